@@ -1,0 +1,3 @@
+from irconv.cli.main import entry
+
+entry()

@@ -1,0 +1,1 @@
+"""The ``irconv`` command line."""

@@ -1,0 +1,115 @@
+"""``irconv plugins``, ``irconv transforms`` and ``irconv ops``: what is installed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from irconv.cli.table import print_table
+from irconv.plugins.manager import PluginHost
+from irconv.plugins.records import Phase
+
+
+def add_parsers(commands: Any) -> None:
+    p = commands.add_parser("plugins", help="list discovered plugins and their status")
+    _common(p)
+    p.set_defaults(run=run_plugins)
+
+    p = commands.add_parser("transforms", help="show the ordered transform plan")
+    p.add_argument("--phase", choices=[ph.value for ph in Phase], help="only this phase")
+    _common(p)
+    p.set_defaults(run=run_transforms)
+
+    p = commands.add_parser("ops", help="list supported framework ops (or the opset ops)")
+    p.add_argument("--framework", help="only this framework (onnx, tf, caffe, ir)")
+    p.add_argument("--opset", action="store_true", help="list the OpenVINO opset ops instead")
+    _common(p)
+    p.set_defaults(run=run_ops)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--disable-plugin", action="append", default=[], metavar="NAME")
+    p.add_argument("--strict-plugins", action="store_true")
+    p.add_argument("--debug", action="store_true")
+
+
+def _host(args: argparse.Namespace) -> PluginHost:
+    return PluginHost(strict=args.strict_plugins, disabled=args.disable_plugin)
+
+
+def run_plugins(args: argparse.Namespace) -> int:
+    plugins = _host(args).plugins()
+    if args.json:
+        print(json.dumps([vars(p) for p in plugins], indent=2))
+        return 0
+    rows = []
+    for p in plugins:
+        status = p.status if not p.error else f"{p.status}: {p.error}"
+        counts = ", ".join(f"{n} {k}" for k, n in p.counts.items() if n) or "-"
+        rows.append([p.name, p.distribution, p.version, status, ", ".join(p.hooks) or "-", counts])
+    print_table(["plugin", "distribution", "version", "status", "hooks", "provides"], rows)
+    if not any(p.counts.get("loaders") for p in plugins if p.status == "active"):
+        print("\nNo model loader is installed: pip install irconv-onnx, irconv-tf or irconv-caffe.")
+    return 0
+
+
+def run_transforms(args: argparse.Namespace) -> int:
+    registry = _host(args).registry()
+    phases = [Phase(args.phase)] if args.phase else list(Phase)
+    entries = []
+    for phase in phases:
+        for position, provided in enumerate(registry.plan(phase), 1):
+            t = provided.item
+            entries.append({
+                "phase": phase.value,
+                "position": position,
+                "id": t.id,
+                "enabled": t.enabled,
+                "run_after": list(t.run_after),
+                "run_before": list(t.run_before),
+                "plugin": provided.plugin.name,
+                "distribution": provided.plugin.distribution,
+                "description": t.summary(),
+            })
+    if args.json:
+        print(json.dumps(entries, indent=2))
+        return 0
+    rows = [
+        [e["phase"], e["position"], e["id"] + ("" if e["enabled"] else " (off)"), e["plugin"], e["description"]]
+        for e in entries
+    ]
+    print_table(["phase", "#", "transform", "plugin", "what it does"], rows)
+    return 0
+
+
+def run_ops(args: argparse.Namespace) -> int:
+    registry = _host(args).registry()
+    framework = "ir" if args.opset else args.framework
+    entries = [
+        {
+            "framework": p.item.framework,
+            "domain": p.item.domain,
+            "op": p.item.op,
+            "opsets": p.item.opsets_text(),
+            "produces": p.item.produces,
+            "plugin": p.plugin.name,
+        }
+        for p in registry.all_extractors(framework)
+    ]
+    if args.json:
+        print(json.dumps(entries, indent=2))
+        return 0
+    if args.opset:
+        rows = [[e["op"], e["produces"], e["opsets"], e["plugin"]] for e in entries]
+        print_table(["op", "version", "in opsets", "plugin"], rows)
+    else:
+        rows = [
+            [e["framework"], (e["domain"] + "::" if e["domain"] else "") + e["op"], e["opsets"], e["produces"], e["plugin"]]
+            for e in entries
+        ]
+        print_table(["framework", "op", "opsets", "becomes", "plugin"], rows)
+    if not entries:
+        print("no extractors registered" + (f" for {framework}" if framework else ""))
+    return 0

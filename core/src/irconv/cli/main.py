@@ -1,0 +1,64 @@
+"""``irconv`` command line: parse arguments, run a command, turn errors into one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+
+from irconv.cli import convert_cmd, listing
+from irconv.errors import IrconvError
+
+INTERNAL_ERROR = 3
+INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="irconv",
+        description="Convert ONNX, TensorFlow and Caffe models into OpenVINO IR.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    convert_cmd.add_parser(commands)
+    listing.add_parsers(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from irconv import __version__
+
+        print(f"irconv {__version__}")
+        return 0
+    if args.command is None:
+        parser.print_help()
+        return 2
+    debug = getattr(args, "debug", False)
+    try:
+        return int(args.run(args))
+    except IrconvError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"irconv: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("irconv: interrupted; no output was written", file=sys.stderr)
+        return INTERRUPTED
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        print(
+            f"irconv: internal error: {type(exc).__name__}: {exc} "
+            "(rerun with --debug for the traceback and please report it)",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""The graph: one form through the whole pipeline, over a ``networkx.MultiDiGraph``.
+
+Nodes are integer ids carrying a ``Node``; an edge ``u -> v`` with key ``k`` connects an
+output port of ``u`` (edge attribute ``out``) to input port ``k`` of ``v`` (also stored
+as ``in``). An input port has at most one source, so the key is unique per pair.
+networkx stays inside this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import networkx as nx
+
+from irconv.errors import GraphError
+from irconv.graph._node import Node
+from irconv.graph._port import InPort, OutPort
+from irconv.ops.op import Op
+
+
+class Graph:
+    """A model: nodes, their connections and the facts on their outputs.
+
+    ``framework`` names the source framework; ``meta`` keeps model-level facts a front
+    end wants to carry to later phases (documented by the plugin that sets them).
+    """
+
+    def __init__(self, name: str = "model", framework: str = "") -> None:
+        self.name = name
+        self.framework = framework
+        self.meta: dict[str, Any] = {}
+        self._g = nx.MultiDiGraph()
+        self._nodes: dict[int, Node] = {}
+        self._by_name: dict[str, int] = {}
+        self._by_type: dict[str, dict[int, None]] = {}
+        self._dirty: dict[int, None] = {}
+        self._next_id = 0
+
+    # ----------------------------------------------------------------- nodes
+    def add_node(
+        self,
+        op: Op,
+        name: str | None = None,
+        inputs: Sequence[OutPort | None] = (),
+        *,
+        origin: str | None = None,
+    ) -> Node:
+        """Add a node running ``op``, fed by ``inputs`` in port order (None skips a port).
+
+        The name is made unique by a numeric suffix when taken.
+        """
+        node_id = self._next_id
+        self._next_id += 1
+        node = Node(self, node_id, self._unique_name(name or f"{op.type or 'node'}_{node_id}"), op)
+        node.origin = origin
+        self._nodes[node_id] = node
+        self._by_name[node.name] = node_id
+        self._by_type.setdefault(op.type, {})[node_id] = None
+        self._g.add_node(node_id)
+        for idx, source in enumerate(inputs):
+            if source is not None:
+                self._connect(source, InPort(node, idx))
+        self._dirty[node_id] = None
+        return node
+
+    def remove_node(self, node: Node) -> None:
+        """Remove a node; its outputs must have no users left."""
+        users = node.users()
+        if users:
+            raise GraphError(f"cannot remove {node!r}: still used by {users[:3]}")
+        self._forget(node)
+
+    def remove_nodes(self, nodes: Sequence[Node]) -> None:
+        """Remove a set of nodes at once; users outside the set are an error."""
+        doomed = {n.id for n in nodes}
+        for node in nodes:
+            outside = [u for u in node.users() if u.node.id not in doomed]
+            if outside:
+                raise GraphError(f"cannot remove {node!r}: still used by {outside[:3]}")
+        for node in nodes:
+            self._forget(node)
+
+    def rename(self, node: Node, name: str) -> None:
+        del self._by_name[node.name]
+        node.name = self._unique_name(name)
+        self._by_name[node.name] = node.id
+
+    def node(self, name: str) -> Node:
+        try:
+            return self._nodes[self._by_name[name]]
+        except KeyError:
+            raise KeyError(f"no node named {name!r}") from None
+
+    def has_node(self, name: str) -> bool:
+        return name in self._by_name
+
+    def nodes(self) -> list[Node]:
+        """Every node in creation order (a snapshot)."""
+        return list(self._nodes.values())
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(list(self._nodes.values()))
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, node: object) -> bool:
+        return isinstance(node, Node) and self._nodes.get(node.id) is node
+
+    def by_type(self, *types: str) -> list[Node]:
+        """Nodes whose op has one of ``types``, from the op-type index (a snapshot)."""
+        ids: list[int] = []
+        for t in types:
+            ids.extend(self._by_type.get(t, ()))
+        if len(types) > 1:
+            ids.sort()
+        return [self._nodes[i] for i in ids]
+
+    def parameters(self) -> list[Node]:
+        return self.by_type("Parameter")
+
+    def results(self) -> list[Node]:
+        return self.by_type("Result")
+
+    # ------------------------------------------------------------ traversal
+    def topological_order(self) -> list[Node]:
+        """Producers before consumers; stable for a given construction order."""
+        try:
+            return [self._nodes[i] for i in nx.topological_sort(self._g)]
+        except nx.NetworkXUnfeasible:
+            cycle = nx.find_cycle(self._g)
+            names = [self._nodes[u].name for u, *_ in cycle]
+            raise GraphError(f"graph has a cycle through {names}") from None
+
+    def descendants_order(self, start: Sequence[Node]) -> list[Node]:
+        """``start`` and everything downstream of it, in topological order."""
+        reached: set[int] = set()
+        stack = [n.id for n in start]
+        while stack:
+            nid = stack.pop()
+            if nid in reached:
+                continue
+            reached.add(nid)
+            stack.extend(self._g.successors(nid))
+        sub = self._g.subgraph(reached)
+        return [self._nodes[i] for i in nx.topological_sort(sub)]
+
+    def clean_up(self) -> int:
+        """Remove nodes that no Result depends on (Parameters stay). Returns how many."""
+        live: set[int] = set()
+        stack = [n.id for n in self.results()]
+        while stack:
+            nid = stack.pop()
+            if nid in live:
+                continue
+            live.add(nid)
+            stack.extend(self._g.predecessors(nid))
+        dead = [n for nid, n in self._nodes.items() if nid not in live and n.type != "Parameter"]
+        for node in dead:
+            self._forget(node)
+        return len(dead)
+
+    # ------------------------------------------------------------ dirtiness
+    def mark_dirty(self, node: Node) -> None:
+        """Mark a node whose outputs must be inferred again."""
+        if node.id in self._nodes:
+            self._dirty[node.id] = None
+
+    def take_dirty(self) -> list[Node]:
+        """Return and clear the nodes marked since the last call."""
+        nodes = [self._nodes[i] for i in self._dirty if i in self._nodes]
+        self._dirty.clear()
+        return nodes
+
+    # ------------------------------------------------- port-level internals
+    def _connect(self, source: OutPort, destination: InPort) -> None:
+        if source.node.graph is not self or destination.node.graph is not self:
+            raise GraphError(f"cannot connect {source!r} to {destination!r}: not in this graph")
+        if destination.idx < 0:
+            raise GraphError(f"bad input index {destination.idx} on {destination.node!r}")
+        self._disconnect_input(destination)
+        v = destination.node.id
+        self._g.add_edge(source.node.id, v, key=destination.idx, out=source.idx)
+        self._dirty[v] = None
+
+    def _disconnect_input(self, destination: InPort) -> None:
+        v = destination.node.id
+        for u, keys in list(self._g.pred[v].items()):
+            if destination.idx in keys:
+                self._g.remove_edge(u, v, key=destination.idx)
+                self._dirty[v] = None
+                return
+
+    def _source_of(self, destination: InPort) -> OutPort | None:
+        for u, keys in self._g.pred[destination.node.id].items():
+            data = keys.get(destination.idx)
+            if data is not None:
+                return OutPort(self._nodes[u], data["out"])
+        return None
+
+    def _destinations_of(self, source: OutPort) -> list[InPort]:
+        result = []
+        for v, keys in self._g.succ[source.node.id].items():
+            node = self._nodes[v]
+            for idx, data in keys.items():
+                if data["out"] == source.idx:
+                    result.append(InPort(node, idx))
+        return result
+
+    def _input_count(self, node: Node) -> int:
+        count = 0
+        for keys in self._g.pred[node.id].values():
+            for idx in keys:
+                count = max(count, idx + 1)
+        return count
+
+    def _retype(self, node: Node, old: Op, new: Op) -> None:
+        if old.type != new.type:
+            self._by_type[old.type].pop(node.id, None)
+            self._by_type.setdefault(new.type, {})[node.id] = None
+
+    def _forget(self, node: Node) -> None:
+        self._g.remove_node(node.id)
+        del self._nodes[node.id]
+        self._by_name.pop(node.name, None)
+        self._by_type[node.type].pop(node.id, None)
+        self._dirty.pop(node.id, None)
+        node.graph = _DETACHED  # type: ignore[assignment]
+
+    def _unique_name(self, name: str) -> str:
+        if name not in self._by_name:
+            return name
+        i = 1
+        while f"{name}_{i}" in self._by_name:
+            i += 1
+        return f"{name}_{i}"
+
+
+class _Detached:
+    """Stands in for the graph of a removed node, so stale use fails loudly."""
+
+    def __getattr__(self, item: str) -> Any:
+        raise GraphError("this node was removed from its graph")
+
+
+_DETACHED = _Detached()

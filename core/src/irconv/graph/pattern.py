@@ -1,0 +1,163 @@
+"""Declarative sub-graph patterns, matched by anchoring on the op-type index.
+
+A pattern is an expression tree written from the root (the last op) towards its
+inputs, the way the algebra reads::
+
+    x = any_("x")
+    swish = op("Multiply", x, op("Sigmoid", x), bind="mul", commutative=True)
+
+Matching starts only at nodes of the root's op type (looked up in the graph's index),
+walks the tree along input edges and binds names. A name bound twice must meet the same
+tensor, which is how shared inputs (``x`` above) are expressed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import permutations
+
+from irconv.graph._graph import Graph
+from irconv.graph._node import Node
+from irconv.graph._port import OutPort
+
+
+@dataclass(frozen=True)
+class Pat:
+    """One node of a pattern.
+
+    ``types`` None is a wildcard: any tensor, bound by ``bind``. ``out`` restricts which
+    output port of the producer is accepted; ``single_use`` requires that output to have
+    exactly one consumer (so the matched node can be dropped by a rewrite).
+    """
+
+    types: tuple[str, ...] | None
+    inputs: tuple[Pat, ...] = ()
+    bind: str | None = None
+    where: Callable[[Node], bool] | None = None
+    commutative: bool = False
+    single_use: bool = False
+    out: int | None = None
+
+
+def op(
+    types: str | tuple[str, ...],
+    *inputs: Pat,
+    bind: str | None = None,
+    where: Callable[[Node], bool] | None = None,
+    commutative: bool = False,
+    single_use: bool = False,
+    out: int | None = None,
+) -> Pat:
+    """A node of one of ``types`` whose first inputs match ``inputs`` (extra inputs free)."""
+    return Pat(
+        types=(types,) if isinstance(types, str) else tuple(types),
+        inputs=inputs,
+        bind=bind,
+        where=where,
+        commutative=commutative,
+        single_use=single_use,
+        out=out,
+    )
+
+
+def any_(bind: str | None = None, where: Callable[[Node], bool] | None = None) -> Pat:
+    """Any tensor; ``where`` tests its producer."""
+    return Pat(types=None, bind=bind, where=where)
+
+
+def const(bind: str | None = None, where: Callable[[Node], bool] | None = None) -> Pat:
+    """A tensor whose value is known (a Const, or folded by partial inference)."""
+
+    def has_value(node: Node) -> bool:
+        return node.type == "Const" and (where is None or where(node))
+
+    return Pat(types=("Const",), bind=bind, where=has_value)
+
+
+@dataclass
+class Match:
+    """Names bound by a match: the producing node and the exact output port of each."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    ports: dict[str, OutPort] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Node:
+        return self.nodes[name]
+
+    def port(self, name: str) -> OutPort:
+        return self.ports[name]
+
+    def copy(self) -> Match:
+        return Match(dict(self.nodes), dict(self.ports))
+
+
+def match_at(pattern: Pat, node: Node) -> Match | None:
+    """Match ``pattern`` with its root on ``node``; the first consistent binding wins."""
+    for found in _match_node(pattern, node, None, Match()):
+        return found
+    return None
+
+
+def find_matches(graph: Graph, pattern: Pat) -> Iterator[Match]:
+    """Matches over the graph, anchored on nodes of the root's type.
+
+    Candidates are a snapshot; a node removed by an earlier rewrite is skipped, so the
+    caller may edit the graph between matches.
+    """
+    if pattern.types is None:
+        raise ValueError("a pattern root must name op types")
+    for node in graph.by_type(*pattern.types):
+        if node in graph:
+            found = match_at(pattern, node)
+            if found is not None:
+                yield found
+
+
+def _match_port(pattern: Pat, port: OutPort, bound: Match) -> Iterator[Match]:
+    if pattern.out is not None and port.idx != pattern.out:
+        return
+    if pattern.bind is not None and pattern.bind in bound.ports:
+        if bound.ports[pattern.bind] == port:
+            yield bound
+        return
+    if pattern.single_use and len(port.get_destinations()) != 1:
+        return
+    if pattern.types is None:
+        if pattern.where is not None and not pattern.where(port.node):
+            return
+        found = bound.copy()
+        if pattern.bind is not None:
+            found.nodes[pattern.bind] = port.node
+            found.ports[pattern.bind] = port
+        yield found
+        return
+    yield from _match_node(pattern, port.node, port, bound)
+
+
+def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) -> Iterator[Match]:
+    assert pattern.types is not None
+    if node.type not in pattern.types:
+        return
+    if pattern.where is not None and not pattern.where(node):
+        return
+    sources = [node.in_port(i).get_source() for i in range(len(pattern.inputs))]
+    if any(s is None for s in sources):
+        return
+    current = bound.copy()
+    if pattern.bind is not None:
+        current.nodes[pattern.bind] = node
+        current.ports[pattern.bind] = port if port is not None else node.out_port(0)
+    orders = permutations(range(len(sources))) if pattern.commutative else [range(len(sources))]
+    for order in orders:
+        yield from _match_inputs(
+            [pattern.inputs[i] for i in order], sources, 0, current  # type: ignore[arg-type]
+        )
+
+
+def _match_inputs(pats: list[Pat], sources: list[OutPort], i: int, bound: Match) -> Iterator[Match]:
+    if i == len(pats):
+        yield bound
+        return
+    for found in _match_port(pats[i], sources[i], bound):
+        yield from _match_inputs(pats, sources, i + 1, found)

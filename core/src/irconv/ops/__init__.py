@@ -1,0 +1,7 @@
+"""Op declarations: the base, the structural ops and the pre-extraction source op."""
+
+from irconv.ops.op import Op, attr, format_attr
+from irconv.ops.source import SourceOp
+from irconv.ops.structural import Const, Parameter, Result, const_value
+
+__all__ = ["Const", "Op", "Parameter", "Result", "SourceOp", "attr", "const_value", "format_attr"]

@@ -1,0 +1,118 @@
+"""The declarative ``Op`` base.
+
+An op is a dataclass: its fields are the operation's typed attributes, with defaults,
+and the IR emitter reads them from the declaration. Class variables say what the op is
+(IR type, opset version, output count) and how it behaves in the pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+def attr(
+    default: Any = dataclasses.MISSING,
+    *,
+    factory: Any = dataclasses.MISSING,
+    ir: str | None = None,
+    emit: bool = True,
+) -> Any:
+    """Declare an op attribute.
+
+    ``ir`` is the IR spelling when it differs from the field name (``type`` clashes);
+    ``emit=False`` keeps a field out of the IR (bodies of control-flow ops, front-end
+    bookkeeping).
+    """
+    metadata = {"ir": ir, "emit": emit}
+    if factory is not dataclasses.MISSING:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+class Op:
+    """Base of every operation. Subclasses are ``@dataclass`` declarations.
+
+    Class variables:
+      type: the IR type name (``Convolution``, ``SoftMax``, ``Const``).
+      version: the opset in which this op version appeared (``8`` for SoftMax-8);
+        ``0`` marks an internal op that must be rewritten before emit.
+      outputs: the number of output ports (override ``num_outputs`` when it depends on
+        attributes).
+      shape_source: outputs are computed from input *shapes* (ShapeOf); constant values
+        derived from them are kept out of folding unless a static shape is asked for.
+    """
+
+    type: ClassVar[str] = ""
+    version: ClassVar[int] = 0
+    outputs: ClassVar[int] = 1
+    shape_source: ClassVar[bool] = False
+
+    @property
+    def opset(self) -> str:
+        """The IR ``version`` attribute, e.g. ``opset8``."""
+        return f"opset{self.version}"
+
+    @property
+    def is_opset_op(self) -> bool:
+        return self.version > 0
+
+    def num_outputs(self) -> int:
+        return self.outputs
+
+    def infer(self, node: Node) -> None:
+        """Set shapes and element types of the node's outputs from its inputs."""
+        raise NotImplementedError(f"{type(self).__name__} has no shape inference")
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        """Compute constant outputs from constant inputs, or None when not supported."""
+        return None
+
+    def ir_attributes(self) -> dict[str, str]:
+        """The IR ``<data>`` attributes, every declared one written out (in field order)."""
+        if not dataclasses.is_dataclass(self):
+            return {}
+        result: dict[str, str] = {}
+        for f in dataclasses.fields(self):
+            if not f.metadata.get("emit", True):
+                continue
+            result[f.metadata.get("ir") or f.name] = format_attr(getattr(self, f.name))
+        return result
+
+    def describe(self) -> str:
+        """``SoftMax-8`` for messages and tables."""
+        return f"{self.type}-{self.version}" if self.version else self.type
+
+
+def format_attr(value: Any) -> str:
+    """Spell an attribute value the way the IR reader parses it."""
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return _format_float(float(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return ",".join(format_attr(v) for v in value)
+    raise TypeError(f"cannot write attribute value {value!r} into the IR")
+
+
+def _format_float(value: float) -> str:
+    text = repr(value)
+    if text in ("inf", "-inf", "nan"):
+        return text
+    # repr gives the shortest text that reads back exactly; IR readers accept it.
+    return text[:-2] if text.endswith(".0") else text

@@ -1,0 +1,22 @@
+"""The conversion pipeline and the contexts it hands to plugins."""
+
+from irconv.pipeline.context import EmitContext, ExtractContext, TransformContext
+from irconv.pipeline.infer import infer_graph, infer_node, reinfer
+from irconv.pipeline.options import ConversionOptions, InputSpec
+from irconv.pipeline.output import AtomicFiles
+from irconv.pipeline.run import ConversionReport, convert, save
+
+__all__ = [
+    "AtomicFiles",
+    "ConversionOptions",
+    "ConversionReport",
+    "EmitContext",
+    "ExtractContext",
+    "InputSpec",
+    "TransformContext",
+    "convert",
+    "infer_graph",
+    "infer_node",
+    "reinfer",
+    "save",
+]

@@ -1,0 +1,116 @@
+"""Extraction: every framework node becomes opset ops through its extractor.
+
+All unsupported ops are found first and reported together, before any node changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from irconv.errors import ConversionError, IrconvError, UnsupportedOpsError
+from irconv.graph import Graph, Node, OutPort
+from irconv.ops import Op, SourceOp
+from irconv.pipeline.context import ExtractContext
+from irconv.pipeline.options import ConversionOptions
+from irconv.plugins.registry import Registry
+
+_SHOWN_NAMES = 3
+
+
+@dataclass
+class _Missing:
+    framework: str
+    domain: str
+    op_type: str
+    opsets: set[int] = field(default_factory=set)
+    nodes: list[str] = field(default_factory=list)
+
+
+def source_nodes(graph: Graph) -> Iterator[tuple[Graph, Node, SourceOp]]:
+    """Every node still holding a SourceOp, bodies of control-flow ops included."""
+    for node in graph.nodes():
+        op = node.op
+        if isinstance(op, SourceOp):
+            yield graph, node, op
+            for body in op.bodies.values():
+                yield from source_nodes(body)
+
+
+def check_supported(graph: Graph, registry: Registry) -> None:
+    """Raise one ``UnsupportedOpsError`` listing every op without an extractor."""
+    missing: dict[tuple[str, str, str], _Missing] = {}
+    for _, node, op in source_nodes(graph):
+        if registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version) is None:
+            key = (op.framework, op.domain, op.op_type)
+            entry = missing.setdefault(key, _Missing(*key))
+            entry.opsets.add(op.opset_version)
+            entry.nodes.append(node.name)
+    if missing:
+        raise UnsupportedOpsError(_unsupported_message(list(missing.values()), registry))
+
+
+def _unsupported_message(missing: list[_Missing], registry: Registry) -> str:
+    total = sum(len(m.nodes) for m in missing)
+    lines = [f"{len(missing)} operation type(s) in {total} node(s) have no extractor:"]
+    for m in sorted(missing, key=lambda m: (-len(m.nodes), m.domain, m.op_type)):
+        domain = f"{m.domain}::" if m.domain else ""
+        opsets = ",".join(str(v) for v in sorted(m.opsets))
+        shown = ", ".join(m.nodes[:_SHOWN_NAMES]) + (", ..." if len(m.nodes) > _SHOWN_NAMES else "")
+        line = f"  {m.framework} {domain}{m.op_type} (opset {opsets}) x{len(m.nodes)}: {shown}"
+        others = registry.extractors_for(m.framework, m.domain, m.op_type)
+        if others:
+            ranges = "; ".join(f"opsets {o.item.opsets_text()} by {o.plugin.label()}" for o in others)
+            line += f"  [supported only for {ranges}]"
+        lines.append(line)
+    lines.append(
+        "Install a plugin that provides them (`irconv plugins` lists what is installed, "
+        "`irconv ops` what they support) or write one (docs/plugin-guide.md)."
+    )
+    return "\n".join(lines)
+
+
+def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) -> None:
+    """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
+    for node in graph.topological_order():
+        op = node.op
+        if not isinstance(op, SourceOp):
+            continue
+        for body in op.bodies.values():
+            extract_graph(body, registry, options)
+        extractor = registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version)
+        if extractor is None:  # check_supported ran first; a body-only path may still get here
+            raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
+        ctx = ExtractContext(graph, node, options, registry)
+        try:
+            result = extractor.extract(node, ctx)
+        except IrconvError:
+            raise
+        except Exception as exc:
+            raise ConversionError(
+                f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version}) failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        _apply_result(graph, node, op, result)
+
+
+def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | list[OutPort] | tuple[OutPort, ...]) -> None:
+    if isinstance(result, Op):
+        node.op = result
+        return
+    outputs = list(result)
+    used = [port for port in node.out_ports() if port.get_destinations() or port.data.names]
+    if any(port.idx >= len(outputs) for port in used):
+        raise ConversionError(
+            f"extractor for {op.describe()} gave {len(outputs)} output(s) for node {node.name!r}, "
+            f"which has {op.num_outputs()}"
+        )
+    for port in node.out_ports():
+        if port.idx < len(outputs):
+            port.get_connection().set_source(outputs[port.idx])
+    for in_port in node.in_ports():
+        in_port.disconnect()
+    graph.remove_node(node)
+    # The node that now produces the single output takes the framework node's name.
+    if len(outputs) == 1 and outputs[0].node.origin == node.name:
+        graph.rename(outputs[0].node, node.name)

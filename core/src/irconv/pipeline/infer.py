@@ -1,0 +1,100 @@
+"""Partial inference: shapes, element types and constant values, in topological order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from irconv.errors import ConversionError, IrconvError
+from irconv.graph import Graph, Node
+from irconv.ops import Const, Parameter, SourceOp
+from irconv.types import format_shape
+
+
+def infer_node(node: Node) -> None:
+    """Infer one node's outputs; propagate constant values through ``evaluate``.
+
+    A failure names the node, its op and its input shapes.
+    """
+    op = node.op
+    if isinstance(op, SourceOp):
+        raise ConversionError(f"node {node.name!r} is still a {op.describe()} op: it was never extracted")
+    try:
+        op.infer(node)
+    except IrconvError:
+        raise
+    except Exception as exc:
+        raise ConversionError(
+            f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
+            f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(op, (Const, Parameter)):
+        _propagate_values(node)
+
+
+def _propagate_values(node: Node) -> None:
+    inputs = [port.get_source() for port in node.in_ports()]
+    if not inputs or any(s is None or s.data.value is None for s in inputs):
+        return
+    values = [s.data.value for s in inputs if s is not None]
+    try:
+        outputs = node.op.evaluate(values)  # type: ignore[arg-type]
+    except Exception as exc:
+        raise ConversionError(
+            f"constant evaluation failed at node {node.name!r} ({node.op.describe()}) with inputs "
+            f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if outputs is None:
+        return
+    derived = node.op.shape_source or any(s.data.shape_derived for s in inputs if s is not None)
+    for idx, value in enumerate(outputs):
+        data = node.out_port(idx).data
+        inferred_type = data.element_type
+        array = np.asarray(value)
+        if inferred_type.is_float or inferred_type.is_integer or inferred_type.value == "boolean":
+            array = array.astype(inferred_type.numpy, copy=False)
+        data.set_value(array, shape_derived=derived)
+
+
+def describe_inputs(node: Node) -> str:
+    parts = []
+    for port in node.in_ports():
+        source = port.get_source()
+        if source is None:
+            parts.append("-")
+        else:
+            parts.append(f"{format_shape(source.data.shape)}:{source.data.element_type.value}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def infer_graph(graph: Graph) -> None:
+    """Infer every node, producers first."""
+    graph.take_dirty()
+    for node in graph.topological_order():
+        infer_node(node)
+
+
+def reinfer(graph: Graph, nodes: Iterable[Node] | None = None) -> int:
+    """Re-infer the given nodes (default: those edits marked dirty) and all downstream.
+
+    Returns how many nodes were inferred.
+    """
+    start = list(nodes) if nodes is not None else graph.take_dirty()
+    if not start:
+        return 0
+    order = graph.descendants_order(start)
+    for node in order:
+        node_outputs_reset(node)
+        infer_node(node)
+    graph.take_dirty()
+    return len(order)
+
+
+def node_outputs_reset(node: Node) -> None:
+    """Forget values inferred earlier so a changed input cannot leave a stale constant."""
+    if isinstance(node.op, (Const, Parameter)):
+        return
+    for port in node.out_ports():
+        port.data.value = None
+        port.data.shape_derived = False

@@ -1,0 +1,22 @@
+"""The plugin contract (hookspecs and records) and the machinery that loads plugins."""
+
+from irconv.plugins.hookspecs import hookimpl
+from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost, PluginInfo
+from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform, opsets
+from irconv.plugins.registry import Provided, Registry
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "NEWEST",
+    "Emitter",
+    "Extractor",
+    "Loader",
+    "Phase",
+    "PluginHost",
+    "PluginInfo",
+    "Provided",
+    "Registry",
+    "Transform",
+    "hookimpl",
+    "opsets",
+]

@@ -1,0 +1,155 @@
+"""The typed records plugins return from the registration hooks.
+
+Records are frozen and validated on creation, so a malformed plugin fails at start-up
+with its own name in the message rather than in the middle of a conversion.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Union
+
+from irconv.errors import PluginError
+
+if TYPE_CHECKING:
+    from irconv.graph import Graph, Node, OutPort
+    from irconv.ops import Op
+    from irconv.pipeline.context import EmitContext, ExtractContext, TransformContext
+    from irconv.pipeline.options import ConversionOptions
+
+#: An opset range with no upper bound ends here.
+NEWEST = 10_000
+
+_ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
+
+ExtractResult = Union["Op", "Sequence[OutPort]"]
+
+
+class Phase(enum.Enum):
+    """The three transform phases, in pipeline order."""
+
+    FRONT = "front"
+    MIDDLE = "middle"
+    BACK = "back"
+
+
+def opsets(first: int, last: int | None = None) -> range:
+    """``opsets(13)`` is 13 and newer; ``opsets(1, 12)`` is 1..12 inclusive."""
+    return range(first, (NEWEST if last is None else last) + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Loader:
+    """Reads one framework's model files into a graph of ``SourceOp`` nodes.
+
+    ``sniff`` looks at the file's first bytes (or a directory's content) and says whether
+    the file is this framework's; ``suffixes`` is the cheap first guess.
+    """
+
+    framework: str
+    load: Callable[[Path, ConversionOptions], Graph]
+    suffixes: tuple[str, ...] = ()
+    sniff: Callable[[Path], bool] | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.framework:
+            raise PluginError("a Loader needs a framework name")
+
+    def accepts(self, path: Path) -> bool:
+        if self.sniff is not None:
+            try:
+                return bool(self.sniff(path))
+            except OSError:
+                return False
+        return path.suffix.lower() in self.suffixes
+
+
+@dataclass(frozen=True, slots=True)
+class Extractor:
+    """Turns one framework op (for a range of opset versions) into opset ops.
+
+    ``extract(node, ctx)`` returns either an ``Op`` (the node keeps its connections and
+    takes the op) or the output ports of a sub-graph it built through ``ctx``, one per
+    output of the framework op.
+    ``produces`` names the opset op(s) it becomes, for the supported-op tables.
+    """
+
+    framework: str
+    op: str
+    extract: Callable[[Node, ExtractContext], ExtractResult]
+    domain: str = ""
+    opsets: range = range(1, NEWEST + 1)
+    produces: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.framework or not self.op:
+            raise PluginError(f"an Extractor needs a framework and an op (got {self.framework!r}, {self.op!r})")
+        if not self.opsets or self.opsets.step != 1:
+            raise PluginError(f"{self.key_text()}: empty or stepped opset range {self.opsets}")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.framework, self.domain, self.op)
+
+    def key_text(self) -> str:
+        domain = f"{self.domain}::" if self.domain else ""
+        return f"{self.framework}::{domain}{self.op}"
+
+    def opsets_text(self) -> str:
+        last = self.opsets[-1]
+        if last >= NEWEST:
+            return f"{self.opsets[0]}+"
+        if self.opsets[0] == last:
+            return str(last)
+        return f"{self.opsets[0]}-{last}"
+
+
+class Transform:
+    """A small declared unit of graph rewriting.
+
+    Subclasses set ``id`` (dotted lower case, e.g. ``fuse.hswish``), optionally
+    ``run_after``/``run_before`` ids (ids of transforms not installed are ignored) and
+    ``enabled``; they implement ``apply`` and may narrow ``condition``. The phase is
+    the hook that returns the transform.
+    """
+
+    id: ClassVar[str] = ""
+    run_after: ClassVar[tuple[str, ...]] = ()
+    run_before: ClassVar[tuple[str, ...]] = ()
+    enabled: ClassVar[bool] = True
+    description: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        if not _ID.match(self.id):
+            raise PluginError(f"transform {type(self).__name__} has a bad id {self.id!r}")
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        """Whether to run on this graph (e.g. only for one framework)."""
+        return True
+
+    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
+        """Rewrite the graph; return True when something changed."""
+        raise NotImplementedError
+
+    def summary(self) -> str:
+        doc = self.description or (type(self).__doc__ or "").strip().splitlines()[0:1]
+        return doc if isinstance(doc, str) else (doc[0] if doc else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Emitter:
+    """Writes a graph in one output format (``ir11`` is the default)."""
+
+    format: str
+    emit: Callable[[Graph, Path, EmitContext], list[Path]]
+    suffix: str = ".xml"
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.format:
+            raise PluginError("an Emitter needs a format name")

@@ -1,0 +1,194 @@
+"""Tables built from the plugins' records: the core, not registration order, decides.
+
+Conflicts (the same extractor key with overlapping opsets, transform id, loader framework
+or emitter format from two plugins) are errors naming both distributions.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import pluggy
+
+from irconv.errors import PluginError
+from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform
+
+if TYPE_CHECKING:
+    from irconv.plugins.manager import PluginInfo
+
+T = TypeVar("T")
+
+_PHASE_HOOKS = {
+    Phase.FRONT: "front_transform",
+    Phase.MIDDLE: "middle_transform",
+    Phase.BACK: "back_transform",
+}
+
+
+@dataclass(frozen=True)
+class Provided(Generic[T]):
+    """A record and the plugin that provided it."""
+
+    item: T
+    plugin: PluginInfo
+
+
+class Registry:
+    """Loaders, extractors, ordered transforms and emitters of the active plugins."""
+
+    def __init__(self) -> None:
+        self.loaders: list[Provided[Loader]] = []
+        self.emitters: dict[str, Provided[Emitter]] = {}
+        self._extractors: dict[tuple[str, str, str], list[Provided[Extractor]]] = {}
+        self._plans: dict[Phase, list[Provided[Transform]]] = {}
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def build(cls, pm: pluggy.PluginManager, infos: dict[str, PluginInfo]) -> Registry:
+        registry = cls()
+        for info in infos.values():
+            info.counts = {"loaders": 0, "extractors": 0, "transforms": 0, "emitters": 0}
+        for loader, info in _collect(pm, "load_model", infos, Loader):
+            registry._add_loader(loader, info)
+        for extractor, info in _collect(pm, "extract_op", infos, Extractor):
+            registry._add_extractor(extractor, info)
+        transform_owner: dict[str, Provided[Transform]] = {}
+        for phase, hook in _PHASE_HOOKS.items():
+            provided: list[Provided[Transform]] = []
+            for transform, info in _collect(pm, hook, infos, Transform):
+                if transform.id in transform_owner:
+                    other = transform_owner[transform.id].plugin
+                    raise PluginError(
+                        f"transform id {transform.id!r} provided by {other.label()} and {info.label()}"
+                    )
+                entry = Provided(transform, info)
+                transform_owner[transform.id] = entry
+                provided.append(entry)
+                info.counts["transforms"] += 1
+            registry._plans[phase] = order_transforms(provided)
+        for emitter, info in _collect(pm, "emit", infos, Emitter):
+            if emitter.format in registry.emitters:
+                other = registry.emitters[emitter.format].plugin
+                raise PluginError(f"emitter format {emitter.format!r} provided by {other.label()} and {info.label()}")
+            registry.emitters[emitter.format] = Provided(emitter, info)
+            info.counts["emitters"] += 1
+        return registry
+
+    def _add_loader(self, loader: Loader, info: PluginInfo) -> None:
+        for existing in self.loaders:
+            if existing.item.framework == loader.framework:
+                raise PluginError(
+                    f"loader for {loader.framework!r} provided by {existing.plugin.label()} and {info.label()}"
+                )
+        self.loaders.append(Provided(loader, info))
+        info.counts["loaders"] += 1
+
+    def _add_extractor(self, extractor: Extractor, info: PluginInfo) -> None:
+        entries = self._extractors.setdefault(extractor.key, [])
+        for existing in entries:
+            overlap = range(
+                max(existing.item.opsets.start, extractor.opsets.start),
+                min(existing.item.opsets.stop, extractor.opsets.stop),
+            )
+            if overlap:
+                where = f"opset {overlap.start}" if len(overlap) == 1 else f"opsets {overlap.start}-{overlap[-1]}"
+                if overlap.stop > 9_999:
+                    where = f"opsets {overlap.start}+"
+                raise PluginError(
+                    f"{extractor.key_text()} {where} provided by {existing.plugin.label()} and {info.label()}"
+                )
+        entries.append(Provided(extractor, info))
+        entries.sort(key=lambda p: p.item.opsets.start)
+        info.counts["extractors"] += 1
+
+    # ------------------------------------------------------------ lookups
+    def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Extractor | None:
+        for entry in self._extractors.get((framework, domain, op), ()):
+            if opset in entry.item.opsets:
+                return entry.item
+        return None
+
+    def extractors_for(self, framework: str, domain: str, op: str) -> list[Provided[Extractor]]:
+        return list(self._extractors.get((framework, domain, op), ()))
+
+    def all_extractors(self, framework: str | None = None) -> list[Provided[Extractor]]:
+        result = [e for entries in self._extractors.values() for e in entries]
+        if framework is not None:
+            result = [e for e in result if e.item.framework == framework]
+        return sorted(result, key=lambda e: (e.item.framework, e.item.domain, e.item.op, e.item.opsets.start))
+
+    def frameworks(self) -> list[str]:
+        return sorted({loader.item.framework for loader in self.loaders})
+
+    def plan(self, phase: Phase) -> list[Provided[Transform]]:
+        """The ordered transforms of a phase, disabled ones included."""
+        return list(self._plans.get(phase, ()))
+
+
+def _collect(
+    pm: pluggy.PluginManager, hook_name: str, infos: dict[str, PluginInfo], kind: type
+) -> Iterable[tuple[Any, PluginInfo]]:
+    """Call one registration hook per plugin, checking each record's type."""
+    hook = getattr(pm.hook, hook_name)
+    for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
+        info = infos[impl.plugin_name]
+        records = impl.function() or ()
+        for record in records:
+            if not isinstance(record, kind):
+                raise PluginError(
+                    f"plugin {info.name!r} ({info.label()}): {hook_name} returned {record!r}, "
+                    f"expected {kind.__name__} records"
+                )
+            yield record, info
+
+
+def order_transforms(provided: list[Provided[Transform]]) -> list[Provided[Transform]]:
+    """Topological order over run_after/run_before, ties broken by id.
+
+    Ids that name no installed transform are ignored; a cycle is an error naming
+    the transforms in it.
+    """
+    by_id = {p.item.id: p for p in provided}
+    after: dict[str, set[str]] = {tid: set() for tid in by_id}  # tid runs after these
+    for p in provided:
+        t = p.item
+        after[t.id].update(dep for dep in t.run_after if dep in by_id)
+        for later in t.run_before:
+            if later in by_id:
+                after[later].add(t.id)
+    users: dict[str, list[str]] = {tid: [] for tid in by_id}
+    for tid, deps in after.items():
+        for dep in deps:
+            users[dep].append(tid)
+    waiting = {tid: len(deps) for tid, deps in after.items()}
+    ready = [tid for tid, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    ordered: list[str] = []
+    while ready:
+        tid = heapq.heappop(ready)
+        ordered.append(tid)
+        for user in users[tid]:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, user)
+    if len(ordered) != len(by_id):
+        cycle = _find_cycle(after, {tid for tid, n in waiting.items() if n > 0})
+        raise PluginError(
+            "transform order has a cycle: " + " -> ".join(cycle) + " (check their run_after/run_before)"
+        )
+    return [by_id[tid] for tid in ordered]
+
+
+def _find_cycle(after: dict[str, set[str]], stuck: set[str]) -> list[str]:
+    """Walk dependencies inside ``stuck``: each stuck id waits on another, so a walk repeats."""
+    path: list[str] = []
+    seen: dict[str, int] = {}
+    tid = min(stuck)
+    while tid not in seen:
+        seen[tid] = len(path)
+        path.append(tid)
+        tid = min(dep for dep in after[tid] if dep in stuck)
+    return path[seen[tid]:] + [tid]

@@ -1,0 +1,122 @@
+"""Element types and shapes as the IR spells them.
+
+A shape is a tuple of dimensions where ``None`` is a dynamic dimension; a shape of
+``None`` means the rank itself is unknown.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Optional, Tuple
+
+import numpy as np
+
+Dim = Optional[int]
+Shape = Tuple[Dim, ...]
+MaybeShape = Optional[Shape]
+
+
+class ElementType(enum.Enum):
+    """An IR element type; the value is the IR's lower-case spelling."""
+
+    f64 = "f64"
+    f32 = "f32"
+    f16 = "f16"
+    bf16 = "bf16"
+    i64 = "i64"
+    i32 = "i32"
+    i16 = "i16"
+    i8 = "i8"
+    u64 = "u64"
+    u32 = "u32"
+    u16 = "u16"
+    u8 = "u8"
+    boolean = "boolean"
+    dynamic = "dynamic"
+
+    @property
+    def precision(self) -> str:
+        """The upper-case port precision, e.g. ``FP32`` or ``BOOL``."""
+        return _PRECISIONS[self]
+
+    @property
+    def numpy(self) -> np.dtype:
+        """The NumPy dtype holding values of this type (bf16 is not representable)."""
+        if self not in _TO_NUMPY:
+            raise ValueError(f"element type {self.value} has no NumPy equivalent")
+        return _TO_NUMPY[self]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (ElementType.f64, ElementType.f32, ElementType.f16, ElementType.bf16)
+
+    @property
+    def is_integer(self) -> bool:
+        return self.value[0] in "iu"
+
+    @classmethod
+    def from_numpy(cls, dtype: np.dtype | type) -> ElementType:
+        dt = np.dtype(dtype)
+        try:
+            return _FROM_NUMPY[dt]
+        except KeyError:
+            raise ValueError(f"NumPy dtype {dt} has no IR element type") from None
+
+    @classmethod
+    def parse(cls, text: str) -> ElementType:
+        """Accept the IR spelling (``f32``), a precision (``FP32``) or a NumPy name (``float32``)."""
+        key = text.strip()
+        if key in cls.__members__:
+            return cls[key]
+        for et, precision in _PRECISIONS.items():
+            if precision == key.upper():
+                return et
+        try:
+            return cls.from_numpy(np.dtype(key))
+        except (TypeError, ValueError):
+            raise ValueError(f"unknown element type {text!r}") from None
+
+
+_TO_NUMPY: dict[ElementType, np.dtype] = {
+    ElementType.f64: np.dtype(np.float64),
+    ElementType.f32: np.dtype(np.float32),
+    ElementType.f16: np.dtype(np.float16),
+    ElementType.i64: np.dtype(np.int64),
+    ElementType.i32: np.dtype(np.int32),
+    ElementType.i16: np.dtype(np.int16),
+    ElementType.i8: np.dtype(np.int8),
+    ElementType.u64: np.dtype(np.uint64),
+    ElementType.u32: np.dtype(np.uint32),
+    ElementType.u16: np.dtype(np.uint16),
+    ElementType.u8: np.dtype(np.uint8),
+    ElementType.boolean: np.dtype(np.bool_),
+}
+_FROM_NUMPY = {dt: et for et, dt in _TO_NUMPY.items()}
+_PRECISIONS = {
+    ElementType.f64: "FP64",
+    ElementType.f32: "FP32",
+    ElementType.f16: "FP16",
+    ElementType.bf16: "BF16",
+    ElementType.i64: "I64",
+    ElementType.i32: "I32",
+    ElementType.i16: "I16",
+    ElementType.i8: "I8",
+    ElementType.u64: "U64",
+    ElementType.u32: "U32",
+    ElementType.u16: "U16",
+    ElementType.u8: "U8",
+    ElementType.boolean: "BOOL",
+    ElementType.dynamic: "DYNAMIC",
+}
+
+
+def is_static(shape: MaybeShape) -> bool:
+    """True when the rank and every dimension are known."""
+    return shape is not None and all(d is not None for d in shape)
+
+
+def format_shape(shape: MaybeShape) -> str:
+    """``[1,3,?,?]`` for display and error messages; ``[...]`` for dynamic rank."""
+    if shape is None:
+        return "[...]"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
