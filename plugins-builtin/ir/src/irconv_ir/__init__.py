@@ -1,0 +1,1 @@
+"""OpenVINO IR v10/v11 emitter and reader for irconv."""

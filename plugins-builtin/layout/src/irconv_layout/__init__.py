@@ -1,0 +1,1 @@
+"""NHWC to NCHW layout conversion for irconv."""

@@ -1,0 +1,1 @@
+"""OpenVINO operation sets as declarative irconv ops."""

@@ -1,0 +1,1 @@
+"""The op families; each module lists its op classes in ``OPS``."""

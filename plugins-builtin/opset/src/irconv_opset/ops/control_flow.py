@@ -1,0 +1,3 @@
+"""control_flow ops."""
+
+OPS: tuple[type, ...] = ()

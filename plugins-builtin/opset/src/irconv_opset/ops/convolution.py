@@ -1,0 +1,3 @@
+"""convolution ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""detection ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""elementwise ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""image ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""indexing ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""linear ops."""
+
+OPS: tuple[type, ...] = ()

@@ -1,0 +1,3 @@
+"""normalization ops."""
+
+OPS: tuple[type, ...] = ()

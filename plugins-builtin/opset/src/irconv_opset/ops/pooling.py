@@ -1,0 +1,3 @@
+"""pooling ops."""
+
+OPS: tuple[type, ...] = ()

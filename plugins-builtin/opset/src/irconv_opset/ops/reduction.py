@@ -1,0 +1,3 @@
+"""reduction ops."""
+
+OPS: tuple[type, ...] = ()

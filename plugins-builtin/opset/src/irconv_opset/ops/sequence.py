@@ -1,0 +1,3 @@
+"""sequence ops."""
+
+OPS: tuple[type, ...] = ()

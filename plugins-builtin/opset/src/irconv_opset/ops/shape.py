@@ -1,0 +1,3 @@
+"""shape ops."""
+
+OPS: tuple[type, ...] = ()

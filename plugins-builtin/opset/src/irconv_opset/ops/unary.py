@@ -1,0 +1,3 @@
+"""unary ops."""
+
+OPS: tuple[type, ...] = ()

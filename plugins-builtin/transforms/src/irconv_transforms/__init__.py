@@ -1,0 +1,1 @@
+"""Common irconv transforms: fusing and clean-up."""

@@ -1,0 +1,1 @@
+"""Caffe front end for irconv."""

@@ -1,0 +1,1 @@
+"""ONNX front end for irconv."""

@@ -1,0 +1,1 @@
+"""TensorFlow front end for irconv."""
