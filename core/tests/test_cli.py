@@ -1,0 +1,82 @@
+import json
+
+import pytest
+from core_toy_plugin import ToyPlugin
+
+from irconv.cli import convert_cmd, listing
+from irconv.cli.main import main
+from irconv.plugins import PluginHost
+
+
+@pytest.fixture
+def toy_cli(monkeypatch):
+    """The CLI's plugin host, with the toy plugin registered on top of what is installed."""
+
+    class HostWithToy(PluginHost):
+        def __init__(self, **kwargs):
+            super().__init__(autoload=False, **kwargs)
+            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
+
+    monkeypatch.setattr(convert_cmd, "PluginHost", HostWithToy)
+    monkeypatch.setattr(listing, "PluginHost", HostWithToy)
+
+
+def test_convert_prints_header_and_summary(tmp_path, toy_cli, capsys):
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r MyRelu x\noutput y r\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert out[0].startswith("irconv ") and "plugins: toy-9.9" in out[0]
+    assert out[-1].startswith(f"converted {model} (toy) -> {tmp_path / 'out.xml'}, {tmp_path / 'out.bin'}: 3 layers")
+
+
+def test_unsupported_ops_exit_2_with_one_message_and_no_output(tmp_path, toy_cli, capsys):
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop a Foo x\nop b Bar a\noutput y b\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Foo" in err and "Bar" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.toy"]
+
+
+def test_bad_input_spec_is_one_line(tmp_path, toy_cli, capsys):
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r MyRelu x\noutput y r\n")
+    assert main(["convert", str(model), "--input", "x[1,a]"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "dimension 'a'" in err[0]
+
+
+def test_debug_shows_the_traceback(tmp_path, toy_cli, capsys):
+    assert main(["convert", str(tmp_path / "missing.toy"), "--debug"]) == 1
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path, toy_cli, capsys):
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r MyRelu x\noutput y r\n")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["convert", str(model), "-o", str(blocker / "sub" / "out.xml")]) == 1
+    assert "cannot create output directory" in capsys.readouterr().err
+
+
+def test_plugins_json_lists_status_and_counts(toy_cli, capsys):
+    assert main(["plugins", "--json"]) == 0
+    (toy,) = json.loads(capsys.readouterr().out)
+    assert toy["name"] == "toy" and toy["status"] == "active"
+    assert toy["counts"] == {"loaders": 1, "extractors": 4, "transforms": 0, "emitters": 1}
+    assert toy["hooks"] == ["emit", "extract_op", "load_model"]
+
+
+def test_ops_table_lists_extractors(toy_cli, capsys):
+    assert main(["ops", "--framework", "toy"]) == 0
+    out = capsys.readouterr().out
+    assert "MyRelu" in out and "ReLU" in out and "irconv" not in out.split("\n")[0]
+
+
+def test_transforms_json_is_empty_without_transform_plugins(toy_cli, capsys):
+    assert main(["transforms", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []

@@ -1,0 +1,87 @@
+import pytest
+from core_toy_ops import Relu
+
+from irconv.errors import ConversionError, GraphError
+from irconv.ops import Parameter
+from irconv.pipeline import ConversionOptions, TransformContext, infer_graph
+from irconv.pipeline.phases import run_phase
+from irconv.plugins import Transform, hookimpl
+from irconv.plugins.records import Phase
+from irconv.testing import GraphBuilder
+
+
+class WidenInput(Transform):
+    """Changes the Parameter shape: downstream nodes must be re-inferred."""
+
+    id = "test.widen"
+
+    def apply(self, graph, ctx):
+        param = graph.parameters()[0]
+        param.op = Parameter((5, 5))
+        return True
+
+
+class Dangle(Transform):
+    """Leaves a Result without input: a broken graph."""
+
+    id = "test.dangle"
+    run_after = ("test.widen",)
+
+    def apply(self, graph, ctx):
+        graph.results()[0].in_port(0).disconnect()
+        return True
+
+
+class Crash(Transform):
+    id = "test.crash"
+    run_after = ("test.widen",)
+
+    def apply(self, graph, ctx):
+        raise KeyError("oops")
+
+
+class Middle:
+    def __init__(self, *transforms):
+        self.transforms = transforms
+
+    @hookimpl
+    def middle_transform(self):
+        return list(self.transforms)
+
+
+def graph():
+    b = GraphBuilder()
+    b.result(b.op(Relu(), b.op(Relu(), b.parameter("x", (1, 2)), name="r1"), name="r2"), "y")
+    infer_graph(b.graph)
+    return b.graph
+
+
+def ctx_for(host, **options):
+    return TransformContext(ConversionOptions(**options), host.registry())
+
+
+def test_middle_transforms_trigger_reinference_downstream(plugin_host, register_plugin):
+    register_plugin(Middle(WidenInput()))
+    g = graph()
+    assert run_phase(g, Phase.MIDDLE, ctx_for(plugin_host)) == ["test.widen"]
+    assert g.node("r2").out_port(0).data.get_shape() == (5, 5)
+
+
+def test_transforms_can_be_disabled_by_id(plugin_host, register_plugin):
+    register_plugin(Middle(WidenInput()))
+    g = graph()
+    assert run_phase(g, Phase.MIDDLE, ctx_for(plugin_host, disabled_transforms={"test.widen"})) == []
+    assert g.node("r2").out_port(0).data.get_shape() == (1, 2)
+
+
+def test_validation_blames_the_transform_and_those_before_it(plugin_host, register_plugin):
+    register_plugin(Middle(WidenInput(), Dangle()))
+    with pytest.raises(GraphError) as info:
+        run_phase(graph(), Phase.MIDDLE, ctx_for(plugin_host, validate=True))
+    assert "'test.dangle'" in str(info.value) and "ran before it: test.widen" in str(info.value)
+
+
+def test_a_crashing_transform_is_wrapped_with_its_id(plugin_host, register_plugin):
+    register_plugin(Middle(WidenInput(), Crash()))
+    with pytest.raises(ConversionError, match="transform 'test.crash' failed: KeyError.*test.widen"):
+        run_phase(graph(), Phase.MIDDLE, ctx_for(plugin_host))

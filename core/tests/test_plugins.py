@@ -1,0 +1,207 @@
+import sys
+import textwrap
+
+import pytest
+
+from irconv.errors import PluginError
+from irconv.plugins import Emitter, Extractor, Loader, PluginHost, Transform, hookimpl, opsets
+from irconv.plugins.records import Phase
+
+
+def make_transform(tid, after=(), before=()):
+    class T(Transform):
+        id = tid
+        run_after = after
+        run_before = before
+
+        def apply(self, graph, ctx):
+            return False
+
+    return T()
+
+
+class Extracts:
+    def __init__(self, *records):
+        self.records = records
+
+    @hookimpl
+    def extract_op(self):
+        return list(self.records)
+
+
+class Middle:
+    def __init__(self, *transforms):
+        self.transforms = transforms
+
+    @hookimpl
+    def middle_transform(self):
+        return list(self.transforms)
+
+
+def noop_extract(node, ctx):
+    raise AssertionError("not called")
+
+
+def test_overlapping_extractors_name_both_distributions(plugin_host, register_plugin):
+    register_plugin(Extracts(Extractor("onnx", "Gelu", noop_extract, opsets=opsets(1))), "a", "irconv-onnx", "0.3")
+    register_plugin(Extracts(Extractor("onnx", "Gelu", noop_extract, opsets=opsets(20))), "b", "irconv-contrib", "1.1")
+    with pytest.raises(PluginError) as info:
+        plugin_host.registry()
+    message = str(info.value)
+    assert "onnx::Gelu" in message and "opsets 20+" in message
+    assert "irconv-onnx 0.3" in message and "irconv-contrib 1.1" in message
+
+
+def test_disjoint_opset_ranges_coexist_and_dispatch_by_version(plugin_host, register_plugin):
+    old = Extractor("onnx", "Softmax", noop_extract, opsets=opsets(1, 12))
+    new = Extractor("onnx", "Softmax", noop_extract, opsets=opsets(13))
+    register_plugin(Extracts(old), "a", "dist-a")
+    register_plugin(Extracts(new), "b", "dist-b")
+    registry = plugin_host.registry()
+    assert registry.find_extractor("onnx", "", "Softmax", 11) is old
+    assert registry.find_extractor("onnx", "", "Softmax", 13) is new
+    assert registry.find_extractor("onnx", "", "Softmax", 21) is new
+
+
+def test_same_transform_id_from_two_plugins_is_a_conflict(plugin_host, register_plugin):
+    register_plugin(Middle(make_transform("fuse.x")), "a", "dist-a")
+    register_plugin(Middle(make_transform("fuse.x")), "b", "dist-b")
+    with pytest.raises(PluginError, match="fuse.x.*dist-a.*dist-b"):
+        plugin_host.registry()
+
+
+def test_same_emitter_format_or_loader_framework_is_a_conflict(plugin_host, register_plugin):
+    class Emits:
+        @hookimpl
+        def emit(self):
+            return [Emitter("ir11", lambda g, p, c: [])]
+
+    class Emits2(Emits):
+        pass
+
+    register_plugin(Emits(), "a", "dist-a")
+    register_plugin(Emits2(), "b", "dist-b")
+    with pytest.raises(PluginError, match="ir11.*dist-a.*dist-b"):
+        plugin_host.registry()
+
+    host = PluginHost(autoload=False)
+
+    class Loads:
+        @hookimpl
+        def load_model(self):
+            return [Loader("onnx", lambda p, o: None)]
+
+    host.register(Loads(), "x", distribution="dist-x")
+    host.register(type("Loads2", (Loads,), {})(), "y", distribution="dist-y")
+    with pytest.raises(PluginError, match="onnx.*dist-x.*dist-y"):
+        host.registry()
+
+
+def plan_ids(host):
+    return [p.item.id for p in host.registry().plan(Phase.MIDDLE)]
+
+
+TRANSFORMS = [
+    ("fuse.b", ("fuse.a",), ()),
+    ("fuse.a", (), ()),
+    ("layout.nchw", (), ("fuse.a",)),
+    ("cleanup.z", (), ()),
+    ("fuse.c", ("fuse.b",), ()),
+]
+
+
+def test_transform_order_is_topological_with_ties_by_id_and_independent_of_registration():
+    orders = []
+    for permutation in (TRANSFORMS, TRANSFORMS[::-1], TRANSFORMS[2:] + TRANSFORMS[:2]):
+        host = PluginHost(autoload=False)
+        for i, (tid, after, before) in enumerate(permutation):
+            host.register(Middle(make_transform(tid, after, before)), f"p{i}", distribution=f"d{i}")
+        orders.append(plan_ids(host))
+    assert orders[0] == orders[1] == orders[2]
+    assert orders[0] == ["cleanup.z", "layout.nchw", "fuse.a", "fuse.b", "fuse.c"]
+
+
+def test_unknown_run_after_ids_are_ignored(plugin_host, register_plugin):
+    register_plugin(Middle(make_transform("fuse.a", ("not.installed",))))
+    assert plan_ids(plugin_host) == ["fuse.a"]
+
+
+def test_a_cycle_is_reported_with_its_members(plugin_host, register_plugin):
+    register_plugin(
+        Middle(
+            make_transform("t.a", ("t.c",)),
+            make_transform("t.b", ("t.a",)),
+            make_transform("t.c", ("t.b",)),
+            make_transform("t.d", ("t.c",)),
+        )
+    )
+    with pytest.raises(PluginError) as info:
+        plugin_host.registry()
+    message = str(info.value)
+    assert "cycle" in message
+    assert all(t in message for t in ("t.a", "t.b", "t.c")) and "t.d" not in message
+
+
+def test_records_are_validated():
+    with pytest.raises(PluginError, match="empty"):
+        Extractor("onnx", "Relu", noop_extract, opsets=range(5, 5))
+    with pytest.raises(PluginError, match="bad id"):
+        make_transform("Not An Id")
+
+
+def test_wrong_record_type_names_the_plugin(plugin_host, register_plugin):
+    class Bad:
+        @hookimpl
+        def extract_op(self):
+            return ["not a record"]
+
+    register_plugin(Bad(), "badplugin", "irconv-bad")
+    with pytest.raises(PluginError, match="badplugin"):
+        plugin_host.registry()
+
+
+@pytest.fixture
+def fake_distributions(tmp_path, monkeypatch):
+    """Two installed distributions: one plugin that works, one that fails to import."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "good_irconv_plugin.py").write_text(textwrap.dedent("""
+        from irconv.plugins import Extractor, hookimpl
+
+        @hookimpl
+        def extract_op():
+            return [Extractor("toy", "Thing", lambda node, ctx: None)]
+    """))
+    (site / "broken_irconv_plugin.py").write_text("import module_that_does_not_exist\n")
+    for dist, module in (("irconv-good", "good_irconv_plugin"), ("irconv-broken", "broken_irconv_plugin")):
+        info = site / f"{dist.replace('-', '_')}-1.2.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2\n")
+        (info / "entry_points.txt").write_text(f"[irconv]\n{dist.split('-')[1]} = {module}\n")
+    monkeypatch.syspath_prepend(str(site))
+    yield
+    for module in ("good_irconv_plugin", "broken_irconv_plugin"):
+        sys.modules.pop(module, None)
+
+
+def test_a_broken_plugin_is_reported_by_name_and_skipped(fake_distributions):
+    host = PluginHost()
+    infos = {p.name: p for p in host.plugins()}
+    assert infos["broken"].status == "failed"
+    assert "module_that_does_not_exist" in infos["broken"].error
+    assert infos["broken"].distribution == "irconv-broken"
+    assert infos["good"].status == "active" and infos["good"].counts["extractors"] == 1
+    assert host.registry().find_extractor("toy", "", "Thing", 1) is not None
+
+
+def test_strict_mode_makes_a_broken_plugin_fatal(fake_distributions):
+    with pytest.raises(PluginError, match="broken.*irconv-broken.*failed to import"):
+        PluginHost(strict=True)
+
+
+def test_plugins_can_be_disabled_by_name_or_distribution(fake_distributions):
+    for name in ("good", "irconv-good"):
+        host = PluginHost(disabled=[name])
+        infos = {p.name: p for p in host.plugins()}
+        assert infos["good"].status == "disabled"
+        assert host.registry().find_extractor("toy", "", "Thing", 1) is None
