@@ -1,0 +1,96 @@
+"""FP16 compression of f32 constants: f16 bytes in the ``.bin``, a decompression Convert in the IR.
+
+Compute stays f32: the runtime sees ``Const(f16) -> Convert(f32)`` marked with the
+``decompression`` runtime attribute and folds it back (or keeps weights in f16 where the
+device prefers). Only floating data is compressed: constants that feed inputs where
+precision decides a shape or an index stay f32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from irconv.graph import Node
+
+F16_MAX = float(np.finfo(np.float16).max)
+
+#: Inputs whose value steers shapes or indices rather than data (IR type -> input ports).
+#: A rounding error there changes the output shape, so those constants stay f32.
+PRECISION_SENSITIVE_INPUTS: dict[str, frozenset[int]] = {
+    "Interpolate": frozenset({1, 2}),
+    "Range": frozenset({0, 1, 2}),
+    "Broadcast": frozenset({1, 2}),
+    "Reshape": frozenset({1}),
+    "Tile": frozenset({1}),
+    "Pad": frozenset({1, 2}),
+    "StridedSlice": frozenset({1, 2, 3}),
+    "Slice": frozenset({1, 2, 3, 4}),
+    "OneHot": frozenset({1}),
+    "TopK": frozenset({1}),
+    "PriorBox": frozenset({0, 1}),
+    "PriorBoxClustered": frozenset({0, 1}),
+    "Proposal": frozenset({2}),
+    "NonMaxSuppression": frozenset({2, 3, 4, 5}),
+    "GridSample": frozenset({1}),
+    "ROIAlign": frozenset({1}),
+    "ROIPooling": frozenset({1}),
+    "PSROIPooling": frozenset({1}),
+    "DetectionOutput": frozenset(),
+}
+
+
+@dataclass
+class CompressionStats:
+    """What compression did, for the note printed after conversion."""
+
+    constants: int = 0
+    values: int = 0
+    overflow: int = 0
+    underflow: int = 0
+
+    def message(self) -> str | None:
+        if not self.constants:
+            return None
+        text = f"compressed {self.constants} f32 constant(s) ({self.values} values) to f16"
+        problems = []
+        if self.overflow:
+            problems.append(f"{self.overflow} value(s) beyond +-{F16_MAX:g} were clamped")
+        if self.underflow:
+            problems.append(f"{self.underflow} non-zero value(s) below the f16 range became zero")
+        if problems:
+            text += "; " + "; ".join(problems) + " (use --no-compress-to-fp16 to keep f32 weights)"
+        return text
+
+
+def should_compress(node: Node) -> bool:
+    """True for an f32 Const whose every consumer takes it as floating data."""
+    value = node.op.value  # type: ignore[attr-defined]
+    if value.dtype != np.float32:
+        return False
+    users = node.out_port(0).get_destinations()
+    if not users:
+        return False
+    for port in users:
+        if port.idx in PRECISION_SENSITIVE_INPUTS.get(port.node.type, frozenset()):
+            return False
+        if port.node.type in ("ShapeOf", "Result"):
+            return False
+    return True
+
+
+def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:
+    """The f16 copy of ``value``; out-of-range values are clamped (and counted)."""
+    finite = np.isfinite(value)
+    magnitude = np.abs(value)
+    overflow = int(np.count_nonzero(finite & (magnitude > F16_MAX)))
+    compressed = np.clip(value, -F16_MAX, F16_MAX).astype(np.float16) if overflow else value.astype(np.float16)
+    if not finite.all():
+        compressed[~finite] = value[~finite].astype(np.float16)
+    underflow = int(np.count_nonzero((value != 0) & (compressed == 0)))
+    stats.constants += 1
+    stats.values += int(value.size)
+    stats.overflow += overflow
+    stats.underflow += underflow
+    return compressed

@@ -1,0 +1,47 @@
+"""The order layers are written in: deterministic, topological, inputs first, outputs last."""
+
+from __future__ import annotations
+
+import heapq
+
+from irconv.errors import ConversionError
+from irconv.graph import Graph, Node
+
+
+def layer_order(graph: Graph) -> list[Node]:
+    """Parameters (by node id), then the other nodes in topological order, then Results.
+
+    Among ready nodes the lowest node id goes first (Kahn's algorithm with a heap), so the
+    order depends only on how the graph was built, never on dict or hash order. When the
+    node ids already are a topological order (a graph read back from an IR) the order is
+    exactly the id order, which is what makes emit -> read -> emit reproduce the same file.
+    """
+    nodes = graph.nodes()
+    parameters = [n for n in nodes if n.type == "Parameter"]
+    results = [n for n in nodes if n.type == "Result"]
+    middle = {n.id: n for n in nodes if n.type not in ("Parameter", "Result")}
+
+    waiting: dict[int, int] = {}
+    users: dict[int, list[int]] = {}
+    for node in middle.values():
+        producers = {p.get_source().node.id for p in node.in_ports() if p.get_source() is not None}  # type: ignore[union-attr]
+        inner = [pid for pid in producers if pid in middle]
+        waiting[node.id] = len(inner)
+        for pid in inner:
+            users.setdefault(pid, []).append(node.id)
+
+    ready = [nid for nid, count in waiting.items() if count == 0]
+    heapq.heapify(ready)
+    ordered: list[Node] = []
+    while ready:
+        nid = heapq.heappop(ready)
+        ordered.append(middle[nid])
+        for uid in users.get(nid, ()):
+            waiting[uid] -= 1
+            if waiting[uid] == 0:
+                heapq.heappush(ready, uid)
+    if len(ordered) != len(middle):
+        stuck = sorted(nid for nid, count in waiting.items() if count > 0)
+        names = ", ".join(middle[nid].name for nid in stuck[:5])
+        raise ConversionError(f"graph {graph.name!r} has a cycle; it runs through nodes such as {names}")
+    return parameters + ordered + results

@@ -1,0 +1,204 @@
+"""The IR v11 emitter: ``.xml`` topology and ``.bin`` constants, both streamed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.graph import Graph, Node, OutPort
+from irconv.ops import Const
+from irconv.pipeline.context import EmitContext
+from irconv.types import ElementType, MaybeShape
+
+from irconv_ir.blobs import BlobWriter
+from irconv_ir.fp16 import CompressionStats, should_compress, to_f16
+from irconv_ir.order import layer_order
+from irconv_ir.xml_out import XmlStream
+from irconv_ir.xml_text import dims, join_names, shape_text
+
+IR_VERSION = "11"
+
+
+def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
+    """Write ``graph`` as ``<stem>.xml`` + ``<stem>.bin``; returns both paths."""
+    xml_path = Path(xml_path)
+    bin_path = xml_path.with_suffix(".bin")
+    check_opset_ops(graph)
+    stats = CompressionStats()
+    writer = GraphWriter(
+        XmlStream(ctx.open(xml_path, "wb")),
+        BlobWriter(ctx.open(bin_path, "wb")),
+        compress=ctx.options.compress_to_fp16,
+        stats=stats,
+    )
+    writer.xml.line('<?xml version="1.0"?>')
+    writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
+    writer.write_graph(graph)
+    writer.xml.close("net")
+    message = stats.message()
+    if message:
+        ctx.note(message)
+    return [xml_path, bin_path]
+
+
+def check_opset_ops(graph: Graph) -> None:
+    """Every node must run an opset op; the first that does not is named."""
+    for node in graph.nodes():
+        if not node.op.is_opset_op:
+            raise ConversionError(
+                f"node {node.name!r} is a {node.op.describe()} op, which is not an opset op: "
+                "the IR cannot hold it (no transform lowered it before emit)"
+            )
+
+
+@dataclass
+class GraphPlan:
+    """Layer ids and port numbers of one graph (the main one or a body)."""
+
+    order: list[Node]
+    compressed: set[int] = field(default_factory=set)
+    layer_of: dict[int, int] = field(default_factory=dict)
+    inputs_of: dict[int, int] = field(default_factory=dict)
+
+    def source(self, port: OutPort) -> tuple[int, int]:
+        """(layer id, port id) of an output port."""
+        node_id = port.node.id
+        return self.layer_of[node_id], self.inputs_of[node_id] + port.idx
+
+
+def plan_graph(graph: Graph, compress: bool) -> GraphPlan:
+    """Number the layers: topological order; a compressed Const takes two ids (Const, Convert)."""
+    plan = GraphPlan(layer_order(graph))
+    next_id = 0
+    for node in plan.order:
+        count = node.num_inputs()
+        for port in node.in_ports():
+            if port.get_source() is None:
+                raise ConversionError(
+                    f"node {node.name!r} ({node.op.describe()}): input {port.idx} is not connected, "
+                    f"but a later input is; the IR cannot skip an input"
+                )
+        if compress and isinstance(node.op, Const) and should_compress(node):
+            plan.compressed.add(node.id)
+            next_id += 1  # the f16 Const; the node's own id is its Convert
+            count = 1
+        plan.layer_of[node.id] = next_id
+        plan.inputs_of[node.id] = count
+        next_id += 1
+    return plan
+
+
+class GraphWriter:
+    """Writes graphs (and, recursively, control-flow bodies) into one XML and one bin stream."""
+
+    def __init__(self, xml: XmlStream, blobs: BlobWriter, compress: bool, stats: CompressionStats) -> None:
+        self.xml = xml
+        self.blobs = blobs
+        self.compress = compress
+        self.stats = stats
+
+    def write_graph(self, graph: Graph) -> GraphPlan:
+        """``<layers>`` and ``<edges>`` of one graph."""
+        plan = plan_graph(graph, self.compress)
+        self.xml.open("layers")
+        for node in plan.order:
+            self.write_node(node, plan)
+        self.xml.close("layers")
+        self.xml.open("edges")
+        for node in plan.order:
+            to_layer = plan.layer_of[node.id]
+            for port in node.in_ports():
+                source = port.get_source()
+                assert source is not None
+                from_layer, from_port = plan.source(source)
+                self.xml.empty(
+                    "edge",
+                    [("from-layer", str(from_layer)), ("from-port", str(from_port)),
+                     ("to-layer", str(to_layer)), ("to-port", str(port.idx))],
+                )
+        self.xml.close("edges")
+        return plan
+
+    def write_node(self, node: Node, plan: GraphPlan) -> None:
+        layer_id = plan.layer_of[node.id]
+        op = node.op
+        if isinstance(op, Const):
+            self.write_const(node, layer_id, plan)
+            return
+        self.xml.open("layer", _header(layer_id, node.name, op.type, op.opset))
+        attributes = op.ir_attributes()
+        if attributes:
+            self.xml.empty("data", attributes.items())
+        self.write_ports(node)
+        self.xml.close("layer")
+
+    def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:
+        value = node.op.value  # type: ignore[attr-defined]
+        out = node.out_port(0).data
+        if node.id in plan.compressed:
+            half = to_f16(value, self.stats)
+            self.const_layer(layer_id - 1, f"{node.name}/compressed", half, names=[])
+            self.xml.open("layer", _header(layer_id, node.name, "Convert", "opset1"))
+            self.xml.empty("data", [("destination_type", ElementType.f32.value)])
+            self.xml.open("rt_info")
+            self.xml.empty("attribute", [("name", "decompression"), ("version", "0")])
+            self.xml.close("rt_info")
+            self.xml.open("input")
+            self.port(0, ElementType.f16, value.shape, [])
+            self.xml.close("input")
+            self.xml.open("output")
+            self.port(1, ElementType.f32, value.shape, out.names)
+            self.xml.close("output")
+            self.xml.close("layer")
+            return
+        self.const_layer(layer_id, node.name, value, out.names)
+
+    def const_layer(self, layer_id: int, name: str, value: np.ndarray, names: list[str]) -> None:
+        element_type = ElementType.from_numpy(value.dtype)
+        offset, size = self.blobs.add(value)
+        self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))
+        self.xml.empty(
+            "data",
+            [("element_type", element_type.value), ("shape", shape_text(value.shape)),
+             ("offset", str(offset)), ("size", str(size))],
+        )
+        self.xml.open("output")
+        self.port(0, element_type, value.shape, names)
+        self.xml.close("output")
+        self.xml.close("layer")
+
+    def write_ports(self, node: Node) -> None:
+        inputs = node.in_ports()
+        if inputs:
+            self.xml.open("input")
+            for port in inputs:
+                data = port.data
+                self.port(port.idx, data.element_type, data.shape, [])
+            self.xml.close("input")
+        outputs = node.out_ports()
+        if outputs:
+            self.xml.open("output")
+            for port in outputs:
+                data = port.data
+                self.port(len(inputs) + port.idx, data.element_type, data.shape, data.names)
+            self.xml.close("output")
+
+    def port(self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str]) -> None:
+        attributes = [("id", str(port_id)), ("precision", element_type.precision)]
+        if names:
+            attributes.append(("names", join_names(names)))
+        values = dims(shape)
+        if not values:
+            self.xml.empty("port", attributes)
+            return
+        self.xml.open("port", attributes)
+        for value in values:
+            self.xml.text("dim", str(value))
+        self.xml.close("port")
+
+
+def _header(layer_id: int, name: str, type_name: str, version: str) -> list[tuple[str, str]]:
+    return [("id", str(layer_id)), ("name", name), ("type", type_name), ("version", version)]

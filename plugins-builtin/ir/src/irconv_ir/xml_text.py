@@ -1,0 +1,51 @@
+"""How values are spelled in the IR's XML text."""
+
+from __future__ import annotations
+
+from irconv.types import ElementType, MaybeShape
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\t": "&#9;", "\r": "&#13;"})
+
+
+def quote(text: str) -> str:
+    """An XML attribute value, double-quoted and escaped."""
+    return '"' + text.translate(_ESCAPES) + '"'
+
+
+def join_names(names: list[str]) -> str:
+    """Tensor names as the IR lists them: comma separated, a comma inside a name escaped."""
+    return ",".join(name.replace("\\", "\\\\").replace(",", "\\,") for name in names)
+
+
+def split_names(text: str) -> list[str]:
+    """The inverse of :func:`join_names`."""
+    names: list[str] = []
+    current: list[str] = []
+    chars = iter(text)
+    for char in chars:
+        if char == "\\":
+            current.append(next(chars, ""))
+        elif char == ",":
+            names.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    names.append("".join(current).strip())
+    return [n for n in names if n]
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A static shape for a Const's ``shape`` attribute (empty for a scalar)."""
+    return ",".join(str(d) for d in shape)
+
+
+def precision(element_type: ElementType) -> str:
+    """A port's ``precision``."""
+    return element_type.precision
+
+
+def dims(shape: MaybeShape) -> list[int]:
+    """A port's ``<dim>`` values, -1 for a dynamic dimension."""
+    if shape is None:
+        return []
+    return [-1 if d is None else int(d) for d in shape]
