@@ -66,7 +66,7 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
     tried = ", ".join(f"{p.item.framework} ({p.plugin.label()})" for p in registry.loaders) or "none installed"
     guess = _guess_framework(path)
     if guess and guess not in registry.frameworks():
-        hint = f"it looks like a {guess} model: install {KNOWN_FRONT_ENDS[guess]} (pip install {KNOWN_FRONT_ENDS[guess]})"
+        hint = f"it looks like {guess} format: install {KNOWN_FRONT_ENDS[guess]} (pip install {KNOWN_FRONT_ENDS[guess]})"
     else:
         hint = "name the framework with --framework, or install the plugin for this format"
     raise ModelFileError(f"no installed loader recognises {path} (loaders tried: {tried}); {hint}")
