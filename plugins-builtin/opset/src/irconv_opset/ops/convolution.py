@@ -1,3 +1,245 @@
-"""convolution ops."""
+"""Convolutions: plain, grouped, transposed (backprop data) and deformable."""
 
-OPS: tuple[type, ...] = ()
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.ops import Op, attr
+from irconv.types import Dim, MaybeShape
+from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._spatial import (
+    AutoPad,
+    input_shape,
+    input_type,
+    merge_dim,
+    same_pads,
+    set_output,
+    window_dims,
+)
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+@dataclass(eq=False)
+class _ConvolutionBase(CoercedAttrs, Op):
+    """Attributes shared by every forward convolution (field order = IR order)."""
+
+    strides: tuple[int, ...] = attr(())
+    dilations: tuple[int, ...] = attr(())
+    pads_begin: tuple[int, ...] = attr(())
+    pads_end: tuple[int, ...] = attr(())
+    auto_pad: AutoPad = attr(AutoPad.explicit)
+
+    # Where the spatial kernel dims start in the filters shape, and how the output
+    # channel count follows from the filters shape.
+    _kernel_start = 2
+
+    def _out_channels(self, filters: MaybeShape) -> Dim:
+        return None if filters is None else filters[0]
+
+    def _spatial_out(self, data: Sequence[Dim], filters: MaybeShape) -> tuple[Dim, ...]:
+        rank = len(data)
+        kernel = filters[self._kernel_start :] if filters is not None else (None,) * rank
+        if len(kernel) != rank:
+            raise ConversionError(f"filters of rank {len(filters or ())} do not match input spatial rank {rank}")
+        if any(k is None for k in kernel):
+            # Unknown kernel: only "same" padding gives a size that does not depend on it.
+            if self.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
+                return window_dims(data, (1,) * rank, self.strides, None, (), (), self.auto_pad)
+            return (None,) * rank
+        return window_dims(
+            data, kernel, self.strides, self.dilations, self.pads_begin, self.pads_end, self.auto_pad  # type: ignore[arg-type]
+        )
+
+    def infer(self, node: Node) -> None:
+        data, filters = input_shape(node, 0), input_shape(node, 1)
+        if data is None:
+            rank = None if filters is None else len(filters) - self._kernel_start + 2
+            data = None if rank is None else (None,) * rank
+        if data is None:
+            set_output(node, 0, None, input_type(node, 0))
+            return
+        shape = (data[0], self._out_channels(filters), *self._spatial_out(data[2:], filters))
+        set_output(node, 0, shape, input_type(node, 0))
+
+
+@dataclass(eq=False)
+class Convolution(_ConvolutionBase):
+    """Convolution-1: data [N, C_in, *spatial], filters [C_out, C_in, *kernel]."""
+
+    type = "Convolution"
+    version = 1
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        data, filters = inputs[0], inputs[1]
+        return [_conv_nd(data, filters[np.newaxis], self)]
+
+
+@dataclass(eq=False)
+class GroupConvolution(_ConvolutionBase):
+    """GroupConvolution-1: filters [G, C_out/G, C_in/G, *kernel]."""
+
+    type = "GroupConvolution"
+    version = 1
+    _kernel_start = 3
+
+    def _out_channels(self, filters: MaybeShape) -> Dim:
+        if filters is None or filters[0] is None or filters[1] is None:
+            return None
+        return filters[0] * filters[1]
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        return [_conv_nd(inputs[0], inputs[1], self)]
+
+
+@dataclass(eq=False)
+class DeformableConvolution(_ConvolutionBase):
+    """DeformableConvolution-8: data, offsets, filters [C_out, C_in/group, *kernel], optional mask."""
+
+    type = "DeformableConvolution"
+    version = 8
+
+    group: int = attr(1)
+    deformable_group: int = attr(1)
+    bilinear_interpolation_pad: bool = attr(False)
+
+    def infer(self, node: Node) -> None:
+        data, offsets, filters = input_shape(node, 0), input_shape(node, 1), input_shape(node, 2)
+        if data is None and filters is None:
+            set_output(node, 0, None, input_type(node, 0))
+            return
+        rank = len(data) if data is not None else len(filters)  # type: ignore[arg-type]
+        data = data if data is not None else (None,) * rank
+        spatial = self._spatial_out(data[2:], filters)
+        if offsets is not None:
+            # The offsets tensor already has the output's spatial size.
+            spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:]))
+        shape = (merge_dim(data[0], offsets[0] if offsets else None), self._out_channels(filters), *spatial)
+        set_output(node, 0, shape, input_type(node, 0))
+
+
+@dataclass(eq=False)
+class _BackpropBase(CoercedAttrs, Op):
+    """Transposed convolution; an optional third input gives the output spatial shape."""
+
+    strides: tuple[int, ...] = attr(())
+    dilations: tuple[int, ...] = attr(())
+    pads_begin: tuple[int, ...] = attr(())
+    pads_end: tuple[int, ...] = attr(())
+    auto_pad: AutoPad = attr(AutoPad.explicit)
+    output_padding: tuple[int, ...] = attr(())
+
+    _kernel_start = 2
+
+    def _out_channels(self, filters: MaybeShape) -> Dim:
+        return None if filters is None else filters[1]
+
+    def infer(self, node: Node) -> None:
+        data, filters = input_shape(node, 0), input_shape(node, 1)
+        rank = None
+        if data is not None:
+            rank = len(data)
+        elif filters is not None:
+            rank = len(filters) - self._kernel_start + 2
+        if rank is None:
+            set_output(node, 0, None, input_type(node, 0))
+            return
+        data = data if data is not None else (None,) * rank
+        spatial_rank = rank - 2
+        if node.num_inputs() > 2 and node.has_input(2):
+            spatial = self._given_spatial(node, spatial_rank)
+        else:
+            kernel = filters[self._kernel_start :] if filters is not None else (None,) * spatial_rank
+            spatial = tuple(self._spatial_dim(i, data[2 + i], kernel[i]) for i in range(spatial_rank))
+        set_output(node, 0, (data[0], self._out_channels(filters), *spatial), input_type(node, 0))
+
+    def _given_spatial(self, node: Node, spatial_rank: int) -> tuple[Dim, ...]:
+        value = node.input_value(2)
+        if value is not None:
+            return tuple(int(v) for v in np.asarray(value).reshape(-1))
+        return (None,) * spatial_rank
+
+    def _spatial_dim(self, axis: int, size: Dim, kernel: Dim) -> Dim:
+        if size is None:
+            return None
+        stride = self.strides[axis]
+        out_pad = self.output_padding[axis] if self.output_padding else 0
+        if kernel is None:
+            return None
+        dilation = self.dilations[axis] if self.dilations else 1
+        begin = end = 0
+        # Without an output_shape input the runtime pads nothing under auto_pad != explicit.
+        if self.auto_pad is AutoPad.explicit and self.pads_begin:
+            begin, end = self.pads_begin[axis], self.pads_end[axis]
+        return stride * (size - 1) + (kernel - 1) * dilation + 1 - begin - end + out_pad
+
+
+@dataclass(eq=False)
+class ConvolutionBackpropData(_BackpropBase):
+    """ConvolutionBackpropData-1: data [N, C_in, ...], filters [C_in, C_out, *kernel]."""
+
+    type = "ConvolutionBackpropData"
+    version = 1
+
+
+@dataclass(eq=False)
+class GroupConvolutionBackpropData(_BackpropBase):
+    """GroupConvolutionBackpropData-1: filters [G, C_in/G, C_out/G, *kernel]."""
+
+    type = "GroupConvolutionBackpropData"
+    version = 1
+    _kernel_start = 3
+
+    def _out_channels(self, filters: MaybeShape) -> Dim:
+        if filters is None or filters[0] is None or filters[2] is None:
+            return None
+        return filters[0] * filters[2]
+
+
+def _conv_nd(data: np.ndarray, filters: np.ndarray, op: _ConvolutionBase) -> np.ndarray:
+    """Grouped N-d convolution in NumPy; filters are [G, C_out/G, C_in/G, *kernel]."""
+    spatial_rank = data.ndim - 2
+    kernel = filters.shape[3:]
+    strides = op.strides
+    dilations = op.dilations or (1,) * spatial_rank
+    if op.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
+        pads = [
+            same_pads(data.shape[2 + i], kernel[i], strides[i], dilations[i], op.auto_pad is AutoPad.same_upper)
+            for i in range(spatial_rank)
+        ]
+    elif op.auto_pad is AutoPad.valid or not op.pads_begin:
+        pads = [(0, 0)] * spatial_rank
+    else:
+        pads = list(zip(op.pads_begin, op.pads_end))
+    padded = np.pad(data, [(0, 0), (0, 0), *pads])
+    groups, out_per_group, in_per_group = filters.shape[:3]
+    out_spatial = [
+        (padded.shape[2 + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1 for i in range(spatial_rank)
+    ]
+    batch = data.shape[0]
+    result = np.zeros((batch, groups, out_per_group, *out_spatial), dtype=np.float64)
+    grouped = padded.reshape(batch, groups, in_per_group, *padded.shape[2:]).astype(np.float64)
+    for offset in np.ndindex(*kernel):
+        window = tuple(
+            slice(offset[i] * dilations[i], offset[i] * dilations[i] + (out_spatial[i] - 1) * strides[i] + 1, strides[i])
+            for i in range(spatial_rank)
+        )
+        patch = grouped[(slice(None), slice(None), slice(None), *window)]  # [N, G, Cin/G, *out]
+        weights = filters[(slice(None), slice(None), slice(None), *offset)].astype(np.float64)  # [G, Cout/G, Cin/G]
+        result += np.einsum("ngc...,goc->ngo...", patch, weights)
+    return result.reshape(batch, groups * out_per_group, *out_spatial).astype(data.dtype)
+
+
+OPS: tuple[type[Op], ...] = (
+    Convolution,
+    GroupConvolution,
+    ConvolutionBackpropData,
+    GroupConvolutionBackpropData,
+    DeformableConvolution,
+)

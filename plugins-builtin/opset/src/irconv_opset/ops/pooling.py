@@ -1,3 +1,251 @@
-"""pooling ops."""
+"""Poolings: max and average over windows, and the adaptive forms."""
 
-OPS: tuple[type, ...] = ()
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.ops import Op, attr
+from irconv.types import ElementType, MaybeShape
+from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._spatial import (
+    AutoPad,
+    RoundingType,
+    input_shape,
+    input_type,
+    same_pads,
+    set_output,
+    window_dim,
+)
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | None) -> MaybeShape:
+    if data is None:
+        return None
+    spatial = data[2:]
+    rank = len(spatial)
+    dilations = dilations or (1,) * rank
+    pads_begin = op.pads_begin if len(op.pads_begin) == rank else (0,) * rank
+    pads_end = op.pads_end if len(op.pads_end) == rank else (0,) * rank
+    out = tuple(
+        window_dim(
+            spatial[i], op.kernel[i], op.strides[i], dilations[i], pads_begin[i], pads_end[i], op.auto_pad, op.rounding_type
+        )
+        for i in range(rank)
+    )
+    return (*data[:2], *out)
+
+
+@dataclass(eq=False)
+class _PoolBase(CoercedAttrs, Op):
+    strides: tuple[int, ...] = attr(())
+    pads_begin: tuple[int, ...] = attr(())
+    pads_end: tuple[int, ...] = attr(())
+    kernel: tuple[int, ...] = attr(())
+    rounding_type: RoundingType = attr(RoundingType.floor)
+    auto_pad: AutoPad = attr(AutoPad.explicit)
+
+    def _dilations(self) -> Sequence[int] | None:
+        return None
+
+    def infer(self, node: Node) -> None:
+        shape = _pooled_shape(input_shape(node, 0), self, self._dilations())
+        set_output(node, 0, shape, input_type(node, 0))
+
+    def _windows(self, data: np.ndarray, pad_value: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every window of ``data`` as [N, C, *out, *kernel], plus two masks of the same
+        window cells: cells of the real input, and cells inside input + padding (ceil
+        rounding may read further than the padding)."""
+        rank = data.ndim - 2
+        dilations = self._dilations() or (1,) * rank
+        out = _pooled_shape(data.shape, self, dilations)
+        assert out is not None
+        out_spatial: list[int] = list(out[2:])  # type: ignore[arg-type]
+        pads = self._pads(data.shape, dilations)
+        extra = []
+        for i in range(rank):
+            need = (out_spatial[i] - 1) * self.strides[i] + (self.kernel[i] - 1) * dilations[i] + 1
+            extra.append(max(need - data.shape[2 + i] - pads[i][0] - pads[i][1], 0))
+        full = [(begin, end + more) for (begin, end), more in zip(pads, extra)]
+        padded = np.pad(data, [(0, 0), (0, 0), *full], constant_values=pad_value)
+        real = np.pad(np.ones(data.shape[2:], bool), full, constant_values=False)
+        counted = np.pad(np.ones([d + b + e for d, (b, e) in zip(data.shape[2:], pads)], bool), [(0, m) for m in extra])
+        windows, real_cells, counted_cells = [], [], []
+        for offset in np.ndindex(*self.kernel):
+            index = tuple(
+                slice(offset[i] * dilations[i], offset[i] * dilations[i] + (out_spatial[i] - 1) * self.strides[i] + 1, self.strides[i])
+                for i in range(rank)
+            )
+            windows.append(padded[(slice(None), slice(None), *index)])
+            real_cells.append(real[index])
+            counted_cells.append(counted[index])
+        return np.stack(windows, axis=-1), np.stack(real_cells, axis=-1), np.stack(counted_cells, axis=-1)
+
+    def _pads(self, shape: Sequence[int], dilations: Sequence[int]) -> list[tuple[int, int]]:
+        rank = len(shape) - 2
+        if self.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
+            upper = self.auto_pad is AutoPad.same_upper
+            return [same_pads(shape[2 + i], self.kernel[i], self.strides[i], dilations[i], upper) for i in range(rank)]
+        if self.auto_pad is AutoPad.valid or len(self.pads_begin) != rank:
+            return [(0, 0)] * rank
+        return list(zip(self.pads_begin, self.pads_end))
+
+
+@dataclass(eq=False)
+class MaxPool_v1(_PoolBase):
+    """MaxPool-1: values only, no dilations."""
+
+    type = "MaxPool"
+    version = 1
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        windows = self._windows(inputs[0], -np.inf)[0]
+        return [windows.max(axis=-1).astype(inputs[0].dtype)]
+
+
+@dataclass(eq=False)
+class MaxPool_v8(_PoolBase):
+    """MaxPool-8: values and flat indices of the maxima, dilations, floor/ceil rounding."""
+
+    type = "MaxPool"
+    version = 8
+    outputs = 2
+
+    dilations: tuple[int, ...] = attr(())
+    index_element_type: ElementType = attr(ElementType.i64)
+    axis: int = attr(0)
+
+    def _dilations(self) -> Sequence[int] | None:
+        return self.dilations or None
+
+    def infer(self, node: Node) -> None:
+        super().infer(node)
+        set_output(node, 1, node.out_port(0).data.get_shape(), self.index_element_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        data = inputs[0]
+        rank = data.ndim - 2
+        windows = self._windows(data, -np.inf)[0]
+        values = windows.max(axis=-1).astype(data.dtype)
+        best = windows.argmax(axis=-1)
+        # Which input element each window cell reads, as a flat index over the spatial dims.
+        spatial = data.shape[2:]
+        positions = np.arange(int(np.prod(spatial)), dtype=np.float64).reshape(1, 1, *spatial)
+        cells = self._windows(positions, -1.0)[0].astype(np.int64)
+        flat = np.take_along_axis(np.broadcast_to(cells, windows.shape), best[..., None], axis=-1)[..., 0]
+        # Indices count from ``axis`` on: add the batch/channel offsets that lie past it.
+        axis = self.axis if self.axis >= 0 else self.axis + data.ndim
+        plane = int(np.prod(spatial))
+        if axis == 0:
+            flat = flat + np.arange(data.shape[0]).reshape(-1, 1, *([1] * rank)) * data.shape[1] * plane
+        if axis <= 1:
+            flat = flat + np.arange(data.shape[1]).reshape(1, -1, *([1] * rank)) * plane
+        return [values, flat.astype(self.index_element_type.numpy)]
+
+
+@dataclass(eq=False)
+class MaxPool(MaxPool_v8):
+    """MaxPool-14: adds the ``ceil_torch`` rounding type."""
+
+    type = "MaxPool"
+    version = 14
+
+
+@dataclass(eq=False)
+class AvgPool_v1(_PoolBase):
+    """AvgPool-1: mean over each window, padded cells counted unless ``exclude-pad``."""
+
+    type = "AvgPool"
+    version = 1
+
+    exclude_pad: bool = attr(False, ir="exclude-pad")
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        data = inputs[0]
+        windows, real, counted = self._windows(data.astype(np.float64), 0.0)
+        count = (real if self.exclude_pad else counted).sum(axis=-1)
+        return [(windows.sum(axis=-1) / np.maximum(count, 1)).astype(data.dtype)]
+
+
+@dataclass(eq=False)
+class AvgPool(AvgPool_v1):
+    """AvgPool-14: adds the ``ceil_torch`` rounding type."""
+
+    type = "AvgPool"
+    version = 14
+
+
+@dataclass(eq=False)
+class AdaptiveAvgPool(Op):
+    """AdaptiveAvgPool-8: input 1 gives the output's spatial shape."""
+
+    type = "AdaptiveAvgPool"
+    version = 8
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, _adaptive_shape(node), input_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        return [_adaptive(inputs[0], inputs[1], np.mean)[0]]
+
+
+@dataclass(eq=False)
+class AdaptiveMaxPool(CoercedAttrs, Op):
+    """AdaptiveMaxPool-8: values and flat spatial indices of the maxima."""
+
+    type = "AdaptiveMaxPool"
+    version = 8
+    outputs = 2
+
+    index_element_type: ElementType = attr(ElementType.i64)
+
+    def infer(self, node: Node) -> None:
+        shape = _adaptive_shape(node)
+        set_output(node, 0, shape, input_type(node, 0))
+        set_output(node, 1, shape, self.index_element_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        values, indices = _adaptive(inputs[0], inputs[1], np.max)
+        return [values, indices.astype(self.index_element_type.numpy)]
+
+
+def _adaptive_shape(node: Node) -> MaybeShape:
+    data = input_shape(node, 0)
+    sizes = node.input_value(1)
+    if sizes is not None:
+        spatial: tuple[int | None, ...] = tuple(int(v) for v in np.asarray(sizes).reshape(-1))
+    else:
+        size_shape = input_shape(node, 1)
+        if size_shape is None or size_shape[0] is None:
+            return None if data is None else (*data[:2], *([None] * (len(data) - 2)))
+        spatial = (None,) * size_shape[0]
+    if data is None:
+        return (None, None, *spatial)
+    return (*data[:2], *spatial)
+
+
+def _adaptive(data: np.ndarray, sizes: np.ndarray, reduce) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """Adaptive pooling: bin i of length L over n outputs is [floor(i*L/n), ceil((i+1)*L/n))."""
+    spatial = data.shape[2:]
+    out_sizes = [int(v) for v in np.asarray(sizes).reshape(-1)]
+    values = np.zeros((*data.shape[:2], *out_sizes), data.dtype)
+    indices = np.zeros(values.shape, np.int64)
+    flat_index = np.arange(int(np.prod(spatial))).reshape(spatial)
+    for cell in np.ndindex(*out_sizes):
+        window = tuple(
+            slice((c * length) // n, -(-((c + 1) * length) // n)) for c, length, n in zip(cell, spatial, out_sizes)
+        )
+        patch = data[(slice(None), slice(None), *window)].reshape(*data.shape[:2], -1)
+        values[(slice(None), slice(None), *cell)] = reduce(patch, axis=-1)
+        best = patch.argmax(axis=-1)
+        indices[(slice(None), slice(None), *cell)] = flat_index[window].reshape(-1)[best]
+    return values, indices
+
+
+OPS: tuple[type[Op], ...] = (MaxPool_v1, MaxPool_v8, MaxPool, AvgPool_v1, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool)
