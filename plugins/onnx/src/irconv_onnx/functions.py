@@ -1,0 +1,88 @@
+"""Expanding ONNX functions (model-local ones and schema function bodies) into nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def inline_function(node: Any, function: Any, prefix: str) -> list[Any]:
+    """The function's nodes with formal names bound to ``node``'s values.
+
+    Inner values get ``prefix/`` names; attribute references (``ref_attr_name``) take the
+    calling node's attribute, or the function's default, and are dropped when neither exists.
+    """
+    from onnx import NodeProto
+
+    mapping: dict[str, str] = {}
+    for i, formal in enumerate(function.input):
+        mapping[formal] = node.input[i] if i < len(node.input) else ""
+    for i, formal in enumerate(function.output):
+        mapping[formal] = node.output[i] if i < len(node.output) else ""
+    given = {a.name: a for a in node.attribute}
+    defaults = {a.name: a for a in function.attribute_proto}
+
+    def rename(name: str) -> str:
+        if name == "":
+            return ""
+        return mapping.get(name, f"{prefix}/{name}")
+
+    nodes = []
+    for i, inner in enumerate(function.node):
+        new = NodeProto()
+        new.CopyFrom(inner)
+        new.name = f"{prefix}/{inner.name or inner.op_type + str(i)}"
+        del new.input[:]
+        new.input.extend(rename(x) for x in inner.input)
+        del new.output[:]
+        new.output.extend(rename(x) for x in inner.output)
+        del new.attribute[:]
+        for a in inner.attribute:
+            if a.ref_attr_name:
+                source = given.get(a.ref_attr_name) or defaults.get(a.ref_attr_name)
+                if source is None:
+                    continue
+                bound = new.attribute.add()
+                bound.CopyFrom(source)
+                bound.name = a.name
+            else:
+                new.attribute.add().CopyFrom(a)
+        nodes.append(new)
+    return nodes
+
+
+def schema_function(
+    node: Any, domain: str, opset: int, input_type: Callable[[str], Any | None]
+) -> Any | None:
+    """The FunctionProto the ONNX schema defines for ``node`` at ``opset``, or None.
+
+    Context-dependent bodies need the input types; ``input_type(name)`` gives a
+    TypeProto when the loader knows it.
+    """
+    import onnx
+    import onnx.defs
+
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, domain)
+    except Exception:
+        return None
+    try:
+        if schema.has_function:
+            data = schema.get_function_with_opset_version(opset)
+            if data:
+                return onnx.FunctionProto.FromString(data)
+        if schema.has_context_dependent_function:
+            types = []
+            for name in node.input:
+                t = input_type(name) if name else onnx.TypeProto()
+                if t is None:
+                    return None
+                types.append(t.SerializeToString())
+            data = schema.get_context_dependent_function_with_opset_version(
+                opset, node.SerializeToString(), types
+            )
+            if data:
+                return onnx.FunctionProto.FromString(data)
+    except Exception:
+        return None
+    return None

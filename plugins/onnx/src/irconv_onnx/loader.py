@@ -1,0 +1,227 @@
+"""Reading an ``.onnx`` file into a graph of ONNX source ops.
+
+Initializers become Consts holding views over the protobuf's bytes (or memory maps of
+external data files); graph inputs that are also initializers are constants; symbolic
+dimensions stay dynamic; model-local functions, and schema-defined function ops that no
+extractor handles, are expanded into their nodes; If/Loop/Scan bodies become
+``SourceOp.bodies`` graphs whose outer-scope captures are extra node inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from irconv.errors import ConversionError, ModelFileError
+from irconv.graph import Graph, OutPort
+from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.pipeline.options import ConversionOptions
+from irconv.types import MaybeShape
+from irconv_onnx.functions import inline_function, schema_function
+from irconv_onnx.tensors import element_type, tensor_to_array
+
+FRAMEWORK = "onnx"
+#: Meta key of a body graph: names of outer-scope values it reads, in input order
+#: after the node's own inputs.
+CAPTURES = "onnx_captures"
+
+HasExtractor = Callable[[str, str, int], bool]
+
+
+def normalize_domain(domain: str) -> str:
+    return "" if domain in ("", "ai.onnx") else domain
+
+
+def read_model_proto(path: Path) -> Any:
+    """Parse the ModelProto; external data is left on disk."""
+    import onnx
+    from google.protobuf.message import DecodeError
+
+    try:
+        model = onnx.load_model(str(path), load_external_data=False)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {exc}") from None
+    if not model.HasField("graph") or (not model.graph.node and not model.graph.output):
+        raise ModelFileError(f"{path} holds no ONNX graph (truncated or not an ONNX file?)")
+    return model
+
+
+def load_onnx(path: Path, options: ConversionOptions, has_extractor: HasExtractor | None = None) -> Graph:
+    model = read_model_proto(path)
+    builder = _Builder(model, path.parent.resolve(), has_extractor or (lambda d, o, v: True))
+    graph = Graph(model.graph.name or path.stem, FRAMEWORK)
+    graph.meta["onnx_opsets"] = dict(builder.opsets)
+    graph.meta["onnx_ir_version"] = model.ir_version
+    builder.build(model.graph, graph, outer=None)
+    return graph
+
+
+def tensor_shape(type_proto: Any) -> MaybeShape:
+    """A ValueInfo's shape: symbolic or missing dims become None, a missing shape is None."""
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return None
+    return tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
+
+
+class _Scope:
+    """Names visible in one graph; body graphs look outward and record captures."""
+
+    def __init__(self, graph: Graph, outer: _Scope | None) -> None:
+        self.graph = graph
+        self.outer = outer
+        self.values: dict[str, OutPort] = {}
+        self.captures: list[str] = []
+
+    def lookup(self, name: str) -> OutPort | None:
+        found = self.values.get(name)
+        if found is not None or self.outer is None:
+            return found
+        outer = self.outer.lookup(name)
+        if outer is None:
+            return None
+        op = outer.node.op
+        if isinstance(op, Const):  # copy constants into the body: no capture needed
+            node = self.graph.add_node(Const(op.value), name)
+        else:
+            data = outer.data
+            node = self.graph.add_node(Parameter(None, data.element_type), name)
+            self.captures.append(name)
+        node.out_port(0).data.add_name(name)
+        self.values[name] = node.out_port(0)
+        return node.out_port(0)
+
+
+class _Builder:
+    def __init__(self, model: Any, base_dir: Path, has_extractor: HasExtractor) -> None:
+        self.model = model
+        self.base_dir = base_dir
+        self.has_extractor = has_extractor
+        self.opsets = {normalize_domain(o.domain): int(o.version) for o in model.opset_import}
+        self.opsets.setdefault("", 1)
+        self.functions = {(normalize_domain(f.domain), f.name): f for f in model.functions}
+        self.types: dict[str, Any] = {}
+        self._inferred = False
+        self._expansions = 0
+
+    # ----------------------------------------------------------------- graphs
+    def build(self, proto: Any, graph: Graph, outer: _Scope | None) -> _Scope:
+        scope = _Scope(graph, outer)
+        self._remember_types(proto)
+        initializers = {t.name for t in proto.initializer}
+        for tensor in proto.initializer:
+            self._const(graph, scope, tensor.name, tensor_to_array(tensor, self.base_dir))
+        for tensor in proto.sparse_initializer:
+            raise ConversionError(f"sparse initializer {tensor.values.name!r} is not supported")
+        for value in proto.input:
+            if value.name in initializers:
+                continue
+            self._parameter(graph, scope, value)
+        for node in proto.node:
+            self._node(graph, scope, node, self.opsets)
+        for value in proto.output:
+            port = scope.lookup(value.name)
+            if port is None:
+                raise ModelFileError(f"graph output {value.name!r} is produced by no node, input or initializer")
+            port.data.add_name(value.name)
+            graph.add_node(Result(), f"{value.name}/sink", [port])
+        graph.meta[CAPTURES] = list(scope.captures)
+        return scope
+
+    def _const(self, graph: Graph, scope: _Scope, name: str, value: Any) -> None:
+        node = graph.add_node(Const(value), name)
+        node.out_port(0).data.add_name(name)
+        scope.values[name] = node.out_port(0)
+
+    def _parameter(self, graph: Graph, scope: _Scope, value: Any) -> None:
+        if not value.type.HasField("tensor_type"):
+            kind = value.type.WhichOneof("value") or "untyped"
+            raise ConversionError(f"graph input {value.name!r} is a {kind} value; only tensors are supported")
+        et = element_type(value.type.tensor_type.elem_type, f"input {value.name!r}")
+        node = graph.add_node(Parameter(tensor_shape(value.type), et), value.name)
+        node.out_port(0).data.add_name(value.name)
+        scope.values[value.name] = node.out_port(0)
+
+    # ------------------------------------------------------------------ nodes
+    def _node(self, graph: Graph, scope: _Scope, node: Any, opsets: dict[str, int]) -> None:
+        domain = normalize_domain(node.domain)
+        function = self.functions.get((domain, node.op_type))
+        version = opsets.get(domain, 1)
+        if function is not None:
+            fn_opsets = {**opsets, **{normalize_domain(o.domain): int(o.version) for o in function.opset_import}}
+            self._expand(graph, scope, node, function, fn_opsets)
+            return
+        if domain not in opsets and domain != "":
+            raise ModelFileError(f"node {node.name or node.op_type!r} uses domain {domain!r}, which the model does not import")
+        if not self.has_extractor(domain, node.op_type, version):
+            body = schema_function(node, domain, version, self._type_of)
+            if body is not None:
+                self._expand(graph, scope, node, body, opsets)
+                return
+        inputs: list[OutPort | None] = []
+        for name in node.input:
+            if name == "":
+                inputs.append(None)
+                continue
+            port = scope.lookup(name)
+            if port is None:
+                raise ModelFileError(
+                    f"node {node.name or node.op_type!r} ({node.op_type}) reads {name!r}, which no earlier node, "
+                    "input or initializer produces (the graph must be topologically sorted)"
+                )
+            inputs.append(port)
+        bodies: dict[str, Graph] = {}
+        for a in node.attribute:
+            if a.type == 5:  # GRAPH
+                body = Graph(f"{node.name or node.op_type}/{a.name}", FRAMEWORK)
+                body_scope = self.build(a.g, body, outer=scope)
+                bodies[a.name] = body
+                inputs.extend(scope.lookup(n) for n in body_scope.captures)
+        name = node.name or f"{node.op_type}:{node.output[0] if node.output else ''}"
+        source = SourceOp(
+            framework=FRAMEWORK, op_type=node.op_type, domain=domain, opset_version=version,
+            n_outputs=len(node.output), source=node, bodies=bodies,
+        )
+        created = graph.add_node(source, name, inputs)
+        for idx, out in enumerate(node.output):
+            if out:
+                created.out_port(idx).data.add_name(out)
+                scope.values[out] = created.out_port(idx)
+
+    def _expand(self, graph: Graph, scope: _Scope, node: Any, function: Any, opsets: dict[str, int]) -> None:
+        self._expansions += 1
+        prefix = f"{node.name or node.op_type}/{self._expansions}"
+        for inner in inline_function(node, function, prefix):
+            self._node(graph, scope, inner, opsets)
+
+    # ------------------------------------------------------------------ types
+    def _remember_types(self, proto: Any) -> None:
+        for value in list(proto.input) + list(proto.value_info) + list(proto.output):
+            if value.type.HasField("tensor_type"):
+                self.types.setdefault(value.name, value.type)
+        if proto.initializer:
+            from onnx import helper
+
+            for tensor in proto.initializer:
+                self.types.setdefault(tensor.name, helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)))
+
+    def _type_of(self, name: str) -> Any | None:
+        found = self.types.get(name)
+        if found is None and not self._inferred:
+            self._inferred = True
+            self._infer_types()
+            found = self.types.get(name)
+        return found
+
+    def _infer_types(self) -> None:
+        """Run ONNX shape inference once, for context-dependent function bodies."""
+        import onnx
+
+        try:
+            inferred = onnx.shape_inference.infer_shapes(self.model)
+        except Exception:
+            return
+        for value in inferred.graph.value_info:
+            if value.type.HasField("tensor_type"):
+                self.types.setdefault(value.name, value.type)

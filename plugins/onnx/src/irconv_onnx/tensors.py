@@ -1,0 +1,94 @@
+"""ONNX tensors as NumPy arrays: views over raw bytes, memory maps over external data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from irconv.errors import ConversionError, ModelFileError
+from irconv.types import ElementType
+
+# TensorProto.DataType -> NumPy dtype for the types OpenVINO IR can hold.
+_NUMPY = {
+    1: np.float32,
+    2: np.uint8,
+    3: np.int8,
+    4: np.uint16,
+    5: np.int16,
+    6: np.int32,
+    7: np.int64,
+    9: np.bool_,
+    10: np.float16,
+    11: np.float64,
+    12: np.uint32,
+    13: np.uint64,
+}
+_NAMES = {
+    0: "UNDEFINED", 8: "STRING", 14: "COMPLEX64", 15: "COMPLEX128", 16: "BFLOAT16",
+    17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2", 20: "FLOAT8E5M2FNUZ",
+    21: "UINT4", 22: "INT4", 23: "FLOAT4E2M1",
+}
+
+
+def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
+    """The NumPy dtype of an ONNX element type; unsupported types raise a ConversionError."""
+    try:
+        return np.dtype(_NUMPY[data_type])
+    except KeyError:
+        name = _NAMES.get(data_type, str(data_type))
+        at = f" ({where})" if where else ""
+        raise ConversionError(f"ONNX element type {name}{at} has no OpenVINO IR equivalent here") from None
+
+
+def element_type(data_type: int, where: str = "") -> ElementType:
+    return ElementType.from_numpy(numpy_dtype(data_type, where))
+
+
+def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
+    """A read-only array for a TensorProto without copying its bytes when possible.
+
+    ``raw_data`` becomes a ``np.frombuffer`` view; external data becomes a ``np.memmap``
+    of the side file, so multi-gigabyte weights are never read into memory here.
+    """
+    where = f"tensor {tensor.name!r}" if tensor.name else "tensor"
+    dtype = numpy_dtype(tensor.data_type, where)
+    shape = tuple(int(d) for d in tensor.dims)
+    if tensor.data_location == 1:  # EXTERNAL
+        return _external(tensor, dtype, shape, base_dir, where)
+    if tensor.HasField("raw_data"):
+        raw = tensor.raw_data
+        count = int(np.prod(shape, dtype=np.int64))
+        if len(raw) != count * dtype.itemsize:
+            raise ModelFileError(f"{where}: raw data holds {len(raw)} bytes, shape {list(shape)} needs "
+                                 f"{count * dtype.itemsize}")
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
+    from onnx import numpy_helper
+
+    return np.asarray(numpy_helper.to_array(tensor)).astype(dtype, copy=False).reshape(shape)
+
+
+def _external(tensor: Any, dtype: np.dtype, shape: tuple[int, ...], base_dir: Path | None, where: str) -> np.ndarray:
+    info = {entry.key: entry.value for entry in tensor.external_data}
+    location = info.get("location")
+    if not location:
+        raise ModelFileError(f"{where}: external data without a location")
+    path = (base_dir or Path(".")) / location
+    if not path.is_file():
+        raise ModelFileError(
+            f"{where}: external data file {path} does not exist; keep the weight files next to the model"
+        )
+    offset = int(info.get("offset", 0))
+    count = int(np.prod(shape, dtype=np.int64))
+    need = count * dtype.itemsize
+    length = int(info.get("length", need))
+    size = path.stat().st_size
+    if length != need or offset + need > size:
+        raise ModelFileError(
+            f"{where}: external data {path} (offset {offset}, length {length}, file size {size}) "
+            f"does not hold the {need} bytes of shape {list(shape)}"
+        )
+    if count == 0:
+        return np.zeros(shape, dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)
