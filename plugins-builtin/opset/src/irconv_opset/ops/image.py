@@ -1,3 +1,251 @@
-"""image ops."""
+"""Image ops: resizing (Interpolate), grid sampling and region-of-interest pooling."""
 
-OPS: tuple[type, ...] = ()
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.ops import Op, attr
+from irconv.types import Dim, MaybeShape
+from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+class InterpolateMode(str, enum.Enum):
+    nearest = "nearest"
+    linear = "linear"
+    linear_onnx = "linear_onnx"
+    cubic = "cubic"
+    bilinear_pillow = "bilinear_pillow"  # Interpolate-11 only
+    bicubic_pillow = "bicubic_pillow"  # Interpolate-11 only
+
+
+class ShapeCalculationMode(str, enum.Enum):
+    sizes = "sizes"
+    scales = "scales"
+
+
+class CoordinateTransformationMode(str, enum.Enum):
+    half_pixel = "half_pixel"
+    pytorch_half_pixel = "pytorch_half_pixel"
+    asymmetric = "asymmetric"
+    tf_half_pixel_for_nn = "tf_half_pixel_for_nn"
+    align_corners = "align_corners"
+
+
+class NearestMode(str, enum.Enum):
+    round_prefer_floor = "round_prefer_floor"
+    round_prefer_ceil = "round_prefer_ceil"
+    floor = "floor"
+    ceil = "ceil"
+    simple = "simple"
+
+
+# The runtime adds this before flooring ``size * scale`` so that 0.6 * 5 gives 3.
+_SCALE_EPSILON = 1.0e-5
+
+
+@dataclass(eq=False)
+class _InterpolateBase(CoercedAttrs, Op):
+    mode: InterpolateMode = attr(InterpolateMode.nearest)
+    shape_calculation_mode: ShapeCalculationMode = attr(ShapeCalculationMode.sizes)
+    coordinate_transformation_mode: CoordinateTransformationMode = attr(CoordinateTransformationMode.half_pixel)
+    nearest_mode: NearestMode = attr(NearestMode.round_prefer_floor)
+    antialias: bool = attr(False)
+    pads_begin: tuple[int, ...] = attr((0,))
+    pads_end: tuple[int, ...] = attr((0,))
+    cube_coeff: float = attr(-0.75)
+
+    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+        """Index of the input holding the target (sizes or scales) and of ``axes`` (or None)."""
+        raise NotImplementedError
+
+    def infer(self, node: Node) -> None:
+        data = input_shape(node, 0)
+        if data is None:
+            set_output(node, 0, None, input_type(node, 0))
+            return
+        rank = len(data)
+        padded = [None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)]
+        target_idx, axes_idx = self._target_inputs(node)
+        target = node.input_value(target_idx)
+        axes_known = True
+        if axes_idx is not None and node.num_inputs() > axes_idx and node.has_input(axes_idx):
+            axes_value = node.input_value(axes_idx)
+            if axes_value is None:
+                axes_known = False
+                axes: list[int] = []
+            else:
+                axes = [int(a) + rank if a < 0 else int(a) for a in np.asarray(axes_value).reshape(-1)]
+        else:
+            axes = list(range(rank))
+        if not axes_known:
+            set_output(node, 0, (None,) * rank, input_type(node, 0))
+            return
+        out: list[Dim] = list(padded)
+        for i, axis in enumerate(axes):
+            if target is None:
+                out[axis] = None
+            elif self.shape_calculation_mode is ShapeCalculationMode.sizes:
+                out[axis] = int(np.asarray(target).reshape(-1)[i])
+            else:
+                scale = float(np.asarray(target, np.float32).reshape(-1)[i])
+                out[axis] = None if padded[axis] is None else int(math.floor(padded[axis] * scale + _SCALE_EPSILON))
+        set_output(node, 0, tuple(out), input_type(node, 0))
+
+
+def _pad(pads: Sequence[int], axis: int) -> int:
+    return pads[axis] if axis < len(pads) else 0
+
+
+@dataclass(eq=False)
+class Interpolate_v4(_InterpolateBase):
+    """Interpolate-4: inputs data, sizes, scales, optional axes."""
+
+    type = "Interpolate"
+    version = 4
+
+    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+        return (1 if self.shape_calculation_mode is ShapeCalculationMode.sizes else 2), 3
+
+
+@dataclass(eq=False)
+class Interpolate(_InterpolateBase):
+    """Interpolate-11: inputs data, scales_or_sizes, optional axes."""
+
+    type = "Interpolate"
+    version = 11
+
+    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+        return 1, 2
+
+
+class GridSampleMode(str, enum.Enum):
+    bilinear = "bilinear"
+    bicubic = "bicubic"
+    nearest = "nearest"
+
+
+class GridSamplePadding(str, enum.Enum):
+    zeros = "zeros"
+    border = "border"
+    reflection = "reflection"
+
+
+@dataclass(eq=False)
+class GridSample(CoercedAttrs, Op):
+    """GridSample-9: data [N, C, H, W] sampled at grid [N, H_out, W_out, 2] (x, y in [-1, 1])."""
+
+    type = "GridSample"
+    version = 9
+
+    align_corners: bool = attr(False)
+    mode: GridSampleMode = attr(GridSampleMode.bilinear)
+    padding_mode: GridSamplePadding = attr(GridSamplePadding.zeros)
+
+    def infer(self, node: Node) -> None:
+        data, grid = input_shape(node, 0), input_shape(node, 1)
+        batch = merge_dim(data[0] if data else None, grid[0] if grid else None)
+        channels = data[1] if data else None
+        spatial: tuple[Dim, Dim] = (grid[1], grid[2]) if grid else (None, None)
+        set_output(node, 0, (batch, channels, *spatial), input_type(node, 0))
+
+
+class ROIAlignMode(str, enum.Enum):
+    avg = "avg"
+    max = "max"
+
+
+class ROIAlignAlignedMode(str, enum.Enum):
+    asymmetric = "asymmetric"
+    half_pixel_for_nn = "half_pixel_for_nn"
+    half_pixel = "half_pixel"
+
+
+def _rois_count(node: Node, *inputs: int) -> Dim:
+    count: Dim = None
+    for idx in inputs:
+        shape = input_shape(node, idx)
+        if shape is not None and shape:
+            count = merge_dim(count, shape[0])
+    return count
+
+
+def _channels(data: MaybeShape) -> Dim:
+    return data[1] if data is not None and len(data) > 1 else None
+
+
+@dataclass(eq=False)
+class ROIAlign(CoercedAttrs, Op):
+    """ROIAlign-9: data [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, pooled_h, pooled_w]."""
+
+    type = "ROIAlign"
+    version = 9
+
+    pooled_h: int = attr(1)
+    pooled_w: int = attr(1)
+    sampling_ratio: int = attr(0)
+    spatial_scale: float = attr(1.0)
+    mode: ROIAlignMode = attr(ROIAlignMode.avg)
+    aligned_mode: ROIAlignAlignedMode = attr(ROIAlignAlignedMode.asymmetric)
+
+    def infer(self, node: Node) -> None:
+        shape = (_rois_count(node, 1, 2), _channels(input_shape(node, 0)), self.pooled_h, self.pooled_w)
+        set_output(node, 0, shape, input_type(node, 0))
+
+
+class ROIPoolingMethod(str, enum.Enum):
+    max = "max"
+    bilinear = "bilinear"
+
+
+@dataclass(eq=False)
+class ROIPooling(CoercedAttrs, Op):
+    """ROIPooling-2: data [N, C, H, W], rois [R, 5] (batch, x1, y1, x2, y2) -> [R, C, pooled_h, pooled_w]."""
+
+    type = "ROIPooling"
+    version = 2
+
+    pooled_h: int = attr(1)
+    pooled_w: int = attr(1)
+    spatial_scale: float = attr(1.0)
+    method: ROIPoolingMethod = attr(ROIPoolingMethod.max)
+
+    def infer(self, node: Node) -> None:
+        shape = (_rois_count(node, 1), _channels(input_shape(node, 0)), self.pooled_h, self.pooled_w)
+        set_output(node, 0, shape, input_type(node, 0))
+
+
+class PSROIPoolingMode(str, enum.Enum):
+    average = "average"
+    bilinear = "bilinear"
+
+
+@dataclass(eq=False)
+class PSROIPooling(CoercedAttrs, Op):
+    """PSROIPooling-1: position-sensitive ROI pooling -> [R, output_dim, group_size, group_size]."""
+
+    type = "PSROIPooling"
+    version = 1
+
+    output_dim: int = attr(1)
+    group_size: int = attr(1)
+    spatial_scale: float = attr(1.0)
+    spatial_bins_x: int = attr(1)
+    spatial_bins_y: int = attr(1)
+    mode: PSROIPoolingMode = attr(PSROIPoolingMode.average)
+
+    def infer(self, node: Node) -> None:
+        shape = (_rois_count(node, 1), self.output_dim, self.group_size, self.group_size)
+        set_output(node, 0, shape, input_type(node, 0))
+
+
+OPS: tuple[type[Op], ...] = (Interpolate_v4, Interpolate, GridSample, ROIAlign, ROIPooling, PSROIPooling)

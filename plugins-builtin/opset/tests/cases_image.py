@@ -1,0 +1,92 @@
+"""Cases for the image family, checked against the OpenVINO runtime (shapes and types)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv_opset import GridSample, Interpolate, Interpolate_v4, PSROIPooling, ROIAlign, ROIPooling
+from irconv_opset.testing import OpCase, const
+
+rng = np.random.default_rng(5)
+
+
+def tensor(*shape: int) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+def f32(*values: float) -> np.ndarray:
+    return np.array(values, np.float32)
+
+
+CASES: list[OpCase] = [
+    OpCase(
+        Interpolate(mode="nearest", shape_calculation_mode="sizes"),
+        [tensor(1, 3, 5, 7), const(i64(10, 14)), const(i64(2, 3))],
+        id="interp11_sizes_axes",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate(mode="linear", shape_calculation_mode="scales", coordinate_transformation_mode="align_corners"),
+        [tensor(1, 3, 5, 7), const(f32(0.6, 1.3)), const(i64(2, 3))],
+        id="interp11_scales",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate(mode="cubic", shape_calculation_mode="scales", pads_begin=(0, 0, 1, 0), pads_end=(0, 0, 1, 2)),
+        [tensor(1, 2, 4, 4), const(f32(1.0, 1.0, 2.0, 0.5))],
+        id="interp11_pads_all_axes",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate(mode="bilinear_pillow", shape_calculation_mode="sizes", antialias=True),
+        [tensor(1, 2, 8, 8), const(i64(3, 5)), const(i64(2, 3))],
+        id="interp11_pillow",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate(mode="nearest", shape_calculation_mode="sizes"),
+        [tensor(1, 3, 5, 7), i64(10, 14), const(i64(2, 3))],
+        id="interp11_sizes_from_input",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate_v4(mode="nearest", shape_calculation_mode="sizes", nearest_mode="floor"),
+        [tensor(1, 3, 5, 7), const(i64(9, 2)), const(f32(1.0, 1.0)), const(i64(2, 3))],
+        id="interp4_sizes",
+        check_values=False,
+    ),
+    OpCase(
+        Interpolate_v4(mode="linear_onnx", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric"),
+        [tensor(2, 3, 5, 7), const(i64(1, 1)), const(f32(2.0, 0.7)), const(i64(2, 3))],
+        id="interp4_scales",
+        check_values=False,
+    ),
+    OpCase(
+        GridSample(align_corners=True, mode="nearest", padding_mode="border"),
+        [tensor(2, 3, 6, 7), rng.uniform(-1, 1, (2, 4, 5, 2)).astype(np.float32)],
+        id="grid_sample",
+        check_values=False,
+    ),
+    OpCase(
+        ROIAlign(pooled_h=3, pooled_w=2, sampling_ratio=2, spatial_scale=0.5, mode="max", aligned_mode="half_pixel"),
+        [tensor(2, 4, 8, 8), const(f32(0, 0, 6, 6, 2, 2, 10, 12).reshape(2, 4)), const(np.array([0, 1], np.int32))],
+        id="roi_align",
+        check_values=False,
+    ),
+    OpCase(
+        ROIPooling(pooled_h=2, pooled_w=3, spatial_scale=0.25),
+        [tensor(1, 4, 8, 8), const(f32(0, 0, 0, 12, 12, 0, 4, 4, 20, 28).reshape(2, 5))],
+        id="roi_pooling",
+        check_values=False,
+    ),
+    OpCase(
+        PSROIPooling(output_dim=2, group_size=3, spatial_scale=0.5),
+        [tensor(1, 18, 8, 8), const(f32(0, 0, 0, 12, 12, 0, 4, 4, 14, 14).reshape(2, 5))],
+        id="ps_roi_pooling",
+        check_values=False,
+    ),
+]
