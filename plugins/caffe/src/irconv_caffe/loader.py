@@ -1,0 +1,145 @@
+"""Build an irconv graph from a deploy.prototxt and its caffemodel.
+
+Caffe names tensors ("blobs") and lets a layer write its result over its input
+(in-place: ``top == bottom``). The graph follows the layers in file order, keeping the
+latest producer of each blob name; the final producer's port carries the name, and
+blobs nobody consumes become the model's outputs, as in Caffe.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from irconv.errors import ModelFileError
+from irconv.graph import Graph, OutPort
+from irconv.ops import Parameter, Result, SourceOp
+from irconv.pipeline.options import ConversionOptions
+from irconv.types import MaybeShape
+from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel
+from irconv_caffe.layer import CaffeLayer
+from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_caffe.prototxt import read_prototxt
+
+FRAMEWORK = "caffe"
+WEIGHTS_SUFFIX = ".caffemodel"
+PROTO_SUFFIXES = (".prototxt", ".pbtxt", ".txt")
+
+#: Layers that declare model inputs rather than compute.
+INPUT_LAYER_TYPES = ("Input",)
+
+
+def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
+    """``(prototxt, caffemodel)`` from the model path and ``--weights`` / ``--proto``."""
+    if path.suffix.lower() == WEIGHTS_SUFFIX or (options.proto is not None and options.weights is None):
+        weights, proto = path, options.proto
+        if proto is None:
+            raise ModelFileError(
+                f"{path} holds Caffe weights only: give the network with --proto deploy.prototxt"
+            )
+    else:
+        proto, weights = path, options.weights
+        if weights is None:
+            raise ModelFileError(
+                f"{path} is a Caffe network without weights: give them with --weights model.caffemodel"
+            )
+    for kind, file in (("prototxt", proto), ("caffemodel", weights)):
+        if not file.is_file():
+            raise ModelFileError(f"the {kind} {file} does not exist")
+    return proto, weights
+
+
+def load_caffe(path: Path, options: ConversionOptions) -> Graph:
+    """The ``Loader.load`` of the caffe plugin."""
+    proto_path, weights_path = resolve_files(path, options)
+    net = read_prototxt(proto_path)
+    weights = read_caffemodel(weights_path)
+    return build_graph(net, weights, proto_path)
+
+
+def build_graph(net: pb.NetParameter, weights: CaffeWeights, proto_path: Path) -> Graph:
+    graph = Graph(net.name or proto_path.stem, FRAMEWORK)
+    graph.meta["caffe_weights"] = weights  # keeps the file mapped while views are used
+    producers: dict[str, OutPort] = {}
+    unconsumed: dict[str, None] = {}  # insertion-ordered set of candidate outputs
+
+    for name, shape in declared_inputs(net, proto_path):
+        _add_input(graph, producers, name, shape)
+
+    for layer in net.layer:
+        if layer.type in INPUT_LAYER_TYPES:
+            for name, shape in _input_layer_shapes(layer, proto_path):
+                _add_input(graph, producers, name, shape)
+            continue
+        inputs = []
+        for bottom in layer.bottom:
+            if bottom not in producers:
+                raise ModelFileError(
+                    f"{proto_path}: layer {layer.name!r} ({layer.type}) reads blob {bottom!r}, "
+                    "which no earlier layer or input produces"
+                )
+            inputs.append(producers[bottom])
+            unconsumed.pop(bottom, None)
+        found = weights.get(layer.name)
+        op = SourceOp(
+            framework=FRAMEWORK,
+            op_type=layer.type,
+            n_outputs=len(layer.top),
+            source=CaffeLayer(layer, found.blobs if found is not None else None, weights.path),
+        )
+        node = graph.add_node(op, layer.name or None, inputs)
+        for idx, top in enumerate(layer.top):
+            producers[top] = node.out_port(idx)
+            unconsumed[top] = None
+
+    for blob, port in producers.items():
+        port.data.add_name(blob)
+    for blob in unconsumed:
+        graph.add_node(Result(), f"{blob}/sink", [producers[blob]])
+    if not graph.results():
+        raise ModelFileError(f"{proto_path}: the network has no output (every blob is consumed)")
+    return graph
+
+
+def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: MaybeShape) -> None:
+    node = graph.add_node(Parameter(shape), name)
+    producers[name] = node.out_port(0)
+
+
+def declared_inputs(net: pb.NetParameter, proto_path: Path) -> list[tuple[str, MaybeShape]]:
+    """Inputs declared by ``input:`` with ``input_shape {}`` or ``input_dim:`` (4 per input)."""
+    names = list(net.input)
+    if not names:
+        return []
+    if net.input_shape:
+        if len(net.input_shape) != len(names):
+            raise ModelFileError(
+                f"{proto_path}: {len(names)} input(s) but {len(net.input_shape)} input_shape block(s)"
+            )
+        return [(n, tuple(int(d) for d in s.dim)) for n, s in zip(names, net.input_shape)]
+    if net.input_dim:
+        if len(net.input_dim) != 4 * len(names):
+            raise ModelFileError(
+                f"{proto_path}: {len(names)} input(s) need {4 * len(names)} input_dim values, "
+                f"found {len(net.input_dim)}"
+            )
+        dims = [int(d) for d in net.input_dim]
+        return [(n, tuple(dims[4 * i : 4 * i + 4])) for i, n in enumerate(names)]
+    # No shape declared: dynamic rank until the user gives one with --input.
+    return [(n, None) for n in names]
+
+
+def _input_layer_shapes(layer: pb.LayerParameter, proto_path: Path) -> list[tuple[str, MaybeShape]]:
+    shapes = list(layer.input_param.shape)
+    tops = list(layer.top)
+    if len(shapes) not in (0, 1, len(tops)):
+        raise ModelFileError(
+            f"{proto_path}: Input layer {layer.name!r} has {len(tops)} top(s) but {len(shapes)} shape(s)"
+        )
+    result: list[tuple[str, MaybeShape]] = []
+    for i, top in enumerate(tops):
+        if not shapes:
+            result.append((top, None))
+        else:
+            shape = shapes[i] if len(shapes) > 1 else shapes[0]
+            result.append((top, tuple(int(d) for d in shape.dim)))
+    return result
