@@ -1,3 +1,575 @@
-"""shape ops."""
+"""Shape ops: Reshape, Transpose, Concat, Split, Squeeze, ShapeOf, Broadcast, Tile, Convert,
+Select, Range, Identity. Slicing, padding and block rearrangement live in ``rearrange``.
+"""
 
-OPS: tuple[type, ...] = ()
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.ops import Op, attr
+from irconv.types import Dim, ElementType, MaybeShape
+from irconv_opset.shapes import (
+    broadcast_shapes,
+    dynamic_shape,
+    in_shape,
+    in_type,
+    in_value,
+    merge_dim,
+    normalize_axes,
+    normalize_axis,
+    product,
+    set_output,
+    shape_of_value,
+)
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+def _len_of_1d(shape: MaybeShape) -> int | None:
+    """The static length of a 1-D (or scalar) tensor shape, else None."""
+    if shape is None or len(shape) > 1:
+        return None
+    return 1 if len(shape) == 0 else shape[0]
+
+
+# ------------------------------------------------------------------------- Reshape
+@dataclass(eq=False)
+class Reshape(Op):
+    """Inputs data and target shape; ``special_zero`` copies a 0 from the input dim."""
+
+    type = "Reshape"
+    version = 1
+
+    special_zero: bool = attr(False)
+
+    def target(self, data_shape: MaybeShape, pattern: Sequence[int]) -> tuple[Dim, ...]:
+        dims: list[Dim] = []
+        for i, p in enumerate(pattern):
+            if p == 0 and self.special_zero:
+                if data_shape is None:
+                    dims.append(None)
+                else:
+                    dims.append(data_shape[i])
+            else:
+                dims.append(p)
+        if -1 in dims:
+            pos = dims.index(-1)
+            total = product(data_shape) if data_shape is not None else None
+            known = product([d for i, d in enumerate(dims) if i != pos])
+            dims[pos] = total // known if total is not None and known not in (None, 0) else None
+        return tuple(dims)
+
+    def infer(self, node: Node) -> None:
+        pattern = shape_of_value(in_value(node, 1))
+        if pattern is not None:
+            shape: MaybeShape = self.target(in_shape(node, 0), pattern)
+        else:
+            shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
+        set_output(node, 0, shape, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        dims = self.target(x.shape, shape_of_value(inputs[1]) or ())
+        return [x.reshape(tuple(-1 if d is None else d for d in dims))]
+
+
+# ----------------------------------------------------------------------- Transpose
+@dataclass(eq=False)
+class Transpose(Op):
+    """Inputs data and order; an empty order reverses the dims."""
+
+    type = "Transpose"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        order = in_value(node, 1)
+        if shape is None:
+            out: MaybeShape = dynamic_shape(_len_of_1d(in_shape(node, 1)) or None)
+        elif order is None:
+            out = dynamic_shape(len(shape))
+        else:
+            perm = normalize_axes(order.reshape(-1), len(shape)) if order.size else list(range(len(shape)))[::-1]
+            out = tuple(shape[p] for p in perm)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
+        return [np.transpose(x, order if order.size else None)]
+
+
+# -------------------------------------------------------------------------- Concat
+@dataclass(eq=False)
+class Concat(Op):
+    type = "Concat"
+    version = 1
+
+    axis: int = attr(0)
+
+    def infer(self, node: Node) -> None:
+        shapes = [in_shape(node, i) for i in range(node.num_inputs())]
+        types = [in_type(node, i) for i in range(node.num_inputs())]
+        out_type = next((t for t in types if t is not ElementType.dynamic), ElementType.dynamic)
+        known = [s for s in shapes if s is not None]
+        if not known:
+            set_output(node, 0, None, out_type)
+            return
+        rank = len(known[0])
+        axis = normalize_axis(self.axis, rank)
+        dims: list[Dim] = list(known[0])
+        total: int | None = 0
+        for shape in shapes:
+            if shape is None:
+                total = None
+                continue
+            for i, d in enumerate(shape):
+                if i != axis:
+                    dims[i] = merge_dim(dims[i], d)
+            total = None if total is None or shape[axis] is None else total + shape[axis]
+        dims[axis] = total
+        set_output(node, 0, tuple(dims), out_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        arrays = [np.asarray(v) for v in inputs]
+        return [np.concatenate(arrays, axis=normalize_axis(self.axis, arrays[0].ndim))]
+
+
+# --------------------------------------------------------------------------- Split
+@dataclass(eq=False)
+class Split(Op):
+    """Inputs data and a scalar axis; ``num_splits`` equal parts."""
+
+    type = "Split"
+    version = 1
+
+    num_splits: int = attr(1)
+
+    def num_outputs(self) -> int:
+        return self.num_splits
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        axis_value = in_value(node, 1)
+        out: MaybeShape
+        if shape is None:
+            out = None
+        elif axis_value is None:
+            out = dynamic_shape(len(shape))
+        else:
+            axis = normalize_axis(int(axis_value), len(shape))
+            d = shape[axis]
+            out = tuple((None if d is None else d // self.num_splits) if i == axis else x for i, x in enumerate(shape))
+        for i in range(self.num_splits):
+            set_output(node, i, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        return list(np.split(x, self.num_splits, axis=normalize_axis(int(inputs[1]), x.ndim)))
+
+
+@dataclass(eq=False)
+class VariadicSplit(Op):
+    """Inputs data, scalar axis and split lengths (one may be -1); one output per length."""
+
+    type = "VariadicSplit"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        count = _len_of_1d(in_shape(node, 2))
+        lengths = in_value(node, 2)
+        axis_value = in_value(node, 1)
+        if count is None:
+            raise ConversionError("VariadicSplit needs split_lengths of a static length")
+        for i in range(count):
+            out: MaybeShape = None
+            if shape is not None:
+                out = dynamic_shape(len(shape))
+                if axis_value is not None and lengths is not None:
+                    axis = normalize_axis(int(axis_value), len(shape))
+                    sizes = self.sizes(shape[axis], lengths)
+                    out = tuple(sizes[i] if j == axis else d for j, d in enumerate(shape))
+                elif axis_value is not None:
+                    axis = normalize_axis(int(axis_value), len(shape))
+                    out = tuple(None if j == axis else d for j, d in enumerate(shape))
+            set_output(node, i, out, in_type(node, 0))
+
+    @staticmethod
+    def sizes(dim: Dim, lengths: np.ndarray) -> list[Dim]:
+        sizes: list[Dim] = [int(v) for v in lengths.reshape(-1)]
+        if -1 in sizes:
+            pos = sizes.index(-1)
+            rest = sum(s for i, s in enumerate(sizes) if i != pos and s is not None)
+            sizes[pos] = None if dim is None else dim - rest
+        return sizes
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axis = normalize_axis(int(inputs[1]), x.ndim)
+        sizes = self.sizes(x.shape[axis], np.asarray(inputs[2]))
+        bounds = np.cumsum([0] + [int(s or 0) for s in sizes])
+        return [np.take(x, np.arange(bounds[i], bounds[i + 1]), axis=axis) for i in range(len(sizes))]
+
+
+# ------------------------------------------------------------- Squeeze / Unsqueeze
+def _squeezed(shape: MaybeShape, axes: np.ndarray | None, has_axes: bool, skip_dynamic: bool) -> MaybeShape:
+    if shape is None:
+        return None
+    if not has_axes:
+        if any(d is None for d in shape):
+            return None
+        return tuple(d for d in shape if d != 1)
+    if axes is None:
+        return None
+    drop = set(normalize_axes(axes.reshape(-1), len(shape)))
+    out: list[Dim] = []
+    for i, d in enumerate(shape):
+        if i not in drop:
+            out.append(d)
+        elif d is None and skip_dynamic:
+            return None  # may or may not be squeezed at run time
+        elif d not in (1, None) and not skip_dynamic:
+            raise ConversionError(f"cannot squeeze axis {i} of size {d}")
+        elif d not in (1, None):
+            out.append(d)
+    return tuple(out)
+
+
+def _squeeze_value(x: np.ndarray, inputs: Sequence[np.ndarray], skip: bool) -> np.ndarray:
+    if len(inputs) < 2:
+        return np.squeeze(x)
+    axes = [a for a in normalize_axes(np.asarray(inputs[1]).reshape(-1), x.ndim) if not skip or x.shape[a] == 1]
+    return np.squeeze(x, axis=tuple(set(axes)))
+
+
+@dataclass(eq=False)
+class Squeeze_v1(Op):
+    """Inputs data and optional axes; without axes every dim of size 1 goes."""
+
+    type = "Squeeze"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), False)
+        set_output(node, 0, shape, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [_squeeze_value(np.asarray(inputs[0]), inputs, False)]
+
+
+@dataclass(eq=False)
+class Squeeze(Op):
+    """Squeeze-15: ``allow_axis_skip`` leaves listed axes that are not 1."""
+
+    type = "Squeeze"
+    version = 15
+
+    allow_axis_skip: bool = attr(False)
+
+    def infer(self, node: Node) -> None:
+        shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), self.allow_axis_skip)
+        set_output(node, 0, shape, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [_squeeze_value(np.asarray(inputs[0]), inputs, self.allow_axis_skip)]
+
+
+@dataclass(eq=False)
+class Unsqueeze(Op):
+    type = "Unsqueeze"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        shape, axes = in_shape(node, 0), in_value(node, 1)
+        out: MaybeShape = None
+        if shape is not None and axes is not None:
+            rank = len(shape) + axes.size
+            new = set(normalize_axes(axes.reshape(-1), rank))
+            rest = iter(shape)
+            out = tuple(1 if i in new else next(rest) for i in range(rank))
+        elif shape is not None and _len_of_1d(in_shape(node, 1)) is not None:
+            out = dynamic_shape(len(shape) + (_len_of_1d(in_shape(node, 1)) or 0))
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axes = np.asarray(inputs[1]).reshape(-1)
+        rank = x.ndim + axes.size
+        return [np.expand_dims(x, tuple(sorted(normalize_axes(axes, rank))))]
+
+
+# ------------------------------------------------------------------------- ShapeOf
+@dataclass(eq=False)
+class ShapeOf_v1(Op):
+    type = "ShapeOf"
+    version = 1
+    shape_source = True
+
+    def output_type(self) -> ElementType:
+        return ElementType.i64
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        et = self.output_type()
+        data = node.out_port(0).data
+        if shape is not None and all(d is not None for d in shape):
+            data.set_value(np.array(shape, dtype=et.numpy), shape_derived=True)
+        else:
+            set_output(node, 0, None if shape is None else (len(shape),), et)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [np.array(np.asarray(inputs[0]).shape, dtype=self.output_type().numpy)]
+
+
+@dataclass(eq=False)
+class ShapeOf(ShapeOf_v1):
+    type = "ShapeOf"
+    version = 3
+
+    output_type_: ElementType = attr(ElementType.i64, ir="output_type")
+
+    def output_type(self) -> ElementType:
+        return self.output_type_
+
+
+# ----------------------------------------------------------------------- Broadcast
+@dataclass(eq=False)
+class Broadcast(Op):
+    """Broadcast-3: inputs data, target shape, axes mapping (``explicit`` mode only).
+
+    ``numpy``: data broadcast to the target; ``bidirectional``: both broadcast together;
+    ``explicit``: data dim ``i`` goes to output axis ``axes_mapping[i]``.
+    """
+
+    type = "Broadcast"
+    version = 3
+
+    mode: str = attr("numpy")
+
+    def infer(self, node: Node) -> None:
+        data, target = in_shape(node, 0), shape_of_value(in_value(node, 1))
+        out: MaybeShape
+        if target is None:
+            rank = _len_of_1d(in_shape(node, 1))
+            if self.mode == "bidirectional" and rank is not None and data is not None:
+                rank = max(rank, len(data))
+            out = dynamic_shape(rank) if self.mode != "bidirectional" or data is not None else None
+        elif self.mode == "bidirectional":
+            out = broadcast_shapes(data, target)
+        elif self.mode == "explicit":
+            out = target
+        else:
+            out = target
+            if data is not None:
+                # a dim of 1 in the target takes the data's dim
+                padded = (1,) * (len(target) - len(data)) + tuple(data)
+                out = tuple(p if t == 1 else t for t, p in zip(target, padded))
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        target = tuple(int(v) for v in np.asarray(inputs[1]).reshape(-1))
+        if self.mode == "bidirectional":
+            return [x * np.ones(target, dtype=x.dtype)]
+        if self.mode == "explicit":
+            mapping = [int(v) for v in np.asarray(inputs[2]).reshape(-1)]
+            view = [1] * len(target)
+            for i, axis in enumerate(mapping):
+                view[axis] = x.shape[i]
+            return [np.broadcast_to(x.reshape(view), target).copy()]
+        padded = (1,) * (len(target) - x.ndim) + x.shape
+        target = tuple(p if t == 1 else t for t, p in zip(target, padded))
+        return [np.broadcast_to(x, target).copy()]
+
+
+@dataclass(eq=False)
+class Broadcast_v1(Broadcast):
+    """Broadcast-1: modes ``numpy``, ``explicit``, ``pdpd``."""
+
+    type = "Broadcast"
+    version = 1
+
+
+# ---------------------------------------------------------------------------- Tile
+@dataclass(eq=False)
+class Tile(Op):
+    type = "Tile"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        shape, repeats = in_shape(node, 0), in_value(node, 1)
+        out: MaybeShape = None
+        if shape is not None and repeats is not None:
+            reps = [int(r) for r in repeats.reshape(-1)]
+            rank = max(len(shape), len(reps))
+            dims = (1,) * (rank - len(shape)) + tuple(shape)
+            reps = [1] * (rank - len(reps)) + reps
+            out = tuple(None if d is None else d * r for d, r in zip(dims, reps))
+        elif shape is not None:
+            n = _len_of_1d(in_shape(node, 1))
+            out = None if n is None else dynamic_shape(max(n, len(shape)))
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [np.tile(np.asarray(inputs[0]), [int(r) for r in np.asarray(inputs[1]).reshape(-1)])]
+
+
+# ------------------------------------------------------------- Convert / ConvertLike
+@dataclass(eq=False)
+class Convert(Op):
+    type = "Convert"
+    version = 1
+
+    destination_type: ElementType = attr(ElementType.f32)
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), self.destination_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [_convert(np.asarray(inputs[0]), self.destination_type.numpy)]
+
+
+def _convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Float to integer rounds toward zero and saturates, as the runtime does."""
+    if np.issubdtype(x.dtype, np.floating) and np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return np.clip(np.trunc(np.nan_to_num(x)), info.min, info.max).astype(dtype)
+    return x.astype(dtype)
+
+
+@dataclass(eq=False)
+class ConvertLike(Op):
+    """Inputs data and like: data converted to like's element type."""
+
+    type = "ConvertLike"
+    version = 1
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 1))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [_convert(np.asarray(inputs[0]), np.asarray(inputs[1]).dtype)]
+
+
+# -------------------------------------------------------------------------- Select
+@dataclass(eq=False)
+class Select(Op):
+    """Inputs condition, then, else."""
+
+    type = "Select"
+    version = 1
+
+    auto_broadcast: str = attr("numpy")
+
+    def infer(self, node: Node) -> None:
+        shapes = [in_shape(node, i) for i in range(3)]
+        if self.auto_broadcast == "none":
+            out = next((s for s in shapes if s is not None), None)
+        else:
+            out = broadcast_shapes(*shapes)
+        out_type = in_type(node, 1)
+        if out_type is ElementType.dynamic:
+            out_type = in_type(node, 2)
+        set_output(node, 0, out, out_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        cond, a, b = (np.asarray(v) for v in inputs[:3])
+        return [np.where(cond.astype(bool), a, b).astype(a.dtype)]
+
+
+# --------------------------------------------------------------------------- Range
+def _range_length(start: float, stop: float, step: float) -> int:
+    if step == 0:
+        raise ConversionError("Range step must not be zero")
+    return max(int(math.ceil((stop - start) / step)), 0)
+
+
+@dataclass(eq=False)
+class Range(Op):
+    """Range-4: scalar inputs start, stop, step; output of ``output_type``."""
+
+    type = "Range"
+    version = 4
+
+    output_type: ElementType = attr(ElementType.i64)
+
+    def element_type(self, node: Node) -> ElementType:
+        return self.output_type
+
+    def infer(self, node: Node) -> None:
+        values = [in_value(node, i) for i in range(3)]
+        length: Dim = None
+        if all(v is not None for v in values):
+            length = _range_length(*(float(np.asarray(v).reshape(-1)[0]) for v in values))  # type: ignore[union-attr]
+        set_output(node, 0, (length,), self.element_type(node))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])
+        dtype = self.output_type.numpy
+        if np.issubdtype(dtype, np.integer):
+            # the spec casts the inputs to the output type first
+            start, stop, step = (np.trunc(v) for v in (start, stop, step))
+        n = _range_length(float(start), float(stop), float(step))
+        return [(start + step * np.arange(n)).astype(dtype)]
+
+
+@dataclass(eq=False)
+class Range_v1(Range):
+    """Range-1: the output type follows the inputs."""
+
+    type = "Range"
+    version = 1
+
+    def element_type(self, node: Node) -> ElementType:
+        return in_type(node, 0)
+
+    def ir_attributes(self) -> dict[str, str]:
+        return {}
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])
+        n = _range_length(float(start), float(stop), float(step))
+        return [(start + step * np.arange(n)).astype(np.asarray(inputs[0]).dtype)]
+
+
+# ------------------------------------------------------------------------ Identity
+@dataclass(eq=False)
+class Identity(Op):
+    type = "Identity"
+    version = 16
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [np.array(inputs[0], copy=True)]
+
+
+OPS: tuple[type[Op], ...] = (
+    Reshape,
+    Transpose,
+    Concat,
+    Split,
+    VariadicSplit,
+    Squeeze_v1,
+    Squeeze,
+    Unsqueeze,
+    ShapeOf_v1,
+    ShapeOf,
+    Broadcast_v1,
+    Broadcast,
+    Tile,
+    Convert,
+    ConvertLike,
+    Select,
+    Range_v1,
+    Range,
+    Identity,
+)

@@ -1,3 +1,484 @@
-"""unary ops."""
+"""Unary ops: math functions, activations, SoftMax and LogSoftmax.
 
-OPS: tuple[type, ...] = ()
+Most are shape- and type-preserving; each names its NumPy kernel and the base class
+does inference and folding. Activations with tensor parameters (PReLU slope, Selu alpha
+and lambda, HardSigmoid alpha and beta, Swish beta) take them as inputs, as in the spec.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.ops import Op, attr
+from irconv.types import ElementType
+from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+@dataclass(eq=False)
+class UnaryElementwise(Op):
+    """Base of ops computing ``kernel(x)`` elementwise; output like input 0."""
+
+    version = 1
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        with np.errstate(all="ignore"):
+            return [np.asarray(self.kernel(x)).astype(x.dtype, copy=False)]
+
+
+def _float_kernel(fn):  # type: ignore[no-untyped-def]
+    """Integer inputs are computed in float64 and rounded back, as the runtime does."""
+
+    def kernel(self: UnaryElementwise, x: np.ndarray) -> np.ndarray:
+        if np.issubdtype(x.dtype, np.integer):
+            return np.round(fn(x.astype(np.float64)))
+        return fn(x)
+
+    return kernel
+
+
+# --------------------------------------------------------------------- math functions
+@dataclass(eq=False)
+class Abs(UnaryElementwise):
+    type = "Abs"
+    kernel = _float_kernel(np.abs)
+
+
+@dataclass(eq=False)
+class Negative(UnaryElementwise):
+    type = "Negative"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.negative(x)
+
+
+@dataclass(eq=False)
+class Sign(UnaryElementwise):
+    type = "Sign"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.sign(x)
+
+
+@dataclass(eq=False)
+class Floor(UnaryElementwise):
+    type = "Floor"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.floor(x) if np.issubdtype(x.dtype, np.floating) else x
+
+
+@dataclass(eq=False)
+class Ceiling(UnaryElementwise):
+    type = "Ceiling"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.ceil(x) if np.issubdtype(x.dtype, np.floating) else x
+
+
+@dataclass(eq=False)
+class Round(UnaryElementwise):
+    type = "Round"
+    version = 5
+
+    mode: str = attr("half_to_even")
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        if not np.issubdtype(x.dtype, np.floating):
+            return x
+        if self.mode == "half_away_from_zero":
+            return np.sign(x) * np.floor(np.abs(x) + 0.5)
+        return np.round(x)
+
+
+@dataclass(eq=False)
+class Sqrt(UnaryElementwise):
+    type = "Sqrt"
+    kernel = _float_kernel(np.sqrt)
+
+
+@dataclass(eq=False)
+class Exp(UnaryElementwise):
+    type = "Exp"
+    kernel = _float_kernel(np.exp)
+
+
+@dataclass(eq=False)
+class Log(UnaryElementwise):
+    type = "Log"
+    kernel = _float_kernel(np.log)
+
+
+@dataclass(eq=False)
+class Erf(UnaryElementwise):
+    type = "Erf"
+    kernel = _float_kernel(lambda x: _erf(x).astype(np.float64))
+
+
+@dataclass(eq=False)
+class Sin(UnaryElementwise):
+    type = "Sin"
+    kernel = _float_kernel(np.sin)
+
+
+@dataclass(eq=False)
+class Cos(UnaryElementwise):
+    type = "Cos"
+    kernel = _float_kernel(np.cos)
+
+
+@dataclass(eq=False)
+class Tan(UnaryElementwise):
+    type = "Tan"
+    kernel = _float_kernel(np.tan)
+
+
+@dataclass(eq=False)
+class Asin(UnaryElementwise):
+    type = "Asin"
+    kernel = _float_kernel(np.arcsin)
+
+
+@dataclass(eq=False)
+class Acos(UnaryElementwise):
+    type = "Acos"
+    kernel = _float_kernel(np.arccos)
+
+
+@dataclass(eq=False)
+class Atan(UnaryElementwise):
+    type = "Atan"
+    kernel = _float_kernel(np.arctan)
+
+
+@dataclass(eq=False)
+class Sinh(UnaryElementwise):
+    type = "Sinh"
+    kernel = _float_kernel(np.sinh)
+
+
+@dataclass(eq=False)
+class Cosh(UnaryElementwise):
+    type = "Cosh"
+    kernel = _float_kernel(np.cosh)
+
+
+@dataclass(eq=False)
+class Tanh(UnaryElementwise):
+    type = "Tanh"
+    kernel = _float_kernel(np.tanh)
+
+
+@dataclass(eq=False)
+class Asinh(UnaryElementwise):
+    type = "Asinh"
+    version = 3
+    kernel = _float_kernel(np.arcsinh)
+
+
+@dataclass(eq=False)
+class Acosh(UnaryElementwise):
+    type = "Acosh"
+    version = 3
+    kernel = _float_kernel(np.arccosh)
+
+
+@dataclass(eq=False)
+class Atanh(UnaryElementwise):
+    type = "Atanh"
+    version = 3
+    kernel = _float_kernel(np.arctanh)
+
+
+# ------------------------------------------------------------------ floating checks
+@dataclass(eq=False)
+class _FloatCheck(UnaryElementwise):
+    version = 10
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), ElementType.boolean)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return [np.asarray(self.kernel(np.asarray(inputs[0])), dtype=np.bool_)]
+
+
+@dataclass(eq=False)
+class IsNaN(_FloatCheck):
+    type = "IsNaN"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.isnan(x)
+
+
+@dataclass(eq=False)
+class IsFinite(_FloatCheck):
+    type = "IsFinite"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.isfinite(x)
+
+
+@dataclass(eq=False)
+class IsInf(_FloatCheck):
+    type = "IsInf"
+
+    detect_negative: bool = attr(True)
+    detect_positive: bool = attr(True)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return (np.isneginf(x) & self.detect_negative) | (np.isposinf(x) & self.detect_positive)
+
+
+# ---------------------------------------------------------------------- activations
+@dataclass(eq=False)
+class ReLU(UnaryElementwise):
+    type = "ReLU"
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 0)
+
+
+@dataclass(eq=False)
+class Sigmoid(UnaryElementwise):
+    type = "Sigmoid"
+    kernel = _float_kernel(lambda x: 1.0 / (1.0 + np.exp(-x)))
+
+
+@dataclass(eq=False)
+class Clamp(UnaryElementwise):
+    """Integer inputs clamp to ``ceil(min)``/``floor(max)``, as the spec says."""
+
+    type = "Clamp"
+
+    min: float = attr(0.0)
+    max: float = attr(0.0)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        if np.issubdtype(x.dtype, np.integer):
+            return np.clip(x, math.ceil(self.min), math.floor(self.max))
+        return np.clip(x, self.min, self.max)
+
+
+@dataclass(eq=False)
+class Elu(UnaryElementwise):
+    type = "Elu"
+
+    alpha: float = attr(1.0)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return np.where(x > 0, x, self.alpha * (np.exp(x) - 1))
+
+
+@dataclass(eq=False)
+class Selu(UnaryElementwise):
+    """Inputs: data, alpha, lambda."""
+
+    type = "Selu"
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x, alpha, lam = (np.asarray(v) for v in inputs[:3])
+        with np.errstate(all="ignore"):
+            out = lam * np.where(x > 0, x, alpha * (np.exp(x) - 1))
+        return [out.astype(x.dtype)]
+
+
+@dataclass(eq=False)
+class HardSigmoid(UnaryElementwise):
+    """Inputs: data, alpha, beta; ``max(0, min(1, alpha * x + beta))``."""
+
+    type = "HardSigmoid"
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x, alpha, beta = (np.asarray(v) for v in inputs[:3])
+        return [np.clip(alpha * x + beta, 0, 1).astype(x.dtype)]
+
+
+@dataclass(eq=False)
+class PReLU(UnaryElementwise):
+    """Inputs: data, slope; a 1-D slope as long as the channel dim (1) follows channels."""
+
+    type = "PReLU"
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x, slope = np.asarray(inputs[0]), np.asarray(inputs[1])
+        if slope.ndim == 1 and x.ndim >= 2 and slope.size == x.shape[1] and slope.size > 1:
+            slope = slope.reshape((-1,) + (1,) * (x.ndim - 2))
+        return [np.where(x < 0, x * slope, x).astype(x.dtype)]
+
+
+@dataclass(eq=False)
+class Gelu_v2(UnaryElementwise):
+    type = "Gelu"
+    version = 2
+
+    kernel = _float_kernel(lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(np.float64)))
+
+
+@dataclass(eq=False)
+class Gelu(UnaryElementwise):
+    type = "Gelu"
+    version = 7
+
+    approximation_mode: str = attr("erf")
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        x64 = x.astype(np.float64)
+        if self.approximation_mode.lower() == "tanh":
+            return 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64**3)))
+        return 0.5 * x64 * (1 + _erf(x64 / math.sqrt(2)).astype(np.float64))
+
+
+@dataclass(eq=False)
+class HSwish(UnaryElementwise):
+    type = "HSwish"
+    version = 4
+    kernel = _float_kernel(lambda x: x * np.clip(x + 3, 0, 6) / 6)
+
+
+@dataclass(eq=False)
+class HSigmoid(UnaryElementwise):
+    type = "HSigmoid"
+    version = 5
+    kernel = _float_kernel(lambda x: np.clip(x + 3, 0, 6) / 6)
+
+
+@dataclass(eq=False)
+class Mish(UnaryElementwise):
+    type = "Mish"
+    version = 4
+    kernel = _float_kernel(lambda x: x * np.tanh(np.logaddexp(0, x)))
+
+
+@dataclass(eq=False)
+class SoftPlus(UnaryElementwise):
+    type = "SoftPlus"
+    version = 4
+    kernel = _float_kernel(lambda x: np.logaddexp(0, x))
+
+
+@dataclass(eq=False)
+class SoftSign(UnaryElementwise):
+    type = "SoftSign"
+    version = 9
+    kernel = _float_kernel(lambda x: x / (1 + np.abs(x)))
+
+
+@dataclass(eq=False)
+class Swish(UnaryElementwise):
+    """Inputs: data and an optional scalar beta (default 1)."""
+
+    type = "Swish"
+    version = 4
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        beta = np.asarray(inputs[1]) if len(inputs) > 1 else 1.0
+        with np.errstate(all="ignore"):
+            return [(x / (1 + np.exp(-beta * x))).astype(x.dtype)]
+
+
+# ------------------------------------------------------------------------- softmax
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@dataclass(eq=False)
+class SoftMax_v1(UnaryElementwise):
+    type = "SoftMax"
+    version = 1
+
+    axis: int = attr(1)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return _softmax(x, self.axis)
+
+
+@dataclass(eq=False)
+class SoftMax(UnaryElementwise):
+    """SoftMax-8 accepts negative axes."""
+
+    type = "SoftMax"
+    version = 8
+
+    axis: int = attr(1)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        return _softmax(x, normalize_axis(self.axis, x.ndim))
+
+
+@dataclass(eq=False)
+class LogSoftmax(UnaryElementwise):
+    type = "LogSoftmax"
+    version = 5
+
+    axis: int = attr(1)
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
+        axis = normalize_axis(self.axis, x.ndim)
+        shifted = x - x.max(axis=axis, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+OPS: tuple[type[Op], ...] = (
+    Abs,
+    Negative,
+    Sign,
+    Floor,
+    Ceiling,
+    Round,
+    Sqrt,
+    Exp,
+    Log,
+    Erf,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    IsNaN,
+    IsFinite,
+    IsInf,
+    ReLU,
+    Sigmoid,
+    Clamp,
+    Elu,
+    Selu,
+    HardSigmoid,
+    PReLU,
+    Gelu_v2,
+    Gelu,
+    HSwish,
+    HSigmoid,
+    Mish,
+    SoftPlus,
+    SoftSign,
+    Swish,
+    SoftMax_v1,
+    SoftMax,
+    LogSoftmax,
+)

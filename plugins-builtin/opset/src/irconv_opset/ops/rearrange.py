@@ -1,0 +1,403 @@
+"""Shape ops that slice, pad or rearrange data: StridedSlice, Slice, Pad, DepthToSpace,
+SpaceToDepth, ShuffleChannels, BatchToSpace, SpaceToBatch, ReverseSequence, Roll.
+
+Slicing ops are described as a NumPy index tuple; the same tuple gives the output shape
+(symbolically, dynamic dims kept) and the folded value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.ops import Op, attr
+from irconv.types import Dim, MaybeShape
+from irconv_opset.shapes import (
+    dynamic_shape,
+    in_shape,
+    in_type,
+    in_value,
+    normalize_axes,
+    normalize_axis,
+    set_output,
+)
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+Index = tuple[Any, ...]
+
+
+def _is_full(item: slice) -> bool:
+    return item.start is None and item.stop is None and item.step in (None, 1, -1)
+
+
+def index_shape(shape: MaybeShape, index: Index) -> MaybeShape:
+    """The shape of ``x[index]`` for a shape with dynamic dims."""
+    if shape is None:
+        return None
+    consumed = sum(1 for item in index if isinstance(item, (slice, int)))
+    if consumed > len(shape):
+        raise ConversionError(f"slice of {consumed} dims does not fit shape {shape}")
+    out: list[Dim] = []
+    i = 0
+    for item in index:
+        if item is Ellipsis:
+            n = len(shape) - consumed
+            out.extend(shape[i : i + n])
+            i += n
+        elif item is None:
+            out.append(1)
+        elif isinstance(item, int):
+            i += 1
+        else:
+            d = shape[i]
+            i += 1
+            if d is None:
+                out.append(None)
+            else:
+                out.append(len(range(*item.indices(d))))
+            if d is None and _is_full(item):
+                out[-1] = None
+    out.extend(shape[i:])
+    return tuple(out)
+
+
+def _bits(mask: Sequence[int], i: int) -> bool:
+    return i < len(mask) and bool(mask[i])
+
+
+@dataclass(eq=False)
+class StridedSlice(Op):
+    """Inputs data, begin, end, optional strides; a mask bit of 1 means "ignore this"."""
+
+    type = "StridedSlice"
+    version = 1
+
+    begin_mask: list[int] = attr(factory=list)
+    end_mask: list[int] = attr(factory=list)
+    new_axis_mask: list[int] = attr(factory=list)
+    shrink_axis_mask: list[int] = attr(factory=list)
+    ellipsis_mask: list[int] = attr(factory=list)
+
+    def index(self, begin: np.ndarray, end: np.ndarray, strides: np.ndarray | None) -> Index:
+        begin, end = begin.reshape(-1), end.reshape(-1)
+        steps = np.ones_like(begin) if strides is None else strides.reshape(-1)
+        items: list[Any] = []
+        for i in range(len(begin)):
+            if _bits(self.ellipsis_mask, i):
+                items.append(Ellipsis)
+            elif _bits(self.new_axis_mask, i):
+                items.append(None)
+            elif _bits(self.shrink_axis_mask, i):
+                items.append(int(begin[i]))
+            else:
+                start = None if _bits(self.begin_mask, i) else int(begin[i])
+                stop = None if _bits(self.end_mask, i) else int(end[i])
+                items.append(slice(start, stop, int(steps[i])))
+        return tuple(items)
+
+    def infer(self, node: Node) -> None:
+        begin, end = in_value(node, 1), in_value(node, 2)
+        strides = in_value(node, 3)
+        shape: MaybeShape = None
+        if begin is not None and end is not None and (strides is not None or not node.has_input(3)):
+            shape = index_shape(in_shape(node, 0), self.index(begin, end, strides))
+        set_output(node, 0, shape, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        strides = np.asarray(inputs[3]) if len(inputs) > 3 else None
+        index = self.index(np.asarray(inputs[1]), np.asarray(inputs[2]), strides)
+        return [np.array(np.asarray(inputs[0])[index])]
+
+
+@dataclass(eq=False)
+class Slice(Op):
+    """Slice-8: inputs data, start, stop, step, optional axes."""
+
+    type = "Slice"
+    version = 8
+
+    @staticmethod
+    def index(rank: int, start: np.ndarray, stop: np.ndarray, step: np.ndarray, axes: np.ndarray | None) -> Index:
+        start, stop, step = start.reshape(-1), stop.reshape(-1), step.reshape(-1)
+        axis_list = range(len(start)) if axes is None else normalize_axes(axes.reshape(-1), rank)
+        items: list[Any] = [slice(None)] * rank
+        for i, axis in enumerate(axis_list):
+            items[axis] = slice(int(start[i]), int(stop[i]), int(step[i]))
+        return tuple(items)
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        values = [in_value(node, i) for i in (1, 2, 3)]
+        axes = in_value(node, 4)
+        out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
+        if shape is not None and all(v is not None for v in values) and (axes is not None or not node.has_input(4)):
+            out = index_shape(shape, self.index(len(shape), *values, axes))  # type: ignore[arg-type]
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axes = np.asarray(inputs[4]) if len(inputs) > 4 else None
+        index = self.index(x.ndim, *(np.asarray(v) for v in inputs[1:4]), axes)
+        return [np.array(x[index])]
+
+
+# ----------------------------------------------------------------------------- Pad
+_NUMPY_PAD_MODES = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+
+
+@dataclass(eq=False)
+class Pad(Op):
+    """Pad-12: inputs data, pads_begin, pads_end, optional pad_value; negative pads crop."""
+
+    type = "Pad"
+    version = 12
+
+    pad_mode: str = attr("constant")
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        begin, end = in_value(node, 1), in_value(node, 2)
+        out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
+        if shape is not None and begin is not None and end is not None:
+            b, e = begin.reshape(-1), end.reshape(-1)
+            out = tuple(None if d is None else d + int(b[i]) + int(e[i]) for i, d in enumerate(shape))
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        begin, end = (np.asarray(v).reshape(-1).astype(int) for v in inputs[1:3])
+        widths = [(max(int(b), 0), max(int(e), 0)) for b, e in zip(begin, end)]
+        if self.pad_mode == "constant":
+            value = np.asarray(inputs[3]).reshape(-1)[0] if len(inputs) > 3 else 0
+            out = np.pad(x, widths, mode="constant", constant_values=value)
+        else:
+            out = np.pad(x, widths, mode=_NUMPY_PAD_MODES[self.pad_mode])  # type: ignore[call-overload]
+        crop = tuple(
+            slice(max(-int(b), 0), out.shape[i] - max(-int(e), 0)) for i, (b, e) in enumerate(zip(begin, end))
+        )
+        return [np.array(out[crop])]
+
+
+@dataclass(eq=False)
+class Pad_v1(Pad):
+    """Pad-1: pads must not be negative."""
+
+    type = "Pad"
+    version = 1
+
+
+# --------------------------------------------------------------- block rearrangement
+def _block_dims(shape: MaybeShape, block: int, inverse: bool) -> MaybeShape:
+    """DepthToSpace (``inverse=False``) or SpaceToDepth output shape."""
+    if shape is None:
+        return None
+    k = len(shape) - 2
+    factor = block**k
+    n, c = shape[0], shape[1]
+    if not inverse:
+        channels = None if c is None else c // factor
+        return (n, channels) + tuple(None if d is None else d * block for d in shape[2:])
+    channels = None if c is None else c * factor
+    return (n, channels) + tuple(None if d is None else d // block for d in shape[2:])
+
+
+@dataclass(eq=False)
+class DepthToSpace(Op):
+    type = "DepthToSpace"
+    version = 1
+
+    block_size: int = attr(1)
+    mode: str = attr("blocks_first")
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, _block_dims(in_shape(node, 0), self.block_size, False), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        bs, k = self.block_size, x.ndim - 2
+        n, c, spatial = x.shape[0], x.shape[1] // bs**k, list(x.shape[2:])
+        if self.mode == "blocks_first":
+            split = x.reshape([n] + [bs] * k + [c] + spatial)
+            order = [0, k + 1] + [j for i in range(k) for j in (k + 2 + i, 1 + i)]
+        else:
+            split = x.reshape([n, c] + [bs] * k + spatial)
+            order = [0, 1] + [j for i in range(k) for j in (k + 2 + i, 2 + i)]
+        return [split.transpose(order).reshape([n, c] + [d * bs for d in spatial])]
+
+
+@dataclass(eq=False)
+class SpaceToDepth(Op):
+    type = "SpaceToDepth"
+    version = 1
+
+    block_size: int = attr(1)
+    mode: str = attr("blocks_first")
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, _block_dims(in_shape(node, 0), self.block_size, True), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        bs, k = self.block_size, x.ndim - 2
+        n, c, spatial = x.shape[0], x.shape[1], [d // bs for d in x.shape[2:]]
+        split = x.reshape([n, c] + [v for d in spatial for v in (d, bs)])
+        blocks = [3 + 2 * i for i in range(k)]
+        dims = [2 + 2 * i for i in range(k)]
+        order = [0] + (blocks + [1] if self.mode == "blocks_first" else [1] + blocks) + dims
+        return [split.transpose(order).reshape([n, c * bs**k] + spatial)]
+
+
+@dataclass(eq=False)
+class ShuffleChannels(Op):
+    type = "ShuffleChannels"
+    version = 1
+
+    axis: int = attr(1)
+    group: int = attr(1)
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        axis = normalize_axis(self.axis, x.ndim)
+        shape = x.shape
+        split = x.reshape(shape[:axis] + (self.group, shape[axis] // self.group) + shape[axis + 1 :])
+        return [np.swapaxes(split, axis, axis + 1).reshape(shape)]
+
+
+# ------------------------------------------------------------ batch <-> space blocks
+def _ints(value: np.ndarray | None) -> list[int] | None:
+    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+@dataclass(eq=False)
+class SpaceToBatch(Op):
+    """Inputs data, block_shape, pads_begin, pads_end (block_shape[0] is 1)."""
+
+    type = "SpaceToBatch"
+    version = 2
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        block, begin, end = (_ints(in_value(node, i)) for i in (1, 2, 3))
+        out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
+        if shape is not None and block is not None and begin is not None and end is not None:
+            dims: list[Dim] = []
+            for i, d in enumerate(shape):
+                dims.append(None if d is None else (d + begin[i] + end[i]) // block[i])
+            batch = 1
+            for b in block:
+                batch *= b
+            dims[0] = None if shape[0] is None else (shape[0] + begin[0] + end[0]) * batch
+            out = tuple(dims)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        block, begin, end = (_ints(v) or [] for v in inputs[1:4])
+        padded = np.pad(x, list(zip(begin, end)))
+        b, rest, blocks = padded.shape[0], padded.shape[1:], block[1:]
+        split = padded.reshape([b] + [v for d, s in zip(rest, blocks) for v in (d // s, s)])
+        m = len(blocks)
+        order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+        total = int(np.prod(blocks))
+        return [split.transpose(order).reshape([b * total] + [d // s for d, s in zip(rest, blocks)])]
+
+
+@dataclass(eq=False)
+class BatchToSpace(Op):
+    """Inputs data, block_shape, crops_begin, crops_end (block_shape[0] is 1)."""
+
+    type = "BatchToSpace"
+    version = 2
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        block, begin, end = (_ints(in_value(node, i)) for i in (1, 2, 3))
+        out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
+        if shape is not None and block is not None and begin is not None and end is not None:
+            total = int(np.prod(block))
+            dims: list[Dim] = [None if shape[0] is None else shape[0] // total]
+            for i in range(1, len(shape)):
+                d = shape[i]
+                dims.append(None if d is None else d * block[i] - begin[i] - end[i])
+            out = tuple(dims)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        block, begin, end = (_ints(v) or [] for v in inputs[1:4])
+        blocks, m = block[1:], x.ndim - 1
+        b = x.shape[0] // int(np.prod(blocks))
+        split = x.reshape(blocks + [b] + list(x.shape[1:]))
+        order = [m] + [j for i in range(m) for j in (m + 1 + i, i)]
+        merged = split.transpose(order).reshape([b] + [d * s for d, s in zip(x.shape[1:], blocks)])
+        crop = tuple(slice(begin[i], merged.shape[i] - end[i]) for i in range(x.ndim))
+        return [np.array(merged[crop])]
+
+
+# ---------------------------------------------------------------- reverse and roll
+@dataclass(eq=False)
+class ReverseSequence(Op):
+    """Inputs data and seq_lengths: reverse the first ``len`` items along ``seq_axis``."""
+
+    type = "ReverseSequence"
+    version = 1
+
+    batch_axis: int = attr(0)
+    seq_axis: int = attr(1)
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        lengths = np.asarray(inputs[1]).reshape(-1)
+        batch_axis, seq_axis = normalize_axis(self.batch_axis, x.ndim), normalize_axis(self.seq_axis, x.ndim)
+        out = np.moveaxis(x.copy(), (batch_axis, seq_axis), (0, 1))
+        source = np.moveaxis(x, (batch_axis, seq_axis), (0, 1))
+        for b, n in enumerate(lengths):
+            n = int(n)
+            out[b, :n] = source[b, :n][::-1]
+        return [np.moveaxis(out, (0, 1), (batch_axis, seq_axis))]
+
+
+@dataclass(eq=False)
+class Roll(Op):
+    """Inputs data, shift, axes."""
+
+    type = "Roll"
+    version = 7
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x = np.asarray(inputs[0])
+        shift = [int(v) for v in np.asarray(inputs[1]).reshape(-1)]
+        axes = normalize_axes(np.asarray(inputs[2]).reshape(-1), x.ndim)
+        if len(shift) == 1 and len(axes) > 1:
+            shift = shift * len(axes)
+        return [np.roll(x, shift, axis=axes)]
+
+
+OPS: tuple[type[Op], ...] = (
+    StridedSlice,
+    Slice,
+    Pad_v1,
+    Pad,
+    DepthToSpace,
+    SpaceToDepth,
+    ShuffleChannels,
+    SpaceToBatch,
+    BatchToSpace,
+    ReverseSequence,
+    Roll,
+)
