@@ -55,3 +55,26 @@ def relu_op() -> type[Op]:
 @pytest.fixture
 def add_op() -> type[Op]:
     return LocalAdd
+
+
+@pytest.fixture
+def reemit(installed_host):  # type: ignore[no-untyped-def]
+    """``reemit(xml_in, xml_out, **options)``: read an IR, extract, infer, emit again (no transforms)."""
+    from pathlib import Path
+
+    from irconv.pipeline.extract import check_supported, extract_graph
+    from irconv.pipeline.infer import infer_graph
+    from irconv.pipeline.options import ConversionOptions
+    from irconv.pipeline.run import pick_loader, save
+
+    def run(xml_in: Path, xml_out: Path, **options):  # type: ignore[no-untyped-def]
+        opts = ConversionOptions.from_kwargs(**{"compress_to_fp16": False, **options})
+        registry = installed_host.registry()
+        graph = pick_loader(Path(xml_in), opts, registry).item.load(Path(xml_in), opts)
+        check_supported(graph, registry)
+        extract_graph(graph, registry, opts)
+        infer_graph(graph)
+        save(graph, Path(xml_out), opts, installed_host)
+        return graph
+
+    return run

@@ -1,8 +1,8 @@
-"""Hook implementations of irconv-ir: the IR v11 emitter."""
+"""Hook implementations of irconv-ir: the IR v11 emitter and the IR v10/v11 reader."""
 
 from __future__ import annotations
 
-from irconv.plugins import Emitter, hookimpl
+from irconv.plugins import Emitter, Extractor, Loader, hookimpl
 
 
 @hookimpl
@@ -10,3 +10,17 @@ def emit() -> list[Emitter]:
     from irconv_ir.writer import write_ir
 
     return [Emitter("ir11", write_ir, suffix=".xml", description="OpenVINO IR v11 (.xml + .bin)")]
+
+
+@hookimpl
+def load_model() -> list[Loader]:
+    from irconv_ir.reader import load_ir, sniff_ir
+
+    return [Loader("ir", load_ir, suffixes=(".xml",), sniff=sniff_ir, description="OpenVINO IR v10/v11 (.xml + .bin)")]
+
+
+@hookimpl
+def extract_op() -> list[Extractor]:
+    from irconv_ir.extractors import opset_extractors
+
+    return opset_extractors()

@@ -14,6 +14,7 @@ from irconv.pipeline.context import EmitContext
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter
+from irconv_ir.bodies import body_layouts, write_port_map
 from irconv_ir.fp16 import CompressionStats, should_compress, to_f16
 from irconv_ir.order import layer_order
 from irconv_ir.xml_out import XmlStream
@@ -45,13 +46,15 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
 
 
 def check_opset_ops(graph: Graph) -> None:
-    """Every node must run an opset op; the first that does not is named."""
+    """Every node (bodies included) must run an opset op; the first that does not is named."""
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
                 f"node {node.name!r} is a {node.op.describe()} op, which is not an opset op: "
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
+        for layout in body_layouts(node.op):
+            check_opset_ops(layout.graph)
 
 
 @dataclass
@@ -100,9 +103,9 @@ class GraphWriter:
         self.compress = compress
         self.stats = stats
 
-    def write_graph(self, graph: Graph) -> GraphPlan:
+    def write_graph(self, graph: Graph, plan: GraphPlan | None = None) -> GraphPlan:
         """``<layers>`` and ``<edges>`` of one graph."""
-        plan = plan_graph(graph, self.compress)
+        plan = plan or plan_graph(graph, self.compress)
         self.xml.open("layers")
         for node in plan.order:
             self.write_node(node, plan)
@@ -110,17 +113,21 @@ class GraphWriter:
         self.xml.open("edges")
         for node in plan.order:
             to_layer = plan.layer_of[node.id]
+            if node.id in plan.compressed:
+                self.edge(to_layer - 1, 0, to_layer, 0)
             for port in node.in_ports():
                 source = port.get_source()
                 assert source is not None
-                from_layer, from_port = plan.source(source)
-                self.xml.empty(
-                    "edge",
-                    [("from-layer", str(from_layer)), ("from-port", str(from_port)),
-                     ("to-layer", str(to_layer)), ("to-port", str(port.idx))],
-                )
+                self.edge(*plan.source(source), to_layer, port.idx)
         self.xml.close("edges")
         return plan
+
+    def edge(self, from_layer: int, from_port: int, to_layer: int, to_port: int) -> None:
+        self.xml.empty(
+            "edge",
+            [("from-layer", str(from_layer)), ("from-port", str(from_port)),
+             ("to-layer", str(to_layer)), ("to-port", str(to_port))],
+        )
 
     def write_node(self, node: Node, plan: GraphPlan) -> None:
         layer_id = plan.layer_of[node.id]
@@ -132,7 +139,22 @@ class GraphWriter:
         attributes = op.ir_attributes()
         if attributes:
             self.xml.empty("data", attributes.items())
+        layouts = body_layouts(op)
+        plans = [plan_graph(layout.graph, self.compress) for layout in layouts]
+        for layout, body_plan in zip(layouts, plans):
+            parameters, results = layout.graph.parameters(), layout.graph.results()
+            write_port_map(
+                self.xml,
+                layout,
+                node.num_inputs(),
+                lambda i, p=body_plan, nodes=parameters: p.layer_of[nodes[i].id],  # type: ignore[misc]
+                lambda i, p=body_plan, nodes=results: p.layer_of[nodes[i].id],  # type: ignore[misc]
+            )
         self.write_ports(node)
+        for layout, body_plan in zip(layouts, plans):
+            self.xml.open(layout.tag)
+            self.write_graph(layout.graph, body_plan)
+            self.xml.close(layout.tag)
         self.xml.close("layer")
 
     def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:

@@ -1,3 +1,275 @@
-"""control_flow ops."""
+"""Control-flow ops: If-8, Loop-5, TensorIterator-1.
 
-OPS: tuple[type, ...] = ()
+Each holds its body graph(s) as ``irconv.graph.Graph`` fields kept out of ``<data>``
+(``emit=False``); the IR emitter writes them as ``<body>`` / ``<then_body>`` /
+``<else_body>`` with the port maps below. Port maps refer to body Parameters and
+Results by position in ``body.parameters()`` / ``body.results()`` (creation order),
+as OpenVINO's own input/output descriptions do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from irconv.errors import ConversionError
+from irconv.graph import Graph
+from irconv.ops import Op, Parameter, attr
+from irconv.types import Dim, ElementType, MaybeShape
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+@dataclass(frozen=True)
+class SliceSpec:
+    """An input cut into parts along ``axis`` per iteration, or an output concatenated so.
+
+    ``start``/``end`` are inclusive-exclusive positions on the axis, negative ones counted
+    from one past the end (``end=-1`` is the full length); ``stride`` may be negative to
+    walk backwards.
+    """
+
+    axis: int
+    start: int = 0
+    stride: int = 1
+    part_size: int = 1
+    end: int = -1
+
+    def iterations(self, length: Dim) -> Dim:
+        """How many parts a tensor of ``length`` along the axis gives (None when unknown)."""
+        if length is None:
+            return None
+        start = self.start + length + 1 if self.start < 0 else self.start
+        end = self.end + length + 1 if self.end < 0 else self.end
+        return abs(end - start) // abs(self.stride)
+
+
+@dataclass(frozen=True)
+class BodyInput:
+    """Outer input ``external`` feeds body parameter number ``parameter`` (sliced or whole)."""
+
+    external: int
+    parameter: int
+    sliced: SliceSpec | None = None
+
+
+@dataclass(frozen=True)
+class BodyOutput:
+    """Body result number ``result`` gives outer output ``external`` (last value or concatenated)."""
+
+    external: int
+    result: int
+    concatenated: SliceSpec | None = None
+
+
+@dataclass(frozen=True)
+class BackEdge:
+    """After each iteration, body result ``result`` becomes body parameter ``parameter``."""
+
+    result: int
+    parameter: int
+
+
+def _merge_dims(a: MaybeShape, b: MaybeShape) -> MaybeShape:
+    """The shape both may have: equal dims kept, others dynamic; different ranks -> None."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _axis(axis: int, shape: MaybeShape, where: str) -> int:
+    if shape is None:
+        return axis
+    rank = len(shape)
+    if not -rank <= axis < rank:
+        raise ConversionError(f"{where}: axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def _set_parameter(body: Graph, index: int, shape: MaybeShape, element_type: ElementType, where: str) -> None:
+    parameters = body.parameters()
+    if not 0 <= index < len(parameters):
+        raise ConversionError(f"{where}: the body has no parameter number {index} (it has {len(parameters)})")
+    op = parameters[index].op
+    assert isinstance(op, Parameter)
+    if op.shape != shape or op.element_type != element_type:
+        op.shape = shape
+        op.element_type = element_type
+
+
+def _result_data(body: Graph, index: int, where: str):  # type: ignore[no-untyped-def]
+    results = body.results()
+    if not 0 <= index < len(results):
+        raise ConversionError(f"{where}: the body has no result number {index} (it has {len(results)})")
+    return results[index].in_port(0).data
+
+
+def _infer_body(body: Graph) -> None:
+    from irconv.pipeline.infer import infer_graph
+
+    infer_graph(body)
+
+
+def _feed_inputs(node: Node, body: Graph, inputs: Sequence[BodyInput]) -> None:
+    where = f"{node.name} ({node.op.describe()})"
+    for item in inputs:
+        data = node.in_port(item.external).data
+        shape = data.get_shape()
+        if item.sliced is not None and shape is not None:
+            axis = _axis(item.sliced.axis, shape, where)
+            shape = tuple(abs(item.sliced.part_size) if i == axis else d for i, d in enumerate(shape))
+        _set_parameter(body, item.parameter, shape, data.get_type(), where)
+
+
+def _iterate_body(node: Node, body: Graph, inputs: Sequence[BodyInput], back_edges: Sequence[BackEdge]) -> None:
+    """Infer the body; widen merged parameters whose back edge brings a different shape."""
+    _feed_inputs(node, body, inputs)
+    _infer_body(body)
+    where = f"{node.name} ({node.op.describe()})"
+    for _ in range(2):
+        changed = False
+        for edge in back_edges:
+            param = body.parameters()[edge.parameter].op
+            assert isinstance(param, Parameter)
+            result = _result_data(body, edge.result, where)
+            merged = _merge_dims(param.shape, result.get_shape())
+            if merged != param.shape:
+                param.shape = merged
+                changed = True
+        if not changed:
+            return
+        _infer_body(body)
+
+
+def _set_outputs(node: Node, body: Graph, outputs: Sequence[BodyOutput], iterations: Dim) -> None:
+    where = f"{node.name} ({node.op.describe()})"
+    for item in outputs:
+        data = _result_data(body, item.result, where)
+        shape = data.get_shape()
+        if item.concatenated is not None and shape is not None:
+            axis = _axis(item.concatenated.axis, shape, where)
+            part = shape[axis]
+            total = None if part is None or iterations is None else part * iterations
+            shape = tuple(total if i == axis else d for i, d in enumerate(shape))
+        out = node.out_port(item.external).data
+        out.set_shape(shape)
+        out.set_type(data.get_type())
+
+
+@dataclass(eq=False)
+class TensorIterator(Op):
+    """Runs ``body`` once per slice of its sliced inputs."""
+
+    type = "TensorIterator"
+    version = 1
+
+    body: Graph = attr(factory=Graph, emit=False)
+    input_map: tuple[BodyInput, ...] = attr((), emit=False)
+    output_map: tuple[BodyOutput, ...] = attr((), emit=False)
+    back_edges: tuple[BackEdge, ...] = attr((), emit=False)
+
+    def num_outputs(self) -> int:
+        return max((o.external for o in self.output_map), default=-1) + 1
+
+    def iterations(self, node: Node) -> Dim:
+        counts = set()
+        for item in self.input_map:
+            if item.sliced is None:
+                continue
+            shape = node.in_port(item.external).data.get_shape()
+            if shape is None:
+                return None
+            axis = _axis(item.sliced.axis, shape, node.name)
+            counts.add(item.sliced.iterations(shape[axis]))
+        return counts.pop() if len(counts) == 1 else None
+
+    def infer(self, node: Node) -> None:
+        _iterate_body(node, self.body, self.input_map, self.back_edges)
+        _set_outputs(node, self.body, self.output_map, self.iterations(node))
+
+
+@dataclass(eq=False)
+class Loop(Op):
+    """Runs ``body`` while the condition holds, at most ``trip count`` times.
+
+    Inputs 0 and 1 are the trip count and the initial condition; ``current_iteration``
+    is the body parameter receiving the iteration number (-1: none) and
+    ``condition_output`` the body result giving the next condition.
+    """
+
+    type = "Loop"
+    version = 5
+
+    body: Graph = attr(factory=Graph, emit=False)
+    input_map: tuple[BodyInput, ...] = attr((), emit=False)
+    output_map: tuple[BodyOutput, ...] = attr((), emit=False)
+    back_edges: tuple[BackEdge, ...] = attr((), emit=False)
+    current_iteration: int = attr(-1, emit=False)
+    condition_output: int = attr(-1, emit=False)
+
+    def num_outputs(self) -> int:
+        return max((o.external for o in self.output_map), default=-1) + 1
+
+    def iterations(self, node: Node) -> Dim:
+        """The trip count when it is constant and the body's condition is constant true."""
+        trip = node.input_value(0)
+        if trip is None or int(trip.reshape(-1)[0]) < 0:
+            return None
+        if self.condition_output >= 0:
+            condition = _result_data(self.body, self.condition_output, node.name).get_value()
+            if condition is None or not bool(condition.reshape(-1)[0]):
+                return None
+        initial = node.input_value(1) if node.has_input(1) else None
+        if initial is not None and not bool(initial.reshape(-1)[0]):
+            return 0
+        return int(trip.reshape(-1)[0])
+
+    def infer(self, node: Node) -> None:
+        _iterate_body(node, self.body, self.input_map, self.back_edges)
+        _set_outputs(node, self.body, self.output_map, self.iterations(node))
+
+
+@dataclass(eq=False)
+class If(Op):
+    """Runs ``then_body`` or ``else_body`` on input 0's boolean value."""
+
+    type = "If"
+    version = 8
+
+    then_body: Graph = attr(factory=Graph, emit=False)
+    else_body: Graph = attr(factory=Graph, emit=False)
+    then_inputs: tuple[BodyInput, ...] = attr((), emit=False)
+    else_inputs: tuple[BodyInput, ...] = attr((), emit=False)
+    then_outputs: tuple[BodyOutput, ...] = attr((), emit=False)
+    else_outputs: tuple[BodyOutput, ...] = attr((), emit=False)
+
+    def num_outputs(self) -> int:
+        return max((o.external for o in (*self.then_outputs, *self.else_outputs)), default=-1) + 1
+
+    def infer(self, node: Node) -> None:
+        where = f"{node.name} ({self.describe()})"
+        _feed_inputs(node, self.then_body, self.then_inputs)
+        _feed_inputs(node, self.else_body, self.else_inputs)
+        _infer_body(self.then_body)
+        _infer_body(self.else_body)
+        then_by_port = {o.external: _result_data(self.then_body, o.result, where) for o in self.then_outputs}
+        else_by_port = {o.external: _result_data(self.else_body, o.result, where) for o in self.else_outputs}
+        condition = node.input_value(0)
+        for port in range(self.num_outputs()):
+            a, b = then_by_port.get(port), else_by_port.get(port)
+            if a is None or b is None:
+                raise ConversionError(f"{where}: output {port} is not produced by both branches")
+            if condition is not None:
+                chosen = a if bool(condition.reshape(-1)[0]) else b
+                shape, element_type = chosen.get_shape(), chosen.get_type()
+            else:
+                shape = _merge_dims(a.get_shape(), b.get_shape())
+                element_type = a.get_type() if a.get_type() == b.get_type() else ElementType.dynamic
+            out = node.out_port(port).data
+            out.set_shape(shape)
+            out.set_type(element_type)
+
+
+OPS: tuple[type, ...] = (TensorIterator, Loop, If)

@@ -1,0 +1,117 @@
+"""Extractors for If, Loop and TensorIterator layers: bodies and port maps back into ops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from irconv.errors import ConversionError
+from irconv.graph import Graph, Node
+from irconv.ops import Op, SourceOp
+from irconv.pipeline.context import ExtractContext
+from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
+
+from irconv_ir.ir_model import IrLayer
+from irconv_ir.reader import LAYER_NODES
+
+Extract = Callable[[Node, ExtractContext], Op]
+
+
+class _BodyIndex:
+    """Body layer ids -> positions among the body's Parameters and Results."""
+
+    def __init__(self, body: Graph, where: str) -> None:
+        self.where = where
+        nodes = body.meta.get(LAYER_NODES, {})
+        parameter_pos = {n.id: i for i, n in enumerate(body.parameters())}
+        result_pos = {n.id: i for i, n in enumerate(body.results())}
+        self.parameters = {lid: parameter_pos[nid] for lid, nid in nodes.items() if nid in parameter_pos}
+        self.results = {lid: result_pos[nid] for lid, nid in nodes.items() if nid in result_pos}
+
+    def parameter(self, layer_id: int) -> int:
+        if layer_id not in self.parameters:
+            raise ConversionError(f"{self.where}: port map names body layer {layer_id}, which is not a Parameter")
+        return self.parameters[layer_id]
+
+    def result(self, layer_id: int) -> int:
+        if layer_id not in self.results:
+            raise ConversionError(f"{self.where}: port map names body layer {layer_id}, which is not a Result")
+        return self.results[layer_id]
+
+
+def _slice(attributes: dict[str, str]) -> SliceSpec | None:
+    if "axis" not in attributes:
+        return None
+    return SliceSpec(
+        axis=int(attributes["axis"]),
+        start=int(attributes.get("start", "0")),
+        stride=int(attributes.get("stride", "1")),
+        part_size=int(attributes.get("part_size", "1")),
+        end=int(attributes.get("end", "-1")),
+    )
+
+
+def _port_map(layer: IrLayer, tag: str, index: _BodyIndex):  # type: ignore[no-untyped-def]
+    """(inputs, outputs, current_iteration, condition_output) of one port map."""
+    inputs: list[BodyInput] = []
+    outputs: list[BodyOutput] = []
+    current_iteration = condition_output = -1
+    input_count = len(layer.inputs)
+    for kind, attributes in layer.port_maps.get(tag, []):
+        external = int(attributes["external_port_id"])
+        internal = int(attributes["internal_layer_id"])
+        purpose = attributes.get("purpose", "")
+        if kind == "input":
+            if purpose == "current_iteration":
+                current_iteration = index.parameter(internal)
+            else:
+                inputs.append(BodyInput(external, index.parameter(internal), _slice(attributes)))
+        elif kind == "output":
+            if purpose == "execution_condition":
+                condition_output = index.result(internal)
+            else:
+                outputs.append(BodyOutput(external - input_count, index.result(internal), _slice(attributes)))
+    return tuple(inputs), tuple(outputs), current_iteration, condition_output
+
+
+def _source(node: Node) -> tuple[SourceOp, IrLayer, str]:
+    op = node.op
+    assert isinstance(op, SourceOp)
+    return op, op.source, f"IR layer {node.name!r} ({op.op_type})"
+
+
+def _body(op: SourceOp, tag: str, where: str) -> Graph:
+    if tag not in op.bodies:
+        raise ConversionError(f"{where}: the layer has no <{tag}>")
+    return op.bodies[tag]
+
+
+def _looping(op_class: type[Op]) -> Extract:
+    def extract(node: Node, ctx: ExtractContext) -> Op:
+        op, layer, where = _source(node)
+        body = _body(op, "body", where)
+        index = _BodyIndex(body, where)
+        inputs, outputs, current_iteration, condition_output = _port_map(layer, "port_map", index)
+        back_edges = tuple(BackEdge(index.result(src), index.parameter(dst)) for src, dst in layer.back_edges)
+        if op_class is Loop:
+            return Loop(body, inputs, outputs, back_edges, current_iteration, condition_output)
+        return TensorIterator(body, inputs, outputs, back_edges)
+
+    return extract
+
+
+def _conditional(op_class: type[Op]) -> Extract:
+    def extract(node: Node, ctx: ExtractContext) -> Op:
+        op, layer, where = _source(node)
+        then_body, else_body = _body(op, "then_body", where), _body(op, "else_body", where)
+        then_in, then_out, _, _ = _port_map(layer, "then_port_map", _BodyIndex(then_body, where))
+        else_in, else_out, _, _ = _port_map(layer, "else_port_map", _BodyIndex(else_body, where))
+        return If(then_body, else_body, then_in, else_in, then_out, else_out)
+
+    return extract
+
+
+CONTROL_FLOW_EXTRACTORS: dict[str, Callable[[type[Op]], Extract]] = {
+    "Loop": _looping,
+    "TensorIterator": _looping,
+    "If": _conditional,
+}

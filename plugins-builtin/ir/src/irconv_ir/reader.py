@@ -1,0 +1,207 @@
+"""Build an irconv graph from a parsed IR: the ``load_model`` side of the plugin.
+
+Parameters, Consts and Results become their structural ops directly; every other layer
+becomes a ``SourceOp(framework="ir")`` that the generic extractors turn back into the
+opset op class. Const values are views into a read-only memory map of the ``.bin``
+(no copy). A decompression ``Convert`` fed by an f16 Const is read back as the f32
+Const it was compressed from, so re-emitting reproduces the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from irconv.errors import ModelFileError
+from irconv.graph import Graph, OutPort
+from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.pipeline.options import ConversionOptions
+from irconv.types import ElementType
+
+from irconv_ir.attributes import parse_shape
+from irconv_ir.ir_model import IrLayer, IrNet, parse_ir
+
+FRAMEWORK = "ir"
+#: ``graph.meta`` key: IR layer id -> node id, for port maps that name body layers.
+LAYER_NODES = "ir.layer_nodes"
+
+
+def sniff_ir(path: Path) -> bool:
+    """An ``.xml`` whose first bytes hold a ``<net`` element."""
+    if path.is_dir() or path.suffix.lower() != ".xml":
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    return b"<net" in head
+
+
+def load_ir(path: Path, options: ConversionOptions) -> Graph:
+    """Read ``<stem>.xml`` and its ``<stem>.bin`` (or ``options.weights``)."""
+    net = parse_ir(path)
+    bin_path = options.weights or path.with_suffix(".bin")
+    weights = _map_weights(bin_path) if bin_path.exists() else None
+    return GraphReader(path, weights).build(net)
+
+
+def _map_weights(path: Path) -> np.ndarray:
+    if path.stat().st_size == 0:
+        return np.zeros(0, np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r")
+
+
+class GraphReader:
+    """Turns ``IrNet`` records (the main graph and bodies) into graphs."""
+
+    def __init__(self, path: Path, weights: np.ndarray | None) -> None:
+        self.path = path
+        self.weights = weights
+
+    def build(self, net: IrNet, name: str | None = None) -> Graph:
+        graph = Graph(name or net.name, FRAMEWORK)
+        by_id = {layer.id: layer for layer in net.layers}
+        sources: dict[int, dict[int, tuple[int, int]]] = {}  # to-layer -> to-port -> (from-layer, from-port)
+        users: dict[tuple[int, int], int] = {}
+        for edge in net.edges:
+            if edge.from_layer not in by_id or edge.to_layer not in by_id:
+                raise ModelFileError(f"{self.path}: an edge refers to a missing layer ({edge})")
+            sources.setdefault(edge.to_layer, {})[edge.to_port] = (edge.from_layer, edge.from_port)
+            users[(edge.from_layer, edge.from_port)] = users.get((edge.from_layer, edge.from_port), 0) + 1
+
+        folded = self._decompressions(net, by_id, sources, users)
+        outputs: dict[tuple[int, int], OutPort] = {}
+        layer_nodes: dict[int, int] = {}
+        graph.meta[LAYER_NODES] = layer_nodes
+        for layer in self._topological(net, sources):
+            if layer.id in folded.values():
+                continue
+            feeds = sources.get(layer.id, {})
+            if layer.id in folded:
+                const_layer = by_id[folded[layer.id]]
+                value = self._const_value(const_layer).astype(np.float32)
+                node = graph.add_node(Const(value), layer.name)
+                self._name_outputs(node.out_port(0), layer.outputs[0].names if layer.outputs else [])
+                outputs[(layer.id, layer.outputs[0].id if layer.outputs else 1)] = node.out_port(0)
+                continue
+            inputs: list[OutPort | None] = []
+            for index, port in enumerate(layer.inputs):
+                feed = feeds.get(port.id)
+                if feed is None:
+                    raise ModelFileError(f"{self.path}: {layer.where()} input port {port.id} has no edge")
+                if feed not in outputs:
+                    raise ModelFileError(f"{self.path}: {layer.where()} is fed by unknown port {feed}")
+                inputs.append(outputs[feed])
+            node = graph.add_node(self._op(layer), layer.name, inputs)
+            layer_nodes[layer.id] = node.id
+            for index, port in enumerate(layer.outputs):
+                self._name_outputs(node.out_port(index), port.names)
+                outputs[(layer.id, port.id)] = node.out_port(index)
+        return graph
+
+    def _topological(self, net: IrNet, sources: dict[int, dict[int, tuple[int, int]]]) -> list[IrLayer]:
+        """Layers in file order when that is already topological (it is for emitted IRs)."""
+        seen: set[int] = set()
+        in_order = True
+        for layer in net.layers:
+            if any(src[0] not in seen for src in sources.get(layer.id, {}).values()):
+                in_order = False
+                break
+            seen.add(layer.id)
+        if in_order:
+            return net.layers
+        by_id = {layer.id: layer for layer in net.layers}
+        placed: set[int] = set()
+        ordered: list[IrLayer] = []
+
+        def visit(layer_id: int, trail: tuple[int, ...]) -> None:
+            if layer_id in placed:
+                return
+            if layer_id in trail:
+                raise ModelFileError(f"{self.path}: the layers form a cycle through layer {layer_id}")
+            for src, _ in sorted(sources.get(layer_id, {}).values()):
+                visit(src, (*trail, layer_id))
+            placed.add(layer_id)
+            ordered.append(by_id[layer_id])
+
+        for layer in sorted(net.layers, key=lambda item: item.id):
+            visit(layer.id, ())
+        return ordered
+
+    def _decompressions(
+        self,
+        net: IrNet,
+        by_id: dict[int, IrLayer],
+        sources: dict[int, dict[int, tuple[int, int]]],
+        users: dict[tuple[int, int], int],
+    ) -> dict[int, int]:
+        """Decompression Converts whose f16 Const feeds nothing else: Convert id -> Const id."""
+        folded: dict[int, int] = {}
+        for layer in net.layers:
+            if layer.type != "Convert" or "decompression" not in layer.rt_info or layer.data.get("destination_type") != "f32":
+                continue
+            feed = sources.get(layer.id, {})
+            if len(feed) != 1:
+                continue
+            (src_layer, src_port), = feed.values()
+            const = by_id[src_layer]
+            if const.type == "Const" and const.data.get("element_type") == "f16" and users[(src_layer, src_port)] == 1:
+                folded[layer.id] = src_layer
+        return folded
+
+    def _op(self, layer: IrLayer):  # type: ignore[no-untyped-def]
+        if layer.type == "Parameter":
+            try:
+                shape = parse_shape(layer.data.get("shape", "..."))
+                element_type = ElementType.parse(layer.data.get("element_type", "f32"))
+            except ValueError as exc:
+                raise ModelFileError(f"{self.path}: {layer.where()}: {exc}") from None
+            return Parameter(shape, element_type)
+        if layer.type == "Const":
+            return Const(self._const_value(layer))
+        if layer.type == "Result":
+            return Result()
+        version = layer.version
+        opset = int(version[5:]) if version.startswith("opset") and version[5:].isdigit() else 1
+        bodies = {tag: self.build(body, f"{layer.name}/{tag}") for tag, body in layer.bodies.items()}
+        return SourceOp(
+            framework=FRAMEWORK,
+            op_type=layer.type,
+            domain="" if version.startswith("opset") else version,
+            opset_version=opset,
+            n_outputs=len(layer.outputs),
+            source=layer,
+            bodies=bodies,
+        )
+
+    def _const_value(self, layer: IrLayer) -> np.ndarray:
+        where = f"{self.path}: {layer.where()}"
+        try:
+            element_type = ElementType.parse(layer.data["element_type"])
+            shape = parse_shape(layer.data.get("shape", ""))
+            offset = int(layer.data["offset"])
+            size = int(layer.data["size"])
+        except (KeyError, ValueError) as exc:
+            raise ModelFileError(f"{where}: bad Const attributes {layer.data} ({exc})") from None
+        if shape is None or any(d is None for d in shape):
+            raise ModelFileError(f"{where}: a Const needs a static shape, got {layer.data.get('shape')!r}")
+        if self.weights is None:
+            raise ModelFileError(f"{where}: the weights file {self.path.with_suffix('.bin')} is missing")
+        if offset < 0 or offset + size > self.weights.size:
+            raise ModelFileError(
+                f"{where}: bytes {offset}..{offset + size} lie outside the weights file ({self.weights.size} bytes)"
+            )
+        dtype = element_type.numpy
+        count = int(np.prod(shape, dtype=np.int64))
+        if count * dtype.itemsize != size:
+            raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
+        raw = self.weights[offset : offset + size]
+        storage = np.uint8 if dtype == np.bool_ else dtype
+        value = np.frombuffer(raw, dtype=np.dtype(storage).newbyteorder("<"), count=count)
+        if dtype == np.bool_:
+            value = value.astype(np.bool_)
+        return value.reshape(shape)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _name_outputs(port: OutPort, names: list[str]) -> None:
+        for name in names:
+            port.data.add_name(name)
