@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
 from irconv.graph import Node
 from irconv.ops import Op, attr
 from irconv.types import ElementType
@@ -48,8 +47,10 @@ class Add(Op):
 
     def infer(self, node: Node) -> None:
         a, b = node.in_port(0).data.get_shape(), node.in_port(1).data.get_shape()
-        shape = None if a is None or b is None else np.broadcast_shapes(
-            tuple(1 if d is None else d for d in a), tuple(1 if d is None else d for d in b)
+        shape = (
+            None
+            if a is None or b is None
+            else np.broadcast_shapes(tuple(1 if d is None else d for d in a), tuple(1 if d is None else d for d in b))
         )
         node.out_port(0).data.set_shape(shape)
         node.out_port(0).data.set_type(node.in_port(0).data.get_type())

@@ -1,8 +1,8 @@
 """A toy framework for pipeline tests: one text line per node.
 
-    input x 1,3,8,8        -> Parameter (dims, ? for dynamic)
-    op r1 MyRelu x         -> SourceOp "MyRelu" fed by x
-    output y r1            -> Result of tensor r1, named y
+input x 1,3,8,8        -> Parameter (dims, ? for dynamic)
+op r1 MyRelu x         -> SourceOp "MyRelu" fed by x
+output y r1            -> Result of tensor r1, named y
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from core_toy_ops import Add, Relu, ShapeOf
-
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
 from irconv.pipeline.context import EmitContext

@@ -2,7 +2,6 @@ import json
 
 import pytest
 from core_toy_plugin import ToyPlugin
-
 from irconv.cli import convert_cmd, listing
 from irconv.cli.main import main
 from irconv.plugins import PluginHost

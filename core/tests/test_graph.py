@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 from core_toy_ops import Add, Relu, Split2
-
 from irconv.errors import GraphError
 from irconv.graph import Graph
 from irconv.ops import Const, Parameter, Result

@@ -1,5 +1,4 @@
 import pytest
-
 from irconv.errors import UserError
 from irconv.pipeline import ConversionOptions, InputSpec
 from irconv.types import ElementType

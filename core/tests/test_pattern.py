@@ -1,5 +1,4 @@
 from core_toy_ops import Add, Multiply, Relu, Sigmoid
-
 from irconv.graph import any_, const, find_matches, match_at, op
 from irconv.testing import GraphBuilder
 

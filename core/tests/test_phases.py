@@ -1,6 +1,5 @@
 import pytest
 from core_toy_ops import Relu
-
 from irconv.errors import ConversionError, GraphError
 from irconv.ops import Parameter
 from irconv.pipeline import ConversionOptions, TransformContext, infer_graph

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from core_toy_ops import Add, Reshape, ShapeOf
 from core_toy_plugin import ToyPlugin
-
 from irconv.errors import ConversionError, UnsupportedOpsError, UserError
 from irconv.ops import Const
 from irconv.pipeline import ConversionOptions, convert, infer_graph, save

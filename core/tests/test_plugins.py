@@ -2,7 +2,6 @@ import sys
 import textwrap
 
 import pytest
-
 from irconv.errors import PluginError
 from irconv.plugins import Emitter, Extractor, Loader, PluginHost, Transform, hookimpl, opsets
 from irconv.plugins.records import Phase
@@ -165,13 +164,15 @@ def fake_distributions(tmp_path, monkeypatch):
     """Two installed distributions: one plugin that works, one that fails to import."""
     site = tmp_path / "site"
     site.mkdir()
-    (site / "good_irconv_plugin.py").write_text(textwrap.dedent("""
+    (site / "good_irconv_plugin.py").write_text(
+        textwrap.dedent("""
         from irconv.plugins import Extractor, hookimpl
 
         @hookimpl
         def extract_op():
             return [Extractor("toy", "Thing", lambda node, ctx: None)]
-    """))
+    """)
+    )
     (site / "broken_irconv_plugin.py").write_text("import module_that_does_not_exist\n")
     for dist, module in (("irconv-good", "good_irconv_plugin"), ("irconv-broken", "broken_irconv_plugin")):
         info = site / f"{dist.replace('-', '_')}-1.2.dist-info"

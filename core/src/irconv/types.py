@@ -7,13 +7,12 @@ A shape is a tuple of dimensions where ``None`` is a dynamic dimension; a shape 
 from __future__ import annotations
 
 import enum
-from typing import Optional, Tuple
 
 import numpy as np
 
-Dim = Optional[int]
-Shape = Tuple[Dim, ...]
-MaybeShape = Optional[Shape]
+Dim = int | None
+Shape = tuple[Dim, ...]
+MaybeShape = Shape | None
 
 
 class ElementType(enum.Enum):

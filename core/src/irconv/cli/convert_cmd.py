@@ -20,18 +20,47 @@ def add_parser(commands: Any) -> None:
     p.add_argument("model", type=Path, help="model file (or SavedModel directory)")
     p.add_argument("-o", dest="out", type=Path, help="output .xml path (default: ./<model name>.xml)")
     p.add_argument("--framework", help="framework of the model, when it cannot be recognised")
-    p.add_argument("--input", dest="inputs", action="append", default=[], metavar="NAME[SHAPE]{TYPE}",
-                   help="override an input's shape/type, e.g. data[1,3,224,224]{f32}; repeatable")
-    p.add_argument("--output", dest="outputs", action="append", default=[], metavar="NAMES",
-                   help="comma-separated tensor names to make the model outputs (cuts the graph)")
-    p.add_argument("--static-shape", action="store_true",
-                   help="fold shape sub-graphs into constants (the IR is no longer reshapeable)")
-    p.add_argument("--compress-to-fp16", action=argparse.BooleanOptionalAction, default=True,
-                   help="store float weights as f16 with a decompression Convert (default: on)")
-    p.add_argument("--disable-transform", action="append", default=[], metavar="ID",
-                   help="skip a transform by id (see `irconv transforms`); repeatable")
-    p.add_argument("--disable-plugin", action="append", default=[], metavar="NAME",
-                   help="do not load a plugin (entry-point or distribution name); repeatable")
+    p.add_argument(
+        "--input",
+        dest="inputs",
+        action="append",
+        default=[],
+        metavar="NAME[SHAPE]{TYPE}",
+        help="override an input's shape/type, e.g. data[1,3,224,224]{f32}; repeatable",
+    )
+    p.add_argument(
+        "--output",
+        dest="outputs",
+        action="append",
+        default=[],
+        metavar="NAMES",
+        help="comma-separated tensor names to make the model outputs (cuts the graph)",
+    )
+    p.add_argument(
+        "--static-shape",
+        action="store_true",
+        help="fold shape sub-graphs into constants (the IR is no longer reshapeable)",
+    )
+    p.add_argument(
+        "--compress-to-fp16",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="store float weights as f16 with a decompression Convert (default: on)",
+    )
+    p.add_argument(
+        "--disable-transform",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="skip a transform by id (see `irconv transforms`); repeatable",
+    )
+    p.add_argument(
+        "--disable-plugin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do not load a plugin (entry-point or distribution name); repeatable",
+    )
     p.add_argument("--strict-plugins", action="store_true", help="a plugin that fails to import is fatal")
     p.add_argument("--weights", type=Path, help="weights file (Caffe .caffemodel)")
     p.add_argument("--proto", type=Path, help="topology file when MODEL is the weights (Caffe .prototxt)")
@@ -40,8 +69,13 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--layout-inputs", choices=["nchw"], help="give NHWC models NCHW inputs and outputs")
     p.add_argument("--disable-nhwc-to-nchw", action="store_true", help="keep NHWC ops (no layout change)")
     p.add_argument("--format", dest="output_format", default="ir11", help="output format (default: ir11)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="a plugin-specific option, e.g. caffe.custom_layers=map.xml; repeatable")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a plugin-specific option, e.g. caffe.custom_layers=map.xml; repeatable",
+    )
     p.add_argument("--debug", action="store_true", help="tracebacks and graph checks after every transform")
     p.set_defaults(run=run)
 

@@ -58,26 +58,28 @@ def run_plugins(args: argparse.Namespace) -> int:
 def run_transforms(args: argparse.Namespace) -> int:
     registry = _host(args).registry()
     phases = [Phase(args.phase)] if args.phase else list(Phase)
-    entries = []
+    entries: list[dict[str, Any]] = []
     for phase in phases:
         for position, provided in enumerate(registry.plan(phase), 1):
             t = provided.item
-            entries.append({
-                "phase": phase.value,
-                "position": position,
-                "id": t.id,
-                "enabled": t.enabled,
-                "run_after": list(t.run_after),
-                "run_before": list(t.run_before),
-                "plugin": provided.plugin.name,
-                "distribution": provided.plugin.distribution,
-                "description": t.summary(),
-            })
+            entries.append(
+                {
+                    "phase": phase.value,
+                    "position": position,
+                    "id": t.id,
+                    "enabled": t.enabled,
+                    "run_after": list(t.run_after),
+                    "run_before": list(t.run_before),
+                    "plugin": provided.plugin.name,
+                    "distribution": provided.plugin.distribution,
+                    "description": t.summary(),
+                }
+            )
     if args.json:
         print(json.dumps(entries, indent=2))
         return 0
     rows = [
-        [e["phase"], e["position"], e["id"] + ("" if e["enabled"] else " (off)"), e["plugin"], e["description"]]
+        [e["phase"], e["position"], f"{e['id']}{'' if e['enabled'] else ' (off)'}", e["plugin"], e["description"]]
         for e in entries
     ]
     print_table(["phase", "#", "transform", "plugin", "what it does"], rows)
@@ -106,7 +108,13 @@ def run_ops(args: argparse.Namespace) -> int:
         print_table(["op", "version", "in opsets", "plugin"], rows)
     else:
         rows = [
-            [e["framework"], (e["domain"] + "::" if e["domain"] else "") + e["op"], e["opsets"], e["produces"], e["plugin"]]
+            [
+                e["framework"],
+                (e["domain"] + "::" if e["domain"] else "") + e["op"],
+                e["opsets"],
+                e["produces"],
+                e["plugin"],
+            ]
             for e in entries
         ]
         print_table(["framework", "op", "opsets", "becomes", "plugin"], rows)

@@ -151,7 +151,10 @@ def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) ->
     orders = permutations(range(len(sources))) if pattern.commutative else [range(len(sources))]
     for order in orders:
         yield from _match_inputs(
-            [pattern.inputs[i] for i in order], sources, 0, current  # type: ignore[arg-type]
+            [pattern.inputs[i] for i in order],
+            sources,
+            0,
+            current,  # type: ignore[arg-type]
         )
 
 

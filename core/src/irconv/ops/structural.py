@@ -30,10 +30,7 @@ class Parameter(Op):
     element_type: ElementType = attr(ElementType.f32)
 
     def ir_attributes(self) -> dict[str, str]:
-        if self.shape is None:
-            shape = "..."
-        else:
-            shape = ",".join("?" if d is None else str(d) for d in self.shape)
+        shape = "..." if self.shape is None else ",".join("?" if d is None else str(d) for d in self.shape)
         return {"shape": shape, "element_type": self.element_type.value}
 
     def infer(self, node: Node) -> None:

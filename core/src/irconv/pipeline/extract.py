@@ -5,7 +5,7 @@ All unsupported ops are found first and reported together, before any node chang
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from irconv.errors import ConversionError, IrconvError, UnsupportedOpsError
@@ -94,7 +94,7 @@ def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) 
         _apply_result(graph, node, op, result)
 
 
-def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | list[OutPort] | tuple[OutPort, ...]) -> None:
+def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:
     if isinstance(result, Op):
         node.op = result
         return

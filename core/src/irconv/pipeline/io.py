@@ -69,6 +69,6 @@ def cut_outputs(graph: Graph, options: ConversionOptions) -> None:
     for result in graph.results():
         result.in_port(0).disconnect()
         graph.remove_node(result)
-    for name, port in zip(options.outputs, ports):
+    for name, port in zip(options.outputs, ports, strict=False):
         graph.add_node(Result(), f"{name}/sink", [port])
     graph.clean_up()

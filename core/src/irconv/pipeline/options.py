@@ -42,7 +42,9 @@ class InputSpec:
             try:
                 element_type = ElementType.parse(found["type"])
             except ValueError:
-                raise UserError(f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)") from None
+                raise UserError(
+                    f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)"
+                ) from None
         return cls(found["name"].strip(), shape, element_type, found["shape"] is not None)
 
 

@@ -57,8 +57,7 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         dist = KNOWN_FRONT_ENDS.get(options.framework, f"a plugin providing a {options.framework!r} loader")
         installed = ", ".join(registry.frameworks()) or "none"
         raise ModelFileError(
-            f"no loader for framework {options.framework!r} is installed (installed: {installed}); "
-            f"install {dist}"
+            f"no loader for framework {options.framework!r} is installed (installed: {installed}); install {dist}"
         )
     for provided in registry.loaders:
         if provided.item.accepts(path):
@@ -66,7 +65,9 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
     tried = ", ".join(f"{p.item.framework} ({p.plugin.label()})" for p in registry.loaders) or "none installed"
     guess = _guess_framework(path)
     if guess and guess not in registry.frameworks():
-        hint = f"it looks like {guess} format: install {KNOWN_FRONT_ENDS[guess]} (pip install {KNOWN_FRONT_ENDS[guess]})"
+        hint = (
+            f"it looks like {guess} format: install {KNOWN_FRONT_ENDS[guess]} (pip install {KNOWN_FRONT_ENDS[guess]})"
+        )
     else:
         hint = "name the framework with --framework, or install the plugin for this format"
     raise ModelFileError(f"no installed loader recognises {path} (loaders tried: {tried}); {hint}")
@@ -78,9 +79,7 @@ def _guess_framework(path: Path) -> str | None:
     return _SUFFIX_HINTS.get(path.suffix.lower())
 
 
-def convert(
-    path: Path, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None
-) -> Graph:
+def convert(path: Path, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None) -> Graph:
     """Run every phase up to (not including) emit and return the finished graph."""
     report = report if report is not None else ConversionReport()
     registry = host.registry()

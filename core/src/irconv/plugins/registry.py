@@ -61,9 +61,7 @@ class Registry:
             for transform, info in _collect(pm, hook, infos, Transform):
                 if transform.id in transform_owner:
                     other = transform_owner[transform.id].plugin
-                    raise PluginError(
-                        f"transform id {transform.id!r} provided by {other.label()} and {info.label()}"
-                    )
+                    raise PluginError(f"transform id {transform.id!r} provided by {other.label()} and {info.label()}")
                 entry = Provided(transform, info)
                 transform_owner[transform.id] = entry
                 provided.append(entry)
@@ -176,9 +174,7 @@ def order_transforms(provided: list[Provided[Transform]]) -> list[Provided[Trans
                 heapq.heappush(ready, user)
     if len(ordered) != len(by_id):
         cycle = _find_cycle(after, {tid for tid, n in waiting.items() if n > 0})
-        raise PluginError(
-            "transform order has a cycle: " + " -> ".join(cycle) + " (check their run_after/run_before)"
-        )
+        raise PluginError("transform order has a cycle: " + " -> ".join(cycle) + " (check their run_after/run_before)")
     return [by_id[tid] for tid in ordered]
 
 
@@ -191,4 +187,4 @@ def _find_cycle(after: dict[str, set[str]], stuck: set[str]) -> list[str]:
         seen[tid] = len(path)
         path.append(tid)
         tid = min(dep for dep in after[tid] if dep in stuck)
-    return path[seen[tid]:] + [tid]
+    return path[seen[tid] :] + [tid]

@@ -15,9 +15,9 @@ from irconv.types import ElementType
 class GraphBuilder:
     """Build small graphs in a few lines::
 
-        b = GraphBuilder()
-        x = b.parameter("x", (1, 3, 8, 8))
-        b.result(b.op(ReLU(), x), "y")
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 3, 8, 8))
+    b.result(b.op(ReLU(), x), "y")
     """
 
     def __init__(self, name: str = "test", framework: str = "") -> None:

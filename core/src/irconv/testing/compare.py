@@ -33,5 +33,5 @@ def graph_signature(graph: Graph) -> list[str]:
 def assert_graphs_equal(actual: Graph, expected: Graph) -> None:
     got, want = graph_signature(actual), graph_signature(expected)
     if got != want:
-        diff = "\n".join(f"  got:  {g}\n  want: {w}" for g, w in zip(got, want) if g != w)
+        diff = "\n".join(f"  got:  {g}\n  want: {w}" for g, w in zip(got, want, strict=False) if g != w)
         raise AssertionError(f"graphs differ ({len(got)} vs {len(want)} nodes):\n{diff}")
