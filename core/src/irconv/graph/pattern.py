@@ -141,8 +141,9 @@ def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) ->
         return
     if pattern.where is not None and not pattern.where(node):
         return
-    sources = [node.in_port(i).get_source() for i in range(len(pattern.inputs))]
-    if any(s is None for s in sources):
+    maybe_sources = [node.in_port(i).get_source() for i in range(len(pattern.inputs))]
+    sources = [s for s in maybe_sources if s is not None]
+    if len(sources) != len(maybe_sources):
         return
     current = bound.copy()
     if pattern.bind is not None:
@@ -150,12 +151,7 @@ def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) ->
         current.ports[pattern.bind] = port if port is not None else node.out_port(0)
     orders = permutations(range(len(sources))) if pattern.commutative else [range(len(sources))]
     for order in orders:
-        yield from _match_inputs(
-            [pattern.inputs[i] for i in order],
-            sources,
-            0,
-            current,  # type: ignore[arg-type]
-        )
+        yield from _match_inputs([pattern.inputs[i] for i in order], sources, 0, current)
 
 
 def _match_inputs(pats: list[Pat], sources: list[OutPort], i: int, bound: Match) -> Iterator[Match]:
