@@ -68,7 +68,7 @@ class FuseGeluErf(Transform):
         from irconv_opset import Gelu
 
         root = match["root"]
-        gelu = graph.add_node(Gelu(approximation_mode="ERF"), origin=root.origin, inputs=[match.port("x")])
+        gelu = graph.add_node(Gelu(approximation_mode="erf"), origin=root.origin, inputs=[match.port("x")])
         root.out_port(0).get_connection().set_source(gelu.out_port(0))
         root.in_port(0).disconnect()
         root.in_port(1).disconnect()
