@@ -1,3 +1,272 @@
-"""sequence ops."""
+"""Recurrent ops: LSTM/GRU/RNN cells and whole-sequence layers.
 
-OPS: tuple[type, ...] = ()
+Gate orders follow the OpenVINO specification: LSTM ``f, i, c, o``; GRU ``z, r, h``.
+Sequence inputs are batch-first: X [batch, seq_len, input_size], states
+[batch, num_directions, hidden_size].
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.ops import Op, attr
+from irconv.types import Dim
+from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+class RecurrentDirection(str, enum.Enum):
+    forward = "forward"
+    reverse = "reverse"
+    bidirectional = "bidirectional"
+
+
+def _activation(name: str, alpha: float | None, beta: float | None) -> Callable[[np.ndarray], np.ndarray]:
+    """The NumPy form of an activation named in ``activations``."""
+    if name == "sigmoid":
+        return lambda x: 1.0 / (1.0 + np.exp(-x))
+    if name == "tanh":
+        return np.tanh
+    if name == "relu":
+        return lambda x: np.maximum(x, 0.0)
+    raise ConversionError(f"recurrent activation {name!r} cannot be evaluated (use sigmoid, tanh or relu)")
+
+
+@dataclass(eq=False)
+class _RecurrentBase(CoercedAttrs, Op):
+    """Attributes every cell and sequence shares."""
+
+    hidden_size: int = attr(1)
+    activations: tuple[str, ...] = attr(())
+    activations_alpha: tuple[float, ...] = attr(())
+    activations_beta: tuple[float, ...] = attr(())
+    clip: float = attr(0.0)
+
+    def _functions(self) -> list[Callable[[np.ndarray], np.ndarray]]:
+        names = self.activations
+        return [
+            _activation(
+                name,
+                self.activations_alpha[i] if i < len(self.activations_alpha) else None,
+                self.activations_beta[i] if i < len(self.activations_beta) else None,
+            )
+            for i, name in enumerate(names)
+        ]
+
+    def _clipped(self, x: np.ndarray) -> np.ndarray:
+        return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
+
+    def step(self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        """One time step for a batch: returns the new states (hidden first)."""
+        raise NotImplementedError
+
+
+class _LSTMStep:
+    """LSTM step: gates f, i, c, o; states (H, C)."""
+
+    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
+        f, g, h = self._functions()  # type: ignore[attr-defined]
+        hidden, cell = states
+        gates = x @ w.T + hidden @ r.T + b
+        forget, inp, cand, out = np.split(self._clipped(gates), 4, axis=-1)  # type: ignore[attr-defined]
+        cell = f(forget) * cell + f(inp) * g(cand)
+        hidden = f(out) * h(cell)
+        return [hidden, cell]
+
+
+class _GRUStep:
+    """GRU step: gates z, r, h; optional ``linear_before_reset``; state H."""
+
+    linear_before_reset: bool
+
+    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
+        f, g = self._functions()  # type: ignore[attr-defined]
+        (hidden,) = states
+        hidden_size = hidden.shape[-1]
+        w_z, w_r, w_h = np.split(w, 3, axis=0)
+        r_z, r_r, r_h = np.split(r, 3, axis=0)
+        if self.linear_before_reset:
+            b_z, b_r, b_wh, b_rh = np.split(b, 4, axis=-1)
+        else:
+            b_z, b_r, b_wh = np.split(b, 3, axis=-1)
+            b_rh = np.zeros(hidden_size, b.dtype)
+        clip = self._clipped  # type: ignore[attr-defined]
+        z = f(clip(x @ w_z.T + hidden @ r_z.T + b_z))
+        reset = f(clip(x @ w_r.T + hidden @ r_r.T + b_r))
+        if self.linear_before_reset:
+            candidate = g(clip(x @ w_h.T + reset * (hidden @ r_h.T + b_rh) + b_wh))
+        else:
+            candidate = g(clip(x @ w_h.T + (reset * hidden) @ r_h.T + b_wh))
+        return [(1 - z) * candidate + z * hidden]
+
+
+class _RNNStep:
+    """Plain RNN step: H = f(X·Wᵀ + H·Rᵀ + B)."""
+
+    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
+        (f,) = self._functions()  # type: ignore[attr-defined]
+        (hidden,) = states
+        return [f(self._clipped(x @ w.T + hidden @ r.T + b))]  # type: ignore[attr-defined]
+
+
+# ---- cells -------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _CellBase(_RecurrentBase):
+    """A cell: inputs X [batch, input], the states [batch, hidden], W, R, B; outputs the new states."""
+
+    _state_count = 1
+
+    def infer(self, node: Node) -> None:
+        batch: Dim = None
+        for idx in range(1 + self._state_count):
+            shape = input_shape(node, idx)
+            if shape is not None and shape:
+                batch = merge_dim(batch, shape[0])
+        for out in range(self._state_count):
+            set_output(node, out, (batch, self.hidden_size), input_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        n = self._state_count
+        x = np.asarray(inputs[0], np.float64)
+        states = [np.asarray(v, np.float64) for v in inputs[1 : 1 + n]]
+        w, r, b = (np.asarray(v, np.float64) for v in inputs[1 + n : 4 + n])
+        return [s.astype(inputs[0].dtype) for s in self.step(x, states, w, r, b)]
+
+
+@dataclass(eq=False)
+class LSTMCell(_LSTMStep, _CellBase):
+    """LSTMCell-4: inputs X, H, C, W [4h, input], R [4h, h], B [4h]; outputs H, C."""
+
+    type = "LSTMCell"
+    version = 4
+    outputs = 2
+    _state_count = 2
+
+    activations: tuple[str, ...] = attr(("sigmoid", "tanh", "tanh"))
+
+
+@dataclass(eq=False)
+class GRUCell(_GRUStep, _CellBase):
+    """GRUCell-3: inputs X, H, W [3h, input], R [3h, h], B [3h, or 4h with linear_before_reset]."""
+
+    type = "GRUCell"
+    version = 3
+
+    activations: tuple[str, ...] = attr(("sigmoid", "tanh"))
+
+    linear_before_reset: bool = attr(False)
+
+
+@dataclass(eq=False)
+class RNNCell(_RNNStep, _CellBase):
+    """RNNCell (opset1): inputs X, H, W [h, input], R [h, h], B [h]."""
+
+    type = "RNNCell"
+    version = 1
+
+    activations: tuple[str, ...] = attr(("tanh",))
+
+
+# ---- sequences ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _SequenceBase(_RecurrentBase):
+    """A whole sequence: X, the initial states, sequence_lengths [batch], W, R, B (one per direction)."""
+
+    direction: RecurrentDirection = attr(RecurrentDirection.forward)
+
+    _state_count = 1
+
+    @property
+    def num_directions(self) -> int:
+        return 2 if self.direction is RecurrentDirection.bidirectional else 1
+
+    def num_outputs(self) -> int:
+        return 1 + self._state_count
+
+    def infer(self, node: Node) -> None:
+        x = input_shape(node, 0)
+        batch: Dim = x[0] if x else None
+        for idx in range(1, 2 + self._state_count):  # states, then sequence_lengths
+            shape = input_shape(node, idx)
+            if shape:
+                batch = merge_dim(batch, shape[0])
+        steps = x[1] if x else None
+        element = input_type(node, 0)
+        set_output(node, 0, (batch, self.num_directions, steps, self.hidden_size), element)
+        for out in range(self._state_count):
+            set_output(node, 1 + out, (batch, self.num_directions, self.hidden_size), element)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        n = self._state_count
+        x = np.asarray(inputs[0], np.float64)
+        initial = [np.asarray(v, np.float64) for v in inputs[1 : 1 + n]]
+        lengths = np.asarray(inputs[1 + n]).reshape(-1).astype(np.int64)
+        w, r, b = (np.asarray(v, np.float64) for v in inputs[2 + n : 5 + n])
+        batch, steps, _ = x.shape
+        ys = np.zeros((batch, self.num_directions, steps, self.hidden_size))
+        finals = [np.zeros((batch, self.num_directions, self.hidden_size)) for _ in range(n)]
+        for d in range(self.num_directions):
+            reverse = self.direction is RecurrentDirection.reverse or d == 1
+            states = [s[:, d] for s in initial]
+            for t in range(steps):
+                # Reverse runs start at each sequence's own last valid step.
+                index = lengths - 1 - t if reverse else np.full(batch, t)
+                valid = (t < lengths)[:, None]
+                x_t = x[np.arange(batch), np.clip(index, 0, steps - 1)]
+                new = self.step(x_t, states, w[d], r[d], b[d])
+                states = [np.where(valid, s_new, s_old) for s_new, s_old in zip(new, states)]
+                rows = np.nonzero(valid[:, 0])[0]
+                ys[rows, d, index[rows]] = states[0][rows]
+            for k in range(n):
+                finals[k][:, d] = states[k]
+        dtype = inputs[0].dtype
+        return [ys.astype(dtype), *(f.astype(dtype) for f in finals)]
+
+
+@dataclass(eq=False)
+class LSTMSequence(_LSTMStep, _SequenceBase):
+    """LSTMSequence-5: inputs X, H0, C0, sequence_lengths, W, R, B; outputs Y, Ho, Co."""
+
+    type = "LSTMSequence"
+    version = 5
+    _state_count = 2
+
+    activations: tuple[str, ...] = attr(("sigmoid", "tanh", "tanh"))
+
+
+@dataclass(eq=False)
+class GRUSequence(_GRUStep, _SequenceBase):
+    """GRUSequence-5: inputs X, H0, sequence_lengths, W, R, B; outputs Y, Ho."""
+
+    type = "GRUSequence"
+    version = 5
+
+    activations: tuple[str, ...] = attr(("sigmoid", "tanh"))
+
+    linear_before_reset: bool = attr(False)
+
+
+@dataclass(eq=False)
+class RNNSequence(_RNNStep, _SequenceBase):
+    """RNNSequence-5: inputs X, H0, sequence_lengths, W, R, B; outputs Y, Ho."""
+
+    type = "RNNSequence"
+    version = 5
+
+    activations: tuple[str, ...] = attr(("tanh",))
+
+
+OPS: tuple[type[Op], ...] = (LSTMCell, GRUCell, RNNCell, LSTMSequence, GRUSequence, RNNSequence)
