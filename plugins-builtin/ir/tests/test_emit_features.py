@@ -1,0 +1,246 @@
+"""What the emitter promises: fp16 compression, dedup, names, dynamic shapes, errors, atomicity."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irconv.errors import ConversionError
+from irconv.graph import Graph
+from irconv.ops import Op, SourceOp, attr
+from irconv.pipeline.infer import infer_graph
+from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.run import ConversionReport, save
+from irconv.testing import GraphBuilder
+from irconv.testing.runtime import compile_ir, emit_ir, run_ir
+from irconv_opset import Add, MatMul, ReLU
+
+rng = np.random.default_rng(7)
+
+
+def mlp(weights: list[np.ndarray] | None = None) -> Graph:
+    b = GraphBuilder("mlp")
+    x = b.parameter("x", (None, 16))
+    weights = weights or [rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal((32, 8)).astype(np.float32)]
+    h = x
+    for w in weights:
+        h = b.op(ReLU(), b.op(MatMul(), h, b.const(w)))
+    b.result(h, "y")
+    infer_graph(b.graph)
+    return b.graph
+
+
+def layers(xml: Path) -> list[ET.Element]:
+    return list(ET.parse(xml).getroot().find("layers"))  # type: ignore[arg-type]
+
+
+def emit_with_notes(graph: Graph, xml: Path, host, **options) -> list[str]:  # type: ignore[no-untyped-def]
+    report = ConversionReport()
+    save(graph, xml, ConversionOptions.from_kwargs(**options), host, report=report)
+    return report.notes
+
+
+# ---------------------------------------------------------------- fp16
+def test_fp16_output_within_f16_tolerance_of_f32(tmp_path, installed_host):
+    graph = mlp()
+    f32 = emit_ir(graph, tmp_path / "f32.xml", installed_host, compress_to_fp16=False)
+    f16 = emit_ir(graph, tmp_path / "f16.xml", installed_host, compress_to_fp16=True)
+    x = rng.standard_normal((4, 16)).astype(np.float32)
+    expected, got = run_ir(f32, {"x": x})["y"], run_ir(f16, {"x": x})["y"]
+    assert not np.array_equal(expected, got)  # the weights really were rounded
+    np.testing.assert_allclose(got, expected, rtol=1e-2, atol=1e-2 * np.abs(expected).max())
+    assert f16.with_suffix(".bin").stat().st_size * 2 == f32.with_suffix(".bin").stat().st_size
+
+
+def test_fp16_layers_are_f16_const_and_marked_convert(tmp_path, installed_host):
+    xml = emit_ir(mlp(), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    converts = [layer for layer in layers(xml) if layer.get("type") == "Convert"]
+    assert len(converts) == 2
+    for convert in converts:
+        assert convert.find("data").get("destination_type") == "f32"  # type: ignore[union-attr]
+        assert convert.find("rt_info/attribute").attrib == {"name": "decompression", "version": "0"}  # type: ignore[union-attr]
+    consts = [layer.find("data").get("element_type") for layer in layers(xml) if layer.get("type") == "Const"]  # type: ignore[union-attr]
+    assert consts == ["f16", "f16"]
+    # the runtime recognises the decompression pattern: compute stays f32
+    model = compile_ir(xml)
+    assert model.outputs[0].get_element_type().get_type_name() == "f32"
+
+
+def test_fp16_overflow_and_underflow_are_counted(tmp_path, installed_host):
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    w[0, :3] = [1e6, -7e4, 65504.0]  # two beyond the f16 range, one exactly at its edge
+    w[1, :2] = [1e-9, -2e-8]  # both round to zero in f16
+    notes = emit_with_notes(mlp([w]), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    expected_overflow = int(np.count_nonzero(np.abs(w) > 65504))
+    expected_underflow = int(np.count_nonzero((w != 0) & (np.abs(w) < 2.0**-25)))
+    assert (expected_overflow, expected_underflow) == (2, 2)
+    text = " ".join(notes)
+    assert f"{expected_overflow} value(s) beyond" in text and f"{expected_underflow} non-zero value(s)" in text
+    x = np.zeros((1, 16), np.float32)
+    x[0, 0] = 1
+    y = run_ir(tmp_path / "m.xml", {"x": x})["y"]
+    assert y[0, 0] == pytest.approx(65504.0)  # clamped, not inf
+
+
+def test_no_compression_leaves_f32(tmp_path, installed_host):
+    notes = emit_with_notes(mlp(), tmp_path / "m.xml", installed_host, compress_to_fp16=False)
+    assert not [layer for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Convert"]
+    assert not notes
+
+
+def test_integer_and_shape_constants_are_not_compressed(tmp_path, installed_host):
+    from irconv_opset import Interpolate, Reshape
+
+    b = GraphBuilder("shapes")
+    x = b.parameter("x", (1, 2, 4, 4))
+    up = b.op(
+        Interpolate(mode="nearest", shape_calculation_mode="scales"),
+        x,
+        b.const(np.array([2.0, 2.0], np.float32)),
+        b.const(np.array([2, 3], np.int64)),
+    )
+    b.result(b.op(Reshape(special_zero=False), up, b.const(np.array([1, -1], np.int64))), "y")
+    infer_graph(b.graph)
+    xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    assert not [layer for layer in layers(xml) if layer.get("type") == "Convert"]
+    assert run_ir(xml, {"x": np.ones((1, 2, 4, 4), np.float32)})["y"].shape == (1, 128)
+
+
+# ------------------------------------------------- determinism and dedup
+DETERMINISM_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import numpy as np
+    from irconv.pipeline.infer import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+    from irconv_opset import Add, Concat, ReLU
+    rng = np.random.default_rng(0)
+    b = GraphBuilder("det")
+    inputs = [b.parameter(f"in{i}", (1, 4)) for i in range(3)]
+    outs = []
+    for i, x in enumerate(inputs):
+        y = b.op(Add(), x, b.const(rng.standard_normal((1, 4)).astype(np.float32), name=f"w{i}"))
+        outs.append(b.op(ReLU(), y))
+    b.result(b.op(Concat(axis=0), *outs), "cat")
+    b.result(outs[1], "middle")
+    infer_graph(b.graph)
+    emit_ir(b.graph, Path(sys.argv[1]), compress_to_fp16=True)
+    """
+)
+
+
+def test_emit_is_byte_identical_across_processes(tmp_path):
+    script = tmp_path / "emit.py"
+    script.write_text(DETERMINISM_SCRIPT)
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"run{seed}" / "m.xml"
+        subprocess.run([sys.executable, str(script), str(out)], check=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        outputs.append((out.read_bytes(), out.with_suffix(".bin").read_bytes()))
+    assert outputs[0] == outputs[1]
+
+
+def test_equal_constants_share_one_blob(tmp_path, installed_host):
+    w = rng.standard_normal((16, 16)).astype(np.float32)
+    graph = mlp([w, w.copy(), w.copy()])
+    xml = emit_ir(graph, tmp_path / "m.xml", installed_host)
+    consts = [layer.find("data").attrib for layer in layers(xml) if layer.get("type") == "Const"]  # type: ignore[union-attr]
+    assert len(consts) == 3 and len({c["offset"] for c in consts}) == 1
+    assert xml.with_suffix(".bin").stat().st_size == w.nbytes
+    x = rng.standard_normal((2, 16)).astype(np.float32)
+    expected = np.maximum(np.maximum(np.maximum(x @ w, 0) @ w, 0) @ w, 0)
+    np.testing.assert_allclose(run_ir(xml, {"x": x})["y"], expected, rtol=1e-4, atol=1e-4)
+
+
+# --------------------------------------------------- names and shapes
+def test_tensor_names_with_commas_are_escaped_and_found(tmp_path, installed_host):
+    b = GraphBuilder("names")
+    x = b.parameter("in,put", (2,))
+    y = b.op(ReLU(), x)
+    y.data.add_name("out,a")
+    y.data.add_name("out b")
+    b.result(y)
+    infer_graph(b.graph)
+    xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    model = compile_ir(xml)
+    assert model.inputs[0].get_names() == {"in,put"}
+    assert model.outputs[0].get_names() == {"out,a", "out b"}
+    out = run_ir(xml, {"in,put": np.array([-1, 1], np.float32)})
+    np.testing.assert_array_equal(out["out,a"], [0, 1])
+
+
+def test_inputs_and_outputs_keep_creation_order(tmp_path, installed_host):
+    b = GraphBuilder("order")
+    second_made_first = b.parameter("zeta", (1,))
+    first = b.parameter("alpha", (1,))
+    late = b.op(ReLU(), b.op(Add(), second_made_first, first))
+    b.result(late, "late_result")
+    b.result(b.op(ReLU(), first), "early_result")
+    infer_graph(b.graph)
+    model = compile_ir(emit_ir(b.graph, tmp_path / "m.xml", installed_host))
+    assert [p.get_any_name() for p in model.inputs] == ["zeta", "alpha"]
+    assert [p.get_any_name() for p in model.outputs] == ["late_result", "early_result"]
+
+
+def test_dynamic_rank_and_dims(tmp_path, installed_host):
+    b = GraphBuilder("dynamic")
+    x = b.parameter("x", None)
+    z = b.parameter("z", (None, 3))
+    b.result(b.op(ReLU(), x), "rx")
+    b.result(b.op(ReLU(), z), "rz")
+    infer_graph(b.graph)
+    xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    params = {layer.get("name"): layer.find("data").get("shape") for layer in layers(xml) if layer.get("type") == "Parameter"}  # type: ignore[union-attr]
+    assert params == {"x": "...", "z": "?,3"}
+    import openvino as ov
+
+    model = ov.Core().read_model(str(xml))  # the CPU plugin refuses to compile a dynamic rank
+    assert model.inputs[0].get_partial_shape().rank.is_dynamic
+    assert str(model.inputs[1].get_partial_shape()) == "[?,3]"
+    assert str(model.outputs[1].get_partial_shape()) == "[?,3]"
+
+
+# ------------------------------------------------------------- errors
+def test_a_non_opset_node_is_an_error_naming_it(tmp_path, installed_host):
+    from irconv_ir.writer import check_opset_ops
+
+    b = GraphBuilder("bad")
+    x = b.parameter("x", (2,))
+    b.result(b.op(SourceOp(framework="onnx", op_type="FancyOp", domain="com.example"), x, name="fancy"))
+    with pytest.raises(ConversionError, match=r"'fancy'.*FancyOp"):
+        check_opset_ops(b.graph)
+    with pytest.raises(ConversionError, match=r"'fancy'.*FancyOp"):
+        emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    assert list(tmp_path.iterdir()) == []
+
+
+@dataclass(eq=False)
+class Unwritable(Op):
+    type = "ReLU"
+    version = 1
+    weird: object = attr(None)
+
+    def infer(self, node) -> None:  # type: ignore[no-untyped-def]
+        node.out_port(0).data.set_shape(node.in_port(0).data.get_shape())
+        node.out_port(0).data.set_type(node.in_port(0).data.get_type())
+
+
+def test_failure_mid_emit_leaves_no_files(tmp_path, installed_host):
+    b = GraphBuilder("broken")
+    x = b.parameter("x", (2, 16))
+    h = b.op(MatMul(), x, b.const(rng.standard_normal((16, 16)).astype(np.float32)))
+    b.result(b.op(Unwritable(weird=object()), h))
+    infer_graph(b.graph)
+    with pytest.raises(TypeError):
+        emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    assert list(tmp_path.iterdir()) == []
