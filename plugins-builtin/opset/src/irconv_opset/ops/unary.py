@@ -188,21 +188,21 @@ class Tanh(UnaryElementwise):
 @dataclass(eq=False)
 class Asinh(UnaryElementwise):
     type = "Asinh"
-    version = 3
+    version = 4
     kernel = _float_kernel(np.arcsinh)
 
 
 @dataclass(eq=False)
 class Acosh(UnaryElementwise):
     type = "Acosh"
-    version = 3
+    version = 4
     kernel = _float_kernel(np.arccosh)
 
 
 @dataclass(eq=False)
 class Atanh(UnaryElementwise):
     type = "Atanh"
-    version = 3
+    version = 4
     kernel = _float_kernel(np.arctanh)
 
 
