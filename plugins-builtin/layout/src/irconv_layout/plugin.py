@@ -1,1 +1,23 @@
-"""Hook implementations of irconv-layout."""
+"""Hook implementations of irconv-layout: channels-last ops into the IR's channels-first forms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irconv.plugins import Transform, hookimpl
+
+
+@hookimpl
+def front_transform() -> Sequence[Transform]:
+    from irconv_layout.wrap_marked import WrapMarked
+
+    return [WrapMarked()]
+
+
+@hookimpl
+def middle_transform() -> Sequence[Transform]:
+    from irconv_layout.hoist_transposes import HoistTransposes
+    from irconv_layout.nchw_inputs import NchwInputs
+    from irconv_layout.sink_transposes import SinkTransposes
+
+    return [NchwInputs(), SinkTransposes(), HoistTransposes()]

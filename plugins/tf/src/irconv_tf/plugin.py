@@ -1,1 +1,33 @@
-"""Hook implementations of irconv-tf."""
+"""Hook implementations of irconv-tf: the TensorFlow loader and extractors.
+
+Nothing here imports TensorFlow: graphs are parsed with the vendored protobuf schemas;
+only Keras files need the optional ``tensorflow`` package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irconv.plugins import Extractor, Loader, hookimpl
+
+
+@hookimpl
+def load_model() -> Sequence[Loader]:
+    from irconv_tf.loaders import SUFFIXES, load, sniff
+
+    return [
+        Loader(
+            framework="tf",
+            load=load,
+            suffixes=SUFFIXES,
+            sniff=sniff,
+            description="TensorFlow frozen GraphDef (.pb/.pbtxt), SavedModel directory, MetaGraph (.meta), Keras (.keras/.h5)",
+        )
+    ]
+
+
+@hookimpl
+def extract_op() -> Sequence[Extractor]:
+    from irconv_tf.extractors import all_extractors
+
+    return all_extractors()

@@ -1,0 +1,156 @@
+"""The flat TF node table as an irconv graph of ``SourceOp``, ``Const`` and ``Parameter`` nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from irconv.errors import ModelFileError
+from irconv.graph import Graph, Node
+from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.types import ElementType, MaybeShape
+from irconv_tf.dtypes import DT_STRING, base_dtype, element_type
+from irconv_tf.inline import OUTPUT_ARGS
+from irconv_tf.nodes import Tensor, TFNode
+
+FRAMEWORK = "tf"
+
+
+@dataclass
+class Endpoint:
+    """A model input or output: the tensor, the names it is known by, an optional shape."""
+
+    tensor: Tensor
+    names: list[str] = field(default_factory=list)
+    shape: MaybeShape = None
+    has_shape: bool = False
+
+
+def reachable(nodes: dict[str, TFNode], outputs: Sequence[Tensor]) -> list[str]:
+    """Names of the nodes the outputs depend on, producers first (iterative DFS)."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+    for start, _ in outputs:
+        if start not in nodes:
+            raise ModelFileError(f"output tensor refers to unknown node {start!r}")
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            name, i = stack.pop()
+            if i == 0:
+                if state.get(name):
+                    continue
+                state[name] = 1
+            node = nodes[name]
+            if i < len(node.inputs):
+                stack.append((name, i + 1))
+                child = node.inputs[i][0]
+                if child not in nodes:
+                    raise ModelFileError(f"node {name!r} reads unknown node {child!r}")
+                if not state.get(child):
+                    stack.append((child, 0))
+            elif state[name] == 1:
+                state[name] = 2
+                order.append(name)
+    return order
+
+
+def output_counts(nodes: dict[str, TFNode], used: Sequence[str], outputs: Sequence[Tensor]) -> dict[str, int]:
+    counts = {name: len(OUTPUT_ARGS.get(nodes[name].op, ())) or 1 for name in used}
+    for name in used:
+        for src, port in nodes[name].inputs:
+            counts[src] = max(counts[src], port + 1)
+    for src, port in outputs:
+        counts[src] = max(counts[src], port + 1)
+    return counts
+
+
+def build_graph(
+    nodes: dict[str, TFNode],
+    inputs: Sequence[Endpoint],
+    outputs: Sequence[Endpoint],
+    name: str = "model",
+    bodies: dict[str, dict[str, Graph]] | None = None,
+) -> Graph:
+    """Create the graph of everything the outputs need; declared inputs become Parameters."""
+    graph = Graph(name, FRAMEWORK)
+    input_by_node = {ep.tensor[0]: ep for ep in inputs}
+    order = reachable(nodes, [ep.tensor for ep in outputs])
+    counts = output_counts(nodes, order, [ep.tensor for ep in outputs])
+    made: dict[str, Node] = {}
+    for node_name in order:
+        tf_node = nodes[node_name]
+        endpoint = input_by_node.get(node_name)
+        made[node_name] = graph.add_node(_op_for(tf_node, counts[node_name], endpoint, bodies), node_name)
+        made[node_name].origin = node_name
+        if endpoint is not None or tf_node.op == "Placeholder":
+            port = made[node_name].out_port(0)
+            for alias in (endpoint.names if endpoint else []) + [node_name, f"{node_name}:0"]:
+                port.data.add_name(alias)
+    for node_name in order:
+        node = made[node_name]
+        for idx, (src, port) in enumerate(nodes[node_name].inputs):
+            node.in_port(idx).connect(made[src].out_port(port))
+    for ep in outputs:
+        port = made[ep.tensor[0]].out_port(ep.tensor[1])
+        for alias in ep.names:
+            port.data.add_name(alias)
+        graph.add_node(Result(), f"{ep.names[0] if ep.names else ep.tensor[0]}/sink", [port])
+    return graph
+
+
+def _op_for(tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: dict | None):  # type: ignore[no-untyped-def]
+    where = f"node {tf_node.name!r}"
+    if tf_node.value is not None:
+        return Const(tf_node.value)
+    if tf_node.op == "Const":
+        value = tf_node.need("value")
+        if value.dtype != object:
+            return Const(value)
+    if tf_node.op == "Placeholder" or endpoint is not None:
+        dtype = tf_node.get("dtype", 1)
+        if base_dtype(dtype) == DT_STRING:
+            raise ModelFileError(f"model input {tf_node.name!r} is a string tensor, which the IR cannot take")
+        shape: MaybeShape = tf_node.get("shape")
+        if endpoint is not None and endpoint.has_shape:
+            shape = endpoint.shape
+        return Parameter(shape, element_type(dtype, where) if dtype else ElementType.f32)
+    return SourceOp(
+        framework=FRAMEWORK,
+        op_type=tf_node.op,
+        n_outputs=n_outputs,
+        source=tf_node,
+        bodies=(bodies or {}).get(tf_node.name, {}),
+    )
+
+
+def default_outputs(nodes: dict[str, TFNode], consumed: set[str]) -> list[Endpoint]:
+    """A frozen graph's outputs: nodes nobody reads that compute something."""
+    skip = {"NoOp", "Const", "Placeholder", "Assert", "SaveV2", "RestoreV2", "VarHandleOp", "VariableV2"}
+    result = []
+    for node in nodes.values():
+        if node.name in consumed or node.op in skip:
+            continue
+        n = len(OUTPUT_ARGS.get(node.op, ())) or 1
+        if node.op in ("Split", "SplitV"):
+            n = int(node.get("num_split", 1))
+        elif node.op == "Unpack":
+            n = int(node.get("num", 1))
+        for port in range(n):
+            result.append(Endpoint((node.name, port), [f"{node.name}:{port}"] + ([node.name] if port == 0 else [])))
+    return result
+
+
+def consumed_nodes(nodes: dict[str, TFNode], control_consumers: set[str]) -> set[str]:
+    used = {src for node in nodes.values() for src, _ in node.inputs}
+    return used | control_consumers
+
+
+def keep_values(values: dict[str, np.ndarray], nodes: dict[str, TFNode]) -> None:
+    """Turn variable nodes into constants holding their checkpoint values."""
+    for name, value in values.items():
+        node = nodes.get(name)
+        if node is not None:
+            node.value = value
+            node.inputs = []

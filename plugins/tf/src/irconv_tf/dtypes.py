@@ -1,0 +1,53 @@
+"""TensorFlow ``DataType`` values as NumPy dtypes and IR element types."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.types import ElementType
+
+# DataType enum values (tensorflow/core/framework/types.proto); *_REF types are value + 100.
+_NUMPY_BY_DT: dict[int, np.dtype] = {
+    1: np.dtype(np.float32),
+    2: np.dtype(np.float64),
+    3: np.dtype(np.int32),
+    4: np.dtype(np.uint8),
+    5: np.dtype(np.int16),
+    6: np.dtype(np.int8),
+    9: np.dtype(np.int64),
+    10: np.dtype(np.bool_),
+    17: np.dtype(np.uint16),
+    19: np.dtype(np.float16),
+    22: np.dtype(np.uint32),
+    23: np.dtype(np.uint64),
+}
+DT_STRING = 7
+DT_BFLOAT16 = 14
+DT_RESOURCE = 20
+DT_VARIANT = 21
+
+
+def base_dtype(dt: int) -> int:
+    return dt - 100 if dt > 100 else dt
+
+
+def numpy_dtype(dt: int, where: str = "") -> np.dtype:
+    """The NumPy dtype for a TF DataType; unsupported types are a ConversionError."""
+    try:
+        return _NUMPY_BY_DT[base_dtype(dt)]
+    except KeyError:
+        raise ConversionError(f"{where}: TensorFlow data type {dt} ({_name(dt)}) is not supported") from None
+
+
+def element_type(dt: int, where: str = "") -> ElementType:
+    return ElementType.from_numpy(numpy_dtype(dt, where))
+
+
+def _name(dt: int) -> str:
+    from irconv_tf.proto import types_pb2
+
+    try:
+        return types_pb2.DataType.Name(dt)
+    except ValueError:
+        return "unknown"

@@ -1,0 +1,14 @@
+"""Extractors for TensorFlow ops, one module per op family."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def all_extractors() -> list[Extractor]:
+    from irconv_tf.extractors import array, control, detection, elementwise, nn, reduce
+
+    result: list[Extractor] = []
+    for family in (elementwise, nn, array, reduce, detection, control):
+        result.extend(family.extractors())
+    return result

@@ -1,0 +1,227 @@
+"""Element-wise TF ops: arithmetic, comparisons, activations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv_opset import (
+    Abs,
+    Acos,
+    Add,
+    Asin,
+    Atan,
+    Ceiling,
+    Clamp,
+    Cos,
+    Cosh,
+    Divide,
+    Elu,
+    Equal,
+    Erf,
+    Exp,
+    Floor,
+    FloorMod,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    LogicalAnd,
+    LogicalNot,
+    LogicalOr,
+    LogSoftmax,
+    Maximum,
+    Minimum,
+    Multiply,
+    Negative,
+    NotEqual,
+    Power,
+    PReLU,
+    ReLU,
+    Round,
+    Selu,
+    Sigmoid,
+    Sign,
+    Sin,
+    Sinh,
+    SoftMax,
+    SoftPlus,
+    SoftSign,
+    Sqrt,
+    SquaredDifference,
+    Subtract,
+    Tan,
+    Tanh,
+)
+from irconv_tf.extractors._base import channels_last, table, tf_node
+
+
+def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
+    def extract(node: Node, ctx: ExtractContext) -> Op:
+        return make()
+
+    return extract
+
+
+def _is_integer(ctx: ExtractContext, idx: int) -> bool:
+    dtype = tf_node(ctx.node).get("T", 1)
+    return dtype in (3, 4, 5, 6, 9, 17, 22, 23)
+
+
+def _div(node: Node, ctx: ExtractContext) -> Op:
+    # TF Div truncates integers toward zero (C semantics); FloorDiv is the flooring one.
+    return Divide(m_pythondiv=False)
+
+
+def _floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    if _is_integer(ctx, 0):
+        return [ctx.op(Divide(m_pythondiv=True), ctx.input(0), ctx.input(1))]
+    quotient = ctx.op(Divide(m_pythondiv=False), ctx.input(0), ctx.input(1), suffix="div")
+    return [ctx.op(Floor(), quotient)]
+
+
+def _truncate_div(node: Node, ctx: ExtractContext) -> Op:
+    return Divide(m_pythondiv=False)
+
+
+def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
+    if channels_last(tf_node(node)):
+        return Add()
+    # NCHW: the bias [C] broadcasts over axis 1 of a rank-4 tensor.
+    bias = ctx.op(
+        _unsqueeze(),
+        ctx.input(1),
+        ctx.const(np.array([1, 2], np.int64), suffix="bias_axes"),
+        suffix="bias",
+    )
+    return [ctx.op(Add(), ctx.input(0), bias)]
+
+
+def _unsqueeze() -> Op:
+    from irconv_opset import Unsqueeze
+
+    return Unsqueeze()
+
+
+def _rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Power(), ctx.input(0), _scalar_like(ctx, -0.5))]
+
+
+def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Power(), ctx.input(0), _scalar_like(ctx, -1.0))]
+
+
+def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Multiply(), ctx.input(0), ctx.input(0))]
+
+
+def _scalar_like(ctx: ExtractContext, value: float) -> OutPort:
+    from irconv_tf.dtypes import numpy_dtype
+
+    dtype = numpy_dtype(tf_node(ctx.node).get("T", 1), ctx.node.name)
+    return ctx.const(np.array(value, dtype=dtype), suffix="exponent")
+
+
+def _relu6(node: Node, ctx: ExtractContext) -> Op:
+    return Clamp(min=0.0, max=6.0)
+
+
+def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    alpha = float(tf_node(node).get("alpha", 0.2))
+    return [ctx.op(PReLU(), ctx.input(0), ctx.const(np.array([alpha], np.float32), suffix="alpha"))]
+
+
+def _softmax(make: Callable[[int], Op]) -> Callable[[Node, ExtractContext], Op]:
+    def extract(node: Node, ctx: ExtractContext) -> Op:
+        return make(-1)
+
+    return extract
+
+
+def _add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    total = ctx.input(0)
+    for i in range(1, len(ctx.inputs)):
+        total = ctx.op(Add(), total, ctx.input(i), suffix=f"add{i}")
+    return [total]
+
+
+def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    alpha = ctx.const(np.array([1.6732632423543772], np.float32), suffix="alpha")
+    scale = ctx.const(np.array([1.0507009873554805], np.float32), suffix="lambda")
+    return [ctx.op(Selu(), ctx.input(0), alpha, scale)]
+
+
+def _swish(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Multiply(), ctx.input(0), ctx.op(Sigmoid(), ctx.input(0)))]
+
+
+def extractors() -> list[Extractor]:
+    p = _plain
+    return table(
+        {
+            "Add": (p(Add), "Add"),
+            "AddV2": (p(Add), "Add"),
+            "AddN": (_add_n, "Add"),
+            "BiasAdd": (_bias_add, "Add"),
+            "Sub": (p(Subtract), "Subtract"),
+            "Mul": (p(Multiply), "Multiply"),
+            "RealDiv": (p(lambda: Divide(m_pythondiv=False)), "Divide"),
+            "Div": (_div, "Divide"),
+            "FloorDiv": (_floor_div, "Divide, Floor"),
+            "TruncateDiv": (_truncate_div, "Divide"),
+            "FloorMod": (p(FloorMod), "FloorMod"),
+            "Maximum": (p(Maximum), "Maximum"),
+            "Minimum": (p(Minimum), "Minimum"),
+            "Pow": (p(Power), "Power"),
+            "SquaredDifference": (p(SquaredDifference), "SquaredDifference"),
+            "Greater": (p(Greater), "Greater"),
+            "GreaterEqual": (p(GreaterEqual), "GreaterEqual"),
+            "Less": (p(Less), "Less"),
+            "LessEqual": (p(LessEqual), "LessEqual"),
+            "Equal": (p(Equal), "Equal"),
+            "NotEqual": (p(NotEqual), "NotEqual"),
+            "LogicalAnd": (p(LogicalAnd), "LogicalAnd"),
+            "LogicalOr": (p(LogicalOr), "LogicalOr"),
+            "LogicalNot": (p(LogicalNot), "LogicalNot"),
+            "Relu": (p(ReLU), "ReLU"),
+            "Relu6": (_relu6, "Clamp"),
+            "LeakyRelu": (_leaky_relu, "PReLU"),
+            "Elu": (p(lambda: Elu(alpha=1.0)), "Elu"),
+            "Selu": (_selu, "Selu"),
+            "Sigmoid": (p(Sigmoid), "Sigmoid"),
+            "Tanh": (p(Tanh), "Tanh"),
+            "Softplus": (p(SoftPlus), "SoftPlus"),
+            "Softsign": (p(SoftSign), "SoftSign"),
+            "Swish": (_swish, "Sigmoid, Multiply"),
+            "Softmax": (_softmax(lambda a: SoftMax(axis=a)), "SoftMax"),
+            "LogSoftmax": (_softmax(lambda a: LogSoftmax(axis=a)), "LogSoftmax"),
+            "Exp": (p(Exp), "Exp"),
+            "Log": (p(Log), "Log"),
+            "Sqrt": (p(Sqrt), "Sqrt"),
+            "Rsqrt": (_rsqrt, "Power"),
+            "Reciprocal": (_reciprocal, "Power"),
+            "Inv": (_reciprocal, "Power"),
+            "Square": (_square, "Multiply"),
+            "Abs": (p(Abs), "Abs"),
+            "Neg": (p(Negative), "Negative"),
+            "Sign": (p(Sign), "Sign"),
+            "Floor": (p(Floor), "Floor"),
+            "Ceil": (p(Ceiling), "Ceiling"),
+            "Round": (p(lambda: Round(mode="half_to_even")), "Round"),
+            "Erf": (p(Erf), "Erf"),
+            "Sin": (p(Sin), "Sin"),
+            "Cos": (p(Cos), "Cos"),
+            "Tan": (p(Tan), "Tan"),
+            "Asin": (p(Asin), "Asin"),
+            "Acos": (p(Acos), "Acos"),
+            "Atan": (p(Atan), "Atan"),
+            "Sinh": (p(Sinh), "Sinh"),
+            "Cosh": (p(Cosh), "Cosh"),
+        }
+    )

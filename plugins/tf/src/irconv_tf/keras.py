@@ -1,0 +1,38 @@
+"""Keras model files (.keras, .h5): TensorFlow traces and freezes them, then the graph path converts.
+
+This is the only place irconv-tf imports TensorFlow (the ``irconv-tf[keras]`` extra).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from irconv.errors import ModelFileError, UserError
+from irconv.graph import Graph
+from irconv.pipeline.options import ConversionOptions
+
+
+def load_keras(path: Path, options: ConversionOptions) -> Graph:
+    try:
+        import tensorflow as tf
+        from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+    except ImportError:
+        raise UserError(
+            f"{path} is a Keras file: reading it needs TensorFlow (pip install 'irconv-tf[keras]'), "
+            "or save the model as a SavedModel directory, which converts without TensorFlow"
+        ) from None
+    from irconv_tf.loaders import graph_from_frozen_def
+    from irconv_tf.proto import graph_pb2
+
+    try:
+        model = tf.keras.models.load_model(str(path), compile=False)
+    except Exception as exc:
+        raise ModelFileError(f"Keras cannot read {path}: {type(exc).__name__}: {exc}") from exc
+    specs = [tf.TensorSpec(t.shape, t.dtype, name=t.name.split(":")[0]) for t in model.inputs]
+    function = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
+    concrete = function.get_concrete_function(*specs)
+    frozen = convert_variables_to_constants_v2(concrete)
+    graph_def = graph_pb2.GraphDef.FromString(frozen.graph.as_graph_def().SerializeToString())
+    outputs = [t.name for t in frozen.outputs]
+    names = [getattr(o, "name", f"output_{i}") for i, o in enumerate(model.outputs)]
+    return graph_from_frozen_def(graph_def, path.stem, outputs, names)

@@ -1,0 +1,174 @@
+"""Loaders: frozen GraphDef (.pb/.pbtxt), SavedModel directory, MetaGraph + checkpoint, Keras files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from irconv.errors import ModelFileError, UserError
+from irconv.graph import Graph
+from irconv.pipeline.options import ConversionOptions
+from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
+from irconv_tf.checkpoint import Checkpoint
+from irconv_tf.inline import Flattener, flatten, parse_graph_input
+from irconv_tf.nodes import TFNode
+from irconv_tf.variables import VARIABLE_OPS, resolve_variables
+
+SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
+
+
+def sniff(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "saved_model.pb").is_file() or (path / "saved_model.pbtxt").is_file()
+    return path.suffix.lower() in SUFFIXES
+
+
+def load(path: Path, options: ConversionOptions) -> Graph:
+    if path.is_dir():
+        return load_saved_model(path, options)
+    suffix = path.suffix.lower()
+    if suffix in (".keras", ".h5"):
+        from irconv_tf.keras import load_keras
+
+        return load_keras(path, options)
+    if suffix == ".meta":
+        return load_meta_graph(path, options)
+    return load_frozen(path, options)
+
+
+def _parse(message: Any, path: Path) -> Any:
+    data = path.read_bytes()
+    try:
+        if path.suffix.lower() in (".pbtxt", ".txt"):
+            from google.protobuf import text_format
+
+            text_format.Parse(data.decode("utf-8"), message, allow_unknown_field=True)
+        else:
+            message.ParseFromString(data)
+    except Exception as exc:
+        raise ModelFileError(f"{path} is not a valid {type(message).__name__} ({type(exc).__name__}: {exc})") from exc
+    return message
+
+
+def load_frozen(path: Path, options: ConversionOptions) -> Graph:
+    from irconv_tf.proto import graph_pb2
+
+    graph_def = _parse(graph_pb2.GraphDef(), path)
+    if not graph_def.node:
+        raise ModelFileError(f"{path} holds no graph nodes: is it a TensorFlow GraphDef?")
+    return _graph_from_def(graph_def, None, None, path.stem)
+
+
+def load_meta_graph(path: Path, options: ConversionOptions) -> Graph:
+    from irconv_tf.proto import saved_model_pb2
+
+    meta = _parse(saved_model_pb2.MetaGraphDef(), path)
+    prefix = options.weights or path.with_suffix("")
+    checkpoint = Checkpoint(Path(prefix)) if Path(f"{prefix}.index").exists() else None
+    signature = _signature(meta, options, str(path), required=False)
+    return _graph_from_def(meta.graph_def, checkpoint, signature, path.stem)
+
+
+def load_saved_model(path: Path, options: ConversionOptions) -> Graph:
+    from irconv_tf.proto import saved_model_pb2
+
+    pb = path / "saved_model.pb"
+    saved = _parse(saved_model_pb2.SavedModel(), pb if pb.is_file() else path / "saved_model.pbtxt")
+    meta = _pick_meta_graph(saved, options, path)
+    signature = _signature(meta, options, str(path), required=True)
+    prefix = path / "variables" / "variables"
+    checkpoint = Checkpoint(prefix) if Path(f"{prefix}.index").exists() else None
+    return _graph_from_def(meta.graph_def, checkpoint, signature, path.name)
+
+
+def _pick_meta_graph(saved: Any, options: ConversionOptions, path: Path) -> Any:
+    wanted = set(options.saved_model_tags) or {"serve"}
+    available = [sorted(m.meta_info_def.tags) for m in saved.meta_graphs]
+    for meta in saved.meta_graphs:
+        if set(meta.meta_info_def.tags) == wanted:
+            return meta
+    if not options.saved_model_tags and len(saved.meta_graphs) == 1:
+        return saved.meta_graphs[0]
+    raise UserError(
+        f"SavedModel {path} has no MetaGraph tagged {sorted(wanted)} (available: {available}); "
+        "choose one with --saved-model-tags"
+    )
+
+
+def _signature(meta: Any, options: ConversionOptions, where: str, *, required: bool) -> Any:
+    name = options.signature or "serving_default"
+    if name in meta.signature_def:
+        return meta.signature_def[name]
+    if not required and not options.signature:
+        return None
+    available = ", ".join(sorted(meta.signature_def)) or "none"
+    raise UserError(f"model {where} has no signature {name!r} (available: {available}); choose one with --signature")
+
+
+def graph_from_frozen_def(graph_def: Any, name: str, outputs: list[str], names: list[str]) -> Graph:
+    """A frozen GraphDef whose outputs are the given tensors (``node:port``), named ``names``."""
+    return _graph_from_def(graph_def, None, None, name, (outputs, names))
+
+
+def _graph_from_def(
+    graph_def: Any,
+    checkpoint: Checkpoint | None,
+    signature: Any,
+    name: str,
+    explicit: tuple[list[str], list[str]] | None = None,
+) -> Graph:
+    nodes, flattener = flatten(graph_def.node, graph_def.library if graph_def.HasField("library") else None)
+    if explicit is not None:
+        inputs = []
+        outputs = []
+        for tensor_name, alias in zip(*explicit):
+            tensor = parse_graph_input(tensor_name)
+            assert tensor is not None
+            outputs.append(Endpoint(flattener.resolve(tensor), [alias, tensor_name]))
+    elif signature is not None:
+        inputs, outputs = _signature_endpoints(signature, flattener)
+    else:
+        inputs = []
+        outputs = default_outputs(nodes, consumed_nodes(nodes, flattener.control_sources))
+        if not outputs:
+            raise ModelFileError(f"graph {name!r} has no output: every node's result is consumed")
+    needed = set(reachable(nodes, [ep.tensor for ep in outputs]))
+    variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
+    if variables and checkpoint is None and signature is None:
+        raise ModelFileError(
+            f"graph {name!r} is not frozen: it reads {len(variables)} variable(s) such as {variables[0]!r}; "
+            "freeze it (convert_variables_to_constants_v2) or convert the SavedModel directory instead"
+        )
+    resolve_variables(nodes, checkpoint, needed)
+    return build_graph(nodes, inputs, outputs, name, bodies=_bodies(nodes, needed, flattener))
+
+
+def _signature_endpoints(signature: Any, flattener: Flattener) -> tuple[list[Endpoint], list[Endpoint]]:
+    from irconv_tf.tensors import shape_of
+
+    inputs = []
+    for key in sorted(signature.inputs):
+        info = signature.inputs[key]
+        tensor = parse_graph_input(info.name)
+        assert tensor is not None
+        shape = shape_of(info.tensor_shape) if info.HasField("tensor_shape") else None
+        inputs.append(Endpoint(flattener.resolve(tensor), [key], shape, info.HasField("tensor_shape")))
+    outputs = []
+    for key in sorted(signature.outputs):
+        tensor = parse_graph_input(signature.outputs[key].name)
+        assert tensor is not None
+        outputs.append(Endpoint(flattener.resolve(tensor), [key]))
+    return inputs, outputs
+
+
+def _bodies(nodes: dict[str, TFNode], needed: set[str], flattener: Flattener) -> dict[str, dict[str, Graph]]:
+    """Sub-graphs of functional control flow (While/If), built from their functions."""
+    from irconv_tf.control_flow import BODY_ATTRS, body_graph
+
+    result: dict[str, dict[str, Graph]] = {}
+    for name in needed:
+        node = nodes[name]
+        attrs = BODY_ATTRS.get(node.op)
+        if attrs:
+            result[name] = {attr: body_graph(flattener.functions, node.need(attr), f"{name}/{attr}") for attr in attrs}
+    return result

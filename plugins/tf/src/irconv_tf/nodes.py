@@ -1,0 +1,73 @@
+"""A framework node as the TF front end keeps it between parsing and extraction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv_tf.tensors import shape_of, to_numpy
+
+Tensor = tuple[str, int]  # (producer node name, output index)
+
+
+@dataclass
+class TFNode:
+    """One TensorFlow op after function inlining: data inputs resolved to (node, port).
+
+    ``attr`` is the NodeDef's attribute map (``AttrValue`` protos); ``value`` is set on
+    nodes the loader turned into constants (frozen weights, checkpoint variables).
+    """
+
+    name: str
+    op: str
+    inputs: list[Tensor]
+    attr: Mapping[str, Any] = field(default_factory=dict)
+    value: np.ndarray | None = None
+
+    def has(self, key: str) -> bool:
+        return key in self.attr
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An attribute as a Python value: str, int, float, bool, dtype int, shape, ndarray, list."""
+        if key not in self.attr:
+            return default
+        return attr_value(self.attr[key], f"node {self.name!r} attribute {key!r}")
+
+    def need(self, key: str) -> Any:
+        if key not in self.attr:
+            raise ConversionError(f"node {self.name!r} ({self.op}) has no attribute {key!r}")
+        return self.get(key)
+
+
+def attr_value(value: Any, where: str) -> Any:
+    kind = value.WhichOneof("value")
+    if kind is None:
+        return None
+    if kind == "s":
+        return value.s.decode("utf-8", "replace")
+    if kind in ("i", "f", "b", "type", "placeholder"):
+        return getattr(value, kind)
+    if kind == "shape":
+        return shape_of(value.shape)
+    if kind == "tensor":
+        return to_numpy(value.tensor, where)
+    if kind == "func":
+        return value.func.name
+    lst = value.list
+    for name in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+        items = getattr(lst, name)
+        if len(items):
+            if name == "s":
+                return [s.decode("utf-8", "replace") for s in items]
+            if name == "shape":
+                return [shape_of(s) for s in items]
+            if name == "tensor":
+                return [to_numpy(t, where) for t in items]
+            if name == "func":
+                return [f.name for f in items]
+            return list(items)
+    return []

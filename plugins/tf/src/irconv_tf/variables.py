@@ -1,0 +1,70 @@
+"""Which checkpoint key holds each variable, read from the graph's own restore ops.
+
+Every saved graph restores its variables with ``RestoreV2(prefix, tensor_names, ...)``
+followed by ``AssignVariableOp(handle, value)`` (TF2, often inside the inlined restore
+function) or ``Assign(ref, value)`` (TF1). Following those edges maps each variable node
+to its key without TensorFlow's object-graph machinery.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv.errors import ModelFileError
+from irconv_tf.checkpoint import Checkpoint
+from irconv_tf.nodes import Tensor, TFNode
+
+VARIABLE_OPS = frozenset({"VarHandleOp", "VariableV2", "Variable"})
+_PASS_THROUGH = frozenset({"Identity", "IdentityN"})
+
+
+def _trace(nodes: dict[str, TFNode], tensor: Tensor) -> Tensor:
+    for _ in range(1000):
+        node = nodes.get(tensor[0])
+        if node is None or node.op not in _PASS_THROUGH:
+            return tensor
+        tensor = node.inputs[tensor[1] if node.op == "IdentityN" else 0]
+    return tensor
+
+
+def variable_keys(nodes: dict[str, TFNode]) -> dict[str, str]:
+    """{variable node name: checkpoint key}."""
+    keys: dict[str, str] = {}
+    for node in nodes.values():
+        if node.op not in ("AssignVariableOp", "Assign") or len(node.inputs) < 2:
+            continue
+        var = _trace(nodes, node.inputs[0])[0]
+        src, port = _trace(nodes, node.inputs[1])
+        restore = nodes.get(src)
+        if restore is None or restore.op != "RestoreV2" or nodes.get(var) is None:
+            continue
+        names_node = nodes.get(_trace(nodes, restore.inputs[1])[0])
+        if names_node is None or names_node.op != "Const":
+            continue
+        names = names_node.need("value")
+        keys[var] = names.reshape(-1)[port].decode()
+    return keys
+
+
+def resolve_variables(nodes: dict[str, TFNode], checkpoint: Checkpoint | None, needed: set[str]) -> None:
+    """Give every needed variable node its checkpoint value; reads become identities."""
+    variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
+    if not variables:
+        return
+    if checkpoint is None:
+        raise ModelFileError(
+            f"the graph reads {len(variables)} variable(s) (e.g. {variables[0]!r}) but no checkpoint was found; "
+            "freeze the graph or convert the SavedModel directory / MetaGraph with its checkpoint"
+        )
+    keys = variable_keys(nodes)
+    for name in variables:
+        key = keys.get(name)
+        if key is None:
+            # TF1 graphs often name the checkpoint entry after the variable node itself.
+            shared = nodes[name].get("shared_name") or name
+            key = shared if shared in checkpoint.entries else name
+        nodes[name].value = np.array(checkpoint.read(key))
+        nodes[name].inputs = []
+    for node in nodes.values():
+        if node.op == "ReadVariableOp":
+            node.op = "Identity"
