@@ -31,7 +31,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     stats = CompressionStats()
     writer = GraphWriter(
         XmlStream(ctx.open(xml_path, "wb")),
-        BlobWriter(ctx.open(bin_path, "wb")),
+        BlobWriter(ctx.open(bin_path, "w+b")),
         compress=ctx.options.compress_to_fp16,
         stats=stats,
     )
