@@ -126,25 +126,45 @@ class Graph:
     # ------------------------------------------------------------ traversal
     def topological_order(self) -> list[Node]:
         """Producers before consumers; stable for a given construction order."""
-        try:
-            return [self._nodes[i] for i in nx.topological_sort(self._g)]
-        except nx.NetworkXUnfeasible:
-            cycle = nx.find_cycle(self._g)
-            names = [self._nodes[u].name for u, *_ in cycle]
-            raise GraphError(f"graph has a cycle through {names}") from None
+        return [self._nodes[i] for i in self._kahn(self._nodes)]
 
     def descendants_order(self, start: Sequence[Node]) -> list[Node]:
         """``start`` and everything downstream of it, in topological order."""
-        reached: set[int] = set()
+        succ = self._g._succ
+        reached: dict[int, None] = {}
         stack = [n.id for n in start]
         while stack:
             nid = stack.pop()
             if nid in reached:
                 continue
-            reached.add(nid)
-            stack.extend(self._g.successors(nid))
-        sub = self._g.subgraph(reached)
-        return [self._nodes[i] for i in nx.topological_sort(sub)]
+            reached[nid] = None
+            stack.extend(succ[nid])
+        return [self._nodes[i] for i in self._kahn(reached)]
+
+    def _kahn(self, members: dict[int, Any]) -> list[int]:
+        """Topological order of ``members``, deterministic for a given construction order.
+
+        Reads networkx's adjacency dicts (``_pred``/``_succ``) directly: on hot paths the
+        public views cost several times more.
+        """
+        pred, succ = self._g._pred, self._g._succ
+        waiting = {nid: sum(1 for u in pred[nid] if u in members) for nid in members}
+        ready = [nid for nid, n in waiting.items() if n == 0]
+        ready.reverse()  # pop() from the end takes the oldest first
+        order: list[int] = []
+        while ready:
+            nid = ready.pop()
+            order.append(nid)
+            for v in succ[nid]:
+                if v in waiting:
+                    waiting[v] -= 1
+                    if waiting[v] == 0:
+                        ready.append(v)
+        if len(order) != len(members):
+            cycle = nx.find_cycle(self._g.subgraph(nid for nid, n in waiting.items() if n > 0))
+            names = [self._nodes[u].name for u, *_ in cycle]
+            raise GraphError(f"graph has a cycle through {names}")
+        return order
 
     def clean_up(self) -> int:
         """Remove nodes that no Result depends on (Parameters stay). Returns how many."""
@@ -186,14 +206,14 @@ class Graph:
 
     def _disconnect_input(self, destination: InPort) -> None:
         v = destination.node.id
-        for u, keys in list(self._g.pred[v].items()):
+        for u, keys in list(self._g._pred[v].items()):
             if destination.idx in keys:
                 self._g.remove_edge(u, v, key=destination.idx)
                 self._dirty[v] = None
                 return
 
     def _source_of(self, destination: InPort) -> OutPort | None:
-        for u, keys in self._g.pred[destination.node.id].items():
+        for u, keys in self._g._pred[destination.node.id].items():
             data = keys.get(destination.idx)
             if data is not None:
                 return OutPort(self._nodes[u], data["out"])
@@ -201,7 +221,7 @@ class Graph:
 
     def _destinations_of(self, source: OutPort) -> list[InPort]:
         result = []
-        for v, keys in self._g.succ[source.node.id].items():
+        for v, keys in self._g._succ[source.node.id].items():
             node = self._nodes[v]
             for idx, data in keys.items():
                 if data["out"] == source.idx:
@@ -210,7 +230,7 @@ class Graph:
 
     def _input_count(self, node: Node) -> int:
         count = 0
-        for keys in self._g.pred[node.id].values():
+        for keys in self._g._pred[node.id].values():
             for idx in keys:
                 count = max(count, idx + 1)
         return count
