@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | None) -> MaybeShape:
     if data is None:
-        return None
+        # The kernel fixes the rank even when the input's is unknown.
+        return (None,) * (len(op.kernel) + 2) if op.kernel else None
     spatial = data[2:]
     rank = len(spatial)
     dilations = dilations or (1,) * rank
