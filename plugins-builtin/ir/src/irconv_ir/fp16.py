@@ -15,6 +15,8 @@ import numpy as np
 from irconv.graph import Node
 
 F16_MAX = float(np.finfo(np.float16).max)
+#: Elements converted at a time (1 MiB of f32: stays in cache).
+CHUNK = 1 << 18
 
 #: Inputs whose value steers shapes or indices rather than data (IR type -> input ports).
 #: A rounding error there changes the output shape, so those constants stay f32.
@@ -81,16 +83,28 @@ def should_compress(node: Node) -> bool:
 
 
 def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:
-    """The f16 copy of ``value``; out-of-range values are clamped (and counted)."""
-    finite = np.isfinite(value)
-    magnitude = np.abs(value)
-    overflow = int(np.count_nonzero(finite & (magnitude > F16_MAX)))
-    compressed = np.clip(value, -F16_MAX, F16_MAX).astype(np.float16) if overflow else value.astype(np.float16)
-    if not finite.all():
-        compressed[~finite] = value[~finite].astype(np.float16)
-    underflow = int(np.count_nonzero((value != 0) & (compressed == 0)))
+    """The f16 copy of ``value``; out-of-range values are clamped (and counted).
+
+    Works through the tensor in cache-sized chunks with a fast path for the usual case
+    (nothing out of range), so compressing costs about one pass over the weights.
+    """
+    flat = np.ascontiguousarray(value).reshape(-1)
+    half = np.empty(flat.shape, np.float16)
+    for start in range(0, flat.size, CHUNK):
+        chunk = flat[start : start + CHUNK]
+        out = half[start : start + CHUNK]
+        with np.errstate(over="ignore"):
+            np.copyto(out, chunk, casting="unsafe")
+        zeros = int(np.count_nonzero((out.view(np.uint16) & 0x7FFF) == 0))  # +-0, compared as bits: fast
+        if zeros:
+            stats.underflow += zeros - int(np.count_nonzero(chunk == 0))
+        highest, lowest = chunk.max(initial=0.0), chunk.min(initial=0.0)
+        if highest <= F16_MAX and lowest >= -F16_MAX:
+            continue  # the usual case; a NaN fails both tests and takes the slow path
+        beyond = np.abs(chunk) > F16_MAX
+        beyond &= np.isfinite(chunk)  # an infinity stays infinite, it did not overflow
+        stats.overflow += int(np.count_nonzero(beyond))
+        out[beyond] = np.copysign(F16_MAX, chunk[beyond])
     stats.constants += 1
-    stats.values += int(value.size)
-    stats.overflow += overflow
-    stats.underflow += underflow
-    return compressed
+    stats.values += int(flat.size)
+    return half.reshape(value.shape)

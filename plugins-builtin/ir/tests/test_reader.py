@@ -1,0 +1,181 @@
+"""Reading IRs: ones OpenVINO wrote itself, IR v10, control flow, and broken files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from irconv.errors import ModelFileError, UnsupportedOpsError
+from irconv.pipeline.options import ConversionOptions
+from irconv.testing.runtime import run_ir
+from irconv_ir.reader import load_ir, sniff_ir
+
+rng = np.random.default_rng(11)
+
+
+def ov_conv_model(path: Path, compress: bool) -> Path:
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    x = ops.parameter([1, 3, 16, 16], np.float32, name="image")
+    w = ops.constant(rng.standard_normal((8, 3, 3, 3)).astype(np.float32))
+    conv = ops.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1])
+    bias = ops.constant(rng.standard_normal((1, 8, 1, 1)).astype(np.float32))
+    act = ops.relu(ops.add(conv, bias))
+    pool = ops.max_pool(act, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit", "i64")
+    soft = ops.softmax(ops.reshape(pool.output(0), ops.constant(np.array([1, -1], np.int64)), False), -1)
+    soft.output(0).set_names({"probabilities"})
+    xml = path / f"ov_{compress}.xml"
+    ov.save_model(ov.Model([soft], [x], "ov conv"), str(xml), compress_to_fp16=compress)
+    return xml
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["f32", "fp16"])
+def test_openvino_written_ir_reemits_and_runs_the_same(tmp_path, reemit, compress):
+    original = ov_conv_model(tmp_path, compress)
+    ours = tmp_path / "ours.xml"
+    reemit(original, ours, compress_to_fp16=compress)
+    image = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    expected = run_ir(original, {"image": image})["probabilities"]
+    np.testing.assert_allclose(run_ir(ours, {"image": image})["probabilities"], expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["if", "loop", "ti"])
+def test_openvino_control_flow_irs_read_back(tmp_path, reemit, kind):
+    original = OV_CONTROL_FLOW[kind](tmp_path)
+    ours = tmp_path / "ours.xml"
+    reemit(original, ours)
+    feeds = {
+        "if": [{"cond": np.array(c), "x": np.array([-1.5, 2.0], np.float32)} for c in (True, False)],
+        "loop": [{"a": np.array([[1.0, -2.0]], np.float32)}],
+        "ti": [{"s": rng.standard_normal((4, 2)).astype(np.float32), "h": np.ones((1, 2), np.float32)}],
+    }[kind]
+    for feed in feeds:
+        expected = run_ir(original, feed)
+        got = run_ir(ours, feed)
+        assert len(expected) == len(got)
+        for a, b in zip(expected.values(), got.values()):
+            np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+def _ov_if(path: Path) -> Path:
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    c = ops.parameter([], np.bool_, name="cond")
+    x = ops.parameter([2], np.float32, name="x")
+    tp = ops.parameter([2], np.float32)
+    ep = ops.parameter([2], np.float32)
+    tr, er = ops.result(ops.relu(tp)), ops.result(ops.negative(ep))
+    node = ops.if_op(c)
+    node.set_then_body(ov.Model([tr], [tp]))
+    node.set_else_body(ov.Model([er], [ep]))
+    node.set_input(x.output(0), tp, ep)
+    out = node.set_output(tr, er)
+    ov.save_model(ov.Model([out], [c, x]), str(path / "if.xml"))
+    return path / "if.xml"
+
+
+def _ov_loop(path: Path) -> Path:
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    a = ops.parameter([1, 2], np.float32, name="a")
+    bp, it = ops.parameter([1, 2], np.float32), ops.parameter([1], np.int64)
+    step = ops.add(ops.multiply(bp, ops.constant(np.float32(2))), ops.convert(it, "f32"))
+    bres, bcond = ops.result(step), ops.result(ops.constant(True))
+    loop = ops.loop(ops.constant(np.int64(3)), ops.constant(True))
+    loop.set_function(ov.Model([bcond, bres], [it, bp]))
+    loop.set_special_body_ports([0, 0])
+    loop.set_merged_input(bp, a.output(0), bres.output(0))
+    last = loop.get_iter_value(bres.output(0), -1)
+    every = loop.get_concatenated_slices(bres.output(0), 0, 1, 1, -1, 0)
+    ov.save_model(ov.Model([last, every], [a]), str(path / "loop.xml"))
+    return path / "loop.xml"
+
+
+def _ov_ti(path: Path) -> Path:
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    s = ops.parameter([4, 2], np.float32, name="s")
+    h = ops.parameter([1, 2], np.float32, name="h")
+    xp, hp = ops.parameter([1, 2], np.float32), ops.parameter([1, 2], np.float32)
+    res = ops.result(ops.tanh(ops.add(xp, hp)))
+    ti = ops.tensor_iterator()
+    ti.set_body(ov.Model([res], [xp, hp]))
+    ti.set_sliced_input(xp, s.output(0), -1, -1, 1, 0, 0)  # walks the rows backwards
+    ti.set_merged_input(hp, h.output(0), res.output(0))
+    last = ti.get_iter_value(res.output(0), -1)
+    every = ti.get_concatenated_slices(res.output(0), 0, 1, 1, -1, 0)
+    ov.save_model(ov.Model([last, every], [s, h]), str(path / "ti.xml"))
+    return path / "ti.xml"
+
+
+OV_CONTROL_FLOW = {"if": _ov_if, "loop": _ov_loop, "ti": _ov_ti}
+
+
+def test_ir_v10_is_read(tmp_path, reemit):
+    original = ov_conv_model(tmp_path, False)
+    v10 = tmp_path / "v10.xml"
+    v10.write_text(original.read_text().replace('version="11"', 'version="10"', 1))
+    v10.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    ours = tmp_path / "ours.xml"
+    reemit(v10, ours)
+    image = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    np.testing.assert_allclose(
+        run_ir(ours, {"image": image})["probabilities"], run_ir(original, {"image": image})["probabilities"], rtol=1e-5
+    )
+
+
+def test_constants_are_views_of_the_weights_file(tmp_path):
+    graph = load_ir(ov_conv_model(tmp_path, False), ConversionOptions())
+    weights = [n.op.value for n in graph.nodes() if n.type == "Const" and n.op.value.size > 100]
+    assert weights
+    for value in weights:
+        assert not value.flags.owndata and not value.flags.writeable
+
+
+def test_sniff(tmp_path):
+    ir = ov_conv_model(tmp_path, False)
+    other = tmp_path / "other.xml"
+    other.write_text('<?xml version="1.0"?><config><item/></config>')
+    assert sniff_ir(ir) and not sniff_ir(other) and not sniff_ir(ir.with_suffix(".bin"))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: t.replace("</net>", ""), "not well-formed"),
+        (lambda t: t.replace('version="11"', 'version="7"', 1), "IR version '7' is not supported"),
+        (lambda t: t.replace('offset="0"', 'offset="999999999"', 1), "outside the weights file"),
+        (lambda t: t.replace('<edge from-layer="0"', '<edge from-layer="77"', 1), "missing layer"),
+    ],
+    ids=["truncated", "version", "offset", "edge"],
+)
+def test_broken_files_are_clear_errors(tmp_path, edit, message):
+    original = ov_conv_model(tmp_path, False)
+    broken = tmp_path / "broken.xml"
+    broken.write_text(edit(original.read_text()))
+    broken.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    with pytest.raises(ModelFileError, match=message):
+        load_ir(broken, ConversionOptions())
+
+
+def test_missing_weights_file_is_named(tmp_path):
+    original = ov_conv_model(tmp_path, False)
+    original.with_suffix(".bin").unlink()
+    with pytest.raises(ModelFileError, match=r"weights file .*\.bin is missing"):
+        load_ir(original, ConversionOptions())
+
+
+def test_extension_layers_are_reported_as_unsupported(tmp_path, reemit):
+    original = ov_conv_model(tmp_path, False)
+    text = original.read_text().replace('type="ReLU" version="opset1"', 'type="MyReLU" version="my_extension"')
+    custom = tmp_path / "custom.xml"
+    custom.write_text(text)
+    custom.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    with pytest.raises(UnsupportedOpsError, match="my_extension::MyReLU"):
+        reemit(custom, tmp_path / "out.xml")
