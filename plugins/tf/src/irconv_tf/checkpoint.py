@@ -125,6 +125,17 @@ class Checkpoint:
                 self._shards[shard_id] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         return self._shards[shard_id]
 
+    def read_string(self, key: str) -> bytes:
+        """A scalar string entry (the object graph TF2 stores under ``_CHECKPOINTABLE_OBJECT_GRAPH``)."""
+        entry = self.entries.get(key)
+        where = f"checkpoint {self.prefix} entry {key!r}"
+        if entry is None or base_dtype(entry.dtype) != DT_STRING:
+            raise ModelFileError(f"{where} is missing or not a string")
+        shard = self._shard(entry.shard_id)
+        if entry.offset + entry.size > len(shard):
+            raise ModelFileError(f"{where} lies beyond the end of its data shard; the checkpoint is corrupt")
+        return _string_scalar(shard[entry.offset : entry.offset + entry.size], where)
+
     def read(self, key: str) -> np.ndarray:
         """The value of variable ``key`` (a copy, independent of the mapped file)."""
         entry = self.entries.get(key)
@@ -145,6 +156,15 @@ class Checkpoint:
         raw = shard[entry.offset : entry.offset + entry.size]
         _check_crc(raw, entry.crc32c, where)
         return np.frombuffer(raw, dtype=dtype).astype(dtype.newbyteorder("="), copy=False).reshape(shape)
+
+
+def _string_scalar(raw: bytes, where: str) -> bytes:
+    """A scalar string tensor's bytes: varint length, masked crc32c of the lengths, data."""
+    length, pos = _varint(raw, 0)
+    pos += 4
+    if pos + length > len(raw):
+        raise ModelFileError(f"{where}: string entry is truncated; the checkpoint is corrupt")
+    return raw[pos : pos + length]
 
 
 def _check_crc(raw: bytes, masked: int, where: str) -> None:

@@ -12,7 +12,7 @@ from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outpu
 from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
 from irconv_tf.nodes import TFNode
-from irconv_tf.variables import VARIABLE_OPS, resolve_variables
+from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
 
 SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
 
@@ -66,7 +66,7 @@ def load_meta_graph(path: Path, options: ConversionOptions) -> Graph:
     prefix = options.weights or path.with_suffix("")
     checkpoint = Checkpoint(Path(prefix)) if Path(f"{prefix}.index").exists() else None
     signature = _signature(meta, options, str(path), required=False)
-    return _graph_from_def(meta.graph_def, checkpoint, signature, path.stem)
+    return _graph_from_def(meta.graph_def, checkpoint, signature, path.stem, meta=meta)
 
 
 def load_saved_model(path: Path, options: ConversionOptions) -> Graph:
@@ -78,7 +78,7 @@ def load_saved_model(path: Path, options: ConversionOptions) -> Graph:
     signature = _signature(meta, options, str(path), required=True)
     prefix = path / "variables" / "variables"
     checkpoint = Checkpoint(prefix) if Path(f"{prefix}.index").exists() else None
-    return _graph_from_def(meta.graph_def, checkpoint, signature, path.name)
+    return _graph_from_def(meta.graph_def, checkpoint, signature, path.name, meta=meta)
 
 
 def _pick_meta_graph(saved: Any, options: ConversionOptions, path: Path) -> Any:
@@ -116,6 +116,7 @@ def _graph_from_def(
     signature: Any,
     name: str,
     explicit: tuple[list[str], list[str]] | None = None,
+    meta: Any = None,
 ) -> Graph:
     nodes, flattener = flatten(graph_def.node, graph_def.library if graph_def.HasField("library") else None)
     if explicit is not None:
@@ -139,7 +140,8 @@ def _graph_from_def(
             f"graph {name!r} is not frozen: it reads {len(variables)} variable(s) such as {variables[0]!r}; "
             "freeze it (convert_variables_to_constants_v2) or convert the SavedModel directory instead"
         )
-    resolve_variables(nodes, checkpoint, needed)
+    bound = bound_variable_keys(meta, checkpoint) if meta is not None and checkpoint is not None else None
+    resolve_variables(nodes, checkpoint, needed, bound)
     return build_graph(nodes, inputs, outputs, name, bodies=_bodies(nodes, needed, flattener))
 
 

@@ -8,6 +8,8 @@ to its key without TensorFlow's object-graph machinery.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from irconv.errors import ModelFileError
@@ -46,7 +48,48 @@ def variable_keys(nodes: dict[str, TFNode]) -> dict[str, str]:
     return keys
 
 
-def resolve_variables(nodes: dict[str, TFNode], checkpoint: Checkpoint | None, needed: set[str]) -> None:
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def bound_variable_keys(meta: Any, checkpoint: Checkpoint) -> dict[str, str]:
+    """{variable node name: checkpoint key} through the TF2 object graphs.
+
+    A SavedModel's function captures variables as trailing call inputs; the saved object
+    graph lists, per concrete function, the object ids bound to them, and the checkpoint's
+    own object graph (same ids) gives each variable object's checkpoint key.
+    """
+    from irconv_tf.inline import CALL_OPS, parse_graph_input
+    from irconv_tf.proto import object_graph_pb2
+
+    functions = meta.object_graph_def.concrete_functions
+    if not functions or OBJECT_GRAPH_KEY not in checkpoint.entries:
+        return {}
+    try:
+        trackable = object_graph_pb2.TrackableObjectGraph.FromString(checkpoint.read_string(OBJECT_GRAPH_KEY))
+    except ModelFileError:
+        raise
+    except Exception as exc:
+        raise ModelFileError(f"checkpoint {checkpoint.prefix}: the object graph is corrupt ({exc})") from exc
+    key_of_object = {
+        i: a.checkpoint_key for i, obj in enumerate(trackable.nodes) for a in obj.attributes if a.name == "VARIABLE_VALUE"
+    }
+    keys: dict[str, str] = {}
+    for nd in meta.graph_def.node:
+        if nd.op not in CALL_OPS or nd.attr["f"].func.name not in functions:
+            continue
+        bound = list(functions[nd.attr["f"].func.name].bound_inputs)
+        if not bound:
+            continue
+        inputs = [t for t in (parse_graph_input(s) for s in nd.input) if t is not None]
+        for (source, _), object_id in zip(inputs[-len(bound) :], bound):
+            if object_id in key_of_object:
+                keys.setdefault(source, key_of_object[object_id])
+    return keys
+
+
+def resolve_variables(
+    nodes: dict[str, TFNode], checkpoint: Checkpoint | None, needed: set[str], bound: dict[str, str] | None = None
+) -> None:
     """Give every needed variable node its checkpoint value; reads become identities."""
     variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
     if not variables:
@@ -56,7 +99,7 @@ def resolve_variables(nodes: dict[str, TFNode], checkpoint: Checkpoint | None, n
             f"the graph reads {len(variables)} variable(s) (e.g. {variables[0]!r}) but no checkpoint was found; "
             "freeze the graph or convert the SavedModel directory / MetaGraph with its checkpoint"
         )
-    keys = variable_keys(nodes)
+    keys = {**variable_keys(nodes), **(bound or {})}
     for name in variables:
         key = keys.get(name)
         if key is None:
