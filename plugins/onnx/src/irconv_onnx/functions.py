@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 
-def inline_function(node: Any, function: Any, prefix: str) -> list[Any]:
+def inline_function(node: Any, function: Any, prefix: str, defaults: dict[str, Any] | None = None) -> list[Any]:
     """The function's nodes with formal names bound to ``node``'s values.
 
     Inner values get ``prefix/`` names; attribute references (``ref_attr_name``) take the
@@ -20,7 +20,8 @@ def inline_function(node: Any, function: Any, prefix: str) -> list[Any]:
     for i, formal in enumerate(function.output):
         mapping[formal] = node.output[i] if i < len(node.output) else ""
     given = {a.name: a for a in node.attribute}
-    defaults = {a.name: a for a in function.attribute_proto}
+    defaults = {**(defaults or {}), **{a.name: a for a in function.attribute_proto}}
+    internal = set(function.input) | {o for n in function.node for o in n.output}
 
     def rename(name: str) -> str:
         if name == "":
@@ -46,9 +47,43 @@ def inline_function(node: Any, function: Any, prefix: str) -> list[Any]:
                 bound.CopyFrom(source)
                 bound.name = a.name
             else:
-                new.attribute.add().CopyFrom(a)
+                copied = new.attribute.add()
+                copied.CopyFrom(a)
+                if copied.type == 5:  # GRAPH: outer names it reads are renamed too
+                    _rename_captures(copied.g, internal, rename)
         nodes.append(new)
     return nodes
+
+
+def _rename_captures(graph: Any, internal: set[str], rename: Callable[[str], str]) -> None:
+    local = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    local |= {o for n in graph.node for o in n.output}
+    for n in graph.node:
+        for i, name in enumerate(n.input):
+            if name and name not in local and name in internal:
+                n.input[i] = rename(name)
+        for a in n.attribute:
+            if a.type == 5:
+                _rename_captures(a.g, internal - local, rename)
+    for out in graph.output:
+        if out.name not in local and out.name in internal:
+            out.name = rename(out.name)
+
+
+def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
+    """Attribute defaults the ONNX schema declares (function bodies may refer to them)."""
+    import onnx.defs
+
+    try:
+        schema = onnx.defs.get_schema(op_type, opset, domain)
+    except Exception:
+        return {}
+    found = {}
+    for name, attribute in schema.attributes.items():
+        default = attribute.default_value
+        if default is not None and default.type != 0:
+            found[name] = default
+    return found
 
 
 def schema_function(

@@ -18,7 +18,7 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import MaybeShape
-from irconv_onnx.functions import inline_function, schema_function
+from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.tensors import element_type, tensor_to_array
 
 FRAMEWORK = "onnx"
@@ -157,7 +157,8 @@ class _Builder:
         if not self.has_extractor(domain, node.op_type, version):
             body = schema_function(node, domain, version, self._type_of)
             if body is not None:
-                self._expand(graph, scope, node, body, opsets)
+                defaults = schema_defaults(node.op_type, domain, version)
+                self._expand(graph, scope, node, body, opsets, defaults)
                 return
         inputs: list[OutPort | None] = []
         for name in node.input:
@@ -189,10 +190,11 @@ class _Builder:
                 created.out_port(idx).data.add_name(out)
                 scope.values[out] = created.out_port(idx)
 
-    def _expand(self, graph: Graph, scope: _Scope, node: Any, function: Any, opsets: dict[str, int]) -> None:
+    def _expand(self, graph: Graph, scope: _Scope, node: Any, function: Any, opsets: dict[str, int],
+                defaults: dict[str, Any] | None = None) -> None:
         self._expansions += 1
         prefix = f"{node.name or node.op_type}/{self._expansions}"
-        for inner in inline_function(node, function, prefix):
+        for inner in inline_function(node, function, prefix, defaults):
             self._node(graph, scope, inner, opsets)
 
     # ------------------------------------------------------------------ types

@@ -1,0 +1,26 @@
+"""Extractors of the ONNX front end, one module per op family."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def all_extractors() -> list[Extractor]:
+    """Every extractor this plugin provides (modules imported here, not at plugin import)."""
+    from irconv_onnx.extractors import (
+        contrib,
+        control_flow,
+        elementwise,
+        image,
+        nn,
+        normalization,
+        quantization,
+        reduction,
+        sequence,
+        shape,
+        unary,
+    )
+
+    modules = (elementwise, unary, reduction, shape, nn, normalization, image, quantization, sequence,
+               control_flow, contrib)
+    return [e for module in modules for e in module.extractors()]

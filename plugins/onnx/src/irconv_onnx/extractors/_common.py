@@ -1,0 +1,148 @@
+"""Helpers shared by the extractor modules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Const, SourceOp
+from irconv.pipeline.context import ExtractContext
+from irconv.pipeline.infer import infer_node
+from irconv.plugins import Extractor, opsets
+from irconv.types import ElementType, MaybeShape
+from irconv_onnx.attributes import Attributes
+
+FRAMEWORK = "onnx"
+Extract = Callable[[Node, ExtractContext], Any]
+
+
+def onnx_op(op: str, extract: Extract, first: int = 1, last: int | None = None, *, produces: str = "",
+            domain: str = "") -> Extractor:
+    """An extractor record for ONNX ``op`` in opsets ``first..last`` of ``domain``."""
+    return Extractor(FRAMEWORK, op, extract, domain=domain, opsets=opsets(first, last), produces=produces)
+
+
+def attrs(node: Node) -> Attributes:
+    op = node.op
+    assert isinstance(op, SourceOp)
+    return Attributes(op.source, node.name)
+
+
+def proto(node: Node) -> Any:
+    op = node.op
+    assert isinstance(op, SourceOp)
+    return op.source
+
+
+def opset(node: Node) -> int:
+    op = node.op
+    assert isinstance(op, SourceOp)
+    return op.opset_version
+
+
+def i64(ctx: ExtractContext, values: Any, suffix: str = "const") -> OutPort:
+    return ctx.const(np.asarray(values, dtype=np.int64), suffix=suffix)
+
+
+def facts(port: OutPort):  # type: ignore[no-untyped-def]
+    """Shape/type/value of ``port``, inferring the already-extracted producers on demand.
+
+    Extraction runs in topological order, so everything upstream is made of opset ops;
+    inference there is what the pipeline would compute later anyway.
+    """
+    data = port.data
+    if data.element_type is not ElementType.dynamic or data.value is not None:
+        return data
+    order: list[Node] = []
+    seen: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(port.node, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        if isinstance(node.op, SourceOp):
+            return data  # a body capture or unextracted node: nothing known
+        out = node.out_port(0).data if node.num_outputs() else None
+        if out is not None and (out.element_type is not ElementType.dynamic or out.value is not None) \
+                and node is not port.node:
+            continue
+        stack.append((node, True))
+        for in_port in node.in_ports():
+            source = in_port.get_source()
+            if source is not None and source.node.id not in seen:
+                stack.append((source.node, False))
+    try:
+        for node in order:
+            infer_node(node)
+    except Exception:
+        pass  # inference errors surface, with context, in the inference phase
+    return port.data
+
+
+def in_type(ctx: ExtractContext, idx: int) -> ElementType:
+    return facts(ctx.input(idx)).element_type
+
+
+def in_shape(ctx: ExtractContext, idx: int) -> MaybeShape:
+    return facts(ctx.input(idx)).shape
+
+
+def in_rank(ctx: ExtractContext, idx: int) -> int | None:
+    shape = in_shape(ctx, idx)
+    return None if shape is None else len(shape)
+
+
+def const_value(ctx: ExtractContext, idx: int) -> np.ndarray | None:
+    """The input's constant value: a Const, or anything inference computed upstream."""
+    if not ctx.has_input(idx):
+        return None
+    direct = ctx.input_value(idx)
+    if direct is not None:
+        return direct
+    return facts(ctx.input(idx)).value
+
+
+def typed_const(ctx: ExtractContext, value: Any, like: OutPort, suffix: str = "const") -> OutPort:
+    """A constant of ``like``'s element type (f32 when not known)."""
+    et = facts(like).element_type
+    dtype = et.numpy if et is not ElementType.dynamic and et is not ElementType.bf16 else np.float32
+    return ctx.const(np.asarray(value, dtype=dtype), suffix=suffix)
+
+
+def rank_of(ctx: ExtractContext, port: OutPort) -> OutPort:
+    """The rank as a 1-element i64 tensor, shape-agnostic."""
+    from irconv_opset import ShapeOf
+
+    return ctx.op(ShapeOf(), ctx.op(ShapeOf(), port, suffix="shape"), suffix="rank")
+
+
+def axes_from(ctx: ExtractContext, port: OutPort, start: int) -> OutPort:
+    """``[start, ..., rank-1]`` (or ``[start..-1]`` for negative start) as an i64 tensor."""
+    from irconv_opset import Range, Squeeze
+
+    rank = facts(port).shape
+    if rank is not None:
+        r = len(rank)
+        first = start + r if start < 0 else start
+        return i64(ctx, list(range(first, r)), suffix="axes")
+    if start < 0:
+        return i64(ctx, list(range(start, 0)), suffix="axes")
+    stop = ctx.op(Squeeze(), rank_of(ctx, port), i64(ctx, [0]), suffix="rank_scalar")
+    return ctx.op(Range(output_type=ElementType.i64), i64(ctx, start), stop, i64(ctx, 1), suffix="axes")
+
+
+def all_axes(ctx: ExtractContext, port: OutPort) -> OutPort:
+    return axes_from(ctx, port, 0)
+
+
+def et_of_onnx(code: int, where: str) -> ElementType:
+    from irconv_onnx.tensors import element_type
+
+    return element_type(code, where)

@@ -1,0 +1,9 @@
+"""control_flow extractors."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def extractors() -> list[Extractor]:
+    return []

@@ -1,0 +1,112 @@
+"""Binary and variadic elementwise ops: arithmetic, comparison, logic, bitwise, Where."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.extractors._common import attrs, facts, onnx_op, typed_const
+
+
+def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    a = attrs(node)
+    if a.int("broadcast", 0) and "axis" in a:
+        raise a.bad("axis", a.int("axis"), "legacy (opset < 7) axis broadcasting is not supported")
+    return make()
+
+
+def _variadic(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> list[OutPort]:
+    count = len(ctx.inputs)
+    port = ctx.input(0)
+    for i in range(1, count):
+        port = ctx.op(make(), port, ctx.input(i), suffix=f"{make().type}_{i}")
+    return [port]
+
+
+def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Add, Divide
+
+    count = len(ctx.inputs)
+    (total,) = _variadic(Add, node, ctx)
+    if count == 1:
+        return [total]
+    return [ctx.op(Divide(), total, typed_const(ctx, count, ctx.input(0)), suffix="mean")]
+
+
+def _div(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Divide
+
+    return Divide(m_pythondiv=False)  # ONNX integer division truncates
+
+
+def _mod(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import FloorMod, Mod
+
+    return Mod() if attrs(node).int("fmod", 0) else FloorMod()
+
+
+def _bit_shift(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import BitwiseLeftShift, BitwiseRightShift
+
+    direction = attrs(node).string("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise attrs(node).bad("direction", direction, "expected LEFT or RIGHT")
+    return BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
+
+
+def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope."""
+    from irconv_opset import Less, Multiply, Select
+
+    x, slope = ctx.input(0), ctx.input(1)
+    negative = ctx.op(Less(), x, typed_const(ctx, 0, x), suffix="negative")
+    scaled = ctx.op(Multiply(), x, slope, suffix="scaled")
+    return [ctx.op(Select(), negative, scaled, x)]
+
+
+def _pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ONNX allows an exponent of another type: convert it to the base's type."""
+    from irconv_opset import Convert, Power
+
+    base, exponent = ctx.input(0), ctx.input(1)
+    et = facts(base).element_type
+    if et is not ElementType.dynamic and facts(exponent).element_type is not et:
+        exponent = ctx.op(Convert(destination_type=et), exponent, suffix="exponent")
+    return [ctx.op(Power(), base, exponent)]
+
+
+def _where(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Select
+
+    return Select()
+
+
+def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
+    simple = {
+        "Add": o.Add, "Sub": o.Subtract, "Mul": o.Multiply,
+        "Equal": o.Equal, "Less": o.Less, "Greater": o.Greater,
+        "LessOrEqual": o.LessEqual, "GreaterOrEqual": o.GreaterEqual,
+        "And": o.LogicalAnd, "Or": o.LogicalOr, "Xor": o.LogicalXor,
+        "BitwiseAnd": o.BitwiseAnd, "BitwiseOr": o.BitwiseOr, "BitwiseXor": o.BitwiseXor,
+    }
+    result = [onnx_op(name, partial(_binary, cls), produces=cls.type) for name, cls in simple.items()]
+    result += [
+        onnx_op("Pow", _pow, produces="Power"),
+        onnx_op("Div", _div, produces="Divide"),
+        onnx_op("Mod", _mod, 10, produces="Mod, FloorMod"),
+        onnx_op("BitShift", _bit_shift, 11, produces="BitwiseLeftShift, BitwiseRightShift"),
+        onnx_op("Max", partial(_variadic, o.Maximum), produces="Maximum"),
+        onnx_op("Min", partial(_variadic, o.Minimum), produces="Minimum"),
+        onnx_op("Sum", partial(_variadic, o.Add), produces="Add"),
+        onnx_op("Mean", _mean, produces="Add, Divide"),
+        onnx_op("PRelu", _prelu, produces="Select"),
+        onnx_op("Where", _where, 9, produces="Select"),
+    ]
+    return result

@@ -1,0 +1,240 @@
+"""Convolution, pooling and matrix products: Conv, ConvTranspose, *Pool, MatMul, Gemm, Einsum."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.attributes import Attributes
+from irconv_onnx.extractors._common import (
+    attrs, axes_from, const_value, facts, i64, in_shape, onnx_op, opset, typed_const,
+)
+
+_AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
+
+
+class _Window:
+    """The spatial attributes shared by convolutions and pools, with ONNX defaults."""
+
+    def __init__(self, a: Attributes, spatial: int) -> None:
+        auto = a.string("auto_pad", "NOTSET")
+        if auto not in _AUTO_PAD:
+            raise a.bad("auto_pad", auto, "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID")
+        self.auto_pad = _AUTO_PAD[auto]
+        self.strides = tuple(a.ints("strides", [1] * spatial))
+        self.dilations = tuple(a.ints("dilations", [1] * spatial))
+        pads = a.ints("pads", [0] * 2 * spatial)
+        if self.auto_pad != "explicit":
+            pads = [0] * 2 * spatial
+        self.pads_begin = tuple(pads[:spatial])
+        self.pads_end = tuple(pads[spatial:])
+
+
+def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> int:
+    a = attrs(node)
+    kernel = a.ints("kernel_shape", None)
+    if kernel:
+        return len(kernel)
+    source = ctx.input(weights_idx if weights_idx is not None else 0)
+    shape = facts(source).shape
+    if shape is None:
+        raise ConversionError(f"node {node.name!r} ({node.op.type}): the rank of input "
+                              f"{weights_idx or 0} must be known (set it with --input)")
+    return len(shape) - 2
+
+
+def _grouped_weights(ctx: ExtractContext, weights: OutPort, group: int) -> OutPort:
+    """[O, I/g, k...] -> [g, O/g, I/g, k...] (numpy when constant, else from ShapeOf)."""
+    from irconv_opset import Concat, Reshape, ShapeOf, Slice
+
+    value = ctx.input_value(1)
+    if value is not None:
+        return ctx.const(value.reshape((group, -1) + value.shape[1:]), suffix="weights")
+    shape = ctx.op(ShapeOf(), weights, suffix="weights_shape")
+    tail = ctx.op(Slice(), shape, i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]), i64(ctx, [1]),
+                  i64(ctx, [0]), suffix="tail")
+    target = ctx.op(Concat(axis=0), i64(ctx, [group, -1]), tail, suffix="grouped_shape")
+    return ctx.op(Reshape(special_zero=False), weights, target, suffix="grouped")
+
+
+def _add_bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -> OutPort:
+    from irconv_opset import Add, Unsqueeze
+
+    if not ctx.has_input(bias_idx):
+        return port
+    bias = ctx.op(Unsqueeze(), ctx.input(bias_idx), i64(ctx, list(range(1, spatial + 1))), suffix="bias")
+    return ctx.op(Add(), port, bias, suffix="add_bias")
+
+
+def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Convolution, GroupConvolution
+
+    a = attrs(node)
+    spatial = _spatial_rank(node, ctx, 1)
+    w = _Window(a, spatial)
+    group = a.int("group", 1)
+    common = dict(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin, pads_end=w.pads_end,
+                  auto_pad=w.auto_pad)
+    if group == 1:
+        out = ctx.op(Convolution(**common), ctx.input(0), ctx.input(1), suffix="conv")
+    else:
+        weights = _grouped_weights(ctx, ctx.input(1), group)
+        out = ctx.op(GroupConvolution(**common), ctx.input(0), weights, suffix="conv")
+    return [_add_bias(ctx, out, 2, spatial)]
+
+
+def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import ConvolutionBackpropData, GroupConvolutionBackpropData
+
+    a = attrs(node)
+    spatial = _spatial_rank(node, ctx, 1)
+    w = _Window(a, spatial)
+    group = a.int("group", 1)
+    output_padding = tuple(a.ints("output_padding", [0] * spatial))
+    pads_begin, pads_end, auto_pad = w.pads_begin, w.pads_end, w.auto_pad
+    output_shape = a.ints("output_shape", None)
+    if output_shape:
+        # ONNX derives the pads from the requested size; do it here so the IR is explicit.
+        x_shape, k_shape = in_shape(ctx, 0), in_shape(ctx, 1)
+        if x_shape is None or k_shape is None or any(d is None for d in x_shape[2:]) or \
+                any(d is None for d in k_shape[2:]):
+            raise a.bad("output_shape", output_shape, "needs static input and kernel spatial sizes")
+        out_sizes = output_shape[-spatial:]
+        begin, end = [], []
+        for i in range(spatial):
+            kernel = (k_shape[2 + i] - 1) * w.dilations[i] + 1
+            total = w.strides[i] * (x_shape[2 + i] - 1) + output_padding[i] + kernel - out_sizes[i]
+            total = max(total, 0)
+            if auto_pad == "same_upper":
+                begin.append(total // 2)
+                end.append(total - total // 2)
+            else:
+                begin.append(total - total // 2)
+                end.append(total // 2)
+        pads_begin, pads_end, auto_pad = tuple(begin), tuple(end), "explicit"
+    common = dict(strides=w.strides, dilations=w.dilations, pads_begin=pads_begin, pads_end=pads_end,
+                  auto_pad=auto_pad, output_padding=output_padding)
+    if group == 1:
+        out = ctx.op(ConvolutionBackpropData(**common), ctx.input(0), ctx.input(1), suffix="deconv")
+    else:
+        weights = _grouped_weights(ctx, ctx.input(1), group)
+        out = ctx.op(GroupConvolutionBackpropData(**common), ctx.input(0), weights, suffix="deconv")
+    return [_add_bias(ctx, out, 2, spatial)]
+
+
+def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import MaxPool
+
+    a = attrs(node)
+    kernel = tuple(a.ints("kernel_shape"))
+    w = _Window(a, len(kernel))
+    if a.int("storage_order", 0) and len(node.out_ports()) > 1:
+        raise a.bad("storage_order", 1, "column-major indices are not supported")
+    pool = ctx.add(MaxPool(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin, pads_end=w.pads_end,
+                           kernel=kernel, rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor",
+                           auto_pad=w.auto_pad, index_element_type=ElementType.i64, axis=0),
+                   [ctx.input(0)], "pool")
+    return [pool.out_port(0), pool.out_port(1)][: len(node.out_ports())]
+
+
+def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import AvgPool
+
+    a = attrs(node)
+    kernel = tuple(a.ints("kernel_shape"))
+    w = _Window(a, len(kernel))
+    if any(d != 1 for d in w.dilations):
+        raise a.bad("dilations", list(w.dilations), "OpenVINO AvgPool has no dilations")
+    op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
+                 rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
+                 exclude_pad=not a.int("count_include_pad", 0))
+    return [ctx.op(op, ctx.input(0), suffix="pool")]
+
+
+def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """(sum over the window of |x|^p)^(1/p) = (AvgPool(|x|^p, pads counted) * window size)^(1/p)."""
+    from irconv_opset import Abs, AvgPool, Multiply, Power
+
+    a = attrs(node)
+    kernel = tuple(a.ints("kernel_shape"))
+    w = _Window(a, len(kernel))
+    if any(d != 1 for d in w.dilations):
+        raise a.bad("dilations", list(w.dilations), "OpenVINO AvgPool has no dilations")
+    p = float(a.int("p", 2))
+    x = ctx.input(0)
+    powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), typed_const(ctx, p, x, "p"), suffix="pow")
+    op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
+                 rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
+                 exclude_pad=False)
+    avg = ctx.op(op, powered, suffix="pool")
+    total = ctx.op(Multiply(), avg, typed_const(ctx, float(np.prod(kernel)), x, "window"), suffix="sum")
+    return [ctx.op(Power(), total, typed_const(ctx, 1.0 / p, x, "root"))]
+
+
+def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import ReduceL1, ReduceL2, ReduceMax, ReduceMean
+
+    x = ctx.input(0)
+    axes = axes_from(ctx, x, 2)
+    if kind == "lp":
+        p = attrs(node).int("p", 2)
+        if p not in (1, 2):
+            raise attrs(node).bad("p", p, "only p = 1 or 2")
+        cls = ReduceL1 if p == 1 else ReduceL2
+    else:
+        cls = ReduceMean if kind == "avg" else ReduceMax
+    return [ctx.op(cls(keep_dims=True), x, axes)]
+
+
+def _mat_mul(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import MatMul
+
+    return MatMul()
+
+
+def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """alpha * A' B' + beta * C."""
+    from irconv_opset import Add, MatMul, Multiply
+
+    a = attrs(node)
+    alpha, beta = a.float("alpha", 1.0), a.float("beta", 1.0)
+    x = ctx.input(0)
+    out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),
+                 x, ctx.input(1), suffix="matmul")
+    if alpha != 1.0:
+        out = ctx.op(Multiply(), out, typed_const(ctx, alpha, x, "alpha"), suffix="alpha")
+    if ctx.has_input(2) and beta != 0.0:
+        c = ctx.input(2)
+        if beta != 1.0:
+            c = ctx.op(Multiply(), c, typed_const(ctx, beta, x, "beta"), suffix="beta")
+        out = ctx.op(Add(), out, c, suffix="add")
+    return [out]
+
+
+def _einsum(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Einsum
+
+    return Einsum(equation=attrs(node).string("equation").replace(" ", ""))
+
+
+def extractors() -> list[Extractor]:
+    return [
+        onnx_op("Conv", _conv, produces="Convolution, GroupConvolution"),
+        onnx_op("ConvTranspose", _conv_transpose, produces="ConvolutionBackpropData, GroupConvolutionBackpropData"),
+        onnx_op("MaxPool", _max_pool, produces="MaxPool"),
+        onnx_op("AveragePool", _avg_pool, produces="AvgPool"),
+        onnx_op("LpPool", _lp_pool, produces="AvgPool, Power"),
+        onnx_op("GlobalAveragePool", partial(_global_pool, "avg"), produces="ReduceMean"),
+        onnx_op("GlobalMaxPool", partial(_global_pool, "max"), produces="ReduceMax"),
+        onnx_op("GlobalLpPool", partial(_global_pool, "lp"), 2, produces="ReduceL1, ReduceL2"),
+        onnx_op("MatMul", _mat_mul, produces="MatMul"),
+        onnx_op("Gemm", _gemm, produces="MatMul, Multiply, Add"),
+        onnx_op("Einsum", _einsum, 12, produces="Einsum"),
+    ]

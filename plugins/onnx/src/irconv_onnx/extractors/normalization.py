@@ -1,0 +1,129 @@
+"""Normalizations: BatchNormalization, InstanceNormalization, LayerNormalization, GroupNormalization,
+LRN, LpNormalization."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv_onnx.extractors._common import attrs, axes_from, i64, in_rank, in_shape, onnx_op, opset, typed_const
+
+
+def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import BatchNormInference
+
+    a = attrs(node)
+    if a.int("training_mode", 0) and any(p.get_destinations() for p in node.out_ports()[1:]):
+        raise a.bad("training_mode", 1, "running statistics outputs are training-only")
+    eps = a.float("epsilon", 1e-5)
+    inputs = [ctx.input(i) for i in range(5)]
+    out = ctx.op(BatchNormInference(epsilon=eps), *inputs)
+    return [out]
+
+
+def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPort:
+    """[C] -> [C, 1, ..., 1] so it broadcasts against [N, C, spatial...]."""
+    from irconv_opset import Unsqueeze
+
+    rank = in_rank(ctx, 0)
+    if rank is None:
+        from irconv_opset import Concat, Reshape, ShapeOf
+
+        raise_rank = attrs(ctx.node)
+        raise raise_rank.bad("input", "dynamic rank", "the data rank must be known")
+    return ctx.op(Unsqueeze(), port, i64(ctx, list(range(1, rank - 1))), suffix="per_channel")
+
+
+def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import MVN, Add, Multiply
+
+    eps = attrs(node).float("epsilon", 1e-5)
+    x = ctx.input(0)
+    norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes_from(ctx, x, 2),
+                  suffix="mvn")
+    scaled = ctx.op(Multiply(), norm, _channel_vector(ctx, ctx.input(1), x), suffix="scale")
+    return [ctx.op(Add(), scaled, _channel_vector(ctx, ctx.input(2), x))]
+
+
+def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MVN over axes [axis..] then scale and bias; Mean/InvStdDev outputs computed when used."""
+    from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
+
+    a = attrs(node)
+    axis, eps = a.int("axis", -1), a.float("epsilon", 1e-5)
+    x = ctx.input(0)
+    axes = axes_from(ctx, x, axis)
+    outputs = node.out_ports()
+    extra = [p for p in outputs[1:] if p.get_destinations() or p.data.names]
+    if not extra:
+        norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes, suffix="mvn")
+        mean = inv = None
+    else:
+        mean = ctx.op(ReduceMean(keep_dims=True), x, axes, suffix="mean")
+        centered = ctx.op(Subtract(), x, mean, suffix="centered")
+        var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes,
+                     suffix="var")
+        std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
+        inv = ctx.op(Divide(), typed_const(ctx, 1.0, x, "one"), std, suffix="inv_std")
+        norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
+    y = ctx.op(Multiply(), norm, ctx.input(1), suffix="scale")
+    if ctx.has_input(2):
+        y = ctx.op(Add(), y, ctx.input(2), suffix="bias")
+    result = [y]
+    if mean is not None and inv is not None:
+        result += [mean, inv]
+    return result[: len(outputs)]
+
+
+def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import GroupNormalization, Reshape, Tile, Unsqueeze
+
+    a = attrs(node)
+    groups, eps = a.int("num_groups"), a.float("epsilon", 1e-5)
+    scale, bias = ctx.input(1), ctx.input(2)
+    if opset(node) < 21:  # scale and bias are per group: repeat them per channel
+        shape = in_shape(ctx, 0)
+        if shape is None or shape[1] is None:
+            raise a.bad("num_groups", groups, "per-group scale (opset 18) needs a static channel count")
+        per = shape[1] // groups
+        def repeat(port: OutPort, name: str) -> OutPort:
+            col = ctx.op(Unsqueeze(), port, i64(ctx, [1]), suffix=f"{name}_col")
+            tiled = ctx.op(Tile(), col, i64(ctx, [1, per]), suffix=f"{name}_tiled")
+            return ctx.op(Reshape(special_zero=False), tiled, i64(ctx, [-1]), suffix=name)
+        scale, bias = repeat(scale, "scale"), repeat(bias, "bias")
+    return [ctx.op(GroupNormalization(num_groups=groups, epsilon=eps), ctx.input(0), scale, bias)]
+
+
+def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import LRN
+
+    a = attrs(node)
+    op = LRN(alpha=a.float("alpha", 1e-4), beta=a.float("beta", 0.75), bias=a.float("bias", 1.0), size=a.int("size"))
+    return [ctx.op(op, ctx.input(0), i64(ctx, [1], "axes"))]
+
+
+def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Divide, Equal, ReduceL1, ReduceL2, Select
+
+    a = attrs(node)
+    p, axis = a.int("p", 2), a.int("axis", -1)
+    if p not in (1, 2):
+        raise a.bad("p", p, "only p = 1 or 2")
+    x = ctx.input(0)
+    norm = ctx.op((ReduceL1 if p == 1 else ReduceL2)(keep_dims=True), x, i64(ctx, [axis]), suffix="norm")
+    zero = typed_const(ctx, 0, x, "zero")
+    is_zero = ctx.op(Equal(), norm, zero, suffix="is_zero")
+    return [ctx.op(Select(), is_zero, zero, ctx.op(Divide(), x, norm, suffix="divided"))]
+
+
+def extractors() -> list[Extractor]:
+    return [
+        onnx_op("BatchNormalization", _batch_norm, produces="BatchNormInference"),
+        onnx_op("InstanceNormalization", _instance_norm, produces="MVN, Multiply, Add"),
+        onnx_op("LayerNormalization", _layer_norm, 17, produces="MVN, Multiply, Add"),
+        onnx_op("GroupNormalization", _group_norm, 18, produces="GroupNormalization"),
+        onnx_op("LRN", _lrn, produces="LRN"),
+        onnx_op("LpNormalization", _lp_norm, produces="ReduceL1, ReduceL2, Divide"),
+    ]

@@ -1,0 +1,9 @@
+"""quantization extractors."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def extractors() -> list[Extractor]:
+    return []

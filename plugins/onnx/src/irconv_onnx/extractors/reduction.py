@@ -1,0 +1,116 @@
+"""Reduce* (axes as attribute, or as input from opset 13/18) and ArgMax/ArgMin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.extractors._common import all_axes, attrs, const_value, facts, i64, onnx_op, opset
+
+# Reductions whose axes became an input at opset 18 (ReduceSum at 13).
+_AXES_INPUT_FROM = {"ReduceSum": 13}
+
+
+def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
+    """The axes port, or None for "leave the data as is" (noop_with_empty_axes)."""
+    a = attrs(node)
+    if opset(node) >= _AXES_INPUT_FROM.get(op_type, 18):
+        value = const_value(ctx, 1) if ctx.has_input(1) else np.zeros(0, np.int64)
+        if value is None and facts(ctx.input(1)).shape == (0,):
+            value = np.zeros(0, np.int64)  # an input that can only be empty
+        if value is not None and value.size == 0:
+            return None if a.int("noop_with_empty_axes", 0) else all_axes(ctx, ctx.input(0))
+        return ctx.input(1)
+    axes = a.ints("axes", None)
+    if not axes:
+        return all_axes(ctx, ctx.input(0))
+    return i64(ctx, axes, "axes")
+
+
+def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, bool], OutPort],
+            node: Node, ctx: ExtractContext) -> list[OutPort]:
+    keep = bool(attrs(node).int("keepdims", 1))
+    axes = _axes(node, ctx, op_type)
+    x = ctx.input(0)
+    if axes is None:
+        return [x]
+    return [build(ctx, x, axes, keep)]
+
+
+def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    return ctx.op(cls(keep_dims=keep), x, axes)
+
+
+def _log_sum(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    from irconv_opset import Log, ReduceSum
+
+    return ctx.op(Log(), ctx.op(ReduceSum(keep_dims=keep), x, axes, suffix="sum"))
+
+
+def _log_sum_exp(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    """log(sum(exp(x - max))) + max, stable for large inputs."""
+    from irconv_opset import Add, Exp, Log, ReduceMax, ReduceSum, Squeeze, Subtract
+
+    peak = ctx.op(ReduceMax(keep_dims=True), x, axes, suffix="max")
+    exp = ctx.op(Exp(), ctx.op(Subtract(), x, peak, suffix="shifted"), suffix="exp")
+    total = ctx.op(Log(), ctx.op(ReduceSum(keep_dims=keep), exp, axes, suffix="sum"), suffix="log")
+    if not keep:
+        peak = ctx.op(Squeeze(), peak, axes, suffix="max_squeezed")
+    return ctx.op(Add(), total, peak)
+
+
+def _sum_square(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    from irconv_opset import Multiply, ReduceSum
+
+    return ctx.op(ReduceSum(keep_dims=keep), ctx.op(Multiply(), x, x, suffix="square"), axes)
+
+
+def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
+    from irconv_opset import Gather, ShapeOf, Slice, Squeeze, Subtract, TopK
+
+    a = attrs(node)
+    axis = a.int("axis", 0)
+    keep = bool(a.int("keepdims", 1))
+    last = bool(a.int("select_last_index", 0))
+    x = ctx.input(0)
+    if last:
+        big = np.iinfo(np.int64).max
+        x = ctx.op(Slice(), x, i64(ctx, [-1]), i64(ctx, [-big]), i64(ctx, [-1]), i64(ctx, [axis]), suffix="flip")
+    top = ctx.add(TopK(axis=axis, mode=mode, sort="value", index_element_type=ElementType.i64, stable=True),
+                  [x, i64(ctx, 1)], "topk")
+    index = top.out_port(1)
+    if last:
+        dim = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(0), suffix="shape"), i64(ctx, [axis]), i64(ctx, 0),
+                     suffix="dim")
+        last_index = ctx.op(Subtract(), dim, i64(ctx, [1]), suffix="last")
+        index = ctx.op(Subtract(), last_index, index, suffix="unflip")
+    if not keep:
+        index = ctx.op(Squeeze(), index, i64(ctx, [axis]), suffix="squeeze")
+    return [index]
+
+
+def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
+    plain = {
+        "ReduceSum": o.ReduceSum, "ReduceMean": o.ReduceMean, "ReduceMax": o.ReduceMax,
+        "ReduceMin": o.ReduceMin, "ReduceProd": o.ReduceProd, "ReduceL1": o.ReduceL1, "ReduceL2": o.ReduceL2,
+    }
+    result = [onnx_op(name, partial(_reduce, name, partial(_plain, cls)), produces=cls.type)
+              for name, cls in plain.items()]
+    result += [
+        onnx_op("ReduceLogSum", partial(_reduce, "ReduceLogSum", _log_sum), produces="ReduceSum, Log"),
+        onnx_op("ReduceLogSumExp", partial(_reduce, "ReduceLogSumExp", _log_sum_exp),
+                produces="ReduceMax, ReduceSum, Exp, Log"),
+        onnx_op("ReduceSumSquare", partial(_reduce, "ReduceSumSquare", _sum_square), produces="ReduceSum"),
+        onnx_op("ArgMax", partial(_arg, "max"), produces="TopK"),
+        onnx_op("ArgMin", partial(_arg, "min"), produces="TopK"),
+    ]
+    return result

@@ -1,0 +1,412 @@
+"""Shape, layout and indexing ops: Reshape ... Slice, Gather/Scatter, Constant*, Range, TopK."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.extractors._common import (
+    attrs, axes_from, const_value, facts, i64, in_rank, in_shape, onnx_op, opset, rank_of, typed_const,
+)
+
+_BIG = np.iinfo(np.int64).max
+
+
+def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Reshape
+
+    if opset(node) < 5:
+        shape = i64(ctx, attrs(node).ints("shape"), "shape")
+    else:
+        shape = ctx.input(1)
+    zero_copies = not attrs(node).int("allowzero", 0)
+    return [ctx.op(Reshape(special_zero=zero_copies), ctx.input(0), shape)]
+
+
+def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Range, Squeeze, Subtract, Transpose
+
+    perm = attrs(node).ints("perm", None)
+    x = ctx.input(0)
+    if perm is not None:
+        order = i64(ctx, perm, "order")
+    elif in_rank(ctx, 0) is not None:
+        order = i64(ctx, list(reversed(range(in_rank(ctx, 0) or 0))), "order")
+    else:
+        rank = ctx.op(Squeeze(), rank_of(ctx, x), i64(ctx, [0]), suffix="rank_scalar")
+        start = ctx.op(Subtract(), rank, i64(ctx, 1), suffix="last")
+        order = ctx.op(Range(output_type=ElementType.i64), start, i64(ctx, -1), i64(ctx, -1), suffix="order")
+    return [ctx.op(Transpose(), x, order)]
+
+
+def _concat(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Concat
+
+    return Concat(axis=attrs(node).int("axis", 1))
+
+
+def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Split, VariadicSplit
+
+    a = attrs(node)
+    axis = a.int("axis", 0)
+    count = len(node.out_ports())
+    x = ctx.input(0)
+    if opset(node) < 13:
+        sizes = a.ints("split", None) or (list(const_value(ctx, 1)) if ctx.has_input(1) else None)
+        lengths = i64(ctx, sizes, "lengths") if sizes else None
+    else:
+        lengths = ctx.input(1) if ctx.has_input(1) else None
+    if lengths is None and opset(node) >= 18 and "num_outputs" in a:
+        count = a.int("num_outputs")
+        shape = in_shape(ctx, 0)
+        dim = shape[axis] if shape is not None else None
+        if dim is None or dim % count:
+            if dim is None:
+                raise a.bad("num_outputs", count, "an uneven split needs a static dimension on the split axis")
+            chunk = -(-dim // count)
+            sizes = [chunk] * (dim // chunk) + ([dim % chunk] if dim % chunk else [])
+            lengths = i64(ctx, sizes, "lengths")
+    axis_port = i64(ctx, axis, "axis")
+    if lengths is None:
+        split = ctx.add(Split(num_splits=count), [x, axis_port])
+    else:
+        split = ctx.add(VariadicSplit(), [x, axis_port, lengths])
+    return [split.out_port(i) for i in range(len(node.out_ports()))]
+
+
+def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Squeeze
+
+    x = ctx.input(0)
+    if opset(node) < 13:
+        axes = attrs(node).ints("axes", None)
+        if not axes:
+            return [ctx.op(Squeeze(), x)]
+        return [ctx.op(Squeeze(), x, i64(ctx, axes, "axes"))]
+    if not ctx.has_input(1):
+        return [ctx.op(Squeeze(), x)]
+    return [ctx.op(Squeeze(), x, ctx.input(1))]
+
+
+def _unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Unsqueeze
+
+    axes = i64(ctx, attrs(node).ints("axes"), "axes") if opset(node) < 13 else ctx.input(1)
+    return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
+
+
+def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import ShapeOf, Slice
+
+    shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
+    a = attrs(node)
+    start, end = a.int("start", 0), a.int("end", _BIG)
+    if start == 0 and end == _BIG:
+        return [shape]
+    return [ctx.op(Slice(), shape, i64(ctx, [start]), i64(ctx, [end]), i64(ctx, [1]), i64(ctx, [0]))]
+
+
+def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import ReduceProd, ShapeOf
+
+    shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
+    return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
+
+
+def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Reshape to [prod(shape[:axis]), -1], computed from ShapeOf so the IR stays reshapeable."""
+    from irconv_opset import Concat, ReduceProd, Reshape, ShapeOf, Slice
+
+    axis = attrs(node).int("axis", 1)
+    x = ctx.input(0)
+    if axis == 0:
+        target = i64(ctx, [1, -1], "shape")
+    else:
+        shape = ctx.op(ShapeOf(output_type_=ElementType.i64), x, suffix="shape")
+        head = ctx.op(Slice(), shape, i64(ctx, [0]), i64(ctx, [axis]), i64(ctx, [1]), i64(ctx, [0]), suffix="head")
+        outer = ctx.op(ReduceProd(keep_dims=True), head, i64(ctx, [0]), suffix="outer")
+        target = ctx.op(Concat(axis=0), outer, i64(ctx, [-1]), suffix="target")
+    return [ctx.op(Reshape(special_zero=False), x, target)]
+
+
+def _expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Broadcast
+
+    return [ctx.op(Broadcast(mode="bidirectional"), ctx.input(0), ctx.input(1))]
+
+
+def _tile(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Tile
+
+    return Tile()
+
+
+def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Pad, Split
+
+    a = attrs(node)
+    mode = a.string("mode", "constant")
+    modes = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
+    if mode not in modes:
+        raise a.bad("mode", mode, "OpenVINO Pad has constant, reflect and edge (no wrap)")
+    x = ctx.input(0)
+    if opset(node) < 11:
+        pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
+        value = typed_const(ctx, a.float("value", 0.0), x, "value")
+    else:
+        pads = const_value(ctx, 1)
+        value = ctx.input(2) if ctx.has_input(2) else None
+        if value is not None:
+            from irconv_opset import Squeeze
+
+            if facts(value).shape not in ((), None):
+                value = ctx.op(Squeeze(), value, suffix="value")
+        if ctx.has_input(3):
+            axes = const_value(ctx, 3)
+            rank = in_rank(ctx, 0)
+            if axes is None or pads is None or rank is None:
+                raise a.bad("axes", "input", "Pad axes need constant axes and pads and a known rank")
+            full = np.zeros(2 * rank, np.int64)
+            for i, ax in enumerate(int(v) % rank for v in axes):
+                full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
+            pads = full
+    if pads is not None:
+        half = len(pads) // 2
+        begin, end = i64(ctx, pads[:half], "begin"), i64(ctx, pads[half:], "end")
+    else:
+        split = ctx.add(Split(num_splits=2), [ctx.input(1), i64(ctx, 0)], "pads")
+        begin, end = split.out_port(0), split.out_port(1)
+    inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
+    return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
+
+
+def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Broadcast, ShapeOf, Slice
+
+    x = ctx.input(0)
+    if opset(node) < 10:
+        a = attrs(node)
+        starts, ends = a.ints("starts"), a.ints("ends")
+        axes = a.ints("axes", list(range(len(starts))))
+        return [ctx.op(Slice(), x, i64(ctx, starts, "start"), i64(ctx, ends, "stop"), i64(ctx, [1] * len(starts)),
+                       i64(ctx, axes, "axes"))]
+    starts, ends = ctx.input(1), ctx.input(2)
+    if ctx.has_input(4):
+        steps = ctx.input(4)
+    else:
+        value = const_value(ctx, 1)
+        if value is not None:
+            steps = ctx.const(np.ones(value.shape, value.dtype), suffix="step")
+        else:
+            steps = ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), starts), suffix="step")
+    inputs = [x, starts, ends, steps] + ([ctx.input(3)] if ctx.has_input(3) else [])
+    return [ctx.op(Slice(), *inputs)]
+
+
+def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Gather
+
+    axis = attrs(node).int("axis", 0)
+    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, axis, "axis"))]
+
+
+def _gather_elements(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import GatherElements
+
+    return GatherElements(axis=attrs(node).int("axis", 0))
+
+
+def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import GatherND
+
+    return GatherND(batch_dims=attrs(node).int("batch_dims", 0))
+
+
+_SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min", "max": "max"}
+
+
+def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import ScatterElementsUpdate
+
+    a = attrs(node)
+    reduction = a.string("reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
+    return ScatterElementsUpdate(reduction=_SCATTER_REDUCTIONS[reduction], use_init_val=True)
+
+
+def _scatter_elements_ports(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    op = _scatter_elements(node, ctx)
+    axis = i64(ctx, attrs(node).int("axis", 0), "axis")
+    return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2), axis)]
+
+
+def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import ScatterNDUpdate
+
+    a = attrs(node)
+    reduction = a.string("reduction", "none")
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
+    return ScatterNDUpdate(reduction=_SCATTER_REDUCTIONS[reduction])
+
+
+def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import DepthToSpace
+
+    a = attrs(node)
+    mode = a.string("mode", "DCR")
+    if mode not in ("DCR", "CRD"):
+        raise a.bad("mode", mode, "expected DCR or CRD")
+    return DepthToSpace(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
+
+
+def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import SpaceToDepth
+
+    return SpaceToDepth(block_size=attrs(node).int("blocksize"), mode="blocks_first")
+
+
+def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    a = attrs(node)
+    if "value" in a:
+        value = a.tensor("value")
+    elif "value_float" in a:
+        value = np.array(a.float("value_float"), np.float32)
+    elif "value_floats" in a:
+        value = np.array(a.floats("value_floats"), np.float32)
+    elif "value_int" in a:
+        value = np.array(a.int("value_int"), np.int64)
+    elif "value_ints" in a:
+        value = np.array(a.ints("value_ints"), np.int64)
+    else:
+        name = next(iter(a.names()), "value")
+        raise a.bad(name, "...", "only numeric dense constants are supported")
+    return [ctx.const(value, suffix="value")]
+
+
+def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Broadcast
+
+    a = attrs(node)
+    value = a.tensor("value", None)
+    scalar = np.zeros((), np.float32) if value is None else value.reshape(())
+    return [ctx.op(Broadcast(), ctx.const(scalar, suffix="value"), ctx.input(0))]
+
+
+def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Range
+
+    et = facts(ctx.input(0)).element_type
+    if et is ElementType.dynamic:
+        et = ElementType.f32
+    return [ctx.op(Range(output_type=et), ctx.input(0), ctx.input(1), ctx.input(2))]
+
+
+def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Negative indices count from the end: FloorMod by depth first."""
+    from irconv_opset import Convert, FloorMod, Gather, OneHot, Reshape
+
+    axis = attrs(node).int("axis", -1)
+    indices = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="indices")
+    depth = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="depth_i64")
+    depth = ctx.op(Reshape(special_zero=False), depth, i64(ctx, [], "scalar"), suffix="depth")
+    indices = ctx.op(FloorMod(), indices, depth, suffix="wrapped")
+    values = ctx.input(2)
+    off = ctx.op(Gather(), values, i64(ctx, 0), i64(ctx, 0), suffix="off")
+    on = ctx.op(Gather(), values, i64(ctx, 1), i64(ctx, 0), suffix="on")
+    return [ctx.op(OneHot(axis=axis), indices, depth, on, off)]
+
+
+def _non_zero(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import NonZero
+
+    return NonZero(output_type=ElementType.i64)
+
+
+def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Reshape, TopK
+
+    a = attrs(node)
+    if opset(node) < 10:
+        k = i64(ctx, a.int("k"), "k")
+    else:
+        k = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="k")
+    largest = a.int("largest", 1)
+    top = ctx.add(TopK(axis=a.int("axis", -1), mode="max" if largest else "min", sort="value",
+                       index_element_type=ElementType.i64, stable=True), [ctx.input(0), k])
+    return [top.out_port(0), top.out_port(1)]
+
+
+def _cum_sum(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import CumSum
+
+    a = attrs(node)
+    return CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
+
+
+def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Keep x where (col - row) >= k (upper) or <= k (lower), from ShapeOf ranges."""
+    from irconv_opset import (
+        Gather, GreaterEqual, LessEqual, Range, Select, ShapeOf, Subtract, Unsqueeze,
+    )
+
+    upper = bool(attrs(node).int("upper", 1))
+    x = ctx.input(0)
+    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
+    cols = ctx.op(Gather(), shape, i64(ctx, -1), i64(ctx, 0), suffix="cols")
+    row = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rows, i64(ctx, 1), suffix="row")
+    col = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), cols, i64(ctx, 1), suffix="col")
+    row = ctx.op(Unsqueeze(), row, i64(ctx, [1]), suffix="row_col")
+    diff = ctx.op(Subtract(), col, row, suffix="diff")
+    k = ctx.input(1) if ctx.has_input(1) else i64(ctx, 0, "k")
+    keep = ctx.op((GreaterEqual if upper else LessEqual)(), diff, k, suffix="keep")
+    return [ctx.op(Select(), keep, x, typed_const(ctx, 0, x, "zero"))]
+
+
+def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import ReverseSequence
+
+    a = attrs(node)
+    return ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
+
+
+def extractors() -> list[Extractor]:
+    return [
+        onnx_op("Reshape", _reshape, produces="Reshape"),
+        onnx_op("Transpose", _transpose, produces="Transpose"),
+        onnx_op("Concat", _concat, produces="Concat"),
+        onnx_op("Split", _split, produces="Split, VariadicSplit"),
+        onnx_op("Squeeze", _squeeze, produces="Squeeze"),
+        onnx_op("Unsqueeze", _unsqueeze, produces="Unsqueeze"),
+        onnx_op("Shape", _shape, produces="ShapeOf, Slice"),
+        onnx_op("Size", _size, produces="ShapeOf, ReduceProd"),
+        onnx_op("Flatten", _flatten, produces="ShapeOf, Slice, ReduceProd, Concat, Reshape"),
+        onnx_op("Expand", _expand, 8, produces="Broadcast"),
+        onnx_op("Tile", _tile, 6, produces="Tile"),
+        onnx_op("Pad", _pad, produces="Pad"),
+        onnx_op("Slice", _slice, produces="Slice"),
+        onnx_op("Gather", _gather, produces="Gather"),
+        onnx_op("GatherElements", _gather_elements, 11, produces="GatherElements"),
+        onnx_op("GatherND", _gather_nd, 11, produces="GatherND"),
+        onnx_op("ScatterElements", _scatter_elements_ports, 11, produces="ScatterElementsUpdate"),
+        onnx_op("Scatter", _scatter_elements_ports, 9, 10, produces="ScatterElementsUpdate"),
+        onnx_op("ScatterND", _scatter_nd, 11, produces="ScatterNDUpdate"),
+        onnx_op("DepthToSpace", _depth_to_space, produces="DepthToSpace"),
+        onnx_op("SpaceToDepth", _space_to_depth, produces="SpaceToDepth"),
+        onnx_op("Constant", _constant, produces="Const"),
+        onnx_op("ConstantOfShape", _constant_of_shape, 9, produces="Broadcast"),
+        onnx_op("Range", _range, 11, produces="Range"),
+        onnx_op("OneHot", _one_hot, 9, produces="OneHot"),
+        onnx_op("NonZero", _non_zero, 9, produces="NonZero"),
+        onnx_op("TopK", _top_k, produces="TopK"),
+        onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
+        onnx_op("Trilu", _trilu, 14, produces="Range, Select"),
+        onnx_op("ReverseSequence", _reverse_sequence, 10, produces="ReverseSequence"),
+    ]

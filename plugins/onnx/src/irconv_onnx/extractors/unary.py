@@ -1,0 +1,232 @@
+"""Unary math and activations, Softmax/LogSoftmax/Hardmax, Clip, Cast, Identity, Dropout."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.pipeline.context import ExtractContext
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.extractors._common import (
+    attrs, axes_from, const_value, et_of_onnx, facts, in_rank, onnx_op, opset, typed_const,
+)
+
+
+def _simple(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op:
+    return make()
+
+
+def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Divide
+
+    return [ctx.op(Divide(), typed_const(ctx, 1, ctx.input(0)), ctx.input(0))]
+
+
+def _elu(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Elu
+
+    return Elu(alpha=attrs(node).float("alpha", 1.0))
+
+
+def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Selu
+
+    a = attrs(node)
+    x = ctx.input(0)
+    alpha = typed_const(ctx, [a.float("alpha", 1.67326319217681884765625)], x, "alpha")
+    gamma = typed_const(ctx, [a.float("gamma", 1.05070102214813232421875)], x, "gamma")
+    return [ctx.op(Selu(), x, alpha, gamma)]
+
+
+def _hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import HardSigmoid
+
+    a = attrs(node)
+    x = ctx.input(0)
+    alpha = typed_const(ctx, a.float("alpha", 0.2), x, "alpha")
+    beta = typed_const(ctx, a.float("beta", 0.5), x, "beta")
+    return [ctx.op(HardSigmoid(), x, alpha, beta)]
+
+
+def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import PReLU
+
+    x = ctx.input(0)
+    slope = typed_const(ctx, [attrs(node).float("alpha", 0.01)], x, "slope")
+    return [ctx.op(PReLU(), x, slope)]
+
+
+def _thresholded_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Greater, Select
+
+    x = ctx.input(0)
+    alpha = typed_const(ctx, attrs(node).float("alpha", 1.0), x, "alpha")
+    above = ctx.op(Greater(), x, alpha, suffix="above")
+    return [ctx.op(Select(), above, x, typed_const(ctx, 0, x, "zero"))]
+
+
+def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x < -lambd: x + bias; x > lambd: x - bias; else 0."""
+    from irconv_opset import Add, Greater, Less, Select, Subtract
+
+    a = attrs(node)
+    lambd, bias = a.float("lambd", 0.5), a.float("bias", 0.0)
+    x = ctx.input(0)
+    b = typed_const(ctx, bias, x, "bias")
+    low = ctx.op(Less(), x, typed_const(ctx, -lambd, x, "low"), suffix="below")
+    high = ctx.op(Greater(), x, typed_const(ctx, lambd, x, "high"), suffix="above")
+    inner = ctx.op(Select(), high, ctx.op(Subtract(), x, b, suffix="minus"), typed_const(ctx, 0, x, "zero"),
+                   suffix="upper")
+    return [ctx.op(Select(), low, ctx.op(Add(), x, b, suffix="plus"), inner)]
+
+
+def _gelu(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Gelu
+
+    mode = attrs(node).string("approximate", "none")
+    if mode not in ("none", "tanh"):
+        raise attrs(node).bad("approximate", mode, "expected none or tanh")
+    return Gelu(approximation_mode="erf" if mode == "none" else "tanh")
+
+
+def _is_inf(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import IsInf
+
+    a = attrs(node)
+    return IsInf(detect_negative=bool(a.int("detect_negative", 1)), detect_positive=bool(a.int("detect_positive", 1)))
+
+
+def _round(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Round
+
+    return Round(mode="half_to_even")
+
+
+def _clip(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
+    from irconv_opset import Clamp, Maximum, Minimum
+
+    x = ctx.input(0)
+    if opset(node) < 11:
+        a = attrs(node)
+        return Clamp(min=a.float("min", float(np.finfo(np.float32).min)),
+                     max=a.float("max", float(np.finfo(np.float32).max)))
+    low, high = const_value(ctx, 1), const_value(ctx, 2)
+    et = facts(x).element_type
+    if et.is_float and (low is not None or not ctx.has_input(1)) and (high is not None or not ctx.has_input(2)):
+        info = np.finfo(et.numpy) if et is not ElementType.bf16 else np.finfo(np.float32)
+        return Clamp(min=float(low) if low is not None else float(info.min),
+                     max=float(high) if high is not None else float(info.max))
+    port = x
+    if ctx.has_input(1):
+        port = ctx.op(Maximum(), port, ctx.input(1), suffix="min")
+    if ctx.has_input(2):
+        port = ctx.op(Minimum(), port, ctx.input(2), suffix="max")
+    return [port]
+
+
+def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.input(0)]
+
+
+def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inference: the data passes through; the mask is all true."""
+    from irconv_opset import Broadcast, ShapeOf
+
+    x = ctx.input(0)
+    if len(node.out_ports()) < 2:
+        return [x]
+    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    mask = ctx.op(Broadcast(), ctx.const(np.array(True)), shape, suffix="mask")
+    return [x, mask]
+
+
+def _cast(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import Convert
+
+    return Convert(destination_type=et_of_onnx(attrs(node).int("to"), f"Cast node {node.name!r}"))
+
+
+def _cast_like(node: Node, ctx: ExtractContext) -> Op:
+    from irconv_opset import ConvertLike
+
+    return ConvertLike()
+
+
+def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
+    from irconv_opset import Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract, Divide
+
+    a = attrs(node)
+    axis = a.int("axis", -1 if opset(node) >= 13 else 1)
+    x = ctx.input(0)
+    rank = in_rank(ctx, 0)
+    if opset(node) >= 13 or (rank is not None and (axis == rank - 1 or axis == -1)):
+        return LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
+    axes = axes_from(ctx, x, axis)
+    peak = ctx.op(ReduceMax(keep_dims=True), x, axes, suffix="max")
+    shifted = ctx.op(Subtract(), x, peak, suffix="shifted")
+    exp = ctx.op(Exp(), shifted, suffix="exp")
+    total = ctx.op(ReduceSum(keep_dims=True), exp, axes, suffix="sum")
+    if log:
+        return [ctx.op(Subtract(), shifted, ctx.op(Log(), total, suffix="log"))]
+    return [ctx.op(Divide(), exp, total)]
+
+
+def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """One-hot of the (first) arg max along the axis."""
+    from irconv_opset import Convert, ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
+
+    a = attrs(node)
+    axis = a.int("axis", -1 if opset(node) >= 13 else 1)
+    if opset(node) < 13 and axis != -1 and axis != (in_rank(ctx, 0) or 0) - 1:
+        raise a.bad("axis", axis, "Hardmax before opset 13 is supported on the last axis only")
+    x = ctx.input(0)
+    top = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i64, stable=True),
+                  [x, ctx.const(np.array(1, np.int64))], "argmax")
+    index = ctx.op(Squeeze(), top.out_port(1), ctx.const(np.array([axis], np.int64)), suffix="index")
+    depth = ctx.op(Gather(), ctx.op(ShapeOf(), x), ctx.const(np.array(axis, np.int64)),
+                   ctx.const(np.array(0, np.int64)), suffix="depth")
+    on, off = ctx.const(np.array(1, np.float32)), ctx.const(np.array(0, np.float32))
+    hot = ctx.op(OneHot(axis=axis), index, depth, on, off, suffix="onehot")
+    return [ctx.op(ConvertLike(), hot, x)]
+
+
+def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
+    simple = {
+        "Abs": o.Abs, "Neg": o.Negative, "Floor": o.Floor, "Ceil": o.Ceiling, "Sqrt": o.Sqrt,
+        "Exp": o.Exp, "Log": o.Log, "Erf": o.Erf, "Sin": o.Sin, "Cos": o.Cos, "Tan": o.Tan,
+        "Asin": o.Asin, "Acos": o.Acos, "Atan": o.Atan, "Sinh": o.Sinh, "Cosh": o.Cosh,
+        "Asinh": o.Asinh, "Acosh": o.Acosh, "Atanh": o.Atanh, "Sign": o.Sign, "Relu": o.ReLU,
+        "Sigmoid": o.Sigmoid, "Tanh": o.Tanh, "Softplus": o.SoftPlus, "Softsign": o.SoftSign,
+        "HardSwish": o.HSwish, "Mish": o.Mish, "IsNaN": o.IsNaN, "Not": o.LogicalNot,
+        "BitwiseNot": o.BitwiseNot,
+    }
+    result = [onnx_op(name, partial(_simple, cls), produces=cls.type) for name, cls in simple.items()]
+    result += [
+        onnx_op("Reciprocal", _reciprocal, produces="Divide"),
+        onnx_op("Elu", _elu, produces="Elu"),
+        onnx_op("Selu", _selu, produces="Selu"),
+        onnx_op("HardSigmoid", _hard_sigmoid, produces="HardSigmoid"),
+        onnx_op("LeakyRelu", _leaky_relu, produces="PReLU"),
+        onnx_op("ThresholdedRelu", _thresholded_relu, 10, produces="Select"),
+        onnx_op("Shrink", _shrink, 9, produces="Select"),
+        onnx_op("Gelu", _gelu, 20, produces="Gelu"),
+        onnx_op("IsInf", _is_inf, 10, produces="IsInf"),
+        onnx_op("Round", _round, 11, produces="Round"),
+        onnx_op("Clip", _clip, produces="Clamp, Minimum, Maximum"),
+        onnx_op("Identity", _identity, produces="(removed)"),
+        onnx_op("Dropout", _dropout, produces="(removed)"),
+        onnx_op("Cast", _cast, produces="Convert"),
+        onnx_op("CastLike", _cast_like, 15, produces="ConvertLike"),
+        onnx_op("Softmax", partial(_softmax, False), produces="SoftMax"),
+        onnx_op("LogSoftmax", partial(_softmax, True), produces="LogSoftmax"),
+        onnx_op("Hardmax", _hardmax, produces="TopK, OneHot"),
+    ]
+    return result
