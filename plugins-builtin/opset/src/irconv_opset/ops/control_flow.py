@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op, Parameter, attr
@@ -20,6 +22,10 @@ from irconv.types import Dim, ElementType, MaybeShape
 
 if TYPE_CHECKING:
     from irconv.graph import Node
+
+
+#: Constant folding runs a Loop body at most this many times; longer loops stay in the IR.
+MAX_FOLDED_ITERATIONS = 4096
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,106 @@ def _infer_body(body: Graph) -> None:
     infer_graph(body)
 
 
+def run_body(body: Graph, parameters: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """Evaluate a body with NumPy: parameter values in, result values out (None if an op cannot)."""
+    values: dict[tuple[int, int], np.ndarray] = {}
+    positions = {node.id: i for i, node in enumerate(body.parameters())}
+    results: dict[int, np.ndarray] = {}
+    for node in body.topological_order():
+        if node.id in positions:
+            values[(node.id, 0)] = parameters[positions[node.id]]
+            continue
+        inputs = []
+        for port in node.in_ports():
+            source = port.get_source()
+            assert source is not None
+            inputs.append(values[(source.node.id, source.idx)])
+        if node.type == "Result":
+            results[node.id] = inputs[0]
+            continue
+        outputs = node.op.evaluate(inputs)
+        if outputs is None:
+            return None
+        for idx, value in enumerate(outputs):
+            array = np.asarray(value)
+            element_type = node.out_port(idx).data.get_type()
+            if element_type is not ElementType.dynamic and element_type is not ElementType.bf16:
+                array = array.astype(element_type.numpy, copy=False)
+            values[(node.id, idx)] = array
+    return [results[node.id] for node in body.results()]
+
+
+def _part(value: np.ndarray, spec: SliceSpec, iteration: int) -> np.ndarray:
+    """The slice of ``value`` a sliced input gives on ``iteration``."""
+    axis = spec.axis % value.ndim
+    length = value.shape[axis]
+    start = spec.start + length + 1 if spec.start < 0 else spec.start
+    if spec.stride > 0:
+        begin = start + iteration * spec.stride
+    else:
+        begin = start - (iteration + 1) * abs(spec.stride) - (spec.part_size - abs(spec.stride))
+    index = [slice(None)] * value.ndim
+    index[axis] = slice(begin, begin + spec.part_size)
+    return value[tuple(index)]
+
+
+def _iterate_values(
+    body: Graph,
+    inputs: Sequence[BodyInput],
+    outputs: Sequence[BodyOutput],
+    back_edges: Sequence[BackEdge],
+    outer: Sequence[np.ndarray],
+    iterations: int,
+    current_iteration: int = -1,
+    condition_output: int = -1,
+) -> list[np.ndarray] | None:
+    """Run a TensorIterator/Loop body ``iterations`` times (a Loop may stop early)."""
+    count = len(body.parameters())
+    state: list[np.ndarray | None] = [None] * count
+    for item in inputs:
+        if item.sliced is None:
+            state[item.parameter] = outer[item.external]
+    gathered: list[list[np.ndarray]] = [[] for _ in outputs]
+    last: list[np.ndarray | None] = [None] * len(outputs)
+    for iteration in range(iterations):
+        for item in inputs:
+            if item.sliced is not None:
+                state[item.parameter] = _part(outer[item.external], item.sliced, iteration)
+        if current_iteration >= 0:
+            shape = body.parameters()[current_iteration].op.shape  # type: ignore[attr-defined]
+            element_type = body.parameters()[current_iteration].op.element_type  # type: ignore[attr-defined]
+            state[current_iteration] = np.full(shape or (), iteration, element_type.numpy)
+        if any(v is None for v in state):
+            return None
+        produced = run_body(body, state)  # type: ignore[arg-type]
+        if produced is None:
+            return None
+        for i, item in enumerate(outputs):
+            last[i] = produced[item.result]
+            gathered[i].append(produced[item.result])
+        for edge in back_edges:
+            state[edge.parameter] = produced[edge.result]
+        if condition_output >= 0 and not bool(np.asarray(produced[condition_output]).reshape(-1)[0]):
+            break
+    result = []
+    for i, item in enumerate(outputs):
+        if item.concatenated is not None:
+            parts = gathered[i][::-1] if item.concatenated.stride < 0 else gathered[i]
+            if not parts:
+                return None
+            result.append(np.concatenate(parts, axis=item.concatenated.axis % parts[0].ndim))
+        elif last[i] is None:
+            return None
+        else:
+            result.append(last[i])  # type: ignore[arg-type]
+    return _by_external(outputs, result)
+
+
+def _by_external(outputs: Sequence[BodyOutput], values: Sequence[np.ndarray]) -> list[np.ndarray]:
+    ordered = sorted(zip((o.external for o in outputs), values), key=lambda pair: pair[0])
+    return [value for _, value in ordered]
+
+
 def _feed_inputs(node: Node, body: Graph, inputs: Sequence[BodyInput]) -> None:
     where = f"{node.name} ({node.op.describe()})"
     for item in inputs:
@@ -189,6 +295,16 @@ class TensorIterator(Op):
         _iterate_body(node, self.body, self.input_map, self.back_edges)
         _set_outputs(node, self.body, self.output_map, self.iterations(node))
 
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+        counts = {
+            item.sliced.iterations(inputs[item.external].shape[item.sliced.axis % inputs[item.external].ndim])
+            for item in self.input_map
+            if item.sliced is not None
+        }
+        if len(counts) != 1:
+            return None
+        return _iterate_values(self.body, self.input_map, self.output_map, self.back_edges, inputs, counts.pop() or 0)
+
 
 @dataclass(eq=False)
 class Loop(Op):
@@ -230,6 +346,17 @@ class Loop(Op):
         _iterate_body(node, self.body, self.input_map, self.back_edges)
         _set_outputs(node, self.body, self.output_map, self.iterations(node))
 
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+        trip = int(np.asarray(inputs[0]).reshape(-1)[0])
+        if len(inputs) > 1 and not bool(np.asarray(inputs[1]).reshape(-1)[0]):
+            return None  # no iteration: "last value" outputs would be undefined
+        if trip < 0 or trip > MAX_FOLDED_ITERATIONS:
+            return None  # open-ended or too long to fold at conversion time
+        return _iterate_values(
+            self.body, self.input_map, self.output_map, self.back_edges, inputs, trip,
+            self.current_iteration, self.condition_output,
+        )
+
 
 @dataclass(eq=False)
 class If(Op):
@@ -270,6 +397,21 @@ class If(Op):
             out = node.out_port(port).data
             out.set_shape(shape)
             out.set_type(element_type)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+        if bool(np.asarray(inputs[0]).reshape(-1)[0]):
+            body, body_inputs, body_outputs = self.then_body, self.then_inputs, self.then_outputs
+        else:
+            body, body_inputs, body_outputs = self.else_body, self.else_inputs, self.else_outputs
+        parameters: list[np.ndarray | None] = [None] * len(body.parameters())
+        for item in body_inputs:
+            parameters[item.parameter] = inputs[item.external]
+        if any(p is None for p in parameters):
+            return None
+        produced = run_body(body, parameters)  # type: ignore[arg-type]
+        if produced is None:
+            return None
+        return _by_external(body_outputs, [produced[o.result] for o in body_outputs])
 
 
 OPS: tuple[type, ...] = (TensorIterator, Loop, If)
