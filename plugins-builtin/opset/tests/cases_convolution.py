@@ -8,6 +8,7 @@ from irconv_opset import (
     Convolution,
     ConvolutionBackpropData,
     DeformableConvolution,
+    DeformableConvolution_v1,
     GroupConvolution,
     GroupConvolutionBackpropData,
 )
@@ -96,6 +97,12 @@ CASES: list[OpCase] = [
         DeformableConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), group=2, deformable_group=2),
         [tensor(1, 4, 6, 6), tensor(1, 36, 4, 4), const(tensor(2, 2, 3, 3)), tensor(1, 18, 4, 4)],
         id="deformable_mask_groups",
+        check_values=False,
+    ),
+    OpCase(
+        DeformableConvolution_v1(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), deformable_group=2),
+        [tensor(1, 4, 7, 7), tensor(1, 36, 4, 4), const(tensor(3, 4, 3, 3))],
+        id="deformable_v1",
         check_values=False,
     ),
 ]

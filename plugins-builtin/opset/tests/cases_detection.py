@@ -8,10 +8,15 @@ from irconv_opset import (
     DetectionOutput,
     DetectionOutput_v1,
     NonMaxSuppression,
+    NonMaxSuppression_v1,
+    NonMaxSuppression_v3,
+    NonMaxSuppression_v4,
+    NonMaxSuppression_v5,
     PriorBox,
     PriorBox_v1,
     PriorBoxClustered,
     Proposal,
+    Proposal_v1,
     RegionYolo,
     ReorgYolo,
 )
@@ -27,6 +32,11 @@ def tensor(*shape: int) -> np.ndarray:
 def sizes(*values: int, dtype: type = np.int64):  # type: ignore[no-untyped-def]
     return const(np.array(values, dtype))
 
+
+# Six unit-spaced boxes per image, pairwise disjoint (IoU 0).
+DISJOINT_BOXES = np.tile(
+    np.array([[i, 0.0, i + 0.5, 0.5] for i in range(6)], np.float32), (2, 1, 1)
+)
 
 CASES: list[OpCase] = [
     # SSD300 conv4_3-like priors (Caffe: min 30, max 60, ratio 2, flip, step 8, offset 0.5).
@@ -135,5 +145,35 @@ CASES: list[OpCase] = [
         id="nms",
         check_values=False,
         dynamic=False,  # the CPU plugin needs a static boxes shape
+    ),
+    OpCase(
+        Proposal_v1(
+            base_size=16, pre_nms_topn=50, post_nms_topn=10, nms_thresh=0.7, feat_stride=16, min_size=16,
+            ratio=(1.0,), scale=(8.0, 16.0), framework="tensorflow",
+        ),
+        [tensor(1, 4, 5, 5), tensor(1, 8, 5, 5), const(np.array([80, 80, 1], np.float32))],
+        id="proposal_v1",
+        check_values=False,
+    ),
+    # Boxes that never overlap, so every box survives and the row count is deterministic.
+    # Versions 1 and 3 declare min(boxes, limit * classes) rows, but the CPU plugin returns
+    # batches * classes * min(boxes, limit) rows (the version-4 count): one batch and one
+    # class keep both counts equal so the runtime can check the declared shape.
+    *(
+        OpCase(
+            version(**attrs),
+            [DISJOINT_BOXES[:batches], rng.random((batches, classes, 6)).astype(np.float32), const(np.int64(limit)),
+             const(np.float32(0.5))],
+            id=f"nms_{version.version}_limit{limit}",
+            check_values=False,
+            dynamic=False,  # the CPU plugin needs a static boxes shape
+        )
+        for version, attrs, batches, classes in (
+            (NonMaxSuppression_v1, {}, 1, 1),
+            (NonMaxSuppression_v3, {"output_type": "i32"}, 1, 1),
+            (NonMaxSuppression_v4, {}, 2, 3),
+            (NonMaxSuppression_v5, {"sort_result_descending": False}, 2, 3),
+        )
+        for limit in (2, 10)
     ),
 ]

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from irconv_opset import GridSample, Interpolate, Interpolate_v4, PSROIPooling, ROIAlign, ROIPooling
+from irconv_opset import (
+    GridSample,
+    Interpolate,
+    Interpolate_v1,
+    Interpolate_v4,
+    PSROIPooling,
+    ROIAlign,
+    ROIAlign_v3,
+    ROIPooling,
+)
 from irconv_opset.testing import OpCase, const
 
 rng = np.random.default_rng(5)
@@ -89,5 +98,17 @@ CASES: list[OpCase] = [
         id="ps_roi_pooling",
         check_values=False,
         dynamic=False,  # the CPU plugin has no dynamic-shape PSROIPooling
+    ),
+    OpCase(
+        Interpolate_v1(axes=(2, 3), mode="linear"),
+        [tensor(1, 3, 5, 7), const(i64(10, 3))],
+        id="interp1",
+        check_values=False,
+    ),
+    OpCase(
+        ROIAlign_v3(pooled_h=2, pooled_w=2, sampling_ratio=1, spatial_scale=1.0),
+        [tensor(2, 3, 6, 6), const(f32(0, 0, 3, 3, 1, 1, 5, 4).reshape(2, 4)), const(np.array([1, 0], np.int64))],
+        id="roi_align_v3",
+        check_values=False,
     ),
 ]

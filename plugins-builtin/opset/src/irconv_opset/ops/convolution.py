@@ -99,15 +99,14 @@ class GroupConvolution(_ConvolutionBase):
 
 
 @dataclass(eq=False)
-class DeformableConvolution(_ConvolutionBase):
-    """DeformableConvolution-8: data, offsets, filters [C_out, C_in/group, *kernel], optional mask."""
+class DeformableConvolution_v1(_ConvolutionBase):
+    """DeformableConvolution-1: data, offsets, filters [C_out, C_in/group, *kernel]."""
 
     type = "DeformableConvolution"
-    version = 8
+    version = 1
 
     group: int = attr(1)
     deformable_group: int = attr(1)
-    bilinear_interpolation_pad: bool = attr(False)
 
     def infer(self, node: Node) -> None:
         data, offsets, filters = input_shape(node, 0), input_shape(node, 1), input_shape(node, 2)
@@ -122,6 +121,16 @@ class DeformableConvolution(_ConvolutionBase):
             spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:]))
         shape = (merge_dim(data[0], offsets[0] if offsets else None), self._out_channels(filters), *spatial)
         set_output(node, 0, shape, input_type(node, 0))
+
+
+@dataclass(eq=False)
+class DeformableConvolution(DeformableConvolution_v1):
+    """DeformableConvolution-8: adds an optional modulation mask input and ``bilinear_interpolation_pad``."""
+
+    type = "DeformableConvolution"
+    version = 8
+
+    bilinear_interpolation_pad: bool = attr(False)
 
 
 @dataclass(eq=False)
@@ -241,5 +250,6 @@ OPS: tuple[type[Op], ...] = (
     GroupConvolution,
     ConvolutionBackpropData,
     GroupConvolutionBackpropData,
+    DeformableConvolution_v1,
     DeformableConvolution,
 )

@@ -380,12 +380,11 @@ class ReorgYolo(CoercedAttrs, Op):
 
 
 @dataclass(eq=False)
-class Proposal(CoercedAttrs, Op):
-    """Proposal-4: region proposals [B*post_nms_topn, 5] and their scores [B*post_nms_topn]."""
+class Proposal_v1(CoercedAttrs, Op):
+    """Proposal-1: region proposals [B*post_nms_topn, 5] (batch index, x1, y1, x2, y2)."""
 
     type = "Proposal"
-    version = 4
-    outputs = 2
+    version = 1
 
     base_size: int = attr(1)
     pre_nms_topn: int = attr(1)
@@ -402,10 +401,25 @@ class Proposal(CoercedAttrs, Op):
     box_coordinate_scale: float = attr(1.0)
     framework: str = attr("")
 
-    def infer(self, node: Node) -> None:
+    def _rows(self, node: Node) -> Dim:
         scores = input_shape(node, 0)
         batch = scores[0] if scores else None
-        rows = None if batch is None else batch * self.post_nms_topn
+        return None if batch is None else batch * self.post_nms_topn
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, (self._rows(node), 5), input_type(node, 0))
+
+
+@dataclass(eq=False)
+class Proposal(Proposal_v1):
+    """Proposal-4: adds a second output, the proposals' scores [B*post_nms_topn]."""
+
+    type = "Proposal"
+    version = 4
+    outputs = 2
+
+    def infer(self, node: Node) -> None:
+        rows = self._rows(node)
         set_output(node, 0, (rows, 5), input_type(node, 0))
         set_output(node, 1, (rows,), input_type(node, 0))
 
@@ -415,17 +429,74 @@ class BoxEncoding(str, enum.Enum):
     center = "center"
 
 
+def _nms_counts(node: Node) -> tuple[Dim, Dim, Dim, int | None]:
+    """(batches, classes, boxes, max_output_boxes_per_class or None when not constant)."""
+    boxes, scores = input_shape(node, 0), input_shape(node, 1)
+    batches = boxes[0] if boxes else None
+    count = boxes[1] if boxes else None
+    classes = scores[1] if scores else None
+    limit = node.input_value(2) if node.num_inputs() > 2 else None
+    return batches, classes, count, None if limit is None else int(np.asarray(limit).reshape(-1)[0])
+
+
 @dataclass(eq=False)
-class NonMaxSuppression(CoercedAttrs, Op):
-    """NonMaxSuppression-9: selected (batch, class, box) triples, their scores, and their count."""
+class NonMaxSuppression_v1(CoercedAttrs, Op):
+    """NonMaxSuppression-1: selected (batch, class, box) triples, -1-padded to a static count."""
 
     type = "NonMaxSuppression"
-    version = 9
-    outputs = 3
+    version = 1
 
     box_encoding: BoxEncoding = attr(BoxEncoding.corner)
     sort_result_descending: bool = attr(True)
+
+    def _index_type(self) -> ElementType:
+        return ElementType.i64
+
+    def _selected(self, node: Node) -> Dim:
+        # Versions 1 and 3 size the output as min(boxes, max_output_boxes_per_class * classes).
+        _, classes, count, limit = _nms_counts(node)
+        if limit is None or classes is None or count is None:
+            return None
+        return min(count, limit * classes)
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, (self._selected(node), 3), self._index_type())
+
+
+@dataclass(eq=False)
+class NonMaxSuppression_v3(NonMaxSuppression_v1):
+    """NonMaxSuppression-3: adds ``output_type``."""
+
+    type = "NonMaxSuppression"
+    version = 3
+
     output_type: ElementType = attr(ElementType.i64)
+
+    def _index_type(self) -> ElementType:
+        return self.output_type
+
+
+@dataclass(eq=False)
+class NonMaxSuppression_v4(NonMaxSuppression_v3):
+    """NonMaxSuppression-4: output sized batches * classes * min(boxes, max_output_boxes_per_class)."""
+
+    type = "NonMaxSuppression"
+    version = 4
+
+    def _selected(self, node: Node) -> Dim:
+        batches, classes, count, limit = _nms_counts(node)
+        if limit is None or None in (batches, classes, count):
+            return None
+        return batches * classes * min(count, limit)  # type: ignore[operator,type-var]
+
+
+@dataclass(eq=False)
+class NonMaxSuppression_v5(NonMaxSuppression_v3):
+    """NonMaxSuppression-5: soft-NMS input; outputs selected indices, their scores, and their count."""
+
+    type = "NonMaxSuppression"
+    version = 5
+    outputs = 3
 
     def infer(self, node: Node) -> None:
         # How many boxes survive is only known at run time.
@@ -433,6 +504,14 @@ class NonMaxSuppression(CoercedAttrs, Op):
         set_output(node, 0, (None, 3), self.output_type)
         set_output(node, 1, (None, 3), scores_type if scores_type.is_float else ElementType.f32)
         set_output(node, 2, (1,), self.output_type)
+
+
+@dataclass(eq=False)
+class NonMaxSuppression(NonMaxSuppression_v5):
+    """NonMaxSuppression-9: as version 5 (the runtime's newer implementation)."""
+
+    type = "NonMaxSuppression"
+    version = 9
 
 
 OPS: tuple[type[Op], ...] = (
@@ -443,6 +522,11 @@ OPS: tuple[type[Op], ...] = (
     DetectionOutput,
     RegionYolo,
     ReorgYolo,
+    Proposal_v1,
     Proposal,
+    NonMaxSuppression_v1,
+    NonMaxSuppression_v3,
+    NonMaxSuppression_v4,
+    NonMaxSuppression_v5,
     NonMaxSuppression,
 )

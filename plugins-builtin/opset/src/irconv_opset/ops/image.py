@@ -53,6 +53,39 @@ class NearestMode(str, enum.Enum):
 _SCALE_EPSILON = 1.0e-5
 
 
+class InterpolateV1Mode(str, enum.Enum):
+    nearest = "nearest"
+    linear = "linear"
+    cubic = "cubic"
+    area = "area"
+
+
+@dataclass(eq=False)
+class Interpolate_v1(CoercedAttrs, Op):
+    """Interpolate-1: input 1 gives the new sizes of the ``axes``."""
+
+    type = "Interpolate"
+    version = 1
+
+    axes: tuple[int, ...] = attr(())
+    mode: InterpolateV1Mode = attr(InterpolateV1Mode.nearest)
+    align_corners: bool = attr(False)
+    antialias: bool = attr(False)
+    pads_begin: tuple[int, ...] = attr((0,))
+    pads_end: tuple[int, ...] = attr((0,))
+
+    def infer(self, node: Node) -> None:
+        data = input_shape(node, 0)
+        if data is None:
+            set_output(node, 0, None, input_type(node, 0))
+            return
+        sizes = node.input_value(1)
+        out: list[Dim] = list(data)
+        for i, axis in enumerate(self.axes):
+            out[axis] = None if sizes is None else int(np.asarray(sizes).reshape(-1)[i])
+        set_output(node, 0, tuple(out), input_type(node, 0))
+
+
 @dataclass(eq=False)
 class _InterpolateBase(CoercedAttrs, Op):
     mode: InterpolateMode = attr(InterpolateMode.nearest)
@@ -184,22 +217,31 @@ def _channels(data: MaybeShape) -> Dim:
 
 
 @dataclass(eq=False)
-class ROIAlign(CoercedAttrs, Op):
-    """ROIAlign-9: data [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, pooled_h, pooled_w]."""
+class ROIAlign_v3(CoercedAttrs, Op):
+    """ROIAlign-3: data [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, pooled_h, pooled_w]."""
 
     type = "ROIAlign"
-    version = 9
+    version = 3
 
     pooled_h: int = attr(1)
     pooled_w: int = attr(1)
     sampling_ratio: int = attr(0)
     spatial_scale: float = attr(1.0)
     mode: ROIAlignMode = attr(ROIAlignMode.avg)
-    aligned_mode: ROIAlignAlignedMode = attr(ROIAlignAlignedMode.asymmetric)
 
     def infer(self, node: Node) -> None:
         shape = (_rois_count(node, 1, 2), _channels(input_shape(node, 0)), self.pooled_h, self.pooled_w)
         set_output(node, 0, shape, input_type(node, 0))
+
+
+@dataclass(eq=False)
+class ROIAlign(ROIAlign_v3):
+    """ROIAlign-9: adds ``aligned_mode`` (pixel-centre conventions)."""
+
+    type = "ROIAlign"
+    version = 9
+
+    aligned_mode: ROIAlignAlignedMode = attr(ROIAlignAlignedMode.asymmetric)
 
 
 class ROIPoolingMethod(str, enum.Enum):
@@ -248,4 +290,13 @@ class PSROIPooling(CoercedAttrs, Op):
         set_output(node, 0, shape, input_type(node, 0))
 
 
-OPS: tuple[type[Op], ...] = (Interpolate_v4, Interpolate, GridSample, ROIAlign, ROIPooling, PSROIPooling)
+OPS: tuple[type[Op], ...] = (
+    Interpolate_v1,
+    Interpolate_v4,
+    Interpolate,
+    GridSample,
+    ROIAlign_v3,
+    ROIAlign,
+    ROIPooling,
+    PSROIPooling,
+)
