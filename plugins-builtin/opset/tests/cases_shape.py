@@ -63,7 +63,7 @@ CASES: list[OpCase] = [
     OpCase(Unsqueeze(), [tensor(3, 4), i64(-1)], id="negative"),
     OpCase(ShapeOf_v1(), [tensor(2, 3, 4)]),
     OpCase(ShapeOf(), [tensor(2, 3, 4)], id="i64"),
-    OpCase(ShapeOf(output_type_=ElementType.i32), [tensor(5, 1)], id="i32"),
+    OpCase(ShapeOf(output_type=ElementType.i32), [tensor(5, 1)], id="i32"),
     OpCase(Broadcast(), [tensor(3, 1), i64(2, 3, 4)], id="numpy"),
     OpCase(Broadcast(mode="bidirectional"), [tensor(3, 1), i64(2, 1, 4)], id="bidirectional"),
     OpCase(Broadcast(mode="explicit"), [tensor(3), i64(2, 3, 4), i64(1)], id="explicit"),

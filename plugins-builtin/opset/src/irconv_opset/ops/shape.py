@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -308,24 +308,25 @@ class Unsqueeze(Op):
 # ------------------------------------------------------------------------- ShapeOf
 @dataclass(eq=False)
 class ShapeOf_v1(Op):
+    """ShapeOf-1: always i64. The value is set when the input shape is static."""
+
     type = "ShapeOf"
     version = 1
     shape_source = True
 
-    def output_type(self) -> ElementType:
+    def _out_type(self) -> ElementType:
         return ElementType.i64
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
-        et = self.output_type()
-        data = node.out_port(0).data
+        et = self._out_type()
         if shape is not None and all(d is not None for d in shape):
-            data.set_value(np.array(shape, dtype=et.numpy), shape_derived=True)
+            node.out_port(0).data.set_value(np.array(shape, dtype=et.numpy), shape_derived=True)
         else:
             set_output(node, 0, None if shape is None else (len(shape),), et)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [np.array(np.asarray(inputs[0]).shape, dtype=self.output_type().numpy)]
+        return [np.array(np.asarray(inputs[0]).shape, dtype=self._out_type().numpy)]
 
 
 @dataclass(eq=False)
@@ -333,10 +334,16 @@ class ShapeOf(ShapeOf_v1):
     type = "ShapeOf"
     version = 3
 
-    output_type_: ElementType = attr(ElementType.i64, ir="output_type")
+    output_type: ElementType = attr(ElementType.i64)
+    #: Earlier spelling of ``output_type``, still accepted.
+    output_type_: InitVar[ElementType | None] = None
 
-    def output_type(self) -> ElementType:
-        return self.output_type_
+    def __post_init__(self, output_type_: ElementType | None) -> None:
+        if output_type_ is not None:
+            self.output_type = output_type_
+
+    def _out_type(self) -> ElementType:
+        return self.output_type
 
 
 # ----------------------------------------------------------------------- Broadcast
