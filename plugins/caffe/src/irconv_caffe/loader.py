@@ -67,7 +67,7 @@ def build_graph(net: pb.NetParameter, weights: CaffeWeights, proto_path: Path) -
 
     for layer in net.layer:
         if layer.type in INPUT_LAYER_TYPES:
-            for name, shape in _input_layer_shapes(layer, proto_path):
+            for name, shape in input_layer_shapes(layer, proto_path):
                 _add_input(graph, producers, name, shape)
             continue
         inputs = []
@@ -128,7 +128,7 @@ def declared_inputs(net: pb.NetParameter, proto_path: Path) -> list[tuple[str, M
     return [(n, None) for n in names]
 
 
-def _input_layer_shapes(layer: pb.LayerParameter, proto_path: Path) -> list[tuple[str, MaybeShape]]:
+def input_layer_shapes(layer: pb.LayerParameter, proto_path: Path) -> list[tuple[str, MaybeShape]]:
     shapes = list(layer.input_param.shape)
     tops = list(layer.top)
     if len(shapes) not in (0, 1, len(tops)):

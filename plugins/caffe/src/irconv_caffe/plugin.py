@@ -1,1 +1,38 @@
 """Hook implementations of irconv-caffe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from irconv.plugins import Extractor, Loader, hookimpl
+
+if TYPE_CHECKING:
+    from irconv.graph import Graph
+    from irconv.pipeline.options import ConversionOptions
+
+
+def _load(path: Path, options: ConversionOptions) -> Graph:
+    # protobuf is imported only when a Caffe model is actually read.
+    from irconv_caffe.loader import load_caffe
+
+    return load_caffe(path, options)
+
+
+@hookimpl
+def load_model() -> list[Loader]:
+    return [
+        Loader(
+            framework="caffe",
+            load=_load,
+            suffixes=(".prototxt", ".caffemodel"),
+            description="Caffe deploy.prototxt + .caffemodel (BVLC, V1 and SSD/fork layers)",
+        )
+    ]
+
+
+@hookimpl
+def extract_op() -> list[Extractor]:
+    from irconv_caffe.extractors import all_extractors
+
+    return all_extractors()

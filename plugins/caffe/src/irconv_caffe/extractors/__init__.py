@@ -1,0 +1,12 @@
+"""Extractors for the Caffe layer catalogue, one module per family."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+from irconv_caffe.extractors import activations, convolution, detection, normalization, pooling, tensor
+
+FAMILIES = (convolution, pooling, normalization, activations, tensor, detection)
+
+
+def all_extractors() -> list[Extractor]:
+    return [extractor for family in FAMILIES for extractor in family.EXTRACTORS]

@@ -1,0 +1,140 @@
+"""Convolution, Deconvolution and InnerProduct."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv_caffe.extractors._common import caffe, input_shape, layer_of, normalize_axis, per_axis, pick
+from irconv_caffe.layer import CaffeLayer
+from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_opset import (
+    Add,
+    Convolution,
+    ConvolutionBackpropData,
+    GroupConvolution,
+    GroupConvolutionBackpropData,
+    MatMul,
+    Reshape,
+)
+
+
+def conv_geometry(layer: CaffeLayer, p: pb.ConvolutionParameter, spatial: int) -> dict[str, list[int]]:
+    """Kernel, strides, pads and dilations per spatial dim, from Caffe's several spellings."""
+    if p.HasField("kernel_h") or p.HasField("kernel_w"):
+        kernel = [p.kernel_h, p.kernel_w]
+    else:
+        kernel = [pick(p.kernel_size, i, 0) for i in range(spatial)]
+    if p.HasField("stride_h") or p.HasField("stride_w"):
+        strides = [p.stride_h or 1, p.stride_w or 1]
+    else:
+        strides = [pick(p.stride, i, 1) for i in range(spatial)]
+    if p.HasField("pad_h") or p.HasField("pad_w"):
+        pads = [p.pad_h, p.pad_w]
+    else:
+        pads = [pick(p.pad, i, 0) for i in range(spatial)]
+    dilations = [pick(p.dilation, i, 1) for i in range(spatial)]
+    if len(kernel) != spatial or any(k <= 0 for k in kernel):
+        raise ConversionError(f"{layer.describe()}: kernel size {kernel} does not fit {spatial} spatial dims")
+    return {"kernel": kernel, "strides": strides, "pads": pads, "dilations": dilations}
+
+
+def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, int]:
+    shape = input_shape(ctx)
+    if shape is None:
+        raise ConversionError(f"{layer.describe()}: the input rank is unknown; give the input a shape with --input")
+    if layer.param.convolution_param.axis not in (1, -len(shape) + 1):
+        raise ConversionError(f"{layer.describe()}: only channel axis 1 is supported")
+    return shape[1], len(shape) - 2
+
+
+def _add_bias(ctx: ExtractContext, layer: CaffeLayer, out: OutPort, index: int, count: int, spatial: int) -> OutPort:
+    bias = layer.blob(index, (count,))
+    return ctx.op(Add(), out, ctx.const(bias.reshape((1, count) + (1,) * spatial), suffix="bias"), suffix="bias_add")
+
+
+@caffe("Convolution", "Convolution, GroupConvolution, Add")
+def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.convolution_param
+    channels, spatial = _spatial_rank(ctx, layer)
+    g = conv_geometry(layer, p, spatial)
+    group = p.group or 1
+    out_channels = p.num_output
+    if out_channels % group or (channels is not None and channels % group):
+        raise ConversionError(
+            f"{layer.describe()}: group {group} does not divide the {channels} input / {out_channels} output channels"
+        )
+    per_group_in = None if channels is None else channels // group
+    weights = layer.blob(0, (out_channels, per_group_in, *g["kernel"]))
+    attrs = dict(strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"])
+    if group == 1:
+        out = ctx.op(Convolution(**attrs), ctx.input(0), ctx.const(weights, suffix="weights"), suffix="conv")
+    else:
+        grouped = weights.reshape((group, out_channels // group) + weights.shape[1:])
+        out = ctx.op(GroupConvolution(**attrs), ctx.input(0), ctx.const(grouped, suffix="weights"), suffix="conv")
+    if p.bias_term:
+        out = _add_bias(ctx, layer, out, 1, out_channels, spatial)
+    return [out]
+
+
+@caffe("Deconvolution", "ConvolutionBackpropData, GroupConvolutionBackpropData, Add")
+def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.convolution_param
+    channels, spatial = _spatial_rank(ctx, layer)
+    g = conv_geometry(layer, p, spatial)
+    group = p.group or 1
+    out_channels = p.num_output
+    if out_channels % group:
+        raise ConversionError(f"{layer.describe()}: group {group} does not divide num_output {out_channels}")
+    # Caffe stores deconvolution weights as (input channels, outputs per group, *kernel).
+    weights = layer.blob(0, (channels, out_channels // group, *g["kernel"]))
+    attrs = dict(
+        strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"],
+        output_padding=[0] * spatial,
+    )
+    if group == 1:
+        op = ConvolutionBackpropData(**attrs)
+        kernel = weights
+    else:
+        op = GroupConvolutionBackpropData(**attrs)
+        kernel = weights.reshape((group, weights.shape[0] // group) + weights.shape[1:])
+    out = ctx.op(op, ctx.input(0), ctx.const(kernel, suffix="weights"), suffix="deconv")
+    if p.bias_term:
+        out = _add_bias(ctx, layer, out, 1, out_channels, spatial)
+    return [out]
+
+
+@caffe("InnerProduct", "Reshape, MatMul, Add")
+def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.inner_product_param
+    shape = input_shape(ctx)
+    rank = len(shape) if shape is not None else None
+    axis = p.axis if rank is None else normalize_axis(ctx, p.axis, rank)
+    if axis < 0:
+        raise ConversionError(f"{layer.describe()}: a negative axis needs a known input rank")
+    inner = None
+    if shape is not None and all(d is not None for d in shape[axis:]):
+        inner = int(np.prod(shape[axis:], dtype=np.int64))
+    expected = (inner, p.num_output) if p.transpose else (p.num_output, inner)
+    weights = layer.blob(0, expected)
+    data = ctx.input(0)
+    if rank != axis + 1:
+        # Caffe flattens everything from `axis` on: keep the leading dims, merge the rest.
+        target = ctx.const(np.array([0] * axis + [-1], dtype=np.int64), suffix="flat_shape")
+        data = ctx.op(Reshape(special_zero=True), data, target, suffix="flatten")
+    out = ctx.op(MatMul(transpose_a=False, transpose_b=not p.transpose), data, ctx.const(weights, suffix="weights"),
+                 suffix="matmul")
+    if p.bias_term:
+        bias = layer.blob(1, (p.num_output,))
+        out = ctx.op(Add(), out, ctx.const(per_axis(bias, 0, 1), suffix="bias"), suffix="bias_add")
+    return [out]
+
+
+EXTRACTORS = (extract_convolution, extract_deconvolution, extract_inner_product)

@@ -1,0 +1,158 @@
+"""Detection layers: SSD's PriorBox/DetectionOutput, Faster R-CNN, R-FCN and YOLO layers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of
+from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_opset import (
+    DetectionOutput,
+    PriorBox,
+    Proposal,
+    PSROIPooling,
+    RegionYolo,
+    ReorgYolo,
+    ROIPooling,
+    ShapeOf,
+    StridedSlice,
+    Unsqueeze,
+)
+
+_CODE_TYPES = {
+    pb.PriorBoxParameter.CORNER: "caffe.PriorBoxParameter.CORNER",
+    pb.PriorBoxParameter.CENTER_SIZE: "caffe.PriorBoxParameter.CENTER_SIZE",
+    pb.PriorBoxParameter.CORNER_SIZE: "caffe.PriorBoxParameter.CORNER_SIZE",
+}
+
+
+def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
+    """[H, W] of input ``idx``, from its shape (kept reshapeable)."""
+    shape = ctx.op(ShapeOf(), ctx.input(idx), suffix=f"{suffix}_shape")
+    op = StridedSlice(begin_mask=[0], end_mask=[0], new_axis_mask=[], shrink_axis_mask=[], ellipsis_mask=[])
+    return ctx.op(op, shape, const_i64(ctx, [2], suffix=f"{suffix}_begin"), const_i64(ctx, [4], suffix=f"{suffix}_end"),
+                  const_i64(ctx, [1], suffix=f"{suffix}_stride"), suffix=f"{suffix}_hw")
+
+
+@caffe("PriorBox", "PriorBox, Unsqueeze")
+def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.prior_box_param
+    if p.HasField("step_h") or p.HasField("step_w"):
+        if p.step_h != p.step_w:
+            raise ConversionError(f"{layer.describe()}: different step_h and step_w are not supported")
+        step = p.step_h
+    else:
+        step = p.step
+    if p.HasField("img_h") or p.HasField("img_w") or p.HasField("img_size"):
+        raise ConversionError(f"{layer.describe()}: an explicit img_size/img_h/img_w is not supported")
+    variance = list(p.variance) or [0.1]
+    op = PriorBox(
+        min_size=list(p.min_size),
+        max_size=list(p.max_size),
+        aspect_ratio=list(p.aspect_ratio),
+        flip=p.flip,
+        clip=p.clip,
+        step=step,
+        offset=p.offset,
+        variance=variance,
+        scale_all_sizes=True,
+        min_max_aspect_ratios_order=True,
+    )
+    boxes = ctx.op(op, _spatial_size(ctx, 0, "feature"), _spatial_size(ctx, 1, "image"), suffix="priorbox")
+    # Caffe's top is 1 x 2 x (4 * boxes).
+    return [ctx.op(Unsqueeze(), boxes, const_i64(ctx, [0], suffix="batch_axis"), suffix="unsqueeze")]
+
+
+@caffe("DetectionOutput", "DetectionOutput")
+def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.detection_output_param
+    nms = p.nms_param
+    op = DetectionOutput(
+        background_label_id=p.background_label_id,
+        top_k=nms.top_k if nms.HasField("top_k") else -1,
+        variance_encoded_in_target=p.variance_encoded_in_target,
+        keep_top_k=[p.keep_top_k],
+        code_type=_CODE_TYPES[p.code_type],
+        share_location=p.share_location,
+        nms_threshold=nms.nms_threshold,
+        confidence_threshold=p.confidence_threshold if p.HasField("confidence_threshold") else 0.0,
+        clip_after_nms=False,
+        clip_before_nms=False,
+        decrease_label_id=False,
+        normalized=True,
+        input_height=1,
+        input_width=1,
+        objectness_score=0.0,
+    )
+    if p.num_classes <= 0:
+        raise ConversionError(f"{layer.describe()}: num_classes must be positive")
+    inputs = [ctx.input(i) for i in range(len(layer.param.bottom))]
+    return [ctx.op(op, *inputs, suffix="detection_output")]
+
+
+@caffe("Proposal", "Proposal")
+def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    p = layer_of(node).param.proposal_param
+    op = Proposal(
+        base_size=p.base_size,
+        pre_nms_topn=p.pre_nms_topn,
+        post_nms_topn=p.post_nms_topn,
+        nms_thresh=p.nms_thresh,
+        feat_stride=p.feat_stride,
+        min_size=p.min_size,
+        ratio=list(p.ratio) or [0.5, 1.0, 2.0],
+        scale=list(p.scale) or [8.0, 16.0, 32.0],
+        clip_before_nms=True,
+        clip_after_nms=False,
+        normalize=False,
+        box_size_scale=1.0,
+        box_coordinate_scale=1.0,
+        framework="",
+    )
+    proposal = ctx.add(op, [ctx.input(0), ctx.input(1), ctx.input(2)], suffix="proposal")
+    return [proposal.out_port(0)]
+
+
+@caffe("PSROIPooling", "PSROIPooling")
+def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    p = layer_of(node).param.psroi_pooling_param
+    op = PSROIPooling(output_dim=p.output_dim, group_size=p.group_size, spatial_scale=p.spatial_scale,
+                      spatial_bins_x=1, spatial_bins_y=1, mode="average")
+    return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="psroipooling")]
+
+
+@caffe("ROIPooling", "ROIPooling")
+def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    p = layer_of(node).param.roi_pooling_param
+    op = ROIPooling(pooled_h=p.pooled_h, pooled_w=p.pooled_w, spatial_scale=p.spatial_scale, method="max")
+    return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="roipooling")]
+
+
+@caffe("RegionYolo", "RegionYolo")
+def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    p = layer_of(node).param.region_yolo_param
+    op = RegionYolo(coords=p.coords, classes=p.classes, num=p.num, do_softmax=p.do_softmax, mask=list(p.mask),
+                    axis=1, end_axis=3, anchors=list(p.anchors))
+    return [ctx.op(op, ctx.input(0), suffix="region_yolo")]
+
+
+@caffe("ReorgYolo", "ReorgYolo")
+def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    stride = layer_of(node).param.reorg_yolo_param.stride
+    return [ctx.op(ReorgYolo(stride=[stride, stride]), ctx.input(0), suffix="reorg_yolo")]
+
+
+EXTRACTORS = (
+    extract_prior_box,
+    extract_detection_output,
+    extract_proposal,
+    extract_psroi_pooling,
+    extract_roi_pooling,
+    extract_region_yolo,
+    extract_reorg_yolo,
+)

@@ -1,0 +1,285 @@
+"""Layers that combine, split and rearrange tensors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv.types import ElementType
+from irconv_caffe.extractors._common import caffe, const_f32, const_i64, input_rank, input_shape, layer_of, normalize_axis
+from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_opset import (
+    Add,
+    Concat,
+    Convert,
+    Gather,
+    Interpolate,
+    Maximum,
+    Multiply,
+    ReduceL1,
+    ReduceMean,
+    ReduceSum,
+    Reshape,
+    ShapeOf,
+    ShuffleChannels,
+    Slice,
+    Split,
+    Tile,
+    TopK,
+    Transpose,
+    VariadicSplit,
+)
+
+
+@caffe("Eltwise", "Add, Multiply, Maximum")
+def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.eltwise_param
+    count = len(layer.param.bottom)
+    coeffs = list(p.coeff)
+    if coeffs and len(coeffs) != count:
+        raise ConversionError(f"{layer.describe()}: {len(coeffs)} coefficients for {count} inputs")
+    if coeffs and p.operation != pb.EltwiseParameter.SUM:
+        raise ConversionError(f"{layer.describe()}: coefficients only apply to SUM")
+    terms = []
+    for i in range(count):
+        term = ctx.input(i)
+        if coeffs and coeffs[i] != 1:
+            term = ctx.op(Multiply(), term, const_f32(ctx, coeffs[i], suffix=f"coeff{i}"), suffix=f"scaled{i}")
+        terms.append(term)
+    op_type = {pb.EltwiseParameter.SUM: Add, pb.EltwiseParameter.PROD: Multiply, pb.EltwiseParameter.MAX: Maximum}
+    out = terms[0]
+    for i, term in enumerate(terms[1:], start=1):
+        out = ctx.op(op_type[p.operation](), out, term, suffix=f"eltwise{i}")
+    return [out]
+
+
+def _concat_axis(p: pb.ConcatParameter) -> int:
+    return p.axis if p.HasField("axis") or not p.HasField("concat_dim") else p.concat_dim
+
+
+@caffe("Concat", "Concat")
+def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    inputs = [ctx.input(i) for i in range(len(layer.param.bottom))]
+    if len(inputs) == 1:
+        return inputs
+    axis = normalize_axis(ctx, _concat_axis(layer.param.concat_param), input_rank(ctx))
+    return [ctx.op(Concat(axis=axis), *inputs, suffix="concat")]
+
+
+@caffe("Slice", "VariadicSplit, Split")
+def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.slice_param
+    tops = len(layer.param.top)
+    axis_value = p.axis if p.HasField("axis") or not p.HasField("slice_dim") else p.slice_dim
+    axis = normalize_axis(ctx, axis_value, input_rank(ctx))
+    axis_port = const_i64(ctx, axis, suffix="axis")
+    if not p.slice_point:
+        split = ctx.add(Split(num_splits=tops), [ctx.input(0), axis_port], suffix="split")
+        return [split.out_port(i) for i in range(tops)]
+    points = list(p.slice_point)
+    if len(points) != tops - 1:
+        raise ConversionError(f"{layer.describe()}: {len(points)} slice points for {tops} tops")
+    edges = [0, *points]
+    lengths = [edges[i + 1] - edges[i] for i in range(len(points))] + [-1]
+    split = ctx.add(VariadicSplit(), [ctx.input(0), axis_port, const_i64(ctx, lengths, suffix="lengths")],
+                    suffix="split")
+    return [split.out_port(i) for i in range(tops)]
+
+
+@caffe("Crop", "Slice")
+def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Crop input 0 to input 1's size from ``axis`` on, starting at ``offset``."""
+    layer = layer_of(node)
+    p = layer.param.crop_param
+    rank = input_rank(ctx)
+    axis = normalize_axis(ctx, p.axis, rank)
+    axes = list(range(axis, rank))
+    offsets = list(p.offset)
+    if len(offsets) not in (0, 1, len(axes)):
+        raise ConversionError(f"{layer.describe()}: {len(offsets)} offsets for {len(axes)} cropped axes")
+    starts = [offsets[i] if len(offsets) > 1 else (offsets[0] if offsets else 0) for i in range(len(axes))]
+    reference = input_shape(ctx, 1)
+    start_port = const_i64(ctx, starts, suffix="starts")
+    if reference is not None and all(reference[a] is not None for a in axes):
+        stop_port = const_i64(ctx, [s + int(reference[a]) for s, a in zip(starts, axes)], suffix="stops")  # type: ignore[arg-type]
+    else:
+        sizes = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(1), suffix="ref_shape"),
+                       const_i64(ctx, axes, suffix="ref_axes"), const_i64(ctx, 0, suffix="gather_axis"),
+                       suffix="ref_sizes")
+        stop_port = ctx.op(Add(), sizes, start_port, suffix="stops")
+    steps = const_i64(ctx, [1] * len(axes), suffix="steps")
+    return [ctx.op(Slice(), ctx.input(0), start_port, stop_port, steps, const_i64(ctx, axes, suffix="axes"),
+                   suffix="crop")]
+
+
+def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") -> OutPort:
+    return ctx.op(Reshape(special_zero=True), ctx.input(0), const_i64(ctx, target, suffix="shape"), suffix=suffix)
+
+
+@caffe("Flatten", "Reshape")
+def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.flatten_param
+    rank = input_rank(ctx)
+    axis = normalize_axis(ctx, p.axis, rank)
+    end = normalize_axis(ctx, p.end_axis, rank)
+    if end == rank - 1:
+        return [_reshape(ctx, [0] * axis + [-1], "flatten")]
+    shape = input_shape(ctx)
+    assert shape is not None
+    tail = shape[end + 1 :]
+    if any(d is None for d in tail):
+        raise ConversionError(f"{layer.describe()}: end_axis {p.end_axis} needs static trailing dims, got {shape}")
+    return [_reshape(ctx, [0] * axis + [-1] + [int(d) for d in tail], "flatten")]  # type: ignore[arg-type]
+
+
+@caffe("Reshape", "Reshape")
+def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Caffe's 0 copies the input dim at the same place, -1 is inferred: OpenVINO's special_zero."""
+    layer = layer_of(node)
+    p = layer.param.reshape_param
+    rank = input_rank(ctx)
+    shape = input_shape(ctx)
+    assert shape is not None
+    axis = p.axis + rank + 1 if p.axis < 0 else p.axis
+    end = rank if p.num_axes == -1 else axis + p.num_axes
+    if not 0 <= axis <= end <= rank:
+        raise ConversionError(f"{layer.describe()}: axis {p.axis} / num_axes {p.num_axes} do not fit rank {rank}")
+    dims = [int(d) for d in p.shape.dim]
+    tail = shape[end:]
+    if tail and any(d is None for d in tail):
+        raise ConversionError(f"{layer.describe()}: reshaping a middle span needs static trailing dims, got {shape}")
+    return [_reshape(ctx, [0] * axis + dims + [int(d) for d in tail])]  # type: ignore[arg-type]
+
+
+@caffe("Permute", "Transpose")
+def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    rank = input_rank(ctx)
+    order = [int(a) for a in layer_of(node).param.permute_param.order]
+    order += [a for a in range(rank) if a not in order]
+    if order == list(range(rank)):
+        return [ctx.input(0)]
+    return [ctx.op(Transpose(), ctx.input(0), const_i64(ctx, order, suffix="order"), suffix="transpose")]
+
+
+@caffe("Tile", "Tile")
+def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    p = layer_of(node).param.tile_param
+    rank = input_rank(ctx)
+    repeats = [1] * rank
+    repeats[normalize_axis(ctx, p.axis, rank)] = p.tiles
+    return [ctx.op(Tile(), ctx.input(0), const_i64(ctx, repeats, suffix="repeats"), suffix="tile")]
+
+
+@caffe("Reduction", "ReduceSum, ReduceL1, ReduceMean, Multiply")
+def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
+    p = layer_of(node).param.reduction_param
+    rank = input_rank(ctx)
+    axes = const_i64(ctx, list(range(normalize_axis(ctx, p.axis, rank), rank)), suffix="axes")
+    data = ctx.input(0)
+    ops = pb.ReductionParameter
+    if p.operation == ops.SUMSQ:
+        data = ctx.op(Multiply(), data, data, suffix="square")
+    reduce = {ops.SUM: ReduceSum, ops.SUMSQ: ReduceSum, ops.ASUM: ReduceL1, ops.MEAN: ReduceMean}[p.operation]
+    out = ctx.op(reduce(keep_dims=False), data, axes, suffix="reduce")
+    if p.coeff != 1:
+        out = ctx.op(Multiply(), out, const_f32(ctx, p.coeff, suffix="coeff"), suffix="coeff_mul")
+    return [out]
+
+
+@caffe("ArgMax", "TopK, Convert, Concat")
+def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    layer = layer_of(node)
+    p = layer.param.argmax_param
+    data = ctx.input(0)
+    if p.HasField("axis"):
+        axis = normalize_axis(ctx, p.axis, input_rank(ctx))
+    else:
+        # Without an axis Caffe ranks each item's flattened values: output N x 1(2) x top_k.
+        data = ctx.op(Reshape(special_zero=True), data, const_i64(ctx, [0, 1, -1], suffix="flat_shape"),
+                      suffix="flatten")
+        axis = 2
+    topk = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i32),
+                   [data, const_i64(ctx, p.top_k, suffix="k")], suffix="topk")
+    indices = ctx.op(Convert(destination_type=ElementType.f32), topk.out_port(1), suffix="indices")
+    if not p.out_max_val:
+        return [indices]
+    if p.HasField("axis"):
+        return [topk.out_port(0)]
+    return [ctx.op(Concat(axis=1), indices, topk.out_port(0), suffix="concat")]
+
+
+@caffe("ShuffleChannel", "ShuffleChannels")
+def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    group = layer_of(node).param.shuffle_channel_param.group
+    return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
+
+
+@caffe("Interp", "Interpolate")
+def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Bilinear resize with aligned corners (PSPNet/DeepLab's Interp)."""
+    layer = layer_of(node)
+    p = layer.param.interp_param
+    shape = input_shape(ctx)
+    if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
+        raise ConversionError(f"{layer.describe()}: Interp needs a static 4-D input, got {shape}")
+    if p.pad_beg > 0 or p.pad_end > 0:
+        raise ConversionError(f"{layer.describe()}: positive Interp pads are not supported")
+    height = int(shape[2]) + p.pad_beg + p.pad_end
+    width = int(shape[3]) + p.pad_beg + p.pad_end
+    if p.HasField("height") and p.HasField("width"):
+        size = [p.height, p.width]
+    elif p.HasField("zoom_factor") and p.HasField("shrink_factor"):
+        shrunk = [(height - 1) // p.shrink_factor + 1, (width - 1) // p.shrink_factor + 1]
+        size = [d + (d - 1) * (p.zoom_factor - 1) for d in shrunk]
+    elif p.HasField("shrink_factor"):
+        size = [(height - 1) // p.shrink_factor + 1, (width - 1) // p.shrink_factor + 1]
+    elif p.HasField("zoom_factor"):
+        size = [height + (height - 1) * (p.zoom_factor - 1), width + (width - 1) * (p.zoom_factor - 1)]
+    elif len(layer.param.bottom) > 1:
+        other = input_shape(ctx, 1)
+        if other is None or other[2] is None or other[3] is None:
+            raise ConversionError(f"{layer.describe()}: the reference input needs a static shape")
+        size = [int(other[2]), int(other[3])]
+    else:
+        raise ConversionError(f"{layer.describe()}: give height/width, zoom_factor or shrink_factor")
+    op = Interpolate(mode="linear", shape_calculation_mode="sizes", coordinate_transformation_mode="align_corners",
+                     pads_begin=[0, 0, -p.pad_beg, -p.pad_beg] if p.pad_beg else [0, 0, 0, 0],
+                     pads_end=[0, 0, -p.pad_end, -p.pad_end] if p.pad_end else [0, 0, 0, 0])
+    return [ctx.op(op, ctx.input(0), const_i64(ctx, size, suffix="sizes"), const_i64(ctx, [2, 3], suffix="axes"),
+                   suffix="interp")]
+
+
+@caffe("Upsample", "Interpolate")
+def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
+    scale = float(layer_of(node).param.upsample_param.scale)
+    op = Interpolate(mode="nearest", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor", pads_begin=[0, 0, 0, 0], pads_end=[0, 0, 0, 0])
+    return [ctx.op(op, ctx.input(0), const_f32(ctx, [scale, scale], suffix="scales"),
+                   const_i64(ctx, [2, 3], suffix="axes"), suffix="upsample")]
+
+
+EXTRACTORS = (
+    extract_eltwise,
+    extract_concat,
+    extract_slice,
+    extract_crop,
+    extract_flatten,
+    extract_reshape,
+    extract_permute,
+    extract_tile,
+    extract_reduction,
+    extract_argmax,
+    extract_shuffle_channel,
+    extract_interp,
+    extract_upsample,
+)
+
