@@ -51,18 +51,18 @@ class Reshape(Op):
 
     def target(self, data_shape: MaybeShape, pattern: Sequence[int]) -> tuple[Dim, ...]:
         dims: list[Dim] = []
+        copied: set[int] = set()
         for i, p in enumerate(pattern):
             if p == 0 and self.special_zero:
-                if data_shape is None:
-                    dims.append(None)
-                else:
-                    dims.append(data_shape[i])
+                copied.add(i)
+                dims.append(None if data_shape is None else data_shape[i])
             else:
                 dims.append(p)
         if -1 in dims:
             pos = dims.index(-1)
-            total = product(data_shape) if data_shape is not None else None
-            known = product([d for i, d in enumerate(dims) if i != pos])
+            # copied dims appear on both sides and cancel, even when dynamic
+            total = None if data_shape is None else product([d for i, d in enumerate(data_shape) if i not in copied])
+            known = product([d for i, d in enumerate(dims) if i != pos and i not in copied])
             dims[pos] = total // known if total is not None and known not in (None, 0) else None
         return tuple(dims)
 
