@@ -5,16 +5,17 @@ from __future__ import annotations
 import heapq
 
 from irconv.errors import ConversionError
-from irconv.graph import Graph, Node
+from irconv.graph import Graph, Node, OutPort
 
 
-def layer_order(graph: Graph) -> list[Node]:
+def layer_order(graph: Graph, sources: dict[int, list[OutPort]] | None = None) -> list[Node]:
     """Parameters (by node id), then the other nodes in topological order, then Results.
 
     Among ready nodes the lowest node id goes first (Kahn's algorithm with a heap), so the
     order depends only on how the graph was built, never on dict or hash order. When the
     node ids already are a topological order (a graph read back from an IR) the order is
     exactly the id order, which is what makes emit -> read -> emit reproduce the same file.
+    ``sources`` (node id -> the output ports feeding its inputs) saves looking them up again.
     """
     nodes = graph.nodes()
     parameters = [n for n in nodes if n.type == "Parameter"]
@@ -24,7 +25,10 @@ def layer_order(graph: Graph) -> list[Node]:
     waiting: dict[int, int] = {}
     users: dict[int, list[int]] = {}
     for node in middle.values():
-        producers = {p.get_source().node.id for p in node.in_ports() if p.get_source() is not None}  # type: ignore[union-attr]
+        if sources is not None:
+            producers = {source.node.id for source in sources[node.id]}
+        else:
+            producers = {p.get_source().node.id for p in node.in_ports() if p.get_source() is not None}  # type: ignore[union-attr]
         inner = [pid for pid in producers if pid in middle]
         waiting[node.id] = len(inner)
         for pid in inner:

@@ -17,7 +17,7 @@ from irconv_ir.blobs import BlobWriter
 from irconv_ir.bodies import body_layouts, write_port_map
 from irconv_ir.fp16 import CompressionStats, should_compress, to_f16
 from irconv_ir.order import layer_order
-from irconv_ir.xml_out import XmlStream
+from irconv_ir.xml_out import XmlStream, attrs
 from irconv_ir.xml_text import dims, join_names, shape_text
 
 IR_VERSION = "11"
@@ -39,6 +39,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
     writer.write_graph(graph)
     writer.xml.close("net")
+    writer.xml.flush()
     message = stats.message()
     if message:
         ctx.note(message)
@@ -62,6 +63,7 @@ class GraphPlan:
     """Layer ids and port numbers of one graph (the main one or a body)."""
 
     order: list[Node]
+    sources: dict[int, list[OutPort]]
     compressed: set[int] = field(default_factory=set)
     layer_of: dict[int, int] = field(default_factory=dict)
     inputs_of: dict[int, int] = field(default_factory=dict)
@@ -74,16 +76,11 @@ class GraphPlan:
 
 def plan_graph(graph: Graph, compress: bool) -> GraphPlan:
     """Number the layers: topological order; a compressed Const takes two ids (Const, Convert)."""
-    plan = GraphPlan(layer_order(graph))
+    sources = {node.id: _input_sources(node) for node in graph.nodes()}
+    plan = GraphPlan(layer_order(graph, sources), sources)
     next_id = 0
     for node in plan.order:
-        count = node.num_inputs()
-        for port in node.in_ports():
-            if port.get_source() is None:
-                raise ConversionError(
-                    f"node {node.name!r} ({node.op.describe()}): input {port.idx} is not connected, "
-                    f"but a later input is; the IR cannot skip an input"
-                )
+        count = len(sources[node.id])
         if compress and isinstance(node.op, Const) and should_compress(node):
             plan.compressed.add(node.id)
             next_id += 1  # the f16 Const; the node's own id is its Convert
@@ -92,6 +89,19 @@ def plan_graph(graph: Graph, compress: bool) -> GraphPlan:
         plan.inputs_of[node.id] = count
         next_id += 1
     return plan
+
+
+def _input_sources(node: Node) -> list[OutPort]:
+    sources = []
+    for port in node.in_ports():
+        source = port.get_source()
+        if source is None:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): input {port.idx} is not connected, "
+                f"but a later input is; the IR cannot skip an input"
+            )
+        sources.append(source)
+    return sources
 
 
 class GraphWriter:
@@ -115,19 +125,13 @@ class GraphWriter:
             to_layer = plan.layer_of[node.id]
             if node.id in plan.compressed:
                 self.edge(to_layer - 1, 0, to_layer, 0)
-            for port in node.in_ports():
-                source = port.get_source()
-                assert source is not None
-                self.edge(*plan.source(source), to_layer, port.idx)
+            for idx, source in enumerate(plan.sources[node.id]):
+                self.edge(*plan.source(source), to_layer, idx)
         self.xml.close("edges")
         return plan
 
     def edge(self, from_layer: int, from_port: int, to_layer: int, to_port: int) -> None:
-        self.xml.empty(
-            "edge",
-            [("from-layer", str(from_layer)), ("from-port", str(from_port)),
-             ("to-layer", str(to_layer)), ("to-port", str(to_port))],
-        )
+        self.xml.line(f'<edge from-layer="{from_layer}" from-port="{from_port}" to-layer="{to_layer}" to-port="{to_port}" />')
 
     def write_node(self, node: Node, plan: GraphPlan) -> None:
         layer_id = plan.layer_of[node.id]
@@ -150,7 +154,7 @@ class GraphWriter:
                 lambda i, p=body_plan, nodes=parameters: p.layer_of[nodes[i].id],  # type: ignore[misc]
                 lambda i, p=body_plan, nodes=results: p.layer_of[nodes[i].id],  # type: ignore[misc]
             )
-        self.write_ports(node)
+        self.write_ports(node, plan)
         for layout, body_plan in zip(layouts, plans):
             self.xml.open(layout.tag)
             self.write_graph(layout.graph, body_plan)
@@ -192,34 +196,31 @@ class GraphWriter:
         self.xml.close("output")
         self.xml.close("layer")
 
-    def write_ports(self, node: Node) -> None:
-        inputs = node.in_ports()
-        if inputs:
+    def write_ports(self, node: Node, plan: GraphPlan) -> None:
+        sources = plan.sources[node.id]
+        if sources:
             self.xml.open("input")
-            for port in inputs:
-                data = port.data
-                self.port(port.idx, data.element_type, data.shape, [])
+            for idx, source in enumerate(sources):
+                data = source.data
+                self.port(idx, data.element_type, data.shape, [])
             self.xml.close("input")
         outputs = node.out_ports()
         if outputs:
             self.xml.open("output")
             for port in outputs:
                 data = port.data
-                self.port(len(inputs) + port.idx, data.element_type, data.shape, data.names)
+                self.port(len(sources) + port.idx, data.element_type, data.shape, data.names)
             self.xml.close("output")
 
     def port(self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str]) -> None:
-        attributes = [("id", str(port_id)), ("precision", element_type.precision)]
+        head = f'<port id="{port_id}" precision="{element_type.precision}"'
         if names:
-            attributes.append(("names", join_names(names)))
+            head += attrs([("names", join_names(names))])
         values = dims(shape)
         if not values:
-            self.xml.empty("port", attributes)
+            self.xml.line(head + " />")
             return
-        self.xml.open("port", attributes)
-        for value in values:
-            self.xml.text("dim", str(value))
-        self.xml.close("port")
+        self.xml.raw_lines([head + ">", *[f"\t<dim>{value}</dim>" for value in values], "</port>"])
 
 
 def _header(layer_id: int, name: str, type_name: str, version: str) -> list[tuple[str, str]]:
