@@ -1,9 +1,141 @@
-"""image extractors."""
+"""Image and detection ops: Resize, Upsample, GridSample, RoiAlign, NonMaxSuppression."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv.types import ElementType
 from irconv.plugins import Extractor
+from irconv_onnx.extractors._common import attrs, const_value, facts, i64, onnx_op, opset
+
+_MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
+_COORDINATES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
+_NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+def _interpolate(ctx: ExtractContext, x: OutPort, target: OutPort, by_sizes: bool, axes: OutPort | None,
+                 **options: object) -> OutPort:
+    from irconv_opset import Interpolate
+
+    op = Interpolate(shape_calculation_mode="sizes" if by_sizes else "scales", **options)  # type: ignore[arg-type]
+    inputs = [x, target] + ([axes] if axes is not None else [])
+    return ctx.op(op, *inputs)
+
+
+def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Upsample and Resize-10: asymmetric coordinates, floor for nearest."""
+    a = attrs(node)
+    mode = a.string("mode", "nearest")
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise a.bad("mode", mode, "expected nearest or linear")
+    if node.op.op_type == "Upsample" and opset(node) < 9:
+        scales = ctx.const(np.asarray(a.floats("scales"), np.float32), suffix="scales")
+    else:
+        scales = ctx.input(1)
+    return [_interpolate(ctx, ctx.input(0), scales, False, None,
+                         mode="nearest" if mode == "nearest" else "linear_onnx",
+                         coordinate_transformation_mode="asymmetric", nearest_mode="floor")]
+
+
+def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Convert
+
+    a = attrs(node)
+    mode = a.string("mode", "nearest")
+    if mode not in _MODES:
+        raise a.bad("mode", mode, "expected nearest, linear or cubic")
+    coordinates = a.string("coordinate_transformation_mode", "half_pixel")
+    if coordinates not in _COORDINATES:
+        raise a.bad("coordinate_transformation_mode", coordinates,
+                    f"OpenVINO Interpolate supports {', '.join(_COORDINATES)}")
+    nearest = a.string("nearest_mode", "round_prefer_floor")
+    if nearest not in _NEAREST:
+        raise a.bad("nearest_mode", nearest, f"expected one of {', '.join(_NEAREST)}")
+    if a.int("exclude_outside", 0):
+        raise a.bad("exclude_outside", 1, "OpenVINO Interpolate always uses the outside samples")
+    policy = a.string("keep_aspect_ratio_policy", "stretch")
+    if policy != "stretch":
+        raise a.bad("keep_aspect_ratio_policy", policy, "only stretch is supported")
+    axes_attr = a.ints("axes", None)
+    axes = i64(ctx, axes_attr, "axes") if axes_attr else None
+    sizes_given = ctx.has_input(3) and not _is_empty(ctx, 3)
+    if sizes_given:
+        target, by_sizes = ctx.input(3), True
+    else:
+        target, by_sizes = ctx.input(2), False
+        if facts(target).element_type is not ElementType.f32:
+            target = ctx.op(Convert(destination_type=ElementType.f32), target, suffix="scales")
+    return [_interpolate(ctx, ctx.input(0), target, by_sizes, axes, mode=_MODES[mode],
+                         coordinate_transformation_mode=coordinates, nearest_mode=nearest,
+                         antialias=bool(a.int("antialias", 0)), cube_coeff=a.float("cubic_coeff_a", -0.75))]
+
+
+def _is_empty(ctx: ExtractContext, idx: int) -> bool:
+    value = const_value(ctx, idx)
+    if value is not None:
+        return value.size == 0
+    return facts(ctx.input(idx)).shape == (0,)
+
+
+def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import GridSample
+
+    a = attrs(node)
+    mode = a.string("mode", "linear" if opset(node) >= 20 else "bilinear")
+    modes = {"linear": "bilinear", "bilinear": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
+             "nearest": "nearest"}
+    if mode not in modes:
+        raise a.bad("mode", mode, "expected linear, cubic or nearest")
+    padding = a.string("padding_mode", "zeros")
+    if padding not in ("zeros", "border", "reflection"):
+        raise a.bad("padding_mode", padding, "expected zeros, border or reflection")
+    rank = facts(ctx.input(0)).shape
+    if rank is not None and len(rank) != 4:
+        raise a.bad("input", f"rank {len(rank)}", "OpenVINO GridSample handles 4-D (2-D spatial) data only")
+    op = GridSample(align_corners=bool(a.int("align_corners", 0)), mode=modes[mode], padding_mode=padding)
+    return [ctx.op(op, ctx.input(0), ctx.input(1))]
+
+
+def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import ROIAlign
+
+    a = attrs(node)
+    mode = a.string("mode", "avg")
+    if mode not in ("avg", "max"):
+        raise a.bad("mode", mode, "expected avg or max")
+    coordinates = a.string("coordinate_transformation_mode", "half_pixel" if opset(node) >= 16 else "output_half_pixel")
+    aligned = {"output_half_pixel": "asymmetric", "half_pixel": "half_pixel_for_nn"}
+    if coordinates not in aligned:
+        raise a.bad("coordinate_transformation_mode", coordinates, "expected half_pixel or output_half_pixel")
+    op = ROIAlign(pooled_h=a.int("output_height", 1), pooled_w=a.int("output_width", 1),
+                  sampling_ratio=a.int("sampling_ratio", 0), spatial_scale=a.float("spatial_scale", 1.0),
+                  mode=mode, aligned_mode=aligned[coordinates])
+    return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2))]
+
+
+def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import NonMaxSuppression
+
+    a = attrs(node)
+    center = a.int("center_point_box", 0)
+    max_boxes = ctx.input(2) if ctx.has_input(2) else i64(ctx, [0], "max_boxes")
+    iou = ctx.input(3) if ctx.has_input(3) else ctx.const(np.array([0.0], np.float32), suffix="iou")
+    score = ctx.input(4) if ctx.has_input(4) else ctx.const(np.array([-np.finfo(np.float32).max], np.float32),
+                                                            suffix="score")
+    op = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=False,
+                           output_type=ElementType.i64)
+    nms = ctx.add(op, [ctx.input(0), ctx.input(1), max_boxes, iou, score], "nms")
+    return [nms.out_port(0)]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    return [
+        onnx_op("Upsample", _upsample, 7, produces="Interpolate"),
+        onnx_op("Resize", _upsample, 10, 10, produces="Interpolate"),
+        onnx_op("Resize", _resize, 11, produces="Interpolate"),
+        onnx_op("GridSample", _grid_sample, 16, produces="GridSample"),
+        onnx_op("RoiAlign", _roi_align, 10, produces="ROIAlign"),
+        onnx_op("NonMaxSuppression", _nms, 10, produces="NonMaxSuppression"),
+    ]

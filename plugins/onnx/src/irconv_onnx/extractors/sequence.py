@@ -1,9 +1,135 @@
-"""sequence extractors."""
+"""Recurrent ops: LSTM, GRU, RNN as OpenVINO *Sequence-5 ops.
+
+ONNX and OpenVINO differ in layout ([seq, batch, ...] vs [batch, seq, ...]), in where the
+direction axis sits, in LSTM gate order (iofc vs fico) and in how biases are stored
+(ONNX keeps W and R biases apart). The reordering is done with Split/Concat so it works
+whether the weights are constants or graph inputs (constant folding cleans it up).
+"""
 
 from __future__ import annotations
 
+from functools import partial
+
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.attributes import Attributes
+from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
+
+# kind -> (gates, ONNX gate index for each OpenVINO gate position)
+_GATES = {"LSTM": (4, [2, 0, 3, 1]), "GRU": (3, [0, 1, 2]), "RNN": (1, [0])}
+_ACTIVATIONS = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
+_DEFAULT_ACTIVATIONS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}
+
+
+def _reorder(ctx: ExtractContext, port: OutPort, gates: int, order: list[int], name: str) -> OutPort:
+    """Reorder the gate blocks along axis 1."""
+    from irconv_opset import Concat, Split
+
+    if order == list(range(gates)):
+        return port
+    split = ctx.add(Split(num_splits=gates), [port, i64(ctx, 1)], f"{name}_gates")
+    return ctx.op(Concat(axis=1), *[split.out_port(i) for i in order], suffix=f"{name}_reordered")
+
+
+def _activations(a: Attributes, kind: str, directions: int) -> tuple[str, ...]:
+    names = a.strings("activations", None) or _DEFAULT_ACTIVATIONS[kind]
+    per = len(_DEFAULT_ACTIVATIONS[kind])
+    if len(names) == per * 2 and directions == 2:
+        if names[:per] != names[per:]:
+            raise a.bad("activations", names, "both directions must use the same activations")
+        names = names[:per]
+    if "activation_alpha" in a or "activation_beta" in a:
+        raise a.bad("activation_alpha", a.floats("activation_alpha", []), "parametric activations are not supported")
+    result = []
+    for n in names:
+        if n.lower() not in _ACTIVATIONS:
+            raise a.bad("activations", names, "OpenVINO supports Sigmoid, Tanh and Relu")
+        result.append(_ACTIVATIONS[n.lower()])
+    return tuple(result)
+
+
+def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    import irconv_opset as o
+
+    a = attrs(node)
+    gates, order = _GATES[kind]
+    hidden = a.int("hidden_size")
+    direction = a.string("direction", "forward")
+    if direction not in ("forward", "reverse", "bidirectional"):
+        raise a.bad("direction", direction, "expected forward, reverse or bidirectional")
+    directions = 2 if direction == "bidirectional" else 1
+    layout = a.int("layout", 0)
+    if kind == "LSTM":
+        if a.int("input_forget", 0):
+            raise a.bad("input_forget", 1, "coupled input-forget gates are not supported")
+        if ctx.has_input(7):
+            raise a.bad("P", "input", "peephole weights are not supported")
+    x = ctx.input(0)
+    if layout == 0:
+        x = ctx.op(o.Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
+    shape = ctx.op(o.ShapeOf(), x, suffix="shape")
+    batch = ctx.op(o.Gather(), shape, i64(ctx, [0]), i64(ctx, 0), suffix="batch")
+    steps = ctx.op(o.Gather(), shape, i64(ctx, [1]), i64(ctx, 0), suffix="steps")
+
+    w = _reorder(ctx, ctx.input(1), gates, order, "W")
+    r = _reorder(ctx, ctx.input(2), gates, order, "R")
+    if ctx.has_input(3):
+        bias = ctx.add(o.Split(num_splits=2 * gates), [ctx.input(3), i64(ctx, 1)], "B_parts")
+        wb = [bias.out_port(i) for i in range(gates)]
+        rb = [bias.out_port(gates + i) for i in range(gates)]
+        if kind == "GRU" and a.int("linear_before_reset", 0):
+            parts = [ctx.op(o.Add(), wb[0], rb[0], suffix="B_z"), ctx.op(o.Add(), wb[1], rb[1], suffix="B_r"),
+                     wb[2], rb[2]]
+        else:
+            parts = [ctx.op(o.Add(), wb[i], rb[i], suffix=f"B_{i}") for i in order]
+        b = ctx.op(o.Concat(axis=1), *parts, suffix="B")
+    else:
+        size = (gates + 1 if kind == "GRU" and a.int("linear_before_reset", 0) else gates) * hidden
+        b = typed_const(ctx, np.zeros((directions, size)), ctx.input(0), "B")
+
+    def state(idx: int, name: str) -> OutPort:
+        if ctx.has_input(idx):
+            port = ctx.input(idx)
+            if layout == 0:
+                port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{name}_batch_first")
+            return port
+        target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [directions, hidden]), suffix=f"{name}_shape")
+        return ctx.op(o.Broadcast(), typed_const(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=name)
+
+    h0 = state(5, "H0")
+    if ctx.has_input(4):
+        lengths = ctx.input(4)
+    else:
+        lengths = ctx.op(o.Broadcast(), ctx.op(o.Squeeze(), steps, i64(ctx, [0]), suffix="steps_scalar"), batch,
+                         suffix="lengths")
+    common = dict(hidden_size=hidden, direction=direction, activations=_activations(a, kind, directions),
+                  clip=a.float("clip", 0.0))
+    if kind == "LSTM":
+        c0 = state(6, "C0")
+        seq = ctx.add(o.LSTMSequence(**common), [x, h0, c0, lengths, w, r, b], "sequence")
+    elif kind == "GRU":
+        seq = ctx.add(o.GRUSequence(linear_before_reset=bool(a.int("linear_before_reset", 0)), **common),
+                      [x, h0, lengths, w, r, b], "sequence")
+    else:
+        seq = ctx.add(o.RNNSequence(**common), [x, h0, lengths, w, r, b], "sequence")
+    # OpenVINO Y [batch, dirs, seq, H] -> ONNX [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H])
+    y = ctx.op(o.Transpose(), seq.out_port(0), i64(ctx, [2, 1, 0, 3] if layout == 0 else [0, 2, 1, 3]), suffix="Y")
+    outputs = [y]
+    for i in range(1, 3 if kind == "LSTM" else 2):
+        port = seq.out_port(i)
+        if layout == 0:
+            port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"Y_{'hc'[i - 1]}")
+        outputs.append(port)
+    return outputs[: len(node.out_ports())]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    return [
+        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence"),
+        onnx_op("GRU", partial(_recurrent, "GRU"), 7, produces="GRUSequence"),
+        onnx_op("RNN", partial(_recurrent, "RNN"), 7, produces="RNNSequence"),
+    ]
