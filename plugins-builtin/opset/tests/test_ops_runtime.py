@@ -19,8 +19,8 @@ PARAMS = case_params(CASE_FILES)
 
 
 @pytest.mark.parametrize(("case", "dynamic"), [(c, d) for _, c, d in PARAMS], ids=[i for i, _, _ in PARAMS])
-def test_op_matches_runtime(case, dynamic, tmp_path):
-    check_case(case, dynamic, tmp_path)
+def test_op_matches_runtime(case, dynamic, tmp_path, installed_host):
+    check_case(case, dynamic, tmp_path, installed_host)
 
 
 @pytest.mark.parametrize("case_file", CASE_FILES, ids=[f.path.stem for f in CASE_FILES])

@@ -20,6 +20,7 @@ import numpy as np
 from irconv.graph import Graph, Node
 from irconv.ops import Op
 from irconv.pipeline import infer_graph
+from irconv.plugins.manager import PluginHost
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType, MaybeShape
 
@@ -102,14 +103,17 @@ def build_case_graph(case: OpCase, dynamic: bool) -> BuiltCase:
     return BuiltCase(builder.graph, node, feeds, outputs)
 
 
-def check_case(case: OpCase, dynamic: bool, workdir: Path) -> None:
-    """Emit, run in OpenVINO on CPU and compare with ``infer``/``evaluate``; raises AssertionError."""
+def check_case(case: OpCase, dynamic: bool, workdir: Path, host: PluginHost | None = None) -> None:
+    """Emit, run in OpenVINO on CPU and compare with ``infer``/``evaluate``; raises AssertionError.
+
+    ``host`` is the plugin host that emits (default: every installed plugin, loaded anew).
+    """
     import openvino as ov
 
     from irconv.testing.runtime import emit_ir, run_ir
 
     built = build_case_graph(case, dynamic)
-    xml = emit_ir(built.graph, workdir / "case.xml")
+    xml = emit_ir(built.graph, workdir / "case.xml", host)
     model = ov.Core().read_model(str(xml))
     model_shapes = {name: port.get_partial_shape() for port in model.outputs for name in port.get_names()}
     results = run_ir(xml, built.feeds)
