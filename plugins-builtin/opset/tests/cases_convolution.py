@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import (
     Convolution,
     ConvolutionBackpropData,
@@ -64,13 +63,17 @@ CASES: list[OpCase] = [
         id="depthwise_same_upper",
     ),
     OpCase(
-        ConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), output_padding=(1, 1)),
+        ConvolutionBackpropData(
+            strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), output_padding=(1, 1)
+        ),
         [tensor(1, 4, 5, 5), const(tensor(4, 3, 3, 3))],
         id="deconv_output_padding",
         check_values=False,
     ),
     OpCase(
-        ConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), auto_pad="same_upper"),
+        ConvolutionBackpropData(
+            strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), auto_pad="same_upper"
+        ),
         [tensor(1, 4, 5, 6), const(tensor(4, 2, 3, 3))],
         id="deconv_same_upper",
         check_values=False,
@@ -94,13 +97,17 @@ CASES: list[OpCase] = [
         check_values=False,
     ),
     OpCase(
-        DeformableConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), group=2, deformable_group=2),
+        DeformableConvolution(
+            strides=(1, 1), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), group=2, deformable_group=2
+        ),
         [tensor(1, 4, 6, 6), tensor(1, 36, 4, 4), const(tensor(2, 2, 3, 3)), tensor(1, 18, 4, 4)],
         id="deformable_mask_groups",
         check_values=False,
     ),
     OpCase(
-        DeformableConvolution_v1(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), deformable_group=2),
+        DeformableConvolution_v1(
+            strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), deformable_group=2
+        ),
         [tensor(1, 4, 7, 7), tensor(1, 36, 4, 4), const(tensor(3, 4, 3, 3))],
         id="deformable_v1",
         check_values=False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import (
     DetectionOutput,
     DetectionOutput_v1,
@@ -34,15 +33,19 @@ def sizes(*values: int, dtype: type = np.int64):  # type: ignore[no-untyped-def]
 
 
 # Six unit-spaced boxes per image, pairwise disjoint (IoU 0).
-DISJOINT_BOXES = np.tile(
-    np.array([[i, 0.0, i + 0.5, 0.5] for i in range(6)], np.float32), (2, 1, 1)
-)
+DISJOINT_BOXES = np.tile(np.array([[i, 0.0, i + 0.5, 0.5] for i in range(6)], np.float32), (2, 1, 1))
 
 CASES: list[OpCase] = [
     # SSD300 conv4_3-like priors (Caffe: min 30, max 60, ratio 2, flip, step 8, offset 0.5).
     OpCase(
         PriorBox_v1(
-            min_size=(30.0,), max_size=(60.0,), aspect_ratio=(2.0,), flip=True, clip=False, step=8.0, offset=0.5,
+            min_size=(30.0,),
+            max_size=(60.0,),
+            aspect_ratio=(2.0,),
+            flip=True,
+            clip=False,
+            step=8.0,
+            offset=0.5,
             variance=(0.1, 0.1, 0.2, 0.2),
         ),
         [sizes(38, 38), sizes(300, 300)],
@@ -55,23 +58,41 @@ CASES: list[OpCase] = [
     ),
     OpCase(
         PriorBox_v1(
-            min_size=(16.0, 32.0), max_size=(), aspect_ratio=(2.0, 0.5, 2.0), flip=False, step=16.0, offset=0.5,
-            scale_all_sizes=False, variance=(0.1,),
+            min_size=(16.0, 32.0),
+            max_size=(),
+            aspect_ratio=(2.0, 0.5, 2.0),
+            flip=False,
+            step=16.0,
+            offset=0.5,
+            scale_all_sizes=False,
+            variance=(0.1,),
         ),
         [sizes(4, 5, dtype=np.int32), sizes(64, 80, dtype=np.int32)],
         id="priorbox1_mxnet_like",
     ),
     OpCase(
         PriorBox(
-            min_size=(30.0,), max_size=(60.0,), aspect_ratio=(2.0, 3.0), flip=True, step=8.0, offset=0.5,
-            variance=(0.1, 0.1, 0.2, 0.2), min_max_aspect_ratios_order=False,
+            min_size=(30.0,),
+            max_size=(60.0,),
+            aspect_ratio=(2.0, 3.0),
+            flip=True,
+            step=8.0,
+            offset=0.5,
+            variance=(0.1, 0.1, 0.2, 0.2),
+            min_max_aspect_ratios_order=False,
         ),
         [sizes(5, 4), sizes(40, 32)],
         id="priorbox8_ratios_first",
     ),
     OpCase(
         PriorBox(
-            min_size=(), aspect_ratio=(2.0,), flip=False, step=32.0, offset=0.5, fixed_size=(32.0,), density=(2.0,),
+            min_size=(),
+            aspect_ratio=(2.0,),
+            flip=False,
+            step=32.0,
+            offset=0.5,
+            fixed_size=(32.0,),
+            density=(2.0,),
             variance=(0.1, 0.1, 0.2, 0.2),
         ),
         [sizes(3, 3), sizes(96, 96)],
@@ -79,7 +100,12 @@ CASES: list[OpCase] = [
     ),
     OpCase(
         PriorBox(
-            min_size=(), step=16.0, offset=0.5, fixed_size=(16.0, 48.0), fixed_ratio=(2.0,), density=(1.0, 3.0),
+            min_size=(),
+            step=16.0,
+            offset=0.5,
+            fixed_size=(16.0, 48.0),
+            fixed_ratio=(2.0,),
+            density=(1.0, 3.0),
             clip=True,
         ),
         [sizes(2, 3), sizes(32, 48)],
@@ -87,7 +113,12 @@ CASES: list[OpCase] = [
     ),
     OpCase(
         PriorBoxClustered(
-            width=(9.4, 25.1, 14.7), height=(15.0, 39.6, 25.5), clip=False, step_w=16.0, step_h=16.0, offset=0.5,
+            width=(9.4, 25.1, 14.7),
+            height=(15.0, 39.6, 25.5),
+            clip=False,
+            step_w=16.0,
+            step_h=16.0,
+            offset=0.5,
             variance=(0.1, 0.1, 0.2, 0.2),
         ),
         [sizes(4, 6), sizes(64, 96)],
@@ -131,8 +162,14 @@ CASES: list[OpCase] = [
     OpCase(ReorgYolo(stride=(2, 2)), [tensor(1, 64, 26, 26)], id="reorg_yolo", check_values=False),
     OpCase(
         Proposal(
-            base_size=16, pre_nms_topn=100, post_nms_topn=20, nms_thresh=0.7, feat_stride=16, min_size=16,
-            ratio=(0.5, 1.0, 2.0), scale=(8.0, 16.0, 32.0),
+            base_size=16,
+            pre_nms_topn=100,
+            post_nms_topn=20,
+            nms_thresh=0.7,
+            feat_stride=16,
+            min_size=16,
+            ratio=(0.5, 1.0, 2.0),
+            scale=(8.0, 16.0, 32.0),
         ),
         [tensor(1, 18, 6, 8), tensor(1, 36, 6, 8), const(np.array([96, 128, 1], np.float32))],
         id="proposal",
@@ -140,16 +177,28 @@ CASES: list[OpCase] = [
     ),
     OpCase(
         NonMaxSuppression(box_encoding="center", output_type="i32"),
-        [rng.random((1, 6, 4)).astype(np.float32), rng.random((1, 2, 6)).astype(np.float32), const(np.int64(3)),
-         const(np.float32(0.5)), const(np.float32(0.1))],
+        [
+            rng.random((1, 6, 4)).astype(np.float32),
+            rng.random((1, 2, 6)).astype(np.float32),
+            const(np.int64(3)),
+            const(np.float32(0.5)),
+            const(np.float32(0.1)),
+        ],
         id="nms",
         check_values=False,
         dynamic=False,  # the CPU plugin needs a static boxes shape
     ),
     OpCase(
         Proposal_v1(
-            base_size=16, pre_nms_topn=50, post_nms_topn=10, nms_thresh=0.7, feat_stride=16, min_size=16,
-            ratio=(1.0,), scale=(8.0, 16.0), framework="tensorflow",
+            base_size=16,
+            pre_nms_topn=50,
+            post_nms_topn=10,
+            nms_thresh=0.7,
+            feat_stride=16,
+            min_size=16,
+            ratio=(1.0,),
+            scale=(8.0, 16.0),
+            framework="tensorflow",
         ),
         [tensor(1, 4, 5, 5), tensor(1, 8, 5, 5), const(np.array([80, 80, 1], np.float32))],
         id="proposal_v1",
@@ -162,8 +211,12 @@ CASES: list[OpCase] = [
     *(
         OpCase(
             version(**attrs),
-            [DISJOINT_BOXES[:batches], rng.random((batches, classes, 6)).astype(np.float32), const(np.int64(limit)),
-             const(np.float32(0.5))],
+            [
+                DISJOINT_BOXES[:batches],
+                rng.random((batches, classes, 6)).astype(np.float32),
+                const(np.int64(limit)),
+                const(np.float32(0.5)),
+            ],
             id=f"nms_{version.version}_limit{limit}",
             check_values=False,
             dynamic=False,  # the CPU plugin needs a static boxes shape

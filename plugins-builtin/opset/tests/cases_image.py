@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import (
     GridSample,
     Interpolate,
@@ -69,7 +68,9 @@ CASES: list[OpCase] = [
         check_values=False,
     ),
     OpCase(
-        Interpolate_v4(mode="linear_onnx", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric"),
+        Interpolate_v4(
+            mode="linear_onnx", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric"
+        ),
         [tensor(2, 3, 5, 7), const(i64(1, 1)), const(f32(2.0, 0.7)), const(i64(2, 3))],
         id="interp4_scales",
         check_values=False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import Einsum, FakeQuantize, MatMul, ScaledDotProductAttention
 from irconv_opset.testing import OpCase, const
 
@@ -29,7 +28,10 @@ CASES: list[OpCase] = [
     OpCase(Einsum(equation="ab,ab,ab->a"), [tensor(3, 4), tensor(3, 4), tensor(3, 4)], id="einsum_three"),
     OpCase(Einsum(equation="ij,kj"), [tensor(3, 4), tensor(5, 4)], id="einsum_implicit"),
     OpCase(
-        ScaledDotProductAttention(), [tensor(2, 4, 5, 8), tensor(2, 4, 6, 8), tensor(2, 4, 6, 3)], id="sdpa_plain", atol=1e-4
+        ScaledDotProductAttention(),
+        [tensor(2, 4, 5, 8), tensor(2, 4, 6, 8), tensor(2, 4, 6, 3)],
+        id="sdpa_plain",
+        atol=1e-4,
     ),
     OpCase(
         ScaledDotProductAttention(causal=True),
@@ -51,7 +53,13 @@ CASES: list[OpCase] = [
     ),
     OpCase(
         FakeQuantize(levels=256),
-        [tensor(1, 3, 4, 4), const(np.float32(-1.0)), const(np.float32(1.0)), const(np.float32(-1.0)), const(np.float32(1.0))],
+        [
+            tensor(1, 3, 4, 4),
+            const(np.float32(-1.0)),
+            const(np.float32(1.0)),
+            const(np.float32(-1.0)),
+            const(np.float32(1.0)),
+        ],
         id="fq_scalar_ranges",
         atol=1e-5,
     ),

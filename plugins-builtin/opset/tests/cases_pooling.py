@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import AdaptiveAvgPool, AdaptiveMaxPool, AvgPool, AvgPool_v1, MaxPool, MaxPool_v1, MaxPool_v8
 from irconv_opset.testing import OpCase, const
 
@@ -21,13 +20,19 @@ def window(kernel, strides, pads_begin, pads_end, **extra):  # type: ignore[no-u
 CASES: list[OpCase] = [
     OpCase(MaxPool_v1(**window((2, 2), (2, 2), (0, 0), (0, 0))), [tensor(1, 3, 8, 8)], id="maxpool1_2x2"),
     OpCase(
-        MaxPool_v1(**window((3, 3), (2, 2), (0, 0), (0, 0), rounding_type="ceil")), [tensor(1, 2, 8, 9)], id="maxpool1_ceil"
+        MaxPool_v1(**window((3, 3), (2, 2), (0, 0), (0, 0), rounding_type="ceil")),
+        [tensor(1, 2, 8, 9)],
+        id="maxpool1_ceil",
     ),
     OpCase(
-        MaxPool_v1(**window((3, 3), (2, 2), (0, 0), (0, 0), auto_pad="same_upper")), [tensor(1, 2, 7, 8)], id="maxpool1_same"
+        MaxPool_v1(**window((3, 3), (2, 2), (0, 0), (0, 0), auto_pad="same_upper")),
+        [tensor(1, 2, 7, 8)],
+        id="maxpool1_same",
     ),
     OpCase(
-        MaxPool_v8(**window((3, 3), (1, 1), (1, 1), (1, 1), dilations=(2, 2))), [tensor(2, 3, 9, 9)], id="maxpool8_dilated"
+        MaxPool_v8(**window((3, 3), (1, 1), (1, 1), (1, 1), dilations=(2, 2))),
+        [tensor(2, 3, 9, 9)],
+        id="maxpool8_dilated",
     ),
     OpCase(
         MaxPool_v8(**window((3, 2), (2, 2), (1, 0), (0, 1), dilations=(1, 1), rounding_type="ceil", axis=2)),
@@ -51,7 +56,9 @@ CASES: list[OpCase] = [
     ),
     OpCase(AvgPool_v1(**window((2, 2), (2, 2), (0, 0), (0, 0))), [tensor(1, 3, 8, 8)], id="avgpool1_2x2"),
     OpCase(
-        AvgPool_v1(**window((3, 3), (1, 1), (1, 1), (1, 1), exclude_pad=False)), [tensor(1, 2, 6, 6)], id="avgpool1_count_pad"
+        AvgPool_v1(**window((3, 3), (1, 1), (1, 1), (1, 1), exclude_pad=False)),
+        [tensor(1, 2, 6, 6)],
+        id="avgpool1_count_pad",
     ),
     OpCase(
         AvgPool_v1(**window((3, 3), (2, 2), (1, 1), (1, 1), exclude_pad=True, rounding_type="ceil")),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import GRUCell, GRUSequence, LSTMCell, LSTMSequence, RNNCell, RNNSequence
 from irconv_opset.testing import OpCase, const
 
@@ -44,14 +43,24 @@ CASES: list[OpCase] = [
         id="lstm_cell_clip",
         atol=1e-4,
     ),
-    OpCase(GRUCell(hidden_size=HIDDEN), [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 3)], id="gru_cell", atol=1e-4),
+    OpCase(
+        GRUCell(hidden_size=HIDDEN),
+        [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 3)],
+        id="gru_cell",
+        atol=1e-4,
+    ),
     OpCase(
         GRUCell(hidden_size=HIDDEN, linear_before_reset=True),
         [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 3, 4)],
         id="gru_cell_linear_before_reset",
         atol=1e-4,
     ),
-    OpCase(RNNCell(hidden_size=HIDDEN), [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 1)], id="rnn_cell", atol=1e-4),
+    OpCase(
+        RNNCell(hidden_size=HIDDEN),
+        [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 1)],
+        id="rnn_cell",
+        atol=1e-4,
+    ),
     OpCase(
         RNNCell(hidden_size=HIDDEN, activations=("relu",)),
         [tensor(BATCH, INPUT), tensor(BATCH, HIDDEN), *weights(None, 1)],

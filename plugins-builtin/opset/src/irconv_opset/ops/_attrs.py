@@ -37,7 +37,7 @@ class CoercedAttrs:
     """Mixin for op dataclasses: text enum values and list attributes take their declared types."""
 
     def __post_init__(self) -> None:
-        cls = type(self)
+        cls: type = type(self)
         for name, kind in _enum_fields(cls):
             value = getattr(self, name)
             if isinstance(value, kind):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-from irconv.errors import ConversionError
 from irconv.graph import Node
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -77,7 +76,7 @@ def window_dims(
     pads_end = _fill(pads_end, rank)
     for name, values in (("kernel", kernel), ("strides", strides), ("dilations", dilations)):
         if len(values) != rank:
-            raise ConversionError(f"{name} {list(values)} does not match {rank} spatial dimensions")
+            raise ValueError(f"{name} {list(values)} does not match {rank} spatial dimensions")
     return tuple(
         window_dim(spatial[i], kernel[i], strides[i], dilations[i], pads_begin[i], pads_end[i], auto_pad, rounding)
         for i in range(rank)
@@ -120,16 +119,17 @@ def merge_dim(a: Dim, b: Dim) -> Dim:
 
 def broadcast_shapes(*shapes: MaybeShape) -> MaybeShape:
     """NumPy broadcasting of possibly dynamic shapes; a dynamic rank wins."""
-    if any(s is None for s in shapes):
+    known_shapes = [s for s in shapes if s is not None]
+    if len(known_shapes) < len(shapes):
         return None
-    rank = max(len(s) for s in shapes)  # type: ignore[arg-type]
+    rank = max((len(s) for s in known_shapes), default=0)
     result: list[Dim] = []
     for axis in range(rank):
-        dims = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]  # type: ignore[arg-type]
+        dims = [s[axis - rank + len(s)] for s in known_shapes if axis - rank + len(s) >= 0]
         known = [d for d in dims if d is not None and d != 1]
         if known:
             if len(set(known)) > 1:
-                raise ConversionError(f"shapes {list(shapes)} do not broadcast")
+                raise ValueError(f"shapes {list(shapes)} do not broadcast")
             result.append(known[0])
         elif any(d is None for d in dims):
             result.append(None)

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
+
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import (
     AutoPad,
@@ -47,14 +46,15 @@ class _ConvolutionBase(CoercedAttrs, Op):
         rank = len(data)
         kernel = filters[self._kernel_start :] if filters is not None else (None,) * rank
         if len(kernel) != rank:
-            raise ConversionError(f"filters of rank {len(filters or ())} do not match input spatial rank {rank}")
+            raise ValueError(f"filters of rank {len(filters or ())} do not match input spatial rank {rank}")
         if any(k is None for k in kernel):
             # Unknown kernel: only "same" padding gives a size that does not depend on it.
             if self.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
                 return window_dims(data, (1,) * rank, self.strides, None, (), (), self.auto_pad)
             return (None,) * rank
+        known_kernel = [int(k) for k in kernel if k is not None]
         return window_dims(
-            data, kernel, self.strides, self.dilations, self.pads_begin, self.pads_end, self.auto_pad  # type: ignore[arg-type]
+            data, known_kernel, self.strides, self.dilations, self.pads_begin, self.pads_end, self.auto_pad
         )
 
     def infer(self, node: Node) -> None:
@@ -118,7 +118,7 @@ class DeformableConvolution_v1(_ConvolutionBase):
         spatial = self._spatial_out(data[2:], filters)
         if offsets is not None:
             # The offsets tensor already has the output's spatial size.
-            spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:]))
+            spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:], strict=False))
         shape = (merge_dim(data[0], offsets[0] if offsets else None), self._out_channels(filters), *spatial)
         set_output(node, 0, shape, input_type(node, 0))
 
@@ -225,7 +225,7 @@ def _conv_nd(data: np.ndarray, filters: np.ndarray, op: _ConvolutionBase) -> np.
     elif op.auto_pad is AutoPad.valid or not op.pads_begin:
         pads = [(0, 0)] * spatial_rank
     else:
-        pads = list(zip(op.pads_begin, op.pads_end))
+        pads = list(zip(op.pads_begin, op.pads_end, strict=False))
     padded = np.pad(data, [(0, 0), (0, 0), *pads])
     groups, out_per_group, in_per_group = filters.shape[:3]
     out_spatial = [
@@ -236,7 +236,9 @@ def _conv_nd(data: np.ndarray, filters: np.ndarray, op: _ConvolutionBase) -> np.
     grouped = padded.reshape(batch, groups, in_per_group, *padded.shape[2:]).astype(np.float64)
     for offset in np.ndindex(*kernel):
         window = tuple(
-            slice(offset[i] * dilations[i], offset[i] * dilations[i] + (out_spatial[i] - 1) * strides[i] + 1, strides[i])
+            slice(
+                offset[i] * dilations[i], offset[i] * dilations[i] + (out_spatial[i] - 1) * strides[i] + 1, strides[i]
+            )
             for i in range(spatial_rank)
         )
         patch = grouped[(slice(None), slice(None), slice(None), *window)]  # [N, G, Cin/G, *out]

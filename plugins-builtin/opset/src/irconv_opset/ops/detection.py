@@ -13,14 +13,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType
+
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, set_output
 
 if TYPE_CHECKING:
     from irconv.graph import Node
+
+
+# A prior box as (centre x, centre y, half width, half height), in image pixels.
+_Box = tuple[np.float32, np.float32, np.float32, np.float32]
 
 
 def _two_ints(node: Node, idx: int) -> tuple[int, int] | None:
@@ -96,18 +100,9 @@ class PriorBox_v1(CoercedAttrs, Op):
         _set_priors_output(node, self.priors_per_cell())
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        f32 = np.float32
         height, width = (int(v) for v in np.asarray(inputs[0]).reshape(-1)[:2])
         image_h, image_w = (int(v) for v in np.asarray(inputs[1]).reshape(-1)[:2])
-        boxes: list[tuple[float, float, float, float]] = []
-        f32 = np.float32
-        inv_w, inv_h = f32(1.0) / f32(image_w), f32(1.0) / f32(image_h)
-
-        def add(cx: float, cy: float, half_w: float, half_h: float, clip_now: bool) -> None:
-            box = [(cx - half_w) * inv_w, (cy - half_h) * inv_h, (cx + half_w) * inv_w, (cy + half_h) * inv_h]
-            if clip_now:
-                box = [max(box[0], 0.0), max(box[1], 0.0), min(box[2], 1.0), min(box[3], 1.0)]
-            boxes.append(tuple(f32(v) for v in box))  # type: ignore[arg-type]
-
         ratios = [f32(r) for r in self._aspect_ratios()]
         step = f32(self.step)
         min_sizes = [f32(v) for v in self.min_size]
@@ -117,77 +112,76 @@ class PriorBox_v1(CoercedAttrs, Op):
             min_sizes = [v * f32(image_h) for v in min_sizes]
         step_x = f32(image_w) / f32(width) if step == 0 else step
         step_y = f32(image_h) / f32(height) if step == 0 else step
+        # Without a step the centres sit mid-cell whatever ``offset`` says (as the runtime does).
+        offset = f32(0.5) if step == 0 else f32(self.offset)
+        inv_w, inv_h = f32(1.0) / f32(image_w), f32(1.0) / f32(image_h)
+        boxes: list[list[np.float32]] = []
         for h in range(height):
             for w in range(width):
-                if step == 0:
-                    cx, cy = (f32(w) + f32(0.5)) * step_x, (f32(h) + f32(0.5)) * step_y
-                else:
-                    cx, cy = (f32(self.offset) + f32(w)) * step_x, (f32(self.offset) + f32(h)) * step_y
-                self._fixed_boxes(cx, cy, ratios, add)
-                self._sized_boxes(cx, cy, ratios, min_sizes, add)
+                cx, cy = (f32(w) + offset) * step_x, (f32(h) + offset) * step_y
+                # Fixed-size boxes are clipped one by one, the others only with ``clip``.
+                cells = [(box, True) for box in self._fixed_boxes(cx, cy, ratios)]
+                cells += [(box, False) for box in self._sized_boxes(cx, cy, ratios, min_sizes)]
+                for (x, y, half_w, half_h), clip_now in cells:
+                    corners = [(x - half_w) * inv_w, (y - half_h) * inv_h, (x + half_w) * inv_w, (y + half_h) * inv_h]
+                    if clip_now:
+                        zero, one = f32(0), f32(1)
+                        corners = [
+                            max(corners[0], zero),
+                            max(corners[1], zero),
+                            min(corners[2], one),
+                            min(corners[3], one),
+                        ]
+                    boxes.append([f32(v) for v in corners])
         coords = np.asarray(boxes, np.float32).reshape(-1)
         if self.clip:
             coords = np.clip(coords, 0.0, 1.0)
         return [np.stack([coords, _variances(self.variance, len(boxes))])]
 
-    def _fixed_boxes(self, cx: float, cy: float, ratios: list[np.float32], add) -> None:  # type: ignore[no-untyped-def]
-        """Boxes of ``fixed_size`` laid out on a ``density`` x ``density`` sub-grid."""
+    def _fixed_boxes(self, cx: np.float32, cy: np.float32, ratios: list[np.float32]) -> list[_Box]:
+        """Boxes of ``fixed_size`` laid out on a ``density`` x ``density`` sub-grid of the cell."""
         f32 = np.float32
+        boxes: list[_Box] = []
         for s, size in enumerate(self.fixed_size):
             size_int = int(size)
             density = int(self.density[s]) if s < len(self.density) else 1
             shift = int(size / density) if density else 0
-
-            def grid(half_w: float, half_h: float) -> None:
+            halves: list[tuple[np.float32, np.float32]] = []
+            if self.fixed_ratio:
+                roots = [np.sqrt(f32(r)) for r in self.fixed_ratio]
+            else:
+                if self.density:
+                    halves.append((f32(size_int) * f32(0.5), f32(size_int) * f32(0.5)))
+                roots = [np.sqrt(r) for r in ratios if abs(r - 1.0) >= 1e-6]
+            halves += [(f32(size) * f32(0.5) * root, f32(size) * f32(0.5) / root) for root in roots]
+            for half_w, half_h in halves:
                 for r in range(density):
                     for c in range(density):
                         x = cx - f32(size_int // 2) + f32(shift) / f32(2) + f32(c * shift)
                         y = cy - f32(size_int // 2) + f32(shift) / f32(2) + f32(r * shift)
-                        add(x, y, half_w, half_h, True)
+                        boxes.append((x, y, half_w, half_h))
+        return boxes
 
-            if self.fixed_ratio:
-                for ratio in self.fixed_ratio:
-                    root = np.sqrt(f32(ratio))
-                    grid(f32(size) * f32(0.5) * root, f32(size) * f32(0.5) / root)
-                continue
-            if self.density:
-                grid(f32(size_int) * f32(0.5), f32(size_int) * f32(0.5))
-            for ratio in ratios:
-                if abs(ratio - 1.0) < 1e-6:
-                    continue
-                root = np.sqrt(ratio)
-                grid(f32(size) * f32(0.5) * root, f32(size) * f32(0.5) / root)
-
-    def _sized_boxes(  # type: ignore[no-untyped-def]
-        self, cx: float, cy: float, ratios: list[np.float32], min_sizes: list[np.float32], add
-    ) -> None:
-        """Caffe's boxes: min_size square, sqrt(min*max) square, then one per aspect ratio."""
+    def _sized_boxes(
+        self, cx: np.float32, cy: np.float32, ratios: list[np.float32], min_sizes: list[np.float32]
+    ) -> list[_Box]:
+        """Caffe's boxes: the min_size square, the sqrt(min*max) square, one box per aspect ratio."""
         f32 = np.float32
+        boxes: list[_Box] = []
         for i, min_size in enumerate(min_sizes):
-            half = f32(min_size) * f32(0.5)
-            add(cx, cy, half, half, False)
-
-            def max_box() -> None:
-                if i < len(self.max_size):
-                    half_max = np.sqrt(f32(min_size) * f32(self.max_size[i])) * f32(0.5)
-                    add(cx, cy, half_max, half_max, False)
-
-            def ratio_boxes() -> None:
-                if not (self.scale_all_sizes or i == len(min_sizes) - 1):
-                    return
-                base = min_sizes[i if self.scale_all_sizes else 0]
-                for ratio in ratios:
-                    if abs(ratio - 1.0) < 1e-6:
-                        continue
-                    root = np.sqrt(ratio)
-                    add(cx, cy, base * f32(0.5) * root, base * f32(0.5) / root, False)
-
-            if self._min_max_order():
-                max_box()
-                ratio_boxes()
-            else:
-                ratio_boxes()
-                max_box()
+            half = min_size * f32(0.5)
+            boxes.append((cx, cy, half, half))
+            max_boxes: list[_Box] = []
+            if i < len(self.max_size):
+                half_max = np.sqrt(min_size * f32(self.max_size[i])) * f32(0.5)
+                max_boxes.append((cx, cy, half_max, half_max))
+            ratio_boxes: list[_Box] = []
+            if self.scale_all_sizes or i == len(min_sizes) - 1:
+                base = min_sizes[i if self.scale_all_sizes else 0] * f32(0.5)
+                for root in (np.sqrt(r) for r in ratios if abs(r - 1.0) >= 1e-6):
+                    ratio_boxes.append((cx, cy, base * root, base / root))
+            boxes += max_boxes + ratio_boxes if self._min_max_order() else ratio_boxes + max_boxes
+        return boxes
 
 
 @dataclass(eq=False)
@@ -424,7 +418,7 @@ class Proposal(Proposal_v1):
         set_output(node, 1, (rows,), input_type(node, 0))
 
 
-class BoxEncoding(str, enum.Enum):
+class BoxEncoding(enum.Enum):
     corner = "corner"
     center = "center"
 

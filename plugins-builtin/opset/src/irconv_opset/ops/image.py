@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
+
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
 
@@ -107,7 +107,9 @@ class _InterpolateBase(CoercedAttrs, Op):
             set_output(node, 0, None, input_type(node, 0))
             return
         rank = len(data)
-        padded = [None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)]
+        padded = [
+            None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)
+        ]
         target_idx, axes_idx = self._target_inputs(node)
         target = node.input_value(target_idx)
         axes_known = True
@@ -131,7 +133,8 @@ class _InterpolateBase(CoercedAttrs, Op):
                 out[axis] = int(np.asarray(target).reshape(-1)[i])
             else:
                 scale = float(np.asarray(target, np.float32).reshape(-1)[i])
-                out[axis] = None if padded[axis] is None else int(math.floor(padded[axis] * scale + _SCALE_EPSILON))
+                size = padded[axis]
+                out[axis] = None if size is None else math.floor(size * scale + _SCALE_EPSILON)
         set_output(node, 0, tuple(out), input_type(node, 0))
 
 

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
+
 from irconv_opset.ops._spatial import broadcast_shapes, input_shape, input_type, merge_dim, set_output
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ class MatMul(Op):
         a = (1, *a) if a_vector else _swap_last(a, self.transpose_a)
         b = (*b, 1) if b_vector else _swap_last(b, self.transpose_b)
         if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
-            raise ConversionError(f"MatMul: inner dimensions differ ({a[-1]} vs {b[-2]})")
+            raise ValueError(f"MatMul: inner dimensions differ ({a[-1]} vs {b[-2]})")
         batch = broadcast_shapes(a[:-2], b[:-2])
         assert batch is not None
         rows: tuple[Dim, ...] = () if a_vector else (a[-2],)
@@ -76,7 +75,7 @@ class Einsum(Op):
         inputs_text, arrow, output = text.partition("->")
         subscripts = inputs_text.split(",")
         if len(subscripts) != count:
-            raise ConversionError(f"Einsum equation {self.equation!r} names {len(subscripts)} inputs, got {count}")
+            raise ValueError(f"Einsum equation {self.equation!r} names {len(subscripts)} inputs, got {count}")
         if not arrow:
             letters = "".join(s.replace("...", "") for s in subscripts)
             once = sorted(c for c in set(letters) if letters.count(c) == 1)
@@ -88,7 +87,7 @@ class Einsum(Op):
         subscripts, output = self._parse(len(shapes))
         labels: dict[str, Dim] = {}
         ellipses: list[MaybeShape] = []
-        for sub, shape in zip(subscripts, shapes):
+        for sub, shape in zip(subscripts, shapes, strict=False):
             if shape is None:
                 if "..." in sub:
                     ellipses.append(None)
@@ -97,11 +96,13 @@ class Einsum(Op):
             if dots:
                 ellipsis_rank = len(shape) - len(head) - len(tail)
                 ellipses.append(tuple(shape[len(head) : len(head) + ellipsis_rank]))
-                dims = list(zip(head, shape[: len(head)])) + list(zip(tail, shape[len(shape) - len(tail) :]))
+                dims = list(zip(head, shape[: len(head)], strict=False)) + list(
+                    zip(tail, shape[len(shape) - len(tail) :], strict=False)
+                )
             else:
                 if len(sub) != len(shape):
-                    raise ConversionError(f"Einsum subscript {sub!r} does not match an input of rank {len(shape)}")
-                dims = list(zip(sub, shape))
+                    raise ValueError(f"Einsum subscript {sub!r} does not match an input of rank {len(shape)}")
+                dims = list(zip(sub, shape, strict=False))
             for label, dim in dims:
                 labels[label] = merge_dim(labels.get(label), dim)
         result: list[Dim] = []
@@ -187,7 +188,9 @@ class FakeQuantize(Op):
         steps = self.levels - 1
         with np.errstate(all="ignore"):
             scaled = np.round((x - in_low) / (in_high - in_low) * steps) / steps * (out_high - out_low) + out_low
-        result = np.where(x <= np.minimum(in_low, in_high), out_low, np.where(x > np.maximum(in_low, in_high), out_high, scaled))
+        result = np.where(
+            x <= np.minimum(in_low, in_high), out_low, np.where(x > np.maximum(in_low, in_high), out_high, scaled)
+        )
         return [result.astype(inputs[0].dtype)]
 
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import ElementType, MaybeShape
+
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import (
     AutoPad,
@@ -36,7 +36,14 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
     pads_end = op.pads_end if len(op.pads_end) == rank else (0,) * rank
     out = tuple(
         window_dim(
-            spatial[i], op.kernel[i], op.strides[i], dilations[i], pads_begin[i], pads_end[i], op.auto_pad, op.rounding_type
+            spatial[i],
+            op.kernel[i],
+            op.strides[i],
+            dilations[i],
+            pads_begin[i],
+            pads_end[i],
+            op.auto_pad,
+            op.rounding_type,
         )
         for i in range(rank)
     )
@@ -73,14 +80,20 @@ class _PoolBase(CoercedAttrs, Op):
         for i in range(rank):
             need = (out_spatial[i] - 1) * self.strides[i] + (self.kernel[i] - 1) * dilations[i] + 1
             extra.append(max(need - data.shape[2 + i] - pads[i][0] - pads[i][1], 0))
-        full = [(begin, end + more) for (begin, end), more in zip(pads, extra)]
+        full = [(begin, end + more) for (begin, end), more in zip(pads, extra, strict=False)]
         padded = np.pad(data, [(0, 0), (0, 0), *full], constant_values=pad_value)
         real = np.pad(np.ones(data.shape[2:], bool), full, constant_values=False)
-        counted = np.pad(np.ones([d + b + e for d, (b, e) in zip(data.shape[2:], pads)], bool), [(0, m) for m in extra])
+        counted = np.pad(
+            np.ones([d + b + e for d, (b, e) in zip(data.shape[2:], pads, strict=False)], bool), [(0, m) for m in extra]
+        )
         windows, real_cells, counted_cells = [], [], []
         for offset in np.ndindex(*self.kernel):
             index = tuple(
-                slice(offset[i] * dilations[i], offset[i] * dilations[i] + (out_spatial[i] - 1) * self.strides[i] + 1, self.strides[i])
+                slice(
+                    offset[i] * dilations[i],
+                    offset[i] * dilations[i] + (out_spatial[i] - 1) * self.strides[i] + 1,
+                    self.strides[i],
+                )
                 for i in range(rank)
             )
             windows.append(padded[(slice(None), slice(None), *index)])
@@ -95,7 +108,7 @@ class _PoolBase(CoercedAttrs, Op):
             return [same_pads(shape[2 + i], self.kernel[i], self.strides[i], dilations[i], upper) for i in range(rank)]
         if self.auto_pad is AutoPad.valid or len(self.pads_begin) != rank:
             return [(0, 0)] * rank
-        return list(zip(self.pads_begin, self.pads_end))
+        return list(zip(self.pads_begin, self.pads_end, strict=False))
 
 
 @dataclass(eq=False)
@@ -240,7 +253,8 @@ def _adaptive(data: np.ndarray, sizes: np.ndarray, reduce) -> tuple[np.ndarray, 
     flat_index = np.arange(int(np.prod(spatial))).reshape(spatial)
     for cell in np.ndindex(*out_sizes):
         window = tuple(
-            slice((c * length) // n, -(-((c + 1) * length) // n)) for c, length, n in zip(cell, spatial, out_sizes)
+            slice((c * length) // n, -(-((c + 1) * length) // n))
+            for c, length, n in zip(cell, spatial, out_sizes, strict=False)
         )
         patch = data[(slice(None), slice(None), *window)].reshape(*data.shape[:2], -1)
         values[(slice(None), slice(None), *cell)] = reduce(patch, axis=-1)

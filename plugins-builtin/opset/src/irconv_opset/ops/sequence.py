@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim
+
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
 
@@ -30,15 +29,19 @@ class RecurrentDirection(str, enum.Enum):
     bidirectional = "bidirectional"
 
 
-def _activation(name: str, alpha: float | None, beta: float | None) -> Callable[[np.ndarray], np.ndarray]:
-    """The NumPy form of an activation named in ``activations``."""
+def _activation(name: str) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The NumPy form of an activation named in ``activations`` (None: not evaluated here).
+
+    The runtime's recurrent ops accept sigmoid, tanh and relu, none of which take
+    ``activations_alpha``/``activations_beta``.
+    """
     if name == "sigmoid":
         return lambda x: 1.0 / (1.0 + np.exp(-x))
     if name == "tanh":
         return np.tanh
     if name == "relu":
         return lambda x: np.maximum(x, 0.0)
-    raise ConversionError(f"recurrent activation {name!r} cannot be evaluated (use sigmoid, tanh or relu)")
+    return None
 
 
 @dataclass(eq=False)
@@ -51,21 +54,15 @@ class _RecurrentBase(CoercedAttrs, Op):
     activations_beta: tuple[float, ...] = attr(())
     clip: float = attr(0.0)
 
-    def _functions(self) -> list[Callable[[np.ndarray], np.ndarray]]:
-        names = self.activations
-        return [
-            _activation(
-                name,
-                self.activations_alpha[i] if i < len(self.activations_alpha) else None,
-                self.activations_beta[i] if i < len(self.activations_beta) else None,
-            )
-            for i, name in enumerate(names)
-        ]
+    def _functions(self) -> list[Callable[[np.ndarray], np.ndarray] | None]:
+        return [_activation(name) for name in self.activations]
 
     def _clipped(self, x: np.ndarray) -> np.ndarray:
         return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
 
-    def step(self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+    def step(
+        self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
+    ) -> list[np.ndarray]:
         """One time step for a batch: returns the new states (hidden first)."""
         raise NotImplementedError
 
@@ -137,6 +134,8 @@ class _CellBase(_RecurrentBase):
             set_output(node, out, (batch, self.hidden_size), input_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        if None in self._functions():
+            return None  # an activation NumPy does not have here: leave the node unfolded
         n = self._state_count
         x = np.asarray(inputs[0], np.float64)
         states = [np.asarray(v, np.float64) for v in inputs[1 : 1 + n]]
@@ -210,6 +209,8 @@ class _SequenceBase(_RecurrentBase):
             set_output(node, 1 + out, (batch, self.num_directions, self.hidden_size), element)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        if None in self._functions():
+            return None  # an activation NumPy does not have here: leave the node unfolded
         n = self._state_count
         x = np.asarray(inputs[0], np.float64)
         initial = [np.asarray(v, np.float64) for v in inputs[1 : 1 + n]]
@@ -227,7 +228,7 @@ class _SequenceBase(_RecurrentBase):
                 valid = (t < lengths)[:, None]
                 x_t = x[np.arange(batch), np.clip(index, 0, steps - 1)]
                 new = self.step(x_t, states, w[d], r[d], b[d])
-                states = [np.where(valid, s_new, s_old) for s_new, s_old in zip(new, states)]
+                states = [np.where(valid, s_new, s_old) for s_new, s_old in zip(new, states, strict=False)]
                 rows = np.nonzero(valid[:, 0])[0]
                 ys[rows, d, index[rows]] = states[0][rows]
             for k in range(n):
