@@ -157,10 +157,6 @@ def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Selu(), ctx.input(0), alpha, scale)]
 
 
-def _swish(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(Multiply(), ctx.input(0), ctx.op(Sigmoid(), ctx.input(0)))]
-
-
 def extractors() -> list[Extractor]:
     p = _plain
     return table(
@@ -198,7 +194,6 @@ def extractors() -> list[Extractor]:
             "Tanh": (p(Tanh), "Tanh"),
             "Softplus": (p(SoftPlus), "SoftPlus"),
             "Softsign": (p(SoftSign), "SoftSign"),
-            "Swish": (_swish, "Sigmoid, Multiply"),
             "Softmax": (_softmax(lambda a: SoftMax(axis=a)), "SoftMax"),
             "LogSoftmax": (_softmax(lambda a: LogSoftmax(axis=a)), "LogSoftmax"),
             "Exp": (p(Exp), "Exp"),

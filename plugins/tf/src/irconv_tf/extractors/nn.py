@@ -88,22 +88,45 @@ def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The forward conv's padding, from the result size TF asks for, as explicit pads.
+
+    For SAME the forward pads are total = max((ceil(out/s) - 1) * s + k_eff - out, 0), split
+    with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
+    """
     tf = tf_node(node)
     # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
+    kernel = const_input(ctx, 1, "filter").shape[:2]
     filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
     sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
-    out_spatial = sizes[1:3] if channels_last(tf) else sizes[2:4]
-    padding = _padding(tf)
-    if padding["auto_pad"] == "valid":
-        padding["auto_pad"] = "explicit"
+    out_spatial = [int(v) for v in (sizes[1:3] if channels_last(tf) else sizes[2:4])]
+    strides = spatial(tf.get("strides", [1, 1, 1, 1]), tf)
+    dilations = spatial(tf.get("dilations", [1, 1, 1, 1]), tf)
+    kind = tf.need("padding")
+    begins, ends, extra = [], [], []
+    for out, k, s, d in zip(out_spatial, kernel, strides, dilations):
+        k_eff = (k - 1) * d + 1
+        if kind == "SAME":
+            data = -(-out // s)
+            total = max((data - 1) * s + k_eff - out, 0)
+            begin, end = total // 2, total - total // 2
+        elif kind == "VALID":
+            data = -(-(out - k_eff + 1) // s)
+            begin = end = 0
+        else:
+            raise ConversionError(f"node {tf.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+        natural = (data - 1) * s + k_eff - begin - end
+        begins.append(begin)
+        ends.append(end)
+        extra.append(out - natural)
     op = ConvolutionBackpropData(
-        strides=spatial(tf.get("strides", [1, 1, 1, 1]), tf),
-        dilations=spatial(tf.get("dilations", [1, 1, 1, 1]), tf),
-        output_padding=(0, 0),
-        **padding,  # type: ignore[arg-type]
+        strides=strides,
+        dilations=dilations,
+        pads_begin=tuple(begins),
+        pads_end=tuple(ends),
+        auto_pad="explicit",
+        output_padding=tuple(extra),
     )
-    shape = int_const(ctx, out_spatial, "output_shape")
-    return laid_out(ctx, op, [ctx.input(2), filters, shape], _layout(tf))
+    return laid_out(ctx, op, [ctx.input(2), filters], _layout(tf))
 
 
 def _pool(kind: str):  # type: ignore[no-untyped-def]

@@ -1,0 +1,120 @@
+"""Shared helpers for the TensorFlow end-to-end tests: freeze, convert, run, compare.
+
+TensorFlow is the reference; it is imported lazily (about 5 s) and only by these tests.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+
+@dataclass
+class Frozen:
+    """A frozen tf.function: the GraphDef file, its input names, TF's own outputs."""
+
+    path: Path
+    input_names: list[str]
+    inputs: list[np.ndarray]
+    expected: list[np.ndarray]
+    ops: set[str]
+
+
+def freeze(fn: Callable[..., Any], inputs: Sequence[np.ndarray], path: Path) -> Frozen:
+    """Trace ``fn`` over inputs named in0, in1, ..., freeze it and record TF's result."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    names = [f"in{i}" for i in range(len(inputs))]
+    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names)]
+    concrete = tf.function(fn).get_concrete_function(*specs)
+    frozen = convert_variables_to_constants_v2(concrete)
+    graph_def = frozen.graph.as_graph_def()
+    path.write_bytes(graph_def.SerializeToString())
+    result = frozen(*[tf.constant(x) for x in inputs])
+    expected = [np.asarray(t) for t in (result if isinstance(result, (list, tuple)) else [result])]
+    ops = {n.op for n in graph_def.node}
+    for f in graph_def.library.function:
+        ops |= {n.op for n in f.node_def}
+    return Frozen(path, names, list(inputs), expected, ops)
+
+
+def save_module(fn: Callable[..., Any], variables: dict[str, np.ndarray], inputs: Sequence[np.ndarray], path: Path) -> Frozen:
+    """A SavedModel whose serving signature is ``fn(module, *inputs)``; ``module`` holds the variables."""
+    import tensorflow as tf
+
+    names = [f"in{i}" for i in range(len(inputs))]
+    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names)]
+    module = tf.Module()
+    for key, value in variables.items():
+        setattr(module, key, tf.Variable(value))
+    serve = tf.function(lambda *xs: fn(module, *xs), input_signature=specs)
+    tf.saved_model.save(module, str(path), signatures=serve)
+    result = serve(*[tf.constant(x) for x in inputs])
+    graph_def = serve.get_concrete_function().graph.as_graph_def()
+    ops = {n.op for n in graph_def.node}
+    for f in graph_def.library.function:
+        ops |= {n.op for n in f.node_def}
+    return Frozen(path, names, list(inputs), [np.asarray(result)], ops)
+
+
+def convert_and_run(model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any) -> list[np.ndarray]:
+    """Convert with irconv, run the IR on OpenVINO CPU; outputs in the model's order."""
+    import openvino as ov
+
+    from irconv.api import convert_model, save_model
+
+    graph = convert_model(model, validate=True, **options)
+    xml = out_dir / "model.xml"
+    save_model(graph, xml, compress_to_fp16=False)
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    if isinstance(inputs, dict):
+        feed = {}
+        for port in compiled.inputs:
+            name = next(n for n in inputs if n in port.get_names())
+            feed[port] = inputs[name]
+    else:
+        feed = {compiled.inputs[i]: v for i, v in enumerate(inputs)}
+    request = compiled.create_infer_request()
+    request.infer(feed)
+    return [np.array(request.get_tensor(port).data) for port in compiled.outputs]
+
+
+@pytest.fixture
+def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
+    """``tf_check(fn, inputs, op=..., atol=...)``: freeze, convert, run, compare with TensorFlow."""
+
+    def check(
+        fn: Callable[..., Any],
+        inputs: Sequence[np.ndarray],
+        op: str,
+        atol: float = 1e-5,
+        rtol: float = 1e-5,
+        variables: dict[str, np.ndarray] | None = None,
+    ) -> Frozen:
+        if variables is None:
+            frozen = freeze(fn, inputs, tmp_path / "model.pb")
+        else:
+            frozen = save_module(fn, variables, inputs, tmp_path / "saved_model")
+        assert op in frozen.ops, f"the test graph does not contain {op}: {sorted(frozen.ops)}"
+        got = convert_and_run(frozen.path, dict(zip(frozen.input_names, frozen.inputs)), tmp_path)
+        assert len(got) == len(frozen.expected)
+        for g, e in zip(got, frozen.expected):
+            assert g.shape == e.shape, f"shape {g.shape} != TensorFlow's {e.shape}"
+            if e.dtype == np.bool_ or np.issubdtype(e.dtype, np.integer):
+                np.testing.assert_array_equal(g, e)
+            else:
+                np.testing.assert_allclose(g, e, atol=atol, rtol=rtol)
+        return frozen
+
+    return check
