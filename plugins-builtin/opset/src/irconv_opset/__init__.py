@@ -127,6 +127,7 @@ from irconv_opset.ops.shape import (
 from irconv_opset.ops.rearrange import (
     StridedSlice,
     Slice,
+    SliceScatter,
     Pad_v1,
     Pad,
     DepthToSpace,
@@ -159,7 +160,20 @@ from irconv_opset.ops.indexing import (
     Bucketize,
     SearchSorted,
 )
-
+from irconv_opset.ops.segment import (
+    EmbeddingBagOffsetsSum,
+    EmbeddingBagOffsets,
+    EmbeddingBagPackedSum,
+    EmbeddingBagPacked,
+    EmbeddingSegmentsSum,
+    SegmentMax,
+    GatherTree,
+)
+from irconv_opset.ops.generation import (
+    Eye,
+    RandomUniform,
+    Multinomial,
+)
 
 def __getattr__(name: str) -> Any:
     """Op classes of the other families (linear, convolution, ...) by class name."""
@@ -203,9 +217,15 @@ __all__ = [
     "DepthToSpace",
     "Divide",
     "Elu",
+    "EmbeddingBagOffsets",
+    "EmbeddingBagOffsetsSum",
+    "EmbeddingBagPacked",
+    "EmbeddingBagPackedSum",
+    "EmbeddingSegmentsSum",
     "Equal",
     "Erf",
     "Exp",
+    "Eye",
     "Floor",
     "FloorMod",
     "GRN",
@@ -213,6 +233,7 @@ __all__ = [
     "GatherElements",
     "GatherND",
     "GatherND_v5",
+    "GatherTree",
     "Gather_v1",
     "Gather_v7",
     "Gelu",
@@ -242,6 +263,7 @@ __all__ = [
     "Minimum",
     "Mish",
     "Mod",
+    "Multinomial",
     "Multiply",
     "Negative",
     "NonZero",
@@ -252,6 +274,7 @@ __all__ = [
     "Pad",
     "Pad_v1",
     "Power",
+    "RandomUniform",
     "Range",
     "Range_v1",
     "ReLU",
@@ -274,6 +297,7 @@ __all__ = [
     "ScatterNDUpdate_v3",
     "ScatterUpdate",
     "SearchSorted",
+    "SegmentMax",
     "Select",
     "Selu",
     "ShapeOf",
@@ -284,6 +308,7 @@ __all__ = [
     "Sin",
     "Sinh",
     "Slice",
+    "SliceScatter",
     "SoftMax",
     "SoftMax_v1",
     "SoftPlus",

@@ -1,4 +1,4 @@
-"""Shape ops that slice, pad or rearrange data: StridedSlice, Slice, Pad, DepthToSpace,
+"""Shape ops that slice, pad or rearrange data: StridedSlice, Slice, SliceScatter, Pad, DepthToSpace,
 SpaceToDepth, ShuffleChannels, BatchToSpace, SpaceToBatch, ReverseSequence, Roll.
 
 Slicing ops are described as a NumPy index tuple; the same tuple gives the output shape
@@ -145,6 +145,25 @@ class Slice(Op):
         axes = np.asarray(inputs[4]) if len(inputs) > 4 else None
         index = self.index(x.ndim, *(np.asarray(v) for v in inputs[1:4]), axes)
         return [np.array(x[index])]
+
+
+@dataclass(eq=False)
+class SliceScatter(Op):
+    """SliceScatter-15: inputs data, updates, start, stop, step, optional axes; the slice of
+    data that Slice-8 would read is replaced by updates."""
+
+    type = "SliceScatter"
+    version = 15
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        out = np.array(inputs[0], copy=True)
+        axes = np.asarray(inputs[5]) if len(inputs) > 5 else None
+        index = Slice.index(out.ndim, *(np.asarray(v) for v in inputs[2:5]), axes)
+        out[index] = np.asarray(inputs[1])
+        return [out]
 
 
 # ----------------------------------------------------------------------------- Pad
@@ -391,6 +410,7 @@ class Roll(Op):
 OPS: tuple[type[Op], ...] = (
     StridedSlice,
     Slice,
+    SliceScatter,
     Pad_v1,
     Pad,
     DepthToSpace,
