@@ -130,6 +130,38 @@ def test_ir_v10_is_read(tmp_path, reemit):
     )
 
 
+def test_ir_v10_without_tensor_names_uses_layer_names(tmp_path, reemit):
+    import re
+
+    original = ov_conv_model(tmp_path, False)
+    text = re.sub(r' names="[^"]*"', "", original.read_text()).replace('version="11"', 'version="10"', 1)
+    v10 = tmp_path / "v10.xml"
+    v10.write_text(text)
+    v10.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    graph = load_ir(v10, ConversionOptions())
+    assert graph.parameters()[0].out_port(0).data.names == ["image"]
+    softmax = graph.results()[0].in_port(0).get_source()
+    assert softmax.data.names == [softmax.node.name]
+    ours = tmp_path / "ours.xml"
+    reemit(v10, ours)
+    image = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    got = run_ir(ours, {"image": image})[softmax.node.name]
+    np.testing.assert_allclose(got, run_ir(original, {"image": image})["probabilities"], rtol=1e-5)
+
+
+def test_unsupported_constant_types_are_named(tmp_path):
+    original = ov_conv_model(tmp_path, False)
+    broken = tmp_path / "u4.xml"
+    import re
+
+    text, count = re.subn(r'element_type="f32"( shape="8, ?3)', r'element_type="u4"\1', original.read_text(), count=1)
+    assert count == 1
+    broken.write_text(text)
+    broken.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    with pytest.raises(ModelFileError, match="element type 'u4' are not supported"):
+        load_ir(broken, ConversionOptions())
+
+
 def test_constants_are_views_of_the_weights_file(tmp_path):
     graph = load_ir(ov_conv_model(tmp_path, False), ConversionOptions())
     weights = [n.op.value for n in graph.nodes() if n.type == "Const" and n.op.value.size > 100]

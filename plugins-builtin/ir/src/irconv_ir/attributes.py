@@ -39,6 +39,13 @@ def _parse_dim(text: str) -> int | None:
     return value
 
 
+def ir_element_type(text: str) -> ElementType:
+    """The IR's own spelling only (``u4`` is a 4-bit type here, not NumPy's ``uint32``)."""
+    if text not in ElementType.__members__:
+        raise ValueError(f"unknown element type {text!r}")
+    return ElementType[text]
+
+
 @functools.cache
 def field_types(op_class: type[Op]) -> dict[str, tuple[str, Any]]:
     """IR attribute name -> (field name, resolved type) for every emitted field."""
@@ -106,7 +113,7 @@ def parse_value(text: str, hint: Any) -> Any:
     if hint is str or hint is Any:
         return text
     if hint is ElementType:
-        return ElementType.parse(text)
+        return ir_element_type(text.strip())
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return _parse_enum(text, hint)
     if hint is np.ndarray:

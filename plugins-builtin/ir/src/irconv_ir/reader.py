@@ -19,7 +19,7 @@ from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import ElementType
 
-from irconv_ir.attributes import parse_shape
+from irconv_ir.attributes import ir_element_type, parse_shape
 from irconv_ir.ir_model import IrLayer, IrNet, parse_ir
 
 FRAMEWORK = "ir"
@@ -41,7 +41,27 @@ def load_ir(path: Path, options: ConversionOptions) -> Graph:
     net = parse_ir(path)
     bin_path = options.weights or path.with_suffix(".bin")
     weights = _map_weights(bin_path) if bin_path.exists() else None
-    return GraphReader(path, weights).build(net)
+    graph = GraphReader(path, weights).build(net)
+    if net.version == 10:
+        add_legacy_names(graph)
+    return graph
+
+
+def add_legacy_names(graph: Graph) -> None:
+    """IR v10 has no tensor names: inputs and outputs are known by their layer names.
+
+    A Parameter's output takes the Parameter's name; a tensor feeding a Result takes its
+    producer's name (``name.port`` for a producer with several outputs).
+    """
+    for node in graph.parameters():
+        if not node.out_port(0).data.names:
+            node.out_port(0).data.add_name(node.name)
+    for node in graph.results():
+        source = node.in_port(0).get_source()
+        if source is None or source.data.names:
+            continue
+        producer = source.node
+        source.data.add_name(producer.name if producer.num_outputs() == 1 else f"{producer.name}.{source.idx}")
 
 
 def _map_weights(path: Path) -> np.ndarray:
@@ -152,7 +172,7 @@ class GraphReader:
         if layer.type == "Parameter":
             try:
                 shape = parse_shape(layer.data.get("shape", "..."))
-                element_type = ElementType.parse(layer.data.get("element_type", "f32"))
+                element_type = ir_element_type(layer.data.get("element_type", "f32"))
             except ValueError as exc:
                 raise ModelFileError(f"{self.path}: {layer.where()}: {exc}") from None
             return Parameter(shape, element_type)
@@ -176,7 +196,15 @@ class GraphReader:
     def _const_value(self, layer: IrLayer) -> np.ndarray:
         where = f"{self.path}: {layer.where()}"
         try:
-            element_type = ElementType.parse(layer.data["element_type"])
+            element_type = ir_element_type(layer.data["element_type"])
+        except (KeyError, ValueError):
+            raise ModelFileError(
+                f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
+                "by irconv (supported: f64, f32, f16, i64, i32, i16, i8, u64, u32, u16, u8, boolean)"
+            ) from None
+        if element_type in (ElementType.dynamic, ElementType.bf16):
+            raise ModelFileError(f"{where}: constants of element type {element_type.value} are not supported by irconv")
+        try:
             shape = parse_shape(layer.data.get("shape", ""))
             offset = int(layer.data["offset"])
             size = int(layer.data["size"])
