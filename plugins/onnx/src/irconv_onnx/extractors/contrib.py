@@ -1,9 +1,90 @@
-"""contrib extractors."""
+"""The com.microsoft contrib ops exporters commonly emit: Gelu, FastGelu, BiasGelu, QuickGelu,
+SkipLayerNormalization, FusedMatMul."""
 
 from __future__ import annotations
 
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
+
+MS = "com.microsoft"
+
+
+def _gelu(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Gelu(x [+ bias]); ``tanh`` is the approximation FastGelu uses."""
+    from irconv_opset import Add, Gelu
+
+    x = ctx.input(0)
+    if ctx.has_input(1):
+        x = ctx.op(Add(), x, ctx.input(1), suffix="bias")
+    return [ctx.op(Gelu(approximation_mode=mode), x)]
+
+
+def _quick_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x * sigmoid(alpha * x)."""
+    from irconv_opset import Multiply, Sigmoid
+
+    x = ctx.input(0)
+    alpha = typed_const(ctx, attrs(node).float("alpha", 1.702), x, "alpha")
+    gate = ctx.op(Sigmoid(), ctx.op(Multiply(), x, alpha, suffix="scaled"), suffix="gate")
+    return [ctx.op(Multiply(), x, gate)]
+
+
+def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """LayerNorm(input + skip [+ bias]) over the last axis, times gamma plus beta.
+
+    Outputs: the result, mean and inverse std-dev (when used), and the summed input.
+    """
+    from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
+
+    eps = attrs(node).float("epsilon", 1e-12)
+    total = ctx.op(Add(), ctx.input(0), ctx.input(1), suffix="skip")
+    if ctx.has_input(4):
+        total = ctx.op(Add(), total, ctx.input(4), suffix="bias")
+    axes = i64(ctx, [-1], "axes")
+    outputs = node.out_ports()
+    stats_used = any(p.get_destinations() or p.data.names for p in outputs[1:3])
+    mean = inv = None
+    if stats_used:
+        mean = ctx.op(ReduceMean(keep_dims=True), total, axes, suffix="mean")
+        centered = ctx.op(Subtract(), total, mean, suffix="centered")
+        var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes,
+                     suffix="var")
+        std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, total, "eps"), suffix="var_eps"), suffix="std")
+        inv = ctx.op(Divide(), typed_const(ctx, 1.0, total, "one"), std, suffix="inv_std")
+        norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
+    else:
+        norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), total, axes, suffix="mvn")
+    y = ctx.op(Multiply(), norm, ctx.input(2), suffix="gamma")
+    if ctx.has_input(3):
+        y = ctx.op(Add(), y, ctx.input(3), suffix="beta")
+    result: list[OutPort] = [y, mean or y, inv or y, total]
+    return result[: len(outputs)]
+
+
+def _fused_mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import MatMul, Multiply
+
+    a = attrs(node)
+    if a.int("transBatchA", 0) or a.int("transBatchB", 0):
+        raise a.bad("transBatchA", 1, "batch transposition is not supported")
+    out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),
+                 ctx.input(0), ctx.input(1), suffix="matmul")
+    alpha = a.float("alpha", 1.0)
+    if alpha != 1.0:
+        out = ctx.op(Multiply(), out, typed_const(ctx, alpha, ctx.input(0), "alpha"), suffix="alpha")
+    return [out]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    from functools import partial
+
+    return [
+        onnx_op("Gelu", partial(_gelu, "erf"), domain=MS, produces="Gelu"),
+        onnx_op("BiasGelu", partial(_gelu, "erf"), domain=MS, produces="Add, Gelu"),
+        onnx_op("FastGelu", partial(_gelu, "tanh"), domain=MS, produces="Add, Gelu"),
+        onnx_op("QuickGelu", _quick_gelu, domain=MS, produces="Sigmoid, Multiply"),
+        onnx_op("SkipLayerNormalization", _skip_layer_norm, domain=MS, produces="Add, MVN, Multiply"),
+        onnx_op("FusedMatMul", _fused_mat_mul, domain=MS, produces="MatMul, Multiply"),
+    ]

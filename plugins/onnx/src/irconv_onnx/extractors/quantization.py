@@ -1,9 +1,168 @@
-"""quantization extractors."""
+"""Quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul,
+MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Convert."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_onnx.extractors._common import attrs, et_of_onnx, facts, i64, in_rank, onnx_op, opset, typed_const
+
+_RANGES = {
+    ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
+    ElementType.i16: (-32768, 32767), ElementType.i32: (-(2**31), 2**31 - 1), ElementType.u32: (0, 2**32 - 1),
+}
+
+
+def _along_axis(ctx: ExtractContext, param: OutPort, data_idx: int, axis: int) -> OutPort:
+    """A per-axis 1-D scale/zero point reshaped to broadcast along ``axis`` of the data."""
+    from irconv_opset import Reshape
+
+    shape = facts(param).shape
+    if shape is None or len(shape) != 1 or shape == (1,):
+        return param
+    rank = in_rank(ctx, data_idx)
+    if rank is None:
+        raise attrs(ctx.node).bad("axis", axis, "per-axis quantization needs the data rank")
+    axis = axis % rank
+    return ctx.op(Reshape(special_zero=False), param, i64(ctx, [-1] + [1] * (rank - 1 - axis)), suffix="per_axis")
+
+
+def _check_blocks(node: Node) -> None:
+    a = attrs(node)
+    if a.int("block_size", 0):
+        raise a.bad("block_size", a.int("block_size"), "blocked quantization is not supported")
+
+
+def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: OutPort | None,
+                    target: ElementType) -> OutPort:
+    """saturate(round(value / scale) + zero_point) as ``target``."""
+    from irconv_opset import Add, Clamp, Convert, Divide, Round
+
+    if target not in _RANGES:
+        raise ValueError(f"quantizing to {target.value} is not supported")
+    low, high = _RANGES[target]
+    y = ctx.op(Round(mode="half_to_even"), ctx.op(Divide(), value, scale, suffix="scaled"), suffix="rounded")
+    if zero is not None:
+        y = ctx.op(Add(), y, ctx.op(Convert(destination_type=facts(value).element_type
+                                            if facts(value).element_type.is_float else ElementType.f32),
+                                    zero, suffix="zero_float"), suffix="shifted")
+    y = ctx.op(Clamp(min=float(low), max=float(high)), y, suffix="saturated")
+    return ctx.op(Convert(destination_type=target), y, suffix="quantized")
+
+
+def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    _check_blocks(node)
+    a = attrs(node)
+    axis = a.int("axis", 1)
+    if ctx.has_input(2):
+        target = facts(ctx.input(2)).element_type
+    elif "output_dtype" in a and a.int("output_dtype"):
+        target = et_of_onnx(a.int("output_dtype"), f"node {node.name!r} output_dtype")
+    else:
+        target = ElementType.u8
+    if target not in _RANGES:
+        raise a.bad("output type", target.value, "OpenVINO quantization supports 8/16/32-bit integers")
+    x = ctx.input(0)
+    scale = _along_axis(ctx, ctx.input(1), 0, axis)
+    zero = _along_axis(ctx, ctx.input(2), 0, axis) if ctx.has_input(2) else None
+    return [_quantize_float(ctx, x, scale, zero, target)]
+
+
+def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutPort | None) -> OutPort:
+    from irconv_opset import ConvertLike, Multiply, Subtract
+
+    value = ctx.op(ConvertLike(), x, scale, suffix="to_float")
+    if zero is not None:
+        value = ctx.op(Subtract(), value, ctx.op(ConvertLike(), zero, scale, suffix="zero_float"), suffix="centered")
+    return ctx.op(Multiply(), value, scale, suffix="dequantized")
+
+
+def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    _check_blocks(node)
+    axis = attrs(node).int("axis", 1)
+    scale = _along_axis(ctx, ctx.input(1), 0, axis)
+    zero = _along_axis(ctx, ctx.input(2), 0, axis) if ctx.has_input(2) else None
+    return [_dequantize_port(ctx, ctx.input(0), scale, zero)]
+
+
+def _dynamic_quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """uint8 with scale = (max(0, max x) - min(0, min x)) / 255, zero point from the minimum."""
+    from irconv_opset import (
+        Clamp, Convert, Divide, Maximum, Minimum, Negative, ReduceMax, ReduceMin, Round, Subtract,
+    )
+    from irconv_onnx.extractors._common import all_axes
+
+    x = ctx.input(0)
+    axes = all_axes(ctx, x)
+    zero = typed_const(ctx, 0, x, "zero")
+    high = ctx.op(Maximum(), ctx.op(ReduceMax(keep_dims=False), x, axes, suffix="max"), zero, suffix="high")
+    low = ctx.op(Minimum(), ctx.op(ReduceMin(keep_dims=False), x, axes, suffix="min"), zero, suffix="low")
+    scale = ctx.op(Divide(), ctx.op(Subtract(), high, low, suffix="span"), typed_const(ctx, 255, x, "levels"),
+                   suffix="scale")
+    zp_float = ctx.op(Round(mode="half_to_even"), ctx.op(Divide(), ctx.op(Negative(), low), scale), suffix="zp_round")
+    zp_float = ctx.op(Clamp(min=0.0, max=255.0), zp_float, suffix="zp_clamped")
+    zp = ctx.op(Convert(destination_type=ElementType.u8), zp_float, suffix="zero_point")
+    y = _quantize_float(ctx, x, scale, zp, ElementType.u8)
+    return [y, scale, zp]
+
+
+def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """(A - a_zero) x (B - b_zero) computed in f32 (exact for 8-bit data), returned as i32."""
+    from irconv_opset import Convert, MatMul, Subtract
+
+    def centered(idx: int, zero_idx: int, name: str, data_idx: int) -> OutPort:
+        value = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(idx), suffix=f"{name}_f32")
+        if ctx.has_input(zero_idx):
+            zero = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(zero_idx), suffix=f"{name}_zero")
+            if conv and name == "w":
+                zero = _along_axis(ctx, zero, data_idx, 0)
+            elif not conv and name == "a":
+                zero = _along_axis(ctx, zero, data_idx, -2) if facts(zero).shape not in ((), (1,)) else zero
+            value = ctx.op(Subtract(), value, zero, suffix=f"{name}_centered")
+        return value
+
+    if conv:
+        from irconv_onnx.extractors.nn import _Window, _grouped_weights, _spatial_rank
+        from irconv_opset import Convolution, GroupConvolution
+
+        a = attrs(node)
+        x, w = centered(0, 2, "x", 0), centered(1, 3, "w", 1)
+        win = _Window(a, _spatial_rank(node, ctx, 1))
+        common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin,
+                      pads_end=win.pads_end, auto_pad=win.auto_pad)
+        group = a.int("group", 1)
+        if group == 1:
+            out = ctx.op(Convolution(**common), x, w, suffix="conv")
+        else:
+            out = ctx.op(GroupConvolution(**common), x, _grouped_weights(ctx, w, group), suffix="conv")
+    else:
+        out = ctx.op(MatMul(), centered(0, 2, "a", 0), centered(1, 3, "b", 1), suffix="matmul")
+    return [ctx.op(Convert(destination_type=ElementType.i32), out)]
+
+
+def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import MatMul
+
+    a_scale = ctx.input(1)
+    a = _dequantize_port(ctx, ctx.input(0), a_scale, ctx.input(2))
+    b = _dequantize_port(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
+    product = ctx.op(MatMul(), a, b, suffix="matmul")
+    target = facts(ctx.input(7)).element_type
+    return [_quantize_float(ctx, product, ctx.input(6), ctx.input(7), target)]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    from functools import partial
+
+    return [
+        onnx_op("QuantizeLinear", _quantize, 10, produces="Divide, Round, Clamp, Convert"),
+        onnx_op("DequantizeLinear", _dequantize, 10, produces="Convert, Subtract, Multiply"),
+        onnx_op("DynamicQuantizeLinear", _dynamic_quantize, 11, produces="ReduceMax, ReduceMin, Round, Convert"),
+        onnx_op("QLinearMatMul", _qlinear_matmul, 10, produces="MatMul, Round, Convert"),
+        onnx_op("MatMulInteger", partial(_int_product, False), 10, produces="MatMul, Convert"),
+        onnx_op("ConvInteger", partial(_int_product, True), 10, produces="Convolution, Convert"),
+    ]

@@ -370,6 +370,28 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), keep, x, typed_const(ctx, 0, x, "zero"))]
 
 
+def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Ones where col - row == k, from ShapeOf ranges."""
+    from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, ShapeOf, Subtract, Unsqueeze
+
+    a = attrs(node)
+    x = ctx.input(0)
+    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    rows = ctx.op(Gather(), shape, i64(ctx, 0), i64(ctx, 0), suffix="rows")
+    cols = ctx.op(Gather(), shape, i64(ctx, 1), i64(ctx, 0), suffix="cols")
+    row = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rows, i64(ctx, 1), suffix="row")
+    col = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), cols, i64(ctx, 1), suffix="col")
+    diff = ctx.op(Subtract(), col, ctx.op(Unsqueeze(), row, i64(ctx, [1])), suffix="diff")
+    on_diagonal = ctx.op(Equal(), diff, i64(ctx, a.int("k", 0), "k"), suffix="diagonal")
+    ones = ctx.op(Select(), on_diagonal, ctx.const(np.array(1, np.float32)), ctx.const(np.array(0, np.float32)),
+                  suffix="ones")
+    if "dtype" in a:
+        from irconv_onnx.extractors._common import et_of_onnx
+
+        return [ctx.op(Convert(destination_type=et_of_onnx(a.int("dtype"), "EyeLike dtype")), ones)]
+    return [ctx.op(ConvertLike(), ones, x)]
+
+
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ReverseSequence
 
@@ -408,5 +430,6 @@ def extractors() -> list[Extractor]:
         onnx_op("TopK", _top_k, produces="TopK"),
         onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
         onnx_op("Trilu", _trilu, 14, produces="Range, Select"),
+        onnx_op("EyeLike", _eye_like, 9, produces="Range, Equal, Select"),
         onnx_op("ReverseSequence", _reverse_sequence, 10, produces="ReverseSequence"),
     ]
