@@ -47,7 +47,7 @@ class CaffeLayer:
         source = f"the caffemodel {self.weights_path}" if self.weights_path else "the caffemodel"
         if self.blobs is None:
             raise ConversionError(
-                f"{self.describe()}: {source} has no weights for this layer (expected {count} blob(s)); "
+                f"{self.describe()}: {source} has no weights for this layer; "
                 "check that the caffemodel was trained from this prototxt (layers are matched by name)"
             )
         raise ConversionError(
