@@ -28,7 +28,6 @@ def child(args: argparse.Namespace) -> None:
     import resource
 
     import numpy as np
-
     from irconv.pipeline.context import EmitContext
     from irconv.pipeline.infer import infer_graph
     from irconv.pipeline.options import ConversionOptions
@@ -60,8 +59,17 @@ def child(args: argparse.Namespace) -> None:
         write_ir(b.graph, xml, ctx)
     emitted = time.perf_counter() - start
     bin_size = xml.with_suffix(".bin").stat().st_size
-    print(json.dumps({"const_bytes": count * elements * 4, "build_s": built, "emit_s": emitted,
-                      "rss_built": rss_built, "bin_bytes": bin_size}))
+    print(
+        json.dumps(
+            {
+                "const_bytes": count * elements * 4,
+                "build_s": built,
+                "emit_s": emitted,
+                "rss_built": rss_built,
+                "bin_bytes": bin_size,
+            }
+        )
+    )
 
 
 def measure(gib: float, consts: int, fp16: bool, directory: str) -> dict[str, float]:
@@ -106,7 +114,9 @@ def main() -> None:
                 f"| {f['peak_rss'] / MIB:.0f} | {budget / MIB:.0f} | {'yes' if ok else 'NO'} |"
             )
     print(f"bench/emit.py: {args.consts} f32 constants, {args.gib:g} GiB in total, each feeding an Add\n")
-    print("| fp16 | constants MiB | .bin MiB | emit s | MiB/s | RSS after build MiB | peak RSS MiB | budget MiB | within |")
+    print(
+        "| fp16 | constants MiB | .bin MiB | emit s | MiB/s | RSS after build MiB | peak RSS MiB | budget MiB | within |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     if failed:

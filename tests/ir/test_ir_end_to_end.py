@@ -6,10 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import irconv.api as api
 import numpy as np
 import pytest
-
-import irconv.api as api
 from irconv.testing.runtime import run_ir
 
 rng = np.random.default_rng(21)
@@ -22,7 +21,11 @@ def openvino_model(path: Path) -> Path:
 
     x = ops.parameter([1, 3, 16, 16], np.float32, name="image")
     w = ops.constant(rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.2)
-    h = ops.relu(ops.add(ops.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1]), ops.constant(np.full((1, 8, 1, 1), 0.1, np.float32))))
+    h = ops.relu(
+        ops.add(
+            ops.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1]), ops.constant(np.full((1, 8, 1, 1), 0.1, np.float32))
+        )
+    )
     h = ops.max_pool(h, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit", "i64").output(0)
     flat = ops.reshape(h, ops.constant(np.array([1, -1], np.int64)), False)
     fc = ops.matmul(flat, ops.constant(rng.standard_normal((8 * 8 * 8, 10)).astype(np.float32) * 0.05), False, False)
@@ -44,8 +47,12 @@ def test_python_api_ir_to_ir(tmp_path, image):
     written = api.save_model(graph, tmp_path / "out" / "model.xml")
     assert sorted(p.name for p in written) == ["model.bin", "model.xml"]
     expected = run_ir(source, {"image": image})["scores"]
-    np.testing.assert_allclose(run_ir(written[0] if written[0].suffix == ".xml" else written[1], {"image": image})["scores"],
-                               expected, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        run_ir(written[0] if written[0].suffix == ".xml" else written[1], {"image": image})["scores"],
+        expected,
+        rtol=1e-4,
+        atol=1e-6,
+    )
 
 
 def test_cli_ir_to_ir_twice_gives_the_same_files(tmp_path, image):
@@ -60,7 +67,9 @@ def test_cli_ir_to_ir_twice_gives_the_same_files(tmp_path, image):
         outputs.append((out.read_bytes(), out.with_suffix(".bin").read_bytes()))
     assert outputs[0] == outputs[1]
     expected = run_ir(source, {"image": image})["scores"]
-    np.testing.assert_allclose(run_ir(tmp_path / "a" / "model.xml", {"image": image})["scores"], expected, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        run_ir(tmp_path / "a" / "model.xml", {"image": image})["scores"], expected, rtol=1e-4, atol=1e-6
+    )
 
 
 def test_cli_refuses_to_overwrite_its_input(tmp_path):

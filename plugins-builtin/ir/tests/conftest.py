@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-
 from irconv.graph import Node
 from irconv.ops import Op
 
@@ -43,7 +42,9 @@ class LocalAdd(Op):
             rank = max(len(sa), len(sb))
             sa = (1,) * (rank - len(sa)) + tuple(sa)
             sb = (1,) * (rank - len(sb)) + tuple(sb)
-            node.out_port(0).data.set_shape(tuple(x if y == 1 else y if x == 1 else x for x, y in zip(sa, sb)))
+            node.out_port(0).data.set_shape(
+                tuple(x if y == 1 else y if x == 1 else x for x, y in zip(sa, sb, strict=True))
+            )
         node.out_port(0).data.set_type(a.get_type())
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-
 from irconv.ops import Op, attr
 from irconv.types import ElementType, MaybeShape
 from irconv_ir.attributes import build_op, parse_shape
@@ -45,7 +44,14 @@ def test_every_attribute_type_round_trips():
     assert written["mode"] == "nearest" and written["flag"] == "false" and written["type"] == "x"
     back = build_op(EveryType, written)
     assert back.ir_attributes() == written
-    assert (back.count, back.scale, back.flag, back.mode, back.axes, back.shape) == (7, -2.5e-3, False, Mode.nearest, [5], (4, 5))
+    assert (back.count, back.scale, back.flag, back.mode, back.axes, back.shape) == (
+        7,
+        -2.5e-3,
+        False,
+        Mode.nearest,
+        [5],
+        (4, 5),
+    )
     assert back.factors == (0.5, 2.0, 1e-07) and back.destination is ElementType.boolean and back.empty == []
 
 

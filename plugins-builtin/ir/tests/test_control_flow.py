@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from irconv.graph import Graph
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
@@ -72,8 +71,8 @@ def loop_graph() -> Graph:
 
 
 def _convert_f32():  # type: ignore[no-untyped-def]
-    from irconv_opset import Convert
     from irconv.types import ElementType
+    from irconv_opset import Convert
 
     return Convert(destination_type=ElementType.f32)
 

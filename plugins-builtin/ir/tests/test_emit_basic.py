@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import emit_ir, run_ir

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op, SourceOp, attr
@@ -29,7 +28,10 @@ rng = np.random.default_rng(7)
 def mlp(weights: list[np.ndarray] | None = None) -> Graph:
     b = GraphBuilder("mlp")
     x = b.parameter("x", (None, 16))
-    weights = weights or [rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal((32, 8)).astype(np.float32)]
+    weights = weights or [
+        rng.standard_normal((16, 32)).astype(np.float32),
+        rng.standard_normal((32, 8)).astype(np.float32),
+    ]
     h = x
     for w in weights:
         h = b.op(ReLU(), b.op(MatMul(), h, b.const(w)))
@@ -200,7 +202,9 @@ def test_dynamic_rank_and_dims(tmp_path, installed_host):
     b.result(b.op(ReLU(), z), "rz")
     infer_graph(b.graph)
     xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host)
-    params = {layer.get("name"): layer.find("data").get("shape") for layer in layers(xml) if layer.get("type") == "Parameter"}  # type: ignore[union-attr]
+    params = {
+        layer.get("name"): layer.find("data").get("shape") for layer in layers(xml) if layer.get("type") == "Parameter"
+    }  # type: ignore[union-attr]
     assert params == {"x": "...", "z": "?,3"}
     import openvino as ov
 

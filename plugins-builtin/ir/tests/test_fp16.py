@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_ir import fp16
 from irconv_ir.fp16 import CompressionStats, to_f16
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.errors import ModelFileError, UnsupportedOpsError
 from irconv.pipeline.options import ConversionOptions
 from irconv.testing.runtime import run_ir
@@ -56,7 +55,7 @@ def test_openvino_control_flow_irs_read_back(tmp_path, reemit, kind):
         expected = run_ir(original, feed)
         got = run_ir(ours, feed)
         assert len(expected) == len(got)
-        for a, b in zip(expected.values(), got.values()):
+        for a, b in zip(expected.values(), got.values(), strict=True):
             np.testing.assert_allclose(b, a, rtol=1e-6)
 
 

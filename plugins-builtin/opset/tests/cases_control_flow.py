@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Graph
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType
@@ -61,7 +60,9 @@ def loop_accumulate() -> Loop:
     b = GraphBuilder("loop body")
     i = b.parameter("i", (1,), "i64")
     acc = b.parameter("acc", (1, 3))
-    step = b.op(Add(), b.op(Multiply(), acc, b.const(np.float32(2))), b.op(Convert(destination_type=ElementType.f32), i))
+    step = b.op(
+        Add(), b.op(Multiply(), acc, b.const(np.float32(2))), b.op(Convert(destination_type=ElementType.f32), i)
+    )
     b.result(step)
     b.result(b.const(np.array(True)))
     return Loop(
@@ -101,8 +102,14 @@ def ti_running_sum(stride: int = 1, part: int = 1) -> TensorIterator:
     start, end = (0, -1) if stride > 0 else (-1, 0)
     return TensorIterator(
         body=b.graph,
-        input_map=(BodyInput(0, 0, SliceSpec(axis=0, start=start, stride=stride, part_size=part, end=end)), BodyInput(1, 1)),
-        output_map=(BodyOutput(0, 0), BodyOutput(1, 0, SliceSpec(axis=0, start=start, stride=stride, part_size=part, end=end))),
+        input_map=(
+            BodyInput(0, 0, SliceSpec(axis=0, start=start, stride=stride, part_size=part, end=end)),
+            BodyInput(1, 1),
+        ),
+        output_map=(
+            BodyOutput(0, 0),
+            BodyOutput(1, 0, SliceSpec(axis=0, start=start, stride=stride, part_size=part, end=end)),
+        ),
         back_edges=(BackEdge(0, 1),),
     )
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import types
 import typing
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from irconv.ops import Op
 from irconv.types import ElementType, MaybeShape
 
@@ -46,7 +44,6 @@ def ir_element_type(text: str) -> ElementType:
     return ElementType[text]
 
 
-@functools.cache
 def field_types(op_class: type[Op]) -> dict[str, tuple[str, Any]]:
     """IR attribute name -> (field name, resolved type) for every emitted field."""
     hints = typing.get_type_hints(op_class)
@@ -57,13 +54,14 @@ def field_types(op_class: type[Op]) -> dict[str, tuple[str, Any]]:
     return result
 
 
-def build_op(op_class: type[Op], data: dict[str, str]) -> Op:
+def build_op(op_class: type[Op], data: dict[str, str], fields: dict[str, tuple[str, Any]] | None = None) -> Op:
     """An instance of ``op_class`` with its fields parsed from IR ``<data>`` attributes.
 
     Attributes missing from the IR keep the field's default (the runtime does the same);
-    attributes the class does not declare are ignored.
+    attributes the class does not declare are ignored. ``fields`` is ``field_types(op_class)``
+    when the caller keeps it (type hints are slow to resolve for every node).
     """
-    fields = field_types(op_class)
+    fields = fields if fields is not None else field_types(op_class)
     values: dict[str, Any] = {}
     for ir_name, text in data.items():
         entry = fields.get(ir_name)

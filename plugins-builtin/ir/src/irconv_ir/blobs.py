@@ -36,7 +36,7 @@ class BlobWriter:
     def add(self, value: np.ndarray) -> tuple[int, int]:
         """Write ``value`` (raw little-endian, C order) unless already stored; (offset, size)."""
         data = _little_endian_contiguous(value)
-        view = memoryview(data).cast("B") if data.size else memoryview(b"")
+        view = memoryview(data).cast("B") if data.size else memoryview(b"")  # type: ignore[arg-type]
         key = (view.nbytes, _digest(view))
         candidates = self._offsets.setdefault(key, [])
         for offset in candidates:

@@ -44,8 +44,16 @@ def body_layouts(op: Op) -> list[BodyLayout]:
         ]
     if isinstance(op, Loop):
         return [
-            BodyLayout("body", "port_map", op.body, op.input_map, op.output_map, op.back_edges,
-                       op.current_iteration, op.condition_output)
+            BodyLayout(
+                "body",
+                "port_map",
+                op.body,
+                op.input_map,
+                op.output_map,
+                op.back_edges,
+                op.current_iteration,
+                op.condition_output,
+            )
         ]
     if isinstance(op, TensorIterator):
         return [BodyLayout("body", "port_map", op.body, op.input_map, op.output_map, op.back_edges)]
@@ -63,23 +71,52 @@ def write_port_map(
     xml.open(layout.port_map_tag)
     for item in layout.inputs:
         attributes = _slice_attributes(item.sliced)
-        xml.empty("input", [*attributes[:1], ("external_port_id", str(item.external)),
-                            ("internal_layer_id", str(parameter_layer(item.parameter))), *attributes[1:]])
+        xml.empty(
+            "input",
+            [
+                *attributes[:1],
+                ("external_port_id", str(item.external)),
+                ("internal_layer_id", str(parameter_layer(item.parameter))),
+                *attributes[1:],
+            ],
+        )
     for out in layout.outputs:
         attributes = _slice_attributes(out.concatenated)
-        xml.empty("output", [*attributes[:1], ("external_port_id", str(input_count + out.external)),
-                             ("internal_layer_id", str(result_layer(out.result))), *attributes[1:]])
+        xml.empty(
+            "output",
+            [
+                *attributes[:1],
+                ("external_port_id", str(input_count + out.external)),
+                ("internal_layer_id", str(result_layer(out.result))),
+                *attributes[1:],
+            ],
+        )
     if layout.current_iteration >= 0:
-        xml.empty("input", [("external_port_id", "-1"), ("internal_layer_id", str(parameter_layer(layout.current_iteration))),
-                            ("purpose", "current_iteration")])
+        xml.empty(
+            "input",
+            [
+                ("external_port_id", "-1"),
+                ("internal_layer_id", str(parameter_layer(layout.current_iteration))),
+                ("purpose", "current_iteration"),
+            ],
+        )
     if layout.condition_output >= 0:
-        xml.empty("output", [("external_port_id", "-1"), ("internal_layer_id", str(result_layer(layout.condition_output))),
-                             ("purpose", "execution_condition")])
+        xml.empty(
+            "output",
+            [
+                ("external_port_id", "-1"),
+                ("internal_layer_id", str(result_layer(layout.condition_output))),
+                ("purpose", "execution_condition"),
+            ],
+        )
     xml.close(layout.port_map_tag)
     if layout.back_edges:
         xml.open("back_edges")
         for edge in layout.back_edges:
-            xml.empty("edge", [("from-layer", str(result_layer(edge.result))), ("to-layer", str(parameter_layer(edge.parameter)))])
+            xml.empty(
+                "edge",
+                [("from-layer", str(result_layer(edge.result))), ("to-layer", str(parameter_layer(edge.parameter)))],
+            )
         xml.close("back_edges")
 
 
@@ -87,5 +124,10 @@ def _slice_attributes(spec: SliceSpec | None) -> list[tuple[str, str]]:
     """``axis`` first, then ``start end stride part_size`` (the order OpenVINO writes)."""
     if spec is None:
         return []
-    return [("axis", str(spec.axis)), ("start", str(spec.start)), ("end", str(spec.end)),
-            ("stride", str(spec.stride)), ("part_size", str(spec.part_size))]
+    return [
+        ("axis", str(spec.axis)),
+        ("start", str(spec.start)),
+        ("end", str(spec.end)),
+        ("stride", str(spec.stride)),
+        ("part_size", str(spec.part_size)),
+    ]

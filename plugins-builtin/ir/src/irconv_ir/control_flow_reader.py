@@ -82,7 +82,8 @@ def _source(node: Node) -> tuple[SourceOp, IrLayer, str]:
 def _body(op: SourceOp, tag: str, where: str) -> Graph:
     if tag not in op.bodies:
         raise ConversionError(f"{where}: the layer has no <{tag}>")
-    return op.bodies[tag]
+    body: Graph = op.bodies[tag]
+    return body
 
 
 def _looping(op_class: type[Op]) -> Extract:
@@ -92,9 +93,19 @@ def _looping(op_class: type[Op]) -> Extract:
         index = _BodyIndex(body, where)
         inputs, outputs, current_iteration, condition_output = _port_map(layer, "port_map", index)
         back_edges = tuple(BackEdge(index.result(src), index.parameter(dst)) for src, dst in layer.back_edges)
-        if op_class is Loop:
-            return Loop(body, inputs, outputs, back_edges, current_iteration, condition_output)
-        return TensorIterator(body, inputs, outputs, back_edges)
+        result: Op
+        if op_class.type == "Loop":
+            result = Loop(
+                body=body,
+                input_map=inputs,
+                output_map=outputs,
+                back_edges=back_edges,
+                current_iteration=current_iteration,
+                condition_output=condition_output,
+            )
+        else:
+            result = TensorIterator(body=body, input_map=inputs, output_map=outputs, back_edges=back_edges)
+        return result
 
     return extract
 
@@ -105,7 +116,15 @@ def _conditional(op_class: type[Op]) -> Extract:
         then_body, else_body = _body(op, "then_body", where), _body(op, "else_body", where)
         then_in, then_out, _, _ = _port_map(layer, "then_port_map", _BodyIndex(then_body, where))
         else_in, else_out, _, _ = _port_map(layer, "else_port_map", _BodyIndex(else_body, where))
-        return If(then_body, else_body, then_in, else_in, then_out, else_out)
+        result: Op = If(
+            then_body=then_body,
+            else_body=else_body,
+            then_inputs=then_in,
+            else_inputs=else_in,
+            then_outputs=then_out,
+            else_outputs=else_out,
+        )
+        return result
 
     return extract
 

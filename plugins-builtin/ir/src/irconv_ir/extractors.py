@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from irconv.errors import ConversionError
 from irconv.graph import Node
@@ -10,7 +11,7 @@ from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 
-from irconv_ir.attributes import build_op
+from irconv_ir.attributes import build_op, field_types
 
 #: Created by the reader itself, never as SourceOps.
 STRUCTURAL = (Parameter, Const, Result)
@@ -42,11 +43,15 @@ def opset_extractors() -> list[Extractor]:
 
 
 def generic_extract(op_class: type[Op]) -> Callable[[Node, ExtractContext], Op]:
+    fields: dict[str, tuple[str, Any]] = {}
+
     def extract(node: Node, ctx: ExtractContext) -> Op:
         source = node.op
         assert isinstance(source, SourceOp)
+        if not fields:
+            fields.update(field_types(op_class))
         try:
-            return build_op(op_class, source.source.data)
+            return build_op(op_class, source.source.data, fields)
         except ValueError as exc:
             raise ConversionError(f"IR layer {node.name!r} ({op_class.type}): {exc}") from None
 

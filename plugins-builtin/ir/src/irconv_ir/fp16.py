@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from irconv.graph import Node
 
 F16_MAX = float(np.finfo(np.float16).max)

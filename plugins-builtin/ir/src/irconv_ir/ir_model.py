@@ -73,7 +73,9 @@ def parse_ir(path: Path) -> IrNet:
                 depth += 1
                 if depth == 1:
                     if element.tag != "net":
-                        raise ModelFileError(f"{path} is not an OpenVINO IR: the root element is <{element.tag}>, not <net>")
+                        raise ModelFileError(
+                            f"{path} is not an OpenVINO IR: the root element is <{element.tag}>, not <net>"
+                        )
                     net = IrNet(element.get("name", "model"), _ir_version(path, element.get("version")))
                 elif depth == 2 and element.tag == "edges":
                     in_edges = True

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
@@ -104,7 +103,7 @@ class GraphReader:
                 outputs[(layer.id, layer.outputs[0].id if layer.outputs else 1)] = node.out_port(0)
                 continue
             inputs: list[OutPort | None] = []
-            for index, port in enumerate(layer.inputs):
+            for port in layer.inputs:
                 feed = feeds.get(port.id)
                 if feed is None:
                     raise ModelFileError(f"{self.path}: {layer.where()} input port {port.id} has no edge")
@@ -157,12 +156,16 @@ class GraphReader:
         """Decompression Converts whose f16 Const feeds nothing else: Convert id -> Const id."""
         folded: dict[int, int] = {}
         for layer in net.layers:
-            if layer.type != "Convert" or "decompression" not in layer.rt_info or layer.data.get("destination_type") != "f32":
+            if (
+                layer.type != "Convert"
+                or "decompression" not in layer.rt_info
+                or layer.data.get("destination_type") != "f32"
+            ):
                 continue
             feed = sources.get(layer.id, {})
             if len(feed) != 1:
                 continue
-            (src_layer, src_port), = feed.values()
+            ((src_layer, src_port),) = feed.values()
             const = by_id[src_layer]
             if const.type == "Const" and const.data.get("element_type") == "f16" and users[(src_layer, src_port)] == 1:
                 folded[layer.id] = src_layer
@@ -219,7 +222,7 @@ class GraphReader:
                 f"{where}: bytes {offset}..{offset + size} lie outside the weights file ({self.weights.size} bytes)"
             )
         dtype = element_type.numpy
-        count = int(np.prod(shape, dtype=np.int64))
+        count = int(np.prod([int(d) for d in shape if d is not None], dtype=np.int64))
         if count * dtype.itemsize != size:
             raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
         raw = self.weights[offset : offset + size]

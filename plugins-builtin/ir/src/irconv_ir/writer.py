@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const
@@ -131,7 +130,9 @@ class GraphWriter:
         return plan
 
     def edge(self, from_layer: int, from_port: int, to_layer: int, to_port: int) -> None:
-        self.xml.line(f'<edge from-layer="{from_layer}" from-port="{from_port}" to-layer="{to_layer}" to-port="{to_port}" />')
+        self.xml.line(
+            f'<edge from-layer="{from_layer}" from-port="{from_port}" to-layer="{to_layer}" to-port="{to_port}" />'
+        )
 
     def write_node(self, node: Node, plan: GraphPlan) -> None:
         layer_id = plan.layer_of[node.id]
@@ -145,7 +146,7 @@ class GraphWriter:
             self.xml.empty("data", attributes.items())
         layouts = body_layouts(op)
         plans = [plan_graph(layout.graph, self.compress) for layout in layouts]
-        for layout, body_plan in zip(layouts, plans):
+        for layout, body_plan in zip(layouts, plans, strict=True):
             parameters, results = layout.graph.parameters(), layout.graph.results()
             write_port_map(
                 self.xml,
@@ -155,7 +156,7 @@ class GraphWriter:
                 lambda i, p=body_plan, nodes=results: p.layer_of[nodes[i].id],  # type: ignore[misc]
             )
         self.write_ports(node, plan)
-        for layout, body_plan in zip(layouts, plans):
+        for layout, body_plan in zip(layouts, plans, strict=True):
             self.xml.open(layout.tag)
             self.write_graph(layout.graph, body_plan)
             self.xml.close(layout.tag)
@@ -188,8 +189,12 @@ class GraphWriter:
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))
         self.xml.empty(
             "data",
-            [("element_type", element_type.value), ("shape", shape_text(value.shape)),
-             ("offset", str(offset)), ("size", str(size))],
+            [
+                ("element_type", element_type.value),
+                ("shape", shape_text(value.shape)),
+                ("offset", str(offset)),
+                ("size", str(size)),
+            ],
         )
         self.xml.open("output")
         self.port(0, element_type, value.shape, names)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from irconv.types import ElementType, MaybeShape
 
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\t": "&#9;", "\r": "&#13;"})
+_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\t": "&#9;", "\r": "&#13;"}
+)
 
 
 def quote(text: str) -> str:

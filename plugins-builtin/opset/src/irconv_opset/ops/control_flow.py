@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op, Parameter, attr
@@ -82,7 +81,7 @@ def _merge_dims(a: MaybeShape, b: MaybeShape) -> MaybeShape:
     """The shape both may have: equal dims kept, others dynamic; different ranks -> None."""
     if a is None or b is None or len(a) != len(b):
         return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
+    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
 
 
 def _axis(axis: int, shape: MaybeShape, where: str) -> int:
@@ -192,20 +191,20 @@ def _iterate_values(
         produced = run_body(body, state)  # type: ignore[arg-type]
         if produced is None:
             return None
-        for i, item in enumerate(outputs):
-            last[i] = produced[item.result]
-            gathered[i].append(produced[item.result])
+        for i, out in enumerate(outputs):
+            last[i] = produced[out.result]
+            gathered[i].append(produced[out.result])
         for edge in back_edges:
             state[edge.parameter] = produced[edge.result]
         if condition_output >= 0 and not bool(np.asarray(produced[condition_output]).reshape(-1)[0]):
             break
     result = []
-    for i, item in enumerate(outputs):
-        if item.concatenated is not None:
-            parts = gathered[i][::-1] if item.concatenated.stride < 0 else gathered[i]
+    for i, out in enumerate(outputs):
+        if out.concatenated is not None:
+            parts = gathered[i][::-1] if out.concatenated.stride < 0 else gathered[i]
             if not parts:
                 return None
-            result.append(np.concatenate(parts, axis=item.concatenated.axis % parts[0].ndim))
+            result.append(np.concatenate(parts, axis=out.concatenated.axis % parts[0].ndim))
         elif last[i] is None:
             return None
         else:
@@ -214,7 +213,7 @@ def _iterate_values(
 
 
 def _by_external(outputs: Sequence[BodyOutput], values: Sequence[np.ndarray]) -> list[np.ndarray]:
-    ordered = sorted(zip((o.external for o in outputs), values), key=lambda pair: pair[0])
+    ordered = sorted(zip((o.external for o in outputs), values, strict=True), key=lambda pair: pair[0])
     return [value for _, value in ordered]
 
 
@@ -353,8 +352,14 @@ class Loop(Op):
         if trip < 0 or trip > MAX_FOLDED_ITERATIONS:
             return None  # open-ended or too long to fold at conversion time
         return _iterate_values(
-            self.body, self.input_map, self.output_map, self.back_edges, inputs, trip,
-            self.current_iteration, self.condition_output,
+            self.body,
+            self.input_map,
+            self.output_map,
+            self.back_edges,
+            inputs,
+            trip,
+            self.current_iteration,
+            self.condition_output,
         )
 
 
