@@ -2,9 +2,11 @@
 
 Builds ``--consts`` constants of equal size (64 x 16 MiB by default), each feeding an Add
 on a chain from one Parameter, and emits the graph through the IR emitter (the same
-``write_ir`` the pipeline calls, under the core's atomic output files). Each measurement
-runs in its own child process; its peak RSS comes from ``os.wait4``. Prints a Markdown
-table and checks the memory budget: peak RSS < 1.3 x constant bytes + 200 MiB.
+``write_ir`` the pipeline calls, under the core's atomic output files): once without and
+once with fp16 compression; then reads the f32 IR back (weights memory-mapped), extracts,
+infers and emits it again, and checks the files are identical. Each measurement runs in
+its own child process; its peak RSS comes from ``os.wait4``. Prints a Markdown table and
+checks the memory budget: peak RSS < 1.3 x constant bytes + 200 MiB.
 
     python bench/emit.py [--gib 1.0] [--consts 64] [--dir /tmp]
 """
@@ -12,6 +14,7 @@ table and checks the memory budget: peak RSS < 1.3 x constant bytes + 200 MiB.
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import subprocess
@@ -21,25 +24,53 @@ import time
 from pathlib import Path
 
 MIB = 1 << 20
+#: Child runs: emit f32, emit with fp16 compression, read the f32 IR back and emit it again.
+MODES = {"f32": "emit, fp16 off", "f16": "emit, fp16 on", "reemit": "read f32 IR + emit"}
 
 
 def child(args: argparse.Namespace) -> None:
-    """Build the graph, emit it, print the figures as JSON (runs in the child process)."""
+    """Build (or read) the graph, emit it, print the figures as JSON (runs in the child process)."""
     import resource
 
-    import numpy as np
     from irconv.pipeline.context import EmitContext
-    from irconv.pipeline.infer import infer_graph
     from irconv.pipeline.options import ConversionOptions
     from irconv.pipeline.output import AtomicFiles
-    from irconv.testing import GraphBuilder
     from irconv_ir.writer import write_ir
+
+    directory = Path(args.dir)
+    start = time.perf_counter()
+    if args.mode == "reemit":
+        graph, const_bytes = read_back(directory / "bench_f32.xml")
+        xml = directory / "bench_reemit.xml"
+    else:
+        graph, const_bytes = build(args.gib, args.consts)
+        xml = directory / f"bench_{args.mode}.xml"
+    built = time.perf_counter() - start
+    rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+    options = ConversionOptions(compress_to_fp16=args.mode == "f16")
+    start = time.perf_counter()
+    with AtomicFiles() as files:
+        write_ir(graph, xml, EmitContext(options, files))
+    emitted = time.perf_counter() - start
+    figures = {
+        "const_bytes": const_bytes,
+        "build_s": built,
+        "emit_s": emitted,
+        "rss_built": rss_built,
+        "bin_bytes": xml.with_suffix(".bin").stat().st_size,
+    }
+    print(json.dumps(figures))
+
+
+def build(gib: float, count: int):  # type: ignore[no-untyped-def]
+    """``count`` f32 constants, ``gib`` GiB in all, each feeding an Add of a chain."""
+    import numpy as np
+    from irconv.pipeline.infer import infer_graph
+    from irconv.testing import GraphBuilder
     from irconv_opset import Add
 
-    total = int(args.gib * 1024 * MIB)
-    count = args.consts
-    elements = total // count // 4
-    start = time.perf_counter()
+    elements = int(gib * 1024 * MIB) // count // 4
     b = GraphBuilder("emit_bench")
     h = b.parameter("x", (elements,))
     for i in range(count):
@@ -48,34 +79,38 @@ def child(args: argparse.Namespace) -> None:
         h = b.op(Add(), h, b.const(value, name=f"weight{i}"))
     b.result(h, "y")
     infer_graph(b.graph)
-    built = time.perf_counter() - start
-    rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-    options = ConversionOptions(compress_to_fp16=args.fp16)
-    xml = Path(args.dir) / "bench.xml"
-    start = time.perf_counter()
-    with AtomicFiles() as files:
-        ctx = EmitContext(options, files)
-        write_ir(b.graph, xml, ctx)
-    emitted = time.perf_counter() - start
-    bin_size = xml.with_suffix(".bin").stat().st_size
-    print(
-        json.dumps(
-            {
-                "const_bytes": count * elements * 4,
-                "build_s": built,
-                "emit_s": emitted,
-                "rss_built": rss_built,
-                "bin_bytes": bin_size,
-            }
-        )
-    )
+    return b.graph, count * elements * 4
 
 
-def measure(gib: float, consts: int, fp16: bool, directory: str) -> dict[str, float]:
-    command = [sys.executable, __file__, "--child", "--gib", str(gib), "--consts", str(consts), "--dir", directory]
-    if fp16:
-        command.append("--fp16")
+def read_back(xml: Path):  # type: ignore[no-untyped-def]
+    """The IR read back (weights memory-mapped), extracted and inferred: the round trip."""
+    from irconv.pipeline.extract import extract_graph
+    from irconv.pipeline.infer import infer_graph
+    from irconv.pipeline.options import ConversionOptions
+    from irconv.plugins.manager import PluginHost
+    from irconv_ir.reader import load_ir
+
+    options = ConversionOptions(compress_to_fp16=False)
+    graph = load_ir(xml, options)
+    extract_graph(graph, PluginHost(strict=True).registry(), options)
+    infer_graph(graph)
+    const_bytes = sum(n.op.value.nbytes for n in graph.nodes() if n.type == "Const")
+    return graph, const_bytes
+
+
+def measure(gib: float, consts: int, mode: str, directory: str) -> dict[str, float]:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        mode,
+        "--gib",
+        str(gib),
+        "--consts",
+        str(consts),
+        "--dir",
+        directory,
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert process.stdout is not None
     output = process.stdout.read()
@@ -93,34 +128,41 @@ def main() -> None:
     parser.add_argument("--gib", type=float, default=1.0, help="constant bytes in GiB (default 1)")
     parser.add_argument("--consts", type=int, default=64, help="number of constants (default 64)")
     parser.add_argument("--dir", default=None, help="where to write the IR (default: a temporary directory)")
-    parser.add_argument("--fp16", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child", dest="mode", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
+    if args.mode:
         child(args)
         return
 
     rows = []
     failed = False
     with tempfile.TemporaryDirectory(dir=args.dir) as directory:
-        for fp16 in (False, True):
-            f = measure(args.gib, args.consts, fp16, directory)
+        for mode in MODES:
+            f = measure(args.gib, args.consts, mode, directory)
             budget = 1.3 * f["const_bytes"] + 200 * MIB
             ok = f["peak_rss"] < budget
             failed |= not ok
             rows.append(
-                f"| {'on' if fp16 else 'off'} | {f['const_bytes'] / MIB:.0f} | {f['bin_bytes'] / MIB:.0f} "
-                f"| {f['emit_s']:.2f} | {f['const_bytes'] / MIB / f['emit_s']:.0f} | {f['rss_built'] / MIB:.0f} "
-                f"| {f['peak_rss'] / MIB:.0f} | {budget / MIB:.0f} | {'yes' if ok else 'NO'} |"
+                f"| {MODES[mode]} | {f['const_bytes'] / MIB:.0f} | {f['bin_bytes'] / MIB:.0f} "
+                f"| {f['build_s']:.2f} | {f['emit_s']:.2f} | {f['const_bytes'] / MIB / f['emit_s']:.0f} "
+                f"| {f['rss_built'] / MIB:.0f} | {f['peak_rss'] / MIB:.0f} | {budget / MIB:.0f} | {'yes' if ok else 'NO'} |"
             )
+        first, again = Path(directory) / "bench_f32", Path(directory) / "bench_reemit"
+        identical = all(
+            filecmp.cmp(first.with_suffix(s), again.with_suffix(s), shallow=False) for s in (".xml", ".bin")
+        )
     print(f"bench/emit.py: {args.consts} f32 constants, {args.gib:g} GiB in total, each feeding an Add\n")
     print(
-        "| fp16 | constants MiB | .bin MiB | emit s | MiB/s | RSS after build MiB | peak RSS MiB | budget MiB | within |"
+        "| run | constants MiB | .bin MiB | build/read s | emit s | MiB/s "
+        "| RSS before emit MiB | peak RSS MiB | budget MiB | within |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print(f"\nfiles read back and re-emitted are identical to the first emit: {'yes' if identical else 'NO'}")
     if failed:
         raise SystemExit("peak RSS exceeded 1.3 x constant bytes + 200 MiB")
+    if not identical:
+        raise SystemExit("the read-back IR was not re-emitted identically")
 
 
 if __name__ == "__main__":
