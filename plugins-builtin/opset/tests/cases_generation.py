@@ -6,7 +6,6 @@ Random outputs are implementation-defined: their cases check shapes and types on
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.types import ElementType
 from irconv_opset import Eye, Multinomial, RandomUniform
 from irconv_opset.testing import OpCase, const
@@ -20,7 +19,11 @@ CASES: list[OpCase] = [
     OpCase(Eye(), [i64(3), i64(4), i64(1)]),
     OpCase(Eye(output_type=ElementType.i32), [i64(4), i64(3), i64(-2), i64([2])], id="batch"),
     OpCase(Eye(), [np.array(3, np.int32), np.array(3, np.int32), np.array(0, np.int32)], id="runtime_sizes"),
-    OpCase(RandomUniform(global_seed=1, op_seed=2), [i64([2, 3]), const(np.float32(0)), const(np.float32(1))], check_values=False),
+    OpCase(
+        RandomUniform(global_seed=1, op_seed=2),
+        [i64([2, 3]), const(np.float32(0)), const(np.float32(1))],
+        check_values=False,
+    ),
     OpCase(
         Multinomial(with_replacement=True),
         [np.full((2, 4), 0.25, np.float32), i64(3)],

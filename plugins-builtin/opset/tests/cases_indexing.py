@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.types import ElementType
 from irconv_opset import (
     Bucketize,
@@ -64,7 +63,8 @@ CASES: list[OpCase] = [
     OpCase(ScatterNDUpdate(reduction="sum"), [tensor(4, 3), idx([[1], [1], [3]]), tensor(3, 3)], id="sum"),
     OpCase(ScatterNDUpdate(reduction="max"), [tensor(4, 3), idx([[0], [2]]), tensor(2, 3)], id="max"),
     OpCase(
-        ScatterElementsUpdate_v3(), [tensor(3, 4), idx([[0, 2], [1, 0]]), tensor(2, 2), scalar(1)],
+        ScatterElementsUpdate_v3(),
+        [tensor(3, 4), idx([[0, 2], [1, 0]]), tensor(2, 2), scalar(1)],
     ),
     OpCase(
         ScatterElementsUpdate(reduction="sum"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import (
     BatchToSpace,
     DepthToSpace,
@@ -81,7 +80,9 @@ CASES: list[OpCase] = [
     OpCase(SpaceToBatch(), [tensor(1, 2, 4, 6), i64(1, 1, 2, 3), i64(0, 0, 1, 0), i64(0, 0, 1, 0)]),
     OpCase(BatchToSpace(), [tensor(6, 2, 2, 2), i64(1, 1, 2, 3), i64(0, 0, 1, 0), i64(0, 0, 0, 2)]),
     OpCase(ReverseSequence(), [tensor(3, 5, 2), const(np.array([5, 2, 0], np.int64))]),
-    OpCase(ReverseSequence(batch_axis=1, seq_axis=0), [tensor(4, 2, 3), const(np.array([1, 3], np.int32))], id="swapped"),
+    OpCase(
+        ReverseSequence(batch_axis=1, seq_axis=0), [tensor(4, 2, 3), const(np.array([1, 3], np.int32))], id="swapped"
+    ),
     OpCase(Roll(), [tensor(3, 4), i64(1, -2), i64(0, 1)]),
     OpCase(Roll(), [tensor(3, 4, 2), const(np.array(5, np.int64)), i64(-1)], id="scalar_shift"),
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv_opset import (
     EmbeddingBagOffsets,
     EmbeddingBagOffsetsSum,
@@ -35,7 +34,12 @@ CASES: list[OpCase] = [
         dynamic=False,  # the CPU plugin needs static shapes with per-sample weights
     ),
     OpCase(EmbeddingBagOffsets(reduction="mean"), [tensor(6, 2), i32([1, 2, 3, 4]), i32([0, 1, 3])], id="mean"),
-    OpCase(EmbeddingBagOffsets(), [tensor(6, 2), i32([1, 2, 3, 4]), i32([0, 3]), i32(0), tensor(4)], id="sum", dynamic=False),
+    OpCase(
+        EmbeddingBagOffsets(),
+        [tensor(6, 2), i32([1, 2, 3, 4]), i32([0, 3]), i32(0), tensor(4)],
+        id="sum",
+        dynamic=False,
+    ),
     OpCase(EmbeddingBagPackedSum(), [tensor(5, 3), i32([[0, 1], [4, 4], [2, 3]])]),
     OpCase(EmbeddingBagPackedSum(), [tensor(5, 3), i32([[0, 1], [4, 2]]), tensor(2, 2)], id="weights", dynamic=False),
     OpCase(EmbeddingBagPacked(reduction="mean"), [tensor(5, 3), i32([[0, 1, 3], [4, 2, 2]])], id="mean"),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.types import ElementType
 from irconv_opset import (
     Broadcast,
@@ -79,7 +78,11 @@ CASES: list[OpCase] = [
     OpCase(Select(), [rng.random((2, 3)) < 0.5, tensor(2, 3), tensor(2, 3)]),
     OpCase(Select(), [rng.random((3,)) < 0.5, tensor(2, 3), tensor(1)], id="broadcast"),
     OpCase(Range(), [scalar(2), scalar(11), scalar(3)], id="i64"),
-    OpCase(Range(output_type=ElementType.f32), [const(np.float32(0.5)), const(np.float32(3.0)), const(np.float32(0.5))], id="f32"),
+    OpCase(
+        Range(output_type=ElementType.f32),
+        [const(np.float32(0.5)), const(np.float32(3.0)), const(np.float32(0.5))],
+        id="f32",
+    ),
     OpCase(Range(), [np.array(1, np.int64), np.array(9, np.int64), np.array(2, np.int64)], id="runtime"),
     OpCase(Range_v1(), [scalar(10), scalar(0), scalar(-2)]),
     OpCase(Identity(), [tensor(2, 3)]),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType
@@ -41,5 +40,5 @@ def test_dynamic_rank_inference_is_consistent(case):
         if shape is None:
             continue
         assert len(shape) == value.ndim, f"output {idx}: inferred {shape} for a value of shape {value.shape}"
-        for d, v in zip(shape, value.shape):
+        for d, v in zip(shape, value.shape, strict=False):
             assert d is None or d == v, f"output {idx}: inferred {shape} for a value of shape {value.shape}"

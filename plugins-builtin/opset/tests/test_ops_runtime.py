@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from irconv.ops import Const, Parameter, Result
 from irconv_opset.catalog import all_ops
 from irconv_opset.testing import ConstInput, case_params, check_case, load_case_files

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from irconv.errors import ConversionError
 from irconv_opset.shapes import auto_broadcast, broadcast_shapes, normalize_axis, product
 

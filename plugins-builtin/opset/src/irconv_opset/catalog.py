@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from irconv.ops import Const, Op, Parameter, Result
 from irconv.plugins import NEWEST
+
 from irconv_opset.ops import (
     control_flow,
     convolution,
@@ -24,6 +25,7 @@ from irconv_opset.ops import (
     segment,
     sequence,
     shape,
+    signal,
     unary,
 )
 
@@ -37,6 +39,7 @@ FAMILIES = (
     indexing,
     segment,
     generation,
+    signal,
     linear,
     convolution,
     pooling,

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.types import Dim, ElementType, MaybeShape, Shape
 
@@ -42,7 +41,7 @@ def broadcast_shapes(*shapes: MaybeShape) -> MaybeShape:
     for shape in shapes:
         assert shape is not None
         padded = (1,) * (rank - len(shape)) + tuple(shape)
-        result = [broadcast_dim(r, d) for r, d in zip(result, padded)]
+        result = [broadcast_dim(r, d) for r, d in zip(result, padded, strict=False)]
     return tuple(result)
 
 
@@ -72,7 +71,7 @@ def auto_broadcast(mode: str, a: MaybeShape, b: MaybeShape, axis: int = -1) -> M
             return a
         if len(a) != len(b):
             raise ConversionError(f"auto_broadcast=none needs equal shapes, got {a} and {b}")
-        return tuple(x if x is not None else y for x, y in zip(a, b))
+        return tuple(x if x is not None else y for x, y in zip(a, b, strict=False))
     raise ConversionError(f"unknown auto_broadcast mode {mode!r}")
 
 

@@ -16,7 +16,6 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
 from irconv.graph import Graph, Node
 from irconv.ops import Op
 from irconv.pipeline import infer_graph
@@ -109,7 +108,6 @@ def check_case(case: OpCase, dynamic: bool, workdir: Path, host: PluginHost | No
     ``host`` is the plugin host that emits (default: every installed plugin, loaded anew).
     """
     import openvino as ov
-
     from irconv.testing.runtime import emit_ir, run_ir
 
     built = build_case_graph(case, dynamic)
@@ -137,7 +135,7 @@ def _check_shape(name: str, ours: MaybeShape, actual: Sequence[int], model_shape
         assert dynamic or model_dynamic_rank, f"{name}: inferred a dynamic rank, runtime shape {tuple(actual)}"
         return
     assert len(ours) == len(actual), f"{name}: inferred shape {ours}, runtime shape {tuple(actual)}"
-    for i, (d, a) in enumerate(zip(ours, actual)):
+    for i, (d, a) in enumerate(zip(ours, actual, strict=False)):
         if d is None:
             model_dim_dynamic = model_dynamic_rank or model_shape[i].is_dynamic
             assert dynamic or model_dim_dynamic, f"{name}: inferred dim {i} dynamic in {ours}, runtime {tuple(actual)}"
@@ -148,8 +146,13 @@ def _check_shape(name: str, ours: MaybeShape, actual: Sequence[int], model_shape
 def _check_values(name: str, ours: np.ndarray, actual: np.ndarray, rtol: float, atol: float) -> None:
     assert ours.shape == actual.shape, f"{name}: evaluate gave shape {ours.shape}, runtime {actual.shape}"
     if np.issubdtype(actual.dtype, np.floating):
-        np.testing.assert_allclose(ours.astype(np.float64), actual.astype(np.float64), rtol=rtol, atol=atol,
-                                   err_msg=f"{name}: evaluate differs from the runtime")
+        np.testing.assert_allclose(
+            ours.astype(np.float64),
+            actual.astype(np.float64),
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"{name}: evaluate differs from the runtime",
+        )
     else:
         np.testing.assert_array_equal(ours, actual, err_msg=f"{name}: evaluate differs from the runtime")
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import ElementType
+
 from irconv_opset.shapes import auto_broadcast, in_shape, in_type, set_output
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
+
 from irconv_opset.shapes import dynamic_shape, in_shape, in_value, set_output, shape_of_value
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
+
 from irconv_opset.shapes import (
     dynamic_shape,
     in_shape,
@@ -31,7 +31,7 @@ def _gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -
     """``np.take`` applied per batch item for the first ``batch_dims`` dims."""
     if batch_dims == 0:
         return np.take(data, indices, axis=axis)
-    return np.stack([_gather(d, i, axis - 1, batch_dims - 1) for d, i in zip(data, indices)])
+    return np.stack([_gather(d, i, axis - 1, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
 
 
 @dataclass(eq=False)
@@ -88,7 +88,7 @@ class Gather_v1(Gather):
 # ----------------------------------------------------------------------- GatherND
 def _gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int) -> np.ndarray:
     if batch_dims:
-        return np.stack([_gather_nd(d, i, batch_dims - 1) for d, i in zip(data, indices)])
+        return np.stack([_gather_nd(d, i, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
     k = indices.shape[-1]
     flat = indices.reshape(-1, k)
     picked = [data[tuple(int(v) for v in row)] for row in flat]
@@ -209,7 +209,7 @@ class ScatterNDUpdate(_LikeData, Op):
         flat = indices.reshape(-1, k)
         updates = np.asarray(inputs[2]).reshape((flat.shape[0],) + data.shape[k:])
         reduce = _REDUCERS.get(self.reduction)
-        for row, update in zip(flat, updates):
+        for row, update in zip(flat, updates, strict=False):
             key = tuple(int(v) for v in row)
             data[key] = update if reduce is None else reduce(data[key], update)
         return [data]
@@ -499,7 +499,9 @@ class SearchSorted(Op):
         else:
             rows = sequence.reshape(-1, sequence.shape[-1])
             vals = values.reshape(rows.shape[0], -1)
-            out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)]).reshape(values.shape)
+            out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals, strict=False)]).reshape(
+                values.shape
+            )
         return [np.asarray(out).astype(self.output_type.numpy)]
 
 

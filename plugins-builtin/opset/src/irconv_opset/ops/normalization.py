@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
+
 from irconv_opset.shapes import in_shape, in_type, normalize_axes, set_output
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
+
 from irconv_opset.shapes import (
     dynamic_shape,
     in_shape,
@@ -191,14 +191,15 @@ class Pad(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         begin, end = (np.asarray(v).reshape(-1).astype(int) for v in inputs[1:3])
-        widths = [(max(int(b), 0), max(int(e), 0)) for b, e in zip(begin, end)]
+        widths = [(max(int(b), 0), max(int(e), 0)) for b, e in zip(begin, end, strict=False)]
         if self.pad_mode == "constant":
             value = np.asarray(inputs[3]).reshape(-1)[0] if len(inputs) > 3 else 0
             out = np.pad(x, widths, mode="constant", constant_values=value)
         else:
             out = np.pad(x, widths, mode=_NUMPY_PAD_MODES[self.pad_mode])  # type: ignore[call-overload]
         crop = tuple(
-            slice(max(-int(b), 0), out.shape[i] - max(-int(e), 0)) for i, (b, e) in enumerate(zip(begin, end))
+            slice(max(-int(b), 0), out.shape[i] - max(-int(e), 0))
+            for i, (b, e) in enumerate(zip(begin, end, strict=False))
         )
         return [np.array(out[crop])]
 
@@ -321,13 +322,13 @@ class SpaceToBatch(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         block, begin, end = (_ints(v) or [] for v in inputs[1:4])
-        padded = np.pad(x, list(zip(begin, end)))
+        padded = np.pad(x, list(zip(begin, end, strict=False)))
         b, rest, blocks = padded.shape[0], padded.shape[1:], block[1:]
-        split = padded.reshape([b] + [v for d, s in zip(rest, blocks) for v in (d // s, s)])
+        split = padded.reshape([b] + [v for d, s in zip(rest, blocks, strict=False) for v in (d // s, s)])
         m = len(blocks)
         order = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
         total = int(np.prod(blocks))
-        return [split.transpose(order).reshape([b * total] + [d // s for d, s in zip(rest, blocks)])]
+        return [split.transpose(order).reshape([b * total] + [d // s for d, s in zip(rest, blocks, strict=False)])]
 
 
 @dataclass(eq=False)
@@ -357,7 +358,7 @@ class BatchToSpace(Op):
         b = x.shape[0] // int(np.prod(blocks))
         split = x.reshape(blocks + [b] + list(x.shape[1:]))
         order = [m] + [j for i in range(m) for j in (m + 1 + i, i)]
-        merged = split.transpose(order).reshape([b] + [d * s for d, s in zip(x.shape[1:], blocks)])
+        merged = split.transpose(order).reshape([b] + [d * s for d, s in zip(x.shape[1:], blocks, strict=False)])
         crop = tuple(slice(begin[i], merged.shape[i] - end[i]) for i in range(x.ndim))
         return [np.array(merged[crop])]
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import ElementType, MaybeShape
+
 from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
 
 if TYPE_CHECKING:

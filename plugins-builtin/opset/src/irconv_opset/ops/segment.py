@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
+
 from irconv_opset.shapes import in_shape, in_type, in_value, set_output
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from dataclasses import InitVar, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
+
 from irconv_opset.shapes import (
     broadcast_shapes,
     dynamic_shape,
@@ -377,7 +377,7 @@ class Broadcast(Op):
             if data is not None:
                 # a dim of 1 in the target takes the data's dim
                 padded = (1,) * (len(target) - len(data)) + tuple(data)
-                out = tuple(p if t == 1 else t for t, p in zip(target, padded))
+                out = tuple(p if t == 1 else t for t, p in zip(target, padded, strict=False))
         set_output(node, 0, out, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -392,7 +392,7 @@ class Broadcast(Op):
                 view[axis] = x.shape[i]
             return [np.broadcast_to(x.reshape(view), target).copy()]
         padded = (1,) * (len(target) - x.ndim) + x.shape
-        target = tuple(p if t == 1 else t for t, p in zip(target, padded))
+        target = tuple(p if t == 1 else t for t, p in zip(target, padded, strict=False))
         return [np.broadcast_to(x, target).copy()]
 
 
@@ -418,7 +418,7 @@ class Tile(Op):
             rank = max(len(shape), len(reps))
             dims = (1,) * (rank - len(shape)) + tuple(shape)
             reps = [1] * (rank - len(reps)) + reps
-            out = tuple(None if d is None else d * r for d, r in zip(dims, reps))
+            out = tuple(None if d is None else d * r for d, r in zip(dims, reps, strict=False))
         elif shape is not None:
             n = _len_of_1d(in_shape(node, 1))
             out = None if n is None else dynamic_shape(max(n, len(shape)))

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from irconv.ops import Op, attr
 from irconv.types import ElementType
+
 from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
 
 if TYPE_CHECKING:

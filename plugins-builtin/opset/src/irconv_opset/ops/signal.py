@@ -1,0 +1,151 @@
+"""Discrete Fourier transforms: DFT, IDFT (complex to complex), RDFT (real to complex),
+IRDFT (complex to real).
+
+A complex tensor is a real tensor with a trailing dim of 2 (real, imaginary); its
+``axes`` count dims without that trailing one. An optional ``signal_size`` input trims or
+zero-pads each transformed axis first (``-1`` keeps the size).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from irconv.ops import Op
+from irconv.types import Dim, MaybeShape
+
+from irconv_opset.shapes import in_shape, in_type, in_value, normalize_axes, set_output
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
+
+
+def _complex(data: np.ndarray) -> np.ndarray:
+    return data[..., 0].astype(np.float64) + 1j * data[..., 1].astype(np.float64)
+
+
+def _split(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return np.stack([value.real, value.imag], axis=-1).astype(dtype)
+
+
+@dataclass(eq=False)
+class _Fourier(Op):
+    """Base: inputs data, axes, optional signal_size."""
+
+    version = 7
+    #: True when the input is complex (trailing dim 2); False for RDFT.
+    complex_input: ClassVar[bool] = True
+
+    def _rank(self, shape: tuple[Dim, ...]) -> int:
+        return len(shape) - 1 if self.complex_input else len(shape)
+
+    def _sizes(self, inputs: Sequence[np.ndarray], axes: list[int]) -> list[int | None]:
+        if len(inputs) < 3:
+            return [None] * len(axes)
+        return [None if int(s) == -1 else int(s) for s in np.asarray(inputs[2]).reshape(-1)]
+
+    def out_shape(self, shape: tuple[Dim, ...], axes: list[int], sizes: list[int | None]) -> tuple[Dim, ...]:
+        dims = list(shape)
+        for axis, size in zip(axes, sizes, strict=False):
+            if size is not None:
+                dims[axis] = size
+        return tuple(dims)
+
+    def infer(self, node: Node) -> None:
+        shape, axes_value = in_shape(node, 0), in_value(node, 1)
+        out: MaybeShape = None
+        if shape is not None:
+            if axes_value is None:
+                out = (None,) * (len(self.out_shape(shape, [], [])))
+            else:
+                axes = normalize_axes(axes_value.reshape(-1), self._rank(shape))
+                sizes: list[int | None] = [None] * len(axes)
+                if node.has_input(2):
+                    value = in_value(node, 2)
+                    if value is None:
+                        out = (None,) * len(self.out_shape(shape, [], []))
+                        set_output(node, 0, out, in_type(node, 0))
+                        return
+                    sizes = [None if int(s) == -1 else int(s) for s in value.reshape(-1)]
+                out = self.out_shape(shape, axes, sizes)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
+        raise NotImplementedError
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        data = np.asarray(inputs[0])
+        axes = normalize_axes(np.asarray(inputs[1]).reshape(-1), self._rank(data.shape))
+        return [self.transform(data, axes, self._sizes(inputs, axes))]
+
+
+def _s(data_shape: Sequence[int], axes: list[int], sizes: list[int | None]) -> list[int]:
+    return [data_shape[a] if s is None else s for a, s in zip(axes, sizes, strict=False)]
+
+
+@dataclass(eq=False)
+class DFT(_Fourier):
+    type = "DFT"
+
+    def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
+        x = _complex(data)
+        return _split(np.fft.fftn(x, s=_s(x.shape, axes, sizes), axes=axes), data.dtype)
+
+
+@dataclass(eq=False)
+class IDFT(_Fourier):
+    type = "IDFT"
+
+    def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
+        x = _complex(data)
+        return _split(np.fft.ifftn(x, s=_s(x.shape, axes, sizes), axes=axes), data.dtype)
+
+
+@dataclass(eq=False)
+class RDFT(_Fourier):
+    """Real input; the last transformed axis keeps ``n // 2 + 1`` frequencies."""
+
+    type = "RDFT"
+    version = 9
+    complex_input = False
+
+    def out_shape(self, shape: tuple[Dim, ...], axes: list[int], sizes: list[int | None]) -> tuple[Dim, ...]:
+        dims = list(super().out_shape(shape, axes, sizes))
+        if axes:
+            last = dims[axes[-1]]
+            dims[axes[-1]] = None if last is None else last // 2 + 1
+        return tuple(dims) + (2,)
+
+    def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
+        x = data.astype(np.float64)
+        return _split(np.fft.rfftn(x, s=_s(x.shape, axes, sizes), axes=axes), data.dtype)
+
+
+@dataclass(eq=False)
+class IRDFT(_Fourier):
+    """Complex input, real output; the last axis becomes ``2 * (n - 1)`` unless sized."""
+
+    type = "IRDFT"
+    version = 9
+
+    def out_shape(self, shape: tuple[Dim, ...], axes: list[int], sizes: list[int | None]) -> tuple[Dim, ...]:
+        dims = list(shape[:-1])
+        for axis, size in zip(axes, sizes, strict=False):
+            if size is not None:
+                dims[axis] = size
+        if axes and sizes[-1] is None:
+            last = dims[axes[-1]]
+            dims[axes[-1]] = None if last is None else 2 * (last - 1)
+        return tuple(dims)
+
+    def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
+        x = _complex(data)
+        s = _s(x.shape, axes, sizes)
+        if sizes and sizes[-1] is None:
+            s[-1] = 2 * (x.shape[axes[-1]] - 1)
+        return np.fft.irfftn(x, s=s, axes=axes).astype(data.dtype)
+
+
+OPS: tuple[type[Op], ...] = (DFT, IDFT, RDFT, IRDFT)
