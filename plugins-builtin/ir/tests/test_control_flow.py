@@ -111,9 +111,11 @@ def test_if_runs_either_branch(tmp_path, installed_host):
     np.testing.assert_array_equal(run_ir(xml, {"cond": np.array(False), "x": x})["y"], -x)
 
 
-def test_loop_runs_with_back_edge_and_concatenation(tmp_path, installed_host):
+@pytest.mark.parametrize("compress", [False, True], ids=["f32", "fp16"])
+def test_loop_runs_with_back_edge_and_concatenation(tmp_path, installed_host, compress):
     graph = loop_graph()
-    xml = emit_ir(graph, tmp_path / "loop.xml", installed_host)
+    xml = emit_ir(graph, tmp_path / "loop.xml", installed_host, compress_to_fp16=compress)
+    assert ('name="decompression"' in xml.read_text()) == compress  # the body's f32 constant
     a = np.array([[1, 2]], np.float32)
     steps, acc = [], a
     for i in range(3):
