@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
 
@@ -24,6 +24,8 @@ class CaffeLayer:
     param: pb.LayerParameter
     blobs: list[Blob] | None
     weights_path: Path | None = None
+    #: Parameter blocks the schema does not declare (custom layers), as plain values.
+    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

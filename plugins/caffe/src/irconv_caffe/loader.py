@@ -12,13 +12,14 @@ from pathlib import Path
 
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
-from irconv.ops import Parameter, Result, SourceOp
+from irconv.ops import Op, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import MaybeShape
 from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel
 from irconv_caffe.layer import CaffeLayer
 from irconv_caffe.proto import caffe_pb2 as pb
-from irconv_caffe.prototxt import read_prototxt
+from irconv_caffe.custom_layers import OPTION, CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
+from irconv_caffe.prototxt import ExtraParams, read_prototxt_with_extras
 
 FRAMEWORK = "caffe"
 WEIGHTS_SUFFIX = ".caffemodel"
@@ -51,12 +52,20 @@ def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
 def load_caffe(path: Path, options: ConversionOptions) -> Graph:
     """The ``Loader.load`` of the caffe plugin."""
     proto_path, weights_path = resolve_files(path, options)
-    net = read_prototxt(proto_path)
+    net, extras = read_prototxt_with_extras(proto_path)
+    mapping_file = options.plugin_options.get(OPTION)
+    custom = read_mapping(Path(mapping_file)) if mapping_file else {}
     weights = read_caffemodel(weights_path)
-    return build_graph(net, weights, proto_path)
+    return build_graph(net, weights, proto_path, extras, custom)
 
 
-def build_graph(net: pb.NetParameter, weights: CaffeWeights, proto_path: Path) -> Graph:
+def build_graph(
+    net: pb.NetParameter,
+    weights: CaffeWeights,
+    proto_path: Path,
+    extras: ExtraParams | None = None,
+    custom: dict[str, CustomLayerSpec] | None = None,
+) -> Graph:
     graph = Graph(net.name or proto_path.stem, FRAMEWORK)
     graph.meta["caffe_weights"] = weights  # keeps the file mapped while views are used
     producers: dict[str, OutPort] = {}
@@ -80,12 +89,18 @@ def build_graph(net: pb.NetParameter, weights: CaffeWeights, proto_path: Path) -
             inputs.append(producers[bottom])
             unconsumed.pop(bottom, None)
         found = weights.get(layer.name)
-        op = SourceOp(
-            framework=FRAMEWORK,
-            op_type=layer.type,
-            n_outputs=len(layer.top),
-            source=CaffeLayer(layer, found.blobs if found is not None else None, weights.path),
-        )
+        extra = (extras or {}).get(layer.name, {})
+        spec = (custom or {}).get(layer.type)
+        op: Op
+        if spec is not None:
+            op = _custom_op(layer, extra, spec)
+        else:
+            op = SourceOp(
+                framework=FRAMEWORK,
+                op_type=layer.type,
+                n_outputs=len(layer.top),
+                source=CaffeLayer(layer, found.blobs if found is not None else None, weights.path, extra),
+            )
         node = graph.add_node(op, layer.name or None, inputs)
         for idx, top in enumerate(layer.top):
             producers[top] = node.out_port(idx)
@@ -98,6 +113,23 @@ def build_graph(net: pb.NetParameter, weights: CaffeWeights, proto_path: Path) -
     if not graph.results():
         raise ModelFileError(f"{proto_path}: the network has no output (every blob is consumed)")
     return graph
+
+
+def _custom_op(layer: pb.LayerParameter, extra: dict[str, object], spec: CustomLayerSpec) -> CustomLayerOp:
+    """A mapped custom layer: its parameter block becomes the op's attributes."""
+    params: object = {}
+    if spec.param:
+        if spec.param in extra:
+            params = extra[spec.param]
+        elif spec.param in pb.LayerParameter.DESCRIPTOR.fields_by_name and layer.HasField(spec.param):
+            params = getattr(layer, spec.param)
+    return CustomLayerOp(
+        op_type=spec.op_type,
+        opset_name=spec.opset,
+        attributes=flatten_params(params),
+        n_outputs=spec.outputs if spec.outputs is not None else len(layer.top),
+        same_shape=spec.same_shape,
+    )
 
 
 def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: MaybeShape) -> None:

@@ -2,30 +2,52 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from google.protobuf import text_format
 
 from irconv.errors import ModelFileError
 from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_caffe.text_fields import TextFormatError, parse_fields
 from irconv_caffe.v1_upgrade import upgrade_v1_layers
+
+
+#: Parameters of layers our schema does not know, by layer name then field name.
+ExtraParams = dict[str, dict[str, object]]
+
+_UNKNOWN_LAYER_FIELD = re.compile(r'"irconv_caffe\.(V1)?LayerParameter" has no field named')
 
 
 def read_prototxt(path: Path) -> pb.NetParameter:
     """The network in ``path``, in the V2 (``layer {}``) form, TEST-phase layers only."""
+    return read_prototxt_with_extras(path)[0]
+
+
+def read_prototxt_with_extras(path: Path) -> tuple[pb.NetParameter, ExtraParams]:
+    """The network, plus the layer-level parameter blocks the schema does not declare.
+
+    Custom layers bring their own ``*_param`` blocks. Those are lifted out of the text
+    (blanked, so line numbers stay right) and returned as plain values; everything else
+    is parsed strictly, so a misspelt field inside a known block is still an error.
+    """
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ModelFileError(f"cannot read the prototxt {path}: {exc.strerror or exc}") from exc
     net = pb.NetParameter()
+    extras: ExtraParams = {}
     try:
-        text_format.Parse(text, net, allow_unknown_extension=False)
+        text_format.Parse(text, net)
     except text_format.ParseError as exc:
-        line, column = exc.GetLine(), exc.GetColumn()
-        where = f"{path}:{line}:{column}" if line is not None else str(path)
-        # The runtime's message starts with "line:column : "; keep only the reason.
-        reason = str(exc).split(" : ", 1)[-1] if line is not None else str(exc)
-        raise ModelFileError(f"{where}: cannot parse the prototxt: {reason}") from None
+        if not _UNKNOWN_LAYER_FIELD.search(str(exc)):
+            raise _parse_error(path, exc) from None
+        text, extras = lift_unknown_layer_fields(text)
+        net = pb.NetParameter()
+        try:
+            text_format.Parse(text, net)
+        except text_format.ParseError as again:
+            raise _parse_error(path, again) from None
     if net.layers:
         if net.layer:
             raise ModelFileError(
@@ -33,7 +55,41 @@ def read_prototxt(path: Path) -> pb.NetParameter:
             )
         upgrade_v1_layers(net, path)
     keep_test_phase(net)
-    return net
+    return net, extras
+
+
+def _parse_error(path: Path, exc: text_format.ParseError) -> ModelFileError:
+    line, column = exc.GetLine(), exc.GetColumn()
+    where = f"{path}:{line}:{column}" if line is not None else str(path)
+    # The runtime's message starts with "line:column : "; keep only the reason.
+    reason = str(exc).split(" : ", 1)[-1] if line is not None else str(exc)
+    return ModelFileError(f"{where}: cannot parse the prototxt: {reason}")
+
+
+def lift_unknown_layer_fields(text: str) -> tuple[str, ExtraParams]:
+    """Blank out layer fields unknown to the schema; return the new text and their values."""
+    try:
+        fields = parse_fields(text)
+    except TextFormatError:
+        return text, {}  # the strict parse will report where the text is broken
+    known = {"layer": pb.LayerParameter.DESCRIPTOR, "layers": pb.V1LayerParameter.DESCRIPTOR}
+    spans: list[tuple[int, int]] = []
+    extras: ExtraParams = {}
+    for item in fields:
+        descriptor = known.get(item.name)
+        if descriptor is None or item.value is not None:
+            continue
+        name = next((f.value for f in item.fields if f.name == "name" and f.value is not None), "")
+        for child in item.fields:
+            if child.name not in descriptor.fields_by_name:
+                extras.setdefault(name, {})[child.name] = child.to_python()
+                spans.append((child.start, child.end))
+    chars = list(text)
+    for start, end in spans:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars), extras
 
 
 def keep_test_phase(net: pb.NetParameter) -> None:

@@ -66,7 +66,7 @@ def write_random_caffemodel(
     SSD's confidence heads confident enough to detect something).
     """
     raw = pb.NetParameter()
-    text_format.Parse(Path(prototxt).read_text(), raw)
+    text_format.Parse(Path(prototxt).read_text(), raw, allow_unknown_field=True)
     legacy = bool(raw.layers)
     net = read_prototxt(Path(prototxt))
     shapes = parameter_shapes(net, declared_input_shapes(net, Path(prototxt)))
