@@ -17,7 +17,7 @@ from irconv.errors import ConversionError, ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
-from irconv.types import MaybeShape
+from irconv.types import ElementType, MaybeShape
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.tensors import element_type, tensor_to_array
 
@@ -135,11 +135,16 @@ class _Builder:
         scope.values[name] = node.out_port(0)
 
     def _parameter(self, graph: Graph, scope: _Scope, value: Any) -> None:
-        if not value.type.HasField("tensor_type"):
-            kind = value.type.WhichOneof("value") or "untyped"
+        kind = value.type.WhichOneof("value")
+        if kind is None:  # untyped (allowed for body inputs): inference fills it in
+            op = Parameter(None, ElementType.dynamic)
+        elif kind != "tensor_type":
             raise ConversionError(f"graph input {value.name!r} is a {kind} value; only tensors are supported")
-        et = element_type(value.type.tensor_type.elem_type, f"input {value.name!r}")
-        node = graph.add_node(Parameter(tensor_shape(value.type), et), value.name)
+        else:
+            elem = value.type.tensor_type.elem_type
+            et = element_type(elem, f"input {value.name!r}") if elem else ElementType.dynamic
+            op = Parameter(tensor_shape(value.type), et)
+        node = graph.add_node(op, value.name)
         node.out_port(0).data.add_name(value.name)
         scope.values[value.name] = node.out_port(0)
 

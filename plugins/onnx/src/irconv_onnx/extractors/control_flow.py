@@ -1,9 +1,89 @@
-"""control_flow extractors."""
+"""If and Loop with their sub-graphs (already extracted by the core), as OpenVINO If-8 / Loop-5.
+
+The loader turned outer-scope values a body reads into extra node inputs (after the
+ONNX inputs, then-branch captures before else-branch ones) and into body Parameters
+created after the body's own inputs.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from irconv.graph import Graph, Node, OutPort
+from irconv.ops import Result, SourceOp
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv_onnx.extractors._common import i64, onnx_op, proto
+from irconv_onnx.loader import CAPTURES
+
+
+def _bodies(node: Node) -> dict[str, Graph]:
+    op = node.op
+    assert isinstance(op, SourceOp)
+    return op.bodies
+
+
+def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import If
+    from irconv_opset.ops.control_flow import BodyInput, BodyOutput
+
+    bodies = _bodies(node)
+    then_body, else_body = bodies["then_branch"], bodies["else_branch"]
+    external = 1
+    maps = []
+    for body in (then_body, else_body):
+        captures = body.meta.get(CAPTURES, [])
+        maps.append(tuple(BodyInput(external + i, i) for i in range(len(captures))))
+        external += len(captures)
+    outputs = len(node.out_ports())
+    op = If(then_body=then_body, else_body=else_body, then_inputs=maps[0], else_inputs=maps[1],
+            then_outputs=tuple(BodyOutput(i, i) for i in range(outputs)),
+            else_outputs=tuple(BodyOutput(i, i) for i in range(outputs)))
+    inputs = [ctx.input(i) for i in range(external)]
+    created = ctx.add(op, inputs, "if")
+    return [created.out_port(i) for i in range(outputs)]
+
+
+def _stack_scan_outputs(body: Graph, first: int) -> None:
+    """ONNX stacks scan outputs on a new leading axis: unsqueeze before OpenVINO concatenates."""
+    from irconv_opset import Const, Unsqueeze
+
+    for result in body.results()[first:]:
+        source = result.in_port(0).get_source()
+        assert source is not None
+        axes = body.add_node(Const(np.array([0], np.int64)), f"{result.name}/axes")
+        unsqueeze = body.add_node(Unsqueeze(), f"{result.name}/stack", [source, axes.out_port(0)])
+        unsqueeze.out_port(0).connect(result.in_port(0))
+
+
+def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Loop
+    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
+
+    body = _bodies(node)["body"]
+    onnx_node = proto(node)
+    carried = len(onnx_node.input) - 2
+    captures = body.meta.get(CAPTURES, [])
+    scans = len(onnx_node.output) - carried
+    trip = ctx.input(0) if ctx.has_input(0) else i64(ctx, -1, "trip")
+    condition = ctx.input(1) if ctx.has_input(1) else ctx.const(np.array(True), suffix="condition")
+    inputs = [trip, condition] + [ctx.input(2 + i) for i in range(carried)]
+    inputs += [ctx.input(len(onnx_node.input) + i) for i in range(len(captures))]
+    # body parameters: iteration, condition, carried..., captures...; results: condition, carried..., scans...
+    input_map = [BodyInput(1, 1)] + [BodyInput(2 + i, 2 + i) for i in range(carried)]
+    input_map += [BodyInput(2 + carried + i, 2 + carried + i) for i in range(len(captures))]
+    back_edges = [BackEdge(0, 1)] + [BackEdge(1 + i, 2 + i) for i in range(carried)]
+    output_map = [BodyOutput(i, 1 + i) for i in range(carried)]
+    output_map += [BodyOutput(carried + j, 1 + carried + j, SliceSpec(axis=0)) for j in range(scans)]
+    _stack_scan_outputs(body, 1 + carried)
+    op = Loop(body=body, input_map=tuple(input_map), output_map=tuple(output_map), back_edges=tuple(back_edges),
+              current_iteration=0, condition_output=0)
+    created = ctx.add(op, inputs, "loop")
+    return [created.out_port(i) for i in range(len(onnx_node.output))]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    return [
+        onnx_op("If", _if, produces="If"),
+        onnx_op("Loop", _loop, produces="Loop"),
+    ]

@@ -65,9 +65,9 @@ def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
         count = a.int("num_outputs")
         shape = in_shape(ctx, 0)
         dim = shape[axis] if shape is not None else None
-        if dim is None or dim % count:
-            if dim is None:
-                raise a.bad("num_outputs", count, "an uneven split needs a static dimension on the split axis")
+        if dim is None:
+            lengths = _ceil_split_lengths(ctx, x, axis, count)
+        elif dim % count:
             chunk = -(-dim // count)
             sizes = [chunk] * (dim // chunk) + ([dim % chunk] if dim % chunk else [])
             lengths = i64(ctx, sizes, "lengths")
@@ -77,6 +77,18 @@ def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     else:
         split = ctx.add(VariadicSplit(), [x, axis_port, lengths])
     return [split.out_port(i) for i in range(len(node.out_ports()))]
+
+
+def _ceil_split_lengths(ctx: ExtractContext, x: OutPort, axis: int, count: int) -> OutPort:
+    """[c, ..., c, dim - c*(count-1)] with c = ceil(dim / count), from ShapeOf."""
+    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, ShapeOf, Subtract
+
+    dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [axis]), i64(ctx, 0), suffix="dim")
+    chunk = ctx.op(Divide(m_pythondiv=True), ctx.op(Add(), dim, i64(ctx, [count - 1])), i64(ctx, [count]),
+                   suffix="chunk")
+    head = ctx.op(Broadcast(), chunk, i64(ctx, [count - 1]), suffix="head")
+    rest = ctx.op(Subtract(), dim, ctx.op(Multiply(), chunk, i64(ctx, [count - 1])), suffix="rest")
+    return ctx.op(Concat(axis=0), head, rest, suffix="lengths")
 
 
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
