@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from irconv.graph import Node
 
 
-# A prior box as (centre x, centre y, half width, half height), in image pixels.
-_Box = tuple[np.float32, np.float32, np.float32, np.float32]
+# A prior box relative to its cell centre c, in image pixels: the box centre is
+# c - back + forth + (shift_x, shift_y) (kept as separate terms to round as the runtime
+# does), then half width, half height, and whether the box is clipped on its own.
+_Box = tuple[np.float32, np.float32, np.float32, np.float32, np.float32, np.float32, bool]
 
 
 def _two_ints(node: Node, idx: int) -> tuple[int, int] | None:
@@ -114,31 +116,27 @@ class PriorBox_v1(CoercedAttrs, Op):
         step_y = f32(image_h) / f32(height) if step == 0 else step
         # Without a step the centres sit mid-cell whatever ``offset`` says (as the runtime does).
         offset = f32(0.5) if step == 0 else f32(self.offset)
+        templates = self._fixed_boxes(ratios) + self._sized_boxes(ratios, min_sizes)
+        # Every (cell, box) pair at once, in float32 with the runtime's order of operations.
+        cx = ((np.arange(width, dtype=f32) + offset) * step_x)[np.newaxis, :, np.newaxis]
+        cy = ((np.arange(height, dtype=f32) + offset) * step_y)[:, np.newaxis, np.newaxis]
+        table = np.asarray([t[:6] for t in templates], f32).reshape(-1, 6).T
+        back, forth, shift_x, shift_y, half_w, half_h = table
+        grid = (height, width, len(templates))
+        x = np.broadcast_to(cx - back + forth + shift_x, grid)
+        y = np.broadcast_to(cy - back + forth + shift_y, grid)
         inv_w, inv_h = f32(1.0) / f32(image_w), f32(1.0) / f32(image_h)
-        boxes: list[list[np.float32]] = []
-        for h in range(height):
-            for w in range(width):
-                cx, cy = (f32(w) + offset) * step_x, (f32(h) + offset) * step_y
-                # Fixed-size boxes are clipped one by one, the others only with ``clip``.
-                cells = [(box, True) for box in self._fixed_boxes(cx, cy, ratios)]
-                cells += [(box, False) for box in self._sized_boxes(cx, cy, ratios, min_sizes)]
-                for (x, y, half_w, half_h), clip_now in cells:
-                    corners = [(x - half_w) * inv_w, (y - half_h) * inv_h, (x + half_w) * inv_w, (y + half_h) * inv_h]
-                    if clip_now:
-                        zero, one = f32(0), f32(1)
-                        corners = [
-                            max(corners[0], zero),
-                            max(corners[1], zero),
-                            min(corners[2], one),
-                            min(corners[3], one),
-                        ]
-                    boxes.append([f32(v) for v in corners])
-        coords = np.asarray(boxes, np.float32).reshape(-1)
+        corners = np.stack([(x - half_w) * inv_w, (y - half_h) * inv_h, (x + half_w) * inv_w, (y + half_h) * inv_h], -1)
+        # Fixed-size boxes are clipped one by one, the others only with ``clip``.
+        clipped = np.asarray([t[6] for t in templates], bool)
+        corners[..., clipped, :2] = np.maximum(corners[..., clipped, :2], f32(0))
+        corners[..., clipped, 2:] = np.minimum(corners[..., clipped, 2:], f32(1))
+        coords = corners.astype(f32).reshape(-1)
         if self.clip:
             coords = np.clip(coords, 0.0, 1.0)
-        return [np.stack([coords, _variances(self.variance, len(boxes))])]
+        return [np.stack([coords, _variances(self.variance, coords.size // 4)])]
 
-    def _fixed_boxes(self, cx: np.float32, cy: np.float32, ratios: list[np.float32]) -> list[_Box]:
+    def _fixed_boxes(self, ratios: list[np.float32]) -> list[_Box]:
         """Boxes of ``fixed_size`` laid out on a ``density`` x ``density`` sub-grid of the cell."""
         f32 = np.float32
         boxes: list[_Box] = []
@@ -154,32 +152,30 @@ class PriorBox_v1(CoercedAttrs, Op):
                     halves.append((f32(size_int) * f32(0.5), f32(size_int) * f32(0.5)))
                 roots = [np.sqrt(r) for r in ratios if abs(r - 1.0) >= 1e-6]
             halves += [(f32(size) * f32(0.5) * root, f32(size) * f32(0.5) / root) for root in roots]
+            back, forth = f32(size_int // 2), f32(shift) / f32(2)
             for half_w, half_h in halves:
                 for r in range(density):
                     for c in range(density):
-                        x = cx - f32(size_int // 2) + f32(shift) / f32(2) + f32(c * shift)
-                        y = cy - f32(size_int // 2) + f32(shift) / f32(2) + f32(r * shift)
-                        boxes.append((x, y, half_w, half_h))
+                        boxes.append((back, forth, f32(c * shift), f32(r * shift), half_w, half_h, True))
         return boxes
 
-    def _sized_boxes(
-        self, cx: np.float32, cy: np.float32, ratios: list[np.float32], min_sizes: list[np.float32]
-    ) -> list[_Box]:
+    def _sized_boxes(self, ratios: list[np.float32], min_sizes: list[np.float32]) -> list[_Box]:
         """Caffe's boxes: the min_size square, the sqrt(min*max) square, one box per aspect ratio."""
         f32 = np.float32
+        zero = f32(0)
         boxes: list[_Box] = []
         for i, min_size in enumerate(min_sizes):
             half = min_size * f32(0.5)
-            boxes.append((cx, cy, half, half))
+            boxes.append((zero, zero, zero, zero, half, half, False))
             max_boxes: list[_Box] = []
             if i < len(self.max_size):
                 half_max = np.sqrt(min_size * f32(self.max_size[i])) * f32(0.5)
-                max_boxes.append((cx, cy, half_max, half_max))
+                max_boxes.append((zero, zero, zero, zero, half_max, half_max, False))
             ratio_boxes: list[_Box] = []
             if self.scale_all_sizes or i == len(min_sizes) - 1:
                 base = min_sizes[i if self.scale_all_sizes else 0] * f32(0.5)
                 for root in (np.sqrt(r) for r in ratios if abs(r - 1.0) >= 1e-6):
-                    ratio_boxes.append((cx, cy, base * root, base / root))
+                    ratio_boxes.append((zero, zero, zero, zero, base * root, base / root, False))
             boxes += max_boxes + ratio_boxes if self._min_max_order() else ratio_boxes + max_boxes
         return boxes
 
