@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-
 from irconv_opset import Convolution, MatMul, MaxPool, PriorBox, PriorBoxClustered
 
 
