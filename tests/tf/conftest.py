@@ -69,6 +69,13 @@ def save_module(fn: Callable[..., Any], variables: dict[str, np.ndarray], inputs
 
 def convert_and_run(model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any) -> list[np.ndarray]:
     """Convert with irconv, run the IR on OpenVINO CPU; outputs in the model's order."""
+    return convert_and_run_ir(model, inputs, out_dir, **options)[0]
+
+
+def convert_and_run_ir(
+    model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
+) -> tuple[list[np.ndarray], Any]:
+    """As ``convert_and_run``, also returning the ``openvino.Model`` read from the IR."""
     import openvino as ov
 
     from irconv.api import convert_model, save_model
@@ -77,7 +84,8 @@ def convert_and_run(model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray
     xml = out_dir / "model.xml"
     save_model(graph, xml, compress_to_fp16=False)
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    ir = core.read_model(str(xml))
+    compiled = core.compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     if isinstance(inputs, dict):
         feed = {}
         for port in compiled.inputs:
@@ -87,7 +95,13 @@ def convert_and_run(model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray
         feed = {compiled.inputs[i]: v for i, v in enumerate(inputs)}
     request = compiled.create_infer_request()
     request.infer(feed)
-    return [np.array(request.get_tensor(port).data) for port in compiled.outputs]
+    return [np.array(request.get_tensor(port).data) for port in compiled.outputs], ir
+
+
+@pytest.fixture
+def run_converted() -> Callable[..., tuple[list[np.ndarray], Any]]:
+    """``run_converted(model, inputs, out_dir, **options)`` -> (outputs, openvino.Model)."""
+    return convert_and_run_ir
 
 
 @pytest.fixture
@@ -118,3 +132,52 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
         return frozen
 
     return check
+
+
+@dataclass
+class RealModel:
+    """A Keras application with seeded random weights, saved both ways, and TF's logits."""
+
+    name: str
+    frozen: Path
+    saved_model: Path
+    x: np.ndarray
+    logits: np.ndarray
+
+
+def build_application(name: str, out_dir: Path) -> RealModel:
+    """weights=None, seeded random weights, randomised BatchNorm statistics, logits out."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    tf.keras.utils.set_random_seed(0)
+    cls = {"ResNet50": tf.keras.applications.ResNet50, "MobileNetV2": tf.keras.applications.MobileNetV2}[name]
+    model = cls(weights=None, classifier_activation=None, input_shape=(224, 224, 3))
+    rng = np.random.default_rng(0)
+    for layer in model.layers:
+        if isinstance(layer, tf.keras.layers.BatchNormalization):
+            gamma, beta, mean, var = layer.get_weights()
+            layer.set_weights(
+                [
+                    rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
+                    rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
+                    rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
+                    rng.uniform(0.5, 1.5, var.shape).astype(np.float32),
+                ]
+            )
+    spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
+    frozen = convert_variables_to_constants_v2(tf.function(lambda x: model(x, training=False)).get_concrete_function(spec))
+    pb = out_dir / f"{name}.pb"
+    pb.write_bytes(frozen.graph.as_graph_def().SerializeToString())
+    saved = out_dir / f"{name}_saved_model"
+    tf.saved_model.save(model, str(saved))
+    x = rng.random((1, 224, 224, 3), dtype=np.float32)
+    logits = np.asarray(model(x, training=False))
+    return RealModel(name, pb, saved, x, logits)
+
+
+@pytest.fixture(scope="session")
+def real_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RealModel]:
+    """ResNet50 and MobileNetV2, built and saved once per session."""
+    out = tmp_path_factory.mktemp("tf_real_models")
+    return {name: build_application(name, out) for name in ("ResNet50", "MobileNetV2")}
