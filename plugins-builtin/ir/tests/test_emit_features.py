@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from irconv.errors import ConversionError
 from irconv.graph import Graph
-from irconv.ops import Op, SourceOp, attr
+from irconv.ops import Op, Parameter, SourceOp, attr
 from irconv.pipeline.infer import infer_graph
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import ConversionReport, save
@@ -248,3 +248,18 @@ def test_failure_mid_emit_leaves_no_files(tmp_path, installed_host):
     with pytest.raises(TypeError):
         emit_ir(b.graph, tmp_path / "m.xml", installed_host)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_unnamed_inputs_and_outputs_get_their_node_names(tmp_path, installed_host):
+    b = GraphBuilder("unnamed")
+    x = b.graph.add_node(Parameter((2,)), "data").out_port(0)
+    taken = b.op(ReLU(), x, name="taken")
+    taken.data.add_name("relu_out")
+    b.result(b.op(ReLU(), taken, name="relu_out"))  # its node name is already a tensor name
+    b.result(b.op(ReLU(), x, name="second"))
+    b.result(taken)
+    infer_graph(b.graph)
+    model = compile_ir(emit_ir(b.graph, tmp_path / "m.xml", installed_host))
+    assert [p.get_names() for p in model.inputs] == [{"data"}]
+    assert [p.get_names() for p in model.outputs] == [set(), {"second"}, {"relu_out"}]
+    assert b.graph.node("second").out_port(0).data.names == []  # the graph is left as it was

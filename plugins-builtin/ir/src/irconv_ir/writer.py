@@ -15,6 +15,7 @@ from irconv.types import ElementType, MaybeShape
 from irconv_ir.blobs import BlobWriter
 from irconv_ir.bodies import body_layouts, write_port_map
 from irconv_ir.fp16 import CompressionStats, should_compress, to_f16
+from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
 from irconv_ir.xml_out import XmlStream, attrs
 from irconv_ir.xml_text import dims, join_names, shape_text
@@ -36,7 +37,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     )
     writer.xml.line('<?xml version="1.0"?>')
     writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
-    writer.write_graph(graph)
+    writer.write_graph(graph, plan_graph(graph, writer.compress, name_boundary=True))
     writer.xml.close("net")
     writer.xml.flush()
     message = stats.message()
@@ -66,6 +67,11 @@ class GraphPlan:
     compressed: set[int] = field(default_factory=set)
     layer_of: dict[int, int] = field(default_factory=dict)
     inputs_of: dict[int, int] = field(default_factory=dict)
+    extra_names: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+
+    def names(self, port: OutPort) -> list[str]:
+        """The tensor names written on an output port."""
+        return port.data.names or self.extra_names.get((port.node.id, port.idx), [])
 
     def source(self, port: OutPort) -> tuple[int, int]:
         """(layer id, port id) of an output port."""
@@ -73,10 +79,15 @@ class GraphPlan:
         return self.layer_of[node_id], self.inputs_of[node_id] + port.idx
 
 
-def plan_graph(graph: Graph, compress: bool) -> GraphPlan:
-    """Number the layers: topological order; a compressed Const takes two ids (Const, Convert)."""
+def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> GraphPlan:
+    """Number the layers: topological order; a compressed Const takes two ids (Const, Convert).
+
+    ``name_boundary`` gives unnamed model inputs and outputs a tensor name (the main graph).
+    """
     sources = {node.id: _input_sources(node) for node in graph.nodes()}
     plan = GraphPlan(layer_order(graph, sources), sources)
+    if name_boundary:
+        plan.extra_names = boundary_names(graph)
     next_id = 0
     for node in plan.order:
         count = len(sources[node.id])
@@ -164,7 +175,7 @@ class GraphWriter:
 
     def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:
         value = node.op.value  # type: ignore[attr-defined]
-        out = node.out_port(0).data
+        names = plan.names(node.out_port(0))
         if node.id in plan.compressed:
             half = to_f16(value, self.stats)
             self.const_layer(layer_id - 1, f"{node.name}/compressed", half, names=[])
@@ -177,11 +188,11 @@ class GraphWriter:
             self.port(0, ElementType.f16, value.shape, [])
             self.xml.close("input")
             self.xml.open("output")
-            self.port(1, ElementType.f32, value.shape, out.names)
+            self.port(1, ElementType.f32, value.shape, names)
             self.xml.close("output")
             self.xml.close("layer")
             return
-        self.const_layer(layer_id, node.name, value, out.names)
+        self.const_layer(layer_id, node.name, value, names)
 
     def const_layer(self, layer_id: int, name: str, value: np.ndarray, names: list[str]) -> None:
         element_type = ElementType.from_numpy(value.dtype)
@@ -214,7 +225,7 @@ class GraphWriter:
             self.xml.open("output")
             for port in outputs:
                 data = port.data
-                self.port(len(sources) + port.idx, data.element_type, data.shape, data.names)
+                self.port(len(sources) + port.idx, data.element_type, data.shape, plan.names(port))
             self.xml.close("output")
 
     def port(self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str]) -> None:
