@@ -94,3 +94,25 @@ def test_float_text_reads_back_exactly():
     for value in values:
         back = build_op(EveryType, EveryType(scale=float(value)).ir_attributes())
         assert back.scale == float(value)
+
+
+def _opset_case_ops():  # type: ignore[no-untyped-def]
+    """The configured op instances of the opset plugin's runtime cases (non-default attributes)."""
+    from pathlib import Path
+
+    from irconv_opset.testing import load_case_files
+
+    cases_dir = Path(__file__).resolve().parents[2] / "opset" / "tests"
+    seen = set()
+    for case_file in load_case_files(cases_dir):
+        for case in case_file.cases:
+            if case.op.type in NOT_GENERIC or case.base_id() in seen:
+                continue
+            seen.add(case.base_id())
+            yield pytest.param(case.op, id=case.base_id())
+
+
+@pytest.mark.parametrize("op", list(_opset_case_ops()))
+def test_opset_case_attributes_round_trip(op):
+    written = op.ir_attributes()
+    assert build_op(type(op), written).ir_attributes() == written

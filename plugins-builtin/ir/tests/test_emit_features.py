@@ -263,3 +263,19 @@ def test_unnamed_inputs_and_outputs_get_their_node_names(tmp_path, installed_hos
     assert [p.get_names() for p in model.inputs] == [{"data"}]
     assert [p.get_names() for p in model.outputs] == [set(), {"second"}, {"relu_out"}]
     assert b.graph.node("second").out_port(0).data.names == []  # the graph is left as it was
+
+
+def test_xml_special_characters_and_unicode_in_names(tmp_path, installed_host, reemit):
+    odd = 'in "quoted" <tag> & ünïcødé\tname'
+    b = GraphBuilder('net "name" & <more>')
+    x = b.parameter(odd, (2,))
+    b.result(b.op(ReLU(), x, name='relu <&> "x"'), "out\\slash,comma")
+    infer_graph(b.graph)
+    xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    model = compile_ir(xml)
+    assert model.inputs[0].get_names() == {odd}
+    assert model.outputs[0].get_names() == {"out\\slash,comma"}
+    again = tmp_path / "again.xml"
+    graph = reemit(xml, again)
+    assert graph.name == 'net "name" & <more>' and graph.has_node('relu <&> "x"')
+    assert xml.read_bytes() == again.read_bytes()

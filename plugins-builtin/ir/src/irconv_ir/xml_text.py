@@ -15,23 +15,31 @@ def quote(text: str) -> str:
 
 
 def join_names(names: list[str]) -> str:
-    """Tensor names as the IR lists them: comma separated, a comma inside a name escaped."""
-    return ",".join(name.replace("\\", "\\\\").replace(",", "\\,") for name in names)
+    """Tensor names as the IR lists them: comma separated, a comma inside a name written ``\\,``.
+
+    Like OpenVINO's own reader and writer, only ``\\,`` is an escape; any other backslash is
+    part of the name.
+    """
+    return ",".join(name.replace(",", "\\,") for name in names)
 
 
 def split_names(text: str) -> list[str]:
     """The inverse of :func:`join_names`."""
     names: list[str] = []
     current: list[str] = []
-    chars = iter(text)
-    for char in chars:
-        if char == "\\":
-            current.append(next(chars, ""))
-        elif char == ",":
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and text[i + 1 : i + 2] == ",":
+            current.append(",")
+            i += 2
+            continue
+        if char == ",":
             names.append("".join(current).strip())
             current = []
         else:
             current.append(char)
+        i += 1
     names.append("".join(current).strip())
     return [n for n in names if n]
 
