@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from irconv.errors import ConversionError
+import numpy as np
+
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv_caffe.extractors._common import caffe, const_i64, input_rank, layer_of
+from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of
 from irconv_caffe.proto import caffe_pb2 as pb
-from irconv_opset import AvgPool, MaxPool, ReduceMax, ReduceMean
+from irconv_opset import AvgPool, MaxPool, Multiply, ReduceMax, ReduceMean
 
 
 def _pair(p: pb.PoolingParameter, plain: str, h: str, w: str, default: int) -> list[int]:
@@ -44,8 +46,48 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     attrs = dict(strides=strides, pads_begin=pads, pads_end=pads, kernel=kernel, rounding_type=rounding)
     if p.pool == pb.PoolingParameter.MAX:
         return [ctx.op(MaxPool(dilations=[1, 1], **attrs), ctx.input(0), suffix="pool")]
-    # Caffe averages over the window clipped to the padded input: padding counts.
-    return [ctx.op(AvgPool(exclude_pad=False, **attrs), ctx.input(0), suffix="pool")]
+    return [_average(ctx, attrs, kernel, strides, pads, rounding)]
+
+
+def _average(ctx: ExtractContext, attrs: dict, kernel: list[int], strides: list[int], pads: list[int],  # type: ignore[type-arg]
+             rounding: str) -> OutPort:
+    """Caffe divides each window's sum by its cells inside the *padded* input.
+
+    Without padding that is the count of real cells (``exclude-pad``). With padding,
+    windows that spill past the padded end (ceil rounding) count fewer cells than the
+    kernel: then the real-cell average is rescaled by a constant map real/Caffe count.
+    """
+    if not any(pads):
+        return ctx.op(AvgPool(exclude_pad=True, **attrs), ctx.input(0), suffix="pool")
+    shape = input_shape(ctx)
+    assert shape is not None
+    if shape[2] is None or shape[3] is None:
+        # Exact wherever no window spills past the padded end.
+        return ctx.op(AvgPool(exclude_pad=False, **attrs), ctx.input(0), suffix="pool")
+    real, caffe_count = [], []
+    for axis in range(2):
+        size = int(shape[2 + axis])  # type: ignore[arg-type]
+        k, s, pad = kernel[axis], strides[axis], pads[axis]
+        out = window_count(size, k, s, pad, rounding)
+        starts = np.arange(out) * s - pad
+        ends = np.minimum(starts + k, size + pad)
+        caffe_count.append(ends - starts)
+        real.append(np.minimum(ends, size) - np.maximum(starts, 0))
+    caffe_area = np.outer(caffe_count[0], caffe_count[1])
+    if np.all(caffe_area == kernel[0] * kernel[1]):
+        return ctx.op(AvgPool(exclude_pad=False, **attrs), ctx.input(0), suffix="pool")
+    ratio = (np.outer(real[0], real[1]) / caffe_area).astype(np.float32)
+    pooled = ctx.op(AvgPool(exclude_pad=True, **attrs), ctx.input(0), suffix="pool")
+    return ctx.op(Multiply(), pooled, ctx.const(ratio[None, None], suffix="area_ratio"), suffix="rescale")
+
+
+def window_count(size: int, kernel: int, stride: int, pad: int, rounding: str) -> int:
+    """Caffe's pooled size: ceil (or floor), minus a last window starting in the end padding."""
+    span = size + 2 * pad - kernel
+    out = (-(-span // stride) if rounding != "floor" else span // stride) + 1
+    if rounding != "floor" and pad and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
 
 
 EXTRACTORS = (extract_pooling,)
