@@ -1,0 +1,157 @@
+"""Input forms (Keras files, MetaGraph + checkpoint, .pbtxt) and clear errors on bad input."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def _small_keras_model() -> Any:
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(3)
+    inp = tf.keras.Input((12, 12, 3), name="image")
+    y = tf.keras.layers.Conv2D(6, 3, padding="same", activation="relu")(inp)
+    y = tf.keras.layers.BatchNormalization()(y)
+    y = tf.keras.layers.AveragePooling2D(2)(y)
+    y = tf.keras.layers.Flatten()(y)
+    y = tf.keras.layers.Dense(4)(y)
+    return tf.keras.Model(inp, y)
+
+
+@pytest.fixture(scope="module")
+def keras_model() -> Any:
+    return _small_keras_model()
+
+
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])
+def test_keras_file(suffix: str, keras_model: Any, run_converted: Any, tmp_path: Path) -> None:
+    path = tmp_path / f"model{suffix}"
+    keras_model.save(str(path))
+    x = np.random.default_rng(0).random((1, 12, 12, 3), dtype=np.float32)
+    (got,), _ = run_converted(path, [x], tmp_path)
+    np.testing.assert_allclose(got, np.asarray(keras_model(x, training=False)), atol=1e-5)
+
+
+def test_pbtxt_graph(run_converted: Any, tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    fn = tf.function(lambda x: tf.nn.relu(tf.matmul(x, np.eye(3, dtype=np.float32) * 2.0) - 0.5))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(tf.TensorSpec([2, 3], tf.float32, name="x")))
+    tf.io.write_graph(frozen.graph.as_graph_def(), str(tmp_path), "model.pbtxt", as_text=True)
+    x = np.random.default_rng(0).random((2, 3), dtype=np.float32)
+    (got,), _ = run_converted(tmp_path / "model.pbtxt", [x], tmp_path)
+    np.testing.assert_allclose(got, np.maximum(x * 2.0 - 0.5, 0), atol=1e-6)
+
+
+def test_meta_graph_with_checkpoint(run_converted: Any, tmp_path: Path) -> None:
+    """A TF1-style MetaGraph with VariableV2 nodes and a V2 checkpoint beside it."""
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    rng = np.random.default_rng(5)
+    w_value = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 3], name="x")
+        w = v1.Variable(w_value, name="w", use_resource=False)
+        b = v1.Variable(np.arange(4, dtype=np.float32), name="b", use_resource=False)
+        tf.identity(tf.nn.tanh(tf.matmul(x, w) + b), name="y")
+        saver = v1.train.Saver()
+        with v1.Session(graph=graph) as session:
+            session.run(v1.global_variables_initializer())
+            saver.save(session, str(tmp_path / "model"))
+    x_value = rng.random((2, 3), dtype=np.float32)
+    (got,), _ = run_converted(tmp_path / "model.meta", [x_value], tmp_path, outputs=["y"])
+    np.testing.assert_allclose(got, np.tanh(x_value @ w_value + np.arange(4)), atol=1e-5)
+
+
+# ---------------------------------------------------------------------------- bad input
+def _irconv(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "irconv", "convert", *args], capture_output=True, text=True, timeout=120)
+
+
+def _frozen(fn: Any, spec_shape: list[int], path: Path) -> Path:
+    import tensorflow as tf
+
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    concrete = tf.function(fn).get_concrete_function(tf.TensorSpec(spec_shape, tf.float32, name="x"))
+    path.write_bytes(convert_variables_to_constants_v2(concrete).graph.as_graph_def().SerializeToString())
+    return path
+
+
+def test_unknown_op_is_one_clear_error(tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    model = _frozen(lambda x: tf.raw_ops.Bitcast(input=x, type=tf.int32) + 1, [4], tmp_path / "model.pb")
+    out = tmp_path / "out" / "model.xml"
+    result = _irconv(str(model), "-o", str(out))
+    assert result.returncode != 0
+    assert "Bitcast" in result.stderr and "Traceback" not in result.stderr
+    assert not out.parent.exists() or not any(out.parent.iterdir())
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import tensorflow as tf
+
+    path = tmp_path_factory.mktemp("sm") / "saved_model"
+    module = tf.Module()
+    module.w = tf.Variable(np.ones((3, 3), np.float32))
+    serve = tf.function(lambda x: tf.matmul(x, module.w), input_signature=[tf.TensorSpec([1, 3], tf.float32)])
+    tf.saved_model.save(module, str(path), signatures={"serving_default": serve})
+    return path
+
+
+def test_missing_signature_is_one_clear_error(saved_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "model.xml"
+    result = _irconv(str(saved_model), "-o", str(out), "--signature", "predict")
+    assert result.returncode != 0
+    assert "predict" in result.stderr and "serving_default" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists() and not out.with_suffix(".bin").exists()
+
+
+def test_corrupt_checkpoint_is_one_clear_error(saved_model: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(saved_model, broken)
+    index = broken / "variables" / "variables.index"
+    data = bytearray(index.read_bytes())
+    data[-8:] = b"\0" * 8  # the table footer's magic number
+    index.write_bytes(bytes(data))
+    out = tmp_path / "model.xml"
+    result = _irconv(str(broken), "-o", str(out))
+    assert result.returncode != 0
+    assert "corrupt" in result.stderr and "variables.index" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists() and not out.with_suffix(".bin").exists()
+
+
+def test_truncated_checkpoint_data_is_one_clear_error(saved_model: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(saved_model, broken)
+    shard = next((broken / "variables").glob("variables.data-*"))
+    shard.write_bytes(shard.read_bytes()[:10])
+    out = tmp_path / "model.xml"
+    result = _irconv(str(broken), "-o", str(out))
+    assert result.returncode != 0
+    assert "corrupt" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_graph_conversion_does_not_import_tensorflow(saved_model: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys; from irconv.api import convert_model, save_model; "
+        f"save_model(convert_model({str(saved_model)!r}), {str(tmp_path / 'm.xml')!r}); "
+        "print('tensorflow' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
