@@ -1,0 +1,75 @@
+"""Bad input through the CLI: one clear message, a non-zero exit code, no output written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _convert(model: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _model(node: onnx.NodeProto, inits: list | None = None) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits or [],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def _assert_failed_cleanly(result: subprocess.CompletedProcess[str], out: Path, *needles: str) -> None:
+    assert result.returncode != 0
+    message = result.stderr + result.stdout
+    for needle in needles:
+        assert needle in message, message
+    assert "Traceback" not in message
+    assert not out.exists() and not out.with_suffix(".bin").exists()
+
+
+def test_truncated_model(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    weights = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")
+    onnx.save_model(_model(helper.make_node("Conv", ["x", "w"], ["y"]), [weights]), str(path))
+    path.write_bytes(path.read_bytes()[:30])
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "model.onnx")
+
+
+def test_missing_external_data(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    weights = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")
+    onnx.save_model(_model(helper.make_node("Conv", ["x", "w"], ["y"]), [weights]), str(path),
+                    save_as_external_data=True, location="model.weights", size_threshold=0)
+    (tmp_path / "model.weights").unlink()
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "model.weights", "'w'")
+
+
+def test_attribute_openvino_cannot_express(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], name="wrap_pad", mode="wrap")
+    pads = numpy_helper.from_array(np.ones(8, np.int64), "pads")
+    onnx.save_model(_model(node, [pads]), str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "wrap_pad", "mode", "wrap")
+
+
+def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    graph = helper.make_graph(
+        [helper.make_node("Det", ["x"], ["d"], name="det"),
+         helper.make_node("Frobnicate", ["d"], ["y"], name="frob", domain="com.example")],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19), helper.make_opsetid("com.example", 2)])
+    onnx.save_model(model, str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "Det (opset 19)", "com.example::Frobnicate (opset 2)")
