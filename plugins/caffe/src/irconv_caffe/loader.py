@@ -52,11 +52,18 @@ def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
 def load_caffe(path: Path, options: ConversionOptions) -> Graph:
     """The ``Loader.load`` of the caffe plugin."""
     proto_path, weights_path = resolve_files(path, options)
-    net, extras = read_prototxt_with_extras(proto_path)
+    net, extras = read_prototxt_with_extras(proto_path, strict_types=builtin_layer_types())
     mapping_file = options.plugin_options.get(OPTION)
     custom = read_mapping(Path(mapping_file)) if mapping_file else {}
     weights = read_caffemodel(weights_path)
     return build_graph(net, weights, proto_path, extras, custom)
+
+
+def builtin_layer_types() -> frozenset[str]:
+    """Layer types this plugin converts: an unknown field on one of them is a typo."""
+    from irconv_caffe.extractors import all_extractors
+
+    return frozenset(extractor.op for extractor in all_extractors()) | frozenset(INPUT_LAYER_TYPES)
 
 
 def build_graph(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 from google.protobuf import text_format
@@ -24,12 +25,16 @@ def read_prototxt(path: Path) -> pb.NetParameter:
     return read_prototxt_with_extras(path)[0]
 
 
-def read_prototxt_with_extras(path: Path) -> tuple[pb.NetParameter, ExtraParams]:
+def read_prototxt_with_extras(
+    path: Path, strict_types: Collection[str] = ()
+) -> tuple[pb.NetParameter, ExtraParams]:
     """The network, plus the layer-level parameter blocks the schema does not declare.
 
     Custom layers bring their own ``*_param`` blocks. Those are lifted out of the text
     (blanked, so line numbers stay right) and returned as plain values; everything else
-    is parsed strictly, so a misspelt field inside a known block is still an error.
+    is parsed strictly, so a misspelt field inside a known block is still an error, and
+    so is an unknown field on a layer of a type in ``strict_types`` (the built-in ones:
+    ``convolution_parm`` must not silently mean default parameters).
     """
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -42,7 +47,14 @@ def read_prototxt_with_extras(path: Path) -> tuple[pb.NetParameter, ExtraParams]
     except text_format.ParseError as exc:
         if not _UNKNOWN_LAYER_FIELD.search(str(exc)):
             raise _parse_error(path, exc) from None
-        text, extras = lift_unknown_layer_fields(text)
+        text, extras, where = lift_unknown_layer_fields(text)
+        for layer_name, (layer_type, field_name, offset) in where.items():
+            if layer_type in strict_types:
+                line = text.count("\n", 0, offset) + 1
+                column = offset - text.rfind("\n", 0, offset)
+                raise ModelFileError(
+                    f"{path}:{line}:{column}: layer {layer_name!r} ({layer_type}) has no field named {field_name!r}"
+                )
         net = pb.NetParameter()
         try:
             text_format.Parse(text, net)
@@ -66,12 +78,17 @@ def _parse_error(path: Path, exc: text_format.ParseError) -> ModelFileError:
     return ModelFileError(f"{where}: cannot parse the prototxt: {reason}")
 
 
-def lift_unknown_layer_fields(text: str) -> tuple[str, ExtraParams]:
-    """Blank out layer fields unknown to the schema; return the new text and their values."""
+def lift_unknown_layer_fields(text: str) -> tuple[str, ExtraParams, dict[str, tuple[str, str, int]]]:
+    """Blank out layer fields unknown to the schema.
+
+    Returns the new text, the lifted values, and for each layer with lifted fields its
+    type, the first lifted field's name and that field's offset in the text.
+    """
+    where: dict[str, tuple[str, str, int]] = {}
     try:
         fields = parse_fields(text)
     except TextFormatError:
-        return text, {}  # the strict parse will report where the text is broken
+        return text, {}, where  # the strict parse will report where the text is broken
     known = {"layer": pb.LayerParameter.DESCRIPTOR, "layers": pb.V1LayerParameter.DESCRIPTOR}
     spans: list[tuple[int, int]] = []
     extras: ExtraParams = {}
@@ -80,16 +97,18 @@ def lift_unknown_layer_fields(text: str) -> tuple[str, ExtraParams]:
         if descriptor is None or item.value is not None:
             continue
         name = next((f.value for f in item.fields if f.name == "name" and f.value is not None), "")
+        layer_type = next((f.value for f in item.fields if f.name == "type" and f.value is not None), "")
         for child in item.fields:
             if child.name not in descriptor.fields_by_name:
                 extras.setdefault(name, {})[child.name] = child.to_python()
                 spans.append((child.start, child.end))
+                where.setdefault(name, (layer_type, child.name, child.start))
     chars = list(text)
     for start, end in spans:
         for i in range(start, end):
             if chars[i] != "\n":
                 chars[i] = " "
-    return "".join(chars), extras
+    return "".join(chars), extras, where
 
 
 def keep_test_phase(net: pb.NetParameter) -> None:
