@@ -11,9 +11,10 @@ body layer ids; If has ``then_port_map``/``else_port_map`` and ``then_body``/``e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
@@ -61,13 +62,23 @@ def body_layouts(op: Op) -> list[BodyLayout]:
 
 
 def write_port_map(
-    xml: XmlStream,
-    layout: BodyLayout,
-    input_count: int,
-    parameter_layer: Callable[[int], int],
-    result_layer: Callable[[int], int],
+    xml: XmlStream, layout: BodyLayout, input_count: int, parameter_ids: list[int], result_ids: list[int]
 ) -> None:
-    """``<port_map>`` (and ``<back_edges>`` when there are any) of one body."""
+    """``<port_map>`` (and ``<back_edges>`` when there are any) of one body.
+
+    ``parameter_ids``/``result_ids`` are the body's layer ids of its Parameters/Results by position.
+    """
+
+    def parameter_layer(index: int) -> int:
+        if not 0 <= index < len(parameter_ids):
+            raise ConversionError(f"{layout.tag}: no body parameter number {index} (it has {len(parameter_ids)})")
+        return parameter_ids[index]
+
+    def result_layer(index: int) -> int:
+        if not 0 <= index < len(result_ids):
+            raise ConversionError(f"{layout.tag}: no body result number {index} (it has {len(result_ids)})")
+        return result_ids[index]
+
     xml.open(layout.port_map_tag)
     for item in layout.inputs:
         attributes = _slice_attributes(item.sliced)

@@ -158,13 +158,12 @@ class GraphWriter:
         layouts = body_layouts(op)
         plans = [plan_graph(layout.graph, self.compress) for layout in layouts]
         for layout, body_plan in zip(layouts, plans, strict=True):
-            parameters, results = layout.graph.parameters(), layout.graph.results()
             write_port_map(
                 self.xml,
                 layout,
                 node.num_inputs(),
-                lambda i, p=body_plan, nodes=parameters: p.layer_of[nodes[i].id],  # type: ignore[misc]
-                lambda i, p=body_plan, nodes=results: p.layer_of[nodes[i].id],  # type: ignore[misc]
+                parameter_ids=[body_plan.layer_of[n.id] for n in layout.graph.parameters()],
+                result_ids=[body_plan.layer_of[n.id] for n in layout.graph.results()],
             )
         self.write_ports(node, plan)
         for layout, body_plan in zip(layouts, plans, strict=True):
