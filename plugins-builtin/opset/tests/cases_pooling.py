@@ -80,6 +80,22 @@ CASES: list[OpCase] = [
         [tensor(1, 2, 5, 7)],
         id="avgpool14_same_lower",
     ),
+    OpCase(
+        AvgPool(**window((3, 2), (2, 2), (0, 0), (0, 0), auto_pad="same_upper", exclude_pad=False)),
+        [tensor(1, 2, 7, 6)],
+        id="avgpool14_same_upper_count_pad",
+    ),
+    OpCase(
+        AvgPool(**window((3, 3), (2, 2), (1, 0), (0, 1), exclude_pad=False, rounding_type="ceil_torch")),
+        [tensor(1, 2, 8, 7)],
+        id="avgpool14_asym_pads_ceil_torch_count_pad",
+    ),
+    OpCase(
+        MaxPool(**window((2, 3), (2, 1), (0, 0), (0, 0), dilations=(2, 2), auto_pad="same_lower", axis=1)),
+        [tensor(2, 2, 7, 6)],
+        id="maxpool14_same_lower_dilated_axis1",
+        dynamic=False,  # the CPU plugin's dynamic-shape path pads dilated same_lower windows differently
+    ),
     OpCase(AdaptiveAvgPool(), [tensor(1, 3, 7, 9), const(np.array([3, 4], np.int64))], id="adaptive_avg_2d"),
     OpCase(AdaptiveAvgPool(), [tensor(2, 3, 10), const(np.array([4], np.int32))], id="adaptive_avg_1d"),
     # The CPU plugin cannot compile AdaptiveMaxPool with i64 indices (the default): i32 here.

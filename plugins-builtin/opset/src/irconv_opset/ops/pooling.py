@@ -66,10 +66,9 @@ class _PoolBase(CoercedAttrs, Op):
         shape = _pooled_shape(input_shape(node, 0), self, self._dilations())
         set_output(node, 0, shape, input_type(node, 0))
 
-    def _windows(self, data: np.ndarray, pad_value: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every window of ``data`` as [N, C, *out, *kernel], plus two masks of the same
-        window cells: cells of the real input, and cells inside input + padding (ceil
-        rounding may read further than the padding)."""
+    def _windows(self, data: np.ndarray, pad_value: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every window of ``data`` as [N, C, *out, *kernel], and a mask of the same window
+        cells that are real input (not padding, nor the cells ceil rounding reads past it)."""
         rank = data.ndim - 2
         dilations = self._dilations() or (1,) * rank
         out = _pooled_shape(data.shape, self, dilations)
@@ -83,10 +82,7 @@ class _PoolBase(CoercedAttrs, Op):
         full = [(begin, end + more) for (begin, end), more in zip(pads, extra, strict=False)]
         padded = np.pad(data, [(0, 0), (0, 0), *full], constant_values=pad_value)
         real = np.pad(np.ones(data.shape[2:], bool), full, constant_values=False)
-        counted = np.pad(
-            np.ones([d + b + e for d, (b, e) in zip(data.shape[2:], pads, strict=False)], bool), [(0, m) for m in extra]
-        )
-        windows, real_cells, counted_cells = [], [], []
+        windows, real_cells = [], []
         for offset in np.ndindex(*self.kernel):
             index = tuple(
                 slice(
@@ -98,8 +94,7 @@ class _PoolBase(CoercedAttrs, Op):
             )
             windows.append(padded[(slice(None), slice(None), *index)])
             real_cells.append(real[index])
-            counted_cells.append(counted[index])
-        return np.stack(windows, axis=-1), np.stack(real_cells, axis=-1), np.stack(counted_cells, axis=-1)
+        return np.stack(windows, axis=-1), np.stack(real_cells, axis=-1)
 
     def _pads(self, shape: Sequence[int], dilations: Sequence[int]) -> list[tuple[int, int]]:
         rank = len(shape) - 2
@@ -182,8 +177,14 @@ class AvgPool_v1(_PoolBase):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         data = inputs[0]
-        windows, real, counted = self._windows(data.astype(np.float64), 0.0)
-        count = (real if self.exclude_pad else counted).sum(axis=-1)
+        windows, real = self._windows(data.astype(np.float64), 0.0)
+        padded = any(begin or end for begin, end in self._pads(data.shape, (1,) * (data.ndim - 2)))
+        if self.exclude_pad or not padded:
+            count = real.sum(axis=-1)
+        else:
+            # Counting the padding, the CPU runtime divides by the whole window, also where
+            # ceil rounding reaches past the padding (PyTorch would stop at the padding).
+            count = np.full(real.shape[:-1], int(np.prod(self.kernel)))
         return [(windows.sum(axis=-1) / np.maximum(count, 1)).astype(data.dtype)]
 
 
