@@ -9,6 +9,7 @@ Each generated module records the SHA-256 of its source so a test notices a stal
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,11 +29,12 @@ def source_digest(proto: Path) -> str:
 
 def generate(out_dir: Path) -> dict[str, str]:
     """Run protoc over every source into ``out_dir``; return {module file name: text}."""
-    from grpc_tools import protoc
-
-    args = ["protoc", f"-I{SRC}", f"--python_out={out_dir}"] + [str(p.relative_to(SRC)) for p in proto_sources()]
-    if protoc.main(args) != 0:
-        raise SystemExit("protoc failed")
+    # protoc runs in its own process: in-process it can clash with an imported TensorFlow.
+    args = [sys.executable, "-m", "grpc_tools.protoc", f"-I{SRC}", f"--python_out={out_dir}"]
+    args += [str(p.relative_to(SRC)) for p in proto_sources()]
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"protoc failed: {result.stderr}")
     modules = {}
     for proto in proto_sources():
         name = proto.stem + "_pb2.py"

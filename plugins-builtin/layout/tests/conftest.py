@@ -1,0 +1,58 @@
+"""Helpers for the layout transform tests: run a graph on OpenVINO before and after."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from irconv.graph import Graph
+
+
+@pytest.fixture
+def run_graph(tmp_path: Path) -> Callable[[Graph, list[np.ndarray]], list[np.ndarray]]:
+    """Emit ``graph`` as IR and run it on OpenVINO CPU; outputs in Result order."""
+    counter = iter(range(1000))
+
+    def run(graph: Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        from irconv.pipeline.infer import infer_graph
+        from irconv.testing.runtime import emit_ir, run_ir
+
+        infer_graph(graph)
+        xml = emit_ir(copy.deepcopy(graph), tmp_path / f"g{next(counter)}.xml")
+        return list(run_ir(xml, inputs).values())
+
+    return run
+
+
+def transposes(graph: Graph) -> int:
+    return len(graph.by_type("Transpose"))
+
+
+@pytest.fixture
+def count_transposes() -> Callable[[Graph], int]:
+    return transposes
+
+
+def rand(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).uniform(-1, 1, shape).astype(np.float32)
+
+
+@pytest.fixture
+def random_array() -> Callable[..., np.ndarray]:
+    return rand
+
+
+def options(**kwargs: Any):  # type: ignore[no-untyped-def]
+    from irconv.pipeline.options import ConversionOptions
+
+    return ConversionOptions(**kwargs)
+
+
+@pytest.fixture
+def make_options() -> Callable[..., Any]:
+    return options

@@ -1,0 +1,56 @@
+"""layout.sink_transposes: transposes move down through agnostic ops and cancel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv.testing import GraphBuilder, run_transform
+from irconv_layout.sink_transposes import SinkTransposes
+from irconv_opset import Add, Concat, Multiply, ReduceMean, ReLU, Reshape, Transpose
+
+TO_NCHW = [0, 3, 1, 2]
+TO_NHWC = [0, 2, 3, 1]
+
+
+def _chain() -> GraphBuilder:
+    """x -> T(to NHWC) -> ReLU -> Add(c) -> Mul(T(z)) -> Concat -> T(to NCHW) -> y; Mean(axes 1,2) -> m."""
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 3, 4, 5))
+    z = b.parameter("z", (1, 3, 4, 5))
+    t = b.op(Transpose(), x, b.const(TO_NHWC, np.int64))
+    tz = b.op(Transpose(), z, b.const(TO_NHWC, np.int64))
+    h = b.op(Add(), b.op(ReLU(), t), b.const(np.linspace(-1, 1, 3, dtype=np.float32)))
+    h = b.op(Multiply(), h, tz)
+    h = b.op(Concat(axis=3), h, h)
+    b.result(b.op(Transpose(), h, b.const(TO_NCHW, np.int64)), "y")
+    b.result(b.op(ReduceMean(keep_dims=False), h, b.const([1, 2], np.int64)), "m")
+    return b
+
+
+def test_transposes_sink_and_cancel(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+    x, z = random_array(1, 3, 4, 5), random_array(1, 3, 4, 5) + 2
+    before = run_graph(_chain().graph, [x, z])
+    b = _chain()
+    assert run_transform(b.graph, SinkTransposes())
+    assert b.graph.by_type("Transpose") == []
+    after = run_graph(b.graph, [x, z])
+    for got, want in zip(after, before):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_transpose_before_reshape_stays() -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 3, 4, 5))
+    t = b.op(Transpose(), x, b.const(TO_NHWC, np.int64))
+    b.result(b.op(Reshape(special_zero=False), t, b.const([1, -1], np.int64)), "y")
+    assert not run_transform(b.graph, SinkTransposes())
+    assert len(b.graph.by_type("Transpose")) == 1
+
+
+def test_disabled_by_option(make_options) -> None:  # type: ignore[no-untyped-def]
+    b = _chain()
+    transform = SinkTransposes()
+    from irconv.pipeline.context import TransformContext
+    from irconv.plugins.registry import Registry
+
+    assert not transform.condition(b.graph, TransformContext(make_options(nhwc_to_nchw=False), Registry()))
