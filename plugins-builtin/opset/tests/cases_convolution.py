@@ -68,7 +68,6 @@ CASES: list[OpCase] = [
         ),
         [tensor(1, 4, 5, 5), const(tensor(4, 3, 3, 3))],
         id="deconv_output_padding",
-        check_values=False,
     ),
     OpCase(
         ConvolutionBackpropData(
@@ -76,19 +75,16 @@ CASES: list[OpCase] = [
         ),
         [tensor(1, 4, 5, 6), const(tensor(4, 2, 3, 3))],
         id="deconv_same_upper",
-        check_values=False,
     ),
     OpCase(
         ConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)),
         [tensor(1, 4, 5, 5), const(tensor(4, 2, 3, 3)), const(np.array([12, 11], np.int64))],
         id="deconv_output_shape",
-        check_values=False,
     ),
     OpCase(
         GroupConvolutionBackpropData(strides=(2, 2), dilations=(2, 2), pads_begin=(1, 0), pads_end=(0, 1)),
         [tensor(1, 4, 5, 5), const(tensor(2, 2, 3, 3, 3))],
         id="group_deconv",
-        check_values=False,
     ),
     OpCase(
         DeformableConvolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)),
@@ -111,5 +107,27 @@ CASES: list[OpCase] = [
         [tensor(1, 4, 7, 7), tensor(1, 36, 4, 4), const(tensor(3, 4, 3, 3))],
         id="deformable_v1",
         check_values=False,
+    ),
+    OpCase(
+        ConvolutionBackpropData(
+            strides=(2, 3), dilations=(1, 2), pads_begin=(0, 0), pads_end=(0, 0), auto_pad="same_lower"
+        ),
+        [tensor(2, 3, 4, 5), const(tensor(3, 2, 3, 2)), const(np.array([8, 14], np.int64))],
+        id="deconv_output_shape_same_lower",
+    ),
+    OpCase(
+        ConvolutionBackpropData(strides=(2,), dilations=(1,), pads_begin=(2,), pads_end=(1,), output_padding=(1,)),
+        [tensor(1, 2, 6), const(tensor(2, 3, 4))],
+        id="deconv1d_pads",
+    ),
+    OpCase(
+        GroupConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)),
+        [tensor(1, 4, 3, 3), const(tensor(2, 2, 2, 3, 3)), const(np.array([8, 7], np.int64))],
+        id="group_deconv_output_shape",
+    ),
+    OpCase(
+        ConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 2), pads_end=(0, 0)),
+        [tensor(1, 2, 4, 4), const(tensor(2, 3, 3, 3)), const(np.array([7, 6], np.int64))],
+        id="deconv_output_shape_explicit_pads",
     ),
 ]

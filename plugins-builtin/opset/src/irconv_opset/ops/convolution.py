@@ -188,6 +188,59 @@ class _BackpropBase(CoercedAttrs, Op):
             begin, end = self.pads_begin[axis], self.pads_end[axis]
         return stride * (size - 1) + (kernel - 1) * dilation + 1 - begin - end + out_pad
 
+    def _transposed(self, data: np.ndarray, filters: np.ndarray, output_shape: np.ndarray | None) -> np.ndarray:
+        """Grouped transposed convolution; filters are [G, C_in/G, C_out/G, *kernel]."""
+        rank = data.ndim - 2
+        kernel = filters.shape[3:]
+        dilations = self.dilations or (1,) * rank
+        out_pad = self.output_padding or (0,) * rank
+        # Un-cropped output: every input cell spreads its kernel footprint.
+        full_sizes = [
+            (data.shape[2 + i] - 1) * self.strides[i] + (kernel[i] - 1) * dilations[i] + 1 for i in range(rank)
+        ]
+        if output_shape is not None:
+            # The size is given: explicit pads still say where the crop starts; "same" splits
+            # the surplus, the larger half in front for same_upper (the mirror of Convolution).
+            sizes = [int(v) for v in np.asarray(output_shape).reshape(-1)]
+            if self.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
+                begins = []
+                for i in range(rank):
+                    total = full_sizes[i] + out_pad[i] - sizes[i]
+                    half = -(-total // 2) if self.auto_pad is AutoPad.same_upper else total // 2
+                    begins.append(max(half, 0))
+            else:
+                begins = list(self.pads_begin) if self.pads_begin else [0] * rank
+        else:
+            explicit = self.auto_pad is AutoPad.explicit and self.pads_begin
+            begins = list(self.pads_begin) if explicit else [0] * rank
+            ends = list(self.pads_end) if explicit else [0] * rank
+            sizes = [full_sizes[i] - begins[i] - ends[i] + out_pad[i] for i in range(rank)]
+        batch, groups = data.shape[0], filters.shape[0]
+        in_per_group, out_per_group = filters.shape[1], filters.shape[2]
+        grouped = data.reshape(batch, groups, in_per_group, *data.shape[2:]).astype(np.float64)
+        full = np.zeros((batch, groups, out_per_group, *full_sizes))
+        for offset in np.ndindex(*kernel):
+            target = tuple(
+                slice(
+                    offset[i] * dilations[i],
+                    offset[i] * dilations[i] + (data.shape[2 + i] - 1) * self.strides[i] + 1,
+                    self.strides[i],
+                )
+                for i in range(rank)
+            )
+            weights = filters[(slice(None), slice(None), slice(None), *offset)].astype(np.float64)  # [G, Cin/G, Cout/G]
+            full[(slice(None), slice(None), slice(None), *target)] += np.einsum("ngc...,gco->ngo...", grouped, weights)
+        # Crop pads_begin off the front; cells past the un-cropped end (output_padding) are zeros.
+        window = []
+        for i in range(rank):
+            before = max(-begins[i], 0)
+            after = max(begins[i] + sizes[i] - full_sizes[i], 0)
+            window.append((before, after))
+        full = np.pad(full, [(0, 0)] * 3 + window)
+        crop = tuple(slice(begins[i] + window[i][0], begins[i] + window[i][0] + sizes[i]) for i in range(rank))
+        result = full[(slice(None), slice(None), slice(None), *crop)]
+        return result.reshape(batch, groups * out_per_group, *sizes).astype(data.dtype)
+
 
 @dataclass(eq=False)
 class ConvolutionBackpropData(_BackpropBase):
@@ -195,6 +248,10 @@ class ConvolutionBackpropData(_BackpropBase):
 
     type = "ConvolutionBackpropData"
     version = 1
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        output_shape = inputs[2] if len(inputs) > 2 else None
+        return [self._transposed(inputs[0], inputs[1][np.newaxis], output_shape)]
 
 
 @dataclass(eq=False)
@@ -209,6 +266,10 @@ class GroupConvolutionBackpropData(_BackpropBase):
         if filters is None or filters[0] is None or filters[2] is None:
             return None
         return filters[0] * filters[2]
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        output_shape = inputs[2] if len(inputs) > 2 else None
+        return [self._transposed(inputs[0], inputs[1], output_shape)]
 
 
 def _conv_nd(data: np.ndarray, filters: np.ndarray, op: _ConvolutionBase) -> np.ndarray:
