@@ -52,8 +52,9 @@ def prepare(name: str, folder: Path) -> None:
 
 
 def ensure_weights(name: str, folder: Path) -> tuple[Path, Path, list[str]]:
-    made = subprocess.run([sys.executable, __file__, "--prepare", name, "--dir", str(folder)],
-                          check=True, capture_output=True, text=True)
+    made = subprocess.run(
+        [sys.executable, __file__, "--prepare", name, "--dir", str(folder)], check=True, capture_output=True, text=True
+    )
     return models_dir() / name / "deploy.prototxt", folder / f"{name}.caffemodel", json.loads(made.stdout)
 
 
@@ -70,7 +71,9 @@ def run_once(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: boo
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
-        raise SystemExit(f"irconv convert failed on {proto}: {process.stderr.read().decode() if process.stderr else ''}")
+        raise SystemExit(
+            f"irconv convert failed on {proto}: {process.stderr.read().decode() if process.stderr else ''}"
+        )
     return seconds, usage.ru_maxrss * 1024
 
 

@@ -26,13 +26,17 @@ def models_dir() -> Path | None:
 def caffe_models() -> Path:
     found = models_dir()
     if found is None:
-        pytest.skip("the public Caffe prototxts are not here: put them in ../shared/models/caffe "
-                    "or point IRCONV_CAFFE_MODELS at them")
+        pytest.skip(
+            "the public Caffe prototxts are not here: put them in ../shared/models/caffe "
+            "or point IRCONV_CAFFE_MODELS at them"
+        )
     return found
 
 
 @pytest.fixture(scope="session")
-def random_caffemodel(caffe_models: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, Path]]:
+def random_caffemodel(
+    caffe_models: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], tuple[Path, Path]]:
     """``(prototxt, caffemodel)`` for a model name; the seeded weights are made once per session."""
     from irconv_caffe.testing import write_random_caffemodel
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.cli.main import main
 from irconv.testing.runtime import run_ir
 from irconv_caffe.testing import write_random_caffemodel
@@ -72,9 +71,13 @@ def test_both_file_routes_convert_and_match_opencv(tiny: tuple[Path, Path], tmp_
     out = tmp_path / "out" / "tiny.xml"
     out.parent.mkdir()
     if route == "weights":
-        code = convert(str(proto), "--weights", str(weights), "-o", str(out), "--input", "data[1,3,12,12]", "--no-compress-to-fp16")
+        code = convert(
+            str(proto), "--weights", str(weights), "-o", str(out), "--input", "data[1,3,12,12]", "--no-compress-to-fp16"
+        )
     else:
-        code = convert(str(weights), "--proto", str(proto), "-o", str(out), "--input", "data[1,3,12,12]", "--no-compress-to-fp16")
+        code = convert(
+            str(weights), "--proto", str(proto), "-o", str(out), "--input", "data[1,3,12,12]", "--no-compress-to-fp16"
+        )
     assert code == 0
     x = np.random.default_rng(0).uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
     got = run_ir(out, {"data": x})["prob"]
@@ -132,8 +135,10 @@ def test_missing_layer_weights_is_one_clear_error(tmp_path: Path, capsys) -> Non
 
 def test_unknown_layer_types_are_listed_together(tiny: tuple[Path, Path], tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     _, weights = tiny
-    text = TINY.replace("NUM", "4").replace('type: "ReLU"', 'type: "FancyAct"').replace(
-        'type: "Softmax"', 'type: "MysteryNorm"'
+    text = (
+        TINY.replace("NUM", "4")
+        .replace('type: "ReLU"', 'type: "FancyAct"')
+        .replace('type: "Softmax"', 'type: "MysteryNorm"')
     )
     deploy = write_net(tmp_path, "deploy", text)
     code = convert(str(deploy), "--weights", str(weights), "-o", str(tmp_path / "deploy.xml"))

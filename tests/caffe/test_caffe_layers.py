@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.api import convert_model
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_caffe.testing import write_random_caffemodel
@@ -29,21 +28,31 @@ def layer(name: str, kind: str, bottoms: str = "data", params: str = "", top: st
 CONV = layer("c", "Convolution", params="convolution_param { num_output: 4 kernel_size: 3 pad: 1 }")
 
 CASES = {
-    "deconv_group": layer("d", "Deconvolution",
-                          params="convolution_param { num_output: 4 kernel_size: 4 stride: 2 pad: 1 group: 2 }"),
-    "conv_dilated_rect": layer("d", "Convolution", params=(
-        "convolution_param { num_output: 6 kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 1 pad_h: 2 pad_w: 0 "
-        "dilation: 2 }")),
+    "deconv_group": layer(
+        "d", "Deconvolution", params="convolution_param { num_output: 4 kernel_size: 4 stride: 2 pad: 1 group: 2 }"
+    ),
+    "conv_dilated_rect": layer(
+        "d",
+        "Convolution",
+        params=(
+            "convolution_param { num_output: 6 kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 1 pad_h: 2 pad_w: 0 "
+            "dilation: 2 }"
+        ),
+    ),
     "conv_depthwise": layer("d", "Convolution", params="convolution_param { num_output: 4 kernel_size: 3 group: 4 }"),
-    "conv_no_bias": layer("d", "Convolution", params="convolution_param { num_output: 3 kernel_size: 1 bias_term: false }"),
+    "conv_no_bias": layer(
+        "d", "Convolution", params="convolution_param { num_output: 3 kernel_size: 1 bias_term: false }"
+    ),
     "max_pool_ceil_pad": layer("p", "Pooling", params="pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 }"),
     "ave_pool_ceil_pad": layer("p", "Pooling", params="pooling_param { pool: AVE kernel_size: 3 stride: 2 pad: 1 }"),
     "ave_pool_same_pad": layer("p", "Pooling", params="pooling_param { pool: AVE kernel_size: 3 stride: 1 pad: 1 }"),
-    "ave_pool_floor": layer("p", "Pooling",
-                            params="pooling_param { pool: AVE kernel_size: 2 stride: 2 ceil_mode: false }"),
+    "ave_pool_floor": layer(
+        "p", "Pooling", params="pooling_param { pool: AVE kernel_size: 2 stride: 2 ceil_mode: false }"
+    ),
     "global_max_pool": layer("p", "Pooling", params="pooling_param { pool: MAX global_pooling: true }"),
-    "lrn_within_channel": layer("n", "LRN",
-                                params="lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: WITHIN_CHANNEL }"),
+    "lrn_within_channel": layer(
+        "n", "LRN", params="lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: WITHIN_CHANNEL }"
+    ),
     "eltwise_prod_max_coeff": CONV
     + layer("e1", "Eltwise", "c,data", "eltwise_param { operation: PROD }")
     + layer("e2", "Eltwise", "e1,c", "eltwise_param { operation: MAX }")
@@ -51,19 +60,25 @@ CASES = {
     "scale_bias_term": layer("s", "Scale", params="scale_param { bias_term: true }"),
     "scale_two_inputs": CONV + layer("s", "Scale", "data,c", "scale_param { axis: 0 }"),
     "activations": layer("a1", "ELU", params="elu_param { alpha: 0.7 }")
-    + layer("a2", "Sigmoid", "a1") + layer("a3", "TanH", "a2") + layer("a4", "AbsVal", "a3")
-    + layer("a5", "BNLL", "a4") + layer("a6", "Power", "a5", "power_param { power: 2 scale: 0.5 shift: 0.1 }")
+    + layer("a2", "Sigmoid", "a1")
+    + layer("a3", "TanH", "a2")
+    + layer("a4", "AbsVal", "a3")
+    + layer("a5", "BNLL", "a4")
+    + layer("a6", "Power", "a5", "power_param { power: 2 scale: 0.5 shift: 0.1 }")
     + layer("a7", "ReLU", "a6", "relu_param { negative_slope: 0.1 }"),
     "exp_natural": layer("a1", "Exp"),
     "exp_base": layer("a1", "Exp", params="exp_param { base: 2 scale: 0.5 shift: 0.1 }"),
     "mvn": layer("m", "MVN", params="mvn_param { across_channels: true }"),
     "mvn_mean_only": layer("m", "MVN", params="mvn_param { normalize_variance: false }"),
     "normalize_channel": layer("n", "Normalize", params="norm_param { across_spatial: false channel_shared: false }"),
-    "normalize_spatial_shared": layer("n", "Normalize", params="norm_param { across_spatial: true channel_shared: true }"),
+    "normalize_spatial_shared": layer(
+        "n", "Normalize", params="norm_param { across_spatial: true channel_shared: true }"
+    ),
     "slice_equal": layer("sl", "Slice", params="slice_param { axis: 1 }", top="s1,s2")
     + layer("cat", "Concat", "s2,s1", "concat_param { axis: 1 }"),
-    "slice_points_axis3": layer("sl", "Slice", params="slice_param { axis: 3 slice_point: 1 slice_point: 5 }",
-                                top="s1,s2,s3")
+    "slice_points_axis3": layer(
+        "sl", "Slice", params="slice_param { axis: 3 slice_point: 1 slice_point: 5 }", top="s1,s2,s3"
+    )
     + layer("cat", "Concat", "s3,s1,s2", "concat_param { axis: -1 }"),
     "flatten_reshape_permute": layer("f", "Flatten", params="flatten_param { axis: 2 }")
     + layer("r", "Reshape", "f", "reshape_param { shape { dim: 0 dim: -1 dim: 4 } }")
@@ -81,32 +96,43 @@ CASES = {
     "batchnorm_2d": layer("i", "InnerProduct", params="inner_product_param { num_output: 6 }")
     + layer("bn", "BatchNorm", "i", "batch_norm_param { eps: 0.001 }")
     + layer("sc", "Scale", "bn", "scale_param { bias_term: true }"),
-    "dropout_split": layer("dr", "Dropout") + layer("sp", "Split", "dr", top="x1,x2")
-    + layer("e", "Eltwise", "x1,x2"),
+    "dropout_split": layer("dr", "Dropout") + layer("sp", "Split", "dr", top="x1,x2") + layer("e", "Eltwise", "x1,x2"),
 }
 
 # Layers OpenCV's importer has no (or a different) implementation for: checked against NumPy.
 NUMPY_CASES = {
-    "argmax_axis": (layer("a", "ArgMax", params="argmax_param { axis: 1 top_k: 2 }"),
-                    lambda x: np.argsort(-x, axis=1, kind="stable")[:, :2].astype(np.float32)),
+    "argmax_axis": (
+        layer("a", "ArgMax", params="argmax_param { axis: 1 top_k: 2 }"),
+        lambda x: np.argsort(-x, axis=1, kind="stable")[:, :2].astype(np.float32),
+    ),
     "tile": (layer("t", "Tile", params="tile_param { axis: 2 tiles: 3 }"), lambda x: np.tile(x, (1, 1, 3, 1))),
-    "reduction_sumsq": (layer("r", "Reduction", params="reduction_param { axis: 1 operation: SUMSQ coeff: 0.5 }"),
-                        lambda x: 0.5 * (x * x).reshape(x.shape[0], -1).sum(axis=1)),
-    "reduction_asum": (layer("r", "Reduction", params="reduction_param { axis: -1 operation: ASUM }"),
-                       lambda x: np.abs(x).sum(axis=-1)),
+    "reduction_sumsq": (
+        layer("r", "Reduction", params="reduction_param { axis: 1 operation: SUMSQ coeff: 0.5 }"),
+        lambda x: 0.5 * (x * x).reshape(x.shape[0], -1).sum(axis=1),
+    ),
+    "reduction_asum": (
+        layer("r", "Reduction", params="reduction_param { axis: -1 operation: ASUM }"),
+        lambda x: np.abs(x).sum(axis=-1),
+    ),
     "bias": (layer("b", "Bias"), lambda x, w: x + w["b"][0].reshape(1, -1, 1, 1)),
-    "prelu_shared": (layer("p", "PReLU", params="prelu_param { channel_shared: true }"),
-                     lambda x, w: np.where(x > 0, x, x * w["p"][0])),
+    "prelu_shared": (
+        layer("p", "PReLU", params="prelu_param { channel_shared: true }"),
+        lambda x, w: np.where(x > 0, x, x * w["p"][0]),
+    ),
     "inner_product_transposed": (
         layer("i", "InnerProduct", params="inner_product_param { num_output: 5 transpose: true }"),
-        lambda x, w: x.reshape(1, -1) @ w["i"][0] + w["i"][1]),
-    "scale_param_span": (layer("s", "Scale", params="scale_param { axis: 1 num_axes: 2 bias_term: true }"),
-                         lambda x, w: x * w["s"][0][None, :, :, None] + w["s"][1][None, :, :, None]),
+        lambda x, w: x.reshape(1, -1) @ w["i"][0] + w["i"][1],
+    ),
+    "scale_param_span": (
+        layer("s", "Scale", params="scale_param { axis: 1 num_axes: 2 bias_term: true }"),
+        lambda x, w: x * w["s"][0][None, :, :, None] + w["s"][1][None, :, :, None],
+    ),
     "clip": (layer("c", "Clip", params="clip_param { min: -0.2 max: 0.3 }"), lambda x: np.clip(x, -0.2, 0.3)),
-    "log_base": (layer("l", "Log", params="log_param { base: 10 scale: 2 shift: 3 }"),
-                 lambda x: np.log10(2 * x + 3)),
-    "threshold": (layer("t", "Threshold", params="threshold_param { threshold: 0.2 }"),
-                  lambda x: (x > 0.2).astype(np.float32)),
+    "log_base": (layer("l", "Log", params="log_param { base: 10 scale: 2 shift: 3 }"), lambda x: np.log10(2 * x + 3)),
+    "threshold": (
+        layer("t", "Threshold", params="threshold_param { threshold: 0.2 }"),
+        lambda x: (x > 0.2).astype(np.float32),
+    ),
     "swish": (layer("s", "Swish", params="swish_param { beta: 1.5 }"), lambda x: x / (1 + np.exp(-1.5 * x))),
 }
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.api import convert_model
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_caffe.prototxt import read_prototxt
@@ -88,7 +87,7 @@ def test_model_matches_opencv(name: str, random_caffemodel, installed_host, tmp_
     layers = [layer for layer, _ in compared.values()]
     expected = reference.forward(layers)
 
-    for (blob, (_, layer_type)), want in zip(compared.items(), expected):
+    for (blob, (_, layer_type)), want in zip(compared.items(), expected, strict=True):
         got = actual[blob]
         if layer_type == "DetectionOutput":
             assert_same_detections(f"{name}:{blob}", got, want)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.errors import ModelFileError
 from irconv_caffe.caffemodel import read_caffemodel
 from irconv_caffe.proto import caffe_pb2 as pb

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.api import convert_model, save_model
 from irconv.plugins import Extractor, hookimpl
 from irconv_caffe.testing import write_random_caffemodel
@@ -53,7 +52,6 @@ def test_third_party_extractor_handles_a_custom_layer(model, plugin_host, regist
     import irconv_caffe.plugin
     import irconv_ir.plugin
     import irconv_opset.plugin
-
     from irconv.testing.runtime import run_ir
 
     for module, name in ((irconv_caffe.plugin, "caffe"), (irconv_opset.plugin, "opset"), (irconv_ir.plugin, "ir")):
@@ -79,13 +77,14 @@ def test_mapping_file_passes_parameters_as_attributes(model, installed_host, tmp
     proto, weights = model
     mapping = tmp_path / "mapping.xml"
     mapping.write_text(
-        '<CustomLayersMapping>\n'
+        "<CustomLayersMapping>\n"
         '  <CustomLayer NativeType="Upscale" protoParamName="upscale_param" type="MyUpscale"'
         ' opset="my_extension" shape="same"/>\n'
-        '</CustomLayersMapping>\n'
+        "</CustomLayersMapping>\n"
     )
-    graph = convert_model(proto, host=installed_host, weights=weights,
-                          plugin_options={"caffe.custom_layers": str(mapping)})
+    graph = convert_model(
+        proto, host=installed_host, weights=weights, plugin_options={"caffe.custom_layers": str(mapping)}
+    )
     xml = tmp_path / "out.xml"
     save_model(graph, xml, host=installed_host)
     layer = next(e for e in ET.parse(xml).getroot().iter("layer") if e.get("type") == "MyUpscale")

@@ -42,7 +42,19 @@ def test_ssd_field_numbers_follow_weiliu89() -> None:
     from irconv_caffe.proto import caffe_pb2
 
     fields = caffe_pb2.LayerParameter.DESCRIPTOR.fields_by_name
-    numbers = {name: fields[name].number for name in ("permute_param", "prior_box_param", "detection_output_param",
-                                                        "norm_param")}
+    numbers = {
+        name: fields[name].number
+        for name in ("permute_param", "prior_box_param", "detection_output_param", "norm_param")
+    }
     assert numbers == {"permute_param": 202, "prior_box_param": 203, "detection_output_param": 204, "norm_param": 206}
     assert caffe_pb2.PoolingParameter.DESCRIPTOR.fields_by_name["ceil_mode"].number == 13
+
+
+def test_docs_layer_table_is_current() -> None:
+    """docs/caffe.md lists exactly the layers the extractors handle."""
+    from irconv_caffe.layer_table import render
+
+    document = ROOT.parents[1] / "docs" / "caffe.md"
+    if not document.exists():
+        pytest.skip("docs/caffe.md is not part of this checkout")
+    assert document.read_text() == render(document.read_text()), "run: python -m irconv_caffe.layer_table docs/caffe.md"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from irconv.errors import ModelFileError
 from irconv.pipeline.options import ConversionOptions
 from irconv_caffe.loader import load_caffe

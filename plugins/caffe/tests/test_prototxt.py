@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from irconv.errors import ModelFileError
 from irconv_caffe.prototxt import read_prototxt, read_prototxt_with_extras
 
@@ -31,7 +30,9 @@ def test_v1_layers_are_upgraded(tmp_path: Path) -> None:
     net = read_prototxt(write(tmp_path, V1))
     assert not net.layers
     assert [(layer.name, layer.type) for layer in net.layer] == [
-        ("conv", "Convolution"), ("relu", "ReLU"), ("fc", "InnerProduct")
+        ("conv", "Convolution"),
+        ("relu", "ReLU"),
+        ("fc", "InnerProduct"),
     ]
     assert net.layer[0].convolution_param.num_output == 2
     assert list(net.layer[1].top) == ["conv"]

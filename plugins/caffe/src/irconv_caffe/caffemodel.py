@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
 from irconv.errors import ModelFileError
 
 # Wire types.
@@ -86,8 +85,7 @@ def read_caffemodel(path: Path) -> CaffeWeights:
         layers = _read_net(view, buffer)
     except WireError as exc:
         raise ModelFileError(
-            f"{path} is not a binary Caffe model (.caffemodel): {exc}; "
-            "HDF5 weights (.caffemodel.h5) are not supported"
+            f"{path} is not a binary Caffe model (.caffemodel): {exc}; HDF5 weights (.caffemodel.h5) are not supported"
         ) from None
     return CaffeWeights(path, layers, buffer)
 
@@ -97,10 +95,9 @@ def _read_net(view: memoryview, buffer: object) -> dict[str, LayerWeights]:
     for number, wire, start, end in _fields(view, 0, len(view)):
         if number in _LAYER_FIELDS and wire == _LEN:
             layer = _read_layer(view, buffer, start, end, *_LAYER_FIELDS[number])
-            if layer.name:
-                # A name seen twice (a V1 and a V2 copy) keeps the one with blobs.
-                if layer.blobs or layer.name not in layers:
-                    layers[layer.name] = layer
+            # A name seen twice (a V1 and a V2 copy) keeps the one with blobs.
+            if layer.name and (layer.blobs or layer.name not in layers):
+                layers[layer.name] = layer
     return layers
 
 

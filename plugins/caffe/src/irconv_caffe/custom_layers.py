@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
-
 from irconv.errors import ModelFileError
 from irconv.ops import Op, attr
 from irconv.types import ElementType

@@ -8,8 +8,8 @@ from math import prod
 from pathlib import Path
 
 import numpy as np
-
 from irconv.errors import ConversionError
+
 from irconv_caffe.caffemodel import Blob
 from irconv_caffe.proto import caffe_pb2 as pb
 
@@ -52,9 +52,7 @@ class CaffeLayer:
                 f"{self.describe()}: {source} has no weights for this layer; "
                 "check that the caffemodel was trained from this prototxt (layers are matched by name)"
             )
-        raise ConversionError(
-            f"{self.describe()}: {source} holds {have} blob(s) for this layer, expected {count}"
-        )
+        raise ConversionError(f"{self.describe()}: {source} holds {have} blob(s) for this layer, expected {count}")
 
     def blob(self, index: int, expected: ExpectedShape) -> np.ndarray:
         """Blob ``index`` as an array of the ``expected`` shape (a view of the file).
@@ -76,7 +74,9 @@ class CaffeLayer:
             extra = len(shape) - len(expected)
             if all(d == 1 for d in shape[:extra]):
                 candidate = shape[extra:]
-        if len(candidate) == len(expected) and all(e is None or e == d for e, d in zip(expected, candidate)):
+        if len(candidate) == len(expected) and all(
+            e is None or e == d for e, d in zip(expected, candidate, strict=True)
+        ):
             return blob.data.reshape(candidate)
         want = "x".join("?" if e is None else str(e) for e in expected)
         raise ConversionError(

@@ -15,10 +15,11 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Op, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import MaybeShape
+
 from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel
+from irconv_caffe.custom_layers import OPTION, CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
 from irconv_caffe.layer import CaffeLayer
 from irconv_caffe.proto import caffe_pb2 as pb
-from irconv_caffe.custom_layers import OPTION, CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
 from irconv_caffe.prototxt import ExtraParams, read_prototxt_with_extras
 
 FRAMEWORK = "caffe"
@@ -34,9 +35,7 @@ def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
     if path.suffix.lower() == WEIGHTS_SUFFIX or (options.proto is not None and options.weights is None):
         weights, proto = path, options.proto
         if proto is None:
-            raise ModelFileError(
-                f"{path} holds Caffe weights only: give the network with --proto deploy.prototxt"
-            )
+            raise ModelFileError(f"{path} holds Caffe weights only: give the network with --proto deploy.prototxt")
     else:
         proto, weights = path, options.weights
         if weights is None:
@@ -151,10 +150,8 @@ def declared_inputs(net: pb.NetParameter, proto_path: Path) -> list[tuple[str, M
         return []
     if net.input_shape:
         if len(net.input_shape) != len(names):
-            raise ModelFileError(
-                f"{proto_path}: {len(names)} input(s) but {len(net.input_shape)} input_shape block(s)"
-            )
-        return [(n, tuple(int(d) for d in s.dim)) for n, s in zip(names, net.input_shape)]
+            raise ModelFileError(f"{proto_path}: {len(names)} input(s) but {len(net.input_shape)} input_shape block(s)")
+        return [(n, tuple(int(d) for d in s.dim)) for n, s in zip(names, net.input_shape, strict=True)]
     if net.input_dim:
         if len(net.input_dim) != 4 * len(names):
             raise ModelFileError(

@@ -7,12 +7,11 @@ from collections.abc import Collection
 from pathlib import Path
 
 from google.protobuf import text_format
-
 from irconv.errors import ModelFileError
+
 from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_caffe.text_fields import TextFormatError, parse_fields
 from irconv_caffe.v1_upgrade import upgrade_v1_layers
-
 
 #: Parameters of layers our schema does not know, by layer name then field name.
 ExtraParams = dict[str, dict[str, object]]
@@ -25,9 +24,7 @@ def read_prototxt(path: Path) -> pb.NetParameter:
     return read_prototxt_with_extras(path)[0]
 
 
-def read_prototxt_with_extras(
-    path: Path, strict_types: Collection[str] = ()
-) -> tuple[pb.NetParameter, ExtraParams]:
+def read_prototxt_with_extras(path: Path, strict_types: Collection[str] = ()) -> tuple[pb.NetParameter, ExtraParams]:
     """The network, plus the layer-level parameter blocks the schema does not declare.
 
     Custom layers bring their own ``*_param`` blocks. Those are lifted out of the text
@@ -54,7 +51,7 @@ def read_prototxt_with_extras(
                 column = offset - text.rfind("\n", 0, offset)
                 raise ModelFileError(
                     f"{path}:{line}:{column}: layer {layer_name!r} ({layer_type}) has no field named {field_name!r}"
-                )
+                ) from None
         net = pb.NetParameter()
         try:
             text_format.Parse(text, net)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from irconv.errors import ModelFileError
+
 from irconv_caffe.proto import caffe_pb2 as pb
 
 _V1 = pb.V1LayerParameter

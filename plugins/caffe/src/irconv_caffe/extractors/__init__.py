@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv.plugins import Extractor
+
 from irconv_caffe.extractors import activations, convolution, detection, normalization, pooling, tensor
 
 FAMILIES = (convolution, pooling, normalization, activations, tensor, detection)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
@@ -13,6 +12,7 @@ from irconv.pipeline.context import ExtractContext
 from irconv.pipeline.infer import infer_node
 from irconv.plugins import Extractor
 from irconv.types import MaybeShape
+
 from irconv_caffe.layer import CaffeLayer
 
 ExtractFn = Callable[[Node, ExtractContext], "Op | Sequence[OutPort]"]

@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.types import ElementType
-from irconv_caffe.extractors._common import caffe, const_f32, layer_of
 from irconv_opset import (
     Abs,
     Add,
@@ -30,9 +28,12 @@ from irconv_opset import (
     Tanh,
 )
 
+from irconv_caffe.extractors._common import caffe, const_f32, layer_of
+
 
 @caffe("ReLU", "ReLU, PReLU")
 def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """``negative_slope`` gives a leaky ReLU (PReLU with one slope)."""
     slope = layer_of(node).param.relu_param.negative_slope
     if slope == 0:
         return [ctx.op(ReLU(), ctx.input(0), suffix="relu")]
@@ -42,6 +43,7 @@ def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("ReLU6", "Clamp")
 def extract_relu6(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Fork layer: min(max(x, 0), 6)."""
     param = layer_of(node).param
     top = param.relu6_param.n if param.HasField("relu6_param") else 6.0
     return [ctx.op(Clamp(min=0.0, max=float(top)), ctx.input(0), suffix="clamp")]
@@ -55,6 +57,7 @@ def extract_clip(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("PReLU", "PReLU")
 def extract_prelu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Per-channel or shared slope."""
     layer = layer_of(node)
     shared = layer.param.prelu_param.channel_shared
     slope = layer.flat_blob(0, 1 if shared else None)
@@ -140,17 +143,20 @@ def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Softmax", "SoftMax")
 def extract_softmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Any ``axis``."""
     return [ctx.op(SoftMax(axis=layer_of(node).param.softmax_param.axis), ctx.input(0), suffix="softmax")]
 
 
 @caffe("Dropout", "(identity at inference)")
 def extract_dropout(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Identity at inference (Caffe scales while training)."""
     # Caffe scales at training time, so inference passes the input through.
     return [ctx.input(0)]
 
 
 @caffe("Split", "(identity)")
 def extract_split(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Identity: every top is the input."""
     return [ctx.input(0)] * len(layer_of(node).param.top)
 
 
@@ -179,4 +185,3 @@ EXTRACTORS = (
     extract_split,
     extract_silence,
 )
-

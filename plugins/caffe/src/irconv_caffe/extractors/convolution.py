@@ -5,13 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv_caffe.extractors._common import caffe, input_shape, layer_of, normalize_axis, per_axis, pick
-from irconv_caffe.layer import CaffeLayer
-from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_opset import (
     Add,
     Convolution,
@@ -21,6 +17,10 @@ from irconv_opset import (
     MatMul,
     Reshape,
 )
+
+from irconv_caffe.extractors._common import caffe, input_shape, layer_of, normalize_axis, per_axis, pick
+from irconv_caffe.layer import CaffeLayer
+from irconv_caffe.proto import caffe_pb2 as pb
 
 
 def conv_geometry(layer: CaffeLayer, p: pb.ConvolutionParameter, spatial: int) -> dict[str, list[int]]:
@@ -59,6 +59,7 @@ def _add_bias(ctx: ExtractContext, layer: CaffeLayer, out: OutPort, index: int, 
 
 @caffe("Convolution", "Convolution, GroupConvolution, Add")
 def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
     layer = layer_of(node)
     p = layer.param.convolution_param
     channels, spatial = _spatial_rank(ctx, layer)
@@ -84,6 +85,7 @@ def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Deconvolution", "ConvolutionBackpropData, GroupConvolutionBackpropData, Add")
 def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
     layer = layer_of(node)
     p = layer.param.convolution_param
     channels, spatial = _spatial_rank(ctx, layer)
@@ -95,7 +97,10 @@ def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     # Caffe stores deconvolution weights as (input channels, outputs per group, *kernel).
     weights = layer.blob(0, (channels, out_channels // group, *g["kernel"]))
     attrs = dict(
-        strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"],
+        strides=g["strides"],
+        pads_begin=g["pads"],
+        pads_end=g["pads"],
+        dilations=g["dilations"],
         output_padding=[0] * spatial,
     )
     if group == 1:
@@ -112,6 +117,7 @@ def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("InnerProduct", "Reshape, MatMul, Add")
 def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Flattens from ``axis`` on, then MatMul with the (transposed unless ``transpose``) weights."""
     layer = layer_of(node)
     p = layer.param.inner_product_param
     shape = input_shape(ctx)
@@ -129,8 +135,12 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         # Caffe flattens everything from `axis` on: keep the leading dims, merge the rest.
         target = ctx.const(np.array([0] * axis + [-1], dtype=np.int64), suffix="flat_shape")
         data = ctx.op(Reshape(special_zero=True), data, target, suffix="flatten")
-    out = ctx.op(MatMul(transpose_a=False, transpose_b=not p.transpose), data, ctx.const(weights, suffix="weights"),
-                 suffix="matmul")
+    out = ctx.op(
+        MatMul(transpose_a=False, transpose_b=not p.transpose),
+        data,
+        ctx.const(weights, suffix="weights"),
+        suffix="matmul",
+    )
     if p.bias_term:
         bias = layer.blob(1, (p.num_output,))
         out = ctx.op(Add(), out, ctx.const(per_axis(bias, 0, 1), suffix="bias"), suffix="bias_add")

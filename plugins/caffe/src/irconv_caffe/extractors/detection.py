@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of
-from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_opset import (
     DetectionOutput,
     PriorBox,
@@ -22,6 +20,9 @@ from irconv_opset import (
     Unsqueeze,
 )
 
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of
+from irconv_caffe.proto import caffe_pb2 as pb
+
 _CODE_TYPES = {
     pb.PriorBoxParameter.CORNER: "caffe.PriorBoxParameter.CORNER",
     pb.PriorBoxParameter.CENTER_SIZE: "caffe.PriorBoxParameter.CENTER_SIZE",
@@ -33,12 +34,19 @@ def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
     """[H, W] of input ``idx``, from its shape (kept reshapeable)."""
     shape = ctx.op(ShapeOf(), ctx.input(idx), suffix=f"{suffix}_shape")
     op = StridedSlice(begin_mask=[0], end_mask=[0], new_axis_mask=[], shrink_axis_mask=[], ellipsis_mask=[])
-    return ctx.op(op, shape, const_i64(ctx, [2], suffix=f"{suffix}_begin"), const_i64(ctx, [4], suffix=f"{suffix}_end"),
-                  const_i64(ctx, [1], suffix=f"{suffix}_stride"), suffix=f"{suffix}_hw")
+    return ctx.op(
+        op,
+        shape,
+        const_i64(ctx, [2], suffix=f"{suffix}_begin"),
+        const_i64(ctx, [4], suffix=f"{suffix}_end"),
+        const_i64(ctx, [1], suffix=f"{suffix}_stride"),
+        suffix=f"{suffix}_hw",
+    )
 
 
 @caffe("PriorBox", "PriorBox, Unsqueeze")
 def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """SSD priors (min/max sizes, aspect ratios, flip, clip, step, offset, variance): 1 x 2 x N."""
     layer = layer_of(node)
     p = layer.param.prior_box_param
     if p.HasField("step_h") or p.HasField("step_w"):
@@ -69,6 +77,7 @@ def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("DetectionOutput", "DetectionOutput")
 def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """SSD DetectionOutput with NMS and keep_top_k (Caffe's code types)."""
     layer = layer_of(node)
     p = layer.param.detection_output_param
     nms = p.nms_param
@@ -97,6 +106,7 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
 
 @caffe("Proposal", "Proposal")
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Faster R-CNN region proposals (first output: the boxes)."""
     p = layer_of(node).param.proposal_param
     op = Proposal(
         base_size=p.base_size,
@@ -120,14 +130,22 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("PSROIPooling", "PSROIPooling")
 def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """R-FCN position-sensitive ROI pooling."""
     p = layer_of(node).param.psroi_pooling_param
-    op = PSROIPooling(output_dim=p.output_dim, group_size=p.group_size, spatial_scale=p.spatial_scale,
-                      spatial_bins_x=1, spatial_bins_y=1, mode="average")
+    op = PSROIPooling(
+        output_dim=p.output_dim,
+        group_size=p.group_size,
+        spatial_scale=p.spatial_scale,
+        spatial_bins_x=1,
+        spatial_bins_y=1,
+        mode="average",
+    )
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="psroipooling")]
 
 
 @caffe("ROIPooling", "ROIPooling")
 def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Faster R-CNN ROI max pooling."""
     p = layer_of(node).param.roi_pooling_param
     op = ROIPooling(pooled_h=p.pooled_h, pooled_w=p.pooled_w, spatial_scale=p.spatial_scale, method="max")
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="roipooling")]
@@ -135,14 +153,24 @@ def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("RegionYolo", "RegionYolo")
 def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """YOLO v2/v3 region layer."""
     p = layer_of(node).param.region_yolo_param
-    op = RegionYolo(coords=p.coords, classes=p.classes, num=p.num, do_softmax=p.do_softmax, mask=list(p.mask),
-                    axis=1, end_axis=3, anchors=list(p.anchors))
+    op = RegionYolo(
+        coords=p.coords,
+        classes=p.classes,
+        num=p.num,
+        do_softmax=p.do_softmax,
+        mask=list(p.mask),
+        axis=1,
+        end_axis=3,
+        anchors=list(p.anchors),
+    )
     return [ctx.op(op, ctx.input(0), suffix="region_yolo")]
 
 
 @caffe("ReorgYolo", "ReorgYolo")
 def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """YOLO v2 reorg."""
     stride = layer_of(node).param.reorg_yolo_param.stride
     return [ctx.op(ReorgYolo(stride=[stride, stride]), ctx.input(0), suffix="reorg_yolo")]
 

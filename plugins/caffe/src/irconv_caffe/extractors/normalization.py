@@ -5,13 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of, normalize_axis, per_axis
-from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
+
+from irconv_caffe.extractors._common import (
+    caffe,
+    const_i64,
+    input_rank,
+    input_shape,
+    layer_of,
+    normalize_axis,
+    per_axis,
+)
+from irconv_caffe.proto import caffe_pb2 as pb
 
 
 @caffe("BatchNorm", "Multiply, Add")
@@ -51,6 +59,7 @@ def _apply_along(ctx: ExtractContext, op: type, data: OutPort, values: np.ndarra
 
 @caffe("Scale", "Multiply, Add")
 def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Per-axis scale (and bias) from blobs or from a second input; axis and num_axes honoured."""
     layer = layer_of(node)
     p = layer.param.scale_param
     if ctx.has_input(1):
@@ -71,6 +80,7 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Bias", "Add")
 def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Per-axis bias from a blob or from a second input."""
     layer = layer_of(node)
     p = layer.param.bias_param
     if ctx.has_input(1):
@@ -93,6 +103,7 @@ def _aligned_input(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
 
 @caffe("LRN", "LRN")
 def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """ACROSS_CHANNELS and WITHIN_CHANNEL."""
     p = layer_of(node).param.lrn_param
     if p.norm_region == pb.LRNParameter.ACROSS_CHANNELS:
         op = LRN(alpha=p.alpha, beta=p.beta, bias=p.k, size=p.local_size)
@@ -106,6 +117,7 @@ def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("MVN", "MVN")
 def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Mean (and variance) normalisation, per channel or across channels; eps added to the std."""
     p = layer_of(node).param.mvn_param
     rank = input_rank(ctx)
     axes = list(range(1 if p.across_channels else 2, rank))
@@ -122,8 +134,7 @@ def extract_normalize(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     rank = input_rank(ctx)
     shape = input_shape(ctx)
     axes = list(range(1, rank)) if p.across_spatial else [1]
-    out = ctx.op(NormalizeL2(eps=p.eps, eps_mode="add"), ctx.input(0), const_i64(ctx, axes, suffix="axes"),
-                 suffix="l2")
+    out = ctx.op(NormalizeL2(eps=p.eps, eps_mode="add"), ctx.input(0), const_i64(ctx, axes, suffix="axes"), suffix="l2")
     channels = shape[1] if shape is not None else None
     scale = layer.flat_blob(0, 1 if p.channel_shared else channels)
     values = scale.reshape(()) if p.channel_shared else per_axis(scale, 1, rank)

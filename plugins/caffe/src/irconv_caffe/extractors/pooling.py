@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irconv.errors import ConversionError
 import numpy as np
-
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
+from irconv_opset import AvgPool, MaxPool, Multiply, ReduceMax, ReduceMean
+
 from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of
 from irconv_caffe.proto import caffe_pb2 as pb
-from irconv_opset import AvgPool, MaxPool, Multiply, ReduceMax, ReduceMean
 
 
 def _pair(p: pb.PoolingParameter, plain: str, h: str, w: str, default: int) -> list[int]:
@@ -23,6 +23,7 @@ def _pair(p: pb.PoolingParameter, plain: str, h: str, w: str, default: int) -> l
 
 @caffe("Pooling", "MaxPool, AvgPool, ReduceMax, ReduceMean")
 def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """MAX/AVE with Caffe's ceil rounding (ceil_torch), ``ceil_mode: false``, global pooling."""
     layer = layer_of(node)
     p = layer.param.pooling_param
     rank = input_rank(ctx)
@@ -49,8 +50,14 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [_average(ctx, attrs, kernel, strides, pads, rounding)]
 
 
-def _average(ctx: ExtractContext, attrs: dict, kernel: list[int], strides: list[int], pads: list[int],  # type: ignore[type-arg]
-             rounding: str) -> OutPort:
+def _average(
+    ctx: ExtractContext,
+    attrs: dict,
+    kernel: list[int],
+    strides: list[int],
+    pads: list[int],  # type: ignore[type-arg]
+    rounding: str,
+) -> OutPort:
     """Caffe divides each window's sum by its cells inside the *padded* input.
 
     Without padding that is the count of real cells (``exclude-pad``). With padding,

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.types import ElementType
-from irconv_caffe.extractors._common import caffe, const_f32, const_i64, input_rank, input_shape, layer_of, normalize_axis
-from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_opset import (
     Add,
     Concat,
@@ -33,9 +30,21 @@ from irconv_opset import (
     VariadicSplit,
 )
 
+from irconv_caffe.extractors._common import (
+    caffe,
+    const_f32,
+    const_i64,
+    input_rank,
+    input_shape,
+    layer_of,
+    normalize_axis,
+)
+from irconv_caffe.proto import caffe_pb2 as pb
+
 
 @caffe("Eltwise", "Add, Multiply, Maximum")
 def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """SUM (with coefficients), PROD, MAX over any number of inputs."""
     layer = layer_of(node)
     p = layer.param.eltwise_param
     count = len(layer.param.bottom)
@@ -63,6 +72,7 @@ def _concat_axis(p: pb.ConcatParameter) -> int:
 
 @caffe("Concat", "Concat")
 def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Any ``axis`` (or the old ``concat_dim``)."""
     layer = layer_of(node)
     inputs = [ctx.input(i) for i in range(len(layer.param.bottom))]
     if len(inputs) == 1:
@@ -73,6 +83,7 @@ def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Slice", "VariadicSplit, Split")
 def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """``slice_point`` lists or equal parts, any ``axis``."""
     layer = layer_of(node)
     p = layer.param.slice_param
     tops = len(layer.param.top)
@@ -87,8 +98,9 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         raise ConversionError(f"{layer.describe()}: {len(points)} slice points for {tops} tops")
     edges = [0, *points]
     lengths = [edges[i + 1] - edges[i] for i in range(len(points))] + [-1]
-    split = ctx.add(VariadicSplit(), [ctx.input(0), axis_port, const_i64(ctx, lengths, suffix="lengths")],
-                    suffix="split")
+    split = ctx.add(
+        VariadicSplit(), [ctx.input(0), axis_port, const_i64(ctx, lengths, suffix="lengths")], suffix="split"
+    )
     return [split.out_port(i) for i in range(tops)]
 
 
@@ -107,15 +119,20 @@ def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     reference = input_shape(ctx, 1)
     start_port = const_i64(ctx, starts, suffix="starts")
     if reference is not None and all(reference[a] is not None for a in axes):
-        stop_port = const_i64(ctx, [s + int(reference[a]) for s, a in zip(starts, axes)], suffix="stops")  # type: ignore[arg-type]
+        stop_port = const_i64(ctx, [s + int(reference[a]) for s, a in zip(starts, axes, strict=True)], suffix="stops")  # type: ignore[arg-type]
     else:
-        sizes = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(1), suffix="ref_shape"),
-                       const_i64(ctx, axes, suffix="ref_axes"), const_i64(ctx, 0, suffix="gather_axis"),
-                       suffix="ref_sizes")
+        sizes = ctx.op(
+            Gather(),
+            ctx.op(ShapeOf(), ctx.input(1), suffix="ref_shape"),
+            const_i64(ctx, axes, suffix="ref_axes"),
+            const_i64(ctx, 0, suffix="gather_axis"),
+            suffix="ref_sizes",
+        )
         stop_port = ctx.op(Add(), sizes, start_port, suffix="stops")
     steps = const_i64(ctx, [1] * len(axes), suffix="steps")
-    return [ctx.op(Slice(), ctx.input(0), start_port, stop_port, steps, const_i64(ctx, axes, suffix="axes"),
-                   suffix="crop")]
+    return [
+        ctx.op(Slice(), ctx.input(0), start_port, stop_port, steps, const_i64(ctx, axes, suffix="axes"), suffix="crop")
+    ]
 
 
 def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") -> OutPort:
@@ -124,6 +141,7 @@ def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") ->
 
 @caffe("Flatten", "Reshape")
 def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """``axis`` .. ``end_axis``."""
     layer = layer_of(node)
     p = layer.param.flatten_param
     rank = input_rank(ctx)
@@ -160,6 +178,7 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Permute", "Transpose")
 def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """SSD's Permute; missing trailing axes keep their order."""
     rank = input_rank(ctx)
     order = [int(a) for a in layer_of(node).param.permute_param.order]
     order += [a for a in range(rank) if a not in order]
@@ -170,6 +189,7 @@ def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Tile", "Tile")
 def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Repeat along ``axis``."""
     p = layer_of(node).param.tile_param
     rank = input_rank(ctx)
     repeats = [1] * rank
@@ -196,6 +216,7 @@ def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("ArgMax", "TopK, Convert, Concat")
 def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """``top_k``, ``out_max_val``, with or without ``axis``."""
     layer = layer_of(node)
     p = layer.param.argmax_param
     data = ctx.input(0)
@@ -203,11 +224,15 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         axis = normalize_axis(ctx, p.axis, input_rank(ctx))
     else:
         # Without an axis Caffe ranks each item's flattened values: output N x 1(2) x top_k.
-        data = ctx.op(Reshape(special_zero=True), data, const_i64(ctx, [0, 1, -1], suffix="flat_shape"),
-                      suffix="flatten")
+        data = ctx.op(
+            Reshape(special_zero=True), data, const_i64(ctx, [0, 1, -1], suffix="flat_shape"), suffix="flatten"
+        )
         axis = 2
-    topk = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i32),
-                   [data, const_i64(ctx, p.top_k, suffix="k")], suffix="topk")
+    topk = ctx.add(
+        TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i32),
+        [data, const_i64(ctx, p.top_k, suffix="k")],
+        suffix="topk",
+    )
     indices = ctx.op(Convert(destination_type=ElementType.f32), topk.out_port(1), suffix="indices")
     if not p.out_max_val:
         return [indices]
@@ -218,6 +243,7 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("ShuffleChannel", "ShuffleChannels")
 def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """ShuffleNet's channel shuffle."""
     group = layer_of(node).param.shuffle_channel_param.group
     return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
 
@@ -250,21 +276,45 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         size = [int(other[2]), int(other[3])]
     else:
         raise ConversionError(f"{layer.describe()}: give height/width, zoom_factor or shrink_factor")
-    op = Interpolate(mode="linear", shape_calculation_mode="sizes", coordinate_transformation_mode="align_corners",
-                     pads_begin=[0, 0, -p.pad_beg, -p.pad_beg] if p.pad_beg else [0, 0, 0, 0],
-                     pads_end=[0, 0, -p.pad_end, -p.pad_end] if p.pad_end else [0, 0, 0, 0])
-    return [ctx.op(op, ctx.input(0), const_i64(ctx, size, suffix="sizes"), const_i64(ctx, [2, 3], suffix="axes"),
-                   suffix="interp")]
+    op = Interpolate(
+        mode="linear",
+        shape_calculation_mode="sizes",
+        coordinate_transformation_mode="align_corners",
+        pads_begin=[0, 0, -p.pad_beg, -p.pad_beg] if p.pad_beg else [0, 0, 0, 0],
+        pads_end=[0, 0, -p.pad_end, -p.pad_end] if p.pad_end else [0, 0, 0, 0],
+    )
+    return [
+        ctx.op(
+            op,
+            ctx.input(0),
+            const_i64(ctx, size, suffix="sizes"),
+            const_i64(ctx, [2, 3], suffix="axes"),
+            suffix="interp",
+        )
+    ]
 
 
 @caffe("Upsample", "Interpolate")
 def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
     scale = float(layer_of(node).param.upsample_param.scale)
-    op = Interpolate(mode="nearest", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric",
-                     nearest_mode="floor", pads_begin=[0, 0, 0, 0], pads_end=[0, 0, 0, 0])
-    return [ctx.op(op, ctx.input(0), const_f32(ctx, [scale, scale], suffix="scales"),
-                   const_i64(ctx, [2, 3], suffix="axes"), suffix="upsample")]
+    op = Interpolate(
+        mode="nearest",
+        shape_calculation_mode="scales",
+        coordinate_transformation_mode="asymmetric",
+        nearest_mode="floor",
+        pads_begin=[0, 0, 0, 0],
+        pads_end=[0, 0, 0, 0],
+    )
+    return [
+        ctx.op(
+            op,
+            ctx.input(0),
+            const_f32(ctx, [scale, scale], suffix="scales"),
+            const_i64(ctx, [2, 3], suffix="axes"),
+            suffix="upsample",
+        )
+    ]
 
 
 EXTRACTORS = (
@@ -282,4 +332,3 @@ EXTRACTORS = (
     extract_interp,
     extract_upsample,
 )
-

@@ -49,5 +49,7 @@ def assert_same_detections(name: str, actual: np.ndarray, expected: np.ndarray, 
 def _has_match(rows: np.ndarray, row: np.ndarray, atol: float) -> bool:
     if not len(rows):
         return False
-    close = np.all(np.abs(rows[:, :3] - row[:3]) <= atol, axis=1) & np.all(np.abs(rows[:, 3:] - row[3:]) <= 10 * atol, axis=1)
+    close = np.all(np.abs(rows[:, :3] - row[:3]) <= atol, axis=1) & np.all(
+        np.abs(rows[:, 3:] - row[3:]) <= 10 * atol, axis=1
+    )
     return bool(close.any())

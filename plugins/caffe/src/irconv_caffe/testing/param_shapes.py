@@ -22,12 +22,12 @@ def _pick(values: Sequence[int], i: int, default: int) -> int:
 
 
 def _conv_geometry(p: pb.ConvolutionParameter, rank: int) -> tuple[list[int], list[int], list[int], list[int]]:
-    if p.HasField("kernel_h"):
-        kernel = [p.kernel_h, p.kernel_w]
-    else:
-        kernel = [_pick(p.kernel_size, i, 1) for i in range(rank)]
+    has_hw = p.HasField("kernel_h")
+    kernel = [p.kernel_h, p.kernel_w] if has_hw else [_pick(p.kernel_size, i, 1) for i in range(rank)]
     stride = [p.stride_h, p.stride_w] if p.HasField("stride_h") else [_pick(p.stride, i, 1) for i in range(rank)]
-    pad = [p.pad_h, p.pad_w] if p.HasField("pad_h") or p.HasField("pad_w") else [_pick(p.pad, i, 0) for i in range(rank)]
+    pad = (
+        [p.pad_h, p.pad_w] if p.HasField("pad_h") or p.HasField("pad_w") else [_pick(p.pad, i, 0) for i in range(rank)]
+    )
     dilation = [_pick(p.dilation, i, 1) for i in range(rank)]
     return kernel, stride, pad, dilation
 
@@ -158,7 +158,7 @@ def parameter_shapes(net: pb.NetParameter, inputs: dict[str, Shape]) -> dict[str
         if layer.type == "Input":
             continue
         tops, blobs = layer_shapes(layer, [shapes[b] for b in layer.bottom])
-        for name, shape in zip(layer.top, tops):
+        for name, shape in zip(layer.top, tops, strict=False):
             shapes[name] = shape
         if blobs:
             params[layer.name] = blobs

@@ -51,7 +51,7 @@ def random_blobs(layer_type: str, shapes: list[Shape], rng: np.random.Generator)
     for i, shape in enumerate(shapes):
         if i == 0 and len(shape) >= 2:
             fan_in = math.prod(shape[1:])
-            blobs.append((rng.standard_normal(shape, dtype=np.float32) * np.float32(math.sqrt(2.0 / fan_in))))
+            blobs.append(rng.standard_normal(shape, dtype=np.float32) * np.float32(math.sqrt(2.0 / fan_in)))
         else:
             blobs.append(rng.normal(0.0, 0.05, shape).astype(np.float32))
     return blobs
@@ -104,7 +104,7 @@ def _blob_message(blob: np.ndarray, legacy: bool) -> list[bytes | memoryview]:
     data = np.ascontiguousarray(blob, dtype="<f4")
     if legacy:
         dims = (1,) * (4 - blob.ndim) + tuple(blob.shape) if blob.ndim <= 4 else tuple(blob.shape)
-        head = b"".join(_key(number, 0) + _varint(d) for number, d in zip((1, 2, 3, 4), dims))
+        head = b"".join(_key(number, 0) + _varint(d) for number, d in zip((1, 2, 3, 4), dims, strict=False))
     else:
         shape = b"".join(_varint(d) for d in blob.shape)
         head = _field_len(7, _field_len(1, shape) if blob.ndim else b"")
