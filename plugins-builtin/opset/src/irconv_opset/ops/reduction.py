@@ -16,20 +16,15 @@ if TYPE_CHECKING:
     from irconv.graph import Node
 
 
-def reduced_shape(shape: MaybeShape, axes: np.ndarray | None, axes_shape: MaybeShape, keep_dims: bool) -> MaybeShape:
+def reduced_shape(shape: MaybeShape, axes: np.ndarray | None, keep_dims: bool) -> MaybeShape:
     """The output shape of a reduction; dynamic where the axes are not constant."""
     if shape is None:
         return None
     rank = len(shape)
     if axes is None:
-        if keep_dims:
-            return dynamic_shape(rank)
-        if axes_shape is not None and len(axes_shape) <= 1 and axes_shape and axes_shape[0] is not None:
-            # distinct axes: the rank drops by their count
-            return dynamic_shape(rank - axes_shape[0])
-        if axes_shape == ():
-            return dynamic_shape(rank - 1)
-        return None
+        # Without the axes values only keep_dims fixes the rank (the runtime agrees:
+        # repeated axes would make a count-based rank wrong).
+        return dynamic_shape(rank) if keep_dims else None
     reduced = set(normalize_axes(np.asarray(axes).reshape(-1), rank))
     if keep_dims:
         return tuple(1 if i in reduced else d for i, d in enumerate(shape))
@@ -49,7 +44,7 @@ class Reduction(Op):
         raise NotImplementedError
 
     def infer(self, node: Node) -> None:
-        shape = reduced_shape(in_shape(node, 0), in_value(node, 1), in_shape(node, 1), self.keep_dims)
+        shape = reduced_shape(in_shape(node, 0), in_value(node, 1), self.keep_dims)
         set_output(node, 0, shape, ElementType.boolean if self.boolean_output else in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
