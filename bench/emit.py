@@ -8,7 +8,10 @@ infers and emits it again, and checks the files are identical. Each measurement 
 its own child process; its peak RSS comes from ``os.wait4``. Prints a Markdown table and
 checks the memory budget: peak RSS < 1.3 x constant bytes + 200 MiB.
 
-    python bench/emit.py [--gib 1.0] [--consts 64] [--dir /tmp]
+A second table times graphs of many small nodes (``--nodes``): emit and read-back costs
+per node.
+
+    python bench/emit.py [--gib 1.0] [--consts 64] [--nodes 10000,50000] [--dir /tmp]
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from pathlib import Path
 MIB = 1 << 20
 #: Child runs: emit f32, emit with fp16 compression, read the f32 IR back and emit it again.
 MODES = {"f32": "emit, fp16 off", "f16": "emit, fp16 on", "reemit": "read f32 IR + emit"}
+#: Blocks of the node-count runs: Const -> Add -> ReLU.
+NODES_PER_BLOCK = 3
 
 
 def child(args: argparse.Namespace) -> None:
@@ -38,6 +43,9 @@ def child(args: argparse.Namespace) -> None:
     from irconv_ir.writer import write_ir
 
     directory = Path(args.dir)
+    if args.mode == "nodes":
+        print(json.dumps(emit_many_nodes(int(args.nodes), directory)))
+        return
     start = time.perf_counter()
     if args.mode == "reemit":
         graph, const_bytes = read_back(directory / "bench_f32.xml")
@@ -61,6 +69,41 @@ def child(args: argparse.Namespace) -> None:
         "bin_bytes": xml.with_suffix(".bin").stat().st_size,
     }
     print(json.dumps(figures))
+
+
+def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
+    """Emit a graph of ``count`` small nodes and read it back: the per-node costs."""
+    import numpy as np
+    from irconv.pipeline.context import EmitContext
+    from irconv.pipeline.extract import extract_graph
+    from irconv.pipeline.infer import infer_graph
+    from irconv.pipeline.options import ConversionOptions
+    from irconv.pipeline.output import AtomicFiles
+    from irconv.plugins.manager import PluginHost
+    from irconv.testing import GraphBuilder
+    from irconv_ir.reader import load_ir
+    from irconv_ir.writer import write_ir
+    from irconv_opset import Add, ReLU
+
+    b = GraphBuilder("nodes_bench")
+    h = b.parameter("x", (1, 64, None, None))
+    for i in range(count // NODES_PER_BLOCK):
+        bias = np.full((1, 64, 1, 1), i % 1000, np.float32)  # 1000 distinct blobs, the rest shared
+        h = b.op(ReLU(), b.op(Add(), h, b.const(bias)))
+    b.result(h, "y")
+    infer_graph(b.graph)
+    options = ConversionOptions()
+    xml = directory / "nodes.xml"
+    start = time.perf_counter()
+    with AtomicFiles() as files:
+        write_ir(b.graph, xml, EmitContext(options, files))
+    emitted = time.perf_counter() - start
+    registry = PluginHost(strict=True).registry()
+    start = time.perf_counter()
+    graph = load_ir(xml, options)
+    extract_graph(graph, registry, options)
+    read = time.perf_counter() - start
+    return {"nodes": len(b.graph), "emit_s": emitted, "read_s": read, "xml_bytes": xml.stat().st_size}
 
 
 def build(gib: float, count: int):  # type: ignore[no-untyped-def]
@@ -98,19 +141,9 @@ def read_back(xml: Path):  # type: ignore[no-untyped-def]
     return graph, const_bytes
 
 
-def measure(gib: float, consts: int, mode: str, directory: str) -> dict[str, float]:
-    command = [
-        sys.executable,
-        __file__,
-        "--child",
-        mode,
-        "--gib",
-        str(gib),
-        "--consts",
-        str(consts),
-        "--dir",
-        directory,
-    ]
+def measure(gib: float, consts: int, mode: str, directory: str, nodes: int = 0) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", mode, "--gib", str(gib), "--consts", str(consts)]
+    command += ["--dir", directory, "--nodes", str(nodes)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE)
     assert process.stdout is not None
     output = process.stdout.read()
@@ -128,7 +161,10 @@ def main() -> None:
     parser.add_argument("--gib", type=float, default=1.0, help="constant bytes in GiB (default 1)")
     parser.add_argument("--consts", type=int, default=64, help="number of constants (default 64)")
     parser.add_argument("--dir", default=None, help="where to write the IR (default: a temporary directory)")
-    parser.add_argument("--child", dest="mode", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--nodes", default="10000,50000", help="node counts of the per-node runs (default 10000,50000; '' skips)"
+    )
+    parser.add_argument("--child", dest="mode", choices=[*MODES, "nodes"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.mode:
         child(args)
@@ -151,6 +187,13 @@ def main() -> None:
         identical = all(
             filecmp.cmp(first.with_suffix(s), again.with_suffix(s), shallow=False) for s in (".xml", ".bin")
         )
+        node_rows = []
+        for count in [int(n) for n in args.nodes.split(",") if n.strip()]:
+            f = measure(args.gib, args.consts, "nodes", directory, count)
+            node_rows.append(
+                f"| {f['nodes']:.0f} | {f['xml_bytes'] / MIB:.1f} | {f['emit_s']:.2f} | {f['emit_s'] / f['nodes'] * 1e6:.0f} "
+                f"| {f['read_s']:.2f} | {f['read_s'] / f['nodes'] * 1e6:.0f} |"
+            )
     print(f"bench/emit.py: {args.consts} f32 constants, {args.gib:g} GiB in total, each feeding an Add\n")
     print(
         "| run | constants MiB | .bin MiB | build/read s | emit s | MiB/s "
@@ -159,6 +202,11 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print(f"\nfiles read back and re-emitted are identical to the first emit: {'yes' if identical else 'NO'}")
+    if node_rows:
+        print("\nPer-node costs (chains of Const -> Add -> ReLU on a [1,64,?,?] input):\n")
+        print("| nodes | .xml MiB | emit s | emit us/node | read + extract s | read us/node |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(node_rows))
     if failed:
         raise SystemExit("peak RSS exceeded 1.3 x constant bytes + 200 MiB")
     if not identical:

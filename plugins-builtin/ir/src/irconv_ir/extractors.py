@@ -43,15 +43,15 @@ def opset_extractors() -> list[Extractor]:
 
 
 def generic_extract(op_class: type[Op]) -> Callable[[Node, ExtractContext], Op]:
-    fields: dict[str, tuple[str, Any]] = {}
+    resolved: list[dict[str, tuple[str, Any]]] = []  # the field types, resolved on first use
 
     def extract(node: Node, ctx: ExtractContext) -> Op:
         source = node.op
         assert isinstance(source, SourceOp)
-        if not fields:
-            fields.update(field_types(op_class))
+        if not resolved:
+            resolved.append(field_types(op_class))
         try:
-            return build_op(op_class, source.source.data, fields)
+            return build_op(op_class, source.source.data, resolved[0])
         except ValueError as exc:
             raise ConversionError(f"IR layer {node.name!r} ({op_class.type}): {exc}") from None
 

@@ -91,8 +91,9 @@ class GraphReader:
         outputs: dict[tuple[int, int], OutPort] = {}
         layer_nodes: dict[int, int] = {}
         graph.meta[LAYER_NODES] = layer_nodes
+        folded_consts = set(folded.values())
         for layer in self._topological(net, sources):
-            if layer.id in folded.values():
+            if layer.id in folded_consts:
                 continue
             feeds = sources.get(layer.id, {})
             if layer.id in folded:
