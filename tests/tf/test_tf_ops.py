@@ -198,7 +198,7 @@ def cases() -> dict[str, Case]:
             lambda x: raw.MirrorPad(input=x, paddings=np.array([[1, 1], [2, 2]], np.int32), mode="REFLECT"), [f32(4, 5)]
         ),
         "Tile": Case(lambda x: raw.Tile(input=x, multiples=np.array([2, 1, 3], np.int32)), [f32(2, 3, 4)]),
-        "Fill": Case(lambda x: raw.Fill(dims=tf.shape(x), value=np.float32(2.5)) + x, [f32(2, 3)], ops=("Shape",)),
+        "Fill": Case(lambda x: raw.Fill(dims=tf.shape(x), value=np.float32(2.5)) + x, [f32(2, 3)]),
         "BroadcastTo": Case(lambda x: raw.BroadcastTo(input=x, shape=np.array([2, 3, 4], np.int32)), [f32(3, 1)]),
         "Shape": Case(lambda x: raw.Shape(input=x, out_type=tf.int32), [f32(2, 3, 4)]),
         "Size": Case(lambda x: raw.Size(input=x, out_type=tf.int32), [f32(2, 3, 4)]),
@@ -227,6 +227,11 @@ def cases() -> dict[str, Case]:
             [np.array([0, 3, 4, 1], np.int32)],
         ),
         "Cumsum": Case(lambda x: raw.Cumsum(x=x, axis=1, exclusive=True), [f32(2, 5)]),
+        # control flow
+        "While": Case(lambda x: _while_loop(tf, x, stateless=False), [f32(2, 3)]),
+        "StatelessWhile": Case(lambda x: _while_loop(tf, x, stateless=True), [f32(2, 3)]),
+        "If": Case(lambda x, c: _cond(tf, x, c, stateless=False), [f32(2, 3), np.array(True)]),
+        "StatelessIf": Case(lambda x, c: _cond(tf, x, c, stateless=True), [f32(2, 3), np.array(False)]),
         # reductions
         "Mean": reduce(raw.Mean),
         "Sum": reduce(raw.Sum, keep=True),
@@ -247,6 +252,29 @@ def _bn(op: Any, x: Any) -> Any:
         x=x, scale=f32(c, low=0.5, high=1.5), offset=f32(c), mean=f32(c), variance=f32(c, low=0.5, high=1.5),
         epsilon=0.001, is_training=False,
     )[0]
+
+
+def _while_loop(tf: Any, x: Any, stateless: bool) -> Any:
+    """Doubles x until its sum passes 50 (a data-dependent trip count)."""
+    def cond(i: Any, y: Any) -> Any:
+        return tf.logical_and(i < 20, tf.reduce_sum(tf.abs(y)) < 50.0)
+
+    def body(i: Any, y: Any) -> Any:
+        return i + 1, y * 2.0 + 0.1
+
+    out = tf.raw_ops.While if not stateless else tf.raw_ops.StatelessWhile
+    cond_fn = tf.function(cond).get_concrete_function(tf.TensorSpec([], tf.int32), tf.TensorSpec([2, 3], tf.float32))
+    body_fn = tf.function(body).get_concrete_function(tf.TensorSpec([], tf.int32), tf.TensorSpec([2, 3], tf.float32))
+    i, y = out(input=[tf.constant(0), x], cond=cond_fn, body=body_fn)
+    return y + tf.cast(i, tf.float32)
+
+
+def _cond(tf: Any, x: Any, c: Any, stateless: bool) -> Any:
+    spec = tf.TensorSpec([2, 3], tf.float32)
+    then_fn = tf.function(lambda y: [y * 3.0]).get_concrete_function(spec)
+    else_fn = tf.function(lambda y: [y - 1.0]).get_concrete_function(spec)
+    op = tf.raw_ops.StatelessIf if stateless else tf.raw_ops.If
+    return op(cond=c, input=[x], Tout=[tf.float32], then_branch=then_fn, else_branch=else_fn)[0]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from irconv.graph import Graph
+import dataclasses
+
+from irconv.graph import Graph, Node
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
 from irconv_layout.perm import add_transpose, channels_first, channels_last
@@ -26,6 +28,8 @@ class WrapMarked(Transform):
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         changed = False
         for node in graph.nodes():
+            for body in _bodies(node):  # loop and branch bodies compute in the same layout
+                changed = self.apply(body, ctx) or changed
             rank = CHANNELS_LAST.get(node.layout or "")
             if rank is None:
                 continue
@@ -38,3 +42,10 @@ class WrapMarked(Transform):
             graph.meta[WRAPPED] = rank
             changed = True
         return changed
+
+
+def _bodies(node: Node) -> list[Graph]:
+    op = node.op
+    if not dataclasses.is_dataclass(op):
+        return []
+    return [v for f in dataclasses.fields(op) if isinstance(v := getattr(op, f.name), Graph)]

@@ -77,6 +77,9 @@ def build_graph(
     graph = Graph(name, FRAMEWORK)
     input_by_node = {ep.tensor[0]: ep for ep in inputs}
     order = reachable(nodes, [ep.tensor for ep in outputs])
+    # Declared inputs first and in their order: body graphs match Parameters by position.
+    declared = [ep.tensor[0] for ep in inputs]
+    order = declared + [n for n in order if n not in input_by_node]
     counts = output_counts(nodes, order, [ep.tensor for ep in outputs])
     made: dict[str, Node] = {}
     for node_name in order:

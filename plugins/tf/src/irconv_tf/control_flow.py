@@ -1,7 +1,8 @@
 """Functional control flow bodies (While/If branches) as irconv sub-graphs.
 
-A body function becomes a graph whose Parameters are the function's arguments (in order)
-and whose Results are its return values (in order); nested calls are inlined.
+A body function becomes a graph whose Parameters are the function's arguments (all of
+them, in order) and whose Results are its return values (in order); nested calls are
+inlined. Variable reads inside a body read the (constant) value passed in.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ BODY_ATTRS: dict[str, tuple[str, ...]] = {
     "If": ("then_branch", "else_branch"),
     "StatelessIf": ("then_branch", "else_branch"),
 }
+_RESOURCE = 20
 
 
 def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
+    from irconv_tf.proto import graph_pb2
+
     fdef = functions.get(fname)
     if fdef is None:
         raise ModelFileError(f"control-flow function {fname!r} is not in the function library")
@@ -32,16 +36,25 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
     args = []
     inputs = []
     for arg in fdef.signature.input_arg:
-        placeholder = f"{name}/arg/{arg.name}"
-        flattener.nodes[placeholder] = TFNode(placeholder, "Placeholder", [], {})
+        placeholder = f"{name}/{arg.name}"
+        # A resource argument carries a variable's value once variables became constants.
+        dtype = 1 if arg.type == _RESOURCE else arg.type
+        flattener.nodes[placeholder] = TFNode(placeholder, "Placeholder", [], {"dtype": graph_pb2.AttrValue(type=dtype)})
         args.append((placeholder, 0))
         inputs.append(Endpoint((placeholder, 0), [arg.name]))
-    outputs = [Endpoint(t, [f"{name}/ret{i}"]) for i, t in enumerate(flattener.add_function(fname, f"{name}/", args))]
+    returned = flattener.add_function(fname, f"{name}/", args)
     nodes = flattener.finish()
-    outputs = [Endpoint(flattener.resolve(ep.tensor), ep.names) for ep in outputs]
-    for ep, arg in zip(inputs, fdef.signature.input_arg):
-        nodes[ep.tensor[0]].attr = {}
-        ep.names = [arg.name]
-        nodes[ep.tensor[0]].value = None
-        nodes[ep.tensor[0]].arg_dtype = int(arg.type) or 0  # type: ignore[attr-defined]
-    return build_graph(nodes, inputs, outputs, name)
+    for node in nodes.values():
+        if node.op == "ReadVariableOp":
+            node.op = "Identity"
+    outputs = [Endpoint(flattener.resolve(t), [f"{name}/output{i}"]) for i, t in enumerate(returned)]
+    return build_graph(nodes, inputs, outputs, name, bodies=_nested_bodies(nodes, flattener))
+
+
+def _nested_bodies(nodes: dict[str, TFNode], flattener: Flattener) -> dict[str, dict[str, Graph]]:
+    result: dict[str, dict[str, Graph]] = {}
+    for name, node in nodes.items():
+        attrs = BODY_ATTRS.get(node.op)
+        if attrs:
+            result[name] = {a: body_graph(flattener.functions, node.need(a), f"{name}/{a}") for a in attrs}
+    return result

@@ -1,9 +1,75 @@
-"""TF2 functional control flow: While/StatelessWhile -> Loop, If/StatelessIf -> If."""
+"""TF2 functional control flow: While/StatelessWhile -> Loop, If/StatelessIf -> If.
+
+The core extracts the bodies (cond/body, then/else functions as graphs) before the node.
+A TF While checks ``cond`` before every iteration; a Loop checks its body's condition
+output after each one, so the condition graph is copied twice: once on the initial
+values (the Loop's execution condition) and once at the end of the body.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from irconv.graph import Node, OutPort
+from irconv.ops import Result
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv_opset import If, Loop
+from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
+from irconv_tf.extractors._base import table
+from irconv_tf.subgraph import inline_graph
+
+
+def _bodies(node: Node) -> dict:  # type: ignore[type-arg]
+    return node.op.bodies  # type: ignore[attr-defined, no-any-return]
+
+
+def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    bodies = _bodies(node)
+    cond, body = bodies["cond"], bodies["body"]
+    count = len(ctx.inputs)
+    values = [ctx.input(i) for i in range(count)]
+    (initial,) = inline_graph(cond, ctx.graph, values, f"{node.name}/initial_cond")
+    body_results = body.results()
+    returned = [r.in_port(0).get_source() for r in body_results]
+    (again,) = inline_graph(cond, body, returned, f"{node.name}/cond")  # type: ignore[arg-type]
+    body.add_node(Result(), f"{node.name}/cond/sink", [again])
+    loop = Loop(
+        body=body,
+        input_map=tuple(BodyInput(external=i + 2, parameter=i) for i in range(count)),
+        output_map=tuple(BodyOutput(external=i, result=i) for i in range(count)),
+        back_edges=tuple(BackEdge(result=i, parameter=i) for i in range(count)),
+        current_iteration=-1,
+        condition_output=count,
+    )
+    trip = ctx.const(np.array(-1, np.int64), suffix="trip_count")
+    made = ctx.add(loop, [trip, initial, *values], suffix="Loop")
+    return [made.out_port(i) for i in range(count)]
+
+
+def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    bodies = _bodies(node)
+    then_body, else_body = bodies["then_branch"], bodies["else_branch"]
+    count = len(ctx.inputs) - 1
+    outputs = len(then_body.results())
+    op = If(
+        then_body=then_body,
+        else_body=else_body,
+        then_inputs=tuple(BodyInput(external=i + 1, parameter=i) for i in range(count)),
+        else_inputs=tuple(BodyInput(external=i + 1, parameter=i) for i in range(count)),
+        then_outputs=tuple(BodyOutput(external=i, result=i) for i in range(outputs)),
+        else_outputs=tuple(BodyOutput(external=i, result=i) for i in range(outputs)),
+    )
+    made = ctx.add(op, [ctx.input(i) for i in range(count + 1)], suffix="If")
+    return [made.out_port(i) for i in range(outputs)]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    return table(
+        {
+            "While": (_while, "Loop"),
+            "StatelessWhile": (_while, "Loop"),
+            "If": (_if, "If"),
+            "StatelessIf": (_if, "If"),
+        }
+    )
