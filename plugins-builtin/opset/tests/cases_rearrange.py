@@ -8,6 +8,7 @@ from irconv_opset import (
     DepthToSpace,
     Pad,
     Pad_v1,
+    Reverse,
     ReverseSequence,
     Roll,
     ShuffleChannels,
@@ -83,6 +84,8 @@ CASES: list[OpCase] = [
     OpCase(
         ReverseSequence(batch_axis=1, seq_axis=0), [tensor(4, 2, 3), const(np.array([1, 3], np.int32))], id="swapped"
     ),
+    OpCase(Reverse(), [tensor(2, 3, 4), i64(0, 2)], id="index"),
+    OpCase(Reverse(mode="mask"), [tensor(2, 3, 4), const(np.array([False, True, True]))], id="mask"),
     OpCase(Roll(), [tensor(3, 4), i64(1, -2), i64(0, 1)]),
     OpCase(Roll(), [tensor(3, 4, 2), const(np.array(5, np.int64)), i64(-1)], id="scalar_shift"),
 ]

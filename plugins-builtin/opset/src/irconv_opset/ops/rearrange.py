@@ -390,6 +390,27 @@ class ReverseSequence(Op):
 
 
 @dataclass(eq=False)
+class Reverse(Op):
+    """Inputs data and axes: axis indices (``mode=index``) or a boolean per dim (``mask``)."""
+
+    type = "Reverse"
+    version = 1
+
+    mode: str = attr("index")
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        x, axes = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
+        if self.mode == "mask":
+            chosen = [i for i, flag in enumerate(axes) if flag]
+        else:
+            chosen = normalize_axes(axes, x.ndim)
+        return [np.flip(x, axis=tuple(chosen)).copy() if chosen else x.copy()]
+
+
+@dataclass(eq=False)
 class Roll(Op):
     """Inputs data, shift, axes."""
 
@@ -420,5 +441,6 @@ OPS: tuple[type[Op], ...] = (
     SpaceToBatch,
     BatchToSpace,
     ReverseSequence,
+    Reverse,
     Roll,
 )

@@ -131,6 +131,55 @@ class Erf(UnaryElementwise):
     kernel = _float_kernel(lambda x: _erf(x).astype(np.float64))
 
 
+def _erfinv(y: np.ndarray) -> np.ndarray:
+    """Inverse error function: Giles' single-precision approximation, refined by Newton steps."""
+    y = np.asarray(y, np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - y) * (1.0 + y))
+        small = w - 2.5
+        large = np.sqrt(w) - 3.0
+        p_small = np.polyval(
+            [
+                2.81022636e-08,
+                3.43273939e-07,
+                -3.5233877e-06,
+                -4.39150654e-06,
+                0.00021858087,
+                -0.00125372503,
+                -0.00417768164,
+                0.246640727,
+                1.50140941,
+            ],
+            small,
+        )
+        p_large = np.polyval(
+            [
+                -0.000200214257,
+                0.000100950558,
+                0.00134934322,
+                -0.00367342844,
+                0.00573950773,
+                -0.0076224613,
+                0.00943887047,
+                1.00167406,
+                2.83297682,
+            ],
+            large,
+        )
+        x = np.where(w < 5.0, p_small, p_large) * y
+        for _ in range(2):
+            x = x - (_erf(x).astype(np.float64) - y) / (2 / math.sqrt(math.pi) * np.exp(-(x**2)))
+        x = np.where(np.abs(y) == 1, np.sign(y) * np.inf, x)
+    return np.where(np.abs(y) > 1, np.nan, x)
+
+
+@dataclass(eq=False)
+class ErfInv(UnaryElementwise):
+    type = "ErfInv"
+    version = 17
+    kernel = _float_kernel(_erfinv)
+
+
 @dataclass(eq=False)
 class Sin(UnaryElementwise):
     type = "Sin"
@@ -448,6 +497,7 @@ OPS: tuple[type[Op], ...] = (
     Exp,
     Log,
     Erf,
+    ErfInv,
     Sin,
     Cos,
     Tan,
