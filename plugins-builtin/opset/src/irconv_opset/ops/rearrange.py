@@ -403,10 +403,7 @@ class Reverse(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, axes = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
-        if self.mode == "mask":
-            chosen = [i for i, flag in enumerate(axes) if flag]
-        else:
-            chosen = normalize_axes(axes, x.ndim)
+        chosen = [i for i, flag in enumerate(axes) if flag] if self.mode == "mask" else normalize_axes(axes, x.ndim)
         return [np.flip(x, axis=tuple(chosen)).copy() if chosen else x.copy()]
 
 
