@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from irconv.graph._node import Node
 
 
-@dataclass
+@dataclass(slots=True)
 class TensorData:
     """What is known about one tensor: shape, element type, constant value, names.
 
