@@ -35,19 +35,16 @@ CASES: list[OpCase] = [
         Interpolate(mode="nearest", shape_calculation_mode="sizes"),
         [tensor(1, 3, 5, 7), const(i64(10, 14)), const(i64(2, 3))],
         id="interp11_sizes_axes",
-        check_values=False,
     ),
     OpCase(
         Interpolate(mode="linear", shape_calculation_mode="scales", coordinate_transformation_mode="align_corners"),
         [tensor(1, 3, 5, 7), const(f32(0.6, 1.3)), const(i64(2, 3))],
         id="interp11_scales",
-        check_values=False,
     ),
     OpCase(
         Interpolate(mode="cubic", shape_calculation_mode="scales", pads_begin=(0, 0, 1, 0), pads_end=(0, 0, 1, 2)),
         [tensor(1, 2, 4, 4), const(f32(1.0, 1.0, 2.0, 0.5))],
         id="interp11_pads_all_axes",
-        check_values=False,
     ),
     OpCase(
         Interpolate(mode="bilinear_pillow", shape_calculation_mode="sizes", antialias=True),
@@ -59,13 +56,11 @@ CASES: list[OpCase] = [
         Interpolate(mode="nearest", shape_calculation_mode="sizes"),
         [tensor(1, 3, 5, 7), i64(10, 14), const(i64(2, 3))],
         id="interp11_sizes_from_input",
-        check_values=False,
     ),
     OpCase(
         Interpolate_v4(mode="nearest", shape_calculation_mode="sizes", nearest_mode="floor"),
         [tensor(1, 3, 5, 7), const(i64(9, 2)), const(f32(1.0, 1.0)), const(i64(2, 3))],
         id="interp4_sizes",
-        check_values=False,
     ),
     OpCase(
         Interpolate_v4(
@@ -73,7 +68,6 @@ CASES: list[OpCase] = [
         ),
         [tensor(2, 3, 5, 7), const(i64(1, 1)), const(f32(2.0, 0.7)), const(i64(2, 3))],
         id="interp4_scales",
-        check_values=False,
     ),
     OpCase(
         GridSample(align_corners=True, mode="nearest", padding_mode="border"),
@@ -111,5 +105,28 @@ CASES: list[OpCase] = [
         [tensor(2, 3, 6, 6), const(f32(0, 0, 3, 3, 1, 1, 5, 4).reshape(2, 4)), const(np.array([1, 0], np.int64))],
         id="roi_align_v3",
         check_values=False,
+    ),
+    *(
+        OpCase(
+            Interpolate(
+                mode=mode, shape_calculation_mode=calc, coordinate_transformation_mode=transform, nearest_mode=nearest
+            ),
+            [tensor(1, 2, 6, 5), const(target), const(i64(2, 3))],
+            id=f"interp11_{mode}_{transform}_{nearest}_{calc}",
+            atol=1e-4,
+        )
+        for mode, transform, nearest in (
+            ("nearest", "half_pixel", "round_prefer_ceil"),
+            ("nearest", "asymmetric", "floor"),
+            ("nearest", "tf_half_pixel_for_nn", "ceil"),
+            ("nearest", "align_corners", "round_prefer_floor"),
+            ("nearest", "pytorch_half_pixel", "simple"),
+            ("linear_onnx", "half_pixel", "round_prefer_floor"),
+            ("linear_onnx", "align_corners", "round_prefer_floor"),
+            ("linear_onnx", "pytorch_half_pixel", "round_prefer_floor"),
+            ("cubic", "half_pixel", "round_prefer_floor"),
+            ("cubic", "asymmetric", "round_prefer_floor"),
+        )
+        for calc, target in (("scales", f32(2.0, 0.6)), ("sizes", i64(4, 9)))
     ),
 ]

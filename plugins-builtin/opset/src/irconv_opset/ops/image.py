@@ -12,6 +12,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
+from irconv_opset.ops import _resize
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
 
@@ -97,7 +98,7 @@ class _InterpolateBase(CoercedAttrs, Op):
     pads_end: tuple[int, ...] = attr((0,))
     cube_coeff: float = attr(-0.75)
 
-    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+    def _input_roles(self) -> tuple[int, int | None]:
         """Index of the input holding the target (sizes or scales) and of ``axes`` (or None)."""
         raise NotImplementedError
 
@@ -110,7 +111,7 @@ class _InterpolateBase(CoercedAttrs, Op):
         padded = [
             None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)
         ]
-        target_idx, axes_idx = self._target_inputs(node)
+        target_idx, axes_idx = self._input_roles()
         target = node.input_value(target_idx)
         axes_known = True
         if axes_idx is not None and node.num_inputs() > axes_idx and node.has_input(axes_idx):
@@ -137,6 +138,64 @@ class _InterpolateBase(CoercedAttrs, Op):
                 out[axis] = None if size is None else math.floor(size * scale + _SCALE_EPSILON)
         set_output(node, 0, tuple(out), input_type(node, 0))
 
+    def _target_and_axes(self, inputs: Sequence[np.ndarray]) -> tuple[np.ndarray, list[int]]:
+        """The sizes or scales (per ``shape_calculation_mode``) and the axes they apply to."""
+        target_idx, axes_idx = self._input_roles()
+        rank = np.asarray(inputs[0]).ndim
+        if axes_idx is not None and len(inputs) > axes_idx:
+            axes = [int(a) + rank if a < 0 else int(a) for a in np.asarray(inputs[axes_idx]).reshape(-1)]
+        else:
+            axes = list(range(rank))
+        return np.asarray(inputs[target_idx]).reshape(-1), axes
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
+        sampler = self._sampler()
+        if sampler is None or self.antialias:
+            return None  # linear (triangle filter), pillow modes and antialiasing: not folded
+        data = np.asarray(inputs[0])
+        pads = [(_pad(self.pads_begin, i), _pad(self.pads_end, i)) for i in range(data.ndim)]
+        padded = np.pad(data, pads)
+        target, axes = self._target_and_axes(inputs)
+        plan = []
+        for i, axis in enumerate(axes):
+            length = padded.shape[axis]
+            if self.shape_calculation_mode is ShapeCalculationMode.sizes:
+                size = int(target[i])
+                scale = np.float32(size) / np.float32(length)
+            else:
+                scale = np.float32(target[i])
+                size = math.floor(length * float(scale) + _SCALE_EPSILON)
+            plan.append((axis, size, scale))
+        return [_resize.resize(padded, plan, sampler).astype(data.dtype)]
+
+    def _sampler(self) -> _resize.Sampler | None:
+        transform = self.coordinate_transformation_mode.value
+        if self.mode is InterpolateMode.nearest:
+            nearest = self.nearest_mode.value
+
+            def pick(data: np.ndarray, axis: int, size: int, scale: np.float32) -> tuple[np.ndarray, None]:
+                length = data.shape[axis]
+                coords = _resize.source_coordinates(transform, size, length, scale)
+                return _resize.nearest_indices(nearest, coords, length, scale), None
+
+            return pick
+        if self.mode is InterpolateMode.linear_onnx:
+
+            def blend(data: np.ndarray, axis: int, size: int, scale: np.float32) -> tuple[np.ndarray, np.ndarray]:
+                length = data.shape[axis]
+                return _resize.linear_weights(_resize.source_coordinates(transform, size, length, scale), length)
+
+            return blend
+        if self.mode is InterpolateMode.cubic:
+            a = self.cube_coeff
+
+            def cubic(data: np.ndarray, axis: int, size: int, scale: np.float32) -> tuple[np.ndarray, np.ndarray]:
+                length = data.shape[axis]
+                return _resize.cubic_weights(_resize.source_coordinates(transform, size, length, scale), length, a)
+
+            return cubic
+        return None
+
 
 def _pad(pads: Sequence[int], axis: int) -> int:
     return pads[axis] if axis < len(pads) else 0
@@ -149,7 +208,7 @@ class Interpolate_v4(_InterpolateBase):
     type = "Interpolate"
     version = 4
 
-    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+    def _input_roles(self) -> tuple[int, int | None]:
         return (1 if self.shape_calculation_mode is ShapeCalculationMode.sizes else 2), 3
 
 
@@ -160,7 +219,7 @@ class Interpolate(_InterpolateBase):
     type = "Interpolate"
     version = 11
 
-    def _target_inputs(self, node: Node) -> tuple[int, int | None]:
+    def _input_roles(self) -> tuple[int, int | None]:
         return 1, 2
 
 
