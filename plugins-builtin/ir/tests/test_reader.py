@@ -210,3 +210,46 @@ def test_extension_layers_are_reported_as_unsupported(tmp_path, reemit):
     custom.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
     with pytest.raises(UnsupportedOpsError, match="my_extension::MyReLU"):
         reemit(custom, tmp_path / "out.xml")
+
+
+def test_layers_out_of_order_are_sorted(tmp_path, reemit):
+    """An IR whose layers are listed consumers first still reads (and runs) the same."""
+    import xml.etree.ElementTree as ET
+
+    original = ov_conv_model(tmp_path, False)
+    tree = ET.parse(original)
+    layers = tree.getroot().find("layers")
+    items = list(layers)
+    for item in items:
+        layers.remove(item)
+    for item in reversed(items):
+        layers.append(item)
+    shuffled = tmp_path / "reversed.xml"
+    tree.write(shuffled)
+    shuffled.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    ours = tmp_path / "ours.xml"
+    reemit(shuffled, ours)
+    image = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+    np.testing.assert_allclose(
+        run_ir(ours, {"image": image})["probabilities"], run_ir(original, {"image": image})["probabilities"], rtol=1e-6
+    )
+
+
+def test_a_cycle_is_a_clear_error(tmp_path):
+    original = ov_conv_model(tmp_path, False)
+    text = original.read_text()
+    # feed the first ReLU back into the Convolution's data input
+    import re
+
+    relu = re.search(r'<layer id="(\d+)" name="[^"]*" type="ReLU"', text).group(1)
+    conv = re.search(r'<layer id="(\d+)" name="[^"]*" type="Convolution"', text).group(1)
+    text = re.sub(
+        rf'<edge from-layer="\d+" from-port="\d+" to-layer="{conv}" to-port="0" />',
+        f'<edge from-layer="{relu}" from-port="1" to-layer="{conv}" to-port="0" />',
+        text,
+    )
+    cyclic = tmp_path / "cyclic.xml"
+    cyclic.write_text(text)
+    cyclic.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
+    with pytest.raises(ModelFileError, match="cycle"):
+        load_ir(cyclic, ConversionOptions())

@@ -9,6 +9,7 @@ Const it was compressed from, so re-emitting reproduces the same files.
 
 from __future__ import annotations
 
+import heapq
 from pathlib import Path
 
 import numpy as np
@@ -119,32 +120,30 @@ class GraphReader:
         return graph
 
     def _topological(self, net: IrNet, sources: dict[int, dict[int, tuple[int, int]]]) -> list[IrLayer]:
-        """Layers in file order when that is already topological (it is for emitted IRs)."""
-        seen: set[int] = set()
-        in_order = True
-        for layer in net.layers:
-            if any(src[0] not in seen for src in sources.get(layer.id, {}).values()):
-                in_order = False
-                break
-            seen.add(layer.id)
-        if in_order:
+        """Layers producers first: file order when it already is (it is for emitted IRs),
+        else Kahn's algorithm with file position breaking ties."""
+        position = {layer.id: i for i, layer in enumerate(net.layers)}
+        producers = {layer.id: {src for src, _ in sources.get(layer.id, {}).values()} for layer in net.layers}
+        if all(position[p] < position[layer.id] for layer in net.layers for p in producers[layer.id]):
             return net.layers
-        by_id = {layer.id: layer for layer in net.layers}
-        placed: set[int] = set()
+        waiting = {layer_id: len(found) for layer_id, found in producers.items()}
+        users: dict[int, list[int]] = {}
+        for layer_id, found in producers.items():
+            for producer in found:
+                users.setdefault(producer, []).append(layer_id)
+        ready = [position[layer_id] for layer_id, count in waiting.items() if count == 0]
+        heapq.heapify(ready)
         ordered: list[IrLayer] = []
-
-        def visit(layer_id: int, trail: tuple[int, ...]) -> None:
-            if layer_id in placed:
-                return
-            if layer_id in trail:
-                raise ModelFileError(f"{self.path}: the layers form a cycle through layer {layer_id}")
-            for src, _ in sorted(sources.get(layer_id, {}).values()):
-                visit(src, (*trail, layer_id))
-            placed.add(layer_id)
-            ordered.append(by_id[layer_id])
-
-        for layer in sorted(net.layers, key=lambda item: item.id):
-            visit(layer.id, ())
+        while ready:
+            layer = net.layers[heapq.heappop(ready)]
+            ordered.append(layer)
+            for user in users.get(layer.id, ()):
+                waiting[user] -= 1
+                if waiting[user] == 0:
+                    heapq.heappush(ready, position[user])
+        if len(ordered) != len(net.layers):
+            stuck = sorted(layer_id for layer_id, count in waiting.items() if count > 0)[:5]
+            raise ModelFileError(f"{self.path}: the layers form a cycle (through layers {stuck})")
         return ordered
 
     def _decompressions(
