@@ -227,6 +227,37 @@ def cases() -> dict[str, Case]:
             [np.array([0, 3, 4, 1], np.int32)],
         ),
         "Cumsum": Case(lambda x: raw.Cumsum(x=x, axis=1, exclusive=True), [f32(2, 5)]),
+        # detection
+        "NonMaxSuppressionV2": Case(
+            lambda b, s: raw.NonMaxSuppressionV2(boxes=b, scores=s, max_output_size=5, iou_threshold=0.5), _nms_inputs()
+        ),
+        "NonMaxSuppressionV3": Case(
+            lambda b, s: raw.NonMaxSuppressionV3(
+                boxes=b, scores=s, max_output_size=6, iou_threshold=0.4, score_threshold=np.float32(0.2)
+            ),
+            _nms_inputs(),
+        ),
+        "NonMaxSuppressionV4": Case(
+            lambda b, s: raw.NonMaxSuppressionV4(
+                boxes=b, scores=s, max_output_size=12, iou_threshold=0.5, score_threshold=np.float32(0.3),
+                pad_to_max_output_size=True,
+            ),
+            _nms_inputs(),
+        ),
+        "NonMaxSuppressionV5": Case(
+            lambda b, s: raw.NonMaxSuppressionV5(
+                boxes=b, scores=s, max_output_size=6, iou_threshold=0.5, score_threshold=np.float32(0.1),
+                soft_nms_sigma=np.float32(0.0),
+            ),
+            _nms_inputs(),
+        ),
+        "CropAndResize": Case(
+            lambda img, boxes: raw.CropAndResize(
+                image=img, boxes=boxes, box_ind=np.array([0, 1, 1], np.int32), crop_size=np.array([5, 4], np.int32),
+                extrapolation_value=-1.0,
+            ),
+            [f32(2, 9, 11, 3), np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.0, 0.2, 1.0], [-0.2, 0.3, 1.1, 0.6]], np.float32)],
+        ),
         # control flow
         "While": Case(lambda x: _while_loop(tf, x, stateless=False), [f32(2, 3)]),
         "StatelessWhile": Case(lambda x: _while_loop(tf, x, stateless=True), [f32(2, 3)]),
@@ -252,6 +283,14 @@ def _bn(op: Any, x: Any) -> Any:
         x=x, scale=f32(c, low=0.5, high=1.5), offset=f32(c), mean=f32(c), variance=f32(c, low=0.5, high=1.5),
         epsilon=0.001, is_training=False,
     )[0]
+
+
+def _nms_inputs() -> list[np.ndarray]:
+    corners = R.uniform(0, 1, (20, 2)).astype(np.float32)
+    sizes = R.uniform(0.1, 0.4, (20, 2)).astype(np.float32)
+    boxes = np.concatenate([corners, corners + sizes], axis=1)
+    scores = R.permutation(20).astype(np.float32) / 20.0  # distinct scores: one valid order
+    return [boxes, scores]
 
 
 def _while_loop(tf: Any, x: Any, stateless: bool) -> Any:

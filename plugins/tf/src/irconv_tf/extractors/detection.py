@@ -2,8 +2,167 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Clamp,
+    Concat,
+    Convert,
+    Divide,
+    Floor,
+    Gather,
+    GatherND,
+    Greater,
+    Less,
+    LogicalOr,
+    Maximum,
+    Minimum,
+    Multiply,
+    NonMaxSuppression,
+    Pad,
+    Reshape,
+    Round,
+    Select,
+    ShapeOf,
+    Squeeze,
+    Subtract,
+    Unsqueeze,
+)
+from irconv_tf.extractors._base import const_input, int_const, table, tf_node
+
+
+def _nms(version: int):  # type: ignore[no-untyped-def]
+    """NonMaxSuppressionV2..V5 (one batch, one class) -> NonMaxSuppression-9."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        tf = tf_node(node)
+        boxes = ctx.op(Unsqueeze(), ctx.input(0), int_const(ctx, [0], "batch"), suffix="boxes")
+        scores = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, [0, 1], "batch_class"), suffix="scores")
+        max_out = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="max_output_size")
+        score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
+        sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
+        nms = ctx.add(
+            NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
+            [boxes, scores, max_out, ctx.input(3), score_threshold, sigma],
+            suffix="NonMaxSuppression",
+        )
+        column = int_const(ctx, 2, "box_column")
+        axis = int_const(ctx, 1, "axis")
+        indices = ctx.op(Gather(batch_dims=0), nms.out_port(0), column, axis, suffix="indices")
+        valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="valid")
+        picked_scores = ctx.op(Gather(batch_dims=0), nms.out_port(1), column, axis, suffix="selected_scores")
+        if version >= 4 and tf.get("pad_to_max_output_size", False):
+            count = ctx.op(ShapeOf(), indices, suffix="count")
+            missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count)
+            missing = ctx.op(Maximum(), missing, int_const(ctx, [0], "zero"), suffix="missing")
+            zero = int_const(ctx, [0], "pads_begin")
+            indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
+            picked_scores = ctx.op(Pad(pad_mode="constant"), picked_scores, zero, missing, suffix="padded_scores")
+        if version == 4:
+            return [indices, valid]
+        if version == 5:
+            return [indices, picked_scores, valid]
+        return [indices]
+
+    return extract
+
+
+def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Bilinear (or nearest) samples at TF's crop coordinates, gathered from the image.
+
+    For crop size P > 1: y(k, p) = y1_k (H-1) + p (y2_k - y1_k)(H-1)/(P-1); for P = 1 the
+    box centre. Samples outside [0, H-1] x [0, W-1] take ``extrapolation_value``.
+    """
+    tf = tf_node(node)
+    method = tf.get("method", "bilinear")
+    if method not in ("bilinear", "nearest"):
+        raise ConversionError(f"node {tf.name!r}: CropAndResize method {method!r} is not supported")
+    crop = [int(v) for v in const_input(ctx, 3, "crop_size").reshape(-1)]
+    image, boxes = ctx.input(0), ctx.input(1)
+    f32 = ElementType.f32
+    shape = ctx.op(Convert(destination_type=f32), ctx.op(ShapeOf(), image, suffix="image_shape"), suffix="shape_f")
+    one = ctx.const(np.float32(1.0), suffix="one")
+
+    def extent(axis: int) -> OutPort:  # H-1 or W-1 as a float scalar
+        size = ctx.op(Gather(batch_dims=0), shape, int_const(ctx, axis, f"dim{axis}"), int_const(ctx, 0, "ax0"))
+        return ctx.op(Subtract(), size, one, suffix=f"last{axis}")
+
+    def coords(start_col: int, end_col: int, size: int, axis: int) -> tuple[OutPort, OutPort]:
+        last = extent(axis)
+        first = ctx.op(Gather(batch_dims=0), boxes, int_const(ctx, [start_col], f"c{start_col}"), int_const(ctx, 1, "ax1"))
+        final = ctx.op(Gather(batch_dims=0), boxes, int_const(ctx, [end_col], f"c{end_col}"), int_const(ctx, 1, "ax1"))
+        if size > 1:
+            steps = ctx.const(np.arange(size, dtype=np.float32) / np.float32(size - 1), suffix=f"steps{axis}")
+            span = ctx.op(Multiply(), ctx.op(Subtract(), final, first), steps)  # [K, size]
+            pos = ctx.op(Multiply(), ctx.op(Add(), first, span), last, suffix=f"pos{axis}")
+        else:
+            mid = ctx.op(Multiply(), ctx.op(Add(), first, final), ctx.const(np.float32(0.5)))
+            pos = ctx.op(Multiply(), mid, last, suffix=f"pos{axis}")
+        outside = ctx.op(
+            LogicalOr(), ctx.op(Less(), pos, ctx.const(np.float32(0.0))), ctx.op(Greater(), pos, last), suffix=f"out{axis}"
+        )
+        return pos, outside
+
+    ys, y_out = coords(0, 2, crop[0], 1)  # [K, ch]
+    xs, x_out = coords(1, 3, crop[1], 2)  # [K, cw]
+
+    def as_index(value: OutPort, axis: int) -> OutPort:
+        clamped = ctx.op(Minimum(), ctx.op(Maximum(), value, ctx.const(np.float32(0.0))), extent(axis))
+        return ctx.op(Convert(destination_type=ElementType.i32), clamped)
+
+    def grid(part: OutPort, shape4: list[int]) -> OutPort:
+        """[K, n] indices -> [K, ch, cw, 1] broadcast over the crop grid."""
+        shaped = ctx.op(Reshape(special_zero=True), part, int_const(ctx, shape4, "grid_shape"))
+        return ctx.op(Broadcast(mode="bidirectional"), shaped, int_const(ctx, [1, crop[0], crop[1], 1], "grid"))
+
+    batch = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(2), suffix="box_ind")
+    batch_grid = grid(batch, [0, 1, 1, 1])
+
+    def sample(y_index: OutPort, x_index: OutPort) -> OutPort:
+        idx = ctx.op(
+            Concat(axis=-1), batch_grid, grid(y_index, [0, crop[0], 1, 1]), grid(x_index, [0, 1, crop[1], 1])
+        )
+        return ctx.op(GatherND(batch_dims=0), image, idx, suffix="sample")
+
+    if method == "nearest":
+        y_near = as_index(ctx.op(Round(mode="half_away_from_zero"), ys), 1)
+        x_near = as_index(ctx.op(Round(mode="half_away_from_zero"), xs), 2)
+        result = sample(y_near, x_near)
+    else:
+        y_top, x_left = ctx.op(Floor(), ys), ctx.op(Floor(), xs)
+        y_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), ys, y_top), int_const(ctx, [0, crop[0], 1, 1], "yl"))
+        x_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), xs, x_left), int_const(ctx, [0, 1, crop[1], 1], "xl"))
+        top, bottom = as_index(y_top, 1), as_index(ctx.op(Add(), y_top, one), 1)
+        left, right = as_index(x_left, 2), as_index(ctx.op(Add(), x_left, one), 2)
+        tl, tr, bl, br = sample(top, left), sample(top, right), sample(bottom, left), sample(bottom, right)
+        upper = ctx.op(Add(), tl, ctx.op(Multiply(), ctx.op(Subtract(), tr, tl), x_lerp))
+        lower = ctx.op(Add(), bl, ctx.op(Multiply(), ctx.op(Subtract(), br, bl), x_lerp))
+        result = ctx.op(Add(), upper, ctx.op(Multiply(), ctx.op(Subtract(), lower, upper), y_lerp))
+    outside = ctx.op(
+        LogicalOr(),
+        ctx.op(Reshape(special_zero=True), y_out, int_const(ctx, [0, crop[0], 1, 1], "ym")),
+        ctx.op(Reshape(special_zero=True), x_out, int_const(ctx, [0, 1, crop[1], 1], "xm")),
+        suffix="outside",
+    )
+    fill = ctx.const(np.float32(tf.get("extrapolation_value", 0.0)), suffix="extrapolation_value")
+    result = ctx.op(Convert(destination_type=f32), result, suffix="as_float")
+    return [ctx.op(Select(), outside, fill, result)]
 
 
 def extractors() -> list[Extractor]:
-    return []
+    return table(
+        {
+            "NonMaxSuppressionV2": (_nms(2), "NonMaxSuppression"),
+            "NonMaxSuppressionV3": (_nms(3), "NonMaxSuppression"),
+            "NonMaxSuppressionV4": (_nms(4), "NonMaxSuppression"),
+            "NonMaxSuppressionV5": (_nms(5), "NonMaxSuppression"),
+            "CropAndResize": (_crop_and_resize, "GatherND, Multiply, Add"),
+        }
+    )
