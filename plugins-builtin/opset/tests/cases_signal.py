@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_opset import DFT, IDFT, IRDFT, RDFT
+from irconv_opset import DFT, IDFT, IRDFT, RDFT, STFT
 from irconv_opset.testing import OpCase, const
 
 rng = np.random.default_rng(19)
@@ -28,4 +28,11 @@ CASES: list[OpCase] = [
     OpCase(RDFT(), [tensor(3, 4, 6), i64(1, 2), i64(4, 5)], id="signal_size", **TOL),
     OpCase(IRDFT(), [tensor(2, 5, 2), i64(1)], **TOL),
     OpCase(IRDFT(), [tensor(3, 4, 4, 2), i64(1, 2), i64(4, 7)], id="signal_size", **TOL),
+    OpCase(STFT(), [tensor(20), tensor(6), const(np.int64(8)), const(np.int64(3))], id="window_padded", **TOL),
+    OpCase(
+        STFT(transpose_frames=True),
+        [tensor(2, 16), tensor(4), const(np.int64(4)), const(np.int64(2))],
+        id="batched_transposed",
+        **TOL,
+    ),
 ]

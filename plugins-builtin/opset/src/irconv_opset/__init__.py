@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from irconv_opset.ops.ctc import (
+    CTCGreedyDecoder,
+    CTCGreedyDecoderSeqLen,
+)
 from irconv_opset.ops.elementwise import (
     Add,
     BitwiseAnd,
@@ -64,6 +68,9 @@ from irconv_opset.ops.indexing import (
     TopK_v3,
     Unique,
 )
+from irconv_opset.ops.matrix import (
+    Inverse,
+)
 from irconv_opset.ops.normalization import (
     GRN,
     LRN,
@@ -73,6 +80,10 @@ from irconv_opset.ops.normalization import (
     GroupNormalization,
     MVN_v1,
     NormalizeL2,
+)
+from irconv_opset.ops.patches import (
+    Col2Im,
+    ExtractImagePatches,
 )
 from irconv_opset.ops.rearrange import (
     BatchToSpace,
@@ -135,6 +146,7 @@ from irconv_opset.ops.signal import (
     IDFT,
     IRDFT,
     RDFT,
+    STFT,
 )
 from irconv_opset.ops.unary import (
     Abs,
@@ -214,8 +226,11 @@ __all__ = [
     "Broadcast",
     "Broadcast_v1",
     "Bucketize",
+    "CTCGreedyDecoder",
+    "CTCGreedyDecoderSeqLen",
     "Ceiling",
     "Clamp",
+    "Col2Im",
     "Concat",
     "Convert",
     "ConvertLike",
@@ -235,6 +250,7 @@ __all__ = [
     "Erf",
     "ErfInv",
     "Exp",
+    "ExtractImagePatches",
     "Eye",
     "Floor",
     "FloorMod",
@@ -257,6 +273,7 @@ __all__ = [
     "IDFT",
     "IRDFT",
     "Identity",
+    "Inverse",
     "IsFinite",
     "IsInf",
     "IsNaN",
@@ -305,6 +322,7 @@ __all__ = [
     "ReverseSequence",
     "Roll",
     "Round",
+    "STFT",
     "ScatterElementsUpdate",
     "ScatterElementsUpdate_v3",
     "ScatterNDUpdate",

@@ -1,5 +1,5 @@
 """Discrete Fourier transforms: DFT, IDFT (complex to complex), RDFT (real to complex),
-IRDFT (complex to real).
+IRDFT (complex to real), and the short-time transform STFT.
 
 A complex tensor is a real tensor with a trailing dim of 2 (real, imaginary); its
 ``axes`` count dims without that trailing one. An optional ``signal_size`` input trims or
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from irconv.ops import Op
+from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
 from irconv_opset.shapes import in_shape, in_type, in_value, normalize_axes, set_output
@@ -148,4 +148,48 @@ class IRDFT(_Fourier):
         return np.fft.irfftn(x, s=s, axes=axes).astype(data.dtype)
 
 
-OPS: tuple[type[Op], ...] = (DFT, IDFT, RDFT, IRDFT)
+@dataclass(eq=False)
+class STFT(Op):
+    """STFT-15: inputs signal [L] or [B, L], window [W], frame_size, frame_step (scalars).
+
+    Frames of ``frame_size`` every ``frame_step``, multiplied by the window (zero-padded to
+    the frame, centred), then a real DFT; output ``[B?, frames, frame_size // 2 + 1, 2]``, or
+    ``[B?, bins, frames, 2]`` with ``transpose_frames``.
+    """
+
+    type = "STFT"
+    version = 15
+
+    transpose_frames: bool = attr(False)
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        size, step = in_value(node, 2), in_value(node, 3)
+        out: MaybeShape = None
+        if shape is not None:
+            frames: Dim = None
+            bins: Dim = None
+            if size is not None:
+                bins = int(size) // 2 + 1
+                if step is not None and shape[-1] is not None:
+                    frames = (shape[-1] - int(size)) // int(step) + 1
+            inner = (bins, frames) if self.transpose_frames else (frames, bins)
+            out = tuple(shape[:-1]) + inner + (2,)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        signal, window = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
+        size, step = int(np.asarray(inputs[2])), int(np.asarray(inputs[3]))
+        left = (size - window.size) // 2
+        padded_window = np.zeros(size, np.float64)
+        padded_window[left : left + window.size] = window
+        count = (signal.shape[-1] - size) // step + 1
+        starts = np.arange(count) * step
+        frames = np.stack([signal[..., s : s + size] for s in starts], axis=-2).astype(np.float64)
+        spectrum = np.fft.rfft(frames * padded_window, axis=-1)
+        if self.transpose_frames:
+            spectrum = np.swapaxes(spectrum, -1, -2)
+        return [_split(spectrum, signal.dtype)]
+
+
+OPS: tuple[type[Op], ...] = (DFT, IDFT, RDFT, IRDFT, STFT)
