@@ -40,6 +40,12 @@ CASES: list[OpCase] = [
         atol=1e-4,
     ),
     OpCase(
+        ScaledDotProductAttention(causal=True),
+        [tensor(2, 3, 4), tensor(2, 5, 4), tensor(2, 5, 3)],
+        id="sdpa_causal_rectangular_rank3",
+        atol=1e-4,
+    ),
+    OpCase(
         ScaledDotProductAttention(),
         [tensor(1, 2, 3, 4), tensor(1, 2, 5, 4), tensor(1, 2, 5, 6), tensor(1, 1, 3, 5), const(np.float32(0.3))],
         id="sdpa_float_mask_scale",
