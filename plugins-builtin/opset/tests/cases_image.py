@@ -40,6 +40,7 @@ CASES: list[OpCase] = [
         Interpolate(mode="linear", shape_calculation_mode="scales", coordinate_transformation_mode="align_corners"),
         [tensor(1, 3, 5, 7), const(f32(0.6, 1.3)), const(i64(2, 3))],
         id="interp11_scales",
+        atol=1e-4,
     ),
     OpCase(
         Interpolate(mode="cubic", shape_calculation_mode="scales", pads_begin=(0, 0, 1, 0), pads_end=(0, 0, 1, 2)),
@@ -124,6 +125,9 @@ CASES: list[OpCase] = [
             ("linear_onnx", "half_pixel", "round_prefer_floor"),
             ("linear_onnx", "align_corners", "round_prefer_floor"),
             ("linear_onnx", "pytorch_half_pixel", "round_prefer_floor"),
+            ("linear", "half_pixel", "round_prefer_floor"),
+            ("linear", "asymmetric", "round_prefer_floor"),
+            ("linear", "tf_half_pixel_for_nn", "round_prefer_floor"),
             ("cubic", "half_pixel", "round_prefer_floor"),
             ("cubic", "asymmetric", "round_prefer_floor"),
         )

@@ -151,7 +151,7 @@ class _InterpolateBase(CoercedAttrs, Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         sampler = self._sampler()
         if sampler is None or self.antialias:
-            return None  # linear (triangle filter), pillow modes and antialiasing: not folded
+            return None  # pillow modes and antialiasing: not folded
         data = np.asarray(inputs[0])
         pads = [(_pad(self.pads_begin, i), _pad(self.pads_end, i)) for i in range(data.ndim)]
         padded = np.pad(data, pads)
@@ -179,7 +179,8 @@ class _InterpolateBase(CoercedAttrs, Op):
                 return _resize.nearest_indices(nearest, coords, length, scale), None
 
             return pick
-        if self.mode is InterpolateMode.linear_onnx:
+        # Without antialiasing the runtime's triangle-filter ``linear`` is plain bilinear too.
+        if self.mode in (InterpolateMode.linear_onnx, InterpolateMode.linear):
 
             def blend(data: np.ndarray, axis: int, size: int, scale: np.float32) -> tuple[np.ndarray, np.ndarray]:
                 length = data.shape[axis]
