@@ -103,7 +103,24 @@ def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     graph = load_ir(xml, options)
     extract_graph(graph, registry, options)
     read = time.perf_counter() - start
-    return {"nodes": len(b.graph), "emit_s": emitted, "read_s": read, "xml_bytes": xml.stat().st_size}
+    figures = {"nodes": len(b.graph), "emit_s": emitted, "read_s": read, "xml_bytes": xml.stat().st_size}
+    figures.update(openvino_reference(xml, directory))
+    return figures
+
+
+def openvino_reference(xml: Path, directory: Path) -> dict[str, float]:
+    """OpenVINO's own read_model and save_model of the same IR, timed on the same machine."""
+    try:
+        import openvino as ov
+    except ImportError:  # a test dependency only: the column stays empty without it
+        return {}
+    core = ov.Core()
+    start = time.perf_counter()
+    model = core.read_model(str(xml))
+    read = time.perf_counter() - start
+    start = time.perf_counter()
+    ov.save_model(model, str(directory / "nodes_ov.xml"), compress_to_fp16=True)
+    return {"ov_read_s": read, "ov_save_s": time.perf_counter() - start}
 
 
 def build(gib: float, count: int):  # type: ignore[no-untyped-def]
@@ -190,9 +207,12 @@ def main() -> None:
         node_rows = []
         for count in [int(n) for n in args.nodes.split(",") if n.strip()]:
             f = measure(args.gib, args.consts, "nodes", directory, count)
+            ov_save, ov_read = f.get("ov_save_s"), f.get("ov_read_s")
             node_rows.append(
                 f"| {f['nodes']:.0f} | {f['xml_bytes'] / MIB:.1f} | {f['emit_s']:.2f} | {f['emit_s'] / f['nodes'] * 1e6:.0f} "
-                f"| {f['read_s']:.2f} | {f['read_s'] / f['nodes'] * 1e6:.0f} |"
+                f"| {'-' if ov_save is None else f'{ov_save:.2f}'} "
+                f"| {f['read_s']:.2f} | {f['read_s'] / f['nodes'] * 1e6:.0f} "
+                f"| {'-' if ov_read is None else f'{ov_read:.2f}'} |"
             )
     print(f"bench/emit.py: {args.consts} f32 constants, {args.gib:g} GiB in total, each feeding an Add\n")
     print(
@@ -204,8 +224,11 @@ def main() -> None:
     print(f"\nfiles read back and re-emitted are identical to the first emit: {'yes' if identical else 'NO'}")
     if node_rows:
         print("\nPer-node costs (chains of Const -> Add -> ReLU on a [1,64,?,?] input):\n")
-        print("| nodes | .xml MiB | emit s | emit us/node | read + extract s | read us/node |")
-        print("|---|---|---|---|---|---|")
+        print(
+            "| nodes | .xml MiB | emit s | emit us/node | OpenVINO save_model s "
+            "| read + extract s | read us/node | OpenVINO read_model s |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
         print("\n".join(node_rows))
     if failed:
         raise SystemExit("peak RSS exceeded 1.3 x constant bytes + 200 MiB")
