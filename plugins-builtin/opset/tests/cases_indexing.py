@@ -62,6 +62,9 @@ CASES: list[OpCase] = [
     OpCase(ScatterNDUpdate(), [tensor(4, 3), idx([[1, 2], [3, 0]]), tensor(2)], id="elements"),
     OpCase(ScatterNDUpdate(reduction="sum"), [tensor(4, 3), idx([[1], [1], [3]]), tensor(3, 3)], id="sum"),
     OpCase(ScatterNDUpdate(reduction="max"), [tensor(4, 3), idx([[0], [2]]), tensor(2, 3)], id="max"),
+    OpCase(ScatterNDUpdate(reduction="sub"), [tensor(4, 3), idx([[1, 1], [1, 1], [0, 2]]), tensor(3)], id="sub"),
+    OpCase(ScatterNDUpdate(reduction="prod"), [tensor(4, 3), idx([[2], [2]]), tensor(2, 3)], id="prod"),
+    OpCase(ScatterNDUpdate(reduction="min"), [tensor(2, 3, 2), idx([[1, 2], [1, 2]]), tensor(2, 2)], id="min"),
     OpCase(
         ScatterElementsUpdate_v3(),
         [tensor(3, 4), idx([[0, 2], [1, 0]]), tensor(2, 2), scalar(1)],
@@ -75,6 +78,31 @@ CASES: list[OpCase] = [
         ScatterElementsUpdate(reduction="mean", use_init_val=False),
         [tensor(3, 4), idx([[0, 2, 2], [0, 2, 2]]), tensor(2, 3), scalar(0)],
         id="mean",
+    ),
+    OpCase(
+        ScatterElementsUpdate(reduction="mean"),
+        [tensor(3, 4), idx([[0, 2, 2], [0, 2, 1]]), tensor(2, 3), scalar(0)],
+        id="mean_with_init",
+    ),
+    OpCase(
+        ScatterElementsUpdate(reduction="min", use_init_val=False),
+        [tensor(3, 4), idx([[1, 1], [1, 3]]), tensor(2, 2), scalar(1)],
+        id="min_no_init",
+    ),
+    OpCase(
+        ScatterElementsUpdate(reduction="max"),
+        [tensor(3, 4), idx([[1, 1], [2, 1]]), tensor(2, 2), scalar(0)],
+        id="max",
+    ),
+    OpCase(
+        ScatterElementsUpdate(reduction="sum", use_init_val=False),
+        [
+            rng.integers(-5, 5, (3, 4)).astype(np.int32),
+            idx([[1, 1], [2, 1]]),
+            rng.integers(-5, 5, (2, 2)).astype(np.int32),
+            scalar(0),
+        ],
+        id="sum_int_no_init",
     ),
     OpCase(
         ScatterElementsUpdate(reduction="prod"),

@@ -4,7 +4,7 @@ Bucketize, SearchSorted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -91,8 +91,8 @@ def _gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int) -> np.nda
         return np.stack([_gather_nd(d, i, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
     k = indices.shape[-1]
     flat = indices.reshape(-1, k)
-    picked = [data[tuple(int(v) for v in row)] for row in flat]
-    return np.array(picked, dtype=data.dtype).reshape(indices.shape[:-1] + data.shape[k:])
+    picked = data[tuple(flat.T)]
+    return np.asarray(picked, dtype=data.dtype).reshape(indices.shape[:-1] + data.shape[k:])
 
 
 @dataclass(eq=False)
@@ -184,13 +184,50 @@ class ScatterUpdate(_LikeData, Op):
         return [data]
 
 
-_REDUCERS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+_REDUCERS: dict[str, np.ufunc] = {
     "sum": np.add,
     "sub": np.subtract,
     "prod": np.multiply,
     "min": np.minimum,
     "max": np.maximum,
 }
+
+
+def _identity(reduction: str, dtype: np.dtype) -> object:
+    """The start value of a reduction that ignores the initial data."""
+    if reduction in ("sum", "mean", "sub"):
+        return 0
+    if reduction == "prod":
+        return 1
+    info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
+    return info.max if reduction == "min" else info.min
+
+
+def _scatter(
+    data: np.ndarray, key: tuple[np.ndarray, ...], updates: np.ndarray, reduction: str, use_init: bool
+) -> None:
+    """Write ``updates`` at ``key`` (fancy index) into ``data`` in place; duplicates reduce.
+
+    Unbuffered ``ufunc.at`` keeps every duplicate; for ``none`` the last write wins.
+    """
+    if reduction == "none":
+        data[key] = updates
+        return
+    if not use_init:
+        data[key] = _identity(reduction, data.dtype)
+    if reduction == "mean":
+        total = data.astype(np.float64)
+        count = np.ones(data.shape, np.int64) if use_init else np.zeros(data.shape, np.int64)
+        np.add.at(total, key, updates)
+        np.add.at(count, key, 1)
+        touched = np.zeros(data.shape, bool)
+        touched[key] = True
+        mean = total / np.maximum(count, 1)
+        if np.issubdtype(data.dtype, np.integer):
+            mean = np.floor(mean)
+        data[touched] = mean[touched].astype(data.dtype)
+        return
+    _REDUCERS[reduction].at(data, key, updates)
 
 
 @dataclass(eq=False)
@@ -207,11 +244,8 @@ class ScatterNDUpdate(_LikeData, Op):
         indices = np.asarray(inputs[1]).astype(np.int64)
         k = indices.shape[-1]
         flat = indices.reshape(-1, k)
-        updates = np.asarray(inputs[2]).reshape((flat.shape[0],) + data.shape[k:])
-        reduce = _REDUCERS.get(self.reduction)
-        for row, update in zip(flat, updates, strict=False):
-            key = tuple(int(v) for v in row)
-            data[key] = update if reduce is None else reduce(data[key], update)
+        updates = np.asarray(inputs[2]).reshape((flat.shape[0],) + data.shape[k:]).astype(data.dtype)
+        _scatter(data, tuple(flat.T), updates, self.reduction, True)
         return [data]
 
 
@@ -239,28 +273,10 @@ class ScatterElementsUpdate(_LikeData, Op):
         indices = np.asarray(inputs[1]).astype(np.int64)
         updates = np.asarray(inputs[2])
         axis = normalize_axis(int(inputs[3]), data.ndim)
-        touched: dict[tuple[int, ...], list[np.generic]] = {}
-        for pos in np.ndindex(indices.shape):
-            target = list(pos)
-            i = int(indices[pos])
-            target[axis] = i + data.shape[axis] if i < 0 else i
-            touched.setdefault(tuple(target), []).append(updates[pos])
-        for key, values in touched.items():
-            data[key] = self._combine(data[key], values)
+        indices = np.where(indices < 0, indices + data.shape[axis], indices)
+        key = tuple(indices if d == axis else grid for d, grid in enumerate(np.indices(indices.shape, sparse=True)))
+        _scatter(data, key, updates.astype(data.dtype), self.reduction, self.use_init_val)
         return [data]
-
-    def _combine(self, initial: np.generic, values: list[np.generic]) -> object:
-        if self.reduction == "none":
-            return values[-1]
-        pool = ([initial] if self.use_init_val else []) + values
-        if self.reduction == "mean":
-            mean = np.sum(np.asarray(pool, dtype=np.float64)) / len(pool)
-            return np.floor(mean) if np.issubdtype(np.asarray(initial).dtype, np.integer) else mean
-        reduce = _REDUCERS[self.reduction]
-        result = pool[0]
-        for v in pool[1:]:
-            result = reduce(result, v)
-        return result
 
 
 @dataclass(eq=False)
