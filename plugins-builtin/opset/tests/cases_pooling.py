@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_opset import AdaptiveAvgPool, AdaptiveMaxPool, AvgPool, AvgPool_v1, MaxPool, MaxPool_v1, MaxPool_v8
+from irconv_opset import (
+    AdaptiveAvgPool,
+    AdaptiveMaxPool,
+    AvgPool,
+    AvgPool_v1,
+    AvgPool_v14,
+    MaxPool,
+    MaxPool_v1,
+    MaxPool_v8,
+)
 from irconv_opset.testing import OpCase, const
 
 rng = np.random.default_rng(11)
@@ -69,6 +78,21 @@ CASES: list[OpCase] = [
         AvgPool_v1(**window((3, 3), (2, 2), (0, 0), (0, 0), exclude_pad=False, rounding_type="ceil")),
         [tensor(1, 2, 8, 8)],
         id="avgpool1_count_pad_ceil",
+    ),
+    OpCase(
+        AvgPool_v14(**window((3, 3), (2, 2), (1, 1), (1, 1), exclude_pad=False, rounding_type="ceil_torch")),
+        [tensor(1, 2, 7, 7)],
+        id="avgpool14_ceil_torch_count_pad",
+    ),
+    OpCase(
+        AvgPool(**window((3, 3), (1, 2), (2, 1), (2, 1), dilations=(2, 1), exclude_pad=True)),
+        [tensor(1, 2, 9, 8)],
+        id="avgpool16_dilated_exclude_pad",
+    ),
+    OpCase(
+        AvgPool(**window((2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), dilations=(2, 2, 2), exclude_pad=False)),
+        [tensor(1, 2, 5, 6, 5)],
+        id="avgpool16_3d_dilated_count_pad",
     ),
     OpCase(
         AvgPool(**window((3, 3), (2, 2), (1, 1), (1, 1), exclude_pad=True, rounding_type="ceil_torch")),

@@ -178,7 +178,8 @@ class AvgPool_v1(_PoolBase):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         data = inputs[0]
         windows, real = self._windows(data.astype(np.float64), 0.0)
-        padded = any(begin or end for begin, end in self._pads(data.shape, (1,) * (data.ndim - 2)))
+        dilations = self._dilations() or (1,) * (data.ndim - 2)
+        padded = any(begin or end for begin, end in self._pads(data.shape, dilations))
         if self.exclude_pad or not padded:
             count = real.sum(axis=-1)
         else:
@@ -189,11 +190,30 @@ class AvgPool_v1(_PoolBase):
 
 
 @dataclass(eq=False)
-class AvgPool(AvgPool_v1):
+class AvgPool_v14(AvgPool_v1):
     """AvgPool-14: adds the ``ceil_torch`` rounding type."""
 
     type = "AvgPool"
     version = 14
+
+
+@dataclass(eq=False)
+class AvgPool(AvgPool_v14):
+    """AvgPool-16: adds ``dilations`` (empty: no dilation)."""
+
+    type = "AvgPool"
+    version = 16
+
+    dilations: tuple[int, ...] = attr(())
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.dilations and self.kernel:
+            # The CPU plugin crashes on an AvgPool-16 without dilations: always write them.
+            self.dilations = (1,) * len(self.kernel)
+
+    def _dilations(self) -> Sequence[int] | None:
+        return self.dilations or None
 
 
 @dataclass(eq=False)
@@ -264,4 +284,13 @@ def _adaptive(data: np.ndarray, sizes: np.ndarray, reduce) -> tuple[np.ndarray, 
     return values, indices
 
 
-OPS: tuple[type[Op], ...] = (MaxPool_v1, MaxPool_v8, MaxPool, AvgPool_v1, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool)
+OPS: tuple[type[Op], ...] = (
+    MaxPool_v1,
+    MaxPool_v8,
+    MaxPool,
+    AvgPool_v1,
+    AvgPool_v14,
+    AvgPool,
+    AdaptiveAvgPool,
+    AdaptiveMaxPool,
+)
