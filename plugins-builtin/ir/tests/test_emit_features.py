@@ -20,6 +20,7 @@ from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import ConversionReport, save
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import compile_ir, emit_ir, run_ir
+from irconv.types import ElementType
 from irconv_opset import Add, MatMul, ReLU
 
 rng = np.random.default_rng(7)
@@ -99,21 +100,30 @@ def test_no_compression_leaves_f32(tmp_path, installed_host):
 
 
 def test_integer_and_shape_constants_are_not_compressed(tmp_path, installed_host):
-    from irconv_opset import Interpolate, Reshape
+    from irconv_opset import Convert, Interpolate, Multiply, Reshape
 
     b = GraphBuilder("shapes")
     x = b.parameter("x", (1, 2, 4, 4))
+    scales = b.op(Multiply(), b.const(np.array([1.0, 1.0], np.float32)), b.const(np.float32(2.0)))
     up = b.op(
         Interpolate(mode="nearest", shape_calculation_mode="scales"),
         x,
-        b.const(np.array([2.0, 2.0], np.float32)),
+        scales,  # Interpolate-11: scales_or_sizes, axes
         b.const(np.array([2, 3], np.int64)),
     )
+    # a shape computed in f32 and converted: 4097 is not representable in f16 (it rounds to 4096)
+    target = b.op(Convert(destination_type=ElementType.i64), b.const(np.array([1, 4097, -1], np.float32)))
+    big = b.op(Reshape(special_zero=False), b.parameter("z", (4097 * 2,)), target)
     b.result(b.op(Reshape(special_zero=False), up, b.const(np.array([1, -1], np.int64))), "y")
+    b.result(big, "big")
+    b.result(b.op(Multiply(), x, b.const(np.float32(3.0))), "data")  # ordinary data: compressed
     infer_graph(b.graph)
     xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
-    assert not [layer for layer in layers(xml) if layer.get("type") == "Convert"]
-    assert run_ir(xml, {"x": np.ones((1, 2, 4, 4), np.float32)})["y"].shape == (1, 128)
+    assert (
+        len([layer for layer in layers(xml) if layer.get("type") == "Convert"]) == 2
+    )  # the i64 one + one decompression
+    out = run_ir(xml, {"x": np.ones((1, 2, 4, 4), np.float32), "z": np.arange(8194, dtype=np.float32)})
+    assert out["y"].shape == (1, 128) and out["big"].shape == (1, 4097, 2)
 
 
 # ------------------------------------------------- determinism and dedup

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from irconv.graph import Node
+from irconv.graph import Graph, Node
 
 F16_MAX = float(np.finfo(np.float16).max)
 #: Elements converted at a time (1 MiB of f32: stays in cache).
@@ -20,7 +20,7 @@ CHUNK = 1 << 18
 #: Inputs whose value steers shapes or indices rather than data (IR type -> input ports).
 #: A rounding error there changes the output shape, so those constants stay f32.
 PRECISION_SENSITIVE_INPUTS: dict[str, frozenset[int]] = {
-    "Interpolate": frozenset({1, 2}),
+    "Interpolate": frozenset({1, 2, 3}),  # v4: sizes, scales, axes; v11: scales_or_sizes, axes
     "Range": frozenset({0, 1, 2}),
     "Broadcast": frozenset({1, 2}),
     "Reshape": frozenset({1}),
@@ -65,20 +65,43 @@ class CompressionStats:
         return text
 
 
-def should_compress(node: Node) -> bool:
-    """True for an f32 Const whose every consumer takes it as floating data."""
+def shape_constants(graph: Graph) -> set[int]:
+    """Ids of the Consts whose values reach a precision-sensitive input (a shape, a count...).
+
+    Walks upstream from every such input through whatever computes it (a Convert to i64,
+    a Multiply of scales...), stopping at ShapeOf and Parameters, as OpenVINO's own
+    converter marks shape sub-graphs: rounding anything on those paths to f16 could change
+    a shape.
+    """
+    keep: set[int] = set()
+    seen: set[int] = set()
+    stack = []
+    for type_name, ports in PRECISION_SENSITIVE_INPUTS.items():
+        for node in graph.by_type(type_name):
+            for port in node.in_ports():
+                source = port.get_source()
+                if port.idx in ports and source is not None:
+                    stack.append(source.node)
+    while stack:
+        node = stack.pop()
+        if node.id in seen or node.type in ("ShapeOf", "Parameter"):
+            continue
+        seen.add(node.id)
+        if node.type == "Const":
+            keep.add(node.id)
+            continue
+        stack.extend(source.node for port in node.in_ports() if (source := port.get_source()) is not None)
+    return keep
+
+
+def should_compress(node: Node, keep: set[int]) -> bool:
+    """True for an f32 Const feeding only float data (not in ``keep``, see :func:`shape_constants`)."""
     value = node.op.value  # type: ignore[attr-defined]
-    if value.dtype != np.float32:
+    if value.dtype != np.float32 or node.id in keep:
         return False
     users = node.out_port(0).get_destinations()
-    if not users:
-        return False
-    for port in users:
-        if port.idx in PRECISION_SENSITIVE_INPUTS.get(port.node.type, frozenset()):
-            return False
-        if port.node.type in ("ShapeOf", "Result"):
-            return False
-    return True
+    # a constant that is itself a model output, or only measured by ShapeOf, keeps its type
+    return bool(users) and all(port.node.type not in ("ShapeOf", "Result") for port in users)
 
 
 def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:

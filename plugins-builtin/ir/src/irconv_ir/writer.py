@@ -14,7 +14,7 @@ from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter
 from irconv_ir.bodies import body_layouts, write_port_map
-from irconv_ir.fp16 import CompressionStats, should_compress, to_f16
+from irconv_ir.fp16 import CompressionStats, shape_constants, should_compress, to_f16
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
 from irconv_ir.xml_out import XmlStream, attrs
@@ -88,10 +88,11 @@ def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> Gra
     plan = GraphPlan(layer_order(graph, sources), sources)
     if name_boundary:
         plan.extra_names = boundary_names(graph)
+    keep = shape_constants(graph) if compress else set()
     next_id = 0
     for node in plan.order:
         count = len(sources[node.id])
-        if compress and isinstance(node.op, Const) and should_compress(node):
+        if compress and isinstance(node.op, Const) and should_compress(node, keep):
             plan.compressed.add(node.id)
             next_id += 1  # the f16 Const; the node's own id is its Convert
             count = 1
