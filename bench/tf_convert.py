@@ -1,0 +1,97 @@
+"""Whole-process TensorFlow conversion: irconv vs OpenVINO's ``ovc``, wall time and peak memory.
+
+Builds Keras ResNet50 (``weights=None``, seeded random weights) in a child process and saves
+it as a frozen GraphDef (``resnet50.pb``) and as a SavedModel directory. Each form is then
+converted by ``irconv convert --no-compress-to-fp16`` and by ``ovc --compress_to_fp16=False``
+as separate processes, alternating (the order flips every round); the script prints the
+median wall time, the irconv/ovc ratio and each tool's peak RSS (``os.wait4``, the child's
+``ru_maxrss``). Everything lives in a temporary directory removed at the end.
+
+    python bench/tf_convert.py               # 5 rounds
+    python bench/tf_convert.py --rounds 9 --keep /tmp/tf_bench
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BUILD = r"""
+import os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np, tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+out = sys.argv[1]
+tf.keras.utils.set_random_seed(0)
+model = tf.keras.applications.ResNet50(weights=None, classifier_activation=None, input_shape=(224, 224, 3))
+spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
+frozen = convert_variables_to_constants_v2(tf.function(lambda x: model(x, training=False)).get_concrete_function(spec))
+open(os.path.join(out, "resnet50.pb"), "wb").write(frozen.graph.as_graph_def().SerializeToString())
+tf.saved_model.save(model, os.path.join(out, "resnet50_saved_model"))
+"""
+
+
+def run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def tools(model: Path, out: Path) -> dict[str, list[str]]:
+    irconv = [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml"), "--no-compress-to-fp16"]
+    ovc = [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml"), "--compress_to_fp16=False"]
+    return {"irconv": irconv, "ovc": ovc}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="build the models here and keep them")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="tf_bench_"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        if not (work / "resnet50.pb").exists():
+            subprocess.run([sys.executable, "-c", BUILD, str(work)], check=True)
+        forms = {"frozen .pb": work / "resnet50.pb", "SavedModel": work / "resnet50_saved_model"}
+        print("| model | tool | median s | runs s | ratio irconv/ovc | peak RSS MiB |")
+        print("|---|---|---|---|---|---|")
+        for form, model in forms.items():
+            out = work / "out"
+            out.mkdir(exist_ok=True)
+            commands = tools(model, out)
+            times: dict[str, list[float]] = {name: [] for name in commands}
+            peaks: dict[str, list[float]] = {name: [] for name in commands}
+            for round_ in range(args.rounds):
+                order = list(commands) if round_ % 2 == 0 else list(commands)[::-1]
+                for name in order:
+                    wall, peak = run(commands[name])
+                    times[name].append(wall)
+                    peaks[name].append(peak)
+            medians = {name: statistics.median(values) for name, values in times.items()}
+            for name in commands:
+                ratio = f"{medians['irconv'] / medians['ovc']:.2f}" if name == "irconv" else ""
+                runs = ", ".join(f"{t:.2f}" for t in times[name])
+                print(f"| ResNet50 {form} | {name} | {medians[name]:.2f} | {runs} | {ratio} | {max(peaks[name]):.0f} |")
+            sys.stdout.flush()
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
