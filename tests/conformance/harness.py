@@ -263,9 +263,13 @@ class Results:
         return sum(1 for n in names if self.outcomes[n].get(engine) == "pass")
 
 
-def run_cases(names: list[str], engines: list[str]) -> Results:
-    """Run ``names`` in worker processes, restarting after a crash."""
+def run_cases(names: list[str], engines: list[str], log: Path | None = None) -> Results:
+    """Run ``names`` in worker processes, restarting after a crash.
+
+    ``log`` receives every outcome as a JSON line as soon as it is known.
+    """
     results = Results()
+    log_file = open(log, "a") if log else None
     pending = list(names)
     while pending:
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
@@ -285,6 +289,9 @@ def run_cases(names: list[str], engines: list[str]) -> Results:
             results.outcomes[record["case"]][record["engine"]] = record["outcome"]
             results.seconds[record["engine"]] += record["seconds"]
             current = None
+            if log_file:
+                log_file.write(line)
+                log_file.flush()
         proc.wait()
         os.unlink(list_path)
         done = {n for n in pending if len(results.outcomes.get(n, {})) == len(engines)}
@@ -297,6 +304,8 @@ def run_cases(names: list[str], engines: list[str]) -> Results:
         elif proc.returncode != 0 and not done:
             raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
         pending = [n for n in pending if n not in done]
+    if log_file:
+        log_file.close()
     return results
 
 
@@ -364,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="glob of test ids; repeatable")
     parser.add_argument("--sample", type=int, help="a fixed, evenly spread sample of N cases")
     parser.add_argument("--json", type=Path, help="write every outcome to this file")
+    parser.add_argument("--log", type=Path, help="append outcomes as JSON lines while running")
     parser.add_argument("--no-strict", action="store_true", help="do not check the expected-failure list")
     parser.add_argument("--failures", action="store_true", help="print every irconv failure")
     args = parser.parse_args(argv)
@@ -374,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     cases = collect_cases()
     names, skipped = select(cases, args.only, args.sample)
-    results = run_cases(names, engines)
+    results = run_cases(names, engines, args.log)
     print(table(results, cases, names))
     print(f"({skipped} cases without plain tensor data not run; {time.perf_counter() - started:.0f} s; "
           + ", ".join(f"{e} {results.seconds[e]:.0f} s" for e in engines) + ")")

@@ -101,9 +101,14 @@ def schema_function(
         schema = onnx.defs.get_schema(node.op_type, opset, domain)
     except Exception:
         return None
+    def newest(versions: Any) -> int:
+        # A body is defined for some opsets; use the newest one not past the model's.
+        usable = [v for v in versions if v <= opset]
+        return max(usable) if usable else opset
+
     try:
         if schema.has_function:
-            data = schema.get_function_with_opset_version(opset)
+            data = schema.get_function_with_opset_version(newest(schema.function_opset_versions))
             if data:
                 return onnx.FunctionProto.FromString(data)
         if schema.has_context_dependent_function:
@@ -114,7 +119,7 @@ def schema_function(
                     return None
                 types.append(t.SerializeToString())
             data = schema.get_context_dependent_function_with_opset_version(
-                opset, node.SerializeToString(), types
+                newest(schema.context_dependent_function_opset_versions), node.SerializeToString(), types
             )
             if data:
                 return onnx.FunctionProto.FromString(data)

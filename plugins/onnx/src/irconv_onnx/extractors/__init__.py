@@ -12,6 +12,7 @@ def all_extractors() -> list[Extractor]:
         control_flow,
         elementwise,
         image,
+        loss,
         nn,
         normalization,
         quantization,
@@ -21,6 +22,6 @@ def all_extractors() -> list[Extractor]:
         unary,
     )
 
-    modules = (elementwise, unary, reduction, shape, nn, normalization, image, quantization, sequence,
+    modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
                control_flow, contrib)
     return [e for module in modules for e in module.extractors()]
