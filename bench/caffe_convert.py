@@ -51,6 +51,30 @@ def prepare(name: str, folder: Path) -> None:
     print(json.dumps([f"{blob}[{','.join(map(str, (1, *shape[1:])))}]" for blob, shape in shapes.items()]))
 
 
+def stages(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: bool) -> None:
+    """Per-stage seconds of one in-process conversion (runs in a child process)."""
+    start = time.perf_counter()
+    from irconv.pipeline.options import ConversionOptions
+    from irconv.pipeline.run import ConversionReport, convert, save
+    from irconv.plugins.manager import PluginHost
+
+    host = PluginHost()
+    host.registry()
+    ready = time.perf_counter()
+    options = ConversionOptions.from_kwargs(weights=weights, inputs=inputs, compress_to_fp16=fp16)
+    report = ConversionReport()
+    graph = convert(proto, options, host, report)
+    save(graph, out, options, host, report=report)
+    seconds = {"startup": ready - start, **report.seconds}
+    print(json.dumps(seconds))
+
+
+def stage_seconds(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: bool) -> dict[str, float]:
+    command = [sys.executable, __file__, "--stages", json.dumps([str(proto), str(weights), inputs, str(out), fp16])]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def ensure_weights(name: str, folder: Path) -> tuple[Path, Path, list[str]]:
     made = subprocess.run(
         [sys.executable, __file__, "--prepare", name, "--dir", str(folder)], check=True, capture_output=True, text=True
@@ -83,14 +107,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "irconv-caffe-bench")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--prepare", help=argparse.SUPPRESS)
+    parser.add_argument("--stages", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     if args.prepare:
         prepare(args.prepare, args.dir)
         return 0
+    if args.stages:
+        proto, weights, inputs, out, fp16 = json.loads(args.stages)
+        stages(Path(proto), Path(weights), inputs, Path(out), fp16)
+        return 0
 
-    print("| model | caffemodel MiB | fp16 | wall s | peak RSS MiB | RSS / caffemodel | legacy MO s | speed-up |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| model | caffemodel MiB | fp16 | wall s | peak RSS MiB | RSS / caffemodel | start-up s | load s "
+        "| extract+infer s | emit s | legacy MO s | speed-up |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         proto, weights, inputs = ensure_weights(name, args.dir)
         size = weights.stat().st_size
@@ -100,9 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             peak = max(r[1] for r in runs)
             legacy = LEGACY_MO_SECONDS.get(name)
             speedup = f"{legacy / seconds:.0f}x" if legacy else "-"
+            split = stage_seconds(proto, weights, inputs, args.dir / f"{name}-stages.xml", fp16)
+            middle = sum(split.get(k, 0.0) for k in ("extract", "front", "infer", "middle", "back"))
             print(
                 f"| {name} | {size / MIB:.0f} | {'on' if fp16 else 'off'} | {seconds:.2f} | {peak / MIB:.0f} | "
-                f"{peak / size:.2f} | {legacy or '-'} | {speedup} |",
+                f"{peak / size:.2f} | {split['startup']:.2f} | {split['load']:.2f} | {middle:.2f} | "
+                f"{split['emit']:.2f} | {legacy or '-'} | {speedup} |",
                 flush=True,
             )
     return 0
