@@ -102,7 +102,8 @@ class Transpose(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
-        return [np.transpose(x, order if order.size else None)]
+        # a contiguous copy: the emitter and later folds read it sequentially
+        return [np.ascontiguousarray(np.transpose(x, order if order.size else None))]
 
 
 # -------------------------------------------------------------------------- Concat
