@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from irconv_opset.ops.ctc import (
-    CTCGreedyDecoder,
-    CTCGreedyDecoderSeqLen,
-)
 from irconv_opset.ops.elementwise import (
     Add,
     BitwiseAnd,
@@ -226,8 +222,6 @@ __all__ = [
     "Broadcast",
     "Broadcast_v1",
     "Bucketize",
-    "CTCGreedyDecoder",
-    "CTCGreedyDecoderSeqLen",
     "Ceiling",
     "Clamp",
     "Col2Im",

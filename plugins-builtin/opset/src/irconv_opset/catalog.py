@@ -12,7 +12,6 @@ from irconv.plugins import NEWEST
 from irconv_opset.ops import (
     control_flow,
     convolution,
-    ctc,
     detection,
     elementwise,
     generation,
@@ -43,7 +42,6 @@ FAMILIES = (
     segment,
     generation,
     signal,
-    ctc,
     patches,
     matrix,
     linear,
