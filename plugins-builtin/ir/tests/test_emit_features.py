@@ -289,3 +289,13 @@ def test_xml_special_characters_and_unicode_in_names(tmp_path, installed_host, r
     graph = reemit(xml, again)
     assert graph.name == 'net "name" & <more>' and graph.has_node('relu <&> "x"')
     assert xml.read_bytes() == again.read_bytes()
+
+
+def test_dynamic_element_type_is_spelled_as_openvino_reads_it(tmp_path, installed_host):
+    import openvino as ov
+
+    b = GraphBuilder("dynamic type")
+    b.result(b.op(ReLU(), b.parameter("x", (2,), ElementType.dynamic)), "y")
+    infer_graph(b.graph)
+    model = ov.Core().read_model(str(emit_ir(b.graph, tmp_path / "m.xml", installed_host)))
+    assert model.inputs[0].get_element_type().is_dynamic()
