@@ -6,6 +6,9 @@ import numpy as np
 from irconv_opset import (
     DetectionOutput,
     DetectionOutput_v1,
+    MatrixNms,
+    MulticlassNms,
+    MulticlassNms_v8,
     NonMaxSuppression,
     NonMaxSuppression_v1,
     NonMaxSuppression_v3,
@@ -228,5 +231,30 @@ CASES: list[OpCase] = [
             (NonMaxSuppression_v5, {"sort_result_descending": False}, 2, 3),
         )
         for limit in (2, 10)
+    ),
+    OpCase(
+        MatrixNms(sort_result_type="score", output_type="i32", keep_top_k=5, decay_function="gaussian"),
+        [DISJOINT_BOXES, rng.random((2, 3, 6)).astype(np.float32)],
+        id="matrix_nms",
+        check_values=False,
+        dynamic=False,  # the CPU plugin needs static boxes shapes
+    ),
+    OpCase(
+        MulticlassNms_v8(sort_result_type="classid", iou_threshold=0.5, background_class=0),
+        [DISJOINT_BOXES, rng.random((2, 3, 6)).astype(np.float32)],
+        id="multiclass_nms8",
+        check_values=False,
+        dynamic=False,  # the CPU plugin needs static boxes shapes
+    ),
+    OpCase(
+        MulticlassNms(iou_threshold=0.5, output_type="i32"),
+        [
+            DISJOINT_BOXES[:1].repeat(3, axis=0),
+            rng.random((3, 6)).astype(np.float32),
+            const(np.array([2, 4], np.int32)),
+        ],
+        id="multiclass_nms9_rois_num",
+        check_values=False,
+        dynamic=False,  # the CPU plugin needs static boxes shapes
     ),
 ]

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_opset import GRUCell, GRUSequence, LSTMCell, LSTMSequence, RNNCell, RNNSequence
+from irconv_opset import (
+    CTCGreedyDecoder,
+    CTCGreedyDecoderSeqLen,
+    GRUCell,
+    GRUSequence,
+    LSTMCell,
+    LSTMSequence,
+    RNNCell,
+    RNNSequence,
+)
 from irconv_opset.testing import OpCase, const
 
 rng = np.random.default_rng(17)
@@ -105,5 +114,17 @@ CASES: list[OpCase] = [
         [tensor(BATCH, STEPS, INPUT), states(1), FULL, *weights(1, 1)],
         id="rnn_seq_reverse",
         atol=1e-4,
+    ),
+    OpCase(
+        CTCGreedyDecoder(ctc_merge_repeated=True),
+        [tensor(STEPS, BATCH, 7), np.ones((STEPS, BATCH), np.float32)],
+        id="ctc_greedy",
+        check_values=False,
+    ),
+    OpCase(
+        CTCGreedyDecoderSeqLen(merge_repeated=False, classes_index_type="i64"),
+        [tensor(BATCH, STEPS, 7), const(np.array([5, 3, 1], np.int32)), const(np.array(6, np.int32))],
+        id="ctc_greedy_seq_len",
+        check_values=False,
     ),
 ]

@@ -193,6 +193,11 @@ class Proposal(Proposal_v1):
         set_output(node, 1, (rows,), input_type(node, 0))
 
 
+class DecayFunction(str, enum.Enum):
+    linear = "linear"
+    gaussian = "gaussian"
+
+
 class BoxEncoding(enum.Enum):
     corner = "corner"
     center = "center"
@@ -283,6 +288,87 @@ class NonMaxSuppression(NonMaxSuppression_v5):
     version = 9
 
 
+class SortResultType(str, enum.Enum):
+    score = "score"
+    classid = "classid"
+    none = "none"
+
+
+@dataclass(eq=False)
+class MatrixNms(CoercedAttrs, Op):
+    """MatrixNms-8: boxes [N, M, 4], scores [N, C, M] -> selected rows [?, 6] (class, score,
+    x1, y1, x2, y2), their indices [?, 1] and the count per image [N]."""
+
+    type = "MatrixNms"
+    version = 8
+    outputs = 3
+
+    sort_result_type: SortResultType = attr(SortResultType.none)
+    sort_result_across_batch: bool = attr(False)
+    output_type: ElementType = attr(ElementType.i64)
+    score_threshold: float = attr(0.0)
+    nms_top_k: int = attr(-1)
+    keep_top_k: int = attr(-1)
+    background_class: int = attr(-1)
+    decay_function: DecayFunction = attr(DecayFunction.linear)
+    gaussian_sigma: float = attr(2.0)
+    post_threshold: float = attr(0.0)
+    normalized: bool = attr(True)
+
+    def _images(self, node: Node) -> Dim:
+        boxes = input_shape(node, 0)
+        return boxes[0] if boxes else None
+
+    def infer(self, node: Node) -> None:
+        # How many boxes survive is only known at run time.
+        set_output(node, 0, (None, 6), input_type(node, 0))
+        set_output(node, 1, (None, 1), self.output_type)
+        set_output(node, 2, (self._images(node),), self.output_type)
+
+
+@dataclass(eq=False)
+class MulticlassNms_v8(CoercedAttrs, Op):
+    """MulticlassNms-8: per-class NMS over boxes [N, M, 4] and scores [N, C, M]; outputs as MatrixNms."""
+
+    type = "MulticlassNms"
+    version = 8
+    outputs = 3
+
+    sort_result_type: SortResultType = attr(SortResultType.none)
+    sort_result_across_batch: bool = attr(False)
+    output_type: ElementType = attr(ElementType.i64)
+    iou_threshold: float = attr(0.0)
+    score_threshold: float = attr(0.0)
+    nms_top_k: int = attr(-1)
+    keep_top_k: int = attr(-1)
+    background_class: int = attr(-1)
+    nms_eta: float = attr(1.0)
+    normalized: bool = attr(True)
+
+    def _images(self, node: Node) -> Dim:
+        boxes = input_shape(node, 0)
+        return boxes[0] if boxes else None
+
+    def infer(self, node: Node) -> None:
+        set_output(node, 0, (None, 6), input_type(node, 0))
+        set_output(node, 1, (None, 1), self.output_type)
+        set_output(node, 2, (self._images(node),), self.output_type)
+
+
+@dataclass(eq=False)
+class MulticlassNms(MulticlassNms_v8):
+    """MulticlassNms-9: also boxes [C, M, 4], scores [C, M] with a third input roisnum [N]."""
+
+    type = "MulticlassNms"
+    version = 9
+
+    def _images(self, node: Node) -> Dim:
+        if node.num_inputs() > 2 and node.has_input(2):
+            rois = input_shape(node, 2)
+            return rois[0] if rois else None
+        return super()._images(node)
+
+
 OPS: tuple[type[Op], ...] = (
     PriorBox_v1,
     PriorBox,
@@ -298,4 +384,7 @@ OPS: tuple[type[Op], ...] = (
     NonMaxSuppression_v4,
     NonMaxSuppression_v5,
     NonMaxSuppression,
+    MatrixNms,
+    MulticlassNms_v8,
+    MulticlassNms,
 )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.ops import Op, attr
-from irconv.types import Dim
+from irconv.types import Dim, ElementType
 
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
@@ -270,4 +270,53 @@ class RNNSequence(_RNNStep, _SequenceBase):
     activations: tuple[str, ...] = attr(("tanh",))
 
 
-OPS: tuple[type[Op], ...] = (LSTMCell, GRUCell, RNNCell, LSTMSequence, GRUSequence, RNNSequence)
+# ---- CTC decoding ------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class CTCGreedyDecoder(CoercedAttrs, Op):
+    """CTCGreedyDecoder-1: data [T, N, C], sequence mask [T, N] -> class indices [N, T, 1, 1] (as data's type)."""
+
+    type = "CTCGreedyDecoder"
+    version = 1
+
+    ctc_merge_repeated: bool = attr(True)
+
+    def infer(self, node: Node) -> None:
+        data, mask = input_shape(node, 0), input_shape(node, 1)
+        steps = merge_dim(data[0] if data else None, mask[0] if mask else None)
+        batch = merge_dim(data[1] if data else None, mask[1] if mask else None)
+        set_output(node, 0, (batch, steps, 1, 1), input_type(node, 0))
+
+
+@dataclass(eq=False)
+class CTCGreedyDecoderSeqLen(CoercedAttrs, Op):
+    """CTCGreedyDecoderSeqLen-6: data [N, T, C], sequence_length [N], optional blank_index ->
+    class indices [N, T] (-1 padded) and decoded lengths [N]."""
+
+    type = "CTCGreedyDecoderSeqLen"
+    version = 6
+    outputs = 2
+
+    merge_repeated: bool = attr(True)
+    classes_index_type: ElementType = attr(ElementType.i32)
+    sequence_length_type: ElementType = attr(ElementType.i32)
+
+    def infer(self, node: Node) -> None:
+        data, lengths = input_shape(node, 0), input_shape(node, 1)
+        batch = merge_dim(data[0] if data else None, lengths[0] if lengths else None)
+        steps = data[1] if data else None
+        set_output(node, 0, (batch, steps), self.classes_index_type)
+        set_output(node, 1, (batch,), self.sequence_length_type)
+
+
+OPS: tuple[type[Op], ...] = (
+    LSTMCell,
+    GRUCell,
+    RNNCell,
+    LSTMSequence,
+    GRUSequence,
+    RNNSequence,
+    CTCGreedyDecoder,
+    CTCGreedyDecoderSeqLen,
+)
