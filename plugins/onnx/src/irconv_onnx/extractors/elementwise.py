@@ -10,7 +10,7 @@ from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_onnx.extractors._common import attrs, facts, onnx_op, typed_const
+from irconv_onnx.extractors._common import attrs, facts, onnx_op, opset, typed_const
 
 
 def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
@@ -59,10 +59,12 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> Op:
     return BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
 
 
-def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope."""
-    from irconv_opset import Less, Multiply, Select
+def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
+    """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope (per channel before opset 7)."""
+    from irconv_opset import Less, Multiply, PReLU, Select
 
+    if opset(node) < 7:
+        return PReLU()
     x, slope = ctx.input(0), ctx.input(1)
     negative = ctx.op(Less(), x, typed_const(ctx, 0, x), suffix="negative")
     scaled = ctx.op(Multiply(), x, slope, suffix="scaled")

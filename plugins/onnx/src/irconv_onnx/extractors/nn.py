@@ -100,25 +100,32 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     output_padding = tuple(a.ints("output_padding", [0] * spatial))
     pads_begin, pads_end, auto_pad = w.pads_begin, w.pads_end, w.auto_pad
     output_shape = a.ints("output_shape", None)
+    x_shape, k_shape = in_shape(ctx, 0), in_shape(ctx, 1)
+    static = x_shape is not None and k_shape is not None and all(d is not None for d in x_shape[2:]) and \
+        all(d is not None for d in k_shape[2:])
+    if not output_shape and auto_pad in ("same_upper", "same_lower") and static:
+        assert x_shape is not None
+        output_shape = [x_shape[2 + i] * w.strides[i] for i in range(spatial)]
     if output_shape:
         # ONNX derives the pads from the requested size; do it here so the IR is explicit.
-        x_shape, k_shape = in_shape(ctx, 0), in_shape(ctx, 1)
-        if x_shape is None or k_shape is None or any(d is None for d in x_shape[2:]) or \
-                any(d is None for d in k_shape[2:]):
+        if not static:
             raise a.bad("output_shape", output_shape, "needs static input and kernel spatial sizes")
+        assert x_shape is not None and k_shape is not None
         out_sizes = output_shape[-spatial:]
-        begin, end = [], []
+        begin, end, extra = [], [], list(output_padding)
         for i in range(spatial):
             kernel = (k_shape[2 + i] - 1) * w.dilations[i] + 1
             total = w.strides[i] * (x_shape[2 + i] - 1) + output_padding[i] + kernel - out_sizes[i]
-            total = max(total, 0)
+            if total < 0:  # a larger output than the kernel covers: grow the output padding
+                extra[i] -= total
+                total = 0
             if auto_pad == "same_upper":
                 begin.append(total // 2)
                 end.append(total - total // 2)
             else:
                 begin.append(total - total // 2)
                 end.append(total // 2)
-        pads_begin, pads_end, auto_pad = tuple(begin), tuple(end), "explicit"
+        pads_begin, pads_end, auto_pad, output_padding = tuple(begin), tuple(end), "explicit", tuple(extra)
     common = dict(strides=w.strides, dilations=w.dilations, pads_begin=pads_begin, pads_end=pads_end,
                   auto_pad=auto_pad, output_padding=output_padding)
     if group == 1:

@@ -15,12 +15,38 @@ def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import BatchNormInference
 
     a = attrs(node)
-    if a.int("training_mode", 0) and any(p.get_destinations() for p in node.out_ports()[1:]):
-        raise a.bad("training_mode", 1, "running statistics outputs are training-only")
+    if a.int("training_mode", 0):
+        return _batch_norm_training(node, ctx)
     eps = a.float("epsilon", 1e-5)
     inputs = [ctx.input(i) for i in range(5)]
     out = ctx.op(BatchNormInference(epsilon=eps), *inputs)
     return [out]
+
+
+def _batch_norm_training(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Batch statistics normalize; running statistics are blended with ``momentum``."""
+    from irconv_opset import Add, Concat, Divide, Multiply, ReduceMean, Sqrt, Squeeze, Subtract
+
+    a = attrs(node)
+    eps, momentum = a.float("epsilon", 1e-5), a.float("momentum", 0.9)
+    x = ctx.input(0)
+    axes = ctx.op(Concat(axis=0), i64(ctx, [0]), axes_from(ctx, x, 2), suffix="axes")
+    mean = ctx.op(ReduceMean(keep_dims=True), x, axes, suffix="mean")
+    centered = ctx.op(Subtract(), x, mean, suffix="centered")
+    var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes, suffix="var")
+    std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
+    y = ctx.op(Divide(), centered, std, suffix="normalized")
+    y = ctx.op(Multiply(), y, _channel_vector(ctx, ctx.input(1), x), suffix="scaled")
+    y = ctx.op(Add(), y, _channel_vector(ctx, ctx.input(2), x), suffix="shifted")
+
+    def running(stat: OutPort, idx: int, name: str) -> OutPort:
+        flat = ctx.op(Squeeze(), stat, axes, suffix=f"{name}_flat")
+        old = ctx.op(Multiply(), ctx.input(idx), typed_const(ctx, momentum, x, "momentum"), suffix=f"{name}_old")
+        new = ctx.op(Multiply(), flat, typed_const(ctx, 1 - momentum, x, "rest"), suffix=f"{name}_new")
+        return ctx.op(Add(), old, new, suffix=f"running_{name}")
+
+    outputs = [y, running(mean, 3, "mean"), running(var, 4, "var")]
+    return outputs[: len(node.out_ports())]
 
 
 def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPort:

@@ -44,6 +44,12 @@ def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, boo
 
 
 def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    from irconv_opset import Convert
+
+    if facts(x).element_type is ElementType.boolean:  # the CPU plugin reduces numbers only
+        as_u8 = ctx.op(Convert(destination_type=ElementType.u8), x, suffix="as_u8")
+        reduced = ctx.op(cls(keep_dims=keep), as_u8, axes, suffix="reduced")
+        return ctx.op(Convert(destination_type=ElementType.boolean), reduced)
     return ctx.op(cls(keep_dims=keep), x, axes)
 
 

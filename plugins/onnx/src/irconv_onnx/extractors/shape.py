@@ -182,7 +182,9 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
             axes = const_value(ctx, 3)
             rank = in_rank(ctx, 0)
             if axes is None or pads is None or rank is None:
-                raise a.bad("axes", "input", "Pad axes need constant axes and pads and a known rank")
+                begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
+                inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
+                return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
             full = np.zeros(2 * rank, np.int64)
             for i, ax in enumerate(int(v) % rank for v in axes):
                 full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
@@ -195,6 +197,21 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
         begin, end = split.out_port(0), split.out_port(1)
     inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
     return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
+
+
+def _scatter_pads(ctx: ExtractContext, x: OutPort, pads: OutPort, axes: OutPort) -> tuple[OutPort, OutPort]:
+    """Per-axis pads (for ``axes`` only) spread into full begin/end vectors, from ShapeOf."""
+    from irconv_opset import Broadcast, Convert, FloorMod, ScatterElementsUpdate, Split
+
+    rank = rank_of(ctx, x)
+    zeros = ctx.op(Broadcast(), i64(ctx, 0), rank, suffix="zeros")
+    axes = ctx.op(FloorMod(), ctx.op(Convert(destination_type=ElementType.i64), axes, suffix="axes_i64"), rank,
+                  suffix="axes_norm")
+    pads = ctx.op(Convert(destination_type=ElementType.i64), pads, suffix="pads_i64")
+    halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 0)], "pads_split")
+    begin = ctx.op(ScatterElementsUpdate(), zeros, axes, halves.out_port(0), i64(ctx, 0), suffix="begin")
+    end = ctx.op(ScatterElementsUpdate(), zeros, axes, halves.out_port(1), i64(ctx, 0), suffix="end")
+    return begin, end
 
 
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -404,6 +421,30 @@ def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ConvertLike(), ones, x)]
 
 
+def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Unique
+
+    a = attrs(node)
+    op = Unique(sorted=bool(a.int("sorted", 1)), index_element_type=ElementType.i64,
+                count_element_type=ElementType.i64)
+    inputs = [ctx.input(0)] + ([i64(ctx, a.int("axis"), "axis")] if "axis" in a else [])
+    unique = ctx.add(op, inputs, "unique")
+    return [unique.out_port(i) for i in range(len(node.out_ports()))]
+
+
+def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Gather the positions where the condition is true (the data flattened without an axis)."""
+    from irconv_opset import Gather, NonZero, Reshape, Squeeze
+
+    a = attrs(node)
+    x = ctx.input(0)
+    if "axis" not in a:
+        x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1]), suffix="flat")
+    positions = ctx.op(NonZero(output_type=ElementType.i64), ctx.input(1), suffix="positions")
+    positions = ctx.op(Squeeze(), positions, i64(ctx, [0]), suffix="indices")
+    return [ctx.op(Gather(), x, positions, i64(ctx, a.int("axis", 0), "axis"))]
+
+
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ReverseSequence
 
@@ -443,5 +484,7 @@ def extractors() -> list[Extractor]:
         onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
         onnx_op("Trilu", _trilu, 14, produces="Range, Select"),
         onnx_op("EyeLike", _eye_like, 9, produces="Range, Equal, Select"),
+        onnx_op("Unique", _unique, 11, produces="Unique"),
+        onnx_op("Compress", _compress, 9, produces="NonZero, Gather"),
         onnx_op("ReverseSequence", _reverse_sequence, 10, produces="ReverseSequence"),
     ]
