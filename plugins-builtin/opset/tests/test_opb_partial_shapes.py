@@ -24,6 +24,8 @@ from irconv_opset import (
     AvgPool,
     Convolution,
     ConvolutionBackpropData,
+    CTCGreedyDecoder,
+    CTCGreedyDecoderSeqLen,
     DeformableConvolution,
     DetectionOutput,
     Einsum,
@@ -38,7 +40,9 @@ from irconv_opset import (
     LSTMCell,
     LSTMSequence,
     MatMul,
+    MatrixNms,
     MaxPool,
+    MulticlassNms,
     NonMaxSuppression,
     NonMaxSuppression_v1,
     NonMaxSuppression_v3,
@@ -192,6 +196,11 @@ CASES: list[tuple[str, Op, list[Any]]] = [
     ),
     ("nms4_batches_classes", NonMaxSuppression_v4(), [Shaped((2, 10, 4)), Shaped((2, 3, 10)), np.array(20, np.int64)]),
     ("nms4_no_limit", NonMaxSuppression_v4(), [Shaped((2, 10, 4)), Shaped((2, 3, 10))]),
+    ("avgpool16_dilated_partial", AvgPool(**POOL, dilations=(2, 1)), [Shaped((None, 3, 17, None))]),
+    ("matrix_nms_partial", MatrixNms(), [Shaped((None, 10, 4)), Shaped((2, 3, None))]),
+    ("multiclass_nms_rois_num", MulticlassNms(), [Shaped((3, None, 4)), Shaped((3, None)), Shaped((4,), np.int32)]),
+    ("ctc_greedy_partial", CTCGreedyDecoder(), [Shaped((None, 2, 5)), Shaped((20, None))]),
+    ("ctc_greedy_seq_len_partial", CTCGreedyDecoderSeqLen(), [Shaped((None, 20, 5)), Shaped((3,), np.int32)]),
     ("gru_cell_dynamic_rank_x", GRUCell(hidden_size=4), [Shaped(None), Shaped((None, 4)), w(12, 3), w(12, 4), w(12)]),
     ("rnn_cell_partial", RNNCell(hidden_size=4), [Shaped((3, None)), Shaped((None, 4)), w(4, 3), w(4, 4), w(4)]),
     (
@@ -266,7 +275,11 @@ def _refines(ours: MaybeShape, theirs: MaybeShape) -> bool:
     """``ours`` agrees with every fact in ``theirs`` and may know more."""
     if theirs is None:
         return True
-    return ours is not None and len(ours) == len(theirs) and all(t is None or o == t for o, t in zip(ours, theirs, strict=False))
+    return (
+        ours is not None
+        and len(ours) == len(theirs)
+        and all(t is None or o == t for o, t in zip(ours, theirs, strict=False))
+    )
 
 
 @pytest.mark.parametrize(("case_id", "op", "inputs"), CASES, ids=[c[0] for c in CASES])
