@@ -35,7 +35,12 @@ spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
 frozen = convert_variables_to_constants_v2(tf.function(lambda x: model(x, training=False)).get_concrete_function(spec))
 open(os.path.join(out, "resnet50.pb"), "wb").write(frozen.graph.as_graph_def().SerializeToString())
 tf.saved_model.save(model, os.path.join(out, "resnet50_saved_model"))
+model.export(os.path.join(out, "resnet50_exported"))
 """
+
+
+class ToolFailed(Exception):
+    pass
 
 
 def run(cmd: list[str]) -> tuple[float, float]:
@@ -46,12 +51,22 @@ def run(cmd: list[str]) -> tuple[float, float]:
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-2000:]}")
+        lines = [line for line in err.splitlines() if line.strip() and "WARNING" not in line and "I0000" not in line]
+        raise ToolFailed(" / ".join(lines[-3:])[:300])
     return wall, usage.ru_maxrss / 1024
 
 
 def tools(model: Path, out: Path) -> dict[str, list[str]]:
-    irconv = [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml"), "--no-compress-to-fp16"]
+    irconv = [
+        sys.executable,
+        "-m",
+        "irconv",
+        "convert",
+        str(model),
+        "-o",
+        str(out / "irconv.xml"),
+        "--no-compress-to-fp16",
+    ]
     ovc = [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml"), "--compress_to_fp16=False"]
     return {"irconv": irconv, "ovc": ovc}
 
@@ -66,7 +81,11 @@ def main() -> int:
     try:
         if not (work / "resnet50.pb").exists():
             subprocess.run([sys.executable, "-c", BUILD, str(work)], check=True)
-        forms = {"frozen .pb": work / "resnet50.pb", "SavedModel": work / "resnet50_saved_model"}
+        forms = {
+            "frozen .pb": work / "resnet50.pb",
+            "SavedModel (tf.saved_model.save)": work / "resnet50_saved_model",
+            "SavedModel (model.export)": work / "resnet50_exported",
+        }
         print("| model | tool | median s | runs s | ratio irconv/ovc | peak RSS MiB |")
         print("|---|---|---|---|---|---|")
         for form, model in forms.items():
@@ -75,15 +94,25 @@ def main() -> int:
             commands = tools(model, out)
             times: dict[str, list[float]] = {name: [] for name in commands}
             peaks: dict[str, list[float]] = {name: [] for name in commands}
+            failed: dict[str, str] = {}
             for round_ in range(args.rounds):
                 order = list(commands) if round_ % 2 == 0 else list(commands)[::-1]
                 for name in order:
-                    wall, peak = run(commands[name])
+                    if name in failed:
+                        continue
+                    try:
+                        wall, peak = run(commands[name])
+                    except ToolFailed as exc:
+                        failed[name] = str(exc)
+                        continue
                     times[name].append(wall)
                     peaks[name].append(peak)
-            medians = {name: statistics.median(values) for name, values in times.items()}
-            for name in commands:
-                ratio = f"{medians['irconv'] / medians['ovc']:.2f}" if name == "irconv" else ""
+            for name, message in failed.items():
+                print(f"| ResNet50 {form} | {name} | fails | {message} | | |")
+            medians = {name: statistics.median(values) for name, values in times.items() if values}
+            for name in medians:
+                both = "irconv" in medians and "ovc" in medians
+                ratio = f"{medians['irconv'] / medians['ovc']:.2f}" if name == "irconv" and both else ""
                 runs = ", ".join(f"{t:.2f}" for t in times[name])
                 print(f"| ResNet50 {form} | {name} | {medians[name]:.2f} | {runs} | {ratio} | {max(peaks[name]):.0f} |")
             sys.stdout.flush()

@@ -35,7 +35,7 @@ def freeze(fn: Callable[..., Any], inputs: Sequence[np.ndarray], path: Path) -> 
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     names = [f"in{i}" for i in range(len(inputs))]
-    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names)]
+    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names, strict=True)]
     concrete = tf.function(fn).get_concrete_function(*specs)
     frozen = convert_variables_to_constants_v2(concrete)
     graph_def = frozen.graph.as_graph_def()
@@ -48,12 +48,14 @@ def freeze(fn: Callable[..., Any], inputs: Sequence[np.ndarray], path: Path) -> 
     return Frozen(path, names, list(inputs), expected, ops)
 
 
-def save_module(fn: Callable[..., Any], variables: dict[str, np.ndarray], inputs: Sequence[np.ndarray], path: Path) -> Frozen:
+def save_module(
+    fn: Callable[..., Any], variables: dict[str, np.ndarray], inputs: Sequence[np.ndarray], path: Path
+) -> Frozen:
     """A SavedModel whose serving signature is ``fn(module, *inputs)``; ``module`` holds the variables."""
     import tensorflow as tf
 
     names = [f"in{i}" for i in range(len(inputs))]
-    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names)]
+    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names, strict=True)]
     module = tf.Module()
     for key, value in variables.items():
         setattr(module, key, tf.Variable(value))
@@ -67,7 +69,9 @@ def save_module(fn: Callable[..., Any], variables: dict[str, np.ndarray], inputs
     return Frozen(path, names, list(inputs), [np.asarray(result)], ops)
 
 
-def convert_and_run(model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any) -> list[np.ndarray]:
+def convert_and_run(
+    model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
+) -> list[np.ndarray]:
     """Convert with irconv, run the IR on OpenVINO CPU; outputs in the model's order."""
     return convert_and_run_ir(model, inputs, out_dir, **options)[0]
 
@@ -77,7 +81,6 @@ def convert_and_run_ir(
 ) -> tuple[list[np.ndarray], Any]:
     """As ``convert_and_run``, also returning the ``openvino.Model`` read from the IR."""
     import openvino as ov
-
     from irconv.api import convert_model, save_model
 
     graph = convert_model(model, validate=True, **options)
@@ -121,9 +124,9 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
         else:
             frozen = save_module(fn, variables, inputs, tmp_path / "saved_model")
         assert op in frozen.ops, f"the test graph does not contain {op}: {sorted(frozen.ops)}"
-        got = convert_and_run(frozen.path, dict(zip(frozen.input_names, frozen.inputs)), tmp_path)
+        got = convert_and_run(frozen.path, dict(zip(frozen.input_names, frozen.inputs, strict=True)), tmp_path)
         assert len(got) == len(frozen.expected)
-        for g, e in zip(got, frozen.expected):
+        for g, e in zip(got, frozen.expected, strict=True):
             assert g.shape == e.shape, f"shape {g.shape} != TensorFlow's {e.shape}"
             if e.dtype == np.bool_ or np.issubdtype(e.dtype, np.integer):
                 np.testing.assert_array_equal(g, e)
@@ -166,7 +169,9 @@ def build_application(name: str, out_dir: Path) -> RealModel:
                 ]
             )
     spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
-    frozen = convert_variables_to_constants_v2(tf.function(lambda x: model(x, training=False)).get_concrete_function(spec))
+    frozen = convert_variables_to_constants_v2(
+        tf.function(lambda x: model(x, training=False)).get_concrete_function(spec)
+    )
     pb = out_dir / f"{name}.pb"
     pb.write_bytes(frozen.graph.as_graph_def().SerializeToString())
     saved = out_dir / f"{name}_saved_model"

@@ -41,7 +41,6 @@ def test_keras_file(suffix: str, keras_model: Any, run_converted: Any, tmp_path:
 
 def test_pbtxt_graph(run_converted: Any, tmp_path: Path) -> None:
     import tensorflow as tf
-
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     fn = tf.function(lambda x: tf.nn.relu(tf.matmul(x, np.eye(3, dtype=np.float32) * 2.0) - 0.5))
@@ -76,12 +75,13 @@ def test_meta_graph_with_checkpoint(run_converted: Any, tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------- bad input
 def _irconv(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "irconv", "convert", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "irconv", "convert", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def _frozen(fn: Any, spec_shape: list[int], path: Path) -> Path:
     import tensorflow as tf
-
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     concrete = tf.function(fn).get_concrete_function(tf.TensorSpec(spec_shape, tf.float32, name="x"))

@@ -70,7 +70,6 @@ def test_reshapeable(real_models: dict[str, Any], tmp_path: Path) -> None:
     """The IR of the SavedModel takes another batch and resolution after ``reshape``."""
     import openvino as ov
     import tensorflow as tf
-
     from irconv.api import convert_model, save_model
 
     model = real_models["MobileNetV2"]

@@ -59,7 +59,10 @@ def cases() -> dict[str, Case]:
         return Case(lambda x, y: op(x=x, y=y), [i32(2, 3), i32(2, 3)])
 
     def reduce(op: Any, data: np.ndarray | None = None, keep: bool = False) -> Case:
-        return Case(lambda x: op(input=x, axis=np.array([1, 2], np.int32), keep_dims=keep), [f32(2, 3, 4, 5) if data is None else data])
+        return Case(
+            lambda x: op(input=x, axis=np.array([1, 2], np.int32), keep_dims=keep),
+            [f32(2, 3, 4, 5) if data is None else data],
+        )
 
     return {
         # element-wise arithmetic
@@ -72,7 +75,9 @@ def cases() -> dict[str, Case]:
         "RealDiv": binary(raw.RealDiv, b=f32(3, 4, low=0.5, high=2.0)),
         "Div": Case(lambda x, y: raw.Div(x=x, y=y), [i32(2, 6, low=-20, high=20), i32(2, 6, low=1, high=6)]),
         "FloorDiv": Case(lambda x, y: raw.FloorDiv(x=x, y=y), [f32(2, 6, low=-9, high=9), f32(2, 6, low=0.5, high=3)]),
-        "TruncateDiv": Case(lambda x, y: raw.TruncateDiv(x=x, y=y), [i32(2, 6, low=-20, high=20), i32(2, 6, low=1, high=6)]),
+        "TruncateDiv": Case(
+            lambda x, y: raw.TruncateDiv(x=x, y=y), [i32(2, 6, low=-20, high=20), i32(2, 6, low=1, high=6)]
+        ),
         "FloorMod": Case(lambda x, y: raw.FloorMod(x=x, y=y), [i32(2, 6, low=0, high=20), i32(2, 6, low=1, high=6)]),
         "Maximum": binary(raw.Maximum),
         "Minimum": binary(raw.Minimum),
@@ -130,8 +135,11 @@ def cases() -> dict[str, Case]:
         ),
         "Conv2DBackpropInput": Case(
             lambda x: raw.Conv2DBackpropInput(
-                input_sizes=np.array([1, 16, 16, 3], np.int32), filter=f32(3, 3, 3, 5), out_backprop=x,
-                strides=[1, 2, 2, 1], padding="SAME",
+                input_sizes=np.array([1, 16, 16, 3], np.int32),
+                filter=f32(3, 3, 3, 5),
+                out_backprop=x,
+                strides=[1, 2, 2, 1],
+                padding="SAME",
             ),
             [f32(1, 8, 8, 5)],
             atol=1e-4,
@@ -149,7 +157,9 @@ def cases() -> dict[str, Case]:
         ),
         "Einsum": Case(lambda a, b: raw.Einsum(inputs=[a, b], equation="bij,bjk->bik"), [f32(2, 3, 5), f32(2, 5, 4)]),
         "ResizeBilinear": Case(
-            lambda x: raw.ResizeBilinear(images=x, size=np.array([12, 10], np.int32), half_pixel_centers=True), [x4], atol=1e-5
+            lambda x: raw.ResizeBilinear(images=x, size=np.array([12, 10], np.int32), half_pixel_centers=True),
+            [x4],
+            atol=1e-5,
         ),
         "ResizeNearestNeighbor": Case(
             lambda x: raw.ResizeNearestNeighbor(images=x, size=np.array([16, 12], np.int32)), [x4]
@@ -181,13 +191,19 @@ def cases() -> dict[str, Case]:
         ),
         "StridedSlice": Case(
             lambda x: raw.StridedSlice(
-                input=x, begin=np.array([0, 1, 0], np.int32), end=np.array([0, 5, 2], np.int32),
-                strides=np.array([1, 2, 1], np.int32), begin_mask=1, end_mask=1, shrink_axis_mask=4,
+                input=x,
+                begin=np.array([0, 1, 0], np.int32),
+                end=np.array([0, 5, 2], np.int32),
+                strides=np.array([1, 2, 1], np.int32),
+                begin_mask=1,
+                end_mask=1,
+                shrink_axis_mask=4,
             ),
             [f32(2, 6, 4)],
         ),
         "Slice": Case(
-            lambda x: raw.Slice(input=x, begin=np.array([1, 0], np.int32), size=np.array([-1, 2], np.int32)), [f32(4, 5)]
+            lambda x: raw.Slice(input=x, begin=np.array([1, 0], np.int32), size=np.array([-1, 2], np.int32)),
+            [f32(4, 5)],
         ),
         "Pad": Case(lambda x: raw.Pad(input=x, paddings=np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32)), [x4]),
         "PadV2": Case(
@@ -221,7 +237,9 @@ def cases() -> dict[str, Case]:
             [np.array([[1, 0], [2, 2]], np.int32)],
             variables={"table": f32(4, 3)},
         ),
-        "GatherNd": Case(lambda x: raw.GatherNd(params=x, indices=np.array([[0, 1], [2, 3]], np.int32)), [f32(3, 4, 2)]),
+        "GatherNd": Case(
+            lambda x: raw.GatherNd(params=x, indices=np.array([[0, 1], [2, 3]], np.int32)), [f32(3, 4, 2)]
+        ),
         "OneHot": Case(
             lambda i: raw.OneHot(indices=i, depth=5, on_value=np.float32(2.0), off_value=np.float32(-1.0)),
             [np.array([0, 3, 4, 1], np.int32)],
@@ -239,24 +257,38 @@ def cases() -> dict[str, Case]:
         ),
         "NonMaxSuppressionV4": Case(
             lambda b, s: raw.NonMaxSuppressionV4(
-                boxes=b, scores=s, max_output_size=12, iou_threshold=0.5, score_threshold=np.float32(0.3),
+                boxes=b,
+                scores=s,
+                max_output_size=12,
+                iou_threshold=0.5,
+                score_threshold=np.float32(0.3),
                 pad_to_max_output_size=True,
             ),
             _nms_inputs(),
         ),
         "NonMaxSuppressionV5": Case(
             lambda b, s: raw.NonMaxSuppressionV5(
-                boxes=b, scores=s, max_output_size=6, iou_threshold=0.5, score_threshold=np.float32(0.1),
+                boxes=b,
+                scores=s,
+                max_output_size=6,
+                iou_threshold=0.5,
+                score_threshold=np.float32(0.1),
                 soft_nms_sigma=np.float32(0.0),
             ),
             _nms_inputs(),
         ),
         "CropAndResize": Case(
             lambda img, boxes: raw.CropAndResize(
-                image=img, boxes=boxes, box_ind=np.array([0, 1, 1], np.int32), crop_size=np.array([5, 4], np.int32),
+                image=img,
+                boxes=boxes,
+                box_ind=np.array([0, 1, 1], np.int32),
+                crop_size=np.array([5, 4], np.int32),
                 extrapolation_value=-1.0,
             ),
-            [f32(2, 9, 11, 3), np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.0, 0.2, 1.0], [-0.2, 0.3, 1.1, 0.6]], np.float32)],
+            [
+                f32(2, 9, 11, 3),
+                np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.0, 0.2, 1.0], [-0.2, 0.3, 1.1, 0.6]], np.float32),
+            ],
         ),
         # control flow
         "While": Case(lambda x: _while_loop(tf, x, stateless=False), [f32(2, 3)]),
@@ -280,8 +312,13 @@ def cases() -> dict[str, Case]:
 def _bn(op: Any, x: Any) -> Any:
     c = 3
     return op(
-        x=x, scale=f32(c, low=0.5, high=1.5), offset=f32(c), mean=f32(c), variance=f32(c, low=0.5, high=1.5),
-        epsilon=0.001, is_training=False,
+        x=x,
+        scale=f32(c, low=0.5, high=1.5),
+        offset=f32(c),
+        mean=f32(c),
+        variance=f32(c, low=0.5, high=1.5),
+        epsilon=0.001,
+        is_training=False,
     )[0]
 
 
@@ -295,6 +332,7 @@ def _nms_inputs() -> list[np.ndarray]:
 
 def _while_loop(tf: Any, x: Any, stateless: bool) -> Any:
     """Doubles x until its sum passes 50 (a data-dependent trip count)."""
+
     def cond(i: Any, y: Any) -> Any:
         return tf.logical_and(i < 20, tf.reduce_sum(tf.abs(y)) < 50.0)
 

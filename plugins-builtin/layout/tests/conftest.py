@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from irconv.graph import Graph
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.hoist_transposes import HoistTransposes
 from irconv_opset import Pad, ReLU, Transpose

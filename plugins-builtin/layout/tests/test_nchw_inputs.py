@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.nchw_inputs import NchwInputs
 from irconv_layout.wrap_marked import WrapMarked

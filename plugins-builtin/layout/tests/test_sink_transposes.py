@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.sink_transposes import SinkTransposes
 from irconv_opset import Add, Concat, Multiply, ReduceMean, ReLU, Reshape, Transpose
@@ -34,7 +33,7 @@ def test_transposes_sink_and_cancel(run_graph, random_array) -> None:  # type: i
     assert run_transform(b.graph, SinkTransposes())
     assert b.graph.by_type("Transpose") == []
     after = run_graph(b.graph, [x, z])
-    for got, want in zip(after, before):
+    for got, want in zip(after, before, strict=True):
         np.testing.assert_allclose(got, want, atol=1e-6)
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from irconv.errors import ModelFileError
 from irconv_tf.checkpoint import Checkpoint
 

@@ -8,9 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
-
 import irconv_tf.proto
+import pytest
 
 PROTO_DIR = Path(irconv_tf.proto.__file__).parent
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "generate_protos.py"

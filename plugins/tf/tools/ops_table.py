@@ -1,7 +1,7 @@
 """Regenerate the supported-op table of ``docs/tensorflow.md`` from the registered extractors.
 
-    python plugins/tf/tools/ops_table.py          # rewrite the table in place
-    python plugins/tf/tools/ops_table.py --check  # exit 1 when the document is stale
+python plugins/tf/tools/ops_table.py          # rewrite the table in place
+python plugins/tf/tools/ops_table.py --check  # exit 1 when the document is stale
 """
 
 from __future__ import annotations

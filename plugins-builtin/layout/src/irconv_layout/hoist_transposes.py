@@ -8,10 +8,10 @@ keeps the only transpose right after the Parameter, at the model boundary.
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Graph, Node
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
+
 from irconv_layout.perm import add_const, add_transpose, refresh, transpose_perm
 from irconv_layout.sink_transposes import UNARY
 

@@ -6,6 +6,7 @@ from irconv.graph import Graph
 from irconv.ops import Parameter
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
+
 from irconv_layout.perm import add_transpose, channels_first, channels_last, refresh
 from irconv_layout.wrap_marked import WRAPPED
 

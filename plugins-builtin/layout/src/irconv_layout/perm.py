@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const
 from irconv.pipeline.infer import infer_node, node_outputs_reset

@@ -14,10 +14,10 @@ Anything else stops a transpose, so a model's boundary keeps its own layout.
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Graph, InPort, Node
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
+
 from irconv_layout.perm import (
     Perm,
     add_const,
@@ -31,22 +31,84 @@ from irconv_layout.perm import (
 
 UNARY = frozenset(
     {
-        "ReLU", "Clamp", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Negative", "Sign", "Floor",
-        "Ceiling", "Round", "Erf", "Elu", "Selu", "SoftPlus", "SoftSign", "HSwish", "HSigmoid", "Mish",
-        "Swish", "Gelu", "Convert", "LogicalNot", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
-        "Cosh", "Asinh", "Acosh", "Atanh", "IsNaN", "IsInf", "IsFinite", "FakeConvert",
+        "ReLU",
+        "Clamp",
+        "Sigmoid",
+        "Tanh",
+        "Exp",
+        "Log",
+        "Sqrt",
+        "Abs",
+        "Negative",
+        "Sign",
+        "Floor",
+        "Ceiling",
+        "Round",
+        "Erf",
+        "Elu",
+        "Selu",
+        "SoftPlus",
+        "SoftSign",
+        "HSwish",
+        "HSigmoid",
+        "Mish",
+        "Swish",
+        "Gelu",
+        "Convert",
+        "LogicalNot",
+        "Sin",
+        "Cos",
+        "Tan",
+        "Asin",
+        "Acos",
+        "Atan",
+        "Sinh",
+        "Cosh",
+        "Asinh",
+        "Acosh",
+        "Atanh",
+        "IsNaN",
+        "IsInf",
+        "IsFinite",
+        "FakeConvert",
     }
 )
 BINARY = frozenset(
     {
-        "Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum", "Power", "SquaredDifference",
-        "FloorMod", "Mod", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
-        "LogicalAnd", "LogicalOr", "LogicalXor", "PReLU",
+        "Add",
+        "Subtract",
+        "Multiply",
+        "Divide",
+        "Maximum",
+        "Minimum",
+        "Power",
+        "SquaredDifference",
+        "FloorMod",
+        "Mod",
+        "Equal",
+        "NotEqual",
+        "Less",
+        "LessEqual",
+        "Greater",
+        "GreaterEqual",
+        "LogicalAnd",
+        "LogicalOr",
+        "LogicalXor",
+        "PReLU",
     }
 )
 REDUCE = frozenset(
-    {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-     "ReduceLogicalAnd", "ReduceLogicalOr"}
+    {
+        "ReduceSum",
+        "ReduceMean",
+        "ReduceMax",
+        "ReduceMin",
+        "ReduceProd",
+        "ReduceL1",
+        "ReduceL2",
+        "ReduceLogicalAnd",
+        "ReduceLogicalOr",
+    }
 )
 
 
@@ -73,7 +135,9 @@ class SinkTransposes(Transform):
                 for new in made:
                     if new in graph:
                         worklist.append(new)
-                        worklist.extend(d.node for d in new.out_port(0).get_destinations() if d.node.type == "Transpose")
+                        worklist.extend(
+                            d.node for d in new.out_port(0).get_destinations() if d.node.type == "Transpose"
+                        )
         if changed:
             graph.clean_up()
         return changed
@@ -181,7 +245,9 @@ def _through_reduce(graph: Graph, node: Node, consumer: Node, perm: Perm, x) -> 
         return None
     axes = sorted({int(a) + rank if a < 0 else int(a) for a in np.asarray(axes_value).reshape(-1)})
     consumer.in_port(0).connect(x)
-    consumer.in_port(1).connect(add_const(graph, np.asarray([perm[a] for a in axes], np.int64), f"{consumer.name}/axes"))
+    consumer.in_port(1).connect(
+        add_const(graph, np.asarray([perm[a] for a in axes], np.int64), f"{consumer.name}/axes")
+    )
     if consumer.op.keep_dims:  # type: ignore[attr-defined]
         return [_transpose_after(graph, consumer, perm)]
     kept = [perm[i] for i in range(rank) if i not in axes]

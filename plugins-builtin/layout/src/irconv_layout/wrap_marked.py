@@ -7,6 +7,7 @@ import dataclasses
 from irconv.graph import Graph, Node
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
+
 from irconv_layout.perm import add_transpose, channels_first, channels_last
 
 #: Node.layout values this plugin understands: channels-last layouts and their rank.

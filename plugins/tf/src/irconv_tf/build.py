@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
+
 from irconv_tf.dtypes import DT_STRING, base_dtype, element_type
 from irconv_tf.inline import OUTPUT_ARGS
 from irconv_tf.nodes import Tensor, TFNode

@@ -13,8 +13,8 @@ import struct
 from pathlib import Path
 
 import numpy as np
-
 from irconv.errors import ModelFileError
+
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.tensors import shape_of
 

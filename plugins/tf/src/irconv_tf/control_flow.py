@@ -12,6 +12,7 @@ from typing import Any
 
 from irconv.errors import ModelFileError
 from irconv.graph import Graph
+
 from irconv_tf.build import Endpoint, build_graph
 from irconv_tf.inline import Flattener
 from irconv_tf.nodes import TFNode
@@ -39,7 +40,9 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         placeholder = f"{name}/{arg.name}"
         # A resource argument carries a variable's value once variables became constants.
         dtype = 1 if arg.type == _RESOURCE else arg.type
-        flattener.nodes[placeholder] = TFNode(placeholder, "Placeholder", [], {"dtype": graph_pb2.AttrValue(type=dtype)})
+        flattener.nodes[placeholder] = TFNode(
+            placeholder, "Placeholder", [], {"dtype": graph_pb2.AttrValue(type=dtype)}
+        )
         args.append((placeholder, 0))
         inputs.append(Endpoint((placeholder, 0), [arg.name]))
     returned = flattener.add_function(fname, f"{name}/", args)

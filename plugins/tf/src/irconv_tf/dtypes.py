@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.types import ElementType
 

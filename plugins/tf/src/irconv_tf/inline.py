@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from irconv.errors import ModelFileError
+
 from irconv_tf.nodes import Tensor, TFNode
 
 CALL_OPS = frozenset({"StatefulPartitionedCall", "PartitionedCall"})
@@ -21,7 +22,12 @@ OUTPUT_ARGS: dict[str, tuple[str, ...]] = {
     "FusedBatchNorm": ("y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"),
     "FusedBatchNormV2": ("y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"),
     "FusedBatchNormV3": (
-        "y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2", "reserve_space_3",
+        "y",
+        "batch_mean",
+        "batch_variance",
+        "reserve_space_1",
+        "reserve_space_2",
+        "reserve_space_3",
     ),
     "TopKV2": ("values", "indices"),
     "TopK": ("values", "indices"),
@@ -70,7 +76,7 @@ class Flattener:
             raise ModelFileError(f"function {fname!r} is not in the graph's function library")
         signature = fdef.signature
         bound: dict[str, Tensor] = {}
-        for arg, tensor in zip(signature.input_arg, args):
+        for arg, tensor in zip(signature.input_arg, args, strict=False):
             bound[arg.name] = tensor
         ops = {nd.name: nd.op for nd in fdef.node_def}
 

@@ -8,6 +8,7 @@ from typing import Any
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
 from irconv.pipeline.options import ConversionOptions
+
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
 from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
@@ -122,7 +123,7 @@ def _graph_from_def(
     if explicit is not None:
         inputs = []
         outputs = []
-        for tensor_name, alias in zip(*explicit):
+        for tensor_name, alias in zip(*explicit, strict=True):
             tensor = parse_graph_input(tensor_name)
             assert tensor is not None
             outputs.append(Endpoint(flattener.resolve(tensor), [alias, tensor_name]))

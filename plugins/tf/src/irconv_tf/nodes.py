@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from irconv.errors import ConversionError
+
 from irconv_tf.tensors import shape_of, to_numpy
 
 Tensor = tuple[str, int]  # (producer node name, output index)

@@ -15,7 +15,7 @@ def inline_graph(source: Graph, target: Graph, inputs: Sequence[OutPort], prefix
     Returns the ports that feed ``source``'s Results, in order.
     """
     ports: dict[tuple[int, int], OutPort] = {}
-    for parameter, port in zip(source.parameters(), inputs):
+    for parameter, port in zip(source.parameters(), inputs, strict=True):
         ports[(parameter.id, 0)] = port
     for node in source.topological_order():
         if isinstance(node.op, (Parameter, Result)):

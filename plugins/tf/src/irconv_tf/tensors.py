@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from irconv.errors import ModelFileError
 from irconv.types import MaybeShape
+
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 
 # The repeated field that holds a TensorProto's values when tensor_content is empty.
@@ -51,10 +51,8 @@ def to_numpy(proto: Any, where: str = "") -> np.ndarray:
             raise ModelFileError(f"{where}: tensor content has {data.size} values for shape {shape}")
         return data.astype(dtype, copy=False).reshape(shape)
     raw = getattr(proto, _VALUE_FIELD[dt])
-    if dt == 19:  # halves travel as their bit patterns in int32s
-        values = np.array(raw, dtype=np.uint16).view(np.float16)
-    else:
-        values = np.array(raw, dtype=dtype)
+    # halves (19) travel as their bit patterns in int32s
+    values = np.array(raw, dtype=np.uint16).view(np.float16) if dt == 19 else np.array(raw, dtype=dtype)
     return _fill(values, shape, count, where)
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from irconv.errors import ModelFileError
+
 from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.nodes import Tensor, TFNode
 
@@ -71,7 +70,10 @@ def bound_variable_keys(meta: Any, checkpoint: Checkpoint) -> dict[str, str]:
     except Exception as exc:
         raise ModelFileError(f"checkpoint {checkpoint.prefix}: the object graph is corrupt ({exc})") from exc
     key_of_object = {
-        i: a.checkpoint_key for i, obj in enumerate(trackable.nodes) for a in obj.attributes if a.name == "VARIABLE_VALUE"
+        i: a.checkpoint_key
+        for i, obj in enumerate(trackable.nodes)
+        for a in obj.attributes
+        if a.name == "VARIABLE_VALUE"
     }
     keys: dict[str, str] = {}
     for nd in meta.graph_def.node:
@@ -81,7 +83,7 @@ def bound_variable_keys(meta: Any, checkpoint: Checkpoint) -> dict[str, str]:
         if not bound:
             continue
         inputs = [t for t in (parse_graph_input(s) for s in nd.input) if t is not None]
-        for (source, _), object_id in zip(inputs[-len(bound) :], bound):
+        for (source, _), object_id in zip(inputs[-len(bound) :], bound, strict=False):
             if object_id in key_of_object:
                 keys.setdefault(source, key_of_object[object_id])
     return keys
@@ -106,7 +108,7 @@ def resolve_variables(
             # TF1 graphs often name the checkpoint entry after the variable node itself.
             shared = nodes[name].get("shared_name") or name
             key = shared if shared in checkpoint.entries else name
-        nodes[name].value = np.array(checkpoint.read(key))
+        nodes[name].value = checkpoint.read(key)
         nodes[name].inputs = []
     for node in nodes.values():
         if node.op == "ReadVariableOp":

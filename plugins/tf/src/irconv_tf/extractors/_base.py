@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+
 from irconv_tf.build import FRAMEWORK
 from irconv_tf.nodes import TFNode
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
-from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
-from irconv.types import ElementType
 from irconv.plugins import Extractor
+from irconv.types import ElementType
 from irconv_opset import (
     Add,
     Broadcast,
@@ -30,6 +28,7 @@ from irconv_opset import (
     Unsqueeze,
     VariadicSplit,
 )
+
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import const_input, int_const, table, tf_node
 
@@ -234,7 +233,6 @@ def _cumsum(node: Node, ctx: ExtractContext) -> Op:
 
 def _placeholder_with_default(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
-
 
 
 def extractors() -> list[Extractor]:

@@ -9,13 +9,13 @@ values (the Loop's execution condition) and once at the end of the body.
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.ops import Result
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
+
 from irconv_tf.extractors._base import table
 from irconv_tf.subgraph import inline_graph
 

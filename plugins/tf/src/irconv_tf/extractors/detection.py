@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
@@ -12,10 +11,8 @@ from irconv.types import ElementType
 from irconv_opset import (
     Add,
     Broadcast,
-    Clamp,
     Concat,
     Convert,
-    Divide,
     Floor,
     Gather,
     GatherND,
@@ -31,10 +28,10 @@ from irconv_opset import (
     Round,
     Select,
     ShapeOf,
-    Squeeze,
     Subtract,
     Unsqueeze,
 )
+
 from irconv_tf.extractors._base import const_input, int_const, table, tf_node
 
 
@@ -60,7 +57,9 @@ def _nms(version: int):  # type: ignore[no-untyped-def]
         picked_scores = ctx.op(Gather(batch_dims=0), nms.out_port(1), column, axis, suffix="selected_scores")
         if version >= 4 and tf.get("pad_to_max_output_size", False):
             count = ctx.op(ShapeOf(), indices, suffix="count")
-            missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count)
+            missing = ctx.op(
+                Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count
+            )
             missing = ctx.op(Maximum(), missing, int_const(ctx, [0], "zero"), suffix="missing")
             zero = int_const(ctx, [0], "pads_begin")
             indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
@@ -96,7 +95,9 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     def coords(start_col: int, end_col: int, size: int, axis: int) -> tuple[OutPort, OutPort]:
         last = extent(axis)
-        first = ctx.op(Gather(batch_dims=0), boxes, int_const(ctx, [start_col], f"c{start_col}"), int_const(ctx, 1, "ax1"))
+        first = ctx.op(
+            Gather(batch_dims=0), boxes, int_const(ctx, [start_col], f"c{start_col}"), int_const(ctx, 1, "ax1")
+        )
         final = ctx.op(Gather(batch_dims=0), boxes, int_const(ctx, [end_col], f"c{end_col}"), int_const(ctx, 1, "ax1"))
         if size > 1:
             steps = ctx.const(np.arange(size, dtype=np.float32) / np.float32(size - 1), suffix=f"steps{axis}")
@@ -106,7 +107,10 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
             mid = ctx.op(Multiply(), ctx.op(Add(), first, final), ctx.const(np.float32(0.5)))
             pos = ctx.op(Multiply(), mid, last, suffix=f"pos{axis}")
         outside = ctx.op(
-            LogicalOr(), ctx.op(Less(), pos, ctx.const(np.float32(0.0))), ctx.op(Greater(), pos, last), suffix=f"out{axis}"
+            LogicalOr(),
+            ctx.op(Less(), pos, ctx.const(np.float32(0.0))),
+            ctx.op(Greater(), pos, last),
+            suffix=f"out{axis}",
         )
         return pos, outside
 
@@ -126,9 +130,7 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     batch_grid = grid(batch, [0, 1, 1, 1])
 
     def sample(y_index: OutPort, x_index: OutPort) -> OutPort:
-        idx = ctx.op(
-            Concat(axis=-1), batch_grid, grid(y_index, [0, crop[0], 1, 1]), grid(x_index, [0, 1, crop[1], 1])
-        )
+        idx = ctx.op(Concat(axis=-1), batch_grid, grid(y_index, [0, crop[0], 1, 1]), grid(x_index, [0, 1, crop[1], 1]))
         return ctx.op(GatherND(batch_dims=0), image, idx, suffix="sample")
 
     if method == "nearest":
@@ -137,8 +139,12 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         result = sample(y_near, x_near)
     else:
         y_top, x_left = ctx.op(Floor(), ys), ctx.op(Floor(), xs)
-        y_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), ys, y_top), int_const(ctx, [0, crop[0], 1, 1], "yl"))
-        x_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), xs, x_left), int_const(ctx, [0, 1, crop[1], 1], "xl"))
+        y_lerp = ctx.op(
+            Reshape(special_zero=True), ctx.op(Subtract(), ys, y_top), int_const(ctx, [0, crop[0], 1, 1], "yl")
+        )
+        x_lerp = ctx.op(
+            Reshape(special_zero=True), ctx.op(Subtract(), xs, x_left), int_const(ctx, [0, 1, crop[1], 1], "xl")
+        )
         top, bottom = as_index(y_top, 1), as_index(ctx.op(Add(), y_top, one), 1)
         left, right = as_index(x_left, 2), as_index(ctx.op(Add(), x_left, one), 2)
         tl, tr, bl, br = sample(top, left), sample(top, right), sample(bottom, left), sample(bottom, right)

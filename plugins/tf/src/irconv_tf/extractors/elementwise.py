@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
@@ -59,6 +58,7 @@ from irconv_opset import (
     Tan,
     Tanh,
 )
+
 from irconv_tf.extractors._base import channels_last, table, tf_node
 
 

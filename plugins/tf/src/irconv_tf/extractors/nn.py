@@ -8,7 +8,6 @@ sinks/cancels them (middle phase). Weights are rearranged here into the IR's for
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
@@ -33,6 +32,7 @@ from irconv_opset import (
     Subtract,
     Transpose,
 )
+
 from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table, tf_node
 from irconv_tf.nodes import TFNode
 
@@ -103,7 +103,7 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dilations = spatial(tf.get("dilations", [1, 1, 1, 1]), tf)
     kind = tf.need("padding")
     begins, ends, extra = [], [], []
-    for out, k, s, d in zip(out_spatial, kernel, strides, dilations):
+    for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
         k_eff = (k - 1) * d + 1
         if kind == "SAME":
             data = -(-out // s)
@@ -139,11 +139,7 @@ def _pool(kind: str):  # type: ignore[no-untyped-def]
             "rounding_type": "floor",
             **padding,
         }
-        op: Op
-        if kind == "max":
-            op = MaxPool_v1(**common)  # type: ignore[arg-type]
-        else:
-            op = AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
+        op: Op = MaxPool_v1(**common) if kind == "max" else AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
         return laid_out(ctx, op, [ctx.input(0)], _layout(tf))[:1]
 
     return extract

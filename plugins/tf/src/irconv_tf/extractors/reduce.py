@@ -18,6 +18,7 @@ from irconv_opset import (
     ReduceSum,
     Squeeze,
 )
+
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import const_input, int_const, table, tf_node
 
