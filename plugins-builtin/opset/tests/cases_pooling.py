@@ -63,6 +63,11 @@ CASES: list[OpCase] = [
         [tensor(1, 2, 5, 6, 7)],
         id="maxpool14_3d_valid",
     ),
+    OpCase(
+        MaxPool(**window((3, 3), (2, 2), (1, 1), (1, 1), dilations=(1, 1), index_element_type="i32")),
+        [rng.integers(-50, 50, (1, 2, 7, 7)).astype(np.int32)],
+        id="maxpool14_int32_padded",
+    ),
     OpCase(AvgPool_v1(**window((2, 2), (2, 2), (0, 0), (0, 0))), [tensor(1, 3, 8, 8)], id="avgpool1_2x2"),
     OpCase(
         AvgPool_v1(**window((3, 3), (1, 1), (1, 1), (1, 1), exclude_pad=False)),

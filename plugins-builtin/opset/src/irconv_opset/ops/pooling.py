@@ -50,8 +50,15 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
     return (*data[:2], *out)
 
 
+def _lowest(dtype: np.dtype) -> float | int:
+    """The padding value a maximum never picks."""
+    return -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
+
+
 @dataclass(eq=False)
 class _PoolBase(CoercedAttrs, Op):
+    """Window attributes shared by MaxPool and AvgPool (field order = IR order)."""
+
     strides: tuple[int, ...] = attr(())
     pads_begin: tuple[int, ...] = attr(())
     pads_end: tuple[int, ...] = attr(())
@@ -114,7 +121,7 @@ class MaxPool_v1(_PoolBase):
     version = 1
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
-        windows = self._windows(inputs[0], -np.inf)[0]
+        windows = self._windows(inputs[0], _lowest(inputs[0].dtype))[0]
         return [windows.max(axis=-1).astype(inputs[0].dtype)]
 
 
@@ -140,7 +147,7 @@ class MaxPool_v8(_PoolBase):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         data = inputs[0]
         rank = data.ndim - 2
-        windows = self._windows(data, -np.inf)[0]
+        windows = self._windows(data, _lowest(data.dtype))[0]
         values = windows.max(axis=-1).astype(data.dtype)
         best = windows.argmax(axis=-1)
         # Which input element each window cell reads, as a flat index over the spatial dims.
