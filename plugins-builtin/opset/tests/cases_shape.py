@@ -42,6 +42,10 @@ def scalar(value: int) -> object:
     return const(np.array(value, np.int64))
 
 
+# truncation, negative values, and values beyond the 32-bit range (implementation-defined
+# in the spec; these pin the CPU plugin's behaviour)
+OUT_OF_RANGE = np.float32([-300.7, -1.5, -0.5, 0.5, 1.5, 254.6, 300.2, 70000.5, 3e9, -3e9, np.nan, np.inf])
+
 CASES: list[OpCase] = [
     OpCase(Reshape(), [tensor(2, 3, 4), i64(6, 4)], id="plain"),
     OpCase(Reshape(), [tensor(2, 3, 4), i64(-1, 2)], id="minus_one"),
@@ -72,7 +76,14 @@ CASES: list[OpCase] = [
     OpCase(Tile(), [tensor(2, 3), i64(2, 1, 3)], id="longer_repeats"),
     OpCase(Convert(destination_type=ElementType.i32), [tensor(3, 4) * 10], id="f32_to_i32"),
     OpCase(Convert(destination_type=ElementType.f32), [rng.integers(-9, 9, (3, 4)).astype(np.int64)], id="i64_to_f32"),
-    OpCase(Convert(destination_type=ElementType.boolean), [np.float32([0, 1, -2, 0.5])], id="to_bool"),
+    OpCase(Convert(destination_type=ElementType.boolean), [np.float32([0, 1, -2, 0.5, np.nan])], id="to_bool"),
+    # with dynamic shapes the CPU plugin saturates to u8 instead of wrapping
+    OpCase(Convert(destination_type=ElementType.u8), [OUT_OF_RANGE], id="f32_to_u8_wraps", dynamic=False),
+    OpCase(Convert(destination_type=ElementType.i16), [OUT_OF_RANGE], id="f32_to_i16_wraps"),
+    OpCase(Convert(destination_type=ElementType.i32), [OUT_OF_RANGE], id="f32_to_i32_overflow"),
+    OpCase(Convert(destination_type=ElementType.i64), [OUT_OF_RANGE], id="f32_to_i64_overflow"),
+    OpCase(Convert(destination_type=ElementType.u32), [OUT_OF_RANGE], id="f32_to_u32"),
+    OpCase(Convert(destination_type=ElementType.u8), [np.array([300, -1, 5], np.int64)], id="i64_to_u8"),
     OpCase(Convert(destination_type=ElementType.f16), [tensor(3, 4)], id="to_f16", rtol=1e-3, atol=1e-3),
     OpCase(ConvertLike(), [tensor(3, 4) * 10, const(np.zeros(1, np.int64))]),
     OpCase(Select(), [rng.random((2, 3)) < 0.5, tensor(2, 3), tensor(2, 3)]),

@@ -445,10 +445,20 @@ class Convert(Op):
 
 
 def _convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Float to integer rounds toward zero and saturates, as the runtime does."""
-    if np.issubdtype(x.dtype, np.floating) and np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return np.clip(np.trunc(np.nan_to_num(x)), info.min, info.max).astype(dtype)
+    """Convert as OpenVINO's CPU plugin does.
+
+    Float to integer truncates toward zero through a 32-bit integer: values outside its
+    range (and NaN, inf) become -2**31, and narrower or unsigned targets wrap. Float to
+    boolean: non-zero and not NaN.
+    """
+    dtype = np.dtype(dtype)
+    if x.dtype.kind == "f" and dtype.kind in "iu":
+        t = np.trunc(x.astype(np.float64))
+        with np.errstate(invalid="ignore"):
+            in_range = np.isfinite(t) & (t >= -(2**31)) & (t < 2**31)
+        return np.where(in_range, t, -(2**31)).astype(np.int64).astype(dtype)
+    if x.dtype.kind == "f" and dtype == np.bool_:
+        return (x != 0) & ~np.isnan(x)
     return x.astype(dtype)
 
 
