@@ -11,7 +11,7 @@ from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_onnx.extractors._common import all_axes, attrs, const_value, facts, i64, onnx_op, opset
+from irconv_onnx.extractors._common import all_axes, attrs, const_value, drop_dynamic_axes, facts, in_rank, i64, onnx_op, opset
 
 # Reductions whose axes became an input at opset 18 (ReduceSum at 13).
 _AXES_INPUT_FROM = {"ReduceSum": 13}
@@ -40,6 +40,11 @@ def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, boo
     x = ctx.input(0)
     if axes is None:
         return [x]
+    if not keep and axes is ctx.inputs[1] and const_value(ctx, 1) is None:
+        # Run-time axes: keep the dims, then drop them with a Reshape of static rank.
+        rank, axes_shape = in_rank(ctx, 0), facts(axes).shape
+        if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
+            return [drop_dynamic_axes(ctx, build(ctx, x, axes, True), axes, rank, axes_shape[0])]
     return [build(ctx, x, axes, keep)]
 
 

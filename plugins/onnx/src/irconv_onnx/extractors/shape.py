@@ -11,6 +11,7 @@ from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_onnx.extractors._common import (
     attrs, axes_from, const_value, facts, i64, in_rank, in_shape, onnx_op, opset, rank_of, typed_const,
+    unsqueeze_dynamic_axes,
 )
 
 _BIG = np.iinfo(np.int64).max
@@ -109,6 +110,10 @@ def _unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Unsqueeze
 
     axes = i64(ctx, attrs(node).ints("axes"), "axes") if opset(node) < 13 else ctx.input(1)
+    if opset(node) >= 13 and const_value(ctx, 1) is None:
+        rank, axes_shape = in_rank(ctx, 0), facts(axes).shape
+        if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
+            return [unsqueeze_dynamic_axes(ctx, ctx.input(0), axes, rank, axes_shape[0])]
     return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
 
 
