@@ -181,3 +181,61 @@ def test_layer_matches_numpy(case: str, installed_host, tmp_path: Path) -> None:
     got = run_converted(proto, weights, installed_host, tmp_path, x, last_top(body))
     expected = reference(x) if reference.__code__.co_argcount == 1 else reference(x, blobs)
     assert_close(case, got, np.asarray(expected, dtype=np.float32))
+
+
+def test_bvlc_round_mode_floor_matches_ceil_mode_false(installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """BVLC master's ``round_mode: FLOOR`` (unknown to OpenCV) means OpenCV's ``ceil_mode: false``."""
+    x = np.random.default_rng(3).standard_normal((1, 4, 9, 11)).astype(np.float32)
+    body = layer("p", "Pooling", params="pooling_param { pool: MAX kernel_size: 2 stride: 2 round_mode: FLOOR }")
+    proto, weights, _ = write_case(tmp_path, body, x.shape)
+    got = run_converted(proto, weights, installed_host, tmp_path, x, "p")
+    assert got.shape == (1, 4, 4, 5)
+    reference_proto = tmp_path / "reference.prototxt"
+    reference_proto.write_text(proto.read_text().replace("round_mode: FLOOR", "ceil_mode: false"))
+    net = cv2.dnn.readNetFromCaffe(str(reference_proto))
+    net.setInput(x, "data")
+    assert_close("round_mode", got, net.forward("p"))
+
+
+PROPOSAL = (
+    'layer { name: "rois" type: "Proposal" bottom: "scores" bottom: "deltas" bottom: "im_info" top: "rois" '
+    "proposal_param { feat_stride: 16 base_size: 16 min_size: 16 ratio: 0.5 ratio: 1 ratio: 2 scale: 8 scale: 16 "
+    "scale: 32 pre_nms_topn: 6000 post_nms_topn: 300 nms_thresh: 0.7 } }"
+)
+PYTHON_PROPOSAL = (
+    'layer { name: "rois" type: "Python" bottom: "scores" bottom: "deltas" bottom: "im_info" top: "rois" '
+    """python_param { module: "rpn.proposal_layer" layer: "ProposalLayer" param_str: "'feat_stride': 16" } }"""
+)
+
+
+@pytest.mark.parametrize("body", [PROPOSAL, PYTHON_PROPOSAL], ids=["Proposal", "Python-ProposalLayer"])
+def test_proposal_matches_opencv(body: str, installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Both spellings (py-faster-rcnn's Python layer has the same defaults) against OpenCV's Proposal."""
+    header = "".join(
+        f'input: "{name}"\ninput_shape {{ {" ".join(f"dim: {d}" for d in shape)} }}\n'
+        for name, shape in (("scores", (1, 18, 14, 20)), ("deltas", (1, 36, 14, 20)), ("im_info", (1, 3)))
+    )
+    proto = tmp_path / "net.prototxt"
+    proto.write_text(header + body)
+    weights = tmp_path / "net.caffemodel"
+    write_random_caffemodel(proto, weights)
+    rng = np.random.default_rng(0)
+    feed = {
+        "scores": rng.random((1, 18, 14, 20)).astype(np.float32),
+        "deltas": (rng.standard_normal((1, 36, 14, 20)) * 0.1).astype(np.float32),
+        "im_info": np.array([[224, 320, 1]], np.float32),
+    }
+    graph = convert_model(proto, host=installed_host, weights=weights)
+    got = run_ir(emit_ir(graph, tmp_path / "net.xml", installed_host), feed)["rois"].reshape(-1, 5)
+    reference_proto = tmp_path / "reference.prototxt"
+    reference_proto.write_text(header + PROPOSAL)
+    net = cv2.dnn.readNetFromCaffe(str(reference_proto))
+    for name, value in feed.items():
+        net.setInput(value, name)
+    want = net.forward("rois").reshape(-1, 5)
+    # OpenVINO ends the list with batch id -1, OpenCV pads with zero rows.
+    end = np.nonzero(got[:, 0] < 0)[0]
+    count = int(end[0]) if end.size else len(got)
+    assert count > 50
+    assert_close("proposal", got[:count], want[:count])
+    assert not want[count:].any()

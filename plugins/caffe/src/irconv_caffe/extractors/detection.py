@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 
 from irconv.errors import ConversionError
@@ -14,6 +15,7 @@ from irconv_opset import (
     PSROIPooling,
     RegionYolo,
     ReorgYolo,
+    Reshape,
     ROIPooling,
     ShapeOf,
     StridedSlice,
@@ -108,15 +110,76 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
     p = layer_of(node).param.proposal_param
+    return [
+        _proposal(
+            ctx,
+            p.base_size,
+            p.pre_nms_topn,
+            p.post_nms_topn,
+            p.nms_thresh,
+            p.feat_stride,
+            p.min_size,
+            list(p.ratio),
+            list(p.scale),
+        )
+    ]
+
+
+#: py-faster-rcnn's test-time configuration, used by its Python ProposalLayer.
+_PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 2)}
+
+
+@caffe("Python", "Proposal")
+def extract_python(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Python layers with a known meaning: py-faster-rcnn's ``rpn.proposal_layer.ProposalLayer``."""
+    layer = layer_of(node)
+    p = layer.param.python_param
+    if p.layer != "ProposalLayer":
+        raise ConversionError(
+            f"{layer.describe()}: the Python layer {p.module}.{p.layer} is not supported (only "
+            "rpn.proposal_layer.ProposalLayer); convert it with a plugin's Extractor(framework='caffe', op='Python') "
+            "or the caffe.custom_layers mapping file"
+        )
+    try:
+        given = ast.literal_eval("{" + p.param_str + "}") if p.param_str.strip() else {}
+    except (ValueError, SyntaxError):
+        raise ConversionError(f"{layer.describe()}: cannot read param_str {p.param_str!r}") from None
+    settings = {**_PY_FASTER_RCNN, **given}
+    return [
+        _proposal(
+            ctx,
+            16,
+            6000,
+            300,
+            0.7,
+            int(settings["feat_stride"]),
+            16,
+            list(settings["ratios"]),
+            list(settings["scales"]),
+        )
+    ]
+
+
+def _proposal(
+    ctx: ExtractContext,
+    base_size: int,
+    pre_nms_topn: int,
+    post_nms_topn: int,
+    nms_thresh: float,
+    feat_stride: int,
+    min_size: int,
+    ratio: list[float],
+    scale: list[float],
+) -> OutPort:
     op = Proposal(
-        base_size=p.base_size,
-        pre_nms_topn=p.pre_nms_topn,
-        post_nms_topn=p.post_nms_topn,
-        nms_thresh=p.nms_thresh,
-        feat_stride=p.feat_stride,
-        min_size=p.min_size,
-        ratio=list(p.ratio) or [0.5, 1.0, 2.0],
-        scale=list(p.scale) or [8.0, 16.0, 32.0],
+        base_size=base_size,
+        pre_nms_topn=pre_nms_topn,
+        post_nms_topn=post_nms_topn,
+        nms_thresh=nms_thresh,
+        feat_stride=feat_stride,
+        min_size=min_size,
+        ratio=[float(r) for r in ratio] or [0.5, 1.0, 2.0],
+        scale=[float(s) for s in scale] or [8.0, 16.0, 32.0],
         clip_before_nms=True,
         clip_after_nms=False,
         normalize=False,
@@ -124,8 +187,12 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         box_coordinate_scale=1.0,
         framework="",
     )
-    proposal = ctx.add(op, [ctx.input(0), ctx.input(1), ctx.input(2)], suffix="proposal")
-    return [proposal.out_port(0)]
+    # Caffe's im_info is 1 x 3 (height, width, scale); OpenVINO takes it as a 1-D tensor.
+    image_info = ctx.op(
+        Reshape(special_zero=False), ctx.input(2), const_i64(ctx, [-1], suffix="info_shape"), suffix="im_info"
+    )
+    proposal = ctx.add(op, [ctx.input(0), ctx.input(1), image_info], suffix="proposal")
+    return proposal.out_port(0)
 
 
 @caffe("PSROIPooling", "PSROIPooling")
@@ -179,6 +246,7 @@ EXTRACTORS = (
     extract_prior_box,
     extract_detection_output,
     extract_proposal,
+    extract_python,
     extract_psroi_pooling,
     extract_roi_pooling,
     extract_region_yolo,

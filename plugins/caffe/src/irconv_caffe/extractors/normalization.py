@@ -67,9 +67,11 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         factor = _aligned_input(ctx, 1, p.axis)
         out = ctx.op(Multiply(), ctx.input(0), factor, suffix="mul")
         if p.bias_term:
-            bias = layer.blob(0, (None,))
+            # The bias blob has the second input's shape.
             axis = normalize_axis(ctx, p.axis, input_rank(ctx))
-            out = _apply_along(ctx, Add, out, bias.reshape(input_shape(ctx, 1) or bias.shape), axis, "bias")
+            dims = input_shape(ctx, 1)
+            assert dims is not None
+            out = _apply_along(ctx, Add, out, layer.blob(0, dims), axis, "bias")
         return [out]
     axis, dims = _param_span(ctx, p.axis, p.num_axes)
     out = _apply_along(ctx, Multiply, ctx.input(0), layer.blob(0, dims), axis, "mul")

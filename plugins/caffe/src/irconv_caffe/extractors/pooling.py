@@ -42,8 +42,9 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     pads = _pair(p, "pad", "pad_h", "pad_w", 0)
     # Caffe rounds output sizes up, then drops a last window that would start inside
     # the end padding: exactly OpenVINO's ceil_torch. ceil_mode: false (OpenCV's
-    # field) rounds down.
-    rounding = "ceil_torch" if p.ceil_mode else "floor"
+    # field) or ``round_mode: FLOOR`` (BVLC master's) rounds down.
+    ceil = p.ceil_mode and p.round_mode != pb.PoolingParameter.FLOOR
+    rounding = "ceil_torch" if ceil else "floor"
     attrs = dict(strides=strides, pads_begin=pads, pads_end=pads, kernel=kernel, rounding_type=rounding)
     if p.pool == pb.PoolingParameter.MAX:
         return [ctx.op(MaxPool(dilations=[1, 1], **attrs), ctx.input(0), suffix="pool")]

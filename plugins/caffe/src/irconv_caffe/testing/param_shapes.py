@@ -77,7 +77,8 @@ def layer_shapes(layer: pb.LayerParameter, bottoms: list[Shape]) -> tuple[list[S
         out = []
         for i in range(2):
             size = (x[2 + i] + 2 * pad[i] - kernel[i]) / stride[i]
-            dim = (math.ceil(size) if p.ceil_mode else math.floor(size)) + 1
+            ceil = p.ceil_mode and p.round_mode != pb.PoolingParameter.FLOOR
+            dim = (math.ceil(size) if ceil else math.floor(size)) + 1
             if pad[i] and (dim - 1) * stride[i] >= x[2 + i] + pad[i]:
                 dim -= 1
             out.append(dim)
