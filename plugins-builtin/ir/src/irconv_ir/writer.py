@@ -123,6 +123,7 @@ class GraphWriter:
         self.blobs = blobs
         self.compress = compress
         self.stats = stats
+        self._dim_lines: dict[MaybeShape, list[str]] = {}  # shape -> its <dim> lines, built once
 
     def write_graph(self, graph: Graph, plan: GraphPlan | None = None) -> GraphPlan:
         """``<layers>`` and ``<edges>`` of one graph."""
@@ -232,11 +233,13 @@ class GraphWriter:
         head = f'<port id="{port_id}" precision="{precision(element_type)}"'
         if names:
             head += attrs([("names", join_names(names))])
-        values = dims(shape)
-        if not values:
+        body = self._dim_lines.get(shape)
+        if body is None:
+            body = self._dim_lines[shape] = [f"\t<dim>{value}</dim>" for value in dims(shape)]
+        if not body:
             self.xml.line(head + " />")
             return
-        self.xml.raw_lines([head + ">", *[f"\t<dim>{value}</dim>" for value in values], "</port>"])
+        self.xml.raw_lines([head + ">", *body, "</port>"])
 
 
 def _header(layer_id: int, name: str, type_name: str, version: str) -> list[tuple[str, str]]:
