@@ -253,9 +253,9 @@ def test_failure_mid_emit_leaves_no_files(tmp_path, installed_host):
     b = GraphBuilder("broken")
     x = b.parameter("x", (2, 16))
     h = b.op(MatMul(), x, b.const(rng.standard_normal((16, 16)).astype(np.float32)))
-    b.result(b.op(Unwritable(weird=object()), h))
+    b.result(b.op(Unwritable(weird=object()), h, name="broken_relu"))
     infer_graph(b.graph)
-    with pytest.raises(TypeError):
+    with pytest.raises(ConversionError, match=r"'broken_relu' \(ReLU-1\): cannot write its attributes"):
         emit_ir(b.graph, tmp_path / "m.xml", installed_host)
     assert list(tmp_path.iterdir()) == []
 
@@ -299,3 +299,12 @@ def test_dynamic_element_type_is_spelled_as_openvino_reads_it(tmp_path, installe
     infer_graph(b.graph)
     model = ov.Core().read_model(str(emit_ir(b.graph, tmp_path / "m.xml", installed_host)))
     assert model.inputs[0].get_element_type().is_dynamic()
+
+
+def test_a_constant_of_strings_is_a_clear_error(tmp_path, installed_host):
+    b = GraphBuilder("strings")
+    x = b.parameter("x", (2,))
+    b.result(b.op(Add(), x, b.const(np.array(["a", "b"]), name="labels")))
+    with pytest.raises(ConversionError, match="'labels' holds <U1 values"):
+        emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    assert list(tmp_path.iterdir()) == []

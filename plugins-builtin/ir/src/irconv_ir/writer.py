@@ -153,8 +153,11 @@ class GraphWriter:
         if isinstance(op, Const):
             self.write_const(node, layer_id, plan)
             return
+        try:
+            attributes = op.ir_attributes()
+        except (TypeError, ValueError) as exc:
+            raise ConversionError(f"node {node.name!r} ({op.describe()}): cannot write its attributes: {exc}") from exc
         self.xml.open("layer", _header(layer_id, node.name, op.type, op.opset))
-        attributes = op.ir_attributes()
         if attributes:
             self.xml.empty("data", attributes.items())
         layouts = body_layouts(op)
@@ -196,7 +199,13 @@ class GraphWriter:
         self.const_layer(layer_id, node.name, value, names)
 
     def const_layer(self, layer_id: int, name: str, value: np.ndarray, names: list[str]) -> None:
-        element_type = ElementType.from_numpy(value.dtype)
+        try:
+            element_type = ElementType.from_numpy(value.dtype)
+        except ValueError:
+            raise ConversionError(
+                f"constant {name!r} holds {value.dtype} values, which the IR cannot store "
+                "(convert it to a numeric or boolean type first)"
+            ) from None
         offset, size = self.blobs.add(value)
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))
         self.xml.empty(
