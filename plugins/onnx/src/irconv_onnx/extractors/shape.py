@@ -82,9 +82,10 @@ def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _ceil_split_lengths(ctx: ExtractContext, x: OutPort, axis: int, count: int) -> OutPort:
     """[c, ..., c, dim - c*(count-1)] with c = ceil(dim / count), from ShapeOf."""
-    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, ShapeOf, Subtract
+    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, Reshape, ShapeOf, Subtract
 
-    dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [axis]), i64(ctx, 0), suffix="dim")
+    dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [axis]), i64(ctx, 0), suffix="dim_any")
+    dim = ctx.op(Reshape(special_zero=False), dim, i64(ctx, [1]), suffix="dim")  # a static [1] even at dynamic rank
     chunk = ctx.op(Divide(m_pythondiv=True), ctx.op(Add(), dim, i64(ctx, [count - 1])), i64(ctx, [count]),
                    suffix="chunk")
     head = ctx.op(Broadcast(), chunk, i64(ctx, [count - 1]), suffix="head")
@@ -336,10 +337,19 @@ def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Range
 
+    from irconv_opset import Reshape
+
     et = facts(ctx.input(0)).element_type
     if et is ElementType.dynamic:
         et = ElementType.f32
-    return [ctx.op(Range(output_type=et), ctx.input(0), ctx.input(1), ctx.input(2))]
+
+    def scalar(idx: int) -> OutPort:
+        port = ctx.input(idx)
+        if facts(port).shape == ():
+            return port
+        return ctx.op(Reshape(special_zero=False), port, i64(ctx, [], "scalar"), suffix=f"scalar_{idx}")
+
+    return [ctx.op(Range(output_type=et), scalar(0), scalar(1), scalar(2))]
 
 
 def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
