@@ -99,3 +99,15 @@ def test_model_matches_opencv(name: str, random_caffemodel, installed_host, tmp_
             assert_same_detections(f"{name}:{blob}", got, want)
         else:
             assert_close(f"{name}:{blob}", got, want)
+
+
+def test_dynamic_batch_and_spatial_dims(random_caffemodel, installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``--input data[?,3,?,?]`` keeps the IR reshapeable; run at batch 2 it matches OpenCV."""
+    proto, weights = random_caffemodel("googlenet")
+    graph = convert_model(proto, host=installed_host, weights=weights, inputs=["data[?,3,?,?]"])
+    xml = emit_ir(graph, tmp_path / "googlenet.xml", installed_host)
+    x = np.random.default_rng(5).uniform(-1.0, 1.0, (2, 3, 224, 224)).astype(np.float32)
+    got = run_ir(xml, {"data": x})["prob"]
+    reference = cv2.dnn.readNetFromCaffe(str(proto), str(weights))
+    reference.setInput(x, "data")
+    assert_close("googlenet dynamic", got, reference.forward("prob"))
