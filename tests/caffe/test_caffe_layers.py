@@ -19,7 +19,7 @@ cv2 = pytest.importorskip("cv2")
 
 
 def layer(name: str, kind: str, bottoms: str = "data", params: str = "", top: str | None = None) -> str:
-    bottom_lines = " ".join(f'bottom: "{b}"' for b in bottoms.split(","))
+    bottom_lines = " ".join(f'bottom: "{b}"' for b in bottoms.split(",") if b)
     tops = top if top is not None else name
     top_lines = " ".join(f'top: "{t}"' for t in tops.split(","))
     return f'layer {{ name: "{name}" type: "{kind}" {bottom_lines} {top_lines} {params} }}\n'
@@ -239,3 +239,42 @@ def test_proposal_matches_opencv(body: str, installed_host, tmp_path: Path) -> N
     assert count > 50
     assert_close("proposal", got[:count], want[:count])
     assert not want[count:].any()
+
+
+def run_net(tmp_path: Path, host, text: str, feed: dict[str, np.ndarray], top: str) -> tuple[np.ndarray, dict]:  # type: ignore[no-untyped-def,type-arg]
+    proto = tmp_path / "net.prototxt"
+    proto.write_text(text)
+    weights = tmp_path / "net.caffemodel"
+    blobs = write_random_caffemodel(proto, weights, seed=9)
+    graph = convert_model(proto, host=host, weights=weights, outputs=[top])
+    return run_ir(emit_ir(graph, tmp_path / "net.xml", host), feed)[top], blobs
+
+
+def test_embed_parameter_and_batch_reindex(installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        'input: "ids"\ninput_shape { dim: 3 dim: 4 }\n'
+        'input: "order"\ninput_shape { dim: 3 }\n'
+        + layer("emb", "Embed", "ids", "embed_param { num_output: 5 input_dim: 10 }")
+        + layer("par", "Parameter", "", "parameter_param { shape { dim: 3 dim: 4 dim: 5 } }")
+        + layer("sum", "Eltwise", "emb,par")
+        + layer("re", "BatchReindex", "sum,order")
+    )
+    ids = np.random.default_rng(1).integers(0, 10, (3, 4)).astype(np.float32)
+    order = np.array([2, 0, 2], np.float32)
+    got, blobs = run_net(tmp_path, installed_host, text, {"ids": ids, "order": order}, "re")
+    table, bias = blobs["emb"]
+    expected = (table[ids.astype(int)] + bias + blobs["par"][0])[order.astype(int)]
+    assert_close("embed", got, expected)
+
+
+def test_dummy_data_and_axpy(installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        'input: "data"\ninput_shape { dim: 1 dim: 4 dim: 3 dim: 5 }\n'
+        'layer { name: "dummy" type: "DummyData" top: "a" top: "y" dummy_data_param { '
+        "shape { dim: 1 dim: 4 dim: 1 dim: 1 } shape { dim: 1 dim: 4 dim: 3 dim: 5 } "
+        'data_filler { type: "constant" value: 0.5 } data_filler { type: "constant" value: -2 } } }\n'
+        + layer("axpy", "Axpy", "a,data,y")
+    )
+    x = np.random.default_rng(2).standard_normal((1, 4, 3, 5)).astype(np.float32)
+    got, _ = run_net(tmp_path, installed_host, text, {"data": x}, "axpy")
+    assert_close("axpy", got, 0.5 * x - 2)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from irconv.plugins import Extractor
 
-from irconv_caffe.extractors import activations, convolution, detection, normalization, pooling, tensor
+from irconv_caffe.extractors import activations, convolution, detection, misc, normalization, pooling, tensor
 
-FAMILIES = (convolution, pooling, normalization, activations, tensor, detection)
+FAMILIES = (convolution, pooling, normalization, activations, tensor, detection, misc)
 
 
 def all_extractors() -> list[Extractor]:

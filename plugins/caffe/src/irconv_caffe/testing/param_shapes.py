@@ -146,6 +146,13 @@ def layer_shapes(layer: pb.LayerParameter, bottoms: list[Shape]) -> tuple[list[S
         return [(1, 2, count)], []
     if t == "DetectionOutput":
         return [(1, 1, 1, 7)], []
+    if t == "Embed":
+        p = layer.embed_param
+        blobs = [(p.input_dim, p.num_output)] + ([(p.num_output,)] if p.bias_term else [])
+        return [(*x, p.num_output)], blobs
+    if t == "Parameter":
+        shape = tuple(int(d) for d in layer.parameter_param.shape.dim)
+        return [shape], [shape]
     if t == "Split":
         return [x] * len(layer.top), []
     return [x] * max(1, len(layer.top)), []

@@ -1,0 +1,82 @@
+"""The rest of the BVLC catalogue that has an inference meaning, and a common fork layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.pipeline.context import ExtractContext
+from irconv.types import ElementType
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of
+from irconv_opset import Add, Convert, Gather, Multiply
+
+
+@caffe("Parameter", "Const")
+def extract_parameter(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """A learned blob as the layer's output."""
+    layer = layer_of(node)
+    shape = tuple(int(d) for d in layer.param.parameter_param.shape.dim)
+    return [ctx.const(layer.blob(0, shape), suffix="value")]
+
+
+@caffe("DummyData", "Const")
+def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Constant-filled tops (only the deterministic ``constant`` filler)."""
+    layer = layer_of(node)
+    p = layer.param.dummy_data_param
+    tops = len(layer.param.top)
+    if p.shape:
+        shapes = [tuple(int(d) for d in s.dim) for s in p.shape]
+    else:
+        shapes = [
+            tuple(int(v[i if len(v) > 1 else 0]) for v in (p.num, p.channels, p.height, p.width)) for i in range(tops)
+        ]
+    fillers = list(p.data_filler)
+    outputs = []
+    for i in range(tops):
+        shape = shapes[i if len(shapes) > 1 else 0]
+        filler = fillers[i if len(fillers) > 1 else 0] if fillers else None
+        if filler is not None and filler.type != "constant":
+            raise ConversionError(f"{layer.describe()}: the {filler.type!r} filler is random; only 'constant' converts")
+        value = filler.value if filler is not None else 0.0
+        outputs.append(ctx.const(np.full(shape, value, np.float32), suffix=f"top{i}"))
+    return outputs
+
+
+@caffe("Embed", "Convert, Gather, Add")
+def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Rows of the (input_dim x num_output) table picked by the input's integer values."""
+    layer = layer_of(node)
+    p = layer.param.embed_param
+    table = layer.blob(0, (p.input_dim, p.num_output))
+    indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(0), suffix="indices")
+    out = ctx.op(
+        Gather(batch_dims=0),
+        ctx.const(table, suffix="table"),
+        indices,
+        const_i64(ctx, 0, suffix="axis"),
+        suffix="gather",
+    )
+    if p.bias_term:
+        out = ctx.op(Add(), out, ctx.const(layer.blob(1, (p.num_output,)), suffix="bias"), suffix="bias_add")
+    return [out]
+
+
+@caffe("BatchReindex", "Convert, Gather")
+def extract_batch_reindex(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Items of input 0 in the order given by input 1."""
+    indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(1), suffix="indices")
+    return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, const_i64(ctx, 0, suffix="axis"), suffix="gather")]
+
+
+@caffe("Axpy", "Multiply, Add")
+def extract_axpy(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Fork layer (SENet): a * x + y, with ``a`` one value per channel (N x C x 1 x 1)."""
+    scaled = ctx.op(Multiply(), ctx.input(0), ctx.input(1), suffix="mul")
+    return [ctx.op(Add(), scaled, ctx.input(2), suffix="add")]
+
+
+EXTRACTORS = (extract_parameter, extract_dummy_data, extract_embed, extract_batch_reindex, extract_axpy)
