@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.types import ElementType
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of
 from irconv_opset import Add, Convert, Gather, Multiply
+
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of
 
 
 @caffe("Parameter", "Const")
