@@ -36,6 +36,13 @@ def test_text_enums_and_lists_take_their_declared_types() -> None:
     assert op.kernel == (2, 2) and isinstance(op.strides, tuple)
 
 
+def test_single_numbers_and_arrays_become_tuples() -> None:
+    detection = DetectionOutput(keep_top_k=100)
+    assert detection.keep_top_k == (100,)
+    pool = MaxPool(kernel=np.array([3, 3]), strides=np.array([2, 2], np.int64))
+    assert pool.kernel == (3, 3) and all(type(v) is int for v in pool.strides)
+
+
 @pytest.mark.parametrize(
     ("make", "attribute"),
     [

@@ -1,8 +1,8 @@
 """Attribute coercion for the opB op families (private).
 
-Front ends often have enum attributes as text (``"same_upper"``, ``"i32"``) and lists where
-the declaration says tuple; ``CoercedAttrs.__post_init__`` turns them into the declared
-types so ``infer``/``evaluate`` can rely on them, and rejects misspelt enum values with a
+Front ends often have enum attributes as text (``"same_upper"``, ``"i32"``) and lists, arrays
+or single numbers where the declaration says tuple; ``CoercedAttrs.__post_init__`` turns them
+into the declared types so ``infer``/``evaluate`` can rely on them, and rejects misspelt enum values with a
 message naming the op, the attribute and the accepted spellings.
 """
 
@@ -13,6 +13,7 @@ import enum
 import functools
 import typing
 
+import numpy as np
 from irconv.errors import ConversionError
 
 
@@ -51,5 +52,7 @@ class CoercedAttrs:
                 ) from None
         for name in _tuple_fields(cls):
             value = getattr(self, name)
-            if isinstance(value, list):
-                setattr(self, name, tuple(value))
+            if isinstance(value, (list, np.ndarray)):
+                setattr(self, name, tuple(np.asarray(value).tolist()))
+            elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+                setattr(self, name, (value.item() if isinstance(value, np.generic) else value,))
