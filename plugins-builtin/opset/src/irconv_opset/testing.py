@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from irconv.graph import Graph, Node
+from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline import infer_graph
 from irconv.plugins.manager import PluginHost
@@ -61,7 +61,7 @@ class OpCase:
         arrays = [v.value if isinstance(v, ConstInput) else v for v in self.inputs]
         while arrays and arrays[-1] is None:
             arrays.pop()
-        return [np.asarray(a) for a in arrays]  # type: ignore[arg-type]
+        return [np.asarray(a) for a in arrays]
 
 
 def has_evaluate(op: Op) -> bool:
@@ -79,7 +79,7 @@ class BuiltCase:
 def build_case_graph(case: OpCase, dynamic: bool) -> BuiltCase:
     """Parameters/Consts feeding the op, one Result per output; inferred."""
     builder = GraphBuilder(f"case_{case.op.type}")
-    ports = []
+    ports: list[OutPort | None] = []
     feeds: dict[str, np.ndarray] = {}
     for i, value in enumerate(case.inputs):
         if value is None:

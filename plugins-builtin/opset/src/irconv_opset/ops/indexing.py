@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from irconv.ops import Op, attr
@@ -274,7 +274,8 @@ class ScatterElementsUpdate(_LikeData, Op):
         updates = np.asarray(inputs[2])
         axis = normalize_axis(int(inputs[3]), data.ndim)
         indices = np.where(indices < 0, indices + data.shape[axis], indices)
-        key = tuple(indices if d == axis else grid for d, grid in enumerate(np.indices(indices.shape, sparse=True)))
+        grids: tuple[np.ndarray, ...] = tuple(np.indices(indices.shape, sparse=True))
+        key = tuple(indices if d == axis else grid for d, grid in enumerate(grids))
         _scatter(data, key, updates.astype(data.dtype), self.reduction, self.use_init_val)
         return [data]
 
@@ -365,8 +366,9 @@ class TopK(Op):
             axis = normalize_axis(self.axis, len(shape))
             dim: Dim = None
             if k is not None:
-                dim = int(np.asarray(k).reshape(-1)[0])
-                dim = dim if shape[axis] is None else min(dim, shape[axis])
+                requested = int(np.asarray(k).reshape(-1)[0])
+                size = shape[axis]
+                dim = requested if size is None else min(requested, size)
             out = tuple(dim if i == axis else d for i, d in enumerate(shape))
         set_output(node, 0, out, in_type(node, 0))
         set_output(node, 1, out, self.index_element_type)
@@ -489,7 +491,7 @@ class Bucketize(Op):
         set_output(node, 0, in_shape(node, 0), self.output_type)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        side = "left" if self.with_right_bound else "right"
+        side: Literal["left", "right"] = "left" if self.with_right_bound else "right"
         index = np.searchsorted(np.asarray(inputs[1]), np.asarray(inputs[0]), side=side)
         return [index.astype(self.output_type.numpy)]
 
@@ -509,7 +511,7 @@ class SearchSorted(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         sequence, values = np.asarray(inputs[0]), np.asarray(inputs[1])
-        side = "right" if self.right_mode else "left"
+        side: Literal["left", "right"] = "right" if self.right_mode else "left"
         if sequence.ndim == 1:
             out = np.searchsorted(sequence, values, side=side)
         else:

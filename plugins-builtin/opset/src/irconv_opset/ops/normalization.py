@@ -157,7 +157,9 @@ class GroupNormalization(_LikeData):
         return [out.astype(x.dtype)]
 
 
-def _batch_norm(x, gamma, beta, mean, var, eps):  # type: ignore[no-untyped-def]
+def _batch_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float
+) -> np.ndarray:
     rank = np.asarray(x).ndim
     norm = (x - _channel_view(mean, rank)) / np.sqrt(_channel_view(var, rank) + eps)
     return (norm * _channel_view(gamma, rank) + _channel_view(beta, rank)).astype(np.asarray(x).dtype)

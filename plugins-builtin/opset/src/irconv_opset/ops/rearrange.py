@@ -137,13 +137,15 @@ class Slice(Op):
         axes = in_value(node, 4)
         out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
         if shape is not None and all(v is not None for v in values) and (axes is not None or not node.has_input(4)):
-            out = index_shape(shape, self.index(len(shape), *values, axes))  # type: ignore[arg-type]
+            start, stop, step = (v for v in values if v is not None)
+            out = index_shape(shape, self.index(len(shape), start, stop, step, axes))
         set_output(node, 0, out, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         axes = np.asarray(inputs[4]) if len(inputs) > 4 else None
-        index = self.index(x.ndim, *(np.asarray(v) for v in inputs[1:4]), axes)
+        start, stop, step = (np.asarray(v) for v in inputs[1:4])
+        index = self.index(x.ndim, start, stop, step, axes)
         return [np.array(x[index])]
 
 
@@ -161,7 +163,8 @@ class SliceScatter(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         out = np.array(inputs[0], copy=True)
         axes = np.asarray(inputs[5]) if len(inputs) > 5 else None
-        index = Slice.index(out.ndim, *(np.asarray(v) for v in inputs[2:5]), axes)
+        start, stop, step = (np.asarray(v) for v in inputs[2:5])
+        index = Slice.index(out.ndim, start, stop, step, axes)
         out[index] = np.asarray(inputs[1])
         return [out]
 

@@ -49,7 +49,7 @@ class Reshape(Op):
 
     special_zero: bool = attr(False)
 
-    def target(self, data_shape: MaybeShape, pattern: Sequence[int]) -> tuple[Dim, ...]:
+    def target(self, data_shape: MaybeShape, pattern: Sequence[Dim]) -> tuple[Dim, ...]:
         dims: list[Dim] = []
         copied: set[int] = set()
         for i, p in enumerate(pattern):
@@ -133,7 +133,8 @@ class Concat(Op):
             for i, d in enumerate(shape):
                 if i != axis:
                     dims[i] = merge_dim(dims[i], d)
-            total = None if total is None or shape[axis] is None else total + shape[axis]
+            size = shape[axis]
+            total = None if total is None or size is None else total + size
         dims[axis] = total
         set_output(node, 0, tuple(dims), out_type)
 
@@ -525,7 +526,7 @@ class Range(Op):
         values = [in_value(node, i) for i in range(3)]
         length: Dim = None
         if all(v is not None for v in values):
-            length = _range_length(*(float(np.asarray(v).reshape(-1)[0]) for v in values))  # type: ignore[union-attr]
+            length = _range_length(*(float(np.asarray(v).reshape(-1)[0]) for v in values))
         set_output(node, 0, (length,), self.element_type(node))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

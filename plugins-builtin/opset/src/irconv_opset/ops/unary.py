@@ -21,7 +21,11 @@ from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
 if TYPE_CHECKING:
     from irconv.graph import Node
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+_erf_object = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_erf_object(x), dtype=np.float64)
 
 
 @dataclass(eq=False)
@@ -42,22 +46,29 @@ class UnaryElementwise(Op):
             return [np.asarray(self.kernel(x)).astype(x.dtype, copy=False)]
 
 
-def _float_kernel(fn):  # type: ignore[no-untyped-def]
-    """Integer inputs are computed in float64 and rounded back, as the runtime does."""
+@dataclass(eq=False)
+class FloatFunction(UnaryElementwise):
+    """A math function computed in floating point; integer inputs are computed in float64
+    and rounded back, as the runtime does."""
 
-    def kernel(self: UnaryElementwise, x: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def kernel(self, x: np.ndarray) -> np.ndarray:
         if np.issubdtype(x.dtype, np.integer):
-            return np.round(fn(x.astype(np.float64)))
-        return fn(x)
-
-    return kernel
+            return np.round(self.function(x.astype(np.float64)))
+        return self.function(x)
 
 
 # --------------------------------------------------------------------- math functions
 @dataclass(eq=False)
-class Abs(UnaryElementwise):
+class Abs(FloatFunction):
     type = "Abs"
-    kernel = _float_kernel(np.abs)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.abs(x)
 
 
 @dataclass(eq=False)
@@ -108,27 +119,39 @@ class Round(UnaryElementwise):
 
 
 @dataclass(eq=False)
-class Sqrt(UnaryElementwise):
+class Sqrt(FloatFunction):
     type = "Sqrt"
-    kernel = _float_kernel(np.sqrt)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.sqrt(x)
 
 
 @dataclass(eq=False)
-class Exp(UnaryElementwise):
+class Exp(FloatFunction):
     type = "Exp"
-    kernel = _float_kernel(np.exp)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.exp(x)
 
 
 @dataclass(eq=False)
-class Log(UnaryElementwise):
+class Log(FloatFunction):
     type = "Log"
-    kernel = _float_kernel(np.log)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.log(x)
 
 
 @dataclass(eq=False)
-class Erf(UnaryElementwise):
+class Erf(FloatFunction):
     type = "Erf"
-    kernel = _float_kernel(lambda x: _erf(x).astype(np.float64))
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return _erf(x)
 
 
 def _erfinv(y: np.ndarray) -> np.ndarray:
@@ -168,91 +191,130 @@ def _erfinv(y: np.ndarray) -> np.ndarray:
         )
         x = np.where(w < 5.0, p_small, p_large) * y
         for _ in range(2):
-            x = x - (_erf(x).astype(np.float64) - y) / (2 / math.sqrt(math.pi) * np.exp(-(x**2)))
+            x = x - (_erf(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-(x**2)))
         x = np.where(np.abs(y) == 1, np.sign(y) * np.inf, x)
     return np.where(np.abs(y) > 1, np.nan, x)
 
 
 @dataclass(eq=False)
-class ErfInv(UnaryElementwise):
+class ErfInv(FloatFunction):
     type = "ErfInv"
     version = 17
-    kernel = _float_kernel(_erfinv)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return _erfinv(x)
 
 
 @dataclass(eq=False)
-class Sin(UnaryElementwise):
+class Sin(FloatFunction):
     type = "Sin"
-    kernel = _float_kernel(np.sin)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.sin(x)
 
 
 @dataclass(eq=False)
-class Cos(UnaryElementwise):
+class Cos(FloatFunction):
     type = "Cos"
-    kernel = _float_kernel(np.cos)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.cos(x)
 
 
 @dataclass(eq=False)
-class Tan(UnaryElementwise):
+class Tan(FloatFunction):
     type = "Tan"
-    kernel = _float_kernel(np.tan)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.tan(x)
 
 
 @dataclass(eq=False)
-class Asin(UnaryElementwise):
+class Asin(FloatFunction):
     type = "Asin"
-    kernel = _float_kernel(np.arcsin)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arcsin(x)
 
 
 @dataclass(eq=False)
-class Acos(UnaryElementwise):
+class Acos(FloatFunction):
     type = "Acos"
-    kernel = _float_kernel(np.arccos)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arccos(x)
 
 
 @dataclass(eq=False)
-class Atan(UnaryElementwise):
+class Atan(FloatFunction):
     type = "Atan"
-    kernel = _float_kernel(np.arctan)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arctan(x)
 
 
 @dataclass(eq=False)
-class Sinh(UnaryElementwise):
+class Sinh(FloatFunction):
     type = "Sinh"
-    kernel = _float_kernel(np.sinh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.sinh(x)
 
 
 @dataclass(eq=False)
-class Cosh(UnaryElementwise):
+class Cosh(FloatFunction):
     type = "Cosh"
-    kernel = _float_kernel(np.cosh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.cosh(x)
 
 
 @dataclass(eq=False)
-class Tanh(UnaryElementwise):
+class Tanh(FloatFunction):
     type = "Tanh"
-    kernel = _float_kernel(np.tanh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.tanh(x)
 
 
 @dataclass(eq=False)
-class Asinh(UnaryElementwise):
+class Asinh(FloatFunction):
     type = "Asinh"
     version = 4
-    kernel = _float_kernel(np.arcsinh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arcsinh(x)
 
 
 @dataclass(eq=False)
-class Acosh(UnaryElementwise):
+class Acosh(FloatFunction):
     type = "Acosh"
     version = 4
-    kernel = _float_kernel(np.arccosh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arccosh(x)
 
 
 @dataclass(eq=False)
-class Atanh(UnaryElementwise):
+class Atanh(FloatFunction):
     type = "Atanh"
     version = 4
-    kernel = _float_kernel(np.arctanh)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.arctanh(x)
 
 
 # ------------------------------------------------------------------ floating checks
@@ -304,9 +366,12 @@ class ReLU(UnaryElementwise):
 
 
 @dataclass(eq=False)
-class Sigmoid(UnaryElementwise):
+class Sigmoid(FloatFunction):
     type = "Sigmoid"
-    kernel = _float_kernel(lambda x: 1.0 / (1.0 + np.exp(-x)))
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 @dataclass(eq=False)
@@ -372,11 +437,13 @@ class PReLU(UnaryElementwise):
 
 
 @dataclass(eq=False)
-class Gelu_v2(UnaryElementwise):
+class Gelu_v2(FloatFunction):
     type = "Gelu"
     version = 2
 
-    kernel = _float_kernel(lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)).astype(np.float64)))
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
 @dataclass(eq=False)
@@ -390,42 +457,57 @@ class Gelu(UnaryElementwise):
         x64 = x.astype(np.float64)
         if self.approximation_mode.lower() == "tanh":
             return 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64**3)))
-        return 0.5 * x64 * (1 + _erf(x64 / math.sqrt(2)).astype(np.float64))
+        return 0.5 * x64 * (1 + _erf(x64 / math.sqrt(2)))
 
 
 @dataclass(eq=False)
-class HSwish(UnaryElementwise):
+class HSwish(FloatFunction):
     type = "HSwish"
     version = 4
-    kernel = _float_kernel(lambda x: x * np.clip(x + 3, 0, 6) / 6)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return x * np.clip(x + 3, 0, 6) / 6
 
 
 @dataclass(eq=False)
-class HSigmoid(UnaryElementwise):
+class HSigmoid(FloatFunction):
     type = "HSigmoid"
     version = 5
-    kernel = _float_kernel(lambda x: np.clip(x + 3, 0, 6) / 6)
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.clip(x + 3, 0, 6) / 6
 
 
 @dataclass(eq=False)
-class Mish(UnaryElementwise):
+class Mish(FloatFunction):
     type = "Mish"
     version = 4
-    kernel = _float_kernel(lambda x: x * np.tanh(np.logaddexp(0, x)))
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return x * np.tanh(np.logaddexp(0, x))
 
 
 @dataclass(eq=False)
-class SoftPlus(UnaryElementwise):
+class SoftPlus(FloatFunction):
     type = "SoftPlus"
     version = 4
-    kernel = _float_kernel(lambda x: np.logaddexp(0, x))
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return np.logaddexp(0, x)
 
 
 @dataclass(eq=False)
-class SoftSign(UnaryElementwise):
+class SoftSign(FloatFunction):
     type = "SoftSign"
     version = 9
-    kernel = _float_kernel(lambda x: x / (1 + np.abs(x)))
+
+    @staticmethod
+    def function(x: np.ndarray) -> np.ndarray:
+        return x / (1 + np.abs(x))
 
 
 @dataclass(eq=False)
