@@ -82,8 +82,71 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [created.out_port(i) for i in range(len(onnx_node.output))]
 
 
+def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
+    """The body sees one slice without the scan axis: squeeze it right after the Parameter."""
+    from irconv_opset import Const, Squeeze
+
+    for parameter, axis in zip(body.parameters()[first:first + len(axes)], axes):
+        port = parameter.out_port(0)
+        users = port.get_destinations()
+        axes_node = body.add_node(Const(np.array([axis], np.int64)), f"{parameter.name}/scan_axis")
+        squeeze = body.add_node(Squeeze(), f"{parameter.name}/slice", [port, axes_node.out_port(0)])
+        for user in users:
+            squeeze.out_port(0).connect(user)
+        for name in port.data.names:
+            squeeze.out_port(0).data.add_name(name)
+
+
+def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
+    from irconv_opset import Const, Unsqueeze
+
+    for result, axis in zip(body.results()[first:], axes):
+        source = result.in_port(0).get_source()
+        assert source is not None
+        axes_node = body.add_node(Const(np.array([axis], np.int64)), f"{result.name}/scan_axis")
+        unsqueeze = body.add_node(Unsqueeze(), f"{result.name}/stack", [source, axes_node.out_port(0)])
+        unsqueeze.out_port(0).connect(result.in_port(0))
+
+
+def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
+    from irconv_opset import TensorIterator
+    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
+    from irconv_onnx.extractors._common import attrs
+
+    a = attrs(node)
+    body = _bodies(node)["body"]
+    onnx_node = proto(node)
+    scans = a.int("num_scan_inputs")
+    states = len(onnx_node.input) - scans
+    outputs = len(onnx_node.output) - states
+    in_axes = a.ints("scan_input_axes", [0] * scans)
+    in_dirs = a.ints("scan_input_directions", [0] * scans)
+    out_axes = a.ints("scan_output_axes", [0] * outputs)
+    out_dirs = a.ints("scan_output_directions", [0] * outputs)
+    captures = body.meta.get(CAPTURES, [])
+
+    def spec(axis: int, reverse: int) -> SliceSpec:
+        return SliceSpec(axis=axis, start=-1, stride=-1, part_size=1, end=0) if reverse else SliceSpec(axis=axis)
+
+    input_map = [BodyInput(i, i) for i in range(states)]
+    input_map += [BodyInput(states + j, states + j, spec(in_axes[j], in_dirs[j])) for j in range(scans)]
+    input_map += [BodyInput(states + scans + c, states + scans + c) for c in range(len(captures))]
+    back_edges = [BackEdge(i, i) for i in range(states)]
+    output_map = [BodyOutput(i, i) for i in range(states)]
+    output_map += [BodyOutput(states + k, states + k, spec(out_axes[k], out_dirs[k])) for k in range(outputs)]
+    _squeeze_scan_inputs(body, states, in_axes)
+    _unsqueeze_scan_outputs(body, states, out_axes)
+    op = TensorIterator(body=body, input_map=tuple(input_map), output_map=tuple(output_map),
+                        back_edges=tuple(back_edges))
+    inputs = [ctx.input(i) for i in range(len(onnx_node.input) + len(captures))]
+    created = ctx.add(op, inputs, "scan")
+    return [created.out_port(i) for i in range(len(onnx_node.output))]
+
+
 def extractors() -> list[Extractor]:
     return [
         onnx_op("If", _if, produces="If"),
         onnx_op("Loop", _loop, produces="Loop"),
+        onnx_op("Scan", _scan, 9, produces="TensorIterator"),
     ]

@@ -394,6 +394,35 @@ def _cum_sum(node: Node, ctx: ExtractContext) -> Op:
     return CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
 
 
+def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """sign * exp(cumsum(log|x|)), the sign from the parity of the running count of negatives.
+
+    Zeros work out (log 0 = -inf, exp(-inf) = 0); integer inputs are computed in f64 and
+    rounded back.
+    """
+    from irconv_opset import (
+        Abs, Convert, ConvertLike, CumSum, Exp, FloorMod, Less, Log, Multiply, Round, Subtract,
+    )
+
+    a = attrs(node)
+    flags = dict(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
+    x, axis = ctx.input(0), ctx.input(1)
+    et = facts(x).element_type
+    work = x if et.is_float else ctx.op(Convert(destination_type=ElementType.f64), x, suffix="as_float")
+    logs = ctx.op(Log(), ctx.op(Abs(), work, suffix="abs"), suffix="log")
+    magnitude = ctx.op(Exp(), ctx.op(CumSum(**flags), logs, axis, suffix="log_sum"), suffix="magnitude")
+    negative = ctx.op(ConvertLike(), ctx.op(Less(), work, typed_const(ctx, 0, work, "zero"), suffix="is_neg"), work,
+                      suffix="neg_count")
+    parity = ctx.op(FloorMod(), ctx.op(CumSum(**flags), negative, axis, suffix="neg_sum"),
+                    typed_const(ctx, 2, work, "two"), suffix="parity")
+    sign = ctx.op(Subtract(), typed_const(ctx, 1, work, "one"),
+                  ctx.op(Multiply(), parity, typed_const(ctx, 2, work, "two_"), suffix="twice"), suffix="sign")
+    result = ctx.op(Multiply(), magnitude, sign, suffix="product")
+    if et.is_float:
+        return [result]
+    return [ctx.op(Convert(destination_type=et), ctx.op(Round(mode="half_to_even"), result, suffix="round"))]
+
+
 def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Keep x where (col - row) >= k (upper) or <= k (lower), from ShapeOf ranges."""
     from irconv_opset import (
@@ -497,6 +526,7 @@ def extractors() -> list[Extractor]:
         onnx_op("NonZero", _non_zero, 9, produces="NonZero"),
         onnx_op("TopK", _top_k, produces="TopK"),
         onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
+        onnx_op("CumProd", _cum_prod, 1, produces="CumSum, Log, Exp"),
         onnx_op("Trilu", _trilu, 14, produces="Range, Select"),
         onnx_op("EyeLike", _eye_like, 9, produces="Range, Equal, Select"),
         onnx_op("Unique", _unique, 11, produces="Unique"),
