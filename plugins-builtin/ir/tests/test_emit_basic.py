@@ -29,3 +29,18 @@ def test_const_and_dynamic_dims(tmp_path, add_op, installed_host):
     data = np.ones((5, 3), np.float32)
     out = run_ir(xml, {"x": data})
     np.testing.assert_array_equal(out["y"], data + np.arange(3, dtype=np.float32))
+
+
+def test_missing_xml_suffix_is_added(tmp_path, relu_op, installed_host):
+    from irconv.pipeline.options import ConversionOptions
+    from irconv.pipeline.run import save
+
+    b = GraphBuilder("relu")
+    b.result(b.op(relu_op(), b.parameter("x", (2,))), "y")
+    infer_graph(b.graph)
+    written = save(b.graph, tmp_path / "out" / "model.v1", ConversionOptions(), installed_host)
+    assert sorted(p.name for p in written) == ["model.v1.bin", "model.v1.xml"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["model.v1.bin", "model.v1.xml"]
+    np.testing.assert_array_equal(
+        run_ir(tmp_path / "out" / "model.v1.xml", {"x": np.array([-1, 1], np.float32)})["y"], [0, 1]
+    )

@@ -24,8 +24,14 @@ IR_VERSION = "11"
 
 
 def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
-    """Write ``graph`` as ``<stem>.xml`` + ``<stem>.bin``; returns both paths."""
+    """Write ``graph`` as ``<stem>.xml`` + ``<stem>.bin``; returns both paths.
+
+    A path without the ``.xml`` suffix gets it appended (``-o out/model`` writes
+    ``out/model.xml`` and ``out/model.bin``), as OpenVINO's converter does.
+    """
     xml_path = Path(xml_path)
+    if xml_path.suffix.lower() != ".xml":
+        xml_path = xml_path.with_name(xml_path.name + ".xml")
     bin_path = xml_path.with_suffix(".bin")
     check_opset_ops(graph)
     stats = CompressionStats()
