@@ -60,7 +60,17 @@ CASES: list[OpCase] = [
         [tensor(6, 2), i64(0), i64(0), i64(-1)],
         id="reverse",
     ),
+    OpCase(
+        StridedSlice(begin_mask=[1, 0], end_mask=[1, 0]),
+        [tensor(3, 8), np.array([0, 2], np.int64), np.array([0, 7], np.int64), i64(1, 2)],
+        id="runtime_bounds",
+    ),
     OpCase(Slice(), [tensor(5, 6), i64(1, 0), i64(4, 6), i64(1, 2)]),
+    OpCase(
+        Slice(),
+        [tensor(4, 6, 3), np.array([1], np.int64), np.array([5], np.int64), np.array([2], np.int64), i64(1)],
+        id="runtime_bounds",
+    ),
     OpCase(Slice(), [tensor(4, 6, 3), i64(-1), i64(-BIG), i64(-2), i64(1)], id="negative_step_axes"),
     OpCase(Slice(), [tensor(4, 6), i64(1), i64(BIG), i64(1), i64(0)], id="to_end"),
     OpCase(SliceScatter(), [tensor(5, 6), tensor(3, 3), i64(1, 0), i64(4, 6), i64(1, 2)]),

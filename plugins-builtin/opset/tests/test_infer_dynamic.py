@@ -106,3 +106,20 @@ def test_topk_with_unknown_k_has_dynamic_axis():
     node = infer(TopK(axis=1), (2, 10), ())
     assert node.out_port(0).data.get_shape() == (2, None)
     assert node.out_port(1).data.get_type() is ElementType.i32
+
+
+def test_strided_slice_with_runtime_bounds_keeps_rank_and_masked_dims():
+    op = StridedSlice(begin_mask=[1, 0, 1], end_mask=[1, 0, 1], new_axis_mask=[0, 0, 0, 1], shrink_axis_mask=[])
+    node = infer(op, (2, 10, 5), (4,), (4,), i64(1, 2, 1, 1))
+    assert node.out_port(0).data.get_shape() == (2, None, 5, 1)
+
+
+def test_strided_slice_with_runtime_shrink_index_drops_the_dim():
+    op = StridedSlice(begin_mask=[0, 1], end_mask=[0, 1], shrink_axis_mask=[1, 0])
+    node = infer(op, (None, 3, 7), (2,), (2,), i64(1, 1))
+    assert node.out_port(0).data.get_shape() == (3, 7)
+
+
+def test_slice_with_runtime_bounds_changes_only_the_listed_axes():
+    node = infer(Slice(), (4, 6, 8), (1,), (1,), (1,), i64(1))
+    assert node.out_port(0).data.get_shape() == (4, None, 8)

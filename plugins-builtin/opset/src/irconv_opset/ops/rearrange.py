@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 Index = tuple[Any, ...]
 
+#: A slice whose bounds are not known at conversion time (a real slice never has step 0).
+UNKNOWN_SLICE = slice(None, None, 0)
+
 
 def _is_full(item: slice) -> bool:
     return item.start is None and item.stop is None and item.step in (None, 1, -1)
@@ -54,6 +57,9 @@ def index_shape(shape: MaybeShape, index: Index) -> MaybeShape:
             out.append(1)
         elif isinstance(item, int):
             i += 1
+        elif item is UNKNOWN_SLICE:
+            out.append(None)
+            i += 1
         else:
             d = shape[i]
             i += 1
@@ -65,6 +71,11 @@ def index_shape(shape: MaybeShape, index: Index) -> MaybeShape:
                 out[-1] = None
     out.extend(shape[i:])
     return tuple(out)
+
+
+def _static_length(shape: MaybeShape) -> int | None:
+    """The length of a 1-D tensor when its shape says it."""
+    return shape[0] if shape is not None and len(shape) == 1 else None
 
 
 def _bits(mask: Sequence[int], i: int) -> bool:
@@ -84,34 +95,47 @@ class StridedSlice(Op):
     shrink_axis_mask: list[int] = attr(factory=list)
     ellipsis_mask: list[int] = attr(factory=list)
 
-    def index(self, begin: np.ndarray, end: np.ndarray, strides: np.ndarray | None) -> Index:
-        begin, end = begin.reshape(-1), end.reshape(-1)
-        steps = np.ones_like(begin) if strides is None else strides.reshape(-1)
+    def index(
+        self, length: int, begin: np.ndarray | None, end: np.ndarray | None, strides: np.ndarray | None, unit: bool
+    ) -> Index:
+        """The index tuple; unknown (None) begin/end/strides give ``UNKNOWN_SLICE`` items
+        where they matter. ``unit``: strides are absent, hence all 1."""
+        b = None if begin is None else begin.reshape(-1)
+        e = None if end is None else end.reshape(-1)
+        st = np.ones(length, np.int64) if unit else (None if strides is None else strides.reshape(-1))
         items: list[Any] = []
-        for i in range(len(begin)):
+        for i in range(length):
             if _bits(self.ellipsis_mask, i):
                 items.append(Ellipsis)
             elif _bits(self.new_axis_mask, i):
                 items.append(None)
             elif _bits(self.shrink_axis_mask, i):
-                items.append(int(begin[i]))
+                items.append(0 if b is None else int(b[i]))  # only the dim's removal matters for shapes
             else:
-                start = None if _bits(self.begin_mask, i) else int(begin[i])
-                stop = None if _bits(self.end_mask, i) else int(end[i])
-                items.append(slice(start, stop, int(steps[i])))
+                start_known = _bits(self.begin_mask, i) or b is not None
+                stop_known = _bits(self.end_mask, i) or e is not None
+                if not (start_known and stop_known and st is not None):
+                    items.append(UNKNOWN_SLICE)
+                    continue
+                start = None if _bits(self.begin_mask, i) or b is None else int(b[i])
+                stop = None if _bits(self.end_mask, i) or e is None else int(e[i])
+                items.append(slice(start, stop, int(st[i])))
         return tuple(items)
 
     def infer(self, node: Node) -> None:
         begin, end = in_value(node, 1), in_value(node, 2)
         strides = in_value(node, 3)
+        length = begin.size if begin is not None else _static_length(in_shape(node, 1))
         shape: MaybeShape = None
-        if begin is not None and end is not None and (strides is not None or not node.has_input(3)):
-            shape = index_shape(in_shape(node, 0), self.index(begin, end, strides))
+        if length is not None:
+            index = self.index(length, begin, end, strides, unit=not node.has_input(3))
+            shape = index_shape(in_shape(node, 0), index)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        begin = np.asarray(inputs[1])
         strides = np.asarray(inputs[3]) if len(inputs) > 3 else None
-        index = self.index(np.asarray(inputs[1]), np.asarray(inputs[2]), strides)
+        index = self.index(begin.size, begin, np.asarray(inputs[2]), strides, unit=strides is None)
         return [np.array(np.asarray(inputs[0])[index])]
 
 
@@ -123,21 +147,27 @@ class Slice(Op):
     version = 8
 
     @staticmethod
-    def index(rank: int, start: np.ndarray, stop: np.ndarray, step: np.ndarray, axes: np.ndarray | None) -> Index:
-        start, stop, step = start.reshape(-1), stop.reshape(-1), step.reshape(-1)
-        axis_list = range(len(start)) if axes is None else normalize_axes(axes.reshape(-1), rank)
+    def index(
+        rank: int, start: np.ndarray | None, stop: np.ndarray | None, step: np.ndarray | None, axes: np.ndarray | None
+    ) -> Index:
+        """The index tuple; with any of start/stop/step unknown, the sliced axes get
+        ``UNKNOWN_SLICE`` (``start`` then only gives the count of axes)."""
+        count = len(axes.reshape(-1)) if axes is not None else (0 if start is None else start.size)
+        axis_list = range(count) if axes is None else normalize_axes(axes.reshape(-1), rank)
         items: list[Any] = [slice(None)] * rank
         for i, axis in enumerate(axis_list):
-            items[axis] = slice(int(start[i]), int(stop[i]), int(step[i]))
+            if start is None or stop is None or step is None:
+                items[axis] = UNKNOWN_SLICE
+            else:
+                items[axis] = slice(int(start.reshape(-1)[i]), int(stop.reshape(-1)[i]), int(step.reshape(-1)[i]))
         return tuple(items)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
-        values = [in_value(node, i) for i in (1, 2, 3)]
+        start, stop, step = (in_value(node, i) for i in (1, 2, 3))
         axes = in_value(node, 4)
         out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
-        if shape is not None and all(v is not None for v in values) and (axes is not None or not node.has_input(4)):
-            start, stop, step = (v for v in values if v is not None)
+        if shape is not None and (axes is not None or (not node.has_input(4) and start is not None)):
             out = index_shape(shape, self.index(len(shape), start, stop, step, axes))
         set_output(node, 0, out, in_type(node, 0))
 
