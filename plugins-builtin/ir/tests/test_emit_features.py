@@ -308,3 +308,20 @@ def test_a_constant_of_strings_is_a_clear_error(tmp_path, installed_host):
     with pytest.raises(ConversionError, match="'labels' holds <U1 values"):
         emit_ir(b.graph, tmp_path / "m.xml", installed_host)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_equal_bytes_of_different_types_share_a_blob_and_run(tmp_path, installed_host):
+    floats = np.array([1.0, -2.5], np.float32)
+    ints = floats.view(np.int32).copy()
+    b = GraphBuilder("shared bytes")
+    fx = b.parameter("fx", (2,))
+    ix = b.parameter("ix", (2,), "i32")
+    b.result(b.op(Add(), fx, b.const(floats)), "f")
+    b.result(b.op(Add(), ix, b.const(ints)), "i")
+    infer_graph(b.graph)
+    xml = emit_ir(b.graph, tmp_path / "m.xml", installed_host)
+    consts = [layer.find("data").attrib for layer in layers(xml) if layer.get("type") == "Const"]  # type: ignore[union-attr]
+    assert [c["element_type"] for c in consts] == ["f32", "i32"] and consts[0]["offset"] == consts[1]["offset"]
+    out = run_ir(xml, {"fx": np.zeros(2, np.float32), "ix": np.zeros(2, np.int32)})
+    np.testing.assert_array_equal(out["f"], floats)
+    np.testing.assert_array_equal(out["i"], ints)
