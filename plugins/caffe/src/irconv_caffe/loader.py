@@ -32,6 +32,8 @@ INPUT_LAYER_TYPES = ("Input",)
 
 def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
     """``(prototxt, caffemodel)`` from the model path and ``--weights`` / ``--proto``."""
+    proto: Path | None
+    weights: Path | None
     if path.suffix.lower() == WEIGHTS_SUFFIX or (options.proto is not None and options.weights is None):
         weights, proto = path, options.proto
         if proto is None:

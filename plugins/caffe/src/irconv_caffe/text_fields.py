@@ -45,12 +45,12 @@ class TextFormatError(ValueError):
 
 
 def parse_fields(text: str) -> list[TextField]:
-    tokens = [(m.lastgroup, m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text) if m.lastgroup]
+    tokens = [(str(m.lastgroup), m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text) if m.lastgroup]
     pos, fields = _fields(tokens, 0, closing=None)
     return fields
 
 
-def _fields(tokens: list, pos: int, closing: str | None) -> tuple[int, list[TextField]]:  # type: ignore[type-arg]
+def _fields(tokens: list[tuple[str, str, int, int]], pos: int, closing: str | None) -> tuple[int, list[TextField]]:
     fields: list[TextField] = []
     while pos < len(tokens):
         kind, text, start, _ = tokens[pos]
@@ -86,7 +86,7 @@ def _fields(tokens: list, pos: int, closing: str | None) -> tuple[int, list[Text
     return pos, fields
 
 
-def _scalar(token: tuple) -> str:  # type: ignore[type-arg]
+def _scalar(token: tuple[str, str, int, int]) -> str:
     kind, text, start, _ = token
     if kind == "str":
         return text[1:-1].encode().decode("unicode_escape")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -125,9 +126,9 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     axis = p.axis if rank is None else normalize_axis(ctx, p.axis, rank)
     if axis < 0:
         raise ConversionError(f"{layer.describe()}: a negative axis needs a known input rank")
-    inner = None
+    inner: int | None = None
     if shape is not None and all(d is not None for d in shape[axis:]):
-        inner = int(np.prod(shape[axis:], dtype=np.int64))
+        inner = math.prod(int(d or 0) for d in shape[axis:])
     expected = (inner, p.num_output) if p.transpose else (p.num_output, inner)
     weights = layer.blob(0, expected)
     data = ctx.input(0)

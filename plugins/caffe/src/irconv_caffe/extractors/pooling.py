@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from irconv.errors import ConversionError
@@ -53,10 +54,10 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 def _average(
     ctx: ExtractContext,
-    attrs: dict,
+    attrs: dict[str, Any],
     kernel: list[int],
     strides: list[int],
-    pads: list[int],  # type: ignore[type-arg]
+    pads: list[int],
     rounding: str,
 ) -> OutPort:
     """Caffe divides each window's sum by its cells inside the *padded* input.

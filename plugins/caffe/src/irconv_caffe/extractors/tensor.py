@@ -119,7 +119,8 @@ def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     reference = input_shape(ctx, 1)
     start_port = const_i64(ctx, starts, suffix="starts")
     if reference is not None and all(reference[a] is not None for a in axes):
-        stop_port = const_i64(ctx, [s + int(reference[a]) for s, a in zip(starts, axes, strict=True)], suffix="stops")  # type: ignore[arg-type]
+        stops = [s + int(reference[a] or 0) for s, a in zip(starts, axes, strict=True)]
+        stop_port = const_i64(ctx, stops, suffix="stops")
     else:
         sizes = ctx.op(
             Gather(),

@@ -25,11 +25,12 @@ _V1_TYPES = {name: number for number, name in V1_TYPE_NAMES.items()}
 
 
 def declared_input_shapes(net: pb.NetParameter, path: Path) -> dict[str, Shape]:
-    shapes = {name: shape for name, shape in declared_inputs(net, path) if shape is not None}
+    declared = list(declared_inputs(net, path))
     for layer in net.layer:
         if layer.type == "Input":
-            shapes.update({n: s for n, s in input_layer_shapes(layer, path) if s is not None})
-    return shapes
+            declared += input_layer_shapes(layer, path)
+    # Test inputs need static shapes: a dynamic dim would be a broken test model.
+    return {name: tuple(int(d or 0) for d in shape) for name, shape in declared if shape is not None}
 
 
 def random_blobs(layer_type: str, shapes: list[Shape], rng: np.random.Generator) -> list[np.ndarray]:
@@ -108,7 +109,7 @@ def _blob_message(blob: np.ndarray, legacy: bool) -> list[bytes | memoryview]:
     else:
         shape = b"".join(_varint(d) for d in blob.shape)
         head = _field_len(7, _field_len(1, shape) if blob.ndim else b"")
-    payload = memoryview(data).cast("B")
+    payload = data.reshape(-1).view(np.uint8).data
     return [head + _key(5, 2) + _varint(payload.nbytes), payload]
 
 
