@@ -68,6 +68,21 @@ CASES: list[OpCase] = [
         [rng.integers(-50, 50, (1, 2, 7, 7)).astype(np.int32)],
         id="maxpool14_int32_padded",
     ),
+    # "same" pads, then ceil rounding: a last window may start past the derived pads.
+    OpCase(
+        MaxPool(
+            **window((1, 2), (2, 3), (0, 0), (0, 0), dilations=(1, 1), auto_pad="same_upper", rounding_type="ceil")
+        ),
+        [tensor(1, 2, 12, 10)],
+        id="maxpool14_same_upper_ceil",
+    ),
+    OpCase(
+        AvgPool(
+            **window((1, 3), (2, 2), (0, 0), (0, 0), dilations=(2, 1), auto_pad="same_lower", rounding_type="ceil")
+        ),
+        [tensor(1, 2, 12, 9)],
+        id="avgpool16_same_lower_ceil",
+    ),
     OpCase(AvgPool_v1(**window((2, 2), (2, 2), (0, 0), (0, 0))), [tensor(1, 3, 8, 8)], id="avgpool1_2x2"),
     OpCase(
         AvgPool_v1(**window((3, 3), (1, 1), (1, 1), (1, 1), exclude_pad=False)),

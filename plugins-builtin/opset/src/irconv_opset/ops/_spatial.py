@@ -45,8 +45,10 @@ def window_dim(
     if size is None:
         return None
     if auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
-        return -(-size // stride)
-    if auto_pad is AutoPad.valid:
+        # The runtime derives the "same" pads, then rounds like explicit pads: with ceil
+        # rounding a window may start past them.
+        pad_begin, pad_end = same_pads(size, kernel, stride, dilation, auto_pad is AutoPad.same_upper)
+    elif auto_pad is AutoPad.valid:
         pad_begin = pad_end = 0
     extent = (kernel - 1) * dilation + 1
     span = size + pad_begin + pad_end - extent

@@ -186,7 +186,10 @@ class _BackpropBase(CoercedAttrs, Op):
         # Without an output_shape input the runtime pads nothing under auto_pad != explicit.
         if self.auto_pad is AutoPad.explicit and self.pads_begin:
             begin, end = self.pads_begin[axis], self.pads_end[axis]
-        return stride * (size - 1) + (kernel - 1) * dilation + 1 - begin - end + out_pad
+        out = stride * (size - 1) + (kernel - 1) * dilation + 1 - begin - end + out_pad
+        if out < 1:
+            raise ValueError(f"the pads leave an empty output on spatial axis {axis} (size {out})")
+        return out
 
     def _transposed(self, data: np.ndarray, filters: np.ndarray, output_shape: np.ndarray | None) -> np.ndarray:
         """Grouped transposed convolution; filters are [G, C_in/G, C_out/G, *kernel]."""

@@ -51,8 +51,9 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
 
 
 def _lowest(dtype: np.dtype) -> float | int:
-    """The padding value a maximum never picks."""
-    return -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
+    """The padding value of a maximum: the type's lowest finite value, which is also what
+    the runtime returns for a window that covers no input at all."""
+    return float(np.finfo(dtype).min) if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
 
 
 @dataclass(eq=False)
@@ -153,7 +154,8 @@ class MaxPool_v8(_PoolBase):
         # Which input element each window cell reads, as a flat index over the spatial dims.
         spatial = data.shape[2:]
         positions = np.arange(int(np.prod(spatial)), dtype=np.float64).reshape(1, 1, *spatial)
-        cells = self._windows(positions, -1.0)[0].astype(np.int64)
+        # A window over padding only reports index 0, as the runtime does.
+        cells = self._windows(positions, 0.0)[0].astype(np.int64)
         flat = np.take_along_axis(np.broadcast_to(cells, windows.shape), best[..., None], axis=-1)[..., 0]
         # Indices count from ``axis`` on: add the batch/channel offsets that lie past it.
         axis = self.axis if self.axis >= 0 else self.axis + data.ndim
