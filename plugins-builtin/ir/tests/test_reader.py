@@ -253,3 +253,34 @@ def test_a_cycle_is_a_clear_error(tmp_path):
     cyclic.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
     with pytest.raises(ModelFileError, match="cycle"):
         load_ir(cyclic, ConversionOptions())
+
+
+def test_runtime_markers_such_as_int8_decompression_are_kept(tmp_path, installed_host, reemit):
+    """u8 weights -> Convert (marked decompression) -> Subtract -> Multiply: the mark survives."""
+    from irconv.pipeline.infer import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+    from irconv.types import ElementType
+    from irconv_opset import Convert, MatMul, Multiply, Subtract
+
+    b = GraphBuilder("int8 weights")
+    x = b.parameter("x", (1, 8))
+    codes = b.const(rng.integers(0, 255, (8, 4)).astype(np.uint8))
+    weights = b.op(Convert(destination_type=ElementType.f32), codes, name="weights/decompress")
+    weights = b.op(Subtract(), weights, b.const(np.float32(128)))
+    weights = b.op(Multiply(), weights, b.const(np.float32(0.01)))
+    b.result(b.op(MatMul(), x, weights), "y")
+    infer_graph(b.graph)
+    plain = emit_ir(b.graph, tmp_path / "plain.xml", installed_host)
+    marker = '\t\t\t<rt_info>\n\t\t\t\t<attribute name="decompression" version="0" />\n\t\t\t</rt_info>\n'
+    text = plain.read_text()
+    head = text.index('name="weights/decompress"')
+    data_end = text.index("\n", text.index("<data", head)) + 1
+    marked = tmp_path / "marked.xml"
+    marked.write_text(text[:data_end] + marker + text[data_end:])
+    marked.with_suffix(".bin").write_bytes(plain.with_suffix(".bin").read_bytes())
+    again = tmp_path / "again.xml"
+    reemit(marked, again)
+    assert again.read_text() == marked.read_text()
+    feed = {"x": rng.standard_normal((1, 8)).astype(np.float32)}
+    np.testing.assert_allclose(run_ir(again, feed)["y"], run_ir(plain, feed)["y"], rtol=1e-6)

@@ -11,7 +11,7 @@ from irconv.pipeline.context import ExtractContext
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
 
 from irconv_ir.ir_model import IrLayer
-from irconv_ir.reader import LAYER_NODES
+from irconv_ir.meta import LAYER_NODES
 
 Extract = Callable[[Node, ExtractContext], Op]
 

@@ -36,7 +36,8 @@ class IrLayer:
     data: dict[str, str]
     inputs: list[IrPort]
     outputs: list[IrPort]
-    rt_info: list[str] = field(default_factory=list)
+    rt_info: list[str] = field(default_factory=list)  # names of every runtime attribute
+    markers: list[tuple[str, str]] = field(default_factory=list)  # (name, version) of attributes with no value
     bodies: dict[str, IrNet] = field(default_factory=dict)
     port_maps: dict[str, list[tuple[str, dict[str, str]]]] = field(default_factory=dict)
     back_edges: list[tuple[int, int]] = field(default_factory=list)
@@ -135,7 +136,11 @@ def _layer(element: ET.Element, path: Path) -> IrLayer:
     )
     rt_info = element.find("rt_info")
     if rt_info is not None:
-        layer.rt_info = [a.get("name", "") for a in rt_info.iter("attribute")]
+        attributes = list(rt_info.iter("attribute"))
+        layer.rt_info = [a.get("name", "") for a in attributes]
+        layer.markers = [
+            (a.attrib["name"], a.attrib["version"]) for a in attributes if set(a.attrib) == {"name", "version"}
+        ]
     for tag in PORT_MAP_TAGS:
         port_map = element.find(tag)
         if port_map is not None:

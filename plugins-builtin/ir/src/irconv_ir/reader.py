@@ -21,10 +21,9 @@ from irconv.types import ElementType
 
 from irconv_ir.attributes import ir_element_type, parse_shape
 from irconv_ir.ir_model import IrLayer, IrNet, parse_ir
+from irconv_ir.meta import LAYER_NODES, RT_MARKERS
 
 FRAMEWORK = "ir"
-#: ``graph.meta`` key: IR layer id -> node id, for port maps that name body layers.
-LAYER_NODES = "ir.layer_nodes"
 
 
 def sniff_ir(path: Path) -> bool:
@@ -92,6 +91,7 @@ class GraphReader:
         outputs: dict[tuple[int, int], OutPort] = {}
         layer_nodes: dict[int, int] = {}
         graph.meta[LAYER_NODES] = layer_nodes
+        markers: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {}
         folded_consts = set(folded.values())
         for layer in self._topological(net, sources):
             if layer.id in folded_consts:
@@ -114,9 +114,13 @@ class GraphReader:
                 inputs.append(outputs[feed])
             node = graph.add_node(self._op(layer), layer.name, inputs)
             layer_nodes[layer.id] = node.id
+            if layer.markers:
+                markers[node.name] = (layer.type, tuple(layer.markers))
             for index, port in enumerate(layer.outputs):
                 self._name_outputs(node.out_port(index), port.names)
                 outputs[(layer.id, port.id)] = node.out_port(index)
+        if markers:
+            graph.meta[RT_MARKERS] = markers
         return graph
 
     def _topological(self, net: IrNet, sources: dict[int, dict[int, tuple[int, int]]]) -> list[IrLayer]:

@@ -15,6 +15,7 @@ from irconv.types import ElementType, MaybeShape
 from irconv_ir.blobs import BlobWriter
 from irconv_ir.bodies import body_layouts, write_port_map
 from irconv_ir.fp16 import CompressionStats, shape_constants, should_compress, to_f16
+from irconv_ir.meta import RT_MARKERS
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
 from irconv_ir.xml_out import XmlStream, attrs
@@ -74,6 +75,7 @@ class GraphPlan:
     layer_of: dict[int, int] = field(default_factory=dict)
     inputs_of: dict[int, int] = field(default_factory=dict)
     extra_names: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    markers: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
 
     def names(self, port: OutPort) -> list[str]:
         """The tensor names written on an output port."""
@@ -92,6 +94,7 @@ def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> Gra
     """
     sources = {node.id: _input_sources(node) for node in graph.nodes()}
     plan = GraphPlan(layer_order(graph, sources), sources)
+    plan.markers = graph.meta.get(RT_MARKERS, {})
     if name_boundary:
         plan.extra_names = boundary_names(graph)
     keep = shape_constants(graph) if compress else set()
@@ -166,6 +169,12 @@ class GraphWriter:
         self.xml.open("layer", _header(layer_id, node.name, op.type, op.opset))
         if attributes:
             self.xml.empty("data", attributes.items())
+        type_name, markers = plan.markers.get(node.name, ("", ()))
+        if markers and type_name == op.type:
+            self.xml.open("rt_info")
+            for name, version in markers:
+                self.xml.empty("attribute", [("name", name), ("version", version)])
+            self.xml.close("rt_info")
         layouts = body_layouts(op)
         plans = [plan_graph(layout.graph, self.compress) for layout in layouts]
         for layout, body_plan in zip(layouts, plans, strict=True):
