@@ -58,3 +58,12 @@ def test_reading_an_unknown_blob_is_an_error(tmp_path: Path) -> None:
     weights.write_bytes(b"\x12\x00")
     with pytest.raises(ModelFileError, match="'nope'"):
         load_caffe(proto, ConversionOptions(weights=weights))
+
+
+def test_an_input_written_in_place_keeps_its_name(tmp_path: Path) -> None:
+    text = INPUT_STYLES["input_dim"] + 'layer { name: "scale" type: "Power" bottom: "data" top: "data" }\n' + BODY
+    graph = load(tmp_path, text)
+    (parameter,) = graph.parameters()
+    assert parameter.out_port(0).data.names == ["data"]
+    assert graph.node("scale").out_port(0).data.names == []
+    assert graph.node("conv").in_port(0).get_source().node.name == "scale"  # type: ignore[union-attr]

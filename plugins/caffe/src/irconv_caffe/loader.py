@@ -81,11 +81,13 @@ def build_graph(
 
     for name, shape in declared_inputs(net, proto_path):
         _add_input(graph, producers, name, shape)
+    model_inputs = set(producers)
 
     for layer in net.layer:
         if layer.type in INPUT_LAYER_TYPES:
             for name, shape in input_layer_shapes(layer, proto_path):
                 _add_input(graph, producers, name, shape)
+                model_inputs.add(name)
             continue
         inputs = []
         for bottom in layer.bottom:
@@ -115,7 +117,9 @@ def build_graph(
             unconsumed[top] = None
 
     for blob, port in producers.items():
-        port.data.add_name(blob)
+        # A model input keeps its name even when a layer later writes over it in place.
+        if blob not in model_inputs:
+            port.data.add_name(blob)
     for blob in unconsumed:
         graph.add_node(Result(), f"{blob}/sink", [producers[blob]])
     if not graph.results():
@@ -141,7 +145,10 @@ def _custom_op(layer: pb.LayerParameter, extra: dict[str, object], spec: CustomL
 
 
 def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: MaybeShape) -> None:
+    if name in producers:
+        raise ModelFileError(f"the model input {name!r} is declared twice")
     node = graph.add_node(Parameter(shape), name)
+    node.out_port(0).data.add_name(name)
     producers[name] = node.out_port(0)
 
 
