@@ -27,11 +27,11 @@ FRAMEWORK = "ir"
 
 
 def sniff_ir(path: Path) -> bool:
-    """An ``.xml`` whose first bytes hold a ``<net`` element."""
+    """An ``.xml`` whose first 64 KiB (room for a licence comment) hold a ``<net`` element."""
     if path.is_dir() or path.suffix.lower() != ".xml":
         return False
     with open(path, "rb") as handle:
-        head = handle.read(4096)
+        head = handle.read(65536)
     return b"<net" in head
 
 
