@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from irconv.testing.runtime import emit_ir
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "opset" / "tests"
