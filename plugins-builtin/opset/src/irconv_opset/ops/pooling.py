@@ -195,7 +195,9 @@ class AvgPool_v1(_PoolBase):
             # Counting the padding, the CPU runtime divides by the whole window, also where
             # ceil rounding reaches past the padding (PyTorch would stop at the padding).
             count = np.full(real.shape[:-1], int(np.prod(self.kernel)))
-        return [(windows.sum(axis=-1) / np.maximum(count, 1)).astype(data.dtype)]
+        # A window over no input at all averages nothing: NaN, as in the runtime.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return [(windows.sum(axis=-1) / count).astype(data.dtype)]
 
 
 @dataclass(eq=False)
