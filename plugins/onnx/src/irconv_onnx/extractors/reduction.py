@@ -40,7 +40,7 @@ def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, boo
     x = ctx.input(0)
     if axes is None:
         return [x]
-    if not keep and axes is ctx.inputs[1] and const_value(ctx, 1) is None:
+    if not keep and ctx.has_input(1) and axes is ctx.inputs[1] and const_value(ctx, 1) is None:
         # Run-time axes: keep the dims, then drop them with a Reshape of static rank.
         rank, axes_shape = in_rank(ctx, 0), facts(axes).shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:

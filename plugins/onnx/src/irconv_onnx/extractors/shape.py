@@ -304,7 +304,11 @@ def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
 def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import SpaceToDepth
 
-    return SpaceToDepth(block_size=attrs(node).int("blocksize"), mode="blocks_first")
+    a = attrs(node)
+    mode = a.string("mode", "DCR")
+    if mode not in ("DCR", "CRD"):
+        raise a.bad("mode", mode, "expected DCR or CRD")
+    return SpaceToDepth(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
 
 
 def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -353,14 +357,15 @@ def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Negative indices count from the end: FloorMod by depth first."""
-    from irconv_opset import Convert, FloorMod, Gather, OneHot, Reshape
+    """Negative indices count from the end; other out-of-range indices give all "off"."""
+    from irconv_opset import Add, Convert, Gather, Less, OneHot, Reshape, Select
 
     axis = attrs(node).int("axis", -1)
     indices = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="indices")
     depth = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="depth_i64")
     depth = ctx.op(Reshape(special_zero=False), depth, i64(ctx, [], "scalar"), suffix="depth")
-    indices = ctx.op(FloorMod(), indices, depth, suffix="wrapped")
+    negative = ctx.op(Less(), indices, i64(ctx, 0), suffix="negative")
+    indices = ctx.op(Select(), negative, ctx.op(Add(), indices, depth, suffix="from_end"), indices, suffix="wrapped")
     values = ctx.input(2)
     off = ctx.op(Gather(), values, i64(ctx, 0), i64(ctx, 0), suffix="off")
     on = ctx.op(Gather(), values, i64(ctx, 1), i64(ctx, 0), suffix="on")
