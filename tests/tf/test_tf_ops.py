@@ -118,6 +118,7 @@ def cases() -> dict[str, Case]:
         "Ceil": unary(raw.Ceil, -5, 5),
         "Round": Case(lambda x: raw.Round(x=x), [np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.3, -0.7]], np.float32)]),
         "Erf": unary(raw.Erf, -2, 2),
+        "Erfc": unary(raw.Erfc, -2, 2),
         "Sin": unary(raw.Sin),
         "Cos": unary(raw.Cos),
         "Tan": unary(raw.Tan),
@@ -371,3 +372,16 @@ def test_op_matches_tensorflow(op: str, all_cases: dict[str, Case], tf_check: An
     assert op in all_cases, f"TF op {op} has an extractor but no conformance case"
     case = all_cases[op]
     tf_check(case.fn, case.inputs, op=op, atol=case.atol, variables=case.variables)
+
+
+def test_grouped_conv2d_matches_tensorflow(tf_check: Any) -> None:
+    """Conv2D whose filters see a quarter of the channels (tf.keras Conv2D(groups=4))."""
+    import tensorflow as tf
+
+    weights = f32(3, 3, 2, 8)
+    tf_check(
+        lambda x: tf.raw_ops.Conv2D(input=x, filter=weights, strides=[1, 1, 1, 1], padding="SAME"),
+        [f32(1, 6, 6, 8)],
+        op="Conv2D",
+        atol=1e-4,
+    )

@@ -19,5 +19,6 @@ def middle_transform() -> Sequence[Transform]:
     from irconv_layout.hoist_transposes import HoistTransposes
     from irconv_layout.nchw_inputs import NchwInputs
     from irconv_layout.sink_transposes import SinkTransposes
+    from irconv_layout.transpose_to_reshape import TransposeToReshape
 
-    return [NchwInputs(), SinkTransposes(), HoistTransposes()]
+    return [NchwInputs(), SinkTransposes(), HoistTransposes(), TransposeToReshape()]

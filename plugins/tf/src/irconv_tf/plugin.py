@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irconv.plugins import Extractor, Loader, hookimpl
+from irconv.plugins import Extractor, Loader, Transform, hookimpl
 
 
 @hookimpl
@@ -31,3 +31,10 @@ def extract_op() -> Sequence[Extractor]:
     from irconv_tf.extractors import all_extractors
 
     return all_extractors()
+
+
+@hookimpl
+def middle_transform() -> Sequence[Transform]:
+    from irconv_tf.transforms.grouped_convolution import GroupedConvolution
+
+    return [GroupedConvolution()]

@@ -128,6 +128,11 @@ def _scalar_like(ctx: ExtractContext, value: float) -> OutPort:
     return ctx.const(np.array(value, dtype=dtype), suffix="exponent")
 
 
+def _erfc(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """erfc(x) = 1 - erf(x) (Keras 3 writes exact GELU with Erfc)."""
+    return [ctx.op(Subtract(), _scalar_like(ctx, 1.0), ctx.op(Erf(), ctx.input(0)))]
+
+
 def _relu6(node: Node, ctx: ExtractContext) -> Op:
     return Clamp(min=0.0, max=6.0)
 
@@ -210,6 +215,7 @@ def extractors() -> list[Extractor]:
             "Ceil": (p(Ceiling), "Ceiling"),
             "Round": (p(lambda: Round(mode="half_to_even")), "Round"),
             "Erf": (p(Erf), "Erf"),
+            "Erfc": (_erfc, "Erf, Subtract"),
             "Sin": (p(Sin), "Sin"),
             "Cos": (p(Cos), "Cos"),
             "Tan": (p(Tan), "Tan"),

@@ -1,0 +1,1 @@
+"""TF-specific graph transforms."""
