@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.transpose_to_reshape import TransposeToReshape
 from irconv_opset import Transpose

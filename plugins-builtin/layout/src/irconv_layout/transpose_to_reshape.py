@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Graph, Node
 from irconv.pipeline.context import TransformContext
 from irconv.plugins import Transform
+
 from irconv_layout.perm import add_const, refresh, transpose_perm
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-
 from irconv.graph import Graph, Node
 from irconv.ops import Const
 from irconv.pipeline.context import TransformContext
