@@ -149,3 +149,49 @@ def test_control_flow_round_trip(tmp_path, installed_host, reemit, build, compre
     reemit(first, second, compress_to_fp16=compress)
     assert first.read_text() == second.read_text()
     assert first.with_suffix(".bin").read_bytes() == second.with_suffix(".bin").read_bytes()
+
+
+def nested_graph() -> Graph:
+    """If(cond): then runs the TensorIterator running sum over x, else negates x."""
+    ti = ti_graph()
+    ti_node = next(n for n in ti.nodes() if n.type == "TensorIterator")
+    then = GraphBuilder("then with ti")
+    s = then.parameter("s_inner", (4, 2))
+    h0 = then.parameter("h0_inner", (1, 2))
+    inner = then.node(ti_node.op, s, h0)
+    then.result(inner.out_port(1))
+    b = GraphBuilder("nested")
+    cond = b.parameter("cond", (), "boolean")
+    s_outer = b.parameter("s", (4, 2))
+    h_outer = b.parameter("h0", (1, 2))
+    node = b.node(
+        If(
+            then_body=then.graph,
+            else_body=_unary_body(Negative(), (4, 2)),
+            then_inputs=(BodyInput(1, 0), BodyInput(2, 1)),
+            else_inputs=(BodyInput(1, 0),),
+            then_outputs=(BodyOutput(0, 0),),
+            else_outputs=(BodyOutput(0, 0),),
+        ),
+        cond,
+        s_outer,
+        h_outer,
+    )
+    b.result(node.out_port(0), "out")
+    infer_graph(b.graph)
+    return b.graph
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["f32", "fp16"])
+def test_nested_control_flow_runs_and_round_trips(tmp_path, installed_host, reemit, compress):
+    graph = nested_graph()
+    xml = emit_ir(graph, tmp_path / "nested.xml", installed_host, compress_to_fp16=compress)
+    s = np.arange(8, dtype=np.float32).reshape(4, 2)
+    h0 = np.ones((1, 2), np.float32)
+    out = run_ir(xml, {"cond": np.array(True), "s": s, "h0": h0})
+    np.testing.assert_allclose(out["out"], h0 + np.cumsum(s, axis=0))
+    out = run_ir(xml, {"cond": np.array(False), "s": s, "h0": h0})
+    np.testing.assert_allclose(out["out"], -s)
+    again = tmp_path / "again.xml"
+    reemit(xml, again, compress_to_fp16=compress)
+    assert xml.read_text() == again.read_text()
