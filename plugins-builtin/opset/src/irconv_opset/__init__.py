@@ -81,6 +81,9 @@ from irconv_opset.ops.patches import (
     Col2Im,
     ExtractImagePatches,
 )
+from irconv_opset.ops.promote import (
+    ConvertPromoteTypes,
+)
 from irconv_opset.ops.rearrange import (
     BatchToSpace,
     DepthToSpace,
@@ -228,6 +231,7 @@ __all__ = [
     "Concat",
     "Convert",
     "ConvertLike",
+    "ConvertPromoteTypes",
     "Cos",
     "Cosh",
     "CumSum",
