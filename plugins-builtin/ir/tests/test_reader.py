@@ -284,3 +284,59 @@ def test_runtime_markers_such_as_int8_decompression_are_kept(tmp_path, installed
     assert again.read_text() == marked.read_text()
     feed = {"x": rng.standard_normal((1, 8)).astype(np.float32)}
     np.testing.assert_allclose(run_ir(again, feed)["y"], run_ir(plain, feed)["y"], rtol=1e-6)
+
+
+SHARED_F16_IR = """<?xml version="1.0"?>
+<net name="shared" version="11">
+<layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,4" element_type="f32" />
+<output><port id="0" precision="FP32" names="x"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="1" name="w16" type="Const" version="opset1"><data element_type="f16" shape="4, 4" offset="0" size="32" />
+<output><port id="0" precision="FP16"><dim>4</dim><dim>4</dim></port></output></layer>
+{converts}
+<layer id="4" name="mm_a" type="MatMul" version="opset1"><data transpose_a="false" transpose_b="false" />
+<input><port id="0" precision="FP32"><dim>1</dim><dim>4</dim></port><port id="1" precision="FP32"><dim>4</dim><dim>4</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="5" name="mm_b" type="MatMul" version="opset1"><data transpose_a="false" transpose_b="true" />
+<input><port id="0" precision="FP32"><dim>1</dim><dim>4</dim></port><port id="1" precision="FP32"><dim>4</dim><dim>4</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="6" name="sum" type="Add" version="opset1"><data auto_broadcast="numpy" />
+<input><port id="0" precision="FP32"><dim>1</dim><dim>4</dim></port><port id="1" precision="FP32"><dim>1</dim><dim>4</dim></port></input>
+<output><port id="2" precision="FP32" names="y"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="7" name="out" type="Result" version="opset1">
+<input><port id="0" precision="FP32"><dim>1</dim><dim>4</dim></port></input></layer>
+</layers>
+<edges>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="0" />
+<edge from-layer="1" from-port="0" to-layer="3" to-port="0" />
+<edge from-layer="0" from-port="0" to-layer="4" to-port="0" />
+<edge from-layer="2" from-port="1" to-layer="4" to-port="1" />
+<edge from-layer="0" from-port="0" to-layer="5" to-port="0" />
+<edge from-layer="3" from-port="1" to-layer="5" to-port="1" />
+<edge from-layer="4" from-port="2" to-layer="6" to-port="0" />
+<edge from-layer="5" from-port="2" to-layer="6" to-port="1" />
+<edge from-layer="6" from-port="2" to-layer="7" to-port="0" />
+</edges>
+</net>
+"""
+DECOMPRESSION = """<layer id="{id}" name="{name}" type="Convert" version="opset1"><data destination_type="f32" />
+<rt_info><attribute name="decompression" version="0" /></rt_info>
+<input><port id="0" precision="FP16"><dim>4</dim><dim>4</dim></port></input>
+<output><port id="1" precision="FP32"><dim>4</dim><dim>4</dim></port></output></layer>"""
+
+
+def test_an_f16_constant_shared_by_two_decompressions_is_read_as_two_f32_constants(tmp_path, reemit):
+    converts = DECOMPRESSION.format(id=2, name="w_a") + "\n" + DECOMPRESSION.format(id=3, name="w_b")
+    xml = tmp_path / "shared.xml"
+    xml.write_text(SHARED_F16_IR.format(converts=converts))
+    weights = rng.standard_normal((4, 4)).astype(np.float16)
+    xml.with_suffix(".bin").write_bytes(weights.tobytes())
+    graph = load_ir(xml, ConversionOptions())
+    consts = {n.name: n.op.value for n in graph.nodes() if n.type == "Const"}
+    assert sorted(consts) == ["w_a", "w_b"] and not graph.by_type("Convert")
+    for value in consts.values():
+        np.testing.assert_array_equal(value, weights.astype(np.float32))
+    ours = tmp_path / "ours.xml"
+    reemit(xml, ours, compress_to_fp16=True)
+    feed = {"x": rng.standard_normal((1, 4)).astype(np.float32)}
+    np.testing.assert_allclose(run_ir(ours, feed)["y"], run_ir(xml, feed)["y"], rtol=1e-6)

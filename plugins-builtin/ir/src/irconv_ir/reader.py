@@ -157,8 +157,12 @@ class GraphReader:
         sources: dict[int, dict[int, tuple[int, int]]],
         users: dict[tuple[int, int], int],
     ) -> dict[int, int]:
-        """Decompression Converts whose f16 Const feeds nothing else: Convert id -> Const id."""
-        folded: dict[int, int] = {}
+        """Decompression Converts of f16 Consts that feed only such Converts: Convert id -> Const id.
+
+        Each of them becomes an f32 Const of its own (OpenVINO may share one f16 Const
+        between several Converts; irconv's emitter shares the bytes instead).
+        """
+        candidates: dict[tuple[int, int], list[int]] = {}
         for layer in net.layers:
             if (
                 layer.type != "Convert"
@@ -171,8 +175,12 @@ class GraphReader:
                 continue
             ((src_layer, src_port),) = feed.values()
             const = by_id[src_layer]
-            if const.type == "Const" and const.data.get("element_type") == "f16" and users[(src_layer, src_port)] == 1:
-                folded[layer.id] = src_layer
+            if const.type == "Const" and const.data.get("element_type") == "f16":
+                candidates.setdefault((src_layer, src_port), []).append(layer.id)
+        folded: dict[int, int] = {}
+        for (src_layer, src_port), converts in candidates.items():
+            if users[(src_layer, src_port)] == len(converts):
+                folded.update((convert, src_layer) for convert in converts)
         return folded
 
     def _op(self, layer: IrLayer):  # type: ignore[no-untyped-def]
