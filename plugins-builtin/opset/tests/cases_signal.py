@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_opset import DFT, IDFT, IRDFT, RDFT, STFT
+from irconv_opset import DFT, IDFT, IRDFT, ISTFT, RDFT, STFT
 from irconv_opset.testing import OpCase, const
 
 rng = np.random.default_rng(19)
@@ -12,6 +12,10 @@ TOL = {"rtol": 1e-4, "atol": 1e-4}
 
 def tensor(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
+
+
+def positive(*shape: int) -> np.ndarray:
+    return rng.uniform(0.5, 1.5, shape).astype(np.float32)
 
 
 def i64(*values: int) -> object:
@@ -33,6 +37,28 @@ CASES: list[OpCase] = [
         STFT(transpose_frames=True),
         [tensor(2, 16), tensor(4), const(np.int64(4)), const(np.int64(2))],
         id="batched_transposed",
+        **TOL,
+    ),
+    OpCase(ISTFT(), [tensor(5, 7, 2), positive(8), const(np.int64(8)), const(np.int64(2))], id="plain", **TOL),
+    OpCase(
+        ISTFT(center=True), [tensor(5, 7, 2), positive(6), const(np.int64(8)), const(np.int64(3))], id="center", **TOL
+    ),
+    OpCase(
+        ISTFT(normalized=True),
+        [tensor(2, 5, 6, 2), positive(8), const(np.int64(8)), const(np.int64(4))],
+        id="normalized_batched",
+        **TOL,
+    ),
+    OpCase(
+        ISTFT(center=True),
+        [tensor(5, 7, 2), positive(8), const(np.int64(8)), const(np.int64(2)), const(np.int64(10))],
+        id="length_trim",
+        **TOL,
+    ),
+    OpCase(
+        ISTFT(),
+        [tensor(5, 7, 2), positive(8), const(np.int64(8)), const(np.int64(2)), const(np.int64(30))],
+        id="length_pad",
         **TOL,
     ),
 ]

@@ -144,6 +144,7 @@ from irconv_opset.ops.signal import (
     DFT,
     IDFT,
     IRDFT,
+    ISTFT,
     RDFT,
     STFT,
 )
@@ -270,6 +271,7 @@ __all__ = [
     "HardSigmoid",
     "IDFT",
     "IRDFT",
+    "ISTFT",
     "Identity",
     "Inverse",
     "IsFinite",

@@ -192,4 +192,67 @@ class STFT(Op):
         return [_split(spectrum, signal.dtype)]
 
 
-OPS: tuple[type[Op], ...] = (DFT, IDFT, RDFT, IRDFT, STFT)
+@dataclass(eq=False)
+class ISTFT(Op):
+    """ISTFT-16: inputs data [B?, bins, frames, 2], window [W], frame_size, frame_step and an
+    optional signal_length.
+
+    Each frame is an inverse real DFT of ``frame_size`` points, windowed and overlap-added,
+    then divided by the overlapped squared window. ``center`` drops ``frame_size // 2`` at
+    both ends; ``normalized`` scales by ``sqrt(frame_size)``; signal_length trims or
+    zero-pads the result.
+    """
+
+    type = "ISTFT"
+    version = 16
+
+    center: bool = attr(False)
+    normalized: bool = attr(False)
+
+    def _length(self, frames: int, size: int, step: int) -> int:
+        full = (frames - 1) * step + size
+        return full - 2 * (size // 2) if self.center else full
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        size, step = in_value(node, 2), in_value(node, 3)
+        out: MaybeShape = None
+        if shape is not None:
+            length: Dim = None
+            if node.has_input(4):
+                value = in_value(node, 4)
+                length = None if value is None else int(np.asarray(value).reshape(-1)[0])
+            elif size is not None and step is not None and shape[-2] is not None:
+                length = self._length(shape[-2], int(size), int(step))
+            out = tuple(shape[:-3]) + (length,)
+        set_output(node, 0, out, in_type(node, 0))
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        data, window = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1).astype(np.float64)
+        size, step = int(np.asarray(inputs[2])), int(np.asarray(inputs[3]))
+        frames = np.fft.irfft(_complex(data), n=size, axis=-2)  # [B?, size, frames]
+        if self.normalized:
+            frames = frames * np.sqrt(size)
+        left = (size - window.size) // 2
+        padded_window = np.zeros(size)
+        padded_window[left : left + window.size] = window
+        count = frames.shape[-1]
+        full = (count - 1) * step + size
+        out = np.zeros(frames.shape[:-2] + (full,))
+        norm = np.zeros(full)
+        for t in range(count):
+            out[..., t * step : t * step + size] += frames[..., t] * padded_window
+            norm[t * step : t * step + size] += padded_window**2
+        covered = norm > 1e-10
+        out = np.where(covered, out / np.where(covered, norm, 1.0), 0.0)
+        if self.center:
+            out = out[..., size // 2 : full - size // 2]
+        if len(inputs) > 4:
+            length = int(np.asarray(inputs[4]).reshape(-1)[0])
+            out = out[..., :length]
+            if out.shape[-1] < length:
+                out = np.concatenate([out, np.zeros(out.shape[:-1] + (length - out.shape[-1],))], axis=-1)
+        return [out.astype(data.dtype)]
+
+
+OPS: tuple[type[Op], ...] = (DFT, IDFT, RDFT, IRDFT, STFT, ISTFT)
