@@ -162,3 +162,42 @@ def test_not_a_caffemodel_is_reported(tiny: tuple[Path, Path], tmp_path: Path, c
     code = convert(str(proto), "--weights", str(junk), "-o", str(tmp_path / "x.xml"))
     assert code != 0
     assert "junk.caffemodel" in capsys.readouterr().err
+
+
+def test_train_val_prototxt_converts_like_the_deploy_one(tiny: tuple[Path, Path], tmp_path: Path) -> None:
+    """Data layers become the input; labels and the layers reading them (loss, Accuracy) go."""
+    proto, weights = tiny
+    body = TINY.replace("NUM", "4").split("\n", 2)[2]
+    body = body[body.index("layer {") :].replace(
+        'layer { name: "prob" type: "Softmax" bottom: "fc" top: "prob" }',
+        'layer { name: "acc" type: "Accuracy" bottom: "fc" bottom: "label" top: "acc" include { phase: TEST } }\n'
+        'layer { name: "loss" type: "SoftmaxWithLoss" bottom: "fc" bottom: "label" top: "loss" }',
+    )
+    data = (
+        'layer { name: "d" type: "Data" top: "data" top: "label" include { phase: TRAIN } '
+        'data_param { source: "train" batch_size: 64 } transform_param { crop_size: 12 } }\n'
+        'layer { name: "d" type: "Data" top: "data" top: "label" include { phase: TEST } '
+        'data_param { source: "val" batch_size: 8 } transform_param { crop_size: 12 } }\n'
+    )
+    train_val = write_net(tmp_path, "train_val", 'name: "tiny"\n' + data + body)
+    outputs = {}
+    for name, path in (("deploy", proto), ("train_val", train_val)):
+        out = tmp_path / name / "net.xml"
+        out.parent.mkdir()
+        cut = ["--output", "fc"] if name == "deploy" else []  # train_val: fc is left as the output
+        code = convert(
+            str(path),
+            "--weights",
+            str(weights),
+            "-o",
+            str(out),
+            "--input",
+            "data[1,3,12,12]",
+            "--no-compress-to-fp16",
+            *cut,
+        )
+        assert code == 0
+        x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+        outputs[name] = run_ir(out, {"data": x})
+    assert list(outputs["train_val"]) == ["fc"]
+    np.testing.assert_array_equal(outputs["train_val"]["fc"], outputs["deploy"]["fc"])

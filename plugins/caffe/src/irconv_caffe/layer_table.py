@@ -16,7 +16,7 @@ END = "<!-- caffe-layer-table:end -->"
 
 def layer_table() -> str:
     from irconv_caffe.extractors import all_extractors
-    from irconv_caffe.loader import INPUT_LAYER_TYPES
+    from irconv_caffe.loader import DATA_LAYER_TYPES, INPUT_LAYER_TYPES
     from irconv_caffe.v1_upgrade import V1_TYPE_NAMES
 
     v1_names = {name: enum for enum, name in V1_TYPE_NAMES.items()}
@@ -24,6 +24,8 @@ def layer_table() -> str:
 
     rows = [("Input", "Parameter", "also `input:` + `input_dim` / `input_shape`")]
     rows += [(t, "Parameter", "") for t in INPUT_LAYER_TYPES if t != "Input"]
+    note = "train_val nets: the first top becomes an input; labels and the layers reading them are dropped"
+    rows += [(t, "Parameter", note) for t in DATA_LAYER_TYPES]
     for extractor in sorted(all_extractors(), key=lambda e: e.op.lower()):
         doc = (extractor.extract.__doc__ or "").strip().splitlines()
         rows.append((extractor.op, extractor.produces, doc[0] if doc else ""))

@@ -29,6 +29,10 @@ PROTO_SUFFIXES = (".prototxt", ".pbtxt", ".txt")
 #: Layers that declare model inputs rather than compute.
 INPUT_LAYER_TYPES = ("Input",)
 
+#: Training data sources (train_val prototxts): the first top becomes a model input; the
+#: others (labels) are training-only, and so is every layer reading them (losses, Accuracy).
+DATA_LAYER_TYPES = ("Data", "ImageData", "WindowData", "MemoryData", "HDF5Data", "AnnotatedData", "VideoData")
+
 
 def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
     """``(prototxt, caffemodel)`` from the model path and ``--weights`` / ``--proto``."""
@@ -64,7 +68,7 @@ def builtin_layer_types() -> frozenset[str]:
     """Layer types this plugin converts: an unknown field on one of them is a typo."""
     from irconv_caffe.extractors import all_extractors
 
-    return frozenset(extractor.op for extractor in all_extractors()) | frozenset(INPUT_LAYER_TYPES)
+    return frozenset(extractor.op for extractor in all_extractors()) | frozenset(INPUT_LAYER_TYPES + DATA_LAYER_TYPES)
 
 
 def build_graph(
@@ -83,11 +87,21 @@ def build_graph(
         _add_input(graph, producers, name, shape)
     model_inputs = set(producers)
 
+    training_only: set[str] = set()
     for layer in net.layer:
         if layer.type in INPUT_LAYER_TYPES:
             for name, shape in input_layer_shapes(layer, proto_path):
                 _add_input(graph, producers, name, shape)
                 model_inputs.add(name)
+            continue
+        if layer.type in DATA_LAYER_TYPES:
+            if layer.top:
+                _add_input(graph, producers, layer.top[0], data_layer_shape(layer))
+                model_inputs.add(layer.top[0])
+            training_only.update(layer.top[1:])
+            continue
+        if training_only.intersection(layer.bottom):
+            training_only.update(layer.top)
             continue
         inputs = []
         for bottom in layer.bottom:
@@ -150,6 +164,20 @@ def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: Ma
     node = graph.add_node(Parameter(shape), name)
     node.out_port(0).data.add_name(name)
     producers[name] = node.out_port(0)
+
+
+def data_layer_shape(layer: pb.LayerParameter) -> MaybeShape:
+    """What a training data layer says about its images' shape (``None`` where unknown)."""
+    if layer.type == "MemoryData":
+        p = layer.memory_data_param
+        return (p.batch_size or None, p.channels or None, p.height or None, p.width or None)
+    if layer.type == "HDF5Data":
+        return None
+    crop = layer.transform_param.crop_size or layer.data_param.crop_size or layer.image_data_param.crop_size
+    if crop:
+        return (None, None, crop, crop)
+    p = layer.image_data_param
+    return (None, None, p.new_height or None, p.new_width or None)
 
 
 def declared_inputs(net: pb.NetParameter, proto_path: Path) -> list[tuple[str, MaybeShape]]:
