@@ -11,6 +11,7 @@ from irconv_opset import (
     EmbeddingSegmentsSum,
     GatherTree,
     SegmentMax,
+    SparseFillEmptyRows,
 )
 from irconv_opset.testing import OpCase, const
 
@@ -74,5 +75,24 @@ CASES: list[OpCase] = [
             np.array(4, np.int32),
         ],
         id="int_end_tokens",
+    ),
+    OpCase(
+        SparseFillEmptyRows(),
+        [
+            np.float32([1, 2, 3, 4]),
+            const(np.array([5, 3], np.int64)),
+            np.array([[0, 1], [0, 2], [3, 0], [2, 1]], np.int64),
+            const(np.float32(-1)),
+        ],
+    ),
+    OpCase(
+        SparseFillEmptyRows(),
+        [
+            np.array([7, 8, 9], np.int32),
+            const(np.array([4, 6], np.int32)),
+            const(np.array([[3, 5], [1, 0], [3, 1]], np.int32)),
+            np.array(0, np.int32),
+        ],
+        id="int32",
     ),
 ]

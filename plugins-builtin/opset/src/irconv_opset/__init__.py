@@ -118,6 +118,7 @@ from irconv_opset.ops.segment import (
     EmbeddingSegmentsSum,
     GatherTree,
     SegmentMax,
+    SparseFillEmptyRows,
 )
 from irconv_opset.ops.shape import (
     Broadcast,
@@ -347,6 +348,7 @@ __all__ = [
     "SoftSign",
     "SpaceToBatch",
     "SpaceToDepth",
+    "SparseFillEmptyRows",
     "Split",
     "Sqrt",
     "SquaredDifference",

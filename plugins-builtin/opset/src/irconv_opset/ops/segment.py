@@ -1,4 +1,5 @@
-"""Segment and bag reductions: EmbeddingBag*/EmbeddingSegmentsSum, SegmentMax, GatherTree.
+"""Segment and bag reductions: EmbeddingBag*/EmbeddingSegmentsSum, SegmentMax, GatherTree,
+and SparseFillEmptyRows.
 
 An embedding bag sums (or averages) rows of a table picked by indices; bags are given by
 offsets (``Offsets``), by a fixed-size index matrix (``Packed``) or by segment ids.
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.ops import Op, attr
-from irconv.types import Dim, MaybeShape
+from irconv.types import Dim, ElementType, MaybeShape
 
 from irconv_opset.shapes import in_shape, in_type, in_value, set_output
 
@@ -231,6 +232,44 @@ class GatherTree(Op):
         return [out]
 
 
+@dataclass(eq=False)
+class SparseFillEmptyRows(Op):
+    """Inputs values [N], dense_shape [2], indices [N, 2], default_value (scalar).
+
+    Every row of the 2-D sparse tensor without an entry gets one at column 0 holding the
+    default value; entries come out ordered by (row, column). Outputs the indices [M, 2],
+    the values [M] and, per row, whether it was empty.
+    """
+
+    type = "SparseFillEmptyRows"
+    version = 16
+    outputs = 3
+
+    def infer(self, node: Node) -> None:
+        dense, indices = in_value(node, 1), in_value(node, 2)
+        rows = None if dense is None else int(np.asarray(dense).reshape(-1)[0])
+        count: Dim = None
+        if rows is not None and indices is not None:
+            count = indices.shape[0] + rows - np.unique(indices[:, 0]).size
+        set_output(node, 0, (count, 2), in_type(node, 2))
+        set_output(node, 1, (count,), in_type(node, 0))
+        set_output(node, 2, (rows,), ElementType.boolean)
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        values, dense, indices = np.asarray(inputs[0]), np.asarray(inputs[1]), np.asarray(inputs[2])
+        default = np.asarray(inputs[3]).reshape(-1)[0]
+        rows = int(dense.reshape(-1)[0])
+        empty = np.ones(rows, np.bool_)
+        empty[indices[:, 0].astype(np.int64)] = False
+        missing = np.nonzero(empty)[0]
+        all_indices = np.concatenate(
+            [indices, np.stack([missing, np.zeros_like(missing)], axis=1).astype(indices.dtype)]
+        )
+        all_values = np.concatenate([values, np.full(missing.size, default, values.dtype)])
+        order = np.lexsort((all_indices[:, 1], all_indices[:, 0]))
+        return [all_indices[order], all_values[order], empty]
+
+
 OPS: tuple[type[Op], ...] = (
     EmbeddingBagOffsetsSum,
     EmbeddingBagOffsets,
@@ -239,4 +278,5 @@ OPS: tuple[type[Op], ...] = (
     EmbeddingSegmentsSum,
     SegmentMax,
     GatherTree,
+    SparseFillEmptyRows,
 )
