@@ -278,3 +278,36 @@ def test_dummy_data_and_axpy(installed_host, tmp_path: Path) -> None:  # type: i
     x = np.random.default_rng(2).standard_normal((1, 4, 3, 5)).astype(np.float32)
     got, _ = run_net(tmp_path, installed_host, text, {"data": x}, "axpy")
     assert_close("axpy", got, 0.5 * x - 2)
+
+
+@pytest.mark.parametrize("pool", ["MAX", "AVE"])
+def test_spp_matches_the_equivalent_poolings_in_opencv(pool: str, installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """SPP (which OpenCV lacks) against the Pooling + Flatten + Concat layers Caffe builds for it."""
+    x = np.random.default_rng(4).standard_normal((1, 3, 13, 10)).astype(np.float32)
+    proto, weights, _ = write_case(
+        tmp_path, layer("spp", "SPP", params=f"spp_param {{ pyramid_height: 3 pool: {pool} }}"), x.shape
+    )
+    got = run_converted(proto, weights, installed_host, tmp_path, x, "spp")
+    parts = []
+    for level in range(3):
+        bins = 2**level
+        kh, kw = -(-13 // bins), -(-10 // bins)
+        ph, pw = (kh * bins - 13 + 1) // 2, (kw * bins - 10 + 1) // 2
+        parts.append(
+            layer(
+                f"p{level}",
+                "Pooling",
+                params=f"pooling_param {{ pool: {pool} kernel_h: {kh} kernel_w: {kw} "
+                f"stride_h: {kh} stride_w: {kw} pad_h: {ph} pad_w: {pw} }}",
+            )
+            + layer(f"f{level}", "Flatten", f"p{level}")
+        )
+    reference = tmp_path / "reference.prototxt"
+    reference.write_text(
+        'input: "data"\ninput_shape { dim: 1 dim: 3 dim: 13 dim: 10 }\n'
+        + "".join(parts)
+        + layer("spp", "Concat", "f0,f1,f2")
+    )
+    net = cv2.dnn.readNetFromCaffe(str(reference))
+    net.setInput(x, "data")
+    assert_close(f"spp {pool}", got, net.forward("spp"))

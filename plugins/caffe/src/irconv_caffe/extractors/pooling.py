@@ -9,7 +9,7 @@ import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv_opset import AvgPool, MaxPool, Multiply, ReduceMax, ReduceMean
+from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
 
 from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of
 from irconv_caffe.proto import caffe_pb2 as pb
@@ -45,11 +45,42 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     # the end padding: exactly OpenVINO's ceil_torch. ceil_mode: false (OpenCV's
     # field) or ``round_mode: FLOOR`` (BVLC master's) rounds down.
     ceil = p.ceil_mode and p.round_mode != pb.PoolingParameter.FLOOR
-    rounding = "ceil_torch" if ceil else "floor"
+    return [_pool(ctx, p.pool == pb.PoolingParameter.MAX, kernel, strides, pads, "ceil_torch" if ceil else "floor")]
+
+
+def _pool(
+    ctx: ExtractContext, is_max: bool, kernel: list[int], strides: list[int], pads: list[int], rounding: str
+) -> OutPort:
     attrs = dict(strides=strides, pads_begin=pads, pads_end=pads, kernel=kernel, rounding_type=rounding)
-    if p.pool == pb.PoolingParameter.MAX:
-        return [ctx.op(MaxPool(dilations=[1, 1], **attrs), ctx.input(0), suffix="pool")]
-    return [_average(ctx, attrs, kernel, strides, pads, rounding)]
+    if is_max:
+        return ctx.op(MaxPool(dilations=[1, 1], **attrs), ctx.input(0), suffix="pool")
+    return _average(ctx, attrs, kernel, strides, pads, rounding)
+
+
+@caffe("SPP", "MaxPool, AvgPool, Reshape, Concat")
+def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Spatial pyramid pooling: level i pools into 2^i x 2^i bins, flattened and concatenated."""
+    layer = layer_of(node)
+    p = layer.param.spp_param
+    shape = input_shape(ctx)
+    if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
+        raise ConversionError(f"{layer.describe()}: SPP needs a 4-D input with static height and width, got {shape}")
+    if p.pool == pb.SPPParameter.STOCHASTIC:
+        raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
+    size = [int(shape[2]), int(shape[3])]
+    levels = []
+    for level in range(max(1, p.pyramid_height)):
+        bins = 2**level
+        kernel = [-(-d // bins) for d in size]
+        pads = [(k * bins - d + 1) // 2 for k, d in zip(kernel, size, strict=True)]
+        pooled = _pool(ctx, p.pool == pb.SPPParameter.MAX, kernel, kernel, pads, "ceil_torch")
+        flat = ctx.op(
+            Reshape(special_zero=True), pooled, const_i64(ctx, [0, -1], suffix="flat_shape"), suffix="flatten"
+        )
+        levels.append(flat)
+    if len(levels) == 1:
+        return levels
+    return [ctx.op(Concat(axis=1), *levels, suffix="concat")]
 
 
 def _average(
@@ -99,4 +130,4 @@ def window_count(size: int, kernel: int, stride: int, pad: int, rounding: str) -
     return out
 
 
-EXTRACTORS = (extract_pooling,)
+EXTRACTORS = (extract_pooling, extract_spp)
