@@ -311,3 +311,63 @@ def test_spp_matches_the_equivalent_poolings_in_opencv(pool: str, installed_host
     net = cv2.dnn.readNetFromCaffe(str(reference))
     net.setInput(x, "data")
     assert_close(f"spp {pool}", got, net.forward("spp"))
+
+
+def _sigmoid(v: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def caffe_lstm(x: np.ndarray, cont: np.ndarray, blobs: list[np.ndarray], static: np.ndarray | None) -> np.ndarray:
+    """Caffe's LSTM equations, step by step (gates i, f, o, g; cont resets h and c)."""
+    w_x, b = blobs[0], blobs[1]
+    w_s = blobs[2] if static is not None else None
+    w_h = blobs[-1]
+    hidden = w_h.shape[1]
+    h = np.zeros((x.shape[1], hidden))
+    c = np.zeros_like(h)
+    out = []
+    for t in range(x.shape[0]):
+        m = cont[t][:, None]
+        gates = x[t].reshape(x.shape[1], -1) @ w_x.T + b + (m * h) @ w_h.T
+        if w_s is not None:
+            gates = gates + static.reshape(static.shape[0], -1) @ w_s.T  # type: ignore[union-attr]
+        i, f, o, g = (gates[:, k * hidden : (k + 1) * hidden] for k in range(4))
+        c = m * _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        h = _sigmoid(o) * np.tanh(c)
+        out.append(h)
+    return np.stack(out)
+
+
+def caffe_rnn(x: np.ndarray, cont: np.ndarray, blobs: list[np.ndarray]) -> np.ndarray:
+    w_x, b_h, w_hh, w_ho, b_o = blobs
+    h = np.zeros((x.shape[1], w_hh.shape[0]))
+    out = []
+    for t in range(x.shape[0]):
+        h = np.tanh((cont[t][:, None] * h) @ w_hh.T + x[t].reshape(x.shape[1], -1) @ w_x.T + b_h)
+        out.append(np.tanh(h @ w_ho.T + b_o))
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "LSTM-static", "RNN"])
+def test_recurrent_layers_follow_caffe_equations(kind: str, installed_host, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    static = kind.endswith("static")
+    text = 'input: "x"\ninput_shape { dim: 5 dim: 2 dim: 3 dim: 2 }\ninput: "cont"\ninput_shape { dim: 5 dim: 2 }\n'
+    if static:
+        text += 'input: "xs"\ninput_shape { dim: 2 dim: 4 }\n'
+    bottoms = "x,cont,xs" if static else "x,cont"
+    text += layer("rec", kind.split("-")[0], bottoms, "recurrent_param { num_output: 3 }")
+    rng = np.random.default_rng(8)
+    feed = {
+        "x": rng.standard_normal((5, 2, 3, 2)).astype(np.float32),
+        "cont": np.array([[0, 0], [1, 1], [1, 0], [1, 1], [0, 1]], np.float32),
+    }
+    if static:
+        feed["xs"] = rng.standard_normal((2, 4)).astype(np.float32)
+    got, blobs = run_net(tmp_path, installed_host, text, feed, "rec")
+    x64 = feed["x"].astype(np.float64)
+    if kind == "RNN":
+        expected = caffe_rnn(x64, feed["cont"], [b.astype(np.float64) for b in blobs["rec"]])
+    else:
+        expected = caffe_lstm(x64, feed["cont"], [b.astype(np.float64) for b in blobs["rec"]], feed.get("xs"))
+    assert got.shape == (5, 2, 3)
+    assert_close(kind, got, expected)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from irconv.plugins import Extractor
 
-from irconv_caffe.extractors import activations, convolution, detection, misc, normalization, pooling, tensor
+from irconv_caffe.extractors import activations, convolution, detection, misc, normalization, pooling, recurrent, tensor
 
-FAMILIES = (convolution, pooling, normalization, activations, tensor, detection, misc)
+FAMILIES = (convolution, pooling, normalization, activations, tensor, detection, recurrent, misc)
 
 
 def all_extractors() -> list[Extractor]:

@@ -146,6 +146,17 @@ def layer_shapes(layer: pb.LayerParameter, bottoms: list[Shape]) -> tuple[list[S
         return [(1, 2, count)], []
     if t == "DetectionOutput":
         return [(1, 1, 1, 7)], []
+    if t in ("LSTM", "RNN"):
+        hidden = layer.recurrent_param.num_output
+        inner = math.prod(x[2:])
+        gates = 4 * hidden if t == "LSTM" else hidden
+        blobs = [(gates, inner), (gates,)]
+        if len(bottoms) > 2:
+            blobs.append((gates, math.prod(bottoms[2][1:])))
+        blobs.append((gates, hidden))
+        if t == "RNN":
+            blobs += [(hidden, hidden), (hidden,)]
+        return [(x[0], x[1], hidden)], blobs
     if t == "Embed":
         p = layer.embed_param
         blobs = [(p.input_dim, p.num_output)] + ([(p.num_output,)] if p.bias_term else [])
