@@ -257,10 +257,9 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     shape = input_shape(ctx)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
         raise ConversionError(f"{layer.describe()}: Interp needs a static 4-D input, got {shape}")
-    if p.pad_beg > 0 or p.pad_end > 0:
-        raise ConversionError(f"{layer.describe()}: positive Interp pads are not supported")
-    height = int(shape[2]) + p.pad_beg + p.pad_end
-    width = int(shape[3]) + p.pad_beg + p.pad_end
+    if p.pad_beg or p.pad_end:
+        raise ConversionError(f"{layer.describe()}: Interp pad_beg/pad_end are not supported")
+    height, width = int(shape[2]), int(shape[3])
     if p.HasField("height") and p.HasField("width"):
         size = [p.height, p.width]
     elif p.HasField("zoom_factor") and p.HasField("shrink_factor"):
@@ -281,8 +280,8 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         mode="linear",
         shape_calculation_mode="sizes",
         coordinate_transformation_mode="align_corners",
-        pads_begin=[0, 0, -p.pad_beg, -p.pad_beg] if p.pad_beg else [0, 0, 0, 0],
-        pads_end=[0, 0, -p.pad_end, -p.pad_end] if p.pad_end else [0, 0, 0, 0],
+        pads_begin=[0, 0, 0, 0],
+        pads_end=[0, 0, 0, 0],
     )
     return [
         ctx.op(
