@@ -187,7 +187,7 @@ class _BackpropBase(CoercedAttrs, Op):
         if self.auto_pad is AutoPad.explicit and self.pads_begin:
             begin, end = self.pads_begin[axis], self.pads_end[axis]
         out = stride * (size - 1) + (kernel - 1) * dilation + 1 - begin - end + out_pad
-        if out < 1:
+        if out < 0:
             raise ValueError(f"the pads leave an empty output on spatial axis {axis} (size {out})")
         return out
 

@@ -165,7 +165,8 @@ class _InterpolateBase(CoercedAttrs, Op):
             else:
                 scale = np.float32(target[i])
                 size = math.floor(length * float(scale) + _SCALE_EPSILON)
-            plan.append((axis, size, scale))
+            if size != length:  # the runtime copies an axis whose length does not change
+                plan.append((axis, size, scale))
         return [_resize.resize(padded, plan, sampler).astype(data.dtype)]
 
     def _sampler(self) -> _resize.Sampler | None:
