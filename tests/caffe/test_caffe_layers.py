@@ -127,6 +127,10 @@ NUMPY_CASES = {
         layer("s", "Scale", params="scale_param { axis: 1 num_axes: 2 bias_term: true }"),
         lambda x, w: x * w["s"][0][None, :, :, None] + w["s"][1][None, :, :, None],
     ),
+    "im2col": (
+        layer("i", "Im2col", params="convolution_param { kernel_h: 3 kernel_w: 2 stride: 2 pad: 1 dilation: 1 }"),
+        lambda x: caffe_im2col(x, (3, 2), (2, 2), (1, 1)),
+    ),
     "clip": (layer("c", "Clip", params="clip_param { min: -0.2 max: 0.3 }"), lambda x: np.clip(x, -0.2, 0.3)),
     "log_base": (layer("l", "Log", params="log_param { base: 10 scale: 2 shift: 3 }"), lambda x: np.log10(2 * x + 3)),
     "threshold": (
@@ -135,6 +139,21 @@ NUMPY_CASES = {
     ),
     "swish": (layer("s", "Swish", params="swish_param { beta: 1.5 }"), lambda x: x / (1 + np.exp(-1.5 * x))),
 }
+
+
+def caffe_im2col(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], pad: tuple[int, int]) -> np.ndarray:
+    """Caffe's im2col: output channel c * kh * kw + i * kw + j holds x[c] at kernel cell (i, j)."""
+    n, c, h, w = x.shape
+    padded = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    oh = (h + 2 * pad[0] - kernel[0]) // stride[0] + 1
+    ow = (w + 2 * pad[1] - kernel[1]) // stride[1] + 1
+    out = np.zeros((n, c * kernel[0] * kernel[1], oh, ow), x.dtype)
+    for ch in range(c):
+        for i in range(kernel[0]):
+            for j in range(kernel[1]):
+                rows = padded[:, ch, i : i + stride[0] * oh : stride[0], j : j + stride[1] * ow : stride[1]]
+                out[:, (ch * kernel[0] + i) * kernel[1] + j] = rows
+    return out
 
 
 def write_case(folder: Path, body: str, shape: tuple[int, ...]) -> tuple[Path, Path, dict]:  # type: ignore[type-arg]

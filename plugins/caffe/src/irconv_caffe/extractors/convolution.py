@@ -13,13 +13,24 @@ from irconv_opset import (
     Add,
     Convolution,
     ConvolutionBackpropData,
+    ExtractImagePatches,
     GroupConvolution,
     GroupConvolutionBackpropData,
     MatMul,
+    Pad,
     Reshape,
+    Transpose,
 )
 
-from irconv_caffe.extractors._common import caffe, input_shape, layer_of, normalize_axis, per_axis, pick
+from irconv_caffe.extractors._common import (
+    caffe,
+    const_i64,
+    input_shape,
+    layer_of,
+    normalize_axis,
+    per_axis,
+    pick,
+)
 from irconv_caffe.layer import CaffeLayer
 from irconv_caffe.proto import caffe_pb2 as pb
 
@@ -148,4 +159,47 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-EXTRACTORS = (extract_convolution, extract_deconvolution, extract_inner_product)
+@caffe("Im2col", "Pad, ExtractImagePatches, Reshape, Transpose")
+def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
+    layer = layer_of(node)
+    p = layer.param.convolution_param
+    shape = input_shape(ctx)
+    if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
+        raise ConversionError(f"{layer.describe()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
+    channels, height, width = (int(d) for d in shape[1:])  # type: ignore[arg-type]
+    g = conv_geometry(layer, p, 2)
+    kernel, strides, pads, dilations = g["kernel"], g["strides"], g["pads"], g["dilations"]
+    data = ctx.input(0)
+    if any(pads):
+        begin = const_i64(ctx, [0, 0, *pads], suffix="pads")
+        data = ctx.op(
+            Pad(pad_mode="constant"), data, begin, begin, ctx.const(np.float32(0), suffix="zero"), suffix="pad"
+        )
+    out = [
+        (size + 2 * pad - (dilation * (k - 1) + 1)) // stride + 1
+        for size, pad, dilation, k, stride in zip((height, width), pads, dilations, kernel, strides, strict=True)
+    ]
+    patches = ctx.op(
+        ExtractImagePatches(sizes=kernel, strides=strides, rates=dilations, auto_pad="valid"), data, suffix="patches"
+    )
+    # OpenVINO orders patch channels (row, column, channel); Caffe (channel, row, column).
+    cells = kernel[0] * kernel[1]
+    split = ctx.op(
+        Reshape(special_zero=True),
+        patches,
+        const_i64(ctx, [0, cells, channels, *out], suffix="split_shape"),
+        suffix="split",
+    )
+    swapped = ctx.op(Transpose(), split, const_i64(ctx, [0, 2, 1, 3, 4], suffix="order"), suffix="transpose")
+    return [
+        ctx.op(
+            Reshape(special_zero=True),
+            swapped,
+            const_i64(ctx, [0, channels * cells, *out], suffix="shape"),
+            suffix="merge",
+        )
+    ]
+
+
+EXTRACTORS = (extract_convolution, extract_deconvolution, extract_inner_product, extract_im2col)
