@@ -67,6 +67,9 @@ CASES: list[OpCase] = [
     OpCase(Add(), [tensor(2, 1, 4), tensor(3, 1)], id="broadcast"),
     OpCase(Add(), [ints(2, 3), const(ints(3))], id="int_const"),
     OpCase(Add(auto_broadcast="none"), [tensor(2, 3), tensor(2, 3)], id="none"),
+    OpCase(Multiply(auto_broadcast="pdpd"), [tensor(2, 3, 4, 5), tensor(2, 3)], id="pdpd"),
+    # (Subtract with pdpd fails inside the CPU plugin's ConvertSubtract pass.)
+    OpCase(Add(auto_broadcast="pdpd"), [tensor(2, 3, 4), tensor(2, 1)], id="pdpd_ones"),
     OpCase(Subtract(), [tensor(4, 1, 5), tensor(3, 5)]),
     OpCase(Multiply(), [tensor(2, 3, 4), const(tensor(4))]),
     OpCase(Multiply(), [ints(3, 4, dtype=np.int64), ints(3, 4, dtype=np.int64)], id="i64"),

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
+#: The IR spells ``auto_broadcast="pdpd"`` without an axis; the runtime then aligns the
+#: second input with the first from axis 0.
+PDPD_AXIS = 0
+
 
 def _align_pdpd(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
     """Reshape ``b`` so NumPy broadcasting matches PDPD alignment at ``axis``."""
@@ -43,7 +47,7 @@ class BinaryElementwise(Op):
         raise NotImplementedError
 
     def infer(self, node: Node) -> None:
-        shape = auto_broadcast(self.auto_broadcast, in_shape(node, 0), in_shape(node, 1))
+        shape = auto_broadcast(self.auto_broadcast, in_shape(node, 0), in_shape(node, 1), PDPD_AXIS)
         out_type = ElementType.boolean if self.boolean_output else in_type(node, 0)
         if out_type is ElementType.dynamic:
             out_type = in_type(node, 1)
@@ -52,7 +56,7 @@ class BinaryElementwise(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
         if self.auto_broadcast == "pdpd":
-            b = _align_pdpd(a, b, -1)
+            b = _align_pdpd(a, b, PDPD_AXIS)
         with np.errstate(all="ignore"):
             out = np.asarray(self.kernel(a, b))
         if not self.boolean_output:
