@@ -56,6 +56,11 @@ class MatMul(Op):
         return [np.matmul(a, b).astype(inputs[0].dtype, copy=False)]
 
 
+def _broadcast_dim(dims: list[Dim]) -> Dim:
+    shape = broadcast_shapes(*((d,) for d in dims))
+    return None if shape is None else shape[0]
+
+
 def _swap_last(shape: tuple[Dim, ...], swap: bool) -> tuple[Dim, ...]:
     return (*shape[:-2], shape[-1], shape[-2]) if swap else shape
 
@@ -69,25 +74,30 @@ class Einsum(Op):
 
     equation: str = attr("")
 
-    def _parse(self, count: int) -> tuple[list[str], str]:
-        """Input subscripts and output subscripts, ``...`` kept; implicit output made explicit."""
+    def __post_init__(self) -> None:
+        # Always write the explicit form: the runtime reads an implicit output differently
+        # from NumPy (and from ONNX/TensorFlow) when a label repeats inside one operand.
         text = self.equation.replace(" ", "")
-        inputs_text, arrow, output = text.partition("->")
+        if text and "->" not in text:
+            letters = text.replace("...", "").replace(",", "")
+            once = sorted(c for c in set(letters) if letters.count(c) == 1)
+            text += "->" + ("..." if "..." in text else "") + "".join(once)
+        self.equation = text
+
+    def _parse(self, count: int) -> tuple[list[str], str]:
+        """Input subscripts and output subscript, ``...`` kept."""
+        inputs_text, _, output = self.equation.partition("->")
         subscripts = inputs_text.split(",")
         if len(subscripts) != count:
             raise ValueError(f"Einsum equation {self.equation!r} names {len(subscripts)} inputs, got {count}")
-        if not arrow:
-            letters = "".join(s.replace("...", "") for s in subscripts)
-            once = sorted(c for c in set(letters) if letters.count(c) == 1)
-            output = ("..." if any("..." in s for s in subscripts) else "") + "".join(once)
         return subscripts, output
 
     def infer(self, node: Node) -> None:
         shapes = [input_shape(node, i) for i in range(node.num_inputs())]
         subscripts, output = self._parse(len(shapes))
-        labels: dict[str, Dim] = {}
+        labels: dict[str, list[Dim]] = {}
         ellipses: list[MaybeShape] = []
-        for sub, shape in zip(subscripts, shapes, strict=False):
+        for sub, shape in zip(subscripts, shapes, strict=True):
             if shape is None:
                 if "..." in sub:
                     ellipses.append(None)
@@ -96,31 +106,34 @@ class Einsum(Op):
             if dots:
                 ellipsis_rank = len(shape) - len(head) - len(tail)
                 ellipses.append(tuple(shape[len(head) : len(head) + ellipsis_rank]))
-                dims = list(zip(head, shape[: len(head)], strict=False)) + list(
-                    zip(tail, shape[len(shape) - len(tail) :], strict=False)
-                )
+                dims = list(zip(head, shape[: len(head)], strict=True))
+                dims += list(zip(tail, shape[len(shape) - len(tail) :], strict=True))
             else:
                 if len(sub) != len(shape):
                     raise ValueError(f"Einsum subscript {sub!r} does not match an input of rank {len(shape)}")
-                dims = list(zip(sub, shape, strict=False))
+                dims = list(zip(sub, shape, strict=True))
+            # A label repeated inside one operand (a diagonal) names one size: no broadcasting.
+            own: dict[str, Dim] = {}
             for label, dim in dims:
-                labels[label] = merge_dim(labels.get(label), dim)
-        result: list[Dim] = []
+                own[label] = merge_dim(own.get(label), dim)
+            for label, dim in own.items():
+                labels.setdefault(label, []).append(dim)
+        # Across operands a label's size 1 broadcasts against the others, as the runtime allows.
+        size = {label: _broadcast_dim(dims) for label, dims in labels.items()}
         head, dots, tail = output.partition("...")
         if dots:
             broadcast = broadcast_shapes(*ellipses) if ellipses else ()
             if broadcast is None:
                 set_output(node, 0, None, input_type(node, 0))
                 return
-            result = [labels.get(c) for c in head] + list(broadcast) + [labels.get(c) for c in tail]
+            result = [size.get(c) for c in head] + list(broadcast) + [size.get(c) for c in tail]
         else:
-            result = [labels.get(c) for c in output]
+            result = [size.get(c) for c in output]
         set_output(node, 0, tuple(result), input_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
-        subscripts, output = self._parse(len(inputs))
-        equation = ",".join(subscripts) + "->" + output
-        return [np.einsum(equation, *inputs).astype(inputs[0].dtype, copy=False)]
+        self._parse(len(inputs))
+        return [np.einsum(self.equation, *inputs).astype(inputs[0].dtype, copy=False)]
 
 
 @dataclass(eq=False)
