@@ -5,18 +5,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
+
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_onnx.extractors._common import attrs, facts, onnx_op, opset, typed_const
+from irconv_onnx.extractors._common import attrs, facts, in_rank, onnx_op, opset, typed_const
 
 
 def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """Before opset 7, ``broadcast=1, axis=k`` aligns B with A starting at axis k."""
     a = attrs(node)
     if a.int("broadcast", 0) and "axis" in a:
-        raise a.bad("axis", a.int("axis"), "legacy (opset < 7) axis broadcasting is not supported")
+        from irconv_opset import Unsqueeze
+
+        rank_a, rank_b = in_rank(ctx, 0), in_rank(ctx, 1)
+        if rank_a is None or rank_b is None:
+            raise a.bad("axis", a.int("axis"), "legacy axis broadcasting needs known input ranks")
+        axis = a.int("axis") % rank_a
+        trailing = rank_a - axis - rank_b
+        b = ctx.input(1)
+        if trailing > 0:
+            b = ctx.op(Unsqueeze(), b, ctx.const(np.arange(rank_b, rank_b + trailing, dtype=np.int64)),
+                       suffix="aligned")
+        return [ctx.op(make(), ctx.input(0), b)]
     return make()
 
 

@@ -56,12 +56,16 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if a.int("exclude_outside", 0):
         raise a.bad("exclude_outside", 1, "OpenVINO Interpolate always uses the outside samples")
     policy = a.string("keep_aspect_ratio_policy", "stretch")
-    if policy != "stretch":
-        raise a.bad("keep_aspect_ratio_policy", policy, "only stretch is supported")
+    if policy not in ("stretch", "not_larger", "not_smaller"):
+        raise a.bad("keep_aspect_ratio_policy", policy, "expected stretch, not_larger or not_smaller")
     axes_attr = a.ints("axes", None)
     axes = i64(ctx, axes_attr, "axes") if axes_attr else None
     sizes_given = ctx.has_input(3) and not _is_empty(ctx, 3)
-    if sizes_given:
+    if sizes_given and policy != "stretch":
+        target = _aspect_sizes(ctx, a, policy, axes_attr)
+        axes = i64(ctx, axes_attr, "axes") if axes_attr else None
+        by_sizes = True
+    elif sizes_given:
         target, by_sizes = ctx.input(3), True
     else:
         target, by_sizes = ctx.input(2), False
@@ -70,6 +74,24 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_interpolate(ctx, ctx.input(0), target, by_sizes, axes, mode=_MODES[mode],
                          coordinate_transformation_mode=coordinates, nearest_mode=nearest,
                          antialias=bool(a.int("antialias", 0)), cube_coeff=a.float("cubic_coeff_a", -0.75))]
+
+
+def _aspect_sizes(ctx: ExtractContext, a: object, policy: str, axes: list[int] | None) -> OutPort:
+    """One scale for all axes (the smallest or largest sizes/input ratio), sizes rounded from it."""
+    from irconv_opset import Add, Convert, Divide, Floor, Gather, Multiply, ReduceMax, ReduceMin, ShapeOf
+
+    dims = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
+    if axes:
+        dims = ctx.op(Gather(), dims, i64(ctx, axes), i64(ctx, 0), suffix="axis_dims")
+    dims = ctx.op(Convert(destination_type=ElementType.f32), dims, suffix="dims_f32")
+    sizes = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(3), suffix="sizes_f32")
+    ratios = ctx.op(Divide(), sizes, dims, suffix="ratios")
+    pick = ReduceMin if policy == "not_larger" else ReduceMax
+    scale = ctx.op(pick(keep_dims=False), ratios, i64(ctx, [0]), suffix="scale")
+    scaled = ctx.op(Multiply(), dims, scale, suffix="scaled")
+    rounded = ctx.op(Floor(), ctx.op(Add(), scaled, ctx.const(np.array(0.5, np.float32)), suffix="half_up"),
+                     suffix="rounded")
+    return ctx.op(Convert(destination_type=ElementType.i64), rounded, suffix="sizes")
 
 
 def _is_empty(ctx: ExtractContext, idx: int) -> bool:
