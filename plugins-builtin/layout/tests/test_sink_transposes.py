@@ -53,3 +53,39 @@ def test_disabled_by_option(make_options) -> None:  # type: ignore[no-untyped-de
     from irconv.plugins.registry import Registry
 
     assert not transform.condition(b.graph, TransformContext(make_options(nhwc_to_nchw=False), Registry()))
+
+
+def _sliced(shrink: bool) -> GraphBuilder:
+    from irconv_opset import StridedSlice
+
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 3, 6, 5))
+    t = b.op(Transpose(), x, b.const(TO_NHWC, np.int64))
+    masks = {"begin_mask": [1, 0, 0, 1], "end_mask": [1, 0, 1, 1], "shrink_axis_mask": [0, 0, 0, int(shrink)]}
+    sliced = b.op(
+        StridedSlice(new_axis_mask=[], ellipsis_mask=[], **masks),
+        t,
+        b.const([0, 1, 1, 0], np.int64),
+        b.const([0, 5, 0, 0], np.int64),
+        b.const([1, 2, 1, 1], np.int64),
+    )
+    b.result(b.op(ReLU(), sliced), "y")
+    return b
+
+
+def test_through_strided_slice(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+    x = random_array(1, 3, 6, 5)
+    (want,) = run_graph(_sliced(False).graph, [x])
+    b = _sliced(False)
+    assert run_transform(b.graph, SinkTransposes())
+    (transpose,) = b.graph.by_type("Transpose")
+    assert transpose.in_port(0).get_source().node.type == "ReLU"
+    (got,) = run_graph(b.graph, [x])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_strided_slice_with_shrink_stops() -> None:
+    b = _sliced(True)
+    assert not run_transform(b.graph, SinkTransposes())
+    (transpose,) = b.graph.by_type("Transpose")
+    assert transpose.in_port(0).get_source().node.type == "Parameter"

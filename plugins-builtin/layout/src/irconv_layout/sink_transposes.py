@@ -227,6 +227,8 @@ def _through(graph: Graph, node: Node, consumer: Node, perm: Perm) -> list[Node]
         return [_transpose_after(graph, consumer, perm)]
     if kind in REDUCE and consumer.in_port(0).get_source() == node.out_port(0):
         return _through_reduce(graph, node, consumer, perm, x)
+    if kind == "StridedSlice" and consumer.in_port(0).get_source() == node.out_port(0):
+        return _through_strided_slice(graph, consumer, perm, x)
     if kind == "Pad" and consumer.in_port(0).get_source() == node.out_port(0):
         begin, end = consumer.input_value(1), consumer.input_value(2)
         if begin is None or end is None or np.asarray(begin).size != rank:
@@ -236,6 +238,34 @@ def _through(graph: Graph, node: Node, consumer: Node, perm: Perm) -> list[Node]
         consumer.in_port(2).connect(add_const(graph, np.asarray(end)[list(inv)], f"{consumer.name}/pads_end"))
         return [_transpose_after(graph, consumer, perm)]
     return None
+
+
+def _through_strided_slice(graph: Graph, consumer: Node, perm: Perm, x) -> list[Node] | None:  # type: ignore[no-untyped-def]
+    """StridedSlice(T(x), b, e, s) -> T(StridedSlice(x, b[p^-1], e[p^-1], s[p^-1])), plain slices only."""
+    op = consumer.op
+    rank = len(perm)
+    if any(any(getattr(op, m)) for m in ("new_axis_mask", "shrink_axis_mask", "ellipsis_mask")):
+        return None
+    values = [consumer.input_value(i) for i in range(1, consumer.num_inputs())]
+    if len(values) < 2 or any(v is None or np.asarray(v).size != rank for v in values):
+        return None
+    inv = list(inverse(perm))
+    consumer.in_port(0).connect(x)
+    for i, value in enumerate(values, start=1):
+        consumer.in_port(i).connect(add_const(graph, np.asarray(value)[inv], f"{consumer.name}/permuted{i}"))
+
+    def permuted(mask: list[int]) -> list[int]:
+        full = list(mask) + [0] * (rank - len(mask))
+        return [full[i] for i in inv]
+
+    consumer.op = type(op)(
+        begin_mask=permuted(op.begin_mask),  # type: ignore[attr-defined]
+        end_mask=permuted(op.end_mask),  # type: ignore[attr-defined]
+        new_axis_mask=[0] * rank,
+        shrink_axis_mask=[0] * rank,
+        ellipsis_mask=[0] * rank,
+    )
+    return [_transpose_after(graph, consumer, perm)]
 
 
 def _through_reduce(graph: Graph, node: Node, consumer: Node, perm: Perm, x) -> list[Node] | None:  # type: ignore[no-untyped-def]
