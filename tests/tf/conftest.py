@@ -186,3 +186,13 @@ def real_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, RealModel
     """ResNet50 and MobileNetV2, built and saved once per session."""
     out = tmp_path_factory.mktemp("tf_real_models")
     return {name: build_application(name, out) for name in ("ResNet50", "MobileNetV2")}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slow TF cases run only when asked for (``-m slow``): CI's plain ``pytest`` skips them."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords and "tests/tf/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(skip)
