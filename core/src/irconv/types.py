@@ -105,7 +105,7 @@ _PRECISIONS = {
     ElementType.u16: "U16",
     ElementType.u8: "U8",
     ElementType.boolean: "BOOL",
-    ElementType.dynamic: "DYNAMIC",
+    ElementType.dynamic: "UNSPECIFIED",  # as the IR reader spells an unknown type
 }
 
 

@@ -50,8 +50,8 @@ def shape_text(shape: tuple[int, ...]) -> str:
 
 
 def precision(element_type: ElementType) -> str:
-    """A port's ``precision``; OpenVINO spells an unknown type ``UNSPECIFIED``."""
-    return "UNSPECIFIED" if element_type is ElementType.dynamic else element_type.precision
+    """A port's ``precision`` (``UNSPECIFIED`` for an unknown type)."""
+    return element_type.precision
 
 
 def dims(shape: MaybeShape) -> list[int]:
