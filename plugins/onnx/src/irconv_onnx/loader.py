@@ -135,15 +135,18 @@ class _Builder:
         scope.values[name] = node.out_port(0)
 
     def _parameter(self, graph: Graph, scope: _Scope, value: Any) -> None:
-        kind = value.type.WhichOneof("value")
+        type_proto = value.type
+        if type_proto.WhichOneof("value") == "optional_type":  # an optional tensor input is that tensor
+            type_proto = type_proto.optional_type.elem_type
+        kind = type_proto.WhichOneof("value")
         if kind is None:  # untyped (allowed for body inputs): inference fills it in
             op = Parameter(None, ElementType.dynamic)
         elif kind != "tensor_type":
             raise ConversionError(f"graph input {value.name!r} is a {kind} value; only tensors are supported")
         else:
-            elem = value.type.tensor_type.elem_type
+            elem = type_proto.tensor_type.elem_type
             et = element_type(elem, f"input {value.name!r}") if elem else ElementType.dynamic
-            op = Parameter(tensor_shape(value.type), et)
+            op = Parameter(tensor_shape(type_proto), et)
         node = graph.add_node(op, value.name)
         node.out_port(0).data.add_name(value.name)
         scope.values[value.name] = node.out_port(0)

@@ -133,6 +133,11 @@ def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
+def _has_element(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Optional values are plain tensors here: present unless the input name is empty."""
+    return [ctx.const(np.array(ctx.has_input(0)), suffix="has_element")]
+
+
 def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inference: the data passes through; the mask is all true."""
     from irconv_opset import Broadcast, ShapeOf
@@ -222,6 +227,9 @@ def extractors() -> list[Extractor]:
         onnx_op("Round", _round, 11, produces="Round"),
         onnx_op("Clip", _clip, produces="Clamp, Minimum, Maximum"),
         onnx_op("Identity", _identity, produces="(removed)"),
+        onnx_op("OptionalHasElement", _has_element, 15, produces="Const"),
+        onnx_op("OptionalGetElement", _identity, 15, produces="(removed)"),
+        onnx_op("Optional", _identity, 15, produces="(removed)"),
         onnx_op("Dropout", _dropout, produces="(removed)"),
         onnx_op("Cast", _cast, produces="Convert"),
         onnx_op("CastLike", _cast_like, 15, produces="ConvertLike"),
