@@ -117,6 +117,9 @@ def check_case(case: OpCase, dynamic: bool, workdir: Path, host: PluginHost | No
     results = run_ir(xml, built.feeds)
     expected = case.values() if has_evaluate(case.op) and case.check_values else None
     evaluated = case.op.evaluate(expected) if expected is not None else None
+    assert expected is None or evaluated is not None, (
+        f"{case.op.describe()}.evaluate returned None for this case: fix it or set check_values=False"
+    )
     for idx, name in enumerate(built.outputs):
         actual = results[name]
         data = built.node.out_port(idx).data
