@@ -89,3 +89,23 @@ def test_strided_slice_with_shrink_stops() -> None:
     assert not run_transform(b.graph, SinkTransposes())
     (transpose,) = b.graph.by_type("Transpose")
     assert transpose.in_port(0).get_source().node.type == "Parameter"
+
+
+def test_shape_of_reads_the_untransposed_tensor(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+    from irconv_opset import ShapeOf
+
+    def build() -> GraphBuilder:
+        b = GraphBuilder()
+        x = b.parameter("x", (1, 3, 4, 5))
+        t = b.op(Transpose(), x, b.const(TO_NHWC, np.int64))
+        b.result(b.op(Reshape(special_zero=False), b.op(ReLU(), t), b.op(ShapeOf(), t)), "y")
+        return b
+
+    x = random_array(1, 3, 4, 5)
+    (want,) = run_graph(build().graph, [x])
+    b = build()
+    assert run_transform(b.graph, SinkTransposes())
+    (transpose,) = b.graph.by_type("Transpose")
+    assert [d.node.type for d in transpose.out_port(0).get_destinations()] == ["Reshape"]
+    (got,) = run_graph(b.graph, [x])
+    np.testing.assert_array_equal(got, want)

@@ -60,7 +60,9 @@ def add_transpose(graph: Graph, source: OutPort | None, perm: Sequence[int], nam
 
 
 def add_const(graph: Graph, value: np.ndarray, name: str) -> OutPort:
-    node = graph.add_node(Const(np.ascontiguousarray(value)), name)
+    value = np.asarray(value)
+    # (np.ascontiguousarray would turn a 0-d value into 1-d)
+    node = graph.add_node(Const(value if value.flags.c_contiguous else value.copy(order="C")), name)
     infer_node(node)
     return node.out_port(0)
 

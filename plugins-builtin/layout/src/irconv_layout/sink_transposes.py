@@ -7,7 +7,9 @@ Rules, for T = Transpose(x, p) with a constant p:
     permuted by p^-1) or T(y) with the same p;
   Concat(T(x_i), axis) -> T(Concat(x_i, p[axis]));
   Reduce(T(x), axes) -> Reduce(x, p[axes]) then the permutation of the kept axes;
-  Pad(T(x), b, e) -> T(Pad(x, b[p^-1], e[p^-1])) for constant pads.
+  Pad(T(x), b, e) -> T(Pad(x, b[p^-1], e[p^-1])) for constant pads;
+  StridedSlice(T(x), b, e, s) -> T(StridedSlice(x, ...[p^-1])) without new/shrink/ellipsis axes;
+  ShapeOf(T(x)) -> Gather(ShapeOf(x), p).
 Anything else stops a transpose, so a model's boundary keeps its own layout.
 """
 
@@ -227,6 +229,8 @@ def _through(graph: Graph, node: Node, consumer: Node, perm: Perm) -> list[Node]
         return [_transpose_after(graph, consumer, perm)]
     if kind in REDUCE and consumer.in_port(0).get_source() == node.out_port(0):
         return _through_reduce(graph, node, consumer, perm, x)
+    if kind == "ShapeOf":
+        return _shape_of_transposed(graph, consumer, perm, x)
     if kind == "StridedSlice" and consumer.in_port(0).get_source() == node.out_port(0):
         return _through_strided_slice(graph, consumer, perm, x)
     if kind == "Pad" and consumer.in_port(0).get_source() == node.out_port(0):
@@ -238,6 +242,19 @@ def _through(graph: Graph, node: Node, consumer: Node, perm: Perm) -> list[Node]
         consumer.in_port(2).connect(add_const(graph, np.asarray(end)[list(inv)], f"{consumer.name}/pads_end"))
         return [_transpose_after(graph, consumer, perm)]
     return None
+
+
+def _shape_of_transposed(graph: Graph, consumer: Node, perm: Perm, x) -> list[Node]:  # type: ignore[no-untyped-def]
+    """ShapeOf(T(x)) -> Gather(ShapeOf(x), p): no data transpose kept alive for a shape."""
+    from irconv_opset import Gather
+
+    consumer.in_port(0).connect(x)
+    gather = graph.add_node(Gather(batch_dims=0), f"{consumer.name}/permuted", [None])
+    consumer.out_port(0).get_connection().insert_node(gather)
+    gather.in_port(1).connect(add_const(graph, np.asarray(perm, np.int64), f"{consumer.name}/perm"))
+    gather.in_port(2).connect(add_const(graph, np.asarray(0, np.int64), f"{consumer.name}/axis"))
+    refresh(consumer, gather)
+    return []
 
 
 def _through_strided_slice(graph: Graph, consumer: Node, perm: Perm, x) -> list[Node] | None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,8 @@ def sniff(path: Path) -> bool:
 
 
 def load(path: Path, options: ConversionOptions) -> Graph:
+    if path.name in ("saved_model.pb", "saved_model.pbtxt"):
+        path = path.parent  # the SavedModel's own file: convert the directory
     if path.is_dir():
         return load_saved_model(path, options)
     suffix = path.suffix.lower()
