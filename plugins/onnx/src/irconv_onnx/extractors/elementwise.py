@@ -64,13 +64,33 @@ def _mod(node: Node, ctx: ExtractContext) -> Op:
     return Mod() if attrs(node).int("fmod", 0) else FloorMod()
 
 
-def _bit_shift(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import BitwiseLeftShift, BitwiseRightShift
+def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Shifts by a negative amount or by the width or more shift everything out: 0, or the sign
+    fill for a right shift of a negative signed value."""
+    from irconv_opset import (
+        BitwiseLeftShift, BitwiseRightShift, GreaterEqual, Less, LogicalOr, Select,
+    )
 
     direction = attrs(node).string("direction")
     if direction not in ("LEFT", "RIGHT"):
         raise attrs(node).bad("direction", direction, "expected LEFT or RIGHT")
-    return BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
+    x, shift = ctx.input(0), ctx.input(1)
+    op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
+    shifted = ctx.op(op, x, shift, suffix="shift")
+    et = facts(x).element_type
+    if not et.is_integer:
+        return [shifted]
+    width = np.dtype(et.numpy).itemsize * 8
+    too_far = ctx.op(GreaterEqual(), shift, typed_const(ctx, width, shift, "width"), suffix="too_far")
+    if et.value.startswith("i"):
+        too_far = ctx.op(LogicalOr(), too_far, ctx.op(Less(), shift, typed_const(ctx, 0, shift, "zero_shift"),
+                                                      suffix="negative_shift"), suffix="out_of_range")
+    zero = typed_const(ctx, 0, x, "zero")
+    fill = zero
+    if direction == "RIGHT" and et.value.startswith("i"):
+        fill = ctx.op(Select(), ctx.op(Less(), x, zero, suffix="negative"), typed_const(ctx, -1, x, "minus_one"),
+                      zero, suffix="sign_fill")
+    return [ctx.op(Select(), too_far, fill, shifted)]
 
 
 def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
