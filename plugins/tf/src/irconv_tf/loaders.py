@@ -104,7 +104,7 @@ def _signature(meta: Any, options: ConversionOptions, where: str, *, required: b
         return meta.signature_def[name]
     if not required and not options.signature:
         return None
-    available = ", ".join(sorted(meta.signature_def)) or "none"
+    available = ", ".join(sorted(k for k in meta.signature_def if not k.startswith("__"))) or "none"
     raise UserError(f"model {where} has no signature {name!r} (available: {available}); choose one with --signature")
 
 
