@@ -296,6 +296,22 @@ def cases() -> dict[str, Case]:
         "StatelessWhile": Case(lambda x: _while_loop(tf, x, stateless=True), [f32(2, 3)]),
         "If": Case(lambda x, c: _cond(tf, x, c, stateless=False), [f32(2, 3), np.array(True)]),
         "StatelessIf": Case(lambda x, c: _cond(tf, x, c, stateless=True), [f32(2, 3), np.array(False)]),
+        "Where": Case(lambda c: tf.where(c), [bools(3, 4)]),
+        "ClipByValue": Case(
+            lambda x: raw.ClipByValue(t=x, clip_value_min=np.float32(-0.3), clip_value_max=np.float32(0.4)), [f32(3, 4)]
+        ),
+        "SpaceToBatchND": Case(
+            lambda x: raw.SpaceToBatchND(
+                input=x, block_shape=np.array([2, 2], np.int32), paddings=np.array([[1, 1], [0, 2]], np.int32)
+            ),
+            [f32(2, 6, 6, 3)],
+        ),
+        "BatchToSpaceND": Case(
+            lambda x: raw.BatchToSpaceND(
+                input=x, block_shape=np.array([2, 2], np.int32), crops=np.array([[1, 1], [0, 2]], np.int32)
+            ),
+            [f32(8, 4, 4, 3)],
+        ),
         # reductions
         "Mean": reduce(raw.Mean),
         "Sum": reduce(raw.Sum, keep=True),

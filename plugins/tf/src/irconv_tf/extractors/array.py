@@ -231,6 +231,45 @@ def _cumsum(node: Node, ctx: ExtractContext) -> Op:
     return CumSum(exclusive=bool(tf.get("exclusive", False)), reverse=bool(tf.get("reverse", False)))
 
 
+def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Where(condition) -> NonZero gives [rank, n] coordinates; TF wants [n, rank]."""
+    from irconv_opset import NonZero
+
+    coordinates = ctx.op(NonZero(output_type=ElementType.i64), ctx.input(0), suffix="NonZero")
+    return [ctx.op(Transpose(), coordinates, int_const(ctx, [1, 0], "perm"))]
+
+
+def _clip_by_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset import Maximum, Minimum
+
+    return [ctx.op(Minimum(), ctx.op(Maximum(), ctx.input(0), ctx.input(1), suffix="lower"), ctx.input(2))]
+
+
+def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
+    """SpaceToBatchND/BatchToSpaceND over the M spatial dims of a [batch, spatial..., channels] input."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        from irconv_opset import BatchToSpace, SpaceToBatch
+
+        block = const_input(ctx, 1, "block_shape").reshape(-1).astype(np.int64)
+        pads = const_input(ctx, 2, "paddings" if to_batch else "crops").reshape(-1, 2).astype(np.int64)
+        full = np.concatenate([[1], block, [1]])
+        begin = np.concatenate([[0], pads[:, 0], [0]])
+        end = np.concatenate([[0], pads[:, 1], [0]])
+        op = SpaceToBatch() if to_batch else BatchToSpace()
+        return [
+            ctx.op(
+                op,
+                ctx.input(0),
+                int_const(ctx, full, "block"),
+                int_const(ctx, begin, "begin"),
+                int_const(ctx, end, "end"),
+            )
+        ]
+
+    return extract
+
+
 def _placeholder_with_default(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
@@ -279,5 +318,9 @@ def extractors() -> list[Extractor]:
             "GatherNd": (_gather_nd, "GatherND"),
             "OneHot": (_one_hot, "OneHot"),
             "Cumsum": (_cumsum, "CumSum"),
+            "Where": (_where, "NonZero, Transpose"),
+            "ClipByValue": (_clip_by_value, "Maximum, Minimum"),
+            "SpaceToBatchND": (_space_batch(True), "SpaceToBatch"),
+            "BatchToSpaceND": (_space_batch(False), "BatchToSpace"),
         }
     )
