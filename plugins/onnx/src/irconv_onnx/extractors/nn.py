@@ -158,11 +158,56 @@ def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     if any(d != 1 for d in w.dilations):
-        raise a.bad("dilations", list(w.dilations), "OpenVINO AvgPool has no dilations")
+        return [_dilated_avg_pool(node, ctx, kernel, w)]
     op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
                  rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
                  exclude_pad=not a.int("count_include_pad", 0))
     return [ctx.op(op, ctx.input(0), suffix="pool")]
+
+
+def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], w: _Window) -> OutPort:
+    """AvgPool with dilations as window sums over window counts, both depthwise convolutions
+    with a kernel of ones; needs static channels and spatial sizes (ceil_mode adds end padding
+    that is never counted)."""
+    from irconv_opset import Broadcast, Divide, GroupConvolution, Pad, ShapeOf
+
+    a = attrs(node)
+    shape = in_shape(ctx, 0)
+    if shape is None or any(d is None for d in shape[1:]) or w.auto_pad != "explicit":
+        raise a.bad("dilations", list(w.dilations), "dilated AveragePool needs static channels and spatial sizes "
+                                                    "and explicit pads")
+    spatial = len(kernel)
+    extra = []
+    for i in range(spatial):
+        size = shape[2 + i] + w.pads_begin[i] + w.pads_end[i]
+        reach = (kernel[i] - 1) * w.dilations[i] + 1
+        if a.int("ceil_mode", 0):
+            out = -(-(size - reach) // w.strides[i]) + 1
+            if (out - 1) * w.strides[i] >= shape[2 + i] + w.pads_begin[i]:
+                out -= 1
+        else:
+            out = (size - reach) // w.strides[i] + 1
+        extra.append(max(0, (out - 1) * w.strides[i] + reach - size))
+    x = ctx.input(0)
+    channels = shape[1]
+    weights = typed_const(ctx, np.ones((channels, 1, 1) + kernel), x, "ones_kernel")
+    conv = GroupConvolution(strides=w.strides, dilations=w.dilations, pads_begin=(0,) * spatial,
+                            pads_end=(0,) * spatial, auto_pad="explicit")
+    zero, one = typed_const(ctx, 0, x, "zero"), typed_const(ctx, 1, x, "one")
+    begin = i64(ctx, [0, 0, *w.pads_begin], "pad_begin")
+    end_all = i64(ctx, [0, 0, *(p + e for p, e in zip(w.pads_end, extra))], "pad_end")
+    padded = ctx.op(Pad(pad_mode="constant"), x, begin, end_all, zero, suffix="padded")
+    total = ctx.op(conv, padded, weights, suffix="window_sum")
+    ones = ctx.op(Broadcast(), one, ctx.op(ShapeOf(), x, suffix="shape"), suffix="ones")
+    if a.int("count_include_pad", 0):
+        ones = ctx.op(Pad(pad_mode="constant"), ones, begin, i64(ctx, [0, 0, *w.pads_end], "pad_end_explicit"), one,
+                      suffix="ones_padded")
+        ones = ctx.op(Pad(pad_mode="constant"), ones, i64(ctx, [0] * (spatial + 2), "no_pad"),
+                      i64(ctx, [0, 0, *extra], "pad_extra"), zero, suffix="ones_extended")
+    else:
+        ones = ctx.op(Pad(pad_mode="constant"), ones, begin, end_all, zero, suffix="ones_padded")
+    count = ctx.op(conv, ones, weights, suffix="window_count")
+    return ctx.op(Divide(), total, count, suffix="average")
 
 
 def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
