@@ -20,7 +20,7 @@ def test_swish_is_fused_and_computes_the_same(tmp_path):
     for swap in (False, True):
         graph = swish_graph(swap=swap)
         assert run_transform(graph, FuseSwish()) is True
-        assert [n.type for n in graph.topological_order()] == ["Parameter", "ReLU", "Swish", "Result"]
+        assert sorted(n.type for n in graph.nodes()) == ["Parameter", "ReLU", "Result", "Swish"]
         assert graph.node("mul").type == "Swish"
         got = run_ir(emit_ir(graph, tmp_path / f"s{swap}.xml"), {"x": x})["y"]
         np.testing.assert_allclose(got, x / (1 + np.exp(-x)), rtol=1e-5, atol=1e-6)
