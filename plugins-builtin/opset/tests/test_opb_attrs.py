@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from irconv.errors import ConversionError
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
@@ -20,6 +19,7 @@ from irconv_opset import (
     LSTMSequence,
     MaxPool,
     NonMaxSuppression,
+    PriorBox,
     PriorBoxClustered,
 )
 from irconv_opset.ops._spatial import AutoPad, RoundingType
@@ -84,4 +84,20 @@ def test_bad_window_attributes_fail_inference_with_the_node_named() -> None:
     weights = builder.const(np.ones((4, 3, 3, 3), np.float32))
     builder.result(builder.op(Convolution(strides=(1,), pads_begin=(0, 0), pads_end=(0, 0)), x, weights, name="conv"))
     with pytest.raises(ConversionError, match=r"'conv'.*Convolution-1.*strides \[1\] does not match 2 spatial"):
+        infer_graph(builder.graph)
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        dict(min_size=(30.0,), fixed_size=(16.0,), density=(1.0,)),  # fixed_size with min_size
+        dict(min_size=(30.0,), density=(2.0,)),  # density without fixed_size
+        dict(min_size=(0.2,), max_size=(0.4,), scale_all_sizes=False),  # max_size without scale_all_sizes
+    ],
+)
+def test_prior_box_attributes_that_overrun_the_runtime_are_refused(attributes) -> None:  # type: ignore[no-untyped-def]
+    builder = GraphBuilder()
+    layer, image = builder.const(np.array([3, 3], np.int64)), builder.const(np.array([48, 48], np.int64))
+    builder.result(builder.op(PriorBox(**attributes), layer, image, name="priors"))
+    with pytest.raises(ConversionError, match=r"'priors'.*allocate \d+ boxes per cell but write \d+"):
         infer_graph(builder.graph)

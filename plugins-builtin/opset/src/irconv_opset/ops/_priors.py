@@ -97,8 +97,22 @@ class PriorBox_v1(CoercedAttrs, Op):
     def _min_max_order(self) -> bool:
         return True
 
+    def generated_per_cell(self) -> int:
+        """How many boxes per cell the generator writes (``priors_per_cell`` is what the
+        runtime allocates; the two differ for inconsistent attribute combinations)."""
+        ratios = [np.float32(r) for r in self._aspect_ratios()]
+        min_sizes = [np.float32(v) for v in self.min_size]
+        return len(self._fixed_boxes(ratios)) + len(self._sized_boxes(ratios, min_sizes))
+
     def infer(self, node: Node) -> None:
-        _set_priors_output(node, self.priors_per_cell())
+        allocated, generated = self.priors_per_cell(), self.generated_per_cell()
+        if allocated != generated:
+            raise ValueError(
+                f"these attributes make the runtime allocate {allocated} boxes per cell but write {generated} "
+                "(fixed_size with min_size, density without fixed_size, max_size without scale_all_sizes or "
+                "longer than min_size, or fixed_ratio not one per aspect ratio): OpenVINO would overrun its buffer"
+            )
+        _set_priors_output(node, allocated)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         f32 = np.float32
