@@ -11,6 +11,7 @@ or ``pytest tests/conformance -m slow``.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -25,6 +26,7 @@ def _harness() -> ModuleType:
     spec = importlib.util.spec_from_file_location("irconv_onnx_conformance_harness", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
