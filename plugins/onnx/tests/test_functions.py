@@ -1,0 +1,44 @@
+"""Schema function bodies expand ops no extractor handles."""
+
+from __future__ import annotations
+
+from onnx import TensorProto, helper
+
+from irconv.ops import SourceOp
+from irconv.pipeline.options import ConversionOptions
+from irconv_onnx.loader import load_onnx
+
+
+def _model(node, opset: int = 18):  # type: ignore[no-untyped-def]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    return helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _source_types(graph) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(n.op.op_type for n in graph.nodes() if isinstance(n.op, SourceOp))
+
+
+def test_op_without_extractor_is_expanded_from_its_schema_body(save_model) -> None:
+    node = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
+    graph = load_onnx(save_model(_model(node)), ConversionOptions(), lambda d, o, v: o != "Celu")
+    types = _source_types(graph)
+    assert "Celu" not in types and types  # replaced by the ops of its body
+    assert graph.results()[0].in_port(0).data.names == ["y"]
+
+
+def test_op_with_an_extractor_is_kept(save_model) -> None:
+    node = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
+    graph = load_onnx(save_model(_model(node)), ConversionOptions(), lambda d, o, v: True)
+    assert _source_types(graph) == ["Celu"]
+
+
+def test_context_dependent_body_uses_input_types(save_model) -> None:
+    scores = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    labels = helper.make_tensor_value_info("t", TensorProto.INT64, [2])
+    loss = helper.make_tensor_value_info("y", TensorProto.FLOAT, [])
+    node = helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], reduction="mean")
+    model = helper.make_model(helper.make_graph([node], "g", [scores, labels], [loss]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    graph = load_onnx(save_model(model), ConversionOptions(), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
+    assert "NegativeLogLikelihoodLoss" in _source_types(graph)
