@@ -25,9 +25,8 @@ NODES_PER_BLOCK = 7  # Sigmoid, Multiply, Const, Add, ReLU + a dead Const/Add si
 
 
 def build(n_nodes: int):  # type: ignore[no-untyped-def]
-    from irconv_opset import Add, Multiply, ReLU, Sigmoid
-
     from irconv.testing import GraphBuilder
+    from irconv_opset import Add, Multiply, ReLU, Sigmoid
 
     b = GraphBuilder("scale")
     h = b.parameter("x", (1, 64, None, None))
@@ -41,9 +40,8 @@ def build(n_nodes: int):  # type: ignore[no-untyped-def]
 
 
 def fuse_swish(graph) -> int:  # type: ignore[no-untyped-def]
-    from irconv_opset import Swish
-
     from irconv.graph import any_, find_matches, op
+    from irconv_opset import Swish
 
     x = any_("x")
     pattern = op("Multiply", x, op("Sigmoid", x, bind="sig", single_use=True), bind="mul", commutative=True)

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

@@ -18,7 +18,6 @@ def convert_and_compare(tmp_path: Path, installed_host: Any) -> Callable[..., di
     """
     import onnx
     import onnxruntime as ort
-
     from irconv.api import convert_model, save_model
     from irconv.testing.runtime import run_ir
 

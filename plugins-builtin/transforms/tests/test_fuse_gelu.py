@@ -2,11 +2,10 @@ import math
 
 import numpy as np
 import pytest
-from irconv_opset import Add, Divide, Erf, Multiply
-from irconv_transforms.fuse_gelu import FuseGeluErf
-
 from irconv.testing import GraphBuilder, graph_signature, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
+from irconv_opset import Add, Divide, Erf, Multiply
+from irconv_transforms.fuse_gelu import FuseGeluErf
 
 
 def gelu_graph(form: str, divide: bool, half: float = 0.5):

@@ -1,9 +1,8 @@
 import numpy as np
-from irconv_opset import Multiply, ReLU, Sigmoid
-from irconv_transforms.fuse_swish import FuseSwish
-
 from irconv.testing import GraphBuilder, graph_signature, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
+from irconv_opset import Multiply, ReLU, Sigmoid
+from irconv_transforms.fuse_swish import FuseSwish
 
 
 def swish_graph(sigmoid_of_other=False, swap=False):

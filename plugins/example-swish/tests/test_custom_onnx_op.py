@@ -7,11 +7,10 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("openvino")
 pytest.importorskip("irconv_onnx")
 
-from onnx import TensorProto, helper  # noqa: E402
-
 import irconv  # noqa: E402
 from irconv.errors import UnsupportedOpsError  # noqa: E402
 from irconv.testing.runtime import run_ir  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
 
 
 def swish_model(path):

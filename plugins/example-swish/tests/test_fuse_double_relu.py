@@ -1,7 +1,6 @@
+from irconv.testing import GraphBuilder, graph_signature, run_transform
 from irconv_example_swish.fuse_double_relu import FuseDoubleRelu
 from irconv_opset import ReLU, Sigmoid
-
-from irconv.testing import GraphBuilder, graph_signature, run_transform
 
 
 def test_relu_of_relu_becomes_one_relu():

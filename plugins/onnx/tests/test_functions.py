@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from onnx import TensorProto, helper
-
 from irconv.ops import SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv_onnx.loader import load_onnx
+from onnx import TensorProto, helper
 
 
 def _model(node, opset: int = 18):  # type: ignore[no-untyped-def]

@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
-
 from irconv.errors import ConversionError, ModelFileError
 from irconv.ops import Const, Parameter, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv_onnx.loader import load_onnx
 from irconv_onnx.sniff import looks_like_onnx
+from onnx import TensorProto, helper, numpy_helper
 
 
 def _add_model(weight: np.ndarray, *, input_dims: list = ["N", 4], opset: int = 17) -> onnx.ModelProto:

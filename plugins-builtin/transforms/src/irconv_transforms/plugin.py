@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv.plugins import Transform, hookimpl
+
 from irconv_transforms.fuse_gelu import FuseGeluErf
 from irconv_transforms.fuse_swish import FuseSwish
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline import ExtractContext
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv.plugins import Extractor, Transform, hookimpl, opsets
+
 from irconv_example_swish.extractors import extract_swish
 from irconv_example_swish.fuse_double_relu import FuseDoubleRelu
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-
 from irconv.errors import ConversionError
 
 # AttributeProto.AttributeType values.

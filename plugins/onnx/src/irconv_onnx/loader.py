@@ -18,6 +18,7 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import ElementType, MaybeShape
+
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.tensors import element_type, tensor_to_array
 

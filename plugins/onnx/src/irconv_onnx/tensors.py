@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from irconv.errors import ConversionError, ModelFileError
 from irconv.types import ElementType
 

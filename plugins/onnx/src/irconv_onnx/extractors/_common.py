@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
-from irconv.ops import Const, SourceOp
+from irconv.ops import SourceOp
 from irconv.pipeline.context import ExtractContext
 from irconv.pipeline.infer import infer_node
 from irconv.plugins import Extractor, opsets
 from irconv.types import ElementType, MaybeShape
+
 from irconv_onnx.attributes import Attributes
 
 FRAMEWORK = "onnx"

@@ -8,11 +8,11 @@ created after the body's own inputs.
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Result, SourceOp
+from irconv.ops import SourceOp
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+
 from irconv_onnx.extractors._common import i64, onnx_op, proto
 from irconv_onnx.loader import CAPTURES
 
@@ -112,6 +112,7 @@ def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
     from irconv_opset import TensorIterator
     from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
+
     from irconv_onnx.extractors._common import attrs
 
     a = attrs(node)

@@ -6,12 +6,12 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+
 from irconv_onnx.extractors._common import attrs, facts, in_rank, onnx_op, opset, typed_const
 
 
@@ -68,7 +68,12 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Shifts by a negative amount or by the width or more shift everything out: 0, or the sign
     fill for a right shift of a negative signed value."""
     from irconv_opset import (
-        BitwiseLeftShift, BitwiseRightShift, GreaterEqual, Less, LogicalOr, Select,
+        BitwiseLeftShift,
+        BitwiseRightShift,
+        GreaterEqual,
+        Less,
+        LogicalOr,
+        Select,
     )
 
     direction = attrs(node).string("direction")

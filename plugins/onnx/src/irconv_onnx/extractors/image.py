@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
-from irconv.types import ElementType
 from irconv.plugins import Extractor
+from irconv.types import ElementType
+
 from irconv_onnx.extractors._common import attrs, const_value, facts, i64, onnx_op, opset
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}

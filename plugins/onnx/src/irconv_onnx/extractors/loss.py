@@ -6,13 +6,23 @@ from __future__ import annotations
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+
 from irconv_onnx.extractors._common import all_axes, attrs, i64, onnx_op, typed_const
 
 
 def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """loss = -input[n, t, ...] * weight[t], zero where t == ignore_index; then none/sum/mean."""
     from irconv_opset import (
-        ConvertLike, Divide, GatherElements, Gather, Multiply, Negative, NotEqual, ReduceSum, Select, Squeeze,
+        ConvertLike,
+        Divide,
+        Gather,
+        GatherElements,
+        Multiply,
+        Negative,
+        NotEqual,
+        ReduceSum,
+        Select,
+        Squeeze,
         Unsqueeze,
     )
 

@@ -5,16 +5,22 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+
 from irconv_onnx.attributes import Attributes
 from irconv_onnx.extractors._common import (
-    attrs, axes_from, const_value, facts, i64, in_shape, onnx_op, opset, typed_const,
+    attrs,
+    axes_from,
+    facts,
+    i64,
+    in_shape,
+    onnx_op,
+    typed_const,
 )
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}

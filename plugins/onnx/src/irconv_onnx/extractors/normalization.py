@@ -3,11 +3,10 @@ LRN, LpNormalization."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
+
 from irconv_onnx.extractors._common import attrs, axes_from, i64, in_rank, in_shape, onnx_op, opset, typed_const
 
 
@@ -55,7 +54,6 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
 
     rank = in_rank(ctx, 0)
     if rank is None:
-        from irconv_opset import Concat, Reshape, ShapeOf
 
         raise_rank = attrs(ctx.node)
         raise raise_rank.bad("input", "dynamic rank", "the data rank must be known")

@@ -3,13 +3,12 @@ MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Co
 
 from __future__ import annotations
 
-import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_onnx.extractors._common import attrs, et_of_onnx, facts, i64, in_rank, onnx_op, opset, typed_const
+
+from irconv_onnx.extractors._common import attrs, et_of_onnx, facts, i64, in_rank, onnx_op, typed_const
 
 _RANGES = {
     ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
@@ -92,8 +91,18 @@ def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _dynamic_quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """uint8 with scale = (max(0, max x) - min(0, min x)) / 255, zero point from the minimum."""
     from irconv_opset import (
-        Clamp, Convert, Divide, Maximum, Minimum, Negative, ReduceMax, ReduceMin, Round, Subtract,
+        Clamp,
+        Convert,
+        Divide,
+        Maximum,
+        Minimum,
+        Negative,
+        ReduceMax,
+        ReduceMin,
+        Round,
+        Subtract,
     )
+
     from irconv_onnx.extractors._common import all_axes
 
     x = ctx.input(0)
@@ -126,8 +135,9 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
         return value
 
     if conv:
-        from irconv_onnx.extractors.nn import _Window, _grouped_weights, _spatial_rank
         from irconv_opset import Convolution, GroupConvolution
+
+        from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
 
         a = attrs(node)
         x, w = centered(0, 2, "x", 0), centered(1, 3, "w", 1)

@@ -6,12 +6,22 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_onnx.extractors._common import all_axes, attrs, const_value, drop_dynamic_axes, facts, in_rank, i64, onnx_op, opset
+
+from irconv_onnx.extractors._common import (
+    all_axes,
+    attrs,
+    const_value,
+    drop_dynamic_axes,
+    facts,
+    i64,
+    in_rank,
+    onnx_op,
+    opset,
+)
 
 # Reductions whose axes became an input at opset 18 (ReduceSum at 13).
 _AXES_INPUT_FROM = {"ReduceSum": 13}

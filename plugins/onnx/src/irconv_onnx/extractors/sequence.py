@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
-from irconv.types import ElementType
+
 from irconv_onnx.attributes import Attributes
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
 

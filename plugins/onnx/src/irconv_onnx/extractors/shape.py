@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+
 from irconv_onnx.extractors._common import (
-    attrs, axes_from, const_value, facts, i64, in_rank, in_shape, onnx_op, opset, rank_of, typed_const,
+    attrs,
+    const_value,
+    facts,
+    i64,
+    in_rank,
+    in_shape,
+    onnx_op,
+    opset,
+    rank_of,
+    typed_const,
     unsqueeze_dynamic_axes,
 )
 
@@ -339,9 +348,7 @@ def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Range
-
-    from irconv_opset import Reshape
+    from irconv_opset import Range, Reshape
 
     et = facts(ctx.input(0)).element_type
     if et is ElementType.dynamic:
@@ -406,7 +413,17 @@ def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rounded back.
     """
     from irconv_opset import (
-        Abs, Convert, ConvertLike, CumSum, Exp, FloorMod, Less, Log, Multiply, Round, Subtract,
+        Abs,
+        Convert,
+        ConvertLike,
+        CumSum,
+        Exp,
+        FloorMod,
+        Less,
+        Log,
+        Multiply,
+        Round,
+        Subtract,
     )
 
     a = attrs(node)
@@ -431,7 +448,14 @@ def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Keep x where (col - row) >= k (upper) or <= k (lower), from ShapeOf ranges."""
     from irconv_opset import (
-        Gather, GreaterEqual, LessEqual, Range, Select, ShapeOf, Subtract, Unsqueeze,
+        Gather,
+        GreaterEqual,
+        LessEqual,
+        Range,
+        Select,
+        ShapeOf,
+        Subtract,
+        Unsqueeze,
     )
 
     upper = bool(attrs(node).int("upper", 1))

@@ -6,14 +6,22 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.pipeline.context import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+
 from irconv_onnx.extractors._common import (
-    attrs, axes_from, const_value, et_of_onnx, facts, in_rank, onnx_op, opset, typed_const,
+    attrs,
+    axes_from,
+    const_value,
+    et_of_onnx,
+    facts,
+    in_rank,
+    onnx_op,
+    opset,
+    typed_const,
 )
 
 
@@ -164,7 +172,7 @@ def _cast_like(node: Node, ctx: ExtractContext) -> Op:
 
 def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
-    from irconv_opset import Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract, Divide
+    from irconv_opset import Divide, Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract
 
     a = attrs(node)
     axis = a.int("axis", -1 if opset(node) >= 13 else 1)
@@ -184,7 +192,7 @@ def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
 
 def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """One-hot of the (first) arg max along the axis."""
-    from irconv_opset import Convert, ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
+    from irconv_opset import ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
 
     a = attrs(node)
     axis = a.int("axis", -1 if opset(node) >= 13 else 1)
