@@ -69,10 +69,6 @@ class Node:
     def num_outputs(self) -> int:
         return max(self._op.num_outputs(), len(self._outputs))
 
-    def input_data(self, idx: int) -> TensorData:
-        """Facts of the tensor arriving at input ``idx``."""
-        return self.in_port(idx).data
-
     def input_value(self, idx: int):  # type: ignore[no-untyped-def]
         """The constant value arriving at input ``idx``, or None."""
         port = self.in_port(idx)

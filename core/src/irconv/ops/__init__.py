@@ -2,6 +2,6 @@
 
 from irconv.ops.op import Op, attr, format_attr
 from irconv.ops.source import SourceOp
-from irconv.ops.structural import Const, Parameter, Result, const_value
+from irconv.ops.structural import Const, Parameter, Result
 
-__all__ = ["Const", "Op", "Parameter", "Result", "SourceOp", "attr", "const_value", "format_attr"]
+__all__ = ["Const", "Op", "Parameter", "Result", "SourceOp", "attr", "format_attr"]

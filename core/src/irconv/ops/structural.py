@@ -73,8 +73,3 @@ class Result(Op):
 
     def infer(self, node: Node) -> None:
         pass
-
-
-def const_value(value: object, dtype: np.dtype | type | None = None) -> np.ndarray:
-    """An ndarray for a Const, keeping 0-d scalars 0-d."""
-    return np.asarray(value, dtype=dtype)

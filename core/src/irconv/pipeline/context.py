@@ -8,6 +8,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Op
 from irconv.pipeline.options import ConversionOptions
@@ -33,8 +34,6 @@ class ExtractContext:
 
     def input(self, idx: int) -> OutPort:
         """The tensor at input ``idx``, which must be connected."""
-        from irconv.errors import ConversionError
-
         if idx >= len(self.inputs) or self.inputs[idx] is None:
             raise ConversionError(f"node {self.node.name!r} ({self.node.type}): input {idx} is missing")
         source = self.inputs[idx]

@@ -29,7 +29,7 @@ def apply_input_overrides(graph: Graph, options: ConversionOptions) -> None:
         if spec is None:
             continue
         used.add(spec.name)
-        if spec.has_shape:
+        if spec.shape is not None:
             op.shape = spec.shape
         if spec.element_type is not None:
             op.element_type = spec.element_type

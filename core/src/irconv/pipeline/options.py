@@ -18,13 +18,12 @@ _INPUT_SPEC = re.compile(r"^(?P<name>[^\[\]{}]*?)(?:\[(?P<shape>[^\]]*)\])?(?:\{
 class InputSpec:
     """``--input name[1,3,?,?]{f32}``: override a model input's shape and/or type.
 
-    An empty name means "the model's only input".
+    An empty name means "the model's only input"; a ``shape`` of None leaves the shape as is.
     """
 
     name: str
     shape: MaybeShape = None
     element_type: ElementType | None = None
-    has_shape: bool = False
 
     @classmethod
     def parse(cls, text: str) -> InputSpec:
@@ -45,7 +44,7 @@ class InputSpec:
                 raise UserError(
                     f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)"
                 ) from None
-        return cls(found["name"].strip(), shape, element_type, found["shape"] is not None)
+        return cls(found["name"].strip(), shape, element_type)
 
 
 def _parse_dim(text: str, spec: str) -> int | None:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from irconv.errors import ConversionError, ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
 from irconv.pipeline.context import EmitContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph
@@ -37,12 +37,10 @@ _SUFFIX_HINTS = {
 
 @dataclass
 class ConversionReport:
-    """What happened: the loader used, per-stage seconds, notes for the user."""
+    """What happened: the framework read, per-stage seconds, notes for the user."""
 
     framework: str = ""
-    loader_plugin: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
-    transforms: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -87,7 +85,6 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
 
     provided = pick_loader(path, options, registry)
     report.framework = provided.item.framework
-    report.loader_plugin = provided.plugin.label()
     try:
         graph = provided.item.load(path, options)
     except UserError:
@@ -107,16 +104,16 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     clock.lap("extract")
 
     ctx = TransformContext(options, registry)
-    report.transforms += run_phase(graph, Phase.FRONT, ctx)
+    run_phase(graph, Phase.FRONT, ctx)
     clock.lap("front")
 
     infer_graph(graph)
     fold_constants(graph, static_shape=options.static_shape)
     clock.lap("infer")
 
-    report.transforms += run_phase(graph, Phase.MIDDLE, ctx)
+    run_phase(graph, Phase.MIDDLE, ctx)
     clock.lap("middle")
-    report.transforms += run_phase(graph, Phase.BACK, ctx)
+    run_phase(graph, Phase.BACK, ctx)
     graph.clean_up()
     clock.lap("back")
     report.notes += ctx.notes
@@ -141,12 +138,6 @@ def save(
             f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
             "install irconv (it brings the IR emitter)"
         )
-    for node in graph.nodes():
-        if not node.op.is_opset_op:
-            raise ConversionError(
-                f"node {node.name!r} is a {node.op.describe()} op, which is not an opset op: "
-                "no transform lowered it before emit"
-            )
     start = time.perf_counter()
     with AtomicFiles(protected) as files:
         ctx = EmitContext(options, files)

@@ -137,8 +137,11 @@ class Transform:
         raise NotImplementedError
 
     def summary(self) -> str:
-        doc = self.description or (type(self).__doc__ or "").strip().splitlines()[0:1]
-        return doc if isinstance(doc, str) else (doc[0] if doc else "")
+        """``description``, or the first line of the class docstring."""
+        if self.description:
+            return self.description
+        lines = (type(self).__doc__ or "").strip().splitlines()
+        return lines[0] if lines else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import pluggy
 
 from irconv.errors import PluginError
-from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform
+from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform
 
 if TYPE_CHECKING:
     from irconv.plugins.manager import PluginInfo
@@ -93,7 +93,7 @@ class Registry:
             )
             if overlap:
                 where = f"opset {overlap.start}" if len(overlap) == 1 else f"opsets {overlap.start}-{overlap[-1]}"
-                if overlap.stop > 9_999:
+                if overlap.stop > NEWEST:
                     where = f"opsets {overlap.start}+"
                 raise PluginError(
                     f"{extractor.key_text()} {where} provided by {existing.plugin.label()} and {info.label()}"

@@ -19,7 +19,7 @@ from irconv_ir.meta import RT_MARKERS
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
 from irconv_ir.xml_out import XmlStream, attrs
-from irconv_ir.xml_text import dims, join_names, precision, shape_text
+from irconv_ir.xml_text import dims, join_names, shape_text
 
 IR_VERSION = "11"
 
@@ -254,7 +254,7 @@ class GraphWriter:
             self.xml.close("output")
 
     def port(self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str]) -> None:
-        head = f'<port id="{port_id}" precision="{precision(element_type)}"'
+        head = f'<port id="{port_id}" precision="{element_type.precision}"'
         if names:
             head += attrs([("names", join_names(names))])
         body = self._dim_lines.get(shape)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irconv.types import ElementType, MaybeShape
+from irconv.types import MaybeShape
 
 _ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\t": "&#9;", "\r": "&#13;"}
@@ -47,11 +47,6 @@ def split_names(text: str) -> list[str]:
 def shape_text(shape: tuple[int, ...]) -> str:
     """A static shape for a Const's ``shape`` attribute (empty for a scalar)."""
     return ",".join(str(d) for d in shape)
-
-
-def precision(element_type: ElementType) -> str:
-    """A port's ``precision`` (``UNSPECIFIED`` for an unknown type)."""
-    return element_type.precision
 
 
 def dims(shape: MaybeShape) -> list[int]:
