@@ -54,7 +54,7 @@ def prepare(name: str, folder: Path) -> None:
 def stages(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: bool) -> None:
     """Per-stage seconds of one in-process conversion (runs in a child process)."""
     start = time.perf_counter()
-    from irconv.pipeline.options import ConversionOptions
+    from irconv import ConversionOptions
     from irconv.pipeline.run import ConversionReport, convert, save
     from irconv.plugins.manager import PluginHost
 

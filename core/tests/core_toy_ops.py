@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv.graph import Node
-from irconv.ops import Op, attr
+from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
 
@@ -71,7 +71,7 @@ class Multiply(Add):
 class ShapeOf(Op):
     type = "ShapeOf"
     version = 3
-    shape_source = True
+    traits = frozenset({Trait.SHAPE_ONLY})
 
     def infer(self, node: Node) -> None:
         shape = node.in_port(0).data.get_shape()

@@ -12,12 +12,11 @@ from pathlib import Path
 from core_toy_ops import Add, Relu, ShapeOf
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
-from irconv.pipeline.context import EmitContext
-from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.context import EmitContext, LoadContext
 from irconv.plugins import Emitter, Extractor, Loader, hookimpl
 
 
-def load_toy(path: Path, options: ConversionOptions) -> Graph:
+def load_toy(path: Path, ctx: LoadContext) -> Graph:
     graph = Graph(path.stem, "toy")
     ports = {}
     for lineno, line in enumerate(path.read_text().splitlines(), 1):

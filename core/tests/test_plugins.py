@@ -3,7 +3,7 @@ import textwrap
 
 import pytest
 from irconv.errors import PluginError
-from irconv.plugins import Emitter, Extractor, Loader, PluginHost, Transform, hookimpl, opsets
+from irconv.plugins import Emitter, Extractor, Loader, Option, PluginHost, Transform, hookimpl, opsets
 from irconv.plugins.records import Phase
 
 
@@ -155,8 +155,34 @@ def test_wrong_record_type_names_the_plugin(plugin_host, register_plugin):
             return ["not a record"]
 
     register_plugin(Bad(), "badplugin", "irconv-bad")
-    with pytest.raises(PluginError, match="badplugin"):
-        plugin_host.registry()
+    (info,) = plugin_host.plugins()
+    assert info.status == "failed" and "extract_op returned 'not a record'" in info.error
+    assert plugin_host.registry().all_extractors() == []
+
+    strict = PluginHost(autoload=False, strict=True)
+    strict.register(Bad(), "badplugin", distribution="irconv-bad")
+    with pytest.raises(PluginError, match="plugin 'badplugin' \\(irconv-bad\\).*extract_op returned"):
+        strict.registry()
+
+
+def test_a_hook_that_raises_fails_only_its_own_plugin(plugin_host, register_plugin):
+    class Raising:
+        @hookimpl
+        def middle_transform(self):
+            import irconv_not_installed_anywhere  # noqa: F401
+
+    class Fine:
+        @hookimpl
+        def declare_options(self):
+            return [Option("fine.level", int, default=1)]
+
+    register_plugin(Raising(), "raising", "irconv-raising")
+    register_plugin(Fine(), "fine", "irconv-fine")
+    infos = {p.name: p for p in plugin_host.plugins()}
+    assert infos["raising"].status == "failed"
+    assert "hook middle_transform failed: ModuleNotFoundError" in infos["raising"].error
+    assert infos["fine"].status == "active" and infos["fine"].counts == {"options": 1}
+    assert plugin_host.registry().options.names() == ["fine.level"]
 
 
 @pytest.fixture

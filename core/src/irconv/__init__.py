@@ -1,18 +1,28 @@
 """irconv: convert trained models into OpenVINO IR, through plugins.
 
-Public API: ``convert_model``/``save_model``, the graph (``Graph``, ``Node``, ports),
-``Op`` declarations and the plugin contract (``hookimpl`` and the record types).
+This module is the whole public API a plugin or a script needs:
+
+- converting: ``convert_model``/``save_model``, ``ConversionOptions``;
+- the graph: ``Graph``, ``Node``, ports, patterns (``op``, ``any_``, ``const``), ``MetaKey``;
+- ops: ``Op``, ``attr``, ``Trait``, the structural ``Parameter``/``Const``/``Result``;
+- rewriting: ``Rewriter``, ``PatternRewrite``, ``rewrite_greedily``;
+- the plugin contract: ``hookimpl`` and the records (``Loader``, ``Extractor``, ``Transform``,
+  ``Emitter``, ``Option``), and the contexts hooks' functions receive (``LoadContext``,
+  ``ExtractContext``, ``TransformContext``, ``EmitContext``).
+
+Modules under ``irconv.pipeline`` and ``irconv.plugins`` are the core's internals.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
 from irconv.api import convert_model, save_model
 from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UserError
-from irconv.graph import Graph, InPort, Node, OutPort
-from irconv.ops import Const, Op, Parameter, Result, attr
-from irconv.pipeline import ConversionOptions
-from irconv.plugins import Emitter, Extractor, Loader, Phase, PluginHost, Transform, hookimpl, opsets
-from irconv.types import ElementType
+from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
+from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
+from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
+from irconv.plugins import Emitter, Extractor, Loader, Option, Phase, PluginHost, Transform, hookimpl, opsets
+from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
+from irconv.types import ElementType, MaybeShape, Shape
 
 try:
     __version__ = version("irconv-core")
@@ -24,27 +34,49 @@ __all__ = [
     "ConversionError",
     "ConversionOptions",
     "ElementType",
+    "EmitContext",
     "Emitter",
+    "ExtractContext",
     "Extractor",
     "Graph",
     "InPort",
     "IrconvError",
+    "LoadContext",
     "Loader",
+    "MappingAttributes",
+    "Match",
+    "MaybeShape",
+    "MetaKey",
     "Node",
     "Op",
+    "Option",
     "OutPort",
     "Parameter",
+    "Pat",
+    "PatternRewrite",
     "Phase",
     "PluginError",
     "PluginHost",
     "Result",
+    "Rewriter",
+    "Shape",
+    "SourceAttributes",
+    "SourceOp",
+    "Trait",
     "Transform",
+    "TransformContext",
     "UnsupportedOpsError",
     "UserError",
     "__version__",
+    "any_",
     "attr",
+    "const",
     "convert_model",
+    "find_matches",
     "hookimpl",
+    "match_at",
+    "op",
     "opsets",
+    "rewrite_greedily",
     "save_model",
 ]

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from irconv.graph import Graph
+from irconv.graph import Graph, MetaKey
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import convert, save
 from irconv.plugins.manager import PluginHost
+
+#: The options ``convert_model`` used, so ``save_model`` emits with the same settings.
+USED_OPTIONS: MetaKey[ConversionOptions] = MetaKey("core.options", ConversionOptions)
+#: The converted model's path: ``save_model`` refuses to overwrite it.
+SOURCE_PATH: MetaKey[Path] = MetaKey("core.source_path", Path)
 
 
 def _host(host: PluginHost | None, disabled_plugins: Any) -> PluginHost:
@@ -28,13 +34,15 @@ def convert_model(
     """Convert a model file into a graph of opset ops, ready for ``save_model``.
 
     ``options`` are the fields of ``ConversionOptions`` (``inputs=["data[1,3,224,224]"]``,
-    ``outputs``, ``static_shape``, ``disabled_transforms``, ``weights``, ...). The options
-    used are kept on the graph so ``save_model`` emits with the same settings.
+    ``outputs``, ``static_shape``, ``disabled_transforms``, ``weights``, ...) and the
+    keywords of the options installed plugins declare (``irconv convert --help`` lists
+    them; ``signature="serving_default"`` for TensorFlow, for example).
     """
-    opts = ConversionOptions.from_kwargs(**options)
-    graph = convert(Path(path), opts, _host(host, disabled_plugins))
-    graph.meta["options"] = opts
-    graph.meta["source_path"] = Path(path)
+    plugin_host = _host(host, disabled_plugins)
+    opts = ConversionOptions.from_kwargs(plugin_host.registry().options, **options)
+    graph = convert(Path(path), opts, plugin_host)
+    graph.meta[USED_OPTIONS] = opts
+    graph.meta[SOURCE_PATH] = Path(path)
     return graph
 
 
@@ -47,12 +55,14 @@ def save_model(
 ) -> list[Path]:
     """Write ``graph`` (IR v11 by default: ``path`` is the ``.xml``, the ``.bin`` sits beside it).
 
-    Returns the files written. ``compress_to_fp16`` and ``output_format`` may be given;
-    other options default to those ``convert_model`` used.
+    Returns the files written. ``compress_to_fp16``, ``output_format`` and other options
+    may be given; the rest default to those ``convert_model`` used.
     """
-    opts = graph.meta.get("options") or ConversionOptions()
+    plugin_host = _host(host, None)
+    opts = graph.meta.get(USED_OPTIONS) or ConversionOptions()
     if options:
-        merged = {**vars(opts), **options}
-        opts = ConversionOptions(**merged)
-    protected = (graph.meta["source_path"],) if "source_path" in graph.meta else ()
-    return save(graph, Path(path), opts, _host(host, None), protected=protected)
+        given = ConversionOptions.from_kwargs(plugin_host.registry().options, **options)
+        core = {name: getattr(given, name) for name in options if name in ConversionOptions.core_fields()}
+        opts = dataclasses.replace(opts, **core, plugin_values={**opts.plugin_values, **given.plugin_values})
+    source = graph.meta.get(SOURCE_PATH)
+    return save(graph, Path(path), opts, plugin_host, protected=(source,) if source else ())

@@ -65,7 +65,7 @@ def reemit(installed_host):  # type: ignore[no-untyped-def]
 
     from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.pipeline.infer import infer_graph
-    from irconv.pipeline.options import ConversionOptions
+    from irconv import ConversionOptions
     from irconv.pipeline.run import pick_loader, save
 
     def run(xml_in: Path, xml_out: Path, **options):  # type: ignore[no-untyped-def]

@@ -32,7 +32,7 @@ def test_const_and_dynamic_dims(tmp_path, add_op, installed_host):
 
 
 def test_missing_xml_suffix_is_added(tmp_path, relu_op, installed_host):
-    from irconv.pipeline.options import ConversionOptions
+    from irconv import ConversionOptions
     from irconv.pipeline.run import save
 
     b = GraphBuilder("relu")

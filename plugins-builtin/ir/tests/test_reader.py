@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv.errors import ModelFileError, UnsupportedOpsError
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv.testing.runtime import run_ir
 from irconv_ir.reader import load_ir, sniff_ir
 

@@ -47,7 +47,7 @@ def random_array() -> Callable[..., np.ndarray]:
 
 
 def options(**kwargs: Any):  # type: ignore[no-untyped-def]
-    from irconv.pipeline.options import ConversionOptions
+    from irconv import ConversionOptions
 
     return ConversionOptions(**kwargs)
 

@@ -24,7 +24,7 @@ def test_input_becomes_nchw(run_graph, random_array, make_options) -> None:  # t
     (want,) = run_graph(_marked().graph, [x])
     b = _marked()
     transform = NchwInputs()
-    from irconv.pipeline.context import TransformContext
+    from irconv import TransformContext
     from irconv.plugins.registry import Registry
 
     assert transform.condition(b.graph, TransformContext(make_options(layout_inputs="nchw"), Registry()))
@@ -37,7 +37,7 @@ def test_input_becomes_nchw(run_graph, random_array, make_options) -> None:  # t
 
 
 def test_not_applied_without_the_option_or_marks(make_options) -> None:  # type: ignore[no-untyped-def]
-    from irconv.pipeline.context import TransformContext
+    from irconv import TransformContext
     from irconv.plugins.registry import Registry
 
     transform = NchwInputs()

@@ -49,7 +49,7 @@ def test_transpose_before_reshape_stays() -> None:
 def test_disabled_by_option(make_options) -> None:  # type: ignore[no-untyped-def]
     b = _chain()
     transform = SinkTransposes()
-    from irconv.pipeline.context import TransformContext
+    from irconv import TransformContext
     from irconv.plugins.registry import Registry
 
     assert not transform.condition(b.graph, TransformContext(make_options(nhwc_to_nchw=False), Registry()))

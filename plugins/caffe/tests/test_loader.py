@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from irconv.errors import ModelFileError
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv_caffe.loader import load_caffe
 from irconv_caffe.testing import write_random_caffemodel
 

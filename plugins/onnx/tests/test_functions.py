@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irconv.ops import SourceOp
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv_onnx.loader import load_onnx
 from onnx import TensorProto, helper
 

@@ -7,7 +7,7 @@ import onnx
 import pytest
 from irconv.errors import ConversionError, ModelFileError
 from irconv.ops import Const, Parameter, SourceOp
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv_onnx.loader import load_onnx
 from irconv_onnx.sniff import looks_like_onnx
 from onnx import TensorProto, helper, numpy_helper

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import UserError
+from irconv.errors import PluginError, UserError
 from irconv.pipeline.options import ConversionOptions, InputSpec
 from irconv.pipeline.run import ConversionReport, convert, save
 from irconv.plugins.manager import PluginHost
+from irconv.plugins.option import OptionTable
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None:
     p: argparse.ArgumentParser = commands.add_parser(
         "convert", help="convert a model into OpenVINO IR", allow_abbrev=False
     )
@@ -62,31 +64,76 @@ def add_parser(commands: Any) -> None:
         help="do not load a plugin (entry-point or distribution name); repeatable",
     )
     p.add_argument("--strict-plugins", action="store_true", help="a plugin that fails to import is fatal")
-    p.add_argument("--weights", type=Path, help="weights file (Caffe .caffemodel)")
-    p.add_argument("--proto", type=Path, help="topology file when MODEL is the weights (Caffe .prototxt)")
-    p.add_argument("--saved-model-tags", default="", help="comma-separated SavedModel tags (default: serve)")
-    p.add_argument("--signature", help="SavedModel signature (default: serving_default)")
-    p.add_argument("--layout-inputs", choices=["nchw"], help="give NHWC models NCHW inputs and outputs")
-    p.add_argument("--disable-nhwc-to-nchw", action="store_true", help="keep NHWC ops (no layout change)")
+    p.add_argument(
+        "--weights", type=Path, help="weights file, for formats that keep it apart from the topology"
+    )
     p.add_argument("--format", dest="output_format", default="ir11", help="output format (default: ir11)")
     p.add_argument(
         "--option",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a plugin-specific option, e.g. caffe.custom_layers=map.xml; repeatable",
+        help="set a plugin's option by its name, e.g. caffe.custom_layers=map.xml; repeatable",
     )
     p.add_argument("--debug", action="store_true", help="tracebacks and graph checks after every transform")
+    if plugin_options is not None:
+        add_plugin_options(p, plugin_options)
     p.set_defaults(run=run)
 
 
-def options_from_args(args: argparse.Namespace) -> ConversionOptions:
-    plugin_options = {}
+_PLUGIN_DEST = "plugin_option:"
+
+
+def plugin_host_for(argv: Sequence[str]) -> PluginHost | None:
+    """The plugins, loaded before parsing when the command is ``convert``: its flags include
+    the options the plugins declare."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command != "convert":
+        return None
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--disable-plugin", action="append", default=[])
+    pre.add_argument("--strict-plugins", action="store_true")
+    known, _ = pre.parse_known_args(argv)
+    return PluginHost(strict=known.strict_plugins, disabled=known.disable_plugin)
+
+
+def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
+    """One flag per declared option, grouped by the plugin that declares it."""
+    groups: dict[str, Any] = {}
+    for option in sorted(table, key=lambda o: (table.owner(o), o.name)):
+        owner = table.owner(option)
+        if owner not in groups:
+            groups[owner] = p.add_argument_group(f"options of {owner}")
+        kwargs: dict[str, Any] = {"dest": _PLUGIN_DEST + option.name, "default": argparse.SUPPRESS}
+        help_text = f"{option.help} [{option.name}]".strip()
+        if option.is_flag:
+            kwargs["action"] = argparse.BooleanOptionalAction if option.default else "store_true"
+        else:
+            kwargs["action"] = "append" if option.multiple else "store"
+            kwargs["metavar"] = option.metavar or (
+                "{" + ",".join(str(c) for c in option.choices) + "}" if option.choices else "VALUE"
+            )
+            if option.default not in (None, (), ""):
+                help_text += f" (default: {option.default})"
+        try:
+            groups[owner].add_argument(option.cli_flag, help=help_text, **kwargs)
+        except argparse.ArgumentError as exc:
+            raise PluginError(f"option {option.name} of {owner}: {exc}") from None
+
+
+def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
+    plugin_values: dict[str, Any] = {}
     for item in args.option:
         key, sep, value = item.partition("=")
+        key = key.strip()
         if not sep or not key:
-            raise UserError(f"bad --option {item!r}: expected KEY=VALUE")
-        plugin_options[key.strip()] = value
+            raise UserError(f"bad --option {item!r}: expected NAME=VALUE")
+        if table is None or table.by_name(key) is None:
+            raise (table or OptionTable()).unknown(key, "--option")
+        plugin_values[key] = value
+    for dest, value in vars(args).items():
+        if dest.startswith(_PLUGIN_DEST):
+            plugin_values[dest[len(_PLUGIN_DEST) :]] = value
     return ConversionOptions(
         framework=args.framework,
         inputs=[InputSpec.parse(text) for text in args.inputs],
@@ -95,13 +142,8 @@ def options_from_args(args: argparse.Namespace) -> ConversionOptions:
         compress_to_fp16=args.compress_to_fp16,
         disabled_transforms=set(args.disable_transform),
         weights=args.weights,
-        proto=args.proto,
-        saved_model_tags=[t for t in args.saved_model_tags.split(",") if t],
-        signature=args.signature,
-        layout_inputs=args.layout_inputs,
-        nhwc_to_nchw=not args.disable_nhwc_to_nchw,
         output_format=args.output_format,
-        plugin_options=plugin_options,
+        plugin_values=plugin_values,
         validate=args.debug,
     )
 
@@ -113,13 +155,14 @@ def default_output(model: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    options = options_from_args(args)
-    host = PluginHost(strict=args.strict_plugins, disabled=args.disable_plugin)
+    host = args.host or PluginHost(strict=args.strict_plugins, disabled=args.disable_plugin)
+    options = options_from_args(args, host.registry().options).resolved(host.registry().options)
     print(header_line(host))
     report = ConversionReport()
     graph = convert(args.model, options, host, report)
     out = args.out or default_output(args.model)
-    protected = tuple(p for p in (args.model, args.weights, args.proto) if p is not None and p.is_file())
+    given_paths = [v for v in options.plugin_values.values() if isinstance(v, Path)]
+    protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
     written = save(graph, out, options, host, protected=protected, report=report)
     for note in report.notes:
         print(f"note: {note}")

@@ -9,6 +9,7 @@ from typing import Any
 from irconv.cli.table import print_table
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Phase
+from irconv.plugins.registry import Registry
 
 
 def add_parsers(commands: Any) -> None:
@@ -23,7 +24,7 @@ def add_parsers(commands: Any) -> None:
 
     p = commands.add_parser("ops", help="list supported framework ops (or the opset ops)")
     p.add_argument("--framework", help="only this framework (onnx, tf, caffe, ir)")
-    p.add_argument("--opset", action="store_true", help="list the OpenVINO opset ops instead")
+    p.add_argument("--opset", action="store_true", help="list the declared ops (OpenVINO opsets, custom ops)")
     _common(p)
     p.set_defaults(run=run_ops)
 
@@ -88,7 +89,8 @@ def run_transforms(args: argparse.Namespace) -> int:
 
 def run_ops(args: argparse.Namespace) -> int:
     registry = _host(args).registry()
-    framework = "ir" if args.opset else args.framework
+    if args.opset:
+        return _print_declared_ops(registry, args.json)
     entries = [
         {
             "framework": p.item.framework,
@@ -98,26 +100,38 @@ def run_ops(args: argparse.Namespace) -> int:
             "produces": p.item.produces,
             "plugin": p.plugin.name,
         }
-        for p in registry.all_extractors(framework)
+        for p in registry.all_extractors(args.framework)
     ]
     if args.json:
         print(json.dumps(entries, indent=2))
         return 0
-    if args.opset:
-        rows = [[e["op"], e["produces"], e["opsets"], e["plugin"]] for e in entries]
-        print_table(["op", "version", "in opsets", "plugin"], rows)
-    else:
-        rows = [
-            [
-                e["framework"],
-                (e["domain"] + "::" if e["domain"] else "") + e["op"],
-                e["opsets"],
-                e["produces"],
-                e["plugin"],
-            ]
-            for e in entries
-        ]
-        print_table(["framework", "op", "opsets", "becomes", "plugin"], rows)
+    rows = [
+        [e["framework"], (e["domain"] + "::" if e["domain"] else "") + e["op"], e["opsets"], e["produces"], e["plugin"]]
+        for e in entries
+    ]
+    print_table(["framework", "op", "opsets", "becomes", "plugin"], rows)
     if not entries:
-        print("no extractors registered" + (f" for {framework}" if framework else ""))
+        print("no extractors registered" + (f" for {args.framework}" if args.framework else ""))
+    return 0
+
+
+def _print_declared_ops(registry: Registry, as_json: bool) -> int:
+    """The op table built from every plugin's ``declare_ops``."""
+    entries = [
+        {
+            "op": d.op.type,
+            "version": d.opset_name,
+            "opsets": d.opsets_text(),
+            "traits": sorted(t.value for t in d.op.traits),
+            "plugin": d.owner,
+        }
+        for d in registry.ops.declared()
+    ]
+    if as_json:
+        print(json.dumps(entries, indent=2))
+        return 0
+    rows = [[e["op"], e["version"], e["opsets"], ", ".join(e["traits"]) or "-", e["plugin"]] for e in entries]
+    print_table(["op", "version", "current in", "traits", "plugin"], rows)
+    if not entries:
+        print("no ops declared: pip install irconv (it brings the OpenVINO opsets)")
     return 0

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 
 from irconv.cli import convert_cmd, listing
 from irconv.errors import IrconvError
+from irconv.plugins.option import OptionTable
 
 INTERNAL_ERROR = 3
 INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(plugin_options: OptionTable | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="irconv",
         description="Convert ONNX, TensorFlow and Caffe models into OpenVINO IR.",
@@ -22,14 +23,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    convert_cmd.add_parser(commands)
+    convert_cmd.add_parser(commands, plugin_options)
     listing.add_parsers(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        host = convert_cmd.plugin_host_for(argv)
+        parser = build_parser(host.registry().options if host is not None else None)
+    except IrconvError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"irconv: error: {exc}", file=sys.stderr)
+        return exc.exit_code
     args = parser.parse_args(argv)
+    args.host = host
     if args.version:
         from irconv import __version__
 
@@ -38,7 +49,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    debug = getattr(args, "debug", False)
     try:
         return int(args.run(args))
     except IrconvError as exc:

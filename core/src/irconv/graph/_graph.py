@@ -16,20 +16,21 @@ import networkx as nx
 from irconv.errors import GraphError
 from irconv.graph._node import Node
 from irconv.graph._port import InPort, OutPort
+from irconv.graph.meta import GraphMeta
 from irconv.ops.op import Op
 
 
 class Graph:
     """A model: nodes, their connections and the facts on their outputs.
 
-    ``framework`` names the source framework; ``meta`` keeps model-level facts a front
-    end wants to carry to later phases (documented by the plugin that sets them).
+    ``framework`` names the source framework; ``meta`` keeps model-level facts a plugin
+    wants to carry to later phases, under typed ``MetaKey``s the plugin declares.
     """
 
     def __init__(self, name: str = "model", framework: str = "") -> None:
         self.name = name
         self.framework = framework
-        self.meta: dict[str, Any] = {}
+        self.meta = GraphMeta()
         self._g = nx.MultiDiGraph()
         self._nodes: dict[int, Node] = {}
         self._by_name: dict[str, int] = {}
@@ -186,6 +187,13 @@ class Graph:
         """Mark a node whose outputs must be inferred again."""
         if node.id in self._nodes:
             self._dirty[node.id] = None
+
+    def unmark_dirty(self, node: Node) -> None:
+        """Forget a node's mark once its outputs were inferred again."""
+        self._dirty.pop(node.id, None)
+
+    def has_dirty(self) -> bool:
+        return any(i in self._nodes for i in self._dirty)
 
     def take_dirty(self) -> list[Node]:
         """Return and clear the nodes marked since the last call."""

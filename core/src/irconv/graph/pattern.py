@@ -81,6 +81,9 @@ class Match:
 
     nodes: dict[str, Node] = field(default_factory=dict)
     ports: dict[str, OutPort] = field(default_factory=dict)
+    #: Every node matched by an op pattern (not the producers of wildcard inputs): the
+    #: nodes a rewrite of this match may change.
+    matched: list[Node] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> Node:
         return self.nodes[name]
@@ -89,7 +92,7 @@ class Match:
         return self.ports[name]
 
     def copy(self) -> Match:
-        return Match(dict(self.nodes), dict(self.ports))
+        return Match(dict(self.nodes), dict(self.ports), list(self.matched))
 
 
 def match_at(pattern: Pat, node: Node) -> Match | None:
@@ -146,6 +149,7 @@ def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) ->
     if len(sources) != len(maybe_sources):
         return
     current = bound.copy()
+    current.matched.append(node)
     if pattern.bind is not None:
         current.nodes[pattern.bind] = node
         current.ports[pattern.bind] = port if port is not None else node.out_port(0)

@@ -1,7 +1,8 @@
-"""Op declarations: the base, the structural ops and the pre-extraction source op."""
+"""Op declarations: the base, traits, the structural ops and the pre-extraction source op."""
 
 from irconv.ops.op import Op, attr, format_attr
-from irconv.ops.source import SourceOp
+from irconv.ops.source import MappingAttributes, SourceAttributes, SourceOp
 from irconv.ops.structural import Const, Parameter, Result
+from irconv.ops.traits import Trait
 
-__all__ = ["Const", "Op", "Parameter", "Result", "SourceOp", "attr", "format_attr"]
+__all__ = ["Const", "MappingAttributes", "Op", "Parameter", "Result", "SourceAttributes", "SourceOp", "Trait", "attr", "format_attr"]

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from irconv.ops.traits import Trait
+
 if TYPE_CHECKING:
     from irconv.graph import Node
 
@@ -46,23 +48,30 @@ class Op:
         ``0`` marks an internal op that must be rewritten before emit.
       outputs: the number of output ports (override ``num_outputs`` when it depends on
         attributes).
-      shape_source: outputs are computed from input *shapes* (ShapeOf); constant values
-        derived from them are kept out of folding unless a static shape is asked for.
+      traits: what the op is (``Trait``), for transforms that work by kind rather than by
+        type name.
+      custom_opset: the IR ``version`` of an op outside the OpenVINO opsets (``"my_opset"``);
+        the runtime needs an extension that implements it. Empty for OpenVINO ops.
     """
 
     type: ClassVar[str] = ""
     version: ClassVar[int] = 0
     outputs: ClassVar[int] = 1
-    shape_source: ClassVar[bool] = False
+    traits: ClassVar[frozenset[Trait]] = frozenset()
+    custom_opset: ClassVar[str] = ""
 
     @property
     def opset(self) -> str:
-        """The IR ``version`` attribute, e.g. ``opset8``."""
-        return f"opset{self.version}"
+        """The IR ``version`` attribute, e.g. ``opset8`` (or the custom opset's name)."""
+        return self.custom_opset or f"opset{self.version}"
 
     @property
     def is_opset_op(self) -> bool:
-        return self.version > 0
+        """True for ops the emitter may write: an opset version or a custom opset."""
+        return self.version > 0 or bool(self.custom_opset)
+
+    def has(self, trait: Trait) -> bool:
+        return trait in self.traits
 
     def num_outputs(self) -> int:
         return self.outputs

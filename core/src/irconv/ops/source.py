@@ -2,18 +2,53 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from irconv.ops.op import Op, attr
+
+
+@runtime_checkable
+class SourceAttributes(Protocol):
+    """A front end's view of one framework node's attributes, as plain Python values.
+
+    Each loader supplies one (ONNX AttributeProtos, TF AttrValues, Caffe parameter messages
+    decoded to ints, floats, strings, lists, arrays), so extractors read ``ctx.attr(name)``
+    and never unwrap a framework's protobuf themselves.
+    """
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def names(self) -> Iterable[str]: ...
+
+
+class MappingAttributes:
+    """``SourceAttributes`` over a plain mapping (toy front ends, tests, JSON formats)."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values
+
+    def names(self) -> Iterable[str]:
+        return list(self._values)
 
 
 @dataclass(eq=False)
 class SourceOp(Op):
     """A framework operation as the loader found it.
 
-    ``source`` is the framework's own description (an ONNX NodeProto, a TF NodeDef, a
-    Caffe LayerParameter); it is dropped when the extractor replaces this op.
+    ``attributes`` is the front end's adapter over the node's attributes (read through
+    ``ExtractContext.attr``); ``source`` is the framework's own description (an ONNX
+    NodeProto, a TF NodeDef, a Caffe LayerParameter) for the front end's own helpers. Both
+    are dropped when the extractor replaces this op.
     ``opset_version`` is the version of ``domain`` the model imports (ONNX) or 1.
     ``bodies`` holds sub-graphs (If branches, Loop bodies) as graphs of source ops; the
     core extracts them before the node itself.
@@ -26,6 +61,7 @@ class SourceOp(Op):
     n_outputs: int = attr(1, emit=False)
     source: Any = attr(None, emit=False)
     bodies: dict[str, Any] = attr(factory=dict, emit=False)
+    attributes: SourceAttributes | None = attr(None, emit=False)
 
     def __post_init__(self) -> None:
         # The node's ``type`` shows the framework op until extraction.

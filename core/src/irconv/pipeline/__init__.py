@@ -1,6 +1,6 @@
 """The conversion pipeline and the contexts it hands to plugins."""
 
-from irconv.pipeline.context import EmitContext, ExtractContext, TransformContext
+from irconv.pipeline.context import EmitContext, ExtractContext, LoadContext, TransformContext
 from irconv.pipeline.infer import infer_graph, infer_node, reinfer
 from irconv.pipeline.options import ConversionOptions, InputSpec
 from irconv.pipeline.output import AtomicFiles
@@ -13,6 +13,7 @@ __all__ = [
     "EmitContext",
     "ExtractContext",
     "InputSpec",
+    "LoadContext",
     "TransformContext",
     "convert",
     "infer_graph",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -10,17 +10,45 @@ import numpy as np
 
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Op
+from irconv.ops import Const, Op, SourceOp
+from irconv.pipeline.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
+from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
     from irconv.pipeline.output import AtomicFiles
     from irconv.plugins.registry import Registry
 
 
-class ExtractContext:
-    """Helpers for an extractor building opset ops in place of one framework node.
+@dataclass
+class LoadContext:
+    """Handed to a loader: the options, the registry of installed plugins, a notes list.
 
+    A loader asks the registry whether an op has an extractor (``has_extractor``) before
+    choosing a fallback such as expanding a function body.
+    """
+
+    options: ConversionOptions
+    registry: Registry
+    notes: list[str] = field(default_factory=list)
+
+    def has_extractor(self, framework: str, domain: str, op: str, opset: int) -> bool:
+        return self.registry.find_extractor(framework, domain, op, opset) is not None
+
+    def note(self, message: str) -> None:
+        """Report something the user should know (printed after conversion)."""
+        self.notes.append(message)
+
+
+_MISSING: Any = object()
+
+
+class ExtractContext:
+    """What an extractor sees of one framework node, and helpers to build opset ops for it.
+
+    Attributes come through the front end's adapter (``attr``); the facts of every input
+    (``input_shape``/``input_type``/``input_value``) are known because extraction runs
+    producers first and the core infers each node right after it is extracted.
     New nodes are named after the framework node (``<name>/<suffix>``) so the IR still
     reads like the source model.
     """
@@ -32,6 +60,38 @@ class ExtractContext:
         self.registry = registry
         self.inputs: list[OutPort | None] = [p.get_source() for p in node.in_ports()]
 
+    # ------------------------------------------------------------ the framework node
+    @property
+    def source_op(self) -> SourceOp:
+        op = self.node.op
+        if not isinstance(op, SourceOp):
+            raise ConversionError(f"node {self.node.name!r} was already extracted")
+        return op
+
+    @property
+    def source(self) -> Any:
+        """The framework's own description of the node, for the front end's own helpers."""
+        return self.source_op.source
+
+    def attr(self, name: str, default: Any = _MISSING) -> Any:
+        """The framework attribute ``name`` as a Python value; ``default`` when absent.
+
+        Without a default, a missing attribute is an error naming the node.
+        """
+        attributes = self.source_op.attributes
+        if attributes is not None and name in attributes:
+            return attributes.get(name)
+        if default is _MISSING:
+            raise ConversionError(
+                f"node {self.node.name!r} ({self.source_op.describe()}) has no attribute {name!r}"
+            )
+        return default
+
+    def has_attr(self, name: str) -> bool:
+        attributes = self.source_op.attributes
+        return attributes is not None and name in attributes
+
+    # ------------------------------------------------------------ inputs and their facts
     def input(self, idx: int) -> OutPort:
         """The tensor at input ``idx``, which must be connected."""
         if idx >= len(self.inputs) or self.inputs[idx] is None:
@@ -43,18 +103,39 @@ class ExtractContext:
     def has_input(self, idx: int) -> bool:
         return idx < len(self.inputs) and self.inputs[idx] is not None
 
+    def input_shape(self, idx: int) -> MaybeShape:
+        """The input's inferred shape (None: rank unknown)."""
+        return self.input(idx).data.shape
+
+    def input_rank(self, idx: int) -> int | None:
+        shape = self.input_shape(idx)
+        return None if shape is None else len(shape)
+
+    def input_type(self, idx: int) -> ElementType:
+        """The input's inferred element type (``ElementType.dynamic`` when unknown)."""
+        return self.input(idx).data.element_type
+
     def input_value(self, idx: int) -> np.ndarray | None:
-        """The input's value when it comes straight from a Const, else None."""
+        """The input's constant value when it is known (a Const, or computed upstream), else None.
+
+        A value computed from a shape (ShapeOf) counts: extractors may specialise on it,
+        while folding it into the IR still waits for ``--static-shape``.
+        """
         if not self.has_input(idx):
             return None
         source = self.input(idx)
         op = source.node.op
-        return op.value if isinstance(op, Const) else None
+        if isinstance(op, Const):
+            return op.value
+        return source.data.value
 
+    # ------------------------------------------------------------ building
     def add(self, op: Op, inputs: Sequence[OutPort | None], suffix: str | None = None) -> Node:
-        """Add a helper node named ``<framework node>/<suffix or op type>``."""
+        """Add a helper node named ``<framework node>/<suffix or op type>``, inferred at once."""
         name = f"{self.node.name}/{suffix or op.type}"
-        return self.graph.add_node(op, name, inputs, origin=self.node.name)
+        node = self.graph.add_node(op, name, inputs, origin=self.node.name)
+        try_infer(node)
+        return node
 
     def op(self, op: Op, *inputs: OutPort | None, suffix: str | None = None) -> OutPort:
         """Add a single-output helper node and return its output port."""
@@ -67,11 +148,19 @@ class ExtractContext:
 
 @dataclass
 class TransformContext:
-    """Handed to each transform: the options and the registry of installed plugins."""
+    """Handed to each transform: the options, the registry of installed plugins, notes.
+
+    ``is_frozen(node)`` is True for nodes the user asked no optimisation to touch; the
+    pattern driver skips matches that include one, and hand-written transforms should ask.
+    """
 
     options: ConversionOptions
     registry: Registry
     notes: list[str] = field(default_factory=list)
+    frozen: Callable[[Node], bool] | None = None
+
+    def is_frozen(self, node: Node) -> bool:
+        return self.frozen is not None and self.frozen(node)
 
     def note(self, message: str) -> None:
         """Report something the user should know (printed after conversion)."""

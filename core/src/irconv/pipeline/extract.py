@@ -12,6 +12,7 @@ from irconv.errors import ConversionError, IrconvError, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op, SourceOp
 from irconv.pipeline.context import ExtractContext
+from irconv.pipeline.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.registry import Registry
 
@@ -75,6 +76,7 @@ def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) 
     for node in graph.topological_order():
         op = node.op
         if not isinstance(op, SourceOp):
+            try_infer(node)  # inputs and constants the loader made: their facts feed the extractors
             continue
         for body in op.bodies.values():
             extract_graph(body, registry, options)
@@ -95,8 +97,11 @@ def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) 
 
 
 def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:
+    """Put the extractor's result in place of the framework node; its facts are inferred at
+    once, so the extractors of the consumers see their inputs' shapes, types and values."""
     if isinstance(result, Op):
         node.op = result
+        try_infer(node)
         return
     outputs = list(result)
     used = [port for port in node.out_ports() if port.get_destinations() or port.data.names]

@@ -8,8 +8,8 @@ import numpy as np
 
 from irconv.errors import ConversionError, IrconvError
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, SourceOp
-from irconv.types import format_shape
+from irconv.ops import Const, Parameter, SourceOp, Trait
+from irconv.types import ElementType, format_shape
 
 
 def infer_node(node: Node) -> None:
@@ -33,6 +33,26 @@ def infer_node(node: Node) -> None:
         _propagate_values(node)
 
 
+def try_infer(node: Node) -> bool:
+    """Infer a node if its op can be inferred now; on failure its facts are left unknown.
+
+    Used while the graph is being built (extraction), where an op may still need a front
+    transform; the inference phase reports real failures with their context.
+    """
+    try:
+        infer_node(node)
+        return True
+    except Exception:
+        forget_facts(node)
+        return False
+
+
+def forget_facts(node: Node) -> None:
+    for port in node.out_ports():
+        data = port.data
+        data.shape, data.element_type, data.value, data.shape_derived = None, ElementType.dynamic, None, False
+
+
 def _propagate_values(node: Node) -> None:
     inputs = [port.get_source() for port in node.in_ports()]
     if not inputs or any(s is None or s.data.value is None for s in inputs):
@@ -47,7 +67,7 @@ def _propagate_values(node: Node) -> None:
         ) from exc
     if outputs is None:
         return
-    derived = node.op.shape_source or any(s.data.shape_derived for s in inputs if s is not None)
+    derived = node.op.has(Trait.SHAPE_ONLY) or any(s.data.shape_derived for s in inputs if s is not None)
     for idx, value in enumerate(outputs):
         data = node.out_port(idx).data
         inferred_type = data.element_type

@@ -6,10 +6,13 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from irconv.errors import UserError
+from irconv.plugins.option import Option, OptionTable
 from irconv.types import ElementType, MaybeShape
+
+T = TypeVar("T")
 
 _INPUT_SPEC = re.compile(r"^(?P<name>[^\[\]{}]*?)(?:\[(?P<shape>[^\]]*)\])?(?:\{(?P<type>[^}]*)\})?$")
 
@@ -62,10 +65,12 @@ def _parse_dim(text: str, spec: str) -> int | None:
 
 @dataclass
 class ConversionOptions:
-    """Everything that steers one conversion. Plugins read the fields they document.
+    """Everything that steers one conversion, with no framework-specific fields.
 
-    ``plugin_options`` carries ``--option key=value`` pairs for third-party plugins
-    (keys are namespaced by the plugin, e.g. ``caffe.custom_layers``).
+    The core's own settings are fields; each plugin's settings are declared by the plugin
+    (``declare_options``) and kept in ``plugin_values`` by option name. Read them with
+    ``options.get(OPTION)``, which gives the declared default when the user set nothing.
+    ``weights`` is the weights file of formats that keep topology and weights apart.
     """
 
     framework: str | None = None
@@ -75,30 +80,59 @@ class ConversionOptions:
     compress_to_fp16: bool = True
     disabled_transforms: set[str] = field(default_factory=set)
     weights: Path | None = None
-    proto: Path | None = None
-    saved_model_tags: list[str] = field(default_factory=list)
-    signature: str | None = None
-    layout_inputs: str | None = None
-    nhwc_to_nchw: bool = True
     output_format: str = "ir11"
-    plugin_options: dict[str, str] = field(default_factory=dict)
     validate: bool = False
+    plugin_values: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, option: Option[T]) -> T:
+        """The value of a plugin's declared option (its default when not given)."""
+        if option.name in self.plugin_values:
+            return cast(T, self.plugin_values[option.name])
+        return cast(T, option.default)
+
+    def with_values(self, **values: Any) -> ConversionOptions:
+        """A copy with some plugin option values set (by option name)."""
+        return dataclasses.replace(self, plugin_values={**self.plugin_values, **values})
 
     @classmethod
-    def from_kwargs(cls, **kwargs: Any) -> ConversionOptions:
-        """Build from keyword arguments, accepting ``--input`` strings for ``inputs``."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(kwargs) - names)
-        if unknown:
-            raise UserError(f"unknown conversion option(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+    def core_fields(cls) -> set[str]:
+        return {f.name for f in dataclasses.fields(cls)} - {"plugin_values"}
+
+    @classmethod
+    def from_kwargs(cls, options: OptionTable | None = None, **kwargs: Any) -> ConversionOptions:
+        """Build from keyword arguments: core fields, or any declared option's keyword.
+
+        ``inputs`` may be ``--input`` strings. Unknown keywords are an error listing the
+        known ones.
+        """
+        core = cls.core_fields()
+        plugin_values: dict[str, Any] = dict(kwargs.pop("plugin_values", None) or {})
+        for key in [k for k in kwargs if k not in core]:
+            declared = options.by_keyword(key) if options is not None else None
+            if declared is None:
+                known = sorted(core | {o.python_keyword for o in options or ()})
+                raise UserError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
+            plugin_values[declared.name] = kwargs.pop(key)
         inputs = kwargs.pop("inputs", None) or []
         parsed = [spec if isinstance(spec, InputSpec) else InputSpec.parse(spec) for spec in inputs]
-        for key in ("weights", "proto"):
-            if kwargs.get(key) is not None:
-                kwargs[key] = Path(kwargs[key])
+        if kwargs.get("weights") is not None:
+            kwargs["weights"] = Path(kwargs["weights"])
         if "disabled_transforms" in kwargs:
             kwargs["disabled_transforms"] = set(kwargs["disabled_transforms"])
-        return cls(inputs=parsed, **kwargs)
+        return cls(inputs=parsed, plugin_values=plugin_values, **kwargs)
+
+    def resolved(self, options: OptionTable) -> ConversionOptions:
+        """A copy whose plugin values are converted and validated against the declarations.
+
+        A name no installed plugin declares is an error listing the declared ones.
+        """
+        values = {}
+        for name, value in self.plugin_values.items():
+            declared = options.by_name(name)
+            if declared is None:
+                raise options.unknown(name, "option")
+            values[name] = declared.convert(value)
+        return dataclasses.replace(self, plugin_values=values)
 
     def input_override(self, name: str, index: int, count: int) -> InputSpec | None:
         """The ``--input`` spec for a model input, matched by name (or the only input)."""

@@ -2,49 +2,79 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 from irconv.errors import ConversionError, GraphError, IrconvError
 from irconv.graph import Graph
 from irconv.ops import SourceOp
 from irconv.pipeline.context import TransformContext
 from irconv.pipeline.infer import reinfer
-from irconv.plugins.records import Phase
+from irconv.plugins.records import Phase, Transform
+from irconv.plugins.registry import Provided
 
 
-def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[str]:
-    """Run the phase's plan; returns the ids that ran.
+@dataclass(frozen=True)
+class TransformRun:
+    """What one transform did: whether it changed the graph, how long it took, node counts."""
 
-    After each middle/back transform the nodes it touched are re-inferred. With
-    ``options.validate`` (tests, ``--debug``) the graph is checked after every transform
-    and a failure names the transform and the ones that ran before it.
+    id: str
+    changed: bool
+    seconds: float
+    nodes_before: int
+    nodes_after: int
+
+
+def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[TransformRun]:
+    """Run the phase's plan; returns what each transform that ran did.
+
+    A transform's return value is used: after one that changed the graph, the nodes it left
+    marked dirty are re-inferred (middle and back phases); a ``fixed_point`` transform runs
+    again while it reports a change. With ``options.validate`` (tests, ``--debug``) the graph
+    is checked after every transform, a transform that reports no change must have made
+    none, and a failure names the transform and the ones that ran before it.
     """
-    ran: list[str] = []
+    runs: list[TransformRun] = []
     for provided in ctx.registry.plan(phase):
         transform = provided.item
         if not transform.enabled or transform.id in ctx.options.disabled_transforms:
             continue
         if not transform.condition(graph, ctx):
             continue
+        start, before = time.perf_counter(), len(graph)
+        ran_before = [run.id for run in runs]
+        changed_any = False
         try:
-            transform.apply(graph, ctx)
-            if phase is not Phase.FRONT:
-                reinfer(graph)
-            if ctx.options.validate:
-                validate_graph(graph, extracted=True)
+            for _ in range(transform.MAX_ROUNDS if transform.fixed_point else 1):
+                changed = transform.apply(graph, ctx)
+                if not isinstance(changed, bool):
+                    raise GraphError(f"apply() returned {changed!r}; it must return True or False")
+                if not changed:
+                    if ctx.options.validate and graph.has_dirty():
+                        raise GraphError("apply() returned False but edited the graph")
+                    break
+                changed_any = True
+                if phase is not Phase.FRONT:
+                    reinfer(graph)
+                if ctx.options.validate:
+                    validate_graph(graph, extracted=True)
         except IrconvError as exc:
             if isinstance(exc, GraphError):
-                raise GraphError(_blame(transform.id, ran, str(exc))) from exc
+                raise GraphError(_blame(provided, ran_before, str(exc))) from exc
             raise
         except Exception as exc:
-            raise ConversionError(_blame(transform.id, ran, f"{type(exc).__name__}: {exc}")) from exc
-        ran.append(transform.id)
+            raise ConversionError(_blame(provided, ran_before, f"{type(exc).__name__}: {exc}")) from exc
+        runs.append(TransformRun(transform.id, changed_any, time.perf_counter() - start, before, len(graph)))
     if phase is Phase.FRONT:
         graph.take_dirty()
-    return ran
+    return runs
 
 
-def _blame(tid: str, ran: list[str], message: str) -> str:
+def _blame(provided: Provided[Transform], ran: list[str], message: str) -> str:
     before = ", ".join(ran[-5:]) or "none"
-    return f"transform {tid!r} failed: {message} (ran before it: {before})"
+    return (
+        f"transform {provided.item.id!r} ({provided.plugin.label()}) failed: {message} (ran before it: {before})"
+    )
 
 
 def validate_graph(graph: Graph, *, extracted: bool) -> None:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
-from irconv.pipeline.context import EmitContext, TransformContext
+from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph
 from irconv.pipeline.fold import fold_constants
 from irconv.pipeline.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.output import AtomicFiles
-from irconv.pipeline.phases import run_phase, validate_graph
+from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Loader, Phase
 from irconv.plugins.registry import Provided, Registry
@@ -42,6 +42,7 @@ class ConversionReport:
     framework: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    transforms: list[TransformRun] = field(default_factory=list)
 
 
 def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> Provided[Loader]:
@@ -81,18 +82,21 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     """Run every phase up to (not including) emit and return the finished graph."""
     report = report if report is not None else ConversionReport()
     registry = host.registry()
+    options = options.resolved(registry.options)
     clock = _Clock(report)
 
     provided = pick_loader(path, options, registry)
     report.framework = provided.item.framework
+    load_ctx = LoadContext(options, registry)
     try:
-        graph = provided.item.load(path, options)
+        graph = provided.item.load(path, load_ctx)
     except UserError:
         raise
     except Exception as exc:  # a loader's parse failure is about the user's file
         raise ModelFileError(
             f"cannot read {path} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
+    report.notes += load_ctx.notes
     clock.lap("load")
 
     apply_input_overrides(graph, options)
@@ -104,16 +108,16 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     clock.lap("extract")
 
     ctx = TransformContext(options, registry)
-    run_phase(graph, Phase.FRONT, ctx)
+    report.transforms += run_phase(graph, Phase.FRONT, ctx)
     clock.lap("front")
 
     infer_graph(graph)
     fold_constants(graph, static_shape=options.static_shape)
     clock.lap("infer")
 
-    run_phase(graph, Phase.MIDDLE, ctx)
+    report.transforms += run_phase(graph, Phase.MIDDLE, ctx)
     clock.lap("middle")
-    run_phase(graph, Phase.BACK, ctx)
+    report.transforms += run_phase(graph, Phase.BACK, ctx)
     graph.clean_up()
     clock.lap("back")
     report.notes += ctx.notes
@@ -131,6 +135,7 @@ def save(
 ) -> list[Path]:
     """Emit ``graph`` in ``options.output_format``: every file appears, or none does."""
     registry = host.registry()
+    options = options.resolved(registry.options)
     provided = registry.emitters.get(options.output_format)
     if provided is None:
         formats = ", ".join(sorted(registry.emitters)) or "none"

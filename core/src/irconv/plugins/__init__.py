@@ -2,15 +2,21 @@
 
 from irconv.plugins.hookspecs import hookimpl
 from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost, PluginInfo
+from irconv.plugins.optable import DeclaredOp, OpTable
+from irconv.plugins.option import Option, OptionTable
 from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform, opsets
 from irconv.plugins.registry import Provided, Registry
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "NEWEST",
+    "DeclaredOp",
     "Emitter",
     "Extractor",
     "Loader",
+    "OpTable",
+    "Option",
+    "OptionTable",
     "Phase",
     "PluginHost",
     "PluginInfo",

@@ -1,18 +1,39 @@
-"""The plugin contract: every hook irconv calls, in one module.
+"""The plugin contract: every hook irconv calls, in one module. The docstrings are the spec.
 
-Each hook is a *registration* hook: the core calls it once per plugin at start-up and
-builds its own tables from the records returned. A hook never receives a node; the core
-dispatches per node by table lookup. Hooks may gain arguments in later versions (pluggy
-lets an implementation take fewer), never lose them.
+Every hook is a *registration* hook: the core calls it once per plugin when the registry is
+built and keeps the records returned; a hook never receives a node, the core dispatches per
+node by table lookup. Rules common to all hooks:
+
+- **Collection.** Every plugin's result is collected; no first-result-wins.
+- **Isolation.** A hook that raises, or returns anything but the documented records, marks
+  its plugin *failed* with the reason (``irconv plugins`` shows it) and leaves out every
+  record of that plugin; conversion goes on with the others. ``--strict-plugins`` (or
+  ``PluginHost(strict=True)``) makes it fatal, naming the plugin and its distribution.
+- **Conflicts.** Two plugins declaring the same key (see each hook) is an error naming both
+  distributions, never a silent override.
+- **Order.** Plugins are called in entry-point-name order, but nothing depends on it: the
+  core decides what wins and orders transforms itself.
+- **Evolution.** Hooks only gain arguments; an implementation names the ones it wants
+  (pluggy passes only those). Hooks are never removed without a deprecation release.
+- **Cost.** Hooks run at start-up: import heavy modules (a framework, a runtime) inside the
+  functions the records point to, not in the hook.
+
+Declaration hooks (``declare_ops``, ``declare_options``) are called first, for every plugin,
+because the others may depend on them (``extract_op`` receives the op table).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from irconv.plugins.records import Emitter, Extractor, Loader, Transform
+if TYPE_CHECKING:
+    from irconv.ops import Op
+    from irconv.plugins.optable import OpTable
+    from irconv.plugins.option import Option
+    from irconv.plugins.records import Emitter, Extractor, Loader, Transform
 
 PROJECT = "irconv"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -20,35 +41,86 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def load_model() -> Sequence[Loader]:
-    """Declare the model loaders this plugin provides.
+def declare_ops() -> Sequence[type[Op]]:
+    """Declare operation classes: the ops this plugin's extractors and transforms produce.
 
-    :return: loaders; a file is read by the first loader whose ``sniff`` (or suffix)
-        accepts it, or by the one named with ``--framework``. Two loaders of the same
-        framework name from different plugins are a conflict.
-    All results are collected (no first-result-wins). Since 0.1.
+    An ``Op`` subclass states its IR ``type``, ``version`` (the opset where that version of
+    the op appeared) or ``custom_opset`` (an opset name of its own), typed attributes,
+    ``traits``, ``infer`` and optionally ``evaluate``. The OpenVINO opsets are declared by
+    the ``irconv-opset`` plugin this way; a third party adds an op the same way.
+
+    :return: op classes. A version is current from its own opset until the opset of the
+        next declared version of the same type; ``irconv ops --opset`` and the IR reader
+        are built from this table.
+    Conflict: the same (type, version) in the same opset namespace from two plugins.
+    Since 0.2.
     """
     raise NotImplementedError
 
 
 @hookspec
-def extract_op() -> Sequence[Extractor]:
-    """Declare extractors, each for one (framework, domain, op) and an opset range.
+def declare_options() -> Sequence[Option[object]]:
+    """Declare the conversion options this plugin reads, typed and documented.
 
-    :return: extractors; overlapping opset ranges for the same key from two plugins
-        are a conflict naming both distributions.
-    All results are collected. Since 0.1.
+    Each ``Option`` has a namespaced name (``tf.signature``), a type, a default, help text
+    and optional choices and validation. ``irconv convert`` gets a flag for each (listed
+    under the plugin in ``--help``), ``--option name=value`` accepts exactly the declared
+    names, and ``convert_model`` accepts each option's keyword. Plugins read values with
+    ``ctx.options.get(OPTION)``.
+
+    :return: ``Option`` records.
+    Conflict: the same name, CLI flag or keyword from two plugins, or a flag the core
+    itself uses. Since 0.2.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def load_model() -> Sequence[Loader]:
+    """Declare the model loaders this plugin provides.
+
+    A ``Loader`` names its framework, the file suffixes it expects, an optional ``sniff``
+    that looks at a file's first bytes (or a directory's content), and
+    ``load(path, ctx: LoadContext) -> Graph``. The graph holds ``Parameter``/``Result``
+    nodes and one ``SourceOp`` per framework node, with a ``SourceAttributes`` adapter the
+    extractors read through ``ctx.attr``.
+
+    :return: loaders; a file is read by the one named with ``--framework``, or else by the
+        first (in framework-name order) whose ``sniff`` (or suffix) accepts it.
+    Conflict: two loaders for the same framework name. Since 0.1; ``load`` receives a
+    ``LoadContext`` (options, registry, notes) since 0.2.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def extract_op(ops: OpTable) -> Sequence[Extractor]:
+    """Declare extractors, each for one (framework, domain, op type) and an opset range.
+
+    ``extract(node, ctx: ExtractContext)`` returns an ``Op`` (the node takes it, keeping its
+    connections) or the output ports of a small sub-graph it built with ``ctx.op``/``ctx.add``.
+    Extraction runs producers first, and the core infers each node right after extraction,
+    so ``ctx.input_shape(i)``, ``ctx.input_type(i)`` and ``ctx.input_value(i)`` are known.
+
+    :param ops: the op table built from every plugin's ``declare_ops`` (for plugins, such as
+        an IR reader, whose extractors follow the declared ops).
+    :return: extractors. Every unsupported op of a model is reported at once, before
+        extraction starts.
+    Conflict: overlapping opset ranges for the same key from two plugins. Since 0.1;
+    ``ops`` since 0.2.
     """
     raise NotImplementedError
 
 
 @hookspec
 def front_transform() -> Sequence[Transform]:
-    """Declare front-phase transforms: framework ops into opset forms, before shapes.
+    """Declare front-phase transforms: framework leftovers into opset forms, before inference.
 
-    :return: transform instances; ids are unique across all plugins and phases.
-    All results are collected; the core orders them by ``run_after``/``run_before``,
-    ties broken by id. Since 0.1.
+    :return: ``Transform`` instances. Their ``apply(graph, ctx) -> bool`` says whether the
+        graph changed; ``fixed_point`` transforms are run again until it returns False.
+    Order: a topological sort of ``run_after``/``run_before`` ids within the phase, ties
+    broken by id; ids of transforms that are not installed are ignored; a cycle is an error
+    naming its members. Conflict: an id used twice, in any phase. Since 0.1.
     """
     raise NotImplementedError
 
@@ -57,29 +129,46 @@ def front_transform() -> Sequence[Transform]:
 def middle_transform() -> Sequence[Transform]:
     """Declare middle-phase transforms: layout, fusing, shape-dependent rewrites.
 
-    :return: transform instances; nodes they touch are re-inferred after each one.
-    All results are collected and ordered as for ``front_transform``. Since 0.1.
+    Tensor facts (shapes, types, constant values) are current when a middle transform
+    starts, and stay current through edits made with the ``Rewriter``; after a transform
+    that reports a change, the core re-infers whatever it marked dirty.
+
+    :return: ``Transform`` instances, ordered and checked as for ``front_transform``.
+    Since 0.1.
     """
     raise NotImplementedError
 
 
 @hookspec
 def back_transform() -> Sequence[Transform]:
-    """Declare back-phase transforms: the exact opset forms the output needs, clean-up.
+    """Declare back-phase transforms: the exact opset forms the output needs, final clean-up.
 
-    :return: transform instances, ordered as for ``front_transform``. Since 0.1.
+    :return: ``Transform`` instances, ordered and checked as for ``front_transform``.
+    Since 0.1.
     """
     raise NotImplementedError
 
 
 @hookspec
 def emit() -> Sequence[Emitter]:
-    """Declare output writers, one per format.
+    """Declare output writers, one per format (``ir11`` is the default).
 
-    :return: emitters; two plugins declaring the same format are a conflict.
-    All results are collected. Since 0.1.
+    ``emit(graph, path, ctx: EmitContext)`` opens files with ``ctx.open``, which writes under
+    temporary names renamed only when the whole emit succeeded.
+
+    :return: ``Emitter`` records.
+    Conflict: two emitters for the same format. Since 0.1.
     """
     raise NotImplementedError
 
 
-HOOK_NAMES = ("load_model", "extract_op", "front_transform", "middle_transform", "back_transform", "emit")
+DECLARATION_HOOK_NAMES = ("declare_ops", "declare_options")
+HOOK_NAMES = (
+    *DECLARATION_HOOK_NAMES,
+    "load_model",
+    "extract_op",
+    "front_transform",
+    "middle_transform",
+    "back_transform",
+    "emit",
+)

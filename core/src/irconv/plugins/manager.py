@@ -29,7 +29,7 @@ class PluginInfo:
     name: str
     distribution: str
     version: str
-    status: str  # "active", "disabled" or "failed"
+    status: str  # "active", "disabled" or "failed" (import failed, or a hook raised)
     error: str = ""
     hooks: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
@@ -113,5 +113,5 @@ class PluginHost:
     def registry(self) -> Registry:
         """The tables built from every active plugin's records (built once, cached)."""
         if self._registry is None:
-            self._registry = Registry.build(self._pm, self._infos)
+            self._registry = Registry.build(self._pm, self._infos, strict=self.strict)
         return self._registry

@@ -18,8 +18,7 @@ from irconv.errors import PluginError
 if TYPE_CHECKING:
     from irconv.graph import Graph, Node, OutPort
     from irconv.ops import Op
-    from irconv.pipeline.context import EmitContext, ExtractContext, TransformContext
-    from irconv.pipeline.options import ConversionOptions
+    from irconv.pipeline.context import EmitContext, ExtractContext, LoadContext, TransformContext
 
 #: An opset range with no upper bound ends here.
 NEWEST = 10_000
@@ -51,7 +50,7 @@ class Loader:
     """
 
     framework: str
-    load: Callable[[Path, ConversionOptions], Graph]
+    load: Callable[[Path, LoadContext], Graph]
     suffixes: tuple[str, ...] = ()
     sniff: Callable[[Path], bool] | None = None
     description: str = ""
@@ -115,13 +114,17 @@ class Transform:
     Subclasses set ``id`` (dotted lower case, e.g. ``fuse.hswish``), optionally
     ``run_after``/``run_before`` ids (ids of transforms not installed are ignored) and
     ``enabled``; they implement ``apply`` and may narrow ``condition``. The phase is
-    the hook that returns the transform.
+    the hook that returns the transform. ``fixed_point`` asks the runner to apply the
+    transform again while it reports a change (at most ``MAX_ROUNDS`` times).
     """
+
+    MAX_ROUNDS: ClassVar[int] = 16
 
     id: ClassVar[str] = ""
     run_after: ClassVar[tuple[str, ...]] = ()
     run_before: ClassVar[tuple[str, ...]] = ()
     enabled: ClassVar[bool] = True
+    fixed_point: ClassVar[bool] = False
     description: ClassVar[str] = ""
 
     def __init__(self) -> None:
@@ -133,7 +136,8 @@ class Transform:
         return True
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        """Rewrite the graph; return True when something changed."""
+        """Rewrite the graph; return True when something changed (the runner relies on it:
+        a transform that returns False is taken at its word and nothing is re-inferred)."""
         raise NotImplementedError
 
     def summary(self) -> str:

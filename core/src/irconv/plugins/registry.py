@@ -7,13 +7,15 @@ or emitter format from two plugins) are errors naming both distributions.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
 from irconv.errors import PluginError
+from irconv.plugins.option import Option, OptionTable
+from irconv.plugins.optable import OpTable
 from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform
 
 if TYPE_CHECKING:
@@ -37,9 +39,11 @@ class Provided(Generic[T]):
 
 
 class Registry:
-    """Loaders, extractors, ordered transforms and emitters of the active plugins."""
+    """Ops, options, loaders, extractors, ordered transforms and emitters of the active plugins."""
 
     def __init__(self) -> None:
+        self.ops = OpTable()
+        self.options = OptionTable()
         self.loaders: list[Provided[Loader]] = []
         self.emitters: dict[str, Provided[Emitter]] = {}
         self._extractors: dict[tuple[str, str, str], list[Provided[Extractor]]] = {}
@@ -47,32 +51,64 @@ class Registry:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def build(cls, pm: pluggy.PluginManager, infos: dict[str, PluginInfo]) -> Registry:
-        registry = cls()
+    def build(
+        cls,
+        pm: pluggy.PluginManager,
+        infos: dict[str, PluginInfo],
+        *,
+        strict: bool = False,
+        reserved_flags: Sequence[str] = (),
+    ) -> Registry:
+        """Call every hook of every active plugin once and build the tables.
+
+        A plugin whose hook raises (or returns something that is not a record) is marked
+        failed with the reason and left out entirely; with ``strict`` it is fatal. Two
+        plugins declaring the same key is always an error naming both.
+        """
         for info in infos.values():
-            info.counts = {"loaders": 0, "extractors": 0, "transforms": 0, "emitters": 0}
-        for loader, info in _collect(pm, "load_model", infos, Loader):
-            registry._add_loader(loader, info)
-        for extractor, info in _collect(pm, "extract_op", infos, Extractor):
-            registry._add_extractor(extractor, info)
+            info.counts = {}
+        declarations = _call_hooks(pm, infos, DECLARATION_HOOKS, {}, strict)
+        records = _call_hooks(pm, infos, REGISTRATION_HOOKS, {"ops": _op_table(declarations, infos)}, strict)
+        registry = cls()
+        registry.ops = _op_table(declarations, infos)  # again: a plugin may have failed since
+        for name, per_hook in declarations.items():
+            info = infos[name]
+            if info.status != "active":
+                continue
+            for option in per_hook.get("declare_options", ()):
+                registry.options.add(option, info.label(), reserved_flags)
+                _count(info, "options")
+            for _ in per_hook.get("declare_ops", ()):
+                _count(info, "ops")
         transform_owner: dict[str, Provided[Transform]] = {}
-        for phase, hook in _PHASE_HOOKS.items():
-            provided: list[Provided[Transform]] = []
-            for transform, info in _collect(pm, hook, infos, Transform):
-                if transform.id in transform_owner:
-                    other = transform_owner[transform.id].plugin
-                    raise PluginError(f"transform id {transform.id!r} provided by {other.label()} and {info.label()}")
-                entry = Provided(transform, info)
-                transform_owner[transform.id] = entry
-                provided.append(entry)
-                info.counts["transforms"] += 1
+        provided_by_phase: dict[Phase, list[Provided[Transform]]] = {phase: [] for phase in Phase}
+        for name, per_hook in records.items():
+            info = infos[name]
+            for loader in per_hook.get("load_model", ()):
+                registry._add_loader(loader, info)
+            for extractor in per_hook.get("extract_op", ()):
+                registry._add_extractor(extractor, info)
+            for phase, hook in _PHASE_HOOKS.items():
+                for transform in per_hook.get(hook, ()):
+                    if transform.id in transform_owner:
+                        other = transform_owner[transform.id].plugin
+                        raise PluginError(
+                            f"transform id {transform.id!r} provided by {other.label()} and {info.label()}"
+                        )
+                    entry = Provided(transform, info)
+                    transform_owner[transform.id] = entry
+                    provided_by_phase[phase].append(entry)
+                    _count(info, "transforms")
+            for emitter in per_hook.get("emit", ()):
+                if emitter.format in registry.emitters:
+                    other = registry.emitters[emitter.format].plugin
+                    raise PluginError(
+                        f"emitter format {emitter.format!r} provided by {other.label()} and {info.label()}"
+                    )
+                registry.emitters[emitter.format] = Provided(emitter, info)
+                _count(info, "emitters")
+        for phase, provided in provided_by_phase.items():
             registry._plans[phase] = order_transforms(provided)
-        for emitter, info in _collect(pm, "emit", infos, Emitter):
-            if emitter.format in registry.emitters:
-                other = registry.emitters[emitter.format].plugin
-                raise PluginError(f"emitter format {emitter.format!r} provided by {other.label()} and {info.label()}")
-            registry.emitters[emitter.format] = Provided(emitter, info)
-            info.counts["emitters"] += 1
         return registry
 
     def _add_loader(self, loader: Loader, info: PluginInfo) -> None:
@@ -82,7 +118,7 @@ class Registry:
                     f"loader for {loader.framework!r} provided by {existing.plugin.label()} and {info.label()}"
                 )
         self.loaders.append(Provided(loader, info))
-        info.counts["loaders"] += 1
+        _count(info, "loaders")
 
     def _add_extractor(self, extractor: Extractor, info: PluginInfo) -> None:
         entries = self._extractors.setdefault(extractor.key, [])
@@ -100,7 +136,7 @@ class Registry:
                 )
         entries.append(Provided(extractor, info))
         entries.sort(key=lambda p: p.item.opsets.start)
-        info.counts["extractors"] += 1
+        _count(info, "extractors")
 
     # ------------------------------------------------------------ lookups
     def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Extractor | None:
@@ -125,22 +161,71 @@ class Registry:
         """The ordered transforms of a phase, disabled ones included."""
         return list(self._plans.get(phase, ()))
 
+    def transform_ids(self) -> set[str]:
+        return {p.item.id for phase in Phase for p in self._plans.get(phase, ())}
 
-def _collect(
-    pm: pluggy.PluginManager, hook_name: str, infos: dict[str, PluginInfo], kind: type
-) -> Iterable[tuple[Any, PluginInfo]]:
-    """Call one registration hook per plugin, checking each record's type."""
-    hook = getattr(pm.hook, hook_name)
-    for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
-        info = infos[impl.plugin_name]
-        records = impl.function() or ()
-        for record in records:
-            if not isinstance(record, kind):
-                raise PluginError(
-                    f"plugin {info.name!r} ({info.label()}): {hook_name} returned {record!r}, "
-                    f"expected {kind.__name__} records"
-                )
-            yield record, info
+
+#: Hooks whose records other hooks may depend on; called first, for every plugin.
+DECLARATION_HOOKS: dict[str, type] = {"declare_ops": type, "declare_options": Option}
+#: The other registration hooks and the record type each returns.
+REGISTRATION_HOOKS: dict[str, type] = {
+    "load_model": Loader,
+    "extract_op": Extractor,
+    "front_transform": Transform,
+    "middle_transform": Transform,
+    "back_transform": Transform,
+    "emit": Emitter,
+}
+
+PerPlugin = dict[str, dict[str, list[Any]]]
+
+
+def _count(info: PluginInfo, what: str) -> None:
+    info.counts[what] = info.counts.get(what, 0) + 1
+
+
+def _op_table(declarations: PerPlugin, infos: dict[str, PluginInfo]) -> OpTable:
+    table = OpTable()
+    for name, per_hook in declarations.items():
+        if infos[name].status == "active":
+            for op in per_hook.get("declare_ops", ()):
+                table.add(op, infos[name].label())
+    return table
+
+
+def _call_hooks(
+    pm: pluggy.PluginManager,
+    infos: dict[str, PluginInfo],
+    hooks: dict[str, type],
+    arguments: dict[str, Any],
+    strict: bool,
+) -> PerPlugin:
+    """Call ``hooks`` of each active plugin, guarded: a plugin that fails is marked and skipped.
+
+    A hook implementation receives the arguments it names (hooks only ever gain arguments).
+    """
+    found: PerPlugin = {}
+    for hook_name, kind in hooks.items():
+        hook = getattr(pm.hook, hook_name)
+        for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
+            info = infos[impl.plugin_name]
+            if info.status != "active":
+                continue
+            try:
+                kwargs = {arg: arguments[arg] for arg in impl.argnames if arg in arguments}
+                records = list(impl.function(**kwargs) or ())
+                for record in records:
+                    if not isinstance(record, kind):
+                        expected = "Op classes" if kind is type else f"{kind.__name__} records"
+                        raise PluginError(f"{hook_name} returned {record!r}, expected {expected}")
+            except Exception as exc:
+                reason = f"hook {hook_name} failed: {type(exc).__name__}: {exc}"
+                if strict:
+                    raise PluginError(f"plugin {info.name!r} ({info.label()}): {reason}") from exc
+                info.status, info.error = "failed", reason
+                continue
+            found.setdefault(info.name, {})[hook_name] = records
+    return {name: per_hook for name, per_hook in found.items() if infos[name].status == "active"}
 
 
 def order_transforms(provided: list[Provided[Transform]]) -> list[Provided[Transform]]:

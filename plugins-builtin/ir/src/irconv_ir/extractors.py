@@ -8,7 +8,7 @@ from typing import Any
 from irconv.errors import ConversionError
 from irconv.graph import Node
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 
 from irconv_ir.attributes import build_op, field_types

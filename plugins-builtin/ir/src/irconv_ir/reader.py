@@ -16,7 +16,7 @@ import numpy as np
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv.types import ElementType
 
 from irconv_ir.attributes import ir_element_type, parse_shape

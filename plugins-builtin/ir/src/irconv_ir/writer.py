@@ -9,7 +9,7 @@ import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const
-from irconv.pipeline.context import EmitContext
+from irconv import EmitContext
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from irconv.graph import Graph
 from irconv.ops import Parameter
-from irconv.pipeline.context import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
 
 from irconv_layout.perm import add_transpose, channels_first, channels_last, refresh
-from irconv_layout.wrap_marked import WRAPPED
+from irconv_layout.options import LAYOUT_INPUTS, WRAPPED_RANK
 
 
 class NchwInputs(Transform):
@@ -22,10 +22,10 @@ class NchwInputs(Transform):
     run_before = ("layout.sink_transposes",)
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return ctx.options.layout_inputs == "nchw" and WRAPPED in graph.meta
+        return ctx.options.get(LAYOUT_INPUTS) == "nchw" and WRAPPED_RANK in graph.meta
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        rank = int(graph.meta[WRAPPED])
+        rank = graph.meta[WRAPPED_RANK]
         changed = False
         for node in graph.parameters():
             op = node.op

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irconv import Option
 from irconv.plugins import Transform, hookimpl
 
 
@@ -22,3 +23,10 @@ def middle_transform() -> Sequence[Transform]:
     from irconv_layout.transpose_to_reshape import TransposeToReshape
 
     return [NchwInputs(), SinkTransposes(), HoistTransposes(), TransposeToReshape()]
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_layout.options import OPTIONS
+
+    return OPTIONS

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.graph import Graph, InPort, Node
-from irconv.pipeline.context import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
+
+from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 
 from irconv_layout.perm import (
     Perm,
@@ -120,7 +122,7 @@ class SinkTransposes(Transform):
     id = "layout.sink_transposes"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return ctx.options.nhwc_to_nchw and bool(graph.by_type("Transpose"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         changed = False

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.graph import Graph, Node
-from irconv.pipeline.context import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
+
+from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 
 from irconv_layout.perm import add_const, refresh, transpose_perm
 
@@ -21,7 +23,7 @@ class TransposeToReshape(Transform):
     run_after = ("layout.sink_transposes", "layout.hoist_transposes")
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return ctx.options.nhwc_to_nchw and bool(graph.by_type("Transpose"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         changed = False

@@ -5,15 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 from irconv.graph import Graph, Node
-from irconv.pipeline.context import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
 
+from irconv_layout.options import WRAPPED_RANK
 from irconv_layout.perm import add_transpose, channels_first, channels_last
 
 #: Node.layout values this plugin understands: channels-last layouts and their rank.
 CHANNELS_LAST = {"NWC": 3, "NHWC": 4, "NDHWC": 5}
-#: graph.meta key set when any node was wrapped (later transforms look for it).
-WRAPPED = "layout.channels_last_rank"
 
 
 class WrapMarked(Transform):
@@ -40,7 +39,7 @@ class WrapMarked(Transform):
             after = add_transpose(graph, None, channels_last(rank), f"{node.name}/to_channels_last")
             node.out_port(0).get_connection().insert_node(after)
             node.layout = "N" + node.layout[-1] + node.layout[1:-1]  # type: ignore[index]
-            graph.meta[WRAPPED] = rank
+            graph.meta[WRAPPED_RANK] = rank
             changed = True
         return changed
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 from irconv.graph import Graph, Match, Node, Pat, any_, const, find_matches, op
-from irconv.pipeline import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
 
 

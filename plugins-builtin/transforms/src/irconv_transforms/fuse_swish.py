@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irconv.graph import Graph, any_, find_matches, op
-from irconv.pipeline import TransformContext
+from irconv import TransformContext
 from irconv.plugins import Transform
 
 _X = any_("x")

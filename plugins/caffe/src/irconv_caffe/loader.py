@@ -13,7 +13,7 @@ from pathlib import Path
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Op, Parameter, Result, SourceOp
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv.types import MaybeShape
 
 from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel

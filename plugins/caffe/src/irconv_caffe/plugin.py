@@ -9,7 +9,7 @@ from irconv.plugins import Extractor, Loader, hookimpl
 
 if TYPE_CHECKING:
     from irconv.graph import Graph
-    from irconv.pipeline.options import ConversionOptions
+    from irconv import ConversionOptions
 
 
 def _load(path: Path, options: ConversionOptions) -> Graph:

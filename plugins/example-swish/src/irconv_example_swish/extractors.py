@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.graph import Node, OutPort
-from irconv.pipeline import ExtractContext
+from irconv import ExtractContext
 
 
 def beta_of(node: Node) -> float:

@@ -16,7 +16,7 @@ from typing import Any
 from irconv.errors import ConversionError, ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv.types import ElementType, MaybeShape
 
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function

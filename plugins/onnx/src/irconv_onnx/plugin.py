@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
 
 

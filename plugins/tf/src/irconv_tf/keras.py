@@ -9,7 +9,7 @@ from pathlib import Path
 
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 
 
 def load_keras(path: Path, options: ConversionOptions) -> Graph:

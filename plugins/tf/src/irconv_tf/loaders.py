@@ -7,7 +7,7 @@ from typing import Any
 
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
+from irconv import ConversionOptions
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
 from irconv_tf.checkpoint import Checkpoint

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.errors import ConversionError
-from irconv.ops import Op, attr
+from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
 from irconv_opset.shapes import (
@@ -314,7 +314,7 @@ class ShapeOf_v1(Op):
 
     type = "ShapeOf"
     version = 1
-    shape_source = True
+    traits = frozenset({Trait.SHAPE_ONLY})
 
     def _out_type(self) -> ElementType:
         return ElementType.i64

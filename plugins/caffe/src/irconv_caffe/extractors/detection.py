@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv_opset import (
     DetectionOutput,
     PriorBox,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Gather, Multiply
 

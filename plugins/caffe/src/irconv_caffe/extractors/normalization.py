@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
 
 from irconv_caffe.extractors._common import (

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
 
 from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of

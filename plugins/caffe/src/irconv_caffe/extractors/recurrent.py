@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv_opset import Add, Concat, Gather, MatMul, Multiply, Reshape, Sigmoid, Tanh, Unsqueeze, VariadicSplit
 
 from irconv_caffe.extractors._common import caffe, const_i64, input_shape, layer_of

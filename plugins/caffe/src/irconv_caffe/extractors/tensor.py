@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.types import ElementType
 from irconv_opset import (
     Add,

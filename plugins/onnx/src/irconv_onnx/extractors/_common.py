@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from irconv.graph import Node, OutPort
 from irconv.ops import SourceOp
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.pipeline.infer import infer_node
 from irconv.plugins import Extractor, opsets
 from irconv.types import ElementType, MaybeShape

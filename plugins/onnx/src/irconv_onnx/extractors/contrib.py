@@ -4,7 +4,7 @@ SkipLayerNormalization, FusedMatMul."""
 from __future__ import annotations
 
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const

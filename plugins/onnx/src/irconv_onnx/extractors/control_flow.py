@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import SourceOp
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import i64, onnx_op, proto

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 

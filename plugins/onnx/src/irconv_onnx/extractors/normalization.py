@@ -4,7 +4,7 @@ LRN, LpNormalization."""
 from __future__ import annotations
 
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, axes_from, i64, in_rank, in_shape, onnx_op, opset, typed_const

@@ -4,7 +4,7 @@ MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Co
 from __future__ import annotations
 
 from irconv.graph import Node, OutPort
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (

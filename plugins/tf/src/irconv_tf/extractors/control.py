@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from irconv.graph import Node, OutPort
 from irconv.ops import Result
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput

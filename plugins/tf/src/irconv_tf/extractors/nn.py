@@ -11,7 +11,7 @@ import numpy as np
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import (
     Add,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.pipeline.context import ExtractContext
+from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import (
     ReduceLogicalAnd,

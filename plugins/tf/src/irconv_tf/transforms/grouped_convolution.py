@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 from irconv.graph import Graph, Node
 from irconv.ops import Const
-from irconv.pipeline.context import TransformContext
+from irconv import TransformContext
 from irconv.pipeline.infer import infer_node
 from irconv.plugins import Transform
 
