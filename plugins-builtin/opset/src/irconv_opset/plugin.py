@@ -1,1 +1,14 @@
-"""Hook implementations of irconv-opset."""
+"""Hook implementations of irconv-opset: the OpenVINO operation sets, declared as ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irconv import Op, hookimpl
+
+
+@hookimpl
+def declare_ops() -> Sequence[type[Op]]:
+    from irconv_opset.catalog import all_ops
+
+    return all_ops()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from irconv.ops import Op, attr
+from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
 from irconv_opset.shapes import auto_broadcast, in_shape, in_type, set_output
@@ -38,10 +38,17 @@ class BinaryElementwise(Op):
     """Base of ops computing ``kernel(a, b)`` with broadcasting."""
 
     version = 1
+    traits = frozenset({Trait.ELEMENTWISE})
     #: True for comparison and logical ops whose output is boolean.
     boolean_output: ClassVar[bool] = False
 
     auto_broadcast: str = attr("numpy")
+
+    def has(self, trait: Trait) -> bool:
+        # PDPD broadcasting aligns the second input from an axis, not NumPy-style.
+        if trait is Trait.ELEMENTWISE and self.auto_broadcast == "pdpd":
+            return False
+        return super().has(trait)
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -67,6 +74,7 @@ class BinaryElementwise(Op):
 @dataclass(eq=False)
 class Add(BinaryElementwise):
     type = "Add"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a + b
@@ -83,6 +91,7 @@ class Subtract(BinaryElementwise):
 @dataclass(eq=False)
 class Multiply(BinaryElementwise):
     type = "Multiply"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a * b
@@ -117,6 +126,7 @@ class Power(BinaryElementwise):
 @dataclass(eq=False)
 class Maximum(BinaryElementwise):
     type = "Maximum"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.maximum(a, b)
@@ -125,6 +135,7 @@ class Maximum(BinaryElementwise):
 @dataclass(eq=False)
 class Minimum(BinaryElementwise):
     type = "Minimum"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(a, b)
@@ -133,6 +144,7 @@ class Minimum(BinaryElementwise):
 @dataclass(eq=False)
 class SquaredDifference(BinaryElementwise):
     type = "SquaredDifference"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (a - b) ** 2
@@ -161,6 +173,7 @@ class Mod(BinaryElementwise):
 @dataclass(eq=False)
 class Equal(BinaryElementwise):
     type = "Equal"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     boolean_output = True
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -170,6 +183,7 @@ class Equal(BinaryElementwise):
 @dataclass(eq=False)
 class NotEqual(BinaryElementwise):
     type = "NotEqual"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     boolean_output = True
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -215,6 +229,7 @@ class GreaterEqual(BinaryElementwise):
 @dataclass(eq=False)
 class LogicalAnd(BinaryElementwise):
     type = "LogicalAnd"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     boolean_output = True
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -224,6 +239,7 @@ class LogicalAnd(BinaryElementwise):
 @dataclass(eq=False)
 class LogicalOr(BinaryElementwise):
     type = "LogicalOr"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     boolean_output = True
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -233,6 +249,7 @@ class LogicalOr(BinaryElementwise):
 @dataclass(eq=False)
 class LogicalXor(BinaryElementwise):
     type = "LogicalXor"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     boolean_output = True
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -242,6 +259,7 @@ class LogicalXor(BinaryElementwise):
 @dataclass(eq=False)
 class BitwiseAnd(BinaryElementwise):
     type = "BitwiseAnd"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     version = 13
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -251,6 +269,7 @@ class BitwiseAnd(BinaryElementwise):
 @dataclass(eq=False)
 class BitwiseOr(BinaryElementwise):
     type = "BitwiseOr"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     version = 13
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -260,6 +279,7 @@ class BitwiseOr(BinaryElementwise):
 @dataclass(eq=False)
 class BitwiseXor(BinaryElementwise):
     type = "BitwiseXor"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.COMMUTATIVE})
     version = 13
 
     def kernel(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -287,6 +307,7 @@ class BitwiseRightShift(BinaryElementwise):
 @dataclass(eq=False)
 class LogicalNot(Op):
     type = "LogicalNot"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     version = 1
 
     def infer(self, node: Node) -> None:
@@ -299,6 +320,7 @@ class LogicalNot(Op):
 @dataclass(eq=False)
 class BitwiseNot(Op):
     type = "BitwiseNot"
+    traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     version = 13
 
     def infer(self, node: Node) -> None:

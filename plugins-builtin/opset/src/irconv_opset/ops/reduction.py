@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from irconv.ops import Op, attr
+from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType, MaybeShape
 
 from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
@@ -34,6 +34,7 @@ def reduced_shape(shape: MaybeShape, axes: np.ndarray | None, keep_dims: bool) -
 @dataclass(eq=False)
 class Reduction(Op):
     """Base: inputs data and axes; ``kernel(x, axes)`` reduces with keepdims."""
+    traits = frozenset({Trait.REDUCTION})
 
     version = 1
     boolean_output: ClassVar[bool] = False

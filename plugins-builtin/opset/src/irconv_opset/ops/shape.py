@@ -433,6 +433,7 @@ class Tile(Op):
 # ------------------------------------------------------------- Convert / ConvertLike
 @dataclass(eq=False)
 class Convert(Op):
+    traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     type = "Convert"
     version = 1
 
@@ -481,6 +482,12 @@ class ConvertLike(Op):
 @dataclass(eq=False)
 class Select(Op):
     """Inputs condition, then, else."""
+    traits = frozenset({Trait.ELEMENTWISE})
+
+    def has(self, trait: Trait) -> bool:
+        if trait is Trait.ELEMENTWISE and self.auto_broadcast == "pdpd":
+            return False
+        return super().has(trait)
 
     type = "Select"
     version = 1

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.ops import Op, attr
+from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
 from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
@@ -30,9 +30,14 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 @dataclass(eq=False)
 class UnaryElementwise(Op):
-    """Base of ops computing ``kernel(x)`` elementwise; output like input 0."""
+    """Base of ops computing ``kernel(x)`` elementwise; output like input 0.
+
+    Extra inputs of subclasses (Selu's alpha, Swish's beta) are scalar parameters, so the
+    op commutes with any transpose of input 0.
+    """
 
     version = 1
+    traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
 
     def kernel(self, x: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -426,6 +431,7 @@ class HardSigmoid(UnaryElementwise):
 @dataclass(eq=False)
 class PReLU(UnaryElementwise):
     """Inputs: data, slope; a 1-D slope as long as the channel dim (1) follows channels."""
+    traits = frozenset({Trait.ELEMENTWISE})  # the slope broadcasts against the data
 
     type = "PReLU"
 
@@ -533,6 +539,7 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 @dataclass(eq=False)
 class SoftMax_v1(UnaryElementwise):
+    traits = frozenset()  # normalises along an axis: not elementwise
     type = "SoftMax"
     version = 1
 
@@ -545,6 +552,7 @@ class SoftMax_v1(UnaryElementwise):
 @dataclass(eq=False)
 class SoftMax(UnaryElementwise):
     """SoftMax-8 accepts negative axes."""
+    traits = frozenset()  # normalises along an axis: not elementwise
 
     type = "SoftMax"
     version = 8
@@ -557,6 +565,7 @@ class SoftMax(UnaryElementwise):
 
 @dataclass(eq=False)
 class LogSoftmax(UnaryElementwise):
+    traits = frozenset()  # normalises along an axis: not elementwise
     type = "LogSoftmax"
     version = 5
 
