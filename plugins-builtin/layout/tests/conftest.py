@@ -18,7 +18,7 @@ def run_graph(tmp_path: Path) -> Callable[[Graph, list[np.ndarray]], list[np.nda
     counter = iter(range(1000))
 
     def run(graph: Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        from irconv.pipeline.infer import infer_graph
+        from irconv.testing import infer_graph
         from irconv.testing.runtime import emit_ir, run_ir
 
         infer_graph(graph)
@@ -48,8 +48,13 @@ def random_array() -> Callable[..., np.ndarray]:
 
 def options(**kwargs: Any):  # type: ignore[no-untyped-def]
     from irconv import ConversionOptions
+    from irconv.plugins import OptionTable
+    from irconv_layout.options import OPTIONS
 
-    return ConversionOptions(**kwargs)
+    table = OptionTable()
+    for option in OPTIONS:
+        table.add(option, "irconv-layout")
+    return ConversionOptions.from_kwargs(table, **kwargs).resolved(table)
 
 
 @pytest.fixture

@@ -52,7 +52,7 @@ def test_disabled_by_option(make_options) -> None:  # type: ignore[no-untyped-de
     from irconv import TransformContext
     from irconv.plugins.registry import Registry
 
-    assert not transform.condition(b.graph, TransformContext(make_options(nhwc_to_nchw=False), Registry()))
+    assert not transform.condition(b.graph, TransformContext(make_options(disable_nhwc_to_nchw=True), Registry()))
 
 
 def _sliced(shrink: bool) -> GraphBuilder:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.testing import GraphBuilder, run_transform
-from irconv_layout.wrap_marked import WRAPPED, WrapMarked
+from irconv_layout.options import WRAPPED_RANK as WRAPPED
+from irconv_layout.wrap_marked import WrapMarked
 from irconv_opset import AvgPool, ReLU
 
 

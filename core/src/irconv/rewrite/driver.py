@@ -74,6 +74,8 @@ def rewrite_greedily(
             if match is None or (frozen is not None and any(frozen(n) for n in match.matched)):
                 continue
             if rule.rewrite(match, rewriter):
+                if node in graph:  # the root survived: it may match again (another consumer)
+                    push(node)
                 count += 1
                 if count > limit:
                     raise GraphError(

@@ -8,7 +8,8 @@ constant value) change, so a rewrite can read ``port.data`` of anything it just 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,25 @@ class Rewriter:
         self.modified = False
         self._on_change = on_change
         self._unnamed: set[int] = set()  # inserted without a name: may take a replaced node's
+        # Inside batch(): the nodes to refresh at its end, with their facts before the batch.
+        self._deferred: dict[int, tuple[Node, list[Facts]]] | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make several edits as one: downstream facts are brought up to date once, at the end.
+
+        Inside, inserted nodes are still inferred at once (their own facts can be read), but
+        nothing downstream is re-inferred for the in-between states of a multi-step edit.
+        """
+        if self._deferred is not None:  # already batching: the outer batch refreshes
+            yield
+            return
+        self._deferred = {}
+        try:
+            yield
+        finally:
+            pending, self._deferred = self._deferred, None
+            self._refresh([node for node, _ in pending.values()], {i: facts for i, (_, facts) in pending.items()})
 
     # ------------------------------------------------------------ building
     def insert(
@@ -70,6 +90,35 @@ class Rewriter:
         if name is None and like is not None:
             name = f"{like.name}/const"
         return self.op(Const(array), name=name, like=like)
+
+    def insert_after(
+        self,
+        port: OutPort,
+        op: Op,
+        extra_inputs: Sequence[OutPort | None] = (),
+        *,
+        name: str | None = None,
+        move_names: bool = True,
+    ) -> Node:
+        """Put a node on ``port``'s tensor: it reads ``port`` (input 0, then ``extra_inputs``)
+        and every former consumer reads the node's output 0 instead.
+
+        With ``move_names`` the tensor names move to the new output (what consumers see);
+        without, they stay on ``port`` (a model input keeps its name).
+        """
+        consumers = port.get_destinations()
+        node = self.graph.add_node(
+            op, name or f"{port.node.name}/{op.type}", [port, *extra_inputs], origin=port.node.origin or port.node.name
+        )
+        for destination in consumers:
+            node.out_port(0).connect(destination)
+        if move_names:
+            for tensor_name in port.data.names:
+                node.out_port(0).data.add_name(tensor_name)
+            port.data.names.clear()
+        self.modified = True
+        self._refresh([node])
+        return node
 
     # ------------------------------------------------------------ editing
     def replace(self, node: Node, new_outputs: OutPort | Sequence[OutPort]) -> None:
@@ -152,12 +201,20 @@ class Rewriter:
                 if source is not None and source.node in self.graph:
                     self._changed(source.node)  # a use fewer: single-use patterns may match now
 
-    def _refresh(self, start: Iterable[Node]) -> None:
+    def _refresh(self, start: Iterable[Node], before_batch: dict[int, list[Facts]] | None = None) -> None:
         """Infer ``start``, then every consumer whose inputs' facts changed, until none do.
 
         A node whose op cannot be inferred yet (a front-phase internal op) stays marked
-        dirty; the phase runner infers it with full error reporting.
+        dirty; the phase runner infers it with full error reporting. ``before_batch`` holds
+        facts from before a batch, to compare against instead of the in-between ones.
         """
+        if self._deferred is not None:
+            for node in start:
+                if node in self.graph:
+                    if node.id not in self._deferred:
+                        self._deferred[node.id] = (node, [_facts(p) for p in node.out_ports()])
+                    try_infer(node)  # its own facts now; downstream when the batch ends
+            return
         queue = deque(n for n in start if n in self.graph)
         queued = {n.id for n in queue}
         while queue:
@@ -166,6 +223,8 @@ class Rewriter:
             if node not in self.graph:
                 continue
             before = [_facts(p) for p in node.out_ports()]
+            if before_batch is not None and node.id in before_batch:
+                before = before_batch.pop(node.id)
             node_outputs_reset(node)
             if not try_infer(node):
                 self.graph.mark_dirty(node)

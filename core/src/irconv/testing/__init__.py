@@ -4,7 +4,8 @@ Fixtures:
   plugin_host: a fresh PluginHost with entry-point autoload off.
   register_plugin: ``register_plugin(obj, name="...", distribution=...)`` into it.
   installed_host: a PluginHost with every installed plugin (what the CLI sees).
-Helpers: ``GraphBuilder``, ``graph_signature``, ``assert_graphs_equal``, ``run_transform``.
+Helpers: ``GraphBuilder``, ``graph_signature``, ``assert_graphs_equal``, ``run_transform``,
+``infer_graph`` (partial inference of a whole graph, as the pipeline runs it).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
 
-__all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "run_transform"]
+__all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "infer_graph", "run_transform"]
 
 
 def run_transform(graph: Graph, transform: Transform, options: ConversionOptions | None = None) -> bool:

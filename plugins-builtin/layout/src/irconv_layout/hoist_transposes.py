@@ -1,6 +1,6 @@
 """Move transposes that feed channels-first ops up towards the inputs, through agnostic ops.
 
-``T(f(x))`` -> ``f(T(x))`` when ``f`` (element-wise unary, or Pad with constant pads) feeds
+``T(f(x))`` -> ``f(T(x))`` when ``f`` (a LAYOUT_AGNOSTIC op, or Pad with constant pads) feeds
 only ``T``: a channels-last model that pads its input before the first convolution then
 keeps the only transpose right after the Parameter, at the model boundary.
 """
@@ -8,18 +8,15 @@ keeps the only transpose right after the Parameter, at the model boundary.
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Graph, Node
-from irconv import TransformContext
-from irconv.plugins import Transform
+from irconv import Graph, Match, Rewriter, Trait, Transform, TransformContext, rewrite_greedily
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
-
-from irconv_layout.perm import add_const, add_transpose, refresh, transpose_perm
-from irconv_layout.sink_transposes import UNARY
+from irconv_layout.perm import transpose, transpose_perm
+from irconv_layout.sink_transposes import TRANSPOSE
 
 
 class HoistTransposes(Transform):
-    """Hoist constant transposes above single-use element-wise ops and constant pads."""
+    """Hoist constant transposes above single-use layout-agnostic ops and constant pads."""
 
     id = "layout.hoist_transposes"
     run_after = ("layout.sink_transposes",)
@@ -28,49 +25,33 @@ class HoistTransposes(Transform):
         return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        changed = False
-        worklist = graph.by_type("Transpose")
-        while worklist:
-            node = worklist.pop()
-            if node not in graph:
-                continue
-            new = _hoist(graph, node)
-            if new is not None:
-                changed = True
-                worklist.append(new)
-        if changed:
-            graph.clean_up()
-        return changed
+        return rewrite_greedily(graph, [_HoistRule()], frozen=ctx.is_frozen) > 0
 
 
-def _hoist(graph: Graph, node: Node) -> Node | None:
-    perm = transpose_perm(node)
-    source = node.in_port(0).get_source()
-    if perm is None or source is None:
-        return None
-    producer = source.node
-    if producer.num_outputs() != 1 or len(source.get_destinations()) != 1 or source.data.names:
-        return None
-    if producer.type == "Pad":
-        begin, end = producer.input_value(1), producer.input_value(2)
-        if begin is None or end is None or np.asarray(begin).size != len(perm):
-            return None
-    elif producer.type not in UNARY:
-        return None
-    x = producer.in_port(0).get_source()
-    assert x is not None
-    new = add_transpose(graph, x, perm, f"{producer.name}/transposed_input")
-    producer.in_port(0).connect(new.out_port(0))
-    if producer.type == "Pad":
-        order = list(perm)
-        producer.in_port(1).connect(add_const(graph, np.asarray(begin)[order], f"{producer.name}/pads_begin"))
-        producer.in_port(2).connect(add_const(graph, np.asarray(end)[order], f"{producer.name}/pads_end"))
-    node.out_port(0).get_connection().set_source(producer.out_port(0))
-    node.in_port(0).disconnect()
-    perm_node = node.in_port(1).get_source()
-    node.in_port(1).disconnect()
-    graph.remove_node(node)
-    if perm_node is not None and not perm_node.node.users():
-        graph.remove_node(perm_node.node)
-    refresh(new, producer)
-    return new
+class _HoistRule:
+    roots = (TRANSPOSE,)
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        t = match["t"]
+        perm = transpose_perm(t)
+        source = match.port("x")
+        producer = source.node
+        if perm is None or producer.num_outputs() != 1 or len(source.get_destinations()) != 1 or source.data.names:
+            return False
+        pads = None
+        if producer.type == "Pad":
+            pads = producer.input_value(1), producer.input_value(2)
+            if any(p is None or np.asarray(p).size != len(perm) for p in pads):
+                return False
+        elif not producer.op.has(Trait.LAYOUT_AGNOSTIC):
+            return False
+        x = producer.in_port(0).get_source()
+        assert x is not None
+        with rw.batch():
+            rw.set_input(producer.in_port(0), transpose(rw, x, perm, f"{producer.name}/transposed_input"))
+            if pads is not None:
+                order = list(perm)
+                for i, value in enumerate(pads, start=1):
+                    rw.set_input(producer.in_port(i), rw.const(np.asarray(value)[order], name=f"{producer.name}/pads{i}"))
+            rw.replace(t, producer.out_port(0))
+        return True

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from irconv.graph import Graph
-from irconv.ops import Parameter
-from irconv import TransformContext
-from irconv.plugins import Transform
+from irconv import Graph, Parameter, Rewriter, Transform, TransformContext
 
-from irconv_layout.perm import add_transpose, channels_first, channels_last, refresh
 from irconv_layout.options import LAYOUT_INPUTS, WRAPPED_RANK
+from irconv_layout.perm import channels_first, channels_last, transpose_after
 
 
 class NchwInputs(Transform):
@@ -26,20 +23,12 @@ class NchwInputs(Transform):
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         rank = graph.meta[WRAPPED_RANK]
-        changed = False
+        rw = Rewriter(graph)
         for node in graph.parameters():
             op = node.op
             assert isinstance(op, Parameter)
             if op.shape is None or len(op.shape) != rank:
                 continue
-            op.shape = tuple(op.shape[p] for p in channels_first(rank))
-            port = node.out_port(0)
-            names = list(port.data.names)
-            back = add_transpose(graph, None, channels_last(rank), f"{node.name}/to_model_layout")
-            port.get_connection().insert_node(back)
-            back.out_port(0).data.names.clear()
-            for name in names:
-                port.data.add_name(name)
-            refresh(node, back)
-            changed = True
-        return changed
+            transpose_after(rw, node, channels_last(rank), move_names=False)
+            rw.replace_op(node, Parameter(tuple(op.shape[p] for p in channels_first(rank)), op.element_type))
+        return rw.modified

@@ -1,13 +1,11 @@
-"""Permutation arithmetic and the small graph edits the layout transforms share."""
+"""Permutation arithmetic, and the Transpose node the layout transforms insert."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const
-from irconv.pipeline.infer import infer_node, node_outputs_reset
+from irconv import Node, OutPort, Rewriter
 
 Perm = tuple[int, ...]
 
@@ -51,24 +49,27 @@ def transpose_perm(node: Node) -> Perm | None:
     return perm
 
 
-def add_transpose(graph: Graph, source: OutPort | None, perm: Sequence[int], name: str) -> Node:
+def transpose(rw: Rewriter, source: OutPort, perm: Sequence[int], name: str) -> OutPort:
+    """A new Transpose of ``source`` by the constant ``perm``."""
     from irconv_opset import Transpose
 
-    perm_node = graph.add_node(Const(np.asarray(perm, dtype=np.int64)), f"{name}/perm")
-    infer_node(perm_node)
-    return graph.add_node(Transpose(), name, [source, perm_node.out_port(0)])
+    order = rw.const(np.asarray(perm, dtype=np.int64), name=f"{name}/perm")
+    return rw.op(Transpose(), source, order, name=name)
 
 
-def add_const(graph: Graph, value: np.ndarray, name: str) -> OutPort:
-    value = np.asarray(value)
-    # (np.ascontiguousarray would turn a 0-d value into 1-d)
-    node = graph.add_node(Const(value if value.flags.c_contiguous else value.copy(order="C")), name)
-    infer_node(node)
-    return node.out_port(0)
+def transpose_after(rw: Rewriter, node: Node, perm: Sequence[int], *, move_names: bool = True) -> Node:
+    """Transpose ``node``'s output 0 for all its consumers (the tensor names move along unless
+    ``move_names`` is False)."""
+    from irconv_opset import Transpose
+
+    order = rw.const(np.asarray(perm, dtype=np.int64), name=f"{node.name}/transposed/perm")
+    return rw.insert_after(
+        node.out_port(0), Transpose(), [order], name=f"{node.name}/transposed", move_names=move_names
+    )
 
 
-def refresh(*nodes: Node) -> None:
-    """Re-infer nodes whose inputs changed, in the given order (shapes downstream are unchanged)."""
-    for node in nodes:
-        node_outputs_reset(node)
-        infer_node(node)
+def permuted_const(value: np.ndarray, perm: Sequence[int]) -> np.ndarray:
+    """A constant operand broadcast against a rank-``len(perm)`` tensor, permuted by ``perm``."""
+    rank = len(perm)
+    aligned = np.asarray(value).reshape((1,) * (rank - value.ndim) + value.shape)
+    return np.ascontiguousarray(np.transpose(aligned, perm))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Graph, Node
-from irconv import TransformContext
-from irconv.plugins import Transform
+from irconv import Graph, Match, Rewriter, Transform, TransformContext, rewrite_greedily
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
-
-from irconv_layout.perm import add_const, refresh, transpose_perm
+from irconv_layout.perm import transpose_perm
+from irconv_layout.sink_transposes import TRANSPOSE
 
 
 class TransposeToReshape(Transform):
@@ -26,48 +24,31 @@ class TransposeToReshape(Transform):
         return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        changed = False
-        for node in graph.by_type("Transpose"):
-            changed = _replace(graph, node) or changed
-        return changed
+        return rewrite_greedily(graph, [_AsReshape()], frozen=ctx.is_frozen) > 0
 
 
-def _reshape_spec(shape: tuple[int | None, ...], perm: tuple[int, ...]) -> list[int] | None:
+def reshape_spec(shape: tuple[int | None, ...], perm: tuple[int, ...]) -> list[int] | None:
     moving = [axis for axis in perm if shape[axis] != 1]
     if moving != sorted(moving):
         return None  # the data really moves
-    spec = []
-    for position, axis in enumerate(perm):
-        if shape[axis] == 1:
-            spec.append(1)
-        elif axis == position:
-            spec.append(0)
-        else:
-            spec.append(-1)
+    spec = [1 if shape[axis] == 1 else 0 if axis == position else -1 for position, axis in enumerate(perm)]
     return spec if spec.count(-1) <= 1 else None
 
 
-def _replace(graph: Graph, node: Node) -> bool:
-    from irconv_opset import Reshape
+class _AsReshape:
+    roots = (TRANSPOSE,)
 
-    perm = transpose_perm(node)
-    source = node.in_port(0).get_source()
-    if perm is None or source is None:
-        return False
-    shape = source.data.get_shape()
-    if shape is None or len(shape) != len(perm):
-        return False
-    spec = _reshape_spec(shape, perm)
-    if spec is None:
-        return False
-    target = add_const(graph, np.asarray(spec, dtype=np.int64), f"{node.name}/shape")
-    reshape = graph.add_node(Reshape(special_zero=True), f"{node.name}/as_reshape", [source, target])
-    node.out_port(0).get_connection().set_source(reshape.out_port(0))
-    perm_node = node.in_port(1).get_source()
-    for port in node.in_ports():
-        port.disconnect()
-    graph.remove_node(node)
-    if perm_node is not None and not perm_node.node.users():
-        graph.remove_node(perm_node.node)
-    refresh(reshape)
-    return True
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import Reshape
+
+        t = match["t"]
+        perm = transpose_perm(t)
+        shape = match.port("x").data.get_shape()
+        if perm is None or shape is None or len(shape) != len(perm):
+            return False
+        spec = reshape_spec(shape, perm)
+        if spec is None:
+            return False
+        target = rw.const(np.asarray(spec, dtype=np.int64), name=f"{t.name}/shape")
+        rw.replace(t, rw.op(Reshape(special_zero=True), match.port("x"), target, name=f"{t.name}/as_reshape"))
+        return True

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from irconv.graph import Graph, Node
-from irconv import TransformContext
-from irconv.plugins import Transform
+from irconv import Graph, Node, Rewriter, Transform, TransformContext
 
 from irconv_layout.options import WRAPPED_RANK
-from irconv_layout.perm import add_transpose, channels_first, channels_last
+from irconv_layout.perm import channels_first, channels_last, transpose, transpose_after
 
 #: Node.layout values this plugin understands: channels-last layouts and their rank.
 CHANNELS_LAST = {"NWC": 3, "NHWC": 4, "NDHWC": 5}
@@ -26,22 +24,21 @@ class WrapMarked(Transform):
     id = "layout.wrap_marked"
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        changed = False
+        rw = Rewriter(graph)
+        bodies_changed = False
         for node in graph.nodes():
             for body in _bodies(node):  # loop and branch bodies compute in the same layout
-                changed = self.apply(body, ctx) or changed
+                bodies_changed = self.apply(body, ctx) or bodies_changed
             rank = CHANNELS_LAST.get(node.layout or "")
             if rank is None:
                 continue
             source = node.in_port(0).get_source()
-            before = add_transpose(graph, source, channels_first(rank), f"{node.name}/to_channels_first")
-            node.in_port(0).connect(before.out_port(0))
-            after = add_transpose(graph, None, channels_last(rank), f"{node.name}/to_channels_last")
-            node.out_port(0).get_connection().insert_node(after)
+            assert source is not None
+            rw.set_input(node.in_port(0), transpose(rw, source, channels_first(rank), f"{node.name}/to_channels_first"))
+            transpose_after(rw, node, channels_last(rank))
             node.layout = "N" + node.layout[-1] + node.layout[1:-1]  # type: ignore[index]
             graph.meta[WRAPPED_RANK] = rank
-            changed = True
-        return changed
+        return rw.modified or bodies_changed
 
 
 def _bodies(node: Node) -> list[Graph]:
