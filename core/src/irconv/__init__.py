@@ -3,7 +3,8 @@
 This module is the whole public API a plugin or a script needs:
 
 - converting: ``convert_model``/``save_model``, ``ConversionOptions``;
-- the graph: ``Graph``, ``Node``, ports, patterns (``op``, ``any_``, ``const``), ``MetaKey``;
+- the graph: ``Graph``, ``Node``, ports, patterns (``op``, ``any_``, ``const``), ``MetaKey``,
+  ``infer_graph`` (partial inference of a whole graph, e.g. an op's loop body);
 - ops: ``Op``, ``attr``, ``Trait``, the structural ``Parameter``/``Const``/``Result``;
 - rewriting: ``Rewriter``, ``PatternRewrite``, ``rewrite_greedily``;
 - the plugin contract: ``hookimpl`` and the records (``Loader``, ``Extractor``, ``Transform``,
@@ -20,6 +21,7 @@ from irconv.errors import ConversionError, IrconvError, PluginError, Unsupported
 from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
 from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
 from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
+from irconv.pipeline.infer import infer_graph
 from irconv.plugins import Emitter, Extractor, Loader, Option, Phase, PluginHost, Transform, hookimpl, opsets
 from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
 from irconv.types import ElementType, MaybeShape, Shape
@@ -74,6 +76,7 @@ __all__ = [
     "convert_model",
     "find_matches",
     "hookimpl",
+    "infer_graph",
     "match_at",
     "op",
     "opsets",

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op
-from irconv.pipeline import infer_graph
+from irconv import infer_graph
 from irconv.plugins.manager import PluginHost
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType, MaybeShape

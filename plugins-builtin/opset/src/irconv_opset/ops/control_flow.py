@@ -112,7 +112,7 @@ def _result_data(body: Graph, index: int, where: str):  # type: ignore[no-untype
 
 
 def _infer_body(body: Graph) -> None:
-    from irconv.pipeline.infer import infer_graph
+    from irconv import infer_graph
 
     infer_graph(body)
 
