@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from irconv.pipeline.extract import check_supported, extract_graph
-from irconv import ConversionOptions
+from irconv import ConversionOptions, LoadContext
 from irconv.pipeline.run import pick_loader
 from irconv.testing.runtime import emit_ir
 from irconv_opset.testing import build_case_graph, case_params, load_case_files
@@ -26,7 +26,7 @@ def test_op_reads_back_from_ir(case, tmp_path, installed_host):
     xml = emit_ir(built.graph, tmp_path / "case.xml", installed_host)
     options = ConversionOptions.from_kwargs(compress_to_fp16=False)
     registry = installed_host.registry()
-    graph = pick_loader(xml, options, registry).item.load(xml, options)
+    graph = pick_loader(xml, options, registry).item.load(xml, LoadContext(options, registry))
     check_supported(graph, registry)
     extract_graph(graph, registry, options)
     read = graph.node("op").op

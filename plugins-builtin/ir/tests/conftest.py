@@ -65,13 +65,13 @@ def reemit(installed_host):  # type: ignore[no-untyped-def]
 
     from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.pipeline.infer import infer_graph
-    from irconv import ConversionOptions
+    from irconv import ConversionOptions, LoadContext
     from irconv.pipeline.run import pick_loader, save
 
     def run(xml_in: Path, xml_out: Path, **options):  # type: ignore[no-untyped-def]
         opts = ConversionOptions.from_kwargs(**{"compress_to_fp16": False, **options})
         registry = installed_host.registry()
-        graph = pick_loader(Path(xml_in), opts, registry).item.load(Path(xml_in), opts)
+        graph = pick_loader(Path(xml_in), opts, registry).item.load(Path(xml_in), LoadContext(opts, registry))
         check_supported(graph, registry)
         extract_graph(graph, registry, opts)
         infer_graph(graph)
@@ -79,3 +79,11 @@ def reemit(installed_host):  # type: ignore[no-untyped-def]
         return graph
 
     return run
+
+
+@pytest.fixture
+def load_ctx(installed_host):  # type: ignore[no-untyped-def]
+    """A ``LoadContext`` with default options and every installed plugin."""
+    from irconv import ConversionOptions, LoadContext
+
+    return LoadContext(ConversionOptions(), installed_host.registry())

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv.errors import ModelFileError, UnsupportedOpsError
-from irconv import ConversionOptions
 from irconv.testing.runtime import run_ir
 from irconv_ir.reader import load_ir, sniff_ir
 
@@ -129,7 +128,7 @@ def test_ir_v10_is_read(tmp_path, reemit):
     )
 
 
-def test_ir_v10_without_tensor_names_uses_layer_names(tmp_path, reemit):
+def test_ir_v10_without_tensor_names_uses_layer_names(tmp_path, reemit, load_ctx):
     import re
 
     original = ov_conv_model(tmp_path, False)
@@ -137,7 +136,7 @@ def test_ir_v10_without_tensor_names_uses_layer_names(tmp_path, reemit):
     v10 = tmp_path / "v10.xml"
     v10.write_text(text)
     v10.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
-    graph = load_ir(v10, ConversionOptions())
+    graph = load_ir(v10, load_ctx)
     assert graph.parameters()[0].out_port(0).data.names == ["image"]
     softmax = graph.results()[0].in_port(0).get_source()
     assert softmax.data.names == [softmax.node.name]
@@ -148,7 +147,7 @@ def test_ir_v10_without_tensor_names_uses_layer_names(tmp_path, reemit):
     np.testing.assert_allclose(got, run_ir(original, {"image": image})["probabilities"], rtol=1e-5)
 
 
-def test_unsupported_constant_types_are_named(tmp_path):
+def test_unsupported_constant_types_are_named(tmp_path, load_ctx):
     original = ov_conv_model(tmp_path, False)
     broken = tmp_path / "u4.xml"
     import re
@@ -158,11 +157,11 @@ def test_unsupported_constant_types_are_named(tmp_path):
     broken.write_text(text)
     broken.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
     with pytest.raises(ModelFileError, match="element type 'u4' are not supported"):
-        load_ir(broken, ConversionOptions())
+        load_ir(broken, load_ctx)
 
 
-def test_constants_are_views_of_the_weights_file(tmp_path):
-    graph = load_ir(ov_conv_model(tmp_path, False), ConversionOptions())
+def test_constants_are_views_of_the_weights_file(tmp_path, load_ctx):
+    graph = load_ir(ov_conv_model(tmp_path, False), load_ctx)
     weights = [n.op.value for n in graph.nodes() if n.type == "Const" and n.op.value.size > 100]
     assert weights
     for value in weights:
@@ -186,20 +185,20 @@ def test_sniff(tmp_path):
     ],
     ids=["truncated", "version", "offset", "edge"],
 )
-def test_broken_files_are_clear_errors(tmp_path, edit, message):
+def test_broken_files_are_clear_errors(tmp_path, edit, message, load_ctx):
     original = ov_conv_model(tmp_path, False)
     broken = tmp_path / "broken.xml"
     broken.write_text(edit(original.read_text()))
     broken.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
     with pytest.raises(ModelFileError, match=message):
-        load_ir(broken, ConversionOptions())
+        load_ir(broken, load_ctx)
 
 
-def test_missing_weights_file_is_named(tmp_path):
+def test_missing_weights_file_is_named(tmp_path, load_ctx):
     original = ov_conv_model(tmp_path, False)
     original.with_suffix(".bin").unlink()
     with pytest.raises(ModelFileError, match=r"weights file .*\.bin is missing"):
-        load_ir(original, ConversionOptions())
+        load_ir(original, load_ctx)
 
 
 def test_extension_layers_are_reported_as_unsupported(tmp_path, reemit):
@@ -208,8 +207,12 @@ def test_extension_layers_are_reported_as_unsupported(tmp_path, reemit):
     custom = tmp_path / "custom.xml"
     custom.write_text(text)
     custom.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
-    with pytest.raises(UnsupportedOpsError, match="my_extension::MyReLU"):
+    with pytest.raises(UnsupportedOpsError) as caught:
         reemit(custom, tmp_path / "out.xml")
+    message = str(caught.value)
+    assert 'MyReLU (version="my_extension") x1' in message
+    assert "no installed plugin declares custom opset 'my_extension'" in message
+    assert "Install the irconv plugin that declares these ops" in message
 
 
 def test_layers_out_of_order_are_sorted(tmp_path, reemit):
@@ -235,7 +238,7 @@ def test_layers_out_of_order_are_sorted(tmp_path, reemit):
     )
 
 
-def test_a_cycle_is_a_clear_error(tmp_path):
+def test_a_cycle_is_a_clear_error(tmp_path, load_ctx):
     original = ov_conv_model(tmp_path, False)
     text = original.read_text()
     # feed the first ReLU back into the Convolution's data input
@@ -252,7 +255,7 @@ def test_a_cycle_is_a_clear_error(tmp_path):
     cyclic.write_text(text)
     cyclic.with_suffix(".bin").write_bytes(original.with_suffix(".bin").read_bytes())
     with pytest.raises(ModelFileError, match="cycle"):
-        load_ir(cyclic, ConversionOptions())
+        load_ir(cyclic, load_ctx)
 
 
 def test_runtime_markers_such_as_int8_decompression_are_kept(tmp_path, installed_host, reemit):
@@ -325,13 +328,13 @@ DECOMPRESSION = """<layer id="{id}" name="{name}" type="Convert" version="opset1
 <output><port id="1" precision="FP32"><dim>4</dim><dim>4</dim></port></output></layer>"""
 
 
-def test_an_f16_constant_shared_by_two_decompressions_is_read_as_two_f32_constants(tmp_path, reemit):
+def test_an_f16_constant_shared_by_two_decompressions_is_read_as_two_f32_constants(tmp_path, reemit, load_ctx):
     converts = DECOMPRESSION.format(id=2, name="w_a") + "\n" + DECOMPRESSION.format(id=3, name="w_b")
     xml = tmp_path / "shared.xml"
     xml.write_text(SHARED_F16_IR.format(converts=converts))
     weights = rng.standard_normal((4, 4)).astype(np.float16)
     xml.with_suffix(".bin").write_bytes(weights.tobytes())
-    graph = load_ir(xml, ConversionOptions())
+    graph = load_ir(xml, load_ctx)
     consts = {n.name: n.op.value for n in graph.nodes() if n.type == "Const"}
     assert sorted(consts) == ["w_a", "w_b"] and not graph.by_type("Convert")
     for value in consts.values():

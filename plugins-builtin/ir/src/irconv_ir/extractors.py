@@ -1,58 +1,89 @@
-"""Extractors of the ``ir`` framework: one per opset op class, generic attribute parsing."""
+"""Extractors of the ``ir`` framework, built from the declared-op table.
+
+Every op version any plugin declares (``declare_ops``) can be read back: an OpenVINO opset
+op is found by its type and the opsets it is current in (``version="opset8"``), a custom op
+by its type in its own opset namespace (``version="my_opset"``, the reader's SourceOp
+domain). Attributes are parsed generically from the op's typed fields.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
-from irconv import ExtractContext
-from irconv.plugins import Extractor
+from irconv.plugins import DeclaredOp, Extractor, OpTable, opsets
 
 from irconv_ir.attributes import build_op, field_types
+from irconv_ir.ir_model import IrLayer
 
+FRAMEWORK = "ir"
 #: Created by the reader itself, never as SourceOps.
 STRUCTURAL = (Parameter, Const, Result)
+#: The reader's opset number for a layer of a custom opset: the IR names no version in it.
+CUSTOM_OPSET_VERSION = 1
 
 
-def opset_extractors() -> list[Extractor]:
-    """One extractor per op version of the installed opset catalog."""
-    from irconv_opset.catalog import all_ops, opset_ranges
-
+def declared_extractors(ops: OpTable) -> list[Extractor]:
+    """One extractor per declared op version; a custom opset's newest version of each type."""
     from irconv_ir.control_flow_reader import CONTROL_FLOW_EXTRACTORS
 
-    ranges = opset_ranges()
     extractors = []
-    for op_class in all_ops():
-        if op_class in STRUCTURAL:
+    for declared in ops.declared():
+        op_class = declared.op
+        if op_class in STRUCTURAL or issubclass(op_class, STRUCTURAL):
+            continue
+        if op_class.custom_opset:
+            if ops.find(op_class.type, op_class.custom_opset) is not op_class:
+                continue  # an older version of a custom op: the IR cannot tell them apart
+            extractors.append(_custom_extractor(declared))
             continue
         special = CONTROL_FLOW_EXTRACTORS.get(op_class.type)
         extract = special(op_class) if special else generic_extract(op_class)
         extractors.append(
             Extractor(
-                framework="ir",
+                framework=FRAMEWORK,
                 op=op_class.type,
                 extract=extract,
-                opsets=ranges[op_class],
+                opsets=declared.opsets,
                 produces=f"{op_class.type}-{op_class.version}",
             )
         )
     return extractors
 
 
+def _custom_extractor(declared: DeclaredOp) -> Extractor:
+    op_class = declared.op
+    return Extractor(
+        framework=FRAMEWORK,
+        op=op_class.type,
+        domain=op_class.custom_opset,
+        extract=generic_extract(op_class),
+        opsets=opsets(CUSTOM_OPSET_VERSION),
+        produces=f"{op_class.custom_opset}::{op_class.type} ({declared.owner})",
+    )
+
+
 def generic_extract(op_class: type[Op]) -> Callable[[Node, ExtractContext], Op]:
+    """Parse the layer's ``<data>`` attributes into ``op_class``'s typed fields."""
     resolved: list[dict[str, tuple[str, Any]]] = []  # the field types, resolved on first use
 
     def extract(node: Node, ctx: ExtractContext) -> Op:
-        source = node.op
-        assert isinstance(source, SourceOp)
+        source = ctx.source_op
         if not resolved:
             resolved.append(field_types(op_class))
         try:
-            return build_op(op_class, source.source.data, resolved[0])
-        except ValueError as exc:
+            return build_op(op_class, _layer(source).data, resolved[0])
+        except (ValueError, TypeError) as exc:
             raise ConversionError(f"IR layer {node.name!r} ({op_class.type}): {exc}") from None
 
     return extract
+
+
+def _layer(source: SourceOp) -> IrLayer:
+    layer = source.source
+    assert isinstance(layer, IrLayer)
+    return layer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irconv.plugins import Emitter, Extractor, Loader, hookimpl
+from irconv.plugins import Emitter, Extractor, Loader, OpTable, hookimpl
 
 
 @hookimpl
@@ -20,7 +20,8 @@ def load_model() -> list[Loader]:
 
 
 @hookimpl
-def extract_op() -> list[Extractor]:
-    from irconv_ir.extractors import opset_extractors
+def extract_op(ops: OpTable) -> list[Extractor]:
+    """Every op any plugin declares reads back from the IR, custom opsets included."""
+    from irconv_ir.extractors import declared_extractors
 
-    return opset_extractors()
+    return declared_extractors(ops)

@@ -16,10 +16,11 @@ import numpy as np
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
-from irconv import ConversionOptions
+from irconv import LoadContext
 from irconv.types import ElementType
 
 from irconv_ir.attributes import ir_element_type, parse_shape
+from irconv_ir.custom_check import check_custom_layers
 from irconv_ir.ir_model import IrLayer, IrNet, parse_ir
 from irconv_ir.meta import LAYER_NODES, RT_MARKERS
 
@@ -35,12 +36,17 @@ def sniff_ir(path: Path) -> bool:
     return b"<net" in head
 
 
-def load_ir(path: Path, options: ConversionOptions) -> Graph:
-    """Read ``<stem>.xml`` and its ``<stem>.bin`` (or ``options.weights``)."""
+def load_ir(path: Path, ctx: LoadContext) -> Graph:
+    """Read ``<stem>.xml`` and its ``<stem>.bin`` (or the ``weights`` option).
+
+    Layers of a custom opset that no installed plugin declares are reported here, all at
+    once, with the opset and what to install (see :mod:`irconv_ir.custom_check`).
+    """
     net = parse_ir(path)
-    bin_path = options.weights or path.with_suffix(".bin")
+    bin_path = ctx.options.weights or path.with_suffix(".bin")
     weights = _map_weights(bin_path) if bin_path.exists() else None
     graph = GraphReader(path, weights).build(net)
+    check_custom_layers(path, graph, ctx)
     if net.version == 10:
         add_legacy_names(graph)
     return graph
