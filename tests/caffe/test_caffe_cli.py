@@ -201,3 +201,42 @@ def test_train_val_prototxt_converts_like_the_deploy_one(tiny: tuple[Path, Path]
         outputs[name] = run_ir(out, {"data": x})
     assert list(outputs["train_val"]) == ["fc"]
     np.testing.assert_array_equal(outputs["train_val"]["fc"], outputs["deploy"]["fc"])
+
+
+CUSTOM = """
+name: "custom"
+input: "data"
+input_shape { dim: 1 dim: 2 dim: 3 dim: 4 }
+layer { name: "up" type: "Upscale" bottom: "data" top: "up" upscale_param { factor: 3 } }
+"""
+
+
+@pytest.mark.parametrize("spelling", ["flag", "option"])
+def test_custom_layer_mapping_by_flag_or_option(tmp_path: Path, spelling: str) -> None:
+    import xml.etree.ElementTree as ET
+
+    proto = write_net(tmp_path, "custom", CUSTOM)
+    weights = tmp_path / "custom.caffemodel"
+    write_random_caffemodel(proto, weights)
+    mapping = tmp_path / "mapping.xml"
+    mapping.write_text(
+        '<CustomLayersMapping><CustomLayer NativeType="Upscale" protoParamName="upscale_param" '
+        'type="MyUpscale" opset="my_ext" shape="same"/></CustomLayersMapping>'
+    )
+    given = (
+        ["--caffe-custom-layers", str(mapping)]
+        if spelling == "flag"
+        else ["--option", f"caffe.custom_layers={mapping}"]
+    )
+    out = tmp_path / "custom.xml"
+    assert convert(str(proto), "--weights", str(weights), "-o", str(out), *given) == 0
+    layer = next(e for e in ET.parse(out).getroot().iter("layer") if e.get("type") == "MyUpscale")
+    assert layer.get("version") == "my_ext"
+    assert layer.find("data").attrib == {"factor": "3"}  # type: ignore[union-attr]
+
+
+def test_proto_by_option_name(tiny: tuple[Path, Path], tmp_path: Path) -> None:
+    proto, weights = tiny
+    out = tmp_path / "tiny.xml"
+    assert convert(str(weights), "--option", f"caffe.proto={proto}", "-o", str(out)) == 0
+    assert outputs_in(tmp_path) == ["tiny.bin", "tiny.xml"]

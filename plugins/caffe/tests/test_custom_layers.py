@@ -42,7 +42,7 @@ class UpscalePlugin:
         def extract(node, ctx):  # type: ignore[no-untyped-def]
             from irconv_opset import Multiply
 
-            factor = float(node.op.source.extra["upscale_param"]["factor"])
+            factor = float(ctx.attr("upscale_param.factor"))
             return [ctx.op(Multiply(), ctx.input(0), ctx.const(np.float32(factor)))]
 
         return [Extractor(framework="caffe", op="Upscale", extract=extract, produces="Multiply")]
@@ -82,9 +82,7 @@ def test_mapping_file_passes_parameters_as_attributes(model, installed_host, tmp
         ' opset="my_extension" shape="same"/>\n'
         "</CustomLayersMapping>\n"
     )
-    graph = convert_model(
-        proto, host=installed_host, weights=weights, plugin_options={"caffe.custom_layers": str(mapping)}
-    )
+    graph = convert_model(proto, host=installed_host, weights=weights, caffe_custom_layers=mapping)
     xml = tmp_path / "out.xml"
     save_model(graph, xml, host=installed_host)
     layer = next(e for e in ET.parse(xml).getroot().iter("layer") if e.get("type") == "MyUpscale")
@@ -114,4 +112,4 @@ def test_bad_mapping_file_is_a_clear_error(model, installed_host, tmp_path: Path
     mapping = tmp_path / "mapping.xml"
     mapping.write_text("<CustomLayersMapping><CustomLayer type='x'/>")
     with pytest.raises(ModelFileError, match="mapping.xml"):
-        convert_model(proto, host=installed_host, weights=weights, plugin_options={"caffe.custom_layers": str(mapping)})
+        convert_model(proto, host=installed_host, weights=weights, caffe_custom_layers=mapping)

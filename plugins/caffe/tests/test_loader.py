@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from irconv.errors import ModelFileError
 from irconv import ConversionOptions
+from irconv.errors import ModelFileError
 from irconv_caffe.loader import load_caffe
 from irconv_caffe.testing import write_random_caffemodel
 

@@ -1,6 +1,7 @@
 """The mapping-file route for custom Caffe layers (in the spirit of CustomLayersMapping.xml).
 
-``--option caffe.custom_layers=mapping.xml`` names a file such as::
+``--caffe-custom-layers mapping.xml`` (or ``--option caffe.custom_layers=mapping.xml``) names
+a file such as::
 
     <CustomLayersMapping>
       <CustomLayer NativeType="Upscale" protoParamName="upscale_param"
@@ -30,8 +31,6 @@ from irconv.types import ElementType
 
 if TYPE_CHECKING:
     from irconv.graph import Node
-
-OPTION = "caffe.custom_layers"
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irconv import ConversionOptions
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Op, Parameter, Result, SourceOp
-from irconv import ConversionOptions
 from irconv.types import MaybeShape
 
+from irconv_caffe.attributes import CaffeAttributes
 from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel
-from irconv_caffe.custom_layers import OPTION, CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
+from irconv_caffe.custom_layers import CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
 from irconv_caffe.layer import CaffeLayer
+from irconv_caffe.options import CUSTOM_LAYERS, PROTO, WEIGHTS
 from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_caffe.prototxt import ExtraParams, read_prototxt_with_extras
 
@@ -36,10 +38,10 @@ DATA_LAYER_TYPES = ("Data", "ImageData", "WindowData", "MemoryData", "HDF5Data",
 
 def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
     """``(prototxt, caffemodel)`` from the model path and ``--weights`` / ``--proto``."""
-    proto: Path | None
+    proto: Path | None = options.get(PROTO)
     weights: Path | None
-    if path.suffix.lower() == WEIGHTS_SUFFIX or (options.proto is not None and options.weights is None):
-        weights, proto = path, options.proto
+    if path.suffix.lower() == WEIGHTS_SUFFIX or (proto is not None and options.weights is None):
+        weights = path
         if proto is None:
             raise ModelFileError(f"{path} holds Caffe weights only: give the network with --proto deploy.prototxt")
     else:
@@ -55,11 +57,11 @@ def resolve_files(path: Path, options: ConversionOptions) -> tuple[Path, Path]:
 
 
 def load_caffe(path: Path, options: ConversionOptions) -> Graph:
-    """The ``Loader.load`` of the caffe plugin."""
+    """Read a Caffe model: ``path`` and ``--weights``/``--proto``, the custom layer mapping."""
     proto_path, weights_path = resolve_files(path, options)
     net, extras = read_prototxt_with_extras(proto_path, strict_types=builtin_layer_types())
-    mapping_file = options.plugin_options.get(OPTION)
-    custom = read_mapping(Path(mapping_file)) if mapping_file else {}
+    mapping_file = options.get(CUSTOM_LAYERS)
+    custom = read_mapping(mapping_file) if mapping_file is not None else {}
     weights = read_caffemodel(weights_path)
     return build_graph(net, weights, proto_path, extras, custom)
 
@@ -79,7 +81,7 @@ def build_graph(
     custom: dict[str, CustomLayerSpec] | None = None,
 ) -> Graph:
     graph = Graph(net.name or proto_path.stem, FRAMEWORK)
-    graph.meta["caffe_weights"] = weights  # keeps the file mapped while views are used
+    graph.meta[WEIGHTS] = weights  # keeps the file mapped while views are used
     producers: dict[str, OutPort] = {}
     unconsumed: dict[str, None] = {}  # insertion-ordered set of candidate outputs
 
@@ -124,6 +126,7 @@ def build_graph(
                 op_type=layer.type,
                 n_outputs=len(layer.top),
                 source=CaffeLayer(layer, found.blobs if found is not None else None, weights.path, extra),
+                attributes=CaffeAttributes(layer, extra),
             )
         node = graph.add_node(op, layer.name or None, inputs)
         for idx, top in enumerate(layer.top):

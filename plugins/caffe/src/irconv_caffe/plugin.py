@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from irconv import Option
 from irconv.plugins import Extractor, Loader, hookimpl
 
 if TYPE_CHECKING:
+    from irconv import LoadContext
     from irconv.graph import Graph
-    from irconv import ConversionOptions
 
 
-def _load(path: Path, options: ConversionOptions) -> Graph:
+def _load(path: Path, ctx: LoadContext) -> Graph:
     # protobuf is imported only when a Caffe model is actually read.
     from irconv_caffe.loader import load_caffe
 
-    return load_caffe(path, options)
+    return load_caffe(path, ctx.options)
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_caffe.options import OPTIONS
+
+    return OPTIONS
 
 
 @hookimpl

@@ -1,28 +1,42 @@
-"""What every Caffe extractor uses: the layer behind a node, input shapes, constants."""
+"""What every Caffe extractor uses: the layer behind a node, its parameters, constants."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
-from irconv.pipeline.infer import infer_node
 from irconv.plugins import Extractor
-from irconv.types import MaybeShape
 
+from irconv_caffe.attributes import CaffeAttributes, ParamBlock
 from irconv_caffe.layer import CaffeLayer
 
 ExtractFn = Callable[[Node, ExtractContext], "Op | Sequence[OutPort]"]
-_INFERRED = "caffe.inferred_nodes"
 
 
-def layer_of(node: Node) -> CaffeLayer:
-    layer = node.op.source  # type: ignore[attr-defined]
-    assert isinstance(layer, CaffeLayer)
+def layer_of(ctx: ExtractContext) -> CaffeLayer:
+    """The layer behind the node being extracted: its blobs and its description."""
+    layer = ctx.source
+    if not isinstance(layer, CaffeLayer):
+        raise ConversionError(f"node {ctx.node.name!r} is not a Caffe layer")
     return layer
+
+
+def params(ctx: ExtractContext, block: str) -> ParamBlock:
+    """The layer's parameter block ``block`` (``"convolution_param"``), decoded on access."""
+    value = ctx.attr(block)
+    assert isinstance(value, ParamBlock), block
+    return value
+
+
+def is_set(ctx: ExtractContext, path: str) -> bool:
+    """Whether the prototxt spelled out the field at ``path`` (``"relu6_param"``)."""
+    attributes: Any = ctx.source_op.attributes
+    return isinstance(attributes, CaffeAttributes) and attributes.is_set(path)
 
 
 def caffe(op: str, produces: str) -> Callable[[ExtractFn], Extractor]:
@@ -34,59 +48,22 @@ def caffe(op: str, produces: str) -> Callable[[ExtractFn], Extractor]:
     return wrap
 
 
-def input_shape(ctx: ExtractContext, idx: int = 0) -> MaybeShape:
-    """The shape of input ``idx``, inferring the (already extracted) nodes upstream.
-
-    Extraction runs producers first, so everything above this node is made of opset
-    ops already; inferring them here lets an extractor pick rank-dependent forms
-    (Caffe's ``axis`` parameters) exactly as Caffe sized its blobs. The core infers the
-    whole graph again after the front phase.
-    """
-    port = ctx.input(idx)
-    _infer_upstream(port.node)
-    return port.data.get_shape()
-
-
 def input_rank(ctx: ExtractContext, idx: int = 0) -> int:
-    shape = input_shape(ctx, idx)
-    if shape is None:
+    """The rank of input ``idx``; an unknown rank is an error asking for a shape."""
+    rank = ctx.input_rank(idx)
+    if rank is None:
         raise ConversionError(
-            f"{layer_of(ctx.node).describe()}: the rank of input {idx} is unknown; "
+            f"{layer_of(ctx).describe()}: the rank of input {idx} is unknown; "
             "give the model input a shape with --input name[d0,d1,...]"
         )
-    return len(shape)
+    return rank
 
 
 def normalize_axis(ctx: ExtractContext, axis: int, rank: int) -> int:
     value = axis + rank if axis < 0 else axis
     if not 0 <= value < rank:
-        raise ConversionError(f"{layer_of(ctx.node).describe()}: axis {axis} is out of range for rank {rank}")
+        raise ConversionError(f"{layer_of(ctx).describe()}: axis {axis} is out of range for rank {rank}")
     return value
-
-
-def _infer_upstream(start: Node) -> None:
-    done: set[int] = start.graph.meta.setdefault(_INFERRED, set())
-    if start.id in done:
-        return
-    order: list[Node] = []
-    stack: list[tuple[Node, bool]] = [(start, False)]
-    seen: set[int] = set()
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if node.id in done or node.id in seen:
-            continue
-        seen.add(node.id)
-        stack.append((node, True))
-        for port in node.in_ports():
-            source = port.get_source()
-            if source is not None:
-                stack.append((source.node, False))
-    for node in order:
-        infer_node(node)
-        done.add(node.id)
 
 
 def const_i64(ctx: ExtractContext, values: Sequence[int] | int, suffix: str = "const") -> OutPort:

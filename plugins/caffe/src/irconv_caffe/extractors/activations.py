@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
     Abs,
@@ -28,13 +28,13 @@ from irconv_opset import (
     Tanh,
 )
 
-from irconv_caffe.extractors._common import caffe, const_f32, layer_of
+from irconv_caffe.extractors._common import caffe, const_f32, is_set, layer_of, params
 
 
 @caffe("ReLU", "ReLU, PReLU")
 def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``negative_slope`` gives a leaky ReLU (PReLU with one slope)."""
-    slope = layer_of(node).param.relu_param.negative_slope
+    slope = ctx.attr("relu_param.negative_slope")
     if slope == 0:
         return [ctx.op(ReLU(), ctx.input(0), suffix="relu")]
     # Leaky ReLU: one slope shared by every channel.
@@ -44,29 +44,28 @@ def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("ReLU6", "Clamp")
 def extract_relu6(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Fork layer: min(max(x, 0), 6)."""
-    param = layer_of(node).param
-    top = param.relu6_param.n if param.HasField("relu6_param") else 6.0
+    top = ctx.attr("relu6_param.n") if is_set(ctx, "relu6_param") else 6.0
     return [ctx.op(Clamp(min=0.0, max=float(top)), ctx.input(0), suffix="clamp")]
 
 
 @caffe("Clip", "Clamp")
 def extract_clip(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    p = layer_of(node).param.clip_param
+    p = params(ctx, "clip_param")
     return [ctx.op(Clamp(min=float(p.min), max=float(p.max)), ctx.input(0), suffix="clamp")]
 
 
 @caffe("PReLU", "PReLU")
 def extract_prelu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-channel or shared slope."""
-    layer = layer_of(node)
-    shared = layer.param.prelu_param.channel_shared
+    layer = layer_of(ctx)
+    shared = ctx.attr("prelu_param.channel_shared")
     slope = layer.flat_blob(0, 1 if shared else None)
     return [ctx.op(PReLU(), ctx.input(0), ctx.const(slope, suffix="slope"), suffix="prelu")]
 
 
 @caffe("ELU", "Elu")
 def extract_elu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    return [ctx.op(Elu(alpha=layer_of(node).param.elu_param.alpha), ctx.input(0), suffix="elu")]
+    return [ctx.op(Elu(alpha=ctx.attr("elu_param.alpha")), ctx.input(0), suffix="elu")]
 
 
 @caffe("Sigmoid", "Sigmoid")
@@ -91,7 +90,7 @@ def extract_bnll(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 @caffe("Swish", "Swish")
 def extract_swish(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    beta = layer_of(node).param.swish_param.beta
+    beta = ctx.attr("swish_param.beta")
     return [ctx.op(Swish(), ctx.input(0), const_f32(ctx, beta, suffix="beta"), suffix="swish")]
 
 
@@ -108,7 +107,7 @@ def _affine(ctx: ExtractContext, scale: float, shift: float) -> OutPort:
 @caffe("Power", "Multiply, Add, Power")
 def extract_power(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """(shift + scale * x) ^ power."""
-    p = layer_of(node).param.power_param
+    p = params(ctx, "power_param")
     out = _affine(ctx, p.scale, p.shift)
     if p.power != 1:
         out = ctx.op(Power(), out, const_f32(ctx, p.power, suffix="power"), suffix="pow")
@@ -118,7 +117,7 @@ def extract_power(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Exp", "Multiply, Add, Exp")
 def extract_exp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """base ^ (shift + scale * x); base -1 means e."""
-    p = layer_of(node).param.exp_param
+    p = params(ctx, "exp_param")
     log_base = 1.0 if p.base == -1 else math.log(p.base)
     return [ctx.op(Exp(), _affine(ctx, p.scale * log_base, p.shift * log_base), suffix="exp")]
 
@@ -126,7 +125,7 @@ def extract_exp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Log", "Multiply, Add, Log")
 def extract_log(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """log_base(shift + scale * x); base -1 means e."""
-    p = layer_of(node).param.log_param
+    p = params(ctx, "log_param")
     out = ctx.op(Log(), _affine(ctx, p.scale, p.shift), suffix="log")
     if p.base != -1:
         out = ctx.op(Multiply(), out, const_f32(ctx, 1.0 / math.log(p.base), suffix="inv_log_base"), suffix="rebase")
@@ -136,7 +135,7 @@ def extract_log(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Threshold", "Greater, Convert")
 def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """1 where x > threshold, else 0."""
-    t = layer_of(node).param.threshold_param.threshold
+    t = ctx.attr("threshold_param.threshold")
     above = ctx.op(Greater(), ctx.input(0), const_f32(ctx, t, suffix="threshold"), suffix="greater")
     return [ctx.op(Convert(destination_type=ElementType.f32), above, suffix="convert")]
 
@@ -144,7 +143,7 @@ def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Softmax", "SoftMax")
 def extract_softmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis``."""
-    return [ctx.op(SoftMax(axis=layer_of(node).param.softmax_param.axis), ctx.input(0), suffix="softmax")]
+    return [ctx.op(SoftMax(axis=ctx.attr("softmax_param.axis")), ctx.input(0), suffix="softmax")]
 
 
 @caffe("Dropout", "(identity at inference)")
@@ -157,7 +156,7 @@ def extract_dropout(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Split", "(identity)")
 def extract_split(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Identity: every top is the input."""
-    return [ctx.input(0)] * len(layer_of(node).param.top)
+    return [ctx.input(0)] * len(ctx.attr("top"))
 
 
 @caffe("Silence", "(nothing)")

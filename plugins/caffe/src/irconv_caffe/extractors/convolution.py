@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
+from irconv.ops import Op
 from irconv_opset import (
     Add,
     Convolution,
@@ -23,32 +25,30 @@ from irconv_opset import (
 )
 
 from irconv_caffe.extractors._common import (
+    ParamBlock,
     caffe,
     const_i64,
-    input_shape,
     layer_of,
     normalize_axis,
+    params,
     per_axis,
     pick,
 )
 from irconv_caffe.layer import CaffeLayer
-from irconv_caffe.proto import caffe_pb2 as pb
 
 
-def conv_geometry(layer: CaffeLayer, p: pb.ConvolutionParameter, spatial: int) -> dict[str, list[int]]:
+def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> dict[str, list[int]]:
     """Kernel, strides, pads and dilations per spatial dim, from Caffe's several spellings."""
-    if p.HasField("kernel_h") or p.HasField("kernel_w"):
+    if p.is_set("kernel_h") or p.is_set("kernel_w"):
         kernel = [p.kernel_h, p.kernel_w]
     else:
         kernel = [pick(p.kernel_size, i, 0) for i in range(spatial)]
-    if p.HasField("stride_h") or p.HasField("stride_w"):
+    if p.is_set("stride_h") or p.is_set("stride_w"):
         strides = [p.stride_h or 1, p.stride_w or 1]
     else:
         strides = [pick(p.stride, i, 1) for i in range(spatial)]
-    if p.HasField("pad_h") or p.HasField("pad_w"):
-        pads = [p.pad_h, p.pad_w]
-    else:
-        pads = [pick(p.pad, i, 0) for i in range(spatial)]
+    explicit_pads = p.is_set("pad_h") or p.is_set("pad_w")
+    pads = [p.pad_h, p.pad_w] if explicit_pads else [pick(p.pad, i, 0) for i in range(spatial)]
     dilations = [pick(p.dilation, i, 1) for i in range(spatial)]
     if len(kernel) != spatial or any(k <= 0 for k in kernel):
         raise ConversionError(f"{layer.describe()}: kernel size {kernel} does not fit {spatial} spatial dims")
@@ -56,24 +56,37 @@ def conv_geometry(layer: CaffeLayer, p: pb.ConvolutionParameter, spatial: int) -
 
 
 def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, int]:
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     if shape is None:
         raise ConversionError(f"{layer.describe()}: the input rank is unknown; give the input a shape with --input")
-    if layer.param.convolution_param.axis not in (1, -len(shape) + 1):
+    if ctx.attr("convolution_param.axis") not in (1, -len(shape) + 1):
         raise ConversionError(f"{layer.describe()}: only channel axis 1 is supported")
     return shape[1], len(shape) - 2
 
 
-def _add_bias(ctx: ExtractContext, layer: CaffeLayer, out: OutPort, index: int, count: int, spatial: int) -> OutPort:
-    bias = layer.blob(index, (count,))
-    return ctx.op(Add(), out, ctx.const(bias.reshape((1, count) + (1,) * spatial), suffix="bias"), suffix="bias_add")
+@dataclass(frozen=True)
+class _Family:
+    """The opset ops for a Caffe convolution layer, plain and grouped."""
+
+    plain: type[Op]
+    grouped: type[Op]
+    transposed: bool
+    suffix: str
 
 
-@caffe("Convolution", "Convolution, GroupConvolution, Add")
-def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
-    layer = layer_of(node)
-    p = layer.param.convolution_param
+_CONVOLUTION = _Family(Convolution, GroupConvolution, transposed=False, suffix="conv")
+_DECONVOLUTION = _Family(ConvolutionBackpropData, GroupConvolutionBackpropData, transposed=True, suffix="deconv")
+
+
+def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
+    """The steps both layers share: geometry, weights (grouped when ``group`` > 1), bias.
+
+    Caffe stores a convolution's weights as (out, in/group, *kernel) and a
+    deconvolution's as (in, out/group, *kernel); either way the group split is the
+    leading dim, which is the layout of OpenVINO's grouped kernels.
+    """
+    layer = layer_of(ctx)
+    p = params(ctx, "convolution_param")
     channels, spatial = _spatial_rank(ctx, layer)
     g = conv_geometry(layer, p, spatial)
     group = p.group or 1
@@ -83,56 +96,43 @@ def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
             f"{layer.describe()}: group {group} does not divide the {channels} input / {out_channels} output channels"
         )
     per_group_in = None if channels is None else channels // group
-    weights = layer.blob(0, (out_channels, per_group_in, *g["kernel"]))
-    attrs = dict(strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"])
-    if group == 1:
-        out = ctx.op(Convolution(**attrs), ctx.input(0), ctx.const(weights, suffix="weights"), suffix="conv")
-    else:
-        grouped = weights.reshape((group, out_channels // group) + weights.shape[1:])
-        out = ctx.op(GroupConvolution(**attrs), ctx.input(0), ctx.const(grouped, suffix="weights"), suffix="conv")
+    leading = (channels, out_channels // group) if family.transposed else (out_channels, per_group_in)
+    weights = layer.blob(0, (*leading, *g["kernel"]))
+    if group > 1:
+        weights = weights.reshape((group, weights.shape[0] // group) + weights.shape[1:])
+    attrs: dict[str, list[int]] = dict(
+        strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"]
+    )
+    if family.transposed:
+        attrs["output_padding"] = [0] * spatial
+    op = (family.grouped if group > 1 else family.plain)(**attrs)
+    out = ctx.op(op, ctx.input(0), ctx.const(weights, suffix="weights"), suffix=family.suffix)
     if p.bias_term:
-        out = _add_bias(ctx, layer, out, 1, out_channels, spatial)
+        bias = layer.blob(1, (out_channels,))
+        out = ctx.op(
+            Add(), out, ctx.const(bias.reshape((1, out_channels) + (1,) * spatial), suffix="bias"), suffix="bias_add"
+        )
     return [out]
+
+
+@caffe("Convolution", "Convolution, GroupConvolution, Add")
+def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
+    return _convolution(ctx, _CONVOLUTION)
 
 
 @caffe("Deconvolution", "ConvolutionBackpropData, GroupConvolutionBackpropData, Add")
 def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
-    layer = layer_of(node)
-    p = layer.param.convolution_param
-    channels, spatial = _spatial_rank(ctx, layer)
-    g = conv_geometry(layer, p, spatial)
-    group = p.group or 1
-    out_channels = p.num_output
-    if out_channels % group:
-        raise ConversionError(f"{layer.describe()}: group {group} does not divide num_output {out_channels}")
-    # Caffe stores deconvolution weights as (input channels, outputs per group, *kernel).
-    weights = layer.blob(0, (channels, out_channels // group, *g["kernel"]))
-    attrs = dict(
-        strides=g["strides"],
-        pads_begin=g["pads"],
-        pads_end=g["pads"],
-        dilations=g["dilations"],
-        output_padding=[0] * spatial,
-    )
-    if group == 1:
-        op = ConvolutionBackpropData(**attrs)
-        kernel = weights
-    else:
-        op = GroupConvolutionBackpropData(**attrs)
-        kernel = weights.reshape((group, weights.shape[0] // group) + weights.shape[1:])
-    out = ctx.op(op, ctx.input(0), ctx.const(kernel, suffix="weights"), suffix="deconv")
-    if p.bias_term:
-        out = _add_bias(ctx, layer, out, 1, out_channels, spatial)
-    return [out]
+    return _convolution(ctx, _DECONVOLUTION)
 
 
 @caffe("InnerProduct", "Reshape, MatMul, Add")
 def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Flattens from ``axis`` on, then MatMul with the (transposed unless ``transpose``) weights."""
-    layer = layer_of(node)
-    p = layer.param.inner_product_param
-    shape = input_shape(ctx)
+    layer = layer_of(ctx)
+    p = params(ctx, "inner_product_param")
+    shape = ctx.input_shape(0)
     rank = len(shape) if shape is not None else None
     axis = p.axis if rank is None else normalize_axis(ctx, p.axis, rank)
     if axis < 0:
@@ -162,9 +162,9 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Im2col", "Pad, ExtractImagePatches, Reshape, Transpose")
 def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
-    layer = layer_of(node)
-    p = layer.param.convolution_param
-    shape = input_shape(ctx)
+    layer = layer_of(ctx)
+    p = params(ctx, "convolution_param")
+    shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
         raise ConversionError(f"{layer.describe()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
     channels, height, width = (int(d) for d in shape[1:])  # type: ignore[arg-type]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv_opset import (
     DetectionOutput,
     PriorBox,
@@ -22,13 +22,12 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of
-from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of, params
 
 _CODE_TYPES = {
-    pb.PriorBoxParameter.CORNER: "caffe.PriorBoxParameter.CORNER",
-    pb.PriorBoxParameter.CENTER_SIZE: "caffe.PriorBoxParameter.CENTER_SIZE",
-    pb.PriorBoxParameter.CORNER_SIZE: "caffe.PriorBoxParameter.CORNER_SIZE",
+    "CORNER": "caffe.PriorBoxParameter.CORNER",
+    "CENTER_SIZE": "caffe.PriorBoxParameter.CENTER_SIZE",
+    "CORNER_SIZE": "caffe.PriorBoxParameter.CORNER_SIZE",
 }
 
 
@@ -49,15 +48,15 @@ def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
 @caffe("PriorBox", "PriorBox, Unsqueeze")
 def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD priors (min/max sizes, aspect ratios, flip, clip, step, offset, variance): 1 x 2 x N."""
-    layer = layer_of(node)
-    p = layer.param.prior_box_param
-    if p.HasField("step_h") or p.HasField("step_w"):
+    layer = layer_of(ctx)
+    p = params(ctx, "prior_box_param")
+    if p.is_set("step_h") or p.is_set("step_w"):
         if p.step_h != p.step_w:
             raise ConversionError(f"{layer.describe()}: different step_h and step_w are not supported")
         step = p.step_h
     else:
         step = p.step
-    if p.HasField("img_h") or p.HasField("img_w") or p.HasField("img_size"):
+    if p.is_set("img_h") or p.is_set("img_w") or p.is_set("img_size"):
         raise ConversionError(f"{layer.describe()}: an explicit img_size/img_h/img_w is not supported")
     variance = list(p.variance) or [0.1]
     op = PriorBox(
@@ -80,18 +79,18 @@ def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("DetectionOutput", "DetectionOutput")
 def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD DetectionOutput with NMS and keep_top_k (Caffe's code types)."""
-    layer = layer_of(node)
-    p = layer.param.detection_output_param
+    layer = layer_of(ctx)
+    p = params(ctx, "detection_output_param")
     nms = p.nms_param
     op = DetectionOutput(
         background_label_id=p.background_label_id,
-        top_k=nms.top_k if nms.HasField("top_k") else -1,
+        top_k=nms.top_k if nms.is_set("top_k") else -1,
         variance_encoded_in_target=p.variance_encoded_in_target,
         keep_top_k=[p.keep_top_k],
         code_type=_CODE_TYPES[p.code_type],
         share_location=p.share_location,
         nms_threshold=nms.nms_threshold,
-        confidence_threshold=p.confidence_threshold if p.HasField("confidence_threshold") else 0.0,
+        confidence_threshold=p.confidence_threshold if p.is_set("confidence_threshold") else 0.0,
         clip_after_nms=False,
         clip_before_nms=False,
         decrease_label_id=False,
@@ -102,14 +101,14 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
     )
     if p.num_classes <= 0:
         raise ConversionError(f"{layer.describe()}: num_classes must be positive")
-    inputs = [ctx.input(i) for i in range(len(layer.param.bottom))]
+    inputs = [ctx.input(i) for i in range(len(ctx.attr("bottom")))]
     return [ctx.op(op, *inputs, suffix="detection_output")]
 
 
 @caffe("Proposal", "Proposal")
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
-    p = layer_of(node).param.proposal_param
+    p = params(ctx, "proposal_param")
     return [
         _proposal(
             ctx,
@@ -132,8 +131,8 @@ _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 
 @caffe("Python", "Proposal")
 def extract_python(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Python layers with a known meaning: py-faster-rcnn's ``rpn.proposal_layer.ProposalLayer``."""
-    layer = layer_of(node)
-    p = layer.param.python_param
+    layer = layer_of(ctx)
+    p = params(ctx, "python_param")
     if p.layer != "ProposalLayer":
         raise ConversionError(
             f"{layer.describe()}: the Python layer {p.module}.{p.layer} is not supported (only "
@@ -198,7 +197,7 @@ def _proposal(
 @caffe("PSROIPooling", "PSROIPooling")
 def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """R-FCN position-sensitive ROI pooling."""
-    p = layer_of(node).param.psroi_pooling_param
+    p = params(ctx, "psroi_pooling_param")
     op = PSROIPooling(
         output_dim=p.output_dim,
         group_size=p.group_size,
@@ -213,7 +212,7 @@ def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("ROIPooling", "ROIPooling")
 def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN ROI max pooling."""
-    p = layer_of(node).param.roi_pooling_param
+    p = params(ctx, "roi_pooling_param")
     op = ROIPooling(pooled_h=p.pooled_h, pooled_w=p.pooled_w, spatial_scale=p.spatial_scale, method="max")
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="roipooling")]
 
@@ -221,7 +220,7 @@ def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("RegionYolo", "RegionYolo")
 def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2/v3 region layer."""
-    p = layer_of(node).param.region_yolo_param
+    p = params(ctx, "region_yolo_param")
     op = RegionYolo(
         coords=p.coords,
         classes=p.classes,
@@ -238,7 +237,7 @@ def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("ReorgYolo", "ReorgYolo")
 def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2 reorg."""
-    stride = layer_of(node).param.reorg_yolo_param.stride
+    stride = ctx.attr("reorg_yolo_param.stride")
     return [ctx.op(ReorgYolo(stride=[stride, stride]), ctx.input(0), suffix="reorg_yolo")]
 
 

@@ -5,29 +5,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Gather, Multiply
 
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of, params
 
 
 @caffe("Parameter", "Const")
 def extract_parameter(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """A learned blob as the layer's output."""
-    layer = layer_of(node)
-    shape = tuple(int(d) for d in layer.param.parameter_param.shape.dim)
+    layer = layer_of(ctx)
+    shape = tuple(int(d) for d in ctx.attr("parameter_param.shape.dim"))
     return [ctx.const(layer.blob(0, shape), suffix="value")]
 
 
 @caffe("DummyData", "Const")
 def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Constant-filled tops (only the deterministic ``constant`` filler)."""
-    layer = layer_of(node)
-    p = layer.param.dummy_data_param
-    tops = len(layer.param.top)
+    layer = layer_of(ctx)
+    p = params(ctx, "dummy_data_param")
+    tops = len(ctx.attr("top"))
     if p.shape:
         shapes = [tuple(int(d) for d in s.dim) for s in p.shape]
     else:
@@ -49,8 +49,8 @@ def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Embed", "Convert, Gather, Add")
 def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Rows of the (input_dim x num_output) table picked by the input's integer values."""
-    layer = layer_of(node)
-    p = layer.param.embed_param
+    layer = layer_of(ctx)
+    p = params(ctx, "embed_param")
     table = layer.blob(0, (p.input_dim, p.num_output))
     indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(0), suffix="indices")
     out = ctx.op(

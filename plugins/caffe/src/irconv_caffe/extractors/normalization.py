@@ -5,28 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
 
 from irconv_caffe.extractors._common import (
     caffe,
     const_i64,
     input_rank,
-    input_shape,
     layer_of,
     normalize_axis,
+    params,
     per_axis,
 )
-from irconv_caffe.proto import caffe_pb2 as pb
 
 
 @caffe("BatchNorm", "Multiply, Add")
 def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """y = (x - mean/f) / sqrt(var/f + eps), with f Caffe's moving-average scale factor blob."""
-    layer = layer_of(node)
-    shape = input_shape(ctx)
+    layer = layer_of(ctx)
+    shape = ctx.input_shape(0)
     rank = input_rank(ctx)
     channels = shape[1] if shape is not None and rank > 1 else None
     layer.require_blobs(3)
@@ -34,7 +33,7 @@ def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     var = layer.blob(1, (channels,))
     factor = float(layer.flat_blob(2, 1)[0])
     inv = 0.0 if factor == 0 else 1.0 / factor
-    eps = layer.param.batch_norm_param.eps
+    eps = ctx.attr("batch_norm_param.eps")
     scale = (1.0 / np.sqrt(var.astype(np.float64) * inv + eps)).astype(np.float32)
     shift = (-mean.astype(np.float64) * inv * scale).astype(np.float32)
     out = ctx.op(Multiply(), ctx.input(0), ctx.const(per_axis(scale, 1, rank), suffix="scale"), suffix="mul")
@@ -42,12 +41,12 @@ def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 def _param_span(ctx: ExtractContext, axis: int, num_axes: int) -> tuple[int, tuple[int | None, ...]]:
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     rank = input_rank(ctx)
     start = normalize_axis(ctx, axis, rank)
     end = rank if num_axes == -1 else start + num_axes
     if end > rank:
-        raise ConversionError(f"{layer_of(ctx.node).describe()}: num_axes {num_axes} runs past rank {rank}")
+        raise ConversionError(f"{layer_of(ctx).describe()}: num_axes {num_axes} runs past rank {rank}")
     assert shape is not None
     return start, tuple(shape[start:end])
 
@@ -60,8 +59,8 @@ def _apply_along(ctx: ExtractContext, op: type, data: OutPort, values: np.ndarra
 @caffe("Scale", "Multiply, Add")
 def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis scale (and bias) from blobs or from a second input; axis and num_axes honoured."""
-    layer = layer_of(node)
-    p = layer.param.scale_param
+    layer = layer_of(ctx)
+    p = params(ctx, "scale_param")
     if ctx.has_input(1):
         # The scale is a second input covering dims axis.. of the first.
         factor = _aligned_input(ctx, 1, p.axis)
@@ -69,7 +68,7 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         if p.bias_term:
             # The bias blob has the second input's shape.
             axis = normalize_axis(ctx, p.axis, input_rank(ctx))
-            dims = input_shape(ctx, 1)
+            dims = ctx.input_shape(1)
             assert dims is not None
             out = _apply_along(ctx, Add, out, layer.blob(0, dims), axis, "bias")
         return [out]
@@ -83,8 +82,8 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Bias", "Add")
 def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis bias from a blob or from a second input."""
-    layer = layer_of(node)
-    p = layer.param.bias_param
+    layer = layer_of(ctx)
+    p = params(ctx, "bias_param")
     if ctx.has_input(1):
         return [ctx.op(Add(), ctx.input(0), _aligned_input(ctx, 1, p.axis), suffix="add")]
     axis, dims = _param_span(ctx, p.axis, p.num_axes)
@@ -106,8 +105,8 @@ def _aligned_input(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
 @caffe("LRN", "LRN")
 def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ACROSS_CHANNELS and WITHIN_CHANNEL."""
-    p = layer_of(node).param.lrn_param
-    if p.norm_region == pb.LRNParameter.ACROSS_CHANNELS:
+    p = params(ctx, "lrn_param")
+    if p.norm_region == "ACROSS_CHANNELS":
         op = LRN(alpha=p.alpha, beta=p.beta, bias=p.k, size=p.local_size)
         axes = [1]
     else:
@@ -120,7 +119,7 @@ def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("MVN", "MVN")
 def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Mean (and variance) normalisation, per channel or across channels; eps added to the std."""
-    p = layer_of(node).param.mvn_param
+    p = params(ctx, "mvn_param")
     rank = input_rank(ctx)
     axes = list(range(1 if p.across_channels else 2, rank))
     # Caffe divides by (std + eps).
@@ -131,10 +130,10 @@ def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Normalize", "NormalizeL2, Multiply")
 def extract_normalize(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Normalize: L2-normalize over channels (or C,H,W), then scale per channel."""
-    layer = layer_of(node)
-    p = layer.param.norm_param
+    layer = layer_of(ctx)
+    p = params(ctx, "norm_param")
     rank = input_rank(ctx)
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     axes = list(range(1, rank)) if p.across_spatial else [1]
     out = ctx.op(NormalizeL2(eps=p.eps, eps_mode="add"), ctx.input(0), const_i64(ctx, axes, suffix="axes"), suffix="l2")
     channels = shape[1] if shape is not None else None

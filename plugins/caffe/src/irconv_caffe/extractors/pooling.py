@@ -6,33 +6,32 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
 
-from irconv_caffe.extractors._common import caffe, const_i64, input_rank, input_shape, layer_of
-from irconv_caffe.proto import caffe_pb2 as pb
+from irconv_caffe.extractors._common import ParamBlock, caffe, const_i64, input_rank, layer_of, params
 
 
-def _pair(p: pb.PoolingParameter, plain: str, h: str, w: str, default: int) -> list[int]:
-    if p.HasField(h) or p.HasField(w):
+def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
+    if p.is_set(h) or p.is_set(w):
         return [getattr(p, h), getattr(p, w)]
-    value = getattr(p, plain) if p.HasField(plain) else default
+    value = getattr(p, plain) if p.is_set(plain) else default
     return [value, value]
 
 
 @caffe("Pooling", "MaxPool, AvgPool, ReduceMax, ReduceMean")
 def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """MAX/AVE with Caffe's ceil rounding (ceil_torch), ``ceil_mode: false``, global pooling."""
-    layer = layer_of(node)
-    p = layer.param.pooling_param
+    layer = layer_of(ctx)
+    p = params(ctx, "pooling_param")
     rank = input_rank(ctx)
-    if p.pool == pb.PoolingParameter.STOCHASTIC:
+    if p.pool == "STOCHASTIC":
         raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
     if p.global_pooling:
         axes = const_i64(ctx, list(range(2, rank)), suffix="axes")
-        reduce = ReduceMax(keep_dims=True) if p.pool == pb.PoolingParameter.MAX else ReduceMean(keep_dims=True)
+        reduce = ReduceMax(keep_dims=True) if p.pool == "MAX" else ReduceMean(keep_dims=True)
         return [ctx.op(reduce, ctx.input(0), axes, suffix="global_pool")]
     if rank != 4:
         raise ConversionError(f"{layer.describe()}: Caffe pooling needs a 4-D input, got rank {rank}")
@@ -44,8 +43,8 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     # Caffe rounds output sizes up, then drops a last window that would start inside
     # the end padding: exactly OpenVINO's ceil_torch. ceil_mode: false (OpenCV's
     # field) or ``round_mode: FLOOR`` (BVLC master's) rounds down.
-    ceil = p.ceil_mode and p.round_mode != pb.PoolingParameter.FLOOR
-    return [_pool(ctx, p.pool == pb.PoolingParameter.MAX, kernel, strides, pads, "ceil_torch" if ceil else "floor")]
+    ceil = p.ceil_mode and p.round_mode != "FLOOR"
+    return [_pool(ctx, p.pool == "MAX", kernel, strides, pads, "ceil_torch" if ceil else "floor")]
 
 
 def _pool(
@@ -60,12 +59,12 @@ def _pool(
 @caffe("SPP", "MaxPool, AvgPool, Reshape, Concat")
 def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Spatial pyramid pooling: level i pools into 2^i x 2^i bins, flattened and concatenated."""
-    layer = layer_of(node)
-    p = layer.param.spp_param
-    shape = input_shape(ctx)
+    layer = layer_of(ctx)
+    p = params(ctx, "spp_param")
+    shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
         raise ConversionError(f"{layer.describe()}: SPP needs a 4-D input with static height and width, got {shape}")
-    if p.pool == pb.SPPParameter.STOCHASTIC:
+    if p.pool == "STOCHASTIC":
         raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
     size = [int(shape[2]), int(shape[3])]
     levels = []
@@ -73,7 +72,7 @@ def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         bins = 2**level
         kernel = [-(-d // bins) for d in size]
         pads = [(k * bins - d + 1) // 2 for k, d in zip(kernel, size, strict=True)]
-        pooled = _pool(ctx, p.pool == pb.SPPParameter.MAX, kernel, kernel, pads, "ceil_torch")
+        pooled = _pool(ctx, p.pool == "MAX", kernel, kernel, pads, "ceil_torch")
         flat = ctx.op(
             Reshape(special_zero=True), pooled, const_i64(ctx, [0, -1], suffix="flat_shape"), suffix="flatten"
         )
@@ -99,7 +98,7 @@ def _average(
     """
     if not any(pads):
         return ctx.op(AvgPool(exclude_pad=True, **attrs), ctx.input(0), suffix="pool")
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     assert shape is not None
     if shape[2] is None or shape[3] is None:
         # Exact wherever no window spills past the padded end.

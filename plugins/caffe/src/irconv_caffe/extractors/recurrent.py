@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv_opset import Add, Concat, Gather, MatMul, Multiply, Reshape, Sigmoid, Tanh, Unsqueeze, VariadicSplit
 
-from irconv_caffe.extractors._common import caffe, const_i64, input_shape, layer_of
+from irconv_caffe.extractors._common import caffe, const_i64, layer_of
 from irconv_caffe.layer import CaffeLayer
 
 
 def _steps(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int, int | None]:
-    shape = input_shape(ctx)
-    cont = input_shape(ctx, 1)
+    shape = ctx.input_shape(0)
+    cont = ctx.input_shape(1)
     if shape is None or len(shape) < 3 or shape[0] is None:
         raise ConversionError(f"{layer.describe()}: x must be T x N x ... with a static T, got {shape}")
     if cont is None or len(cont) != 2:
@@ -80,8 +80,8 @@ class _Unroller:
 @caffe("LSTM", "MatMul, Add, Multiply, Sigmoid, Tanh, VariadicSplit, Concat (unrolled)")
 def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe LSTM (gates i, f, o, g), unrolled; ``cont`` zeros reset the hidden and cell state."""
-    layer = layer_of(node)
-    hidden = layer.param.recurrent_param.num_output
+    layer = layer_of(ctx)
+    hidden = ctx.attr("recurrent_param.num_output")
     run = _Unroller(ctx, layer)
     static = ctx.has_input(2)
     layer.require_blobs(4 if static else 3)
@@ -120,8 +120,8 @@ def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("RNN", "MatMul, Add, Multiply, Tanh, Concat (unrolled)")
 def extract_rnn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe RNN: h = tanh(W_hh (cont * h) + W_xh x + b_h), o = tanh(W_ho h + b_o), unrolled."""
-    layer = layer_of(node)
-    hidden = layer.param.recurrent_param.num_output
+    layer = layer_of(ctx)
+    hidden = ctx.attr("recurrent_param.num_output")
     run = _Unroller(ctx, layer)
     static = ctx.has_input(2)
     layer.require_blobs(6 if static else 5)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -31,27 +31,27 @@ from irconv_opset import (
 )
 
 from irconv_caffe.extractors._common import (
+    ParamBlock,
     caffe,
     const_f32,
     const_i64,
     input_rank,
-    input_shape,
     layer_of,
     normalize_axis,
+    params,
 )
-from irconv_caffe.proto import caffe_pb2 as pb
 
 
 @caffe("Eltwise", "Add, Multiply, Maximum")
 def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SUM (with coefficients), PROD, MAX over any number of inputs."""
-    layer = layer_of(node)
-    p = layer.param.eltwise_param
-    count = len(layer.param.bottom)
+    layer = layer_of(ctx)
+    p = params(ctx, "eltwise_param")
+    count = len(ctx.attr("bottom"))
     coeffs = list(p.coeff)
     if coeffs and len(coeffs) != count:
         raise ConversionError(f"{layer.describe()}: {len(coeffs)} coefficients for {count} inputs")
-    if coeffs and p.operation != pb.EltwiseParameter.SUM:
+    if coeffs and p.operation != "SUM":
         raise ConversionError(f"{layer.describe()}: coefficients only apply to SUM")
     terms = []
     for i in range(count):
@@ -59,35 +59,34 @@ def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         if coeffs and coeffs[i] != 1:
             term = ctx.op(Multiply(), term, const_f32(ctx, coeffs[i], suffix=f"coeff{i}"), suffix=f"scaled{i}")
         terms.append(term)
-    op_type = {pb.EltwiseParameter.SUM: Add, pb.EltwiseParameter.PROD: Multiply, pb.EltwiseParameter.MAX: Maximum}
+    op_type = {"SUM": Add, "PROD": Multiply, "MAX": Maximum}
     out = terms[0]
     for i, term in enumerate(terms[1:], start=1):
         out = ctx.op(op_type[p.operation](), out, term, suffix=f"eltwise{i}")
     return [out]
 
 
-def _concat_axis(p: pb.ConcatParameter) -> int:
-    return p.axis if p.HasField("axis") or not p.HasField("concat_dim") else p.concat_dim
+def _concat_axis(p: ParamBlock) -> int:
+    return p.axis if p.is_set("axis") or not p.is_set("concat_dim") else p.concat_dim
 
 
 @caffe("Concat", "Concat")
 def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis`` (or the old ``concat_dim``)."""
-    layer = layer_of(node)
-    inputs = [ctx.input(i) for i in range(len(layer.param.bottom))]
+    inputs = [ctx.input(i) for i in range(len(ctx.attr("bottom")))]
     if len(inputs) == 1:
         return inputs
-    axis = normalize_axis(ctx, _concat_axis(layer.param.concat_param), input_rank(ctx))
+    axis = normalize_axis(ctx, _concat_axis(params(ctx, "concat_param")), input_rank(ctx))
     return [ctx.op(Concat(axis=axis), *inputs, suffix="concat")]
 
 
 @caffe("Slice", "VariadicSplit, Split")
 def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``slice_point`` lists or equal parts, any ``axis``."""
-    layer = layer_of(node)
-    p = layer.param.slice_param
-    tops = len(layer.param.top)
-    axis_value = p.axis if p.HasField("axis") or not p.HasField("slice_dim") else p.slice_dim
+    layer = layer_of(ctx)
+    p = params(ctx, "slice_param")
+    tops = len(ctx.attr("top"))
+    axis_value = p.axis if p.is_set("axis") or not p.is_set("slice_dim") else p.slice_dim
     axis = normalize_axis(ctx, axis_value, input_rank(ctx))
     axis_port = const_i64(ctx, axis, suffix="axis")
     if not p.slice_point:
@@ -107,8 +106,8 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Crop", "Slice")
 def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Crop input 0 to input 1's size from ``axis`` on, starting at ``offset``."""
-    layer = layer_of(node)
-    p = layer.param.crop_param
+    layer = layer_of(ctx)
+    p = params(ctx, "crop_param")
     rank = input_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
     axes = list(range(axis, rank))
@@ -116,7 +115,7 @@ def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     if len(offsets) not in (0, 1, len(axes)):
         raise ConversionError(f"{layer.describe()}: {len(offsets)} offsets for {len(axes)} cropped axes")
     starts = [offsets[i] if len(offsets) > 1 else (offsets[0] if offsets else 0) for i in range(len(axes))]
-    reference = input_shape(ctx, 1)
+    reference = ctx.input_shape(1)
     start_port = const_i64(ctx, starts, suffix="starts")
     if reference is not None and all(reference[a] is not None for a in axes):
         stops = [s + int(reference[a] or 0) for s, a in zip(starts, axes, strict=True)]
@@ -143,14 +142,14 @@ def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") ->
 @caffe("Flatten", "Reshape")
 def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``axis`` .. ``end_axis``."""
-    layer = layer_of(node)
-    p = layer.param.flatten_param
+    layer = layer_of(ctx)
+    p = params(ctx, "flatten_param")
     rank = input_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
     end = normalize_axis(ctx, p.end_axis, rank)
     if end == rank - 1:
         return [_reshape(ctx, [0] * axis + [-1], "flatten")]
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     assert shape is not None
     tail = shape[end + 1 :]
     if any(d is None for d in tail):
@@ -161,10 +160,10 @@ def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Reshape", "Reshape")
 def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's 0 copies the input dim at the same place, -1 is inferred: OpenVINO's special_zero."""
-    layer = layer_of(node)
-    p = layer.param.reshape_param
+    layer = layer_of(ctx)
+    p = params(ctx, "reshape_param")
     rank = input_rank(ctx)
-    shape = input_shape(ctx)
+    shape = ctx.input_shape(0)
     assert shape is not None
     axis = p.axis + rank + 1 if p.axis < 0 else p.axis
     end = rank if p.num_axes == -1 else axis + p.num_axes
@@ -181,7 +180,7 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Permute; missing trailing axes keep their order."""
     rank = input_rank(ctx)
-    order = [int(a) for a in layer_of(node).param.permute_param.order]
+    order = [int(a) for a in ctx.attr("permute_param.order")]
     order += [a for a in range(rank) if a not in order]
     if order == list(range(rank)):
         return [ctx.input(0)]
@@ -191,7 +190,7 @@ def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Tile", "Tile")
 def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Repeat along ``axis``."""
-    p = layer_of(node).param.tile_param
+    p = params(ctx, "tile_param")
     rank = input_rank(ctx)
     repeats = [1] * rank
     repeats[normalize_axis(ctx, p.axis, rank)] = p.tiles
@@ -201,14 +200,13 @@ def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Reduction", "ReduceSum, ReduceL1, ReduceMean, Multiply")
 def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
-    p = layer_of(node).param.reduction_param
+    p = params(ctx, "reduction_param")
     rank = input_rank(ctx)
     axes = const_i64(ctx, list(range(normalize_axis(ctx, p.axis, rank), rank)), suffix="axes")
     data = ctx.input(0)
-    ops = pb.ReductionParameter
-    if p.operation == ops.SUMSQ:
+    if p.operation == "SUMSQ":
         data = ctx.op(Multiply(), data, data, suffix="square")
-    reduce = {ops.SUM: ReduceSum, ops.SUMSQ: ReduceSum, ops.ASUM: ReduceL1, ops.MEAN: ReduceMean}[p.operation]
+    reduce = {"SUM": ReduceSum, "SUMSQ": ReduceSum, "ASUM": ReduceL1, "MEAN": ReduceMean}[p.operation]
     out = ctx.op(reduce(keep_dims=False), data, axes, suffix="reduce")
     if p.coeff != 1:
         out = ctx.op(Multiply(), out, const_f32(ctx, p.coeff, suffix="coeff"), suffix="coeff_mul")
@@ -218,10 +216,9 @@ def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("ArgMax", "TopK, Convert, Concat")
 def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``top_k``, ``out_max_val``, with or without ``axis``."""
-    layer = layer_of(node)
-    p = layer.param.argmax_param
+    p = params(ctx, "argmax_param")
     data = ctx.input(0)
-    if p.HasField("axis"):
+    if p.is_set("axis"):
         axis = normalize_axis(ctx, p.axis, input_rank(ctx))
     else:
         # Without an axis Caffe ranks each item's flattened values: output N x 1(2) x top_k.
@@ -237,7 +234,7 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     indices = ctx.op(Convert(destination_type=ElementType.f32), topk.out_port(1), suffix="indices")
     if not p.out_max_val:
         return [indices]
-    if p.HasField("axis"):
+    if p.is_set("axis"):
         return [topk.out_port(0)]
     return [ctx.op(Concat(axis=1), indices, topk.out_port(0), suffix="concat")]
 
@@ -245,32 +242,32 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("ShuffleChannel", "ShuffleChannels")
 def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ShuffleNet's channel shuffle."""
-    group = layer_of(node).param.shuffle_channel_param.group
+    group = ctx.attr("shuffle_channel_param.group")
     return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
 
 
 @caffe("Interp", "Interpolate")
 def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Bilinear resize with aligned corners (PSPNet/DeepLab's Interp)."""
-    layer = layer_of(node)
-    p = layer.param.interp_param
-    shape = input_shape(ctx)
+    layer = layer_of(ctx)
+    p = params(ctx, "interp_param")
+    shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
         raise ConversionError(f"{layer.describe()}: Interp needs a static 4-D input, got {shape}")
     if p.pad_beg or p.pad_end:
         raise ConversionError(f"{layer.describe()}: Interp pad_beg/pad_end are not supported")
     height, width = int(shape[2]), int(shape[3])
-    if p.HasField("height") and p.HasField("width"):
+    if p.is_set("height") and p.is_set("width"):
         size = [p.height, p.width]
-    elif p.HasField("zoom_factor") and p.HasField("shrink_factor"):
+    elif p.is_set("zoom_factor") and p.is_set("shrink_factor"):
         shrunk = [(height - 1) // p.shrink_factor + 1, (width - 1) // p.shrink_factor + 1]
         size = [d + (d - 1) * (p.zoom_factor - 1) for d in shrunk]
-    elif p.HasField("shrink_factor"):
+    elif p.is_set("shrink_factor"):
         size = [(height - 1) // p.shrink_factor + 1, (width - 1) // p.shrink_factor + 1]
-    elif p.HasField("zoom_factor"):
+    elif p.is_set("zoom_factor"):
         size = [height + (height - 1) * (p.zoom_factor - 1), width + (width - 1) * (p.zoom_factor - 1)]
-    elif len(layer.param.bottom) > 1:
-        other = input_shape(ctx, 1)
+    elif len(ctx.attr("bottom")) > 1:
+        other = ctx.input_shape(1)
         if other is None or other[2] is None or other[3] is None:
             raise ConversionError(f"{layer.describe()}: the reference input needs a static shape")
         size = [int(other[2]), int(other[3])]
@@ -297,7 +294,7 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 @caffe("Upsample", "Interpolate")
 def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
-    scale = float(layer_of(node).param.upsample_param.scale)
+    scale = float(ctx.attr("upsample_param.scale"))
     op = Interpolate(
         mode="nearest",
         shape_calculation_mode="scales",
