@@ -14,72 +14,97 @@ This module is the whole public API a plugin or a script needs:
 Modules under ``irconv.pipeline`` and ``irconv.plugins`` are the core's internals.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from irconv.api import convert_model, save_model
-from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UserError
-from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
-from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
-from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
-from irconv.pipeline.infer import infer_graph
-from irconv.plugins import Emitter, Extractor, Loader, Option, Phase, PluginHost, Transform, hookimpl, opsets
-from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
-from irconv.types import ElementType, MaybeShape, Shape
+import importlib
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = version("irconv-core")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0"
+if TYPE_CHECKING:
+    from irconv.api import convert_model, save_model
+    from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UserError
+    from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
+    from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
+    from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
+    from irconv.pipeline.infer import infer_graph
+    from irconv.plugins.hookspecs import hookimpl
+    from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform, opsets
+    from irconv.plugins.option import Option
+    from irconv.plugins.manager import PluginHost
+    from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
+    from irconv.types import ElementType, MaybeShape, Shape
 
-__all__ = [
-    "Const",
-    "ConversionError",
-    "ConversionOptions",
-    "ElementType",
-    "EmitContext",
-    "Emitter",
-    "ExtractContext",
-    "Extractor",
-    "Graph",
-    "InPort",
-    "IrconvError",
-    "LoadContext",
-    "Loader",
-    "MappingAttributes",
-    "Match",
-    "MaybeShape",
-    "MetaKey",
-    "Node",
-    "Op",
-    "Option",
-    "OutPort",
-    "Parameter",
-    "Pat",
-    "PatternRewrite",
-    "Phase",
-    "PluginError",
-    "PluginHost",
-    "Result",
-    "Rewriter",
-    "Shape",
-    "SourceAttributes",
-    "SourceOp",
-    "Trait",
-    "Transform",
-    "TransformContext",
-    "UnsupportedOpsError",
-    "UserError",
-    "__version__",
-    "any_",
-    "attr",
-    "const",
-    "convert_model",
-    "find_matches",
-    "hookimpl",
-    "infer_graph",
-    "match_at",
-    "op",
-    "opsets",
-    "rewrite_greedily",
-    "save_model",
-]
+#: Where each public name lives; imported on first access (PEP 562), so that
+#: ``irconv --version`` and plugin discovery do not pay for NumPy and networkx.
+_EXPORTS: dict[str, str] = {
+    "convert_model": "irconv.api",
+    "save_model": "irconv.api",
+    "ConversionError": "irconv.errors",
+    "IrconvError": "irconv.errors",
+    "PluginError": "irconv.errors",
+    "UnsupportedOpsError": "irconv.errors",
+    "UserError": "irconv.errors",
+    "Graph": "irconv.graph",
+    "InPort": "irconv.graph",
+    "Match": "irconv.graph",
+    "MetaKey": "irconv.graph",
+    "Node": "irconv.graph",
+    "OutPort": "irconv.graph",
+    "Pat": "irconv.graph",
+    "any_": "irconv.graph",
+    "const": "irconv.graph",
+    "find_matches": "irconv.graph",
+    "match_at": "irconv.graph",
+    "op": "irconv.graph",
+    "Const": "irconv.ops",
+    "MappingAttributes": "irconv.ops",
+    "Op": "irconv.ops",
+    "Parameter": "irconv.ops",
+    "Result": "irconv.ops",
+    "SourceAttributes": "irconv.ops",
+    "SourceOp": "irconv.ops",
+    "Trait": "irconv.ops",
+    "attr": "irconv.ops",
+    "ConversionOptions": "irconv.pipeline",
+    "EmitContext": "irconv.pipeline",
+    "ExtractContext": "irconv.pipeline",
+    "LoadContext": "irconv.pipeline",
+    "TransformContext": "irconv.pipeline",
+    "infer_graph": "irconv.pipeline.infer",
+    "hookimpl": "irconv.plugins.hookspecs",
+    "Emitter": "irconv.plugins.records",
+    "Extractor": "irconv.plugins.records",
+    "Loader": "irconv.plugins.records",
+    "Phase": "irconv.plugins.records",
+    "Transform": "irconv.plugins.records",
+    "opsets": "irconv.plugins.records",
+    "Option": "irconv.plugins.option",
+    "PluginHost": "irconv.plugins.manager",
+    "PatternRewrite": "irconv.rewrite",
+    "Rewriter": "irconv.rewrite",
+    "rewrite_greedily": "irconv.rewrite",
+    "ElementType": "irconv.types",
+    "MaybeShape": "irconv.types",
+    "Shape": "irconv.types",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value: Any = version("irconv-core")
+        except PackageNotFoundError:  # running from a source tree
+            value = "0.0.0"
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module 'irconv' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -6,13 +6,14 @@ import argparse
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irconv.errors import PluginError, UserError
-from irconv.pipeline.options import ConversionOptions, InputSpec
-from irconv.pipeline.run import ConversionReport, convert, save
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.option import OptionTable
+
+if TYPE_CHECKING:
+    from irconv.pipeline.options import ConversionOptions
 
 
 def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None:
@@ -122,6 +123,8 @@ def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
 
 
 def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
+    from irconv.pipeline.options import ConversionOptions, InputSpec
+
     plugin_values: dict[str, Any] = {}
     for item in args.option:
         key, sep, value = item.partition("=")
@@ -154,6 +157,8 @@ def default_output(model: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from irconv.pipeline.run import ConversionReport, convert, save
+
     start = time.perf_counter()
     host = args.host or PluginHost(strict=args.strict_plugins, disabled=args.disable_plugin)
     options = options_from_args(args, host.registry().options).resolved(host.registry().options)

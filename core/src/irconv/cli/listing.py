@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irconv.cli.table import print_table
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Phase
-from irconv.plugins.registry import Registry
+
+if TYPE_CHECKING:
+    from irconv.plugins.registry import Registry
 
 
 def add_parsers(commands: Any) -> None:

@@ -9,15 +9,16 @@ networkx stays inside this module.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from irconv.errors import GraphError
 from irconv.graph._node import Node
 from irconv.graph._port import InPort, OutPort
 from irconv.graph.meta import GraphMeta
 from irconv.ops.op import Op
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class Graph:
@@ -31,7 +32,9 @@ class Graph:
         self.name = name
         self.framework = framework
         self.meta = GraphMeta()
-        self._g = nx.MultiDiGraph()
+        import networkx  # loaded with the first graph, not with ``import irconv``
+
+        self._g: nx.MultiDiGraph = networkx.MultiDiGraph()
         self._nodes: dict[int, Node] = {}
         self._by_name: dict[str, int] = {}
         self._by_type: dict[str, dict[int, None]] = {}
@@ -162,7 +165,9 @@ class Graph:
                     if waiting[v] == 0:
                         ready.append(v)
         if len(order) != len(members):
-            cycle = nx.find_cycle(self._g.subgraph(nid for nid, n in waiting.items() if n > 0))
+            import networkx
+
+            cycle = networkx.find_cycle(self._g.subgraph(nid for nid, n in waiting.items() if n > 0))
             names = [self._nodes[u].name for u, *_ in cycle]
             raise GraphError(f"graph has a cycle through {names}")
         return order

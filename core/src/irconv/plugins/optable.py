@@ -8,10 +8,13 @@ opset (``Op.custom_opset``) live in their own namespace, one version each.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from irconv.errors import PluginError
-from irconv.ops import Op
 from irconv.plugins.records import NEWEST
+
+if TYPE_CHECKING:
+    from irconv.ops import Op
 
 _STANDARD = ""
 _OPSET_PREFIX = "opset"
@@ -45,6 +48,8 @@ class OpTable:
         self._declared: dict[type[Op], DeclaredOp] | None = None
 
     def add(self, op: type[Op], owner: str) -> None:
+        from irconv.ops import Op
+
         if not (isinstance(op, type) and issubclass(op, Op)):
             raise PluginError(f"{owner}: declare_ops returned {op!r}, expected Op subclasses")
         if not op.type or not (op.version > 0 or op.custom_opset):
