@@ -1,13 +1,50 @@
-"""Hook implementations of irconv-transforms: framework-neutral fusing."""
+"""Hook implementations of irconv-transforms: framework-neutral fusing, and its switches."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from irconv import Option
 from irconv.plugins import Transform, hookimpl
 
-from irconv_transforms.fuse_gelu import FuseGeluErf
-from irconv_transforms.fuse_swish import FuseSwish
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_transforms.options import OPTIONS
+
+    return OPTIONS
 
 
 @hookimpl
 def middle_transform() -> list[Transform]:
-    return [FuseSwish(), FuseGeluErf()]
+    from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
+    from irconv_transforms.fuse_clamp import FuseClamp
+    from irconv_transforms.fuse_gelu_erf import FuseGeluErf
+    from irconv_transforms.fuse_gelu_tanh import FuseGeluTanh
+    from irconv_transforms.fuse_hsigmoid import FuseHSigmoid
+    from irconv_transforms.fuse_hswish import FuseHSwish
+    from irconv_transforms.fuse_leaky_relu import FuseLeakyRelu
+    from irconv_transforms.fuse_linear_backward import FuseLinearBackward
+    from irconv_transforms.fuse_linear_forward import FuseLinearForward
+    from irconv_transforms.fuse_mish import FuseMish
+    from irconv_transforms.fuse_pad import FusePad
+    from irconv_transforms.fuse_softplus import FuseSoftPlus
+    from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.merge_linear_chains import MergeLinearChains
+
+    return [
+        FuseClamp(),
+        FuseSoftPlus(),
+        FuseMish(),
+        FuseHSigmoid(),
+        FuseHSwish(),
+        FuseSwish(),
+        FuseGeluErf(),
+        FuseGeluTanh(),
+        FuseLeakyRelu(),
+        DecomposeBatchNorm(),
+        MergeLinearChains(),
+        FuseLinearBackward(),
+        FuseLinearForward(),
+        FusePad(),
+    ]

@@ -5,7 +5,7 @@ import pytest
 from irconv.testing import GraphBuilder, graph_signature, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import Add, Divide, Erf, Multiply
-from irconv_transforms.fuse_gelu import FuseGeluErf
+from irconv_transforms.fuse_gelu_erf import FuseGeluErf
 
 
 def gelu_graph(form: str, divide: bool, half: float = 0.5):

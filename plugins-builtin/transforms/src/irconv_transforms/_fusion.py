@@ -1,0 +1,140 @@
+"""What every fusion shares: the switches, the frozen-node predicate, constant helpers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+from irconv import Graph, Node, OutPort, Pat, PatternRewrite, Transform, TransformContext, const, rewrite_greedily
+
+from irconv_transforms.options import DISABLE_FUSING, FINEGRAIN_FUSING, split_regexes
+
+#: Fusions run after the layout plugin put the graph in channels-first form.
+AFTER_LAYOUT = ("layout.transpose_to_reshape", "layout.hoist_transposes", "layout.sink_transposes")
+#: Pattern fusions of activations and normalisations: they run before linear fusing, which
+#: would otherwise re-associate the constants their patterns look for.
+PATTERN_FUSIONS = (
+    "fuse.clamp",
+    "fuse.gelu_erf",
+    "fuse.gelu_tanh",
+    "fuse.hsigmoid",
+    "fuse.hswish",
+    "fuse.leaky_relu",
+    "fuse.mish",
+    "fuse.mvn",
+    "fuse.normalize_l2",
+    "fuse.scaled_dot_product_attention",
+    "fuse.softplus",
+    "fuse.swish",
+)
+
+
+def frozen_predicate(ctx: TransformContext) -> Callable[[Node], bool]:
+    """True for nodes the user froze: ``ctx.is_frozen`` (the core's), or ``--finegrain-fusing``.
+
+    A node is frozen when one of the regular expressions fully matches its name or the
+    name of the source-framework node it came from.
+    """
+    patterns = [re.compile(text) for text in split_regexes(ctx.options.get(FINEGRAIN_FUSING))]
+
+    def frozen(node: Node) -> bool:
+        if ctx.is_frozen(node):
+            return True
+        names = (node.name, node.origin) if node.origin else (node.name,)
+        return any(p.fullmatch(name) for p in patterns for name in names)
+
+    return frozen
+
+
+def fusing_enabled(ctx: TransformContext) -> bool:
+    return not ctx.options.get(DISABLE_FUSING)
+
+
+class Fusion(PatternRewrite):
+    """A pattern fusion: off under ``--disable-fusing``, never touching frozen nodes."""
+
+    run_after: ClassVar[tuple[str, ...]] = AFTER_LAYOUT
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        return fusing_enabled(ctx)
+
+    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
+        return rewrite_greedily(graph, [self], frozen=frozen_predicate(ctx)) > 0
+
+
+class HandFusion(Transform):
+    """A fusion that walks the graph itself; it must ask ``frozen_predicate`` per node."""
+
+    run_after: ClassVar[tuple[str, ...]] = AFTER_LAYOUT
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        return fusing_enabled(ctx)
+
+
+# ----------------------------------------------------------------------------- constants
+def value_of(port: OutPort) -> np.ndarray | None:
+    """The constant value of a tensor (a Const, or one partial inference computed)."""
+    op = port.node.op
+    value = getattr(op, "value", None) if port.node.type == "Const" else None
+    return value if value is not None else port.data.value
+
+
+def is_float(value: np.ndarray | None) -> bool:
+    return value is not None and value.dtype.kind == "f"
+
+
+def float_const(bind: str | None = None) -> Pat:
+    """A floating-point constant."""
+    return const(bind, where=lambda n: is_float(n.op.value))  # type: ignore[attr-defined]
+
+
+def scalar(value: float, rtol: float = 1e-4, atol: float = 1e-6) -> Pat:
+    """A floating constant whose every element is ``value``."""
+
+    def close(node: Node) -> bool:
+        data = node.op.value  # type: ignore[attr-defined]
+        return bool(data.size) and data.dtype.kind == "f" and bool(np.allclose(data, value, rtol=rtol, atol=atol))
+
+    return const(where=close)
+
+
+def uniform(value: np.ndarray) -> float | None:
+    """The single value of a constant whose elements are all equal, else None."""
+    if value.size == 0:
+        return None
+    flat = value.reshape(-1)
+    first = flat[0]
+    return float(first) if bool(np.all(flat == first)) else None
+
+
+def channel_vector(value: np.ndarray, shape: tuple[int | None, ...], axis: int) -> np.ndarray | None:
+    """A constant broadcast against a tensor of ``shape`` as a vector along ``axis`` (its
+    length is the channel count, or 1), or None when it varies along any other axis or
+    would change the tensor's shape by broadcasting."""
+    rank = len(shape)
+    if value.ndim > rank:
+        return None
+    full = value.reshape((1,) * (rank - value.ndim) + value.shape)
+    channels = shape[axis]
+    for i, (v, d) in enumerate(zip(full.shape, shape, strict=True)):
+        if v == 1:
+            continue
+        if i != axis or d is None or v != d:
+            return None
+    vector = full.reshape(-1) if full.size > 1 else full.reshape(1)
+    if vector.size == 1 and channels is not None:
+        vector = np.repeat(vector, channels)
+    return vector
+
+
+def numpy_broadcast(node: Node) -> bool:
+    """An elementwise op broadcasting NumPy-style (not ``pdpd``)."""
+    return getattr(node.op, "auto_broadcast", "numpy") == "numpy"
+
+
+def keeps_shape(value: np.ndarray, port: OutPort) -> bool:
+    """A single-valued constant that, broadcast against ``port``'s tensor, leaves its shape."""
+    shape = port.data.shape
+    return value.size == 1 and shape is not None and value.ndim <= len(shape)

@@ -1,0 +1,103 @@
+"""Where the channels of a weighted op sit in its weights, and rewriting those weights.
+
+Weighted ops: Convolution [Co, Ci, k...], GroupConvolution [G, Co/G, Ci/G, k...],
+ConvolutionBackpropData [Ci, Co, k...], GroupConvolutionBackpropData [G, Ci/G, Co/G, k...],
+and MatMul with constant 2-D weights as its second input ([K, N], or [N, K] with
+``transpose_b``). Weights may be stored in another floating type behind a Convert
+(f16 + decompression): new weights keep that storage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Node, OutPort, Rewriter
+
+from irconv_transforms._fusion import value_of
+
+CONVOLUTIONS = ("Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData")
+WEIGHTED = (*CONVOLUTIONS, "MatMul")
+
+
+def weights(node: Node) -> np.ndarray | None:
+    """The constant floating weights (input 1) of a weighted op, else None."""
+    if not node.has_input(1):
+        return None
+    value = value_of(node.in_port(1).get_source())  # type: ignore[arg-type]
+    if value is None or value.dtype.kind != "f":
+        return None
+    if node.type == "MatMul" and value.ndim != 2:
+        return None
+    return value
+
+
+def output_axis(node: Node) -> int | None:
+    """The channel axis of the op's output: 1 for convolutions, the last for MatMul."""
+    if node.type == "MatMul":
+        shape = node.out_port(0).data.shape
+        return None if shape is None or len(shape) < 1 else len(shape) - 1
+    return 1
+
+
+def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
+    """The shape a per-channel vector takes to scale the weights' ``side`` ("out"/"in") channels."""
+    t, rank = node.type, w.ndim
+    ones = (1,) * (rank - 2)
+    if t == "Convolution":
+        return (w.shape[0], 1, *ones) if side == "out" else (1, w.shape[1], *ones)
+    if t == "ConvolutionBackpropData":
+        return (1, w.shape[1], *ones) if side == "out" else (w.shape[0], 1, *ones)
+    ones = (1,) * (rank - 3)
+    if t == "GroupConvolution":
+        return (w.shape[0], w.shape[1], 1, *ones) if side == "out" else (w.shape[0], 1, w.shape[2], *ones)
+    if t == "GroupConvolutionBackpropData":
+        return (w.shape[0], 1, w.shape[2], *ones) if side == "out" else (w.shape[0], w.shape[1], 1, *ones)
+    if t == "MatMul":
+        transpose_b = bool(getattr(node.op, "transpose_b", False))
+        rows_are_out = transpose_b if side == "out" else not transpose_b
+        return (w.shape[0], 1) if rows_are_out else (1, w.shape[1])
+    return None
+
+
+def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarray | None:
+    """Weights with their ``side`` channels multiplied by ``vector`` (one value per channel,
+    or a single value), computed in float64 and stored in the weights' type."""
+    view = _view(node, w, side)
+    if view is None:
+        return None
+    if vector.size == 1:
+        factor = np.asarray(vector, np.float64).reshape(())
+    elif vector.size == int(np.prod(view)):
+        factor = np.asarray(vector, np.float64).reshape(view)
+    else:
+        return None
+    return (w.astype(np.float64) * factor).astype(w.dtype)
+
+
+def set_weights(rw: Rewriter, node: Node, value: np.ndarray) -> None:
+    """Feed ``node``'s input 1 with new weights, in the storage type of the old ones."""
+    from irconv_opset import Convert
+
+    source = node.in_port(1).get_source()
+    assert source is not None
+    stored = source.node
+    if stored.type == "Convert" and stored.has_input(0):
+        inner = stored.in_port(0).get_source()
+        inner_value = None if inner is None else value_of(inner)
+        if inner_value is not None and inner_value.dtype.kind == "f":
+            packed = rw.const(value.astype(inner_value.dtype), like=node)
+            port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)  # type: ignore[attr-defined]
+            rw.set_input(node.in_port(1), port)
+            return
+    rw.set_input(node.in_port(1), rw.const(value, like=node))
+
+
+def zero_padding(node: Node) -> bool:
+    """A convolution that reads no padding (explicit zero pads, or ``valid``)."""
+    op = node.op
+    auto_pad = str(getattr(getattr(op, "auto_pad", None), "value", getattr(op, "auto_pad", "explicit")))
+    if auto_pad == "valid":
+        return True
+    if auto_pad not in ("explicit", "notset"):
+        return False
+    pads = tuple(getattr(op, "pads_begin", ())) + tuple(getattr(op, "pads_end", ()))
+    return all(int(p) == 0 for p in pads)

@@ -1,0 +1,37 @@
+"""BatchNormInference with constant statistics -> Multiply -> Add, ready for linear fusing."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Match, Rewriter, op
+
+from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, value_of
+
+
+class DecomposeBatchNorm(Fusion):
+    """BatchNormInference(x, gamma, beta, mean, var) -> x * s + (beta - mean * s),
+    s = gamma / sqrt(var + eps), both constants shaped [C, 1, ...] for the channel axis 1."""
+
+    id = "fuse.decompose_batch_norm"
+    run_after = (*Fusion.run_after, *PATTERN_FUSIONS)
+    pattern = op("BatchNormInference", bind="bn")
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import Add, Multiply
+
+        bn = match["bn"]
+        data_input = int(getattr(bn.op, "data_input", 0))
+        params = [i for i in range(5) if i != data_input]  # gamma, beta, mean, var in order
+        values = [None if not bn.has_input(i) else value_of(bn.in_port(i).get_source()) for i in params]
+        source = bn.in_port(data_input).get_source()
+        shape = None if source is None else source.data.shape
+        if source is None or shape is None or len(shape) < 2 or any(v is None for v in values):
+            return False
+        gamma, beta, mean, var = (np.asarray(v, np.float64).reshape(-1) for v in values)  # type: ignore[arg-type]
+        dtype = values[0].dtype  # type: ignore[union-attr]
+        scale = gamma / np.sqrt(var + float(bn.op.epsilon))  # type: ignore[attr-defined]
+        shift = beta - mean * scale
+        view = (-1,) + (1,) * (len(shape) - 2)
+        scaled = rw.op(Multiply(), source, rw.const(scale.reshape(view).astype(dtype), like=bn), like=bn)
+        rw.replace(bn, rw.op(Add(), scaled, rw.const(shift.reshape(view).astype(dtype), like=bn), like=bn))
+        return True

@@ -1,0 +1,114 @@
+"""A per-channel Multiply or Add before a convolution or MatMul -> its weights (and a bias)."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Match, Node, Rewriter, any_, op
+
+from irconv_transforms import _weights
+from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy_broadcast
+
+
+def _linear(kind: str):  # type: ignore[no-untyped-def]
+    return op(kind, any_("x"), float_const("c"), bind="linear", commutative=True, single_use=True, where=numpy_broadcast)
+
+
+class FuseLinearForward(Fusion):
+    """Into the consumer's weights, over its input channels i:
+
+    - ``C(x * c, W) -> C(x, W')``, W' = W scaled by c[i] (padding reads zeros either way);
+    - ``C(x + b, W) -> C(x, W) + C(b, W)`` when C reads no padding, the constant term being
+      the weights summed against b: a bias per output channel. A padded convolution would
+      see zeros, not b, at the borders, so there it must not fire.
+
+    C is Convolution, GroupConvolution or MatMul (x as its first input, no ``transpose_a``);
+    the Multiply also fuses into ConvolutionBackpropData. The Multiply/Add must feed only C.
+    """
+
+    id = "fuse.linear_forward"
+    run_after = (*Fusion.run_after, "fuse.linear_backward")
+    pattern = (
+        op(_weights.WEIGHTED, _linear("Multiply"), bind="consumer"),
+        op(("Convolution", "GroupConvolution", "MatMul"), _linear("Add"), bind="consumer"),
+    )
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        consumer, linear = match["consumer"], match["linear"]
+        w = _weights.weights(consumer)
+        shape = match.port("x").data.shape
+        if w is None or shape is None or len(shape) < 2 or linear.out_port(0).data.shape != shape:
+            return False
+        if consumer.type == "MatMul" and getattr(consumer.op, "transpose_a", False):
+            return False
+        axis = len(shape) - 1 if consumer.type == "MatMul" else 1
+        vector = channel_vector(match["c"].op.value, shape, axis)  # type: ignore[attr-defined]
+        if vector is None:
+            return False
+        if linear.type == "Multiply":
+            new = _weights.scaled(consumer, w, vector, "in")
+            if new is None:
+                return False
+            _weights.set_weights(rw, consumer, new)
+            rw.set_input(consumer.in_port(0), match.port("x"))
+            return True
+        if not _weights.zero_padding(consumer) and consumer.type != "MatMul":
+            return False
+        if match.port("x").node.type in _weights.WEIGHTED:
+            return False  # already the bias of its producer: moving it gains nothing
+        bias = _bias_of(consumer, w, vector)
+        if bias is None:
+            return False
+        rw.set_input(consumer.in_port(0), match.port("x"))
+        if _add_to_following_bias(rw, consumer, bias):
+            return True
+        from irconv_opset import Add
+
+        users = consumer.out_port(0).get_destinations()
+        names = list(consumer.out_port(0).data.names)
+        added = rw.op(Add(), consumer.out_port(0), rw.const(bias.astype(w.dtype), like=consumer), like=consumer)
+        for user in users:
+            rw.set_input(user, added)
+        consumer.out_port(0).data.names.clear()
+        for name in names:
+            added.data.add_name(name)
+        return True
+
+
+def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """C(b) for a per-input-channel constant b, shaped to add onto C's output."""
+    rank = len(consumer.out_port(0).data.shape or ())
+    w64 = w.astype(np.float64)
+    if consumer.type == "MatMul":
+        k = w.shape[1] if getattr(consumer.op, "transpose_b", False) else w.shape[0]
+        b = np.broadcast_to(b.astype(np.float64), (k,))
+        return (w64 @ b) if getattr(consumer.op, "transpose_b", False) else (b @ w64)
+    spatial = (1,) * (w.ndim - 2)
+    if consumer.type == "Convolution":
+        b = np.broadcast_to(b.astype(np.float64), (w.shape[1],)).reshape(1, -1, *spatial)
+        per_out = (w64 * b).reshape(w.shape[0], -1).sum(axis=1)
+    else:  # GroupConvolution [G, O, I, k...]
+        groups, per_group = w.shape[0], w.shape[2]
+        b = np.broadcast_to(b.astype(np.float64), (groups * per_group,)).reshape(groups, 1, per_group, *spatial[1:])
+        per_out = (w64 * b).reshape(groups * w.shape[1], -1).sum(axis=1)
+    return per_out.reshape((1, -1) + (1,) * (rank - 2))
+
+
+def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bool:
+    """Add ``bias`` into the constant of an Add that is the consumer's only user, if any."""
+    users = consumer.out_port(0).get_destinations()
+    if len(users) != 1 or users[0].node.type != "Add" or consumer.out_port(0).data.names:
+        return False
+    add = users[0].node
+    other = add.in_port(1 - users[0].idx).get_source()
+    value = None if other is None or other.node.type != "Const" else other.node.op.value  # type: ignore[attr-defined]
+    shape = consumer.out_port(0).data.shape
+    if value is None or value.dtype.kind != "f" or shape is None or getattr(add.op, "auto_broadcast", "numpy") != "numpy":
+        return False
+    axis = len(shape) - 1 if consumer.type == "MatMul" else 1
+    if channel_vector(value, shape, axis) is None:
+        return False
+    merged = (value.astype(np.float64) + bias).astype(value.dtype)
+    if merged.shape != np.broadcast_shapes(value.shape, bias.shape):
+        return False
+    rw.set_input(add.in_port(1 - users[0].idx), rw.const(merged, like=add))
+    return True

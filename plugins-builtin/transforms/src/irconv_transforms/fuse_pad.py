@@ -1,0 +1,100 @@
+"""A Pad of zeros before a convolution or pooling -> the window op's own pads."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from irconv import Match, Node, Rewriter, any_, op
+
+from irconv_transforms._fusion import Fusion, value_of
+
+_WINDOWED = ("Convolution", "GroupConvolution", "AvgPool", "MaxPool")
+
+
+def _text(value: object) -> str:
+    return str(getattr(value, "value", value))
+
+
+class FusePad(Fusion):
+    """``W(Pad(x, begin, end, 0))`` -> W(x) with the spatial pads added to W's pads.
+
+    The Pad is constant mode with value 0 (or none), pads nothing on batch and channels and
+    nothing negative, and feeds only W, whose padding is explicit (or ``valid``).
+    A convolution pads with zeros itself. AvgPool must count padded cells (``exclude-pad``
+    false, or no pads of its own, which then counts them) and round down. MaxPool pads with
+    the lowest value, so only an input known not to be negative (ReLU, Clamp from 0) folds,
+    with pads smaller than the kernel (every window keeps a real cell) and its indices unused.
+    """
+
+    id = "fuse.pad"
+    pattern = op(_WINDOWED, op("Pad", any_("x"), bind="pad", single_use=True), bind="window")
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        pad, window = match["pad"], match["window"]
+        pads = _spatial_pads(pad)
+        if pads is None:
+            return False
+        begin, end = pads
+        new = _padded(window, begin, end, match.port("x").node)
+        if new is None:
+            return False
+        rw.set_input(window.in_port(0), match.port("x"))
+        rw.replace_op(window, new)
+        return True
+
+
+def _spatial_pads(pad: Node) -> tuple[list[int], list[int]] | None:
+    if _text(getattr(pad.op, "pad_mode", "constant")) != "constant":
+        return None
+    values = [value_of(pad.in_port(i).get_source()) if pad.has_input(i) else None for i in range(4)]  # type: ignore[arg-type]
+    begin, end, fill = values[1], values[2], values[3]
+    if begin is None or end is None or (pad.has_input(3) and (fill is None or np.any(fill != 0))):
+        return None
+    b, e = [int(v) for v in begin.reshape(-1)], [int(v) for v in end.reshape(-1)]
+    if len(b) < 3 or len(b) != len(e) or any(v < 0 for v in b + e) or any(b[:2]) or any(e[:2]):
+        return None
+    return b[2:], e[2:]
+
+
+def _padded(window: Node, begin: list[int], end: list[int], producer: Node):  # type: ignore[no-untyped-def]
+    op_ = window.op
+    rank = len(begin)
+    auto_pad = _text(getattr(op_, "auto_pad", "explicit"))
+    if auto_pad == "valid":
+        own_begin, own_end = [0] * rank, [0] * rank
+    elif auto_pad in ("explicit", "notset"):
+        own_begin = list(getattr(op_, "pads_begin", ())) or [0] * rank
+        own_end = list(getattr(op_, "pads_end", ())) or [0] * rank
+    else:
+        return None
+    if len(own_begin) != rank or len(own_end) != rank:
+        return None
+    changes: dict[str, object] = {
+        "pads_begin": tuple(a + b for a, b in zip(own_begin, begin, strict=True)),
+        "pads_end": tuple(a + b for a, b in zip(own_end, end, strict=True)),
+        "auto_pad": "explicit",
+    }
+    if window.type == "AvgPool":
+        if _text(getattr(op_, "rounding_type", "floor")) != "floor":
+            return None
+        if getattr(op_, "exclude_pad", False):
+            if any(own_begin) or any(own_end):
+                return None
+            changes["exclude_pad"] = False
+    if window.type == "MaxPool":
+        if _text(getattr(op_, "rounding_type", "floor")) != "floor" or not _non_negative(producer):
+            return None
+        if window.num_outputs() > 1 and window.out_port(1).get_destinations():
+            return None
+        kernel = list(getattr(op_, "kernel", ()))
+        total = list(zip(changes["pads_begin"], changes["pads_end"], strict=True))  # type: ignore[call-overload]
+        if len(kernel) != rank or any(b >= k or e >= k for (b, e), k in zip(total, kernel, strict=True)):
+            return None
+    return dataclasses.replace(op_, **changes)  # type: ignore[type-var]
+
+
+def _non_negative(node: Node) -> bool:
+    if node.type == "ReLU":
+        return True
+    return node.type == "Clamp" and float(getattr(node.op, "min", -1.0)) >= 0.0

@@ -1,0 +1,65 @@
+"""Chains of Multiply/Add by constants -> one Multiply then one Add."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Match, Rewriter, any_, op
+
+from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, float_const, numpy_broadcast
+
+_X = any_("x")
+
+
+def _by_const(types: str, inner, bind: str, const_bind: str):  # type: ignore[no-untyped-def]
+    return op(types, inner, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast)
+
+
+def _single(types: str, bind: str, const_bind: str):  # type: ignore[no-untyped-def]
+    return op(types, _X, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast, single_use=True)
+
+
+class MergeLinearChains(Fusion):
+    """Normalise and merge constant scale/shift chains (NumPy broadcasting is associative,
+    so the merged constants broadcast to the same output shape):
+
+    - ``(x * a) * b -> x * (a b)``;  ``(x + a) + b -> x + (a + b)``;
+    - ``(x + a) * b -> x * b + a b`` (the Multiply moves first, towards a producer's weights);
+    - ``x - a -> x + (-a)``;  ``x / a -> x * (1 / a)`` for floating constants.
+    """
+
+    id = "fuse.merge_linear_chains"
+    run_after = (*Fusion.run_after, *PATTERN_FUSIONS, "fuse.decompose_batch_norm")
+    pattern = (
+        _by_const("Multiply", _single("Multiply", "inner", "a"), "outer", "b"),
+        _by_const("Add", _single("Add", "inner", "a"), "outer", "b"),
+        _by_const("Multiply", _single("Add", "inner", "a"), "outer", "b"),
+        op("Subtract", _X, float_const("a"), bind="outer", where=numpy_broadcast),
+        op("Divide", _X, float_const("a"), bind="outer", where=numpy_broadcast),
+    )
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import Add, Multiply
+
+        outer, x = match["outer"], match.port("x")
+        a = match["a"].op.value  # type: ignore[attr-defined]
+        if outer.type == "Subtract":
+            rw.replace(outer, rw.op(Add(), x, rw.const(-a, like=outer), like=outer))
+            return True
+        if outer.type == "Divide":
+            with np.errstate(divide="ignore"):
+                inverse = (1 / a).astype(a.dtype)
+            if not np.all(np.isfinite(inverse)):
+                return False
+            rw.replace(outer, rw.op(Multiply(), x, rw.const(inverse, like=outer), like=outer))
+            return True
+        b = match["b"].op.value  # type: ignore[attr-defined]
+        inner = match["inner"]
+        if outer.type == inner.type:
+            merged = (a * b) if outer.type == "Multiply" else (a + b)
+            kind = Multiply if outer.type == "Multiply" else Add
+            rw.replace(outer, rw.op(kind(), x, rw.const(merged.astype(a.dtype), like=outer), like=outer))
+            return True
+        # (x + a) * b -> x * b + a * b
+        scaled = rw.op(Multiply(), x, rw.const(b, like=outer), like=outer)
+        rw.replace(outer, rw.op(Add(), scaled, rw.const((a * b).astype(a.dtype), like=outer), like=outer))
+        return True
