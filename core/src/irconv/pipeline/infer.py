@@ -9,13 +9,24 @@ import numpy as np
 from irconv.errors import ConversionError, IrconvError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, SourceOp, Trait
+from irconv.pipeline.budget import (
+    BudgetLedger,
+    check_declared_size,
+    ledger_for,
+    predicted_bytes,
+    start_pass,
+    values_bytes,
+)
 from irconv.types import ElementType, format_shape
 
 
-def infer_node(node: Node) -> None:
+def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
     """Infer one node's outputs; propagate constant values through ``evaluate``.
 
-    A failure names the node, its op and its input shapes.
+    A failure names the node, its op and its input shapes. Values are computed only within
+    the graph's budget (``ledger``, default: the graph's current pass): a value over budget
+    stays unknown, so the node stays an operation in the IR. A Parameter or Const declaring
+    an absurdly large tensor is refused.
     """
     op = node.op
     if isinstance(op, SourceOp):
@@ -29,8 +40,11 @@ def infer_node(node: Node) -> None:
             f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
             f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
         ) from exc
-    if not isinstance(op, (Const, Parameter)):
-        _propagate_values(node)
+    ledger = ledger if ledger is not None else ledger_for(node.graph)
+    if isinstance(op, (Const, Parameter)):
+        check_declared_size(node, ledger.budget.declared_elements)
+    else:
+        _propagate_values(node, ledger)
 
 
 def try_infer(node: Node) -> bool:
@@ -53,19 +67,27 @@ def forget_facts(node: Node) -> None:
         data.shape, data.element_type, data.value, data.shape_derived = None, ElementType.dynamic, None, False
 
 
-def _propagate_values(node: Node) -> None:
+def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     inputs = [port.get_source() for port in node.in_ports()]
     if not inputs or any(s is None or s.data.value is None for s in inputs):
         return
     values = [s.data.value for s in inputs if s is not None]
+    expected = predicted_bytes(node)
+    if expected is not None and not ledger.allows(expected):
+        return  # checked before evaluating: a huge value is never allocated
     try:
         outputs = node.op.evaluate(values)  # type: ignore[arg-type]
+    except MemoryError:
+        ledger.refused += 1
+        return  # the value is left unknown; the node stays an operation
     except Exception as exc:
         raise ConversionError(
             f"constant evaluation failed at node {node.name!r} ({node.op.describe()}) with inputs "
             f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
         ) from exc
     if outputs is None:
+        return
+    if expected is None and not ledger.allows(values_bytes(outputs)):
         return
     derived = node.op.has(Trait.SHAPE_ONLY) or any(s.data.shape_derived for s in inputs if s is not None)
     for idx, value in enumerate(outputs):
@@ -89,10 +111,11 @@ def describe_inputs(node: Node) -> str:
 
 
 def infer_graph(graph: Graph) -> None:
-    """Infer every node, producers first."""
+    """Infer every node, producers first (a new budget pass)."""
     graph.take_dirty()
+    ledger = start_pass(graph)
     for node in graph.topological_order():
-        infer_node(node)
+        infer_node(node, ledger)
 
 
 def reinfer(graph: Graph, nodes: Iterable[Node] | None = None) -> int:
@@ -104,9 +127,10 @@ def reinfer(graph: Graph, nodes: Iterable[Node] | None = None) -> int:
     if not start:
         return 0
     order = graph.descendants_order(start)
+    ledger = start_pass(graph)
     for node in order:
         node_outputs_reset(node)
-        infer_node(node)
+        infer_node(node, ledger)
     graph.take_dirty()
     return len(order)
 
