@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from irconv.ops import SourceOp
-from irconv import ConversionOptions
 from irconv_onnx.loader import load_onnx
 from onnx import TensorProto, helper
 
@@ -20,7 +19,7 @@ def _source_types(graph) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_op_without_extractor_is_expanded_from_its_schema_body(save_model) -> None:
     node = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
-    graph = load_onnx(save_model(_model(node)), ConversionOptions(), lambda d, o, v: o != "Celu")
+    graph = load_onnx(save_model(_model(node)), lambda d, o, v: o != "Celu")
     types = _source_types(graph)
     assert "Celu" not in types and types  # replaced by the ops of its body
     assert graph.results()[0].in_port(0).data.names == ["y"]
@@ -28,7 +27,7 @@ def test_op_without_extractor_is_expanded_from_its_schema_body(save_model) -> No
 
 def test_op_with_an_extractor_is_kept(save_model) -> None:
     node = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
-    graph = load_onnx(save_model(_model(node)), ConversionOptions(), lambda d, o, v: True)
+    graph = load_onnx(save_model(_model(node)), lambda d, o, v: True)
     assert _source_types(graph) == ["Celu"]
 
 
@@ -39,5 +38,5 @@ def test_context_dependent_body_uses_input_types(save_model) -> None:
     node = helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], reduction="mean")
     model = helper.make_model(helper.make_graph([node], "g", [scores, labels], [loss]),
                               opset_imports=[helper.make_opsetid("", 18)])
-    graph = load_onnx(save_model(model), ConversionOptions(), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
+    graph = load_onnx(save_model(model), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
     assert "NegativeLogLikelihoodLoss" in _source_types(graph)

@@ -7,7 +7,6 @@ import onnx
 import pytest
 from irconv.errors import ConversionError, ModelFileError
 from irconv.ops import Const, Parameter, SourceOp
-from irconv import ConversionOptions
 from irconv_onnx.loader import load_onnx
 from irconv_onnx.sniff import looks_like_onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -23,7 +22,7 @@ def _add_model(weight: np.ndarray, *, input_dims: list = ["N", 4], opset: int = 
 
 def test_initializers_are_views_over_the_protobuf_bytes(save_model) -> None:
     weight = np.arange(4, dtype=np.float32)
-    graph = load_onnx(save_model(_add_model(weight)), ConversionOptions())
+    graph = load_onnx(save_model(_add_model(weight)))
     const = graph.node("w").op
     assert isinstance(const, Const)
     np.testing.assert_array_equal(const.value, weight)
@@ -31,7 +30,7 @@ def test_initializers_are_views_over_the_protobuf_bytes(save_model) -> None:
 
 
 def test_symbolic_dims_stay_dynamic_and_names_are_kept(save_model) -> None:
-    graph = load_onnx(save_model(_add_model(np.zeros(4, np.float32))), ConversionOptions())
+    graph = load_onnx(save_model(_add_model(np.zeros(4, np.float32))))
     param = graph.node("x").op
     assert isinstance(param, Parameter) and param.shape == (None, 4)
     add = graph.node("add")
@@ -43,7 +42,7 @@ def test_symbolic_dims_stay_dynamic_and_names_are_kept(save_model) -> None:
 def test_input_that_is_also_an_initializer_is_a_constant(save_model) -> None:
     model = _add_model(np.ones(4, np.float32))
     model.graph.input.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, [4]))
-    graph = load_onnx(save_model(model), ConversionOptions())
+    graph = load_onnx(save_model(model))
     assert isinstance(graph.node("w").op, Const)
     assert [p.name for p in graph.parameters()] == ["x"]
 
@@ -53,7 +52,7 @@ def test_external_data_is_memory_mapped(tmp_path) -> None:
     model = _add_model(weight, input_dims=[4096])
     path = tmp_path / "ext.onnx"
     onnx.save_model(model, str(path), save_as_external_data=True, location="ext.bin", size_threshold=0)
-    graph = load_onnx(path, ConversionOptions())
+    graph = load_onnx(path)
     value = graph.node("w").op.value
     assert isinstance(value, np.memmap)
     np.testing.assert_array_equal(value, weight)
@@ -65,7 +64,7 @@ def test_missing_external_data_file_names_it(tmp_path) -> None:
     onnx.save_model(model, str(path), save_as_external_data=True, location="weights.bin", size_threshold=0)
     (tmp_path / "weights.bin").unlink()
     with pytest.raises(ModelFileError, match="weights.bin"):
-        load_onnx(path, ConversionOptions())
+        load_onnx(path)
 
 
 def test_truncated_file_is_a_model_file_error(tmp_path, save_model) -> None:
@@ -73,7 +72,7 @@ def test_truncated_file_is_a_model_file_error(tmp_path, save_model) -> None:
     bad = tmp_path / "cut.onnx"
     bad.write_bytes(good.read_bytes()[:-40])
     with pytest.raises(ModelFileError, match="cut.onnx"):
-        load_onnx(bad, ConversionOptions())
+        load_onnx(bad)
 
 
 def test_sniffing_does_not_need_the_suffix(tmp_path, save_model) -> None:
@@ -94,7 +93,7 @@ def test_model_local_functions_are_expanded(save_model) -> None:
     graph = helper.make_graph([helper.make_node("Twice", ["x"], ["y"], domain="custom")], "g", [x], [y])
     model = helper.make_model(graph, functions=[fn],
                               opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("custom", 1)])
-    graph = load_onnx(save_model(model), ConversionOptions())
+    graph = load_onnx(save_model(model))
     types = sorted(n.type for n in graph.nodes())
     assert types == ["Add", "Parameter", "Result"]
 
@@ -105,4 +104,4 @@ def test_sequence_inputs_are_rejected_with_the_input_name(save_model) -> None:
     graph = helper.make_graph([helper.make_node("SequenceLength", ["s"], ["y"])], "g", [seq], [y])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(ConversionError, match="'s'"):
-        load_onnx(save_model(model), ConversionOptions())
+        load_onnx(save_model(model))

@@ -1,8 +1,13 @@
-"""Typed access to the attributes of an ONNX NodeProto."""
+"""The attributes of an ONNX NodeProto: a ``SourceAttributes`` adapter with typed accessors.
+
+``get(name)`` gives plain Python values (the protocol every extractor can use through
+``ctx.attr``); ``int``/``ints``/``string``/... read one expected kind and fail with a clear
+message naming the node when a required attribute is missing.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -10,33 +15,75 @@ from irconv.errors import ConversionError
 
 # AttributeProto.AttributeType values.
 _FLOAT, _INT, _STRING, _TENSOR, _GRAPH = 1, 2, 3, 4, 5
-_FLOATS, _INTS, _STRINGS = 6, 7, 8
+_FLOATS, _INTS, _STRINGS, _TENSORS, _GRAPHS = 6, 7, 8, 9, 10
 
 _MISSING: Any = object()
 
 
+def attribute_value(a: Any) -> Any:
+    """One AttributeProto as a Python value (graphs stay GraphProtos)."""
+    kind = a.type
+    if kind == _FLOAT:
+        return float(a.f)
+    if kind == _INT:
+        return int(a.i)
+    if kind == _STRING:
+        return a.s.decode("utf-8")
+    if kind == _TENSOR:
+        from irconv_onnx.tensors import tensor_to_array
+
+        return tensor_to_array(a.t)
+    if kind == _GRAPH:
+        return a.g
+    if kind == _FLOATS:
+        return [float(v) for v in a.floats]
+    if kind == _INTS:
+        return [int(v) for v in a.ints]
+    if kind == _STRINGS:
+        return [s.decode("utf-8") for s in a.strings]
+    if kind == _TENSORS:
+        from irconv_onnx.tensors import tensor_to_array
+
+        return [tensor_to_array(t) for t in a.tensors]
+    if kind == _GRAPHS:
+        return list(a.graphs)
+    return a  # sparse tensors, type protos: the proto itself
+
+
 class Attributes:
-    """``attrs.int("axis", 1)``, ``attrs.ints("pads")``, ``attrs.string("mode", "constant")``.
+    """``attrs.int("axis", 1)``, ``attrs.ints("pads")``, ``attrs.string("mode", "constant")``;
+    ``attrs.get("axis")`` for the ``SourceAttributes`` protocol.
 
     A missing attribute without a default is a ConversionError naming the node.
     """
 
-    def __init__(self, node: Any, node_name: str = "") -> None:
-        self._node = node
-        self._name = node_name or node.name or node.op_type
-        self._by_name = {a.name: a for a in node.attribute}
+    def __init__(self, attributes: Iterable[Any], node_name: str, op_type: str) -> None:
+        self._name = node_name or op_type
+        self._op_type = op_type
+        self._by_name = {a.name: a for a in attributes}
 
-    def __contains__(self, name: str) -> bool:
+    @classmethod
+    def of_node(cls, node: Any, node_name: str = "") -> Attributes:
+        """The adapter over a NodeProto's attributes."""
+        return cls(node.attribute, node_name or node.name, node.op_type)
+
+    # -------------------------------------------------------- SourceAttributes
+    def get(self, name: str, default: Any = None) -> Any:
+        found = self._by_name.get(name)
+        return default if found is None else attribute_value(found)
+
+    def __contains__(self, name: object) -> bool:
         return name in self._by_name
 
     def names(self) -> list[str]:
         return list(self._by_name)
 
+    # -------------------------------------------------------- typed accessors
     def _get(self, name: str, default: Any) -> Any:
         found = self._by_name.get(name)
         if found is None and default is _MISSING:
             raise ConversionError(
-                f"node {self._name!r} ({self._node.op_type}): required attribute {name!r} is missing"
+                f"node {self._name!r} ({self._op_type}): required attribute {name!r} is missing"
             )
         return found
 
@@ -75,14 +122,10 @@ class Attributes:
     def graph(self, name: str) -> Any:
         return self._get(name, _MISSING).g
 
-    def raw(self, name: str) -> Any:
-        """The AttributeProto itself, or None."""
-        return self._by_name.get(name)
-
     def bad(self, name: str, value: Any, why: str) -> ConversionError:
         """An error for an attribute value OpenVINO cannot express."""
         return ConversionError(
-            f"node {self._name!r} ({self._node.op_type}): attribute {name}={value!r} is not supported: {why}"
+            f"node {self._name!r} ({self._op_type}): attribute {name}={value!r} is not supported: {why}"
         )
 
 

@@ -16,17 +16,17 @@ from typing import Any
 from irconv.errors import ConversionError, ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
-from irconv import ConversionOptions
 from irconv.types import ElementType, MaybeShape
 
+from irconv_onnx.attributes import Attributes
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function
+from irconv_onnx.meta import CAPTURES, IR_VERSION, OPSETS
 from irconv_onnx.tensors import element_type, tensor_to_array
 
 FRAMEWORK = "onnx"
-#: Meta key of a body graph: names of outer-scope values it reads, in input order
-#: after the node's own inputs.
-CAPTURES = "onnx_captures"
 
+#: ``has_extractor(domain, op_type, opset)``: whether any installed plugin extracts the op
+#: (then a schema function body is not expanded).
 HasExtractor = Callable[[str, str, int], bool]
 
 
@@ -48,12 +48,17 @@ def read_model_proto(path: Path) -> Any:
     return model
 
 
-def load_onnx(path: Path, options: ConversionOptions, has_extractor: HasExtractor | None = None) -> Graph:
+def load_onnx(path: Path, has_extractor: HasExtractor | None = None) -> Graph:
+    """The model at ``path`` as a graph of ONNX source ops.
+
+    Schema-defined function ops are expanded only when ``has_extractor`` says no plugin
+    extracts them (without it, every op counts as extracted).
+    """
     model = read_model_proto(path)
     builder = _Builder(model, path.parent.resolve(), has_extractor or (lambda d, o, v: True))
     graph = Graph(model.graph.name or path.stem, FRAMEWORK)
-    graph.meta["onnx_opsets"] = dict(builder.opsets)
-    graph.meta["onnx_ir_version"] = model.ir_version
+    graph.meta[OPSETS] = dict(builder.opsets)
+    graph.meta[IR_VERSION] = int(model.ir_version)
     builder.build(model.graph, graph, outer=None)
     return graph
 
@@ -192,6 +197,7 @@ class _Builder:
         source = SourceOp(
             framework=FRAMEWORK, op_type=node.op_type, domain=domain, opset_version=version,
             n_outputs=len(node.output), source=node, bodies=bodies,
+            attributes=Attributes.of_node(node, name),
         )
         created = graph.add_node(source, name, inputs)
         for idx, out in enumerate(node.output):

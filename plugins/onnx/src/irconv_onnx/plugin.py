@@ -4,27 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irconv import LoadContext
 from irconv.graph import Graph
-from irconv import ConversionOptions
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
 
 
-def _load(path: Path, options: ConversionOptions) -> Graph:
-    from irconv_onnx.loader import load_onnx
-
-    table = _extractor_table()
+def _load(path: Path, ctx: LoadContext) -> Graph:
+    """Function-body ops are expanded only when no installed plugin (this one or a third
+    party's) registered an extractor for them."""
+    from irconv_onnx.loader import FRAMEWORK, load_onnx
 
     def has_extractor(domain: str, op: str, version: int) -> bool:
-        return any(version in r for r in table.get((domain, op), ()))
+        return ctx.has_extractor(FRAMEWORK, domain, op, version)
 
-    return load_onnx(path, options, has_extractor)
-
-
-def _extractor_table() -> dict[tuple[str, str], list[range]]:
-    table: dict[tuple[str, str], list[range]] = {}
-    for e in extract_op():
-        table.setdefault((e.domain, e.op), []).append(e.opsets)
-    return table
+    return load_onnx(path, has_extractor)
 
 
 def _sniff(path: Path) -> bool:

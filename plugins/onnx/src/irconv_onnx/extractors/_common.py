@@ -6,112 +6,51 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from irconv.graph import Node, OutPort
-from irconv.ops import SourceOp
 from irconv import ExtractContext
-from irconv.pipeline.infer import infer_node
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor, opsets
-from irconv.types import ElementType, MaybeShape
+from irconv.types import ElementType
 
 from irconv_onnx.attributes import Attributes
+from irconv_onnx.extractors._optional import Defaults, WithDefaults
 
 FRAMEWORK = "onnx"
 Extract = Callable[[Node, ExtractContext], Any]
 
 
 def onnx_op(op: str, extract: Extract, first: int = 1, last: int | None = None, *, produces: str = "",
-            domain: str = "") -> Extractor:
-    """An extractor record for ONNX ``op`` in opsets ``first..last`` of ``domain``."""
+            domain: str = "", optional: Defaults | None = None) -> Extractor:
+    """An extractor record for ONNX ``op`` in opsets ``first..last`` of ``domain``.
+
+    ``optional`` declares every optional input by index: a ``Default`` filled in when the
+    input is empty, or ``HANDLED`` when the extractor deals with its absence (see _optional).
+    """
+    if optional:
+        extract = WithDefaults(extract, dict(optional))
     return Extractor(FRAMEWORK, op, extract, domain=domain, opsets=opsets(first, last), produces=produces)
 
 
-def attrs(node: Node) -> Attributes:
-    op = node.op
-    assert isinstance(op, SourceOp)
-    return Attributes(op.source, node.name)
+def attrs(ctx: ExtractContext) -> Attributes:
+    """The node's attributes: the adapter the ONNX loader put on the source op."""
+    attributes = ctx.source_op.attributes
+    if not isinstance(attributes, Attributes):
+        raise ConversionError(f"node {ctx.node.name!r} was not made by the ONNX loader (no ONNX attributes)")
+    return attributes
 
 
-def proto(node: Node) -> Any:
-    op = node.op
-    assert isinstance(op, SourceOp)
-    return op.source
-
-
-def opset(node: Node) -> int:
-    op = node.op
-    assert isinstance(op, SourceOp)
-    return op.opset_version
+def opset(ctx: ExtractContext) -> int:
+    """The version of the node's domain that the model imports."""
+    return ctx.source_op.opset_version
 
 
 def i64(ctx: ExtractContext, values: Any, suffix: str = "const") -> OutPort:
     return ctx.const(np.asarray(values, dtype=np.int64), suffix=suffix)
 
 
-def facts(port: OutPort):  # type: ignore[no-untyped-def]
-    """Shape/type/value of ``port``, inferring the already-extracted producers on demand.
-
-    Extraction runs in topological order, so everything upstream is made of opset ops;
-    inference there is what the pipeline would compute later anyway.
-    """
-    data = port.data
-    if data.element_type is not ElementType.dynamic or data.value is not None:
-        return data
-    order: list[Node] = []
-    seen: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(port.node, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if node.id in seen:
-            continue
-        seen.add(node.id)
-        if isinstance(node.op, SourceOp):
-            return data  # a body capture or unextracted node: nothing known
-        out = node.out_port(0).data if node.num_outputs() else None
-        if out is not None and (out.element_type is not ElementType.dynamic or out.value is not None) \
-                and node is not port.node:
-            continue
-        stack.append((node, True))
-        for in_port in node.in_ports():
-            source = in_port.get_source()
-            if source is not None and source.node.id not in seen:
-                stack.append((source.node, False))
-    try:
-        for node in order:
-            infer_node(node)
-    except Exception:
-        pass  # inference errors surface, with context, in the inference phase
-    return port.data
-
-
-def in_type(ctx: ExtractContext, idx: int) -> ElementType:
-    return facts(ctx.input(idx)).element_type
-
-
-def in_shape(ctx: ExtractContext, idx: int) -> MaybeShape:
-    return facts(ctx.input(idx)).shape
-
-
-def in_rank(ctx: ExtractContext, idx: int) -> int | None:
-    shape = in_shape(ctx, idx)
-    return None if shape is None else len(shape)
-
-
-def const_value(ctx: ExtractContext, idx: int) -> np.ndarray | None:
-    """The input's constant value: a Const, or anything inference computed upstream."""
-    if not ctx.has_input(idx):
-        return None
-    direct = ctx.input_value(idx)
-    if direct is not None:
-        return direct
-    return facts(ctx.input(idx)).value
-
-
 def typed_const(ctx: ExtractContext, value: Any, like: OutPort, suffix: str = "const") -> OutPort:
     """A constant of ``like``'s element type (f32 when not known)."""
-    et = facts(like).element_type
+    et = like.data.element_type
     dtype = et.numpy if et is not ElementType.dynamic and et is not ElementType.bf16 else np.float32
     return ctx.const(np.asarray(value, dtype=dtype), suffix=suffix)
 
@@ -127,7 +66,7 @@ def axes_from(ctx: ExtractContext, port: OutPort, start: int) -> OutPort:
     """``[start, ..., rank-1]`` (or ``[start..-1]`` for negative start) as an i64 tensor."""
     from irconv_opset import Range, Squeeze
 
-    rank = facts(port).shape
+    rank = port.data.shape
     if rank is not None:
         r = len(rank)
         first = start + r if start < 0 else start

@@ -3,8 +3,8 @@ SkipLayerNormalization, FusedMatMul."""
 
 from __future__ import annotations
 
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
@@ -27,7 +27,7 @@ def _quick_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Multiply, Sigmoid
 
     x = ctx.input(0)
-    alpha = typed_const(ctx, attrs(node).float("alpha", 1.702), x, "alpha")
+    alpha = typed_const(ctx, attrs(ctx).float("alpha", 1.702), x, "alpha")
     gate = ctx.op(Sigmoid(), ctx.op(Multiply(), x, alpha, suffix="scaled"), suffix="gate")
     return [ctx.op(Multiply(), x, gate)]
 
@@ -39,7 +39,7 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
 
-    eps = attrs(node).float("epsilon", 1e-12)
+    eps = attrs(ctx).float("epsilon", 1e-12)
     total = ctx.op(Add(), ctx.input(0), ctx.input(1), suffix="skip")
     if ctx.has_input(4):
         total = ctx.op(Add(), total, ctx.input(4), suffix="bias")
@@ -67,7 +67,7 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _fused_mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MatMul, Multiply
 
-    a = attrs(node)
+    a = attrs(ctx)
     if a.int("transBatchA", 0) or a.int("transBatchB", 0):
         raise a.bad("transBatchA", 1, "batch transposition is not supported")
     out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),

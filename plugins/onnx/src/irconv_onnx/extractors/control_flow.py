@@ -8,31 +8,33 @@ created after the body's own inputs.
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Graph, Node, OutPort
-from irconv.ops import SourceOp
 from irconv import ExtractContext
+from irconv.graph import Graph, Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import i64, onnx_op, proto
-from irconv_onnx.loader import CAPTURES
+from irconv_onnx.extractors._common import attrs, i64, onnx_op
+from irconv_onnx.meta import CAPTURES
 
 
-def _bodies(node: Node) -> dict[str, Graph]:
-    op = node.op
-    assert isinstance(op, SourceOp)
-    return op.bodies
+def _bodies(ctx: ExtractContext) -> dict[str, Graph]:
+    return ctx.source_op.bodies
+
+
+def _own_inputs(ctx: ExtractContext, captures: list[str]) -> int:
+    """How many inputs the ONNX node lists (the loader appended the bodies' captures)."""
+    return len(ctx.inputs) - len(captures)
 
 
 def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import If
     from irconv_opset.ops.control_flow import BodyInput, BodyOutput
 
-    bodies = _bodies(node)
+    bodies = _bodies(ctx)
     then_body, else_body = bodies["then_branch"], bodies["else_branch"]
     external = 1
     maps = []
     for body in (then_body, else_body):
-        captures = body.meta.get(CAPTURES, [])
+        captures = body.meta.get(CAPTURES) or []
         maps.append(tuple(BodyInput(external + i, i) for i in range(len(captures))))
         external += len(captures)
     outputs = len(node.out_ports())
@@ -60,15 +62,16 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Loop
     from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
-    body = _bodies(node)["body"]
-    onnx_node = proto(node)
-    carried = len(onnx_node.input) - 2
-    captures = body.meta.get(CAPTURES, [])
-    scans = len(onnx_node.output) - carried
+    body = _bodies(ctx)["body"]
+    captures = body.meta.get(CAPTURES) or []
+    own = _own_inputs(ctx, captures)
+    carried = own - 2
+    outputs = ctx.source_op.n_outputs
+    scans = outputs - carried
     trip = ctx.input(0) if ctx.has_input(0) else i64(ctx, -1, "trip")
     condition = ctx.input(1) if ctx.has_input(1) else ctx.const(np.array(True), suffix="condition")
     inputs = [trip, condition] + [ctx.input(2 + i) for i in range(carried)]
-    inputs += [ctx.input(len(onnx_node.input) + i) for i in range(len(captures))]
+    inputs += [ctx.input(own + i) for i in range(len(captures))]
     # body parameters: iteration, condition, carried..., captures...; results: condition, carried..., scans...
     input_map = [BodyInput(1, 1)] + [BodyInput(2 + i, 2 + i) for i in range(carried)]
     input_map += [BodyInput(2 + carried + i, 2 + carried + i) for i in range(len(captures))]
@@ -79,7 +82,7 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     op = Loop(body=body, input_map=tuple(input_map), output_map=tuple(output_map), back_edges=tuple(back_edges),
               current_iteration=0, condition_output=0)
     created = ctx.add(op, inputs, "loop")
-    return [created.out_port(i) for i in range(len(onnx_node.output))]
+    return [created.out_port(i) for i in range(outputs)]
 
 
 def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
@@ -113,19 +116,18 @@ def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import TensorIterator
     from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
-    from irconv_onnx.extractors._common import attrs
-
-    a = attrs(node)
-    body = _bodies(node)["body"]
-    onnx_node = proto(node)
+    a = attrs(ctx)
+    body = _bodies(ctx)["body"]
+    captures = body.meta.get(CAPTURES) or []
+    own = _own_inputs(ctx, captures)
+    total_outputs = ctx.source_op.n_outputs
     scans = a.int("num_scan_inputs")
-    states = len(onnx_node.input) - scans
-    outputs = len(onnx_node.output) - states
+    states = own - scans
+    outputs = total_outputs - states
     in_axes = a.ints("scan_input_axes", [0] * scans)
     in_dirs = a.ints("scan_input_directions", [0] * scans)
     out_axes = a.ints("scan_output_axes", [0] * outputs)
     out_dirs = a.ints("scan_output_directions", [0] * outputs)
-    captures = body.meta.get(CAPTURES, [])
 
     def spec(axis: int, reverse: int) -> SliceSpec:
         return SliceSpec(axis=axis, start=-1, stride=-1, part_size=1, end=0) if reverse else SliceSpec(axis=axis)
@@ -140,9 +142,9 @@ def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     _unsqueeze_scan_outputs(body, states, out_axes)
     op = TensorIterator(body=body, input_map=tuple(input_map), output_map=tuple(output_map),
                         back_edges=tuple(back_edges))
-    inputs = [ctx.input(i) for i in range(len(onnx_node.input) + len(captures))]
+    inputs = [ctx.input(i) for i in range(own + len(captures))]
     created = ctx.add(op, inputs, "scan")
-    return [created.out_port(i) for i in range(len(onnx_node.output))]
+    return [created.out_port(i) for i in range(total_outputs)]
 
 
 def extractors() -> list[Extractor]:

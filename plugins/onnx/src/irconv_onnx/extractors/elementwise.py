@@ -6,22 +6,22 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, facts, in_rank, onnx_op, opset, typed_const
+from irconv_onnx.extractors._common import attrs, onnx_op, opset, typed_const
 
 
 def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Before opset 7, ``broadcast=1, axis=k`` aligns B with A starting at axis k."""
-    a = attrs(node)
+    a = attrs(ctx)
     if a.int("broadcast", 0) and "axis" in a:
         from irconv_opset import Unsqueeze
 
-        rank_a, rank_b = in_rank(ctx, 0), in_rank(ctx, 1)
+        rank_a, rank_b = ctx.input_rank(0), ctx.input_rank(1)
         if rank_a is None or rank_b is None:
             raise a.bad("axis", a.int("axis"), "legacy axis broadcasting needs known input ranks")
         axis = a.int("axis") % rank_a
@@ -61,7 +61,7 @@ def _div(node: Node, ctx: ExtractContext) -> Op:
 def _mod(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import FloorMod, Mod
 
-    return Mod() if attrs(node).int("fmod", 0) else FloorMod()
+    return Mod() if attrs(ctx).int("fmod", 0) else FloorMod()
 
 
 def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -76,13 +76,13 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Select,
     )
 
-    direction = attrs(node).string("direction")
+    direction = attrs(ctx).string("direction")
     if direction not in ("LEFT", "RIGHT"):
-        raise attrs(node).bad("direction", direction, "expected LEFT or RIGHT")
+        raise attrs(ctx).bad("direction", direction, "expected LEFT or RIGHT")
     x, shift = ctx.input(0), ctx.input(1)
     op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
     shifted = ctx.op(op, x, shift, suffix="shift")
-    et = facts(x).element_type
+    et = x.data.element_type
     if not et.is_integer:
         return [shifted]
     width = np.dtype(et.numpy).itemsize * 8
@@ -102,7 +102,7 @@ def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
     """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope (per channel before opset 7)."""
     from irconv_opset import Less, Multiply, PReLU, Select
 
-    if opset(node) < 7:
+    if opset(ctx) < 7:
         return PReLU()
     x, slope = ctx.input(0), ctx.input(1)
     negative = ctx.op(Less(), x, typed_const(ctx, 0, x), suffix="negative")
@@ -115,8 +115,8 @@ def _pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convert, Power
 
     base, exponent = ctx.input(0), ctx.input(1)
-    et = facts(base).element_type
-    if et is not ElementType.dynamic and facts(exponent).element_type is not et:
+    et = base.data.element_type
+    if et is not ElementType.dynamic and exponent.data.element_type is not et:
         exponent = ctx.op(Convert(destination_type=et), exponent, suffix="exponent")
     return [ctx.op(Power(), base, exponent)]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, const_value, facts, i64, onnx_op, opset
+from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
 _COORDINATES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
@@ -26,11 +26,11 @@ def _interpolate(ctx: ExtractContext, x: OutPort, target: OutPort, by_sizes: boo
 
 def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Upsample and Resize-10: asymmetric coordinates, floor for nearest."""
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "nearest")
     if mode not in ("nearest", "linear", "bilinear"):
         raise a.bad("mode", mode, "expected nearest or linear")
-    if node.op.op_type == "Upsample" and opset(node) < 9:
+    if ctx.source_op.op_type == "Upsample" and opset(ctx) < 9:
         scales = ctx.const(np.asarray(a.floats("scales"), np.float32), suffix="scales")
     else:
         scales = ctx.input(1)
@@ -42,7 +42,7 @@ def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convert
 
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "nearest")
     if mode not in _MODES:
         raise a.bad("mode", mode, "expected nearest, linear or cubic")
@@ -69,7 +69,7 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         target, by_sizes = ctx.input(3), True
     else:
         target, by_sizes = ctx.input(2), False
-        if facts(target).element_type is not ElementType.f32:
+        if target.data.element_type is not ElementType.f32:
             target = ctx.op(Convert(destination_type=ElementType.f32), target, suffix="scales")
     return [_interpolate(ctx, ctx.input(0), target, by_sizes, axes, mode=_MODES[mode],
                          coordinate_transformation_mode=coordinates, nearest_mode=nearest,
@@ -95,17 +95,17 @@ def _aspect_sizes(ctx: ExtractContext, a: object, policy: str, axes: list[int] |
 
 
 def _is_empty(ctx: ExtractContext, idx: int) -> bool:
-    value = const_value(ctx, idx)
+    value = ctx.input_value(idx)
     if value is not None:
         return value.size == 0
-    return facts(ctx.input(idx)).shape == (0,)
+    return ctx.input(idx).data.shape == (0,)
 
 
 def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import GridSample
 
-    a = attrs(node)
-    mode = a.string("mode", "linear" if opset(node) >= 20 else "bilinear")
+    a = attrs(ctx)
+    mode = a.string("mode", "linear" if opset(ctx) >= 20 else "bilinear")
     modes = {"linear": "bilinear", "bilinear": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
              "nearest": "nearest"}
     if mode not in modes:
@@ -113,7 +113,7 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     padding = a.string("padding_mode", "zeros")
     if padding not in ("zeros", "border", "reflection"):
         raise a.bad("padding_mode", padding, "expected zeros, border or reflection")
-    rank = facts(ctx.input(0)).shape
+    rank = ctx.input(0).data.shape
     if rank is not None and len(rank) != 4:
         raise a.bad("input", f"rank {len(rank)}", "OpenVINO GridSample handles 4-D (2-D spatial) data only")
     op = GridSample(align_corners=bool(a.int("align_corners", 0)), mode=modes[mode], padding_mode=padding)
@@ -123,11 +123,11 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ROIAlign
 
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "avg")
     if mode not in ("avg", "max"):
         raise a.bad("mode", mode, "expected avg or max")
-    coordinates = a.string("coordinate_transformation_mode", "half_pixel" if opset(node) >= 16 else "output_half_pixel")
+    coordinates = a.string("coordinate_transformation_mode", "half_pixel" if opset(ctx) >= 16 else "output_half_pixel")
     aligned = {"output_half_pixel": "asymmetric", "half_pixel": "half_pixel_for_nn"}
     if coordinates not in aligned:
         raise a.bad("coordinate_transformation_mode", coordinates, "expected half_pixel or output_half_pixel")
@@ -140,7 +140,7 @@ def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import NonMaxSuppression
 
-    a = attrs(node)
+    a = attrs(ctx)
     center = a.int("center_point_box", 0)
     max_boxes = ctx.input(2) if ctx.has_input(2) else i64(ctx, [0], "max_boxes")
     iou = ctx.input(3) if ctx.has_input(3) else ctx.const(np.array([0.0], np.float32), suffix="iou")

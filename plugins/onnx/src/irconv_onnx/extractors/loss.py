@@ -3,8 +3,8 @@ ONNX function body)."""
 
 from __future__ import annotations
 
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import all_axes, attrs, i64, onnx_op, typed_const
@@ -26,7 +26,7 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Unsqueeze,
     )
 
-    a = attrs(node)
+    a = attrs(ctx)
     reduction = a.string("reduction", "mean")
     if reduction not in ("none", "sum", "mean"):
         raise a.bad("reduction", reduction, "expected none, sum or mean")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
@@ -16,9 +16,7 @@ from irconv_onnx.attributes import Attributes
 from irconv_onnx.extractors._common import (
     attrs,
     axes_from,
-    facts,
     i64,
-    in_shape,
     onnx_op,
     typed_const,
 )
@@ -44,12 +42,12 @@ class _Window:
 
 
 def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> int:
-    a = attrs(node)
+    a = attrs(ctx)
     kernel = a.ints("kernel_shape", None)
     if kernel:
         return len(kernel)
     source = ctx.input(weights_idx if weights_idx is not None else 0)
-    shape = facts(source).shape
+    shape = source.data.shape
     if shape is None:
         raise ConversionError(f"node {node.name!r} ({node.op.type}): the rank of input "
                               f"{weights_idx or 0} must be known (set it with --input)")
@@ -82,7 +80,7 @@ def _add_bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -
 def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convolution, GroupConvolution
 
-    a = attrs(node)
+    a = attrs(ctx)
     spatial = _spatial_rank(node, ctx, 1)
     w = _Window(a, spatial)
     group = a.int("group", 1)
@@ -99,14 +97,14 @@ def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ConvolutionBackpropData, GroupConvolutionBackpropData
 
-    a = attrs(node)
+    a = attrs(ctx)
     spatial = _spatial_rank(node, ctx, 1)
     w = _Window(a, spatial)
     group = a.int("group", 1)
     output_padding = tuple(a.ints("output_padding", [0] * spatial))
     pads_begin, pads_end, auto_pad = w.pads_begin, w.pads_end, w.auto_pad
     output_shape = a.ints("output_shape", None)
-    x_shape, k_shape = in_shape(ctx, 0), in_shape(ctx, 1)
+    x_shape, k_shape = ctx.input_shape(0), ctx.input_shape(1)
     static = x_shape is not None and k_shape is not None and all(d is not None for d in x_shape[2:]) and \
         all(d is not None for d in k_shape[2:])
     if not output_shape and auto_pad in ("same_upper", "same_lower") and static:
@@ -145,7 +143,7 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MaxPool
 
-    a = attrs(node)
+    a = attrs(ctx)
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     if a.int("storage_order", 0) and len(node.out_ports()) > 1:
@@ -160,7 +158,7 @@ def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import AvgPool
 
-    a = attrs(node)
+    a = attrs(ctx)
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     if any(d != 1 for d in w.dilations):
@@ -177,8 +175,8 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     that is never counted)."""
     from irconv_opset import Broadcast, Divide, GroupConvolution, Pad, ShapeOf
 
-    a = attrs(node)
-    shape = in_shape(ctx, 0)
+    a = attrs(ctx)
+    shape = ctx.input_shape(0)
     if shape is None or any(d is None for d in shape[1:]) or w.auto_pad != "explicit":
         raise a.bad("dilations", list(w.dilations), "dilated AveragePool needs static channels and spatial sizes "
                                                     "and explicit pads")
@@ -220,7 +218,7 @@ def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(sum over the window of |x|^p)^(1/p) = (AvgPool(|x|^p, pads counted) * window size)^(1/p)."""
     from irconv_opset import Abs, AvgPool, Multiply, Power
 
-    a = attrs(node)
+    a = attrs(ctx)
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     if any(d != 1 for d in w.dilations):
@@ -242,9 +240,9 @@ def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     axes = axes_from(ctx, x, 2)
     if kind == "lp":
-        p = attrs(node).int("p", 2)
+        p = attrs(ctx).int("p", 2)
         if p not in (1, 2):
-            raise attrs(node).bad("p", p, "only p = 1 or 2")
+            raise attrs(ctx).bad("p", p, "only p = 1 or 2")
         cls = ReduceL1 if p == 1 else ReduceL2
     else:
         cls = ReduceMean if kind == "avg" else ReduceMax
@@ -261,7 +259,7 @@ def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """alpha * A' B' + beta * C."""
     from irconv_opset import Add, MatMul, Multiply
 
-    a = attrs(node)
+    a = attrs(ctx)
     alpha, beta = a.float("alpha", 1.0), a.float("beta", 1.0)
     x = ctx.input(0)
     out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),
@@ -279,7 +277,7 @@ def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _einsum(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Einsum
 
-    return Einsum(equation=attrs(node).string("equation").replace(" ", ""))
+    return Einsum(equation=attrs(ctx).string("equation").replace(" ", ""))
 
 
 def extractors() -> list[Extractor]:

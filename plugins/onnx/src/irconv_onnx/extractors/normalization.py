@@ -3,17 +3,17 @@ LRN, LpNormalization."""
 
 from __future__ import annotations
 
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, axes_from, i64, in_rank, in_shape, onnx_op, opset, typed_const
+from irconv_onnx.extractors._common import attrs, axes_from, i64, onnx_op, opset, typed_const
 
 
 def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import BatchNormInference
 
-    a = attrs(node)
+    a = attrs(ctx)
     if a.int("training_mode", 0):
         return _batch_norm_training(node, ctx)
     eps = a.float("epsilon", 1e-5)
@@ -26,7 +26,7 @@ def _batch_norm_training(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Batch statistics normalize; running statistics are blended with ``momentum``."""
     from irconv_opset import Add, Concat, Divide, Multiply, ReduceMean, Sqrt, Squeeze, Subtract
 
-    a = attrs(node)
+    a = attrs(ctx)
     eps, momentum = a.float("epsilon", 1e-5), a.float("momentum", 0.9)
     x = ctx.input(0)
     axes = ctx.op(Concat(axis=0), i64(ctx, [0]), axes_from(ctx, x, 2), suffix="axes")
@@ -52,10 +52,10 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
     """[C] -> [C, 1, ..., 1] so it broadcasts against [N, C, spatial...]."""
     from irconv_opset import Unsqueeze
 
-    rank = in_rank(ctx, 0)
+    rank = ctx.input_rank(0)
     if rank is None:
 
-        raise_rank = attrs(ctx.node)
+        raise_rank = attrs(ctx)
         raise raise_rank.bad("input", "dynamic rank", "the data rank must be known")
     return ctx.op(Unsqueeze(), port, i64(ctx, list(range(1, rank - 1))), suffix="per_channel")
 
@@ -63,7 +63,7 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
 def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MVN, Add, Multiply
 
-    eps = attrs(node).float("epsilon", 1e-5)
+    eps = attrs(ctx).float("epsilon", 1e-5)
     x = ctx.input(0)
     norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes_from(ctx, x, 2),
                   suffix="mvn")
@@ -75,7 +75,7 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over axes [axis..] then scale and bias; Mean/InvStdDev outputs computed when used."""
     from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
 
-    a = attrs(node)
+    a = attrs(ctx)
     axis, eps = a.int("axis", -1), a.float("epsilon", 1e-5)
     x = ctx.input(0)
     axes = axes_from(ctx, x, axis)
@@ -104,11 +104,11 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import GroupNormalization, Reshape, Tile, Unsqueeze
 
-    a = attrs(node)
+    a = attrs(ctx)
     groups, eps = a.int("num_groups"), a.float("epsilon", 1e-5)
     scale, bias = ctx.input(1), ctx.input(2)
-    if opset(node) < 21:  # scale and bias are per group: repeat them per channel
-        shape = in_shape(ctx, 0)
+    if opset(ctx) < 21:  # scale and bias are per group: repeat them per channel
+        shape = ctx.input_shape(0)
         if shape is None or shape[1] is None:
             raise a.bad("num_groups", groups, "per-group scale (opset 18) needs a static channel count")
         per = shape[1] // groups
@@ -123,7 +123,7 @@ def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import LRN
 
-    a = attrs(node)
+    a = attrs(ctx)
     op = LRN(alpha=a.float("alpha", 1e-4), beta=a.float("beta", 0.75), bias=a.float("bias", 1.0), size=a.int("size"))
     return [ctx.op(op, ctx.input(0), i64(ctx, [1], "axes"))]
 
@@ -131,7 +131,7 @@ def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Divide, Equal, ReduceL1, ReduceL2, Select
 
-    a = attrs(node)
+    a = attrs(ctx)
     p, axis = a.int("p", 2), a.int("axis", -1)
     if p not in (1, 2):
         raise a.bad("p", p, "only p = 1 or 2")

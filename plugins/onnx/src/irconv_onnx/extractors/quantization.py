@@ -3,12 +3,12 @@ MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Co
 
 from __future__ import annotations
 
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, et_of_onnx, facts, i64, in_rank, onnx_op, typed_const
+from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, typed_const
 
 _RANGES = {
     ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
@@ -20,18 +20,18 @@ def _along_axis(ctx: ExtractContext, param: OutPort, data_idx: int, axis: int) -
     """A per-axis 1-D scale/zero point reshaped to broadcast along ``axis`` of the data."""
     from irconv_opset import Reshape
 
-    shape = facts(param).shape
+    shape = param.data.shape
     if shape is None or len(shape) != 1 or shape == (1,):
         return param
-    rank = in_rank(ctx, data_idx)
+    rank = ctx.input_rank(data_idx)
     if rank is None:
-        raise attrs(ctx.node).bad("axis", axis, "per-axis quantization needs the data rank")
+        raise attrs(ctx).bad("axis", axis, "per-axis quantization needs the data rank")
     axis = axis % rank
     return ctx.op(Reshape(special_zero=False), param, i64(ctx, [-1] + [1] * (rank - 1 - axis)), suffix="per_axis")
 
 
-def _check_blocks(node: Node) -> None:
-    a = attrs(node)
+def _check_blocks(ctx: ExtractContext) -> None:
+    a = attrs(ctx)
     if a.int("block_size", 0):
         raise a.bad("block_size", a.int("block_size"), "blocked quantization is not supported")
 
@@ -46,19 +46,19 @@ def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: O
     low, high = _RANGES[target]
     y = ctx.op(Round(mode="half_to_even"), ctx.op(Divide(), value, scale, suffix="scaled"), suffix="rounded")
     if zero is not None:
-        y = ctx.op(Add(), y, ctx.op(Convert(destination_type=facts(value).element_type
-                                            if facts(value).element_type.is_float else ElementType.f32),
+        y = ctx.op(Add(), y, ctx.op(Convert(destination_type=value.data.element_type
+                                            if value.data.element_type.is_float else ElementType.f32),
                                     zero, suffix="zero_float"), suffix="shifted")
     y = ctx.op(Clamp(min=float(low), max=float(high)), y, suffix="saturated")
     return ctx.op(Convert(destination_type=target), y, suffix="quantized")
 
 
 def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    _check_blocks(node)
-    a = attrs(node)
+    _check_blocks(ctx)
+    a = attrs(ctx)
     axis = a.int("axis", 1)
     if ctx.has_input(2):
-        target = facts(ctx.input(2)).element_type
+        target = ctx.input(2).data.element_type
     elif "output_dtype" in a and a.int("output_dtype"):
         target = et_of_onnx(a.int("output_dtype"), f"node {node.name!r} output_dtype")
     else:
@@ -81,8 +81,8 @@ def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutP
 
 
 def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    _check_blocks(node)
-    axis = attrs(node).int("axis", 1)
+    _check_blocks(ctx)
+    axis = attrs(ctx).int("axis", 1)
     scale = _along_axis(ctx, ctx.input(1), 0, axis)
     zero = _along_axis(ctx, ctx.input(2), 0, axis) if ctx.has_input(2) else None
     return [_dequantize_port(ctx, ctx.input(0), scale, zero)]
@@ -130,7 +130,7 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
             if conv and name == "w":
                 zero = _along_axis(ctx, zero, data_idx, 0)
             elif not conv and name == "a":
-                zero = _along_axis(ctx, zero, data_idx, -2) if facts(zero).shape not in ((), (1,)) else zero
+                zero = _along_axis(ctx, zero, data_idx, -2) if zero.data.shape not in ((), (1,)) else zero
             value = ctx.op(Subtract(), value, zero, suffix=f"{name}_centered")
         return value
 
@@ -139,7 +139,7 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
         from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
 
-        a = attrs(node)
+        a = attrs(ctx)
         x, w = centered(0, 2, "x", 0), centered(1, 3, "w", 1)
         win = _Window(a, _spatial_rank(node, ctx, 1))
         common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin,
@@ -161,7 +161,7 @@ def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = _dequantize_port(ctx, ctx.input(0), a_scale, ctx.input(2))
     b = _dequantize_port(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
     product = ctx.op(MatMul(), a, b, suffix="matmul")
-    target = facts(ctx.input(7)).element_type
+    target = ctx.input(7).data.element_type
     return [_quantize_float(ctx, product, ctx.input(6), ctx.input(7), target)]
 
 

@@ -6,19 +6,16 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
 from irconv_onnx.extractors._common import (
     all_axes,
     attrs,
-    const_value,
     drop_dynamic_axes,
-    facts,
     i64,
-    in_rank,
     onnx_op,
     opset,
 )
@@ -29,10 +26,10 @@ _AXES_INPUT_FROM = {"ReduceSum": 13}
 
 def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
     """The axes port, or None for "leave the data as is" (noop_with_empty_axes)."""
-    a = attrs(node)
-    if opset(node) >= _AXES_INPUT_FROM.get(op_type, 18):
-        value = const_value(ctx, 1) if ctx.has_input(1) else np.zeros(0, np.int64)
-        if value is None and facts(ctx.input(1)).shape == (0,):
+    a = attrs(ctx)
+    if opset(ctx) >= _AXES_INPUT_FROM.get(op_type, 18):
+        value = ctx.input_value(1) if ctx.has_input(1) else np.zeros(0, np.int64)
+        if value is None and ctx.input(1).data.shape == (0,):
             value = np.zeros(0, np.int64)  # an input that can only be empty
         if value is not None and value.size == 0:
             return None if a.int("noop_with_empty_axes", 0) else all_axes(ctx, ctx.input(0))
@@ -45,14 +42,14 @@ def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
 
 def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, bool], OutPort],
             node: Node, ctx: ExtractContext) -> list[OutPort]:
-    keep = bool(attrs(node).int("keepdims", 1))
+    keep = bool(attrs(ctx).int("keepdims", 1))
     axes = _axes(node, ctx, op_type)
     x = ctx.input(0)
     if axes is None:
         return [x]
-    if not keep and ctx.has_input(1) and axes is ctx.inputs[1] and const_value(ctx, 1) is None:
+    if not keep and ctx.has_input(1) and axes is ctx.inputs[1] and ctx.input_value(1) is None:
         # Run-time axes: keep the dims, then drop them with a Reshape of static rank.
-        rank, axes_shape = in_rank(ctx, 0), facts(axes).shape
+        rank, axes_shape = ctx.input_rank(0), axes.data.shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
             return [drop_dynamic_axes(ctx, build(ctx, x, axes, True), axes, rank, axes_shape[0])]
     return [build(ctx, x, axes, keep)]
@@ -61,7 +58,7 @@ def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, boo
 def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
     from irconv_opset import Convert
 
-    if facts(x).element_type is ElementType.boolean:  # the CPU plugin reduces numbers only
+    if x.data.element_type is ElementType.boolean:  # the CPU plugin reduces numbers only
         as_u8 = ctx.op(Convert(destination_type=ElementType.u8), x, suffix="as_u8")
         reduced = ctx.op(cls(keep_dims=keep), as_u8, axes, suffix="reduced")
         return ctx.op(Convert(destination_type=ElementType.boolean), reduced)
@@ -96,7 +93,7 @@ def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
     from irconv_opset import Gather, ShapeOf, Slice, Squeeze, Subtract, TopK
 
-    a = attrs(node)
+    a = attrs(ctx)
     axis = a.int("axis", 0)
     keep = bool(a.int("keepdims", 1))
     last = bool(a.int("select_last_index", 0))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from irconv.graph import Node, OutPort
 from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.attributes import Attributes
@@ -54,7 +54,7 @@ def _activations(a: Attributes, kind: str, directions: int) -> tuple[str, ...]:
 def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     import irconv_opset as o
 
-    a = attrs(node)
+    a = attrs(ctx)
     gates, order = _GATES[kind]
     hidden = a.int("hidden_size")
     direction = a.string("direction", "forward")

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
 from irconv_onnx.extractors._common import (
     attrs,
-    const_value,
-    facts,
     i64,
-    in_rank,
-    in_shape,
     onnx_op,
     opset,
     rank_of,
@@ -29,23 +25,23 @@ _BIG = np.iinfo(np.int64).max
 def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Reshape
 
-    if opset(node) < 5:
-        shape = i64(ctx, attrs(node).ints("shape"), "shape")
+    if opset(ctx) < 5:
+        shape = i64(ctx, attrs(ctx).ints("shape"), "shape")
     else:
         shape = ctx.input(1)
-    zero_copies = not attrs(node).int("allowzero", 0)
+    zero_copies = not attrs(ctx).int("allowzero", 0)
     return [ctx.op(Reshape(special_zero=zero_copies), ctx.input(0), shape)]
 
 
 def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Range, Squeeze, Subtract, Transpose
 
-    perm = attrs(node).ints("perm", None)
+    perm = attrs(ctx).ints("perm", None)
     x = ctx.input(0)
     if perm is not None:
         order = i64(ctx, perm, "order")
-    elif in_rank(ctx, 0) is not None:
-        order = i64(ctx, list(reversed(range(in_rank(ctx, 0) or 0))), "order")
+    elif ctx.input_rank(0) is not None:
+        order = i64(ctx, list(reversed(range(ctx.input_rank(0) or 0))), "order")
     else:
         rank = ctx.op(Squeeze(), rank_of(ctx, x), i64(ctx, [0]), suffix="rank_scalar")
         start = ctx.op(Subtract(), rank, i64(ctx, 1), suffix="last")
@@ -56,24 +52,24 @@ def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _concat(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Concat
 
-    return Concat(axis=attrs(node).int("axis", 1))
+    return Concat(axis=attrs(ctx).int("axis", 1))
 
 
 def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Split, VariadicSplit
 
-    a = attrs(node)
+    a = attrs(ctx)
     axis = a.int("axis", 0)
     count = len(node.out_ports())
     x = ctx.input(0)
-    if opset(node) < 13:
-        sizes = a.ints("split", None) or (list(const_value(ctx, 1)) if ctx.has_input(1) else None)
+    if opset(ctx) < 13:
+        sizes = a.ints("split", None) or (list(ctx.input_value(1)) if ctx.has_input(1) else None)
         lengths = i64(ctx, sizes, "lengths") if sizes else None
     else:
         lengths = ctx.input(1) if ctx.has_input(1) else None
-    if lengths is None and opset(node) >= 18 and "num_outputs" in a:
+    if lengths is None and opset(ctx) >= 18 and "num_outputs" in a:
         count = a.int("num_outputs")
-        shape = in_shape(ctx, 0)
+        shape = ctx.input_shape(0)
         dim = shape[axis] if shape is not None else None
         if dim is None:
             lengths = _ceil_split_lengths(ctx, x, axis, count)
@@ -106,8 +102,8 @@ def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Squeeze
 
     x = ctx.input(0)
-    if opset(node) < 13:
-        axes = attrs(node).ints("axes", None)
+    if opset(ctx) < 13:
+        axes = attrs(ctx).ints("axes", None)
         if not axes:
             return [ctx.op(Squeeze(), x)]
         return [ctx.op(Squeeze(), x, i64(ctx, axes, "axes"))]
@@ -119,9 +115,9 @@ def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Unsqueeze
 
-    axes = i64(ctx, attrs(node).ints("axes"), "axes") if opset(node) < 13 else ctx.input(1)
-    if opset(node) >= 13 and const_value(ctx, 1) is None:
-        rank, axes_shape = in_rank(ctx, 0), facts(axes).shape
+    axes = i64(ctx, attrs(ctx).ints("axes"), "axes") if opset(ctx) < 13 else ctx.input(1)
+    if opset(ctx) >= 13 and ctx.input_value(1) is None:
+        rank, axes_shape = ctx.input_rank(0), axes.data.shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
             return [unsqueeze_dynamic_axes(ctx, ctx.input(0), axes, rank, axes_shape[0])]
     return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
@@ -131,7 +127,7 @@ def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ShapeOf, Slice
 
     shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
-    a = attrs(node)
+    a = attrs(ctx)
     start, end = a.int("start", 0), a.int("end", _BIG)
     if start == 0 and end == _BIG:
         return [shape]
@@ -149,7 +145,7 @@ def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reshape to [prod(shape[:axis]), -1], computed from ShapeOf so the IR stays reshapeable."""
     from irconv_opset import Concat, ReduceProd, Reshape, ShapeOf, Slice
 
-    axis = attrs(node).int("axis", 1)
+    axis = attrs(ctx).int("axis", 1)
     x = ctx.input(0)
     if axis == 0:
         target = i64(ctx, [1, -1], "shape")
@@ -176,26 +172,26 @@ def _tile(node: Node, ctx: ExtractContext) -> Op:
 def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Pad, Split
 
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "constant")
     modes = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
     if mode not in modes:
         raise a.bad("mode", mode, "OpenVINO Pad has constant, reflect and edge (no wrap)")
     x = ctx.input(0)
-    if opset(node) < 11:
+    if opset(ctx) < 11:
         pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
         value = typed_const(ctx, a.float("value", 0.0), x, "value")
     else:
-        pads = const_value(ctx, 1)
+        pads = ctx.input_value(1)
         value = ctx.input(2) if ctx.has_input(2) else None
         if value is not None:
             from irconv_opset import Squeeze
 
-            if facts(value).shape not in ((), None):
+            if value.data.shape not in ((), None):
                 value = ctx.op(Squeeze(), value, suffix="value")
         if ctx.has_input(3):
-            axes = const_value(ctx, 3)
-            rank = in_rank(ctx, 0)
+            axes = ctx.input_value(3)
+            rank = ctx.input_rank(0)
             if axes is None or pads is None or rank is None:
                 begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
                 inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
@@ -233,8 +229,8 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Broadcast, ShapeOf, Slice
 
     x = ctx.input(0)
-    if opset(node) < 10:
-        a = attrs(node)
+    if opset(ctx) < 10:
+        a = attrs(ctx)
         starts, ends = a.ints("starts"), a.ints("ends")
         axes = a.ints("axes", list(range(len(starts))))
         return [ctx.op(Slice(), x, i64(ctx, starts, "start"), i64(ctx, ends, "stop"), i64(ctx, [1] * len(starts)),
@@ -243,7 +239,7 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.has_input(4):
         steps = ctx.input(4)
     else:
-        value = const_value(ctx, 1)
+        value = ctx.input_value(1)
         if value is not None:
             steps = ctx.const(np.ones(value.shape, value.dtype), suffix="step")
         else:
@@ -255,20 +251,20 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Gather
 
-    axis = attrs(node).int("axis", 0)
+    axis = attrs(ctx).int("axis", 0)
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, axis, "axis"))]
 
 
 def _gather_elements(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import GatherElements
 
-    return GatherElements(axis=attrs(node).int("axis", 0))
+    return GatherElements(axis=attrs(ctx).int("axis", 0))
 
 
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import GatherND
 
-    return GatherND(batch_dims=attrs(node).int("batch_dims", 0))
+    return GatherND(batch_dims=attrs(ctx).int("batch_dims", 0))
 
 
 _SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min", "max": "max"}
@@ -277,7 +273,7 @@ _SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min"
 def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterElementsUpdate
 
-    a = attrs(node)
+    a = attrs(ctx)
     reduction = a.string("reduction", "none")
     if reduction not in _SCATTER_REDUCTIONS:
         raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
@@ -286,14 +282,14 @@ def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
 
 def _scatter_elements_ports(node: Node, ctx: ExtractContext) -> list[OutPort]:
     op = _scatter_elements(node, ctx)
-    axis = i64(ctx, attrs(node).int("axis", 0), "axis")
+    axis = i64(ctx, attrs(ctx).int("axis", 0), "axis")
     return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2), axis)]
 
 
 def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterNDUpdate
 
-    a = attrs(node)
+    a = attrs(ctx)
     reduction = a.string("reduction", "none")
     if reduction not in _SCATTER_REDUCTIONS:
         raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
@@ -303,7 +299,7 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
 def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import DepthToSpace
 
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "DCR")
     if mode not in ("DCR", "CRD"):
         raise a.bad("mode", mode, "expected DCR or CRD")
@@ -313,7 +309,7 @@ def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
 def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import SpaceToDepth
 
-    a = attrs(node)
+    a = attrs(ctx)
     mode = a.string("mode", "DCR")
     if mode not in ("DCR", "CRD"):
         raise a.bad("mode", mode, "expected DCR or CRD")
@@ -321,7 +317,7 @@ def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    a = attrs(node)
+    a = attrs(ctx)
     if "value" in a:
         value = a.tensor("value")
     elif "value_float" in a:
@@ -341,7 +337,7 @@ def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Broadcast
 
-    a = attrs(node)
+    a = attrs(ctx)
     value = a.tensor("value", None)
     scalar = np.zeros((), np.float32) if value is None else value.reshape(())
     return [ctx.op(Broadcast(), ctx.const(scalar, suffix="value"), ctx.input(0))]
@@ -350,13 +346,13 @@ def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Range, Reshape
 
-    et = facts(ctx.input(0)).element_type
+    et = ctx.input(0).data.element_type
     if et is ElementType.dynamic:
         et = ElementType.f32
 
     def scalar(idx: int) -> OutPort:
         port = ctx.input(idx)
-        if facts(port).shape == ():
+        if port.data.shape == ():
             return port
         return ctx.op(Reshape(special_zero=False), port, i64(ctx, [], "scalar"), suffix=f"scalar_{idx}")
 
@@ -367,7 +363,7 @@ def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Negative indices count from the end; other out-of-range indices give all "off"."""
     from irconv_opset import Add, Convert, Gather, Less, OneHot, Reshape, Select
 
-    axis = attrs(node).int("axis", -1)
+    axis = attrs(ctx).int("axis", -1)
     indices = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="indices")
     depth = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="depth_i64")
     depth = ctx.op(Reshape(special_zero=False), depth, i64(ctx, [], "scalar"), suffix="depth")
@@ -388,8 +384,8 @@ def _non_zero(node: Node, ctx: ExtractContext) -> Op:
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Reshape, TopK
 
-    a = attrs(node)
-    if opset(node) < 10:
+    a = attrs(ctx)
+    if opset(ctx) < 10:
         k = i64(ctx, a.int("k"), "k")
     else:
         k = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="k")
@@ -402,7 +398,7 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _cum_sum(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import CumSum
 
-    a = attrs(node)
+    a = attrs(ctx)
     return CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
 
 
@@ -426,10 +422,10 @@ def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Subtract,
     )
 
-    a = attrs(node)
+    a = attrs(ctx)
     flags = dict(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
     x, axis = ctx.input(0), ctx.input(1)
-    et = facts(x).element_type
+    et = x.data.element_type
     work = x if et.is_float else ctx.op(Convert(destination_type=ElementType.f64), x, suffix="as_float")
     logs = ctx.op(Log(), ctx.op(Abs(), work, suffix="abs"), suffix="log")
     magnitude = ctx.op(Exp(), ctx.op(CumSum(**flags), logs, axis, suffix="log_sum"), suffix="magnitude")
@@ -458,7 +454,7 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Unsqueeze,
     )
 
-    upper = bool(attrs(node).int("upper", 1))
+    upper = bool(attrs(ctx).int("upper", 1))
     x = ctx.input(0)
     shape = ctx.op(ShapeOf(), x, suffix="shape")
     rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
@@ -476,7 +472,7 @@ def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Ones where col - row == k, from ShapeOf ranges."""
     from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, ShapeOf, Subtract, Unsqueeze
 
-    a = attrs(node)
+    a = attrs(ctx)
     x = ctx.input(0)
     shape = ctx.op(ShapeOf(), x, suffix="shape")
     rows = ctx.op(Gather(), shape, i64(ctx, 0), i64(ctx, 0), suffix="rows")
@@ -497,7 +493,7 @@ def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Unique
 
-    a = attrs(node)
+    a = attrs(ctx)
     op = Unique(sorted=bool(a.int("sorted", 1)), index_element_type=ElementType.i64,
                 count_element_type=ElementType.i64)
     inputs = [ctx.input(0)] + ([i64(ctx, a.int("axis"), "axis")] if "axis" in a else [])
@@ -509,7 +505,7 @@ def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gather the positions where the condition is true (the data flattened without an axis)."""
     from irconv_opset import Gather, NonZero, Reshape, Squeeze
 
-    a = attrs(node)
+    a = attrs(ctx)
     x = ctx.input(0)
     if "axis" not in a:
         x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1]), suffix="flat")
@@ -521,7 +517,7 @@ def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ReverseSequence
 
-    a = attrs(node)
+    a = attrs(ctx)
     return ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
 
 

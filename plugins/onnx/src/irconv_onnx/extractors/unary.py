@@ -6,19 +6,16 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
 from irconv_onnx.extractors._common import (
     attrs,
     axes_from,
-    const_value,
     et_of_onnx,
-    facts,
-    in_rank,
     onnx_op,
     opset,
     typed_const,
@@ -38,13 +35,13 @@ def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _elu(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Elu
 
-    return Elu(alpha=attrs(node).float("alpha", 1.0))
+    return Elu(alpha=attrs(ctx).float("alpha", 1.0))
 
 
 def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Selu
 
-    a = attrs(node)
+    a = attrs(ctx)
     x = ctx.input(0)
     alpha = typed_const(ctx, [a.float("alpha", 1.67326319217681884765625)], x, "alpha")
     gamma = typed_const(ctx, [a.float("gamma", 1.05070102214813232421875)], x, "gamma")
@@ -54,7 +51,7 @@ def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import HardSigmoid
 
-    a = attrs(node)
+    a = attrs(ctx)
     x = ctx.input(0)
     alpha = typed_const(ctx, a.float("alpha", 0.2), x, "alpha")
     beta = typed_const(ctx, a.float("beta", 0.5), x, "beta")
@@ -65,7 +62,7 @@ def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import PReLU
 
     x = ctx.input(0)
-    slope = typed_const(ctx, [attrs(node).float("alpha", 0.01)], x, "slope")
+    slope = typed_const(ctx, [attrs(ctx).float("alpha", 0.01)], x, "slope")
     return [ctx.op(PReLU(), x, slope)]
 
 
@@ -73,7 +70,7 @@ def _thresholded_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Greater, Select
 
     x = ctx.input(0)
-    alpha = typed_const(ctx, attrs(node).float("alpha", 1.0), x, "alpha")
+    alpha = typed_const(ctx, attrs(ctx).float("alpha", 1.0), x, "alpha")
     above = ctx.op(Greater(), x, alpha, suffix="above")
     return [ctx.op(Select(), above, x, typed_const(ctx, 0, x, "zero"))]
 
@@ -82,7 +79,7 @@ def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x < -lambd: x + bias; x > lambd: x - bias; else 0."""
     from irconv_opset import Add, Greater, Less, Select, Subtract
 
-    a = attrs(node)
+    a = attrs(ctx)
     lambd, bias = a.float("lambd", 0.5), a.float("bias", 0.0)
     x = ctx.input(0)
     b = typed_const(ctx, bias, x, "bias")
@@ -96,16 +93,16 @@ def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _gelu(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Gelu
 
-    mode = attrs(node).string("approximate", "none")
+    mode = attrs(ctx).string("approximate", "none")
     if mode not in ("none", "tanh"):
-        raise attrs(node).bad("approximate", mode, "expected none or tanh")
+        raise attrs(ctx).bad("approximate", mode, "expected none or tanh")
     return Gelu(approximation_mode="erf" if mode == "none" else "tanh")
 
 
 def _is_inf(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import IsInf
 
-    a = attrs(node)
+    a = attrs(ctx)
     return IsInf(detect_negative=bool(a.int("detect_negative", 1)), detect_positive=bool(a.int("detect_positive", 1)))
 
 
@@ -119,12 +116,12 @@ def _clip(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
     from irconv_opset import Clamp, Maximum, Minimum
 
     x = ctx.input(0)
-    if opset(node) < 11:
-        a = attrs(node)
+    if opset(ctx) < 11:
+        a = attrs(ctx)
         return Clamp(min=a.float("min", float(np.finfo(np.float32).min)),
                      max=a.float("max", float(np.finfo(np.float32).max)))
-    low, high = const_value(ctx, 1), const_value(ctx, 2)
-    et = facts(x).element_type
+    low, high = ctx.input_value(1), ctx.input_value(2)
+    et = x.data.element_type
     if et.is_float and (low is not None or not ctx.has_input(1)) and (high is not None or not ctx.has_input(2)):
         info = np.finfo(et.numpy) if et is not ElementType.bf16 else np.finfo(np.float32)
         return Clamp(min=float(low) if low is not None else float(info.min),
@@ -161,7 +158,7 @@ def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _cast(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Convert
 
-    return Convert(destination_type=et_of_onnx(attrs(node).int("to"), f"Cast node {node.name!r}"))
+    return Convert(destination_type=et_of_onnx(attrs(ctx).int("to"), f"Cast node {node.name!r}"))
 
 
 def _cast_like(node: Node, ctx: ExtractContext) -> Op:
@@ -174,11 +171,11 @@ def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
     from irconv_opset import Divide, Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract
 
-    a = attrs(node)
-    axis = a.int("axis", -1 if opset(node) >= 13 else 1)
+    a = attrs(ctx)
+    axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
     x = ctx.input(0)
-    rank = in_rank(ctx, 0)
-    if opset(node) >= 13 or (rank is not None and (axis == rank - 1 or axis == -1)):
+    rank = ctx.input_rank(0)
+    if opset(ctx) >= 13 or (rank is not None and (axis == rank - 1 or axis == -1)):
         return LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
     axes = axes_from(ctx, x, axis)
     peak = ctx.op(ReduceMax(keep_dims=True), x, axes, suffix="max")
@@ -194,9 +191,9 @@ def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """One-hot of the (first) arg max along the axis."""
     from irconv_opset import ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
 
-    a = attrs(node)
-    axis = a.int("axis", -1 if opset(node) >= 13 else 1)
-    if opset(node) < 13 and axis != -1 and axis != (in_rank(ctx, 0) or 0) - 1:
+    a = attrs(ctx)
+    axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
+    if opset(ctx) < 13 and axis != -1 and axis != (ctx.input_rank(0) or 0) - 1:
         raise a.bad("axis", axis, "Hardmax before opset 13 is supported on the last axis only")
     x = ctx.input(0)
     top = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i64, stable=True),
