@@ -24,7 +24,8 @@ class MergeLinearChains(Fusion):
 
     - ``(x * a) * b -> x * (a b)``;  ``(x + a) + b -> x + (a + b)``;
     - ``(x + a) * b -> x * b + a b`` (the Multiply moves first, towards a producer's weights);
-    - ``x - a -> x + (-a)``;  ``x / a -> x * (1 / a)`` for floating constants.
+    - ``x - a -> x + (-a)``;  ``x / a -> x * (1 / a)`` for floating constants;
+    - ``x + 0 -> x``, ``x * 1 -> x`` when the constant leaves x's shape and type alone.
     """
 
     id = "fuse.merge_linear_chains"
@@ -35,6 +36,7 @@ class MergeLinearChains(Fusion):
         _by_const("Multiply", _single("Add", "inner", "a"), "outer", "b"),
         op("Subtract", _X, float_const("a"), bind="outer", where=numpy_broadcast),
         op("Divide", _X, float_const("a"), bind="outer", where=numpy_broadcast),
+        op(("Add", "Multiply"), _X, float_const("a"), bind="outer", commutative=True, where=numpy_broadcast),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
@@ -51,6 +53,13 @@ class MergeLinearChains(Fusion):
             if not np.all(np.isfinite(inverse)):
                 return False
             rw.replace(outer, rw.op(Multiply(), x, rw.const(inverse, like=outer), like=outer))
+            return True
+        if "b" not in match.nodes:
+            identity = 0.0 if outer.type == "Add" else 1.0
+            same = outer.out_port(0).data
+            if not (np.all(a == identity) and same.shape == x.data.shape and same.element_type is x.data.element_type):
+                return False
+            rw.replace(outer, x)
             return True
         b = match["b"].op.value  # type: ignore[attr-defined]
         inner = match["inner"]

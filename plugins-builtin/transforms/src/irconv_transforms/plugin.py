@@ -30,7 +30,9 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_pad import FusePad
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.fuse_grouped_convolution import FuseGroupedConvolution
     from irconv_transforms.merge_linear_chains import MergeLinearChains
+    from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
 
     return [
         FuseClamp(),
@@ -47,4 +49,6 @@ def middle_transform() -> list[Transform]:
         FuseLinearBackward(),
         FuseLinearForward(),
         FusePad(),
+        FuseGroupedConvolution(),
+        OptimizeResnetStrides(),
     ]

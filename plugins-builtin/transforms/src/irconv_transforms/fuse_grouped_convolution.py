@@ -1,0 +1,78 @@
+"""Split -> N Convolutions -> Concat, in the same order -> one GroupConvolution."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from irconv import Graph, Node, Rewriter, TransformContext
+
+from irconv_transforms import _weights
+from irconv_transforms._fusion import HandFusion, frozen_predicate, value_of
+
+
+class FuseGroupedConvolution(HandFusion):
+    """``Concat_1(Conv(Split_1(x)[0], W0), ..., Conv(Split_1(x)[N-1], WN-1))`` -> GroupConvolution
+    with weights stacked to [N, Co, Ci, k...]: the channel Split gives equal parts (Split, or
+    VariadicSplit with equal lengths), output i feeds only the i-th Concat input's convolution,
+    and the convolutions share attributes and weight shapes and feed only the Concat."""
+
+    id = "fuse.grouped_convolution"
+    run_after = (*HandFusion.run_after, "fuse.linear_forward")
+
+    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
+        frozen = frozen_predicate(ctx)
+        rw = Rewriter(graph)
+        for concat in graph.by_type("Concat"):
+            if concat in graph:
+                _fuse(rw, concat, frozen)
+        return rw.modified
+
+
+def _fuse(rw: Rewriter, concat: Node, frozen) -> None:  # type: ignore[no-untyped-def]
+    from irconv_opset import GroupConvolution
+
+    shape = concat.out_port(0).data.shape
+    if shape is None or int(getattr(concat.op, "axis", 0)) not in (1, 1 - len(shape)):
+        return
+    convs = [p.get_source().node if p.get_source() else None for p in concat.in_ports()]
+    if len(convs) < 2 or any(c is None or c.type != "Convolution" for c in convs):
+        return
+    sources = [c.in_port(0).get_source() for c in convs]  # type: ignore[union-attr]
+    split = sources[0].node if sources[0] is not None else None
+    if split is None or split.type not in ("Split", "VariadicSplit") or split.num_outputs() != len(convs):
+        return
+    if not _equal_channel_split(split):
+        return
+    weights = [_weights.weights(c) for c in convs]  # type: ignore[arg-type]
+    first = convs[0].op  # type: ignore[union-attr]
+    for i, (conv, source, w) in enumerate(zip(convs, sources, weights, strict=True)):
+        assert conv is not None
+        if source is None or source.node is not split or source.idx != i or len(source.get_destinations()) != 1:
+            return
+        if w is None or w.shape != weights[0].shape or conv.op.ir_attributes() != first.ir_attributes():
+            return
+        if len(conv.out_port(0).get_destinations()) != 1 or conv.out_port(0).data.names:
+            return
+    if any(frozen(n) for n in [concat, split, *convs]):  # type: ignore[list-item]
+        return
+    stacked = np.stack(weights)  # type: ignore[arg-type]
+    op = GroupConvolution(**{f.name: getattr(first, f.name) for f in dataclasses.fields(GroupConvolution)})
+    data = split.in_port(0).get_source()
+    assert data is not None
+    fused = rw.op(op, data, rw.const(stacked, like=concat), like=concat)
+    rw.replace(concat, fused)
+
+
+def _equal_channel_split(split: Node) -> bool:
+    shape = split.in_port(0).get_source().data.shape if split.in_port(0).get_source() else None  # type: ignore[union-attr]
+    axis = value_of(split.in_port(1).get_source()) if split.has_input(1) else None  # type: ignore[arg-type]
+    if shape is None or axis is None or axis.size != 1:
+        return False
+    if int(axis.reshape(-1)[0]) % len(shape) != 1:
+        return False
+    if split.type == "VariadicSplit":
+        lengths = value_of(split.in_port(2).get_source()) if split.has_input(2) else None  # type: ignore[arg-type]
+        if lengths is None or len(set(int(v) for v in lengths.reshape(-1))) != 1:
+            return False
+    return True
