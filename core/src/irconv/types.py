@@ -13,6 +13,8 @@ import numpy as np
 Dim = int | None
 Shape = tuple[Dim, ...]
 MaybeShape = Shape | None
+#: Bounds of a dimension that is dynamic within a range: (lower, upper or None for unbounded).
+DimRange = tuple[int, int | None]
 
 
 class ElementType(enum.Enum):

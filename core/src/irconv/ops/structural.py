@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irconv.ops.op import Op, attr
-from irconv.types import ElementType, MaybeShape
+from irconv.types import DimRange, ElementType, MaybeShape
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -28,10 +28,24 @@ class Parameter(Op):
 
     shape: MaybeShape = attr(None)
     element_type: ElementType = attr(ElementType.f32)
+    #: Per dimension, the (lower, upper) bounds of a dynamic dimension that has them
+    #: (``1..8``; upper None is unbounded). Inference sees such a dimension as dynamic.
+    bounds: tuple[DimRange | None, ...] | None = attr(None, emit=False)
 
     def ir_attributes(self) -> dict[str, str]:
-        shape = "..." if self.shape is None else ",".join("?" if d is None else str(d) for d in self.shape)
-        return {"shape": shape, "element_type": self.element_type.value}
+        if self.shape is None:
+            return {"shape": "...", "element_type": self.element_type.value}
+        dims = []
+        for i, d in enumerate(self.shape):
+            bound = self.bounds[i] if self.bounds is not None and i < len(self.bounds) else None
+            if d is not None:
+                dims.append(str(d))
+            elif bound is not None:
+                lo, hi = bound
+                dims.append(f"{lo or ''}..{'' if hi is None else hi}")
+            else:
+                dims.append("?")
+        return {"shape": ",".join(dims), "element_type": self.element_type.value}
 
     def infer(self, node: Node) -> None:
         data = node.out_port(0).data

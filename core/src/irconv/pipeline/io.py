@@ -1,11 +1,13 @@
-"""Model boundary edits asked for by the user: input overrides and output cuts."""
+"""Model boundary edits asked for by the user: inputs (overrides, cuts, fixed values) and output cuts."""
 
 from __future__ import annotations
 
 from irconv.errors import UserError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Parameter, Result
+from irconv.ops import Const, Parameter, Result
+from irconv.pipeline.input_spec import InputSpec
 from irconv.pipeline.options import ConversionOptions
+from irconv.types import ElementType
 
 
 def input_names(node: Node) -> list[str]:
@@ -13,36 +15,111 @@ def input_names(node: Node) -> list[str]:
 
 
 def apply_input_overrides(graph: Graph, options: ConversionOptions) -> None:
-    """Set the shape/type of Parameters named by ``--input``; unknown names are an error."""
+    """Make the model's inputs what ``--input`` says, before extraction.
+
+    A spec naming a model input overrides its shape/type (and bounds); one naming an
+    internal tensor (``node:0``, ``0:node`` or a tensor name) cuts the graph there, so
+    everything that only fed it is dropped before unsupported ops are looked for; a spec
+    with a value turns the input into a constant. Unknown names are one error listing the
+    model's inputs.
+    """
     if not options.inputs:
         return
     parameters = graph.parameters()
-    used = set()
-    for index, node in enumerate(parameters):
-        op = node.op
-        assert isinstance(op, Parameter)
-        spec = None
-        for name in input_names(node):
-            spec = options.input_override(name, index, len(parameters))
-            if spec is not None:
-                break
-        if spec is None:
+    chosen: list[tuple[Node, InputSpec]] = []
+    unknown: list[InputSpec] = []
+    cut = False
+    for spec in options.inputs:
+        node = _model_input(spec, parameters)
+        if node is None and spec.name:
+            node = _cut_at(graph, spec)
+            cut = cut or node is not None
+        if node is None:
+            unknown.append(spec)
             continue
-        used.add(spec.name)
-        if spec.shape is not None:
-            op.shape = spec.shape
-        if spec.element_type is not None:
-            op.element_type = spec.element_type
-        graph.mark_dirty(node)
-    unknown = [s.name or "(unnamed)" for s in options.inputs if s.name not in used]
+        _override(node, spec)
+        chosen.append((node, spec))
     if unknown:
+        names = ", ".join(s.name or "(unnamed)" for s in unknown)
         known = ", ".join(n.out_port(0).data.names[0] if n.out_port(0).data.names else n.name for n in parameters)
-        hint = "" if any(s.name for s in options.inputs) or len(parameters) == 1 else "; name the input"
-        raise UserError(f"--input {', '.join(unknown)}: no such model input (inputs: {known or 'none'}){hint}")
+        hint = "" if any(s.name for s in unknown) or len(parameters) == 1 else "; name the input"
+        raise UserError(
+            f"--input {names}: no such model input or tensor (inputs: {known or 'none'}){hint}; "
+            "an internal tensor is named by its tensor name, node:port or port:node"
+        )
+    if cut:
+        graph.clean_up()
+        kept = {node.id for node, _ in chosen}
+        for node in graph.parameters():
+            if node.id not in kept and not node.users():
+                graph.remove_node(node)
+    for node, spec in chosen:
+        if spec.value is not None:
+            _freeze(graph, node, spec)
+
+
+def _model_input(spec: InputSpec, parameters: list[Node]) -> Node | None:
+    for index, node in enumerate(parameters):
+        if spec.name in input_names(node) or (spec.name == "" and len(parameters) == 1 and index == 0):
+            return node
+    return None
+
+
+def _cut_at(graph: Graph, spec: InputSpec) -> Node | None:
+    """A new Parameter in place of the tensor ``spec`` names; None if it names nothing."""
+    port_text, _, node_name = spec.name.partition(":")
+    if port_text.isdigit() and graph.has_node(node_name):
+        consumer = graph.node(node_name).in_port(int(port_text))
+        source = consumer.get_source()
+        if source is None:
+            raise UserError(f"--input {spec.name}: input {port_text} of node {node_name!r} is not connected")
+        new = graph.add_node(_parameter_like(source), spec.name)
+        new.out_port(0).data.add_name(spec.name)
+        consumer.connect(new.out_port(0))
+        return new
+    source = find_tensor(graph, spec.name)
+    if source is None:
+        return None
+    if source.node.type == "Parameter":
+        return source.node
+    new = graph.add_node(_parameter_like(source), spec.name)
+    source.get_connection().set_source(new.out_port(0))
+    new.out_port(0).data.add_name(spec.name)
+    return new
+
+
+def _parameter_like(source: OutPort) -> Parameter:
+    """A Parameter with what the loader knew of the tensor (f32 of unknown shape otherwise)."""
+    et = source.data.element_type
+    return Parameter(source.data.shape, et if et is not ElementType.dynamic else ElementType.f32)
+
+
+def _override(node: Node, spec: InputSpec) -> None:
+    op = node.op
+    assert isinstance(op, Parameter)
+    if spec.shape is not None:
+        op.shape = spec.shape
+        op.bounds = spec.bounds
+    if spec.element_type is not None:
+        op.element_type = spec.element_type
+    graph = node.graph
+    graph.mark_dirty(node)
+
+
+def _freeze(graph: Graph, node: Node, spec: InputSpec) -> None:
+    """The input becomes a Const of the given value, under the input's name."""
+    op = node.op
+    assert isinstance(op, Parameter)
+    value = spec.value_array(op.element_type, op.shape)
+    const = graph.add_node(Const(value), origin=node.name)
+    node.out_port(0).get_connection().set_source(const.out_port(0))
+    graph.remove_node(node)
+    graph.rename(const, node.name)
 
 
 def find_tensor(graph: Graph, name: str) -> OutPort | None:
-    """The output port carrying tensor ``name``, or the node ``name`` (``node:port``)."""
+    """The output port carrying tensor ``name``: a tensor name, ``node:port`` (an output of
+    node), ``port:node`` (what feeds that input of node) or a node name (its output 0)."""
     for node in graph.nodes():
         for port in node.out_ports():
             if name in port.data.names:
@@ -50,6 +127,9 @@ def find_tensor(graph: Graph, name: str) -> OutPort | None:
     node_name, _, port_text = name.rpartition(":")
     if node_name and port_text.isdigit() and graph.has_node(node_name):
         return graph.node(node_name).out_port(int(port_text))
+    port_text, _, node_name = name.partition(":")
+    if port_text.isdigit() and graph.has_node(node_name):  # port:node, what feeds that input
+        return graph.node(node_name).in_port(int(port_text)).get_source()
     if graph.has_node(name):
         return graph.node(name).out_port(0)
     return None

@@ -3,65 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from irconv.errors import UserError
 from irconv.plugins.option import Option, OptionTable
-from irconv.types import ElementType, MaybeShape
+from irconv.pipeline.input_spec import InputSpec
 
 T = TypeVar("T")
-
-_INPUT_SPEC = re.compile(r"^(?P<name>[^\[\]{}]*?)(?:\[(?P<shape>[^\]]*)\])?(?:\{(?P<type>[^}]*)\})?$")
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """``--input name[1,3,?,?]{f32}``: override a model input's shape and/or type.
-
-    An empty name means "the model's only input"; a ``shape`` of None leaves the shape as is.
-    """
-
-    name: str
-    shape: MaybeShape = None
-    element_type: ElementType | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> InputSpec:
-        found = _INPUT_SPEC.match(text.strip())
-        if not found or (not found["name"] and found["shape"] is None and found["type"] is None):
-            raise UserError(
-                f"bad --input {text!r}: expected name[d0,d1,...]{{type}}, e.g. data[1,3,224,224]{{f32}} "
-                "(shape and type are each optional; ? or -1 for a dynamic dimension)"
-            )
-        shape: MaybeShape = None
-        if found["shape"] is not None:
-            shape = tuple(_parse_dim(d, text) for d in found["shape"].split(",") if d.strip() != "")
-        element_type = None
-        if found["type"]:
-            try:
-                element_type = ElementType.parse(found["type"])
-            except ValueError:
-                raise UserError(
-                    f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)"
-                ) from None
-        return cls(found["name"].strip(), shape, element_type)
-
-
-def _parse_dim(text: str, spec: str) -> int | None:
-    text = text.strip()
-    if text in ("?", "-1"):
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise UserError(f"bad --input {spec!r}: dimension {text!r} is not an integer, ? or -1") from None
-    if value < 0:
-        raise UserError(f"bad --input {spec!r}: negative dimension {value}")
-    return value
-
 
 @dataclass
 class ConversionOptions:
