@@ -1,0 +1,1 @@
+"""irconv-mxnet: MXNet symbol JSON + ``.params`` models, read without MXNet."""

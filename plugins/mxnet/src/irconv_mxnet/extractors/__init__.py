@@ -1,0 +1,18 @@
+"""Extractors of the MXNet front end, one module per op family.
+
+``Custom`` ops are not here: the loader keys each on its ``op_type`` (the extractor's
+``domain``), so a plugin supporting a custom layer registers
+``Extractor("mxnet", "Custom", extract, domain="<op_type>")``.
+"""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def all_extractors() -> list[Extractor]:
+    """Every extractor this plugin provides (modules imported here, not at plugin import)."""
+    from irconv_mxnet.extractors import activations, detection, elementwise, indexing, nn, normalization, shape
+
+    modules = (nn, normalization, activations, elementwise, shape, indexing, detection)
+    return [e for module in modules for e in module.extractors()]

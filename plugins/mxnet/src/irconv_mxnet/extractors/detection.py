@@ -1,0 +1,183 @@
+"""Detection ops: _contrib_MultiBoxPrior, _contrib_MultiBoxDetection, ROIPooling,
+_contrib_Proposal."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.graph import Node, OutPort
+from irconv.plugins import Extractor
+
+from irconv_mxnet.extractors._common import (
+    bad,
+    flag,
+    floats,
+    i64,
+    integer,
+    ints,
+    like_const,
+    mx_op,
+    number,
+    rank,
+)
+
+
+def multibox_prior_values(height: int, width: int, sizes: tuple[float, ...], ratios: tuple[float, ...],
+                          steps: tuple[float, float], offsets: tuple[float, float], clip: bool) -> np.ndarray:
+    """Anchors [1, H*W*(len(sizes)+len(ratios)-1), 4] (xmin, ymin, xmax, ymax), as MXNet lays
+    them out: per pixel (row-major), first every size at the first ratio, then every other
+    ratio at the first size; widths scaled by H/W."""
+    step_y = steps[0] if steps[0] > 0 else 1.0 / height
+    step_x = steps[1] if steps[1] > 0 else 1.0 / width
+    shapes = [(s, ratios[0]) for s in sizes] + [(sizes[0], r) for r in ratios[1:]]
+    half = np.asarray(
+        [(s * height / width * np.sqrt(r) / 2, s / np.sqrt(r) / 2) for s, r in shapes], np.float32
+    )  # [A, 2]: half width, half height
+    cy = (np.arange(height, dtype=np.float32) + np.float32(offsets[0])) * np.float32(step_y)
+    cx = (np.arange(width, dtype=np.float32) + np.float32(offsets[1])) * np.float32(step_x)
+    cy, cx = np.meshgrid(cy, cx, indexing="ij")  # [H, W]
+    cx, cy = cx[..., None], cy[..., None]  # [H, W, 1]
+    boxes = np.stack([cx - half[:, 0], cy - half[:, 1], cx + half[:, 0], cy + half[:, 1]], axis=-1)
+    if clip:
+        boxes = np.clip(boxes, 0.0, 1.0)
+    return boxes.reshape(1, -1, 4).astype(np.float32)
+
+
+def multibox_prior(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The anchors depend on the feature map's height and width only: a constant."""
+    shape = ctx.input_shape(0)
+    if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
+        raise bad(ctx, "sizes", ctx.attr("sizes", None), "MultiBoxPrior needs a static feature map height and width")
+    steps = floats(ctx, "steps", (-1.0, -1.0))
+    offsets = floats(ctx, "offsets", (0.5, 0.5))
+    values = multibox_prior_values(int(shape[2]), int(shape[3]), floats(ctx, "sizes", (1.0,)),
+                                   floats(ctx, "ratios", (1.0,)), (steps[0], steps[1]), (offsets[0], offsets[1]),
+                                   flag(ctx, "clip", False))
+    return [ctx.const(values, suffix="anchors")]
+
+
+def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MultiBoxDetection as DetectionOutput, rearranged to MXNet's [1, A, 6] rows
+    (class - 1, score, xmin, ymin, xmax, ymax; -1 rows after the detections).
+
+    MXNet keeps one class per anchor (its best foreground class), so the other class
+    scores are zeroed before DetectionOutput. Batch 1 only; ``force_suppress`` (NMS
+    across classes) is not expressible with DetectionOutput.
+    """
+    from irconv_opset import (
+        Concat,
+        DetectionOutput,
+        Equal,
+        Gather,
+        Multiply,
+        ReduceMax,
+        Reshape,
+        Select,
+        Slice,
+        Subtract,
+        Transpose,
+    )
+
+    if flag(ctx, "force_suppress", False):
+        raise bad(ctx, "force_suppress", True, "NMS across classes is not supported")
+    cls_prob, loc_pred, anchors = ctx.input(0), ctx.input(1), ctx.input(2)
+    shape = ctx.input_shape(0)
+    if shape is None or any(d is None for d in shape) or shape[0] != 1:
+        raise bad(ctx, "cls_prob", shape, "MultiBoxDetection needs a static class-probability shape with batch 1")
+    _, classes, count = (int(d) for d in shape)  # type: ignore[arg-type]
+    background = integer(ctx, "background_id", 0)
+    if background != 0:
+        raise bad(ctx, "background_id", background, "only background class 0 is supported")
+    # One class per anchor: keep the best foreground score, zero the others and the background.
+    foreground = ctx.op(Slice(), cls_prob, i64(ctx, [1]), i64(ctx, [classes]), i64(ctx, [1]), i64(ctx, [1]),
+                        suffix="foreground")
+    best = ctx.op(ReduceMax(keep_dims=True), foreground, i64(ctx, [1], "class_axis"), suffix="best")
+    is_best = ctx.op(Equal(), foreground, best, suffix="is_best")
+    zero = like_const(ctx, 0, cls_prob, "zero")
+    kept = ctx.op(Select(), is_best, foreground, zero, suffix="kept")
+    background_zero = like_const(ctx, np.zeros((1, 1, count)), cls_prob, "background")
+    scores = ctx.op(Concat(axis=1), background_zero, kept, suffix="scores")
+    scores = ctx.op(Transpose(), scores, i64(ctx, [0, 2, 1], "order"), suffix="scores_by_anchor")
+    scores = ctx.op(Reshape(special_zero=False), scores, i64(ctx, [1, count * classes], "flat"), suffix="class_preds")
+    variances = floats(ctx, "variances", (0.1, 0.1, 0.2, 0.2))
+    prior_boxes = ctx.op(Reshape(special_zero=False), anchors, i64(ctx, [1, 1, count * 4]), suffix="priors")
+    prior_vars = like_const(ctx, np.tile(np.asarray(variances, np.float32), count).reshape(1, 1, count * 4),
+                            anchors, "variances")
+    proposals = ctx.op(Concat(axis=1), prior_boxes, prior_vars, suffix="proposals")
+    topk = integer(ctx, "nms_topk", -1)
+    clip = flag(ctx, "clip", True)
+    detection = DetectionOutput(
+        background_label_id=0,
+        top_k=topk if topk > 0 else -1,
+        variance_encoded_in_target=False,
+        keep_top_k=(count,),
+        code_type="caffe.PriorBoxParameter.CENTER_SIZE",
+        share_location=True,
+        nms_threshold=number(ctx, "nms_threshold", 0.5),
+        confidence_threshold=number(ctx, "threshold", 0.01),
+        clip_after_nms=False,
+        clip_before_nms=clip,
+        decrease_label_id=False,
+        normalized=True,
+    )
+    detections = ctx.op(detection, loc_pred, scores, proposals, suffix="detection")
+    rows = ctx.op(Reshape(special_zero=False), detections, i64(ctx, [count, 7]), suffix="rows")
+    image = ctx.op(Gather(), rows, i64(ctx, [0]), i64(ctx, 1, "axis"), suffix="image")
+    fields = ctx.op(Gather(), rows, i64(ctx, [1, 2, 3, 4, 5, 6]), i64(ctx, 1, "axis"), suffix="fields")
+    shift = like_const(ctx, [[1, 0, 0, 0, 0, 0]], cls_prob, "label_shift")
+    fields = ctx.op(Subtract(), fields, shift, suffix="mxnet_label")
+    valid = ctx.op(Equal(), ctx.op(Multiply(), image, like_const(ctx, 0, cls_prob, "zero_image"), suffix="z"),
+                   image, suffix="valid")  # image id 0 (a detection) rather than -1 (padding)
+    invalid = like_const(ctx, -1, cls_prob, "invalid")
+    out = ctx.op(Select(), valid, fields, invalid, suffix="masked")
+    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [1, count, 6]))]
+
+
+def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ROIPooling: rois [R, 5] (batch index, x1, y1, x2, y2), max over each bin."""
+    from irconv_opset import ROIPooling
+
+    pooled = ints(ctx, "pooled_size")
+    op = ROIPooling(pooled_h=pooled[0], pooled_w=pooled[1], spatial_scale=number(ctx, "spatial_scale"), method="max")
+    return [ctx.op(op, ctx.input(0), ctx.input(1))]
+
+
+def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """_contrib_Proposal as Proposal-4 (anchors of base size ``feature_stride``)."""
+    from irconv_opset import Proposal
+
+    if flag(ctx, "iou_loss", False):
+        raise bad(ctx, "iou_loss", True, "IoU-loss box deltas are not supported")
+    if rank(ctx, 0) != 4:
+        raise bad(ctx, "cls_prob", ctx.input_shape(0), "expected [N, 2A, H, W]")
+    stride = integer(ctx, "feature_stride", 16)
+    op = Proposal(
+        base_size=stride,
+        pre_nms_topn=integer(ctx, "rpn_pre_nms_top_n", 6000),
+        post_nms_topn=integer(ctx, "rpn_post_nms_top_n", 300),
+        nms_thresh=number(ctx, "threshold", 0.7),
+        feat_stride=stride,
+        min_size=integer(ctx, "rpn_min_size", 16),
+        ratio=floats(ctx, "ratios", (0.5, 1.0, 2.0)),
+        scale=floats(ctx, "scales", (4.0, 8.0, 16.0, 32.0)),
+        clip_before_nms=True,
+        clip_after_nms=False,
+        normalize=False,
+        box_size_scale=1.0,
+        box_coordinate_scale=1.0,
+        framework="",
+    )
+    node_out = ctx.add(op, [ctx.input(0), ctx.input(1), ctx.input(2)], "proposal")
+    outputs = [node_out.out_port(0)]
+    if flag(ctx, "output_score", False):
+        outputs.append(node_out.out_port(1))
+    return outputs
+
+
+def extractors() -> list[Extractor]:
+    return [
+        *mx_op(("_contrib_MultiBoxPrior", "MultiBoxPrior"), multibox_prior, "Const"),
+        *mx_op(("_contrib_MultiBoxDetection", "MultiBoxDetection"), multibox_detection, "DetectionOutput"),
+        *mx_op("ROIPooling", roi_pooling, "ROIPooling"),
+        *mx_op(("_contrib_Proposal", "Proposal"), proposal, "Proposal"),
+    ]
