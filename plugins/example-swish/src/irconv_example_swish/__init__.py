@@ -1,5 +1,8 @@
-"""An example third-party irconv plugin, kept small enough to copy.
+"""irconv-example-swish: the template for a third-party irconv plugin.
 
-It adds an extractor for a custom ONNX op, ``com.example::Swish`` (attribute ``beta``),
-and a middle transform that removes a ReLU applied to a ReLU.
+It adds a custom operation end to end: ``ExampleSwish`` (custom opset ``irconv_example``),
+extractors producing it from ONNX, TensorFlow and Caffe models, a sub-graph replacement
+that produces it from a named block of ops, a lowering transform into stock opset ops,
+and the OpenVINO runtime extension that runs it (:mod:`irconv_example_swish.runtime`).
+README.md walks through each piece.
 """

@@ -1,22 +1,60 @@
-"""com.example::Swish(x, beta) -> opset Swish-4(x, beta)."""
+"""One extractor per framework, all producing ``ExampleSwish``.
+
+Each front end names a node it does not know by its framework's words: ONNX by
+(domain, op type), TensorFlow by the NodeDef's ``op``, Caffe by the layer ``type``.
+Extractors read attributes through ``ctx.attr``, never the framework's protobufs.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Node, OutPort
-from irconv import ExtractContext
+from irconv import ExtractContext, Extractor, Node, opsets
+from irconv.errors import ConversionError
+
+from irconv_example_swish.caffe_param import PARAM, parse_param
+from irconv_example_swish.ops import ExampleSwish
+
+#: ONNX: the domain and op type an exporter writes for the custom op (e.g. a custom
+#: PyTorch symbolic ``g.op("com.example::Swish", x, beta_f=1.5)``).
+ONNX_DOMAIN = "com.example"
+ONNX_OP = "Swish"
+#: TensorFlow: the op type a custom kernel registers (``REGISTER_OP("ExampleSwish")``).
+TF_OP = "ExampleSwish"
+#: Caffe: the layer type of a Caffe fork's custom layer.
+CAFFE_LAYER = "ExampleSwish"
+#: TF DataType enum values the op accepts (DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16).
+_TF_FLOAT_TYPES = {1: "float32", 2: "float64", 19: "float16", 14: "bfloat16"}
 
 
-def beta_of(node: Node) -> float:
-    """Read the ``beta`` attribute (default 1.0) from the ONNX NodeProto."""
-    for attribute in node.op.source.attribute:  # type: ignore[attr-defined]
-        if attribute.name == "beta":
-            return float(attribute.f)
-    return 1.0
+def float32_attr(value: object) -> float:
+    """A float32 attribute (ONNX, TF and Caffe store 32-bit floats) as the shortest decimal that
+    reads back as the same float32: ``beta="1.7"`` in the IR, not ``1.7000000476837158``."""
+    return float(str(np.float32(value)))
 
 
-def extract_swish(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Swish
+def extract_onnx(node: Node, ctx: ExtractContext) -> ExampleSwish:
+    """``com.example::Swish(x) {beta: float = 1}``."""
+    return ExampleSwish(beta=float32_attr(ctx.attr("beta", 1.0)))
 
-    beta = ctx.const(np.float32(beta_of(node)), suffix="beta")
-    return [ctx.op(Swish(), ctx.input(0), beta)]
+
+def extract_tf(node: Node, ctx: ExtractContext) -> ExampleSwish:
+    """``ExampleSwish(x) {T: type, beta: float = 1}``."""
+    dtype = ctx.attr("T", 1)
+    if dtype not in _TF_FLOAT_TYPES:
+        raise ConversionError(f"node {node.name!r} (ExampleSwish): T must be a floating type, got DataType {dtype}")
+    return ExampleSwish(beta=float32_attr(ctx.attr("beta", 1.0)))
+
+
+def extract_caffe(node: Node, ctx: ExtractContext) -> ExampleSwish:
+    """``layer { type: "ExampleSwish" example_swish_param { beta: 1.5 } }``."""
+    param = parse_param(ctx.attr(PARAM, None), f"layer {node.name!r} (ExampleSwish)")
+    return ExampleSwish(beta=float32_attr(param.beta))
+
+
+def extractors() -> list[Extractor]:
+    produces = ExampleSwish.type
+    return [
+        Extractor("onnx", ONNX_OP, extract_onnx, domain=ONNX_DOMAIN, opsets=opsets(1), produces=produces),
+        Extractor("tf", TF_OP, extract_tf, produces=produces),
+        Extractor("caffe", CAFFE_LAYER, extract_caffe, produces=produces),
+    ]

@@ -1,18 +1,49 @@
-"""Hook implementations of irconv-example-swish."""
+"""Hook implementations of irconv-example-swish: each hook returns records, nothing else.
+
+- ``declare_ops``: ExampleSwish, an op of the custom opset ``irconv_example``;
+- ``declare_options``: the lowering switch and the sub-graph selections;
+- ``extract_op``: ONNX ``com.example::Swish``, TF ``ExampleSwish``, Caffe ``ExampleSwish``;
+- ``front_transform``: named sub-graphs computing x * sigmoid(beta * x) -> ExampleSwish;
+- ``back_transform``: ExampleSwish -> stock ops, when ``--example-lower-swish`` is given.
+"""
 
 from __future__ import annotations
 
-from irconv.plugins import Extractor, Transform, hookimpl, opsets
+from collections.abc import Sequence
 
-from irconv_example_swish.extractors import extract_swish
-from irconv_example_swish.fuse_double_relu import FuseDoubleRelu
-
-
-@hookimpl
-def extract_op() -> list[Extractor]:
-    return [Extractor("onnx", "Swish", extract_swish, domain="com.example", opsets=opsets(1), produces="Swish")]
+from irconv import Extractor, Op, Option, Transform, hookimpl
 
 
 @hookimpl
-def middle_transform() -> list[Transform]:
-    return [FuseDoubleRelu()]
+def declare_ops() -> Sequence[type[Op]]:
+    from irconv_example_swish.ops import ExampleSwish
+
+    return [ExampleSwish]
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_example_swish.options import OPTIONS
+
+    return list(OPTIONS)
+
+
+@hookimpl
+def extract_op() -> Sequence[Extractor]:
+    from irconv_example_swish.extractors import extractors
+
+    return extractors()
+
+
+@hookimpl
+def front_transform() -> Sequence[Transform]:
+    from irconv_example_swish.replace_swish_subgraph import ReplaceSwishSubgraph
+
+    return [ReplaceSwishSubgraph()]
+
+
+@hookimpl
+def back_transform() -> Sequence[Transform]:
+    from irconv_example_swish.lower_swish import LowerExampleSwish
+
+    return [LowerExampleSwish()]
