@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol, cast
 
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UnsupportedOpsError, UserError
 from irconv.graph import Graph
+from irconv.ops import Const
 from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
-from irconv.pipeline.extract import check_supported, extract_graph
+from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.pipeline.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
@@ -20,19 +25,21 @@ from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Loader, Phase
 from irconv.plugins.registry import Provided, Registry
 
-#: Where the well-known front ends live, for "what to install" messages.
-KNOWN_FRONT_ENDS = {"onnx": "irconv-onnx", "tf": "irconv-tf", "caffe": "irconv-caffe", "ir": "irconv-ir"}
-_SUFFIX_HINTS = {
-    ".onnx": "onnx",
-    ".pb": "tf",
-    ".pbtxt": "tf",
-    ".keras": "tf",
-    ".h5": "tf",
-    ".meta": "tf",
-    ".prototxt": "caffe",
-    ".caffemodel": "caffe",
-    ".xml": "ir",
-}
+
+class Progress(Protocol):
+    """What a conversion is doing, for a progress display (the CLI's, on a terminal).
+
+    The pipeline calls ``stage`` when it starts a stage (``total`` in ``unit`` when it is
+    known: bytes, nodes, transforms), then ``advance`` as work is done (``item`` names
+    what is being worked on, e.g. the transform id) and ``finish`` at the end. Calls may
+    come from a helper thread (emit progress is polled), so implementations lock.
+    """
+
+    def stage(self, name: str, total: int | None = None, unit: str = "") -> None: ...
+
+    def advance(self, amount: int = 1, item: str = "") -> None: ...
+
+    def finish(self) -> None: ...
 
 
 @dataclass
@@ -43,6 +50,7 @@ class ConversionReport:
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     transforms: list[TransformRun] = field(default_factory=list)
+    progress: Progress | None = field(default=None, repr=False, compare=False)
 
 
 def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> Provided[Loader]:
@@ -53,7 +61,9 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         for provided in registry.loaders:
             if provided.item.framework == options.framework:
                 return provided
-        dist = KNOWN_FRONT_ENDS.get(options.framework, f"a plugin providing a {options.framework!r} loader")
+        dist = registry.distribution_for_framework(options.framework) or (
+            f"a plugin providing a {options.framework!r} loader"
+        )
         installed = ", ".join(registry.frameworks()) or "none"
         raise ModelFileError(
             f"no loader for framework {options.framework!r} is installed (installed: {installed}); install {dist}"
@@ -62,32 +72,58 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         if provided.item.accepts(path):
             return provided
     tried = ", ".join(f"{p.item.framework} ({p.plugin.label()})" for p in registry.loaders) or "none installed"
-    guess = _guess_framework(path)
-    if guess and guess not in registry.frameworks():
-        hint = (
-            f"it looks like {guess} format: install {KNOWN_FRONT_ENDS[guess]} (pip install {KNOWN_FRONT_ENDS[guess]})"
-        )
+    guess = _guess_framework(path, registry)
+    if guess and guess[0] not in registry.frameworks():
+        framework, dist = guess
+        hint = f"it looks like {framework or path.suffix} format: install {dist} (pip install {dist})"
     else:
         hint = "name the framework with --framework, or install the plugin for this format"
     raise ModelFileError(f"no installed loader recognises {path} (loaders tried: {tried}); {hint}")
 
 
-def _guess_framework(path: Path) -> str | None:
+def _guess_framework(path: Path, registry: Registry) -> tuple[str, str] | None:
+    """``(framework, distribution)`` from the install hints (the core's and the plugins')."""
     if path.is_dir():
-        return "tf" if (path / "saved_model.pb").exists() or (path / "saved_model.pbtxt").exists() else None
-    return _SUFFIX_HINTS.get(path.suffix.lower())
+        if (path / "saved_model.pb").exists() or (path / "saved_model.pbtxt").exists():
+            return ("tf", registry.distribution_for_framework("tf") or "irconv-tf")
+        return None
+    return registry.framework_for_suffix(path.suffix)
+
+
+def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
+    """``check_supported``, its report extended with the distributions that provide missing ops."""
+    try:
+        check_supported(graph, registry)
+    except UnsupportedOpsError as exc:
+        hints: dict[str, list[str]] = {}
+        for _, _, op in source_nodes(graph):
+            if registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version) is not None:
+                continue
+            dist = registry.distribution_for_op(op.framework, op.domain, op.op_type)
+            if dist is not None and op.op_type not in hints.setdefault(dist, []):
+                hints[dist].append(op.op_type)
+        if not hints:
+            raise
+        lines = [f"  {', '.join(sorted(ops))}: provided by {dist} (pip install {dist})" for dist, ops in hints.items()]
+        raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
 
 
 def convert(path: Path, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None) -> Graph:
-    """Run every phase up to (not including) emit and return the finished graph."""
+    """Run every phase up to (not including) emit and return the finished graph.
+
+    ``report.progress``, when set, is told each stage and how far it got.
+    """
     report = report if report is not None else ConversionReport()
     registry = host.registry()
     options = options.resolved(registry.options)
     clock = _Clock(report)
+    progress = report.progress or _SILENT
 
     provided = pick_loader(path, options, registry)
     report.framework = provided.item.framework
     load_ctx = LoadContext(options, registry)
+    size = _size_of(path) + (_size_of(options.weights) if options.weights else 0)
+    progress.stage("load", size, "B")
     try:
         graph = provided.item.load(path, load_ctx)
     except UserError:
@@ -96,32 +132,142 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
         raise ModelFileError(
             f"cannot read {path} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
+    progress.advance(size)
     report.notes += load_ctx.notes
     clock.lap("load")
 
     apply_input_overrides(graph, options)
     cut_outputs(graph, options)
-    check_supported(graph, registry)
+    check_supported_with_hints(graph, registry)
+    to_extract = sum(1 for _ in source_nodes(graph))
+    progress.stage("extract", to_extract, "nodes")
     extract_graph(graph, registry, options)
+    progress.advance(to_extract)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")
 
-    ctx = TransformContext(options, registry)
-    report.transforms += run_phase(graph, Phase.FRONT, ctx)
+    ctx = TransformContext(options, cast(Registry, _PlanProgress(registry, progress)))
+    report.transforms += _run_phase(graph, Phase.FRONT, ctx, registry, progress)
     clock.lap("front")
 
+    progress.stage("infer", len(graph), "nodes")
     infer_graph(graph)
     fold_constants(graph, static_shape=options.static_shape)
+    progress.advance(len(graph))
     clock.lap("infer")
 
-    report.transforms += run_phase(graph, Phase.MIDDLE, ctx)
+    report.transforms += _run_phase(graph, Phase.MIDDLE, ctx, registry, progress)
     clock.lap("middle")
-    report.transforms += run_phase(graph, Phase.BACK, ctx)
+    report.transforms += _run_phase(graph, Phase.BACK, ctx, registry, progress)
     graph.clean_up()
     clock.lap("back")
     report.notes += ctx.notes
     return graph
+
+
+def _run_phase(
+    graph: Graph, phase: Phase, ctx: TransformContext, registry: Registry, progress: Progress
+) -> list[TransformRun]:
+    planned = [p for p in registry.plan(phase) if p.item.enabled and p.item.id not in ctx.options.disabled_transforms]
+    progress.stage(f"{phase.value} transforms", len(planned), "transforms")
+    return run_phase(graph, phase, ctx)
+
+
+class _PlanProgress:
+    """The registry as transforms see it, except that walking a plan advances the progress
+    display: the runner asks ``plan(phase)`` and goes through it one transform at a time."""
+
+    def __init__(self, registry: Registry, progress: Progress) -> None:
+        self._registry = registry
+        self._progress = progress
+
+    def plan(self, phase: Phase) -> Iterator[Provided[Any]]:
+        for provided in self._registry.plan(phase):
+            enabled = provided.item.enabled
+            self._progress.advance(0, provided.item.id)
+            yield provided
+            if enabled:
+                self._progress.advance(1)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+
+class _Silent:
+    def stage(self, name: str, total: int | None = None, unit: str = "") -> None:
+        pass
+
+    def advance(self, amount: int = 1, item: str = "") -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+_SILENT = _Silent()
+
+
+def _size_of(path: Path) -> int:
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def expected_emit_bytes(graph: Graph, compress_to_fp16: bool) -> int:
+    """About how many bytes of weights an emitter writes: the constants' sizes (halved
+    floats when they are compressed to f16)."""
+    total = 0
+    for node in graph.nodes():
+        op = node.op
+        if isinstance(op, Const):
+            value = op.value
+            half = compress_to_fp16 and value.dtype.kind == "f" and value.itemsize > 2
+            total += value.nbytes // 2 if half else value.nbytes
+    return total
+
+
+class _EmitPoller:
+    """Reports emit progress by the sizes of the output files being written.
+
+    ``AtomicFiles`` writes ``.<name>.<pid>.tmp`` beside the final paths; a helper thread
+    adds up their sizes a few times a second (the emitter itself is not disturbed).
+    """
+
+    INTERVAL = 0.2
+
+    def __init__(self, folder: Path, progress: Progress) -> None:
+        self._folder = folder
+        self._progress = progress
+        self._suffix = f".{os.getpid()}.tmp"
+        self._reported = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="irconv-emit-progress", daemon=True)
+
+    def __enter__(self) -> _EmitPoller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.INTERVAL):
+            try:
+                written = sum(
+                    e.stat().st_size
+                    for e in os.scandir(self._folder)
+                    if e.name.startswith(".") and e.name.endswith(self._suffix)
+                )
+            except OSError:
+                continue
+            if written > self._reported:
+                self._progress.advance(written - self._reported)
+                self._reported = written
 
 
 def save(
@@ -144,10 +290,13 @@ def save(
             "install irconv (it brings the IR emitter)"
         )
     start = time.perf_counter()
-    with AtomicFiles(protected) as files:
+    progress = report.progress if report is not None and report.progress is not None else _SILENT
+    progress.stage("emit", expected_emit_bytes(graph, options.compress_to_fp16), "B")
+    with AtomicFiles(protected) as files, _EmitPoller(output.parent, progress):
         ctx = EmitContext(options, files)
         provided.item.emit(graph, output, ctx)
         written = list(files.pending_paths())
+    progress.finish()
     if report is not None:
         report.seconds["emit"] = time.perf_counter() - start
         report.notes += ctx.notes

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from irconv.ops import Op
     from irconv.plugins.optable import OpTable
     from irconv.plugins.option import Option
-    from irconv.plugins.records import Emitter, Extractor, Loader, Transform
+    from irconv.plugins.records import Emitter, Extractor, InstallHint, Loader, Renderer, Transform, Verifier
 
 PROJECT = "irconv"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -162,6 +162,55 @@ def emit() -> Sequence[Emitter]:
     raise NotImplementedError
 
 
+@hookspec
+def verify_model() -> Sequence[Verifier]:
+    """Declare reference runners: the source framework's own runtime, for ``--verify``.
+
+    A ``Verifier`` names its framework (the loader's), the modules it needs (``requires``,
+    e.g. ``("onnxruntime",)``) and the distribution to install for them, and
+    ``run_reference(path, inputs, options) -> {tensor name: array}``. ``irconv convert
+    --verify`` runs it and the emitted IR (in OpenVINO) on the same seeded inputs and
+    compares every output. Nothing is needed at install time: when a required module is
+    missing the core says what to install and the verifier is never called.
+
+    :return: ``Verifier`` records.
+    Conflict: two verifiers for the same framework. Since 0.3.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def render_graph() -> Sequence[Renderer]:
+    """Declare graph renderers for ``irconv show``, one per picture format (``html``, ``svg``).
+
+    ``render(document, path)`` writes a picture of the JSON-serialisable graph document the
+    core builds (nodes, shapes, types, attributes, edges; with ``--diff`` the source graph
+    and the per-transform node counts too). ``available()`` returns None when the renderer
+    can run, else what to install (a renderer that needs an external tool such as Graphviz
+    says so instead of failing).
+
+    :return: ``Renderer`` records; ``irconv show --format F`` picks the one for ``F``.
+    Conflict: two renderers for the same format. Since 0.3.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def declare_hints() -> Sequence[InstallHint]:
+    """Declare which distribution provides a framework, file suffix or op, when not installed.
+
+    Used only in error messages: "no installed loader recognises model.pb ... install
+    irconv-tf" and the unsupported-op report name the distribution to install. The core
+    ships hints for the irconv plugins it knows; a plugin adds its own (a contrib
+    collection naming its optional parts, say).
+
+    :return: ``InstallHint`` records. No conflicts: hints are merged, the core's first,
+        then plugins' in plugin-name order; the first hint naming a key is used.
+    Since 0.3.
+    """
+    raise NotImplementedError
+
+
 DECLARATION_HOOK_NAMES = ("declare_ops", "declare_options")
 HOOK_NAMES = (
     *DECLARATION_HOOK_NAMES,
@@ -171,4 +220,7 @@ HOOK_NAMES = (
     "middle_transform",
     "back_transform",
     "emit",
+    "verify_model",
+    "render_graph",
+    "declare_hints",
 )

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from irconv.errors import PluginError
 
@@ -160,3 +160,99 @@ class Emitter:
     def __post_init__(self) -> None:
         if not self.format:
             raise PluginError("an Emitter needs a format name")
+
+
+@dataclass(frozen=True, slots=True)
+class Verifier:
+    """Runs a model in its source framework's own runtime, for ``irconv convert --verify``.
+
+    ``run_reference(path, inputs, options)`` loads the model file the user converted (with
+    the same conversion ``options``: weights file, plugin options) and returns its outputs
+    by tensor name, computed by the framework's runtime on ``inputs`` (tensor name -> NumPy
+    array). The core runs the IR in OpenVINO on the same inputs and compares.
+    ``requires`` names the modules the function imports (checked before it is called, so a
+    missing runtime is reported as "pip install <install>" rather than an ImportError);
+    import them inside ``run_reference``, never at module level.
+    """
+
+    framework: str
+    run_reference: Callable[[Path, Mapping[str, Any], Any], dict[str, Any]]
+    requires: tuple[str, ...] = ()
+    install: str = ""
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.framework:
+            raise PluginError("a Verifier needs a framework name")
+
+    def missing(self) -> list[str]:
+        """The required modules that cannot be imported here."""
+        import importlib.util
+
+        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """Draws a graph for ``irconv show``: an interactive HTML page, an SVG, ...
+
+    ``render(document, path)`` writes ``path`` from a plain, JSON-serialisable description
+    of one or two graphs (the schema is documented in ``irconv/cli/graphdoc.py``: nodes with
+    type, version, attributes, output shapes and types; edges; with ``--diff`` the source
+    graph and what each transform did). ``available()`` returns None when the renderer can
+    run here, or a message saying what to install (e.g. Graphviz's ``dot``).
+    """
+
+    format: str
+    render: Callable[[Mapping[str, Any], Path], None]
+    suffix: str = ""
+    available: Callable[[], str | None] | None = None
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.format:
+            raise PluginError("a Renderer needs a format name")
+
+    def unavailable_reason(self) -> str | None:
+        return None if self.available is None else self.available()
+
+
+@dataclass(frozen=True, slots=True)
+class InstallHint:
+    """Which distribution provides a capability that may not be installed, for error messages.
+
+    ``frameworks`` are loader framework names, ``suffixes`` model file suffixes (lower case,
+    with the dot), ``ops`` are ``(framework, domain, op)`` keys of extractors. The core ships
+    hints for the irconv plugins it knows (``BUILTIN_HINTS``); a plugin adds its own through
+    ``declare_hints`` (a contrib collection naming its optional parts, for example).
+    """
+
+    distribution: str
+    frameworks: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+    ops: tuple[tuple[str, str, str], ...] = ()
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.distribution:
+            raise PluginError("an InstallHint needs a distribution name")
+        for key in self.ops:
+            if len(key) != 3:
+                raise PluginError(f"{self.distribution}: op hint {key!r} must be (framework, domain, op)")
+
+
+#: The irconv plugins the core knows about, for "what to install" messages.
+BUILTIN_HINTS: tuple[InstallHint, ...] = (
+    InstallHint("irconv-onnx", frameworks=("onnx",), suffixes=(".onnx",), description="ONNX front end"),
+    InstallHint(
+        "irconv-tf",
+        frameworks=("tf",),
+        suffixes=(".pb", ".pbtxt", ".keras", ".h5", ".meta"),
+        description="TensorFlow front end",
+    ),
+    InstallHint(
+        "irconv-caffe", frameworks=("caffe",), suffixes=(".prototxt", ".caffemodel"), description="Caffe front end"
+    ),
+    InstallHint("irconv-ir", frameworks=("ir",), suffixes=(".xml",), description="OpenVINO IR reader and emitter"),
+    InstallHint("irconv-viz", description="graph pictures for `irconv show` (html, svg)"),
+)

@@ -16,7 +16,18 @@ import pluggy
 from irconv.errors import PluginError
 from irconv.plugins.option import Option, OptionTable
 from irconv.plugins.optable import OpTable
-from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform
+from irconv.plugins.records import (
+    BUILTIN_HINTS,
+    NEWEST,
+    Emitter,
+    Extractor,
+    InstallHint,
+    Loader,
+    Phase,
+    Renderer,
+    Transform,
+    Verifier,
+)
 
 if TYPE_CHECKING:
     from irconv.plugins.manager import PluginInfo
@@ -48,6 +59,9 @@ class Registry:
         self.emitters: dict[str, Provided[Emitter]] = {}
         self._extractors: dict[tuple[str, str, str], list[Provided[Extractor]]] = {}
         self._plans: dict[Phase, list[Provided[Transform]]] = {}
+        self.verifiers: dict[str, Provided[Verifier]] = {}
+        self.renderers: dict[str, Provided[Renderer]] = {}
+        self.hints: list[InstallHint] = list(BUILTIN_HINTS)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -107,6 +121,13 @@ class Registry:
                     )
                 registry.emitters[emitter.format] = Provided(emitter, info)
                 _count(info, "emitters")
+            for verifier in per_hook.get("verify_model", ()):
+                registry._add_keyed(registry.verifiers, verifier.framework, "verifier for", verifier, info)
+                _count(info, "verifiers")
+            for renderer in per_hook.get("render_graph", ()):
+                registry._add_keyed(registry.renderers, renderer.format, "renderer format", renderer, info)
+                _count(info, "renderers")
+            registry.hints += per_hook.get("declare_hints", ())
         for phase, provided in provided_by_phase.items():
             registry._plans[phase] = order_transforms(provided)
         return registry
@@ -119,6 +140,12 @@ class Registry:
                 )
         self.loaders.append(Provided(loader, info))
         _count(info, "loaders")
+
+    @staticmethod
+    def _add_keyed(table: dict[str, Provided[Any]], key: str, what: str, item: Any, info: PluginInfo) -> None:
+        if key in table:
+            raise PluginError(f"{what} {key!r} provided by {table[key].plugin.label()} and {info.label()}")
+        table[key] = Provided(item, info)
 
     def _add_extractor(self, extractor: Extractor, info: PluginInfo) -> None:
         entries = self._extractors.setdefault(extractor.key, [])
@@ -164,6 +191,22 @@ class Registry:
     def transform_ids(self) -> set[str]:
         return {p.item.id for phase in Phase for p in self._plans.get(phase, ())}
 
+    # ------------------------------------------------------------ install hints
+    def distribution_for_framework(self, framework: str) -> str | None:
+        """The distribution that provides a loader for ``framework``, when a hint knows it."""
+        return next((h.distribution for h in self.hints if framework in h.frameworks), None)
+
+    def framework_for_suffix(self, suffix: str) -> tuple[str, str] | None:
+        """``(framework, distribution)`` for a model file suffix, when a hint knows it."""
+        for hint in self.hints:
+            if suffix.lower() in hint.suffixes:
+                return (hint.frameworks[0] if hint.frameworks else "", hint.distribution)
+        return None
+
+    def distribution_for_op(self, framework: str, domain: str, op: str) -> str | None:
+        """The distribution that extracts ``framework::domain::op``, when a hint knows it."""
+        return next((h.distribution for h in self.hints if (framework, domain, op) in h.ops), None)
+
 
 #: Hooks whose records other hooks may depend on; called first, for every plugin.
 DECLARATION_HOOKS: dict[str, type] = {"declare_ops": type, "declare_options": Option}
@@ -175,6 +218,9 @@ REGISTRATION_HOOKS: dict[str, type] = {
     "middle_transform": Transform,
     "back_transform": Transform,
     "emit": Emitter,
+    "verify_model": Verifier,
+    "render_graph": Renderer,
+    "declare_hints": InstallHint,
 }
 
 PerPlugin = dict[str, dict[str, list[Any]]]
