@@ -138,3 +138,16 @@ def keeps_shape(value: np.ndarray, port: OutPort) -> bool:
     """A single-valued constant that, broadcast against ``port``'s tensor, leaves its shape."""
     shape = port.data.shape
     return value.size == 1 and shape is not None and value.ndim <= len(shape)
+
+
+def square_of(bind: str) -> tuple[Pat, ...]:
+    """``x^2`` as exporters write it: Power(x, 2) or x * x (x bound to ``bind``)."""
+    from irconv import any_, op
+
+    x = any_(bind)
+    return (op("Power", x, scalar(2.0), single_use=True), op("Multiply", x, x, single_use=True))
+
+
+def kept_reduction(node: Node) -> bool:
+    """A reduction that keeps the reduced axes (so its result broadcasts back)."""
+    return bool(getattr(node.op, "keep_dims", False))

@@ -27,7 +27,10 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_linear_backward import FuseLinearBackward
     from irconv_transforms.fuse_linear_forward import FuseLinearForward
     from irconv_transforms.fuse_mish import FuseMish
+    from irconv_transforms.fuse_mvn import FuseMvn
+    from irconv_transforms.fuse_normalize_l2 import FuseNormalizeL2
     from irconv_transforms.fuse_pad import FusePad
+    from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
     from irconv_transforms.fuse_grouped_convolution import FuseGroupedConvolution
@@ -44,6 +47,9 @@ def middle_transform() -> list[Transform]:
         FuseGeluErf(),
         FuseGeluTanh(),
         FuseLeakyRelu(),
+        FuseNormalizeL2(),
+        FuseMvn(),
+        FuseScaledDotProductAttention(),
         DecomposeBatchNorm(),
         MergeLinearChains(),
         FuseLinearBackward(),

@@ -1,0 +1,86 @@
+"""softmax(Q K^T * scale + mask) V -> ScaledDotProductAttention."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Match, Node, Pat, Rewriter, any_, op
+
+from irconv_transforms._fusion import Fusion, float_const, uniform, value_of
+
+
+def _plain_matmul(node: Node) -> bool:
+    return not getattr(node.op, "transpose_a", False) and not getattr(node.op, "transpose_b", False)
+
+
+def _patterns() -> tuple[Pat, ...]:
+    keys_transposed = (
+        op("MatMul", any_("q"), any_("k"), bind="qk", single_use=True,
+           where=lambda n: bool(getattr(n.op, "transpose_b", False)) and not getattr(n.op, "transpose_a", False)),
+        op("MatMul", any_("q"), op("Transpose", any_("k"), any_(), bind="kt", single_use=True),
+           bind="qk", single_use=True, where=_plain_matmul),
+    )
+    found = []
+    for raw in keys_transposed:
+        scaled = (
+            raw,
+            op("Multiply", raw, float_const("scale"), commutative=True, single_use=True),
+            op("Divide", raw, float_const("divisor"), single_use=True),
+        )
+        for scores in scaled:
+            for masked in (scores, op("Add", scores, any_("mask"), commutative=True, single_use=True, bind="add")):
+                softmax = op("SoftMax", masked, single_use=True, bind="softmax")
+                found.append(op("MatMul", softmax, any_("v"), bind="root", where=_plain_matmul))
+    return tuple(found)
+
+
+class FuseScaledDotProductAttention(Fusion):
+    """``MatMul(SoftMax(MatMul(Q, K^T) * s [+ mask]), V)`` over the last axis, with K^T
+    a ``transpose_b`` or a Transpose swapping K's last two axes, s a scalar constant (also
+    as a division; 1 when absent) and an optional additive mask -> ScaledDotProductAttention
+    (Q, K, V, mask, s). Q, K and V must have the same rank (3 or more)."""
+
+    id = "fuse.scaled_dot_product_attention"
+    pattern = _patterns()
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import ScaledDotProductAttention
+
+        q, k, v = match.port("q"), match.port("k"), match.port("v")
+        ranks = {len(p.data.shape) if p.data.shape is not None else None for p in (q, k, v)}
+        if len(ranks) != 1 or None in ranks or min(ranks) < 3:  # type: ignore[type-var]
+            return False
+        rank = ranks.pop()
+        assert rank is not None
+        axis = int(getattr(match["softmax"].op, "axis", -1))
+        if axis % rank != rank - 1:
+            return False
+        if "kt" in match.nodes:
+            perm = value_of(match["kt"].in_port(1).get_source())  # type: ignore[arg-type]
+            expected = [*range(rank - 2), rank - 1, rank - 2]
+            if perm is None or [int(p) % rank for p in perm.reshape(-1)] != expected:
+                return False
+        scale = 1.0
+        if "scale" in match.nodes:
+            scale = uniform(match["scale"].op.value)  # type: ignore[attr-defined,assignment]
+        elif "divisor" in match.nodes:
+            divisor = uniform(match["divisor"].op.value)  # type: ignore[attr-defined]
+            scale = None if not divisor else 1.0 / divisor  # type: ignore[assignment]
+        dtype = q.data.element_type
+        if scale is None or not dtype.is_float:
+            return False
+        root = match["root"]
+        if "mask" in match.nodes:
+            mask = match.port("mask")
+            if mask.data.shape is None or len(mask.data.shape) > rank:
+                return False
+        else:
+            mask = rw.const(np.zeros((), dtype.numpy), like=root)
+        if root.out_port(0).data.shape is None:
+            return False
+        scale_port = rw.const(np.asarray(scale, dtype.numpy), like=root)
+        fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
+        if fused.data.shape != root.out_port(0).data.shape:
+            rw.erase(fused.node)
+            return False
+        rw.replace(root, fused)
+        return True
