@@ -41,3 +41,11 @@ def extract_op() -> list[Extractor]:
 @hookimpl
 def front_transform() -> list[Transform]:
     return []
+
+
+@hookimpl
+def verify_model() -> list[object]:
+    """onnxruntime as the reference for ``irconv convert --verify`` (see irconv_onnx.verify)."""
+    from irconv_onnx.verify import VERIFIER
+
+    return [VERIFIER]
