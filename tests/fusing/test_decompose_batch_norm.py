@@ -13,8 +13,9 @@ def batch_norm(mean_input="const", name="bn"):
         b = GraphBuilder()
         x = b.parameter("x", (2, 5, 4, 4))
         mean = b.parameter("m", (5,)) if mean_input == "parameter" else b.const(MEAN)
-        b.result(b.op(BatchNormInference(epsilon=1e-3), x, b.const(GAMMA), b.const(BETA), mean, b.const(VAR),
-                      name=name), "y")
+        b.result(
+            b.op(BatchNormInference(epsilon=1e-3), x, b.const(GAMMA), b.const(BETA), mean, b.const(VAR), name=name), "y"
+        )
         return b.graph
 
     return build

@@ -29,7 +29,9 @@ def conv_mul(scale=SCALE, mul_input=None, f16=False, extra_user=False, name="mul
         w = b.const(W.astype(np.float16)) if f16 else b.const(W)
         if f16:
             w = b.op(Convert(destination_type=ElementType.f32), w)
-        conv = b.op(Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)), x, w, name="conv")
+        conv = b.op(
+            Convolution(strides=(1, 1), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)), x, w, name="conv"
+        )
         other = b.parameter("s", (1, 6, 1, 1)) if mul_input == "parameter" else b.const(scale)
         b.result(b.op(Multiply(), conv, other, name=name), "y")
         if extra_user:

@@ -43,8 +43,11 @@ def test_shift_into_a_group_convolution(check_fuses):
         b = GraphBuilder()
         x = b.parameter("x", (1, 4, 8, 8))
         shifted = b.op(Add(), b.op(ReLU(), x), b.const(C))
-        conv = b.op(GroupConvolution(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)), shifted,
-                    b.const(W_GROUP))
+        conv = b.op(
+            GroupConvolution(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0)),
+            shifted,
+            b.const(W_GROUP),
+        )
         b.result(conv, "y")
         return b.graph
 

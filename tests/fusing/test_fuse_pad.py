@@ -13,13 +13,24 @@ def padded(window, value=None, relu=True, begin=(0, 0, 1, 0), end=(0, 0, 1, 2), 
         x = b.parameter("x", (1, 3, 9, 9))
         data = b.op(ReLU(), x) if relu else x
         extra = [] if value is None else [b.const(np.float32(value))]
-        pad = b.op(Pad(pad_mode="constant"), data, b.const(np.array(begin, I64)), b.const(np.array(end, I64)), *extra,
-                   name=name)
+        pad = b.op(
+            Pad(pad_mode="constant"),
+            data,
+            b.const(np.array(begin, I64)),
+            b.const(np.array(end, I64)),
+            *extra,
+            name=name,
+        )
         if window == "conv":
-            out = b.op(Convolution(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0),
-                                   auto_pad="valid"), pad, b.const(W))
+            out = b.op(
+                Convolution(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), auto_pad="valid"),
+                pad,
+                b.const(W),
+            )
         elif window == "avg":
-            out = b.op(AvgPool(strides=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), kernel=(3, 3), exclude_pad=True), pad)
+            out = b.op(
+                AvgPool(strides=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), kernel=(3, 3), exclude_pad=True), pad
+            )
         else:
             out = b.op(MaxPool_v1(strides=(2, 2), pads_begin=(0, 0), pads_end=(0, 0), kernel=(3, 3)), pad)
         b.result(out, "y")

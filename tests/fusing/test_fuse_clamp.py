@@ -1,0 +1,56 @@
+"""FuseClamp: fires on the forms exporters write and computes the same in OpenVINO;
+look-alikes are left untouched."""
+
+import numpy as np
+import pytest
+from irconv.testing import GraphBuilder
+from irconv_opset import Maximum, Minimum, Multiply, ReLU
+from irconv_transforms.fuse_clamp import FuseClamp
+
+F = np.float32
+
+
+def unary(body, shape=(2, 3, 8)):
+    """A graph y = body(b, x) of one input; ``body`` builds with the GraphBuilder."""
+
+    def build():
+        b = GraphBuilder()
+        x = b.parameter("x", shape)
+        b.result(body(b, x), "y")
+        return b.graph
+
+    return build
+
+
+def mul(b, *xs, name=None):
+    return b.op(Multiply(), *xs, name=name)
+
+
+def c(b, v):
+    return b.const(F(v))
+
+
+@pytest.mark.parametrize("form", ["min_max", "max_min", "min_relu"])
+def test_clamp(check_fuses, form):
+    def body(b, x):
+        if form == "min_max":
+            return b.op(Minimum(), b.op(Maximum(), x, c(b, -1.5)), c(b, 2.0))
+        if form == "max_min":
+            return b.op(Maximum(), c(b, -1.5), b.op(Minimum(), x, c(b, 2.0)))
+        return b.op(Minimum(), b.op(ReLU(), x), c(b, 6.0))
+
+    check_fuses(unary(body), FuseClamp(), gone=("Minimum", "Maximum", "ReLU"), present=("Clamp",))
+
+
+def test_clamp_with_crossed_bounds_is_left_alone(check_untouched):
+    check_untouched(unary(lambda b, x: b.op(Minimum(), b.op(Maximum(), x, c(b, 2.0)), c(b, -1.0))), FuseClamp())
+
+
+def test_clamp_by_a_tensor_is_left_alone(check_untouched):
+    def build():
+        b = GraphBuilder()
+        x, hi = b.parameter("x", (2, 3)), b.parameter("hi", (2, 3))
+        b.result(b.op(Minimum(), b.op(Maximum(), x, c(b, 0.0)), hi), "y")
+        return b.graph
+
+    check_untouched(build, FuseClamp())
