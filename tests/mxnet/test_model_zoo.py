@@ -1,0 +1,83 @@
+"""Gluon model-zoo classification networks: random seeded weights and BatchNorm statistics,
+exported with ``HybridBlock.export``, converted, run in OpenVINO, compared with MXNet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+mx = pytest.importorskip("mxnet")
+
+from irconv_mxnet.testing import relative_error  # noqa: E402
+
+RTOL = 1e-4
+
+#: (model-zoo name, input size): small inputs where the architecture allows; DenseNet,
+#: Inception and SqueezeNet end in fixed-size average pools.
+NETWORKS = [
+    ("resnet18_v1", 64),
+    ("resnet50_v1", 64),
+    ("resnet18_v2", 64),
+    ("resnet50_v2", 64),
+    ("mobilenet1.0", 64),
+    ("mobilenetv2_1.0", 64),
+    ("densenet121", 224),
+    ("inceptionv3", 299),
+    ("squeezenet1.0", 224),
+    ("squeezenet1.1", 224),
+    ("vgg16", 32),
+    ("vgg16_bn", 32),
+    ("alexnet", 64),
+]
+
+
+def randomize(net: object, seed: int) -> None:
+    """Seeded values for every parameter: Xavier weights, and BatchNorm gamma/beta and
+    running statistics far from their identity initialisation."""
+    rng = np.random.default_rng(seed)
+    for name, param in net.collect_params().items():  # type: ignore[attr-defined]
+        if name.endswith(("running_mean", "beta")):
+            param.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, param.shape)))
+        elif name.endswith(("running_var", "gamma")):
+            param.set_data(mx.nd.array(rng.uniform(0.5, 1.5, param.shape)))
+
+
+def export_zoo_model(name: str, size: int, directory: Path) -> tuple[Path, np.ndarray, np.ndarray]:
+    """``(symbol path, input, MXNet output)`` for a model-zoo network."""
+    from mxnet.gluon.model_zoo import vision
+
+    seed = sum(map(ord, name))
+    mx.random.seed(seed)
+    net = vision.get_model(name, pretrained=False)
+    net.initialize(mx.init.Xavier(magnitude=2.0))
+    x = mx.nd.array(np.random.default_rng(seed).uniform(-1, 1, (1, 3, size, size)).astype(np.float32))
+    net(x)  # shapes the deferred parameters
+    randomize(net, seed)
+    net.hybridize()
+    want = net(x).asnumpy()
+    net.export(str(directory / name))
+    return directory / f"{name}-symbol.json", x.asnumpy(), want
+
+
+@pytest.mark.parametrize("name,size", NETWORKS, ids=[n for n, _ in NETWORKS])
+def test_model_zoo_network_matches_mxnet(name: str, size: int, tmp_path: Path, convert_run) -> None:  # type: ignore[no-untyped-def]
+    symbol, x, want = export_zoo_model(name, size, tmp_path)
+    (got,) = convert_run(symbol, {"data": x})
+    assert got.shape == want.shape
+    error = relative_error(got, want)
+    print(f"{name}[{size}x{size}]: max relative error {error:.2e}")
+    assert error <= RTOL
+
+
+def test_params_path_and_epoch_are_found(tmp_path: Path, convert_run) -> None:  # type: ignore[no-untyped-def]
+    """The model may be given by its .params file; a symbol picks the newest epoch."""
+    symbol, x, want = export_zoo_model("mobilenet0.25", 32, tmp_path)
+    params = tmp_path / "mobilenet0.25-0000.params"
+    newer = tmp_path / "mobilenet0.25-0007.params"
+    newer.write_bytes(params.read_bytes())
+    (got,) = convert_run(newer, {"data": x})
+    assert relative_error(got, want) <= RTOL
+    (got,) = convert_run(symbol, {"data": x}, mxnet_epoch=0)
+    assert relative_error(got, want) <= RTOL
