@@ -38,3 +38,11 @@ def middle_transform() -> Sequence[Transform]:
     from irconv_tf.transforms.grouped_convolution import GroupedConvolution
 
     return [GroupedConvolution()]
+
+
+@hookimpl
+def verify_model() -> Sequence[object]:
+    """TensorFlow as the reference for ``irconv convert --verify`` (see irconv_tf.verify)."""
+    from irconv_tf.verify import VERIFIER
+
+    return [VERIFIER]
