@@ -45,3 +45,11 @@ def extract_op() -> list[Extractor]:
     from irconv_caffe.extractors import all_extractors
 
     return all_extractors()
+
+
+@hookimpl
+def verify_model() -> Sequence[object]:
+    """OpenCV's Caffe reader as the reference for ``irconv convert --verify`` (irconv_caffe.verify)."""
+    from irconv_caffe.verify import VERIFIER
+
+    return [VERIFIER]
