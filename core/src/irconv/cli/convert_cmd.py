@@ -77,12 +77,38 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         help="set a plugin's option by its name, e.g. caffe.custom_layers=map.xml; repeatable",
     )
     p.add_argument("--debug", action="store_true", help="tracebacks and graph checks after every transform")
+    add_report_flags(p)
+    verify_group = p.add_argument_group("verification (needs the source framework's runtime and openvino)")
+    verify_group.add_argument(
+        "--verify",
+        action="store_true",
+        help="run the IR (OpenVINO) and the source model (its own runtime) on the same inputs and compare",
+    )
+    verify_group.add_argument(
+        "--verify-inputs", type=Path, metavar="FILE.npz", help="inputs for --verify by tensor name (default: seeded random)"
+    )
+    verify_group.add_argument(
+        "--verify-tolerance",
+        type=float,
+        default=None,
+        metavar="TOL",
+        help="largest error allowed, relative to the largest reference magnitude (default: 1e-2)",
+    )
+    verify_group.add_argument("--verify-seed", type=int, default=0, metavar="N", help="seed of the random inputs")
     if plugin_options is not None:
         add_plugin_options(p, plugin_options)
     p.set_defaults(run=run)
 
 
 _PLUGIN_DEST = "plugin_option:"
+
+
+def add_report_flags(p: argparse.ArgumentParser) -> None:
+    noise = p.add_mutually_exclusive_group()
+    noise.add_argument("-q", "--quiet", action="store_true", help="no progress display, header or summary")
+    noise.add_argument(
+        "-v", "--verbose", action="store_true", help="print per-stage and per-transform times and node deltas"
+    )
 
 
 def plugin_host_for(argv: Sequence[str]) -> PluginHost | None:
@@ -157,25 +183,74 @@ def default_output(model: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from irconv.cli.progress import make_progress, stage_line, transform_table
     from irconv.pipeline.run import ConversionReport, convert, save
 
     start = time.perf_counter()
     host = args.host or PluginHost(strict=args.strict_plugins, disabled=args.disable_plugin)
     options = options_from_args(args, host.registry().options).resolved(host.registry().options)
-    print(header_line(host))
-    report = ConversionReport()
-    graph = convert(args.model, options, host, report)
-    out = args.out or default_output(args.model)
-    given_paths = [v for v in options.plugin_values.values() if isinstance(v, Path)]
-    protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
-    written = save(graph, out, options, host, protected=protected, report=report)
-    for note in report.notes:
-        print(f"note: {note}")
+    if not args.quiet:
+        print(header_line(host))
+    if args.verify and args.verify_inputs is None:
+        _check_verify_possible(host, args, options)
+    report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
+    try:
+        graph = convert(args.model, options, host, report)
+        out = args.out or default_output(args.model)
+        given_paths = [v for v in options.plugin_values.values() if isinstance(v, Path)]
+        protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
+        written = save(graph, out, options, host, protected=protected, report=report)
+    finally:
+        if report.progress is not None:
+            report.progress.finish()
+    if not args.quiet:
+        for note in report.notes:
+            print(f"note: {note}")
+    if args.verbose:
+        print(stage_line(report.seconds))
+        if report.transforms:
+            print(transform_table(report.transforms))
     elapsed = time.perf_counter() - start
-    print(
-        f"converted {args.model} ({report.framework}) -> {', '.join(str(p) for p in written)}: "
-        f"{len(graph)} layers in {elapsed:.2f} s"
-    )
+    if not args.quiet:
+        print(
+            f"converted {args.model} ({report.framework}) -> {', '.join(str(p) for p in written)}: "
+            f"{len(graph)} layers in {elapsed:.2f} s"
+        )
+    if args.verify:
+        return _verify(args, graph, report.framework, written[0], options, host)
+    return 0
+
+
+def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: ConversionOptions) -> None:
+    """Fail before converting when --verify cannot run (framework known only from the file)."""
+    from irconv.cli.verify import missing_requirements
+    from irconv.pipeline.run import pick_loader
+
+    framework = pick_loader(args.model, options, host.registry()).item.framework
+    problem = missing_requirements(host.registry(), framework)
+    if problem:
+        raise UserError(problem)
+
+
+def _verify(
+    args: argparse.Namespace, graph: Any, framework: str, xml: Path, options: ConversionOptions, host: PluginHost
+) -> int:
+    from irconv.cli.verify import DEFAULT_TOLERANCE, VerificationFailed, random_inputs, read_inputs, report_lines, verify
+
+    tolerance = DEFAULT_TOLERANCE if args.verify_tolerance is None else args.verify_tolerance
+    inputs = read_inputs(args.verify_inputs) if args.verify_inputs else random_inputs(graph, args.verify_seed)
+    checks = verify(args.model, xml, framework, inputs, options, host.registry(), tolerance)
+    for line in report_lines(checks, tolerance):
+        print(line)
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        raise VerificationFailed(
+            f"verification failed: {len(failed)} of {len(checks)} output(s) differ beyond {tolerance:g} "
+            f"({', '.join(failed)}); the IR was written to {xml}"
+        )
+    print(f"verified {len(checks)} output(s) against {framework} within {tolerance:g}")
     return 0
 
 
