@@ -112,6 +112,31 @@ def saved_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def test_signature_and_tags_as_keywords(saved_model: Path, tmp_path: Path) -> None:
+    """The TF plugin's options keep the keywords users wrote before they moved out of the core."""
+    from irconv.api import convert_model
+
+    graph = convert_model(saved_model, signature="serving_default", saved_model_tags="serve")
+    assert graph.parameters()
+    with pytest.raises(Exception, match="no MetaGraph tagged \\['gpu', 'serve'\\]"):
+        convert_model(saved_model, saved_model_tags=["serve", "gpu"])
+
+
+@pytest.mark.parametrize(
+    "flags", [["--saved-model-tags", "serve,gpu"], ["--saved-model-tags", "serve", "--saved-model-tags", "gpu"]]
+)
+def test_saved_model_tags_flag_comma_separated_or_repeated(flags: list[str], saved_model: Path, tmp_path: Path) -> None:
+    result = _irconv(str(saved_model), "-o", str(tmp_path / "model.xml"), *flags)
+    assert result.returncode != 0
+    assert "['gpu', 'serve']" in result.stderr and "available: [['serve']]" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_options_listed_under_the_plugin() -> None:
+    result = _irconv("--help")
+    assert "--saved-model-tags" in result.stdout and "--signature" in result.stdout
+
+
 def test_missing_signature_is_one_clear_error(saved_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "model.xml"
     result = _irconv(str(saved_model), "-o", str(out), "--signature", "predict")

@@ -61,7 +61,7 @@ def test_layout_inputs_nchw(real_models: dict[str, Any], run_converted: Any, tmp
 
 def test_disable_nhwc_to_nchw_keeps_transposes(real_models: dict[str, Any], run_converted: Any, tmp_path: Path) -> None:
     model = real_models["MobileNetV2"]
-    (got,), ir = run_converted(model.frozen, [model.x], tmp_path, nhwc_to_nchw=False)
+    (got,), ir = run_converted(model.frozen, [model.x], tmp_path, disable_nhwc_to_nchw=True)
     assert len([op for op in ir.get_ordered_ops() if op.get_type_name() == "Transpose"]) > 10
     np.testing.assert_allclose(got, model.logits, atol=ATOL, rtol=0)
 

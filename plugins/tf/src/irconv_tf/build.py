@@ -125,6 +125,7 @@ def _op_for(tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: 
         n_outputs=n_outputs,
         source=tf_node,
         bodies=(bodies or {}).get(tf_node.name, {}),
+        attributes=tf_node,
     )
 
 

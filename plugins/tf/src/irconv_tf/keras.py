@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
-from irconv import ConversionOptions
 
 
-def load_keras(path: Path, options: ConversionOptions) -> Graph:
+def load_keras(path: Path, ctx: LoadContext) -> Graph:
     try:
         import tensorflow as tf
         from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2

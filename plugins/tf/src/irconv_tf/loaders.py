@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
-from irconv import ConversionOptions
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
 from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
 from irconv_tf.nodes import TFNode
+from irconv_tf.options import SAVED_MODEL_TAGS, SIGNATURE, split_tags
 from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
 
 SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
@@ -24,19 +25,19 @@ def sniff(path: Path) -> bool:
     return path.suffix.lower() in SUFFIXES
 
 
-def load(path: Path, options: ConversionOptions) -> Graph:
+def load(path: Path, ctx: LoadContext) -> Graph:
     if path.name in ("saved_model.pb", "saved_model.pbtxt"):
         path = path.parent  # the SavedModel's own file: convert the directory
     if path.is_dir():
-        return load_saved_model(path, options)
+        return load_saved_model(path, ctx)
     suffix = path.suffix.lower()
     if suffix in (".keras", ".h5"):
         from irconv_tf.keras import load_keras
 
-        return load_keras(path, options)
+        return load_keras(path, ctx)
     if suffix == ".meta":
-        return load_meta_graph(path, options)
-    return load_frozen(path, options)
+        return load_meta_graph(path, ctx)
+    return load_frozen(path, ctx)
 
 
 def _parse(message: Any, path: Path) -> Any:
@@ -53,7 +54,7 @@ def _parse(message: Any, path: Path) -> Any:
     return message
 
 
-def load_frozen(path: Path, options: ConversionOptions) -> Graph:
+def load_frozen(path: Path, ctx: LoadContext) -> Graph:
     from irconv_tf.proto import graph_pb2
 
     graph_def = _parse(graph_pb2.GraphDef(), path)
@@ -62,35 +63,37 @@ def load_frozen(path: Path, options: ConversionOptions) -> Graph:
     return _graph_from_def(graph_def, None, None, path.stem)
 
 
-def load_meta_graph(path: Path, options: ConversionOptions) -> Graph:
+def load_meta_graph(path: Path, ctx: LoadContext) -> Graph:
+    """A MetaGraph; its checkpoint is ``--weights PREFIX`` or the file's own prefix."""
     from irconv_tf.proto import saved_model_pb2
 
     meta = _parse(saved_model_pb2.MetaGraphDef(), path)
-    prefix = options.weights or path.with_suffix("")
+    prefix = ctx.options.weights or path.with_suffix("")
     checkpoint = Checkpoint(Path(prefix)) if Path(f"{prefix}.index").exists() else None
-    signature = _signature(meta, options, str(path), required=False)
+    signature = _signature(meta, ctx, str(path), required=False)
     return _graph_from_def(meta.graph_def, checkpoint, signature, path.stem, meta=meta)
 
 
-def load_saved_model(path: Path, options: ConversionOptions) -> Graph:
+def load_saved_model(path: Path, ctx: LoadContext) -> Graph:
     from irconv_tf.proto import saved_model_pb2
 
     pb = path / "saved_model.pb"
     saved = _parse(saved_model_pb2.SavedModel(), pb if pb.is_file() else path / "saved_model.pbtxt")
-    meta = _pick_meta_graph(saved, options, path)
-    signature = _signature(meta, options, str(path), required=True)
+    meta = _pick_meta_graph(saved, ctx, path)
+    signature = _signature(meta, ctx, str(path), required=True)
     prefix = path / "variables" / "variables"
     checkpoint = Checkpoint(prefix) if Path(f"{prefix}.index").exists() else None
     return _graph_from_def(meta.graph_def, checkpoint, signature, path.name, meta=meta)
 
 
-def _pick_meta_graph(saved: Any, options: ConversionOptions, path: Path) -> Any:
-    wanted = set(options.saved_model_tags) or {"serve"}
+def _pick_meta_graph(saved: Any, ctx: LoadContext, path: Path) -> Any:
+    given = split_tags(ctx.options.get(SAVED_MODEL_TAGS))
+    wanted = set(given) or {"serve"}
     available = [sorted(m.meta_info_def.tags) for m in saved.meta_graphs]
     for meta in saved.meta_graphs:
         if set(meta.meta_info_def.tags) == wanted:
             return meta
-    if not options.saved_model_tags and len(saved.meta_graphs) == 1:
+    if not given and len(saved.meta_graphs) == 1:
         return saved.meta_graphs[0]
     raise UserError(
         f"SavedModel {path} has no MetaGraph tagged {sorted(wanted)} (available: {available}); "
@@ -98,11 +101,12 @@ def _pick_meta_graph(saved: Any, options: ConversionOptions, path: Path) -> Any:
     )
 
 
-def _signature(meta: Any, options: ConversionOptions, where: str, *, required: bool) -> Any:
-    name = options.signature or "serving_default"
+def _signature(meta: Any, ctx: LoadContext, where: str, *, required: bool) -> Any:
+    chosen = ctx.options.get(SIGNATURE)
+    name = chosen or "serving_default"
     if name in meta.signature_def:
         return meta.signature_def[name]
-    if not required and not options.signature:
+    if not required and not chosen:
         return None
     available = ", ".join(sorted(k for k in meta.signature_def if not k.startswith("__"))) or "none"
     raise UserError(f"model {where} has no signature {name!r} (available: {available}); choose one with --signature")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,8 @@ class TFNode:
 
     ``attr`` is the NodeDef's attribute map (``AttrValue`` protos); ``value`` is set on
     nodes the loader turned into constants (frozen weights, checkpoint variables).
+    A TFNode is also the node's ``SourceAttributes`` adapter (``get``, ``in``, ``names``):
+    extractors read its attributes as Python values through ``ctx.attr``.
     """
 
     name: str
@@ -28,8 +30,11 @@ class TFNode:
     attr: Mapping[str, Any] = field(default_factory=dict)
     value: np.ndarray | None = None
 
-    def has(self, key: str) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self.attr
+
+    def names(self) -> Iterable[str]:
+        return list(self.attr)
 
     def get(self, key: str, default: Any = None) -> Any:
         """An attribute as a Python value: str, int, float, bool, dtype int, shape, ndarray, list."""

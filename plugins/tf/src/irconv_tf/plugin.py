@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irconv import Option
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_tf.options import OPTIONS
+
+    return OPTIONS
 
 
 @hookimpl

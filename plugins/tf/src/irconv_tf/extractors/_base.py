@@ -6,21 +6,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 
 from irconv_tf.build import FRAMEWORK
-from irconv_tf.nodes import TFNode
 
 ExtractFn = Callable[[Node, ExtractContext], Any]
 NHWC = "NHWC"
-
-
-def tf_node(node: Node) -> TFNode:
-    return node.op.source  # type: ignore[attr-defined, no-any-return]
 
 
 def table(entries: dict[str, tuple[ExtractFn, str]]) -> list[Extractor]:
@@ -28,9 +23,9 @@ def table(entries: dict[str, tuple[ExtractFn, str]]) -> list[Extractor]:
     return [Extractor(FRAMEWORK, op, fn, produces=produces) for op, (fn, produces) in entries.items()]
 
 
-def channels_last(tf: TFNode) -> bool:
+def channels_last(ctx: ExtractContext) -> bool:
     """True for NHWC/NWC/NDHWC data formats (TensorFlow's default)."""
-    fmt = tf.get("data_format", "NHWC")
+    fmt = str(ctx.attr("data_format", "NHWC"))
     return not fmt.startswith("NC")
 
 
@@ -39,7 +34,7 @@ def const_input(ctx: ExtractContext, idx: int, what: str) -> np.ndarray:
     value = ctx.input_value(idx)
     if value is None:
         raise ConversionError(
-            f"node {ctx.node.name!r} ({tf_node(ctx.node).op}): {what} (input {idx}) must be a constant"
+            f"node {ctx.node.name!r} ({ctx.source_op.op_type}): {what} (input {idx}) must be a constant"
         )
     return value
 
@@ -51,12 +46,12 @@ def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], layo
     return [node.out_port(i) for i in range(node.num_outputs())]
 
 
-def spatial(values: Sequence[int], tf: TFNode, rank: int = 4) -> tuple[int, ...]:
+def spatial(values: Sequence[int], ctx: ExtractContext, rank: int = 4) -> tuple[int, ...]:
     """The spatial entries of an N..C-ordered attribute such as strides or ksize."""
     values = list(values)
     if len(values) != rank:
-        raise ConversionError(f"node {tf.name!r}: expected {rank} values, got {values}")
-    return tuple(values[1:-1]) if channels_last(tf) else tuple(values[2:])
+        raise ConversionError(f"node {ctx.node.name!r}: expected {rank} values, got {values}")
+    return tuple(values[1:-1]) if channels_last(ctx) else tuple(values[2:])
 
 
 def int_const(ctx: ExtractContext, value: Any, suffix: str = "const") -> OutPort:

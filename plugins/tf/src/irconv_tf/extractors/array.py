@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
@@ -30,7 +30,7 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import const_input, int_const, table, tf_node
+from irconv_tf.extractors._base import const_input, int_const, table
 
 
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -50,7 +50,7 @@ def _expand_dims(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axes = tf_node(node).get("squeeze_dims") or []
+    axes = ctx.attr("squeeze_dims", None) or []
     if not axes:
         return [ctx.op(Squeeze(), ctx.input(0))]
     return [ctx.op(Squeeze(), ctx.input(0), int_const(ctx, axes, "axes"))]
@@ -68,15 +68,14 @@ def _concat_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = int(tf_node(node).get("axis", 0))
+    axis = int(ctx.attr("axis", 0))
     axis_port = int_const(ctx, [axis], "axis")
     parts = [ctx.op(Unsqueeze(), ctx.input(i), axis_port, suffix=f"unsqueeze{i}") for i in range(len(ctx.inputs))]
     return [ctx.op(Concat(axis=axis), *parts)]
 
 
 def _unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    tf = tf_node(node)
-    num, axis = int(tf.need("num")), int(tf.get("axis", 0))
+    num, axis = int(ctx.attr("num")), int(ctx.attr("axis", 0))
     axis_port = int_const(ctx, axis, "axis")
     split = ctx.add(Split(num_splits=num), [ctx.input(0), axis_port], suffix="split")
     axes = int_const(ctx, [axis], "axes")
@@ -84,13 +83,13 @@ def _unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    num = int(tf_node(node).need("num_split"))
+    num = int(ctx.attr("num_split"))
     split = ctx.add(Split(num_splits=num), [ctx.input(1), ctx.input(0)], suffix="Split")
     return [split.out_port(i) for i in range(num)]
 
 
 def _split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    num = int(tf_node(node).need("num_split"))
+    num = int(ctx.attr("num_split"))
     split = ctx.add(VariadicSplit(), [ctx.input(0), ctx.input(2), ctx.input(1)], suffix="VariadicSplit")
     return [split.out_port(i) for i in range(num)]
 
@@ -100,7 +99,6 @@ def _bits(mask: int, count: int) -> list[int]:
 
 
 def _strided_slice(node: Node, ctx: ExtractContext) -> Op:
-    tf = tf_node(node)
     begin = const_input(ctx, 1, "begin") if ctx.input_value(1) is not None else None
     count = begin.size if begin is not None else 32
     if begin is None:
@@ -108,11 +106,11 @@ def _strided_slice(node: Node, ctx: ExtractContext) -> Op:
         if shape and shape[0] is not None:
             count = shape[0]
     return StridedSlice(
-        begin_mask=_bits(int(tf.get("begin_mask", 0)), count),
-        end_mask=_bits(int(tf.get("end_mask", 0)), count),
-        new_axis_mask=_bits(int(tf.get("new_axis_mask", 0)), count),
-        shrink_axis_mask=_bits(int(tf.get("shrink_axis_mask", 0)), count),
-        ellipsis_mask=_bits(int(tf.get("ellipsis_mask", 0)), count),
+        begin_mask=_bits(int(ctx.attr("begin_mask", 0)), count),
+        end_mask=_bits(int(ctx.attr("end_mask", 0)), count),
+        new_axis_mask=_bits(int(ctx.attr("new_axis_mask", 0)), count),
+        shrink_axis_mask=_bits(int(ctx.attr("shrink_axis_mask", 0)), count),
+        ellipsis_mask=_bits(int(ctx.attr("ellipsis_mask", 0)), count),
     )
 
 
@@ -130,10 +128,9 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _pad(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        tf = tf_node(node)
         pad_mode = mode
         if mode == "mirror":
-            pad_mode = "reflect" if tf.need("mode").upper() == "REFLECT" else "symmetric"
+            pad_mode = "reflect" if ctx.attr("mode").upper() == "REFLECT" else "symmetric"
         paddings = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="paddings")
         halves = ctx.add(Split(num_splits=2), [paddings, int_const(ctx, 1, "axis")], suffix="split")
         axis = int_const(ctx, [1], "squeeze_axis")
@@ -160,13 +157,13 @@ def _broadcast_to(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _shape(node: Node, ctx: ExtractContext) -> Op:
-    return ShapeOf(output_type_=element_type(tf_node(node).get("out_type", 3), node.name))
+    return ShapeOf(output_type_=element_type(ctx.attr("out_type", 3), node.name))
 
 
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ReduceProd
 
-    out = element_type(tf_node(node).get("out_type", 3), node.name)
+    out = element_type(ctx.attr("out_type", 3), node.name)
     shape = ctx.op(ShapeOf(output_type_=out), ctx.input(0))
     return [ctx.op(ReduceProd(keep_dims=False), shape, int_const(ctx, 0, "axis"))]
 
@@ -178,18 +175,18 @@ def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _cast(node: Node, ctx: ExtractContext) -> Op:
-    return Convert(destination_type=element_type(tf_node(node).need("DstT"), node.name))
+    return Convert(destination_type=element_type(ctx.attr("DstT"), node.name))
 
 
 def _range(node: Node, ctx: ExtractContext) -> Op:
-    return Range(output_type=element_type(tf_node(node).get("Tidx", 3), node.name))
+    return Range(output_type=element_type(ctx.attr("Tidx", 3), node.name))
 
 
 def _zeros_like(value: int):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         from irconv_tf.dtypes import numpy_dtype
 
-        dtype = numpy_dtype(tf_node(node).get("T", 1), node.name)
+        dtype = numpy_dtype(ctx.attr("T", 1), node.name)
         shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
         return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
 
@@ -203,7 +200,7 @@ def _select(node: Node, ctx: ExtractContext) -> Op:
 def _gather_v2(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Gather
 
-    return Gather(batch_dims=int(tf_node(node).get("batch_dims", 0)))
+    return Gather(batch_dims=int(ctx.attr("batch_dims", 0)))
 
 
 def _gather_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -221,14 +218,13 @@ def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
 def _one_hot(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import OneHot
 
-    return OneHot(axis=int(tf_node(node).get("axis", -1)))
+    return OneHot(axis=int(ctx.attr("axis", -1)))
 
 
 def _cumsum(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import CumSum
 
-    tf = tf_node(node)
-    return CumSum(exclusive=bool(tf.get("exclusive", False)), reverse=bool(tf.get("reverse", False)))
+    return CumSum(exclusive=bool(ctx.attr("exclusive", False)), reverse=bool(ctx.attr("reverse", False)))
 
 
 def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:

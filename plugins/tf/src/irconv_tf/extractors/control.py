@@ -9,9 +9,9 @@ values (the Loop's execution condition) and once at the end of the body.
 from __future__ import annotations
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Result
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
@@ -20,12 +20,8 @@ from irconv_tf.extractors._base import table
 from irconv_tf.subgraph import inline_graph
 
 
-def _bodies(node: Node) -> dict:  # type: ignore[type-arg]
-    return node.op.bodies  # type: ignore[attr-defined, no-any-return]
-
-
 def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    bodies = _bodies(node)
+    bodies = ctx.source_op.bodies
     cond, body = bodies["cond"], bodies["body"]
     count = len(ctx.inputs)
     values = [ctx.input(i) for i in range(count)]
@@ -48,7 +44,7 @@ def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    bodies = _bodies(node)
+    bodies = ctx.source_op.bodies
     then_body, else_body = bodies["then_branch"], bodies["else_branch"]
     count = len(ctx.inputs) - 1
     outputs = len(then_body.results())

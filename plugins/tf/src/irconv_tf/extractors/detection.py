@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
@@ -32,14 +32,13 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tf.extractors._base import const_input, int_const, table, tf_node
+from irconv_tf.extractors._base import const_input, int_const, table
 
 
 def _nms(version: int):  # type: ignore[no-untyped-def]
     """NonMaxSuppressionV2..V5 (one batch, one class) -> NonMaxSuppression-9."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        tf = tf_node(node)
         boxes = ctx.op(Unsqueeze(), ctx.input(0), int_const(ctx, [0], "batch"), suffix="boxes")
         scores = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, [0, 1], "batch_class"), suffix="scores")
         max_out = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="max_output_size")
@@ -55,7 +54,7 @@ def _nms(version: int):  # type: ignore[no-untyped-def]
         indices = ctx.op(Gather(batch_dims=0), nms.out_port(0), column, axis, suffix="indices")
         valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="valid")
         picked_scores = ctx.op(Gather(batch_dims=0), nms.out_port(1), column, axis, suffix="selected_scores")
-        if version >= 4 and tf.get("pad_to_max_output_size", False):
+        if version >= 4 and ctx.attr("pad_to_max_output_size", False):
             count = ctx.op(ShapeOf(), indices, suffix="count")
             missing = ctx.op(
                 Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count
@@ -79,10 +78,9 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     For crop size P > 1: y(k, p) = y1_k (H-1) + p (y2_k - y1_k)(H-1)/(P-1); for P = 1 the
     box centre. Samples outside [0, H-1] x [0, W-1] take ``extrapolation_value``.
     """
-    tf = tf_node(node)
-    method = tf.get("method", "bilinear")
+    method = ctx.attr("method", "bilinear")
     if method not in ("bilinear", "nearest"):
-        raise ConversionError(f"node {tf.name!r}: CropAndResize method {method!r} is not supported")
+        raise ConversionError(f"node {node.name!r}: CropAndResize method {method!r} is not supported")
     crop = [int(v) for v in const_input(ctx, 3, "crop_size").reshape(-1)]
     image, boxes = ctx.input(0), ctx.input(1)
     f32 = ElementType.f32
@@ -157,7 +155,7 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         ctx.op(Reshape(special_zero=True), x_out, int_const(ctx, [0, 1, crop[1], 1], "xm")),
         suffix="outside",
     )
-    fill = ctx.const(np.float32(tf.get("extrapolation_value", 0.0)), suffix="extrapolation_value")
+    fill = ctx.const(np.float32(ctx.attr("extrapolation_value", 0.0)), suffix="extrapolation_value")
     result = ctx.op(Convert(destination_type=f32), result, suffix="as_float")
     return [ctx.op(Select(), outside, fill, result)]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import (
     Abs,
@@ -59,7 +59,7 @@ from irconv_opset import (
     Tanh,
 )
 
-from irconv_tf.extractors._base import channels_last, table, tf_node
+from irconv_tf.extractors._base import channels_last, table
 
 
 def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
@@ -70,7 +70,7 @@ def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
 
 
 def _is_integer(ctx: ExtractContext, idx: int) -> bool:
-    dtype = tf_node(ctx.node).get("T", 1)
+    dtype = ctx.attr("T", 1)
     return dtype in (3, 4, 5, 6, 9, 17, 22, 23)
 
 
@@ -91,7 +91,7 @@ def _truncate_div(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
-    if channels_last(tf_node(node)):
+    if channels_last(ctx):
         return Add()
     # NCHW: the bias [C] broadcasts over axis 1 of a rank-4 tensor.
     bias = ctx.op(
@@ -124,7 +124,7 @@ def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _scalar_like(ctx: ExtractContext, value: float) -> OutPort:
     from irconv_tf.dtypes import numpy_dtype
 
-    dtype = numpy_dtype(tf_node(ctx.node).get("T", 1), ctx.node.name)
+    dtype = numpy_dtype(ctx.attr("T", 1), ctx.node.name)
     return ctx.const(np.array(value, dtype=dtype), suffix="exponent")
 
 
@@ -138,7 +138,7 @@ def _relu6(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    alpha = float(tf_node(node).get("alpha", 0.2))
+    alpha = float(ctx.attr("alpha", 0.2))
     return [ctx.op(PReLU(), ctx.input(0), ctx.const(np.array([alpha], np.float32), suffix="alpha"))]
 
 

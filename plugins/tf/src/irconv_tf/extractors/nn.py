@@ -8,10 +8,10 @@ sinks/cancels them (middle phase). Weights are rearranged here into the IR's for
 from __future__ import annotations
 
 import numpy as np
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import (
     Add,
@@ -33,58 +33,55 @@ from irconv_opset import (
     Transpose,
 )
 
-from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table, tf_node
-from irconv_tf.nodes import TFNode
+from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
 
 
-def _padding(tf: TFNode, rank: int = 4) -> dict[str, object]:
+def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
     """auto_pad and explicit pads of a TF conv/pool ``padding`` attribute."""
-    kind = tf.need("padding")
+    kind = ctx.attr("padding")
     zeros = (0,) * (rank - 2)
     if kind == "SAME":
         return {"auto_pad": "same_upper", "pads_begin": zeros, "pads_end": zeros}
     if kind == "VALID":
         return {"auto_pad": "valid", "pads_begin": zeros, "pads_end": zeros}
     if kind == "EXPLICIT":
-        pads = list(tf.need("explicit_paddings"))
+        pads = list(ctx.attr("explicit_paddings"))
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
-        inner = pairs[1:-1] if channels_last(tf) else pairs[2:]
+        inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
         return {
             "auto_pad": "explicit",
             "pads_begin": tuple(int(p[0]) for p in inner),
             "pads_end": tuple(int(p[1]) for p in inner),
         }
-    raise ConversionError(f"node {tf.name!r}: unknown padding {kind!r}")
+    raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
 
 
-def _layout(tf: TFNode) -> str | None:
-    return NHWC if channels_last(tf) else None
+def _layout(ctx: ExtractContext) -> str | None:
+    return NHWC if channels_last(ctx) else None
 
 
 def _conv2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    tf = tf_node(node)
     # HWIO -> OIHW
     filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
     op = Convolution(
-        strides=spatial(tf.get("strides", [1, 1, 1, 1]), tf),
-        dilations=spatial(tf.get("dilations", [1, 1, 1, 1]), tf),
-        **_padding(tf),  # type: ignore[arg-type]
+        strides=spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx),
+        dilations=spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx),
+        **_padding(ctx),  # type: ignore[arg-type]
     )
-    return laid_out(ctx, op, [ctx.input(0), filters], _layout(tf))[:1]
+    return laid_out(ctx, op, [ctx.input(0), filters], _layout(ctx))[:1]
 
 
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    tf = tf_node(node)
     weights = const_input(ctx, 1, "filter")
     h, w, channels, multiplier = weights.shape
     # [H, W, C, M] -> GroupConvolution's [C, M, 1, H, W]
     grouped = np.ascontiguousarray(weights.transpose(2, 3, 0, 1).reshape(channels, multiplier, 1, h, w))
     op = GroupConvolution(
-        strides=spatial(tf.get("strides", [1, 1, 1, 1]), tf),
-        dilations=spatial(tf.get("dilations", [1, 1, 1, 1]), tf),
-        **_padding(tf),  # type: ignore[arg-type]
+        strides=spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx),
+        dilations=spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx),
+        **_padding(ctx),  # type: ignore[arg-type]
     )
-    return laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")], _layout(tf))
+    return laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")], _layout(ctx))
 
 
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -93,15 +90,14 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     For SAME the forward pads are total = max((ceil(out/s) - 1) * s + k_eff - out, 0), split
     with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
     """
-    tf = tf_node(node)
     # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
     kernel = const_input(ctx, 1, "filter").shape[:2]
     filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
     sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
-    out_spatial = [int(v) for v in (sizes[1:3] if channels_last(tf) else sizes[2:4])]
-    strides = spatial(tf.get("strides", [1, 1, 1, 1]), tf)
-    dilations = spatial(tf.get("dilations", [1, 1, 1, 1]), tf)
-    kind = tf.need("padding")
+    out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
+    strides = spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx)
+    dilations = spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx)
+    kind = ctx.attr("padding")
     begins, ends, extra = [], [], []
     for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
         k_eff = (k - 1) * d + 1
@@ -113,7 +109,7 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
             data = -(-(out - k_eff + 1) // s)
             begin = end = 0
         else:
-            raise ConversionError(f"node {tf.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+            raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
         natural = (data - 1) * s + k_eff - begin - end
         begins.append(begin)
         ends.append(end)
@@ -126,39 +122,37 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
         auto_pad="explicit",
         output_padding=tuple(extra),
     )
-    return laid_out(ctx, op, [ctx.input(2), filters], _layout(tf))
+    return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
 
 
 def _pool(kind: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        tf = tf_node(node)
-        padding = _padding(tf)
+        padding = _padding(ctx)
         common = {
-            "strides": spatial(tf.need("strides"), tf),
-            "kernel": spatial(tf.need("ksize"), tf),
+            "strides": spatial(ctx.attr("strides"), ctx),
+            "kernel": spatial(ctx.attr("ksize"), ctx),
             "rounding_type": "floor",
             **padding,
         }
         op: Op = MaxPool_v1(**common) if kind == "max" else AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
-        return laid_out(ctx, op, [ctx.input(0)], _layout(tf))[:1]
+        return laid_out(ctx, op, [ctx.input(0)], _layout(ctx))[:1]
 
     return extract
 
 
 def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y = x * scale' + shift' with scale' = scale / sqrt(var + eps), shift' = offset - mean * scale'."""
-    tf = tf_node(node)
-    if tf.get("is_training", False):
+    if ctx.attr("is_training", False):
         # Keras saves inference graphs with is_training=False; training mode needs batch statistics.
         mean, var = ctx.input(3), ctx.input(4)
         if const_input(ctx, 3, "mean").size == 0:
-            raise ConversionError(f"node {tf.name!r}: FusedBatchNorm in training mode is not supported")
+            raise ConversionError(f"node {node.name!r}: FusedBatchNorm in training mode is not supported")
     mean, var = ctx.input(3), ctx.input(4)
-    eps = ctx.const(np.array(tf.get("epsilon", 1e-3), np.float32), suffix="epsilon")
+    eps = ctx.const(np.array(ctx.attr("epsilon", 1e-3), np.float32), suffix="epsilon")
     std = ctx.op(Sqrt(), ctx.op(Add(), var, eps, suffix="var_eps"), suffix="std")
     scale = ctx.op(Divide(m_pythondiv=False), ctx.input(1), std, suffix="scale")
     shift = ctx.op(Subtract(), ctx.input(2), ctx.op(Multiply(), mean, scale, suffix="mean_scale"), suffix="shift")
-    if not channels_last(tf):
+    if not channels_last(ctx):
         shape = int_const(ctx, [-1, 1, 1], "channel_shape")
         scale = ctx.op(Reshape(special_zero=False), scale, shape, suffix="scale_nchw")
         shift = ctx.op(Reshape(special_zero=False), shift, shape, suffix="shift_nchw")
@@ -168,25 +162,22 @@ def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _matmul(node: Node, ctx: ExtractContext) -> Op:
-    tf = tf_node(node)
-    return MatMul(transpose_a=bool(tf.get("transpose_a", False)), transpose_b=bool(tf.get("transpose_b", False)))
+    return MatMul(transpose_a=bool(ctx.attr("transpose_a", False)), transpose_b=bool(ctx.attr("transpose_b", False)))
 
 
 def _batch_matmul(node: Node, ctx: ExtractContext) -> Op:
-    tf = tf_node(node)
-    return MatMul(transpose_a=bool(tf.get("adj_x", False)), transpose_b=bool(tf.get("adj_y", False)))
+    return MatMul(transpose_a=bool(ctx.attr("adj_x", False)), transpose_b=bool(ctx.attr("adj_y", False)))
 
 
 def _einsum(node: Node, ctx: ExtractContext) -> Op:
-    return Einsum(equation=tf_node(node).need("equation"))
+    return Einsum(equation=ctx.attr("equation"))
 
 
 def _resize(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        tf = tf_node(node)
-        if tf.get("align_corners", False):
+        if ctx.attr("align_corners", False):
             transform, nearest = "align_corners", "round_prefer_ceil"
-        elif tf.get("half_pixel_centers", False):
+        elif ctx.attr("half_pixel_centers", False):
             transform = "half_pixel" if mode == "linear" else "tf_half_pixel_for_nn"
             nearest = "round_prefer_ceil"
         else:
@@ -208,10 +199,9 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
 
 def _depth_space(make):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        tf = tf_node(node)
-        if tf.get("data_format", "NHWC") not in ("NHWC", "NCHW"):
-            raise ConversionError(f"node {tf.name!r}: data format {tf.get('data_format')!r} is not supported")
-        return laid_out(ctx, make(int(tf.need("block_size"))), [ctx.input(0)], _layout(tf))
+        if ctx.attr("data_format", "NHWC") not in ("NHWC", "NCHW"):
+            raise ConversionError(f"node {node.name!r}: data format {ctx.attr('data_format')!r} is not supported")
+        return laid_out(ctx, make(int(ctx.attr("block_size"))), [ctx.input(0)], _layout(ctx))
 
     return extract
 

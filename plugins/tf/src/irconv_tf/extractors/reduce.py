@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv import ExtractContext
 from irconv.plugins import Extractor
 from irconv_opset import (
     ReduceLogicalAnd,
@@ -20,12 +20,12 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import const_input, int_const, table, tf_node
+from irconv_tf.extractors._base import const_input, int_const, table
 
 
 def _reduce(make: Callable[..., Op]) -> Callable[[Node, ExtractContext], Op]:
     def extract(node: Node, ctx: ExtractContext) -> Op:
-        return make(keep_dims=bool(tf_node(node).get("keep_dims", False)))
+        return make(keep_dims=bool(ctx.attr("keep_dims", False)))
 
     return extract
 
@@ -35,7 +35,7 @@ def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
         from irconv_opset import TopK
 
         axis = int(const_input(ctx, 1, "dimension"))
-        out = element_type(tf_node(node).get("output_type", 9), node.name)
+        out = element_type(ctx.attr("output_type", 9), node.name)
         topk = ctx.add(
             TopK(axis=axis, mode=mode, sort="none", index_element_type=out),
             [ctx.input(0), int_const(ctx, 1, "k")],
@@ -49,9 +49,8 @@ def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import TopK
 
-    tf = tf_node(node)
-    out = element_type(tf.get("index_type", 3), node.name)
-    sort = "value" if tf.get("sorted", True) else "none"
+    out = element_type(ctx.attr("index_type", 3), node.name)
+    sort = "value" if ctx.attr("sorted", True) else "none"
     topk = ctx.add(
         TopK(axis=-1, mode="max", sort=sort, index_element_type=out), [ctx.input(0), ctx.input(1)], suffix="TopK"
     )

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
+from irconv import Rewriter, TransformContext
 from irconv.graph import Graph, Node
-from irconv.ops import Const
-from irconv import TransformContext
-from irconv.pipeline.infer import infer_node
 from irconv.plugins import Transform
 
 
@@ -26,27 +23,28 @@ class GroupedConvolution(Transform):
         return graph.framework == "tf" and bool(graph.by_type("Convolution"))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        changed = False
+        rewriter = Rewriter(graph)
         for node in graph.by_type("Convolution"):
-            changed = _regroup(graph, node) or changed
-        return changed
+            if not ctx.is_frozen(node):
+                _regroup(rewriter, node)
+        return rewriter.modified
 
 
-def _regroup(graph: Graph, node: Node) -> bool:
+def _regroup(rewriter: Rewriter, node: Node) -> None:
     from irconv_opset import GroupConvolution
 
     data = node.in_port(0).data.get_shape()
     filters = node.input_value(1)
-    if data is None or len(data) < 3 or data[1] is None or filters is None:
-        return False
+    source = node.in_port(0).get_source()
+    if data is None or len(data) < 3 or data[1] is None or filters is None or source is None:
+        return
     channels, per_group = data[1], filters.shape[1]
     if channels == per_group or per_group == 0 or channels % per_group:
-        return False
+        return
     groups = channels // per_group
-    grouped = np.ascontiguousarray(filters.reshape(groups, filters.shape[0] // groups, *filters.shape[1:]))
-    weights = graph.add_node(Const(grouped), f"{node.name}/grouped_filters")
-    infer_node(weights)
+    grouped = filters.reshape(groups, filters.shape[0] // groups, *filters.shape[1:])
+    weights = rewriter.const(grouped, like=node, name=f"{node.name}/grouped_filters")
     fields = {f.name: getattr(node.op, f.name) for f in dataclasses.fields(node.op)}
-    node.op = GroupConvolution(**fields)
-    node.in_port(1).connect(weights.out_port(0))
-    return True
+    grouped_node = rewriter.insert(GroupConvolution(**fields), [source, weights], like=node)
+    grouped_node.layout = node.layout
+    rewriter.replace(node, grouped_node.out_port(0))

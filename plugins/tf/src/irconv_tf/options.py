@@ -1,0 +1,32 @@
+"""The TF plugin's conversion options (declared through ``declare_options``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from irconv import Option
+
+SAVED_MODEL_TAGS = Option(
+    "tf.saved_model_tags",
+    str,
+    default=(),
+    multiple=True,
+    flag="--saved-model-tags",
+    keyword="saved_model_tags",
+    metavar="TAG[,TAG...]",
+    help="tags of the SavedModel MetaGraph to convert, comma-separated or repeated (default: serve)",
+)
+SIGNATURE = Option(
+    "tf.signature",
+    str,
+    default=None,
+    flag="--signature",
+    keyword="signature",
+    help="SavedModel signature to convert (default: serving_default)",
+)
+OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE)
+
+
+def split_tags(values: Iterable[str]) -> frozenset[str]:
+    """``("serve,gpu", "tpu")`` -> {"serve", "gpu", "tpu"}: both spellings users write."""
+    return frozenset(tag.strip() for value in values for tag in value.split(",") if tag.strip())
