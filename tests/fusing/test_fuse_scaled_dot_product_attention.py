@@ -14,8 +14,10 @@ def attention(keys="transpose_b", scale="multiply", mask=True, softmax_axis=-1):
         q, k, v = b.parameter("q", (2, 3, 7, 8)), b.parameter("k", (2, 3, 9, 8)), b.parameter("v", (2, 3, 9, 5))
         if keys == "transpose_b":
             s = b.op(MatMul(transpose_b=True), q, k)
-        else:
+        elif keys == "transpose":
             s = b.op(MatMul(), q, b.op(Transpose(), k, b.const(np.array([0, 1, 3, 2], np.int64))))
+        else:  # K^T computed by a MatMul: transposed back for the fused op
+            s = b.op(MatMul(), q, b.op(MatMul(transpose_a=True), k, b.const(np.eye(9, dtype=F))))
         if scale == "multiply":
             s = b.op(Multiply(), s, b.const(F(0.3)))
         elif scale == "divide":
@@ -28,11 +30,13 @@ def attention(keys="transpose_b", scale="multiply", mask=True, softmax_axis=-1):
     return build
 
 
-@pytest.mark.parametrize("keys", ["transpose_b", "transpose"])
+@pytest.mark.parametrize("keys", ["transpose_b", "transpose", "computed"])
 @pytest.mark.parametrize("scale", ["multiply", "divide", "none"])
 def test_attention(check_fuses, keys, scale):
-    check_fuses(attention(keys, scale), FuseScaledDotProductAttention(), gone=("SoftMax", "MatMul"),
-                present=("ScaledDotProductAttention",), atol=1e-4)
+    graph = check_fuses(attention(keys, scale), FuseScaledDotProductAttention(), gone=("SoftMax",),
+                        present=("ScaledDotProductAttention",), atol=1e-4)
+    assert len(graph.by_type("MatMul")) == (keys == "computed")
+    assert len(graph.by_type("Transpose")) == (keys == "computed")
 
 
 def test_without_mask(check_fuses):

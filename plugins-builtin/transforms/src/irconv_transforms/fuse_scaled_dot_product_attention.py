@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Match, Node, Pat, Rewriter, any_, op
+from irconv import Match, Node, OutPort, Pat, Rewriter, any_, op
 
 from irconv_transforms._fusion import Fusion, float_const, uniform, value_of
 
@@ -16,8 +16,7 @@ def _patterns() -> tuple[Pat, ...]:
     keys_transposed = (
         op("MatMul", any_("q"), any_("k"), bind="qk", single_use=True,
            where=lambda n: bool(getattr(n.op, "transpose_b", False)) and not getattr(n.op, "transpose_a", False)),
-        op("MatMul", any_("q"), op("Transpose", any_("k"), any_(), bind="kt", single_use=True),
-           bind="qk", single_use=True, where=_plain_matmul),
+        op("MatMul", any_("q"), any_("kt"), bind="qk", single_use=True, where=_plain_matmul),
     )
     found = []
     for raw in keys_transposed:
@@ -35,7 +34,8 @@ def _patterns() -> tuple[Pat, ...]:
 
 class FuseScaledDotProductAttention(Fusion):
     """``MatMul(SoftMax(MatMul(Q, K^T) * s [+ mask]), V)`` over the last axis, with K^T
-    a ``transpose_b`` or a Transpose swapping K's last two axes, s a scalar constant (also
+    a ``transpose_b`` (or else K is K^T's Transpose input, re-permuted, or K^T transposed
+    back), s a scalar constant (also
     as a division; 1 when absent) and an optional additive mask -> ScaledDotProductAttention
     (Q, K, V, mask, s). Q, K and V must have the same rank (3 or more)."""
 
@@ -45,7 +45,8 @@ class FuseScaledDotProductAttention(Fusion):
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         from irconv_opset import ScaledDotProductAttention
 
-        q, k, v = match.port("q"), match.port("k"), match.port("v")
+        q, v = match.port("q"), match.port("v")
+        k = match.port("k") if "k" in match.nodes else match.port("kt")
         ranks = {len(p.data.shape) if p.data.shape is not None else None for p in (q, k, v)}
         if len(ranks) != 1 or None in ranks or min(ranks) < 3:  # type: ignore[type-var]
             return False
@@ -54,11 +55,6 @@ class FuseScaledDotProductAttention(Fusion):
         axis = int(getattr(match["softmax"].op, "axis", -1))
         if axis % rank != rank - 1:
             return False
-        if "kt" in match.nodes:
-            perm = value_of(match["kt"].in_port(1).get_source())  # type: ignore[arg-type]
-            expected = [*range(rank - 2), rank - 1, rank - 2]
-            if perm is None or [int(p) % rank for p in perm.reshape(-1)] != expected:
-                return False
         scale = 1.0
         if "scale" in match.nodes:
             scale = uniform(match["scale"].op.value)  # type: ignore[attr-defined,assignment]
@@ -77,6 +73,8 @@ class FuseScaledDotProductAttention(Fusion):
             mask = rw.const(np.zeros((), dtype.numpy), like=root)
         if root.out_port(0).data.shape is None:
             return False
+        if "kt" in match.nodes:
+            k = _keys(rw, match.port("kt"), rank, root)
         scale_port = rw.const(np.asarray(scale, dtype.numpy), like=root)
         fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
         if fused.data.shape != root.out_port(0).data.shape:
@@ -84,3 +82,21 @@ class FuseScaledDotProductAttention(Fusion):
             return False
         rw.replace(root, fused)
         return True
+
+
+def _keys(rw: Rewriter, kt: OutPort, rank: int, like: Node) -> OutPort:
+    """K from K^T: the input of a Transpose (its permutation composed with a swap of the last
+    two axes, dropped when that is the identity), or K^T transposed back."""
+    from irconv_opset import Transpose
+
+    swap = [*range(rank - 2), rank - 1, rank - 2]
+    source, perm = kt, swap
+    if kt.node.type == "Transpose" and len(kt.get_destinations()) == 1 and kt.node.has_input(1):
+        value = value_of(kt.node.in_port(1).get_source())  # type: ignore[arg-type]
+        inner = kt.node.in_port(0).get_source()
+        if value is not None and value.size == rank and inner is not None:
+            composed = [int(value.reshape(-1)[i]) % rank for i in swap]
+            source, perm = inner, composed
+    if perm == list(range(rank)):
+        return source
+    return rw.op(Transpose(), source, rw.const(np.array(perm, np.int64), like=like), like=like)

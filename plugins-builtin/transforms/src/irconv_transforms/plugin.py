@@ -21,6 +21,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_clamp import FuseClamp
     from irconv_transforms.fuse_gelu_erf import FuseGeluErf
     from irconv_transforms.fuse_gelu_tanh import FuseGeluTanh
+    from irconv_transforms.fuse_grouped_convolution import FuseGroupedConvolution
     from irconv_transforms.fuse_hsigmoid import FuseHSigmoid
     from irconv_transforms.fuse_hswish import FuseHSwish
     from irconv_transforms.fuse_leaky_relu import FuseLeakyRelu
@@ -33,7 +34,6 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
-    from irconv_transforms.fuse_grouped_convolution import FuseGroupedConvolution
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
 
