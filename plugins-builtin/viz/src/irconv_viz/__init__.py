@@ -1,0 +1,1 @@
+"""irconv-viz: renderers for ``irconv show`` (hook ``render_graph``)."""
