@@ -62,7 +62,9 @@ class ConversionOptions:
             if declared is None:
                 known = sorted(core | {o.python_keyword for o in options or ()})
                 raise UserError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
-            plugin_values[declared.name] = kwargs.pop(key)
+            value = kwargs.pop(key)
+            if value is not None:  # None asks for the option's default
+                plugin_values[declared.name] = value
         inputs = kwargs.pop("inputs", None) or []
         parsed = [spec if isinstance(spec, InputSpec) else InputSpec.parse(spec) for spec in inputs]
         if kwargs.get("weights") is not None:

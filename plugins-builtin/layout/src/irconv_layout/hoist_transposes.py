@@ -1,7 +1,7 @@
 """Move transposes that feed channels-first ops up towards the inputs, through agnostic ops.
 
-``T(f(x))`` -> ``f(T(x))`` when ``f`` (a LAYOUT_AGNOSTIC op, or Pad with constant pads) feeds
-only ``T``: a channels-last model that pads its input before the first convolution then
+``T(f(x))`` -> ``f(T(x))`` when ``f`` (a LAYOUT_AGNOSTIC op, an ELEMENTWISE op whose other
+inputs are constants, or Pad with constant pads) feeds only ``T``: a channels-last model that pads its input before the first convolution then
 keeps the only transpose right after the Parameter, at the model boundary.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 from irconv import Graph, Match, Rewriter, Trait, Transform, TransformContext, rewrite_greedily
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
-from irconv_layout.perm import transpose, transpose_perm
+from irconv_layout.perm import permuted_const, transpose, transpose_perm
 from irconv_layout.sink_transposes import TRANSPOSE
 
 
@@ -38,20 +38,26 @@ class _HoistRule:
         producer = source.node
         if perm is None or producer.num_outputs() != 1 or len(source.get_destinations()) != 1 or source.data.names:
             return False
-        pads = None
+        operands: dict[int, np.ndarray] = {}  # constant inputs to permute along with the data
         if producer.type == "Pad":
             pads = producer.input_value(1), producer.input_value(2)
             if any(p is None or np.asarray(p).size != len(perm) for p in pads):
                 return False
+            operands = {i: np.asarray(p)[list(perm)] for i, p in enumerate(pads, start=1)}
+        elif producer.op.has(Trait.ELEMENTWISE) and not producer.op.has(Trait.LAYOUT_AGNOSTIC):
+            for port in producer.in_ports()[1:]:
+                value = port.get_source().data.get_value() if port.get_source() else None
+                if value is None or value.ndim > len(perm):
+                    return False
+                if value.ndim > 0:  # a 0-d scalar broadcasts as it is
+                    operands[port.idx] = permuted_const(value, perm)
         elif not producer.op.has(Trait.LAYOUT_AGNOSTIC):
             return False
         x = producer.in_port(0).get_source()
         assert x is not None
         with rw.batch():
             rw.set_input(producer.in_port(0), transpose(rw, x, perm, f"{producer.name}/transposed_input"))
-            if pads is not None:
-                order = list(perm)
-                for i, value in enumerate(pads, start=1):
-                    rw.set_input(producer.in_port(i), rw.const(np.asarray(value)[order], name=f"{producer.name}/pads{i}"))
+            for i, value in operands.items():
+                rw.set_input(producer.in_port(i), rw.const(value, name=f"{producer.name}/permuted{i}"))
             rw.replace(t, producer.out_port(0))
         return True

@@ -18,11 +18,12 @@ def front_transform() -> Sequence[Transform]:
 @hookimpl
 def middle_transform() -> Sequence[Transform]:
     from irconv_layout.hoist_transposes import HoistTransposes
+    from irconv_layout.matmul_leading_dims import MatMulLeadingDims
     from irconv_layout.nchw_inputs import NchwInputs
     from irconv_layout.sink_transposes import SinkTransposes
     from irconv_layout.transpose_to_reshape import TransposeToReshape
 
-    return [NchwInputs(), SinkTransposes(), HoistTransposes(), TransposeToReshape()]
+    return [NchwInputs(), MatMulLeadingDims(), SinkTransposes(), HoistTransposes(), TransposeToReshape()]
 
 
 @hookimpl

@@ -10,7 +10,9 @@ op from any plugin that declares them takes part):
   Reduce(T(x), axes) -> Reduce(x, p[axes]) then the permutation of the kept axes (REDUCTION);
   Pad(T(x), b, e) -> T(Pad(x, b[p^-1], e[p^-1])) for constant pads;
   StridedSlice(T(x), b, e, s) -> T(StridedSlice(x, ...[p^-1])) without new/shrink/ellipsis axes;
-  ShapeOf(T(x)) -> Gather(ShapeOf(x), p).
+  ShapeOf(T(x)) -> Gather(ShapeOf(x), p);
+  MatMul(T(x), W) -> T(Convolution(x, W^T as 1x..x1 filters)) when T moves channels last and W
+    is a constant matrix: a dense layer over the channels of an image is a 1x1 convolution.
 Anything else stops a transpose, so a model's boundary keeps its own layout.
 """
 
@@ -37,6 +39,7 @@ from irconv import (
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 from irconv_layout.perm import (
     Perm,
+    channels_last,
     compose,
     inverse,
     is_identity,
@@ -218,7 +221,29 @@ def _shape_of_transposed(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -
     return True
 
 
+def _matmul_over_channels(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> bool:
+    from irconv_opset import Convolution
+
+    rank = len(perm)
+    weights = consumer.input_value(1)
+    if not 3 <= rank <= 5 or perm != channels_last(rank) or weights is None or weights.ndim != 2:
+        return False
+    if consumer.op.transpose_a:  # type: ignore[attr-defined]
+        return False
+    matrix = weights.T if not consumer.op.transpose_b else weights  # type: ignore[attr-defined]
+    filters = np.ascontiguousarray(matrix).reshape(matrix.shape + (1,) * (rank - 2))
+    spatial = rank - 2
+    conv = Convolution(strides=(1,) * spatial, dilations=(1,) * spatial, pads_begin=(0,) * spatial,
+                       pads_end=(0,) * spatial)
+    with rw.batch():
+        node = rw.insert(conv, [x, rw.const(filters, name=f"{consumer.name}/filters")], name=f"{consumer.name}/1x1")
+        transposed = transpose_after(rw, node, perm)
+        rw.replace(consumer, transposed.out_port(0))
+    return True
+
+
 _SINGLE_INPUT_RULES: dict[str, Callable[[Rewriter, Node, Perm, OutPort], bool]] = {
+    "MatMul": _matmul_over_channels,
     "Pad": _through_pad,
     "StridedSlice": _through_strided_slice,
     "ShapeOf": _shape_of_transposed,
