@@ -66,7 +66,7 @@ class ParamBlock:
             return False
         if field.is_repeated:
             return len(getattr(self._message, name)) > 0
-        return self._message.HasField(name)
+        return bool(self._message.HasField(name))
 
     def names(self) -> list[str]:
         """The fields the prototxt gave."""

@@ -8,7 +8,7 @@ from irconv import MetaKey, Option
 
 from irconv_caffe.caffemodel import CaffeWeights
 
-PROTO = Option(
+PROTO: Option[Path | None] = Option(
     "caffe.proto",
     Path,
     flag="--proto",
@@ -16,7 +16,7 @@ PROTO = Option(
     metavar="DEPLOY.PROTOTXT",
     help="the network (deploy.prototxt) when MODEL is the .caffemodel",
 )
-CUSTOM_LAYERS = Option(
+CUSTOM_LAYERS: Option[Path | None] = Option(
     "caffe.custom_layers",
     Path,
     metavar="MAPPING.XML",

@@ -1,0 +1,1 @@
+"""irconv-prep: the model-preparation options legacy Model Optimizer users reach for."""
