@@ -36,6 +36,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_swish import FuseSwish
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
+    from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
 
     return [
         FuseClamp(),
@@ -57,4 +58,5 @@ def middle_transform() -> list[Transform]:
         FusePad(),
         FuseGroupedConvolution(),
         OptimizeResnetStrides(),
+        TransposeMatMulWeights(),
     ]
