@@ -1,0 +1,246 @@
+"""``irconv convert-many``: the jobs of a zoo, converting one of them, and running them all.
+
+A job is plain data (picklable, JSON-able) so any executor can ship it: the local process
+pool (default; one model per worker process), Dask or Ray (optional extras). A worker
+converts one model and returns a result record; a model that fails is a failed record,
+never an exception that stops the batch.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import resource
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from irconv.errors import IrconvError, UserError
+
+
+@dataclass(frozen=True)
+class Job:
+    """One model to convert and where its IR goes."""
+
+    name: str
+    model: str
+    output: str
+    framework: str | None = None
+    weights: str | None = None
+    inputs: tuple[str, ...] = ()
+    options: tuple[tuple[str, str], ...] = ()  # plugin options by name, as --option gives them
+
+
+@dataclass
+class Result:
+    """What happened to one job (a row of the report)."""
+
+    name: str
+    model: str
+    output: str
+    status: str  # "ok", "failed" or "skipped" (output complete and newer than its inputs)
+    seconds: float = 0.0
+    peak_mb: float = 0.0
+    layers: int = 0
+    error: str = ""
+    framework: str = ""
+    worker: int = field(default=0)
+
+    def row(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------- resuming
+def inputs_of(job: Job) -> list[Path]:
+    return [Path(p) for p in (job.model, job.weights) if p]
+
+
+def _mtime(path: Path) -> float:
+    if path.is_dir():
+        return max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()), default=path.stat().st_mtime)
+    return path.stat().st_mtime
+
+
+def is_up_to_date(job: Job) -> bool:
+    """True when the IR (.xml and .bin) exists, is not empty and is newer than every input."""
+    xml = Path(job.output)
+    outputs = [xml, xml.with_suffix(".bin")]
+    try:
+        if any(not p.is_file() or p.stat().st_size == 0 for p in outputs):
+            return False
+        newest_input = max(_mtime(p) for p in inputs_of(job))
+        return min(p.stat().st_mtime for p in outputs) >= newest_input
+    except (OSError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------- one model
+@functools.cache
+def worker_host(disabled: tuple[str, ...]) -> Any:
+    """The plugins, loaded once per worker process (a forked worker inherits the parent's)."""
+    from irconv.plugins.manager import PluginHost
+
+    host = PluginHost(disabled=disabled)
+    host.registry()
+    return host
+
+
+def _reset_peak_memory() -> bool:
+    """Reset this process's peak RSS (Linux: ``/proc/self/clear_refs``), so each model's is its own."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_memory_mb(reset_worked: bool) -> float:
+    if reset_worked:
+        try:
+            with open("/proc/self/status") as handle:
+                for line in handle:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # peak of the whole worker
+
+
+def convert_one(job: Job, disabled: tuple[str, ...] = ()) -> Result:
+    """Convert one job in this process; every failure becomes a failed ``Result``."""
+    from irconv.pipeline.options import ConversionOptions, InputSpec
+    from irconv.pipeline.run import ConversionReport, convert, save
+
+    result = Result(job.name, job.model, job.output, "failed", worker=os.getpid())
+    reset = _reset_peak_memory()
+    start = time.perf_counter()
+    try:
+        host = worker_host(disabled)
+        table = host.registry().options
+        for key, _ in job.options:
+            if table.by_name(key) is None:
+                raise table.unknown(key, "options")
+        options = ConversionOptions(
+            framework=job.framework,
+            inputs=[InputSpec.parse(text) for text in job.inputs],
+            weights=Path(job.weights) if job.weights else None,
+            plugin_values=dict(job.options),
+        ).resolved(table)
+        report = ConversionReport()
+        graph = convert(Path(job.model), options, host, report)
+        save(graph, Path(job.output), options, host, protected=tuple(inputs_of(job)), report=report)
+        result.status, result.layers, result.framework = "ok", len(graph), report.framework
+    except IrconvError as exc:
+        result.error = _first_line(str(exc))
+    except Exception as exc:  # a bug while converting one model must not stop the batch
+        result.error = _first_line(f"internal error: {type(exc).__name__}: {exc}")
+    result.seconds = round(time.perf_counter() - start, 3)
+    result.peak_mb = round(_peak_memory_mb(reset), 1)
+    return result
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "failed"
+
+
+# ---------------------------------------------------------------------------- executors
+Runner = Callable[[Sequence[Job], int, tuple[str, ...], Callable[[Result], None]], None]
+
+
+def run_sequential(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
+    for job in jobs:
+        done(convert_one(job, disabled))
+
+
+def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
+    """A local process pool, one model per task. Workers are forked (where the platform
+    allows) after the plugins are loaded, so they start warm. A worker that dies (a crash
+    in a native library) fails the models it was running; the others are resubmitted once."""
+    import multiprocessing
+
+    worker_host(disabled)  # load plugins before forking
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    pending = list(jobs)
+    for attempt in range(2):
+        if not pending:
+            return
+        broken: list[Job] = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures: dict[Future[Result], Job] = {pool.submit(convert_one, job, disabled): job for job in pending}
+            for future in _as_completed(futures):
+                try:
+                    done(future.result())
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+        pending = broken
+        if attempt == 1:
+            for job in broken:
+                done(Result(job.name, job.model, job.output, "failed", error="the worker process died converting it"))
+
+
+def _as_completed(futures: dict[Future[Result], Job]) -> Iterator[Future[Result]]:
+    from concurrent.futures import as_completed
+
+    yield from as_completed(futures)
+
+
+def run_dask(
+    jobs: Sequence[Job],
+    workers: int,
+    disabled: tuple[str, ...],
+    done: Callable[[Result], None],
+    address: str | None = None,
+) -> None:
+    """Dask: the cluster at ``address``, or a local cluster of ``workers`` processes on loopback."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise UserError("--executor dask needs Dask: pip install 'dask[distributed]'") from None
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        )
+    try:
+        with Client(address or cluster) as client:
+            futures = [client.submit(convert_one, job, disabled, pure=False) for job in jobs]
+            for future in as_completed(futures):
+                done(future.result())
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def run_ray(
+    jobs: Sequence[Job],
+    workers: int,
+    disabled: tuple[str, ...],
+    done: Callable[[Result], None],
+    address: str | None = None,
+) -> None:
+    """Ray: the cluster at ``address``, or a local one with ``workers`` CPUs."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--executor ray needs Ray: pip install 'ray[default]'") from None
+    started = not ray.is_initialized()
+    if started:
+        if address:
+            ray.init(address=address)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1")
+    try:
+        remote = ray.remote(num_cpus=1)(convert_one)
+        refs = [remote.remote(job, disabled) for job in jobs]
+        while refs:
+            ready, refs = ray.wait(refs, num_returns=1)
+            done(ray.get(ready[0]))
+    finally:
+        if started:
+            ray.shutdown()
