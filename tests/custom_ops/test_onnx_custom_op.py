@@ -109,3 +109,36 @@ def test_without_the_plugin_the_op_is_reported(files):
     path, _, _ = files
     with pytest.raises(UnsupportedOpsError, match="com.example::Swish"):
         irconv.convert_model(path, disabled_plugins=["example_swish"])
+
+
+def test_a_block_between_two_tensors_becomes_the_custom_op(kit, tmp_path):
+    """Sub-graph replacement by start/end tensors: r -> Mul(1.5) -> Sigmoid -> Mul(r, .) -> s
+    becomes one ExampleSwish (``--example-swish-between r:s``); ONNX Runtime runs the original."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], "relu"),
+        helper.make_node("Mul", ["r", "beta"], ["scaled"], "scale"),
+        helper.make_node("Sigmoid", ["scaled"], ["gate"], "gate"),
+        helper.make_node("Mul", ["r", "gate"], ["s"], "mul"),
+        helper.make_node("Add", ["s", "x"], ["y"], "add"),
+    ]
+    beta = helper.make_tensor("beta", TensorProto.FLOAT, [], [1.5])
+    graph = helper.make_graph(
+        nodes,
+        "block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, SHAPE)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, SHAPE)],
+        initializer=[beta],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "block.onnx"
+    onnx.save(model, path)
+    x = np.random.default_rng(8).standard_normal(SHAPE).astype(np.float32) * 3
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (expected,) = session.run(["y"], {"x": x})
+
+    xml = kit.convert_and_save(path, tmp_path / "ir" / "model.xml", example_swish_between=("r:s",))
+    layers = kit.ir_layers(xml)
+    assert ("ExampleSwish", "irconv_example") in layers and ("Sigmoid", "opset1") not in layers
+    got = kit.run_openvino(xml, {"x": x}, extension=True)["y"]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

@@ -42,7 +42,7 @@ class Subgraph:
     outputs: list[OutPort] = field(default_factory=list)
 
     def __contains__(self, node: object) -> bool:
-        return isinstance(node, Node) and any(node is n for n in self.nodes)
+        return isinstance(node, Node) and any(node.id == n.id and node.graph is n.graph for n in self.nodes)
 
     def compute_nodes(self) -> list[Node]:
         """The nodes that are not constants."""
