@@ -19,6 +19,7 @@ def declare_options() -> Sequence[Option[object]]:
 def middle_transform() -> list[Transform]:
     from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
     from irconv_transforms.fuse_clamp import FuseClamp
+    from irconv_transforms.fuse_flatten_reshape import FuseFlattenReshape
     from irconv_transforms.fuse_gelu_erf import FuseGeluErf
     from irconv_transforms.fuse_gelu_tanh import FuseGeluTanh
     from irconv_transforms.fuse_grouped_convolution import FuseGroupedConvolution
@@ -59,4 +60,5 @@ def middle_transform() -> list[Transform]:
         FuseGroupedConvolution(),
         OptimizeResnetStrides(),
         TransposeMatMulWeights(),
+        FuseFlattenReshape(),
     ]

@@ -1,0 +1,60 @@
+"""A flatten from axis 1 computed from ShapeOf -> Reshape(x, [0, -1]) with ``special_zero``."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Match, Node, Rewriter, any_, const, op
+
+from irconv_transforms._fusion import Fusion, value_of
+
+_X = any_("x")
+
+
+def _values(*expected: list[int]):  # type: ignore[no-untyped-def]
+    return [const(where=lambda n, e=e: _equal(n, e)) for e in expected]
+
+
+def _equal(node: Node, expected: list[int]) -> bool:
+    value = node.op.value  # type: ignore[attr-defined]
+    return value.dtype.kind in "iu" and value.reshape(-1).tolist() == expected
+
+
+class FuseFlattenReshape(Fusion):
+    """``Reshape(x, Concat(ReduceProd(Slice(ShapeOf(x), [0], [1], [1]), [0]), [-1]))`` (how
+    front ends keep a flatten from axis 1 reshapeable) -> ``Reshape(x, [0, -1],
+    special_zero=True)``: the same for every input shape, four layers and their constants
+    fewer."""
+
+    id = "fuse.flatten_reshape"
+    pattern = op(
+        "Reshape",
+        _X,
+        op(
+            "Concat",
+            op(
+                "ReduceProd",
+                op("Slice", op("ShapeOf", _X, single_use=True), *_values([0], [1], [1]), single_use=True, bind="slice"),
+                *_values([0]),
+                single_use=True,
+            ),
+            *_values([-1]),
+            single_use=True,
+            bind="concat",
+        ),
+        bind="reshape",
+    )
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import Reshape
+
+        concat, piece = match["concat"], match["slice"]
+        if concat.num_inputs() != 2 or int(getattr(concat.op, "axis", 0)) != 0:
+            return False
+        if piece.num_inputs() > 4:
+            axes = value_of(piece.in_port(4).get_source())  # type: ignore[arg-type]
+            if axes is None or axes.reshape(-1).tolist() != [0]:
+                return False
+        reshape = match["reshape"]
+        target = rw.const(np.array([0, -1], np.int64), like=reshape)
+        rw.replace(reshape, rw.op(Reshape(special_zero=True), match.port("x"), target, like=reshape))
+        return True
