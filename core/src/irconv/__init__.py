@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
     from irconv.pipeline.infer import infer_graph
     from irconv.plugins.hookspecs import hookimpl
-    from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform, opsets
-    from irconv.plugins.option import Option
     from irconv.plugins.manager import PluginHost
+    from irconv.plugins.option import Option
+    from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform, opsets
     from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
     from irconv.types import ElementType, MaybeShape, Shape
 
@@ -87,7 +87,58 @@ _EXPORTS: dict[str, str] = {
     "Shape": "irconv.types",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "Const",
+    "ConversionError",
+    "ConversionOptions",
+    "ElementType",
+    "EmitContext",
+    "Emitter",
+    "ExtractContext",
+    "Extractor",
+    "Graph",
+    "InPort",
+    "IrconvError",
+    "LoadContext",
+    "Loader",
+    "MappingAttributes",
+    "Match",
+    "MaybeShape",
+    "MetaKey",
+    "Node",
+    "Op",
+    "Option",
+    "OutPort",
+    "Parameter",
+    "Pat",
+    "PatternRewrite",
+    "Phase",
+    "PluginError",
+    "PluginHost",
+    "Result",
+    "Rewriter",
+    "Shape",
+    "SourceAttributes",
+    "SourceOp",
+    "Trait",
+    "Transform",
+    "TransformContext",
+    "UnsupportedOpsError",
+    "UserError",
+    "__version__",
+    "any_",
+    "attr",
+    "const",
+    "convert_model",
+    "find_matches",
+    "hookimpl",
+    "infer_graph",
+    "match_at",
+    "op",
+    "opsets",
+    "rewrite_greedily",
+    "save_model",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -69,14 +70,13 @@ class InputSpec:
             raise UserError(f"--input {self.name}: values do not fit {element_type.value}: {exc}") from None
         if shape is None:
             return array.reshape(()) if array.size == 1 else array
-        if any(d is None for d in shape):
+        dims = [d for d in shape if d is not None]
+        if len(dims) != len(shape):
             raise UserError(f"--input {self.name}: a fixed value needs a static shape, e.g. {self.name}[2,3]->[...]")
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(dims)
         if array.size != count:
-            raise UserError(
-                f"--input {self.name}: {array.size} value(s) given for shape {list(shape)}, which holds {count}"
-            )
-        return array.reshape(shape)
+            raise UserError(f"--input {self.name}: {array.size} value(s) given for shape {dims}, which holds {count}")
+        return array.reshape(dims)
 
 
 def _parse_dim(text: str, spec: str) -> int | None | DimRange:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from irconv.errors import UserError
+from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
 from irconv.plugins.option import Option, OptionTable
-from irconv.pipeline.input_spec import InputSpec
 
 T = TypeVar("T")
 

@@ -16,9 +16,9 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from irconv import infer_graph
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op
-from irconv import infer_graph
 from irconv.plugins.manager import PluginHost
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType, MaybeShape
