@@ -46,6 +46,16 @@ def run_mxnet(symbol: Any, feeds: Mapping[str, np.ndarray], args: Mapping[str, n
     return [o.asnumpy() for o in executor.forward(is_train=False)]
 
 
+@pytest.fixture
+def checkpoint(tmp_path: Path) -> Callable[..., Path]:
+    """``checkpoint(name, symbol, args, aux)``: save in tmp_path, return the symbol path."""
+
+    def save(name: str, symbol: Any, args: Mapping[str, Any], aux: Mapping[str, Any] | None = None) -> Path:
+        return save_checkpoint(tmp_path / name, symbol, args, aux or {})
+
+    return save
+
+
 @pytest.fixture(scope="session")
 def mxnet_host() -> Any:
     from irconv import PluginHost

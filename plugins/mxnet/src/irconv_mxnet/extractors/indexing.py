@@ -46,6 +46,15 @@ def _axes(ctx: ExtractContext) -> list[int]:
     return sorted(set(axes))
 
 
+def _at_least_1d(ctx: ExtractContext, out: OutPort, axes: list[int]) -> OutPort:
+    """MXNet (outside NumPy mode) gives shape (1,), not a scalar, for a reduction over every axis."""
+    from irconv_opset import Reshape
+
+    if len(axes) == rank(ctx, 0) and not flag(ctx, "keepdims", False):
+        return ctx.op(Reshape(special_zero=False), out, i64(ctx, [1], "shape"), suffix="as_1d")
+    return out
+
+
 def reduce(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     import irconv_opset
 
@@ -53,7 +62,7 @@ def reduce(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     if not axes:
         return [ctx.input(0)]
     op = getattr(irconv_opset, REDUCTIONS[kind])(keep_dims=flag(ctx, "keepdims", False))
-    return [ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"))]
+    return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
 def norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -64,7 +73,7 @@ def norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise bad(ctx, "ord", order, "expected 1 or 2")
     axes = _axes(ctx)
     op = (ReduceL1 if order == 1 else ReduceL2)(keep_dims=flag(ctx, "keepdims", False))
-    return [ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"))]
+    return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
 def arg_reduce(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -73,6 +82,7 @@ def arg_reduce(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     x = ctx.input(0)
     axis = optional_int(ctx, "axis")
+    flatten_all = axis is None
     if axis is None:
         x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1], "flat"), suffix="flatten")
         axis = 0
@@ -81,6 +91,8 @@ def arg_reduce(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=ElementType.i32),
                   [x, i64(ctx, 1, "k")], "topk")
     index = top.out_port(1)
+    if flatten_all:  # shape (1,), as MXNet outside NumPy mode
+        return [to_type_of(ctx, index, ctx.input(0))]
     if not flag(ctx, "keepdims", False):
         index = ctx.op(Squeeze(), index, i64(ctx, [axis], "axis"), suffix="squeeze")
     return [to_type_of(ctx, index, ctx.input(0))]
