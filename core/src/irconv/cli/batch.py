@@ -159,7 +159,7 @@ def run_sequential(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...],
 
 def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
     """A local process pool, one model per task. Workers are forked (where the platform
-    allows) after the plugins are loaded, so they start warm. A worker that dies (a crash
+    allows) after the plugins are loaded and a first model converted, so they start warm. A worker that dies (a crash
     in a native library) fails the models it was running; the others are resubmitted once."""
     import multiprocessing
 
@@ -167,6 +167,10 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     context = multiprocessing.get_context(method)
     pending = list(jobs)
+    if method == "fork" and len(pending) > workers:
+        # The first model is converted here: the front end's modules (a framework's protobuf
+        # schemas, the extractor tables) are then imported once and every forked worker starts warm.
+        done(convert_one(pending.pop(0), disabled))
     for attempt in range(2):
         if not pending:
             return
