@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from irconv.cli import convert_cmd, listing, many_cmd, show_cmd
+from irconv.cli import convert_cmd, gendocs, listing, many_cmd, show_cmd
 from irconv.errors import IrconvError
 from irconv.plugins.option import OptionTable
 
@@ -27,6 +27,7 @@ def build_parser(plugin_options: OptionTable | None = None) -> argparse.Argument
     listing.add_parsers(commands)
     show_cmd.add_parser(commands)
     many_cmd.add_parser(commands)
+    gendocs.add_parser(commands)
     return parser
 
 
