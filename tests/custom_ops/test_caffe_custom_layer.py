@@ -82,9 +82,7 @@ def test_mapping_file_route_gives_the_same_layer(tmp_path, kit, x):
         '<CustomLayersMapping><CustomLayer NativeType="ExampleSwish" type="ExampleSwish" opset="irconv_example" '
         'protoParamName="example_swish_param" shape="same"/></CustomLayersMapping>'
     )
-    xml = kit.convert_and_save(
-        proto, tmp_path / "ir" / "model.xml", weights=weights, caffe_custom_layers=mapping
-    )
+    xml = kit.convert_and_save(proto, tmp_path / "ir" / "model.xml", weights=weights, caffe_custom_layers=mapping)
     assert ("ExampleSwish", "irconv_example") in kit.ir_layers(xml)
     (got,) = kit.run_openvino(xml, {"data": x}, extension=True).values()
     np.testing.assert_allclose(got, kit.swish(x, 1.5) + x, rtol=1e-5, atol=1e-6)

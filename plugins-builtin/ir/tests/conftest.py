@@ -63,9 +63,9 @@ def reemit(installed_host):  # type: ignore[no-untyped-def]
     """``reemit(xml_in, xml_out, **options)``: read an IR, extract, infer, emit again (no transforms)."""
     from pathlib import Path
 
+    from irconv import ConversionOptions, LoadContext
     from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.pipeline.infer import infer_graph
-    from irconv import ConversionOptions, LoadContext
     from irconv.pipeline.run import pick_loader, save
 
     def run(xml_in: Path, xml_out: Path, **options):  # type: ignore[no-untyped-def]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from irconv import ConversionOptions
 from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op, Parameter, SourceOp, attr
 from irconv.pipeline.infer import infer_graph
-from irconv import ConversionOptions
 from irconv.pipeline.run import ConversionReport, save
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import compile_ir, emit_ir, run_ir

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node
 from irconv.ops import Op, SourceOp
-from irconv import ExtractContext
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
 
 from irconv_ir.ir_model import IrLayer

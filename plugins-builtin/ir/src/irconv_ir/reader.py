@@ -13,10 +13,10 @@ import heapq
 from pathlib import Path
 
 import numpy as np
+from irconv import LoadContext
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
-from irconv import LoadContext
 from irconv.types import ElementType
 
 from irconv_ir.attributes import ir_element_type, parse_shape

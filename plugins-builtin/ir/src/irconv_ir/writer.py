@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from irconv import EmitContext
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const
-from irconv import EmitContext
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter
