@@ -125,3 +125,29 @@ def test_layout_change_and_batch(kit: Any, caffe_net: Any, tmp_path: Path) -> No
     for item in range(2):
         expected = kit.opencv_forward(proto, weights, preprocessed(nchw[item : item + 1], False, MEANS, None))
         np.testing.assert_allclose(got[item : item + 1], expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
+
+
+def test_freeze_a_second_input(kit: Any, tmp_path: Path) -> None:
+    """A Caffe net with a per-channel gain input, frozen to a value and folded."""
+    from irconv_caffe.testing import write_random_caffemodel
+
+    proto = tmp_path / "two.prototxt"
+    proto.write_text(
+        'name: "two"\ninput: "data"\ninput_shape { dim: 1 dim: 3 dim: 6 dim: 6 }\n'
+        'input: "gain"\ninput_shape { dim: 1 dim: 3 dim: 1 dim: 1 }\n'
+        'layer { name: "scaled" type: "Scale" bottom: "data" bottom: "gain" top: "scaled" scale_param { axis: 0 } }\n'
+        'layer { name: "conv1" type: "Convolution" bottom: "scaled" top: "conv1" convolution_param { num_output: 2 kernel_size: 3 } }\n'
+    )
+    weights = tmp_path / "two.caffemodel"
+    write_random_caffemodel(proto, weights, seed=11)
+    out = tmp_path / "frozen.xml"
+    assert kit.convert(proto, out, "--weights", str(weights), "--freeze-placeholder-with-value", "gain[0.5,2,-1]") == 0
+    assert kit.layer_types(out).count("Parameter") == 1
+    x = kit.rgb_image((1, 3, 6, 6), seed=5)
+    got = kit.run(out, {"data": x})["conv1"]
+    cv2 = pytest.importorskip("cv2")
+    net = cv2.dnn.readNetFromCaffe(str(proto), str(weights))
+    net.setInput(x, "data")
+    net.setInput(np.array([0.5, 2, -1], np.float32).reshape(1, 3, 1, 1), "gain")
+    expected = net.forward("conv1")
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))

@@ -64,3 +64,19 @@ def test_freeze_placeholder_with_value(kit: Any, tf: Any, tmp_path: Path) -> Non
     got = next(iter(kit.run(out, {"in0": x}).values()))
     expected = np.asarray(frozen(tf.constant(x), tf.constant(np.float32(0.25)))[0])
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_nchw_input_batch_and_scale_for_a_channels_last_model(kit: Any, tf: Any, tmp_path: Path) -> None:
+    """--layout in0(nhwc->nchw) --batch 2 --scale 255 on a dynamic-batch NHWC graph."""
+    import openvino as ov
+
+    fn = conv_net(tf, "SAME")
+    model = tmp_path / "conv.pb"
+    frozen = kit.freeze_tf(fn, [("in0", (None, 9, 9, 3), tf.float32)], model)
+    out = tmp_path / "prep.xml"
+    assert kit.convert(model, out, "--layout", "in0(nhwc->nchw)", "--batch", "2", "--scale", "255") == 0
+    assert list(ov.Core().read_model(str(out)).input(0).get_partial_shape().to_shape()) == [2, 3, 9, 9]
+    nchw = kit.rgb_image((2, 3, 9, 9), seed=6)
+    got = next(iter(kit.run(out, {"in0": nchw}).values()))
+    expected = np.asarray(frozen(tf.constant(nchw.transpose(0, 2, 3, 1) / 255))[0])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
