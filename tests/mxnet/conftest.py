@@ -47,6 +47,12 @@ def run_mxnet(symbol: Any, feeds: Mapping[str, np.ndarray], args: Mapping[str, n
 
 
 @pytest.fixture
+def mxnet_run() -> Callable[..., list[np.ndarray]]:
+    """``mxnet_run(symbol, feeds, args, aux)``: MXNet's outputs (inference)."""
+    return run_mxnet
+
+
+@pytest.fixture
 def checkpoint(tmp_path: Path) -> Callable[..., Path]:
     """``checkpoint(name, symbol, args, aux)``: save in tmp_path, return the symbol path."""
 
