@@ -32,6 +32,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_mvn import FuseMvn
     from irconv_transforms.fuse_normalize_l2 import FuseNormalizeL2
     from irconv_transforms.fuse_pad import FusePad
+    from irconv_transforms.fuse_reshape_chain import FuseReshapeChain
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
@@ -61,4 +62,5 @@ def middle_transform() -> list[Transform]:
         OptimizeResnetStrides(),
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
+        FuseReshapeChain(),
     ]

@@ -1,0 +1,30 @@
+"""Reshape of a Reshape -> one Reshape."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from irconv import Match, Rewriter, any_, const, op
+
+from irconv_transforms._fusion import Fusion
+
+
+class FuseReshapeChain(Fusion):
+    """``Reshape(Reshape(x, a), b) -> Reshape(x, b)`` when b is a constant that does not
+    refer to the intermediate shape (no 0 under ``special_zero``; -1 only counts elements,
+    which both Reshapes keep) and the inner Reshape has no other reader."""
+
+    id = "fuse.reshape_chain"
+    pattern = op("Reshape", op("Reshape", any_("x"), single_use=True), const("b"), bind="outer")
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        outer = match["outer"]
+        target = match["b"].op.value  # type: ignore[attr-defined]
+        if target.dtype.kind not in "iu" or (getattr(outer.op, "special_zero", False) and (target == 0).any()):
+            return False
+        new = rw.op(dataclasses.replace(outer.op), match.port("x"), match.port("b"), like=outer)  # type: ignore[type-var]
+        if new.data.shape != outer.out_port(0).data.shape:
+            rw.erase(new.node)
+            return False
+        rw.replace(outer, new)
+        return True
