@@ -1,0 +1,99 @@
+"""``irconv show`` in the core: the graph document and the renderer lookup (toy plugins)."""
+
+import json
+
+import pytest
+from core_toy_plugin import ToyPlugin
+from irconv.cli import convert_cmd, listing, show_cmd
+from irconv.cli.graphdoc import document, graph_entry
+from irconv.cli.main import main
+from irconv.pipeline import ConversionOptions, convert
+from irconv.plugins import PluginHost, hookimpl
+from irconv.plugins.records import Renderer
+
+RENDERED = []
+
+
+class ToyRenderer:
+    @hookimpl
+    def render_graph(self):
+        return [
+            Renderer("txt", lambda doc, path: (RENDERED.append(doc), path.write_text("drawn"))),
+            Renderer("never", lambda doc, path: None, available=lambda: "install the never-tool"),
+        ]
+
+
+@pytest.fixture
+def toy_cli(monkeypatch):
+    class HostWithToy(PluginHost):
+        def __init__(self, **kwargs):
+            super().__init__(autoload=False, **kwargs)
+            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
+            self.register(ToyRenderer(), "toyr", distribution="irconv-toyr", version="1")
+
+    for module in (convert_cmd, listing, show_cmd):
+        monkeypatch.setattr(module, "PluginHost", HostWithToy)
+    RENDERED.clear()
+
+
+def toy_model(tmp_path):
+    path = tmp_path / "m.toy"
+    path.write_text("input x 1,4\nop r MyRelu x\nop d Double r\noutput y d\n")
+    return path
+
+
+def test_graph_entry_lists_nodes_edges_shapes_and_attributes(tmp_path, plugin_host, register_plugin):
+    register_plugin(ToyPlugin(), "toy", "irconv-toy")
+    graph = convert(toy_model(tmp_path), ConversionOptions(), plugin_host)
+    entry = graph_entry(graph, "IR", "toy")
+    by_name = {n["name"]: n for n in entry["nodes"]}
+    assert set(by_name) == {"x", "r", "d", "y/sink"}
+    relu, add = by_name["r"], by_name["d"]
+    assert relu["type"] == "ReLU" and relu["version"] == "opset1"
+    assert relu["outputs"] == [{"shape": "[1,4]", "type": "f32", "names": ["r"]}]
+    assert add["inputs"] == [[relu["id"], 0], [relu["id"], 0]]
+    assert by_name["x"]["attributes"]["shape"]
+    assert [n["id"] for n in entry["nodes"]] == list(range(4))
+    json.dumps(entry)  # plain data
+
+
+def test_document_marks_what_conversion_added_and_removed():
+    def node(i, name, type_, origin=""):
+        return {"id": i, "name": name, "type": type_, "origin": origin, "status": "", "inputs": [], "outputs": []}
+
+    ir = {"label": "IR", "nodes": [node(0, "conv", "Convolution"), node(1, "conv/add", "Add", origin="conv"),
+                                   node(2, "new", "Swish")]}
+    source = {"label": "source", "nodes": [node(0, "conv", "Conv"), node(1, "bn", "BatchNormalization")]}
+    doc = document("m", [ir, source], [{"id": "fuse.x", "changed": True}])
+    assert [n["status"] for n in ir["nodes"]] == ["", "", "added"]
+    assert [n["status"] for n in source["nodes"]] == ["", "removed"]
+    assert doc["version"] == 1 and doc["transforms"][0]["id"] == "fuse.x"
+
+
+def test_show_converts_and_renders(tmp_path, toy_cli, capsys):
+    out = tmp_path / "pic.txt"
+    assert main(["show", str(toy_model(tmp_path)), "--format", "txt", "-o", str(out)]) == 0
+    assert out.read_text() == "drawn"
+    (doc,) = RENDERED
+    assert [g["label"] for g in doc["graphs"]] == ["IR"]
+    assert "ReLU" in {n["type"] for n in doc["graphs"][0]["nodes"]}
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_show_source_and_diff(tmp_path, toy_cli):
+    model = toy_model(tmp_path)
+    assert main(["show", str(model), "--format", "txt", "--source", "-o", str(tmp_path / "a.txt")]) == 0
+    assert {n["type"] for n in RENDERED[-1]["graphs"][0]["nodes"]} >= {"MyRelu", "Double"}
+    assert main(["show", str(model), "--format", "json", "--diff", "-o", str(tmp_path / "d.json")]) == 0
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert [g["label"] for g in doc["graphs"]] == ["IR", "source"]
+    source_types = {n["type"] for n in doc["graphs"][1]["nodes"]}
+    assert "Double" in source_types
+
+
+def test_show_names_what_to_install(tmp_path, toy_cli, capsys):
+    assert main(["show", str(toy_model(tmp_path)), "--format", "png"]) == 1
+    err = capsys.readouterr().err
+    assert "no renderer for format 'png'" in err and "pip install irconv-viz" in err
+    assert main(["show", str(toy_model(tmp_path)), "--format", "never"]) == 1
+    assert "install the never-tool" in capsys.readouterr().err
