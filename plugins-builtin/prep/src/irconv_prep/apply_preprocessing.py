@@ -8,6 +8,7 @@ from irconv_opset import Gather, Multiply, Subtract
 
 from irconv_prep.fold_into_convolution import find_site, fold, input_order_mean
 from irconv_prep.inputs import input_name
+from irconv_prep.options import MEAN_VALUES, REVERSE_INPUT_CHANNELS, SCALE, SCALE_VALUES
 from irconv_prep.preprocess import InputPrep, plan_inputs
 
 
@@ -22,6 +23,11 @@ class ApplyPreprocessing(Transform):
 
     id = "prep.apply_preprocessing"
     run_after = ("prep.set_batch", "layout.wrap_marked")
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        options = ctx.options
+        asked = (options.get(MEAN_VALUES), options.get(SCALE_VALUES), options.get(SCALE))
+        return any(value is not None for value in asked) or bool(options.get(REVERSE_INPUT_CHANNELS))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         plans = plan_inputs(graph, ctx.options)

@@ -9,7 +9,7 @@ from irconv import Graph, Rewriter, Transform, TransformContext
 from irconv_opset import Transpose
 
 from irconv_prep.inputs import input_layouts, input_name, parameter_op
-from irconv_prep.options import INPUT_LAYOUTS
+from irconv_prep.options import INPUT_LAYOUTS, LAYOUT, SOURCE_LAYOUT, TARGET_LAYOUT
 
 
 class ChangeLayout(Transform):
@@ -21,6 +21,9 @@ class ChangeLayout(Transform):
 
     id = "prep.change_layout"
     run_after = ("prep.apply_preprocessing",)
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        return any(ctx.options.get(option) is not None for option in (LAYOUT, SOURCE_LAYOUT, TARGET_LAYOUT))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         layouts = input_layouts(graph, ctx.options)
