@@ -184,3 +184,34 @@ def test_a_name_scope_is_replaced_by_the_custom_op(kit, tmp_path):
     assert ("ExampleSwish", "irconv_example") in layers and ("Sigmoid", "opset1") not in layers
     (output,) = kit.run_openvino(xml, {"x": x}, extension=True).values()
     np.testing.assert_allclose(output, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_custom_op_sits_between_nhwc_convolutions_without_transposes(kit, tmp_path):
+    """ExampleSwish declares LAYOUT_AGNOSTIC: the NHWC -> NCHW layout pass moves transposes
+    across it, so the block between two convolutions keeps no Transpose of its own."""
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    rng = np.random.default_rng(12)
+    w1 = tf.constant(rng.standard_normal((3, 3, 3, 8)).astype(np.float32) * 0.3)
+    w2 = tf.constant(rng.standard_normal((3, 3, 8, 4)).astype(np.float32) * 0.3)
+
+    def fn(x):  # type: ignore[no-untyped-def]
+        h = tf.nn.conv2d(x, w1, 1, "SAME")
+        with tf.name_scope("block"):
+            h = h * tf.sigmoid(h * 0.8)
+        return tf.identity(tf.nn.conv2d(h, w2, 1, "SAME"), name="y")
+
+    x = rng.standard_normal((1, 10, 12, 3)).astype(np.float32)
+    concrete = tf.function(fn).get_concrete_function(tf.TensorSpec(x.shape, tf.float32, name="x"))
+    expected = concrete(tf.constant(x)).numpy()
+    path = tmp_path / "convs.pb"
+    path.write_bytes(convert_variables_to_constants_v2(concrete).graph.as_graph_def().SerializeToString())
+
+    xml = kit.convert_and_save(path, tmp_path / "ir" / "model.xml", example_swish_scope=("block",))
+    types = [t for t, _ in kit.ir_layers(xml)]
+    compute = [t for t in types if t != "Const"]
+    i = compute.index("ExampleSwish")
+    assert compute[i - 1 : i + 2] == ["Convolution", "ExampleSwish", "Convolution"]
+    assert compute.count("Transpose") <= 2  # at most one at the input and one at the output
+    (output,) = kit.run_openvino(xml, {"x": x}, extension=True).values()
+    np.testing.assert_allclose(output, expected, rtol=1e-4, atol=1e-4)
