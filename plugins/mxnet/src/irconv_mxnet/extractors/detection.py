@@ -167,7 +167,14 @@ def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
         box_coordinate_scale=1.0,
         framework="",
     )
-    node_out = ctx.add(op, [ctx.input(0), ctx.input(1), ctx.input(2)], "proposal")
+    # Proposal-4 takes one image's [height, width, scale]: MXNet's im_info is [N, 3].
+    from irconv_opset import Reshape
+
+    info = ctx.input_shape(2)
+    if info is None or len(info) != 2 or info[0] != 1:
+        raise bad(ctx, "im_info", info, "Proposal needs im_info of shape [1, 3] (batch 1)")
+    image = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [-1], "flat"), suffix="image_info")
+    node_out = ctx.add(op, [ctx.input(0), ctx.input(1), image], "proposal")
     outputs = [node_out.out_port(0)]
     if flag(ctx, "output_score", False):
         outputs.append(node_out.out_port(1))
