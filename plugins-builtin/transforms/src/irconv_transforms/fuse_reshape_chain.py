@@ -15,6 +15,8 @@ class FuseReshapeChain(Fusion):
     which both Reshapes keep) and the inner Reshape has no other reader."""
 
     id = "fuse.reshape_chain"
+    # after the linear fusions, which may remove an Add of zeros standing between two Reshapes
+    run_after = (*Fusion.run_after, "fuse.merge_linear_chains", "fuse.linear_backward", "fuse.linear_forward")
     pattern = op("Reshape", op("Reshape", any_("x"), single_use=True), const("b"), bind="outer")
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
