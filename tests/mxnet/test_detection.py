@@ -153,3 +153,30 @@ def test_proposal_converts_and_keeps_the_best_box(checkpoint, convert_run, mxnet
     assert got.shape == want.shape
     np.testing.assert_allclose(got[0, :3], want[0, :3], rtol=1e-5)
     assert np.all(np.abs(got[0, 3:] - want[0, 3:]) <= 1.0 + 1e-4)
+
+
+def nms_rows(count: int = 24, seed: int = 21) -> np.ndarray:
+    """[1, count, 6] rows (class id, score, x1, y1, x2, y2) with overlapping clusters."""
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(0.2, 0.8, (4, 2))
+    pick = rng.integers(0, 4, count)
+    xy = centers[pick] + rng.normal(0, 0.03, (count, 2))
+    size = rng.uniform(0.1, 0.2, (count, 2))
+    boxes = np.concatenate([xy - size / 2, xy + size / 2], axis=1)
+    ids = rng.integers(0, 3, (count, 1)).astype(np.float64)
+    scores = rng.uniform(0, 1, (count, 1))
+    return np.concatenate([ids, scores, boxes], axis=1)[None].astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"overlap_thresh": 0.3, "id_index": 0},
+        {"overlap_thresh": 0.3, "id_index": 0, "force_suppress": True},
+        {"overlap_thresh": 0.5, "id_index": 0, "valid_thresh": 0.2, "background_id": 0},
+        {"overlap_thresh": 0.3, "topk": 8},
+    ],
+    ids=["per_class", "force_suppress", "valid_background", "topk"],
+)
+def test_box_nms(attrs: dict[str, object], check_symbol) -> None:  # type: ignore[no-untyped-def]
+    check_symbol(sym.contrib.box_nms(X, **attrs), {"data": nms_rows()}, rtol=1e-5)
