@@ -6,7 +6,8 @@ This module is the whole public API a plugin or a script needs:
 - the graph: ``Graph``, ``Node``, ports, patterns (``op``, ``any_``, ``const``), ``MetaKey``,
   ``infer_graph`` (partial inference of a whole graph, e.g. an op's loop body);
 - ops: ``Op``, ``attr``, ``Trait``, the structural ``Parameter``/``Const``/``Result``;
-- rewriting: ``Rewriter``, ``PatternRewrite``, ``rewrite_greedily``;
+- rewriting: ``Rewriter``, ``PatternRewrite``, ``rewrite_greedily``, sub-graph replacement
+  (``SubgraphReplacement``, ``by_scope``, ``between``, ``replace_subgraph``);
 - the plugin contract: ``hookimpl`` and the records (``Loader``, ``Extractor``, ``Transform``,
   ``Emitter``, ``Option``), and the contexts hooks' functions receive (``LoadContext``,
   ``ExtractContext``, ``TransformContext``, ``EmitContext``).
@@ -30,7 +31,16 @@ if TYPE_CHECKING:
     from irconv.plugins.manager import PluginHost
     from irconv.plugins.option import Option
     from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform, opsets
-    from irconv.rewrite import PatternRewrite, Rewriter, rewrite_greedily
+    from irconv.rewrite import (
+        PatternRewrite,
+        Rewriter,
+        Subgraph,
+        SubgraphReplacement,
+        between,
+        by_scope,
+        replace_subgraph,
+        rewrite_greedily,
+    )
     from irconv.types import ElementType, MaybeShape, Shape
 
 #: Where each public name lives; imported on first access (PEP 562), so that
@@ -82,6 +92,11 @@ _EXPORTS: dict[str, str] = {
     "PatternRewrite": "irconv.rewrite",
     "Rewriter": "irconv.rewrite",
     "rewrite_greedily": "irconv.rewrite",
+    "Subgraph": "irconv.rewrite",
+    "SubgraphReplacement": "irconv.rewrite",
+    "between": "irconv.rewrite",
+    "by_scope": "irconv.rewrite",
+    "replace_subgraph": "irconv.rewrite",
     "ElementType": "irconv.types",
     "MaybeShape": "irconv.types",
     "Shape": "irconv.types",
@@ -120,6 +135,8 @@ __all__ = [
     "Shape",
     "SourceAttributes",
     "SourceOp",
+    "Subgraph",
+    "SubgraphReplacement",
     "Trait",
     "Transform",
     "TransformContext",
@@ -128,6 +145,8 @@ __all__ = [
     "__version__",
     "any_",
     "attr",
+    "between",
+    "by_scope",
     "const",
     "convert_model",
     "find_matches",
@@ -136,6 +155,7 @@ __all__ = [
     "match_at",
     "op",
     "opsets",
+    "replace_subgraph",
     "rewrite_greedily",
     "save_model",
 ]

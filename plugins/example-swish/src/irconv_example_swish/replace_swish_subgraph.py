@@ -15,7 +15,7 @@ from irconv.errors import ConversionError, UserError
 
 from irconv_example_swish.ops import ExampleSwish
 from irconv_example_swish.options import BETWEEN, SCOPES
-from irconv_example_swish.subgraph import Subgraph, SubgraphReplacement, between, by_scope
+from irconv import Subgraph, SubgraphReplacement, between, by_scope
 
 #: x * sigmoid(beta * x), either operand order; beta is a known scalar.
 SCALED = op(

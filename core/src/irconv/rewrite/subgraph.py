@@ -17,8 +17,6 @@ new tensor per output, and the old nodes are erased, tensor names moving to the 
 outputs. A replacement checks the sub-graph is what it expects with the core's patterns
 (``match_at``) before rewriting, so a scope that holds something else is left alone or
 reported, never silently rewritten.
-
-(A generic piece: proposed for the core as ``irconv.rewrite.subgraph``; it is here until then.)
 """
 
 from __future__ import annotations
@@ -26,8 +24,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from irconv import Graph, Node, OutPort, Rewriter, Transform, TransformContext
+from typing import TYPE_CHECKING
+
 from irconv.errors import ConversionError, UserError
+from irconv.graph import Graph, Node, OutPort
+from irconv.pipeline.io import find_tensor
+from irconv.plugins.records import Transform
+from irconv.rewrite.rewriter import Rewriter
+
+if TYPE_CHECKING:
+    from irconv.pipeline.context import TransformContext
 
 _BOUNDARY = ("Parameter", "Result")
 
@@ -87,13 +93,10 @@ def between(graph: Graph, starts: Sequence[str], ends: Sequence[str]) -> Subgrap
 
 
 def _tensor(graph: Graph, name: str) -> OutPort:
-    for node in graph.nodes():
-        for port in node.out_ports():
-            if name in port.data.names:
-                return port
-    if graph.has_node(name) and graph.node(name).num_outputs() == 1:
-        return graph.node(name).out_port(0)
-    raise UserError(f"no tensor named {name!r} in the model (sub-graph boundaries are tensor names)")
+    port = find_tensor(graph, name)
+    if port is None:
+        raise UserError(f"no tensor named {name!r} in the model (sub-graph boundaries are tensor names or node:port)")
+    return port
 
 
 def _bordered(name: str, nodes: list[Node]) -> Subgraph:
