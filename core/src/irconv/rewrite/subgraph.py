@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from irconv.errors import ConversionError, UserError
