@@ -44,9 +44,10 @@ def find_site(prep: InputPrep) -> FoldSite | None:
         order_value = order.data.value if order is not None else None
         if order_value is None or axis is None or len(order_value) < 2 or int(order_value[1]) != axis:
             return None
-        if _only_consumer(node.out_port(0)) is None:
+        consumer = _only_consumer(node.out_port(0))
+        if consumer is None:
             return None
-        node, index = _only_consumer(node.out_port(0))  # type: ignore[misc]
+        node, index = consumer
         axis = 1
     if not isinstance(node.op, Convolution) or index != 0 or (axis not in (None, 1)):
         return None
