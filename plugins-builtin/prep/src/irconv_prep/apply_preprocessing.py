@@ -13,9 +13,10 @@ from irconv_prep.preprocess import InputPrep, plan_inputs
 
 
 class ApplyPreprocessing(Transform):
-    """x -> Convolution  =>  x -> Convolution(folded weights and bias), or
-    x -> Gather(reversed channels) -> Subtract(means) -> Multiply(1/scales) -> consumers.
+    """Input channel order, means and scales folded into the first convolution, else as layers.
 
+    x -> Convolution  =>  x -> Convolution(folded weights and bias), or
+    x -> Gather(reversed channels) -> Subtract(means) -> Multiply(1/scales) -> consumers.
     Folding into the first convolution is used when it is exact (see
     ``fold_into_convolution``); what cannot be folded stays as explicit ops after the
     Parameter, which keeps its name.
