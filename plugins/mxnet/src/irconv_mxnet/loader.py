@@ -18,25 +18,16 @@ from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph, MetaKey, OutPort
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
-from irconv.plugins import Option
 from irconv.types import ElementType, MaybeShape
 
 from irconv_mxnet.attr_values import as_tuple, parse_attrs, parse_value
 from irconv_mxnet.files import resolve_files
 from irconv_mxnet.ndarray_file import DTYPES, read_ndarray_file
+from irconv_mxnet.options import EPOCH
 from irconv_mxnet.symbol_file import Symbol, SymbolNode, read_symbol
 
 FRAMEWORK = "mxnet"
 CUSTOM_OP = "Custom"
-
-EPOCH: Option[int | None] = Option(
-    "mxnet.epoch",
-    int,
-    default=None,
-    help="which <prefix>-NNNN.params to read beside the symbol (default: the newest epoch)",
-    flag="--mxnet-epoch",
-    keyword="mxnet_epoch",
-)
 
 #: The MXNet version that wrote the symbol (``attrs.mxnet_version``), when recorded.
 MXNET_VERSION: MetaKey[int] = MetaKey("mxnet.version", int)

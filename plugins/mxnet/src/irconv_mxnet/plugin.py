@@ -26,7 +26,7 @@ def _sniff(path: Path) -> bool:
 
 @hookimpl
 def declare_options() -> list[Option[object]]:
-    from irconv_mxnet.loader import EPOCH
+    from irconv_mxnet.options import EPOCH
 
     return [EPOCH]
 
