@@ -1,8 +1,6 @@
 """The hooks added for issue 17: verify_model, render_graph, declare_hints (records,
 conflicts, isolation) and the install-hint index used in error messages."""
 
-from pathlib import Path
-
 import pytest
 from core_toy_plugin import ToyPlugin
 from irconv.errors import ModelFileError, PluginError, UnsupportedOpsError
@@ -99,7 +97,9 @@ def test_builtin_hints_cover_the_known_front_ends(plugin_host):
 def test_no_loader_error_names_the_distribution_to_install(tmp_path, plugin_host):
     model = tmp_path / "net.onnx"
     model.write_bytes(b"\x08\x07")
-    with pytest.raises(ModelFileError, match=r"looks like onnx format: install irconv-onnx \(pip install irconv-onnx\)"):
+    with pytest.raises(
+        ModelFileError, match=r"looks like onnx format: install irconv-onnx \(pip install irconv-onnx\)"
+    ):
         pick_loader(model, ConversionOptions(), plugin_host.registry())
     with pytest.raises(ModelFileError, match="install irconv-caffe"):
         pick_loader(model, ConversionOptions(framework="caffe"), plugin_host.registry())

@@ -61,8 +61,10 @@ def test_document_marks_what_conversion_added_and_removed():
     def node(i, name, type_, origin=""):
         return {"id": i, "name": name, "type": type_, "origin": origin, "status": "", "inputs": [], "outputs": []}
 
-    ir = {"label": "IR", "nodes": [node(0, "conv", "Convolution"), node(1, "conv/add", "Add", origin="conv"),
-                                   node(2, "new", "Swish")]}
+    ir = {
+        "label": "IR",
+        "nodes": [node(0, "conv", "Convolution"), node(1, "conv/add", "Add", origin="conv"), node(2, "new", "Swish")],
+    }
     source = {"label": "source", "nodes": [node(0, "conv", "Conv"), node(1, "bn", "BatchNormalization")]}
     doc = document("m", [ir, source], [{"id": "fuse.x", "changed": True}])
     assert [n["status"] for n in ir["nodes"]] == ["", "", "added"]

@@ -21,7 +21,19 @@ from make_zoo import make_zoo  # noqa: E402
 
 def timed_run(zoo: Path, out: Path, jobs: int) -> tuple[float, list[dict[str, object]]]:
     report = out / f"report-j{jobs}.json"
-    command = ["irconv", "convert-many", str(zoo), "-o", str(out), "-j", str(jobs), "--force", "-q", "--report", str(report)]
+    command = [
+        "irconv",
+        "convert-many",
+        str(zoo),
+        "-o",
+        str(out),
+        "-j",
+        str(jobs),
+        "--force",
+        "-q",
+        "--report",
+        str(report),
+    ]
     start = time.perf_counter()
     subprocess.run(command, check=False, capture_output=True, text=True)
     elapsed = time.perf_counter() - start

@@ -55,7 +55,9 @@ def test_second_run_skips_up_to_date_models(zoo, tmp_path, capsys):
     capsys.readouterr()
     main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q"])
     second = read_report(out / "report.json")
-    assert {n for n, r in second.items() if r["status"] == "skipped"} == {n for n, r in first.items() if r["status"] == "ok"}
+    assert {n for n, r in second.items() if r["status"] == "skipped"} == {
+        n for n, r in first.items() if r["status"] == "ok"
+    }
     assert second["broken.onnx"]["status"] == "failed"  # failures are retried
     # a newer input is converted again; a truncated output too
     later = time.time() + 5

@@ -139,7 +139,11 @@ def test_page_renders_nodes_in_a_headless_browser(model, tmp_path):
         pytest.skip("no Chromium/Chrome installed (apt-get install chromium)")
     page = tmp_path / "page.html"
     assert main(["show", str(model), "-o", str(page)]) == 0
-    nodes = len(json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S)[1])["graphs"][0]["nodes"])
+    nodes = len(
+        json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S)[1])["graphs"][0][
+            "nodes"
+        ]
+    )
 
     dom = headless(browser, page, tmp_path / "profile", "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]

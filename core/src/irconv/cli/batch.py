@@ -152,7 +152,9 @@ def _first_line(text: str) -> str:
 Runner = Callable[[Sequence[Job], int, tuple[str, ...], Callable[[Result], None]], None]
 
 
-def run_sequential(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
+def run_sequential(
+    jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]
+) -> None:
     for job in jobs:
         done(convert_one(job, disabled))
 
@@ -208,13 +210,13 @@ def run_dask(
         raise UserError("--executor dask needs Dask: pip install 'dask[distributed]'") from None
     cluster = None
     if address is None:
-        cluster = LocalCluster(
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
         )
     try:
-        with Client(address or cluster) as client:
+        with Client(address or cluster) as client:  # type: ignore[no-untyped-call]
             futures = [client.submit(convert_one, job, disabled, pure=False) for job in jobs]
-            for future in as_completed(futures):
+            for future in as_completed(futures):  # type: ignore[no-untyped-call]
                 done(future.result())
     finally:
         if cluster is not None:

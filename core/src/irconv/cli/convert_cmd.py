@@ -65,9 +65,7 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         help="do not load a plugin (entry-point or distribution name); repeatable",
     )
     p.add_argument("--strict-plugins", action="store_true", help="a plugin that fails to import is fatal")
-    p.add_argument(
-        "--weights", type=Path, help="weights file, for formats that keep it apart from the topology"
-    )
+    p.add_argument("--weights", type=Path, help="weights file, for formats that keep it apart from the topology")
     p.add_argument("--format", dest="output_format", default="ir11", help="output format (default: ir11)")
     p.add_argument(
         "--option",
@@ -85,7 +83,10 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         help="run the IR (OpenVINO) and the source model (its own runtime) on the same inputs and compare",
     )
     verify_group.add_argument(
-        "--verify-inputs", type=Path, metavar="FILE.npz", help="inputs for --verify by tensor name (default: seeded random)"
+        "--verify-inputs",
+        type=Path,
+        metavar="FILE.npz",
+        help="inputs for --verify by tensor name (default: seeded random)",
     )
     verify_group.add_argument(
         "--verify-tolerance",
@@ -237,7 +238,14 @@ def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: 
 def _verify(
     args: argparse.Namespace, graph: Any, framework: str, xml: Path, options: ConversionOptions, host: PluginHost
 ) -> int:
-    from irconv.cli.verify import DEFAULT_TOLERANCE, VerificationFailed, random_inputs, read_inputs, report_lines, verify
+    from irconv.cli.verify import (
+        DEFAULT_TOLERANCE,
+        VerificationFailed,
+        random_inputs,
+        read_inputs,
+        report_lines,
+        verify,
+    )
 
     tolerance = DEFAULT_TOLERANCE if args.verify_tolerance is None else args.verify_tolerance
     inputs = read_inputs(args.verify_inputs) if args.verify_inputs else random_inputs(graph, args.verify_seed)

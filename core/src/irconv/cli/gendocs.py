@@ -144,4 +144,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(argparse.Namespace(out=Path(sys.argv[1] if len(sys.argv) > 1 else "docs/ops"), check=False, disable_plugin=[])))
+    sys.exit(
+        run(
+            argparse.Namespace(
+                out=Path(sys.argv[1] if len(sys.argv) > 1 else "docs/ops"), check=False, disable_plugin=[]
+            )
+        )
+    )

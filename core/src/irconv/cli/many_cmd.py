@@ -22,12 +22,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from irconv.cli.batch import Job, Result, is_up_to_date
 from irconv.cli.table import format_table
 from irconv.errors import UserError
-from irconv.plugins.manager import PluginHost  # noqa: TC001 - used in annotations
+
+if TYPE_CHECKING:
+    from irconv.cli.batch import Job, Result
+    from irconv.plugins.manager import PluginHost
 
 EXECUTORS = ("process", "dask", "ray")
 
@@ -52,6 +54,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from irconv.cli import batch
+    from irconv.cli.batch import Result, is_up_to_date
 
     if args.jobs < 1:
         raise UserError("-j must be at least 1")
@@ -136,6 +139,8 @@ def discover(folder: Path, out: Path, host: PluginHost, options: tuple[tuple[str
 
 
 def _job(path: Path, root: Path, out: Path, weights: Path | None, options: tuple[tuple[str, str], ...]) -> Job:
+    from irconv.cli.batch import Job
+
     relative = path.relative_to(root)
     stem = relative.with_suffix("") if path.is_file() else relative
     output = out / f"{stem}.xml" if str(stem) != "." else out / f"{path.resolve().name}.xml"
@@ -154,6 +159,8 @@ def read_manifest(path: Path, out: Path | None, options: tuple[tuple[str, str], 
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):
         raise UserError(f"manifest {path} must be a mapping with a 'models' list")
     base = path.parent
+    from irconv.cli.batch import Job
+
     out = out or base / str(data.get("output_dir", "irconv-out"))
     jobs = []
     for i, entry in enumerate(data["models"], 1):
@@ -199,4 +206,3 @@ def summary(results: list[Result], elapsed: float, report: Path) -> str:
     counts = {s: sum(1 for r in results if r.status == s) for s in ("ok", "skipped", "failed")}
     tail = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     return f"{table}\n{len(results)} model(s): {tail} in {elapsed:.2f} s; report: {report}"
-

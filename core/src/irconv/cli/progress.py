@@ -10,17 +10,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from irconv.cli.table import format_table
 
-
-class TransformRunLike(Protocol):
-    id: str
-    changed: bool
-    seconds: float
-    nodes_before: int
-    nodes_after: int
+if TYPE_CHECKING:
+    from irconv.pipeline.phases import TransformRun
 
 
 def make_progress(stream: IO[str], *, quiet: bool) -> Any:
@@ -128,6 +123,7 @@ class RichProgress:
         self._bar.start()
         self._task: Any = None
         self._unit = ""
+        self._total: int | None = None
 
     def stage(self, name: str, total: int | None = None, unit: str = "") -> None:
         with self._lock:
@@ -144,17 +140,17 @@ class RichProgress:
             self._bar.advance(self._task, amount)
             done = self._bar.tasks[-1].completed if self._bar.tasks else 0
             text = f"{_amount(done, self._unit)}/{_amount(self._total, self._unit)}" if self._total else ""
-            fields: dict[str, str] = {"amount": text}
             if item:
-                fields["item"] = item
-            self._bar.update(self._task, **fields)
+                self._bar.update(self._task, amount=text, item=item)
+            else:
+                self._bar.update(self._task, amount=text)
 
     def finish(self) -> None:
         with self._lock:
             self._bar.stop()
 
 
-def transform_table(runs: Sequence[TransformRunLike]) -> str:
+def transform_table(runs: Sequence[TransformRun]) -> str:
     """``--verbose``: per transform, whether it changed the graph, its time and node delta."""
     rows = []
     for run in runs:

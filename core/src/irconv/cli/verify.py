@@ -123,10 +123,7 @@ def compare(name: str, actual: np.ndarray, expected: np.ndarray, tolerance: floa
     max_abs = float(diff.max()) if diff.size else 0.0
     scale = float(np.nanmax(np.abs(e))) if e.size and not np.all(np.isnan(e)) else 0.0
     max_rel = max_abs / max(scale, 1e-12) if max_abs else 0.0
-    if expected.dtype.kind in "biu":
-        ok = max_abs == 0.0
-    else:
-        ok = max_abs <= tolerance * max(scale, 1.0)
+    ok = max_abs == 0.0 if expected.dtype.kind in "biu" else max_abs <= tolerance * max(scale, 1.0)
     return OutputCheck(name, tuple(expected.shape), max_abs, max_rel, ok)
 
 
@@ -167,7 +164,13 @@ def report_lines(checks: list[OutputCheck], tolerance: float) -> list[str]:
     from irconv.cli.table import format_table
 
     rows = [
-        [c.name, "x".join(map(str, c.shape)) or "scalar", f"{c.max_abs:.3g}", f"{c.max_rel:.3g}", "ok" if c.ok else "FAIL"]
+        [
+            c.name,
+            "x".join(map(str, c.shape)) or "scalar",
+            f"{c.max_abs:.3g}",
+            f"{c.max_rel:.3g}",
+            "ok" if c.ok else "FAIL",
+        ]
         for c in checks
     ]
     table = format_table(["output", "shape", "max abs error", "max rel error", f"tol {tolerance:g}"], rows)

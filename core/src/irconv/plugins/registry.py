@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import pluggy
 
 from irconv.errors import PluginError
-from irconv.plugins.option import Option, OptionTable
 from irconv.plugins.optable import OpTable
+from irconv.plugins.option import Option, OptionTable
 from irconv.plugins.records import (
     BUILTIN_HINTS,
     NEWEST,

@@ -25,7 +25,11 @@ def _quote(text: str) -> str:
 
 def to_dot(document: Mapping[str, Any]) -> str:
     """DOT text: one cluster per graph of the document, a box per node (type, name, shapes)."""
-    lines = ["digraph irconv {", "  rankdir=TB;", '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=10];']
+    lines = [
+        "digraph irconv {",
+        "  rankdir=TB;",
+        '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=10];',
+    ]
     for g_index, graph in enumerate(document["graphs"]):
         lines.append(f"  subgraph cluster_{g_index} {{")
         lines.append(f"    label={_quote(graph['label'])};")

@@ -21,7 +21,9 @@ def run_opencv(path: Path, inputs: Mapping[str, Any], options: Any) -> dict[str,
     import cv2
 
     if not hasattr(cv2.dnn, "readNetFromCaffe"):
-        raise UserError("--verify needs OpenCV's Caffe reader, removed in OpenCV 5: pip install 'opencv-python-headless<5'")
+        raise UserError(
+            "--verify needs OpenCV's Caffe reader, removed in OpenCV 5: pip install 'opencv-python-headless<5'"
+        )
     proto, weights = resolve_files(path, options)
     net = cv2.dnn.readNetFromCaffe(str(proto), str(weights))
     net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
