@@ -245,9 +245,11 @@ class Rewriter:
 
 
 def _removable(node: Node) -> bool:
+    """Dead: no users. Tensor names do not keep a node alive (ONNX names every tensor; a
+    model output has its Result as a user)."""
     if isinstance(node.op, (Parameter, Result)) or node.op.has(Trait.SIDE_EFFECTS):
         return False
-    return not node.users() and not any(p.data.names for p in node.out_ports())
+    return not node.users()
 
 
 def _facts(port: OutPort) -> Facts:
