@@ -73,8 +73,10 @@ def test_nchw_input_batch_and_scale_for_a_channels_last_model(kit: Any, tf: Any,
     fn = conv_net(tf, "SAME")
     model = tmp_path / "conv.pb"
     frozen = kit.freeze_tf(fn, [("in0", (None, 9, 9, 3), tf.float32)], model)
-    out = tmp_path / "prep.xml"
+    plain, out = tmp_path / "plain.xml", tmp_path / "prep.xml"
+    assert kit.convert(model, plain, "--layout", "in0(nhwc->nchw)", "--batch", "2") == 0
     assert kit.convert(model, out, "--layout", "in0(nhwc->nchw)", "--batch", "2", "--scale", "255") == 0
+    assert kit.layer_types(out) == kit.layer_types(plain)  # the scale went into the weights
     assert list(ov.Core().read_model(str(out)).input(0).get_partial_shape().to_shape()) == [2, 3, 9, 9]
     nchw = kit.rgb_image((2, 3, 9, 9), seed=6)
     got = next(iter(kit.run(out, {"in0": nchw}).values()))

@@ -42,13 +42,15 @@ def find_site(prep: InputPrep) -> FoldSite | None:
     if isinstance(node.op, Transpose) and index == 0:
         order = node.in_port(1).get_source()
         order_value = order.data.value if order is not None else None
-        if order_value is None or axis is None or len(order_value) < 2 or int(order_value[1]) != axis:
+        # A scalar scale (no axis) passes any transpose; per-channel values need it to move
+        # their axis to the convolution's channel dim.
+        if order_value is None or (axis is not None and (len(order_value) < 2 or int(order_value[1]) != axis)):
             return None
         consumer = _only_consumer(node.out_port(0))
         if consumer is None:
             return None
         node, index = consumer
-        axis = 1
+        axis = None if axis is None else 1
     if not isinstance(node.op, Convolution) or index != 0 or (axis not in (None, 1)):
         return None
     source = node.in_port(1).get_source()
