@@ -75,10 +75,11 @@ class HandFusion(Transform):
 
 # ----------------------------------------------------------------------------- constants
 def value_of(port: OutPort) -> np.ndarray | None:
-    """The constant value of a tensor (a Const, or one partial inference computed)."""
-    op = port.node.op
-    value = getattr(op, "value", None) if port.node.type == "Const" else None
-    return value if value is not None else port.data.value
+    """The constant value of a tensor (a Const, or one partial inference computed), except
+    a value computed from a ShapeOf: building it into the IR would pin the model's shape."""
+    if port.node.type == "Const":
+        return getattr(port.node.op, "value", None)
+    return None if port.data.shape_derived else port.data.value
 
 
 def is_float(value: np.ndarray | None) -> bool:
