@@ -147,7 +147,8 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
         validate_graph(graph, extracted=True)
     clock.lap("extract")
 
-    ctx = TransformContext(options, cast(Registry, _PlanProgress(registry, progress)))
+    seen_registry = registry if report.progress is None else cast(Registry, _PlanProgress(registry, progress))
+    ctx = TransformContext(options, seen_registry)
     report.transforms += _run_phase(graph, Phase.FRONT, ctx, registry, progress)
     clock.lap("front")
 
