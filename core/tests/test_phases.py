@@ -85,3 +85,25 @@ def test_a_crashing_transform_is_wrapped_with_its_id(plugin_host, register_plugi
     register_plugin(Middle(WidenInput(), Crash()))
     with pytest.raises(ConversionError, match=r"transform 'test.crash' \(test-plugin 0\) failed: KeyError.*test.widen"):
         run_phase(graph(), Phase.MIDDLE, ctx_for(plugin_host))
+
+
+class Untouching(Transform):
+    """A front transform that looks and changes nothing."""
+
+    id = "test.untouching"
+
+    def apply(self, graph, ctx):
+        return False
+
+
+def test_marks_left_by_extraction_are_not_blamed_on_a_front_transform(plugin_host, register_plugin):
+    class Front:
+        @hookimpl
+        def front_transform(self):
+            return [Untouching()]
+
+    register_plugin(Front())
+    g = graph()
+    g.mark_dirty(g.node("r1"))  # as extraction leaves them
+    runs = run_phase(g, Phase.FRONT, ctx_for(plugin_host, validate=True))
+    assert [(r.id, r.changed) for r in runs] == [("test.untouching", False)]

@@ -197,8 +197,9 @@ class Graph:
         """Forget a node's mark once its outputs were inferred again."""
         self._dirty.pop(node.id, None)
 
-    def has_dirty(self) -> bool:
-        return any(i in self._nodes for i in self._dirty)
+    def dirty_marks(self) -> frozenset[int]:
+        """Ids of the nodes marked dirty now (to tell which marks a step added)."""
+        return frozenset(i for i in self._dirty if i in self._nodes)
 
     def take_dirty(self) -> list[Node]:
         """Return and clear the nodes marked since the last call."""

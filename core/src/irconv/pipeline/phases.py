@@ -46,11 +46,12 @@ def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[Transfo
         changed_any = False
         try:
             for _ in range(transform.MAX_ROUNDS if transform.fixed_point else 1):
+                marked_before = graph.dirty_marks() if ctx.options.validate else frozenset()
                 changed = transform.apply(graph, ctx)
                 if not isinstance(changed, bool):
                     raise GraphError(f"apply() returned {changed!r}; it must return True or False")
                 if not changed:
-                    if ctx.options.validate and graph.has_dirty():
+                    if ctx.options.validate and graph.dirty_marks() - marked_before:
                         raise GraphError("apply() returned False but edited the graph")
                     break
                 changed_any = True
