@@ -141,8 +141,10 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     check_supported_with_hints(graph, registry)
     to_extract = sum(1 for _ in source_nodes(graph))
     progress.stage("extract", to_extract, "nodes")
-    extract_graph(graph, registry, options)
-    progress.advance(to_extract)
+    if report.progress is None:
+        extract_graph(graph, registry, options)
+    else:
+        extract_graph(graph, cast(Registry, _ExtractionProgress(registry, progress)), options)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")
@@ -190,6 +192,22 @@ class _PlanProgress:
             yield provided
             if enabled:
                 self._progress.advance(1)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+
+class _ExtractionProgress:
+    """The registry as extraction sees it, except that each extractor lookup (one per
+    framework node, in topological order) advances the progress display by a node."""
+
+    def __init__(self, registry: Registry, progress: Progress) -> None:
+        self._registry = registry
+        self._progress = progress
+
+    def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Any:
+        self._progress.advance(1, op)
+        return self._registry.find_extractor(framework, domain, op, opset)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._registry, name)
