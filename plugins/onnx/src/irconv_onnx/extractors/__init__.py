@@ -19,9 +19,10 @@ def all_extractors() -> list[Extractor]:
         reduction,
         sequence,
         shape,
+        signal,
         unary,
     )
 
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
-               control_flow, contrib)
+               signal, control_flow, contrib)
     return [e for module in modules for e in module.extractors()]

@@ -8,6 +8,7 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
+from irconv_onnx.extractors._optional import HANDLED
 
 MS = "com.microsoft"
 
@@ -84,8 +85,9 @@ def extractors() -> list[Extractor]:
     return [
         onnx_op("Gelu", partial(_gelu, "erf"), domain=MS, produces="Gelu"),
         onnx_op("BiasGelu", partial(_gelu, "erf"), domain=MS, produces="Add, Gelu"),
-        onnx_op("FastGelu", partial(_gelu, "tanh"), domain=MS, produces="Add, Gelu"),
+        onnx_op("FastGelu", partial(_gelu, "tanh"), domain=MS, produces="Add, Gelu", optional={1: HANDLED}),
         onnx_op("QuickGelu", _quick_gelu, domain=MS, produces="Sigmoid, Multiply"),
-        onnx_op("SkipLayerNormalization", _skip_layer_norm, domain=MS, produces="Add, MVN, Multiply"),
+        onnx_op("SkipLayerNormalization", _skip_layer_norm, domain=MS, produces="Add, MVN, Multiply",
+                optional={3: HANDLED, 4: HANDLED}),
         onnx_op("FusedMatMul", _fused_mat_mul, domain=MS, produces="MatMul, Multiply"),
     ]

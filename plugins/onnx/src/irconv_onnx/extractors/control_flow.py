@@ -13,6 +13,7 @@ from irconv.graph import Graph, Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, i64, onnx_op
+from irconv_onnx.extractors._optional import HANDLED
 from irconv_onnx.meta import CAPTURES
 
 
@@ -150,6 +151,6 @@ def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def extractors() -> list[Extractor]:
     return [
         onnx_op("If", _if, produces="If"),
-        onnx_op("Loop", _loop, produces="Loop"),
+        onnx_op("Loop", _loop, produces="Loop", optional={0: HANDLED, 1: HANDLED}),
         onnx_op("Scan", _scan, 9, produces="TensorIterator"),
     ]

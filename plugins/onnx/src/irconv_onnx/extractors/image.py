@@ -9,6 +9,7 @@ from irconv.plugins import Extractor
 from irconv.types import ElementType
 
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset
+from irconv_onnx.extractors._optional import HANDLED, constant
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
 _COORDINATES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
@@ -142,22 +143,35 @@ def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     a = attrs(ctx)
     center = a.int("center_point_box", 0)
-    max_boxes = ctx.input(2) if ctx.has_input(2) else i64(ctx, [0], "max_boxes")
-    iou = ctx.input(3) if ctx.has_input(3) else ctx.const(np.array([0.0], np.float32), suffix="iou")
-    score = ctx.input(4) if ctx.has_input(4) else ctx.const(np.array([-np.finfo(np.float32).max], np.float32),
-                                                            suffix="score")
     op = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=False,
                            output_type=ElementType.i64)
-    nms = ctx.add(op, [ctx.input(0), ctx.input(1), max_boxes, iou, score], "nms")
+    inputs = [ctx.input(i) for i in range(5)]
+    inputs[3] = _strictly_above(ctx, inputs[3])
+    nms = ctx.add(op, inputs, "nms")
     return [nms.out_port(0)]
+
+
+def _strictly_above(ctx: ExtractContext, threshold: OutPort) -> OutPort:
+    """ONNX suppresses a box when IoU > threshold, OpenVINO when IoU >= threshold: raise the
+    threshold to the next f32 (x * (1 + 2^-23) rounds up one step; at least the smallest normal
+    float, so a threshold of 0 keeps disjoint boxes)."""
+    from irconv_opset import Convert, Maximum, Multiply
+
+    f32 = ctx.op(Convert(destination_type=ElementType.f32), threshold, suffix="iou_f32")
+    up = ctx.op(Multiply(), f32, ctx.const(np.float32(1 + 2.0**-23), suffix="one_ulp"), suffix="iou_up")
+    return ctx.op(Maximum(), up, ctx.const(np.finfo(np.float32).tiny, suffix="tiny"), suffix="iou_threshold")
 
 
 def extractors() -> list[Extractor]:
     return [
         onnx_op("Upsample", _upsample, 7, produces="Interpolate"),
         onnx_op("Resize", _upsample, 10, 10, produces="Interpolate"),
-        onnx_op("Resize", _resize, 11, produces="Interpolate"),
+        onnx_op("Resize", _resize, 11, produces="Interpolate", optional={1: HANDLED, 2: HANDLED, 3: HANDLED}),
         onnx_op("GridSample", _grid_sample, 16, produces="GridSample"),
         onnx_op("RoiAlign", _roi_align, 10, produces="ROIAlign"),
-        onnx_op("NonMaxSuppression", _nms, 10, produces="NonMaxSuppression"),
+        onnx_op("NonMaxSuppression", _nms, 10, produces="NonMaxSuppression", optional={
+            2: constant([0], np.int64),  # no boxes per class
+            3: constant([0.0], np.float32),
+            4: constant([-np.finfo(np.float32).max], np.float32),  # no score threshold
+        }),
     ]

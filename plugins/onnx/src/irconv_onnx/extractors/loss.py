@@ -8,6 +8,7 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import all_axes, attrs, i64, onnx_op, typed_const
+from irconv_onnx.extractors._optional import HANDLED
 
 
 def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -64,4 +65,5 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
-    return [onnx_op("NegativeLogLikelihoodLoss", _nll, 12, produces="GatherElements, Multiply, ReduceSum")]
+    return [onnx_op("NegativeLogLikelihoodLoss", _nll, 12, produces="GatherElements, Multiply, ReduceSum",
+                    optional={2: HANDLED})]

@@ -20,6 +20,7 @@ from irconv_onnx.extractors._common import (
     onnx_op,
     typed_const,
 )
+from irconv_onnx.extractors._optional import HANDLED
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
 
@@ -282,8 +283,9 @@ def _einsum(node: Node, ctx: ExtractContext) -> Op:
 
 def extractors() -> list[Extractor]:
     return [
-        onnx_op("Conv", _conv, produces="Convolution, GroupConvolution"),
-        onnx_op("ConvTranspose", _conv_transpose, produces="ConvolutionBackpropData, GroupConvolutionBackpropData"),
+        onnx_op("Conv", _conv, produces="Convolution, GroupConvolution", optional={2: HANDLED}),
+        onnx_op("ConvTranspose", _conv_transpose, produces="ConvolutionBackpropData, GroupConvolutionBackpropData",
+                optional={2: HANDLED}),
         onnx_op("MaxPool", _max_pool, produces="MaxPool"),
         onnx_op("AveragePool", _avg_pool, produces="AvgPool"),
         onnx_op("LpPool", _lp_pool, produces="AvgPool, Power"),
@@ -291,6 +293,6 @@ def extractors() -> list[Extractor]:
         onnx_op("GlobalMaxPool", partial(_global_pool, "max"), produces="ReduceMax"),
         onnx_op("GlobalLpPool", partial(_global_pool, "lp"), 2, produces="ReduceL1, ReduceL2"),
         onnx_op("MatMul", _mat_mul, produces="MatMul"),
-        onnx_op("Gemm", _gemm, produces="MatMul, Multiply, Add"),
+        onnx_op("Gemm", _gemm, produces="MatMul, Multiply, Add", optional={2: HANDLED}),
         onnx_op("Einsum", _einsum, 12, produces="Einsum"),
     ]

@@ -8,6 +8,7 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
 from irconv_onnx.extractors._common import attrs, axes_from, i64, onnx_op, opset, typed_const
+from irconv_onnx.extractors._optional import HANDLED
 
 
 def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -146,7 +147,7 @@ def extractors() -> list[Extractor]:
     return [
         onnx_op("BatchNormalization", _batch_norm, produces="BatchNormInference"),
         onnx_op("InstanceNormalization", _instance_norm, produces="MVN, Multiply, Add"),
-        onnx_op("LayerNormalization", _layer_norm, 17, produces="MVN, Multiply, Add"),
+        onnx_op("LayerNormalization", _layer_norm, 17, produces="MVN, Multiply, Add", optional={2: HANDLED}),
         onnx_op("GroupNormalization", _group_norm, 18, produces="GroupNormalization"),
         onnx_op("LRN", _lrn, produces="LRN"),
         onnx_op("LpNormalization", _lp_norm, produces="ReduceL1, ReduceL2, Divide"),

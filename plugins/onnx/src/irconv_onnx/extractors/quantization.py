@@ -9,6 +9,7 @@ from irconv.plugins import Extractor
 from irconv.types import ElementType
 
 from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, typed_const
+from irconv_onnx.extractors._optional import HANDLED
 
 _RANGES = {
     ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
@@ -168,11 +169,12 @@ def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def extractors() -> list[Extractor]:
     from functools import partial
 
+    zero_points = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
     return [
-        onnx_op("QuantizeLinear", _quantize, 10, produces="Divide, Round, Clamp, Convert"),
-        onnx_op("DequantizeLinear", _dequantize, 10, produces="Convert, Subtract, Multiply"),
+        onnx_op("QuantizeLinear", _quantize, 10, produces="Divide, Round, Clamp, Convert", optional={2: HANDLED}),
+        onnx_op("DequantizeLinear", _dequantize, 10, produces="Convert, Subtract, Multiply", optional={2: HANDLED}),
         onnx_op("DynamicQuantizeLinear", _dynamic_quantize, 11, produces="ReduceMax, ReduceMin, Round, Convert"),
         onnx_op("QLinearMatMul", _qlinear_matmul, 10, produces="MatMul, Round, Convert"),
-        onnx_op("MatMulInteger", partial(_int_product, False), 10, produces="MatMul, Convert"),
-        onnx_op("ConvInteger", partial(_int_product, True), 10, produces="Convolution, Convert"),
+        onnx_op("MatMulInteger", partial(_int_product, False), 10, produces="MatMul, Convert", optional=zero_points),
+        onnx_op("ConvInteger", partial(_int_product, True), 10, produces="Convolution, Convert", optional=zero_points),
     ]

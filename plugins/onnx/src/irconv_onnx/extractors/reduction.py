@@ -19,6 +19,7 @@ from irconv_onnx.extractors._common import (
     onnx_op,
     opset,
 )
+from irconv_onnx.extractors._optional import HANDLED
 
 # Reductions whose axes became an input at opset 18 (ReduceSum at 13).
 _AXES_INPUT_FROM = {"ReduceSum": 13}
@@ -121,13 +122,16 @@ def extractors() -> list[Extractor]:
         "ReduceSum": o.ReduceSum, "ReduceMean": o.ReduceMean, "ReduceMax": o.ReduceMax,
         "ReduceMin": o.ReduceMin, "ReduceProd": o.ReduceProd, "ReduceL1": o.ReduceL1, "ReduceL2": o.ReduceL2,
     }
-    result = [onnx_op(name, partial(_reduce, name, partial(_plain, cls)), produces=cls.type)
+    axes = {1: HANDLED}  # empty axes: all axes, or none with noop_with_empty_axes
+    result = [onnx_op(name, partial(_reduce, name, partial(_plain, cls)), produces=cls.type, optional=axes)
               for name, cls in plain.items()]
     result += [
-        onnx_op("ReduceLogSum", partial(_reduce, "ReduceLogSum", _log_sum), produces="ReduceSum, Log"),
+        onnx_op("ReduceLogSum", partial(_reduce, "ReduceLogSum", _log_sum), produces="ReduceSum, Log",
+                optional=axes),
         onnx_op("ReduceLogSumExp", partial(_reduce, "ReduceLogSumExp", _log_sum_exp),
-                produces="ReduceMax, ReduceSum, Exp, Log"),
-        onnx_op("ReduceSumSquare", partial(_reduce, "ReduceSumSquare", _sum_square), produces="ReduceSum"),
+                produces="ReduceMax, ReduceSum, Exp, Log", optional=axes),
+        onnx_op("ReduceSumSquare", partial(_reduce, "ReduceSumSquare", _sum_square), produces="ReduceSum",
+                optional=axes),
         onnx_op("ArgMax", partial(_arg, "max"), produces="TopK"),
         onnx_op("ArgMin", partial(_arg, "min"), produces="TopK"),
     ]

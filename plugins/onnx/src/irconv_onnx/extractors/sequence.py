@@ -17,6 +17,7 @@ from irconv.plugins import Extractor
 
 from irconv_onnx.attributes import Attributes
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
+from irconv_onnx.extractors._optional import HANDLED, Default, computed
 
 # kind -> (gates, ONNX gate index for each OpenVINO gate position)
 _GATES = {"LSTM": (4, [2, 0, 3, 1]), "GRU": (3, [0, 1, 2]), "RNN": (1, [0])}
@@ -76,19 +77,15 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     w = _reorder(ctx, ctx.input(1), gates, order, "W")
     r = _reorder(ctx, ctx.input(2), gates, order, "R")
-    if ctx.has_input(3):
-        bias = ctx.add(o.Split(num_splits=2 * gates), [ctx.input(3), i64(ctx, 1)], "B_parts")
-        wb = [bias.out_port(i) for i in range(gates)]
-        rb = [bias.out_port(gates + i) for i in range(gates)]
-        if kind == "GRU" and a.int("linear_before_reset", 0):
-            parts = [ctx.op(o.Add(), wb[0], rb[0], suffix="B_z"), ctx.op(o.Add(), wb[1], rb[1], suffix="B_r"),
-                     wb[2], rb[2]]
-        else:
-            parts = [ctx.op(o.Add(), wb[i], rb[i], suffix=f"B_{i}") for i in order]
-        b = ctx.op(o.Concat(axis=1), *parts, suffix="B")
+    bias = ctx.add(o.Split(num_splits=2 * gates), [ctx.input(3), i64(ctx, 1)], "B_parts")
+    wb = [bias.out_port(i) for i in range(gates)]
+    rb = [bias.out_port(gates + i) for i in range(gates)]
+    if kind == "GRU" and a.int("linear_before_reset", 0):
+        parts = [ctx.op(o.Add(), wb[0], rb[0], suffix="B_z"), ctx.op(o.Add(), wb[1], rb[1], suffix="B_r"),
+                 wb[2], rb[2]]
     else:
-        size = (gates + 1 if kind == "GRU" and a.int("linear_before_reset", 0) else gates) * hidden
-        b = typed_const(ctx, np.zeros((directions, size)), ctx.input(0), "B")
+        parts = [ctx.op(o.Add(), wb[i], rb[i], suffix=f"B_{i}") for i in order]
+    b = ctx.op(o.Concat(axis=1), *parts, suffix="B")
 
     def state(idx: int, name: str) -> OutPort:
         if ctx.has_input(idx):
@@ -126,9 +123,26 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs[: len(node.out_ports())]
 
 
+def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
+    """ONNX B when empty: zeros [directions, 2 * gates * hidden] (W and R biases)."""
+    a = attrs(ctx)
+    directions = 2 if a.string("direction", "forward") == "bidirectional" else 1
+    size = 2 * _GATES[kind][0] * a.int("hidden_size")
+    return typed_const(ctx, np.zeros((directions, size)), ctx.input(0), "B")
+
+
+def _optional_inputs(kind: str) -> dict[int, Default | None]:
+    """B: zeros; sequence_lens (all steps), initial_h/initial_c (zeros) and the refused
+    peepholes are handled by ``_recurrent``."""
+    declared: dict[int, Default | None] = {3: computed("zeros", partial(_zero_bias, kind)), 4: HANDLED, 5: HANDLED}
+    if kind == "LSTM":
+        declared.update({6: HANDLED, 7: HANDLED})
+    return declared
+
+
 def extractors() -> list[Extractor]:
     return [
-        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence"),
-        onnx_op("GRU", partial(_recurrent, "GRU"), 7, produces="GRUSequence"),
-        onnx_op("RNN", partial(_recurrent, "RNN"), 7, produces="RNNSequence"),
+        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence", optional=_optional_inputs("LSTM")),
+        onnx_op("GRU", partial(_recurrent, "GRU"), 7, produces="GRUSequence", optional=_optional_inputs("GRU")),
+        onnx_op("RNN", partial(_recurrent, "RNN"), 7, produces="RNNSequence", optional=_optional_inputs("RNN")),
     ]

@@ -18,6 +18,7 @@ from irconv_onnx.extractors._common import (
     typed_const,
     unsqueeze_dynamic_axes,
 )
+from irconv_onnx.extractors._optional import HANDLED, computed, constant
 
 _BIG = np.iinfo(np.int64).max
 
@@ -226,7 +227,7 @@ def _scatter_pads(ctx: ExtractContext, x: OutPort, pads: OutPort, axes: OutPort)
 
 
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Broadcast, ShapeOf, Slice
+    from irconv_opset import Slice
 
     x = ctx.input(0)
     if opset(ctx) < 10:
@@ -235,17 +236,18 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
         axes = a.ints("axes", list(range(len(starts))))
         return [ctx.op(Slice(), x, i64(ctx, starts, "start"), i64(ctx, ends, "stop"), i64(ctx, [1] * len(starts)),
                        i64(ctx, axes, "axes"))]
-    starts, ends = ctx.input(1), ctx.input(2)
-    if ctx.has_input(4):
-        steps = ctx.input(4)
-    else:
-        value = ctx.input_value(1)
-        if value is not None:
-            steps = ctx.const(np.ones(value.shape, value.dtype), suffix="step")
-        else:
-            steps = ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), starts), suffix="step")
-    inputs = [x, starts, ends, steps] + ([ctx.input(3)] if ctx.has_input(3) else [])
+    inputs = [x, ctx.input(1), ctx.input(2), ctx.input(4)] + ([ctx.input(3)] if ctx.has_input(3) else [])
     return [ctx.op(Slice(), *inputs)]
+
+
+def _ones_like_starts(ctx: ExtractContext) -> OutPort:
+    """Slice steps when empty: 1 for every sliced axis."""
+    from irconv_opset import Broadcast, ShapeOf
+
+    value = ctx.input_value(1)
+    if value is not None:
+        return ctx.const(np.ones(value.shape, value.dtype), suffix="step")
+    return ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), ctx.input(1)), suffix="step")
 
 
 def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -463,7 +465,7 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     col = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), cols, i64(ctx, 1), suffix="col")
     row = ctx.op(Unsqueeze(), row, i64(ctx, [1]), suffix="row_col")
     diff = ctx.op(Subtract(), col, row, suffix="diff")
-    k = ctx.input(1) if ctx.has_input(1) else i64(ctx, 0, "k")
+    k = ctx.input(1)
     keep = ctx.op((GreaterEqual if upper else LessEqual)(), diff, k, suffix="keep")
     return [ctx.op(Select(), keep, x, typed_const(ctx, 0, x, "zero"))]
 
@@ -526,16 +528,18 @@ def extractors() -> list[Extractor]:
         onnx_op("Reshape", _reshape, produces="Reshape"),
         onnx_op("Transpose", _transpose, produces="Transpose"),
         onnx_op("Concat", _concat, produces="Concat"),
-        onnx_op("Split", _split, produces="Split, VariadicSplit"),
-        onnx_op("Squeeze", _squeeze, produces="Squeeze"),
+        onnx_op("Split", _split, produces="Split, VariadicSplit", optional={1: HANDLED}),
+        onnx_op("Squeeze", _squeeze, produces="Squeeze", optional={1: HANDLED}),
         onnx_op("Unsqueeze", _unsqueeze, produces="Unsqueeze"),
         onnx_op("Shape", _shape, produces="ShapeOf, Slice"),
         onnx_op("Size", _size, produces="ShapeOf, ReduceProd"),
         onnx_op("Flatten", _flatten, produces="ShapeOf, Slice, ReduceProd, Concat, Reshape"),
         onnx_op("Expand", _expand, 8, produces="Broadcast"),
         onnx_op("Tile", _tile, 6, produces="Tile"),
-        onnx_op("Pad", _pad, produces="Pad"),
-        onnx_op("Slice", _slice, produces="Slice"),
+        onnx_op("Pad", _pad, produces="Pad", optional={2: HANDLED, 3: HANDLED}),
+        onnx_op("Slice", _slice, 1, 9, produces="Slice"),
+        onnx_op("Slice", _slice, 10, produces="Slice",
+                optional={3: HANDLED, 4: computed("ones like starts", _ones_like_starts)}),
         onnx_op("Gather", _gather, produces="Gather"),
         onnx_op("GatherElements", _gather_elements, 11, produces="GatherElements"),
         onnx_op("GatherND", _gather_nd, 11, produces="GatherND"),
@@ -552,7 +556,7 @@ def extractors() -> list[Extractor]:
         onnx_op("TopK", _top_k, produces="TopK"),
         onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
         onnx_op("CumProd", _cum_prod, 1, produces="CumSum, Log, Exp"),
-        onnx_op("Trilu", _trilu, 14, produces="Range, Select"),
+        onnx_op("Trilu", _trilu, 14, produces="Range, Select", optional={1: constant(0, np.int64)}),
         onnx_op("EyeLike", _eye_like, 9, produces="Range, Equal, Select"),
         onnx_op("Unique", _unique, 11, produces="Unique"),
         onnx_op("Compress", _compress, 9, produces="NonZero, Gather"),

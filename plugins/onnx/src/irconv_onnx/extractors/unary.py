@@ -20,6 +20,7 @@ from irconv_onnx.extractors._common import (
     opset,
     typed_const,
 )
+from irconv_onnx.extractors._optional import HANDLED, highest, lowest
 
 
 def _simple(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op:
@@ -112,26 +113,27 @@ def _round(node: Node, ctx: ExtractContext) -> Op:
     return Round(mode="half_to_even")
 
 
-def _clip(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
+def _clip_attributes(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Clip before opset 11: the bounds are attributes."""
+    from irconv_opset import Clamp
+
+    a = attrs(ctx)
+    op = Clamp(min=a.float("min", float(np.finfo(np.float32).min)), max=a.float("max", float(np.finfo(np.float32).max)))
+    return [ctx.op(op, ctx.input(0))]
+
+
+def _clip(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Clamp for constant float bounds; Maximum/Minimum otherwise. An empty bound is the
+    type's lowest/highest value (declared defaults), which clips nothing."""
     from irconv_opset import Clamp, Maximum, Minimum
 
     x = ctx.input(0)
-    if opset(ctx) < 11:
-        a = attrs(ctx)
-        return Clamp(min=a.float("min", float(np.finfo(np.float32).min)),
-                     max=a.float("max", float(np.finfo(np.float32).max)))
     low, high = ctx.input_value(1), ctx.input_value(2)
-    et = x.data.element_type
-    if et.is_float and (low is not None or not ctx.has_input(1)) and (high is not None or not ctx.has_input(2)):
-        info = np.finfo(et.numpy) if et is not ElementType.bf16 else np.finfo(np.float32)
-        return Clamp(min=float(low) if low is not None else float(info.min),
-                     max=float(high) if high is not None else float(info.max))
-    port = x
-    if ctx.has_input(1):
-        port = ctx.op(Maximum(), port, ctx.input(1), suffix="min")
-    if ctx.has_input(2):
-        port = ctx.op(Minimum(), port, ctx.input(2), suffix="max")
-    return [port]
+    et = ctx.input_type(0)
+    if et.is_float and low is not None and high is not None and low.size == 1 and high.size == 1:
+        return [ctx.op(Clamp(min=float(low.reshape(())), max=float(high.reshape(()))), x)]
+    low_clipped = ctx.op(Maximum(), x, ctx.input(1), suffix="min")
+    return [ctx.op(Minimum(), low_clipped, ctx.input(2), suffix="max")]
 
 
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -230,12 +232,13 @@ def extractors() -> list[Extractor]:
         onnx_op("Gelu", _gelu, 20, produces="Gelu"),
         onnx_op("IsInf", _is_inf, 10, produces="IsInf"),
         onnx_op("Round", _round, 11, produces="Round"),
-        onnx_op("Clip", _clip, produces="Clamp, Minimum, Maximum"),
+        onnx_op("Clip", _clip_attributes, 1, 10, produces="Clamp"),
+        onnx_op("Clip", _clip, 11, produces="Clamp, Minimum, Maximum", optional={1: lowest(), 2: highest()}),
         onnx_op("Identity", _identity, produces="(removed)"),
-        onnx_op("OptionalHasElement", _has_element, 15, produces="Const"),
+        onnx_op("OptionalHasElement", _has_element, 15, produces="Const", optional={0: HANDLED}),
         onnx_op("OptionalGetElement", _identity, 15, produces="(removed)"),
-        onnx_op("Optional", _identity, 15, produces="(removed)"),
-        onnx_op("Dropout", _dropout, produces="(removed)"),
+        onnx_op("Optional", _identity, 15, produces="(removed)", optional={0: HANDLED}),
+        onnx_op("Dropout", _dropout, produces="(removed)", optional={1: HANDLED, 2: HANDLED}),
         onnx_op("Cast", _cast, produces="Convert"),
         onnx_op("CastLike", _cast_like, 15, produces="ConvertLike"),
         onnx_op("Softmax", partial(_softmax, False), produces="SoftMax"),

@@ -1,0 +1,207 @@
+"""Signal ops: DFT (as DFT/IDFT/RDFT/IRDFT), STFT and Col2Im on the OpenVINO signal ops.
+
+ONNX keeps complex values as a trailing dimension of 2 (real input: a trailing 1); OpenVINO's
+DFT/IDFT/IRDFT read the trailing 2 and RDFT reads plain real data. ONNX axes count that
+trailing dimension; they are made non-negative here so they mean the same data axis to both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.graph import Node, OutPort
+from irconv.plugins import Extractor
+
+from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset, typed_const
+from irconv_onnx.extractors._optional import HANDLED
+
+
+def _scalar_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
+    """A scalar (or [1]) length input as the 1-element i64 vector OpenVINO wants."""
+    from irconv.types import ElementType
+    from irconv_opset import Convert, Reshape
+
+    port = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(idx), suffix=f"{name}_i64")
+    return ctx.op(Reshape(special_zero=False), port, i64(ctx, [1]), suffix=name)
+
+
+def _dft_axis(ctx: ExtractContext, rank: int) -> int | None:
+    """The non-negative axis, or None when it is a run-time input."""
+    a = attrs(ctx)
+    if opset(ctx) < 20:
+        axis = a.int("axis", 1)
+    elif ctx.has_input(2):
+        value = ctx.input_value(2)
+        if value is None:
+            return None
+        axis = int(value.reshape(()))
+    else:
+        axis = -2
+    if not -rank <= axis <= rank - 2 or axis == -1:
+        raise a.bad("axis", axis, f"expected an axis of the signal dimensions of a rank-{rank} input")
+    return axis % rank
+
+
+def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DFT-17/20: full or one-sided (RFFT/IRFFT), forward or inverse, optional dft_length."""
+    from irconv_opset import DFT, IDFT, IRDFT, RDFT, Squeeze, Unsqueeze
+
+    a = attrs(ctx)
+    inverse, onesided = bool(a.int("inverse", 0)), bool(a.int("onesided", 0))
+    x = ctx.input(0)
+    shape = ctx.input_shape(0)
+    if shape is None or shape[-1] not in (1, 2):
+        raise a.bad("input", "unknown rank or last dimension", "DFT needs a known rank and a last dimension of "
+                                                               "1 (real) or 2 (complex)")
+    rank, real = len(shape), shape[-1] == 1
+    axis = _dft_axis(ctx, rank)
+    axes = i64(ctx, [axis], "axes") if axis is not None else _runtime_axes(ctx, rank)
+    size = [_scalar_vector(ctx, 1, "dft_length")] if ctx.has_input(1) else []
+    last = i64(ctx, [rank - 1], "complex_axis")
+    if onesided and inverse and axis is None:
+        raise a.bad("axis", "a run-time input", "a one-sided inverse DFT needs a constant axis (the OpenVINO CPU "
+                                                "plugin fails on IRDFT with run-time axes)")
+    if onesided and not inverse and axis is None:
+        if not real:
+            raise a.bad("onesided", 1, "a one-sided forward DFT needs real input")
+        return [_rfft_at_runtime_axis(ctx, x, shape, axes, size)]
+    if onesided and not inverse:
+        if not real:
+            raise a.bad("onesided", 1, "a one-sided forward DFT needs real input")
+        signal = ctx.op(Squeeze(), x, last, suffix="real")
+        return [ctx.op(RDFT(), signal, axes, *size)]
+    if onesided:
+        if real:
+            raise a.bad("onesided", 1, "a one-sided inverse DFT needs complex input")
+        return [ctx.op(Unsqueeze(), ctx.op(IRDFT(), x, axes, *size, suffix="irdft"), last)]
+    if not real:
+        return [ctx.op((IDFT if inverse else DFT)(), x, axes, *size)]
+    spectrum = ctx.op((IDFT if inverse else DFT)(), _complex(ctx, x), axes, *size, suffix="dft")
+    return [_real_symmetry(ctx, spectrum, shape, axis)]
+
+
+def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
+    """A real [..., 1] signal as complex [..., 2] with a zero imaginary part."""
+    from irconv_opset import Broadcast, Concat, ShapeOf
+
+    zeros = ctx.op(Broadcast(), typed_const(ctx, 0, x, "zero"), ctx.op(ShapeOf(), x, suffix="shape"),
+                   suffix="imaginary")
+    return ctx.op(Concat(axis=-1), x, zeros, suffix="complex")
+
+
+def _rfft_at_runtime_axis(ctx: ExtractContext, x: OutPort, shape: tuple[int | None, ...], axes: OutPort,
+                          size: list[OutPort]) -> OutPort:
+    """The first n // 2 + 1 bins of the full DFT (OpenVINO's RDFT needs constant axes)."""
+    from irconv_opset import DFT, Add, Divide, Gather, ShapeOf, Slice
+
+    full = _real_symmetry(ctx, ctx.op(DFT(), _complex(ctx, x), axes, *size, suffix="dft"), shape, None)
+    n = ctx.op(Gather(), ctx.op(ShapeOf(), full, suffix="spectrum_shape"), axes, i64(ctx, 0), suffix="n")
+    half = ctx.op(Add(), ctx.op(Divide(m_pythondiv=True), n, i64(ctx, [2]), suffix="half_n"), i64(ctx, [1]),
+                  suffix="bins")
+    return ctx.op(Slice(), full, i64(ctx, [0]), half, i64(ctx, [1]), axes)
+
+
+def _runtime_axes(ctx: ExtractContext, rank: int) -> OutPort:
+    """[axis mod rank] from the run-time axis input."""
+    from irconv_opset import FloorMod
+
+    return ctx.op(FloorMod(), _scalar_vector(ctx, 2, "axis"), i64(ctx, [rank]), suffix="axes")
+
+
+def _real_symmetry(ctx: ExtractContext, spectrum: OutPort, shape: tuple[int | None, ...], axis: int | None) -> OutPort:
+    """The transform of a real signal has exactly zero imaginary parts at k = 0 and k = N/2;
+    f32 twiddle factors leave ~1e-7 relative noise there, so zero them (needs a static N)."""
+    from irconv_opset import Gather, Multiply, Squeeze
+
+    length = ctx.input_value(1) if ctx.has_input(1) else None
+    if axis is not None:
+        n = int(length.reshape(())) if length is not None else shape[axis]
+        if n is None:
+            return spectrum
+        mask_shape = [1] * (len(shape) - 1) + [2]
+        mask_shape[axis] = n
+        return ctx.op(Multiply(), spectrum, typed_const(ctx, _symmetry_mask(mask_shape, axis), spectrum, "symmetry"))
+    # A run-time axis: one mask per possible axis over the whole (static) output, picked at run time.
+    if ctx.has_input(1) or any(d is None for d in shape):
+        return spectrum
+    out_shape = list(shape[:-1]) + [2]
+    masks = np.stack([_symmetry_mask(out_shape, a) for a in range(len(shape) - 1)])
+    picked = ctx.op(Gather(), typed_const(ctx, masks, spectrum, "symmetry_masks"),
+                    ctx.op(Squeeze(), _runtime_axes(ctx, len(shape)), i64(ctx, [0]), suffix="axis_scalar"),
+                    i64(ctx, 0), suffix="symmetry")
+    return ctx.op(Multiply(), spectrum, picked)
+
+
+def _symmetry_mask(mask_shape: list[int], axis: int) -> np.ndarray:
+    """Ones, with 0 at the imaginary parts of k = 0 and (even N) k = N/2 along ``axis``."""
+    n = mask_shape[axis]
+    mask = np.ones(mask_shape)
+    imaginary: list[Any] = [slice(None)] * len(mask_shape)
+    imaginary[-1] = 1
+    for k in {0, n // 2} if n % 2 == 0 else {0}:
+        imaginary[axis] = k
+        mask[tuple(imaginary)] = 0
+    return mask
+
+
+def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """STFT-17 on real signals [batch, length, 1]: OpenVINO STFT-15 (one-sided only)."""
+    from irconv_opset import STFT, Broadcast, Reshape, ShapeOf, Squeeze
+
+    a = attrs(ctx)
+    if not a.int("onesided", 1):
+        raise a.bad("onesided", 0, "OpenVINO STFT returns the one-sided spectrum only")
+    shape = ctx.input_shape(0)
+    if shape is None or shape[-1] != 1:
+        raise a.bad("signal", "complex or of unknown shape", "OpenVINO STFT transforms real signals [batch, length, 1]")
+    x = ctx.input(0)
+    signal = ctx.op(Squeeze(), x, i64(ctx, [len(shape) - 1]), suffix="signal")
+    step = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="frame_step")
+    if ctx.has_input(3):
+        size = ctx.op(Reshape(special_zero=False), ctx.input(3), i64(ctx, [], "scalar"), suffix="frame_length")
+    elif ctx.has_input(2):
+        size = ctx.op(Squeeze(), ctx.op(ShapeOf(), ctx.input(2), suffix="window_shape"), i64(ctx, [0]),
+                      suffix="frame_length")
+    else:
+        raise a.bad("frame_length", None, "STFT needs a window or a frame_length")
+    if ctx.has_input(2):
+        window = ctx.input(2)
+    else:  # a rectangular window of frame_length ones
+        window = ctx.op(Broadcast(), typed_const(ctx, 1, x, "one"),
+                        ctx.op(Reshape(special_zero=False), size, i64(ctx, [1]), suffix="window_shape"),
+                        suffix="window")
+    return [ctx.op(STFT(transpose_frames=False), signal, window, size, step)]
+
+
+def _col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Col2Im-18 with two spatial dimensions (OpenVINO Col2Im-15 is 2-D)."""
+    from irconv_opset import Col2Im
+
+    a = attrs(ctx)
+    block = ctx.input_value(2)
+    spatial = len(block) if block is not None else ctx.input_shape(2)[0] if ctx.input_shape(2) else None
+    if spatial != 2:
+        raise a.bad("block_shape", spatial, "OpenVINO Col2Im handles two spatial dimensions only")
+    pads = a.ints("pads", [0, 0, 0, 0])
+    op = Col2Im(strides=a.ints("strides", [1, 1]), dilations=a.ints("dilations", [1, 1]),
+                pads_begin=pads[:2], pads_end=pads[2:])
+    return [ctx.op(op, ctx.input(0), _i64_vector(ctx, 1, "image_shape"), _i64_vector(ctx, 2, "block_shape"))]
+
+
+def _i64_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
+    from irconv.types import ElementType
+    from irconv_opset import Convert
+
+    return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(idx), suffix=name)
+
+
+def extractors() -> list[Extractor]:
+    return [
+        onnx_op("DFT", _dft, 17, 19, produces="DFT, IDFT, RDFT, IRDFT", optional={1: HANDLED}),
+        onnx_op("DFT", _dft, 20, produces="DFT, IDFT, RDFT, IRDFT", optional={1: HANDLED, 2: HANDLED}),
+        onnx_op("STFT", _stft, 17, produces="STFT", optional={2: HANDLED, 3: HANDLED}),
+        onnx_op("Col2Im", _col2im, 18, produces="Col2Im"),
+    ]
+
