@@ -81,3 +81,13 @@ def test_params_path_and_epoch_are_found(tmp_path: Path, convert_run) -> None:  
     assert relative_error(got, want) <= RTOL
     (got,) = convert_run(symbol, {"data": x}, mxnet_epoch=0)
     assert relative_error(got, want) <= RTOL
+
+
+def test_dynamic_batch_and_size(tmp_path: Path, convert_run) -> None:  # type: ignore[no-untyped-def]
+    """``--input data[?,3,?,?]`` keeps the IR reshapeable: run at batch 2 and another size."""
+    symbol, x, _ = export_zoo_model("resnet18_v1", 64, tmp_path)
+    net = mx.gluon.SymbolBlock.imports(str(symbol), ["data"], str(tmp_path / "resnet18_v1-0000.params"))
+    batch = np.random.default_rng(5).uniform(-1, 1, (2, 3, 48, 48)).astype(np.float32)
+    want = net(mx.nd.array(batch)).asnumpy()
+    (got,) = convert_run(symbol, {"data": batch}, inputs=["data[?,3,?,?]"])
+    assert relative_error(got, want) <= RTOL
