@@ -22,7 +22,9 @@ def find_browser() -> str | None:
     return next((path for name in BROWSERS if (path := shutil.which(name))), None)
 
 
-def headless(browser: str, page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def headless(
+    browser: str, page: Path, profile: Path, *extra: str, fragment: str = ""
+) -> subprocess.CompletedProcess[str]:
     command = [
         browser,
         "--headless",
@@ -35,7 +37,7 @@ def headless(browser: str, page: Path, profile: Path, *extra: str) -> subprocess
         f"--user-data-dir={profile}",
         "--window-size=1200,800",
         *extra,
-        page.resolve().as_uri(),
+        page.resolve().as_uri() + fragment,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
@@ -139,11 +141,8 @@ def test_page_renders_nodes_in_a_headless_browser(model, tmp_path):
         pytest.skip("no Chromium/Chrome installed (apt-get install chromium)")
     page = tmp_path / "page.html"
     assert main(["show", str(model), "-o", str(page)]) == 0
-    nodes = len(
-        json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S)[1])["graphs"][0][
-            "nodes"
-        ]
-    )
+    graph = json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S)[1])["graphs"][0]
+    nodes = sum(1 for n in graph["nodes"] if n["type"] != "Const")  # constants are hidden until asked for
 
     dom = headless(browser, page, tmp_path / "profile", "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -152,6 +151,14 @@ def test_page_renders_nodes_in_a_headless_browser(model, tmp_path):
     assert any(name.startswith("block0/") for name in drawn)
     assert f'data-node-count="{nodes}"' in dom.stdout
     assert "repeated \u00d7" in dom.stdout or "repeated &#215;" in dom.stdout or "repeated ×" in dom.stdout
+
+    # the four conv blocks share one op signature: collapsed, each is one box
+    collapsed = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#collapse=repeated")
+    groups = re.findall(r'<g class="node group[^"]*"[^>]*data-name="([^"]*)"', collapsed.stdout)
+    assert sorted(groups) == ["block0", "block1", "block2", "block3"]
+    assert f'data-node-count="{nodes - 4 * 3 + 4}"' in collapsed.stdout
+    searched = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#search=relu")
+    assert len(re.findall(r'<g class="node[^"]*\bhit\b', searched.stdout)) == 4
 
     shot = tmp_path / "shot.png"
     result = headless(browser, page, tmp_path / "profile", f"--screenshot={shot}")

@@ -4,7 +4,7 @@
   const doc = JSON.parse(document.getElementById("graph-data").textContent);
   const SVG = "http://www.w3.org/2000/svg";
   const W = 190, H = 48, GAP_X = 30, GAP_Y = 46;
-  const state = { graph: 0, collapsed: new Set(), selected: null, query: "", view: { x: 20, y: 20, k: 1 } };
+  const state = { graph: 0, collapsed: new Set(), selected: null, query: "", showConsts: false, fitted: -1, view: { x: 20, y: 20, k: 1 } };
   const $ = (id) => document.getElementById(id);
 
   function scopeOf(name) {
@@ -41,24 +41,39 @@
     return scope !== undefined && state.collapsed.has(scope) ? "g:" + scope : "n:" + id;
   }
 
+  function hidden(n) {
+    return !state.showConsts && n.type === "Const";
+  }
+
   function layout(graph) {
     const units = new Map();
     const edges = new Map();
     for (const n of graph.nodes) {
+      if (hidden(n)) continue;
       const u = unitOf(graph, n.id);
       if (!units.has(u)) units.set(u, { key: u, nodes: [], depth: 0, preds: new Set() });
       units.get(u).nodes.push(n);
     }
     for (const n of graph.nodes) {
+      if (hidden(n)) continue;
       const u = units.get(unitOf(graph, n.id));
       for (const src of n.inputs) {
-        if (!src) continue;
+        if (!src || hidden(graph.nodes[src[0]])) continue;
         const p = unitOf(graph, src[0]);
         if (p === u.key) continue;
         u.preds.add(p);
         edges.set(p + ">" + u.key, [p, u.key]);
         u.depth = Math.max(u.depth, units.get(p).depth + 1);
       }
+    }
+    // Sources (constants, inputs) sit just above their first consumer, not all on the top row.
+    const consumers = new Map();
+    for (const [a, b] of edges.values()) {
+      if (!consumers.has(a)) consumers.set(a, []);
+      consumers.get(a).push(units.get(b).depth);
+    }
+    for (const u of units.values()) {
+      if (u.preds.size === 0 && consumers.has(u.key)) u.depth = Math.max(0, Math.min(...consumers.get(u.key)) - 1);
     }
     const layers = [];
     for (const u of units.values()) (layers[u.depth] = layers[u.depth] || []).push(u);
@@ -126,6 +141,15 @@
         else select(first.id);
       });
     }
+    if (state.fitted !== state.graph) {
+      state.fitted = state.graph;
+      let right = 0;
+      for (const u of units.values()) right = Math.max(right, u.x + W);
+      const box = $("canvas").getBoundingClientRect();
+      state.view.k = Math.min(1, Math.max(0.2, (box.width - 40) / Math.max(right, 1)));
+      state.view.x = Math.max(20, (box.width - right * state.view.k) / 2);
+      state.view.y = 20;
+    }
     $("graph").setAttribute("data-node-count", String(units.size));
     $("stats").textContent = `${graph.label}: ${graph.nodes.length} nodes, ${units.size} shown` + (q ? `, ${hits} match` : "");
     applyView();
@@ -152,7 +176,12 @@
     row(t, "type", n.type + (n.version ? " (" + n.version + ")" : ""));
     if (n.origin && n.origin !== n.name) row(t, "from", n.origin);
     if (n.status) row(t, "diff", n.status);
-    n.inputs.forEach((src, i) => row(t, "input " + i, src ? graph.nodes[src[0]].name + ":" + src[1] : "(none)"));
+    n.inputs.forEach((src, i) => {
+      if (!src) return row(t, "input " + i, "(none)");
+      const p = graph.nodes[src[0]];
+      const value = p.type === "Const" ? "  = Const " + (p.attributes.shape || "") + " " + (p.attributes.value || p.attributes.element_type || "") : "";
+      row(t, "input " + i, p.name + ":" + src[1] + value);
+    });
     n.outputs.forEach((o, i) => row(t, "output " + i, o.shape + " " + o.type + (o.names.length ? "  " + o.names.join(", ") : "")));
     const attrs = Object.entries(n.attributes);
     if (attrs.length) {
@@ -175,7 +204,10 @@
       a.innerHTML = "";
       const s = document.createElement("span"); s.textContent = n.type + "  " + n.name; a.appendChild(s);
       a.style.cursor = "pointer";
-      a.addEventListener("click", () => { expandFor(graph, n.id); select(n.id); center(n.id); });
+      a.addEventListener("click", () => {
+        if (hidden(n)) { state.showConsts = true; $("show-consts").checked = true; }
+        expandFor(graph, n.id); select(n.id); center(n.id);
+      });
       box.appendChild(a);
     }
   }
@@ -189,6 +221,7 @@
     const graph = doc.graphs[state.graph];
     const { units } = layout(graph);
     const u = units.get(unitOf(graph, id));
+    if (!u) return;
     const box = $("canvas").getBoundingClientRect();
     state.view.x = box.width / 2 - (u.x + W / 2) * state.view.k;
     state.view.y = box.height / 2 - (u.y + H / 2) * state.view.k;
@@ -285,8 +318,13 @@
     drawGroups(); draw();
   });
   $("expand-all").addEventListener("click", () => { state.collapsed.clear(); drawGroups(); draw(); });
+  $("show-consts").addEventListener("change", (e) => { state.showConsts = e.target.checked; draw(); });
 
   doc.graphs.forEach(analyse);
+  // page.html#collapse=repeated opens with the repeated blocks collapsed; #search=TEXT searches
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (params.get("collapse") === "repeated") for (const s of doc.graphs[0].repeated.keys()) state.collapsed.add(s);
+  if (params.get("search")) { state.query = params.get("search"); $("search").value = state.query; }
   tabs();
   if (doc.transforms.length && doc.graphs.length > 1) drawChanges();
   drawGroups();
