@@ -129,6 +129,13 @@ def test_a_parameter_declaring_more_than_2_to_40_elements_is_refused(shape):
         infer_graph(b.graph)
 
 
+def test_a_parameter_declaring_a_negative_dimension_is_refused():
+    b = GraphBuilder()
+    b.result(b.op(Relu(), b.parameter("x", (-(1 << 40), 3))), "y")
+    with pytest.raises(ModelFileError, match="'x' declares a negative dimension"):
+        infer_graph(b.graph)
+
+
 def test_a_100k_node_chain_infers_folds_and_cleans_up_without_recursion():
     b = GraphBuilder()
     port = b.const(np.zeros((2,), np.float32))

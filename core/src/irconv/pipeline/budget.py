@@ -124,11 +124,18 @@ def values_bytes(values: Iterable[object]) -> int:
 
 
 def check_declared_size(node: Node, limit: int) -> None:
-    """Refuse a Parameter or Const whose declared shape has more than ``limit`` elements."""
+    """Refuse a Parameter or Const whose declared shape has a negative dimension or more
+    than ``limit`` elements."""
     for port in node.out_ports():
         shape = port.data.shape
         if shape is None:
             continue
+        if any(d is not None and d < 0 for d in shape):
+            dims = "x".join("?" if d is None else str(d) for d in shape)
+            raise ModelFileError(
+                f"{node.type} {node.name!r} declares a negative dimension in shape [{dims}]; "
+                "the model file is corrupt (a dynamic dimension is written as -1 or a name)"
+            )
         count = element_count(tuple(d for d in shape if d is not None))
         if count is not None and count > limit:
             dims = "x".join("?" if d is None else str(d) for d in shape)
