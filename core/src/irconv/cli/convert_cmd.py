@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
     options = options_from_args(args, host.registry().options).resolved(host.registry().options)
     if not args.quiet:
         print(header_line(host))
-    if args.verify and args.verify_inputs is None:
+    if args.verify:
         _check_verify_possible(host, args, options)
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
     try:
@@ -228,6 +228,9 @@ def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: 
     """Fail before converting when --verify cannot run (framework known only from the file)."""
     from irconv.cli.verify import missing_requirements
     from irconv.pipeline.run import pick_loader
+
+    if options.output_format != "ir11":
+        raise UserError(f"--verify runs the IR in OpenVINO: it needs --format ir11, not {options.output_format!r}")
 
     framework = pick_loader(args.model, options, host.registry()).item.framework
     problem = missing_requirements(host.registry(), framework)
