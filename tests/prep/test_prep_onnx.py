@@ -60,17 +60,19 @@ def test_nhwc_input_and_batch_for_a_dynamic_batch_model(kit: Any, tmp_path: Path
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * float(np.abs(expected).max()))
 
 
-def test_layout_is_recorded_for_the_runtime_info(kit: Any, tmp_path: Path) -> None:
-    from irconv import convert_model
-    from irconv_prep.options import INPUT_LAYOUTS
+def test_layout_reaches_the_runtime_info(kit: Any, tmp_path: Path) -> None:
+    import openvino as ov
+    from irconv import convert_model, save_model
 
     model = conv_model(tmp_path / "conv.onnx", kit)
     graph = convert_model(model, layout="x(nchw)")
-    assert graph.meta.get(INPUT_LAYOUTS) == {"x": "[N,C,H,W]"}
+    assert graph.parameters()[0].op.layout == "[N,C,H,W]"
     graph = convert_model(model, source_layout="x(nchw)", target_layout="x(nhwc)")
-    assert graph.meta.get(INPUT_LAYOUTS) == {"x": "[N,H,W,C]"}
     (parameter,) = graph.parameters()
     assert parameter.op.shape == (1, 10, 10, 3)
+    save_model(graph, tmp_path / "nhwc.xml")
+    (read,) = ov.Core().read_model(str(tmp_path / "nhwc.xml")).get_parameters()
+    assert read.get_layout() == ov.Layout("NHWC")
 
 
 def test_freeze_an_input_then_fold(kit: Any, tmp_path: Path) -> None:

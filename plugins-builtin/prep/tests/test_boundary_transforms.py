@@ -12,7 +12,6 @@ from irconv.testing import GraphBuilder, run_transform
 from irconv_opset import Add, ReLU
 from irconv_prep.change_layout import ChangeLayout
 from irconv_prep.freeze_inputs import FreezeInputs
-from irconv_prep.options import INPUT_LAYOUTS
 from irconv_prep.set_batch import SetBatch
 
 
@@ -31,20 +30,20 @@ def test_layout_change_inserts_a_transpose_and_records_the_target(make_options: 
     (transpose,) = graph.by_type("Transpose")
     assert transpose.in_port(1).get_source().data.value.tolist() == [0, 3, 1, 2]  # type: ignore[union-attr]
     assert graph.node("relu").out_port(0).data.shape == (1, 3, 4, 5)
-    assert graph.meta[INPUT_LAYOUTS] == {"x": "[N,H,W,C]"}
+    assert parameter.op.layout == "[N,H,W,C]"
 
 
 def test_same_layout_only_records_it(make_options: Callable[..., Any]) -> None:
     graph = relu_graph()
     run_transform(graph, ChangeLayout(), make_options(layout="nchw"))
     assert not graph.by_type("Transpose")
-    assert graph.meta[INPUT_LAYOUTS] == {"x": "[N,C,H,W]"}
+    assert graph.parameters()[0].op.layout == "[N,C,H,W]"
 
 
 def test_no_layout_option_changes_nothing(make_options: Callable[..., Any]) -> None:
     graph = relu_graph()
     assert not run_transform(graph, ChangeLayout(), make_options())
-    assert INPUT_LAYOUTS not in graph.meta
+    assert graph.parameters()[0].op.layout is None
 
 
 def test_batch_through_the_layout(make_options: Callable[..., Any]) -> None:

@@ -31,6 +31,9 @@ class Parameter(Op):
     #: Per dimension, the (lower, upper) bounds of a dynamic dimension that has them
     #: (``1..8``; upper None is unbounded). Inference sees such a dimension as dynamic.
     bounds: tuple[DimRange | None, ...] | None = attr(None, emit=False)
+    #: The input's layout as OpenVINO spells it (``[N,C,H,W]``), written into the IR's runtime
+    #: info so OpenVINO's preprocessing knows it; None when not known.
+    layout: str | None = attr(None, emit=False)
 
     def ir_attributes(self) -> dict[str, str]:
         if self.shape is None:

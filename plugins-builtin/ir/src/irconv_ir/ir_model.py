@@ -25,6 +25,7 @@ class IrPort:
     precision: str
     dims: tuple[int, ...]
     names: list[str] = field(default_factory=list)
+    layout: str | None = None  # the port's ``layout`` runtime attribute (a Parameter's)
 
 
 @dataclass
@@ -167,9 +168,20 @@ def _ports(element: ET.Element | None, path: Path) -> list[IrPort]:
                 precision=port.get("precision", ""),
                 dims=tuple(int((d.text or "-1").strip()) for d in port.findall("dim")),
                 names=split_names(names) if names else [],
+                layout=_layout(port),
             )
         )
     return ports
+
+
+def _layout(port: ET.Element) -> str | None:
+    rt_info = port.find("rt_info")
+    if rt_info is None:
+        return None
+    for attribute in rt_info.findall("attribute"):
+        if attribute.get("name") == "layout":
+            return attribute.get("layout")
+    return None
 
 
 def _edge(element: ET.Element, path: Path) -> IrEdge:

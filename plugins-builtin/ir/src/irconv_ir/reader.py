@@ -196,7 +196,8 @@ class GraphReader:
                 element_type = ir_element_type(layer.data.get("element_type", "f32"))
             except ValueError as exc:
                 raise ModelFileError(f"{self.path}: {layer.where()}: {exc}") from None
-            return Parameter(shape, element_type)
+            layout = layer.outputs[0].layout if layer.outputs else None
+            return Parameter(shape, element_type, layout=layout)
         if layer.type == "Const":
             return Const(self._const_value(layer))
         if layer.type == "Result":

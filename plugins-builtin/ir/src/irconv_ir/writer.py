@@ -9,7 +9,7 @@ import numpy as np
 from irconv import EmitContext
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const
+from irconv.ops import Const, Parameter
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter
@@ -248,18 +248,24 @@ class GraphWriter:
         outputs = node.out_ports()
         if outputs:
             self.xml.open("output")
+            layout = node.op.layout if isinstance(node.op, Parameter) else None
             for port in outputs:
                 data = port.data
-                self.port(len(sources) + port.idx, data.element_type, data.shape, plan.names(port))
+                self.port(len(sources) + port.idx, data.element_type, data.shape, plan.names(port), layout)
             self.xml.close("output")
 
-    def port(self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str]) -> None:
+    def port(
+        self, port_id: int, element_type: ElementType, shape: MaybeShape, names: list[str], layout: str | None = None
+    ) -> None:
         head = f'<port id="{port_id}" precision="{element_type.precision}"'
         if names:
             head += attrs([("names", join_names(names))])
         body = self._dim_lines.get(shape)
         if body is None:
             body = self._dim_lines[shape] = [f"\t<dim>{value}</dim>" for value in dims(shape)]
+        if layout is not None:  # a model input's layout, as OpenVINO writes it
+            rt_info = "\t<rt_info>\n\t\t<attribute" + attrs([("name", "layout"), ("version", "0"), ("layout", layout)])
+            body = [*body, *(rt_info + " />\n\t</rt_info>").split("\n")]
         if not body:
             self.xml.line(head + " />")
             return

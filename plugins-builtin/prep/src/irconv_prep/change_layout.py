@@ -8,15 +8,15 @@ import numpy as np
 from irconv import Graph, Rewriter, Transform, TransformContext
 from irconv_opset import Transpose
 
-from irconv_prep.inputs import input_layouts, input_name, parameter_op
-from irconv_prep.options import INPUT_LAYOUTS, LAYOUT, SOURCE_LAYOUT, TARGET_LAYOUT
+from irconv_prep.inputs import input_layouts, parameter_op
+from irconv_prep.options import LAYOUT, SOURCE_LAYOUT, TARGET_LAYOUT
 
 
 class ChangeLayout(Transform):
     """Parameter[source layout] -> x  =>  Parameter[target layout] -> Transpose(to source) -> x.
 
-    Every input given a layout records it (the target one) in ``INPUT_LAYOUTS`` for the
-    IR's runtime info; the Parameter keeps its name, so the IR is fed in the target layout.
+    Every input given a layout records it (the target one) on its Parameter, which the IR
+    carries as runtime info; the Parameter keeps its name, so the IR is fed in the target layout.
     """
 
     id = "prep.change_layout"
@@ -30,13 +30,12 @@ class ChangeLayout(Transform):
         if not layouts:
             return False
         rw = Rewriter(graph)
-        recorded = graph.meta.setdefault(INPUT_LAYOUTS)
         for node in graph.parameters():
             spec = layouts.get(node.id)
             if spec is None or spec.source is None or spec.target is None:
                 continue
-            recorded[input_name(node)] = spec.target.ir_text()
             if spec.source == spec.target:
+                rw.replace_op(node, dataclasses.replace(parameter_op(node), layout=spec.target.ir_text()))
                 continue
             source, target = spec.source.letters, spec.target.letters
             order = np.array([target.index(letter) for letter in source], dtype=np.int64)
@@ -51,5 +50,5 @@ class ChangeLayout(Transform):
                     name=f"{node.name}/{spec.target}_to_{spec.source}",
                     move_names=False,
                 )
-                rw.replace_op(node, dataclasses.replace(op, shape=shape))
-        return rw.modified or bool(recorded)
+                rw.replace_op(node, dataclasses.replace(op, shape=shape, layout=spec.target.ir_text()))
+        return rw.modified

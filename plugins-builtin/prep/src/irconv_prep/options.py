@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from irconv import MetaKey, Option
+from irconv import Option
 
 from irconv_prep.specs import parse_frozen, parse_layouts, parse_per_input
 
@@ -119,7 +119,3 @@ OPTIONS = (
     FREEZE,
 )
 
-#: The layout of each IR input (tensor name -> ``[N,C,H,W]``), for the IR's runtime info.
-INPUT_LAYOUTS: MetaKey[dict[str, str]] = MetaKey(
-    "prep.input_layouts", dict, default=dict, doc="IR input tensor name -> layout, as OpenVINO writes it ([N,C,H,W])"
-)
