@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from irconv_mxnet.testing import relative_error
 
 #: Largest accepted |irconv on OpenVINO - MXNet| relative to the largest |MXNet output|.
@@ -39,7 +38,7 @@ def run_mxnet(symbol: Any, feeds: Mapping[str, np.ndarray], args: Mapping[str, n
     for name in symbol.list_arguments():
         if name not in arrays:  # training-only labels
             shapes, _, _ = symbol.infer_shape_partial(**{k: v.shape for k, v in feeds.items()})
-            shape = dict(zip(symbol.list_arguments(), shapes))[name]
+            shape = dict(zip(symbol.list_arguments(), shapes, strict=True))[name]
             arrays[name] = mx.nd.zeros(shape)
     aux_arrays = {k: mx.nd.array(v, dtype=v.dtype) for k, v in aux.items()}
     executor = symbol.bind(mx.cpu(), arrays, aux_states=aux_arrays, grad_req="null")

@@ -121,17 +121,17 @@ def build_graph(symbol: Symbol, params: dict[str, np.ndarray], symbol_path: Path
     data = _data_variables(symbol, params)
     ports: dict[int, list[OutPort]] = {}
     for index, variable in enumerate(data):
-        node = graph.add_node(_parameter(variable, index, len(data), ctx), variable.name)
-        node.out_port(0).data.add_name(variable.name)
-        ports[variable.index] = [node.out_port(0)]
+        parameter = graph.add_node(_parameter(variable, index, len(data), ctx), variable.name)
+        parameter.out_port(0).data.add_name(variable.name)
+        ports[variable.index] = [parameter.out_port(0)]
 
     def port_of(source: int, output: int, consumer: SymbolNode) -> OutPort:
         if source not in ports:
             variable = symbol.nodes[source]
             assert variable.is_variable  # op nodes are added before their consumers
-            node = graph.add_node(Const(params[variable.name]), variable.name)
-            node.out_port(0).data.add_name(variable.name)
-            ports[source] = [node.out_port(0)]
+            const = graph.add_node(Const(params[variable.name]), variable.name)
+            const.out_port(0).data.add_name(variable.name)
+            ports[source] = [const.out_port(0)]
         outputs = ports[source]
         if output >= len(outputs):
             raise ModelFileError(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from irconv.plugins import Extractor, Loader, Option, hookimpl
 
@@ -25,7 +25,7 @@ def _sniff(path: Path) -> bool:
 
 
 @hookimpl
-def declare_options() -> list[Option[object]]:
+def declare_options() -> list[Option[Any]]:
     from irconv_mxnet.options import EPOCH
 
     return [EPOCH]

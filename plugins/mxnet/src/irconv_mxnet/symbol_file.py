@@ -79,7 +79,7 @@ def parse_symbol(document: Any, path: Path = Path("<symbol>")) -> Symbol:
     counts = None
     row_ptr = document.get("node_row_ptr")
     if isinstance(row_ptr, list) and len(row_ptr) == len(nodes) + 1:
-        counts = [int(b) - int(a) for a, b in zip(row_ptr, row_ptr[1:])]
+        counts = [int(b) - int(a) for a, b in zip(row_ptr, row_ptr[1:], strict=False)]
     version = None
     attrs = document.get("attrs")
     if isinstance(attrs, dict) and isinstance(attrs.get("mxnet_version"), list):

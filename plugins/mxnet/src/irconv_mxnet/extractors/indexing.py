@@ -100,7 +100,7 @@ def arg_reduce(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _indices(ctx: ExtractContext, indices: OutPort, size: OutPort | int, mode: str) -> OutPort:
     """Float or int indices as i32, clipped or wrapped into [0, size)."""
-    from irconv_opset import Clamp, Convert, FloorMod, Floor
+    from irconv_opset import Clamp, Convert, Floor, FloorMod
 
     et = indices.data.element_type
     if et.is_float:

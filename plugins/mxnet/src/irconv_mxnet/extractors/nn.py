@@ -98,11 +98,12 @@ def deconvolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     target = ints(ctx, "target_shape", ())
     if target and any(target):
         shape = ctx.input_shape(0)
-        if shape is None or any(d is None for d in shape[2:]):
+        sizes = [d for d in (shape or ())[2:] if d is not None]
+        if len(sizes) != spatial:
             raise bad(ctx, "target_shape", target, "needs static input spatial sizes")
         new_pads, new_adj = [], []
         for i in range(spatial):
-            full = w.strides[i] * (shape[2 + i] - 1) + w.dilations[i] * (w.kernel[i] - 1) + 1
+            full = w.strides[i] * (sizes[i] - 1) + w.dilations[i] * (w.kernel[i] - 1) + 1
             total = full - target[i]
             new_adj.append(total % 2)
             new_pads.append((total + 1) // 2)

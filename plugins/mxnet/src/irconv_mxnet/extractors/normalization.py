@@ -42,7 +42,7 @@ def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
         values = [port_value(p) for p in (gamma, beta, mean, var)]
         if any(v is None for v in values):
             raise bad(ctx, "axis", axis, "BatchNorm on an axis other than 1 needs constant statistics")
-        g, b, m, v = (np.asarray(a, np.float64) for a in values)  # type: ignore[arg-type]
+        g, b, m, v = (np.asarray(a, np.float64) for a in values)
         scale = g / np.sqrt(v + eps)
         shift = b - m * scale
         dtype = np.dtype(np.float32)
@@ -58,9 +58,10 @@ def _channels(ctx: ExtractContext, axis: int) -> int:
         if value is not None:
             return int(np.asarray(value).size)
     shape = ctx.input_shape(0)
-    if shape is None or shape[axis] is None:
+    channels = None if shape is None else shape[axis]
+    if channels is None:
         raise bad(ctx, "fix_gamma", True, "the channel count must be known")
-    return int(shape[axis])
+    return int(channels)
 
 
 def _mvn(ctx: ExtractContext, x: OutPort, axes: list[int], eps: float) -> OutPort:

@@ -152,8 +152,8 @@ def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(end) != len(begin) or len(step) != len(begin):
         raise bad(ctx, "end", end, "begin, end and step must have the same length")
     steps = [1 if s is None else s for s in step]
-    starts = [(0 if s > 0 else INT64_MAX) if b is None else b for b, s in zip(begin, steps)]
-    stops = [(INT64_MAX if s > 0 else INT64_MIN) if e is None else e for e, s in zip(end, steps)]
+    starts = [(0 if s > 0 else INT64_MAX) if b is None else b for b, s in zip(begin, steps, strict=True)]
+    stops = [(INT64_MAX if s > 0 else INT64_MIN) if e is None else e for e, s in zip(end, steps, strict=True)]
     return [_slice(ctx, ctx.input(0), starts, stops, steps, list(range(len(begin))))]
 
 
@@ -284,8 +284,8 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     reps = [1] * (len(shape) + 1)
     reps[axis + 1] = times
     tiled = ctx.op(Tile(), expanded, i64(ctx, reps, "repeats"), suffix="tile")
-    target = list(shape)
-    target[axis] = int(target[axis]) * times  # type: ignore[operator]
+    target = [int(d) for d in shape if d is not None]
+    target[axis] *= times
     return [ctx.op(Reshape(special_zero=False), tiled, i64(ctx, target, "shape"))]
 
 
