@@ -88,12 +88,6 @@ def test_mapping_file_route_gives_the_same_layer(tmp_path, kit, x):
     np.testing.assert_allclose(got, kit.swish(x, 1.5) + x, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the Caffe front end keys every Python layer as caffe::Python and registers that key itself "
-    "(py-faster-rcnn's ProposalLayer), so no plugin can add a Python layer without a key clash; "
-    "needs Python layers keyed by python_param module.layer (reported)",
-)
 def test_python_layer_route(tmp_path, kit, x):
     params = 'python_param { module: "example_layers" layer: "ExampleSwishLayer" param_str: "\'beta\': 1.5" }'
     proto = tmp_path / "custom.prototxt"

@@ -32,6 +32,7 @@ def test_hooks_return_records():
         ("onnx", "com.example", "Swish"),
         ("tf", "", "ExampleSwish"),
         ("caffe", "", "ExampleSwish"),
+        ("caffe", "example_layers.ExampleSwishLayer", "Python"),
     }
     transforms = [*plugin.front_transform(), *plugin.back_transform()]
     assert all(isinstance(t, Transform) for t in transforms)

@@ -9,6 +9,7 @@ blobs nobody consumes become the model's outputs, as in Caffe.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from irconv import ConversionOptions
 from irconv.errors import ModelFileError
@@ -124,6 +125,7 @@ def build_graph(
             op = SourceOp(
                 framework=FRAMEWORK,
                 op_type=layer.type,
+                domain=python_layer_domain(layer),
                 n_outputs=len(layer.top),
                 source=CaffeLayer(layer, found.blobs if found is not None else None, weights.path, extra),
                 attributes=CaffeAttributes(layer, extra),
@@ -219,3 +221,11 @@ def input_layer_shapes(layer: pb.LayerParameter, proto_path: Path) -> list[tuple
             shape = shapes[i] if len(shapes) > 1 else shapes[0]
             result.append((top, tuple(int(d) for d in shape.dim)))
     return result
+
+
+def python_layer_domain(layer: Any) -> str:
+    """A Python layer's extractor key domain, ``module.Layer`` from its ``python_param``;
+    empty for every other layer (a plugin adds a Python layer by that domain)."""
+    if layer.type != "Python" or not layer.HasField("python_param"):
+        return ""
+    return f"{layer.python_param.module}.{layer.python_param.layer}"

@@ -7,6 +7,8 @@ Extractors read attributes through ``ctx.attr``, never the framework's protobufs
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 from irconv import ExtractContext, Extractor, Node, opsets
 from irconv.errors import ConversionError
@@ -22,6 +24,8 @@ ONNX_OP = "Swish"
 TF_OP = "ExampleSwish"
 #: Caffe: the layer type of a Caffe fork's custom layer.
 CAFFE_LAYER = "ExampleSwish"
+#: Caffe: a Python layer is named by its ``python_param`` module and class.
+CAFFE_PYTHON_LAYER = "example_layers.ExampleSwishLayer"
 #: TF DataType enum values the op accepts (DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16).
 _TF_FLOAT_TYPES = {1: "float32", 2: "float64", 19: "float16", 14: "bfloat16"}
 
@@ -51,10 +55,22 @@ def extract_caffe(node: Node, ctx: ExtractContext) -> ExampleSwish:
     return ExampleSwish(beta=float32_attr(param.beta))
 
 
+def extract_caffe_python(node: Node, ctx: ExtractContext) -> ExampleSwish:
+    """``layer { type: "Python" python_param { module: "example_layers" layer: "ExampleSwishLayer"
+    param_str: "'beta': 1.5" } }``: the layer's settings are a Python dict literal."""
+    text = ctx.attr("python_param.param_str", "")
+    try:
+        settings = ast.literal_eval("{" + text + "}") if text.strip() else {}
+    except (ValueError, SyntaxError):
+        raise ConversionError(f"layer {node.name!r} ({CAFFE_PYTHON_LAYER}): cannot read param_str {text!r}") from None
+    return ExampleSwish(beta=float32_attr(settings.get("beta", 1.0)))
+
+
 def extractors() -> list[Extractor]:
     produces = ExampleSwish.type
     return [
         Extractor("onnx", ONNX_OP, extract_onnx, domain=ONNX_DOMAIN, opsets=opsets(1), produces=produces),
         Extractor("tf", TF_OP, extract_tf, produces=produces),
         Extractor("caffe", CAFFE_LAYER, extract_caffe, produces=produces),
+        Extractor("caffe", "Python", extract_caffe_python, domain=CAFFE_PYTHON_LAYER, produces=produces),
     ]

@@ -39,11 +39,12 @@ def is_set(ctx: ExtractContext, path: str) -> bool:
     return isinstance(attributes, CaffeAttributes) and attributes.is_set(path)
 
 
-def caffe(op: str, produces: str) -> Callable[[ExtractFn], Extractor]:
-    """Decorator: turn an extract function into the ``Extractor`` record for Caffe ``op``."""
+def caffe(op: str, produces: str, domain: str = "") -> Callable[[ExtractFn], Extractor]:
+    """Decorator: turn an extract function into the ``Extractor`` record for Caffe ``op``
+    (``domain``: a Python layer's ``module.Layer``)."""
 
     def wrap(fn: ExtractFn) -> Extractor:
-        return Extractor(framework="caffe", op=op, extract=fn, produces=produces)
+        return Extractor(framework="caffe", op=op, extract=fn, produces=produces, domain=domain)
 
     return wrap
 

@@ -128,17 +128,15 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 2)}
 
 
-@caffe("Python", "Proposal")
-def extract_python(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    """Python layers with a known meaning: py-faster-rcnn's ``rpn.proposal_layer.ProposalLayer``."""
+@caffe("Python", "Proposal", domain="rpn.proposal_layer.ProposalLayer")
+def extract_python_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+    """py-faster-rcnn's Python layer ``rpn.proposal_layer.ProposalLayer``.
+
+    Python layers are keyed by their ``module.Layer``: a plugin adds others with
+    ``Extractor("caffe", "Python", domain="module.Layer")``.
+    """
     layer = layer_of(ctx)
     p = params(ctx, "python_param")
-    if p.layer != "ProposalLayer":
-        raise ConversionError(
-            f"{layer.describe()}: the Python layer {p.module}.{p.layer} is not supported (only "
-            "rpn.proposal_layer.ProposalLayer); convert it with a plugin's Extractor(framework='caffe', op='Python') "
-            "or the caffe.custom_layers mapping file"
-        )
     try:
         given = ast.literal_eval("{" + p.param_str + "}") if p.param_str.strip() else {}
     except (ValueError, SyntaxError):
@@ -245,7 +243,7 @@ EXTRACTORS = (
     extract_prior_box,
     extract_detection_output,
     extract_proposal,
-    extract_python,
+    extract_python_proposal,
     extract_psroi_pooling,
     extract_roi_pooling,
     extract_region_yolo,
