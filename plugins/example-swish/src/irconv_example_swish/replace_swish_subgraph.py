@@ -10,12 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from irconv import Graph, OutPort, Rewriter, TransformContext, any_, const, match_at, op
+from irconv import (
+    Graph,
+    OutPort,
+    Rewriter,
+    Subgraph,
+    SubgraphReplacement,
+    TransformContext,
+    any_,
+    between,
+    by_scope,
+    const,
+    match_at,
+    op,
+)
 from irconv.errors import ConversionError, UserError
 
 from irconv_example_swish.ops import ExampleSwish
 from irconv_example_swish.options import BETWEEN, SCOPES
-from irconv import Subgraph, SubgraphReplacement, between, by_scope
 
 #: x * sigmoid(beta * x), either operand order; beta is a known scalar.
 SCALED = op(
