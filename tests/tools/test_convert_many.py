@@ -121,3 +121,25 @@ def test_ray_executor_on_a_local_cluster(zoo, tmp_path):
     assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "--executor", "ray", "-q"]) == 1
     report = read_report(out / "report.json")
     assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
+
+
+def test_a_model_that_kills_its_worker_fails_alone(zoo, tmp_path, monkeypatch):
+    """A crash in native code ends the worker process: only that model is reported failed."""
+    import irconv.pipeline.run as run
+
+    original, parent = run.convert, os.getpid()
+
+    def crash_on_net02(path, *args, **kwargs):
+        if path.name == "net02.onnx":
+            if os.getpid() == parent:
+                raise RuntimeError("would have killed the test process")
+            os._exit(3)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(run, "convert", crash_on_net02)  # forked workers inherit the patch
+    out = tmp_path / "ir"
+    assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q"]) == 1
+    report = read_report(out / "report.json")
+    assert report["net02.onnx"]["status"] == "failed" and "worker process died" in report["net02.onnx"]["error"]
+    assert report["broken.onnx"]["status"] == "failed"
+    assert {n for n, r in report.items() if r["status"] == "ok"} == {"net01.onnx", "net03.onnx", "nested/net00.onnx"}

@@ -149,6 +149,8 @@ def _first_line(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------- executors
+WORKER_DIED = "the worker process died converting it (a crash in native code?)"
+
 Runner = Callable[[Sequence[Job], int, tuple[str, ...], Callable[[Result], None]], None]
 
 
@@ -161,8 +163,8 @@ def run_sequential(
 
 def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
     """A local process pool, one model per task. Workers are forked (where the platform
-    allows) after the plugins are loaded and a first model converted, so they start warm. A worker that dies (a crash
-    in a native library) fails the models it was running; the others are resubmitted once."""
+    allows) after the plugins are loaded and a first model converted, so they start warm.
+    A worker that dies (a crash in native code) fails only the model it was converting."""
     import multiprocessing
 
     worker_host(disabled)  # load plugins before forking
@@ -173,21 +175,22 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
         # The first model is converted here: the front end's modules (a framework's protobuf
         # schemas, the extractor tables) are then imported once and every forked worker starts warm.
         done(convert_one(pending.pop(0), disabled))
-    for attempt in range(2):
-        if not pending:
-            return
-        broken: list[Job] = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures: dict[Future[Result], Job] = {pool.submit(convert_one, job, disabled): job for job in pending}
-            for future in _as_completed(futures):
-                try:
-                    done(future.result())
-                except BrokenProcessPool:
-                    broken.append(futures[future])
-        pending = broken
-        if attempt == 1:
-            for job in broken:
-                done(Result(job.name, job.model, job.output, "failed", error="the worker process died converting it"))
+    broken: list[Job] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures: dict[Future[Result], Job] = {pool.submit(convert_one, job, disabled): job for job in pending}
+        for future in _as_completed(futures):
+            try:
+                done(future.result())
+            except BrokenProcessPool:
+                broken.append(futures[future])
+    # A dead worker breaks the whole pool: retry its victims one at a time, each in a fresh
+    # worker, so only the model that kills its process is reported as failed.
+    for job in broken:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as single:
+            try:
+                done(single.submit(convert_one, job, disabled).result())
+            except BrokenProcessPool:
+                done(Result(job.name, job.model, job.output, "failed", error=WORKER_DIED))
 
 
 def _as_completed(futures: dict[Future[Result], Job]) -> Iterator[Future[Result]]:
