@@ -11,7 +11,7 @@ from pathlib import Path
 def main() -> int:
     plugins = json.loads(subprocess.run(["irconv", "plugins", "--json"], capture_output=True, text=True, check=True).stdout)
     names = {p["name"]: p for p in plugins}
-    ok = all(names.get(n, {}).get("status") == "active" for n in ("opset", "ir", "transforms", "layout"))
+    ok = all(names.get(n, {}).get("status") == "active" for n in ("opset", "ir", "transforms", "layout", "prep"))
     ok = ok and not any(n in names for n in ("onnx", "tf", "caffe"))
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "x.onnx"
