@@ -12,7 +12,16 @@ from irconv.plugins import Extractor
 
 def all_extractors() -> list[Extractor]:
     """Every extractor this plugin provides (modules imported here, not at plugin import)."""
-    from irconv_mxnet.extractors import activations, detection, elementwise, indexing, nn, normalization, shape
+    from irconv_mxnet.extractors import (
+        activations,
+        detection,
+        elementwise,
+        extra,
+        indexing,
+        nn,
+        normalization,
+        shape,
+    )
 
-    modules = (nn, normalization, activations, elementwise, shape, indexing, detection)
+    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, extra)
     return [e for module in modules for e in module.extractors()]
