@@ -169,6 +169,11 @@ def _fenced(body: Callable[[], int], stdout: Path, stderr: Path, limits: Limits)
             err_fd = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.dup2(out_fd, 1)
             os.dup2(err_fd, 2)
+            import sys
+
+            # a test runner may have replaced the streams: write where the files are
+            sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+            sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
             signal.signal(signal.SIGINT, signal.default_int_handler)
             code = body()
         except BaseException as exc:  # noqa: BLE001 - report anything escaping the CLI itself
