@@ -36,7 +36,7 @@ def test_multibox_prior(attrs: dict[str, object], shape: tuple[int, ...], check_
 NUM_CLASSES = 3  # foreground classes
 
 
-def ssd_head(nms_topk: int = -1) -> tuple[object, dict[str, np.ndarray]]:
+def ssd_head(nms_topk: int = -1, force_suppress: bool = False) -> tuple[object, dict[str, np.ndarray]]:
     """Two feature maps, anchors, class and box predictions: the layout of MXNet's SSD example."""
     args: dict[str, np.ndarray] = {}
 
@@ -62,7 +62,8 @@ def ssd_head(nms_topk: int = -1) -> tuple[object, dict[str, np.ndarray]]:
     loc_preds = sym.Concat(*boxes, dim=1)
     anchor_boxes = sym.Reshape(sym.Concat(*anchors, dim=1), shape=(0, -1, 4))
     detection = sym.contrib.MultiBoxDetection(cls_prob, loc_preds, anchor_boxes, name="detection",
-                                              nms_threshold=0.45, threshold=0.2, nms_topk=nms_topk, clip=True)
+                                              nms_threshold=0.45, threshold=0.2, nms_topk=nms_topk, clip=True,
+                                              force_suppress=force_suppress)
     return detection, args
 
 
@@ -73,8 +74,9 @@ def detections(rows: np.ndarray) -> np.ndarray:
     return valid[order]
 
 
-def test_ssd_head_detections_match_as_sets(checkpoint, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]
-    symbol, args = ssd_head()
+@pytest.mark.parametrize("force_suppress", [False, True], ids=["per_class", "force_suppress"])
+def test_ssd_head_detections_match_as_sets(force_suppress: bool, checkpoint, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]
+    symbol, args = ssd_head(force_suppress=force_suppress)
     x = rand(1, 3, 32, 32, low=-2, high=2, seed=99)
     (want,) = mxnet_run(symbol, {"data": x}, args, {})
     path = checkpoint("ssd", symbol, args)
@@ -84,7 +86,7 @@ def test_ssd_head_detections_match_as_sets(checkpoint, convert_run, mxnet_run) -
     assert 5 <= len(expected) < want.shape[1], "the test head should keep some boxes and drop others"
     assert len(found) == len(expected)
     assert relative_error(found, expected) <= 1e-4
-    print(f"SSD head: {len(expected)} detections of {want.shape[1]} anchors match")
+    print(f"SSD head (force_suppress={force_suppress}): {len(expected)} detections of {want.shape[1]} anchors match")
 
 
 def test_ssd_head_with_nms_topk(checkpoint, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]

@@ -18,10 +18,11 @@ def all_extractors() -> list[Extractor]:
         elementwise,
         extra,
         indexing,
+        nms,
         nn,
         normalization,
         shape,
     )
 
-    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, extra)
+    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra)
     return [e for module in modules for e in module.extractors()]

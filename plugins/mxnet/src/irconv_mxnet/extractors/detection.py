@@ -11,6 +11,7 @@ from irconv.types import ElementType
 
 from irconv_mxnet.extractors._common import (
     bad,
+    dtype_of,
     flag,
     floats,
     i64,
@@ -79,8 +80,6 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Transpose,
     )
 
-    if flag(ctx, "force_suppress", False):
-        raise bad(ctx, "force_suppress", True, "NMS across classes is not supported")
     cls_prob, loc_pred, anchors = ctx.input(0), ctx.input(1), ctx.input(2)
     shape = ctx.input_shape(0)
     if shape is None or any(d is None for d in shape) or shape[0] != 1:
@@ -89,6 +88,8 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
     background = integer(ctx, "background_id", 0)
     if background != 0:
         raise bad(ctx, "background_id", background, "only background class 0 is supported")
+    if flag(ctx, "force_suppress", False):
+        return [_multibox_across_classes(ctx, classes, count)]
     # One class per anchor: keep the best foreground score, zero the others and the background.
     foreground = ctx.op(Slice(), cls_prob, i64(ctx, [1]), i64(ctx, [classes]), i64(ctx, [1]), i64(ctx, [1]),
                         suffix="foreground")
@@ -132,6 +133,67 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
     invalid = like_const(ctx, -1, cls_prob, "invalid")
     out = ctx.op(Select(), valid, fields, invalid, suffix="masked")
     return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [1, count, 6]))]
+
+
+def _decode(ctx: ExtractContext, count: int) -> OutPort:
+    """Boxes [count, 4] from the anchors and the predicted offsets (MXNet's center-size decoding)."""
+    from irconv_opset import Add, Clamp, Concat, Exp, Multiply, Reshape, Split, Subtract
+
+    variances = floats(ctx, "variances", (0.1, 0.1, 0.2, 0.2))
+    anchors = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [count, 4]), suffix="anchor_rows")
+    offsets = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [count, 4]), suffix="offset_rows")
+    a = ctx.add(Split(num_splits=4), [anchors, i64(ctx, 1, "axis")], "anchor_split")
+    p = ctx.add(Split(num_splits=4), [offsets, i64(ctx, 1, "axis")], "offset_split")
+    left, top, right, bottom = (a.out_port(i) for i in range(4))
+    half = like_const(ctx, 0.5, anchors, "half")
+    width = ctx.op(Subtract(), right, left, suffix="anchor_w")
+    height = ctx.op(Subtract(), bottom, top, suffix="anchor_h")
+    cx = ctx.op(Multiply(), ctx.op(Add(), left, right, suffix="lr"), half, suffix="anchor_cx")
+    cy = ctx.op(Multiply(), ctx.op(Add(), top, bottom, suffix="tb"), half, suffix="anchor_cy")
+
+    def scaled(port: OutPort, variance: float, name: str) -> OutPort:
+        return ctx.op(Multiply(), port, like_const(ctx, variance, anchors, f"var_{name}"), suffix=name)
+
+    ox = ctx.op(Add(), ctx.op(Multiply(), scaled(p.out_port(0), variances[0], "px"), width, suffix="dx"), cx,
+                suffix="ox")
+    oy = ctx.op(Add(), ctx.op(Multiply(), scaled(p.out_port(1), variances[1], "py"), height, suffix="dy"), cy,
+                suffix="oy")
+    ow = ctx.op(Multiply(), ctx.op(Multiply(), ctx.op(Exp(), scaled(p.out_port(2), variances[2], "pw"), suffix="ew"),
+                                   width, suffix="w"), half, suffix="ow")
+    oh = ctx.op(Multiply(), ctx.op(Multiply(), ctx.op(Exp(), scaled(p.out_port(3), variances[3], "ph"), suffix="eh"),
+                                   height, suffix="h"), half, suffix="oh")
+    corners = [ctx.op(Subtract(), ox, ow, suffix="x1"), ctx.op(Subtract(), oy, oh, suffix="y1"),
+               ctx.op(Add(), ox, ow, suffix="x2"), ctx.op(Add(), oy, oh, suffix="y2")]
+    boxes = ctx.op(Concat(axis=1), *corners, suffix="boxes")
+    if flag(ctx, "clip", True):
+        boxes = ctx.op(Clamp(min=0.0, max=1.0), boxes, suffix="clipped")
+    return boxes
+
+
+def _multibox_across_classes(ctx: ExtractContext, classes: int, count: int) -> OutPort:
+    """Rows (best foreground class - 1, its score, box) of anchors scoring at least
+    ``threshold``, through one class-agnostic NMS, as MXNet's [1, A, 6]."""
+    from irconv_opset import Concat, Convert, GreaterEqual, Reshape, Slice, TopK
+
+    from irconv_mxnet.extractors.nms import select_rows
+
+    cls_prob = ctx.input(0)
+    foreground = ctx.op(Slice(), cls_prob, i64(ctx, [1]), i64(ctx, [classes]), i64(ctx, [1]), i64(ctx, [1]),
+                        suffix="foreground")
+    foreground = ctx.op(Reshape(special_zero=False), foreground, i64(ctx, [classes - 1, count]), suffix="fg_rows")
+    best = ctx.add(TopK(axis=0, mode="max", sort="none", index_element_type=ElementType.i64),
+                   [foreground, i64(ctx, 1, "k")], "best_class")
+    score = ctx.op(Reshape(special_zero=False), best.out_port(0), i64(ctx, [count, 1]), suffix="score")
+    label = ctx.op(Convert(destination_type=ElementType.from_numpy(dtype_of(cls_prob))), best.out_port(1),
+                   suffix="label_value")
+    label = ctx.op(Reshape(special_zero=False), label, i64(ctx, [count, 1]), suffix="label")
+    boxes = _decode(ctx, count)
+    rows = ctx.op(Concat(axis=1), label, score, boxes, suffix="rows")
+    flat_score = ctx.op(Reshape(special_zero=False), score, i64(ctx, [count]), suffix="flat_score")
+    valid = ctx.op(GreaterEqual(), flat_score, like_const(ctx, number(ctx, "threshold", 0.01), cls_prob, "threshold"),
+                   suffix="valid")
+    out = select_rows(ctx, rows, boxes, flat_score, valid, number(ctx, "nms_threshold", 0.5), count, 6)
+    return ctx.op(Reshape(special_zero=False), out, i64(ctx, [1, count, 6]))
 
 
 def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -182,100 +244,10 @@ def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs
 
 
-def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """box_nms on [1, N, K] (or [N, K]) rows: NonMaxSuppression on the boxes at
-    ``coord_start``, scored by ``score_index``, per ``id_index`` class unless
-    ``force_suppress``; kept rows sorted by score, then -1 rows, in the input's shape.
-
-    Classes are kept apart by shifting each class's boxes past every other's (IoU 0 across
-    classes), so a single-class NMS serves any class ids.
-    """
-    from irconv_opset import (
-        Abs,
-        Add,
-        Concat,
-        Gather,
-        Greater,
-        GreaterEqual,
-        LogicalAnd,
-        Multiply,
-        NonMaxSuppression,
-        NotEqual,
-        ReduceMax,
-        ReduceMin,
-        Reshape,
-        Select,
-        Slice,
-        TopK,
-    )
-
-    shape = ctx.input_shape(0)
-    if shape is None or any(d is None for d in shape[-2:]) or len(shape) not in (2, 3) or \
-            (len(shape) == 3 and shape[0] != 1):
-        raise bad(ctx, "data", shape, "box_nms needs [N, K] or [1, N, K] rows with static N and K")
-    count, width = int(shape[-2]), int(shape[-1])  # type: ignore[arg-type]
-    in_format = str(ctx.attr("in_format", "corner"))
-    if in_format != str(ctx.attr("out_format", "corner")):
-        raise bad(ctx, "out_format", ctx.attr("out_format"), "converting box formats is not supported")
-    start = integer(ctx, "coord_start", 2)
-    score_index = integer(ctx, "score_index", 1)
-    id_index = integer(ctx, "id_index", -1)
-    background = integer(ctx, "background_id", -1)
-    topk = integer(ctx, "topk", -1)
-    x = ctx.input(0)
-    rows = ctx.op(Reshape(special_zero=False), x, i64(ctx, [count, width]), suffix="rows")
-
-    def column(index: int, name: str) -> OutPort:
-        return ctx.op(Gather(), rows, i64(ctx, index), i64(ctx, 1, "axis"), suffix=name)
-
-    boxes = ctx.op(Slice(), rows, i64(ctx, [start]), i64(ctx, [start + 4]), i64(ctx, [1]), i64(ctx, [1]),
-                   suffix="boxes")
-    scores = column(score_index, "scores")
-    valid = ctx.op(Greater(), scores, like_const(ctx, number(ctx, "valid_thresh", 0.0), x, "valid_thresh"),
-                   suffix="valid")
-    if id_index >= 0:
-        ids = column(id_index, "ids")
-        if background >= 0:
-            not_background = ctx.op(NotEqual(), ids, like_const(ctx, background, x, "background"), suffix="not_bg")
-            valid = ctx.op(LogicalAnd(), valid, not_background, suffix="valid_fg")
-        if not flag(ctx, "force_suppress", False):
-            span = ctx.op(ReduceMax(keep_dims=False), ctx.op(Abs(), boxes, suffix="abs"), i64(ctx, [0, 1]),
-                          suffix="extent")
-            span = ctx.op(Add(), ctx.op(Multiply(), span, like_const(ctx, 4, x, "four"), suffix="twice"),
-                          like_const(ctx, 1, x, "one"), suffix="span")
-            shift = ctx.op(Multiply(), ids, span, suffix="class_shift")
-            shift = ctx.op(Reshape(special_zero=False), shift, i64(ctx, [count, 1]), suffix="class_shift_col")
-            boxes = ctx.op(Add(), boxes, shift, suffix="boxes_by_class")
-    if 0 < topk < count:
-        best = ctx.add(TopK(axis=0, mode="max", sort="value", index_element_type=ElementType.i64),
-                       [scores, i64(ctx, topk, "k")], "topk")
-        kth = ctx.op(ReduceMin(keep_dims=False), best.out_port(0), i64(ctx, [0]), suffix="kth")
-        valid = ctx.op(LogicalAnd(), valid, ctx.op(GreaterEqual(), scores, kth, suffix="in_topk"), suffix="valid_k")
-    lowest = like_const(ctx, -1e30, x, "lowest")
-    masked = ctx.op(Select(), valid, scores, lowest, suffix="masked_scores")
-    nms = NonMaxSuppression(box_encoding="center" if in_format == "center" else "corner",
-                            sort_result_descending=True, output_type=ElementType.i64)
-    selected = ctx.add(nms, [
-        ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [1, count, 4]), suffix="nms_boxes"),
-        ctx.op(Reshape(special_zero=False), masked, i64(ctx, [1, 1, count]), suffix="nms_scores"),
-        i64(ctx, [count], "max_boxes"),
-        like_const(ctx, [number(ctx, "overlap_thresh", 0.5)], x, "iou"),
-        like_const(ctx, [-1e29], x, "score_threshold"),
-    ], "nms")
-    picked = ctx.op(Gather(), selected.out_port(0), i64(ctx, 2), i64(ctx, 1, "axis"), suffix="picked")
-    kept = ctx.op(Gather(), rows, picked, i64(ctx, 0, "axis"), suffix="kept")
-    padding = like_const(ctx, -np.ones((count, width)), x, "padding")
-    out = ctx.op(Concat(axis=0), kept, padding, suffix="padded")
-    out = ctx.op(Slice(), out, i64(ctx, [0]), i64(ctx, [count]), i64(ctx, [1]), i64(ctx, [0]), suffix="first_rows")
-    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, list(shape)))]
-
-
 def extractors() -> list[Extractor]:
     return [
         *mx_op(("_contrib_MultiBoxPrior", "MultiBoxPrior"), multibox_prior, "Const"),
         *mx_op(("_contrib_MultiBoxDetection", "MultiBoxDetection"), multibox_detection, "DetectionOutput"),
         *mx_op("ROIPooling", roi_pooling, "ROIPooling"),
         *mx_op(("_contrib_Proposal", "Proposal"), proposal, "Proposal"),
-        *mx_op(("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "box_nms"), box_nms,
-               "NonMaxSuppression, Gather"),
     ]

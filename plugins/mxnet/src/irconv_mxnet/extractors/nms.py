@@ -1,0 +1,103 @@
+"""box_nms, and the NMS-on-rows building block MultiBoxDetection's force_suppress uses."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.graph import Node, OutPort
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+
+from irconv_mxnet.extractors._common import bad, flag, i64, integer, like_const, mx_op, number
+
+
+def separate_classes(ctx: ExtractContext, boxes: OutPort, ids: OutPort, count: int) -> OutPort:
+    """Boxes [count, 4] shifted by class id past every other class's (IoU 0 across classes),
+    so one single-class NMS serves any set of class ids."""
+    from irconv_opset import Abs, Add, Multiply, ReduceMax, Reshape
+
+    span = ctx.op(ReduceMax(keep_dims=False), ctx.op(Abs(), boxes, suffix="abs"), i64(ctx, [0, 1]), suffix="extent")
+    span = ctx.op(Add(), ctx.op(Multiply(), span, like_const(ctx, 4, boxes, "four"), suffix="wide"),
+                  like_const(ctx, 1, boxes, "one"), suffix="span")
+    shift = ctx.op(Reshape(special_zero=False), ctx.op(Multiply(), ids, span, suffix="class_shift"),
+                   i64(ctx, [count, 1]), suffix="class_shift_col")
+    return ctx.op(Add(), boxes, shift, suffix="boxes_by_class")
+
+
+def select_rows(ctx: ExtractContext, rows: OutPort, boxes: OutPort, scores: OutPort, valid: OutPort,
+                iou: float, count: int, width: int, center: bool = False) -> OutPort:
+    """The ``rows`` [count, width] NMS keeps (boxes [count, 4], ``valid`` ones competing),
+    sorted by score, followed by -1 rows up to ``count``."""
+    from irconv_opset import Concat, Gather, NonMaxSuppression, Reshape, Select, Slice
+
+    masked = ctx.op(Select(), valid, scores, like_const(ctx, -1e30, scores, "lowest"), suffix="masked_scores")
+    nms = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=True,
+                            output_type=ElementType.i64)
+    selected = ctx.add(nms, [
+        ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [1, count, 4]), suffix="nms_boxes"),
+        ctx.op(Reshape(special_zero=False), masked, i64(ctx, [1, 1, count]), suffix="nms_scores"),
+        i64(ctx, [count], "max_boxes"),
+        like_const(ctx, [iou], scores, "iou"),
+        like_const(ctx, [-1e29], scores, "score_threshold"),
+    ], "nms")
+    picked = ctx.op(Gather(), selected.out_port(0), i64(ctx, 2), i64(ctx, 1, "axis"), suffix="picked")
+    kept = ctx.op(Gather(), rows, picked, i64(ctx, 0, "axis"), suffix="kept")
+    padding = like_const(ctx, -np.ones((count, width)), rows, "padding")
+    out = ctx.op(Concat(axis=0), kept, padding, suffix="padded")
+    return ctx.op(Slice(), out, i64(ctx, [0]), i64(ctx, [count]), i64(ctx, [1]), i64(ctx, [0]), suffix="first_rows")
+
+
+def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """box_nms on [1, N, K] (or [N, K]) rows: NonMaxSuppression on the boxes at
+    ``coord_start``, scored by ``score_index``, per ``id_index`` class unless
+    ``force_suppress``; kept rows sorted by score, then -1 rows, in the input's shape.
+
+    Classes are kept apart by shifting each class's boxes past every other's (IoU 0 across
+    classes), so a single-class NMS serves any class ids.
+    """
+    from irconv_opset import Gather, Greater, GreaterEqual, LogicalAnd, NotEqual, ReduceMin, Reshape, Slice, TopK
+
+    shape = ctx.input_shape(0)
+    if shape is None or any(d is None for d in shape[-2:]) or len(shape) not in (2, 3) or \
+            (len(shape) == 3 and shape[0] != 1):
+        raise bad(ctx, "data", shape, "box_nms needs [N, K] or [1, N, K] rows with static N and K")
+    count, width = int(shape[-2]), int(shape[-1])  # type: ignore[arg-type]
+    in_format = str(ctx.attr("in_format", "corner"))
+    if in_format != str(ctx.attr("out_format", "corner")):
+        raise bad(ctx, "out_format", ctx.attr("out_format"), "converting box formats is not supported")
+    start = integer(ctx, "coord_start", 2)
+    score_index = integer(ctx, "score_index", 1)
+    id_index = integer(ctx, "id_index", -1)
+    background = integer(ctx, "background_id", -1)
+    topk = integer(ctx, "topk", -1)
+    x = ctx.input(0)
+    rows = ctx.op(Reshape(special_zero=False), x, i64(ctx, [count, width]), suffix="rows")
+
+    def column(index: int, name: str) -> OutPort:
+        return ctx.op(Gather(), rows, i64(ctx, index), i64(ctx, 1, "axis"), suffix=name)
+
+    boxes = ctx.op(Slice(), rows, i64(ctx, [start]), i64(ctx, [start + 4]), i64(ctx, [1]), i64(ctx, [1]),
+                   suffix="boxes")
+    scores = column(score_index, "scores")
+    valid = ctx.op(Greater(), scores, like_const(ctx, number(ctx, "valid_thresh", 0.0), x, "valid_thresh"),
+                   suffix="valid")
+    if id_index >= 0:
+        ids = column(id_index, "ids")
+        if background >= 0:
+            not_background = ctx.op(NotEqual(), ids, like_const(ctx, background, x, "background"), suffix="not_bg")
+            valid = ctx.op(LogicalAnd(), valid, not_background, suffix="valid_fg")
+        if not flag(ctx, "force_suppress", False):
+            boxes = separate_classes(ctx, boxes, ids, count)
+    if 0 < topk < count:
+        best = ctx.add(TopK(axis=0, mode="max", sort="value", index_element_type=ElementType.i64),
+                       [scores, i64(ctx, topk, "k")], "topk")
+        kth = ctx.op(ReduceMin(keep_dims=False), best.out_port(0), i64(ctx, [0]), suffix="kth")
+        valid = ctx.op(LogicalAnd(), valid, ctx.op(GreaterEqual(), scores, kth, suffix="in_topk"), suffix="valid_k")
+    out = select_rows(ctx, rows, boxes, scores, valid, number(ctx, "overlap_thresh", 0.5), count, width,
+                      center=in_format == "center")
+    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, list(shape)))]
+
+
+def extractors() -> list[Extractor]:
+    return mx_op(("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "box_nms"), box_nms,
+                 "NonMaxSuppression, Gather")
