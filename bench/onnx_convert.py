@@ -113,11 +113,18 @@ def resnet50(path: Path) -> int:
     return w.bytes
 
 
-def transformer(path: Path, layers: int = 12, d: int = 2048, ffn: int = 8704, heads: int = 16) -> int:
-    """A transformer encoder with weights in ``<name>.data``; returns the weight bytes."""
+def transformer(
+    path: Path, layers: int = 12, d: int = 2048, ffn: int = 8704, heads: int = 16, vocab: int = 0,
+    external: bool = True,
+) -> int:
+    """A transformer encoder; returns the weight bytes.
+
+    Weights go in ``<name>.onnx.data`` (``external``) or inside the ``.onnx``; with ``vocab``
+    the input is token ids looked up in a ``[vocab, d]`` embedding, as in BERT.
+    """
     from onnx import TensorProto, helper, numpy_helper
 
-    w = _Weights(path.with_suffix(".onnx.data"))
+    w = _Weights(path.with_suffix(".onnx.data") if external else None)
     small: list[Any] = [
         numpy_helper.from_array(np.array([0, 0, heads, d // heads], np.int64), "heads_shape"),
         numpy_helper.from_array(np.array([0, 0, d], np.int64), "merge_shape"),
@@ -128,6 +135,7 @@ def transformer(path: Path, layers: int = 12, d: int = 2048, ffn: int = 8704, he
     ]
     nodes: list[Any] = []
     x = "input"
+    input_type, input_shape = TensorProto.FLOAT, ["B", "T", d]
 
     def node(op: str, inputs: list[str], out: str, **kw: Any) -> str:
         nodes.append(helper.make_node(op, inputs, [out], name=out, **kw))
@@ -140,6 +148,9 @@ def transformer(path: Path, layers: int = 12, d: int = 2048, ffn: int = 8704, he
     def norm(x: str, name: str) -> str:
         return node("LayerNormalization", [x, w.add(f"{name}.g", d, scale=1.0), w.add(f"{name}.b", d)], name, axis=-1)
 
+    if vocab:
+        x = node("Gather", [w.add("embedding", vocab, d, scale=1.0), "input"], "embedded")
+        input_type, input_shape = TensorProto.INT64, ["B", "T"]
     for i in range(layers):
         p = f"l{i}"
         h = norm(x, f"{p}.ln1")
@@ -158,7 +169,7 @@ def transformer(path: Path, layers: int = 12, d: int = 2048, ffn: int = 8704, he
     out = norm(x, "final_ln")
     w.close()
     graph = helper.make_graph(nodes, "encoder",
-                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["B", "T", d])],
+                              [helper.make_tensor_value_info("input", input_type, input_shape)],
                               [helper.make_tensor_value_info(out, TensorProto.FLOAT, ["B", "T", d])],
                               w.initializers + small)
     _save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
