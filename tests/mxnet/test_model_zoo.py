@@ -91,3 +91,20 @@ def test_dynamic_batch_and_size(tmp_path: Path, convert_run) -> None:  # type: i
     want = net(mx.nd.array(batch)).asnumpy()
     (got,) = convert_run(symbol, {"data": batch}, inputs=["data[?,3,?,?]"])
     assert relative_error(got, want) <= RTOL
+
+
+def test_output_cut_at_an_internal_tensor(tmp_path: Path, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]
+    """``--output <node name>`` ends the model there; MXNet's internal output is the reference."""
+    symbol_path, x, _ = export_zoo_model("mobilenet0.25", 32, tmp_path)
+    symbol = mx.sym.load(str(symbol_path))
+    name = next(n for n in symbol.get_internals().list_outputs() if n.endswith("relu5_fwd_output"))
+    loaded = mx.nd.load(str(tmp_path / "mobilenet0.25-0000.params"))
+    args = {k[4:]: v.asnumpy() for k, v in loaded.items() if k.startswith("arg:")}
+    aux = {k[4:]: v.asnumpy() for k, v in loaded.items() if k.startswith("aux:")}
+    internal = symbol.get_internals()[name]
+    used = set(internal.list_arguments()) | set(internal.list_auxiliary_states())
+    (want,) = mxnet_run(internal, {"data": x}, {k: v for k, v in args.items() if k in used},
+                        {k: v for k, v in aux.items() if k in used})
+    (got,) = convert_run(symbol_path, {"data": x}, outputs=[name.removesuffix("_output")])
+    assert got.shape == want.shape
+    assert relative_error(got, want) <= RTOL
