@@ -44,7 +44,8 @@ class Progress(Protocol):
 
 @dataclass
 class ConversionReport:
-    """What happened: the framework read, per-stage seconds, notes for the user."""
+    """What happened: the framework read, per-stage seconds, notes for the user, what each
+    transform did. ``progress``, when given, is told each stage as it runs (see ``Progress``)."""
 
     framework: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
