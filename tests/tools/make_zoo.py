@@ -50,6 +50,40 @@ def conv_net(path: Path, seed: int, blocks: int, channels: int = 16) -> None:
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
 
 
+def residual_net(path: Path, seed: int, blocks: int, channels: int = 8) -> None:
+    """``blocks`` residual blocks (Conv-Relu-Conv plus the identity, Add, Relu) with flat
+    node names (``conv3a``, ``add3``), as Caffe-style models name their layers."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    nodes, inits = [], []
+    stem = numpy_helper.from_array(rng.standard_normal((channels, 3, 3, 3)).astype(np.float32) * 0.2, "stem.w")
+    inits.append(stem)
+    nodes.append(helper.make_node("Conv", ["data", "stem.w"], ["x0"], pads=[1, 1, 1, 1], name="stem"))
+    prev = "x0"
+    for b in range(blocks):
+        for half in "ab":
+            w = rng.standard_normal((channels, channels, 3, 3)).astype(np.float32) * 0.1
+            inits.append(numpy_helper.from_array(w, f"w{b}{half}"))
+        nodes += [
+            helper.make_node("Conv", [prev, f"w{b}a"], [f"c{b}a"], pads=[1, 1, 1, 1], name=f"conv{b}a"),
+            helper.make_node("Relu", [f"c{b}a"], [f"r{b}a"], name=f"relu{b}a"),
+            helper.make_node("Conv", [f"r{b}a", f"w{b}b"], [f"c{b}b"], pads=[1, 1, 1, 1], name=f"conv{b}b"),
+            helper.make_node("Add", [f"c{b}b", prev], [f"s{b}"], name=f"add{b}"),
+            helper.make_node("Relu", [f"s{b}"], [f"x{b + 1}"], name=f"relu{b}"),
+        ]
+        prev = f"x{b + 1}"
+    graph = helper.make_graph(
+        nodes,
+        f"res{seed}",
+        [helper.make_tensor_value_info("data", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, channels, 16, 16])],
+        inits,
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
 def make_zoo(folder: Path, count: int = 20, blocks: int = 6, corrupt: bool = False) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from irconv.cli.main import main
-from make_zoo import conv_net
+from make_zoo import conv_net, residual_net
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
@@ -174,3 +174,21 @@ def test_page_renders_nodes_in_a_headless_browser(model, tmp_path):
             if (r, g, b) != (255, 255, 255):
                 inked += 1
     assert inked > 2000, f"only {inked} non-white pixels in the graph area"
+
+
+def test_page_finds_repeated_blocks_by_structure_in_a_browser(tmp_path):
+    """Flat layer names (no scopes): residual blocks are found between cut points."""
+    pytest.importorskip("irconv_onnx")
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no Chromium/Chrome installed (apt-get install chromium)")
+    model = tmp_path / "res.onnx"
+    residual_net(model, seed=2, blocks=5)
+    page = tmp_path / "res.html"
+    assert main(["show", str(model), "-o", str(page)]) == 0
+    dom = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#collapse=repeated")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "blocks between cut points" in dom.stdout
+    groups = re.findall(r'<g class="node group[^"]*"[^>]*data-name="([^"]*)"', dom.stdout)
+    assert len(groups) >= 4  # the identical residual blocks, each one box
+    assert all(name.startswith("add") for name in groups)

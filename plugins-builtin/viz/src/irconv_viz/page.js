@@ -13,8 +13,40 @@
   }
 
   // Groups: nodes sharing a name scope. Repeated blocks: groups with the same op-type signature.
+  // Blocks by structure, for graphs whose names have no scopes: walking the nodes in
+  // topological order, a node after which every open edge starts at it is a cut point (all
+  // later nodes depend on the earlier ones only through it); the nodes between two cut
+  // points form a block (a residual block ends at its merge), named after its last node.
+  function structuralBlocks(graph) {
+    const skip = (n) => n.type === "Const";
+    const fanout = new Map();
+    for (const n of graph.nodes) {
+      if (skip(n)) continue;
+      for (const s of n.inputs) if (s && !skip(graph.nodes[s[0]])) fanout.set(s[0], (fanout.get(s[0]) || 0) + 1);
+    }
+    const open = new Map();
+    const blocks = new Map();
+    let current = [];
+    for (const n of graph.nodes) {
+      if (skip(n)) continue;
+      for (const s of n.inputs) {
+        if (!s || !open.has(s[0])) continue;
+        const left = open.get(s[0]) - 1;
+        if (left) open.set(s[0], left);
+        else open.delete(s[0]);
+      }
+      if (fanout.get(n.id)) open.set(n.id, fanout.get(n.id));
+      current.push(n.id);
+      if (open.size === 0 || (open.size === 1 && open.has(n.id))) {
+        if (current.length > 1 && n.type !== "Result") blocks.set(n.name, current);
+        current = [];
+      }
+    }
+    return blocks;
+  }
+
   function analyse(graph) {
-    const groups = new Map();
+    let groups = new Map();
     for (const n of graph.nodes) {
       const scope = scopeOf(n.name);
       if (!scope) continue;
@@ -22,6 +54,14 @@
       groups.get(scope).push(n.id);
     }
     for (const [scope, ids] of [...groups]) if (ids.length < 2) groups.delete(scope);
+    graph.blockKind = "name scopes";
+    const drawn = graph.nodes.filter((n) => n.type !== "Const").length;
+    let scoped = 0;
+    for (const ids of groups.values()) scoped += ids.filter((i) => graph.nodes[i].type !== "Const").length;
+    if (scoped < drawn / 2) {  // names say little about structure: find blocks by the edges
+      groups = structuralBlocks(graph);
+      graph.blockKind = "blocks between cut points";
+    }
     const bySignature = new Map();
     for (const [scope, ids] of groups) {
       const sig = ids.map((i) => graph.nodes[i].type).sort().join(",");
@@ -233,7 +273,7 @@
     const box = $("groups");
     box.textContent = "";
     if (!graph.groups.size) return;
-    const h = document.createElement("h3"); h.textContent = "blocks (name scopes)"; box.appendChild(h);
+    const h = document.createElement("h3"); h.textContent = "blocks (" + graph.blockKind + ")"; box.appendChild(h);
     for (const [scope, ids] of graph.groups) {
       const line = document.createElement("label");
       line.className = "group-row";
