@@ -192,3 +192,19 @@ def test_page_finds_repeated_blocks_by_structure_in_a_browser(tmp_path):
     groups = re.findall(r'<g class="node group[^"]*"[^>]*data-name="([^"]*)"', dom.stdout)
     assert len(groups) >= 4  # the identical residual blocks, each one box
     assert all(name.startswith("add") for name in groups)
+
+
+def test_diff_page_shows_the_changes_tab_in_a_browser(model, tmp_path):
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("no Chromium/Chrome installed (apt-get install chromium)")
+    page = tmp_path / "diff.html"
+    assert main(["show", str(model), "--diff", "-o", str(page)]) == 0
+    changes = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#tab=changes")
+    assert changes.returncode == 0, changes.stderr[-2000:]
+    rows = re.findall(r'<tr( class="changed")?><td>(front|middle|back)</td><td>([a-z0-9_.]+)</td>', changes.stdout)
+    assert rows and any(changed for changed, _, _ in rows)
+    assert "source nodes gone" in changes.stdout
+    source = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#tab=source")
+    drawn = re.findall(r'<g class="node[^"]*"[^>]*data-name="([^"]*)"', source.stdout)
+    assert "block0/bn" in drawn and 'data-name="block0/bn"' in source.stdout

@@ -369,4 +369,7 @@
   if (doc.transforms.length && doc.graphs.length > 1) drawChanges();
   drawGroups();
   draw();
+  if (params.get("tab")) {  // #tab=source or #tab=changes opens that tab
+    for (const b of $("tabs").querySelectorAll("button")) if (b.textContent === params.get("tab")) b.click();
+  }
 })();
