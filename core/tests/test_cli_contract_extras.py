@@ -150,3 +150,17 @@ def test_unsupported_op_report_without_hints_is_unchanged(tmp_path, plugin_host,
     with pytest.raises(UnsupportedOpsError) as info:
         convert(model, ConversionOptions(), plugin_host)
     assert "Known plugins" not in str(info.value)
+
+
+def test_plugins_listing_without_loaders_names_the_front_ends(monkeypatch, capsys):
+    from irconv.cli import listing
+    from irconv.cli.main import main
+    from irconv.plugins import PluginHost
+
+    class Empty(PluginHost):
+        def __init__(self, **kwargs):
+            super().__init__(autoload=False, **kwargs)
+
+    monkeypatch.setattr(listing, "PluginHost", Empty)
+    assert main(["plugins"]) == 0
+    assert "No model loader is installed: pip install irconv-onnx, irconv-tf, irconv-caffe." in capsys.readouterr().out

@@ -43,7 +43,8 @@ def _host(args: argparse.Namespace) -> PluginHost:
 
 
 def run_plugins(args: argparse.Namespace) -> int:
-    plugins = _host(args).plugins()
+    host = _host(args)
+    plugins = host.plugins()
     if args.json:
         print(json.dumps([vars(p) for p in plugins], indent=2))
         return 0
@@ -54,7 +55,8 @@ def run_plugins(args: argparse.Namespace) -> int:
         rows.append([p.name, p.distribution, p.version, status, ", ".join(p.hooks) or "-", counts])
     print_table(["plugin", "distribution", "version", "status", "hooks", "provides"], rows)
     if not any(p.counts.get("loaders") for p in plugins if p.status == "active"):
-        print("\nNo model loader is installed: pip install irconv-onnx, irconv-tf or irconv-caffe.")
+        front_ends = [h.distribution for h in host.registry().hints if h.frameworks and "ir" not in h.frameworks]
+        print(f"\nNo model loader is installed: pip install {', '.join(dict.fromkeys(front_ends))}.")
     return 0
 
 
