@@ -31,14 +31,34 @@ _NAMES = {
 }
 
 
+#: Why an ONNX element type is refused, by kind.
+_WHY = {
+    "STRING": "string tensors are not supported: OpenVINO's compute ops do not take strings "
+              "(keep text processing outside the model)",
+    "COMPLEX64": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
+    "COMPLEX128": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
+    "BFLOAT16": "bfloat16 tensors are not supported yet: irconv's element types have no NumPy dtype for bf16 data "
+                "(convert the model's bf16 weights to float32 or float16)",
+    "UINT4": "4-bit integer tensors are not supported yet: irconv's element types have no u4 "
+             "(OpenVINO IR has one; the core needs it first)",
+    "INT4": "4-bit integer tensors are not supported yet: irconv's element types have no i4 "
+            "(OpenVINO IR has one; the core needs it first)",
+}
+
+
 def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
-    """The NumPy dtype of an ONNX element type; unsupported types raise a ConversionError."""
+    """The NumPy dtype of an ONNX element type; unsupported types raise one clear ConversionError."""
     try:
         return np.dtype(_NUMPY[data_type])
     except KeyError:
         name = _NAMES.get(data_type, str(data_type))
         at = f" ({where})" if where else ""
-        raise ConversionError(f"ONNX element type {name}{at} has no OpenVINO IR equivalent here") from None
+        if name.startswith("FLOAT8") or name.startswith("FLOAT4"):
+            why = (f"{name.lower()} tensors are not supported yet: irconv's element types have no 8/4-bit floats "
+                   "(OpenVINO IR has f8e4m3/f8e5m2; the core needs them first)")
+        else:
+            why = _WHY.get(name, "it has no OpenVINO IR element type")
+        raise ConversionError(f"ONNX element type {name}{at}: {why}") from None
 
 
 def element_type(data_type: int, where: str = "") -> ElementType:

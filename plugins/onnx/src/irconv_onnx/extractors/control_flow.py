@@ -114,43 +114,74 @@ def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
 
 def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
-    from irconv_opset import TensorIterator
-    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
+    a = attrs(ctx)
+    body = _bodies(ctx)["body"]
+    captures = body.meta.get(CAPTURES) or []
+    own = _own_inputs(ctx, captures)
+    scans = a.int("num_scan_inputs")
+    states = own - scans
+    outputs = ctx.source_op.n_outputs - states
+    ports = [ctx.input(i) for i in range(own + len(captures))]
+    return _scan_iterator(ctx, body, ports[:states], ports[states:own], ports[own:],
+                          a.ints("scan_input_axes", [0] * scans), a.ints("scan_input_directions", [0] * scans),
+                          a.ints("scan_output_axes", [0] * outputs), a.ints("scan_output_directions", [0] * outputs))
+
+
+def _scan_batched(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Scan-8: every state and scan input has a leading batch axis (scans run along axis 1).
+    Supported for a batch of one without sequence_lens: the batch axis is dropped around a
+    Scan-9 iteration."""
+    from irconv_opset import Squeeze, Unsqueeze
 
     a = attrs(ctx)
     body = _bodies(ctx)["body"]
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
-    total_outputs = ctx.source_op.n_outputs
+    if ctx.has_input(0):
+        raise a.bad("sequence_lens", "given", "Scan-8 with per-batch sequence lengths is not supported")
+    for i in range(1, own):
+        shape = ctx.input_shape(i)
+        if shape is None or shape[0] != 1:
+            raise a.bad("batch", shape[0] if shape else "unknown", "Scan-8 is supported for a static batch of 1")
     scans = a.int("num_scan_inputs")
-    states = own - scans
-    outputs = total_outputs - states
-    in_axes = a.ints("scan_input_axes", [0] * scans)
-    in_dirs = a.ints("scan_input_directions", [0] * scans)
-    out_axes = a.ints("scan_output_axes", [0] * outputs)
-    out_dirs = a.ints("scan_output_directions", [0] * outputs)
+    states = own - 1 - scans
+    outputs = ctx.source_op.n_outputs - states
+    first = i64(ctx, [0], "batch_axis")
+    unbatched = [ctx.op(Squeeze(), ctx.input(i), first, suffix=f"unbatched{i}") for i in range(1, own)]
+    captured = [ctx.input(own + c) for c in range(len(captures))]
+    results = _scan_iterator(ctx, body, unbatched[:states], unbatched[states:], captured, [0] * scans,
+                             a.ints("directions", [0] * scans), [0] * outputs, [0] * outputs)
+    return [ctx.op(Unsqueeze(), port, first, suffix=f"batched{k}") for k, port in enumerate(results)]
+
+
+def _scan_iterator(ctx: ExtractContext, body: Graph, states: list[OutPort], scans: list[OutPort],
+                   captures: list[OutPort], in_axes: list[int], in_dirs: list[int], out_axes: list[int],
+                   out_dirs: list[int]) -> list[OutPort]:
+    from irconv_opset import TensorIterator
+    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
     def spec(axis: int, reverse: int) -> SliceSpec:
         return SliceSpec(axis=axis, start=-1, stride=-1, part_size=1, end=0) if reverse else SliceSpec(axis=axis)
 
-    input_map = [BodyInput(i, i) for i in range(states)]
-    input_map += [BodyInput(states + j, states + j, spec(in_axes[j], in_dirs[j])) for j in range(scans)]
-    input_map += [BodyInput(states + scans + c, states + scans + c) for c in range(len(captures))]
-    back_edges = [BackEdge(i, i) for i in range(states)]
-    output_map = [BodyOutput(i, i) for i in range(states)]
-    output_map += [BodyOutput(states + k, states + k, spec(out_axes[k], out_dirs[k])) for k in range(outputs)]
-    _squeeze_scan_inputs(body, states, in_axes)
-    _unsqueeze_scan_outputs(body, states, out_axes)
+    n_states, n_scans, outputs = len(states), len(scans), len(out_axes)
+    input_map = [BodyInput(i, i) for i in range(n_states)]
+    input_map += [BodyInput(n_states + j, n_states + j, spec(in_axes[j], in_dirs[j])) for j in range(n_scans)]
+    input_map += [BodyInput(n_states + n_scans + c, n_states + n_scans + c) for c in range(len(captures))]
+    back_edges = [BackEdge(i, i) for i in range(n_states)]
+    output_map = [BodyOutput(i, i) for i in range(n_states)]
+    output_map += [BodyOutput(n_states + k, n_states + k, spec(out_axes[k], out_dirs[k])) for k in range(outputs)]
+    _squeeze_scan_inputs(body, n_states, in_axes)
+    _unsqueeze_scan_outputs(body, n_states, out_axes)
     op = TensorIterator(body=body, input_map=tuple(input_map), output_map=tuple(output_map),
                         back_edges=tuple(back_edges))
-    inputs = [ctx.input(i) for i in range(own + len(captures))]
-    created = ctx.add(op, inputs, "scan")
-    return [created.out_port(i) for i in range(total_outputs)]
+    created = ctx.add(op, [*states, *scans, *captures], "scan")
+    return [created.out_port(i) for i in range(n_states + outputs)]
 
 
 def extractors() -> list[Extractor]:
     return [
         onnx_op("If", _if, produces="If"),
         onnx_op("Loop", _loop, produces="Loop", optional={0: HANDLED, 1: HANDLED}),
+        onnx_op("Scan", _scan_batched, 8, 8, produces="TensorIterator", optional={0: HANDLED}),
         onnx_op("Scan", _scan, 9, produces="TensorIterator"),
     ]

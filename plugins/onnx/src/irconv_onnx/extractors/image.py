@@ -8,7 +8,7 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset
+from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset, typed_const
 from irconv_onnx.extractors._optional import HANDLED, constant
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
@@ -151,6 +151,57 @@ def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [nms.out_port(0)]
 
 
+def _affine_grid(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """AffineGrid-20 (2-D and 3-D), sizes known at run time: a grid of normalised pixel
+    coordinates [x, y, (z), 1] (x along the last axis) times theta transposed."""
+    from irconv_opset import Broadcast, Concat, Convert, Gather, MatMul, Reshape, Slice, Unsqueeze
+
+    a = attrs(ctx)
+    theta = ctx.input(0)
+    shape = ctx.input_shape(0)
+    if shape is None or shape[1] not in (2, 3):
+        raise a.bad("theta", "of unknown shape", "AffineGrid needs theta of shape [N, 2, 3] or [N, 3, 4]")
+    spatial = shape[1]
+    align = bool(a.int("align_corners", 0))
+    size = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="size")
+    dims = [ctx.op(Gather(), size, i64(ctx, [2 + k]), i64(ctx, 0), suffix=f"dim{k}") for k in range(spatial)]
+    extent = ctx.op(Concat(axis=0), *dims, suffix="extent")
+    columns = []
+    for k in reversed(range(spatial)):  # x runs along the last dimension
+        along = [1] * spatial
+        along[k] = -1
+        line = ctx.op(Reshape(special_zero=False), _normalised_coordinates(ctx, dims[k], theta, align, k),
+                      i64(ctx, along), suffix=f"line{k}")
+        columns.append(ctx.op(Broadcast(), line, extent, suffix=f"coord{k}"))
+    columns.append(ctx.op(Broadcast(), typed_const(ctx, 1, theta, "one"), extent, suffix="ones"))
+    last = i64(ctx, [-1])
+    base = ctx.op(Concat(axis=-1), *[ctx.op(Unsqueeze(), c, last, suffix=f"col{i}") for i, c in enumerate(columns)],
+                  suffix="base")
+    points = ctx.op(Reshape(special_zero=False), base, i64(ctx, [1, -1, spatial + 1]), suffix="points")
+    grid = ctx.op(MatMul(transpose_b=True), points, theta, suffix="grid")
+    batch = ctx.op(Slice(), size, i64(ctx, [0]), i64(ctx, [1]), i64(ctx, [1]), i64(ctx, [0]), suffix="batch")
+    target = ctx.op(Concat(axis=0), batch, extent, i64(ctx, [spatial]), suffix="grid_shape")
+    return [ctx.op(Reshape(special_zero=False), grid, target)]
+
+
+def _normalised_coordinates(ctx: ExtractContext, dim: OutPort, like: OutPort, align: bool, k: int) -> OutPort:
+    """Pixel i of ``dim`` in [-1, 1]: -1 + 2i / (dim - 1) at the corners, else (2i + 1) / dim - 1."""
+    from irconv_opset import Add, ConvertLike, Divide, Maximum, Multiply, Range, Squeeze, Subtract
+
+    et = like.data.element_type if like.data.element_type.is_float else ElementType.f32
+    n = ctx.op(Squeeze(), dim, i64(ctx, [0]), suffix=f"n{k}")
+    index = ctx.op(Range(output_type=et), i64(ctx, 0), n, i64(ctx, 1), suffix=f"index{k}")
+    n_float = ctx.op(ConvertLike(), n, index, suffix=f"n{k}_float")
+    one, two = typed_const(ctx, 1, index, "one"), typed_const(ctx, 2, index, "two")
+    if align:
+        span = ctx.op(Maximum(), ctx.op(Subtract(), n_float, one, suffix=f"last{k}"), one, suffix=f"span{k}")
+        scaled = ctx.op(Divide(), ctx.op(Multiply(), index, two, suffix=f"twice{k}"), span, suffix=f"scaled{k}")
+    else:
+        centre = ctx.op(Add(), ctx.op(Multiply(), index, two, suffix=f"twice{k}"), one, suffix=f"centre{k}")
+        scaled = ctx.op(Divide(), centre, n_float, suffix=f"scaled{k}")
+    return ctx.op(Subtract(), scaled, one, suffix=f"normalised{k}")
+
+
 def _strictly_above(ctx: ExtractContext, threshold: OutPort) -> OutPort:
     """ONNX suppresses a box when IoU > threshold, OpenVINO when IoU >= threshold: raise the
     threshold to the next f32 (x * (1 + 2^-23) rounds up one step; at least the smallest normal
@@ -168,6 +219,7 @@ def extractors() -> list[Extractor]:
         onnx_op("Resize", _upsample, 10, 10, produces="Interpolate"),
         onnx_op("Resize", _resize, 11, produces="Interpolate", optional={1: HANDLED, 2: HANDLED, 3: HANDLED}),
         onnx_op("GridSample", _grid_sample, 16, produces="GridSample"),
+        onnx_op("AffineGrid", _affine_grid, 20, produces="Range, Broadcast, MatMul"),
         onnx_op("RoiAlign", _roi_align, 10, produces="ROIAlign"),
         onnx_op("NonMaxSuppression", _nms, 10, produces="NonMaxSuppression", optional={
             2: constant([0], np.int64),  # no boxes per class

@@ -8,7 +8,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
+from irconv.ops import Const, Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
@@ -59,7 +59,8 @@ def _grouped_weights(ctx: ExtractContext, weights: OutPort, group: int) -> OutPo
     """[O, I/g, k...] -> [g, O/g, I/g, k...] (numpy when constant, else from ShapeOf)."""
     from irconv_opset import Concat, Reshape, ShapeOf, Slice
 
-    value = ctx.input_value(1)
+    op = weights.node.op
+    value = op.value if isinstance(op, Const) else weights.data.value
     if value is not None:
         return ctx.const(value.reshape((group, -1) + value.shape[1:]), suffix="weights")
     shape = ctx.op(ShapeOf(), weights, suffix="weights_shape")

@@ -31,10 +31,24 @@ def _along_axis(ctx: ExtractContext, param: OutPort, data_idx: int, axis: int) -
     return ctx.op(Reshape(special_zero=False), param, i64(ctx, [-1] + [1] * (rank - 1 - axis)), suffix="per_axis")
 
 
-def _check_blocks(ctx: ExtractContext) -> None:
-    a = attrs(ctx)
-    if a.int("block_size", 0):
-        raise a.bad("block_size", a.int("block_size"), "blocked quantization is not supported")
+def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
+    """Scale or zero point ``idx`` shaped to broadcast against the data (input 0): per tensor,
+    per ``axis``, or blocked (``block_size`` > 0: the same rank as the data, each entry
+    covering ``block_size`` consecutive elements along ``axis``)."""
+    from irconv_opset import Divide, Gather, Range, ShapeOf
+
+    block = attrs(ctx).int("block_size", 0)
+    if not block:
+        return _along_axis(ctx, ctx.input(idx), 0, axis)
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise attrs(ctx).bad("block_size", block, "blocked quantization needs the data rank")
+    axis %= rank
+    length = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(0), suffix="shape"), i64(ctx, axis), i64(ctx, 0),
+                    suffix="length")
+    positions = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length, i64(ctx, 1), suffix="positions")
+    blocks = ctx.op(Divide(m_pythondiv=True), positions, i64(ctx, block), suffix="blocks")
+    return ctx.op(Gather(), ctx.input(idx), blocks, i64(ctx, axis), suffix=f"blocked_{idx}")
 
 
 def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: OutPort | None,
@@ -55,7 +69,6 @@ def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: O
 
 
 def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    _check_blocks(ctx)
     a = attrs(ctx)
     axis = a.int("axis", 1)
     if ctx.has_input(2):
@@ -67,8 +80,8 @@ def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if target not in _RANGES:
         raise a.bad("output type", target.value, "OpenVINO quantization supports 8/16/32-bit integers")
     x = ctx.input(0)
-    scale = _along_axis(ctx, ctx.input(1), 0, axis)
-    zero = _along_axis(ctx, ctx.input(2), 0, axis) if ctx.has_input(2) else None
+    scale = _parameter(ctx, 1, axis)
+    zero = _parameter(ctx, 2, axis) if ctx.has_input(2) else None
     return [_quantize_float(ctx, x, scale, zero, target)]
 
 
@@ -82,10 +95,9 @@ def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutP
 
 
 def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    _check_blocks(ctx)
     axis = attrs(ctx).int("axis", 1)
-    scale = _along_axis(ctx, ctx.input(1), 0, axis)
-    zero = _along_axis(ctx, ctx.input(2), 0, axis) if ctx.has_input(2) else None
+    scale = _parameter(ctx, 1, axis)
+    zero = _parameter(ctx, 2, axis) if ctx.has_input(2) else None
     return [_dequantize_port(ctx, ctx.input(0), scale, zero)]
 
 
@@ -166,6 +178,36 @@ def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_quantize_float(ctx, product, ctx.input(6), ctx.input(7), target)]
 
 
+def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Dequantize x and w (w per output channel), convolve in float, add the int32 bias
+    scaled by x_scale * w_scale, quantize with y_scale and y_zero_point."""
+    from irconv_opset import Add, Convert, Convolution, GroupConvolution, Multiply, Unsqueeze
+
+    from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
+
+    a = attrs(ctx)
+    x = _dequantize_port(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
+    w_scale = _along_axis(ctx, ctx.input(4), 3, 0)
+    w = _dequantize_port(ctx, ctx.input(3), w_scale, _along_axis(ctx, ctx.input(5), 3, 0))
+    spatial = _spatial_rank(node, ctx, 3)
+    win = _Window(a, spatial)
+    common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin, pads_end=win.pads_end,
+                  auto_pad=win.auto_pad)
+    group = a.int("group", 1)
+    if group == 1:
+        y = ctx.op(Convolution(**common), x, w, suffix="conv")
+    else:
+        y = ctx.op(GroupConvolution(**common), x, _grouped_weights(ctx, w, group), suffix="conv")
+    if ctx.has_input(8):
+        bias = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(8), suffix="bias_f32")
+        bias_scale = ctx.op(Multiply(), ctx.input(1), ctx.input(4), suffix="bias_scale")
+        bias = ctx.op(Multiply(), bias, bias_scale, suffix="bias_float")
+        bias = ctx.op(Unsqueeze(), bias, i64(ctx, list(range(1, spatial + 1))), suffix="bias")
+        y = ctx.op(Add(), y, bias, suffix="add_bias")
+    target = ctx.input(7).data.element_type
+    return [_quantize_float(ctx, y, ctx.input(6), ctx.input(7), target)]
+
+
 def extractors() -> list[Extractor]:
     from functools import partial
 
@@ -177,4 +219,5 @@ def extractors() -> list[Extractor]:
         onnx_op("QLinearMatMul", _qlinear_matmul, 10, produces="MatMul, Round, Convert"),
         onnx_op("MatMulInteger", partial(_int_product, False), 10, produces="MatMul, Convert", optional=zero_points),
         onnx_op("ConvInteger", partial(_int_product, True), 10, produces="Convolution, Convert", optional=zero_points),
+        onnx_op("QLinearConv", _qlinear_conv, 10, produces="Convolution, Round, Clamp, Convert", optional={8: HANDLED}),
     ]

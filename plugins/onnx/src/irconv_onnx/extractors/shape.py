@@ -458,6 +458,9 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     upper = bool(attrs(ctx).int("upper", 1))
     x = ctx.input(0)
+    shape = ctx.input_shape(0)
+    if shape is not None and 0 in shape:
+        return [x]  # nothing to mask in an empty tensor (and the CPU plugin fails on empty Range/Select)
     shape = ctx.op(ShapeOf(), x, suffix="shape")
     rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
     cols = ctx.op(Gather(), shape, i64(ctx, -1), i64(ctx, 0), suffix="cols")
