@@ -107,6 +107,7 @@ def test_bad_sources_are_one_line_errors(tmp_path, capsys):
     assert "'models' list" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_dask_executor_on_a_local_cluster(zoo, tmp_path):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "ir"
@@ -115,6 +116,7 @@ def test_dask_executor_on_a_local_cluster(zoo, tmp_path):
     assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
 
 
+@pytest.mark.slow
 def test_ray_executor_on_a_local_cluster(zoo, tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "ir"

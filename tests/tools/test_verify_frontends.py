@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import corrupt_largest_const
+from ir_damage import corrupt_largest_const
 from irconv.cli.main import main
 
 pytest.importorskip("openvino")
