@@ -82,6 +82,12 @@ def value_of(port: OutPort) -> np.ndarray | None:
     return None if port.data.shape_derived else port.data.value
 
 
+def input_value(node: Node, idx: int) -> np.ndarray | None:
+    """``value_of`` the tensor at input ``idx`` (None when that input is not connected)."""
+    source = node.in_port(idx).get_source() if node.has_input(idx) else None
+    return None if source is None else value_of(source)
+
+
 def is_float(value: np.ndarray | None) -> bool:
     return value is not None and value.dtype.kind == "f"
 

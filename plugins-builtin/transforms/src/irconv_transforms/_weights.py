@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import Node, OutPort, Rewriter
 
-from irconv_transforms._fusion import value_of
+from irconv_transforms._fusion import input_value, value_of
 
 CONVOLUTIONS = ("Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData")
 WEIGHTED = (*CONVOLUTIONS, "MatMul")
@@ -22,7 +22,7 @@ def weights(node: Node) -> np.ndarray | None:
     """The constant floating weights (input 1) of a weighted op, else None."""
     if not node.has_input(1):
         return None
-    value = value_of(node.in_port(1).get_source())  # type: ignore[arg-type]
+    value = input_value(node, 1)
     if value is None or value.dtype.kind != "f":
         return None
     if node.type == "MatMul" and value.ndim != 2:

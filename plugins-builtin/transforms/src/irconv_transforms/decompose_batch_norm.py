@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import Match, Rewriter, op
 
-from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, value_of
+from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, input_value
 
 
 class DecomposeBatchNorm(Fusion):
@@ -22,13 +22,14 @@ class DecomposeBatchNorm(Fusion):
         bn = match["bn"]
         data_input = int(getattr(bn.op, "data_input", 0))
         params = [i for i in range(5) if i != data_input]  # gamma, beta, mean, var in order
-        values = [None if not bn.has_input(i) else value_of(bn.in_port(i).get_source()) for i in params]
+        values = [input_value(bn, i) for i in params]
         source = bn.in_port(data_input).get_source()
         shape = None if source is None else source.data.shape
-        if source is None or shape is None or len(shape) < 2 or any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if source is None or shape is None or len(shape) < 2 or len(known) != 4:
             return False
-        gamma, beta, mean, var = (np.asarray(v, np.float64).reshape(-1) for v in values)  # type: ignore[arg-type]
-        dtype = values[0].dtype  # type: ignore[union-attr]
+        gamma, beta, mean, var = (np.asarray(v, np.float64).reshape(-1) for v in known)
+        dtype = known[0].dtype
         scale = gamma / np.sqrt(var + float(bn.op.epsilon))  # type: ignore[attr-defined]
         shift = beta - mean * scale
         view = (-1,) + (1,) * (len(shape) - 2)

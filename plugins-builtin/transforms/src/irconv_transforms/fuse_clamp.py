@@ -26,7 +26,7 @@ class FuseClamp(Fusion):
         from irconv_opset import Clamp
 
         x = match.port("x")
-        bounds = []
+        bounds: list[float | None] = []
         for name in ("lo", "hi"):
             if name not in match.nodes:
                 bounds.append(0.0)

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import numpy as np
-from irconv import Match, Node, Rewriter, any_, const, op
+from collections.abc import Callable
 
-from irconv_transforms._fusion import Fusion, value_of
+import numpy as np
+from irconv import Match, Node, Pat, Rewriter, any_, const, op
+
+from irconv_transforms._fusion import Fusion, input_value
 
 _X = any_("x")
 
 
-def _values(*expected: list[int]):  # type: ignore[no-untyped-def]
-    return [const(where=lambda n, e=e: _equal(n, e)) for e in expected]
+def _values(*expected: list[int]) -> list[Pat]:
+    """Integer constants holding exactly these values."""
+    return [const(where=_equal_to(e)) for e in expected]
 
 
-def _equal(node: Node, expected: list[int]) -> bool:
-    value = node.op.value  # type: ignore[attr-defined]
-    return value.dtype.kind in "iu" and value.reshape(-1).tolist() == expected
+def _equal_to(expected: list[int]) -> Callable[[Node], bool]:
+    def equal(node: Node) -> bool:
+        value = node.op.value  # type: ignore[attr-defined]
+        return bool(value.dtype.kind in "iu" and value.reshape(-1).tolist() == expected)
+
+    return equal
 
 
 class FuseFlattenReshape(Fusion):
@@ -51,7 +57,7 @@ class FuseFlattenReshape(Fusion):
         if concat.num_inputs() != 2 or int(getattr(concat.op, "axis", 0)) != 0:
             return False
         if piece.num_inputs() > 4:
-            axes = value_of(piece.in_port(4).get_source())  # type: ignore[arg-type]
+            axes = input_value(piece, 4)
             if axes is None or axes.reshape(-1).tolist() != [0]:
                 return False
         reshape = match["reshape"]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 from irconv import Graph, Node, Rewriter, TransformContext
 
 from irconv_transforms import _weights
-from irconv_transforms._fusion import HandFusion, frozen_predicate, value_of
+from irconv_transforms._fusion import HandFusion, frozen_predicate, input_value
 
 
 class FuseGroupedConvolution(HandFusion):
@@ -29,34 +30,36 @@ class FuseGroupedConvolution(HandFusion):
         return rw.modified
 
 
-def _fuse(rw: Rewriter, concat: Node, frozen) -> None:  # type: ignore[no-untyped-def]
+def _fuse(rw: Rewriter, concat: Node, frozen: Callable[[Node], bool]) -> None:
     from irconv_opset import GroupConvolution
 
     shape = concat.out_port(0).data.shape
     if shape is None or int(getattr(concat.op, "axis", 0)) not in (1, 1 - len(shape)):
         return
-    convs = [p.get_source().node if p.get_source() else None for p in concat.in_ports()]
-    if len(convs) < 2 or any(c is None or c.type != "Convolution" for c in convs):
+    producers = [p.get_source() for p in concat.in_ports()]
+    convs = [p.node for p in producers if p is not None and p.node.type == "Convolution"]
+    if len(convs) < 2 or len(convs) != len(producers):
         return
-    sources = [c.in_port(0).get_source() for c in convs]  # type: ignore[union-attr]
+    sources = [c.in_port(0).get_source() for c in convs]
     split = sources[0].node if sources[0] is not None else None
     if split is None or split.type not in ("Split", "VariadicSplit") or split.num_outputs() != len(convs):
         return
     if not _equal_channel_split(split):
         return
-    weights = [_weights.weights(c) for c in convs]  # type: ignore[arg-type]
-    first = convs[0].op  # type: ignore[union-attr]
+    weights = [w for w in (_weights.weights(c) for c in convs) if w is not None]
+    if len(weights) != len(convs):
+        return
+    first = convs[0].op
     for i, (conv, source, w) in enumerate(zip(convs, sources, weights, strict=True)):
-        assert conv is not None
         if source is None or source.node is not split or source.idx != i or len(source.get_destinations()) != 1:
             return
-        if w is None or w.shape != weights[0].shape or conv.op.ir_attributes() != first.ir_attributes():
+        if w.shape != weights[0].shape or conv.op.ir_attributes() != first.ir_attributes():
             return
         if len(conv.out_port(0).get_destinations()) != 1 or conv.out_port(0).data.names:
             return
-    if any(frozen(n) for n in [concat, split, *convs]):  # type: ignore[list-item]
+    if any(frozen(n) for n in [concat, split, *convs]):
         return
-    stacked = np.stack(weights)  # type: ignore[arg-type]
+    stacked = np.stack(weights)
     op = GroupConvolution(**{f.name: getattr(first, f.name) for f in dataclasses.fields(GroupConvolution)})
     data = split.in_port(0).get_source()
     assert data is not None
@@ -65,14 +68,15 @@ def _fuse(rw: Rewriter, concat: Node, frozen) -> None:  # type: ignore[no-untype
 
 
 def _equal_channel_split(split: Node) -> bool:
-    shape = split.in_port(0).get_source().data.shape if split.in_port(0).get_source() else None  # type: ignore[union-attr]
-    axis = value_of(split.in_port(1).get_source()) if split.has_input(1) else None  # type: ignore[arg-type]
+    data = split.in_port(0).get_source()
+    shape = None if data is None else data.data.shape
+    axis = input_value(split, 1)
     if shape is None or axis is None or axis.size != 1:
         return False
     if int(axis.reshape(-1)[0]) % len(shape) != 1:
         return False
     if split.type == "VariadicSplit":
-        lengths = value_of(split.in_port(2).get_source()) if split.has_input(2) else None  # type: ignore[arg-type]
+        lengths = input_value(split, 2)
         if lengths is None or len(set(int(v) for v in lengths.reshape(-1))) != 1:
             return False
     return True

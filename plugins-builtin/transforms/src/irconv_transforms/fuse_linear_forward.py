@@ -90,7 +90,7 @@ def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         groups, per_group = w.shape[0], w.shape[2]
         b = np.broadcast_to(b.astype(np.float64), (groups * per_group,)).reshape(groups, 1, per_group, *spatial[1:])
         per_out = (w64 * b).reshape(groups * w.shape[1], -1).sum(axis=1)
-    return per_out.reshape((1, -1) + (1,) * (rank - 2))
+    return np.asarray(per_out).reshape((1, -1) + (1,) * (rank - 2))
 
 
 def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bool:

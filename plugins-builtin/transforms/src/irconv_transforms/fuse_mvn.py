@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import Match, Pat, Rewriter, any_, const, op
 
-from irconv_transforms._fusion import Fusion, float_const, kept_reduction, scalar, uniform, value_of
+from irconv_transforms._fusion import Fusion, float_const, input_value, kept_reduction, scalar, uniform
 
 
 def _patterns() -> tuple[Pat, ...]:
@@ -55,7 +55,7 @@ class FuseMvn(Fusion):
         if any(match.ports.get(name) not in (None, port) for name, port in (("x", x), ("mean", mean_port))):
             return False
         rank = max(len(x.data.shape), 1)
-        mean_axes = value_of(mean.in_port(1).get_source()) if mean.has_input(1) else None  # type: ignore[arg-type]
+        mean_axes = input_value(mean, 1)
         if mean_axes is None:
             return False
         axes = np.unique(mean_axes.reshape(-1).astype(np.int64) % rank)

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 from irconv import Match, Node, Rewriter, any_, op
 
-from irconv_transforms._fusion import Fusion, value_of
+from irconv_transforms._fusion import Fusion, input_value
 
 _WINDOWED = ("Convolution", "GroupConvolution", "AvgPool", "MaxPool")
 
@@ -47,7 +47,7 @@ class FusePad(Fusion):
 def _spatial_pads(pad: Node) -> tuple[list[int], list[int]] | None:
     if _text(getattr(pad.op, "pad_mode", "constant")) != "constant":
         return None
-    values = [value_of(pad.in_port(i).get_source()) if pad.has_input(i) else None for i in range(4)]  # type: ignore[arg-type]
+    values = [input_value(pad, i) for i in range(4)]
     begin, end, fill = values[1], values[2], values[3]
     if begin is None or end is None or (pad.has_input(3) and (fill is None or np.any(fill != 0))):
         return None

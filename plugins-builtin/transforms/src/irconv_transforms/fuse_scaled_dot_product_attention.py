@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import Match, Node, OutPort, Pat, Rewriter, any_, op
 
-from irconv_transforms._fusion import Fusion, float_const, uniform, value_of
+from irconv_transforms._fusion import Fusion, float_const, input_value, uniform
 
 
 def _plain_matmul(node: Node) -> bool:
@@ -47,11 +47,11 @@ class FuseScaledDotProductAttention(Fusion):
 
         q, v = match.port("q"), match.port("v")
         k = match.port("k") if "k" in match.nodes else match.port("kt")
-        ranks = {len(p.data.shape) if p.data.shape is not None else None for p in (q, k, v)}
-        if len(ranks) != 1 or None in ranks or min(ranks) < 3:  # type: ignore[type-var]
+        shapes = [p.data.shape for p in (q, k, v)]
+        ranks = {len(s) for s in shapes if s is not None}
+        if None in shapes or len(ranks) != 1 or min(ranks) < 3:
             return False
         rank = ranks.pop()
-        assert rank is not None
         axis = int(getattr(match["softmax"].op, "axis", -1))
         if axis % rank != rank - 1:
             return False
@@ -92,7 +92,7 @@ def _keys(rw: Rewriter, kt: OutPort, rank: int, like: Node) -> OutPort:
     swap = [*range(rank - 2), rank - 1, rank - 2]
     source, perm = kt, swap
     if kt.node.type == "Transpose" and len(kt.get_destinations()) == 1 and kt.node.has_input(1):
-        value = value_of(kt.node.in_port(1).get_source())  # type: ignore[arg-type]
+        value = input_value(kt.node, 1)
         inner = kt.node.in_port(0).get_source()
         if value is not None and value.size == rank and inner is not None:
             composed = [int(value.reshape(-1)[i]) % rank for i in swap]

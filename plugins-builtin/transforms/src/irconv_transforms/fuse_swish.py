@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Match, Rewriter, any_, op
+from irconv import Match, Pat, Rewriter, any_, op
 
 from irconv_transforms._fusion import Fusion, float_const, keeps_shape, scalar, uniform
 
 _X = any_("x")
 
 
-def _beta_times_x() -> tuple:  # type: ignore[type-arg]
+def _beta_times_x() -> tuple[Pat, ...]:
     return (_X, op("Multiply", _X, float_const("beta"), commutative=True, single_use=True))
 
 
-def _exp_of(inner) -> object:  # type: ignore[no-untyped-def]
+def _exp_of(inner: Pat) -> Pat:
     return op("Exp", inner, single_use=True)
 
 
-def _patterns() -> tuple:  # type: ignore[type-arg]
+def _patterns() -> tuple[Pat, ...]:
     found = []
     for inner in _beta_times_x():
         found.append(op("Multiply", _X, op("Sigmoid", inner, single_use=True), bind="root", commutative=True))

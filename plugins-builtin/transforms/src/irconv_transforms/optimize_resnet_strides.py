@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from irconv import Graph, InPort, Node, OutPort, Rewriter, Trait, TransformContext
 
@@ -11,7 +12,23 @@ from irconv_transforms import _weights
 from irconv_transforms._fusion import HandFusion, frozen_predicate, value_of
 from irconv_transforms.options import DISABLE_RESNET_OPTIMIZATION
 
-Plan = list[tuple[str, object]]
+
+@dataclass(frozen=True)
+class _Stride:
+    """Multiply the strides of this convolution."""
+
+    node: Node
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """Subsample ``port`` with a 1x1 MaxPool for these readers."""
+
+    port: OutPort
+    readers: list[InPort]
+
+
+Plan = list[_Stride | _Pool]
 
 
 class _NoGain(Exception):
@@ -52,7 +69,7 @@ class OptimizeResnetStrides(HandFusion):
                 _plan(source, stride, readers, plan, frozen, set(), top=True)
             except _NoGain:
                 continue
-            if not any(kind == "stride" for kind, _ in plan):
+            if not any(isinstance(item, _Stride) for item in plan):
                 continue
             _carry_out(rw, plan, stride)
             for reader in readers:
@@ -102,10 +119,15 @@ def _plan(
         and shape is not None
         and len(shape) == len(stride) + 2
     )
-    if own and _strideable(node):
-        plan.append(("stride", node))
+    if shape is None or not own:
+        if top:
+            raise _NoGain
+        plan.append(_Pool(port, wanting))
         return
-    if own and node.op.has(Trait.ELEMENTWISE):
+    if _strideable(node):
+        plan.append(_Stride(node))
+        return
+    if node.op.has(Trait.ELEMENTWISE):
         for idx, source in enumerate(p.get_source() for p in node.in_ports()):
             if source is None:
                 raise _NoGain
@@ -121,25 +143,24 @@ def _plan(
         return
     if top:
         raise _NoGain
-    plan.append(("pool", (port, wanting)))
+    plan.append(_Pool(port, wanting))
 
 
 def _carry_out(rw: Rewriter, plan: Plan, stride: tuple[int, ...]) -> None:
     from irconv_opset import MaxPool_v1
 
     rank = len(stride)
-    for kind, item in plan:
-        if kind == "pool":
-            port, readers = item  # type: ignore[misc]
+    for item in plan:
+        if isinstance(item, _Pool):
             pool = MaxPool_v1(
                 strides=stride, pads_begin=(0,) * rank, pads_end=(0,) * rank, kernel=(1,) * rank,
                 rounding_type="floor", auto_pad="explicit",
             )
-            pooled = rw.op(pool, port, like=port.node)
-            for reader in readers:
+            pooled = rw.op(pool, item.port, like=item.port.node)
+            for reader in item.readers:
                 rw.set_input(reader, pooled)
-    for kind, item in plan:
-        if kind == "stride":
-            node: Node = item  # type: ignore[assignment]
+    for item in plan:
+        if isinstance(item, _Stride):
+            node = item.node
             strides = tuple(int(a) * b for a, b in zip(node.op.strides, stride, strict=True))  # type: ignore[attr-defined]
             rw.replace_op(node, dataclasses.replace(node.op, strides=strides))  # type: ignore[type-var]

@@ -21,7 +21,7 @@ def split_regexes(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-DISABLE_FUSING = Option(
+DISABLE_FUSING: Option[bool] = Option(
     "fusing.disable",
     bool,
     default=False,
@@ -30,7 +30,7 @@ DISABLE_FUSING = Option(
     help="turn off every optimisation fusion: linear-op fusing, pad folding, grouped convolutions, "
     "activation and attention patterns, ResNet stride optimisation",
 )
-FINEGRAIN_FUSING = Option(
+FINEGRAIN_FUSING: Option[str | None] = Option(
     "fusing.finegrain",
     str,
     default=None,
@@ -41,7 +41,7 @@ FINEGRAIN_FUSING = Option(
     help="nodes whose name (or source-framework name) fully matches one of these regular "
     "expressions are never touched by any fusion",
 )
-DISABLE_RESNET_OPTIMIZATION = Option(
+DISABLE_RESNET_OPTIMIZATION: Option[bool] = Option(
     "fusing.disable_resnet_optimization",
     bool,
     default=False,
