@@ -145,3 +145,9 @@ def test_a_model_that_kills_its_worker_fails_alone(zoo, tmp_path, monkeypatch):
     assert report["net02.onnx"]["status"] == "failed" and "worker process died" in report["net02.onnx"]["error"]
     assert report["broken.onnx"]["status"] == "failed"
     assert {n for n, r in report.items() if r["status"] == "ok"} == {"net01.onnx", "net03.onnx", "nested/net00.onnx"}
+
+
+def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
+    assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 1
+    assert "no.such" in capsys.readouterr().err
+    assert not (tmp_path / "ir").exists()

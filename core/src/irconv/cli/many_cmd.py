@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("-j must be at least 1")
     host = batch.worker_host(tuple(args.disable_plugin))  # built once, inherited by forked workers
     global_options = tuple(_pair(item) for item in args.option)
+    table = host.registry().options
+    for key, _ in global_options:
+        if table.by_name(key) is None:
+            raise table.unknown(key, "--option")
     if args.source.is_dir():
         out = args.out or Path.cwd() / "irconv-out"
         jobs = discover(args.source, out, host, global_options)
