@@ -130,7 +130,8 @@ class RichProgress:
             if self._task is not None:
                 self._bar.remove_task(self._task)
             self._unit = unit
-            self._task = self._bar.add_task(name, total=total or None, amount="", item="")
+            amount = f"0/{_amount(total, unit)}" if total else ""
+            self._task = self._bar.add_task(name, total=total or None, amount=amount, item="")
             self._total = total
 
     def advance(self, amount: int = 1, item: str = "") -> None:
