@@ -160,3 +160,23 @@ def test_convert_verify_without_a_verifier_fails_before_converting(tmp_path, mon
     assert code == 1
     assert "no installed plugin can run toy models" in capsys.readouterr().err
     assert not (tmp_path / "o.xml").exists()
+
+
+def test_convert_verify_seed_changes_the_random_inputs(tmp_path, toy_cli, monkeypatch, capsys):
+    seen = []
+
+    def fake_run_ir(xml, inputs):
+        seen.append(inputs["x"].copy())
+        return [({"y"}, np.maximum(inputs["x"], 0))]
+
+    monkeypatch.setattr(verify_mod, "run_ir", fake_run_ir)
+    args = ["convert", str(toy_model(tmp_path)), "-o", str(tmp_path / "o.xml"), "--verify", "-q"]
+    for seed in ("0", "0", "7"):
+        assert main([*args, "--verify-seed", seed]) == 0
+    assert np.array_equal(seen[0], seen[1]) and not np.array_equal(seen[0], seen[2])
+    assert seen[0].shape == (2, 3) and seen[0].dtype == np.float32
+
+
+def test_verify_needs_the_ir_format(tmp_path, toy_cli, capsys):
+    code = main(["convert", str(toy_model(tmp_path)), "-o", str(tmp_path / "o.xml"), "--verify", "--format", "other"])
+    assert code == 1 and "needs --format ir11" in capsys.readouterr().err
