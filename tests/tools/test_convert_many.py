@@ -117,6 +117,20 @@ def test_dask_executor_on_a_local_cluster(zoo, tmp_path):
 
 
 @pytest.mark.slow
+def test_dask_executor_on_an_existing_scheduler(zoo, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        out = tmp_path / "ir"
+        assert main(["convert-many", str(zoo), "-o", str(out), "--executor", "dask", "--address", address, "-q"]) == 1
+    report = read_report(out / "report.json")
+    assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
+
+
+@pytest.mark.slow
 def test_ray_executor_on_a_local_cluster(zoo, tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "ir"
