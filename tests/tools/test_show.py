@@ -205,6 +205,7 @@ def test_diff_page_shows_the_changes_tab_in_a_browser(model, tmp_path):
     rows = re.findall(r'<tr( class="changed")?><td>(front|middle|back)</td><td>([a-z0-9_.]+)</td>', changes.stdout)
     assert rows and any(changed for changed, _, _ in rows)
     assert "source nodes gone" in changes.stdout
+    assert re.search(r"<main hidden", changes.stdout) and re.search(r'<div id="changes">', changes.stdout)
     source = headless(browser, page, tmp_path / "profile", "--dump-dom", fragment="#tab=source")
     drawn = re.findall(r'<g class="node[^"]*"[^>]*data-name="([^"]*)"', source.stdout)
     assert "block0/bn" in drawn and 'data-name="block0/bn"' in source.stdout
