@@ -165,3 +165,23 @@ def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
     assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 1
     assert "no.such" in capsys.readouterr().err
     assert not (tmp_path / "ir").exists()
+
+
+def test_a_model_that_takes_too_long_is_stopped(zoo, tmp_path, monkeypatch):
+    import irconv.pipeline.run as run
+
+    original = run.convert
+
+    def hang_on_net03(path, *args, **kwargs):
+        if path.name == "net03.onnx":
+            time.sleep(60)
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(run, "convert", hang_on_net03)
+    out = tmp_path / "ir"
+    start = time.perf_counter()
+    assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q", "--timeout", "2"]) == 1
+    assert time.perf_counter() - start < 50
+    report = read_report(out / "report.json")
+    assert report["net03.onnx"]["status"] == "failed" and report["net03.onnx"]["error"] == "timed out after 2 s"
+    assert report["net01.onnx"]["status"] == "ok"

@@ -8,11 +8,15 @@ never an exception that stops the batch.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import resource
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -33,6 +37,7 @@ class Job:
     weights: str | None = None
     inputs: tuple[str, ...] = ()
     options: tuple[tuple[str, str], ...] = ()  # plugin options by name, as --option gives them
+    timeout: float | None = None  # seconds; enforced where the job runs on a process's main thread
 
 
 @dataclass
@@ -112,13 +117,51 @@ def _peak_memory_mb(reset_worked: bool) -> float:
 
 
 def convert_one(job: Job, disabled: tuple[str, ...] = ()) -> Result:
-    """Convert one job in this process; every failure becomes a failed ``Result``."""
-    from irconv.pipeline.options import ConversionOptions, InputSpec
-    from irconv.pipeline.run import ConversionReport, convert, save
-
+    """Convert one job in this process; every failure (and running out of time) becomes a
+    failed ``Result``."""
     result = Result(job.name, job.model, job.output, "failed", worker=os.getpid())
     reset = _reset_peak_memory()
     start = time.perf_counter()
+    try:
+        with _time_limit(job.timeout):
+            _convert(job, disabled, result)
+    except _TimedOut:
+        result.error = f"timed out after {job.timeout:g} s"
+    result.seconds = round(time.perf_counter() - start, 3)
+    result.peak_mb = round(_peak_memory_mb(reset), 1)
+    return result
+
+
+class _TimedOut(BaseException):
+    """Raised in the converting thread when the job's time is up (not an Exception: the
+    pipeline's own error handling must not swallow it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` (SIGALRM; only on a process's main thread, where
+    the local pool and sequential runs convert; Python code is interrupted between bytecodes)."""
+    usable = seconds and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds or 0))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _convert(job: Job, disabled: tuple[str, ...], result: Result) -> None:
+    from irconv.pipeline.options import ConversionOptions, InputSpec
+    from irconv.pipeline.run import ConversionReport, convert, save
+
     try:
         host = worker_host(disabled)
         table = host.registry().options
@@ -139,9 +182,6 @@ def convert_one(job: Job, disabled: tuple[str, ...] = ()) -> Result:
         result.error = _first_line(str(exc))
     except Exception as exc:  # a bug while converting one model must not stop the batch
         result.error = _first_line(f"internal error: {type(exc).__name__}: {exc}")
-    result.seconds = round(time.perf_counter() - start, 3)
-    result.peak_mb = round(_peak_memory_mb(reset), 1)
-    return result
 
 
 def _first_line(text: str) -> str:

@@ -12,12 +12,14 @@ model; IR files are not re-converted). A manifest lists models explicitly::
         output: ssd.xml                # optional, relative to output_dir
         inputs: ["data[1,3,300,300]"]
         options: {caffe.custom_layers: map.xml}
+        timeout: 600                   # seconds (default: --timeout, or none)
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import time
@@ -45,6 +47,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument("--address", help="address of an existing Dask scheduler / Ray cluster (default: start a local one)")
     p.add_argument("--report", type=Path, help="per-model report, .json or .csv (default: <output folder>/report.json)")
     p.add_argument("--force", action="store_true", help="convert even models whose IR is up to date")
+    p.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="give up on a model after this long (process executor)"
+    )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a plugin option for every model")
     p.add_argument("--disable-plugin", action="append", default=[], metavar="NAME")
     p.add_argument("-q", "--quiet", action="store_true", help="only the summary")
@@ -73,6 +78,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.source} is neither a folder of models nor a manifest file")
     if not jobs:
         raise UserError(f"no model that an installed loader recognises was found in {args.source}")
+    if args.timeout is not None:
+        if args.timeout <= 0:
+            raise UserError("--timeout must be a positive number of seconds")
+        jobs = [job if job.timeout else dataclasses.replace(job, timeout=args.timeout) for job in jobs]
     results: list[Result] = []
     todo = []
     for job in jobs:
@@ -184,6 +193,7 @@ def read_manifest(path: Path, out: Path | None, options: tuple[tuple[str, str], 
                 weights=str(base / str(entry["weights"])) if entry.get("weights") else None,
                 inputs=tuple(str(s) for s in entry.get("inputs", ())),
                 options=options + per_model,
+                timeout=float(entry["timeout"]) if entry.get("timeout") else None,
             )
         )
     return jobs, out
