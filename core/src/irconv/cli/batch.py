@@ -16,11 +16,11 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from types import FrameType
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from irconv.errors import IrconvError, UserError
