@@ -50,6 +50,8 @@ def run_cases(fmt: Format, indices: range | list[int], seed: int, limits: Limits
         model, extra, change = fmt.make_case(seed_path, case_dir / "in", rng)
         outcome = convert_case(model, case_dir / "out" / "model.xml", extra, limits)
         cases.append(Case(fmt.name, i, seed_path.name, change, outcome))
+        if len(cases) % 100 == 0:
+            print(f"  {fmt.name}: {len(cases)} cases", file=sys.stderr, flush=True)
         if not outcome.good:
             yield_finding(cases[-1], case_dir)
         shutil.rmtree(case_dir, ignore_errors=True)

@@ -35,6 +35,11 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
         op.infer(node)
     except IrconvError:
         raise
+    except RecursionError:
+        raise ConversionError(
+            f"node {node.name!r} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
+            "infer; flatten the control flow or split the model"
+        ) from None
     except Exception as exc:
         raise ConversionError(
             f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
