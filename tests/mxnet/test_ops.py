@@ -330,3 +330,10 @@ def test_deconvolution_target_shape(target: tuple[int, int], tmp_path, checkpoin
     (got,) = convert_run(path, {"data": x})
     assert got.shape == want.shape == (1, 6, *target)
     assert relative_error(got, want) <= 1e-4
+
+
+@pytest.mark.parametrize("codes", [(0, -3, -2), (-1, 0), (0, -4, -1, 2, -2), (-3, -1)])
+def test_reshape_with_dynamic_dims(codes: tuple[int, ...], check_symbol) -> None:  # type: ignore[no-untyped-def]
+    """Dynamic input dims are read with ShapeOf: the IR stays reshapeable."""
+    symbol = sym.Reshape(X, shape=codes)
+    check_symbol(symbol, data(2, 4, 3, 5), name="reshape_dynamic", inputs=["data[?,4,3,?]"])
