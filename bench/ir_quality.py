@@ -8,7 +8,10 @@ fusing on, fp16 weight compression) and with OpenVINO's converter (``openvino.co
   ``.bin`` size of each;
 - the CPU latency of both IRs measured side by side in this one process: both compiled with
   the LATENCY hint, warmed up, then run alternately for ``--iterations`` rounds on the same
-  input; the median of each and the irconv/ovc ratio;
+  input; the median of each, and the median of the per-round irconv/ovc ratios (both runs of
+  a round see the same machine load). This runs twice, compiling in one order and then the
+  other, and the ratios are combined by their geometric mean (the first compiled model tends
+  to run slightly differently: comparing an IR with itself showed up to 2% of such bias);
 - the largest difference between the two IRs' outputs (a sanity check; the conversion tests
   compare with the frameworks themselves).
 
@@ -224,8 +227,10 @@ def convert_both(model: Path, out: Path) -> tuple[Path, Path]:
     return ours, theirs
 
 
-def latency(ours: Path, theirs: Path, iterations: int) -> tuple[float, float, float]:
-    """Median ms of each IR, run alternately; and the largest output difference."""
+def latency(ours: Path, theirs: Path, iterations: int) -> tuple[float, float, float, float]:
+    """Median ms of each IR, run alternately; the median of the per-round ratios (each round
+    runs both back to back, so a ratio compares runs under the same machine load); and the
+    largest output difference."""
     import openvino as ov
 
     core = ov.Core()
@@ -249,7 +254,8 @@ def latency(ours: Path, theirs: Path, iterations: int) -> tuple[float, float, fl
             requests[k].infer([x])
             times[k].append((time.perf_counter() - start) * 1000)
     diff = float(np.abs(outputs[0] - outputs[1]).max())
-    return statistics.median(times[0]), statistics.median(times[1]), diff
+    ratio = statistics.median(a / b for a, b in zip(times[0], times[1], strict=True))
+    return statistics.median(times[0]), statistics.median(times[1]), ratio, diff
 
 
 def main() -> None:
@@ -271,10 +277,16 @@ def main() -> None:
         for name in args.models:
             model = BUILDERS[name](out)
             ours, theirs = convert_both(model, out)
-            ms_ours, ms_theirs, diff = latency(ours, theirs, args.iterations)
+            # Two passes with the compile and run order swapped: whichever model is compiled
+            # first tends to run a little differently, and this cancels that out.
+            half = max(args.iterations // 2, 1)
+            ms_ours, ms_theirs, ratio, diff = latency(ours, theirs, half)
+            ms_theirs_2, ms_ours_2, inverse, _ = latency(theirs, ours, half)
+            ms_ours, ms_theirs = (ms_ours + ms_ours_2) / 2, (ms_theirs + ms_theirs_2) / 2
+            ratio = float(np.sqrt(ratio / inverse))
             mib = [p.with_suffix(".bin").stat().st_size / 2**20 for p in (ours, theirs)]
             print(f"| {name} | {layers_of(ours)} | {layers_of(theirs)} | {mib[0]:.2f} | {mib[1]:.2f} "
-                  f"| {ms_ours:.2f} | {ms_theirs:.2f} | {ms_ours / ms_theirs:.3f} | {diff:.1e} |", flush=True)
+                  f"| {ms_ours:.2f} | {ms_theirs:.2f} | {ratio:.3f} | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":
