@@ -74,19 +74,23 @@ def detections(rows: np.ndarray) -> np.ndarray:
     return valid[order]
 
 
+@pytest.mark.parametrize("batch", [1, 3])
 @pytest.mark.parametrize("force_suppress", [False, True], ids=["per_class", "force_suppress"])
-def test_ssd_head_detections_match_as_sets(force_suppress: bool, checkpoint, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]
+def test_ssd_head_detections_match_as_sets(force_suppress: bool, batch: int, checkpoint, convert_run,  # type: ignore[no-untyped-def]
+                                           mxnet_run) -> None:
     symbol, args = ssd_head(force_suppress=force_suppress)
-    x = rand(1, 3, 32, 32, low=-2, high=2, seed=99)
+    x = rand(batch, 3, 32, 32, low=-2, high=2, seed=99)
     (want,) = mxnet_run(symbol, {"data": x}, args, {})
     path = checkpoint("ssd", symbol, args)
     (got,) = convert_run(path, {"data": x})
     assert got.shape == want.shape
-    expected, found = detections(want[0]), detections(got[0])
-    assert 5 <= len(expected) < want.shape[1], "the test head should keep some boxes and drop others"
-    assert len(found) == len(expected)
-    assert relative_error(found, expected) <= 1e-4
-    print(f"SSD head (force_suppress={force_suppress}): {len(expected)} detections of {want.shape[1]} anchors match")
+    for image in range(batch):
+        expected, found = detections(want[image]), detections(got[image])
+        assert 5 <= len(expected) < want.shape[1], "the test head should keep some boxes and drop others"
+        assert len(found) == len(expected)
+        assert relative_error(found, expected) <= 1e-4
+        print(f"SSD head (force_suppress={force_suppress}, image {image + 1}/{batch}): "
+              f"{len(expected)} detections of {want.shape[1]} anchors match")
 
 
 def test_ssd_head_with_nms_topk(checkpoint, convert_run, mxnet_run) -> None:  # type: ignore[no-untyped-def]
@@ -170,6 +174,7 @@ def nms_rows(count: int = 24, seed: int = 21) -> np.ndarray:
     return np.concatenate([ids, scores, boxes], axis=1)[None].astype(np.float32)
 
 
+@pytest.mark.parametrize("leading", [(1,), (), (2, 3)], ids=["1xNxK", "NxK", "2x3xNxK"])
 @pytest.mark.parametrize(
     "attrs",
     [
@@ -180,5 +185,7 @@ def nms_rows(count: int = 24, seed: int = 21) -> np.ndarray:
     ],
     ids=["per_class", "force_suppress", "valid_background", "topk"],
 )
-def test_box_nms(attrs: dict[str, object], check_symbol) -> None:  # type: ignore[no-untyped-def]
-    check_symbol(sym.contrib.box_nms(X, **attrs), {"data": nms_rows()}, rtol=1e-5)
+def test_box_nms(attrs: dict[str, object], leading: tuple[int, ...], check_symbol) -> None:  # type: ignore[no-untyped-def]
+    items = int(np.prod(leading)) if leading else 1
+    rows = np.concatenate([nms_rows(seed=21 + i) for i in range(items)]).reshape(*leading, 24, 6)
+    check_symbol(sym.contrib.box_nms(X, **attrs), {"data": rows}, rtol=1e-5)

@@ -63,8 +63,10 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (class - 1, score, xmin, ymin, xmax, ymax; -1 rows after the detections).
 
     MXNet keeps one class per anchor (its best foreground class), so the other class
-    scores are zeroed before DetectionOutput. Batch 1 only; ``force_suppress`` (NMS
-    across classes) is not expressible with DetectionOutput.
+    scores are zeroed before DetectionOutput. For ``force_suppress`` (NMS across classes),
+    which DetectionOutput cannot do, and for batches (whose per-image rows DetectionOutput
+    does not keep apart), the boxes are decoded here and the best-class rows go through
+    NonMaxSuppression.
     """
     from irconv_opset import (
         Concat,
@@ -82,14 +84,14 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     cls_prob, loc_pred, anchors = ctx.input(0), ctx.input(1), ctx.input(2)
     shape = ctx.input_shape(0)
-    if shape is None or any(d is None for d in shape) or shape[0] != 1:
-        raise bad(ctx, "cls_prob", shape, "MultiBoxDetection needs a static class-probability shape with batch 1")
-    _, classes, count = (int(d) for d in shape)  # type: ignore[arg-type]
+    if shape is None or any(d is None for d in shape):
+        raise bad(ctx, "cls_prob", shape, "MultiBoxDetection needs a static class-probability shape")
+    batch, classes, count = (int(d) for d in shape)  # type: ignore[arg-type]
     background = integer(ctx, "background_id", 0)
     if background != 0:
         raise bad(ctx, "background_id", background, "only background class 0 is supported")
-    if flag(ctx, "force_suppress", False):
-        return [_multibox_across_classes(ctx, classes, count)]
+    if batch != 1 or flag(ctx, "force_suppress", False):
+        return [_multibox_by_nms(ctx, batch, classes, count)]
     # One class per anchor: keep the best foreground score, zero the others and the background.
     foreground = ctx.op(Slice(), cls_prob, i64(ctx, [1]), i64(ctx, [classes]), i64(ctx, [1]), i64(ctx, [1]),
                         suffix="foreground")
@@ -135,15 +137,15 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [1, count, 6]))]
 
 
-def _decode(ctx: ExtractContext, count: int) -> OutPort:
-    """Boxes [count, 4] from the anchors and the predicted offsets (MXNet's center-size decoding)."""
+def _decode(ctx: ExtractContext, batch: int, count: int) -> OutPort:
+    """Boxes [B, A, 4] from the anchors and the predicted offsets (MXNet's center-size decoding)."""
     from irconv_opset import Add, Clamp, Concat, Exp, Multiply, Reshape, Split, Subtract
 
     variances = floats(ctx, "variances", (0.1, 0.1, 0.2, 0.2))
-    anchors = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [count, 4]), suffix="anchor_rows")
-    offsets = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [count, 4]), suffix="offset_rows")
-    a = ctx.add(Split(num_splits=4), [anchors, i64(ctx, 1, "axis")], "anchor_split")
-    p = ctx.add(Split(num_splits=4), [offsets, i64(ctx, 1, "axis")], "offset_split")
+    anchors = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [1, count, 4]), suffix="anchor_rows")
+    offsets = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [batch, count, 4]), suffix="offset_rows")
+    a = ctx.add(Split(num_splits=4), [anchors, i64(ctx, 2, "axis")], "anchor_split")
+    p = ctx.add(Split(num_splits=4), [offsets, i64(ctx, 2, "axis")], "offset_split")
     left, top, right, bottom = (a.out_port(i) for i in range(4))
     half = like_const(ctx, 0.5, anchors, "half")
     width = ctx.op(Subtract(), right, left, suffix="anchor_w")
@@ -164,36 +166,37 @@ def _decode(ctx: ExtractContext, count: int) -> OutPort:
                                    height, suffix="h"), half, suffix="oh")
     corners = [ctx.op(Subtract(), ox, ow, suffix="x1"), ctx.op(Subtract(), oy, oh, suffix="y1"),
                ctx.op(Add(), ox, ow, suffix="x2"), ctx.op(Add(), oy, oh, suffix="y2")]
-    boxes = ctx.op(Concat(axis=1), *corners, suffix="boxes")
+    boxes = ctx.op(Concat(axis=2), *corners, suffix="boxes")
     if flag(ctx, "clip", True):
         boxes = ctx.op(Clamp(min=0.0, max=1.0), boxes, suffix="clipped")
     return boxes
 
 
-def _multibox_across_classes(ctx: ExtractContext, classes: int, count: int) -> OutPort:
-    """Rows (best foreground class - 1, its score, box) of anchors scoring at least
-    ``threshold``, through one class-agnostic NMS, as MXNet's [1, A, 6]."""
+def _multibox_by_nms(ctx: ExtractContext, batch: int, classes: int, count: int) -> OutPort:
+    """Rows (best foreground class - 1, its score, box) of the anchors scoring at least
+    ``threshold``, through NonMaxSuppression (per class, or across classes with
+    ``force_suppress``), as MXNet's [B, A, 6]."""
     from irconv_opset import Concat, Convert, GreaterEqual, Reshape, Slice, TopK
 
-    from irconv_mxnet.extractors.nms import select_rows
+    from irconv_mxnet.extractors.nms import select_rows, separate_classes
 
     cls_prob = ctx.input(0)
     foreground = ctx.op(Slice(), cls_prob, i64(ctx, [1]), i64(ctx, [classes]), i64(ctx, [1]), i64(ctx, [1]),
                         suffix="foreground")
-    foreground = ctx.op(Reshape(special_zero=False), foreground, i64(ctx, [classes - 1, count]), suffix="fg_rows")
-    best = ctx.add(TopK(axis=0, mode="max", sort="none", index_element_type=ElementType.i64),
+    best = ctx.add(TopK(axis=1, mode="max", sort="none", index_element_type=ElementType.i64),
                    [foreground, i64(ctx, 1, "k")], "best_class")
-    score = ctx.op(Reshape(special_zero=False), best.out_port(0), i64(ctx, [count, 1]), suffix="score")
+    score = ctx.op(Reshape(special_zero=False), best.out_port(0), i64(ctx, [batch, count]), suffix="score")
     label = ctx.op(Convert(destination_type=ElementType.from_numpy(dtype_of(cls_prob))), best.out_port(1),
                    suffix="label_value")
-    label = ctx.op(Reshape(special_zero=False), label, i64(ctx, [count, 1]), suffix="label")
-    boxes = _decode(ctx, count)
-    rows = ctx.op(Concat(axis=1), label, score, boxes, suffix="rows")
-    flat_score = ctx.op(Reshape(special_zero=False), score, i64(ctx, [count]), suffix="flat_score")
-    valid = ctx.op(GreaterEqual(), flat_score, like_const(ctx, number(ctx, "threshold", 0.01), cls_prob, "threshold"),
+    label = ctx.op(Reshape(special_zero=False), label, i64(ctx, [batch, count]), suffix="label")
+    boxes = _decode(ctx, batch, count)
+    columns = [ctx.op(Reshape(special_zero=False), p, i64(ctx, [batch, count, 1]), suffix=f"{n}_col")
+               for p, n in ((label, "label"), (score, "score"))]
+    rows = ctx.op(Concat(axis=2), *columns, boxes, suffix="rows")
+    valid = ctx.op(GreaterEqual(), score, like_const(ctx, number(ctx, "threshold", 0.01), cls_prob, "threshold"),
                    suffix="valid")
-    out = select_rows(ctx, rows, boxes, flat_score, valid, number(ctx, "nms_threshold", 0.5), count, 6)
-    return ctx.op(Reshape(special_zero=False), out, i64(ctx, [1, count, 6]))
+    competing = boxes if flag(ctx, "force_suppress", False) else separate_classes(ctx, boxes, label)
+    return select_rows(ctx, rows, competing, score, valid, number(ctx, "nms_threshold", 0.5))
 
 
 def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:

@@ -11,44 +11,78 @@ from irconv.types import ElementType
 from irconv_mxnet.extractors._common import bad, flag, i64, integer, like_const, mx_op, number
 
 
-def separate_classes(ctx: ExtractContext, boxes: OutPort, ids: OutPort, count: int) -> OutPort:
-    """Boxes [count, 4] shifted by class id past every other class's (IoU 0 across classes),
-    so one single-class NMS serves any set of class ids."""
-    from irconv_opset import Abs, Add, Multiply, ReduceMax, Reshape
+def separate_classes(ctx: ExtractContext, boxes: OutPort, ids: OutPort) -> OutPort:
+    """Boxes [..., A, 4] shifted by their class ids [..., A] past every other class's boxes
+    (IoU 0 across classes), so one single-class NMS serves any set of class ids."""
+    from irconv_opset import Abs, Add, Multiply, ReduceMax, Unsqueeze
 
-    span = ctx.op(ReduceMax(keep_dims=False), ctx.op(Abs(), boxes, suffix="abs"), i64(ctx, [0, 1]), suffix="extent")
+    rank = boxes.data.shape
+    axes = list(range(len(rank))) if rank is not None else [0, 1]
+    span = ctx.op(ReduceMax(keep_dims=False), ctx.op(Abs(), boxes, suffix="abs"), i64(ctx, axes), suffix="extent")
     span = ctx.op(Add(), ctx.op(Multiply(), span, like_const(ctx, 4, boxes, "four"), suffix="wide"),
                   like_const(ctx, 1, boxes, "one"), suffix="span")
-    shift = ctx.op(Reshape(special_zero=False), ctx.op(Multiply(), ids, span, suffix="class_shift"),
-                   i64(ctx, [count, 1]), suffix="class_shift_col")
+    shift = ctx.op(Unsqueeze(), ctx.op(Multiply(), ids, span, suffix="class_shift"), i64(ctx, [-1]),
+                   suffix="class_shift_col")
     return ctx.op(Add(), boxes, shift, suffix="boxes_by_class")
 
 
 def select_rows(ctx: ExtractContext, rows: OutPort, boxes: OutPort, scores: OutPort, valid: OutPort,
-                iou: float, count: int, width: int, center: bool = False) -> OutPort:
-    """The ``rows`` [count, width] NMS keeps (boxes [count, 4], ``valid`` ones competing),
-    sorted by score, followed by -1 rows up to ``count``."""
-    from irconv_opset import Concat, Gather, NonMaxSuppression, Reshape, Select, Slice
+                iou: float, center: bool = False) -> OutPort:
+    """Per batch item, the ``rows`` [B, A, W] that NMS keeps (boxes [B, A, 4], scores and
+    ``valid`` [B, A]), sorted by score, followed by -1 rows: [B, A, W].
 
+    NonMaxSuppression gives (batch, class, box) triples sorted by score; each kept row is
+    scattered to its batch item at its rank among that item's triples.
+    """
+    from irconv_opset import (
+        Broadcast,
+        Concat,
+        Convert,
+        CumSum,
+        Equal,
+        Gather,
+        GatherND,
+        Multiply,
+        NonMaxSuppression,
+        ReduceSum,
+        ScatterNDUpdate,
+        Select,
+        Subtract,
+        Unsqueeze,
+    )
+
+    from irconv_mxnet.extractors._common import shape_of
+
+    shape = rows.data.shape
+    assert shape is not None and shape[0] is not None and shape[1] is not None
+    batch, count = int(shape[0]), int(shape[1])
     masked = ctx.op(Select(), valid, scores, like_const(ctx, -1e30, scores, "lowest"), suffix="masked_scores")
     nms = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=True,
                             output_type=ElementType.i64)
     selected = ctx.add(nms, [
-        ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [1, count, 4]), suffix="nms_boxes"),
-        ctx.op(Reshape(special_zero=False), masked, i64(ctx, [1, 1, count]), suffix="nms_scores"),
+        boxes,
+        ctx.op(Unsqueeze(), masked, i64(ctx, [1]), suffix="nms_scores"),
         i64(ctx, [count], "max_boxes"),
         like_const(ctx, [iou], scores, "iou"),
         like_const(ctx, [-1e29], scores, "score_threshold"),
-    ], "nms")
-    picked = ctx.op(Gather(), selected.out_port(0), i64(ctx, 2), i64(ctx, 1, "axis"), suffix="picked")
-    kept = ctx.op(Gather(), rows, picked, i64(ctx, 0, "axis"), suffix="kept")
-    padding = like_const(ctx, -np.ones((count, width)), rows, "padding")
-    out = ctx.op(Concat(axis=0), kept, padding, suffix="padded")
-    return ctx.op(Slice(), out, i64(ctx, [0]), i64(ctx, [count]), i64(ctx, [1]), i64(ctx, [0]), suffix="first_rows")
+    ], "nms").out_port(0)
+    item_and_box = ctx.op(Gather(), selected, i64(ctx, [0, 2]), i64(ctx, 1, "axis"), suffix="item_box")
+    kept = ctx.op(GatherND(), rows, item_and_box, suffix="kept")
+    item = ctx.op(Gather(), selected, i64(ctx, [0]), i64(ctx, 1, "axis"), suffix="item")  # [M, 1]
+    one_hot = ctx.op(Convert(destination_type=ElementType.i64),
+                     ctx.op(Equal(), item, i64(ctx, np.arange(batch)), suffix="is_item"), suffix="one_hot")
+    seen = ctx.op(CumSum(), one_hot, i64(ctx, 0, "axis"), suffix="seen")  # [M, B]
+    rank = ctx.op(ReduceSum(keep_dims=True), ctx.op(Multiply(), seen, one_hot, suffix="own"), i64(ctx, [1]),
+                  suffix="rank_plus_one")
+    rank = ctx.op(Subtract(), rank, i64(ctx, 1, "one"), suffix="rank")
+    where = ctx.op(Concat(axis=1), item, rank, suffix="where")
+    width = shape_of(ctx, rows, "rows_shape")
+    empty = ctx.op(Broadcast(), like_const(ctx, -1, rows, "minus_one"), width, suffix="empty")
+    return ctx.op(ScatterNDUpdate(), empty, where, kept, suffix="selected_rows")
 
 
 def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """box_nms on [1, N, K] (or [N, K]) rows: NonMaxSuppression on the boxes at
+    """box_nms on rows [..., N, K] (each leading index a batch item): NonMaxSuppression on the boxes at
     ``coord_start``, scored by ``score_index``, per ``id_index`` class unless
     ``force_suppress``; kept rows sorted by score, then -1 rows, in the input's shape.
 
@@ -58,10 +92,10 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Gather, Greater, GreaterEqual, LogicalAnd, NotEqual, ReduceMin, Reshape, Slice, TopK
 
     shape = ctx.input_shape(0)
-    if shape is None or any(d is None for d in shape[-2:]) or len(shape) not in (2, 3) or \
-            (len(shape) == 3 and shape[0] != 1):
-        raise bad(ctx, "data", shape, "box_nms needs [N, K] or [1, N, K] rows with static N and K")
+    if shape is None or len(shape) < 2 or any(d is None for d in shape):
+        raise bad(ctx, "data", shape, "box_nms needs rows [..., N, K] of a static shape")
     count, width = int(shape[-2]), int(shape[-1])  # type: ignore[arg-type]
+    batch = int(np.prod([int(d) for d in shape[:-2]], dtype=np.int64))  # type: ignore[arg-type]
     in_format = str(ctx.attr("in_format", "corner"))
     if in_format != str(ctx.attr("out_format", "corner")):
         raise bad(ctx, "out_format", ctx.attr("out_format"), "converting box formats is not supported")
@@ -71,12 +105,12 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     background = integer(ctx, "background_id", -1)
     topk = integer(ctx, "topk", -1)
     x = ctx.input(0)
-    rows = ctx.op(Reshape(special_zero=False), x, i64(ctx, [count, width]), suffix="rows")
+    rows = ctx.op(Reshape(special_zero=False), x, i64(ctx, [batch, count, width]), suffix="rows")
 
     def column(index: int, name: str) -> OutPort:
-        return ctx.op(Gather(), rows, i64(ctx, index), i64(ctx, 1, "axis"), suffix=name)
+        return ctx.op(Gather(), rows, i64(ctx, index), i64(ctx, 2, "axis"), suffix=name)
 
-    boxes = ctx.op(Slice(), rows, i64(ctx, [start]), i64(ctx, [start + 4]), i64(ctx, [1]), i64(ctx, [1]),
+    boxes = ctx.op(Slice(), rows, i64(ctx, [start]), i64(ctx, [start + 4]), i64(ctx, [1]), i64(ctx, [2]),
                    suffix="boxes")
     scores = column(score_index, "scores")
     valid = ctx.op(Greater(), scores, like_const(ctx, number(ctx, "valid_thresh", 0.0), x, "valid_thresh"),
@@ -87,15 +121,15 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
             not_background = ctx.op(NotEqual(), ids, like_const(ctx, background, x, "background"), suffix="not_bg")
             valid = ctx.op(LogicalAnd(), valid, not_background, suffix="valid_fg")
         if not flag(ctx, "force_suppress", False):
-            boxes = separate_classes(ctx, boxes, ids, count)
+            boxes = separate_classes(ctx, boxes, ids)
     if 0 < topk < count:
-        best = ctx.add(TopK(axis=0, mode="max", sort="value", index_element_type=ElementType.i64),
+        best = ctx.add(TopK(axis=1, mode="max", sort="value", index_element_type=ElementType.i64),
                        [scores, i64(ctx, topk, "k")], "topk")
-        kth = ctx.op(ReduceMin(keep_dims=False), best.out_port(0), i64(ctx, [0]), suffix="kth")
+        kth = ctx.op(ReduceMin(keep_dims=True), best.out_port(0), i64(ctx, [1]), suffix="kth")
         valid = ctx.op(LogicalAnd(), valid, ctx.op(GreaterEqual(), scores, kth, suffix="in_topk"), suffix="valid_k")
-    out = select_rows(ctx, rows, boxes, scores, valid, number(ctx, "overlap_thresh", 0.5), count, width,
+    out = select_rows(ctx, rows, boxes, scores, valid, number(ctx, "overlap_thresh", 0.5),
                       center=in_format == "center")
-    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, list(shape)))]
+    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [int(d) for d in shape]))]  # type: ignore[arg-type]
 
 
 def extractors() -> list[Extractor]:
