@@ -337,3 +337,33 @@ def test_reshape_with_dynamic_dims(codes: tuple[int, ...], check_symbol) -> None
     """Dynamic input dims are read with ShapeOf: the IR stays reshapeable."""
     symbol = sym.Reshape(X, shape=codes)
     check_symbol(symbol, data(2, 4, 3, 5), name="reshape_dynamic", inputs=["data[?,4,3,?]"])
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["forward", "bidirectional"])
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN_relu", "RNN_tanh"])
+def test_gluon_recurrent_layer(kind: str, bidirectional: bool, layers: int, tmp_path, convert_run) -> None:  # type: ignore[no-untyped-def]
+    """A hybridized gluon.rnn layer exports one fused RNN op over `_rnn_param_concat`."""
+    from irconv_mxnet.testing import relative_error
+
+    mx.random.seed(7)
+    name, _, activation = kind.partition("_")
+    if name == "RNN":
+        net = mx.gluon.rnn.RNN(6, num_layers=layers, activation=activation, bidirectional=bidirectional,
+                               input_size=4)
+    else:
+        net = getattr(mx.gluon.rnn, name)(6, num_layers=layers, bidirectional=bidirectional, input_size=4)
+    net.initialize(mx.init.Uniform(0.5))
+    net.hybridize()
+    directions = 2 if bidirectional else 1
+    x = rand(5, 3, 4, low=-1, high=1)
+    states = [rand(layers * directions, 3, 6, seed=i + 1) for i in range(2 if name == "LSTM" else 1)]
+    out, new_states = net(mx.nd.array(x), [mx.nd.array(s) for s in states])
+    net.export(str(tmp_path / "rnn"))
+    feeds = {"data0": x, **{f"data{i + 1}": s for i, s in enumerate(states)}}
+    got = convert_run(tmp_path / "rnn-symbol.json", feeds)
+    want = [out.asnumpy(), *(s.asnumpy() for s in new_states)]
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.shape == w.shape
+        assert relative_error(g, w) <= 1e-4

@@ -21,8 +21,9 @@ def all_extractors() -> list[Extractor]:
         nms,
         nn,
         normalization,
+        recurrent,
         shape,
     )
 
-    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra)
+    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra, recurrent)
     return [e for module in modules for e in module.extractors()]

@@ -344,7 +344,7 @@ def extractors() -> list[Extractor]:
         *mx_op("reshape_like", reshape_like, "Reshape"),
         *mx_op("transpose", transpose, "Transpose"),
         *mx_op(("SwapAxis", "swapaxes"), swap_axis, "Transpose"),
-        *mx_op(("Concat", "concat"), concat, "Concat"),
+        *mx_op(("Concat", "concat", "_rnn_param_concat"), concat, "Concat"),
         *mx_op("stack", stack, "Unsqueeze, Concat"),
         *mx_op(("SliceChannel", "split"), split, "Split"),
         *mx_op(("slice", "crop"), slice_, "Slice"),
