@@ -142,19 +142,97 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_add_bias(ctx, out, 2, spatial)]
 
 
+def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DeformConv-19 as DeformableConvolution-8 (bilinear sampling with zeros outside the image,
+    the mask as modulation), plus the bias."""
+    from irconv_opset import DeformableConvolution
+
+    a = attrs(ctx)
+    spatial = _spatial_rank(node, ctx, 1)
+    w = _Window(a, spatial)
+    op = DeformableConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
+                               pads_end=w.pads_end, auto_pad="explicit", group=a.int("group", 1),
+                               deformable_group=a.int("offset_group", 1), bilinear_interpolation_pad=True)
+    inputs = [ctx.input(0), ctx.input(2), ctx.input(1)] + ([ctx.input(4)] if ctx.has_input(4) else [])
+    return [_add_bias(ctx, ctx.op(op, *inputs, suffix="deform_conv"), 3, spatial)]
+
+
+def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Scatter X into zeros at MaxPool's flat indices (over the whole output tensor); the output
+    shape is output_shape, else (in - 1) * stride - pads + kernel per spatial axis."""
+    from irconv_opset import (
+        Add,
+        Broadcast,
+        Convert,
+        Gather,
+        Multiply,
+        Pad,
+        ReduceProd,
+        Reshape,
+        ScatterElementsUpdate,
+        ShapeOf,
+        Subtract,
+    )
+
+    a = attrs(ctx)
+    kernel = a.ints("kernel_shape")
+    spatial = len(kernel)
+    strides = a.ints("strides", [1] * spatial)
+    pads = a.ints("pads", [0] * 2 * spatial)
+    x = ctx.input(0)
+    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    dims = ctx.op(Gather(), shape, i64(ctx, list(range(2 + spatial))), i64(ctx, 0), suffix="dims")
+    grown = ctx.op(Multiply(), ctx.op(Add(), dims, i64(ctx, [0, 0] + [-1] * spatial), suffix="less_one"),
+                   i64(ctx, [1, 1] + strides), suffix="strided")
+    extra = [k - pads[i] - pads[spatial + i] for i, k in enumerate(kernel)]
+    target = ctx.op(Add(), grown, i64(ctx, [0, 0] + extra), suffix="default_shape")
+    total = ctx.op(ReduceProd(keep_dims=True), target, i64(ctx, [0]), suffix="total")
+    zeros = ctx.op(Broadcast(), typed_const(ctx, 0, x, "zero"), total, suffix="zeros")
+    flat_x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1]), suffix="flat_x")
+    flat_i = ctx.op(Reshape(special_zero=False), ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1),
+                                                        suffix="indices"), i64(ctx, [-1]), suffix="flat_indices")
+    scattered = ctx.op(ScatterElementsUpdate(), zeros, flat_i, flat_x, i64(ctx, 0), suffix="scattered")
+    unpooled = ctx.op(Reshape(special_zero=False), scattered, target, suffix="unpooled")
+    if not ctx.has_input(2):
+        return [unpooled]
+    # The indices address the default shape; a larger output_shape adds zeros at the end.
+    wanted = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="output_shape")
+    end = ctx.op(Subtract(), wanted, target, suffix="pad_end")
+    return [ctx.op(Pad(pad_mode="constant"), unpooled, i64(ctx, [0] * (2 + spatial)), end)]
+
+
 def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MaxPool
 
     a = attrs(ctx)
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
-    if a.int("storage_order", 0) and len(node.out_ports()) > 1:
-        raise a.bad("storage_order", 1, "column-major indices are not supported")
+    column_major = bool(a.int("storage_order", 0)) and len(node.out_ports()) > 1
+    shape = ctx.input_shape(0)
+    if column_major and (len(kernel) != 2 or shape is None or shape[2] is None or shape[3] is None):
+        raise a.bad("storage_order", 1, "column-major indices need 2-D pooling with static spatial sizes")
     pool = ctx.add(MaxPool(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin, pads_end=w.pads_end,
                            kernel=kernel, rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor",
                            auto_pad=w.auto_pad, index_element_type=ElementType.i64, axis=0),
                    [ctx.input(0)], "pool")
-    return [pool.out_port(0), pool.out_port(1)][: len(node.out_ports())]
+    indices = pool.out_port(1)
+    if column_major:
+        assert shape is not None
+        indices = _column_major(ctx, indices, int(shape[2]), int(shape[3]))
+    return [pool.out_port(0), indices][: len(node.out_ports())]
+
+
+def _column_major(ctx: ExtractContext, index: OutPort, height: int, width: int) -> OutPort:
+    """Row-major flat indices c*H*W + h*W + w as column-major c*H*W + h + w*H."""
+    from irconv_opset import Add, Divide, FloorMod, Multiply, Subtract
+
+    plane = height * width
+    within = ctx.op(FloorMod(), index, i64(ctx, plane), suffix="within")
+    base = ctx.op(Subtract(), index, within, suffix="plane_start")
+    h = ctx.op(Divide(m_pythondiv=True), within, i64(ctx, width), suffix="row")
+    w = ctx.op(FloorMod(), within, i64(ctx, width), suffix="column")
+    return ctx.op(Add(), base, ctx.op(Add(), h, ctx.op(Multiply(), w, i64(ctx, height), suffix="column_offset"),
+                                      suffix="column_major_within"), suffix="column_major")
 
 
 def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -287,7 +365,9 @@ def extractors() -> list[Extractor]:
         onnx_op("Conv", _conv, produces="Convolution, GroupConvolution", optional={2: HANDLED}),
         onnx_op("ConvTranspose", _conv_transpose, produces="ConvolutionBackpropData, GroupConvolutionBackpropData",
                 optional={2: HANDLED}),
+        onnx_op("DeformConv", _deform_conv, 19, produces="DeformableConvolution, Add", optional={3: HANDLED, 4: HANDLED}),
         onnx_op("MaxPool", _max_pool, produces="MaxPool"),
+        onnx_op("MaxUnpool", _max_unpool, 9, produces="ScatterElementsUpdate, Reshape", optional={2: HANDLED}),
         onnx_op("AveragePool", _avg_pool, produces="AvgPool"),
         onnx_op("LpPool", _lp_pool, produces="AvgPool, Power"),
         onnx_op("GlobalAveragePool", partial(_global_pool, "avg"), produces="ReduceMean"),

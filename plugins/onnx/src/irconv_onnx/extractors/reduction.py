@@ -53,7 +53,34 @@ def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, boo
         rank, axes_shape = ctx.input_rank(0), axes.data.shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
             return [drop_dynamic_axes(ctx, build(ctx, x, axes, True), axes, rank, axes_shape[0])]
-    return [build(ctx, x, axes, keep)]
+    result = build(ctx, x, axes, keep)
+    if op_type in ("ReduceMax", "ReduceMin") and _reduces_nothing(ctx):
+        return [_identity_fill(ctx, result, op_type == "ReduceMax")]
+    return [result]
+
+
+def _reduces_nothing(ctx: ExtractContext) -> bool:
+    """True when the input is statically empty: every output element (if any) then reduces an
+    empty set, whichever axes are reduced (a kept empty axis leaves no elements at all)."""
+    shape = ctx.input_shape(0)
+    return shape is not None and 0 in shape
+
+
+def _identity_fill(ctx: ExtractContext, like: OutPort, is_max: bool) -> OutPort:
+    """The max (min) over nothing is the identity of max (min): -inf (+inf), or the integer extreme."""
+    from irconv_opset import Broadcast, ShapeOf
+
+    et = like.data.element_type
+    if et is ElementType.boolean:  # max of nothing is false (any), min of nothing is true (all)
+        value, dtype = not is_max, np.bool_
+    elif et.is_float:
+        value = -np.inf if is_max else np.inf
+        dtype = et.numpy if et is not ElementType.bf16 else np.float32
+    else:
+        info = np.iinfo(et.numpy)
+        value, dtype = (info.min if is_max else info.max), et.numpy
+    fill = ctx.const(np.asarray(value, dtype), suffix="identity")
+    return ctx.op(Broadcast(), fill, ctx.op(ShapeOf(), like, suffix="reduced_shape"), suffix="empty_reduction")
 
 
 def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:

@@ -176,8 +176,10 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = attrs(ctx)
     mode = a.string("mode", "constant")
     modes = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
+    if mode == "wrap":
+        return [_wrap_pad(ctx)]
     if mode not in modes:
-        raise a.bad("mode", mode, "OpenVINO Pad has constant, reflect and edge (no wrap)")
+        raise a.bad("mode", mode, "expected constant, reflect, edge or wrap")
     x = ctx.input(0)
     if opset(ctx) < 11:
         pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
@@ -209,6 +211,41 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
         begin, end = split.out_port(0), split.out_port(1)
     inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
     return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
+
+
+def _wrap_pad(ctx: ExtractContext) -> OutPort:
+    """Pad mode=wrap: per padded axis, gather positions ``-begin .. dim + end`` modulo ``dim``
+    (negative pads crop); pads may be run-time values, the rank must be known."""
+    from irconv_opset import Add, Convert, FloorMod, Gather, Negative, Range, ShapeOf
+
+    a = attrs(ctx)
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise a.bad("mode", "wrap", "wrap padding needs a known rank")
+    pads = ctx.input_value(1)
+    axes = ctx.input_value(3) if ctx.has_input(3) else np.arange(rank)
+    if axes is None:
+        raise a.bad("mode", "wrap", "wrap padding needs constant axes")
+    axes = [int(v) % rank for v in axes]
+    x = ctx.input(0)
+    runtime = None if pads is not None else ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1),
+                                                    suffix="pads_i64")
+    for i, axis in enumerate(axes):
+        if pads is not None:
+            if not pads[i] and not pads[len(axes) + i]:
+                continue
+            begin, end = i64(ctx, int(pads[i]), f"begin{axis}"), i64(ctx, int(pads[len(axes) + i]), f"end{axis}")
+        else:
+            assert runtime is not None
+            begin = ctx.op(Gather(), runtime, i64(ctx, i), i64(ctx, 0), suffix=f"begin{axis}")
+            end = ctx.op(Gather(), runtime, i64(ctx, len(axes) + i), i64(ctx, 0), suffix=f"end{axis}")
+        dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix=f"shape{axis}"), i64(ctx, axis), i64(ctx, 0),
+                     suffix=f"dim{axis}")
+        positions = ctx.op(Range(output_type=ElementType.i64), ctx.op(Negative(), begin, suffix=f"first{axis}"),
+                           ctx.op(Add(), dim, end, suffix=f"stop{axis}"), i64(ctx, 1), suffix=f"positions{axis}")
+        wrapped = ctx.op(FloorMod(), positions, dim, suffix=f"wrapped{axis}")
+        x = ctx.op(Gather(), x, wrapped, i64(ctx, axis), suffix=f"wrap{axis}")
+    return x
 
 
 def _scatter_pads(ctx: ExtractContext, x: OutPort, pads: OutPort, axes: OutPort) -> tuple[OutPort, OutPort]:
