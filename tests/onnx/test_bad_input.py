@@ -54,11 +54,12 @@ def test_missing_external_data(tmp_path: Path) -> None:
 
 def test_attribute_openvino_cannot_express(tmp_path: Path) -> None:
     path = tmp_path / "model.onnx"
-    node = helper.make_node("Pad", ["x", "pads"], ["y"], name="wrap_pad", mode="wrap")
-    pads = numpy_helper.from_array(np.ones(8, np.int64), "pads")
-    onnx.save_model(_model(node, [pads]), str(path))
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="cubic_resize", mode="cubic",
+                            exclude_outside=1)
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    onnx.save_model(_model(node, [scales]), str(path))
     out = tmp_path / "out.xml"
-    _assert_failed_cleanly(_convert(path, out), out, "wrap_pad", "mode", "wrap")
+    _assert_failed_cleanly(_convert(path, out), out, "cubic_resize", "exclude_outside")
 
 
 def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> None:

@@ -112,7 +112,8 @@ def test_nms_without_iou_threshold(convert_and_compare) -> None:
 def test_quantize_dequantize_without_zero_points(convert_and_compare) -> None:
     nodes = [helper.make_node("QuantizeLinear", ["x", "scale", ""], ["q"]),
              helper.make_node("DequantizeLinear", ["q", "scale", ""], ["y"])]
-    model = _model(nodes, [_in("x", [2, 6])], [("q", TensorProto.UINT8), "y"], [_c("scale", np.float32(0.02))], opset=13)
+    model = _model(nodes, [_in("x", [2, 6])], [("q", TensorProto.UINT8), "y"], [_c("scale", np.float32(0.02))],
+                   opset=13)
     convert_and_compare(model, {"x": np.abs(_f32(2, 6))})
 
 
