@@ -21,9 +21,10 @@ def all_extractors() -> list[Extractor]:
         nms,
         nn,
         normalization,
+        proposal,
         recurrent,
         shape,
     )
 
-    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra, recurrent)
+    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra, recurrent, proposal)
     return [e for module in modules for e in module.extractors()]

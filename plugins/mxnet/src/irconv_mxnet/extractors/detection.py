@@ -20,7 +20,6 @@ from irconv_mxnet.extractors._common import (
     like_const,
     mx_op,
     number,
-    rank,
 )
 
 
@@ -208,49 +207,9 @@ def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1))]
 
 
-def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """_contrib_Proposal as Proposal-4 (anchors of base size ``feature_stride``)."""
-    from irconv_opset import Proposal
-
-    if flag(ctx, "iou_loss", False):
-        raise bad(ctx, "iou_loss", True, "IoU-loss box deltas are not supported")
-    if rank(ctx, 0) != 4:
-        raise bad(ctx, "cls_prob", ctx.input_shape(0), "expected [N, 2A, H, W]")
-    stride = integer(ctx, "feature_stride", 16)
-    op = Proposal(
-        base_size=stride,
-        pre_nms_topn=integer(ctx, "rpn_pre_nms_top_n", 6000),
-        post_nms_topn=integer(ctx, "rpn_post_nms_top_n", 300),
-        nms_thresh=number(ctx, "threshold", 0.7),
-        feat_stride=stride,
-        min_size=integer(ctx, "rpn_min_size", 16),
-        ratio=floats(ctx, "ratios", (0.5, 1.0, 2.0)),
-        scale=floats(ctx, "scales", (4.0, 8.0, 16.0, 32.0)),
-        clip_before_nms=True,
-        clip_after_nms=False,
-        normalize=False,
-        box_size_scale=1.0,
-        box_coordinate_scale=1.0,
-        framework="",
-    )
-    # Proposal-4 takes one image's [height, width, scale]: MXNet's im_info is [N, 3].
-    from irconv_opset import Reshape
-
-    info = ctx.input_shape(2)
-    if info is None or len(info) != 2 or info[0] != 1:
-        raise bad(ctx, "im_info", info, "Proposal needs im_info of shape [1, 3] (batch 1)")
-    image = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [-1], "flat"), suffix="image_info")
-    node_out = ctx.add(op, [ctx.input(0), ctx.input(1), image], "proposal")
-    outputs = [node_out.out_port(0)]
-    if flag(ctx, "output_score", False):
-        outputs.append(node_out.out_port(1))
-    return outputs
-
-
 def extractors() -> list[Extractor]:
     return [
         *mx_op(("_contrib_MultiBoxPrior", "MultiBoxPrior"), multibox_prior, "Const"),
         *mx_op(("_contrib_MultiBoxDetection", "MultiBoxDetection"), multibox_detection, "DetectionOutput"),
         *mx_op("ROIPooling", roi_pooling, "ROIPooling"),
-        *mx_op(("_contrib_Proposal", "Proposal"), proposal, "Proposal"),
     ]
