@@ -354,6 +354,15 @@ def test_depth_200_nested_if_ir_converts_without_recursion_error(tmp_path):
     ov.Core().read_model(str(tmp_path / "out" / "model.xml"))  # compiling 200 levels takes the runtime minutes
 
 
+def test_if_nested_past_the_recursion_limit_is_one_clear_error(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "deep.xml").write_text(deep_if_ir(300))
+    (folder / "deep.bin").write_bytes(b"")
+    outcome = convert(folder / "deep.xml", tmp_path, seconds=180, openvino=False)
+    assert outcome.outcome == "clean-error" and "nests sub-graphs" in outcome.message, outcome
+
+
 def test_a_100k_node_chain_converts(tmp_path):
     n = 100_000
     nodes = [helper.make_node("Relu", [f"t{i}" if i else "x"], [f"t{i + 1}" if i + 1 < n else "y"]) for i in range(n)]
