@@ -10,6 +10,7 @@ from irconv.cli.main import main
 from irconv.cli.progress import PlainProgress, make_progress, transform_table
 from irconv.pipeline import ConversionOptions, convert, save
 from irconv.pipeline.phases import TransformRun
+from irconv.pipeline.progress import NoProgress
 from irconv.pipeline.run import ConversionReport
 from irconv.plugins import PluginHost, Transform, hookimpl
 
@@ -117,9 +118,9 @@ class FakeTerminal(io.StringIO):
 
 
 def test_progress_is_shown_only_on_a_terminal_and_not_when_quiet():
-    assert make_progress(io.StringIO(), quiet=False) is None
-    assert make_progress(FakeTerminal(), quiet=True) is None
-    assert make_progress(FakeTerminal(), quiet=False) is not None
+    assert isinstance(make_progress(io.StringIO(), quiet=False), NoProgress)
+    assert isinstance(make_progress(FakeTerminal(), quiet=True), NoProgress)
+    assert not isinstance(make_progress(FakeTerminal(), quiet=False), NoProgress)
 
 
 def test_plain_progress_draws_one_line_in_place():

@@ -9,10 +9,12 @@ This module is the whole public API a plugin or a script needs:
 - rewriting: ``Rewriter``, ``PatternRewrite``, ``rewrite_greedily``, sub-graph replacement
   (``SubgraphReplacement``, ``by_scope``, ``between``, ``replace_subgraph``);
 - the plugin contract: ``hookimpl`` and the records (``Loader``, ``Extractor``, ``Transform``,
-  ``Emitter``, ``Option``), and the contexts hooks' functions receive (``LoadContext``,
-  ``ExtractContext``, ``TransformContext``, ``EmitContext``).
+  ``Emitter``, ``Option``, ``Verifier``, ``Renderer``, ``InstallHint``), and the contexts
+  hooks' functions receive (``LoadContext``, ``ExtractContext``, ``TransformContext``,
+  ``EmitContext``).
 
-Modules under ``irconv.pipeline`` and ``irconv.plugins`` are the core's internals.
+``irconv.plugins`` holds the contract (hookspecs, records) and the plugin host; modules under
+``irconv.pipeline`` are the core's internals.
 """
 
 from __future__ import annotations
@@ -30,7 +32,17 @@ if TYPE_CHECKING:
     from irconv.plugins.hookspecs import hookimpl
     from irconv.plugins.manager import PluginHost
     from irconv.plugins.option import Option
-    from irconv.plugins.records import Emitter, Extractor, Loader, Phase, Transform, opsets
+    from irconv.plugins.records import (
+        Emitter,
+        Extractor,
+        InstallHint,
+        Loader,
+        Phase,
+        Renderer,
+        Transform,
+        Verifier,
+        opsets,
+    )
     from irconv.rewrite import (
         PatternRewrite,
         Rewriter,
@@ -87,6 +99,9 @@ _EXPORTS: dict[str, str] = {
     "Phase": "irconv.plugins.records",
     "Transform": "irconv.plugins.records",
     "opsets": "irconv.plugins.records",
+    "InstallHint": "irconv.plugins.records",
+    "Renderer": "irconv.plugins.records",
+    "Verifier": "irconv.plugins.records",
     "Option": "irconv.plugins.option",
     "PluginHost": "irconv.plugins.manager",
     "PatternRewrite": "irconv.rewrite",
@@ -113,6 +128,7 @@ __all__ = [
     "Extractor",
     "Graph",
     "InPort",
+    "InstallHint",
     "IrconvError",
     "LoadContext",
     "Loader",
@@ -130,6 +146,7 @@ __all__ = [
     "Phase",
     "PluginError",
     "PluginHost",
+    "Renderer",
     "Result",
     "Rewriter",
     "Shape",
@@ -142,6 +159,7 @@ __all__ = [
     "TransformContext",
     "UnsupportedOpsError",
     "UserError",
+    "Verifier",
     "__version__",
     "any_",
     "attr",

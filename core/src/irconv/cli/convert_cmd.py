@@ -204,8 +204,7 @@ def run(args: argparse.Namespace) -> int:
         protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
         written = save(graph, out, options, host, protected=protected, report=report)
     finally:
-        if report.progress is not None:
-            report.progress.finish()
+        report.progress.finish()
     if not args.quiet:
         for note in report.notes:
             print(f"note: {note}")

@@ -13,15 +13,16 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from irconv.cli.table import format_table
+from irconv.pipeline.progress import NoProgress
 
 if TYPE_CHECKING:
     from irconv.pipeline.phases import TransformRun
 
 
 def make_progress(stream: IO[str], *, quiet: bool) -> Any:
-    """A ``Progress`` for ``stream``, or None when nothing should be shown."""
+    """A ``Progress`` for ``stream`` (one that shows nothing when quiet or not a terminal)."""
     if quiet or not _is_terminal(stream):
-        return None
+        return NoProgress()
     try:
         import rich.progress  # noqa: F401 - optional extra
     except ImportError:

@@ -13,6 +13,7 @@ from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.pipeline.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class LoadContext:
     options: ConversionOptions
     registry: Registry
     notes: list[str] = field(default_factory=list)
+    #: Report bytes read as they are (``progress.advance(n)``), for the progress display.
+    progress: Progress = field(default_factory=NoProgress)
 
     def has_extractor(self, framework: str, domain: str, op: str, opset: int) -> bool:
         return self.registry.find_extractor(framework, domain, op, opset) is not None
@@ -174,6 +177,8 @@ class EmitContext:
     options: ConversionOptions
     files: AtomicFiles
     notes: list[str] = field(default_factory=list)
+    #: Report bytes written as they are (``progress.advance(n)``), for the progress display.
+    progress: Progress = field(default_factory=NoProgress)
 
     def open(self, path: Any, mode: str = "wb") -> IO[Any]:
         """Open an output file under a temporary name; renamed when the whole emit succeeds."""

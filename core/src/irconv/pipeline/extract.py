@@ -14,6 +14,7 @@ from irconv.ops import Op, SourceOp
 from irconv.pipeline.context import ExtractContext
 from irconv.pipeline.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.progress import Progress
 from irconv.plugins.registry import Registry
 
 _SHOWN_NAMES = 3
@@ -71,7 +72,9 @@ def _unsupported_message(missing: list[_Missing], registry: Registry) -> str:
     return "\n".join(lines)
 
 
-def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) -> None:
+def extract_graph(
+    graph: Graph, registry: Registry, options: ConversionOptions, progress: Progress | None = None
+) -> None:
     """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
     for node in graph.topological_order():
         op = node.op
@@ -79,7 +82,7 @@ def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) 
             try_infer(node)  # inputs and constants the loader made: their facts feed the extractors
             continue
         for body in op.bodies.values():
-            extract_graph(body, registry, options)
+            extract_graph(body, registry, options, progress)
         extractor = registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version)
         if extractor is None:  # check_supported ran first; a body-only path may still get here
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
@@ -94,6 +97,8 @@ def extract_graph(graph: Graph, registry: Registry, options: ConversionOptions) 
                 f"{type(exc).__name__}: {exc}"
             ) from exc
         _apply_result(graph, node, op, result)
+        if progress is not None:
+            progress.advance(1, op.op_type)
 
 
 def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:

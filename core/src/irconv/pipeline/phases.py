@@ -10,6 +10,7 @@ from irconv.graph import Graph
 from irconv.ops import SourceOp
 from irconv.pipeline.context import TransformContext
 from irconv.pipeline.infer import reinfer
+from irconv.pipeline.progress import Progress
 from irconv.plugins.records import Phase, Transform
 from irconv.plugins.registry import Provided
 
@@ -25,7 +26,9 @@ class TransformRun:
     nodes_after: int
 
 
-def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[TransformRun]:
+def run_phase(
+    graph: Graph, phase: Phase, ctx: TransformContext, progress: Progress | None = None
+) -> list[TransformRun]:
     """Run the phase's plan; returns what each transform that ran did.
 
     A transform's return value is used: after one that changed the graph, the nodes it left
@@ -35,11 +38,18 @@ def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[Transfo
     none, and a failure names the transform and the ones that ran before it.
     """
     runs: list[TransformRun] = []
-    for provided in ctx.registry.plan(phase):
+    planned = [
+        p for p in ctx.registry.plan(phase) if p.item.enabled and p.item.id not in ctx.options.disabled_transforms
+    ]
+    if progress is not None:
+        progress.stage(f"{phase.value} transforms", len(planned), "transforms")
+    for provided in planned:
         transform = provided.item
-        if not transform.enabled or transform.id in ctx.options.disabled_transforms:
-            continue
+        if progress is not None:
+            progress.advance(0, transform.id)
         if not transform.condition(graph, ctx):
+            if progress is not None:
+                progress.advance(1)
             continue
         start, before = time.perf_counter(), len(graph)
         ran_before = [run.id for run in runs]
@@ -66,6 +76,8 @@ def run_phase(graph: Graph, phase: Phase, ctx: TransformContext) -> list[Transfo
         except Exception as exc:
             raise ConversionError(_blame(provided, ran_before, f"{type(exc).__name__}: {exc}")) from exc
         runs.append(TransformRun(transform.id, changed_any, time.perf_counter() - start, before, len(graph)))
+        if progress is not None:
+            progress.advance(1)
     if phase is Phase.FRONT:
         graph.take_dirty()
     return runs

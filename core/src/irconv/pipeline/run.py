@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
 
 from irconv.errors import ModelFileError, UnsupportedOpsError, UserError
 from irconv.graph import Graph
@@ -21,25 +17,10 @@ from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.output import AtomicFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
+from irconv.pipeline.progress import NoProgress, Progress, Tally
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Loader, Phase
 from irconv.plugins.registry import Provided, Registry
-
-
-class Progress(Protocol):
-    """What a conversion is doing, for a progress display (the CLI's, on a terminal).
-
-    The pipeline calls ``stage`` when it starts a stage (``total`` in ``unit`` when it is
-    known: bytes, nodes, transforms), then ``advance`` as work is done (``item`` names
-    what is being worked on, e.g. the transform id) and ``finish`` at the end. Calls may
-    come from a helper thread (emit progress is polled), so implementations lock.
-    """
-
-    def stage(self, name: str, total: int | None = None, unit: str = "") -> None: ...
-
-    def advance(self, amount: int = 1, item: str = "") -> None: ...
-
-    def finish(self) -> None: ...
 
 
 @dataclass
@@ -51,7 +32,7 @@ class ConversionReport:
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     transforms: list[TransformRun] = field(default_factory=list)
-    progress: Progress | None = field(default=None, repr=False, compare=False)
+    progress: Progress = field(default_factory=NoProgress, repr=False, compare=False)
 
 
 def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> Provided[Loader]:
@@ -118,13 +99,14 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     registry = host.registry()
     options = options.resolved(registry.options)
     clock = _Clock(report)
-    progress = report.progress or _SILENT
+    progress = report.progress
 
     provided = pick_loader(path, options, registry)
     report.framework = provided.item.framework
-    load_ctx = LoadContext(options, registry)
+    loading = Tally(progress)
+    load_ctx = LoadContext(options, registry, progress=loading)
     size = _size_of(path) + (_size_of(options.weights) if options.weights else 0)
-    progress.stage("load", size, "B")
+    loading.stage("load", size, "B")
     try:
         graph = provided.item.load(path, load_ctx)
     except UserError:
@@ -133,26 +115,22 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
         raise ModelFileError(
             f"cannot read {path} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
-    progress.advance(size)
+    if loading.done < size:
+        progress.advance(size - loading.done)  # what the loader did not report itself
     report.notes += load_ctx.notes
     clock.lap("load")
 
     apply_input_overrides(graph, options)
     cut_outputs(graph, options)
     check_supported_with_hints(graph, registry)
-    to_extract = sum(1 for _ in source_nodes(graph))
-    progress.stage("extract", to_extract, "nodes")
-    if report.progress is None:
-        extract_graph(graph, registry, options)
-    else:
-        extract_graph(graph, cast(Registry, _ExtractionProgress(registry, progress)), options)
+    progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
+    extract_graph(graph, registry, options, progress)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")
 
-    seen_registry = registry if report.progress is None else cast(Registry, _PlanProgress(registry, progress))
-    ctx = TransformContext(options, seen_registry)
-    report.transforms += _run_phase(graph, Phase.FRONT, ctx, registry, progress)
+    ctx = TransformContext(options, registry)
+    report.transforms += run_phase(graph, Phase.FRONT, ctx, progress)
     clock.lap("front")
 
     progress.stage("infer", len(graph), "nodes")
@@ -161,71 +139,13 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     progress.advance(len(graph))
     clock.lap("infer")
 
-    report.transforms += _run_phase(graph, Phase.MIDDLE, ctx, registry, progress)
+    report.transforms += run_phase(graph, Phase.MIDDLE, ctx, progress)
     clock.lap("middle")
-    report.transforms += _run_phase(graph, Phase.BACK, ctx, registry, progress)
+    report.transforms += run_phase(graph, Phase.BACK, ctx, progress)
     graph.clean_up()
     clock.lap("back")
     report.notes += ctx.notes
     return graph
-
-
-def _run_phase(
-    graph: Graph, phase: Phase, ctx: TransformContext, registry: Registry, progress: Progress
-) -> list[TransformRun]:
-    planned = [p for p in registry.plan(phase) if p.item.enabled and p.item.id not in ctx.options.disabled_transforms]
-    progress.stage(f"{phase.value} transforms", len(planned), "transforms")
-    return run_phase(graph, phase, ctx)
-
-
-class _PlanProgress:
-    """The registry as transforms see it, except that walking a plan advances the progress
-    display: the runner asks ``plan(phase)`` and goes through it one transform at a time."""
-
-    def __init__(self, registry: Registry, progress: Progress) -> None:
-        self._registry = registry
-        self._progress = progress
-
-    def plan(self, phase: Phase) -> Iterator[Provided[Any]]:
-        for provided in self._registry.plan(phase):
-            enabled = provided.item.enabled
-            self._progress.advance(0, provided.item.id)
-            yield provided
-            if enabled:
-                self._progress.advance(1)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._registry, name)
-
-
-class _ExtractionProgress:
-    """The registry as extraction sees it, except that each extractor lookup (one per
-    framework node, in topological order) advances the progress display by a node."""
-
-    def __init__(self, registry: Registry, progress: Progress) -> None:
-        self._registry = registry
-        self._progress = progress
-
-    def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Any:
-        self._progress.advance(1, op)
-        return self._registry.find_extractor(framework, domain, op, opset)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._registry, name)
-
-
-class _Silent:
-    def stage(self, name: str, total: int | None = None, unit: str = "") -> None:
-        pass
-
-    def advance(self, amount: int = 1, item: str = "") -> None:
-        pass
-
-    def finish(self) -> None:
-        pass
-
-
-_SILENT = _Silent()
 
 
 def _size_of(path: Path) -> int:
@@ -250,46 +170,6 @@ def expected_emit_bytes(graph: Graph, compress_to_fp16: bool) -> int:
     return total
 
 
-class _EmitPoller:
-    """Reports emit progress by the sizes of the output files being written.
-
-    ``AtomicFiles`` writes ``.<name>.<pid>.tmp`` beside the final paths; a helper thread
-    adds up their sizes a few times a second (the emitter itself is not disturbed).
-    """
-
-    INTERVAL = 0.2
-
-    def __init__(self, folder: Path, progress: Progress) -> None:
-        self._folder = folder
-        self._progress = progress
-        self._suffix = f".{os.getpid()}.tmp"
-        self._reported = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, name="irconv-emit-progress", daemon=True)
-
-    def __enter__(self) -> _EmitPoller:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _poll(self) -> None:
-        while not self._stop.wait(self.INTERVAL):
-            try:
-                written = sum(
-                    e.stat().st_size
-                    for e in os.scandir(self._folder)
-                    if e.name.startswith(".") and e.name.endswith(self._suffix)
-                )
-            except OSError:
-                continue
-            if written > self._reported:
-                self._progress.advance(written - self._reported)
-                self._reported = written
-
-
 def save(
     graph: Graph,
     output: Path,
@@ -310,10 +190,10 @@ def save(
             "install irconv (it brings the IR emitter)"
         )
     start = time.perf_counter()
-    progress = report.progress if report is not None and report.progress is not None else _SILENT
+    progress = report.progress if report is not None else NoProgress()
     progress.stage("emit", expected_emit_bytes(graph, options.compress_to_fp16), "B")
-    with AtomicFiles(protected) as files, _EmitPoller(output.parent, progress):
-        ctx = EmitContext(options, files)
+    with AtomicFiles(protected) as files:
+        ctx = EmitContext(options, files, progress=progress)
         provided.item.emit(graph, output, ctx)
         written = list(files.pending_paths())
     progress.finish()

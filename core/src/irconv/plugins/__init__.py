@@ -4,7 +4,18 @@ from irconv.plugins.hookspecs import hookimpl
 from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost, PluginInfo
 from irconv.plugins.optable import DeclaredOp, OpTable
 from irconv.plugins.option import Option, OptionTable
-from irconv.plugins.records import NEWEST, Emitter, Extractor, Loader, Phase, Transform, opsets
+from irconv.plugins.records import (
+    NEWEST,
+    Emitter,
+    Extractor,
+    InstallHint,
+    Loader,
+    Phase,
+    Renderer,
+    Transform,
+    Verifier,
+    opsets,
+)
 from irconv.plugins.registry import Provided, Registry
 
 __all__ = [
@@ -13,6 +24,7 @@ __all__ = [
     "DeclaredOp",
     "Emitter",
     "Extractor",
+    "InstallHint",
     "Loader",
     "OpTable",
     "Option",
@@ -22,7 +34,9 @@ __all__ = [
     "PluginInfo",
     "Provided",
     "Registry",
+    "Renderer",
     "Transform",
+    "Verifier",
     "hookimpl",
     "opsets",
 ]

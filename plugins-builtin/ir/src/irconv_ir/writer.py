@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
         BlobWriter(ctx.open(bin_path, "w+b")),
         compress=ctx.options.compress_to_fp16,
         stats=stats,
+        on_bytes=ctx.progress.advance,
     )
     writer.xml.line('<?xml version="1.0"?>')
     writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
@@ -127,11 +129,19 @@ def _input_sources(node: Node) -> list[OutPort]:
 class GraphWriter:
     """Writes graphs (and, recursively, control-flow bodies) into one XML and one bin stream."""
 
-    def __init__(self, xml: XmlStream, blobs: BlobWriter, compress: bool, stats: CompressionStats) -> None:
+    def __init__(
+        self,
+        xml: XmlStream,
+        blobs: BlobWriter,
+        compress: bool,
+        stats: CompressionStats,
+        on_bytes: Callable[[int], None] | None = None,
+    ) -> None:
         self.xml = xml
         self.blobs = blobs
         self.compress = compress
         self.stats = stats
+        self.on_bytes = on_bytes  # told how many weight bytes each constant took (progress)
         self._dim_lines: dict[MaybeShape, list[str]] = {}  # shape -> its <dim> lines, built once
 
     def write_graph(self, graph: Graph, plan: GraphPlan | None = None) -> GraphPlan:
@@ -222,6 +232,8 @@ class GraphWriter:
                 "(convert it to a numeric or boolean type first)"
             ) from None
         offset, size = self.blobs.add(value)
+        if self.on_bytes is not None:
+            self.on_bytes(size)
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))
         self.xml.empty(
             "data",

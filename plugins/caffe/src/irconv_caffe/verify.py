@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.errors import UserError
-from irconv.plugins.records import Verifier
+from irconv.plugins import Verifier
 
 from irconv_caffe.loader import resolve_files
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from irconv.plugins.records import Verifier
+from irconv.plugins import Verifier
 
 
 def run_onnxruntime(path: Path, inputs: Mapping[str, Any], options: Any) -> dict[str, Any]:

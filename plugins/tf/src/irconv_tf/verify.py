@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.errors import UserError
-from irconv.plugins.records import Verifier
+from irconv.plugins import Verifier
 
 from irconv_tf.options import SAVED_MODEL_TAGS, SIGNATURE, split_tags
 
