@@ -75,6 +75,7 @@ def _cli(*args: str) -> str:
 def test_plugins_and_ops_list_the_custom_op_with_its_plugin():
     plugins = [line for line in _cli("plugins").splitlines() if line.startswith("example_swish")]
     assert len(plugins) == 1 and "irconv-example-swish" in plugins[0] and "1 ops" in plugins[0]
+    assert "(custom opset irconv_example)" in plugins[0]
     rows = [line.split() for line in _cli("ops", "--opset").splitlines() if line.startswith("ExampleSwish")]
     assert rows and rows[0][:3] == ["ExampleSwish", "irconv_example", "irconv_example"]
     assert "irconv-example-swish" in rows[0]

@@ -48,10 +48,15 @@ def run_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([vars(p) for p in plugins], indent=2))
         return 0
+    custom_opsets: dict[str, list[str]] = {}
+    for opset, owner in host.registry().ops.custom_opsets().items():
+        custom_opsets.setdefault(owner, []).append(opset)
     rows = []
     for p in plugins:
         status = p.status if not p.error else f"{p.status}: {p.error}"
         counts = ", ".join(f"{n} {k}" for k, n in p.counts.items() if n) or "-"
+        if p.label() in custom_opsets:
+            counts += f" (custom opset {', '.join(sorted(custom_opsets[p.label()]))})"
         rows.append([p.name, p.distribution, p.version, status, ", ".join(p.hooks) or "-", counts])
     print_table(["plugin", "distribution", "version", "status", "hooks", "provides"], rows)
     if not any(p.counts.get("loaders") for p in plugins if p.status == "active"):
