@@ -108,3 +108,29 @@ def test_output_cut_at_an_internal_tensor(tmp_path: Path, convert_run, mxnet_run
     (got,) = convert_run(symbol_path, {"data": x}, outputs=[name.removesuffix("_output")])
     assert got.shape == want.shape
     assert relative_error(got, want) <= RTOL
+
+
+def test_module_checkpoint_with_softmax_output(tmp_path: Path, convert_run) -> None:  # type: ignore[no-untyped-def]
+    """A symbolic-API network trained with ``mx.mod.Module`` and saved by ``save_checkpoint``:
+    the label input is dropped, SoftmaxOutput becomes a softmax."""
+    data = mx.sym.Variable("data")
+    net = mx.sym.Convolution(data, kernel=(5, 5), num_filter=8, name="conv1")
+    net = mx.sym.Activation(net, act_type="tanh")
+    net = mx.sym.Pooling(net, pool_type="max", kernel=(2, 2), stride=(2, 2))
+    net = mx.sym.BatchNorm(net, fix_gamma=False, name="bn")
+    net = mx.sym.FullyConnected(mx.sym.flatten(net), num_hidden=10, name="fc")
+    net = mx.sym.SoftmaxOutput(net, name="softmax")
+    module = mx.mod.Module(net, data_names=["data"], label_names=["softmax_label"])
+    module.bind(data_shapes=[("data", (2, 1, 16, 16))], label_shapes=[("softmax_label", (2,))], for_training=False)
+    mx.random.seed(11)
+    module.init_params(mx.init.Uniform(0.5))
+    args, aux = module.get_params()
+    rng = np.random.default_rng(11)
+    aux = {k: mx.nd.array(rng.uniform(0.5, 1.5, v.shape)) for k, v in aux.items()}
+    module.set_params(args, aux)
+    module.save_checkpoint(str(tmp_path / "lenet"), 3)
+    x = rng.uniform(-1, 1, (2, 1, 16, 16)).astype(np.float32)
+    module.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
+    want = module.get_outputs()[0].asnumpy()
+    (got,) = convert_run(tmp_path / "lenet-0003.params", {"data": x})
+    assert relative_error(got, want) <= RTOL

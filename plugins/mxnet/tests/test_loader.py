@@ -132,3 +132,19 @@ def test_sniff(tmp_path: Path) -> None:
     other = tmp_path / "config.json"
     other.write_text('{"name": "x"}')
     assert not looks_like_mxnet(other)
+
+
+def test_unnamed_input_spec_for_the_only_input(tmp_path: Path) -> None:
+    graph = load(write_model(tmp_path, conv_net(), conv_params()), "[1,3,6,6]")
+    assert graph.parameters()[0].op.shape == (1, 3, 6, 6)
+
+
+def test_plugin_hooks_are_cheap() -> None:
+    """Listing the plugin's records imports neither NumPy nor networkx (fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, irconv_mxnet.plugin as p; p.declare_options(); p.load_model(); "
+            "print([m for m in ('numpy', 'networkx', 'openvino') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
