@@ -26,6 +26,7 @@ from irconv_mxnet.attr_values import as_bool, as_int, as_tuple, parse_attrs, par
         ("relu", "relu"),
         ("NCHW", "NCHW"),
         ("'float32'", "float32"),
+        ('["normal", {"sigma": 0.01, "x": 1}]', ("normal", '{"sigma": 0.01, "x": 1}')),
     ],
 )
 def test_parse_value(text: str, value: object) -> None:

@@ -101,17 +101,18 @@ def test_missing_params_file(tmp_path: Path) -> None:
         load(path, "data[1,3,8,8]")
 
 
-def test_custom_op_carries_its_op_type(tmp_path: Path) -> None:
+@pytest.mark.parametrize("op_type", ["my_scale", "1e5", "None"])
+def test_custom_op_carries_its_op_type(tmp_path: Path, op_type: str) -> None:
     symbol = {
         "nodes": [variable("data"),
-                  {"op": "Custom", "name": "my", "attrs": {"op_type": "my_scale", "factor": "2.5"},
+                  {"op": "Custom", "name": "my", "attrs": {"op_type": op_type, "factor": "2.5"},
                    "inputs": [[0, 0, 0]]}],
         "arg_nodes": [0],
         "heads": [[1, 0, 0]],
     }
     graph = load(write_model(tmp_path, symbol), "data[2,3]")
     op = graph.node("my").op
-    assert isinstance(op, SourceOp) and op.domain == "my_scale" and op.attributes.get("factor") == 2.5
+    assert isinstance(op, SourceOp) and op.domain == op_type and op.attributes.get("factor") == 2.5
 
 
 def test_bad_symbol_files(tmp_path: Path) -> None:

@@ -49,9 +49,9 @@ def _split_top(text: str) -> list[str]:
     """Split on commas outside brackets: ``"(1, 2), (3, 4)"`` -> two parts."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([":
+        if ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(text[start:i])

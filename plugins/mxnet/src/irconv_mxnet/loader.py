@@ -148,7 +148,7 @@ def build_graph(symbol: Symbol, params: dict[str, np.ndarray], symbol_path: Path
         label = LABEL_INPUTS.get(node.op)
         inputs = [port_of(s, o, node) for i, (s, o) in enumerate(node.inputs) if i != label]
         attributes = parse_attrs(node.attrs)
-        domain = str(attributes.get("op_type", "")) if node.op == CUSTOM_OP else ""
+        domain = node.attrs.get("op_type", "") if node.op == CUSTOM_OP else ""  # raw text, never parsed
         op = SourceOp(
             framework=FRAMEWORK,
             op_type=node.op,
