@@ -301,11 +301,20 @@ def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = attrs(ctx)
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
-    if any(d != 1 for d in w.dilations):
-        raise a.bad("dilations", list(w.dilations), "OpenVINO AvgPool has no dilations")
     p = float(a.int("p", 2))
     x = ctx.input(0)
     powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), typed_const(ctx, p, x, "p"), suffix="pow")
+    if any(d != 1 for d in w.dilations):  # window sums as a depthwise convolution with a kernel of ones
+        from irconv_opset import GroupConvolution
+
+        shape = ctx.input_shape(0)
+        if shape is None or shape[1] is None or a.int("ceil_mode", 0):
+            raise a.bad("dilations", list(w.dilations), "dilated LpPool needs a static channel count and ceil_mode=0")
+        ones = typed_const(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
+        conv = GroupConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
+                                pads_end=w.pads_end, auto_pad=w.auto_pad)
+        total = ctx.op(conv, powered, ones, suffix="window_sum")
+        return [ctx.op(Power(), total, typed_const(ctx, 1.0 / p, x, "root"))]
     op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
                  rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
                  exclude_pad=False)
