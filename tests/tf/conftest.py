@@ -110,9 +110,27 @@ def run_converted() -> Callable[..., tuple[list[np.ndarray], Any]]:
     return convert_and_run_ir
 
 
+def assert_same_as_tensorflow(
+    got: Sequence[np.ndarray], expected: Sequence[np.ndarray], atol: float, rtol: float
+) -> None:
+    """Same number of outputs, and each with TF's element type and shape exactly, then values."""
+    assert len(got) == len(expected)
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        assert g.dtype == e.dtype, f"output {i}: element type {g.dtype} != TensorFlow's {e.dtype}"
+        assert g.shape == e.shape, f"output {i}: shape {g.shape} != TensorFlow's {e.shape}"
+        if e.dtype == np.bool_ or np.issubdtype(e.dtype, np.integer):
+            np.testing.assert_array_equal(g, e, err_msg=f"output {i}")
+        else:
+            np.testing.assert_allclose(g, e, atol=atol, rtol=rtol, err_msg=f"output {i}")
+
+
 @pytest.fixture
 def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
-    """``tf_check(fn, inputs, op=..., atol=...)``: freeze, convert, run, compare with TensorFlow."""
+    """``tf_check(fn, inputs, op=..., atol=...)``: freeze, convert, run, compare with TensorFlow.
+
+    Outputs must have TensorFlow's element types and shapes exactly, then its values.
+    ``options`` are passed to ``convert_model``.
+    """
 
     def check(
         fn: Callable[..., Any],
@@ -121,20 +139,16 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
         atol: float = 1e-5,
         rtol: float = 1e-5,
         variables: dict[str, np.ndarray] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> Frozen:
         if variables is None:
             frozen = freeze(fn, inputs, tmp_path / "model.pb")
         else:
             frozen = save_module(fn, variables, inputs, tmp_path / "saved_model")
         assert op in frozen.ops, f"the test graph does not contain {op}: {sorted(frozen.ops)}"
-        got = convert_and_run(frozen.path, dict(zip(frozen.input_names, frozen.inputs, strict=True)), tmp_path)
-        assert len(got) == len(frozen.expected)
-        for g, e in zip(got, frozen.expected, strict=True):
-            assert g.shape == e.shape, f"shape {g.shape} != TensorFlow's {e.shape}"
-            if e.dtype == np.bool_ or np.issubdtype(e.dtype, np.integer):
-                np.testing.assert_array_equal(g, e)
-            else:
-                np.testing.assert_allclose(g, e, atol=atol, rtol=rtol)
+        feed = dict(zip(frozen.input_names, frozen.inputs, strict=True))
+        got = convert_and_run(frozen.path, feed, tmp_path, **(options or {}))
+        assert_same_as_tensorflow(got, frozen.expected, atol, rtol)
         return frozen
 
     return check

@@ -35,6 +35,7 @@ class Case:
     inputs: list[np.ndarray]
     atol: float = 1e-5
     variables: dict[str, np.ndarray] | None = None  # set: a SavedModel with these variables
+    options: dict[str, Any] | None = None  # convert_model keywords
 
 
 def _tf() -> Any:
@@ -175,8 +176,10 @@ def cases() -> dict[str, Case]:
         "Snapshot": Case(lambda x: raw.Snapshot(input=x) + 1.0, [f32(2, 3)]),
         "CheckNumerics": Case(lambda x: raw.CheckNumerics(tensor=x, message="bad") + 1.0, [f32(2, 3)]),
         "EnsureShape": Case(lambda x: raw.EnsureShape(input=x, shape=[2, 3]) + 1.0, [f32(2, 3)]),
-        "PlaceholderWithDefault": Case(
-            lambda x: x + raw.PlaceholderWithDefault(input=f32(2, 3), shape=[2, 3]), [f32(2, 3)]
+        "PlaceholderWithDefault": Case(  # kept as an input by default: tests/tf/test_wrong_numbers.py
+            lambda x: x + raw.PlaceholderWithDefault(input=f32(2, 3), shape=[2, 3]),
+            [f32(2, 3)],
+            options={"freeze_placeholder_with_default": True},
         ),
         "Reshape": Case(lambda x: raw.Reshape(tensor=x, shape=np.array([4, -1], np.int32)), [f32(2, 3, 4)]),
         "Transpose": Case(lambda x: raw.Transpose(x=x, perm=np.array([2, 0, 1], np.int32)), [f32(2, 3, 4)]),
@@ -390,17 +393,350 @@ def registered_tf_ops() -> list[str]:
 def test_op_matches_tensorflow(op: str, all_cases: dict[str, Case], tf_check: Any) -> None:
     assert op in all_cases, f"TF op {op} has an extractor but no conformance case"
     case = all_cases[op]
-    tf_check(case.fn, case.inputs, op=op, atol=case.atol, variables=case.variables)
+    tf_check(case.fn, case.inputs, op=op, atol=case.atol, variables=case.variables, options=case.options)
 
 
-def test_grouped_conv2d_matches_tensorflow(tf_check: Any) -> None:
-    """Conv2D whose filters see a quarter of the channels (tf.keras Conv2D(groups=4))."""
+# ------------------------------------------------------------------ zero-size variants
+#: Ops whose zero-size variant is not meaningful, with the reason (checked: listed ops must exist).
+NO_ZERO_SIZE = {
+    "ResourceGather": "the input is an index tensor into a variable; an empty index list is in Gather's case",
+}
+
+
+def _zero_size(case: Case) -> Case:
+    """The same case with a zero first dimension (an empty batch, an empty list) on input 0
+    and on every input of the same rank and first dimension (the operands it pairs with)."""
+    first = case.inputs[0]
+
+    def emptied(x: np.ndarray) -> np.ndarray:
+        if x.ndim == first.ndim and x.shape[:1] == first.shape[:1]:
+            return np.zeros((0, *x.shape[1:]), x.dtype)
+        return x
+
+    return Case(case.fn, [emptied(x) for x in case.inputs], case.atol, case.variables, case.options)
+
+
+@pytest.mark.parametrize("op", registered_tf_ops())
+def test_zero_size_matches_tensorflow(op: str, all_cases: dict[str, Case], tf_check: Any) -> None:
+    """Input 0 with a zero-size first dimension, wherever TensorFlow accepts one."""
+    case = all_cases[op]
+    if op in NO_ZERO_SIZE:
+        pytest.skip(NO_ZERO_SIZE[op])
+    if case.inputs[0].ndim == 0:
+        pytest.skip("input 0 is a scalar")
+    variant = _zero_size(case)
+    try:
+        tensorflow_result(variant)
+    except Exception as exc:  # TF's own refusal (shape checks) means there is no such case
+        pytest.skip(f"TensorFlow refuses it: {type(exc).__name__}")
+    tf_check(variant.fn, variant.inputs, op=op, atol=variant.atol, variables=variant.variables, options=variant.options)
+
+
+def tensorflow_result(case: Case) -> Any:
     import tensorflow as tf
 
-    weights = f32(3, 3, 2, 8)
-    tf_check(
-        lambda x: tf.raw_ops.Conv2D(input=x, filter=weights, strides=[1, 1, 1, 1], padding="SAME"),
-        [f32(1, 6, 6, 8)],
-        op="Conv2D",
-        atol=1e-4,
-    )
+    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype)) for x in case.inputs]
+    return tf.function(case.fn).get_concrete_function(*specs)(*[tf.constant(x) for x in case.inputs])
+
+
+# ------------------------------------------------------- computed-argument variants
+def variant_cases() -> dict[str, tuple[str, Case]]:
+    """{case id: (TF op, case)}: first, shape-like arguments (sizes, axes, permutations,
+    paddings, counts) fed as model inputs, so only the runtime knows them (with their -1 and
+    0 special values); then attributes, element types and empty results the per-op cases
+    do not reach."""
+    tf = _tf()
+    raw = tf.raw_ops
+
+    def i(*values: int) -> np.ndarray:
+        return np.array(values, np.int32)
+
+    def i2(rows: list[list[int]]) -> np.ndarray:
+        return np.array(rows, np.int32)
+
+    return {
+        "Reshape": ("Reshape", Case(lambda x, s: raw.Reshape(tensor=x, shape=s), [f32(2, 3, 4), i(4, -1)])),
+        "Reshape/zero_dim": ("Reshape", Case(lambda x, s: raw.Reshape(tensor=x, shape=s), [f32(2, 0, 4), i(0, 8)])),
+        "Transpose": ("Transpose", Case(lambda x, p: raw.Transpose(x=x, perm=p), [f32(2, 3, 4), i(2, 0, 1)])),
+        "ExpandDims": ("ExpandDims", Case(lambda x, a: raw.ExpandDims(input=x, axis=a), [f32(2, 3), i(1)])),
+        "ExpandDims/scalar_axis": (
+            "ExpandDims",
+            Case(lambda x, a: raw.ExpandDims(input=x, axis=a), [f32(2, 3), np.int32(-1)]),
+        ),
+        "ExpandDims/negative": ("ExpandDims", Case(lambda x, a: raw.ExpandDims(input=x, axis=a), [f32(2, 3), i(-3)])),
+        "Slice": ("Slice", Case(lambda x, b, n: raw.Slice(input=x, begin=b, size=n), [f32(4, 5), i(1, 2), i(-1, 2)])),
+        "Slice/all_minus_one": (
+            "Slice",
+            Case(lambda x, b, n: raw.Slice(input=x, begin=b, size=n), [f32(4, 5), i(0, 1), i(-1, -1)]),
+        ),
+        "Slice/empty": (
+            "Slice",
+            Case(lambda x, b, n: raw.Slice(input=x, begin=b, size=n), [f32(4, 5), i(1, 2), i(0, 2)]),
+        ),
+        "StridedSlice": (
+            "StridedSlice",
+            Case(
+                lambda x, b, e: raw.StridedSlice(input=x, begin=b, end=e, strides=i(1, 2), end_mask=1),
+                [f32(4, 6), i(1, 1), i(0, 6)],
+            ),
+        ),
+        "Pad": ("Pad", Case(lambda x, p: raw.Pad(input=x, paddings=p), [f32(2, 3), i2([[1, 0], [2, 1]])])),
+        "PadV2": (
+            "PadV2",
+            Case(
+                lambda x, p: raw.PadV2(input=x, paddings=p, constant_values=np.float32(-2)),
+                [f32(2, 3), i2([[0, 1], [1, 1]])],
+            ),
+        ),
+        "MirrorPad": (
+            "MirrorPad",
+            Case(lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="SYMMETRIC"), [f32(3, 4), i2([[1, 2], [2, 0]])]),
+        ),
+        "Tile": ("Tile", Case(lambda x, m: raw.Tile(input=x, multiples=m), [f32(2, 3), i(2, 3)])),
+        "Tile/zero": ("Tile", Case(lambda x, m: raw.Tile(input=x, multiples=m), [f32(2, 3), i(0, 3)])),
+        "Fill": ("Fill", Case(lambda d: raw.Fill(dims=d, value=np.float32(1.5)), [i(2, 3)])),
+        "Fill/zero": ("Fill", Case(lambda d: raw.Fill(dims=d, value=np.float32(1.5)), [i(2, 0)])),
+        "BroadcastTo": ("BroadcastTo", Case(lambda x, s: raw.BroadcastTo(input=x, shape=s), [f32(3, 1), i(2, 3, 4)])),
+        "Range": (
+            "Range",
+            Case(lambda a, b, d: raw.Range(start=a, limit=b, delta=d), [np.int32(7), np.int32(-2), np.int32(-3)]),
+        ),
+        "Range/empty": (
+            "Range",
+            Case(lambda a, b, d: raw.Range(start=a, limit=b, delta=d), [np.int32(5), np.int32(5), np.int32(1)]),
+        ),
+        "SplitV": (
+            "SplitV",
+            Case(lambda x: raw.SplitV(value=x, size_splits=i(2, -1, 0), axis=-1, num_split=3), [f32(2, 5)]),
+        ),
+        "Mean": ("Mean", Case(lambda x, a: raw.Mean(input=x, axis=a, keep_dims=True), [f32(2, 3, 4), i(0, 2)])),
+        "Sum/empty_axes": ("Sum", Case(lambda x, a: raw.Sum(input=x, axis=a), [f32(2, 3), np.zeros(0, np.int32)])),
+        "TopKV2": ("TopKV2", Case(lambda x, k: raw.TopKV2(input=x, k=k), [f32(2, 9), np.int32(4)])),
+        "ResizeBilinear": (
+            "ResizeBilinear",
+            Case(lambda x, s: raw.ResizeBilinear(images=x, size=s), [f32(1, 5, 6, 2), i(7, 3)]),
+        ),
+        "ResizeNearestNeighbor": (
+            "ResizeNearestNeighbor",
+            Case(
+                lambda x, s: raw.ResizeNearestNeighbor(images=x, size=s, half_pixel_centers=True),
+                [f32(1, 5, 6, 2), i(9, 4)],
+            ),
+        ),
+        "SpaceToBatchND": (
+            "SpaceToBatchND",
+            Case(
+                lambda x, b, p: raw.SpaceToBatchND(input=x, block_shape=b, paddings=p),
+                [f32(1, 4, 6, 2), i(2, 3), i2([[0, 2], [0, 0]])],
+            ),
+        ),
+        "BatchToSpaceND": (
+            "BatchToSpaceND",
+            Case(
+                lambda x, b, c: raw.BatchToSpaceND(input=x, block_shape=b, crops=c),
+                [f32(6, 2, 2, 3), i(2, 3), i2([[1, 0], [0, 2]])],
+            ),
+        ),
+        "NonMaxSuppressionV3": (
+            "NonMaxSuppressionV3",
+            Case(
+                lambda b, s, n: raw.NonMaxSuppressionV3(
+                    boxes=b, scores=s, max_output_size=n, iou_threshold=0.4, score_threshold=np.float32(0.2)
+                ),
+                [*_nms_inputs(), np.int32(4)],
+            ),
+        ),
+        "NonMaxSuppressionV3/zero": (
+            "NonMaxSuppressionV3",
+            Case(
+                lambda b, s, n: raw.NonMaxSuppressionV3(
+                    boxes=b, scores=s, max_output_size=n, iou_threshold=0.4, score_threshold=np.float32(0.2)
+                ),
+                [*_nms_inputs(), np.int32(0)],
+            ),
+        ),
+        "OneHot": (
+            "OneHot",
+            Case(
+                lambda x, d: raw.OneHot(indices=x, depth=d, on_value=np.float32(1), off_value=np.float32(0)),
+                [np.array([0, 2, -1, 3], np.int32), np.int32(4)],
+            ),
+        ),
+        "GatherV2": (
+            "GatherV2",
+            Case(lambda x, j: raw.GatherV2(params=x, indices=j, axis=np.int32(1)), [f32(3, 4), i(3, 0, 0)]),
+        ),
+        "Squeeze": ("Squeeze", Case(lambda x: raw.Squeeze(input=x), [f32(1, 3, 1, 2)])),
+        # attributes and types the first cases do not reach, and empty results at run time
+        "Select/vector_condition": (
+            "Select",
+            Case(lambda c, a, b: raw.Select(condition=c, x=a, y=b), [np.array([True, False]), f32(2, 3), f32(2, 3)]),
+        ),
+        "Selu/f16": ("Selu", Case(lambda x: raw.Selu(features=x), [f32(2, 3).astype(np.float16)], atol=1e-3)),
+        "LeakyRelu/f16": (
+            "LeakyRelu",
+            Case(lambda x: raw.LeakyRelu(features=x, alpha=0.3), [f32(2, 3).astype(np.float16)], atol=1e-3),
+        ),
+        "BiasAdd/NCHW_rank3": (
+            "BiasAdd",
+            Case(lambda x: raw.BiasAdd(value=x, bias=f32(3), data_format="NCHW"), [f32(2, 3, 4)]),
+        ),
+        "BiasAdd/NCDHW": (
+            "BiasAdd",
+            Case(lambda x: raw.BiasAdd(value=x, bias=f32(3), data_format="NCHW"), [f32(1, 3, 2, 2, 2)]),
+        ),
+        "FloorDiv/int_negative": (
+            "FloorDiv",
+            Case(
+                lambda x, y: raw.FloorDiv(x=x, y=y),
+                [i32(2, 6, low=-20, high=20), np.array([[3, -3, 2, -2, 5, -5]] * 2, np.int32)],
+            ),
+        ),
+        "FloorMod/int_negative": (
+            "FloorMod",
+            Case(
+                lambda x, y: raw.FloorMod(x=x, y=y),
+                [i32(2, 6, low=-20, high=20), np.array([[3, -3, 2, -2, 5, -5]] * 2, np.int32)],
+            ),
+        ),
+        "Cast/to_bool": ("Cast", Case(lambda x: raw.Cast(x=x, DstT=tf.bool), [np.array([0.0, 0.5, -1.0], np.float32)])),
+        "Cast/negative_truncates": (
+            "Cast",
+            Case(lambda x: raw.Cast(x=x, DstT=tf.int32), [np.array([-1.7, -0.5, 2.9, 3.5], np.float32)]),
+        ),
+        "Where/none": ("Where", Case(lambda c: tf.where(c), [np.zeros((3, 4), bool)])),
+        "TopKV2/k_zero": ("TopKV2", Case(lambda x: raw.TopKV2(input=x, k=0), [f32(2, 5)])),
+        "TopKV2/ties": (
+            "TopKV2",
+            Case(lambda x: raw.TopKV2(input=x, k=3), [np.array([[1, 3, 3, 2, 3, 1]], np.float32)]),
+        ),
+        "ArgMax/ties": (
+            "ArgMax",
+            Case(lambda x: raw.ArgMax(input=x, dimension=1), [np.array([[1, 3, 3, 2, 3, 1]], np.float32)]),
+        ),
+        "NonMaxSuppressionV3/no_boxes": (
+            "NonMaxSuppressionV3",
+            Case(
+                lambda b, s: raw.NonMaxSuppressionV3(
+                    boxes=b, scores=s, max_output_size=3, iou_threshold=0.5, score_threshold=np.float32(0)
+                ),
+                [np.zeros((0, 4), np.float32), np.zeros(0, np.float32)],
+            ),
+        ),
+        "GatherV2/no_indices": (
+            "GatherV2",
+            Case(lambda x, j: raw.GatherV2(params=x, indices=j, axis=0), [f32(3, 4), np.zeros(0, np.int32)]),
+        ),
+        "OneHot/out_of_range": (
+            "OneHot",
+            Case(
+                lambda x: raw.OneHot(indices=x, depth=3, on_value=np.float32(1), off_value=np.float32(0)),
+                [np.array([0, -1, 2, 5], np.int32)],
+            ),
+        ),
+        "MatMul/int32": (
+            "MatMul",
+            Case(lambda a, b: raw.MatMul(a=a, b=b), [i32(3, 4, low=-3000, high=3000), i32(4, 2, low=-3000, high=3000)]),
+        ),
+        "ConcatV2/empty_operand": (
+            "ConcatV2",
+            Case(lambda a, b: raw.ConcatV2(values=[a, b], axis=0), [np.zeros((0, 3), np.float32), f32(2, 3)]),
+        ),
+        "CropAndResize/no_boxes": (
+            "CropAndResize",
+            Case(
+                lambda img, b, j: raw.CropAndResize(image=img, boxes=b, box_ind=j, crop_size=i(2, 2)),
+                [f32(1, 5, 5, 3), np.zeros((0, 4), np.float32), np.zeros(0, np.int32)],
+            ),
+        ),
+        "Max/empty_axis": ("Max", Case(lambda x: raw.Max(input=x, axis=i(1)), [np.zeros((2, 0), np.float32)])),
+        "Min/empty_axis_int": (
+            "Min",
+            Case(lambda x: raw.Min(input=x, axis=i(0), keep_dims=True), [np.zeros((0, 3), np.int32)]),
+        ),
+        "Prod/empty_axis": ("Prod", Case(lambda x: raw.Prod(input=x, axis=i(1)), [np.zeros((2, 0), np.float32)])),
+        "Mean/int": ("Mean", Case(lambda x: raw.Mean(input=x, axis=i(1)), [i32(2, 5, low=-7, high=7)])),
+        "Size/int64": ("Size", Case(lambda x: raw.Size(input=x, out_type=tf.int64), [f32(2, 3)])),
+        "Shape/int64": ("Shape", Case(lambda x: raw.Shape(input=x, out_type=tf.int64), [f32(2, 3)])),
+        "ResizeBilinear/uint8": (
+            "ResizeBilinear",
+            Case(
+                lambda x: raw.ResizeBilinear(images=x, size=i(5, 7), half_pixel_centers=True),
+                [R.integers(0, 255, (1, 4, 4, 3)).astype(np.uint8)],
+                atol=1e-4,
+            ),
+        ),
+        "BatchMatMulV3/int8_to_int32": (
+            "BatchMatMulV3",
+            Case(
+                lambda a, b: raw.BatchMatMulV3(x=a, y=b, Tout=tf.int32),
+                [R.integers(-128, 127, (2, 3, 8)).astype(np.int8), R.integers(-128, 127, (8, 4)).astype(np.int8)],
+            ),
+        ),
+        "FusedBatchNormV3/training": (
+            "FusedBatchNormV3",
+            Case(
+                lambda x: raw.FusedBatchNormV3(
+                    x=x,
+                    scale=f32(3) + 1.5,
+                    offset=f32(3),
+                    mean=f32(3),
+                    variance=f32(3) + 1.5,
+                    epsilon=0.001,
+                    exponential_avg_factor=0.25,
+                    is_training=True,
+                )[:3],
+                [f32(2, 4, 5, 3)],
+                atol=1e-4,
+            ),
+        ),
+        "FusedBatchNormV3/NCHW": (
+            "FusedBatchNormV3",
+            Case(
+                lambda x: raw.FusedBatchNormV3(
+                    x=x,
+                    scale=f32(3) + 1.5,
+                    offset=f32(3),
+                    mean=f32(3),
+                    variance=f32(3) + 1.5,
+                    epsilon=0.001,
+                    is_training=False,
+                    data_format="NCHW",
+                )[0],
+                [f32(2, 3, 4, 5)],
+                atol=1e-4,
+            ),
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def all_variant_cases() -> dict[str, tuple[str, Case]]:
+    return variant_cases()
+
+
+VARIANT_IDS = [
+    "Reshape", "Reshape/zero_dim", "Transpose", "ExpandDims", "ExpandDims/scalar_axis", "ExpandDims/negative",
+    "Slice", "Slice/all_minus_one", "Slice/empty", "StridedSlice", "Pad", "PadV2", "MirrorPad", "Tile", "Tile/zero",
+    "Fill", "Fill/zero", "BroadcastTo", "Range", "Range/empty", "SplitV", "Mean", "Sum/empty_axes", "TopKV2",
+    "ResizeBilinear", "ResizeNearestNeighbor", "SpaceToBatchND", "BatchToSpaceND", "NonMaxSuppressionV3",
+    "NonMaxSuppressionV3/zero", "OneHot", "GatherV2", "Squeeze",
+    "Select/vector_condition", "Selu/f16", "LeakyRelu/f16", "BiasAdd/NCHW_rank3", "BiasAdd/NCDHW",
+    "FloorDiv/int_negative", "FloorMod/int_negative", "Cast/to_bool", "Cast/negative_truncates", "Where/none",
+    "TopKV2/k_zero", "TopKV2/ties", "ArgMax/ties", "NonMaxSuppressionV3/no_boxes", "GatherV2/no_indices",
+    "OneHot/out_of_range", "MatMul/int32", "ConcatV2/empty_operand", "CropAndResize/no_boxes", "Max/empty_axis",
+    "Min/empty_axis_int", "Prod/empty_axis", "Mean/int", "Size/int64", "Shape/int64", "ResizeBilinear/uint8",
+    "BatchMatMulV3/int8_to_int32", "FusedBatchNormV3/training", "FusedBatchNormV3/NCHW",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case_id", VARIANT_IDS)
+def test_variant_matches_tensorflow(
+    case_id: str, all_variant_cases: dict[str, tuple[str, Case]], tf_check: Any
+) -> None:
+    op, case = all_variant_cases[case_id]
+    tf_check(case.fn, case.inputs, op=op, atol=case.atol, options=case.options)
+
+
+def test_variant_ids_are_listed(all_variant_cases: dict[str, tuple[str, Case]]) -> None:
+    assert sorted(VARIANT_IDS) == sorted(all_variant_cases)

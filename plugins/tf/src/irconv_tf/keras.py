@@ -35,4 +35,4 @@ def load_keras(path: Path, ctx: LoadContext) -> Graph:
     graph_def = graph_pb2.GraphDef.FromString(frozen.graph.as_graph_def().SerializeToString())
     outputs = [t.name for t in frozen.outputs]
     names = [getattr(o, "name", f"output_{i}") for i, o in enumerate(model.outputs)]
-    return graph_from_frozen_def(graph_def, path.stem, outputs, names)
+    return graph_from_frozen_def(ctx, graph_def, path.stem, outputs, names)

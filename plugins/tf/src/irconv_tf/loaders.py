@@ -11,9 +11,10 @@ from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
 from irconv_tf.checkpoint import Checkpoint
+from irconv_tf.dtypes import DT_STRING, base_dtype
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
-from irconv_tf.nodes import TFNode
-from irconv_tf.options import SAVED_MODEL_TAGS, SIGNATURE, split_tags
+from irconv_tf.nodes import TFNode, keep_as_input
+from irconv_tf.options import FREEZE_PLACEHOLDER_WITH_DEFAULT, SAVED_MODEL_TAGS, SIGNATURE, split_tags
 from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
 
 SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
@@ -60,7 +61,7 @@ def load_frozen(path: Path, ctx: LoadContext) -> Graph:
     graph_def = _parse(graph_pb2.GraphDef(), path)
     if not graph_def.node:
         raise ModelFileError(f"{path} holds no graph nodes: is it a TensorFlow GraphDef?")
-    return _graph_from_def(graph_def, None, None, path.stem)
+    return _graph_from_def(ctx, graph_def, None, None, path.stem)
 
 
 def load_meta_graph(path: Path, ctx: LoadContext) -> Graph:
@@ -71,7 +72,7 @@ def load_meta_graph(path: Path, ctx: LoadContext) -> Graph:
     prefix = ctx.options.weights or path.with_suffix("")
     checkpoint = Checkpoint(Path(prefix)) if Path(f"{prefix}.index").exists() else None
     signature = _signature(meta, ctx, str(path), required=False)
-    return _graph_from_def(meta.graph_def, checkpoint, signature, path.stem, meta=meta)
+    return _graph_from_def(ctx, meta.graph_def, checkpoint, signature, path.stem, meta=meta)
 
 
 def load_saved_model(path: Path, ctx: LoadContext) -> Graph:
@@ -83,7 +84,7 @@ def load_saved_model(path: Path, ctx: LoadContext) -> Graph:
     signature = _signature(meta, ctx, str(path), required=True)
     prefix = path / "variables" / "variables"
     checkpoint = Checkpoint(prefix) if Path(f"{prefix}.index").exists() else None
-    return _graph_from_def(meta.graph_def, checkpoint, signature, path.name, meta=meta)
+    return _graph_from_def(ctx, meta.graph_def, checkpoint, signature, path.name, meta=meta)
 
 
 def _pick_meta_graph(saved: Any, ctx: LoadContext, path: Path) -> Any:
@@ -112,12 +113,13 @@ def _signature(meta: Any, ctx: LoadContext, where: str, *, required: bool) -> An
     raise UserError(f"model {where} has no signature {name!r} (available: {available}); choose one with --signature")
 
 
-def graph_from_frozen_def(graph_def: Any, name: str, outputs: list[str], names: list[str]) -> Graph:
+def graph_from_frozen_def(ctx: LoadContext, graph_def: Any, name: str, outputs: list[str], names: list[str]) -> Graph:
     """A frozen GraphDef whose outputs are the given tensors (``node:port``), named ``names``."""
-    return _graph_from_def(graph_def, None, None, name, (outputs, names))
+    return _graph_from_def(ctx, graph_def, None, None, name, (outputs, names))
 
 
 def _graph_from_def(
+    ctx: LoadContext,
     graph_def: Any,
     checkpoint: Checkpoint | None,
     signature: Any,
@@ -141,6 +143,8 @@ def _graph_from_def(
         if not outputs:
             raise ModelFileError(f"graph {name!r} has no output: every node's result is consumed")
     needed = set(reachable(nodes, [ep.tensor for ep in outputs]))
+    if _placeholders_with_default(nodes, needed, ctx):
+        needed = set(reachable(nodes, [ep.tensor for ep in outputs]))
     variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
     if variables and checkpoint is None and signature is None:
         raise ModelFileError(
@@ -150,6 +154,31 @@ def _graph_from_def(
     bound = bound_variable_keys(meta, checkpoint) if meta is not None and checkpoint is not None else None
     resolve_variables(nodes, checkpoint, needed, bound)
     return build_graph(nodes, inputs, outputs, name, bodies=_bodies(nodes, needed, flattener))
+
+
+def _placeholders_with_default(nodes: dict[str, TFNode], needed: set[str], ctx: LoadContext) -> bool:
+    """Keep each PlaceholderWithDefault a model input (a value the user feeds must count),
+    or, with ``--freeze-placeholder-with-default``, let it fold into its default. Either way
+    the notes name them. Returns True when the graph's inputs changed."""
+    # string defaults (a TF1 saver's filename) are never model data: they stay folded
+    found = sorted(
+        n
+        for n in needed
+        if nodes[n].op == "PlaceholderWithDefault" and base_dtype(nodes[n].get("dtype", 1)) != DT_STRING
+    )
+    if not found:
+        return False
+    listed = ", ".join(found)
+    if ctx.options.get(FREEZE_PLACEHOLDER_WITH_DEFAULT):
+        ctx.note(f"PlaceholderWithDefault frozen to its default value: {listed}")
+        return False
+    for name in found:
+        keep_as_input(nodes, nodes[name])
+    ctx.note(
+        f"PlaceholderWithDefault kept as model input(s), their defaults dropped: {listed} "
+        "(--freeze-placeholder-with-default folds them into their defaults)"
+    )
+    return True
 
 
 def _signature_endpoints(signature: Any, flattener: Flattener) -> tuple[list[Endpoint], list[Endpoint]]:

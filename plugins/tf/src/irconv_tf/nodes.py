@@ -76,3 +76,22 @@ def attr_value(value: Any, where: str) -> Any:
                 return [f.name for f in items]
             return list(items)
     return []
+
+
+def keep_as_input(nodes: Mapping[str, TFNode], node: TFNode) -> None:
+    """Turn a PlaceholderWithDefault into a Placeholder (a model input).
+
+    Its ``shape`` attribute is what TensorFlow lets a caller feed; when that says nothing
+    (unknown rank), the shape of a constant default stands in for it.
+    """
+    from irconv_tf.proto import graph_pb2, tensor_pb2
+
+    attrs = dict(node.attr)
+    default = nodes.get(node.inputs[0][0]) if node.inputs else None
+    if node.get("shape") is None and default is not None and default.op == "Const":
+        dims = [tensor_pb2.TensorShapeProto.Dim(size=d) for d in default.need("value").shape]
+        shape = tensor_pb2.TensorShapeProto(dim=dims)
+        attrs["shape"] = graph_pb2.AttrValue(shape=shape)
+    node.attr = attrs
+    node.op = "Placeholder"
+    node.inputs = []

@@ -24,7 +24,15 @@ SIGNATURE = Option(
     keyword="signature",
     help="SavedModel signature to convert (default: serving_default)",
 )
-OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE)
+FREEZE_PLACEHOLDER_WITH_DEFAULT = Option(
+    "tf.freeze_placeholder_with_default",
+    bool,
+    default=False,
+    flag="--freeze-placeholder-with-default",
+    keyword="freeze_placeholder_with_default",
+    help="fold every PlaceholderWithDefault into its default value (default: keep it as a model input)",
+)
+OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE, FREEZE_PLACEHOLDER_WITH_DEFAULT)
 
 
 def split_tags(values: Iterable[str]) -> frozenset[str]:

@@ -54,3 +54,10 @@ def verify_model() -> Sequence[object]:
     from irconv_tf.verify import VERIFIER
 
     return [VERIFIER]
+
+
+@hookimpl
+def back_transform() -> Sequence[Transform]:
+    from irconv_tf.transforms.empty_tensors import EmptyTensors
+
+    return [EmptyTensors()]

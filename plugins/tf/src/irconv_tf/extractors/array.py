@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
@@ -23,6 +24,7 @@ from irconv_opset import (
     Split,
     Squeeze,
     StridedSlice,
+    Subtract,
     Tile,
     Transpose,
     Unsqueeze,
@@ -45,8 +47,34 @@ def _transpose(node: Node, ctx: ExtractContext) -> Op:
     return Transpose()
 
 
-def _expand_dims(node: Node, ctx: ExtractContext) -> Op:
-    return Unsqueeze()
+def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ExpandDims(x, axis): axis is a scalar or a one-element list, constant or computed.
+
+    A computed axis becomes a Reshape to x's shape with a 1 inserted at the (normalised)
+    axis, so the result's rank stays known: an Unsqueeze with computed axes has a dynamic
+    rank, which the CPU plugin refuses.
+    """
+    from irconv_opset import Gather, Greater, Less
+
+    axis = ctx.input_value(1)
+    rank = ctx.input_rank(0)
+    if axis is not None or rank is None:
+        axes = int_const(ctx, np.reshape(axis, [-1]), "axes") if axis is not None else ctx.input(1)
+        return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
+    i64 = ElementType.i64
+    scalar = ctx.op(Reshape(special_zero=False), ctx.input(1), int_const(ctx, [], "scalar"), suffix="axis_scalar")
+    given = ctx.op(Convert(destination_type=i64), scalar, suffix="axis_i64")
+    wrapped = ctx.op(Add(), given, int_const(ctx, rank + 1, "out_rank"), suffix="axis_wrapped")
+    negative = ctx.op(Less(), given, int_const(ctx, 0, "zero"), suffix="axis_negative")
+    at = ctx.op(Select(), negative, wrapped, given, suffix="axis")
+    positions = int_const(ctx, np.arange(rank + 1), "positions")
+    after = ctx.op(Convert(destination_type=i64), ctx.op(Greater(), positions, at), suffix="after_axis")
+    source = ctx.op(Subtract(), positions, after, suffix="source_dim")
+    source = ctx.op(Select(), ctx.op(Equal(), positions, at), int_const(ctx, rank, "new_dim"), source, suffix="source")
+    dims = ctx.op(ShapeOf(output_type=i64), ctx.input(0), suffix="dims")
+    extended = ctx.op(Concat(axis=0), dims, int_const(ctx, [1], "one"), suffix="dims_and_one")
+    target = ctx.op(Gather(batch_dims=0), extended, source, int_const(ctx, 0, "gather_axis"), suffix="target")
+    return [ctx.op(Reshape(special_zero=False), ctx.input(0), target)]
 
 
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -115,13 +143,16 @@ def _strided_slice(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Slice(x, begin, size): stop = begin + size, where size -1 means "to the end"."""
+    """Slice(x, begin, size): stop = begin + size, where size -1 means "to the end".
+
+    "To the end" is the dimension itself (ShapeOf(x)), never a huge sentinel: the CPU plugin
+    computes index arithmetic in 32 bits, where INT64_MAX (or even INT32_MAX) wraps.
+    """
     begin = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="begin")
     size = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="size")
     to_end = ctx.op(Equal(), size, int_const(ctx, -1, "minus_one"), suffix="to_end")
-    stop = ctx.op(
-        Select(), to_end, int_const(ctx, np.iinfo(np.int64).max, "max"), ctx.op(Add(), begin, size), suffix="stop"
-    )
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0), suffix="dims")
+    stop = ctx.op(Select(), to_end, dims, ctx.op(Add(), begin, size), suffix="stop")
     ones = ctx.op(Broadcast(), int_const(ctx, 1, "one"), ctx.op(ShapeOf(), begin, suffix="rank"), suffix="step")
     return [ctx.op(Slice(), ctx.input(0), begin, stop, ones)]
 
@@ -157,20 +188,20 @@ def _broadcast_to(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _shape(node: Node, ctx: ExtractContext) -> Op:
-    return ShapeOf(output_type_=element_type(ctx.attr("out_type", 3), node.name))
+    return ShapeOf(output_type=element_type(ctx.attr("out_type", 3), node.name))
 
 
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ReduceProd
 
     out = element_type(ctx.attr("out_type", 3), node.name)
-    shape = ctx.op(ShapeOf(output_type_=out), ctx.input(0))
+    shape = ctx.op(ShapeOf(output_type=out), ctx.input(0))
     return [ctx.op(ReduceProd(keep_dims=False), shape, int_const(ctx, 0, "axis"))]
 
 
 def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    shape = ctx.op(ShapeOf(output_type_=ElementType.i32), ctx.input(0), suffix="shape")
-    rank = ctx.op(ShapeOf(output_type_=ElementType.i32), shape, suffix="rank")
+    shape = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="shape")
+    rank = ctx.op(ShapeOf(output_type=ElementType.i32), shape, suffix="rank")
     return [ctx.op(Squeeze(), rank, int_const(ctx, [0], "axis"))]
 
 
@@ -193,7 +224,18 @@ def _zeros_like(value: int):  # type: ignore[no-untyped-def]
     return extract
 
 
-def _select(node: Node, ctx: ExtractContext) -> Op:
+def _select(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Select (v1): a vector condition picks whole rows of higher-rank x/y (not NumPy
+    broadcasting, which would align it with the last axis), so it gets trailing 1 dims."""
+    condition = ctx.input(0)
+    cond_rank, data_rank = ctx.input_rank(0), ctx.input_rank(1)
+    if cond_rank == 1 and data_rank is not None and data_rank > 1:
+        axes = int_const(ctx, np.arange(1, data_rank), "row_axes")
+        condition = ctx.op(Unsqueeze(), condition, axes, suffix="rows")
+    return [ctx.op(Select(auto_broadcast="numpy"), condition, ctx.input(1), ctx.input(2))]
+
+
+def _select_v2(node: Node, ctx: ExtractContext) -> Op:
     return Select(auto_broadcast="numpy")
 
 
@@ -204,9 +246,12 @@ def _gather_v2(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _gather_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Gather/ResourceGather: along the first axis after ``batch_dims`` (ResourceGather's attribute)."""
     from irconv_opset import Gather
 
-    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), int_const(ctx, 0, "axis"))]
+    batch_dims = int(ctx.attr("batch_dims", 0))
+    axis = int_const(ctx, batch_dims, "axis")
+    return [ctx.op(Gather(batch_dims=batch_dims), ctx.input(0), ctx.input(1), axis)]
 
 
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
@@ -242,26 +287,43 @@ def _clip_by_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
-    """SpaceToBatchND/BatchToSpaceND over the M spatial dims of a [batch, spatial..., channels] input."""
+    """SpaceToBatchND/BatchToSpaceND over the M dims after the batch of a rank-R input.
+
+    The opset ops take one block size and one pad pair per input dim: 1 and 0 for the batch
+    and for the R - 1 - M trailing dims (none on a 3-D input with M = 2, several on a 5-D
+    one). ``block_shape`` and ``paddings``/``crops`` may be computed tensors.
+    """
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         from irconv_opset import BatchToSpace, SpaceToBatch
 
-        block = const_input(ctx, 1, "block_shape").reshape(-1).astype(np.int64)
-        pads = const_input(ctx, 2, "paddings" if to_batch else "crops").reshape(-1, 2).astype(np.int64)
-        full = np.concatenate([[1], block, [1]])
-        begin = np.concatenate([[0], pads[:, 0], [0]])
-        end = np.concatenate([[0], pads[:, 1], [0]])
-        op = SpaceToBatch() if to_batch else BatchToSpace()
-        return [
-            ctx.op(
-                op,
-                ctx.input(0),
-                int_const(ctx, full, "block"),
-                int_const(ctx, begin, "begin"),
-                int_const(ctx, end, "end"),
+        rank = ctx.input_rank(0)
+        block_shape = ctx.input_shape(1)
+        if rank is None or block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
+            raise ConversionError(
+                f"node {node.name!r} ({ctx.source_op.op_type}): needs the input's rank and a block_shape of known length"
             )
-        ]
+        trailing = rank - 1 - block_shape[0]
+        if trailing < 0:
+            raise ConversionError(
+                f"node {node.name!r}: block_shape has {block_shape[0]} values for a rank-{rank} input"
+            )
+
+        def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:
+            parts = [int_const(ctx, [fill], "lead"), inner]
+            if trailing:
+                parts.append(int_const(ctx, [fill] * trailing, "trail"))
+            return ctx.op(Concat(axis=0), *parts, suffix=suffix)
+
+        block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_shape")
+        pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads")
+        halves = ctx.add(Split(num_splits=2), [pads, int_const(ctx, 1, "pair_axis")], suffix="pairs")
+        axis = int_const(ctx, [1], "pair_squeeze")
+        begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
+        end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
+        op = SpaceToBatch() if to_batch else BatchToSpace()
+        inputs = (ctx.input(0), framed(block, 1, "block"), framed(begin, 0, "begin"), framed(end, 0, "end"))
+        return [ctx.op(op, *inputs)]
 
     return extract
 
@@ -307,7 +369,7 @@ def extractors() -> list[Extractor]:
             "ZerosLike": (_zeros_like(0), "Broadcast"),
             "OnesLike": (_zeros_like(1), "Broadcast"),
             "Select": (_select, "Select"),
-            "SelectV2": (_select, "Select"),
+            "SelectV2": (_select_v2, "Select"),
             "GatherV2": (_gather_v2, "Gather"),
             "Gather": (_gather_v1, "Gather"),
             "ResourceGather": (_gather_v1, "Gather"),

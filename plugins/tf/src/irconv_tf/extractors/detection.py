@@ -28,6 +28,8 @@ from irconv_opset import (
     Round,
     Select,
     ShapeOf,
+    Slice,
+    Squeeze,
     Subtract,
     Unsqueeze,
 )
@@ -44,16 +46,23 @@ def _nms(version: int):  # type: ignore[no-untyped-def]
         max_out = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="max_output_size")
         score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
         sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
+        # The kernel always selects at least one box (with max_output_size 0 the CPU plugin
+        # leaves valid_outputs unwritten); the selection is then cut to max_output_size, which
+        # is exact: greedy NMS picks in score order, so a smaller limit keeps a prefix.
+        at_least_one = ctx.op(Maximum(), max_out, int_const(ctx, 1, "one_box"), suffix="kernel_max_output_size")
         nms = ctx.add(
             NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
-            [boxes, scores, max_out, ctx.input(3), score_threshold, sigma],
+            [boxes, scores, at_least_one, ctx.input(3), score_threshold, sigma],
             suffix="NonMaxSuppression",
         )
-        column = int_const(ctx, 2, "box_column")
-        axis = int_const(ctx, 1, "axis")
-        indices = ctx.op(Gather(batch_dims=0), nms.out_port(0), column, axis, suffix="indices")
-        valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="valid")
-        picked_scores = ctx.op(Gather(batch_dims=0), nms.out_port(1), column, axis, suffix="selected_scores")
+        limit = ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "limit_shape"), suffix="limit")
+        indices = _prefix(ctx, _last_column(ctx, nms.out_port(0), "all_indices"), limit, "indices")
+        picked_scores = _prefix(ctx, _last_column(ctx, nms.out_port(1), "all_scores"), limit, "selected_scores")
+        valid = ctx.op(
+            Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="kernel_valid"
+        )
+        limit_i32 = ctx.op(Convert(destination_type=ElementType.i32), max_out, suffix="limit_i32")
+        valid = ctx.op(Minimum(), valid, limit_i32, suffix="valid")
         if version >= 4 and ctx.attr("pad_to_max_output_size", False):
             count = ctx.op(ShapeOf(), indices, suffix="count")
             missing = ctx.op(
@@ -70,6 +79,27 @@ def _nms(version: int):  # type: ignore[no-untyped-def]
         return [indices]
 
     return extract
+
+
+def _prefix(ctx: ExtractContext, values: OutPort, limit: OutPort, suffix: str) -> OutPort:
+    """values[:limit] (limit a one-element i64 tensor); safe on empty values."""
+    return ctx.op(Slice(), values, int_const(ctx, [0], "start"), limit, int_const(ctx, [1], "step"), suffix=suffix)
+
+
+def _last_column(ctx: ExtractContext, triples: OutPort, suffix: str) -> OutPort:
+    """Column 2 of NonMaxSuppression's [n, 3] rows, by Slice: n may be 0 (max_output_size 0,
+    nothing above the score threshold), and the CPU plugin dies (SIGFPE) gathering from an
+    empty tensor."""
+    column = ctx.op(
+        Slice(),
+        triples,
+        int_const(ctx, [2], "column"),
+        int_const(ctx, [3], "column_end"),
+        int_const(ctx, [1], "step"),
+        int_const(ctx, [1], "column_axis"),
+        suffix=f"{suffix}_column",
+    )
+    return ctx.op(Squeeze(), column, int_const(ctx, [1], "column_axis"), suffix=suffix)
 
 
 def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:

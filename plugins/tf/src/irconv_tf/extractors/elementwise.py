@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
@@ -81,7 +82,11 @@ def _div(node: Node, ctx: ExtractContext) -> Op:
 
 def _floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if _is_integer(ctx, 0):
-        return [ctx.op(Divide(m_pythondiv=True), ctx.input(0), ctx.input(1))]
+        # (x - FloorMod(x, y)) / y divides exactly, so truncating and flooring agree; the CPU
+        # plugin truncates integer Divide even with m_pythondiv (-7 // 3 gave -2, not -3).
+        remainder = ctx.op(FloorMod(), ctx.input(0), ctx.input(1), suffix="remainder")
+        multiple = ctx.op(Subtract(), ctx.input(0), remainder, suffix="multiple")
+        return [ctx.op(Divide(m_pythondiv=False), multiple, ctx.input(1))]
     quotient = ctx.op(Divide(m_pythondiv=False), ctx.input(0), ctx.input(1), suffix="div")
     return [ctx.op(Floor(), quotient)]
 
@@ -91,13 +96,16 @@ def _truncate_div(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
-    if channels_last(ctx):
+    rank = ctx.input_rank(0)
+    if channels_last(ctx) or rank == 2:
         return Add()
-    # NCHW: the bias [C] broadcasts over axis 1 of a rank-4 tensor.
+    if rank is None:
+        raise ConversionError(f"node {node.name!r}: BiasAdd with data_format NCHW needs the rank of its input")
+    # channels first: the bias [C] broadcasts over axis 1 of a rank-R tensor (R - 2 trailing axes).
     bias = ctx.op(
         _unsqueeze(),
         ctx.input(1),
-        ctx.const(np.array([1, 2], np.int64), suffix="bias_axes"),
+        ctx.const(np.arange(1, rank - 1, dtype=np.int64), suffix="bias_axes"),
         suffix="bias",
     )
     return [ctx.op(Add(), ctx.input(0), bias)]
@@ -121,11 +129,12 @@ def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Multiply(), ctx.input(0), ctx.input(0))]
 
 
-def _scalar_like(ctx: ExtractContext, value: float) -> OutPort:
+def _scalar_like(ctx: ExtractContext, value: float, suffix: str = "exponent", shape: tuple[int, ...] = ()) -> OutPort:
+    """A constant of the node's element type ``T`` (an f32 constant next to f16 data is refused)."""
     from irconv_tf.dtypes import numpy_dtype
 
     dtype = numpy_dtype(ctx.attr("T", 1), ctx.node.name)
-    return ctx.const(np.array(value, dtype=dtype), suffix="exponent")
+    return ctx.const(np.full(shape, value, dtype=dtype), suffix=suffix)
 
 
 def _erfc(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -138,8 +147,8 @@ def _relu6(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    alpha = float(ctx.attr("alpha", 0.2))
-    return [ctx.op(PReLU(), ctx.input(0), ctx.const(np.array([alpha], np.float32), suffix="alpha"))]
+    alpha = _scalar_like(ctx, float(ctx.attr("alpha", 0.2)), "alpha", shape=(1,))
+    return [ctx.op(PReLU(), ctx.input(0), alpha)]
 
 
 def _softmax(make: Callable[[int], Op]) -> Callable[[Node, ExtractContext], Op]:
@@ -157,8 +166,8 @@ def _add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    alpha = ctx.const(np.array([1.6732632423543772], np.float32), suffix="alpha")
-    scale = ctx.const(np.array([1.0507009873554805], np.float32), suffix="lambda")
+    alpha = _scalar_like(ctx, 1.6732632423543772, "alpha", shape=(1,))
+    scale = _scalar_like(ctx, 1.0507009873554805, "lambda", shape=(1,))
     return [ctx.op(Selu(), ctx.input(0), alpha, scale)]
 
 

@@ -13,26 +13,32 @@ from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
+from irconv.types import ElementType
 from irconv_opset import (
     Add,
     AvgPool,
+    Convert,
     Convolution,
     ConvolutionBackpropData,
     DepthToSpace,
     Divide,
     Einsum,
+    Gather,
     GroupConvolution,
     Interpolate,
     MatMul,
     MaxPool_v1,
     Multiply,
+    ReduceProd,
     Reshape,
+    ShapeOf,
     SpaceToDepth,
     Sqrt,
     Subtract,
     Transpose,
 )
 
+from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
 
 
@@ -141,47 +147,121 @@ def _pool(kind: str):  # type: ignore[no-untyped-def]
 
 
 def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """y = x * scale' + shift' with scale' = scale / sqrt(var + eps), shift' = offset - mean * scale'."""
-    if ctx.attr("is_training", False):
-        # Keras saves inference graphs with is_training=False; training mode needs batch statistics.
-        mean, var = ctx.input(3), ctx.input(4)
-        if const_input(ctx, 3, "mean").size == 0:
-            raise ConversionError(f"node {node.name!r}: FusedBatchNorm in training mode is not supported")
+    """y = x * scale' + shift' with scale' = scale / sqrt(var + eps), shift' = offset - mean * scale'.
+
+    TF computes in the statistics' type U (float32) whatever the data type T (half inputs
+    included) and returns y in T. In training mode the statistics are the batch's own (over
+    every axis but the channels); the mean/variance outputs are then the batch mean and the
+    Bessel-corrected variance, blended into the running ones by ``exponential_avg_factor``.
+    """
+    from irconv_opset import ReduceMean
+
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise ConversionError(f"node {node.name!r}: FusedBatchNorm needs the rank of its input")
+    data_type, stat_type = ctx.input_type(0), ctx.input_type(1)
+    x = ctx.input(0)
+    if stat_type is not ElementType.dynamic and data_type is not stat_type:
+        x = ctx.op(Convert(destination_type=stat_type), x, suffix="as_statistics_type")
+    channel_axis = rank - 1 if channels_last(ctx) else 1
     mean, var = ctx.input(3), ctx.input(4)
-    eps = ctx.const(np.array(ctx.attr("epsilon", 1e-3), np.float32), suffix="epsilon")
+    out_mean, out_var = mean, var
+    if ctx.attr("is_training", False):
+        axes = int_const(ctx, [a for a in range(rank) if a != channel_axis], "batch_axes")
+        flat = int_const(ctx, [-1], "flat")
+        batch_mean = ctx.op(ReduceMean(keep_dims=False), x, axes, suffix="batch_mean")
+        centered = ctx.op(Subtract(), x, _per_channel(ctx, batch_mean, rank, channel_axis), suffix="centered")
+        squares = ctx.op(Multiply(), centered, centered, suffix="squares")
+        batch_var = ctx.op(ReduceMean(keep_dims=False), squares, axes, suffix="batch_variance")
+        mean, var = batch_mean, batch_var
+        shape = ctx.op(ShapeOf(), x, suffix="shape")
+        dims = ctx.op(Gather(batch_dims=0), shape, axes, int_const(ctx, 0, "ax"), suffix="reduced_dims")
+        count = ctx.op(ReduceProd(keep_dims=False), dims, int_const(ctx, 0, "ax0"), suffix="count_i")
+        count_f = ctx.op(Convert(destination_type=stat_type), count, suffix="count")
+        one = ctx.const(np.array(1.0, _numpy(stat_type)), suffix="one")
+        corrected = ctx.op(
+            Multiply(), batch_var, ctx.op(Divide(m_pythondiv=False), count_f, ctx.op(Subtract(), count_f, one))
+        )
+        factor = float(ctx.attr("exponential_avg_factor", 1.0))
+        out_mean, out_var = batch_mean, corrected
+        if factor != 1.0:
+            keep = ctx.const(np.array(1.0 - factor, _numpy(stat_type)), suffix="keep")
+            take = ctx.const(np.array(factor, _numpy(stat_type)), suffix="take")
+
+            def blend(old: OutPort, new: OutPort) -> OutPort:
+                return ctx.op(Add(), ctx.op(Multiply(), old, keep), ctx.op(Multiply(), new, take))
+
+            out_mean, out_var = blend(ctx.input(3), batch_mean), blend(ctx.input(4), corrected)
+        out_mean = ctx.op(Reshape(special_zero=False), out_mean, flat, suffix="mean_out")
+        out_var = ctx.op(Reshape(special_zero=False), out_var, flat, suffix="variance_out")
+    eps = ctx.const(np.array(ctx.attr("epsilon", 1e-4), _numpy(stat_type)), suffix="epsilon")
     std = ctx.op(Sqrt(), ctx.op(Add(), var, eps, suffix="var_eps"), suffix="std")
     scale = ctx.op(Divide(m_pythondiv=False), ctx.input(1), std, suffix="scale")
     shift = ctx.op(Subtract(), ctx.input(2), ctx.op(Multiply(), mean, scale, suffix="mean_scale"), suffix="shift")
-    if not channels_last(ctx):
-        shape = int_const(ctx, [-1, 1, 1], "channel_shape")
-        scale = ctx.op(Reshape(special_zero=False), scale, shape, suffix="scale_nchw")
-        shift = ctx.op(Reshape(special_zero=False), shift, shape, suffix="shift_nchw")
-    scaled = ctx.op(Multiply(), ctx.input(0), scale, suffix="mul")
-    y = ctx.op(Add(), scaled, shift, suffix="add")
-    return [y, mean, var, mean, var, mean]
+    scale = _per_channel(ctx, scale, rank, channel_axis)
+    shift = _per_channel(ctx, shift, rank, channel_axis)
+    y = ctx.op(Add(), ctx.op(Multiply(), x, scale, suffix="mul"), shift, suffix="add")
+    if x is not ctx.input(0):
+        y = ctx.op(Convert(destination_type=data_type), y, suffix="as_data_type")
+    return [y, out_mean, out_var, mean, var, mean]
+
+
+def _per_channel(ctx: ExtractContext, values: OutPort, rank: int, channel_axis: int) -> OutPort:
+    """A [C] vector shaped to broadcast along ``channel_axis`` of a rank-``rank`` tensor."""
+    if channel_axis == rank - 1:
+        return values
+    shape = [-1] + [1] * (rank - 1 - channel_axis)
+    return ctx.op(Reshape(special_zero=False), values, int_const(ctx, shape, "channel_shape"))
+
+
+def _numpy(element: ElementType) -> np.dtype:
+    return np.dtype(np.float16) if element is ElementType.f16 else np.dtype(np.float32)
 
 
 def _matmul(node: Node, ctx: ExtractContext) -> Op:
     return MatMul(transpose_a=bool(ctx.attr("transpose_a", False)), transpose_b=bool(ctx.attr("transpose_b", False)))
 
 
-def _batch_matmul(node: Node, ctx: ExtractContext) -> Op:
-    return MatMul(transpose_a=bool(ctx.attr("adj_x", False)), transpose_b=bool(ctx.attr("adj_y", False)))
+def _batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """BatchMatMulV3's ``Tout`` may be wider than its inputs (int8 x int8 -> int32): the
+    products are computed in ``Tout``, so the inputs are converted first, never the result."""
+    out = element_type(ctx.attr("Tout"), node.name) if ctx.has_attr("Tout") else None
+    inputs = []
+    for i in (0, 1):
+        port = ctx.input(i)
+        if out is not None and ctx.input_type(i) is not out:
+            port = ctx.op(Convert(destination_type=out), port, suffix=f"input{i}_as_{out.value}")
+        inputs.append(port)
+    op = MatMul(transpose_a=bool(ctx.attr("adj_x", False)), transpose_b=bool(ctx.attr("adj_y", False)))
+    return [ctx.op(op, *inputs, suffix="MatMul")]
 
 
 def _einsum(node: Node, ctx: ExtractContext) -> Op:
     return Einsum(equation=ctx.attr("equation"))
 
 
+def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[str, str]:
+    """TensorFlow's source coordinate for output index y, as Interpolate's two attributes.
+
+    TF computes (scale = in / out, or (in - 1) / (out - 1) with align_corners):
+    nearest: align_corners round(y * scale); half_pixel floor((y + 0.5) * scale);
+    else floor(y * scale). linear: half_pixel (y + 0.5) * scale - 0.5; else y * scale.
+    ``tf_half_pixel_for_nn`` is (y + 0.5) * scale, so it pairs with ``floor``.
+    """
+    if align_corners:
+        return "align_corners", "round_prefer_ceil"
+    if half_pixel:
+        return ("half_pixel", "round_prefer_ceil") if mode == "linear" else ("tf_half_pixel_for_nn", "floor")
+    return "asymmetric", "floor"
+
+
 def _resize(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        if ctx.attr("align_corners", False):
-            transform, nearest = "align_corners", "round_prefer_ceil"
-        elif ctx.attr("half_pixel_centers", False):
-            transform = "half_pixel" if mode == "linear" else "tf_half_pixel_for_nn"
-            nearest = "round_prefer_ceil"
-        else:
-            transform, nearest = "asymmetric", "floor"
+        align_corners = bool(ctx.attr("align_corners", False))
+        half_pixel = bool(ctx.attr("half_pixel_centers", False))
+        if align_corners and half_pixel:
+            raise ConversionError(f"node {node.name!r}: align_corners and half_pixel_centers cannot both be set")
+        transform, nearest = _resize_mapping(mode, align_corners, half_pixel)
         op = Interpolate(
             mode=mode,
             shape_calculation_mode="sizes",
@@ -191,8 +271,12 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
             pads_begin=(0, 0, 0, 0),
             pads_end=(0, 0, 0, 0),
         )
+        images = ctx.input(0)
+        if mode == "linear" and ctx.input_type(0) is not ElementType.f32:
+            # ResizeBilinear returns float32 whatever the image type (uint8 photos included)
+            images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
         axes = int_const(ctx, [1, 2], "axes")
-        return [ctx.op(op, ctx.input(0), ctx.input(1), axes)]
+        return [ctx.op(op, images, ctx.input(1), axes)]
 
     return extract
 

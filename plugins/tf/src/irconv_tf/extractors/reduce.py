@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
@@ -23,11 +24,41 @@ from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import const_input, int_const, table
 
 
-def _reduce(make: Callable[..., Op]) -> Callable[[Node, ExtractContext], Op]:
-    def extract(node: Node, ctx: ExtractContext) -> Op:
-        return make(keep_dims=bool(ctx.attr("keep_dims", False)))
+def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node, ExtractContext], Op | list[OutPort]]:
+    """A reduction; ``empty`` ("lowest"/"highest") is what TF's Max/Min give over nothing."""
+
+    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+        keep = bool(ctx.attr("keep_dims", False))
+        if ctx.input_shape(1) == (0,):
+            # no axes: the input itself (computed empty axes would give the runtime a dynamic rank)
+            return [ctx.input(0)]
+        if empty is not None:
+            filled = _empty_extreme(ctx, keep, empty)
+            if filled is not None:
+                return [filled]
+        return make(keep_dims=keep)
 
     return extract
+
+
+def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | None:
+    """Max/Min over a statically empty axis: TF's identity element (-inf/inf for floats, the
+    type's lowest/highest integer), which the runtime does not give."""
+    shape, axes = ctx.input_shape(0), ctx.input_value(1)
+    if shape is None or None in shape or axes is None:
+        return None
+    reduced = {int(a) % len(shape) for a in np.reshape(axes, [-1])} if shape else set()
+    if not any(shape[a] == 0 for a in reduced):
+        return None
+    out = [1 if a in reduced else d for a, d in enumerate(shape) if keep or a not in reduced]
+    dtype = ctx.input_type(0).numpy
+    if np.issubdtype(dtype, np.floating):
+        value = -np.inf if which == "lowest" else np.inf
+    elif dtype == np.bool_:
+        value = which != "lowest"
+    else:
+        value = np.iinfo(dtype).min if which == "lowest" else np.iinfo(dtype).max
+    return ctx.const(np.full(out, value, dtype), suffix="empty_reduction")
 
 
 def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
@@ -62,8 +93,8 @@ def extractors() -> list[Extractor]:
         {
             "Mean": (_reduce(ReduceMean), "ReduceMean"),
             "Sum": (_reduce(ReduceSum), "ReduceSum"),
-            "Max": (_reduce(ReduceMax), "ReduceMax"),
-            "Min": (_reduce(ReduceMin), "ReduceMin"),
+            "Max": (_reduce(ReduceMax, empty="lowest"), "ReduceMax"),
+            "Min": (_reduce(ReduceMin, empty="highest"), "ReduceMin"),
             "Prod": (_reduce(ReduceProd), "ReduceProd"),
             "All": (_reduce(ReduceLogicalAnd), "ReduceLogicalAnd"),
             "Any": (_reduce(ReduceLogicalOr), "ReduceLogicalOr"),
