@@ -37,8 +37,8 @@ _WHY = {
               "(keep text processing outside the model)",
     "COMPLEX64": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
     "COMPLEX128": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
-    "BFLOAT16": "bfloat16 tensors are not supported yet: irconv's element types have no NumPy dtype for bf16 data "
-                "(convert the model's bf16 weights to float32 or float16)",
+    "BFLOAT16": "bfloat16 constants are not supported yet: irconv holds constants as NumPy arrays, which have "
+                "no bf16 (bf16 graph inputs and casts of run-time values are supported)",
     "UINT4": "4-bit integer tensors are not supported yet: irconv's element types have no u4 "
              "(OpenVINO IR has one; the core needs it first)",
     "INT4": "4-bit integer tensors are not supported yet: irconv's element types have no i4 "
@@ -61,7 +61,13 @@ def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
         raise ConversionError(f"ONNX element type {name}{at}: {why}") from None
 
 
+BFLOAT16 = 16
+
+
 def element_type(data_type: int, where: str = "") -> ElementType:
+    """The element type of an ONNX type code (bf16 has one, though no NumPy dtype)."""
+    if data_type == BFLOAT16:
+        return ElementType.bf16
     return ElementType.from_numpy(numpy_dtype(data_type, where))
 
 

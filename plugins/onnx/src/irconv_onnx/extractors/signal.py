@@ -14,7 +14,7 @@ from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset, typed_const
+from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, opset, typed_const
 from irconv_onnx.extractors._optional import HANDLED
 
 
@@ -190,6 +190,69 @@ def _col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), _i64_vector(ctx, 1, "image_shape"), _i64_vector(ctx, 2, "block_shape"))]
 
 
+def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MelWeightMatrix-17 from run-time scalars: triangular filters between mel-spaced bins
+    (rising (j - lower) / (center - lower) up to the centre, falling (higher - j) / (higher - center)
+    after it), [dft_length // 2 + 1, num_mel_bins]."""
+    import irconv_opset as o
+    from irconv.types import ElementType
+
+    a = attrs(ctx)
+    f32, i64_t = ElementType.f32, ElementType.i64
+
+    def scalar(idx: int, et: ElementType, name: str) -> OutPort:
+        port = ctx.op(o.Convert(destination_type=et), ctx.input(idx), suffix=f"{name}_cast")
+        return ctx.op(o.Reshape(special_zero=False), port, i64(ctx, []), suffix=name)
+
+    def f(value: float) -> OutPort:
+        return ctx.const(np.float32(value), suffix="c")
+
+    def mel(hertz: OutPort, name: str) -> OutPort:  # 2595 * log10(1 + hz / 700)
+        ratio = ctx.op(o.Add(), f(1), ctx.op(o.Divide(), hertz, f(700), suffix=f"{name}_ratio"), suffix=f"{name}_1p")
+        return ctx.op(o.Multiply(), ctx.op(o.Log(), ratio, suffix=f"{name}_ln"), f(2595 / np.log(10)), suffix=name)
+
+    bins, length, rate = scalar(0, i64_t, "num_mel_bins"), scalar(1, i64_t, "dft_length"), scalar(2, f32, "rate")
+    low, high = mel(scalar(3, f32, "lower_hz"), "low_mel"), mel(scalar(4, f32, "upper_hz"), "high_mel")
+    points = ctx.op(o.Add(), bins, i64(ctx, 2), suffix="points")
+    # the mel range is split by the number of points (num_mel_bins + 2), as ONNX's reference does
+    step = ctx.op(o.Divide(), ctx.op(o.Subtract(), high, low, suffix="mel_span"),
+                  ctx.op(o.Convert(destination_type=f32), points, suffix="point_count"),
+                  suffix="mel_step")
+    steps = ctx.op(o.Range(output_type=f32), i64(ctx, 0), points, i64(ctx, 1), suffix="steps")
+    mels = ctx.op(o.Add(), ctx.op(o.Multiply(), steps, step, suffix="mel_offsets"), low, suffix="mels")
+    hertz = ctx.op(o.Multiply(), f(700), ctx.op(o.Subtract(), ctx.op(o.Exp(), ctx.op(
+        o.Multiply(), mels, f(np.log(10) / 2595), suffix="mel_ln"), suffix="mel_exp"), f(1), suffix="hz_ratio"),
+                   suffix="hertz")
+    scaled = ctx.op(o.Multiply(), ctx.op(o.Convert(destination_type=f32), ctx.op(o.Add(), length, i64(ctx, 1)),
+                                         suffix="length_1p"), hertz, suffix="scaled")
+    edges = ctx.op(o.Floor(), ctx.op(o.Divide(), scaled, rate, suffix="bin_float"), suffix="edges")
+    count = ctx.op(o.Reshape(special_zero=False), bins, i64(ctx, [1]), suffix="count")
+
+    def take(start: int) -> OutPort:
+        stop = ctx.op(o.Add(), count, i64(ctx, [start]), suffix=f"stop{start}")
+        edge = ctx.op(o.Slice(), edges, i64(ctx, [start]), stop, i64(ctx, [1]), i64(ctx, [0]), suffix=f"edge{start}")
+        return ctx.op(o.Unsqueeze(), edge, i64(ctx, [0]), suffix=f"row{start}")
+
+    lower, center, higher = take(0), take(1), take(2)
+    spectrum = ctx.op(o.Add(), ctx.op(o.Divide(m_pythondiv=True), length, i64(ctx, 2)), i64(ctx, 1), suffix="nbins")
+    j = ctx.op(o.Unsqueeze(), ctx.op(o.Range(output_type=f32), i64(ctx, 0), spectrum, i64(ctx, 1), suffix="j_range"),
+               i64(ctx, [1]), suffix="j")
+    one = f(1)
+    rise_span = ctx.op(o.Maximum(), ctx.op(o.Subtract(), center, lower, suffix="rise_width"), one, suffix="rise_span")
+    fall_span = ctx.op(o.Maximum(), ctx.op(o.Subtract(), higher, center, suffix="fall_width"), one, suffix="fall_span")
+    rising = ctx.op(o.Divide(), ctx.op(o.Subtract(), j, lower, suffix="from_lower"), rise_span, suffix="rising")
+    rising = ctx.op(o.Select(), ctx.op(o.Equal(), center, lower, suffix="no_rise"), one, rising, suffix="rising_safe")
+    falling = ctx.op(o.Divide(), ctx.op(o.Subtract(), higher, j, suffix="to_higher"), fall_span, suffix="falling")
+    in_rise = ctx.op(o.LogicalAnd(), ctx.op(o.GreaterEqual(), j, lower, suffix="after_lower"),
+                     ctx.op(o.LessEqual(), j, center, suffix="before_center"), suffix="in_rise")
+    in_fall = ctx.op(o.LogicalAnd(), ctx.op(o.Greater(), j, center, suffix="after_center"),
+                     ctx.op(o.Less(), j, higher, suffix="before_higher"), suffix="in_fall")
+    weights = ctx.op(o.Select(), in_rise, rising, ctx.op(o.Select(), in_fall, falling, f(0), suffix="fall_part"),
+                     suffix="weights")
+    target = et_of_onnx(a.int("output_datatype", 1), "MelWeightMatrix output_datatype")
+    return [ctx.op(o.Convert(destination_type=target), weights)]
+
+
 def _i64_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
     from irconv.types import ElementType
     from irconv_opset import Convert
@@ -203,5 +266,6 @@ def extractors() -> list[Extractor]:
         onnx_op("DFT", _dft, 20, produces="DFT, IDFT, RDFT, IRDFT", optional={1: HANDLED, 2: HANDLED}),
         onnx_op("STFT", _stft, 17, produces="STFT", optional={2: HANDLED, 3: HANDLED}),
         onnx_op("Col2Im", _col2im, 18, produces="Col2Im"),
+        onnx_op("MelWeightMatrix", _mel_weight_matrix, 17, produces="Range, Select, Convert"),
     ]
 
