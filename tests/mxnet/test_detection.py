@@ -185,3 +185,17 @@ def test_box_nms(attrs: dict[str, object], leading: tuple[int, ...], check_symbo
     items = int(np.prod(leading)) if leading else 1
     rows = np.concatenate([nms_rows(seed=21 + i) for i in range(items)]).reshape(*leading, 24, 6)
     check_symbol(sym.contrib.box_nms(X, **attrs), {"data": rows}, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [{"format": "corner"}, {"format": "center"}, {"format": "corner", "std0": 0.1, "std1": 0.1, "std2": 0.2,
+                                                   "std3": 0.2, "clip": 0.5}],
+    ids=["corner", "center", "stds_clip"],
+)
+def test_box_decode(attrs: dict[str, object], check_symbol) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(8)
+    corners = np.sort(rng.uniform(0, 1, (1, 10, 2, 2)), axis=2).transpose(0, 1, 3, 2).reshape(1, 10, 4)
+    symbol = sym.contrib.box_decode(X, sym.Variable("anchors"), **attrs)
+    feeds = {"data": rand(2, 10, 4, low=-1, high=1), "anchors": corners.astype(np.float32)}
+    check_symbol(symbol, feeds)

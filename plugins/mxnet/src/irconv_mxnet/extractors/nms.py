@@ -1,4 +1,5 @@
-"""box_nms, and the NMS-on-rows building block MultiBoxDetection's force_suppress uses."""
+"""Box utilities: box_nms (and the NMS-on-rows building block MultiBoxDetection uses) and
+box_decode."""
 
 from __future__ import annotations
 
@@ -132,6 +133,50 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [int(d) for d in shape]))]  # type: ignore[arg-type]
 
 
+def box_decode(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Offsets [B, N, 4] (scaled by ``std0..3``) applied to anchors [1, N, 4] (corner or
+    center format): corner boxes, the size exponent clipped at ``clip`` when positive."""
+    from irconv_opset import Add, Concat, Exp, Minimum, Multiply, Split, Subtract
+
+    x = ctx.input(0)
+    stds = [number(ctx, f"std{i}", 1.0) for i in range(4)]
+    a = ctx.add(Split(num_splits=4), [ctx.input(1), i64(ctx, -1, "axis")], "anchor_split")
+    d = ctx.add(Split(num_splits=4), [x, i64(ctx, -1, "axis")], "offset_split")
+    half = like_const(ctx, 0.5, x, "half")
+    if str(ctx.attr("format", "center")) == "corner":
+        left, top, right, bottom = (a.out_port(i) for i in range(4))
+        width = ctx.op(Subtract(), right, left, suffix="anchor_w")
+        height = ctx.op(Subtract(), bottom, top, suffix="anchor_h")
+        cx = ctx.op(Add(), left, ctx.op(Multiply(), width, half, suffix="half_w"), suffix="anchor_cx")
+        cy = ctx.op(Add(), top, ctx.op(Multiply(), height, half, suffix="half_h"), suffix="anchor_cy")
+    else:
+        cx, cy, width, height = (a.out_port(i) for i in range(4))
+
+    def scaled(i: int) -> OutPort:
+        port = d.out_port(i)
+        return port if stds[i] == 1.0 else ctx.op(Multiply(), port, like_const(ctx, stds[i], x, f"std{i}"),
+                                                  suffix=f"d{i}")
+
+    clip = number(ctx, "clip", -1.0)
+
+    def size(i: int, anchor: OutPort) -> OutPort:
+        exponent = scaled(i)
+        if clip > 0:
+            exponent = ctx.op(Minimum(), exponent, like_const(ctx, clip, x, "clip"), suffix=f"clipped{i}")
+        return ctx.op(Multiply(), ctx.op(Multiply(), ctx.op(Exp(), exponent, suffix=f"exp{i}"), anchor,
+                                         suffix=f"size{i}"), half, suffix=f"half_size{i}")
+
+    ox = ctx.op(Add(), ctx.op(Multiply(), scaled(0), width, suffix="dx"), cx, suffix="ox")
+    oy = ctx.op(Add(), ctx.op(Multiply(), scaled(1), height, suffix="dy"), cy, suffix="oy")
+    ow, oh = size(2, width), size(3, height)
+    corners = [ctx.op(Subtract(), ox, ow, suffix="x1"), ctx.op(Subtract(), oy, oh, suffix="y1"),
+               ctx.op(Add(), ox, ow, suffix="x2"), ctx.op(Add(), oy, oh, suffix="y2")]
+    return [ctx.op(Concat(axis=-1), *corners)]
+
+
 def extractors() -> list[Extractor]:
-    return mx_op(("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "box_nms"), box_nms,
-                 "NonMaxSuppression, Gather")
+    return [
+        *mx_op(("_contrib_box_nms", "_contrib_box_non_maximum_suppression", "box_nms"), box_nms,
+               "NonMaxSuppression, Gather"),
+        *mx_op(("_contrib_box_decode", "box_decode"), box_decode, "Multiply, Add, Exp"),
+    ]
