@@ -3,6 +3,7 @@ exported with ``HybridBlock.export``, converted, run in OpenVINO, compared with 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,17 @@ NETWORKS = [
 ]
 
 
+#: The rest of the model zoo: same ops, run with IRCONV_MXNET_FULL_ZOO=1 (a few minutes more).
+MORE_NETWORKS = [
+    *[(f"densenet{d}", 224) for d in (161, 169, 201)],
+    *[(f"mobilenet{w}", 64) for w in ("0.25", "0.5", "0.75")],
+    *[(f"mobilenetv2_{w}", 64) for w in ("0.25", "0.5", "0.75")],
+    *[(f"resnet{d}_v{v}", 64) for d in (34, 101, 152) for v in (1, 2)],
+    *[(f"vgg{d}{b}", 32) for d in (11, 13, 19) for b in ("", "_bn")],
+]
+FULL_ZOO = pytest.mark.skipif(not os.environ.get("IRCONV_MXNET_FULL_ZOO"), reason="set IRCONV_MXNET_FULL_ZOO=1")
+
+
 def randomize(net: object, seed: int) -> None:
     """Seeded values for every parameter: Xavier weights, and BatchNorm gamma/beta and
     running statistics far from their identity initialisation."""
@@ -61,7 +73,11 @@ def export_zoo_model(name: str, size: int, directory: Path) -> tuple[Path, np.nd
     return directory / f"{name}-symbol.json", x.asnumpy(), want
 
 
-@pytest.mark.parametrize("name,size", NETWORKS, ids=[n for n, _ in NETWORKS])
+@pytest.mark.parametrize(
+    "name,size",
+    NETWORKS + [pytest.param(n, s, marks=(FULL_ZOO, pytest.mark.slow), id=n) for n, s in MORE_NETWORKS],
+    ids=[n for n, _ in NETWORKS] + [n for n, _ in MORE_NETWORKS],
+)
 def test_model_zoo_network_matches_mxnet(name: str, size: int, tmp_path: Path, convert_run) -> None:  # type: ignore[no-untyped-def]
     symbol, x, want = export_zoo_model(name, size, tmp_path)
     (got,) = convert_run(symbol, {"data": x})
