@@ -11,7 +11,21 @@ from pathlib import Path
 SHARED = Path("/work/shared/models/caffe")
 SMALL = ("mtcnn_pnet", "mtcnn_onet", "squeezenet_v1_1")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[-+]?\d[\w.+-]*|[A-Za-z_]\w*|[{}:]')
-NUMBERS = ("0", "-1", "1", "2", "3", "65536", "2147483648", "1e30", "-1e30", "nan", "1099511627776", "0.5", "99999999999")
+NUMBERS = (
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "65536",
+    "2147483648",
+    "1e30",
+    "-1e30",
+    "nan",
+    "1099511627776",
+    "0.5",
+    "99999999999",
+)
 WORDS = ("Convolution", "Pooling", "ReLU", "Junk", "Input", "Concat", "Reshape", "Eltwise", "MAX", "AVE", "true")
 
 

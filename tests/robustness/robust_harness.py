@@ -23,6 +23,7 @@ Outcome classes (``OUTCOMES``):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -96,10 +97,7 @@ def convert_case(model: Path, out: Path, extra: Sequence[str], limits: Limits) -
     seconds = time.perf_counter() - start
     err = stderr.read_text(errors="replace") if stderr.exists() else ""
     outcome = classify(status, err)
-    if outcome.outcome == "accepted":
-        expected = {out.name, out.with_suffix(".bin").name}
-    else:
-        expected = set()
+    expected = {out.name, out.with_suffix(".bin").name} if outcome.outcome == "accepted" else set()
     left = sorted((_listing(model.parent) | _listing(out.parent)) - before - {str(out.parent / n) for n in expected})
     if outcome.outcome in ("hang", "crash", "oom"):
         left = []  # a killed process may leave temps; the next run cleans them
@@ -185,10 +183,8 @@ def _fenced(body: Callable[[], int], stdout: Path, stderr: Path, limits: Limits)
             import sys
 
             for stream in (sys.stdout, sys.stderr):
-                try:
+                with contextlib.suppress(Exception):
                     stream.flush()
-                except Exception:  # noqa: BLE001, S110
-                    pass
             os._exit(code if isinstance(code, int) else 70)
     deadline = time.monotonic() + limits.seconds
     delay = 0.002
@@ -209,10 +205,8 @@ def _fenced(body: Callable[[], int], stdout: Path, stderr: Path, limits: Limits)
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _listing(folder: Path) -> set[str]:

@@ -13,7 +13,20 @@ import robust_onnx
 ELEMENT_TYPES = ("f32", "f16", "i64", "i32", "u8", "boolean", "bf16", "dynamic", "junk", "", "f64", "u1", "string")
 NUMBERS = ("0", "-1", "1", "3", "4294967296", "1099511627776", "-9999999999", "1.5", "x", "", "999999999999999999999")
 SHAPES = ("", "1", "?", "-1", "1,3,8,8", "0,0", "1..8", "1099511627776,1099511627776", "a,b", "-5", "1,,2")
-TYPES = ("Relu", "ReLU", "Add", "Convolution", "Const", "Parameter", "Result", "Junk", "If", "Loop", "TensorIterator", "")
+TYPES = (
+    "Relu",
+    "ReLU",
+    "Add",
+    "Convolution",
+    "Const",
+    "Parameter",
+    "Result",
+    "Junk",
+    "If",
+    "Loop",
+    "TensorIterator",
+    "",
+)
 VERSIONS = ("opset1", "opset8", "opset13", "opset99", "extension", "", "opset0")
 
 

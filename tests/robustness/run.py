@@ -95,7 +95,7 @@ def table(results: dict[str, list[Case]], seconds: dict[str, float]) -> str:
         per = seconds[name] / max(len(cases), 1)
         rows.append([name, str(len(cases)), *(str(counts.get(c, 0)) for c in columns), f"{per:.2f}"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["| " + " | ".join(cell.rjust(w) for cell, w in zip(r, widths)) + " |" for r in rows]
+    lines = ["| " + " | ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) + " |" for r in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
 

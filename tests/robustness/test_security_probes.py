@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from robust_harness import Limits, Outcome, convert_case, preload
@@ -30,7 +29,9 @@ def _preloaded() -> None:
 
 
 def convert(model: Path, tmp_path: Path, *extra: str, seconds: float = 60, openvino: bool = True) -> Outcome:
-    return convert_case(model, tmp_path / "out" / "model.xml", list(extra), Limits(seconds=seconds, check_openvino=openvino))
+    return convert_case(
+        model, tmp_path / "out" / "model.xml", list(extra), Limits(seconds=seconds, check_openvino=openvino)
+    )
 
 
 def save(tmp: Path, name: str, nodes, inputs, outputs, inits=(), opset: int = 17) -> Path:  # type: ignore[no-untyped-def]
@@ -292,7 +293,10 @@ def deep_if_onnx(depth: int) -> bytes:
         then_attr = _field(1, b"then_branch") + _varint(20 << 3) + _varint(5) + _field(6, inner)
         inner = graph(_field(1, node + _field(5, then_attr)), f"b{level}", f"o{level}")
     top = helper.make_graph(
-        [], "top", [helper.make_tensor_value_info("x", F32, [2]), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])], []
+        [],
+        "top",
+        [helper.make_tensor_value_info("x", F32, [2]), helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [],
     )
     model = helper.make_model(top, opset_imports=[helper.make_opsetid("", 13)])
     return model.SerializeToString() + _field(7, inner)
@@ -328,11 +332,12 @@ def deep_if_ir(depth: int) -> str:
             f'<layers>{param(k)}<layer id="1" name="c{k}" type="Parameter" version="opset1"><data shape="" '
             'element_type="boolean"/><output><port id="0" precision="BOOL"/></output></layer>'
             f'<layer id="2" name="if{k}" type="If" version="opset8"><then_port_map><input external_port_id="1" '
-            'internal_layer_id="0"/>' + ("" if leaf else '<input external_port_id="2" internal_layer_id="1"/>')
+            'internal_layer_id="0"/>'
+            + ("" if leaf else '<input external_port_id="2" internal_layer_id="1"/>')
             + f'<output external_port_id="3" internal_layer_id="{2 if leaf else 3}"/></then_port_map><else_port_map>'
             '<input external_port_id="1" internal_layer_id="0"/><output external_port_id="3" internal_layer_id="2"/>'
             f'</else_port_map><input><port id="0" precision="BOOL"/>{port.format(1)}<port id="2" precision="BOOL"/>'
-            f'</input><output>{port.format(3)}</output><then_body>{body}</then_body><else_body>'
+            f"</input><output>{port.format(3)}</output><then_body>{body}</then_body><else_body>"
             f'{unary("Negative", k + 1)}</else_body></layer><layer id="3" name="r{k}" type="Result" version="opset1">'
             f'<input>{port.format(0)}</input></layer></layers><edges><edge from-layer="1" from-port="0" to-layer="2" '
             'to-port="0"/><edge from-layer="0" from-port="0" to-layer="2" to-port="1"/><edge from-layer="1" '

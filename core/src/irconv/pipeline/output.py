@@ -76,7 +76,7 @@ class AtomicFiles:
     def commit(self) -> list[Path]:
         """Flush every file to disk, then rename them, the first opened last."""
         try:
-            for _, final, handle in self._pending:
+            for _, _, handle in self._pending:
                 handle.flush()
                 os.fsync(handle.fileno())
                 handle.close()
