@@ -439,3 +439,41 @@ def test_output_equal_to_the_input_is_refused(tmp_path):
     assert outcome.outcome == "clean-error" and "refusing to overwrite the input" in outcome.message, outcome
     assert xml.read_bytes() == before
     assert sorted(os.listdir(xml.parent)) == ["model.bin", "model.xml"]
+
+
+def test_two_conversions_to_one_output_leave_a_consistent_pair(tmp_path):
+    """Two `irconv convert` runs racing to the same -o: the .xml and .bin come from one of them."""
+    import subprocess
+    import sys
+
+    import openvino as ov
+
+    models = []
+    for size in (3, 5000):
+        w = numpy_helper.from_array(np.arange(size, dtype=np.float32), "w")
+        models.append(
+            save(
+                tmp_path / f"m{size}",
+                "race",
+                [helper.make_node("Add", ["x", "w"], ["y"])],
+                [helper.make_tensor_value_info("x", F32, [size])],
+                [helper.make_tensor_value_info("y", F32, [size])],
+                [w],
+            )  # fmt: skip
+        )
+    out = tmp_path / "out" / "race.xml"
+    for _ in range(3):
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "irconv", "convert", str(m), "-o", str(out), "--no-compress-to-fp16"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )  # fmt: skip
+            for m in models
+        ]
+        for p in procs:
+            assert p.wait(timeout=300) == 0, p.stderr.read() if p.stderr else ""
+        model = ov.Core().read_model(str(out))
+        size = model.inputs[0].get_partial_shape()[0].get_length()
+        assert out.with_suffix(".bin").stat().st_size == 4 * size  # the weights of the same run
+        assert sorted(p.name for p in out.parent.iterdir()) == ["race.bin", "race.xml"]
