@@ -136,9 +136,15 @@ def _flat_index(op: str, out_arg: str, index: int) -> int:
 
 
 def flatten(node_defs: Iterable[Any], library: Any) -> tuple[dict[str, TFNode], Flattener]:
+    from irconv_tf.tf1_control_flow import functionalize
+
+    node_defs = list(node_defs)
     flattener = Flattener(library)
     flattener.add_graph(node_defs)
-    return flattener.finish(), flattener
+    nodes = flattener.finish()
+    controls = {nd.name: [s[1:] for s in nd.input if s.startswith("^")] for nd in node_defs}
+    functionalize(nodes, flattener.functions, controls)  # TF1 frames -> functional While/If
+    return nodes, flattener
 
 
 def function_table(library: Any) -> Mapping[str, Any]:
