@@ -39,5 +39,7 @@ class FuseLinearBackward(Fusion):
         if new is None:
             return False
         _weights.set_weights(rw, producer, new)
+        # The producer now computes the Multiply's tensor: its own tensor names would mislabel it.
+        producer.out_port(0).data.names.clear()
         rw.replace(mul, producer.out_port(0))
         return True

@@ -96,7 +96,7 @@ def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
 def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bool:
     """Add ``bias`` into the constant of an Add that is the consumer's only user, if any."""
     users = consumer.out_port(0).get_destinations()
-    if len(users) != 1 or users[0].node.type != "Add" or consumer.out_port(0).data.names:
+    if len(users) != 1 or users[0].node.type != "Add":
         return False
     add = users[0].node
     other = add.in_port(1 - users[0].idx).get_source()
@@ -111,4 +111,5 @@ def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bo
     if merged.shape != np.broadcast_shapes(value.shape, bias.shape):
         return False
     rw.set_input(add.in_port(1 - users[0].idx), rw.const(merged, like=add))
+    consumer.out_port(0).data.names.clear()  # it no longer holds the source model's tensor
     return True
