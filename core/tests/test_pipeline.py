@@ -2,7 +2,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from core_toy_ops import Add, Reshape, ShapeOf
+from core_toy_ops import Add, Relu, Reshape, ShapeOf
 from core_toy_plugin import ToyPlugin
 from irconv.errors import ConversionError, UnsupportedOpsError, UserError
 from irconv.ops import Const
@@ -42,7 +42,7 @@ def test_all_unsupported_ops_are_reported_at_once_and_nothing_is_written(tmp_pat
         convert(path, ConversionOptions(), host)
     message = str(info.value)
     assert "2 operation type(s) in 3 node(s)" in message
-    assert "toy Foo (opset 1) x2: a, c" in message and "toy Bar (opset 1) x1: b" in message
+    assert "toy Foo x2: a, c" in message and "toy Bar x1: b" in message
     assert info.value.exit_code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.toy"]
 
@@ -163,3 +163,23 @@ def test_inference_failure_names_node_op_and_input_shapes():
         infer_graph(b.graph)
     assert "'bad' (Broken-1)" in str(info.value)
     assert "[1,?,8]:f32" in str(info.value) and "rank mismatch" in str(info.value)
+
+
+def test_an_extractor_can_leave_a_note_for_the_user(tmp_path, plugin_host, register_plugin):
+    from irconv.pipeline.run import ConversionReport
+    from irconv.plugins import Extractor, hookimpl
+
+    class Noting:
+        @hookimpl
+        def extract_op(self):
+            def extract(node, ctx):
+                ctx.note("approximated")
+                return Relu()
+
+            return [Extractor("toy", "Approx", extract)]
+
+    register_plugin(ToyPlugin(), "toy", "irconv-toy")
+    register_plugin(Noting(), "noting", "irconv-noting")
+    report = ConversionReport()
+    convert(model(tmp_path, "input x 1,4\nop a Approx x\noutput y a\n"), ConversionOptions(), plugin_host, report)
+    assert "a: approximated" in report.notes

@@ -56,11 +56,19 @@ class ExtractContext:
     reads like the source model.
     """
 
-    def __init__(self, graph: Graph, node: Node, options: ConversionOptions, registry: Registry) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        node: Node,
+        options: ConversionOptions,
+        registry: Registry,
+        notes: list[str] | None = None,
+    ) -> None:
         self.graph = graph
         self.node = node
         self.options = options
         self.registry = registry
+        self.notes = notes if notes is not None else []
         self.inputs: list[OutPort | None] = [p.get_source() for p in node.in_ports()]
 
     # ------------------------------------------------------------ the framework node
@@ -93,6 +101,11 @@ class ExtractContext:
     def has_attr(self, name: str) -> bool:
         attributes = self.source_op.attributes
         return attributes is not None and name in attributes
+
+    def note(self, message: str) -> None:
+        """Tell the user something about this node's conversion (an approximation, say);
+        printed after the conversion, prefixed with the node's name."""
+        self.notes.append(f"{self.node.name}: {message}")
 
     # ------------------------------------------------------------ inputs and their facts
     def input(self, idx: int) -> OutPort:

@@ -59,7 +59,8 @@ def _unsupported_message(missing: list[_Missing], registry: Registry) -> str:
         domain = f"{m.domain}::" if m.domain else ""
         opsets = ",".join(str(v) for v in sorted(m.opsets))
         shown = ", ".join(m.nodes[:_SHOWN_NAMES]) + (", ..." if len(m.nodes) > _SHOWN_NAMES else "")
-        line = f"  {m.framework} {domain}{m.op_type} (opset {opsets}) x{len(m.nodes)}: {shown}"
+        versioned = f" (opset {opsets})" if m.opsets != {1} else ""  # frameworks without opsets say 1
+        line = f"  {m.framework} {domain}{m.op_type}{versioned} x{len(m.nodes)}: {shown}"
         others = registry.extractors_for(m.framework, m.domain, m.op_type)
         if others:
             ranges = "; ".join(f"opsets {o.item.opsets_text()} by {o.plugin.label()}" for o in others)
@@ -73,7 +74,11 @@ def _unsupported_message(missing: list[_Missing], registry: Registry) -> str:
 
 
 def extract_graph(
-    graph: Graph, registry: Registry, options: ConversionOptions, progress: Progress | None = None
+    graph: Graph,
+    registry: Registry,
+    options: ConversionOptions,
+    progress: Progress | None = None,
+    notes: list[str] | None = None,
 ) -> None:
     """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
     for node in graph.topological_order():
@@ -82,11 +87,11 @@ def extract_graph(
             try_infer(node)  # inputs and constants the loader made: their facts feed the extractors
             continue
         for body in op.bodies.values():
-            extract_graph(body, registry, options, progress)
+            extract_graph(body, registry, options, progress, notes)
         extractor = registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version)
         if extractor is None:  # check_supported ran first; a body-only path may still get here
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
-        ctx = ExtractContext(graph, node, options, registry)
+        ctx = ExtractContext(graph, node, options, registry, notes)
         try:
             result = extractor.extract(node, ctx)
         except IrconvError:

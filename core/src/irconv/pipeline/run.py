@@ -124,7 +124,7 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     cut_outputs(graph, options)
     check_supported_with_hints(graph, registry)
     progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
-    extract_graph(graph, registry, options, progress)
+    extract_graph(graph, registry, options, progress, report.notes)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")

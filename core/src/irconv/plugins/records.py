@@ -254,5 +254,8 @@ BUILTIN_HINTS: tuple[InstallHint, ...] = (
         "irconv-caffe", frameworks=("caffe",), suffixes=(".prototxt", ".caffemodel"), description="Caffe front end"
     ),
     InstallHint("irconv-ir", frameworks=("ir",), suffixes=(".xml",), description="OpenVINO IR reader and emitter"),
+    InstallHint(
+        "irconv-mxnet", frameworks=("mxnet",), suffixes=(".params", ".json"), description="MXNet front end"
+    ),
     InstallHint("irconv-viz", description="graph pictures for `irconv show` (html, svg)"),
 )
