@@ -83,10 +83,7 @@ def convert_and_run_ir(
     import openvino as ov
     from irconv.api import convert_model, save_model
 
-    # validate=True would check every transform's contract, but the core's front phase
-    # counts the extraction's own edits against the first transform that changes nothing
-    # ("apply() returned False but edited the graph"); reported, switch back once fixed.
-    graph = convert_model(model, validate=False, **options)
+    graph = convert_model(model, validate=True, **options)  # every transform's contract checked
     xml = out_dir / "model.xml"
     save_model(graph, xml, compress_to_fp16=False)
     core = ov.Core()

@@ -128,7 +128,68 @@ def cases() -> dict[str, Case]:
         "Atan": unary(raw.Atan),
         "Sinh": unary(raw.Sinh),
         "Cosh": unary(raw.Cosh),
+        "Acosh": unary(raw.Acosh, 1.0, 3.0),
+        "Asinh": unary(raw.Asinh, -3.0, 3.0),
+        "Atanh": unary(raw.Atanh, -0.9, 0.9),
+        "Log1p": unary(raw.Log1p, -0.5, 3.0),
+        "Expm1": unary(raw.Expm1, -2.0, 2.0),
+        "Rint": Case(lambda x: raw.Rint(x=x), [np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.3, -0.7]], np.float32)]),
+        "Mod": Case(
+            lambda x, y: raw.Mod(x=x, y=y),
+            [i32(2, 6, low=-20, high=20), np.array([[3, -3, 2, -2, 5, -5]] * 2, np.int32)],
+        ),
+        "TruncateMod": Case(
+            lambda x, y: raw.TruncateMod(x=x, y=y), [f32(2, 6, low=-9, high=9), f32(2, 6, low=0.5, high=3)]
+        ),
+        "DivNoNan": Case(
+            lambda x, y: raw.DivNoNan(x=x, y=y), [f32(2, 4), np.array([[1.0, 0.0, -2.0, 0.0]] * 2, np.float32)]
+        ),
+        "BiasAddV1": Case(lambda x: raw.BiasAddV1(value=x, bias=f32(3)), [x4]),
+        "BitwiseAnd": Case(
+            lambda x, y: raw.BitwiseAnd(x=x, y=y), [i32(2, 5, low=-50, high=50), i32(2, 5, low=-50, high=50)]
+        ),
+        "BitwiseOr": Case(
+            lambda x, y: raw.BitwiseOr(x=x, y=y), [i32(2, 5, low=-50, high=50), i32(2, 5, low=-50, high=50)]
+        ),
+        "BitwiseXor": Case(
+            lambda x, y: raw.BitwiseXor(x=x, y=y), [i32(2, 5, low=-50, high=50), i32(2, 5, low=-50, high=50)]
+        ),
+        "Invert": Case(lambda x: raw.Invert(x=x), [i32(2, 5, low=-50, high=50)]),
+        "IsInf": Case(lambda x: raw.IsInf(x=x), [np.array([[1.0, np.inf, -np.inf, np.nan, 0.0]], np.float32)]),
+        "IsNan": Case(lambda x: raw.IsNan(x=x), [np.array([[1.0, np.inf, -np.inf, np.nan, 0.0]], np.float32)]),
+        "IsFinite": Case(lambda x: raw.IsFinite(x=x), [np.array([[1.0, np.inf, -np.inf, np.nan, 0.0]], np.float32)]),
+        # rearranging
+        "Roll": Case(
+            lambda x: raw.Roll(input=x, shift=np.array([2, -1], np.int32), axis=np.array([1, -1], np.int32)),
+            [f32(2, 5, 3)],
+        ),
+        "ReverseV2": Case(lambda x: raw.ReverseV2(tensor=x, axis=np.array([0, -1], np.int32)), [f32(2, 3, 4)]),
+        "ReverseSequence": Case(
+            lambda x: raw.ReverseSequence(
+                input=x, seq_lengths=np.array([3, 0, 5, 1], np.int64), seq_dim=1, batch_dim=0
+            ),
+            [f32(4, 5, 2)],
+        ),
+        "MatrixBandPart": Case(
+            lambda x: raw.MatrixBandPart(input=x, num_lower=np.int64(1), num_upper=np.int64(-1)), [f32(2, 4, 5)]
+        ),
+        "Cumprod": Case(
+            lambda x: raw.Cumprod(x=x, axis=np.int32(1), exclusive=True, reverse=True), [f32(2, 5, 3, low=0.5, high=2)]
+        ),
         # neural network
+        "Conv3D": Case(
+            lambda x: raw.Conv3D(input=x, filter=f32(2, 3, 3, 3, 4), strides=[1, 1, 2, 2, 1], padding="SAME"),
+            [f32(1, 4, 6, 6, 3)],
+            atol=1e-4,
+        ),
+        "MaxPool3D": Case(
+            lambda x: raw.MaxPool3D(input=x, ksize=[1, 2, 2, 2, 1], strides=[1, 2, 2, 2, 1], padding="VALID"),
+            [f32(1, 4, 6, 6, 3)],
+        ),
+        "AvgPool3D": Case(
+            lambda x: raw.AvgPool3D(input=x, ksize=[1, 2, 3, 3, 1], strides=[1, 1, 2, 2, 1], padding="SAME"),
+            [f32(1, 4, 6, 6, 3)],
+        ),
         "Conv2D": Case(lambda x: raw.Conv2D(input=x, filter=w, strides=[1, 2, 2, 1], padding="SAME"), [x4], atol=1e-4),
         "DepthwiseConv2dNative": Case(
             lambda x: raw.DepthwiseConv2dNative(input=x, filter=f32(3, 3, 3, 2), strides=[1, 1, 1, 1], padding="VALID"),
@@ -321,6 +382,9 @@ def cases() -> dict[str, Case]:
         "Max": reduce(raw.Max),
         "Min": reduce(raw.Min),
         "Prod": reduce(raw.Prod),
+        "EuclideanNorm": Case(
+            lambda x: raw.EuclideanNorm(input=x, axis=np.array([1, 2], np.int32), keep_dims=True), [f32(2, 3, 4, 5)]
+        ),
         "All": Case(lambda x: raw.All(input=x, axis=np.array([1], np.int32)), [bools(3, 4)]),
         "Any": Case(lambda x: raw.Any(input=x, axis=np.array([1], np.int32)), [bools(3, 4)]),
         "ArgMax": Case(lambda x: raw.ArgMax(input=x, dimension=1, output_type=tf.int32), [f32(3, 7)]),
@@ -567,6 +631,30 @@ def variant_cases() -> dict[str, tuple[str, Case]]:
             Case(lambda x, j: raw.GatherV2(params=x, indices=j, axis=np.int32(1)), [f32(3, 4), i(3, 0, 0)]),
         ),
         "Squeeze": ("Squeeze", Case(lambda x: raw.Squeeze(input=x), [f32(1, 3, 1, 2)])),
+        "Roll": (
+            "Roll",
+            Case(lambda x, n, a: raw.Roll(input=x, shift=n, axis=a), [f32(3, 4), np.int32(-5), np.int32(1)]),
+        ),
+        "ReverseV2": ("ReverseV2", Case(lambda x, a: raw.ReverseV2(tensor=x, axis=a), [f32(2, 3, 4), i(1)])),
+        "MatrixBandPart": (
+            "MatrixBandPart",
+            Case(
+                lambda x, lo, hi: raw.MatrixBandPart(input=x, num_lower=lo, num_upper=hi),
+                [f32(3, 4), np.int32(0), np.int32(1)],
+            ),
+        ),
+        "Cumprod/inclusive": (
+            "Cumprod",
+            Case(lambda x: raw.Cumprod(x=x, axis=np.int32(-1)), [f32(3, 4, low=0.5, high=2)]),
+        ),
+        "Conv3D/valid_strided": (  # TF's CPU kernel has no dilation and no NCDHW
+            "Conv3D",
+            Case(
+                lambda x: raw.Conv3D(input=x, filter=f32(2, 2, 3, 3, 4), strides=[1, 2, 1, 2, 1], padding="VALID"),
+                [f32(2, 5, 6, 7, 3)],
+                atol=1e-4,
+            ),
+        ),
         # attributes and types the first cases do not reach, and empty results at run time
         "Select/vector_condition": (
             "Select",
@@ -727,6 +815,7 @@ VARIANT_IDS = [
     "OneHot/out_of_range", "MatMul/int32", "ConcatV2/empty_operand", "CropAndResize/no_boxes", "Max/empty_axis",
     "Min/empty_axis_int", "Prod/empty_axis", "Mean/int", "Size/int64", "Shape/int64", "ResizeBilinear/uint8",
     "BatchMatMulV3/int8_to_int32", "FusedBatchNormV3/training", "FusedBatchNormV3/NCHW",
+    "Roll", "ReverseV2", "MatrixBandPart", "Cumprod/inclusive", "Conv3D/valid_strided",
 ]  # fmt: skip
 
 

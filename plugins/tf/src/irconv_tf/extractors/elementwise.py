@@ -13,9 +13,16 @@ from irconv.plugins import Extractor
 from irconv_opset import (
     Abs,
     Acos,
+    Acosh,
     Add,
     Asin,
+    Asinh,
     Atan,
+    Atanh,
+    BitwiseAnd,
+    BitwiseNot,
+    BitwiseOr,
+    BitwiseXor,
     Ceiling,
     Clamp,
     Cos,
@@ -29,6 +36,9 @@ from irconv_opset import (
     FloorMod,
     Greater,
     GreaterEqual,
+    IsFinite,
+    IsInf,
+    IsNaN,
     Less,
     LessEqual,
     Log,
@@ -38,6 +48,7 @@ from irconv_opset import (
     LogSoftmax,
     Maximum,
     Minimum,
+    Mod,
     Multiply,
     Negative,
     NotEqual,
@@ -45,6 +56,7 @@ from irconv_opset import (
     PReLU,
     ReLU,
     Round,
+    Select,
     Selu,
     Sigmoid,
     Sign,
@@ -171,6 +183,23 @@ def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Selu(), ctx.input(0), alpha, scale)]
 
 
+def _log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Log(), ctx.op(Add(), ctx.input(0), _scalar_like(ctx, 1.0, "one"), suffix="plus_one"))]
+
+
+def _expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Subtract(), ctx.op(Exp(), ctx.input(0), suffix="exp"), _scalar_like(ctx, 1.0, "one"))]
+
+
+def _div_no_nan(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x / y, and 0 wherever y == 0 (whatever x is)."""
+    zero = _scalar_like(ctx, 0.0, "zero")
+    is_zero = ctx.op(Equal(), ctx.input(1), zero, suffix="y_is_zero")
+    safe = ctx.op(Select(), is_zero, _scalar_like(ctx, 1.0, "one"), ctx.input(1), suffix="safe_y")
+    quotient = ctx.op(Divide(m_pythondiv=False), ctx.input(0), safe, suffix="quotient")
+    return [ctx.op(Select(), is_zero, zero, quotient)]
+
+
 def extractors() -> list[Extractor]:
     p = _plain
     return table(
@@ -233,5 +262,22 @@ def extractors() -> list[Extractor]:
             "Atan": (p(Atan), "Atan"),
             "Sinh": (p(Sinh), "Sinh"),
             "Cosh": (p(Cosh), "Cosh"),
+            "Acosh": (p(Acosh), "Acosh"),
+            "Asinh": (p(Asinh), "Asinh"),
+            "Atanh": (p(Atanh), "Atanh"),
+            "Log1p": (_log1p, "Add, Log"),
+            "Expm1": (_expm1, "Exp, Subtract"),
+            "Rint": (p(lambda: Round(mode="half_to_even")), "Round"),
+            "Mod": (p(Mod), "Mod"),
+            "TruncateMod": (p(Mod), "Mod"),
+            "DivNoNan": (_div_no_nan, "Divide, Select"),
+            "BiasAddV1": (p(Add), "Add"),
+            "BitwiseAnd": (p(BitwiseAnd), "BitwiseAnd"),
+            "BitwiseOr": (p(BitwiseOr), "BitwiseOr"),
+            "BitwiseXor": (p(BitwiseXor), "BitwiseXor"),
+            "Invert": (p(BitwiseNot), "BitwiseNot"),
+            "IsInf": (p(IsInf), "IsInf"),
+            "IsNan": (p(IsNaN), "IsNaN"),
+            "IsFinite": (p(IsFinite), "IsFinite"),
         }
     )

@@ -62,19 +62,28 @@ def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
     raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
 
 
-def _layout(ctx: ExtractContext) -> str | None:
-    return NHWC if channels_last(ctx) else None
+def _layout(ctx: ExtractContext, rank: int = 4) -> str | None:
+    """The channels-last layout mark of a rank-4 (NHWC) or rank-5 (NDHWC) op, or None."""
+    if not channels_last(ctx):
+        return None
+    return NHWC if rank == 4 else "NDHWC"
 
 
-def _conv2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    # HWIO -> OIHW
-    filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
-    op = Convolution(
-        strides=spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx),
-        dilations=spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx),
-        **_padding(ctx),  # type: ignore[arg-type]
-    )
-    return laid_out(ctx, op, [ctx.input(0), filters], _layout(ctx))[:1]
+def _conv(rank: int):  # type: ignore[no-untyped-def]
+    """Conv2D (rank 4) and Conv3D (rank 5): filters [spatial..., I, O] -> [O, I, spatial...]."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        perm = [rank - 1, rank - 2, *range(rank - 2)]
+        filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, perm, "perm"), suffix="filters")
+        ones = [1] * rank
+        op = Convolution(
+            strides=spatial(ctx.attr("strides", ones), ctx, rank),
+            dilations=spatial(ctx.attr("dilations", ones), ctx, rank),
+            **_padding(ctx, rank),  # type: ignore[arg-type]
+        )
+        return laid_out(ctx, op, [ctx.input(0), filters], _layout(ctx, rank))[:1]
+
+    return extract
 
 
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -131,17 +140,17 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
 
 
-def _pool(kind: str):  # type: ignore[no-untyped-def]
+def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        padding = _padding(ctx)
+        padding = _padding(ctx, rank)
         common = {
-            "strides": spatial(ctx.attr("strides"), ctx),
-            "kernel": spatial(ctx.attr("ksize"), ctx),
+            "strides": spatial(ctx.attr("strides"), ctx, rank),
+            "kernel": spatial(ctx.attr("ksize"), ctx, rank),
             "rounding_type": "floor",
             **padding,
         }
         op: Op = MaxPool_v1(**common) if kind == "max" else AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
-        return laid_out(ctx, op, [ctx.input(0)], _layout(ctx))[:1]
+        return laid_out(ctx, op, [ctx.input(0)], _layout(ctx, rank))[:1]
 
     return extract
 
@@ -293,11 +302,14 @@ def _depth_space(make):  # type: ignore[no-untyped-def]
 def extractors() -> list[Extractor]:
     return table(
         {
-            "Conv2D": (_conv2d, "Convolution"),
+            "Conv2D": (_conv(4), "Convolution"),
+            "Conv3D": (_conv(5), "Convolution"),
             "DepthwiseConv2dNative": (_depthwise, "GroupConvolution"),
             "Conv2DBackpropInput": (_conv2d_backprop_input, "ConvolutionBackpropData"),
             "MaxPool": (_pool("max"), "MaxPool"),
             "AvgPool": (_pool("avg"), "AvgPool"),
+            "MaxPool3D": (_pool("max", 5), "MaxPool"),
+            "AvgPool3D": (_pool("avg", 5), "AvgPool"),
             "FusedBatchNorm": (_fused_batch_norm, "Multiply, Add"),
             "FusedBatchNormV2": (_fused_batch_norm, "Multiply, Add"),
             "FusedBatchNormV3": (_fused_batch_norm, "Multiply, Add"),

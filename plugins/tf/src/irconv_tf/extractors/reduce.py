@@ -10,6 +10,7 @@ from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv_opset import (
+    ReduceL2,
     ReduceLogicalAnd,
     ReduceLogicalOr,
     ReduceMax,
@@ -96,6 +97,7 @@ def extractors() -> list[Extractor]:
             "Max": (_reduce(ReduceMax, empty="lowest"), "ReduceMax"),
             "Min": (_reduce(ReduceMin, empty="highest"), "ReduceMin"),
             "Prod": (_reduce(ReduceProd), "ReduceProd"),
+            "EuclideanNorm": (_reduce(ReduceL2), "ReduceL2"),
             "All": (_reduce(ReduceLogicalAnd), "ReduceLogicalAnd"),
             "Any": (_reduce(ReduceLogicalOr), "ReduceLogicalOr"),
             "ArgMax": (_arg("max"), "TopK"),
