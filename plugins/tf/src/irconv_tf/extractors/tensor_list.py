@@ -21,7 +21,11 @@ from irconv_opset import (
     Concat,
     Convert,
     Gather,
-    Maximum,
+    GreaterEqual,
+    ReduceMin,
+    ReduceProd,
+    Reshape,
+    Select,
     ScatterUpdate,
     ShapeOf,
     Slice,
@@ -35,18 +39,20 @@ _I64 = ElementType.i64
 
 
 def _element_dims(ctx: ExtractContext, idx: int) -> OutPort:
-    """The element shape input as i64 dims, unknown (-1) dims as 1."""
+    """Dims of a reserved list's elements: the element shape when fully known, else all 1
+    (one value per element, which the first write broadcasts to the element's real shape;
+    an element shape of unknown rank gives a list of one value per element)."""
     value = ctx.input_value(idx)
     if value is not None:
         dims = np.asarray(value, dtype=np.int64).reshape(-1)
         if np.asarray(value).ndim == 0:
-            raise ConversionError(
-                f"node {ctx.node.name!r} ({ctx.source_op.op_type}): a TensorList of elements of unknown rank "
-                "cannot be reserved; give the list an element shape"
-            )
-        return int_const(ctx, np.maximum(dims, 1), "element_dims")
+            return int_const(ctx, np.zeros(0, np.int64), "element_dims")
+        return int_const(ctx, dims if (dims >= 0).all() else np.ones_like(dims), "element_dims")
     dims = ctx.op(Convert(destination_type=_I64), ctx.input(idx), suffix="element_dims")
-    return ctx.op(Maximum(), dims, int_const(ctx, [1], "one"), suffix="known_dims")
+    ones = ctx.op(Broadcast(mode="numpy"), int_const(ctx, 1, "one"), ctx.op(ShapeOf(output_type=_I64), dims))
+    known = ctx.op(ReduceMin(keep_dims=False), dims, int_const(ctx, [0], "axis"), suffix="smallest")
+    is_known = ctx.op(GreaterEqual(), known, int_const(ctx, 0, "zero"), suffix="all_known")
+    return ctx.op(Select(), is_known, dims, ones, suffix="reserved_dims")
 
 
 def _zeros(ctx: ExtractContext, count: OutPort) -> OutPort:
@@ -71,27 +77,29 @@ def _scalar(ctx: ExtractContext, idx: int) -> bool:
     return shape is None or len(shape) == 0
 
 
-def _shaped_like(ctx: ExtractContext, items: OutPort) -> OutPort:
-    """The list broadcast to [length, *item shape] (a reserved list takes its real element shape)."""
-    lst = ctx.input(0)
-    length = ctx.op(
-        Slice(),
-        ctx.op(ShapeOf(output_type=_I64), lst, suffix="list_dims"),
-        int_const(ctx, [0], "zero"),
-        int_const(ctx, [1], "one"),
-        int_const(ctx, [1], "step"),
-        suffix="length",
-    )
+def _length(ctx: ExtractContext) -> OutPort:
+    dims = ctx.op(ShapeOf(output_type=_I64), ctx.input(0), suffix="list_dims")
+    one = int_const(ctx, [1], "one")
+    return ctx.op(Slice(), dims, int_const(ctx, [0], "zero"), one, one, suffix="length")
+
+
+def _reshaped_like(ctx: ExtractContext, items: OutPort) -> OutPort:
+    """The list as [length, *item shape]: a list just reserved holds one value per element
+    (see ``_element_dims``), broadcast to the item's size; a written list already has it."""
+    length = _length(ctx)
     item_dims = ctx.op(ShapeOf(output_type=_I64), items, suffix="item_dims")
+    size = ctx.op(ReduceProd(keep_dims=True), item_dims, int_const(ctx, [0], "axis"), suffix="item_size")
+    flat = ctx.op(Reshape(special_zero=False), ctx.input(0), ctx.op(Concat(axis=0), length, int_const(ctx, [-1], "rest")))
+    wide = ctx.op(Broadcast(mode="numpy"), flat, ctx.op(Concat(axis=0), length, size), suffix="wide")
     target = ctx.op(Concat(axis=0), length, item_dims, suffix="target")
-    return ctx.op(Broadcast(mode="numpy"), lst, target, suffix="shaped")
+    return ctx.op(Reshape(special_zero=False), wide, target, suffix="shaped")
 
 
 def _set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(2)
     index = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, 0, "axis"), suffix="index")
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
-    lst = _shaped_like(ctx, item)
+    lst = _reshaped_like(ctx, item)
     return [ctx.op(ScatterUpdate(), lst, index, update, int_const(ctx, 0, "axis"), suffix="set")]
 
 
@@ -107,7 +115,7 @@ def _the_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
-def _length(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _list_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="dims")
     return [ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 0, "index"), int_const(ctx, 0, "axis"), suffix="length")]
 
@@ -122,7 +130,10 @@ def _element_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(1)
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
-    return [ctx.op(Concat(axis=0), _shaped_like(ctx, item), update, suffix="pushed")]
+    # an empty list of any element shape reshapes to [0, *item shape]
+    target = ctx.op(Concat(axis=0), _length(ctx), ctx.op(ShapeOf(output_type=_I64), item), suffix="target")
+    lst = ctx.op(Reshape(special_zero=False), ctx.input(0), target, suffix="shaped")
+    return [ctx.op(Concat(axis=0), lst, update, suffix="pushed")]
 
 
 def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -149,7 +160,7 @@ def extractors() -> list[Extractor]:
             "TensorListSetItem": (_set_item, "ScatterUpdate"),
             "TensorListGetItem": (_get_item, "Gather"),
             "TensorListGather": (_gather, "Gather"),
-            "TensorListLength": (_length, "ShapeOf,Gather"),
+            "TensorListLength": (_list_length, "ShapeOf,Gather"),
             "TensorListElementShape": (_element_shape, "ShapeOf,Slice"),
             "TensorListPushBack": (_push_back, "Concat"),
             "TensorListPopBack": (_pop_back, "Slice,Gather"),
