@@ -167,7 +167,9 @@ class _Builder:
             self._expand(graph, scope, node, function, fn_opsets)
             return
         if domain not in opsets and domain != "":
-            raise ModelFileError(f"node {node.name or node.op_type!r} uses domain {domain!r}, which the model does not import")
+            raise ModelFileError(
+                f"node {node.name or node.op_type!r} uses domain {domain!r}, which the model does not import"
+            )
         if not self.has_extractor(domain, node.op_type, version):
             body = schema_function(node, domain, version, self._type_of)
             if body is not None:

@@ -369,6 +369,36 @@ def _einsum(node: Node, ctx: ExtractContext) -> Op:
     return Einsum(equation=attrs(ctx).string("equation").replace(" ", ""))
 
 
+def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Determinant of [..., N, N] for a static N <= 4 by the Leibniz formula: for every
+    permutation p, sign(p) * prod_i x[i, p(i)], gathered from the flattened matrix and summed."""
+    from itertools import permutations
+
+    from irconv_opset import Concat, Gather, Multiply, ReduceSum, Reshape, ShapeOf, Slice, Split, Squeeze
+
+    shape = ctx.input_shape(0)
+    n = shape[-1] if shape is not None and len(shape) >= 2 and shape[-1] == shape[-2] else None
+    if n is None or not 1 <= n <= 4:
+        raise attrs(ctx).bad("input", shape, "Det is supported for static square matrices up to 4 x 4")
+    perms = list(permutations(range(n)))
+    index = np.array([[i * n + p[i] for i in range(n)] for p in perms], np.int64)
+    signs = np.array([(-1) ** sum(p[i] > p[j] for i in range(n) for j in range(i + 1, n)) for p in perms])
+    x = ctx.input(0)
+    batch = ctx.op(Slice(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [0]), i64(ctx, [-2]), i64(ctx, [1]),
+                   i64(ctx, [0]), suffix="batch_dims")
+    target = ctx.op(Concat(axis=0), batch, i64(ctx, [n * n]), suffix="flat_shape")
+    flat = ctx.op(Reshape(special_zero=False), x, target, suffix="flat")
+    last = len(shape) - 2  # the flattened matrix axis
+    terms = ctx.op(Gather(batch_dims=0), flat, i64(ctx, index, "permutations"), i64(ctx, last), suffix="terms")
+    factors = ctx.add(Split(num_splits=n), [terms, i64(ctx, last + 1)], "factors")
+    products = factors.out_port(0)
+    for i in range(1, n):
+        products = ctx.op(Multiply(), products, factors.out_port(i), suffix=f"product{i}")
+    products = ctx.op(Squeeze(), products, i64(ctx, [last + 1]), suffix="products")
+    signed = ctx.op(Multiply(), products, typed_const(ctx, signs, x, "signs"), suffix="signed")
+    return [ctx.op(ReduceSum(keep_dims=False), signed, i64(ctx, [last]))]
+
+
 def extractors() -> list[Extractor]:
     return [
         onnx_op("Conv", _conv, produces="Convolution, GroupConvolution", optional={2: HANDLED}),
@@ -386,4 +416,5 @@ def extractors() -> list[Extractor]:
         onnx_op("MatMul", _mat_mul, produces="MatMul"),
         onnx_op("Gemm", _gemm, produces="MatMul, Multiply, Add", optional={2: HANDLED}),
         onnx_op("Einsum", _einsum, 12, produces="Einsum"),
+        onnx_op("Det", _det, 11, produces="Gather, ReduceProd, ReduceSum"),
     ]
