@@ -65,7 +65,7 @@ def test_attribute_openvino_cannot_express(tmp_path: Path) -> None:
 def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> None:
     path = tmp_path / "model.onnx"
     graph = helper.make_graph(
-        [helper.make_node("Det", ["x"], ["d"], name="det"),
+        [helper.make_node("TfIdfVectorizer", ["x"], ["d"], name="tfidf"),
          helper.make_node("Frobnicate", ["d"], ["y"], name="frob", domain="com.example")],
         "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
@@ -73,4 +73,5 @@ def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> Non
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19), helper.make_opsetid("com.example", 2)])
     onnx.save_model(model, str(path))
     out = tmp_path / "out.xml"
-    _assert_failed_cleanly(_convert(path, out), out, "Det (opset 19)", "com.example::Frobnicate (opset 2)")
+    _assert_failed_cleanly(_convert(path, out), out, "TfIdfVectorizer (opset 19)",
+                           "com.example::Frobnicate (opset 2)")
