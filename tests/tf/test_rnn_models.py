@@ -61,3 +61,21 @@ def test_rnn_text_classifier(
         assert got.shape == expected.shape
         np.testing.assert_allclose(got, expected, atol=1e-4, rtol=1e-4)
     assert "Loop" in {op.get_type_name() for op in ir.get_ordered_ops()}
+
+
+@pytest.mark.parametrize(("layer", "bidirectional"), [("LSTM", False), ("GRU", True)])
+def test_rnn_saved_model(run_converted: Any, tmp_path: Path, layer: str, bidirectional: bool) -> None:
+    """A SavedModel keeps functional While loops (not lowered): TensorLists are variant loop variables."""
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(0)
+    tokens = tf.keras.Input((8,), dtype="int32")
+    x = tf.keras.layers.Embedding(50, 16, mask_zero=True)(tokens)
+    rnn = getattr(tf.keras.layers, layer)(12)
+    x = (tf.keras.layers.Bidirectional(rnn) if bidirectional else rnn)(x)
+    model = tf.keras.Model(tokens, tf.keras.layers.Dense(3)(x))
+    tf.saved_model.save(model, str(tmp_path / "saved"))
+    ids = np.random.default_rng(1).integers(1, 50, (2, 8)).astype(np.int32)
+    ids[0, 3:] = 0
+    (got,), _ = run_converted(tmp_path / "saved", [ids], tmp_path)
+    np.testing.assert_allclose(got, np.asarray(model(ids)), atol=1e-4, rtol=1e-4)

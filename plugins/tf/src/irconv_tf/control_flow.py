@@ -24,6 +24,7 @@ BODY_ATTRS: dict[str, tuple[str, ...]] = {
     "StatelessIf": ("then_branch", "else_branch"),
 }
 _RESOURCE = 20
+_VARIANT = 21
 
 
 def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
@@ -38,8 +39,10 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
     inputs = []
     for arg in fdef.signature.input_arg:
         placeholder = f"{name}/{arg.name}"
-        # A resource argument carries a variable's value once variables became constants.
-        dtype = 1 if arg.type == _RESOURCE else arg.type
+        # A resource argument carries a variable's value once variables became constants;
+        # a variant one a TensorList (a tensor with a leading list axis): float32 stands in
+        # until the Loop/If infers the body from its inputs.
+        dtype = 1 if arg.type in (_RESOURCE, _VARIANT) else arg.type
         flattener.nodes[placeholder] = TFNode(
             placeholder, "Placeholder", [], {"dtype": graph_pb2.AttrValue(type=dtype)}
         )
