@@ -574,6 +574,9 @@ def variant_cases() -> dict[str, tuple[str, Case]]:
             Case(lambda x: raw.SplitV(value=x, size_splits=i(2, -1, 0), axis=-1, num_split=3), [f32(2, 5)]),
         ),
         "Mean": ("Mean", Case(lambda x, a: raw.Mean(input=x, axis=a, keep_dims=True), [f32(2, 3, 4), i(0, 2)])),
+        "Mean/drop_axes": ("Mean", Case(lambda x, a: raw.Mean(input=x, axis=a), [f32(2, 3, 4), i(2, -3)])),
+        "Max/drop_all_axes": ("Max", Case(lambda x, a: raw.Max(input=x, axis=a), [f32(2, 3), i(1, 0)])),
+        "Sum/drop_scalar_axis": ("Sum", Case(lambda x, a: raw.Sum(input=x, axis=a), [f32(2, 3, 4), np.int32(1)])),
         "Sum/empty_axes": ("Sum", Case(lambda x, a: raw.Sum(input=x, axis=a), [f32(2, 3), np.zeros(0, np.int32)])),
         "TopKV2": ("TopKV2", Case(lambda x, k: raw.TopKV2(input=x, k=k), [f32(2, 9), np.int32(4)])),
         "ResizeBilinear": (
@@ -816,6 +819,7 @@ VARIANT_IDS = [
     "Min/empty_axis_int", "Prod/empty_axis", "Mean/int", "Size/int64", "Shape/int64", "ResizeBilinear/uint8",
     "BatchMatMulV3/int8_to_int32", "FusedBatchNormV3/training", "FusedBatchNormV3/NCHW",
     "Roll", "ReverseV2", "MatrixBandPart", "Cumprod/inclusive", "Conv3D/valid_strided",
+    "Mean/drop_axes", "Max/drop_all_axes", "Sum/drop_scalar_axis",
 ]  # fmt: skip
 
 

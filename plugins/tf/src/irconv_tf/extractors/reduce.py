@@ -9,7 +9,14 @@ from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
+from irconv.types import ElementType
 from irconv_opset import (
+    Add,
+    Convert,
+    Equal,
+    FloorMod,
+    Gather,
+    Multiply,
     ReduceL2,
     ReduceLogicalAnd,
     ReduceLogicalOr,
@@ -18,7 +25,11 @@ from irconv_opset import (
     ReduceMin,
     ReduceProd,
     ReduceSum,
+    Reshape,
+    ShapeOf,
     Squeeze,
+    TopK,
+    Unsqueeze,
 )
 
 from irconv_tf.dtypes import element_type
@@ -37,9 +48,48 @@ def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node
             filled = _empty_extreme(ctx, keep, empty)
             if filled is not None:
                 return [filled]
+        if not keep and ctx.input_value(1) is None:
+            dropped = _computed_axes_dropped(ctx, make)
+            if dropped is not None:
+                return [dropped]
         return make(keep_dims=keep)
 
     return extract
+
+
+def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op]) -> OutPort | None:
+    """Reduce over computed axes with keep_dims=False, keeping the result's rank static.
+
+    The runtime cannot know the rank of a reduction over axes it only learns at run time
+    (the CPU plugin refuses it). The rank is R - k for R input dims and k axes, so: reduce
+    with keep_dims=True, then Reshape to the kept dims, found by TopK(min) over
+    ``position + R * reduced`` (the R - k smallest keys are the kept positions, in order).
+    """
+    rank, axes_shape = ctx.input_rank(0), ctx.input_shape(1)
+    if rank is None or axes_shape is None or len(axes_shape) > 1 or None in axes_shape:
+        return None
+    count = int(np.prod(axes_shape, dtype=np.int64))
+    kept = rank - count
+    i64 = ElementType.i64
+    reduced = ctx.op(make(keep_dims=True), ctx.input(0), ctx.input(1), suffix="reduce_keep_dims")
+    if kept <= 0:
+        return ctx.op(Reshape(special_zero=False), reduced, int_const(ctx, np.zeros(0, np.int64), "scalar"))
+    axes = ctx.op(Reshape(special_zero=False), ctx.input(1), int_const(ctx, [-1], "flat"), suffix="axes")
+    axes = ctx.op(Convert(destination_type=i64), axes, suffix="axes_i64")
+    axes = ctx.op(FloorMod(), axes, int_const(ctx, rank, "rank"), suffix="axes_normalised")
+    positions = int_const(ctx, np.arange(rank), "positions")
+    column = ctx.op(Unsqueeze(), positions, int_const(ctx, [1], "column"), suffix="position_column")
+    hits = ctx.op(Convert(destination_type=i64), ctx.op(Equal(), column, axes, suffix="hits"), suffix="hits_i64")
+    is_reduced = ctx.op(ReduceMax(keep_dims=False), hits, int_const(ctx, 1, "axis_one"), suffix="is_reduced")
+    keys = ctx.op(Add(), positions, ctx.op(Multiply(), is_reduced, int_const(ctx, rank, "weight")), suffix="keys")
+    top = ctx.add(
+        TopK(axis=0, mode="min", sort="value", index_element_type=i64),
+        [keys, int_const(ctx, kept, "kept")],
+        suffix="kept",
+    )
+    dims = ctx.op(ShapeOf(output_type=i64), reduced, suffix="reduced_dims")
+    target = ctx.op(Gather(batch_dims=0), dims, top.out_port(0), int_const(ctx, 0, "gather_axis"), suffix="target")
+    return ctx.op(Reshape(special_zero=False), reduced, target)
 
 
 def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | None:
