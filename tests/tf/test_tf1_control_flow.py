@@ -150,3 +150,52 @@ def test_while_inside_cond(run_converted: Any, tmp_path: Path) -> None:
         return tf.compat.v1.cond(p, lambda: looped(x), lambda: x + 10.0)
 
     check(run_converted, tmp_path, build, {"x": _x(3) * 0.5, "p": np.array(True)})
+
+
+ONE_STEP_SCAN = pytest.mark.xfail(
+    reason="one-step scan: the Loop runs zero times under a constant-false condition and OpenVINO's "
+    "read_model fails with 'Accessing out-of-range dimension' (not yet investigated)",
+    strict=True,
+)
+
+
+@pytest.mark.parametrize("steps", [pytest.param(1, marks=ONE_STEP_SCAN), 5])
+def test_tf1_scan_with_tensor_arrays(run_converted: Any, tmp_path: Path, steps: int) -> None:
+    """tf.scan in a TF1 graph: TensorArrayV3 Scatter/Read/Write/Gather threaded by their flow."""
+    import tensorflow as tf
+
+    def build(x: Any) -> Any:
+        return tf.scan(lambda a, v: a * 0.5 + tf.sigmoid(v), x)
+
+    inputs = {"x": _x(steps, 4)}
+    expected = tf1_frozen(build, inputs, tmp_path / "model.pb")
+    got, _ = run_converted(tmp_path / "model.pb", inputs, tmp_path, outputs=["out0"])
+    np.testing.assert_allclose(got[0], expected[0], atol=1e-5)
+
+
+def test_tf1_rnn_loop_over_runtime_length(run_converted: Any, tmp_path: Path) -> None:
+    """A hand-written TF1 RNN: TensorArrays sized by the input's dynamic time axis, a tanh cell
+    with frozen weights, the final state and all outputs returned."""
+    import tensorflow as tf
+
+    def build(x: Any) -> Any:
+        w = tf.compat.v1.Variable(_x(4, 5, seed=1) * 0.5, name="w")
+        u = tf.compat.v1.Variable(_x(5, 5, seed=2) * 0.5, name="u")
+        steps = tf.shape(x)[0]
+        inputs = tf.TensorArray(tf.float32, size=steps).unstack(x)
+        outputs = tf.TensorArray(tf.float32, size=steps)
+
+        def body(t: Any, h: Any, out: Any) -> Any:
+            h = tf.tanh(tf.matmul(inputs.read(t), w) + tf.matmul(h, u))
+            return t + 1, h, out.write(t, h)
+
+        h0 = tf.zeros([tf.shape(x)[1], 5])
+        _, h, out = tf.compat.v1.while_loop(lambda t, *_: t < steps, body, [0, h0, outputs])
+        return h, out.stack()
+
+    for length in (3, 7):
+        inputs = {"x": _x(length, 2, 4, seed=length)}
+        expected = tf1_frozen(build, inputs, tmp_path / "model.pb")
+        got, _ = run_converted(tmp_path / "model.pb", inputs, tmp_path, outputs=["out0", "out1"])
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_allclose(g, e, atol=1e-4)

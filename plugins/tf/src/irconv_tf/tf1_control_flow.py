@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from irconv.errors import ModelFileError
 
 from irconv_tf.dtypes import DT_VARIANT
@@ -249,6 +250,9 @@ class Functionalizer:
             variables.append((enter, merge, switch, only(switch, 0, EXIT), self.nodes[nexts[0]].inputs[0]))
         if loop_cond is None:
             return False
+        for enter, _, _, exit_name, _ in variables:
+            if exit_name is not None:
+                self._hint_element_rank(self.nodes[enter].inputs[0], exit_name)
         count = len(variables) + len(invariants)
         cond_boundary: dict[Tensor, int] = {}
         body_boundary: dict[Tensor, int] = {}
@@ -306,6 +310,44 @@ class Functionalizer:
         for name in dropped:
             del self.nodes[name]
 
+    def _hint_element_rank(self, initial: Tensor, exit_name: str) -> None:
+        """A list (TensorArrayV3 flow, TensorListReserve) of elements of unknown rank carried
+        by the loop takes the element shape that its reader after the loop states, so the
+        list keeps one rank through the Loop (the CPU plugin refuses a Loop of dynamic rank)."""
+        from irconv_tf.proto import graph_pb2, tensor_pb2
+
+        producer = self.nodes.get(initial[0])
+        if producer is None or producer.op not in ("TensorArrayV3", "TensorListReserve"):
+            return
+        if producer.op == "TensorArrayV3" and (initial[1] != 1 or producer.get("element_shape") is not None):
+            return
+        if producer.op == "TensorListReserve":
+            shape_node = self.nodes.get(producer.inputs[0][0])
+            if shape_node is None or _constant(shape_node) is None or np.ndim(_constant(shape_node)) != 0:
+                return
+        rank = None
+        for node in self.nodes.values():
+            if not node.inputs or exit_name not in {src for src, _ in node.inputs}:
+                continue
+            if node.op == "TensorArrayGatherV3" and node.get("element_shape") is not None:
+                rank = len(node.get("element_shape"))
+            elif node.op == "TensorListStack":
+                stated = self.nodes.get(node.inputs[1][0])
+                value = None if stated is None else _constant(stated)
+                if value is not None and np.ndim(value) == 1:
+                    rank = len(value)
+        if rank is None:
+            return
+        unknown = tensor_pb2.TensorShapeProto(dim=[tensor_pb2.TensorShapeProto.Dim(size=-1)] * rank)
+        if producer.op == "TensorArrayV3":
+            attrs = dict(producer.attr)
+            attrs["element_shape"] = graph_pb2.AttrValue(shape=unknown)
+            producer.attr = attrs
+        else:
+            name = self._unique(f"{producer.name}/element_shape_hint")
+            self.nodes[name] = TFNode(name, "Const", [], {}, value=np.full(rank, -1, np.int32))
+            producer.inputs = [(name, 0), *producer.inputs[1:]]
+
     # ------------------------------------------------------------------ conds
     def _try_cond(self, merge: str) -> bool:
         node = self.nodes[merge]
@@ -360,6 +402,12 @@ class Functionalizer:
         self.nodes[merge] = TFNode(merge, "If", inputs, attr)
         self.touched.update(walks[0].nodes, walks[1].nodes, sources)
         return True
+
+
+def _constant(node: TFNode) -> Any:
+    if node.value is not None:
+        return node.value
+    return node.get("value") if node.op == "Const" else None
 
 
 def functionalize(nodes: dict[str, TFNode], functions: dict[str, Any], control_inputs: Mapping[str, list[str]]) -> None:

@@ -77,30 +77,33 @@ def _scalar(ctx: ExtractContext, idx: int) -> bool:
     return shape is None or len(shape) == 0
 
 
-def _length(ctx: ExtractContext) -> OutPort:
-    dims = ctx.op(ShapeOf(output_type=_I64), ctx.input(0), suffix="list_dims")
+def _length(ctx: ExtractContext, lst: OutPort) -> OutPort:
+    dims = ctx.op(ShapeOf(output_type=_I64), lst, suffix="list_dims")
     one = int_const(ctx, [1], "one")
     return ctx.op(Slice(), dims, int_const(ctx, [0], "zero"), one, one, suffix="length")
 
 
-def _reshaped_like(ctx: ExtractContext, items: OutPort) -> OutPort:
+def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort:
     """The list as [length, *item shape]: a list just reserved holds one value per element
     (see ``_element_dims``), broadcast to the item's size; a written list already has it."""
-    length = _length(ctx)
+    length = _length(ctx, lst)
     item_dims = ctx.op(ShapeOf(output_type=_I64), items, suffix="item_dims")
     size = ctx.op(ReduceProd(keep_dims=True), item_dims, int_const(ctx, [0], "axis"), suffix="item_size")
-    flat = ctx.op(Reshape(special_zero=False), ctx.input(0), ctx.op(Concat(axis=0), length, int_const(ctx, [-1], "rest")))
+    flat = ctx.op(Reshape(special_zero=False), lst, ctx.op(Concat(axis=0), length, int_const(ctx, [-1], "rest")))
     wide = ctx.op(Broadcast(mode="numpy"), flat, ctx.op(Concat(axis=0), length, size), suffix="wide")
     target = ctx.op(Concat(axis=0), length, item_dims, suffix="target")
     return ctx.op(Reshape(special_zero=False), wide, target, suffix="shaped")
 
 
 def _set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    item = ctx.input(2)
-    index = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, 0, "axis"), suffix="index")
+    return [_write(ctx, ctx.input(0), ctx.input(1), ctx.input(2))]
+
+
+def _write(ctx: ExtractContext, lst: OutPort, index: OutPort, item: OutPort) -> OutPort:
+    index = ctx.op(Unsqueeze(), index, int_const(ctx, 0, "axis"), suffix="index")
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
-    lst = _reshaped_like(ctx, item)
-    return [ctx.op(ScatterUpdate(), lst, index, update, int_const(ctx, 0, "axis"), suffix="set")]
+    lst = _reshaped_like(ctx, lst, item)
+    return ctx.op(ScatterUpdate(), lst, index, update, int_const(ctx, 0, "axis"), suffix="set")
 
 
 def _get_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -131,7 +134,7 @@ def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(1)
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
     # an empty list of any element shape reshapes to [0, *item shape]
-    target = ctx.op(Concat(axis=0), _length(ctx), ctx.op(ShapeOf(output_type=_I64), item), suffix="target")
+    target = ctx.op(Concat(axis=0), _length(ctx, ctx.input(0)), ctx.op(ShapeOf(output_type=_I64), item), suffix="target")
     lst = ctx.op(Reshape(special_zero=False), ctx.input(0), target, suffix="shaped")
     return [ctx.op(Concat(axis=0), lst, update, suffix="pushed")]
 
@@ -150,6 +153,55 @@ def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [rest, last]
 
 
+# ---------------------------------------------------------------- TF1 TensorArray (v3)
+# A TF1 TensorArray is a resource handle plus a scalar "flow" threaded through every op
+# that touches it. Here the flow *is* the list tensor; the handle is a dummy scalar.
+
+
+def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    if ctx.attr("dynamic_size", False):
+        raise ConversionError(
+            f"node {node.name!r} (TensorArrayV3): a TensorArray with dynamic_size grows on write, "
+            "which a tensor carried through a Loop cannot; give it a fixed size"
+        )
+    shape = ctx.attr("element_shape", None)
+    if shape is None:
+        dims = int_const(ctx, np.zeros(0, np.int64), "element_dims")
+    else:
+        known = all(d is not None and d >= 0 for d in shape)
+        dims = int_const(ctx, [d if known else 1 for d in shape], "element_dims")
+    dtype = numpy_dtype(int(ctx.attr("dtype", 1)), f"node {node.name!r}")
+    count = ctx.op(Convert(destination_type=_I64), ctx.input(0), suffix="count")
+    count = ctx.op(Unsqueeze(), count, int_const(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 0) else count
+    shape_port = ctx.op(Concat(axis=0), count, dims, suffix="list_shape")
+    flow = ctx.op(Broadcast(mode="numpy"), ctx.const(np.zeros((), dtype), suffix="zero"), shape_port, suffix="list")
+    return [ctx.const(np.zeros((), np.float32), suffix="handle"), flow]
+
+
+def _array_write(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_write(ctx, ctx.input(3), ctx.input(1), ctx.input(2))]
+
+
+def _array_read(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), int_const(ctx, 0, "axis"), suffix="read")]
+
+
+def _array_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    values = ctx.input(2)
+    item = ctx.op(Gather(batch_dims=0), values, int_const(ctx, 0, "first"), int_const(ctx, 0, "axis"))
+    lst = _reshaped_like(ctx, ctx.input(3), item)
+    return [ctx.op(ScatterUpdate(), lst, ctx.input(1), values, int_const(ctx, 0, "axis"), suffix="scatter")]
+
+
+def _array_size(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(1), suffix="dims")
+    return [ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 0, "index"), int_const(ctx, 0, "axis"), suffix="size")]
+
+
+def _array_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), int_const(ctx, 0, "axis"), suffix="gather")]
+
+
 def extractors() -> list[Extractor]:
     return table(
         {
@@ -164,5 +216,11 @@ def extractors() -> list[Extractor]:
             "TensorListElementShape": (_element_shape, "ShapeOf,Slice"),
             "TensorListPushBack": (_push_back, "Concat"),
             "TensorListPopBack": (_pop_back, "Slice,Gather"),
+            "TensorArrayV3": (_array, "Broadcast"),
+            "TensorArrayWriteV3": (_array_write, "ScatterUpdate"),
+            "TensorArrayReadV3": (_array_read, "Gather"),
+            "TensorArrayGatherV3": (_array_gather, "Gather"),
+            "TensorArrayScatterV3": (_array_scatter, "ScatterUpdate"),
+            "TensorArraySizeV3": (_array_size, "ShapeOf,Gather"),
         }
     )
