@@ -346,6 +346,7 @@ def deep_if_ir(depth: int) -> str:
     return f'<?xml version="1.0"?>\n<net name="deep" version="11">{body}</net>\n'
 
 
+@pytest.mark.slow
 def test_depth_200_nested_if_ir_converts_without_recursion_error(tmp_path):
     """The core extracts, infers and folds 200 levels of bodies; OpenVINO reads the result."""
     folder = tmp_path / "in"
@@ -372,6 +373,7 @@ def test_if_nested_past_the_recursion_limit_is_one_clear_error(tmp_path):
         assert "nests sub-graphs" in outcome.message, outcome
 
 
+@pytest.mark.slow
 def test_a_100k_node_chain_converts(tmp_path):
     n = 100_000
     nodes = [helper.make_node("Relu", [f"t{i}" if i else "x"], [f"t{i + 1}" if i + 1 < n else "y"]) for i in range(n)]
