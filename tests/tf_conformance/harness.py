@@ -238,9 +238,14 @@ class Worker:
         return "pass"
 
 
+_BOILERPLATE = ("Exception from src/", "Check '", "Traceback", "[ GENERAL_ERROR ]", "Summary:", "-----")
+
+
 def _first_line(exc: BaseException) -> str:
+    """The first informative line (OpenVINO's 'Exception from src/...' headers skipped)."""
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    return (lines[0] if lines else "")[:300]
+    useful = [line for line in lines if not line.startswith(_BOILERPLATE)]
+    return " ".join((useful or lines or [""])[:2])[:300]
 
 
 def worker_main(ids: list[str], engines: list[str]) -> None:
@@ -269,20 +274,21 @@ def worker_main(ids: list[str], engines: list[str]) -> None:
 def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs: int = 1) -> Any:
     """Run ``ids`` in ``jobs`` worker processes at once, restarting a worker after a crash;
     returns the ONNX harness's Results record."""
+    onnx = onnx_harness()  # loaded once, before any thread
     if jobs > 1 and len(ids) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
         chunks = [ids[k::jobs] for k in range(jobs)]
         with ThreadPoolExecutor(jobs) as pool:
             parts = list(pool.map(lambda chunk: run_cases(chunk, engines, log, 1), chunks))
-        results = onnx_harness().Results()
+        results = onnx.Results()
         for part in parts:
             for n, outcome in part.outcomes.items():
                 results.outcomes[n].update(outcome)
             for e, seconds in part.seconds.items():
                 results.seconds[e] += seconds
         return results
-    results = onnx_harness().Results()
+    results = onnx.Results()
     log_file = open(log, "a") if log else None  # noqa: SIM115
     pending = list(ids)
     while pending:
@@ -291,7 +297,8 @@ def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs:
             list_path = f.name
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", list_path, "--engines", ",".join(engines)]
         env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        stderr = open(os.environ["IRCONV_TF_CONFORMANCE_STDERR"], "a") if "IRCONV_TF_CONFORMANCE_STDERR" in os.environ else subprocess.DEVNULL  # noqa: SIM115
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
         current: tuple[str, str] | None = None
         assert proc.stdout is not None
         for line in proc.stdout:
