@@ -209,6 +209,25 @@ def cases() -> dict[str, Case]:
         ),
         "MaxPool": Case(lambda x: raw.MaxPool(input=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), [x4]),
         "AvgPool": Case(lambda x: raw.AvgPool(value=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME"), [x4]),
+        "MaxPoolV2": Case(
+            lambda x: raw.MaxPoolV2(
+                input=x,
+                ksize=np.array([1, 3, 3, 1], np.int32),
+                strides=np.array([1, 2, 2, 1], np.int32),
+                padding="VALID",
+            ),
+            [x4],
+        ),
+        "L2Loss": Case(lambda x: raw.L2Loss(t=x), [f32(2, 3, 4)]),
+        "FakeQuantWithMinMaxArgs": Case(
+            lambda x: raw.FakeQuantWithMinMaxArgs(inputs=x, min=-1.3, max=2.2, num_bits=8), [f32(3, 40, low=-2, high=3)]
+        ),
+        "FakeQuantWithMinMaxVars": Case(
+            lambda x: raw.FakeQuantWithMinMaxVars(
+                inputs=x, min=np.float32(-0.7), max=np.float32(0.9), num_bits=4, narrow_range=True
+            ),
+            [f32(3, 40, low=-1, high=1)],
+        ),
         "FusedBatchNorm": Case(lambda x: _bn(raw.FusedBatchNorm, x), [x4], atol=1e-4),
         "FusedBatchNormV2": Case(lambda x: _bn(raw.FusedBatchNormV2, x), [x4], atol=1e-4),
         "FusedBatchNormV3": Case(lambda x: _bn(raw.FusedBatchNormV3, x), [x4], atol=1e-4),

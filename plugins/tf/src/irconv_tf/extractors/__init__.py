@@ -6,9 +6,9 @@ from irconv.plugins import Extractor
 
 
 def all_extractors() -> list[Extractor]:
-    from irconv_tf.extractors import array, control, detection, elementwise, nn, rearrange, reduce
+    from irconv_tf.extractors import array, control, detection, elementwise, nn, quantize, rearrange, reduce
 
     result: list[Extractor] = []
-    for family in (elementwise, nn, array, rearrange, reduce, detection, control):
+    for family in (elementwise, nn, array, rearrange, reduce, quantize, detection, control):
         result.extend(family.extractors())
     return result

@@ -299,6 +299,32 @@ def _depth_space(make):  # type: ignore[no-untyped-def]
     return extract
 
 
+def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MaxPoolV2: ksize and strides are (constant) inputs instead of attributes."""
+    ksize = [int(v) for v in const_input(ctx, 1, "ksize").reshape(-1)]
+    strides = [int(v) for v in const_input(ctx, 2, "strides").reshape(-1)]
+    op = MaxPool_v1(
+        strides=spatial(strides, ctx),
+        kernel=spatial(ksize, ctx),
+        rounding_type="floor",
+        **_padding(ctx),  # type: ignore[arg-type]
+    )
+    return laid_out(ctx, op, [ctx.input(0)], _layout(ctx))[:1]
+
+
+def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """sum(x^2) / 2 over every element."""
+    from irconv_opset import ReduceSum
+
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise ConversionError(f"node {node.name!r}: L2Loss needs the rank of its input")
+    squares = ctx.op(Multiply(), ctx.input(0), ctx.input(0), suffix="squares")
+    total = ctx.op(ReduceSum(keep_dims=False), squares, int_const(ctx, list(range(rank)), "all_axes"), suffix="sum")
+    half = ctx.const(np.array(0.5, ctx.input_type(0).numpy), suffix="half")
+    return [ctx.op(Multiply(), total, half)]
+
+
 def extractors() -> list[Extractor]:
     return table(
         {
@@ -308,6 +334,8 @@ def extractors() -> list[Extractor]:
             "Conv2DBackpropInput": (_conv2d_backprop_input, "ConvolutionBackpropData"),
             "MaxPool": (_pool("max"), "MaxPool"),
             "AvgPool": (_pool("avg"), "AvgPool"),
+            "MaxPoolV2": (_max_pool_v2, "MaxPool"),
+            "L2Loss": (_l2_loss, "Multiply, ReduceSum"),
             "MaxPool3D": (_pool("max", 5), "MaxPool"),
             "AvgPool3D": (_pool("avg", 5), "AvgPool"),
             "FusedBatchNorm": (_fused_batch_norm, "Multiply, Add"),
