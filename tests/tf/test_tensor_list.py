@@ -54,8 +54,6 @@ def _runtime_length_case(element_shape: Any, tmp_path: Any) -> None:
         _, out = tf.while_loop(lambda i, _: i < n, body, [0, out])
         return out.stack()
 
-    import tensorflow as tf
-
     concrete = tf.function(fn).get_concrete_function(tf.TensorSpec([None, 3], tf.float32, name="in0"))
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
@@ -97,3 +95,25 @@ def test_push_back_pop_back_length(tf_check: Any) -> None:
         return stacked, last, length
 
     tf_check(fn, [_x(4, 3)], op="TensorListPushBack")
+
+
+def test_reserve_with_computed_element_shape(tmp_path: Any) -> None:
+    """TensorListReserve whose element shape and count are computed from a dynamic input."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    from tests.tf.conftest import convert_and_run
+
+    def fn(x: Any) -> Any:
+        dims = tf.shape(x)
+        lst = tf.raw_ops.TensorListReserve(element_shape=dims[1:], num_elements=dims[0], element_dtype=tf.float32)
+        for i in range(3):
+            lst = tf.raw_ops.TensorListSetItem(input_handle=lst, index=2 - i, item=x[i] * float(i + 1))
+        return tf.raw_ops.TensorListStack(input_handle=lst, element_shape=dims[1:], element_dtype=tf.float32)
+
+    concrete = tf.function(fn).get_concrete_function(tf.TensorSpec([3, None], tf.float32, name="in0"))
+    path = tmp_path / "model.pb"
+    path.write_bytes(convert_variables_to_constants_v2(concrete).graph.as_graph_def().SerializeToString())
+    xs = _x(3, 5)
+    (got,) = convert_and_run(path, {"in0": xs}, tmp_path)
+    np.testing.assert_allclose(got, np.asarray(fn(tf.constant(xs))), atol=1e-6)

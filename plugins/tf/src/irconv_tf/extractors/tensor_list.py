@@ -25,8 +25,8 @@ from irconv_opset import (
     ReduceMin,
     ReduceProd,
     Reshape,
-    Select,
     ScatterUpdate,
+    Select,
     ShapeOf,
     Slice,
     Unsqueeze,
@@ -48,11 +48,11 @@ def _element_dims(ctx: ExtractContext, idx: int) -> OutPort:
         if np.asarray(value).ndim == 0:
             return int_const(ctx, np.zeros(0, np.int64), "element_dims")
         return int_const(ctx, dims if (dims >= 0).all() else np.ones_like(dims), "element_dims")
-    dims = ctx.op(Convert(destination_type=_I64), ctx.input(idx), suffix="element_dims")
-    ones = ctx.op(Broadcast(mode="numpy"), int_const(ctx, 1, "one"), ctx.op(ShapeOf(output_type=_I64), dims))
-    known = ctx.op(ReduceMin(keep_dims=False), dims, int_const(ctx, [0], "axis"), suffix="smallest")
+    computed = ctx.op(Convert(destination_type=_I64), ctx.input(idx), suffix="element_dims")
+    ones = ctx.op(Broadcast(mode="numpy"), int_const(ctx, 1, "one"), ctx.op(ShapeOf(output_type=_I64), computed))
+    known = ctx.op(ReduceMin(keep_dims=False), computed, int_const(ctx, [0], "axis"), suffix="smallest")
     is_known = ctx.op(GreaterEqual(), known, int_const(ctx, 0, "zero"), suffix="all_known")
-    return ctx.op(Select(), is_known, dims, ones, suffix="reserved_dims")
+    return ctx.op(Select(), is_known, computed, ones, suffix="reserved_dims")
 
 
 def _zeros(ctx: ExtractContext, count: OutPort) -> OutPort:
@@ -127,14 +127,18 @@ def _element_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     out_type = ElementType.i64 if int(ctx.attr("shape_type", 3)) == 9 else ElementType.i32
     dims = ctx.op(ShapeOf(output_type=out_type), ctx.input(0), suffix="dims")
     big = int_const(ctx, [np.iinfo(np.int64).max], "end")
-    return [ctx.op(Slice(), dims, int_const(ctx, [1], "begin"), big, int_const(ctx, [1], "step"), suffix="element_shape")]
+    return [
+        ctx.op(Slice(), dims, int_const(ctx, [1], "begin"), big, int_const(ctx, [1], "step"), suffix="element_shape")
+    ]
 
 
 def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(1)
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
     # an empty list of any element shape reshapes to [0, *item shape]
-    target = ctx.op(Concat(axis=0), _length(ctx, ctx.input(0)), ctx.op(ShapeOf(output_type=_I64), item), suffix="target")
+    target = ctx.op(
+        Concat(axis=0), _length(ctx, ctx.input(0)), ctx.op(ShapeOf(output_type=_I64), item), suffix="target"
+    )
     lst = ctx.op(Reshape(special_zero=False), ctx.input(0), target, suffix="shaped")
     return [ctx.op(Concat(axis=0), lst, update, suffix="pushed")]
 
