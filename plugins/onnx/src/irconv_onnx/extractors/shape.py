@@ -563,6 +563,44 @@ def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
     return ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
 
 
+def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TensorScatter-24: the update written into the cache along ``axis`` from each batch
+    entry's write index (modulo the cache length in circular mode), as ScatterElementsUpdate
+    with per-element positions write_index[b] + i."""
+    from irconv_opset import (Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate,
+                              ShapeOf)
+
+    a = attrs(ctx)
+    mode = a.string("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise a.bad("mode", mode, "expected linear or circular")
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise a.bad("axis", a.int("axis", -2), "TensorScatter needs the cache rank")
+    axis = a.int("axis", -2) % rank
+    cache, update = ctx.input(0), ctx.input(1)
+    update_shape = ctx.op(ShapeOf(), update, suffix="update_shape")
+    length = ctx.op(Gather(), update_shape, i64(ctx, axis), i64(ctx, 0), suffix="length")
+    along = [1] * rank
+    along[axis] = -1
+    steps = ctx.op(Reshape(special_zero=False), ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length,
+                                                       i64(ctx, 1), suffix="steps_range"), i64(ctx, along),
+                   suffix="steps")
+    positions = steps
+    if ctx.has_input(2):
+        per_batch = [1] * rank
+        per_batch[0] = -1
+        starts = ctx.op(Reshape(special_zero=False), ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2),
+                                                            suffix="write_i64"), i64(ctx, per_batch), suffix="starts")
+        positions = ctx.op(Add(), starts, steps, suffix="positions")
+    if mode == "circular":
+        size = ctx.op(Gather(), ctx.op(ShapeOf(), cache, suffix="cache_shape"), i64(ctx, axis), i64(ctx, 0),
+                      suffix="max_length")
+        positions = ctx.op(FloorMod(), positions, size, suffix="wrapped")
+    indices = ctx.op(Broadcast(), positions, update_shape, suffix="indices")
+    return [ctx.op(ScatterElementsUpdate(), cache, indices, update, i64(ctx, axis))]
+
+
 def extractors() -> list[Extractor]:
     return [
         onnx_op("Reshape", _reshape, produces="Reshape"),
@@ -601,4 +639,5 @@ def extractors() -> list[Extractor]:
         onnx_op("Unique", _unique, 11, produces="Unique"),
         onnx_op("Compress", _compress, 9, produces="NonZero, Gather"),
         onnx_op("ReverseSequence", _reverse_sequence, 10, produces="ReverseSequence"),
+        onnx_op("TensorScatter", _tensor_scatter, 24, produces="ScatterElementsUpdate", optional={2: HANDLED}),
     ]
