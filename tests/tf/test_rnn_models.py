@@ -79,3 +79,38 @@ def test_rnn_saved_model(run_converted: Any, tmp_path: Path, layer: str, bidirec
     ids[0, 3:] = 0
     (got,), _ = run_converted(tmp_path / "saved", [ids], tmp_path)
     np.testing.assert_allclose(got, np.asarray(model(ids)), atol=1e-4, rtol=1e-4)
+
+
+def _variant(which: str) -> Any:
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(0)
+    tokens = tf.keras.Input((8,), dtype="int32")
+    x = tf.keras.layers.Embedding(50, 16, mask_zero=True)(tokens)
+    if which == "unrolled":
+        x = tf.keras.layers.LSTM(12, unroll=True)(x)
+    elif which == "stacked_backwards":
+        x = tf.keras.layers.LSTM(12, return_sequences=True)(x)
+        x = tf.keras.layers.GRU(10, go_backwards=True)(x)
+    elif which == "gru_reset_before_state":
+        x = tf.keras.layers.GRU(12, reset_after=False, return_state=True)(x)[1]
+    else:  # "initial_state"
+        h = tf.keras.layers.Dense(12)(tf.keras.layers.GlobalAveragePooling1D()(x))
+        x = tf.keras.layers.LSTM(12)(x, initial_state=[h, h])
+    return tf.keras.Model(tokens, tf.keras.layers.Dense(3)(x))
+
+
+@pytest.mark.parametrize("which", ["unrolled", "stacked_backwards", "gru_reset_before_state", "initial_state"])
+def test_rnn_variants(run_converted: Any, tmp_path: Path, which: str) -> None:
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    model = _variant(which)
+    spec = tf.TensorSpec((None, 8), tf.int32, name="in0")
+    frozen = convert_variables_to_constants_v2(tf.function(lambda t: model(t)).get_concrete_function(spec))
+    (tmp_path / "model.pb").write_bytes(frozen.graph.as_graph_def().SerializeToString())
+    tokens = np.random.default_rng(0).integers(1, 50, (3, 8)).astype(np.int32)
+    tokens[0, 5:] = 0
+    tokens[2, 1:] = 0
+    (got,), _ = run_converted(tmp_path / "model.pb", [tokens], tmp_path)
+    np.testing.assert_allclose(got, np.asarray(model(tokens)), atol=1e-4, rtol=1e-4)
