@@ -98,6 +98,27 @@ class ExtractContext:
             )
         return default
 
+    def where(self) -> str:
+        """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
+        return f"node {self.node.name!r} ({self.source_op.describe()})"
+
+    def require_rank(self, idx: int = 0) -> int:
+        """The rank of input ``idx``, which must be known (an error asking for a shape if not)."""
+        rank = self.input_rank(idx)
+        if rank is None:
+            raise ConversionError(
+                f"{self.where()}: the rank of input {idx} is unknown; "
+                "give the model input a shape with --input name[d0,d1,...]"
+            )
+        return rank
+
+    def normalize_axis(self, axis: int, rank: int) -> int:
+        """``axis`` (negative counts from the end) as 0..rank-1; out of range is an error."""
+        value = axis + rank if axis < 0 else axis
+        if not 0 <= value < rank:
+            raise ConversionError(f"{self.where()}: axis {axis} is out of range for rank {rank}")
+        return value
+
     def has_attr(self, name: str) -> bool:
         attributes = self.source_op.attributes
         return attributes is not None and name in attributes

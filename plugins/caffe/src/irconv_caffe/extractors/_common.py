@@ -51,20 +51,11 @@ def caffe(op: str, produces: str, domain: str = "") -> Callable[[ExtractFn], Ext
 
 def input_rank(ctx: ExtractContext, idx: int = 0) -> int:
     """The rank of input ``idx``; an unknown rank is an error asking for a shape."""
-    rank = ctx.input_rank(idx)
-    if rank is None:
-        raise ConversionError(
-            f"{layer_of(ctx).describe()}: the rank of input {idx} is unknown; "
-            "give the model input a shape with --input name[d0,d1,...]"
-        )
-    return rank
+    return ctx.require_rank(idx)
 
 
 def normalize_axis(ctx: ExtractContext, axis: int, rank: int) -> int:
-    value = axis + rank if axis < 0 else axis
-    if not 0 <= value < rank:
-        raise ConversionError(f"{layer_of(ctx).describe()}: axis {axis} is out of range for rank {rank}")
-    return value
+    return ctx.normalize_axis(axis, rank)
 
 
 def const_i64(ctx: ExtractContext, values: Sequence[int] | int, suffix: str = "const") -> OutPort:

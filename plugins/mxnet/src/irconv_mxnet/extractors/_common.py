@@ -111,20 +111,11 @@ def like_const(ctx: ExtractContext, value: Any, like: OutPort, suffix: str = "co
 
 
 def rank(ctx: ExtractContext, idx: int = 0) -> int:
-    found = ctx.input_rank(idx)
-    if found is None:
-        raise ConversionError(
-            f"MXNet node {ctx.node.name!r} ({ctx.source_op.op_type}): the rank of input {idx} is unknown; "
-            "give the model inputs shapes with --input name[d0,d1,...]"
-        )
-    return found
+    return ctx.require_rank(idx)
 
 
 def normalize_axis(ctx: ExtractContext, axis: int, size: int) -> int:
-    value = axis + size if axis < 0 else axis
-    if not 0 <= value < size:
-        raise bad(ctx, "axis", axis, f"out of range for rank {size}")
-    return value
+    return ctx.normalize_axis(axis, size)
 
 
 def channel_shaped(ctx: ExtractContext, port: OutPort, axis: int, data_rank: int, suffix: str) -> OutPort:
