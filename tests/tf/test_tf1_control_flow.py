@@ -199,3 +199,13 @@ def test_tf1_rnn_loop_over_runtime_length(run_converted: Any, tmp_path: Path) ->
         got, _ = run_converted(tmp_path / "model.pb", inputs, tmp_path, outputs=["out0", "out1"])
         for g, e in zip(got, expected, strict=True):
             np.testing.assert_allclose(g, e, atol=1e-4)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_cond_returning_its_input_unchanged(run_converted: Any, tmp_path: Path, flag: bool) -> None:
+    import tensorflow as tf
+
+    def build(x: Any, p: Any) -> Any:
+        return tf.compat.v1.cond(p, lambda: x, lambda: x * 2.0)
+
+    check(run_converted, tmp_path, build, {"x": _x(2, 2), "p": np.array(flag)})

@@ -86,3 +86,16 @@ def test_graph_without_control_flow_is_left_alone() -> None:
     functionalize(nodes, functions, {})
     assert {name: (n.op, list(n.inputs)) for name, n in nodes.items()} == before
     assert functions == {}
+
+
+def test_leftover_construct_is_one_clear_error() -> None:
+    import pytest
+    from irconv.errors import ModelFileError
+
+    nodes = _table(
+        _node("a", "Placeholder", [], dtype=1),
+        _node("b", "Placeholder", [], dtype=1),
+        _node("m", "Merge", [("a", 0), ("b", 0)], T=1),
+    )
+    with pytest.raises(ModelFileError, match=r"could not be turned into While/If .*m \(Merge\)"):
+        functionalize(nodes, {}, {})

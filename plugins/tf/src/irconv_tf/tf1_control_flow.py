@@ -88,6 +88,20 @@ class Functionalizer:
             if not progress:
                 break
         self._prune(sinks)
+        self._check_done(sinks)
+
+    def _check_done(self, sinks: list[str]) -> None:
+        """One clear error for a construct left over (an unusual frame or cond shape)."""
+        from irconv_tf.build import reachable
+
+        live = reachable(self.nodes, [(s, 0) for s in sinks if s in self.nodes])
+        left = sorted(n for n in live if self.nodes[n].op in CONTROL_OPS)
+        if left:
+            shown = ", ".join(f"{n} ({self.nodes[n].op})" for n in left[:4])
+            raise ModelFileError(
+                f"TF1 control flow could not be turned into While/If around {len(left)} node(s): {shown}"
+                f"{', ...' if len(left) > 4 else ''}"
+            )
 
     def _prune(self, sinks: list[str]) -> None:
         """Drop the replaced constructs' leftovers (nothing any output reads any more)."""
