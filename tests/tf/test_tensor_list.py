@@ -117,3 +117,28 @@ def test_reserve_with_computed_element_shape(tmp_path: Any) -> None:
     xs = _x(3, 5)
     (got,) = convert_and_run(path, {"in0": xs}, tmp_path)
     np.testing.assert_allclose(got, np.asarray(fn(tf.constant(xs))), atol=1e-6)
+
+
+def test_dynamic_size_tensor_array_grows_on_write(tmp_path: Any) -> None:
+    """TensorArray(size=0, dynamic_size=True): each write past the end grows the list."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    from tests.tf.conftest import convert_and_run
+
+    def fn(xs: Any) -> Any:
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+
+        def body(i: Any, ta: Any) -> Any:
+            return i + 1, ta.write(i, xs[i] * 2.0 + 1.0)
+
+        _, ta = tf.while_loop(lambda i, _: i < tf.shape(xs)[0], body, [0, ta])
+        return ta.stack()
+
+    concrete = tf.function(fn).get_concrete_function(tf.TensorSpec([None, 3], tf.float32, name="in0"))
+    path = tmp_path / "model.pb"
+    path.write_bytes(convert_variables_to_constants_v2(concrete).graph.as_graph_def().SerializeToString())
+    for length in (1, 6):
+        xs = _x(length, 3, seed=length)
+        (got,) = convert_and_run(path, {"in0": xs}, tmp_path)
+        np.testing.assert_allclose(got, np.asarray(fn(tf.constant(xs))), atol=1e-6)

@@ -305,7 +305,7 @@ class Functionalizer:
             if exit_name is not None:
                 old = self.nodes[exit_name]
                 self.nodes[exit_name] = TFNode(exit_name, "Identity", [(base, i)], dict(old.attr))
-        self.touched.update(cond.constants, body.constants)
+        self.touched.update(cond.nodes, body.nodes, cond.constants, body.constants)
         self._drop_frame(enters, {v[3] for v in variables if v[3]})
         return True
 

@@ -17,11 +17,13 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
+    Add,
     Broadcast,
     Concat,
     Convert,
     Gather,
     GreaterEqual,
+    Maximum,
     ReduceMin,
     ReduceProd,
     Reshape,
@@ -29,6 +31,7 @@ from irconv_opset import (
     Select,
     ShapeOf,
     Slice,
+    Subtract,
     Unsqueeze,
 )
 
@@ -89,20 +92,37 @@ def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort
     length = _length(ctx, lst)
     item_dims = ctx.op(ShapeOf(output_type=_I64), items, suffix="item_dims")
     size = ctx.op(ReduceProd(keep_dims=True), item_dims, int_const(ctx, [0], "axis"), suffix="item_size")
-    flat = ctx.op(Reshape(special_zero=False), lst, ctx.op(Concat(axis=0), length, int_const(ctx, [-1], "rest")))
+    # [length, values per element], explicit so an empty list reshapes too
+    list_dims = ctx.op(ShapeOf(output_type=_I64), lst, suffix="all_dims")
+    big = int_const(ctx, [np.iinfo(np.int64).max], "end")
+    one = int_const(ctx, [1], "one")
+    element_dims = ctx.op(Slice(), list_dims, one, big, one, suffix="element_dims")
+    per_element = ctx.op(ReduceProd(keep_dims=True), element_dims, int_const(ctx, [0], "axis"), suffix="per_element")
+    flat = ctx.op(Reshape(special_zero=False), lst, ctx.op(Concat(axis=0), length, per_element), suffix="flat")
     wide = ctx.op(Broadcast(mode="numpy"), flat, ctx.op(Concat(axis=0), length, size), suffix="wide")
     target = ctx.op(Concat(axis=0), length, item_dims, suffix="target")
     return ctx.op(Reshape(special_zero=False), wide, target, suffix="shaped")
 
 
 def _set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [_write(ctx, ctx.input(0), ctx.input(1), ctx.input(2))]
+    grow = bool(ctx.attr("resize_if_index_out_of_bounds", False))
+    return [_write(ctx, ctx.input(0), ctx.input(1), ctx.input(2), grow)]
 
 
-def _write(ctx: ExtractContext, lst: OutPort, index: OutPort, item: OutPort) -> OutPort:
+def _write(ctx: ExtractContext, lst: OutPort, index: OutPort, item: OutPort, grow: bool = False) -> OutPort:
+    """``lst[index] = item``; with ``grow`` a list shorter than ``index + 1`` is first padded
+    with zeros (a TensorArray with ``dynamic_size``)."""
     index = ctx.op(Unsqueeze(), index, int_const(ctx, 0, "axis"), suffix="index")
     update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
     lst = _reshaped_like(ctx, lst, item)
+    if grow:
+        wanted = ctx.op(Add(), ctx.op(Convert(destination_type=_I64), index), int_const(ctx, [1], "one"))
+        missing = ctx.op(Maximum(), ctx.op(Subtract(), wanted, _length(ctx, lst)), int_const(ctx, [0], "zero"))
+        pad_dims = ctx.op(Concat(axis=0), missing, ctx.op(ShapeOf(output_type=_I64), item), suffix="pad_dims")
+        dtype = numpy_dtype(int(ctx.attr("element_dtype", ctx.attr("T", 1))), f"node {ctx.node.name!r}")
+        zero = ctx.const(np.zeros((), dtype), suffix="zero")
+        pad = ctx.op(Broadcast(mode="numpy"), zero, pad_dims, suffix="pad")
+        lst = ctx.op(Concat(axis=0), lst, pad, suffix="grown")
     return ctx.op(ScatterUpdate(), lst, index, update, int_const(ctx, 0, "axis"), suffix="set")
 
 
@@ -163,11 +183,6 @@ def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    if ctx.attr("dynamic_size", False):
-        raise ConversionError(
-            f"node {node.name!r} (TensorArrayV3): a TensorArray with dynamic_size grows on write, "
-            "which a tensor carried through a Loop cannot; give it a fixed size"
-        )
     shape = ctx.attr("element_shape", None)
     if shape is None:
         dims = int_const(ctx, np.zeros(0, np.int64), "element_dims")
@@ -183,7 +198,9 @@ def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _array_write(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [_write(ctx, ctx.input(3), ctx.input(1), ctx.input(2))]
+    # whether the array has dynamic_size is not known here (its flow may come through a
+    # Loop): a write past the end always grows the list, as a dynamic array would
+    return [_write(ctx, ctx.input(3), ctx.input(1), ctx.input(2), grow=True)]
 
 
 def _array_read(node: Node, ctx: ExtractContext) -> list[OutPort]:
