@@ -209,3 +209,38 @@ def test_cond_returning_its_input_unchanged(run_converted: Any, tmp_path: Path, 
         return tf.compat.v1.cond(p, lambda: x, lambda: x * 2.0)
 
     check(run_converted, tmp_path, build, {"x": _x(2, 2), "p": np.array(flag)})
+
+
+def test_tf1_dynamic_size_tensor_array(run_converted: Any, tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    def build(x: Any) -> Any:
+        steps = tf.shape(x)[0]
+        source = tf.TensorArray(tf.float32, size=steps).unstack(x)
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        _, ta = tf.compat.v1.while_loop(
+            lambda i, _: i < steps, lambda i, ta: (i + 1, ta.write(i, tf.exp(source.read(i)))), [0, ta]
+        )
+        return ta.stack()
+
+    for length in (2, 5):
+        inputs = {"x": _x(length, 3, seed=length)}
+        expected = tf1_frozen(build, inputs, tmp_path / "model.pb")
+        got, _ = run_converted(tmp_path / "model.pb", inputs, tmp_path, outputs=["out0"])
+        np.testing.assert_allclose(got[0], expected[0], atol=1e-5)
+
+
+@pytest.mark.xfail(
+    reason="x[i] of a loop invariant inside a TF1 loop body: the body is extracted before the Loop "
+    "feeds it shapes, and the StridedSlice built for an input of unknown rank fails in the CPU plugin "
+    "('doesn't have compiled executor')",
+    strict=True,
+)
+def test_slicing_a_loop_invariant_in_the_body(run_converted: Any, tmp_path: Path) -> None:
+    import tensorflow as tf
+
+    def build(x: Any) -> Any:
+        body = lambda i, a: (i + 1, a + x[i])  # noqa: E731
+        return tf.compat.v1.while_loop(lambda i, a: i < tf.shape(x)[0], body, [0, tf.zeros([3])])[1]
+
+    check(run_converted, tmp_path, build, {"x": _x(2, 3)})
