@@ -65,7 +65,7 @@ def _convert(model: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, **optio
 
     path, x, expected = model
     xml = tmp_path / "model.xml"
-    save_model(convert_model(path, **options), xml, compress_to_fp16=False)
+    save_model(convert_model(path, validate=True, **options), xml, compress_to_fp16=False)
     ir = ov.Core().read_model(str(xml))
     compiled = ov.Core().compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     got = compiled({"x": x})[compiled.outputs[0]]
