@@ -119,3 +119,20 @@ def test_bias_add_is_not_a_scale(check_untouched):
         return b.graph
 
     check_untouched(build, FuseLinearBackward())
+
+
+W_GROUP_BACKPROP = RNG.standard_normal((2, 2, 3, 3, 3)).astype(np.float32)
+
+
+def test_group_convolution_backprop_data(check_fuses):
+    from irconv_opset import GroupConvolutionBackpropData
+
+    def build():
+        b = GraphBuilder()
+        x = b.parameter("x", (1, 4, 5, 5))
+        op = GroupConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1))
+        conv = b.op(op, x, b.const(W_GROUP_BACKPROP))
+        b.result(b.op(Multiply(), conv, b.const(SCALE)), "y")
+        return b.graph
+
+    check_fuses(build, FuseLinearBackward(), gone=("Multiply",))

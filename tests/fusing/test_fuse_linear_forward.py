@@ -79,3 +79,20 @@ def test_multiply_by_a_non_constant_is_left_alone(check_untouched):
 
 def test_frozen_node_is_left_alone(check_untouched, frozen):
     check_untouched(linear_conv(Multiply), FuseLinearForward(), frozen("linear"))
+
+
+W_BACKPROP = RNG.standard_normal((4, 6, 3, 3)).astype(np.float32)
+
+
+def test_scale_goes_into_a_transposed_convolution(check_fuses):
+    from irconv_opset import ConvolutionBackpropData
+
+    def build():
+        b = GraphBuilder()
+        x = b.parameter("x", (1, 4, 5, 5))
+        scaled = b.op(Multiply(), b.op(ReLU(), x), b.const(C))
+        op = ConvolutionBackpropData(strides=(2, 2), dilations=(1, 1), pads_begin=(1, 1), pads_end=(1, 1))
+        b.result(b.op(op, scaled, b.const(W_BACKPROP)), "y")
+        return b.graph
+
+    check_fuses(build, FuseLinearForward(), gone=("Multiply",))
