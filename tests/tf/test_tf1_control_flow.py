@@ -231,9 +231,9 @@ def test_tf1_dynamic_size_tensor_array(run_converted: Any, tmp_path: Path) -> No
 
 
 @pytest.mark.xfail(
-    reason="x[i] of a loop invariant inside a TF1 loop body: the body is extracted before the Loop "
-    "feeds it shapes, and the StridedSlice built for an input of unknown rank fails in the CPU plugin "
-    "('doesn't have compiled executor')",
+    reason="x[i] of a static-shape loop invariant inside a TF1 loop body: the StridedSlice extractor "
+    "writes 32-entry masks for a 1-entry begin, and the CPU plugin then fails inside the Loop "
+    "('StridedSlice ... doesn't have compiled executor')",
     strict=True,
 )
 def test_slicing_a_loop_invariant_in_the_body(run_converted: Any, tmp_path: Path) -> None:

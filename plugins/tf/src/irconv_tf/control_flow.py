@@ -24,6 +24,8 @@ BODY_ATTRS: dict[str, tuple[str, ...]] = {
     "StatelessIf": ("then_branch", "else_branch"),
 }
 _RESOURCE = 20
+#: function attribute ``_irconv_arg_shape_<i>``: a shape (AttrValue.shape) argument i always has
+ARG_SHAPE = "_irconv_arg_shape"
 _VARIANT = 21
 
 
@@ -37,15 +39,20 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
     flattener.functions = dict(functions)
     args = []
     inputs = []
-    for arg in fdef.signature.input_arg:
+    for index, arg in enumerate(fdef.signature.input_arg):
         placeholder = f"{name}/{arg.name}"
         # A resource argument carries a variable's value once variables became constants;
         # a variant one a TensorList (a tensor with a leading list axis): float32 stands in
         # until the Loop/If infers the body from its inputs.
         dtype = 1 if arg.type in (_RESOURCE, _VARIANT) else arg.type
-        flattener.nodes[placeholder] = TFNode(
-            placeholder, "Placeholder", [], {"dtype": graph_pb2.AttrValue(type=dtype)}
-        )
+        attrs = {"dtype": graph_pb2.AttrValue(type=dtype)}
+        # A shape stated for the argument (the TF1 frame pass states loop invariants' shapes)
+        # lets the body's extractors see ranks before the Loop feeds the body.
+        key = f"{ARG_SHAPE}_{index}"
+        stated = fdef.attr[key] if key in fdef.attr else None
+        if stated is not None and dtype not in (_RESOURCE, _VARIANT):
+            attrs["shape"] = stated
+        flattener.nodes[placeholder] = TFNode(placeholder, "Placeholder", [], attrs)
         args.append((placeholder, 0))
         inputs.append(Endpoint((placeholder, 0), [arg.name]))
     returned = flattener.add_function(fname, f"{name}/", args)

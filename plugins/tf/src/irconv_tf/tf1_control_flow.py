@@ -198,15 +198,20 @@ class Functionalizer:
         boundary: Mapping[Tensor, int],
         closure: _Closure,
         returns: list[Tensor],
+        shapes: Mapping[int, Any] | None = None,
     ) -> None:
         """A FunctionDef ``name(args) -> returns`` holding the closure's nodes."""
+        from irconv_tf.control_flow import ARG_SHAPE
         from irconv_tf.proto import graph_pb2
 
+        shapes = shapes or {}
         fdef = graph_pb2.FunctionDef()
         fdef.signature.name = name
         arg_names = [f"arg{i}" for i in range(len(args))]
-        for arg_name, (_, dtype) in zip(arg_names, args, strict=True):
+        for index, (arg_name, (_, dtype)) in enumerate(zip(arg_names, args, strict=True)):
             fdef.signature.input_arg.add(name=arg_name, type=dtype)
+            if index in shapes:
+                fdef.attr[f"{ARG_SHAPE}_{index}"].CopyFrom(graph_pb2.AttrValue(shape=shapes[index]))
         local = set(closure.nodes) | closure.constants
 
         def spell(tensor: Tensor) -> str:
@@ -288,9 +293,14 @@ class Functionalizer:
         base = self._unique(f"{frame}/While")
         cond_name, body_name = self._unique(f"{base}_cond"), self._unique(f"{base}_body")
         invariant_args = [(e, 0) for e in invariants] + outside
-        self._function(cond_name, args, cond_boundary, cond, [self.nodes[loop_cond].inputs[0]])
+        shapes = {}
+        for k, tensor in enumerate(self.nodes[e].inputs[0] for e in invariants):
+            shape = self._static_shape(tensor)
+            if shape is not None:
+                shapes[len(variables) + k] = shape
+        self._function(cond_name, args, cond_boundary, cond, [self.nodes[loop_cond].inputs[0]], shapes)
         body_returns = [v[4] for v in variables] + invariant_args
-        self._function(body_name, args, body_boundary, body, body_returns)
+        self._function(body_name, args, body_boundary, body, body_returns, shapes)
         from irconv_tf.proto import graph_pb2
 
         inputs = [self.nodes[v[0]].inputs[0] for v in variables] + [self.nodes[e].inputs[0] for e in invariants]
@@ -323,6 +333,24 @@ class Functionalizer:
             stack.extend(c for c, _, _ in consumers.get(name, []))
         for name in dropped:
             del self.nodes[name]
+
+    def _static_shape(self, tensor: Tensor) -> Any:
+        """The TensorShapeProto a loop invariant always has: a Placeholder's declared shape
+        or a constant's, followed through Identity and constant Enter nodes; else None."""
+        from irconv_tf.proto import tensor_pb2
+
+        node = self.nodes.get(tensor[0])
+        while node is not None and node.op in ("Identity", *ENTER) and node.inputs:
+            node = self.nodes.get(node.inputs[0][0])
+        if node is None:
+            return None
+        if node.op == "Placeholder" and "shape" in node.attr:
+            proto = node.attr["shape"].shape
+            return None if proto.unknown_rank else proto
+        value = _constant(node)
+        if value is None or not hasattr(value, "shape"):
+            return None
+        return tensor_pb2.TensorShapeProto(dim=[tensor_pb2.TensorShapeProto.Dim(size=d) for d in np.shape(value)])
 
     def _hint_element_rank(self, initial: Tensor, exit_name: str) -> None:
         """A list (TensorArrayV3 flow, TensorListReserve) of elements of unknown rank carried
