@@ -49,7 +49,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         # A shape stated for the argument (the TF1 frame pass states loop invariants' shapes)
         # lets the body's extractors see ranks before the Loop feeds the body.
         key = f"{ARG_SHAPE}_{index}"
-        stated = fdef.attr[key] if key in fdef.attr else None
+        stated = fdef.attr.get(key)
         if stated is not None and dtype not in (_RESOURCE, _VARIANT):
             attrs["shape"] = stated
         flattener.nodes[placeholder] = TFNode(placeholder, "Placeholder", [], attrs)
