@@ -80,3 +80,15 @@ def test_unknown_internal_tensor_lists_the_inputs(tmp_path, host):
     path = model(tmp_path, UPSTREAM_UNSUPPORTED)
     with pytest.raises(UserError, match="no such model input or tensor .*inputs: x.*node:port"):
         convert(path, ConversionOptions.from_kwargs(inputs=["nothing:0[1]"]), host)
+
+
+def test_finegrain_fusing_freezes_nodes_for_every_transform(tmp_path, host):
+    from irconv.pipeline.context import TransformContext
+    from irconv.plugins.registry import Registry
+
+    graph = convert(model(tmp_path, "input x 1,4\nop r MyRelu x\noutput y r\n"), ConversionOptions(), host)
+    ctx = TransformContext(ConversionOptions.from_kwargs(finegrain_fusing="r.*,zzz"), Registry())
+    (relu,) = graph.by_type("ReLU")
+    assert ctx.is_frozen(relu) and not ctx.is_frozen(graph.parameters()[0])
+    with pytest.raises(UserError, match="--finegrain-fusing: 'r\\(' is not a regular expression"):
+        TransformContext(ConversionOptions(finegrain_fusing=("r(",)), Registry())

@@ -74,7 +74,7 @@ def check_untouched(factory: Factory, transform: Transform, options: ConversionO
 
 def frozen(*names: str) -> ConversionOptions:
     """Options freezing the named nodes (``--finegrain-fusing``)."""
-    return ConversionOptions().with_values(**{"fusing.finegrain": ",".join(names)})
+    return ConversionOptions(finegrain_fusing=tuple(names))
 
 
 class _Nothing(Transform):

@@ -104,4 +104,4 @@ def test_bad_regex_is_one_clear_error(model):
 
 def test_switches_are_cli_flags(installed_host):
     flags = {option.cli_flag for option in installed_host.registry().options}
-    assert {"--disable-fusing", "--finegrain-fusing", "--disable-resnet-optimization"} <= flags
+    assert {"--disable-fusing", "--disable-resnet-optimization"} <= flags  # --finegrain-fusing: the core's

@@ -58,6 +58,14 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         help="skip a transform by id (see `irconv transforms`); repeatable",
     )
     p.add_argument(
+        "--finegrain-fusing",
+        action="append",
+        default=[],
+        metavar="REGEX[,REGEX]",
+        help="nodes whose name (or source-framework name) fully matches one of these regular expressions "
+        "are never touched by any optimisation; repeatable",
+    )
+    p.add_argument(
         "--disable-plugin",
         action="append",
         default=[],
@@ -150,7 +158,7 @@ def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
 
 
 def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
-    from irconv.pipeline.options import ConversionOptions, InputSpec
+    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns
 
     plugin_values: dict[str, Any] = {}
     for item in args.option:
@@ -171,6 +179,7 @@ def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> Co
         static_shape=args.static_shape,
         compress_to_fp16=args.compress_to_fp16,
         disabled_transforms=set(args.disable_transform),
+        finegrain_fusing=split_patterns(args.finegrain_fusing),
         weights=args.weights,
         output_format=args.output_format,
         plugin_values=plugin_values,

@@ -187,14 +187,19 @@ class ExtractContext:
 class TransformContext:
     """Handed to each transform: the options, the registry of installed plugins, notes.
 
-    ``is_frozen(node)`` is True for nodes the user asked no optimisation to touch; the
-    pattern driver skips matches that include one, and hand-written transforms should ask.
+    ``is_frozen(node)`` is True for nodes the user asked no optimisation to touch
+    (``--finegrain-fusing``, unless ``frozen`` is given); the pattern driver skips matches
+    that include one, and hand-written transforms must ask.
     """
 
     options: ConversionOptions
     registry: Registry
     notes: list[str] = field(default_factory=list)
     frozen: Callable[[Node], bool] | None = None
+
+    def __post_init__(self) -> None:
+        if self.frozen is None:
+            self.frozen = self.options.frozen_predicate()
 
     def is_frozen(self, node: Node) -> bool:
         return self.frozen is not None and self.frozen(node)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from irconv.errors import UserError
 from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
 from irconv.plugins.option import Option, OptionTable
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
 
 T = TypeVar("T")
 
@@ -32,7 +37,27 @@ class ConversionOptions:
     weights: Path | None = None
     output_format: str = "ir11"
     validate: bool = False
+    #: Regular expressions: a node whose name, or whose source-framework node's name, fully
+    #: matches one is never touched by an optimisation (``--finegrain-fusing``).
+    finegrain_fusing: tuple[str, ...] = ()
     plugin_values: dict[str, Any] = field(default_factory=dict)
+
+    def frozen_predicate(self) -> Callable[[Node], bool] | None:
+        """The test for nodes ``finegrain_fusing`` protects, or None when it names none."""
+        if not self.finegrain_fusing:
+            return None
+        patterns = []
+        for text in self.finegrain_fusing:
+            try:
+                patterns.append(re.compile(text))
+            except re.error as exc:
+                raise UserError(f"--finegrain-fusing: {text!r} is not a regular expression: {exc}") from None
+
+        def frozen(node: Node) -> bool:
+            names = (node.name, node.origin) if node.origin else (node.name,)
+            return any(p.fullmatch(name) for p in patterns for name in names)
+
+        return frozen
 
     def get(self, option: Option[T]) -> T:
         """The value of a plugin's declared option (its default when not given)."""
@@ -71,13 +96,17 @@ class ConversionOptions:
             kwargs["weights"] = Path(kwargs["weights"])
         if "disabled_transforms" in kwargs:
             kwargs["disabled_transforms"] = set(kwargs["disabled_transforms"])
+        if "finegrain_fusing" in kwargs:
+            kwargs["finegrain_fusing"] = split_patterns(kwargs["finegrain_fusing"])
         return cls(inputs=parsed, plugin_values=plugin_values, **kwargs)
 
     def resolved(self, options: OptionTable) -> ConversionOptions:
         """A copy whose plugin values are converted and validated against the declarations.
 
-        A name no installed plugin declares is an error listing the declared ones.
+        A name no installed plugin declares is an error listing the declared ones; a
+        ``finegrain_fusing`` that is not a regular expression is an error too.
         """
+        self.frozen_predicate()
         values = {}
         for name, value in self.plugin_values.items():
             declared = options.by_name(name)
@@ -96,3 +125,9 @@ class ConversionOptions:
                 if spec.name == "":
                     return spec
         return None
+
+
+def split_patterns(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    """``"a.*,b"`` (or a list of such) -> ``("a.*", "b")``, empty items dropped."""
+    items = [value] if isinstance(value, str) else list(value or ())
+    return tuple(part.strip() for item in items for part in item.split(",") if part.strip())

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 from irconv import Graph, Node, OutPort, Pat, PatternRewrite, Transform, TransformContext, const, rewrite_greedily
 
-from irconv_transforms.options import DISABLE_FUSING, FINEGRAIN_FUSING, split_regexes
+from irconv_transforms.options import DISABLE_FUSING
 
 #: Fusions run after the layout plugin put the graph in channels-first form.
 AFTER_LAYOUT = ("layout.transpose_to_reshape", "layout.hoist_transposes", "layout.sink_transposes")
@@ -31,23 +29,6 @@ PATTERN_FUSIONS = (
 )
 
 
-def frozen_predicate(ctx: TransformContext) -> Callable[[Node], bool]:
-    """True for nodes the user froze: ``ctx.is_frozen`` (the core's), or ``--finegrain-fusing``.
-
-    A node is frozen when one of the regular expressions fully matches its name or the
-    name of the source-framework node it came from.
-    """
-    patterns = [re.compile(text) for text in split_regexes(ctx.options.get(FINEGRAIN_FUSING))]
-
-    def frozen(node: Node) -> bool:
-        if ctx.is_frozen(node):
-            return True
-        names = (node.name, node.origin) if node.origin else (node.name,)
-        return any(p.fullmatch(name) for p in patterns for name in names)
-
-    return frozen
-
-
 def fusing_enabled(ctx: TransformContext) -> bool:
     return not ctx.options.get(DISABLE_FUSING)
 
@@ -61,11 +42,11 @@ class Fusion(PatternRewrite):
         return fusing_enabled(ctx)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        return rewrite_greedily(graph, [self], frozen=frozen_predicate(ctx)) > 0
+        return rewrite_greedily(graph, [self], frozen=ctx.is_frozen) > 0
 
 
 class HandFusion(Transform):
-    """A fusion that walks the graph itself; it must ask ``frozen_predicate`` per node."""
+    """A fusion that walks the graph itself; it must ask ``ctx.is_frozen`` per node."""
 
     run_after: ClassVar[tuple[str, ...]] = AFTER_LAYOUT
 

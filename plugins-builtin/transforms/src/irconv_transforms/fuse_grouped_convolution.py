@@ -9,7 +9,7 @@ import numpy as np
 from irconv import Graph, Node, Rewriter, TransformContext
 
 from irconv_transforms import _weights
-from irconv_transforms._fusion import HandFusion, frozen_predicate, input_value
+from irconv_transforms._fusion import HandFusion, input_value
 
 
 class FuseGroupedConvolution(HandFusion):
@@ -22,7 +22,7 @@ class FuseGroupedConvolution(HandFusion):
     run_after = (*HandFusion.run_after, "fuse.linear_forward")
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        frozen = frozen_predicate(ctx)
+        frozen = ctx.is_frozen
         rw = Rewriter(graph)
         for concat in graph.by_type("Concat"):
             if concat in graph:

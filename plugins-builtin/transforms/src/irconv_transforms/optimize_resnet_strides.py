@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from irconv import Graph, InPort, Node, OutPort, Rewriter, Trait, TransformContext
 
 from irconv_transforms import _weights
-from irconv_transforms._fusion import HandFusion, frozen_predicate, value_of
+from irconv_transforms._fusion import HandFusion, value_of
 from irconv_transforms.options import DISABLE_RESNET_OPTIMIZATION
 
 
@@ -52,7 +52,7 @@ class OptimizeResnetStrides(HandFusion):
         return super().condition(graph, ctx) and not ctx.options.get(DISABLE_RESNET_OPTIMIZATION)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        frozen = frozen_predicate(ctx)
+        frozen = ctx.is_frozen
         rw = Rewriter(graph)
         for conv in graph.by_type("Convolution"):
             if conv not in graph:
