@@ -86,3 +86,54 @@ def test_the_loader_asks_the_registry_of_every_plugin(tmp_path: Path) -> None:
     extended = PluginHost(strict=True)
     extended.register(_CeluPlugin(), "third_party_celu")
     assert source_ops(extended) == ["Celu"]
+
+
+def _local_function_model(path: Path) -> Path:
+    """y = com.example::Twice(x), with the model's own function body Twice(x) = x + x."""
+    import onnx
+
+    twice = helper.make_function(
+        "com.example", "Twice", ["x"], ["y"], [helper.make_node("Add", ["x", "x"], ["y"])],
+        [helper.make_opsetid("", 18)],
+    )
+    node = helper.make_node("Twice", ["x"], ["y"], name="twice", domain="com.example")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.example", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, functions=[twice])
+    model.ir_version = 8
+    onnx.save_model(model, str(path))
+    return path
+
+
+class _TwicePlugin:
+    """A third party's extractor for the model-local function com.example::Twice, as Multiply by 2."""
+
+    @hookimpl
+    def extract_op(self) -> list[Any]:
+        from irconv import Extractor, opsets
+
+        def extract(node: Any, ctx: Any) -> list[Any]:
+            from irconv_opset import Multiply
+
+            return [ctx.op(Multiply(), ctx.input(0), ctx.const(np.float32(2.0)))]
+
+        return [Extractor("onnx", "Twice", extract, domain="com.example", opsets=opsets(1), produces="Multiply")]
+
+
+def test_an_extractor_wins_over_the_models_own_function_body(tmp_path: Path) -> None:
+    from irconv import PluginHost, convert_model, save_model
+    from irconv.testing.runtime import run_ir
+
+    path = _local_function_model(tmp_path / "twice.onnx")
+    assert "Add" in {n.type for n in convert_model(path, host=PluginHost(strict=True)).nodes()}  # expanded
+    host = PluginHost(strict=True)
+    host.register(_TwicePlugin(), "third_party_twice")
+    graph = convert_model(path, host=host)
+    types = {n.type for n in graph.nodes()}
+    assert "Multiply" in types and "Add" not in types
+    xml = tmp_path / "twice.xml"
+    save_model(graph, xml, host=host, compress_to_fp16=False)
+    x = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(run_ir(xml, {"x": x})["y"], want, rtol=1e-6)

@@ -162,7 +162,8 @@ class _Builder:
         domain = normalize_domain(node.domain)
         function = self.functions.get((domain, node.op_type))
         version = opsets.get(domain, 1)
-        if function is not None:
+        # An installed extractor wins over the model's own function body, as over a schema's.
+        if function is not None and not self.has_extractor(domain, node.op_type, version):
             fn_opsets = {**opsets, **{normalize_domain(o.domain): int(o.version) for o in function.opset_import}}
             self._expand(graph, scope, node, function, fn_opsets)
             return
