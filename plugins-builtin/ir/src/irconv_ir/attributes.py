@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 from irconv.ops import Op
-from irconv.types import ElementType, MaybeShape
+from irconv.types import DimRange, ElementType, MaybeShape
 
 
 def parse_shape(text: str) -> MaybeShape:
     """``1,3,?,-1`` -> (1, 3, None, None); ``...`` -> None; ``""`` -> () (a scalar).
 
-    Dimension ranges (``1..8``) become dynamic: the graph keeps no bounds.
+    Dimension ranges (``1..8``) are dynamic here; ``parse_bounds`` gives their bounds.
     """
     text = text.strip()
     if text == "...":
@@ -25,6 +25,23 @@ def parse_shape(text: str) -> MaybeShape:
     if text in ("", "[]"):
         return ()
     return tuple(_parse_dim(part) for part in text.strip("[]").split(","))
+
+
+def parse_bounds(text: str) -> tuple[DimRange | None, ...] | None:
+    """The bounds of ranged dimensions in a shape attribute (``1,2..8,?`` -> (None, (2, 8), None)),
+    or None when no dimension is a range."""
+    parts = [part.strip() for part in text.strip().strip("[]").split(",")] if ".." in text else []
+    if not parts:
+        return None
+    bounds: list[DimRange | None] = []
+    for part in parts:
+        if ".." not in part:
+            bounds.append(None)
+            continue
+        low, _, high = part.partition("..")
+        upper = int(high) if high.strip() not in ("", "-1") else None
+        bounds.append((int(low) if low.strip() else 0, upper))
+    return tuple(bounds)
 
 
 def _parse_dim(text: str) -> int | None:

@@ -19,7 +19,7 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import ElementType
 
-from irconv_ir.attributes import ir_element_type, parse_shape
+from irconv_ir.attributes import ir_element_type, parse_bounds, parse_shape
 from irconv_ir.custom_check import check_custom_layers
 from irconv_ir.ir_model import IrLayer, IrNet, parse_ir
 from irconv_ir.meta import LAYER_NODES, RT_MARKERS
@@ -193,11 +193,12 @@ class GraphReader:
         if layer.type == "Parameter":
             try:
                 shape = parse_shape(layer.data.get("shape", "..."))
+                bounds = parse_bounds(layer.data.get("shape", ""))
                 element_type = ir_element_type(layer.data.get("element_type", "f32"))
             except ValueError as exc:
                 raise ModelFileError(f"{self.path}: {layer.where()}: {exc}") from None
             layout = layer.outputs[0].layout if layer.outputs else None
-            return Parameter(shape, element_type, layout=layout)
+            return Parameter(shape, element_type, bounds=bounds, layout=layout)
         if layer.type == "Const":
             return Const(self._const_value(layer))
         if layer.type == "Result":
