@@ -305,6 +305,10 @@ def extra_cases() -> list[Case]:
     case("TensorListReserve/base", lambda y: _tensor_list_set(raw, tf, None, y), [f32(3)])
     case("TensorListResize/base", lambda x: raw.TensorListStack(input_handle=raw.TensorListResize(input_handle=raw.TensorListFromTensor(tensor=x, element_shape=i(3)), size=np.int32(2)), element_shape=i(3), element_dtype=tf.float32), [f32(4, 3)])
     case("TensorListStack/base", lambda x: raw.TensorListStack(input_handle=raw.TensorListFromTensor(tensor=x * 2.0, element_shape=i(2, 2)), element_shape=i(2, 2), element_dtype=tf.float32, num_elements=3), [f32(3, 2, 2)])
+    case("TensorListPushBack/base", lambda x: _tensor_list_push(raw, tf, x), [f32(2, 3)])
+    case("TensorListPopBack/base", lambda x: raw.TensorListPopBack(input_handle=raw.TensorListFromTensor(tensor=x, element_shape=i(3)), element_shape=i(3), element_dtype=tf.float32)[1], [f32(4, 3)])
+    case("TensorListGather/base", lambda x: raw.TensorListGather(input_handle=raw.TensorListFromTensor(tensor=x, element_shape=i(3)), indices=i(3, 0, 3), element_shape=i(3), element_dtype=tf.float32), [f32(4, 3)])
+    case("TensorListElementShape/base", lambda x: raw.TensorListElementShape(input_handle=raw.TensorListFromTensor(tensor=x, element_shape=i(3)), shape_type=tf.int32), [f32(4, 3)])
     case("TensorListStack/in_while", lambda x: _scan_cumsum(tf, x), [f32(5, 3)])
     # TF1 graphs: v1 control flow (Switch/Merge/Enter/Exit/NextIteration/LoopCond), TensorArrayV3
     case("Switch/base", lambda x, p: _v1_cond(tf, x, p), [f32(2, 3), np.array(True)], tf1=True)

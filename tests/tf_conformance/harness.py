@@ -377,8 +377,9 @@ def reason(case_id: str, outcomes: dict[str, str], op: str) -> str:
     """One-line expected-failure reason naming the cause (irconv or OpenVINO)."""
     ours = outcomes.get("irconv", "")
     theirs = outcomes.get("ovc", "")
-    if "UnsupportedOps" in ours or "no extractor" in ours.lower() or "unsupported" in ours.lower():
-        return f"irconv: no extractor for {op} yet"
+    if "UnsupportedOpsError" in ours or "have no extractor" in ours:
+        named = ours.rsplit(":", 1)[-1].strip()  # "... have no extractor: tf LinSpace x1: LinSpace"
+        return f"irconv: no extractor for {named if named and ' ' not in named else op} yet"
     kind = ours.split(":", 1)[0]
     detail = ours.split(":", 1)[1].strip() if ":" in ours else ours
     detail = detail.split("\n")[0][:140]
@@ -448,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-strict", action="store_true", help="do not check the expected-failure list")
     parser.add_argument("--failures", action="store_true", help="print every irconv (and ovc) failure")
     parser.add_argument("--write-xfail", action="store_true", help="rewrite xfail.txt from this run's failures")
+    parser.add_argument(
+        "--reuse", type=Path, help="a --json file of an earlier run: outcomes of engines not run now are taken from it"
+    )
     args = parser.parse_args(argv)
     engines = [e for e in args.engines.split(",") if e]
     if args.worker:
@@ -459,7 +463,16 @@ def main(argv: list[str] | None = None) -> int:
     extractor_ops, ov_ops = set(module.registered_ops()), set(module.openvino_ops())
     ids = select(cases, args.only, args.sample)
     commit = git_commit()
-    results = run_cases(ids, engines, args.log, args.jobs)
+    earlier_runs = json.loads(args.reuse.read_text()) if args.reuse else {}
+    if not engines:  # only a report of the earlier run
+        ids = [n for n in ids if n in earlier_runs]
+    results = run_cases(ids, engines, args.log, args.jobs) if engines else onnx_harness().Results()
+    if args.reuse:
+        for n, earlier in earlier_runs.items():
+            if n in cases:
+                for e, outcome in earlier.items():
+                    results.outcomes[n].setdefault(e, outcome)
+        engines = sorted({e for n in ids for e in results.outcomes[n]}, key=ENGINES.index)
     print(table(results, cases, ids, extractor_ops, ov_ops))
     invalid = len(ids) - len(valid(results, ids))
     print(coverage_note(cases, extractor_ops, ov_ops))
