@@ -136,10 +136,13 @@ def _build_tf1(case: Any, names: list[str], inputs: list[np.ndarray], workdir: P
     try:
         graph = tf.Graph()
         with graph.as_default():
-            holders = [tf.compat.v1.placeholder(tf.as_dtype(x.dtype), x.shape, name=n) for x, n in zip(inputs, names)]
+            holders = [
+                tf.compat.v1.placeholder(tf.as_dtype(x.dtype), x.shape, name=n)
+                for x, n in zip(inputs, names, strict=True)
+            ]
             outs = [tf.identity(t, name=f"out{k}") for k, t in enumerate(tf.nest.flatten(case.fn(*holders)))]
             with tf.compat.v1.Session(graph=graph) as session:
-                expected = session.run(outs, dict(zip(holders, inputs)))
+                expected = session.run(outs, dict(zip(holders, inputs, strict=True)))
     finally:
         if was_v2:
             tf.compat.v1.enable_control_flow_v2()
@@ -297,7 +300,11 @@ def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs:
             list_path = f.name
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", list_path, "--engines", ",".join(engines)]
         env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-        stderr = open(os.environ["IRCONV_TF_CONFORMANCE_STDERR"], "a") if "IRCONV_TF_CONFORMANCE_STDERR" in os.environ else subprocess.DEVNULL  # noqa: SIM115
+        stderr = (
+            open(os.environ["IRCONV_TF_CONFORMANCE_STDERR"], "a")  # noqa: SIM115
+            if "IRCONV_TF_CONFORMANCE_STDERR" in os.environ
+            else subprocess.DEVNULL
+        )
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
         current: tuple[str, str] | None = None
         assert proc.stdout is not None
@@ -320,10 +327,11 @@ def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs:
         if current is not None:  # the worker died inside this case
             case_id, engine = current
             for other in engines:
-                results.outcomes[case_id].setdefault(
-                    other, f"crash: worker exited with {proc.returncode}" if other == engine or engine == "tensorflow"
-                    else "not run (crash)"
-                )  # fmt: skip
+                if engine == "tensorflow":  # TensorFlow itself died building the case
+                    outcome = f"invalid: TensorFlow crashed building it (exit {proc.returncode})"
+                else:
+                    outcome = f"crash: worker exited with {proc.returncode}" if other == engine else "not run (crash)"
+                results.outcomes[case_id].setdefault(other, outcome)
             done.add(case_id)
         elif proc.returncode != 0 and not done:
             raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
