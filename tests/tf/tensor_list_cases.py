@@ -1,6 +1,6 @@
 """Per-op conformance cases for the TensorList / TensorArrayV3 extractors (irconv_tf.extractors.tensor_list).
 
-``test_tf_ops.cases()`` takes these in with ``cases.update(tensor_list_cases())``; each case is a
+``test_tf_ops.cases()`` takes these in (``**tensor_list_cases(Case)``); each case is a
 small tf.function whose frozen graph contains the op (the loops lower to TF1 frames).
 """
 
@@ -15,10 +15,13 @@ def _x(*shape: int) -> np.ndarray:
     return np.random.default_rng(7).standard_normal(shape).astype(np.float32)
 
 
-def tensor_list_cases() -> dict[str, Any]:
+def tensor_list_cases(case_type: Any = None) -> dict[str, Any]:
+    """{TF op: Case}; ``case_type`` is test_tf_ops.Case (imported when not given)."""
     import tensorflow as tf
 
-    from tests.tf.test_tf_ops import Case
+    if case_type is None:
+        from tests.tf.test_tf_ops import Case as case_type
+    Case = case_type  # noqa: N806
 
     raw = tf.raw_ops
     f32 = tf.float32

@@ -45,6 +45,8 @@ def _tf() -> Any:
 
 
 def cases() -> dict[str, Case]:
+    from tests.tf.tensor_list_cases import tensor_list_cases
+
     tf = _tf()
     raw = tf.raw_ops
     x4 = f32(1, 8, 8, 3)
@@ -409,6 +411,7 @@ def cases() -> dict[str, Case]:
         "ArgMax": Case(lambda x: raw.ArgMax(input=x, dimension=1, output_type=tf.int32), [f32(3, 7)]),
         "ArgMin": Case(lambda x: raw.ArgMin(input=x, dimension=0), [f32(3, 7)]),
         "TopKV2": Case(lambda x: raw.TopKV2(input=x, k=3), [f32(2, 9)]),
+        **tensor_list_cases(Case),
     }
 
 
