@@ -17,10 +17,6 @@ from onnx import TensorProto, helper, numpy_helper
 from robust_harness import Limits, Outcome, convert_case, preload
 
 F32 = TensorProto.FLOAT
-ONNX_CONFINEMENT = (
-    "needs external-data paths confined to the model's folder (resolve, then refuse absolute paths, "
-    "'..' and symlinks leaving it) in plugins/onnx/src/irconv_onnx/tensors.py (_external)"
-)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -73,21 +69,18 @@ def assert_refused(outcome: Outcome, *words: str) -> None:
     assert any(w in outcome.message for w in words), outcome.message
 
 
-@pytest.mark.xfail(strict=True, reason=ONNX_CONFINEMENT)
 def test_external_data_path_traversal_is_refused(tmp_path):
     secret_file(tmp_path / "outside")
     model = external_model(tmp_path, "../outside/secret.bin")
     assert_refused(convert(model, tmp_path), "outside", "folder")
 
 
-@pytest.mark.xfail(strict=True, reason=ONNX_CONFINEMENT)
 def test_external_data_absolute_path_is_refused(tmp_path):
     secret = secret_file(tmp_path / "outside")
     model = external_model(tmp_path, str(secret))
     assert_refused(convert(model, tmp_path), "absolute", "outside", "folder")
 
 
-@pytest.mark.xfail(strict=True, reason=ONNX_CONFINEMENT)
 def test_external_data_symlink_leaving_the_folder_is_refused(tmp_path):
     secret = secret_file(tmp_path / "outside")
     (tmp_path / "in").mkdir()

@@ -94,12 +94,34 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
     return np.asarray(numpy_helper.to_array(tensor)).astype(dtype, copy=False).reshape(shape)
 
 
+def confined_path(location: str, folder: Path, where: str) -> Path:
+    """The external-data file ``location`` names, which must lie inside the model's ``folder``.
+
+    A model file is untrusted input: an absolute path, a ``..`` or a symbolic link leading
+    out of the folder would make irconv read (and embed in the IR) any file the user can read.
+    """
+    if Path(location).is_absolute() or location.startswith(("/", "\\")):
+        raise ModelFileError(
+            f"{where}: external data location {location!r} is an absolute path, outside the model's folder; "
+            "keep the weight files next to the model and name them relative to it"
+        )
+    root = folder.resolve()
+    path = (folder / location).resolve()
+    if not path.is_relative_to(root):
+        link = " through a symbolic link" if (folder / location).is_symlink() else ""
+        raise ModelFileError(
+            f"{where}: external data location {location!r} leads outside the model's folder {root}{link}; "
+            "irconv reads weights only from files inside that folder"
+        )
+    return path
+
+
 def _external(tensor: Any, dtype: np.dtype, shape: tuple[int, ...], base_dir: Path | None, where: str) -> np.ndarray:
     info = {entry.key: entry.value for entry in tensor.external_data}
     location = info.get("location")
     if not location:
         raise ModelFileError(f"{where}: external data without a location")
-    path = (base_dir or Path(".")) / location
+    path = confined_path(location, base_dir or Path("."), where)
     if not path.is_file():
         raise ModelFileError(
             f"{where}: external data file {path} does not exist; keep the weight files next to the model"
