@@ -11,6 +11,8 @@ from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph
 
+from irconv_tf.options import KERAS_ALLOW_UNSAFE
+
 
 def load_keras(path: Path, ctx: LoadContext) -> Graph:
     try:
@@ -24,9 +26,19 @@ def load_keras(path: Path, ctx: LoadContext) -> Graph:
     from irconv_tf.loaders import graph_from_frozen_def
     from irconv_tf.proto import graph_pb2
 
+    allow_unsafe = ctx.options.get(KERAS_ALLOW_UNSAFE)
     try:
-        model = tf.keras.models.load_model(str(path), compile=False)
+        # safe_mode keeps Keras from running code stored in the file (Lambda layers): a
+        # model file is untrusted input unless the user says otherwise.
+        model = tf.keras.models.load_model(str(path), compile=False, safe_mode=not allow_unsafe)
     except Exception as exc:
+        text = str(exc)
+        if not allow_unsafe and ("safe_mode" in text or "Lambda" in text or "lambda" in text):
+            raise ModelFileError(
+                f"{path} holds Python code (a Lambda layer or a custom object) that Keras would have to run "
+                "to load it; irconv does not run code from a model file unless asked: if you trust this file, "
+                "convert it with --keras-allow-unsafe-deserialization"
+            ) from None
         raise ModelFileError(f"Keras cannot read {path}: {type(exc).__name__}: {exc}") from exc
     specs = [tf.TensorSpec(t.shape, t.dtype, name=t.name.split(":")[0]) for t in model.inputs]
     function = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))

@@ -32,7 +32,16 @@ FREEZE_PLACEHOLDER_WITH_DEFAULT = Option(
     keyword="freeze_placeholder_with_default",
     help="fold every PlaceholderWithDefault into its default value (default: keep it as a model input)",
 )
-OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE, FREEZE_PLACEHOLDER_WITH_DEFAULT)
+KERAS_ALLOW_UNSAFE = Option(
+    "tf.keras_allow_unsafe_deserialization",
+    bool,
+    default=False,
+    flag="--keras-allow-unsafe-deserialization",
+    keyword="keras_allow_unsafe_deserialization",
+    help="let Keras run the Python code a .keras/.h5 file carries (Lambda layers, custom objects) "
+    "while loading it: only for files you trust (default: refused)",
+)
+OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE, FREEZE_PLACEHOLDER_WITH_DEFAULT, KERAS_ALLOW_UNSAFE)
 
 
 def split_tags(values: Iterable[str]) -> frozenset[str]:
