@@ -4,8 +4,26 @@ from __future__ import annotations
 
 from irconv.types import MaybeShape
 
+#: Characters XML 1.0 cannot hold at all, not even as references (control characters other
+#: than tab and newlines, U+FFFE/U+FFFF, lone surrogates): written as ``\xNN`` text instead,
+#: so a model whose names carry them still gives an IR the runtime can parse.
+_UNREPRESENTABLE = [
+    *(c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)),
+    *range(0xD800, 0xE000),
+    0xFFFE,
+    0xFFFF,
+]
 _ESCAPES = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\t": "&#9;", "\r": "&#13;"}
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\n": "&#10;",
+        "\t": "&#9;",
+        "\r": "&#13;",
+        **{chr(c): f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in _UNREPRESENTABLE},
+    }
 )
 
 
