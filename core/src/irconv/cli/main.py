@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, show_cmd
 from irconv.errors import IrconvError
@@ -13,6 +16,15 @@ from irconv.plugins.option import OptionTable
 
 INTERNAL_ERROR = 3
 INTERRUPTED = 130
+TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: output files being written are removed."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def build_parser(plugin_options: OptionTable | None = None) -> argparse.ArgumentParser:
@@ -52,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    previous = _on_sigterm(_raise_terminated)
     try:
         return int(args.run(args))
     except IrconvError as exc:
@@ -59,9 +72,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"irconv: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("irconv: interrupted; no output was written", file=sys.stderr)
-        return INTERRUPTED
+        return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
+    except MemoryError:
+        if debug:
+            traceback.print_exc()
+        print(
+            "irconv: error: out of memory converting this model (a tensor it computes is too large "
+            "for this machine); no output was written",
+            file=sys.stderr,
+        )
+        return 1
+    except RecursionError:
+        if debug:
+            traceback.print_exc()
+        print(
+            "irconv: error: the model nests sub-graphs (or its file nests messages) more deeply than irconv "
+            "can follow; no output was written",
+            file=sys.stderr,
+        )
+        return 1
     except Exception as exc:
         if debug:
             traceback.print_exc()
@@ -71,6 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return INTERNAL_ERROR
+    finally:
+        _on_sigterm(previous)
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install ``handler`` for SIGTERM (main thread only); returns the previous one."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler) if handler is not None else None
 
 
 def entry() -> None:
