@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ def to_numpy(proto: Any, where: str = "") -> np.ndarray:
     shape = shape_of(proto.tensor_shape) or ()
     if None in shape:
         raise ModelFileError(f"{where}: constant tensor with unknown dimensions {shape}")
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)  # Python ints: a corrupt shape cannot overflow into a small count
     if dt == DT_STRING:
         values = np.array(list(proto.string_val), dtype=object)
         return _fill(values, shape, count, where)
@@ -56,9 +57,19 @@ def to_numpy(proto: Any, where: str = "") -> np.ndarray:
     return _fill(values, shape, count, where)
 
 
+#: A constant written as a short value list that TensorFlow repeats to fill its shape is
+#: expanded only up to this size: beyond it the file's shape is taken to be corrupt.
+MAX_FILLED_BYTES = 1 << 30
+
+
 def _fill(values: np.ndarray, shape: tuple[int, ...], count: int, where: str) -> np.ndarray:
     if values.size == count:
         return values.reshape(shape)
+    if count * max(values.itemsize, 1) > MAX_FILLED_BYTES:
+        raise ModelFileError(
+            f"{where}: constant of shape {list(shape)} ({count} values) is given by {values.size} value(s) to "
+            f"repeat, which would take more than {MAX_FILLED_BYTES >> 30} GiB; the file looks corrupt"
+        )
     if values.size == 0:
         return np.zeros(shape, dtype=values.dtype) if values.dtype != object else np.full(shape, b"", dtype=object)
     if values.size > count:
