@@ -108,6 +108,9 @@ def _load(name: str, path: Path) -> ModuleType:
 
 def collect_cases() -> dict[str, Case]:
     """Every case by id (deterministic: seeded generators, fixed order)."""
+    root = str(HERE.parent.parent)  # test_tf_ops.py imports its helpers as tests.tf.*
+    if root not in sys.path:
+        sys.path.append(root)
     tf_ops = _load("irconv_tf_conformance_tf_ops", TF_OPS_TESTS)
     cases: dict[str, Case] = {}
 
