@@ -51,11 +51,12 @@ def read_model_proto(path: Path) -> Any:
 def load_onnx(path: Path, has_extractor: HasExtractor | None = None) -> Graph:
     """The model at ``path`` as a graph of ONNX source ops.
 
-    Schema-defined function ops are expanded only when ``has_extractor`` says no plugin
-    extracts them (without it, every op counts as extracted).
+    Function ops — the model's own functions and schema-defined ones — are expanded only when
+    ``has_extractor`` says no plugin extracts them. Without it (loader tests), the model's
+    own functions are expanded and schema-defined ones are not.
     """
     model = read_model_proto(path)
-    builder = _Builder(model, path.parent.resolve(), has_extractor or (lambda d, o, v: True))
+    builder = _Builder(model, path.parent.resolve(), has_extractor)
     graph = Graph(model.graph.name or path.stem, FRAMEWORK)
     graph.meta[OPSETS] = dict(builder.opsets)
     graph.meta[IR_VERSION] = int(model.ir_version)
@@ -100,7 +101,7 @@ class _Scope:
 
 
 class _Builder:
-    def __init__(self, model: Any, base_dir: Path, has_extractor: HasExtractor) -> None:
+    def __init__(self, model: Any, base_dir: Path, has_extractor: HasExtractor | None) -> None:
         self.model = model
         self.base_dir = base_dir
         self.has_extractor = has_extractor
@@ -157,13 +158,17 @@ class _Builder:
         node.out_port(0).data.add_name(value.name)
         scope.values[value.name] = node.out_port(0)
 
+    def _extracted(self, domain: str, op_type: str, version: int) -> bool:
+        """Whether an installed plugin extracts the op (unknown without a registry: no)."""
+        return self.has_extractor is not None and self.has_extractor(domain, op_type, version)
+
     # ------------------------------------------------------------------ nodes
     def _node(self, graph: Graph, scope: _Scope, node: Any, opsets: dict[str, int]) -> None:
         domain = normalize_domain(node.domain)
         function = self.functions.get((domain, node.op_type))
         version = opsets.get(domain, 1)
         # An installed extractor wins over the model's own function body, as over a schema's.
-        if function is not None and not self.has_extractor(domain, node.op_type, version):
+        if function is not None and not self._extracted(domain, node.op_type, version):
             fn_opsets = {**opsets, **{normalize_domain(o.domain): int(o.version) for o in function.opset_import}}
             self._expand(graph, scope, node, function, fn_opsets)
             return
@@ -171,7 +176,7 @@ class _Builder:
             raise ModelFileError(
                 f"node {node.name or node.op_type!r} uses domain {domain!r}, which the model does not import"
             )
-        if not self.has_extractor(domain, node.op_type, version):
+        if self.has_extractor is not None and not self._extracted(domain, node.op_type, version):
             body = schema_function(node, domain, version, self._type_of)
             if body is not None:
                 defaults = schema_defaults(node.op_type, domain, version)
