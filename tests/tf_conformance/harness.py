@@ -27,6 +27,7 @@ import fnmatch
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -394,7 +395,7 @@ def reason(case_id: str, outcomes: dict[str, str], op: str) -> str:
         return f"irconv: no extractor for {named if named and ' ' not in named else op} yet"
     kind = ours.split(":", 1)[0]
     detail = ours.split(":", 1)[1].strip() if ":" in ours else ours
-    detail = detail.split("\n")[0][:140]
+    detail = re.sub(r"'[^']*'", "'...'", detail.split("\n")[0])[:140]  # node names apart, one group
     if theirs != "pass" and kind == "mismatch" and theirs.startswith("mismatch"):
         return f"OpenVINO: the CPU plugin disagrees with TensorFlow for both converters' IRs ({detail})"
     if kind.startswith(("compile error", "infer error", "crash")) and theirs.split(":", 1)[0] == kind:
