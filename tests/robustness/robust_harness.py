@@ -2,7 +2,8 @@
 
 Every conversion runs in a forked child of the driver (the driver imported irconv, the
 plugins and, when needed, TensorFlow once, so a case costs milliseconds of start-up, not
-seconds) under ``RLIMIT_AS`` (4 GiB by default) and a wall-clock limit (60 s). The child
+seconds) under ``RLIMIT_AS`` (4 GiB by default beyond what the driver had mapped when it
+forked) and a wall-clock limit (60 s). The child
 runs ``irconv convert`` exactly as the command line does (``irconv.cli.main.main``), with its
 stdout/stderr in files. A successful conversion is then read and compiled on CPU by
 OpenVINO in a second forked child, so a crash of the runtime is told apart from one of
@@ -53,7 +54,7 @@ GOOD = frozenset({"accepted", "clean-error"})
 class Limits:
     """The fence around each case."""
 
-    memory_bytes: int = 4 * GIB
+    memory_bytes: int = 4 * GIB  # address space a case may add to what the driver had mapped
     seconds: float = 60.0
     check_openvino: bool = True
 
@@ -161,7 +162,10 @@ def _fenced(body: Callable[[], int], stdout: Path, stderr: Path, limits: Limits)
         code = 70
         try:
             os.setsid()
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+            # The child inherits the driver's mappings (a test session that imported TensorFlow
+            # and OpenVINO maps several GiB), so the budget counts from there.
+            ceiling = _mapped_bytes() + limits.memory_bytes
+            resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             out_fd = os.open(stdout, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             err_fd = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -202,6 +206,15 @@ def _fenced(body: Callable[[], int], stdout: Path, stderr: Path, limits: Limits)
     if os.WIFSIGNALED(status):
         return ("signal", os.WTERMSIG(status))
     return ("exit", os.WEXITSTATUS(status))
+
+
+def _mapped_bytes() -> int:
+    """This process's virtual size (``VmSize``), 0 where /proc does not tell."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def _kill_group(pid: int) -> None:

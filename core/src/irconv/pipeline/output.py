@@ -55,9 +55,9 @@ class AtomicFiles:
         if any(final == f for _, f, _ in self._pending):
             raise UserError(f"the emitter opened {final} twice")
         directory = final.parent
-        if not directory.exists():
+        if not directory.is_dir():
             try:
-                directory.mkdir(parents=True)
+                directory.mkdir(parents=True, exist_ok=True)  # another conversion may create it first
             except OSError as exc:
                 raise UserError(f"cannot create output directory {directory}: {exc.strerror}") from None
         remove_stale_temps(final)
