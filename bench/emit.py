@@ -37,8 +37,7 @@ def child(args: argparse.Namespace) -> None:
     """Build (or read) the graph, emit it, print the figures as JSON (runs in the child process)."""
     import resource
 
-    from irconv import EmitContext
-    from irconv import ConversionOptions
+    from irconv import ConversionOptions, EmitContext
     from irconv.pipeline.output import AtomicFiles
     from irconv_ir.writer import write_ir
 
@@ -74,10 +73,9 @@ def child(args: argparse.Namespace) -> None:
 def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     """Emit a graph of ``count`` small nodes and read it back: the per-node costs."""
     import numpy as np
-    from irconv import EmitContext
+    from irconv import ConversionOptions, EmitContext
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
-    from irconv import ConversionOptions
     from irconv.pipeline.output import AtomicFiles
     from irconv.plugins.manager import PluginHost
     from irconv.testing import GraphBuilder
@@ -144,9 +142,9 @@ def build(gib: float, count: int):  # type: ignore[no-untyped-def]
 
 def read_back(xml: Path):  # type: ignore[no-untyped-def]
     """The IR read back (weights memory-mapped), extracted and inferred: the round trip."""
+    from irconv import ConversionOptions
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
-    from irconv import ConversionOptions
     from irconv.plugins.manager import PluginHost
     from irconv_ir.reader import load_ir
 

@@ -1,23 +1,14 @@
 import json
 
 import pytest
-from core_toy_plugin import ToyPlugin
-from irconv.cli import convert_cmd, listing
 from irconv.cli.main import main
-from irconv.plugins import PluginHost
+from toy_cli import use_toy_host
 
 
 @pytest.fixture
 def toy_cli(monkeypatch):
-    """The CLI's plugin host, with the toy plugin registered on top of what is installed."""
-
-    class HostWithToy(PluginHost):
-        def __init__(self, **kwargs):
-            super().__init__(autoload=False, **kwargs)
-            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
-
-    monkeypatch.setattr(convert_cmd, "PluginHost", HostWithToy)
-    monkeypatch.setattr(listing, "PluginHost", HostWithToy)
+    """The CLI's plugin host: the toy plugin."""
+    use_toy_host(monkeypatch)
 
 
 def test_convert_prints_header_and_summary(tmp_path, toy_cli, capsys):

@@ -163,4 +163,7 @@ def test_plugins_listing_without_loaders_names_the_front_ends(monkeypatch, capsy
 
     monkeypatch.setattr(listing, "PluginHost", Empty)
     assert main(["plugins"]) == 0
-    assert "No model loader is installed: pip install irconv-onnx, irconv-tf, irconv-caffe, irconv-mxnet." in capsys.readouterr().out
+    assert (
+        "No model loader is installed: pip install irconv-onnx, irconv-tf, irconv-caffe, irconv-mxnet."
+        in capsys.readouterr().out
+    )

@@ -5,14 +5,14 @@ import io
 
 import pytest
 from core_toy_plugin import ToyPlugin
-from irconv.cli import convert_cmd, listing, show_cmd
 from irconv.cli.main import main
 from irconv.cli.progress import PlainProgress, make_progress, transform_table
 from irconv.pipeline import ConversionOptions, convert, save
 from irconv.pipeline.phases import TransformRun
 from irconv.pipeline.progress import NoProgress
 from irconv.pipeline.run import ConversionReport
-from irconv.plugins import PluginHost, Transform, hookimpl
+from irconv.plugins import Transform, hookimpl
+from toy_cli import use_toy_host
 
 
 class Recorder:
@@ -64,14 +64,8 @@ def host(plugin_host, register_plugin):
 
 @pytest.fixture
 def toy_cli(monkeypatch):
-    class HostWithToy(PluginHost):
-        def __init__(self, **kwargs):
-            super().__init__(autoload=False, **kwargs)
-            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
-            self.register(ToyTransforms(), "toyt", distribution="irconv-toyt", version="1")
-
-    for module in (convert_cmd, listing, show_cmd):
-        monkeypatch.setattr(module, "PluginHost", HostWithToy)
+    """The CLI's plugin host: the toy plugin and this file's own."""
+    use_toy_host(monkeypatch, (ToyTransforms(), "toyt"))
 
 
 def toy_model(tmp_path):

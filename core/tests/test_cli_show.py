@@ -4,12 +4,12 @@ import json
 
 import pytest
 from core_toy_plugin import ToyPlugin
-from irconv.cli import convert_cmd, listing, show_cmd
 from irconv.cli.graphdoc import document, graph_entry
 from irconv.cli.main import main
 from irconv.pipeline import ConversionOptions, convert
-from irconv.plugins import PluginHost, hookimpl
+from irconv.plugins import hookimpl
 from irconv.plugins.records import Renderer
+from toy_cli import use_toy_host
 
 RENDERED = []
 
@@ -25,14 +25,8 @@ class ToyRenderer:
 
 @pytest.fixture
 def toy_cli(monkeypatch):
-    class HostWithToy(PluginHost):
-        def __init__(self, **kwargs):
-            super().__init__(autoload=False, **kwargs)
-            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
-            self.register(ToyRenderer(), "toyr", distribution="irconv-toyr", version="1")
-
-    for module in (convert_cmd, listing, show_cmd):
-        monkeypatch.setattr(module, "PluginHost", HostWithToy)
+    """The CLI's plugin host: the toy plugin and this file's own."""
+    use_toy_host(monkeypatch, (ToyRenderer(), "toyr"))
     RENDERED.clear()
 
 

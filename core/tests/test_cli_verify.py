@@ -4,7 +4,7 @@ the whole flow with a toy verifier (the IR run is replaced: the toy emitter writ
 import numpy as np
 import pytest
 from core_toy_plugin import ToyPlugin
-from irconv.cli import convert_cmd, listing, show_cmd
+from irconv.cli import convert_cmd
 from irconv.cli import verify as verify_mod
 from irconv.cli.main import main
 from irconv.cli.verify import compare, missing_requirements, random_inputs, read_inputs
@@ -13,6 +13,7 @@ from irconv.ops import Parameter, Result
 from irconv.plugins import PluginHost, hookimpl
 from irconv.plugins.records import Verifier
 from irconv.types import ElementType
+from toy_cli import use_toy_host
 
 
 def relu_reference(path, inputs, options):
@@ -29,14 +30,8 @@ class ToyVerifier:
 
 @pytest.fixture
 def toy_cli(monkeypatch):
-    class HostWithToy(PluginHost):
-        def __init__(self, **kwargs):
-            super().__init__(autoload=False, **kwargs)
-            self.register(ToyPlugin(), "toy", distribution="irconv-toy", version="9.9")
-            self.register(ToyVerifier(), "toyv", distribution="irconv-toyv", version="1")
-
-    for module in (convert_cmd, listing, show_cmd):
-        monkeypatch.setattr(module, "PluginHost", HostWithToy)
+    """The CLI's plugin host: the toy plugin and this file's own."""
+    use_toy_host(monkeypatch, (ToyVerifier(), "toyv"))
     monkeypatch.setattr(verify_mod.importlib.util, "find_spec", lambda name: object())  # "openvino is here"
 
 

@@ -51,7 +51,7 @@ def test_a_fixed_value_must_fill_the_shape(tmp_path, host):
 
 def test_dimension_ranges_are_kept_for_the_ir(tmp_path, host):
     path = model(tmp_path, "input x 1,4\nop r MyRelu x\noutput y r\n")
-    graph = convert(path, ConversionOptions.from_kwargs(inputs=["x[1,2..8]", ]), host)
+    graph = convert(path, ConversionOptions.from_kwargs(inputs=["x[1,2..8]"]), host)
     (parameter,) = graph.parameters()
     assert parameter.op.ir_attributes()["shape"] == "1,2..8"
     assert graph.by_type("ReLU")[0].out_port(0).data.get_shape() == (1, None)

@@ -3,32 +3,10 @@ look-alikes are left untouched."""
 
 import math
 
-import numpy as np
-from irconv.testing import GraphBuilder
-from irconv_opset import Add, Divide, Erf, Multiply
+from irconv_opset import Add, Divide, Erf
 from irconv_transforms.fuse_gelu_erf import FuseGeluErf
 
-F = np.float32
-
-
-def unary(body, shape=(2, 3, 8)):
-    """A graph y = body(b, x) of one input; ``body`` builds with the GraphBuilder."""
-
-    def build():
-        b = GraphBuilder()
-        x = b.parameter("x", shape)
-        b.result(body(b, x), "y")
-        return b.graph
-
-    return build
-
-
-def mul(b, *xs, name=None):
-    return b.op(Multiply(), *xs, name=name)
-
-
-def c(b, v):
-    return b.const(F(v))
+from tests.fusing.unary_forms import c, mul, unary
 
 
 def test_gelu_erf(check_fuses):

@@ -3,33 +3,11 @@ look-alikes are left untouched."""
 
 import math
 
-import numpy as np
 import pytest
-from irconv.testing import GraphBuilder
-from irconv_opset import Add, Multiply, Power, Tanh
+from irconv_opset import Add, Power, Tanh
 from irconv_transforms.fuse_gelu_tanh import FuseGeluTanh
 
-F = np.float32
-
-
-def unary(body, shape=(2, 3, 8)):
-    """A graph y = body(b, x) of one input; ``body`` builds with the GraphBuilder."""
-
-    def build():
-        b = GraphBuilder()
-        x = b.parameter("x", shape)
-        b.result(body(b, x), "y")
-        return b.graph
-
-    return build
-
-
-def mul(b, *xs, name=None):
-    return b.op(Multiply(), *xs, name=name)
-
-
-def c(b, v):
-    return b.const(F(v))
+from tests.fusing.unary_forms import c, mul, unary
 
 
 @pytest.mark.parametrize("cube", ["power", "multiply"])

@@ -25,8 +25,9 @@ def split_convs(order=(0, 1, 2), variadic=False, name="concat"):
 
 
 def test_split_convolutions_concat_become_one_group_convolution(check_fuses):
-    graph = check_fuses(split_convs(), FuseGroupedConvolution(), gone=("Split", "Convolution", "Concat"),
-                        present=("GroupConvolution",))
+    graph = check_fuses(
+        split_convs(), FuseGroupedConvolution(), gone=("Split", "Convolution", "Concat"), present=("GroupConvolution",)
+    )
     assert graph.node("concat").type == "GroupConvolution"
 
 

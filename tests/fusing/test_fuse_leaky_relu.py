@@ -1,32 +1,11 @@
 """FuseLeakyRelu: fires on the forms exporters write and computes the same in OpenVINO;
 look-alikes are left untouched."""
 
-import numpy as np
 from irconv.testing import GraphBuilder
-from irconv_opset import Maximum, Multiply
+from irconv_opset import Maximum
 from irconv_transforms.fuse_leaky_relu import FuseLeakyRelu
 
-F = np.float32
-
-
-def unary(body, shape=(2, 3, 8)):
-    """A graph y = body(b, x) of one input; ``body`` builds with the GraphBuilder."""
-
-    def build():
-        b = GraphBuilder()
-        x = b.parameter("x", shape)
-        b.result(body(b, x), "y")
-        return b.graph
-
-    return build
-
-
-def mul(b, *xs, name=None):
-    return b.op(Multiply(), *xs, name=name)
-
-
-def c(b, v):
-    return b.const(F(v))
+from tests.fusing.unary_forms import c, mul, unary
 
 
 def test_leaky_relu(check_fuses):

@@ -33,15 +33,21 @@ def attention(keys="transpose_b", scale="multiply", mask=True, softmax_axis=-1):
 @pytest.mark.parametrize("keys", ["transpose_b", "transpose", "computed"])
 @pytest.mark.parametrize("scale", ["multiply", "divide", "none"])
 def test_attention(check_fuses, keys, scale):
-    graph = check_fuses(attention(keys, scale), FuseScaledDotProductAttention(), gone=("SoftMax",),
-                        present=("ScaledDotProductAttention",), atol=1e-4)
+    graph = check_fuses(
+        attention(keys, scale),
+        FuseScaledDotProductAttention(),
+        gone=("SoftMax",),
+        present=("ScaledDotProductAttention",),
+        atol=1e-4,
+    )
     assert len(graph.by_type("MatMul")) == (keys == "computed")
     assert len(graph.by_type("Transpose")) == (keys == "computed")
 
 
 def test_without_mask(check_fuses):
-    check_fuses(attention(mask=False), FuseScaledDotProductAttention(), present=("ScaledDotProductAttention",),
-                atol=1e-4)
+    check_fuses(
+        attention(mask=False), FuseScaledDotProductAttention(), present=("ScaledDotProductAttention",), atol=1e-4
+    )
 
 
 def test_softmax_over_another_axis_is_left_alone(check_untouched):

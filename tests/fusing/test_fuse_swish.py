@@ -3,31 +3,10 @@ look-alikes are left untouched."""
 
 import numpy as np
 import pytest
-from irconv.testing import GraphBuilder
-from irconv_opset import Add, Divide, Exp, Multiply, Negative, Sigmoid
+from irconv_opset import Add, Divide, Exp, Negative, Sigmoid
 from irconv_transforms.fuse_swish import FuseSwish
 
-F = np.float32
-
-
-def unary(body, shape=(2, 3, 8)):
-    """A graph y = body(b, x) of one input; ``body`` builds with the GraphBuilder."""
-
-    def build():
-        b = GraphBuilder()
-        x = b.parameter("x", shape)
-        b.result(body(b, x), "y")
-        return b.graph
-
-    return build
-
-
-def mul(b, *xs, name=None):
-    return b.op(Multiply(), *xs, name=name)
-
-
-def c(b, v):
-    return b.const(F(v))
+from tests.fusing.unary_forms import F, c, mul, unary
 
 
 @pytest.mark.parametrize("form", ["sigmoid", "sigmoid_beta", "exp", "exp_beta", "exp_negative_beta"])

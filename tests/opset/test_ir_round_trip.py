@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from irconv.pipeline.extract import check_supported, extract_graph
 from irconv import ConversionOptions, LoadContext
+from irconv.pipeline.extract import check_supported, extract_graph
 from irconv.pipeline.run import pick_loader
 from irconv.testing.runtime import emit_ir
 from irconv_opset.testing import build_case_graph, case_params, load_case_files

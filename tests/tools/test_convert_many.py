@@ -7,10 +7,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import subprocess
+import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
+from irconv.cli import batch
 from irconv.cli.main import main
 from make_zoo import make_zoo
 
@@ -139,26 +143,54 @@ def test_ray_executor_on_a_local_cluster(zoo, tmp_path):
     assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
 
 
-def test_a_model_that_kills_its_worker_fails_alone(zoo, tmp_path, monkeypatch):
+def convert_many_with_a_patched_model(model: str, action: str, *argv: str) -> int:
+    """Run ``irconv convert-many argv`` in a fresh interpreter in which converting ``model``
+    runs ``action`` instead; returns the exit code. A fresh interpreter has loaded no native
+    runtime, so its workers are forked and inherit the patch (this test session may have
+    loaded TensorFlow, and then the pool starts its workers from a clean server instead)."""
+    driver = f"""
+import os, sys, time
+import irconv.pipeline.run as run
+from irconv.cli import batch
+from irconv.cli.main import main
+original, parent = run.convert, os.getpid()
+def patched(path, *args, **kwargs):
+    if path.name == {model!r}:
+        if os.getpid() == parent:
+            raise RuntimeError("would have hit the driver process itself")
+        {action}
+    return original(path, *args, **kwargs)
+run.convert = patched
+sys.exit(main(["convert-many", *sys.argv[1:]]))
+"""
+    return subprocess.run([sys.executable, "-c", driver, *argv], timeout=300).returncode
+
+
+def test_a_model_that_kills_its_worker_fails_alone(zoo, tmp_path):
     """A crash in native code ends the worker process: only that model is reported failed."""
-    import irconv.pipeline.run as run
-
-    original, parent = run.convert, os.getpid()
-
-    def crash_on_net02(path, *args, **kwargs):
-        if path.name == "net02.onnx":
-            if os.getpid() == parent:
-                raise RuntimeError("would have killed the test process")
-            os._exit(3)
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr(run, "convert", crash_on_net02)  # forked workers inherit the patch
     out = tmp_path / "ir"
-    assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q"]) == 1
+    assert (
+        convert_many_with_a_patched_model("net02.onnx", "os._exit(3)", str(zoo), "-o", str(out), "-j", "2", "-q") == 1
+    )
     report = read_report(out / "report.json")
     assert report["net02.onnx"]["status"] == "failed" and "worker process died" in report["net02.onnx"]["error"]
     assert report["broken.onnx"]["status"] == "failed"
     assert {n for n, r in report.items() if r["status"] == "ok"} == {"net01.onnx", "net03.onnx", "nested/net00.onnx"}
+
+
+def test_workers_start_from_a_clean_process_once_a_native_runtime_is_loaded(zoo, tmp_path, monkeypatch):
+    """Forking a process that has run TensorFlow or OpenVINO gives workers that can crash at
+    any moment; then the pool's workers come from a forkserver, and still convert."""
+    assert batch.start_method(["fork", "spawn", "forkserver"], {"numpy": object()}) == "fork"
+    assert batch.start_method(["fork", "spawn", "forkserver"], {"tensorflow": object()}) == "forkserver"
+    assert batch.start_method(["spawn"], {}) is None
+    if "onnxruntime" not in sys.modules:
+        monkeypatch.setitem(sys.modules, "onnxruntime", types.ModuleType("onnxruntime"))
+    out = tmp_path / "ir"
+    assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q"]) == 1
+    report = read_report(out / "report.json")
+    assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
+    assert all(r["worker"] != os.getpid() for r in report.values())  # no warm-up model in this process
 
 
 def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
@@ -167,20 +199,11 @@ def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
     assert not (tmp_path / "ir").exists()
 
 
-def test_a_model_that_takes_too_long_is_stopped(zoo, tmp_path, monkeypatch):
-    import irconv.pipeline.run as run
-
-    original = run.convert
-
-    def hang_on_net03(path, *args, **kwargs):
-        if path.name == "net03.onnx":
-            time.sleep(60)
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr(run, "convert", hang_on_net03)
+def test_a_model_that_takes_too_long_is_stopped(zoo, tmp_path):
     out = tmp_path / "ir"
     start = time.perf_counter()
-    assert main(["convert-many", str(zoo), "-o", str(out), "-j", "2", "-q", "--timeout", "2"]) == 1
+    argv = (str(zoo), "-o", str(out), "-j", "2", "-q", "--timeout", "2")
+    assert convert_many_with_a_patched_model("net03.onnx", "time.sleep(60)", *argv) == 1
     assert time.perf_counter() - start < 50
     report = read_report(out / "report.json")
     assert report["net03.onnx"]["status"] == "failed" and report["net03.onnx"]["error"] == "timed out after 2 s"

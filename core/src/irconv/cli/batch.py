@@ -13,9 +13,10 @@ import functools
 import os
 import resource
 import signal
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -203,18 +204,21 @@ def run_sequential(
 
 def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], done: Callable[[Result], None]) -> None:
     """A local process pool, one model per task. Workers are forked (where the platform
-    allows) after the plugins are loaded and a first model converted, so they start warm.
-    A worker that dies (a crash in native code) fails only the model it was converting."""
+    allows and ``start_method`` finds it safe) after the plugins are loaded and a first model
+    converted, so they start warm. A worker that dies (a crash in native code) fails only the model it was converting."""
     import multiprocessing
 
     worker_host(disabled)  # load plugins before forking
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    context = multiprocessing.get_context(method)
+    available = multiprocessing.get_all_start_methods()
     pending = list(jobs)
-    if method == "fork" and len(pending) > workers:
+    if start_method(available, sys.modules) == "fork" and len(pending) > workers:
         # The first model is converted here: the front end's modules (a framework's protobuf
         # schemas, the extractor tables) are then imported once and every forked worker starts warm.
         done(convert_one(pending.pop(0), disabled))
+    method = start_method(available, sys.modules)  # again: that model may have loaded TensorFlow
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["irconv.cli.batch"])
     broken: list[Job] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: dict[Future[Result], Job] = {pool.submit(convert_one, job, disabled): job for job in pending}
@@ -231,6 +235,21 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
                 done(single.submit(convert_one, job, disabled).result())
             except BrokenProcessPool:
                 done(Result(job.name, job.model, job.output, "failed", error=WORKER_DIED))
+
+
+# Native runtimes whose thread pools and allocators do not survive a fork: a child forked
+# from a process that has run one of them can crash in native code at any moment.
+FORK_UNSAFE_MODULES = ("tensorflow", "openvino", "onnxruntime", "torch", "mxnet", "jax")
+
+
+def start_method(available: Sequence[str], loaded: Mapping[str, object]) -> str | None:
+    """``fork`` (warm workers: plugins and front-end modules already imported) unless this
+    process has loaded a fork-unsafe runtime (a front end that converts with TensorFlow, or a
+    caller's own imports); then ``forkserver`` (workers forked from a clean server process),
+    or the platform's default where neither exists."""
+    if "fork" in available and not any(name in loaded for name in FORK_UNSAFE_MODULES):
+        return "fork"
+    return "forkserver" if "forkserver" in available else None
 
 
 def _as_completed(futures: dict[Future[Result], Job]) -> Iterator[Future[Result]]:

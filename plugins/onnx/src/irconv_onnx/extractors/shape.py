@@ -567,8 +567,7 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TensorScatter-24: the update written into the cache along ``axis`` from each batch
     entry's write index (modulo the cache length in circular mode), as ScatterElementsUpdate
     with per-element positions write_index[b] + i."""
-    from irconv_opset import (Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate,
-                              ShapeOf)
+    from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate, ShapeOf
 
     a = attrs(ctx)
     mode = a.string("mode", "linear")

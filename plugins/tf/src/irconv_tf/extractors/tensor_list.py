@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
