@@ -4,7 +4,7 @@ Builds synthetic graphs of 10k, 100k and 300k nodes through the Python API (bloc
 Swish(x) = x * Sigmoid(x), a bias Add and a ReLU, plus dead side branches), then times
 partial inference, dead-node clean-up and a swish-fusing pattern pass. Each size runs in
 its own child process so its peak RSS is its own. Prints a table; the growth target is
-time(300k) / time(10k) <= 40 for the whole pass (30x the nodes). Each stage reports the
+time(300k) / time(10k) <= 35 (issue 16) for the whole pass (30x the nodes). Each stage reports the
 fastest of --repeats runs; peak RSS covers the whole child process.
 
     python bench/graph_scale.py [--sizes 10000,100000,300000]
@@ -113,9 +113,9 @@ def main() -> None:
         first, last = rows[0], rows[-1]
         growth = last["pass_s"] / first["pass_s"]
         size_ratio = last["nodes"] / first["nodes"]
-        verdict = "OK" if growth <= 40 else "TOO SLOW"
+        verdict = "OK" if growth <= 35 else "TOO SLOW"
         print(f"\npass time ratio {last['nodes']:,}/{first['nodes']:,} nodes: {growth:.1f} "
-              f"(size ratio {size_ratio:.0f}, target <= 40): {verdict}")
+              f"(size ratio {size_ratio:.0f}, target <= 35): {verdict}")
 
 
 if __name__ == "__main__":
