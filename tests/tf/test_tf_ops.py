@@ -412,7 +412,26 @@ def cases() -> dict[str, Case]:
         "ArgMin": Case(lambda x: raw.ArgMin(input=x, dimension=0), [f32(3, 7)]),
         "TopKV2": Case(lambda x: raw.TopKV2(input=x, k=3), [f32(2, 9)]),
         **tensor_list_cases(Case),
+        **family_cases(),
     }
+
+
+#: Further op families, one module each (``tests/tf/op_cases_<family>.py``): each defines
+#: ``op_cases(case_type) -> {TF op: Case}`` and may define ``NO_ZERO_SIZE`` ({op: reason}).
+OP_CASE_FAMILIES = ("composite", "scatter", "nn_extra")
+
+
+def _family_modules() -> list[Any]:
+    import importlib
+
+    return [importlib.import_module(f"tests.tf.op_cases_{family}") for family in OP_CASE_FAMILIES]
+
+
+def family_cases() -> dict[str, Case]:
+    result: dict[str, Case] = {}
+    for module in _family_modules():
+        result.update(module.op_cases(Case))
+    return result
 
 
 def _bn(op: Any, x: Any) -> Any:
@@ -487,6 +506,10 @@ def test_op_matches_tensorflow(op: str, all_cases: dict[str, Case], tf_check: An
 NO_ZERO_SIZE = {
     "ResourceGather": "the input is an index tensor into a variable; an empty index list is in Gather's case",
 }
+
+
+for _module in _family_modules():
+    NO_ZERO_SIZE.update(getattr(_module, "NO_ZERO_SIZE", {}))
 
 
 def _zero_size(case: Case) -> Case:

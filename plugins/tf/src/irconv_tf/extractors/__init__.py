@@ -8,17 +8,21 @@ from irconv.plugins import Extractor
 def all_extractors() -> list[Extractor]:
     from irconv_tf.extractors import (
         array,
+        composite,
         control,
         detection,
         elementwise,
         nn,
+        nn_extra,
         quantize,
         rearrange,
         reduce,
+        scatter,
         tensor_list,
     )
 
     result: list[Extractor] = []
-    for family in (elementwise, nn, array, rearrange, reduce, quantize, detection, control, tensor_list):
+    families = (elementwise, nn, array, rearrange, reduce, quantize, detection, control, tensor_list)
+    for family in (*families, composite, scatter, nn_extra):
         result.extend(family.extractors())
     return result
