@@ -4,10 +4,117 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 #: Ops whose zero-size variant is not meaningful, with the reason.
 NO_ZERO_SIZE: dict[str, str] = {}
+
+_R = np.random.default_rng(23)
+
+
+def _f32(*shape: int, low: float = -1.0, high: float = 1.0) -> np.ndarray:
+    return _R.uniform(low, high, shape).astype(np.float32)
+
+
+def _with_zeros(*shape: int) -> np.ndarray:
+    """Random values with about a third of them exactly 0."""
+    return (_f32(*shape) * (_R.random(shape) > 0.3)).astype(np.float32)
 
 
 def op_cases(case_type: Any) -> dict[str, Any]:
     """{TF op: case_type(fn, inputs, ...)} (``case_type`` is ``test_tf_ops.Case``)."""
-    return {}
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    # x == 0 meets y == 0, y < 0, y == inf and NaN in the first row: TF gives 0 there
+    special_x = np.array([[0.0, 0.0, 0.0, 0.0, 2.0, -1.5]], np.float32)
+    special_y = np.array([[0.0, -1.0, np.inf, np.nan, 0.5, 3.0]], np.float32)
+    return {
+        "Xlogy": case_type(
+            lambda x, y, sx, sy: (
+                tf.concat([raw.Xlogy(x=x, y=y), raw.Xlogy(x=sx, y=sy)], axis=0),
+                raw.Xlogy(x=tf.cast(x, tf.float64), y=tf.cast(y[0], tf.float64)),  # broadcast, double
+            ),
+            [_with_zeros(3, 6), _f32(3, 6, low=0.1, high=3.0), special_x, special_y],
+        ),
+        "Xlog1py": case_type(
+            lambda x, y, sx, sy: tf.concat([raw.Xlog1py(x=x, y=y), raw.Xlog1py(x=sx, y=sy - 1.0)], axis=0),
+            [_with_zeros(3, 6), _f32(3, 6, low=-0.5, high=3.0), special_x, special_y],
+        ),
+        "Xdivy": case_type(
+            lambda x, y, sx, sy: tf.concat([raw.Xdivy(x=x, y=y), raw.Xdivy(x=sx, y=sy)], axis=0),
+            [_with_zeros(3, 6), _f32(3, 6, low=0.5, high=2.0) * np.sign(_f32(3, 6)), special_x, special_y],
+        ),
+        "LinSpace": case_type(
+            lambda a, b, n: tf.concat(
+                [
+                    raw.LinSpace(start=a, stop=b, num=n),  # a computed count
+                    raw.LinSpace(start=b, stop=a, num=np.int64(1)),  # one value: the start
+                    raw.LinSpace(start=a, stop=b, num=np.int32(7)),
+                ],
+                axis=0,
+            ),
+            [np.float32(-1.25), np.float32(3.5), np.int32(6)],
+        ),
+        "InvertPermutation": case_type(
+            lambda p, q: (raw.InvertPermutation(x=p), raw.InvertPermutation(x=q)),
+            [np.array([3, 0, 4, 1, 2], np.int32), np.array([1, 2, 0], np.int64)],
+        ),
+        "BroadcastArgs": case_type(
+            lambda a, b, c, d: (
+                raw.BroadcastArgs(s0=a, s1=b),
+                raw.BroadcastArgs(s0=c, s1=d),
+                raw.BroadcastArgs(s0=np.zeros(0, np.int32), s1=a),  # a scalar's shape
+            ),
+            [
+                np.array([2, 1, 4], np.int32),
+                np.array([3, 1], np.int32),
+                np.array([1, 0, 1], np.int64),  # 0 against 1 gives 0
+                np.array([5, 1, 1, 7], np.int64),
+            ],
+        ),
+        "ShapeN": case_type(
+            lambda a, b: (
+                *raw.ShapeN(input=[a, b], out_type=tf.int32),
+                *raw.ShapeN(input=[b, a * 2.0, np.float32(1.0)], out_type=tf.int64),
+            ),
+            [_f32(2, 3), _f32(4, 1, 2)],
+        ),
+        "CheckNumericsV2": case_type(
+            lambda x: raw.CheckNumericsV2(tensor=x, message="bad values") * 2.0 + 1.0, [_f32(2, 3, 4)]
+        ),
+        "Bucketize": case_type(
+            lambda x, k: (
+                raw.Bucketize(input=x, boundaries=[-0.5, 0.0, 0.25, 0.5]),  # exact boundary values go right
+                raw.Bucketize(input=k, boundaries=[-2.5, 0.0, 1.0, 3.0]),  # integers against float bounds
+                raw.Bucketize(input=tf.cast(k, tf.int64), boundaries=[0.5, 2.0]),
+                raw.Bucketize(input=tf.cast(x, tf.float64), boundaries=[0.1, 0.25]),  # 0.1 as a float32
+                raw.Bucketize(input=x, boundaries=[]),
+            ),
+            [
+                np.concatenate([_f32(3, 4), np.array([[-0.5, 0.0, 0.25, 0.5]], np.float32)], axis=0),
+                np.array([-3, -2, 0, 1, 2, 3, 4], np.int32),
+            ],
+        ),
+        "Reverse": case_type(
+            lambda x, y, m: (
+                raw.Reverse(tensor=x, dims=np.array([True, False, True])),
+                raw.Reverse(tensor=y, dims=np.array([False, True])),
+                raw.Reverse(tensor=y, dims=np.array([False, False])),
+                raw.Reverse(tensor=x, dims=m),  # a computed mask
+            ),
+            [_f32(2, 3, 4), _f32(3, 5), np.array([False, True, True])],
+        ),
+        "MatrixDiag": case_type(
+            lambda x, v: (raw.MatrixDiag(diagonal=x), raw.MatrixDiag(diagonal=v)),
+            [_f32(2, 3, 4), np.array([1.0, np.inf, -2.0], np.float32)],
+        ),
+        "AdjustContrastv2": case_type(
+            lambda x, f, y: (
+                raw.AdjustContrastv2(images=x, contrast_factor=f),
+                raw.AdjustContrastv2(images=y, contrast_factor=np.float32(-0.4)),  # a single image
+            ),
+            [_f32(2, 4, 5, 3, low=0.0, high=1.0), np.float32(1.7), _f32(3, 2, 4, low=0.0, high=255.0)],
+            atol=1e-4,
+        ),
+    }

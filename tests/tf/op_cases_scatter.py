@@ -4,10 +4,74 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 #: Ops whose zero-size variant is not meaningful, with the reason.
 NO_ZERO_SIZE: dict[str, str] = {}
+
+_R = np.random.default_rng(11)
+
+
+def _f32(*shape: int) -> np.ndarray:
+    return _R.uniform(-1.0, 1.0, shape).astype(np.float32)
+
+
+def _i32(*values: int) -> np.ndarray:
+    return np.array(values, np.int32)
+
+
+def _i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
 
 
 def op_cases(case_type: Any) -> dict[str, Any]:
     """{TF op: case_type(fn, inputs, ...)} (``case_type`` is ``test_tf_ops.Case``)."""
-    return {}
+    import tensorflow as tf
+
+    raw = tf.raw_ops
+    return {
+        "ScatterNd": case_type(
+            lambda u: raw.ScatterNd(
+                indices=np.array([[[0], [2]], [[0], [3]]], np.int32), updates=u, shape=_i32(5, 3)
+            ),  # row 0 twice: the updates add
+            [_f32(2, 2, 3)],
+        ),
+        "UnsortedSegmentSum": case_type(
+            lambda x: raw.UnsortedSegmentSum(
+                data=x, segment_ids=np.array([[2, 0, -1], [2, 4, 0]], np.int64), num_segments=np.int32(5)
+            ),  # -1 is dropped, segment 1 and 3 stay empty
+            [_f32(2, 3, 4)],
+        ),
+        "SegmentSum": case_type(lambda x: raw.SegmentSum(data=x, segment_ids=_i32(0, 0, 1, 3, 3)), [_f32(5, 2, 3)]),
+        "SparseSegmentSum": case_type(
+            lambda x: raw.SparseSegmentSum(data=x, indices=_i32(0, 2, 3, 1, 3), segment_ids=_i64(0, 0, 1, 3, 3)),
+            [_f32(4, 3)],
+        ),
+        "Unique": case_type(
+            lambda x: raw.Unique(x=x, out_idx=tf.int64), [np.array([4, 1, 4, -2, 1, 7, 4, 0], np.int32)]
+        ),
+        "SparseToDense": case_type(
+            lambda v: raw.SparseToDense(
+                sparse_indices=np.array([[0, 1], [1, 0], [2, 3]], np.int64),
+                output_shape=_i64(3, 4),
+                sparse_values=v,
+                default_value=np.float32(-1),
+            ),
+            [_f32(3)],
+        ),
+        "UnravelIndex": case_type(
+            lambda x: raw.UnravelIndex(indices=x, dims=_i64(3, 4, 2)), [np.array([0, 5, 11, 23, 17], np.int64)]
+        ),
+        "DynamicStitch": case_type(
+            lambda a, b: raw.DynamicStitch(indices=[_i32(0, 2, 4), np.array([[1, 2], [3, 0]], np.int32)], data=[a, b]),
+            [_f32(3, 2), _f32(2, 2, 2)],  # 0 and 2 written twice: the later data wins
+        ),
+        "ParallelDynamicStitch": case_type(
+            lambda a, b: raw.ParallelDynamicStitch(indices=[_i32(3, 1), np.array([[0], [2]], np.int32)], data=[a, b]),
+            [_f32(2, 3), _f32(2, 1, 3)],
+        ),
+        "ListDiff": case_type(
+            lambda x, y: raw.ListDiff(x=x, y=y, out_idx=tf.int64),
+            [np.array([1, 2, 3, 4, 5, 6, 3], np.int32), np.array([1, 3, 5, 9], np.int32)],
+        ),
+    }

@@ -41,44 +41,49 @@ def _nms(version: int):  # type: ignore[no-untyped-def]
     """NonMaxSuppressionV2..V5 (one batch, one class) -> NonMaxSuppression-9."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        boxes = ctx.op(Unsqueeze(), ctx.input(0), int_const(ctx, [0], "batch"), suffix="boxes")
-        scores = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, [0, 1], "batch_class"), suffix="scores")
-        max_out = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="max_output_size")
-        score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
-        sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
-        # The kernel always selects at least one box (with max_output_size 0 the CPU plugin
-        # leaves valid_outputs unwritten); the selection is then cut to max_output_size, which
-        # is exact: greedy NMS picks in score order, so a smaller limit keeps a prefix.
-        at_least_one = ctx.op(Maximum(), max_out, int_const(ctx, 1, "one_box"), suffix="kernel_max_output_size")
-        nms = ctx.add(
-            NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
-            [boxes, scores, at_least_one, ctx.input(3), score_threshold, sigma],
-            suffix="NonMaxSuppression",
-        )
-        limit = ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "limit_shape"), suffix="limit")
-        indices = _prefix(ctx, _last_column(ctx, nms.out_port(0), "all_indices"), limit, "indices")
-        picked_scores = _prefix(ctx, _last_column(ctx, nms.out_port(1), "all_scores"), limit, "selected_scores")
-        valid = ctx.op(
-            Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="kernel_valid"
-        )
-        limit_i32 = ctx.op(Convert(destination_type=ElementType.i32), max_out, suffix="limit_i32")
-        valid = ctx.op(Minimum(), valid, limit_i32, suffix="valid")
-        if version >= 4 and ctx.attr("pad_to_max_output_size", False):
-            count = ctx.op(ShapeOf(), indices, suffix="count")
-            missing = ctx.op(
-                Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count
-            )
-            missing = ctx.op(Maximum(), missing, int_const(ctx, [0], "zero"), suffix="missing")
-            zero = int_const(ctx, [0], "pads_begin")
-            indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
-            picked_scores = ctx.op(Pad(pad_mode="constant"), picked_scores, zero, missing, suffix="padded_scores")
-        if version == 4:
-            return [indices, valid]
-        if version == 5:
-            return [indices, picked_scores, valid]
-        return [indices]
+        return lower_nms(ctx, version, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3))
 
     return extract
+
+
+def lower_nms(
+    ctx: ExtractContext, version: int, boxes: OutPort, scores: OutPort, max_output_size: OutPort, iou: OutPort
+) -> list[OutPort]:
+    """NonMaxSuppressionV``version``'s outputs from its first four inputs (V3+ read the score
+    threshold, V5 the soft-NMS sigma from the node's inputs 4 and 5)."""
+    # boxes as [n, 4]: the CPU plugin needs the coordinates dimension known
+    boxes = ctx.op(Reshape(special_zero=False), boxes, int_const(ctx, [1, -1, 4], "box_shape"), suffix="boxes")
+    scores = ctx.op(Unsqueeze(), scores, int_const(ctx, [0, 1], "batch_class"), suffix="scores")
+    max_out = ctx.op(Convert(destination_type=ElementType.i64), max_output_size, suffix="max_output_size")
+    score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
+    sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
+    # The kernel always selects at least one box (with max_output_size 0 the CPU plugin
+    # leaves valid_outputs unwritten); the selection is then cut to max_output_size, which
+    # is exact: greedy NMS picks in score order, so a smaller limit keeps a prefix.
+    at_least_one = ctx.op(Maximum(), max_out, int_const(ctx, 1, "one_box"), suffix="kernel_max_output_size")
+    nms = ctx.add(
+        NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
+        [boxes, scores, at_least_one, iou, score_threshold, sigma],
+        suffix="NonMaxSuppression",
+    )
+    limit = ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "limit_shape"), suffix="limit")
+    indices = _prefix(ctx, _last_column(ctx, nms.out_port(0), "all_indices"), limit, "indices")
+    picked_scores = _prefix(ctx, _last_column(ctx, nms.out_port(1), "all_scores"), limit, "selected_scores")
+    valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="kernel_valid")
+    limit_i32 = ctx.op(Convert(destination_type=ElementType.i32), max_out, suffix="limit_i32")
+    valid = ctx.op(Minimum(), valid, limit_i32, suffix="valid")
+    if version >= 4 and ctx.attr("pad_to_max_output_size", False):
+        count = ctx.op(ShapeOf(), indices, suffix="count")
+        missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count)
+        missing = ctx.op(Maximum(), missing, int_const(ctx, [0], "zero"), suffix="missing")
+        zero = int_const(ctx, [0], "pads_begin")
+        indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
+        picked_scores = ctx.op(Pad(pad_mode="constant"), picked_scores, zero, missing, suffix="padded_scores")
+    if version == 4:
+        return [indices, valid]
+    if version == 5:
+        return [indices, picked_scores, valid]
+    return [indices]
 
 
 def _prefix(ctx: ExtractContext, values: OutPort, limit: OutPort, suffix: str) -> OutPort:

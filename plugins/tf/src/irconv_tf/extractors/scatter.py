@@ -2,10 +2,286 @@
 
 from __future__ import annotations
 
+import numpy as np
+from irconv import ExtractContext
+from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Concat,
+    Convert,
+    Divide,
+    Equal,
+    FloorMod,
+    Gather,
+    Less,
+    NonZero,
+    Range,
+    ReduceMax,
+    ReduceProd,
+    ReduceSum,
+    Reshape,
+    ScatterNDUpdate,
+    Select,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Unique,
+    Unsqueeze,
+)
 
-from irconv_tf.extractors._base import table
+from irconv_tf.dtypes import element_type, numpy_dtype
+from irconv_tf.extractors._base import int_const, table
+
+I64 = ElementType.i64
+
+
+# ------------------------------------------------------------------------ helpers
+def _i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
+    return ctx.op(Convert(destination_type=I64), port, suffix=suffix)
+
+
+def _as_vector(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
+    """A scalar (or one-element) i64 tensor as shape [1], for Concat into a shape."""
+    flat = ctx.op(Reshape(special_zero=False), port, int_const(ctx, [1], "one_element"), suffix=f"{suffix}_vector")
+    return _i64(ctx, flat, suffix)
+
+
+def _data_dtype(ctx: ExtractContext, node: Node, name: str = "T") -> np.dtype:
+    return numpy_dtype(ctx.attr(name, 1), node.name)
+
+
+def _filled(ctx: ExtractContext, value: OutPort, shape: OutPort, suffix: str) -> OutPort:
+    return ctx.op(Broadcast(mode="numpy"), value, shape, suffix=suffix)
+
+
+def _zero(ctx: ExtractContext, dtype: np.dtype) -> OutPort:
+    return ctx.const(np.zeros((), dtype), suffix="zero")
+
+
+def _trailing_dims(ctx: ExtractContext, data: OutPort, lead: OutPort, suffix: str) -> OutPort:
+    """``shape(data)[rank(lead):]``: the dims of data after those its index tensor ``lead`` covers."""
+    dims = ctx.op(ShapeOf(output_type=I64), data, suffix=f"{suffix}_dims")
+    rank = ctx.op(ShapeOf(output_type=I64), dims, suffix=f"{suffix}_rank")
+    lead_rank = lead.data.shape
+    if lead_rank is not None:
+        start = int_const(ctx, [len(lead_rank)], f"{suffix}_start")
+    else:
+        start = ctx.op(ShapeOf(output_type=I64), ctx.op(ShapeOf(output_type=I64), lead), suffix=f"{suffix}_start")
+    return ctx.op(Slice(), dims, start, rank, int_const(ctx, [1], "step"), suffix=suffix)
+
+
+def _segment_sum(
+    ctx: ExtractContext, dtype: np.dtype, data: OutPort, ids: OutPort, count: OutPort, drop_negative: bool
+) -> OutPort:
+    """Rows of ``data`` summed into ``count`` (i64 [1]) segments by ``ids`` (any rank, a prefix
+    of data's shape); the output is ``[count] + shape(data)[rank(ids):]``.
+
+    ``drop_negative``: negative ids are ignored (UnsortedSegmentSum) by sending them to an
+    extra row that is sliced off afterwards.
+    """
+    ids = _i64(ctx, ids, "ids")
+    rows = count
+    if drop_negative:
+        count_scalar = ctx.op(Squeeze(), count, int_const(ctx, [0], "axis0"), suffix="count_scalar")
+        negative = ctx.op(Less(), ids, int_const(ctx, 0, "zero_id"), suffix="negative_ids")
+        ids = ctx.op(Select(), negative, count_scalar, ids, suffix="kept_ids")
+        rows = ctx.op(Add(), count, int_const(ctx, [1], "one"), suffix="rows_with_dropped")
+    tail = _trailing_dims(ctx, data, ids, "row_dims")
+    shape = ctx.op(Concat(axis=0), rows, tail, suffix="out_shape")
+    zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
+    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    summed = ctx.op(ScatterNDUpdate(reduction="sum"), zeros, indices, data, suffix="ScatterNDUpdate")
+    if not drop_negative:
+        return summed
+    return ctx.op(Slice(), summed, int_const(ctx, [0], "begin"), count, int_const(ctx, [1], "step"), suffix="kept")
+
+
+def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
+    """``max(ids) + 1`` as i64 [1]; 0 for no ids."""
+    flat = ctx.op(Reshape(special_zero=False), _i64(ctx, ids, f"{suffix}_i64"), int_const(ctx, [-1], "flat"))
+    padded = ctx.op(Concat(axis=0), flat, int_const(ctx, [-1], "none"), suffix=f"{suffix}_padded")
+    top = ctx.op(ReduceMax(keep_dims=True), padded, int_const(ctx, [0], "axis0"), suffix=f"{suffix}_max")
+    return ctx.op(Add(), top, int_const(ctx, [1], "one"), suffix=suffix)
+
+
+# ---------------------------------------------------------------------- scatter
+def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ScatterNd(indices, updates, shape): zeros of ``shape`` with the updates added in."""
+    dtype = _data_dtype(ctx, node)
+    shape = _i64(ctx, ctx.input(2), "shape")
+    zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
+    return [ctx.op(ScatterNDUpdate(reduction="sum"), zeros, ctx.input(0), ctx.input(1))]
+
+
+def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """SparseToDense(sparse_indices, output_shape, sparse_values, default_value).
+
+    Indices are 0-D, [N] (a rank-1 output) or [N, R]; values a scalar or [N].
+    """
+    shape = _i64(ctx, ctx.input(1), "shape")
+    rank = ctx.op(ShapeOf(output_type=I64), shape, suffix="rank")
+    index_shape = ctx.op(Concat(axis=0), int_const(ctx, [-1], "any"), rank, suffix="index_shape")
+    indices = ctx.op(Reshape(special_zero=False), ctx.input(0), index_shape, suffix="indices")
+    count = ctx.op(
+        Gather(batch_dims=0),
+        ctx.op(ShapeOf(output_type=I64), indices, suffix="index_dims"),
+        int_const(ctx, [0], "first"),
+        int_const(ctx, 0, "axis"),
+        suffix="count",
+    )
+    values = _filled(ctx, ctx.input(2), count, "values")
+    dense = _filled(ctx, ctx.input(3), shape, "defaults")
+    return [ctx.op(ScatterNDUpdate(reduction="none"), dense, indices, values)]
+
+
+# --------------------------------------------------------------------- segments
+def _unsorted_segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    count = _as_vector(ctx, ctx.input(2), "num_segments")
+    return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=True)]
+
+
+def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    count = _rows_from_max(ctx, ctx.input(1), "num_segments")
+    return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=False)]
+
+
+def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rows = ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), int_const(ctx, 0, "axis"), suffix="rows")
+        if with_count:
+            count = _as_vector(ctx, ctx.input(3), "num_segments")
+        else:
+            count = _rows_from_max(ctx, ctx.input(2), "num_segments")
+        return [_segment_sum(ctx, _data_dtype(ctx, node), rows, ctx.input(2), count, drop_negative=False)]
+
+    return extract
+
+
+# ----------------------------------------------------------------------- unique
+def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Unique(x) -> y (first-occurrence order), idx: Unique-10 unsorted, outputs 0 and 2.
+
+    The CPU plugin fails on an empty input, so a zero is appended first: its first
+    occurrence is last unless x holds one, so the positions of x's elements are the first
+    len(x) of the result's and y is the first max(idx) + 1 uniques.
+    """
+    out = element_type(ctx.attr("out_idx", 3), node.name)
+    sentinel = ctx.const(np.zeros([1], _data_dtype(ctx, node)), suffix="sentinel")
+    padded = ctx.op(Concat(axis=0), ctx.input(0), sentinel, suffix="padded")
+    unique = ctx.add(Unique(sorted=False, index_element_type=out, count_element_type=out), [padded])
+    length = ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="length")
+    step, begin = int_const(ctx, [1], "step"), int_const(ctx, [0], "begin")
+    idx = ctx.op(Slice(), unique.out_port(2), begin, length, step, suffix="idx")
+    count = _rows_from_max(ctx, idx, "count")
+    return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx]
+
+
+def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ListDiff(x, y) -> the values of x not in y (in x's order) and their positions in x."""
+    out = element_type(ctx.attr("out_idx", 3), node.name)
+    column = ctx.op(Unsqueeze(), ctx.input(0), int_const(ctx, [1], "column_axis"), suffix="x_column")
+    row = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, [0], "row_axis"), suffix="y_row")
+    matches = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Equal(), column, row), suffix="matches")
+    found = ctx.op(ReduceSum(keep_dims=False), matches, int_const(ctx, [1], "y_axis"), suffix="found")
+    missing = ctx.op(Equal(), found, ctx.const(np.int32(0), suffix="zero"), suffix="missing")
+    positions = ctx.op(NonZero(output_type=I64), missing, suffix="NonZero")
+    positions = ctx.op(Squeeze(), positions, int_const(ctx, [0], "axis0"), suffix="positions")
+    values = ctx.op(Gather(batch_dims=0), ctx.input(0), positions, int_const(ctx, 0, "axis"), suffix="values")
+    return [values, ctx.op(Convert(destination_type=out), positions, suffix="indices")]
+
+
+# ------------------------------------------------------------------ unravelling
+def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """UnravelIndex(indices, dims): coordinate j = (index // stride_j) % dims_j, as [R] for a
+    scalar index and [R, N] for N indices."""
+    index_type = ctx.input_type(0)
+    dims = _i64(ctx, ctx.input(1), "dims")
+    dims_value = ctx.input_value(1)
+    if dims_value is not None:
+        sizes = np.asarray(dims_value, np.int64).reshape(-1)
+        strides_value = np.array([np.prod(sizes[j + 1 :], dtype=np.int64) for j in range(sizes.size)], np.int64)
+        strides = int_const(ctx, strides_value, "strides")
+    else:
+        # stride_j = prod(dims[j + 1:]) = prod(where(position > j, dims, 1))
+        count = ctx.op(ShapeOf(output_type=I64), dims, suffix="count")
+        count = ctx.op(Squeeze(), count, int_const(ctx, [0], "axis0"), suffix="count_scalar")
+        positions = ctx.op(
+            Range(output_type=I64), int_const(ctx, 0, "start"), count, int_const(ctx, 1, "delta"), suffix="positions"
+        )
+        column = ctx.op(Unsqueeze(), positions, int_const(ctx, [1], "column_axis"), suffix="position_column")
+        later = ctx.op(Less(), column, positions, suffix="later")
+        grid = ctx.op(Broadcast(mode="bidirectional"), dims, ctx.op(ShapeOf(output_type=I64), later), suffix="grid")
+        factors = ctx.op(Select(), later, grid, int_const(ctx, 1, "one"), suffix="factors")
+        strides = ctx.op(ReduceProd(keep_dims=False), factors, int_const(ctx, [1], "axis1"), suffix="strides")
+    index = _i64(ctx, ctx.input(0), "index")
+    if ctx.input_rank(0) != 0:
+        axis = int_const(ctx, [1], "column_axis")
+        strides = ctx.op(Unsqueeze(), strides, axis, suffix="stride_column")
+        dims = ctx.op(Unsqueeze(), dims, axis, suffix="dims_column")
+        index = ctx.op(Unsqueeze(), index, int_const(ctx, [0], "row_axis"), suffix="index_row")
+    quotient = ctx.op(Divide(m_pythondiv=False), index, strides, suffix="quotient")
+    coords = ctx.op(FloorMod(), quotient, dims, suffix="coords")
+    return [ctx.op(Convert(destination_type=index_type), coords, suffix="Convert")]
+
+
+# ------------------------------------------------------------------- stitching
+def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DynamicStitch(indices[N], data[N]): ``merged[indices[m][i]] = data[m][i]``, later wins.
+
+    All index tensors are flattened and joined (positions 0..M-1), the data rows likewise.
+    For each output row the last position writing it comes from ScatterNDUpdate(max) of
+    position + 1 over zeros; a Gather from the rows behind one zero row (for rows nothing
+    writes) then picks the winners.
+    """
+    n = int(ctx.attr("N", len(ctx.inputs) // 2))
+    dtype = _data_dtype(ctx, node)
+    flat_ids, flat_rows = [], []
+    for m in range(n):
+        ids, data = ctx.input(m), ctx.input(n + m)
+        flat_ids.append(
+            ctx.op(
+                Reshape(special_zero=False),
+                _i64(ctx, ids, f"ids{m}"),
+                int_const(ctx, [-1], "flat"),
+                suffix=f"flat_ids{m}",
+            )
+        )
+        tail = _trailing_dims(ctx, data, ids, f"row_dims{m}")
+        rows_shape = ctx.op(Concat(axis=0), int_const(ctx, [-1], "any"), tail, suffix=f"rows_shape{m}")
+        flat_rows.append(ctx.op(Reshape(special_zero=False), data, rows_shape, suffix=f"rows{m}"))
+    ids = flat_ids[0] if n == 1 else ctx.op(Concat(axis=0), *flat_ids, suffix="ids")
+    rows = flat_rows[0] if n == 1 else ctx.op(Concat(axis=0), *flat_rows, suffix="rows")
+    count = _rows_from_max(ctx, ids, "count")
+    total = ctx.op(ShapeOf(output_type=I64), ids, suffix="total")
+    total = ctx.op(Squeeze(), total, int_const(ctx, [0], "axis0"), suffix="total_scalar")
+    stop = ctx.op(Add(), total, int_const(ctx, 1, "one"), suffix="stop")
+    one = int_const(ctx, 1, "one")
+    positions = ctx.op(Range(output_type=I64), one, stop, one, suffix="positions")  # 1..M
+    zeros = _filled(ctx, int_const(ctx, 0, "no_writer"), count, "no_writers")
+    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    winners = ctx.op(ScatterNDUpdate(reduction="max"), zeros, indices, positions, suffix="winners")
+    tail = _trailing_dims(ctx, flat_rows[0], flat_ids[0], "row_dims")
+    blank_shape = ctx.op(Concat(axis=0), int_const(ctx, [1], "one_row"), tail, suffix="blank_shape")
+    blank = _filled(ctx, _zero(ctx, dtype), blank_shape, "blank")
+    source = ctx.op(Concat(axis=0), blank, rows, suffix="source")
+    return [ctx.op(Gather(batch_dims=0), source, winners, int_const(ctx, 0, "axis"))]
 
 
 def extractors() -> list[Extractor]:
-    return table({})
+    return table(
+        {
+            "ScatterNd": (_scatter_nd, "Broadcast, ScatterNDUpdate"),
+            "UnsortedSegmentSum": (_unsorted_segment_sum, "Broadcast, ScatterNDUpdate"),
+            "SegmentSum": (_segment_sum_sorted, "ReduceMax, Broadcast, ScatterNDUpdate"),
+            "SparseSegmentSum": (_sparse_segment_sum(False), "Gather, ReduceMax, ScatterNDUpdate"),
+            "Unique": (_unique, "Unique"),
+            "SparseToDense": (_sparse_to_dense, "Reshape, Broadcast, ScatterNDUpdate"),
+            "UnravelIndex": (_unravel_index, "Divide, FloorMod"),
+            "DynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
+            "ParallelDynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
+            "ListDiff": (_list_diff, "Equal, ReduceSum, NonZero, Gather"),
+        }
+    )
