@@ -8,11 +8,11 @@ from irconv.plugins import Extractor
 def all_extractors() -> list[Extractor]:
     from irconv_tf.extractors import (
         array,
-        complex,
         composite,
         control,
         detection,
         elementwise,
+        fourier,
         nn,
         nn_extra,
         quantize,
@@ -24,6 +24,6 @@ def all_extractors() -> list[Extractor]:
 
     result: list[Extractor] = []
     families = (elementwise, nn, array, rearrange, reduce, quantize, detection, control, tensor_list)
-    for family in (*families, composite, scatter, nn_extra, complex):
+    for family in (*families, composite, scatter, nn_extra, fourier):
         result.extend(family.extractors())
     return result

@@ -1,4 +1,4 @@
-"""Per-op cases for the TF extractors in ``irconv_tf.extractors.complex``: complex tensors and FFTs."""
+"""Per-op cases for the TF extractors in ``irconv_tf.extractors.fourier``: complex tensors and FFTs."""
 
 from __future__ import annotations
 
