@@ -25,6 +25,8 @@ DT_STRING = 7
 DT_BFLOAT16 = 14
 DT_RESOURCE = 20
 DT_VARIANT = 21
+#: complex64/complex128 have no NumPy/IR form here: inside a model they are [..., 2] real pairs.
+_COMPLEX = (8, 18)
 
 
 def base_dtype(dt: int) -> int:
@@ -36,7 +38,13 @@ def numpy_dtype(dt: int, where: str = "") -> np.dtype:
     try:
         return _NUMPY_BY_DT[base_dtype(dt)]
     except KeyError:
-        raise ConversionError(f"{where}: TensorFlow data type {dt} ({_name(dt)}) is not supported") from None
+        hint = ""
+        if base_dtype(dt) in _COMPLEX:
+            hint = (
+                " here (complex values are supported only inside the model, between the Complex, FFT, "
+                "Real/Imag and ComplexAbs ops; not as model inputs, constants or operands of other ops)"
+            )
+        raise ConversionError(f"{where}: TensorFlow data type {dt} ({_name(dt)}) is not supported{hint}") from None
 
 
 def element_type(dt: int, where: str = "") -> ElementType:

@@ -1,11 +1,191 @@
-"""TensorFlow complex tensors and Fourier transforms."""
+"""TensorFlow complex tensors and Fourier transforms.
+
+A complex tensor (complex64/complex128) is carried as a real tensor (f32/f64) with a trailing
+dimension of 2 holding the real and imaginary parts, the form OpenVINO's DFT/IDFT (opset 7)
+and RDFT/IRDFT (opset 9) read and write. TensorFlow's FFT ops transform the innermost 1, 2 or
+3 dims of their input; its RFFT/IRFFT ops take the transform lengths as ``fft_length``, which
+crops or zero-pads each transformed dim as the ``signal_size`` input of RDFT/IRDFT does.
+
+Model inputs, outputs and constants cannot be complex: the IR has no complex element type.
+"""
 
 from __future__ import annotations
 
-from irconv.plugins import Extractor
+from collections.abc import Callable
 
-from irconv_tf.extractors._base import table
+from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.graph import Node, OutPort
+from irconv.ops import Result, SourceOp
+from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_opset import (
+    DFT,
+    IDFT,
+    IRDFT,
+    RDFT,
+    Broadcast,
+    Concat,
+    Convert,
+    Gather,
+    ReduceL2,
+    ShapeOf,
+    Unsqueeze,
+)
+
+from irconv_tf.extractors._base import int_const, table
+
+Extract = Callable[[Node, ExtractContext], list[OutPort]]
+
+
+#: Ops that hand their input on unchanged: a complex value reaches a model output through them.
+_PASS_THROUGH = {"Identity", "IdentityN", "Snapshot", "StopGradient", "PreventGradient"}
+#: The ops that read a complex input as the [..., 2] pair this module makes.
+_COMPLEX_READERS = {
+    "IRFFT", "IRFFT2D", "IRFFT3D", "FFT", "FFT2D", "FFT3D", "IFFT", "IFFT2D", "IFFT3D", "Real", "Imag", "ComplexAbs",
+}  # fmt: skip
+
+
+def _check_complex_consumers(ctx: ExtractContext) -> None:
+    """Output 0 is complex: only the ops above may read it (through pass-through ops).
+
+    Any other op (Mul, Reshape, a model output) would treat the trailing pair as data and give
+    wrong values silently, so it is refused here, where the complex value is made.
+    """
+    ports, seen = [ctx.node.out_port(0)], set[tuple[str, int]]()
+    while ports:
+        port = ports.pop()
+        for dest in port.get_destinations():
+            node, op = dest.node, dest.node.op
+            if isinstance(op, Result):
+                raise ConversionError(
+                    f"{ctx.where()}: its complex output is a model output, which the IR cannot hold "
+                    "(complex values are carried as [..., 2] real pairs inside the model); "
+                    "take tf.math.real/imag/abs of it in the model, or cut the model after them"
+                )
+            op_type = op.op_type if isinstance(op, SourceOp) else op.type
+            if op_type in _PASS_THROUGH:
+                out = dest.idx if op_type == "IdentityN" else 0  # IdentityN: input i is output i
+                if (node.name, out) not in seen and out < node.num_outputs():
+                    seen.add((node.name, out))
+                    ports.append(node.out_port(out))
+            elif op_type not in _COMPLEX_READERS:
+                raise ConversionError(
+                    f"{ctx.where()}: its complex output is read by node {node.name!r} ({op_type}), which irconv "
+                    "cannot run on complex values (only " + ", ".join(sorted(_COMPLEX_READERS)) + " can)"
+                )
+
+
+def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:
+    """The rank (trailing 2 included) of complex input ``idx``, which transforms ``dims`` dims."""
+    rank = ctx.require_rank(idx)
+    shape = ctx.input_shape(idx)
+    assert shape is not None
+    if rank < dims + 1 or shape[-1] not in (2, None):
+        raise ConversionError(
+            f"{ctx.where()}: input {idx} is not a complex tensor of rank >= {dims} "
+            f"(expected a [..., 2] real/imaginary pair, got shape {list(shape)})"
+        )
+    return rank
+
+
+def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
+    """``fft_length`` (input 1, int32 [dims]) as the i64 ``signal_size`` of RDFT/IRDFT."""
+    value = ctx.input_value(1)
+    if value is not None:
+        lengths = [int(v) for v in value.reshape(-1)]
+        if len(lengths) != dims or min(lengths, default=0) < 0:
+            raise ConversionError(f"{ctx.where()}: fft_length {lengths} must be {dims} non-negative length(s)")
+        return int_const(ctx, lengths, "fft_length")
+    return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="fft_length")
+
+
+def _rfft(dims: int) -> Extract:
+    """RFFT/RFFT2D/RFFT3D: real [..., n1..nk] -> complex [..., f1..f(k-1), fk // 2 + 1]."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rank = ctx.require_rank(0)
+        if rank < dims:
+            raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
+        _check_complex_consumers(ctx)
+        axes = int_const(ctx, list(range(rank - dims, rank)), "axes")
+        return [ctx.op(RDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
+
+    return extract
+
+
+def _irfft(dims: int) -> Extract:
+    """IRFFT/IRFFT2D/IRFFT3D: complex -> real [..., f1..fk] for the fk = fft_length values."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rank = _complex_input(ctx, 0, dims)
+        axes = int_const(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+        return [ctx.op(IRDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
+
+    return extract
+
+
+def _fft(dims: int, inverse: bool) -> Extract:
+    """FFT/IFFT (2D, 3D): complex -> complex over the innermost ``dims`` dims; IDFT scales by 1/n."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rank = _complex_input(ctx, 0, dims)
+        _check_complex_consumers(ctx)
+        axes = int_const(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+        return [ctx.op((IDFT if inverse else DFT)(), ctx.input(0), axes)]
+
+    return extract
+
+
+def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Complex(real, imag): both broadcast to their common shape, stacked on a new last dim."""
+    _check_complex_consumers(ctx)
+    real, imag = ctx.input(0), ctx.input(1)
+    shape = ctx.input_shape(0)
+    if shape is None or shape != ctx.input_shape(1) or None in shape:  # not known to be equal
+        real, imag = (
+            ctx.op(Broadcast(mode="bidirectional"), real, ctx.op(ShapeOf(), imag, suffix="imag_shape"), suffix="real"),
+            ctx.op(Broadcast(mode="bidirectional"), imag, ctx.op(ShapeOf(), real, suffix="real_shape"), suffix="imag"),
+        )
+    last = int_const(ctx, [-1], "pair_axis")
+    parts = [ctx.op(Unsqueeze(), p, last, suffix=f"{name}_pair") for p, name in ((real, "real"), (imag, "imag"))]
+    return [ctx.op(Concat(axis=-1), *parts)]
+
+
+def _part(index: int) -> Extract:
+    """Real (0) / Imag (1): that entry of the trailing pair."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        _complex_input(ctx, 0, 0)
+        return [ctx.op(Gather(), ctx.input(0), int_const(ctx, index, "part"), int_const(ctx, -1, "pair_axis"))]
+
+    return extract
+
+
+def _complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ComplexAbs: the L2 norm of the trailing pair."""
+    _complex_input(ctx, 0, 0)
+    return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), int_const(ctx, [-1], "pair_axis"))]
 
 
 def extractors() -> list[Extractor]:
-    return table({})
+    return table(
+        {
+            "RFFT": (_rfft(1), "RDFT"),
+            "RFFT2D": (_rfft(2), "RDFT"),
+            "RFFT3D": (_rfft(3), "RDFT"),
+            "IRFFT": (_irfft(1), "IRDFT"),
+            "IRFFT2D": (_irfft(2), "IRDFT"),
+            "IRFFT3D": (_irfft(3), "IRDFT"),
+            "FFT": (_fft(1, inverse=False), "DFT"),
+            "FFT2D": (_fft(2, inverse=False), "DFT"),
+            "FFT3D": (_fft(3, inverse=False), "DFT"),
+            "IFFT": (_fft(1, inverse=True), "IDFT"),
+            "IFFT2D": (_fft(2, inverse=True), "IDFT"),
+            "IFFT3D": (_fft(3, inverse=True), "IDFT"),
+            "Complex": (_complex, "Unsqueeze, Concat, Broadcast"),
+            "Real": (_part(0), "Gather"),
+            "Imag": (_part(1), "Gather"),
+            "ComplexAbs": (_complex_abs, "ReduceL2"),
+        }
+    )
