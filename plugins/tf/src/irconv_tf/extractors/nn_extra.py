@@ -1,12 +1,14 @@
 """TensorFlow further neural-network ops: LRN, image patches, per-channel fake quantisation,
-3-D transposed convolution, TensorArray closing, NonMaxSuppression (v1) and greedy CTC
-decoding.
+3-D transposed convolution, TensorArray closing, NonMaxSuppression (v1), greedy CTC
+decoding, hue/saturation adjustment, random number generators and max pooling with argmax.
 
 Channels-last ops are marked ``NHWC``/``NDHWC`` as in ``nn``: the layout plugin wraps them in
 transposes to OpenVINO's channels-first form.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
@@ -16,20 +18,30 @@ from irconv.plugins import Extractor
 from irconv.types import ElementType, is_static
 from irconv_opset import (
     LRN,
+    Abs,
     Add,
     AvgPool,
     Concat,
     Convert,
     ConvolutionBackpropData,
+    Cos,
     CumSum,
+    Divide,
+    Equal,
     ExtractImagePatches,
     FakeQuantize,
     Floor,
+    FloorMod,
     Gather,
     GatherND,
+    Greater,
+    GreaterEqual,
     Less,
+    Log,
     LogicalAnd,
+    LogicalOr,
     Maximum,
+    MaxPool,
     Minimum,
     Multiply,
     Negative,
@@ -37,12 +49,17 @@ from irconv_opset import (
     NotEqual,
     Pad,
     Power,
+    RandomUniform,
     Range,
     ReduceMax,
+    ReduceProd,
     ReduceSum,
+    Reshape,
     Select,
     ShapeOf,
     Slice,
+    Split,
+    Sqrt,
     Squeeze,
     Subtract,
     TopK,
@@ -50,6 +67,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 
+from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
 from irconv_tf.extractors.detection import lower_nms
 from irconv_tf.extractors.quantize import nudged_range
@@ -282,6 +300,285 @@ def _ctc_greedy_decoder(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [indices, values, dense_shape, log_probability]
 
 
+# ------------------------------------------------------------------ hue and saturation
+def _float_image(ctx: ExtractContext) -> tuple[OutPort, ElementType]:
+    """Input 0 as f32 (TF's kernels compute in float) and its own element type."""
+    kind = ctx.input_type(0)
+    x = ctx.input(0)
+    if kind not in (ElementType.f32, ElementType.dynamic):
+        x = ctx.op(Convert(destination_type=ElementType.f32), x, suffix="as_float")
+    return x, kind
+
+
+def _from_float(ctx: ExtractContext, rgb: list[OutPort], kind: ElementType) -> list[OutPort]:
+    out = ctx.op(Concat(axis=-1), *rgb, suffix="rgb")
+    if kind not in (ElementType.f32, ElementType.dynamic):
+        out = ctx.op(Convert(destination_type=kind), out, suffix="result")
+    return [out]
+
+
+class _Elementwise:
+    """Short spellings of f32 element-wise ops for the colour-space arithmetic."""
+
+    def __init__(self, ctx: ExtractContext) -> None:
+        self.ctx = ctx
+
+    def c(self, value: float) -> OutPort:
+        return self.ctx.const(np.float32(value), suffix="const")
+
+    def sel(self, cond: OutPort, a: OutPort, b: OutPort) -> OutPort:
+        return self.ctx.op(Select(), cond, a, b)
+
+    def eq(self, a: OutPort, value: float) -> OutPort:
+        return self.ctx.op(Equal(), a, self.c(value))
+
+    def among(self, a: OutPort, *values: float) -> OutPort:
+        result = self.eq(a, values[0])
+        for value in values[1:]:
+            result = self.ctx.op(LogicalOr(), result, self.eq(a, value))
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        ops = {"add": Add, "sub": Subtract, "mul": Multiply, "div": Divide, "lt": Less, "gt": Greater,
+               "ge": GreaterEqual, "max": Maximum, "min": Minimum}  # fmt: skip
+        if name not in ops:
+            raise AttributeError(name)
+        kind = ops[name]
+        return lambda a, b: self.ctx.op(kind(), a, b)
+
+
+def _channels(ctx: ExtractContext, x: OutPort) -> list[OutPort]:
+    split = ctx.add(Split(num_splits=3), [x, int_const(ctx, -1, "channel_axis")], suffix="channels")
+    return [split.out_port(i) for i in range(3)]
+
+
+def _adjust_hue(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TF's CPU kernel: RGB to (h in [0, 6), v_min, v_max) with the hue's sextant picked by
+    comparisons, h += 6 * delta wrapped into [0, 6), then back (the middle channel
+    v_min + ratio * (v_max - v_min), ratio = frac(h), or 1 - frac(h) in odd sextants)."""
+    x, kind = _float_image(ctx)
+    e = _Elementwise(ctx)
+    r, g, b = _channels(ctx, x)
+    r_lt_g = e.lt(r, g)
+    # sextant: r < g: b < r -> 1, b > g -> 3, else 2;  otherwise: b < g -> 0, b > r -> 4, else 5
+    sextant = e.sel(
+        r_lt_g,
+        e.sel(e.lt(b, r), e.c(1), e.sel(e.gt(b, g), e.c(3), e.c(2))),
+        e.sel(e.lt(b, g), e.c(0), e.sel(e.gt(b, r), e.c(4), e.c(5))),
+    )
+    v_max = e.max(e.max(r, g), b)
+    v_min = e.min(e.min(r, g), b)
+    v_mid = e.sel(e.among(sextant, 0, 3), g, e.sel(e.among(sextant, 1, 4), r, b))
+    ratio = e.div(e.sub(v_mid, v_min), e.sub(v_max, v_min))
+    odd = e.among(sextant, 1, 3, 5)
+    hue = e.add(sextant, e.sel(odd, e.sub(e.c(1), ratio), ratio))
+    hue = e.sel(ctx.op(Equal(), v_max, v_min), e.c(0), hue)
+    delta = ctx.input(1)
+    if ctx.input_type(1) not in (ElementType.f32, ElementType.dynamic):
+        delta = ctx.op(Convert(destination_type=ElementType.f32), delta, suffix="delta")
+    hue = e.add(hue, e.mul(delta, e.c(6)))
+    value = ctx.input_value(1)
+    passes = 2 if value is None else max(1, int(np.ceil(np.max(np.abs(value)))) + 1)
+    for _ in range(passes):  # TF: while (h < 0) h += 6; while (h >= 6) h -= 6
+        hue = e.sel(e.lt(hue, e.c(0)), e.add(hue, e.c(6)), hue)
+    for _ in range(passes):
+        hue = e.sel(e.ge(hue, e.c(6)), e.sub(hue, e.c(6)), hue)
+    sextant = ctx.op(Floor(), hue, suffix="sextant")
+    frac = e.sub(hue, sextant)
+    frac = e.sel(e.among(sextant, 1, 3, 5), e.sub(e.c(1), frac), frac)
+    mid = e.add(v_min, e.mul(frac, e.sub(v_max, v_min)))
+
+    def pick(top: tuple[float, ...], middle: tuple[float, ...]) -> OutPort:
+        return e.sel(e.among(sextant, *top), v_max, e.sel(e.among(sextant, *middle), mid, v_min))
+
+    return _from_float(ctx, [pick((0, 5), (1, 4)), pick((1, 2), (0, 3)), pick((3, 4), (2, 5))], kind)
+
+
+def _adjust_saturation(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TF's CPU kernel: RGB to HSV (h in [0, 1)), s = clamp(s * scale, 0, 1), HSV to RGB with
+    the sextant int(6h) (6, from a hue rounded up to 1, gives black plus v - s v)."""
+    x, kind = _float_image(ctx)
+    e = _Elementwise(ctx)
+    r, g, b = _channels(ctx, x)
+    v = e.max(e.max(r, g), b)
+    spread = e.sub(v, e.min(e.min(r, g), b))
+    sat = e.sel(e.gt(v, e.c(0)), e.div(spread, v), e.c(0))
+    norm = e.div(e.c(1), e.mul(e.c(6), spread))
+    hue = e.sel(
+        ctx.op(Equal(), r, v),
+        e.mul(norm, e.sub(g, b)),
+        e.sel(
+            ctx.op(Equal(), g, v),
+            e.add(e.mul(norm, e.sub(b, r)), e.c(2.0 / 6.0)),
+            e.add(e.mul(norm, e.sub(r, g)), e.c(4.0 / 6.0)),
+        ),
+    )
+    hue = e.sel(ctx.op(GreaterEqual(), e.c(0), spread), e.c(0), hue)
+    hue = e.sel(e.lt(hue, e.c(0)), e.add(hue, e.c(1)), hue)
+    scale = ctx.input(1)
+    if ctx.input_type(1) not in (ElementType.f32, ElementType.dynamic):
+        scale = ctx.op(Convert(destination_type=ElementType.f32), scale, suffix="scale")
+    sat = e.min(e.c(1), e.max(e.c(0), e.mul(sat, scale)))
+    chroma = e.mul(sat, v)
+    base = e.sub(v, chroma)
+    sixths = e.mul(hue, e.c(6))
+    sextant = ctx.op(Floor(), sixths, suffix="sextant")
+    wrapped = ctx.op(FloorMod(), sixths, e.c(2), suffix="wrapped")
+    second = e.mul(chroma, e.sub(e.c(1), ctx.op(Abs(), e.sub(wrapped, e.c(1)))))
+    zero = e.c(0)
+
+    def pick(top: tuple[float, ...], middle: tuple[float, ...]) -> OutPort:
+        part = e.sel(e.among(sextant, *top), chroma, e.sel(e.among(sextant, *middle), second, zero))
+        result: OutPort = e.add(part, base)
+        return result
+
+    return _from_float(ctx, [pick((0, 5), (1, 4)), pick((1, 2), (0, 3)), pick((3, 4), (2, 5))], kind)
+
+
+# ------------------------------------------------------------------------------ random
+def _shape_input(ctx: ExtractContext) -> OutPort:
+    return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="shape")
+
+
+def _seeds(ctx: ExtractContext) -> dict[str, int]:
+    return {"global_seed": int(ctx.attr("seed", 0)), "op_seed": int(ctx.attr("seed2", 0))}
+
+
+def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """RandomUniform -> RandomUniform-8 over [0, 1) in ``dtype``: TF's distribution, not its values."""
+    out = element_type(ctx.attr("dtype", 1), node.name)
+    low, high = ctx.const(np.zeros((), out.numpy), suffix="min"), ctx.const(np.ones((), out.numpy), suffix="max")
+    op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
+    return [ctx.op(op, _shape_input(ctx), low, high, suffix="RandomUniform")]
+
+
+def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """RandomUniformInt -> RandomUniform-8 over integers in [minval, maxval)."""
+    out = element_type(ctx.attr("Tout", 3), node.name)
+    op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
+    return [ctx.op(op, _shape_input(ctx), ctx.input(1), ctx.input(2), suffix="RandomUniform")]
+
+
+def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Box-Muller: sqrt(-2 ln u1) cos(2 pi u2) with u1 in (0, 1), u2 in [0, 1), both drawn
+    by one RandomUniform-8 of shape [2, *shape] (two draws with the same seeds would match)."""
+    out = element_type(ctx.attr("dtype", 1), node.name)
+    dtype = out.numpy
+    both = ctx.op(Concat(axis=0), int_const(ctx, [2], "two"), _shape_input(ctx), suffix="both_shape")
+    tiny = ctx.const(np.asarray(np.finfo(dtype).tiny, dtype), suffix="min")
+    op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
+    draws = ctx.op(op, both, tiny, ctx.const(np.ones((), dtype), suffix="max"), suffix="RandomUniform")
+    zero = int_const(ctx, 0, "zero")
+    u1 = ctx.op(Gather(batch_dims=0), draws, zero, zero, suffix="u1")
+    u2 = ctx.op(Gather(batch_dims=0), draws, int_const(ctx, 1, "one"), zero, suffix="u2")
+    radius = ctx.op(
+        Sqrt(),
+        ctx.op(Multiply(), ctx.op(Log(), u1), ctx.const(np.asarray(-2.0, dtype), suffix="minus_two")),
+        suffix="radius",
+    )
+    angle = ctx.op(Multiply(), u2, ctx.const(np.asarray(2.0 * np.pi, dtype), suffix="two_pi"), suffix="angle")
+    return [ctx.op(Multiply(), radius, ctx.op(Cos(), angle), suffix="normal")]
+
+
+# ------------------------------------------------------------------- max pool with argmax
+def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MaxPool-8 on the NCHW form (indices y * W + x within each image and channel, its
+    ``axis`` 2), both outputs back to NHWC; TF's flat NHWC index is then
+    (s + [b * H * W]) * C + c, the batch term only with ``include_batch_in_index``.
+
+    The CPU plugin pools ``same_upper`` wrongly when H or W is unknown: there TF's SAME pads
+    (total max((ceil(n / s) - 1) * s + k - n, 0), smaller half first) are added with a Pad of
+    -inf and the pooling is VALID; its indices y' * W' + x' are mapped back to the unpadded
+    image, (y' - top) * W + x' - left.
+    """
+    i64 = ElementType.i64
+    kind = ctx.attr("padding")
+    if kind not in ("SAME", "VALID"):
+        raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
+    ksize, strides = list(ctx.attr("ksize")), list(ctx.attr("strides"))
+    if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 or strides[0] != 1 or strides[3] != 1:
+        raise ConversionError(f"node {node.name!r}: MaxPoolWithArgmax pools over H and W only")
+    x = ctx.input(0)
+    shape = ctx.input_shape(0)
+    dims = ctx.op(ShapeOf(output_type=i64), x, suffix="dims")
+    zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
+    height_width = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, [1, 2], "hw"), zero, suffix="height_width")
+    nchw = ctx.op(Transpose(), x, int_const(ctx, [0, 3, 1, 2], "to_nchw"), suffix="nchw")
+    runtime_pads = kind == "SAME" and (shape is None or shape[1] is None or shape[2] is None)
+    if runtime_pads:
+        window, step = int_const(ctx, ksize[1:3], "window"), int_const(ctx, strides[1:3], "step")
+        outs = ctx.op(
+            Divide(), ctx.op(Add(), height_width, int_const(ctx, [s - 1 for s in strides[1:3]], "round_up")), step
+        )
+        needed = ctx.op(
+            Subtract(),
+            ctx.op(Add(), ctx.op(Multiply(), ctx.op(Subtract(), outs, one), step), window),
+            height_width,
+        )
+        total = ctx.op(Maximum(), needed, zero, suffix="total_pads")
+        begin = ctx.op(Divide(), total, int_const(ctx, 2, "two"), suffix="pads_begin")
+        end = ctx.op(Subtract(), total, begin, suffix="pads_end")
+        no_pads = int_const(ctx, [0, 0], "no_pads")
+        kind_in = ctx.input_type(0)
+        dtype: np.dtype[Any] = kind_in.numpy if kind_in is not ElementType.dynamic else np.dtype(np.float32)
+        floor = -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype.type).min)
+        lowest = ctx.const(np.asarray(floor, dtype), suffix="lowest")
+        nchw = ctx.op(
+            Pad(pad_mode="constant"),
+            nchw,
+            ctx.op(Concat(axis=0), no_pads, begin),
+            ctx.op(Concat(axis=0), no_pads, end),
+            lowest,
+            suffix="padded",
+        )
+    auto_pad = "valid" if kind == "VALID" or runtime_pads else "same_upper"
+    pool = ctx.add(
+        MaxPool(
+            strides=(strides[1], strides[2]),
+            kernel=(ksize[1], ksize[2]),
+            pads_begin=(0, 0),
+            pads_end=(0, 0),
+            dilations=(1, 1),
+            auto_pad=auto_pad,
+            rounding_type="floor",
+            index_element_type=i64,
+            axis=2,
+        ),
+        [nchw],
+        suffix="MaxPool",
+    )
+    to_nhwc = int_const(ctx, [0, 2, 3, 1], "to_nhwc")
+    values = ctx.op(Transpose(), pool.out_port(0), to_nhwc, suffix="values")
+    index = ctx.op(Transpose(), pool.out_port(1), to_nhwc, suffix="spatial_index")  # [N, H', W', C]
+    width = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 2, "w_dim"), zero, suffix="width")
+    if runtime_pads:
+        top = ctx.op(Gather(batch_dims=0), begin, zero, zero, suffix="top")
+        left = ctx.op(Gather(batch_dims=0), begin, one, zero, suffix="left")
+        padded_width = ctx.op(Add(), ctx.op(Add(), width, left), ctx.op(Gather(batch_dims=0), end, one, zero))
+        row = ctx.op(Subtract(), ctx.op(Divide(), index, padded_width), top, suffix="row")
+        column = ctx.op(Subtract(), ctx.op(FloorMod(), index, padded_width), left, suffix="column")
+        index = ctx.op(Add(), ctx.op(Multiply(), row, width), column, suffix="unpadded_index")
+    channels = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 3, "c_dim"), zero, suffix="channels")
+    if bool(ctx.attr("include_batch_in_index", False)):
+        batch = ctx.op(Gather(batch_dims=0), dims, zero, zero, suffix="batch")
+        image_size = ctx.op(ReduceProd(keep_dims=False), height_width, zero, suffix="image_size")
+        images = ctx.op(Range(output_type=i64), zero, batch, one, suffix="images")
+        offsets = ctx.op(
+            Reshape(special_zero=False),
+            ctx.op(Multiply(), images, image_size),
+            int_const(ctx, [-1, 1, 1, 1], "batch_shape"),
+            suffix="image_offsets",
+        )
+        index = ctx.op(Add(), index, offsets, suffix="with_batch")
+    scaled = ctx.op(Multiply(), index, channels, suffix="scaled")
+    channel = ctx.op(Range(output_type=i64), zero, channels, one, suffix="channel")
+    index = ctx.op(Add(), scaled, channel, suffix="argmax_i64")
+    out = element_type(ctx.attr("Targmax", 9), node.name)
+    if out != i64:
+        index = ctx.op(Convert(destination_type=out), index, suffix="argmax")
+    return [values, index]
+
+
 def extractors() -> list[Extractor]:
     return table(
         {
@@ -292,5 +589,11 @@ def extractors() -> list[Extractor]:
             "TensorArrayCloseV3": (_tensor_array_close, ""),
             "NonMaxSuppression": (_nms_v1, "NonMaxSuppression"),
             "CTCGreedyDecoder": (_ctc_greedy_decoder, "TopK, NonZero, GatherND, CumSum"),
+            "AdjustHue": (_adjust_hue, "Split, Select, Minimum, Maximum, Divide, Floor, Concat"),
+            "AdjustSaturation": (_adjust_saturation, "Split, Select, Minimum, Maximum, Divide, FloorMod, Concat"),
+            "RandomUniform": (_random_uniform, "RandomUniform"),
+            "RandomUniformInt": (_random_uniform_int, "RandomUniform"),
+            "RandomStandardNormal": (_random_standard_normal, "RandomUniform, Log, Sqrt, Cos"),
+            "MaxPoolWithArgmax": (_max_pool_with_argmax, "MaxPool, Transpose, Multiply, Add"),
         }
     )

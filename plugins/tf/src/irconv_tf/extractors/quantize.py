@@ -1,14 +1,34 @@
-"""TF fake quantisation (quantisation-aware training graphs) as opset FakeQuantize."""
+"""TF fake quantisation (quantisation-aware training graphs) as opset FakeQuantize, and
+QuantizeAndDequantizeV2/V3/V4 spelled out with TF's own scale arithmetic."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
-from irconv_opset import FakeQuantize
+from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Divide,
+    FakeQuantize,
+    Floor,
+    Greater,
+    Less,
+    Maximum,
+    Minimum,
+    Multiply,
+    ReduceMax,
+    ReduceMin,
+    Reshape,
+    Round,
+    Select,
+)
 
-from irconv_tf.extractors._base import const_input, table
+from irconv_tf.extractors._base import const_input, int_const, table
 
 
 def nudged_range(low: float, high: float, num_bits: int, narrow_range: bool) -> tuple[np.float32, np.float32, int]:
@@ -48,10 +68,108 @@ def _fake_quant(from_inputs: bool):  # type: ignore[no-untyped-def]
     return extract
 
 
+def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
+    """QuantizeAndDequantizeV2/V3/V4 (input, input_min, input_max[, num_bits]): TF's kernel.
+
+    The quantised range [qmin, qmax] is [-2^(b-1) (+1 if narrow), 2^(b-1) - 1] when signed,
+    else [0, 2^b - 1]; [min, max] is the data's own (reductions) unless ``range_given``. The
+    scale is the largest keeping both sides in range, min(qmin / min, qmax / max) over the
+    sides whose product is positive; the other side of the range is rebuilt from it
+    (inverse = min / qmin, max = qmax * inverse, or the other way round). Then
+    round(clamp(x) * scale) * inverse, clamped only when the range is given; V3 always rounds
+    half to even, V2/V4 as ``round_mode`` says (HALF_UP: floor(v + 0.5)). ``axis`` >= 0
+    quantises per slice of that axis.
+    """
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        x = ctx.input(0)
+        dtype = ctx.input_type(0).numpy if ctx.input_type(0) is not ElementType.dynamic else np.dtype(np.float32)
+        if version == 3:
+            bits = int(np.asarray(const_input(ctx, 3, "num_bits")).reshape(-1)[0])
+            mode = "HALF_TO_EVEN"
+        else:
+            bits = int(ctx.attr("num_bits", 8))
+            mode = ctx.attr("round_mode", "HALF_TO_EVEN")
+            mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+        signed, narrow = bool(ctx.attr("signed_input", True)), bool(ctx.attr("narrow_range", False))
+        range_given, axis = bool(ctx.attr("range_given", False)), int(ctx.attr("axis", -1))
+        rank = ctx.require_rank(0)
+        if axis != -1:
+            axis = ctx.normalize_axis(axis, rank)
+        if signed:
+            q_min = -(1 << (bits - 1)) + (1 if narrow else 0)
+            q_max = (1 << (bits - 1)) - 1
+        else:
+            q_min, q_max = 0, (1 << bits) - 1
+
+        def const(value: Any, suffix: str) -> OutPort:
+            return ctx.const(np.asarray(value, dtype), suffix=suffix)
+
+        if range_given:
+            low, high = ctx.input(1), ctx.input(2)
+            if axis != -1 and axis != rank - 1:
+                target = int_const(ctx, [-1] + [1] * (rank - axis - 1), "per_axis_shape")
+                low = ctx.op(Reshape(special_zero=False), low, target, suffix="min_per_axis")
+                high = ctx.op(Reshape(special_zero=False), high, target, suffix="max_per_axis")
+        else:
+            axes = int_const(ctx, [a for a in range(rank) if a != axis], "reduce_axes")
+            per_axis = axis != -1
+            low = ctx.op(ReduceMin(keep_dims=per_axis), x, axes, suffix="data_min")
+            high = ctx.op(ReduceMax(keep_dims=per_axis), x, axes, suffix="data_max")
+        q_lo, q_hi = const(q_min, "q_min"), const(q_max, "q_max")
+        largest = const(np.finfo(dtype).max, "largest")
+        zero = const(0.0, "zero")
+        high_side = ctx.op(
+            Select(),
+            ctx.op(Greater(), ctx.op(Multiply(), q_hi, high), zero),
+            ctx.op(Divide(), q_hi, high),
+            largest,
+            suffix="scale_from_max",
+        )
+        high_inverse = ctx.op(Divide(), high, q_hi, suffix="inverse_from_max")
+        if q_min == 0:  # the min side never bounds the scale
+            scale, inverse = high_side, high_inverse
+            low = ctx.op(Multiply(), q_lo, inverse, suffix="rebuilt_min")
+        else:
+            low_side = ctx.op(
+                Select(),
+                ctx.op(Greater(), ctx.op(Multiply(), q_lo, low), zero),
+                ctx.op(Divide(), q_lo, low),
+                largest,
+                suffix="scale_from_min",
+            )
+            by_min = ctx.op(Less(), low_side, high_side, suffix="min_side_bounds")
+            scale = ctx.op(Select(), by_min, low_side, high_side, suffix="scale")
+            low_inverse = ctx.op(Divide(), low, q_lo, suffix="inverse_from_min")
+            inverse = ctx.op(Select(), by_min, low_inverse, high_inverse, suffix="inverse_scale")
+            new_low = ctx.op(Select(), by_min, low, ctx.op(Multiply(), q_lo, inverse), suffix="rebuilt_min")
+            high = ctx.op(Select(), by_min, ctx.op(Multiply(), q_hi, inverse), high, suffix="rebuilt_max")
+            low = new_low
+        if range_given:  # TF clamps only a given range (the data's own needs none)
+            x = ctx.op(Minimum(), ctx.op(Maximum(), x, low), high, suffix="clamped")
+        scaled = ctx.op(Multiply(), x, scale, suffix="scaled")
+        if mode == "HALF_TO_EVEN":
+            rounded = ctx.op(Round(mode="half_to_even"), scaled, suffix="rounded")
+        elif mode == "HALF_UP":
+            rounded = ctx.op(Floor(), ctx.op(Add(), scaled, const(0.5, "half")), suffix="rounded")
+        else:
+            raise ConversionError(f"{ctx.where()}: unknown round_mode {mode!r}")
+        return [ctx.op(Multiply(), rounded, inverse, suffix="dequantized")]
+
+    return extract
+
+
 def extractors() -> list[Extractor]:
     return table(
         {
             "FakeQuantWithMinMaxArgs": (_fake_quant(False), "FakeQuantize"),
             "FakeQuantWithMinMaxVars": (_fake_quant(True), "FakeQuantize"),
+            **{
+                f"QuantizeAndDequantizeV{v}": (
+                    _quantize_and_dequantize(v),
+                    "ReduceMin, ReduceMax, Divide, Select, Multiply, Round",
+                )
+                for v in (2, 3, 4)
+            },
         }
     )
