@@ -26,6 +26,12 @@ def op_cases(case_type: Any) -> dict[str, Any]:
     import tensorflow as tf
 
     raw = tf.raw_ops
+
+    def band(diagonals: Any, count: int) -> Any:
+        """A band's diagonals with their count static: TF's shape function rejects an unknown
+        count for k = [lo, hi] (so the /dynamic variants trace)."""
+        return tf.ensure_shape(diagonals, [None, count, None])
+
     # x == 0 meets y == 0, y < 0, y == inf and NaN in the first row: TF gives 0 there
     special_x = np.array([[0.0, 0.0, 0.0, 0.0, 2.0, -1.5]], np.float32)
     special_y = np.array([[0.0, -1.0, np.inf, np.nan, 0.5, 3.0]], np.float32)
@@ -108,6 +114,100 @@ def op_cases(case_type: Any) -> dict[str, Any]:
         "MatrixDiag": case_type(
             lambda x, v: (raw.MatrixDiag(diagonal=x), raw.MatrixDiag(diagonal=v)),
             [_f32(2, 3, 4), np.array([1.0, np.inf, -2.0], np.float32)],
+        ),
+        "MatrixDiagV2": case_type(
+            lambda x, b: (
+                raw.MatrixDiagV2(diagonal=x, k=1, num_rows=-1, num_cols=-1, padding_value=np.float32(-1.5)),
+                raw.MatrixDiagV2(diagonal=x, k=np.int32(-2), num_rows=6, num_cols=-1, padding_value=np.float32(0)),
+                raw.MatrixDiagV2(diagonal=x, k=1, num_rows=-1, num_cols=7, padding_value=np.float32(2)),
+                raw.MatrixDiagV2(diagonal=band(b, 4), k=[-1, 2], num_rows=-1, num_cols=-1, padding_value=np.float32(9)),
+            ),
+            [_f32(2, 4), _f32(2, 4, 3)],
+        ),
+        "MatrixDiagV3": case_type(
+            lambda x, b, i: (
+                raw.MatrixDiagV3(diagonal=x, k=-1, num_rows=-1, num_cols=-1, padding_value=np.float32(0.5)),
+                raw.MatrixDiagV3(
+                    diagonal=band(b, 4), k=[-2, 1], num_rows=-1, num_cols=-1, padding_value=np.float32(-3)
+                ),
+                raw.MatrixDiagV3(
+                    diagonal=band(b, 4),
+                    k=[-2, 1],
+                    num_rows=4,
+                    num_cols=-1,
+                    padding_value=np.float32(7),
+                    align="LEFT_RIGHT",
+                ),
+                raw.MatrixDiagV3(
+                    diagonal=band(b, 4),
+                    k=[-2, 1],
+                    num_rows=-1,
+                    num_cols=5,
+                    padding_value=np.float32(1),
+                    align="RIGHT_RIGHT",
+                ),
+                raw.MatrixDiagV3(
+                    diagonal=band(b, 4),
+                    k=[-2, 1],
+                    num_rows=-1,
+                    num_cols=-1,
+                    padding_value=np.float32(0),
+                    align="LEFT_LEFT",
+                ),
+                raw.MatrixDiagV3(  # an integer diagonal, a computed num_cols
+                    diagonal=i, k=1, num_rows=-1, num_cols=tf.shape(x)[1] + 1, padding_value=np.int32(-7)
+                ),
+            ),
+            [_f32(3, 4), _f32(3, 4, 3), np.array([[1, 2, 3]], np.int32)],
+        ),
+        "MatrixDiagPart": case_type(
+            lambda x, y: (raw.MatrixDiagPart(input=x), raw.MatrixDiagPart(input=y)), [_f32(2, 3, 5), _f32(4, 2)]
+        ),
+        "MatrixDiagPartV2": case_type(
+            lambda x: (
+                raw.MatrixDiagPartV2(input=x, k=1, padding_value=np.float32(0)),
+                raw.MatrixDiagPartV2(input=x, k=-2, padding_value=np.float32(0)),
+                raw.MatrixDiagPartV2(input=x, k=[-1, 2], padding_value=np.float32(7)),
+            ),
+            [_f32(2, 3, 5)],
+        ),
+        "MatrixDiagPartV3": case_type(
+            lambda x, i: (
+                raw.MatrixDiagPartV3(input=x, k=2, padding_value=np.float32(0)),
+                raw.MatrixDiagPartV3(input=x, k=[-2, 1], padding_value=np.float32(-4)),
+                raw.MatrixDiagPartV3(input=x, k=[-3, 0], padding_value=np.float32(5), align="LEFT_RIGHT"),
+                raw.MatrixDiagPartV3(input=x, k=[-1, 1], padding_value=np.float32(6), align="RIGHT_RIGHT"),
+                raw.MatrixDiagPartV3(input=x, k=[0, 2], padding_value=np.float32(3), align="LEFT_LEFT"),
+                raw.MatrixDiagPartV3(input=i, k=[-1, 0], padding_value=np.int32(-9)),
+            ),
+            [_f32(2, 5, 3), np.arange(12, dtype=np.int32).reshape(3, 4)],
+        ),
+        # the diagonals are slices of input 0 (plus a constant), so the zero-size variant empties both.
+        # TF's own shape function rejects a band (k = [lo, hi]) with an unknown batch dimension,
+        # so the /dynamic variants of V2 and V3 are refused by TensorFlow (MatrixSetDiag's pass).
+        "MatrixSetDiag": case_type(
+            lambda x, y: (
+                raw.MatrixSetDiag(input=x, diagonal=x[:, 0, :3] + 5.0),
+                raw.MatrixSetDiag(input=y, diagonal=y[0] - 5.0),
+            ),
+            [_f32(2, 3, 4), _f32(5, 3)],
+        ),
+        "MatrixSetDiagV2": case_type(
+            lambda x: (
+                raw.MatrixSetDiagV2(input=x, diagonal=x[:, 0, :3] + 5.0, k=1),
+                raw.MatrixSetDiagV2(input=x, diagonal=x[:, :, :3] + 5.0, k=[-1, 1]),
+            ),
+            [_f32(2, 3, 4)],
+        ),
+        "MatrixSetDiagV3": case_type(
+            lambda x: (
+                raw.MatrixSetDiagV3(input=x, diagonal=x[:, 0, :] + 5.0, k=-1),
+                raw.MatrixSetDiagV3(input=x, diagonal=x[:, :3, :] + 5.0, k=[-2, 0]),
+                raw.MatrixSetDiagV3(input=x, diagonal=x[:, 1:, :] - 5.0, k=[-2, 0], align="LEFT_RIGHT"),
+                raw.MatrixSetDiagV3(input=x, diagonal=x[:, :3, :] * 3.0, k=[-2, 0], align="RIGHT_RIGHT"),
+                raw.MatrixSetDiagV3(input=x, diagonal=x[:, :2, :] * 3.0, k=[-1, 0], align="LEFT_LEFT"),
+            ),
+            [_f32(2, 4, 3)],
         ),
         "AdjustContrastv2": case_type(
             lambda x, f, y: (

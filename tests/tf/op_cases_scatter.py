@@ -74,4 +74,51 @@ def op_cases(case_type: Any) -> dict[str, Any]:
             lambda x, y: raw.ListDiff(x=x, y=y, out_idx=tf.int64),
             [np.array([1, 2, 3, 4, 5, 6, 3], np.int32), np.array([1, 3, 5, 9], np.int32)],
         ),
+        "TensorScatterUpdate": case_type(
+            lambda i, u, t, v: (
+                raw.TensorScatterUpdate(tensor=t, indices=i, updates=u),
+                raw.TensorScatterUpdate(tensor=t, indices=np.array([[4, 2], [0, 0]], np.int64), updates=v),
+            ),
+            [np.array([[3], [0], [4]], np.int32), _f32(3, 3), _f32(5, 3), _f32(2)],
+        ),
+        "TensorScatterAdd": case_type(
+            lambda i, u, t: raw.TensorScatterAdd(tensor=t, indices=i, updates=u),  # row 1 three times
+            [np.array([[1], [3], [1], [1]], np.int32), _f32(4, 3), _f32(5, 3)],
+        ),
+        "TensorScatterSub": case_type(
+            lambda i, u, t, c: (
+                raw.TensorScatterSub(tensor=t, indices=i, updates=u),
+                raw.TensorScatterSub(
+                    tensor=c, indices=np.array([[1, 1], [0, 2], [1, 1]], np.int64), updates=_i32(4, -2, 7)
+                ),
+            ),
+            [np.array([[2], [0], [2]], np.int64), _f32(3, 3), _f32(4, 3), np.array([[1, 2, 3], [4, 5, 6]], np.int32)],
+        ),
+        "TensorScatterMax": case_type(
+            lambda i, u, t: raw.TensorScatterMax(tensor=t, indices=i, updates=u),
+            [np.array([[0, 1], [2, 0], [0, 1]], np.int32), _f32(3, 4), _f32(3, 2, 4)],
+        ),
+        "TensorScatterMin": case_type(
+            lambda i, u, t: raw.TensorScatterMin(tensor=t, indices=i, updates=u),
+            [np.array([[0, 1], [2, 0], [0, 1]], np.int32), _f32(3, 4), _f32(3, 2, 4)],
+        ),
+        "Bincount": case_type(
+            lambda a, w, b: (
+                raw.Bincount(arr=a, size=np.int32(5), weights=np.zeros(0, np.float32)),  # counts; 5, 6 dropped
+                raw.Bincount(arr=a, size=np.int32(7), weights=w),
+                raw.Bincount(arr=b, size=np.int32(3), weights=tf.cast(b * 10 - 7, tf.int32)),
+                raw.Bincount(arr=b, size=np.int32(0), weights=np.zeros(0, np.float64)),
+            ),
+            [np.array([[0, 2, 2, 6, 1], [4, 5, 2, 0, 0]], np.int32), _f32(2, 5), _i32(2, 0, 2, 1, 4, 2)],
+        ),
+        "DenseBincount": case_type(
+            lambda a, w, v: (
+                raw.DenseBincount(input=a, size=np.int64(5), weights=np.zeros(0, np.int32)),  # per row
+                raw.DenseBincount(input=a, size=np.int64(6), weights=w),
+                raw.DenseBincount(input=a, size=np.int64(4), weights=w, binary_output=True),
+                raw.DenseBincount(input=v, size=np.int32(4), weights=np.zeros(0, np.float64)),
+                raw.DenseBincount(input=v, size=np.int32(8), weights=np.zeros(0, np.float32), binary_output=True),
+            ),
+            [np.array([[0, 2, 2, 6, 1], [4, 5, 2, 0, 0], [3, 3, 3, 3, 3]], np.int64), _f32(3, 5), _i32(1, 3, 1, 0, 9)],
+        ),
     }

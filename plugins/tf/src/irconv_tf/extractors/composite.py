@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
@@ -18,15 +19,23 @@ from irconv_opset import (
     Divide,
     Equal,
     Gather,
+    GreaterEqual,
+    Less,
+    LessEqual,
     Log,
+    LogicalAnd,
     Maximum,
+    Minimum,
     Multiply,
     Range,
     ReduceMean,
+    Reshape,
     Reverse,
     ScatterElementsUpdate,
     Select,
     ShapeOf,
+    Slice,
+    Squeeze,
     Subtract,
     Unsqueeze,
 )
@@ -186,6 +195,253 @@ def _matrix_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(auto_broadcast="numpy"), on_diagonal, column, _typed(ctx, 0, suffix="zero_value"))]
 
 
+# ---------------------------------------------------------------- diagonal bands (V2/V3)
+# TF's ``align`` for a band of diagonals: (superdiagonals right-aligned, subdiagonals
+# right-aligned). The V2 ops always align left; V3 defaults to RIGHT_LEFT.
+_ALIGNMENTS = {
+    "LEFT_LEFT": (False, False),
+    "LEFT_RIGHT": (False, True),
+    "RIGHT_LEFT": (True, False),
+    "RIGHT_RIGHT": (True, True),
+}
+
+
+def _diag_band(ctx: ExtractContext, idx: int) -> tuple[int, int]:
+    """The diagonal offsets ``k`` (input ``idx``): a constant scalar or ``[lo, hi]``."""
+    value = ctx.input_value(idx)
+    if value is None:
+        raise ConversionError(
+            f"{ctx.where()}: the diagonal offset k (input {idx}) must be a constant; a computed k is not supported"
+        )
+    k = np.asarray(value).reshape(-1).astype(np.int64)
+    if k.size not in (1, 2):
+        raise ConversionError(f"{ctx.where()}: k must be a scalar or [lo, hi], got {k.tolist()}")
+    lo, hi = int(k[0]), int(k[-1])
+    if lo > hi:
+        raise ConversionError(f"{ctx.where()}: k = [{lo}, {hi}] is not a band (lo > hi)")
+    return lo, hi
+
+
+def _alignment(ctx: ExtractContext, v3: bool) -> tuple[bool, bool]:
+    if not v3:
+        return _ALIGNMENTS["LEFT_LEFT"]
+    align = ctx.attr("align", "RIGHT_LEFT")
+    if isinstance(align, bytes):
+        align = align.decode()
+    if align not in _ALIGNMENTS:
+        raise ConversionError(f"{ctx.where()}: align {align!r} is not supported")
+    return _ALIGNMENTS[align]
+
+
+def _i64_scalar(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
+    scalar = ctx.op(Reshape(special_zero=False), port, int_const(ctx, np.zeros(0, np.int64), "scalar"))
+    return ctx.op(Convert(destination_type=ElementType.i64), scalar, suffix=suffix)
+
+
+def _dims(ctx: ExtractContext, x: OutPort, suffix: str) -> tuple[OutPort, OutPort, OutPort, OutPort]:
+    """``shape(x)`` split as (all dims, the batch dims before the last two, dim -2, dim -1),
+    the last two as i64 scalars."""
+    i64 = ElementType.i64
+    dims = ctx.op(ShapeOf(output_type=i64), x, suffix=f"{suffix}_dims")
+    batch = ctx.op(
+        Slice(), dims, int_const(ctx, [0], "begin"), int_const(ctx, [-2], "batch_end"), int_const(ctx, [1], "step"),
+        suffix=f"{suffix}_batch",
+    )  # fmt: skip
+    axis = int_const(ctx, 0, "axis0")
+    second = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -2, "second_last"), axis, suffix=f"{suffix}_rows")
+    last = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -1, "last"), axis, suffix=f"{suffix}_cols")
+    return dims, batch, second, last
+
+
+def _last_dim(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix=f"{suffix}_dims")
+    return ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -1, "last"), int_const(ctx, 0, "axis0"), suffix=suffix)
+
+
+def _diag_length(ctx: ExtractContext, d: OutPort, rows: OutPort, cols: OutPort, tag: str) -> OutPort:
+    """The length of diagonal ``d`` in a rows x cols matrix: min(rows + min(d, 0), cols - max(d, 0))."""
+    zero = int_const(ctx, 0, "zero")
+    below = ctx.op(Add(), rows, ctx.op(Minimum(), d, zero, suffix=f"{tag}_neg_part"), suffix=f"{tag}_row_room")
+    above = ctx.op(Subtract(), cols, ctx.op(Maximum(), d, zero, suffix=f"{tag}_pos_part"), suffix=f"{tag}_col_room")
+    return ctx.op(Minimum(), below, above, suffix=f"{tag}_diag_len")
+
+
+def _alignment_offset(
+    ctx: ExtractContext, d: OutPort, length: OutPort, max_len: OutPort, align: tuple[bool, bool]
+) -> OutPort | None:
+    """How far diagonal ``d``'s values start into its row of ``max_len``: ``max_len - length``
+    for a right-aligned diagonal, 0 for a left-aligned one (None: all left-aligned)."""
+    super_right, sub_right = align
+    if not super_right and not sub_right:
+        return None
+    shift = ctx.op(Subtract(), max_len, length, suffix="right_shift")
+    if super_right and sub_right:
+        return shift
+    zero = int_const(ctx, 0, "zero")
+    right = ctx.op(GreaterEqual() if super_right else Less(), d, zero, suffix="right_aligned")
+    return ctx.op(Select(auto_broadcast="numpy"), right, shift, zero, suffix="offset")
+
+
+def _clamped(ctx: ExtractContext, index: OutPort, size: OutPort, suffix: str) -> OutPort:
+    """``index`` within [0, size - 1] (positions outside the band, later replaced)."""
+    top = ctx.op(Subtract(), size, int_const(ctx, 1, "one"), suffix=f"{suffix}_top")
+    low = ctx.op(Minimum(), index, top, suffix=f"{suffix}_below_top")
+    return ctx.op(Maximum(), low, int_const(ctx, 0, "zero"), suffix=suffix)
+
+
+def _band_from_diagonals(
+    ctx: ExtractContext,
+    diagonal: OutPort,
+    rows: OutPort,
+    cols: OutPort,
+    lo: int,
+    hi: int,
+    align: tuple[bool, bool],
+) -> tuple[OutPort, OutPort]:
+    """A rows x cols matrix (per batch) with the diagonals lo..hi read from ``diagonal``
+    ([..., L] for one diagonal, [..., hi - lo + 1, L] for a band, row 0 the diagonal hi).
+
+    Returns (in_band [rows, cols] bool, the gathered values [..., rows, cols]); values
+    outside the band are arbitrary.
+    """
+    i64 = ElementType.i64
+    zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
+    i = ctx.op(Range(output_type=i64), zero, rows, one, suffix="row_positions")
+    j = ctx.op(Range(output_type=i64), zero, cols, one, suffix="col_positions")
+    i = ctx.op(Unsqueeze(), i, int_const(ctx, [1], "column_axis"), suffix="row_column")
+    d = ctx.op(Subtract(), j, i, suffix="diag_of_element")  # [rows, cols]
+    position = ctx.op(Minimum(), i, j, suffix="position")  # along its diagonal
+    if lo == hi:
+        in_band = ctx.op(Equal(), d, int_const(ctx, lo, "k"), suffix="in_band")
+        max_len = _last_dim(ctx, diagonal, "max_len")
+        index = _clamped(ctx, position, max_len, "index")
+        values = ctx.op(Gather(batch_dims=0), diagonal, index, int_const(ctx, -1, "last_axis"), suffix="values")
+        return in_band, values
+    at_least = ctx.op(GreaterEqual(), d, int_const(ctx, lo, "lo"), suffix="above_lo")
+    at_most = ctx.op(LessEqual(), d, int_const(ctx, hi, "hi"), suffix="below_hi")
+    in_band = ctx.op(LogicalAnd(), at_least, at_most, suffix="in_band")
+    _, batch, _, max_len = _dims(ctx, diagonal, "diagonal")
+    max_len_vec = ctx.op(Unsqueeze(), max_len, int_const(ctx, [0], "axis0_vec"), suffix="max_len_vec")
+    total = ctx.op(Multiply(), max_len_vec, int_const(ctx, [hi - lo + 1], "num_diags"), suffix="total")
+    flat_shape = ctx.op(Concat(axis=0), batch, total, suffix="flat_shape")
+    flat = ctx.op(Reshape(special_zero=False), diagonal, flat_shape, suffix="flat_diagonals")
+    column = position
+    offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "element"), max_len, align)
+    if offset is not None:
+        column = ctx.op(Add(), position, offset, suffix="column")
+    row = ctx.op(Subtract(), int_const(ctx, hi, "hi"), d, suffix="diag_row")
+    index = ctx.op(Add(), ctx.op(Multiply(), row, max_len, suffix="row_start"), column, suffix="flat_index")
+    index = _clamped(ctx, index, ctx.op(Squeeze(), total, int_const(ctx, [0], "axis0")), "index")
+    values = ctx.op(Gather(batch_dims=0), flat, index, int_const(ctx, -1, "last_axis"), suffix="values")
+    return in_band, values
+
+
+def _output_dims(ctx: ExtractContext, max_len: OutPort, lo: int, hi: int) -> tuple[OutPort, OutPort]:
+    """MatrixDiagV2/V3's (num_rows, num_cols): -1 means the smallest that fits; both -1 a square."""
+    min_rows = ctx.op(Add(), max_len, int_const(ctx, -min(hi, 0), "extra_rows"), suffix="min_rows")
+    min_cols = ctx.op(Add(), max_len, int_const(ctx, max(lo, 0), "extra_cols"), suffix="min_cols")
+    rows_value, cols_value = ctx.input_value(2), ctx.input_value(3)
+    if rows_value is not None and cols_value is not None:
+        num_rows, num_cols = int(np.asarray(rows_value).reshape(-1)[0]), int(np.asarray(cols_value).reshape(-1)[0])
+        if num_rows == -1 and num_cols == -1:
+            square = ctx.op(Maximum(), min_rows, min_cols, suffix="square")
+            return square, square
+        rows = min_rows if num_rows == -1 else int_const(ctx, num_rows, "num_rows")
+        cols = min_cols if num_cols == -1 else int_const(ctx, num_cols, "num_cols")
+        return rows, cols
+    num_rows = _i64_scalar(ctx, ctx.input(2), "num_rows")
+    num_cols = _i64_scalar(ctx, ctx.input(3), "num_cols")
+    minus_one = int_const(ctx, -1, "minus_one")
+    rows_missing = ctx.op(Equal(), num_rows, minus_one, suffix="rows_missing")
+    cols_missing = ctx.op(Equal(), num_cols, minus_one, suffix="cols_missing")
+    square = ctx.op(Maximum(), min_rows, min_cols, suffix="square")
+    select = Select(auto_broadcast="numpy")
+    inferred_rows = ctx.op(select, cols_missing, square, min_rows, suffix="inferred_rows")
+    inferred_cols = ctx.op(select, rows_missing, square, min_cols, suffix="inferred_cols")
+    rows = ctx.op(select, rows_missing, inferred_rows, num_rows, suffix="rows")
+    cols = ctx.op(select, cols_missing, inferred_cols, num_cols, suffix="cols")
+    return rows, cols
+
+
+def _matrix_diag_v2(v3: bool):  # type: ignore[no-untyped-def]
+    """MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value): the diagonals k of a
+    num_rows x num_cols matrix (per batch) from ``diagonal``, padding_value elsewhere."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        lo, hi = _diag_band(ctx, 1)
+        align = _alignment(ctx, v3)
+        diagonal = ctx.input(0)
+        rows, cols = _output_dims(ctx, _last_dim(ctx, diagonal, "max_len"), lo, hi)
+        in_band, values = _band_from_diagonals(ctx, diagonal, rows, cols, lo, hi, align)
+        return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, ctx.input(4))]
+
+    return extract
+
+
+def _matrix_set_diag(version: int):  # type: ignore[no-untyped-def]
+    """MatrixSetDiag(input, diagonal) and V2/V3(input, diagonal, k): ``input`` with its
+    diagonals k replaced by ``diagonal``."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 2)
+        align = _alignment(ctx, version == 3)
+        x = ctx.input(0)
+        _, _, rows, cols = _dims(ctx, x, "input")
+        in_band, values = _band_from_diagonals(ctx, ctx.input(1), rows, cols, lo, hi, align)
+        return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, x)]
+
+    return extract
+
+
+def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
+    """MatrixDiagPart(input) and V2/V3(input, k, padding_value): the diagonals k of the
+    innermost matrices, [..., L] for one, [..., hi - lo + 1, L] for a band (row 0 the
+    diagonal hi, shorter diagonals padded as ``align`` says)."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        i64 = ElementType.i64
+        lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 1)
+        align = _alignment(ctx, version == 3)
+        x = ctx.input(0)
+        _, batch, rows, cols = _dims(ctx, x, "input")
+        zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
+        max_len = ctx.op(
+            Minimum(),
+            ctx.op(Add(), rows, int_const(ctx, min(hi, 0), "hi_neg_part"), suffix="row_room"),
+            ctx.op(Subtract(), cols, int_const(ctx, max(lo, 0), "lo_pos_part"), suffix="col_room"),
+            suffix="max_len_signed",
+        )
+        max_len = ctx.op(Maximum(), max_len, zero, suffix="max_len")
+        # d per output row (a column [num_diags, 1]), n the position in the row
+        d = int_const(ctx, np.arange(hi, lo - 1, -1, dtype=np.int64).reshape(-1, 1), "diags")
+        n = ctx.op(Range(output_type=i64), zero, max_len, one, suffix="slots")
+        position = n
+        offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "diag"), max_len, align)
+        if offset is not None:
+            position = ctx.op(Subtract(), n, offset, suffix="position")
+        i = ctx.op(Add(), position, ctx.op(Maximum(), ctx.op(Subtract(), zero, d), zero), suffix="row")
+        j = ctx.op(Add(), position, ctx.op(Maximum(), d, zero), suffix="col")
+        index = ctx.op(Add(), ctx.op(Multiply(), i, cols, suffix="row_start"), j, suffix="flat_index")
+        size = ctx.op(Multiply(), rows, cols, suffix="size")
+        index = _clamped(ctx, index, size, "index")
+        size_vec = ctx.op(Unsqueeze(), size, int_const(ctx, [0], "axis0_vec"), suffix="size_vec")
+        flat_shape = ctx.op(Concat(axis=0), batch, size_vec, suffix="flat_shape")
+        flat = ctx.op(Reshape(special_zero=False), x, flat_shape, suffix="flat_input")
+        values = ctx.op(Gather(batch_dims=0), flat, index, int_const(ctx, -1, "last_axis"), suffix="values")
+        if lo == hi:  # every slot is on the diagonal: no padding
+            return [ctx.op(Squeeze(), values, int_const(ctx, [-2], "diag_axis"))]
+        length = _diag_length(ctx, d, rows, cols, "diag")
+        valid = ctx.op(
+            LogicalAnd(),
+            ctx.op(GreaterEqual(), position, zero, suffix="after_start"),
+            ctx.op(Less(), position, length, suffix="before_end"),
+            suffix="valid",
+        )
+        return [ctx.op(Select(auto_broadcast="numpy"), valid, values, ctx.input(2))]
+
+    return extract
+
+
 def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) * factor + mean, the mean over the H and W axes of [..., H, W, C] per channel;
     computed in float32 (TF converts half images first) and converted back."""
@@ -219,6 +475,14 @@ def extractors() -> list[Extractor]:
             "Bucketize": (_bucketize, "Bucketize"),
             "Reverse": (_reverse, "Reverse"),
             "MatrixDiag": (_matrix_diag, "ShapeOf, Range, Equal, Unsqueeze, Select"),
+            "MatrixDiagV2": (_matrix_diag_v2(False), "Range, Gather, Equal, Select"),
+            "MatrixDiagV3": (_matrix_diag_v2(True), "Range, Gather, Equal, Select"),
+            "MatrixDiagPart": (_matrix_diag_part(1), "Reshape, Range, Gather, Squeeze"),
+            "MatrixDiagPartV2": (_matrix_diag_part(2), "Reshape, Range, Gather, Select"),
+            "MatrixDiagPartV3": (_matrix_diag_part(3), "Reshape, Range, Gather, Select"),
+            "MatrixSetDiag": (_matrix_set_diag(1), "Range, Gather, Equal, Select"),
+            "MatrixSetDiagV2": (_matrix_set_diag(2), "Range, Gather, Equal, Select"),
+            "MatrixSetDiagV3": (_matrix_set_diag(3), "Range, Gather, Equal, Select"),
             "AdjustContrastv2": (_adjust_contrast_v2, "ReduceMean, Subtract, Multiply, Add"),
         }
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
@@ -135,6 +136,103 @@ def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     values = _filled(ctx, ctx.input(2), count, "values")
     dense = _filled(ctx, ctx.input(3), shape, "defaults")
     return [ctx.op(ScatterNDUpdate(reduction="none"), dense, indices, values)]
+
+
+def _tensor_scatter(reduction: str):  # type: ignore[no-untyped-def]
+    """TensorScatterUpdate/Add/Sub/Max/Min(tensor, indices, updates): ``tensor`` with the
+    updates written (or added, subtracted, ...) at the index tuples; duplicates reduce."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), ctx.input(1), ctx.input(2))]
+
+    return extract
+
+
+# ---------------------------------------------------------------------- bincount
+def _bin_updates(ctx: ExtractContext, dtype: np.dtype, values: OutPort, weights_idx: int) -> OutPort:
+    """The weights (same shape as ``values``), or ones when the weights are empty."""
+    one = ctx.const(np.ones((), dtype), suffix="one_count")
+    shape = ctx.op(ShapeOf(output_type=I64), values, suffix="values_shape")
+    ones = _filled(ctx, one, shape, "ones")
+    weights = ctx.input(weights_idx)
+    weights_shape = ctx.input_shape(weights_idx)
+    if weights_shape is not None and all(d is not None for d in weights_shape):
+        if int(np.prod(weights_shape, dtype=np.int64)) == 0:
+            return ones
+        return weights
+    # unknown: the weights flattened, then ones; the first size(values) of those
+    flat_weights = ctx.op(Reshape(special_zero=False), weights, int_const(ctx, [-1], "flat"), suffix="flat_weights")
+    flat_ones = ctx.op(Reshape(special_zero=False), ones, int_const(ctx, [-1], "flat"), suffix="flat_ones")
+    joined = ctx.op(Concat(axis=0), flat_weights, flat_ones, suffix="weights_or_ones")
+    count = ctx.op(ShapeOf(output_type=I64), flat_ones, suffix="count")
+    head = ctx.op(Slice(), joined, int_const(ctx, [0], "begin"), count, int_const(ctx, [1], "step"), suffix="head")
+    return ctx.op(Reshape(special_zero=False), head, shape, suffix="updates")
+
+
+def _bincount_into(
+    ctx: ExtractContext, dtype: np.dtype, values: OutPort, size: OutPort, updates: OutPort, binary: bool, rows: bool
+) -> OutPort:
+    """Counts (weight sums; 1 for present when ``binary``) of ``values`` into ``size`` bins,
+    values >= size ignored (sent to an extra bin that is sliced off). ``rows``: values is
+    [B, N] and each row gets its own bins ([B, size])."""
+    ids = _i64(ctx, values, "ids")
+    size = _as_vector(ctx, size, "size")
+    size_scalar = ctx.op(Squeeze(), size, int_const(ctx, [0], "axis0"), suffix="size_scalar")
+    inside = ctx.op(Less(), ids, size_scalar, suffix="inside")
+    ids = ctx.op(Select(), inside, ids, size_scalar, suffix="kept_ids")
+    bins = ctx.op(Add(), size, int_const(ctx, [1], "one"), suffix="bins_with_dropped")
+    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    shape = bins
+    axis = 0
+    if rows:
+        dims = ctx.op(ShapeOf(output_type=I64), ids, suffix="ids_shape")
+        batch = ctx.op(
+            Slice(), dims, int_const(ctx, [0], "begin"), int_const(ctx, [1], "end"), int_const(ctx, [1], "step"),
+            suffix="batch",
+        )  # fmt: skip
+        shape = ctx.op(Concat(axis=0), batch, bins, suffix="out_shape")
+        count = ctx.op(Squeeze(), batch, int_const(ctx, [0], "axis0"), suffix="batch_scalar")
+        positions = ctx.op(
+            Range(output_type=I64), int_const(ctx, 0, "zero"), count, int_const(ctx, 1, "one_step"), suffix="rows"
+        )
+        row_index = ctx.op(Unsqueeze(), positions, int_const(ctx, [1, 2], "row_axes"), suffix="row_index")
+        row_index = ctx.op(Broadcast(mode="bidirectional"), row_index, ctx.op(ShapeOf(output_type=I64), indices))
+        indices = ctx.op(Concat(axis=-1), row_index, indices, suffix="row_indices")
+        axis = 1
+    zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
+    counted = ctx.op(ScatterNDUpdate(reduction="max" if binary else "sum"), zeros, indices, updates, suffix="counts")
+    return ctx.op(
+        Slice(),
+        counted,
+        int_const(ctx, [0], "begin"),
+        size,
+        int_const(ctx, [1], "step"),
+        int_const(ctx, [axis], "axis"),
+    )
+
+
+def _bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Bincount(arr, size, weights): [size] weight sums per value of arr (any shape), or
+    counts for empty weights. TF rejects negative values; values >= size are ignored."""
+    dtype = _data_dtype(ctx, node)
+    updates = _bin_updates(ctx, dtype, ctx.input(0), 2)
+    return [_bincount_into(ctx, dtype, ctx.input(0), ctx.input(1), updates, binary=False, rows=False)]
+
+
+def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DenseBincount(input [N] or [B, N], size, weights): Bincount per row; with
+    ``binary_output`` 1 where a value occurs (the weights ignored)."""
+    dtype = _data_dtype(ctx, node)
+    rank = ctx.require_rank(0)
+    if rank not in (1, 2):
+        raise ConversionError(f"{ctx.where()}: the input must have rank 1 or 2, not {rank}")
+    binary = bool(ctx.attr("binary_output", False))
+    if binary:
+        one = ctx.const(np.ones((), dtype), suffix="one_count")
+        updates = _filled(ctx, one, ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="values_shape"), "ones")
+    else:
+        updates = _bin_updates(ctx, dtype, ctx.input(0), 2)
+    return [_bincount_into(ctx, dtype, ctx.input(0), ctx.input(1), updates, binary=binary, rows=rank == 2)]
 
 
 # --------------------------------------------------------------------- segments
@@ -283,5 +381,12 @@ def extractors() -> list[Extractor]:
             "DynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
             "ParallelDynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
             "ListDiff": (_list_diff, "Equal, ReduceSum, NonZero, Gather"),
+            "TensorScatterUpdate": (_tensor_scatter("none"), "ScatterNDUpdate"),
+            "TensorScatterAdd": (_tensor_scatter("sum"), "ScatterNDUpdate"),
+            "TensorScatterSub": (_tensor_scatter("sub"), "ScatterNDUpdate"),
+            "TensorScatterMax": (_tensor_scatter("max"), "ScatterNDUpdate"),
+            "TensorScatterMin": (_tensor_scatter("min"), "ScatterNDUpdate"),
+            "Bincount": (_bincount, "Broadcast, ScatterNDUpdate, Slice"),
+            "DenseBincount": (_dense_bincount, "Broadcast, ScatterNDUpdate, Slice"),
         }
     )
