@@ -108,11 +108,13 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
     kernel = const_input(ctx, 1, "filter").shape[:2]
     filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
-    sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
-    out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
     strides = spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx)
     dilations = spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx)
     kind = ctx.attr("padding")
+    if ctx.input_value(0) is None:
+        return _computed_size_backprop_input(node, ctx, filters, strides, dilations, kind)
+    sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
+    out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
     begins, ends, extra = [], [], []
     for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
         k_eff = (k - 1) * d + 1
@@ -138,6 +140,31 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
         output_padding=tuple(extra),
     )
     return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+
+
+def _computed_size_backprop_input(
+    node: Node, ctx: ExtractContext, filters: OutPort, strides: tuple[int, ...], dilations: tuple[int, ...], kind: str
+) -> list[OutPort]:
+    """input_sizes computed in the graph: its spatial entries become the op's output_shape
+    input, from which the runtime deduces the pads. TF's SAME puts the smaller half of the
+    forward pads first; for a transposed convolution that is OpenVINO's ``same_lower``
+    (checked against TensorFlow with odd and even sizes). The CPU plugin compiles this only
+    when the data shape is dynamic too (as when the sizes come from ``tf.shape``)."""
+    if kind not in ("SAME", "VALID"):
+        raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+    axes = [1, 2] if channels_last(ctx) else [2, 3]
+    sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
+    output_shape = ctx.op(
+        Gather(), sizes, int_const(ctx, axes, "spatial_axes"), int_const(ctx, 0, "axis"), suffix="output_shape"
+    )
+    op = ConvolutionBackpropData(
+        strides=strides,
+        dilations=dilations,
+        pads_begin=(0, 0),
+        pads_end=(0, 0),
+        auto_pad="same_lower" if kind == "SAME" else "valid",
+    )
+    return laid_out(ctx, op, [ctx.input(2), filters, output_shape], _layout(ctx))
 
 
 def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
