@@ -106,7 +106,11 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
     """
     # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
-    kernel = const_input(ctx, 1, "filter").shape[:2]
+    # the filter may be computed: only its (static) kernel size matters here
+    filter_shape = ctx.input_shape(1)
+    if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
+        raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
+    kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
     filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
     strides = spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx)
     dilations = spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx)
