@@ -8,6 +8,7 @@ from irconv.plugins import Extractor
 def all_extractors() -> list[Extractor]:
     """Every extractor this plugin provides (modules imported here, not at plugin import)."""
     from irconv_onnx.extractors import (
+        attention,
         contrib,
         control_flow,
         elementwise,
@@ -24,5 +25,5 @@ def all_extractors() -> list[Extractor]:
     )
 
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
-               signal, control_flow, contrib)
+               signal, control_flow, contrib, attention)
     return [e for module in modules for e in module.extractors()]
