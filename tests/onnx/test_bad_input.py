@@ -75,3 +75,18 @@ def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> Non
     out = tmp_path / "out.xml"
     _assert_failed_cleanly(_convert(path, out), out, "TfIdfVectorizer (opset 19)",
                            "com.example::Frobnicate (opset 2)")
+
+
+def test_a_node_with_more_outputs_than_its_operation(tmp_path: Path) -> None:
+    """Relu given a second output that another node reads: refused by name, not an IR the
+    runtime cannot read."""
+    path = tmp_path / "model.onnx"
+    relu = helper.make_node("Relu", ["x"], ["r", "extra"], name="relu")
+    neg = helper.make_node("Neg", ["extra"], ["y"], name="neg")
+    graph = helper.make_graph(
+        [relu, neg], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "has 1 output(s), but its output 1 is read by")

@@ -56,15 +56,35 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
 
 
 def check_opset_ops(graph: Graph) -> None:
-    """Every node (bodies included) must run an opset op; the first that does not is named."""
+    """Every node (bodies included) must run an opset op, and read outputs that op has; the
+    first that does not is named."""
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
                 f"node {node.name!r} is a {node.op.describe()} op, which is not an opset op: "
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
+        _check_outputs_exist(node)
         for layout in body_layouts(node.op):
             check_opset_ops(layout.graph)
+
+
+def _check_outputs_exist(node: Node) -> None:
+    """A consumer of an output the op does not have (a source model that gave the node more
+    outputs than its operation defines) would make an IR the runtime cannot read."""
+    declared = node.op.num_outputs()
+    for idx in range(declared, node.num_outputs()):
+        port = node.out_port(idx)
+        users = port.get_destinations()
+        # ops whose output count follows an input (VariadicSplit) declare fewer, but their
+        # shape inference types every output it makes; this one it never reached
+        never_inferred = port.data.element_type is ElementType.dynamic and port.data.shape is None
+        if users and never_inferred:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}) has {declared} output(s), but its output {idx} "
+                f"is read by {users[0].node.name!r}: the model gives this node more outputs than its "
+                "operation defines; fix the model"
+            )
 
 
 @dataclass
