@@ -163,22 +163,48 @@ def compare(expected: list[np.ndarray], actual: list[np.ndarray], rtol: float, a
             np.testing.assert_array_equal(out, ref)
 
 
+#: OpenVINO's float8 element types and the ml_dtypes arrays ONNX's test data uses for them.
+FLOAT8_ARRAYS = {"f8e5m2": "float8_e5m2", "f8e4m3": "float8_e4m3fn"}
+
+
+def _runtime_input(port: Any, value: np.ndarray) -> Any:
+    """A float8 input as an OpenVINO tensor of that type holding the same bytes (the Python
+    API would read an ml_dtypes float8 array as something else); other inputs as they are."""
+    import openvino as ov
+
+    if port.get_element_type().get_type_name() not in FLOAT8_ARRAYS:
+        return value
+    tensor = ov.Tensor(port.get_element_type(), ov.Shape(list(value.shape)))
+    np.asarray(tensor.data).view(np.uint8)[...] = np.ascontiguousarray(value).view(np.uint8)
+    return tensor
+
+
+def _runtime_output(port: Any, value: np.ndarray) -> np.ndarray:
+    """A float8 output (the Python API gives its bytes as uint8) as the ml_dtypes array."""
+    name = FLOAT8_ARRAYS.get(port.get_element_type().get_type_name())
+    if name is None:
+        return value
+    import ml_dtypes
+
+    return value.view(np.uint8).view(getattr(ml_dtypes, name))
+
+
 def infer(compiled: Any, model: Any, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Feed inputs by name (OpenVINO drops unused inputs); outputs in the model's order."""
     initializers = {t.name for t in model.graph.initializer}
     names = [v.name for v in model.graph.input if v.name not in initializers]
-    given = dict(zip(names, inputs))
+    given = dict(zip(names, inputs, strict=False))
     feed = {}
     for port in compiled.inputs:
         match = next((n for n in port.get_names() if n in given), None)
         if match is None:
             raise AssertionError(f"runtime input {sorted(port.get_names())} is not a model input")
-        feed[port] = given[match]
+        feed[port] = _runtime_input(port, given[match])
     request = compiled.create_infer_request()
     request.infer(feed)
     by_name = {}
     for port in compiled.outputs:
-        value = np.array(request.get_tensor(port).data)
+        value = _runtime_output(port, np.array(request.get_tensor(port).data))
         for name in port.get_names():
             by_name[name] = value
     results = []

@@ -24,6 +24,8 @@ class ElementType(enum.Enum):
     f32 = "f32"
     f16 = "f16"
     bf16 = "bf16"
+    f8e5m2 = "f8e5m2"
+    f8e4m3 = "f8e4m3"
     i64 = "i64"
     i32 = "i32"
     i16 = "i16"
@@ -42,14 +44,30 @@ class ElementType(enum.Enum):
 
     @property
     def numpy(self) -> np.dtype:
-        """The NumPy dtype holding values of this type (bf16 is not representable)."""
+        """The NumPy dtype holding values of this type (bf16 is not representable).
+
+        NumPy has no 8-bit floats: f8e5m2 and f8e4m3 values are held as their bit patterns in
+        a one-byte structured dtype whose field names the type (see :mod:`irconv.float8`), so
+        an f8 constant never passes for ``u8``; ``irconv.float8`` converts to and from f32.
+        """
         if self not in _TO_NUMPY:
             raise ValueError(f"element type {self.value} has no NumPy equivalent")
         return _TO_NUMPY[self]
 
     @property
     def is_float(self) -> bool:
-        return self in (ElementType.f64, ElementType.f32, ElementType.f16, ElementType.bf16)
+        return self in (
+            ElementType.f64,
+            ElementType.f32,
+            ElementType.f16,
+            ElementType.bf16,
+            ElementType.f8e5m2,
+            ElementType.f8e4m3,
+        )
+
+    @property
+    def is_float8(self) -> bool:
+        return self in (ElementType.f8e5m2, ElementType.f8e4m3)
 
     @property
     def is_integer(self) -> bool:
@@ -91,6 +109,9 @@ _TO_NUMPY: dict[ElementType, np.dtype] = {
     ElementType.u16: np.dtype(np.uint16),
     ElementType.u8: np.dtype(np.uint8),
     ElementType.boolean: np.dtype(np.bool_),
+    # bit patterns in a tagged byte (NumPy has no 8-bit float); irconv.float8 converts them
+    ElementType.f8e5m2: np.dtype([("f8e5m2", np.uint8)]),
+    ElementType.f8e4m3: np.dtype([("f8e4m3", np.uint8)]),
 }
 _FROM_NUMPY = {dt: et for et, dt in _TO_NUMPY.items()}
 _PRECISIONS = {
@@ -98,6 +119,8 @@ _PRECISIONS = {
     ElementType.f32: "FP32",
     ElementType.f16: "FP16",
     ElementType.bf16: "BF16",
+    ElementType.f8e5m2: "F8E5M2",
+    ElementType.f8e4m3: "F8E4M3",
     ElementType.i64: "I64",
     ElementType.i32: "I32",
     ElementType.i16: "I16",

@@ -123,3 +123,14 @@ def test_strided_slice_with_runtime_shrink_index_drops_the_dim():
 def test_slice_with_runtime_bounds_changes_only_the_listed_axes():
     node = infer(Slice(), (4, 6, 8), (1,), (1,), (1,), i64(1))
     assert node.out_port(0).data.get_shape() == (4, None, 8)
+
+
+def test_binary_elementwise_refuses_two_element_types():
+    """The runtime refuses Add(f32, i32) when it reads the IR; inference names it first."""
+    import pytest
+    from irconv.errors import IrconvError
+    from irconv_opset import Add
+
+    with pytest.raises(IrconvError, match="Add needs both inputs of one element type, got f32 and i32"):
+        infer(Add(), (2, 3), np.ones((2, 3), np.int32))
+    assert infer(Add(), (2, 3), np.ones((2, 3), np.float32)).out_port(0).data.element_type is ElementType.f32

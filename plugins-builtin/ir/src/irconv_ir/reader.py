@@ -223,7 +223,7 @@ class GraphReader:
         except (KeyError, ValueError):
             raise ModelFileError(
                 f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
-                "by irconv (supported: f64, f32, f16, i64, i32, i16, i8, u64, u32, u16, u8, boolean)"
+                "by irconv (supported: f64, f32, f16, f8e5m2, f8e4m3, i64, i32, i16, i8, u64, u32, u16, u8, boolean)"
             ) from None
         if element_type in (ElementType.dynamic, ElementType.bf16):
             raise ModelFileError(f"{where}: constants of element type {element_type.value} are not supported by irconv")

@@ -23,7 +23,11 @@ _NUMPY = {
     11: np.float64,
     12: np.uint32,
     13: np.uint64,
+    # 8-bit floats: bit patterns in irconv's tagged one-byte dtypes (see irconv.float8)
+    17: ElementType.f8e4m3.numpy,  # FLOAT8E4M3FN
+    19: ElementType.f8e5m2.numpy,  # FLOAT8E5M2
 }
+FLOAT8 = {17: ElementType.f8e4m3, 19: ElementType.f8e5m2}
 _NAMES = {
     0: "UNDEFINED", 8: "STRING", 14: "COMPLEX64", 15: "COMPLEX128", 16: "BFLOAT16",
     17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2", 20: "FLOAT8E5M2FNUZ",
@@ -53,9 +57,12 @@ def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
     except KeyError:
         name = _NAMES.get(data_type, str(data_type))
         at = f" ({where})" if where else ""
-        if name.startswith("FLOAT8") or name.startswith("FLOAT4"):
-            why = (f"{name.lower()} tensors are not supported yet: irconv's element types have no 8/4-bit floats "
-                   "(OpenVINO IR has f8e4m3/f8e5m2; the core needs them first)")
+        if name.endswith("FNUZ"):
+            why = ("the FNUZ 8-bit floats (no negative zero, NaN at 0x80) have no OpenVINO IR element type; "
+                   "OpenVINO has f8e4m3 (= FLOAT8E4M3FN) and f8e5m2 (= FLOAT8E5M2) only")
+        elif name.startswith("FLOAT4"):
+            why = ("4-bit float tensors are not supported yet: irconv's element types have no f4e2m1 "
+                   "(OpenVINO IR has one; the core needs it first)")
         else:
             why = _WHY.get(name, "it has no OpenVINO IR element type")
         raise ConversionError(f"ONNX element type {name}{at}: {why}") from None
@@ -68,6 +75,8 @@ def element_type(data_type: int, where: str = "") -> ElementType:
     """The element type of an ONNX type code (bf16 has one, though no NumPy dtype)."""
     if data_type == BFLOAT16:
         return ElementType.bf16
+    if data_type in FLOAT8:
+        return FLOAT8[data_type]
     return ElementType.from_numpy(numpy_dtype(data_type, where))
 
 
@@ -89,6 +98,12 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
             raise ModelFileError(f"{where}: raw data holds {len(raw)} bytes, shape {list(shape)} needs "
                                  f"{count * dtype.itemsize}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape)
+    if tensor.data_type in FLOAT8:  # bit patterns kept one per int32_data entry
+        codes = np.asarray(tensor.int32_data, dtype=np.int64)
+        if codes.size != int(np.prod(shape, dtype=np.int64)):
+            raise ModelFileError(f"{where}: {codes.size} float8 values, shape {list(shape)} needs "
+                                 f"{int(np.prod(shape, dtype=np.int64))}")
+        return codes.astype(np.uint8).view(dtype).reshape(shape)
     from onnx import numpy_helper
 
     return np.asarray(numpy_helper.to_array(tensor)).astype(dtype, copy=False).reshape(shape)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
@@ -54,6 +55,12 @@ class BinaryElementwise(Op):
         raise NotImplementedError
 
     def infer(self, node: Node) -> None:
+        first, second = in_type(node, 0), in_type(node, 1)
+        if ElementType.dynamic not in (first, second) and first is not second:
+            # the runtime refuses such a node when it reads the IR; say so at conversion
+            raise ConversionError(
+                f"{self.type} needs both inputs of one element type, got {first.value} and {second.value}"
+            )
         shape = auto_broadcast(self.auto_broadcast, in_shape(node, 0), in_shape(node, 1), PDPD_AXIS)
         out_type = ElementType.boolean if self.boolean_output else in_type(node, 0)
         if out_type is ElementType.dynamic:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 
 def _bits(et: ElementType) -> int:
+    if et.is_float8:
+        return 8
     return 1 if et is ElementType.boolean else int(et.value.lstrip("bfiu"))
 
 

@@ -451,9 +451,20 @@ def _convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
     Float to integer truncates toward zero through a 32-bit integer: values outside its
     range (and NaN, inf) become -2**31, and narrower or unsigned targets wrap. Float to
-    boolean: non-zero and not NaN.
+    boolean: non-zero and not NaN. 8-bit floats (irconv.float8 arrays) go through f32;
+    to them, rounding is to nearest even and overflow gives inf (f8e5m2) or NaN (f8e4m3).
     """
+    from irconv import float8
+
     dtype = np.dtype(dtype)
+    source_f8 = float8.element_type_of(x)
+    if source_f8 is not None:
+        x = float8.to_float32(x, source_f8)
+    target_f8 = float8.element_type_of(np.empty(0, dtype))
+    if target_f8 is not None:
+        if x.dtype.kind not in "f":
+            x = x.astype(np.float64)
+        return float8.from_float(x, target_f8, saturate=False)
     if x.dtype.kind == "f" and dtype.kind in "iu":
         t = np.trunc(x.astype(np.float64))
         with np.errstate(invalid="ignore"):

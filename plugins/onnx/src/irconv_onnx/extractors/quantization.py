@@ -51,6 +51,30 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     return ctx.op(Gather(), ctx.input(idx), blocks, i64(ctx, axis), suffix=f"blocked_{idx}")
 
 
+def convert_to_float8(ctx: ExtractContext, value: OutPort, target: ElementType, saturate: bool,
+                      like: OutPort | None = None) -> OutPort:
+    """``value`` cast to the 8-bit float ``target`` as ONNX's Cast does (``like``: a ConvertLike).
+
+    OpenVINO's Convert to f8 rounds to nearest even and does not saturate (overflow gives
+    inf for f8e5m2, NaN for f8e4m3), which is ONNX's ``saturate=0``. For ``saturate=1``
+    out of range values and infinities go to the largest finite value of their sign: a
+    Clamp first, with NaN kept (Clamp alone would turn it into the lower bound).
+    """
+    from irconv.float8 import max_finite
+    from irconv_opset import Clamp, Convert, ConvertLike, IsNaN, Select
+
+    if saturate:
+        source = value.data.element_type
+        if not source.is_float or source.is_float8:  # Clamp in f32 (OpenVINO's Clamp takes no f8)
+            value = ctx.op(Convert(destination_type=ElementType.f32), value, suffix="to_float")
+        bound = max_finite(target)
+        clamped = ctx.op(Clamp(min=-bound, max=bound), value, suffix="saturated")
+        value = ctx.op(Select(), ctx.op(IsNaN(), value, suffix="nan"), value, clamped, suffix="saturated_nan")
+    if like is not None:
+        return ctx.op(ConvertLike(), value, like, suffix="float8")
+    return ctx.op(Convert(destination_type=target), value, suffix="float8")
+
+
 def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: OutPort | None,
                     target: ElementType) -> OutPort:
     """saturate(round(value / scale) + zero_point) as ``target``."""
@@ -77,12 +101,28 @@ def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         target = et_of_onnx(a.int("output_dtype"), f"node {node.name!r} output_dtype")
     else:
         target = ElementType.u8
+    if target.is_float8:
+        return [_quantize_float8(ctx, target, axis, a.int("saturate", 1) != 0)]
     if target not in _RANGES:
-        raise a.bad("output type", target.value, "OpenVINO quantization supports 8/16/32-bit integers")
+        raise a.bad("output type", target.value,
+                    "OpenVINO quantization supports 8/16/32-bit integers and f8e4m3/f8e5m2")
     x = ctx.input(0)
     scale = _parameter(ctx, 1, axis)
     zero = _parameter(ctx, 2, axis) if ctx.has_input(2) else None
     return [_quantize_float(ctx, x, scale, zero, target)]
+
+
+def _quantize_float8(ctx: ExtractContext, target: ElementType, axis: int, saturate: bool) -> OutPort:
+    """Float 8 QuantizeLinear: cast(x / scale + zero_point) with ``saturate`` (no integer rounding)."""
+    from irconv_opset import Add, Convert, Divide
+
+    x = ctx.input(0)
+    y = ctx.op(Divide(), x, _parameter(ctx, 1, axis), suffix="scaled")
+    if ctx.has_input(2):
+        float_type = y.data.element_type if y.data.element_type.is_float else ElementType.f32
+        zero = ctx.op(Convert(destination_type=float_type), _parameter(ctx, 2, axis), suffix="zero_float")
+        y = ctx.op(Add(), y, zero, suffix="shifted")
+    return convert_to_float8(ctx, y, target, saturate)
 
 
 def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutPort | None) -> OutPort:

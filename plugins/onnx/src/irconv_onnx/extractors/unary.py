@@ -157,15 +157,27 @@ def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [x, mask]
 
 
-def _cast(node: Node, ctx: ExtractContext) -> Op:
+def _cast(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """Convert; to an 8-bit float with ONNX's ``saturate`` (opset 19, default 1) honoured."""
     from irconv_opset import Convert
 
-    return Convert(destination_type=et_of_onnx(attrs(ctx).int("to"), f"Cast node {node.name!r}"))
+    target = et_of_onnx(attrs(ctx).int("to"), f"Cast node {node.name!r}")
+    if target.is_float8:
+        from irconv_onnx.extractors.quantization import convert_to_float8
+
+        return [convert_to_float8(ctx, ctx.input(0), target, attrs(ctx).int("saturate", 1) != 0)]
+    return Convert(destination_type=target)
 
 
-def _cast_like(node: Node, ctx: ExtractContext) -> Op:
+def _cast_like(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     from irconv_opset import ConvertLike
 
+    target = ctx.input(1).data.element_type
+    if target.is_float8:
+        from irconv_onnx.extractors.quantization import convert_to_float8
+
+        saturate = attrs(ctx).int("saturate", 1) != 0
+        return [convert_to_float8(ctx, ctx.input(0), target, saturate, like=ctx.input(1))]
     return ConvertLike()
 
 
