@@ -43,7 +43,7 @@ def test_bf16_constants_are_one_clear_error(tmp_path) -> None:
 
 @pytest.mark.parametrize("elem, words", [
     (TensorProto.STRING, "string tensors"),
-    (TensorProto.FLOAT8E4M3FN, "float8e4m3fn tensors"),
+    (TensorProto.FLOAT8E4M3FNUZ, "FNUZ 8-bit floats"),
     (TensorProto.INT4, "4-bit integer"),
 ])
 def test_types_irconv_cannot_hold_are_one_clear_error(tmp_path, elem: int, words: str) -> None:
