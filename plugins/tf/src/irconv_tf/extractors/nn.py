@@ -7,6 +7,8 @@ sinks/cancels them (middle phase). Weights are rearranged here into the IR's for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -119,6 +121,21 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return _computed_size_backprop_input(node, ctx, filters, strides, dilations, kind)
     sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
     out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
+    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, kind)
+    return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+
+
+def backprop_for_result_size(
+    node: Node,
+    out_spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: tuple[int, ...],
+    dilations: tuple[int, ...],
+    kind: str,
+) -> ConvolutionBackpropData:
+    """The transposed convolution giving TF's requested result size: the forward conv's
+    padding as explicit pads (SAME: total max((ceil(out/s) - 1) * s + k_eff - out, 0), the
+    smaller half first) and ``output_padding`` for what the natural size leaves out."""
     begins, ends, extra = [], [], []
     for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
         k_eff = (k - 1) * d + 1
@@ -130,12 +147,12 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
             data = -(-(out - k_eff + 1) // s)
             begin = end = 0
         else:
-            raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+            raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for a transposed convolution")
         natural = (data - 1) * s + k_eff - begin - end
         begins.append(begin)
         ends.append(end)
         extra.append(out - natural)
-    op = ConvolutionBackpropData(
+    return ConvolutionBackpropData(
         strides=strides,
         dilations=dilations,
         pads_begin=tuple(begins),
@@ -143,7 +160,6 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
         auto_pad="explicit",
         output_padding=tuple(extra),
     )
-    return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
 
 
 def _computed_size_backprop_input(

@@ -23,7 +23,6 @@ from irconv_opset import (
     AvgPool,
     Concat,
     Convert,
-    ConvolutionBackpropData,
     Cos,
     CumSum,
     Divide,
@@ -70,6 +69,7 @@ from irconv_opset import (
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
 from irconv_tf.extractors.detection import lower_nms
+from irconv_tf.extractors.nn import backprop_for_result_size
 from irconv_tf.extractors.quantize import nudged_range
 
 
@@ -169,10 +169,7 @@ def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``:
-    the forward conv's padding for the requested result size, as explicit pads (SAME: the
-    total max((ceil(out/s) - 1) * s + k_eff - out, 0), smaller half first), and
-    ``output_padding`` for what the transposed conv's natural size leaves out."""
+    """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``."""
     rank = 5
     # filters [D, H, W, C_result, C_data] -> [C_data, C_result, D, H, W]
     kernel = const_input(ctx, 1, "filter").shape[:3]
@@ -182,31 +179,7 @@ def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     ones = [1] * rank
     strides = spatial(ctx.attr("strides", ones), ctx, rank)
     dilations = spatial(ctx.attr("dilations", ones), ctx, rank)
-    kind = ctx.attr("padding")
-    begins, ends, extra = [], [], []
-    for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
-        k_eff = (k - 1) * d + 1
-        if kind == "SAME":
-            data = -(-out // s)
-            total = max((data - 1) * s + k_eff - out, 0)
-            begin, end = total // 2, total - total // 2
-        elif kind == "VALID":
-            data = -(-(out - k_eff + 1) // s)
-            begin = end = 0
-        else:
-            raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv3DBackpropInputV2")
-        natural = (data - 1) * s + k_eff - begin - end
-        begins.append(begin)
-        ends.append(end)
-        extra.append(out - natural)
-    op = ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=tuple(begins),
-        pads_end=tuple(ends),
-        auto_pad="explicit",
-        output_padding=tuple(extra),
-    )
+    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, ctx.attr("padding"))
     return laid_out(ctx, op, [ctx.input(2), filters], "NDHWC" if channels_last(ctx) else None)
 
 
