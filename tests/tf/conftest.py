@@ -151,6 +151,24 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
     return check
 
 
+def randomize_batch_norms(model: Any, rng: np.random.Generator) -> None:
+    """Random statistics and affine weights, drawn from ``rng``, for every Keras
+    BatchNormalization, so folding them is tested on values other than the identity."""
+    import tensorflow as tf
+
+    for layer in model.layers:
+        if isinstance(layer, tf.keras.layers.BatchNormalization):
+            gamma, beta, mean, var = layer.get_weights()
+            layer.set_weights(
+                [
+                    rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
+                    rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
+                    rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
+                    rng.uniform(0.5, 1.5, var.shape).astype(np.float32),
+                ]
+            )
+
+
 @dataclass
 class RealModel:
     """A Keras application with seeded random weights, saved both ways, and TF's logits."""
@@ -171,17 +189,7 @@ def build_application(name: str, out_dir: Path) -> RealModel:
     cls = {"ResNet50": tf.keras.applications.ResNet50, "MobileNetV2": tf.keras.applications.MobileNetV2}[name]
     model = cls(weights=None, classifier_activation=None, input_shape=(224, 224, 3))
     rng = np.random.default_rng(0)
-    for layer in model.layers:
-        if isinstance(layer, tf.keras.layers.BatchNormalization):
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights(
-                [
-                    rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
-                    rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
-                    rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
-                    rng.uniform(0.5, 1.5, var.shape).astype(np.float32),
-                ]
-            )
+    randomize_batch_norms(model, rng)
     spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
     frozen = convert_variables_to_constants_v2(
         tf.function(lambda x: model(x, training=False)).get_concrete_function(spec)

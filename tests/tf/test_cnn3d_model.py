@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from tests.tf.conftest import randomize_batch_norms
+
 
 def test_cnn3d_frozen_graph(run_converted: Any, tmp_path: Path) -> None:
     import tensorflow as tf
@@ -24,17 +26,7 @@ def test_cnn3d_frozen_graph(run_converted: Any, tmp_path: Path) -> None:
     x = layers.GlobalAveragePooling3D()(x)
     model = tf.keras.Model(clip, layers.Dense(5)(layers.Dense(12, activation="relu")(x)))
     rng = np.random.default_rng(0)
-    for layer in model.layers:
-        if isinstance(layer, layers.BatchNormalization):
-            gamma, beta, mean, var = layer.get_weights()
-            layer.set_weights(
-                [
-                    rng.uniform(0.5, 1.5, gamma.shape).astype(np.float32),
-                    rng.uniform(-0.2, 0.2, beta.shape).astype(np.float32),
-                    rng.uniform(-0.2, 0.2, mean.shape).astype(np.float32),
-                    rng.uniform(0.5, 1.5, var.shape).astype(np.float32),
-                ]
-            )
+    randomize_batch_norms(model, rng)
     spec = tf.TensorSpec([2, 8, 12, 12, 3], tf.float32, name="clip")
     frozen = convert_variables_to_constants_v2(
         tf.function(lambda v: model(v, training=False)).get_concrete_function(spec)

@@ -167,22 +167,12 @@ def _positions(ctx: ExtractContext, q: OutPort, keys: OutPort) -> tuple[OutPort,
     """Query positions as [L, 1] and key positions as [S] (i64)."""
     from irconv_opset import Range, Unsqueeze
 
-    rows = ctx.op(
-        Range(output_type=ElementType.i64),
-        i64(ctx, 0),
-        _dim_scalar(ctx, q, 2, "q_length"),
-        i64(ctx, 1),
-        suffix="q_positions",
-    )
-    rows = ctx.op(Unsqueeze(), rows, i64(ctx, [1]), suffix="q_positions_column")
-    cols = ctx.op(
-        Range(output_type=ElementType.i64),
-        i64(ctx, 0),
-        _dim_scalar(ctx, keys, 2, "kv_length"),
-        i64(ctx, 1),
-        suffix="kv_positions",
-    )
-    return rows, cols
+    def positions(x: OutPort, what: str) -> OutPort:
+        length = _dim_scalar(ctx, x, 2, f"{what}_length")
+        return ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length, i64(ctx, 1), suffix=f"{what}_positions")
+
+    rows = ctx.op(Unsqueeze(), positions(q, "q"), i64(ctx, [1]), suffix="q_positions_column")
+    return rows, positions(keys, "kv")
 
 
 def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:

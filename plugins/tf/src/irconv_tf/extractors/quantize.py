@@ -119,25 +119,19 @@ def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
         q_lo, q_hi = const(q_min, "q_min"), const(q_max, "q_max")
         largest = const(np.finfo(dtype).max, "largest")
         zero = const(0.0, "zero")
-        high_side = ctx.op(
-            Select(),
-            ctx.op(Greater(), ctx.op(Multiply(), q_hi, high), zero),
-            ctx.op(Divide(), q_hi, high),
-            largest,
-            suffix="scale_from_max",
-        )
+
+        def scale_from(q_end: OutPort, bound: OutPort, suffix: str) -> OutPort:
+            """q_end / bound where the two share a sign (that side can bound the scale), else the largest value."""
+            same_sign = ctx.op(Greater(), ctx.op(Multiply(), q_end, bound), zero)
+            return ctx.op(Select(), same_sign, ctx.op(Divide(), q_end, bound), largest, suffix=suffix)
+
+        high_side = scale_from(q_hi, high, "scale_from_max")
         high_inverse = ctx.op(Divide(), high, q_hi, suffix="inverse_from_max")
         if q_min == 0:  # the min side never bounds the scale
             scale, inverse = high_side, high_inverse
             low = ctx.op(Multiply(), q_lo, inverse, suffix="rebuilt_min")
         else:
-            low_side = ctx.op(
-                Select(),
-                ctx.op(Greater(), ctx.op(Multiply(), q_lo, low), zero),
-                ctx.op(Divide(), q_lo, low),
-                largest,
-                suffix="scale_from_min",
-            )
+            low_side = scale_from(q_lo, low, "scale_from_min")
             by_min = ctx.op(Less(), low_side, high_side, suffix="min_side_bounds")
             scale = ctx.op(Select(), by_min, low_side, high_side, suffix="scale")
             low_inverse = ctx.op(Divide(), low, q_lo, suffix="inverse_from_min")
