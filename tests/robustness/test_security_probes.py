@@ -414,11 +414,6 @@ def test_names_with_markup_newlines_commas_and_non_ascii_round_trip(tmp_path):
 
 
 # --------------------------------------------------------------- findings of the probes
-@pytest.mark.xfail(
-    strict=True,
-    reason="nested If reading outer-scope tensors two levels up: body Parameters get swapped names/types "
-    "(needs the capture order fixed in plugins/onnx/src/irconv_onnx/extractors/control_flow.py)",
-)
 def test_nested_if_reading_outer_scope_matches_onnxruntime(tmp_path):
     import onnxruntime as ort
     import openvino as ov

@@ -1,7 +1,8 @@
 """If and Loop with their sub-graphs (already extracted by the core), as OpenVINO If-8 / Loop-5.
 
 The loader turned outer-scope values a body reads into extra node inputs (after the
-ONNX inputs, then-branch captures before else-branch ones) and into body Parameters
+ONNX inputs, one body's captures after the other's in the order of ``SourceOp.bodies``,
+which is the node's attribute order, not then-before-else) and into body Parameters
 created after the body's own inputs.
 """
 
@@ -33,13 +34,14 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     bodies = _bodies(ctx)
     then_body, else_body = bodies["then_branch"], bodies["else_branch"]
     external = 1
-    maps = []
-    for body in (then_body, else_body):
+    maps: dict[str, tuple[BodyInput, ...]] = {}
+    for key, body in bodies.items():  # the loader's order: attribute order, often else before then
         captures = body.meta.get(CAPTURES) or []
-        maps.append(tuple(BodyInput(external + i, i) for i in range(len(captures))))
+        maps[key] = tuple(BodyInput(external + i, i) for i in range(len(captures)))
         external += len(captures)
     outputs = len(node.out_ports())
-    op = If(then_body=then_body, else_body=else_body, then_inputs=maps[0], else_inputs=maps[1],
+    op = If(then_body=then_body, else_body=else_body, then_inputs=maps["then_branch"],
+            else_inputs=maps["else_branch"],
             then_outputs=tuple(BodyOutput(i, i) for i in range(outputs)),
             else_outputs=tuple(BodyOutput(i, i) for i in range(outputs)))
     inputs = [ctx.input(i) for i in range(external)]
