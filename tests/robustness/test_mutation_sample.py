@@ -18,10 +18,7 @@ from robust_harness import Limits, convert_case, preload
 
 SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel": 2, "keras": 2}
 
-EMITTER = "needs the IR emitter to validate against the runtime's rules (plugins-builtin/ir/src/irconv_ir/writer.py)"
-KNOWN: dict[tuple[str, int], str] = {
-    ("onnx", 8): "Relu with an extra output: " + EMITTER + " or the ONNX extractor to refuse extra outputs",
-}
+KNOWN: dict[tuple[str, int], str] = {}
 
 
 def cases() -> list[object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -182,8 +183,11 @@ def test_sniff(tmp_path):
         (lambda t: t.replace('version="11"', 'version="7"', 1), "IR version '7' is not supported"),
         (lambda t: t.replace('offset="0"', 'offset="999999999"', 1), "outside the weights file"),
         (lambda t: t.replace('<edge from-layer="0"', '<edge from-layer="77"', 1), "missing layer"),
+        (lambda t: t.replace("<input>", '<input><port id="0" precision="FP32" />', 1), "declares port id 0 twice"),
+        (lambda t: t.replace("</input>", "</input><input />", 1), "more than one <input> element"),
+        (lambda t: re.sub(r"(<edge [^>]*/>)", r"\1\1", t, count=1), "has two edges"),
     ],
-    ids=["truncated", "version", "offset", "edge"],
+    ids=["truncated", "version", "offset", "edge", "duplicated-port", "two-input-lists", "two-edges-one-port"],
 )
 def test_broken_files_are_clear_errors(tmp_path, edit, message, load_ctx):
     original = ov_conv_model(tmp_path, False)

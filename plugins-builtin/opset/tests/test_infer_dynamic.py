@@ -9,13 +9,19 @@ from irconv.types import ElementType
 from irconv_opset import Concat, Gather, ReduceSum, Reshape, ShapeOf, Slice, Split, Squeeze, StridedSlice, TopK
 
 
+class Ints(tuple):
+    """The shape of an i64 Parameter (runtime shapes, axes and bounds are integers)."""
+
+
 def infer(op, *inputs):
-    """Build ``op`` over inputs (tuple shape -> Parameter, ndarray -> Const); its output data."""
+    """Build ``op`` over inputs (tuple shape -> f32 Parameter, Ints -> i64 Parameter, ndarray -> Const)."""
     b = GraphBuilder()
     ports = []
     for i, value in enumerate(inputs):
         if isinstance(value, np.ndarray):
             ports.append(b.const(value))
+        elif isinstance(value, Ints):
+            ports.append(b.parameter(f"p{i}", value, ElementType.i64))
         else:
             ports.append(b.parameter(f"p{i}", value))
     node = b.node(op, *ports)
@@ -38,7 +44,9 @@ def test_reshape_special_zero_copies_a_dynamic_dim():
 
 
 def test_reshape_with_unknown_target_has_the_target_rank():
-    node = infer(Reshape(), (2, 3, 4), (3,))
+    b = GraphBuilder()
+    node = b.node(Reshape(), b.parameter("x", (2, 3, 4)), b.parameter("target", (3,), ElementType.i64))
+    infer_graph(b.graph)
     assert node.out_port(0).data.get_shape() == (None, None, None)
 
 
@@ -82,8 +90,8 @@ def test_split_of_a_dynamic_dim():
 
 
 def test_reduce_with_unknown_axes_keeps_rank_when_keep_dims():
-    assert infer(ReduceSum(keep_dims=True), (2, 3), (1,)).out_port(0).data.get_shape() == (None, None)
-    assert infer(ReduceSum(), (2, 3, 4), (1,)).out_port(0).data.get_shape() is None
+    assert infer(ReduceSum(keep_dims=True), (2, 3), Ints((1,))).out_port(0).data.get_shape() == (None, None)
+    assert infer(ReduceSum(), (2, 3, 4), Ints((1,))).out_port(0).data.get_shape() is None
 
 
 def test_squeeze_of_dynamic_dim_without_axes_is_unknown_rank():
@@ -110,18 +118,18 @@ def test_topk_with_unknown_k_has_dynamic_axis():
 
 def test_strided_slice_with_runtime_bounds_keeps_rank_and_masked_dims():
     op = StridedSlice(begin_mask=[1, 0, 1], end_mask=[1, 0, 1], new_axis_mask=[0, 0, 0, 1], shrink_axis_mask=[])
-    node = infer(op, (2, 10, 5), (4,), (4,), i64(1, 2, 1, 1))
+    node = infer(op, (2, 10, 5), Ints((4,)), Ints((4,)), i64(1, 2, 1, 1))
     assert node.out_port(0).data.get_shape() == (2, None, 5, 1)
 
 
 def test_strided_slice_with_runtime_shrink_index_drops_the_dim():
     op = StridedSlice(begin_mask=[0, 1], end_mask=[0, 1], shrink_axis_mask=[1, 0])
-    node = infer(op, (None, 3, 7), (2,), (2,), i64(1, 1))
+    node = infer(op, (None, 3, 7), Ints((2,)), Ints((2,)), i64(1, 1))
     assert node.out_port(0).data.get_shape() == (3, 7)
 
 
 def test_slice_with_runtime_bounds_changes_only_the_listed_axes():
-    node = infer(Slice(), (4, 6, 8), (1,), (1,), (1,), i64(1))
+    node = infer(Slice(), (4, 6, 8), Ints((1,)), Ints((1,)), Ints((1,)), i64(1))
     assert node.out_port(0).data.get_shape() == (4, None, 8)
 
 

@@ -135,6 +135,7 @@ def _layer(element: ET.Element, path: Path) -> IrLayer:
         inputs=_ports(element.find("input"), path),
         outputs=_ports(element.find("output"), path),
     )
+    _check_ports(element, layer, path)
     rt_info = element.find("rt_info")
     if rt_info is not None:
         attributes = list(rt_info.iter("attribute"))
@@ -154,6 +155,19 @@ def _layer(element: ET.Element, path: Path) -> IrLayer:
         if body is not None:
             layer.bodies[tag] = _net_from_element(body, f"{layer.name}/{tag}", 11, path)
     return layer
+
+
+def _check_ports(element: ET.Element, layer: IrLayer, path: Path) -> None:
+    """One <input> and one <output> list, and port ids unique across both: the runtime reads
+    a repeated port as one more input or output, which the operation then refuses."""
+    for tag in ("input", "output"):
+        if len(element.findall(tag)) > 1:
+            raise ModelFileError(f"{path}: {layer.where()} has more than one <{tag}> element")
+    seen: set[int] = set()
+    for port in (*layer.inputs, *layer.outputs):
+        if port.id in seen:
+            raise ModelFileError(f"{path}: {layer.where()} declares port id {port.id} twice")
+        seen.add(port.id)
 
 
 def _ports(element: ET.Element | None, path: Path) -> list[IrPort]:

@@ -90,7 +90,12 @@ class GraphReader:
         for edge in net.edges:
             if edge.from_layer not in by_id or edge.to_layer not in by_id:
                 raise ModelFileError(f"{self.path}: an edge refers to a missing layer ({edge})")
-            sources.setdefault(edge.to_layer, {})[edge.to_port] = (edge.from_layer, edge.from_port)
+            feeds = sources.setdefault(edge.to_layer, {})
+            if edge.to_port in feeds:  # the runtime would take one of them; which is not defined
+                raise ModelFileError(
+                    f"{self.path}: {by_id[edge.to_layer].where()} input port {edge.to_port} has two edges"
+                )
+            feeds[edge.to_port] = (edge.from_layer, edge.from_port)
             users[(edge.from_layer, edge.from_port)] = users.get((edge.from_layer, edge.from_port), 0) + 1
 
         folded = self._decompressions(net, by_id, sources, users)

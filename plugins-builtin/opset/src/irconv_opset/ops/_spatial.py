@@ -52,6 +52,10 @@ def window_dim(
         pad_begin = pad_end = 0
     extent = (kernel - 1) * dilation + 1
     span = size + pad_begin + pad_end - extent
+    if span < 0:  # the runtime refuses such a window when it reads the IR
+        raise ValueError(
+            f"the window after dilation ({extent}) is larger than the padded input ({size} + pads {pad_begin}, {pad_end})"
+        )
     if rounding is RoundingType.floor:
         return max(span // stride + 1, 0)
     out = -(-span // stride) + 1

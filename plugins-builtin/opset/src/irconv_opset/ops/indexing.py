@@ -21,6 +21,7 @@ from irconv_opset.shapes import (
     product,
     set_output,
 )
+from irconv_opset.rules import require_integer
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -47,6 +48,8 @@ class Gather(Op):
         return self.batch_dims
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "indices")
+        require_integer(node, 2, "axis")
         data, indices, axis_value = in_shape(node, 0), in_shape(node, 1), in_value(node, 2)
         out: MaybeShape = None
         if data is not None and indices is not None:
@@ -105,6 +108,7 @@ class GatherND(Op):
     batch_dims: int = attr(0)
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "indices")
         data, indices = in_shape(node, 0), in_shape(node, 1)
         out: MaybeShape = None
         if data is not None and indices is not None and indices[-1] is not None:
@@ -148,6 +152,7 @@ class GatherElements(Op):
     axis: int = attr(0)
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "indices")
         set_output(node, 0, in_shape(node, 1), in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -25,6 +25,7 @@ from irconv_opset.shapes import (
     normalize_axis,
     set_output,
 )
+from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -123,6 +124,10 @@ class StridedSlice(Op):
         return tuple(items)
 
     def infer(self, node: Node) -> None:
+        for idx, role in ((1, "begin"), (2, "end"), (3, "strides")):
+            require_integer(node, idx, role)
+            require_rank(node, idx, role, 1)
+        require_equal_lengths(node, "begin, end and strides", 1, 2, 3)
         begin, end = in_value(node, 1), in_value(node, 2)
         strides = in_value(node, 3)
         length = begin.size if begin is not None else _static_length(in_shape(node, 1))
@@ -163,6 +168,8 @@ class Slice(Op):
         return tuple(items)
 
     def infer(self, node: Node) -> None:
+        for idx, role in ((1, "start"), (2, "stop"), (3, "step"), (4, "axes")):
+            require_integer(node, idx, role)
         shape = in_shape(node, 0)
         start, stop, step = (in_value(node, i) for i in (1, 2, 3))
         axes = in_value(node, 4)
@@ -213,6 +220,8 @@ class Pad(Op):
     pad_mode: str = attr("constant")
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "pads begin")
+        require_integer(node, 2, "pads end")
         shape = in_shape(node, 0)
         begin, end = in_value(node, 1), in_value(node, 2)
         out: MaybeShape = dynamic_shape(None if shape is None else len(shape))

@@ -18,6 +18,7 @@ from irconv.types import Dim, ElementType
 
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
+from irconv_opset.rules import require_integer, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -125,6 +126,9 @@ class _CellBase(_RecurrentBase):
     _state_count = 1
 
     def infer(self, node: Node) -> None:
+        n = self._state_count
+        for idx in [*range(1, 1 + n), *range(1 + n, 4 + n)]:  # the states, W, R, B compute with X
+            require_same_type(node, 0, idx, "states, W, R and B")
         batch: Dim = None
         for idx in range(1 + self._state_count):
             shape = input_shape(node, idx)
@@ -196,6 +200,10 @@ class _SequenceBase(_RecurrentBase):
         return 1 + self._state_count
 
     def infer(self, node: Node) -> None:
+        n = self._state_count
+        for idx in [*range(1, 1 + n), *range(2 + n, 5 + n)]:  # the states, W, R, B compute with X
+            require_same_type(node, 0, idx, "states, W, R and B")
+        require_integer(node, 1 + n, "sequence lengths")
         x = input_shape(node, 0)
         batch: Dim = x[0] if x else None
         for idx in range(1, 2 + self._state_count):  # states, then sequence_lengths

@@ -25,8 +25,10 @@ from irconv_opset.shapes import (
     normalize_axis,
     product,
     set_output,
+    rank_of,
     shape_of_value,
 )
+from irconv_opset.rules import require_integer, require_length, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -67,6 +69,8 @@ class Reshape(Op):
         return tuple(dims)
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "target shape")
+        require_rank(node, 1, "target shape", 1)
         pattern = shape_of_value(in_value(node, 1))
         if pattern is not None:
             shape: MaybeShape = self.target(in_shape(node, 0), pattern)
@@ -89,6 +93,9 @@ class Transpose(Op):
     version = 1
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "order")
+        require_rank(node, 1, "order", 1)
+        require_length(node, 1, "order", rank_of(in_shape(node, 0)), allow_empty=True)
         shape = in_shape(node, 0)
         order = in_value(node, 1)
         if shape is None:
@@ -157,6 +164,8 @@ class Split(Op):
         return self.num_splits
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "axis")
+        require_rank(node, 1, "axis", 0)
         shape = in_shape(node, 0)
         axis_value = in_value(node, 1)
         out: MaybeShape
@@ -363,6 +372,9 @@ class Broadcast(Op):
     mode: str = attr("numpy")
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "target shape")
+        require_rank(node, 1, "target shape", 1)
+        require_integer(node, 2, "axes mapping")
         data, target = in_shape(node, 0), shape_of_value(in_value(node, 1))
         out: MaybeShape
         if target is None:
@@ -413,6 +425,8 @@ class Tile(Op):
     version = 1
 
     def infer(self, node: Node) -> None:
+        require_integer(node, 1, "repeats")
+        require_rank(node, 1, "repeats", 1)
         shape, repeats = in_shape(node, 0), in_value(node, 1)
         out: MaybeShape = None
         if shape is not None and repeats is not None:

@@ -16,6 +16,7 @@ import numpy as np
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
+from irconv_opset.rules import require_slope_shape
 from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
 
 if TYPE_CHECKING:
@@ -434,6 +435,10 @@ class PReLU(UnaryElementwise):
     traits = frozenset({Trait.ELEMENTWISE})  # the slope broadcasts against the data
 
     type = "PReLU"
+
+    def infer(self, node: Node) -> None:
+        require_slope_shape(node)
+        super().infer(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, slope = np.asarray(inputs[0]), np.asarray(inputs[1])

@@ -1,0 +1,106 @@
+"""Inputs the runtime refuses when it reads an IR are refused at inference, naming node, input and rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from irconv.errors import ConversionError
+from irconv.pipeline import infer_graph
+from irconv.testing import GraphBuilder
+from irconv_opset import (
+    Broadcast,
+    Gather,
+    GatherND,
+    ReduceSum,
+    Reshape,
+    StridedSlice,
+    Tile,
+    Transpose,
+)
+
+
+def infer(op, *inputs):
+    """Build ``op`` over inputs (tuple -> f32 Parameter, (tuple, type) -> typed Parameter, ndarray -> Const)."""
+    b = GraphBuilder()
+    ports = []
+    for i, value in enumerate(inputs):
+        if isinstance(value, np.ndarray):
+            ports.append(b.const(value))
+        elif len(value) == 2 and isinstance(value[1], str):
+            ports.append(b.parameter(f"p{i}", value[0], value[1]))
+        else:
+            ports.append(b.parameter(f"p{i}", value))
+    node = b.node(op, *ports, name="n")
+    infer_graph(b.graph)
+    return node
+
+
+def f32(*values):
+    return np.array(values, np.float32)
+
+
+def i64(*values):
+    return np.array(values, np.int64)
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "words"),
+    [
+        (Broadcast(), [(2,), ((2,), "f32")], "input 1 (target shape) must have an integer element type, got f32"),
+        (Tile(), [(2,), f32(2)], "input 1 (repeats) must have an integer element type"),
+        (Reshape(), [(2, 3), f32(6)], "input 1 (target shape) must have an integer element type"),
+        (Transpose(), [(2, 3), ((2,), "boolean")], "input 1 (order) must have an integer element type, got boolean"),
+        (Gather(), [(4,), f32(1), i64(0)], "input 1 (indices) must have an integer element type"),
+        (GatherND(), [(4, 2), ((1, 1), "f32")], "input 1 (indices) must have an integer element type"),
+        (ReduceSum(), [(4, 2), f32(0)], "input 1 (axes) must have an integer element type"),
+        (StridedSlice(), [(4, 2), f32(0), i64(1)], "input 1 (begin) must have an integer element type"),
+    ],
+)
+def test_shape_and_index_inputs_must_be_integers(op, inputs, words):
+    with pytest.raises(ConversionError, match=r"node 'n' \(") as info:
+        infer(op, *inputs)
+    assert words in str(info.value)
+
+
+def test_transpose_order_needs_one_entry_per_axis():
+    with pytest.raises(ConversionError, match="input 1 .order. must have 5 element.s., one per data axis, got 3"):
+        infer(Transpose(), (5, 1, 3, 1, 2), i64(2, 1, 0))
+    assert infer(Transpose(), (2, 3), np.zeros(0, np.int64)).out_port(0).data.get_shape() == (3, 2)
+
+
+def test_strided_slice_begin_end_strides_need_one_length():
+    with pytest.raises(ConversionError, match="begin, end and strides must have one length"):
+        infer(StridedSlice(begin_mask=[0, 0], end_mask=[0, 0]), (4, 4), i64(0, 0), i64(2), i64(1, 1))
+
+
+def test_broadcast_target_shape_must_be_a_list():
+    with pytest.raises(ConversionError, match=r"input 1 \(target shape\) must have rank 1, got shape \[1, 2\]"):
+        infer(Broadcast(), (2,), np.array([[1, 2]], np.int64))
+
+
+def test_unknown_types_and_ranks_pass():
+    node = infer(Broadcast(), (2,), ((None,), "dynamic"))
+    assert node.out_port(0).data.get_shape() is None
+    assert infer(Tile(), (2,), i64(3)).out_port(0).data.get_shape() == (6,)
+
+
+def test_recurrent_inputs_share_the_data_element_type():
+    from irconv_opset import LSTMSequence
+
+    h = 2
+    inputs = [((1, 3, 4), "boolean"), ((1, 1, h), "boolean"), ((1, 1, h), "boolean"), i64(3),
+              np.zeros((1, 4 * h, 4), np.float32), np.zeros((1, 4 * h, h), np.float32), np.zeros((1, 4 * h), np.float32)]
+    with pytest.raises(ConversionError, match=r"input 4 \(states, W, R and B\) must have the element type of input 0 "
+                       r"\(boolean\), got f32"):
+        infer(LSTMSequence(hidden_size=h), *inputs)
+
+
+def test_prelu_slope_has_one_value_or_one_per_channel():
+    from irconv_opset import PReLU
+
+    with pytest.raises(ConversionError, match=r"input 1 \(slope\) must have 1 or 16 \(channel\) values, got 8"):
+        infer(PReLU(), (1, 16, 5, 5), np.ones(8, np.float32))
+    with pytest.raises(ConversionError, match="does not broadcast to the data shape"):
+        infer(PReLU(), (1, 4, 5, 5), np.ones((4, 3, 1), np.float32))
+    for slope in (np.ones(1, np.float32), np.ones(16, np.float32), np.ones((16, 1, 1), np.float32)):
+        assert infer(PReLU(), (1, 16, 5, 5), slope).out_port(0).data.get_shape() == (1, 16, 5, 5)

@@ -1,0 +1,29 @@
+"""IRs the runtime would refuse are never written: what the emitter leaves out or refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from onnx import TensorProto, helper
+from robust_harness import Limits, convert_case, preload
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _preloaded() -> None:
+    preload([])
+
+
+def test_an_unused_output_the_operation_lacks_is_left_out(tmp_path: Path) -> None:
+    """ONNX Relu given a second output nobody reads: the IR shows only the op's one output."""
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y", "extra"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )  # fmt: skip
+    model = tmp_path / "in" / "m.onnx"
+    model.parent.mkdir()
+    model.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    outcome = convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=60))
+    assert outcome.outcome == "accepted", outcome
+    assert 'names="extra"' not in (tmp_path / "out" / "model.xml").read_text()
