@@ -294,10 +294,32 @@ def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, axis, "axis"))]
 
 
-def _gather_elements(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import GatherElements
+def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """ONNX lets the indices be smaller than the data on the other axes (only the leading
+    part of the data is read there); OpenVINO GatherElements wants equal extents. The
+    indices are padded to the data's extents on every axis but ``axis`` and the result cut
+    back. (Cutting the data instead does not survive the CPU plugin: its shape reasoning,
+    taking GatherElements' equal extents for granted, removes that Slice as a no-op.)"""
+    from irconv_opset import Broadcast, Equal, FloorMod, GatherElements, Pad, Range, Select, ShapeOf, Slice, Squeeze
+    from irconv_opset import Subtract
 
-    return GatherElements(axis=attrs(ctx).int("axis", 0))
+    axis = attrs(ctx).int("axis", 0)
+    op = GatherElements(axis=axis)
+    data, indices = ctx.input_shape(0), ctx.input_shape(1)
+    if data is not None and indices is not None and all(
+            d == i and d is not None for k, (d, i) in enumerate(zip(data, indices)) if k != axis % len(data)):
+        return op
+    rank = ctx.op(Squeeze(), rank_of(ctx, ctx.input(1)), i64(ctx, [0]), suffix="rank")
+    dims = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rank, i64(ctx, 1), suffix="dims")
+    on_axis = ctx.op(Equal(), dims, ctx.op(FloorMod(), i64(ctx, axis), rank, suffix="axis"), suffix="on_axis")
+    indices_shape = ctx.op(ShapeOf(), ctx.input(1), suffix="indices_shape")
+    missing = ctx.op(Subtract(), ctx.op(ShapeOf(), ctx.input(0), suffix="data_shape"), indices_shape, suffix="missing")
+    zeros = ctx.op(Broadcast(), i64(ctx, 0), ctx.op(ShapeOf(), dims, suffix="count"), suffix="zeros")
+    pads_end = ctx.op(Select(), on_axis, zeros, missing, suffix="pads_end")
+    padded = ctx.op(Pad(), ctx.input(1), zeros, pads_end, suffix="indices_padded")
+    gathered = ctx.op(op, ctx.input(0), padded, suffix="gathered")
+    ones = ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), dims, suffix="count"), suffix="ones")
+    return [ctx.op(Slice(), gathered, zeros, indices_shape, ones)]
 
 
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
