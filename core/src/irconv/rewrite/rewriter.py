@@ -82,10 +82,20 @@ class Rewriter:
         """``insert`` for a single-output op; returns its output port."""
         return self.insert(op, inputs, name=name, like=like).out_port(0)
 
-    def const(self, value: Any, dtype: Any = None, *, like: Node | None = None, name: str | None = None) -> OutPort:
-        """A Const node holding ``value`` (0-d stays 0-d, made C-contiguous)."""
+    def const(
+        self,
+        value: Any,
+        dtype: Any = None,
+        *,
+        like: Node | None = None,
+        name: str | None = None,
+        contiguous: bool = True,
+    ) -> OutPort:
+        """A Const node holding ``value`` (0-d stays 0-d), made C-contiguous unless
+        ``contiguous=False``: then a strided view (a transposed matrix of weights) is kept as
+        it is, and the emitter gathers it while writing instead of copying it here."""
         array = np.asarray(value, dtype=dtype)
-        if not array.flags.c_contiguous:
+        if contiguous and not array.flags.c_contiguous:
             array = array.copy(order="C")
         if name is None and like is not None:
             name = f"{like.name}/const"

@@ -1,81 +1,252 @@
-"""The ``.bin`` file: constant bytes written as they come, identical blobs stored once."""
+"""The ``.bin`` file: constant bytes written as they come, identical blobs stored once.
+
+A constant goes to the file in one of two ways. A C-contiguous value stored as it is
+(the usual case) is written straight from its memory, one ``write``. A value that must be
+encoded on the way (f32 -> f16 compression) or gathered (a transposed view, see
+``fuse.transpose_matmul_weights``) is cut into blocks; two worker threads encode blocks
+into reusable buffers while the calling thread writes the finished ones in order, so the
+conversion runs on both cores and no full-size copy is ever allocated. NumPy releases the
+GIL in both the cast and the write.
+
+Weights that are read-only views of a memory-mapped file (ONNX external data and inline
+initializers, TensorFlow constants, Caffe blobs) have their pages released from the
+process once written: the page cache keeps them, the peak RSS no longer counts them.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
+import mmap
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
 
 #: Blobs up to this size are keyed by a digest of all their bytes.
 SMALL_BLOB = 64 * 1024
-#: Bytes a large blob's key samples: its head, its tail and an even spread between.
+#: Elements a large blob's key samples: its head, its tail and an even spread between.
 SAMPLE = 4096
-COMPARE_CHUNK = 16 * 1024 * 1024
+#: Elements encoded per block (4 MiB of f32): large enough that per-block Python work is
+#: noise, small enough that the blocks in flight stay a few MiB.
+BLOCK = 1 << 20
+#: Blocks encoded ahead of the write.
+IN_FLIGHT = 3
+#: Mapped ranges smaller than this are not worth a madvise call.
+RELEASE_MIN = 1 << 20
+
+#: Encodes ``source`` (any layout) into ``out`` (flat, C order, ``out.size == source.size``)
+#: and returns what it has to report (e.g. how many values were clamped).
+EncodeBlock = Callable[[np.ndarray, np.ndarray], object]
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """How a constant's values become stored bytes: their type and the block encoder."""
+
+    name: str
+    dtype: np.dtype
+    encode: EncodeBlock
+
+
+def _copy(source: np.ndarray, out: np.ndarray) -> None:
+    np.copyto(out.reshape(source.shape), source)
+
+
+def identity(dtype: np.dtype) -> Encoding:
+    return Encoding("raw", np.dtype(dtype), _copy)
 
 
 class BlobWriter:
     """Appends constants to an open binary file and remembers where each blob landed.
 
-    Two constants with the same bytes share one offset (a Const layer carries its own
-    element type and shape, so only the bytes matter). Hashing every byte of a large
-    model costs more than writing it, so a large blob is keyed by its size and a digest
-    of a sample of its bytes; when a key is already taken the candidate is compared byte
-    for byte with the stored blob, read back from the file (``stream`` must be opened
-    ``w+b``). Nothing is buffered beyond what the file object itself buffers.
+    Two constants with the same stored bytes share one offset (a Const layer carries its
+    own element type and shape, so only the bytes matter). A large value is keyed by its
+    size and a digest of a sample of its elements; a taken key is confirmed by comparing
+    the two source values element for element (as unsigned integers, so -0.0 and NaN
+    payloads count as the bytes they are). Sources are kept referenced for that, which
+    costs nothing: they are the graph's own constants.
     """
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
-        self._offsets: dict[tuple[int, bytes], list[int]] = {}
+        self._stored: dict[tuple[str, int, bytes], list[tuple[int, np.ndarray]]] = {}
+        self._pool: ThreadPoolExecutor | None = None
         self.size = 0
         self.blobs = 0
         self.shared = 0
 
-    def add(self, value: np.ndarray) -> tuple[int, int]:
-        """Write ``value`` (raw little-endian, C order) unless already stored; (offset, size)."""
-        data = _little_endian_contiguous(value)
-        view = memoryview(data).cast("B") if data.size else memoryview(b"")  # type: ignore[arg-type]
-        key = (view.nbytes, _digest(view))
-        candidates = self._offsets.setdefault(key, [])
-        for offset in candidates:
-            if self._stored_equals(offset, view):
+    def add(
+        self, value: np.ndarray, encoding: Encoding | None = None, reports: list[object] | None = None
+    ) -> tuple[int, int]:
+        """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
+        unless the same blob is already stored; returns its (offset, size). What the
+        encoder returns for each block is appended to ``reports``."""
+        value = _little_endian(value)
+        encoding = encoding or identity(value.dtype)
+        bits = _as_unsigned(value)
+        size = value.size * encoding.dtype.itemsize
+        key = (encoding.name, size, _digest(bits))
+        candidates = self._stored.setdefault(key, [])
+        for offset, stored in candidates:
+            if _same_elements(stored, bits):
                 self.shared += 1
-                return offset, view.nbytes
+                return offset, size
         offset = self.size
-        self._stream.write(view)
-        self.size += view.nbytes
-        candidates.append(offset)
+        if encoding.name == "raw" and bits.flags.c_contiguous:
+            if size:
+                self._stream.write(memoryview(bits).cast("B"))
+        else:
+            self._write_encoded(value, encoding, reports if reports is not None else [])
+        self.size += size
+        candidates.append((offset, bits))
         self.blobs += 1
-        return offset, view.nbytes
+        release_mapped_pages(value)
+        return offset, size
 
-    def _stored_equals(self, offset: int, view: memoryview) -> bool:
-        self._stream.flush()
-        fd = self._stream.fileno()
-        for start in range(0, view.nbytes, COMPARE_CHUNK):
-            chunk = view[start : start + COMPARE_CHUNK]
-            if os.pread(fd, chunk.nbytes, offset + start) != chunk:
-                return False
-        return True
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self) -> BlobWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write_encoded(self, value: np.ndarray, encoding: Encoding, reports: list[object]) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="irconv-blob")
+        free: list[np.ndarray] = []
+        pending: deque[tuple[Future[object], np.ndarray, int]] = deque()
+
+        def write_oldest() -> None:
+            future, buffer, count = pending.popleft()
+            reports.append(future.result())
+            self._stream.write(memoryview(buffer[:count]).cast("B"))
+            free.append(buffer)
+
+        for block in blocks(value, BLOCK):
+            buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
+            if buffer.size < block.size:
+                buffer = np.empty(block.size, encoding.dtype)
+            pending.append((self._pool.submit(encoding.encode, block, buffer[: block.size]), buffer, block.size))
+            if len(pending) >= IN_FLIGHT:
+                write_oldest()
+        while pending:
+            write_oldest()
 
 
-def _digest(view: memoryview) -> bytes:
+def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
+    """``value`` in C order as consecutive views of about ``elements`` elements: flat runs
+    of a contiguous array, else runs of whole rows along the first axes (a row of a
+    transposed matrix reads one element from each row of the original: whole-row blocks
+    keep those reads within a few cache lines of each other)."""
+    if value.size == 0:
+        return
+    if value.flags.c_contiguous or value.ndim == 0:
+        flat = value.reshape(-1)
+        for start in range(0, flat.size, elements):
+            yield flat[start : start + elements]
+        return
+    axis, inner = 0, value.size
+    while axis < value.ndim - 1 and inner // value.shape[axis] >= elements:
+        inner //= value.shape[axis]
+        axis += 1
+    inner //= value.shape[axis]
+    step = max(1, elements // max(inner, 1))
+    for index in np.ndindex(*value.shape[:axis]):
+        rows = value[index]
+        for start in range(0, rows.shape[0], step):
+            yield rows[start : start + step]
+
+
+def release_mapped_pages(value: np.ndarray) -> None:
+    """Drop ``value``'s pages from this process if it is a read-only view of a file mapping.
+
+    Only clean file-backed pages of a read-only mapping are released (a later read maps
+    them again from the page cache); anything writable is left alone.
+    """
+    if value.flags.writeable or value.nbytes < RELEASE_MIN:
+        return
+    mapping = _mapping_of(value)
+    if mapping is None:
+        return
+    base = np.frombuffer(mapping, np.uint8)
+    start_of_map = base.__array_interface__["data"][0]
+    first, last = _address_span(value)
+    page = mmap.PAGESIZE
+    start = (first - start_of_map) // page * page
+    end = min(len(mapping), -(-(last - start_of_map) // page) * page)
+    del base  # no buffer export may outlive this call
+    if 0 <= start < end:
+        try:
+            mapping.madvise(mmap.MADV_DONTNEED, start, end - start)
+        except (OSError, ValueError, AttributeError):
+            pass  # an optimisation only
+
+
+def _mapping_of(value: np.ndarray) -> mmap.mmap | None:
+    base: object = value
+    while isinstance(base, np.ndarray):
+        inner = getattr(base, "_mmap", None)
+        if isinstance(inner, mmap.mmap):
+            return inner
+        base = base.base
+    return base if isinstance(base, mmap.mmap) else None
+
+
+def _address_span(value: np.ndarray) -> tuple[int, int]:
+    """First and one-past-last byte address ``value`` reads."""
+    address = value.__array_interface__["data"][0]
+    low = high = address
+    for extent, stride in zip(value.shape, value.strides, strict=True):
+        reach = (extent - 1) * stride
+        if reach < 0:
+            low += reach
+        else:
+            high += reach
+    return low, high + value.itemsize
+
+
+def _little_endian(value: np.ndarray) -> np.ndarray:
+    if value.dtype.byteorder == ">":
+        return value.astype(value.dtype.newbyteorder("<"))
+    return value
+
+
+def _as_unsigned(value: np.ndarray) -> np.ndarray:
+    """The same memory seen as unsigned integers of the element size (bools, floats and
+    one-byte structured types alike), so that comparing compares bytes."""
+    if value.dtype.itemsize not in (1, 2, 4, 8):
+        return np.ascontiguousarray(value).view(np.uint8)
+    return value.view(np.dtype(f"u{value.dtype.itemsize}"))
+
+
+def _digest(bits: np.ndarray) -> bytes:
     hasher = hashlib.blake2b(digest_size=16)
-    if view.nbytes <= SMALL_BLOB:
-        hasher.update(view)
+    hasher.update(str(bits.dtype).encode())
+    if bits.nbytes <= SMALL_BLOB:
+        hasher.update(np.ascontiguousarray(bits).tobytes())
         return hasher.digest()
-    hasher.update(view[:SAMPLE])
-    hasher.update(view[-SAMPLE:])
-    step = view.nbytes // SAMPLE
-    hasher.update(np.frombuffer(view, np.uint8)[::step].tobytes())
+    n = bits.size
+    picks = np.concatenate([np.arange(SAMPLE), np.linspace(0, n - 1, SAMPLE, dtype=np.int64), np.arange(n - SAMPLE, n)])
+    sample = bits.reshape(-1)[picks] if bits.flags.c_contiguous else bits[np.unravel_index(picks, bits.shape)]
+    hasher.update(sample.tobytes())
     return hasher.digest()
 
 
-def _little_endian_contiguous(value: np.ndarray) -> np.ndarray:
-    """The array as the IR stores it; no copy when it already is (the usual case)."""
-    if value.dtype == np.bool_:
-        value = value.view(np.uint8)
-    if value.dtype.byteorder == ">":
-        value = value.astype(value.dtype.newbyteorder("<"))
-    return np.ascontiguousarray(value)
+def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays hold the same elements in C order, compared a block at a time
+    (never a full-size temporary)."""
+    if a.size != b.size or a.dtype != b.dtype:
+        return False
+    if a.shape != b.shape:  # same bytes under another shape: compare the flat sequences
+        a, b = np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1)
+    if a.ndim == 0:
+        return bool(a == b)
+    step = max(1, BLOCK // max(1, a[0].size))
+    return all(np.array_equal(a[i : i + step], b[i : i + step]) for i in range(0, a.shape[0], step))

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from irconv.graph import Graph, Node
 
+from irconv_ir.blobs import Encoding, blocks
+
 F16_MAX = float(np.finfo(np.float16).max)
-#: Elements converted at a time (1 MiB of f32: stays in cache).
+#: Elements :func:`to_f16` converts at a time (1 MiB of f32: stays in cache).
 CHUNK = 1 << 18
 
 #: Inputs whose value steers shapes or indices rather than data (IR type -> input ports).
@@ -50,6 +52,16 @@ class CompressionStats:
     values: int = 0
     overflow: int = 0
     underflow: int = 0
+
+    def count_block(self, report: object) -> None:
+        """Adds what :func:`encode_f16` returned for one block."""
+        overflow, underflow = report  # type: ignore[misc]
+        self.overflow += overflow
+        self.underflow += underflow
+
+    def count_constant(self, values: int) -> None:
+        self.constants += 1
+        self.values += values
 
     def message(self) -> str | None:
         if not self.constants:
@@ -104,29 +116,36 @@ def should_compress(node: Node, keep: set[int]) -> bool:
     return bool(users) and all(port.node.type not in ("ShapeOf", "Result") for port in users)
 
 
-def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:
-    """The f16 copy of ``value``; out-of-range values are clamped (and counted).
+def encode_f16(source: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """Cast ``source`` (any layout) into the flat f16 buffer ``out``; out-of-range values
+    are clamped to +-65504. Returns (values clamped, non-zero values that became zero).
 
-    Works through the tensor in cache-sized chunks with a fast path for the usual case
-    (nothing out of range), so compressing costs about one pass over the weights.
+    The checks read the f16 result (cheap, contiguous) and look at the source only when
+    the result shows a zero or an infinity, so compressing costs about one pass.
     """
-    flat = np.ascontiguousarray(value).reshape(-1)
-    half = np.empty(flat.shape, np.float16)
-    for start in range(0, flat.size, CHUNK):
-        chunk = flat[start : start + CHUNK]
-        out = half[start : start + CHUNK]
-        with np.errstate(over="ignore"):
-            np.copyto(out, chunk, casting="unsafe")
-        zeros = int(np.count_nonzero((out.view(np.uint16) & 0x7FFF) == 0))  # +-0, compared as bits: fast
-        if zeros:
-            stats.underflow += zeros - int(np.count_nonzero(chunk == 0))
-        highest, lowest = chunk.max(initial=0.0), chunk.min(initial=0.0)
-        if highest <= F16_MAX and lowest >= -F16_MAX:
-            continue  # the usual case; a NaN fails both tests and takes the slow path
-        beyond = np.abs(chunk) > F16_MAX
-        beyond &= np.isfinite(chunk)  # an infinity stays infinite, it did not overflow
-        stats.overflow += int(np.count_nonzero(beyond))
-        out[beyond] = np.copysign(F16_MAX, chunk[beyond])
-    stats.constants += 1
-    stats.values += int(flat.size)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.copyto(out.reshape(source.shape), source, casting="unsafe")
+    magnitude = out.view(np.uint16) & 0x7FFF  # sign dropped: compared as bits, fast
+    zeros = int(np.count_nonzero(magnitude == 0))
+    underflow = zeros - int(np.count_nonzero(source == 0)) if zeros else 0
+    if not np.count_nonzero(magnitude == 0x7C00):
+        return 0, underflow
+    flat = np.ascontiguousarray(source).reshape(-1)
+    beyond = np.isinf(out) & np.isfinite(flat)  # an infinity stays infinite, it did not overflow
+    out[beyond] = np.copysign(F16_MAX, flat[beyond])
+    return int(np.count_nonzero(beyond)), underflow
+
+
+F16 = Encoding("f16", np.dtype(np.float16), encode_f16)
+
+
+def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:
+    """The f16 copy of ``value`` (clamped, counted in ``stats``), converted ``CHUNK`` values
+    at a time. The emitter streams instead (``BlobWriter.add(value, F16)``)."""
+    half = np.empty(value.size, np.float16)
+    start = 0
+    for block in blocks(value, CHUNK):
+        stats.count_block(encode_f16(block, half[start : start + block.size]))
+        start += block.size
+    stats.count_constant(value.size)
     return half.reshape(value.shape)

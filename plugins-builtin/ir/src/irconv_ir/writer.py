@@ -13,9 +13,9 @@ from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Parameter
 from irconv.types import ElementType, MaybeShape
 
-from irconv_ir.blobs import BlobWriter
+from irconv_ir.blobs import BlobWriter, Encoding
 from irconv_ir.bodies import body_layouts, write_port_map
-from irconv_ir.fp16 import CompressionStats, shape_constants, should_compress, to_f16
+from irconv_ir.fp16 import F16, CompressionStats, shape_constants, should_compress
 from irconv_ir.meta import RT_MARKERS
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
@@ -37,18 +37,19 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     bin_path = xml_path.with_suffix(".bin")
     check_opset_ops(graph)
     stats = CompressionStats()
-    writer = GraphWriter(
-        XmlStream(ctx.open(xml_path, "wb")),
-        BlobWriter(ctx.open(bin_path, "w+b")),
-        compress=ctx.options.compress_to_fp16,
-        stats=stats,
-        on_bytes=ctx.progress.advance,
-    )
-    writer.xml.line('<?xml version="1.0"?>')
-    writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
-    writer.write_graph(graph, plan_graph(graph, writer.compress, name_boundary=True))
-    writer.xml.close("net")
-    writer.xml.flush()
+    with BlobWriter(ctx.open(bin_path, "wb")) as blobs:
+        writer = GraphWriter(
+            XmlStream(ctx.open(xml_path, "wb")),
+            blobs,
+            compress=ctx.options.compress_to_fp16,
+            stats=stats,
+            on_bytes=ctx.progress.advance,
+        )
+        writer.xml.line('<?xml version="1.0"?>')
+        writer.xml.open("net", [("name", graph.name), ("version", IR_VERSION)])
+        writer.write_graph(graph, plan_graph(graph, writer.compress, name_boundary=True))
+        writer.xml.close("net")
+        writer.xml.flush()
     message = stats.message()
     if message:
         ctx.note(message)
@@ -240,8 +241,7 @@ class GraphWriter:
         value = node.op.value  # type: ignore[attr-defined]
         names = plan.names(node.out_port(0))
         if node.id in plan.compressed:
-            half = to_f16(value, self.stats)
-            self.const_layer(layer_id - 1, f"{node.name}/compressed", half, names=[])
+            self.const_layer(layer_id - 1, f"{node.name}/compressed", value, names=[], encoding=F16)
             self.xml.open("layer", _header(layer_id, node.name, "Convert", "opset1"))
             self.xml.empty("data", [("destination_type", ElementType.f32.value)])
             self.xml.open("rt_info")
@@ -257,15 +257,23 @@ class GraphWriter:
             return
         self.const_layer(layer_id, node.name, value, names)
 
-    def const_layer(self, layer_id: int, name: str, value: np.ndarray, names: list[str]) -> None:
+    def const_layer(
+        self, layer_id: int, name: str, value: np.ndarray, names: list[str], encoding: Encoding | None = None
+    ) -> None:
+        """A Const layer; its bytes go to the ``.bin`` as they are, or encoded (f16)."""
         try:
-            element_type = ElementType.from_numpy(value.dtype)
+            element_type = ElementType.from_numpy(encoding.dtype if encoding else value.dtype)
         except ValueError:
             raise ConversionError(
                 f"constant {name!r} holds {value.dtype} values, which the IR cannot store "
                 "(convert it to a numeric or boolean type first)"
             ) from None
-        offset, size = self.blobs.add(value)
+        reports: list[object] = []
+        offset, size = self.blobs.add(value, encoding, reports)
+        if encoding is F16:
+            for report in reports:
+                self.stats.count_block(report)
+            self.stats.count_constant(value.size)
         if self.on_bytes is not None:
             self.on_bytes(size)
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))

@@ -60,21 +60,31 @@ def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
 
 def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarray | None:
     """Weights with their ``side`` channels multiplied by ``vector`` (one value per channel,
-    or a single value), computed in float64 and stored in the weights' type."""
+    or a single value), rounded once to the weights' type.
+
+    The exact product of two floats of p bits has at most 2p bits, so when the factors are
+    exactly representable in the weights' type a product computed in that type (f32 for
+    f32 weights) is already the once-rounded exact result: no float64 copies of large
+    weights. Otherwise the product is taken in float64 (exact for f32) and rounded."""
     view = _view(node, w, side)
     if view is None:
         return None
     if vector.size == 1:
-        factor = np.asarray(vector, np.float64).reshape(())
+        factor = np.asarray(vector).reshape(())
     elif vector.size == int(np.prod(view)):
-        factor = np.asarray(vector, np.float64).reshape(view)
+        factor = np.asarray(vector).reshape(view)
     else:
         return None
-    return (w.astype(np.float64) * factor).astype(w.dtype)
+    narrow = factor.astype(w.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4:
+            return np.multiply(w, narrow)
+        return (w.astype(np.float64) * factor.astype(np.float64)).astype(w.dtype)
 
 
-def set_weights(rw: Rewriter, node: Node, value: np.ndarray) -> None:
-    """Feed ``node``'s input 1 with new weights, in the storage type of the old ones."""
+def set_weights(rw: Rewriter, node: Node, value: np.ndarray, *, contiguous: bool = True) -> None:
+    """Feed ``node``'s input 1 with new weights, in the storage type of the old ones
+    (``contiguous=False`` keeps a strided view uncopied, see ``Rewriter.const``)."""
     from irconv_opset import Convert
 
     source = node.in_port(1).get_source()
@@ -88,7 +98,7 @@ def set_weights(rw: Rewriter, node: Node, value: np.ndarray) -> None:
             port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)  # type: ignore[attr-defined]
             rw.set_input(node.in_port(1), port)
             return
-    rw.set_input(node.in_port(1), rw.const(value, like=node))
+    rw.set_input(node.in_port(1), rw.const(value, like=node, contiguous=contiguous))
 
 
 def zero_padding(node: Node) -> bool:

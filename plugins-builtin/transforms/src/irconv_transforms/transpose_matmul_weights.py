@@ -4,26 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 from irconv import Match, Rewriter, op
 
 from irconv_transforms import _weights
 from irconv_transforms._fusion import Fusion
-
-
-TILE = 256  # 256 x 256 f32 = 256 KiB: a source and a destination tile stay in cache
-
-
-def transposed(w: np.ndarray) -> np.ndarray:
-    """``w.T`` as a new C-contiguous array, copied tile by tile: a plain strided copy of a
-    large matrix misses the cache (and, for mmap-backed weights, the TLB) on every element
-    it reads, and was the slowest step in converting big transformer models."""
-    rows, cols = w.shape
-    out = np.empty((cols, rows), w.dtype)
-    for i in range(0, cols, TILE):
-        for j in range(0, rows, TILE):
-            out[i : i + TILE, j : j + TILE] = w[j : j + TILE, i : i + TILE].T
-    return out
 
 
 class TransposeMatMulWeights(Fusion):
@@ -44,6 +28,8 @@ class TransposeMatMulWeights(Fusion):
         shape = matmul.in_port(0).get_source().data.shape if matmul.has_input(0) else None  # type: ignore[union-attr]
         if shape is None or len(shape) < 2:
             return False  # a 1-D first input: keep the plain form
-        _weights.set_weights(rw, matmul, transposed(w))
+        # A transposed view, not a copy: the emitter gathers it block by block while it
+        # writes (and compresses) the weights, the one pass over them it makes anyway.
+        _weights.set_weights(rw, matmul, w.T, contiguous=False)
         rw.replace_op(matmul, dataclasses.replace(matmul.op, transpose_b=True))  # type: ignore[type-var]
         return True

@@ -22,6 +22,7 @@ from irconv_onnx.attributes import Attributes
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.meta import CAPTURES, IR_VERSION, OPSETS
 from irconv_onnx.tensors import element_type, tensor_to_array
+from irconv_onnx.wire import externalized
 
 FRAMEWORK = "onnx"
 
@@ -35,16 +36,42 @@ def normalize_domain(domain: str) -> str:
 
 
 def read_model_proto(path: Path) -> Any:
-    """Parse the ModelProto; external data is left on disk."""
+    """Parse the ModelProto; external data, and large inline initializers, are left on disk."""
     import onnx
     from google.protobuf.message import DecodeError
 
     try:
-        model = onnx.load_model(str(path), load_external_data=False)
+        model = _parse_leaving_weights_on_disk(path) or onnx.load_model(str(path), load_external_data=False)
     except (DecodeError, RuntimeError, ValueError) as exc:
         raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {exc}") from None
     if not model.HasField("graph") or (not model.graph.node and not model.graph.output):
         raise ModelFileError(f"{path} holds no ONNX graph (truncated or not an ONNX file?)")
+    return model
+
+
+def _parse_leaving_weights_on_disk(path: Path) -> Any | None:
+    """The ModelProto with its large initializers pointing into the file (``wire``), or None
+    when the file does not lend itself (then it is parsed whole)."""
+    import mmap
+
+    import onnx
+
+    if path.is_symlink() or not path.is_file():
+        return None  # the tensors would name a file outside the folder the link sits in
+    with open(path, "rb") as stream:
+        try:
+            mapping = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None  # empty or unmappable: the ordinary parse reports it
+    try:
+        with memoryview(mapping) as view:
+            rebuilt = externalized(view, path.name)
+    finally:
+        mapping.close()
+    if rebuilt is None:
+        return None
+    model = onnx.ModelProto()
+    model.ParseFromString(rebuilt)
     return model
 
 
