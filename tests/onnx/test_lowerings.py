@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 RNG = np.random.default_rng(13)
@@ -51,3 +52,102 @@ def test_gather_elements_in_a_body_of_unknown_rank(convert_and_compare) -> None:
     node = helper.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)
     model = _model([node], [_in("c", [], TensorProto.BOOL), _in("x", [3, 5]), _in("i", [2, 4], I64)], [_in("y", None)])
     convert_and_compare(model, {"c": np.array(True), "x": _f32(3, 5), "i": _indices((2, 4), 5)})
+
+
+# ------------------------------------------------------------------ ai.onnx.ml
+def _ml(node: Any, inputs: list[Any], ml_opset: int = 1) -> Any:
+    return _model([node], inputs, [_in("y", None)], domains={"ai.onnx.ml": ml_opset})
+
+
+def test_binarizer(convert_and_compare) -> None:
+    node = helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml", threshold=0.25)
+    convert_and_compare(_ml(node, [_in("x", [3, 4])]), {"x": _f32(3, 4)})
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5,), (2, 3, 5)])
+def test_array_feature_extractor(convert_and_compare, shape: tuple[int, ...]) -> None:
+    node = helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], domain="ai.onnx.ml")
+    model = _ml(node, [_in("x", list(shape)), _in("i", [1, 3], I64)])
+    convert_and_compare(model, {"x": _f32(*shape), "i": np.array([[4, 0, 2]], np.int64)})
+
+
+def _random_forest(trees: int, depth: int, features: int, targets: int) -> dict[str, Any]:
+    """TreeEnsemble attributes of ``trees`` random full trees of ``depth`` levels, every
+    branch mode used, a set-membership node and NaN routing included."""
+    modes, splits, feats, tracks, true_ids, false_ids, true_leaf, false_leaf = ([] for _ in range(8))
+    leaf_targets, leaf_weights, members, roots = [], [], [], []
+
+    def grow(level: int) -> tuple[int, bool]:
+        if level == depth:
+            leaf_targets.append(int(RNG.integers(targets)))
+            leaf_weights.append(float(RNG.standard_normal()))
+            return len(leaf_weights) - 1, True
+        index = len(modes)
+        mode = int(RNG.integers(7))
+        modes.append(mode)
+        splits.append(float(RNG.standard_normal()) if mode != 4 else 1.0)
+        feats.append(int(RNG.integers(features)))
+        tracks.append(int(RNG.integers(2)))
+        if mode == 6:
+            members.extend([1.0, -1.0, float("nan")])  # onnxruntime: integer members only
+        for ids, leaf in ((true_ids, true_leaf), (false_ids, false_leaf)):
+            ids.append(0)
+            leaf.append(0)
+        for ids, leaf in ((true_ids, true_leaf), (false_ids, false_leaf)):
+            child, is_leaf = grow(level + 1)
+            ids[index], leaf[index] = child, int(is_leaf)
+        return index, False
+
+    for _ in range(trees):
+        roots.append(grow(0)[0])
+    attributes = dict(
+        nodes_modes=numpy_helper.from_array(np.array(modes, np.uint8), "nodes_modes"),
+        nodes_splits=numpy_helper.from_array(np.array(splits, np.float32), "nodes_splits"),
+        nodes_featureids=feats, nodes_missing_value_tracks_true=tracks,
+        nodes_truenodeids=true_ids, nodes_falsenodeids=false_ids, nodes_trueleafs=true_leaf,
+        nodes_falseleafs=false_leaf, leaf_targetids=leaf_targets, tree_roots=roots, n_targets=targets,
+        leaf_weights=numpy_helper.from_array(np.array(leaf_weights, np.float32), "leaf_weights"),
+    )
+    if members:
+        attributes["membership_values"] = numpy_helper.from_array(np.array(members, np.float32), "membership_values")
+    return attributes
+
+
+def _features(rows: int, features: int) -> np.ndarray:
+    """Whole numbers (onnxruntime truncates a feature to an integer before a set-membership
+    test, the spec does not) that hit the equality and membership cases, and some NaN."""
+    x = RNG.integers(-2, 3, (rows, features)).astype(np.float32)
+    return np.where(RNG.random((rows, features)) < 0.1, np.float32(np.nan), x)
+
+
+@pytest.mark.parametrize("aggregate", [0, 1, 2, 3])
+def test_tree_ensemble(convert_and_compare, aggregate: int) -> None:
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml", aggregate_function=aggregate,
+                            **_random_forest(trees=4, depth=3, features=5, targets=3))
+    convert_and_compare(_ml(node, [_in("x", ["n", 5])], ml_opset=5), {"x": _features(64, 5)})
+
+
+@pytest.mark.parametrize(("post", "transform"), [
+    (1, lambda s: np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)),
+    (2, lambda s: 1 / (1 + np.exp(-s))),
+])
+def test_tree_ensemble_post_transform(tmp_path, installed_host, post: int, transform: Any) -> None:
+    """SOFTMAX (1) and LOGISTIC (2) as the spec numbers them, applied to onnxruntime's raw
+    scores (onnxruntime reads 1 as LOGISTIC and 2 as SOFTMAX, its older enum)."""
+    import onnx
+    import onnxruntime as ort
+    from irconv.api import convert_model, save_model
+    from irconv.testing.runtime import run_ir
+
+    forest = _random_forest(trees=3, depth=3, features=4, targets=3)
+    x = _features(32, 4)
+    models = {}
+    for kind in (0, post):
+        node = helper.make_node("TreeEnsemble", ["x"], ["y"], domain="ai.onnx.ml", post_transform=kind, **forest)
+        models[kind] = _ml(node, [_in("x", ["n", 4])], ml_opset=5)
+        models[kind].ir_version = 10
+    raw = ort.InferenceSession(models[0].SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    onnx.save(models[post], str(tmp_path / "model.onnx"))
+    save_model(convert_model(tmp_path / "model.onnx", host=installed_host), tmp_path / "model.xml",
+               host=installed_host, compress_to_fp16=False)
+    np.testing.assert_allclose(run_ir(tmp_path / "model.xml", {"x": x})["y"], transform(raw), rtol=1e-5, atol=1e-6)

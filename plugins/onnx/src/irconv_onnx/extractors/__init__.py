@@ -14,6 +14,7 @@ def all_extractors() -> list[Extractor]:
         elementwise,
         image,
         loss,
+        ml,
         nn,
         normalization,
         quantization,
@@ -25,5 +26,5 @@ def all_extractors() -> list[Extractor]:
     )
 
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
-               signal, control_flow, contrib, attention)
+               signal, control_flow, contrib, attention, ml)
     return [e for module in modules for e in module.extractors()]
