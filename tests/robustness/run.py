@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--format", action="append", choices=[*FORMATS, "all"], help="repeatable; default onnx")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--start", type=int, default=0, help="first case number")
+    p.add_argument("--cases", type=lambda t: [int(v) for v in t.split(",")], default=None,
+                   help="replay these case numbers (comma-separated) instead of --start/--n")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per case (default 60)")
     p.add_argument("--memory-gib", type=float, default=4.0, help="address-space limit per case (default 4)")
     p.add_argument("--no-openvino", action="store_true", help="skip reading converted IRs with OpenVINO")
@@ -124,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             start = time.perf_counter()
             work = Path(tmp) / name
-            results[name] = run_cases(FORMATS[name], range(args.start, args.start + args.n), args.seed, limits, work)
+            indices = args.cases if args.cases is not None else range(args.start, args.start + args.n)
+            results[name] = run_cases(FORMATS[name], indices, args.seed, limits, work)
             seconds[name] = time.perf_counter() - start
             bad = [c for c in results[name] if c.outcome.outcome not in GOOD]
             for c in bad:

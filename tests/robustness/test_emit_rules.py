@@ -27,3 +27,23 @@ def test_an_unused_output_the_operation_lacks_is_left_out(tmp_path: Path) -> Non
     outcome = convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=60))
     assert outcome.outcome == "accepted", outcome
     assert 'names="extra"' not in (tmp_path / "out" / "model.xml").read_text()
+
+
+def test_a_model_input_fed_by_another_node_is_refused(tmp_path: Path) -> None:
+    """An operation turned into a Parameter (IR layer type, TF op type) keeps its inputs:
+    the runtime cannot place such a layer, so the emitter names it."""
+    from irconv.errors import ConversionError
+    from irconv.ops import Parameter
+    from irconv.pipeline import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+    from irconv.types import ElementType
+    from irconv_opset import ReLU
+
+    b = GraphBuilder()
+    x = b.parameter("x", (2,))
+    fed = b.op(Parameter((2,), ElementType.f32), b.op(ReLU(), x), name="fed")
+    b.result(fed, "y")
+    infer_graph(b.graph)
+    with pytest.raises(ConversionError, match=r"node 'fed' is a Parameter.*which takes no inputs, but the model feeds it 1"):
+        emit_ir(b.graph, tmp_path / "m.xml")

@@ -104,3 +104,46 @@ def test_prelu_slope_has_one_value_or_one_per_channel():
         infer(PReLU(), (1, 4, 5, 5), np.ones((4, 3, 1), np.float32))
     for slope in (np.ones(1, np.float32), np.ones(16, np.float32), np.ones((16, 1, 1), np.float32)):
         assert infer(PReLU(), (1, 16, 5, 5), slope).out_port(0).data.get_shape() == (1, 16, 5, 5)
+
+
+def test_an_op_given_fewer_inputs_than_it_reads_is_named():
+    from irconv_opset import Range, ScatterNDUpdate
+
+    with pytest.raises(ConversionError, match=r"needs 3 inputs, but input 1 is not connected \(it has 1\)"):
+        infer(Range(), i64(0))
+    with pytest.raises(ConversionError, match=r"needs 3 inputs, but input 2 is not connected"):
+        infer(ScatterNDUpdate(), (4,), i64([0]))
+
+
+def test_if_condition_is_a_scalar_or_one_element():
+    from irconv.graph import Graph
+    from irconv_opset import If
+
+    with pytest.raises(ConversionError, match=r"input 0 \(condition\) must have rank 0 or 1, got shape \[2, 3\]"):
+        infer(If(then_body=Graph("t"), else_body=Graph("e")), ((2, 3), "boolean"))
+
+
+def test_matmul_operands_share_one_element_type():
+    from irconv_opset import MatMul
+
+    with pytest.raises(ConversionError, match=r"input 1 \(second operand\) must have the element type of input 0"):
+        infer(MatMul(), (1, 64), np.ones((64, 5), np.int32))
+
+
+@pytest.mark.parametrize(
+    ("shape", "pool", "words"),
+    [
+        ((1, 1, 3, 3), {"kernel": (5, 5)}, "larger than the padded input"),
+        ((0, 3, 8, 8), {"kernel": (2, 2)}, "batch size is zero"),
+        ((1, 0, 8, 8), {"kernel": (2, 2)}, "channel count is zero"),
+        ((1, 3, 8, 8), {"kernel": (2, 2, 2)}, "kernel [2, 2, 2] does not match the input's 2 spatial dimensions"),
+        ((1, 3, 8, 8), {"kernel": (2, 2), "pads_begin": (0,)}, "pads_begin [0] does not match"),
+    ],
+)
+def test_pooling_windows_the_runtime_refuses(shape, pool, words):
+    from irconv_opset import MaxPool
+
+    op = MaxPool(**{"strides": (1,) * len(pool["kernel"]), **pool})
+    with pytest.raises(Exception) as info:
+        infer(op, shape)
+    assert words in str(info.value)

@@ -66,8 +66,19 @@ def check_opset_ops(graph: Graph) -> None:
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
         _check_outputs_exist(node)
+        _check_sources_have_no_inputs(node)
         for layout in body_layouts(node.op):
             check_opset_ops(layout.graph)
+
+
+def _check_sources_have_no_inputs(node: Node) -> None:
+    """A Parameter or Const fed by another node (a model that turned an operation into an
+    input) is a layer the runtime cannot place in the graph."""
+    if isinstance(node.op, (Parameter, Const)) and any(port.get_source() for port in node.in_ports()):
+        raise ConversionError(
+            f"node {node.name!r} is a {node.op.describe()}, which takes no inputs, but the model feeds it "
+            f"{node.num_inputs()} input(s); fix the model"
+        )
 
 
 def _check_outputs_exist(node: Node) -> None:

@@ -22,6 +22,17 @@ def _fail(node: Node, idx: int, role: str, rule: str) -> ConversionError:
     return ConversionError(f"node {node.name!r} ({node.op.describe()}): input {idx} ({role}) {rule}")
 
 
+def require_inputs(node: Node, count: int) -> None:
+    """The op reads ``count`` inputs; a model that gives it fewer (an op swapped for another)
+    would make the runtime index past the node's inputs."""
+    missing = [i for i in range(count) if not node.has_input(i)]
+    if missing:
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) needs {count} inputs, "
+            f"but input {missing[0]} is not connected (it has {node.num_inputs()})"
+        )
+
+
 def require_integer(node: Node, idx: int, role: str) -> None:
     """Shapes, axes, indices, repeats and pads must be of an integer type (not float, not boolean)."""
     if not node.has_input(idx):

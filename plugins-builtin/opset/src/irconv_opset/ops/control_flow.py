@@ -19,6 +19,8 @@ from irconv.graph import Graph
 from irconv.ops import Op, Parameter, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset.rules import require_length, require_rank
+
 if TYPE_CHECKING:
     from irconv.graph import Node
 
@@ -381,6 +383,8 @@ class If(Op):
         return max((o.external for o in (*self.then_outputs, *self.else_outputs)), default=-1) + 1
 
     def infer(self, node: Node) -> None:
+        require_rank(node, 0, "condition", 0, 1)
+        require_length(node, 0, "condition", 1)
         where = f"{node.name} ({self.describe()})"
         _feed_inputs(node, self.then_body, self.then_inputs)
         _feed_inputs(node, self.else_body, self.else_inputs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from irconv.ops import Op, attr
@@ -21,7 +21,7 @@ from irconv_opset.shapes import (
     product,
     set_output,
 )
-from irconv_opset.rules import require_integer
+from irconv_opset.rules import require_inputs, require_integer, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -166,7 +166,12 @@ class GatherElements(Op):
 class _LikeData:
     """Scatter ops: the output is the data input's shape and type."""
 
+    input_count: ClassVar[int] = 3  # data, indices, updates (+ axis where the op has one)
+
     def infer(self, node: Node) -> None:
+        require_inputs(node, self.input_count)
+        require_integer(node, 1, "indices")
+        require_same_type(node, 0, 2, "updates")
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
 
 
@@ -176,6 +181,7 @@ class ScatterUpdate(_LikeData, Op):
 
     type = "ScatterUpdate"
     version = 3
+    input_count = 4
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         data = np.array(inputs[0], copy=True)
@@ -269,6 +275,7 @@ class ScatterElementsUpdate(_LikeData, Op):
 
     type = "ScatterElementsUpdate"
     version = 12
+    input_count = 4
 
     reduction: str = attr("none")
     use_init_val: bool = attr(True)

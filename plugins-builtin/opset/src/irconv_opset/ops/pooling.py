@@ -31,6 +31,7 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
         return (None,) * (len(op.kernel) + 2) if op.kernel else None
     spatial = data[2:]
     rank = len(spatial)
+    _check_window(data, op, dilations)
     dilations = dilations or (1,) * rank
     pads_begin = op.pads_begin if len(op.pads_begin) == rank else (0,) * rank
     pads_end = op.pads_end if len(op.pads_end) == rank else (0,) * rank
@@ -48,6 +49,22 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
         for i in range(rank)
     )
     return (*data[:2], *out)
+
+
+def _check_window(data: tuple, op: _PoolBase, dilations: Sequence[int] | None) -> None:
+    """What the runtime checks on a pooling: one window entry per spatial axis (pads may be
+    empty), and no zero batch or channel count."""
+    rank = len(data) - 2
+    for name, values in (("kernel", op.kernel), ("strides", op.strides), ("dilations", dilations or ())):
+        if (values or name != "dilations") and len(values) != rank:
+            raise ValueError(f"{name} {list(values)} does not match the input's {rank} spatial dimensions")
+    for name, values in (("pads_begin", op.pads_begin), ("pads_end", op.pads_end)):
+        if values and len(values) != rank:
+            raise ValueError(f"{name} {list(values)} does not match the input's {rank} spatial dimensions")
+    if rank >= 0 and data[0] == 0:
+        raise ValueError(f"the input's batch size is zero (shape {list(data)})")
+    if rank >= 0 and data[1] == 0:
+        raise ValueError(f"the input's channel count is zero (shape {list(data)})")
 
 
 def _lowest(dtype: np.dtype) -> float | int:

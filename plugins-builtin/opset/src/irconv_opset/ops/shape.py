@@ -28,7 +28,7 @@ from irconv_opset.shapes import (
     rank_of,
     shape_of_value,
 )
-from irconv_opset.rules import require_integer, require_length, require_rank
+from irconv_opset.rules import require_inputs, require_integer, require_length, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -555,6 +555,7 @@ class Range(Op):
         return self.output_type
 
     def infer(self, node: Node) -> None:
+        require_inputs(node, 3)
         values = [in_value(node, i) for i in range(3)]
         length: Dim = None
         if all(v is not None for v in values):
