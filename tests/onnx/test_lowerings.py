@@ -151,3 +151,52 @@ def test_tree_ensemble_post_transform(tmp_path, installed_host, post: int, trans
     save_model(convert_model(tmp_path / "model.onnx", host=installed_host), tmp_path / "model.xml",
                host=installed_host, compress_to_fp16=False)
     np.testing.assert_allclose(run_ir(tmp_path / "model.xml", {"x": x})["y"], transform(raw), rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------ sequences of tensors
+def _seq_model(nodes: list[Any], inputs: list[Any], inits: list[Any] = (), out_type: int = F32) -> Any:
+    return _model(nodes, inputs, [_in("y", None, out_type)], inits, opset=18)
+
+
+def test_sequence_insert_erase_at_with_elements_of_different_shapes(convert_and_compare) -> None:
+    nodes = [
+        helper.make_node("SequenceEmpty", [], ["s0"]),
+        helper.make_node("SequenceInsert", ["s0", "a"], ["s1"]),
+        helper.make_node("SequenceInsert", ["s1", "b", "front"], ["s2"]),
+        helper.make_node("SequenceConstruct", ["a", "b", "c"], ["t"]),
+        helper.make_node("SequenceErase", ["t", "minus_one"], ["t1"]),
+        helper.make_node("SequenceAt", ["t1", "minus_one"], ["from_t"]),
+        helper.make_node("SequenceAt", ["s2", "zero"], ["from_s"]),
+        helper.make_node("Concat", ["from_s", "from_t"], ["y"], axis=0),
+    ]
+    inits = [_c("front", np.int64(0)), _c("minus_one", np.int64(-1)), _c("zero", np.int64(0))]
+    model = _seq_model(nodes, [_in("a", [2, 3]), _in("b", [1, 3]), _in("c", [4, 3])], inits)
+    convert_and_compare(model, {"a": _f32(2, 3), "b": _f32(1, 3), "c": _f32(4, 3)})
+
+
+def test_sequence_at_a_run_time_position(convert_and_compare) -> None:
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+             helper.make_node("SequenceAt", ["s", "i"], ["y"])]
+    model = _seq_model(nodes, [_in("a", [2, 3]), _in("b", [2, 3]), _in("c", [2, 3]), _in("i", [], I64)])
+    convert_and_compare(model, {"a": _f32(2, 3), "b": _f32(2, 3), "c": _f32(2, 3), "i": np.array(-2, np.int64)})
+
+
+@pytest.mark.parametrize(("split", "attributes"), [
+    (None, {"axis": 1, "keepdims": 0}),
+    (None, {"axis": -1}),
+    (np.int64(2), {"axis": 1}),
+    (np.array([1, 3, 1], np.int64), {"axis": 1}),
+])
+def test_split_to_sequence_then_concat(convert_and_compare, split: Any, attributes: dict[str, int]) -> None:
+    inputs = ["x"] if split is None else ["x", "split"]
+    nodes = [helper.make_node("SplitToSequence", inputs, ["s"], **attributes),
+             helper.make_node("SequenceLength", ["s"], ["n"]),
+             # equal parts stack on a new last axis, unequal ones join again on the split axis
+             helper.make_node("ConcatFromSequence", ["s"], ["c"], **(
+                 {"axis": -1, "new_axis": 1} if split is None else {"axis": 1})),
+             helper.make_node("Shape", ["c"], ["shape"]),
+             helper.make_node("Unsqueeze", ["n", "zero"], ["n_1d"]),
+             helper.make_node("Concat", ["n_1d", "shape"], ["y"], axis=0)]
+    inits = [_c("zero", np.array([0], np.int64))] + ([] if split is None else [_c("split", split)])
+    model = _model(nodes, [_in("x", [2, 5, 5])], [_in("y", None, I64), _in("c", None)], inits, opset=18)
+    convert_and_compare(model, {"x": _f32(2, 5, 5)})

@@ -22,9 +22,11 @@ def all_extractors() -> list[Extractor]:
         sequence,
         shape,
         signal,
+        tensor_sequences,
         unary,
     )
 
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
-               signal, control_flow, contrib, attention, ml)
+               signal, control_flow, contrib, attention, ml,
+               tensor_sequences)
     return [e for module in modules for e in module.extractors()]
