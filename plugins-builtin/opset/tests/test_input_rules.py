@@ -147,3 +147,12 @@ def test_pooling_windows_the_runtime_refuses(shape, pool, words):
     with pytest.raises(Exception) as info:
         infer(op, shape)
     assert words in str(info.value)
+
+
+def test_an_op_given_more_inputs_than_it_has_is_named():
+    from irconv_opset import Add, ReLU
+
+    with pytest.raises(ConversionError, match=r"takes at most 1 input\(s\), but the model gives it 3"):
+        infer(ReLU(), (2,), (2,), (2,))
+    with pytest.raises(ConversionError, match=r"takes at most 2 input\(s\), but the model gives it 3"):
+        infer(Add(), (2,), (2,), (2,))

@@ -33,6 +33,16 @@ def require_inputs(node: Node, count: int) -> None:
         )
 
 
+def require_at_most(node: Node, count: int) -> None:
+    """The op has ``count`` inputs at most; an operation swapped in for one with more inputs
+    keeps them, and the runtime then reads a node index past its own."""
+    if node.num_inputs() > count:
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) takes at most {count} input(s), "
+            f"but the model gives it {node.num_inputs()}"
+        )
+
+
 def require_integer(node: Node, idx: int, role: str) -> None:
     """Shapes, axes, indices, repeats and pads must be of an integer type (not float, not boolean)."""
     if not node.has_input(idx):

@@ -14,6 +14,7 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
+from irconv_opset.rules import require_at_most
 from irconv_opset.shapes import auto_broadcast, in_shape, in_type, set_output
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class BinaryElementwise(Op):
         raise NotImplementedError
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         first, second = in_type(node, 0), in_type(node, 1)
         if ElementType.dynamic not in (first, second) and first is not second:
             # the runtime refuses such a node when it reads the IR; say so at conversion

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
-from irconv_opset.rules import require_slope_shape
+from irconv_opset.rules import require_at_most, require_slope_shape
 from irconv_opset.shapes import in_shape, in_type, normalize_axis, set_output
 
 if TYPE_CHECKING:
@@ -39,11 +39,13 @@ class UnaryElementwise(Op):
 
     version = 1
     traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
+    max_inputs: ClassVar[int] = 1  # the data; subclasses with parameter inputs say how many
 
     def kernel(self, x: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, self.max_inputs)
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -410,6 +412,7 @@ class Selu(UnaryElementwise):
     """Inputs: data, alpha, lambda."""
 
     type = "Selu"
+    max_inputs = 3
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, alpha, lam = (np.asarray(v) for v in inputs[:3])
@@ -423,6 +426,7 @@ class HardSigmoid(UnaryElementwise):
     """Inputs: data, alpha, beta; ``max(0, min(1, alpha * x + beta))``."""
 
     type = "HardSigmoid"
+    max_inputs = 3
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, alpha, beta = (np.asarray(v) for v in inputs[:3])
@@ -435,6 +439,7 @@ class PReLU(UnaryElementwise):
     traits = frozenset({Trait.ELEMENTWISE})  # the slope broadcasts against the data
 
     type = "PReLU"
+    max_inputs = 2
 
     def infer(self, node: Node) -> None:
         require_slope_shape(node)
@@ -527,6 +532,7 @@ class Swish(UnaryElementwise):
 
     type = "Swish"
     version = 4
+    max_inputs = 2
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
