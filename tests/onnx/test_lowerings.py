@@ -200,3 +200,18 @@ def test_split_to_sequence_then_concat(convert_and_compare, split: Any, attribut
     inits = [_c("zero", np.array([0], np.int64))] + ([] if split is None else [_c("split", split)])
     model = _model(nodes, [_in("x", [2, 5, 5])], [_in("y", None, I64), _in("c", None)], inits, opset=18)
     convert_and_compare(model, {"x": _f32(2, 5, 5)})
+
+
+# ------------------------------------------------------------------ ReduceMax / ReduceMin
+@pytest.mark.parametrize(("op", "infinity"), [("ReduceMax", -np.inf), ("ReduceMin", np.inf)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_reduce_extreme_of_only_infinities(convert_and_compare, op: str, infinity: float, dtype: Any) -> None:
+    """The CPU plugin starts from the finite extreme, so a row of only -inf (ReduceMax) would
+    come out finite: a fully masked attention row."""
+    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    model = _model([node], [_in("x", [3, 4], elem)], [_in("y", None, elem)], [_c("axes", np.array([1], np.int64))])
+    x = _f32(3, 4).astype(dtype)
+    x[0] = infinity
+    x[1, :2] = infinity
+    convert_and_compare(model, {"x": x})

@@ -93,6 +93,27 @@ def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool
     return ctx.op(cls(keep_dims=keep), x, axes)
 
 
+def _extreme(cls: type, is_max: bool, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
+    """ReduceMax/ReduceMin, with the infinities the CPU plugin loses put back: it starts
+    from the lowest (highest) finite value, so a max over only -inf (a fully masked
+    attention row) comes out as that value, not -inf. A result at that value becomes -inf
+    (+inf); only a true max of exactly the lowest finite float reads differently."""
+    from irconv_opset import LessEqual, Select
+
+    reduced = _plain(cls, ctx, x, axes, keep)
+    et = x.data.element_type
+    if not et.is_float or et is ElementType.bf16:
+        return reduced
+    # f64 is computed in f32 on the CPU plugin: its limit is f32's.
+    dtype = np.dtype(et.numpy)
+    info = np.finfo(np.float32 if dtype == np.float64 else dtype)
+    limit = ctx.const(np.asarray(info.min if is_max else info.max, dtype), suffix="finite_limit")
+    # LessEqual both ways round: the CPU plugin's GreaterEqual is true for NaN.
+    beyond = ctx.op(LessEqual(), *((reduced, limit) if is_max else (limit, reduced)), suffix="at_limit")
+    infinity = ctx.const(np.asarray(-np.inf if is_max else np.inf, dtype), suffix="infinity")
+    return ctx.op(Select(), beyond, infinity, reduced)
+
+
 def _log_sum(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
     from irconv_opset import Log, ReduceSum
 
@@ -146,12 +167,15 @@ def extractors() -> list[Extractor]:
     import irconv_opset as o
 
     plain = {
-        "ReduceSum": o.ReduceSum, "ReduceMean": o.ReduceMean, "ReduceMax": o.ReduceMax,
-        "ReduceMin": o.ReduceMin, "ReduceProd": o.ReduceProd, "ReduceL1": o.ReduceL1, "ReduceL2": o.ReduceL2,
+        "ReduceSum": o.ReduceSum, "ReduceMean": o.ReduceMean, "ReduceProd": o.ReduceProd, "ReduceL1": o.ReduceL1,
+        "ReduceL2": o.ReduceL2,
     }
     axes = {1: HANDLED}  # empty axes: all axes, or none with noop_with_empty_axes
     result = [onnx_op(name, partial(_reduce, name, partial(_plain, cls)), produces=cls.type, optional=axes)
               for name, cls in plain.items()]
+    result += [onnx_op(name, partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")),
+                       produces=f"{cls.type}, Select", optional=axes)
+               for name, cls in {"ReduceMax": o.ReduceMax, "ReduceMin": o.ReduceMin}.items()]
     result += [
         onnx_op("ReduceLogSum", partial(_reduce, "ReduceLogSum", _log_sum), produces="ReduceSum, Log",
                 optional=axes),
