@@ -215,3 +215,11 @@ def test_reduce_extreme_of_only_infinities(convert_and_compare, op: str, infinit
     x[0] = infinity
     x[1, :2] = infinity
     convert_and_compare(model, {"x": x})
+
+
+# ------------------------------------------------------------------ Tile
+def test_tile_with_run_time_repeats(convert_and_compare) -> None:
+    """Lowered to a Broadcast: the CPU plugin's Tile gives wrong values for run-time repeats."""
+    model = _model([helper.make_node("Tile", ["x", "r"], ["y"])], [_in("x", [2, 3, 4]), _in("r", [3], I64)],
+                   [_in("y", None)])
+    convert_and_compare(model, {"x": _f32(2, 3, 4), "r": np.array([3, 1, 2], np.int64)})

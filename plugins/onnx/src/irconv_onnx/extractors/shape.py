@@ -164,10 +164,27 @@ def _expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Broadcast(mode="bidirectional"), ctx.input(0), ctx.input(1))]
 
 
-def _tile(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Tile
+def _tile(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """Tile; with run-time repeats (which the CPU plugin gets wrong) a Broadcast instead:
+    ``[d0, d1, ...]`` viewed as ``[1, d0, 1, d1, ...]``, broadcast to ``[r0, d0, r1, d1, ...]``
+    and merged back to ``[r0 * d0, r1 * d1, ...]``."""
+    from irconv_opset import Broadcast, Concat, Convert, Multiply, Reshape, ShapeOf, Tile, Unsqueeze
 
-    return Tile()
+    rank = ctx.input_rank(0)
+    if ctx.input_value(1) is not None or rank is None:
+        return Tile()
+    shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
+    repeats = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="repeats")
+
+    def interleave(outer: OutPort, name: str) -> OutPort:
+        pairs = ctx.op(Concat(axis=1), ctx.op(Unsqueeze(), outer, i64(ctx, 1), suffix=f"{name}_outer"),
+                       ctx.op(Unsqueeze(), shape, i64(ctx, 1), suffix=f"{name}_inner"), suffix=f"{name}_pairs")
+        return ctx.op(Reshape(special_zero=False), pairs, i64(ctx, [2 * rank]), suffix=name)
+
+    spread = ctx.op(Reshape(special_zero=False), ctx.input(0), interleave(i64(ctx, np.ones(rank, np.int64)), "spread"),
+                    suffix="spread")
+    copies = ctx.op(Broadcast(), spread, interleave(repeats, "copies_shape"), suffix="copies")
+    return [ctx.op(Reshape(special_zero=False), copies, ctx.op(Multiply(), repeats, shape, suffix="tiled_shape"))]
 
 
 def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
