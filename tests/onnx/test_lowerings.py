@@ -223,3 +223,20 @@ def test_tile_with_run_time_repeats(convert_and_compare) -> None:
     model = _model([helper.make_node("Tile", ["x", "r"], ["y"])], [_in("x", [2, 3, 4]), _in("r", [3], I64)],
                    [_in("y", None)])
     convert_and_compare(model, {"x": _f32(2, 3, 4), "r": np.array([3, 1, 2], np.int64)})
+
+
+# ------------------------------------------------------------------ TfIdfVectorizer
+@pytest.mark.parametrize(("mode", "shape", "grams"), [
+    ("TF", [12], (1, 3)),
+    ("IDF", [3, 10], (2, 3)),
+    ("TFIDF", [2, 9], (1, 2)),
+])
+def test_tfidf_vectorizer(convert_and_compare, mode: str, shape: list[int], grams: tuple[int, int]) -> None:
+    """Unigrams, bigrams and trigrams from a pool, skips up to 2, with and without a batch."""
+    pool = [2, 3, 5, 4, 5, 6, 7, 8, 6, 7, 3, 4, 5, 2, 2, 3, 5, 4, 4]  # 4 unigrams, 3 bigrams, 3 trigrams
+    node = helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode=mode, min_gram_length=grams[0],
+                            max_gram_length=grams[1], max_skip_count=2, ngram_counts=[0, 4, 10],
+                            ngram_indexes=[9, 0, 1, 2, 3, 4, 5, 6, 7, 8], pool_int64s=pool,
+                            weights=[0.5 + i for i in range(10)])
+    model = _model([node], [_in("x", shape, TensorProto.INT32)], [_in("y", None)], opset=9)
+    convert_and_compare(model, {"x": RNG.integers(2, 9, shape).astype(np.int32)})

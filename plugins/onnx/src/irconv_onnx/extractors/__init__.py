@@ -23,10 +23,11 @@ def all_extractors() -> list[Extractor]:
         shape,
         signal,
         tensor_sequences,
+        text,
         unary,
     )
 
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
                signal, control_flow, contrib, attention, ml,
-               tensor_sequences)
+               tensor_sequences, text)
     return [e for module in modules for e in module.extractors()]
