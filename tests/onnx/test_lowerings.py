@@ -240,3 +240,14 @@ def test_tfidf_vectorizer(convert_and_compare, mode: str, shape: list[int], gram
                             weights=[0.5 + i for i in range(10)])
     model = _model([node], [_in("x", shape, TensorProto.INT32)], [_in("y", None)], opset=9)
     convert_and_compare(model, {"x": RNG.integers(2, 9, shape).astype(np.int32)})
+
+
+# ------------------------------------------------------------------ Mod
+@pytest.mark.parametrize("fmod", [0, 1])
+def test_float_mod_by_infinity(convert_and_compare, fmod: int) -> None:
+    """The CPU plugin gives NaN for a finite x modulo an infinite y."""
+    x = np.array([0.0, -3.0, 3.0, -1.0, 1.0, 5.5, -7.25, np.inf, 1.0, 4.0], np.float32)
+    y = np.array([-2.0, np.inf, np.inf, -np.inf, -np.inf, 2.0, 3.0, 2.0, 0.5, -3.0], np.float32)
+    model = _model([helper.make_node("Mod", ["x", "y"], ["z"], fmod=fmod)], [_in("x", [10]), _in("y", [10])],
+                   [_in("z", None)], opset=28)  # onnxruntime: float floor-mod from opset 28
+    convert_and_compare(model, {"x": x, "y": y})

@@ -58,10 +58,28 @@ def _div(node: Node, ctx: ExtractContext) -> Op:
     return Divide(m_pythondiv=False)  # ONNX integer division truncates
 
 
-def _mod(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import FloorMod, Mod
+def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """Mod (fmod=1, C's fmod) or FloorMod (fmod=0, Python's %). For floats the CPU plugin
+    gives NaN for a finite x by an infinite y, where the answer is x (for fmod=0: x when it
+    is 0 or has y's sign, else y), so those elements are chosen with a Select."""
+    from irconv_opset import Equal, FloorMod, IsInf, IsNaN, Less, LogicalAnd, LogicalNot, LogicalOr, Mod, Select
 
-    return Mod() if attrs(ctx).int("fmod", 0) else FloorMod()
+    fmod = bool(attrs(ctx).int("fmod", 0))
+    x, y = ctx.input(0), ctx.input(1)
+    if not (x.data.element_type.is_float and x.data.element_type is not ElementType.bf16):
+        return Mod() if fmod else FloorMod()
+    result = ctx.op(Mod() if fmod else FloorMod(), x, y, suffix="mod")
+    finite_x = ctx.op(LogicalNot(), ctx.op(LogicalOr(), ctx.op(IsInf(), x, suffix="x_inf"),
+                                           ctx.op(IsNaN(), x, suffix="x_nan"), suffix="x_not_finite"), suffix="x_finite")
+    by_infinity = ctx.op(LogicalAnd(), finite_x, ctx.op(IsInf(), y, suffix="y_inf"), suffix="by_infinity")
+    exact = x
+    if not fmod:
+        zero = typed_const(ctx, 0, x, "zero")
+        same_sign = ctx.op(Equal(), ctx.op(Less(), x, zero, suffix="x_negative"),
+                           ctx.op(Less(), y, zero, suffix="y_negative"), suffix="same_sign")
+        keeps_x = ctx.op(LogicalOr(), same_sign, ctx.op(Equal(), x, zero, suffix="x_zero"), suffix="keeps_x")
+        exact = ctx.op(Select(), keeps_x, x, y, suffix="by_infinity_value")
+    return [ctx.op(Select(), by_infinity, exact, result)]
 
 
 def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
