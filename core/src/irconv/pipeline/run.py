@@ -9,6 +9,7 @@ from pathlib import Path
 from irconv.errors import ModelFileError, UnsupportedOpsError, UserError
 from irconv.graph import Graph
 from irconv.ops import Const
+from irconv.pipeline.collector import collect_less_often
 from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
@@ -90,6 +91,7 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
         raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
 
 
+@collect_less_often
 def convert(path: Path, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None) -> Graph:
     """Run every phase up to (not including) emit and return the finished graph.
 
@@ -170,6 +172,7 @@ def expected_emit_bytes(graph: Graph, compress_to_fp16: bool) -> int:
     return total
 
 
+@collect_less_often
 def save(
     graph: Graph,
     output: Path,

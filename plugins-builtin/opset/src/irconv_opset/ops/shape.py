@@ -109,8 +109,9 @@ class Transpose(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
-        # a contiguous copy: the emitter and later folds read it sequentially
-        return [np.ascontiguousarray(np.transpose(x, order if order.size else None))]
+        # a view, not a copy: weights transposed into the IR's layout are usually rescaled
+        # by a fusion next (a new array anyway) or gathered by the emitter as it writes
+        return [np.transpose(x, order if order.size else None)]
 
 
 # -------------------------------------------------------------------------- Concat
