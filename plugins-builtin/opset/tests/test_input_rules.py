@@ -156,3 +156,14 @@ def test_an_op_given_more_inputs_than_it_has_is_named():
         infer(ReLU(), (2,), (2,), (2,))
     with pytest.raises(ConversionError, match=r"takes at most 2 input\(s\), but the model gives it 3"):
         infer(Add(), (2,), (2,), (2,))
+
+
+def test_recurrent_inputs_have_the_ranks_of_the_spec():
+    from irconv_opset import LSTMSequence
+
+    h = 2
+    inputs = [(1, 3, 4), (1, 1, h), (1, 1, h), i64(3),
+              np.zeros((1, 4 * h, 4), np.float32), np.zeros((1, 4 * h, h), np.float32),
+              np.zeros((1, 4 * h, 1), np.float32)]  # fmt: skip
+    with pytest.raises(ConversionError, match=r"input 6 \(B\) must have rank 2, got shape \[1, 8, 1\]"):
+        infer(LSTMSequence(hidden_size=h), *inputs)

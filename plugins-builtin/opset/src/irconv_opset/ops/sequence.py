@@ -18,7 +18,7 @@ from irconv.types import Dim, ElementType
 
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
-from irconv_opset.rules import require_integer, require_same_type
+from irconv_opset.rules import require_integer, require_rank, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -119,6 +119,10 @@ class _RNNStep:
 # ---- cells -------------------------------------------------------------------------------
 
 
+_ROLES_CELL = ("X", "initial state", "W", "R", "B")
+_ROLES_SEQUENCE = ("X", "initial state", "sequence lengths", "W", "R", "B")
+
+
 @dataclass(eq=False)
 class _CellBase(_RecurrentBase):
     """A cell: inputs X [batch, input], the states [batch, hidden], W, R, B; outputs the new states."""
@@ -129,6 +133,9 @@ class _CellBase(_RecurrentBase):
         n = self._state_count
         for idx in [*range(1, 1 + n), *range(1 + n, 4 + n)]:  # the states, W, R, B compute with X
             require_same_type(node, 0, idx, "states, W, R and B")
+        # X [batch, input], states [batch, hidden], W [gates, input], R [gates, hidden], B [gates]
+        for idx, rank in [(0, 2), *((i, 2) for i in range(1, 1 + n)), (1 + n, 2), (2 + n, 2), (3 + n, 1)]:
+            require_rank(node, idx, _ROLES_CELL[min(idx, 1) if idx <= n else idx - n + 1], rank)
         batch: Dim = None
         for idx in range(1 + self._state_count):
             shape = input_shape(node, idx)
@@ -204,6 +211,11 @@ class _SequenceBase(_RecurrentBase):
         for idx in [*range(1, 1 + n), *range(2 + n, 5 + n)]:  # the states, W, R, B compute with X
             require_same_type(node, 0, idx, "states, W, R and B")
         require_integer(node, 1 + n, "sequence lengths")
+        # X [batch, steps, input], states [batch, dirs, hidden], lengths [batch],
+        # W [dirs, gates, input], R [dirs, gates, hidden], B [dirs, gates]
+        ranks = [3, *([3] * n), 1, 3, 3, 2]
+        for idx, rank in enumerate(ranks):
+            require_rank(node, idx, _ROLES_SEQUENCE[min(idx, 1) if idx <= n else idx - n + 1], rank)
         x = input_shape(node, 0)
         batch: Dim = x[0] if x else None
         for idx in range(1, 2 + self._state_count):  # states, then sequence_lengths
