@@ -251,3 +251,28 @@ def test_float_mod_by_infinity(convert_and_compare, fmod: int) -> None:
     model = _model([helper.make_node("Mod", ["x", "y"], ["z"], fmod=fmod)], [_in("x", [10]), _in("y", [10])],
                    [_in("z", None)], opset=28)  # onnxruntime: float floor-mod from opset 28
     convert_and_compare(model, {"x": x, "y": y})
+
+
+# ------------------------------------------------------------------ BitCast
+@pytest.mark.parametrize(("source", "target"), [
+    (np.int8, TensorProto.UINT8), (np.uint8, TensorProto.INT8), (np.int16, TensorProto.UINT16),
+    (np.uint16, TensorProto.INT16), (np.bool_, TensorProto.UINT8),
+])
+def test_bit_cast_between_integers(tmp_path, installed_host, source: Any, target: int) -> None:
+    """Against NumPy's view (onnxruntime has no BitCast yet)."""
+    import onnx
+    from irconv.api import convert_model, save_model
+    from irconv.testing.runtime import run_ir
+
+    info = np.iinfo(source) if source is not np.bool_ else None
+    x = (np.array([0, 1, 0, 1], source) if info is None
+         else np.array([info.min, -1 if info.min else 200, 0, 1, info.max], source))
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(source))
+    model = _model([helper.make_node("BitCast", ["x"], ["y"], to=target)], [_in("x", [len(x)], elem)],
+                   [_in("y", None, target)], opset=26)
+    onnx.save(model, str(tmp_path / "model.onnx"))
+    save_model(convert_model(tmp_path / "model.onnx", host=installed_host), tmp_path / "model.xml",
+               host=installed_host, compress_to_fp16=False)
+    want = x.view(helper.tensor_dtype_to_np_dtype(target))
+    got = run_ir(tmp_path / "model.xml", {"x": x})["y"]
+    assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -169,6 +169,38 @@ def _cast(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     return Convert(destination_type=target)
 
 
+def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Between integers of one width (bool counts as 8 bits) the bits read as the other
+    type's value differ by 2**width at most: computed in i32, so up to 16 bits (the CPU
+    plugin computes i64 in i32, which leaves no wider type for 32 bits). OpenVINO has no op
+    that reinterprets bits, so the other casts are refused."""
+    from irconv_opset import Add, Convert, GreaterEqual, Less, Select
+
+    a = attrs(ctx)
+    x = ctx.input(0)
+    source = x.data.element_type
+    target = et_of_onnx(a.int("to"), f"BitCast node {node.name!r}")
+    width = {ElementType.boolean: 8}
+
+    def bits(et: ElementType) -> int:
+        return width.get(et, np.dtype(et.numpy).itemsize * 8 if et.is_integer else 0)
+
+    if not bits(source) or bits(source) != bits(target) or bits(source) > 16 or target is ElementType.boolean:
+        raise a.bad("to", target.value, f"OpenVINO has no op that reinterprets bits (from {source.value}); irconv bit-casts "
+                    "between integer types up to 16 bits")
+    wide = ctx.op(Convert(destination_type=ElementType.i32), x, suffix="wide")
+    span = typed_const(ctx, 1 << bits(source), wide, "span")
+    if source is not ElementType.boolean and np.dtype(source.numpy).kind == "i" and np.dtype(target.numpy).kind == "u":
+        wide = ctx.op(Select(), ctx.op(Less(), wide, typed_const(ctx, 0, wide, "zero"), suffix="negative"),
+                      ctx.op(Add(), wide, span, suffix="wrapped"), wide, suffix="unsigned")
+    elif np.dtype(source.numpy).kind == "u" and np.dtype(target.numpy).kind == "i":
+        # GreaterEqual on integers only (the CPU plugin's float GreaterEqual is true for NaN)
+        high = ctx.op(GreaterEqual(), wide, typed_const(ctx, 1 << (bits(source) - 1), wide, "half"), suffix="high")
+        wide = ctx.op(Select(), high, ctx.op(Add(), wide, typed_const(ctx, -(1 << bits(source)), wide, "minus_span"),
+                                             suffix="wrapped"), wide, suffix="signed")
+    return [ctx.op(Convert(destination_type=target), wide)]
+
+
 def _cast_like(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     from irconv_opset import ConvertLike
 
@@ -252,6 +284,7 @@ def extractors() -> list[Extractor]:
         onnx_op("Optional", _identity, 15, produces="(removed)", optional={0: HANDLED}),
         onnx_op("Dropout", _dropout, produces="(removed)", optional={1: HANDLED, 2: HANDLED}),
         onnx_op("Cast", _cast, produces="Convert"),
+        onnx_op("BitCast", _bit_cast, 26, produces="Convert, Select"),
         onnx_op("CastLike", _cast_like, 15, produces="ConvertLike"),
         onnx_op("Softmax", partial(_softmax, False), produces="SoftMax"),
         onnx_op("LogSoftmax", partial(_softmax, True), produces="LogSoftmax"),
