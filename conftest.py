@@ -10,3 +10,9 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+# The plugin-summary cache (irconv.plugins.summary) of a test session stays in the session.
+if "IRCONV_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["IRCONV_CACHE_DIR"] = tempfile.mkdtemp(prefix="irconv-test-cache-")

@@ -43,25 +43,21 @@ def _host(args: argparse.Namespace) -> PluginHost:
 
 
 def run_plugins(args: argparse.Namespace) -> int:
-    host = _host(args)
-    plugins = host.plugins()
+    summary = _host(args).summary()
+    plugins = summary.plugins
     if args.json:
         print(json.dumps([vars(p) for p in plugins], indent=2))
         return 0
-    custom_opsets: dict[str, list[str]] = {}
-    for opset, owner in host.registry().ops.custom_opsets().items():
-        custom_opsets.setdefault(owner, []).append(opset)
     rows = []
     for p in plugins:
         status = p.status if not p.error else f"{p.status}: {p.error}"
         counts = ", ".join(f"{n} {k}" for k, n in p.counts.items() if n) or "-"
-        if p.label() in custom_opsets:
-            counts += f" (custom opset {', '.join(sorted(custom_opsets[p.label()]))})"
+        if p.label() in summary.custom_opsets:
+            counts += f" (custom opset {', '.join(summary.custom_opsets[p.label()])})"
         rows.append([p.name, p.distribution, p.version, status, ", ".join(p.hooks) or "-", counts])
     print_table(["plugin", "distribution", "version", "status", "hooks", "provides"], rows)
-    if not any(p.counts.get("loaders") for p in plugins if p.status == "active"):
-        front_ends = [h.distribution for h in host.registry().hints if h.frameworks and "ir" not in h.frameworks]
-        print(f"\nNo model loader is installed: pip install {', '.join(dict.fromkeys(front_ends))}.")
+    if summary.missing_front_ends:
+        print(f"\nNo model loader is installed: pip install {', '.join(summary.missing_front_ends)}.")
     return 0
 
 

@@ -11,13 +11,16 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from irconv.errors import PluginError
 from irconv.plugins import hookspecs
 from irconv.plugins.registry import Registry
+
+if TYPE_CHECKING:
+    from irconv.plugins.summary import PluginSummary
 
 ENTRY_POINT_GROUP = "irconv"
 
@@ -57,13 +60,28 @@ class PluginHost:
             self._pm.enable_tracing()
         self._infos: dict[str, PluginInfo] = {}
         self._registry: Registry | None = None
+        self._entry_points: list[metadata.EntryPoint] = []
+        self._unloaded: list[metadata.EntryPoint] = []
+        self._registered_by_hand = False
         if autoload:
-            self.load_entry_points()
+            # Found now, imported on first use: ``irconv plugins`` may not need to (summary()).
+            self._discover()
+            if strict:  # an import failure is fatal at once
+                self._load_discovered()
 
     # ------------------------------------------------------------ loading
     def load_entry_points(self) -> None:
         """Import every plugin in the ``irconv`` entry-point group."""
+        self._discover()
+        self._load_discovered()
+
+    def _discover(self) -> None:
         found = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+        self._entry_points += found
+        self._unloaded += found
+
+    def _load_discovered(self) -> None:
+        found, self._unloaded = self._unloaded, []
         for ep in found:
             dist = ep.dist
             dist_name = dist.metadata["Name"] if dist is not None else ep.name
@@ -81,10 +99,15 @@ class PluginHost:
                     raise PluginError(f"plugin {ep.name!r} from {dist_name} failed to import: {reason}") from exc
                 self._infos[ep.name] = PluginInfo(ep.name, dist_name, version, "failed", error=reason)
                 continue
-            self.register(plugin, ep.name, distribution=dist_name, version=version)
+            self._register(plugin, ep.name, distribution=dist_name, version=version)
 
     def register(self, plugin: Any, name: str, *, distribution: str | None = None, version: str = "") -> None:
         """Register a plugin object (a module or any object with hook implementations)."""
+        self._load_discovered()
+        self._registered_by_hand = True
+        self._register(plugin, name, distribution=distribution, version=version)
+
+    def _register(self, plugin: Any, name: str, *, distribution: str | None, version: str) -> None:
         dist_name = distribution or name
         if self._is_disabled(name, dist_name):
             self._infos[name] = PluginInfo(name, dist_name, version, "disabled")
@@ -104,14 +127,33 @@ class PluginHost:
 
     # ------------------------------------------------------------ queries
     def plugins(self) -> list[PluginInfo]:
-        self.registry()  # fills the per-plugin counts
+        self.registry()  # loads the plugins, fills the per-plugin counts
         return [self._infos[name] for name in sorted(self._infos)]
+
+    def summary(self) -> PluginSummary:
+        """What ``irconv plugins`` shows. For a host that holds exactly the installed entry
+        points it comes from the cache when the environment has not changed (no plugin
+        hook runs, no extractor module is imported), see ``irconv.plugins.summary``."""
+        from irconv.plugins import summary
+
+        cacheable = self._entry_points and not self._registered_by_hand and self._registry is None
+        settings = f"disabled={sorted(self.disabled)} strict={self.strict}"
+        key = summary.fingerprint(self._entry_points, settings) if cacheable else ""
+        if key and not os.environ.get("IRCONV_NO_CACHE"):
+            cached = summary.load(key)
+            if cached is not None:
+                return cached
+        built = summary.PluginSummary.of(self.plugins(), self.registry())
+        if key and all(p.status != "failed" for p in built.plugins):
+            summary.store(key, built)
+        return built
 
     def active(self) -> list[PluginInfo]:
         return [p for p in self.plugins() if p.status == "active"]
 
     def registry(self) -> Registry:
         """The tables built from every active plugin's records (built once, cached)."""
+        self._load_discovered()
         if self._registry is None:
             self._registry = Registry.build(self._pm, self._infos, strict=self.strict)
         return self._registry
