@@ -36,6 +36,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
         xml_path = xml_path.with_name(xml_path.name + ".xml")
     bin_path = xml_path.with_suffix(".bin")
     check_opset_ops(graph)
+    check_model_inputs(graph)
     stats = CompressionStats()
     with BlobWriter(ctx.open(bin_path, "wb")) as blobs:
         writer = GraphWriter(
@@ -69,6 +70,25 @@ def check_opset_ops(graph: Graph) -> None:
         _check_sources_have_no_inputs(node)
         for layout in body_layouts(node.op):
             check_opset_ops(layout.graph)
+
+
+def check_model_inputs(graph: Graph) -> None:
+    """Model inputs of unknown rank or element type: OpenVINO reads such an IR, but its CPU
+    plugin refuses to compile it, so a user would learn it only at deployment. The user can
+    give the missing facts with ``--input``."""
+    for node in graph.parameters():
+        data = node.op  # the declared facts, which the IR's Parameter layer carries
+        assert isinstance(data, Parameter)
+        if data.shape is None:
+            raise ConversionError(
+                f"model input {node.name!r} has an unknown rank (the model gives no shape), which OpenVINO's "
+                f"CPU plugin cannot compile; give its shape with --input '{node.name}[d0,d1,...]' (? for a dynamic dim)"
+            )
+        if data.element_type is ElementType.dynamic:
+            raise ConversionError(
+                f"model input {node.name!r} has no element type, which OpenVINO's CPU plugin cannot compile; "
+                f"give it with --input '{node.name}{{f32}}'"
+            )
 
 
 def _check_sources_have_no_inputs(node: Node) -> None:
