@@ -65,15 +65,15 @@ def test_attribute_openvino_cannot_express(tmp_path: Path) -> None:
 def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> None:
     path = tmp_path / "model.onnx"
     graph = helper.make_graph(
-        [helper.make_node("TfIdfVectorizer", ["x"], ["d"], name="tfidf"),
+        [helper.make_node("ImageDecoder", ["x"], ["d"], name="decode"),
          helper.make_node("Frobnicate", ["d"], ["y"], name="frob", domain="com.example")],
-        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, [64])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19), helper.make_opsetid("com.example", 2)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20), helper.make_opsetid("com.example", 2)])
     onnx.save_model(model, str(path))
     out = tmp_path / "out.xml"
-    _assert_failed_cleanly(_convert(path, out), out, "TfIdfVectorizer (opset 19)",
+    _assert_failed_cleanly(_convert(path, out), out, "ImageDecoder (opset 20)",
                            "com.example::Frobnicate (opset 2)")
 
 

@@ -276,3 +276,49 @@ def test_bit_cast_between_integers(tmp_path, installed_host, source: Any, target
     want = x.view(helper.tensor_dtype_to_np_dtype(target))
     got = run_ir(tmp_path / "model.xml", {"x": x})["y"]
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+# ------------------------------------------------------------------ LSTM with peepholes
+@pytest.mark.parametrize(("direction", "layout", "lengths"), [
+    ("forward", 0, None), ("reverse", 0, [5, 3, 1]), ("bidirectional", 0, [2, 5, 4]),
+])
+def test_lstm_with_peepholes(convert_and_compare, direction: str, layout: int, lengths: Any) -> None:
+    """One TensorIterator per direction (OpenVINO's LSTMSequence has no peepholes); rows
+    shorter than the sequence keep their state and output zeros."""
+    steps, batch, size, hidden = 5, 3, 4, 6
+    dirs = 2 if direction == "bidirectional" else 1
+    x_shape = [steps, batch, size] if layout == 0 else [batch, steps, size]
+    state_shape = [dirs, batch, hidden] if layout == 0 else [batch, dirs, hidden]
+    inputs = ["x", "W", "R", "B", "lengths" if lengths else "", "h0", "c0", "P"]
+    node = helper.make_node("LSTM", inputs, ["Y", "Y_h", "Y_c"], hidden_size=hidden, direction=direction,
+                            layout=layout)
+    inits = [_c("W", 0.4 * _f32(dirs, 4 * hidden, size)), _c("R", 0.4 * _f32(dirs, 4 * hidden, hidden)),
+             _c("B", 0.2 * _f32(dirs, 8 * hidden)), _c("P", 0.5 * _f32(dirs, 3 * hidden))]
+    if lengths:
+        inits.append(_c("lengths", np.array(lengths, np.int32)))
+    model = _model([node], [_in("x", x_shape), _in("h0", state_shape), _in("c0", state_shape)],
+                   [_in("Y", None), _in("Y_h", None), _in("Y_c", None)], inits, opset=14)
+    convert_and_compare(model, {"x": _f32(*x_shape), "h0": _f32(*state_shape), "c0": _f32(*state_shape)})
+
+
+def test_lstm_with_peepholes_batch_first_layout(tmp_path, installed_host) -> None:
+    """layout=1 gives the layout=0 results transposed (onnxruntime has no layout=1 LSTM)."""
+    import onnx
+    from irconv.api import convert_model, save_model
+    from irconv.testing.runtime import run_ir
+
+    steps, batch, size, hidden = 4, 2, 3, 5
+    inits = [_c("W", 0.4 * _f32(2, 4 * hidden, size)), _c("R", 0.4 * _f32(2, 4 * hidden, hidden)),
+             _c("P", 0.5 * _f32(2, 3 * hidden)), _c("lengths", np.array([4, 2], np.int32))]
+    x = _f32(steps, batch, size)
+    results = []
+    for layout, feed in ((0, x), (1, x.transpose(1, 0, 2))):
+        node = helper.make_node("LSTM", ["x", "W", "R", "", "lengths", "", "", "P"], ["Y", "Y_h"], hidden_size=hidden,
+                                direction="bidirectional", layout=layout)
+        model = _model([node], [_in("x", list(feed.shape))], [_in("Y", None), _in("Y_h", None)], inits, opset=14)
+        onnx.save(model, str(tmp_path / f"layout{layout}.onnx"))
+        save_model(convert_model(tmp_path / f"layout{layout}.onnx", host=installed_host),
+                   tmp_path / f"layout{layout}.xml", host=installed_host, compress_to_fp16=False)
+        results.append(run_ir(tmp_path / f"layout{layout}.xml", {"x": feed}))
+    np.testing.assert_allclose(results[1]["Y"], results[0]["Y"].transpose(2, 0, 1, 3), rtol=1e-6)
+    np.testing.assert_allclose(results[1]["Y_h"], results[0]["Y_h"].transpose(1, 0, 2), rtol=1e-6)

@@ -14,6 +14,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
+from irconv.types import ElementType
 
 from irconv_onnx.attributes import Attributes
 from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
@@ -67,7 +68,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
         if a.int("input_forget", 0):
             raise a.bad("input_forget", 1, "coupled input-forget gates are not supported")
         if ctx.has_input(7):
-            raise a.bad("P", "input", "peephole weights are not supported")
+            return _lstm_with_peepholes(node, ctx, a, hidden, direction, layout)
     x = ctx.input(0)
     if layout == 0:
         x = ctx.op(o.Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
@@ -123,6 +124,57 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs[: len(node.out_ports())]
 
 
+def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: Attributes, hidden: int, direction: str,
+                         layout: int) -> list[OutPort]:
+    """One TensorIterator per direction with the step spelled out (see _lstm_peephole)."""
+    import irconv_opset as o
+
+    from irconv_onnx.extractors._lstm_peephole import peephole_direction
+
+    directions = 2 if direction == "bidirectional" else 1
+    activations = _activations(a, "LSTM", directions)
+    x = ctx.input(0) if layout == 0 else ctx.op(o.Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="seq_first")
+    shape = ctx.op(o.ShapeOf(), x, suffix="shape")
+    steps, batch = (ctx.op(o.Gather(), shape, i64(ctx, [k]), i64(ctx, 0), suffix=n) for k, n in ((0, "steps"), (1, "batch")))
+
+    def lengths(d: int) -> OutPort:
+        # one per direction: the OpenVINO CPU plugin (2026.4) crashed compiling the two
+        # iterators when they read one constant lengths tensor
+        if ctx.has_input(4):
+            return ctx.op(o.Convert(destination_type=ElementType.i64), ctx.input(4), suffix=f"lengths{d}")
+        return ctx.op(o.Broadcast(), ctx.op(o.Squeeze(), steps, i64(ctx, [0]), suffix=f"steps_scalar{d}"), batch,
+                      suffix=f"lengths{d}")
+
+    def per_direction(idx: int, d: int, name: str) -> OutPort:
+        return ctx.op(o.Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, 0), suffix=f"{name}{d}")
+
+    def state(idx: int, d: int, name: str) -> OutPort:
+        if ctx.has_input(idx):  # [dirs, N, H], or [N, dirs, H] for layout 1
+            return ctx.op(o.Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, layout), suffix=f"{name}{d}")
+        target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [hidden]), suffix=f"{name}{d}_shape")
+        return ctx.op(o.Broadcast(), typed_const(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
+
+    ys, hs, cs = [], [], []
+    for d in range(directions):
+        halves = ctx.add(o.Split(num_splits=2), [per_direction(3, d, "B"), i64(ctx, 0)], f"B{d}_halves")
+        bias = ctx.op(o.Add(), halves.out_port(0), halves.out_port(1), suffix=f"B{d}_sum")
+        weights = (per_direction(1, d, "W"), per_direction(2, d, "R"), bias, per_direction(7, d, "P"))
+        reverse = direction == "reverse" or d == 1
+        y, h, c = peephole_direction(ctx, x, weights, state(5, d, "H0_"), state(6, d, "C0_"), lengths(d), reverse,
+                                     hidden, activations, a.float("clip", 0.0), f"dir{d}")
+        ys.append(ctx.op(o.Unsqueeze(), y, i64(ctx, [1]), suffix=f"Y{d}"))
+        hs.append(ctx.op(o.Unsqueeze(), h, i64(ctx, [0]), suffix=f"Y_h{d}"))
+        cs.append(ctx.op(o.Unsqueeze(), c, i64(ctx, [0]), suffix=f"Y_c{d}"))
+    y = ys[0] if directions == 1 else ctx.op(o.Concat(axis=1), *ys, suffix="Y_dirs")  # [T, dirs, N, H]
+    outputs = [y, hs[0] if directions == 1 else ctx.op(o.Concat(axis=0), *hs, suffix="Y_h_dirs"),
+               cs[0] if directions == 1 else ctx.op(o.Concat(axis=0), *cs, suffix="Y_c_dirs")]
+    if layout == 1:
+        outputs = [ctx.op(o.Transpose(), outputs[0], i64(ctx, [2, 0, 1, 3]), suffix="Y_batch_first")] + [
+            ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{n}_batch_first")
+            for port, n in zip(outputs[1:], ("Y_h", "Y_c"), strict=True)]
+    return outputs[: len(node.out_ports())]
+
+
 def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
     """ONNX B when empty: zeros [directions, 2 * gates * hidden] (W and R biases)."""
     a = attrs(ctx)
@@ -132,8 +184,8 @@ def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
 
 
 def _optional_inputs(kind: str) -> dict[int, Default | None]:
-    """B: zeros; sequence_lens (all steps), initial_h/initial_c (zeros) and the refused
-    peepholes are handled by ``_recurrent``."""
+    """B: zeros; sequence_lens (all steps), initial_h/initial_c (zeros) and the peepholes
+    (a different lowering) are handled by ``_recurrent``."""
     declared: dict[int, Default | None] = {3: computed("zeros", partial(_zero_bias, kind)), 4: HANDLED, 5: HANDLED}
     if kind == "LSTM":
         declared.update({6: HANDLED, 7: HANDLED})
