@@ -15,6 +15,7 @@ process once written: the page cache keeps them, the peak RSS no longer counts t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import mmap
 from collections import deque
@@ -183,10 +184,8 @@ def release_mapped_pages(value: np.ndarray) -> None:
     end = min(len(mapping), -(-(last - start_of_map) // page) * page)
     del base  # no buffer export may outlive this call
     if 0 <= start < end:
-        try:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # an optimisation only
             mapping.madvise(mmap.MADV_DONTNEED, start, end - start)
-        except (OSError, ValueError, AttributeError):
-            pass  # an optimisation only
 
 
 def _mapping_of(value: np.ndarray) -> mmap.mmap | None:

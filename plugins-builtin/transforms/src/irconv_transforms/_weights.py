@@ -78,7 +78,7 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     narrow = factor.astype(w.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         if np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4:
-            return np.multiply(w, narrow)
+            return np.multiply(w, narrow, order="C")  # a transposed view in, C order out
         return (w.astype(np.float64) * factor.astype(np.float64)).astype(w.dtype)
 
 

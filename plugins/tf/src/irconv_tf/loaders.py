@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ConversionError, ModelFileError, UserError
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
 from irconv_tf.checkpoint import Checkpoint
-from irconv_tf.dtypes import DT_STRING, base_dtype
+from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
 from irconv_tf.nodes import TFNode, keep_as_input
 from irconv_tf.options import FREEZE_PLACEHOLDER_WITH_DEFAULT, SAVED_MODEL_TAGS, SIGNATURE, split_tags
 from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
+from irconv_tf.wire import without_large_constants
 
 SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
 
@@ -58,10 +61,49 @@ def _parse(message: Any, path: Path) -> Any:
 def load_frozen(path: Path, ctx: LoadContext) -> Graph:
     from irconv_tf.proto import graph_pb2
 
-    graph_def = _parse(graph_pb2.GraphDef(), path)
+    mapped = _parse_leaving_weights_on_disk(path)
+    graph_def, values = mapped if mapped is not None else (_parse(graph_pb2.GraphDef(), path), {})
     if not graph_def.node:
         raise ModelFileError(f"{path} holds no graph nodes: is it a TensorFlow GraphDef?")
-    return _graph_from_def(ctx, graph_def, None, None, path.stem)
+    return _graph_from_def(ctx, graph_def, None, None, path.stem, constants=values)
+
+
+def _parse_leaving_weights_on_disk(path: Path) -> tuple[Any, dict[str, np.ndarray]] | None:
+    """A binary GraphDef parsed without its large constants, which become arrays mapped
+    from the file (``wire``); None when the file does not lend itself to that."""
+    import mmap
+
+    from irconv_tf.proto import graph_pb2
+
+    if path.suffix.lower() in (".pbtxt", ".txt") or not path.is_file():
+        return None
+    with open(path, "rb") as stream:
+        try:
+            mapping = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            return None
+    with memoryview(mapping) as view:
+        found = without_large_constants(view)
+    if found is None:
+        mapping.close()
+        return None
+    rebuilt, where = found
+    values: dict[str, np.ndarray] = {}
+    for name, tensor in where.items():
+        try:
+            dtype = numpy_dtype(tensor.dtype).newbyteorder("<")
+        except ConversionError:
+            return None  # the ordinary path reports it where the node is used
+        count = math.prod(tensor.shape)
+        if dtype.hasobject or count * dtype.itemsize != tensor.length:
+            return None
+        values[name] = np.frombuffer(mapping, dtype, count, tensor.offset).reshape(tensor.shape)
+    graph_def = graph_pb2.GraphDef()
+    try:
+        graph_def.ParseFromString(rebuilt)
+    except Exception as exc:
+        raise ModelFileError(f"{path} is not a valid GraphDef ({type(exc).__name__}: {exc})") from exc
+    return graph_def, values
 
 
 def load_meta_graph(path: Path, ctx: LoadContext) -> Graph:
@@ -126,8 +168,12 @@ def _graph_from_def(
     name: str,
     explicit: tuple[list[str], list[str]] | None = None,
     meta: Any = None,
+    constants: dict[str, np.ndarray] | None = None,
 ) -> Graph:
     nodes, flattener = flatten(graph_def.node, graph_def.library if graph_def.HasField("library") else None)
+    for node_name, value in (constants or {}).items():  # Consts whose bytes stayed in the file
+        if node_name in nodes and nodes[node_name].op == "Const":
+            nodes[node_name].value = value
     if explicit is not None:
         inputs = []
         outputs = []

@@ -38,6 +38,8 @@ class TFNode:
 
     def get(self, key: str, default: Any = None) -> Any:
         """An attribute as a Python value: str, int, float, bool, dtype int, shape, ndarray, list."""
+        if key == "value" and self.op == "Const" and self.value is not None:
+            return self.value  # its bytes were left in the file (see irconv_tf.wire)
         if key not in self.attr:
             return default
         return attr_value(self.attr[key], f"node {self.name!r} attribute {key!r}")
