@@ -322,3 +322,14 @@ def test_lstm_with_peepholes_batch_first_layout(tmp_path, installed_host) -> Non
         results.append(run_ir(tmp_path / f"layout{layout}.xml", {"x": feed}))
     np.testing.assert_allclose(results[1]["Y"], results[0]["Y"].transpose(2, 0, 1, 3), rtol=1e-6)
     np.testing.assert_allclose(results[1]["Y_h"], results[0]["Y_h"].transpose(1, 0, 2), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ Greater with NaN
+@pytest.mark.parametrize("op", ["Greater", "GreaterOrEqual"])
+def test_greater_with_nan_is_false(convert_and_compare, op: str) -> None:
+    """The CPU plugin's Greater/GreaterEqual say true for NaN: irconv swaps to Less/LessEqual."""
+    model = _model([helper.make_node(op, ["a", "b"], ["y"])], [_in("a", [5]), _in("b", [5])],
+                   [_in("y", None, TensorProto.BOOL)])
+    nan = np.float32(np.nan)
+    convert_and_compare(model, {"a": np.array([nan, 1, 2, nan, 3], np.float32),
+                                "b": np.array([0, nan, 2, nan, 1], np.float32)})

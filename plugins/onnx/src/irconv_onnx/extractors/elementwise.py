@@ -139,6 +139,16 @@ def _pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Power(), base, exponent)]
 
 
+def _greater(or_equal: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+    """``a > b`` as ``b < a`` for floats: the CPU plugin's Greater and GreaterEqual are true
+    when an operand is NaN (Less and LessEqual are not)."""
+    from irconv_opset import Greater, GreaterEqual, Less, LessEqual
+
+    if ctx.input_type(0).is_float and "broadcast" not in attrs(ctx):
+        return [ctx.op(LessEqual() if or_equal else Less(), ctx.input(1), ctx.input(0))]
+    return _binary(GreaterEqual if or_equal else Greater, node, ctx)
+
+
 def _where(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Select
 
@@ -150,16 +160,17 @@ def extractors() -> list[Extractor]:
 
     simple = {
         "Add": o.Add, "Sub": o.Subtract, "Mul": o.Multiply,
-        "Equal": o.Equal, "Less": o.Less, "Greater": o.Greater,
-        "LessOrEqual": o.LessEqual, "GreaterOrEqual": o.GreaterEqual,
+        "Equal": o.Equal, "Less": o.Less, "LessOrEqual": o.LessEqual,
         "And": o.LogicalAnd, "Or": o.LogicalOr, "Xor": o.LogicalXor,
         "BitwiseAnd": o.BitwiseAnd, "BitwiseOr": o.BitwiseOr, "BitwiseXor": o.BitwiseXor,
     }
     result = [onnx_op(name, partial(_binary, cls), produces=cls.type) for name, cls in simple.items()]
     result += [
+        onnx_op("Greater", partial(_greater, False), produces="Less (operands swapped), Greater"),
+        onnx_op("GreaterOrEqual", partial(_greater, True), produces="LessEqual (operands swapped), GreaterEqual"),
         onnx_op("Pow", _pow, produces="Power"),
         onnx_op("Div", _div, produces="Divide"),
-        onnx_op("Mod", _mod, 10, produces="Mod, FloorMod"),
+        onnx_op("Mod", _mod, 10, produces="Mod, FloorMod, Select"),
         onnx_op("BitShift", _bit_shift, 11, produces="BitwiseLeftShift, BitwiseRightShift"),
         onnx_op("Max", partial(_variadic, o.Maximum), produces="Maximum"),
         onnx_op("Min", partial(_variadic, o.Minimum), produces="Minimum"),

@@ -194,7 +194,8 @@ def _optional_inputs(kind: str) -> dict[int, Default | None]:
 
 def extractors() -> list[Extractor]:
     return [
-        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence", optional=_optional_inputs("LSTM")),
+        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence, TensorIterator (peepholes)",
+                optional=_optional_inputs("LSTM")),
         onnx_op("GRU", partial(_recurrent, "GRU"), 7, produces="GRUSequence", optional=_optional_inputs("GRU")),
         onnx_op("RNN", partial(_recurrent, "RNN"), 7, produces="RNNSequence", optional=_optional_inputs("RNN")),
     ]
