@@ -28,6 +28,7 @@ from irconv_opset.shapes import (
     rank_of,
     shape_of_value,
 )
+from irconv_opset.partial import DimOf, partial_elements
 from irconv_opset.rules import require_inputs, require_integer, require_length, require_rank
 
 if TYPE_CHECKING:
@@ -51,11 +52,22 @@ class Reshape(Op):
 
     special_zero: bool = attr(False)
 
-    def target(self, data_shape: MaybeShape, pattern: Sequence[Dim]) -> tuple[Dim, ...]:
+    def target(
+        self, data_shape: MaybeShape, pattern: Sequence[Dim | DimOf], data_key: tuple[int, int] | None = None
+    ) -> tuple[Dim, ...]:
+        """The output dims for ``pattern``; a ``DimOf`` entry naming a dim of the data itself
+        (``data_key``) is that dim, and cancels it when a -1 is computed."""
         dims: list[Dim] = []
         copied: set[int] = set()
+        cancelled_data: set[int] = set()  # data axes an output entry repeats
+        cancelled_out: set[int] = set()
         for i, p in enumerate(pattern):
-            if p == 0 and self.special_zero:
+            if isinstance(p, DimOf):
+                if (p.node, p.port) == data_key and p.axis not in cancelled_data:
+                    cancelled_data.add(p.axis)
+                    cancelled_out.add(i)
+                dims.append(None)
+            elif p == 0 and self.special_zero:
                 copied.add(i)
                 dims.append(None if data_shape is None else data_shape[i])
             else:
@@ -63,8 +75,9 @@ class Reshape(Op):
         if -1 in dims:
             pos = dims.index(-1)
             # copied dims appear on both sides and cancel, even when dynamic
-            total = None if data_shape is None else product([d for i, d in enumerate(data_shape) if i not in copied])
-            known = product([d for i, d in enumerate(dims) if i != pos and i not in copied])
+            skip_data, skip_out = copied | cancelled_data, copied | cancelled_out
+            total = None if data_shape is None else product([d for i, d in enumerate(data_shape) if i not in skip_data])
+            known = product([d for i, d in enumerate(dims) if i != pos and i not in skip_out])
             dims[pos] = total // known if total is not None and known not in (None, 0) else None
         return tuple(dims)
 
@@ -72,8 +85,12 @@ class Reshape(Op):
         require_integer(node, 1, "target shape")
         require_rank(node, 1, "target shape", 1)
         pattern = shape_of_value(in_value(node, 1))
+        partial = partial_elements(node.in_port(1).get_source()) if pattern is None else None
+        source = node.in_port(0).get_source()
         if pattern is not None:
             shape: MaybeShape = self.target(in_shape(node, 0), pattern)
+        elif partial is not None:  # a computed pattern: as much as the runtime knows of it
+            shape = self.target(in_shape(node, 0), partial, None if source is None else DimOf.key(source))
         else:
             shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
         set_output(node, 0, shape, in_type(node, 0))
@@ -111,7 +128,7 @@ class Transpose(Op):
         x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
         # a view, not a copy: weights transposed into the IR's layout are usually rescaled
         # by a fusion next (a new array anyway) or gathered by the emitter as it writes
-        return [np.transpose(x, order if order.size else None)]
+        return [np.ascontiguousarray(np.transpose(x, order if order.size else None))]
 
 
 # -------------------------------------------------------------------------- Concat
@@ -377,6 +394,9 @@ class Broadcast(Op):
         require_rank(node, 1, "target shape", 1)
         require_integer(node, 2, "axes mapping")
         data, target = in_shape(node, 0), shape_of_value(in_value(node, 1))
+        if target is None and self.mode in ("numpy", "explicit"):  # a computed target: what is known of it
+            partial = partial_elements(node.in_port(1).get_source())
+            target = None if partial is None else tuple(t if isinstance(t, int) else None for t in partial)
         out: MaybeShape
         if target is None:
             rank = _len_of_1d(in_shape(node, 1))
@@ -429,8 +449,14 @@ class Tile(Op):
         require_integer(node, 1, "repeats")
         require_rank(node, 1, "repeats", 1)
         shape, repeats = in_shape(node, 0), in_value(node, 1)
+        partial = partial_elements(node.in_port(1).get_source()) if repeats is None else None
         out: MaybeShape = None
-        if shape is not None and repeats is not None:
+        if shape is not None and partial is not None:  # computed repeats: multiply what is known
+            count = max(len(shape), len(partial))
+            dims = (1,) * (count - len(shape)) + tuple(shape)
+            known = [1] * (count - len(partial)) + [r if isinstance(r, int) else None for r in partial]
+            out = tuple(None if d is None or r is None else d * r for d, r in zip(dims, known, strict=True))
+        elif shape is not None and repeats is not None:
             reps = [int(r) for r in repeats.reshape(-1)]
             rank = max(len(shape), len(reps))
             dims = (1,) * (rank - len(shape)) + tuple(shape)
