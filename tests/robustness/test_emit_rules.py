@@ -47,3 +47,20 @@ def test_a_model_input_fed_by_another_node_is_refused(tmp_path: Path) -> None:
     infer_graph(b.graph)
     with pytest.raises(ConversionError, match=r"node 'fed' is a Parameter.*which takes no inputs, but the model feeds it 1"):
         emit_ir(b.graph, tmp_path / "m.xml")
+
+
+def test_a_model_output_without_its_input_is_refused(tmp_path: Path) -> None:
+    """An IR whose Result lost its <input> is read as a Result of no inputs: named at emit."""
+    from irconv.errors import ConversionError
+    from irconv.ops import Result
+    from irconv.pipeline import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+    from irconv_opset import ReLU
+
+    b = GraphBuilder()
+    b.result(b.op(ReLU(), b.parameter("x", (2,))), "y")
+    b.graph.add_node(Result(), "orphan", [])
+    infer_graph(b.graph)
+    with pytest.raises(ConversionError, match=r"node 'orphan' is a model output \(Result\).*gives it 0 input"):
+        emit_ir(b.graph, tmp_path / "m.xml")

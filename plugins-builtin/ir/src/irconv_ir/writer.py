@@ -10,7 +10,7 @@ import numpy as np
 from irconv import EmitContext
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Parameter
+from irconv.ops import Const, Parameter, Result
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter, Encoding
@@ -68,6 +68,7 @@ def check_opset_ops(graph: Graph) -> None:
             )
         _check_outputs_exist(node)
         _check_sources_have_no_inputs(node)
+        _check_result_has_one_input(node)
         for layout in body_layouts(node.op):
             check_opset_ops(layout.graph)
 
@@ -77,14 +78,14 @@ def check_model_inputs(graph: Graph) -> None:
     plugin refuses to compile it, so a user would learn it only at deployment. The user can
     give the missing facts with ``--input``."""
     for node in graph.parameters():
-        data = node.op  # the declared facts, which the IR's Parameter layer carries
-        assert isinstance(data, Parameter)
-        if data.shape is None:
+        op = node.op  # the declared facts, which the IR's Parameter layer carries
+        assert isinstance(op, Parameter)
+        if op.shape is None:
             raise ConversionError(
                 f"model input {node.name!r} has an unknown rank (the model gives no shape), which OpenVINO's "
                 f"CPU plugin cannot compile; give its shape with --input '{node.name}[d0,d1,...]' (? for a dynamic dim)"
             )
-        if data.element_type is ElementType.dynamic:
+        if op.element_type is ElementType.dynamic:
             raise ConversionError(
                 f"model input {node.name!r} has no element type, which OpenVINO's CPU plugin cannot compile; "
                 f"give it with --input '{node.name}{{f32}}'"
@@ -98,6 +99,16 @@ def _check_sources_have_no_inputs(node: Node) -> None:
         raise ConversionError(
             f"node {node.name!r} is a {node.op.describe()}, which takes no inputs, but the model feeds it "
             f"{node.num_inputs()} input(s); fix the model"
+        )
+
+
+def _check_result_has_one_input(node: Node) -> None:
+    """A model output reads exactly one tensor (an IR whose Result lost its input port, or
+    got a second one, is refused by the runtime)."""
+    if isinstance(node.op, Result) and (node.num_inputs() != 1 or node.in_port(0).get_source() is None):
+        raise ConversionError(
+            f"node {node.name!r} is a model output (Result), which reads exactly one tensor, "
+            f"but the model gives it {node.num_inputs()} input(s); fix the model"
         )
 
 
