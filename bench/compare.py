@@ -7,7 +7,10 @@ Builds (or reuses, with ``--keep DIR``) the models, each in a child process:
   embedding), about 440 MB of f32 weights inside the ``.onnx``;
 * ``transformer-2g-onnx``: a 12-layer d=2048 encoder with 2.4 GB of weights in external data;
 * ``vgg16-caffe``: VGG16 from ``../shared/models/caffe`` with a random 528 MB caffemodel
-  (``ovc`` has no Caffe reader: irconv alone, against the 3 s goal).
+  (``ovc`` has no Caffe reader: irconv alone, against the 3 s goal);
+* ``synthetic-300k-onnx``: 75,000 blocks of ``Relu(x * Sigmoid(x) + b)`` on a [1, 16] tensor,
+  300,000 ONNX nodes (and 75,000 small initializers): conversion cost per node. It takes
+  about a minute per conversion per tool; ``--scale-rounds`` sets its rounds.
 
 Each model is converted by ``irconv convert`` and ``ovc`` alternately (the order flips
 every round), fp16 compression on (both tools' default) unless ``--no-fp16``; the table
@@ -66,6 +69,29 @@ def _build_onnx(builder: str) -> Callable[[Path], tuple[Path, int]]:
     return build
 
 
+def _synthetic_chain(path: Path, blocks: int = 75_000) -> int:
+    """``blocks`` x (Sigmoid, Mul, Add of a 16-value bias, Relu): 4 nodes per block."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes, initializers, x = [], [], "x"
+    for i in range(blocks):
+        bias = numpy_helper.from_array(np.full([16], (i % 7) * 0.01, np.float32), f"b{i}")
+        initializers.append(bias)
+        nodes += [
+            helper.make_node("Sigmoid", [x], [f"s{i}"]),
+            helper.make_node("Mul", [x, f"s{i}"], [f"m{i}"]),
+            helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"]),
+            helper.make_node("Relu", [f"a{i}"], [f"r{i}"]),
+        ]
+        x = f"r{i}"
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 16]) for n in ("x", x)]
+    graph = helper.make_graph(nodes, "synthetic", io[:1], io[1:], initializers)
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return blocks * 16 * 4
+
+
 def _build_vgg16(work: Path) -> tuple[Path, int]:
     out = subprocess.run([sys.executable, caffe_convert.__file__, "--prepare", "vgg16", "--dir", str(work)],
                          check=True, capture_output=True, text=True)
@@ -79,8 +105,11 @@ MODELS: dict[str, Callable[[Path], tuple[Path, int]]] = {
     "bert-base-onnx": _build_onnx("bert"),
     "transformer-2g-onnx": _build_onnx("transformer"),
     "vgg16-caffe": _build_vgg16,
+    "synthetic-300k-onnx": _build_onnx("synthetic"),
 }
-GENERATORS = {"bert": _bert_base, "transformer": onnx_convert.transformer}
+GENERATORS = {"bert": _bert_base, "transformer": onnx_convert.transformer, "synthetic": _synthetic_chain}
+#: Models whose conversions take long enough that ``--scale-rounds`` sets their rounds.
+LONG = ("synthetic-300k-onnx",)
 
 
 def commands(name: str, model: Path, out: Path, fp16: bool, work: Path) -> dict[str, list[str]]:
@@ -112,7 +141,7 @@ def measure(name: str, rounds: int, fp16: bool, work: Path) -> dict[str, object]
             peaks[tool].append(peak)
             for f in out.iterdir():
                 f.unlink()
-    row: dict[str, object] = {"model": name, "weights_mib": weight_bytes / MIB}
+    row: dict[str, object] = {"model": name, "weights_mib": weight_bytes / MIB, "rounds": rounds}
     for tool in cmds:
         row[f"{tool}_s"] = statistics.median(walls[tool])
         row[f"{tool}_peak_mib"] = max(peaks[tool]) / MIB
@@ -120,15 +149,17 @@ def measure(name: str, rounds: int, fp16: bool, work: Path) -> dict[str, object]
     return row
 
 
-def startup() -> dict[str, float]:
-    """CPU seconds (user + system) of short commands, best of five."""
+def startup() -> dict[str, tuple[float, float]]:
+    """(CPU seconds (user + system), wall seconds) of short commands, best of five each;
+    the last converts the bundled example model."""
+    tiny = HERE.parent / "examples" / "tiny_cnn.onnx"
     result = {}
-    for args in (["--version"], ["--help"], ["plugins"]):
-        best = float("inf")
-        for _ in range(5):
-            _, _, cpu = onnx_convert.run([sys.executable, "-m", "irconv", *args])
-            best = min(best, cpu)
-        result["irconv " + " ".join(args)] = best
+    with tempfile.TemporaryDirectory() as out:
+        convert = ["convert", str(tiny), "-o", str(Path(out) / "m.xml")]
+        for args in (["--version"], ["--help"], ["plugins"], convert):
+            runs = [onnx_convert.run([sys.executable, "-m", "irconv", *args]) for _ in range(5)]
+            shown = [a if a != str(tiny) else "examples/tiny_cnn.onnx" for a in args[:2]]
+            result["irconv " + " ".join(shown)] = (min(c for _, _, c in runs), min(w for w, _, _ in runs))
     return result
 
 
@@ -136,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--scale-rounds", type=int, default=5, help="rounds of the 300k-node model")
     parser.add_argument("--no-fp16", action="store_true", help="both tools without fp16 compression")
     parser.add_argument("--keep", type=Path, help="build the models here and keep them")
     parser.add_argument("--skip-scale", action="store_true", help="skip the graph-scale run")
@@ -153,24 +185,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in args.models.split(","):
             start = time.perf_counter()
-            rows.append(measure(name, args.rounds, not args.no_fp16, work))
+            rounds = args.scale_rounds if name in LONG else args.rounds
+            rows.append(measure(name, rounds, not args.no_fp16, work))
             print(f"{name}: done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"fp16 compression {'off' if args.no_fp16 else 'on'}, median of {args.rounds} alternating runs\n")
-    print("| model | weights MiB | irconv s | ovc s | irconv/ovc | irconv peak MiB | ovc peak MiB | bound MiB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"fp16 compression {'off' if args.no_fp16 else 'on'}, median of alternating runs\n")
+    print("| model | weights MiB | rounds | irconv s | ovc s | irconv/ovc | irconv peak MiB | ovc peak MiB | bound MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         ovc_s = r.get("ovc_s")
         ratio = f"{r['irconv_s'] / ovc_s:.2f}" if ovc_s else "-"  # type: ignore[operator]
         ovc_cells = f"{ovc_s:.2f} | {ratio} " if ovc_s else "- | - "
         ovc_peak = f"{r['ovc_peak_mib']:.0f}" if ovc_s else "-"
-        print(f"| {r['model']} | {r['weights_mib']:.0f} | {r['irconv_s']:.2f} | {ovc_cells}| "
+        print(f"| {r['model']} | {r['weights_mib']:.0f} | {r['rounds']} | {r['irconv_s']:.2f} | {ovc_cells}| "
               f"{r['irconv_peak_mib']:.0f} | {ovc_peak} | {r['bound_mib']:.0f} |")
-    print("\n| command | CPU s (best of 5) |\n|---|---:|")
-    for command, seconds in startup().items():
-        print(f"| `{command}` | {seconds:.2f} |")
+    print("\n| command | CPU s (best of 5) | wall s (best of 5) |\n|---|---:|---:|")
+    for command, (cpu, wall) in startup().items():
+        print(f"| `{command}` | {cpu:.2f} | {wall:.2f} |")
     if not args.skip_scale:
         print()
         subprocess.run([sys.executable, str(HERE / "graph_scale.py"), "--sizes", "10000,300000"], check=True)

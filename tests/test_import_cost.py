@@ -1,7 +1,8 @@
 """Importing irconv or a front end must not pull in networkx, TensorFlow or OpenVINO.
 
-networkx loads with the first graph (a conversion), TensorFlow only for Keras files, and
-OpenVINO never (it is a test dependency). Each import runs in a fresh interpreter.
+The graph has its own adjacency structure (networkx is no dependency; nothing may bring it
+back in), TensorFlow loads only for Keras files, and OpenVINO never (it is a test
+dependency). Each import runs in a fresh interpreter.
 """
 
 from __future__ import annotations

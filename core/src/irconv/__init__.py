@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from irconv.types import ElementType, MaybeShape, Shape
 
 #: Where each public name lives; imported on first access (PEP 562), so that
-#: ``irconv --version`` and plugin discovery do not pay for NumPy and networkx.
+#: ``irconv --version`` and plugin discovery do not pay for NumPy.
 _EXPORTS: dict[str, str] = {
     "convert_model": "irconv.api",
     "save_model": "irconv.api",

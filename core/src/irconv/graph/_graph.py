@@ -1,24 +1,21 @@
-"""The graph: one form through the whole pipeline, over a ``networkx.MultiDiGraph``.
+"""The graph: one form through the whole pipeline.
 
-Nodes are integer ids carrying a ``Node``; an edge ``u -> v`` with key ``k`` connects an
-output port of ``u`` (edge attribute ``out``) to input port ``k`` of ``v`` (also stored
-as ``in``). An input port has at most one source, so the key is unique per pair.
-networkx stays inside this module.
+Nodes are integer ids carrying a ``Node``; the connections live in an ``Adjacency``
+(``succ[u][v][k] = j``: output ``j`` of ``u`` feeds input ``k`` of ``v``). An input port
+has at most one source, so ``k`` is unique per pair.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from irconv.errors import GraphError
+from irconv.graph._adjacency import Adjacency
 from irconv.graph._node import Node
 from irconv.graph._port import InPort, OutPort
 from irconv.graph.meta import GraphMeta
 from irconv.ops.op import Op
-
-if TYPE_CHECKING:
-    import networkx as nx
 
 
 class Graph:
@@ -32,9 +29,7 @@ class Graph:
         self.name = name
         self.framework = framework
         self.meta = GraphMeta()
-        import networkx  # loaded with the first graph, not with ``import irconv``
-
-        self._g: nx.MultiDiGraph = networkx.MultiDiGraph()
+        self._g = Adjacency()
         self._nodes: dict[int, Node] = {}
         self._by_name: dict[str, int] = {}
         self._by_type: dict[str, dict[int, None]] = {}
@@ -134,7 +129,7 @@ class Graph:
 
     def descendants_order(self, start: Sequence[Node]) -> list[Node]:
         """``start`` and everything downstream of it, in topological order."""
-        succ = self._g._succ
+        succ = self._g.succ
         reached: dict[int, None] = {}
         stack = [n.id for n in start]
         while stack:
@@ -148,10 +143,8 @@ class Graph:
     def _kahn(self, members: dict[int, Any]) -> list[int]:
         """Topological order of ``members``, deterministic for a given construction order.
 
-        Reads networkx's adjacency dicts (``_pred``/``_succ``) directly: on hot paths the
-        public views cost several times more.
         """
-        pred, succ = self._g._pred, self._g._succ
+        pred, succ = self._g.pred, self._g.succ
         waiting = {nid: sum(1 for u in pred[nid] if u in members) for nid in members}
         ready = [nid for nid, n in waiting.items() if n == 0]
         ready.reverse()  # pop() from the end takes the oldest first
@@ -165,10 +158,8 @@ class Graph:
                     if waiting[v] == 0:
                         ready.append(v)
         if len(order) != len(members):
-            import networkx
-
-            cycle = networkx.find_cycle(self._g.subgraph(nid for nid, n in waiting.items() if n > 0))
-            names = [self._nodes[u].name for u, *_ in cycle]
+            cycle = self._g.find_cycle({nid for nid, n in waiting.items() if n > 0})
+            names = [self._nodes[u].name for u in cycle]
             raise GraphError(f"graph has a cycle through {names}")
         return order
 
@@ -181,7 +172,7 @@ class Graph:
             if nid in live:
                 continue
             live.add(nid)
-            stack.extend(self._g.predecessors(nid))
+            stack.extend(self._g.pred[nid])
         dead = [n for nid, n in self._nodes.items() if nid not in live and n.type != "Parameter"]
         for node in dead:
             self._forget(node)
@@ -215,36 +206,36 @@ class Graph:
             raise GraphError(f"bad input index {destination.idx} on {destination.node!r}")
         self._disconnect_input(destination)
         v = destination.node.id
-        self._g.add_edge(source.node.id, v, key=destination.idx, out=source.idx)
+        self._g.add_edge(source.node.id, v, destination.idx, source.idx)
         self._dirty[v] = None
 
     def _disconnect_input(self, destination: InPort) -> None:
         v = destination.node.id
-        for u, keys in list(self._g._pred[v].items()):
+        for u, keys in list(self._g.pred[v].items()):
             if destination.idx in keys:
-                self._g.remove_edge(u, v, key=destination.idx)
+                self._g.remove_edge(u, v, destination.idx)
                 self._dirty[v] = None
                 return
 
     def _source_of(self, destination: InPort) -> OutPort | None:
-        for u, keys in self._g._pred[destination.node.id].items():
-            data = keys.get(destination.idx)
-            if data is not None:
-                return OutPort(self._nodes[u], data["out"])
+        for u, keys in self._g.pred[destination.node.id].items():
+            out = keys.get(destination.idx)
+            if out is not None:
+                return OutPort(self._nodes[u], out)
         return None
 
     def _destinations_of(self, source: OutPort) -> list[InPort]:
         result = []
-        for v, keys in self._g._succ[source.node.id].items():
+        for v, keys in self._g.succ[source.node.id].items():
             node = self._nodes[v]
-            for idx, data in keys.items():
-                if data["out"] == source.idx:
+            for idx, out in keys.items():
+                if out == source.idx:
                     result.append(InPort(node, idx))
         return result
 
     def _input_count(self, node: Node) -> int:
         count = 0
-        for keys in self._g._pred[node.id].values():
+        for keys in self._g.pred[node.id].values():
             for idx in keys:
                 count = max(count, idx + 1)
         return count
