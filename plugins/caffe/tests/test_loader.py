@@ -67,3 +67,13 @@ def test_an_input_written_in_place_keeps_its_name(tmp_path: Path) -> None:
     assert parameter.out_port(0).data.names == ["data"]
     assert graph.node("scale").out_port(0).data.names == []
     assert graph.node("conv").in_port(0).get_source().node.name == "scale"  # type: ignore[union-attr]
+
+
+def test_an_input_with_a_zero_dimension_is_refused(tmp_path: Path) -> None:
+    text = INPUT_STYLES["input_dim"].replace("input_dim: 10", "input_dim: 0") + BODY
+    proto = tmp_path / "net.prototxt"
+    proto.write_text(text)
+    weights = tmp_path / "w.caffemodel"
+    weights.write_bytes(b"\x12\x00")
+    with pytest.raises(ModelFileError, match=r"'data' declares a zero dimension \(shape \[0, 3, 5, 6\]\)"):
+        load_caffe(proto, ConversionOptions(weights=weights))

@@ -166,6 +166,8 @@ def _custom_op(layer: pb.LayerParameter, extra: dict[str, object], spec: CustomL
 def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: MaybeShape) -> None:
     if name in producers:
         raise ModelFileError(f"the model input {name!r} is declared twice")
+    if shape is not None and 0 in shape:  # nothing to compute on; the runtime refuses a zero batch
+        raise ModelFileError(f"the model input {name!r} declares a zero dimension (shape {list(shape)})")
     node = graph.add_node(Parameter(shape), name)
     node.out_port(0).data.add_name(name)
     producers[name] = node.out_port(0)

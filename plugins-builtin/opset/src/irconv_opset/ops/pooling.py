@@ -53,7 +53,8 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
 
 def _check_window(data: tuple, op: _PoolBase, dilations: Sequence[int] | None) -> None:
     """What the runtime checks on a pooling: one window entry per spatial axis (pads may be
-    empty), and no zero batch or channel count."""
+    empty). (It also refuses a zero batch, but a statically empty pooling is folded away by
+    the front ends that meet one, so that is not an inference error.)"""
     rank = len(data) - 2
     for name, values in (("kernel", op.kernel), ("strides", op.strides), ("dilations", dilations or ())):
         if (values or name != "dilations") and len(values) != rank:
@@ -61,10 +62,6 @@ def _check_window(data: tuple, op: _PoolBase, dilations: Sequence[int] | None) -
     for name, values in (("pads_begin", op.pads_begin), ("pads_end", op.pads_end)):
         if values and len(values) != rank:
             raise ValueError(f"{name} {list(values)} does not match the input's {rank} spatial dimensions")
-    if rank >= 0 and data[0] == 0:
-        raise ValueError(f"the input's batch size is zero (shape {list(data)})")
-    if rank >= 0 and data[1] == 0:
-        raise ValueError(f"the input's channel count is zero (shape {list(data)})")
 
 
 def _lowest(dtype: np.dtype) -> float | int:
