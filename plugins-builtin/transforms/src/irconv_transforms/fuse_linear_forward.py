@@ -77,11 +77,11 @@ class FuseLinearForward(Fusion):
 def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """C(b) for a per-input-channel constant b, shaped to add onto C's output."""
     rank = len(consumer.out_port(0).data.shape or ())
-    w64 = w.astype(np.float64)
     if consumer.type == "MatMul":
-        k = w.shape[1] if getattr(consumer.op, "transpose_b", False) else w.shape[0]
-        b = np.broadcast_to(b.astype(np.float64), (k,))
-        return (w64 @ b) if getattr(consumer.op, "transpose_b", False) else (b @ w64)
+        transpose_b = getattr(consumer.op, "transpose_b", False)
+        k = w.shape[1] if transpose_b else w.shape[0]
+        return _times_vector(w.T if transpose_b else w, np.broadcast_to(b.astype(np.float64), (k,)))
+    w64 = w.astype(np.float64)
     spatial = (1,) * (w.ndim - 2)
     if consumer.type == "Convolution":
         b = np.broadcast_to(b.astype(np.float64), (w.shape[1],)).reshape(1, -1, *spatial)
@@ -91,6 +91,15 @@ def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         b = np.broadcast_to(b.astype(np.float64), (groups * per_group,)).reshape(groups, 1, per_group, *spatial[1:])
         per_out = (w64 * b).reshape(groups * w.shape[1], -1).sum(axis=1)
     return np.asarray(per_out).reshape((1, -1) + (1,) * (rank - 2))
+
+
+def _times_vector(w: np.ndarray, b: np.ndarray, rows: int = 256) -> np.ndarray:
+    """``b @ w`` for a [K, N] matrix, accumulated in float64 a block of rows at a time:
+    the weights of a large model are never copied whole into float64."""
+    total = np.zeros(w.shape[1], np.float64)
+    for start in range(0, w.shape[0], rows):
+        total += b[start : start + rows] @ w[start : start + rows].astype(np.float64)
+    return total
 
 
 def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bool:
