@@ -313,30 +313,32 @@ def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """ONNX lets the indices be smaller than the data on the other axes (only the leading
-    part of the data is read there); OpenVINO GatherElements wants equal extents. The
-    indices are padded to the data's extents on every axis but ``axis`` and the result cut
-    back. (Cutting the data instead does not survive the CPU plugin: its shape reasoning,
-    taking GatherElements' equal extents for granted, removes that Slice as a no-op.)"""
-    from irconv_opset import Broadcast, Equal, FloorMod, GatherElements, Pad, Range, Select, ShapeOf, Slice, Squeeze
-    from irconv_opset import Subtract
+    part of the data is read there); OpenVINO GatherElements wants equal extents. Where the
+    shapes show such a difference, the indices are padded to the data's extents and the
+    result cut back. (Cutting the data instead does not survive the CPU plugin: its shape
+    reasoning, taking GatherElements' equal extents for granted, removes that Slice.)
+    Unknown shapes (inside If bodies) keep the plain op: a cut to run-time extents would
+    hide from OpenVINO the static dims it otherwise merges from the data, which later
+    shape-dependent ops (a Squeeze without axes) need."""
+    from irconv_opset import GatherElements, Pad, Select, ShapeOf, Slice, Subtract
 
     axis = attrs(ctx).int("axis", 0)
     op = GatherElements(axis=axis)
     data, indices = ctx.input_shape(0), ctx.input_shape(1)
-    if data is not None and indices is not None and all(
-            d == i and d is not None for k, (d, i) in enumerate(zip(data, indices)) if k != axis % len(data)):
+    if data is None or indices is None or len(data) != len(indices):
         return op
-    rank = ctx.op(Squeeze(), rank_of(ctx, ctx.input(1)), i64(ctx, [0]), suffix="rank")
-    dims = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rank, i64(ctx, 1), suffix="dims")
-    on_axis = ctx.op(Equal(), dims, ctx.op(FloorMod(), i64(ctx, axis), rank, suffix="axis"), suffix="on_axis")
+    rank = len(data)
+    axis = ctx.normalize_axis(axis, rank)
+    if all(d == i for k, (d, i) in enumerate(zip(data, indices, strict=True)) if k != axis):
+        return op  # equal, or the same unknown extent (one symbolic dim, as exporters write it)
+    on_axis = ctx.const(np.arange(rank) == axis, suffix="on_axis")
     indices_shape = ctx.op(ShapeOf(), ctx.input(1), suffix="indices_shape")
     missing = ctx.op(Subtract(), ctx.op(ShapeOf(), ctx.input(0), suffix="data_shape"), indices_shape, suffix="missing")
-    zeros = ctx.op(Broadcast(), i64(ctx, 0), ctx.op(ShapeOf(), dims, suffix="count"), suffix="zeros")
+    zeros = i64(ctx, np.zeros(rank, np.int64), "zeros")
     pads_end = ctx.op(Select(), on_axis, zeros, missing, suffix="pads_end")
     padded = ctx.op(Pad(), ctx.input(1), zeros, pads_end, suffix="indices_padded")
     gathered = ctx.op(op, ctx.input(0), padded, suffix="gathered")
-    ones = ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), dims, suffix="count"), suffix="ones")
-    return [ctx.op(Slice(), gathered, zeros, indices_shape, ones)]
+    return [ctx.op(Slice(), gathered, zeros, indices_shape, i64(ctx, np.ones(rank, np.int64), "ones"))]
 
 
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
