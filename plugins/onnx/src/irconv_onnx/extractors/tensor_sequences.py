@@ -108,7 +108,8 @@ def _sequence_at(node: Node, ctx: ExtractContext) -> list[OutPort]:
             raise ConversionError(f"{ctx.where()}: position {at} is outside the {len(elements)}-element sequence")
         return [elements[at]]
     shapes = {e.data.shape for e in elements}
-    if not elements or len(shapes) != 1 or any(d is None for d in next(iter(shapes)) or (None,)):
+    shape = next(iter(shapes)) if len(shapes) == 1 else None
+    if shape is None or any(d is None for d in shape):
         raise ConversionError(f"{ctx.where()}: a run-time position needs elements of one static shape, "
                               f"these have {sorted(map(str, shapes))}")
     stacked = ctx.op(Concat(axis=0), *[ctx.op(Unsqueeze(), e, i64(ctx, [0]), suffix=f"item{i}")
