@@ -165,3 +165,12 @@ def test_recurrent_inputs_have_the_ranks_of_the_spec():
               np.zeros((1, 4 * h, 1), np.float32)]  # fmt: skip
     with pytest.raises(ConversionError, match=r"input 6 \(B\) must have rank 2, got shape \[1, 8, 1\]"):
         infer(LSTMSequence(hidden_size=h), *inputs)
+
+
+def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
+    from irconv_opset import MatMul, Reshape
+
+    with pytest.raises(ConversionError, match=r"MatMul-1\) takes at most 2 input"):
+        infer(MatMul(), (2, 2), (2, 2), (2,))
+    with pytest.raises(ConversionError, match=r"Reshape-1\) takes at most 2 input"):
+        infer(Reshape(), (2, 2), i64(4), i64(4))

@@ -20,6 +20,7 @@ from irconv_opset.ops._spatial import (
     set_output,
     window_dims,
 )
+from irconv_opset.rules import require_at_most, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -58,6 +59,8 @@ class _ConvolutionBase(CoercedAttrs, Op):
         )
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
+        require_same_type(node, 0, 1, "filters")
         data, filters = input_shape(node, 0), input_shape(node, 1)
         if data is None:
             rank = None if filters is None else len(filters) - self._kernel_start + 2

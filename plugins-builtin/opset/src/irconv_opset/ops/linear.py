@@ -11,7 +11,7 @@ from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
 from irconv_opset.ops._spatial import broadcast_shapes, input_shape, input_type, merge_dim, set_output
-from irconv_opset.rules import require_same_type
+from irconv_opset.rules import require_at_most, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -32,6 +32,7 @@ class MatMul(Op):
     transpose_b: bool = attr(False)
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         require_same_type(node, 0, 1, "second operand")
         set_output(node, 0, self._shape(input_shape(node, 0), input_shape(node, 1)), input_type(node, 0))
 

@@ -20,6 +20,7 @@ from irconv_opset.ops._spatial import (
     set_output,
     window_dim,
 )
+from irconv_opset.rules import require_at_most
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -85,6 +86,7 @@ class _PoolBase(CoercedAttrs, Op):
         return None
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 1)
         shape = _pooled_shape(input_shape(node, 0), self, self._dilations())
         set_output(node, 0, shape, input_type(node, 0))
 

@@ -29,7 +29,7 @@ from irconv_opset.shapes import (
     shape_of_value,
 )
 from irconv_opset.partial import DimOf, partial_elements
-from irconv_opset.rules import require_inputs, require_integer, require_length, require_rank
+from irconv_opset.rules import require_at_most, require_inputs, require_integer, require_length, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -82,6 +82,7 @@ class Reshape(Op):
         return tuple(dims)
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         require_integer(node, 1, "target shape")
         require_rank(node, 1, "target shape", 1)
         pattern = shape_of_value(in_value(node, 1))
@@ -110,6 +111,7 @@ class Transpose(Op):
     version = 1
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         require_integer(node, 1, "order")
         require_rank(node, 1, "order", 1)
         require_length(node, 1, "order", rank_of(in_shape(node, 0)), allow_empty=True)
@@ -303,6 +305,7 @@ class Squeeze(Op):
     allow_axis_skip: bool = attr(False)
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), self.allow_axis_skip)
         set_output(node, 0, shape, in_type(node, 0))
 
@@ -316,6 +319,7 @@ class Unsqueeze(Op):
     version = 1
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         shape, axes = in_shape(node, 0), in_value(node, 1)
         out: MaybeShape = None
         if shape is not None and axes is not None:
@@ -347,6 +351,7 @@ class ShapeOf_v1(Op):
         return ElementType.i64
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 1)
         shape = in_shape(node, 0)
         et = self._out_type()
         if shape is not None and all(d is not None for d in shape):
@@ -390,6 +395,7 @@ class Broadcast(Op):
     mode: str = attr("numpy")
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 3)
         require_integer(node, 1, "target shape")
         require_rank(node, 1, "target shape", 1)
         require_integer(node, 2, "axes mapping")
@@ -446,6 +452,7 @@ class Tile(Op):
     version = 1
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 2)
         require_integer(node, 1, "repeats")
         require_rank(node, 1, "repeats", 1)
         shape, repeats = in_shape(node, 0), in_value(node, 1)
@@ -481,6 +488,7 @@ class Convert(Op):
     destination_type: ElementType = attr(ElementType.f32)
 
     def infer(self, node: Node) -> None:
+        require_at_most(node, 1)
         set_output(node, 0, in_shape(node, 0), self.destination_type)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
