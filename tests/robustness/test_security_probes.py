@@ -368,6 +368,18 @@ def test_if_nested_past_the_recursion_limit_is_one_clear_error(tmp_path):
         assert "nests sub-graphs" in outcome.message, outcome
 
 
+def test_if_nested_400_deep_in_an_ir_is_one_clear_error(tmp_path):
+    """The IR reader builds bodies recursively: past the recursion limit it names the nesting."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "deep.xml").write_text(deep_if_ir(400))
+    (folder / "deep.bin").write_bytes(b"")
+    outcome = convert(folder / "deep.xml", tmp_path, seconds=180, openvino=False)
+    assert outcome.outcome in ("accepted", "clean-error"), outcome
+    if outcome.outcome == "clean-error":
+        assert "nest" in outcome.message and "RecursionError" not in outcome.message, outcome
+
+
 @pytest.mark.slow
 def test_a_100k_node_chain_converts(tmp_path):
     n = 100_000

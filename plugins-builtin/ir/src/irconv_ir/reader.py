@@ -45,7 +45,12 @@ def load_ir(path: Path, ctx: LoadContext) -> Graph:
     net = parse_ir(path)
     bin_path = ctx.options.weights or path.with_suffix(".bin")
     weights = _map_weights(bin_path) if bin_path.exists() else None
-    graph = GraphReader(path, weights).build(net)
+    try:
+        graph = GraphReader(path, weights).build(net)
+    except RecursionError:  # bodies are built recursively, a few frames per level
+        raise ModelFileError(
+            f"{path}: sub-graphs (If/Loop/TensorIterator bodies) nest deeper than irconv can read"
+        ) from None
     check_custom_layers(path, graph, ctx)
     if net.version == 10:
         add_legacy_names(graph)
