@@ -1,6 +1,6 @@
-"""A fixed sample of the mutation suite (run.py does the long run): every case must end as a
-converted IR that OpenVINO reads and compiles, or as one clear error — never a traceback,
-internal error, hang, memory blow-up, crash or leftover file.
+"""A fixed sample of the mutation suite (run.py does the long run), plus every case a long run
+found bad: each must end as a converted IR that OpenVINO reads and compiles, or as one clear
+error — never a traceback, internal error, hang, memory blow-up, crash or leftover file.
 
 Cases whose outcome is a known finding in another area are strict xfails naming the fix, so
 the test turns red the moment the fix lands (then drop the mark).
@@ -20,11 +20,23 @@ SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel
 
 KNOWN: dict[tuple[str, int], str] = {}
 
+#: Every case the long runs found bad (IRs the runtime refused, one out-of-memory), fixed
+#: since; replayed so each kind stays fixed (reproducers: tests/robustness/findings/).
+FOUND: dict[str, tuple[int, ...]] = {
+    "onnx": (8, 22, 29, 34, 94, 106, 115, 118, 163, 226, 421, 451, 453, 483, 710, 824, 906, 910, 937, 981),
+    "ir": (62, 315, 352, 378, 620, 692, 737, 788, 796, 859, 990),
+    "caffe": (607, 618, 961),
+    "caffemodel": (64, 133, 193),
+    "tf": (40, 217, 219, 247, 296, 426, 470, 482, 495, 511, 519, 632, 642, 676, 704, 784, 833, 899, 903, 962, 985, 991),
+    "savedmodel": (11, 137, 151, 191, 350, 500),
+}
+
 
 def cases() -> list[object]:
     out = []
     for name, count in SAMPLE.items():
-        for i in range(count):
+        indices = sorted({*range(count), *FOUND.get(name, ())})
+        for i in indices:
             reason = KNOWN.get((name, i))
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             out.append(pytest.param(name, i, marks=marks, id=f"{name}-{i}"))
