@@ -117,6 +117,7 @@ def require_slope_shape(node: Node) -> None:
             raise _fail(node, 1, "slope", f"must have 1 or {channels} (channel) values, got {n}")
         return
     if len(slope) > len(data) or any(
-        s is not None and d is not None and s not in (1, d) for s, d in zip(reversed(slope), reversed(data))
+        s is not None and d is not None and s not in (1, d)
+        for s, d in zip(reversed(slope), reversed(data), strict=False)
     ):
         raise _fail(node, 1, "slope", f"of shape {list(slope)} does not broadcast to the data shape {list(data)}")

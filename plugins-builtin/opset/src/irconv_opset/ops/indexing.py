@@ -12,6 +12,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset.rules import require_inputs, require_integer, require_same_type
 from irconv_opset.shapes import (
     dynamic_shape,
     in_shape,
@@ -21,7 +22,6 @@ from irconv_opset.shapes import (
     product,
     set_output,
 )
-from irconv_opset.rules import require_inputs, require_integer, require_same_type
 
 if TYPE_CHECKING:
     from irconv.graph import Node

@@ -16,6 +16,7 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
+from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 from irconv_opset.shapes import (
     dynamic_shape,
     in_shape,
@@ -25,7 +26,6 @@ from irconv_opset.shapes import (
     normalize_axis,
     set_output,
 )
-from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node

@@ -10,8 +10,8 @@ import numpy as np
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType, MaybeShape
 
-from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
 from irconv_opset.rules import require_at_most, require_integer
+from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
 
 if TYPE_CHECKING:
     from irconv.graph import Node

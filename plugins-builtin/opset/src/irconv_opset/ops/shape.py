@@ -14,6 +14,8 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset.partial import DimOf, partial_elements
+from irconv_opset.rules import require_at_most, require_inputs, require_integer, require_length, require_rank
 from irconv_opset.shapes import (
     broadcast_shapes,
     dynamic_shape,
@@ -24,12 +26,10 @@ from irconv_opset.shapes import (
     normalize_axes,
     normalize_axis,
     product,
-    set_output,
     rank_of,
+    set_output,
     shape_of_value,
 )
-from irconv_opset.partial import DimOf, partial_elements
-from irconv_opset.rules import require_at_most, require_inputs, require_integer, require_length, require_rank
 
 if TYPE_CHECKING:
     from irconv.graph import Node
