@@ -60,4 +60,4 @@ def test_full_conformance_beats_openvino_reader() -> None:
     assert not problems, "\n".join(problems)
     ours, theirs = results.passed("irconv", names), results.passed("openvino", names)
     assert ours > theirs, f"irconv {ours} vs OpenVINO reader {theirs}"
-    assert ours >= 0.9 * len(names), f"irconv passes {ours} of {len(names)}"
+    assert ours >= 0.95 * len(names), f"irconv passes {ours} of {len(names)}"
