@@ -9,7 +9,8 @@ conversion runs on both cores and no full-size copy is ever allocated. NumPy rel
 GIL in both the cast and the write.
 
 Weights that are read-only views of a memory-mapped file (ONNX external data and inline
-initializers, TensorFlow constants, Caffe blobs) have their pages released from the
+initializers, TensorFlow constants, Caffe blobs) are read ahead as a whole when their turn
+comes (the kernel reads while the encoder works) and their pages are released from the
 process once written: the page cache keeps them, the peak RSS no longer counts them.
 """
 
@@ -28,14 +29,16 @@ import numpy as np
 
 #: Blobs up to this size are keyed by a digest of all their bytes.
 SMALL_BLOB = 64 * 1024
-#: Elements a large blob's key samples: its head, its tail and an even spread between.
-SAMPLE = 4096
+#: Elements a large blob's key samples at its head and at its tail; ``SPREAD`` more are
+#: spread evenly between (each may touch a page of a cold memory map: keep them few).
+SAMPLE = 1024
+SPREAD = 256
 #: Elements encoded per block (4 MiB of f32): large enough that per-block Python work is
 #: noise, small enough that the blocks in flight stay a few MiB.
 BLOCK = 1 << 20
 #: Blocks encoded ahead of the write.
 IN_FLIGHT = 3
-#: Mapped ranges smaller than this are not worth a madvise call.
+#: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
 RELEASE_MIN = 1 << 20
 
 #: Encodes ``source`` (any layout) into ``out`` (flat, C order, ``out.size == source.size``)
@@ -86,6 +89,7 @@ class BlobWriter:
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
         value = _little_endian(value)
+        prefetch_mapped_pages(value)
         encoding = encoding or identity(value.dtype)
         bits = _as_unsigned(value)
         size = value.size * encoding.dtype.itemsize
@@ -171,6 +175,16 @@ def release_mapped_pages(value: np.ndarray) -> None:
     Only clean file-backed pages of a read-only mapping are released (a later read maps
     them again from the page cache); anything writable is left alone.
     """
+    _advise_mapped(value, mmap.MADV_DONTNEED)
+
+
+def prefetch_mapped_pages(value: np.ndarray) -> None:
+    """Ask the kernel to start reading ``value``'s pages from its file now, in the
+    background, so that encoding it does not wait on one page fault after another."""
+    _advise_mapped(value, mmap.MADV_WILLNEED)
+
+
+def _advise_mapped(value: np.ndarray, advice: int) -> None:
     if value.flags.writeable or value.nbytes < RELEASE_MIN:
         return
     mapping = _mapping_of(value)
@@ -185,7 +199,7 @@ def release_mapped_pages(value: np.ndarray) -> None:
     del base  # no buffer export may outlive this call
     if 0 <= start < end:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # an optimisation only
-            mapping.madvise(mmap.MADV_DONTNEED, start, end - start)
+            mapping.madvise(advice, start, end - start)
 
 
 def _mapping_of(value: np.ndarray) -> mmap.mmap | None:
@@ -232,8 +246,14 @@ def _digest(bits: np.ndarray) -> bytes:
         hasher.update(np.ascontiguousarray(bits).tobytes())
         return hasher.digest()
     n = bits.size
-    picks = np.concatenate([np.arange(SAMPLE), np.linspace(0, n - 1, SAMPLE, dtype=np.int64), np.arange(n - SAMPLE, n)])
-    sample = bits.reshape(-1)[picks] if bits.flags.c_contiguous else bits[np.unravel_index(picks, bits.shape)]
+    picks = np.concatenate([np.arange(SAMPLE), np.linspace(0, n - 1, SPREAD, dtype=np.int64), np.arange(n - SAMPLE, n)])
+    # Sampled in memory order: a transposed view of a cold memory map read in C order
+    # would touch a page per element. (Equal values in two layouts may then get two keys:
+    # they are only not shared, never wrongly shared, since a hit is always compared.)
+    if bits.flags.c_contiguous or bits.flags.f_contiguous:
+        sample = bits.ravel(order="K")[picks]
+    else:
+        sample = bits[np.unravel_index(picks, bits.shape)]
     hasher.update(sample.tobytes())
     return hasher.digest()
 
