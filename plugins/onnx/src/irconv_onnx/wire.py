@@ -57,10 +57,14 @@ def _model(data: memoryview, location: str) -> bytes | None:
 
 
 def _graph(data: memoryview, begin: int, stop: int, location: str) -> tuple[bytes, int]:
+    parts = list(fields(data, begin, stop))
+    if not any(f.number == _GRAPH_INITIALIZER and f.end - f.value >= MIN_BYTES for f in parts):
+        return b"", 0  # only small initializers: nothing to leave in the file
     out: list[bytes] = []
     changed = 0
-    for f in fields(data, begin, stop):
-        tensor = _tensor(data, f.value, f.end, location) if f.number == _GRAPH_INITIALIZER and f.wire == LEN else None
+    for f in parts:
+        large = f.number == _GRAPH_INITIALIZER and f.wire == LEN and f.end - f.value >= MIN_BYTES
+        tensor = _tensor(data, f.value, f.end, location) if large else None
         if tensor is None:
             out.append(bytes(data[f.begin : f.end]))
         else:
