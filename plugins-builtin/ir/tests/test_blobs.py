@@ -26,6 +26,7 @@ def test_equal_blobs_share_and_near_equal_blobs_do_not(tmp_path):
         assert writer.add(small.astype(np.int32)) != s1
         assert writer.add(np.array(True)) == writer.add(np.array([1], np.uint8))
         assert writer.add(np.zeros(0, np.float32))[1] == 0
+        assert writer.add(np.zeros((0, 3), np.float32)) == writer.add(np.zeros((3, 0), np.float32))
     data = (tmp_path / "w.bin").read_bytes()
     assert data[first[0] : first[0] + first[1]] == big.tobytes()
     assert data[other[0] : other[0] + other[1]] == nearly.tobytes()

@@ -265,6 +265,8 @@ def _same_elements(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     if a.shape != b.shape:  # same bytes under another shape: compare the flat sequences
         a, b = np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1)
+    if a.size == 0:
+        return True
     if a.ndim == 0:
         return bool(a == b)
     step = max(1, BLOCK // max(1, a[0].size))
