@@ -102,6 +102,30 @@ def test_detections_match_onnxruntime(name: str, converted: dict[str, Path]) -> 
         assert_same_detections(got, want, threshold)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_no_detections_give_empty_outputs(name: str, tmp_path: Path, installed_host: Any) -> None:
+    """Every NMS threshold raised out of reach: zero picks flow through Gather, TopK k=0 and
+    (Faster R-CNN) RoiAlign over zero proposals, on both runtimes."""
+    import onnx
+    import onnxruntime as ort
+    from irconv.api import convert_model, save_model
+    from irconv.testing.runtime import run_ir
+    from onnx import numpy_helper
+
+    model = onnx.load(str(MODELS / f"{name}.onnx"))
+    constants = {n.output[0]: n for n in model.graph.node if n.op_type == "Constant"}
+    for nms in (n for n in model.graph.node if n.op_type == "NonMaxSuppression"):
+        constants[nms.input[4]].attribute[0].t.CopyFrom(numpy_helper.from_array(np.array([2.0], np.float32)))
+    path, xml = tmp_path / "model.onnx", tmp_path / "model.xml"
+    onnx.save_model(model, str(path))
+    save_model(convert_model(path, host=installed_host), xml, host=installed_host, compress_to_fp16=False)
+    image = _images()[0]
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": image})
+    got = run_ir(xml, {"image": image})
+    for key, expected in zip(("boxes", "scores", "labels"), want):
+        assert expected.shape[0] == 0 and got[key].shape == expected.shape, key
+
+
 def _sample() -> Detections:
     boxes = np.array([[0, 0, 10, 10], [5, 5, 20, 20], [30, 30, 60, 50]], np.float32)
     return Detections(boxes, np.array([0.9, 0.6, 0.5], np.float32), np.array([1, 2, 1], np.int64))
