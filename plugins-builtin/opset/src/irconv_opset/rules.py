@@ -105,19 +105,23 @@ def require_equal_lengths(node: Node, role: str, *indices: int) -> None:
 
 
 def require_slope_shape(node: Node) -> None:
-    """PReLU: a 1-D slope has one value or one per channel (dim 1; dim 0 of 1-D data);
-    any other slope broadcasts to the data without growing it (the CPU plugin refuses the rest)."""
+    """PReLU: a 1-D slope of one value or one per channel (dim 1; dim 0 of 1-D data) applies
+    per channel; any other slope broadcasts to the data NumPy-style without growing it (the
+    CPU plugin refuses the rest when it compiles)."""
     data, slope = in_shape(node, 0), in_shape(node, 1)
     if data is None or slope is None:
         return
     if len(slope) == 1:
         channels = data[1] if len(data) >= 2 else (data[0] if data else 1)
-        n = slope[0]
-        if n is not None and channels is not None and n not in (1, channels):
-            raise _fail(node, 1, "slope", f"must have 1 or {channels} (channel) values, got {n}")
-        return
+        if slope[0] is None or channels is None or slope[0] in (1, channels):
+            return
     if len(slope) > len(data) or any(
         s is not None and d is not None and s not in (1, d)
         for s, d in zip(reversed(slope), reversed(data), strict=False)
     ):
-        raise _fail(node, 1, "slope", f"of shape {list(slope)} does not broadcast to the data shape {list(data)}")
+        raise _fail(
+            node,
+            1,
+            "slope",
+            f"of shape {list(slope)} is neither one value per channel nor broadcasts to the data shape {list(data)}",
+        )
