@@ -52,7 +52,7 @@ def assert_same_detections(got: Detections, want: Detections, threshold: float) 
     got, want = _drop_edge(got, threshold), _drop_edge(want, threshold)
     assert len(got.scores) == len(want.scores), f"{len(got.scores)} detections, onnxruntime has {len(want.scores)}"
     free = np.ones(len(got.scores), bool)
-    for box, score, label in zip(want.boxes, want.scores, want.labels):
+    for box, score, label in zip(want.boxes, want.scores, want.labels, strict=True):
         close = (free & (got.labels == label)
                  & (np.abs(got.scores - score) <= SCORE_RTOL * max(abs(score), 1e-6))
                  & (np.abs(got.boxes - box).max(axis=1, initial=0.0) <= BOX_ATOL))
@@ -122,7 +122,7 @@ def test_no_detections_give_empty_outputs(name: str, tmp_path: Path, installed_h
     image = _images()[0]
     want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": image})
     got = run_ir(xml, {"image": image})
-    for key, expected in zip(("boxes", "scores", "labels"), want):
+    for key, expected in zip(("boxes", "scores", "labels"), want, strict=True):
         assert expected.shape[0] == 0 and got[key].shape == expected.shape, key
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
-from torch import Tensor, nn
-
 from _layers import Nms, RoiAlign, decode, grid_anchors, head_to_rows, shapes_for
+from torch import Tensor, nn
 
 SIZE = 128
 CLASSES = 3
@@ -24,7 +24,6 @@ def _conv(cin: int, cout: int, stride: int = 1) -> nn.Module:
 
 def _anchors(maps: list[tuple[int, int, list[tuple[float, float]]]]) -> Tensor:
     """Concatenated anchors for (map size, stride, shapes) levels."""
-    import numpy as np
     return torch.from_numpy(np.concatenate([grid_anchors(n, stride, shapes) for n, stride, shapes in maps]))
 
 
@@ -54,8 +53,8 @@ class SsdLite(nn.Module):
         feats = [self.stem(image)]
         for layer in self.extra:
             feats.append(layer(feats[-1]))
-        logits = torch.cat([head_to_rows(h(f), CLASSES + 1) for h, f in zip(self.cls, feats)], 1)
-        deltas = torch.cat([head_to_rows(h(f), 4) for h, f in zip(self.box, feats)], 1)
+        logits = torch.cat([head_to_rows(h(f), CLASSES + 1) for h, f in zip(self.cls, feats, strict=True)], 1)
+        deltas = torch.cat([head_to_rows(h(f), 4) for h, f in zip(self.box, feats, strict=True)], 1)
         boxes = decode(deltas, self.anchors, (10.0, 10.0, 5.0, 5.0), SIZE_LIMIT)  # SSD's variances 0.1/0.2
         scores = torch.softmax(logits, -1)[..., 1:].transpose(1, 2)
         selected = Nms.apply(boxes, scores, 8, 0.45, 0.3)
@@ -92,7 +91,7 @@ class RetinaLite(nn.Module):
         p5 = self.lateral[2](c5)
         p4 = self.lateral[1](c4) + nn.functional.interpolate(p5, scale_factor=2.0, mode="nearest")
         p3 = self.lateral[0](c3) + nn.functional.interpolate(p4, scale_factor=2.0, mode="nearest")
-        feats = [s(p) for s, p in zip(self.smooth, (p3, p4, p5))]
+        feats = [s(p) for s, p in zip(self.smooth, (p3, p4, p5), strict=True)]
         logits = torch.cat([head_to_rows(self.cls(f), CLASSES) for f in feats], 1)
         deltas = torch.cat([head_to_rows(self.box(f), 4) for f in feats], 1)
         boxes = decode(deltas, self.anchors, (1.0, 1.0, 1.0, 1.0), SIZE_LIMIT).clamp(0.0, float(SIZE))
