@@ -38,9 +38,10 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     check_opset_ops(graph)
     check_model_inputs(graph)
     stats = CompressionStats()
+    xml = XmlStream(ctx.open(xml_path, "wb"))  # opened first: the files are listed (and verified) in this order
     with BlobWriter(ctx.open(bin_path, "wb")) as blobs:
         writer = GraphWriter(
-            XmlStream(ctx.open(xml_path, "wb")),
+            xml,
             blobs,
             compress=ctx.options.compress_to_fp16,
             stats=stats,
