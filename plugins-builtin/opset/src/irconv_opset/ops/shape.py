@@ -130,7 +130,7 @@ class Transpose(Op):
         x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
         # a view, not a copy: weights transposed into the IR's layout are usually rescaled
         # by a fusion next (a new array anyway) or gathered by the emitter as it writes
-        return [np.ascontiguousarray(np.transpose(x, order if order.size else None))]
+        return [np.transpose(x, order if order.size else None)]
 
 
 # -------------------------------------------------------------------------- Concat
