@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from irconv.protowire import length_delimited, varint
 from onnx import TensorProto, helper, numpy_helper
 from robust_harness import Limits, Outcome, convert_case, preload
 
@@ -257,19 +258,6 @@ def test_a_computed_1e12_element_constant_stays_unfolded(tmp_path, op):
 
 
 # ---------------------------------------------------------------- nesting and scale
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
 def deep_if_onnx(depth: int) -> bytes:
     """A model whose If nests ``depth`` levels deep, written as raw protobuf (the Python
     protobuf library itself refuses to build messages this deep)."""
@@ -278,15 +266,16 @@ def deep_if_onnx(depth: int) -> bytes:
         g = helper.make_graph([], name, [], [helper.make_tensor_value_info(out, F32, [2])])
         return g.SerializeToString() + nodes
 
-    inner = graph(_field(1, helper.make_node("Relu", ["x"], [f"o{depth}"]).SerializeToString()), "leaf", f"o{depth}")
+    leaf = helper.make_node("Relu", ["x"], [f"o{depth}"]).SerializeToString()
+    inner = graph(length_delimited(1, leaf), "leaf", f"o{depth}")
     for level in range(depth - 1, -1, -1):
         else_g = helper.make_graph(
             [helper.make_node("Neg", ["x"], [f"e{level}"])], f"e{level}", [],
             [helper.make_tensor_value_info(f"e{level}", F32, [2])],
         )  # fmt: skip
         node = helper.make_node("If", ["cond"], [f"o{level}"], else_branch=else_g).SerializeToString()
-        then_attr = _field(1, b"then_branch") + _varint(20 << 3) + _varint(5) + _field(6, inner)
-        inner = graph(_field(1, node + _field(5, then_attr)), f"b{level}", f"o{level}")
+        then_attr = length_delimited(1, b"then_branch") + varint(20 << 3) + varint(5) + length_delimited(6, inner)
+        inner = graph(length_delimited(1, node + length_delimited(5, then_attr)), f"b{level}", f"o{level}")
     top = helper.make_graph(
         [],
         "top",
@@ -294,7 +283,7 @@ def deep_if_onnx(depth: int) -> bytes:
         [],
     )
     model = helper.make_model(top, opset_imports=[helper.make_opsetid("", 13)])
-    return model.SerializeToString() + _field(7, inner)
+    return model.SerializeToString() + length_delimited(7, inner)
 
 
 def test_depth_200_nested_if_onnx_fails_clearly(tmp_path):

@@ -57,7 +57,7 @@ def fields(data: memoryview, pos: int, stop: int) -> Iterator[Field]:
         yield Field(number, wire, value, begin, pos)
 
 
-def read_varint(data: memoryview, pos: int) -> tuple[int, int]:
+def read_varint(data: bytes | memoryview, pos: int) -> tuple[int, int]:
     """(value, position after it)."""
     value = shift = 0
     while True:

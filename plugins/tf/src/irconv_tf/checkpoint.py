@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.protowire import read_varint
 
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.tensors import shape_of
@@ -21,19 +22,6 @@ from irconv_tf.tensors import shape_of
 _TABLE_MAGIC = 0xDB4775248B80FB57
 _FOOTER_SIZE = 48
 _BLOCK_TRAILER = 5  # compression type byte + masked crc32c
-
-
-def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
 
 
 def _block_entries(block: bytes) -> list[tuple[bytes, bytes]]:
@@ -48,9 +36,9 @@ def _block_entries(block: bytes) -> list[tuple[bytes, bytes]]:
     key = b""
     pos = 0
     while pos < limit:
-        shared, pos = _varint(block, pos)
-        unshared, pos = _varint(block, pos)
-        value_len, pos = _varint(block, pos)
+        shared, pos = read_varint(block, pos)
+        unshared, pos = read_varint(block, pos)
+        value_len, pos = read_varint(block, pos)
         if shared > len(key) or pos + unshared + value_len > limit:
             raise ValueError("bad block entry")
         key = key[:shared] + block[pos : pos + unshared]
@@ -61,8 +49,8 @@ def _block_entries(block: bytes) -> list[tuple[bytes, bytes]]:
 
 
 def _read_block(data: bytes, handle: bytes, where: str) -> bytes:
-    offset, pos = _varint(handle, 0)
-    size, _ = _varint(handle, pos)
+    offset, pos = read_varint(handle, 0)
+    size, _ = read_varint(handle, pos)
     end = offset + size + _BLOCK_TRAILER
     if end > len(data):
         raise ValueError(f"block [{offset}, {end}) beyond the end of {where}")
@@ -80,8 +68,8 @@ def read_table(path: Path) -> dict[bytes, bytes]:
     (magic,) = struct.unpack_from("<Q", footer, _FOOTER_SIZE - 8)
     if magic != _TABLE_MAGIC:
         raise ValueError("bad table magic number")
-    _, pos = _varint(footer, 0)  # metaindex offset
-    _, pos = _varint(footer, pos)  # metaindex size
+    _, pos = read_varint(footer, 0)  # metaindex offset
+    _, pos = read_varint(footer, pos)  # metaindex size
     index = _read_block(data, footer[pos:], path.name)
     table: dict[bytes, bytes] = {}
     for _, handle in _block_entries(index):
@@ -160,7 +148,7 @@ class Checkpoint:
 
 def _string_scalar(raw: bytes, where: str) -> bytes:
     """A scalar string tensor's bytes: varint length, masked crc32c of the lengths, data."""
-    length, pos = _varint(raw, 0)
+    length, pos = read_varint(raw, 0)
     pos += 4
     if pos + length > len(raw):
         raise ModelFileError(f"{where}: string entry is truncated; the checkpoint is corrupt")
