@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_ir import fp16
-from irconv_ir.fp16 import CompressionStats, to_f16
+from irconv_ir import blobs
+from irconv_ir.blobs import BlobWriter
+from irconv_ir.fp16 import F16, CompressionStats
 
 
-def test_values_counts_and_special_values(monkeypatch):
-    monkeypatch.setattr(fp16, "CHUNK", 1000)  # several chunks, overflow in only some of them
+def _compressed(value: np.ndarray, stats: CompressionStats, path) -> np.ndarray:
+    """``value`` written to a .bin as the emitter writes it compressed, and read back."""
+    reports: list[object] = []
+    with open(path, "wb") as stream, BlobWriter(stream) as writer:
+        offset, size = writer.add(value, F16, reports)
+    stats.count(value.size, reports)
+    return np.frombuffer(path.read_bytes()[offset : offset + size], np.float16).reshape(value.shape)
+
+
+def test_values_counts_and_special_values(monkeypatch, tmp_path):
+    monkeypatch.setattr(blobs, "BLOCK", 1000)  # several blocks, overflow in only some of them
     value = np.random.default_rng(5).standard_normal(4500).astype(np.float32)
     value[[10, 2500]] = [7e4, -1e9]
     value[[11, 12, 13, 14]] = [np.inf, -np.inf, np.nan, -0.0]
     value[[20, 3999]] = [1e-10, -2e-8]
     stats = CompressionStats()
-    half = to_f16(value.reshape(45, 100), stats)
+    half = _compressed(value.reshape(45, 100), stats, tmp_path / "w.bin")
     assert half.shape == (45, 100) and half.dtype == np.float16
     flat = half.reshape(-1)
     assert flat[10] == 65504 and flat[2500] == -65504

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from irconv.graph import Graph, Node
 
-from irconv_ir.blobs import Encoding, blocks
+from irconv_ir.blobs import Encoding
 
 F16_MAX = float(np.finfo(np.float16).max)
-#: Elements :func:`to_f16` converts at a time (1 MiB of f32: stays in cache).
-CHUNK = 1 << 18
 
 #: Inputs whose value steers shapes or indices rather than data (IR type -> input ports).
 #: A rounding error there changes the output shape, so those constants stay f32.
@@ -53,15 +51,15 @@ class CompressionStats:
     overflow: int = 0
     underflow: int = 0
 
-    def count_block(self, report: object) -> None:
-        """Adds what :func:`encode_f16` returned for one block."""
-        overflow, underflow = report  # type: ignore[misc]
-        self.overflow += overflow
-        self.underflow += underflow
-
-    def count_constant(self, values: int) -> None:
+    def count(self, values: int, reports: list[object]) -> None:
+        """Adds one compressed constant of ``values`` values, given what :func:`encode_f16`
+        returned for each of its blocks."""
         self.constants += 1
         self.values += values
+        for report in reports:
+            overflow, underflow = report  # type: ignore[misc]
+            self.overflow += overflow
+            self.underflow += underflow
 
     def message(self) -> str | None:
         if not self.constants:
@@ -137,15 +135,3 @@ def encode_f16(source: np.ndarray, out: np.ndarray) -> tuple[int, int]:
 
 
 F16 = Encoding("f16", np.dtype(np.float16), encode_f16)
-
-
-def to_f16(value: np.ndarray, stats: CompressionStats) -> np.ndarray:
-    """The f16 copy of ``value`` (clamped, counted in ``stats``), converted ``CHUNK`` values
-    at a time. The emitter streams instead (``BlobWriter.add(value, F16)``)."""
-    half = np.empty(value.size, np.float16)
-    start = 0
-    for block in blocks(value, CHUNK):
-        stats.count_block(encode_f16(block, half[start : start + block.size]))
-        start += block.size
-    stats.count_constant(value.size)
-    return half.reshape(value.shape)

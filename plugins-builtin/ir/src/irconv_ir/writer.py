@@ -314,9 +314,7 @@ class GraphWriter:
         reports: list[object] = []
         offset, size = self.blobs.add(value, encoding, reports)
         if encoding is F16:
-            for report in reports:
-                self.stats.count_block(report)
-            self.stats.count_constant(value.size)
+            self.stats.count(value.size, reports)
         if self.on_bytes is not None:
             self.on_bytes(size)
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))
