@@ -21,7 +21,7 @@ _GRAPH_NODE = 1
 _NODE_NAME, _NODE_OP, _NODE_ATTR = 1, 2, 5
 _ENTRY_KEY, _ENTRY_VALUE = 1, 2
 _ATTR_TENSOR = 8
-_TENSOR_DTYPE, _TENSOR_SHAPE, _TENSOR_CONTENT = 1, 2, 4
+_TENSOR_DTYPE, _TENSOR_SHAPE, _TENSOR_VERSION, _TENSOR_CONTENT = 1, 2, 3, 4
 _SHAPE_DIM, _SHAPE_UNKNOWN_RANK = 2, 3
 _DIM_SIZE = 1
 
@@ -122,7 +122,7 @@ def _tensor(data: memoryview, begin: int, stop: int) -> tuple[bytes, MappedTenso
             if shape is not None:
                 return None
             shape = _shape(data, f.value, f.end)
-        elif f.number != 3:  # version_number aside, values given another way: keep it ordinary
+        elif f.number != _TENSOR_VERSION:  # values given another way: keep the tensor ordinary
             return None
         kept.append(bytes(data[f.begin : f.end]))
     if content is None or content[1] < MIN_BYTES or dtype is None or shape is None:
