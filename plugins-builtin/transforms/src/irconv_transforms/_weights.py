@@ -76,10 +76,12 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     else:
         return None
     narrow = factor.astype(w.dtype)
+    out = np.empty_like(w)  # the weights' own memory order: a transposed view costs no gather
     with np.errstate(invalid="ignore", over="ignore"):
         if np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4:
-            return np.multiply(w, narrow, order="C")  # a transposed view in, C order out
-        return (w.astype(np.float64) * factor.astype(np.float64)).astype(w.dtype)
+            return np.multiply(w, narrow, out=out)
+        # numpy casts to float64 through small buffers, so no float64 copy of the weights
+        return np.multiply(w, factor, out=out, dtype=np.float64, casting="unsafe")
 
 
 def set_weights(rw: Rewriter, node: Node, value: np.ndarray, *, contiguous: bool = True) -> None:
