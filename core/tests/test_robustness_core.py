@@ -184,6 +184,18 @@ def test_first_file_opened_is_renamed_last(tmp_path, monkeypatch):
     assert renamed == ["m.bin", "m.xml"]
 
 
+@pytest.mark.parametrize("sync", [False, True])
+def test_files_reach_the_disk_before_the_rename_only_when_asked(tmp_path, monkeypatch, sync):
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("rename"), real_replace(a, b)))
+    with AtomicFiles(sync=sync) as files:
+        write_pair(files, tmp_path / "m.xml", "new")
+    assert events == (["fsync", "fsync", "rename", "rename"] if sync else ["rename", "rename"])
+    assert (tmp_path / "m.xml").read_text() == "new"
+
+
 def test_a_failed_conversion_keeps_the_previous_output(tmp_path):
     out = tmp_path / "m.xml"
     with AtomicFiles() as files:

@@ -76,6 +76,12 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
     p.add_argument("--weights", type=Path, help="weights file, for formats that keep it apart from the topology")
     p.add_argument("--format", dest="output_format", default="ir11", help="output format (default: ir11)")
     p.add_argument(
+        "--sync",
+        dest="sync_output",
+        action="store_true",
+        help="wait until the output is on the disk before renaming it into place (survives a power cut)",
+    )
+    p.add_argument(
         "--option",
         action="append",
         default=[],
@@ -182,6 +188,7 @@ def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> Co
         finegrain_fusing=split_patterns(args.finegrain_fusing),
         weights=args.weights,
         output_format=args.output_format,
+        sync_output=args.sync_output,
         plugin_values=plugin_values,
         validate=args.debug,
     )

@@ -36,6 +36,9 @@ class ConversionOptions:
     disabled_transforms: set[str] = field(default_factory=set)
     weights: Path | None = None
     output_format: str = "ir11"
+    #: Wait until the output files are on the disk before renaming them into place
+    #: (``--sync``); by default they are complete in the page cache when irconv exits.
+    sync_output: bool = False
     validate: bool = False
     #: Regular expressions: a node whose name, or whose source-framework node's name, fully
     #: matches one is never touched by an optimisation (``--finegrain-fusing``).

@@ -5,7 +5,9 @@ Guarantees (tested in core/tests/test_robustness_core.py and tests/robustness/):
 - an input file (``protected``) is never overwritten, whatever path spells it (symlinks and
   hard links included); an output path that is a directory or a special file is refused;
 - the previous output stays intact until the new set is complete: files are written as
-  ``.<name>.<pid>.tmp`` beside their final path and renamed only when the emitter finished;
+  ``.<name>.<pid>.tmp`` beside their final path and renamed only when the emitter finished
+  (with ``sync``, only once their bytes are on the disk: a power cut then leaves the old
+  files or the new ones; without, the kernel writes them back after irconv exits);
   an exception (KeyboardInterrupt, and SIGTERM while the files are open) removes them;
 - the first file opened is the one a reader opens first (the IR's ``.xml``): it is renamed
   last, so a reader never finds a new ``.xml`` with an old ``.bin``;
@@ -44,8 +46,9 @@ class AtomicFiles:
     ``with`` block, including KeyboardInterrupt and SIGTERM) removes them.
     """
 
-    def __init__(self, protected: tuple[Path, ...] = ()) -> None:
+    def __init__(self, protected: tuple[Path, ...] = (), *, sync: bool = False) -> None:
         self._protected = tuple(protected)
+        self._sync = sync
         self._pending: list[tuple[Path, Path, IO[Any]]] = []
         self._previous_handler: Any = None
 
@@ -74,11 +77,12 @@ class AtomicFiles:
         return [final for _, final, _ in self._pending]
 
     def commit(self) -> list[Path]:
-        """Flush every file to disk, then rename them, the first opened last."""
+        """Flush every file (to the disk with ``sync``), then rename them, the first opened last."""
         try:
             for _, _, handle in self._pending:
                 handle.flush()
-                os.fsync(handle.fileno())
+                if self._sync:
+                    os.fsync(handle.fileno())
                 handle.close()
         except OSError as exc:
             self.discard()

@@ -195,7 +195,7 @@ def save(
     start = time.perf_counter()
     progress = report.progress if report is not None else NoProgress()
     progress.stage("emit", expected_emit_bytes(graph, options.compress_to_fp16), "B")
-    with AtomicFiles(protected) as files:
+    with AtomicFiles(protected, sync=options.sync_output) as files:
         ctx = EmitContext(options, files, progress=progress)
         provided.item.emit(graph, output, ctx)
         written = list(files.pending_paths())
