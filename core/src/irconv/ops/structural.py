@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from irconv.ops.deferred import DeferredProduct
 from irconv.ops.op import Op, attr
 from irconv.types import DimRange, ElementType, MaybeShape
 
@@ -70,14 +71,61 @@ class Const(Op):
         return {}
 
     @property
+    def stored(self) -> np.ndarray | DeferredProduct:
+        """What the emitter writes: the value, or (``DeferredConst``) the recipe that
+        computes it. Both have ``shape``, ``dtype``, ``size`` and ``nbytes``."""
+        return self.value
+
+    @property
     def element_type(self) -> ElementType:
-        return ElementType.from_numpy(self.value.dtype)
+        return ElementType.from_numpy(self.stored.dtype)
 
     def infer(self, node: Node) -> None:
         node.out_port(0).data.set_value(self.value)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray]:
         return [self.value]
+
+
+class DeferredConst(Const):
+    """A Const whose value is a ``DeferredProduct`` not computed yet.
+
+    The emitter streams it (``stored``); reading ``value`` computes and keeps the whole
+    product, so code that needs the numbers sees an ordinary Const. Until then its output
+    carries a shape and a type but no value: a consumer folds only once asked to compute.
+    """
+
+    def __init__(self, value: np.ndarray | None = None, *, pending: DeferredProduct | None = None) -> None:
+        self._pending = pending
+        self._value = value if value is not None or pending is not None else np.zeros((), np.float32)
+
+    @property  # type: ignore[override]
+    def value(self) -> np.ndarray:
+        if self._pending is not None:
+            self._value, self._pending = self._pending.materialize(), None
+        assert self._value is not None
+        return self._value
+
+    @value.setter
+    def value(self, value: np.ndarray) -> None:
+        self._value, self._pending = value, None
+
+    @property
+    def pending(self) -> DeferredProduct | None:
+        return self._pending
+
+    @property
+    def stored(self) -> np.ndarray | DeferredProduct:
+        return self._pending if self._pending is not None else self.value
+
+    def infer(self, node: Node) -> None:
+        if self._pending is None:
+            super().infer(node)
+            return
+        data = node.out_port(0).data
+        data.set_value(None)
+        data.set_shape(self._pending.shape)
+        data.set_type(ElementType.from_numpy(self._pending.dtype))
 
 
 @dataclass(eq=False)

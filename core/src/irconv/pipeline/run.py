@@ -166,8 +166,8 @@ def expected_emit_bytes(graph: Graph, compress_to_fp16: bool) -> int:
     for node in graph.nodes():
         op = node.op
         if isinstance(op, Const):
-            value = op.value
-            half = compress_to_fp16 and value.dtype.kind == "f" and value.itemsize > 2
+            value = op.stored
+            half = compress_to_fp16 and value.dtype.kind == "f" and value.dtype.itemsize > 2
             total += value.nbytes // 2 if half else value.nbytes
     return total
 

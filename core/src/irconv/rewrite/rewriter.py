@@ -16,7 +16,7 @@ import numpy as np
 
 from irconv.errors import GraphError
 from irconv.graph import Graph, InPort, Node, OutPort
-from irconv.ops import Const, Op, Parameter, Result, Trait
+from irconv.ops import Const, DeferredConst, DeferredProduct, Op, Parameter, Result, Trait
 from irconv.pipeline.infer import node_outputs_reset, try_infer
 
 Facts = tuple[Any, ...]
@@ -93,12 +93,15 @@ class Rewriter:
     ) -> OutPort:
         """A Const node holding ``value`` (0-d stays 0-d), made C-contiguous unless
         ``contiguous=False``: then a strided view (a transposed matrix of weights) is kept as
-        it is, and the emitter gathers it while writing instead of copying it here."""
+        it is, and the emitter gathers it while writing instead of copying it here.
+        A ``DeferredProduct`` becomes a ``DeferredConst``: computed when first read."""
+        if name is None and like is not None:
+            name = f"{like.name}/const"
+        if isinstance(value, DeferredProduct) and dtype is None:
+            return self.op(DeferredConst(pending=value), name=name, like=like)
         array = np.asarray(value, dtype=dtype)
         if contiguous and not array.flags.c_contiguous:
             array = array.copy(order="C")
-        if name is None and like is not None:
-            name = f"{like.name}/const"
         return self.op(Const(array), name=name, like=like)
 
     def insert_after(

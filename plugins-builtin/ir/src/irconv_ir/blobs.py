@@ -8,6 +8,10 @@ into reusable buffers while the calling thread writes the finished ones in order
 conversion runs on both cores and no full-size copy is ever allocated. NumPy releases the
 GIL in both the cast and the write.
 
+A rescaling not computed yet (a ``DeferredProduct``, see ``irconv.ops.deferred``) takes the
+second way too: each block is computed on a worker thread just before it is encoded, so
+the whole product never exists.
+
 Weights that are read-only views of a memory-mapped file (ONNX external data and inline
 initializers, TensorFlow constants, Caffe blobs) are read ahead as a whole when their turn
 comes (the kernel reads while the encoder works) and their pages are released from the
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
+from irconv.ops.deferred import DeferredProduct, row_blocks
 
 #: Blobs up to this size are keyed by a digest of all their bytes.
 SMALL_BLOB = 64 * 1024
@@ -83,11 +88,16 @@ class BlobWriter:
         self.shared = 0
 
     def add(
-        self, value: np.ndarray, encoding: Encoding | None = None, reports: list[object] | None = None
+        self,
+        value: np.ndarray | DeferredProduct,
+        encoding: Encoding | None = None,
+        reports: list[object] | None = None,
     ) -> tuple[int, int]:
         """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
+        if isinstance(value, DeferredProduct):
+            return self._add_deferred(value, encoding or identity(value.dtype), reports)
         value = _little_endian(value)
         prefetch_mapped_pages(value)
         encoding = encoding or identity(value.dtype)
@@ -104,11 +114,24 @@ class BlobWriter:
             if size:
                 self._stream.write(memoryview(bits).cast("B"))
         else:
-            self._write_encoded(value, encoding, reports if reports is not None else [])
+            self._write_encoded(blocks(value, BLOCK), encoding, reports if reports is not None else [])
         self.size += size
         candidates.append((offset, bits))
         self.blobs += 1
         release_mapped_pages(value)
+        return offset, size
+
+    def _add_deferred(
+        self, value: DeferredProduct, encoding: Encoding, reports: list[object] | None
+    ) -> tuple[int, int]:
+        """Compute and write a deferred product; never shared (its digest would cost a
+        computation of its own, and two equal rescalings of one matrix are rare)."""
+        prefetch_mapped_pages(value.base)
+        offset, size = self.size, value.size * encoding.dtype.itemsize
+        self._write_encoded(value.blocks(BLOCK), _computing_first(encoding), reports if reports is not None else [])
+        self.size += size
+        self.blobs += 1
+        release_mapped_pages(value.base)
         return offset, size
 
     def close(self) -> None:
@@ -122,7 +145,9 @@ class BlobWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write_encoded(self, value: np.ndarray, encoding: Encoding, reports: list[object]) -> None:
+    def _write_encoded(
+        self, parts: Iterator[np.ndarray | DeferredProduct], encoding: Encoding, reports: list[object]
+    ) -> None:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="irconv-blob")
         free: list[np.ndarray] = []
@@ -134,7 +159,7 @@ class BlobWriter:
             self._stream.write(memoryview(buffer[:count]).cast("B"))
             free.append(buffer)
 
-        for block in blocks(value, BLOCK):
+        for block in parts:
             buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
             if buffer.size < block.size:
                 buffer = np.empty(block.size, encoding.dtype)
@@ -143,6 +168,19 @@ class BlobWriter:
                 write_oldest()
         while pending:
             write_oldest()
+
+
+def _computing_first(encoding: Encoding) -> Encoding:
+    """``encoding`` for blocks of a ``DeferredProduct``: each is computed (a few MiB,
+    reused by the allocator) and then encoded."""
+
+    def encode(block: DeferredProduct, out: np.ndarray) -> object:  # type: ignore[type-arg]
+        if encoding.name == "raw":
+            block.compute_into(out.reshape(block.shape))
+            return None
+        return encoding.encode(block.compute_into(np.empty(block.shape, block.dtype)), out)
+
+    return Encoding(encoding.name, encoding.dtype, encode)  # type: ignore[arg-type]
 
 
 def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
@@ -157,16 +195,8 @@ def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
         for start in range(0, flat.size, elements):
             yield flat[start : start + elements]
         return
-    axis, inner = 0, value.size
-    while axis < value.ndim - 1 and inner // value.shape[axis] >= elements:
-        inner //= value.shape[axis]
-        axis += 1
-    inner //= value.shape[axis]
-    step = max(1, elements // max(inner, 1))
-    for index in np.ndindex(*value.shape[:axis]):
-        rows = value[index]
-        for start in range(0, rows.shape[0], step):
-            yield rows[start : start + step]
+    for key in row_blocks(value.shape, elements):
+        yield value[key]
 
 
 def release_mapped_pages(value: np.ndarray) -> None:

@@ -281,7 +281,7 @@ class GraphWriter:
         self.xml.close("layer")
 
     def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:
-        value = node.op.value  # type: ignore[attr-defined]
+        value = node.op.stored  # type: ignore[attr-defined]  # a DeferredConst is computed while written
         names = plan.names(node.out_port(0))
         if node.id in plan.compressed:
             self.const_layer(layer_id - 1, f"{node.name}/compressed", value, names=[], encoding=F16)

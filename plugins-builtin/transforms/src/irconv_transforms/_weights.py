@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Node, OutPort, Rewriter
+from irconv.ops import DeferredConst, DeferredProduct
+from irconv.ops.deferred import DEFER_MIN_BYTES
 
 from irconv_transforms._fusion import input_value, value_of
 
@@ -28,6 +30,18 @@ def weights(node: Node) -> np.ndarray | None:
     if node.type == "MatMul" and value.ndim != 2:
         return None
     return value
+
+
+def stored_weights(node: Node) -> np.ndarray | DeferredProduct | None:
+    """``weights``, except that a rescaling not computed yet (a ``DeferredConst``) is
+    returned as its recipe, for rewrites that only move the weights around."""
+    source = node.in_port(1).get_source() if node.has_input(1) else None
+    if source is not None and isinstance(source.node.op, DeferredConst) and source.node.op.pending is not None:
+        pending = source.node.op.pending
+        if pending.dtype.kind == "f" and (node.type != "MatMul" or pending.ndim == 2):
+            return pending
+        return None
+    return weights(node)
 
 
 def output_axis(node: Node) -> int | None:
@@ -58,14 +72,15 @@ def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
     return None
 
 
-def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarray | None:
+def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarray | DeferredProduct | None:
     """Weights with their ``side`` channels multiplied by ``vector`` (one value per channel,
     or a single value), rounded once to the weights' type.
 
     The exact product of two floats of p bits has at most 2p bits, so when the factors are
     exactly representable in the weights' type a product computed in that type (f32 for
     f32 weights) is already the once-rounded exact result: no float64 copies of large
-    weights. Otherwise the product is taken in float64 (exact for f32) and rounded."""
+    weights. Otherwise the product is taken in float64 (exact for f32) and rounded.
+    Large weights get a ``DeferredProduct``: the emitter computes it while writing."""
     view = _view(node, w, side)
     if view is None:
         return None
@@ -76,15 +91,13 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     else:
         return None
     narrow = factor.astype(w.dtype)
-    out = np.empty_like(w)  # the weights' own memory order: a transposed view costs no gather
     with np.errstate(invalid="ignore", over="ignore"):
-        if np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4:
-            return np.multiply(w, narrow, out=out)
-        # numpy casts to float64 through small buffers, so no float64 copy of the weights
-        return np.multiply(w, factor, out=out, dtype=np.float64, casting="unsafe")
+        exact = np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4
+    product = DeferredProduct.of(w, narrow, w.dtype) if exact else DeferredProduct.of(w, factor, np.float64)
+    return product if w.nbytes >= DEFER_MIN_BYTES else product.materialize()
 
 
-def set_weights(rw: Rewriter, node: Node, value: np.ndarray, *, contiguous: bool = True) -> None:
+def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct, *, contiguous: bool = True) -> None:
     """Feed ``node``'s input 1 with new weights, in the storage type of the old ones
     (``contiguous=False`` keeps a strided view uncopied, see ``Rewriter.const``)."""
     from irconv_opset import Convert
@@ -96,7 +109,7 @@ def set_weights(rw: Rewriter, node: Node, value: np.ndarray, *, contiguous: bool
         inner = stored.in_port(0).get_source()
         inner_value = None if inner is None else value_of(inner)
         if inner_value is not None and inner_value.dtype.kind == "f":
-            packed = rw.const(value.astype(inner_value.dtype), like=node)
+            packed = rw.const(np.asarray(value).astype(inner_value.dtype), like=node)
             port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)  # type: ignore[attr-defined]
             rw.set_input(node.in_port(1), port)
             return

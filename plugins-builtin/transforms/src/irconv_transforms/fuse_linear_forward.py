@@ -10,7 +10,9 @@ from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy
 
 
 def _linear(kind: str):  # type: ignore[no-untyped-def]
-    return op(kind, any_("x"), float_const("c"), bind="linear", commutative=True, single_use=True, where=numpy_broadcast)
+    return op(
+        kind, any_("x"), float_const("c"), bind="linear", commutative=True, single_use=True, where=numpy_broadcast
+    )
 
 
 class FuseLinearForward(Fusion):
@@ -93,12 +95,16 @@ def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return np.asarray(per_out).reshape((1, -1) + (1,) * (rank - 2))
 
 
-def _times_vector(w: np.ndarray, b: np.ndarray, rows: int = 256) -> np.ndarray:
-    """``b @ w`` for a [K, N] matrix, accumulated in float64 a block of rows at a time:
-    the weights of a large model are never copied whole into float64."""
+def _times_vector(w: np.ndarray, b: np.ndarray, rows: int = 32) -> np.ndarray:
+    """``b @ w`` for a [K, N] matrix, accumulated in float64 a block of rows at a time
+    through one reused float64 buffer (a few MiB, it stays in cache): the weights of a
+    large model are never copied whole into float64, nor is fresh memory taken per block."""
     total = np.zeros(w.shape[1], np.float64)
+    buffer = np.empty((min(rows, w.shape[0]), w.shape[1]), np.float64)
     for start in range(0, w.shape[0], rows):
-        total += b[start : start + rows] @ w[start : start + rows].astype(np.float64)
+        block = buffer[: min(rows, w.shape[0] - start)]
+        np.copyto(block, w[start : start + rows])
+        total += b[start : start + rows] @ block
     return total
 
 
@@ -111,7 +117,12 @@ def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bo
     other = add.in_port(1 - users[0].idx).get_source()
     value = None if other is None or other.node.type != "Const" else other.node.op.value  # type: ignore[attr-defined]
     shape = consumer.out_port(0).data.shape
-    if value is None or value.dtype.kind != "f" or shape is None or getattr(add.op, "auto_broadcast", "numpy") != "numpy":
+    if (
+        value is None
+        or value.dtype.kind != "f"
+        or shape is None
+        or getattr(add.op, "auto_broadcast", "numpy") != "numpy"
+    ):
         return False
     axis = len(shape) - 1 if consumer.type == "MatMul" else 1
     if channel_vector(value, shape, axis) is None:

@@ -82,7 +82,7 @@ def _pointwise_stride(node: Node) -> tuple[int, ...] | None:
     """The strides of a 1x1 convolution without padding striding more than 1, else None."""
     if node.type != "Convolution":
         return None
-    w = _weights.weights(node)
+    w = _weights.stored_weights(node)  # only its shape is read
     strides = tuple(int(s) for s in getattr(node.op, "strides", ()))
     if w is None or any(k != 1 for k in w.shape[2:]) or not _weights.zero_padding(node):
         return None
@@ -153,8 +153,12 @@ def _carry_out(rw: Rewriter, plan: Plan, stride: tuple[int, ...]) -> None:
     for item in plan:
         if isinstance(item, _Pool):
             pool = MaxPool_v1(
-                strides=stride, pads_begin=(0,) * rank, pads_end=(0,) * rank, kernel=(1,) * rank,
-                rounding_type="floor", auto_pad="explicit",
+                strides=stride,
+                pads_begin=(0,) * rank,
+                pads_end=(0,) * rank,
+                kernel=(1,) * rank,
+                rounding_type="floor",
+                auto_pad="explicit",
             )
             pooled = rw.op(pool, item.port, like=item.port.node)
             for reader in item.readers:

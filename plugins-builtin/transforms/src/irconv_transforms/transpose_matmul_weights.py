@@ -21,15 +21,16 @@ class TransposeMatMulWeights(Fusion):
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         matmul = match["matmul"]
-        w = _weights.weights(matmul)
+        w = _weights.stored_weights(matmul)
         source = matmul.in_port(1).get_source() if matmul.has_input(1) else None
         if w is None or source is None or len(source.get_destinations()) != 1:
             return False
         shape = matmul.in_port(0).get_source().data.shape if matmul.has_input(0) else None  # type: ignore[union-attr]
         if shape is None or len(shape) < 2:
             return False  # a 1-D first input: keep the plain form
-        # A transposed view, not a copy: the emitter gathers it block by block while it
-        # writes (and compresses) the weights, the one pass over them it makes anyway.
+        # A transposed view (or a rescaling not computed yet, transposed), not a copy: the
+        # emitter gathers it block by block while it writes (and compresses) the weights,
+        # the one pass over them it makes anyway.
         _weights.set_weights(rw, matmul, w.T, contiguous=False)
         rw.replace_op(matmul, dataclasses.replace(matmul.op, transpose_b=True))  # type: ignore[type-var]
         return True
