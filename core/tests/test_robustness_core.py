@@ -196,6 +196,25 @@ def test_files_reach_the_disk_before_the_rename_only_when_asked(tmp_path, monkey
     assert (tmp_path / "m.xml").read_text() == "new"
 
 
+@pytest.mark.parametrize("sync", [False, True])
+def test_an_existing_output_is_moved_aside_unless_syncing(tmp_path, monkeypatch, sync):
+    # Renaming over an existing file makes ext4 write the new one out at once: without
+    # --sync the old file is renamed away first, and removed after the commit.
+    out = tmp_path / "m.xml"
+    with AtomicFiles() as files:
+        write_pair(files, out, "old")
+    replaced_existing: list[str] = []
+    real = os.replace
+    monkeypatch.setattr(
+        os, "replace", lambda a, b: (replaced_existing.append(Path(b).name) if Path(b).exists() else None, real(a, b))
+    )
+    with AtomicFiles(sync=sync) as files:
+        write_pair(files, out, "new")
+    assert replaced_existing == (["m.bin", "m.xml"] if sync else [])
+    assert out.read_text() == out.with_suffix(".bin").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]
+
+
 def test_a_failed_conversion_keeps_the_previous_output(tmp_path):
     out = tmp_path / "m.xml"
     with AtomicFiles() as files:
@@ -214,8 +233,10 @@ def test_stale_temps_of_dead_processes_are_removed_live_ones_kept(tmp_path):
     stale.write_text("half")
     live = temp_path(out, os.getppid())
     live.write_text("being written")
-    assert remove_stale_temps(out) == [stale]
-    assert not stale.exists() and live.exists()
+    moved_aside = tmp_path / f".m.xml.{int(dead.stdout)}.old"  # a crash between two renames
+    moved_aside.write_text("previous")
+    assert sorted(remove_stale_temps(out)) == sorted([stale, moved_aside])
+    assert not stale.exists() and not moved_aside.exists() and live.exists()
 
 
 _SIGTERM_CHILD = """
