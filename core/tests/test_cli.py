@@ -70,3 +70,34 @@ def test_ops_table_lists_extractors(toy_cli, capsys):
 def test_transforms_json_is_empty_without_transform_plugins(toy_cli, capsys):
     assert main(["transforms", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_convert_calls_only_the_hooks_it_needs_and_notes_a_late_failure(tmp_path, monkeypatch, capsys):
+    from irconv.plugins import hookimpl
+
+    called = []
+
+    class Unused:
+        @hookimpl
+        def verify_model(self):
+            called.append("verify_model")
+            return []
+
+        @hookimpl
+        def render_graph(self):
+            called.append("render_graph")
+            return []
+
+    class FailsLate:
+        @hookimpl
+        def extract_op(self, framework):
+            raise RuntimeError("its extractor module is broken")
+
+    use_toy_host(monkeypatch, (Unused(), "unused"), (FailsLate(), "late"))
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r MyRelu x\noutput y r\n")
+    assert main(["convert", str(model), "-o", str(tmp_path / "out.xml")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "late-1" in out[0] and "failed" not in out[0]  # the header comes before extraction
+    assert "note: plugin late (irconv-late 1) failed and was left out: hook extract_op failed: RuntimeError" in out[1]
+    assert called == []

@@ -79,3 +79,36 @@ def test_hosts_with_hand_registered_plugins_build_their_own_summary(site):
     host = PluginHost()
     host.register(Extra(), "extra", distribution="irconv-extra", version="1")
     assert {p.name: p.counts for p in host.summary().plugins}["extra"] == {"extractors": 1}
+
+
+def test_the_summary_is_the_same_whatever_a_host_built_before(site):
+    """Tables are built on first use; the summary (what the cache keeps) calls every hook,
+    so a host that converted something first reports the same as a fresh one."""
+    from irconv.plugins import Extractor, Loader, Option, hookimpl
+
+    class Several:
+        @hookimpl
+        def declare_options(self) -> list[Option[object]]:
+            return [Option("several.level", int, default=1)]
+
+        @hookimpl
+        def load_model(self) -> list[Loader]:
+            return [Loader("toy", lambda path, ctx: None)]
+
+        @hookimpl
+        def extract_op(self, framework: str | None) -> list[Extractor]:
+            every = [Extractor("toy", "A", lambda node, ctx: None), Extractor("other", "B", lambda node, ctx: None)]
+            return [e for e in every if framework in (None, e.framework)]
+
+    def summary(use_first: bool) -> list[tuple[str, dict[str, int]]]:
+        host = PluginHost()
+        host.register(Several(), "several", distribution="irconv-several", version="1")
+        if use_first:  # what a conversion of a "toy" model touches
+            registry = host.registry()
+            assert registry.loaders and registry.find_extractor("toy", "", "A", 1) is not None
+        return [(p.name, p.counts) for p in host.summary().plugins]
+
+    fresh, after_use = summary(False), summary(True)
+    assert after_use == fresh
+    counts = dict(fresh)["several"]
+    assert list(counts.items()) == [("options", 1), ("loaders", 1), ("extractors", 2)]

@@ -44,10 +44,13 @@ def noop_extract(node, ctx):
 def test_overlapping_extractors_name_both_distributions(plugin_host, register_plugin):
     register_plugin(Extracts(Extractor("onnx", "Gelu", noop_extract, opsets=opsets(1))), "a", "irconv-onnx", "0.3")
     register_plugin(Extracts(Extractor("onnx", "Gelu", noop_extract, opsets=opsets(20))), "b", "irconv-contrib", "1.1")
+    registry = plugin_host.registry()  # tables are built on first use: the conflict shows there
     with pytest.raises(PluginError) as info:
-        plugin_host.registry()
+        registry.find_extractor("onnx", "", "Gelu", 20)
     message = str(info.value)
     assert "onnx::Gelu" in message and "opsets 20+" in message
+    with pytest.raises(PluginError, match="onnx::Gelu"):  # and again: nothing half-built was kept
+        registry.complete()
     assert "irconv-onnx 0.3" in message and "irconv-contrib 1.1" in message
 
 
@@ -66,7 +69,7 @@ def test_same_transform_id_from_two_plugins_is_a_conflict(plugin_host, register_
     register_plugin(Middle(make_transform("fuse.x")), "a", "dist-a")
     register_plugin(Middle(make_transform("fuse.x")), "b", "dist-b")
     with pytest.raises(PluginError, match="fuse.x.*dist-a.*dist-b"):
-        plugin_host.registry()
+        plugin_host.registry().plan(Phase.MIDDLE)
 
 
 def test_same_emitter_format_or_loader_framework_is_a_conflict(plugin_host, register_plugin):
@@ -81,7 +84,7 @@ def test_same_emitter_format_or_loader_framework_is_a_conflict(plugin_host, regi
     register_plugin(Emits(), "a", "dist-a")
     register_plugin(Emits2(), "b", "dist-b")
     with pytest.raises(PluginError, match="ir11.*dist-a.*dist-b"):
-        plugin_host.registry()
+        plugin_host.registry().emitters.get("ir11")
 
     host = PluginHost(autoload=False)
 
@@ -93,7 +96,7 @@ def test_same_emitter_format_or_loader_framework_is_a_conflict(plugin_host, regi
     host.register(Loads(), "x", distribution="dist-x")
     host.register(type("Loads2", (Loads,), {})(), "y", distribution="dist-y")
     with pytest.raises(PluginError, match="onnx.*dist-x.*dist-y"):
-        host.registry()
+        host.registry().complete()
 
 
 def plan_ids(host):
@@ -135,7 +138,7 @@ def test_a_cycle_is_reported_with_its_members(plugin_host, register_plugin):
         )
     )
     with pytest.raises(PluginError) as info:
-        plugin_host.registry()
+        plugin_host.registry().plan(Phase.MIDDLE)
     message = str(info.value)
     assert "cycle" in message
     assert all(t in message for t in ("t.a", "t.b", "t.c")) and "t.d" not in message
@@ -232,3 +235,135 @@ def test_plugins_can_be_disabled_by_name_or_distribution(fake_distributions):
         infos = {p.name: p for p in host.plugins()}
         assert infos["good"].status == "disabled"
         assert host.registry().find_extractor("toy", "", "Thing", 1) is None
+
+
+# ---------------------------------------------------------------- tables built on first use
+class PerFramework:
+    """Written for ``extract_op(framework)``: notes what it is asked for."""
+
+    def __init__(self):
+        self.asked = []
+
+    @hookimpl
+    def extract_op(self, framework):
+        self.asked.append(framework)
+        every = [Extractor("toy", "A", noop_extract), Extractor("other", "B", noop_extract)]
+        return [e for e in every if framework in (None, e.framework)]
+
+
+class Legacy:
+    """Written before ``framework`` existed: names only ``ops``."""
+
+    def __init__(self):
+        self.calls = 0
+
+    @hookimpl
+    def extract_op(self, ops):
+        self.calls += 1
+        return [Extractor("toy", "C", noop_extract), Extractor("other", "D", noop_extract)]
+
+
+def test_extractors_are_asked_for_per_framework_and_old_hooks_serve_every_framework(plugin_host, register_plugin):
+    new, old = register_plugin(PerFramework(), "new"), register_plugin(Legacy(), "old")
+    registry = plugin_host.registry()
+    assert new.asked == [] and old.calls == 0  # nothing until a table is used
+    assert registry.find_extractor("toy", "", "A", 1) is not None
+    assert registry.find_extractor("toy", "", "C", 1) is not None
+    assert registry.find_extractor("toy", "", "B", 1) is None  # "other" records stay out of "toy"
+    assert new.asked == ["toy"] and old.calls == 1
+    assert registry.find_extractor("other", "", "D", 1) is not None  # the old hook's records, kept
+    assert new.asked == ["toy", "other"] and old.calls == 1
+    listed = [(p.item.framework, p.item.op, p.plugin.name) for p in registry.all_extractors()]
+    assert listed == [("other", "B", "new"), ("other", "D", "old"), ("toy", "A", "new"), ("toy", "C", "old")]
+    assert new.asked == ["toy", "other", None] and old.calls == 1
+    assert {p.name: p.counts for p in plugin_host.plugins()} == {"new": {"extractors": 2}, "old": {"extractors": 2}}
+
+
+def test_every_framework_at_once_for_listings(plugin_host, register_plugin):
+    new, old = register_plugin(PerFramework(), "new"), register_plugin(Legacy(), "old")
+    assert len(plugin_host.registry().all_extractors()) == 4
+    assert new.asked == [None] and old.calls == 1
+    assert plugin_host.registry().find_extractor("other", "", "B", 1) is not None
+    assert new.asked == [None]  # every framework is in: not asked again
+
+
+def test_a_hook_runs_when_its_table_is_first_used(plugin_host, register_plugin):
+    calls = []
+
+    class Everything:
+        def _note(self, hook):
+            calls.append(hook)
+            return []
+
+        @hookimpl
+        def declare_options(self):
+            return self._note("declare_options")
+
+        @hookimpl
+        def load_model(self):
+            return self._note("load_model")
+
+        @hookimpl
+        def middle_transform(self):
+            return self._note("middle_transform")
+
+        @hookimpl
+        def emit(self):
+            return self._note("emit")
+
+        @hookimpl
+        def verify_model(self):
+            return self._note("verify_model")
+
+        @hookimpl
+        def render_graph(self):
+            return self._note("render_graph")
+
+    register_plugin(Everything())
+    registry = plugin_host.registry()
+    assert calls == ["declare_options"]  # the command line needs the options
+    assert registry.loaders == [] and registry.plan(Phase.MIDDLE) == [] and registry.emitters == {}
+    assert registry.loaders == []
+    assert calls == ["declare_options", "load_model", "middle_transform", "emit"]  # what a conversion uses
+    plugin_host.plugins()  # every hook, once
+    assert calls[4:] == ["verify_model", "render_graph"]
+
+
+def test_a_hook_failing_late_drops_its_plugin_from_tables_built_before(plugin_host, register_plugin):
+    class FailsLate:
+        @hookimpl
+        def declare_options(self):
+            return [Option("late.level", int, default=1)]
+
+        @hookimpl
+        def load_model(self):
+            return [Loader("toy", lambda p, o: None)]
+
+        @hookimpl
+        def middle_transform(self):
+            return [make_transform("fuse.late")]
+
+        @hookimpl
+        def extract_op(self, framework):
+            raise RuntimeError("its extractor module is broken")
+
+    register_plugin(FailsLate(), "late", "irconv-late")
+    registry = plugin_host.registry()
+    assert registry.frameworks() == ["toy"] and plan_ids(plugin_host) == ["fuse.late"]
+    assert registry.find_extractor("toy", "", "Thing", 1) is None
+    (info,) = plugin_host.plugins(complete=False)
+    assert info.status == "failed" and "hook extract_op failed: RuntimeError" in info.error
+    assert registry.loaders == [] and plan_ids(plugin_host) == [] and registry.options.names() == []
+    assert info.counts == {}
+
+
+def test_strict_hosts_call_every_hook_at_once():
+    class RendersBadly:
+        @hookimpl
+        def render_graph(self):
+            raise RuntimeError("no display")
+
+    strict = PluginHost(autoload=False, strict=True)
+    strict.register(RendersBadly(), "bad", distribution="irconv-bad")
+    with pytest.raises(PluginError, match="plugin 'bad' \\(irconv-bad\\): hook render_graph failed"):
+        strict.registry()

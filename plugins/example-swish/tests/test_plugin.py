@@ -26,7 +26,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_hooks_return_records():
     assert plugin.declare_ops() == [ExampleSwish]
     assert list(plugin.declare_options()) == list(OPTIONS)
-    extractors = plugin.extract_op()
+    extractors = plugin.extract_op(None)
     assert all(isinstance(e, Extractor) for e in extractors)
     assert {(e.framework, e.domain, e.op) for e in extractors} == {
         ("onnx", "com.example", "Swish"),
@@ -34,6 +34,8 @@ def test_hooks_return_records():
         ("caffe", "", "ExampleSwish"),
         ("caffe", "example_layers.ExampleSwishLayer", "Python"),
     }
+    assert [(e.framework, e.op) for e in plugin.extract_op("tf")] == [("tf", "ExampleSwish")]
+    assert plugin.extract_op("mxnet") == []
     transforms = [*plugin.front_transform(), *plugin.back_transform()]
     assert all(isinstance(t, Transform) for t in transforms)
     assert [t.id for t in transforms] == ["example.replace_swish_subgraph", "example.lower_swish"]

@@ -216,6 +216,8 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
         # schemas, the extractor tables) are then imported once and every forked worker starts warm.
         done(convert_one(pending.pop(0), disabled))
     method = start_method(available, sys.modules)  # again: that model may have loaded TensorFlow
+    if method == "fork":  # every framework's extractors imported once here: the workers inherit them
+        worker_host(disabled).registry().all_extractors()
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(["irconv.cli.batch"])

@@ -210,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     options = options_from_args(args, host.registry().options).resolved(host.registry().options)
     if not args.quiet:
         print(header_line(host))
+    failed_before = {p.name for p in host.plugins(complete=False) if p.status == "failed"}
     if args.verify:
         _check_verify_possible(host, args, options)
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
@@ -224,6 +225,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for note in report.notes:
             print(f"note: {note}")
+        for p in host.plugins(complete=False):  # hooks are called on first need: after the header
+            if p.status == "failed" and p.name not in failed_before:
+                print(f"note: plugin {p.name} ({p.label()}) failed and was left out: {p.error}")
     if args.verbose:
         print(stage_line(report.seconds))
         if report.transforms:
@@ -281,10 +285,11 @@ def _verify(
 
 
 def header_line(host: PluginHost) -> str:
-    """One line naming the plugins in play, as pytest does."""
+    """One line naming the plugins in play, as pytest does (without calling hooks the
+    conversion does not need: a hook failing later is reported by ``irconv plugins``)."""
     from irconv import __version__
 
-    plugins = host.plugins()
+    plugins = host.plugins(complete=False)
     active = ", ".join(f"{p.name}-{p.version}" for p in plugins if p.status == "active") or "none"
     line = f"irconv {__version__} -- plugins: {active}"
     failed = [p.name for p in plugins if p.status == "failed"]

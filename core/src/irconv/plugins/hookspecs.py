@@ -15,11 +15,15 @@ node by table lookup. Rules common to all hooks:
   core decides what wins and orders transforms itself.
 - **Evolution.** Hooks only gain arguments; an implementation names the ones it wants
   (pluggy passes only those). Hooks are never removed without a deprecation release.
-- **Cost.** Hooks run at start-up: import heavy modules (a framework, a runtime) inside the
-  functions the records point to, not in the hook.
+- **Cost.** Hooks run at start-up or on first need: import heavy modules (a framework, a
+  runtime) inside the functions the records point to, not in the hook; a hook imports
+  only the modules its records need (``extract_op`` only the asked framework's).
 
 Declaration hooks (``declare_ops``, ``declare_options``) are called first, for every plugin,
-because the others may depend on them (``extract_op`` receives the op table).
+because the others may depend on them (``extract_op`` receives the op table). Each other
+hook is called when the core first needs its records, not at start-up: a conversion never
+calls ``verify_model`` without ``--verify`` nor ``render_graph``, and calls ``extract_op``
+for its model's framework only; ``irconv plugins`` and ``--strict-plugins`` call them all.
 """
 
 from __future__ import annotations
@@ -94,7 +98,7 @@ def load_model() -> Sequence[Loader]:
 
 
 @hookspec
-def extract_op(ops: OpTable) -> Sequence[Extractor]:
+def extract_op(ops: OpTable, framework: str | None) -> Sequence[Extractor]:
     """Declare extractors, each for one (framework, domain, op type) and an opset range.
 
     ``extract(node, ctx: ExtractContext)`` returns an ``Op`` (the node takes it, keeping its
@@ -104,10 +108,17 @@ def extract_op(ops: OpTable) -> Sequence[Extractor]:
 
     :param ops: the op table built from every plugin's ``declare_ops`` (for plugins, such as
         an IR reader, whose extractors follow the declared ops).
+    :param framework: the framework whose extractors the core needs (a conversion asks
+        only for its model's, e.g. ``"tf"``), or None for every framework (``irconv ops``,
+        ``irconv plugins``). A plugin serving several frameworks returns ``[]`` for the
+        others *before* importing their extractor modules; records of other frameworks
+        are ignored. The hook is called at most once per framework. An implementation that
+        does not name ``framework`` (written before 0.4) is called once, on first need,
+        and its records serve every framework.
     :return: extractors. Every unsupported op of a model is reported at once, before
         extraction starts.
-    Conflict: overlapping opset ranges for the same key from two plugins. Since 0.1;
-    ``ops`` since 0.2.
+    Conflict: overlapping opset ranges for the same key from two plugins (found when that
+    framework's table is built). Since 0.1; ``ops`` since 0.2; ``framework`` since 0.4.
     """
     raise NotImplementedError
 

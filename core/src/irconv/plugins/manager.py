@@ -126,8 +126,13 @@ class PluginHost:
         return name in self.disabled or distribution in self.disabled
 
     # ------------------------------------------------------------ queries
-    def plugins(self) -> list[PluginInfo]:
-        self.registry()  # loads the plugins, fills the per-plugin counts
+    def plugins(self, *, complete: bool = True) -> list[PluginInfo]:
+        """Every plugin with its status. ``complete`` (the default) first calls every hook of
+        every plugin, so a hook's failure shows and the per-plugin counts are final; without
+        it, only what is known so far (import failures, the hooks called until now)."""
+        registry = self.registry()  # loads the plugins
+        if complete:
+            registry.complete()
         return [self._infos[name] for name in sorted(self._infos)]
 
     def summary(self) -> PluginSummary:
@@ -152,7 +157,9 @@ class PluginHost:
         return [p for p in self.plugins() if p.status == "active"]
 
     def registry(self) -> Registry:
-        """The tables built from every active plugin's records (built once, cached)."""
+        """The tables built from every active plugin's records (made once, cached). Each
+        table is built on first use, so only the hooks a command needs are called (all at
+        once under ``strict``); see ``Registry``."""
         self._load_discovered()
         if self._registry is None:
             self._registry = Registry.build(self._pm, self._infos, strict=self.strict)

@@ -2,18 +2,27 @@
 
 Conflicts (the same extractor key with overlapping opsets, transform id, loader framework
 or emitter format from two plugins) are errors naming both distributions.
+
+The tables are built lazily: the declaration hooks (ops, options) run when the registry is
+built, because the command line needs the options; every other table is built the first
+time it is used, by calling only the hook that fills it. A conversion thus never calls
+``verify_model`` (without ``--verify``) nor ``render_graph``, and asks ``extract_op`` only
+for its model's framework. ``Registry.complete()`` builds every table (``irconv plugins``,
+``--strict-plugins``).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
 from irconv.errors import PluginError
+from irconv.plugins._hookcalls import GuardedHooks
 from irconv.plugins.optable import OpTable
 from irconv.plugins.option import Option, OptionTable
 from irconv.plugins.records import (
@@ -39,6 +48,9 @@ _PHASE_HOOKS = {
     Phase.MIDDLE: "middle_transform",
     Phase.BACK: "back_transform",
 }
+#: The order ``irconv plugins`` lists what a plugin provides in.
+_COUNT_ORDER = ("options", "ops", "loaders", "extractors", "transforms", "emitters", "verifiers", "renderers")
+ExtractorKey = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -50,18 +62,36 @@ class Provided(Generic[T]):
 
 
 class Registry:
-    """Ops, options, loaders, extractors, ordered transforms and emitters of the active plugins."""
+    """Ops, options, loaders, extractors, ordered transforms and emitters of the active plugins.
+
+    ``Registry.build`` calls the declaration hooks at once and every other hook when its
+    table is first used (see the module docstring): extractors are built per framework,
+    an ``extract_op`` implementation naming ``framework`` being asked for that framework
+    only, one that does not being called once with its records kept for every framework.
+    A conflict is raised when the table holding it is built; a plugin whose hook fails is
+    left out of every table, those built before included. ``Registry()`` is an empty
+    registry (for tests of transforms).
+    """
 
     def __init__(self) -> None:
         self.ops = OpTable()
         self.options = OptionTable()
-        self.loaders: list[Provided[Loader]] = []
-        self.emitters: dict[str, Provided[Emitter]] = {}
-        self._extractors: dict[tuple[str, str, str], list[Provided[Extractor]]] = {}
+        self._loaders: list[Provided[Loader]] = []
+        self._emitters: dict[str, Provided[Emitter]] = {}
+        self._extractors: dict[ExtractorKey, list[Provided[Extractor]]] = {}
         self._plans: dict[Phase, list[Provided[Transform]]] = {}
-        self.verifiers: dict[str, Provided[Verifier]] = {}
-        self.renderers: dict[str, Provided[Renderer]] = {}
-        self.hints: list[InstallHint] = list(BUILTIN_HINTS)
+        self._verifiers: dict[str, Provided[Verifier]] = {}
+        self._renderers: dict[str, Provided[Renderer]] = {}
+        self._hints: list[Provided[InstallHint]] = []
+        # What lazy building needs; ``_hooks`` is None for a registry made by hand.
+        self._hooks: GuardedHooks | None = None
+        self._declarations: PerPlugin = {}
+        self._reserved_flags: tuple[str, ...] = ()
+        self._built: set[str] = set()  # tables built (see _TABLES)
+        self._extracted: set[str] = set()  # frameworks whose extractors are in
+        self._extracted_all = False
+        self._unaware: dict[str, list[Extractor]] = {}  # extract_op results of impls without ``framework``
+        self._lock = threading.RLock()  # one builder at a time (a host may serve several threads)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -73,109 +103,231 @@ class Registry:
         strict: bool = False,
         reserved_flags: Sequence[str] = (),
     ) -> Registry:
-        """Call every hook of every active plugin once and build the tables.
+        """Call the declaration hooks of every active plugin now, the others on first use.
 
         A plugin whose hook raises (or returns something that is not a record) is marked
-        failed with the reason and left out entirely; with ``strict`` it is fatal. Two
-        plugins declaring the same key is always an error naming both.
+        failed with the reason and left out entirely; with ``strict`` it is fatal, and every
+        table is built at once, so every hook's failure and every conflict surfaces here.
+        Two plugins declaring the same key is always an error naming both.
         """
         for info in infos.values():
             info.counts = {}
-        declarations = _call_hooks(pm, infos, DECLARATION_HOOKS, {}, strict)
-        records = _call_hooks(pm, infos, REGISTRATION_HOOKS, {"ops": _op_table(declarations, infos)}, strict)
         registry = cls()
-        registry.ops = _op_table(declarations, infos)  # again: a plugin may have failed since
-        for name, per_hook in declarations.items():
-            info = infos[name]
+        registry._hooks = GuardedHooks(pm, infos, strict=strict)
+        registry._reserved_flags = tuple(reserved_flags)
+        registry._declarations = registry._hooks.call_all(DECLARATION_HOOKS, {})
+        registry._declare()
+        if strict:
+            registry.complete()
+        return registry
+
+    def complete(self) -> Registry:
+        """Build every table now: every hook of every plugin runs, every conflict is found,
+        and each plugin's counts are final (what ``irconv plugins`` shows)."""
+        for table in _TABLES:
+            self._ensure(table)
+            if table == "load_model":
+                self._ensure_extractors(None)
+        if self._hooks is not None:
+            for info in self._hooks.infos.values():
+                info.counts = {k: info.counts[k] for k in _COUNT_ORDER if k in info.counts}
+        return self
+
+    def _declare(self) -> None:
+        """The op and option tables from the active plugins' declarations (again after a
+        plugin failed: its declarations go too)."""
+        assert self._hooks is not None
+        self.ops, self.options = OpTable(), OptionTable()
+        for name, per_hook in self._declarations.items():
+            info = self._hooks.infos[name]
             if info.status != "active":
                 continue
             for option in per_hook.get("declare_options", ()):
-                registry.options.add(option, info.label(), reserved_flags)
-                _count(info, "options")
-            for _ in per_hook.get("declare_ops", ()):
-                _count(info, "ops")
-        transform_owner: dict[str, Provided[Transform]] = {}
-        provided_by_phase: dict[Phase, list[Provided[Transform]]] = {phase: [] for phase in Phase}
-        for name, per_hook in records.items():
-            info = infos[name]
-            for loader in per_hook.get("load_model", ()):
-                registry._add_loader(loader, info)
-            for extractor in per_hook.get("extract_op", ()):
-                registry._add_extractor(extractor, info)
-            for phase, hook in _PHASE_HOOKS.items():
-                for transform in per_hook.get(hook, ()):
-                    if transform.id in transform_owner:
-                        other = transform_owner[transform.id].plugin
-                        raise PluginError(
-                            f"transform id {transform.id!r} provided by {other.label()} and {info.label()}"
-                        )
-                    entry = Provided(transform, info)
-                    transform_owner[transform.id] = entry
-                    provided_by_phase[phase].append(entry)
-                    _count(info, "transforms")
-            for emitter in per_hook.get("emit", ()):
-                if emitter.format in registry.emitters:
-                    other = registry.emitters[emitter.format].plugin
-                    raise PluginError(
-                        f"emitter format {emitter.format!r} provided by {other.label()} and {info.label()}"
-                    )
-                registry.emitters[emitter.format] = Provided(emitter, info)
-                _count(info, "emitters")
-            for verifier in per_hook.get("verify_model", ()):
-                registry._add_keyed(registry.verifiers, verifier.framework, "verifier for", verifier, info)
-                _count(info, "verifiers")
-            for renderer in per_hook.get("render_graph", ()):
-                registry._add_keyed(registry.renderers, renderer.format, "renderer format", renderer, info)
-                _count(info, "renderers")
-            registry.hints += per_hook.get("declare_hints", ())
-        for phase, provided in provided_by_phase.items():
-            registry._plans[phase] = order_transforms(provided)
-        return registry
+                self.options.add(option, info.label(), self._reserved_flags)
+            for op in per_hook.get("declare_ops", ()):
+                self.ops.add(op, info.label())
+            for what, hook in (("options", "declare_options"), ("ops", "declare_ops")):
+                if per_hook.get(hook):
+                    info.counts[what] = len(per_hook[hook])
 
-    def _add_loader(self, loader: Loader, info: PluginInfo) -> None:
-        for existing in self.loaders:
-            if existing.item.framework == loader.framework:
-                raise PluginError(
-                    f"loader for {loader.framework!r} provided by {existing.plugin.label()} and {info.label()}"
-                )
-        self.loaders.append(Provided(loader, info))
-        _count(info, "loaders")
+    def _ensure(self, table: str) -> None:
+        """Build ``table`` (a hook name, or ``transforms`` for the three phases) if not yet."""
+        if self._hooks is None or table in self._built:
+            return
+        with self._lock:
+            if table in self._built:
+                return
+            if table == "transforms":
+                self._build_plans()
+            elif table == "load_model":
+                self._loaders = list(self._keyed("load_model", lambda r: r.framework, "loader for", "loaders").values())
+            elif table == "emit":
+                self._emitters = self._keyed("emit", lambda r: r.format, "emitter format", "emitters")
+            elif table == "verify_model":
+                self._verifiers = self._keyed("verify_model", lambda r: r.framework, "verifier for", "verifiers")
+            elif table == "render_graph":
+                self._renderers = self._keyed("render_graph", lambda r: r.format, "renderer format", "renderers")
+            elif table == "declare_hints":
+                self._hints = self._active(self._records("declare_hints"))
+            self._built.add(table)
+
+    def _records(self, hook_name: str, arguments: Mapping[str, Any] | None = None) -> list[Provided[Any]]:
+        """Call ``hook_name`` of every active plugin: its records with their plugin."""
+        assert self._hooks is not None
+        found: list[Provided[Any]] = []
+        for impl in self._hooks.implementations(hook_name):
+            records = self._hooks.call(impl, hook_name, REGISTRATION_HOOKS[hook_name], arguments or {})
+            if records is None:
+                self._drop(self._hooks.info(impl))
+                continue
+            found += [Provided(record, self._hooks.info(impl)) for record in records]
+        return found
 
     @staticmethod
-    def _add_keyed(table: dict[str, Provided[Any]], key: str, what: str, item: Any, info: PluginInfo) -> None:
-        if key in table:
-            raise PluginError(f"{what} {key!r} provided by {table[key].plugin.label()} and {info.label()}")
-        table[key] = Provided(item, info)
+    def _active(provided: list[Provided[T]]) -> list[Provided[T]]:
+        return [p for p in provided if p.plugin.status == "active"]
 
-    def _add_extractor(self, extractor: Extractor, info: PluginInfo) -> None:
-        entries = self._extractors.setdefault(extractor.key, [])
-        for existing in entries:
-            overlap = range(
-                max(existing.item.opsets.start, extractor.opsets.start),
-                min(existing.item.opsets.stop, extractor.opsets.stop),
-            )
-            if overlap:
-                where = f"opset {overlap.start}" if len(overlap) == 1 else f"opsets {overlap.start}-{overlap[-1]}"
-                if overlap.stop > NEWEST:
-                    where = f"opsets {overlap.start}+"
+    def _keyed(self, hook_name: str, key: Callable[[Any], str], what: str, count: str) -> dict[str, Provided[Any]]:
+        table: dict[str, Provided[Any]] = {}
+        for provided in self._active(self._records(hook_name)):
+            name = key(provided.item)
+            if name in table:
                 raise PluginError(
-                    f"{extractor.key_text()} {where} provided by {existing.plugin.label()} and {info.label()}"
+                    f"{what} {name!r} provided by {table[name].plugin.label()} and {provided.plugin.label()}"
                 )
-        entries.append(Provided(extractor, info))
-        entries.sort(key=lambda p: p.item.opsets.start)
-        _count(info, "extractors")
+            table[name] = provided
+        for provided in table.values():
+            _count(provided.plugin, count)
+        return table
+
+    def _build_plans(self) -> None:
+        by_phase = [(phase, p) for phase, hook in _PHASE_HOOKS.items() for p in self._records(hook)]
+        by_phase.sort(key=lambda entry: entry[1].plugin.name)  # stable: phases in order per plugin
+        owner: dict[str, Provided[Transform]] = {}
+        provided_by_phase: dict[Phase, list[Provided[Transform]]] = {phase: [] for phase in Phase}
+        for phase, provided in by_phase:
+            if provided.plugin.status != "active":
+                continue
+            tid = provided.item.id
+            if tid in owner:
+                raise PluginError(
+                    f"transform id {tid!r} provided by {owner[tid].plugin.label()} and {provided.plugin.label()}"
+                )
+            owner[tid] = provided
+            provided_by_phase[phase].append(provided)
+        plans = {phase: order_transforms(provided) for phase, provided in provided_by_phase.items()}
+        self._plans = plans
+        for provided in owner.values():
+            _count(provided.plugin, "transforms")
+
+    def _ensure_extractors(self, framework: str | None) -> None:
+        """The extractors of ``framework`` (None: of every framework) into the table."""
+        if self._hooks is None or self._extracted_all or framework in self._extracted:
+            return
+        with self._lock:
+            if not (self._extracted_all or framework in self._extracted):
+                self._build_extractors(framework)
+
+    def _build_extractors(self, framework: str | None) -> None:
+        assert self._hooks is not None
+        found: list[Provided[Extractor]] = []
+        for impl in self._hooks.implementations("extract_op"):
+            info = self._hooks.info(impl)
+            records: list[Extractor] | None
+            if "framework" in impl.argnames:
+                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops, "framework": framework})
+            elif impl.plugin_name in self._unaware:
+                records = self._unaware[impl.plugin_name]
+            else:  # written before the hook had ``framework``: everything, once
+                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops})
+                if records is not None:
+                    self._unaware[impl.plugin_name] = records
+            if records is None:
+                self._drop(info)
+                continue
+            found += [
+                Provided(record, info)
+                for record in records
+                if (framework is None or record.framework == framework) and record.framework not in self._extracted
+            ]
+        table: dict[ExtractorKey, list[Provided[Extractor]]] = {}
+        for provided in self._active(found):
+            _add_extractor(table, provided)
+        self._extractors.update(table)  # keys hold the framework: none of them was there
+        for entries in table.values():
+            for provided in entries:
+                _count(provided.plugin, "extractors")
+        if framework is None:
+            self._extracted_all = True
+        else:
+            self._extracted.add(framework)
+
+    def _drop(self, info: PluginInfo) -> None:
+        """Leave a plugin whose hook just failed out of every table built so far."""
+
+        def kept(table: dict[str, Provided[T]]) -> dict[str, Provided[T]]:
+            return {key: p for key, p in table.items() if p.plugin is not info}
+
+        self._loaders = [p for p in self._loaders if p.plugin is not info]
+        self._emitters, self._verifiers, self._renderers = (
+            kept(self._emitters),
+            kept(self._verifiers),
+            kept(self._renderers),
+        )
+        self._hints = [p for p in self._hints if p.plugin is not info]
+        for key in list(self._extractors):
+            self._extractors[key] = [p for p in self._extractors[key] if p.plugin is not info]
+            if not self._extractors[key]:
+                del self._extractors[key]
+        self._plans = {
+            phase: order_transforms([p for p in plan if p.plugin is not info]) for phase, plan in self._plans.items()
+        }
+        self._unaware.pop(info.name, None)
+        self._declare()
+        info.counts = {}
+
+    # ------------------------------------------------------------ tables
+    @property
+    def loaders(self) -> list[Provided[Loader]]:
+        """The loaders, in plugin-name order."""
+        self._ensure("load_model")
+        return self._loaders
+
+    @property
+    def emitters(self) -> dict[str, Provided[Emitter]]:
+        self._ensure("emit")
+        return self._emitters
+
+    @property
+    def verifiers(self) -> dict[str, Provided[Verifier]]:
+        self._ensure("verify_model")
+        return self._verifiers
+
+    @property
+    def renderers(self) -> dict[str, Provided[Renderer]]:
+        self._ensure("render_graph")
+        return self._renderers
+
+    @property
+    def hints(self) -> list[InstallHint]:
+        """The core's install hints, then the plugins' in plugin-name order."""
+        self._ensure("declare_hints")
+        return [*BUILTIN_HINTS, *(p.item for p in self._hints)]
 
     # ------------------------------------------------------------ lookups
     def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Extractor | None:
+        self._ensure_extractors(framework)
         for entry in self._extractors.get((framework, domain, op), ()):
             if opset in entry.item.opsets:
                 return entry.item
         return None
 
     def extractors_for(self, framework: str, domain: str, op: str) -> list[Provided[Extractor]]:
+        self._ensure_extractors(framework)
         return list(self._extractors.get((framework, domain, op), ()))
 
     def all_extractors(self, framework: str | None = None) -> list[Provided[Extractor]]:
+        self._ensure_extractors(framework)
         result = [e for entries in self._extractors.values() for e in entries]
         if framework is not None:
             result = [e for e in result if e.item.framework == framework]
@@ -186,9 +338,11 @@ class Registry:
 
     def plan(self, phase: Phase) -> list[Provided[Transform]]:
         """The ordered transforms of a phase, disabled ones included."""
+        self._ensure("transforms")
         return list(self._plans.get(phase, ()))
 
     def transform_ids(self) -> set[str]:
+        self._ensure("transforms")
         return {p.item.id for phase in Phase for p in self._plans.get(phase, ())}
 
     # ------------------------------------------------------------ install hints
@@ -208,6 +362,25 @@ class Registry:
         return next((h.distribution for h in self.hints if (framework, domain, op) in h.ops), None)
 
 
+def _add_extractor(table: dict[ExtractorKey, list[Provided[Extractor]]], provided: Provided[Extractor]) -> None:
+    extractor, info = provided.item, provided.plugin
+    entries = table.setdefault(extractor.key, [])
+    for existing in entries:
+        overlap = range(
+            max(existing.item.opsets.start, extractor.opsets.start),
+            min(existing.item.opsets.stop, extractor.opsets.stop),
+        )
+        if overlap:
+            where = f"opset {overlap.start}" if len(overlap) == 1 else f"opsets {overlap.start}-{overlap[-1]}"
+            if overlap.stop > NEWEST:
+                where = f"opsets {overlap.start}+"
+            raise PluginError(
+                f"{extractor.key_text()} {where} provided by {existing.plugin.label()} and {info.label()}"
+            )
+    entries.append(provided)
+    entries.sort(key=lambda p: p.item.opsets.start)
+
+
 #: Hooks whose records other hooks may depend on; called first, for every plugin.
 DECLARATION_HOOKS: dict[str, type] = {"declare_ops": type, "declare_options": Option}
 #: The other registration hooks and the record type each returns.
@@ -223,55 +396,15 @@ REGISTRATION_HOOKS: dict[str, type] = {
     "declare_hints": InstallHint,
 }
 
+#: The tables built on demand, in the order ``complete`` builds them (the extractors, built
+#: per framework, come right after the loaders): the order the hooks above are listed in.
+_TABLES = ("load_model", "transforms", "emit", "verify_model", "render_graph", "declare_hints")
+
 PerPlugin = dict[str, dict[str, list[Any]]]
 
 
 def _count(info: PluginInfo, what: str) -> None:
     info.counts[what] = info.counts.get(what, 0) + 1
-
-
-def _op_table(declarations: PerPlugin, infos: dict[str, PluginInfo]) -> OpTable:
-    table = OpTable()
-    for name, per_hook in declarations.items():
-        if infos[name].status == "active":
-            for op in per_hook.get("declare_ops", ()):
-                table.add(op, infos[name].label())
-    return table
-
-
-def _call_hooks(
-    pm: pluggy.PluginManager,
-    infos: dict[str, PluginInfo],
-    hooks: dict[str, type],
-    arguments: dict[str, Any],
-    strict: bool,
-) -> PerPlugin:
-    """Call ``hooks`` of each active plugin, guarded: a plugin that fails is marked and skipped.
-
-    A hook implementation receives the arguments it names (hooks only ever gain arguments).
-    """
-    found: PerPlugin = {}
-    for hook_name, kind in hooks.items():
-        hook = getattr(pm.hook, hook_name)
-        for impl in sorted(hook.get_hookimpls(), key=lambda i: i.plugin_name):
-            info = infos[impl.plugin_name]
-            if info.status != "active":
-                continue
-            try:
-                kwargs = {arg: arguments[arg] for arg in impl.argnames if arg in arguments}
-                records = list(impl.function(**kwargs) or ())
-                for record in records:
-                    if not isinstance(record, kind):
-                        expected = "Op classes" if kind is type else f"{kind.__name__} records"
-                        raise PluginError(f"{hook_name} returned {record!r}, expected {expected}")
-            except Exception as exc:
-                reason = f"hook {hook_name} failed: {type(exc).__name__}: {exc}"
-                if strict:
-                    raise PluginError(f"plugin {info.name!r} ({info.label()}): {reason}") from exc
-                info.status, info.error = "failed", reason
-                continue
-            found.setdefault(info.name, {})[hook_name] = records
-    return {name: per_hook for name, per_hook in found.items() if infos[name].status == "active"}
 
 
 def order_transforms(provided: list[Provided[Transform]]) -> list[Provided[Transform]]:

@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from irconv.plugins import Emitter, Extractor, Loader, OpTable, hookimpl
+
+if TYPE_CHECKING:
+    from irconv import LoadContext
+    from irconv.graph import Graph
+
+FRAMEWORK = "ir"
+
+
+def _load(path: Path, ctx: LoadContext) -> Graph:
+    from irconv_ir.reader import load_ir
+
+    return load_ir(path, ctx)
+
+
+def _sniff(path: Path) -> bool:
+    """``irconv_ir.reader.sniff_ir``, the reader imported only for an ``.xml`` file."""
+    if path.is_dir() or path.suffix.lower() != ".xml":
+        return False
+    from irconv_ir.reader import sniff_ir
+
+    return sniff_ir(path)
 
 
 @hookimpl
@@ -14,14 +38,14 @@ def emit() -> list[Emitter]:
 
 @hookimpl
 def load_model() -> list[Loader]:
-    from irconv_ir.reader import load_ir, sniff_ir
-
-    return [Loader("ir", load_ir, suffixes=(".xml",), sniff=sniff_ir, description="OpenVINO IR v10/v11 (.xml + .bin)")]
+    return [Loader(FRAMEWORK, _load, suffixes=(".xml",), sniff=_sniff, description="OpenVINO IR v10/v11 (.xml + .bin)")]
 
 
 @hookimpl
-def extract_op(ops: OpTable) -> list[Extractor]:
+def extract_op(ops: OpTable, framework: str | None) -> list[Extractor]:
     """Every op any plugin declares reads back from the IR, custom opsets included."""
+    if framework not in (None, FRAMEWORK):
+        return []  # another framework's conversion: the reader's modules stay unimported
     from irconv_ir.extractors import declared_extractors
 
     return declared_extractors(ops)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from irconv import MetaKey
 from irconv.errors import ModelFileError
 
 # Wire types.
@@ -68,6 +69,10 @@ class CaffeWeights:
 
     def get(self, name: str) -> LayerWeights | None:
         return self.layers.get(name)
+
+
+#: The caffemodel's memory map: the weight Consts are views of it, so it lives as long as the graph.
+WEIGHTS: MetaKey[CaffeWeights] = MetaKey("caffe.weights", CaffeWeights, doc="keeps the caffemodel mapped")
 
 
 def read_caffemodel(path: Path) -> CaffeWeights:

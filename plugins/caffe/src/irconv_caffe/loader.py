@@ -18,10 +18,10 @@ from irconv.ops import Op, Parameter, Result, SourceOp
 from irconv.types import MaybeShape
 
 from irconv_caffe.attributes import CaffeAttributes
-from irconv_caffe.caffemodel import CaffeWeights, read_caffemodel
+from irconv_caffe.caffemodel import WEIGHTS, CaffeWeights, read_caffemodel
 from irconv_caffe.custom_layers import CustomLayerOp, CustomLayerSpec, flatten_params, read_mapping
 from irconv_caffe.layer import CaffeLayer
-from irconv_caffe.options import CUSTOM_LAYERS, PROTO, WEIGHTS
+from irconv_caffe.options import CUSTOM_LAYERS, PROTO
 from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_caffe.prototxt import ExtraParams, read_prototxt_with_extras
 

@@ -1,12 +1,10 @@
-"""The options irconv-caffe declares, and the graph facts it keeps."""
+"""The options irconv-caffe declares (kept light: every ``irconv convert`` reads them)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from irconv import MetaKey, Option
-
-from irconv_caffe.caffemodel import CaffeWeights
+from irconv import Option
 
 PROTO: Option[Path | None] = Option(
     "caffe.proto",
@@ -23,6 +21,3 @@ CUSTOM_LAYERS: Option[Path | None] = Option(
     help="a CustomLayersMapping-style XML file mapping custom layer types to custom-opset ops",
 )
 OPTIONS = (PROTO, CUSTOM_LAYERS)
-
-#: The caffemodel's memory map: the weight Consts are views of it, so it lives as long as the graph.
-WEIGHTS: MetaKey[CaffeWeights] = MetaKey("caffe.weights", CaffeWeights, doc="keeps the caffemodel mapped")

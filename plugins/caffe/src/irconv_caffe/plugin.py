@@ -41,7 +41,9 @@ def load_model() -> list[Loader]:
 
 
 @hookimpl
-def extract_op() -> list[Extractor]:
+def extract_op(framework: str | None) -> list[Extractor]:
+    if framework not in (None, "caffe"):
+        return []  # another framework's conversion: its extractor modules stay unimported
     from irconv_caffe.extractors import all_extractors
 
     return all_extractors()

@@ -66,11 +66,13 @@ def extract_caffe_python(node: Node, ctx: ExtractContext) -> ExampleSwish:
     return ExampleSwish(beta=float32_attr(settings.get("beta", 1.0)))
 
 
-def extractors() -> list[Extractor]:
+def extractors(framework: str | None = None) -> list[Extractor]:
+    """The extractors for ``framework`` (None: for every framework)."""
     produces = ExampleSwish.type
-    return [
+    every = [
         Extractor("onnx", ONNX_OP, extract_onnx, domain=ONNX_DOMAIN, opsets=opsets(1), produces=produces),
         Extractor("tf", TF_OP, extract_tf, produces=produces),
         Extractor("caffe", CAFFE_LAYER, extract_caffe, produces=produces),
         Extractor("caffe", "Python", extract_caffe_python, domain=CAFFE_PYTHON_LAYER, produces=produces),
     ]
+    return [e for e in every if framework in (None, e.framework)]

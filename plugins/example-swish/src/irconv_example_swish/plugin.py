@@ -29,10 +29,12 @@ def declare_options() -> Sequence[Option[object]]:
 
 
 @hookimpl
-def extract_op() -> Sequence[Extractor]:
+def extract_op(framework: str | None) -> Sequence[Extractor]:
+    """Asked per framework (``framework`` is the model's; None for all, as ``irconv ops``
+    asks): a plugin with one module per framework imports only the one asked for."""
     from irconv_example_swish.extractors import extractors
 
-    return extractors()
+    return extractors(framework)
 
 
 @hookimpl

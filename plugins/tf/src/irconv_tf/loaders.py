@@ -17,16 +17,10 @@ from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.inline import Flattener, flatten, parse_graph_input
 from irconv_tf.nodes import TFNode, keep_as_input
 from irconv_tf.options import FREEZE_PLACEHOLDER_WITH_DEFAULT, SAVED_MODEL_TAGS, SIGNATURE, split_tags
+from irconv_tf.sniff import SUFFIXES as SUFFIXES  # re-exported: they lived here
+from irconv_tf.sniff import sniff as sniff
 from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
 from irconv_tf.wire import without_large_constants
-
-SUFFIXES = (".pb", ".pbtxt", ".meta", ".keras", ".h5")
-
-
-def sniff(path: Path) -> bool:
-    if path.is_dir():
-        return (path / "saved_model.pb").is_file() or (path / "saved_model.pbtxt").is_file()
-    return path.suffix.lower() in SUFFIXES
 
 
 def load(path: Path, ctx: LoadContext) -> Graph:

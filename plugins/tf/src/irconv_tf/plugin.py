@@ -7,9 +7,24 @@ only Keras files need the optional ``tensorflow`` package.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irconv import Option
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
+
+if TYPE_CHECKING:
+    from irconv import LoadContext
+    from irconv.graph import Graph
+
+FRAMEWORK = "tf"
+
+
+def _load(path: Path, ctx: LoadContext) -> Graph:
+    # The GraphDef parser and its protobuf schemas are imported only when a model is read.
+    from irconv_tf.loaders import load
+
+    return load(path, ctx)
 
 
 @hookimpl
@@ -21,12 +36,12 @@ def declare_options() -> Sequence[Option[object]]:
 
 @hookimpl
 def load_model() -> Sequence[Loader]:
-    from irconv_tf.loaders import SUFFIXES, load, sniff
+    from irconv_tf.sniff import SUFFIXES, sniff
 
     return [
         Loader(
-            framework="tf",
-            load=load,
+            framework=FRAMEWORK,
+            load=_load,
             suffixes=SUFFIXES,
             sniff=sniff,
             description="TensorFlow frozen GraphDef (.pb/.pbtxt), SavedModel directory, MetaGraph (.meta), Keras (.keras/.h5)",
@@ -35,7 +50,9 @@ def load_model() -> Sequence[Loader]:
 
 
 @hookimpl
-def extract_op() -> Sequence[Extractor]:
+def extract_op(framework: str | None) -> Sequence[Extractor]:
+    if framework not in (None, FRAMEWORK):
+        return []
     from irconv_tf.extractors import all_extractors
 
     return all_extractors()
