@@ -55,3 +55,31 @@ def test_const_pattern_and_match_at():
     found = match_at(op("Add", any_("x"), const("c")), add)
     assert found is not None and found["c"].type == "Const"
     assert match_at(op("Add", const("c"), any_("x")), add) is None
+
+
+def test_a_pattern_whose_op_types_the_graph_lacks_is_never_tried():
+    from irconv.graph.pattern import required_types
+    from irconv.rewrite.driver import rewrite_greedily
+
+    tried: list[str] = []
+
+    def counted(node):  # type: ignore[no-untyped-def]
+        tried.append(node.name)
+        return True
+
+    relu_of_sigmoid = op("Multiply", X, op(("Sigmoid", "Relu"), X), where=counted, commutative=True)
+    needs_add = op("Multiply", X, op("Add", X, X), where=counted, commutative=True)
+    assert required_types(needs_add) == [("Multiply",), ("Add",)]
+
+    class Rule:
+        def __init__(self, pattern):  # type: ignore[no-untyped-def]
+            self.roots = [pattern]
+
+        def rewrite(self, match, rewriter):  # type: ignore[no-untyped-def]
+            return False
+
+    graph = swish_graph()  # Multiply(x, Sigmoid(x)), no Add
+    assert list(find_matches(graph, needs_add)) == [] and tried == []
+    assert rewrite_greedily(graph, [Rule(needs_add)]) == 0 and tried == []
+    rewrite_greedily(graph, [Rule(relu_of_sigmoid)])  # its types are all there: tried
+    assert tried == ["mul"]

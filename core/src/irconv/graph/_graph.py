@@ -116,6 +116,10 @@ class Graph:
             ids.sort()
         return [self._nodes[i] for i in ids]
 
+    def has_type(self, *types: str) -> bool:
+        """Whether any node's op has one of ``types`` (an index lookup, no snapshot)."""
+        return any(self._by_type.get(t) for t in types)
+
     def parameters(self) -> list[Node]:
         return self.by_type("Parameter")
 
@@ -141,9 +145,7 @@ class Graph:
         return [self._nodes[i] for i in self._kahn(reached)]
 
     def _kahn(self, members: dict[int, Any]) -> list[int]:
-        """Topological order of ``members``, deterministic for a given construction order.
-
-        """
+        """Topological order of ``members``, deterministic for a given construction order."""
         pred, succ = self._g.pred, self._g.succ
         waiting = {nid: sum(1 for u in pred[nid] if u in members) for nid in members}
         ready = [nid for nid, n in waiting.items() if n == 0]

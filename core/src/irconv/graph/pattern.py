@@ -95,6 +95,19 @@ class Match:
         return Match(dict(self.nodes), dict(self.ports), list(self.matched))
 
 
+def required_types(pattern: Pat) -> list[tuple[str, ...]]:
+    """The op-type alternatives of every typed node of ``pattern``: a graph can hold a match
+    only if it has a node of each (``Graph.has_type``), a test far cheaper than matching."""
+    found: list[tuple[str, ...]] = []
+    stack = [pattern]
+    while stack:
+        current = stack.pop()
+        if current.types is not None and current.types not in found:
+            found.append(current.types)
+        stack.extend(current.inputs)
+    return found
+
+
 def match_at(pattern: Pat, node: Node) -> Match | None:
     """Match ``pattern`` with its root on ``node``; the first consistent binding wins."""
     for found in _match_node(pattern, node, None, Match()):
@@ -110,6 +123,8 @@ def find_matches(graph: Graph, pattern: Pat) -> Iterator[Match]:
     """
     if pattern.types is None:
         raise ValueError("a pattern root must name op types")
+    if not all(graph.has_type(*types) for types in required_types(pattern)):
+        return
     for node in graph.by_type(*pattern.types):
         if node in graph:
             found = match_at(pattern, node)
@@ -151,14 +166,23 @@ def _match_node(pattern: Pat, node: Node, port: OutPort | None, bound: Match) ->
     sources = [s for s in maybe_sources if s is not None]
     if len(sources) != len(maybe_sources):
         return
+    orders = permutations(range(len(sources))) if pattern.commutative else [range(len(sources))]
+    # Most candidates fail on an input's op type: check those first, before any copying.
+    viable = [pats for order in orders if _types_fit(pats := [pattern.inputs[i] for i in order], sources)]
+    if not viable:
+        return
     current = bound.copy()
     current.matched.append(node)
     if pattern.bind is not None:
         current.nodes[pattern.bind] = node
         current.ports[pattern.bind] = port if port is not None else node.out_port(0)
-    orders = permutations(range(len(sources))) if pattern.commutative else [range(len(sources))]
-    for order in orders:
-        yield from _match_inputs([pattern.inputs[i] for i in order], sources, 0, current)
+    for pats in viable:
+        yield from _match_inputs(pats, sources, 0, current)
+
+
+def _types_fit(pats: list[Pat], sources: list[OutPort]) -> bool:
+    """Whether each source's op type is one its pattern allows (a necessary condition)."""
+    return all(p.types is None or s.node.type in p.types for p, s in zip(pats, sources, strict=True))
 
 
 def _match_inputs(pats: list[Pat], sources: list[OutPort], i: int, bound: Match) -> Iterator[Match]:

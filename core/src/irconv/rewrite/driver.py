@@ -1,7 +1,8 @@
 """The greedy pattern driver, and ``PatternRewrite``: a transform written as one rewrite rule.
 
 The driver keeps a worklist of nodes, seeded from the op-type index with every node of a
-pattern's root type, and tries the patterns rooted at each node's type. A rewrite's edits
+pattern's root type, and tries the patterns rooted at each node's type whose every op type
+the graph still holds (checked in the index before matching). A rewrite's edits
 push the nodes they created, rewired or re-inferred back on the worklist, so rules that
 enable each other run to a fixed point without whole-graph rescans. It stops when the
 worklist is empty, or raises after a bound on rewrites (a pair of rules undoing each other).
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from irconv.errors import GraphError
 from irconv.graph import Graph, Match, Node, Pat, match_at
+from irconv.graph.pattern import required_types
 from irconv.plugins.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
@@ -42,13 +44,16 @@ def rewrite_greedily(
 
     ``frozen`` nodes are never part of a rewrite (a match touching one is skipped).
     """
-    by_type: dict[str, list[tuple[Pat, RewriteRule]]] = {}
+    by_type: dict[str, list[tuple[Pat, RewriteRule, list[tuple[str, ...]]]]] = {}
     for rule in rules:
         for root in rule.roots:
             if root.types is None:
                 raise GraphError(f"{type(rule).__name__}: a pattern root must name op types")
+            needs = required_types(root)
             for op_type in root.types:
-                by_type.setdefault(op_type, []).append((root, rule))
+                by_type.setdefault(op_type, []).append((root, rule, needs))
+    if not any(all(graph.has_type(*types) for types in needs) for roots in by_type.values() for _, _, needs in roots):
+        return 0  # no pattern can match, so no rewrite can make one match
     worklist: deque[Node] = deque(graph.by_type(*by_type))
     queued = {node.id for node in worklist}
 
@@ -69,7 +74,10 @@ def rewrite_greedily(
         queued.discard(node.id)
         if node not in graph:
             continue
-        for root, rule in by_type.get(node.type, ()):
+        for root, rule, needs in by_type.get(node.type, ()):
+            # a GELU pattern needs an Erf somewhere: most graphs answer in a few lookups
+            if not all(graph.has_type(*types) for types in needs):
+                continue
             match = match_at(root, node)
             if match is None or (frozen is not None and any(frozen(n) for n in match.matched)):
                 continue
