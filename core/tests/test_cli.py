@@ -1,4 +1,7 @@
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from irconv.cli.main import main
@@ -101,3 +104,18 @@ def test_convert_calls_only_the_hooks_it_needs_and_notes_a_late_failure(tmp_path
     assert "late-1" in out[0] and "failed" not in out[0]  # the header comes before extraction
     assert "note: plugin late (irconv-late 1) failed and was left out: hook extract_op failed: RuntimeError" in out[1]
     assert called == []
+
+
+def test_the_command_line_runs_blas_single_threaded_unless_told_otherwise():
+    probe = "import irconv.cli.main, os, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    default = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert default.stdout.strip() == "1"
+    chosen = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**env, "OPENBLAS_NUM_THREADS": "2"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert chosen.stdout.strip() == "2"
