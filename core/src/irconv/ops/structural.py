@@ -97,13 +97,12 @@ class DeferredConst(Const):
 
     def __init__(self, value: np.ndarray | None = None, *, pending: DeferredProduct | None = None) -> None:
         self._pending = pending
-        self._value = value if value is not None or pending is not None else np.zeros((), np.float32)
+        self._value = value if value is not None else np.zeros((), np.float32)  # replaced when computed
 
     @property  # type: ignore[override]
     def value(self) -> np.ndarray:
         if self._pending is not None:
             self._value, self._pending = self._pending.materialize(), None
-        assert self._value is not None
         return self._value
 
     @value.setter

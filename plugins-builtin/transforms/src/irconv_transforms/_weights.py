@@ -24,24 +24,26 @@ def weights(node: Node) -> np.ndarray | None:
     """The constant floating weights (input 1) of a weighted op, else None."""
     if not node.has_input(1):
         return None
-    value = input_value(node, 1)
-    if value is None or value.dtype.kind != "f":
-        return None
-    if node.type == "MatMul" and value.ndim != 2:
-        return None
-    return value
+    return _as_weights(node, input_value(node, 1))
 
 
 def stored_weights(node: Node) -> np.ndarray | DeferredProduct | None:
     """``weights``, except that a rescaling not computed yet (a ``DeferredConst``) is
     returned as its recipe, for rewrites that only move the weights around."""
     source = node.in_port(1).get_source() if node.has_input(1) else None
-    if source is not None and isinstance(source.node.op, DeferredConst) and source.node.op.pending is not None:
-        pending = source.node.op.pending
-        if pending.dtype.kind == "f" and (node.type != "MatMul" or pending.ndim == 2):
-            return pending
-        return None
+    op = None if source is None else source.node.op
+    if isinstance(op, DeferredConst) and op.pending is not None:
+        return _as_weights(node, op.pending)
     return weights(node)
+
+
+def _as_weights(node: Node, value: np.ndarray | DeferredProduct | None) -> np.ndarray | DeferredProduct | None:
+    """``value`` if it can be the op's weights: floating, and 2-D for a MatMul."""
+    if value is None or value.dtype.kind != "f":
+        return None
+    if node.type == "MatMul" and value.ndim != 2:
+        return None
+    return value
 
 
 def output_axis(node: Node) -> int | None:
@@ -97,9 +99,9 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     return product if w.nbytes >= DEFER_MIN_BYTES else product.materialize()
 
 
-def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct, *, contiguous: bool = True) -> None:
-    """Feed ``node``'s input 1 with new weights, in the storage type of the old ones
-    (``contiguous=False`` keeps a strided view uncopied, see ``Rewriter.const``)."""
+def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct) -> None:
+    """Feed ``node``'s input 1 with new weights, in the storage type of the old ones; a
+    strided view (transposed weights) stays uncopied, see ``Rewriter.const``."""
     from irconv_opset import Convert
 
     source = node.in_port(1).get_source()
@@ -113,7 +115,7 @@ def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct, *
             port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)  # type: ignore[attr-defined]
             rw.set_input(node.in_port(1), port)
             return
-    rw.set_input(node.in_port(1), rw.const(value, like=node, contiguous=contiguous))
+    rw.set_input(node.in_port(1), rw.const(value, like=node, contiguous=False))
 
 
 def zero_padding(node: Node) -> bool:

@@ -38,7 +38,7 @@ class FuseLinearBackward(Fusion):
         new = _weights.scaled(producer, w, vector, "out")
         if new is None:
             return False
-        _weights.set_weights(rw, producer, new, contiguous=False)  # laid out like the old weights
+        _weights.set_weights(rw, producer, new)  # laid out like the old weights
         # The producer now computes the Multiply's tensor: its own tensor names would mislabel it.
         producer.out_port(0).data.names.clear()
         rw.replace(mul, producer.out_port(0))

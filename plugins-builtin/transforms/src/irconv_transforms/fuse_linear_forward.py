@@ -50,7 +50,7 @@ class FuseLinearForward(Fusion):
             new = _weights.scaled(consumer, w, vector, "in")
             if new is None:
                 return False
-            _weights.set_weights(rw, consumer, new, contiguous=False)  # laid out like the old weights
+            _weights.set_weights(rw, consumer, new)  # laid out like the old weights
             rw.set_input(consumer.in_port(0), match.port("x"))
             return True
         if not _weights.zero_padding(consumer) and consumer.type != "MatMul":

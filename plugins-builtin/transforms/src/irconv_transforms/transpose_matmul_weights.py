@@ -31,6 +31,6 @@ class TransposeMatMulWeights(Fusion):
         # A transposed view (or a rescaling not computed yet, transposed), not a copy: the
         # emitter gathers it block by block while it writes (and compresses) the weights,
         # the one pass over them it makes anyway.
-        _weights.set_weights(rw, matmul, w.T, contiguous=False)
+        _weights.set_weights(rw, matmul, w.T)
         rw.replace_op(matmul, dataclasses.replace(matmul.op, transpose_b=True))  # type: ignore[type-var]
         return True
