@@ -132,3 +132,40 @@ def test_results_keep_creation_order():
     b.result(x, "second")
     assert [r.in_port(0).data.names[-1] for r in b.graph.results()] == ["first", "second"]
     assert isinstance(b.graph.results()[0].op, Result)
+
+
+
+def test_one_output_feeding_two_inputs_of_one_node_counts_as_two_connections():
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 4))
+    b.result(b.op(Add(), x, x, name="square"), "y")
+    square = b.graph.node("square")
+    assert x.get_destinations() == [square.in_port(0), square.in_port(1)]
+    assert [n.name for n in b.graph.topological_order()][:2] == ["x", "square"]
+    square.in_port(0).disconnect()
+    assert x.get_destinations() == [square.in_port(1)]
+    assert square.in_port(0).get_source() is None
+    assert square.num_inputs() == 2  # port 1 is still connected
+
+
+def test_input_count_shrinks_when_the_highest_input_is_disconnected():
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 4))
+    node = b.graph.add_node(Add(), "sum", [None, None, x])
+    assert node.num_inputs() == 3
+    assert node.in_port(0).get_source() is None
+    node.in_port(2).disconnect()
+    assert node.num_inputs() == 0
+    assert x.get_destinations() == []
+    assert node.in_port(-1).get_source() is None
+
+
+def test_removed_nodes_leave_no_connections_behind():
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 4))
+    r1 = b.op(Relu(), x, name="r1")
+    b.op(Add(), r1, r1, name="dead")
+    b.result(x, "y")
+    assert b.graph.clean_up() == 2
+    assert [p.node.type for p in x.get_destinations()] == ["Result"]
+    assert [n.name for n in b.graph.topological_order()] == ["x", "y/sink"]

@@ -1,8 +1,8 @@
 """The graph: one form through the whole pipeline.
 
 Nodes are integer ids carrying a ``Node``; the connections live in an ``Adjacency``
-(``succ[u][v][k] = j``: output ``j`` of ``u`` feeds input ``k`` of ``v``). An input port
-has at most one source, so ``k`` is unique per pair.
+(``inputs[v][k] = (u, j)``: output ``j`` of ``u`` feeds input ``k`` of ``v``; ``users[u]``
+lists ``v`` once per such connection).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class Graph:
 
     def descendants_order(self, start: Sequence[Node]) -> list[Node]:
         """``start`` and everything downstream of it, in topological order."""
-        succ = self._g.succ
+        users = self._g.users
         reached: dict[int, None] = {}
         stack = [n.id for n in start]
         while stack:
@@ -141,20 +141,21 @@ class Graph:
             if nid in reached:
                 continue
             reached[nid] = None
-            stack.extend(succ[nid])
+            stack.extend(users[nid])
         return [self._nodes[i] for i in self._kahn(reached)]
 
     def _kahn(self, members: dict[int, Any]) -> list[int]:
         """Topological order of ``members``, deterministic for a given construction order."""
-        pred, succ = self._g.pred, self._g.succ
-        waiting = {nid: sum(1 for u in pred[nid] if u in members) for nid in members}
+        # Counted per connection: a node feeding two inputs of another is waited for twice.
+        predecessors, users = self._g.predecessors, self._g.users
+        waiting = {nid: sum(1 for u in predecessors(nid) if u in members) for nid in members}
         ready = [nid for nid, n in waiting.items() if n == 0]
         ready.reverse()  # pop() from the end takes the oldest first
         order: list[int] = []
         while ready:
             nid = ready.pop()
             order.append(nid)
-            for v in succ[nid]:
+            for v in users[nid]:
                 if v in waiting:
                     waiting[v] -= 1
                     if waiting[v] == 0:
@@ -174,7 +175,7 @@ class Graph:
             if nid in live:
                 continue
             live.add(nid)
-            stack.extend(self._g.pred[nid])
+            stack.extend(self._g.predecessors(nid))
         dead = [n for nid, n in self._nodes.items() if nid not in live and n.type != "Parameter"]
         for node in dead:
             self._forget(node)
@@ -206,41 +207,25 @@ class Graph:
             raise GraphError(f"cannot connect {source!r} to {destination!r}: not in this graph")
         if destination.idx < 0:
             raise GraphError(f"bad input index {destination.idx} on {destination.node!r}")
-        self._disconnect_input(destination)
         v = destination.node.id
         self._g.add_edge(source.node.id, v, destination.idx, source.idx)
         self._dirty[v] = None
 
     def _disconnect_input(self, destination: InPort) -> None:
         v = destination.node.id
-        for u, keys in list(self._g.pred[v].items()):
-            if destination.idx in keys:
-                self._g.remove_edge(u, v, destination.idx)
-                self._dirty[v] = None
-                return
+        if self._g.remove_edge(v, destination.idx):
+            self._dirty[v] = None
 
     def _source_of(self, destination: InPort) -> OutPort | None:
-        for u, keys in self._g.pred[destination.node.id].items():
-            out = keys.get(destination.idx)
-            if out is not None:
-                return OutPort(self._nodes[u], out)
-        return None
+        found = self._g.source(destination.node.id, destination.idx)
+        return None if found is None else OutPort(self._nodes[found[0]], found[1])
 
     def _destinations_of(self, source: OutPort) -> list[InPort]:
-        result = []
-        for v, keys in self._g.succ[source.node.id].items():
-            node = self._nodes[v]
-            for idx, out in keys.items():
-                if out == source.idx:
-                    result.append(InPort(node, idx))
-        return result
+        nodes = self._nodes
+        return [InPort(nodes[v], k) for v, k in self._g.destinations(source.node.id, source.idx)]
 
     def _input_count(self, node: Node) -> int:
-        count = 0
-        for keys in self._g.pred[node.id].values():
-            for idx in keys:
-                count = max(count, idx + 1)
-        return count
+        return len(self._g.inputs[node.id])
 
     def _retype(self, node: Node, old: Op, new: Op) -> None:
         if old.type != new.type:
