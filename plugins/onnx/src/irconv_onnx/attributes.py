@@ -7,7 +7,7 @@ message naming the node when a required attribute is missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,15 +57,27 @@ class Attributes:
     A missing attribute without a default is a ConversionError naming the node.
     """
 
+    __slots__ = ("_name", "_op_type", "_unread", "_found")
+
     def __init__(self, attributes: Iterable[Any], node_name: str, op_type: str) -> None:
         self._name = node_name or op_type
         self._op_type = op_type
-        self._by_name = {a.name: a for a in attributes}
+        self._unread: Iterable[Any] = attributes
+        self._found: dict[str, Any] | None = None
 
     @classmethod
     def of_node(cls, node: Any, node_name: str = "") -> Attributes:
-        """The adapter over a NodeProto's attributes."""
-        return cls(node.attribute, node_name or node.name, node.op_type)
+        """The adapter over a NodeProto's attributes, read when first asked for: protobuf
+        keeps a container object (~350 bytes) alive per node whose attributes were touched,
+        and most nodes' attributes are never asked for."""
+        return cls(AttributesOf(node), node_name or node.name, node.op_type)
+
+    @property
+    def _by_name(self) -> dict[str, Any]:
+        if self._found is None:
+            self._found = {a.name: a for a in self._unread}
+            self._unread = ()
+        return self._found
 
     # -------------------------------------------------------- SourceAttributes
     def get(self, name: str, default: Any = None) -> Any:
@@ -127,6 +139,18 @@ class Attributes:
         return ConversionError(
             f"node {self._name!r} ({self._op_type}): attribute {name}={value!r} is not supported: {why}"
         )
+
+
+class AttributesOf:
+    """A NodeProto's attributes, not touched until iterated."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: Any) -> None:
+        self._node = node
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._node.attribute)
 
 
 def one_of(attrs: Attributes, name: str, default: str, allowed: Sequence[str]) -> str:
