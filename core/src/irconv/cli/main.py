@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import signal
 import sys
 import threading
 import traceback
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, show_cmd
 from irconv.errors import IrconvError
@@ -114,4 +116,23 @@ def _on_sigterm(handler: Any) -> Any:
 
 
 def entry() -> None:
-    sys.exit(main())
+    exit_without_teardown(main())
+
+
+def exit_without_teardown(code: int) -> NoReturn:
+    """End the process as ``sys.exit(code)`` would, minus the interpreter's teardown.
+
+    Tearing down frees every object one by one, the converted graph's cycles included:
+    ~40 ms of a 0.75 s ResNet50 conversion. Exit handlers still run and the standard
+    streams are flushed first. While another thread still runs, the ordinary exit waits
+    for it.
+    """
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (irconv plugins | head) or stream
+            pass
+    os._exit(code)

@@ -83,6 +83,9 @@ class Node:
         return [d for port in self.out_ports() for d in port.get_destinations()]
 
     def _output_data(self, idx: int) -> TensorData:
-        while len(self._outputs) <= idx:
-            self._outputs.append(TensorData())
-        return self._outputs[idx]
+        outputs = self._outputs
+        if idx < len(outputs):
+            return outputs[idx]
+        while len(outputs) <= idx:
+            outputs.append(TensorData())
+        return outputs[idx]

@@ -86,10 +86,10 @@ class InPort:
     @property
     def data(self) -> TensorData:
         """The facts of the tensor flowing in (owned by the source output port)."""
-        source = self.get_source()
+        source = self.node.graph._source_of(self)
         if source is None:
             raise ValueError(f"{self!r} is not connected")
-        return source.data
+        return source.node._output_data(source.idx)
 
     def is_connected(self) -> bool:
         return self.get_source() is not None
