@@ -119,3 +119,22 @@ def test_the_command_line_runs_blas_single_threaded_unless_told_otherwise():
         check=True,
     )
     assert chosen.stdout.strip() == "2"
+
+
+def test_the_command_exits_fast_but_lets_a_profiler_report(tmp_path):
+    """The console entry skips the interpreter's teardown; output is still flushed, exit
+    handlers still run, and under a profiler the ordinary exit lets it write its report."""
+    handler = "import atexit, sys; atexit.register(lambda: print('handler ran', file=sys.stderr))"
+    script = f"{handler}; sys.argv = ['irconv', '--version']; from irconv.cli.main import entry; entry()"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert done.stdout.startswith("irconv ")
+    assert "handler ran" in done.stderr
+
+    report = tmp_path / "profile.out"
+    profiled = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(report), "-m", "irconv", "--version"],
+        capture_output=True, text=True,
+    )
+    assert profiled.returncode == 0
+    assert report.stat().st_size > 0

@@ -113,3 +113,20 @@ def test_blocks_cover_the_product_in_c_order():
         np.testing.assert_array_equal(joined, whole.reshape(-1))
     np.testing.assert_array_equal(product.T.materialize(), whole.T)
     np.testing.assert_array_equal(np.asarray(product), whole)
+
+
+def test_a_block_laid_out_unlike_its_base_is_computed_in_the_base_order_then_copied():
+    """HWIO weights written as OIHW: the C-order output is filled through a temporary in
+    the base's order; the values are those of the direct product, bit for bit."""
+    hwio = RNG.standard_normal((3, 3, 8, 16)).astype(np.float32)
+    product = DeferredProduct.of(hwio.transpose(3, 2, 0, 1), RNG.uniform(0.5, 2, (16, 1, 1, 1)), np.float64)
+    expected = (hwio.transpose(3, 2, 0, 1).astype(np.float64) * product.factor).astype(np.float32)
+    parts = []
+    for block in product.blocks(200):
+        out = np.empty(block.shape, np.float32)  # C order, unlike the transposed base
+        assert block.compute_into(out) is out
+        parts.append(out.reshape(-1))
+    np.testing.assert_array_equal(np.concatenate(parts), expected.reshape(-1))
+    c_order = np.empty(product.shape, np.float32)
+    np.testing.assert_array_equal(product.compute_into(c_order), expected)
+    np.testing.assert_array_equal(product.materialize(), expected)
