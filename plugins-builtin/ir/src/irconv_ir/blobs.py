@@ -38,11 +38,15 @@ SMALL_BLOB = 64 * 1024
 #: spread evenly between (each may touch a page of a cold memory map: keep them few).
 SAMPLE = 1024
 SPREAD = 256
-#: Elements encoded per block (512 KiB of f32): large enough that per-block Python work is
-#: noise, small enough that a typical convolution's weights make several blocks, so both
-#: workers have one (with 4 MiB blocks most of ResNet50's constants were a single block
-#: and the emit waited on one thread: 0.18 s, now 0.13 s).
-BLOCK = 1 << 17
+#: Elements encoded per block (4 MiB of f32): large enough that per-block Python work is
+#: noise, small enough that the blocks in flight stay a few MiB.
+BLOCK = 1 << 20
+#: Smallest block, and how many blocks a constant is cut into at least: with whole
+#: ``BLOCK``s most of ResNet50's weights were a single block and the emit waited on one
+#: worker (0.18 s; 0.13-0.15 s cut in 4 or more). Small blocks for every constant made
+#: VGG16 (a 400 MB matrix) 0.6 -> 1.0 s.
+MIN_BLOCK = 1 << 17
+MIN_BLOCKS = 4
 #: Blocks encoded ahead of the write.
 IN_FLIGHT = 3
 #: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
@@ -116,7 +120,7 @@ class BlobWriter:
             if size:
                 self._stream.write(memoryview(bits).cast("B"))
         else:
-            self._write_encoded(blocks(value, BLOCK), encoding, reports if reports is not None else [])
+            self._write_encoded(blocks(value, block_size(value.size)), encoding, reports if reports is not None else [])
         self.size += size
         candidates.append((offset, bits))
         self.blobs += 1
@@ -130,7 +134,8 @@ class BlobWriter:
         computation of its own, and two equal rescalings of one matrix are rare)."""
         prefetch_mapped_pages(value.base)
         offset, size = self.size, value.size * encoding.dtype.itemsize
-        self._write_encoded(value.blocks(BLOCK), _computing_first(encoding), reports if reports is not None else [])
+        parts = value.blocks(block_size(value.size))
+        self._write_encoded(parts, _computing_first(encoding), reports if reports is not None else [])
         self.size += size
         self.blobs += 1
         release_mapped_pages(value.base)
@@ -183,6 +188,12 @@ def _computing_first(encoding: Encoding) -> Encoding:
         return encoding.encode(block.compute_into(np.empty(block.shape, block.dtype)), out)
 
     return Encoding(encoding.name, encoding.dtype, encode)  # type: ignore[arg-type]
+
+
+def block_size(elements: int) -> int:
+    """Elements per block for a constant of ``elements``: ``MIN_BLOCKS`` blocks or more,
+    each of ``MIN_BLOCK`` to ``BLOCK`` elements."""
+    return max(MIN_BLOCK, min(BLOCK, elements // MIN_BLOCKS))
 
 
 def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
