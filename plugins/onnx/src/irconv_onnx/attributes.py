@@ -66,11 +66,11 @@ class Attributes:
         self._found: dict[str, Any] | None = None
 
     @classmethod
-    def of_node(cls, node: Any, node_name: str = "") -> Attributes:
+    def of_node(cls, node: Any, node_name: str = "", op_type: str = "") -> Attributes:
         """The adapter over a NodeProto's attributes, read when first asked for: protobuf
         keeps a container object (~350 bytes) alive per node whose attributes were touched,
         and most nodes' attributes are never asked for."""
-        return cls(AttributesOf(node), node_name or node.name, node.op_type)
+        return cls(_AttributesOf(node), node_name or node.name, op_type or node.op_type)
 
     @property
     def _by_name(self) -> dict[str, Any]:
@@ -141,7 +141,7 @@ class Attributes:
         )
 
 
-class AttributesOf:
+class _AttributesOf:
     """A NodeProto's attributes, not touched until iterated."""
 
     __slots__ = ("_node",)
@@ -151,6 +151,16 @@ class AttributesOf:
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self._node.attribute)
+
+
+def graph_attributes(node: Any) -> list[Any]:
+    """A NodeProto's sub-graph attributes (If branches, Loop bodies)."""
+    # ListFields() names only the fields that are set. Reading ``node.attribute`` instead
+    # would leave a container object (~350 bytes) on every node, attributes or not.
+    for field, value in node.ListFields():
+        if field.name == "attribute":
+            return [a for a in value if a.type == _GRAPH]
+    return []
 
 
 def one_of(attrs: Attributes, name: str, default: str, allowed: Sequence[str]) -> str:

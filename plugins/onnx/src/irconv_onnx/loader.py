@@ -19,14 +19,13 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
-from irconv_onnx.attributes import Attributes, AttributesOf
+from irconv_onnx.attributes import Attributes, graph_attributes
 from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.meta import CAPTURES, IR_VERSION, OPSETS
 from irconv_onnx.tensors import element_type, tensor_to_array
 from irconv_onnx.wire import externalized
 
 FRAMEWORK = "onnx"
-_GRAPH_ATTRIBUTE = 5  # AttributeProto.GRAPH
 
 #: ``has_extractor(domain, op_type, opset)``: whether any installed plugin extracts the op
 #: (then a schema function body is not expanded).
@@ -99,16 +98,6 @@ def tensor_shape(type_proto: Any) -> MaybeShape:
     if not tensor.HasField("shape"):
         return None
     return tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
-
-
-def _graph_attributes(node: Any) -> list[Any]:
-    """A NodeProto's sub-graph attributes (If branches, Loop bodies)."""
-    # ListFields() names only the fields that are set. Reading ``node.attribute`` instead
-    # would leave a container object (~350 bytes) on every node, attributes or not.
-    for field, value in node.ListFields():
-        if field.name == "attribute":
-            return [a for a in value if a.type == _GRAPH_ATTRIBUTE]
-    return []
 
 
 class _Scope:
@@ -234,7 +223,7 @@ class _Builder:
                 )
             inputs.append(port)
         bodies: dict[str, Graph] = {}
-        for a in _graph_attributes(node):
+        for a in graph_attributes(node):
             body = Graph(f"{node.name or node.op_type}/{a.name}", FRAMEWORK)
             body_scope = self.build(a.g, body, outer=scope)
             bodies[a.name] = body
@@ -244,7 +233,7 @@ class _Builder:
         source = SourceOp(
             framework=FRAMEWORK, op_type=op_type, domain=domain, opset_version=version,
             n_outputs=len(node.output), source=node, bodies=bodies,
-            attributes=Attributes(AttributesOf(node), name, op_type),
+            attributes=Attributes.of_node(node, name, op_type),
         )
         created = graph.add_node(source, name, inputs)
         for idx, out in enumerate(node.output):
