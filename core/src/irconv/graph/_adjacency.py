@@ -51,8 +51,7 @@ class Adjacency:
             return False
         u = ins[in_idx][0]  # type: ignore[index]
         ins[in_idx] = None
-        while ins and ins[-1] is None:
-            ins.pop()
+        _drop_unconnected_tail(ins)
         self.users[u].remove(v)
         return True
 
@@ -67,8 +66,7 @@ class Adjacency:
             for k, entry in enumerate(ins):
                 if entry is not None and entry[0] == n:
                     ins[k] = None
-            while ins and ins[-1] is None:
-                ins.pop()
+            _drop_unconnected_tail(ins)
 
     def predecessors(self, v: int) -> Iterator[int]:
         """The node feeding each connected input of ``v`` (repeated per connection)."""
@@ -97,3 +95,9 @@ class Adjacency:
         cycle = order[order.index(node) :]
         cycle.reverse()  # producers first
         return cycle
+
+
+def _drop_unconnected_tail(ins: list[Source | None]) -> None:
+    """Keep a node's input list ending on a connected port (its length is the input count)."""
+    while ins and ins[-1] is None:
+        ins.pop()

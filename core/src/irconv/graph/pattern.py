@@ -108,6 +108,11 @@ def required_types(pattern: Pat) -> list[tuple[str, ...]]:
     return found
 
 
+def types_present(graph: Graph, required: list[tuple[str, ...]]) -> bool:
+    """Whether ``graph`` has a node of each alternative in ``required`` (``required_types``)."""
+    return all(graph.has_type(*types) for types in required)
+
+
 def match_at(pattern: Pat, node: Node) -> Match | None:
     """Match ``pattern`` with its root on ``node``; the first consistent binding wins."""
     for found in _match_node(pattern, node, None, Match()):
@@ -123,7 +128,7 @@ def find_matches(graph: Graph, pattern: Pat) -> Iterator[Match]:
     """
     if pattern.types is None:
         raise ValueError("a pattern root must name op types")
-    if not all(graph.has_type(*types) for types in required_types(pattern)):
+    if not types_present(graph, required_types(pattern)):
         return
     for node in graph.by_type(*pattern.types):
         if node in graph:

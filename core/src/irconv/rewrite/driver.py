@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from irconv.errors import GraphError
 from irconv.graph import Graph, Match, Node, Pat, match_at
-from irconv.graph.pattern import required_types
+from irconv.graph.pattern import required_types, types_present
 from irconv.plugins.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
@@ -52,7 +52,7 @@ def rewrite_greedily(
             needs = required_types(root)
             for op_type in root.types:
                 by_type.setdefault(op_type, []).append((root, rule, needs))
-    if not any(all(graph.has_type(*types) for types in needs) for roots in by_type.values() for _, _, needs in roots):
+    if not any(types_present(graph, needs) for roots in by_type.values() for _, _, needs in roots):
         return 0  # no pattern can match, so no rewrite can make one match
     worklist: deque[Node] = deque(graph.by_type(*by_type))
     queued = {node.id for node in worklist}
@@ -76,7 +76,7 @@ def rewrite_greedily(
             continue
         for root, rule, needs in by_type.get(node.type, ()):
             # a GELU pattern needs an Erf somewhere: most graphs answer in a few lookups
-            if not all(graph.has_type(*types) for types in needs):
+            if not types_present(graph, needs):
                 continue
             match = match_at(root, node)
             if match is None or (frozen is not None and any(frozen(n) for n in match.matched)):
