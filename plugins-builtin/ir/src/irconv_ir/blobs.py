@@ -179,13 +179,15 @@ class BlobWriter:
 
 def _computing_first(encoding: Encoding) -> Encoding:
     """``encoding`` for blocks of a ``DeferredProduct``: each is computed (a few MiB,
-    reused by the allocator) and then encoded."""
+    reused by the allocator) and then encoded. Stored as it is, a block is computed into
+    the output buffer; encoded, it is computed in its weights' memory order and the
+    encoder, which reads any layout, gathers it (no C-order copy in between)."""
 
     def encode(block: DeferredProduct, out: np.ndarray) -> object:  # type: ignore[type-arg]
         if encoding.name == "raw":
             block.compute_into(out.reshape(block.shape))
             return None
-        return encoding.encode(block.compute_into(np.empty(block.shape, block.dtype)), out)
+        return encoding.encode(block.materialize(), out)
 
     return Encoding(encoding.name, encoding.dtype, encode)  # type: ignore[arg-type]
 
