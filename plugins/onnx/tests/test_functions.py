@@ -40,3 +40,15 @@ def test_context_dependent_body_uses_input_types(save_model) -> None:
                               opset_imports=[helper.make_opsetid("", 18)])
     graph = load_onnx(save_model(model), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
     assert "NegativeLogLikelihoodLoss" in _source_types(graph)
+
+
+def test_context_dependent_body_reads_an_initializers_type(save_model) -> None:
+    # The labels are an initializer with no value_info: its type comes from the tensor itself.
+    scores = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    loss = helper.make_tensor_value_info("y", TensorProto.FLOAT, [])
+    labels = helper.make_tensor("t", TensorProto.INT64, [2], [0, 2])
+    node = helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], reduction="mean")
+    model = helper.make_model(helper.make_graph([node], "g", [scores], [loss], [labels]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    graph = load_onnx(save_model(model), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
+    assert "NegativeLogLikelihoodLoss" in _source_types(graph)

@@ -54,6 +54,9 @@ class Op:
         the runtime needs an extension that implements it. Empty for OpenVINO ops.
     """
 
+    # No instance dict here: a subclass declared with ``slots=True`` then has none either.
+    __slots__ = ()
+
     type: ClassVar[str] = ""
     version: ClassVar[int] = 0
     outputs: ClassVar[int] = 1

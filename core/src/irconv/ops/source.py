@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from irconv.ops.op import Op, attr
@@ -41,7 +42,17 @@ class MappingAttributes:
         return list(self._values)
 
 
-@dataclass(eq=False)
+#: The bodies of a node without sub-graphs: one shared empty mapping, not a dict per node.
+NO_BODIES: Mapping[str, Any] = MappingProxyType({})
+
+
+def _no_bodies() -> Mapping[str, Any]:
+    return NO_BODIES
+
+
+# Slots: a loader makes one SourceOp per framework node, and a 300k-node model's are alive
+# together until extraction.
+@dataclass(eq=False, slots=True)
 class SourceOp(Op):
     """A framework operation as the loader found it.
 
@@ -60,12 +71,13 @@ class SourceOp(Op):
     opset_version: int = attr(1, emit=False)
     n_outputs: int = attr(1, emit=False)
     source: Any = attr(None, emit=False)
-    bodies: dict[str, Any] = attr(factory=dict, emit=False)
+    bodies: Mapping[str, Any] = attr(factory=_no_bodies, emit=False)
     attributes: SourceAttributes | None = attr(None, emit=False)
 
-    def __post_init__(self) -> None:
-        # The node's ``type`` shows the framework op until extraction.
-        object.__setattr__(self, "type", self.op_type)
+    @property  # type: ignore[override]
+    def type(self) -> str:
+        """The node's ``type`` shows the framework op until extraction."""
+        return self.op_type
 
     def num_outputs(self) -> int:
         return self.n_outputs

@@ -7,7 +7,7 @@ message naming the node when a required attribute is missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,12 +57,12 @@ class Attributes:
     A missing attribute without a default is a ConversionError naming the node.
     """
 
-    __slots__ = ("_name", "_op_type", "_unread", "_found")
+    __slots__ = ("_name", "_op_type", "_node", "_found")
 
-    def __init__(self, attributes: Iterable[Any], node_name: str, op_type: str) -> None:
-        self._name = node_name or op_type
-        self._op_type = op_type
-        self._unread: Iterable[Any] = attributes
+    def __init__(self, node: Any, node_name: str = "", op_type: str = "") -> None:
+        self._name = node_name or node.name or node.op_type
+        self._op_type = op_type or node.op_type
+        self._node: Any = node  # until the attributes are first asked for
         self._found: dict[str, Any] | None = None
 
     @classmethod
@@ -70,13 +70,13 @@ class Attributes:
         """The adapter over a NodeProto's attributes, read when first asked for: protobuf
         keeps a container object (~350 bytes) alive per node whose attributes were touched,
         and most nodes' attributes are never asked for."""
-        return cls(_AttributesOf(node), node_name or node.name, op_type or node.op_type)
+        return cls(node, node_name, op_type)
 
     @property
     def _by_name(self) -> dict[str, Any]:
         if self._found is None:
-            self._found = {a.name: a for a in self._unread}
-            self._unread = ()
+            self._found = {a.name: a for a in self._node.attribute}
+            self._node = None
         return self._found
 
     # -------------------------------------------------------- SourceAttributes
@@ -139,18 +139,6 @@ class Attributes:
         return ConversionError(
             f"node {self._name!r} ({self._op_type}): attribute {name}={value!r} is not supported: {why}"
         )
-
-
-class _AttributesOf:
-    """A NodeProto's attributes, not touched until iterated."""
-
-    __slots__ = ("_node",)
-
-    def __init__(self, node: Any) -> None:
-        self._node = node
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._node.attribute)
 
 
 def graph_attributes(node: Any) -> list[Any]:

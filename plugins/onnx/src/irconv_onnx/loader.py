@@ -17,6 +17,7 @@ from typing import Any
 from irconv.errors import ConversionError, ModelFileError
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.ops.source import NO_BODIES
 from irconv.types import ElementType, MaybeShape
 
 from irconv_onnx.attributes import Attributes, graph_attributes
@@ -137,6 +138,8 @@ class _Builder:
         self.opsets.setdefault("", 1)
         self.functions = {(normalize_domain(f.domain), f.name): f for f in model.functions}
         self.types: dict[str, Any] = {}
+        self._initializer_graphs: list[Any] = []
+        self._initializers: dict[str, Any] | None = None
         self._inferred = False
         self._expansions = 0
 
@@ -232,7 +235,7 @@ class _Builder:
         name = node.name or f"{op_type}:{node.output[0] if node.output else ''}"
         source = SourceOp(
             framework=FRAMEWORK, op_type=op_type, domain=domain, opset_version=version,
-            n_outputs=len(node.output), source=node, bodies=bodies,
+            n_outputs=len(node.output), source=node, bodies=bodies or NO_BODIES,
             attributes=Attributes.of_node(node, name, op_type),
         )
         created = graph.add_node(source, name, inputs)
@@ -254,17 +257,28 @@ class _Builder:
             if value.type.HasField("tensor_type"):
                 self.types.setdefault(value.name, value.type)
         if proto.initializer:
-            from onnx import helper
-
-            for tensor in proto.initializer:
-                self.types.setdefault(tensor.name, helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)))
+            self._initializer_graphs.append(proto)
 
     def _type_of(self, name: str) -> Any | None:
-        found = self.types.get(name)
+        found = self.types.get(name) or self._initializer_type(name)
         if found is None and not self._inferred:
             self._inferred = True
             self._infer_types()
             found = self.types.get(name)
+        return found
+
+    def _initializer_type(self, name: str) -> Any | None:
+        """The type of initializer ``name``, made when first asked for: a TypeProto per
+        initializer up front costs ~1.4 KB each, and only function expansion asks."""
+        if self._initializers is None:
+            self._initializers = {t.name: t for g in self._initializer_graphs for t in g.initializer}
+        tensor = self._initializers.get(name)
+        if tensor is None:
+            return None
+        from onnx import helper
+
+        found = helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims))
+        self.types[name] = found
         return found
 
     def _infer_types(self) -> None:
