@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 from irconv.graph import Graph
 from irconv.ops import SourceOp
@@ -22,6 +25,13 @@ def test_nodes_without_sub_graphs_share_one_read_only_empty_bodies_mapping() -> 
     assert dict(first.bodies) == {}
     with pytest.raises(TypeError):
         first.bodies["then"] = Graph()  # type: ignore[index]
+
+
+def test_a_source_op_copies_and_pickles() -> None:
+    op = SourceOp(framework="onnx", op_type="Relu", n_outputs=2)
+    for twin in (copy.copy(op), copy.deepcopy(op), pickle.loads(pickle.dumps(op))):
+        assert (twin.type, twin.framework, twin.n_outputs) == ("Relu", "onnx", 2)
+        assert twin.bodies is op.bodies
 
 
 def test_a_source_op_carries_no_instance_dict() -> None:

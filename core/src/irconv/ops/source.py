@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from irconv.ops.op import Op, attr
@@ -42,8 +41,29 @@ class MappingAttributes:
         return list(self._values)
 
 
-#: The bodies of a node without sub-graphs: one shared empty mapping, not a dict per node.
-NO_BODIES: Mapping[str, Any] = MappingProxyType({})
+class _NoBodies(Mapping[str, Any]):
+    """The bodies of a node without sub-graphs: one shared, read-only, empty mapping (not a
+    dict per node) that copies and pickles as itself."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "NO_BODIES"
+
+    def __reduce__(self) -> str:
+        return "NO_BODIES"  # the module-level instance, by name
+
+
+NO_BODIES: Mapping[str, Any] = _NoBodies()
 
 
 def _no_bodies() -> Mapping[str, Any]:
