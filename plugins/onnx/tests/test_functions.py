@@ -52,3 +52,29 @@ def test_context_dependent_body_reads_an_initializers_type(save_model) -> None:
                               opset_imports=[helper.make_opsetid("", 18)])
     graph = load_onnx(save_model(model), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
     assert "NegativeLogLikelihoodLoss" in _source_types(graph)
+
+
+def test_an_initializer_of_a_body_built_after_an_earlier_lookup_has_its_type(save_model) -> None:
+    # The top-level loss looks up an initializer's type first; the If branch's own labels
+    # are an initializer of the branch, met only later while its body is built.
+    scores = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    loss = helper.make_tensor_value_info("y", TensorProto.FLOAT, [])
+    branch_loss = helper.make_tensor_value_info("z", TensorProto.FLOAT, [])
+    top_labels = helper.make_tensor("t", TensorProto.INT64, [2], [0, 2])
+    branch_labels = helper.make_tensor("u", TensorProto.INT64, [2], [1, 1])
+    branch = helper.make_graph(
+        [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "u"], ["z"], reduction="mean")],
+        "then", [], [branch_loss], [branch_labels],
+    )
+    nodes = [
+        helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], reduction="mean"),
+        helper.make_node("If", ["c"], ["w"], then_branch=branch, else_branch=branch),
+    ]
+    w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [])
+    model = helper.make_model(helper.make_graph(nodes, "g", [scores, cond], [loss, w], [top_labels]),
+                              opset_imports=[helper.make_opsetid("", 18)])
+    graph = load_onnx(save_model(model), lambda d, o, v: o != "SoftmaxCrossEntropyLoss")
+    if_node = graph.by_type("If")[0]
+    for body in if_node.op.bodies.values():
+        assert "NegativeLogLikelihoodLoss" in _source_types(body)

@@ -60,17 +60,13 @@ class Attributes:
     __slots__ = ("_name", "_op_type", "_node", "_found")
 
     def __init__(self, node: Any, node_name: str = "", op_type: str = "") -> None:
+        """The adapter over a NodeProto's attributes, read when first asked for: protobuf
+        keeps a container object (~350 bytes) alive per node whose attributes were touched,
+        and most nodes' attributes are never asked for."""
         self._name = node_name or node.name or node.op_type
         self._op_type = op_type or node.op_type
         self._node: Any = node  # until the attributes are first asked for
         self._found: dict[str, Any] | None = None
-
-    @classmethod
-    def of_node(cls, node: Any, node_name: str = "", op_type: str = "") -> Attributes:
-        """The adapter over a NodeProto's attributes, read when first asked for: protobuf
-        keeps a container object (~350 bytes) alive per node whose attributes were touched,
-        and most nodes' attributes are never asked for."""
-        return cls(node, node_name, op_type)
 
     @property
     def _by_name(self) -> dict[str, Any]:

@@ -140,6 +140,7 @@ class _Builder:
         self.types: dict[str, Any] = {}
         self._initializer_graphs: list[Any] = []
         self._initializers: dict[str, Any] | None = None
+        self._inferred_types: dict[str, Any] = {}
         self._inferred = False
         self._expansions = 0
 
@@ -236,7 +237,7 @@ class _Builder:
         source = SourceOp(
             framework=FRAMEWORK, op_type=op_type, domain=domain, opset_version=version,
             n_outputs=len(node.output), source=node, bodies=bodies or NO_BODIES,
-            attributes=Attributes.of_node(node, name, op_type),
+            attributes=Attributes(node, name, op_type),
         )
         created = graph.add_node(source, name, inputs)
         for idx, out in enumerate(node.output):
@@ -258,20 +259,28 @@ class _Builder:
                 self.types.setdefault(value.name, value.type)
         if proto.initializer:
             self._initializer_graphs.append(proto)
+            self._initializers = None  # indexed again, with this graph's, when next asked
 
     def _type_of(self, name: str) -> Any | None:
-        found = self.types.get(name) or self._initializer_type(name)
-        if found is None and not self._inferred:
-            self._inferred = True
-            self._infer_types()
-            found = self.types.get(name)
+        """A tensor's type: as declared, else an initializer's, else as ONNX infers it."""
+        found = self.types.get(name)
+        if found is None:
+            found = self._initializer_type(name)
+        if found is None:
+            if not self._inferred:
+                self._inferred = True
+                self._infer_types()
+            found = self._inferred_types.get(name)
         return found
 
     def _initializer_type(self, name: str) -> Any | None:
         """The type of initializer ``name``, made when first asked for: a TypeProto per
         initializer up front costs ~1.4 KB each, and only function expansion asks."""
         if self._initializers is None:
-            self._initializers = {t.name: t for g in self._initializer_graphs for t in g.initializer}
+            self._initializers = {}
+            for graph in self._initializer_graphs:
+                for tensor in graph.initializer:
+                    self._initializers.setdefault(tensor.name, tensor)
         tensor = self._initializers.get(name)
         if tensor is None:
             return None
@@ -291,4 +300,4 @@ class _Builder:
             return
         for value in inferred.graph.value_info:
             if value.type.HasField("tensor_type"):
-                self.types.setdefault(value.name, value.type)
+                self._inferred_types.setdefault(value.name, value.type)
