@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core_toy_ops import Add, Relu, ShapeOf
+from core_toy_ops import Add, Multiply, Relu, ShapeOf, Sigmoid
+from irconv.frontend import extractor
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
 from irconv.pipeline.context import EmitContext, LoadContext
-from irconv.plugins import Emitter, Extractor, Loader, hookimpl
+from irconv.plugins import Emitter, Loader, hookimpl
 
 
 def load_toy(path: Path, ctx: LoadContext) -> Graph:
@@ -61,13 +62,17 @@ class ToyPlugin:
         return [Loader("toy", load_toy, suffixes=(".toy",))]
 
     @hookimpl
+    def declare_ops(self):
+        return [Relu, Sigmoid, Add, Multiply, ShapeOf]
+
+    @hookimpl
     def extract_op(self):
         return [
-            Extractor("toy", "MyRelu", lambda node, ctx: Relu(), produces="ReLU"),
-            Extractor("toy", "MyAdd", lambda node, ctx: Add(), produces="Add"),
-            Extractor("toy", "MyShapeOf", lambda node, ctx: ShapeOf(), produces="ShapeOf"),
+            extractor("toy", "MyRelu", lambda node, ctx: Relu(), produces=[Relu]),
+            extractor("toy", "MyAdd", lambda node, ctx: Add(), produces=[Add]),
+            extractor("toy", "MyShapeOf", lambda node, ctx: ShapeOf(), produces=[ShapeOf]),
             # a decomposition: Double(x) -> Add(x, x), returned as ports
-            Extractor("toy", "Double", lambda node, ctx: [ctx.op(Add(), ctx.input(0), ctx.input(0))]),
+            extractor("toy", "Double", lambda node, ctx: [ctx.op(Add(), ctx.input(0), ctx.input(0))], produces=[Add]),
         ]
 
     @hookimpl

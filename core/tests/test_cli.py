@@ -60,8 +60,8 @@ def test_plugins_json_lists_status_and_counts(toy_cli, capsys):
     assert main(["plugins", "--json"]) == 0
     (toy,) = json.loads(capsys.readouterr().out)
     assert toy["name"] == "toy" and toy["status"] == "active"
-    assert toy["counts"] == {"loaders": 1, "extractors": 4, "emitters": 1}
-    assert toy["hooks"] == ["emit", "extract_op", "load_model"]
+    assert toy["counts"] == {"ops": 5, "loaders": 1, "extractors": 4, "emitters": 1}
+    assert toy["hooks"] == ["declare_ops", "emit", "extract_op", "load_model"]
 
 
 def test_ops_table_lists_extractors(toy_cli, capsys):

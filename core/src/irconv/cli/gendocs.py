@@ -37,7 +37,7 @@ def framework_page(registry: Any, framework: str) -> str:
             f"`{p.item.op}`",
             p.item.domain or "",
             p.item.opsets_text(),
-            p.item.produces,
+            p.item.produces_text(),
             p.plugin.distribution,
         ]
         for p in entries

@@ -102,7 +102,7 @@ def run_ops(args: argparse.Namespace) -> int:
             "domain": p.item.domain,
             "op": p.item.op,
             "opsets": p.item.opsets_text(),
-            "produces": p.item.produces,
+            "produces": p.item.produces_text(),
             "plugin": p.plugin.name,
         }
         for p in registry.all_extractors(args.framework)

@@ -69,12 +69,6 @@ class Node:
     def num_outputs(self) -> int:
         return max(self._op.num_outputs(), len(self._outputs))
 
-    def input_value(self, idx: int):  # type: ignore[no-untyped-def]
-        """The constant value arriving at input ``idx``, or None."""
-        port = self.in_port(idx)
-        source = port.get_source()
-        return None if source is None else source.data.value
-
     def has_input(self, idx: int) -> bool:
         return self.in_port(idx).get_source() is not None
 

@@ -94,6 +94,12 @@ class InPort:
     def is_connected(self) -> bool:
         return self.get_source() is not None
 
+    def constant(self, *, shape_derived: bool) -> np.ndarray | None:
+        """The value arriving at this input (``OutPort.constant`` of its source); None when
+        unconnected or not known."""
+        source = self.get_source()
+        return None if source is None else source.constant(shape_derived=shape_derived)
+
     def get_source(self) -> OutPort | None:
         return self.node.graph._source_of(self)
 
@@ -134,6 +140,25 @@ class OutPort:
     @property
     def data(self) -> TensorData:
         return self.node._output_data(self.idx)
+
+    def constant(self, *, shape_derived: bool) -> np.ndarray | None:
+        """This tensor's value when it is known at conversion time, else None: the one way
+        extractors, patterns and transforms ask.
+
+        A Const's value, or one partial inference computed. ``shape_derived`` is the
+        explicit choice about values computed from a ShapeOf: True accepts them (an
+        extractor may specialise on a known shape), False refuses them (a transform that
+        builds the value into the IR would pin the model's input shape).
+        """
+        from irconv.ops.structural import Const
+
+        op = self.node.op
+        if isinstance(op, Const):
+            return op.value
+        data = self.data
+        if data.value is None or (data.shape_derived and not shape_derived):
+            return None
+        return data.value
 
     def get_destinations(self) -> list[InPort]:
         """A snapshot: safe to edit the graph while iterating over it."""

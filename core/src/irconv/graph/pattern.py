@@ -16,10 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import permutations
+from typing import TYPE_CHECKING, TypeVar, Union
+
+import numpy as np
 
 from irconv.graph._graph import Graph
 from irconv.graph._node import Node
 from irconv.graph._port import OutPort
+
+if TYPE_CHECKING:
+    from irconv.ops import Op
+
+OpT = TypeVar("OpT", bound="Op")
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,16 @@ class Pat:
     out: int | None = None
 
 
+OpKind = Union[str, "type[Op]"]
+
+
+def _type_names(types: OpKind | tuple[OpKind, ...]) -> tuple[str, ...]:
+    kinds = types if isinstance(types, tuple) else (types,)
+    return tuple(kind if isinstance(kind, str) else kind.type for kind in kinds)
+
+
 def op(
-    types: str | tuple[str, ...],
+    types: OpKind | tuple[OpKind, ...],
     *inputs: Pat,
     bind: str | None = None,
     where: Callable[[Node], bool] | None = None,
@@ -49,9 +65,10 @@ def op(
     single_use: bool = False,
     out: int | None = None,
 ) -> Pat:
-    """A node of one of ``types`` whose first inputs match ``inputs`` (extra inputs free)."""
+    """A node of one of ``types`` (op classes, or IR type names) whose first inputs match
+    ``inputs`` (extra inputs free). ``Match.op(bind, OpClass)`` gives the bound node's op typed."""
     return Pat(
-        types=(types,) if isinstance(types, str) else tuple(types),
+        types=_type_names(types),
         inputs=inputs,
         bind=bind,
         where=where,
@@ -90,6 +107,19 @@ class Match:
 
     def port(self, name: str) -> OutPort:
         return self.ports[name]
+
+    def op(self, name: str, kind: type[OpT]) -> OpT:
+        """The op of the node bound to ``name``, which must be a ``kind``: a typed view, so
+        a rewrite reads its attributes without casts."""
+        found = self.nodes[name].op
+        if not isinstance(found, kind):
+            raise TypeError(f"pattern name {name!r} is bound to a {type(found).__name__}, not a {kind.__name__}")
+        return found
+
+    def constant(self, name: str) -> np.ndarray | None:
+        """The value of the tensor bound to ``name`` (``OutPort.constant``, shape-derived
+        values refused: a rewrite builds what it reads into the IR)."""
+        return self.ports[name].constant(shape_derived=False)
 
     def copy(self) -> Match:
         return Match(dict(self.nodes), dict(self.ports), list(self.matched))

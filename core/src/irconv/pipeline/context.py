@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -9,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from irconv.errors import ConversionError
+from irconv.frontend.attributes import AttributeReader
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.pipeline.infer import try_infer
@@ -46,10 +48,15 @@ class LoadContext:
 _MISSING: Any = object()
 
 
+def _deprecated(name: str, instead: str) -> None:
+    warnings.warn(f"ExtractContext.{name} is deprecated since irconv 0.2; use {instead}",
+                  DeprecationWarning, stacklevel=3)
+
+
 class ExtractContext:
     """What an extractor sees of one framework node, and helpers to build opset ops for it.
 
-    Attributes come through the front end's adapter (``attr``); the facts of every input
+    Attributes come through the front end's adapter, read typed (``attrs``); the facts of every input
     (``input_shape``/``input_type``/``input_value``) are known because extraction runs
     producers first and the core infers each node right after it is extracted.
     New nodes are named after the framework node (``<name>/<suffix>``) so the IR still
@@ -70,6 +77,7 @@ class ExtractContext:
         self.registry = registry
         self.notes = notes if notes is not None else []
         self.inputs: list[OutPort | None] = [p.get_source() for p in node.in_ports()]
+        self._attrs: AttributeReader | None = None
 
     # ------------------------------------------------------------ the framework node
     @property
@@ -84,44 +92,43 @@ class ExtractContext:
         """The framework's own description of the node, for the front end's own helpers."""
         return self.source_op.source
 
-    def attr(self, name: str, default: Any = _MISSING) -> Any:
-        """The framework attribute ``name`` as a Python value; ``default`` when absent.
+    @property
+    def attrs(self) -> AttributeReader:
+        """Typed reads of the node's attributes: ``ctx.attrs.int("axis", 1)``, ``.ints``,
+        ``.float``, ``.str``, ``.bool``, ``.tensor``, ``.graph``, ``.required``; a missing
+        or mistyped attribute is one error naming the node, the attribute, the expected
+        type and what was found."""
+        if self._attrs is None:
+            self._attrs = AttributeReader(self.source_op.attributes, self.where())
+        return self._attrs
 
-        Without a default, a missing attribute is an error naming the node.
-        """
-        attributes = self.source_op.attributes
-        if attributes is not None and name in attributes:
-            return attributes.get(name)
-        if default is _MISSING:
-            raise ConversionError(
-                f"node {self.node.name!r} ({self.source_op.describe()}) has no attribute {name!r}"
-            )
-        return default
+    def attr(self, name: str, default: Any = _MISSING) -> Any:
+        """Deprecated since 0.2: use the typed ``ctx.attrs``."""
+        _deprecated("attr", "ctx.attrs.int/.str/...")
+        return self.attrs.get(name) if default is not _MISSING else self.attrs.required(name)
+
+    def has_attr(self, name: str) -> bool:
+        """Deprecated since 0.2: ``name in ctx.attrs``."""
+        _deprecated("has_attr", "name in ctx.attrs")
+        return name in self.attrs
+
+    def require_rank(self, idx: int = 0) -> int:
+        """Deprecated since 0.2: ``irconv.frontend.require_rank(ctx, idx)``."""
+        from irconv.frontend.helpers import require_rank
+
+        _deprecated("require_rank", "irconv.frontend.require_rank(ctx, idx)")
+        return require_rank(self, idx)
+
+    def normalize_axis(self, axis: int, rank: int) -> int:
+        """Deprecated since 0.2: ``irconv.frontend.normalize_axis(ctx, axis, rank)``."""
+        from irconv.frontend.helpers import normalize_axis
+
+        _deprecated("normalize_axis", "irconv.frontend.normalize_axis(ctx, axis, rank)")
+        return normalize_axis(self, axis, rank)
 
     def where(self) -> str:
         """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
         return f"node {self.node.name!r} ({self.source_op.describe()})"
-
-    def require_rank(self, idx: int = 0) -> int:
-        """The rank of input ``idx``, which must be known (an error asking for a shape if not)."""
-        rank = self.input_rank(idx)
-        if rank is None:
-            raise ConversionError(
-                f"{self.where()}: the rank of input {idx} is unknown; "
-                "give the model input a shape with --input name[d0,d1,...]"
-            )
-        return rank
-
-    def normalize_axis(self, axis: int, rank: int) -> int:
-        """``axis`` (negative counts from the end) as 0..rank-1; out of range is an error."""
-        value = axis + rank if axis < 0 else axis
-        if not 0 <= value < rank:
-            raise ConversionError(f"{self.where()}: axis {axis} is out of range for rank {rank}")
-        return value
-
-    def has_attr(self, name: str) -> bool:
-        attributes = self.source_op.attributes
-        return attributes is not None and name in attributes
 
     def note(self, message: str) -> None:
         """Tell the user something about this node's conversion (an approximation, say);
@@ -153,18 +160,13 @@ class ExtractContext:
         return self.input(idx).data.element_type
 
     def input_value(self, idx: int) -> np.ndarray | None:
-        """The input's constant value when it is known (a Const, or computed upstream), else None.
-
-        A value computed from a shape (ShapeOf) counts: extractors may specialise on it,
-        while folding it into the IR still waits for ``--static-shape``.
-        """
+        """Input ``idx``'s constant value when known, else None (also when not connected):
+        ``OutPort.constant(shape_derived=True)``. A value computed from a shape counts, since
+        an extractor may specialise on it; folding it into the IR still waits for
+        ``--static-shape``."""
         if not self.has_input(idx):
             return None
-        source = self.input(idx)
-        op = source.node.op
-        if isinstance(op, Const):
-            return op.value
-        return source.data.value
+        return self.input(idx).constant(shape_derived=True)
 
     # ------------------------------------------------------------ building
     def add(self, op: Op, inputs: Sequence[OutPort | None], suffix: str | None = None) -> Node:

@@ -8,7 +8,7 @@ checks what it returned and turns a failure into the plugin's *failed* status (o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -43,9 +43,17 @@ class GuardedHooks:
     def info(self, impl: pluggy.HookImpl) -> PluginInfo:
         return self.infos[impl.plugin_name]
 
-    def call(self, impl: pluggy.HookImpl, hook_name: str, kind: type, arguments: Mapping[str, Any]) -> list[Any] | None:
-        """The records ``impl`` returns, each checked to be a ``kind``; None when the plugin
-        failed (it is marked so, with the reason). Under ``strict`` a failure raises."""
+    def call(
+        self,
+        impl: pluggy.HookImpl,
+        hook_name: str,
+        kind: type,
+        arguments: Mapping[str, Any],
+        validate: Callable[[Any], None] | None = None,
+    ) -> list[Any] | None:
+        """The records ``impl`` returns, each checked to be a ``kind`` (and by ``validate``,
+        which raises ``PluginError`` for a bad record); None when the plugin failed (it is
+        marked so, with the reason). Under ``strict`` a failure raises."""
         info = self.infos[impl.plugin_name]
         if info.status != "active":
             return None
@@ -57,6 +65,8 @@ class GuardedHooks:
                 if not isinstance(record, kind):
                     expected = "Op classes" if kind is type else f"{kind.__name__} records"
                     raise PluginError(f"{hook_name} returned {record!r}, expected {expected}")
+                if validate is not None:
+                    validate(record)
         except Exception as exc:
             reason = f"hook {hook_name} failed: {type(exc).__name__}: {exc}"
             if self.strict:

@@ -26,6 +26,10 @@ NEWEST = 10_000
 _ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
 
 ExtractResult = Union["Op", "Sequence[OutPort]"]
+ExtractFn = Callable[["Node", "ExtractContext"], ExtractResult]
+#: The op classes an extractor produces (a comma-separated string of IR type names is still
+#: accepted from plugins written before 0.2, with a DeprecationWarning).
+Produces = tuple[type["Op"], ...]
 
 
 class Phase(enum.Enum):
@@ -74,22 +78,40 @@ class Extractor:
 
     ``extract(node, ctx)`` returns either an ``Op`` (the node keeps its connections and
     takes the op) or the output ports of a sub-graph it built through ``ctx``, one per
-    output of the framework op.
-    ``produces`` names the opset op(s) it becomes, for the supported-op tables.
+    output of the framework op. The record is callable as its function.
+    ``produces`` lists the op classes it becomes, for the supported-op tables; each must be
+    a declared op (checked when the registry's extractor table is built). Front ends make
+    these records with ``irconv.frontend.extractor``.
     """
 
     framework: str
     op: str
-    extract: Callable[[Node, ExtractContext], ExtractResult]
+    extract: ExtractFn
     domain: str = ""
     opsets: range = range(1, NEWEST + 1)
-    produces: str = ""
+    produces: Produces = ()
 
     def __post_init__(self) -> None:
         if not self.framework or not self.op:
             raise PluginError(f"an Extractor needs a framework and an op (got {self.framework!r}, {self.op!r})")
         if not self.opsets or self.opsets.step != 1:
             raise PluginError(f"{self.key_text()}: empty or stepped opset range {self.opsets}")
+        if isinstance(self.produces, str):
+            import warnings
+
+            warnings.warn(f"{self.key_text()}: produces= as a string is deprecated; give the op classes",
+                          DeprecationWarning, stacklevel=3)
+            object.__setattr__(self, "produces", _named_products(self.produces))
+        elif not isinstance(self.produces, tuple):
+            object.__setattr__(self, "produces", tuple(self.produces))
+        from irconv.ops import Op
+
+        for made in self.produces:
+            if not (isinstance(made, type) and issubclass(made, Op)):
+                raise PluginError(f"{self.key_text()}: produces= takes Op classes, got {made!r}")
+
+    def __call__(self, node: Node, ctx: ExtractContext) -> ExtractResult:
+        return self.extract(node, ctx)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -99,6 +121,10 @@ class Extractor:
         domain = f"{self.domain}::" if self.domain else ""
         return f"{self.framework}::{domain}{self.op}"
 
+    def produces_text(self) -> str:
+        """The produced ops' IR types, for tables: ``Convolution, GroupConvolution``."""
+        return ", ".join(dict.fromkeys(made.type for made in self.produces))
+
     def opsets_text(self) -> str:
         last = self.opsets[-1]
         if last >= NEWEST:
@@ -106,6 +132,15 @@ class Extractor:
         if self.opsets[0] == last:
             return str(last)
         return f"{self.opsets[0]}-{last}"
+
+
+def _named_products(text: str) -> Produces:
+    """Op classes standing for IR type names given as text (deprecated ``produces=`` form):
+    placeholders whose ``type`` is the name, so the tables still show them."""
+    from irconv.ops import Op
+
+    names = [n.strip() for n in text.replace("/", ",").split(",") if n.strip()]
+    return tuple(type(name, (Op,), {"type": name, "named_only": True}) for name in names)
 
 
 class Transform:

@@ -235,11 +235,12 @@ class Registry:
             info = self._hooks.info(impl)
             records: list[Extractor] | None
             if "framework" in impl.argnames:
-                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops, "framework": framework})
+                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops, "framework": framework},
+                                           self._check_produces)
             elif impl.plugin_name in self._unaware:
                 records = self._unaware[impl.plugin_name]
             else:  # written before the hook had ``framework``: everything, once
-                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops})
+                records = self._hooks.call(impl, "extract_op", Extractor, {"ops": self.ops}, self._check_produces)
                 if records is not None:
                     self._unaware[impl.plugin_name] = records
             if records is None:
@@ -261,6 +262,14 @@ class Registry:
             self._extracted_all = True
         else:
             self._extracted.add(framework)
+
+    def _check_produces(self, record: Extractor) -> None:
+        """Every op class an extractor says it produces must be a declared op. (The
+        deprecated free-text form is not checked: it never named classes.)"""
+        for made in record.produces:
+            if not made.__dict__.get("named_only", False) and self.ops.info(made) is None:
+                raise PluginError(f"extractor {record.key_text()} produces {made.__name__} ({made.type}), "
+                                  "which no installed plugin declares (declare_ops)")
 
     def _drop(self, info: PluginInfo) -> None:
         """Leave a plugin whose hook just failed out of every table built so far."""
