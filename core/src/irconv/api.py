@@ -11,6 +11,7 @@ from irconv.graph import Graph, MetaKey
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import convert, save
 from irconv.plugins.manager import PluginHost
+from irconv.plugins.option import OptionTable
 
 #: The options ``convert_model`` used, so ``save_model`` emits with the same settings.
 USED_OPTIONS: MetaKey[ConversionOptions] = MetaKey("core.options", ConversionOptions)
@@ -25,25 +26,40 @@ def _host(host: PluginHost | None, disabled_plugins: Any) -> PluginHost:
 
 
 def convert_model(
-    path: str | PathLike[str],
+    model: str | PathLike[str] | object,
     *,
     host: PluginHost | None = None,
     disabled_plugins: list[str] | None = None,
     **options: Any,
 ) -> Graph:
-    """Convert a model file into a graph of opset ops, ready for ``save_model``.
+    """Convert a model into a graph of opset ops, ready for ``save_model``.
 
+    ``model`` is a model file's path, or a model held in memory that an installed loader
+    reads (``irconv-torch``: a ``torch.nn.Module`` or an ``ExportedProgram``).
     ``options`` are the fields of ``ConversionOptions`` (``inputs=["data[1,3,224,224]"]``,
-    ``outputs``, ``static_shape``, ``disabled_transforms``, ``weights``, ...) and the
+    ``outputs``, ``static_shape``, ``disabled_transforms``, ``weights``, ...), the
     keywords of the options installed plugins declare (``irconv convert --help`` lists
-    them; ``signature="serving_default"`` for TensorFlow, for example).
+    them; ``signature="serving_default"`` for TensorFlow, for example) and, for a model in
+    memory, the keywords its loader takes (``example_input=`` for a ``torch.nn.Module``).
     """
     plugin_host = _host(host, disabled_plugins)
-    opts = ConversionOptions.from_kwargs(plugin_host.registry().options, **options)
-    graph = convert(Path(path), opts, plugin_host)
+    registry = plugin_host.registry()
+    source = Path(model) if isinstance(model, (str, PathLike)) else model
+    loader_keywords = {} if isinstance(source, Path) else _loader_keywords(options, registry.options)
+    opts = ConversionOptions.from_kwargs(registry.options, **options)
+    graph = convert(source, opts, plugin_host, loader_keywords=loader_keywords)
     graph.meta[USED_OPTIONS] = opts
-    graph.meta[SOURCE_PATH] = Path(path)
+    if isinstance(source, Path):
+        graph.meta[SOURCE_PATH] = source
     return graph
+
+
+def _loader_keywords(options: dict[str, Any], table: OptionTable) -> dict[str, Any]:
+    """Takes out of ``options`` the keywords that are no conversion option: they go to the
+    loader of an in-memory model, which says which it takes."""
+    core = ConversionOptions.core_fields()
+    found = [key for key in options if key not in core and key != "plugin_values" and table.by_keyword(key) is None]
+    return {key: options.pop(key) for key in found}
 
 
 def save_model(

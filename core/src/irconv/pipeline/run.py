@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from irconv.errors import ModelFileError, UnsupportedOpsError, UserError
 from irconv.graph import Graph
@@ -64,6 +66,41 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
     raise ModelFileError(f"no installed loader recognises {path} (loaders tried: {tried}); {hint}")
 
 
+def pick_object_loader(model: object, registry: Registry) -> Provided[Loader]:
+    """The first loader whose ``accepts_object`` takes the in-memory ``model``."""
+    for provided in registry.loaders:
+        if provided.item.takes_object(model):
+            return provided
+    readers = ", ".join(p.item.framework for p in registry.loaders if p.item.accepts_object is not None)
+    raise UserError(
+        f"no installed loader reads a {_model_text(model)} held in memory (loaders of in-memory models: "
+        f"{readers or 'none installed'}); pass a model file's path, or install the front end for this "
+        "framework (irconv-torch for torch.nn.Module and ExportedProgram)"
+    )
+
+
+def _load(loader: Loader, model: Path | object, ctx: LoadContext, keywords: Mapping[str, Any]) -> Graph:
+    """``loader.load`` on a file, or on an object with the keywords it declares; a keyword
+    it does not take is an error naming the ones it does."""
+    allowed = () if isinstance(model, Path) else loader.object_keywords
+    unknown = sorted(set(keywords) - set(allowed))
+    if unknown:
+        taken = ", ".join(allowed) or "none"
+        what = "a model file" if isinstance(model, Path) else f"a {_model_text(model)}"
+        raise UserError(f"convert_model: {', '.join(unknown)} is not an option, nor a keyword the {loader.framework} "
+                        f"loader takes for {what} (it takes: {taken})")
+    if isinstance(model, Path) or not loader.object_keywords:
+        return loader.load(model, ctx)
+    return loader.load(model, ctx, **keywords)
+
+
+def _model_text(model: Path | object) -> str:
+    if isinstance(model, Path):
+        return str(model)
+    kind = type(model)
+    return f"{kind.__module__}.{kind.__qualname__} object"
+
+
 def _guess_framework(path: Path, registry: Registry) -> tuple[str, str] | None:
     """``(framework, distribution)`` from the install hints (the core's and the plugins')."""
     if path.is_dir():
@@ -92,9 +129,12 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
 
 
 @collect_less_often
-def convert(path: Path, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None) -> Graph:
+def convert(path: Path | object, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None,
+            *, loader_keywords: Mapping[str, Any] | None = None) -> Graph:
     """Run every phase up to (not including) emit and return the finished graph.
 
+    ``path`` is a model file, or a model held in memory (a Python object some loader's
+    ``accepts_object`` takes), which that loader reads with ``loader_keywords``.
     ``report.progress``, when set, is told each stage and how far it got.
     """
     report = report if report is not None else ConversionReport()
@@ -103,19 +143,20 @@ def convert(path: Path, options: ConversionOptions, host: PluginHost, report: Co
     clock = _Clock(report)
     progress = report.progress
 
-    provided = pick_loader(path, options, registry)
+    in_memory = not isinstance(path, Path)
+    provided = pick_object_loader(path, registry) if in_memory else pick_loader(path, options, registry)
     report.framework = provided.item.framework
     loading = Tally(progress)
     load_ctx = LoadContext(options, registry, progress=loading)
-    size = _size_of(path) + (_size_of(options.weights) if options.weights else 0)
+    size = (0 if in_memory else _size_of(path)) + (_size_of(options.weights) if options.weights else 0)
     loading.stage("load", size, "B")
     try:
-        graph = provided.item.load(path, load_ctx)
+        graph = _load(provided.item, path, load_ctx, loader_keywords or {})
     except UserError:
         raise
     except Exception as exc:  # a loader's parse failure is about the user's file
         raise ModelFileError(
-            f"cannot read {path} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
+            f"cannot read {_model_text(path)} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
     if loading.done < size:
         progress.advance(size - loading.done)  # what the loader did not report itself

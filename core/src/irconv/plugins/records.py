@@ -51,13 +51,20 @@ class Loader:
 
     ``sniff`` looks at the file's first bytes (or a directory's content) and says whether
     the file is this framework's; ``suffixes`` is the cheap first guess.
+    A loader that also reads models held in memory (a ``torch.nn.Module``, a Keras model)
+    sets ``accepts_object``, which says whether it reads a given Python object (it must not
+    import its framework to answer: an object of that framework means it is imported
+    already); ``load`` then receives the object instead of a path, with the keywords of
+    ``convert_model`` named in ``object_keywords`` (``example_input=...``).
     """
 
     framework: str
-    load: Callable[[Path, LoadContext], Graph]
+    load: Callable[..., Graph]
     suffixes: tuple[str, ...] = ()
     sniff: Callable[[Path], bool] | None = None
     description: str = ""
+    accepts_object: Callable[[Any], bool] | None = None
+    object_keywords: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.framework:
@@ -70,6 +77,10 @@ class Loader:
             except OSError:
                 return False
         return path.suffix.lower() in self.suffixes
+
+    def takes_object(self, model: Any) -> bool:
+        """Whether ``load`` reads the in-memory ``model``."""
+        return self.accepts_object is not None and bool(self.accepts_object(model))
 
 
 @dataclass(frozen=True, slots=True)
