@@ -81,10 +81,14 @@ def test_validation_blames_the_transform_and_those_before_it(plugin_host, regist
     assert "'test.dangle'" in str(info.value) and "ran before it: test.widen" in str(info.value)
 
 
-def test_a_crashing_transform_is_wrapped_with_its_id(plugin_host, register_plugin):
+def test_a_crashing_transform_is_a_fault_of_its_plugin(plugin_host, register_plugin):
+    from irconv.errors import PluginFault
+
     register_plugin(Middle(WidenInput(), Crash()))
-    with pytest.raises(ConversionError, match=r"transform 'test.crash' \(test-plugin 0\) failed: KeyError.*test.widen"):
+    with pytest.raises(PluginFault, match=r"test-plugin 0 failed in transform 'test.crash' \(ran before it: test.widen\): "
+                                          r"KeyError.*please report it to its authors") as info:
         run_phase(graph(), Phase.MIDDLE, ctx_for(plugin_host))
+    assert info.value.exit_code == 4
 
 
 class Untouching(Transform):

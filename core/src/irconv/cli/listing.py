@@ -59,6 +59,8 @@ def run_plugins(args: argparse.Namespace) -> int:
     if summary.missing_front_ends:
         print(f"\nNo model loader is installed: pip install {', '.join(summary.missing_front_ends)}.")
     return 0
+        if p.distribution in summary.clashing:
+            status += " (clash, see below)"
 
 
 def run_transforms(args: argparse.Namespace) -> int:
@@ -66,6 +68,10 @@ def run_transforms(args: argparse.Namespace) -> int:
     phases = [Phase(args.phase)] if args.phase else list(Phase)
     entries: list[dict[str, Any]] = []
     for phase in phases:
+    if summary.clashes:
+        print("\nClashes (a conversion that needs one of these stops with this message):")
+        for clash in summary.clashes:
+            print(f"  {clash}")
         for position, provided in enumerate(registry.plan(phase), 1):
             t = provided.item
             entries.append(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from irconv.errors import ConversionError, IrconvError, UnsupportedOpsError
+from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op, SourceOp
 from irconv.pipeline.context import ExtractContext
@@ -88,18 +88,18 @@ def extract_graph(
             continue
         for body in op.bodies.values():
             extract_graph(body, registry, options, progress, notes)
-        extractor = registry.find_extractor(op.framework, op.domain, op.op_type, op.opset_version)
-        if extractor is None:  # check_supported ran first; a body-only path may still get here
+        provided = registry.find_provided_extractor(op.framework, op.domain, op.op_type, op.opset_version)
+        if provided is None:  # check_supported ran first; a body-only path may still get here
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
         ctx = ExtractContext(graph, node, options, registry, notes)
         try:
-            result = extractor.extract(node, ctx)
+            result = provided.item.extract(node, ctx)
         except IrconvError:
             raise
-        except Exception as exc:
-            raise ConversionError(
-                f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version}) failed: "
-                f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # not raised on purpose: the extractor's bug
+            raise PluginFault(
+                f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})", exc,
+                provided.plugin.label(),
             ) from exc
         _apply_result(graph, node, op, result)
         if progress is not None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from irconv.errors import ConversionError, IrconvError
+from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, SourceOp, Trait
 from irconv.pipeline.budget import (
@@ -40,10 +40,10 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
             f"node {node.name!r} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
             "infer; flatten the control flow or split the model"
         ) from None
-    except Exception as exc:
-        raise ConversionError(
-            f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
-            f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # not raised on purpose: the op's bug (its plugin is named by the caller)
+        raise PluginFault(
+            f"inferring node {node.name!r} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
+            op=type(op),
         ) from exc
     ledger = ledger if ledger is not None else ledger_for(node.graph)
     if isinstance(op, (Const, Parameter)):
@@ -61,7 +61,7 @@ def try_infer(node: Node) -> bool:
     try:
         infer_node(node)
         return True
-    except Exception:
+    except UserError:  # the op cannot be inferred yet; a plugin's bug still surfaces
         forget_facts(node)
         return False
 
@@ -85,10 +85,12 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     except MemoryError:
         ledger.refused += 1
         return  # the value is left unknown; the node stays an operation
-    except Exception as exc:
-        raise ConversionError(
-            f"constant evaluation failed at node {node.name!r} ({node.op.describe()}) with inputs "
-            f"{describe_inputs(node)}: {type(exc).__name__}: {exc}"
+    except IrconvError:
+        raise
+    except Exception as exc:  # not raised on purpose: the op's bug
+        raise PluginFault(
+            f"evaluating node {node.name!r} ({node.op.describe()}) with inputs {describe_inputs(node)}", exc,
+            op=type(node.op),
         ) from exc
     if outputs is None:
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from irconv.errors import ConversionError, GraphError, IrconvError
+from irconv.errors import GraphError, IrconvError, PluginFault
 from irconv.graph import Graph
 from irconv.ops import SourceOp
 from irconv.pipeline.context import TransformContext
@@ -73,8 +73,10 @@ def run_phase(
             if isinstance(exc, GraphError):
                 raise GraphError(_blame(provided, ran_before, str(exc))) from exc
             raise
-        except Exception as exc:
-            raise ConversionError(_blame(provided, ran_before, f"{type(exc).__name__}: {exc}")) from exc
+        except Exception as exc:  # not raised on purpose: the transform's bug
+            before = ", ".join(ran_before[-5:]) or "none"
+            raise PluginFault(f"in transform {transform.id!r} (ran before it: {before})", exc,
+                              provided.plugin.label()) from exc
         runs.append(TransformRun(transform.id, changed_any, time.perf_counter() - start, before, len(graph)))
         if progress is not None:
             progress.advance(1)

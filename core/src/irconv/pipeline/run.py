@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError, UnsupportedOpsError, UserError
+from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UserError
 from irconv.graph import Graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
@@ -128,6 +129,24 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
         raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
 
 
+def _blaming_op_owners(convert_fn: Callable[..., Graph]) -> Callable[..., Graph]:
+    """An op's bug found while inferring or evaluating it names the plugin that declared the op
+    (inference itself knows only the op class)."""
+
+    @functools.wraps(convert_fn)
+    def wrapper(path: Any, options: ConversionOptions, host: PluginHost, *args: Any, **kwargs: Any) -> Graph:
+        try:
+            return convert_fn(path, options, host, *args, **kwargs)
+        except PluginFault as fault:
+            if not fault.plugin and fault.op is not None:
+                owner = host.registry().owner_of_op(fault.op)
+                fault.blame(owner or f"the plugin that declares {fault.op.__name__}")
+            raise
+
+    return wrapper
+
+
+@_blaming_op_owners
 @collect_less_often
 def convert(path: Path | object, options: ConversionOptions, host: PluginHost, report: ConversionReport | None = None,
             *, loader_keywords: Mapping[str, Any] | None = None) -> Graph:
@@ -139,6 +158,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     """
     report = report if report is not None else ConversionReport()
     registry = host.registry()
+    registry.raise_declaration_clashes()
     options = options.resolved(registry.options)
     clock = _Clock(report)
     progress = report.progress
@@ -152,7 +172,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     loading.stage("load", size, "B")
     try:
         graph = _load(provided.item, path, load_ctx, loader_keywords or {})
-    except UserError:
+    except IrconvError:  # the loader's own errors, and a plugin clash found while it ran
         raise
     except Exception as exc:  # a loader's parse failure is about the user's file
         raise ModelFileError(

@@ -26,10 +26,18 @@ class GuardedHooks:
     arguments, an old implementation simply does not name the new ones).
     """
 
-    def __init__(self, pm: pluggy.PluginManager, infos: dict[str, PluginInfo], *, strict: bool) -> None:
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        infos: dict[str, PluginInfo],
+        *,
+        strict: bool,
+        trace: Callable[[str], None] | None = None,
+    ) -> None:
         self._pm = pm
         self.infos = infos
         self.strict = strict
+        self._trace = trace  # IRCONV_DEBUG=1: each call and its result
 
     def implementations(self, hook_name: str) -> list[pluggy.HookImpl]:
         """The active plugins' implementations of ``hook_name``, in plugin-name order."""
@@ -59,6 +67,9 @@ class GuardedHooks:
             return None
         try:
             kwargs = {arg: arguments[arg] for arg in impl.argnames if arg in arguments}
+            if self._trace is not None:
+                self._trace(f"call {hook_name}({', '.join(f'{k}={_short(v)}' for k, v in kwargs.items())}) "
+                            f"of plugin {info.name!r} ({info.label()})")
             returned: Any = impl.function(**kwargs)
             records: list[Any] = list(returned or ())
             for record in records:
@@ -69,11 +80,18 @@ class GuardedHooks:
                     validate(record)
         except Exception as exc:
             reason = f"hook {hook_name} failed: {type(exc).__name__}: {exc}"
+            if not isinstance(exc, PluginError):
+                reason += f" (a bug in {info.label()}: please report it to its authors)"
+            if self._trace is not None:
+                self._trace(f"  {hook_name} of {info.name!r} failed: {reason}")
             if self.strict:
                 raise PluginError(f"plugin {info.name!r} ({info.label()}): {reason}") from exc
             info.status, info.error = "failed", reason
             info.counts = {}
             return None
+        if self._trace is not None:
+            shown = ", ".join(_short(r) for r in records[:8]) + (", ..." if len(records) > 8 else "")
+            self._trace(f"  {hook_name} of {info.name!r} returned {len(records)} record(s): {shown}")
         return records
 
     def call_all(self, hooks: Mapping[str, type], arguments: Mapping[str, Any]) -> dict[str, dict[str, list[Any]]]:
@@ -86,3 +104,10 @@ class GuardedHooks:
                 if records is not None:
                     found.setdefault(impl.plugin_name, {})[hook_name] = records
         return {name: per_hook for name, per_hook in found.items() if self.infos[name].status == "active"}
+
+
+def _short(value: Any) -> str:
+    """A record or argument as one short line for the debug trace."""
+    text = value.__name__ if isinstance(value, type) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."

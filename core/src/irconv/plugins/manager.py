@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.metadata as metadata
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,9 +55,12 @@ class PluginHost:
         self.disabled = set(disabled)
         self._pm = pluggy.PluginManager(hookspecs.PROJECT)
         self._pm.add_hookspecs(hookspecs)
+        #: With IRCONV_DEBUG=1, every hook call and what it returned, on stderr.
+        self._trace: Callable[[str], None] | None = None
         if os.environ.get("IRCONV_DEBUG") == "1":
             self._pm.trace.root.setwriter(lambda msg: sys.stderr.write(msg))
             self._pm.enable_tracing()
+            self._trace = lambda msg: print(f"irconv-debug: {msg}", file=sys.stderr)
         self._infos: dict[str, PluginInfo] = {}
         self._registry: Registry | None = None
         self._entry_points: list[metadata.EntryPoint] = []
@@ -114,8 +117,19 @@ class PluginHost:
             return
         if isinstance(plugin, type):
             plugin = plugin()
-        self._pm.register(plugin, name=name)
-        self._pm.check_pending()
+        try:
+            self._pm.register(plugin, name=name)
+            self._pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            # An unknown hook name or an argument the hookspec does not have: this plugin's
+            # fault, reported like an import failure, never a crash of every command.
+            if self._pm.is_registered(plugin):
+                self._pm.unregister(plugin)
+            reason = "invalid hook implementation: " + " ".join(str(exc).split())
+            if self.strict:
+                raise PluginError(f"plugin {name!r} ({dist_name} {version}): {reason}") from exc
+            self._infos[name] = PluginInfo(name, dist_name, version, "failed", error=reason)
+            return
         hooks = sorted(
             caller.name for caller in self._pm.get_hookcallers(plugin) or () if caller.name in hookspecs.HOOK_NAMES
         )
@@ -132,7 +146,7 @@ class PluginHost:
         it, only what is known so far (import failures, the hooks called until now)."""
         registry = self.registry()  # loads the plugins
         if complete:
-            registry.complete()
+            registry.complete(tolerate_clashes=not self.strict)
         return [self._infos[name] for name in sorted(self._infos)]
 
     def summary(self) -> PluginSummary:
@@ -149,7 +163,7 @@ class PluginHost:
             if cached is not None:
                 return cached
         built = summary.PluginSummary.of(self.plugins(), self.registry())
-        if key and all(p.status != "failed" for p in built.plugins):
+        if key and all(p.status != "failed" for p in built.plugins) and not built.clashes:
             summary.store(key, built)
         return built
 
@@ -162,5 +176,5 @@ class PluginHost:
         once under ``strict``); see ``Registry``."""
         self._load_discovered()
         if self._registry is None:
-            self._registry = Registry.build(self._pm, self._infos, strict=self.strict)
+            self._registry = Registry.build(self._pm, self._infos, strict=self.strict, trace=self._trace)
         return self._registry

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from irconv.errors import PluginError
+from irconv.errors import PluginClash, PluginError
 from irconv.plugins.records import NEWEST
 
 if TYPE_CHECKING:
@@ -61,9 +61,8 @@ class OpTable:
                 return  # the same class declared twice (re-exported) is harmless
             if other.version == op.version:
                 where = op.custom_opset or f"opset{op.version}"
-                raise PluginError(
-                    f"op {op.type} ({where}) declared by {other_owner} ({other.__name__}) and {owner} ({op.__name__})"
-                )
+                raise PluginClash(f"op {op.type} ({where})", other_owner, owner,
+                                  f"{other.__name__} and {op.__name__}")
         versions.append((op, owner))
         versions.sort(key=lambda entry: entry[0].version)
         self._declared = None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from irconv.errors import PluginError, UserError
+from irconv.errors import PluginClash, PluginError, UserError
 
 T = TypeVar("T")
 
@@ -117,7 +117,7 @@ class OptionTable:
         for what, key, other in taken:
             if other is not None:
                 other_owner = self._by_name[other][1]
-                raise PluginError(f"{what} {key!r} declared by {other_owner} ({other}) and {owner} ({option.name})")
+                raise PluginClash(f"{what} {key!r}", other_owner, owner, f"options {other} and {option.name}")
         self._by_name[option.name] = (option, owner)
         self._by_flag[option.cli_flag] = option.name
         self._by_keyword[option.python_keyword] = option.name

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
-from irconv.errors import PluginError
+from irconv.errors import PluginClash, PluginError
 from irconv.plugins._hookcalls import GuardedHooks
 from irconv.plugins.optable import OpTable
 from irconv.plugins.option import Option, OptionTable
@@ -92,6 +92,11 @@ class Registry:
         self._extracted_all = False
         self._unaware: dict[str, list[Extractor]] = {}  # extract_op results of impls without ``framework``
         self._lock = threading.RLock()  # one builder at a time (a host may serve several threads)
+        # Clashes recorded instead of raised (the first provider kept, the second's record
+        # left out): declarations' always, the other tables' under ``complete(tolerate_clashes=True)``.
+        self._declaration_clashes: list[PluginClash] = []
+        self._table_clashes: list[PluginClash] = []
+        self._tolerate_clashes = False
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -102,6 +107,7 @@ class Registry:
         *,
         strict: bool = False,
         reserved_flags: Sequence[str] = (),
+        trace: Callable[[str], None] | None = None,
     ) -> Registry:
         """Call the declaration hooks of every active plugin now, the others on first use.
 
@@ -113,39 +119,69 @@ class Registry:
         for info in infos.values():
             info.counts = {}
         registry = cls()
-        registry._hooks = GuardedHooks(pm, infos, strict=strict)
+        registry._hooks = GuardedHooks(pm, infos, strict=strict, trace=trace)
         registry._reserved_flags = tuple(reserved_flags)
         registry._declarations = registry._hooks.call_all(DECLARATION_HOOKS, {})
         registry._declare()
         if strict:
+            registry.raise_declaration_clashes()
             registry.complete()
         return registry
 
-    def complete(self) -> Registry:
+    def complete(self, *, tolerate_clashes: bool = False) -> Registry:
         """Build every table now: every hook of every plugin runs, every conflict is found,
-        and each plugin's counts are final (what ``irconv plugins`` shows)."""
-        for table in _TABLES:
-            self._ensure(table)
-            if table == "load_model":
-                self._ensure_extractors(None)
+        and each plugin's counts are final (what ``irconv plugins`` shows). With
+        ``tolerate_clashes`` a clash is recorded in ``clashes`` instead of raised, so the
+        whole table can still be shown."""
+        self._tolerate_clashes = tolerate_clashes
+        try:
+            for table in _TABLES:
+                self._ensure(table)
+                if table == "load_model":
+                    self._ensure_extractors(None)
+        finally:
+            self._tolerate_clashes = False
         if self._hooks is not None:
             for info in self._hooks.infos.values():
                 info.counts = {k: info.counts[k] for k in _COUNT_ORDER if k in info.counts}
         return self
+
+    @property
+    def clashes(self) -> list[PluginClash]:
+        """Every clash recorded so far (see ``complete``)."""
+        return [*self._declaration_clashes, *self._table_clashes]
+
+    def _clash(self, clash: PluginClash) -> None:
+        if not self._tolerate_clashes:
+            raise clash
+        self._table_clashes.append(clash)
+
+    def raise_declaration_clashes(self) -> None:
+        """Ops and options are declared at start-up for every command, so their clashes are
+        only recorded then; a conversion, which needs both tables, raises the first here."""
+        if self._declaration_clashes:
+            raise self._declaration_clashes[0]
 
     def _declare(self) -> None:
         """The op and option tables from the active plugins' declarations (again after a
         plugin failed: its declarations go too)."""
         assert self._hooks is not None
         self.ops, self.options = OpTable(), OptionTable()
+        self._declaration_clashes = []
         for name, per_hook in self._declarations.items():
             info = self._hooks.infos[name]
             if info.status != "active":
                 continue
             for option in per_hook.get("declare_options", ()):
-                self.options.add(option, info.label(), self._reserved_flags)
+                try:
+                    self.options.add(option, info.label(), self._reserved_flags)
+                except PluginClash as clash:
+                    self._declaration_clashes.append(clash)
             for op in per_hook.get("declare_ops", ()):
-                self.ops.add(op, info.label())
+                try:
+                    self.ops.add(op, info.label())
+                except PluginClash as clash:
+                    self._declaration_clashes.append(clash)
             for what, hook in (("options", "declare_options"), ("ops", "declare_ops")):
                 if per_hook.get(hook):
                     info.counts[what] = len(per_hook[hook])
@@ -192,9 +228,8 @@ class Registry:
         for provided in self._active(self._records(hook_name)):
             name = key(provided.item)
             if name in table:
-                raise PluginError(
-                    f"{what} {name!r} provided by {table[name].plugin.label()} and {provided.plugin.label()}"
-                )
+                self._clash(PluginClash(f"{what} {name!r}", table[name].plugin.label(), provided.plugin.label()))
+                continue
             table[name] = provided
         for provided in table.values():
             _count(provided.plugin, count)
@@ -210,9 +245,8 @@ class Registry:
                 continue
             tid = provided.item.id
             if tid in owner:
-                raise PluginError(
-                    f"transform id {tid!r} provided by {owner[tid].plugin.label()} and {provided.plugin.label()}"
-                )
+                self._clash(PluginClash(f"transform id {tid!r}", owner[tid].plugin.label(), provided.plugin.label()))
+                continue
             owner[tid] = provided
             provided_by_phase[phase].append(provided)
         plans = {phase: order_transforms(provided) for phase, provided in provided_by_phase.items()}
@@ -253,7 +287,10 @@ class Registry:
             ]
         table: dict[ExtractorKey, list[Provided[Extractor]]] = {}
         for provided in self._active(found):
-            _add_extractor(table, provided)
+            try:
+                _add_extractor(table, provided)
+            except PluginClash as clash:
+                self._clash(clash)
         self._extractors.update(table)  # keys hold the framework: none of them was there
         for entries in table.values():
             for provided in entries:
@@ -325,11 +362,21 @@ class Registry:
 
     # ------------------------------------------------------------ lookups
     def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Extractor | None:
+        found = self.find_provided_extractor(framework, domain, op, opset)
+        return None if found is None else found.item
+
+    def find_provided_extractor(self, framework: str, domain: str, op: str, opset: int) -> Provided[Extractor] | None:
+        """The extractor for ``op`` at ``opset`` with the plugin that provides it."""
         self._ensure_extractors(framework)
         for entry in self._extractors.get((framework, domain, op), ()):
             if opset in entry.item.opsets:
-                return entry.item
+                return entry
         return None
+
+    def owner_of_op(self, op: type[Op]) -> str:
+        """The label (distribution and version) of the plugin that declared ``op``, or ''."""
+        declared = self.ops.info(op)
+        return "" if declared is None else declared.owner
 
     def extractors_for(self, framework: str, domain: str, op: str) -> list[Provided[Extractor]]:
         self._ensure_extractors(framework)
@@ -372,6 +419,8 @@ class Registry:
 
 
 def _add_extractor(table: dict[ExtractorKey, list[Provided[Extractor]]], provided: Provided[Extractor]) -> None:
+    """Add one extractor; an opset range overlapping another plugin's for the same op is a
+    ``PluginClash`` (the record is then not added)."""
     extractor, info = provided.item, provided.plugin
     entries = table.setdefault(extractor.key, [])
     for existing in entries:
@@ -383,9 +432,7 @@ def _add_extractor(table: dict[ExtractorKey, list[Provided[Extractor]]], provide
             where = f"opset {overlap.start}" if len(overlap) == 1 else f"opsets {overlap.start}-{overlap[-1]}"
             if overlap.stop > NEWEST:
                 where = f"opsets {overlap.start}+"
-            raise PluginError(
-                f"{extractor.key_text()} {where} provided by {existing.plugin.label()} and {info.label()}"
-            )
+            raise PluginClash(f"{extractor.key_text()} {where}", existing.plugin.label(), info.label())
     entries.append(provided)
     entries.sort(key=lambda p: p.item.opsets.start)
 

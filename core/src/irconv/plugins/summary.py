@@ -43,6 +43,10 @@ class PluginSummary:
     plugins: list[PluginInfo]
     custom_opsets: dict[str, list[str]] = field(default_factory=dict)
     missing_front_ends: list[str] = field(default_factory=list)
+    #: Clash messages, each naming both distributions and the ``--disable-plugin`` way out.
+    clashes: list[str] = field(default_factory=list)
+    #: The distributions involved in a clash.
+    clashing: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, plugins: list[PluginInfo], registry: Registry) -> PluginSummary:
@@ -53,7 +57,9 @@ class PluginSummary:
         if not any(p.counts.get("loaders") for p in plugins if p.status == "active"):
             fronts = (h.distribution for h in registry.hints if h.frameworks and "ir" not in h.frameworks)
             missing = list(dict.fromkeys(fronts))
-        return cls(plugins, {k: sorted(v) for k, v in custom.items()}, missing)
+        clashes = registry.clashes
+        clashing = sorted({d for clash in clashes for d in clash.distributions})
+        return cls(plugins, {k: sorted(v) for k, v in custom.items()}, missing, [str(c) for c in clashes], clashing)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,6 +67,8 @@ class PluginSummary:
             "plugins": [dataclasses.asdict(p) for p in self.plugins],
             "custom_opsets": self.custom_opsets,
             "missing_front_ends": self.missing_front_ends,
+            "clashes": self.clashes,
+            "clashing": self.clashing,
         }
 
     @classmethod
@@ -71,6 +79,8 @@ class PluginSummary:
             [PluginInfo(**p) for p in data["plugins"]],
             {k: list(v) for k, v in data["custom_opsets"].items()},
             list(data["missing_front_ends"]),
+            list(data.get("clashes", [])),
+            list(data.get("clashing", [])),
         )
 
 
