@@ -201,7 +201,7 @@ def version_text() -> str:
     rows = _plugin_rows(with_summary=False)
     if not rows:
         return f"irconv {__version__}\nno plugins installed"
-    return f"irconv {__version__}\n" + _indent(format_table(["plugin", "distribution"], rows))
+    return f"irconv {__version__}\n" + _indent(_table(["plugin", "distribution"], rows))
 
 
 def installed_plugins_text() -> str:
@@ -210,7 +210,7 @@ def installed_plugins_text() -> str:
     if not rows:
         return "No plugin is installed: pip install irconv irconv-onnx (or irconv-tf, irconv-caffe, ...)."
     return "installed plugins (irconv plugins shows what each provides):\n" + _indent(
-        format_table(["plugin", "distribution", "what it is"], rows)
+        _table(["plugin", "distribution", "what it is"], rows)
     )
 
 
@@ -221,6 +221,14 @@ def installed_frameworks_text() -> str:
         return "No front end is installed: irconv plugins says what to install."
     rows = [[p.item.framework, p.item.description, p.plugin.label()] for p in loaders]
     return "installed frameworks (--framework):\n" + _indent(format_table(["framework", "models", "plugin"], rows))
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """``headers`` plus a "note" column when a row has one."""
+    if any(len(row) > len(headers) for row in rows):
+        headers = [*headers, "note"]
+        rows = [row + [""] * (len(headers) - len(row)) for row in rows]
+    return format_table(headers, rows)
 
 
 def _indent(text: str) -> str:

@@ -30,12 +30,14 @@ def _raise_terminated(signum: int, frame: object) -> None:
 
 
 def build_parser(plugin_options: OptionTable | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = listing.InstalledHelpParser(
         prog="irconv",
-        description="Convert ONNX, TensorFlow and Caffe models into OpenVINO IR.",
+        description="Convert trained models into OpenVINO IR, through the installed plugins.",
         allow_abbrev=False,
+        installed=listing.installed_plugins_text,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--version", action="store_true", help="print the core's and every plugin's version")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     convert_cmd.add_parser(commands, plugin_options)
     listing.add_parsers(commands)
@@ -59,9 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.host = host
     if args.version:
-        from irconv import __version__
-
-        print(f"irconv {__version__}")
+        print(listing.version_text())
         return 0
     if args.command is None:
         parser.print_help()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from irconv.errors import PluginError
-from irconv.plugins import hookspecs
+from irconv.plugins import compat, hookspecs
 from irconv.plugins.registry import Registry
 
 if TYPE_CHECKING:
@@ -93,6 +93,12 @@ class PluginHost:
                 continue
             if self._is_disabled(ep.name, dist_name):
                 self._infos[ep.name] = PluginInfo(ep.name, dist_name, version, "disabled")
+                continue
+            mismatch = compat.incompatibility(ep.name, dist)  # before importing code made for another core
+            if mismatch:
+                if self.strict:
+                    raise PluginError(mismatch)
+                self._infos[ep.name] = PluginInfo(ep.name, dist_name, version, "failed", error=mismatch)
                 continue
             try:
                 plugin = ep.load()
