@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
     from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
     from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
-    from irconv.pipeline.infer import infer_graph
+    from irconv.graph.infer import infer_graph
     from irconv.plugins.hookspecs import hookimpl
     from irconv.plugins.manager import PluginHost
     from irconv.plugins.option import Option
@@ -91,7 +91,7 @@ _EXPORTS: dict[str, str] = {
     "ExtractContext": "irconv.pipeline",
     "LoadContext": "irconv.pipeline",
     "TransformContext": "irconv.pipeline",
-    "infer_graph": "irconv.pipeline.infer",
+    "infer_graph": "irconv.graph.infer",
     "hookimpl": "irconv.plugins.hookspecs",
     "Emitter": "irconv.plugins.records",
     "Extractor": "irconv.plugins.records",

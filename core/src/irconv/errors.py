@@ -41,7 +41,7 @@ class PluginClash(PluginError):
         detail = f" ({detail})" if detail else ""
         super().__init__(
             f"{what} provided by {first} and {second}{detail}; uninstall one, or leave one out with "
-            f"--disable-plugin {self.distributions[1]}"
+            f"--disable-plugin {self.distributions[0]} or --disable-plugin {self.distributions[1]}"
         )
 
 

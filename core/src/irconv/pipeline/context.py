@@ -13,7 +13,7 @@ from irconv.errors import ConversionError
 from irconv.frontend.attributes import AttributeReader
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
-from irconv.pipeline.infer import try_infer
+from irconv.graph.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape

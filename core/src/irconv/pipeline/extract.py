@@ -12,7 +12,7 @@ from irconv.errors import ConversionError, IrconvError, PluginFault, Unsupported
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Op, SourceOp
 from irconv.pipeline.context import ExtractContext
-from irconv.pipeline.infer import try_infer
+from irconv.graph.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import Progress
 from irconv.plugins.registry import Registry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, Result
-from irconv.pipeline.budget import BudgetLedger, ValueBudget, ledger_for
+from irconv.graph.budget import BudgetLedger, ValueBudget, ledger_for
 
 
 def fold_constants(graph: Graph, *, static_shape: bool, budget: ValueBudget | None = None) -> int:
@@ -12,7 +12,7 @@ def fold_constants(graph: Graph, *, static_shape: bool, budget: ValueBudget | No
 
     Values derived from ShapeOf stay computed (so later inference can use them) but
     are not folded unless ``static_shape``: folding them would pin the model's shape.
-    ``budget`` (default: the graph's, see ``irconv.pipeline.budget``) bounds each folded
+    ``budget`` (default: the graph's, see ``irconv.graph.budget``) bounds each folded
     Const and their sum: a node over budget stays an operation, so a model cannot make
     the IR's weights file explode (a small ``Tile`` of a big constant, say).
     """

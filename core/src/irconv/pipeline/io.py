@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from irconv.errors import UserError
 from irconv.graph import Graph, Node, OutPort
+from irconv.graph.tensors import find_tensor
 from irconv.ops import Const, Parameter, Result
 from irconv.pipeline.input_spec import InputSpec
 from irconv.pipeline.options import ConversionOptions
@@ -115,24 +116,6 @@ def _freeze(graph: Graph, node: Node, spec: InputSpec) -> None:
     node.out_port(0).get_connection().set_source(const.out_port(0))
     graph.remove_node(node)
     graph.rename(const, node.name)
-
-
-def find_tensor(graph: Graph, name: str) -> OutPort | None:
-    """The output port carrying tensor ``name``: a tensor name, ``node:port`` (an output of
-    node), ``port:node`` (what feeds that input of node) or a node name (its output 0)."""
-    for node in graph.nodes():
-        for port in node.out_ports():
-            if name in port.data.names:
-                return port
-    node_name, _, port_text = name.rpartition(":")
-    if node_name and port_text.isdigit() and graph.has_node(node_name):
-        return graph.node(node_name).out_port(int(port_text))
-    port_text, _, node_name = name.partition(":")
-    if port_text.isdigit() and graph.has_node(node_name):  # port:node, what feeds that input
-        return graph.node(node_name).in_port(int(port_text)).get_source()
-    if graph.has_node(name):
-        return graph.node(name).out_port(0)
-    return None
 
 
 def cut_outputs(graph: Graph, options: ConversionOptions) -> None:

@@ -9,7 +9,7 @@ from irconv.errors import GraphError, IrconvError, PluginFault
 from irconv.graph import Graph
 from irconv.ops import SourceOp
 from irconv.pipeline.context import TransformContext
-from irconv.pipeline.infer import reinfer
+from irconv.graph.infer import reinfer
 from irconv.pipeline.progress import Progress
 from irconv.plugins.records import Phase, Transform
 from irconv.plugins.registry import Provided
@@ -57,12 +57,15 @@ def run_phase(
         try:
             for _ in range(transform.MAX_ROUNDS if transform.fixed_point else 1):
                 marked_before = graph.dirty_marks() if ctx.options.validate else frozenset()
+                names_before = tensor_names(graph) if ctx.options.validate else {}
                 changed = transform.apply(graph, ctx)
                 if not isinstance(changed, bool):
                     raise GraphError(f"apply() returned {changed!r}; it must return True or False")
                 if not changed:
                     if ctx.options.validate and graph.dirty_marks() - marked_before:
                         raise GraphError("apply() returned False but edited the graph")
+                    if ctx.options.validate and tensor_names(graph) != names_before:
+                        raise GraphError("apply() returned False but renamed tensors")
                     break
                 changed_any = True
                 if phase is not Phase.FRONT:
@@ -83,6 +86,16 @@ def run_phase(
     if phase is Phase.FRONT:
         graph.take_dirty()
     return runs
+
+
+def tensor_names(graph: Graph) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every output port's tensor names, by (node name, port): the edits that mark no node dirty."""
+    return {
+        (node.name, port.idx): tuple(port.data.names)
+        for node in graph.nodes()
+        for port in node.out_ports()
+        if port.data.names
+    }
 
 
 def _blame(provided: Provided[Transform], ran: list[str], message: str) -> str:

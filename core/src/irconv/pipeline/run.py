@@ -16,7 +16,7 @@ from irconv.pipeline.collector import collect_less_often
 from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
-from irconv.pipeline.infer import infer_graph
+from irconv.graph.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.output import AtomicFiles

@@ -17,7 +17,7 @@ import numpy as np
 from irconv.errors import GraphError
 from irconv.graph import Graph, InPort, Node, OutPort
 from irconv.ops import Const, DeferredConst, DeferredProduct, Op, Parameter, Result, Trait
-from irconv.pipeline.infer import node_outputs_reset, try_infer
+from irconv.graph.infer import node_outputs_reset, try_infer
 
 Facts = tuple[Any, ...]
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from irconv.errors import ConversionError, UserError
 from irconv.graph import Graph, Node, OutPort
-from irconv.pipeline.io import find_tensor
+from irconv.graph.tensors import find_tensor
 from irconv.plugins.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 

@@ -17,7 +17,7 @@ import pytest
 
 from irconv.graph import Graph
 from irconv.pipeline.context import TransformContext
-from irconv.pipeline.infer import infer_graph, reinfer
+from irconv.graph.infer import infer_graph, reinfer
 from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Transform

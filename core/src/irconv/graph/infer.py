@@ -1,0 +1,151 @@
+"""Partial inference: shapes, element types and constant values, in topological order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
+from irconv.graph import Graph, Node
+from irconv.ops import Const, Parameter, SourceOp, Trait
+from irconv.graph.budget import (
+    BudgetLedger,
+    check_declared_size,
+    ledger_for,
+    predicted_bytes,
+    start_pass,
+    values_bytes,
+)
+from irconv.types import ElementType, format_shape
+
+
+def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
+    """Infer one node's outputs; propagate constant values through ``evaluate``.
+
+    A failure names the node, its op and its input shapes. Values are computed only within
+    the graph's budget (``ledger``, default: the graph's current pass): a value over budget
+    stays unknown, so the node stays an operation in the IR. A Parameter or Const declaring
+    an absurdly large tensor is refused.
+    """
+    op = node.op
+    if isinstance(op, SourceOp):
+        raise ConversionError(f"node {node.name!r} is still a {op.describe()} op: it was never extracted")
+    try:
+        op.infer(node)
+    except IrconvError:
+        raise
+    except RecursionError:
+        raise ConversionError(
+            f"node {node.name!r} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
+            "infer; flatten the control flow or split the model"
+        ) from None
+    except Exception as exc:  # not raised on purpose: the op's bug (its plugin is named by the caller)
+        raise PluginFault(
+            f"inferring node {node.name!r} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
+            op=type(op),
+        ) from exc
+    ledger = ledger if ledger is not None else ledger_for(node.graph)
+    if isinstance(op, (Const, Parameter)):
+        check_declared_size(node, ledger.budget.declared_elements)
+    else:
+        _propagate_values(node, ledger)
+
+
+def try_infer(node: Node) -> bool:
+    """Infer a node if its op can be inferred now; on failure its facts are left unknown.
+
+    Used while the graph is being built (extraction), where an op may still need a front
+    transform; the inference phase reports real failures with their context.
+    """
+    try:
+        infer_node(node)
+        return True
+    except UserError:  # the op cannot be inferred yet; a plugin's bug still surfaces
+        forget_facts(node)
+        return False
+
+
+def forget_facts(node: Node) -> None:
+    for port in node.out_ports():
+        data = port.data
+        data.shape, data.element_type, data.value, data.shape_derived = None, ElementType.dynamic, None, False
+
+
+def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
+    inputs = [port.get_source() for port in node.in_ports()]
+    if not inputs or any(s is None or s.data.value is None for s in inputs):
+        return
+    values = [s.data.value for s in inputs if s is not None]
+    expected = predicted_bytes(node)
+    if expected is not None and not ledger.allows(expected):
+        return  # checked before evaluating: a huge value is never allocated
+    try:
+        outputs = node.op.evaluate(values)  # type: ignore[arg-type]
+    except MemoryError:
+        ledger.refused += 1
+        return  # the value is left unknown; the node stays an operation
+    except IrconvError:
+        raise
+    except Exception as exc:  # not raised on purpose: the op's bug
+        raise PluginFault(
+            f"evaluating node {node.name!r} ({node.op.describe()}) with inputs {describe_inputs(node)}", exc,
+            op=type(node.op),
+        ) from exc
+    if outputs is None:
+        return
+    if expected is None and not ledger.allows(values_bytes(outputs)):
+        return
+    derived = node.op.has(Trait.SHAPE_ONLY) or any(s.data.shape_derived for s in inputs if s is not None)
+    for idx, value in enumerate(outputs):
+        data = node.out_port(idx).data
+        inferred_type = data.element_type
+        array = np.asarray(value)
+        if inferred_type.is_float or inferred_type.is_integer or inferred_type.value == "boolean":
+            array = array.astype(inferred_type.numpy, copy=False)
+        data.set_value(array, shape_derived=derived)
+
+
+def describe_inputs(node: Node) -> str:
+    parts = []
+    for port in node.in_ports():
+        source = port.get_source()
+        if source is None:
+            parts.append("-")
+        else:
+            parts.append(f"{format_shape(source.data.shape)}:{source.data.element_type.value}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def infer_graph(graph: Graph) -> None:
+    """Infer every node, producers first (a new budget pass)."""
+    graph.take_dirty()
+    ledger = start_pass(graph)
+    for node in graph.topological_order():
+        infer_node(node, ledger)
+
+
+def reinfer(graph: Graph, nodes: Iterable[Node] | None = None) -> int:
+    """Re-infer the given nodes (default: those edits marked dirty) and all downstream.
+
+    Returns how many nodes were inferred.
+    """
+    start = list(nodes) if nodes is not None else graph.take_dirty()
+    if not start:
+        return 0
+    order = graph.descendants_order(start)
+    ledger = start_pass(graph)
+    for node in order:
+        node_outputs_reset(node)
+        infer_node(node, ledger)
+    graph.take_dirty()
+    return len(order)
+
+
+def node_outputs_reset(node: Node) -> None:
+    """Forget values inferred earlier so a changed input cannot leave a stale constant."""
+    if isinstance(node.op, (Const, Parameter)):
+        return
+    for port in node.out_ports():
+        port.data.value = None
+        port.data.shape_derived = False

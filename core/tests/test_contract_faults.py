@@ -1,0 +1,219 @@
+"""The plugin contract's failure paths: a plugin's bug, invalid hooks, clashes, tracing."""
+
+from __future__ import annotations
+
+import pytest
+from core_toy_ops import Add, Relu
+from irconv.cli.main import main
+from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
+from irconv.frontend import extractor
+from irconv.graph import Graph
+from irconv.ops import Parameter, Result
+from irconv.pipeline import ConversionOptions
+from irconv.pipeline.phases import run_phase
+from irconv.plugins import PluginHost, Transform, hookimpl
+from irconv.plugins.records import Phase
+from toy_cli import use_toy_host
+
+MODEL = "input x 1,4\nop r {op} x\noutput y r\n"
+
+
+class Crashing:
+    """Extractors that raise: a bug (KeyError) and a deliberate user error."""
+
+    @hookimpl
+    def extract_op(self):
+        def buggy(node, ctx):
+            return {}["missing"]
+
+        def refusing(node, ctx):
+            raise ConversionError(f"{ctx.where()}: this value is not supported")
+
+        return [extractor("toy", "Buggy", buggy, produces=[Relu]), extractor("toy", "Refusing", refusing)]
+
+
+def _convert(tmp_path, op: str, capsys) -> tuple[int, str]:
+    model = tmp_path / "m.toy"
+    model.write_text(MODEL.format(op=op))
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    return code, capsys.readouterr().err
+
+
+def test_an_extractor_bug_is_a_fault_of_its_plugin(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Crashing(), "crashing"))
+    code, err = _convert(tmp_path, "Buggy", capsys)
+    assert code == PluginFault.exit_code == 4
+    assert "irconv-crashing 1 failed extracting node 'r' (toy Buggy" in err
+    assert "KeyError" in err and "please report it to its authors" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_an_error_an_extractor_raises_on_purpose_stays_a_user_error(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Crashing(), "crashing"))
+    code, err = _convert(tmp_path, "Refusing", capsys)
+    assert code == 1
+    assert "this value is not supported" in err and "report it" not in err
+
+
+class BrokenInfer(Relu):
+    """An op whose infer has a bug."""
+
+    type = "BrokenInfer"
+
+    def infer(self, node):
+        raise IndexError("list index out of range")
+
+
+class DeclaresBrokenInfer:
+    @hookimpl
+    def declare_ops(self):
+        return [BrokenInfer]
+
+    @hookimpl
+    def extract_op(self):
+        return [extractor("toy", "UsesBroken", lambda node, ctx: BrokenInfer(), produces=[BrokenInfer])]
+
+
+def test_an_op_infer_bug_names_the_plugin_that_declared_the_op(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (DeclaresBrokenInfer(), "brokenop"))
+    code, err = _convert(tmp_path, "UsesBroken", capsys)
+    assert code == 4
+    assert "irconv-brokenop 1 failed inferring node 'r' (BrokenInfer-1)" in err
+    assert "IndexError" in err
+
+
+def test_try_infer_lets_an_op_bug_through():
+    from irconv.graph.infer import try_infer
+
+    graph = Graph("g", "toy")
+    x = graph.add_node(Parameter((1, 4)), "x")
+    node = graph.add_node(BrokenInfer(), "bad", [x.out_port(0)])
+    with pytest.raises(PluginFault):
+        try_infer(node)
+
+
+class UnknownHook:
+    @hookimpl
+    def extract_opp(self):  # a typo of extract_op
+        return []
+
+
+class WrongArgument:
+    @hookimpl
+    def extract_op(self, frameworks):  # the hookspec's argument is ``framework``
+        return []
+
+
+def test_invalid_hook_implementations_mark_the_plugin_failed_and_nothing_else():
+    host = PluginHost(autoload=False)
+    host.register(UnknownHook(), "typo", distribution="irconv-typo", version="1")
+    host.register(WrongArgument(), "wrongarg", distribution="irconv-wrongarg", version="2")
+    host.register(DeclaresBrokenInfer(), "fine", distribution="irconv-fine", version="3")
+    by_name = {p.name: p for p in host.plugins()}
+    assert by_name["typo"].status == "failed" and "extract_opp" in by_name["typo"].error
+    assert by_name["wrongarg"].status == "failed" and "frameworks" in by_name["wrongarg"].error
+    assert "\n" not in by_name["wrongarg"].error
+    assert by_name["fine"].status == "active"
+
+
+def test_invalid_hook_implementations_are_fatal_under_strict():
+    host = PluginHost(autoload=False, strict=True)
+    with pytest.raises(PluginError, match="irconv-typo 1.*invalid hook implementation"):
+        host.register(UnknownHook(), "typo", distribution="irconv-typo", version="1")
+
+
+class SecondRelu:
+    """Provides toy::MyRelu again: a clash with the toy plugin."""
+
+    @hookimpl
+    def extract_op(self):
+        return [extractor("toy", "MyRelu", lambda node, ctx: Relu(), produces=[Relu])]
+
+
+def test_irconv_plugins_shows_its_table_and_the_clash(monkeypatch, capsys):
+    use_toy_host(monkeypatch, (SecondRelu(), "again"))
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "irconv-toy" in out and "irconv-again" in out
+    assert "(clash, see below)" in out
+    assert "toy::MyRelu opsets 1+ provided by irconv-again 1 and irconv-toy 9.9" in out
+    assert "--disable-plugin irconv-again or --disable-plugin irconv-toy" in out
+
+
+def test_a_conversion_reports_a_clash_as_a_clash(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (SecondRelu(), "again"))
+    code, err = _convert(tmp_path, "MyRelu", capsys)
+    assert code == PluginClash.exit_code
+    assert "provided by irconv-again 1 and irconv-toy 9.9" in err
+    assert "cannot read" not in err
+
+
+def test_debug_traces_every_hook_call_and_its_result(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("IRCONV_DEBUG", "1")
+    use_toy_host(monkeypatch)
+    model = tmp_path / "m.toy"
+    model.write_text(MODEL.format(op="MyRelu"))
+    assert main(["convert", str(model), "-o", str(tmp_path / "out.xml")]) == 0
+    err = capsys.readouterr().err
+    assert "irconv-debug: call extract_op(" in err and "of plugin 'toy' (irconv-toy 9.9)" in err
+    assert "extract_op of 'toy' returned 4 record(s)" in err
+    assert "load_model of 'toy' returned 1 record(s)" in err
+
+
+class RenamesQuietly(Transform):
+    """Renames a tensor and says it changed nothing."""
+
+    id = "test.renames_quietly"
+
+    def apply(self, graph, ctx):
+        for node in graph.nodes():
+            if node.type == "Parameter":
+                node.out_port(0).data.add_name("renamed")
+        return False
+
+
+def test_renaming_a_tensor_counts_as_an_edit_for_the_runner(plugin_host_with):
+    from irconv.errors import GraphError
+    from irconv.pipeline.context import TransformContext
+
+    host = plugin_host_with(RenamesQuietly())
+    graph = Graph("g", "toy")
+    x = graph.add_node(Parameter((1, 4)), "x")
+    graph.add_node(Result(), "out", [graph.add_node(Add(), "a", [x.out_port(0), x.out_port(0)]).out_port(0)])
+    ctx = TransformContext(ConversionOptions(validate=True), host.registry())
+    with pytest.raises(GraphError, match="returned False but renamed tensors"):
+        run_phase(graph, Phase.MIDDLE, ctx)
+
+
+@pytest.fixture
+def plugin_host_with():
+    def make(*transforms: Transform) -> PluginHost:
+        class Middle:
+            @hookimpl
+            def middle_transform(self):
+                return list(transforms)
+
+        host = PluginHost(autoload=False)
+        host.register(Middle(), "middle", distribution="irconv-middle", version="1")
+        return host
+
+    return make
+
+
+def test_an_undeclared_produced_op_fails_the_plugin():
+    class Undeclared:
+        @hookimpl
+        def extract_op(self):
+            return [extractor("toy", "Thing", lambda node, ctx: Relu(), produces=[Relu])]
+
+    host = PluginHost(autoload=False)
+    host.register(Undeclared(), "undeclared", distribution="irconv-undeclared", version="1")
+    (info,) = host.plugins()
+    assert info.status == "failed"
+    assert "produces Relu (ReLU), which no installed plugin declares" in info.error
+
+
+def test_produces_takes_op_classes():
+    with pytest.raises(PluginError, match="produces= takes Op classes"):
+        extractor("toy", "Thing", lambda node, ctx: Relu(), produces=[int])
