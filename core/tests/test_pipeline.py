@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from core_toy_ops import Add, Relu, Reshape, ShapeOf
 from core_toy_plugin import ToyPlugin
-from irconv.errors import ConversionError, PluginFault, UnsupportedOpsError, UserError
+from irconv.errors import ConversionError, UnsupportedOpsError, UserError
 from irconv.ops import Const
 from irconv.pipeline import ConversionOptions, convert, infer_graph, save
 from irconv.pipeline.fold import fold_constants
@@ -159,7 +159,7 @@ def test_inference_failure_names_node_op_and_input_shapes():
 
     b = GraphBuilder()
     b.result(b.op(Broken(), b.parameter("x", (1, None, 8)), name="bad"))
-    with pytest.raises(PluginFault) as info:  # Broken.infer raises a ValueError: the op's bug
+    with pytest.raises(ConversionError) as info:  # a ValueError: the op's rules broken by the model
         infer_graph(b.graph)
     assert "'bad' (Broken-1)" in str(info.value)
     assert "[1,?,8]:f32" in str(info.value) and "rank mismatch" in str(info.value)

@@ -23,7 +23,9 @@ from irconv.types import ElementType, format_shape
 def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
     """Infer one node's outputs; propagate constant values through ``evaluate``.
 
-    A failure names the node, its op and its input shapes. Values are computed only within
+    An op says its inputs break its rules by raising ``ConversionError`` or ``ValueError``
+    (a user error naming the node, its op and its input shapes); any other exception from
+    ``infer`` or ``evaluate`` is the op's bug, a ``PluginFault``. Values are computed only within
     the graph's budget (``ledger``, default: the graph's current pass): a value over budget
     stays unknown, so the node stays an operation in the IR. A Parameter or Const declaring
     an absurdly large tensor is refused.
@@ -40,6 +42,11 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
             f"node {node.name!r} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
             "infer; flatten the control flow or split the model"
         ) from None
+    except ValueError as exc:  # an op's way to say its inputs break its rules: about the model
+        raise ConversionError(
+            f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
+            f"{describe_inputs(node)}: {exc}"
+        ) from exc
     except Exception as exc:  # not raised on purpose: the op's bug (its plugin is named by the caller)
         raise PluginFault(
             f"inferring node {node.name!r} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
@@ -87,6 +94,11 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
         return  # the value is left unknown; the node stays an operation
     except IrconvError:
         raise
+    except ValueError as exc:  # the values break the op's rules: about the model
+        raise ConversionError(
+            f"constant evaluation failed at node {node.name!r} ({node.op.describe()}) with inputs "
+            f"{describe_inputs(node)}: {exc}"
+        ) from exc
     except Exception as exc:  # not raised on purpose: the op's bug
         raise PluginFault(
             f"evaluating node {node.name!r} ({node.op.describe()}) with inputs {describe_inputs(node)}", exc,
