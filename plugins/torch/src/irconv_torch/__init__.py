@@ -1,0 +1,1 @@
+"""irconv-torch: the PyTorch front end (torch.export programs)."""

@@ -1,0 +1,106 @@
+"""Reading a ``.pt2`` file (``torch.export.save``) without running code from it.
+
+``torch.export.load`` unpickles with ``weights_only=False`` in three places: tensors the
+archive stores pickled, the example inputs (after ``weights_only=True`` fails), and custom
+or opaque object constants. A pickle can run any code, so this reader takes the archive
+apart itself: the program is JSON, raw weights are byte records, a pickled tensor is read
+with ``torch.load(..., weights_only=True)`` (tensors only), example inputs are never read,
+and object constants and the legacy pickled weight files are refused.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from irconv.errors import ModelFileError
+
+
+def load_program_file(path: Path) -> Any:
+    """The ``ExportedProgram`` in the ``.pt2`` at ``path``; one clear error for a file
+    that is not one, is damaged, holds several programs, or would need unpickling."""
+    from torch.export.pt2_archive import _package as package
+    from torch.export.pt2_archive import constants as names
+
+    try:
+        reader = package.PT2ArchiveReader(str(path))
+    except Exception as exc:
+        raise ModelFileError(f"{path} is not a torch.export archive (.pt2), or it is damaged: "
+                             f"{_first_line(exc)}") from None
+    files = reader.get_file_names()
+    prefix, suffix = names.MODELS_FILENAME_FORMAT.split("{}")
+    models = [f[len(prefix):-len(suffix)] for f in files if f.startswith(prefix) and f.endswith(suffix)]
+    if not models:
+        raise ModelFileError(f"{path} holds no exported program (no {names.MODELS_DIR}*.json); "
+                             "write it with torch.export.save")
+    if len(models) > 1:
+        raise ModelFileError(f"{path} holds {len(models)} exported programs ({', '.join(sorted(models))}); "
+                             "irconv converts an archive of one")
+    (model,) = models
+    try:
+        return _program(reader, package, names, model, files)
+    except ModelFileError:
+        raise
+    except Exception as exc:
+        raise ModelFileError(f"{path}: the exported program {model!r} cannot be read "
+                             f"({type(exc).__name__}: {_first_line(exc)})") from None
+
+
+def _program(reader: Any, package: Any, names: Any, model: str, files: list[str]) -> Any:
+    from torch._export.serde import schema
+    from torch._export.serde.serialize import ExportedProgramDeserializer, _bytes_to_dataclass
+
+    serialized = _bytes_to_dataclass(schema.ExportedProgram, reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(model)))
+    state_dict = _payloads(reader, package, names, model, files, weights=True)
+    constants = _payloads(reader, package, names, model, files, weights=False)
+    # b"": the example inputs are not read (torch unpickles them with weights_only=False)
+    return ExportedProgramDeserializer(None).deserialize(serialized, state_dict, constants, b"")
+
+
+def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str], *, weights: bool) -> dict[str, Any]:
+    """The archive's weights (or tensor constants) by fully qualified name, as tensors
+    over the records' bytes; a record that would need unpickling code is refused."""
+    import torch
+
+    folder = names.WEIGHTS_DIR if weights else names.CONSTANTS_DIR
+    kind = "weights" if weights else "constants"
+    if f"{folder}{model}.pt" in files:
+        raise ModelFileError(f"the {kind} are in torch's legacy pickled format, which irconv does not unpickle; "
+                             "save the program again with a current torch.export.save")
+    config_name = (names.WEIGHTS_CONFIG_FILENAME_FORMAT if weights else names.CONSTANTS_CONFIG_FILENAME_FORMAT)
+    config_name = config_name.format(model)
+    if config_name not in files:
+        return {}
+    config = package._load_payload_config(reader, config_name)
+    records = package._build_file_map(reader, config, folder)
+    found: dict[str, Any] = {}
+    for fqn, meta in config.config.items():
+        if not weights and not meta.path_name.startswith(names.TENSOR_CONSTANT_FILENAME_PREFIX):
+            raise ModelFileError(f"constant {fqn!r} is a pickled Python object; irconv does not unpickle "
+                                 "code from a model file")
+        if meta.use_pickle:
+            data = reader.read_bytes(os.path.join(folder, meta.path_name))
+            try:
+                found[fqn] = torch.load(io.BytesIO(data), weights_only=True)
+            except Exception as exc:
+                raise ModelFileError(f"{kind[:-1]} {fqn!r} is a pickle that is not a plain tensor "
+                                     f"(refused: {_first_line(exc)})") from None
+            continue
+        from torch._export.serde.serialize import (
+            deserialize_size,
+            deserialize_storage_offset,
+            deserialize_stride,
+        )
+
+        tensor_meta = meta.tensor_meta
+        found[fqn] = torch.as_strided(records[meta.path_name], size=deserialize_size(tensor_meta.sizes),
+                                      stride=deserialize_stride(tensor_meta.strides),
+                                      storage_offset=deserialize_storage_offset(tensor_meta.storage_offset))
+    return found
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

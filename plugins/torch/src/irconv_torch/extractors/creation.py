@@ -1,0 +1,107 @@
+"""Tensors made from sizes and values: full, full_like, arange, scalar_tensor, tril/triu,
+and the indexing ops index/index_select/gather."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import i64, normalize_axis, require_rank, typed
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import (
+    Broadcast, Gather, GatherElements, GreaterEqual, LessEqual, Range, Reshape, Select, Subtract, Unsqueeze,
+)
+from irconv_opset.build import shape_of
+
+from irconv_torch.extractors._args import (
+    TORCH_2_5, as_i64_port, aten, cast, ints_or_port, optional, out_type, tensor, tensors,
+)
+
+
+def _fill(ctx: ExtractContext, shape: OutPort) -> OutPort:
+    element_type = out_type(ctx)
+    value = cast(ctx, tensor(ctx, "fill_value", element_type), element_type, suffix="value")
+    return ctx.op(Broadcast(), value, shape, suffix="op")
+
+
+full = aten("aten.full.default", lambda node, ctx: [_fill(ctx, as_i64_port(ctx, ints_or_port(ctx, "size"), "size"))],
+            versions=TORCH_2_5, produces=[Broadcast])
+full_like = aten("aten.full_like.default", lambda node, ctx: [_fill(ctx, shape_of(ctx, tensor(ctx, "self")))],
+                 versions=TORCH_2_5, produces=[Broadcast])
+
+
+@aten("aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])
+def scalar_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [cast(ctx, tensor(ctx, "s"), out_type(ctx))]
+
+
+def _scalar(ctx: ExtractContext, name: str, default: float | None, element_type: ElementType) -> OutPort:
+    port = optional(ctx, name, element_type)
+    if port is None:
+        port = typed(ctx, default, element_type, suffix=name)
+    port = cast(ctx, port, element_type, suffix=f"{name}_convert")
+    if port.data.shape not in ((), None):
+        port = ctx.op(Reshape(special_zero=False), port, i64(ctx, []), suffix=f"{name}_scalar")
+    return port
+
+
+def _arange(ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    start = _scalar(ctx, "start", 0, element_type)
+    end = _scalar(ctx, "end", None, element_type)
+    step = _scalar(ctx, "step", 1, element_type)
+    return [ctx.op(Range(output_type=element_type), start, end, step, suffix="op")]
+
+
+arange = [aten(name, lambda node, ctx: _arange(ctx), versions=TORCH_2_5, produces=[Range])
+          for name in ("aten.arange.default", "aten.arange.start", "aten.arange.start_step")]
+
+
+def _triangle(ctx: ExtractContext, lower: bool) -> list[OutPort]:
+    """Keeps ``col - row <= diagonal`` (tril) or ``>= diagonal`` (triu) of the last two dims."""
+    data = tensor(ctx, "self")
+    shape = shape_of(ctx, data)
+    rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
+    cols = ctx.op(Gather(), shape, i64(ctx, -1), i64(ctx, 0), suffix="cols")
+    row_ids = ctx.op(Unsqueeze(), ctx.op(Range(), i64(ctx, 0), rows, i64(ctx, 1), suffix="row_ids"), i64(ctx, [1]))
+    col_ids = ctx.op(Range(), i64(ctx, 0), cols, i64(ctx, 1), suffix="col_ids")
+    offset = ctx.op(Subtract(), col_ids, row_ids, suffix="offset")
+    diagonal = i64(ctx, ctx.attrs.int("diagonal", 0), suffix="diagonal")
+    keep = ctx.op(LessEqual() if lower else GreaterEqual(), offset, diagonal, suffix="keep")
+    zero = ctx.const(np.zeros((), data.data.element_type.numpy), suffix="zero")
+    return [ctx.op(Select(), keep, data, zero, suffix="op")]
+
+
+tril = aten("aten.tril.default", lambda node, ctx: _triangle(ctx, True), versions=TORCH_2_5,
+            produces=[Range, Select, LessEqual])
+triu = aten("aten.triu.default", lambda node, ctx: _triangle(ctx, False), versions=TORCH_2_5,
+            produces=[Range, Select, GreaterEqual])
+
+
+@aten("aten.index_select.default", versions=TORCH_2_5, produces=[Gather])
+def index_select(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
+    return [ctx.op(Gather(), tensor(ctx, "self"), tensor(ctx, "index"), i64(ctx, axis), suffix="op")]
+
+
+@aten("aten.gather.default", versions=TORCH_2_5, produces=[GatherElements])
+def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
+    return [ctx.op(GatherElements(axis=axis), tensor(ctx, "self"), tensor(ctx, "index"), suffix="op")]
+
+
+@aten("aten.index.Tensor", versions=TORCH_2_5, produces=[Gather])
+def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``x[..., idx, ...]`` with one index tensor (a boolean mask is refused: its result's
+    shape depends on the values)."""
+    indices = tensors(ctx, "indices")
+    given = [(axis, port) for axis, port in enumerate(indices) if port is not None]
+    if len(given) != 1:
+        raise ConversionError(f"{ctx.where()}: indexing with {len(given)} index tensors; irconv converts one")
+    axis, port = given[0]
+    if port.data.element_type is ElementType.boolean:
+        raise ConversionError(f"{ctx.where()}: indexing with a boolean mask (a data-dependent shape)")
+    return [ctx.op(Gather(), tensor(ctx, "self"), port, i64(ctx, axis), suffix="op")]
+
+

@@ -1,0 +1,283 @@
+"""Elementwise ATen ops: arithmetic, comparisons, logic, unary math, where, clamp.
+
+torch promotes operand types (``int_tensor * 0.5`` is float); OpenVINO's binary ops take
+one type, so arithmetic operands are converted to the type torch gives the result, and
+compared operands to their common type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import aliases, typed
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.types import ElementType
+from irconv_opset import (
+    Abs, Acos, Asin, Atan, BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Ceiling, Cos, Cosh, Divide,
+    Equal, Erf, Exp, Floor, FloorMod, Greater, GreaterEqual, IsFinite, IsInf, IsNaN, Less, LessEqual, Log,
+    LogicalAnd, LogicalNot, LogicalOr, LogicalXor, Maximum, Minimum, Mod, Multiply, Negative, NotEqual, Power,
+    ReLU, Round, Select, Sigmoid, Sign, Sin, Sinh, Sqrt, Subtract, Tan, Tanh,
+)
+from irconv_opset import Add as AddOp
+
+from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor
+
+# ----------------------------------------------------------------------------- binary
+
+
+def _operands(ctx: ExtractContext, element_type: ElementType) -> tuple[OutPort, OutPort]:
+    first = cast(ctx, tensor(ctx, "self", element_type), element_type, suffix="self")
+    second = cast(ctx, tensor(ctx, "other", element_type), element_type, suffix="other")
+    return first, second
+
+
+def _arithmetic(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    """``self <op> other`` in the result's type."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        first, second = _operands(ctx, out_type(ctx))
+        return [ctx.op(make(), first, second, suffix="op")]
+
+    return extract
+
+
+def _common_type(ctx: ExtractContext) -> ElementType:
+    """The type two compared operands are brought to (torch's promotion, simplified: the
+    float one if any, else the wider integer)."""
+    types = []
+    for name in ("self", "other"):
+        port = optional(ctx, name, ElementType.f32)
+        if port is not None:
+            types.append(port.data.element_type)
+    floats = [t for t in types if t.is_float]
+    if floats:
+        return max(floats, key=lambda t: np.dtype(t.numpy).itemsize if t is not ElementType.bf16 else 2)
+    if len(set(types)) == 1:
+        return types[0]
+    return ElementType.i64
+
+
+def _comparison(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        first, second = _operands(ctx, _common_type(ctx))
+        return [ctx.op(make(), first, second, suffix="op")]
+
+    return extract
+
+
+def _add_or_sub(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    """``self ± alpha * other``."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        element_type = out_type(ctx)
+        first, second = _operands(ctx, element_type)
+        alpha = ctx.attrs.float("alpha", 1.0)
+        if alpha != 1.0:
+            second = ctx.op(Multiply(), second, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
+        return [ctx.op(make(), first, second, suffix="op")]
+
+    return extract
+
+
+add = aliases("torch", ["aten.add.Tensor", "aten.add.Scalar"], _add_or_sub(AddOp), versions=TORCH_2_5,
+              produces=[AddOp, Multiply])
+sub = aliases("torch", ["aten.sub.Tensor", "aten.sub.Scalar"], _add_or_sub(Subtract), versions=TORCH_2_5,
+              produces=[Subtract, Multiply])
+arithmetic = [
+    *aliases("torch", ["aten.mul.Tensor", "aten.mul.Scalar"], _arithmetic(Multiply), versions=TORCH_2_5,
+             produces=[Multiply]),
+    *aliases("torch", ["aten.maximum.default"], _arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum]),
+    *aliases("torch", ["aten.minimum.default"], _arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum]),
+    *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar"], _arithmetic(Power),
+             versions=TORCH_2_5, produces=[Power]),
+    *aliases("torch", ["aten.remainder.Tensor", "aten.remainder.Scalar"], _arithmetic(FloorMod),
+             versions=TORCH_2_5, produces=[FloorMod]),
+    *aliases("torch", ["aten.fmod.Tensor", "aten.fmod.Scalar"], _arithmetic(Mod), versions=TORCH_2_5, produces=[Mod]),
+    *aliases("torch", ["aten.bitwise_and.Tensor"], _arithmetic(BitwiseAnd), versions=TORCH_2_5, produces=[BitwiseAnd]),
+    *aliases("torch", ["aten.bitwise_or.Tensor"], _arithmetic(BitwiseOr), versions=TORCH_2_5, produces=[BitwiseOr]),
+    *aliases("torch", ["aten.bitwise_xor.Tensor"], _arithmetic(BitwiseXor), versions=TORCH_2_5, produces=[BitwiseXor]),
+]
+comparisons = [
+    *aliases("torch", ["aten.eq.Tensor", "aten.eq.Scalar"], _comparison(Equal), versions=TORCH_2_5, produces=[Equal]),
+    *aliases("torch", ["aten.ne.Tensor", "aten.ne.Scalar"], _comparison(NotEqual), versions=TORCH_2_5,
+             produces=[NotEqual]),
+    *aliases("torch", ["aten.lt.Tensor", "aten.lt.Scalar"], _comparison(Less), versions=TORCH_2_5, produces=[Less]),
+    *aliases("torch", ["aten.le.Tensor", "aten.le.Scalar"], _comparison(LessEqual), versions=TORCH_2_5,
+             produces=[LessEqual]),
+    *aliases("torch", ["aten.gt.Tensor", "aten.gt.Scalar"], _comparison(Greater), versions=TORCH_2_5,
+             produces=[Greater]),
+    *aliases("torch", ["aten.ge.Tensor", "aten.ge.Scalar"], _comparison(GreaterEqual), versions=TORCH_2_5,
+             produces=[GreaterEqual]),
+]
+
+
+def _logical(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        first, second = _operands(ctx, ElementType.boolean)
+        return [cast(ctx, ctx.op(make(), first, second, suffix="op"), out_type(ctx))]
+
+    return extract
+
+
+logical = [
+    aten("aten.logical_and.default", _logical(LogicalAnd), versions=TORCH_2_5, produces=[LogicalAnd]),
+    aten("aten.logical_or.default", _logical(LogicalOr), versions=TORCH_2_5, produces=[LogicalOr]),
+    aten("aten.logical_xor.default", _logical(LogicalXor), versions=TORCH_2_5, produces=[LogicalXor]),
+]
+
+
+@aten("aten.div.Tensor", versions=TORCH_2_5, produces=[Divide])
+def div(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """True division, in the (floating) result type."""
+    first, second = _operands(ctx, out_type(ctx))
+    return [ctx.op(Divide(m_pythondiv=False), first, second, suffix="op")]
+
+
+div_scalar = aten("aten.div.Scalar", div.extract, versions=TORCH_2_5, produces=[Divide])
+
+
+@aten("aten.div.Tensor_mode", versions=TORCH_2_5, produces=[Divide, Floor, Sign, Abs, Multiply])
+def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``rounding_mode``: None divides, ``floor`` rounds down, ``trunc`` towards zero."""
+    mode = ctx.attrs.get("rounding_mode")
+    element_type = out_type(ctx)
+    first, second = _operands(ctx, element_type)
+    if mode not in (None, "floor", "trunc"):
+        raise ctx.attrs.bad("rounding_mode", mode, "expected None, 'floor' or 'trunc'")
+    if element_type.is_integer:
+        # integers: Divide with Python semantics floors; trunc goes through floats
+        if mode == "floor":
+            return [ctx.op(Divide(m_pythondiv=True), first, second, suffix="op")]
+        first, second = cast(ctx, first, ElementType.f64, "self_f"), cast(ctx, second, ElementType.f64, "other_f")
+    quotient = ctx.op(Divide(m_pythondiv=False), first, second, suffix="quotient")
+    if mode == "floor":
+        quotient = ctx.op(Floor(), quotient, suffix="floor")
+    elif mode == "trunc":
+        magnitude = ctx.op(Floor(), ctx.op(Abs(), quotient, suffix="abs"), suffix="floor")
+        quotient = ctx.op(Multiply(), ctx.op(Sign(), quotient, suffix="sign"), magnitude, suffix="trunc")
+    return [cast(ctx, quotient, element_type)]
+
+
+@aten("aten.rsub.Scalar", versions=TORCH_2_5, produces=[Subtract, Multiply])
+def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``other - alpha * self``."""
+    element_type = out_type(ctx)
+    first, second = _operands(ctx, element_type)
+    alpha = ctx.attrs.float("alpha", 1.0)
+    if alpha != 1.0:
+        first = ctx.op(Multiply(), first, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
+    return [ctx.op(Subtract(), second, first, suffix="op")]
+
+
+rsub_tensor = aten("aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
+
+# ----------------------------------------------------------------------------- unary
+
+
+def _unary(make: Callable[[], Op], *, floating: bool = False) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    """``make()`` applied to ``self``; ``floating`` ops (exp, sin, ...) compute in the
+    result's type, so an integer input is converted first (torch does the same)."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        port = tensor(ctx, "self")
+        if floating:
+            port = cast(ctx, port, out_type(ctx))
+        return [ctx.op(make(), port, suffix="op")]
+
+    return extract
+
+
+_FLOATING = {"exp": Exp, "log": Log, "sqrt": Sqrt, "sin": Sin, "cos": Cos, "tan": Tan, "tanh": Tanh,
+             "sigmoid": Sigmoid, "erf": Erf, "asin": Asin, "acos": Acos, "atan": Atan, "sinh": Sinh, "cosh": Cosh}
+_SAME_TYPE = {"abs": Abs, "neg": Negative, "floor": Floor, "ceil": Ceiling, "sign": Sign, "relu": ReLU,
+              "logical_not": LogicalNot, "bitwise_not": BitwiseNot}
+unary = [
+    *[r for name, op in _FLOATING.items()
+      for r in aliases("torch", [f"aten.{name}.default"], _unary(op, floating=True), versions=TORCH_2_5, produces=[op])],
+    *[r for name, op in _SAME_TYPE.items()
+      for r in aliases("torch", [f"aten.{name}.default"], _unary(op), versions=TORCH_2_5, produces=[op])],
+    aten("aten.isnan.default", _unary(IsNaN), versions=TORCH_2_5, produces=[IsNaN]),
+    aten("aten.isinf.default", _unary(IsInf), versions=TORCH_2_5, produces=[IsInf]),
+    aten("aten.isfinite.default", _unary(IsFinite), versions=TORCH_2_5, produces=[IsFinite]),
+    aten("aten.round.default", _unary(lambda: Round(mode="half_to_even")), versions=TORCH_2_5, produces=[Round]),
+]
+
+
+@aten("aten.rsqrt.default", versions=TORCH_2_5, produces=[Sqrt, Divide])
+def rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    root = ctx.op(Sqrt(), cast(ctx, tensor(ctx, "self"), element_type), suffix="sqrt")
+    return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), root, suffix="op")]
+
+
+@aten("aten.reciprocal.default", versions=TORCH_2_5, produces=[Divide])
+def reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    port = cast(ctx, tensor(ctx, "self"), element_type)
+    return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), port, suffix="op")]
+
+
+@aten("aten.log1p.default", versions=TORCH_2_5, produces=[Log, AddOp])
+def log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    port = cast(ctx, tensor(ctx, "self"), element_type)
+    return [ctx.op(Log(), ctx.op(AddOp(), port, typed(ctx, 1, element_type, suffix="one"), suffix="plus1"))]
+
+
+@aten("aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract])
+def expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    port = ctx.op(Exp(), cast(ctx, tensor(ctx, "self"), element_type), suffix="exp")
+    return [ctx.op(Subtract(), port, typed(ctx, 1, element_type, suffix="one"), suffix="op")]
+
+
+@aten("aten.trunc.default", versions=TORCH_2_5, produces=[Floor, Sign, Abs, Multiply])
+def trunc(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    port = tensor(ctx, "self")
+    if port.data.element_type.is_integer:
+        return [port]
+    magnitude = ctx.op(Floor(), ctx.op(Abs(), port, suffix="abs"), suffix="floor")
+    return [ctx.op(Multiply(), ctx.op(Sign(), port, suffix="sign"), magnitude, suffix="op")]
+
+
+# ----------------------------------------------------------------------------- select, clamp
+
+
+@aten("aten.where.self", versions=TORCH_2_5, produces=[Select])
+def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    condition = cast(ctx, tensor(ctx, "condition", ElementType.boolean), ElementType.boolean, suffix="condition")
+    first, second = _operands(ctx, element_type)
+    return [ctx.op(Select(), condition, first, second, suffix="op")]
+
+
+@aten("aten.masked_fill.Scalar", versions=TORCH_2_5, produces=[Select])
+def masked_fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    port = tensor(ctx, "self")
+    mask = cast(ctx, tensor(ctx, "mask", ElementType.boolean), ElementType.boolean, suffix="mask")
+    value = cast(ctx, tensor(ctx, "value", port.data.element_type), port.data.element_type, suffix="value")
+    return [ctx.op(Select(), mask, value, port, suffix="op")]
+
+
+masked_fill_tensor = aten("aten.masked_fill.Tensor", masked_fill.extract, versions=TORCH_2_5, produces=[Select])
+
+
+@aten("aten.clamp.default", versions=TORCH_2_5, produces=[Maximum, Minimum])
+def clamp(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Maximum and Minimum: bounds may be tensors, absent, or of another type than ``self``."""
+    element_type = out_type(ctx)
+    port = cast(ctx, tensor(ctx, "self"), element_type)
+    low, high = optional(ctx, "min", element_type), optional(ctx, "max", element_type)
+    if low is not None:
+        port = ctx.op(Maximum(), port, cast(ctx, low, element_type, "min_t"), suffix="min")
+    if high is not None:
+        port = ctx.op(Minimum(), port, cast(ctx, high, element_type, "max_t"), suffix="max")
+    return [port]
+
+
+clamp_tensor = aten("aten.clamp.Tensor", clamp.extract, versions=TORCH_2_5, produces=[Maximum, Minimum])
+clamp_min = aten("aten.clamp_min.default", clamp.extract, versions=TORCH_2_5, produces=[Maximum])
+clamp_max = aten("aten.clamp_max.default", clamp.extract, versions=TORCH_2_5, produces=[Minimum])

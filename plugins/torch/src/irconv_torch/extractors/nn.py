@@ -1,0 +1,219 @@
+"""Convolutions, pooling, matrix products, embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import i64, require_rank
+from irconv.graph import Node, OutPort
+from irconv_opset import (
+    Add, AdaptiveAvgPool, AvgPool, Concat, Convolution, ConvolutionBackpropData, Gather, GroupConvolution,
+    GroupConvolutionBackpropData, MatMul, MaxPool, Reshape, Slice, Unsqueeze,
+)
+from irconv_opset.build import shape_of
+
+from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor
+
+
+def _spatial(ctx: ExtractContext) -> int:
+    return require_rank(ctx, 0) - 2
+
+
+def _per_dim(ctx: ExtractContext, name: str, spatial: int, default: int) -> tuple[int, ...]:
+    """An ``int[]`` window argument; one value stands for every spatial dimension."""
+    values = ctx.attrs.ints(name, [default])
+    if not values:
+        values = [default]
+    if len(values) == 1:
+        values = values * spatial
+    if len(values) != spatial:
+        raise ctx.attrs.bad(name, values, f"expected {spatial} values")
+    return tuple(values)
+
+
+def _add_bias(ctx: ExtractContext, port: OutPort, spatial: int) -> OutPort:
+    bias = optional(ctx, "bias")
+    if bias is None:
+        return port
+    bias = ctx.op(Unsqueeze(), cast(ctx, bias, port.data.element_type), i64(ctx, list(range(1, spatial + 1))),
+                  suffix="bias")
+    return ctx.op(Add(), port, bias, suffix="add_bias")
+
+
+def _grouped(ctx: ExtractContext, weight: OutPort, groups: int, transposed: bool) -> OutPort:
+    """``[O, I/g, k...]`` as ``[g, O/g, I/g, k...]`` (transposed: ``[I, O/g, k...]`` as
+    ``[g, I/g, O/g, k...]``); folded for constant weights."""
+    target = ctx.op(Concat(axis=0), i64(ctx, [groups, -1]),
+                    ctx.op(Slice(), shape_of(ctx, weight), i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]),
+                           i64(ctx, [1]), suffix="tail"), suffix="grouped_shape")
+    return ctx.op(Reshape(special_zero=False), weight, target, suffix="grouped_weights")
+
+
+def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
+    spatial = _spatial(ctx)
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, "input"), element_type)
+    weight = cast(ctx, tensor(ctx, "weight"), element_type, suffix="weight_convert")
+    strides = _per_dim(ctx, "stride", spatial, 1)
+    dilations = _per_dim(ctx, "dilation", spatial, 1)
+    groups = ctx.attrs.int("groups", 1)
+    padding = ctx.attrs.get("padding", [0])
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ctx.attrs.bad("padding", padding, "expected 'same', 'valid' or integers")
+        auto_pad, pads = ("same_upper" if padding == "same" else "valid"), (0,) * spatial
+    else:
+        auto_pad, pads = "explicit", _per_dim(ctx, "padding", spatial, 0)
+    window = dict(strides=strides, dilations=dilations, pads_begin=pads, pads_end=pads, auto_pad=auto_pad)
+    if transposed:
+        output_padding = _per_dim(ctx, "output_padding", spatial, 0)
+        if groups == 1:
+            port = ctx.op(ConvolutionBackpropData(**window, output_padding=output_padding), data, weight, suffix="op")
+        else:
+            port = ctx.op(GroupConvolutionBackpropData(**window, output_padding=output_padding), data,
+                          _grouped(ctx, weight, groups, True), suffix="op")
+    elif groups == 1:
+        port = ctx.op(Convolution(**window), data, weight, suffix="op")
+    else:
+        port = ctx.op(GroupConvolution(**window), data, _grouped(ctx, weight, groups, False), suffix="op")
+    return [_add_bias(ctx, port, spatial)]
+
+
+@aten("aten.convolution.default", versions=TORCH_2_5,
+      produces=[Convolution, GroupConvolution, ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
+def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _convolution(ctx, ctx.attrs.bool("transposed", False))
+
+
+_CONV = [Convolution, GroupConvolution, Add]
+_CONV_T = [ConvolutionBackpropData, GroupConvolutionBackpropData, Add]
+conv = [aten(f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
+             produces=_CONV) for d in (1, 2, 3) for overload in ("default", "padding")]
+conv_transpose = [aten(f"aten.conv_transpose{d}d.input", lambda node, ctx: _convolution(ctx, True),
+                       versions=TORCH_2_5, produces=_CONV_T) for d in (1, 2, 3)]
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+@dataclass(frozen=True)
+class _Window:
+    """A pool's window as torch gives it (an empty stride is the kernel)."""
+
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    pads: tuple[int, ...]
+    rounding: str
+
+    @classmethod
+    def of(cls, ctx: ExtractContext, spatial: int) -> _Window:
+        kernel = _per_dim(ctx, "kernel_size", spatial, 1)
+        strides = ctx.attrs.ints("stride", [])
+        stride = (tuple(strides) * (spatial if len(strides) == 1 else 1)) if strides else kernel
+        pads = _per_dim(ctx, "padding", spatial, 0)
+        return cls(kernel, stride, pads, "ceil_torch" if ctx.attrs.bool("ceil_mode", False) else "floor")
+
+
+def _max_pool(ctx: ExtractContext) -> MaxPool:
+    spatial = _spatial(ctx)
+    window = _Window.of(ctx, spatial)
+    return MaxPool(kernel=window.kernel, strides=window.strides, pads_begin=window.pads, pads_end=window.pads,
+                   rounding_type=window.rounding, dilations=_per_dim(ctx, "dilation", spatial, 1), axis=2)
+
+
+@aten("aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[MaxPool])
+def max_pool_with_indices(node: Node, ctx: ExtractContext) -> MaxPool:
+    """Values and indices (flat within each spatial plane, as torch's)."""
+    return _max_pool(ctx)
+
+
+max_pool_3d = aten("aten.max_pool3d_with_indices.default", max_pool_with_indices.extract, versions=TORCH_2_5,
+                   produces=[MaxPool])
+
+
+@aten("aten.max_pool2d.default", versions=TORCH_2_5, produces=[MaxPool])
+def max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.add(_max_pool(ctx), [tensor(ctx, "self")], suffix="op").out_port(0)]
+
+
+@aten("aten.avg_pool2d.default", versions=TORCH_2_5, produces=[AvgPool])
+def avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    if ctx.attrs.get("divisor_override") is not None:
+        raise ctx.attrs.bad("divisor_override", ctx.attrs.get("divisor_override"), "a custom divisor")
+    window = _Window.of(ctx, _spatial(ctx))
+    pool = AvgPool(kernel=window.kernel, strides=window.strides, pads_begin=window.pads, pads_end=window.pads,
+                   rounding_type=window.rounding, exclude_pad=not ctx.attrs.bool("count_include_pad", True))
+    return [ctx.op(pool, tensor(ctx, "self"), suffix="op")]
+
+
+avg_pool_1d = aten("aten.avg_pool1d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
+avg_pool_3d = aten("aten.avg_pool3d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
+
+
+def _adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    size = ctx.attrs.ints("output_size")
+    return [ctx.op(AdaptiveAvgPool(), tensor(ctx, "self"), i64(ctx, size), suffix="op")]
+
+
+adaptive_avg_pool = [aten(name, _adaptive_avg_pool, versions=TORCH_2_5, produces=[AdaptiveAvgPool])
+                     for name in ("aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+                                  "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
+                                  "aten._adaptive_avg_pool3d.default")]
+
+# ----------------------------------------------------------------------------- products
+
+
+@aten("aten.linear.default", versions=TORCH_2_5, produces=[MatMul, Add])
+def linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``input @ weight.T + bias``."""
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, "input"), element_type)
+    weight = cast(ctx, tensor(ctx, "weight"), element_type, suffix="weight_convert")
+    port = ctx.op(MatMul(transpose_b=True), data, weight, suffix="op")
+    bias = optional(ctx, "bias")
+    if bias is not None:
+        port = ctx.op(Add(), port, cast(ctx, bias, element_type, suffix="bias_convert"), suffix="add_bias")
+    return [port]
+
+
+def _matmul(first: str, second: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        element_type = out_type(ctx)
+        a = cast(ctx, tensor(ctx, first), element_type, suffix="a")
+        b = cast(ctx, tensor(ctx, second), element_type, suffix="b")
+        return [ctx.op(MatMul(), a, b, suffix="op")]
+
+    return extract
+
+
+matmul = [aten("aten.mm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
+          aten("aten.bmm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
+          aten("aten.matmul.default", _matmul("self", "other"), versions=TORCH_2_5, produces=[MatMul])]
+
+
+@aten("aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add])
+def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``beta * self + alpha * mat1 @ mat2`` (beta, alpha 1 as in every decomposed Linear)."""
+    from irconv.frontend import typed
+    from irconv_opset import Multiply
+
+    element_type = out_type(ctx)
+    product = ctx.op(MatMul(), cast(ctx, tensor(ctx, "mat1"), element_type, "a"),
+                     cast(ctx, tensor(ctx, "mat2"), element_type, "b"), suffix="op")
+    alpha, beta = ctx.attrs.float("alpha", 1.0), ctx.attrs.float("beta", 1.0)
+    if alpha != 1.0:
+        product = ctx.op(Multiply(), product, typed(ctx, alpha, element_type, "alpha"), suffix="alpha_scaled")
+    bias = cast(ctx, tensor(ctx, "self"), element_type, "bias_convert")
+    if beta != 1.0:
+        bias = ctx.op(Multiply(), bias, typed(ctx, beta, element_type, "beta"), suffix="beta_scaled")
+    return [ctx.op(Add(), product, bias, suffix="add_bias")]
+
+
+@aten("aten.embedding.default", versions=TORCH_2_5, produces=[Gather])
+def embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    indices = tensor(ctx, "indices", like=None)
+    return [ctx.op(Gather(), tensor(ctx, "weight"), indices, i64(ctx, 0), suffix="op")]
+

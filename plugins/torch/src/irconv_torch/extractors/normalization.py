@@ -1,0 +1,99 @@
+"""Normalisations kept whole: layer, group, batch (inference) and instance norm."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import i64, require_rank, typed
+from irconv.graph import Node, OutPort
+from irconv_opset import MVN, Add, BatchNormInference, GroupNormalization, Multiply, Unsqueeze
+
+from irconv_torch.extractors._args import TORCH_2_5, aten, cast, empty_outputs, optional, out_type, tensor
+
+
+def _affine(ctx: ExtractContext, port: OutPort, weight: OutPort | None, bias: OutPort | None,
+            trailing: int = 0) -> OutPort:
+    """``port * weight + bias`` with per-channel parameters broadcast over ``trailing`` dims."""
+    element_type = port.data.element_type
+    for name, parameter, make in (("weight", weight, Multiply), ("bias", bias, Add)):
+        if parameter is None:
+            continue
+        parameter = cast(ctx, parameter, element_type, suffix=f"{name}_convert")
+        if trailing:
+            parameter = ctx.op(Unsqueeze(), parameter, i64(ctx, list(range(1, trailing + 1))), suffix=f"{name}_axes")
+        port = ctx.op(make(), port, parameter, suffix=name)
+    return port
+
+
+@aten("aten.layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MVN over the last ``len(normalized_shape)`` axes, then the affine parameters."""
+    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
+    count = len(ctx.attrs.ints("normalized_shape"))
+    eps = ctx.attrs.float("eps", 1e-5)
+    normed = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), data,
+                    i64(ctx, list(range(-count, 0)), suffix="axes"), suffix="mvn")
+    return [_affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"))]
+
+
+@aten("aten.native_layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+def native_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``layer_norm`` with its saved mean and rstd outputs (unused at inference)."""
+    return empty_outputs(ctx, layer_norm.extract(node, ctx))
+
+
+@aten("aten.group_norm.default", versions=TORCH_2_5, produces=[GroupNormalization])
+def group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, "input"), element_type)
+    groups = ctx.attrs.int("num_groups")
+    channels = ctx.input_shape(0)[1] if ctx.input_shape(0) else None
+    if channels is None:
+        raise ctx.attrs.bad("num_groups", groups, "the channel count of the input must be known")
+    ones, zeros = typed(ctx, np.ones(channels), element_type, "ones"), typed(ctx, np.zeros(channels), element_type, "zeros")
+    weight = optional(ctx, "weight")
+    bias = optional(ctx, "bias")
+    scale = cast(ctx, weight, element_type, "weight_convert") if weight is not None else ones
+    shift = cast(ctx, bias, element_type, "bias_convert") if bias is not None else zeros
+    op = GroupNormalization(num_groups=groups, epsilon=ctx.attrs.float("eps", 1e-5))
+    return [ctx.op(op, data, scale, shift, suffix="op")]
+
+
+def _batch_norm(ctx: ExtractContext, data_name: str) -> OutPort:
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, data_name), element_type)
+    channels = (ctx.input_shape(0) or (None, None))[1]
+    if channels is None:
+        raise ctx.attrs.bad("running_mean", None, "the channel count of the input must be known")
+    parameters = []
+    for name, default in (("weight", 1.0), ("bias", 0.0), ("running_mean", 0.0), ("running_var", 1.0)):
+        port = optional(ctx, name)
+        parameters.append(typed(ctx, np.full(channels, default), element_type, name) if port is None
+                          else cast(ctx, port, element_type, f"{name}_convert"))
+    return ctx.op(BatchNormInference(epsilon=ctx.attrs.float("eps", 1e-5)), data, *parameters, suffix="op")
+
+
+@aten("aten._native_batch_norm_legit_no_training.default", versions=TORCH_2_5, produces=[BatchNormInference])
+def batch_norm_inference(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """BatchNorm in eval mode; the saved statistics outputs are empty."""
+    return empty_outputs(ctx, [_batch_norm(ctx, "input")])
+
+
+@aten("aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference])
+def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    if ctx.attrs.bool("training", False):
+        raise ctx.attrs.bad("training", True, "a model in training mode; call model.eval() before converting")
+    return [_batch_norm(ctx, "input")]
+
+
+@aten("aten.instance_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """MVN over the spatial axes (running statistics are not used at inference unless
+    ``use_input_stats`` is false, which is refused)."""
+    if not ctx.attrs.bool("use_input_stats", True):
+        raise ctx.attrs.bad("use_input_stats", False, "instance norm with tracked running statistics")
+    rank = require_rank(ctx, 0)
+    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
+    normed = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("eps", 1e-5), eps_mode="inside_sqrt"), data,
+                    i64(ctx, list(range(2, rank)), suffix="axes"), suffix="mvn")
+    return [_affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"), trailing=rank - 2)]

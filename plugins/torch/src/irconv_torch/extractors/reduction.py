@@ -1,0 +1,135 @@
+"""Reductions: sum, mean, amax/amin, prod, var/std, any/all, max/min with indices, argmax."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from irconv import ExtractContext
+from irconv.frontend import i64, normalize_axes, normalize_axis, require_rank, typed
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv.types import ElementType
+from irconv_opset import (
+    Convert, CumSum, Divide, Gather, Multiply, ReduceL1, ReduceL2, ReduceLogicalAnd, ReduceLogicalOr, ReduceMax, ReduceMean,
+    ReduceMin, ReduceProd, ReduceSum, Sqrt, Squeeze, Subtract, TopK,
+)
+from irconv_opset.build import shape_of
+
+from irconv_torch.extractors._args import TORCH_2_5, aten, cast, out_type, tensor
+
+
+def _axes(ctx: ExtractContext, name: str = "dim") -> list[int]:
+    """The reduced axes; absent or empty means all."""
+    rank = require_rank(ctx, 0)
+    value = ctx.attrs.get(name)
+    if value is None or value == []:
+        return list(range(rank))
+    return normalize_axes(ctx, ctx.attrs.ints(name), rank)
+
+
+def _reduce(make: Callable[[bool], Op], *, compute_in_output_type: bool = True,
+            boolean: bool = False) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        data = tensor(ctx, "self")
+        if boolean:
+            data = cast(ctx, data, ElementType.boolean)
+        elif compute_in_output_type:
+            data = cast(ctx, data, out_type(ctx))
+        keep = ctx.attrs.bool("keepdim", False)
+        port = ctx.op(make(keep), data, i64(ctx, _axes(ctx), suffix="axes"), suffix="op")
+        return [cast(ctx, port, out_type(ctx), suffix="result")]
+
+    return extract
+
+
+_FAMILIES: list[tuple[tuple[str, ...], type[Op], bool]] = [
+    (("aten.sum.dim_IntList", "aten.sum.default"), ReduceSum, False),
+    (("aten.mean.dim", "aten.mean.default"), ReduceMean, False),
+    (("aten.amax.default", "aten.max.default"), ReduceMax, False),
+    (("aten.amin.default", "aten.min.default"), ReduceMin, False),
+    (("aten.prod.dim_int", "aten.prod.default"), ReduceProd, False),
+    (("aten.any.dim", "aten.any.dims", "aten.any.default"), ReduceLogicalOr, True),
+    (("aten.all.dim", "aten.all.dims", "aten.all.default"), ReduceLogicalAnd, True),
+]
+reductions = [aten(name, _reduce(lambda keep, op=op: op(keep_dims=keep), boolean=boolean), versions=TORCH_2_5,
+                   produces=[op])
+              for names, op, boolean in _FAMILIES for name in names]
+
+
+def _variance(ctx: ExtractContext) -> OutPort:
+    """``sum((x - mean)^2) / (n - correction)`` over the axes, kept dims as asked."""
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, "self"), element_type)
+    axes = _axes(ctx)
+    keep = ctx.attrs.bool("keepdim", False)
+    correction = ctx.attrs.float("correction", 1.0)
+    axes_port = i64(ctx, axes, suffix="axes")
+    mean = ctx.op(ReduceMean(keep_dims=True), data, axes_port, suffix="mean")
+    centred = ctx.op(Subtract(), data, mean, suffix="centred")
+    squares = ctx.op(ReduceSum(keep_dims=keep), ctx.op(Multiply(), centred, centred, suffix="squared"), axes_port,
+                     suffix="sum")
+    count = ctx.op(ReduceProd(keep_dims=False), ctx.op(Gather(), shape_of(ctx, data), axes_port, i64(ctx, 0)),
+                   i64(ctx, [0]), suffix="count")
+    divisor = ctx.op(Subtract(), ctx.op(Convert(destination_type=element_type), count, suffix="count_f"),
+                     typed(ctx, correction, element_type, suffix="correction"), suffix="divisor")
+    return ctx.op(Divide(), squares, divisor, suffix="op")
+
+
+variance = aten("aten.var.correction", lambda node, ctx: [_variance(ctx)], versions=TORCH_2_5,
+                produces=[ReduceMean, ReduceSum, Divide])
+std = aten("aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx), suffix="sqrt")],
+           versions=TORCH_2_5, produces=[ReduceMean, ReduceSum, Divide, Sqrt])
+
+
+@aten("aten.linalg_vector_norm.default", versions=TORCH_2_5, produces=[ReduceL2, ReduceL1])
+def vector_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    order = ctx.attrs.float("ord", 2.0)
+    if order not in (1.0, 2.0):
+        raise ctx.attrs.bad("ord", order, "only the 1- and 2-norms")
+    make = ReduceL2 if order == 2.0 else ReduceL1
+    data = cast(ctx, tensor(ctx, "self"), out_type(ctx))
+    return [ctx.op(make(keep_dims=ctx.attrs.bool("keepdim", False)), data, i64(ctx, _axes(ctx)), suffix="op")]
+
+
+def _top_one(ctx: ExtractContext, mode: str) -> tuple[OutPort, OutPort]:
+    """Values and i64 indices of the max (min) along ``dim``, the dim kept or squeezed."""
+    data = tensor(ctx, "self")
+    rank = require_rank(ctx, 0)
+    if ctx.attrs.get("dim") is None:  # argmax over the flattened tensor
+        from irconv_opset import Reshape
+
+        data, axis, keep = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1]), suffix="flat"), 0, False
+    else:
+        axis, keep = normalize_axis(ctx, ctx.attrs.int("dim"), rank), ctx.attrs.bool("keepdim", False)
+    top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=ElementType.i64),
+                  [data, i64(ctx, 1, suffix="k")], suffix="op")
+    values, indices = top.out_port(0), top.out_port(1)
+    if not keep:
+        values = ctx.op(Squeeze(), values, i64(ctx, [axis]), suffix="values")
+        indices = ctx.op(Squeeze(), indices, i64(ctx, [axis]), suffix="indices")
+    return values, indices
+
+
+max_dim = aten("aten.max.dim", lambda node, ctx: list(_top_one(ctx, "max")), versions=TORCH_2_5, produces=[TopK])
+min_dim = aten("aten.min.dim", lambda node, ctx: list(_top_one(ctx, "min")), versions=TORCH_2_5, produces=[TopK])
+argmax = aten("aten.argmax.default", lambda node, ctx: [_top_one(ctx, "max")[1]], versions=TORCH_2_5,
+              produces=[TopK])
+argmin = aten("aten.argmin.default", lambda node, ctx: [_top_one(ctx, "min")[1]], versions=TORCH_2_5,
+              produces=[TopK])
+
+
+@aten("aten.topk.default", versions=TORCH_2_5, produces=[TopK])
+def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axis = normalize_axis(ctx, ctx.attrs.int("dim", -1), require_rank(ctx, 0))
+    mode = "max" if ctx.attrs.bool("largest", True) else "min"
+    order = "value" if ctx.attrs.bool("sorted", True) else "none"
+    top = ctx.add(TopK(axis=axis, mode=mode, sort=order, index_element_type=ElementType.i64, stable=True),
+                  [tensor(ctx, "self"), i64(ctx, ctx.attrs.int("k"), suffix="k")], suffix="op")
+    return [top.out_port(0), top.out_port(1)]
+
+
+@aten("aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum])
+def cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
+    data = cast(ctx, tensor(ctx, "self"), out_type(ctx))
+    return [ctx.op(CumSum(), data, i64(ctx, axis, suffix="axis"), suffix="op")]
