@@ -16,6 +16,7 @@ from irconv.graph._node import Node
 from irconv.graph._port import InPort, OutPort
 from irconv.graph.meta import GraphMeta
 from irconv.ops.op import Op
+from irconv.ops.traits import Trait
 
 
 class Graph:
@@ -167,9 +168,10 @@ class Graph:
         return order
 
     def clean_up(self) -> int:
-        """Remove nodes that no Result depends on (Parameters stay). Returns how many."""
+        """Remove nodes that no Result or op with side effects (an Assign to a variable)
+        depends on (Parameters stay). Returns how many."""
         live: set[int] = set()
-        stack = [n.id for n in self.results()]
+        stack = [n.id for n in self._nodes.values() if n.type == "Result" or n.op.has(Trait.SIDE_EFFECTS)]
         while stack:
             nid = stack.pop()
             if nid in live:

@@ -1,0 +1,1 @@
+"""irconv-llm: decoders as OpenVINO runs them best — KV cache as state, compressed weights."""

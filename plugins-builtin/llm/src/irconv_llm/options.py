@@ -1,0 +1,69 @@
+"""The options irconv-llm declares."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from irconv import Option
+
+#: ``--weight-format`` values: bits, and symmetric (no zero point) or asymmetric.
+WEIGHT_FORMATS = ("int8", "int8-sym", "int4-sym", "int4-asym")
+
+
+def _ratio(value: Any) -> str | None:
+    return None if value is None or 0.0 <= value <= 1.0 else f"{value} is not between 0 and 1"
+
+
+def _group(value: Any) -> str | None:
+    return None if value is None or value == -1 or value > 0 else f"{value} is neither -1 nor a positive size"
+
+
+STATEFUL: Option[bool] = Option(
+    "llm.stateful",
+    bool,
+    default=False,
+    flag="--stateful",
+    keyword="stateful",
+    help="keep a decoder's KV cache inside the model as ReadValue/Assign state, with a beam_idx input "
+    "reordering it (the past key/value inputs and present outputs disappear)",
+)
+WEIGHT_FORMAT: Option[str | None] = Option(
+    "llm.weight_format",
+    str,
+    flag="--weight-format",
+    keyword="weight_format",
+    choices=WEIGHT_FORMATS,
+    help="store MatMul and embedding weights as 8- or 4-bit integers with scales (data-free): "
+    "int8 is asymmetric per output channel (u8 + zero point), int4-sym/int4-asym per group",
+)
+GROUP_SIZE: Option[int] = Option(
+    "llm.group_size",
+    int,
+    default=128,
+    flag="--group-size",
+    keyword="group_size",
+    metavar="N",
+    validate=_group,
+    help="input channels sharing one 4-bit scale (-1: one scale per output channel)",
+)
+RATIO: Option[float] = Option(
+    "llm.ratio",
+    float,
+    default=1.0,
+    flag="--ratio",
+    keyword="ratio",
+    metavar="R",
+    validate=_ratio,
+    help="share of the 4-bit candidates' weights stored in 4 bits; the layers 4 bits hurt most "
+    "(largest relative quantization error) are kept in int8",
+)
+ALL_LAYERS: Option[bool] = Option(
+    "llm.all_layers",
+    bool,
+    default=False,
+    flag="--all-layers",
+    keyword="all_layers",
+    help="with a 4-bit format, compress the embedding and the last projection in 4 bits too "
+    "(they stay int8 otherwise)",
+)
+OPTIONS = (STATEFUL, WEIGHT_FORMAT, GROUP_SIZE, RATIO, ALL_LAYERS)

@@ -1,0 +1,30 @@
+"""Hook implementations of irconv-llm: state ops, options, and the decoder transforms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from irconv import Op, Option
+from irconv.plugins import Transform, hookimpl
+
+
+@hookimpl
+def declare_ops() -> Sequence[type[Op]]:
+    from irconv_llm.state_ops import OPS
+
+    return OPS
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[Any]]:
+    from irconv_llm.options import OPTIONS
+
+    return OPTIONS
+
+
+@hookimpl
+def back_transform() -> list[Transform]:
+    from irconv_llm.make_stateful import MakeStateful
+
+    return [MakeStateful()]

@@ -1,0 +1,134 @@
+"""Small transformer decoders with random weights, exported to ONNX with an explicit KV cache.
+
+Nothing is downloaded: each model is built from a ``transformers`` config. The export wraps
+the model in a module taking the cache as ``past_key_values.N.key/value`` tensors and
+returning ``logits`` and ``present.N.key/value``, as Hugging Face's ONNX exports do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FAMILIES = ("llama", "qwen2", "phi3")
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """An exported decoder: its file and the facts a generation loop needs."""
+
+    path: Path
+    layers: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+
+    def empty_cache(self, batch: int) -> dict[str, np.ndarray]:
+        shape = (batch, self.kv_heads, 0, self.head_dim)
+        return {name: np.zeros(shape, np.float32) for name in self.cache_inputs()}
+
+    def cache_inputs(self) -> list[str]:
+        return [f"past_key_values.{i}.{kind}" for i in range(self.layers) for kind in ("key", "value")]
+
+
+def config(family: str, **overrides: Any) -> Any:
+    """A small config of ``family`` (grouped-query attention: 4 heads, 2 KV heads)."""
+    import transformers
+
+    common: dict[str, Any] = dict(
+        vocab_size=256,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        initializer_range=0.1,  # peaked logits: greedy choices far from ties
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        tie_word_embeddings=False,
+    )
+    common.update(overrides)
+    classes = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config, "phi3": transformers.Phi3Config}
+    return classes[family](**common)
+
+
+def random_model(cfg: Any, seed: int = 0) -> Any:
+    import torch
+    import transformers
+
+    torch.manual_seed(seed)
+    return transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").eval()
+
+
+def export_onnx(model: Any, path: Path) -> Decoder:
+    """``model`` with its cache as explicit inputs and outputs, exported to ``path``."""
+    import torch
+    from transformers import DynamicCache
+
+    cfg = model.config
+    layers = cfg.num_hidden_layers
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    kv_heads = cfg.num_key_value_heads
+
+    class ExplicitCache(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any, position_ids: Any, *past: Any) -> tuple[Any, ...]:
+            cache = DynamicCache(config=cfg)
+            for layer in range(layers):
+                cache.update(past[2 * layer], past[2 * layer + 1], layer)
+            out = self.model(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                position_ids=position_ids,
+                past_key_values=cache,
+                use_cache=True,
+            )
+            present = [t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)]
+            return (out.logits, *present)
+
+    decoder = Decoder(path, layers, kv_heads, head_dim, cfg.vocab_size)
+    batch, length, past_length = 1, 5, 3  # a non-empty past, so the trace concatenates
+    past = [torch.randn(batch, kv_heads, past_length, head_dim) for _ in range(2 * layers)]
+    inputs = (
+        torch.randint(0, cfg.vocab_size, (batch, length)),
+        torch.ones(batch, past_length + length, dtype=torch.long),
+        torch.arange(past_length, past_length + length)[None],
+        *past,
+    )
+    cache_names = decoder.cache_inputs()
+    dynamic = {
+        "input_ids": {0: "batch", 1: "sequence"},
+        "attention_mask": {0: "batch", 1: "total"},
+        "position_ids": {0: "batch", 1: "sequence"},
+        **{name: {0: "batch", 2: "past"} for name in cache_names},
+    }
+    outputs = ["logits"] + [name.replace("past_key_values", "present") for name in cache_names]
+    with torch.no_grad():
+        torch.onnx.export(
+            ExplicitCache(),
+            inputs,
+            str(path),
+            input_names=["input_ids", "attention_mask", "position_ids", *cache_names],
+            output_names=outputs,
+            dynamic_axes=dynamic,
+            opset_version=17,
+            dynamo=False,
+        )
+    return decoder
+
+
+def exported(family: str, directory: Path, **overrides: Any) -> Decoder:
+    """A random ``family`` decoder exported into ``directory``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return export_onnx(random_model(config(family, **overrides)), directory / f"{family}.onnx")
