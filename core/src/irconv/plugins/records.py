@@ -303,5 +303,6 @@ BUILTIN_HINTS: tuple[InstallHint, ...] = (
     InstallHint(
         "irconv-mxnet", frameworks=("mxnet",), suffixes=(".params", ".json"), description="MXNet front end"
     ),
+    InstallHint("irconv-tflite", frameworks=("tflite",), suffixes=(".tflite",), description="TensorFlow Lite front end"),
     InstallHint("irconv-viz", description="graph pictures for `irconv show` (html, svg)"),
 )

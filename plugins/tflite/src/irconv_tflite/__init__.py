@@ -1,0 +1,5 @@
+"""irconv-tflite: TensorFlow Lite flatbuffers (``.tflite``) read without TensorFlow."""
+
+FRAMEWORK = "tflite"
+
+__all__ = ["FRAMEWORK"]

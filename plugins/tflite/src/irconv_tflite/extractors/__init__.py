@@ -1,0 +1,13 @@
+"""The TFLite extractors, one module per family."""
+
+from __future__ import annotations
+
+from irconv.plugins import Extractor
+
+
+def all_extractors() -> list[Extractor]:
+    from irconv.frontend import collect
+
+    from irconv_tflite.extractors import elementwise, nn, quantization, tensor
+
+    return collect(nn, elementwise, tensor, quantization)

@@ -1,0 +1,84 @@
+"""What the TFLite extractors share: the framework binding, fused activations, padding,
+the NHWC mark for the layout plugin, and the record of int8 weights."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+from irconv.frontend import extractor
+from irconv_opset import Clamp, ReLU, Tanh
+
+from irconv_tflite.loader import OperatorSource, quantized
+from irconv_tflite.weights import QUANTIZED_WEIGHTS, WeightGrid
+
+if TYPE_CHECKING:
+    from irconv import ExtractContext
+    from irconv.graph import Node, OutPort
+    from irconv.ops import Op
+
+    from irconv_tflite.model import Tensor
+
+tflite = functools.partial(extractor, "tflite")
+
+NHWC = "NHWC"
+
+
+def source(ctx: ExtractContext) -> OperatorSource:
+    found = ctx.source
+    assert isinstance(found, OperatorSource)
+    return found
+
+
+def input_tensor(ctx: ExtractContext, idx: int) -> Tensor | None:
+    inputs = source(ctx).inputs
+    return inputs[idx] if idx < len(inputs) else None
+
+
+def declared_shape(ctx: ExtractContext, idx: int) -> tuple[int | None, ...] | None:
+    """Input ``idx``'s shape as the model declares it. While extraction runs, nodes marked
+    NHWC still infer as NCHW (the layout plugin wraps them afterwards), so an extractor
+    reads the data's channels here, not from the inferred shape."""
+    tensor = input_tensor(ctx, idx)
+    return None if tensor is None else tensor.shape
+
+
+def fused_activation(ctx: ExtractContext, port: OutPort) -> OutPort:
+    """``port`` through the operator's ``fused_activation_function``."""
+    kind = ctx.attrs.choice("fused_activation_function", ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH"], "NONE")
+    if kind == "RELU":
+        return ctx.op(ReLU(), port, suffix="relu")
+    if kind == "RELU6":
+        return ctx.op(Clamp(min=0.0, max=6.0), port, suffix="relu6")
+    if kind == "RELU_N1_TO_1":
+        return ctx.op(Clamp(min=-1.0, max=1.0), port, suffix="relu_n1_to_1")
+    if kind == "TANH":
+        return ctx.op(Tanh(), port, suffix="tanh")
+    return port
+
+
+def auto_pad(ctx: ExtractContext) -> str:
+    return "same_upper" if ctx.attrs.choice("padding", ["SAME", "VALID"]) == "SAME" else "valid"
+
+
+def laid_out(ctx: ExtractContext, op: Op, inputs: list[OutPort | None]) -> Node:
+    """Add ``op``, whose input 0 and output 0 are NHWC: the layout plugin wraps it."""
+    node = ctx.add(op, inputs, suffix=op.type)
+    node.layout = NHWC
+    return node
+
+
+def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, scale_shape: tuple[int, ...]) -> None:
+    """Note that ``node``'s weights (input 1) are int8/uint8 values on a grid (a quantized
+    model), so ``tflite.int8_weights`` stores them as such; ``scale_shape`` broadcasts the
+    per-channel scale against the weights in the layout ``node`` reads them."""
+    grid = None if tensor is None else quantized(tensor)
+    if grid is None or tensor is None or tensor.type not in (3, 9):  # UINT8, INT8
+        return
+    scale = np.asarray(grid.scale, np.float32)
+    zero = np.asarray(grid.zero_point, np.float32)
+    if grid.per_channel:
+        scale, zero = scale.reshape(scale_shape), zero.reshape(scale_shape)
+    signed = tensor.type == 9
+    ctx.graph.meta.setdefault(QUANTIZED_WEIGHTS)[node.id] = WeightGrid(scale, zero, signed)

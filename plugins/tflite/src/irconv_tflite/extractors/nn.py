@@ -1,0 +1,231 @@
+"""Convolutions, pooling, fully connected, normalisation and resizing.
+
+TFLite computes NHWC: spatial ops are marked for the layout plugin, which wraps them in
+transposes and cancels those between neighbours, so a CNN keeps at most one at its input.
+Weights are rearranged here into the IR's forms: Conv filters [O, H, W, I] -> [O, I, H, W],
+depthwise filters [1, H, W, C*M] -> GroupConvolution's [C, M, 1, H, W].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import i64, input_constant, require_rank
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    AvgPool,
+    Convert,
+    Convolution,
+    ConvolutionBackpropData,
+    DepthToSpace,
+    GroupConvolution,
+    Interpolate,
+    LogSoftmax,
+    LRN,
+    MatMul,
+    MaxPool,
+    Multiply,
+    NormalizeL2,
+    Reshape,
+    SoftMax,
+    SpaceToDepth,
+    Transpose,
+)
+
+from irconv_tflite.extractors._common import (
+    auto_pad,
+    declared_shape,
+    fused_activation,
+    input_tensor,
+    laid_out,
+    record_int8_weights,
+    tflite,
+)
+
+
+def _bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
+    """``port`` plus the optional bias at input ``idx`` (per output channel, last axis)."""
+    if not ctx.has_input(idx):
+        return port
+    return ctx.op(Add(), port, ctx.input(idx), suffix="bias")
+
+
+def _strides(ctx: ExtractContext) -> tuple[int, int]:
+    return ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)
+
+
+def _dilations(ctx: ExtractContext) -> tuple[int, int]:
+    return ctx.attrs.int("dilation_h_factor", 1), ctx.attrs.int("dilation_w_factor", 1)
+
+
+@tflite("CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add])
+def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """A filter [O, H, W, I] on an input of I*G channels: G > 1 is a grouped convolution."""
+    common = {"strides": _strides(ctx), "dilations": _dilations(ctx), "pads_begin": (0, 0), "pads_end": (0, 0),
+              "auto_pad": auto_pad(ctx)}
+    filters = ctx.input_value(1)
+    data_shape = declared_shape(ctx, 0)
+    channels = data_shape[-1] if data_shape else None
+    if filters is None:
+        weights = ctx.op(Transpose(), ctx.input(1), i64(ctx, [0, 3, 1, 2]), suffix="filters")
+        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), weights])  # type: ignore[arg-type]
+        return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
+    out_channels, h, w, per_group = filters.shape
+    groups = 1 if channels is None or channels == per_group else channels // per_group
+    oihw = np.ascontiguousarray(filters.transpose(0, 3, 1, 2))
+    if groups == 1:
+        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), ctx.const(oihw, suffix="filters")])  # type: ignore[arg-type]
+        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (out_channels, 1, 1, 1))
+    else:
+        grouped = oihw.reshape(groups, out_channels // groups, per_group, h, w)
+        conv = laid_out(ctx, GroupConvolution(**common), [ctx.input(0), ctx.const(grouped, suffix="filters")])  # type: ignore[arg-type]
+        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (groups, out_channels // groups, 1, 1, 1))
+    return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
+
+
+@tflite("DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add])
+def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Filter [1, H, W, C*M] (output channel c*M + m reads input channel c)."""
+    filters = input_constant(ctx, 1, "the depthwise filter")
+    _, h, w, total = filters.shape
+    data_shape = declared_shape(ctx, 0)
+    if data_shape and data_shape[-1]:
+        channels = int(data_shape[-1])
+    else:
+        channels = total // max(ctx.attrs.int("depth_multiplier", 1), 1)
+    multiplier = total // channels
+    grouped = np.ascontiguousarray(filters.reshape(h, w, channels, multiplier).transpose(2, 3, 0, 1))[:, :, None]
+    op = GroupConvolution(strides=_strides(ctx), dilations=_dilations(ctx), pads_begin=(0, 0), pads_end=(0, 0),
+                          auto_pad=auto_pad(ctx))  # type: ignore[arg-type]
+    conv = laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")])
+    record_int8_weights(ctx, conv, input_tensor(ctx, 1), (channels, multiplier, 1, 1, 1))
+    return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
+
+
+@tflite("TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
+def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias."""
+    sizes = input_constant(ctx, 0, "the output shape").reshape(-1)
+    filters = input_constant(ctx, 1, "the filter")
+    # [O, H, W, I] -> ConvolutionBackpropData's [C_in, C_out, H, W]
+    weights = np.ascontiguousarray(filters.transpose(3, 0, 1, 2))
+    op = ConvolutionBackpropData(strides=_strides(ctx), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0),
+                                 auto_pad=auto_pad(ctx), output_padding=(0, 0))  # type: ignore[arg-type]
+    spatial = i64(ctx, [int(sizes[1]), int(sizes[2])], suffix="output_shape")
+    conv = laid_out(ctx, op, [ctx.input(2), ctx.const(weights, suffix="filters"), spatial])
+    return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 3))]
+
+
+@tflite("FULLY_CONNECTED", produces=[MatMul, Add, Reshape])
+def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x [..., K] (flattened to [-1, K] unless keep_num_dims) times weights [N, K]^T."""
+    if ctx.attrs.int("weights_format", 0) != 0:  # SHUFFLED4x16INT8
+        raise ctx.attrs.bad("weights_format", ctx.attrs.int("weights_format"), "only the default layout is read")
+    weights_shape = ctx.input_shape(1)
+    if weights_shape is None or weights_shape[-1] is None:
+        raise ctx.attrs.bad("weights", "unknown shape", "the weights' inner size must be known")
+    data = ctx.input(0)
+    keep = ctx.attrs.bool("keep_num_dims", False)
+    if not keep and ctx.input_rank(0) != 2:
+        data = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1, int(weights_shape[-1])]), suffix="flatten")
+    matmul = ctx.add(MatMul(transpose_a=False, transpose_b=True), [data, ctx.input(1)], suffix="MatMul")
+    record_int8_weights(ctx, matmul, input_tensor(ctx, 1), (-1, 1))
+    return [fused_activation(ctx, _bias(ctx, matmul.out_port(0), 2))]
+
+
+def _pool(kind: type[AvgPool] | type[MaxPool]):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        kernel = (ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width"))
+        common = {"strides": _strides(ctx), "kernel": kernel, "pads_begin": (0, 0), "pads_end": (0, 0),
+                  "auto_pad": auto_pad(ctx)}
+        if kind is AvgPool:
+            op = AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
+        else:
+            op = MaxPool(dilations=(1, 1), **common)  # type: ignore[arg-type]
+        pooled = laid_out(ctx, op, [ctx.input(0)])
+        return [fused_activation(ctx, pooled.out_port(0))]
+
+    return extract
+
+
+average_pool_2d = tflite("AVERAGE_POOL_2D", _pool(AvgPool), produces=[AvgPool])
+max_pool_2d = tflite("MAX_POOL_2D", _pool(MaxPool), produces=[MaxPool])
+
+
+@tflite("SOFTMAX", produces=[SoftMax, Multiply])
+def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """softmax(beta * x) over the last axis."""
+    beta = ctx.attrs.float("beta", 1.0)
+    data = ctx.input(0)
+    if beta != 1.0:
+        data = ctx.op(Multiply(), data, ctx.const(np.float32(beta), suffix="beta"), suffix="scaled")
+    return [ctx.op(SoftMax(axis=-1), data, suffix="softmax")]
+
+
+@tflite("LOG_SOFTMAX", produces=[LogSoftmax])
+def log_softmax(node: Node, ctx: ExtractContext) -> LogSoftmax:
+    return LogSoftmax(axis=-1)
+
+
+@tflite("L2_NORMALIZATION", produces=[NormalizeL2])
+def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    rank = require_rank(ctx)
+    axes = i64(ctx, [rank - 1], suffix="axes")
+    return [fused_activation(ctx, ctx.op(NormalizeL2(eps=1e-6, eps_mode="max"), ctx.input(0), axes))]
+
+
+@tflite("LOCAL_RESPONSE_NORMALIZATION", produces=[LRN])
+def local_response_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TFLite: x / (bias + alpha * sum(x^2 over 2r+1 channels))^beta; OpenVINO's LRN divides
+    alpha by the window size, so it is multiplied back."""
+    radius = ctx.attrs.int("radius", 5)
+    size = 2 * radius + 1
+    op = LRN(alpha=ctx.attrs.float("alpha", 1.0) * size, beta=ctx.attrs.float("beta", 0.5),
+             bias=ctx.attrs.float("bias", 1.0), size=size)
+    return [laid_out(ctx, op, [ctx.input(0), i64(ctx, [1], suffix="axes")]).out_port(0)]
+
+
+def _resize(mode: str):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        sizes = ctx.input(1)
+        align = ctx.attrs.bool("align_corners", False)
+        half = ctx.attrs.bool("half_pixel_centers", False)
+        if align:
+            transform = "align_corners"
+        elif half:
+            transform = "tf_half_pixel_for_nn" if mode == "nearest" else "half_pixel"
+        else:
+            transform = "asymmetric"
+        nearest_mode = "round_prefer_ceil" if align else "floor"
+        op = Interpolate(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
+                         nearest_mode=nearest_mode, antialias=False, pads_begin=(0, 0, 0, 0),
+                         pads_end=(0, 0, 0, 0))  # type: ignore[arg-type]
+        sizes = ctx.op(Convert(destination_type=ElementType.i64), sizes, suffix="sizes")
+        # marked NHWC: the layout plugin feeds it NCHW, so the sizes are for axes 2 and 3
+        return [laid_out(ctx, op, [ctx.input(0), sizes, i64(ctx, [2, 3], suffix="axes")]).out_port(0)]
+
+    return extract
+
+
+resize_bilinear = tflite("RESIZE_BILINEAR", _resize("linear_onnx"), produces=[Interpolate, Convert])
+resize_nearest_neighbor = tflite("RESIZE_NEAREST_NEIGHBOR", _resize("nearest"), produces=[Interpolate, Convert])
+
+
+def _block_op(kind: type[DepthToSpace] | type[SpaceToDepth]):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        op = kind(block_size=ctx.attrs.int("block_size"), mode="blocks_first")
+        return [laid_out(ctx, op, [ctx.input(0)]).out_port(0)]
+
+    return extract
+
+
+depth_to_space = tflite("DEPTH_TO_SPACE", _block_op(DepthToSpace), produces=[DepthToSpace])
+space_to_depth = tflite("SPACE_TO_DEPTH", _block_op(SpaceToDepth), produces=[SpaceToDepth])
+
+
+@tflite("BATCH_MATMUL", produces=[MatMul])
+def batch_matmul(node: Node, ctx: ExtractContext) -> MatMul:
+    return MatMul(transpose_a=ctx.attrs.bool("adj_x", False), transpose_b=ctx.attrs.bool("adj_y", False))
+

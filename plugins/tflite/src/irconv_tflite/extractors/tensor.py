@@ -1,0 +1,258 @@
+"""Shape and data movement: reshape, concat, reductions, padding, transpose, slicing,
+gathering, packing, splitting, casts and tensor creation."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import i64, input_constant, normalize_axis, require_rank
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Concat,
+    Convert,
+    CumSum,
+    Gather,
+    GatherND,
+    Pad,
+    Range,
+    ReduceLogicalAnd,
+    ReduceLogicalOr,
+    ReduceMax,
+    ReduceMean,
+    ReduceMin,
+    ReduceProd,
+    ReduceSum,
+    Reshape,
+    Reverse,
+    ShapeOf,
+    Slice,
+    Split,
+    Squeeze,
+    StridedSlice,
+    Tile,
+    TopK,
+    Transpose,
+    Unsqueeze,
+    VariadicSplit,
+)
+from irconv_opset.build import shape_of
+
+from irconv_tflite.extractors._common import declared_shape, fused_activation, source, tflite
+from irconv_tflite.loader import ELEMENT_TYPES
+from irconv_tflite.model import TYPE_NAMES
+
+
+def _output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
+    """The element type TFLite declares for output ``idx`` (quantized tensors are f32 here)."""
+    tensor = source(ctx).outputs[idx]
+    found = ELEMENT_TYPES.get(tensor.type)
+    if found is None:
+        raise ctx.attrs.bad("output type", TYPE_NAMES.get(tensor.type, tensor.type), "irconv cannot compute it")
+    return ElementType.f32 if tensor.quantization is not None and not found.is_float else found
+
+
+@tflite("RESHAPE", produces=[Reshape])
+def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The new shape from input 1, or from the options when that input is absent (-1: infer)."""
+    if ctx.has_input(1) and ctx.input_shape(1) != (0,):
+        shape = ctx.input(1)
+    else:
+        shape = i64(ctx, ctx.attrs.ints("new_shape"), suffix="shape")
+    return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape, suffix="reshape")]
+
+
+@tflite("CONCATENATION", produces=[Concat])
+def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    rank = require_rank(ctx)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis"), rank)
+    inputs = [ctx.input(i) for i in range(len(ctx.inputs))]
+    return [fused_activation(ctx, ctx.op(Concat(axis=axis), *inputs, suffix="concat"))]
+
+
+def _reduce(kind: type):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> object:
+        return kind(keep_dims=ctx.attrs.bool("keep_dims", False))
+
+    return extract
+
+
+mean = tflite("MEAN", _reduce(ReduceMean), produces=[ReduceMean])
+sum_ = tflite("SUM", _reduce(ReduceSum), produces=[ReduceSum])
+reduce_max = tflite("REDUCE_MAX", _reduce(ReduceMax), produces=[ReduceMax])
+reduce_min = tflite("REDUCE_MIN", _reduce(ReduceMin), produces=[ReduceMin])
+reduce_prod = tflite("REDUCE_PROD", _reduce(ReduceProd), produces=[ReduceProd])
+reduce_any = tflite("REDUCE_ANY", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr])
+reduce_all = tflite("REDUCE_ALL", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd])
+
+
+def _pad(mode: str | None):  # type: ignore[no-untyped-def]
+    """PAD / PADV2 (constant, PADV2's value at input 2) and MIRROR_PAD; paddings [rank, 2]."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        pads = input_constant(ctx, 1, "the paddings").reshape(-1, 2).astype(np.int64)
+        pad_mode = mode or ctx.attrs.choice("mode", ["REFLECT", "SYMMETRIC"]).lower()
+        inputs = [ctx.input(0), i64(ctx, pads[:, 0], suffix="begin"), i64(ctx, pads[:, 1], suffix="end")]
+        if pad_mode == "constant":
+            inputs.append(ctx.input(2) if ctx.has_input(2) else ctx.const(np.zeros((), ctx.input_type(0).numpy)))
+        return [ctx.op(Pad(pad_mode=pad_mode), *inputs, suffix="pad")]
+
+    return extract
+
+
+pad = tflite("PAD", _pad("constant"), produces=[Pad])
+padv2 = tflite("PADV2", _pad("constant"), produces=[Pad])
+mirror_pad = tflite("MIRROR_PAD", _pad(None), produces=[Pad])
+transpose = tflite("TRANSPOSE", lambda node, ctx: Transpose(), produces=[Transpose])
+
+
+def _mask(bits: int, length: int) -> list[int]:
+    return [(bits >> i) & 1 for i in range(length)]
+
+
+@tflite("STRIDED_SLICE", produces=[StridedSlice, Add])
+def strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """TF's bit masks as OpenVINO's per-axis lists; ``offset``: end counts from begin."""
+    shape = ctx.input_shape(1)
+    if shape is None or shape[0] is None:
+        raise ctx.attrs.bad("begin", "unknown length", "the slice's begin must have a known length")
+    length = int(shape[0])
+    masks = {name: _mask(ctx.attrs.int(name, 0), length)
+             for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")}
+    end = ctx.input(2)
+    if ctx.attrs.bool("offset", False):
+        end = ctx.op(Add(), ctx.input(1), end, suffix="end")
+    op = StridedSlice(**masks)  # type: ignore[arg-type]
+    return [ctx.op(op, ctx.input(0), ctx.input(1), end, ctx.input(3), suffix="slice")]
+
+
+@tflite("SLICE", produces=[Slice])
+def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """begin and size (-1: to the end) as Slice's start/stop."""
+    begin = input_constant(ctx, 1, "the begin").astype(np.int64).reshape(-1)
+    size = input_constant(ctx, 2, "the size").astype(np.int64).reshape(-1)
+    stop = np.where(size < 0, np.iinfo(np.int64).max, begin + size)
+    axes = np.arange(begin.size, dtype=np.int64)
+    return [ctx.op(Slice(), ctx.input(0), i64(ctx, begin, "start"), i64(ctx, stop, "stop"),
+                   i64(ctx, np.ones_like(begin), "step"), i64(ctx, axes, "axes"), suffix="slice")]
+
+
+@tflite("GATHER", produces=[Gather])
+def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axis = ctx.attrs.int("axis", 0)
+    return [ctx.op(Gather(batch_dims=ctx.attrs.int("batch_dims", 0)), ctx.input(0), ctx.input(1),
+                   i64(ctx, axis, suffix="axis"), suffix="gather")]
+
+
+gather_nd = tflite("GATHER_ND", lambda node, ctx: GatherND(batch_dims=0), produces=[GatherND])
+
+
+@tflite("SQUEEZE", produces=[Squeeze])
+def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    dims = ctx.attrs.ints("squeeze_dims", [])
+    if not dims:
+        shape = declared_shape(ctx, 0)
+        if shape is None or None in shape:
+            return [ctx.op(Squeeze(), ctx.input(0), suffix="squeeze")]
+        dims = [i for i, d in enumerate(shape) if d == 1]
+    return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, dims, suffix="axes"), suffix="squeeze")]
+
+
+expand_dims = tflite("EXPAND_DIMS", lambda node, ctx: Unsqueeze(), produces=[Unsqueeze])
+
+
+@tflite("SHAPE", produces=[ShapeOf])
+def shape(node: Node, ctx: ExtractContext) -> ShapeOf:
+    return ShapeOf(output_type=_output_type(ctx))
+
+
+@tflite("PACK", produces=[Unsqueeze, Concat])
+def pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    rank = require_rank(ctx) + 1
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
+    parts = [ctx.op(Unsqueeze(), ctx.input(i), i64(ctx, [axis], suffix="axis"), suffix=f"item{i}")
+             for i in range(len(ctx.inputs))]
+    return [ctx.op(Concat(axis=axis), *parts, suffix="pack")]
+
+
+@tflite("UNPACK", produces=[Split, Squeeze])
+def unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    rank = require_rank(ctx)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
+    count = ctx.attrs.int("num")
+    split = ctx.add(Split(num_splits=count), [ctx.input(0), i64(ctx, axis, suffix="axis")], suffix="split")
+    return [ctx.op(Squeeze(), split.out_port(i), i64(ctx, [axis], suffix="axes"), suffix=f"item{i}")
+            for i in range(count)]
+
+
+@tflite("SPLIT", produces=[Split])
+def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: the axis, then the tensor."""
+    count = ctx.attrs.int("num_splits")
+    parts = ctx.add(Split(num_splits=count), [ctx.input(1), ctx.input(0)], suffix="split")
+    return [parts.out_port(i) for i in range(count)]
+
+
+@tflite("SPLIT_V", produces=[VariadicSplit])
+def split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    count = ctx.attrs.int("num_splits")
+    parts = ctx.add(VariadicSplit(), [ctx.input(0), ctx.input(2), ctx.input(1)], suffix="split")
+    return [parts.out_port(i) for i in range(count)]
+
+
+tile = tflite("TILE", lambda node, ctx: Tile(), produces=[Tile])
+broadcast_to = tflite("BROADCAST_TO", lambda node, ctx: Broadcast(mode="numpy"), produces=[Broadcast])
+
+
+@tflite("CAST", produces=[Convert])
+def cast(node: Node, ctx: ExtractContext) -> Convert:
+    return Convert(destination_type=_output_type(ctx))
+
+
+@tflite("FILL", produces=[Broadcast])
+def fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: dims, value."""
+    return [ctx.op(Broadcast(mode="numpy"), ctx.input(1), ctx.input(0), suffix="fill")]
+
+
+@tflite("ZEROS_LIKE", produces=[Broadcast, ShapeOf])
+def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    zero = ctx.const(np.zeros((), ctx.input_type(0).numpy), suffix="zero")
+    return [ctx.op(Broadcast(mode="numpy"), zero, shape_of(ctx, ctx.input(0)), suffix="zeros")]
+
+
+@tflite("RANGE", produces=[Range])
+def range_(node: Node, ctx: ExtractContext) -> Range:
+    return Range(output_type=_output_type(ctx))
+
+
+def _arg(mode: str):  # type: ignore[no-untyped-def]
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rank = require_rank(ctx)
+        axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
+        top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=_output_type(ctx)),
+                      [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
+        return [ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis], suffix="axes"), suffix="index")]
+
+    return extract
+
+
+arg_max = tflite("ARG_MAX", _arg("max"), produces=[TopK, Squeeze])
+arg_min = tflite("ARG_MIN", _arg("min"), produces=[TopK, Squeeze])
+
+
+@tflite("TOPK_V2", produces=[TopK])
+def topk_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=_output_type(ctx, 1), stable=True),
+                  [ctx.input(0), ctx.input(1)], suffix="topk")
+    return [top.out_port(0), top.out_port(1)]
+
+
+@tflite("CUMSUM", produces=[CumSum])
+def cumsum(node: Node, ctx: ExtractContext) -> CumSum:
+    return CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
+
+
+reverse_v2 = tflite("REVERSE_V2", lambda node, ctx: Reverse(mode="index"), produces=[Reverse])
