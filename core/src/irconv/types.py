@@ -34,6 +34,8 @@ class ElementType(enum.Enum):
     u32 = "u32"
     u16 = "u16"
     u8 = "u8"
+    i4 = "i4"
+    u4 = "u4"
     boolean = "boolean"
     dynamic = "dynamic"
 
@@ -72,6 +74,11 @@ class ElementType(enum.Enum):
     @property
     def is_integer(self) -> bool:
         return self.value[0] in "iu"
+
+    @property
+    def is_packed(self) -> bool:
+        """Stored with two values per byte in the ``.bin`` (u4, i4)."""
+        return self in (ElementType.u4, ElementType.i4)
 
     @classmethod
     def from_numpy(cls, dtype: np.dtype | type) -> ElementType:
@@ -118,6 +125,9 @@ _PRECISIONS = {
     ElementType.f64: "FP64",
     ElementType.f32: "FP32",
     ElementType.f16: "FP16",
+    # one value per byte in a tagged byte (NumPy has no 4-bit integer); packed on emit
+    ElementType.u4: np.dtype([("u4", np.uint8)]),
+    ElementType.i4: np.dtype([("i4", np.int8)]),
     ElementType.bf16: "BF16",
     ElementType.f8e5m2: "F8E5M2",
     ElementType.f8e4m3: "F8E4M3",
@@ -144,3 +154,5 @@ def format_shape(shape: MaybeShape) -> str:
     if shape is None:
         return "[...]"
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+    ElementType.u4: "U4",
+    ElementType.i4: "I4",

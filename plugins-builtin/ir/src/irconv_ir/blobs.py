@@ -10,7 +10,11 @@ GIL in both the cast and the write.
 
 A rescaling not computed yet (a ``DeferredProduct``, see ``irconv.ops.deferred``) takes the
 second way too: each block is computed on a worker thread just before it is encoded, so
-the whole product never exists.
+the whole product never exists. Any other value computed block by block (``Deferred``:
+quantized weights, see ``irconv_llm``) is written the same way.
+
+4-bit values (u4, i4: one per byte in memory, see ``irconv.types``) are packed two per
+byte, the first of a pair in the low nibble, as OpenVINO stores them.
 
 Weights that are read-only views of a memory-mapped file (ONNX external data and inline
 initializers, TensorFlow constants, Caffe blobs) are read ahead as a whole when their turn
@@ -27,10 +31,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Protocol, runtime_checkable
 
 import numpy as np
-from irconv.ops.deferred import DeferredProduct, row_blocks
+from irconv.ops.deferred import row_blocks
+from irconv.types import ElementType
 
 #: Blobs up to this size are keyed by a digest of all their bytes.
 SMALL_BLOB = 64 * 1024
@@ -57,13 +62,43 @@ RELEASE_MIN = 1 << 20
 EncodeBlock = Callable[[np.ndarray, np.ndarray], object]
 
 
+@runtime_checkable
+class Deferred(Protocol):
+    """A value computed block by block while it is written (``DeferredProduct`` is one).
+
+    ``base`` is the array it is computed from (its mapped pages are read ahead and released);
+    ``blocks`` cuts it into consecutive parts in C order, each a ``Deferred`` of its own
+    (for a packed type, every part but the last of an even size); ``compute_into`` writes
+    a part's values into an array of its shape and dtype; ``materialize`` returns them.
+    """
+
+    @property
+    def base(self) -> np.ndarray: ...
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dtype(self) -> np.dtype: ...
+    @property
+    def size(self) -> int: ...
+    def blocks(self, elements: int) -> Iterator[Deferred]: ...
+    def compute_into(self, out: np.ndarray) -> np.ndarray: ...
+    def materialize(self) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class Encoding:
-    """How a constant's values become stored bytes: their type and the block encoder."""
+    """How a constant's values become stored bytes: their type and the block encoder.
+
+    ``per_item`` values share one stored item (2 for 4-bit types packed into bytes)."""
 
     name: str
     dtype: np.dtype
     encode: EncodeBlock
+    per_item: int = 1
+
+    def items(self, values: int) -> int:
+        """Stored items holding ``values`` values."""
+        return -(-values // self.per_item)
 
 
 def _copy(source: np.ndarray, out: np.ndarray) -> None:
@@ -72,6 +107,29 @@ def _copy(source: np.ndarray, out: np.ndarray) -> None:
 
 def identity(dtype: np.dtype) -> Encoding:
     return Encoding("raw", np.dtype(dtype), _copy)
+
+
+def _pack_nibbles(source: np.ndarray, out: np.ndarray) -> None:
+    """Two 4-bit values a byte, the first in the low nibble; an odd last value pads with 0."""
+    values = np.ascontiguousarray(source).view(np.uint8).reshape(-1)
+    pairs = values.size // 2
+    np.bitwise_and(values[0 : 2 * pairs : 2], 0x0F, out=out[:pairs])
+    out[:pairs] |= np.left_shift(values[1 : 2 * pairs : 2], 4)
+    if values.size % 2:
+        out[pairs] = values[-1] & 0x0F
+
+
+#: u4/i4 values (held one per byte) stored two per byte.
+PACKED_4BIT = Encoding("packed-4bit", np.dtype(np.uint8), _pack_nibbles, per_item=2)
+
+
+def storage(dtype: np.dtype) -> Encoding:
+    """How values of ``dtype`` are stored when no other encoding is asked for."""
+    try:
+        packed = ElementType.from_numpy(dtype).is_packed
+    except ValueError:
+        packed = False
+    return PACKED_4BIT if packed else identity(dtype)
 
 
 class BlobWriter:
@@ -95,20 +153,20 @@ class BlobWriter:
 
     def add(
         self,
-        value: np.ndarray | DeferredProduct,
+        value: np.ndarray | Deferred,
         encoding: Encoding | None = None,
         reports: list[object] | None = None,
     ) -> tuple[int, int]:
         """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
-        if isinstance(value, DeferredProduct):
-            return self._add_deferred(value, encoding or identity(value.dtype), reports)
+        if isinstance(value, Deferred):
+            return self._add_deferred(value, encoding or storage(value.dtype), reports)
         value = _little_endian(value)
         prefetch_mapped_pages(value)
-        encoding = encoding or identity(value.dtype)
+        encoding = encoding or storage(value.dtype)
         bits = _as_unsigned(value)
-        size = value.size * encoding.dtype.itemsize
+        size = encoding.items(value.size) * encoding.dtype.itemsize
         key = (encoding.name, size, _digest(bits))
         candidates = self._stored.setdefault(key, [])
         for offset, stored in candidates:
@@ -120,20 +178,22 @@ class BlobWriter:
             if size:
                 self._stream.write(memoryview(bits).cast("B"))
         else:
-            self._write_encoded(blocks(value, block_size(value.size)), encoding, reports if reports is not None else [])
+            if encoding.per_item > 1:  # packed: flat runs filling whole bytes
+                value = np.ascontiguousarray(value)
+            step = block_size(value.size)
+            step += -step % encoding.per_item
+            self._write_encoded(blocks(value, step), encoding, reports if reports is not None else [])
         self.size += size
         candidates.append((offset, bits))
         self.blobs += 1
         release_mapped_pages(value)
         return offset, size
 
-    def _add_deferred(
-        self, value: DeferredProduct, encoding: Encoding, reports: list[object] | None
-    ) -> tuple[int, int]:
-        """Compute and write a deferred product; never shared (its digest would cost a
+    def _add_deferred(self, value: Deferred, encoding: Encoding, reports: list[object] | None) -> tuple[int, int]:
+        """Compute and write a deferred value; never shared (its digest would cost a
         computation of its own, and two equal rescalings of one matrix are rare)."""
         prefetch_mapped_pages(value.base)
-        offset, size = self.size, value.size * encoding.dtype.itemsize
+        offset, size = self.size, encoding.items(value.size) * encoding.dtype.itemsize
         parts = value.blocks(block_size(value.size))
         self._write_encoded(parts, _computing_first(encoding), reports if reports is not None else [])
         self.size += size
@@ -152,9 +212,7 @@ class BlobWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write_encoded(
-        self, parts: Iterator[np.ndarray | DeferredProduct], encoding: Encoding, reports: list[object]
-    ) -> None:
+    def _write_encoded(self, parts: Iterator[np.ndarray | Deferred], encoding: Encoding, reports: list[object]) -> None:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="irconv-blob")
         free: list[np.ndarray] = []
@@ -166,15 +224,29 @@ class BlobWriter:
             self._stream.write(memoryview(buffer[:count]).cast("B"))
             free.append(buffer)
 
-        for block in parts:
+        for block in _whole_items(parts, encoding.per_item):
+            count = encoding.items(block.size)
             buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
-            if buffer.size < block.size:
-                buffer = np.empty(block.size, encoding.dtype)
-            pending.append((self._pool.submit(encoding.encode, block, buffer[: block.size]), buffer, block.size))
+            if buffer.size < count:
+                buffer = np.empty(count, encoding.dtype)
+            pending.append((self._pool.submit(encoding.encode, block, buffer[:count]), buffer, count))
             if len(pending) >= IN_FLIGHT:
                 write_oldest()
         while pending:
             write_oldest()
+
+
+def _whole_items(parts: Iterator[np.ndarray | Deferred], per_item: int) -> Iterator[np.ndarray | Deferred]:
+    """``parts``, checked to fill whole stored items (a packed byte) except the last one."""
+    previous = None
+    for part in parts:
+        if previous is not None and previous.size % per_item:
+            raise ValueError(f"a block of {previous.size} values does not fill whole items of {per_item} values")
+        if previous is not None:
+            yield previous
+        previous = part
+    if previous is not None:
+        yield previous
 
 
 def _computing_first(encoding: Encoding) -> Encoding:
@@ -183,13 +255,13 @@ def _computing_first(encoding: Encoding) -> Encoding:
     the output buffer; encoded, it is computed in its weights' memory order and the
     encoder, which reads any layout, gathers it (no C-order copy in between)."""
 
-    def encode(block: DeferredProduct, out: np.ndarray) -> object:  # type: ignore[type-arg]
+    def encode(block: Deferred, out: np.ndarray) -> object:
         if encoding.name == "raw":
             block.compute_into(out.reshape(block.shape))
             return None
         return encoding.encode(block.materialize(), out)
 
-    return Encoding(encoding.name, encoding.dtype, encode)  # type: ignore[arg-type]
+    return Encoding(encoding.name, encoding.dtype, encode, encoding.per_item)  # type: ignore[arg-type]
 
 
 def block_size(elements: int) -> int:

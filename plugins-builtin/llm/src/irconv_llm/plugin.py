@@ -25,6 +25,7 @@ def declare_options() -> Sequence[Option[Any]]:
 
 @hookimpl
 def back_transform() -> list[Transform]:
+    from irconv_llm.compress_weights import CompressWeights
     from irconv_llm.make_stateful import MakeStateful
 
-    return [MakeStateful()]
+    return [MakeStateful(), CompressWeights()]

@@ -1,0 +1,128 @@
+"""--weight-format: MatMul and embedding weights stored as 8- or 4-bit integers with scales."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv.ops import DeferredConst
+
+from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
+from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, quantization
+from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
+
+#: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
+BACKUP = Scheme(8, symmetric=False)
+
+
+def primary_scheme(weight_format: str, group: int) -> Scheme:
+    bits = 4 if weight_format.startswith("int4") else 8
+    return Scheme(bits, symmetric=weight_format.endswith("-sym"), group=group if bits == 4 else -1)
+
+
+class CompressWeights(Transform):
+    """MatMul(x, W) -> MatMul(x, Reshape(Multiply(Subtract(Convert(Q), Convert(Z)), S)));
+    the same before an embedding's Gather.
+
+    Q holds the quantized weights (u8/i8/u4/i4) shaped ``[rows, groups, group]`` (the
+    Reshape restores ``[rows, cols]``; no groups: ``[rows, cols]`` and no Reshape), Z the
+    zero points of asymmetric schemes (no Subtract otherwise), S the scales. This is the
+    form OpenVINO's CPU plugin executes directly as a compressed fully connected layer or
+    gather. A MatMul reading ``[input, output]`` weights gets them transposed and
+    ``transpose_b``. With a 4-bit format the embedding and the last projection stay int8
+    (``--all-layers`` puts them in 4 bits too), and ``--ratio`` below 1 keeps in int8 the
+    layers with the largest relative 4-bit error until their weights are ``1 - ratio`` of
+    the 4-bit candidates' weights.
+    """
+
+    id = "llm.compress_weights"
+    run_after = ("llm.make_stateful",)
+
+    def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        return ctx.options.get(WEIGHT_FORMAT) is not None
+
+    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
+        primary = primary_scheme(ctx.options.get(WEIGHT_FORMAT), ctx.options.get(GROUP_SIZE))
+        sites = weight_sites(graph)
+        if not sites:
+            ctx.note("--weight-format: the model has no MatMul or embedding with constant weights; nothing compressed")
+            return False
+        plan = self._plan(sites, primary, ctx)
+        rw = Rewriter(graph)
+        with rw.batch():
+            for site, params in plan:
+                _compress(rw, site, params)
+        counts: dict[str, int] = {}
+        for _, params in plan:
+            counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
+        ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
+        return True
+
+    def _plan(self, sites: list[WeightSite], primary: Scheme, ctx: TransformContext) -> list[tuple[WeightSite, Quantization]]:
+        """Each site with its quantization: 8-bit formats put every site in ``primary``; 4-bit
+        ones choose per site between ``primary`` and ``BACKUP``."""
+        if primary.bits == 8:
+            return [(site, quantization(site.value, primary)) for site in sites]
+        last = last_projection(sites)
+        kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
+        candidates = [(site, quantization(site.value, primary)) for site in sites if id(site) not in kept]
+        backup = {id(site) for site in _least_tolerant(candidates, ctx.options.get(RATIO))}
+        plan = []
+        for site in sites:
+            if id(site) in kept or id(site) in backup:
+                plan.append((site, quantization(site.value, BACKUP)))
+            else:
+                plan.append(next((s, q) for s, q in candidates if s is site))
+        return plan
+
+
+def _least_tolerant(candidates: list[tuple[WeightSite, Quantization]], ratio: float) -> list[WeightSite]:
+    """The candidates with the largest 4-bit error, until they hold ``1 - ratio`` of the weights."""
+    total = sum(site.parameters for site, _ in candidates)
+    budget = (1.0 - ratio) * total
+    chosen: list[WeightSite] = []
+    held = 0
+    for site, params in sorted(candidates, key=lambda item: -item[1].error):
+        if held >= budget - 1e-9 * total:
+            break
+        chosen.append(site)
+        held += site.parameters
+    return chosen
+
+
+def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
+    from irconv_opset import Convert, Multiply, Reshape, Subtract
+
+    weights = site.value
+    rows, cols = weights.shape
+    element_type = site.weight.out_port(0).data.element_type
+    name = site.weight.name
+    like = site.weight
+    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params)), name=f"{name}/quantized")  # type: ignore[arg-type]
+    restored = rw.op(Convert(destination_type=element_type), levels, name=f"{name}/to_float")
+    grouped = params.groups > 1  # else one scale per row: [rows, 1], like the weights' rank
+    if params.zero_point is not None:
+        zero_point = params.zero_point if grouped else params.zero_point[:, :, 0]
+        zero = HeldValue(levels_as(zero_point, params.scheme.element_type))
+        zero_port = rw.op(DeferredConst(pending=zero), name=f"{name}/zero_point")  # type: ignore[arg-type]
+        zero_float = rw.op(Convert(destination_type=element_type), zero_port, name=f"{name}/zero_point/to_float")
+        restored = rw.op(Subtract(), restored, zero_float, name=f"{name}/shifted")
+    scale = params.scale if grouped else params.scale[:, :, 0]
+    scale_port = rw.const(scale.astype(element_type.numpy), name=f"{name}/scale")
+    restored = rw.op(Multiply(), restored, scale_port, name=f"{name}/scaled")
+    if grouped:
+        shape = rw.const(np.array([rows, cols], np.int64), like=like)
+        restored = rw.op(Reshape(special_zero=False), restored, shape, name=f"{name}/ungrouped")
+    _feed(rw, site, restored)
+
+
+def _feed(rw: Rewriter, site: WeightSite, weights: OutPort) -> None:
+    """``site``'s consumer reads ``weights`` (``[rows, cols]``), with ``transpose_b`` when
+    the original matrix was ``[cols, rows]``."""
+    if not site.rows_first:
+        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))  # type: ignore[type-var]
+    rw.set_input(site.consumer.in_port(site.port), weights)
+
+
+__all__ = ["CompressWeights"]

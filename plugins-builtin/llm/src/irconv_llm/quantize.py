@@ -1,0 +1,239 @@
+"""Data-free weight quantization: scales from the weights alone, values computed while written.
+
+A weight matrix is seen as ``[rows, cols]`` with a row per output channel (the axis a
+MatMul keeps) and ``cols`` the input channels it reduces. Each row, or each group of
+``group`` consecutive input channels of a row, gets one scale:
+
+- symmetric (``i8``/``i4``): ``scale = w_m / -2**(bits-1)`` with ``w_m`` the value of
+  largest magnitude, sign included, so that value is exactly the lowest level and the
+  levels' asymmetry (-8..7) is spent on the side that needs it;
+- asymmetric (``u8``/``u4``): ``scale = (max - min) / (2**bits - 1)`` and a zero point
+  ``round(-min / scale)``, so the group's range maps onto every level.
+
+The runtime computes ``(q - zero_point) * scale``. Scales and zero points are computed in
+one pass over the weights, a block of rows at a time; the quantized values themselves are
+a ``DeferredQuantized``, computed block by block by the ``.bin`` writer's threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from irconv.types import ElementType
+
+#: Weight values read per block of rows (a few MiB of f32).
+ROWS_BLOCK_VALUES = 1 << 20
+_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How weights are quantized: bits, with or without zero point, input channels per scale
+    (-1: one scale per row)."""
+
+    bits: int
+    symmetric: bool
+    group: int = -1
+
+    @property
+    def element_type(self) -> ElementType:
+        table = {
+            (8, True): ElementType.i8,
+            (8, False): ElementType.u8,
+            (4, True): ElementType.i4,
+            (4, False): ElementType.u4,
+        }
+        return table[(self.bits, self.symmetric)]
+
+    @property
+    def low(self) -> int:
+        return -(1 << (self.bits - 1)) if self.symmetric else 0
+
+    @property
+    def high(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.symmetric else (1 << self.bits) - 1
+
+    def groups(self, cols: int) -> int:
+        """Scales per row for ``cols`` input channels (one when the group does not divide them)."""
+        if self.group <= 0 or self.group >= cols or cols % self.group:
+            return 1
+        return cols // self.group
+
+    def describe(self) -> str:
+        kind = "sym" if self.symmetric else "asym"
+        return f"int{self.bits}-{kind}"
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """Per (row, group) scales ``[rows, groups, 1]`` and, asymmetric, zero points (same shape,
+    held as ``int16`` levels); ``error``: relative error ``|w - dequantized| / |w|``."""
+
+    scheme: Scheme
+    scale: np.ndarray
+    zero_point: np.ndarray | None
+    error: float
+
+    @property
+    def groups(self) -> int:
+        return int(self.scale.shape[1])
+
+
+def row_ranges(rows: int, cols: int, values: int = ROWS_BLOCK_VALUES, multiple: int = 1) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` row ranges of about ``values`` values each; each range
+    but the last holds a multiple of ``multiple`` values."""
+    step = max(1, values // max(cols, 1))
+    while (step * cols) % multiple:
+        step += 1
+    for start in range(0, rows, step):
+        yield start, min(rows, start + step)
+
+
+def quantization(weights: np.ndarray, scheme: Scheme) -> Quantization:
+    """Scales (and zero points) of ``weights`` ``[rows, cols]`` under ``scheme``, one block
+    of rows at a time (``weights`` may be a strided view of a memory map)."""
+    rows, cols = weights.shape
+    groups = scheme.groups(cols)
+    scale = np.empty((rows, groups, 1), np.float32)
+    zero_point = None if scheme.symmetric else np.empty((rows, groups, 1), np.int16)
+    squared_error = squared_norm = 0.0
+    for start, stop in row_ranges(rows, cols):
+        block = np.asarray(weights[start:stop], np.float32).reshape(stop - start, groups, -1)
+        if scheme.symmetric:
+            extreme = np.take_along_axis(block, np.abs(block).argmax(-1)[..., None], -1)
+            block_scale = extreme / np.float32(scheme.low)
+            block_scale[block_scale == 0] = _TINY
+            block_zero = None
+        else:
+            low, high = block.min(-1, keepdims=True), block.max(-1, keepdims=True)
+            block_scale = (high - low) / np.float32(scheme.high)
+            block_scale[block_scale == 0] = _TINY
+            block_zero = np.clip(np.rint(-low / block_scale), 0, scheme.high).astype(np.int16)
+            zero_point[start:stop] = block_zero  # type: ignore[index]
+        scale[start:stop] = block_scale
+        levels = quantize_block(block, block_scale, block_zero, scheme)
+        restored = (levels - (0 if block_zero is None else block_zero)) * block_scale
+        squared_error += float(np.square(restored - block, dtype=np.float64).sum())
+        squared_norm += float(np.square(block, dtype=np.float64).sum())
+    error = float(np.sqrt(squared_error / squared_norm)) if squared_norm else 0.0
+    return Quantization(scheme, scale, zero_point, error)
+
+
+def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
+    """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers)."""
+    levels = np.rint(block / scale)
+    if zero_point is not None:
+        levels += zero_point
+    return np.clip(levels, scheme.low, scheme.high, out=levels)
+
+
+@dataclass(frozen=True, eq=False)
+class DeferredQuantized:
+    """The quantized values of ``base`` ``[rows, cols]`` (any layout), shaped
+    ``[rows, groups, cols // groups]`` (``[rows, cols]`` with one scale per row), computed
+    when asked: by the ``.bin`` writer a block of rows at a time (see ``irconv_ir.blobs.Deferred``)."""
+
+    base: np.ndarray
+    params: Quantization
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        rows, cols = self.base.shape
+        groups = self.params.groups
+        return (rows, cols) if groups == 1 else (rows, groups, cols // groups)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.params.scheme.element_type.numpy
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.base.size)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def compute_into(self, out: np.ndarray) -> np.ndarray:
+        rows, cols = self.base.shape
+        block = np.asarray(self.base, np.float32).reshape(rows, self.params.groups, -1)
+        levels = quantize_block(block, self.params.scale, self.params.zero_point, self.params.scheme)
+        target = out[out.dtype.names[0]] if out.dtype.names else out
+        np.copyto(target, levels.reshape(target.shape), casting="unsafe")
+        return out
+
+    def materialize(self) -> np.ndarray:
+        return self.compute_into(np.empty(self.shape, self.dtype))
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        value = self.materialize()
+        return value if dtype is None else value.astype(dtype)
+
+    def blocks(self, elements: int) -> Iterator[DeferredQuantized]:
+        """Runs of whole rows of about ``elements`` values; 4-bit runs hold an even count."""
+        rows, cols = self.base.shape
+        multiple = 2 if self.params.scheme.bits == 4 else 1
+        for start, stop in row_ranges(rows, cols, elements, multiple):
+            params = self.params
+            part = Quantization(
+                params.scheme,
+                params.scale[start:stop],
+                None if params.zero_point is None else params.zero_point[start:stop],
+                params.error,
+            )
+            yield DeferredQuantized(self.base[start:stop], part)
+
+
+@dataclass(frozen=True, eq=False)
+class HeldValue:
+    """A small value kept out of constant folding: 4-bit zero points, which NumPy cannot
+    compute with, written as they are."""
+
+    value: np.ndarray
+
+    @property
+    def base(self) -> np.ndarray:
+        return self.value
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self.value.size)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.value.nbytes)
+
+    def compute_into(self, out: np.ndarray) -> np.ndarray:
+        np.copyto(out, self.value.reshape(out.shape))
+        return out
+
+    def materialize(self) -> np.ndarray:
+        return self.value
+
+    def blocks(self, elements: int) -> Iterator[HeldValue]:
+        yield self
+
+
+def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
+    """Integer levels held in ``element_type``'s NumPy dtype (tagged for 4-bit types)."""
+    dtype = element_type.numpy
+    plain = np.dtype(dtype.fields[dtype.names[0]][0]) if dtype.names else dtype
+    return values.astype(plain).view(dtype)
