@@ -27,7 +27,7 @@ def test_fewer_filter_channels_become_groups() -> None:
     assert run_transform(b.graph, GroupedConvolution()) is True
     (node,) = b.graph.by_type("GroupConvolution")
     assert node.name == "conv" and not b.graph.by_type("Convolution")
-    np.testing.assert_array_equal(node.input_value(1), w.reshape(4, 2, 2, 3, 3))
+    np.testing.assert_array_equal(node.in_port(1).constant(shape_derived=True), w.reshape(4, 2, 2, 3, 3))
     assert node.out_port(0).data.get_shape() == (1, 8, 5, 5)
     assert "y" in node.out_port(0).data.names
 

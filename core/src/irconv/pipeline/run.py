@@ -18,6 +18,7 @@ from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.graph.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
+from irconv.pipeline.memory_check import large_tensor_notes
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.output import AtomicFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
@@ -208,6 +209,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     graph.clean_up()
     clock.lap("back")
     report.notes += ctx.notes
+    report.notes += large_tensor_notes(graph)
     return graph
 
 

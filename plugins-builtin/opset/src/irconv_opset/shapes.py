@@ -121,10 +121,9 @@ def in_type(node: Node, idx: int) -> ElementType:
 
 
 def in_value(node: Node, idx: int) -> np.ndarray | None:
-    """The constant value at input ``idx`` (None when absent or not constant)."""
-    if not node.has_input(idx):
-        return None
-    return node.in_port(idx).data.get_value()
+    """The value at input ``idx`` known to inference (None when absent or unknown):
+    ``InPort.constant``, values computed from shapes included."""
+    return node.in_port(idx).constant(shape_derived=True) if node.has_input(idx) else None
 
 
 def set_output(node: Node, idx: int, shape: MaybeShape, element_type: ElementType) -> None:

@@ -17,6 +17,7 @@ from irconv.types import Dim, ElementType
 
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import set_output
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -29,7 +30,7 @@ _Box = tuple[np.float32, np.float32, np.float32, np.float32, np.float32, np.floa
 
 
 def _two_ints(node: Node, idx: int) -> tuple[int, int] | None:
-    value = node.input_value(idx)
+    value = in_value(node, idx)
     if value is None:
         return None
     flat = np.asarray(value).reshape(-1)

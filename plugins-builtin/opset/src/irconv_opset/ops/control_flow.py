@@ -20,6 +20,7 @@ from irconv.ops import Op, Parameter, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
 from irconv_opset.rules import require_length, require_rank
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -331,14 +332,14 @@ class Loop(Op):
 
     def iterations(self, node: Node) -> Dim:
         """The trip count when it is constant and the body's condition is constant true."""
-        trip = node.input_value(0)
+        trip = in_value(node, 0)
         if trip is None or int(trip.reshape(-1)[0]) < 0:
             return None
         if self.condition_output >= 0:
             condition = _result_data(self.body, self.condition_output, node.name).get_value()
             if condition is None or not bool(condition.reshape(-1)[0]):
                 return None
-        initial = node.input_value(1) if node.has_input(1) else None
+        initial = in_value(node, 1) if node.has_input(1) else None
         if initial is not None and not bool(initial.reshape(-1)[0]):
             return 0
         return int(trip.reshape(-1)[0])
@@ -392,7 +393,7 @@ class If(Op):
         _infer_body(self.else_body)
         then_by_port = {o.external: _result_data(self.then_body, o.result, where) for o in self.then_outputs}
         else_by_port = {o.external: _result_data(self.else_body, o.result, where) for o in self.else_outputs}
-        condition = node.input_value(0)
+        condition = in_value(node, 0)
         for port in range(self.num_outputs()):
             a, b = then_by_port.get(port), else_by_port.get(port)
             if a is None or b is None:

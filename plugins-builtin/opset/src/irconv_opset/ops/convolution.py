@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
@@ -21,6 +22,7 @@ from irconv_opset.ops._spatial import (
     window_dims,
 )
 from irconv_opset.rules import require_at_most, require_same_type
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -68,8 +70,24 @@ class _ConvolutionBase(CoercedAttrs, Op):
         if data is None:
             set_output(node, 0, None, input_type(node, 0))
             return
+        self._check_channels(node, data, filters)
         shape = (data[0], self._out_channels(filters), *self._spatial_out(data[2:], filters))
         set_output(node, 0, shape, input_type(node, 0))
+
+    def _in_channels(self, filters: Sequence[Dim]) -> Dim:
+        """The input channels the filters expect."""
+        return filters[1]
+
+    def _check_channels(self, node: Node, data: Sequence[Dim], filters: MaybeShape) -> None:
+        """The runtime's rule: the data's channels are the filters' input channels."""
+        if filters is None or len(data) < 2 or len(filters) < self._kernel_start:
+            return
+        expected, found = self._in_channels(filters), data[1]
+        if expected is not None and found is not None and expected != found:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): the input has {found} channels but the filters "
+                f"expect {expected}; check the shapes given with --input"
+            )
 
 
 @dataclass(eq=False)
@@ -96,6 +114,20 @@ class GroupConvolution(_ConvolutionBase):
         if filters is None or filters[0] is None or filters[1] is None:
             return None
         return filters[0] * filters[1]
+
+    def _in_channels(self, filters: Sequence[Dim]) -> Dim:
+        return None if filters[0] is None or filters[2] is None else filters[0] * filters[2]
+
+    def infer(self, node: Node) -> None:
+        filters = input_shape(node, 1)
+        if filters is None or any(d is None for d in filters):
+            # OpenVINO's CPU plugin refuses it ("Doesn't support dynamic weights shape").
+            raise ConversionError(
+                f"node {node.name!r} ({self.describe()}): the filters' shape must be static, found "
+                f"{'unknown rank' if filters is None else ['?' if d is None else d for d in filters]}; "
+                "give the model inputs static shapes with --input"
+            )
+        super().infer(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         return [_conv_nd(inputs[0], inputs[1], self)]
@@ -172,7 +204,7 @@ class _BackpropBase(CoercedAttrs, Op):
         set_output(node, 0, (data[0], self._out_channels(filters), *spatial), input_type(node, 0))
 
     def _given_spatial(self, node: Node, spatial_rank: int) -> tuple[Dim, ...]:
-        value = node.input_value(2)
+        value = in_value(node, 2)
         if value is not None:
             return tuple(int(v) for v in np.asarray(value).reshape(-1))
         return (None,) * spatial_rank

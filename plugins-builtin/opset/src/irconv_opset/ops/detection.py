@@ -17,6 +17,7 @@ from irconv.types import Dim, ElementType
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._priors import PriorBox, PriorBox_v1, PriorBoxClustered
 from irconv_opset.ops._spatial import input_shape, input_type, set_output
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -209,7 +210,7 @@ def _nms_counts(node: Node) -> tuple[Dim, Dim, Dim, int | None]:
     batches = boxes[0] if boxes else None
     count = boxes[1] if boxes else None
     classes = scores[1] if scores else None
-    limit = node.input_value(2) if node.num_inputs() > 2 else None
+    limit = in_value(node, 2) if node.num_inputs() > 2 else None
     return batches, classes, count, None if limit is None else int(np.asarray(limit).reshape(-1)[0])
 
 

@@ -15,6 +15,7 @@ from irconv.types import Dim, MaybeShape
 from irconv_opset.ops import _resize
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -80,7 +81,7 @@ class Interpolate_v1(CoercedAttrs, Op):
         if data is None:
             set_output(node, 0, None, input_type(node, 0))
             return
-        sizes = node.input_value(1)
+        sizes = in_value(node, 1)
         out: list[Dim] = list(data)
         for i, axis in enumerate(self.axes):
             out[axis] = None if sizes is None else int(np.asarray(sizes).reshape(-1)[i])
@@ -112,10 +113,10 @@ class _InterpolateBase(CoercedAttrs, Op):
             None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)
         ]
         target_idx, axes_idx = self._input_roles()
-        target = node.input_value(target_idx)
+        target = in_value(node, target_idx)
         axes_known = True
         if axes_idx is not None and node.num_inputs() > axes_idx and node.has_input(axes_idx):
-            axes_value = node.input_value(axes_idx)
+            axes_value = in_value(node, axes_idx)
             if axes_value is None:
                 axes_known = False
                 axes: list[int] = []

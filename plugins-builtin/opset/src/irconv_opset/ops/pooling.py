@@ -21,6 +21,7 @@ from irconv_opset.ops._spatial import (
     window_dim,
 )
 from irconv_opset.rules import require_at_most
+from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -279,7 +280,7 @@ class AdaptiveMaxPool(CoercedAttrs, Op):
 
 def _adaptive_shape(node: Node) -> MaybeShape:
     data = input_shape(node, 0)
-    sizes = node.input_value(1)
+    sizes = in_value(node, 1)
     if sizes is not None:
         spatial: tuple[int | None, ...] = tuple(int(v) for v in np.asarray(sizes).reshape(-1))
     else:

@@ -94,12 +94,31 @@ class Reshape(Op):
             shape = self.target(in_shape(node, 0), partial, None if source is None else DimOf.key(source))
         else:
             shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
+        _check_element_count(node, in_shape(node, 0), shape)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         dims = self.target(x.shape, shape_of_value(inputs[1]) or ())
         return [x.reshape(tuple(-1 if d is None else d for d in dims))]
+
+
+def _check_element_count(node: Node, data: MaybeShape, out: MaybeShape) -> None:
+    """The runtime's Reshape rule: the output holds as many elements as the input. Checked
+    as far as both are known (static dims on both sides, the rest left to run time)."""
+    if data is None or out is None or any(d is None for d in data):
+        return
+    total = math.prod(int(d) for d in data)
+    known = [int(d) for d in out if d is not None]
+    if any(d < 0 for d in known):
+        return  # an unresolved -1: the runtime resolves it
+    product = math.prod(known)
+    fits = product == total if len(known) == len(out) else (product == 0 or total % product == 0)
+    if not fits:
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}): cannot reshape {total} element(s) of shape "
+            f"{list(data)} to {['?' if d is None else d for d in out]}"
+        )
 
 
 # ----------------------------------------------------------------------- Transpose
@@ -123,6 +142,11 @@ class Transpose(Op):
             out = dynamic_shape(len(shape))
         else:
             perm = normalize_axes(order.reshape(-1), len(shape)) if order.size else list(range(len(shape)))[::-1]
+            if sorted(perm) != list(range(len(shape))):
+                raise ConversionError(
+                    f"node {node.name!r} ({node.op.describe()}): order {order.reshape(-1).tolist()} is not a "
+                    f"permutation of the input's {len(shape)} axes"
+                )
             out = tuple(shape[p] for p in perm)
         set_output(node, 0, out, in_type(node, 0))
 
