@@ -61,7 +61,7 @@ def test_a_misspelt_parameter_is_named(tmp_path):
     from irconv.errors import ConversionError
 
     proto, weights = write_net(tmp_path, params="example_swish_param { btea: 1.5 }")
-    with pytest.raises(ConversionError, match=r"layer 'swish' \(ExampleSwish\): bad example_swish_param.*btea"):
+    with pytest.raises(ConversionError, match=r"node 'swish' \(caffe ExampleSwish\): bad example_swish_param.*btea"):
         irconv.convert_model(proto, weights=weights)
 
 

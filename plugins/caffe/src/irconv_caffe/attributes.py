@@ -2,7 +2,7 @@
 
 A layer's attributes are the fields of its ``LayerParameter`` — the parameter blocks
 (``convolution_param``), and the layer's own fields (``top``, ``bottom``) — addressed by
-name or by dotted path (``ctx.attr("relu_param.negative_slope")``). Every field the
+name or by dotted path (``ctx.attrs.float("relu_param.negative_slope")``). Every field the
 schema declares is an attribute, with caffe.proto's default when the prototxt leaves it
 out (that default *is* Caffe's meaning); a name the schema does not declare is absent.
 Whether the prototxt spelled a field out (Caffe's ``has_kernel_h()``) is ``is_set``.

@@ -28,7 +28,7 @@ def layer_table() -> str:
     rows += [(t, "Parameter", note) for t in DATA_LAYER_TYPES]
     for extractor in sorted(all_extractors(), key=lambda e: e.op.lower()):
         doc = (extractor.extract.__doc__ or "").strip().splitlines()
-        rows.append((extractor.op, extractor.produces, doc[0] if doc else ""))
+        rows.append((extractor.op, extractor.produces_text(), doc[0] if doc else ""))
     lines = ["| Caffe layer | V1 name | OpenVINO ops | notes |", "|---|---|---|---|"]
     for layer, produces, note in rows:
         v1 = pb.V1LayerParameter.LayerType.Name(v1_names[layer]) if layer in v1_names else ""

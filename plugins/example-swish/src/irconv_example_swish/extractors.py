@@ -2,7 +2,7 @@
 
 Each front end names a node it does not know by its framework's words: ONNX by
 (domain, op type), TensorFlow by the NodeDef's ``op``, Caffe by the layer ``type``.
-Extractors read attributes through ``ctx.attr``, never the framework's protobufs.
+Extractors read attributes typed through ``ctx.attrs``, never the framework's protobufs.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 
 import numpy as np
-from irconv import ExtractContext, Extractor, Node, opsets
-from irconv.errors import ConversionError
+from irconv import ExtractContext, Extractor, Node
+from irconv.frontend import extractor
 
 from irconv_example_swish.caffe_param import PARAM, parse_param
 from irconv_example_swish.ops import ExampleSwish
@@ -30,49 +30,49 @@ CAFFE_PYTHON_LAYER = "example_layers.ExampleSwishLayer"
 _TF_FLOAT_TYPES = {1: "float32", 2: "float64", 19: "float16", 14: "bfloat16"}
 
 
-def float32_attr(value: object) -> float:
+def float32_attr(value: float) -> float:
     """A float32 attribute (ONNX, TF and Caffe store 32-bit floats) as the shortest decimal that
     reads back as the same float32: ``beta="1.7"`` in the IR, not ``1.7000000476837158``."""
     return float(str(np.float32(value)))
 
 
+@extractor("onnx", ONNX_OP, domain=ONNX_DOMAIN, versions=(1, None), produces=[ExampleSwish])
 def extract_onnx(node: Node, ctx: ExtractContext) -> ExampleSwish:
     """``com.example::Swish(x) {beta: float = 1}``."""
-    return ExampleSwish(beta=float32_attr(ctx.attr("beta", 1.0)))
+    return ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0)))
 
 
+@extractor("tf", TF_OP, produces=[ExampleSwish])
 def extract_tf(node: Node, ctx: ExtractContext) -> ExampleSwish:
     """``ExampleSwish(x) {T: type, beta: float = 1}``."""
-    dtype = ctx.attr("T", 1)
+    dtype = ctx.attrs.int("T", 1)  # a DataType enum value
     if dtype not in _TF_FLOAT_TYPES:
-        raise ConversionError(f"node {node.name!r} (ExampleSwish): T must be a floating type, got DataType {dtype}")
-    return ExampleSwish(beta=float32_attr(ctx.attr("beta", 1.0)))
+        raise ctx.attrs.bad("T", dtype, "ExampleSwish takes a floating type (DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16)")
+    return ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0)))
 
 
+@extractor("caffe", CAFFE_LAYER, produces=[ExampleSwish])
 def extract_caffe(node: Node, ctx: ExtractContext) -> ExampleSwish:
     """``layer { type: "ExampleSwish" example_swish_param { beta: 1.5 } }``."""
-    param = parse_param(ctx.attr(PARAM, None), f"layer {node.name!r} (ExampleSwish)")
+    param = parse_param(ctx.attrs.get(PARAM), ctx.where())
     return ExampleSwish(beta=float32_attr(param.beta))
 
 
+@extractor("caffe", "Python", domain=CAFFE_PYTHON_LAYER, produces=[ExampleSwish])
 def extract_caffe_python(node: Node, ctx: ExtractContext) -> ExampleSwish:
     """``layer { type: "Python" python_param { module: "example_layers" layer: "ExampleSwishLayer"
     param_str: "'beta': 1.5" } }``: the layer's settings are a Python dict literal."""
-    text = ctx.attr("python_param.param_str", "")
+    text = ctx.attrs.str("python_param.param_str", "")
     try:
         settings = ast.literal_eval("{" + text + "}") if text.strip() else {}
     except (ValueError, SyntaxError):
-        raise ConversionError(f"layer {node.name!r} ({CAFFE_PYTHON_LAYER}): cannot read param_str {text!r}") from None
-    return ExampleSwish(beta=float32_attr(settings.get("beta", 1.0)))
+        raise ctx.attrs.bad("python_param.param_str", text, "not a Python dict literal's items") from None
+    return ExampleSwish(beta=float32_attr(float(settings.get("beta", 1.0))))
+
+
+EXTRACTORS = (extract_onnx, extract_tf, extract_caffe, extract_caffe_python)
 
 
 def extractors(framework: str | None = None) -> list[Extractor]:
     """The extractors for ``framework`` (None: for every framework)."""
-    produces = ExampleSwish.type
-    every = [
-        Extractor("onnx", ONNX_OP, extract_onnx, domain=ONNX_DOMAIN, opsets=opsets(1), produces=produces),
-        Extractor("tf", TF_OP, extract_tf, produces=produces),
-        Extractor("caffe", CAFFE_LAYER, extract_caffe, produces=produces),
-        Extractor("caffe", "Python", extract_caffe_python, domain=CAFFE_PYTHON_LAYER, produces=produces),
-    ]
-    return [e for e in every if framework in (None, e.framework)]
+    return [e for e in EXTRACTORS if framework in (None, e.framework)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 from irconv import (
     Graph,
     OutPort,
@@ -25,20 +24,22 @@ from irconv import (
     op,
 )
 from irconv.errors import ConversionError, UserError
+from irconv.ops import Const
+from irconv_opset import Multiply, Sigmoid
 
 from irconv_example_swish.ops import ExampleSwish
 from irconv_example_swish.options import BETWEEN, SCOPES
 
 #: x * sigmoid(beta * x), either operand order; beta is a known scalar.
 SCALED = op(
-    "Multiply",
+    Multiply,
     any_("x"),
-    op("Sigmoid", op("Multiply", any_("x"), const("beta"), commutative=True), single_use=True),
+    op(Sigmoid, op(Multiply, any_("x"), const("beta"), commutative=True), single_use=True),
     bind="out",
     commutative=True,
 )
 #: x * sigmoid(x): beta = 1.
-PLAIN = op("Multiply", any_("x"), op("Sigmoid", any_("x"), single_use=True), bind="out", commutative=True)
+PLAIN = op(Multiply, any_("x"), op(Sigmoid, any_("x"), single_use=True), bind="out", commutative=True)
 
 
 class ReplaceSwishSubgraph(SubgraphReplacement):
@@ -67,7 +68,7 @@ class ReplaceSwishSubgraph(SubgraphReplacement):
             )
         out = sub.outputs[0].node
         match = match_at(SCALED, out) or match_at(PLAIN, out)
-        matched = {n.id for n in match.matched if n.type != "Const"} if match is not None else set()
+        matched = {n.id for n in match.matched if not isinstance(n.op, Const)} if match is not None else set()
         if match is None or matched != {n.id for n in sub.compute_nodes()} or match.port("x") != sub.inputs[0]:
             kinds = ", ".join(sorted({n.type for n in sub.compute_nodes()}))
             raise ConversionError(
@@ -75,8 +76,8 @@ class ReplaceSwishSubgraph(SubgraphReplacement):
                 "only such sub-graphs become ExampleSwish"
             )
         beta = 1.0
-        if "beta" in match.nodes:
-            value = np.asarray(match["beta"].op.value)  # type: ignore[attr-defined]
+        value = match.constant("beta") if "beta" in match.ports else None
+        if value is not None:
             if value.size != 1:
                 raise ConversionError(f"sub-graph {sub.name!r}: beta must be a scalar, got shape {value.shape}")
             beta = float(value.reshape(()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irconv.frontend import collect
 from irconv.plugins import Extractor
 
 from irconv_caffe.extractors import activations, convolution, detection, misc, normalization, pooling, recurrent, tensor
@@ -10,4 +11,4 @@ FAMILIES = (convolution, pooling, normalization, activations, tensor, detection,
 
 
 def all_extractors() -> list[Extractor]:
-    return [extractor for family in FAMILIES for extractor in family.EXTRACTORS]
+    return collect(*FAMILIES)

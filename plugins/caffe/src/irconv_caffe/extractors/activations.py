@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 from irconv import ExtractContext
+from irconv.frontend import f32
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -28,159 +29,140 @@ from irconv_opset import (
     Tanh,
 )
 
-from irconv_caffe.extractors._common import caffe, const_f32, is_set, layer_of, params
+from irconv_caffe.extractors._common import caffe, layer_of
 
 
-@caffe("ReLU", "ReLU, PReLU")
+@caffe("ReLU", produces=[ReLU, PReLU])
 def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``negative_slope`` gives a leaky ReLU (PReLU with one slope)."""
-    slope = ctx.attr("relu_param.negative_slope")
+    slope = ctx.attrs.float("relu_param.negative_slope")
     if slope == 0:
         return [ctx.op(ReLU(), ctx.input(0), suffix="relu")]
     # Leaky ReLU: one slope shared by every channel.
-    return [ctx.op(PReLU(), ctx.input(0), const_f32(ctx, [slope], suffix="slope"), suffix="prelu")]
+    return [ctx.op(PReLU(), ctx.input(0), f32(ctx, [slope], suffix="slope"), suffix="prelu")]
 
 
-@caffe("ReLU6", "Clamp")
+@caffe("ReLU6", produces=[Clamp])
 def extract_relu6(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Fork layer: min(max(x, 0), 6)."""
-    top = ctx.attr("relu6_param.n") if is_set(ctx, "relu6_param") else 6.0
-    return [ctx.op(Clamp(min=0.0, max=float(top)), ctx.input(0), suffix="clamp")]
+    return [ctx.op(Clamp(min=0.0, max=ctx.attrs.float("relu6_param.n")), ctx.input(0), suffix="clamp")]
 
 
-@caffe("Clip", "Clamp")
+@caffe("Clip", produces=[Clamp])
 def extract_clip(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    p = params(ctx, "clip_param")
-    return [ctx.op(Clamp(min=float(p.min), max=float(p.max)), ctx.input(0), suffix="clamp")]
+    low, high = ctx.attrs.float("clip_param.min"), ctx.attrs.float("clip_param.max")
+    return [ctx.op(Clamp(min=low, max=high), ctx.input(0), suffix="clamp")]
 
 
-@caffe("PReLU", "PReLU")
+@caffe("PReLU", produces=[PReLU])
 def extract_prelu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-channel or shared slope."""
     layer = layer_of(ctx)
-    shared = ctx.attr("prelu_param.channel_shared")
+    shared = ctx.attrs.bool("prelu_param.channel_shared")
     slope = layer.flat_blob(0, 1 if shared else None)
     return [ctx.op(PReLU(), ctx.input(0), ctx.const(slope, suffix="slope"), suffix="prelu")]
 
 
-@caffe("ELU", "Elu")
+@caffe("ELU", produces=[Elu])
 def extract_elu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    return [ctx.op(Elu(alpha=ctx.attr("elu_param.alpha")), ctx.input(0), suffix="elu")]
+    return [ctx.op(Elu(alpha=ctx.attrs.float("elu_param.alpha")), ctx.input(0), suffix="elu")]
 
 
-@caffe("Sigmoid", "Sigmoid")
+@caffe("Sigmoid", produces=[Sigmoid])
 def extract_sigmoid(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Sigmoid(), ctx.input(0), suffix="sigmoid")]
 
 
-@caffe("TanH", "Tanh")
+@caffe("TanH", produces=[Tanh])
 def extract_tanh(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Tanh(), ctx.input(0), suffix="tanh")]
 
 
-@caffe("AbsVal", "Abs")
+@caffe("AbsVal", produces=[Abs])
 def extract_absval(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Abs(), ctx.input(0), suffix="abs")]
 
 
-@caffe("BNLL", "SoftPlus")
+@caffe("BNLL", produces=[SoftPlus])
 def extract_bnll(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(SoftPlus(), ctx.input(0), suffix="softplus")]
 
 
-@caffe("Swish", "Swish")
+@caffe("Swish", produces=[Swish])
 def extract_swish(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
-    beta = ctx.attr("swish_param.beta")
-    return [ctx.op(Swish(), ctx.input(0), const_f32(ctx, beta, suffix="beta"), suffix="swish")]
+    beta = ctx.attrs.float("swish_param.beta")
+    return [ctx.op(Swish(), ctx.input(0), f32(ctx, beta, suffix="beta"), suffix="swish")]
 
 
 def _affine(ctx: ExtractContext, scale: float, shift: float) -> OutPort:
     """scale * x + shift, leaving out the identity steps."""
     out = ctx.input(0)
     if scale != 1:
-        out = ctx.op(Multiply(), out, const_f32(ctx, scale, suffix="scale"), suffix="mul")
+        out = ctx.op(Multiply(), out, f32(ctx, scale, suffix="scale"), suffix="mul")
     if shift != 0:
-        out = ctx.op(Add(), out, const_f32(ctx, shift, suffix="shift"), suffix="add")
+        out = ctx.op(Add(), out, f32(ctx, shift, suffix="shift"), suffix="add")
     return out
 
 
-@caffe("Power", "Multiply, Add, Power")
+@caffe("Power", produces=[Multiply, Add, Power])
 def extract_power(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """(shift + scale * x) ^ power."""
-    p = params(ctx, "power_param")
-    out = _affine(ctx, p.scale, p.shift)
-    if p.power != 1:
-        out = ctx.op(Power(), out, const_f32(ctx, p.power, suffix="power"), suffix="pow")
+    scale, shift = ctx.attrs.float("power_param.scale"), ctx.attrs.float("power_param.shift")
+    power = ctx.attrs.float("power_param.power")
+    out = _affine(ctx, scale, shift)
+    if power != 1:
+        out = ctx.op(Power(), out, f32(ctx, power, suffix="power"), suffix="pow")
     return [out]
 
 
-@caffe("Exp", "Multiply, Add, Exp")
+@caffe("Exp", produces=[Multiply, Add, Exp])
 def extract_exp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """base ^ (shift + scale * x); base -1 means e."""
-    p = params(ctx, "exp_param")
-    log_base = 1.0 if p.base == -1 else math.log(p.base)
-    return [ctx.op(Exp(), _affine(ctx, p.scale * log_base, p.shift * log_base), suffix="exp")]
+    base = ctx.attrs.float("exp_param.base")
+    log_base = 1.0 if base == -1 else math.log(base)
+    scale, shift = ctx.attrs.float("exp_param.scale"), ctx.attrs.float("exp_param.shift")
+    return [ctx.op(Exp(), _affine(ctx, scale * log_base, shift * log_base), suffix="exp")]
 
 
-@caffe("Log", "Multiply, Add, Log")
+@caffe("Log", produces=[Multiply, Add, Log])
 def extract_log(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """log_base(shift + scale * x); base -1 means e."""
-    p = params(ctx, "log_param")
-    out = ctx.op(Log(), _affine(ctx, p.scale, p.shift), suffix="log")
-    if p.base != -1:
-        out = ctx.op(Multiply(), out, const_f32(ctx, 1.0 / math.log(p.base), suffix="inv_log_base"), suffix="rebase")
+    base = ctx.attrs.float("log_param.base")
+    scale, shift = ctx.attrs.float("log_param.scale"), ctx.attrs.float("log_param.shift")
+    out = ctx.op(Log(), _affine(ctx, scale, shift), suffix="log")
+    if base != -1:
+        out = ctx.op(Multiply(), out, f32(ctx, 1.0 / math.log(base), suffix="inv_log_base"), suffix="rebase")
     return [out]
 
 
-@caffe("Threshold", "Greater, Convert")
+@caffe("Threshold", produces=[Greater, Convert])
 def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """1 where x > threshold, else 0."""
-    t = ctx.attr("threshold_param.threshold")
-    above = ctx.op(Greater(), ctx.input(0), const_f32(ctx, t, suffix="threshold"), suffix="greater")
+    t = ctx.attrs.float("threshold_param.threshold")
+    above = ctx.op(Greater(), ctx.input(0), f32(ctx, t, suffix="threshold"), suffix="greater")
     return [ctx.op(Convert(destination_type=ElementType.f32), above, suffix="convert")]
 
 
-@caffe("Softmax", "SoftMax")
+@caffe("Softmax", produces=[SoftMax])
 def extract_softmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis``."""
-    return [ctx.op(SoftMax(axis=ctx.attr("softmax_param.axis")), ctx.input(0), suffix="softmax")]
+    return [ctx.op(SoftMax(axis=ctx.attrs.int("softmax_param.axis")), ctx.input(0), suffix="softmax")]
 
 
-@caffe("Dropout", "(identity at inference)")
+@caffe("Dropout")
 def extract_dropout(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Identity at inference (Caffe scales while training)."""
     # Caffe scales at training time, so inference passes the input through.
     return [ctx.input(0)]
 
 
-@caffe("Split", "(identity)")
+@caffe("Split")
 def extract_split(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Identity: every top is the input."""
-    return [ctx.input(0)] * len(ctx.attr("top"))
+    return [ctx.input(0)] * len(ctx.attrs.strs("top"))
 
 
-@caffe("Silence", "(nothing)")
+@caffe("Silence")
 def extract_silence(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return []
 
-
-EXTRACTORS = (
-    extract_relu,
-    extract_relu6,
-    extract_clip,
-    extract_prelu,
-    extract_elu,
-    extract_sigmoid,
-    extract_tanh,
-    extract_absval,
-    extract_bnll,
-    extract_swish,
-    extract_power,
-    extract_exp,
-    extract_log,
-    extract_threshold,
-    extract_softmax,
-    extract_dropout,
-    extract_split,
-    extract_silence,
-)

@@ -6,9 +6,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import f32, i64, normalize_axis, per_axis
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
@@ -24,16 +24,8 @@ from irconv_opset import (
     Transpose,
 )
 
-from irconv_caffe.extractors._common import (
-    ParamBlock,
-    caffe,
-    const_i64,
-    layer_of,
-    normalize_axis,
-    params,
-    per_axis,
-    pick,
-)
+from irconv_caffe.attributes import ParamBlock
+from irconv_caffe.extractors._common import caffe, layer_of, pick
 from irconv_caffe.layer import CaffeLayer
 
 
@@ -59,7 +51,7 @@ def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, i
     shape = ctx.input_shape(0)
     if shape is None:
         raise ConversionError(f"{layer.describe()}: the input rank is unknown; give the input a shape with --input")
-    if ctx.attr("convolution_param.axis") not in (1, -len(shape) + 1):
+    if ctx.attrs.int("convolution_param.axis") not in (1, -len(shape) + 1):
         raise ConversionError(f"{layer.describe()}: only channel axis 1 is supported")
     return shape[1], len(shape) - 2
 
@@ -86,7 +78,7 @@ def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
     leading dim, which is the layout of OpenVINO's grouped kernels.
     """
     layer = layer_of(ctx)
-    p = params(ctx, "convolution_param")
+    p = ctx.attrs.required("convolution_param")
     channels, spatial = _spatial_rank(ctx, layer)
     g = conv_geometry(layer, p, spatial)
     group = p.group or 1
@@ -115,23 +107,23 @@ def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
     return [out]
 
 
-@caffe("Convolution", "Convolution, GroupConvolution, Add")
+@caffe("Convolution", produces=[Convolution, GroupConvolution, Add])
 def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
     return _convolution(ctx, _CONVOLUTION)
 
 
-@caffe("Deconvolution", "ConvolutionBackpropData, GroupConvolutionBackpropData, Add")
+@caffe("Deconvolution", produces=[ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
 def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
     return _convolution(ctx, _DECONVOLUTION)
 
 
-@caffe("InnerProduct", "Reshape, MatMul, Add")
+@caffe("InnerProduct", produces=[Reshape, MatMul, Add])
 def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Flattens from ``axis`` on, then MatMul with the (transposed unless ``transpose``) weights."""
     layer = layer_of(ctx)
-    p = params(ctx, "inner_product_param")
+    p = ctx.attrs.required("inner_product_param")
     shape = ctx.input_shape(0)
     rank = len(shape) if shape is not None else None
     axis = p.axis if rank is None else normalize_axis(ctx, p.axis, rank)
@@ -145,7 +137,7 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     data = ctx.input(0)
     if rank != axis + 1:
         # Caffe flattens everything from `axis` on: keep the leading dims, merge the rest.
-        target = ctx.const(np.array([0] * axis + [-1], dtype=np.int64), suffix="flat_shape")
+        target = i64(ctx, [0] * axis + [-1], suffix="flat_shape")
         data = ctx.op(Reshape(special_zero=True), data, target, suffix="flatten")
     out = ctx.op(
         MatMul(transpose_a=False, transpose_b=not p.transpose),
@@ -159,11 +151,11 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Im2col", "Pad, ExtractImagePatches, Reshape, Transpose")
+@caffe("Im2col", produces=[Pad, ExtractImagePatches, Reshape, Transpose])
 def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
     layer = layer_of(ctx)
-    p = params(ctx, "convolution_param")
+    p = ctx.attrs.required("convolution_param")
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
         raise ConversionError(f"{layer.describe()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
@@ -172,9 +164,9 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     kernel, strides, pads, dilations = g["kernel"], g["strides"], g["pads"], g["dilations"]
     data = ctx.input(0)
     if any(pads):
-        begin = const_i64(ctx, [0, 0, *pads], suffix="pads")
+        begin = i64(ctx, [0, 0, *pads], suffix="pads")
         data = ctx.op(
-            Pad(pad_mode="constant"), data, begin, begin, ctx.const(np.float32(0), suffix="zero"), suffix="pad"
+            Pad(pad_mode="constant"), data, begin, begin, f32(ctx, 0, suffix="zero"), suffix="pad"
         )
     out = [
         (size + 2 * pad - (dilation * (k - 1) + 1)) // stride + 1
@@ -188,18 +180,16 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     split = ctx.op(
         Reshape(special_zero=True),
         patches,
-        const_i64(ctx, [0, cells, channels, *out], suffix="split_shape"),
+        i64(ctx, [0, cells, channels, *out], suffix="split_shape"),
         suffix="split",
     )
-    swapped = ctx.op(Transpose(), split, const_i64(ctx, [0, 2, 1, 3, 4], suffix="order"), suffix="transpose")
+    swapped = ctx.op(Transpose(), split, i64(ctx, [0, 2, 1, 3, 4], suffix="order"), suffix="transpose")
     return [
         ctx.op(
             Reshape(special_zero=True),
             swapped,
-            const_i64(ctx, [0, channels * cells, *out], suffix="shape"),
+            i64(ctx, [0, channels * cells, *out], suffix="shape"),
             suffix="merge",
         )
     ]
 
-
-EXTRACTORS = (extract_convolution, extract_deconvolution, extract_inner_product, extract_im2col)

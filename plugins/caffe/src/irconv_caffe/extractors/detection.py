@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv_opset import (
     DetectionOutput,
@@ -21,8 +22,9 @@ from irconv_opset import (
     StridedSlice,
     Unsqueeze,
 )
+from irconv_opset.build import shape_of
 
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of, params
+from irconv_caffe.extractors._common import caffe, layer_of
 
 _CODE_TYPES = {
     "CORNER": "caffe.PriorBoxParameter.CORNER",
@@ -33,23 +35,23 @@ _CODE_TYPES = {
 
 def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
     """[H, W] of input ``idx``, from its shape (kept reshapeable)."""
-    shape = ctx.op(ShapeOf(), ctx.input(idx), suffix=f"{suffix}_shape")
+    shape = shape_of(ctx, ctx.input(idx), suffix=f"{suffix}_shape")
     op = StridedSlice(begin_mask=[0], end_mask=[0], new_axis_mask=[], shrink_axis_mask=[], ellipsis_mask=[])
     return ctx.op(
         op,
         shape,
-        const_i64(ctx, [2], suffix=f"{suffix}_begin"),
-        const_i64(ctx, [4], suffix=f"{suffix}_end"),
-        const_i64(ctx, [1], suffix=f"{suffix}_stride"),
+        i64(ctx, [2], suffix=f"{suffix}_begin"),
+        i64(ctx, [4], suffix=f"{suffix}_end"),
+        i64(ctx, [1], suffix=f"{suffix}_stride"),
         suffix=f"{suffix}_hw",
     )
 
 
-@caffe("PriorBox", "PriorBox, Unsqueeze")
+@caffe("PriorBox", produces=[ShapeOf, StridedSlice, PriorBox, Unsqueeze])
 def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD priors (min/max sizes, aspect ratios, flip, clip, step, offset, variance): 1 x 2 x N."""
     layer = layer_of(ctx)
-    p = params(ctx, "prior_box_param")
+    p = ctx.attrs.required("prior_box_param")
     if p.is_set("step_h") or p.is_set("step_w"):
         if p.step_h != p.step_w:
             raise ConversionError(f"{layer.describe()}: different step_h and step_w are not supported")
@@ -73,14 +75,14 @@ def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     )
     boxes = ctx.op(op, _spatial_size(ctx, 0, "feature"), _spatial_size(ctx, 1, "image"), suffix="priorbox")
     # Caffe's top is 1 x 2 x (4 * boxes).
-    return [ctx.op(Unsqueeze(), boxes, const_i64(ctx, [0], suffix="batch_axis"), suffix="unsqueeze")]
+    return [ctx.op(Unsqueeze(), boxes, i64(ctx, [0], suffix="batch_axis"), suffix="unsqueeze")]
 
 
-@caffe("DetectionOutput", "DetectionOutput")
+@caffe("DetectionOutput", produces=[DetectionOutput])
 def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD DetectionOutput with NMS and keep_top_k (Caffe's code types)."""
     layer = layer_of(ctx)
-    p = params(ctx, "detection_output_param")
+    p = ctx.attrs.required("detection_output_param")
     nms = p.nms_param
     op = DetectionOutput(
         background_label_id=p.background_label_id,
@@ -101,14 +103,14 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
     )
     if p.num_classes <= 0:
         raise ConversionError(f"{layer.describe()}: num_classes must be positive")
-    inputs = [ctx.input(i) for i in range(len(ctx.attr("bottom")))]
+    inputs = [ctx.input(i) for i in range(len(ctx.attrs.strs("bottom")))]
     return [ctx.op(op, *inputs, suffix="detection_output")]
 
 
-@caffe("Proposal", "Proposal")
+@caffe("Proposal", produces=[Reshape, Proposal])
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
-    p = params(ctx, "proposal_param")
+    p = ctx.attrs.required("proposal_param")
     return [
         _proposal(
             ctx,
@@ -128,19 +130,19 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 2)}
 
 
-@caffe("Python", "Proposal", domain="rpn.proposal_layer.ProposalLayer")
+@caffe("Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, Proposal])
 def extract_python_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """py-faster-rcnn's Python layer ``rpn.proposal_layer.ProposalLayer``.
 
     Python layers are keyed by their ``module.Layer``: a plugin adds others with
-    ``Extractor("caffe", "Python", domain="module.Layer")``.
+    ``extractor("caffe", "Python", fn, domain="module.Layer", produces=[...])``.
     """
     layer = layer_of(ctx)
-    p = params(ctx, "python_param")
+    text = ctx.attrs.str("python_param.param_str")
     try:
-        given = ast.literal_eval("{" + p.param_str + "}") if p.param_str.strip() else {}
+        given = ast.literal_eval("{" + text + "}") if text.strip() else {}
     except (ValueError, SyntaxError):
-        raise ConversionError(f"{layer.describe()}: cannot read param_str {p.param_str!r}") from None
+        raise ConversionError(f"{layer.describe()}: cannot read param_str {text!r}") from None
     settings = {**_PY_FASTER_RCNN, **given}
     return [
         _proposal(
@@ -186,16 +188,16 @@ def _proposal(
     )
     # Caffe's im_info is 1 x 3 (height, width, scale); OpenVINO takes it as a 1-D tensor.
     image_info = ctx.op(
-        Reshape(special_zero=False), ctx.input(2), const_i64(ctx, [-1], suffix="info_shape"), suffix="im_info"
+        Reshape(special_zero=False), ctx.input(2), i64(ctx, [-1], suffix="info_shape"), suffix="im_info"
     )
     proposal = ctx.add(op, [ctx.input(0), ctx.input(1), image_info], suffix="proposal")
     return proposal.out_port(0)
 
 
-@caffe("PSROIPooling", "PSROIPooling")
+@caffe("PSROIPooling", produces=[PSROIPooling])
 def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """R-FCN position-sensitive ROI pooling."""
-    p = params(ctx, "psroi_pooling_param")
+    p = ctx.attrs.required("psroi_pooling_param")
     op = PSROIPooling(
         output_dim=p.output_dim,
         group_size=p.group_size,
@@ -207,18 +209,18 @@ def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="psroipooling")]
 
 
-@caffe("ROIPooling", "ROIPooling")
+@caffe("ROIPooling", produces=[ROIPooling])
 def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN ROI max pooling."""
-    p = params(ctx, "roi_pooling_param")
+    p = ctx.attrs.required("roi_pooling_param")
     op = ROIPooling(pooled_h=p.pooled_h, pooled_w=p.pooled_w, spatial_scale=p.spatial_scale, method="max")
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="roipooling")]
 
 
-@caffe("RegionYolo", "RegionYolo")
+@caffe("RegionYolo", produces=[RegionYolo])
 def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2/v3 region layer."""
-    p = params(ctx, "region_yolo_param")
+    p = ctx.attrs.required("region_yolo_param")
     op = RegionYolo(
         coords=p.coords,
         classes=p.classes,
@@ -232,20 +234,9 @@ def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), suffix="region_yolo")]
 
 
-@caffe("ReorgYolo", "ReorgYolo")
+@caffe("ReorgYolo", produces=[ReorgYolo])
 def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2 reorg."""
-    stride = ctx.attr("reorg_yolo_param.stride")
+    stride = ctx.attrs.int("reorg_yolo_param.stride")
     return [ctx.op(ReorgYolo(stride=[stride, stride]), ctx.input(0), suffix="reorg_yolo")]
 
-
-EXTRACTORS = (
-    extract_prior_box,
-    extract_detection_output,
-    extract_proposal,
-    extract_python_proposal,
-    extract_psroi_pooling,
-    extract_roi_pooling,
-    extract_region_yolo,
-    extract_reorg_yolo,
-)

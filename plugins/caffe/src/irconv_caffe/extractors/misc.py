@@ -7,27 +7,28 @@ from collections.abc import Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Add, Convert, Gather, Multiply
+from irconv_opset import Add, Const, Convert, Gather, Multiply
 
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of, params
+from irconv_caffe.extractors._common import caffe, layer_of
 
 
-@caffe("Parameter", "Const")
+@caffe("Parameter", produces=[Const])
 def extract_parameter(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """A learned blob as the layer's output."""
     layer = layer_of(ctx)
-    shape = tuple(int(d) for d in ctx.attr("parameter_param.shape.dim"))
+    shape = tuple(ctx.attrs.ints("parameter_param.shape.dim"))
     return [ctx.const(layer.blob(0, shape), suffix="value")]
 
 
-@caffe("DummyData", "Const")
+@caffe("DummyData", produces=[Const])
 def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Constant-filled tops (only the deterministic ``constant`` filler)."""
     layer = layer_of(ctx)
-    p = params(ctx, "dummy_data_param")
-    tops = len(ctx.attr("top"))
+    p = ctx.attrs.required("dummy_data_param")
+    tops = len(ctx.attrs.strs("top"))
     if p.shape:
         shapes = [tuple(int(d) for d in s.dim) for s in p.shape]
     else:
@@ -46,18 +47,18 @@ def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return outputs
 
 
-@caffe("Embed", "Convert, Gather, Add")
+@caffe("Embed", produces=[Convert, Gather, Add])
 def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Rows of the (input_dim x num_output) table picked by the input's integer values."""
     layer = layer_of(ctx)
-    p = params(ctx, "embed_param")
+    p = ctx.attrs.required("embed_param")
     table = layer.blob(0, (p.input_dim, p.num_output))
     indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(0), suffix="indices")
     out = ctx.op(
         Gather(batch_dims=0),
         ctx.const(table, suffix="table"),
         indices,
-        const_i64(ctx, 0, suffix="axis"),
+        i64(ctx, 0, suffix="axis"),
         suffix="gather",
     )
     if p.bias_term:
@@ -65,18 +66,16 @@ def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("BatchReindex", "Convert, Gather")
+@caffe("BatchReindex", produces=[Convert, Gather])
 def extract_batch_reindex(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Items of input 0 in the order given by input 1."""
     indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(1), suffix="indices")
-    return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, const_i64(ctx, 0, suffix="axis"), suffix="gather")]
+    return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, i64(ctx, 0, suffix="axis"), suffix="gather")]
 
 
-@caffe("Axpy", "Multiply, Add")
+@caffe("Axpy", produces=[Multiply, Add])
 def extract_axpy(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Fork layer (SENet): a * x + y, with ``a`` one value per channel (N x C x 1 x 1)."""
     scaled = ctx.op(Multiply(), ctx.input(0), ctx.input(1), suffix="mul")
     return [ctx.op(Add(), scaled, ctx.input(2), suffix="add")]
 
-
-EXTRACTORS = (extract_parameter, extract_dummy_data, extract_embed, extract_batch_reindex, extract_axpy)

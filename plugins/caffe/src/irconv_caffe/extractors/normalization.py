@@ -7,33 +7,26 @@ from collections.abc import Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, normalize_axis, per_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
 
-from irconv_caffe.extractors._common import (
-    caffe,
-    const_i64,
-    input_rank,
-    layer_of,
-    normalize_axis,
-    params,
-    per_axis,
-)
+from irconv_caffe.extractors._common import caffe, layer_of
 
 
-@caffe("BatchNorm", "Multiply, Add")
+@caffe("BatchNorm", produces=[Multiply, Add])
 def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """y = (x - mean/f) / sqrt(var/f + eps), with f Caffe's moving-average scale factor blob."""
     layer = layer_of(ctx)
     shape = ctx.input_shape(0)
-    rank = input_rank(ctx)
+    rank = require_rank(ctx)
     channels = shape[1] if shape is not None and rank > 1 else None
     layer.require_blobs(3)
     mean = layer.blob(0, (channels,))
     var = layer.blob(1, (channels,))
     factor = float(layer.flat_blob(2, 1)[0])
     inv = 0.0 if factor == 0 else 1.0 / factor
-    eps = ctx.attr("batch_norm_param.eps")
+    eps = ctx.attrs.float("batch_norm_param.eps")
     scale = (1.0 / np.sqrt(var.astype(np.float64) * inv + eps)).astype(np.float32)
     shift = (-mean.astype(np.float64) * inv * scale).astype(np.float32)
     out = ctx.op(Multiply(), ctx.input(0), ctx.const(per_axis(scale, 1, rank), suffix="scale"), suffix="mul")
@@ -42,7 +35,7 @@ def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 def _param_span(ctx: ExtractContext, axis: int, num_axes: int) -> tuple[int, tuple[int | None, ...]]:
     shape = ctx.input_shape(0)
-    rank = input_rank(ctx)
+    rank = require_rank(ctx)
     start = normalize_axis(ctx, axis, rank)
     end = rank if num_axes == -1 else start + num_axes
     if end > rank:
@@ -52,22 +45,22 @@ def _param_span(ctx: ExtractContext, axis: int, num_axes: int) -> tuple[int, tup
 
 
 def _apply_along(ctx: ExtractContext, op: type, data: OutPort, values: np.ndarray, axis: int, suffix: str) -> OutPort:
-    rank = input_rank(ctx)
+    rank = require_rank(ctx)
     return ctx.op(op(), data, ctx.const(per_axis(values, axis, rank), suffix=f"{suffix}_value"), suffix=suffix)
 
 
-@caffe("Scale", "Multiply, Add")
+@caffe("Scale", produces=[Multiply, Add, Reshape])
 def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis scale (and bias) from blobs or from a second input; axis and num_axes honoured."""
     layer = layer_of(ctx)
-    p = params(ctx, "scale_param")
+    p = ctx.attrs.required("scale_param")
     if ctx.has_input(1):
         # The scale is a second input covering dims axis.. of the first.
         factor = _aligned_input(ctx, 1, p.axis)
         out = ctx.op(Multiply(), ctx.input(0), factor, suffix="mul")
         if p.bias_term:
             # The bias blob has the second input's shape.
-            axis = normalize_axis(ctx, p.axis, input_rank(ctx))
+            axis = normalize_axis(ctx, p.axis, require_rank(ctx))
             dims = ctx.input_shape(1)
             assert dims is not None
             out = _apply_along(ctx, Add, out, layer.blob(0, dims), axis, "bias")
@@ -79,11 +72,11 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Bias", "Add")
+@caffe("Bias", produces=[Add, Reshape])
 def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis bias from a blob or from a second input."""
     layer = layer_of(ctx)
-    p = params(ctx, "bias_param")
+    p = ctx.attrs.required("bias_param")
     if ctx.has_input(1):
         return [ctx.op(Add(), ctx.input(0), _aligned_input(ctx, 1, p.axis), suffix="add")]
     axis, dims = _param_span(ctx, p.axis, p.num_axes)
@@ -92,61 +85,52 @@ def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 def _aligned_input(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     """Input ``idx`` reshaped with trailing ones so it lines up with input 0 at ``axis``."""
-    rank = input_rank(ctx)
-    other = input_rank(ctx, idx)
+    rank = require_rank(ctx)
+    other = require_rank(ctx, idx)
     start = normalize_axis(ctx, axis, rank)
     trailing = rank - start - other
     if trailing == 0:
         return ctx.input(idx)
-    target = const_i64(ctx, [0] * other + [1] * trailing, suffix="align_shape")
+    target = i64(ctx, [0] * other + [1] * trailing, suffix="align_shape")
     return ctx.op(Reshape(special_zero=True), ctx.input(idx), target, suffix="align")
 
 
-@caffe("LRN", "LRN")
+@caffe("LRN", produces=[LRN])
 def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ACROSS_CHANNELS and WITHIN_CHANNEL."""
-    p = params(ctx, "lrn_param")
+    p = ctx.attrs.required("lrn_param")
     if p.norm_region == "ACROSS_CHANNELS":
         op = LRN(alpha=p.alpha, beta=p.beta, bias=p.k, size=p.local_size)
         axes = [1]
     else:
         # Caffe's within-channel LRN divides by (1 + alpha/n^2 * sum of squares)^beta.
         op = LRN(alpha=p.alpha, beta=p.beta, bias=1.0, size=p.local_size)
-        axes = list(range(2, input_rank(ctx)))
-    return [ctx.op(op, ctx.input(0), const_i64(ctx, axes, suffix="axes"), suffix="lrn")]
+        axes = list(range(2, require_rank(ctx)))
+    return [ctx.op(op, ctx.input(0), i64(ctx, axes, suffix="axes"), suffix="lrn")]
 
 
-@caffe("MVN", "MVN")
+@caffe("MVN", produces=[MVN])
 def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Mean (and variance) normalisation, per channel or across channels; eps added to the std."""
-    p = params(ctx, "mvn_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("mvn_param")
+    rank = require_rank(ctx)
     axes = list(range(1 if p.across_channels else 2, rank))
     # Caffe divides by (std + eps).
     op = MVN(normalize_variance=p.normalize_variance, eps=p.eps, eps_mode="outside_sqrt")
-    return [ctx.op(op, ctx.input(0), const_i64(ctx, axes, suffix="axes"), suffix="mvn")]
+    return [ctx.op(op, ctx.input(0), i64(ctx, axes, suffix="axes"), suffix="mvn")]
 
 
-@caffe("Normalize", "NormalizeL2, Multiply")
+@caffe("Normalize", produces=[NormalizeL2, Multiply])
 def extract_normalize(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Normalize: L2-normalize over channels (or C,H,W), then scale per channel."""
     layer = layer_of(ctx)
-    p = params(ctx, "norm_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("norm_param")
+    rank = require_rank(ctx)
     shape = ctx.input_shape(0)
     axes = list(range(1, rank)) if p.across_spatial else [1]
-    out = ctx.op(NormalizeL2(eps=p.eps, eps_mode="add"), ctx.input(0), const_i64(ctx, axes, suffix="axes"), suffix="l2")
+    out = ctx.op(NormalizeL2(eps=p.eps, eps_mode="add"), ctx.input(0), i64(ctx, axes, suffix="axes"), suffix="l2")
     channels = shape[1] if shape is not None else None
     scale = layer.flat_blob(0, 1 if p.channel_shared else channels)
     values = scale.reshape(()) if p.channel_shared else per_axis(scale, 1, rank)
     return [ctx.op(Multiply(), out, ctx.const(values, suffix="scale"), suffix="mul")]
 
-
-EXTRACTORS = (
-    extract_batch_norm,
-    extract_scale,
-    extract_bias,
-    extract_lrn,
-    extract_mvn,
-    extract_normalize,
-)

@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
 
-from irconv_caffe.extractors._common import ParamBlock, caffe, const_i64, input_rank, layer_of, params
+from irconv_caffe.attributes import ParamBlock
+from irconv_caffe.extractors._common import caffe, layer_of
 
 
 def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
@@ -21,16 +23,16 @@ def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
     return [value, value]
 
 
-@caffe("Pooling", "MaxPool, AvgPool, ReduceMax, ReduceMean")
+@caffe("Pooling", produces=[MaxPool, AvgPool, Multiply, ReduceMax, ReduceMean])
 def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """MAX/AVE with Caffe's ceil rounding (ceil_torch), ``ceil_mode: false``, global pooling."""
     layer = layer_of(ctx)
-    p = params(ctx, "pooling_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("pooling_param")
+    rank = require_rank(ctx)
     if p.pool == "STOCHASTIC":
         raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
     if p.global_pooling:
-        axes = const_i64(ctx, list(range(2, rank)), suffix="axes")
+        axes = i64(ctx, list(range(2, rank)), suffix="axes")
         reduce = ReduceMax(keep_dims=True) if p.pool == "MAX" else ReduceMean(keep_dims=True)
         return [ctx.op(reduce, ctx.input(0), axes, suffix="global_pool")]
     if rank != 4:
@@ -56,11 +58,11 @@ def _pool(
     return _average(ctx, attrs, kernel, strides, pads, rounding)
 
 
-@caffe("SPP", "MaxPool, AvgPool, Reshape, Concat")
+@caffe("SPP", produces=[MaxPool, AvgPool, Multiply, Reshape, Concat])
 def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Spatial pyramid pooling: level i pools into 2^i x 2^i bins, flattened and concatenated."""
     layer = layer_of(ctx)
-    p = params(ctx, "spp_param")
+    p = ctx.attrs.required("spp_param")
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
         raise ConversionError(f"{layer.describe()}: SPP needs a 4-D input with static height and width, got {shape}")
@@ -74,7 +76,7 @@ def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         pads = [(k * bins - d + 1) // 2 for k, d in zip(kernel, size, strict=True)]
         pooled = _pool(ctx, p.pool == "MAX", kernel, kernel, pads, "ceil_torch")
         flat = ctx.op(
-            Reshape(special_zero=True), pooled, const_i64(ctx, [0, -1], suffix="flat_shape"), suffix="flatten"
+            Reshape(special_zero=True), pooled, i64(ctx, [0, -1], suffix="flat_shape"), suffix="flatten"
         )
         levels.append(flat)
     if len(levels) == 1:
@@ -128,5 +130,3 @@ def window_count(size: int, kernel: int, stride: int, pad: int, rounding: str) -
         out -= 1
     return out
 
-
-EXTRACTORS = (extract_pooling, extract_spp)

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv_opset import Add, Concat, Gather, MatMul, Multiply, Reshape, Sigmoid, Tanh, Unsqueeze, VariadicSplit
 
-from irconv_caffe.extractors._common import caffe, const_i64, layer_of
+from irconv_caffe.extractors._common import caffe, layer_of
 from irconv_caffe.layer import CaffeLayer
 
 
@@ -45,7 +46,7 @@ class _Unroller:
     def projected_input(self, weights: OutPort, bias: OutPort) -> OutPort:
         """x W^T + b for every step at once: T x N x gates."""
         flat = self.ctx.op(
-            Reshape(special_zero=True), self.ctx.input(0), const_i64(self.ctx, [0, 0, -1]), suffix="x_flat"
+            Reshape(special_zero=True), self.ctx.input(0), i64(self.ctx, [0, 0, -1]), suffix="x_flat"
         )
         product = self.ctx.op(MatMul(transpose_a=False, transpose_b=True), flat, weights, suffix="x_proj")
         return self.ctx.op(Add(), product, bias, suffix="x_bias")
@@ -55,33 +56,33 @@ class _Unroller:
         if not self.ctx.has_input(2):
             return None
         flat = self.ctx.op(
-            Reshape(special_zero=True), self.ctx.input(2), const_i64(self.ctx, [0, -1]), suffix="static_flat"
+            Reshape(special_zero=True), self.ctx.input(2), i64(self.ctx, [0, -1]), suffix="static_flat"
         )
         return self.ctx.op(MatMul(transpose_a=False, transpose_b=True), flat, weights, suffix="static_proj")
 
     def at(self, tensor: OutPort, step: int, suffix: str) -> OutPort:
         return self.ctx.op(
-            Gather(batch_dims=0), tensor, const_i64(self.ctx, step), const_i64(self.ctx, 0), suffix=f"{suffix}{step}"
+            Gather(batch_dims=0), tensor, i64(self.ctx, step), i64(self.ctx, 0), suffix=f"{suffix}{step}"
         )
 
     def cont(self, step: int) -> OutPort:
         """cont_t as N x 1, for masking the previous state."""
         return self.ctx.op(
-            Unsqueeze(), self.at(self.ctx.input(1), step, "cont"), const_i64(self.ctx, [1]), suffix=f"cont_col{step}"
+            Unsqueeze(), self.at(self.ctx.input(1), step, "cont"), i64(self.ctx, [1]), suffix=f"cont_col{step}"
         )
 
     def stack(self, outputs: list[OutPort]) -> OutPort:
         rows = [
-            self.ctx.op(Unsqueeze(), out, const_i64(self.ctx, [0]), suffix=f"row{i}") for i, out in enumerate(outputs)
+            self.ctx.op(Unsqueeze(), out, i64(self.ctx, [0]), suffix=f"row{i}") for i, out in enumerate(outputs)
         ]
         return rows[0] if len(rows) == 1 else self.ctx.op(Concat(axis=0), *rows, suffix="stack")
 
 
-@caffe("LSTM", "MatMul, Add, Multiply, Sigmoid, Tanh, VariadicSplit, Concat (unrolled)")
+@caffe("LSTM", produces=[MatMul, Add, Multiply, Sigmoid, Tanh, VariadicSplit, Gather, Unsqueeze, Concat])
 def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe LSTM (gates i, f, o, g), unrolled; ``cont`` zeros reset the hidden and cell state."""
     layer = layer_of(ctx)
-    hidden = ctx.attr("recurrent_param.num_output")
+    hidden = ctx.attrs.int("recurrent_param.num_output")
     run = _Unroller(ctx, layer)
     static = ctx.has_input(2)
     layer.require_blobs(4 if static else 3)
@@ -91,7 +92,7 @@ def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     w_h = ctx.const(layer.blob(3 if static else 2, (4 * hidden, hidden)), suffix="W_hc")
     projected = run.projected_input(w_x, b)
     static_term = run.static_term(w_static) if w_static is not None else None
-    lengths = const_i64(ctx, [hidden] * 4)
+    lengths = i64(ctx, [hidden] * 4)
     h: OutPort | None = None
     c: OutPort | None = None
     outputs = []
@@ -104,7 +105,7 @@ def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
             masked = ctx.op(Multiply(), h, cont, suffix=f"h_mask{t}")
             recurrent = ctx.op(MatMul(transpose_a=False, transpose_b=True), masked, w_h, suffix=f"h_proj{t}")
             gates = ctx.op(Add(), gates, recurrent, suffix=f"gates{t}")
-        split = ctx.add(VariadicSplit(), [gates, const_i64(ctx, 1), lengths], suffix=f"split{t}")
+        split = ctx.add(VariadicSplit(), [gates, i64(ctx, 1), lengths], suffix=f"split{t}")
         i, f, o = (ctx.op(Sigmoid(), split.out_port(k), suffix=f"gate{k}_{t}") for k in range(3))
         g = ctx.op(Tanh(), split.out_port(3), suffix=f"cand{t}")
         new_c = ctx.op(Multiply(), i, g, suffix=f"ig{t}")
@@ -117,11 +118,11 @@ def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [run.stack(outputs)]
 
 
-@caffe("RNN", "MatMul, Add, Multiply, Tanh, Concat (unrolled)")
+@caffe("RNN", produces=[MatMul, Add, Multiply, Tanh, Gather, Unsqueeze, Concat])
 def extract_rnn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe RNN: h = tanh(W_hh (cont * h) + W_xh x + b_h), o = tanh(W_ho h + b_o), unrolled."""
     layer = layer_of(ctx)
-    hidden = ctx.attr("recurrent_param.num_output")
+    hidden = ctx.attrs.int("recurrent_param.num_output")
     run = _Unroller(ctx, layer)
     static = ctx.has_input(2)
     layer.require_blobs(6 if static else 5)
@@ -149,5 +150,3 @@ def extract_rnn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         outputs.append(ctx.op(Tanh(), ctx.op(Add(), out, b_o, suffix=f"o_bias{t}"), suffix=f"o{t}"))
     return [run.stack(outputs)]
 
-
-EXTRACTORS = (extract_lstm, extract_rnn)

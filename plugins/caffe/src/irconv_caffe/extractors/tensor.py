@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import f32, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -29,25 +30,18 @@ from irconv_opset import (
     Transpose,
     VariadicSplit,
 )
+from irconv_opset.build import shape_of
 
-from irconv_caffe.extractors._common import (
-    ParamBlock,
-    caffe,
-    const_f32,
-    const_i64,
-    input_rank,
-    layer_of,
-    normalize_axis,
-    params,
-)
+from irconv_caffe.attributes import ParamBlock
+from irconv_caffe.extractors._common import caffe, layer_of
 
 
-@caffe("Eltwise", "Add, Multiply, Maximum")
+@caffe("Eltwise", produces=[Add, Multiply, Maximum])
 def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SUM (with coefficients), PROD, MAX over any number of inputs."""
     layer = layer_of(ctx)
-    p = params(ctx, "eltwise_param")
-    count = len(ctx.attr("bottom"))
+    p = ctx.attrs.required("eltwise_param")
+    count = len(ctx.attrs.strs("bottom"))
     coeffs = list(p.coeff)
     if coeffs and len(coeffs) != count:
         raise ConversionError(f"{layer.describe()}: {len(coeffs)} coefficients for {count} inputs")
@@ -57,7 +51,7 @@ def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     for i in range(count):
         term = ctx.input(i)
         if coeffs and coeffs[i] != 1:
-            term = ctx.op(Multiply(), term, const_f32(ctx, coeffs[i], suffix=f"coeff{i}"), suffix=f"scaled{i}")
+            term = ctx.op(Multiply(), term, f32(ctx, coeffs[i], suffix=f"coeff{i}"), suffix=f"scaled{i}")
         terms.append(term)
     op_type = {"SUM": Add, "PROD": Multiply, "MAX": Maximum}
     out = terms[0]
@@ -70,25 +64,25 @@ def _concat_axis(p: ParamBlock) -> int:
     return p.axis if p.is_set("axis") or not p.is_set("concat_dim") else p.concat_dim
 
 
-@caffe("Concat", "Concat")
+@caffe("Concat", produces=[Concat])
 def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis`` (or the old ``concat_dim``)."""
-    inputs = [ctx.input(i) for i in range(len(ctx.attr("bottom")))]
+    inputs = [ctx.input(i) for i in range(len(ctx.attrs.strs("bottom")))]
     if len(inputs) == 1:
         return inputs
-    axis = normalize_axis(ctx, _concat_axis(params(ctx, "concat_param")), input_rank(ctx))
+    axis = normalize_axis(ctx, _concat_axis(ctx.attrs.required("concat_param")), require_rank(ctx))
     return [ctx.op(Concat(axis=axis), *inputs, suffix="concat")]
 
 
-@caffe("Slice", "VariadicSplit, Split")
+@caffe("Slice", produces=[VariadicSplit, Split])
 def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``slice_point`` lists or equal parts, any ``axis``."""
     layer = layer_of(ctx)
-    p = params(ctx, "slice_param")
-    tops = len(ctx.attr("top"))
+    p = ctx.attrs.required("slice_param")
+    tops = len(ctx.attrs.strs("top"))
     axis_value = p.axis if p.is_set("axis") or not p.is_set("slice_dim") else p.slice_dim
-    axis = normalize_axis(ctx, axis_value, input_rank(ctx))
-    axis_port = const_i64(ctx, axis, suffix="axis")
+    axis = normalize_axis(ctx, axis_value, require_rank(ctx))
+    axis_port = i64(ctx, axis, suffix="axis")
     if not p.slice_point:
         split = ctx.add(Split(num_splits=tops), [ctx.input(0), axis_port], suffix="split")
         return [split.out_port(i) for i in range(tops)]
@@ -98,17 +92,17 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     edges = [0, *points]
     lengths = [edges[i + 1] - edges[i] for i in range(len(points))] + [-1]
     split = ctx.add(
-        VariadicSplit(), [ctx.input(0), axis_port, const_i64(ctx, lengths, suffix="lengths")], suffix="split"
+        VariadicSplit(), [ctx.input(0), axis_port, i64(ctx, lengths, suffix="lengths")], suffix="split"
     )
     return [split.out_port(i) for i in range(tops)]
 
 
-@caffe("Crop", "Slice")
+@caffe("Crop", produces=[Slice, ShapeOf, Gather, Add])
 def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Crop input 0 to input 1's size from ``axis`` on, starting at ``offset``."""
     layer = layer_of(ctx)
-    p = params(ctx, "crop_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("crop_param")
+    rank = require_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
     axes = list(range(axis, rank))
     offsets = list(p.offset)
@@ -116,35 +110,35 @@ def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         raise ConversionError(f"{layer.describe()}: {len(offsets)} offsets for {len(axes)} cropped axes")
     starts = [offsets[i] if len(offsets) > 1 else (offsets[0] if offsets else 0) for i in range(len(axes))]
     reference = ctx.input_shape(1)
-    start_port = const_i64(ctx, starts, suffix="starts")
+    start_port = i64(ctx, starts, suffix="starts")
     if reference is not None and all(reference[a] is not None for a in axes):
         stops = [s + int(reference[a] or 0) for s, a in zip(starts, axes, strict=True)]
-        stop_port = const_i64(ctx, stops, suffix="stops")
+        stop_port = i64(ctx, stops, suffix="stops")
     else:
         sizes = ctx.op(
             Gather(),
-            ctx.op(ShapeOf(), ctx.input(1), suffix="ref_shape"),
-            const_i64(ctx, axes, suffix="ref_axes"),
-            const_i64(ctx, 0, suffix="gather_axis"),
+            shape_of(ctx, ctx.input(1), suffix="ref_shape"),
+            i64(ctx, axes, suffix="ref_axes"),
+            i64(ctx, 0, suffix="gather_axis"),
             suffix="ref_sizes",
         )
         stop_port = ctx.op(Add(), sizes, start_port, suffix="stops")
-    steps = const_i64(ctx, [1] * len(axes), suffix="steps")
+    steps = i64(ctx, [1] * len(axes), suffix="steps")
     return [
-        ctx.op(Slice(), ctx.input(0), start_port, stop_port, steps, const_i64(ctx, axes, suffix="axes"), suffix="crop")
+        ctx.op(Slice(), ctx.input(0), start_port, stop_port, steps, i64(ctx, axes, suffix="axes"), suffix="crop")
     ]
 
 
 def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") -> OutPort:
-    return ctx.op(Reshape(special_zero=True), ctx.input(0), const_i64(ctx, target, suffix="shape"), suffix=suffix)
+    return ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, target, suffix="shape"), suffix=suffix)
 
 
-@caffe("Flatten", "Reshape")
+@caffe("Flatten", produces=[Reshape])
 def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``axis`` .. ``end_axis``."""
     layer = layer_of(ctx)
-    p = params(ctx, "flatten_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("flatten_param")
+    rank = require_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
     end = normalize_axis(ctx, p.end_axis, rank)
     if end == rank - 1:
@@ -157,12 +151,12 @@ def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [_reshape(ctx, [0] * axis + [-1] + [int(d) for d in tail], "flatten")]  # type: ignore[arg-type]
 
 
-@caffe("Reshape", "Reshape")
+@caffe("Reshape", produces=[Reshape])
 def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's 0 copies the input dim at the same place, -1 is inferred: OpenVINO's special_zero."""
     layer = layer_of(ctx)
-    p = params(ctx, "reshape_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("reshape_param")
+    rank = require_rank(ctx)
     shape = ctx.input_shape(0)
     assert shape is not None
     axis = p.axis + rank + 1 if p.axis < 0 else p.axis
@@ -176,59 +170,59 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [_reshape(ctx, [0] * axis + dims + [int(d) for d in tail])]  # type: ignore[arg-type]
 
 
-@caffe("Permute", "Transpose")
+@caffe("Permute", produces=[Transpose])
 def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Permute; missing trailing axes keep their order."""
-    rank = input_rank(ctx)
-    order = [int(a) for a in ctx.attr("permute_param.order")]
+    rank = require_rank(ctx)
+    order = ctx.attrs.ints("permute_param.order")
     order += [a for a in range(rank) if a not in order]
     if order == list(range(rank)):
         return [ctx.input(0)]
-    return [ctx.op(Transpose(), ctx.input(0), const_i64(ctx, order, suffix="order"), suffix="transpose")]
+    return [ctx.op(Transpose(), ctx.input(0), i64(ctx, order, suffix="order"), suffix="transpose")]
 
 
-@caffe("Tile", "Tile")
+@caffe("Tile", produces=[Tile])
 def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Repeat along ``axis``."""
-    p = params(ctx, "tile_param")
-    rank = input_rank(ctx)
+    p = ctx.attrs.required("tile_param")
+    rank = require_rank(ctx)
     repeats = [1] * rank
     repeats[normalize_axis(ctx, p.axis, rank)] = p.tiles
-    return [ctx.op(Tile(), ctx.input(0), const_i64(ctx, repeats, suffix="repeats"), suffix="tile")]
+    return [ctx.op(Tile(), ctx.input(0), i64(ctx, repeats, suffix="repeats"), suffix="tile")]
 
 
-@caffe("Reduction", "ReduceSum, ReduceL1, ReduceMean, Multiply")
+@caffe("Reduction", produces=[ReduceSum, ReduceL1, ReduceMean, Multiply])
 def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
-    p = params(ctx, "reduction_param")
-    rank = input_rank(ctx)
-    axes = const_i64(ctx, list(range(normalize_axis(ctx, p.axis, rank), rank)), suffix="axes")
+    p = ctx.attrs.required("reduction_param")
+    rank = require_rank(ctx)
+    axes = i64(ctx, list(range(normalize_axis(ctx, p.axis, rank), rank)), suffix="axes")
     data = ctx.input(0)
     if p.operation == "SUMSQ":
         data = ctx.op(Multiply(), data, data, suffix="square")
     reduce = {"SUM": ReduceSum, "SUMSQ": ReduceSum, "ASUM": ReduceL1, "MEAN": ReduceMean}[p.operation]
     out = ctx.op(reduce(keep_dims=False), data, axes, suffix="reduce")
     if p.coeff != 1:
-        out = ctx.op(Multiply(), out, const_f32(ctx, p.coeff, suffix="coeff"), suffix="coeff_mul")
+        out = ctx.op(Multiply(), out, f32(ctx, p.coeff, suffix="coeff"), suffix="coeff_mul")
     return [out]
 
 
-@caffe("ArgMax", "TopK, Convert, Concat")
+@caffe("ArgMax", produces=[TopK, Convert, Concat, Reshape])
 def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``top_k``, ``out_max_val``, with or without ``axis``."""
-    p = params(ctx, "argmax_param")
+    p = ctx.attrs.required("argmax_param")
     data = ctx.input(0)
     if p.is_set("axis"):
-        axis = normalize_axis(ctx, p.axis, input_rank(ctx))
+        axis = normalize_axis(ctx, p.axis, require_rank(ctx))
     else:
         # Without an axis Caffe ranks each item's flattened values: output N x 1(2) x top_k.
         data = ctx.op(
-            Reshape(special_zero=True), data, const_i64(ctx, [0, 1, -1], suffix="flat_shape"), suffix="flatten"
+            Reshape(special_zero=True), data, i64(ctx, [0, 1, -1], suffix="flat_shape"), suffix="flatten"
         )
         axis = 2
     topk = ctx.add(
         TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i32),
-        [data, const_i64(ctx, p.top_k, suffix="k")],
+        [data, i64(ctx, p.top_k, suffix="k")],
         suffix="topk",
     )
     indices = ctx.op(Convert(destination_type=ElementType.f32), topk.out_port(1), suffix="indices")
@@ -239,18 +233,18 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Concat(axis=1), indices, topk.out_port(0), suffix="concat")]
 
 
-@caffe("ShuffleChannel", "ShuffleChannels")
+@caffe("ShuffleChannel", produces=[ShuffleChannels])
 def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ShuffleNet's channel shuffle."""
-    group = ctx.attr("shuffle_channel_param.group")
+    group = ctx.attrs.int("shuffle_channel_param.group")
     return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
 
 
-@caffe("Interp", "Interpolate")
+@caffe("Interp", produces=[Interpolate])
 def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Bilinear resize with aligned corners (PSPNet/DeepLab's Interp)."""
     layer = layer_of(ctx)
-    p = params(ctx, "interp_param")
+    p = ctx.attrs.required("interp_param")
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
         raise ConversionError(f"{layer.describe()}: Interp needs a static 4-D input, got {shape}")
@@ -266,7 +260,7 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         size = [(height - 1) // p.shrink_factor + 1, (width - 1) // p.shrink_factor + 1]
     elif p.is_set("zoom_factor"):
         size = [height + (height - 1) * (p.zoom_factor - 1), width + (width - 1) * (p.zoom_factor - 1)]
-    elif len(ctx.attr("bottom")) > 1:
+    elif len(ctx.attrs.strs("bottom")) > 1:
         other = ctx.input_shape(1)
         if other is None or other[2] is None or other[3] is None:
             raise ConversionError(f"{layer.describe()}: the reference input needs a static shape")
@@ -284,17 +278,17 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         ctx.op(
             op,
             ctx.input(0),
-            const_i64(ctx, size, suffix="sizes"),
-            const_i64(ctx, [2, 3], suffix="axes"),
+            i64(ctx, size, suffix="sizes"),
+            i64(ctx, [2, 3], suffix="axes"),
             suffix="interp",
         )
     ]
 
 
-@caffe("Upsample", "Interpolate")
+@caffe("Upsample", produces=[Interpolate])
 def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
-    scale = float(ctx.attr("upsample_param.scale"))
+    scale = ctx.attrs.float("upsample_param.scale")
     op = Interpolate(
         mode="nearest",
         shape_calculation_mode="scales",
@@ -307,25 +301,9 @@ def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         ctx.op(
             op,
             ctx.input(0),
-            const_f32(ctx, [scale, scale], suffix="scales"),
-            const_i64(ctx, [2, 3], suffix="axes"),
+            f32(ctx, [scale, scale], suffix="scales"),
+            i64(ctx, [2, 3], suffix="axes"),
             suffix="upsample",
         )
     ]
 
-
-EXTRACTORS = (
-    extract_eltwise,
-    extract_concat,
-    extract_slice,
-    extract_crop,
-    extract_flatten,
-    extract_reshape,
-    extract_permute,
-    extract_tile,
-    extract_reduction,
-    extract_argmax,
-    extract_shuffle_channel,
-    extract_interp,
-    extract_upsample,
-)
