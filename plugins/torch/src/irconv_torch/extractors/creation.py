@@ -10,7 +10,8 @@ from irconv.frontend import i64, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
-    Broadcast, Gather, GatherElements, GreaterEqual, LessEqual, Range, Reshape, Select, Subtract, Unsqueeze,
+    Add, Broadcast, Concat, Gather, GatherElements, GatherND, GreaterEqual, LessEqual, Range, Reshape, Select, Subtract,
+    Transpose, Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
@@ -91,17 +92,40 @@ def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(GatherElements(axis=axis), tensor(ctx, "self"), tensor(ctx, "index"), suffix="op")]
 
 
-@aten("aten.index.Tensor", versions=TORCH_2_5, produces=[Gather])
+@aten("aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast])
 def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``x[..., idx, ...]`` with one index tensor (a boolean mask is refused: its result's
-    shape depends on the values)."""
-    indices = tensors(ctx, "indices")
-    given = [(axis, port) for axis, port in enumerate(indices) if port is not None]
-    if len(given) != 1:
-        raise ConversionError(f"{ctx.where()}: indexing with {len(given)} index tensors; irconv converts one")
-    axis, port = given[0]
-    if port.data.element_type is ElementType.boolean:
+    """``x[i0, i1, ...]`` with integer index tensors (None keeps an axis). One index is a
+    Gather; several are broadcast together and stacked for a GatherND over the indexed axes
+    moved to the front. As in NumPy, the broadcast index dims replace the indexed axes when
+    those are adjacent, and lead the result otherwise. Boolean masks are refused (the
+    result's shape would depend on the values)."""
+    data = tensor(ctx, "self")
+    rank = require_rank(ctx, 0)
+    given = [(axis, port) for axis, port in enumerate(tensors(ctx, "indices")) if port is not None]
+    if any(port.data.element_type is ElementType.boolean for _, port in given):
         raise ConversionError(f"{ctx.where()}: indexing with a boolean mask (a data-dependent shape)")
-    return [ctx.op(Gather(), tensor(ctx, "self"), port, i64(ctx, axis), suffix="op")]
-
-
+    if len(given) == 1:
+        axis, port = given[0]
+        return [ctx.op(Gather(), data, port, i64(ctx, axis), suffix="op")]
+    axes = [axis for axis, _ in given]
+    ports = [cast(ctx, port, ElementType.i64, suffix=f"index{i}") for i, (_, port) in enumerate(given)]
+    common = ports[0]
+    for i, port in enumerate(ports[1:]):
+        common = ctx.op(Add(), common, port, suffix=f"broadcast{i}")
+    shape = shape_of(ctx, common, suffix="index_shape")
+    stacked = ctx.add(Concat(axis=-1), [
+        ctx.op(Unsqueeze(), ctx.op(Broadcast(), p, shape, suffix=f"full{i}"), i64(ctx, [-1]), suffix=f"last{i}")
+        for i, p in enumerate(ports)], suffix="indices").out_port(0)
+    rest = [a for a in range(rank) if a not in axes]
+    front = ctx.op(Transpose(), data, i64(ctx, axes + rest, suffix="front_order"), suffix="front")
+    gathered = ctx.op(GatherND(batch_dims=0), front, stacked, suffix="op")
+    adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
+    if not adjacent or axes[0] == 0:
+        return [gathered]
+    index_rank = common.data.shape and len(common.data.shape)
+    if index_rank is None:
+        raise ConversionError(f"{ctx.where()}: the rank of the index tensors is unknown")
+    first = axes[0]
+    order = [index_rank + i for i in range(first)] + list(range(index_rank)) + \
+        [index_rank + i for i in range(first, len(rest))]
+    return [ctx.op(Transpose(), gathered, i64(ctx, order, suffix="back_order"), suffix="back")]
