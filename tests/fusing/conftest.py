@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from irconv import ConversionOptions, Graph, Transform
+from irconv import ConversionOptions, Graph, Parameter, Transform
 from irconv.testing import assert_graphs_equal, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 
@@ -26,8 +26,8 @@ def random_inputs(graph: Graph, seed: int = 0) -> dict[str, np.ndarray]:
     feed = {}
     for node in graph.parameters():
         shape = node.out_port(0).data.shape
-        assert shape is not None and all(d is not None for d in shape)
-        feed[node.name] = rng.standard_normal(shape).astype(node.op.element_type.numpy)  # type: ignore[attr-defined]
+        assert isinstance(node.op, Parameter) and shape is not None and all(d is not None for d in shape)
+        feed[node.name] = rng.standard_normal(shape).astype(node.op.element_type.numpy)
     return feed
 
 

@@ -53,8 +53,8 @@ def test_scalar_scale(check_fuses):
 def test_f16_weights_behind_a_convert_stay_f16(check_fuses):
     graph = check_fuses(conv_mul(f16=True), FuseLinearBackward(), gone=("Multiply",), rtol=1e-2, atol=1e-2)
     weights = graph.node("conv").in_port(1).get_source().node
-    assert weights.type == "Convert"
-    assert weights.in_port(0).get_source().node.op.value.dtype == np.float16
+    assert isinstance(weights.op, Convert)
+    assert weights.in_port(0).constant(shape_derived=False).dtype == np.float16
 
 
 def test_group_convolution(check_fuses):

@@ -3,7 +3,9 @@ from irconv.testing import GraphBuilder
 from irconv_opset import AvgPool, Convolution, MaxPool_v1, Pad, ReLU
 from irconv_transforms.fuse_pad import FusePad
 
-W = np.random.default_rng(3).standard_normal((5, 3, 3, 3)).astype(np.float32)
+
+def _filters(channels: int) -> np.ndarray:
+    return np.random.default_rng(3).standard_normal((5, channels, 3, 3)).astype(np.float32)
 I64 = np.int64
 
 
@@ -25,7 +27,7 @@ def padded(window, value=None, relu=True, begin=(0, 0, 1, 0), end=(0, 0, 1, 2), 
             out = b.op(
                 Convolution(strides=(2, 2), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0), auto_pad="valid"),
                 pad,
-                b.const(W),
+                b.const(_filters(3 + begin[1] + end[1])),  # the channels the Pad leaves
             )
         elif window == "avg":
             out = b.op(

@@ -5,7 +5,22 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from irconv import Graph, Node, OutPort, Pat, PatternRewrite, Transform, TransformContext, const, rewrite_greedily
+from irconv import (
+    Graph,
+    Node,
+    OutPort,
+    Pat,
+    PatternRewrite,
+    Transform,
+    TransformContext,
+    any_,
+    const,
+    op,
+    rewrite_greedily,
+)
+from irconv_opset import Multiply, Power
+from irconv_opset.ops.elementwise import BinaryElementwise
+from irconv_opset.ops.reduction import Reduction
 
 from irconv_transforms.options import DISABLE_FUSING
 
@@ -55,42 +70,34 @@ class HandFusion(Transform):
 
 
 # ----------------------------------------------------------------------------- constants
-def value_of(port: OutPort) -> np.ndarray | None:
-    """The constant value of a tensor (a Const, or one partial inference computed), except
-    a value computed from a ShapeOf: building it into the IR would pin the model's shape."""
-    if port.node.type == "Const":
-        return getattr(port.node.op, "value", None)
-    return None if port.data.shape_derived else port.data.value
-
-
-def input_value(node: Node, idx: int) -> np.ndarray | None:
-    """``value_of`` the tensor at input ``idx`` (None when that input is not connected)."""
-    source = node.in_port(idx).get_source() if node.has_input(idx) else None
-    return None if source is None else value_of(source)
-
-
 def is_float(value: np.ndarray | None) -> bool:
     return value is not None and value.dtype.kind == "f"
 
 
 def float_const(bind: str | None = None) -> Pat:
     """A floating-point constant."""
-    return const(bind, where=lambda n: is_float(n.op.value))  # type: ignore[attr-defined]
+    return const(bind, where=lambda n: is_float(n.out_port(0).constant(shape_derived=False)))
 
 
 def scalar(value: float, rtol: float = 1e-4, atol: float = 1e-6) -> Pat:
     """A floating constant whose every element is ``value``."""
 
     def close(node: Node) -> bool:
-        data = node.op.value  # type: ignore[attr-defined]
-        return bool(data.size) and data.dtype.kind == "f" and bool(np.allclose(data, value, rtol=rtol, atol=atol))
+        data = node.out_port(0).constant(shape_derived=False)
+        return (
+            data is not None
+            and bool(data.size)
+            and data.dtype.kind == "f"
+            and bool(np.allclose(data, value, rtol=rtol, atol=atol))
+        )
 
     return const(where=close)
 
 
-def uniform(value: np.ndarray) -> float | None:
-    """The single value of a constant whose elements are all equal, else None."""
-    if value.size == 0:
+def uniform(value: np.ndarray | None) -> float | None:
+    """The single value of a constant whose elements are all equal, else None (also for
+    no constant: ``uniform(match.constant(name))``)."""
+    if value is None or value.size == 0:
         return None
     flat = value.reshape(-1)
     first = flat[0]
@@ -118,8 +125,8 @@ def channel_vector(value: np.ndarray, shape: tuple[int | None, ...], axis: int) 
 
 
 def numpy_broadcast(node: Node) -> bool:
-    """An elementwise op broadcasting NumPy-style (not ``pdpd``)."""
-    return getattr(node.op, "auto_broadcast", "numpy") == "numpy"
+    """A binary elementwise op broadcasting NumPy-style (not ``pdpd``)."""
+    return isinstance(node.op, BinaryElementwise) and node.op.auto_broadcast == "numpy"
 
 
 def keeps_shape(value: np.ndarray, port: OutPort) -> bool:
@@ -130,12 +137,10 @@ def keeps_shape(value: np.ndarray, port: OutPort) -> bool:
 
 def square_of(bind: str) -> tuple[Pat, ...]:
     """``x^2`` as exporters write it: Power(x, 2) or x * x (x bound to ``bind``)."""
-    from irconv import any_, op
-
     x = any_(bind)
-    return (op("Power", x, scalar(2.0), single_use=True), op("Multiply", x, x, single_use=True))
+    return (op(Power, x, scalar(2.0), single_use=True), op(Multiply, x, x, single_use=True))
 
 
 def kept_reduction(node: Node) -> bool:
     """A reduction that keeps the reduced axes (so its result broadcasts back)."""
-    return bool(getattr(node.op, "keep_dims", False))
+    return isinstance(node.op, Reduction) and node.op.keep_dims

@@ -13,18 +13,23 @@ import numpy as np
 from irconv import Node, OutPort, Rewriter
 from irconv.ops import DeferredConst, DeferredProduct
 from irconv.ops.deferred import DEFER_MIN_BYTES
+from irconv_opset import (
+    Convert,
+    Convolution,
+    ConvolutionBackpropData,
+    GroupConvolution,
+    GroupConvolutionBackpropData,
+    MatMul,
+)
 
-from irconv_transforms._fusion import input_value, value_of
-
-CONVOLUTIONS = ("Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData")
-WEIGHTED = (*CONVOLUTIONS, "MatMul")
+WEIGHTED = (Convolution, GroupConvolution, ConvolutionBackpropData, GroupConvolutionBackpropData, MatMul)
 
 
 def weights(node: Node) -> np.ndarray | None:
     """The constant floating weights (input 1) of a weighted op, else None."""
     if not node.has_input(1):
         return None
-    return _as_weights(node, input_value(node, 1))
+    return _as_weights(node, node.in_port(1).constant(shape_derived=False))
 
 
 def stored_weights(node: Node) -> np.ndarray | DeferredProduct | None:
@@ -41,14 +46,14 @@ def _as_weights(node: Node, value: np.ndarray | DeferredProduct | None) -> np.nd
     """``value`` if it can be the op's weights: floating, and 2-D for a MatMul."""
     if value is None or value.dtype.kind != "f":
         return None
-    if node.type == "MatMul" and value.ndim != 2:
+    if isinstance(node.op, MatMul) and value.ndim != 2:
         return None
     return value
 
 
 def output_axis(node: Node) -> int | None:
     """The channel axis of the op's output: 1 for convolutions, the last for MatMul."""
-    if node.type == "MatMul":
+    if isinstance(node.op, MatMul):
         shape = node.out_port(0).data.shape
         return None if shape is None or len(shape) < 1 else len(shape) - 1
     return 1
@@ -56,20 +61,19 @@ def output_axis(node: Node) -> int | None:
 
 def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
     """The shape a per-channel vector takes to scale the weights' ``side`` ("out"/"in") channels."""
-    t, rank = node.type, w.ndim
+    op, rank = node.op, w.ndim
     ones = (1,) * (rank - 2)
-    if t == "Convolution":
+    if isinstance(op, Convolution):
         return (w.shape[0], 1, *ones) if side == "out" else (1, w.shape[1], *ones)
-    if t == "ConvolutionBackpropData":
+    if isinstance(op, ConvolutionBackpropData):
         return (1, w.shape[1], *ones) if side == "out" else (w.shape[0], 1, *ones)
     ones = (1,) * (rank - 3)
-    if t == "GroupConvolution":
+    if isinstance(op, GroupConvolution):
         return (w.shape[0], w.shape[1], 1, *ones) if side == "out" else (w.shape[0], 1, w.shape[2], *ones)
-    if t == "GroupConvolutionBackpropData":
+    if isinstance(op, GroupConvolutionBackpropData):
         return (w.shape[0], 1, w.shape[2], *ones) if side == "out" else (w.shape[0], w.shape[1], 1, *ones)
-    if t == "MatMul":
-        transpose_b = bool(getattr(node.op, "transpose_b", False))
-        rows_are_out = transpose_b if side == "out" else not transpose_b
+    if isinstance(op, MatMul):
+        rows_are_out = op.transpose_b if side == "out" else not op.transpose_b
         return (w.shape[0], 1) if rows_are_out else (1, w.shape[1])
     return None
 
@@ -102,17 +106,14 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
 def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct) -> None:
     """Feed ``node``'s input 1 with new weights, in the storage type of the old ones; a
     strided view (transposed weights) stays uncopied, see ``Rewriter.const``."""
-    from irconv_opset import Convert
-
     source = node.in_port(1).get_source()
     assert source is not None
     stored = source.node
-    if stored.type == "Convert" and stored.has_input(0):
-        inner = stored.in_port(0).get_source()
-        inner_value = None if inner is None else value_of(inner)
+    if isinstance(stored.op, Convert):
+        inner_value = stored.in_port(0).constant(shape_derived=False)
         if inner_value is not None and inner_value.dtype.kind == "f":
             packed = rw.const(np.asarray(value).astype(inner_value.dtype), like=node)
-            port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)  # type: ignore[attr-defined]
+            port: OutPort = rw.op(Convert(destination_type=stored.op.destination_type), packed, like=node)
             rw.set_input(node.in_port(1), port)
             return
     rw.set_input(node.in_port(1), rw.const(value, like=node, contiguous=False))
@@ -121,10 +122,6 @@ def set_weights(rw: Rewriter, node: Node, value: np.ndarray | DeferredProduct) -
 def zero_padding(node: Node) -> bool:
     """A convolution that reads no padding (explicit zero pads, or ``valid``)."""
     op = node.op
-    auto_pad = str(getattr(getattr(op, "auto_pad", None), "value", getattr(op, "auto_pad", "explicit")))
-    if auto_pad == "valid":
-        return True
-    if auto_pad not in ("explicit", "notset"):
+    if not isinstance(op, (Convolution, GroupConvolution)) or op.auto_pad in ("same_upper", "same_lower"):
         return False
-    pads = tuple(getattr(op, "pads_begin", ())) + tuple(getattr(op, "pads_end", ()))
-    return all(int(p) == 0 for p in pads)
+    return op.auto_pad == "valid" or not (any(op.pads_begin) or any(op.pads_end))

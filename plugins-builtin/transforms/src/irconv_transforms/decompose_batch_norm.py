@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Match, Rewriter, op
+from irconv_opset import Add, BatchNormInference, BatchNormInference_v1, Multiply
 
-from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, input_value
+from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion
 
 
 class DecomposeBatchNorm(Fusion):
@@ -14,15 +15,15 @@ class DecomposeBatchNorm(Fusion):
 
     id = "fuse.decompose_batch_norm"
     run_after = (*Fusion.run_after, *PATTERN_FUSIONS)
-    pattern = op("BatchNormInference", bind="bn")
+    pattern = op((BatchNormInference, BatchNormInference_v1), bind="bn")
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Add, Multiply
-
-        bn = match["bn"]
-        data_input = int(getattr(bn.op, "data_input", 0))
+        bn, norm = match["bn"], match["bn"].op
+        if not isinstance(norm, (BatchNormInference, BatchNormInference_v1)):
+            return False
+        data_input = norm.data_input
         params = [i for i in range(5) if i != data_input]  # gamma, beta, mean, var in order
-        values = [input_value(bn, i) for i in params]
+        values = [bn.in_port(i).constant(shape_derived=False) for i in params]
         source = bn.in_port(data_input).get_source()
         shape = None if source is None else source.data.shape
         known = [v for v in values if v is not None]
@@ -30,7 +31,7 @@ class DecomposeBatchNorm(Fusion):
             return False
         gamma, beta, mean, var = (np.asarray(v, np.float64).reshape(-1) for v in known)
         dtype = known[0].dtype
-        scale = gamma / np.sqrt(var + float(bn.op.epsilon))  # type: ignore[attr-defined]
+        scale = gamma / np.sqrt(var + float(norm.epsilon))
         shift = beta - mean * scale
         view = (-1,) + (1,) * (len(shape) - 2)
         scaled = rw.op(Multiply(), source, rw.const(scale.reshape(view).astype(dtype), like=bn), like=bn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv import Match, Rewriter, any_, op
+from irconv_opset import Clamp, Maximum, Minimum, ReLU
 
 from irconv_transforms._fusion import Fusion, float_const, keeps_shape, uniform
 
@@ -15,24 +16,22 @@ class FuseClamp(Fusion):
 
     id = "fuse.clamp"
     pattern = (
-        op("Minimum", op("Maximum", _X, float_const("lo"), commutative=True, single_use=True), float_const("hi"),
+        op(Minimum, op(Maximum, _X, float_const("lo"), commutative=True, single_use=True), float_const("hi"),
            bind="root", commutative=True),
-        op("Maximum", op("Minimum", _X, float_const("hi"), commutative=True, single_use=True), float_const("lo"),
+        op(Maximum, op(Minimum, _X, float_const("hi"), commutative=True, single_use=True), float_const("lo"),
            bind="root", commutative=True),
-        op("Minimum", op("ReLU", _X, single_use=True), float_const("hi"), bind="root", commutative=True),
+        op(Minimum, op(ReLU, _X, single_use=True), float_const("hi"), bind="root", commutative=True),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Clamp
-
         x = match.port("x")
         bounds: list[float | None] = []
         for name in ("lo", "hi"):
             if name not in match.nodes:
                 bounds.append(0.0)
                 continue
-            value = match[name].op.value  # type: ignore[attr-defined]
-            if not keeps_shape(value, x):
+            value = match.constant(name)
+            if value is None or not keeps_shape(value, x):
                 return False
             bounds.append(uniform(value))
         lo, hi = bounds

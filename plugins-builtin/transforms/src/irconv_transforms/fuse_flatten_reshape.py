@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import Match, Node, Pat, Rewriter, any_, const, op
+from irconv_opset import Concat, ReduceProd, Reshape, ShapeOf, Slice
 
-from irconv_transforms._fusion import Fusion, input_value
+from irconv_transforms._fusion import Fusion
 
 _X = any_("x")
 
@@ -19,8 +20,8 @@ def _values(*expected: list[int]) -> list[Pat]:
 
 def _equal_to(expected: list[int]) -> Callable[[Node], bool]:
     def equal(node: Node) -> bool:
-        value = node.op.value  # type: ignore[attr-defined]
-        return bool(value.dtype.kind in "iu" and value.reshape(-1).tolist() == expected)
+        value = node.out_port(0).constant(shape_derived=False)
+        return value is not None and value.dtype.kind in "iu" and value.reshape(-1).tolist() == expected
 
     return equal
 
@@ -33,13 +34,13 @@ class FuseFlattenReshape(Fusion):
 
     id = "fuse.flatten_reshape"
     pattern = op(
-        "Reshape",
+        Reshape,
         _X,
         op(
-            "Concat",
+            Concat,
             op(
-                "ReduceProd",
-                op("Slice", op("ShapeOf", _X, single_use=True), *_values([0], [1], [1]), single_use=True, bind="slice"),
+                ReduceProd,
+                op(Slice, op(ShapeOf, _X, single_use=True), *_values([0], [1], [1]), single_use=True, bind="slice"),
                 *_values([0]),
                 single_use=True,
             ),
@@ -51,13 +52,11 @@ class FuseFlattenReshape(Fusion):
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Reshape
-
         concat, piece = match["concat"], match["slice"]
-        if concat.num_inputs() != 2 or int(getattr(concat.op, "axis", 0)) != 0:
+        if concat.num_inputs() != 2 or match.op("concat", Concat).axis != 0:
             return False
         if piece.num_inputs() > 4:
-            axes = input_value(piece, 4)
+            axes = piece.in_port(4).constant(shape_derived=False)
             if axes is None or axes.reshape(-1).tolist() != [0]:
                 return False
         reshape = match["reshape"]

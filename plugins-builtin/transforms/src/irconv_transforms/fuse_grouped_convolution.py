@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 from irconv import Graph, Node, Rewriter, TransformContext
+from irconv_opset import Concat, Convolution, GroupConvolution, Split, VariadicSplit
 
 from irconv_transforms import _weights
-from irconv_transforms._fusion import HandFusion, input_value
+from irconv_transforms._fusion import HandFusion
 
 
 class FuseGroupedConvolution(HandFusion):
@@ -24,25 +24,23 @@ class FuseGroupedConvolution(HandFusion):
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         frozen = ctx.is_frozen
         rw = Rewriter(graph)
-        for concat in graph.by_type("Concat"):
+        for concat in graph.by_type(Concat.type):
             if concat in graph:
                 _fuse(rw, concat, frozen)
         return rw.modified
 
 
 def _fuse(rw: Rewriter, concat: Node, frozen: Callable[[Node], bool]) -> None:
-    from irconv_opset import GroupConvolution
-
     shape = concat.out_port(0).data.shape
-    if shape is None or int(getattr(concat.op, "axis", 0)) not in (1, 1 - len(shape)):
+    if not isinstance(concat.op, Concat) or shape is None or concat.op.axis not in (1, 1 - len(shape)):
         return
     producers = [p.get_source() for p in concat.in_ports()]
-    convs = [p.node for p in producers if p is not None and p.node.type == "Convolution"]
+    convs = [p.node for p in producers if p is not None and isinstance(p.node.op, Convolution)]
     if len(convs) < 2 or len(convs) != len(producers):
         return
     sources = [c.in_port(0).get_source() for c in convs]
     split = sources[0].node if sources[0] is not None else None
-    if split is None or split.type not in ("Split", "VariadicSplit") or split.num_outputs() != len(convs):
+    if split is None or not isinstance(split.op, (Split, VariadicSplit)) or split.num_outputs() != len(convs):
         return
     if not _equal_channel_split(split):
         return
@@ -50,6 +48,7 @@ def _fuse(rw: Rewriter, concat: Node, frozen: Callable[[Node], bool]) -> None:
     if len(weights) != len(convs):
         return
     first = convs[0].op
+    assert isinstance(first, Convolution)
     for i, (conv, source, w) in enumerate(zip(convs, sources, weights, strict=True)):
         if source is None or source.node is not split or source.idx != i or len(source.get_destinations()) != 1:
             return
@@ -60,7 +59,8 @@ def _fuse(rw: Rewriter, concat: Node, frozen: Callable[[Node], bool]) -> None:
     if any(frozen(n) for n in [concat, split, *convs]):
         return
     stacked = np.stack(weights)
-    op = GroupConvolution(**{f.name: getattr(first, f.name) for f in dataclasses.fields(GroupConvolution)})
+    op = GroupConvolution(strides=first.strides, dilations=first.dilations, pads_begin=first.pads_begin,
+                          pads_end=first.pads_end, auto_pad=first.auto_pad)
     data = split.in_port(0).get_source()
     assert data is not None
     fused = rw.op(op, data, rw.const(stacked, like=concat), like=concat)
@@ -70,13 +70,13 @@ def _fuse(rw: Rewriter, concat: Node, frozen: Callable[[Node], bool]) -> None:
 def _equal_channel_split(split: Node) -> bool:
     data = split.in_port(0).get_source()
     shape = None if data is None else data.data.shape
-    axis = input_value(split, 1)
+    axis = split.in_port(1).constant(shape_derived=False)
     if shape is None or axis is None or axis.size != 1:
         return False
     if int(axis.reshape(-1)[0]) % len(shape) != 1:
         return False
-    if split.type == "VariadicSplit":
-        lengths = input_value(split, 2)
+    if isinstance(split.op, VariadicSplit):
+        lengths = split.in_port(2).constant(shape_derived=False)
         if lengths is None or len(set(int(v) for v in lengths.reshape(-1))) != 1:
             return False
     return True

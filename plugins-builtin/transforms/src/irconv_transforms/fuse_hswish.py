@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv import Match, Rewriter, any_, op
+from irconv_opset import Divide, HSigmoid, HSwish, Multiply
 
 from irconv_transforms._fusion import Fusion, scalar
 from irconv_transforms.fuse_hsigmoid import relu6_of_x_plus_3
@@ -16,15 +17,13 @@ class FuseHSwish(Fusion):
     id = "fuse.hswish"
     run_after = (*Fusion.run_after, "fuse.hsigmoid")
     pattern = (
-        op("Multiply", _X, op("HSigmoid", _X, single_use=True), bind="root", commutative=True),
-        op("Divide", op("Multiply", _X, relu6_of_x_plus_3(), commutative=True, single_use=True), scalar(6.0),
+        op(Multiply, _X, op(HSigmoid, _X, single_use=True), bind="root", commutative=True),
+        op(Divide, op(Multiply, _X, relu6_of_x_plus_3(), commutative=True, single_use=True), scalar(6.0),
            bind="root"),
-        op("Multiply", op("Multiply", _X, relu6_of_x_plus_3(), commutative=True, single_use=True), scalar(1 / 6),
+        op(Multiply, op(Multiply, _X, relu6_of_x_plus_3(), commutative=True, single_use=True), scalar(1 / 6),
            bind="root", commutative=True),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import HSwish
-
         rw.replace(match["root"], rw.op(HSwish(), match.port("x"), like=match["root"]))
         return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Match, Rewriter, any_, op
+from irconv_opset import Maximum, Multiply, PReLU
 
 from irconv_transforms._fusion import Fusion, float_const, keeps_shape, uniform
 
@@ -16,19 +17,17 @@ class FuseLeakyRelu(Fusion):
 
     id = "fuse.leaky_relu"
     pattern = op(
-        "Maximum",
+        Maximum,
         _X,
-        op("Multiply", _X, float_const("alpha"), commutative=True, single_use=True),
+        op(Multiply, _X, float_const("alpha"), commutative=True, single_use=True),
         bind="root",
         commutative=True,
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import PReLU
-
-        value = match["alpha"].op.value  # type: ignore[attr-defined]
+        value = match.constant("alpha")
         alpha = uniform(value)
-        if alpha is None or not 0.0 <= alpha <= 1.0 or not keeps_shape(value, match.port("x")):
+        if value is None or alpha is None or not 0.0 <= alpha <= 1.0 or not keeps_shape(value, match.port("x")):
             return False
         slope = rw.const(np.asarray([alpha], value.dtype), like=match["root"])
         rw.replace(match["root"], rw.op(PReLU(), match.port("x"), slope, like=match["root"]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv import Match, Rewriter, op
+from irconv_opset import Multiply
 
 from irconv_transforms import _weights
 from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy_broadcast
@@ -17,7 +18,7 @@ class FuseLinearBackward(Fusion):
     id = "fuse.linear_backward"
     run_after = (*Fusion.run_after, "fuse.merge_linear_chains")
     pattern = op(
-        "Multiply",
+        Multiply,
         op(_weights.WEIGHTED, bind="producer", single_use=True),
         float_const("c"),
         bind="mul",
@@ -27,12 +28,12 @@ class FuseLinearBackward(Fusion):
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         producer, mul = match["producer"], match["mul"]
-        w = _weights.weights(producer)
+        w, c = _weights.weights(producer), match.constant("c")
         shape = producer.out_port(0).data.shape
         axis = _weights.output_axis(producer)
-        if w is None or shape is None or axis is None:
+        if w is None or c is None or shape is None or axis is None:
             return False
-        vector = channel_vector(match["c"].op.value, shape, axis)  # type: ignore[attr-defined]
+        vector = channel_vector(c, shape, axis)
         if vector is None:
             return False
         new = _weights.scaled(producer, w, vector, "out")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Match, Node, Rewriter, any_, op
+from irconv import Const, Match, Node, Pat, Rewriter, any_, op
+from irconv_opset import Add, Convolution, GroupConvolution, MatMul, Multiply
 
 from irconv_transforms import _weights
 from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy_broadcast
 
 
-def _linear(kind: str):  # type: ignore[no-untyped-def]
+def _linear(kind: type[Add | Multiply]) -> Pat:
     return op(
         kind, any_("x"), float_const("c"), bind="linear", commutative=True, single_use=True, where=numpy_broadcast
     )
@@ -30,32 +31,33 @@ class FuseLinearForward(Fusion):
     id = "fuse.linear_forward"
     run_after = (*Fusion.run_after, "fuse.linear_backward")
     pattern = (
-        op(_weights.WEIGHTED, _linear("Multiply"), bind="consumer"),
-        op(("Convolution", "GroupConvolution", "MatMul"), _linear("Add"), bind="consumer"),
+        op(_weights.WEIGHTED, _linear(Multiply), bind="consumer"),
+        op((Convolution, GroupConvolution, MatMul), _linear(Add), bind="consumer"),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         consumer, linear = match["consumer"], match["linear"]
-        w = _weights.weights(consumer)
+        w, c = _weights.weights(consumer), match.constant("c")
         shape = match.port("x").data.shape
-        if w is None or shape is None or len(shape) < 2 or linear.out_port(0).data.shape != shape:
+        if w is None or c is None or shape is None or len(shape) < 2 or linear.out_port(0).data.shape != shape:
             return False
-        if consumer.type == "MatMul" and getattr(consumer.op, "transpose_a", False):
+        matmul = consumer.op if isinstance(consumer.op, MatMul) else None
+        if matmul is not None and matmul.transpose_a:
             return False
-        axis = len(shape) - 1 if consumer.type == "MatMul" else 1
-        vector = channel_vector(match["c"].op.value, shape, axis)  # type: ignore[attr-defined]
+        axis = len(shape) - 1 if matmul is not None else 1
+        vector = channel_vector(c, shape, axis)
         if vector is None:
             return False
-        if linear.type == "Multiply":
+        if isinstance(linear.op, Multiply):
             new = _weights.scaled(consumer, w, vector, "in")
             if new is None:
                 return False
             _weights.set_weights(rw, consumer, new)  # laid out like the old weights
             rw.set_input(consumer.in_port(0), match.port("x"))
             return True
-        if not _weights.zero_padding(consumer) and consumer.type != "MatMul":
+        if matmul is None and not _weights.zero_padding(consumer):
             return False
-        if match.port("x").node.type in _weights.WEIGHTED:
+        if isinstance(match.port("x").node.op, _weights.WEIGHTED):
             return False  # already the bias of its producer: moving it gains nothing
         bias = _bias_of(consumer, w, vector)
         if bias is None:
@@ -63,8 +65,6 @@ class FuseLinearForward(Fusion):
         rw.set_input(consumer.in_port(0), match.port("x"))
         if _add_to_following_bias(rw, consumer, bias):
             return True
-        from irconv_opset import Add
-
         users = consumer.out_port(0).get_destinations()
         names = list(consumer.out_port(0).data.names)
         added = rw.op(Add(), consumer.out_port(0), rw.const(bias.astype(w.dtype), like=consumer), like=consumer)
@@ -79,13 +79,13 @@ class FuseLinearForward(Fusion):
 def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """C(b) for a per-input-channel constant b, shaped to add onto C's output."""
     rank = len(consumer.out_port(0).data.shape or ())
-    if consumer.type == "MatMul":
-        transpose_b = getattr(consumer.op, "transpose_b", False)
+    if isinstance(consumer.op, MatMul):
+        transpose_b = consumer.op.transpose_b
         k = w.shape[1] if transpose_b else w.shape[0]
         return _times_vector(w.T if transpose_b else w, np.broadcast_to(b.astype(np.float64), (k,)))
     w64 = w.astype(np.float64)
     spatial = (1,) * (w.ndim - 2)
-    if consumer.type == "Convolution":
+    if isinstance(consumer.op, Convolution):
         b = np.broadcast_to(b.astype(np.float64), (w.shape[1],)).reshape(1, -1, *spatial)
         per_out = (w64 * b).reshape(w.shape[0], -1).sum(axis=1)
     else:  # GroupConvolution [G, O, I, k...]
@@ -111,20 +111,15 @@ def _times_vector(w: np.ndarray, b: np.ndarray, rows: int = 32) -> np.ndarray:
 def _add_to_following_bias(rw: Rewriter, consumer: Node, bias: np.ndarray) -> bool:
     """Add ``bias`` into the constant of an Add that is the consumer's only user, if any."""
     users = consumer.out_port(0).get_destinations()
-    if len(users) != 1 or users[0].node.type != "Add":
+    if len(users) != 1 or not isinstance(users[0].node.op, Add):
         return False
     add = users[0].node
     other = add.in_port(1 - users[0].idx).get_source()
-    value = None if other is None or other.node.type != "Const" else other.node.op.value  # type: ignore[attr-defined]
+    value = None if other is None or not isinstance(other.node.op, Const) else other.constant(shape_derived=False)
     shape = consumer.out_port(0).data.shape
-    if (
-        value is None
-        or value.dtype.kind != "f"
-        or shape is None
-        or getattr(add.op, "auto_broadcast", "numpy") != "numpy"
-    ):
+    if value is None or value.dtype.kind != "f" or shape is None or not numpy_broadcast(add):
         return False
-    axis = len(shape) - 1 if consumer.type == "MatMul" else 1
+    axis = len(shape) - 1 if isinstance(consumer.op, MatMul) else 1
     if channel_vector(value, shape, axis) is None:
         return False
     merged = (value.astype(np.float64) + bias).astype(value.dtype)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv import Match, Rewriter, any_, op
+from irconv_opset import Mish, Multiply, SoftPlus, Tanh
 
 from irconv_transforms._fusion import Fusion
 
@@ -15,11 +16,9 @@ class FuseMish(Fusion):
     id = "fuse.mish"
     run_after = (*Fusion.run_after, "fuse.softplus")
     pattern = op(
-        "Multiply", _X, op("Tanh", op("SoftPlus", _X, single_use=True), single_use=True), bind="root", commutative=True
+        Multiply, _X, op(Tanh, op(SoftPlus, _X, single_use=True), single_use=True), bind="root", commutative=True
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Mish
-
         rw.replace(match["root"], rw.op(Mish(), match.port("x"), like=match["root"]))
         return True

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
-from irconv import Match, Node, Rewriter, any_, op
+from irconv import Match, Node, Op, Rewriter, any_, op
+from irconv_opset import AvgPool_v1, Clamp, Convolution, GroupConvolution, MaxPool_v1, MaxPool_v8, Pad, ReLU
 
-from irconv_transforms._fusion import Fusion, input_value
+from irconv_transforms._fusion import Fusion
 
-_WINDOWED = ("Convolution", "GroupConvolution", "AvgPool", "MaxPool")
-
-
-def _text(value: object) -> str:
-    return str(getattr(value, "value", value))
+#: Every version of the window ops (later AvgPools derive from AvgPool-1).
+_WINDOWED = (Convolution, GroupConvolution, AvgPool_v1, MaxPool_v1, MaxPool_v8)
 
 
 class FusePad(Fusion):
@@ -28,7 +27,7 @@ class FusePad(Fusion):
     """
 
     id = "fuse.pad"
-    pattern = op(_WINDOWED, op("Pad", any_("x"), bind="pad", single_use=True), bind="window")
+    pattern = op(_WINDOWED, op(Pad, any_("x"), bind="pad", single_use=True), bind="window")
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         pad, window = match["pad"], match["window"]
@@ -45,10 +44,9 @@ class FusePad(Fusion):
 
 
 def _spatial_pads(pad: Node) -> tuple[list[int], list[int]] | None:
-    if _text(getattr(pad.op, "pad_mode", "constant")) != "constant":
+    if not isinstance(pad.op, Pad) or pad.op.pad_mode != "constant":
         return None
-    values = [input_value(pad, i) for i in range(4)]
-    begin, end, fill = values[1], values[2], values[3]
+    begin, end, fill = (pad.in_port(i).constant(shape_derived=False) for i in (1, 2, 3))
     if begin is None or end is None or (pad.has_input(3) and (fill is None or np.any(fill != 0))):
         return None
     b, e = [int(v) for v in begin.reshape(-1)], [int(v) for v in end.reshape(-1)]
@@ -57,44 +55,43 @@ def _spatial_pads(pad: Node) -> tuple[list[int], list[int]] | None:
     return b[2:], e[2:]
 
 
-def _padded(window: Node, begin: list[int], end: list[int], producer: Node):  # type: ignore[no-untyped-def]
+def _padded(window: Node, begin: list[int], end: list[int], producer: Node) -> Op | None:
+    """The window op with ``begin``/``end`` added to its own pads, or None if that changes its result."""
     op_ = window.op
+    if not isinstance(op_, _WINDOWED):
+        return None
     rank = len(begin)
-    auto_pad = _text(getattr(op_, "auto_pad", "explicit"))
-    if auto_pad == "valid":
+    if op_.auto_pad == "valid":
         own_begin, own_end = [0] * rank, [0] * rank
-    elif auto_pad in ("explicit", "notset"):
-        own_begin = list(getattr(op_, "pads_begin", ())) or [0] * rank
-        own_end = list(getattr(op_, "pads_end", ())) or [0] * rank
+    elif op_.auto_pad == "explicit":
+        own_begin = list(op_.pads_begin) or [0] * rank
+        own_end = list(op_.pads_end) or [0] * rank
     else:
         return None
     if len(own_begin) != rank or len(own_end) != rank:
         return None
-    changes: dict[str, object] = {
-        "pads_begin": tuple(a + b for a, b in zip(own_begin, begin, strict=True)),
-        "pads_end": tuple(a + b for a, b in zip(own_end, end, strict=True)),
-        "auto_pad": "explicit",
-    }
-    if window.type == "AvgPool":
-        if _text(getattr(op_, "rounding_type", "floor")) != "floor":
+    pads_begin = tuple(a + b for a, b in zip(own_begin, begin, strict=True))
+    pads_end = tuple(a + b for a, b in zip(own_end, end, strict=True))
+    changes: dict[str, Any] = {"pads_begin": pads_begin, "pads_end": pads_end, "auto_pad": "explicit"}
+    if isinstance(op_, AvgPool_v1):
+        if op_.rounding_type != "floor":
             return None
-        if getattr(op_, "exclude_pad", False):
+        if op_.exclude_pad:
             if any(own_begin) or any(own_end):
                 return None
             changes["exclude_pad"] = False
-    if window.type == "MaxPool":
-        if _text(getattr(op_, "rounding_type", "floor")) != "floor" or not _non_negative(producer):
+    if isinstance(op_, (MaxPool_v1, MaxPool_v8)):
+        if op_.rounding_type != "floor" or not _non_negative(producer):
             return None
         if window.num_outputs() > 1 and window.out_port(1).get_destinations():
             return None
-        kernel = list(getattr(op_, "kernel", ()))
-        total = list(zip(changes["pads_begin"], changes["pads_end"], strict=True))  # type: ignore[call-overload]
+        kernel = list(op_.kernel)
+        total = zip(pads_begin, pads_end, strict=True)
         if len(kernel) != rank or any(b >= k or e >= k for (b, e), k in zip(total, kernel, strict=True)):
             return None
-    return dataclasses.replace(op_, **changes)  # type: ignore[type-var]
+    padded: Op = dataclasses.replace(op_, **changes)
+    return padded
 
 
 def _non_negative(node: Node) -> bool:
-    if node.type == "ReLU":
-        return True
-    return node.type == "Clamp" and float(getattr(node.op, "min", -1.0)) >= 0.0
+    return isinstance(node.op, ReLU) or (isinstance(node.op, Clamp) and node.op.min >= 0.0)

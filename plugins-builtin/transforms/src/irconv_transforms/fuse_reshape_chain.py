@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from irconv import Match, Rewriter, any_, const, op
+from irconv_opset import Reshape
 
 from irconv_transforms._fusion import Fusion
 
@@ -17,14 +18,14 @@ class FuseReshapeChain(Fusion):
     id = "fuse.reshape_chain"
     # after the linear fusions, which may remove an Add of zeros standing between two Reshapes
     run_after = (*Fusion.run_after, "fuse.merge_linear_chains", "fuse.linear_backward", "fuse.linear_forward")
-    pattern = op("Reshape", op("Reshape", any_("x"), single_use=True), const("b"), bind="outer")
+    pattern = op(Reshape, op(Reshape, any_("x"), single_use=True), const("b"), bind="outer")
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        outer = match["outer"]
-        target = match["b"].op.value  # type: ignore[attr-defined]
-        if target.dtype.kind not in "iu" or (getattr(outer.op, "special_zero", False) and (target == 0).any()):
+        outer, reshape = match["outer"], match.op("outer", Reshape)
+        target = match.constant("b")
+        if target is None or target.dtype.kind not in "iu" or (reshape.special_zero and (target == 0).any()):
             return False
-        new = rw.op(dataclasses.replace(outer.op), match.port("x"), match.port("b"), like=outer)  # type: ignore[type-var]
+        new = rw.op(dataclasses.replace(reshape), match.port("x"), match.port("b"), like=outer)
         if new.data.shape != outer.out_port(0).data.shape:
             rw.erase(new.node)
             return False

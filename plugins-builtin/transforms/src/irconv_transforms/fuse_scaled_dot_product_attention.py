@@ -4,31 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Match, Node, OutPort, Pat, Rewriter, any_, op
+from irconv_opset import Add, Divide, MatMul, Multiply, ScaledDotProductAttention, SoftMax, SoftMax_v1, Transpose
 
-from irconv_transforms._fusion import Fusion, float_const, input_value, uniform
+from irconv_transforms._fusion import Fusion, float_const, uniform
 
 
 def _plain_matmul(node: Node) -> bool:
-    return not getattr(node.op, "transpose_a", False) and not getattr(node.op, "transpose_b", False)
+    return isinstance(node.op, MatMul) and not node.op.transpose_a and not node.op.transpose_b
+
+
+def _keys_transposed(node: Node) -> bool:
+    return isinstance(node.op, MatMul) and node.op.transpose_b and not node.op.transpose_a
 
 
 def _patterns() -> tuple[Pat, ...]:
     keys_transposed = (
-        op("MatMul", any_("q"), any_("k"), bind="qk", single_use=True,
-           where=lambda n: bool(getattr(n.op, "transpose_b", False)) and not getattr(n.op, "transpose_a", False)),
-        op("MatMul", any_("q"), any_("kt"), bind="qk", single_use=True, where=_plain_matmul),
+        op(MatMul, any_("q"), any_("k"), bind="qk", single_use=True, where=_keys_transposed),
+        op(MatMul, any_("q"), any_("kt"), bind="qk", single_use=True, where=_plain_matmul),
     )
     found = []
     for raw in keys_transposed:
         scaled = (
             raw,
-            op("Multiply", raw, float_const("scale"), commutative=True, single_use=True),
-            op("Divide", raw, float_const("divisor"), single_use=True),
+            op(Multiply, raw, float_const("scale"), commutative=True, single_use=True),
+            op(Divide, raw, float_const("divisor"), single_use=True),
         )
         for scores in scaled:
-            for masked in (scores, op("Add", scores, any_("mask"), commutative=True, single_use=True, bind="add")):
-                softmax = op("SoftMax", masked, single_use=True, bind="softmax")
-                found.append(op("MatMul", softmax, any_("v"), bind="root", where=_plain_matmul))
+            for masked in (scores, op(Add, scores, any_("mask"), commutative=True, single_use=True, bind="add")):
+                softmax = op((SoftMax, SoftMax_v1), masked, single_use=True, bind="softmax")
+                found.append(op(MatMul, softmax, any_("v"), bind="root", where=_plain_matmul))
     return tuple(found)
 
 
@@ -43,8 +47,6 @@ class FuseScaledDotProductAttention(Fusion):
     pattern = _patterns()
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import ScaledDotProductAttention
-
         q, v = match.port("q"), match.port("v")
         k = match.port("k") if "k" in match.nodes else match.port("kt")
         shapes = [p.data.shape for p in (q, k, v)]
@@ -52,15 +54,15 @@ class FuseScaledDotProductAttention(Fusion):
         if None in shapes or len(ranks) != 1 or min(ranks) < 3:
             return False
         rank = ranks.pop()
-        axis = int(getattr(match["softmax"].op, "axis", -1))
-        if axis % rank != rank - 1:
+        softmax = match["softmax"].op
+        if not isinstance(softmax, (SoftMax, SoftMax_v1)) or softmax.axis % rank != rank - 1:
             return False
-        scale = 1.0
+        scale: float | None = 1.0
         if "scale" in match.nodes:
-            scale = uniform(match["scale"].op.value)  # type: ignore[attr-defined,assignment]
+            scale = uniform(match.constant("scale"))
         elif "divisor" in match.nodes:
-            divisor = uniform(match["divisor"].op.value)  # type: ignore[attr-defined]
-            scale = None if not divisor else 1.0 / divisor  # type: ignore[assignment]
+            divisor = uniform(match.constant("divisor"))
+            scale = None if not divisor else 1.0 / divisor
         dtype = q.data.element_type
         if scale is None or not dtype.is_float:
             return False
@@ -87,12 +89,10 @@ class FuseScaledDotProductAttention(Fusion):
 def _keys(rw: Rewriter, kt: OutPort, rank: int, like: Node) -> OutPort:
     """K from K^T: the input of a Transpose (its permutation composed with a swap of the last
     two axes, dropped when that is the identity), or K^T transposed back."""
-    from irconv_opset import Transpose
-
     swap = [*range(rank - 2), rank - 1, rank - 2]
     source, perm = kt, swap
-    if kt.node.type == "Transpose" and len(kt.get_destinations()) == 1 and kt.node.has_input(1):
-        value = input_value(kt.node, 1)
+    if isinstance(kt.node.op, Transpose) and len(kt.get_destinations()) == 1 and kt.node.has_input(1):
+        value = kt.node.in_port(1).constant(shape_derived=False)
         inner = kt.node.in_port(0).get_source()
         if value is not None and value.size == rank and inner is not None:
             composed = [int(value.reshape(-1)[i]) % rank for i in swap]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irconv import Match, Rewriter, any_, op
+from irconv_opset import Add, Exp, Log, SoftPlus
 
 from irconv_transforms._fusion import Fusion, scalar
 
@@ -12,13 +13,11 @@ class FuseSoftPlus(Fusion):
 
     id = "fuse.softplus"
     pattern = op(
-        "Log",
-        op("Add", op("Exp", any_("x"), single_use=True), scalar(1.0), commutative=True, single_use=True),
+        Log,
+        op(Add, op(Exp, any_("x"), single_use=True), scalar(1.0), commutative=True, single_use=True),
         bind="root",
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import SoftPlus
-
         rw.replace(match["root"], rw.op(SoftPlus(), match.port("x"), like=match["root"]))
         return True

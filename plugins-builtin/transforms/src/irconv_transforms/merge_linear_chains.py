@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Match, Rewriter, any_, op
+from irconv import Match, Pat, Rewriter, any_, op
+from irconv_opset import Add, Divide, Multiply, Subtract
+from irconv_opset.ops.elementwise import BinaryElementwise
 
 from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion, float_const, numpy_broadcast
 
 _X = any_("x")
 
 
-def _by_const(types: str, inner, bind: str, const_bind: str):  # type: ignore[no-untyped-def]
-    return op(types, inner, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast)
+def _by_const(kind: type[BinaryElementwise], inner: Pat, bind: str, const_bind: str) -> Pat:
+    return op(kind, inner, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast)
 
 
-def _single(types: str, bind: str, const_bind: str):  # type: ignore[no-untyped-def]
-    return op(types, _X, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast, single_use=True)
+def _single(kind: type[BinaryElementwise], bind: str, const_bind: str) -> Pat:
+    return op(kind, _X, float_const(const_bind), bind=bind, commutative=True, where=numpy_broadcast, single_use=True)
 
 
 class MergeLinearChains(Fusion):
@@ -31,23 +33,23 @@ class MergeLinearChains(Fusion):
     id = "fuse.merge_linear_chains"
     run_after = (*Fusion.run_after, *PATTERN_FUSIONS, "fuse.decompose_batch_norm")
     pattern = (
-        _by_const("Multiply", _single("Multiply", "inner", "a"), "outer", "b"),
-        _by_const("Add", _single("Add", "inner", "a"), "outer", "b"),
-        _by_const("Multiply", _single("Add", "inner", "a"), "outer", "b"),
-        op("Subtract", _X, float_const("a"), bind="outer", where=numpy_broadcast),
-        op("Divide", _X, float_const("a"), bind="outer", where=numpy_broadcast),
-        op(("Add", "Multiply"), _X, float_const("a"), bind="outer", commutative=True, where=numpy_broadcast),
+        _by_const(Multiply, _single(Multiply, "inner", "a"), "outer", "b"),
+        _by_const(Add, _single(Add, "inner", "a"), "outer", "b"),
+        _by_const(Multiply, _single(Add, "inner", "a"), "outer", "b"),
+        op(Subtract, _X, float_const("a"), bind="outer", where=numpy_broadcast),
+        op(Divide, _X, float_const("a"), bind="outer", where=numpy_broadcast),
+        op((Add, Multiply), _X, float_const("a"), bind="outer", commutative=True, where=numpy_broadcast),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Add, Multiply
-
         outer, x = match["outer"], match.port("x")
-        a = match["a"].op.value  # type: ignore[attr-defined]
-        if outer.type == "Subtract":
+        a = match.constant("a")
+        if a is None:
+            return False
+        if isinstance(outer.op, Subtract):
             rw.replace(outer, rw.op(Add(), x, rw.const(-a, like=outer), like=outer))
             return True
-        if outer.type == "Divide":
+        if isinstance(outer.op, Divide):
             with np.errstate(divide="ignore"):
                 inverse = (1 / a).astype(a.dtype)
             if not np.all(np.isfinite(inverse)):
@@ -55,17 +57,18 @@ class MergeLinearChains(Fusion):
             rw.replace(outer, rw.op(Multiply(), x, rw.const(inverse, like=outer), like=outer))
             return True
         if "b" not in match.nodes:
-            identity = 0.0 if outer.type == "Add" else 1.0
+            identity = 0.0 if isinstance(outer.op, Add) else 1.0
             same = outer.out_port(0).data
             if not (np.all(a == identity) and same.shape == x.data.shape and same.element_type is x.data.element_type):
                 return False
             rw.replace(outer, x)
             return True
-        b = match["b"].op.value  # type: ignore[attr-defined]
-        inner = match["inner"]
-        if outer.type == inner.type:
-            merged = (a * b) if outer.type == "Multiply" else (a + b)
-            kind = Multiply if outer.type == "Multiply" else Add
+        b = match.constant("b")
+        if b is None:
+            return False
+        if outer.type == match["inner"].type:
+            merged = (a * b) if isinstance(outer.op, Multiply) else (a + b)
+            kind = Multiply if isinstance(outer.op, Multiply) else Add
             rw.replace(outer, rw.op(kind(), x, rw.const(merged.astype(a.dtype), like=outer), like=outer))
             return True
         # (x + a) * b -> x * b + a * b

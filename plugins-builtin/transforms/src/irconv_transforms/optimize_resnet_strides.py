@@ -7,9 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from irconv import Graph, InPort, Node, OutPort, Rewriter, Trait, TransformContext
+from irconv_opset import Convolution, GroupConvolution, MaxPool_v1
 
 from irconv_transforms import _weights
-from irconv_transforms._fusion import HandFusion, value_of
+from irconv_transforms._fusion import HandFusion
 from irconv_transforms.options import DISABLE_RESNET_OPTIMIZATION
 
 
@@ -54,7 +55,7 @@ class OptimizeResnetStrides(HandFusion):
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         frozen = ctx.is_frozen
         rw = Rewriter(graph)
-        for conv in graph.by_type("Convolution"):
+        for conv in graph.by_type(Convolution.type):
             if conv not in graph:
                 continue
             stride = _pointwise_stride(conv)
@@ -74,16 +75,17 @@ class OptimizeResnetStrides(HandFusion):
             _carry_out(rw, plan, stride)
             for reader in readers:
                 op = reader.node.op
-                rw.replace_op(reader.node, dataclasses.replace(op, strides=(1,) * len(stride)))  # type: ignore[type-var]
+                assert isinstance(op, Convolution)  # _pointwise_stride accepted it
+                rw.replace_op(reader.node, dataclasses.replace(op, strides=(1,) * len(stride)))
         return rw.modified
 
 
 def _pointwise_stride(node: Node) -> tuple[int, ...] | None:
     """The strides of a 1x1 convolution without padding striding more than 1, else None."""
-    if node.type != "Convolution":
+    if not isinstance(node.op, Convolution):
         return None
     w = _weights.stored_weights(node)  # only its shape is read
-    strides = tuple(int(s) for s in getattr(node.op, "strides", ()))
+    strides = tuple(int(s) for s in node.op.strides)
     if w is None or any(k != 1 for k in w.shape[2:]) or not _weights.zero_padding(node):
         return None
     if len(strides) != w.ndim - 2 or all(s == 1 for s in strides):
@@ -92,8 +94,8 @@ def _pointwise_stride(node: Node) -> tuple[int, ...] | None:
 
 
 def _strideable(node: Node) -> bool:
-    auto_pad = str(getattr(getattr(node.op, "auto_pad", None), "value", "explicit"))
-    return node.type in ("Convolution", "GroupConvolution") and auto_pad in ("explicit", "valid", "notset")
+    op = node.op
+    return isinstance(op, (Convolution, GroupConvolution)) and op.auto_pad in ("explicit", "valid")
 
 
 def _plan(
@@ -131,7 +133,7 @@ def _plan(
         for idx, source in enumerate(p.get_source() for p in node.in_ports()):
             if source is None:
                 raise _NoGain
-            value = value_of(source)
+            value = source.constant(shape_derived=False)
             if value is not None:
                 # A constant operand must not vary along space (NumPy aligns the trailing axes).
                 if value.ndim > len(shape) or any(d != 1 for d in value.shape[-len(stride) :]):
@@ -147,8 +149,6 @@ def _plan(
 
 
 def _carry_out(rw: Rewriter, plan: Plan, stride: tuple[int, ...]) -> None:
-    from irconv_opset import MaxPool_v1
-
     rank = len(stride)
     for item in plan:
         if isinstance(item, _Pool):
@@ -165,6 +165,7 @@ def _carry_out(rw: Rewriter, plan: Plan, stride: tuple[int, ...]) -> None:
                 rw.set_input(reader, pooled)
     for item in plan:
         if isinstance(item, _Stride):
-            node = item.node
-            strides = tuple(int(a) * b for a, b in zip(node.op.strides, stride, strict=True))  # type: ignore[attr-defined]
-            rw.replace_op(node, dataclasses.replace(node.op, strides=strides))  # type: ignore[type-var]
+            op = item.node.op
+            assert isinstance(op, (Convolution, GroupConvolution))  # _strideable accepted it
+            strides = tuple(int(a) * b for a, b in zip(op.strides, stride, strict=True))
+            rw.replace_op(item.node, dataclasses.replace(op, strides=strides))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from irconv import Match, Rewriter, op
+from irconv_opset import MatMul
 
 from irconv_transforms import _weights
 from irconv_transforms._fusion import Fusion
@@ -17,20 +18,21 @@ class TransposeMatMulWeights(Fusion):
 
     id = "fuse.transpose_matmul_weights"
     run_after = (*Fusion.run_after, "fuse.linear_forward", "fuse.linear_backward")
-    pattern = op("MatMul", bind="matmul", where=lambda n: not getattr(n.op, "transpose_b", False))
+    pattern = op(MatMul, bind="matmul", where=lambda n: isinstance(n.op, MatMul) and not n.op.transpose_b)
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        matmul = match["matmul"]
+        matmul, op_ = match["matmul"], match.op("matmul", MatMul)
         w = _weights.stored_weights(matmul)
-        source = matmul.in_port(1).get_source() if matmul.has_input(1) else None
+        source = matmul.in_port(1).get_source()
         if w is None or source is None or len(source.get_destinations()) != 1:
             return False
-        shape = matmul.in_port(0).get_source().data.shape if matmul.has_input(0) else None  # type: ignore[union-attr]
+        data = matmul.in_port(0).get_source()
+        shape = None if data is None else data.data.shape
         if shape is None or len(shape) < 2:
             return False  # a 1-D first input: keep the plain form
         # A transposed view (or a rescaling not computed yet, transposed), not a copy: the
         # emitter gathers it block by block while it writes (and compresses) the weights,
         # the one pass over them it makes anyway.
         _weights.set_weights(rw, matmul, w.T)
-        rw.replace_op(matmul, dataclasses.replace(matmul.op, transpose_b=True))  # type: ignore[type-var]
+        rw.replace_op(matmul, dataclasses.replace(op_, transpose_b=True))
         return True
