@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Graph, Match, Rewriter, Trait, Transform, TransformContext, rewrite_greedily
+from irconv_opset import Pad, Transpose
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 from irconv_layout.perm import permuted_const, transpose, transpose_perm
@@ -22,7 +23,7 @@ class HoistTransposes(Transform):
     run_after = ("layout.sink_transposes",)
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and graph.has_type(Transpose.type)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         return rewrite_greedily(graph, [_HoistRule()], frozen=ctx.is_frozen) > 0
@@ -39,14 +40,14 @@ class _HoistRule:
         if perm is None or producer.num_outputs() != 1 or len(source.get_destinations()) != 1 or source.data.names:
             return False
         operands: dict[int, np.ndarray] = {}  # constant inputs to permute along with the data
-        if producer.type == "Pad":
-            pads = producer.input_value(1), producer.input_value(2)
+        if isinstance(producer.op, Pad):
+            pads = producer.in_port(1).constant(shape_derived=False), producer.in_port(2).constant(shape_derived=False)
             if any(p is None or np.asarray(p).size != len(perm) for p in pads):
                 return False
             operands = {i: np.asarray(p)[list(perm)] for i, p in enumerate(pads, start=1)}
         elif producer.op.has(Trait.ELEMENTWISE) and not producer.op.has(Trait.LAYOUT_AGNOSTIC):
             for port in producer.in_ports()[1:]:
-                value = port.get_source().data.get_value() if port.get_source() else None
+                value = port.constant(shape_derived=False)
                 if value is None or value.ndim > len(perm):
                     return False
                 if value.ndim > 0:  # a 0-d scalar broadcasts as it is

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 
 from irconv import Graph, Match, Rewriter, Transform, TransformContext, any_, const, op, rewrite_greedily
+from irconv_opset import MatMul, Reshape
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 
 PATTERN = op(
-    "Reshape",
-    op("MatMul", op("Reshape", any_("x"), any_(), bind="flat", single_use=True), const("w"), bind="matmul",
+    Reshape,
+    op(MatMul, op(Reshape, any_("x"), any_(), bind="flat", single_use=True), const("w"), bind="matmul",
        single_use=True),
     any_(),
     bind="restore",
@@ -30,7 +31,7 @@ class MatMulLeadingDims(Transform):
     run_before = ("layout.sink_transposes",)
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("MatMul"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and graph.has_type(MatMul.type)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         return rewrite_greedily(graph, [_Collapse()], frozen=ctx.is_frozen) > 0
@@ -40,22 +41,22 @@ class _Collapse:
     roots = (PATTERN,)
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import MatMul
-
-        matmul = match["matmul"]
-        if matmul.op.transpose_a or match.port("w").data.get_rank() != 2:  # type: ignore[attr-defined]
+        matmul = match.op("matmul", MatMul)
+        if matmul.transpose_a or match.port("w").data.get_rank() != 2:
             return False
         x = match.port("x").data.get_shape()
         flat = match.port("flat").data.get_shape()
         restored = match["restore"].out_port(0).data.get_shape()
-        out = matmul.out_port(0).data.get_shape()
+        out = match["matmul"].out_port(0).data.get_shape()
         if x is None or flat is None or restored is None or out is None or len(x) < 3:
             return False
-        lead = x[:-1]
-        if any(d is None for d in (*lead, x[-1])) or flat != (math.prod(lead), x[-1]):  # type: ignore[arg-type]
+        dims = [d for d in x if d is not None]
+        lead = tuple(dims[:-1])
+        if len(dims) != len(x) or flat != (math.prod(lead), dims[-1]):
             return False
         if restored != (*lead, out[-1]):
             return False
-        rw.replace(match["restore"], rw.op(MatMul(transpose_b=matmul.op.transpose_b),  # type: ignore[attr-defined]
-                                           match.port("x"), match.port("w"), name=matmul.name + "/on_leading_dims"))
+        collapsed = MatMul(transpose_b=matmul.transpose_b)
+        name = match["matmul"].name + "/on_leading_dims"
+        rw.replace(match["restore"], rw.op(collapsed, match.port("x"), match.port("w"), name=name))
         return True

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from irconv import Node, OutPort, Rewriter
+from irconv_opset import Transpose
 
 Perm = tuple[int, ...]
 
@@ -38,9 +39,9 @@ def is_identity(perm: Sequence[int]) -> bool:
 
 def transpose_perm(node: Node) -> Perm | None:
     """The constant permutation of a Transpose node, or None."""
-    if node.type != "Transpose" or not node.has_input(1):
+    if not isinstance(node.op, Transpose):
         return None
-    value = node.input_value(1)
+    value = node.in_port(1).constant(shape_derived=False)
     if value is None:
         return None
     perm = tuple(int(v) for v in np.asarray(value).reshape(-1))
@@ -51,8 +52,6 @@ def transpose_perm(node: Node) -> Perm | None:
 
 def transpose(rw: Rewriter, source: OutPort, perm: Sequence[int], name: str) -> OutPort:
     """A new Transpose of ``source`` by the constant ``perm``."""
-    from irconv_opset import Transpose
-
     order = rw.const(np.asarray(perm, dtype=np.int64), name=f"{name}/perm")
     return rw.op(Transpose(), source, order, name=name)
 
@@ -60,8 +59,6 @@ def transpose(rw: Rewriter, source: OutPort, perm: Sequence[int], name: str) -> 
 def transpose_after(rw: Rewriter, node: Node, perm: Sequence[int], *, move_names: bool = True) -> Node:
     """Transpose ``node``'s output 0 for all its consumers (the tensor names move along unless
     ``move_names`` is False)."""
-    from irconv_opset import Transpose
-
     order = rw.const(np.asarray(perm, dtype=np.int64), name=f"{node.name}/transposed/perm")
     return rw.insert_after(
         node.out_port(0), Transpose(), [order], name=f"{node.name}/transposed", move_names=move_names

@@ -18,13 +18,16 @@ Anything else stops a transpose, so a model's boundary keeps its own layout.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from irconv import (
     Graph,
     Match,
     Node,
+    Op,
     OutPort,
     Rewriter,
     Trait,
@@ -35,6 +38,7 @@ from irconv import (
     op,
     rewrite_greedily,
 )
+from irconv_opset import Concat, Convolution, Gather, MatMul, Pad, ShapeOf_v1, StridedSlice, Transpose
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 from irconv_layout.perm import (
@@ -49,7 +53,14 @@ from irconv_layout.perm import (
     transpose_perm,
 )
 
-TRANSPOSE = op("Transpose", any_("x"), const(), bind="t")
+TRANSPOSE = op(Transpose, any_("x"), const(), bind="t")
+
+
+@runtime_checkable
+class _Reduction(Protocol):
+    """What ``Trait.REDUCTION`` promises besides the axes at input 1."""
+
+    keep_dims: bool
 
 
 class SinkTransposes(Transform):
@@ -58,7 +69,7 @@ class SinkTransposes(Transform):
     id = "layout.sink_transposes"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and graph.has_type(Transpose.type)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         return rewrite_greedily(graph, [_SinkRule()], frozen=ctx.is_frozen) > 0
@@ -106,20 +117,20 @@ def _through(rw: Rewriter, t: Node, consumer: Node, port_idx: int, perm: Perm) -
             rw.set_input(consumer.in_port(0), x)
             transpose_after(rw, consumer, perm)
         return True
-    if consumer.op.has(Trait.ELEMENTWISE) or consumer.type == "Concat":
+    if consumer.op.has(Trait.ELEMENTWISE) or isinstance(consumer.op, Concat):
         return _through_all_inputs(rw, t, consumer, perm)
     if port_idx != 0:
         return False
-    rule = _SINGLE_INPUT_RULES.get(consumer.type)
     if consumer.op.has(Trait.REDUCTION):
-        rule = _through_reduction
+        return _through_reduction(rw, consumer, perm, x)
+    rule = next((rule for kinds, rule in _SINGLE_INPUT_RULES if isinstance(consumer.op, kinds)), None)
     return rule is not None and rule(rw, consumer, perm, x)
 
 
 def _through_all_inputs(rw: Rewriter, t: Node, consumer: Node, perm: Perm) -> bool:
     """Every input is ``T(..)`` with the same perm, or a constant permuted to match."""
     inv = inverse(perm)
-    concat = consumer.type == "Concat"
+    concat = consumer.op if isinstance(consumer.op, Concat) else None
     sources: list[OutPort | np.ndarray | None] = []
     for port in consumer.in_ports():
         source = port.get_source()
@@ -127,8 +138,8 @@ def _through_all_inputs(rw: Rewriter, t: Node, consumer: Node, perm: Perm) -> bo
         if transpose_perm(source.node) == perm:
             sources.append(source.node.in_port(0).get_source())
             continue
-        value = source.data.get_value()
-        if value is None or value.ndim > len(perm) or (concat and value.ndim != len(perm)):
+        value = source.constant(shape_derived=False)
+        if value is None or value.ndim > len(perm) or (concat is not None and value.ndim != len(perm)):
             return False
         sources.append(None if value.ndim == 0 else value)  # a 0-d scalar broadcasts as it is
     with rw.batch():
@@ -137,18 +148,19 @@ def _through_all_inputs(rw: Rewriter, t: Node, consumer: Node, perm: Perm) -> bo
                 new = rw.const(permuted_const(new, inv), name=f"{consumer.name}/permuted{port.idx}")
             if new is not None:
                 rw.set_input(port, new)
-        if concat:
-            axis = consumer.op.axis  # type: ignore[attr-defined]
-            rw.replace_op(consumer, type(consumer.op)(axis=perm[axis + len(perm) if axis < 0 else axis]))
+        if concat is not None:
+            axis = concat.axis
+            rw.replace_op(consumer, dataclasses.replace(concat, axis=perm[axis + len(perm) if axis < 0 else axis]))
         transpose_after(rw, consumer, perm)
     return True
 
 
 def _through_reduction(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> bool:
     rank = len(perm)
-    axes_value = consumer.input_value(1)
-    if axes_value is None:
+    axes_value = consumer.in_port(1).constant(shape_derived=False)
+    if axes_value is None or not isinstance(consumer.op, _Reduction):
         return False
+    keep_dims = consumer.op.keep_dims
     axes = sorted({int(a) + rank if a < 0 else int(a) for a in np.asarray(axes_value).reshape(-1)})
     kept = [perm[i] for i in range(rank) if i not in axes]
     remaining = tuple(sorted(kept).index(k) for k in kept)
@@ -156,7 +168,7 @@ def _through_reduction(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> 
         rw.set_input(consumer.in_port(0), x)
         new_axes = rw.const(np.asarray([perm[a] for a in axes], np.int64), name=f"{consumer.name}/axes")
         rw.set_input(consumer.in_port(1), new_axes)
-        if consumer.op.keep_dims:  # type: ignore[attr-defined]
+        if keep_dims:
             transpose_after(rw, consumer, perm)
         elif not is_identity(remaining):
             transpose_after(rw, consumer, remaining)
@@ -164,7 +176,7 @@ def _through_reduction(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> 
 
 
 def _through_pad(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> bool:
-    begin, end = consumer.input_value(1), consumer.input_value(2)
+    begin, end = (consumer.in_port(i).constant(shape_derived=False) for i in (1, 2))
     if begin is None or end is None or np.asarray(begin).size != len(perm):
         return False
     order = list(inverse(perm))
@@ -180,9 +192,11 @@ def _through_strided_slice(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort)
     """Plain slices only: new/shrink/ellipsis masks change the rank or axis meaning."""
     sliced = consumer.op
     rank = len(perm)
-    if any(any(getattr(sliced, m)) for m in ("new_axis_mask", "shrink_axis_mask", "ellipsis_mask")):
+    if not isinstance(sliced, StridedSlice):
         return False
-    values = [consumer.input_value(i) for i in range(1, consumer.num_inputs())]
+    if any(sliced.new_axis_mask) or any(sliced.shrink_axis_mask) or any(sliced.ellipsis_mask):
+        return False
+    values = [consumer.in_port(i).constant(shape_derived=False) for i in range(1, consumer.num_inputs())]
     if len(values) < 2 or any(v is None or np.asarray(v).size != rank for v in values):
         return False
     order = list(inverse(perm))
@@ -197,9 +211,10 @@ def _through_strided_slice(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort)
             rw.set_input(consumer.in_port(i), rw.const(np.asarray(value)[order], name=f"{consumer.name}/permuted{i}"))
         rw.replace_op(
             consumer,
-            type(sliced)(
-                begin_mask=permuted(sliced.begin_mask),  # type: ignore[attr-defined]
-                end_mask=permuted(sliced.end_mask),  # type: ignore[attr-defined]
+            dataclasses.replace(
+                sliced,
+                begin_mask=permuted(sliced.begin_mask),
+                end_mask=permuted(sliced.end_mask),
                 new_axis_mask=[0] * rank,
                 shrink_axis_mask=[0] * rank,
                 ellipsis_mask=[0] * rank,
@@ -211,8 +226,6 @@ def _through_strided_slice(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort)
 
 def _shape_of_transposed(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> bool:
     """ShapeOf(T(x)) -> Gather(ShapeOf(x), p): no data transpose kept alive for a shape."""
-    from irconv_opset import Gather
-
     with rw.batch():
         rw.set_input(consumer.in_port(0), x)
         indices = rw.const(np.asarray(perm, np.int64), name=f"{consumer.name}/perm")
@@ -222,15 +235,14 @@ def _shape_of_transposed(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -
 
 
 def _matmul_over_channels(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) -> bool:
-    from irconv_opset import Convolution
-
+    matmul = consumer.op
     rank = len(perm)
-    weights = consumer.input_value(1)
+    weights = consumer.in_port(1).constant(shape_derived=False)
     if not 3 <= rank <= 5 or perm != channels_last(rank) or weights is None or weights.ndim != 2:
         return False
-    if consumer.op.transpose_a:  # type: ignore[attr-defined]
+    if not isinstance(matmul, MatMul) or matmul.transpose_a:
         return False
-    matrix = weights.T if not consumer.op.transpose_b else weights  # type: ignore[attr-defined]
+    matrix = weights.T if not matmul.transpose_b else weights
     filters = np.ascontiguousarray(matrix).reshape(matrix.shape + (1,) * (rank - 2))
     spatial = rank - 2
     conv = Convolution(strides=(1,) * spatial, dilations=(1,) * spatial, pads_begin=(0,) * spatial,
@@ -242,9 +254,11 @@ def _matmul_over_channels(rw: Rewriter, consumer: Node, perm: Perm, x: OutPort) 
     return True
 
 
-_SINGLE_INPUT_RULES: dict[str, Callable[[Rewriter, Node, Perm, OutPort], bool]] = {
-    "MatMul": _matmul_over_channels,
-    "Pad": _through_pad,
-    "StridedSlice": _through_strided_slice,
-    "ShapeOf": _shape_of_transposed,
-}
+#: Rules for ops read through input 0 only; every version of each op (Pad-1 and ShapeOf-3
+#: derive from the classes named).
+_SINGLE_INPUT_RULES: tuple[tuple[type[Op], Callable[[Rewriter, Node, Perm, OutPort], bool]], ...] = (
+    (MatMul, _matmul_over_channels),
+    (Pad, _through_pad),
+    (StridedSlice, _through_strided_slice),
+    (ShapeOf_v1, _shape_of_transposed),
+)

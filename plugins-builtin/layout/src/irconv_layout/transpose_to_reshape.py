@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Graph, Match, Rewriter, Transform, TransformContext, rewrite_greedily
+from irconv_opset import Reshape, Transpose
 
 from irconv_layout.options import DISABLE_NHWC_TO_NCHW
 from irconv_layout.perm import transpose_perm
@@ -21,7 +22,7 @@ class TransposeToReshape(Transform):
     run_after = ("layout.sink_transposes", "layout.hoist_transposes")
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and bool(graph.by_type("Transpose"))
+        return not ctx.options.get(DISABLE_NHWC_TO_NCHW) and graph.has_type(Transpose.type)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         return rewrite_greedily(graph, [_AsReshape()], frozen=ctx.is_frozen) > 0
@@ -39,8 +40,6 @@ class _AsReshape:
     roots = (TRANSPOSE,)
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import Reshape
-
         t = match["t"]
         perm = transpose_perm(t)
         shape = match.port("x").data.get_shape()

@@ -29,14 +29,15 @@ class WrapMarked(Transform):
         for node in graph.nodes():
             for body in _bodies(node):  # loop and branch bodies compute in the same layout
                 bodies_changed = self.apply(body, ctx) or bodies_changed
-            rank = CHANNELS_LAST.get(node.layout or "")
-            if rank is None:
+            layout = node.layout
+            rank = CHANNELS_LAST.get(layout) if layout is not None else None
+            if layout is None or rank is None:
                 continue
             source = node.in_port(0).get_source()
             assert source is not None
             rw.set_input(node.in_port(0), transpose(rw, source, channels_first(rank), f"{node.name}/to_channels_first"))
             transpose_after(rw, node, channels_last(rank))
-            node.layout = "N" + node.layout[-1] + node.layout[1:-1]  # type: ignore[index]
+            node.layout = "N" + layout[-1] + layout[1:-1]
             graph.meta[WRAPPED_RANK] = rank
         return rw.modified or bodies_changed
 
