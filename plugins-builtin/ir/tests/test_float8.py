@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from irconv import float8
+from irconv import Const, float8
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import emit_ir, run_ir
@@ -38,7 +38,7 @@ def test_float8_constant_round_trip(tmp_path, installed_host, reemit, et, compre
     assert f'precision="{et.precision}"' in xml
     second = tmp_path / "b.xml"
     graph = reemit(first, second, compress_to_fp16=compress)
-    consts = [n.op.value for n in graph.nodes() if getattr(n.op, "type", "") == "Const"]
+    consts = [n.op.value for n in graph.nodes() if isinstance(n.op, Const)]
     stored = [v for v in consts if float8.element_type_of(v) is et]
     assert len(stored) == 1
     np.testing.assert_array_equal(float8.to_float32(stored[0]), float8.to_float32(float8.from_float(VALUES, et)))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from irconv import Const
 from irconv.errors import ModelFileError, UnsupportedOpsError
 from irconv.testing.runtime import run_ir
 from irconv_ir.reader import load_ir, sniff_ir
@@ -163,7 +164,7 @@ def test_unsupported_constant_types_are_named(tmp_path, load_ctx):
 
 def test_constants_are_views_of_the_weights_file(tmp_path, load_ctx):
     graph = load_ir(ov_conv_model(tmp_path, False), load_ctx)
-    weights = [n.op.value for n in graph.nodes() if n.type == "Const" and n.op.value.size > 100]
+    weights = [n.op.value for n in graph.nodes() if isinstance(n.op, Const) and n.op.value.size > 100]
     assert weights
     for value in weights:
         assert not value.flags.owndata and not value.flags.writeable
@@ -339,7 +340,7 @@ def test_an_f16_constant_shared_by_two_decompressions_is_read_as_two_f32_constan
     weights = rng.standard_normal((4, 4)).astype(np.float16)
     xml.with_suffix(".bin").write_bytes(weights.tobytes())
     graph = load_ir(xml, load_ctx)
-    consts = {n.name: n.op.value for n in graph.nodes() if n.type == "Const"}
+    consts = {n.name: n.op.value for n in graph.nodes() if isinstance(n.op, Const)}
     assert sorted(consts) == ["w_a", "w_b"] and not graph.by_type("Convert")
     for value in consts.values():
         np.testing.assert_array_equal(value, weights.astype(np.float32))

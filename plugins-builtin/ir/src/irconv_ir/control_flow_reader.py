@@ -14,6 +14,7 @@ from irconv_ir.ir_model import IrLayer
 from irconv_ir.meta import LAYER_NODES
 
 Extract = Callable[[Node, ExtractContext], Op]
+PortMap = tuple[tuple[BodyInput, ...], tuple[BodyOutput, ...], int, int]
 
 
 class _BodyIndex:
@@ -50,7 +51,7 @@ def _slice(attributes: dict[str, str]) -> SliceSpec | None:
     )
 
 
-def _port_map(layer: IrLayer, tag: str, index: _BodyIndex):  # type: ignore[no-untyped-def]
+def _port_map(layer: IrLayer, tag: str, index: _BodyIndex) -> PortMap:
     """(inputs, outputs, current_iteration, condition_output) of one port map."""
     inputs: list[BodyInput] = []
     outputs: list[BodyOutput] = []
@@ -86,51 +87,53 @@ def _body(op: SourceOp, tag: str, where: str) -> Graph:
     return body
 
 
-def _looping(op_class: type[Op]) -> Extract:
-    def extract(node: Node, ctx: ExtractContext) -> Op:
-        op, layer, where = _source(node)
-        body = _body(op, "body", where)
-        index = _BodyIndex(body, where)
-        inputs, outputs, current_iteration, condition_output = _port_map(layer, "port_map", index)
-        back_edges = tuple(BackEdge(index.result(src), index.parameter(dst)) for src, dst in layer.back_edges)
-        result: Op
-        if op_class.type == "Loop":
-            result = Loop(
-                body=body,
-                input_map=inputs,
-                output_map=outputs,
-                back_edges=back_edges,
-                current_iteration=current_iteration,
-                condition_output=condition_output,
-            )
-        else:
-            result = TensorIterator(body=body, input_map=inputs, output_map=outputs, back_edges=back_edges)
-        return result
-
-    return extract
+def _loop_parts(node: Node) -> tuple[Graph, PortMap, tuple[BackEdge, ...]]:
+    """The body, port map and back edges of a Loop or TensorIterator layer."""
+    op, layer, where = _source(node)
+    body = _body(op, "body", where)
+    index = _BodyIndex(body, where)
+    back_edges = tuple(BackEdge(index.result(src), index.parameter(dst)) for src, dst in layer.back_edges)
+    return body, _port_map(layer, "port_map", index), back_edges
 
 
-def _conditional(op_class: type[Op]) -> Extract:
-    def extract(node: Node, ctx: ExtractContext) -> Op:
-        op, layer, where = _source(node)
-        then_body, else_body = _body(op, "then_body", where), _body(op, "else_body", where)
-        then_in, then_out, _, _ = _port_map(layer, "then_port_map", _BodyIndex(then_body, where))
-        else_in, else_out, _, _ = _port_map(layer, "else_port_map", _BodyIndex(else_body, where))
-        result: Op = If(
-            then_body=then_body,
-            else_body=else_body,
-            then_inputs=then_in,
-            else_inputs=else_in,
-            then_outputs=then_out,
-            else_outputs=else_out,
-        )
-        return result
-
-    return extract
+def _loop(node: Node, ctx: ExtractContext) -> Op:
+    body, (inputs, outputs, current_iteration, condition_output), back_edges = _loop_parts(node)
+    loop: Op = Loop(
+        body=body,
+        input_map=inputs,
+        output_map=outputs,
+        back_edges=back_edges,
+        current_iteration=current_iteration,
+        condition_output=condition_output,
+    )
+    return loop
 
 
-CONTROL_FLOW_EXTRACTORS: dict[str, Callable[[type[Op]], Extract]] = {
-    "Loop": _looping,
-    "TensorIterator": _looping,
-    "If": _conditional,
+def _tensor_iterator(node: Node, ctx: ExtractContext) -> Op:
+    body, (inputs, outputs, _, _), back_edges = _loop_parts(node)
+    iterator: Op = TensorIterator(body=body, input_map=inputs, output_map=outputs, back_edges=back_edges)
+    return iterator
+
+
+def _conditional(node: Node, ctx: ExtractContext) -> Op:
+    op, layer, where = _source(node)
+    then_body, else_body = _body(op, "then_body", where), _body(op, "else_body", where)
+    then_in, then_out, _, _ = _port_map(layer, "then_port_map", _BodyIndex(then_body, where))
+    else_in, else_out, _, _ = _port_map(layer, "else_port_map", _BodyIndex(else_body, where))
+    conditional: Op = If(
+        then_body=then_body,
+        else_body=else_body,
+        then_inputs=then_in,
+        else_inputs=else_in,
+        then_outputs=then_out,
+        else_outputs=else_out,
+    )
+    return conditional
+
+
+#: The control-flow ops whose layers carry bodies and port maps, not just ``<data>``.
+CONTROL_FLOW_EXTRACTORS: dict[type[Op], Extract] = {
+    Loop: _loop,
+    TensorIterator: _tensor_iterator,
+    If: _conditional,
 }

@@ -13,9 +13,10 @@ from typing import Any
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import extractor
 from irconv.graph import Node
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
-from irconv.plugins import DeclaredOp, Extractor, OpTable, opsets
+from irconv.plugins import DeclaredOp, Extractor, OpTable
 
 from irconv_ir.attributes import build_op, field_types
 from irconv_ir.ir_model import IrLayer
@@ -41,30 +42,15 @@ def declared_extractors(ops: OpTable) -> list[Extractor]:
                 continue  # an older version of a custom op: the IR cannot tell them apart
             extractors.append(_custom_extractor(declared))
             continue
-        special = CONTROL_FLOW_EXTRACTORS.get(op_class.type)
-        extract = special(op_class) if special else generic_extract(op_class)
-        extractors.append(
-            Extractor(
-                framework=FRAMEWORK,
-                op=op_class.type,
-                extract=extract,
-                opsets=declared.opsets,
-                produces=f"{op_class.type}-{op_class.version}",
-            )
-        )
+        extract = CONTROL_FLOW_EXTRACTORS.get(op_class) or generic_extract(op_class)
+        extractors.append(extractor(FRAMEWORK, op_class.type, extract, versions=declared.opsets, produces=[op_class]))
     return extractors
 
 
 def _custom_extractor(declared: DeclaredOp) -> Extractor:
     op_class = declared.op
-    return Extractor(
-        framework=FRAMEWORK,
-        op=op_class.type,
-        domain=op_class.custom_opset,
-        extract=generic_extract(op_class),
-        opsets=opsets(CUSTOM_OPSET_VERSION),
-        produces=f"{op_class.custom_opset}::{op_class.type} ({declared.owner})",
-    )
+    return extractor(FRAMEWORK, op_class.type, generic_extract(op_class), versions=(CUSTOM_OPSET_VERSION, None),
+                     domain=op_class.custom_opset, produces=[op_class])
 
 
 def generic_extract(op_class: type[Op]) -> Callable[[Node, ExtractContext], Op]:

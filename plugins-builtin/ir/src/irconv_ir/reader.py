@@ -16,7 +16,7 @@ import numpy as np
 from irconv import LoadContext
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, OutPort
-from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.types import ElementType
 
 from irconv_ir.attributes import ir_element_type, parse_bounds, parse_shape
@@ -199,7 +199,7 @@ class GraphReader:
                 folded.update((convert, src_layer) for convert in converts)
         return folded
 
-    def _op(self, layer: IrLayer):  # type: ignore[no-untyped-def]
+    def _op(self, layer: IrLayer) -> Op:
         if layer.type == "Parameter":
             try:
                 shape = parse_shape(layer.data.get("shape", "..."))
@@ -243,7 +243,8 @@ class GraphReader:
             size = int(layer.data["size"])
         except (KeyError, ValueError) as exc:
             raise ModelFileError(f"{where}: bad Const attributes {layer.data} ({exc})") from None
-        if shape is None or any(d is None for d in shape):
+        dims = [int(d) for d in shape or () if d is not None]
+        if shape is None or len(dims) != len(shape):
             raise ModelFileError(f"{where}: a Const needs a static shape, got {layer.data.get('shape')!r}")
         if self.weights is None:
             raise ModelFileError(f"{where}: the weights file {self.path.with_suffix('.bin')} is missing")
@@ -252,7 +253,7 @@ class GraphReader:
                 f"{where}: bytes {offset}..{offset + size} lie outside the weights file ({self.weights.size} bytes)"
             )
         dtype = element_type.numpy
-        count = int(np.prod([int(d) for d in shape if d is not None], dtype=np.int64))
+        count = int(np.prod(dims, dtype=np.int64))
         if count * dtype.itemsize != size:
             raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
         raw = self.weights[offset : offset + size]
@@ -260,7 +261,7 @@ class GraphReader:
         value = np.frombuffer(raw, dtype=np.dtype(storage).newbyteorder("<"), count=count)
         if dtype == np.bool_:
             value = value.astype(np.bool_)
-        return value.reshape(shape)  # type: ignore[arg-type]
+        return value.reshape(dims)
 
     @staticmethod
     def _name_outputs(port: OutPort, names: list[str]) -> None:
