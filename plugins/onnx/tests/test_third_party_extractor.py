@@ -24,15 +24,16 @@ class _CeluPlugin:
 
     @hookimpl
     def extract_op(self) -> list[Any]:
-        from irconv import Extractor, opsets
+        from irconv.frontend import extractor
+        from irconv_opset import Divide, Elu, Multiply
 
-        return [Extractor("onnx", "Celu", self._extract, opsets=opsets(12, None), produces="Elu")]
+        return [extractor("onnx", "Celu", self._extract, versions=(12, None), produces=[Divide, Elu, Multiply])]
 
     def _extract(self, node: Any, ctx: Any) -> list[Any]:
         from irconv_opset import Divide, Elu, Multiply
 
         self.extracted.append(node.name)
-        alpha = ctx.const(np.float32(ctx.attr("alpha", 1.0)), suffix="alpha")
+        alpha = ctx.const(np.float32(ctx.attrs.float("alpha", 1.0)), suffix="alpha")
         scaled = ctx.op(Divide(), ctx.input(0), alpha, suffix="scaled")
         return [ctx.op(Multiply(), ctx.op(Elu(alpha=1.0), scaled, suffix="elu"), alpha)]
 
@@ -111,14 +112,13 @@ class _TwicePlugin:
 
     @hookimpl
     def extract_op(self) -> list[Any]:
-        from irconv import Extractor, opsets
+        from irconv.frontend import extractor
+        from irconv_opset import Multiply
 
         def extract(node: Any, ctx: Any) -> list[Any]:
-            from irconv_opset import Multiply
-
             return [ctx.op(Multiply(), ctx.input(0), ctx.const(np.float32(2.0)))]
 
-        return [Extractor("onnx", "Twice", extract, domain="com.example", opsets=opsets(1), produces="Multiply")]
+        return [extractor("onnx", "Twice", extract, domain="com.example", produces=[Multiply])]
 
 
 def test_an_extractor_wins_over_the_models_own_function_body(tmp_path: Path) -> None:

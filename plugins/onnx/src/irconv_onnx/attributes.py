@@ -1,17 +1,12 @@
-"""The attributes of an ONNX NodeProto: a ``SourceAttributes`` adapter with typed accessors.
+"""The attributes of an ONNX NodeProto as a ``SourceAttributes`` adapter.
 
-``get(name)`` gives plain Python values (the protocol every extractor can use through
-``ctx.attr``); ``int``/``ints``/``string``/... read one expected kind and fail with a clear
-message naming the node when a required attribute is missing.
+``get(name)`` gives plain Python values: ints, floats, str, lists of them, NumPy arrays for
+tensors and GraphProtos for graphs. Extractors read them typed through ``ctx.attrs``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
-
-import numpy as np
-from irconv.errors import ConversionError
 
 # AttributeProto.AttributeType values.
 _FLOAT, _INT, _STRING, _TENSOR, _GRAPH = 1, 2, 3, 4, 5
@@ -51,20 +46,14 @@ def attribute_value(a: Any) -> Any:
 
 
 class Attributes:
-    """``attrs.int("axis", 1)``, ``attrs.ints("pads")``, ``attrs.string("mode", "constant")``;
-    ``attrs.get("axis")`` for the ``SourceAttributes`` protocol.
+    """A NodeProto's attributes by name (``get``/``__contains__``/``names``), for ``ctx.attrs``."""
 
-    A missing attribute without a default is a ConversionError naming the node.
-    """
+    __slots__ = ("_node", "_found")
 
-    __slots__ = ("_name", "_op_type", "_node", "_found")
-
-    def __init__(self, node: Any, node_name: str = "", op_type: str = "") -> None:
+    def __init__(self, node: Any) -> None:
         """The adapter over a NodeProto's attributes, read when first asked for: protobuf
         keeps a container object (~350 bytes) alive per node whose attributes were touched,
         and most nodes' attributes are never asked for."""
-        self._name = node_name or node.name or node.op_type
-        self._op_type = op_type or node.op_type
         self._node: Any = node  # until the attributes are first asked for
         self._found: dict[str, Any] | None = None
 
@@ -86,56 +75,6 @@ class Attributes:
     def names(self) -> list[str]:
         return list(self._by_name)
 
-    # -------------------------------------------------------- typed accessors
-    def _get(self, name: str, default: Any) -> Any:
-        found = self._by_name.get(name)
-        if found is None and default is _MISSING:
-            raise ConversionError(
-                f"node {self._name!r} ({self._op_type}): required attribute {name!r} is missing"
-            )
-        return found
-
-    def int(self, name: str, default: Any = _MISSING) -> int:
-        a = self._get(name, default)
-        return default if a is None else int(a.i)
-
-    def float(self, name: str, default: Any = _MISSING) -> float:
-        a = self._get(name, default)
-        return default if a is None else float(a.f)
-
-    def string(self, name: str, default: Any = _MISSING) -> str:
-        a = self._get(name, default)
-        return default if a is None else a.s.decode("utf-8")
-
-    def ints(self, name: str, default: Any = _MISSING) -> list[int]:
-        a = self._get(name, default)
-        return (None if default is None else list(default)) if a is None else [int(v) for v in a.ints]
-
-    def floats(self, name: str, default: Any = _MISSING) -> list[float]:
-        a = self._get(name, default)
-        return (None if default is None else list(default)) if a is None else [float(v) for v in a.floats]
-
-    def strings(self, name: str, default: Any = _MISSING) -> list[str]:
-        a = self._get(name, default)
-        return (None if default is None else list(default)) if a is None else [s.decode("utf-8") for s in a.strings]
-
-    def tensor(self, name: str, default: Any = _MISSING) -> np.ndarray:
-        a = self._get(name, default)
-        if a is None:
-            return default
-        from irconv_onnx.tensors import tensor_to_array
-
-        return tensor_to_array(a.t)
-
-    def graph(self, name: str) -> Any:
-        return self._get(name, _MISSING).g
-
-    def bad(self, name: str, value: Any, why: str) -> ConversionError:
-        """An error for an attribute value OpenVINO cannot express."""
-        return ConversionError(
-            f"node {self._name!r} ({self._op_type}): attribute {name}={value!r} is not supported: {why}"
-        )
-
 
 def graph_attributes(node: Any) -> list[Any]:
     """A NodeProto's sub-graph attributes (If branches, Loop bodies)."""
@@ -145,11 +84,3 @@ def graph_attributes(node: Any) -> list[Any]:
         if field.name == "attribute":
             return [a for a in value if a.type == _GRAPH]
     return []
-
-
-def one_of(attrs: Attributes, name: str, default: str, allowed: Sequence[str]) -> str:
-    """A string attribute restricted to ``allowed`` (else a clear error)."""
-    value = attrs.string(name, default)
-    if value not in allowed:
-        raise attrs.bad(name, value, f"expected one of {', '.join(allowed)}")
-    return value

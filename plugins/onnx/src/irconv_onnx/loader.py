@@ -237,7 +237,7 @@ class _Builder:
         source = SourceOp(
             framework=FRAMEWORK, op_type=op_type, domain=domain, opset_version=version,
             n_outputs=len(node.output), source=node, bodies=bodies or NO_BODIES,
-            attributes=Attributes(node, name, op_type),
+            attributes=Attributes(node),
         )
         created = graph.add_node(source, name, inputs)
         for idx, out in enumerate(node.output):

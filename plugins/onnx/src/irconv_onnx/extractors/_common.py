@@ -2,83 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
-from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor, opsets
+from irconv.frontend import i64
+from irconv.graph import OutPort
 from irconv.types import ElementType
-
-from irconv_onnx.attributes import Attributes
-from irconv_onnx.extractors._optional import Defaults, WithDefaults
-
-FRAMEWORK = "onnx"
-Extract = Callable[[Node, ExtractContext], Any]
-
-
-def onnx_op(op: str, extract: Extract, first: int = 1, last: int | None = None, *, produces: str = "",
-            domain: str = "", optional: Defaults | None = None) -> Extractor:
-    """An extractor record for ONNX ``op`` in opsets ``first..last`` of ``domain``.
-
-    ``optional`` declares every optional input by index: a ``Default`` filled in when the
-    input is empty, or ``HANDLED`` when the extractor deals with its absence (see _optional).
-    """
-    if optional:
-        extract = WithDefaults(extract, dict(optional))
-    return Extractor(FRAMEWORK, op, extract, domain=domain, opsets=opsets(first, last), produces=produces)
-
-
-def attrs(ctx: ExtractContext) -> Attributes:
-    """The node's attributes: the adapter the ONNX loader put on the source op."""
-    attributes = ctx.source_op.attributes
-    if not isinstance(attributes, Attributes):
-        raise ConversionError(f"node {ctx.node.name!r} was not made by the ONNX loader (no ONNX attributes)")
-    return attributes
 
 
 def opset(ctx: ExtractContext) -> int:
     """The version of the node's domain that the model imports."""
     return ctx.source_op.opset_version
-
-
-def i64(ctx: ExtractContext, values: Any, suffix: str = "const") -> OutPort:
-    return ctx.const(np.asarray(values, dtype=np.int64), suffix=suffix)
-
-
-def typed_const(ctx: ExtractContext, value: Any, like: OutPort, suffix: str = "const") -> OutPort:
-    """A constant of ``like``'s element type (f32 when not known)."""
-    et = like.data.element_type
-    dtype = et.numpy if et is not ElementType.dynamic and et is not ElementType.bf16 else np.float32
-    return ctx.const(np.asarray(value, dtype=dtype), suffix=suffix)
-
-
-def rank_of(ctx: ExtractContext, port: OutPort) -> OutPort:
-    """The rank as a 1-element i64 tensor, shape-agnostic."""
-    from irconv_opset import ShapeOf
-
-    return ctx.op(ShapeOf(), ctx.op(ShapeOf(), port, suffix="shape"), suffix="rank")
-
-
-def axes_from(ctx: ExtractContext, port: OutPort, start: int) -> OutPort:
-    """``[start, ..., rank-1]`` (or ``[start..-1]`` for negative start) as an i64 tensor."""
-    from irconv_opset import Range, Squeeze
-
-    rank = port.data.shape
-    if rank is not None:
-        r = len(rank)
-        first = start + r if start < 0 else start
-        return i64(ctx, list(range(first, r)), suffix="axes")
-    if start < 0:
-        return i64(ctx, list(range(start, 0)), suffix="axes")
-    stop = ctx.op(Squeeze(), rank_of(ctx, port), i64(ctx, [0]), suffix="rank_scalar")
-    return ctx.op(Range(output_type=ElementType.i64), i64(ctx, start), stop, i64(ctx, 1), suffix="axes")
-
-
-def all_axes(ctx: ExtractContext, port: OutPort) -> OutPort:
-    return axes_from(ctx, port, 0)
 
 
 def et_of_onnx(code: int, where: str) -> ElementType:

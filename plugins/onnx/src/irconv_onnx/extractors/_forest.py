@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, i64
 from irconv.graph import OutPort
 from irconv.types import ElementType
-
-from irconv_onnx.extractors._common import i64, typed_const
 
 #: Branch modes, numbered as in TreeEnsemble's ``nodes_modes``.
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
@@ -81,7 +80,7 @@ def _conditions(ctx: ExtractContext, x: OutPort, branches: list[Branch]) -> OutP
 
     cols = ctx.op(o.Gather(), x, i64(ctx, [b.feature for b in branches]), i64(ctx, 1), suffix="features")
     modes = np.array([b.mode for b in branches])
-    splits = typed_const(ctx, [b.split for b in branches], x, "splits")
+    splits = const_like(ctx, [b.split for b in branches], x, "splits")
     # GT/GTE as Less/LessEqual with the operands swapped: the CPU plugin's Greater and
     # GreaterEqual say true for NaN, which must take the false branch.
     compare = {LEQ: (o.LessEqual, False), LT: (o.Less, False), GTE: (o.LessEqual, True), GT: (o.Less, True),
@@ -94,7 +93,7 @@ def _conditions(ctx: ExtractContext, x: OutPort, branches: list[Branch]) -> OutP
             for i, b in enumerate(branches):
                 table[i, : len(b.members)] = b.members
             hits = ctx.op(o.Equal(), ctx.op(o.Unsqueeze(), cols, i64(ctx, [2]), suffix="features_col"),
-                          typed_const(ctx, table, x, "members"), suffix="member_hits")
+                          const_like(ctx, table, x, "members"), suffix="member_hits")
             result = ctx.op(o.ReduceLogicalOr(keep_dims=False), hits, i64(ctx, [2]), suffix="member")
         elif mode in compare:
             kind, swapped = compare[mode]

@@ -18,11 +18,10 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import i64
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Op, Parameter, Result
 from irconv.types import ElementType
-
-from irconv_onnx.extractors._common import i64
 
 Make = Callable[..., OutPort]
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, opset
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import et_of_onnx, opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 _BIAS_FROM_QK = 2  # qk_matmul_output_mode: QK after softcap plus the mask
 _AFTER_SOFTMAX = 3  # qk_matmul_output_mode: the (guarded) softmax probabilities
@@ -147,8 +148,8 @@ def _mask_bias(ctx: ExtractContext, total: OutPort, et: ElementType) -> OutPort:
         mask = _bias_of(ctx, mask, et, "attn_mask")
     elif ctx.input_type(3) is not et:
         mask = ctx.op(Convert(destination_type=et), mask, suffix="attn_mask_converted")
-    rank = ctx.require_rank(3)
-    length, wanted = _static_dim(mask, -1), total.data.value
+    rank = require_rank(ctx, 3)
+    length, wanted = _static_dim(mask, -1), total.constant(shape_derived=True)
     if length is not None and wanted is not None and int(np.asarray(wanted).reshape(-1)[0]) == length:
         return mask
     missing = ctx.op(Subtract(), total, _dims(ctx, mask, [rank - 1], "attn_mask_length"), suffix="attn_mask_missing")
@@ -195,11 +196,11 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Tanh,
     )
 
-    a = attrs(ctx)
+    a = ctx.attrs
     version = opset(ctx)
     q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
     et = ctx.input_type(0)
-    rank = ctx.require_rank(0)
+    rank = require_rank(ctx, 0)
     if rank == 3:
         q_heads, kv_heads = a.int("q_num_heads"), a.int("kv_num_heads")
         q = _split_heads(ctx, q, q_heads, "q")
@@ -305,13 +306,8 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op(
-            "Attention",
-            _extract,
-            23,
-            25,
-            produces="MatMul, SoftMax, Select, Add, Multiply, Tanh, Concat",
-            optional={3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED},
-        ),
+        extractor("onnx", "Attention", WithDefaults(_extract, {3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED}), versions=(23, 25), produces=[o.MatMul, o.SoftMax, o.Select, o.Add, o.Multiply, o.Tanh, o.Concat]),
     ]

@@ -4,11 +4,11 @@ SkipLayerNormalization, FusedMatMul."""
 from __future__ import annotations
 
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 MS = "com.microsoft"
 
@@ -28,7 +28,7 @@ def _quick_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Multiply, Sigmoid
 
     x = ctx.input(0)
-    alpha = typed_const(ctx, attrs(ctx).float("alpha", 1.702), x, "alpha")
+    alpha = const_like(ctx, ctx.attrs.float("alpha", 1.702), x, "alpha")
     gate = ctx.op(Sigmoid(), ctx.op(Multiply(), x, alpha, suffix="scaled"), suffix="gate")
     return [ctx.op(Multiply(), x, gate)]
 
@@ -40,7 +40,7 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
 
-    eps = attrs(ctx).float("epsilon", 1e-12)
+    eps = ctx.attrs.float("epsilon", 1e-12)
     total = ctx.op(Add(), ctx.input(0), ctx.input(1), suffix="skip")
     if ctx.has_input(4):
         total = ctx.op(Add(), total, ctx.input(4), suffix="bias")
@@ -53,8 +53,8 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
         centered = ctx.op(Subtract(), total, mean, suffix="centered")
         var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes,
                      suffix="var")
-        std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, total, "eps"), suffix="var_eps"), suffix="std")
-        inv = ctx.op(Divide(), typed_const(ctx, 1.0, total, "one"), std, suffix="inv_std")
+        std = ctx.op(Sqrt(), ctx.op(Add(), var, const_like(ctx, eps, total, "eps"), suffix="var_eps"), suffix="std")
+        inv = ctx.op(Divide(), const_like(ctx, 1.0, total, "one"), std, suffix="inv_std")
         norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
     else:
         norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), total, axes, suffix="mvn")
@@ -68,26 +68,27 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _fused_mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MatMul, Multiply
 
-    a = attrs(ctx)
+    a = ctx.attrs
     if a.int("transBatchA", 0) or a.int("transBatchB", 0):
         raise a.bad("transBatchA", 1, "batch transposition is not supported")
     out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),
                  ctx.input(0), ctx.input(1), suffix="matmul")
     alpha = a.float("alpha", 1.0)
     if alpha != 1.0:
-        out = ctx.op(Multiply(), out, typed_const(ctx, alpha, ctx.input(0), "alpha"), suffix="alpha")
+        out = ctx.op(Multiply(), out, const_like(ctx, alpha, ctx.input(0), "alpha"), suffix="alpha")
     return [out]
 
 
 def extractors() -> list[Extractor]:
     from functools import partial
 
+    import irconv_opset as o
+
     return [
-        onnx_op("Gelu", partial(_gelu, "erf"), domain=MS, produces="Gelu"),
-        onnx_op("BiasGelu", partial(_gelu, "erf"), domain=MS, produces="Add, Gelu"),
-        onnx_op("FastGelu", partial(_gelu, "tanh"), domain=MS, produces="Add, Gelu", optional={1: HANDLED}),
-        onnx_op("QuickGelu", _quick_gelu, domain=MS, produces="Sigmoid, Multiply"),
-        onnx_op("SkipLayerNormalization", _skip_layer_norm, domain=MS, produces="Add, MVN, Multiply",
-                optional={3: HANDLED, 4: HANDLED}),
-        onnx_op("FusedMatMul", _fused_mat_mul, domain=MS, produces="MatMul, Multiply"),
+        extractor("onnx", "Gelu", partial(_gelu, "erf"), domain=MS, produces=[o.Gelu]),
+        extractor("onnx", "BiasGelu", partial(_gelu, "erf"), domain=MS, produces=[o.Add, o.Gelu]),
+        extractor("onnx", "FastGelu", WithDefaults(partial(_gelu, "tanh"), {1: HANDLED}), domain=MS, produces=[o.Add, o.Gelu]),
+        extractor("onnx", "QuickGelu", _quick_gelu, domain=MS, produces=[o.Sigmoid, o.Multiply]),
+        extractor("onnx", "SkipLayerNormalization", WithDefaults(_skip_layer_norm, {3: HANDLED, 4: HANDLED}), domain=MS, produces=[o.Add, o.MVN, o.Multiply]),
+        extractor("onnx", "FusedMatMul", _fused_mat_mul, domain=MS, produces=[o.MatMul, o.Multiply]),
     ]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import extractor, i64
 from irconv.graph import Graph, Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 from irconv_onnx.meta import CAPTURES
 
 
@@ -92,7 +92,7 @@ def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
     """The body sees one slice without the scan axis: squeeze it right after the Parameter."""
     from irconv_opset import Const, Squeeze
 
-    for parameter, axis in zip(body.parameters()[first:first + len(axes)], axes):
+    for parameter, axis in zip(body.parameters()[first:first + len(axes)], axes, strict=False):
         port = parameter.out_port(0)
         users = port.get_destinations()
         axes_node = body.add_node(Const(np.array([axis], np.int64)), f"{parameter.name}/scan_axis")
@@ -106,7 +106,7 @@ def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
 def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
     from irconv_opset import Const, Unsqueeze
 
-    for result, axis in zip(body.results()[first:], axes):
+    for result, axis in zip(body.results()[first:], axes, strict=False):
         source = result.in_port(0).get_source()
         assert source is not None
         axes_node = body.add_node(Const(np.array([axis], np.int64)), f"{result.name}/scan_axis")
@@ -116,7 +116,7 @@ def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
 
 def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
-    a = attrs(ctx)
+    a = ctx.attrs
     body = _bodies(ctx)["body"]
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
@@ -135,7 +135,7 @@ def _scan_batched(node: Node, ctx: ExtractContext) -> list[OutPort]:
     Scan-9 iteration."""
     from irconv_opset import Squeeze, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     body = _bodies(ctx)["body"]
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
@@ -181,9 +181,11 @@ def _scan_iterator(ctx: ExtractContext, body: Graph, states: list[OutPort], scan
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("If", _if, produces="If"),
-        onnx_op("Loop", _loop, produces="Loop", optional={0: HANDLED, 1: HANDLED}),
-        onnx_op("Scan", _scan_batched, 8, 8, produces="TensorIterator", optional={0: HANDLED}),
-        onnx_op("Scan", _scan, 9, produces="TensorIterator"),
+        extractor("onnx", "If", _if, produces=[o.If]),
+        extractor("onnx", "Loop", WithDefaults(_loop, {0: HANDLED, 1: HANDLED}), produces=[o.Loop]),
+        extractor("onnx", "Scan", WithDefaults(_scan_batched, {0: HANDLED}), versions=(8, 8), produces=[o.TensorIterator]),
+        extractor("onnx", "Scan", _scan, versions=(9, None), produces=[o.TensorIterator]),
     ]

@@ -7,17 +7,18 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, onnx_op, opset, typed_const
+from irconv_onnx.extractors._common import opset
 
 
 def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Before opset 7, ``broadcast=1, axis=k`` aligns B with A starting at axis k."""
-    a = attrs(ctx)
+    a = ctx.attrs
     if a.int("broadcast", 0) and "axis" in a:
         from irconv_opset import Unsqueeze
 
@@ -49,7 +50,7 @@ def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (total,) = _variadic(Add, node, ctx)
     if count == 1:
         return [total]
-    return [ctx.op(Divide(), total, typed_const(ctx, count, ctx.input(0)), suffix="mean")]
+    return [ctx.op(Divide(), total, const_like(ctx, count, ctx.input(0)), suffix="mean")]
 
 
 def _div(node: Node, ctx: ExtractContext) -> Op:
@@ -64,7 +65,7 @@ def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     is 0 or has y's sign, else y), so those elements are chosen with a Select."""
     from irconv_opset import Equal, FloorMod, IsInf, IsNaN, Less, LogicalAnd, LogicalNot, LogicalOr, Mod, Select
 
-    fmod = bool(attrs(ctx).int("fmod", 0))
+    fmod = bool(ctx.attrs.int("fmod", 0))
     x, y = ctx.input(0), ctx.input(1)
     if not (x.data.element_type.is_float and x.data.element_type is not ElementType.bf16):
         return Mod() if fmod else FloorMod()
@@ -74,7 +75,7 @@ def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     by_infinity = ctx.op(LogicalAnd(), finite_x, ctx.op(IsInf(), y, suffix="y_inf"), suffix="by_infinity")
     exact = x
     if not fmod:
-        zero = typed_const(ctx, 0, x, "zero")
+        zero = const_like(ctx, 0, x, "zero")
         same_sign = ctx.op(Equal(), ctx.op(Less(), x, zero, suffix="x_negative"),
                            ctx.op(Less(), y, zero, suffix="y_negative"), suffix="same_sign")
         keeps_x = ctx.op(LogicalOr(), same_sign, ctx.op(Equal(), x, zero, suffix="x_zero"), suffix="keeps_x")
@@ -94,9 +95,9 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Select,
     )
 
-    direction = attrs(ctx).string("direction")
+    direction = ctx.attrs.str("direction")
     if direction not in ("LEFT", "RIGHT"):
-        raise attrs(ctx).bad("direction", direction, "expected LEFT or RIGHT")
+        raise ctx.attrs.bad("direction", direction, "expected LEFT or RIGHT")
     x, shift = ctx.input(0), ctx.input(1)
     op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
     shifted = ctx.op(op, x, shift, suffix="shift")
@@ -104,14 +105,14 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if not et.is_integer:
         return [shifted]
     width = np.dtype(et.numpy).itemsize * 8
-    too_far = ctx.op(GreaterEqual(), shift, typed_const(ctx, width, shift, "width"), suffix="too_far")
+    too_far = ctx.op(GreaterEqual(), shift, const_like(ctx, width, shift, "width"), suffix="too_far")
     if et.value.startswith("i"):
-        too_far = ctx.op(LogicalOr(), too_far, ctx.op(Less(), shift, typed_const(ctx, 0, shift, "zero_shift"),
+        too_far = ctx.op(LogicalOr(), too_far, ctx.op(Less(), shift, const_like(ctx, 0, shift, "zero_shift"),
                                                       suffix="negative_shift"), suffix="out_of_range")
-    zero = typed_const(ctx, 0, x, "zero")
+    zero = const_like(ctx, 0, x, "zero")
     fill = zero
     if direction == "RIGHT" and et.value.startswith("i"):
-        fill = ctx.op(Select(), ctx.op(Less(), x, zero, suffix="negative"), typed_const(ctx, -1, x, "minus_one"),
+        fill = ctx.op(Select(), ctx.op(Less(), x, zero, suffix="negative"), const_like(ctx, -1, x, "minus_one"),
                       zero, suffix="sign_fill")
     return [ctx.op(Select(), too_far, fill, shifted)]
 
@@ -123,7 +124,7 @@ def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
     if opset(ctx) < 7:
         return PReLU()
     x, slope = ctx.input(0), ctx.input(1)
-    negative = ctx.op(Less(), x, typed_const(ctx, 0, x), suffix="negative")
+    negative = ctx.op(Less(), x, const_like(ctx, 0, x), suffix="negative")
     scaled = ctx.op(Multiply(), x, slope, suffix="scaled")
     return [ctx.op(Select(), negative, scaled, x)]
 
@@ -144,7 +145,7 @@ def _greater(or_equal: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPo
     when an operand is NaN (Less and LessEqual are not)."""
     from irconv_opset import Greater, GreaterEqual, Less, LessEqual
 
-    if ctx.input_type(0).is_float and "broadcast" not in attrs(ctx):
+    if ctx.input_type(0).is_float and "broadcast" not in ctx.attrs:
         return [ctx.op(LessEqual() if or_equal else Less(), ctx.input(1), ctx.input(0))]
     return _binary(GreaterEqual if or_equal else Greater, node, ctx)
 
@@ -164,19 +165,19 @@ def extractors() -> list[Extractor]:
         "And": o.LogicalAnd, "Or": o.LogicalOr, "Xor": o.LogicalXor,
         "BitwiseAnd": o.BitwiseAnd, "BitwiseOr": o.BitwiseOr, "BitwiseXor": o.BitwiseXor,
     }
-    result = [onnx_op(name, partial(_binary, cls), produces=cls.type) for name, cls in simple.items()]
+    result = [extractor("onnx", name, partial(_binary, cls), produces=[cls]) for name, cls in simple.items()]
     result += [
-        onnx_op("Greater", partial(_greater, False), produces="Less (operands swapped), Greater"),
-        onnx_op("GreaterOrEqual", partial(_greater, True), produces="LessEqual (operands swapped), GreaterEqual"),
-        onnx_op("Pow", _pow, produces="Power"),
-        onnx_op("Div", _div, produces="Divide"),
-        onnx_op("Mod", _mod, 10, produces="Mod, FloorMod, Select"),
-        onnx_op("BitShift", _bit_shift, 11, produces="BitwiseLeftShift, BitwiseRightShift"),
-        onnx_op("Max", partial(_variadic, o.Maximum), produces="Maximum"),
-        onnx_op("Min", partial(_variadic, o.Minimum), produces="Minimum"),
-        onnx_op("Sum", partial(_variadic, o.Add), produces="Add"),
-        onnx_op("Mean", _mean, produces="Add, Divide"),
-        onnx_op("PRelu", _prelu, produces="Select"),
-        onnx_op("Where", _where, 9, produces="Select"),
+        extractor("onnx", "Greater", partial(_greater, False), produces=[o.Less, o.Greater]),
+        extractor("onnx", "GreaterOrEqual", partial(_greater, True), produces=[o.LessEqual, o.GreaterEqual]),
+        extractor("onnx", "Pow", _pow, produces=[o.Power]),
+        extractor("onnx", "Div", _div, produces=[o.Divide]),
+        extractor("onnx", "Mod", _mod, versions=(10, None), produces=[o.Mod, o.FloorMod, o.Select]),
+        extractor("onnx", "BitShift", _bit_shift, versions=(11, None), produces=[o.BitwiseLeftShift, o.BitwiseRightShift]),
+        extractor("onnx", "Max", partial(_variadic, o.Maximum), produces=[o.Maximum]),
+        extractor("onnx", "Min", partial(_variadic, o.Minimum), produces=[o.Minimum]),
+        extractor("onnx", "Sum", partial(_variadic, o.Add), produces=[o.Add]),
+        extractor("onnx", "Mean", _mean, produces=[o.Add, o.Divide]),
+        extractor("onnx", "PRelu", _prelu, produces=[o.Select]),
+        extractor("onnx", "Where", _where, versions=(9, None), produces=[o.Select]),
     ]
     return result

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, opset, typed_const
-from irconv_onnx.extractors._optional import HANDLED, constant
+from irconv_onnx.extractors._common import opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults, constant
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
 _COORDINATES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
@@ -27,8 +28,8 @@ def _interpolate(ctx: ExtractContext, x: OutPort, target: OutPort, by_sizes: boo
 
 def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Upsample and Resize-10: asymmetric coordinates, floor for nearest."""
-    a = attrs(ctx)
-    mode = a.string("mode", "nearest")
+    a = ctx.attrs
+    mode = a.str("mode", "nearest")
     if mode not in ("nearest", "linear", "bilinear"):
         raise a.bad("mode", mode, "expected nearest or linear")
     if ctx.source_op.op_type == "Upsample" and opset(ctx) < 9:
@@ -43,20 +44,20 @@ def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convert
 
-    a = attrs(ctx)
-    mode = a.string("mode", "nearest")
+    a = ctx.attrs
+    mode = a.str("mode", "nearest")
     if mode not in _MODES:
         raise a.bad("mode", mode, "expected nearest, linear or cubic")
-    coordinates = a.string("coordinate_transformation_mode", "half_pixel")
+    coordinates = a.str("coordinate_transformation_mode", "half_pixel")
     if coordinates not in _COORDINATES:
         raise a.bad("coordinate_transformation_mode", coordinates,
                     f"OpenVINO Interpolate supports {', '.join(_COORDINATES)}")
-    nearest = a.string("nearest_mode", "round_prefer_floor")
+    nearest = a.str("nearest_mode", "round_prefer_floor")
     if nearest not in _NEAREST:
         raise a.bad("nearest_mode", nearest, f"expected one of {', '.join(_NEAREST)}")
     if a.int("exclude_outside", 0):
         raise a.bad("exclude_outside", 1, "OpenVINO Interpolate always uses the outside samples")
-    policy = a.string("keep_aspect_ratio_policy", "stretch")
+    policy = a.str("keep_aspect_ratio_policy", "stretch")
     if policy not in ("stretch", "not_larger", "not_smaller"):
         raise a.bad("keep_aspect_ratio_policy", policy, "expected stretch, not_larger or not_smaller")
     axes_attr = a.ints("axes", None)
@@ -105,13 +106,13 @@ def _is_empty(ctx: ExtractContext, idx: int) -> bool:
 def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import GridSample
 
-    a = attrs(ctx)
-    mode = a.string("mode", "linear" if opset(ctx) >= 20 else "bilinear")
+    a = ctx.attrs
+    mode = a.str("mode", "linear" if opset(ctx) >= 20 else "bilinear")
     modes = {"linear": "bilinear", "bilinear": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
              "nearest": "nearest"}
     if mode not in modes:
         raise a.bad("mode", mode, "expected linear, cubic or nearest")
-    padding = a.string("padding_mode", "zeros")
+    padding = a.str("padding_mode", "zeros")
     if padding not in ("zeros", "border", "reflection"):
         raise a.bad("padding_mode", padding, "expected zeros, border or reflection")
     rank = ctx.input(0).data.shape
@@ -124,11 +125,11 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ROIAlign
 
-    a = attrs(ctx)
-    mode = a.string("mode", "avg")
+    a = ctx.attrs
+    mode = a.str("mode", "avg")
     if mode not in ("avg", "max"):
         raise a.bad("mode", mode, "expected avg or max")
-    coordinates = a.string("coordinate_transformation_mode", "half_pixel" if opset(ctx) >= 16 else "output_half_pixel")
+    coordinates = a.str("coordinate_transformation_mode", "half_pixel" if opset(ctx) >= 16 else "output_half_pixel")
     aligned = {"output_half_pixel": "asymmetric", "half_pixel": "half_pixel_for_nn"}
     if coordinates not in aligned:
         raise a.bad("coordinate_transformation_mode", coordinates, "expected half_pixel or output_half_pixel")
@@ -141,7 +142,7 @@ def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import NonMaxSuppression
 
-    a = attrs(ctx)
+    a = ctx.attrs
     center = a.int("center_point_box", 0)
     op = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=False,
                            output_type=ElementType.i64)
@@ -156,7 +157,7 @@ def _affine_grid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     coordinates [x, y, (z), 1] (x along the last axis) times theta transposed."""
     from irconv_opset import Broadcast, Concat, Convert, Gather, MatMul, Reshape, Slice, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     theta = ctx.input(0)
     shape = ctx.input_shape(0)
     if shape is None or shape[1] not in (2, 3):
@@ -173,7 +174,7 @@ def _affine_grid(node: Node, ctx: ExtractContext) -> list[OutPort]:
         line = ctx.op(Reshape(special_zero=False), _normalised_coordinates(ctx, dims[k], theta, align, k),
                       i64(ctx, along), suffix=f"line{k}")
         columns.append(ctx.op(Broadcast(), line, extent, suffix=f"coord{k}"))
-    columns.append(ctx.op(Broadcast(), typed_const(ctx, 1, theta, "one"), extent, suffix="ones"))
+    columns.append(ctx.op(Broadcast(), const_like(ctx, 1, theta, "one"), extent, suffix="ones"))
     last = i64(ctx, [-1])
     base = ctx.op(Concat(axis=-1), *[ctx.op(Unsqueeze(), c, last, suffix=f"col{i}") for i, c in enumerate(columns)],
                   suffix="base")
@@ -192,7 +193,7 @@ def _normalised_coordinates(ctx: ExtractContext, dim: OutPort, like: OutPort, al
     n = ctx.op(Squeeze(), dim, i64(ctx, [0]), suffix=f"n{k}")
     index = ctx.op(Range(output_type=et), i64(ctx, 0), n, i64(ctx, 1), suffix=f"index{k}")
     n_float = ctx.op(ConvertLike(), n, index, suffix=f"n{k}_float")
-    one, two = typed_const(ctx, 1, index, "one"), typed_const(ctx, 2, index, "two")
+    one, two = const_like(ctx, 1, index, "one"), const_like(ctx, 2, index, "two")
     if align:
         span = ctx.op(Maximum(), ctx.op(Subtract(), n_float, one, suffix=f"last{k}"), one, suffix=f"span{k}")
         scaled = ctx.op(Divide(), ctx.op(Multiply(), index, two, suffix=f"twice{k}"), span, suffix=f"scaled{k}")
@@ -214,16 +215,18 @@ def _strictly_above(ctx: ExtractContext, threshold: OutPort) -> OutPort:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("Upsample", _upsample, 7, produces="Interpolate"),
-        onnx_op("Resize", _upsample, 10, 10, produces="Interpolate"),
-        onnx_op("Resize", _resize, 11, produces="Interpolate", optional={1: HANDLED, 2: HANDLED, 3: HANDLED}),
-        onnx_op("GridSample", _grid_sample, 16, produces="GridSample"),
-        onnx_op("AffineGrid", _affine_grid, 20, produces="Range, Broadcast, MatMul"),
-        onnx_op("RoiAlign", _roi_align, 10, produces="ROIAlign"),
-        onnx_op("NonMaxSuppression", _nms, 10, produces="NonMaxSuppression", optional={
+        extractor("onnx", "Upsample", _upsample, versions=(7, None), produces=[o.Interpolate]),
+        extractor("onnx", "Resize", _upsample, versions=(10, 10), produces=[o.Interpolate]),
+        extractor("onnx", "Resize", WithDefaults(_resize, {1: HANDLED, 2: HANDLED, 3: HANDLED}), versions=(11, None), produces=[o.Interpolate]),
+        extractor("onnx", "GridSample", _grid_sample, versions=(16, None), produces=[o.GridSample]),
+        extractor("onnx", "AffineGrid", _affine_grid, versions=(20, None), produces=[o.Range, o.Broadcast, o.MatMul]),
+        extractor("onnx", "RoiAlign", _roi_align, versions=(10, None), produces=[o.ROIAlign]),
+        extractor("onnx", "NonMaxSuppression", WithDefaults(_nms, {
             2: constant([0], np.int64),  # no boxes per class
             3: constant([0.0], np.float32),
             4: constant([-np.finfo(np.float32).max], np.float32),  # no score threshold
-        }),
+        }), versions=(10, None), produces=[o.NonMaxSuppression]),
     ]

@@ -4,11 +4,12 @@ ONNX function body)."""
 from __future__ import annotations
 
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
+from irconv_opset.build import all_axes
 
-from irconv_onnx.extractors._common import all_axes, attrs, i64, onnx_op, typed_const
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 
 def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -27,8 +28,8 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Unsqueeze,
     )
 
-    a = attrs(ctx)
-    reduction = a.string("reduction", "mean")
+    a = ctx.attrs
+    reduction = a.str("reduction", "mean")
     if reduction not in ("none", "sum", "mean"):
         raise a.bad("reduction", reduction, "expected none, sum or mean")
     scores, target = ctx.input(0), ctx.input(1)
@@ -57,7 +58,7 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if weight is None:
         from irconv_opset import Broadcast, ShapeOf
 
-        ones = ctx.op(Broadcast(), typed_const(ctx, 1, scores, "one"), ctx.op(ShapeOf(), picked), suffix="ones")
+        ones = ctx.op(Broadcast(), const_like(ctx, 1, scores, "one"), ctx.op(ShapeOf(), picked), suffix="ones")
         count = ctx.op(ReduceSum(keep_dims=False), ones, all_axes(ctx, picked), suffix="count")
     else:
         count = ctx.op(ReduceSum(keep_dims=False), weight, all_axes(ctx, weight), suffix="weight_sum")
@@ -65,5 +66,6 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
-    return [onnx_op("NegativeLogLikelihoodLoss", _nll, 12, produces="GatherElements, Multiply, ReduceSum",
-                    optional={2: HANDLED})]
+    import irconv_opset as o
+
+    return [extractor("onnx", "NegativeLogLikelihoodLoss", WithDefaults(_nll, {2: HANDLED}), versions=(12, None), produces=[o.GatherElements, o.Multiply, o.ReduceSum])]

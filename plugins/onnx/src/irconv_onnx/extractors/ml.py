@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
 from irconv_onnx.extractors._forest import Branch, Forest, Leaf, lower_forest
 
 ML = "ai.onnx.ml"
@@ -23,8 +23,8 @@ def _binarizer(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Greater, Select
 
     x = ctx.input(0)
-    above = ctx.op(Greater(), x, typed_const(ctx, attrs(ctx).float("threshold", 0.0), x, "threshold"), suffix="above")
-    return [ctx.op(Select(), above, typed_const(ctx, 1, x, "one"), typed_const(ctx, 0, x, "zero"))]
+    above = ctx.op(Greater(), x, const_like(ctx, ctx.attrs.float("threshold", 0.0), x, "threshold"), suffix="above")
+    return [ctx.op(Select(), above, const_like(ctx, 1, x, "one"), const_like(ctx, 0, x, "zero"))]
 
 
 def _array_feature_extractor(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -59,7 +59,7 @@ def _member_sets(modes: np.ndarray, membership: np.ndarray | None) -> list[tuple
 
 
 def _tree_ensemble_forest(ctx: ExtractContext) -> Forest:
-    a = attrs(ctx)
+    a = ctx.attrs
     modes = np.asarray(a.tensor("nodes_modes")).reshape(-1).astype(np.int64)
     splits = np.asarray(a.tensor("nodes_splits")).reshape(-1)
     features = a.ints("nodes_featureids")
@@ -98,9 +98,10 @@ def _tree_ensemble(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("Binarizer", _binarizer, 1, domain=ML, produces="Greater, Select"),
-        onnx_op("ArrayFeatureExtractor", _array_feature_extractor, 1, domain=ML, produces="Gather"),
-        onnx_op("TreeEnsemble", _tree_ensemble, 5, domain=ML,
-                produces="Gather, Less, Equal, ReduceLogicalAnd, MatMul"),
+        extractor("onnx", "Binarizer", _binarizer, domain=ML, produces=[o.Greater, o.Select]),
+        extractor("onnx", "ArrayFeatureExtractor", _array_feature_extractor, domain=ML, produces=[o.Gather]),
+        extractor("onnx", "TreeEnsemble", _tree_ensemble, versions=(5, None), domain=ML, produces=[o.Gather, o.Less, o.Equal, o.ReduceLogicalAnd, o.MatMul]),
     ]

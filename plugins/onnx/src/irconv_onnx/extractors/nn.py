@@ -7,20 +7,14 @@ from functools import partial
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.ops import Const, Op
+from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import axes_from
 
-from irconv_onnx.attributes import Attributes
-from irconv_onnx.extractors._common import (
-    attrs,
-    axes_from,
-    i64,
-    onnx_op,
-    typed_const,
-)
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
 
@@ -28,8 +22,8 @@ _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "sa
 class _Window:
     """The spatial attributes shared by convolutions and pools, with ONNX defaults."""
 
-    def __init__(self, a: Attributes, spatial: int) -> None:
-        auto = a.string("auto_pad", "NOTSET")
+    def __init__(self, a: AttributeReader, spatial: int) -> None:
+        auto = a.str("auto_pad", "NOTSET")
         if auto not in _AUTO_PAD:
             raise a.bad("auto_pad", auto, "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID")
         self.auto_pad = _AUTO_PAD[auto]
@@ -43,7 +37,7 @@ class _Window:
 
 
 def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> int:
-    a = attrs(ctx)
+    a = ctx.attrs
     kernel = a.ints("kernel_shape", None)
     if kernel:
         return len(kernel)
@@ -59,8 +53,7 @@ def _grouped_weights(ctx: ExtractContext, weights: OutPort, group: int) -> OutPo
     """[O, I/g, k...] -> [g, O/g, I/g, k...] (numpy when constant, else from ShapeOf)."""
     from irconv_opset import Concat, Reshape, ShapeOf, Slice
 
-    op = weights.node.op
-    value = op.value if isinstance(op, Const) else weights.data.value
+    value = weights.constant(shape_derived=False)
     if value is not None:
         return ctx.const(value.reshape((group, -1) + value.shape[1:]), suffix="weights")
     shape = ctx.op(ShapeOf(), weights, suffix="weights_shape")
@@ -82,7 +75,7 @@ def _add_bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -
 def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convolution, GroupConvolution
 
-    a = attrs(ctx)
+    a = ctx.attrs
     spatial = _spatial_rank(node, ctx, 1)
     w = _Window(a, spatial)
     group = a.int("group", 1)
@@ -99,7 +92,7 @@ def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ConvolutionBackpropData, GroupConvolutionBackpropData
 
-    a = attrs(ctx)
+    a = ctx.attrs
     spatial = _spatial_rank(node, ctx, 1)
     w = _Window(a, spatial)
     group = a.int("group", 1)
@@ -147,7 +140,7 @@ def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     the mask as modulation), plus the bias."""
     from irconv_opset import DeformableConvolution
 
-    a = attrs(ctx)
+    a = ctx.attrs
     spatial = _spatial_rank(node, ctx, 1)
     w = _Window(a, spatial)
     op = DeformableConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
@@ -174,7 +167,7 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Subtract,
     )
 
-    a = attrs(ctx)
+    a = ctx.attrs
     kernel = a.ints("kernel_shape")
     spatial = len(kernel)
     strides = a.ints("strides", [1] * spatial)
@@ -187,7 +180,7 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     extra = [k - pads[i] - pads[spatial + i] for i, k in enumerate(kernel)]
     target = ctx.op(Add(), grown, i64(ctx, [0, 0] + extra), suffix="default_shape")
     total = ctx.op(ReduceProd(keep_dims=True), target, i64(ctx, [0]), suffix="total")
-    zeros = ctx.op(Broadcast(), typed_const(ctx, 0, x, "zero"), total, suffix="zeros")
+    zeros = ctx.op(Broadcast(), const_like(ctx, 0, x, "zero"), total, suffix="zeros")
     flat_x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1]), suffix="flat_x")
     flat_i = ctx.op(Reshape(special_zero=False), ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1),
                                                         suffix="indices"), i64(ctx, [-1]), suffix="flat_indices")
@@ -204,7 +197,7 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MaxPool
 
-    a = attrs(ctx)
+    a = ctx.attrs
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     column_major = bool(a.int("storage_order", 0)) and len(node.out_ports()) > 1
@@ -238,7 +231,7 @@ def _column_major(ctx: ExtractContext, index: OutPort, height: int, width: int) 
 def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import AvgPool
 
-    a = attrs(ctx)
+    a = ctx.attrs
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     if any(d != 1 for d in w.dilations):
@@ -255,7 +248,7 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     that is never counted)."""
     from irconv_opset import Broadcast, Divide, GroupConvolution, Pad, ShapeOf
 
-    a = attrs(ctx)
+    a = ctx.attrs
     shape = ctx.input_shape(0)
     if shape is None or any(d is None for d in shape[1:]) or w.auto_pad != "explicit":
         raise a.bad("dilations", list(w.dilations), "dilated AveragePool needs static channels and spatial sizes "
@@ -274,12 +267,12 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
         extra.append(max(0, (out - 1) * w.strides[i] + reach - size))
     x = ctx.input(0)
     channels = shape[1]
-    weights = typed_const(ctx, np.ones((channels, 1, 1) + kernel), x, "ones_kernel")
+    weights = const_like(ctx, np.ones((channels, 1, 1) + kernel), x, "ones_kernel")
     conv = GroupConvolution(strides=w.strides, dilations=w.dilations, pads_begin=(0,) * spatial,
                             pads_end=(0,) * spatial, auto_pad="explicit")
-    zero, one = typed_const(ctx, 0, x, "zero"), typed_const(ctx, 1, x, "one")
+    zero, one = const_like(ctx, 0, x, "zero"), const_like(ctx, 1, x, "one")
     begin = i64(ctx, [0, 0, *w.pads_begin], "pad_begin")
-    end_all = i64(ctx, [0, 0, *(p + e for p, e in zip(w.pads_end, extra))], "pad_end")
+    end_all = i64(ctx, [0, 0, *(p + e for p, e in zip(w.pads_end, extra, strict=False))], "pad_end")
     padded = ctx.op(Pad(pad_mode="constant"), x, begin, end_all, zero, suffix="padded")
     total = ctx.op(conv, padded, weights, suffix="window_sum")
     ones = ctx.op(Broadcast(), one, ctx.op(ShapeOf(), x, suffix="shape"), suffix="ones")
@@ -298,29 +291,29 @@ def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(sum over the window of |x|^p)^(1/p) = (AvgPool(|x|^p, pads counted) * window size)^(1/p)."""
     from irconv_opset import Abs, AvgPool, Multiply, Power
 
-    a = attrs(ctx)
+    a = ctx.attrs
     kernel = tuple(a.ints("kernel_shape"))
     w = _Window(a, len(kernel))
     p = float(a.int("p", 2))
     x = ctx.input(0)
-    powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), typed_const(ctx, p, x, "p"), suffix="pow")
+    powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), const_like(ctx, p, x, "p"), suffix="pow")
     if any(d != 1 for d in w.dilations):  # window sums as a depthwise convolution with a kernel of ones
         from irconv_opset import GroupConvolution
 
         shape = ctx.input_shape(0)
         if shape is None or shape[1] is None or a.int("ceil_mode", 0):
             raise a.bad("dilations", list(w.dilations), "dilated LpPool needs a static channel count and ceil_mode=0")
-        ones = typed_const(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
+        ones = const_like(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
         conv = GroupConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
                                 pads_end=w.pads_end, auto_pad=w.auto_pad)
         total = ctx.op(conv, powered, ones, suffix="window_sum")
-        return [ctx.op(Power(), total, typed_const(ctx, 1.0 / p, x, "root"))]
+        return [ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))]
     op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
                  rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
                  exclude_pad=False)
     avg = ctx.op(op, powered, suffix="pool")
-    total = ctx.op(Multiply(), avg, typed_const(ctx, float(np.prod(kernel)), x, "window"), suffix="sum")
-    return [ctx.op(Power(), total, typed_const(ctx, 1.0 / p, x, "root"))]
+    total = ctx.op(Multiply(), avg, const_like(ctx, float(np.prod(kernel)), x, "window"), suffix="sum")
+    return [ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))]
 
 
 def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -329,9 +322,9 @@ def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     axes = axes_from(ctx, x, 2)
     if kind == "lp":
-        p = attrs(ctx).int("p", 2)
+        p = ctx.attrs.int("p", 2)
         if p not in (1, 2):
-            raise attrs(ctx).bad("p", p, "only p = 1 or 2")
+            raise ctx.attrs.bad("p", p, "only p = 1 or 2")
         cls = ReduceL1 if p == 1 else ReduceL2
     else:
         cls = ReduceMean if kind == "avg" else ReduceMax
@@ -348,17 +341,17 @@ def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """alpha * A' B' + beta * C."""
     from irconv_opset import Add, MatMul, Multiply
 
-    a = attrs(ctx)
+    a = ctx.attrs
     alpha, beta = a.float("alpha", 1.0), a.float("beta", 1.0)
     x = ctx.input(0)
     out = ctx.op(MatMul(transpose_a=bool(a.int("transA", 0)), transpose_b=bool(a.int("transB", 0))),
                  x, ctx.input(1), suffix="matmul")
     if alpha != 1.0:
-        out = ctx.op(Multiply(), out, typed_const(ctx, alpha, x, "alpha"), suffix="alpha")
+        out = ctx.op(Multiply(), out, const_like(ctx, alpha, x, "alpha"), suffix="alpha")
     if ctx.has_input(2) and beta != 0.0:
         c = ctx.input(2)
         if beta != 1.0:
-            c = ctx.op(Multiply(), c, typed_const(ctx, beta, x, "beta"), suffix="beta")
+            c = ctx.op(Multiply(), c, const_like(ctx, beta, x, "beta"), suffix="beta")
         out = ctx.op(Add(), out, c, suffix="add")
     return [out]
 
@@ -366,7 +359,7 @@ def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _einsum(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Einsum
 
-    return Einsum(equation=attrs(ctx).string("equation").replace(" ", ""))
+    return Einsum(equation=ctx.attrs.str("equation").replace(" ", ""))
 
 
 def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -379,7 +372,7 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.input_shape(0)
     n = shape[-1] if shape is not None and len(shape) >= 2 and shape[-1] == shape[-2] else None
     if n is None or not 1 <= n <= 4:
-        raise attrs(ctx).bad("input", shape, "Det is supported for static square matrices up to 4 x 4")
+        raise ctx.attrs.bad("input", shape, "Det is supported for static square matrices up to 4 x 4")
     perms = list(permutations(range(n)))
     index = np.array([[i * n + p[i] for i in range(n)] for p in perms], np.int64)
     signs = np.array([(-1) ** sum(p[i] > p[j] for i in range(n) for j in range(i + 1, n)) for p in perms])
@@ -395,26 +388,26 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     for i in range(1, n):
         products = ctx.op(Multiply(), products, factors.out_port(i), suffix=f"product{i}")
     products = ctx.op(Squeeze(), products, i64(ctx, [last + 1]), suffix="products")
-    signed = ctx.op(Multiply(), products, typed_const(ctx, signs, x, "signs"), suffix="signed")
+    signed = ctx.op(Multiply(), products, const_like(ctx, signs, x, "signs"), suffix="signed")
     return [ctx.op(ReduceSum(keep_dims=False), signed, i64(ctx, [last]))]
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("Conv", _conv, produces="Convolution, GroupConvolution", optional={2: HANDLED}),
-        onnx_op("ConvTranspose", _conv_transpose, produces="ConvolutionBackpropData, GroupConvolutionBackpropData",
-                optional={2: HANDLED}),
-        onnx_op("DeformConv", _deform_conv, 19, produces="DeformableConvolution, Add",
-                optional={3: HANDLED, 4: HANDLED}),
-        onnx_op("MaxPool", _max_pool, produces="MaxPool"),
-        onnx_op("MaxUnpool", _max_unpool, 9, produces="ScatterElementsUpdate, Reshape", optional={2: HANDLED}),
-        onnx_op("AveragePool", _avg_pool, produces="AvgPool"),
-        onnx_op("LpPool", _lp_pool, produces="AvgPool, Power"),
-        onnx_op("GlobalAveragePool", partial(_global_pool, "avg"), produces="ReduceMean"),
-        onnx_op("GlobalMaxPool", partial(_global_pool, "max"), produces="ReduceMax"),
-        onnx_op("GlobalLpPool", partial(_global_pool, "lp"), 2, produces="ReduceL1, ReduceL2"),
-        onnx_op("MatMul", _mat_mul, produces="MatMul"),
-        onnx_op("Gemm", _gemm, produces="MatMul, Multiply, Add", optional={2: HANDLED}),
-        onnx_op("Einsum", _einsum, 12, produces="Einsum"),
-        onnx_op("Det", _det, 11, produces="Gather, ReduceProd, ReduceSum"),
+        extractor("onnx", "Conv", WithDefaults(_conv, {2: HANDLED}), produces=[o.Convolution, o.GroupConvolution]),
+        extractor("onnx", "ConvTranspose", WithDefaults(_conv_transpose, {2: HANDLED}), produces=[o.ConvolutionBackpropData, o.GroupConvolutionBackpropData]),
+        extractor("onnx", "DeformConv", WithDefaults(_deform_conv, {3: HANDLED, 4: HANDLED}), versions=(19, None), produces=[o.DeformableConvolution, o.Add]),
+        extractor("onnx", "MaxPool", _max_pool, produces=[o.MaxPool]),
+        extractor("onnx", "MaxUnpool", WithDefaults(_max_unpool, {2: HANDLED}), versions=(9, None), produces=[o.ScatterElementsUpdate, o.Reshape]),
+        extractor("onnx", "AveragePool", _avg_pool, produces=[o.AvgPool]),
+        extractor("onnx", "LpPool", _lp_pool, produces=[o.AvgPool, o.Power]),
+        extractor("onnx", "GlobalAveragePool", partial(_global_pool, "avg"), produces=[o.ReduceMean]),
+        extractor("onnx", "GlobalMaxPool", partial(_global_pool, "max"), produces=[o.ReduceMax]),
+        extractor("onnx", "GlobalLpPool", partial(_global_pool, "lp"), versions=(2, None), produces=[o.ReduceL1, o.ReduceL2]),
+        extractor("onnx", "MatMul", _mat_mul, produces=[o.MatMul]),
+        extractor("onnx", "Gemm", WithDefaults(_gemm, {2: HANDLED}), produces=[o.MatMul, o.Multiply, o.Add]),
+        extractor("onnx", "Einsum", _einsum, versions=(12, None), produces=[o.Einsum]),
+        extractor("onnx", "Det", _det, versions=(11, None), produces=[o.Gather, o.ReduceProd, o.ReduceSum]),
     ]

@@ -4,17 +4,19 @@ LRN, LpNormalization."""
 from __future__ import annotations
 
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
+from irconv_opset.build import axes_from
 
-from irconv_onnx.extractors._common import attrs, axes_from, i64, onnx_op, opset, typed_const
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 
 def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import BatchNormInference
 
-    a = attrs(ctx)
+    a = ctx.attrs
     if a.int("training_mode", 0):
         return _batch_norm_training(node, ctx)
     eps = a.float("epsilon", 1e-5)
@@ -27,22 +29,22 @@ def _batch_norm_training(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Batch statistics normalize; running statistics are blended with ``momentum``."""
     from irconv_opset import Add, Concat, Divide, Multiply, ReduceMean, Sqrt, Squeeze, Subtract
 
-    a = attrs(ctx)
+    a = ctx.attrs
     eps, momentum = a.float("epsilon", 1e-5), a.float("momentum", 0.9)
     x = ctx.input(0)
     axes = ctx.op(Concat(axis=0), i64(ctx, [0]), axes_from(ctx, x, 2), suffix="axes")
     mean = ctx.op(ReduceMean(keep_dims=True), x, axes, suffix="mean")
     centered = ctx.op(Subtract(), x, mean, suffix="centered")
     var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes, suffix="var")
-    std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
+    std = ctx.op(Sqrt(), ctx.op(Add(), var, const_like(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
     y = ctx.op(Divide(), centered, std, suffix="normalized")
     y = ctx.op(Multiply(), y, _channel_vector(ctx, ctx.input(1), x), suffix="scaled")
     y = ctx.op(Add(), y, _channel_vector(ctx, ctx.input(2), x), suffix="shifted")
 
     def running(stat: OutPort, idx: int, name: str) -> OutPort:
         flat = ctx.op(Squeeze(), stat, axes, suffix=f"{name}_flat")
-        old = ctx.op(Multiply(), ctx.input(idx), typed_const(ctx, momentum, x, "momentum"), suffix=f"{name}_old")
-        new = ctx.op(Multiply(), flat, typed_const(ctx, 1 - momentum, x, "rest"), suffix=f"{name}_new")
+        old = ctx.op(Multiply(), ctx.input(idx), const_like(ctx, momentum, x, "momentum"), suffix=f"{name}_old")
+        new = ctx.op(Multiply(), flat, const_like(ctx, 1 - momentum, x, "rest"), suffix=f"{name}_new")
         return ctx.op(Add(), old, new, suffix=f"running_{name}")
 
     outputs = [y, running(mean, 3, "mean"), running(var, 4, "var")]
@@ -56,7 +58,7 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
     rank = ctx.input_rank(0)
     if rank is None:
 
-        raise_rank = attrs(ctx)
+        raise_rank = ctx.attrs
         raise raise_rank.bad("input", "dynamic rank", "the data rank must be known")
     return ctx.op(Unsqueeze(), port, i64(ctx, list(range(1, rank - 1))), suffix="per_channel")
 
@@ -64,7 +66,7 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
 def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import MVN, Add, Multiply
 
-    eps = attrs(ctx).float("epsilon", 1e-5)
+    eps = ctx.attrs.float("epsilon", 1e-5)
     x = ctx.input(0)
     norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes_from(ctx, x, 2),
                   suffix="mvn")
@@ -76,7 +78,7 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over axes [axis..] then scale and bias; Mean/InvStdDev outputs computed when used."""
     from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
 
-    a = attrs(ctx)
+    a = ctx.attrs
     axis, eps = a.int("axis", -1), a.float("epsilon", 1e-5)
     x = ctx.input(0)
     axes = axes_from(ctx, x, axis)
@@ -90,8 +92,8 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
         centered = ctx.op(Subtract(), x, mean, suffix="centered")
         var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes,
                      suffix="var")
-        std = ctx.op(Sqrt(), ctx.op(Add(), var, typed_const(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
-        inv = ctx.op(Divide(), typed_const(ctx, 1.0, x, "one"), std, suffix="inv_std")
+        std = ctx.op(Sqrt(), ctx.op(Add(), var, const_like(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
+        inv = ctx.op(Divide(), const_like(ctx, 1.0, x, "one"), std, suffix="inv_std")
         norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
     y = ctx.op(Multiply(), norm, ctx.input(1), suffix="scale")
     if ctx.has_input(2):
@@ -105,7 +107,7 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import GroupNormalization, Reshape, Tile, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     groups, eps = a.int("num_groups"), a.float("epsilon", 1e-5)
     scale, bias = ctx.input(1), ctx.input(2)
     if opset(ctx) < 21:  # scale and bias are per group: repeat them per channel
@@ -124,7 +126,7 @@ def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import LRN
 
-    a = attrs(ctx)
+    a = ctx.attrs
     op = LRN(alpha=a.float("alpha", 1e-4), beta=a.float("beta", 0.75), bias=a.float("bias", 1.0), size=a.int("size"))
     return [ctx.op(op, ctx.input(0), i64(ctx, [1], "axes"))]
 
@@ -132,23 +134,25 @@ def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Divide, Equal, ReduceL1, ReduceL2, Select
 
-    a = attrs(ctx)
+    a = ctx.attrs
     p, axis = a.int("p", 2), a.int("axis", -1)
     if p not in (1, 2):
         raise a.bad("p", p, "only p = 1 or 2")
     x = ctx.input(0)
     norm = ctx.op((ReduceL1 if p == 1 else ReduceL2)(keep_dims=True), x, i64(ctx, [axis]), suffix="norm")
-    zero = typed_const(ctx, 0, x, "zero")
+    zero = const_like(ctx, 0, x, "zero")
     is_zero = ctx.op(Equal(), norm, zero, suffix="is_zero")
     return [ctx.op(Select(), is_zero, zero, ctx.op(Divide(), x, norm, suffix="divided"))]
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("BatchNormalization", _batch_norm, produces="BatchNormInference"),
-        onnx_op("InstanceNormalization", _instance_norm, produces="MVN, Multiply, Add"),
-        onnx_op("LayerNormalization", _layer_norm, 17, produces="MVN, Multiply, Add", optional={2: HANDLED}),
-        onnx_op("GroupNormalization", _group_norm, 18, produces="GroupNormalization"),
-        onnx_op("LRN", _lrn, produces="LRN"),
-        onnx_op("LpNormalization", _lp_norm, produces="ReduceL1, ReduceL2, Divide"),
+        extractor("onnx", "BatchNormalization", _batch_norm, produces=[o.BatchNormInference]),
+        extractor("onnx", "InstanceNormalization", _instance_norm, produces=[o.MVN, o.Multiply, o.Add]),
+        extractor("onnx", "LayerNormalization", WithDefaults(_layer_norm, {2: HANDLED}), versions=(17, None), produces=[o.MVN, o.Multiply, o.Add]),
+        extractor("onnx", "GroupNormalization", _group_norm, versions=(18, None), produces=[o.GroupNormalization]),
+        extractor("onnx", "LRN", _lrn, produces=[o.LRN]),
+        extractor("onnx", "LpNormalization", _lp_norm, produces=[o.ReduceL1, o.ReduceL2, o.Divide]),
     ]

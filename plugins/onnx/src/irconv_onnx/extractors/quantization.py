@@ -4,12 +4,14 @@ MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Co
 from __future__ import annotations
 
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import all_axes
 
-from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, typed_const
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import et_of_onnx
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 _RANGES = {
     ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
@@ -26,7 +28,7 @@ def _along_axis(ctx: ExtractContext, param: OutPort, data_idx: int, axis: int) -
         return param
     rank = ctx.input_rank(data_idx)
     if rank is None:
-        raise attrs(ctx).bad("axis", axis, "per-axis quantization needs the data rank")
+        raise ctx.attrs.bad("axis", axis, "per-axis quantization needs the data rank")
     axis = axis % rank
     return ctx.op(Reshape(special_zero=False), param, i64(ctx, [-1] + [1] * (rank - 1 - axis)), suffix="per_axis")
 
@@ -37,12 +39,12 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     covering ``block_size`` consecutive elements along ``axis``)."""
     from irconv_opset import Divide, Gather, Range, ShapeOf
 
-    block = attrs(ctx).int("block_size", 0)
+    block = ctx.attrs.int("block_size", 0)
     if not block:
         return _along_axis(ctx, ctx.input(idx), 0, axis)
     rank = ctx.input_rank(0)
     if rank is None:
-        raise attrs(ctx).bad("block_size", block, "blocked quantization needs the data rank")
+        raise ctx.attrs.bad("block_size", block, "blocked quantization needs the data rank")
     axis %= rank
     length = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(0), suffix="shape"), i64(ctx, axis), i64(ctx, 0),
                     suffix="length")
@@ -93,7 +95,7 @@ def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: O
 
 
 def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    a = attrs(ctx)
+    a = ctx.attrs
     axis = a.int("axis", 1)
     if ctx.has_input(2):
         target = ctx.input(2).data.element_type
@@ -135,7 +137,7 @@ def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutP
 
 
 def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = attrs(ctx).int("axis", 1)
+    axis = ctx.attrs.int("axis", 1)
     scale = _parameter(ctx, 1, axis)
     zero = _parameter(ctx, 2, axis) if ctx.has_input(2) else None
     return [_dequantize_port(ctx, ctx.input(0), scale, zero)]
@@ -156,14 +158,12 @@ def _dynamic_quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Subtract,
     )
 
-    from irconv_onnx.extractors._common import all_axes
-
     x = ctx.input(0)
     axes = all_axes(ctx, x)
-    zero = typed_const(ctx, 0, x, "zero")
+    zero = const_like(ctx, 0, x, "zero")
     high = ctx.op(Maximum(), ctx.op(ReduceMax(keep_dims=False), x, axes, suffix="max"), zero, suffix="high")
     low = ctx.op(Minimum(), ctx.op(ReduceMin(keep_dims=False), x, axes, suffix="min"), zero, suffix="low")
-    scale = ctx.op(Divide(), ctx.op(Subtract(), high, low, suffix="span"), typed_const(ctx, 255, x, "levels"),
+    scale = ctx.op(Divide(), ctx.op(Subtract(), high, low, suffix="span"), const_like(ctx, 255, x, "levels"),
                    suffix="scale")
     zp_float = ctx.op(Round(mode="half_to_even"), ctx.op(Divide(), ctx.op(Negative(), low), scale), suffix="zp_round")
     zp_float = ctx.op(Clamp(min=0.0, max=255.0), zp_float, suffix="zp_clamped")
@@ -192,7 +192,7 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
         from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
 
-        a = attrs(ctx)
+        a = ctx.attrs
         x, w = centered(0, 2, "x", 0), centered(1, 3, "w", 1)
         win = _Window(a, _spatial_rank(node, ctx, 1))
         common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin,
@@ -225,7 +225,7 @@ def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = _dequantize_port(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
     w_scale = _along_axis(ctx, ctx.input(4), 3, 0)
     w = _dequantize_port(ctx, ctx.input(3), w_scale, _along_axis(ctx, ctx.input(5), 3, 0))
@@ -251,13 +251,15 @@ def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def extractors() -> list[Extractor]:
     from functools import partial
 
+    import irconv_opset as o
+
     zero_points = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
     return [
-        onnx_op("QuantizeLinear", _quantize, 10, produces="Divide, Round, Clamp, Convert", optional={2: HANDLED}),
-        onnx_op("DequantizeLinear", _dequantize, 10, produces="Convert, Subtract, Multiply", optional={2: HANDLED}),
-        onnx_op("DynamicQuantizeLinear", _dynamic_quantize, 11, produces="ReduceMax, ReduceMin, Round, Convert"),
-        onnx_op("QLinearMatMul", _qlinear_matmul, 10, produces="MatMul, Round, Convert"),
-        onnx_op("MatMulInteger", partial(_int_product, False), 10, produces="MatMul, Convert", optional=zero_points),
-        onnx_op("ConvInteger", partial(_int_product, True), 10, produces="Convolution, Convert", optional=zero_points),
-        onnx_op("QLinearConv", _qlinear_conv, 10, produces="Convolution, Round, Clamp, Convert", optional={8: HANDLED}),
+        extractor("onnx", "QuantizeLinear", WithDefaults(_quantize, {2: HANDLED}), versions=(10, None), produces=[o.Divide, o.Round, o.Clamp, o.Convert]),
+        extractor("onnx", "DequantizeLinear", WithDefaults(_dequantize, {2: HANDLED}), versions=(10, None), produces=[o.Convert, o.Subtract, o.Multiply]),
+        extractor("onnx", "DynamicQuantizeLinear", _dynamic_quantize, versions=(11, None), produces=[o.ReduceMax, o.ReduceMin, o.Round, o.Convert]),
+        extractor("onnx", "QLinearMatMul", _qlinear_matmul, versions=(10, None), produces=[o.MatMul, o.Round, o.Convert]),
+        extractor("onnx", "MatMulInteger", WithDefaults(partial(_int_product, False), zero_points), versions=(10, None), produces=[o.MatMul, o.Convert]),
+        extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None), produces=[o.Convolution, o.Convert]),
+        extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None), produces=[o.Convolution, o.Round, o.Clamp, o.Convert]),
     ]

@@ -7,19 +7,14 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import all_axes
 
-from irconv_onnx.extractors._common import (
-    all_axes,
-    attrs,
-    drop_dynamic_axes,
-    i64,
-    onnx_op,
-    opset,
-)
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import drop_dynamic_axes, opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 # Reductions whose axes became an input at opset 18 (ReduceSum at 13).
 _AXES_INPUT_FROM = {"ReduceSum": 13}
@@ -27,7 +22,7 @@ _AXES_INPUT_FROM = {"ReduceSum": 13}
 
 def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
     """The axes port, or None for "leave the data as is" (noop_with_empty_axes)."""
-    a = attrs(ctx)
+    a = ctx.attrs
     if opset(ctx) >= _AXES_INPUT_FROM.get(op_type, 18):
         value = ctx.input_value(1) if ctx.has_input(1) else np.zeros(0, np.int64)
         if value is None and ctx.input(1).data.shape == (0,):
@@ -43,7 +38,7 @@ def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
 
 def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, bool], OutPort],
             node: Node, ctx: ExtractContext) -> list[OutPort]:
-    keep = bool(attrs(ctx).int("keepdims", 1))
+    keep = bool(ctx.attrs.int("keepdims", 1))
     axes = _axes(node, ctx, op_type)
     x = ctx.input(0)
     if axes is None:
@@ -142,7 +137,7 @@ def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
     from irconv_opset import Gather, ShapeOf, Slice, Squeeze, Subtract, TopK
 
-    a = attrs(ctx)
+    a = ctx.attrs
     axis = a.int("axis", 0)
     keep = bool(a.int("keepdims", 1))
     last = bool(a.int("select_last_index", 0))
@@ -171,19 +166,15 @@ def extractors() -> list[Extractor]:
         "ReduceL2": o.ReduceL2,
     }
     axes = {1: HANDLED}  # empty axes: all axes, or none with noop_with_empty_axes
-    result = [onnx_op(name, partial(_reduce, name, partial(_plain, cls)), produces=cls.type, optional=axes)
+    result = [extractor("onnx", name, WithDefaults(partial(_reduce, name, partial(_plain, cls)), axes), produces=[cls])
               for name, cls in plain.items()]
-    result += [onnx_op(name, partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")),
-                       produces=f"{cls.type}, Select", optional=axes)
+    result += [extractor("onnx", name, WithDefaults(partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")), axes), produces=[cls, o.Select])
                for name, cls in {"ReduceMax": o.ReduceMax, "ReduceMin": o.ReduceMin}.items()]
     result += [
-        onnx_op("ReduceLogSum", partial(_reduce, "ReduceLogSum", _log_sum), produces="ReduceSum, Log",
-                optional=axes),
-        onnx_op("ReduceLogSumExp", partial(_reduce, "ReduceLogSumExp", _log_sum_exp),
-                produces="ReduceMax, ReduceSum, Exp, Log", optional=axes),
-        onnx_op("ReduceSumSquare", partial(_reduce, "ReduceSumSquare", _sum_square), produces="ReduceSum",
-                optional=axes),
-        onnx_op("ArgMax", partial(_arg, "max"), produces="TopK"),
-        onnx_op("ArgMin", partial(_arg, "min"), produces="TopK"),
+        extractor("onnx", "ReduceLogSum", WithDefaults(partial(_reduce, "ReduceLogSum", _log_sum), axes), produces=[o.ReduceSum, o.Log]),
+        extractor("onnx", "ReduceLogSumExp", WithDefaults(partial(_reduce, "ReduceLogSumExp", _log_sum_exp), axes), produces=[o.ReduceMax, o.ReduceSum, o.Exp, o.Log]),
+        extractor("onnx", "ReduceSumSquare", WithDefaults(partial(_reduce, "ReduceSumSquare", _sum_square), axes), produces=[o.ReduceSum]),
+        extractor("onnx", "ArgMax", partial(_arg, "max"), produces=[o.TopK]),
+        extractor("onnx", "ArgMin", partial(_arg, "min"), produces=[o.TopK]),
     ]
     return result

@@ -12,13 +12,12 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.attributes import Attributes
-from irconv_onnx.extractors._common import attrs, i64, onnx_op, typed_const
-from irconv_onnx.extractors._optional import HANDLED, Default, computed
+from irconv_onnx.extractors._optional import HANDLED, Default, WithDefaults, computed
 
 # kind -> (gates, ONNX gate index for each OpenVINO gate position)
 _GATES = {"LSTM": (4, [2, 0, 3, 1]), "GRU": (3, [0, 1, 2]), "RNN": (1, [0])}
@@ -36,8 +35,8 @@ def _reorder(ctx: ExtractContext, port: OutPort, gates: int, order: list[int], n
     return ctx.op(Concat(axis=1), *[split.out_port(i) for i in order], suffix=f"{name}_reordered")
 
 
-def _activations(a: Attributes, kind: str, directions: int) -> tuple[str, ...]:
-    names = a.strings("activations", None) or _DEFAULT_ACTIVATIONS[kind]
+def _activations(a: AttributeReader, kind: str, directions: int) -> tuple[str, ...]:
+    names = a.strs("activations", None) or _DEFAULT_ACTIVATIONS[kind]
     per = len(_DEFAULT_ACTIVATIONS[kind])
     if len(names) == per * 2 and directions == 2:
         if names[:per] != names[per:]:
@@ -56,10 +55,10 @@ def _activations(a: Attributes, kind: str, directions: int) -> tuple[str, ...]:
 def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     import irconv_opset as o
 
-    a = attrs(ctx)
+    a = ctx.attrs
     gates, order = _GATES[kind]
     hidden = a.int("hidden_size")
-    direction = a.string("direction", "forward")
+    direction = a.str("direction", "forward")
     if direction not in ("forward", "reverse", "bidirectional"):
         raise a.bad("direction", direction, "expected forward, reverse or bidirectional")
     directions = 2 if direction == "bidirectional" else 1
@@ -95,7 +94,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
                 port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{name}_batch_first")
             return port
         target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [directions, hidden]), suffix=f"{name}_shape")
-        return ctx.op(o.Broadcast(), typed_const(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=name)
+        return ctx.op(o.Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=name)
 
     h0 = state(5, "H0")
     if ctx.has_input(4):
@@ -124,7 +123,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs[: len(node.out_ports())]
 
 
-def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: Attributes, hidden: int, direction: str,
+def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: AttributeReader, hidden: int, direction: str,
                          layout: int) -> list[OutPort]:
     """One TensorIterator per direction with the step spelled out (see _lstm_peephole)."""
     import irconv_opset as o
@@ -152,7 +151,7 @@ def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: Attributes, hidden:
         if ctx.has_input(idx):  # [dirs, N, H], or [N, dirs, H] for layout 1
             return ctx.op(o.Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, layout), suffix=f"{name}{d}")
         target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [hidden]), suffix=f"{name}{d}_shape")
-        return ctx.op(o.Broadcast(), typed_const(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
+        return ctx.op(o.Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
 
     ys, hs, cs = [], [], []
     for d in range(directions):
@@ -177,10 +176,10 @@ def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: Attributes, hidden:
 
 def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
     """ONNX B when empty: zeros [directions, 2 * gates * hidden] (W and R biases)."""
-    a = attrs(ctx)
-    directions = 2 if a.string("direction", "forward") == "bidirectional" else 1
+    a = ctx.attrs
+    directions = 2 if a.str("direction", "forward") == "bidirectional" else 1
     size = 2 * _GATES[kind][0] * a.int("hidden_size")
-    return typed_const(ctx, np.zeros((directions, size)), ctx.input(0), "B")
+    return const_like(ctx, np.zeros((directions, size)), ctx.input(0), "B")
 
 
 def _optional_inputs(kind: str) -> dict[int, Default | None]:
@@ -193,9 +192,10 @@ def _optional_inputs(kind: str) -> dict[int, Default | None]:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("LSTM", partial(_recurrent, "LSTM"), 7, produces="LSTMSequence, TensorIterator (peepholes)",
-                optional=_optional_inputs("LSTM")),
-        onnx_op("GRU", partial(_recurrent, "GRU"), 7, produces="GRUSequence", optional=_optional_inputs("GRU")),
-        onnx_op("RNN", partial(_recurrent, "RNN"), 7, produces="RNNSequence", optional=_optional_inputs("RNN")),
+        extractor("onnx", "LSTM", WithDefaults(partial(_recurrent, "LSTM"), _optional_inputs("LSTM")), versions=(7, None), produces=[o.LSTMSequence, o.TensorIterator]),
+        extractor("onnx", "GRU", WithDefaults(partial(_recurrent, "GRU"), _optional_inputs("GRU")), versions=(7, None), produces=[o.GRUSequence]),
+        extractor("onnx", "RNN", WithDefaults(partial(_recurrent, "RNN"), _optional_inputs("RNN")), versions=(7, None), produces=[o.RNNSequence]),
     ]

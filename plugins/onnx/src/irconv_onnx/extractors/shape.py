@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import rank_of
 
-from irconv_onnx.extractors._common import (
-    attrs,
-    i64,
-    onnx_op,
-    opset,
-    rank_of,
-    typed_const,
-    unsqueeze_dynamic_axes,
-)
-from irconv_onnx.extractors._optional import HANDLED, computed, constant
+from irconv_onnx.extractors._common import opset, unsqueeze_dynamic_axes
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults, computed, constant
 
 _BIG = np.iinfo(np.int64).max
 
@@ -26,18 +20,15 @@ _BIG = np.iinfo(np.int64).max
 def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Reshape
 
-    if opset(ctx) < 5:
-        shape = i64(ctx, attrs(ctx).ints("shape"), "shape")
-    else:
-        shape = ctx.input(1)
-    zero_copies = not attrs(ctx).int("allowzero", 0)
+    shape = i64(ctx, ctx.attrs.ints("shape"), "shape") if opset(ctx) < 5 else ctx.input(1)
+    zero_copies = not ctx.attrs.int("allowzero", 0)
     return [ctx.op(Reshape(special_zero=zero_copies), ctx.input(0), shape)]
 
 
 def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Range, Squeeze, Subtract, Transpose
 
-    perm = attrs(ctx).ints("perm", None)
+    perm = ctx.attrs.ints("perm", None)
     x = ctx.input(0)
     if perm is not None:
         order = i64(ctx, perm, "order")
@@ -53,13 +44,13 @@ def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _concat(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Concat
 
-    return Concat(axis=attrs(ctx).int("axis", 1))
+    return Concat(axis=ctx.attrs.int("axis", 1))
 
 
 def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Split, VariadicSplit
 
-    a = attrs(ctx)
+    a = ctx.attrs
     axis = a.int("axis", 0)
     count = len(node.out_ports())
     x = ctx.input(0)
@@ -104,7 +95,7 @@ def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     x = ctx.input(0)
     if opset(ctx) < 13:
-        axes = attrs(ctx).ints("axes", None)
+        axes = ctx.attrs.ints("axes", None)
         if not axes:
             return [ctx.op(Squeeze(), x)]
         return [ctx.op(Squeeze(), x, i64(ctx, axes, "axes"))]
@@ -116,7 +107,7 @@ def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Unsqueeze
 
-    axes = i64(ctx, attrs(ctx).ints("axes"), "axes") if opset(ctx) < 13 else ctx.input(1)
+    axes = i64(ctx, ctx.attrs.ints("axes"), "axes") if opset(ctx) < 13 else ctx.input(1)
     if opset(ctx) >= 13 and ctx.input_value(1) is None:
         rank, axes_shape = ctx.input_rank(0), axes.data.shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
@@ -128,7 +119,7 @@ def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ShapeOf, Slice
 
     shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
-    a = attrs(ctx)
+    a = ctx.attrs
     start, end = a.int("start", 0), a.int("end", _BIG)
     if start == 0 and end == _BIG:
         return [shape]
@@ -146,7 +137,7 @@ def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reshape to [prod(shape[:axis]), -1], computed from ShapeOf so the IR stays reshapeable."""
     from irconv_opset import Concat, ReduceProd, Reshape, ShapeOf, Slice
 
-    axis = attrs(ctx).int("axis", 1)
+    axis = ctx.attrs.int("axis", 1)
     x = ctx.input(0)
     if axis == 0:
         target = i64(ctx, [1, -1], "shape")
@@ -190,8 +181,8 @@ def _tile(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
 def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Pad, Split
 
-    a = attrs(ctx)
-    mode = a.string("mode", "constant")
+    a = ctx.attrs
+    mode = a.str("mode", "constant")
     modes = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
     if mode == "wrap":
         return [_wrap_pad(ctx)]
@@ -200,7 +191,7 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     if opset(ctx) < 11:
         pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
-        value = typed_const(ctx, a.float("value", 0.0), x, "value")
+        value = const_like(ctx, a.float("value", 0.0), x, "value")
     else:
         pads = ctx.input_value(1)
         value = ctx.input(2) if ctx.has_input(2) else None
@@ -235,7 +226,7 @@ def _wrap_pad(ctx: ExtractContext) -> OutPort:
     (negative pads crop); pads may be run-time values, the rank must be known."""
     from irconv_opset import Add, Convert, FloorMod, Gather, Negative, Range, ShapeOf
 
-    a = attrs(ctx)
+    a = ctx.attrs
     rank = ctx.input_rank(0)
     if rank is None:
         raise a.bad("mode", "wrap", "wrap padding needs a known rank")
@@ -285,7 +276,7 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     x = ctx.input(0)
     if opset(ctx) < 10:
-        a = attrs(ctx)
+        a = ctx.attrs
         starts, ends = a.ints("starts"), a.ints("ends")
         axes = a.ints("axes", list(range(len(starts))))
         return [ctx.op(Slice(), x, i64(ctx, starts, "start"), i64(ctx, ends, "stop"), i64(ctx, [1] * len(starts)),
@@ -307,7 +298,7 @@ def _ones_like_starts(ctx: ExtractContext) -> OutPort:
 def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Gather
 
-    axis = attrs(ctx).int("axis", 0)
+    axis = ctx.attrs.int("axis", 0)
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, axis, "axis"))]
 
 
@@ -322,13 +313,13 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     shape-dependent ops (a Squeeze without axes) need."""
     from irconv_opset import GatherElements, Pad, Select, ShapeOf, Slice, Subtract
 
-    axis = attrs(ctx).int("axis", 0)
+    axis = ctx.attrs.int("axis", 0)
     op = GatherElements(axis=axis)
     data, indices = ctx.input_shape(0), ctx.input_shape(1)
     if data is None or indices is None or len(data) != len(indices):
         return op
     rank = len(data)
-    axis = ctx.normalize_axis(axis, rank)
+    axis = normalize_axis(ctx, axis, rank)
     if all(d == i for k, (d, i) in enumerate(zip(data, indices, strict=True)) if k != axis):
         return op  # equal, or the same unknown extent (one symbolic dim, as exporters write it)
     on_axis = ctx.const(np.arange(rank) == axis, suffix="on_axis")
@@ -344,7 +335,7 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import GatherND
 
-    return GatherND(batch_dims=attrs(ctx).int("batch_dims", 0))
+    return GatherND(batch_dims=ctx.attrs.int("batch_dims", 0))
 
 
 _SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min", "max": "max"}
@@ -353,8 +344,8 @@ _SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min"
 def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterElementsUpdate
 
-    a = attrs(ctx)
-    reduction = a.string("reduction", "none")
+    a = ctx.attrs
+    reduction = a.str("reduction", "none")
     if reduction not in _SCATTER_REDUCTIONS:
         raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
     return ScatterElementsUpdate(reduction=_SCATTER_REDUCTIONS[reduction], use_init_val=True)
@@ -362,15 +353,15 @@ def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
 
 def _scatter_elements_ports(node: Node, ctx: ExtractContext) -> list[OutPort]:
     op = _scatter_elements(node, ctx)
-    axis = i64(ctx, attrs(ctx).int("axis", 0), "axis")
+    axis = i64(ctx, ctx.attrs.int("axis", 0), "axis")
     return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2), axis)]
 
 
 def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterNDUpdate
 
-    a = attrs(ctx)
-    reduction = a.string("reduction", "none")
+    a = ctx.attrs
+    reduction = a.str("reduction", "none")
     if reduction not in _SCATTER_REDUCTIONS:
         raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
     return ScatterNDUpdate(reduction=_SCATTER_REDUCTIONS[reduction])
@@ -379,8 +370,8 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
 def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import DepthToSpace
 
-    a = attrs(ctx)
-    mode = a.string("mode", "DCR")
+    a = ctx.attrs
+    mode = a.str("mode", "DCR")
     if mode not in ("DCR", "CRD"):
         raise a.bad("mode", mode, "expected DCR or CRD")
     return DepthToSpace(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
@@ -389,35 +380,29 @@ def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
 def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import SpaceToDepth
 
-    a = attrs(ctx)
-    mode = a.string("mode", "DCR")
+    a = ctx.attrs
+    mode = a.str("mode", "DCR")
     if mode not in ("DCR", "CRD"):
         raise a.bad("mode", mode, "expected DCR or CRD")
     return SpaceToDepth(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
 
 
 def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    a = attrs(ctx)
-    if "value" in a:
-        value = a.tensor("value")
-    elif "value_float" in a:
-        value = np.array(a.float("value_float"), np.float32)
-    elif "value_floats" in a:
-        value = np.array(a.floats("value_floats"), np.float32)
-    elif "value_int" in a:
-        value = np.array(a.int("value_int"), np.int64)
-    elif "value_ints" in a:
-        value = np.array(a.ints("value_ints"), np.int64)
-    else:
-        name = next(iter(a.names()), "value")
-        raise a.bad(name, "...", "only numeric dense constants are supported")
-    return [ctx.const(value, suffix="value")]
+    a = ctx.attrs
+    value = a.tensor("value", None)  # read once: a large tensor is converted on every read
+    if value is not None:
+        return [ctx.const(value, suffix="value")]
+    for name, read, dtype in (("value_float", a.float, np.float32), ("value_floats", a.floats, np.float32),
+                              ("value_int", a.int, np.int64), ("value_ints", a.ints, np.int64)):
+        if name in a:
+            return [ctx.const(np.array(read(name), dtype), suffix="value")]
+    raise a.bad(next(iter(a.names()), "value"), "...", "only numeric dense constants are supported")
 
 
 def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Broadcast
 
-    a = attrs(ctx)
+    a = ctx.attrs
     value = a.tensor("value", None)
     scalar = np.zeros((), np.float32) if value is None else value.reshape(())
     return [ctx.op(Broadcast(), ctx.const(scalar, suffix="value"), ctx.input(0))]
@@ -443,7 +428,7 @@ def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Negative indices count from the end; other out-of-range indices give all "off"."""
     from irconv_opset import Add, Convert, Gather, Less, OneHot, Reshape, Select
 
-    axis = attrs(ctx).int("axis", -1)
+    axis = ctx.attrs.int("axis", -1)
     indices = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="indices")
     depth = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="depth_i64")
     depth = ctx.op(Reshape(special_zero=False), depth, i64(ctx, [], "scalar"), suffix="depth")
@@ -464,7 +449,7 @@ def _non_zero(node: Node, ctx: ExtractContext) -> Op:
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Reshape, TopK
 
-    a = attrs(ctx)
+    a = ctx.attrs
     if opset(ctx) < 10:
         k = i64(ctx, a.int("k"), "k")
     else:
@@ -478,7 +463,7 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _cum_sum(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import CumSum
 
-    a = attrs(ctx)
+    a = ctx.attrs
     return CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
 
 
@@ -502,19 +487,19 @@ def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Subtract,
     )
 
-    a = attrs(ctx)
+    a = ctx.attrs
     flags = dict(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
     x, axis = ctx.input(0), ctx.input(1)
     et = x.data.element_type
     work = x if et.is_float else ctx.op(Convert(destination_type=ElementType.f64), x, suffix="as_float")
     logs = ctx.op(Log(), ctx.op(Abs(), work, suffix="abs"), suffix="log")
     magnitude = ctx.op(Exp(), ctx.op(CumSum(**flags), logs, axis, suffix="log_sum"), suffix="magnitude")
-    negative = ctx.op(ConvertLike(), ctx.op(Less(), work, typed_const(ctx, 0, work, "zero"), suffix="is_neg"), work,
+    negative = ctx.op(ConvertLike(), ctx.op(Less(), work, const_like(ctx, 0, work, "zero"), suffix="is_neg"), work,
                       suffix="neg_count")
     parity = ctx.op(FloorMod(), ctx.op(CumSum(**flags), negative, axis, suffix="neg_sum"),
-                    typed_const(ctx, 2, work, "two"), suffix="parity")
-    sign = ctx.op(Subtract(), typed_const(ctx, 1, work, "one"),
-                  ctx.op(Multiply(), parity, typed_const(ctx, 2, work, "two_"), suffix="twice"), suffix="sign")
+                    const_like(ctx, 2, work, "two"), suffix="parity")
+    sign = ctx.op(Subtract(), const_like(ctx, 1, work, "one"),
+                  ctx.op(Multiply(), parity, const_like(ctx, 2, work, "two_"), suffix="twice"), suffix="sign")
     result = ctx.op(Multiply(), magnitude, sign, suffix="product")
     if et.is_float:
         return [result]
@@ -534,7 +519,7 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Unsqueeze,
     )
 
-    upper = bool(attrs(ctx).int("upper", 1))
+    upper = bool(ctx.attrs.int("upper", 1))
     x = ctx.input(0)
     shape = ctx.input_shape(0)
     if shape is not None and 0 in shape:
@@ -548,14 +533,14 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     diff = ctx.op(Subtract(), col, row, suffix="diff")
     k = ctx.input(1)
     keep = ctx.op((GreaterEqual if upper else LessEqual)(), diff, k, suffix="keep")
-    return [ctx.op(Select(), keep, x, typed_const(ctx, 0, x, "zero"))]
+    return [ctx.op(Select(), keep, x, const_like(ctx, 0, x, "zero"))]
 
 
 def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Ones where col - row == k, from ShapeOf ranges."""
     from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, ShapeOf, Subtract, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = ctx.input(0)
     shape = ctx.op(ShapeOf(), x, suffix="shape")
     rows = ctx.op(Gather(), shape, i64(ctx, 0), i64(ctx, 0), suffix="rows")
@@ -576,7 +561,7 @@ def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Unique
 
-    a = attrs(ctx)
+    a = ctx.attrs
     op = Unique(sorted=bool(a.int("sorted", 1)), index_element_type=ElementType.i64,
                 count_element_type=ElementType.i64)
     inputs = [ctx.input(0)] + ([i64(ctx, a.int("axis"), "axis")] if "axis" in a else [])
@@ -588,7 +573,7 @@ def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gather the positions where the condition is true (the data flattened without an axis)."""
     from irconv_opset import Gather, NonZero, Reshape, Squeeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = ctx.input(0)
     if "axis" not in a:
         x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1]), suffix="flat")
@@ -600,7 +585,7 @@ def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ReverseSequence
 
-    a = attrs(ctx)
+    a = ctx.attrs
     return ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
 
 
@@ -610,8 +595,8 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     with per-element positions write_index[b] + i."""
     from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate, ShapeOf
 
-    a = attrs(ctx)
-    mode = a.string("mode", "linear")
+    a = ctx.attrs
+    mode = a.str("mode", "linear")
     if mode not in ("linear", "circular"):
         raise a.bad("mode", mode, "expected linear or circular")
     rank = ctx.input_rank(0)
@@ -642,42 +627,43 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("Reshape", _reshape, produces="Reshape"),
-        onnx_op("Transpose", _transpose, produces="Transpose"),
-        onnx_op("Concat", _concat, produces="Concat"),
-        onnx_op("Split", _split, produces="Split, VariadicSplit", optional={1: HANDLED}),
-        onnx_op("Squeeze", _squeeze, produces="Squeeze", optional={1: HANDLED}),
-        onnx_op("Unsqueeze", _unsqueeze, produces="Unsqueeze"),
-        onnx_op("Shape", _shape, produces="ShapeOf, Slice"),
-        onnx_op("Size", _size, produces="ShapeOf, ReduceProd"),
-        onnx_op("Flatten", _flatten, produces="ShapeOf, Slice, ReduceProd, Concat, Reshape"),
-        onnx_op("Expand", _expand, 8, produces="Broadcast"),
-        onnx_op("Tile", _tile, 6, produces="Tile, Broadcast (run-time repeats)"),
-        onnx_op("Pad", _pad, produces="Pad", optional={2: HANDLED, 3: HANDLED}),
-        onnx_op("Slice", _slice, 1, 9, produces="Slice"),
-        onnx_op("Slice", _slice, 10, produces="Slice",
-                optional={3: HANDLED, 4: computed("ones like starts", _ones_like_starts)}),
-        onnx_op("Gather", _gather, produces="Gather"),
-        onnx_op("GatherElements", _gather_elements, 11, produces="GatherElements, Pad, Slice"),
-        onnx_op("GatherND", _gather_nd, 11, produces="GatherND"),
-        onnx_op("ScatterElements", _scatter_elements_ports, 11, produces="ScatterElementsUpdate"),
-        onnx_op("Scatter", _scatter_elements_ports, 9, 10, produces="ScatterElementsUpdate"),
-        onnx_op("ScatterND", _scatter_nd, 11, produces="ScatterNDUpdate"),
-        onnx_op("DepthToSpace", _depth_to_space, produces="DepthToSpace"),
-        onnx_op("SpaceToDepth", _space_to_depth, produces="SpaceToDepth"),
-        onnx_op("Constant", _constant, produces="Const"),
-        onnx_op("ConstantOfShape", _constant_of_shape, 9, produces="Broadcast"),
-        onnx_op("Range", _range, 11, produces="Range"),
-        onnx_op("OneHot", _one_hot, 9, produces="OneHot"),
-        onnx_op("NonZero", _non_zero, 9, produces="NonZero"),
-        onnx_op("TopK", _top_k, produces="TopK"),
-        onnx_op("CumSum", _cum_sum, 11, produces="CumSum"),
-        onnx_op("CumProd", _cum_prod, 1, produces="CumSum, Log, Exp"),
-        onnx_op("Trilu", _trilu, 14, produces="Range, Select", optional={1: constant(0, np.int64)}),
-        onnx_op("EyeLike", _eye_like, 9, produces="Range, Equal, Select"),
-        onnx_op("Unique", _unique, 11, produces="Unique"),
-        onnx_op("Compress", _compress, 9, produces="NonZero, Gather"),
-        onnx_op("ReverseSequence", _reverse_sequence, 10, produces="ReverseSequence"),
-        onnx_op("TensorScatter", _tensor_scatter, 24, produces="ScatterElementsUpdate", optional={2: HANDLED}),
+        extractor("onnx", "Reshape", _reshape, produces=[o.Reshape]),
+        extractor("onnx", "Transpose", _transpose, produces=[o.Transpose]),
+        extractor("onnx", "Concat", _concat, produces=[o.Concat]),
+        extractor("onnx", "Split", WithDefaults(_split, {1: HANDLED}), produces=[o.Split, o.VariadicSplit]),
+        extractor("onnx", "Squeeze", WithDefaults(_squeeze, {1: HANDLED}), produces=[o.Squeeze]),
+        extractor("onnx", "Unsqueeze", _unsqueeze, produces=[o.Unsqueeze]),
+        extractor("onnx", "Shape", _shape, produces=[o.ShapeOf, o.Slice]),
+        extractor("onnx", "Size", _size, produces=[o.ShapeOf, o.ReduceProd]),
+        extractor("onnx", "Flatten", _flatten, produces=[o.ShapeOf, o.Slice, o.ReduceProd, o.Concat, o.Reshape]),
+        extractor("onnx", "Expand", _expand, versions=(8, None), produces=[o.Broadcast]),
+        extractor("onnx", "Tile", _tile, versions=(6, None), produces=[o.Tile, o.Broadcast]),
+        extractor("onnx", "Pad", WithDefaults(_pad, {2: HANDLED, 3: HANDLED}), produces=[o.Pad]),
+        extractor("onnx", "Slice", _slice, versions=(1, 9), produces=[o.Slice]),
+        extractor("onnx", "Slice", WithDefaults(_slice, {3: HANDLED, 4: computed("ones like starts", _ones_like_starts)}), versions=(10, None), produces=[o.Slice]),
+        extractor("onnx", "Gather", _gather, produces=[o.Gather]),
+        extractor("onnx", "GatherElements", _gather_elements, versions=(11, None), produces=[o.GatherElements, o.Pad, o.Slice]),
+        extractor("onnx", "GatherND", _gather_nd, versions=(11, None), produces=[o.GatherND]),
+        extractor("onnx", "ScatterElements", _scatter_elements_ports, versions=(11, None), produces=[o.ScatterElementsUpdate]),
+        extractor("onnx", "Scatter", _scatter_elements_ports, versions=(9, 10), produces=[o.ScatterElementsUpdate]),
+        extractor("onnx", "ScatterND", _scatter_nd, versions=(11, None), produces=[o.ScatterNDUpdate]),
+        extractor("onnx", "DepthToSpace", _depth_to_space, produces=[o.DepthToSpace]),
+        extractor("onnx", "SpaceToDepth", _space_to_depth, produces=[o.SpaceToDepth]),
+        extractor("onnx", "Constant", _constant, produces=[o.Const]),
+        extractor("onnx", "ConstantOfShape", _constant_of_shape, versions=(9, None), produces=[o.Broadcast]),
+        extractor("onnx", "Range", _range, versions=(11, None), produces=[o.Range]),
+        extractor("onnx", "OneHot", _one_hot, versions=(9, None), produces=[o.OneHot]),
+        extractor("onnx", "NonZero", _non_zero, versions=(9, None), produces=[o.NonZero]),
+        extractor("onnx", "TopK", _top_k, produces=[o.TopK]),
+        extractor("onnx", "CumSum", _cum_sum, versions=(11, None), produces=[o.CumSum]),
+        extractor("onnx", "CumProd", _cum_prod, produces=[o.CumSum, o.Log, o.Exp]),
+        extractor("onnx", "Trilu", WithDefaults(_trilu, {1: constant(0, np.int64)}), versions=(14, None), produces=[o.Range, o.Select]),
+        extractor("onnx", "EyeLike", _eye_like, versions=(9, None), produces=[o.Range, o.Equal, o.Select]),
+        extractor("onnx", "Unique", _unique, versions=(11, None), produces=[o.Unique]),
+        extractor("onnx", "Compress", _compress, versions=(9, None), produces=[o.NonZero, o.Gather]),
+        extractor("onnx", "ReverseSequence", _reverse_sequence, versions=(10, None), produces=[o.ReverseSequence]),
+        extractor("onnx", "TensorScatter", WithDefaults(_tensor_scatter, {2: HANDLED}), versions=(24, None), produces=[o.ScatterElementsUpdate]),
     ]

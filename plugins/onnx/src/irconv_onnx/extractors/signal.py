@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 
-from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op, opset, typed_const
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import et_of_onnx, opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 
 def _scalar_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
@@ -29,7 +30,7 @@ def _scalar_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
 
 def _dft_axis(ctx: ExtractContext, rank: int) -> int | None:
     """The non-negative axis, or None when it is a run-time input."""
-    a = attrs(ctx)
+    a = ctx.attrs
     if opset(ctx) < 20:
         axis = a.int("axis", 1)
     elif ctx.has_input(2):
@@ -48,7 +49,7 @@ def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DFT-17/20: full or one-sided (RFFT/IRFFT), forward or inverse, optional dft_length."""
     from irconv_opset import DFT, IDFT, IRDFT, RDFT, Squeeze, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     inverse, onesided = bool(a.int("inverse", 0)), bool(a.int("onesided", 0))
     x = ctx.input(0)
     shape = ctx.input_shape(0)
@@ -86,7 +87,7 @@ def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
     """A real [..., 1] signal as complex [..., 2] with a zero imaginary part."""
     from irconv_opset import Broadcast, Concat, ShapeOf
 
-    zeros = ctx.op(Broadcast(), typed_const(ctx, 0, x, "zero"), ctx.op(ShapeOf(), x, suffix="shape"),
+    zeros = ctx.op(Broadcast(), const_like(ctx, 0, x, "zero"), ctx.op(ShapeOf(), x, suffix="shape"),
                    suffix="imaginary")
     return ctx.op(Concat(axis=-1), x, zeros, suffix="complex")
 
@@ -122,13 +123,13 @@ def _real_symmetry(ctx: ExtractContext, spectrum: OutPort, shape: tuple[int | No
             return spectrum
         mask_shape = [1] * (len(shape) - 1) + [2]
         mask_shape[axis] = n
-        return ctx.op(Multiply(), spectrum, typed_const(ctx, _symmetry_mask(mask_shape, axis), spectrum, "symmetry"))
+        return ctx.op(Multiply(), spectrum, const_like(ctx, _symmetry_mask(mask_shape, axis), spectrum, "symmetry"))
     # A run-time axis: one mask per possible axis over the whole (static) output, picked at run time.
     if ctx.has_input(1) or any(d is None for d in shape):
         return spectrum
     out_shape = list(shape[:-1]) + [2]
     masks = np.stack([_symmetry_mask(out_shape, a) for a in range(len(shape) - 1)])
-    picked = ctx.op(Gather(), typed_const(ctx, masks, spectrum, "symmetry_masks"),
+    picked = ctx.op(Gather(), const_like(ctx, masks, spectrum, "symmetry_masks"),
                     ctx.op(Squeeze(), _runtime_axes(ctx, len(shape)), i64(ctx, [0]), suffix="axis_scalar"),
                     i64(ctx, 0), suffix="symmetry")
     return ctx.op(Multiply(), spectrum, picked)
@@ -150,7 +151,7 @@ def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """STFT-17 on real signals [batch, length, 1]: OpenVINO STFT-15 (one-sided only)."""
     from irconv_opset import STFT, Broadcast, Reshape, ShapeOf, Squeeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     if not a.int("onesided", 1):
         raise a.bad("onesided", 0, "OpenVINO STFT returns the one-sided spectrum only")
     shape = ctx.input_shape(0)
@@ -169,7 +170,7 @@ def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.has_input(2):
         window = ctx.input(2)
     else:  # a rectangular window of frame_length ones
-        window = ctx.op(Broadcast(), typed_const(ctx, 1, x, "one"),
+        window = ctx.op(Broadcast(), const_like(ctx, 1, x, "one"),
                         ctx.op(Reshape(special_zero=False), size, i64(ctx, [1]), suffix="window_shape"),
                         suffix="window")
     return [ctx.op(STFT(transpose_frames=False), signal, window, size, step)]
@@ -179,7 +180,7 @@ def _col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Col2Im-18 with two spatial dimensions (OpenVINO Col2Im-15 is 2-D)."""
     from irconv_opset import Col2Im
 
-    a = attrs(ctx)
+    a = ctx.attrs
     block = ctx.input_value(2)
     spatial = len(block) if block is not None else ctx.input_shape(2)[0] if ctx.input_shape(2) else None
     if spatial != 2:
@@ -197,7 +198,7 @@ def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
     import irconv_opset as o
     from irconv.types import ElementType
 
-    a = attrs(ctx)
+    a = ctx.attrs
     f32, i64_t = ElementType.f32, ElementType.i64
 
     def scalar(idx: int, et: ElementType, name: str) -> OutPort:
@@ -261,11 +262,13 @@ def _i64_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
 
 
 def extractors() -> list[Extractor]:
+    import irconv_opset as o
+
     return [
-        onnx_op("DFT", _dft, 17, 19, produces="DFT, IDFT, RDFT, IRDFT", optional={1: HANDLED}),
-        onnx_op("DFT", _dft, 20, produces="DFT, IDFT, RDFT, IRDFT", optional={1: HANDLED, 2: HANDLED}),
-        onnx_op("STFT", _stft, 17, produces="STFT", optional={2: HANDLED, 3: HANDLED}),
-        onnx_op("Col2Im", _col2im, 18, produces="Col2Im"),
-        onnx_op("MelWeightMatrix", _mel_weight_matrix, 17, produces="Range, Select, Convert"),
+        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED}), versions=(17, 19), produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
+        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED, 2: HANDLED}), versions=(20, None), produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
+        extractor("onnx", "STFT", WithDefaults(_stft, {2: HANDLED, 3: HANDLED}), versions=(17, None), produces=[o.STFT]),
+        extractor("onnx", "Col2Im", _col2im, versions=(18, None), produces=[o.Col2Im]),
+        extractor("onnx", "MelWeightMatrix", _mel_weight_matrix, versions=(17, None), produces=[o.Range, o.Select, o.Convert]),
     ]
 

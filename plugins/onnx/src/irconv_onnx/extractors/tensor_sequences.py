@@ -17,13 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op, attr
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 
-from irconv_onnx.extractors._common import attrs, et_of_onnx, i64, onnx_op
-from irconv_onnx.extractors._optional import HANDLED
+from irconv_onnx.extractors._common import et_of_onnx
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 
 @dataclass(eq=False)
@@ -72,7 +73,7 @@ def _position(ctx: ExtractContext, idx: int, count: int, default: int, what: str
 
 
 def _sequence_empty(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    dtype = attrs(ctx).int("dtype", 1)  # FLOAT by default
+    dtype = ctx.attrs.int("dtype", 1)  # FLOAT by default
     return _sequence(ctx, [], et_of_onnx(dtype, ctx.where()))
 
 
@@ -124,7 +125,7 @@ def _sequence_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _concat_from_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Concat, Unsqueeze
 
-    a = attrs(ctx)
+    a = ctx.attrs
     elements = _elements(ctx)
     if not elements:
         raise ConversionError(f"{ctx.where()}: the sequence is empty, there is nothing to concatenate")
@@ -145,9 +146,9 @@ def _split_to_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     or from a static dimension."""
     from irconv_opset import Split, Squeeze, VariadicSplit
 
-    a = attrs(ctx)
-    rank = ctx.require_rank(0)
-    axis = ctx.normalize_axis(a.int("axis", 0), rank)
+    a = ctx.attrs
+    rank = require_rank(ctx, 0)
+    axis = normalize_axis(ctx, a.int("axis", 0), rank)
     shape = ctx.input_shape(0)
     dim = shape[axis] if shape is not None else None
     axis_port = i64(ctx, axis, "axis")
@@ -176,15 +177,15 @@ def _split_to_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
-    produced = "(sequence of tensors, removed)"
+    import irconv_opset as o
+
     return [
-        onnx_op("SequenceEmpty", _sequence_empty, 11, produces=produced),
-        onnx_op("SequenceConstruct", _sequence_construct, 11, produces=produced),
-        onnx_op("SequenceInsert", _sequence_insert, 11, produces=produced, optional={2: HANDLED}),
-        onnx_op("SequenceErase", _sequence_erase, 11, produces=produced, optional={1: HANDLED}),
-        onnx_op("SequenceAt", _sequence_at, 11, produces="(an element), Gather"),
-        onnx_op("SequenceLength", _sequence_length, 11, produces="Const"),
-        onnx_op("ConcatFromSequence", _concat_from_sequence, 11, produces="Concat"),
-        onnx_op("SplitToSequence", _split_to_sequence, 11, produces="Split, VariadicSplit",
-                optional={1: HANDLED}),
+        extractor("onnx", "SequenceEmpty", _sequence_empty, versions=(11, None)),
+        extractor("onnx", "SequenceConstruct", _sequence_construct, versions=(11, None)),
+        extractor("onnx", "SequenceInsert", WithDefaults(_sequence_insert, {2: HANDLED}), versions=(11, None)),
+        extractor("onnx", "SequenceErase", WithDefaults(_sequence_erase, {1: HANDLED}), versions=(11, None)),
+        extractor("onnx", "SequenceAt", _sequence_at, versions=(11, None), produces=[o.Gather]),
+        extractor("onnx", "SequenceLength", _sequence_length, versions=(11, None), produces=[o.Const]),
+        extractor("onnx", "ConcatFromSequence", _concat_from_sequence, versions=(11, None), produces=[o.Concat]),
+        extractor("onnx", "SplitToSequence", WithDefaults(_split_to_sequence, {1: HANDLED}), versions=(11, None), produces=[o.Split, o.VariadicSplit]),
     ]

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-
-from irconv_onnx.extractors._common import attrs, i64, onnx_op
 
 _BIG = np.iinfo(np.int64).max
 
@@ -57,7 +56,7 @@ def _matches(ctx: ExtractContext, x: OutPort, grams: np.ndarray, skip: int) -> O
 def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Add, Greater, MatMul, Multiply, Select
 
-    a = attrs(ctx)
+    a = ctx.attrs
     if "pool_strings" in a:
         raise a.bad("pool_strings", "...", "OpenVINO has no string tensors (integer token pools convert)")
     x = ctx.input(0)
@@ -80,7 +79,7 @@ def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
         total = placed if total is None else ctx.op(Add(), total, placed, suffix=f"n{n}_total")
     if total is None:  # no n-gram in range: all zeros of the output's shape
         raise a.bad("ngram_counts", a.ints("ngram_counts"), "no pool n-gram has a length in the gram range")
-    mode = a.string("mode")
+    mode = a.str("mode")
     # weights[k] belongs to pool n-gram k (the spec, onnxruntime), so to output slot indexes[k]
     given = np.asarray(a.floats("weights", []), np.float32)
     weights = np.zeros(size, np.float32)
@@ -98,4 +97,6 @@ def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def extractors() -> list[Extractor]:
-    return [onnx_op("TfIdfVectorizer", _tfidf, 9, produces="Slice, Equal, LogicalAnd, ReduceSum, MatMul")]
+    import irconv_opset as o
+
+    return [extractor("onnx", "TfIdfVectorizer", _tfidf, versions=(9, None), produces=[o.Slice, o.Equal, o.LogicalAnd, o.ReduceSum, o.MatMul])]

@@ -7,20 +7,15 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import axes_from
 
-from irconv_onnx.extractors._common import (
-    attrs,
-    axes_from,
-    et_of_onnx,
-    onnx_op,
-    opset,
-    typed_const,
-)
-from irconv_onnx.extractors._optional import HANDLED, highest, lowest
+from irconv_onnx.extractors._common import et_of_onnx, opset
+from irconv_onnx.extractors._optional import HANDLED, WithDefaults, highest, lowest
 
 
 def _simple(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op:
@@ -30,32 +25,32 @@ def _simple(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op:
 def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Divide
 
-    return [ctx.op(Divide(), typed_const(ctx, 1, ctx.input(0)), ctx.input(0))]
+    return [ctx.op(Divide(), const_like(ctx, 1, ctx.input(0)), ctx.input(0))]
 
 
 def _elu(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Elu
 
-    return Elu(alpha=attrs(ctx).float("alpha", 1.0))
+    return Elu(alpha=ctx.attrs.float("alpha", 1.0))
 
 
 def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Selu
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = ctx.input(0)
-    alpha = typed_const(ctx, [a.float("alpha", 1.67326319217681884765625)], x, "alpha")
-    gamma = typed_const(ctx, [a.float("gamma", 1.05070102214813232421875)], x, "gamma")
+    alpha = const_like(ctx, [a.float("alpha", 1.67326319217681884765625)], x, "alpha")
+    gamma = const_like(ctx, [a.float("gamma", 1.05070102214813232421875)], x, "gamma")
     return [ctx.op(Selu(), x, alpha, gamma)]
 
 
 def _hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import HardSigmoid
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = ctx.input(0)
-    alpha = typed_const(ctx, a.float("alpha", 0.2), x, "alpha")
-    beta = typed_const(ctx, a.float("beta", 0.5), x, "beta")
+    alpha = const_like(ctx, a.float("alpha", 0.2), x, "alpha")
+    beta = const_like(ctx, a.float("beta", 0.5), x, "beta")
     return [ctx.op(HardSigmoid(), x, alpha, beta)]
 
 
@@ -63,7 +58,7 @@ def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import PReLU
 
     x = ctx.input(0)
-    slope = typed_const(ctx, [attrs(ctx).float("alpha", 0.01)], x, "slope")
+    slope = const_like(ctx, [ctx.attrs.float("alpha", 0.01)], x, "slope")
     return [ctx.op(PReLU(), x, slope)]
 
 
@@ -71,22 +66,22 @@ def _thresholded_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Greater, Select
 
     x = ctx.input(0)
-    alpha = typed_const(ctx, attrs(ctx).float("alpha", 1.0), x, "alpha")
+    alpha = const_like(ctx, ctx.attrs.float("alpha", 1.0), x, "alpha")
     above = ctx.op(Greater(), x, alpha, suffix="above")
-    return [ctx.op(Select(), above, x, typed_const(ctx, 0, x, "zero"))]
+    return [ctx.op(Select(), above, x, const_like(ctx, 0, x, "zero"))]
 
 
 def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x < -lambd: x + bias; x > lambd: x - bias; else 0."""
     from irconv_opset import Add, Greater, Less, Select, Subtract
 
-    a = attrs(ctx)
+    a = ctx.attrs
     lambd, bias = a.float("lambd", 0.5), a.float("bias", 0.0)
     x = ctx.input(0)
-    b = typed_const(ctx, bias, x, "bias")
-    low = ctx.op(Less(), x, typed_const(ctx, -lambd, x, "low"), suffix="below")
-    high = ctx.op(Greater(), x, typed_const(ctx, lambd, x, "high"), suffix="above")
-    inner = ctx.op(Select(), high, ctx.op(Subtract(), x, b, suffix="minus"), typed_const(ctx, 0, x, "zero"),
+    b = const_like(ctx, bias, x, "bias")
+    low = ctx.op(Less(), x, const_like(ctx, -lambd, x, "low"), suffix="below")
+    high = ctx.op(Greater(), x, const_like(ctx, lambd, x, "high"), suffix="above")
+    inner = ctx.op(Select(), high, ctx.op(Subtract(), x, b, suffix="minus"), const_like(ctx, 0, x, "zero"),
                    suffix="upper")
     return [ctx.op(Select(), low, ctx.op(Add(), x, b, suffix="plus"), inner)]
 
@@ -94,16 +89,16 @@ def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _gelu(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Gelu
 
-    mode = attrs(ctx).string("approximate", "none")
+    mode = ctx.attrs.str("approximate", "none")
     if mode not in ("none", "tanh"):
-        raise attrs(ctx).bad("approximate", mode, "expected none or tanh")
+        raise ctx.attrs.bad("approximate", mode, "expected none or tanh")
     return Gelu(approximation_mode="erf" if mode == "none" else "tanh")
 
 
 def _is_inf(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import IsInf
 
-    a = attrs(ctx)
+    a = ctx.attrs
     return IsInf(detect_negative=bool(a.int("detect_negative", 1)), detect_positive=bool(a.int("detect_positive", 1)))
 
 
@@ -117,7 +112,7 @@ def _clip_attributes(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Clip before opset 11: the bounds are attributes."""
     from irconv_opset import Clamp
 
-    a = attrs(ctx)
+    a = ctx.attrs
     op = Clamp(min=a.float("min", float(np.finfo(np.float32).min)), max=a.float("max", float(np.finfo(np.float32).max)))
     return [ctx.op(op, ctx.input(0))]
 
@@ -161,11 +156,11 @@ def _cast(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Convert; to an 8-bit float with ONNX's ``saturate`` (opset 19, default 1) honoured."""
     from irconv_opset import Convert
 
-    target = et_of_onnx(attrs(ctx).int("to"), f"Cast node {node.name!r}")
+    target = et_of_onnx(ctx.attrs.int("to"), f"Cast node {node.name!r}")
     if target.is_float8:
         from irconv_onnx.extractors.quantization import convert_to_float8
 
-        return [convert_to_float8(ctx, ctx.input(0), target, attrs(ctx).int("saturate", 1) != 0)]
+        return [convert_to_float8(ctx, ctx.input(0), target, ctx.attrs.int("saturate", 1) != 0)]
     return Convert(destination_type=target)
 
 
@@ -176,7 +171,7 @@ def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     that reinterprets bits, so the other casts are refused."""
     from irconv_opset import Add, Convert, GreaterEqual, Less, Select
 
-    a = attrs(ctx)
+    a = ctx.attrs
     x = ctx.input(0)
     source = x.data.element_type
     target = et_of_onnx(a.int("to"), f"BitCast node {node.name!r}")
@@ -189,14 +184,14 @@ def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise a.bad("to", target.value, f"OpenVINO has no op that reinterprets bits (from {source.value}); irconv bit-casts "
                     "between integer types up to 16 bits")
     wide = ctx.op(Convert(destination_type=ElementType.i32), x, suffix="wide")
-    span = typed_const(ctx, 1 << bits(source), wide, "span")
+    span = const_like(ctx, 1 << bits(source), wide, "span")
     if source is not ElementType.boolean and np.dtype(source.numpy).kind == "i" and np.dtype(target.numpy).kind == "u":
-        wide = ctx.op(Select(), ctx.op(Less(), wide, typed_const(ctx, 0, wide, "zero"), suffix="negative"),
+        wide = ctx.op(Select(), ctx.op(Less(), wide, const_like(ctx, 0, wide, "zero"), suffix="negative"),
                       ctx.op(Add(), wide, span, suffix="wrapped"), wide, suffix="unsigned")
     elif np.dtype(source.numpy).kind == "u" and np.dtype(target.numpy).kind == "i":
         # GreaterEqual on integers only (the CPU plugin's float GreaterEqual is true for NaN)
-        high = ctx.op(GreaterEqual(), wide, typed_const(ctx, 1 << (bits(source) - 1), wide, "half"), suffix="high")
-        wide = ctx.op(Select(), high, ctx.op(Add(), wide, typed_const(ctx, -(1 << bits(source)), wide, "minus_span"),
+        high = ctx.op(GreaterEqual(), wide, const_like(ctx, 1 << (bits(source) - 1), wide, "half"), suffix="high")
+        wide = ctx.op(Select(), high, ctx.op(Add(), wide, const_like(ctx, -(1 << bits(source)), wide, "minus_span"),
                                              suffix="wrapped"), wide, suffix="signed")
     return [ctx.op(Convert(destination_type=target), wide)]
 
@@ -208,7 +203,7 @@ def _cast_like(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     if target.is_float8:
         from irconv_onnx.extractors.quantization import convert_to_float8
 
-        saturate = attrs(ctx).int("saturate", 1) != 0
+        saturate = ctx.attrs.int("saturate", 1) != 0
         return [convert_to_float8(ctx, ctx.input(0), target, saturate, like=ctx.input(1))]
     return ConvertLike()
 
@@ -217,7 +212,7 @@ def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
     from irconv_opset import Divide, Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract
 
-    a = attrs(ctx)
+    a = ctx.attrs
     axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
     x = ctx.input(0)
     rank = ctx.input_rank(0)
@@ -237,7 +232,7 @@ def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """One-hot of the (first) arg max along the axis."""
     from irconv_opset import ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
 
-    a = attrs(ctx)
+    a = ctx.attrs
     axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
     if opset(ctx) < 13 and axis != -1 and axis != (ctx.input_rank(0) or 0) - 1:
         raise a.bad("axis", axis, "Hardmax before opset 13 is supported on the last axis only")
@@ -264,30 +259,30 @@ def extractors() -> list[Extractor]:
         "HardSwish": o.HSwish, "Mish": o.Mish, "IsNaN": o.IsNaN, "Not": o.LogicalNot,
         "BitwiseNot": o.BitwiseNot,
     }
-    result = [onnx_op(name, partial(_simple, cls), produces=cls.type) for name, cls in simple.items()]
+    result = [extractor("onnx", name, partial(_simple, cls), produces=[cls]) for name, cls in simple.items()]
     result += [
-        onnx_op("Reciprocal", _reciprocal, produces="Divide"),
-        onnx_op("Elu", _elu, produces="Elu"),
-        onnx_op("Selu", _selu, produces="Selu"),
-        onnx_op("HardSigmoid", _hard_sigmoid, produces="HardSigmoid"),
-        onnx_op("LeakyRelu", _leaky_relu, produces="PReLU"),
-        onnx_op("ThresholdedRelu", _thresholded_relu, 10, produces="Select"),
-        onnx_op("Shrink", _shrink, 9, produces="Select"),
-        onnx_op("Gelu", _gelu, 20, produces="Gelu"),
-        onnx_op("IsInf", _is_inf, 10, produces="IsInf"),
-        onnx_op("Round", _round, 11, produces="Round"),
-        onnx_op("Clip", _clip_attributes, 1, 10, produces="Clamp"),
-        onnx_op("Clip", _clip, 11, produces="Clamp, Minimum, Maximum", optional={1: lowest(), 2: highest()}),
-        onnx_op("Identity", _identity, produces="(removed)"),
-        onnx_op("OptionalHasElement", _has_element, 15, produces="Const", optional={0: HANDLED}),
-        onnx_op("OptionalGetElement", _identity, 15, produces="(removed)"),
-        onnx_op("Optional", _identity, 15, produces="(removed)", optional={0: HANDLED}),
-        onnx_op("Dropout", _dropout, produces="(removed)", optional={1: HANDLED, 2: HANDLED}),
-        onnx_op("Cast", _cast, produces="Convert"),
-        onnx_op("BitCast", _bit_cast, 26, produces="Convert, Select"),
-        onnx_op("CastLike", _cast_like, 15, produces="ConvertLike"),
-        onnx_op("Softmax", partial(_softmax, False), produces="SoftMax"),
-        onnx_op("LogSoftmax", partial(_softmax, True), produces="LogSoftmax"),
-        onnx_op("Hardmax", _hardmax, produces="TopK, OneHot"),
+        extractor("onnx", "Reciprocal", _reciprocal, produces=[o.Divide]),
+        extractor("onnx", "Elu", _elu, produces=[o.Elu]),
+        extractor("onnx", "Selu", _selu, produces=[o.Selu]),
+        extractor("onnx", "HardSigmoid", _hard_sigmoid, produces=[o.HardSigmoid]),
+        extractor("onnx", "LeakyRelu", _leaky_relu, produces=[o.PReLU]),
+        extractor("onnx", "ThresholdedRelu", _thresholded_relu, versions=(10, None), produces=[o.Select]),
+        extractor("onnx", "Shrink", _shrink, versions=(9, None), produces=[o.Select]),
+        extractor("onnx", "Gelu", _gelu, versions=(20, None), produces=[o.Gelu]),
+        extractor("onnx", "IsInf", _is_inf, versions=(10, None), produces=[o.IsInf]),
+        extractor("onnx", "Round", _round, versions=(11, None), produces=[o.Round]),
+        extractor("onnx", "Clip", _clip_attributes, versions=(1, 10), produces=[o.Clamp]),
+        extractor("onnx", "Clip", WithDefaults(_clip, {1: lowest(), 2: highest()}), versions=(11, None), produces=[o.Clamp, o.Minimum, o.Maximum]),
+        extractor("onnx", "Identity", _identity),
+        extractor("onnx", "OptionalHasElement", WithDefaults(_has_element, {0: HANDLED}), versions=(15, None), produces=[o.Const]),
+        extractor("onnx", "OptionalGetElement", _identity, versions=(15, None)),
+        extractor("onnx", "Optional", WithDefaults(_identity, {0: HANDLED}), versions=(15, None)),
+        extractor("onnx", "Dropout", WithDefaults(_dropout, {1: HANDLED, 2: HANDLED})),
+        extractor("onnx", "Cast", _cast, produces=[o.Convert]),
+        extractor("onnx", "BitCast", _bit_cast, versions=(26, None), produces=[o.Convert, o.Select]),
+        extractor("onnx", "CastLike", _cast_like, versions=(15, None), produces=[o.ConvertLike]),
+        extractor("onnx", "Softmax", partial(_softmax, False), produces=[o.SoftMax]),
+        extractor("onnx", "LogSoftmax", partial(_softmax, True), produces=[o.LogSoftmax]),
+        extractor("onnx", "Hardmax", _hardmax, produces=[o.TopK, o.OneHot]),
     ]
     return result
