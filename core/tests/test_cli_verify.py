@@ -104,7 +104,7 @@ def test_openvino_missing_is_named(plugin_host, register_plugin, monkeypatch):
 
 
 def test_convert_verify_passes_when_outputs_match(tmp_path, toy_cli, monkeypatch, capsys):
-    def fake_run_ir(xml, inputs):
+    def fake_run_ir(xml, inputs, registry):
         return [({"y"}, np.maximum(inputs["x"], 0))]
 
     monkeypatch.setattr(verify_mod, "run_ir", fake_run_ir)
@@ -115,7 +115,7 @@ def test_convert_verify_passes_when_outputs_match(tmp_path, toy_cli, monkeypatch
 
 
 def test_convert_verify_fails_beyond_the_tolerance(tmp_path, toy_cli, monkeypatch, capsys):
-    def broken_run_ir(xml, inputs):
+    def broken_run_ir(xml, inputs, registry):
         return [({"y"}, np.maximum(inputs["x"], 0) + 0.5)]
 
     monkeypatch.setattr(verify_mod, "run_ir", broken_run_ir)
@@ -133,7 +133,7 @@ def test_convert_verify_fails_beyond_the_tolerance(tmp_path, toy_cli, monkeypatc
 def test_convert_verify_uses_given_inputs(tmp_path, toy_cli, monkeypatch, capsys):
     seen = {}
 
-    def fake_run_ir(xml, inputs):
+    def fake_run_ir(xml, inputs, registry):
         seen.update(inputs)
         return [({"y"}, np.maximum(inputs["x"], 0))]
 
@@ -160,7 +160,7 @@ def test_convert_verify_without_a_verifier_fails_before_converting(tmp_path, mon
 def test_convert_verify_seed_changes_the_random_inputs(tmp_path, toy_cli, monkeypatch, capsys):
     seen = []
 
-    def fake_run_ir(xml, inputs):
+    def fake_run_ir(xml, inputs, registry):
         seen.append(inputs["x"].copy())
         return [({"y"}, np.maximum(inputs["x"], 0))]
 

@@ -23,7 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from irconv.api import convert_model, save_model
+    from irconv.api import convert_model, save_model, to_openvino
     from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UserError
     from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
     from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "convert_model": "irconv.api",
     "save_model": "irconv.api",
+    "to_openvino": "irconv.api",
     "ConversionError": "irconv.errors",
     "IrconvError": "irconv.errors",
     "PluginError": "irconv.errors",
@@ -176,6 +177,7 @@ __all__ = [
     "replace_subgraph",
     "rewrite_greedily",
     "save_model",
+    "to_openvino",
 ]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from irconv.graph import Graph, MetaKey
 from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.run import convert, save
+from irconv.pipeline.run import convert, emit_in_memory, save
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.option import OptionTable
 
@@ -75,10 +75,34 @@ def save_model(
     may be given; the rest default to those ``convert_model`` used.
     """
     plugin_host = _host(host, None)
-    opts = graph.meta.get(USED_OPTIONS) or ConversionOptions()
-    if options:
-        given = ConversionOptions.from_kwargs(plugin_host.registry().options, **options)
-        core = {name: getattr(given, name) for name in options if name in ConversionOptions.core_fields()}
-        opts = dataclasses.replace(opts, **core, plugin_values={**opts.plugin_values, **given.plugin_values})
+    opts = _save_options(graph, plugin_host, options)
     source = graph.meta.get(SOURCE_PATH)
     return save(graph, Path(path), opts, plugin_host, protected=(source,) if source else ())
+
+
+def to_openvino(graph: Graph, *, host: PluginHost | None = None, **options: Any) -> Any:
+    """The converted ``graph`` as an ``openvino.Model``, without writing files (notebooks,
+    pipelines that compile at once). Options as for ``save_model``; the IR is emitted into
+    memory and read by OpenVINO with the installed plugins' runtime extensions added.
+    ``openvino`` is imported here only."""
+    import numpy as np
+    import openvino as ov
+
+    from irconv.runtime import openvino_core
+
+    plugin_host = _host(host, None)
+    opts = dataclasses.replace(_save_options(graph, plugin_host, options), output_format="ir11")
+    files = emit_in_memory(graph, Path("model.xml"), opts, plugin_host)
+    xml, weights = files[Path("model.xml")], files.get(Path("model.bin"), b"")
+    core = openvino_core(plugin_host.registry())
+    return core.read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, dtype=np.uint8).copy()))
+
+
+def _save_options(graph: Graph, host: PluginHost, options: dict[str, Any]) -> ConversionOptions:
+    """The options ``convert_model`` used, with ``options`` given here on top."""
+    opts = graph.meta.get(USED_OPTIONS) or ConversionOptions()
+    if options:
+        given = ConversionOptions.from_kwargs(host.registry().options, **options)
+        core = {name: getattr(given, name) for name in options if name in ConversionOptions.core_fields()}
+        opts = dataclasses.replace(opts, **core, plugin_values={**opts.plugin_values, **given.plugin_values})
+    return opts

@@ -90,11 +90,12 @@ def missing_requirements(registry: Registry, framework: str) -> str | None:
     return None
 
 
-def run_ir(xml: Path, inputs: Mapping[str, np.ndarray]) -> list[tuple[set[str], np.ndarray]]:
-    """Run the IR on OpenVINO CPU at f32 precision; outputs in IR order with their names."""
-    import openvino as ov
+def run_ir(xml: Path, inputs: Mapping[str, np.ndarray], registry: Registry) -> list[tuple[set[str], np.ndarray]]:
+    """Run the IR on OpenVINO CPU at f32 precision, with the plugins' runtime extensions;
+    outputs in IR order with their names."""
+    from irconv.runtime import openvino_core
 
-    core = ov.Core()
+    core = openvino_core(registry)
     compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     feed: dict[Any, np.ndarray] = {}
     for port in compiled.inputs:
@@ -147,7 +148,7 @@ def verify(
         raise
     except Exception as exc:
         raise UserError(f"--verify: {framework} could not run {model}: {type(exc).__name__}: {exc}") from exc
-    produced = run_ir(xml, inputs)
+    produced = run_ir(xml, inputs, registry)
     checks = []
     ordered = list(reference.items())
     for i, (names, actual) in enumerate(produced):

@@ -80,8 +80,8 @@ class ConversionOptions:
     def from_kwargs(cls, options: OptionTable | None = None, **kwargs: Any) -> ConversionOptions:
         """Build from keyword arguments: core fields, or any declared option's keyword.
 
-        ``inputs`` may be ``--input`` strings. Unknown keywords are an error listing the
-        known ones.
+        ``inputs`` takes what ``--input`` takes: one string, or a list or tuple of strings
+        (or ``InputSpec``). Unknown keywords are an error listing the known ones.
         """
         core = cls.core_fields()
         plugin_values: dict[str, Any] = dict(kwargs.pop("plugin_values", None) or {})
@@ -94,6 +94,8 @@ class ConversionOptions:
             if value is not None:  # None asks for the option's default
                 plugin_values[declared.name] = value
         inputs = kwargs.pop("inputs", None) or []
+        if isinstance(inputs, (str, InputSpec)):
+            inputs = [inputs]
         parsed = [spec if isinstance(spec, InputSpec) else InputSpec.parse(spec) for spec in inputs]
         if kwargs.get("weights") is not None:
             kwargs["weights"] = Path(kwargs["weights"])

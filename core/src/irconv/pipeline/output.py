@@ -20,6 +20,7 @@ Guarantees (tested in core/tests/test_robustness_core.py and tests/robustness/):
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import stat
@@ -281,3 +282,36 @@ def _catch_sigterm() -> Any:
 def _restore_sigterm(previous: Any) -> None:
     if previous is not None:
         signal.signal(signal.SIGTERM, previous)
+
+
+class MemoryFiles:
+    """The output-file protocol of ``AtomicFiles`` (``open``), kept in memory: an emitter
+    writes to it as to files, and nothing touches the disk (``irconv.to_openvino``)."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, _KeptBytes] = {}
+
+    def open(self, path: Any, mode: str = "wb") -> IO[Any]:
+        if "b" not in mode:
+            raise UserError(f"in-memory output opens files in binary mode only (asked {mode!r} for {path})")
+        handle = _KeptBytes()
+        self._files[Path(path)] = handle
+        return handle
+
+    def pending_paths(self) -> list[Path]:
+        return list(self._files)
+
+    def contents(self) -> dict[Path, bytes]:
+        """Every file written, by path."""
+        return {path: handle.getvalue() for path, handle in self._files.items()}
+
+
+class _KeptBytes(io.BytesIO):
+    """A BytesIO whose content outlives ``close`` (the emitter closes what it wrote)."""
+
+    def close(self) -> None:
+        self._kept = super().getvalue()
+        super().close()
+
+    def getvalue(self) -> bytes:
+        return self._kept if self.closed else super().getvalue()

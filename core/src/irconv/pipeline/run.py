@@ -20,11 +20,11 @@ from irconv.graph.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.memory_check import large_tensor_notes
 from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.output import AtomicFiles
+from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.pipeline.progress import NoProgress, Progress, Tally
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.records import Loader, Phase
+from irconv.plugins.records import Emitter, Loader, Phase
 from irconv.plugins.registry import Provided, Registry
 
 
@@ -248,13 +248,7 @@ def save(
     """Emit ``graph`` in ``options.output_format``: every file appears, or none does."""
     registry = host.registry()
     options = options.resolved(registry.options)
-    provided = registry.emitters.get(options.output_format)
-    if provided is None:
-        formats = ", ".join(sorted(registry.emitters)) or "none"
-        raise UserError(
-            f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
-            "install irconv (it brings the IR emitter)"
-        )
+    provided = _emitter(registry, options)
     start = time.perf_counter()
     progress = report.progress if report is not None else NoProgress()
     progress.stage("emit", expected_emit_bytes(graph, options.compress_to_fp16), "B")
@@ -267,6 +261,26 @@ def save(
         report.seconds["emit"] = time.perf_counter() - start
         report.notes += ctx.notes
     return written
+
+
+def emit_in_memory(graph: Graph, output: Path, options: ConversionOptions, host: PluginHost) -> dict[Path, bytes]:
+    """Emit ``graph`` as ``save`` does, into memory: the bytes of each file by its path."""
+    registry = host.registry()
+    options = options.resolved(registry.options)
+    files = MemoryFiles()
+    _emitter(registry, options).item.emit(graph, output, EmitContext(options, files))  # type: ignore[arg-type]
+    return files.contents()
+
+
+def _emitter(registry: Registry, options: ConversionOptions) -> Provided[Emitter]:
+    provided = registry.emitters.get(options.output_format)
+    if provided is None:
+        formats = ", ".join(sorted(registry.emitters)) or "none"
+        raise UserError(
+            f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
+            "install irconv (it brings the IR emitter)"
+        )
+    return provided
 
 
 class _Clock:

@@ -37,7 +37,16 @@ if TYPE_CHECKING:
     from irconv.ops import Op
     from irconv.plugins.optable import OpTable
     from irconv.plugins.option import Option
-    from irconv.plugins.records import Emitter, Extractor, InstallHint, Loader, Renderer, Transform, Verifier
+    from irconv.plugins.records import (
+        Emitter,
+        Extractor,
+        InstallHint,
+        Loader,
+        Renderer,
+        RuntimeExtension,
+        Transform,
+        Verifier,
+    )
 
 PROJECT = "irconv"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -222,6 +231,23 @@ def declare_hints() -> Sequence[InstallHint]:
     raise NotImplementedError
 
 
+@hookspec
+def runtime_extensions() -> Sequence[RuntimeExtension]:
+    """Declare how OpenVINO runs this plugin's custom-opset ops, for every place irconv
+    runs an IR: ``--verify``, ``irconv.testing.runtime`` (``run_ir``, ``compile_ir``) and
+    ``irconv.to_openvino``.
+
+    A ``RuntimeExtension`` names the custom opset it implements and ``add_to(core)``, which
+    adds the extension to an ``openvino.Core`` (``core.add_extension(...)`` with a Python
+    ``OpExtension`` or a shared library's path). Import ``openvino`` inside ``add_to``, never
+    in the hook: converting does not need the runtime.
+
+    :return: ``RuntimeExtension`` records.
+    Conflict: two extensions for the same custom opset. Since 0.2.
+    """
+    raise NotImplementedError
+
+
 DECLARATION_HOOK_NAMES = ("declare_ops", "declare_options")
 HOOK_NAMES = (
     *DECLARATION_HOOK_NAMES,
@@ -234,4 +260,5 @@ HOOK_NAMES = (
     "verify_model",
     "render_graph",
     "declare_hints",
+    "runtime_extensions",
 )

@@ -264,6 +264,20 @@ class Renderer:
 
 
 @dataclass(frozen=True, slots=True)
+class RuntimeExtension:
+    """How OpenVINO runs the ops of one custom opset: ``add_to(core)`` adds the extension to
+    an ``openvino.Core`` (imported inside ``add_to``; the converter never needs it)."""
+
+    opset: str
+    add_to: Callable[[Any], None]
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.opset or self.opset.startswith("opset"):
+            raise PluginError(f"a RuntimeExtension needs a custom opset name (got {self.opset!r})")
+
+
+@dataclass(frozen=True, slots=True)
 class InstallHint:
     """Which distribution provides a capability that may not be installed, for error messages.
 

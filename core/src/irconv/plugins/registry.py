@@ -34,6 +34,7 @@ from irconv.plugins.records import (
     Loader,
     Phase,
     Renderer,
+    RuntimeExtension,
     Transform,
     Verifier,
 )
@@ -49,7 +50,9 @@ _PHASE_HOOKS = {
     Phase.BACK: "back_transform",
 }
 #: The order ``irconv plugins`` lists what a plugin provides in.
-_COUNT_ORDER = ("options", "ops", "loaders", "extractors", "transforms", "emitters", "verifiers", "renderers")
+_COUNT_ORDER = (
+    "options", "ops", "loaders", "extractors", "transforms", "emitters", "verifiers", "renderers", "runtime extensions"
+)
 ExtractorKey = tuple[str, str, str]
 
 
@@ -82,6 +85,7 @@ class Registry:
         self._plans: dict[Phase, list[Provided[Transform]]] = {}
         self._verifiers: dict[str, Provided[Verifier]] = {}
         self._renderers: dict[str, Provided[Renderer]] = {}
+        self._runtime_extensions: dict[str, Provided[RuntimeExtension]] = {}
         self._hints: list[Provided[InstallHint]] = []
         # What lazy building needs; ``_hooks`` is None for a registry made by hand.
         self._hooks: GuardedHooks | None = None
@@ -201,6 +205,10 @@ class Registry:
                 self._emitters = self._keyed("emit", lambda r: r.format, "emitter format", "emitters")
             elif table == "verify_model":
                 self._verifiers = self._keyed("verify_model", lambda r: r.framework, "verifier for", "verifiers")
+            elif table == "runtime_extensions":
+                self._runtime_extensions = self._keyed(
+                    "runtime_extensions", lambda r: r.opset, "runtime extension for", "runtime extensions"
+                )
             elif table == "render_graph":
                 self._renderers = self._keyed("render_graph", lambda r: r.format, "renderer format", "renderers")
             elif table == "declare_hints":
@@ -320,6 +328,7 @@ class Registry:
             kept(self._verifiers),
             kept(self._renderers),
         )
+        self._runtime_extensions = kept(self._runtime_extensions)
         self._hints = [p for p in self._hints if p.plugin is not info]
         for key in list(self._extractors):
             self._extractors[key] = [p for p in self._extractors[key] if p.plugin is not info]
@@ -343,6 +352,12 @@ class Registry:
     def emitters(self) -> dict[str, Provided[Emitter]]:
         self._ensure("emit")
         return self._emitters
+
+    @property
+    def runtime_extensions(self) -> dict[str, Provided[RuntimeExtension]]:
+        """OpenVINO extensions by the custom opset they implement."""
+        self._ensure("runtime_extensions")
+        return self._runtime_extensions
 
     @property
     def verifiers(self) -> dict[str, Provided[Verifier]]:
@@ -449,12 +464,13 @@ REGISTRATION_HOOKS: dict[str, type] = {
     "emit": Emitter,
     "verify_model": Verifier,
     "render_graph": Renderer,
+    "runtime_extensions": RuntimeExtension,
     "declare_hints": InstallHint,
 }
 
 #: The tables built on demand, in the order ``complete`` builds them (the extractors, built
 #: per framework, come right after the loaders): the order the hooks above are listed in.
-_TABLES = ("load_model", "transforms", "emit", "verify_model", "render_graph", "declare_hints")
+_TABLES = ("load_model", "transforms", "emit", "verify_model", "render_graph", "declare_hints", "runtime_extensions")
 
 PerPlugin = dict[str, dict[str, list[Any]]]
 

@@ -25,11 +25,12 @@ def emit_ir(graph: Graph, xml_path: Path, host: PluginHost | None = None, **opti
     return Path(xml_path)
 
 
-def compile_ir(xml_path: Path, *, precision: str = "f32") -> Any:
-    """``read_model`` + ``compile_model`` on CPU (f32 inference precision by default)."""
-    import openvino as ov
+def compile_ir(xml_path: Path, *, precision: str = "f32", host: PluginHost | None = None) -> Any:
+    """``read_model`` + ``compile_model`` on CPU (f32 inference precision by default), with
+    the installed plugins' runtime extensions added (their custom-opset ops run)."""
+    from irconv.runtime import openvino_core
 
-    core = ov.Core()
+    core = openvino_core(None if host is None else host.registry())
     model = core.read_model(str(xml_path))
     config = {"INFERENCE_PRECISION_HINT": precision} if precision else {}
     return core.compile_model(model, "CPU", config)

@@ -4,7 +4,8 @@
 - ``declare_options``: the lowering switch and the sub-graph selections;
 - ``extract_op``: ONNX ``com.example::Swish``, TF ``ExampleSwish``, Caffe ``ExampleSwish``;
 - ``front_transform``: named sub-graphs computing x * sigmoid(beta * x) -> ExampleSwish;
-- ``back_transform``: ExampleSwish -> stock ops, when ``--example-lower-swish`` is given.
+- ``back_transform``: ExampleSwish -> stock ops, when ``--example-lower-swish`` is given;
+- ``runtime_extensions``: how OpenVINO runs ExampleSwish (for ``--verify`` and the test kit).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from irconv import Extractor, Op, Option, Transform, hookimpl
+from irconv.plugins import RuntimeExtension
 
 
 @hookimpl
@@ -49,3 +51,15 @@ def back_transform() -> Sequence[Transform]:
     from irconv_example_swish.lower_swish import LowerExampleSwish
 
     return [LowerExampleSwish()]
+
+
+@hookimpl
+def runtime_extensions() -> Sequence[RuntimeExtension]:
+    from irconv_example_swish.ops import OPSET
+
+    def add_to(core: object) -> None:
+        from irconv_example_swish.runtime import add_to as add_extension  # imports openvino
+
+        add_extension(core)
+
+    return [RuntimeExtension(OPSET, add_to, "ExampleSwish as a Python OpExtension")]
