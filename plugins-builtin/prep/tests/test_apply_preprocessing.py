@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from irconv import Graph
+from irconv import Graph, InPort, OutPort, Parameter, Result
 from irconv.testing import GraphBuilder, run_transform
 from irconv_opset import Add, Convolution, ReLU
 from irconv_prep.apply_preprocessing import ApplyPreprocessing
@@ -36,15 +36,21 @@ def reference(graph: Graph, x: np.ndarray) -> np.ndarray:
     """The graph evaluated with NumPy through the ops' own evaluate (inputs by Parameter name)."""
     values: dict[int, np.ndarray] = {}
     for node in graph.topological_order():
-        if node.type == "Parameter":
+        if isinstance(node.op, Parameter):
             values[node.id] = x
             continue
-        if node.type == "Result":
+        if isinstance(node.op, Result):
             continue
-        inputs = [values[p.get_source().node.id] for p in node.in_ports()]  # type: ignore[union-attr]
+        inputs = [values[_source(port).node.id] for port in node.in_ports()]
         values[node.id] = np.asarray(node.op.evaluate(inputs)[0])
-    (result,) = [r for r in graph.results() if r.in_port(0).get_source().data.names == ["y"]]  # type: ignore[union-attr]
-    return values[result.in_port(0).get_source().node.id]  # type: ignore[union-attr]
+    (result,) = [r for r in graph.results() if _source(r.in_port(0)).data.names == ["y"]]
+    return values[_source(result.in_port(0)).node.id]
+
+
+def _source(port: InPort) -> OutPort:
+    source = port.get_source()
+    assert source is not None
+    return source
 
 
 def prepared(rgb: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv import Graph, Op, OutPort, Rewriter, Transform, TransformContext
 from irconv_opset import Gather, Multiply, Subtract
 
 from irconv_prep.fold_into_convolution import find_site, fold, input_order_mean
@@ -50,10 +50,10 @@ class ApplyPreprocessing(Transform):
         return rw.modified
 
 
-def _after_input(rw: Rewriter, prep: InputPrep, op: object, operand: OutPort | None, suffix: str) -> None:
+def _after_input(rw: Rewriter, prep: InputPrep, op: Op, operand: OutPort | None, suffix: str) -> None:
     port = prep.node.out_port(0)
     extra = [operand] if operand is not None else []
-    rw.insert_after(port, op, extra, name=f"{prep.node.name}/{suffix}", move_names=False)  # type: ignore[arg-type]
+    rw.insert_after(port, op, extra, name=f"{prep.node.name}/{suffix}", move_names=False)
 
 
 def _insert_ops(rw: Rewriter, prep: InputPrep) -> None:

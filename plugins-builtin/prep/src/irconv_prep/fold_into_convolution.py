@@ -40,8 +40,7 @@ def find_site(prep: InputPrep) -> FoldSite | None:
     node, index = consumer
     axis = prep.axis
     if isinstance(node.op, Transpose) and index == 0:
-        order = node.in_port(1).get_source()
-        order_value = order.data.value if order is not None else None
+        order_value = node.in_port(1).constant(shape_derived=False)
         # A scalar scale (no axis) passes any transpose; per-channel values need it to move
         # their axis to the convolution's channel dim.
         if order_value is None or (axis is not None and (len(order_value) < 2 or int(order_value[1]) != axis)):
@@ -53,8 +52,7 @@ def find_site(prep: InputPrep) -> FoldSite | None:
         axis = None if axis is None else 1
     if not isinstance(node.op, Convolution) or index != 0 or (axis not in (None, 1)):
         return None
-    source = node.in_port(1).get_source()
-    weights = source.data.value if source is not None else None  # a Const, or folded later
+    weights = node.in_port(1).constant(shape_derived=False)  # a Const, or folded later
     if weights is None:
         return None
     channels = prep.channels
@@ -74,10 +72,9 @@ def _only_consumer(port: OutPort) -> tuple[Node, int] | None:
 def pads_nothing(conv: Node) -> bool:
     op = conv.op
     assert isinstance(op, Convolution)
-    auto_pad = str(getattr(op.auto_pad, "value", op.auto_pad))
-    if auto_pad == "valid":
+    if op.auto_pad == "valid":
         return True
-    if auto_pad in ("same_upper", "same_lower"):
+    if op.auto_pad in ("same_upper", "same_lower"):
         return False
     return not any(op.pads_begin) and not any(op.pads_end)
 
@@ -133,8 +130,7 @@ def _bias_add(conv: Node, count: int, out_rank: int) -> tuple[Node, int, np.ndar
     if len(destinations) != 1 or conv.out_port(0).data.names or not isinstance(destinations[0].node.op, Add):
         return None
     add = destinations[0].node
-    other = add.in_port(1 - destinations[0].idx).get_source()
-    value = other.data.value if other is not None else None
+    value = add.in_port(1 - destinations[0].idx).constant(shape_derived=False)
     if value is None:
         return None
     offset = out_rank - value.ndim

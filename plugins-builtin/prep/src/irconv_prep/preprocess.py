@@ -15,7 +15,7 @@ from irconv import ConversionOptions, Graph, Node, UserError
 
 from irconv_prep.inputs import by_input, channel_axis, input_layouts, input_name, parameter_op
 from irconv_prep.options import MEAN_VALUES, REVERSE_INPUT_CHANNELS, SCALE, SCALE_VALUES
-from irconv_prep.specs import parse_per_input
+from irconv_prep.specs import LayoutSpec, parse_per_input
 
 
 @dataclass
@@ -108,12 +108,12 @@ def _check_count(node: Node, axis: int, count: int, flag: str) -> None:
         )
 
 
-def _reversible(node: Node, plan: InputPrep, layout: object, framework: str) -> bool:
+def _reversible(node: Node, plan: InputPrep, layout: LayoutSpec | None, framework: str) -> bool:
     """Whether the input is a 3-channel image (only those are reversed)."""
     shape = parameter_op(node).shape
     if plan.axis is None:
         try:
-            plan.axis = channel_axis(node, layout, 3, framework, "--reverse-input-channels")  # type: ignore[arg-type]
+            plan.axis = channel_axis(node, layout, 3, framework, "--reverse-input-channels")
         except UserError:
             return False
     return shape is not None and shape[plan.axis] == 3 and plan.channels in (None, 3)
