@@ -217,3 +217,28 @@ def test_an_undeclared_produced_op_fails_the_plugin():
 def test_produces_takes_op_classes():
     with pytest.raises(PluginError, match="produces= takes Op classes"):
         extractor("toy", "Thing", lambda node, ctx: Relu(), produces=[int])
+
+
+class OnlyWhenAsked(Transform):
+    """Removes nothing, but says it changed the graph, when ``test.enabled`` is on."""
+
+    id = "test.only_when_asked"
+
+    def condition(self, graph, ctx):
+        return bool(ctx.options.plugin_values.get("test.enabled", False))
+
+    def apply(self, graph, ctx):
+        return True
+
+
+def test_the_test_kit_asks_a_transforms_condition_first():
+    from irconv.testing import run_transform
+
+    def graph():
+        g = Graph("g", "toy")
+        x = g.add_node(Parameter((1, 4)), "x")
+        g.add_node(Result(), "out", [x.out_port(0)])
+        return g
+
+    assert run_transform(graph(), OnlyWhenAsked()) is False
+    assert run_transform(graph(), OnlyWhenAsked(), **{"test.enabled": True}) is True

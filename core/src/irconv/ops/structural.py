@@ -59,12 +59,17 @@ class Parameter(Op):
 
 @dataclass(eq=False)
 class Const(Op):
-    """A constant tensor. The emitter writes its bytes into the ``.bin``."""
+    """A constant tensor. The emitter writes its bytes into the ``.bin``.
+
+    ``keep_precision`` keeps an f32 constant in f32 when the IR is compressed to f16 (a
+    scale or an epsilon whose f16 rounding would matter): ``Const(value, keep_precision=True)``.
+    """
 
     type = "Const"
     version = 1
 
     value: np.ndarray = attr(factory=lambda: np.zeros((), np.float32), emit=False)
+    keep_precision: bool = attr(False, emit=False)
 
     def ir_attributes(self) -> dict[str, str]:
         # element_type/shape/offset/size depend on where the bytes land: the emitter adds them.

@@ -28,10 +28,21 @@ from irconv.testing.compare import assert_graphs_equal, graph_signature
 __all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "infer_graph", "run_transform"]
 
 
-def run_transform(graph: Graph, transform: Transform, options: ConversionOptions | None = None) -> bool:
-    """Infer the graph, apply one transform, re-infer what it touched; returns "changed"."""
+def run_transform(
+    graph: Graph, transform: Transform, options: ConversionOptions | None = None, **option_values: Any
+) -> bool:
+    """Infer the graph, apply one transform as the pipeline does (not at all when its
+    ``condition`` says no), re-infer what it touched; returns "changed".
+
+    Plugin option values are given by option name, as ``irconv convert --option`` takes
+    them: ``run_transform(graph, LowerSwish(), **{"example.lower_swish": True})``, or in
+    ``options`` (``ConversionOptions().with_values(...)``).
+    """
     infer_graph(graph)
-    ctx = TransformContext(options or ConversionOptions(), Registry())
+    opts = (options or ConversionOptions()).with_values(**option_values)
+    ctx = TransformContext(opts, Registry())
+    if not transform.condition(graph, ctx):
+        return False
     changed = transform.apply(graph, ctx)
     reinfer(graph)
     return bool(changed)

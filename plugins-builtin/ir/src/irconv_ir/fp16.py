@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv.graph import Graph, Node
+from irconv.ops import Const
 
 from irconv_ir.blobs import Encoding
 
@@ -106,9 +107,12 @@ def shape_constants(graph: Graph) -> set[int]:
 
 
 def should_compress(node: Node, keep: set[int]) -> bool:
-    """True for an f32 Const feeding only float data (not in ``keep``, see :func:`shape_constants`)."""
-    value = node.op.stored  # type: ignore[attr-defined]  # a DeferredConst stays uncomputed
-    if value.dtype != np.float32 or node.id in keep:
+    """True for an f32 Const feeding only float data (not in ``keep``, see :func:`shape_constants`,
+    nor asking to keep its precision)."""
+    const = node.op
+    assert isinstance(const, Const)
+    value = const.stored  # a DeferredConst stays uncomputed
+    if value.dtype != np.float32 or node.id in keep or const.keep_precision:
         return False
     users = node.out_port(0).get_destinations()
     # a constant that is itself a model output, or only measured by ShapeOf, keeps its type
