@@ -7,6 +7,7 @@ from irconv import ExtractContext
 from irconv.frontend import i64
 from irconv.graph import OutPort
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 
 def opset(ctx: ExtractContext) -> int:
@@ -22,18 +23,18 @@ def et_of_onnx(code: int, where: str) -> ElementType:
 
 def axes_mask(ctx: ExtractContext, axes: OutPort, rank: int) -> OutPort:
     """An i64 [rank] vector with 1 at the (possibly negative) ``axes`` and 0 elsewhere."""
-    from irconv_opset import Broadcast, Convert, FloorMod, ScatterElementsUpdate, ShapeOf
+    from irconv_opset import Broadcast, Convert, FloorMod, ScatterElementsUpdate
 
     axes = ctx.op(Convert(destination_type=ElementType.i64), axes, suffix="axes_i64")
     axes = ctx.op(FloorMod(), axes, i64(ctx, rank), suffix="axes_norm")
-    ones = ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), axes, suffix="axes_count"), suffix="ones")
+    ones = ctx.op(Broadcast(), i64(ctx, 1), shape_of(ctx, axes, "axes_count"), suffix="ones")
     return ctx.op(ScatterElementsUpdate(), i64(ctx, np.zeros(rank, np.int64)), axes, ones, i64(ctx, 0),
                   suffix="axes_mask")
 
 
 def unsqueeze_dynamic_axes(ctx: ExtractContext, x: OutPort, axes: OutPort, rank: int, count: int) -> OutPort:
     """Unsqueeze by run-time axes as a Reshape whose target has a static length (rank + count)."""
-    from irconv_opset import CumSum, Equal, Gather, Maximum, Reshape, Select, ShapeOf, Subtract
+    from irconv_opset import CumSum, Equal, Gather, Maximum, Reshape, Select, Subtract
 
     out_rank = rank + count
     is_new = axes_mask(ctx, axes, out_rank)
@@ -41,7 +42,7 @@ def unsqueeze_dynamic_axes(ctx: ExtractContext, x: OutPort, axes: OutPort, rank:
     source = ctx.op(Subtract(), ctx.op(CumSum(), kept, i64(ctx, 0), suffix="kept_cumsum"), i64(ctx, 1),
                     suffix="source_dim")
     source = ctx.op(Maximum(), source, i64(ctx, 0), suffix="source_dim_clamped")
-    dims = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix="shape"), source, i64(ctx, 0), suffix="dims")
+    dims = ctx.op(Gather(), shape_of(ctx, x), source, i64(ctx, 0), suffix="dims")
     target = ctx.op(Select(), ctx.op(Equal(), is_new, i64(ctx, 1), suffix="is_new"), i64(ctx, 1), dims,
                     suffix="target")
     return ctx.op(Reshape(special_zero=False), x, target)
@@ -49,12 +50,12 @@ def unsqueeze_dynamic_axes(ctx: ExtractContext, x: OutPort, axes: OutPort, rank:
 
 def drop_dynamic_axes(ctx: ExtractContext, kept_dims: OutPort, axes: OutPort, rank: int, count: int) -> OutPort:
     """Reshape a keep_dims result to drop run-time ``axes`` (target length rank - count is static)."""
-    from irconv_opset import Add, Gather, Multiply, Reshape, ShapeOf, TopK
+    from irconv_opset import Add, Gather, Multiply, Reshape, TopK
 
     mask = axes_mask(ctx, axes, rank)
     keys = ctx.op(Add(), i64(ctx, np.arange(rank, dtype=np.int64)), ctx.op(Multiply(), mask, i64(ctx, rank)),
                   suffix="keys")
     top = ctx.add(TopK(axis=0, mode="min", sort="value", index_element_type=ElementType.i64),
                   [keys, i64(ctx, rank - count)], "kept_axes")
-    dims = ctx.op(Gather(), ctx.op(ShapeOf(), kept_dims, suffix="shape"), top.out_port(1), i64(ctx, 0), suffix="dims")
+    dims = ctx.op(Gather(), shape_of(ctx, kept_dims), top.out_port(1), i64(ctx, 0), suffix="dims")
     return ctx.op(Reshape(special_zero=False), kept_dims, dims)

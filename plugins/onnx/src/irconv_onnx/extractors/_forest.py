@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, i64
+from irconv.frontend import const_like, i64, numpy_dtype
 from irconv.graph import OutPort
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 #: Branch modes, numbered as in TreeEnsemble's ``nodes_modes``.
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
@@ -123,7 +124,7 @@ def _reached(ctx: ExtractContext, x: OutPort, forest: Forest, paths: list[tuple[
         for step, (branch, wanted) in enumerate(path):
             index[row, step], outcome[row, step], padding[row, step] = branch, wanted, False
     if not forest.branches:  # every tree is a single leaf
-        rows = ctx.op(o.Gather(), ctx.op(o.ShapeOf(), x, suffix="shape"), i64(ctx, [0]), i64(ctx, 0), suffix="rows")
+        rows = ctx.op(o.Gather(), shape_of(ctx, x), i64(ctx, [0]), i64(ctx, 0), suffix="rows")
         shape = ctx.op(o.Concat(axis=0), rows, i64(ctx, [len(paths)]), suffix="reached_shape")
         return ctx.op(o.Broadcast(), ctx.const(np.array(True), suffix="true"), shape, suffix="reached")
     cond = _conditions(ctx, x, forest.branches)
@@ -139,7 +140,7 @@ def lower_forest(ctx: ExtractContext, x: OutPort, forest: Forest) -> OutPort:
 
     paths = _paths(forest)
     reached = _reached(ctx, x, forest, paths)
-    dtype = np.dtype(np.float32) if x.data.element_type is ElementType.dynamic else x.data.element_type.numpy
+    dtype = numpy_dtype(x.data.element_type)
     if forest.aggregate in ("sum", "average"):
         scale = 1.0 / len(forest.roots) if forest.aggregate == "average" else 1.0
         weights = np.zeros((len(paths), forest.targets), np.float64)

@@ -22,6 +22,7 @@ from irconv.frontend import i64
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Op, Parameter, Result
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 Make = Callable[..., OutPort]
 
@@ -104,7 +105,7 @@ def peephole_direction(ctx: ExtractContext, x: OutPort, weights: tuple[OutPort, 
     from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
     et = x.data.element_type if x.data.element_type is not ElementType.dynamic else ElementType.f32
-    steps = ctx.op(o.Squeeze(), ctx.op(o.Gather(), ctx.op(o.ShapeOf(), x, suffix=f"{suffix}_shape"), i64(ctx, [0]),
+    steps = ctx.op(o.Squeeze(), ctx.op(o.Gather(), shape_of(ctx, x, f"{suffix}_shape"), i64(ctx, [0]),
                                        i64(ctx, 0), suffix=f"{suffix}_steps1"), i64(ctx, [0]), suffix=f"{suffix}_steps")
     times = ctx.op(o.Range(output_type=ElementType.i64), i64(ctx, 0), steps, i64(ctx, 1), suffix=f"{suffix}_times")
     walk = SliceSpec(axis=0, start=-1, stride=-1, part_size=1, end=0) if reverse else SliceSpec(axis=0)

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import numpy_dtype, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.types import ElementType
 
 Extract = Callable[[Node, ExtractContext], Any]
 
@@ -44,21 +44,14 @@ HANDLED: Default | None = None
 Defaults = Mapping[int, "Default | None"]
 
 
-def _dtype_of(ctx: ExtractContext, idx: int) -> np.dtype:
-    et = ctx.input_type(idx)
-    if et is ElementType.dynamic or et is ElementType.bf16:
-        return np.dtype(np.float32)
-    return np.dtype(et.numpy)
-
-
 def scalar_like(value: float, of: int = 0) -> Default:
     """A scalar ``value`` of input ``of``'s element type (0 for a pad value)."""
     return Default(f"{value} of input {of}'s type",
-                   lambda ctx: ctx.const(np.asarray(value, _dtype_of(ctx, of)), suffix="default"))
+                   lambda ctx: typed(ctx, value, ctx.input_type(of), suffix="default"))
 
 
 def _limit(ctx: ExtractContext, of: int, lowest: bool) -> OutPort:
-    dtype = _dtype_of(ctx, of)
+    dtype = numpy_dtype(ctx.input_type(of))
     info: Any = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
     return ctx.const(np.asarray(info.min if lowest else info.max, dtype), suffix="lowest" if lowest else "highest")
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, require_rank
+from irconv.frontend import extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 from irconv_onnx.extractors._common import et_of_onnx, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
@@ -34,7 +35,7 @@ def _float_const(ctx: ExtractContext, value: float, et: ElementType, suffix: str
     from irconv_opset import Convert
 
     if et in (ElementType.bf16, ElementType.dynamic) or not et.is_float:
-        const = ctx.const(np.asarray(value, np.float32), suffix=suffix)
+        const = f32(ctx, value, suffix)
         if et is ElementType.bf16:
             const = ctx.op(Convert(destination_type=ElementType.bf16), const, suffix=f"{suffix}_bf16")
         return const
@@ -43,25 +44,25 @@ def _float_const(ctx: ExtractContext, value: float, et: ElementType, suffix: str
 
 def _dims(ctx: ExtractContext, port: OutPort, axes: list[int], suffix: str) -> OutPort:
     """The sizes of ``port`` along ``axes`` as an i64 vector (a constant when static)."""
-    from irconv_opset import Gather, ShapeOf
+    from irconv_opset import Gather
 
     shape = port.data.shape
     if shape is not None and all(shape[a] is not None for a in axes):
         return i64(ctx, [shape[a] for a in axes], suffix)
     return ctx.op(
-        Gather(), ctx.op(ShapeOf(), port, suffix=f"{suffix}_shape"), i64(ctx, axes), i64(ctx, 0), suffix=suffix
+        Gather(), shape_of(ctx, port, f"{suffix}_shape"), i64(ctx, axes), i64(ctx, 0), suffix=suffix
     )
 
 
 def _dim_scalar(ctx: ExtractContext, port: OutPort, axis: int, suffix: str) -> OutPort:
     """The size of ``port`` along ``axis`` as an i64 scalar."""
-    from irconv_opset import Gather, ShapeOf
+    from irconv_opset import Gather
 
     shape = port.data.shape
     if shape is not None and shape[axis] is not None:
         return i64(ctx, shape[axis], suffix)
     return ctx.op(
-        Gather(), ctx.op(ShapeOf(), port, suffix=f"{suffix}_shape"), i64(ctx, axis), i64(ctx, 0), suffix=suffix
+        Gather(), shape_of(ctx, port, f"{suffix}_shape"), i64(ctx, axis), i64(ctx, 0), suffix=suffix
     )
 
 

@@ -7,7 +7,7 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
@@ -29,7 +29,7 @@ def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | lis
         trailing = rank_a - axis - rank_b
         b = ctx.input(1)
         if trailing > 0:
-            b = ctx.op(Unsqueeze(), b, ctx.const(np.arange(rank_b, rank_b + trailing, dtype=np.int64)),
+            b = ctx.op(Unsqueeze(), b, i64(ctx, np.arange(rank_b, rank_b + trailing)),
                        suffix="aligned")
         return [ctx.op(make(), ctx.input(0), b)]
     return make()

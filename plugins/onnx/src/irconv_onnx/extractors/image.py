@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, i64
+from irconv.frontend import const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 from irconv_onnx.extractors._common import opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults, constant
@@ -33,7 +34,7 @@ def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if mode not in ("nearest", "linear", "bilinear"):
         raise a.bad("mode", mode, "expected nearest or linear")
     if ctx.source_op.op_type == "Upsample" and opset(ctx) < 9:
-        scales = ctx.const(np.asarray(a.floats("scales"), np.float32), suffix="scales")
+        scales = f32(ctx, a.floats("scales"), "scales")
     else:
         scales = ctx.input(1)
     return [_interpolate(ctx, ctx.input(0), scales, False, None,
@@ -64,7 +65,7 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = i64(ctx, axes_attr, "axes") if axes_attr else None
     sizes_given = ctx.has_input(3) and not _is_empty(ctx, 3)
     if sizes_given and policy != "stretch":
-        target = _aspect_sizes(ctx, a, policy, axes_attr)
+        target = _aspect_sizes(ctx, policy, axes_attr)
         axes = i64(ctx, axes_attr, "axes") if axes_attr else None
         by_sizes = True
     elif sizes_given:
@@ -78,11 +79,11 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
                          antialias=bool(a.int("antialias", 0)), cube_coeff=a.float("cubic_coeff_a", -0.75))]
 
 
-def _aspect_sizes(ctx: ExtractContext, a: object, policy: str, axes: list[int] | None) -> OutPort:
+def _aspect_sizes(ctx: ExtractContext, policy: str, axes: list[int] | None) -> OutPort:
     """One scale for all axes (the smallest or largest sizes/input ratio), sizes rounded from it."""
-    from irconv_opset import Add, Convert, Divide, Floor, Gather, Multiply, ReduceMax, ReduceMin, ShapeOf
+    from irconv_opset import Add, Convert, Divide, Floor, Gather, Multiply, ReduceMax, ReduceMin
 
-    dims = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
+    dims = shape_of(ctx, ctx.input(0))
     if axes:
         dims = ctx.op(Gather(), dims, i64(ctx, axes), i64(ctx, 0), suffix="axis_dims")
     dims = ctx.op(Convert(destination_type=ElementType.f32), dims, suffix="dims_f32")
@@ -91,7 +92,7 @@ def _aspect_sizes(ctx: ExtractContext, a: object, policy: str, axes: list[int] |
     pick = ReduceMin if policy == "not_larger" else ReduceMax
     scale = ctx.op(pick(keep_dims=False), ratios, i64(ctx, [0]), suffix="scale")
     scaled = ctx.op(Multiply(), dims, scale, suffix="scaled")
-    rounded = ctx.op(Floor(), ctx.op(Add(), scaled, ctx.const(np.array(0.5, np.float32)), suffix="half_up"),
+    rounded = ctx.op(Floor(), ctx.op(Add(), scaled, f32(ctx, 0.5), suffix="half_up"),
                      suffix="rounded")
     return ctx.op(Convert(destination_type=ElementType.i64), rounded, suffix="sizes")
 

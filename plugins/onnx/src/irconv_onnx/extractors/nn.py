@@ -12,7 +12,7 @@ from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import axes_from
+from irconv_opset.build import axes_from, shape_of
 
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
@@ -51,12 +51,12 @@ def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> i
 
 def _grouped_weights(ctx: ExtractContext, weights: OutPort, group: int) -> OutPort:
     """[O, I/g, k...] -> [g, O/g, I/g, k...] (numpy when constant, else from ShapeOf)."""
-    from irconv_opset import Concat, Reshape, ShapeOf, Slice
+    from irconv_opset import Concat, Reshape, Slice
 
     value = weights.constant(shape_derived=False)
     if value is not None:
         return ctx.const(value.reshape((group, -1) + value.shape[1:]), suffix="weights")
-    shape = ctx.op(ShapeOf(), weights, suffix="weights_shape")
+    shape = shape_of(ctx, weights, "weights_shape")
     tail = ctx.op(Slice(), shape, i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]), i64(ctx, [1]),
                   i64(ctx, [0]), suffix="tail")
     target = ctx.op(Concat(axis=0), i64(ctx, [group, -1]), tail, suffix="grouped_shape")
@@ -163,7 +163,6 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
         ReduceProd,
         Reshape,
         ScatterElementsUpdate,
-        ShapeOf,
         Subtract,
     )
 
@@ -173,7 +172,7 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     strides = a.ints("strides", [1] * spatial)
     pads = a.ints("pads", [0] * 2 * spatial)
     x = ctx.input(0)
-    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     dims = ctx.op(Gather(), shape, i64(ctx, list(range(2 + spatial))), i64(ctx, 0), suffix="dims")
     grown = ctx.op(Multiply(), ctx.op(Add(), dims, i64(ctx, [0, 0] + [-1] * spatial), suffix="less_one"),
                    i64(ctx, [1, 1] + strides), suffix="strided")
@@ -246,7 +245,7 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     """AvgPool with dilations as window sums over window counts, both depthwise convolutions
     with a kernel of ones; needs static channels and spatial sizes (ceil_mode adds end padding
     that is never counted)."""
-    from irconv_opset import Broadcast, Divide, GroupConvolution, Pad, ShapeOf
+    from irconv_opset import Broadcast, Divide, GroupConvolution, Pad
 
     a = ctx.attrs
     shape = ctx.input_shape(0)
@@ -275,7 +274,7 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     end_all = i64(ctx, [0, 0, *(p + e for p, e in zip(w.pads_end, extra, strict=False))], "pad_end")
     padded = ctx.op(Pad(pad_mode="constant"), x, begin, end_all, zero, suffix="padded")
     total = ctx.op(conv, padded, weights, suffix="window_sum")
-    ones = ctx.op(Broadcast(), one, ctx.op(ShapeOf(), x, suffix="shape"), suffix="ones")
+    ones = ctx.op(Broadcast(), one, shape_of(ctx, x), suffix="ones")
     if a.int("count_include_pad", 0):
         ones = ctx.op(Pad(pad_mode="constant"), ones, begin, i64(ctx, [0, 0, *w.pads_end], "pad_end_explicit"), one,
                       suffix="ones_padded")
@@ -367,7 +366,7 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     permutation p, sign(p) * prod_i x[i, p(i)], gathered from the flattened matrix and summed."""
     from itertools import permutations
 
-    from irconv_opset import Concat, Gather, Multiply, ReduceSum, Reshape, ShapeOf, Slice, Split, Squeeze
+    from irconv_opset import Concat, Gather, Multiply, ReduceSum, Reshape, Slice, Split, Squeeze
 
     shape = ctx.input_shape(0)
     n = shape[-1] if shape is not None and len(shape) >= 2 and shape[-1] == shape[-2] else None
@@ -377,7 +376,7 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     index = np.array([[i * n + p[i] for i in range(n)] for p in perms], np.int64)
     signs = np.array([(-1) ** sum(p[i] > p[j] for i in range(n) for j in range(i + 1, n)) for p in perms])
     x = ctx.input(0)
-    batch = ctx.op(Slice(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [0]), i64(ctx, [-2]), i64(ctx, [1]),
+    batch = ctx.op(Slice(), shape_of(ctx, x), i64(ctx, [0]), i64(ctx, [-2]), i64(ctx, [1]),
                    i64(ctx, [0]), suffix="batch_dims")
     target = ctx.op(Concat(axis=0), batch, i64(ctx, [n * n]), suffix="flat_shape")
     flat = ctx.op(Reshape(special_zero=False), x, target, suffix="flat")

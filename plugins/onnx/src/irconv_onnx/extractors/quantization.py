@@ -8,7 +8,7 @@ from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import all_axes
+from irconv_opset.build import all_axes, shape_of
 
 from irconv_onnx.extractors._common import et_of_onnx
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
@@ -37,7 +37,7 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     """Scale or zero point ``idx`` shaped to broadcast against the data (input 0): per tensor,
     per ``axis``, or blocked (``block_size`` > 0: the same rank as the data, each entry
     covering ``block_size`` consecutive elements along ``axis``)."""
-    from irconv_opset import Divide, Gather, Range, ShapeOf
+    from irconv_opset import Divide, Gather, Range
 
     block = ctx.attrs.int("block_size", 0)
     if not block:
@@ -46,7 +46,7 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     if rank is None:
         raise ctx.attrs.bad("block_size", block, "blocked quantization needs the data rank")
     axis %= rank
-    length = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(0), suffix="shape"), i64(ctx, axis), i64(ctx, 0),
+    length = ctx.op(Gather(), shape_of(ctx, ctx.input(0)), i64(ctx, axis), i64(ctx, 0),
                     suffix="length")
     positions = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length, i64(ctx, 1), suffix="positions")
     blocks = ctx.op(Divide(m_pythondiv=True), positions, i64(ctx, block), suffix="blocks")

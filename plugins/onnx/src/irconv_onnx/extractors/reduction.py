@@ -7,11 +7,11 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64
+from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import all_axes
+from irconv_opset.build import all_axes, shape_of
 
 from irconv_onnx.extractors._common import drop_dynamic_axes, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
@@ -63,19 +63,19 @@ def _reduces_nothing(ctx: ExtractContext) -> bool:
 
 def _identity_fill(ctx: ExtractContext, like: OutPort, is_max: bool) -> OutPort:
     """The max (min) over nothing is the identity of max (min): -inf (+inf), or the integer extreme."""
-    from irconv_opset import Broadcast, ShapeOf
+    from irconv_opset import Broadcast
 
     et = like.data.element_type
     if et is ElementType.boolean:  # max of nothing is false (any), min of nothing is true (all)
         value, dtype = not is_max, np.bool_
     elif et.is_float:
         value = -np.inf if is_max else np.inf
-        dtype = et.numpy if et is not ElementType.bf16 else np.float32
+        dtype = numpy_dtype(et)
     else:
         info = np.iinfo(et.numpy)
         value, dtype = (info.min if is_max else info.max), et.numpy
     fill = ctx.const(np.asarray(value, dtype), suffix="identity")
-    return ctx.op(Broadcast(), fill, ctx.op(ShapeOf(), like, suffix="reduced_shape"), suffix="empty_reduction")
+    return ctx.op(Broadcast(), fill, shape_of(ctx, like, "reduced_shape"), suffix="empty_reduction")
 
 
 def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
@@ -135,7 +135,7 @@ def _sum_square(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> O
 
 def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
-    from irconv_opset import Gather, ShapeOf, Slice, Squeeze, Subtract, TopK
+    from irconv_opset import Gather, Slice, Squeeze, Subtract, TopK
 
     a = ctx.attrs
     axis = a.int("axis", 0)
@@ -149,7 +149,7 @@ def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
                   [x, i64(ctx, 1)], "topk")
     index = top.out_port(1)
     if last:
-        dim = ctx.op(Gather(), ctx.op(ShapeOf(), ctx.input(0), suffix="shape"), i64(ctx, [axis]), i64(ctx, 0),
+        dim = ctx.op(Gather(), shape_of(ctx, ctx.input(0)), i64(ctx, [axis]), i64(ctx, 0),
                      suffix="dim")
         last_index = ctx.op(Subtract(), dim, i64(ctx, [1]), suffix="last")
         index = ctx.op(Subtract(), last_index, index, suffix="unflip")

@@ -16,6 +16,7 @@ from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset.build import shape_of
 
 from irconv_onnx.extractors._optional import HANDLED, Default, WithDefaults, computed
 
@@ -71,7 +72,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     if layout == 0:
         x = ctx.op(o.Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
-    shape = ctx.op(o.ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     batch = ctx.op(o.Gather(), shape, i64(ctx, [0]), i64(ctx, 0), suffix="batch")
     steps = ctx.op(o.Gather(), shape, i64(ctx, [1]), i64(ctx, 0), suffix="steps")
 
@@ -133,7 +134,7 @@ def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: AttributeReader, hi
     directions = 2 if direction == "bidirectional" else 1
     activations = _activations(a, "LSTM", directions)
     x = ctx.input(0) if layout == 0 else ctx.op(o.Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="seq_first")
-    shape = ctx.op(o.ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     steps, batch = (ctx.op(o.Gather(), shape, i64(ctx, [k]), i64(ctx, 0), suffix=n) for k, n in ((0, "steps"), (1, "batch")))
 
     def lengths(d: int) -> OutPort:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, i64, normalize_axis
+from irconv.frontend import const_like, extractor, f32, i64, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import rank_of
+from irconv_opset.build import rank_of, shape_of
 
 from irconv_onnx.extractors._common import opset, unsqueeze_dynamic_axes
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults, computed, constant
@@ -79,9 +79,9 @@ def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _ceil_split_lengths(ctx: ExtractContext, x: OutPort, axis: int, count: int) -> OutPort:
     """[c, ..., c, dim - c*(count-1)] with c = ceil(dim / count), from ShapeOf."""
-    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, Reshape, ShapeOf, Subtract
+    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, Reshape, Subtract
 
-    dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix="shape"), i64(ctx, [axis]), i64(ctx, 0), suffix="dim_any")
+    dim = ctx.op(Gather(), shape_of(ctx, x), i64(ctx, [axis]), i64(ctx, 0), suffix="dim_any")
     dim = ctx.op(Reshape(special_zero=False), dim, i64(ctx, [1]), suffix="dim")  # a static [1] even at dynamic rank
     chunk = ctx.op(Divide(m_pythondiv=True), ctx.op(Add(), dim, i64(ctx, [count - 1])), i64(ctx, [count]),
                    suffix="chunk")
@@ -159,12 +159,12 @@ def _tile(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """Tile; with run-time repeats (which the CPU plugin gets wrong) a Broadcast instead:
     ``[d0, d1, ...]`` viewed as ``[1, d0, 1, d1, ...]``, broadcast to ``[r0, d0, r1, d1, ...]``
     and merged back to ``[r0 * d0, r1 * d1, ...]``."""
-    from irconv_opset import Broadcast, Concat, Convert, Multiply, Reshape, ShapeOf, Tile, Unsqueeze
+    from irconv_opset import Broadcast, Concat, Convert, Multiply, Reshape, Tile, Unsqueeze
 
     rank = ctx.input_rank(0)
     if ctx.input_value(1) is not None or rank is None:
         return Tile()
-    shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
+    shape = shape_of(ctx, ctx.input(0))
     repeats = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="repeats")
 
     def interleave(outer: OutPort, name: str) -> OutPort:
@@ -224,7 +224,7 @@ def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _wrap_pad(ctx: ExtractContext) -> OutPort:
     """Pad mode=wrap: per padded axis, gather positions ``-begin .. dim + end`` modulo ``dim``
     (negative pads crop); pads may be run-time values, the rank must be known."""
-    from irconv_opset import Add, Convert, FloorMod, Gather, Negative, Range, ShapeOf
+    from irconv_opset import Add, Convert, FloorMod, Gather, Negative, Range
 
     a = ctx.attrs
     rank = ctx.input_rank(0)
@@ -247,7 +247,7 @@ def _wrap_pad(ctx: ExtractContext) -> OutPort:
             assert runtime is not None
             begin = ctx.op(Gather(), runtime, i64(ctx, i), i64(ctx, 0), suffix=f"begin{axis}")
             end = ctx.op(Gather(), runtime, i64(ctx, len(axes) + i), i64(ctx, 0), suffix=f"end{axis}")
-        dim = ctx.op(Gather(), ctx.op(ShapeOf(), x, suffix=f"shape{axis}"), i64(ctx, axis), i64(ctx, 0),
+        dim = ctx.op(Gather(), shape_of(ctx, x, f"shape{axis}"), i64(ctx, axis), i64(ctx, 0),
                      suffix=f"dim{axis}")
         positions = ctx.op(Range(output_type=ElementType.i64), ctx.op(Negative(), begin, suffix=f"first{axis}"),
                            ctx.op(Add(), dim, end, suffix=f"stop{axis}"), i64(ctx, 1), suffix=f"positions{axis}")
@@ -311,7 +311,7 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     Unknown shapes (inside If bodies) keep the plain op: a cut to run-time extents would
     hide from OpenVINO the static dims it otherwise merges from the data, which later
     shape-dependent ops (a Squeeze without axes) need."""
-    from irconv_opset import GatherElements, Pad, Select, ShapeOf, Slice, Subtract
+    from irconv_opset import GatherElements, Pad, Select, Slice, Subtract
 
     axis = ctx.attrs.int("axis", 0)
     op = GatherElements(axis=axis)
@@ -323,8 +323,8 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     if all(d == i for k, (d, i) in enumerate(zip(data, indices, strict=True)) if k != axis):
         return op  # equal, or the same unknown extent (one symbolic dim, as exporters write it)
     on_axis = ctx.const(np.arange(rank) == axis, suffix="on_axis")
-    indices_shape = ctx.op(ShapeOf(), ctx.input(1), suffix="indices_shape")
-    missing = ctx.op(Subtract(), ctx.op(ShapeOf(), ctx.input(0), suffix="data_shape"), indices_shape, suffix="missing")
+    indices_shape = shape_of(ctx, ctx.input(1), "indices_shape")
+    missing = ctx.op(Subtract(), shape_of(ctx, ctx.input(0), "data_shape"), indices_shape, suffix="missing")
     zeros = i64(ctx, np.zeros(rank, np.int64), "zeros")
     pads_end = ctx.op(Select(), on_axis, zeros, missing, suffix="pads_end")
     padded = ctx.op(Pad(), ctx.input(1), zeros, pads_end, suffix="indices_padded")
@@ -514,7 +514,6 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
         LessEqual,
         Range,
         Select,
-        ShapeOf,
         Subtract,
         Unsqueeze,
     )
@@ -524,7 +523,7 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.input_shape(0)
     if shape is not None and 0 in shape:
         return [x]  # nothing to mask in an empty tensor (and the CPU plugin fails on empty Range/Select)
-    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
     cols = ctx.op(Gather(), shape, i64(ctx, -1), i64(ctx, 0), suffix="cols")
     row = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rows, i64(ctx, 1), suffix="row")
@@ -538,18 +537,18 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Ones where col - row == k, from ShapeOf ranges."""
-    from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, ShapeOf, Subtract, Unsqueeze
+    from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, Subtract, Unsqueeze
 
     a = ctx.attrs
     x = ctx.input(0)
-    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     rows = ctx.op(Gather(), shape, i64(ctx, 0), i64(ctx, 0), suffix="rows")
     cols = ctx.op(Gather(), shape, i64(ctx, 1), i64(ctx, 0), suffix="cols")
     row = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), rows, i64(ctx, 1), suffix="row")
     col = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), cols, i64(ctx, 1), suffix="col")
     diff = ctx.op(Subtract(), col, ctx.op(Unsqueeze(), row, i64(ctx, [1])), suffix="diff")
     on_diagonal = ctx.op(Equal(), diff, i64(ctx, a.int("k", 0), "k"), suffix="diagonal")
-    ones = ctx.op(Select(), on_diagonal, ctx.const(np.array(1, np.float32)), ctx.const(np.array(0, np.float32)),
+    ones = ctx.op(Select(), on_diagonal, f32(ctx, 1), f32(ctx, 0),
                   suffix="ones")
     if "dtype" in a:
         from irconv_onnx.extractors._common import et_of_onnx
@@ -593,7 +592,7 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TensorScatter-24: the update written into the cache along ``axis`` from each batch
     entry's write index (modulo the cache length in circular mode), as ScatterElementsUpdate
     with per-element positions write_index[b] + i."""
-    from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate, ShapeOf
+    from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate
 
     a = ctx.attrs
     mode = a.str("mode", "linear")
@@ -604,7 +603,7 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise a.bad("axis", a.int("axis", -2), "TensorScatter needs the cache rank")
     axis = a.int("axis", -2) % rank
     cache, update = ctx.input(0), ctx.input(1)
-    update_shape = ctx.op(ShapeOf(), update, suffix="update_shape")
+    update_shape = shape_of(ctx, update, "update_shape")
     length = ctx.op(Gather(), update_shape, i64(ctx, axis), i64(ctx, 0), suffix="length")
     along = [1] * rank
     along[axis] = -1
@@ -619,7 +618,7 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
                                                             suffix="write_i64"), i64(ctx, per_batch), suffix="starts")
         positions = ctx.op(Add(), starts, steps, suffix="positions")
     if mode == "circular":
-        size = ctx.op(Gather(), ctx.op(ShapeOf(), cache, suffix="cache_shape"), i64(ctx, axis), i64(ctx, 0),
+        size = ctx.op(Gather(), shape_of(ctx, cache, "cache_shape"), i64(ctx, axis), i64(ctx, 0),
                       suffix="max_length")
         positions = ctx.op(FloorMod(), positions, size, suffix="wrapped")
     indices = ctx.op(Broadcast(), positions, update_shape, suffix="indices")

@@ -14,6 +14,7 @@ from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
+from irconv_opset.build import shape_of
 
 from irconv_onnx.extractors._common import et_of_onnx, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
@@ -85,9 +86,9 @@ def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
     """A real [..., 1] signal as complex [..., 2] with a zero imaginary part."""
-    from irconv_opset import Broadcast, Concat, ShapeOf
+    from irconv_opset import Broadcast, Concat
 
-    zeros = ctx.op(Broadcast(), const_like(ctx, 0, x, "zero"), ctx.op(ShapeOf(), x, suffix="shape"),
+    zeros = ctx.op(Broadcast(), const_like(ctx, 0, x, "zero"), shape_of(ctx, x),
                    suffix="imaginary")
     return ctx.op(Concat(axis=-1), x, zeros, suffix="complex")
 
@@ -95,10 +96,10 @@ def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
 def _rfft_at_runtime_axis(ctx: ExtractContext, x: OutPort, shape: tuple[int | None, ...], axes: OutPort,
                           size: list[OutPort]) -> OutPort:
     """The first n // 2 + 1 bins of the full DFT (OpenVINO's RDFT needs constant axes)."""
-    from irconv_opset import DFT, Add, Divide, Gather, ShapeOf, Slice
+    from irconv_opset import DFT, Add, Divide, Gather, Slice
 
     full = _real_symmetry(ctx, ctx.op(DFT(), _complex(ctx, x), axes, *size, suffix="dft"), shape, None)
-    n = ctx.op(Gather(), ctx.op(ShapeOf(), full, suffix="spectrum_shape"), axes, i64(ctx, 0), suffix="n")
+    n = ctx.op(Gather(), shape_of(ctx, full, "spectrum_shape"), axes, i64(ctx, 0), suffix="n")
     half = ctx.op(Add(), ctx.op(Divide(m_pythondiv=True), n, i64(ctx, [2]), suffix="half_n"), i64(ctx, [1]),
                   suffix="bins")
     return ctx.op(Slice(), full, i64(ctx, [0]), half, i64(ctx, [1]), axes)
@@ -149,7 +150,7 @@ def _symmetry_mask(mask_shape: list[int], axis: int) -> np.ndarray:
 
 def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """STFT-17 on real signals [batch, length, 1]: OpenVINO STFT-15 (one-sided only)."""
-    from irconv_opset import STFT, Broadcast, Reshape, ShapeOf, Squeeze
+    from irconv_opset import STFT, Broadcast, Reshape, Squeeze
 
     a = ctx.attrs
     if not a.int("onesided", 1):
@@ -163,7 +164,7 @@ def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.has_input(3):
         size = ctx.op(Reshape(special_zero=False), ctx.input(3), i64(ctx, [], "scalar"), suffix="frame_length")
     elif ctx.has_input(2):
-        size = ctx.op(Squeeze(), ctx.op(ShapeOf(), ctx.input(2), suffix="window_shape"), i64(ctx, [0]),
+        size = ctx.op(Squeeze(), shape_of(ctx, ctx.input(2), "window_shape"), i64(ctx, [0]),
                       suffix="frame_length")
     else:
         raise a.bad("frame_length", None, "STFT needs a window or a frame_length")
@@ -206,7 +207,7 @@ def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return ctx.op(o.Reshape(special_zero=False), port, i64(ctx, []), suffix=name)
 
     def f(value: float) -> OutPort:
-        return ctx.const(np.float32(value), suffix="c")
+        return f32(ctx, value, "c")
 
     def mel(hertz: OutPort, name: str) -> OutPort:  # 2595 * log10(1 + hz / 700)
         ratio = ctx.op(o.Add(), f(1), ctx.op(o.Divide(), hertz, f(700), suffix=f"{name}_ratio"), suffix=f"{name}_1p")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64
+from irconv.frontend import extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
@@ -88,9 +88,9 @@ def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if mode == "TF":
         return [total]
     if mode == "IDF":
-        present = ctx.op(Greater(), total, ctx.const(np.float32(0), suffix="zero"), suffix="present")
+        present = ctx.op(Greater(), total, f32(ctx, 0, "zero"), suffix="present")
         weight = weights if given.size else np.ones(size, np.float32)
-        return [ctx.op(Select(), present, ctx.const(weight, suffix="weights"), ctx.const(np.float32(0), suffix="none"))]
+        return [ctx.op(Select(), present, ctx.const(weight, suffix="weights"), f32(ctx, 0, "none"))]
     if mode == "TFIDF":
         return [ctx.op(Multiply(), total, ctx.const(weights, suffix="weights"))] if given.size else [total]
     raise a.bad("mode", mode, "expected TF, IDF or TFIDF")

@@ -7,12 +7,12 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor
+from irconv.frontend import const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import axes_from
+from irconv_opset.build import axes_from, shape_of
 
 from irconv_onnx.extractors._common import et_of_onnx, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults, highest, lowest
@@ -142,12 +142,12 @@ def _has_element(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inference: the data passes through; the mask is all true."""
-    from irconv_opset import Broadcast, ShapeOf
+    from irconv_opset import Broadcast
 
     x = ctx.input(0)
     if len(node.out_ports()) < 2:
         return [x]
-    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    shape = shape_of(ctx, x)
     mask = ctx.op(Broadcast(), ctx.const(np.array(True)), shape, suffix="mask")
     return [x, mask]
 
@@ -238,11 +238,11 @@ def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise a.bad("axis", axis, "Hardmax before opset 13 is supported on the last axis only")
     x = ctx.input(0)
     top = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i64, stable=True),
-                  [x, ctx.const(np.array(1, np.int64))], "argmax")
-    index = ctx.op(Squeeze(), top.out_port(1), ctx.const(np.array([axis], np.int64)), suffix="index")
-    depth = ctx.op(Gather(), ctx.op(ShapeOf(), x), ctx.const(np.array(axis, np.int64)),
-                   ctx.const(np.array(0, np.int64)), suffix="depth")
-    on, off = ctx.const(np.array(1, np.float32)), ctx.const(np.array(0, np.float32))
+                  [x, i64(ctx, 1)], "argmax")
+    index = ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis]), suffix="index")
+    depth = ctx.op(Gather(), ctx.op(ShapeOf(), x), i64(ctx, axis),
+                   i64(ctx, 0), suffix="depth")
+    on, off = f32(ctx, 1), f32(ctx, 0)
     hot = ctx.op(OneHot(axis=axis), index, depth, on, off, suffix="onehot")
     return [ctx.op(ConvertLike(), hot, x)]
 
