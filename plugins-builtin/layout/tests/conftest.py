@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from irconv import ConversionOptions
 from irconv.graph import Graph
 
 
@@ -46,8 +47,7 @@ def random_array() -> Callable[..., np.ndarray]:
     return rand
 
 
-def options(**kwargs: Any):  # type: ignore[no-untyped-def]
-    from irconv import ConversionOptions
+def options(**kwargs: Any) -> ConversionOptions:
     from irconv.plugins import OptionTable
     from irconv_layout.options import OPTIONS
 
@@ -58,5 +58,5 @@ def options(**kwargs: Any):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def make_options() -> Callable[..., Any]:
+def make_options() -> Callable[..., ConversionOptions]:
     return options

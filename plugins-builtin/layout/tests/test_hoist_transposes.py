@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.hoist_transposes import HoistTransposes
 from irconv_opset import Pad, ReLU, Transpose
@@ -21,7 +24,10 @@ def _padded(extra_user: bool = False) -> GraphBuilder:
     return b
 
 
-def test_transpose_moves_to_the_input(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_transpose_moves_to_the_input(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x = random_array(1, 4, 5, 3)
     (want,) = run_graph(_padded().graph, [x])
     b = _padded()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import Graph
 from irconv.testing import GraphBuilder, assert_graphs_equal, run_transform
 from irconv_layout.matmul_leading_dims import MatMulLeadingDims
 from irconv_layout.sink_transposes import SinkTransposes
@@ -28,7 +31,10 @@ def _dense_on_image(restore: tuple[int, ...] = (1, 4, 5, 6)) -> GraphBuilder:
     return b
 
 
-def test_dense_over_channels_leaves_no_transpose(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_dense_over_channels_leaves_no_transpose(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x = random_array(1, 3, 4, 5)
     (want,) = run_graph(_dense_on_image().graph, [x])
     b = _dense_on_image()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import ConversionOptions, Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.nchw_inputs import NchwInputs
 from irconv_layout.wrap_marked import WrapMarked
@@ -19,7 +22,11 @@ def _marked() -> GraphBuilder:
     return b
 
 
-def test_input_becomes_nchw(run_graph, random_array, make_options) -> None:  # type: ignore[no-untyped-def]
+def test_input_becomes_nchw(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+    make_options: Callable[..., ConversionOptions],
+) -> None:
     x = random_array(1, 6, 4, 3)
     (want,) = run_graph(_marked().graph, [x])
     b = _marked()
@@ -36,7 +43,7 @@ def test_input_becomes_nchw(run_graph, random_array, make_options) -> None:  # t
     np.testing.assert_allclose(got, want, atol=1e-6)
 
 
-def test_not_applied_without_the_option_or_marks(make_options) -> None:  # type: ignore[no-untyped-def]
+def test_not_applied_without_the_option_or_marks(make_options: Callable[..., ConversionOptions]) -> None:
     from irconv import TransformContext
     from irconv.plugins.registry import Registry
 

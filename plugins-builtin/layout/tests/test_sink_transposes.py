@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import ConversionOptions, Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.sink_transposes import SinkTransposes
 from irconv_opset import Add, Concat, Multiply, ReduceMean, ReLU, Reshape, Transpose
@@ -26,7 +29,10 @@ def _chain() -> GraphBuilder:
     return b
 
 
-def test_transposes_sink_and_cancel(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_transposes_sink_and_cancel(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x, z = random_array(1, 3, 4, 5), random_array(1, 3, 4, 5) + 2
     before = run_graph(_chain().graph, [x, z])
     b = _chain()
@@ -46,7 +52,7 @@ def test_transpose_before_reshape_stays() -> None:
     assert len(b.graph.by_type("Transpose")) == 1
 
 
-def test_disabled_by_option(make_options) -> None:  # type: ignore[no-untyped-def]
+def test_disabled_by_option(make_options: Callable[..., ConversionOptions]) -> None:
     b = _chain()
     transform = SinkTransposes()
     from irconv import TransformContext
@@ -73,7 +79,10 @@ def _sliced(shrink: bool) -> GraphBuilder:
     return b
 
 
-def test_through_strided_slice(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_through_strided_slice(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x = random_array(1, 3, 6, 5)
     (want,) = run_graph(_sliced(False).graph, [x])
     b = _sliced(False)
@@ -91,7 +100,10 @@ def test_strided_slice_with_shrink_stops() -> None:
     assert transpose.in_port(0).get_source().node.type == "Parameter"
 
 
-def test_shape_of_reads_the_untransposed_tensor(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_shape_of_reads_the_untransposed_tensor(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     from irconv_opset import ShapeOf
 
     def build() -> GraphBuilder:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.transpose_to_reshape import TransposeToReshape
 from irconv_opset import Transpose
@@ -15,7 +18,10 @@ def _graph(shape: tuple[int | None, ...]) -> GraphBuilder:
     return b
 
 
-def test_unit_dims_become_reshape(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_unit_dims_become_reshape(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x = random_array(2, 1, 1, 5)
     (want,) = run_graph(_graph((2, 1, 1, 5)).graph, [x])
     b = _graph((None, 1, 1, 5))

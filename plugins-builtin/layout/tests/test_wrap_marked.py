@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv_layout.options import WRAPPED_RANK as WRAPPED
 from irconv_layout.wrap_marked import WrapMarked
@@ -18,7 +21,10 @@ def _pool_graph(layout: str | None, shape: tuple[int, ...]) -> GraphBuilder:
     return b
 
 
-def test_marked_node_is_wrapped_and_matches_nchw(run_graph, random_array) -> None:  # type: ignore[no-untyped-def]
+def test_marked_node_is_wrapped_and_matches_nchw(
+    run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]],
+    random_array: Callable[..., np.ndarray],
+) -> None:
     x = random_array(1, 6, 4, 3)
     b = _pool_graph("NHWC", (1, 6, 4, 3))
     assert run_transform(b.graph, WrapMarked())
