@@ -30,12 +30,7 @@ def test_input_becomes_nchw(
     x = random_array(1, 6, 4, 3)
     (want,) = run_graph(_marked().graph, [x])
     b = _marked()
-    transform = NchwInputs()
-    from irconv import TransformContext
-    from irconv.plugins.registry import Registry
-
-    assert transform.condition(b.graph, TransformContext(make_options(layout_inputs="nchw"), Registry()))
-    assert run_transform(b.graph, transform)
+    assert run_transform(b.graph, NchwInputs(), make_options(layout_inputs="nchw"))
     (param,) = b.graph.parameters()
     assert param.out_port(0).data.get_shape() == (1, 3, 6, 4)
     assert "x" in param.out_port(0).data.names
