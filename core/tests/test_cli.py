@@ -24,12 +24,12 @@ def test_convert_prints_header_and_summary(tmp_path, toy_cli, capsys):
     assert out[-1].startswith(f"converted {model} (toy) -> {tmp_path / 'out.xml'}, {tmp_path / 'out.bin'}: 3 layers")
 
 
-def test_unsupported_ops_exit_2_with_one_message_and_no_output(tmp_path, toy_cli, capsys):
+def test_unsupported_ops_exit_5_with_one_message_and_no_output(tmp_path, toy_cli, capsys):
     model = tmp_path / "m.toy"
     model.write_text("input x 1,4\nop a Foo x\nop b Bar a\noutput y b\n")
     code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == 5
     assert "Foo" in err and "Bar" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.toy"]
 

@@ -140,7 +140,7 @@ def test_unsupported_op_report_names_the_providing_distribution(tmp_path, plugin
     assert "toy Foo x1: a" in message and "toy Bar" in message
     assert "Foo: provided by irconv-toy-contrib (pip install irconv-toy-contrib)" in message
     assert "Bar: provided" not in message
-    assert info.value.exit_code == 2
+    assert info.value.exit_code == 5
 
 
 def test_unsupported_op_report_without_hints_is_unchanged(tmp_path, plugin_host, register_plugin):

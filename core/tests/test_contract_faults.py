@@ -42,7 +42,7 @@ def _convert(tmp_path, op: str, capsys) -> tuple[int, str]:
 def test_an_extractor_bug_is_a_fault_of_its_plugin(tmp_path, monkeypatch, capsys):
     use_toy_host(monkeypatch, (Crashing(), "crashing"))
     code, err = _convert(tmp_path, "Buggy", capsys)
-    assert code == PluginFault.exit_code == 4
+    assert code == PluginFault.exit_code == 6
     assert "irconv-crashing 1 failed extracting node 'r' (toy Buggy" in err
     assert "KeyError" in err and "please report it to its authors" in err
     assert len(err.strip().splitlines()) == 1
@@ -78,7 +78,7 @@ class DeclaresBrokenInfer:
 def test_an_op_infer_bug_names_the_plugin_that_declared_the_op(tmp_path, monkeypatch, capsys):
     use_toy_host(monkeypatch, (DeclaresBrokenInfer(), "brokenop"))
     code, err = _convert(tmp_path, "UsesBroken", capsys)
-    assert code == 4
+    assert code == 6
     assert "irconv-brokenop 1 failed inferring node 'r' (BrokenInfer-1)" in err
     assert "IndexError" in err
 

@@ -88,7 +88,7 @@ def test_a_crashing_transform_is_a_fault_of_its_plugin(plugin_host, register_plu
     with pytest.raises(PluginFault, match=r"test-plugin 0 failed in transform 'test.crash' \(ran before it: test.widen\): "
                                           r"KeyError.*please report it to its authors") as info:
         run_phase(graph(), Phase.MIDDLE, ctx_for(plugin_host))
-    assert info.value.exit_code == 4
+    assert info.value.exit_code == 6
 
 
 class Untouching(Transform):

@@ -43,7 +43,7 @@ def test_all_unsupported_ops_are_reported_at_once_and_nothing_is_written(tmp_pat
     message = str(info.value)
     assert "2 operation type(s) in 3 node(s)" in message
     assert "toy Foo x2: a, c" in message and "toy Bar x1: b" in message
-    assert info.value.exit_code == 2
+    assert info.value.exit_code == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.toy"]
 
 

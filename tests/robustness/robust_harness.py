@@ -12,7 +12,7 @@ irconv.
 Outcome classes (``OUTCOMES``):
 
 - ``accepted``: converted, and OpenVINO's ``read_model`` + ``compile_model(CPU)`` took it;
-- ``clean-error``: exit code 1 or 2 and exactly one ``irconv: error:`` line, no traceback,
+- ``clean-error``: exit code 1, 2 or 5 and exactly one ``irconv: error:`` line, no traceback,
   no ``internal error``;
 - ``ir-rejected``: converted, but OpenVINO refused the IR (a finding: irconv wrote an IR the
   runtime rejects);
@@ -131,7 +131,7 @@ def classify(status: tuple[str, int], err: str) -> Outcome:
         return Outcome("internal-error", code, _line_with(err, "internal error"), 0)
     if code == 0:
         return Outcome("accepted", 0, "", 0)
-    if code in (1, 2) and len(error_lines) == 1:
+    if code in (1, 2, 5) and len(error_lines) == 1:
         return Outcome("clean-error", code, first, 0)
     return Outcome("unclear-error", code, first, 0)
 

@@ -1,4 +1,9 @@
-"""Typed errors. Each ``UserError`` is printed by the CLI as one clear message."""
+"""Typed errors. Each ``UserError`` is printed by the CLI as one clear message.
+
+Exit codes of the command line: 0 success; 1 a user error (the model, an input, an option
+value); 2 a command line that does not parse; 3 an internal error of irconv; 4 ``--verify``
+found different outputs; 5 operations no installed plugin converts; 6 a plugin's bug.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ class ModelFileError(UserError):
 class UnsupportedOpsError(UserError):
     """Operations no installed extractor handles; all of them, reported at once."""
 
-    exit_code = 2
+    exit_code = 5
 
 
 class ConversionError(UserError):
@@ -55,7 +60,7 @@ class PluginFault(IrconvError):
     problem with the model. Errors a plugin raises on purpose (``UserError``,
     ``ConversionError``) stay user errors."""
 
-    exit_code = 4
+    exit_code = 6
 
     def __init__(self, doing: str, cause: BaseException, plugin: str = "", op: type | None = None) -> None:
         self.doing, self.cause, self.plugin, self.op = doing, cause, plugin, op

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,8 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         "convert", help="convert a model into OpenVINO IR", allow_abbrev=False
     )
     p.add_argument("model", type=Path, help="model file (or SavedModel directory)")
-    p.add_argument("-o", dest="out", type=Path, help="output .xml path (default: ./<model name>.xml)")
+    p.add_argument("-o", dest="out", help="output .xml path, or a directory to write <model name>.xml in "
+                   "(default: ./<model name>.xml)")
     p.add_argument("--framework", help="framework of the model, when it cannot be recognised")
     p.add_argument(
         "--input",
@@ -195,8 +197,22 @@ def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> Co
 
 
 def default_output(model: Path) -> Path:
+    return Path.cwd() / _xml_name(model)
+
+
+def output_path(given: str | None, model: Path) -> Path:
+    """``-o``: a file path as given; an existing directory, or a path ending in a slash,
+    holds ``<model name>.xml`` (as MO's --output_dir did)."""
+    if given is None:
+        return default_output(model)
+    if given.endswith(("/", os.sep)) or Path(given).is_dir():
+        return Path(given) / _xml_name(model)
+    return Path(given)
+
+
+def _xml_name(model: Path) -> str:
     stem = model.name if model.is_dir() else model.stem
-    return Path.cwd() / f"{stem or 'model'}.xml"
+    return f"{stem or 'model'}.xml"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -216,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
     try:
         graph = convert(args.model, options, host, report)
-        out = args.out or default_output(args.model)
+        out = output_path(args.out, args.model)
         given_paths = [v for v in options.plugin_values.values() if isinstance(v, Path)]
         protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
         written = save(graph, out, options, host, protected=protected, report=report)

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from irconv.cli.parsing import OneLineErrorParser
 from irconv.cli.table import format_table, print_table
 from irconv.plugins import compat
 from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost
@@ -157,7 +158,7 @@ def _print_declared_ops(registry: Registry, as_json: bool) -> int:
 
 
 # ---------------------------------------------------------------- what is installed, for help
-class InstalledHelpParser(argparse.ArgumentParser):
+class InstalledHelpParser(OneLineErrorParser):
     """A parser whose help ends with a list of what is installed (``installed`` gives the
     text), made only when the help is printed: parsing a command line stays as cheap."""
 

@@ -40,6 +40,8 @@ def build_parser(plugin_options: OptionTable | None = None) -> argparse.Argument
     parser.add_argument("--version", action="store_true", help="print the core's and every plugin's version")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     convert_cmd.add_parser(commands, plugin_options)
+    commands.add_parser("mo", help="convert with the Model Optimizer's command line, flags as MO spelled them "
+                        "(irconv mo --help)", add_help=False)
     listing.add_parsers(commands)
     show_cmd.add_parser(commands)
     many_cmd.add_parser(commands)
@@ -50,6 +52,8 @@ def build_parser(plugin_options: OptionTable | None = None) -> argparse.Argument
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    if argv[:1] == ["mo"]:
+        return _run_mo(argv[1:])
     try:
         host = convert_cmd.plugin_host_for(argv)
         parser = build_parser(host.registry().options if host is not None else None)
@@ -106,6 +110,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERNAL_ERROR
     finally:
         _on_sigterm(previous)
+
+
+def _run_mo(argv: list[str]) -> int:
+    """``irconv mo ...``: MO's flags translated, then ``irconv convert`` (same error handling)."""
+    from irconv.cli import mo_cmd
+
+    try:
+        return mo_cmd.run(argv, main)
+    except IrconvError as exc:
+        print(f"irconv mo: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def mo_entry() -> None:
+    """The ``mo`` console script (distribution irconv-mo): ``mo ARGS`` is ``irconv mo ARGS``."""
+    exit_without_teardown(_run_mo(sys.argv[1:]))
 
 
 def _on_sigterm(handler: Any) -> Any:

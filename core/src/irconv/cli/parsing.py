@@ -1,0 +1,60 @@
+"""Command-line parsing errors as one line, with the flag the user probably meant.
+
+argparse prints the whole usage before its message; a mistyped flag then costs a screen of
+text. Here a usage error is one line, exit code ``USAGE_ERROR``, and an unknown flag gets a
+suggestion: the irconv spelling of a Model Optimizer flag (``--mean_values`` ->
+``--mean-values``), or the closest known flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+from collections.abc import Iterable
+from typing import NoReturn
+
+#: Exit code of a command line that does not parse (unknown flag, missing value).
+USAGE_ERROR = 2
+
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.*)$")
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line with a suggestion."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = suggestion(message, known_flags(self))
+        self.exit(USAGE_ERROR, f"irconv: error: {message}{hint} (see '{self.prog} --help')\n")
+
+
+def known_flags(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of ``parser`` and of its sub-commands."""
+    flags: set[str] = set()
+    for action in parser._actions:
+        flags.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags |= known_flags(sub)
+    return flags
+
+
+def suggestion(message: str, flags: Iterable[str]) -> str:
+    """``; did you mean --mean-values?`` for the unknown flags named in ``message``."""
+    found = _UNRECOGNIZED.search(message)
+    if not found:
+        return ""
+    known = sorted(set(flags))
+    hints = []
+    for token in found["args"].split():
+        if not token.startswith("--"):
+            continue
+        flag = token.split("=", 1)[0]
+        dashed = flag.replace("_", "-")
+        if dashed != flag and dashed in known:
+            hints.append(f"did you mean {dashed}? (`irconv mo` takes Model Optimizer flags as MO spelled them)")
+            continue
+        close = difflib.get_close_matches(dashed, known, n=1, cutoff=0.75)
+        if close:
+            hints.append(f"did you mean {close[0]} for {flag}?")
+    return "; " + "; ".join(hints) if hints else ""
