@@ -56,9 +56,13 @@ def exact_cpu_config() -> dict[str, str]:
     return {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
 
-def greedy(step: Step, prompt: np.ndarray, tokens: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def greedy(
+    step: Step, prompt: np.ndarray, tokens: int, forced: np.ndarray | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """``tokens`` greedy tokens after ``prompt`` [batch, length]; returns them [batch, tokens]
-    and the logits of each step."""
+    and the logits of each step. With ``forced`` [batch, tokens], each step is fed the
+    forced token instead of its own choice (the choices are still returned): one near tie
+    decided the other way then costs one token, not every token after it."""
     batch, length = prompt.shape
     ids, mask = prompt.astype(np.int64), np.ones(prompt.shape, np.int64)
     positions = np.broadcast_to(np.arange(length), prompt.shape).astype(np.int64)
@@ -67,8 +71,9 @@ def greedy(step: Step, prompt: np.ndarray, tokens: int) -> tuple[np.ndarray, lis
     for _ in range(tokens):
         last = step(ids, mask, positions, rows)
         logits.append(last)
-        ids = last.argmax(-1)[:, None].astype(np.int64)
-        chosen.append(ids[:, 0])
+        choice = last.argmax(-1).astype(np.int64)
+        chosen.append(choice)
+        ids = (choice if forced is None else forced[:, len(chosen) - 1])[:, None]
         positions = np.full((batch, 1), mask.shape[1], np.int64)
         mask = np.ones((batch, mask.shape[1] + 1), np.int64)
     return np.stack(chosen, 1), logits

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.ops import DeferredConst
+from irconv.types import ElementType
 
 from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
 from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, quantization
@@ -44,6 +45,8 @@ class CompressWeights(Transform):
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         primary = primary_scheme(ctx.options.get(WEIGHT_FORMAT), ctx.options.get(GROUP_SIZE))
+        # f32 scales are written as f16 when float constants are compressed: choose levels for those
+        self._scale_dtype = np.float16 if ctx.options.compress_to_fp16 else np.float32
         sites = weight_sites(graph)
         if not sites:
             ctx.note("--weight-format: the model has no MatMul or embedding with constant weights; nothing compressed")
@@ -63,18 +66,24 @@ class CompressWeights(Transform):
         """Each site with its quantization: 8-bit formats put every site in ``primary``; 4-bit
         ones choose per site between ``primary`` and ``BACKUP``."""
         if primary.bits == 8:
-            return [(site, quantization(site.value, primary)) for site in sites]
+            return [(site, self._quantize(site, primary)) for site in sites]
         last = last_projection(sites)
         kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
-        candidates = [(site, quantization(site.value, primary)) for site in sites if id(site) not in kept]
+        candidates = [(site, self._quantize(site, primary)) for site in sites if id(site) not in kept]
         backup = {id(site) for site in _least_tolerant(candidates, ctx.options.get(RATIO))}
         plan = []
         for site in sites:
             if id(site) in kept or id(site) in backup:
-                plan.append((site, quantization(site.value, BACKUP)))
+                plan.append((site, self._quantize(site, BACKUP)))
             else:
                 plan.append(next((s, q) for s, q in candidates if s is site))
         return plan
+
+
+    def _quantize(self, site: WeightSite, scheme: Scheme) -> Quantization:
+        float_type = site.weight.out_port(0).data.element_type
+        scale_dtype = self._scale_dtype if float_type is ElementType.f32 else float_type.numpy
+        return quantization(site.value, scheme, scale_dtype)
 
 
 def _least_tolerant(candidates: list[tuple[WeightSite, Quantization]], ratio: float) -> list[WeightSite]:
