@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from irconv.cli import convert_cmd, gendocs, listing, many_cmd, show_cmd
+from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
 from irconv.errors import IrconvError
 from irconv.plugins.option import OptionTable
 
@@ -46,6 +46,7 @@ def build_parser(plugin_options: OptionTable | None = None) -> argparse.Argument
     show_cmd.add_parser(commands)
     many_cmd.add_parser(commands)
     gendocs.add_parser(commands)
+    scaffold.add_parser(commands)
     return parser
 
 

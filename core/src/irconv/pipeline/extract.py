@@ -101,12 +101,12 @@ def extract_graph(
                 f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})", exc,
                 provided.plugin.label(),
             ) from exc
-        _apply_result(graph, node, op, result)
+        apply_result(graph, node, op, result)
         if progress is not None:
             progress.advance(1, op.op_type)
 
 
-def _apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:
+def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:
     """Put the extractor's result in place of the framework node; its facts are inferred at
     once, so the extractors of the consumers see their inputs' shapes, types and values."""
     if isinstance(result, Op):

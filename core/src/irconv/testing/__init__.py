@@ -4,28 +4,56 @@ Fixtures:
   plugin_host: a fresh PluginHost with entry-point autoload off.
   register_plugin: ``register_plugin(obj, name="...", distribution=...)`` into it.
   installed_host: a PluginHost with every installed plugin (what the CLI sees).
-Helpers: ``GraphBuilder``, ``graph_signature``, ``assert_graphs_equal``, ``run_transform``,
-``infer_graph`` (partial inference of a whole graph, as the pipeline runs it).
+Helpers: ``GraphBuilder``, ``graph_signature``, ``assert_graphs_equal``, ``run_extractor``
+(one extractor on one framework node), ``run_transform``, ``infer_graph`` (partial inference
+of a whole graph, as the pipeline runs it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from irconv.graph import Graph
+from irconv.graph import Graph, OutPort
+from irconv.graph.infer import try_infer
+from irconv.ops import MappingAttributes, Op, SourceOp
+from irconv.pipeline.context import ExtractContext
+from irconv.pipeline.extract import apply_result
 from irconv.pipeline.context import TransformContext
 from irconv.graph.infer import infer_graph, reinfer
 from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.records import Transform
+from irconv.plugins.records import Extractor, Transform
 from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
 
-__all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "infer_graph", "run_transform"]
+__all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "infer_graph", "run_extractor", "run_transform"]
+
+
+def run_extractor(
+    builder: GraphBuilder,
+    extractor: Extractor,
+    *inputs: OutPort,
+    attributes: Mapping[str, Any] | None = None,
+    options: ConversionOptions | None = None,
+) -> list[OutPort]:
+    """Apply ``extractor`` to a framework node fed by ``inputs`` with ``attributes`` (plain
+    Python values, as a loader's adapter gives them), as extraction does; returns the
+    outputs that replace the node. Inputs made with ``builder.const`` give constant outputs
+    that ``infer_graph`` computes through the ops' ``evaluate``."""
+    source = SourceOp(framework=extractor.framework, op_type=extractor.op, domain=extractor.domain,
+                      opset_version=extractor.opsets.start, attributes=MappingAttributes(attributes or {}))
+    node = builder.graph.add_node(source, f"{extractor.op.lower()}_node", list(inputs))
+    for port in inputs:
+        try_infer(port.node)
+    ctx = ExtractContext(builder.graph, node, options or ConversionOptions(), Registry())
+    result = extractor.extract(node, ctx)
+    outputs = None if isinstance(result, Op) else list(result)
+    apply_result(builder.graph, node, source, result if outputs is None else outputs)
+    return [node.out_port(i) for i in range(node.num_outputs())] if outputs is None else outputs
 
 
 def run_transform(
