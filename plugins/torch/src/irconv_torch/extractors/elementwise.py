@@ -28,17 +28,17 @@ from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_t
 # ----------------------------------------------------------------------------- binary
 
 
-def _operands(ctx: ExtractContext, element_type: ElementType) -> tuple[OutPort, OutPort]:
+def _operands(ctx: ExtractContext, element_type: ElementType, second_name: str = "other") -> tuple[OutPort, OutPort]:
     first = cast(ctx, tensor(ctx, "self", element_type), element_type, suffix="self")
-    second = cast(ctx, tensor(ctx, "other", element_type), element_type, suffix="other")
+    second = cast(ctx, tensor(ctx, second_name, element_type), element_type, suffix=second_name)
     return first, second
 
 
-def _arithmetic(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+def _arithmetic(make: Callable[[], Op], second_name: str = "other") -> Callable[[Node, ExtractContext], list[OutPort]]:
     """``self <op> other`` in the result's type."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        first, second = _operands(ctx, out_type(ctx))
+        first, second = _operands(ctx, out_type(ctx), second_name)
         return [ctx.op(make(), first, second, suffix="op")]
 
     return extract
@@ -91,7 +91,7 @@ arithmetic = [
              produces=[Multiply]),
     *aliases("torch", ["aten.maximum.default"], _arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum]),
     *aliases("torch", ["aten.minimum.default"], _arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum]),
-    *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar"], _arithmetic(Power),
+    *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar"], _arithmetic(Power, "exponent"),
              versions=TORCH_2_5, produces=[Power]),
     *aliases("torch", ["aten.remainder.Tensor", "aten.remainder.Scalar"], _arithmetic(FloorMod),
              versions=TORCH_2_5, produces=[FloorMod]),
@@ -147,10 +147,7 @@ def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
     first, second = _operands(ctx, element_type)
     if mode not in (None, "floor", "trunc"):
         raise ctx.attrs.bad("rounding_mode", mode, "expected None, 'floor' or 'trunc'")
-    if element_type.is_integer:
-        # integers: Divide with Python semantics floors; trunc goes through floats
-        if mode == "floor":
-            return [ctx.op(Divide(m_pythondiv=True), first, second, suffix="op")]
+    if element_type.is_integer:  # exact through f64 for integers below 2**53
         first, second = cast(ctx, first, ElementType.f64, "self_f"), cast(ctx, second, ElementType.f64, "other_f")
     quotient = ctx.op(Divide(m_pythondiv=False), first, second, suffix="quotient")
     if mode == "floor":

@@ -10,12 +10,12 @@ from irconv import ExtractContext
 from irconv.frontend import i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
-    Add, AdaptiveAvgPool, AvgPool, Concat, Convolution, ConvolutionBackpropData, Gather, GroupConvolution,
+    Add, AdaptiveAvgPool, AvgPool, Concat, Convolution, ConvolutionBackpropData, Einsum, Gather, GroupConvolution,
     GroupConvolutionBackpropData, MatMul, MaxPool, Reshape, Slice, Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor, tensors
 
 
 def _spatial(ctx: ExtractContext) -> int:
@@ -92,8 +92,8 @@ _CONV = [Convolution, GroupConvolution, Add]
 _CONV_T = [ConvolutionBackpropData, GroupConvolutionBackpropData, Add]
 conv = [aten(f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
              produces=_CONV) for d in (1, 2, 3) for overload in ("default", "padding")]
-conv_transpose = [aten(f"aten.conv_transpose{d}d.input", lambda node, ctx: _convolution(ctx, True),
-                       versions=TORCH_2_5, produces=_CONV_T) for d in (1, 2, 3)]
+conv_transpose = [aten(f"aten.conv_transpose{d}d.{overload}", lambda node, ctx: _convolution(ctx, True),
+                       versions=TORCH_2_5, produces=_CONV_T) for d in (1, 2, 3) for overload in ("input", "default")]
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -217,3 +217,12 @@ def embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     indices = tensor(ctx, "indices", like=None)
     return [ctx.op(Gather(), tensor(ctx, "weight"), indices, i64(ctx, 0), suffix="op")]
 
+
+
+@aten("aten.einsum.default", versions=TORCH_2_5, produces=[Einsum])
+def einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    operands = [cast(ctx, p, element_type, suffix=f"operand{i}") for i, p in enumerate(tensors(ctx, "tensors"))
+                if p is not None]
+    equation = ctx.attrs.str("equation").replace(" ", "")
+    return [ctx.add(Einsum(equation=equation), operands, suffix="op").out_port(0)]

@@ -1,0 +1,257 @@
+"""Each ATen op the front end extracts, converted from a one-op module and compared with
+torch eager on the CPU (dtype variants; dynamic-shape variants where torch allows them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch_support import check_module
+
+
+class Fn(nn.Module):
+    """A module computing ``fn(*inputs)``."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.fn(*inputs)
+
+
+def f32(*shape: int) -> torch.Tensor:
+    return torch.randn(*shape)
+
+
+def ints(*shape: int, high: int = 10) -> torch.Tensor:
+    return torch.randint(-high, high, shape)
+
+
+def positive(*shape: int) -> torch.Tensor:
+    return torch.rand(*shape) + 0.1
+
+
+X = f32(2, 3, 8, 8)
+CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
+    # arithmetic, with promotion
+    "add": (lambda a, b: a + b, (f32(2, 3), f32(3))),
+    "add_alpha": (lambda a, b: torch.add(a, b, alpha=2.5), (f32(2, 3), f32(2, 3))),
+    "add_int64": (lambda a, b: a + b, (ints(2, 3), ints(2, 3))),
+    "add_int32": (lambda a: a + 3, (ints(4).int(),)),
+    "add_int_and_float": (lambda a: a + 0.5, (ints(4),)),
+    "sub": (lambda a, b: a - b, (f32(2, 3), f32(2, 3))),
+    "rsub": (lambda a: 1 - a, (f32(5),)),
+    "mul": (lambda a, b: a * b, (f32(2, 3), f32(2, 1))),
+    "mul_scalar": (lambda a: a * 3, (f32(4),)),
+    "div": (lambda a, b: a / b, (f32(3, 4), positive(3, 4))),
+    "div_ints": (lambda a, b: a / b, (ints(6), ints(6).abs() + 1)),
+    "div_floor": (lambda a, b: torch.div(a, b, rounding_mode="floor"), (f32(6), positive(6))),
+    "div_trunc": (lambda a, b: torch.div(a, b, rounding_mode="trunc"), (f32(6) * 5, positive(6))),
+    "floordiv_ints": (lambda a, b: a // b, (ints(6), ints(6).abs() + 1)),
+    "pow": (lambda a: a**2, (f32(5),)),
+    "pow_tensor": (lambda a, b: a**b, (positive(5), f32(5))),
+    "remainder": (lambda a, b: a % b, (ints(6), ints(6).abs() + 1)),
+    "fmod": (lambda a, b: torch.fmod(a, b), (f32(6), positive(6))),
+    "maximum": (torch.maximum, (f32(4), f32(4))),
+    "minimum": (torch.minimum, (f32(4), f32(4))),
+    # comparisons and logic
+    "eq": (lambda a, b: a == b, (ints(6, high=2), ints(6, high=2))),
+    "ne": (lambda a: a != 1, (ints(6, high=2),)),
+    "lt": (lambda a, b: a < b, (f32(6), f32(6))),
+    "le": (lambda a: a <= 0.1, (f32(6),)),
+    "gt": (lambda a, b: a > b, (f32(6), ints(6))),
+    "ge": (lambda a: a >= 0, (ints(6),)),
+    "logical_and": (lambda a, b: torch.logical_and(a > 0, b > 0), (f32(6), f32(6))),
+    "logical_or": (lambda a, b: torch.logical_or(a > 0, b > 0), (f32(6), f32(6))),
+    "logical_not": (lambda a: torch.logical_not(a > 0), (f32(6),)),
+    "where": (lambda c, a, b: torch.where(c > 0, a, b), (f32(2, 3), f32(2, 3), f32(3))),
+    "masked_fill": (lambda a, m: a.masked_fill(m > 0, -1e4), (f32(2, 3), f32(2, 3))),
+    "clamp": (lambda a: a.clamp(-0.5, 0.5), (f32(6),)),
+    "clamp_min": (lambda a: a.clamp(min=0.1), (f32(6),)),
+    "clamp_int": (lambda a: a.clamp(-3, 3), (ints(6),)),
+    # unary
+    **{name: (getattr(torch, name), (f32(2, 5),)) for name in
+       ("abs", "neg", "floor", "ceil", "sign", "relu", "exp", "sin", "cos", "tanh", "sigmoid", "erf", "atan")},
+    "log": (torch.log, (positive(2, 5),)),
+    "sqrt": (torch.sqrt, (positive(2, 5),)),
+    "rsqrt": (torch.rsqrt, (positive(2, 5),)),
+    "reciprocal": (torch.reciprocal, (positive(2, 5),)),
+    "log1p": (torch.log1p, (positive(2, 5),)),
+    "round": (torch.round, (f32(8) * 3,)),
+    "trunc": (torch.trunc, (f32(8) * 3,)),
+    "exp_of_ints": (torch.exp, (ints(4, high=3),)),
+    # activations
+    "gelu": (F.gelu, (f32(2, 8),)),
+    "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), (f32(2, 8),)),
+    "silu": (F.silu, (f32(2, 8),)),
+    "hardswish": (F.hardswish, (f32(2, 8) * 4,)),
+    "hardsigmoid": (F.hardsigmoid, (f32(2, 8) * 4,)),
+    "mish": (F.mish, (f32(2, 8),)),
+    "hardtanh": (lambda a: F.hardtanh(a, -0.5, 2.0), (f32(2, 8),)),
+    "relu6": (F.relu6, (f32(2, 8) * 5,)),
+    "leaky_relu": (lambda a: F.leaky_relu(a, 0.2), (f32(2, 8),)),
+    "elu": (F.elu, (f32(2, 8),)),
+    "selu": (F.selu, (f32(2, 8),)),
+    "softplus": (F.softplus, (f32(2, 8),)),
+    "softplus_beta": (lambda a: F.softplus(a, beta=2.0), (f32(2, 8),)),
+    "softmax": (lambda a: F.softmax(a, -1), (f32(2, 3, 5),)),
+    "softmax_dim1": (lambda a: F.softmax(a, 1), (f32(2, 3, 5),)),
+    "log_softmax": (lambda a: F.log_softmax(a, -1), (f32(2, 5),)),
+    # convolution and pooling
+    "conv1d": (nn.Conv1d(3, 4, 3, padding=1), (f32(1, 3, 10),)),
+    "conv2d": (nn.Conv2d(3, 4, 3, stride=2, padding=1, dilation=1), (X,)),
+    "conv2d_dilated": (nn.Conv2d(3, 4, 3, padding=2, dilation=2, bias=False), (X,)),
+    "conv2d_grouped": (nn.Conv2d(4, 8, 3, groups=2), (f32(1, 4, 8, 8),)),
+    "conv2d_depthwise": (nn.Conv2d(4, 4, 3, groups=4, padding=1), (f32(1, 4, 8, 8),)),
+    "conv2d_same": (nn.Conv2d(3, 4, 3, padding="same"), (X,)),
+    "conv3d": (nn.Conv3d(2, 3, 3, padding=1), (f32(1, 2, 4, 6, 6),)),
+    "conv_transpose2d": (nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), (X,)),
+    "conv_transpose2d_grouped": (nn.ConvTranspose2d(4, 6, 3, stride=2, groups=2), (f32(1, 4, 5, 5),)),
+    "conv_transpose1d": (nn.ConvTranspose1d(3, 2, 4, stride=2), (f32(1, 3, 7),)),
+    "max_pool2d": (nn.MaxPool2d(3, 2, 1), (X,)),
+    "max_pool2d_ceil": (nn.MaxPool2d(3, 2, ceil_mode=True), (f32(1, 3, 10, 10),)),
+    "max_pool2d_indices": (nn.MaxPool2d(2, return_indices=True), (X,)),
+    "avg_pool2d": (nn.AvgPool2d(3, 2, 1), (X,)),
+    "avg_pool2d_exclude_pad": (nn.AvgPool2d(3, 2, 1, count_include_pad=False), (X,)),
+    "avg_pool1d": (nn.AvgPool1d(2), (f32(1, 3, 8),)),
+    "adaptive_avg_pool2d": (nn.AdaptiveAvgPool2d((2, 3)), (f32(1, 3, 8, 9),)),
+    "adaptive_avg_pool2d_global": (nn.AdaptiveAvgPool2d(1), (X,)),
+    # products
+    "linear": (nn.Linear(8, 4), (f32(2, 3, 8),)),
+    "linear_no_bias": (nn.Linear(8, 4, bias=False), (f32(2, 8),)),
+    "matmul": (torch.matmul, (f32(2, 3, 4), f32(4, 5))),
+    "matmul_batched": (torch.matmul, (f32(2, 1, 3, 4), f32(3, 4, 5))),
+    "bmm": (torch.bmm, (f32(2, 3, 4), f32(2, 4, 5))),
+    "mm": (torch.mm, (f32(3, 4), f32(4, 5))),
+    "addmm": (lambda b, x, y: torch.addmm(b, x, y, beta=0.5, alpha=2.0), (f32(5), f32(3, 4), f32(4, 5))),
+    "einsum": (lambda a, b: torch.einsum("bij,bjk->bik", a, b), (f32(2, 3, 4), f32(2, 4, 5))),
+    "embedding": (nn.Embedding(10, 4), (torch.randint(0, 10, (2, 5)),)),
+    # normalisation
+    "layer_norm": (nn.LayerNorm(8), (f32(2, 3, 8),)),
+    "layer_norm_2d": (nn.LayerNorm((3, 8), elementwise_affine=False), (f32(2, 3, 8),)),
+    "group_norm": (nn.GroupNorm(2, 4), (f32(2, 4, 5, 5),)),
+    "batch_norm": (nn.BatchNorm2d(3), (X,)),
+    "batch_norm_1d": (nn.BatchNorm1d(3), (f32(2, 3, 7),)),
+    "instance_norm": (nn.InstanceNorm2d(3, affine=True), (X,)),
+    # attention and resampling
+    "sdpa": (F.scaled_dot_product_attention, (f32(2, 4, 6, 8), f32(2, 4, 7, 8), f32(2, 4, 7, 8))),
+    "sdpa_causal": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                    (f32(1, 2, 5, 8), f32(1, 2, 5, 8), f32(1, 2, 5, 8))),
+    "sdpa_float_mask_scale": (lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.3),
+                              (f32(1, 2, 5, 8), f32(1, 2, 6, 8), f32(1, 2, 6, 8), f32(5, 6))),
+    "sdpa_bool_mask": (lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m > -1),
+                       (f32(1, 2, 5, 8), f32(1, 2, 6, 8), f32(1, 2, 6, 8), f32(1, 1, 5, 6))),
+    "interpolate_nearest": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), (X,)),
+    "interpolate_nearest_size": (lambda a: F.interpolate(a, size=(5, 11), mode="nearest"), (X,)),
+    "interpolate_bilinear": (lambda a: F.interpolate(a, scale_factor=2, mode="bilinear"), (X,)),
+    "interpolate_bilinear_aligned": (lambda a: F.interpolate(a, size=(5, 12), mode="bilinear", align_corners=True),
+                                     (X,)),
+    "interpolate_bicubic": (lambda a: F.interpolate(a, size=(12, 12), mode="bicubic"), (X,)),
+    "pixel_shuffle": (nn.PixelShuffle(2), (f32(1, 8, 3, 3),)),
+    # shapes
+    "view": (lambda a: a.view(2, -1), (X,)),
+    "reshape_flat": (lambda a: a.reshape(-1), (X,)),
+    "flatten": (lambda a: torch.flatten(a, 1), (X,)),
+    "flatten_middle": (lambda a: torch.flatten(a, 1, 2), (X,)),
+    "permute": (lambda a: a.permute(0, 2, 3, 1), (X,)),
+    "transpose": (lambda a: a.transpose(1, -1), (X,)),
+    "t": (lambda a: a.t(), (f32(3, 4),)),
+    "unsqueeze": (lambda a: a.unsqueeze(-1), (f32(3, 4),)),
+    "squeeze_dim": (lambda a: a.squeeze(1), (f32(3, 1, 4),)),
+    "squeeze_not_one": (lambda a: a.squeeze(0), (f32(3, 1, 4),)),
+    "squeeze_all": (lambda a: a.squeeze(), (f32(3, 1, 4, 1),)),
+    "expand": (lambda a: a.expand(2, -1, 4), (f32(1, 3, 1),)),
+    "cat": (lambda a, b: torch.cat([a, b], 1), (f32(2, 3), f32(2, 4))),
+    "cat_mixed_types": (lambda a, b: torch.cat([a, b], 0), (f32(2, 3), ints(1, 3))),
+    "stack": (lambda a, b: torch.stack([a, b], -1), (f32(2, 3), f32(2, 3))),
+    "slice": (lambda a: a[:, 1:3, ::2], (X,)),
+    "slice_negative": (lambda a: a[..., -3:], (X,)),
+    "select": (lambda a: a[:, 1], (X,)),
+    "select_negative": (lambda a: a[..., -1], (X,)),
+    "split": (lambda a: torch.split(a, 3, dim=1), (f32(2, 8),)),
+    "split_sizes": (lambda a: torch.split(a, [2, 5, 1], dim=1), (f32(2, 8),)),
+    "chunk": (lambda a: torch.chunk(a, 2, dim=-1), (f32(2, 8),)),
+    "unbind": (lambda a: torch.unbind(a, 1), (f32(2, 3, 4),)),
+    "to_dtype": (lambda a: a.to(torch.int32), (f32(6) * 10,)),
+    "to_float": (lambda a: a.float(), (ints(6),)),
+    "pad": (lambda a: F.pad(a, (1, 2, 0, 3), value=0.5), (X,)),
+    "repeat": (lambda a: a.repeat(2, 1, 3), (f32(3, 4),)),
+    "flip": (lambda a: torch.flip(a, [1, 2]), (f32(2, 3, 4),)),
+    "roll": (lambda a: torch.roll(a, 2, 1), (f32(2, 5),)),
+    "roll_flat": (lambda a: torch.roll(a, 3), (f32(2, 5),)),
+    "clone_contiguous": (lambda a: a.transpose(0, 1).contiguous(), (f32(2, 5),)),
+    # reductions
+    "sum": (lambda a: a.sum(1), (X,)),
+    "sum_all": (lambda a: a.sum(), (X,)),
+    "sum_int": (lambda a: a.sum(-1, keepdim=True), (ints(3, 4),)),
+    "mean": (lambda a: a.mean((2, 3), keepdim=True), (X,)),
+    "amax": (lambda a: a.amax(-1), (X,)),
+    "amin": (lambda a: a.amin((0, 1)), (X,)),
+    "prod": (lambda a: a.prod(1), (positive(3, 4),)),
+    "var": (lambda a: a.var(1), (f32(3, 6),)),
+    "std_unbiased_false": (lambda a: a.std(-1, unbiased=False, keepdim=True), (f32(3, 6),)),
+    "any": (lambda a: (a > 1).any(1), (f32(3, 6),)),
+    "all": (lambda a: (a > -1).all(), (f32(3, 6),)),
+    "max_dim": (lambda a: a.max(1), (f32(3, 6),)),
+    "min_dim_keep": (lambda a: a.min(-1, keepdim=True), (f32(3, 6),)),
+    "argmax": (lambda a: a.argmax(-1), (f32(3, 6),)),
+    "argmin_flat": (lambda a: a.argmin(), (f32(3, 6),)),
+    "topk": (lambda a: torch.topk(a, 3, dim=-1), (f32(3, 6),)),
+    "topk_smallest": (lambda a: torch.topk(a, 2, dim=0, largest=False), (f32(4, 6),)),
+    "cumsum": (lambda a: torch.cumsum(a, 1), (f32(3, 6),)),
+    "norm": (lambda a: torch.linalg.vector_norm(a, dim=-1), (f32(3, 6),)),
+    "normalize": (lambda a: F.normalize(a, dim=-1), (f32(3, 6),)),
+    # creation and indexing
+    "zeros_like": (lambda a: torch.zeros_like(a) + a, (f32(2, 3),)),
+    "ones": (lambda a: a + torch.ones(2, 3), (f32(2, 3),)),
+    "full": (lambda a: a * torch.full((3,), 2.5), (f32(2, 3),)),
+    "arange": (lambda a: a + torch.arange(3), (f32(2, 3),)),
+    "arange_step": (lambda a: a * torch.arange(1, 7, 2).float(), (f32(2, 3),)),
+    "tril": (lambda a: torch.tril(a), (f32(4, 4),)),
+    "triu_diagonal": (lambda a: torch.triu(a, 1), (f32(3, 5),)),
+    "index_select": (lambda a, i: torch.index_select(a, 1, i), (f32(3, 5), torch.tensor([4, 0, 2]))),
+    "gather": (lambda a, i: torch.gather(a, 1, i), (f32(3, 5), torch.randint(0, 5, (3, 2)))),
+    "index_one": (lambda a, i: a[:, i], (f32(3, 5), torch.tensor([4, 0, 2]))),
+    "index_two": (lambda a, i, j: a[i, j], (f32(3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
+    "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_matches_torch_eager(name: str, tmp_path: Path) -> None:
+    fn, inputs = CASES[name]
+    module = fn if isinstance(fn, nn.Module) else Fn(fn)
+    if isinstance(module, nn.modules.batchnorm._BatchNorm):
+        module.running_mean.uniform_(-0.5, 0.5)
+        module.running_var.uniform_(0.5, 1.5)
+    check_module(module, inputs, tmp_path, rtol=1e-4, atol=1e-5)
+
+
+DYNAMIC_CASES: dict[str, tuple[Callable[..., Any], torch.Tensor, dict[int, Any], torch.Tensor]] = {
+    "view_keeps_the_batch": (lambda a: a.view(a.shape[0], -1), f32(2, 3, 4), {0: "batch"}, f32(5, 3, 4)),
+    "reshape_of_a_product": (lambda a: a.reshape(a.shape[0] * a.shape[1], 4), f32(2, 3, 4), {0: "batch", 1: "seq"},
+                             f32(3, 5, 4)),
+    "expand_to_the_batch": (lambda a: a + torch.zeros(1, 4).expand(a.shape[0], 4), f32(2, 4), {0: "batch"},
+                            f32(6, 4)),
+    "arange_of_the_length": (lambda a: a + torch.arange(a.shape[1]), f32(2, 3), {1: "seq"}, f32(2, 7)),
+    "slice_to_the_length": (lambda a: a[:, 1 : a.shape[1] - 1], f32(2, 6), {1: "seq"}, f32(2, 10)),
+    "conv_on_any_batch": (nn.Conv2d(3, 4, 3), f32(2, 3, 8, 8), {0: "batch"}, f32(3, 3, 8, 8)),
+    "tril_mask_of_the_length": (lambda a: torch.tril(torch.ones(a.shape[1], a.shape[1])) * a, f32(4, 4),
+                                {0: "seq", 1: "seq"}, f32(6, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DYNAMIC_CASES))
+def test_dynamic_op_matches_torch_eager(name: str, tmp_path: Path) -> None:
+    fn, example, dims, other = DYNAMIC_CASES[name]
+    module = fn if isinstance(fn, nn.Module) else Fn(fn)
+    made: dict[str, Any] = {}
+    spec = {axis: made.setdefault(label, torch.export.Dim(label, min=2, max=64)) for axis, label in dims.items()}
+    shapes = (spec,) if isinstance(fn, nn.Module) else ((spec,),)  # Fn takes *inputs: a tuple of them
+    check_module(module, (example,), tmp_path, runs=[(other,)], dynamic_shapes=shapes, rtol=1e-4, atol=1e-5)
