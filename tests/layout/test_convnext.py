@@ -33,7 +33,9 @@ def convnext(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray
 
 
 @pytest.mark.parametrize("layout_inputs", [None, "nchw"])
-def test_convnext_transposes_and_numbers(convnext, tmp_path: Path, layout_inputs: str | None) -> None:  # type: ignore[no-untyped-def]
+def test_convnext_transposes_and_numbers(
+    convnext: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, layout_inputs: str | None
+) -> None:
     path, x, want = convnext
     graph = convert_model(path, layout_inputs=layout_inputs)
     transposes = len(graph.by_type("Transpose"))

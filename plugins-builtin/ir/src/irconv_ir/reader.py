@@ -229,12 +229,14 @@ class GraphReader:
     def _const_value(self, layer: IrLayer) -> np.ndarray:
         where = f"{self.path}: {layer.where()}"
         try:
-            element_type = ir_element_type(layer.data["element_type"])
-        except (KeyError, ValueError):
+            element_type: ElementType | None = ir_element_type(layer.data.get("element_type", ""))
+        except ValueError:
+            element_type = None
+        if element_type is None or element_type.is_packed:  # u4/i4 hold two values a byte: not unpacked
             raise ModelFileError(
                 f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
                 "by irconv (supported: f64, f32, f16, f8e5m2, f8e4m3, i64, i32, i16, i8, u64, u32, u16, u8, boolean)"
-            ) from None
+            )
         if element_type in (ElementType.dynamic, ElementType.bf16):
             raise ModelFileError(f"{where}: constants of element type {element_type.value} are not supported by irconv")
         try:
