@@ -12,7 +12,9 @@ mx = pytest.importorskip("mxnet")
 
 from irconv import ExtractContext, Extractor, PluginHost, hookimpl  # noqa: E402
 from irconv.errors import UnsupportedOpsError  # noqa: E402
+from irconv.frontend import extractor, f32  # noqa: E402
 from irconv.graph import Node, OutPort  # noqa: E402
+from irconv_opset import Add, Multiply  # noqa: E402
 
 OP_TYPE = "scale_shift"
 
@@ -47,16 +49,14 @@ class ScaleShiftPlugin:
 
     @staticmethod
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        from irconv_opset import Add, Multiply
-
         x = ctx.input(0)
-        factor = ctx.const(np.float32(ctx.attr("factor", 1.0)), suffix="factor")
-        shift = ctx.const(np.float32(ctx.attr("shift", 0.0)), suffix="shift")
+        factor = f32(ctx, ctx.attrs.float("factor", 1.0), suffix="factor")
+        shift = f32(ctx, ctx.attrs.float("shift", 0.0), suffix="shift")
         return [ctx.op(Add(), ctx.op(Multiply(), x, factor, suffix="scale"), shift)]
 
     @hookimpl
     def extract_op(self) -> list[Extractor]:
-        return [Extractor("mxnet", "Custom", self.extract, domain=OP_TYPE, produces="Multiply, Add")]
+        return [extractor("mxnet", "Custom", self.extract, domain=OP_TYPE, produces=[Multiply, Add])]
 
 
 def custom_model() -> object:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from irconv_mxnet.attr_values import as_bool, as_int, as_tuple, parse_attrs, parse_value
+from irconv_mxnet.attr_values import as_tuple, parse_attrs, parse_value
 
 
 @pytest.mark.parametrize(
@@ -38,11 +38,11 @@ def test_parse_attrs_keeps_non_strings() -> None:
     assert parse_attrs({"kernel": "(3, 3)", "already": 5}) == {"kernel": (3, 3), "already": 5}
 
 
-def test_coercions() -> None:
+def test_parse_attrs_reads_an_empty_tuple_as_unset() -> None:
+    assert parse_attrs({"stride": "()", "pad": "(0, 0)", "axis": "None"}) == {"stride": None, "pad": (0, 0), "axis": None}
+
+
+def test_as_tuple() -> None:
     assert as_tuple(3, 2) == (3, 3)
     assert as_tuple((1, 2)) == (1, 2)
     assert as_tuple(None) == ()
-    assert as_bool("1") is True and as_bool(0) is False and as_bool("False") is False
-    assert as_int(2.0) == 2 and as_int("7") == 7
-    with pytest.raises(ValueError):
-        as_bool("maybe")

@@ -2,9 +2,9 @@
 
 A symbol file stores every attribute as text, spelt the way MXNet's parameter parser
 prints it: ``"(3, 3)"``, ``"[1,2]"``, ``"True"``, ``"1e-05"``, ``"None"``, ``"relu"``.
-``parse_value`` turns one into a tuple, bool, int, float, None or (otherwise) the string;
-extractors then coerce with ``as_tuple``/``as_bool``/... when an attribute may come in
-another spelling (``kernel="3"`` for a 1-d window, ``no_bias="1"``).
+``parse_value`` turns one into a tuple, bool, int, float, None or (otherwise) the string:
+the plain values extractors read typed through ``ctx.attrs`` (which also accepts the other
+spellings: ``kernel="3"`` for a 1-d window, ``no_bias="1"``).
 """
 
 from __future__ import annotations
@@ -62,8 +62,10 @@ def _split_top(text: str) -> list[str]:
 
 def parse_attrs(attrs: Mapping[str, str]) -> dict[str, Value]:
     """Every attribute of a node parsed (non-string values, e.g. from a hand-written
-    JSON, are kept as they are)."""
-    return {name: parse_value(value) if isinstance(value, str) else value for name, value in attrs.items()}
+    JSON, are kept as they are). ``None`` and ``()`` are MXNet's spellings of a parameter
+    left unset (``stride=()``: the default stride), so both read as not given."""
+    parsed = {name: parse_value(value) if isinstance(value, str) else value for name, value in attrs.items()}
+    return {name: None if value == () else value for name, value in parsed.items()}
 
 
 def as_tuple(value: Value, length: int | None = None, name: str = "attribute") -> tuple[Any, ...]:
@@ -76,29 +78,3 @@ def as_tuple(value: Value, length: int | None = None, name: str = "attribute") -
         return (value,) * length
     return (value,)
 
-
-def as_bool(value: Value) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError(f"{value!r} is not a boolean")
-
-
-def as_int(value: Value) -> int:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, int):
-        return value
-    return int(str(value))
-
-
-def as_float(value: Value) -> float:
-    return float(value)

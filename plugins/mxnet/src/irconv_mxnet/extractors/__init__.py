@@ -2,11 +2,12 @@
 
 ``Custom`` ops are not here: the loader keys each on its ``op_type`` (the extractor's
 ``domain``), so a plugin supporting a custom layer registers
-``Extractor("mxnet", "Custom", extract, domain="<op_type>")``.
+``extractor("mxnet", "Custom", extract, domain="<op_type>", produces=[...])``.
 """
 
 from __future__ import annotations
 
+from irconv.frontend import collect
 from irconv.plugins import Extractor
 
 
@@ -26,5 +27,5 @@ def all_extractors() -> list[Extractor]:
         shape,
     )
 
-    modules = (nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra, recurrent, proposal)
-    return [e for module in modules for e in module.extractors()]
+    return collect(nn, normalization, activations, elementwise, shape, indexing, detection, nms, extra, recurrent,
+                   proposal)

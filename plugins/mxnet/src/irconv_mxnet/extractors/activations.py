@@ -6,21 +6,28 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import aliases, const_like, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
-
-from irconv_mxnet.extractors._common import (
-    bad,
-    flag,
-    i64,
-    integer,
-    like_const,
-    mx_op,
-    number,
-    rank,
-    shape_of,
-    text,
+from irconv.ops import Op
+from irconv_opset import (
+    Divide,
+    Elu,
+    Gelu,
+    HardSigmoid,
+    LogSoftmax,
+    Mish,
+    Negative,
+    PReLU,
+    ReLU,
+    Reshape,
+    Selu,
+    Sigmoid,
+    SoftMax,
+    SoftPlus,
+    SoftSign,
+    Tanh,
 )
+from irconv_opset.build import shape_of
 
 #: SELU's fixed constants (Klambauer et al.), as MXNet uses them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -28,9 +35,7 @@ SELU_LAMBDA = 1.0507009873554804934193349852946
 
 
 def _unary(ctx: ExtractContext, act: str, x: OutPort) -> OutPort:
-    from irconv_opset import Mish, Negative, ReLU, Sigmoid, SoftPlus, SoftSign, Tanh
-
-    simple: dict[str, Callable[[], object]] = {
+    simple: dict[str, type[Op]] = {
         "relu": ReLU,
         "sigmoid": Sigmoid,
         "tanh": Tanh,
@@ -39,53 +44,48 @@ def _unary(ctx: ExtractContext, act: str, x: OutPort) -> OutPort:
         "mish": Mish,
     }
     if act in simple:
-        return ctx.op(simple[act](), x)  # type: ignore[arg-type]
+        return ctx.op(simple[act](), x)
     if act == "log_sigmoid":  # log(sigmoid(x)) = -softplus(-x)
         inner = ctx.op(SoftPlus(), ctx.op(Negative(), x, suffix="neg"), suffix="softplus")
         return ctx.op(Negative(), inner)
-    raise bad(ctx, "act_type", act, "expected relu, sigmoid, tanh, softrelu, softsign, log_sigmoid or mish")
+    raise ctx.attrs.bad("act_type", act, "expected relu, sigmoid, tanh, softrelu, softsign, log_sigmoid or mish")
 
 
 def activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [_unary(ctx, text(ctx, "act_type", "relu"), ctx.input(0))]
+    return [_unary(ctx, ctx.attrs.str("act_type", "relu"), ctx.input(0))]
 
 
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Elu, Gelu, PReLU, Selu
-
     x = ctx.input(0)
-    act = text(ctx, "act_type", "leaky")
+    act = ctx.attrs.str("act_type", "leaky")
     if act == "leaky":
-        return [ctx.op(PReLU(), x, like_const(ctx, [number(ctx, "slope", 0.25)], x, "slope"))]
+        return [ctx.op(PReLU(), x, const_like(ctx, [ctx.attrs.float("slope", 0.25)], x, "slope"))]
     if act == "prelu":
         return [ctx.op(PReLU(), x, ctx.input(1))]
     if act == "rrelu":  # inference: the mean of the random slope's range
-        slope = (number(ctx, "lower_bound", 0.125) + number(ctx, "upper_bound", 0.334)) / 2
-        return [ctx.op(PReLU(), x, like_const(ctx, [slope], x, "slope"))]
+        slope = (ctx.attrs.float("lower_bound", 0.125) + ctx.attrs.float("upper_bound", 0.334)) / 2
+        return [ctx.op(PReLU(), x, const_like(ctx, [slope], x, "slope"))]
     if act == "elu":
-        return [ctx.op(Elu(alpha=number(ctx, "slope", 0.25)), x)]
+        return [ctx.op(Elu(alpha=ctx.attrs.float("slope", 0.25)), x)]
     if act == "selu":
-        return [ctx.op(Selu(), x, like_const(ctx, [SELU_ALPHA], x, "alpha"), like_const(ctx, [SELU_LAMBDA], x, "lambda"))]
+        alpha, scale = const_like(ctx, [SELU_ALPHA], x, "alpha"), const_like(ctx, [SELU_LAMBDA], x, "lambda")
+        return [ctx.op(Selu(), x, alpha, scale)]
     if act == "gelu":
         return [ctx.op(Gelu(approximation_mode="erf"), x)]
-    raise bad(ctx, "act_type", act, "expected leaky, prelu, rrelu, elu, selu or gelu")
+    raise ctx.attrs.bad("act_type", act, "expected leaky, prelu, rrelu, elu, selu or gelu")
 
 
 def _scaled(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Divide
-
-    temperature = ctx.attr("temperature", None)
-    if temperature is None or float(temperature) == 1.0:
+    temperature = ctx.attrs.float("temperature", 1.0)
+    if temperature == 1.0:
         return x
-    return ctx.op(Divide(), x, like_const(ctx, float(temperature), x, "temperature"), suffix="temperature")
+    return ctx.op(Divide(), x, const_like(ctx, temperature, x, "temperature"), suffix="temperature")
 
 
 def _softmax(ctx: ExtractContext, log: bool) -> list[OutPort]:
-    from irconv_opset import LogSoftmax, SoftMax
-
-    if flag(ctx, "use_length", False):
-        raise bad(ctx, "use_length", True, "masked softmax (use_length) is not supported")
-    axis = integer(ctx, "axis", -1)
+    if ctx.attrs.bool("use_length", False):
+        raise ctx.attrs.bad("use_length", True, "masked softmax (use_length) is not supported")
+    axis = ctx.attrs.int("axis", -1)
     x = _scaled(ctx, ctx.input(0))
     op = LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
     return [ctx.op(op, x)]
@@ -101,9 +101,7 @@ def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _flat_softmax(ctx: ExtractContext, x: OutPort) -> OutPort:
     """Softmax over everything but axis 0, keeping the input's shape."""
-    from irconv_opset import Reshape, SoftMax
-
-    if rank(ctx, 0) == 2:
+    if require_rank(ctx) == 2:
         return ctx.op(SoftMax(axis=1), x)
     flat = ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1]), suffix="flatten")
     out = ctx.op(SoftMax(axis=1), flat, suffix="softmax")
@@ -113,42 +111,31 @@ def _flat_softmax(ctx: ExtractContext, x: OutPort) -> OutPort:
 def softmax_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SoftmaxOutput at inference: softmax over axis 1 (``multi_output``), the last axis
     (``preserve_shape``) or the flattened non-batch axes; the label input is ignored."""
-    from irconv_opset import SoftMax
-
     x = ctx.input(0)
-    if flag(ctx, "multi_output", False):
+    if ctx.attrs.bool("multi_output", False):
         return [ctx.op(SoftMax(axis=1), x)]
-    if flag(ctx, "preserve_shape", False):
+    if ctx.attrs.bool("preserve_shape", False):
         return [ctx.op(SoftMax(axis=-1), x)]
     return [_flat_softmax(ctx, x)]
 
 
 def softmax_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import SoftMax
-
-    mode = text(ctx, "mode", "instance")
-    if mode == "channel":
+    if ctx.attrs.choice("mode", ["instance", "channel"], "instance") == "channel":
         return [ctx.op(SoftMax(axis=1), ctx.input(0))]
-    if mode != "instance":
-        raise bad(ctx, "mode", mode, "expected instance or channel")
     return [_flat_softmax(ctx, ctx.input(0))]
 
 
 def regression_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Linear/MAE regression outputs pass the data through; logistic applies a sigmoid."""
-    from irconv_opset import Sigmoid
-
     if ctx.source_op.op_type == "LogisticRegressionOutput":
         return [ctx.op(Sigmoid(), ctx.input(0))]
     return [ctx.input(0)]
 
 
 def hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import HardSigmoid
-
     x = ctx.input(0)
-    alpha = like_const(ctx, np.float32(number(ctx, "alpha", 0.2)), x, "alpha")
-    beta = like_const(ctx, np.float32(number(ctx, "beta", 0.5)), x, "beta")
+    alpha = const_like(ctx, np.float32(ctx.attrs.float("alpha", 0.2)), x, "alpha")
+    beta = const_like(ctx, np.float32(ctx.attrs.float("beta", 0.5)), x, "beta")
     return [ctx.op(HardSigmoid(), x, alpha, beta)]
 
 
@@ -159,21 +146,20 @@ def _named(act: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
     return extract
 
 
-def extractors() -> list[Extractor]:
-    return [
-        *mx_op("Activation", activation, "ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish"),
-        *mx_op("LeakyReLU", leaky_relu, "PReLU, Elu, Selu, Gelu"),
-        *mx_op("softmax", softmax, "SoftMax"),
-        *mx_op("log_softmax", log_softmax, "LogSoftmax"),
-        *mx_op(("SoftmaxOutput", "Softmax"), softmax_output, "SoftMax"),
-        *mx_op("SoftmaxActivation", softmax_activation, "SoftMax"),
-        *mx_op(("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"), regression_output,
-               "Sigmoid"),
-        *mx_op("hard_sigmoid", hard_sigmoid, "HardSigmoid"),
-        *mx_op("relu", _named("relu"), "ReLU"),
-        *mx_op("sigmoid", _named("sigmoid"), "Sigmoid"),
-        *mx_op("tanh", _named("tanh"), "Tanh"),
-        *mx_op("softsign", _named("softsign"), "SoftSign"),
-        *mx_op("log_sigmoid", _named("log_sigmoid"), "SoftPlus, Negative"),
-        *mx_op("mish", _named("mish"), "Mish"),
-    ]
+
+ACTIVATION = extractor("mxnet", "Activation", activation,
+                       produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
+LEAKY_RELU = extractor("mxnet", "LeakyReLU", leaky_relu, produces=[PReLU, Elu, Selu, Gelu])
+SOFTMAX = extractor("mxnet", "softmax", softmax, produces=[Divide, SoftMax])
+LOG_SOFTMAX = extractor("mxnet", "log_softmax", log_softmax, produces=[Divide, LogSoftmax])
+SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[Reshape, SoftMax])
+SOFTMAX_ACTIVATION = extractor("mxnet", "SoftmaxActivation", softmax_activation, produces=[Reshape, SoftMax])
+REGRESSION_OUTPUT = aliases("mxnet", ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"],
+                            regression_output, produces=[Sigmoid])
+HARD_SIGMOID = extractor("mxnet", "hard_sigmoid", hard_sigmoid, produces=[HardSigmoid])
+RELU = extractor("mxnet", "relu", _named("relu"), produces=[ReLU])
+SIGMOID = extractor("mxnet", "sigmoid", _named("sigmoid"), produces=[Sigmoid])
+TANH = extractor("mxnet", "tanh", _named("tanh"), produces=[Tanh])
+SOFTSIGN = extractor("mxnet", "softsign", _named("softsign"), produces=[SoftSign])
+LOG_SIGMOID = extractor("mxnet", "log_sigmoid", _named("log_sigmoid"), produces=[SoftPlus, Negative])
+MISH = extractor("mxnet", "mish", _named("mish"), produces=[Mish])

@@ -7,87 +7,128 @@ MXNet comparisons and logical ops return 0/1 in the input's type, not booleans.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv.ops import Op
 from irconv.types import ElementType
-
-from irconv_mxnet.extractors._common import bad, like_const, mx_op, number, text, to_type_of
+from irconv_opset import (
+    Abs,
+    Acos,
+    Acosh,
+    Add,
+    Asin,
+    Asinh,
+    Atan,
+    Atanh,
+    Broadcast,
+    Ceiling,
+    Clamp,
+    Convert,
+    Cos,
+    Cosh,
+    Divide,
+    Equal,
+    Erf,
+    Exp,
+    Floor,
+    FloorMod,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    Maximum,
+    Minimum,
+    Multiply,
+    Negative,
+    NotEqual,
+    Power,
+    Round,
+    ShapeOf,
+    Sign,
+    Sin,
+    Sinh,
+    Sqrt,
+    Subtract,
+    Tan,
+)
+from irconv_opset.build import convert_like, shape_of
 
 Build = Callable[[ExtractContext, OutPort, OutPort], OutPort]
+Products = tuple[type[Op], ...]
 
 
-def _op(name: str) -> Any:
-    import irconv_opset
+@dataclass(frozen=True)
+class Binary:
+    """How one kind of binary op is built, and the opset ops that takes."""
 
-    return getattr(irconv_opset, name)
+    build: Build
+    produces: Products
 
 
-def _arith(op_name: str) -> Build:
+def _arith(op: type[Op]) -> Binary:
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-        return ctx.op(_op(op_name)(), a, b)
+        return ctx.op(op(), a, b)
 
-    return build
+    return Binary(build, (op,))
 
 
-def _compare(op_name: str) -> Build:
+def _compare(op: type[Op]) -> Binary:
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-        return to_type_of(ctx, ctx.op(_op(op_name)(), a, b, suffix="compare"), a)
+        return convert_like(ctx, ctx.op(op(), a, b, suffix="compare"), a)
 
-    return build
+    return Binary(build, (op, Convert))
 
 
-def _logical(op_name: str) -> Build:
+def _logical(op: type[Op]) -> Binary:
     """Logical ops on numbers: non-zero is true."""
 
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-        from irconv_opset import NotEqual
-
-        zero = like_const(ctx, 0, a, "zero")
+        zero = const_like(ctx, 0, a, "zero")
         left = ctx.op(NotEqual(), a, zero, suffix="a_bool")
-        right = ctx.op(NotEqual(), b, like_const(ctx, 0, b, "zero_b"), suffix="b_bool")
-        return to_type_of(ctx, ctx.op(_op(op_name)(), left, right, suffix="logical"), a)
+        right = ctx.op(NotEqual(), b, const_like(ctx, 0, b, "zero_b"), suffix="b_bool")
+        return convert_like(ctx, ctx.op(op(), left, right, suffix="logical"), a)
 
-    return build
+    return Binary(build, (NotEqual, op, Convert))
 
 
 def _hypot(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-    from irconv_opset import Add, Multiply, Sqrt
-
     squares = ctx.op(Add(), ctx.op(Multiply(), a, a, suffix="a2"), ctx.op(Multiply(), b, b, suffix="b2"), suffix="sum")
     return ctx.op(Sqrt(), squares)
 
 
 def _mod(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
     """MXNet's mod takes the divisor's sign (as Python's %)."""
-    from irconv_opset import FloorMod
-
     return ctx.op(FloorMod(), a, b)
 
 
-BINARY: dict[str, Build] = {
-    "add": _arith("Add"),
-    "sub": _arith("Subtract"),
-    "mul": _arith("Multiply"),
-    "div": _arith("Divide"),
-    "mod": _mod,
-    "power": _arith("Power"),
-    "maximum": _arith("Maximum"),
-    "minimum": _arith("Minimum"),
-    "hypot": _hypot,
-    "equal": _compare("Equal"),
-    "not_equal": _compare("NotEqual"),
-    "greater": _compare("Greater"),
-    "greater_equal": _compare("GreaterEqual"),
-    "lesser": _compare("Less"),
-    "lesser_equal": _compare("LessEqual"),
-    "logical_and": _logical("LogicalAnd"),
-    "logical_or": _logical("LogicalOr"),
-    "logical_xor": _logical("LogicalXor"),
+BINARY: dict[str, Binary] = {
+    "add": _arith(Add),
+    "sub": _arith(Subtract),
+    "mul": _arith(Multiply),
+    "div": _arith(Divide),
+    "mod": Binary(_mod, (FloorMod,)),
+    "power": _arith(Power),
+    "maximum": _arith(Maximum),
+    "minimum": _arith(Minimum),
+    "hypot": Binary(_hypot, (Add, Multiply, Sqrt)),
+    "equal": _compare(Equal),
+    "not_equal": _compare(NotEqual),
+    "greater": _compare(Greater),
+    "greater_equal": _compare(GreaterEqual),
+    "lesser": _compare(Less),
+    "lesser_equal": _compare(LessEqual),
+    "logical_and": _logical(LogicalAnd),
+    "logical_or": _logical(LogicalOr),
+    "logical_xor": _logical(LogicalXor),
 }
 
 #: Op names per binary kind: elemwise_*, broadcast_*, and the older aliases.
@@ -114,7 +155,7 @@ BINARY_NAMES: dict[str, tuple[str, ...]] = {
 
 
 def binary(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [BINARY[kind](ctx, ctx.input(0), ctx.input(1))]
+    return [BINARY[kind].build(ctx, ctx.input(0), ctx.input(1))]
 
 
 #: ``_<kind>_scalar`` ops: x (op) scalar; ``_r<kind>_scalar``: scalar (op) x.
@@ -157,14 +198,12 @@ SCALAR_KINDS: dict[str, tuple[str, bool]] = {
 def scalar(node: Node, ctx: ExtractContext) -> list[OutPort]:
     kind, reverse = SCALAR_KINDS[ctx.source_op.op_type]
     x = ctx.input(0)
-    value = like_const(ctx, number(ctx, "scalar"), x, "scalar")
+    value = const_like(ctx, ctx.attrs.float("scalar"), x, "scalar")
     a, b = (value, x) if reverse else (x, value)
-    return [BINARY[kind](ctx, a, b)]
+    return [BINARY[kind].build(ctx, a, b)]
 
 
 def add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Add
-
     total = ctx.input(0)
     for i in range(1, len(ctx.inputs)):
         total = ctx.op(Add(), total, ctx.input(i), suffix=f"add{i}")
@@ -176,21 +215,13 @@ def identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mask output, when present, is all ones)."""
     x = ctx.input(0)
     if ctx.source_op.n_outputs > 1:
-        from irconv_opset import Broadcast
-
-        ones = ctx.op(Broadcast(), like_const(ctx, 1, x, "one"), _shape(ctx, x), suffix="mask")
+        ones = ctx.op(Broadcast(), const_like(ctx, 1, x, "one"), shape_of(ctx, x), suffix="mask")
         return [x, ones]
     return [x]
 
 
-def _shape(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_mxnet.extractors._common import shape_of
-
-    return shape_of(ctx, x)
-
-
-def _unary_op(name: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(_op(name)(), ctx.input(0))]
+def _unary_op(op: type[Op], node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(op(), ctx.input(0))]
 
 
 def _compose(build: Callable[[ExtractContext, OutPort], OutPort], node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -198,132 +229,113 @@ def _compose(build: Callable[[ExtractContext, OutPort], OutPort], node: Node, ct
 
 
 def _square(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Multiply
-
     return ctx.op(Multiply(), x, x)
 
 
 def _reciprocal(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Divide
-
-    return ctx.op(Divide(), like_const(ctx, 1, x, "one"), x)
+    return ctx.op(Divide(), const_like(ctx, 1, x, "one"), x)
 
 
 def _rsqrt(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Divide, Sqrt
-
-    return ctx.op(Divide(), like_const(ctx, 1, x, "one"), ctx.op(Sqrt(), x, suffix="sqrt"))
+    return ctx.op(Divide(), const_like(ctx, 1, x, "one"), ctx.op(Sqrt(), x, suffix="sqrt"))
 
 
 def _log_base(base: float) -> Callable[[ExtractContext, OutPort], OutPort]:
     def build(ctx: ExtractContext, x: OutPort) -> OutPort:
-        from irconv_opset import Divide, Log
-
-        return ctx.op(Divide(), ctx.op(Log(), x, suffix="ln"), like_const(ctx, np.log(base), x, "ln_base"))
+        return ctx.op(Divide(), ctx.op(Log(), x, suffix="ln"), const_like(ctx, np.log(base), x, "ln_base"))
 
     return build
 
 
 def _log1p(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Add, Log
-
-    return ctx.op(Log(), ctx.op(Add(), x, like_const(ctx, 1, x, "one"), suffix="plus_one"))
+    return ctx.op(Log(), ctx.op(Add(), x, const_like(ctx, 1, x, "one"), suffix="plus_one"))
 
 
 def _expm1(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Exp, Subtract
-
-    return ctx.op(Subtract(), ctx.op(Exp(), x, suffix="exp"), like_const(ctx, 1, x, "one"))
+    return ctx.op(Subtract(), ctx.op(Exp(), x, suffix="exp"), const_like(ctx, 1, x, "one"))
 
 
 def _round_half_away(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Round
-
     return ctx.op(Round(mode="half_away_from_zero"), x)
 
 
 def _fix(ctx: ExtractContext, x: OutPort) -> OutPort:
     """Round toward zero: sign(x) * floor(|x|)."""
-    from irconv_opset import Abs, Floor, Multiply, Sign
-
     return ctx.op(Multiply(), ctx.op(Sign(), x, suffix="sign"),
                   ctx.op(Floor(), ctx.op(Abs(), x, suffix="abs"), suffix="floor"))
 
 
 def _logical_not(ctx: ExtractContext, x: OutPort) -> OutPort:
-    from irconv_opset import Equal
-
-    return to_type_of(ctx, ctx.op(Equal(), x, like_const(ctx, 0, x, "zero"), suffix="is_zero"), x)
+    return convert_like(ctx, ctx.op(Equal(), x, const_like(ctx, 0, x, "zero"), suffix="is_zero"), x)
 
 
-UNARY: dict[str, str] = {
-    "negative": "Negative",
-    "abs": "Abs",
-    "sign": "Sign",
-    "sqrt": "Sqrt",
-    "exp": "Exp",
-    "log": "Log",
-    "sin": "Sin",
-    "cos": "Cos",
-    "tan": "Tan",
-    "arcsin": "Asin",
-    "arccos": "Acos",
-    "arctan": "Atan",
-    "sinh": "Sinh",
-    "cosh": "Cosh",
-    "arcsinh": "Asinh",
-    "arccosh": "Acosh",
-    "arctanh": "Atanh",
-    "floor": "Floor",
-    "ceil": "Ceiling",
-    "erf": "Erf",
+def _round_half_even(ctx: ExtractContext, x: OutPort) -> OutPort:
+    return ctx.op(Round(mode="half_to_even"), x)
+
+
+UNARY: dict[str, type[Op]] = {
+    "negative": Negative,
+    "abs": Abs,
+    "sign": Sign,
+    "sqrt": Sqrt,
+    "exp": Exp,
+    "log": Log,
+    "sin": Sin,
+    "cos": Cos,
+    "tan": Tan,
+    "arcsin": Asin,
+    "arccos": Acos,
+    "arctan": Atan,
+    "sinh": Sinh,
+    "cosh": Cosh,
+    "arcsinh": Asinh,
+    "arccosh": Acosh,
+    "arctanh": Atanh,
+    "floor": Floor,
+    "ceil": Ceiling,
+    "erf": Erf,
 }
 
-COMPOSED: dict[str, Callable[[ExtractContext, OutPort], OutPort]] = {
-    "square": _square,
-    "reciprocal": _reciprocal,
-    "rsqrt": _rsqrt,
-    "log2": _log_base(2.0),
-    "log10": _log_base(10.0),
-    "log1p": _log1p,
-    "expm1": _expm1,
-    "round": _round_half_away,
-    "rint": lambda ctx, x: ctx.op(_op("Round")(mode="half_to_even"), x),
-    "fix": _fix,
-    "trunc": _fix,
-    "logical_not": _logical_not,
+#: Unary ops built from several opset ops, and the ops each takes.
+COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Products]] = {
+    "square": (_square, (Multiply,)),
+    "reciprocal": (_reciprocal, (Divide,)),
+    "rsqrt": (_rsqrt, (Sqrt, Divide)),
+    "log2": (_log_base(2.0), (Log, Divide)),
+    "log10": (_log_base(10.0), (Log, Divide)),
+    "log1p": (_log1p, (Add, Log)),
+    "expm1": (_expm1, (Exp, Subtract)),
+    "round": (_round_half_away, (Round,)),
+    "rint": (_round_half_even, (Round,)),
+    "fix": (_fix, (Sign, Abs, Floor, Multiply)),
+    "trunc": (_fix, (Sign, Abs, Floor, Multiply)),
+    "logical_not": (_logical_not, (Equal, Convert)),
 }
 
 
 def clip(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Clamp
-
-    return [ctx.op(Clamp(min=number(ctx, "a_min"), max=number(ctx, "a_max")), ctx.input(0))]
+    return [ctx.op(Clamp(min=ctx.attrs.float("a_min"), max=ctx.attrs.float("a_max")), ctx.input(0))]
 
 
 def cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Convert
-
-    dtype = text(ctx, "dtype", "float32")
+    dtype = ctx.attrs.str("dtype", "float32")
     try:
         target = ElementType.from_numpy(np.dtype(dtype))
     except (TypeError, ValueError):
-        raise bad(ctx, "dtype", dtype, "not a type MXNet or the IR knows") from None
+        raise ctx.attrs.bad("dtype", dtype, "not a type MXNet or the IR knows") from None
     return [ctx.op(Convert(destination_type=target), ctx.input(0))]
 
 
-def extractors() -> list[Extractor]:
-    records: list[Extractor] = []
-    for kind, names in BINARY_NAMES.items():
-        records += mx_op(names, partial(binary, kind), kind)
-    records += mx_op(tuple(SCALAR_KINDS), scalar, "Add, Subtract, Multiply, Divide, ...")
-    records += mx_op(("add_n", "ElementWiseSum", "_npi_add_n"), add_n, "Add")
-    records += mx_op(("Dropout", "BlockGrad", "stop_gradient", "_copy", "identity", "make_loss", "MakeLoss",
-                      "IdentityAttachKLSparseReg"), identity, "Identity")
-    for name, op_name in UNARY.items():
-        records += mx_op(name, partial(_unary_op, op_name), op_name)
-    for name, build in COMPOSED.items():
-        records += mx_op(name, partial(_compose, build))
-    records += mx_op("clip", clip, "Clamp")
-    records += mx_op(("Cast", "cast", "amp_cast"), cast, "Convert")
-    return records
+
+BINARY_EXTRACTORS = [record for kind, names in BINARY_NAMES.items()
+                     for record in aliases("mxnet", names, partial(binary, kind), produces=BINARY[kind].produces)]
+SCALAR = aliases("mxnet", SCALAR_KINDS, scalar,
+                 produces=list(dict.fromkeys(op for kind, _ in SCALAR_KINDS.values() for op in BINARY[kind].produces)))
+ADD_N = aliases("mxnet", ["add_n", "ElementWiseSum", "_npi_add_n"], add_n, produces=[Add])
+IDENTITY = aliases("mxnet", ["Dropout", "BlockGrad", "stop_gradient", "_copy", "identity", "make_loss", "MakeLoss",
+                             "IdentityAttachKLSparseReg"], identity, produces=[ShapeOf, Broadcast])
+UNARY_EXTRACTORS = [extractor("mxnet", name, partial(_unary_op, op), produces=[op]) for name, op in UNARY.items()]
+COMPOSED_EXTRACTORS = [extractor("mxnet", name, partial(_compose, build), produces=made)
+                       for name, (build, made) in COMPOSED.items()]
+CLIP = extractor("mxnet", "clip", clip, produces=[Clamp])
+CAST = aliases("mxnet", ["Cast", "cast", "amp_cast"], cast, produces=[Convert])

@@ -12,13 +12,29 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import aliases, const_like, i64, require_rank
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import (
+    Concat,
+    Equal,
+    Exp,
+    FloorMod,
+    Gather,
+    Log,
+    Maximum,
+    Proposal,
+    ReduceMin,
+    Reshape,
+    Select,
+    ShapeOf,
+    Split,
+    Subtract,
+)
+from irconv_opset.build import shape_of
 
-from irconv_mxnet.extractors._common import bad, flag, floats, i64, integer, like_const, mx_op, number, rank, shape_of
 
-
-def anchor_sizes(stride: int, ratios: tuple[float, ...], scales: tuple[float, ...]) -> np.ndarray:
+def anchor_sizes(stride: int, ratios: list[float], scales: list[float]) -> np.ndarray:
     """[A, 2] widths and heights of the anchors, ratio-major as MXNet enumerates them."""
     sizes = []
     area = float(stride * stride)
@@ -31,8 +47,6 @@ def anchor_sizes(stride: int, ratios: tuple[float, ...], scales: tuple[float, ..
 
 def _adjusted_deltas(ctx: ExtractContext, deltas: OutPort, sizes: np.ndarray) -> OutPort:
     """[N, 4A, H, W] deltas (dx, dy, dw, dh per anchor) re-expressed for Proposal-4."""
-    from irconv_opset import Concat, Exp, Log, Maximum, Reshape, Split, Subtract
-
     anchors = len(sizes)
     grouped = ctx.op(Reshape(special_zero=True), deltas, i64(ctx, [0, anchors, 4, -1], "grouped"),
                      suffix="grouped")
@@ -40,11 +54,11 @@ def _adjusted_deltas(ctx: ExtractContext, deltas: OutPort, sizes: np.ndarray) ->
     inverse = 1.0 / sizes  # [A, 2]
 
     def per_anchor(values: np.ndarray, name: str) -> OutPort:
-        return like_const(ctx, values.reshape(1, anchors, 1, 1), deltas, name)
+        return const_like(ctx, values.reshape(1, anchors, 1, 1), deltas, name)
 
     dx = ctx.op(Subtract(), parts.out_port(0), per_anchor(0.5 * inverse[:, 0], "half_inv_w"), suffix="dx")
     dy = ctx.op(Subtract(), parts.out_port(1), per_anchor(0.5 * inverse[:, 1], "half_inv_h"), suffix="dy")
-    tiny = like_const(ctx, 1e-12, deltas, "tiny")
+    tiny = const_like(ctx, 1e-12, deltas, "tiny")
 
     def log_size(port: OutPort, inv: np.ndarray, name: str) -> OutPort:
         shrunk = ctx.op(Subtract(), ctx.op(Exp(), port, suffix=f"{name}_exp"), per_anchor(inv, f"inv_{name}"),
@@ -58,25 +72,23 @@ def _adjusted_deltas(ctx: ExtractContext, deltas: OutPort, sizes: np.ndarray) ->
 
 
 def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Gather, Proposal, Reshape
-
-    if flag(ctx, "iou_loss", False):
-        raise bad(ctx, "iou_loss", True, "IoU-loss box deltas are not supported")
-    if rank(ctx, 0) != 4:
-        raise bad(ctx, "cls_prob", ctx.input_shape(0), "expected [N, 2A, H, W]")
+    if ctx.attrs.bool("iou_loss", False):
+        raise ctx.attrs.bad("iou_loss", True, "IoU-loss box deltas are not supported")
+    if require_rank(ctx) != 4:
+        raise ConversionError(f"{ctx.where()}: cls_prob must be [N, 2A, H, W], got {ctx.input_shape(0)}")
     info = ctx.input_shape(2)
     if info is None or len(info) != 2 or info[0] != 1:
-        raise bad(ctx, "im_info", info, "Proposal needs im_info of shape [1, 3] (batch 1)")
-    stride = integer(ctx, "feature_stride", 16)
-    ratios = floats(ctx, "ratios", (0.5, 1.0, 2.0))
-    scales = floats(ctx, "scales", (4.0, 8.0, 16.0, 32.0))
+        raise ConversionError(f"{ctx.where()}: Proposal needs im_info of shape [1, 3] (batch 1), got {info}")
+    stride = ctx.attrs.int("feature_stride", 16)
+    ratios = ctx.attrs.floats("ratios", [0.5, 1.0, 2.0])
+    scales = ctx.attrs.floats("scales", [4.0, 8.0, 16.0, 32.0])
     op = Proposal(
         base_size=stride,
-        pre_nms_topn=integer(ctx, "rpn_pre_nms_top_n", 6000),
-        post_nms_topn=integer(ctx, "rpn_post_nms_top_n", 300),
-        nms_thresh=number(ctx, "threshold", 0.7),
+        pre_nms_topn=ctx.attrs.int("rpn_pre_nms_top_n", 6000),
+        post_nms_topn=ctx.attrs.int("rpn_post_nms_top_n", 300),
+        nms_thresh=ctx.attrs.float("threshold", 0.7),
         feat_stride=stride,
-        min_size=integer(ctx, "rpn_min_size", 16),
+        min_size=ctx.attrs.int("rpn_min_size", 16),
         ratio=ratios,
         scale=scales,
         clip_before_nms=True,
@@ -92,7 +104,7 @@ def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     found = ctx.add(op, [ctx.input(0), deltas, image], "proposal")
     order = _cycled_rows(ctx, found.out_port(0), op.post_nms_topn)
     rois = ctx.op(Gather(), found.out_port(0), order, i64(ctx, 0, "axis"), suffix="rois")
-    if not flag(ctx, "output_score", False):
+    if not ctx.attrs.bool("output_score", False):
         return [rois]
     scores = ctx.op(Gather(), found.out_port(1), order, i64(ctx, 0, "axis"), suffix="scores")
     return [rois, ctx.op(Reshape(special_zero=False), scores, i64(ctx, [-1, 1], "column"))]
@@ -101,10 +113,8 @@ def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _cycled_rows(ctx: ExtractContext, rois: OutPort, rows: int) -> OutPort:
     """Row indices that repeat the kept proposals to fill all ``rows``, as MXNet does
     (Proposal-4 ends the kept ones with a row whose batch index is -1, then zeros)."""
-    from irconv_opset import Equal, FloorMod, Gather, Maximum, ReduceMin, Select
-
     batch_index = ctx.op(Gather(), rois, i64(ctx, 0), i64(ctx, 1, "axis"), suffix="batch_index")
-    ended = ctx.op(Equal(), batch_index, like_const(ctx, -1, rois, "end_marker"), suffix="ended")
+    ended = ctx.op(Equal(), batch_index, const_like(ctx, -1, rois, "end_marker"), suffix="ended")
     positions = i64(ctx, np.arange(rows), "positions")
     kept = ctx.op(ReduceMin(keep_dims=False),
                   ctx.op(Select(), ended, positions, i64(ctx, rows, "all_rows"), suffix="end_positions"),
@@ -113,5 +123,7 @@ def _cycled_rows(ctx: ExtractContext, rois: OutPort, rows: int) -> OutPort:
     return ctx.op(FloorMod(), positions, kept, suffix="cycled")
 
 
-def extractors() -> list[Extractor]:
-    return mx_op(("_contrib_Proposal", "Proposal"), proposal, "Proposal")
+
+PROPOSAL = aliases("mxnet", ["_contrib_Proposal", "Proposal"], proposal,
+                   produces=[Reshape, Split, Subtract, Exp, Maximum, Log, Concat, ShapeOf, Proposal, Gather, Equal,
+                             Select, ReduceMin, FloorMod])

@@ -11,11 +11,25 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
-
-from irconv_mxnet.extractors._common import bad, flag, i64, integer, mx_op, port_value, shape_of, text
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Const,
+    Convert,
+    Gather,
+    GRUSequence,
+    LSTMSequence,
+    Reshape,
+    RNNSequence,
+    ShapeOf,
+    Slice,
+    Transpose,
+)
+from irconv_opset.build import shape_of
 
 GATES = {"lstm": 4, "gru": 3, "rnn_relu": 1, "rnn_tanh": 1}
 #: IR gate order as indices into MXNet's.
@@ -55,36 +69,22 @@ class _Unpacker:
 
 
 def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import (
-        Broadcast,
-        Concat,
-        Convert,
-        Gather,
-        GRUSequence,
-        LSTMSequence,
-        Reshape,
-        RNNSequence,
-        Slice,
-        Transpose,
-    )
 
-    mode = text(ctx, "mode", "lstm")
-    if mode not in GATES:
-        raise bad(ctx, "mode", mode, "expected lstm, gru, rnn_relu or rnn_tanh")
+    mode = ctx.attrs.choice("mode", list(GATES), "lstm")
     for name in ("projection_size", "lstm_state_clip_min", "lstm_state_clip_max"):
-        if ctx.attr(name, None) is not None:
-            raise bad(ctx, name, ctx.attr(name), "not supported")
-    if flag(ctx, "use_sequence_length", False):
-        raise bad(ctx, "use_sequence_length", True, "variable sequence lengths are not supported")
-    hidden, layers = integer(ctx, "state_size"), integer(ctx, "num_layers", 1)
-    directions = 2 if flag(ctx, "bidirectional", False) else 1
+        if name in ctx.attrs:
+            raise ctx.attrs.bad(name, ctx.attrs.get(name), "not supported")
+    if ctx.attrs.bool("use_sequence_length", False):
+        raise ctx.attrs.bad("use_sequence_length", True, "variable sequence lengths are not supported")
+    hidden, layers = ctx.attrs.int("state_size"), ctx.attrs.int("num_layers", 1)
+    directions = 2 if ctx.attrs.bool("bidirectional", False) else 1
     gates = GATES[mode]
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 3 or shape[2] is None:
-        raise bad(ctx, "data", shape, "RNN needs [T, N, C] data with a static C")
-    packed = port_value(ctx.input(1))
+        raise ConversionError(f"{ctx.where()}: RNN needs [T, N, C] data with a static C, got {shape}")
+    packed = ctx.input_value(1)
     if packed is None:
-        raise bad(ctx, "parameters", None, "RNN needs constant parameters")
+        raise ConversionError(f"{ctx.where()}: RNN needs constant parameters (input 1)")
     unpack = _Unpacker(np.asarray(packed))
     weights: list[list[tuple[np.ndarray, np.ndarray]]] = []
     try:
@@ -95,9 +95,11 @@ def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
         biases = [[(unpack.take(gates * hidden), unpack.take(gates * hidden)) for _ in range(directions)]
                   for _ in range(layers)]
     except ValueError as exc:
-        raise bad(ctx, "parameters", np.asarray(packed).shape, str(exc)) from None
+        raise ConversionError(f"{ctx.where()}: the parameters (input 1) do not fit the layers: {exc}") from None
     if unpack.offset != unpack.values.size:
-        raise bad(ctx, "parameters", unpack.values.size, f"expected {unpack.offset} values")
+        raise ConversionError(
+            f"{ctx.where()}: the parameters (input 1) hold {unpack.values.size} values, expected {unpack.offset}"
+        )
 
     data = ctx.input(0)
     dims = shape_of(ctx, data)
@@ -150,5 +152,6 @@ def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs
 
 
-def extractors() -> list[Extractor]:
-    return mx_op("RNN", rnn, "LSTMSequence, GRUSequence, RNNSequence")
+
+RNN = extractor("mxnet", "RNN", rnn, produces=[ShapeOf, Gather, Broadcast, Convert, Transpose, Slice, Const, LSTMSequence,
+                                              GRUSequence, RNNSequence, Reshape, Concat])

@@ -3,29 +3,32 @@ expand_dims, squeeze, Crop, Pad, UpSampling, tile, repeat, broadcast_to/like."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import aliases, const_like, extractor, f32, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
-from irconv.types import ElementType
-
-from irconv_mxnet.extractors._common import (
-    bad,
-    flag,
-    i64,
-    integer,
-    ints,
-    like_const,
-    mx_op,
-    normalize_axis,
-    number,
-    optional_int,
-    optional_ints,
-    port_value,
-    rank,
-    shape_of,
-    text,
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Gather,
+    GroupConvolutionBackpropData,
+    Interpolate,
+    Pad,
+    ReduceProd,
+    Reshape,
+    ShapeOf,
+    Slice,
+    Split,
+    Squeeze,
+    Tile,
+    Transpose,
+    Unsqueeze,
 )
+from irconv_opset.build import shape_of
+
 from irconv_mxnet.extractors.reshape import ReshapeError, fold_static, plan_reshape
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -33,15 +36,11 @@ INT64_MIN = np.iinfo(np.int64).min
 
 
 def flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Reshape
-
     return [ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, [0, -1], "shape"))]
 
 
 def _target(ctx: ExtractContext, x: OutPort, plan: list[int | tuple[int, ...]]) -> OutPort:
     """The Reshape target for a plan: a constant, or pieces read from ShapeOf(x)."""
-    from irconv_opset import Concat, Gather, ReduceProd
-
     if all(isinstance(item, int) for item in plan):
         return i64(ctx, plan, "shape")
     shape = shape_of(ctx, x)
@@ -58,20 +57,18 @@ def _target(ctx: ExtractContext, x: OutPort, plan: list[int | tuple[int, ...]]) 
 
 
 def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Reshape
-
     x = ctx.input(0)
-    codes = ints(ctx, "shape", ())
+    codes = ctx.attrs.ints("shape", [])
     if not codes:
-        codes = ints(ctx, "target_shape", ())
+        codes = ctx.attrs.ints("target_shape", [])
         if not codes:
-            raise bad(ctx, "shape", (), "an empty target shape")
-        if flag(ctx, "keep_highest", False):
-            codes = (0, *codes[1:])
+            raise ctx.attrs.bad("shape", (), "an empty target shape")
+        if ctx.attrs.bool("keep_highest", False):
+            codes = [0, *codes[1:]]
     try:
-        plan = plan_reshape(codes, ctx.input_shape(0), flag(ctx, "reverse", False))
+        plan = plan_reshape(codes, ctx.input_shape(0), ctx.attrs.bool("reverse", False))
     except ReshapeError as exc:
-        raise bad(ctx, "shape", codes, str(exc)) from None
+        raise ctx.attrs.bad("shape", codes, str(exc)) from None
     shape = ctx.input_shape(0)
     assert shape is not None
     plan = fold_static(plan, shape)
@@ -79,45 +76,33 @@ def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def reshape_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Reshape
-
-    if any(ctx.has_attr(a) for a in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")):
-        raise bad(ctx, "lhs_begin", ctx.attr("lhs_begin", None), "partial reshape_like is not supported")
+    if any(a in ctx.attrs for a in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")):
+        raise ctx.attrs.bad("lhs_begin", ctx.attrs.get("lhs_begin"), "partial reshape_like is not supported")
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape_of(ctx, ctx.input(1)))]
 
 
 def transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Transpose
-
-    axes = ints(ctx, "axes", ())
-    if not axes:
-        axes = tuple(reversed(range(rank(ctx, 0))))
-    return [ctx.op(Transpose(), ctx.input(0), i64(ctx, list(axes), "order"))]
+    axes = ctx.attrs.ints("axes", []) or list(reversed(range(require_rank(ctx))))
+    return [ctx.op(Transpose(), ctx.input(0), i64(ctx, axes, "order"))]
 
 
 def swap_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Transpose
-
-    r = rank(ctx, 0)
+    r = require_rank(ctx)
     order = list(range(r))
-    a = normalize_axis(ctx, integer(ctx, "dim1", 0), r)
-    b = normalize_axis(ctx, integer(ctx, "dim2", 0), r)
+    a = normalize_axis(ctx, ctx.attrs.int("dim1", 0), r)
+    b = normalize_axis(ctx, ctx.attrs.int("dim2", 0), r)
     order[a], order[b] = order[b], order[a]
     return [ctx.op(Transpose(), ctx.input(0), i64(ctx, order, "order"))]
 
 
 def concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Concat
-
-    axis = integer(ctx, "dim", 1)
+    axis = ctx.attrs.int("dim", 1)
     inputs = [ctx.input(i) for i in range(len(ctx.inputs))]
     return [ctx.op(Concat(axis=axis), *inputs)]
 
 
 def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Concat, Unsqueeze
-
-    axis = normalize_axis(ctx, integer(ctx, "axis", 0), rank(ctx, 0) + 1)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), require_rank(ctx) + 1)
     parts = [ctx.op(Unsqueeze(), ctx.input(i), i64(ctx, [axis], "axis"), suffix=f"expand{i}")
              for i in range(len(ctx.inputs))]
     return [ctx.op(Concat(axis=axis), *parts)]
@@ -125,32 +110,28 @@ def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SliceChannel/split: ``num_outputs`` equal parts along ``axis``, optionally squeezed."""
-    from irconv_opset import Split, Squeeze
-
-    count = integer(ctx, "num_outputs")
-    axis = normalize_axis(ctx, integer(ctx, "axis", 1), rank(ctx, 0))
+    count = ctx.attrs.int("num_outputs")
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", 1), require_rank(ctx))
     parts = ctx.add(Split(num_splits=count), [ctx.input(0), i64(ctx, axis, "axis")], "split")
     outputs = [parts.out_port(i) for i in range(count)]
-    if flag(ctx, "squeeze_axis", False):
+    if ctx.attrs.bool("squeeze_axis", False):
         outputs = [ctx.op(Squeeze(), p, i64(ctx, [axis], "axis"), suffix=f"squeeze{i}") for i, p in enumerate(outputs)]
     return outputs
 
 
 def _slice(ctx: ExtractContext, x: OutPort, begin: list[int], end: list[int], step: list[int],
            axes: list[int]) -> OutPort:
-    from irconv_opset import Slice
-
     return ctx.op(Slice(), x, i64(ctx, begin, "begin"), i64(ctx, end, "end"), i64(ctx, step, "step"),
                   i64(ctx, axes, "axes"))
 
 
 def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``slice(begin, end, step)``: None entries mean the whole axis in the step's direction."""
-    begin = optional_ints(ctx, "begin")
-    end = optional_ints(ctx, "end")
-    step = optional_ints(ctx, "step") or (None,) * len(begin)
+    begin = ctx.attrs.optional_ints("begin")
+    end = ctx.attrs.optional_ints("end")
+    step = ctx.attrs.optional_ints("step", []) or [None] * len(begin)
     if len(end) != len(begin) or len(step) != len(begin):
-        raise bad(ctx, "end", end, "begin, end and step must have the same length")
+        raise ctx.attrs.bad("end", end, "begin, end and step must have the same length")
     steps = [1 if s is None else s for s in step]
     starts = [(0 if s > 0 else INT64_MAX) if b is None else b for b, s in zip(begin, steps, strict=True)]
     stops = [(INT64_MAX if s > 0 else INT64_MIN) if e is None else e for e, s in zip(end, steps, strict=True)]
@@ -158,18 +139,16 @@ def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def slice_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = integer(ctx, "axis")
-    begin = integer(ctx, "begin", 0)
-    end = optional_int(ctx, "end")
+    axis = ctx.attrs.int("axis")
+    begin = ctx.attrs.int("begin", 0)
+    end = ctx.attrs.int("end", None)
     return [_slice(ctx, ctx.input(0), [begin], [INT64_MAX if end is None else end], [1], [axis])]
 
 
 def slice_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Crop the data to the shape of the second input on ``axes`` (all when empty)."""
-    from irconv_opset import Gather, Slice
-
-    r = rank(ctx, 0)
-    axes = [normalize_axis(ctx, a, r) for a in ints(ctx, "axes", ())] or list(range(r))
+    r = require_rank(ctx)
+    axes = normalize_axes(ctx, ctx.attrs.ints("axes", []), r) or list(range(r))
     like = shape_of(ctx, ctx.input(1), "like_shape")
     stops = ctx.op(Gather(), like, i64(ctx, axes, "axes_idx"), i64(ctx, 0, "axis"), suffix="stop")
     zeros, ones = i64(ctx, [0] * len(axes), "begin"), i64(ctx, [1] * len(axes), "step")
@@ -180,79 +159,66 @@ def crop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Crop: H/W of ``h_w`` or of the second input, at ``offset`` or centred."""
     shape = ctx.input_shape(0)
     if shape is None or shape[2] is None or shape[3] is None:
-        raise bad(ctx, "h_w", ctx.attr("h_w", None), "Crop needs static input height and width")
+        raise ConversionError(f"{ctx.where()}: Crop needs a static input height and width, got {shape}")
     if len(ctx.inputs) > 1:
         like = ctx.input_shape(1)
         if like is None or like[2] is None or like[3] is None:
-            raise bad(ctx, "num_args", 2, "the reference input's height and width must be static")
+            raise ConversionError(f"{ctx.where()}: the reference input's height and width must be static, got {like}")
         height, width = int(like[2]), int(like[3])
     else:
-        height, width = ints(ctx, "h_w")
-    if flag(ctx, "center_crop", False):
+        height, width = ctx.attrs.ints("h_w", length=2)
+    if ctx.attrs.bool("center_crop", False):
         top, left = (int(shape[2]) - height) // 2, (int(shape[3]) - width) // 2
     else:
-        top, left = ints(ctx, "offset", (0, 0))
+        top, left = ctx.attrs.ints("offset", [0, 0], length=2)
     return [_slice(ctx, ctx.input(0), [top, left], [top + height, left + width], [1, 1], [2, 3])]
 
 
 def pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Pad
-
-    mode = text(ctx, "mode", "constant")
-    modes = {"constant": "constant", "edge": "edge", "reflect": "reflect"}
-    if mode not in modes:
-        raise bad(ctx, "mode", mode, "expected constant, edge or reflect")
-    widths = ints(ctx, "pad_width")
+    mode = ctx.attrs.choice("mode", ["constant", "edge", "reflect"], "constant")
+    widths = ctx.attrs.ints("pad_width")
     x = ctx.input(0)
-    if len(widths) != 2 * rank(ctx, 0):
-        raise bad(ctx, "pad_width", widths, f"needs two values per axis ({2 * rank(ctx, 0)})")
+    if len(widths) != 2 * require_rank(ctx):
+        raise ctx.attrs.bad("pad_width", widths, f"needs two values per axis ({2 * require_rank(ctx)})")
     begin, end = list(widths[0::2]), list(widths[1::2])
-    value = like_const(ctx, number(ctx, "constant_value", 0.0), x, "value")
-    return [ctx.op(Pad(pad_mode=modes[mode]), x, i64(ctx, begin, "begin"), i64(ctx, end, "end"), value)]
+    value = const_like(ctx, ctx.attrs.float("constant_value", 0.0), x, "value")
+    return [ctx.op(Pad(pad_mode=mode), x, i64(ctx, begin, "begin"), i64(ctx, end, "end"), value)]
 
 
 def expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Unsqueeze
-
-    axis = normalize_axis(ctx, integer(ctx, "axis"), rank(ctx, 0) + 1)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis"), require_rank(ctx) + 1)
     return [ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [axis], "axis"))]
 
 
 def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Squeeze
-
-    axes = ints(ctx, "axis", ())
+    axes = ctx.attrs.ints("axis", [])
     if not axes:
         shape = ctx.input_shape(0)
         if shape is None or any(d is None for d in shape):
-            raise bad(ctx, "axis", None, "squeezing every unit axis needs a static input shape")
-        axes = tuple(i for i, d in enumerate(shape) if d == 1)
-    return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, list(axes), "axes"))]
+            raise ConversionError(f"{ctx.where()}: squeezing every unit axis needs a static input shape, got {shape}")
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
 def upsampling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """nearest: repeat each pixel ``scale`` times (one input); bilinear: the grouped
     deconvolution MXNet runs with the given weights."""
-    from irconv_opset import GroupConvolutionBackpropData, Interpolate
-
-    scale = integer(ctx, "scale")
-    sample = text(ctx, "sample_type", "nearest")
+    scale = ctx.attrs.int("scale")
+    sample = ctx.attrs.choice("sample_type", ["nearest", "bilinear"], "nearest")
     x = ctx.input(0)
     if sample == "nearest":
-        if integer(ctx, "num_args", 1) != 1:
-            raise bad(ctx, "num_args", ctx.attr("num_args"), "nearest UpSampling of several inputs is not supported")
+        count = ctx.attrs.int("num_args", 1)
+        if count != 1:
+            raise ctx.attrs.bad("num_args", count, "nearest UpSampling of several inputs is not supported")
         op = Interpolate(mode="nearest", shape_calculation_mode="scales", coordinate_transformation_mode="asymmetric",
                          nearest_mode="floor")
-        scales = ctx.const(np.asarray([scale, scale], np.float32), suffix="scales")
-        return [ctx.op(op, x, scales, i64(ctx, [2, 3], "axes"))]
-    if sample != "bilinear":
-        raise bad(ctx, "sample_type", sample, "expected nearest or bilinear")
+        return [ctx.op(op, x, f32(ctx, [scale, scale], suffix="scales"), i64(ctx, [2, 3], "axes"))]
     kernel = 2 * scale - scale % 2
     pad_ = int(np.ceil((scale - 1) / 2.0))
-    weights = port_value(ctx.input(1))
-    channels = integer(ctx, "num_filter")
+    weights = ctx.input_value(1)
+    channels = ctx.attrs.int("num_filter")
     if weights is None:
-        raise bad(ctx, "sample_type", sample, "bilinear UpSampling needs constant weights")
+        raise ConversionError(f"{ctx.where()}: bilinear UpSampling needs constant weights (input 1)")
     grouped = ctx.const(np.asarray(weights).reshape(channels, 1, 1, kernel, kernel), suffix="weights")
     op = GroupConvolutionBackpropData(strides=(scale, scale), dilations=(1, 1), pads_begin=(pad_, pad_),
                                       pads_end=(pad_, pad_), auto_pad="explicit", output_padding=(0, 0))
@@ -260,25 +226,20 @@ def upsampling(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Tile
-
-    reps = ints(ctx, "reps")
-    return [ctx.op(Tile(), ctx.input(0), i64(ctx, list(reps), "repeats"))]
+    return [ctx.op(Tile(), ctx.input(0), i64(ctx, ctx.attrs.ints("reps"), "repeats"))]
 
 
 def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Each element ``repeats`` times along ``axis`` (flattened when no axis)."""
-    from irconv_opset import Reshape, Tile, Unsqueeze
-
-    times = integer(ctx, "repeats")
-    axis = optional_int(ctx, "axis")
+    times = ctx.attrs.int("repeats")
+    axis = ctx.attrs.int("axis", None)
     x = ctx.input(0)
     if axis is None:
         x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1], "flat"), suffix="flatten")
         axis = 0
     shape = x.data.shape
     if shape is None or any(d is None for d in shape):
-        raise bad(ctx, "axis", axis, "repeat needs a static input shape")
+        raise ConversionError(f"{ctx.where()}: repeat needs a static input shape, got {shape}")
     axis = normalize_axis(ctx, axis, len(shape))
     expanded = ctx.op(Unsqueeze(), x, i64(ctx, [axis + 1], "axis"), suffix="expand")
     reps = [1] * (len(shape) + 1)
@@ -291,31 +252,25 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def broadcast_to(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``shape`` with 0 keeping the input's dimension."""
-    from irconv_opset import Broadcast
-
-    target = list(ints(ctx, "shape"))
+    target = ctx.attrs.ints("shape")
     shape = ctx.input_shape(0)
     if any(d == 0 for d in target):
         if shape is None or any(shape[i] is None for i, d in enumerate(target) if d == 0):
-            raise bad(ctx, "shape", target, "0 entries need static input dimensions")
+            raise ctx.attrs.bad("shape", target, "0 entries need static input dimensions")
         target = [int(shape[i]) if d == 0 else d for i, d in enumerate(target)]  # type: ignore[arg-type]
     return [ctx.op(Broadcast(), ctx.input(0), i64(ctx, target, "shape"))]
 
 
 def broadcast_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Broadcast
-
-    if ctx.has_attr("lhs_axes") and ctx.attr("lhs_axes") is not None:
-        raise bad(ctx, "lhs_axes", ctx.attr("lhs_axes"), "partial broadcast_like is not supported")
+    if "lhs_axes" in ctx.attrs:
+        raise ctx.attrs.bad("lhs_axes", ctx.attrs.get("lhs_axes"), "partial broadcast_like is not supported")
     return [ctx.op(Broadcast(), ctx.input(0), shape_of(ctx, ctx.input(1)))]
 
 
 def broadcast_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Tile
-
-    r = rank(ctx, 0)
-    axes = ints(ctx, "axis")
-    sizes = ints(ctx, "size")
+    r = require_rank(ctx)
+    axes = ctx.attrs.ints("axis")
+    sizes = ctx.attrs.ints("size")
     reps = [1] * r
     for axis, size in zip(axes, sizes, strict=False):
         reps[normalize_axis(ctx, axis, r)] = size
@@ -323,44 +278,36 @@ def broadcast_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def like_fill(value: float, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Broadcast
-
     x = ctx.input(0)
-    return [ctx.op(Broadcast(), like_const(ctx, value, x, "value"), shape_of(ctx, x))]
+    return [ctx.op(Broadcast(), const_like(ctx, value, x, "value"), shape_of(ctx, x))]
 
 
 def shape_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ShapeOf
-
-    return [ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0))]
+    return [shape_of(ctx, ctx.input(0))]
 
 
-def extractors() -> list[Extractor]:
-    from functools import partial
 
-    return [
-        *mx_op(("Flatten", "flatten"), flatten, "Reshape"),
-        *mx_op(("Reshape", "reshape"), reshape, "Reshape"),
-        *mx_op("reshape_like", reshape_like, "Reshape"),
-        *mx_op("transpose", transpose, "Transpose"),
-        *mx_op(("SwapAxis", "swapaxes"), swap_axis, "Transpose"),
-        *mx_op(("Concat", "concat", "_rnn_param_concat"), concat, "Concat"),
-        *mx_op("stack", stack, "Unsqueeze, Concat"),
-        *mx_op(("SliceChannel", "split"), split, "Split"),
-        *mx_op(("slice", "crop"), slice_, "Slice"),
-        *mx_op("slice_axis", slice_axis, "Slice"),
-        *mx_op("slice_like", slice_like, "Slice"),
-        *mx_op("Crop", crop, "Slice"),
-        *mx_op(("Pad", "pad"), pad, "Pad"),
-        *mx_op("expand_dims", expand_dims, "Unsqueeze"),
-        *mx_op("squeeze", squeeze, "Squeeze"),
-        *mx_op("UpSampling", upsampling, "Interpolate, GroupConvolutionBackpropData"),
-        *mx_op("tile", tile, "Tile"),
-        *mx_op("repeat", repeat, "Tile, Reshape"),
-        *mx_op(("broadcast_to",), broadcast_to, "Broadcast"),
-        *mx_op("broadcast_like", broadcast_like, "Broadcast"),
-        *mx_op(("broadcast_axis", "broadcast_axes"), broadcast_axis, "Tile"),
-        *mx_op("zeros_like", partial(like_fill, 0.0), "Broadcast"),
-        *mx_op("ones_like", partial(like_fill, 1.0), "Broadcast"),
-        *mx_op("shape_array", shape_array, "ShapeOf"),
-    ]
+FLATTEN = aliases("mxnet", ["Flatten", "flatten"], flatten, produces=[Reshape])
+RESHAPE = aliases("mxnet", ["Reshape", "reshape"], reshape, produces=[ShapeOf, Gather, ReduceProd, Concat, Reshape])
+RESHAPE_LIKE = extractor("mxnet", "reshape_like", reshape_like, produces=[ShapeOf, Reshape])
+TRANSPOSE = extractor("mxnet", "transpose", transpose, produces=[Transpose])
+SWAP_AXIS = aliases("mxnet", ["SwapAxis", "swapaxes"], swap_axis, produces=[Transpose])
+CONCAT = aliases("mxnet", ["Concat", "concat", "_rnn_param_concat"], concat, produces=[Concat])
+STACK = extractor("mxnet", "stack", stack, produces=[Unsqueeze, Concat])
+SPLIT = aliases("mxnet", ["SliceChannel", "split"], split, produces=[Split, Squeeze])
+SLICE = aliases("mxnet", ["slice", "crop"], slice_, produces=[Slice])
+SLICE_AXIS = extractor("mxnet", "slice_axis", slice_axis, produces=[Slice])
+SLICE_LIKE = extractor("mxnet", "slice_like", slice_like, produces=[ShapeOf, Gather, Slice])
+CROP = extractor("mxnet", "Crop", crop, produces=[Slice])
+PAD = aliases("mxnet", ["Pad", "pad"], pad, produces=[Pad])
+EXPAND_DIMS = extractor("mxnet", "expand_dims", expand_dims, produces=[Unsqueeze])
+SQUEEZE = extractor("mxnet", "squeeze", squeeze, produces=[Squeeze])
+UPSAMPLING = extractor("mxnet", "UpSampling", upsampling, produces=[Interpolate, GroupConvolutionBackpropData])
+TILE = extractor("mxnet", "tile", tile, produces=[Tile])
+REPEAT = extractor("mxnet", "repeat", repeat, produces=[Reshape, Unsqueeze, Tile])
+BROADCAST_TO = extractor("mxnet", "broadcast_to", broadcast_to, produces=[Broadcast])
+BROADCAST_LIKE = extractor("mxnet", "broadcast_like", broadcast_like, produces=[ShapeOf, Broadcast])
+BROADCAST_AXIS = aliases("mxnet", ["broadcast_axis", "broadcast_axes"], broadcast_axis, produces=[Tile])
+ZEROS_LIKE = extractor("mxnet", "zeros_like", partial(like_fill, 0.0), produces=[ShapeOf, Broadcast])
+ONES_LIKE = extractor("mxnet", "ones_like", partial(like_fill, 1.0), produces=[ShapeOf, Broadcast])
+SHAPE_ARRAY = extractor("mxnet", "shape_array", shape_array, produces=[ShapeOf])
