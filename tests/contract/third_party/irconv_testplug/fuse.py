@@ -9,9 +9,9 @@ class FuseSharpen(PatternRewrite):
     """Two Sharpen ops in a row are one, with the product of their factors."""
 
     id = "testplug.fuse_sharpen"
-    pattern = op("Sharpen", op("Sharpen", any_("x"), bind="inner", single_use=True), bind="outer")
+    pattern = op(Sharpen, op(Sharpen, any_("x"), bind="inner", single_use=True), bind="outer")
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        factor = match["inner"].op.factor * match["outer"].op.factor  # type: ignore[attr-defined]
+        factor = match.op("inner", Sharpen).factor * match.op("outer", Sharpen).factor
         rw.replace(match["outer"], rw.op(Sharpen(factor=factor), match.port("x"), like=match["outer"]))
         return True

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from irconv import Extractor, Option, hookimpl
+from irconv import Option, hookimpl
+from irconv.frontend import extractor
 
 FACTOR = Option("testplug.factor", float, default=2.0, help="how much Sharpen sharpens")
 
@@ -24,9 +25,9 @@ def extract_op():  # type: ignore[no-untyped-def]
     from irconv_testplug.ops import Sharpen
 
     def extract(node, ctx):  # type: ignore[no-untyped-def]
-        return Sharpen(factor=ctx.attr("factor", ctx.options.get(FACTOR)))
+        return Sharpen(factor=ctx.attrs.float("factor", ctx.options.get(FACTOR)))
 
-    return [Extractor("onnx", "Sharpen", extract, domain="com.example.test", produces="Sharpen")]
+    return [extractor("onnx", "Sharpen", extract, domain="com.example.test", produces=[Sharpen])]
 
 
 @hookimpl

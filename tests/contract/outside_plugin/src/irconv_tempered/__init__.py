@@ -1,0 +1,1 @@
+"""irconv-tempered: ONNX ``com.outside::TemperedSoftmax`` as stock OpenVINO ops."""
