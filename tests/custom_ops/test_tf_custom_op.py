@@ -129,26 +129,26 @@ def test_without_the_extension_openvino_refuses_and_lowered_runs_on_stock(model,
 
 
 def test_every_attribute_kind_reaches_the_extractor(model, tmp_path):
-    """A plugin's extractor reads each AttrValue kind as a Python value through ``ctx.attr``."""
+    """A plugin's extractor reads each AttrValue kind as a Python value through ``ctx.attrs``."""
     import irconv
-    from irconv import Extractor, PluginHost, hookimpl
+    from irconv import PluginHost, hookimpl
+    from irconv.frontend import extractor
     from irconv_example_swish.extractors import extract_tf
+    from irconv_example_swish.ops import ExampleSwish
 
     seen: dict[str, Any] = {}
 
     def spy(node, ctx):  # type: ignore[no-untyped-def]
-        seen.update({name: ctx.attr(name) for name in [*EXPECTED, "table", "tensors"]})
+        seen.update({name: ctx.attrs.get(name) for name in [*EXPECTED, "table", "tensors"]})
         return extract_tf(node, ctx)
 
     class Spy:
         @hookimpl
         def extract_op(self):  # type: ignore[no-untyped-def]
-            return [Extractor("tf", "ExampleSwish", spy)]
+            return [extractor("tf", "ExampleSwish", spy, produces=[ExampleSwish])]
 
         @hookimpl
         def declare_ops(self):  # type: ignore[no-untyped-def]
-            from irconv_example_swish.ops import ExampleSwish
-
             return [ExampleSwish]
 
     host = PluginHost(disabled=["example_swish"])

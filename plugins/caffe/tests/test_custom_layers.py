@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv.api import convert_model, save_model
+from irconv.frontend import extractor, f32
 from irconv.plugins import Extractor, hookimpl
 from irconv_caffe.testing import write_random_caffemodel
+from irconv_opset import Multiply
 
 NET = """
 name: "custom"
@@ -40,12 +42,10 @@ class UpscalePlugin:
     @hookimpl
     def extract_op(self) -> list[Extractor]:
         def extract(node, ctx):  # type: ignore[no-untyped-def]
-            from irconv_opset import Multiply
+            factor = ctx.attrs.float("upscale_param.factor")
+            return [ctx.op(Multiply(), ctx.input(0), f32(ctx, factor))]
 
-            factor = float(ctx.attr("upscale_param.factor"))
-            return [ctx.op(Multiply(), ctx.input(0), ctx.const(np.float32(factor)))]
-
-        return [Extractor(framework="caffe", op="Upscale", extract=extract, produces="Multiply")]
+        return [extractor("caffe", "Upscale", extract, produces=[Multiply])]
 
 
 def test_third_party_extractor_handles_a_custom_layer(model, plugin_host, register_plugin, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ the custom opset ``opset`` (default ``custom``) whose IR attributes are the laye
 ``protoParamName`` block flattened (nested fields as ``a.b``, repeated values joined by
 commas). The OpenVINO runtime then needs an extension providing that op. ``shape="same"``
 says the output has the first input's shape; otherwise it is left dynamic.
-A Caffe layer type can also be handled by any plugin's ``Extractor(framework="caffe")``.
+A Caffe layer type can also be handled by any plugin's ``extractor("caffe", "<type>", ...)``.
 """
 
 from __future__ import annotations
