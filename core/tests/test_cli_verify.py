@@ -82,7 +82,7 @@ def test_read_inputs_from_npz(tmp_path):
     np.savez(tmp_path / "in.npz", x=np.ones((2, 3), np.float32))
     assert read_inputs(tmp_path / "in.npz")["x"].shape == (2, 3)
     (tmp_path / "bad.npz").write_text("nope")
-    with pytest.raises(UserError, match="cannot read"):
+    with pytest.raises(UserError, match="not a .npz file of arrays"):
         read_inputs(tmp_path / "bad.npz")
 
 

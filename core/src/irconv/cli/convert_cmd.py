@@ -227,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(header_line(host))
     failed_before = {p.name for p in host.plugins(complete=False) if p.status == "failed"}
+    if args.verify_inputs is not None and not args.verify:
+        raise UserError("--verify-inputs gives the inputs of --verify: add --verify")
     if args.verify:
         _check_verify_possible(host, args, options)
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
@@ -261,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: ConversionOptions) -> None:
     """Fail before converting when --verify cannot run (framework known only from the file)."""
-    from irconv.cli.verify import missing_requirements
+    from irconv.cli.verify import missing_requirements, read_inputs
     from irconv.pipeline.run import pick_loader
 
     if options.output_format != "ir11":
@@ -271,6 +273,8 @@ def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: 
     problem = missing_requirements(host.registry(), framework)
     if problem:
         raise UserError(problem)
+    if args.verify_inputs is not None:
+        read_inputs(Path(args.verify_inputs))  # a bad file is reported before the conversion
 
 
 def _verify(

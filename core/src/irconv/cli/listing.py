@@ -120,7 +120,7 @@ def run_ops(args: argparse.Namespace) -> int:
             "produces": p.item.produces_text(),
             "plugin": p.plugin.name,
         }
-        for p in registry.all_extractors(args.framework)
+        for p in registry.all_extractors(registry.framework_named(args.framework) if args.framework else None)
     ]
     if args.json:
         print(json.dumps(entries, indent=2))

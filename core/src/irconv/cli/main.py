@@ -18,6 +18,7 @@ from irconv.plugins.option import OptionTable
 
 INTERNAL_ERROR = 3
 INTERRUPTED = 130
+BROKEN_PIPE = 141  # as a command killed by SIGPIPE
 TERMINATED = 143
 
 
@@ -79,6 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"irconv: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        # Whoever read the output stopped early (`irconv ops | head -1`): nothing went wrong
+        # here. Further writes (the interpreter's final flush) go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     except KeyboardInterrupt as exc:
         print("irconv: interrupted; no output was written", file=sys.stderr)
         return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED

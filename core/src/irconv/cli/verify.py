@@ -67,12 +67,22 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
 
 
 def read_inputs(path: Path) -> dict[str, np.ndarray]:
-    """``--verify-inputs file.npz``: arrays keyed by input tensor name."""
+    """``--verify-inputs file.npz``: arrays keyed by input tensor name (``np.savez``)."""
+    what = f"--verify-inputs {path}"
+    if not path.is_file():
+        raise UserError(f"{what}: no such file")
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # empty, truncated, pickled or not NumPy at all
+        raise UserError(f"{what}: not a .npz file of arrays ({exc or type(exc).__name__}); write one with "
+                        "numpy.savez(path, input_name=array, ...)") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise UserError(f"{what}: a single array (.npy); inputs need names: numpy.savez(path, input_name=array)")
+    with loaded as archive:
+        try:
             return {name: archive[name] for name in archive.files}
-    except (OSError, ValueError) as exc:
-        raise UserError(f"--verify-inputs: cannot read {path} as a .npz file of arrays: {exc}") from None
+        except (OSError, ValueError, EOFError) as exc:
+            raise UserError(f"{what}: an array in it cannot be read: {exc}") from None
 
 
 def missing_requirements(registry: Registry, framework: str) -> str | None:

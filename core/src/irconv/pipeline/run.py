@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import time
 from collections.abc import Callable, Mapping
@@ -46,7 +47,7 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         raise ModelFileError(f"model file {path} does not exist")
     if options.framework:
         for provided in registry.loaders:
-            if provided.item.framework == options.framework:
+            if options.framework.lower() in (provided.item.framework.lower(), *map(str.lower, provided.item.aliases)):
                 return provided
         dist = registry.distribution_for_framework(options.framework) or (
             f"a plugin providing a {options.framework!r} loader"
@@ -130,6 +131,18 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
         raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
 
 
+def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> None:
+    """Every ``--disable-transform`` id names an installed transform: a typo would otherwise
+    leave the transform running, silently."""
+    known = registry.transform_ids()
+    for given in options.disabled_transforms:
+        if given not in known:
+            near = difflib.get_close_matches(given, sorted(known), n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise UserError(f"--disable-transform {given}: no installed transform has this id{hint} "
+                            "(`irconv transforms` lists them)")
+
+
 def _blaming_op_owners(convert_fn: Callable[..., Graph]) -> Callable[..., Graph]:
     """An op's bug found while inferring or evaluating it names the plugin that declared the op
     (inference itself knows only the op class)."""
@@ -161,6 +174,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     registry = host.registry()
     registry.raise_declaration_clashes()
     options = options.resolved(registry.options)
+    check_disabled_transforms(options, registry)
     clock = _Clock(report)
     progress = report.progress
 

@@ -65,6 +65,9 @@ class Loader:
     description: str = ""
     accepts_object: Callable[[Any], bool] | None = None
     object_keywords: tuple[str, ...] = ()
+    #: Other names users call the framework by (``tensorflow``, ``keras`` for ``tf``):
+    #: ``--framework`` and ``irconv ops --framework`` accept them, in any case.
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.framework:
@@ -187,11 +190,15 @@ class Transform:
         raise NotImplementedError
 
     def summary(self) -> str:
-        """``description``, or the first line of the class docstring."""
+        """``description``, or the first sentence of the class docstring as plain text (its
+        first paragraph joined, reST literals unquoted)."""
         if self.description:
             return self.description
-        lines = (type(self).__doc__ or "").strip().splitlines()
-        return lines[0] if lines else ""
+        paragraph = (type(self).__doc__ or "").strip().split("\n\n", 1)[0]
+        text = " ".join(line.strip() for line in paragraph.splitlines()).replace("``", "")
+        sentence = re.match(r"(.+?[^.][.!?])(\s|$)", text)  # an ellipsis ends no sentence
+        found = sentence.group(1) if sentence else text
+        return found[:-1] + "." if found.endswith(":") else found  # "...as follows:" introduces a list
 
 
 @dataclass(frozen=True, slots=True)
