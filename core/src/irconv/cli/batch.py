@@ -163,6 +163,7 @@ def _convert(job: Job, disabled: tuple[str, ...], result: Result) -> None:
     from irconv.pipeline.options import ConversionOptions, InputSpec
     from irconv.pipeline.run import ConversionReport, convert, save
 
+    report = ConversionReport()
     try:
         host = worker_host(disabled)
         table = host.registry().options
@@ -175,18 +176,15 @@ def _convert(job: Job, disabled: tuple[str, ...], result: Result) -> None:
             weights=Path(job.weights) if job.weights else None,
             plugin_values=dict(job.options),
         ).resolved(table)
-        report = ConversionReport()
         graph = convert(Path(job.model), options, host, report)
         save(graph, Path(job.output), options, host, protected=tuple(inputs_of(job)), report=report)
         result.status, result.layers, result.framework = "ok", len(graph), report.framework
     except IrconvError as exc:
-        result.error = _first_line(str(exc))
+        result.error = str(exc).strip() or "failed"
     except Exception as exc:  # a bug while converting one model must not stop the batch
-        result.error = _first_line(f"internal error: {type(exc).__name__}: {exc}")
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else "failed"
+        result.error = f"internal error: {type(exc).__name__}: {exc}"
+    finally:
+        result.framework = result.framework or report.framework  # known once a loader was picked
 
 
 # ---------------------------------------------------------------------------- executors
@@ -224,11 +222,15 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
     broken: list[Job] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures: dict[Future[Result], Job] = {pool.submit(convert_one, job, disabled): job for job in pending}
-        for future in _as_completed(futures):
-            try:
-                done(future.result())
-            except BrokenProcessPool:
-                broken.append(futures[future])
+        try:
+            for future in _as_completed(futures):
+                try:
+                    done(future.result())
+                except BrokenProcessPool:
+                    broken.append(futures[future])
+        except KeyboardInterrupt:
+            _stop(pool)
+            raise
     # A dead worker breaks the whole pool: retry its victims one at a time, each in a fresh
     # worker, so only the model that kills its process is reported as failed.
     for job in broken:
@@ -237,6 +239,16 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
                 done(single.submit(convert_one, job, disabled).result())
             except BrokenProcessPool:
                 done(Result(job.name, job.model, job.output, "failed", error=WORKER_DIED))
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C: no new model starts, and the workers stop at once (SIGTERM: a worker removes
+    the files it was writing, as one conversion does when interrupted)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in list(getattr(pool, "_processes", {}).values()):  # the pool has no public kill
+        process.terminate()
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.join(timeout=10)
 
 
 # Native runtimes whose thread pools and allocators do not survive a fork: a child forked

@@ -22,6 +22,7 @@ import csv
 import dataclasses
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
     for key, _ in global_options:
         if table.by_name(key) is None:
             raise table.unknown(key, "--option")
+    unrecognised: list[str] = []
     if args.source.is_dir():
         out = args.out or Path.cwd() / "irconv-out"
-        jobs = discover(args.source, out, host, global_options)
+        jobs = discover(args.source, out, host, global_options, unrecognised)
     elif args.source.is_file():
         jobs, out = read_manifest(args.source, args.out, global_options)
     else:
@@ -94,26 +96,37 @@ def run(args: argparse.Namespace) -> int:
     def done(result: Result) -> None:
         results.append(result)
         if not args.quiet:
-            mark = "ok" if result.status == "ok" else f"FAILED: {result.error}"
+            mark = "ok" if result.status == "ok" else "FAILED: " + result.error.replace("\n", "\n    ")
             print(f"[{len(results)}/{len(jobs)}] {result.name}: {mark} ({result.seconds:.2f} s)", flush=True)
 
     disabled = tuple(args.disable_plugin)
-    if todo:
-        workers = min(args.jobs, len(todo))
-        if args.executor == "dask":
-            batch.run_dask(todo, workers, disabled, done, args.address)
-        elif args.executor == "ray":
-            batch.run_ray(todo, workers, disabled, done, args.address)
-        elif workers == 1:
-            batch.run_sequential(todo, workers, disabled, done)
-        else:
-            batch.run_processes(todo, workers, disabled, done)
+    interrupted = False
+    try:
+        if todo:
+            workers = min(args.jobs, len(todo))
+            if args.executor == "dask":
+                batch.run_dask(todo, workers, disabled, done, args.address)
+            elif args.executor == "ray":
+                batch.run_ray(todo, workers, disabled, done, args.address)
+            elif workers == 1:
+                batch.run_sequential(todo, workers, disabled, done)
+            else:
+                batch.run_processes(todo, workers, disabled, done)
+    except KeyboardInterrupt:  # the workers are stopped; what finished is reported
+        interrupted = True
     elapsed = time.perf_counter() - start
     order = {job.name: i for i, job in enumerate(jobs)}
     results.sort(key=lambda r: order.get(r.name, 0))
     report = args.report or out / "report.json"
     write_report(results, report)
     print(summary(results, elapsed, report))
+    if unrecognised:
+        shown = ", ".join(unrecognised[:5]) + (", ..." if len(unrecognised) > 5 else "")
+        print(f"not converted: {len(unrecognised)} file(s) no installed loader recognises ({shown})")
+    if interrupted:
+        print(f"irconv: interrupted: {len(results)} of {len(jobs)} model(s) finished, the others were not "
+              f"converted; report: {report}", file=sys.stderr)
+        return 130
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
@@ -124,8 +137,10 @@ def _pair(item: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def discover(folder: Path, out: Path, host: PluginHost, options: tuple[tuple[str, str], ...]) -> list[Job]:
-    """Every model under ``folder`` some installed loader (other than the IR reader) accepts."""
+def discover(folder: Path, out: Path, host: PluginHost, options: tuple[tuple[str, str], ...],
+             unrecognised: list[str] | None = None) -> list[Job]:
+    """Every model under ``folder`` some installed loader (other than the IR reader) accepts;
+    the other files' names go to ``unrecognised``."""
     loaders = [p.item for p in host.registry().loaders if p.item.framework != "ir"]
     out_resolved = out.resolve()
     jobs: list[Job] = []
@@ -148,7 +163,14 @@ def discover(folder: Path, out: Path, host: PluginHost, options: tuple[tuple[str
                 weights = here / f"{path.stem}.caffemodel"
             if any(loader.accepts(path) for loader in loaders):
                 jobs.append(_job(path, folder, out, weights, options))
+            elif unrecognised is not None and not _is_ir_output(path):
+                unrecognised.append(str(path.relative_to(folder)))
     return jobs
+
+
+def _is_ir_output(path: Path) -> bool:
+    """IR files and reports a previous run wrote beside the models are not models to report."""
+    return path.suffix.lower() in (".xml", ".bin") or path.name in ("report.json", "report.csv")
 
 
 def _job(path: Path, root: Path, out: Path, weights: Path | None, options: tuple[tuple[str, str], ...]) -> Job:
@@ -213,7 +235,8 @@ def write_report(results: list[Result], path: Path) -> None:
 
 def summary(results: list[Result], elapsed: float, report: Path) -> str:
     rows = [
-        [r.name, r.status, f"{r.seconds:.2f}", f"{r.peak_mb:.0f}" if r.peak_mb else "-", r.layers or "-", r.error[:80]]
+        [r.name, r.status, f"{r.seconds:.2f}", f"{r.peak_mb:.0f}" if r.peak_mb else "-", r.layers or "-",
+         " ".join(r.error.split())[:160]]
         for r in results
     ]
     table = format_table(["model", "status", "s", "peak MB", "layers", "error"], rows)
