@@ -121,6 +121,18 @@ def test_show_an_ir_as_written(model, tmp_path):
     assert main(["show", str(xml), "--format", "json", "-o", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["graphs"][0]["framework"] == "ir" and len(doc["graphs"][0]["nodes"]) > 10
+    # fp16-compressed weights are shown as the file holds them: an f16 Const and its Convert
+    nodes = doc["graphs"][0]["nodes"]
+    written = xml.read_text()
+    assert sum(n["type"] == "Convert" for n in nodes) == written.count('type="Convert"') > 0
+    assert any(n["type"] == "Const" and n["outputs"][0]["type"] == "f16" for n in nodes)
+
+
+def test_show_names_the_formats_it_can_draw_when_asked_for_another(model, tmp_path, capsys):
+    pytest.importorskip("irconv_viz")
+    assert main(["show", str(model), "--format", "png", "-o", str(tmp_path / "x.png")]) == 1
+    err = capsys.readouterr().err
+    assert "no installed renderer draws 'png'" in err and "html" in err and "pip install" not in err
 
 
 def test_show_svg_through_graphviz(model, tmp_path, capsys):

@@ -64,11 +64,24 @@ def _renderer(registry: Any, fmt: str) -> Any:
     if provided is None:
         available = ", ".join(["json", *sorted(registry.renderers)])
         hint = next((h.distribution for h in registry.hints if "show" in h.description), "irconv-viz")
+        if _installed(hint):
+            raise UserError(f"no installed renderer draws {fmt!r} (available: {available}); {hint} is installed "
+                            "and draws these; convert an svg with another tool if you need another format")
         raise UserError(f"no renderer for format {fmt!r} is installed (available: {available}); pip install {hint}")
     reason = provided.item.unavailable_reason()
     if reason:
         raise UserError(f"the {fmt} renderer of {provided.plugin.label()} cannot run here: {reason}")
     return provided.item.render
+
+
+def _installed(distribution: str) -> bool:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        version(distribution)
+    except PackageNotFoundError:
+        return False
+    return True
 
 
 def _options(args: argparse.Namespace, host: PluginHost) -> ConversionOptions:
@@ -145,7 +158,7 @@ def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Grap
     registry = host.registry()
     provided = pick_loader(model, options, registry)
     try:
-        graph = provided.item.load(model, LoadContext(options, registry))
+        graph = provided.item.load(model, LoadContext(options, registry, as_written=True))
     except UserError:
         raise
     except Exception as exc:

@@ -36,6 +36,9 @@ class LoadContext:
     notes: list[str] = field(default_factory=list)
     #: Report bytes read as they are (``progress.advance(n)``), for the progress display.
     progress: Progress = field(default_factory=NoProgress)
+    #: The model is read to be shown (``irconv show``): keep its storage forms as the file has
+    #: them (an IR's f16 weights and their decompression) instead of normalising them.
+    as_written: bool = False
 
     def has_extractor(self, framework: str, domain: str, op: str, opset: int) -> bool:
         return self.registry.find_extractor(framework, domain, op, opset) is not None

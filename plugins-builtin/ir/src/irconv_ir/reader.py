@@ -46,7 +46,7 @@ def load_ir(path: Path, ctx: LoadContext) -> Graph:
     bin_path = ctx.options.weights or path.with_suffix(".bin")
     weights = _map_weights(bin_path) if bin_path.exists() else None
     try:
-        graph = GraphReader(path, weights).build(net)
+        graph = GraphReader(path, weights, as_written=ctx.as_written).build(net)
     except RecursionError:  # bodies are built recursively, a few frames per level
         raise ModelFileError(
             f"{path}: sub-graphs (If/Loop/TensorIterator bodies) nest deeper than irconv can read"
@@ -83,9 +83,12 @@ def _map_weights(path: Path) -> np.ndarray:
 class GraphReader:
     """Turns ``IrNet`` records (the main graph and bodies) into graphs."""
 
-    def __init__(self, path: Path, weights: np.ndarray | None) -> None:
+    def __init__(self, path: Path, weights: np.ndarray | None, *, as_written: bool = False) -> None:
         self.path = path
         self.weights = weights
+        #: Keep f16 Consts and their decompression Converts as two layers (``irconv show``),
+        #: instead of reading them back as the f32 Const they were compressed from.
+        self.as_written = as_written
 
     def build(self, net: IrNet, name: str | None = None) -> Graph:
         graph = Graph(name or net.name, FRAMEWORK)
@@ -103,7 +106,7 @@ class GraphReader:
             feeds[edge.to_port] = (edge.from_layer, edge.from_port)
             users[(edge.from_layer, edge.from_port)] = users.get((edge.from_layer, edge.from_port), 0) + 1
 
-        folded = self._decompressions(net, by_id, sources, users)
+        folded = {} if self.as_written else self._decompressions(net, by_id, sources, users)
         outputs: dict[tuple[int, int], OutPort] = {}
         layer_nodes: dict[int, int] = {}
         graph.meta[LAYER_NODES] = layer_nodes

@@ -164,7 +164,7 @@
         if (first.type === "Parameter" || first.type === "Result") classes.push("io");
         if (first.status) classes.push(first.status);
       }
-      const hit = q && u.nodes.some((n) => n.name.toLowerCase().includes(q) || n.type.toLowerCase().includes(q));
+      const hit = q && u.nodes.some((n) => matches(n, q));
       if (hit) { classes.push("hit"); hits++; }
       if (!group && state.selected === first.id) classes.push("selected");
       const g = el("g", { class: classes.join(" "), transform: `translate(${u.x},${u.y})`, "data-name": group ? u.key.slice(2) : first.name }, vp);
@@ -191,10 +191,16 @@
       state.view.y = 20;
     }
     $("graph").setAttribute("data-node-count", String(units.size));
-    $("stats").textContent = `${graph.label}: ${graph.nodes.length} nodes, ${units.size} shown` + (q ? `, ${hits} match` : "");
+    // The same count as the results list: nodes matching, however many boxes show them.
+    const matching = q ? graph.nodes.filter((n) => matches(n, q)).length : 0;
+    const shownHits = hits === matching ? "" : ` (${hits} box${hits === 1 ? "" : "es"} shown)`;
+    $("stats").textContent = `${graph.label}: ${graph.nodes.length} nodes, ${units.size} shown` +
+      (q ? `, ${matching} match(es)${shownHits}` : "");
     applyView();
     drawResults(graph, q);
   }
+
+  function matches(n, q) { return n.name.toLowerCase().includes(q) || n.type.toLowerCase().includes(q); }
 
   function clip(text, n) { return text.length > n ? text.slice(0, n - 1) + "\u2026" : text; }
 
@@ -236,7 +242,7 @@
     const box = $("results");
     box.textContent = "";
     if (!q) return;
-    const found = graph.nodes.filter((n) => n.name.toLowerCase().includes(q) || n.type.toLowerCase().includes(q));
+    const found = graph.nodes.filter((n) => matches(n, q));
     const h = document.createElement("h3"); h.textContent = `${found.length} match(es)`; box.appendChild(h);
     for (const n of found.slice(0, 200)) {
       const a = document.createElement("div");
