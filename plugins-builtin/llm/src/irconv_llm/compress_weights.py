@@ -32,9 +32,10 @@ class CompressWeights(Transform):
     form OpenVINO's CPU plugin executes directly as a compressed fully connected layer or
     gather. A MatMul reading ``[input, output]`` weights gets them transposed and
     ``transpose_b``. With a 4-bit format the embedding and the last projection stay int8
-    (``--all-layers`` puts them in 4 bits too), and ``--ratio`` below 1 keeps in int8 the
-    layers with the largest relative 4-bit error until their weights are ``1 - ratio`` of
-    the 4-bit candidates' weights.
+    (``--all-layers`` puts them in 4 bits too); ``--ratio`` below 1 fills the 4-bit share
+    of the candidates' weights up to ``ratio`` with the layers 4 bits cost least: the
+    smallest growth of squared weight error per weight from int8 to 4 bits (a layer that
+    would overflow the share is skipped, a smaller one may still fit).
     """
 
     id = "llm.compress_weights"
@@ -69,15 +70,14 @@ class CompressWeights(Transform):
             return [(site, self._quantize(site, primary)) for site in sites]
         last = last_projection(sites)
         kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
-        candidates = [(site, self._quantize(site, primary)) for site in sites if id(site) not in kept]
-        backup = {id(site) for site in _least_tolerant(candidates, ctx.options.get(RATIO))}
-        plan = []
-        for site in sites:
-            if id(site) in kept or id(site) in backup:
-                plan.append((site, self._quantize(site, BACKUP)))
-            else:
-                plan.append(next((s, q) for s, q in candidates if s is site))
-        return plan
+        ratio = ctx.options.get(RATIO)
+        candidates = [site for site in sites if id(site) not in kept]
+        four_bit = {id(site): self._quantize(site, primary) for site in candidates}
+        if ratio < 1.0:
+            eight_bit = {id(site): self._quantize(site, BACKUP) for site in candidates}
+            chosen = {id(site) for site in _most_tolerant(candidates, four_bit, eight_bit, ratio)}
+            four_bit = {key: params for key, params in four_bit.items() if key in chosen}
+        return [(site, four_bit.get(id(site)) or self._quantize(site, BACKUP)) for site in sites]
 
 
     def _quantize(self, site: WeightSite, scheme: Scheme) -> Quantization:
@@ -86,17 +86,21 @@ class CompressWeights(Transform):
         return quantization(site.value, scheme, scale_dtype)
 
 
-def _least_tolerant(candidates: list[tuple[WeightSite, Quantization]], ratio: float) -> list[WeightSite]:
-    """The candidates with the largest 4-bit error, until they hold ``1 - ratio`` of the weights."""
-    total = sum(site.parameters for site, _ in candidates)
-    budget = (1.0 - ratio) * total
+def _most_tolerant(
+    candidates: list[WeightSite], four_bit: dict[int, Quantization], eight_bit: dict[int, Quantization], ratio: float
+) -> list[WeightSite]:
+    """Candidates for 4 bits, least error growth per weight first, up to ``ratio`` of the weights."""
+
+    def growth(site: WeightSite) -> float:
+        return (four_bit[id(site)].squared_error - eight_bit[id(site)].squared_error) / max(site.parameters, 1)
+
+    budget = ratio * sum(site.parameters for site in candidates)
     chosen: list[WeightSite] = []
     held = 0
-    for site, params in sorted(candidates, key=lambda item: -item[1].error):
-        if held >= budget - 1e-9 * total:
-            break
-        chosen.append(site)
-        held += site.parameters
+    for site in sorted(candidates, key=growth):
+        if held + site.parameters <= budget:
+            chosen.append(site)
+            held += site.parameters
     return chosen
 
 

@@ -74,12 +74,12 @@ class Scheme:
 @dataclass(frozen=True)
 class Quantization:
     """Per (row, group) scales ``[rows, groups, 1]`` and, asymmetric, zero points (same shape,
-    held as ``int16`` levels); ``error``: relative error ``|w - dequantized| / |w|``."""
+    held as ``int16`` levels); ``squared_error``: ``sum((w - dequantized)**2)``."""
 
     scheme: Scheme
     scale: np.ndarray
     zero_point: np.ndarray | None
-    error: float
+    squared_error: float
 
     @property
     def groups(self) -> int:
@@ -107,7 +107,7 @@ def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | ty
     groups = scheme.groups(cols)
     scale = np.empty((rows, groups, 1), np.float32)
     zero_point = None if scheme.symmetric else np.empty((rows, groups, 1), np.int16)
-    squared_error = squared_norm = 0.0
+    squared_error = 0.0
     for start, stop in row_ranges(rows, cols):
         block = np.asarray(weights[start:stop], np.float32).reshape(stop - start, groups, -1)
         best_scale, best_zero, best_error = None, None, None
@@ -127,9 +127,7 @@ def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | ty
         if zero_point is not None:
             zero_point[start:stop] = best_zero
         squared_error += float(best_error.sum())  # type: ignore[union-attr]
-        squared_norm += float(np.square(block, dtype=np.float64).sum())
-    error = float(np.sqrt(squared_error / squared_norm)) if squared_norm else 0.0
-    return Quantization(scheme, scale, zero_point, error)
+    return Quantization(scheme, scale, zero_point, squared_error)
 
 
 def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
@@ -226,7 +224,7 @@ class DeferredQuantized:
                 params.scheme,
                 params.scale[start:stop],
                 None if params.zero_point is None else params.zero_point[start:stop],
-                params.error,
+                params.squared_error,
             )
             yield DeferredQuantized(self.base[start:stop], part)
 
