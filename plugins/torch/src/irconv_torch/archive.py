@@ -95,9 +95,10 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
         )
 
         tensor_meta = meta.tensor_meta
-        found[fqn] = torch.as_strided(records[meta.path_name], size=deserialize_size(tensor_meta.sizes),
-                                      stride=deserialize_stride(tensor_meta.strides),
-                                      storage_offset=deserialize_storage_offset(tensor_meta.storage_offset))
+        tensor = torch.as_strided(records[meta.path_name], size=deserialize_size(tensor_meta.sizes),
+                                  stride=deserialize_stride(tensor_meta.strides),
+                                  storage_offset=deserialize_storage_offset(tensor_meta.storage_offset))
+        found[fqn] = torch.nn.Parameter(tensor, requires_grad=False) if weights and meta.is_param else tensor
     return found
 
 
