@@ -126,15 +126,17 @@ def run_reference(path: Path, feed: dict[str, np.ndarray]) -> tuple[dict[str, np
     return run_interpreter(path, feed, None), names
 
 
-def run_irconv(path: Path, feed: dict[str, np.ndarray], out_dir: Path, **options: Any) -> tuple[dict[str, np.ndarray], Any]:
+def run_irconv(path: Path, feed: dict[str, np.ndarray], out_dir: Path, compress_to_fp16: bool = False,
+               **options: Any) -> tuple[dict[str, np.ndarray], Any]:
     """Convert with irconv (every transform's contract checked), run the IR on OpenVINO's CPU
-    plugin; outputs by every tensor name, and the ``openvino.Model`` read from the IR."""
+    plugin; outputs by every tensor name, and the ``openvino.Model`` read from the IR.
+    Float constants stay f32 unless ``compress_to_fp16`` (the command line's default)."""
     import openvino as ov
     from irconv.api import convert_model, save_model
 
     graph = convert_model(path, validate=True, **options)
     xml = out_dir / f"{path.stem}.xml"
-    save_model(graph, xml)
+    save_model(graph, xml, compress_to_fp16=compress_to_fp16)
     core = ov.Core()
     model = core.read_model(str(xml))
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
@@ -160,10 +162,11 @@ class Compared:
         return [op.get_type_name() for op in self.model.get_ops()]
 
 
-def compare(path: Path, inputs: Sequence[np.ndarray], out_dir: Path, **options: Any) -> Compared:
+def compare(path: Path, inputs: Sequence[np.ndarray], out_dir: Path, compress_to_fp16: bool = False,
+            **options: Any) -> Compared:
     feed = interpreter_inputs(path, inputs)
     expected, names = run_reference(path, feed)
-    got, model = run_irconv(path, feed, out_dir, **options)
+    got, model = run_irconv(path, feed, out_dir, compress_to_fp16, **options)
     missing = [n for n in names if n not in got]
     assert not missing, f"IR outputs {sorted(got)} lack {missing}"
     return Compared([got[n] for n in names], [expected[n] for n in names], model)
@@ -197,6 +200,17 @@ def assert_close(compared: Compared, atol: float = 1e-4, rtol: float = 1e-4) -> 
             np.testing.assert_array_equal(g, e, err_msg=f"output {i}")
         else:
             np.testing.assert_allclose(g, e, atol=atol, rtol=rtol, err_msg=f"output {i}")
+
+
+def cpu_has_vnni() -> bool:
+    """Whether the CPU multiplies int8 with VNNI. Without it, OpenVINO's int8 FullyConnected
+    sums u8 x s8 pairs in saturating 16-bit lanes (AVX2 ``pmaddubsw``): full-range int8
+    weights give wrong results there, whatever the IR says."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return True
+    return any(flag in flags for flag in ("avx512_vnni", "avx_vnni", "amx_int8"))
 
 
 def within_one_step(compared: Compared, steps: Sequence[float]) -> list[float]:

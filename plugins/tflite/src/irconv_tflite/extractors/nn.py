@@ -106,15 +106,31 @@ def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @tflite("TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
 def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias."""
+    """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias.
+
+    SAME: OpenVINO's ``same_lower`` with the requested size puts the forward convolution's
+    smaller half of padding first, as TFLite does. VALID: no padding; a requested size
+    beyond the natural one, s * (in - 1) + k, is ``output_padding``.
+    """
     sizes = input_constant(ctx, 0, "the output shape").reshape(-1)
     filters = input_constant(ctx, 1, "the filter")
     # [O, H, W, I] -> ConvolutionBackpropData's [C_in, C_out, H, W]
-    weights = np.ascontiguousarray(filters.transpose(3, 0, 1, 2))
-    op = ConvolutionBackpropData(strides=_strides(ctx), dilations=(1, 1), pads_begin=(0, 0), pads_end=(0, 0),
-                                 auto_pad=auto_pad(ctx), output_padding=(0, 0))  # type: ignore[arg-type]
-    spatial = i64(ctx, [int(sizes[1]), int(sizes[2])], suffix="output_shape")
-    conv = laid_out(ctx, op, [ctx.input(2), ctx.const(weights, suffix="filters"), spatial])
+    weights = ctx.const(np.ascontiguousarray(filters.transpose(3, 0, 1, 2)), suffix="filters")
+    strides = _strides(ctx)
+    out_spatial = [int(sizes[1]), int(sizes[2])]
+    common = {"strides": strides, "dilations": (1, 1), "pads_begin": (0, 0), "pads_end": (0, 0)}
+    if auto_pad(ctx) == "same_upper":
+        op = ConvolutionBackpropData(auto_pad="same_lower", output_padding=(0, 0), **common)  # type: ignore[arg-type]
+        inputs = [ctx.input(2), weights, i64(ctx, out_spatial, suffix="output_shape")]
+    else:
+        data_shape = declared_shape(ctx, 2)
+        if data_shape is None or None in data_shape[1:3]:
+            raise ctx.attrs.bad("padding", "VALID", "the input's height and width must be known")
+        natural = [s * (int(n) - 1) + k for s, n, k in zip(strides, data_shape[1:3], filters.shape[1:3], strict=True)]
+        extra = tuple(max(o - n, 0) for o, n in zip(out_spatial, natural, strict=True))
+        op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)  # type: ignore[arg-type]
+        inputs = [ctx.input(2), weights]
+    conv = laid_out(ctx, op, inputs)
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 3))]
 
 
