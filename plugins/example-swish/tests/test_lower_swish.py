@@ -17,7 +17,7 @@ def swish_graph(beta: float) -> GraphBuilder:
 
 def test_lowers_into_stock_ops_keeping_the_output_name():
     b = swish_graph(1.5)
-    assert run_transform(b.graph, LowerExampleSwish()) is True
+    assert run_transform(b.graph, LowerExampleSwish(), **{LOWER.name: True}) is True
     types = sorted(n.type for n in b.graph.nodes())
     assert types == ["Const", "Multiply", "Multiply", "Parameter", "ReLU", "Result", "Sigmoid"]
     (beta,) = [n for n in b.graph.nodes() if n.type == "Const"]
@@ -30,7 +30,7 @@ def test_lowers_into_stock_ops_keeping_the_output_name():
 
 def test_beta_one_needs_no_scaling():
     b = swish_graph(1.0)
-    assert run_transform(b.graph, LowerExampleSwish()) is True
+    assert run_transform(b.graph, LowerExampleSwish(), **{LOWER.name: True}) is True
     assert sorted(n.type for n in b.graph.nodes()) == ["Multiply", "Parameter", "ReLU", "Result", "Sigmoid"]
 
 
@@ -38,17 +38,13 @@ def test_a_graph_without_the_op_is_left_alone():
     b = GraphBuilder()
     b.result(b.op(ReLU(), b.parameter("x", (2, 4))), "y")
     before = graph_signature(b.graph)
-    assert run_transform(b.graph, LowerExampleSwish()) is False
+    assert run_transform(b.graph, LowerExampleSwish(), **{LOWER.name: True}) is False
     assert graph_signature(b.graph) == before
 
 
 def test_runs_only_when_the_option_is_on():
     b = swish_graph(1.5)
-    transform = LowerExampleSwish()
-
-    class Ctx:
-        def __init__(self, options: ConversionOptions) -> None:
-            self.options = options
-
-    assert not transform.condition(b.graph, Ctx(ConversionOptions()))
-    assert transform.condition(b.graph, Ctx(ConversionOptions().with_values(**{LOWER.name: True})))
+    before = graph_signature(b.graph)
+    assert run_transform(b.graph, LowerExampleSwish()) is False  # the option is off by default
+    assert graph_signature(b.graph) == before
+    assert run_transform(b.graph, LowerExampleSwish(), ConversionOptions().with_values(**{LOWER.name: True}))

@@ -13,7 +13,7 @@ def _check_between(values: tuple[str, ...]) -> str | None:
     return None
 
 
-LOWER = Option(
+LOWER: Option[bool] = Option(
     "example.lower_swish",
     bool,
     default=False,
@@ -21,7 +21,7 @@ LOWER = Option(
     keyword="example_lower_swish",
     help="rewrite ExampleSwish into stock opset ops (Multiply, Sigmoid) so the IR runs without the extension",
 )
-SCOPES = Option(
+SCOPES: Option[tuple[str, ...]] = Option(
     "example.swish_scope",
     str,
     default=(),
@@ -31,7 +31,7 @@ SCOPES = Option(
     metavar="SCOPE",
     help="replace the sub-graph whose nodes are named SCOPE/... (x * sigmoid(beta * x)) by one ExampleSwish",
 )
-BETWEEN = Option(
+BETWEEN: Option[tuple[str, ...]] = Option(
     "example.swish_between",
     str,
     default=(),

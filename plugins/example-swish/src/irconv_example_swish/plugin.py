@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from irconv import Extractor, Op, Option, Transform, hookimpl
 from irconv.plugins import RuntimeExtension
@@ -24,7 +25,7 @@ def declare_ops() -> Sequence[type[Op]]:
 
 
 @hookimpl
-def declare_options() -> Sequence[Option[object]]:
+def declare_options() -> Sequence[Option[Any]]:
     from irconv_example_swish.options import OPTIONS
 
     return list(OPTIONS)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv_opset import Divide, ReLU
 from irconv.testing import GraphBuilder, run_transform
-
+from irconv_opset import Divide, ReLU
 from irconv_tempered.merge_divisions import MergeDivisions
 
 

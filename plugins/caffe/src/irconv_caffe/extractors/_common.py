@@ -1,19 +1,14 @@
-"""What every Caffe extractor shares: its registration spelling, the layer behind a node,
-and Caffe's repeated geometry fields."""
+"""What Caffe extractors share beyond the front-end vocabulary: the layer behind a node
+(its blobs) and Caffe's repeated geometry fields."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor
 
 from irconv_caffe.layer import CaffeLayer
-
-#: ``@caffe("Convolution", produces=[...])``; a Python layer's ``module.Layer`` is its ``domain``.
-caffe = partial(extractor, "caffe")
 
 
 def layer_of(ctx: ExtractContext) -> CaffeLayer:

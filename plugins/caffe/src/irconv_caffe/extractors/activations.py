@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from irconv import ExtractContext
-from irconv.frontend import f32
+from irconv.frontend import extractor, f32
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -29,10 +29,10 @@ from irconv_opset import (
     Tanh,
 )
 
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 
-@caffe("ReLU", produces=[ReLU, PReLU])
+@extractor("caffe", "ReLU", produces=[ReLU, PReLU])
 def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``negative_slope`` gives a leaky ReLU (PReLU with one slope)."""
     slope = ctx.attrs.float("relu_param.negative_slope")
@@ -42,19 +42,19 @@ def extract_relu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(PReLU(), ctx.input(0), f32(ctx, [slope], suffix="slope"), suffix="prelu")]
 
 
-@caffe("ReLU6", produces=[Clamp])
+@extractor("caffe", "ReLU6", produces=[Clamp])
 def extract_relu6(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Fork layer: min(max(x, 0), 6)."""
     return [ctx.op(Clamp(min=0.0, max=ctx.attrs.float("relu6_param.n")), ctx.input(0), suffix="clamp")]
 
 
-@caffe("Clip", produces=[Clamp])
+@extractor("caffe", "Clip", produces=[Clamp])
 def extract_clip(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     low, high = ctx.attrs.float("clip_param.min"), ctx.attrs.float("clip_param.max")
     return [ctx.op(Clamp(min=low, max=high), ctx.input(0), suffix="clamp")]
 
 
-@caffe("PReLU", produces=[PReLU])
+@extractor("caffe", "PReLU", produces=[PReLU])
 def extract_prelu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-channel or shared slope."""
     layer = layer_of(ctx)
@@ -63,32 +63,32 @@ def extract_prelu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(PReLU(), ctx.input(0), ctx.const(slope, suffix="slope"), suffix="prelu")]
 
 
-@caffe("ELU", produces=[Elu])
+@extractor("caffe", "ELU", produces=[Elu])
 def extract_elu(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Elu(alpha=ctx.attrs.float("elu_param.alpha")), ctx.input(0), suffix="elu")]
 
 
-@caffe("Sigmoid", produces=[Sigmoid])
+@extractor("caffe", "Sigmoid", produces=[Sigmoid])
 def extract_sigmoid(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Sigmoid(), ctx.input(0), suffix="sigmoid")]
 
 
-@caffe("TanH", produces=[Tanh])
+@extractor("caffe", "TanH", produces=[Tanh])
 def extract_tanh(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Tanh(), ctx.input(0), suffix="tanh")]
 
 
-@caffe("AbsVal", produces=[Abs])
+@extractor("caffe", "AbsVal", produces=[Abs])
 def extract_absval(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Abs(), ctx.input(0), suffix="abs")]
 
 
-@caffe("BNLL", produces=[SoftPlus])
+@extractor("caffe", "BNLL", produces=[SoftPlus])
 def extract_bnll(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(SoftPlus(), ctx.input(0), suffix="softplus")]
 
 
-@caffe("Swish", produces=[Swish])
+@extractor("caffe", "Swish", produces=[Swish])
 def extract_swish(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     beta = ctx.attrs.float("swish_param.beta")
     return [ctx.op(Swish(), ctx.input(0), f32(ctx, beta, suffix="beta"), suffix="swish")]
@@ -104,7 +104,7 @@ def _affine(ctx: ExtractContext, scale: float, shift: float) -> OutPort:
     return out
 
 
-@caffe("Power", produces=[Multiply, Add, Power])
+@extractor("caffe", "Power", produces=[Multiply, Add, Power])
 def extract_power(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """(shift + scale * x) ^ power."""
     scale, shift = ctx.attrs.float("power_param.scale"), ctx.attrs.float("power_param.shift")
@@ -115,7 +115,7 @@ def extract_power(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Exp", produces=[Multiply, Add, Exp])
+@extractor("caffe", "Exp", produces=[Multiply, Add, Exp])
 def extract_exp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """base ^ (shift + scale * x); base -1 means e."""
     base = ctx.attrs.float("exp_param.base")
@@ -124,7 +124,7 @@ def extract_exp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Exp(), _affine(ctx, scale * log_base, shift * log_base), suffix="exp")]
 
 
-@caffe("Log", produces=[Multiply, Add, Log])
+@extractor("caffe", "Log", produces=[Multiply, Add, Log])
 def extract_log(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """log_base(shift + scale * x); base -1 means e."""
     base = ctx.attrs.float("log_param.base")
@@ -135,7 +135,7 @@ def extract_log(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Threshold", produces=[Greater, Convert])
+@extractor("caffe", "Threshold", produces=[Greater, Convert])
 def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """1 where x > threshold, else 0."""
     t = ctx.attrs.float("threshold_param.threshold")
@@ -143,26 +143,26 @@ def extract_threshold(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Convert(destination_type=ElementType.f32), above, suffix="convert")]
 
 
-@caffe("Softmax", produces=[SoftMax])
+@extractor("caffe", "Softmax", produces=[SoftMax])
 def extract_softmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis``."""
     return [ctx.op(SoftMax(axis=ctx.attrs.int("softmax_param.axis")), ctx.input(0), suffix="softmax")]
 
 
-@caffe("Dropout")
+@extractor("caffe", "Dropout")
 def extract_dropout(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Identity at inference (Caffe scales while training)."""
     # Caffe scales at training time, so inference passes the input through.
     return [ctx.input(0)]
 
 
-@caffe("Split")
+@extractor("caffe", "Split")
 def extract_split(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Identity: every top is the input."""
     return [ctx.input(0)] * len(ctx.attrs.strs("top"))
 
 
-@caffe("Silence")
+@extractor("caffe", "Silence")
 def extract_silence(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return []
 

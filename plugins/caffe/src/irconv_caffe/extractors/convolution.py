@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import f32, i64, normalize_axis, per_axis
+from irconv.frontend import extractor, f32, i64, normalize_axis, per_axis
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
@@ -25,7 +25,7 @@ from irconv_opset import (
 )
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import caffe, layer_of, pick
+from irconv_caffe.extractors._common import layer_of, pick
 from irconv_caffe.layer import CaffeLayer
 
 
@@ -107,19 +107,19 @@ def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
     return [out]
 
 
-@caffe("Convolution", produces=[Convolution, GroupConvolution, Add])
+@extractor("caffe", "Convolution", produces=[Convolution, GroupConvolution, Add])
 def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
     return _convolution(ctx, _CONVOLUTION)
 
 
-@caffe("Deconvolution", produces=[ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
+@extractor("caffe", "Deconvolution", produces=[ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
 def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
     return _convolution(ctx, _DECONVOLUTION)
 
 
-@caffe("InnerProduct", produces=[Reshape, MatMul, Add])
+@extractor("caffe", "InnerProduct", produces=[Reshape, MatMul, Add])
 def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Flattens from ``axis`` on, then MatMul with the (transposed unless ``transpose``) weights."""
     layer = layer_of(ctx)
@@ -151,7 +151,7 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Im2col", produces=[Pad, ExtractImagePatches, Reshape, Transpose])
+@extractor("caffe", "Im2col", produces=[Pad, ExtractImagePatches, Reshape, Transpose])
 def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
     layer = layer_of(ctx)

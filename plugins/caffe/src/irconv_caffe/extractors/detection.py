@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import (
     DetectionOutput,
@@ -24,7 +24,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 _CODE_TYPES = {
     "CORNER": "caffe.PriorBoxParameter.CORNER",
@@ -47,7 +47,7 @@ def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
     )
 
 
-@caffe("PriorBox", produces=[ShapeOf, StridedSlice, PriorBox, Unsqueeze])
+@extractor("caffe", "PriorBox", produces=[ShapeOf, StridedSlice, PriorBox, Unsqueeze])
 def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD priors (min/max sizes, aspect ratios, flip, clip, step, offset, variance): 1 x 2 x N."""
     layer = layer_of(ctx)
@@ -78,7 +78,7 @@ def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Unsqueeze(), boxes, i64(ctx, [0], suffix="batch_axis"), suffix="unsqueeze")]
 
 
-@caffe("DetectionOutput", produces=[DetectionOutput])
+@extractor("caffe", "DetectionOutput", produces=[DetectionOutput])
 def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD DetectionOutput with NMS and keep_top_k (Caffe's code types)."""
     layer = layer_of(ctx)
@@ -107,7 +107,7 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
     return [ctx.op(op, *inputs, suffix="detection_output")]
 
 
-@caffe("Proposal", produces=[Reshape, Proposal])
+@extractor("caffe", "Proposal", produces=[Reshape, Proposal])
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
     p = ctx.attrs.required("proposal_param")
@@ -130,7 +130,7 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 2)}
 
 
-@caffe("Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, Proposal])
+@extractor("caffe", "Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, Proposal])
 def extract_python_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """py-faster-rcnn's Python layer ``rpn.proposal_layer.ProposalLayer``.
 
@@ -194,7 +194,7 @@ def _proposal(
     return proposal.out_port(0)
 
 
-@caffe("PSROIPooling", produces=[PSROIPooling])
+@extractor("caffe", "PSROIPooling", produces=[PSROIPooling])
 def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """R-FCN position-sensitive ROI pooling."""
     p = ctx.attrs.required("psroi_pooling_param")
@@ -209,7 +209,7 @@ def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="psroipooling")]
 
 
-@caffe("ROIPooling", produces=[ROIPooling])
+@extractor("caffe", "ROIPooling", produces=[ROIPooling])
 def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN ROI max pooling."""
     p = ctx.attrs.required("roi_pooling_param")
@@ -217,7 +217,7 @@ def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), suffix="roipooling")]
 
 
-@caffe("RegionYolo", produces=[RegionYolo])
+@extractor("caffe", "RegionYolo", produces=[RegionYolo])
 def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2/v3 region layer."""
     p = ctx.attrs.required("region_yolo_param")
@@ -234,7 +234,7 @@ def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), suffix="region_yolo")]
 
 
-@caffe("ReorgYolo", produces=[ReorgYolo])
+@extractor("caffe", "ReorgYolo", produces=[ReorgYolo])
 def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """YOLO v2 reorg."""
     stride = ctx.attrs.int("reorg_yolo_param.stride")

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Const, Convert, Gather, Multiply
 
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 
-@caffe("Parameter", produces=[Const])
+@extractor("caffe", "Parameter", produces=[Const])
 def extract_parameter(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """A learned blob as the layer's output."""
     layer = layer_of(ctx)
@@ -23,7 +23,7 @@ def extract_parameter(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.const(layer.blob(0, shape), suffix="value")]
 
 
-@caffe("DummyData", produces=[Const])
+@extractor("caffe", "DummyData", produces=[Const])
 def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Constant-filled tops (only the deterministic ``constant`` filler)."""
     layer = layer_of(ctx)
@@ -47,7 +47,7 @@ def extract_dummy_data(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return outputs
 
 
-@caffe("Embed", produces=[Convert, Gather, Add])
+@extractor("caffe", "Embed", produces=[Convert, Gather, Add])
 def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Rows of the (input_dim x num_output) table picked by the input's integer values."""
     layer = layer_of(ctx)
@@ -66,14 +66,14 @@ def extract_embed(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("BatchReindex", produces=[Convert, Gather])
+@extractor("caffe", "BatchReindex", produces=[Convert, Gather])
 def extract_batch_reindex(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Items of input 0 in the order given by input 1."""
     indices = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(1), suffix="indices")
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, i64(ctx, 0, suffix="axis"), suffix="gather")]
 
 
-@caffe("Axpy", produces=[Multiply, Add])
+@extractor("caffe", "Axpy", produces=[Multiply, Add])
 def extract_axpy(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Fork layer (SENet): a * x + y, with ``a`` one value per channel (N x C x 1 x 1)."""
     scaled = ctx.op(Multiply(), ctx.input(0), ctx.input(1), suffix="mul")

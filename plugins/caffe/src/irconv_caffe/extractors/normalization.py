@@ -7,14 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, normalize_axis, per_axis, require_rank
+from irconv.frontend import extractor, i64, normalize_axis, per_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
 
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 
-@caffe("BatchNorm", produces=[Multiply, Add])
+@extractor("caffe", "BatchNorm", produces=[Multiply, Add])
 def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """y = (x - mean/f) / sqrt(var/f + eps), with f Caffe's moving-average scale factor blob."""
     layer = layer_of(ctx)
@@ -49,7 +49,7 @@ def _apply_along(ctx: ExtractContext, op: type, data: OutPort, values: np.ndarra
     return ctx.op(op(), data, ctx.const(per_axis(values, axis, rank), suffix=f"{suffix}_value"), suffix=suffix)
 
 
-@caffe("Scale", produces=[Multiply, Add, Reshape])
+@extractor("caffe", "Scale", produces=[Multiply, Add, Reshape])
 def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis scale (and bias) from blobs or from a second input; axis and num_axes honoured."""
     layer = layer_of(ctx)
@@ -72,7 +72,7 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("Bias", produces=[Add, Reshape])
+@extractor("caffe", "Bias", produces=[Add, Reshape])
 def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Per-axis bias from a blob or from a second input."""
     layer = layer_of(ctx)
@@ -95,7 +95,7 @@ def _aligned_input(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     return ctx.op(Reshape(special_zero=True), ctx.input(idx), target, suffix="align")
 
 
-@caffe("LRN", produces=[LRN])
+@extractor("caffe", "LRN", produces=[LRN])
 def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ACROSS_CHANNELS and WITHIN_CHANNEL."""
     p = ctx.attrs.required("lrn_param")
@@ -109,7 +109,7 @@ def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), i64(ctx, axes, suffix="axes"), suffix="lrn")]
 
 
-@caffe("MVN", produces=[MVN])
+@extractor("caffe", "MVN", produces=[MVN])
 def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Mean (and variance) normalisation, per channel or across channels; eps added to the std."""
     p = ctx.attrs.required("mvn_param")
@@ -120,7 +120,7 @@ def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(op, ctx.input(0), i64(ctx, axes, suffix="axes"), suffix="mvn")]
 
 
-@caffe("Normalize", produces=[NormalizeL2, Multiply])
+@extractor("caffe", "Normalize", produces=[NormalizeL2, Multiply])
 def extract_normalize(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Normalize: L2-normalize over channels (or C,H,W), then scale per channel."""
     layer = layer_of(ctx)

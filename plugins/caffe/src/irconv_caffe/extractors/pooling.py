@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, require_rank
+from irconv.frontend import extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 
 def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
@@ -23,7 +23,7 @@ def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
     return [value, value]
 
 
-@caffe("Pooling", produces=[MaxPool, AvgPool, Multiply, ReduceMax, ReduceMean])
+@extractor("caffe", "Pooling", produces=[MaxPool, AvgPool, Multiply, ReduceMax, ReduceMean])
 def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """MAX/AVE with Caffe's ceil rounding (ceil_torch), ``ceil_mode: false``, global pooling."""
     layer = layer_of(ctx)
@@ -58,7 +58,7 @@ def _pool(
     return _average(ctx, attrs, kernel, strides, pads, rounding)
 
 
-@caffe("SPP", produces=[MaxPool, AvgPool, Multiply, Reshape, Concat])
+@extractor("caffe", "SPP", produces=[MaxPool, AvgPool, Multiply, Reshape, Concat])
 def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Spatial pyramid pooling: level i pools into 2^i x 2^i bins, flattened and concatenated."""
     layer = layer_of(ctx)

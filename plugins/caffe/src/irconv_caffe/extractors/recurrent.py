@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import Add, Concat, Gather, MatMul, Multiply, Reshape, Sigmoid, Tanh, Unsqueeze, VariadicSplit
 
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 from irconv_caffe.layer import CaffeLayer
 
 
@@ -78,7 +78,7 @@ class _Unroller:
         return rows[0] if len(rows) == 1 else self.ctx.op(Concat(axis=0), *rows, suffix="stack")
 
 
-@caffe("LSTM", produces=[MatMul, Add, Multiply, Sigmoid, Tanh, VariadicSplit, Gather, Unsqueeze, Concat])
+@extractor("caffe", "LSTM", produces=[MatMul, Add, Multiply, Sigmoid, Tanh, VariadicSplit, Gather, Unsqueeze, Concat])
 def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe LSTM (gates i, f, o, g), unrolled; ``cont`` zeros reset the hidden and cell state."""
     layer = layer_of(ctx)
@@ -118,7 +118,7 @@ def extract_lstm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [run.stack(outputs)]
 
 
-@caffe("RNN", produces=[MatMul, Add, Multiply, Tanh, Gather, Unsqueeze, Concat])
+@extractor("caffe", "RNN", produces=[MatMul, Add, Multiply, Tanh, Gather, Unsqueeze, Concat])
 def extract_rnn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe RNN: h = tanh(W_hh (cont * h) + W_xh x + b_h), o = tanh(W_ho h + b_o), unrolled."""
     layer = layer_of(ctx)

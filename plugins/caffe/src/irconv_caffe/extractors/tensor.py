@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import f32, i64, normalize_axis, require_rank
+from irconv.frontend import extractor, f32, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -33,10 +33,10 @@ from irconv_opset import (
 from irconv_opset.build import shape_of
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import caffe, layer_of
+from irconv_caffe.extractors._common import layer_of
 
 
-@caffe("Eltwise", produces=[Add, Multiply, Maximum])
+@extractor("caffe", "Eltwise", produces=[Add, Multiply, Maximum])
 def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SUM (with coefficients), PROD, MAX over any number of inputs."""
     layer = layer_of(ctx)
@@ -61,10 +61,10 @@ def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 def _concat_axis(p: ParamBlock) -> int:
-    return p.axis if p.is_set("axis") or not p.is_set("concat_dim") else p.concat_dim
+    return int(p.axis if p.is_set("axis") or not p.is_set("concat_dim") else p.concat_dim)
 
 
-@caffe("Concat", produces=[Concat])
+@extractor("caffe", "Concat", produces=[Concat])
 def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Any ``axis`` (or the old ``concat_dim``)."""
     inputs = [ctx.input(i) for i in range(len(ctx.attrs.strs("bottom")))]
@@ -74,7 +74,7 @@ def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Concat(axis=axis), *inputs, suffix="concat")]
 
 
-@caffe("Slice", produces=[VariadicSplit, Split])
+@extractor("caffe", "Slice", produces=[VariadicSplit, Split])
 def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``slice_point`` lists or equal parts, any ``axis``."""
     layer = layer_of(ctx)
@@ -97,7 +97,7 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [split.out_port(i) for i in range(tops)]
 
 
-@caffe("Crop", produces=[Slice, ShapeOf, Gather, Add])
+@extractor("caffe", "Crop", produces=[Slice, ShapeOf, Gather, Add])
 def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Crop input 0 to input 1's size from ``axis`` on, starting at ``offset``."""
     layer = layer_of(ctx)
@@ -133,7 +133,7 @@ def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") ->
     return ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, target, suffix="shape"), suffix=suffix)
 
 
-@caffe("Flatten", produces=[Reshape])
+@extractor("caffe", "Flatten", produces=[Reshape])
 def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``axis`` .. ``end_axis``."""
     layer = layer_of(ctx)
@@ -151,7 +151,7 @@ def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [_reshape(ctx, [0] * axis + [-1] + [int(d) for d in tail], "flatten")]  # type: ignore[arg-type]
 
 
-@caffe("Reshape", produces=[Reshape])
+@extractor("caffe", "Reshape", produces=[Reshape])
 def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's 0 copies the input dim at the same place, -1 is inferred: OpenVINO's special_zero."""
     layer = layer_of(ctx)
@@ -170,7 +170,7 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [_reshape(ctx, [0] * axis + dims + [int(d) for d in tail])]  # type: ignore[arg-type]
 
 
-@caffe("Permute", produces=[Transpose])
+@extractor("caffe", "Permute", produces=[Transpose])
 def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """SSD's Permute; missing trailing axes keep their order."""
     rank = require_rank(ctx)
@@ -181,7 +181,7 @@ def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Transpose(), ctx.input(0), i64(ctx, order, suffix="order"), suffix="transpose")]
 
 
-@caffe("Tile", produces=[Tile])
+@extractor("caffe", "Tile", produces=[Tile])
 def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Repeat along ``axis``."""
     p = ctx.attrs.required("tile_param")
@@ -191,7 +191,7 @@ def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Tile(), ctx.input(0), i64(ctx, repeats, suffix="repeats"), suffix="tile")]
 
 
-@caffe("Reduction", produces=[ReduceSum, ReduceL1, ReduceMean, Multiply])
+@extractor("caffe", "Reduction", produces=[ReduceSum, ReduceL1, ReduceMean, Multiply])
 def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
     p = ctx.attrs.required("reduction_param")
@@ -207,7 +207,7 @@ def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [out]
 
 
-@caffe("ArgMax", produces=[TopK, Convert, Concat, Reshape])
+@extractor("caffe", "ArgMax", produces=[TopK, Convert, Concat, Reshape])
 def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """``top_k``, ``out_max_val``, with or without ``axis``."""
     p = ctx.attrs.required("argmax_param")
@@ -233,14 +233,14 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Concat(axis=1), indices, topk.out_port(0), suffix="concat")]
 
 
-@caffe("ShuffleChannel", produces=[ShuffleChannels])
+@extractor("caffe", "ShuffleChannel", produces=[ShuffleChannels])
 def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """ShuffleNet's channel shuffle."""
     group = ctx.attrs.int("shuffle_channel_param.group")
     return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
 
 
-@caffe("Interp", produces=[Interpolate])
+@extractor("caffe", "Interp", produces=[Interpolate])
 def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Bilinear resize with aligned corners (PSPNet/DeepLab's Interp)."""
     layer = layer_of(ctx)
@@ -285,7 +285,7 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     ]
 
 
-@caffe("Upsample", produces=[Interpolate])
+@extractor("caffe", "Upsample", produces=[Interpolate])
 def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
     scale = ctx.attrs.float("upsample_param.scale")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irconv import Option
 
-LOG = Option(
+LOG: Option[bool] = Option(
     "tempered.log",
     bool,
     default=False,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from irconv import Extractor, Option, Transform, hookimpl
 
 
 @hookimpl
-def declare_options() -> Sequence[Option[object]]:
+def declare_options() -> Sequence[Option[Any]]:
     from irconv_tempered.options import LOG
 
     return [LOG]
