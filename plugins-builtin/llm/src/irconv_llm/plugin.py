@@ -24,6 +24,13 @@ def declare_options() -> Sequence[Option[Any]]:
 
 
 @hookimpl
+def middle_transform() -> list[Transform]:
+    from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
+
+    return [FuseSplitScaleAttention()]
+
+
+@hookimpl
 def back_transform() -> list[Transform]:
     from irconv_llm.compress_weights import CompressWeights
     from irconv_llm.make_stateful import MakeStateful

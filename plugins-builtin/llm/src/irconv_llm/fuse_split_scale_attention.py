@@ -1,0 +1,97 @@
+"""Attention as PyTorch's ONNX exporter writes ``scaled_dot_product_attention`` -> one op."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import Graph, Match, Node, OutPort, Pat, PatternRewrite, Rewriter, TransformContext, any_, const, op, rewrite_greedily
+
+
+def _swaps_last_two_axes(node: Node) -> bool:
+    perm = node.in_port(1).get_source()
+    value = perm.constant(shape_derived=False) if perm is not None else None
+    if value is None or value.ndim != 1 or value.size < 2:
+        return False
+    rank = value.size
+    return [int(v) % rank for v in value] == [*range(rank - 2), rank - 1, rank - 2]
+
+
+def _scalar(bind: str) -> Pat:
+    def is_scalar(node: Node) -> bool:
+        value = node.out_port(0).constant(shape_derived=False)
+        return value is not None and value.dtype.kind == "f" and value.size == 1
+
+    return const(bind, where=is_scalar)
+
+
+def _patterns() -> tuple[Pat, ...]:
+    from irconv_opset import Add, IsNaN, MatMul, Multiply, Select, SoftMax, SoftMax_v1, Transpose
+
+    def plain(node: Node) -> bool:
+        return isinstance(node.op, MatMul) and not node.op.transpose_a and not node.op.transpose_b
+
+    query = op(Multiply, any_("q"), _scalar("q_scale"), commutative=True, single_use=True)
+    keys_t = (
+        op(Multiply, op(Transpose, any_("k"), single_use=True, where=_swaps_last_two_axes), _scalar("k_scale"),
+           commutative=True, single_use=True),
+        op(Transpose, op(Multiply, any_("k"), _scalar("k_scale"), commutative=True, single_use=True),
+           single_use=True, where=_swaps_last_two_axes),
+    )
+    found = []
+    for k_t in keys_t:
+        scores = op(MatMul, query, k_t, single_use=True, where=plain)
+        for masked in (op(Add, scores, any_("mask"), single_use=True), scores):
+            softmax = op((SoftMax, SoftMax_v1), masked, bind="softmax")
+            nan_free = op(Select, op(IsNaN, softmax, single_use=True), _scalar("zero"), softmax, single_use=True)
+            for weights in (nan_free, softmax):
+                found.append(op(MatMul, weights, any_("v"), bind="root", where=plain))
+    return tuple(found)
+
+
+class FuseSplitScaleAttention(PatternRewrite):
+    """``MatMul(P, V)`` with ``P = SoftMax(MatMul(Q * a, Kᵀ * b) [+ mask])`` over the last
+    axis, optionally ``Select(IsNaN(P), 0, P)``, Kᵀ a Transpose of K's last two axes (before
+    or after its scaling) -> ScaledDotProductAttention(Q, K, V, mask, a * b).
+
+    This is PyTorch's ONNX form of ``scaled_dot_product_attention`` (the scale split as
+    ``sqrt(scale)`` on each side for range, NaN rows of fully masked queries zeroed). As one
+    op, OpenVINO's CPU plugin runs attention with its fused kernel and, in a stateful model,
+    reads the KV cache state in place. Grouped-query heads stay as the model repeats them.
+    """
+
+    id = "llm.fuse_split_scale_attention"
+    run_after = ("fuse.scaled_dot_product_attention",)
+    pattern = _patterns()
+
+    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
+        return rewrite_greedily(graph, [self], frozen=ctx.is_frozen) > 0
+
+    def rewrite(self, match: Match, rw: Rewriter) -> bool:
+        from irconv_opset import ScaledDotProductAttention, SoftMax, SoftMax_v1
+
+        q, k, v, root = match.port("q"), match.port("k"), match.port("v"), match["root"]
+        shapes = [port.data.shape for port in (q, k, v)]
+        if any(shape is None for shape in shapes) or len({len(s) for s in shapes}) != 1:  # type: ignore[arg-type]
+            return False
+        rank = len(shapes[0])  # type: ignore[arg-type]
+        softmax = match["softmax"].op
+        if rank < 3 or not isinstance(softmax, (SoftMax, SoftMax_v1)) or softmax.axis % rank != rank - 1:
+            return False
+        if "zero" in match.nodes and float(_value(match.port("zero"))) != 0.0:
+            return False
+        dtype = q.data.element_type
+        if not dtype.is_float:
+            return False
+        scale = float(_value(match.port("q_scale"))) * float(_value(match.port("k_scale")))
+        mask: OutPort = match.port("mask") if "mask" in match.ports else rw.const(np.zeros((), dtype.numpy), like=root)
+        if mask.data.shape is not None and len(mask.data.shape) > rank:
+            return False
+        scale_port = rw.const(np.asarray(scale, dtype.numpy), like=root)
+        fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
+        rw.replace(root, fused)
+        return True
+
+
+def _value(port: OutPort) -> float:
+    value = port.constant(shape_derived=False)
+    assert value is not None
+    return float(np.asarray(value).reshape(-1)[0])
