@@ -7,8 +7,11 @@ from pathlib import Path
 import irconv
 import numpy as np
 import pytest
-from irconv import ConversionError
+from irconv import ConversionError, ConversionOptions
+from irconv.testing import GraphBuilder, run_extractor
 from irconv.testing.runtime import run_ir
+from irconv_tempered.extractors import extract_tempered_softmax
+from irconv_tempered.options import LOG
 
 
 def tempered_model(path: Path, **attributes: object) -> Path:
@@ -53,3 +56,13 @@ def test_a_non_positive_temperature_is_named(tmp_path: Path) -> None:
     model = tempered_model(tmp_path / "t.onnx", temperature=0.0)
     with pytest.raises(ConversionError, match=r"attribute temperature=0.0 is not supported: .*positive"):
         irconv.convert_model(model)
+
+
+def test_the_extractor_reads_the_option() -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (2, 3, 5))
+    (plain,) = run_extractor(b, extract_tempered_softmax, x, attributes={"temperature": 2.0})
+    (log,) = run_extractor(b, extract_tempered_softmax, x, attributes={"temperature": 2.0},
+                           options=ConversionOptions().with_values(**{LOG.name: True}))
+    assert (plain.node.type, log.node.type) == ("SoftMax", "LogSoftmax")
+    assert log.node.in_port(0).get_source().node.type == "Divide"
