@@ -64,7 +64,7 @@ def _renderer(registry: Any, fmt: str) -> Any:
     if provided is None:
         available = ", ".join(["json", *sorted(registry.renderers)])
         hint = next((h.distribution for h in registry.hints if "show" in h.description), "irconv-viz")
-        if _installed(hint):
+        if any(p.plugin.distribution == hint for p in registry.renderers.values()):
             raise UserError(f"no installed renderer draws {fmt!r} (available: {available}); {hint} is installed "
                             "and draws these; convert an svg with another tool if you need another format")
         raise UserError(f"no renderer for format {fmt!r} is installed (available: {available}); pip install {hint}")
@@ -72,16 +72,6 @@ def _renderer(registry: Any, fmt: str) -> Any:
     if reason:
         raise UserError(f"the {fmt} renderer of {provided.plugin.label()} cannot run here: {reason}")
     return provided.item.render
-
-
-def _installed(distribution: str) -> bool:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        version(distribution)
-    except PackageNotFoundError:
-        return False
-    return True
 
 
 def _options(args: argparse.Namespace, host: PluginHost) -> ConversionOptions:

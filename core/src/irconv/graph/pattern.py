@@ -53,7 +53,8 @@ OpKind = Union[str, "type[Op]"]
 
 def _type_names(types: OpKind | tuple[OpKind, ...]) -> tuple[str, ...]:
     kinds = types if isinstance(types, tuple) else (types,)
-    return tuple(kind if isinstance(kind, str) else kind.type for kind in kinds)
+    # versions of one op (MaxPool_v1, MaxPool) share a type: each type once
+    return tuple(dict.fromkeys(kind if isinstance(kind, str) else kind.type for kind in kinds))
 
 
 def op(
@@ -84,7 +85,9 @@ def any_(bind: str | None = None, where: Callable[[Node], bool] | None = None) -
 
 
 def const(bind: str | None = None, where: Callable[[Node], bool] | None = None) -> Pat:
-    """A tensor whose value is known (a Const, or folded by partial inference)."""
+    """A Const node (partial inference folds every other constant sub-graph into one, except
+    shape-derived values, which a rewrite must not build into the IR anyway); ``where`` tests
+    the node, ``Match.constant(bind)`` gives its value."""
 
     def has_value(node: Node) -> bool:
         return node.type == "Const" and (where is None or where(node))
@@ -108,12 +111,14 @@ class Match:
     def port(self, name: str) -> OutPort:
         return self.ports[name]
 
-    def op(self, name: str, kind: type[OpT]) -> OpT:
-        """The op of the node bound to ``name``, which must be a ``kind``: a typed view, so
-        a rewrite reads its attributes without casts."""
+    def op(self, name: str, kind: type[OpT] | tuple[type[OpT], ...]) -> OpT:
+        """The op of the node bound to ``name``, which must be a ``kind`` (or one of several,
+        the versions of one op): a typed view, so a rewrite reads its attributes without casts."""
         found = self.nodes[name].op
         if not isinstance(found, kind):
-            raise TypeError(f"pattern name {name!r} is bound to a {type(found).__name__}, not a {kind.__name__}")
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            wanted = " or ".join(k.__name__ for k in kinds)
+            raise TypeError(f"pattern name {name!r} is bound to a {type(found).__name__}, not a {wanted}")
         return found
 
     def constant(self, name: str) -> np.ndarray | None:

@@ -87,6 +87,12 @@ class Op:
         """Compute constant outputs from constant inputs, or None when not supported."""
         return None
 
+    def check(self, node: Node) -> None:
+        """Rules the OpenVINO runtime enforces that a front end may break for a while, until a
+        transform repairs the graph (a grouped convolution extracted as a Convolution, made
+        a GroupConvolution once shapes are known). Called on the finished graph, after the
+        back phase; a broken rule is a ``ConversionError``."""
+
     def ir_attributes(self) -> dict[str, str]:
         """The IR ``<data>`` attributes, every declared one written out (in field order)."""
         if not dataclasses.is_dataclass(self):

@@ -131,6 +131,13 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
         raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
 
 
+def check_runtime_rules(graph: Graph) -> None:
+    """Every op's ``check`` on the finished graph: the rules OpenVINO enforces that the
+    pipeline may only meet once its transforms have run."""
+    for node in graph.nodes():
+        node.op.check(node)
+
+
 def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> None:
     """Every ``--disable-transform`` id names an installed transform: a typo would otherwise
     leave the transform running, silently."""
@@ -221,6 +228,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     clock.lap("middle")
     report.transforms += run_phase(graph, Phase.BACK, ctx, progress)
     graph.clean_up()
+    check_runtime_rules(graph)
     clock.lap("back")
     report.notes += ctx.notes
     report.notes += large_tensor_notes(graph)

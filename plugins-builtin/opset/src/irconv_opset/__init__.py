@@ -110,6 +110,7 @@ from irconv_opset.ops.reduction import (
     ReduceProd,
     ReduceSum,
 )
+from irconv_opset.ops._spatial import AutoPad, RoundingType  # the enums of spatial ops' attributes
 from irconv_opset.ops.segment import (
     EmbeddingBagOffsets,
     EmbeddingBagOffsetsSum,

@@ -70,7 +70,6 @@ class _ConvolutionBase(CoercedAttrs, Op):
         if data is None:
             set_output(node, 0, None, input_type(node, 0))
             return
-        self._check_channels(node, data, filters)
         shape = (data[0], self._out_channels(filters), *self._spatial_out(data[2:], filters))
         set_output(node, 0, shape, input_type(node, 0))
 
@@ -78,9 +77,10 @@ class _ConvolutionBase(CoercedAttrs, Op):
         """The input channels the filters expect."""
         return filters[1]
 
-    def _check_channels(self, node: Node, data: Sequence[Dim], filters: MaybeShape) -> None:
+    def check(self, node: Node) -> None:
         """The runtime's rule: the data's channels are the filters' input channels."""
-        if filters is None or len(data) < 2 or len(filters) < self._kernel_start:
+        data, filters = input_shape(node, 0), input_shape(node, 1)
+        if data is None or filters is None or len(data) < 2 or len(filters) < self._kernel_start:
             return
         expected, found = self._in_channels(filters), data[1]
         if expected is not None and found is not None and expected != found:
