@@ -147,3 +147,74 @@ def test_bert_style_encoder_from_a_transformers_config(tmp_path: Path) -> None:
     mask = torch.ones(2, 12, dtype=torch.int64)
     mask[1, 8:] = 0
     check_module(model, (ids, mask), tmp_path, rtol=1e-3, atol=1e-4)
+
+
+def test_bert_style_encoder_with_dynamic_batch_and_sequence_length(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                     intermediate_size=64, max_position_embeddings=64)
+    model = transformers.BertModel(config).eval()
+    model.config.return_dict = False
+    batch, length = torch.export.Dim("batch", min=1, max=8), torch.export.Dim("seq", min=2, max=64)
+    shapes = ({0: batch, 1: length}, {0: batch, 1: length})
+    ids, mask = torch.randint(0, 100, (2, 12)), torch.ones(2, 12, dtype=torch.int64)
+    other_mask = torch.ones(3, 20, dtype=torch.int64)
+    other_mask[0, 15:] = 0
+    check_module(model, (ids, mask), tmp_path, runs=[(torch.randint(0, 100, (3, 20)), other_mask)],
+                 dynamic_shapes=shapes, rtol=1e-3, atol=1e-4)
+
+
+class CausalLM(nn.Module):
+    """The logits of a transformers causal LM (no KV cache)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+
+
+def test_llama_style_decoder_with_dynamic_batch_and_sequence_length(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.LlamaConfig(vocab_size=100, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    config._attn_implementation = "sdpa"
+    model = CausalLM(transformers.LlamaForCausalLM(config).eval())
+    batch, length = torch.export.Dim("batch", min=1, max=4), torch.export.Dim("seq", min=2, max=32)
+    shapes = ({0: batch, 1: length}, {0: batch, 1: length})
+    ids, mask = torch.randint(0, 100, (2, 10)), torch.ones(2, 10, dtype=torch.int64)
+    padded = torch.ones(3, 7, dtype=torch.int64)
+    padded[1, 5:] = 0  # right padding (a left-padded row attends to nothing: its logits are undefined)
+    check_module(model, (ids, mask), tmp_path, runs=[(torch.randint(0, 100, (3, 7)), padded)],
+                 dynamic_shapes=shapes, rtol=1e-3, atol=1e-4)
+
+
+class Recurrent(nn.Module):
+    def __init__(self, kind: str, bidirectional: bool, batch_first: bool) -> None:
+        super().__init__()
+        layer = nn.LSTM if kind == "lstm" else nn.GRU
+        self.rnn = layer(8, 16, num_layers=2, bidirectional=bidirectional, batch_first=batch_first)
+        self.head = nn.Linear(32 if bidirectional else 16, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        output, state = self.rnn(x)
+        final = state[0] if isinstance(state, tuple) else state
+        return self.head(output), final
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+@pytest.mark.parametrize("bidirectional", [False, True], ids=["forward", "bidirectional"])
+@pytest.mark.parametrize("batch_first", [True, False], ids=["batch_first", "seq_first"])
+def test_recurrent_layers(tmp_path: Path, kind: str, bidirectional: bool, batch_first: bool) -> None:
+    model = Recurrent(kind, bidirectional, batch_first)
+    shape = (2, 5, 8) if batch_first else (5, 2, 8)
+    check_module(model, torch.randn(*shape), tmp_path, rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_with_a_dynamic_batch(tmp_path: Path) -> None:
+    """(torch.export specialises an LSTM's sequence length, so only the batch is dynamic.)"""
+    model = Recurrent("lstm", True, True)
+    batch = torch.export.Dim("batch", min=1, max=16)
+    check_module(model, torch.randn(2, 5, 8), tmp_path, runs=[torch.randn(7, 5, 8)],
+                 dynamic_shapes=({0: batch},), rtol=1e-4, atol=1e-5)
