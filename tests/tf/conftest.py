@@ -29,13 +29,23 @@ class Frozen:
     ops: set[str]
 
 
-def freeze(fn: Callable[..., Any], inputs: Sequence[np.ndarray], path: Path) -> Frozen:
-    """Trace ``fn`` over inputs named in0, in1, ..., freeze it and record TF's result."""
+#: ``shapes=`` entry keeping an input's shape from the array fed to TensorFlow.
+FED = "fed"
+
+
+def freeze(
+    fn: Callable[..., Any], inputs: Sequence[np.ndarray], path: Path, shapes: Sequence[Any] | None = None
+) -> Frozen:
+    """Trace ``fn`` over inputs named in0, in1, ..., freeze it and record TF's result.
+
+    ``shapes`` gives each input's traced shape (``None``: unknown rank, ``[None, 3]``:
+    dynamic dims, ``FED``: the fed array's shape); by default every shape is the fed one."""
     import tensorflow as tf
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     names = [f"in{i}" for i in range(len(inputs))]
-    specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=n) for x, n in zip(inputs, names, strict=True)]
+    traced = [x.shape if s == FED else s for x, s in zip(inputs, shapes or [FED] * len(inputs), strict=True)]
+    specs = [tf.TensorSpec(s, tf.as_dtype(x.dtype), name=n) for x, s, n in zip(inputs, traced, names, strict=True)]
     concrete = tf.function(fn).get_concrete_function(*specs)
     frozen = convert_variables_to_constants_v2(concrete)
     graph_def = frozen.graph.as_graph_def()
@@ -126,7 +136,8 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
     """``tf_check(fn, inputs, op=..., atol=...)``: freeze, convert, run, compare with TensorFlow.
 
     Outputs must have TensorFlow's element types and shapes exactly, then its values.
-    ``options`` are passed to ``convert_model``.
+    ``options`` are passed to ``convert_model``; ``shapes`` are the traced input shapes
+    (see ``freeze``).
     """
 
     def check(
@@ -137,9 +148,10 @@ def tf_check(tmp_path: Path) -> Callable[..., Frozen]:
         rtol: float = 1e-5,
         variables: dict[str, np.ndarray] | None = None,
         options: dict[str, Any] | None = None,
+        shapes: Sequence[Any] | None = None,
     ) -> Frozen:
         if variables is None:
-            frozen = freeze(fn, inputs, tmp_path / "model.pb")
+            frozen = freeze(fn, inputs, tmp_path / "model.pb", shapes)
         else:
             frozen = save_module(fn, variables, inputs, tmp_path / "saved_model")
         assert op in frozen.ops, f"the test graph does not contain {op}: {sorted(frozen.ops)}"

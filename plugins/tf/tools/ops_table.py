@@ -22,7 +22,9 @@ def table() -> str:
     (tf_plugin,) = [p for p in host.plugins() if p.name == "tf"]
     if tf_plugin.status != "active":
         raise SystemExit(f"irconv-tf is {tf_plugin.status}: {tf_plugin.error}")
-    rows = sorted((p.item.op, p.item.produces or "-") for p in registry.all_extractors("tf") if p.plugin.name == "tf")
+    rows = sorted(
+        (p.item.op, p.item.produces_text() or "-") for p in registry.all_extractors("tf") if p.plugin.name == "tf"
+    )
     lines = [f"{len(rows)} TensorFlow ops.", "", "| TF op | becomes (OpenVINO opset) |", "|---|---|"]
     lines += [f"| {op} | {produces} |" for op, produces in rows]
     return "\n".join(lines)

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
+from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import DT_STRING, base_dtype, element_type
 from irconv_tf.inline import OUTPUT_ARGS
-from irconv_tf.nodes import Tensor, TFNode
-
-FRAMEWORK = "tf"
+from irconv_tf.nodes import Tensor, TFNode, reachable
 
 
 @dataclass
@@ -26,34 +24,6 @@ class Endpoint:
     names: list[str] = field(default_factory=list)
     shape: MaybeShape = None
     has_shape: bool = False
-
-
-def reachable(nodes: dict[str, TFNode], outputs: Sequence[Tensor]) -> list[str]:
-    """Names of the nodes the outputs depend on, producers first (iterative DFS)."""
-    order: list[str] = []
-    state: dict[str, int] = {}
-    for start, _ in outputs:
-        if start not in nodes:
-            raise ModelFileError(f"output tensor refers to unknown node {start!r}")
-        stack: list[tuple[str, int]] = [(start, 0)]
-        while stack:
-            name, i = stack.pop()
-            if i == 0:
-                if state.get(name):
-                    continue
-                state[name] = 1
-            node = nodes[name]
-            if i < len(node.inputs):
-                stack.append((name, i + 1))
-                child = node.inputs[i][0]
-                if child not in nodes:
-                    raise ModelFileError(f"node {name!r} reads unknown node {child!r}")
-                if not state.get(child):
-                    stack.append((child, 0))
-            elif state[name] == 1:
-                state[name] = 2
-                order.append(name)
-    return order
 
 
 def output_counts(nodes: dict[str, TFNode], used: Sequence[str], outputs: Sequence[Tensor]) -> dict[str, int]:
@@ -149,12 +119,3 @@ def default_outputs(nodes: dict[str, TFNode], consumed: set[str]) -> list[Endpoi
 def consumed_nodes(nodes: dict[str, TFNode], control_consumers: set[str]) -> set[str]:
     used = {src for node in nodes.values() for src, _ in node.inputs}
     return used | control_consumers
-
-
-def keep_values(values: dict[str, np.ndarray], nodes: dict[str, TFNode]) -> None:
-    """Turn variable nodes into constants holding their checkpoint values."""
-    for name, value in values.items():
-        node = nodes.get(name)
-        if node is not None:
-            node.value = value
-            node.inputs = []

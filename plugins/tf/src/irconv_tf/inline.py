@@ -8,7 +8,7 @@ op's output argument names: ``OUTPUT_ARGS`` lists ops with more than one output 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from irconv.errors import ModelFileError
@@ -133,19 +133,3 @@ def _flat_index(op: str, out_arg: str, index: int) -> int:
     if args is None or out_arg not in args:
         return index
     return args.index(out_arg) + index
-
-
-def flatten(node_defs: Iterable[Any], library: Any) -> tuple[dict[str, TFNode], Flattener]:
-    from irconv_tf.tf1_control_flow import functionalize
-
-    node_defs = list(node_defs)
-    flattener = Flattener(library)
-    flattener.add_graph(node_defs)
-    nodes = flattener.finish()
-    controls = {nd.name: [s[1:] for s in nd.input if s.startswith("^")] for nd in node_defs}
-    functionalize(nodes, flattener.functions, controls)  # TF1 frames -> functional While/If
-    return nodes, flattener
-
-
-def function_table(library: Any) -> Mapping[str, Any]:
-    return {f.signature.name: f for f in library.function} if library is not None else {}

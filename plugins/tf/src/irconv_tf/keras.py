@@ -1,20 +1,31 @@
-"""Keras model files (.keras, .h5): TensorFlow traces and freezes them, then the graph path converts.
+"""Keras model files (.keras, .h5): TensorFlow traces and freezes them into a GraphDef, which
+the frozen-graph path of ``loaders`` then converts.
 
 This is the only place irconv-tf imports TensorFlow (the ``irconv-tf[keras]`` extra).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
-from irconv.graph import Graph
 
 from irconv_tf.options import KERAS_ALLOW_UNSAFE
 
 
-def load_keras(path: Path, ctx: LoadContext) -> Graph:
+@dataclass(frozen=True)
+class FrozenKeras:
+    """A Keras model as a frozen GraphDef: its output tensors (``node:port``) and their names."""
+
+    graph_def: Any
+    outputs: list[str]
+    names: list[str]
+
+
+def freeze_keras(path: Path, ctx: LoadContext) -> FrozenKeras:
     try:
         import tensorflow as tf
         from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
@@ -23,7 +34,6 @@ def load_keras(path: Path, ctx: LoadContext) -> Graph:
             f"{path} is a Keras file: reading it needs TensorFlow (pip install 'irconv-tf[keras]'), "
             "or save the model as a SavedModel directory, which converts without TensorFlow"
         ) from None
-    from irconv_tf.loaders import graph_from_frozen_def
     from irconv_tf.proto import graph_pb2
 
     allow_unsafe = ctx.options.get(KERAS_ALLOW_UNSAFE)
@@ -47,4 +57,4 @@ def load_keras(path: Path, ctx: LoadContext) -> Graph:
     graph_def = graph_pb2.GraphDef.FromString(frozen.graph.as_graph_def().SerializeToString())
     outputs = [t.name for t in frozen.outputs]
     names = [getattr(o, "name", f"output_{i}") for i, o in enumerate(model.outputs)]
-    return graph_from_frozen_def(ctx, graph_def, path.stem, outputs, names)
+    return FrozenKeras(graph_def, outputs, names)

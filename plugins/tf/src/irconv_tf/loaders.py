@@ -11,14 +11,18 @@ from irconv import LoadContext
 from irconv.errors import ConversionError, ModelFileError, UserError
 from irconv.graph import Graph
 
-from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs, reachable
+from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
 from irconv_tf.checkpoint import Checkpoint
+from irconv_tf.control_flow import BODY_ATTRS, body_graph
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
-from irconv_tf.inline import Flattener, flatten, parse_graph_input
-from irconv_tf.nodes import TFNode, keep_as_input
+from irconv_tf.inline import Flattener, parse_graph_input
+from irconv_tf.keras import freeze_keras
+from irconv_tf.nodes import TFNode, keep_as_input, reachable
 from irconv_tf.options import FREEZE_PLACEHOLDER_WITH_DEFAULT, SAVED_MODEL_TAGS, SIGNATURE, split_tags
 from irconv_tf.sniff import SUFFIXES as SUFFIXES  # re-exported: they lived here
 from irconv_tf.sniff import sniff as sniff
+from irconv_tf.tensors import shape_of
+from irconv_tf.tf1_control_flow import functionalize
 from irconv_tf.variables import VARIABLE_OPS, bound_variable_keys, resolve_variables
 from irconv_tf.wire import without_large_constants
 
@@ -30,9 +34,8 @@ def load(path: Path, ctx: LoadContext) -> Graph:
         return load_saved_model(path, ctx)
     suffix = path.suffix.lower()
     if suffix in (".keras", ".h5"):
-        from irconv_tf.keras import load_keras
-
-        return load_keras(path, ctx)
+        frozen = freeze_keras(path, ctx)
+        return graph_from_frozen_def(ctx, frozen.graph_def, path.stem, frozen.outputs, frozen.names)
     if suffix == ".meta":
         return load_meta_graph(path, ctx)
     return load_frozen(path, ctx)
@@ -164,7 +167,7 @@ def _graph_from_def(
     meta: Any = None,
     constants: dict[str, np.ndarray] | None = None,
 ) -> Graph:
-    nodes, flattener = flatten(graph_def.node, graph_def.library if graph_def.HasField("library") else None)
+    nodes, flattener = _flat_nodes(graph_def)
     for node_name, value in (constants or {}).items():  # Consts whose bytes stayed in the file
         if node_name in nodes and nodes[node_name].op == "Const":
             nodes[node_name].value = value
@@ -196,6 +199,18 @@ def _graph_from_def(
     return build_graph(nodes, inputs, outputs, name, bodies=_bodies(nodes, needed, flattener))
 
 
+def _flat_nodes(graph_def: Any) -> tuple[dict[str, TFNode], Flattener]:
+    """The graph's node table with library calls inlined, then TF1 frames and conds
+    raised to functional While/If (whose bodies join the flattener's functions)."""
+    node_defs = list(graph_def.node)
+    flattener = Flattener(graph_def.library if graph_def.HasField("library") else None)
+    flattener.add_graph(node_defs)
+    nodes = flattener.finish()
+    controls = {nd.name: [s[1:] for s in nd.input if s.startswith("^")] for nd in node_defs}
+    functionalize(nodes, flattener.functions, controls)
+    return nodes, flattener
+
+
 def _placeholders_with_default(nodes: dict[str, TFNode], needed: set[str], ctx: LoadContext) -> bool:
     """Keep each PlaceholderWithDefault a model input (a value the user feeds must count),
     or, with ``--freeze-placeholder-with-default``, let it fold into its default. Either way
@@ -222,8 +237,6 @@ def _placeholders_with_default(nodes: dict[str, TFNode], needed: set[str], ctx: 
 
 
 def _signature_endpoints(signature: Any, flattener: Flattener) -> tuple[list[Endpoint], list[Endpoint]]:
-    from irconv_tf.tensors import shape_of
-
     inputs = []
     for key in sorted(signature.inputs):
         info = signature.inputs[key]
@@ -241,8 +254,6 @@ def _signature_endpoints(signature: Any, flattener: Flattener) -> tuple[list[End
 
 def _bodies(nodes: dict[str, TFNode], needed: set[str], flattener: Flattener) -> dict[str, dict[str, Graph]]:
     """Sub-graphs of functional control flow (While/If), built from their functions."""
-    from irconv_tf.control_flow import BODY_ATTRS, body_graph
-
     result: dict[str, dict[str, Graph]] = {}
     for name in needed:
         node = nodes[name]

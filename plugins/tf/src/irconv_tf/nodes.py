@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, ModelFileError
 
 from irconv_tf.tensors import shape_of, to_numpy
 
@@ -78,6 +78,34 @@ def attr_value(value: Any, where: str) -> Any:
                 return [f.name for f in items]
             return list(items)
     return []
+
+
+def reachable(nodes: dict[str, TFNode], outputs: Sequence[Tensor]) -> list[str]:
+    """Names of the nodes the outputs depend on, producers first (iterative DFS)."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+    for start, _ in outputs:
+        if start not in nodes:
+            raise ModelFileError(f"output tensor refers to unknown node {start!r}")
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            name, i = stack.pop()
+            if i == 0:
+                if state.get(name):
+                    continue
+                state[name] = 1
+            node = nodes[name]
+            if i < len(node.inputs):
+                stack.append((name, i + 1))
+                child = node.inputs[i][0]
+                if child not in nodes:
+                    raise ModelFileError(f"node {name!r} reads unknown node {child!r}")
+                if not state.get(child):
+                    stack.append((child, 0))
+            elif state[name] == 1:
+                state[name] = 2
+                order.append(name)
+    return order
 
 
 def keep_as_input(nodes: Mapping[str, TFNode], node: TFNode) -> None:

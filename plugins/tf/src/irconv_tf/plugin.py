@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from irconv import LoadContext
     from irconv.graph import Graph
 
-FRAMEWORK = "tf"
+from irconv_tf import FRAMEWORK
 
 
 def _load(path: Path, ctx: LoadContext) -> Graph:

@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 from irconv.errors import ModelFileError
 
+from irconv_tf.control_flow import ARG_SHAPE
 from irconv_tf.dtypes import DT_VARIANT
-from irconv_tf.nodes import Tensor, TFNode
+from irconv_tf.nodes import Tensor, TFNode, reachable
 
 ENTER = frozenset({"Enter", "RefEnter"})
 EXIT = frozenset({"Exit", "RefExit"})
@@ -92,8 +93,6 @@ class Functionalizer:
 
     def _check_done(self, sinks: list[str]) -> None:
         """One clear error for a construct left over (an unusual frame or cond shape)."""
-        from irconv_tf.build import reachable
-
         live = reachable(self.nodes, [(s, 0) for s in sinks if s in self.nodes])
         left = sorted(n for n in live if self.nodes[n].op in CONTROL_OPS)
         if left:
@@ -105,8 +104,6 @@ class Functionalizer:
 
     def _prune(self, sinks: list[str]) -> None:
         """Drop the replaced constructs' leftovers (nothing any output reads any more)."""
-        from irconv_tf.build import reachable
-
         live = set(reachable(self.nodes, [(s, 0) for s in sinks if s in self.nodes]))
         for name in list(self.nodes):
             if name in self.touched and name not in live:
@@ -201,7 +198,6 @@ class Functionalizer:
         shapes: Mapping[int, Any] | None = None,
     ) -> None:
         """A FunctionDef ``name(args) -> returns`` holding the closure's nodes."""
-        from irconv_tf.control_flow import ARG_SHAPE
         from irconv_tf.proto import graph_pb2
 
         shapes = shapes or {}

@@ -13,6 +13,7 @@ from typing import Any
 from irconv.errors import ModelFileError
 
 from irconv_tf.checkpoint import Checkpoint
+from irconv_tf.inline import CALL_OPS, parse_graph_input
 from irconv_tf.nodes import Tensor, TFNode
 
 VARIABLE_OPS = frozenset({"VarHandleOp", "VariableV2", "Variable"})
@@ -57,7 +58,6 @@ def bound_variable_keys(meta: Any, checkpoint: Checkpoint) -> dict[str, str]:
     graph lists, per concrete function, the object ids bound to them, and the checkpoint's
     own object graph (same ids) gives each variable object's checkpoint key.
     """
-    from irconv_tf.inline import CALL_OPS, parse_graph_input
     from irconv_tf.proto import object_graph_pb2
 
     functions = meta.object_graph_def.concrete_functions

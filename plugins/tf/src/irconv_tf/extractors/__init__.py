@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irconv.frontend import collect
 from irconv.plugins import Extractor
 
 
@@ -22,8 +23,18 @@ def all_extractors() -> list[Extractor]:
         tensor_list,
     )
 
-    result: list[Extractor] = []
-    families = (elementwise, nn, array, rearrange, reduce, quantize, detection, control, tensor_list)
-    for family in (*families, composite, scatter, nn_extra, fourier):
-        result.extend(family.extractors())
-    return result
+    return collect(
+        elementwise,
+        nn,
+        array,
+        rearrange,
+        reduce,
+        quantize,
+        detection,
+        control,
+        tensor_list,
+        composite,
+        scatter,
+        nn_extra,
+        fourier,
+    )

@@ -5,22 +5,34 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import aliases, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
+    BatchToSpace,
     Broadcast,
     Concat,
     Convert,
+    CumSum,
     Equal,
+    Gather,
+    GatherND,
+    Greater,
+    Less,
+    Maximum,
+    Minimum,
+    NonZero,
+    OneHot,
     Pad,
     Range,
+    ReduceProd,
     Reshape,
     Select,
     ShapeOf,
     Slice,
+    SpaceToBatch,
     Split,
     Squeeze,
     StridedSlice,
@@ -31,8 +43,9 @@ from irconv_opset import (
     VariadicSplit,
 )
 
-from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import const_input, int_const, table
+from irconv_tf import FRAMEWORK
+from irconv_tf.dtypes import element_type, numpy_dtype
+from irconv_tf.extractors._base import tf
 
 
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -49,75 +62,71 @@ def _transpose(node: Node, ctx: ExtractContext) -> Op:
 
 def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ExpandDims(x, axis): axis is a scalar or a one-element list, constant or computed.
-
     A computed axis becomes a Reshape to x's shape with a 1 inserted at the (normalised)
     axis, so the result's rank stays known: an Unsqueeze with computed axes has a dynamic
     rank, which the CPU plugin refuses.
     """
-    from irconv_opset import Gather, Greater, Less
-
     axis = ctx.input_value(1)
     rank = ctx.input_rank(0)
     if axis is not None or rank is None:
-        axes = int_const(ctx, np.reshape(axis, [-1]), "axes") if axis is not None else ctx.input(1)
+        axes = i64(ctx, np.reshape(axis, [-1]), "axes") if axis is not None else ctx.input(1)
         return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
-    i64 = ElementType.i64
-    scalar = ctx.op(Reshape(special_zero=False), ctx.input(1), int_const(ctx, [], "scalar"), suffix="axis_scalar")
-    given = ctx.op(Convert(destination_type=i64), scalar, suffix="axis_i64")
-    wrapped = ctx.op(Add(), given, int_const(ctx, rank + 1, "out_rank"), suffix="axis_wrapped")
-    negative = ctx.op(Less(), given, int_const(ctx, 0, "zero"), suffix="axis_negative")
+    scalar = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="axis_scalar")
+    given = ctx.op(Convert(destination_type=ElementType.i64), scalar, suffix="axis_i64")
+    wrapped = ctx.op(Add(), given, i64(ctx, rank + 1, "out_rank"), suffix="axis_wrapped")
+    negative = ctx.op(Less(), given, i64(ctx, 0, "zero"), suffix="axis_negative")
     at = ctx.op(Select(), negative, wrapped, given, suffix="axis")
-    positions = int_const(ctx, np.arange(rank + 1), "positions")
-    after = ctx.op(Convert(destination_type=i64), ctx.op(Greater(), positions, at), suffix="after_axis")
+    positions = i64(ctx, np.arange(rank + 1), "positions")
+    after = ctx.op(Convert(destination_type=ElementType.i64), ctx.op(Greater(), positions, at), suffix="after_axis")
     source = ctx.op(Subtract(), positions, after, suffix="source_dim")
-    source = ctx.op(Select(), ctx.op(Equal(), positions, at), int_const(ctx, rank, "new_dim"), source, suffix="source")
-    dims = ctx.op(ShapeOf(output_type=i64), ctx.input(0), suffix="dims")
-    extended = ctx.op(Concat(axis=0), dims, int_const(ctx, [1], "one"), suffix="dims_and_one")
-    target = ctx.op(Gather(batch_dims=0), extended, source, int_const(ctx, 0, "gather_axis"), suffix="target")
+    source = ctx.op(Select(), ctx.op(Equal(), positions, at), i64(ctx, rank, "new_dim"), source, suffix="source")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0), suffix="dims")
+    extended = ctx.op(Concat(axis=0), dims, i64(ctx, [1], "one"), suffix="dims_and_one")
+    target = ctx.op(Gather(batch_dims=0), extended, source, i64(ctx, 0, "gather_axis"), suffix="target")
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), target)]
 
 
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axes = ctx.attr("squeeze_dims", None) or []
+    axes = ctx.attrs.ints("squeeze_dims", [])
     if not axes:
         return [ctx.op(Squeeze(), ctx.input(0))]
-    return [ctx.op(Squeeze(), ctx.input(0), int_const(ctx, axes, "axes"))]
+    return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
 def _concat_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs) - 1
-    axis = int(const_input(ctx, count, "axis"))
+    axis = int(input_constant(ctx, count, "axis"))
     return [ctx.op(Concat(axis=axis), *[ctx.input(i) for i in range(count)])]
 
 
 def _concat_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = int(const_input(ctx, 0, "concat_dim"))
+    axis = int(input_constant(ctx, 0, "concat_dim"))
     return [ctx.op(Concat(axis=axis), *[ctx.input(i) for i in range(1, len(ctx.inputs))])]
 
 
 def _pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = int(ctx.attr("axis", 0))
-    axis_port = int_const(ctx, [axis], "axis")
+    axis = ctx.attrs.int("axis", 0)
+    axis_port = i64(ctx, [axis], "axis")
     parts = [ctx.op(Unsqueeze(), ctx.input(i), axis_port, suffix=f"unsqueeze{i}") for i in range(len(ctx.inputs))]
     return [ctx.op(Concat(axis=axis), *parts)]
 
 
 def _unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    num, axis = int(ctx.attr("num")), int(ctx.attr("axis", 0))
-    axis_port = int_const(ctx, axis, "axis")
+    num, axis = ctx.attrs.int("num"), ctx.attrs.int("axis", 0)
+    axis_port = i64(ctx, axis, "axis")
     split = ctx.add(Split(num_splits=num), [ctx.input(0), axis_port], suffix="split")
-    axes = int_const(ctx, [axis], "axes")
+    axes = i64(ctx, [axis], "axes")
     return [ctx.op(Squeeze(), split.out_port(i), axes, suffix=f"squeeze{i}") for i in range(num)]
 
 
 def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    num = int(ctx.attr("num_split"))
+    num = ctx.attrs.int("num_split")
     split = ctx.add(Split(num_splits=num), [ctx.input(1), ctx.input(0)], suffix="Split")
     return [split.out_port(i) for i in range(num)]
 
 
 def _split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    num = int(ctx.attr("num_split"))
+    num = ctx.attrs.int("num_split")
     split = ctx.add(VariadicSplit(), [ctx.input(0), ctx.input(2), ctx.input(1)], suffix="VariadicSplit")
     return [split.out_port(i) for i in range(num)]
 
@@ -127,33 +136,32 @@ def _bits(mask: int, count: int) -> list[int]:
 
 
 def _strided_slice(node: Node, ctx: ExtractContext) -> Op:
-    begin = const_input(ctx, 1, "begin") if ctx.input_value(1) is not None else None
+    begin = input_constant(ctx, 1, "begin") if ctx.input_value(1) is not None else None
     count = begin.size if begin is not None else 32
     if begin is None:
         shape = ctx.input(1).data.get_shape()
         if shape and shape[0] is not None:
             count = shape[0]
     return StridedSlice(
-        begin_mask=_bits(int(ctx.attr("begin_mask", 0)), count),
-        end_mask=_bits(int(ctx.attr("end_mask", 0)), count),
-        new_axis_mask=_bits(int(ctx.attr("new_axis_mask", 0)), count),
-        shrink_axis_mask=_bits(int(ctx.attr("shrink_axis_mask", 0)), count),
-        ellipsis_mask=_bits(int(ctx.attr("ellipsis_mask", 0)), count),
+        begin_mask=_bits(ctx.attrs.int("begin_mask", 0), count),
+        end_mask=_bits(ctx.attrs.int("end_mask", 0), count),
+        new_axis_mask=_bits(ctx.attrs.int("new_axis_mask", 0), count),
+        shrink_axis_mask=_bits(ctx.attrs.int("shrink_axis_mask", 0), count),
+        ellipsis_mask=_bits(ctx.attrs.int("ellipsis_mask", 0), count),
     )
 
 
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Slice(x, begin, size): stop = begin + size, where size -1 means "to the end".
-
     "To the end" is the dimension itself (ShapeOf(x)), never a huge sentinel: the CPU plugin
     computes index arithmetic in 32 bits, where INT64_MAX (or even INT32_MAX) wraps.
     """
     begin = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="begin")
     size = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="size")
-    to_end = ctx.op(Equal(), size, int_const(ctx, -1, "minus_one"), suffix="to_end")
+    to_end = ctx.op(Equal(), size, i64(ctx, -1, "minus_one"), suffix="to_end")
     dims = ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0), suffix="dims")
     stop = ctx.op(Select(), to_end, dims, ctx.op(Add(), begin, size), suffix="stop")
-    ones = ctx.op(Broadcast(), int_const(ctx, 1, "one"), ctx.op(ShapeOf(), begin, suffix="rank"), suffix="step")
+    ones = ctx.op(Broadcast(), i64(ctx, 1, "one"), ctx.op(ShapeOf(), begin, suffix="rank"), suffix="step")
     return [ctx.op(Slice(), ctx.input(0), begin, stop, ones)]
 
 
@@ -161,10 +169,10 @@ def _pad(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         pad_mode = mode
         if mode == "mirror":
-            pad_mode = "reflect" if ctx.attr("mode").upper() == "REFLECT" else "symmetric"
+            pad_mode = "reflect" if ctx.attrs.str("mode").upper() == "REFLECT" else "symmetric"
         paddings = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="paddings")
-        halves = ctx.add(Split(num_splits=2), [paddings, int_const(ctx, 1, "axis")], suffix="split")
-        axis = int_const(ctx, [1], "squeeze_axis")
+        halves = ctx.add(Split(num_splits=2), [paddings, i64(ctx, 1, "axis")], suffix="split")
+        axis = i64(ctx, [1], "squeeze_axis")
         begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
         end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
         inputs = [ctx.input(0), begin, end]
@@ -188,36 +196,32 @@ def _broadcast_to(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _shape(node: Node, ctx: ExtractContext) -> Op:
-    return ShapeOf(output_type=element_type(ctx.attr("out_type", 3), node.name))
+    return ShapeOf(output_type=element_type(ctx.attrs.int("out_type", 3), node.name))
 
 
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ReduceProd
-
-    out = element_type(ctx.attr("out_type", 3), node.name)
+    out = element_type(ctx.attrs.int("out_type", 3), node.name)
     shape = ctx.op(ShapeOf(output_type=out), ctx.input(0))
-    return [ctx.op(ReduceProd(keep_dims=False), shape, int_const(ctx, 0, "axis"))]
+    return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
 
 
 def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="shape")
     rank = ctx.op(ShapeOf(output_type=ElementType.i32), shape, suffix="rank")
-    return [ctx.op(Squeeze(), rank, int_const(ctx, [0], "axis"))]
+    return [ctx.op(Squeeze(), rank, i64(ctx, [0], "axis"))]
 
 
 def _cast(node: Node, ctx: ExtractContext) -> Op:
-    return Convert(destination_type=element_type(ctx.attr("DstT"), node.name))
+    return Convert(destination_type=element_type(ctx.attrs.int("DstT"), node.name))
 
 
 def _range(node: Node, ctx: ExtractContext) -> Op:
-    return Range(output_type=element_type(ctx.attr("Tidx", 3), node.name))
+    return Range(output_type=element_type(ctx.attrs.int("Tidx", 3), node.name))
 
 
 def _zeros_like(value: int):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        from irconv_tf.dtypes import numpy_dtype
-
-        dtype = numpy_dtype(ctx.attr("T", 1), node.name)
+        dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
         shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
         return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
 
@@ -230,7 +234,7 @@ def _select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     condition = ctx.input(0)
     cond_rank, data_rank = ctx.input_rank(0), ctx.input_rank(1)
     if cond_rank == 1 and data_rank is not None and data_rank > 1:
-        axes = int_const(ctx, np.arange(1, data_rank), "row_axes")
+        axes = i64(ctx, np.arange(1, data_rank), "row_axes")
         condition = ctx.op(Unsqueeze(), condition, axes, suffix="rows")
     return [ctx.op(Select(auto_broadcast="numpy"), condition, ctx.input(1), ctx.input(2))]
 
@@ -240,63 +244,46 @@ def _select_v2(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _gather_v2(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Gather
-
-    return Gather(batch_dims=int(ctx.attr("batch_dims", 0)))
+    return Gather(batch_dims=ctx.attrs.int("batch_dims", 0))
 
 
 def _gather_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gather/ResourceGather: along the first axis after ``batch_dims`` (ResourceGather's attribute)."""
-    from irconv_opset import Gather
-
-    batch_dims = int(ctx.attr("batch_dims", 0))
-    axis = int_const(ctx, batch_dims, "axis")
+    batch_dims = ctx.attrs.int("batch_dims", 0)
+    axis = i64(ctx, batch_dims, "axis")
     return [ctx.op(Gather(batch_dims=batch_dims), ctx.input(0), ctx.input(1), axis)]
 
 
 def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import GatherND
-
     return GatherND(batch_dims=0)
 
 
 def _one_hot(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import OneHot
-
-    return OneHot(axis=int(ctx.attr("axis", -1)))
+    return OneHot(axis=ctx.attrs.int("axis", -1))
 
 
 def _cumsum(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import CumSum
-
-    return CumSum(exclusive=bool(ctx.attr("exclusive", False)), reverse=bool(ctx.attr("reverse", False)))
+    return CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
 
 
 def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Where(condition) -> NonZero gives [rank, n] coordinates; TF wants [n, rank]."""
-    from irconv_opset import NonZero
-
     coordinates = ctx.op(NonZero(output_type=ElementType.i64), ctx.input(0), suffix="NonZero")
-    return [ctx.op(Transpose(), coordinates, int_const(ctx, [1, 0], "perm"))]
+    return [ctx.op(Transpose(), coordinates, i64(ctx, [1, 0], "perm"))]
 
 
 def _clip_by_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Maximum, Minimum
-
     return [ctx.op(Minimum(), ctx.op(Maximum(), ctx.input(0), ctx.input(1), suffix="lower"), ctx.input(2))]
 
 
 def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
     """SpaceToBatchND/BatchToSpaceND over the M dims after the batch of a rank-R input.
-
     The opset ops take one block size and one pad pair per input dim: 1 and 0 for the batch
     and for the R - 1 - M trailing dims (none on a 3-D input with M = 2, several on a 5-D
     one). ``block_shape`` and ``paddings``/``crops`` may be computed tensors.
     """
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        from irconv_opset import BatchToSpace, SpaceToBatch
-
         rank = ctx.input_rank(0)
         block_shape = ctx.input_shape(1)
         if rank is None or block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
@@ -310,15 +297,15 @@ def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
             )
 
         def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:
-            parts = [int_const(ctx, [fill], "lead"), inner]
+            parts = [i64(ctx, [fill], "lead"), inner]
             if trailing:
-                parts.append(int_const(ctx, [fill] * trailing, "trail"))
+                parts.append(i64(ctx, [fill] * trailing, "trail"))
             return ctx.op(Concat(axis=0), *parts, suffix=suffix)
 
         block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_shape")
         pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads")
-        halves = ctx.add(Split(num_splits=2), [pads, int_const(ctx, 1, "pair_axis")], suffix="pairs")
-        axis = int_const(ctx, [1], "pair_squeeze")
+        halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 1, "pair_axis")], suffix="pairs")
+        axis = i64(ctx, [1], "pair_squeeze")
         begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
         end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
         op = SpaceToBatch() if to_batch else BatchToSpace()
@@ -332,53 +319,46 @@ def _placeholder_with_default(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "Identity": (_identity, "-"),
-            "IdentityN": (_identity, "-"),
-            "StopGradient": (_identity, "-"),
-            "PreventGradient": (_identity, "-"),
-            "Snapshot": (_identity, "-"),
-            "CheckNumerics": (_identity, "-"),
-            "EnsureShape": (_identity, "-"),
-            "PlaceholderWithDefault": (_placeholder_with_default, "-"),
-            "Reshape": (_reshape, "Reshape"),
-            "Transpose": (_transpose, "Transpose"),
-            "ExpandDims": (_expand_dims, "Unsqueeze"),
-            "Squeeze": (_squeeze, "Squeeze"),
-            "ConcatV2": (_concat_v2, "Concat"),
-            "Concat": (_concat_v1, "Concat"),
-            "Pack": (_pack, "Unsqueeze, Concat"),
-            "Unpack": (_unpack, "Split, Squeeze"),
-            "Split": (_split, "Split"),
-            "SplitV": (_split_v, "VariadicSplit"),
-            "StridedSlice": (_strided_slice, "StridedSlice"),
-            "Slice": (_slice, "Slice"),
-            "Pad": (_pad("constant"), "Pad"),
-            "PadV2": (_pad("constant"), "Pad"),
-            "MirrorPad": (_pad("mirror"), "Pad"),
-            "Tile": (_tile, "Tile"),
-            "Fill": (_fill, "Broadcast"),
-            "BroadcastTo": (_broadcast_to, "Broadcast"),
-            "Shape": (_shape, "ShapeOf"),
-            "Size": (_size, "ShapeOf, ReduceProd"),
-            "Rank": (_rank, "ShapeOf"),
-            "Cast": (_cast, "Convert"),
-            "Range": (_range, "Range"),
-            "ZerosLike": (_zeros_like(0), "Broadcast"),
-            "OnesLike": (_zeros_like(1), "Broadcast"),
-            "Select": (_select, "Select"),
-            "SelectV2": (_select_v2, "Select"),
-            "GatherV2": (_gather_v2, "Gather"),
-            "Gather": (_gather_v1, "Gather"),
-            "ResourceGather": (_gather_v1, "Gather"),
-            "GatherNd": (_gather_nd, "GatherND"),
-            "OneHot": (_one_hot, "OneHot"),
-            "Cumsum": (_cumsum, "CumSum"),
-            "Where": (_where, "NonZero, Transpose"),
-            "ClipByValue": (_clip_by_value, "Maximum, Minimum"),
-            "SpaceToBatchND": (_space_batch(True), "SpaceToBatch"),
-            "BatchToSpaceND": (_space_batch(False), "BatchToSpace"),
-        }
-    )
+EXTRACTORS = [
+    *aliases(
+        FRAMEWORK,
+        ["Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot", "CheckNumerics", "EnsureShape"],
+        _identity,
+    ),
+    tf("PlaceholderWithDefault", _placeholder_with_default),
+    tf("Reshape", _reshape, produces=[Reshape]),
+    tf("Transpose", _transpose, produces=[Transpose]),
+    tf("ExpandDims", _expand_dims, produces=[Unsqueeze]),
+    tf("Squeeze", _squeeze, produces=[Squeeze]),
+    tf("ConcatV2", _concat_v2, produces=[Concat]),
+    tf("Concat", _concat_v1, produces=[Concat]),
+    tf("Pack", _pack, produces=[Unsqueeze, Concat]),
+    tf("Unpack", _unpack, produces=[Split, Squeeze]),
+    tf("Split", _split, produces=[Split]),
+    tf("SplitV", _split_v, produces=[VariadicSplit]),
+    tf("StridedSlice", _strided_slice, produces=[StridedSlice]),
+    tf("Slice", _slice, produces=[Slice]),
+    *aliases(FRAMEWORK, ["Pad", "PadV2"], _pad("constant"), produces=[Pad]),
+    tf("MirrorPad", _pad("mirror"), produces=[Pad]),
+    tf("Tile", _tile, produces=[Tile]),
+    tf("Fill", _fill, produces=[Broadcast]),
+    tf("BroadcastTo", _broadcast_to, produces=[Broadcast]),
+    tf("Shape", _shape, produces=[ShapeOf]),
+    tf("Size", _size, produces=[ShapeOf, ReduceProd]),
+    tf("Rank", _rank, produces=[ShapeOf]),
+    tf("Cast", _cast, produces=[Convert]),
+    tf("Range", _range, produces=[Range]),
+    tf("ZerosLike", _zeros_like(0), produces=[Broadcast]),
+    tf("OnesLike", _zeros_like(1), produces=[Broadcast]),
+    tf("Select", _select, produces=[Select]),
+    tf("SelectV2", _select_v2, produces=[Select]),
+    tf("GatherV2", _gather_v2, produces=[Gather]),
+    *aliases(FRAMEWORK, ["Gather", "ResourceGather"], _gather_v1, produces=[Gather]),
+    tf("GatherNd", _gather_nd, produces=[GatherND]),
+    tf("OneHot", _one_hot, produces=[OneHot]),
+    tf("Cumsum", _cumsum, produces=[CumSum]),
+    tf("Where", _where, produces=[NonZero, Transpose]),
+    tf("ClipByValue", _clip_by_value, produces=[Maximum, Minimum]),
+    tf("SpaceToBatchND", _space_batch(True), produces=[SpaceToBatch]),
+    tf("BatchToSpaceND", _space_batch(False), produces=[BatchToSpace]),
+]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -41,7 +41,7 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import int_const, table
+from irconv_tf.extractors._base import tf
 
 # TF DataType enum values used below.
 _DT_FLOAT, _DT_INT32 = 1, 3
@@ -49,7 +49,7 @@ _DT_FLOAT, _DT_INT32 = 1, 3
 
 def _typed(ctx: ExtractContext, value: float, attr: str = "T", suffix: str = "const") -> OutPort:
     """A scalar constant of the element type named by the node's ``attr`` (e.g. ``T``)."""
-    dtype = numpy_dtype(ctx.attr(attr, _DT_FLOAT), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int(attr, _DT_FLOAT), ctx.node.name)
     return ctx.const(np.array(value, dtype=dtype), suffix=suffix)
 
 
@@ -83,23 +83,20 @@ def _x_div_y(ctx: ExtractContext, x: OutPort, y: OutPort) -> OutPort:
 # ---------------------------------------------------------------- sequences and shapes
 def _scalar(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
     """A one-element tensor (or a scalar) as a scalar."""
-    from irconv_opset import Reshape
-
-    return ctx.op(Reshape(special_zero=False), port, int_const(ctx, np.zeros(0, np.int64), "scalar"), suffix=suffix)
+    return ctx.op(Reshape(special_zero=False), port, i64(ctx, np.zeros(0, np.int64), "scalar"), suffix=suffix)
 
 
 def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """LinSpace(start, stop, num): start + i * (stop - start) / (num - 1) for i < num - 1, then
     exactly ``stop`` last (TF's kernel); a single value is ``start``. ``num`` may be computed."""
-    dtype_attr = ctx.attr("T", _DT_FLOAT)
+    dtype_attr = ctx.attrs.int("T", _DT_FLOAT)
     out = element_type(dtype_attr, node.name)
-    i64 = ElementType.i64
     start = _scalar(ctx, ctx.input(0), "start")
     stop = _scalar(ctx, ctx.input(1), "stop")
-    num = ctx.op(Convert(destination_type=i64), _scalar(ctx, ctx.input(2), "num_scalar"), suffix="num")
-    positions = ctx.op(Range(output_type=i64), int_const(ctx, 0, "zero"), num, int_const(ctx, 1, "one"), suffix="i")
+    num = ctx.op(Convert(destination_type=ElementType.i64), _scalar(ctx, ctx.input(2), "num_scalar"), suffix="num")
+    positions = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0, "zero"), num, i64(ctx, 1, "one"), suffix="i")
     # the divisor num - 1, at least 1 (num == 1 gives [start])
-    last = ctx.op(Maximum(), ctx.op(Subtract(), num, int_const(ctx, 1, "one_less")), int_const(ctx, 1, "at_least"))
+    last = ctx.op(Maximum(), ctx.op(Subtract(), num, i64(ctx, 1, "one_less")), i64(ctx, 1, "at_least"))
     is_last = ctx.op(Equal(), positions, last, suffix="is_last")
     index = ctx.op(Convert(destination_type=out), positions, suffix="index")
     divisor = ctx.op(Convert(destination_type=out), last, suffix="divisor")
@@ -110,24 +107,24 @@ def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y[x[i]] = i: scatter the positions 0..n-1 to the indices x (every slot is written once)."""
-    out = element_type(ctx.attr("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
     x = ctx.input(0)
     size = _scalar(ctx, ctx.op(ShapeOf(output_type=out), x, suffix="length"), "size")
     positions = ctx.op(
         Range(output_type=out), _typed(ctx, 0, suffix="zero"), size, _typed(ctx, 1, suffix="one"), suffix="positions"
     )
-    return [ctx.op(ScatterElementsUpdate(reduction="none"), x, x, positions, int_const(ctx, 0, "axis"))]
+    return [ctx.op(ScatterElementsUpdate(reduction="none"), x, x, positions, i64(ctx, 0, "axis"))]
 
 
 def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The broadcast of two shape vectors: both left-padded with 1s to the longer length, then
     per position the other dim where one is 1 (so a 0 against a 1 gives 0, as in TF)."""
-    out = element_type(ctx.attr("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
     s0, s1 = ctx.input(0), ctx.input(1)
     one = _typed(ctx, 1, suffix="one")
     len0 = ctx.op(ShapeOf(output_type=ElementType.i64), s0, suffix="len0")
     len1 = ctx.op(ShapeOf(output_type=ElementType.i64), s1, suffix="len1")
-    zero = int_const(ctx, 0, "zero")
+    zero = i64(ctx, 0, "zero")
 
     def padded(shape: OutPort, own: OutPort, other: OutPort, tag: str) -> OutPort:
         missing = ctx.op(Maximum(), ctx.op(Subtract(), other, own, suffix=f"diff{tag}"), zero, suffix=f"missing{tag}")
@@ -141,7 +138,7 @@ def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _shape_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attr("out_type", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("out_type", _DT_INT32), node.name)
     return [ctx.op(ShapeOf(output_type=out), ctx.input(i), suffix=f"shape{i}") for i in range(len(ctx.inputs))]
 
 
@@ -152,12 +149,11 @@ def _identity_first(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ---------------------------------------------------------------- bucketing and reversal
 def _bucketize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's bucket is the count of boundaries <= x (intervals [b[i-1], b[i])), as int32.
-
     TF compares x with the float32 boundaries: integers are compared as floats, doubles with
     the boundaries widened, which is what converting does here.
     """
-    dtype = numpy_dtype(ctx.attr("T", _DT_FLOAT), node.name)
-    boundaries = np.asarray(ctx.attr("boundaries", []) or [], dtype=np.float32)
+    dtype = numpy_dtype(ctx.attrs.int("T", _DT_FLOAT), node.name)
+    boundaries = np.asarray(ctx.attrs.floats("boundaries", []), dtype=np.float32)
     x = ctx.input(0)
     if boundaries.size == 0:
         shape = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix="shape")
@@ -178,20 +174,19 @@ def _reverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = np.flatnonzero(np.reshape(mask, [-1]).astype(bool))
     if axes.size == 0:
         return [ctx.input(0)]
-    return [ctx.op(Reverse(mode="index"), ctx.input(0), int_const(ctx, axes, "axes"))]
+    return [ctx.op(Reverse(mode="index"), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
 def _matrix_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[..., N] -> [..., N, N]: the diagonal where row == column, 0 elsewhere (Select, so an
     inf or NaN on the diagonal does not leak into the rest of its row)."""
-    i64 = ElementType.i64
     x = ctx.input(0)
-    dims = ctx.op(ShapeOf(output_type=i64), x, suffix="dims")
-    n = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -1, "last"), int_const(ctx, 0, "axis"), suffix="n")
-    positions = ctx.op(Range(output_type=i64), int_const(ctx, 0, "zero"), n, int_const(ctx, 1, "one"), suffix="pos")
-    rows = ctx.op(Unsqueeze(), positions, int_const(ctx, [1], "column_axis"), suffix="rows")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix="dims")
+    n = ctx.op(Gather(batch_dims=0), dims, i64(ctx, -1, "last"), i64(ctx, 0, "axis"), suffix="n")
+    positions = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0, "zero"), n, i64(ctx, 1, "one"), suffix="pos")
+    rows = ctx.op(Unsqueeze(), positions, i64(ctx, [1], "column_axis"), suffix="rows")
     on_diagonal = ctx.op(Equal(), rows, positions, suffix="on_diagonal")
-    column = ctx.op(Unsqueeze(), x, int_const(ctx, [-1], "last_axis"), suffix="column")
+    column = ctx.op(Unsqueeze(), x, i64(ctx, [-1], "last_axis"), suffix="column")
     return [ctx.op(Select(auto_broadcast="numpy"), on_diagonal, column, _typed(ctx, 0, suffix="zero_value"))]
 
 
@@ -225,7 +220,7 @@ def _diag_band(ctx: ExtractContext, idx: int) -> tuple[int, int]:
 def _alignment(ctx: ExtractContext, v3: bool) -> tuple[bool, bool]:
     if not v3:
         return _ALIGNMENTS["LEFT_LEFT"]
-    align = ctx.attr("align", "RIGHT_LEFT")
+    align = ctx.attrs.str("align", "RIGHT_LEFT")
     if isinstance(align, bytes):
         align = align.decode()
     if align not in _ALIGNMENTS:
@@ -234,33 +229,32 @@ def _alignment(ctx: ExtractContext, v3: bool) -> tuple[bool, bool]:
 
 
 def _i64_scalar(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
-    scalar = ctx.op(Reshape(special_zero=False), port, int_const(ctx, np.zeros(0, np.int64), "scalar"))
+    scalar = ctx.op(Reshape(special_zero=False), port, i64(ctx, np.zeros(0, np.int64), "scalar"))
     return ctx.op(Convert(destination_type=ElementType.i64), scalar, suffix=suffix)
 
 
 def _dims(ctx: ExtractContext, x: OutPort, suffix: str) -> tuple[OutPort, OutPort, OutPort, OutPort]:
     """``shape(x)`` split as (all dims, the batch dims before the last two, dim -2, dim -1),
     the last two as i64 scalars."""
-    i64 = ElementType.i64
-    dims = ctx.op(ShapeOf(output_type=i64), x, suffix=f"{suffix}_dims")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix=f"{suffix}_dims")
     batch = ctx.op(
-        Slice(), dims, int_const(ctx, [0], "begin"), int_const(ctx, [-2], "batch_end"), int_const(ctx, [1], "step"),
+        Slice(), dims, i64(ctx, [0], "begin"), i64(ctx, [-2], "batch_end"), i64(ctx, [1], "step"),
         suffix=f"{suffix}_batch",
     )  # fmt: skip
-    axis = int_const(ctx, 0, "axis0")
-    second = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -2, "second_last"), axis, suffix=f"{suffix}_rows")
-    last = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -1, "last"), axis, suffix=f"{suffix}_cols")
+    axis = i64(ctx, 0, "axis0")
+    second = ctx.op(Gather(batch_dims=0), dims, i64(ctx, -2, "second_last"), axis, suffix=f"{suffix}_rows")
+    last = ctx.op(Gather(batch_dims=0), dims, i64(ctx, -1, "last"), axis, suffix=f"{suffix}_cols")
     return dims, batch, second, last
 
 
 def _last_dim(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
     dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix=f"{suffix}_dims")
-    return ctx.op(Gather(batch_dims=0), dims, int_const(ctx, -1, "last"), int_const(ctx, 0, "axis0"), suffix=suffix)
+    return ctx.op(Gather(batch_dims=0), dims, i64(ctx, -1, "last"), i64(ctx, 0, "axis0"), suffix=suffix)
 
 
 def _diag_length(ctx: ExtractContext, d: OutPort, rows: OutPort, cols: OutPort, tag: str) -> OutPort:
     """The length of diagonal ``d`` in a rows x cols matrix: min(rows + min(d, 0), cols - max(d, 0))."""
-    zero = int_const(ctx, 0, "zero")
+    zero = i64(ctx, 0, "zero")
     below = ctx.op(Add(), rows, ctx.op(Minimum(), d, zero, suffix=f"{tag}_neg_part"), suffix=f"{tag}_row_room")
     above = ctx.op(Subtract(), cols, ctx.op(Maximum(), d, zero, suffix=f"{tag}_pos_part"), suffix=f"{tag}_col_room")
     return ctx.op(Minimum(), below, above, suffix=f"{tag}_diag_len")
@@ -277,16 +271,16 @@ def _alignment_offset(
     shift = ctx.op(Subtract(), max_len, length, suffix="right_shift")
     if super_right and sub_right:
         return shift
-    zero = int_const(ctx, 0, "zero")
+    zero = i64(ctx, 0, "zero")
     right = ctx.op(GreaterEqual() if super_right else Less(), d, zero, suffix="right_aligned")
     return ctx.op(Select(auto_broadcast="numpy"), right, shift, zero, suffix="offset")
 
 
 def _clamped(ctx: ExtractContext, index: OutPort, size: OutPort, suffix: str) -> OutPort:
     """``index`` within [0, size - 1] (positions outside the band, later replaced)."""
-    top = ctx.op(Subtract(), size, int_const(ctx, 1, "one"), suffix=f"{suffix}_top")
+    top = ctx.op(Subtract(), size, i64(ctx, 1, "one"), suffix=f"{suffix}_top")
     low = ctx.op(Minimum(), index, top, suffix=f"{suffix}_below_top")
-    return ctx.op(Maximum(), low, int_const(ctx, 0, "zero"), suffix=suffix)
+    return ctx.op(Maximum(), low, i64(ctx, 0, "zero"), suffix=suffix)
 
 
 def _band_from_diagonals(
@@ -304,54 +298,53 @@ def _band_from_diagonals(
     Returns (in_band [rows, cols] bool, the gathered values [..., rows, cols]); values
     outside the band are arbitrary.
     """
-    i64 = ElementType.i64
-    zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
-    i = ctx.op(Range(output_type=i64), zero, rows, one, suffix="row_positions")
-    j = ctx.op(Range(output_type=i64), zero, cols, one, suffix="col_positions")
-    i = ctx.op(Unsqueeze(), i, int_const(ctx, [1], "column_axis"), suffix="row_column")
+    zero, one = i64(ctx, 0, "zero"), i64(ctx, 1, "one")
+    i = ctx.op(Range(output_type=ElementType.i64), zero, rows, one, suffix="row_positions")
+    j = ctx.op(Range(output_type=ElementType.i64), zero, cols, one, suffix="col_positions")
+    i = ctx.op(Unsqueeze(), i, i64(ctx, [1], "column_axis"), suffix="row_column")
     d = ctx.op(Subtract(), j, i, suffix="diag_of_element")  # [rows, cols]
     position = ctx.op(Minimum(), i, j, suffix="position")  # along its diagonal
     if lo == hi:
-        in_band = ctx.op(Equal(), d, int_const(ctx, lo, "k"), suffix="in_band")
+        in_band = ctx.op(Equal(), d, i64(ctx, lo, "k"), suffix="in_band")
         max_len = _last_dim(ctx, diagonal, "max_len")
         index = _clamped(ctx, position, max_len, "index")
-        values = ctx.op(Gather(batch_dims=0), diagonal, index, int_const(ctx, -1, "last_axis"), suffix="values")
+        values = ctx.op(Gather(batch_dims=0), diagonal, index, i64(ctx, -1, "last_axis"), suffix="values")
         return in_band, values
-    at_least = ctx.op(GreaterEqual(), d, int_const(ctx, lo, "lo"), suffix="above_lo")
-    at_most = ctx.op(LessEqual(), d, int_const(ctx, hi, "hi"), suffix="below_hi")
+    at_least = ctx.op(GreaterEqual(), d, i64(ctx, lo, "lo"), suffix="above_lo")
+    at_most = ctx.op(LessEqual(), d, i64(ctx, hi, "hi"), suffix="below_hi")
     in_band = ctx.op(LogicalAnd(), at_least, at_most, suffix="in_band")
     _, batch, _, max_len = _dims(ctx, diagonal, "diagonal")
-    max_len_vec = ctx.op(Unsqueeze(), max_len, int_const(ctx, [0], "axis0_vec"), suffix="max_len_vec")
-    total = ctx.op(Multiply(), max_len_vec, int_const(ctx, [hi - lo + 1], "num_diags"), suffix="total")
+    max_len_vec = ctx.op(Unsqueeze(), max_len, i64(ctx, [0], "axis0_vec"), suffix="max_len_vec")
+    total = ctx.op(Multiply(), max_len_vec, i64(ctx, [hi - lo + 1], "num_diags"), suffix="total")
     flat_shape = ctx.op(Concat(axis=0), batch, total, suffix="flat_shape")
     flat = ctx.op(Reshape(special_zero=False), diagonal, flat_shape, suffix="flat_diagonals")
     column = position
     offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "element"), max_len, align)
     if offset is not None:
         column = ctx.op(Add(), position, offset, suffix="column")
-    row = ctx.op(Subtract(), int_const(ctx, hi, "hi"), d, suffix="diag_row")
+    row = ctx.op(Subtract(), i64(ctx, hi, "hi"), d, suffix="diag_row")
     index = ctx.op(Add(), ctx.op(Multiply(), row, max_len, suffix="row_start"), column, suffix="flat_index")
-    index = _clamped(ctx, index, ctx.op(Squeeze(), total, int_const(ctx, [0], "axis0")), "index")
-    values = ctx.op(Gather(batch_dims=0), flat, index, int_const(ctx, -1, "last_axis"), suffix="values")
+    index = _clamped(ctx, index, ctx.op(Squeeze(), total, i64(ctx, [0], "axis0")), "index")
+    values = ctx.op(Gather(batch_dims=0), flat, index, i64(ctx, -1, "last_axis"), suffix="values")
     return in_band, values
 
 
 def _output_dims(ctx: ExtractContext, max_len: OutPort, lo: int, hi: int) -> tuple[OutPort, OutPort]:
     """MatrixDiagV2/V3's (num_rows, num_cols): -1 means the smallest that fits; both -1 a square."""
-    min_rows = ctx.op(Add(), max_len, int_const(ctx, -min(hi, 0), "extra_rows"), suffix="min_rows")
-    min_cols = ctx.op(Add(), max_len, int_const(ctx, max(lo, 0), "extra_cols"), suffix="min_cols")
+    min_rows = ctx.op(Add(), max_len, i64(ctx, -min(hi, 0), "extra_rows"), suffix="min_rows")
+    min_cols = ctx.op(Add(), max_len, i64(ctx, max(lo, 0), "extra_cols"), suffix="min_cols")
     rows_value, cols_value = ctx.input_value(2), ctx.input_value(3)
     if rows_value is not None and cols_value is not None:
         num_rows, num_cols = int(np.asarray(rows_value).reshape(-1)[0]), int(np.asarray(cols_value).reshape(-1)[0])
         if num_rows == -1 and num_cols == -1:
             square = ctx.op(Maximum(), min_rows, min_cols, suffix="square")
             return square, square
-        rows = min_rows if num_rows == -1 else int_const(ctx, num_rows, "num_rows")
-        cols = min_cols if num_cols == -1 else int_const(ctx, num_cols, "num_cols")
+        rows = min_rows if num_rows == -1 else i64(ctx, num_rows, "num_rows")
+        cols = min_cols if num_cols == -1 else i64(ctx, num_cols, "num_cols")
         return rows, cols
     num_rows = _i64_scalar(ctx, ctx.input(2), "num_rows")
     num_cols = _i64_scalar(ctx, ctx.input(3), "num_cols")
-    minus_one = int_const(ctx, -1, "minus_one")
+    minus_one = i64(ctx, -1, "minus_one")
     rows_missing = ctx.op(Equal(), num_rows, minus_one, suffix="rows_missing")
     cols_missing = ctx.op(Equal(), num_cols, minus_one, suffix="cols_missing")
     square = ctx.op(Maximum(), min_rows, min_cols, suffix="square")
@@ -399,22 +392,21 @@ def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
     diagonal hi, shorter diagonals padded as ``align`` says)."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        i64 = ElementType.i64
         lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 1)
         align = _alignment(ctx, version == 3)
         x = ctx.input(0)
         _, batch, rows, cols = _dims(ctx, x, "input")
-        zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
+        zero, one = i64(ctx, 0, "zero"), i64(ctx, 1, "one")
         max_len = ctx.op(
             Minimum(),
-            ctx.op(Add(), rows, int_const(ctx, min(hi, 0), "hi_neg_part"), suffix="row_room"),
-            ctx.op(Subtract(), cols, int_const(ctx, max(lo, 0), "lo_pos_part"), suffix="col_room"),
+            ctx.op(Add(), rows, i64(ctx, min(hi, 0), "hi_neg_part"), suffix="row_room"),
+            ctx.op(Subtract(), cols, i64(ctx, max(lo, 0), "lo_pos_part"), suffix="col_room"),
             suffix="max_len_signed",
         )
         max_len = ctx.op(Maximum(), max_len, zero, suffix="max_len")
         # d per output row (a column [num_diags, 1]), n the position in the row
-        d = int_const(ctx, np.arange(hi, lo - 1, -1, dtype=np.int64).reshape(-1, 1), "diags")
-        n = ctx.op(Range(output_type=i64), zero, max_len, one, suffix="slots")
+        d = i64(ctx, np.arange(hi, lo - 1, -1, dtype=np.int64).reshape(-1, 1), "diags")
+        n = ctx.op(Range(output_type=ElementType.i64), zero, max_len, one, suffix="slots")
         position = n
         offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "diag"), max_len, align)
         if offset is not None:
@@ -424,12 +416,12 @@ def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
         index = ctx.op(Add(), ctx.op(Multiply(), i, cols, suffix="row_start"), j, suffix="flat_index")
         size = ctx.op(Multiply(), rows, cols, suffix="size")
         index = _clamped(ctx, index, size, "index")
-        size_vec = ctx.op(Unsqueeze(), size, int_const(ctx, [0], "axis0_vec"), suffix="size_vec")
+        size_vec = ctx.op(Unsqueeze(), size, i64(ctx, [0], "axis0_vec"), suffix="size_vec")
         flat_shape = ctx.op(Concat(axis=0), batch, size_vec, suffix="flat_shape")
         flat = ctx.op(Reshape(special_zero=False), x, flat_shape, suffix="flat_input")
-        values = ctx.op(Gather(batch_dims=0), flat, index, int_const(ctx, -1, "last_axis"), suffix="values")
+        values = ctx.op(Gather(batch_dims=0), flat, index, i64(ctx, -1, "last_axis"), suffix="values")
         if lo == hi:  # every slot is on the diagonal: no padding
-            return [ctx.op(Squeeze(), values, int_const(ctx, [-2], "diag_axis"))]
+            return [ctx.op(Squeeze(), values, i64(ctx, [-2], "diag_axis"))]
         length = _diag_length(ctx, d, rows, cols, "diag")
         valid = ctx.op(
             LogicalAnd(),
@@ -445,7 +437,7 @@ def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
 def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) * factor + mean, the mean over the H and W axes of [..., H, W, C] per channel;
     computed in float32 (TF converts half images first) and converted back."""
-    out = element_type(ctx.attr("T", _DT_FLOAT), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_FLOAT), node.name)
     f32 = ElementType.f32
     x = ctx.input(0)
     if out != f32:
@@ -453,7 +445,7 @@ def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     factor = ctx.input(1)
     if ctx.input_type(1) != f32:
         factor = ctx.op(Convert(destination_type=f32), factor, suffix="factor")
-    mean = ctx.op(ReduceMean(keep_dims=True), x, int_const(ctx, [-3, -2], "spatial_axes"), suffix="mean")
+    mean = ctx.op(ReduceMean(keep_dims=True), x, i64(ctx, [-3, -2], "spatial_axes"), suffix="mean")
     centred = ctx.op(Subtract(), x, mean, suffix="centred")
     result = ctx.op(Add(), ctx.op(Multiply(), centred, factor, suffix="scaled"), mean, suffix="adjusted")
     if out != f32:
@@ -461,28 +453,25 @@ def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [result]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "Xlogy": (_zero_where_x_is_zero(_x_log_y), "Equal, Log, Multiply, Select"),
-            "Xlog1py": (_zero_where_x_is_zero(_x_log1p_y), "Equal, Add, Log, Multiply, Select"),
-            "Xdivy": (_zero_where_x_is_zero(_x_div_y), "Equal, Divide, Select"),
-            "LinSpace": (_lin_space, "Range, Convert, Subtract, Divide, Multiply, Add, Select"),
-            "InvertPermutation": (_invert_permutation, "ShapeOf, Range, ScatterElementsUpdate"),
-            "BroadcastArgs": (_broadcast_args, "ShapeOf, Broadcast, Concat, Equal, Select"),
-            "ShapeN": (_shape_n, "ShapeOf"),
-            "CheckNumericsV2": (_identity_first, "-"),
-            "Bucketize": (_bucketize, "Bucketize"),
-            "Reverse": (_reverse, "Reverse"),
-            "MatrixDiag": (_matrix_diag, "ShapeOf, Range, Equal, Unsqueeze, Select"),
-            "MatrixDiagV2": (_matrix_diag_v2(False), "Range, Gather, Equal, Select"),
-            "MatrixDiagV3": (_matrix_diag_v2(True), "Range, Gather, Equal, Select"),
-            "MatrixDiagPart": (_matrix_diag_part(1), "Reshape, Range, Gather, Squeeze"),
-            "MatrixDiagPartV2": (_matrix_diag_part(2), "Reshape, Range, Gather, Select"),
-            "MatrixDiagPartV3": (_matrix_diag_part(3), "Reshape, Range, Gather, Select"),
-            "MatrixSetDiag": (_matrix_set_diag(1), "Range, Gather, Equal, Select"),
-            "MatrixSetDiagV2": (_matrix_set_diag(2), "Range, Gather, Equal, Select"),
-            "MatrixSetDiagV3": (_matrix_set_diag(3), "Range, Gather, Equal, Select"),
-            "AdjustContrastv2": (_adjust_contrast_v2, "ReduceMean, Subtract, Multiply, Add"),
-        }
-    )
+EXTRACTORS = [
+    tf("Xlogy", _zero_where_x_is_zero(_x_log_y), produces=[Equal, Log, Multiply, Select]),
+    tf("Xlog1py", _zero_where_x_is_zero(_x_log1p_y), produces=[Equal, Add, Log, Multiply, Select]),
+    tf("Xdivy", _zero_where_x_is_zero(_x_div_y), produces=[Equal, Divide, Select]),
+    tf("LinSpace", _lin_space, produces=[Range, Convert, Subtract, Divide, Multiply, Add, Select]),
+    tf("InvertPermutation", _invert_permutation, produces=[ShapeOf, Range, ScatterElementsUpdate]),
+    tf("BroadcastArgs", _broadcast_args, produces=[ShapeOf, Broadcast, Concat, Equal, Select]),
+    tf("ShapeN", _shape_n, produces=[ShapeOf]),
+    tf("CheckNumericsV2", _identity_first),
+    tf("Bucketize", _bucketize, produces=[Bucketize]),
+    tf("Reverse", _reverse, produces=[Reverse]),
+    tf("MatrixDiag", _matrix_diag, produces=[ShapeOf, Range, Equal, Unsqueeze, Select]),
+    tf("MatrixDiagV2", _matrix_diag_v2(False), produces=[Range, Gather, Equal, Select]),
+    tf("MatrixDiagV3", _matrix_diag_v2(True), produces=[Range, Gather, Equal, Select]),
+    tf("MatrixDiagPart", _matrix_diag_part(1), produces=[Reshape, Range, Gather, Squeeze]),
+    tf("MatrixDiagPartV2", _matrix_diag_part(2), produces=[Reshape, Range, Gather, Select]),
+    tf("MatrixDiagPartV3", _matrix_diag_part(3), produces=[Reshape, Range, Gather, Select]),
+    tf("MatrixSetDiag", _matrix_set_diag(1), produces=[Range, Gather, Equal, Select]),
+    tf("MatrixSetDiagV2", _matrix_set_diag(2), produces=[Range, Gather, Equal, Select]),
+    tf("MatrixSetDiagV3", _matrix_set_diag(3), produces=[Range, Gather, Equal, Select]),
+    tf("AdjustContrastv2", _adjust_contrast_v2, produces=[ReduceMean, Subtract, Multiply, Add]),
+]

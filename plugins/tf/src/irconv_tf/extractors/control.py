@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import aliases
 from irconv.graph import Node, OutPort
 from irconv.ops import Result
-from irconv.plugins import Extractor
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
-from irconv_tf.extractors._base import table
+from irconv_tf import FRAMEWORK
 from irconv_tf.subgraph import inline_graph
 
 
@@ -60,12 +60,7 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [made.out_port(i) for i in range(outputs)]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "While": (_while, "Loop"),
-            "StatelessWhile": (_while, "Loop"),
-            "If": (_if, "If"),
-            "StatelessIf": (_if, "If"),
-        }
-    )
+EXTRACTORS = [
+    *aliases(FRAMEWORK, ["While", "StatelessWhile"], _while, produces=[Loop]),
+    *aliases(FRAMEWORK, ["If", "StatelessIf"], _if, produces=[If]),
+]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -34,7 +34,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tf.extractors._base import const_input, int_const, table
+from irconv_tf.extractors._base import tf
 
 
 def _nms(version: int):  # type: ignore[no-untyped-def]
@@ -52,31 +52,31 @@ def lower_nms(
     """NonMaxSuppressionV``version``'s outputs from its first four inputs (V3+ read the score
     threshold, V5 the soft-NMS sigma from the node's inputs 4 and 5)."""
     # boxes as [n, 4]: the CPU plugin needs the coordinates dimension known
-    boxes = ctx.op(Reshape(special_zero=False), boxes, int_const(ctx, [1, -1, 4], "box_shape"), suffix="boxes")
-    scores = ctx.op(Unsqueeze(), scores, int_const(ctx, [0, 1], "batch_class"), suffix="scores")
+    boxes = ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [1, -1, 4], "box_shape"), suffix="boxes")
+    scores = ctx.op(Unsqueeze(), scores, i64(ctx, [0, 1], "batch_class"), suffix="scores")
     max_out = ctx.op(Convert(destination_type=ElementType.i64), max_output_size, suffix="max_output_size")
     score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
     sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
     # The kernel always selects at least one box (with max_output_size 0 the CPU plugin
     # leaves valid_outputs unwritten); the selection is then cut to max_output_size, which
     # is exact: greedy NMS picks in score order, so a smaller limit keeps a prefix.
-    at_least_one = ctx.op(Maximum(), max_out, int_const(ctx, 1, "one_box"), suffix="kernel_max_output_size")
+    at_least_one = ctx.op(Maximum(), max_out, i64(ctx, 1, "one_box"), suffix="kernel_max_output_size")
     nms = ctx.add(
         NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
         [boxes, scores, at_least_one, iou, score_threshold, sigma],
         suffix="NonMaxSuppression",
     )
-    limit = ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "limit_shape"), suffix="limit")
+    limit = ctx.op(Reshape(special_zero=False), max_out, i64(ctx, [1], "limit_shape"), suffix="limit")
     indices = _prefix(ctx, _last_column(ctx, nms.out_port(0), "all_indices"), limit, "indices")
     picked_scores = _prefix(ctx, _last_column(ctx, nms.out_port(1), "all_scores"), limit, "selected_scores")
-    valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), int_const(ctx, [], "scalar"), suffix="kernel_valid")
+    valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), i64(ctx, [], "scalar"), suffix="kernel_valid")
     limit_i32 = ctx.op(Convert(destination_type=ElementType.i32), max_out, suffix="limit_i32")
     valid = ctx.op(Minimum(), valid, limit_i32, suffix="valid")
-    if version >= 4 and ctx.attr("pad_to_max_output_size", False):
+    if version >= 4 and ctx.attrs.bool("pad_to_max_output_size", False):
         count = ctx.op(ShapeOf(), indices, suffix="count")
-        missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, int_const(ctx, [1], "one")), count)
-        missing = ctx.op(Maximum(), missing, int_const(ctx, [0], "zero"), suffix="missing")
-        zero = int_const(ctx, [0], "pads_begin")
+        missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, i64(ctx, [1], "one")), count)
+        missing = ctx.op(Maximum(), missing, i64(ctx, [0], "zero"), suffix="missing")
+        zero = i64(ctx, [0], "pads_begin")
         indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
         picked_scores = ctx.op(Pad(pad_mode="constant"), picked_scores, zero, missing, suffix="padded_scores")
     if version == 4:
@@ -88,7 +88,7 @@ def lower_nms(
 
 def _prefix(ctx: ExtractContext, values: OutPort, limit: OutPort, suffix: str) -> OutPort:
     """values[:limit] (limit a one-element i64 tensor); safe on empty values."""
-    return ctx.op(Slice(), values, int_const(ctx, [0], "start"), limit, int_const(ctx, [1], "step"), suffix=suffix)
+    return ctx.op(Slice(), values, i64(ctx, [0], "start"), limit, i64(ctx, [1], "step"), suffix=suffix)
 
 
 def _last_column(ctx: ExtractContext, triples: OutPort, suffix: str) -> OutPort:
@@ -98,40 +98,37 @@ def _last_column(ctx: ExtractContext, triples: OutPort, suffix: str) -> OutPort:
     column = ctx.op(
         Slice(),
         triples,
-        int_const(ctx, [2], "column"),
-        int_const(ctx, [3], "column_end"),
-        int_const(ctx, [1], "step"),
-        int_const(ctx, [1], "column_axis"),
+        i64(ctx, [2], "column"),
+        i64(ctx, [3], "column_end"),
+        i64(ctx, [1], "step"),
+        i64(ctx, [1], "column_axis"),
         suffix=f"{suffix}_column",
     )
-    return ctx.op(Squeeze(), column, int_const(ctx, [1], "column_axis"), suffix=suffix)
+    return ctx.op(Squeeze(), column, i64(ctx, [1], "column_axis"), suffix=suffix)
 
 
 def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bilinear (or nearest) samples at TF's crop coordinates, gathered from the image.
-
     For crop size P > 1: y(k, p) = y1_k (H-1) + p (y2_k - y1_k)(H-1)/(P-1); for P = 1 the
     box centre. Samples outside [0, H-1] x [0, W-1] take ``extrapolation_value``.
     """
-    method = ctx.attr("method", "bilinear")
+    method = ctx.attrs.str("method", "bilinear")
     if method not in ("bilinear", "nearest"):
         raise ConversionError(f"node {node.name!r}: CropAndResize method {method!r} is not supported")
-    crop = [int(v) for v in const_input(ctx, 3, "crop_size").reshape(-1)]
+    crop = [int(v) for v in input_constant(ctx, 3, "crop_size").reshape(-1)]
     image, boxes = ctx.input(0), ctx.input(1)
     f32 = ElementType.f32
     shape = ctx.op(Convert(destination_type=f32), ctx.op(ShapeOf(), image, suffix="image_shape"), suffix="shape_f")
     one = ctx.const(np.float32(1.0), suffix="one")
 
     def extent(axis: int) -> OutPort:  # H-1 or W-1 as a float scalar
-        size = ctx.op(Gather(batch_dims=0), shape, int_const(ctx, axis, f"dim{axis}"), int_const(ctx, 0, "ax0"))
+        size = ctx.op(Gather(batch_dims=0), shape, i64(ctx, axis, f"dim{axis}"), i64(ctx, 0, "ax0"))
         return ctx.op(Subtract(), size, one, suffix=f"last{axis}")
 
     def coords(start_col: int, end_col: int, size: int, axis: int) -> tuple[OutPort, OutPort]:
         last = extent(axis)
-        first = ctx.op(
-            Gather(batch_dims=0), boxes, int_const(ctx, [start_col], f"c{start_col}"), int_const(ctx, 1, "ax1")
-        )
-        final = ctx.op(Gather(batch_dims=0), boxes, int_const(ctx, [end_col], f"c{end_col}"), int_const(ctx, 1, "ax1"))
+        first = ctx.op(Gather(batch_dims=0), boxes, i64(ctx, [start_col], f"c{start_col}"), i64(ctx, 1, "ax1"))
+        final = ctx.op(Gather(batch_dims=0), boxes, i64(ctx, [end_col], f"c{end_col}"), i64(ctx, 1, "ax1"))
         if size > 1:
             steps = ctx.const(np.arange(size, dtype=np.float32) / np.float32(size - 1), suffix=f"steps{axis}")
             span = ctx.op(Multiply(), ctx.op(Subtract(), final, first), steps)  # [K, size]
@@ -156,8 +153,8 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     def grid(part: OutPort, shape4: list[int]) -> OutPort:
         """[K, n] indices -> [K, ch, cw, 1] broadcast over the crop grid."""
-        shaped = ctx.op(Reshape(special_zero=True), part, int_const(ctx, shape4, "grid_shape"))
-        return ctx.op(Broadcast(mode="bidirectional"), shaped, int_const(ctx, [1, crop[0], crop[1], 1], "grid"))
+        shaped = ctx.op(Reshape(special_zero=True), part, i64(ctx, shape4, "grid_shape"))
+        return ctx.op(Broadcast(mode="bidirectional"), shaped, i64(ctx, [1, crop[0], crop[1], 1], "grid"))
 
     batch = ctx.op(Convert(destination_type=ElementType.i32), ctx.input(2), suffix="box_ind")
     batch_grid = grid(batch, [0, 1, 1, 1])
@@ -172,12 +169,8 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         result = sample(y_near, x_near)
     else:
         y_top, x_left = ctx.op(Floor(), ys), ctx.op(Floor(), xs)
-        y_lerp = ctx.op(
-            Reshape(special_zero=True), ctx.op(Subtract(), ys, y_top), int_const(ctx, [0, crop[0], 1, 1], "yl")
-        )
-        x_lerp = ctx.op(
-            Reshape(special_zero=True), ctx.op(Subtract(), xs, x_left), int_const(ctx, [0, 1, crop[1], 1], "xl")
-        )
+        y_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), ys, y_top), i64(ctx, [0, crop[0], 1, 1], "yl"))
+        x_lerp = ctx.op(Reshape(special_zero=True), ctx.op(Subtract(), xs, x_left), i64(ctx, [0, 1, crop[1], 1], "xl"))
         top, bottom = as_index(y_top, 1), as_index(ctx.op(Add(), y_top, one), 1)
         left, right = as_index(x_left, 2), as_index(ctx.op(Add(), x_left, one), 2)
         tl, tr, bl, br = sample(top, left), sample(top, right), sample(bottom, left), sample(bottom, right)
@@ -186,22 +179,19 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
         result = ctx.op(Add(), upper, ctx.op(Multiply(), ctx.op(Subtract(), lower, upper), y_lerp))
     outside = ctx.op(
         LogicalOr(),
-        ctx.op(Reshape(special_zero=True), y_out, int_const(ctx, [0, crop[0], 1, 1], "ym")),
-        ctx.op(Reshape(special_zero=True), x_out, int_const(ctx, [0, 1, crop[1], 1], "xm")),
+        ctx.op(Reshape(special_zero=True), y_out, i64(ctx, [0, crop[0], 1, 1], "ym")),
+        ctx.op(Reshape(special_zero=True), x_out, i64(ctx, [0, 1, crop[1], 1], "xm")),
         suffix="outside",
     )
-    fill = ctx.const(np.float32(ctx.attr("extrapolation_value", 0.0)), suffix="extrapolation_value")
+    fill = ctx.const(np.float32(ctx.attrs.float("extrapolation_value", 0.0)), suffix="extrapolation_value")
     result = ctx.op(Convert(destination_type=f32), result, suffix="as_float")
     return [ctx.op(Select(), outside, fill, result)]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "NonMaxSuppressionV2": (_nms(2), "NonMaxSuppression"),
-            "NonMaxSuppressionV3": (_nms(3), "NonMaxSuppression"),
-            "NonMaxSuppressionV4": (_nms(4), "NonMaxSuppression"),
-            "NonMaxSuppressionV5": (_nms(5), "NonMaxSuppression"),
-            "CropAndResize": (_crop_and_resize, "GatherND, Multiply, Add"),
-        }
-    )
+EXTRACTORS = [
+    tf("NonMaxSuppressionV2", _nms(2), produces=[NonMaxSuppression]),
+    tf("NonMaxSuppressionV3", _nms(3), produces=[NonMaxSuppression]),
+    tf("NonMaxSuppressionV4", _nms(4), produces=[NonMaxSuppression]),
+    tf("NonMaxSuppressionV5", _nms(5), produces=[NonMaxSuppression]),
+    tf("CropAndResize", _crop_and_resize, produces=[GatherND, Multiply, Add]),
+]

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.frontend import aliases, const_like, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
+from irconv.types import ElementType
 from irconv_opset import (
     Abs,
     Acos,
@@ -70,9 +70,12 @@ from irconv_opset import (
     Subtract,
     Tan,
     Tanh,
+    Unsqueeze,
 )
 
-from irconv_tf.extractors._base import channels_last, table
+from irconv_tf import FRAMEWORK
+from irconv_tf.dtypes import numpy_dtype
+from irconv_tf.extractors._base import channels_last, tf
 
 
 def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
@@ -83,7 +86,7 @@ def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
 
 
 def _is_integer(ctx: ExtractContext, idx: int) -> bool:
-    dtype = ctx.attr("T", 1)
+    dtype = ctx.attrs.int("T", 1)
     return dtype in (3, 4, 5, 6, 9, 17, 22, 23)
 
 
@@ -108,11 +111,9 @@ def _truncate_div(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
-    rank = ctx.input_rank(0)
-    if channels_last(ctx) or rank == 2:
+    if channels_last(ctx) or ctx.input_rank(0) == 2:
         return Add()
-    if rank is None:
-        raise ConversionError(f"node {node.name!r}: BiasAdd with data_format NCHW needs the rank of its input")
+    rank = require_rank(ctx, 0)
     # channels first: the bias [C] broadcasts over axis 1 of a rank-R tensor (R - 2 trailing axes).
     bias = ctx.op(
         _unsqueeze(),
@@ -124,8 +125,6 @@ def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
 
 
 def _unsqueeze() -> Op:
-    from irconv_opset import Unsqueeze
-
     return Unsqueeze()
 
 
@@ -143,9 +142,7 @@ def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _scalar_like(ctx: ExtractContext, value: float, suffix: str = "exponent", shape: tuple[int, ...] = ()) -> OutPort:
     """A constant of the node's element type ``T`` (an f32 constant next to f16 data is refused)."""
-    from irconv_tf.dtypes import numpy_dtype
-
-    dtype = numpy_dtype(ctx.attr("T", 1), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.node.name)
     return ctx.const(np.full(shape, value, dtype=dtype), suffix=suffix)
 
 
@@ -154,12 +151,26 @@ def _erfc(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), _scalar_like(ctx, 1.0), ctx.op(Erf(), ctx.input(0)))]
 
 
+def _infinity_test(native: type[Op], compare: type[Op]):  # type: ignore[no-untyped-def]
+    """IsInf / IsFinite, or |x| == inf / |x| < inf for f64 data: the CPU plugin's IsInf and
+    IsFinite answer as if no f64 value were infinite; the comparisons classify infinities
+    (the plugin takes f64 as f32, saturating, so only values below f32's largest stay finite)."""
+
+    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+        if ctx.input_type(0) is not ElementType.f64:
+            return native()
+        magnitude = ctx.op(Abs(), ctx.input(0), suffix="magnitude")
+        return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
+
+    return extract
+
+
 def _relu6(node: Node, ctx: ExtractContext) -> Op:
     return Clamp(min=0.0, max=6.0)
 
 
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    alpha = _scalar_like(ctx, float(ctx.attr("alpha", 0.2)), "alpha", shape=(1,))
+    alpha = _scalar_like(ctx, ctx.attrs.float("alpha", 0.2), "alpha", shape=(1,))
     return [ctx.op(PReLU(), ctx.input(0), alpha)]
 
 
@@ -200,84 +211,77 @@ def _div_no_nan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), is_zero, zero, quotient)]
 
 
-def extractors() -> list[Extractor]:
-    p = _plain
-    return table(
-        {
-            "Add": (p(Add), "Add"),
-            "AddV2": (p(Add), "Add"),
-            "AddN": (_add_n, "Add"),
-            "BiasAdd": (_bias_add, "Add"),
-            "Sub": (p(Subtract), "Subtract"),
-            "Mul": (p(Multiply), "Multiply"),
-            "RealDiv": (p(lambda: Divide(m_pythondiv=False)), "Divide"),
-            "Div": (_div, "Divide"),
-            "FloorDiv": (_floor_div, "Divide, Floor"),
-            "TruncateDiv": (_truncate_div, "Divide"),
-            "FloorMod": (p(FloorMod), "FloorMod"),
-            "Maximum": (p(Maximum), "Maximum"),
-            "Minimum": (p(Minimum), "Minimum"),
-            "Pow": (p(Power), "Power"),
-            "SquaredDifference": (p(SquaredDifference), "SquaredDifference"),
-            "Greater": (p(Greater), "Greater"),
-            "GreaterEqual": (p(GreaterEqual), "GreaterEqual"),
-            "Less": (p(Less), "Less"),
-            "LessEqual": (p(LessEqual), "LessEqual"),
-            "Equal": (p(Equal), "Equal"),
-            "NotEqual": (p(NotEqual), "NotEqual"),
-            "LogicalAnd": (p(LogicalAnd), "LogicalAnd"),
-            "LogicalOr": (p(LogicalOr), "LogicalOr"),
-            "LogicalNot": (p(LogicalNot), "LogicalNot"),
-            "Relu": (p(ReLU), "ReLU"),
-            "Relu6": (_relu6, "Clamp"),
-            "LeakyRelu": (_leaky_relu, "PReLU"),
-            "Elu": (p(lambda: Elu(alpha=1.0)), "Elu"),
-            "Selu": (_selu, "Selu"),
-            "Sigmoid": (p(Sigmoid), "Sigmoid"),
-            "Tanh": (p(Tanh), "Tanh"),
-            "Softplus": (p(SoftPlus), "SoftPlus"),
-            "Softsign": (p(SoftSign), "SoftSign"),
-            "Softmax": (_softmax(lambda a: SoftMax(axis=a)), "SoftMax"),
-            "LogSoftmax": (_softmax(lambda a: LogSoftmax(axis=a)), "LogSoftmax"),
-            "Exp": (p(Exp), "Exp"),
-            "Log": (p(Log), "Log"),
-            "Sqrt": (p(Sqrt), "Sqrt"),
-            "Rsqrt": (_rsqrt, "Power"),
-            "Reciprocal": (_reciprocal, "Power"),
-            "Inv": (_reciprocal, "Power"),
-            "Square": (_square, "Multiply"),
-            "Abs": (p(Abs), "Abs"),
-            "Neg": (p(Negative), "Negative"),
-            "Sign": (p(Sign), "Sign"),
-            "Floor": (p(Floor), "Floor"),
-            "Ceil": (p(Ceiling), "Ceiling"),
-            "Round": (p(lambda: Round(mode="half_to_even")), "Round"),
-            "Erf": (p(Erf), "Erf"),
-            "Erfc": (_erfc, "Erf, Subtract"),
-            "Sin": (p(Sin), "Sin"),
-            "Cos": (p(Cos), "Cos"),
-            "Tan": (p(Tan), "Tan"),
-            "Asin": (p(Asin), "Asin"),
-            "Acos": (p(Acos), "Acos"),
-            "Atan": (p(Atan), "Atan"),
-            "Sinh": (p(Sinh), "Sinh"),
-            "Cosh": (p(Cosh), "Cosh"),
-            "Acosh": (p(Acosh), "Acosh"),
-            "Asinh": (p(Asinh), "Asinh"),
-            "Atanh": (p(Atanh), "Atanh"),
-            "Log1p": (_log1p, "Add, Log"),
-            "Expm1": (_expm1, "Exp, Subtract"),
-            "Rint": (p(lambda: Round(mode="half_to_even")), "Round"),
-            "Mod": (p(Mod), "Mod"),
-            "TruncateMod": (p(Mod), "Mod"),
-            "DivNoNan": (_div_no_nan, "Divide, Select"),
-            "BiasAddV1": (p(Add), "Add"),
-            "BitwiseAnd": (p(BitwiseAnd), "BitwiseAnd"),
-            "BitwiseOr": (p(BitwiseOr), "BitwiseOr"),
-            "BitwiseXor": (p(BitwiseXor), "BitwiseXor"),
-            "Invert": (p(BitwiseNot), "BitwiseNot"),
-            "IsInf": (p(IsInf), "IsInf"),
-            "IsNan": (p(IsNaN), "IsNaN"),
-            "IsFinite": (p(IsFinite), "IsFinite"),
-        }
-    )
+EXTRACTORS = [
+    *aliases(FRAMEWORK, ["Add", "AddV2"], _plain(Add), produces=[Add]),
+    tf("AddN", _add_n, produces=[Add]),
+    tf("BiasAdd", _bias_add, produces=[Add]),
+    tf("Sub", _plain(Subtract), produces=[Subtract]),
+    tf("Mul", _plain(Multiply), produces=[Multiply]),
+    tf("RealDiv", _plain(lambda: Divide(m_pythondiv=False)), produces=[Divide]),
+    tf("Div", _div, produces=[Divide]),
+    tf("FloorDiv", _floor_div, produces=[Divide, Floor]),
+    tf("TruncateDiv", _truncate_div, produces=[Divide]),
+    tf("FloorMod", _plain(FloorMod), produces=[FloorMod]),
+    tf("Maximum", _plain(Maximum), produces=[Maximum]),
+    tf("Minimum", _plain(Minimum), produces=[Minimum]),
+    tf("Pow", _plain(Power), produces=[Power]),
+    tf("SquaredDifference", _plain(SquaredDifference), produces=[SquaredDifference]),
+    tf("Greater", _plain(Greater), produces=[Greater]),
+    tf("GreaterEqual", _plain(GreaterEqual), produces=[GreaterEqual]),
+    tf("Less", _plain(Less), produces=[Less]),
+    tf("LessEqual", _plain(LessEqual), produces=[LessEqual]),
+    tf("Equal", _plain(Equal), produces=[Equal]),
+    tf("NotEqual", _plain(NotEqual), produces=[NotEqual]),
+    tf("LogicalAnd", _plain(LogicalAnd), produces=[LogicalAnd]),
+    tf("LogicalOr", _plain(LogicalOr), produces=[LogicalOr]),
+    tf("LogicalNot", _plain(LogicalNot), produces=[LogicalNot]),
+    tf("Relu", _plain(ReLU), produces=[ReLU]),
+    tf("Relu6", _relu6, produces=[Clamp]),
+    tf("LeakyRelu", _leaky_relu, produces=[PReLU]),
+    tf("Elu", _plain(lambda: Elu(alpha=1.0)), produces=[Elu]),
+    tf("Selu", _selu, produces=[Selu]),
+    tf("Sigmoid", _plain(Sigmoid), produces=[Sigmoid]),
+    tf("Tanh", _plain(Tanh), produces=[Tanh]),
+    tf("Softplus", _plain(SoftPlus), produces=[SoftPlus]),
+    tf("Softsign", _plain(SoftSign), produces=[SoftSign]),
+    tf("Softmax", _softmax(lambda a: SoftMax(axis=a)), produces=[SoftMax]),
+    tf("LogSoftmax", _softmax(lambda a: LogSoftmax(axis=a)), produces=[LogSoftmax]),
+    tf("Exp", _plain(Exp), produces=[Exp]),
+    tf("Log", _plain(Log), produces=[Log]),
+    tf("Sqrt", _plain(Sqrt), produces=[Sqrt]),
+    tf("Rsqrt", _rsqrt, produces=[Power]),
+    *aliases(FRAMEWORK, ["Reciprocal", "Inv"], _reciprocal, produces=[Power]),
+    tf("Square", _square, produces=[Multiply]),
+    tf("Abs", _plain(Abs), produces=[Abs]),
+    tf("Neg", _plain(Negative), produces=[Negative]),
+    tf("Sign", _plain(Sign), produces=[Sign]),
+    tf("Floor", _plain(Floor), produces=[Floor]),
+    tf("Ceil", _plain(Ceiling), produces=[Ceiling]),
+    tf("Round", _plain(lambda: Round(mode="half_to_even")), produces=[Round]),
+    tf("Erf", _plain(Erf), produces=[Erf]),
+    tf("Erfc", _erfc, produces=[Erf, Subtract]),
+    tf("Sin", _plain(Sin), produces=[Sin]),
+    tf("Cos", _plain(Cos), produces=[Cos]),
+    tf("Tan", _plain(Tan), produces=[Tan]),
+    tf("Asin", _plain(Asin), produces=[Asin]),
+    tf("Acos", _plain(Acos), produces=[Acos]),
+    tf("Atan", _plain(Atan), produces=[Atan]),
+    tf("Sinh", _plain(Sinh), produces=[Sinh]),
+    tf("Cosh", _plain(Cosh), produces=[Cosh]),
+    tf("Acosh", _plain(Acosh), produces=[Acosh]),
+    tf("Asinh", _plain(Asinh), produces=[Asinh]),
+    tf("Atanh", _plain(Atanh), produces=[Atanh]),
+    tf("Log1p", _log1p, produces=[Add, Log]),
+    tf("Expm1", _expm1, produces=[Exp, Subtract]),
+    tf("Rint", _plain(lambda: Round(mode="half_to_even")), produces=[Round]),
+    *aliases(FRAMEWORK, ["Mod", "TruncateMod"], _plain(Mod), produces=[Mod]),
+    tf("DivNoNan", _div_no_nan, produces=[Divide, Select]),
+    tf("BiasAddV1", _plain(Add), produces=[Add]),
+    tf("BitwiseAnd", _plain(BitwiseAnd), produces=[BitwiseAnd]),
+    tf("BitwiseOr", _plain(BitwiseOr), produces=[BitwiseOr]),
+    tf("BitwiseXor", _plain(BitwiseXor), produces=[BitwiseXor]),
+    tf("Invert", _plain(BitwiseNot), produces=[BitwiseNot]),
+    tf("IsInf", _infinity_test(IsInf, Equal), produces=[IsInf, Abs, Equal]),
+    tf("IsNan", _plain(IsNaN), produces=[IsNaN]),
+    tf("IsFinite", _infinity_test(IsFinite, Less), produces=[IsFinite, Abs, Less]),
+]

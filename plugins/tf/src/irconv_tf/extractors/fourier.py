@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Result, SourceOp
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     DFT,
@@ -33,7 +33,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tf.extractors._base import int_const, table
+from irconv_tf.extractors._base import tf
 
 Extract = Callable[[Node, ExtractContext], list[OutPort]]
 
@@ -48,7 +48,6 @@ _COMPLEX_READERS = {
 
 def _check_complex_consumers(ctx: ExtractContext) -> None:
     """Output 0 is complex: only the ops above may read it (through pass-through ops).
-
     Any other op (Mul, Reshape, a model output) would treat the trailing pair as data and give
     wrong values silently, so it is refused here, where the complex value is made.
     """
@@ -96,7 +95,7 @@ def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
         lengths = [int(v) for v in value.reshape(-1)]
         if len(lengths) != dims or min(lengths, default=0) < 0:
             raise ConversionError(f"{ctx.where()}: fft_length {lengths} must be {dims} non-negative length(s)")
-        return int_const(ctx, lengths, "fft_length")
+        return i64(ctx, lengths, "fft_length")
     return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="fft_length")
 
 
@@ -108,7 +107,7 @@ def _rfft(dims: int) -> Extract:
         if rank < dims:
             raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
         _check_complex_consumers(ctx)
-        axes = int_const(ctx, list(range(rank - dims, rank)), "axes")
+        axes = i64(ctx, list(range(rank - dims, rank)), "axes")
         return [ctx.op(RDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
     return extract
@@ -119,7 +118,7 @@ def _irfft(dims: int) -> Extract:
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         rank = _complex_input(ctx, 0, dims)
-        axes = int_const(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+        axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
         return [ctx.op(IRDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
     return extract
@@ -131,7 +130,7 @@ def _fft(dims: int, inverse: bool) -> Extract:
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         rank = _complex_input(ctx, 0, dims)
         _check_complex_consumers(ctx)
-        axes = int_const(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+        axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
         return [ctx.op((IDFT if inverse else DFT)(), ctx.input(0), axes)]
 
     return extract
@@ -147,7 +146,7 @@ def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
             ctx.op(Broadcast(mode="bidirectional"), real, ctx.op(ShapeOf(), imag, suffix="imag_shape"), suffix="real"),
             ctx.op(Broadcast(mode="bidirectional"), imag, ctx.op(ShapeOf(), real, suffix="real_shape"), suffix="imag"),
         )
-    last = int_const(ctx, [-1], "pair_axis")
+    last = i64(ctx, [-1], "pair_axis")
     parts = [ctx.op(Unsqueeze(), p, last, suffix=f"{name}_pair") for p, name in ((real, "real"), (imag, "imag"))]
     return [ctx.op(Concat(axis=-1), *parts)]
 
@@ -157,7 +156,7 @@ def _part(index: int) -> Extract:
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         _complex_input(ctx, 0, 0)
-        return [ctx.op(Gather(), ctx.input(0), int_const(ctx, index, "part"), int_const(ctx, -1, "pair_axis"))]
+        return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"))]
 
     return extract
 
@@ -165,27 +164,24 @@ def _part(index: int) -> Extract:
 def _complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ComplexAbs: the L2 norm of the trailing pair."""
     _complex_input(ctx, 0, 0)
-    return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), int_const(ctx, [-1], "pair_axis"))]
+    return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), i64(ctx, [-1], "pair_axis"))]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "RFFT": (_rfft(1), "RDFT"),
-            "RFFT2D": (_rfft(2), "RDFT"),
-            "RFFT3D": (_rfft(3), "RDFT"),
-            "IRFFT": (_irfft(1), "IRDFT"),
-            "IRFFT2D": (_irfft(2), "IRDFT"),
-            "IRFFT3D": (_irfft(3), "IRDFT"),
-            "FFT": (_fft(1, inverse=False), "DFT"),
-            "FFT2D": (_fft(2, inverse=False), "DFT"),
-            "FFT3D": (_fft(3, inverse=False), "DFT"),
-            "IFFT": (_fft(1, inverse=True), "IDFT"),
-            "IFFT2D": (_fft(2, inverse=True), "IDFT"),
-            "IFFT3D": (_fft(3, inverse=True), "IDFT"),
-            "Complex": (_complex, "Unsqueeze, Concat, Broadcast"),
-            "Real": (_part(0), "Gather"),
-            "Imag": (_part(1), "Gather"),
-            "ComplexAbs": (_complex_abs, "ReduceL2"),
-        }
-    )
+EXTRACTORS = [
+    tf("RFFT", _rfft(1), produces=[RDFT]),
+    tf("RFFT2D", _rfft(2), produces=[RDFT]),
+    tf("RFFT3D", _rfft(3), produces=[RDFT]),
+    tf("IRFFT", _irfft(1), produces=[IRDFT]),
+    tf("IRFFT2D", _irfft(2), produces=[IRDFT]),
+    tf("IRFFT3D", _irfft(3), produces=[IRDFT]),
+    tf("FFT", _fft(1, inverse=False), produces=[DFT]),
+    tf("FFT2D", _fft(2, inverse=False), produces=[DFT]),
+    tf("FFT3D", _fft(3, inverse=False), produces=[DFT]),
+    tf("IFFT", _fft(1, inverse=True), produces=[IDFT]),
+    tf("IFFT2D", _fft(2, inverse=True), produces=[IDFT]),
+    tf("IFFT3D", _fft(3, inverse=True), produces=[IDFT]),
+    tf("Complex", _complex, produces=[Unsqueeze, Concat, Broadcast]),
+    tf("Real", _part(0), produces=[Gather]),
+    tf("Imag", _part(1), produces=[Gather]),
+    tf("ComplexAbs", _complex_abs, produces=[ReduceL2]),
+]

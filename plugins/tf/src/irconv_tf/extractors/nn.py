@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import aliases, i64, input_constant, numpy_dtype, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -31,7 +31,9 @@ from irconv_opset import (
     MatMul,
     MaxPool_v1,
     Multiply,
+    ReduceMean,
     ReduceProd,
+    ReduceSum,
     Reshape,
     ShapeOf,
     SpaceToDepth,
@@ -39,21 +41,23 @@ from irconv_opset import (
     Subtract,
     Transpose,
 )
+from irconv_opset.build import all_axes
 
+from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
+from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
 
 
 def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
     """auto_pad and explicit pads of a TF conv/pool ``padding`` attribute."""
-    kind = ctx.attr("padding")
+    kind = ctx.attrs.str("padding")
     zeros = (0,) * (rank - 2)
     if kind == "SAME":
         return {"auto_pad": "same_upper", "pads_begin": zeros, "pads_end": zeros}
     if kind == "VALID":
         return {"auto_pad": "valid", "pads_begin": zeros, "pads_end": zeros}
     if kind == "EXPLICIT":
-        pads = list(ctx.attr("explicit_paddings"))
+        pads = ctx.attrs.ints("explicit_paddings")
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
         inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
         return {
@@ -76,11 +80,10 @@ def _conv(rank: int):  # type: ignore[no-untyped-def]
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         perm = [rank - 1, rank - 2, *range(rank - 2)]
-        filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, perm, "perm"), suffix="filters")
-        ones = [1] * rank
+        filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, perm, "perm"), suffix="filters")
         op = Convolution(
-            strides=spatial(ctx.attr("strides", ones), ctx, rank),
-            dilations=spatial(ctx.attr("dilations", ones), ctx, rank),
+            strides=spatial(ctx, "strides", rank, optional=True),
+            dilations=spatial(ctx, "dilations", rank, optional=True),
             **_padding(ctx, rank),  # type: ignore[arg-type]
         )
         return laid_out(ctx, op, [ctx.input(0), filters], _layout(ctx, rank))[:1]
@@ -89,13 +92,13 @@ def _conv(rank: int):  # type: ignore[no-untyped-def]
 
 
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    weights = const_input(ctx, 1, "filter")
+    weights = input_constant(ctx, 1, "filter")
     h, w, channels, multiplier = weights.shape
     # [H, W, C, M] -> GroupConvolution's [C, M, 1, H, W]
     grouped = np.ascontiguousarray(weights.transpose(2, 3, 0, 1).reshape(channels, multiplier, 1, h, w))
     op = GroupConvolution(
-        strides=spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx),
-        dilations=spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx),
+        strides=spatial(ctx, "strides", optional=True),
+        dilations=spatial(ctx, "dilations", optional=True),
         **_padding(ctx),  # type: ignore[arg-type]
     )
     return laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")], _layout(ctx))
@@ -103,7 +106,6 @@ def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The forward conv's padding, from the result size TF asks for, as explicit pads.
-
     For SAME the forward pads are total = max((ceil(out/s) - 1) * s + k_eff - out, 0), split
     with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
     """
@@ -113,13 +115,13 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
         raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
     kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
-    filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
-    strides = spatial(ctx.attr("strides", [1, 1, 1, 1]), ctx)
-    dilations = spatial(ctx.attr("dilations", [1, 1, 1, 1]), ctx)
-    kind = ctx.attr("padding")
+    filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
+    strides = spatial(ctx, "strides", optional=True)
+    dilations = spatial(ctx, "dilations", optional=True)
+    kind = ctx.attrs.str("padding")
     if ctx.input_value(0) is None:
         return _computed_size_backprop_input(node, ctx, filters, strides, dilations, kind)
-    sizes = const_input(ctx, 0, "input_sizes").reshape(-1)
+    sizes = input_constant(ctx, 0, "input_sizes").reshape(-1)
     out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
     op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, kind)
     return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
@@ -174,9 +176,7 @@ def _computed_size_backprop_input(
         raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
-    output_shape = ctx.op(
-        Gather(), sizes, int_const(ctx, axes, "spatial_axes"), int_const(ctx, 0, "axis"), suffix="output_shape"
-    )
+    output_shape = ctx.op(Gather(), sizes, i64(ctx, axes, "spatial_axes"), i64(ctx, 0, "axis"), suffix="output_shape")
     op = ConvolutionBackpropData(
         strides=strides,
         dilations=dilations,
@@ -191,8 +191,8 @@ def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         padding = _padding(ctx, rank)
         common = {
-            "strides": spatial(ctx.attr("strides"), ctx, rank),
-            "kernel": spatial(ctx.attr("ksize"), ctx, rank),
+            "strides": spatial(ctx, "strides", rank),
+            "kernel": spatial(ctx, "ksize", rank),
             "rounding_type": "floor",
             **padding,
         }
@@ -204,17 +204,12 @@ def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
 
 def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y = x * scale' + shift' with scale' = scale / sqrt(var + eps), shift' = offset - mean * scale'.
-
     TF computes in the statistics' type U (float32) whatever the data type T (half inputs
     included) and returns y in T. In training mode the statistics are the batch's own (over
     every axis but the channels); the mean/variance outputs are then the batch mean and the
     Bessel-corrected variance, blended into the running ones by ``exponential_avg_factor``.
     """
-    from irconv_opset import ReduceMean
-
-    rank = ctx.input_rank(0)
-    if rank is None:
-        raise ConversionError(f"node {node.name!r}: FusedBatchNorm needs the rank of its input")
+    rank = require_rank(ctx, 0)
     data_type, stat_type = ctx.input_type(0), ctx.input_type(1)
     x = ctx.input(0)
     if stat_type is not ElementType.dynamic and data_type is not stat_type:
@@ -222,27 +217,27 @@ def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     channel_axis = rank - 1 if channels_last(ctx) else 1
     mean, var = ctx.input(3), ctx.input(4)
     out_mean, out_var = mean, var
-    if ctx.attr("is_training", False):
-        axes = int_const(ctx, [a for a in range(rank) if a != channel_axis], "batch_axes")
-        flat = int_const(ctx, [-1], "flat")
+    if ctx.attrs.bool("is_training", False):
+        axes = i64(ctx, [a for a in range(rank) if a != channel_axis], "batch_axes")
+        flat = i64(ctx, [-1], "flat")
         batch_mean = ctx.op(ReduceMean(keep_dims=False), x, axes, suffix="batch_mean")
         centered = ctx.op(Subtract(), x, _per_channel(ctx, batch_mean, rank, channel_axis), suffix="centered")
         squares = ctx.op(Multiply(), centered, centered, suffix="squares")
         batch_var = ctx.op(ReduceMean(keep_dims=False), squares, axes, suffix="batch_variance")
         mean, var = batch_mean, batch_var
         shape = ctx.op(ShapeOf(), x, suffix="shape")
-        dims = ctx.op(Gather(batch_dims=0), shape, axes, int_const(ctx, 0, "ax"), suffix="reduced_dims")
-        count = ctx.op(ReduceProd(keep_dims=False), dims, int_const(ctx, 0, "ax0"), suffix="count_i")
+        dims = ctx.op(Gather(batch_dims=0), shape, axes, i64(ctx, 0, "ax"), suffix="reduced_dims")
+        count = ctx.op(ReduceProd(keep_dims=False), dims, i64(ctx, 0, "ax0"), suffix="count_i")
         count_f = ctx.op(Convert(destination_type=stat_type), count, suffix="count")
-        one = ctx.const(np.array(1.0, _numpy(stat_type)), suffix="one")
+        one = ctx.const(np.array(1.0, numpy_dtype(stat_type)), suffix="one")
         corrected = ctx.op(
             Multiply(), batch_var, ctx.op(Divide(m_pythondiv=False), count_f, ctx.op(Subtract(), count_f, one))
         )
-        factor = float(ctx.attr("exponential_avg_factor", 1.0))
+        factor = ctx.attrs.float("exponential_avg_factor", 1.0)
         out_mean, out_var = batch_mean, corrected
         if factor != 1.0:
-            keep = ctx.const(np.array(1.0 - factor, _numpy(stat_type)), suffix="keep")
-            take = ctx.const(np.array(factor, _numpy(stat_type)), suffix="take")
+            keep = ctx.const(np.array(1.0 - factor, numpy_dtype(stat_type)), suffix="keep")
+            take = ctx.const(np.array(factor, numpy_dtype(stat_type)), suffix="take")
 
             def blend(old: OutPort, new: OutPort) -> OutPort:
                 return ctx.op(Add(), ctx.op(Multiply(), old, keep), ctx.op(Multiply(), new, take))
@@ -250,7 +245,7 @@ def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
             out_mean, out_var = blend(ctx.input(3), batch_mean), blend(ctx.input(4), corrected)
         out_mean = ctx.op(Reshape(special_zero=False), out_mean, flat, suffix="mean_out")
         out_var = ctx.op(Reshape(special_zero=False), out_var, flat, suffix="variance_out")
-    eps = ctx.const(np.array(ctx.attr("epsilon", 1e-4), _numpy(stat_type)), suffix="epsilon")
+    eps = ctx.const(np.array(ctx.attrs.float("epsilon", 1e-4), numpy_dtype(stat_type)), suffix="epsilon")
     std = ctx.op(Sqrt(), ctx.op(Add(), var, eps, suffix="var_eps"), suffix="std")
     scale = ctx.op(Divide(m_pythondiv=False), ctx.input(1), std, suffix="scale")
     shift = ctx.op(Subtract(), ctx.input(2), ctx.op(Multiply(), mean, scale, suffix="mean_scale"), suffix="shift")
@@ -267,38 +262,33 @@ def _per_channel(ctx: ExtractContext, values: OutPort, rank: int, channel_axis: 
     if channel_axis == rank - 1:
         return values
     shape = [-1] + [1] * (rank - 1 - channel_axis)
-    return ctx.op(Reshape(special_zero=False), values, int_const(ctx, shape, "channel_shape"))
-
-
-def _numpy(element: ElementType) -> np.dtype:
-    return np.dtype(np.float16) if element is ElementType.f16 else np.dtype(np.float32)
+    return ctx.op(Reshape(special_zero=False), values, i64(ctx, shape, "channel_shape"))
 
 
 def _matmul(node: Node, ctx: ExtractContext) -> Op:
-    return MatMul(transpose_a=bool(ctx.attr("transpose_a", False)), transpose_b=bool(ctx.attr("transpose_b", False)))
+    return MatMul(transpose_a=ctx.attrs.bool("transpose_a", False), transpose_b=ctx.attrs.bool("transpose_b", False))
 
 
 def _batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchMatMulV3's ``Tout`` may be wider than its inputs (int8 x int8 -> int32): the
     products are computed in ``Tout``, so the inputs are converted first, never the result."""
-    out = element_type(ctx.attr("Tout"), node.name) if ctx.has_attr("Tout") else None
+    out = element_type(ctx.attrs.int("Tout"), node.name) if "Tout" in ctx.attrs else None
     inputs = []
     for i in (0, 1):
         port = ctx.input(i)
         if out is not None and ctx.input_type(i) is not out:
             port = ctx.op(Convert(destination_type=out), port, suffix=f"input{i}_as_{out.value}")
         inputs.append(port)
-    op = MatMul(transpose_a=bool(ctx.attr("adj_x", False)), transpose_b=bool(ctx.attr("adj_y", False)))
+    op = MatMul(transpose_a=ctx.attrs.bool("adj_x", False), transpose_b=ctx.attrs.bool("adj_y", False))
     return [ctx.op(op, *inputs, suffix="MatMul")]
 
 
 def _einsum(node: Node, ctx: ExtractContext) -> Op:
-    return Einsum(equation=ctx.attr("equation"))
+    return Einsum(equation=ctx.attrs.str("equation"))
 
 
 def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[str, str]:
     """TensorFlow's source coordinate for output index y, as Interpolate's two attributes.
-
     TF computes (scale = in / out, or (in - 1) / (out - 1) with align_corners):
     nearest: align_corners round(y * scale); half_pixel floor((y + 0.5) * scale);
     else floor(y * scale). linear: half_pixel (y + 0.5) * scale - 0.5; else y * scale.
@@ -313,8 +303,8 @@ def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[s
 
 def _resize(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        align_corners = bool(ctx.attr("align_corners", False))
-        half_pixel = bool(ctx.attr("half_pixel_centers", False))
+        align_corners = ctx.attrs.bool("align_corners", False)
+        half_pixel = ctx.attrs.bool("half_pixel_centers", False)
         if align_corners and half_pixel:
             raise ConversionError(f"node {node.name!r}: align_corners and half_pixel_centers cannot both be set")
         transform, nearest = _resize_mapping(mode, align_corners, half_pixel)
@@ -331,7 +321,7 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
         if mode == "linear" and ctx.input_type(0) is not ElementType.f32:
             # ResizeBilinear returns float32 whatever the image type (uint8 photos included)
             images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
-        axes = int_const(ctx, [1, 2], "axes")
+        axes = i64(ctx, [1, 2], "axes")
         return [ctx.op(op, images, ctx.input(1), axes)]
 
     return extract
@@ -339,20 +329,19 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
 
 def _depth_space(make):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        if ctx.attr("data_format", "NHWC") not in ("NHWC", "NCHW"):
-            raise ConversionError(f"node {node.name!r}: data format {ctx.attr('data_format')!r} is not supported")
-        return laid_out(ctx, make(int(ctx.attr("block_size"))), [ctx.input(0)], _layout(ctx))
+        ctx.attrs.choice("data_format", ["NHWC", "NCHW"], "NHWC")
+        return laid_out(ctx, make(ctx.attrs.int("block_size")), [ctx.input(0)], _layout(ctx))
 
     return extract
 
 
 def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MaxPoolV2: ksize and strides are (constant) inputs instead of attributes."""
-    ksize = [int(v) for v in const_input(ctx, 1, "ksize").reshape(-1)]
-    strides = [int(v) for v in const_input(ctx, 2, "strides").reshape(-1)]
+    ksize = [int(v) for v in input_constant(ctx, 1, "ksize").reshape(-1)]
+    strides = [int(v) for v in input_constant(ctx, 2, "strides").reshape(-1)]
     op = MaxPool_v1(
-        strides=spatial(strides, ctx),
-        kernel=spatial(ksize, ctx),
+        strides=spatial(ctx, "strides", values=strides),
+        kernel=spatial(ctx, "ksize", values=ksize),
         rounding_type="floor",
         **_padding(ctx),  # type: ignore[arg-type]
     )
@@ -361,41 +350,38 @@ def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """sum(x^2) / 2 over every element."""
-    from irconv_opset import ReduceSum
-
-    rank = ctx.input_rank(0)
-    if rank is None:
-        raise ConversionError(f"node {node.name!r}: L2Loss needs the rank of its input")
     squares = ctx.op(Multiply(), ctx.input(0), ctx.input(0), suffix="squares")
-    total = ctx.op(ReduceSum(keep_dims=False), squares, int_const(ctx, list(range(rank)), "all_axes"), suffix="sum")
+    total = ctx.op(ReduceSum(keep_dims=False), squares, all_axes(ctx, ctx.input(0)), suffix="sum")
     half = ctx.const(np.array(0.5, ctx.input_type(0).numpy), suffix="half")
     return [ctx.op(Multiply(), total, half)]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "Conv2D": (_conv(4), "Convolution"),
-            "Conv3D": (_conv(5), "Convolution"),
-            "DepthwiseConv2dNative": (_depthwise, "GroupConvolution"),
-            "Conv2DBackpropInput": (_conv2d_backprop_input, "ConvolutionBackpropData"),
-            "MaxPool": (_pool("max"), "MaxPool"),
-            "AvgPool": (_pool("avg"), "AvgPool"),
-            "MaxPoolV2": (_max_pool_v2, "MaxPool"),
-            "L2Loss": (_l2_loss, "Multiply, ReduceSum"),
-            "MaxPool3D": (_pool("max", 5), "MaxPool"),
-            "AvgPool3D": (_pool("avg", 5), "AvgPool"),
-            "FusedBatchNorm": (_fused_batch_norm, "Multiply, Add"),
-            "FusedBatchNormV2": (_fused_batch_norm, "Multiply, Add"),
-            "FusedBatchNormV3": (_fused_batch_norm, "Multiply, Add"),
-            "MatMul": (_matmul, "MatMul"),
-            "BatchMatMul": (_batch_matmul, "MatMul"),
-            "BatchMatMulV2": (_batch_matmul, "MatMul"),
-            "BatchMatMulV3": (_batch_matmul, "MatMul"),
-            "Einsum": (_einsum, "Einsum"),
-            "ResizeBilinear": (_resize("linear"), "Interpolate"),
-            "ResizeNearestNeighbor": (_resize("nearest"), "Interpolate"),
-            "DepthToSpace": (_depth_space(lambda b: DepthToSpace(mode="blocks_first", block_size=b)), "DepthToSpace"),
-            "SpaceToDepth": (_depth_space(lambda b: SpaceToDepth(mode="blocks_first", block_size=b)), "SpaceToDepth"),
-        }
-    )
+EXTRACTORS = [
+    tf("Conv2D", _conv(4), produces=[Convolution]),
+    tf("Conv3D", _conv(5), produces=[Convolution]),
+    tf("DepthwiseConv2dNative", _depthwise, produces=[GroupConvolution]),
+    tf("Conv2DBackpropInput", _conv2d_backprop_input, produces=[ConvolutionBackpropData]),
+    tf("MaxPool", _pool("max"), produces=[MaxPool_v1]),
+    tf("AvgPool", _pool("avg"), produces=[AvgPool]),
+    tf("MaxPoolV2", _max_pool_v2, produces=[MaxPool_v1]),
+    tf("L2Loss", _l2_loss, produces=[Multiply, ReduceSum]),
+    tf("MaxPool3D", _pool("max", 5), produces=[MaxPool_v1]),
+    tf("AvgPool3D", _pool("avg", 5), produces=[AvgPool]),
+    *aliases(
+        FRAMEWORK,
+        ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"],
+        _fused_batch_norm,
+        produces=[Multiply, Add],
+    ),
+    tf("MatMul", _matmul, produces=[MatMul]),
+    *aliases(FRAMEWORK, ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul]),
+    tf("Einsum", _einsum, produces=[Einsum]),
+    tf("ResizeBilinear", _resize("linear"), produces=[Interpolate]),
+    tf("ResizeNearestNeighbor", _resize("nearest"), produces=[Interpolate]),
+    tf(
+        "DepthToSpace", _depth_space(lambda b: DepthToSpace(mode="blocks_first", block_size=b)), produces=[DepthToSpace]
+    ),
+    tf(
+        "SpaceToDepth", _depth_space(lambda b: SpaceToDepth(mode="blocks_first", block_size=b)), produces=[SpaceToDepth]
+    ),
+]

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType, is_static
 from irconv_opset import (
     LRN,
@@ -23,6 +23,7 @@ from irconv_opset import (
     AvgPool,
     Concat,
     Convert,
+    ConvolutionBackpropData,
     Cos,
     CumSum,
     Divide,
@@ -44,6 +45,7 @@ from irconv_opset import (
     Minimum,
     Multiply,
     Negative,
+    NonMaxSuppression,
     NonZero,
     NotEqual,
     Pad,
@@ -67,7 +69,7 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import NHWC, channels_last, const_input, int_const, laid_out, spatial, table
+from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
 from irconv_tf.extractors.detection import lower_nms
 from irconv_tf.extractors.nn import backprop_for_result_size
 from irconv_tf.extractors.quantize import nudged_range
@@ -75,7 +77,6 @@ from irconv_tf.extractors.quantize import nudged_range
 
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF: x / (bias + alpha * sum(x[..., d - r : d + r + 1] ** 2)) ** beta over the last axis.
-
     OpenVINO's LRN divides ``alpha`` by the window size (``size ** len(axes)``), so the TF
     alpha is multiplied by it; the window is the channels axis of the NCHW form. The CPU
     plugin computes the transposed form with a bias of 1 whatever the attribute says, so a
@@ -83,15 +84,15 @@ def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     The CPU plugin has no LRN for an unknown number of channels: that, and a bias <= 0,
     take the decomposed form.
     """
-    radius = int(ctx.attr("depth_radius", 5))
-    alpha, beta, bias = float(ctx.attr("alpha", 1.0)), float(ctx.attr("beta", 0.5)), float(ctx.attr("bias", 1.0))
+    radius = ctx.attrs.int("depth_radius", 5)
+    alpha, beta, bias = ctx.attrs.float("alpha", 1.0), ctx.attrs.float("beta", 0.5), ctx.attrs.float("bias", 1.0)
     size = 2 * radius + 1
     dtype = ctx.input_type(0).numpy if ctx.input_type(0) is not ElementType.dynamic else np.dtype(np.float32)
     shape = ctx.input_shape(0)
     if bias <= 0.0 or shape is None or len(shape) != 4 or shape[-1] is None:
         return [_lrn_decomposed(ctx, radius, alpha, beta, bias, dtype)]
     op = LRN(alpha=alpha / bias * size, beta=beta, bias=1.0, size=size)
-    (normalized,) = laid_out(ctx, op, [ctx.input(0), int_const(ctx, [1], "axes")], NHWC)
+    (normalized,) = laid_out(ctx, op, [ctx.input(0), i64(ctx, [1], "axes")], NHWC)
     if bias == 1.0:
         return [normalized]
     scale = ctx.const(np.asarray(bias**-beta, dtype), suffix="bias_scale")
@@ -107,7 +108,7 @@ def _lrn_decomposed(
     size = 2 * radius + 1
     x = ctx.input(0)
     squares = ctx.op(Multiply(), x, x, suffix="squares")
-    as_5d = ctx.op(Unsqueeze(), squares, int_const(ctx, [3], "axis"), suffix="squares_5d")
+    as_5d = ctx.op(Unsqueeze(), squares, i64(ctx, [3], "axis"), suffix="squares_5d")
     pool = AvgPool(
         strides=(1, 1, 1),
         kernel=(1, 1, size),
@@ -117,7 +118,7 @@ def _lrn_decomposed(
         auto_pad="explicit",  # type: ignore[arg-type]
         rounding_type="floor",  # type: ignore[arg-type]
     )
-    means = ctx.op(Squeeze(), ctx.op(pool, as_5d, suffix="window_means"), int_const(ctx, [3], "axis"))
+    means = ctx.op(Squeeze(), ctx.op(pool, as_5d, suffix="window_means"), i64(ctx, [3], "axis"))
     scaled = ctx.op(Multiply(), means, ctx.const(np.asarray(alpha * size, dtype), suffix="alpha"), suffix="scaled")
     base = ctx.op(Add(), scaled, ctx.const(np.asarray(bias, dtype), suffix="bias"), suffix="base")
     factor = ctx.op(Power(), base, ctx.const(np.asarray(-beta, dtype), suffix="minus_beta"), suffix="factor")
@@ -127,14 +128,14 @@ def _lrn_decomposed(
 def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ExtractImagePatches-3 on the NCHW form; its output depth is ordered (row, column,
     channel) like TF's ``[..., kh * kw * C]``."""
-    kind = ctx.attr("padding")
+    kind = ctx.attrs.str("padding")
     pads = {"SAME": "same_upper", "VALID": "valid"}
     if kind not in pads:
         raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
     op = ExtractImagePatches(
-        sizes=list(spatial(ctx.attr("ksizes"), ctx)),
-        strides=list(spatial(ctx.attr("strides"), ctx)),
-        rates=list(spatial(ctx.attr("rates"), ctx)),
+        sizes=list(spatial(ctx, "ksizes")),
+        strides=list(spatial(ctx, "strides")),
+        rates=list(spatial(ctx, "rates")),
         auto_pad=pads[kind],
     )
     return laid_out(ctx, op, [ctx.input(0)], NHWC)
@@ -147,9 +148,9 @@ def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     The CPU plugin quantises a tensor of dynamic shape per channel along axis 1 only; there
     TF's own arithmetic is spelled out: floor((clamp(x) - min) / scale + 0.5) * scale + min.
     """
-    lows = np.asarray(const_input(ctx, 1, "min"), np.float32).reshape(-1)
-    highs = np.asarray(const_input(ctx, 2, "max"), np.float32).reshape(-1)
-    bits, narrow = int(ctx.attr("num_bits", 8)), bool(ctx.attr("narrow_range", False))
+    lows = np.asarray(input_constant(ctx, 1, "min"), np.float32).reshape(-1)
+    highs = np.asarray(input_constant(ctx, 2, "max"), np.float32).reshape(-1)
+    bits, narrow = ctx.attrs.int("num_bits", 8), ctx.attrs.bool("narrow_range", False)
     ranges = [nudged_range(float(lo), float(hi), bits, narrow) for lo, hi in zip(lows, highs, strict=True)]
     levels = (1 << bits) - (1 if narrow else 0)
     nudged_min = np.array([r[0] for r in ranges], np.float32)
@@ -172,14 +173,13 @@ def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``."""
     rank = 5
     # filters [D, H, W, C_result, C_data] -> [C_data, C_result, D, H, W]
-    kernel = const_input(ctx, 1, "filter").shape[:3]
-    filters = ctx.op(Transpose(), ctx.input(1), int_const(ctx, [4, 3, 0, 1, 2], "perm"), suffix="filters")
-    sizes = [int(v) for v in const_input(ctx, 0, "input_sizes").reshape(-1)]
+    kernel = input_constant(ctx, 1, "filter").shape[:3]
+    filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, [4, 3, 0, 1, 2], "perm"), suffix="filters")
+    sizes = [int(v) for v in input_constant(ctx, 0, "input_sizes").reshape(-1)]
     out_spatial = sizes[1:4] if channels_last(ctx) else sizes[2:5]
-    ones = [1] * rank
-    strides = spatial(ctx.attr("strides", ones), ctx, rank)
-    dilations = spatial(ctx.attr("dilations", ones), ctx, rank)
-    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, ctx.attr("padding"))
+    strides = spatial(ctx, "strides", rank, optional=True)
+    dilations = spatial(ctx, "dilations", rank, optional=True)
+    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, ctx.attrs.str("padding"))
     return laid_out(ctx, op, [ctx.input(2), filters], "NDHWC" if channels_last(ctx) else None)
 
 
@@ -190,7 +190,7 @@ def _tensor_array_close(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _nms_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """NonMaxSuppression (v1) is V2 with ``iou_threshold`` an attribute."""
-    iou = ctx.const(np.float32(ctx.attr("iou_threshold", 0.5)), suffix="iou_threshold")
+    iou = ctx.const(np.float32(ctx.attrs.float("iou_threshold", 0.5)), suffix="iou_threshold")
     return lower_nms(ctx, 2, ctx.input(0), ctx.input(1), ctx.input(2), iou)
 
 
@@ -199,76 +199,75 @@ def _ctc_greedy_decoder(node: Node, ctx: ExtractContext) -> list[OutPort]:
     on ties), blanks dropped and, with ``merge_repeated``, a class equal to the previous step's
     top class dropped. Outputs: the sparse decoding (indices [n, 2], values [n], dense shape
     [batch, longest]) and log_probability [batch, 1] = -sum of the steps' top logits."""
-    i64 = ElementType.i64
     logits = ctx.input(0)  # [T, B, C]
     dtype = ctx.input_type(0).numpy if ctx.input_type(0) is not ElementType.dynamic else np.dtype(np.float32)
     top = ctx.add(
-        TopK(axis=2, mode="max", sort="value", index_element_type=i64, stable=True),
-        [logits, int_const(ctx, 1, "k")],
+        TopK(axis=2, mode="max", sort="value", index_element_type=ElementType.i64, stable=True),
+        [logits, i64(ctx, 1, "k")],
         suffix="TopK",
     )
-    to_bt = int_const(ctx, [1, 0], "to_batch_major")
-    last = int_const(ctx, [2], "class_axis")
+    to_bt = i64(ctx, [1, 0], "to_batch_major")
+    last = i64(ctx, [2], "class_axis")
     best = ctx.op(Transpose(), ctx.op(Squeeze(), top.out_port(0), last), to_bt, suffix="best_logits")  # [B, T]
     classes = ctx.op(Transpose(), ctx.op(Squeeze(), top.out_port(1), last), to_bt, suffix="classes")  # [B, T]
-    dims = ctx.op(ShapeOf(output_type=i64), logits, suffix="dims")
-    zero = int_const(ctx, 0, "zero")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), logits, suffix="dims")
+    zero = i64(ctx, 0, "zero")
     steps = ctx.op(Gather(batch_dims=0), dims, zero, zero, suffix="max_time")
-    times = ctx.op(Range(output_type=i64), zero, steps, int_const(ctx, 1, "one"), suffix="times")
-    lengths = ctx.op(Convert(destination_type=i64), ctx.input(1), suffix="lengths")
+    times = ctx.op(Range(output_type=ElementType.i64), zero, steps, i64(ctx, 1, "one"), suffix="times")
+    lengths = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="lengths")
     active = ctx.op(
         Less(),
-        ctx.op(Unsqueeze(), times, int_const(ctx, [0], "axis0")),
-        ctx.op(Unsqueeze(), lengths, int_const(ctx, [1], "axis1")),
+        ctx.op(Unsqueeze(), times, i64(ctx, [0], "axis0")),
+        ctx.op(Unsqueeze(), lengths, i64(ctx, [1], "axis1")),
         suffix="active",
     )  # [B, T]
     no_score = ctx.const(np.zeros((), dtype), suffix="no_score")
     picked = ctx.op(Select(), active, best, no_score, suffix="counted_logits")
-    total = ctx.op(ReduceSum(keep_dims=True), picked, int_const(ctx, [1], "time_axis"), suffix="total")
+    total = ctx.op(ReduceSum(keep_dims=True), picked, i64(ctx, [1], "time_axis"), suffix="total")
     log_probability = ctx.op(Negative(), total, suffix="log_probability")
-    blank_index = int(ctx.attr("blank_index", -1))
+    blank_index = ctx.attrs.int("blank_index", -1)
     if blank_index < 0:
-        n_classes = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 2, "classes_dim"), zero)
-        blank = ctx.op(Add(), n_classes, int_const(ctx, blank_index, "blank_offset"), suffix="blank")
+        n_classes = ctx.op(Gather(batch_dims=0), dims, i64(ctx, 2, "classes_dim"), zero)
+        blank = ctx.op(Add(), n_classes, i64(ctx, blank_index, "blank_offset"), suffix="blank")
     else:
-        blank = int_const(ctx, blank_index, "blank")
+        blank = i64(ctx, blank_index, "blank")
     keep = ctx.op(LogicalAnd(), active, ctx.op(NotEqual(), classes, blank), suffix="not_blank")
-    if bool(ctx.attr("merge_repeated", True)):
+    if ctx.attrs.bool("merge_repeated", True):
         earlier = ctx.op(
             Slice(),
             classes,
-            int_const(ctx, [0], "start"),
-            int_const(ctx, [-1], "stop"),
-            int_const(ctx, [1], "step"),
-            int_const(ctx, [1], "time_axis"),
+            i64(ctx, [0], "start"),
+            i64(ctx, [-1], "stop"),
+            i64(ctx, [1], "step"),
+            i64(ctx, [1], "time_axis"),
         )
         previous = ctx.op(
             Pad(pad_mode="constant"),
             earlier,
-            int_const(ctx, [0, 1], "pads_begin"),
-            int_const(ctx, [0, 0], "pads_end"),
-            int_const(ctx, -1, "none"),
+            i64(ctx, [0, 1], "pads_begin"),
+            i64(ctx, [0, 0], "pads_end"),
+            i64(ctx, -1, "none"),
             suffix="previous",
         )
         keep = ctx.op(LogicalAnd(), keep, ctx.op(NotEqual(), classes, previous), suffix="kept")
-    where = ctx.op(NonZero(output_type=i64), keep, suffix="where")  # [2, n]
+    where = ctx.op(NonZero(output_type=ElementType.i64), keep, suffix="where")  # [2, n]
     pairs = ctx.op(Transpose(), where, to_bt, suffix="pairs")  # [n, 2]: (batch, time)
     values = ctx.op(GatherND(batch_dims=0), classes, pairs, suffix="values")
-    kept = ctx.op(Convert(destination_type=i64), keep, suffix="kept_i64")
-    positions = ctx.op(CumSum(exclusive=True), kept, int_const(ctx, 1, "time_axis_scalar"), suffix="positions")
-    batch = ctx.op(Gather(batch_dims=0), where, int_const(ctx, [0], "batch_row"), zero, suffix="batch_row")
+    kept = ctx.op(Convert(destination_type=ElementType.i64), keep, suffix="kept_i64")
+    positions = ctx.op(CumSum(exclusive=True), kept, i64(ctx, 1, "time_axis_scalar"), suffix="positions")
+    batch = ctx.op(Gather(batch_dims=0), where, i64(ctx, [0], "batch_row"), zero, suffix="batch_row")
     position = ctx.op(
-        Unsqueeze(), ctx.op(GatherND(batch_dims=0), positions, pairs), int_const(ctx, [0], "axis0"), suffix="position"
+        Unsqueeze(), ctx.op(GatherND(batch_dims=0), positions, pairs), i64(ctx, [0], "axis0"), suffix="position"
     )
     indices = ctx.op(Transpose(), ctx.op(Concat(axis=0), batch, position), to_bt, suffix="indices")
-    counts = ctx.op(ReduceSum(keep_dims=False), kept, int_const(ctx, [1], "time_axis"), suffix="counts")
+    counts = ctx.op(ReduceSum(keep_dims=False), kept, i64(ctx, [1], "time_axis"), suffix="counts")
     longest = ctx.op(
         ReduceMax(keep_dims=True),
-        ctx.op(Concat(axis=0), int_const(ctx, [0], "none_kept"), counts),
-        int_const(ctx, [0], "axis0"),
+        ctx.op(Concat(axis=0), i64(ctx, [0], "none_kept"), counts),
+        i64(ctx, [0], "axis0"),
         suffix="longest",
     )
-    batch_dim = ctx.op(Slice(), dims, int_const(ctx, [1], "b"), int_const(ctx, [2], "b_end"), int_const(ctx, [1], "s"))
+    batch_dim = ctx.op(Slice(), dims, i64(ctx, [1], "b"), i64(ctx, [2], "b_end"), i64(ctx, [1], "s"))
     dense_shape = ctx.op(Concat(axis=0), batch_dim, longest, suffix="dense_shape")
     return [indices, values, dense_shape, log_probability]
 
@@ -321,7 +320,7 @@ class _Elementwise:
 
 
 def _channels(ctx: ExtractContext, x: OutPort) -> list[OutPort]:
-    split = ctx.add(Split(num_splits=3), [x, int_const(ctx, -1, "channel_axis")], suffix="channels")
+    split = ctx.add(Split(num_splits=3), [x, i64(ctx, -1, "channel_axis")], suffix="channels")
     return [split.out_port(i) for i in range(3)]
 
 
@@ -414,12 +413,12 @@ def _shape_input(ctx: ExtractContext) -> OutPort:
 
 
 def _seeds(ctx: ExtractContext) -> dict[str, int]:
-    return {"global_seed": int(ctx.attr("seed", 0)), "op_seed": int(ctx.attr("seed2", 0))}
+    return {"global_seed": ctx.attrs.int("seed", 0), "op_seed": ctx.attrs.int("seed2", 0)}
 
 
 def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniform -> RandomUniform-8 over [0, 1) in ``dtype``: TF's distribution, not its values."""
-    out = element_type(ctx.attr("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), node.name)
     low, high = ctx.const(np.zeros((), out.numpy), suffix="min"), ctx.const(np.ones((), out.numpy), suffix="max")
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), low, high, suffix="RandomUniform")]
@@ -427,7 +426,7 @@ def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniformInt -> RandomUniform-8 over integers in [minval, maxval)."""
-    out = element_type(ctx.attr("Tout", 3), node.name)
+    out = element_type(ctx.attrs.int("Tout", 3), node.name)
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), ctx.input(1), ctx.input(2), suffix="RandomUniform")]
 
@@ -435,15 +434,15 @@ def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Box-Muller: sqrt(-2 ln u1) cos(2 pi u2) with u1 in (0, 1), u2 in [0, 1), both drawn
     by one RandomUniform-8 of shape [2, *shape] (two draws with the same seeds would match)."""
-    out = element_type(ctx.attr("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), node.name)
     dtype = out.numpy
-    both = ctx.op(Concat(axis=0), int_const(ctx, [2], "two"), _shape_input(ctx), suffix="both_shape")
+    both = ctx.op(Concat(axis=0), i64(ctx, [2], "two"), _shape_input(ctx), suffix="both_shape")
     tiny = ctx.const(np.asarray(np.finfo(dtype).tiny, dtype), suffix="min")
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     draws = ctx.op(op, both, tiny, ctx.const(np.ones((), dtype), suffix="max"), suffix="RandomUniform")
-    zero = int_const(ctx, 0, "zero")
+    zero = i64(ctx, 0, "zero")
     u1 = ctx.op(Gather(batch_dims=0), draws, zero, zero, suffix="u1")
-    u2 = ctx.op(Gather(batch_dims=0), draws, int_const(ctx, 1, "one"), zero, suffix="u2")
+    u2 = ctx.op(Gather(batch_dims=0), draws, i64(ctx, 1, "one"), zero, suffix="u2")
     radius = ctx.op(
         Sqrt(),
         ctx.op(Multiply(), ctx.op(Log(), u1), ctx.const(np.asarray(-2.0, dtype), suffix="minus_two")),
@@ -464,34 +463,31 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     -inf and the pooling is VALID; its indices y' * W' + x' are mapped back to the unpadded
     image, (y' - top) * W + x' - left.
     """
-    i64 = ElementType.i64
-    kind = ctx.attr("padding")
+    kind = ctx.attrs.str("padding")
     if kind not in ("SAME", "VALID"):
         raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
-    ksize, strides = list(ctx.attr("ksize")), list(ctx.attr("strides"))
+    ksize, strides = ctx.attrs.ints("ksize"), ctx.attrs.ints("strides")
     if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 or strides[0] != 1 or strides[3] != 1:
         raise ConversionError(f"node {node.name!r}: MaxPoolWithArgmax pools over H and W only")
     x = ctx.input(0)
     shape = ctx.input_shape(0)
-    dims = ctx.op(ShapeOf(output_type=i64), x, suffix="dims")
-    zero, one = int_const(ctx, 0, "zero"), int_const(ctx, 1, "one")
-    height_width = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, [1, 2], "hw"), zero, suffix="height_width")
-    nchw = ctx.op(Transpose(), x, int_const(ctx, [0, 3, 1, 2], "to_nchw"), suffix="nchw")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix="dims")
+    zero, one = i64(ctx, 0, "zero"), i64(ctx, 1, "one")
+    height_width = ctx.op(Gather(batch_dims=0), dims, i64(ctx, [1, 2], "hw"), zero, suffix="height_width")
+    nchw = ctx.op(Transpose(), x, i64(ctx, [0, 3, 1, 2], "to_nchw"), suffix="nchw")
     runtime_pads = kind == "SAME" and (shape is None or shape[1] is None or shape[2] is None)
     if runtime_pads:
-        window, step = int_const(ctx, ksize[1:3], "window"), int_const(ctx, strides[1:3], "step")
-        outs = ctx.op(
-            Divide(), ctx.op(Add(), height_width, int_const(ctx, [s - 1 for s in strides[1:3]], "round_up")), step
-        )
+        window, step = i64(ctx, ksize[1:3], "window"), i64(ctx, strides[1:3], "step")
+        outs = ctx.op(Divide(), ctx.op(Add(), height_width, i64(ctx, [s - 1 for s in strides[1:3]], "round_up")), step)
         needed = ctx.op(
             Subtract(),
             ctx.op(Add(), ctx.op(Multiply(), ctx.op(Subtract(), outs, one), step), window),
             height_width,
         )
         total = ctx.op(Maximum(), needed, zero, suffix="total_pads")
-        begin = ctx.op(Divide(), total, int_const(ctx, 2, "two"), suffix="pads_begin")
+        begin = ctx.op(Divide(), total, i64(ctx, 2, "two"), suffix="pads_begin")
         end = ctx.op(Subtract(), total, begin, suffix="pads_end")
-        no_pads = int_const(ctx, [0, 0], "no_pads")
+        no_pads = i64(ctx, [0, 0], "no_pads")
         kind_in = ctx.input_type(0)
         dtype: np.dtype[Any] = kind_in.numpy if kind_in is not ElementType.dynamic else np.dtype(np.float32)
         floor = -np.inf if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype.type).min)
@@ -514,16 +510,16 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
             dilations=(1, 1),
             auto_pad=auto_pad,
             rounding_type="floor",
-            index_element_type=i64,
+            index_element_type=ElementType.i64,
             axis=2,
         ),
         [nchw],
         suffix="MaxPool",
     )
-    to_nhwc = int_const(ctx, [0, 2, 3, 1], "to_nhwc")
+    to_nhwc = i64(ctx, [0, 2, 3, 1], "to_nhwc")
     values = ctx.op(Transpose(), pool.out_port(0), to_nhwc, suffix="values")
     index = ctx.op(Transpose(), pool.out_port(1), to_nhwc, suffix="spatial_index")  # [N, H', W', C]
-    width = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 2, "w_dim"), zero, suffix="width")
+    width = ctx.op(Gather(batch_dims=0), dims, i64(ctx, 2, "w_dim"), zero, suffix="width")
     if runtime_pads:
         top = ctx.op(Gather(batch_dims=0), begin, zero, zero, suffix="top")
         left = ctx.op(Gather(batch_dims=0), begin, one, zero, suffix="left")
@@ -531,42 +527,39 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
         row = ctx.op(Subtract(), ctx.op(Divide(), index, padded_width), top, suffix="row")
         column = ctx.op(Subtract(), ctx.op(FloorMod(), index, padded_width), left, suffix="column")
         index = ctx.op(Add(), ctx.op(Multiply(), row, width), column, suffix="unpadded_index")
-    channels = ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 3, "c_dim"), zero, suffix="channels")
-    if bool(ctx.attr("include_batch_in_index", False)):
+    channels = ctx.op(Gather(batch_dims=0), dims, i64(ctx, 3, "c_dim"), zero, suffix="channels")
+    if ctx.attrs.bool("include_batch_in_index", False):
         batch = ctx.op(Gather(batch_dims=0), dims, zero, zero, suffix="batch")
         image_size = ctx.op(ReduceProd(keep_dims=False), height_width, zero, suffix="image_size")
-        images = ctx.op(Range(output_type=i64), zero, batch, one, suffix="images")
+        images = ctx.op(Range(output_type=ElementType.i64), zero, batch, one, suffix="images")
         offsets = ctx.op(
             Reshape(special_zero=False),
             ctx.op(Multiply(), images, image_size),
-            int_const(ctx, [-1, 1, 1, 1], "batch_shape"),
+            i64(ctx, [-1, 1, 1, 1], "batch_shape"),
             suffix="image_offsets",
         )
         index = ctx.op(Add(), index, offsets, suffix="with_batch")
     scaled = ctx.op(Multiply(), index, channels, suffix="scaled")
-    channel = ctx.op(Range(output_type=i64), zero, channels, one, suffix="channel")
+    channel = ctx.op(Range(output_type=ElementType.i64), zero, channels, one, suffix="channel")
     index = ctx.op(Add(), scaled, channel, suffix="argmax_i64")
-    out = element_type(ctx.attr("Targmax", 9), node.name)
+    out = element_type(ctx.attrs.int("Targmax", 9), node.name)
     if out != i64:
         index = ctx.op(Convert(destination_type=out), index, suffix="argmax")
     return [values, index]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "LRN": (_lrn, "LRN"),
-            "ExtractImagePatches": (_extract_image_patches, "ExtractImagePatches"),
-            "FakeQuantWithMinMaxVarsPerChannel": (_fake_quant_per_channel, "FakeQuantize"),
-            "Conv3DBackpropInputV2": (_conv3d_backprop_input, "ConvolutionBackpropData"),
-            "TensorArrayCloseV3": (_tensor_array_close, ""),
-            "NonMaxSuppression": (_nms_v1, "NonMaxSuppression"),
-            "CTCGreedyDecoder": (_ctc_greedy_decoder, "TopK, NonZero, GatherND, CumSum"),
-            "AdjustHue": (_adjust_hue, "Split, Select, Minimum, Maximum, Divide, Floor, Concat"),
-            "AdjustSaturation": (_adjust_saturation, "Split, Select, Minimum, Maximum, Divide, FloorMod, Concat"),
-            "RandomUniform": (_random_uniform, "RandomUniform"),
-            "RandomUniformInt": (_random_uniform_int, "RandomUniform"),
-            "RandomStandardNormal": (_random_standard_normal, "RandomUniform, Log, Sqrt, Cos"),
-            "MaxPoolWithArgmax": (_max_pool_with_argmax, "MaxPool, Transpose, Multiply, Add"),
-        }
-    )
+EXTRACTORS = [
+    tf("LRN", _lrn, produces=[LRN]),
+    tf("ExtractImagePatches", _extract_image_patches, produces=[ExtractImagePatches]),
+    tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),
+    tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData]),
+    tf("TensorArrayCloseV3", _tensor_array_close),
+    tf("NonMaxSuppression", _nms_v1, produces=[NonMaxSuppression]),
+    tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),
+    tf("AdjustHue", _adjust_hue, produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat]),
+    tf("AdjustSaturation", _adjust_saturation, produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat]),
+    tf("RandomUniform", _random_uniform, produces=[RandomUniform]),
+    tf("RandomUniformInt", _random_uniform_int, produces=[RandomUniform]),
+    tf("RandomStandardNormal", _random_standard_normal, produces=[RandomUniform, Log, Sqrt, Cos]),
+    tf("MaxPoolWithArgmax", _max_pool_with_argmax, produces=[MaxPool, Transpose, Multiply, Add]),
+]

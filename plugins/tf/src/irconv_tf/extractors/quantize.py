@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -28,12 +28,11 @@ from irconv_opset import (
     Select,
 )
 
-from irconv_tf.extractors._base import const_input, int_const, table
+from irconv_tf.extractors._base import tf
 
 
 def nudged_range(low: float, high: float, num_bits: int, narrow_range: bool) -> tuple[np.float32, np.float32, int]:
     """TF's nudged [min, max] (zero exactly representable) and the number of levels.
-
     scale = (max - min) / (qmax - qmin); the zero point qmin - min / scale is rounded (half
     away from zero) and clamped to [qmin, qmax]; the range is rebuilt around it.
     """
@@ -56,11 +55,11 @@ def _fake_quant(from_inputs: bool):  # type: ignore[no-untyped-def]
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         if from_inputs:
-            low = float(const_input(ctx, 1, "min"))
-            high = float(const_input(ctx, 2, "max"))
+            low = float(input_constant(ctx, 1, "min"))
+            high = float(input_constant(ctx, 2, "max"))
         else:
-            low, high = float(ctx.attr("min", -6.0)), float(ctx.attr("max", 6.0))
-        lo, hi, levels = nudged_range(low, high, int(ctx.attr("num_bits", 8)), bool(ctx.attr("narrow_range", False)))
+            low, high = ctx.attrs.float("min", -6.0), ctx.attrs.float("max", 6.0)
+        lo, hi, levels = nudged_range(low, high, ctx.attrs.int("num_bits", 8), ctx.attrs.bool("narrow_range", False))
         lo_port, hi_port = ctx.const(lo, suffix="nudged_min"), ctx.const(hi, suffix="nudged_max")
         op = FakeQuantize(levels=levels)
         return [ctx.op(op, ctx.input(0), lo_port, hi_port, lo_port, hi_port)]
@@ -70,7 +69,6 @@ def _fake_quant(from_inputs: bool):  # type: ignore[no-untyped-def]
 
 def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
     """QuantizeAndDequantizeV2/V3/V4 (input, input_min, input_max[, num_bits]): TF's kernel.
-
     The quantised range [qmin, qmax] is [-2^(b-1) (+1 if narrow), 2^(b-1) - 1] when signed,
     else [0, 2^b - 1]; [min, max] is the data's own (reductions) unless ``range_given``. The
     scale is the largest keeping both sides in range, min(qmin / min, qmax / max) over the
@@ -85,14 +83,14 @@ def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
         x = ctx.input(0)
         dtype = ctx.input_type(0).numpy if ctx.input_type(0) is not ElementType.dynamic else np.dtype(np.float32)
         if version == 3:
-            bits = int(np.asarray(const_input(ctx, 3, "num_bits")).reshape(-1)[0])
+            bits = int(np.asarray(input_constant(ctx, 3, "num_bits")).reshape(-1)[0])
             mode = "HALF_TO_EVEN"
         else:
-            bits = int(ctx.attr("num_bits", 8))
-            mode = ctx.attr("round_mode", "HALF_TO_EVEN")
+            bits = ctx.attrs.int("num_bits", 8)
+            mode = ctx.attrs.str("round_mode", "HALF_TO_EVEN")
             mode = mode.decode() if isinstance(mode, bytes) else str(mode)
-        signed, narrow = bool(ctx.attr("signed_input", True)), bool(ctx.attr("narrow_range", False))
-        range_given, axis = bool(ctx.attr("range_given", False)), int(ctx.attr("axis", -1))
+        signed, narrow = ctx.attrs.bool("signed_input", True), ctx.attrs.bool("narrow_range", False)
+        range_given, axis = ctx.attrs.bool("range_given", False), ctx.attrs.int("axis", -1)
         rank = ctx.require_rank(0)
         if axis != -1:
             axis = ctx.normalize_axis(axis, rank)
@@ -108,11 +106,11 @@ def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
         if range_given:
             low, high = ctx.input(1), ctx.input(2)
             if axis != -1 and axis != rank - 1:
-                target = int_const(ctx, [-1] + [1] * (rank - axis - 1), "per_axis_shape")
+                target = i64(ctx, [-1] + [1] * (rank - axis - 1), "per_axis_shape")
                 low = ctx.op(Reshape(special_zero=False), low, target, suffix="min_per_axis")
                 high = ctx.op(Reshape(special_zero=False), high, target, suffix="max_per_axis")
         else:
-            axes = int_const(ctx, [a for a in range(rank) if a != axis], "reduce_axes")
+            axes = i64(ctx, [a for a in range(rank) if a != axis], "reduce_axes")
             per_axis = axis != -1
             low = ctx.op(ReduceMin(keep_dims=per_axis), x, axes, suffix="data_min")
             high = ctx.op(ReduceMax(keep_dims=per_axis), x, axes, suffix="data_max")
@@ -153,17 +151,15 @@ def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
     return extract
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "FakeQuantWithMinMaxArgs": (_fake_quant(False), "FakeQuantize"),
-            "FakeQuantWithMinMaxVars": (_fake_quant(True), "FakeQuantize"),
-            **{
-                f"QuantizeAndDequantizeV{v}": (
-                    _quantize_and_dequantize(v),
-                    "ReduceMin, ReduceMax, Divide, Select, Multiply, Round",
-                )
-                for v in (2, 3, 4)
-            },
-        }
-    )
+EXTRACTORS = [
+    tf("FakeQuantWithMinMaxArgs", _fake_quant(False), produces=[FakeQuantize]),
+    tf("FakeQuantWithMinMaxVars", _fake_quant(True), produces=[FakeQuantize]),
+    *[
+        tf(
+            f"QuantizeAndDequantizeV{v}",
+            _quantize_and_dequantize(v),
+            produces=[ReduceMin, ReduceMax, Divide, Select, Multiply, Round],
+        )
+        for v in (2, 3, 4)
+    ],
+]

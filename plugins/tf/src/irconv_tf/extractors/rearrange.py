@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Broadcast,
     Concat,
     Convert,
+    Gather,
     Less,
     LessEqual,
     LogicalAnd,
@@ -30,7 +31,7 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import numpy_dtype
-from irconv_tf.extractors._base import const_input, int_const, table
+from irconv_tf.extractors._base import tf
 
 #: Cumprod is unrolled into one Multiply per position; longer axes are refused.
 CUMPROD_MAX_LENGTH = 1024
@@ -50,26 +51,21 @@ def _reverse_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    op = ReverseSequence(batch_axis=int(ctx.attr("batch_dim", 0)), seq_axis=int(ctx.attr("seq_dim")))
+    op = ReverseSequence(batch_axis=ctx.attrs.int("batch_dim", 0), seq_axis=ctx.attrs.int("seq_dim"))
     return [ctx.op(op, ctx.input(0), _i64(ctx, 1, "seq_lengths"))]
 
 
 def _matrix_band_part(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Keep x[..., m, n] where (lower < 0 or m - n <= lower) and (upper < 0 or n - m <= upper)."""
-    i64 = ElementType.i64
-    shape = ctx.op(ShapeOf(output_type=i64), ctx.input(0), suffix="shape")
-    one, zero = int_const(ctx, 1, "one"), int_const(ctx, 0, "zero")
+    shape = ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0), suffix="shape")
+    one, zero = i64(ctx, 1, "one"), i64(ctx, 0, "zero")
 
     def dim(position: int) -> OutPort:
-        from irconv_opset import Gather
+        return ctx.op(Gather(batch_dims=0), shape, i64(ctx, position, f"dim{position}"), zero, suffix=f"size{position}")
 
-        return ctx.op(
-            Gather(batch_dims=0), shape, int_const(ctx, position, f"dim{position}"), zero, suffix=f"size{position}"
-        )
-
-    rows = ctx.op(Range(output_type=i64), zero, dim(-2), one, suffix="rows")
-    cols = ctx.op(Range(output_type=i64), zero, dim(-1), one, suffix="cols")
-    rows = ctx.op(Reshape(special_zero=False), rows, int_const(ctx, [-1, 1], "column"), suffix="row_index")
+    rows = ctx.op(Range(output_type=ElementType.i64), zero, dim(-2), one, suffix="rows")
+    cols = ctx.op(Range(output_type=ElementType.i64), zero, dim(-1), one, suffix="cols")
+    rows = ctx.op(Reshape(special_zero=False), rows, i64(ctx, [-1, 1], "column"), suffix="row_index")
     below = ctx.op(Subtract(), rows, cols, suffix="m_minus_n")  # [M, N]
     above = ctx.op(Subtract(), cols, rows, suffix="n_minus_m")
 
@@ -79,14 +75,14 @@ def _matrix_band_part(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     lower, upper = _i64(ctx, 1, "num_lower"), _i64(ctx, 2, "num_upper")
     keep = ctx.op(LogicalAnd(), within(lower, below, "lower"), within(upper, above, "upper"), suffix="band")
-    dtype = numpy_dtype(ctx.attr("T", 1), node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
     return [ctx.op(Select(), keep, ctx.input(0), ctx.const(np.zeros((), dtype), suffix="zero_value"))]
 
 
 def _cumprod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Cumprod(x, axis) unrolled: a running Multiply over the slices along a static axis
     (``exclusive`` starts from ones, ``reverse`` runs from the end)."""
-    axis = int(const_input(ctx, 1, "axis"))
+    axis = int(input_constant(ctx, 1, "axis"))
     shape = ctx.input_shape(0)
     if shape is None or not -len(shape) <= axis < len(shape) or shape[axis] is None:
         raise ConversionError(f"node {node.name!r}: Cumprod needs a static length along axis {axis}")
@@ -97,17 +93,17 @@ def _cumprod(node: Node, ctx: ExtractContext) -> list[OutPort]:
         )
     if length == 0:
         return [ctx.input(0)]
-    split = ctx.add(Split(num_splits=length), [ctx.input(0), int_const(ctx, axis, "axis")], suffix="items")
+    split = ctx.add(Split(num_splits=length), [ctx.input(0), i64(ctx, axis, "axis")], suffix="items")
     items = [split.out_port(i) for i in range(length)]
-    order = list(range(length))[::-1] if ctx.attr("reverse", False) else list(range(length))
-    dtype = numpy_dtype(ctx.attr("T", 1), node.name)
+    order = list(range(length))[::-1] if ctx.attrs.bool("reverse", False) else list(range(length))
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
     running = ctx.op(
         Broadcast(),
         ctx.const(np.ones((), dtype), suffix="one"),
         ctx.op(ShapeOf(), items[0], suffix="item_shape"),
         suffix="ones",
     )
-    exclusive = bool(ctx.attr("exclusive", False))
+    exclusive = ctx.attrs.bool("exclusive", False)
     results: dict[int, OutPort] = {}
     for step, index in enumerate(order):
         if exclusive:
@@ -118,13 +114,10 @@ def _cumprod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=axis), *[results[i] for i in range(length)])]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "Roll": (_roll, "Roll"),
-            "ReverseV2": (_reverse_v2, "Reverse"),
-            "ReverseSequence": (_reverse_sequence, "ReverseSequence"),
-            "MatrixBandPart": (_matrix_band_part, "Range, Subtract, Select"),
-            "Cumprod": (_cumprod, "Split, Multiply, Concat"),
-        }
-    )
+EXTRACTORS = [
+    tf("Roll", _roll, produces=[Roll]),
+    tf("ReverseV2", _reverse_v2, produces=[Reverse]),
+    tf("ReverseSequence", _reverse_sequence, produces=[ReverseSequence]),
+    tf("MatrixBandPart", _matrix_band_part, produces=[Range, Subtract, Select]),
+    tf("Cumprod", _cumprod, produces=[Split, Multiply, Concat]),
+]

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -33,14 +33,14 @@ from irconv_opset import (
 )
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import const_input, int_const, table
+from irconv_tf.extractors._base import tf
 
 
 def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node, ExtractContext], Op | list[OutPort]]:
     """A reduction; ``empty`` ("lowest"/"highest") is what TF's Max/Min give over nothing."""
 
     def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-        keep = bool(ctx.attr("keep_dims", False))
+        keep = ctx.attrs.bool("keep_dims", False)
         if ctx.input_shape(1) == (0,):
             # no axes: the input itself (computed empty axes would give the runtime a dynamic rank)
             return [ctx.input(0)]
@@ -59,7 +59,6 @@ def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node
 
 def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op]) -> OutPort | None:
     """Reduce over computed axes with keep_dims=False, keeping the result's rank static.
-
     The runtime cannot know the rank of a reduction over axes it only learns at run time
     (the CPU plugin refuses it). The rank is R - k for R input dims and k axes, so: reduce
     with keep_dims=True, then Reshape to the kept dims, found by TopK(min) over
@@ -70,25 +69,26 @@ def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op]) -> OutP
         return None
     count = int(np.prod(axes_shape, dtype=np.int64))
     kept = rank - count
-    i64 = ElementType.i64
     reduced = ctx.op(make(keep_dims=True), ctx.input(0), ctx.input(1), suffix="reduce_keep_dims")
     if kept <= 0:
-        return ctx.op(Reshape(special_zero=False), reduced, int_const(ctx, np.zeros(0, np.int64), "scalar"))
-    axes = ctx.op(Reshape(special_zero=False), ctx.input(1), int_const(ctx, [-1], "flat"), suffix="axes")
-    axes = ctx.op(Convert(destination_type=i64), axes, suffix="axes_i64")
-    axes = ctx.op(FloorMod(), axes, int_const(ctx, rank, "rank"), suffix="axes_normalised")
-    positions = int_const(ctx, np.arange(rank), "positions")
-    column = ctx.op(Unsqueeze(), positions, int_const(ctx, [1], "column"), suffix="position_column")
-    hits = ctx.op(Convert(destination_type=i64), ctx.op(Equal(), column, axes, suffix="hits"), suffix="hits_i64")
-    is_reduced = ctx.op(ReduceMax(keep_dims=False), hits, int_const(ctx, 1, "axis_one"), suffix="is_reduced")
-    keys = ctx.op(Add(), positions, ctx.op(Multiply(), is_reduced, int_const(ctx, rank, "weight")), suffix="keys")
+        return ctx.op(Reshape(special_zero=False), reduced, i64(ctx, np.zeros(0, np.int64), "scalar"))
+    axes = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [-1], "flat"), suffix="axes")
+    axes = ctx.op(Convert(destination_type=ElementType.i64), axes, suffix="axes_i64")
+    axes = ctx.op(FloorMod(), axes, i64(ctx, rank, "rank"), suffix="axes_normalised")
+    positions = i64(ctx, np.arange(rank), "positions")
+    column = ctx.op(Unsqueeze(), positions, i64(ctx, [1], "column"), suffix="position_column")
+    hits = ctx.op(
+        Convert(destination_type=ElementType.i64), ctx.op(Equal(), column, axes, suffix="hits"), suffix="hits_i64"
+    )
+    is_reduced = ctx.op(ReduceMax(keep_dims=False), hits, i64(ctx, 1, "axis_one"), suffix="is_reduced")
+    keys = ctx.op(Add(), positions, ctx.op(Multiply(), is_reduced, i64(ctx, rank, "weight")), suffix="keys")
     top = ctx.add(
-        TopK(axis=0, mode="min", sort="value", index_element_type=i64),
-        [keys, int_const(ctx, kept, "kept")],
+        TopK(axis=0, mode="min", sort="value", index_element_type=ElementType.i64),
+        [keys, i64(ctx, kept, "kept")],
         suffix="kept",
     )
-    dims = ctx.op(ShapeOf(output_type=i64), reduced, suffix="reduced_dims")
-    target = ctx.op(Gather(batch_dims=0), dims, top.out_port(0), int_const(ctx, 0, "gather_axis"), suffix="target")
+    dims = ctx.op(ShapeOf(output_type=ElementType.i64), reduced, suffix="reduced_dims")
+    target = ctx.op(Gather(batch_dims=0), dims, top.out_port(0), i64(ctx, 0, "gather_axis"), suffix="target")
     return ctx.op(Reshape(special_zero=False), reduced, target)
 
 
@@ -114,44 +114,37 @@ def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | Non
 
 def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        from irconv_opset import TopK
-
-        axis = int(const_input(ctx, 1, "dimension"))
-        out = element_type(ctx.attr("output_type", 9), node.name)
+        axis = int(input_constant(ctx, 1, "dimension"))
+        out = element_type(ctx.attrs.int("output_type", 9), node.name)
         topk = ctx.add(
             TopK(axis=axis, mode=mode, sort="none", index_element_type=out),
-            [ctx.input(0), int_const(ctx, 1, "k")],
+            [ctx.input(0), i64(ctx, 1, "k")],
             suffix="TopK",
         )
-        return [ctx.op(Squeeze(), topk.out_port(1), int_const(ctx, [axis], "axis"))]
+        return [ctx.op(Squeeze(), topk.out_port(1), i64(ctx, [axis], "axis"))]
 
     return extract
 
 
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import TopK
-
-    out = element_type(ctx.attr("index_type", 3), node.name)
-    sort = "value" if ctx.attr("sorted", True) else "none"
+    out = element_type(ctx.attrs.int("index_type", 3), node.name)
+    sort = "value" if ctx.attrs.bool("sorted", True) else "none"
     topk = ctx.add(
         TopK(axis=-1, mode="max", sort=sort, index_element_type=out), [ctx.input(0), ctx.input(1)], suffix="TopK"
     )
     return [topk.out_port(0), topk.out_port(1)]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "Mean": (_reduce(ReduceMean), "ReduceMean"),
-            "Sum": (_reduce(ReduceSum), "ReduceSum"),
-            "Max": (_reduce(ReduceMax, empty="lowest"), "ReduceMax"),
-            "Min": (_reduce(ReduceMin, empty="highest"), "ReduceMin"),
-            "Prod": (_reduce(ReduceProd), "ReduceProd"),
-            "EuclideanNorm": (_reduce(ReduceL2), "ReduceL2"),
-            "All": (_reduce(ReduceLogicalAnd), "ReduceLogicalAnd"),
-            "Any": (_reduce(ReduceLogicalOr), "ReduceLogicalOr"),
-            "ArgMax": (_arg("max"), "TopK"),
-            "ArgMin": (_arg("min"), "TopK"),
-            "TopKV2": (_top_k, "TopK"),
-        }
-    )
+EXTRACTORS = [
+    tf("Mean", _reduce(ReduceMean), produces=[ReduceMean]),
+    tf("Sum", _reduce(ReduceSum), produces=[ReduceSum]),
+    tf("Max", _reduce(ReduceMax, empty="lowest"), produces=[ReduceMax]),
+    tf("Min", _reduce(ReduceMin, empty="highest"), produces=[ReduceMin]),
+    tf("Prod", _reduce(ReduceProd), produces=[ReduceProd]),
+    tf("EuclideanNorm", _reduce(ReduceL2), produces=[ReduceL2]),
+    tf("All", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd]),
+    tf("Any", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr]),
+    tf("ArgMax", _arg("max"), produces=[TopK]),
+    tf("ArgMin", _arg("min"), produces=[TopK]),
+    tf("TopKV2", _top_k, produces=[TopK]),
+]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
+from irconv.frontend import aliases, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -33,8 +33,9 @@ from irconv_opset import (
     Unsqueeze,
 )
 
+from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import int_const, table
+from irconv_tf.extractors._base import tf
 
 I64 = ElementType.i64
 
@@ -46,12 +47,12 @@ def _i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
 
 def _as_vector(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
     """A scalar (or one-element) i64 tensor as shape [1], for Concat into a shape."""
-    flat = ctx.op(Reshape(special_zero=False), port, int_const(ctx, [1], "one_element"), suffix=f"{suffix}_vector")
+    flat = ctx.op(Reshape(special_zero=False), port, i64(ctx, [1], "one_element"), suffix=f"{suffix}_vector")
     return _i64(ctx, flat, suffix)
 
 
 def _data_dtype(ctx: ExtractContext, node: Node, name: str = "T") -> np.dtype:
-    return numpy_dtype(ctx.attr(name, 1), node.name)
+    return numpy_dtype(ctx.attrs.int(name, 1), node.name)
 
 
 def _filled(ctx: ExtractContext, value: OutPort, shape: OutPort, suffix: str) -> OutPort:
@@ -68,10 +69,10 @@ def _trailing_dims(ctx: ExtractContext, data: OutPort, lead: OutPort, suffix: st
     rank = ctx.op(ShapeOf(output_type=I64), dims, suffix=f"{suffix}_rank")
     lead_rank = lead.data.shape
     if lead_rank is not None:
-        start = int_const(ctx, [len(lead_rank)], f"{suffix}_start")
+        start = i64(ctx, [len(lead_rank)], f"{suffix}_start")
     else:
         start = ctx.op(ShapeOf(output_type=I64), ctx.op(ShapeOf(output_type=I64), lead), suffix=f"{suffix}_start")
-    return ctx.op(Slice(), dims, start, rank, int_const(ctx, [1], "step"), suffix=suffix)
+    return ctx.op(Slice(), dims, start, rank, i64(ctx, [1], "step"), suffix=suffix)
 
 
 def _segment_sum(
@@ -86,26 +87,26 @@ def _segment_sum(
     ids = _i64(ctx, ids, "ids")
     rows = count
     if drop_negative:
-        count_scalar = ctx.op(Squeeze(), count, int_const(ctx, [0], "axis0"), suffix="count_scalar")
-        negative = ctx.op(Less(), ids, int_const(ctx, 0, "zero_id"), suffix="negative_ids")
+        count_scalar = ctx.op(Squeeze(), count, i64(ctx, [0], "axis0"), suffix="count_scalar")
+        negative = ctx.op(Less(), ids, i64(ctx, 0, "zero_id"), suffix="negative_ids")
         ids = ctx.op(Select(), negative, count_scalar, ids, suffix="kept_ids")
-        rows = ctx.op(Add(), count, int_const(ctx, [1], "one"), suffix="rows_with_dropped")
+        rows = ctx.op(Add(), count, i64(ctx, [1], "one"), suffix="rows_with_dropped")
     tail = _trailing_dims(ctx, data, ids, "row_dims")
     shape = ctx.op(Concat(axis=0), rows, tail, suffix="out_shape")
     zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
-    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    indices = ctx.op(Unsqueeze(), ids, i64(ctx, [-1], "last_axis"), suffix="indices")
     summed = ctx.op(ScatterNDUpdate(reduction="sum"), zeros, indices, data, suffix="ScatterNDUpdate")
     if not drop_negative:
         return summed
-    return ctx.op(Slice(), summed, int_const(ctx, [0], "begin"), count, int_const(ctx, [1], "step"), suffix="kept")
+    return ctx.op(Slice(), summed, i64(ctx, [0], "begin"), count, i64(ctx, [1], "step"), suffix="kept")
 
 
 def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
     """``max(ids) + 1`` as i64 [1]; 0 for no ids."""
-    flat = ctx.op(Reshape(special_zero=False), _i64(ctx, ids, f"{suffix}_i64"), int_const(ctx, [-1], "flat"))
-    padded = ctx.op(Concat(axis=0), flat, int_const(ctx, [-1], "none"), suffix=f"{suffix}_padded")
-    top = ctx.op(ReduceMax(keep_dims=True), padded, int_const(ctx, [0], "axis0"), suffix=f"{suffix}_max")
-    return ctx.op(Add(), top, int_const(ctx, [1], "one"), suffix=suffix)
+    flat = ctx.op(Reshape(special_zero=False), _i64(ctx, ids, f"{suffix}_i64"), i64(ctx, [-1], "flat"))
+    padded = ctx.op(Concat(axis=0), flat, i64(ctx, [-1], "none"), suffix=f"{suffix}_padded")
+    top = ctx.op(ReduceMax(keep_dims=True), padded, i64(ctx, [0], "axis0"), suffix=f"{suffix}_max")
+    return ctx.op(Add(), top, i64(ctx, [1], "one"), suffix=suffix)
 
 
 # ---------------------------------------------------------------------- scatter
@@ -119,18 +120,17 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseToDense(sparse_indices, output_shape, sparse_values, default_value).
-
     Indices are 0-D, [N] (a rank-1 output) or [N, R]; values a scalar or [N].
     """
     shape = _i64(ctx, ctx.input(1), "shape")
     rank = ctx.op(ShapeOf(output_type=I64), shape, suffix="rank")
-    index_shape = ctx.op(Concat(axis=0), int_const(ctx, [-1], "any"), rank, suffix="index_shape")
+    index_shape = ctx.op(Concat(axis=0), i64(ctx, [-1], "any"), rank, suffix="index_shape")
     indices = ctx.op(Reshape(special_zero=False), ctx.input(0), index_shape, suffix="indices")
     count = ctx.op(
         Gather(batch_dims=0),
         ctx.op(ShapeOf(output_type=I64), indices, suffix="index_dims"),
-        int_const(ctx, [0], "first"),
-        int_const(ctx, 0, "axis"),
+        i64(ctx, [0], "first"),
+        i64(ctx, 0, "axis"),
         suffix="count",
     )
     values = _filled(ctx, ctx.input(2), count, "values")
@@ -161,11 +161,11 @@ def _bin_updates(ctx: ExtractContext, dtype: np.dtype, values: OutPort, weights_
             return ones
         return weights
     # unknown: the weights flattened, then ones; the first size(values) of those
-    flat_weights = ctx.op(Reshape(special_zero=False), weights, int_const(ctx, [-1], "flat"), suffix="flat_weights")
-    flat_ones = ctx.op(Reshape(special_zero=False), ones, int_const(ctx, [-1], "flat"), suffix="flat_ones")
+    flat_weights = ctx.op(Reshape(special_zero=False), weights, i64(ctx, [-1], "flat"), suffix="flat_weights")
+    flat_ones = ctx.op(Reshape(special_zero=False), ones, i64(ctx, [-1], "flat"), suffix="flat_ones")
     joined = ctx.op(Concat(axis=0), flat_weights, flat_ones, suffix="weights_or_ones")
     count = ctx.op(ShapeOf(output_type=I64), flat_ones, suffix="count")
-    head = ctx.op(Slice(), joined, int_const(ctx, [0], "begin"), count, int_const(ctx, [1], "step"), suffix="head")
+    head = ctx.op(Slice(), joined, i64(ctx, [0], "begin"), count, i64(ctx, [1], "step"), suffix="head")
     return ctx.op(Reshape(special_zero=False), head, shape, suffix="updates")
 
 
@@ -177,25 +177,23 @@ def _bincount_into(
     [B, N] and each row gets its own bins ([B, size])."""
     ids = _i64(ctx, values, "ids")
     size = _as_vector(ctx, size, "size")
-    size_scalar = ctx.op(Squeeze(), size, int_const(ctx, [0], "axis0"), suffix="size_scalar")
+    size_scalar = ctx.op(Squeeze(), size, i64(ctx, [0], "axis0"), suffix="size_scalar")
     inside = ctx.op(Less(), ids, size_scalar, suffix="inside")
     ids = ctx.op(Select(), inside, ids, size_scalar, suffix="kept_ids")
-    bins = ctx.op(Add(), size, int_const(ctx, [1], "one"), suffix="bins_with_dropped")
-    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    bins = ctx.op(Add(), size, i64(ctx, [1], "one"), suffix="bins_with_dropped")
+    indices = ctx.op(Unsqueeze(), ids, i64(ctx, [-1], "last_axis"), suffix="indices")
     shape = bins
     axis = 0
     if rows:
         dims = ctx.op(ShapeOf(output_type=I64), ids, suffix="ids_shape")
         batch = ctx.op(
-            Slice(), dims, int_const(ctx, [0], "begin"), int_const(ctx, [1], "end"), int_const(ctx, [1], "step"),
+            Slice(), dims, i64(ctx, [0], "begin"), i64(ctx, [1], "end"), i64(ctx, [1], "step"),
             suffix="batch",
         )  # fmt: skip
         shape = ctx.op(Concat(axis=0), batch, bins, suffix="out_shape")
-        count = ctx.op(Squeeze(), batch, int_const(ctx, [0], "axis0"), suffix="batch_scalar")
-        positions = ctx.op(
-            Range(output_type=I64), int_const(ctx, 0, "zero"), count, int_const(ctx, 1, "one_step"), suffix="rows"
-        )
-        row_index = ctx.op(Unsqueeze(), positions, int_const(ctx, [1, 2], "row_axes"), suffix="row_index")
+        count = ctx.op(Squeeze(), batch, i64(ctx, [0], "axis0"), suffix="batch_scalar")
+        positions = ctx.op(Range(output_type=I64), i64(ctx, 0, "zero"), count, i64(ctx, 1, "one_step"), suffix="rows")
+        row_index = ctx.op(Unsqueeze(), positions, i64(ctx, [1, 2], "row_axes"), suffix="row_index")
         row_index = ctx.op(Broadcast(mode="bidirectional"), row_index, ctx.op(ShapeOf(output_type=I64), indices))
         indices = ctx.op(Concat(axis=-1), row_index, indices, suffix="row_indices")
         axis = 1
@@ -204,10 +202,10 @@ def _bincount_into(
     return ctx.op(
         Slice(),
         counted,
-        int_const(ctx, [0], "begin"),
+        i64(ctx, [0], "begin"),
         size,
-        int_const(ctx, [1], "step"),
-        int_const(ctx, [axis], "axis"),
+        i64(ctx, [1], "step"),
+        i64(ctx, [axis], "axis"),
     )
 
 
@@ -226,7 +224,7 @@ def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = ctx.require_rank(0)
     if rank not in (1, 2):
         raise ConversionError(f"{ctx.where()}: the input must have rank 1 or 2, not {rank}")
-    binary = bool(ctx.attr("binary_output", False))
+    binary = ctx.attrs.bool("binary_output", False)
     if binary:
         one = ctx.const(np.ones((), dtype), suffix="one_count")
         updates = _filled(ctx, one, ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="values_shape"), "ones")
@@ -248,7 +246,7 @@ def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rows = ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), int_const(ctx, 0, "axis"), suffix="rows")
+        rows = ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
         if with_count:
             count = _as_vector(ctx, ctx.input(3), "num_segments")
         else:
@@ -261,17 +259,16 @@ def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
 # ----------------------------------------------------------------------- unique
 def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Unique(x) -> y (first-occurrence order), idx: Unique-10 unsorted, outputs 0 and 2.
-
     The CPU plugin fails on an empty input, so a zero is appended first: its first
     occurrence is last unless x holds one, so the positions of x's elements are the first
     len(x) of the result's and y is the first max(idx) + 1 uniques.
     """
-    out = element_type(ctx.attr("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
     sentinel = ctx.const(np.zeros([1], _data_dtype(ctx, node)), suffix="sentinel")
     padded = ctx.op(Concat(axis=0), ctx.input(0), sentinel, suffix="padded")
     unique = ctx.add(Unique(sorted=False, index_element_type=out, count_element_type=out), [padded])
     length = ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="length")
-    step, begin = int_const(ctx, [1], "step"), int_const(ctx, [0], "begin")
+    step, begin = i64(ctx, [1], "step"), i64(ctx, [0], "begin")
     idx = ctx.op(Slice(), unique.out_port(2), begin, length, step, suffix="idx")
     count = _rows_from_max(ctx, idx, "count")
     return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx]
@@ -279,15 +276,15 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ListDiff(x, y) -> the values of x not in y (in x's order) and their positions in x."""
-    out = element_type(ctx.attr("out_idx", 3), node.name)
-    column = ctx.op(Unsqueeze(), ctx.input(0), int_const(ctx, [1], "column_axis"), suffix="x_column")
-    row = ctx.op(Unsqueeze(), ctx.input(1), int_const(ctx, [0], "row_axis"), suffix="y_row")
+    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    column = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "column_axis"), suffix="x_column")
+    row = ctx.op(Unsqueeze(), ctx.input(1), i64(ctx, [0], "row_axis"), suffix="y_row")
     matches = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Equal(), column, row), suffix="matches")
-    found = ctx.op(ReduceSum(keep_dims=False), matches, int_const(ctx, [1], "y_axis"), suffix="found")
+    found = ctx.op(ReduceSum(keep_dims=False), matches, i64(ctx, [1], "y_axis"), suffix="found")
     missing = ctx.op(Equal(), found, ctx.const(np.int32(0), suffix="zero"), suffix="missing")
     positions = ctx.op(NonZero(output_type=I64), missing, suffix="NonZero")
-    positions = ctx.op(Squeeze(), positions, int_const(ctx, [0], "axis0"), suffix="positions")
-    values = ctx.op(Gather(batch_dims=0), ctx.input(0), positions, int_const(ctx, 0, "axis"), suffix="values")
+    positions = ctx.op(Squeeze(), positions, i64(ctx, [0], "axis0"), suffix="positions")
+    values = ctx.op(Gather(batch_dims=0), ctx.input(0), positions, i64(ctx, 0, "axis"), suffix="values")
     return [values, ctx.op(Convert(destination_type=out), positions, suffix="indices")]
 
 
@@ -301,25 +298,25 @@ def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if dims_value is not None:
         sizes = np.asarray(dims_value, np.int64).reshape(-1)
         strides_value = np.array([np.prod(sizes[j + 1 :], dtype=np.int64) for j in range(sizes.size)], np.int64)
-        strides = int_const(ctx, strides_value, "strides")
+        strides = i64(ctx, strides_value, "strides")
     else:
         # stride_j = prod(dims[j + 1:]) = prod(where(position > j, dims, 1))
         count = ctx.op(ShapeOf(output_type=I64), dims, suffix="count")
-        count = ctx.op(Squeeze(), count, int_const(ctx, [0], "axis0"), suffix="count_scalar")
+        count = ctx.op(Squeeze(), count, i64(ctx, [0], "axis0"), suffix="count_scalar")
         positions = ctx.op(
-            Range(output_type=I64), int_const(ctx, 0, "start"), count, int_const(ctx, 1, "delta"), suffix="positions"
+            Range(output_type=I64), i64(ctx, 0, "start"), count, i64(ctx, 1, "delta"), suffix="positions"
         )
-        column = ctx.op(Unsqueeze(), positions, int_const(ctx, [1], "column_axis"), suffix="position_column")
+        column = ctx.op(Unsqueeze(), positions, i64(ctx, [1], "column_axis"), suffix="position_column")
         later = ctx.op(Less(), column, positions, suffix="later")
         grid = ctx.op(Broadcast(mode="bidirectional"), dims, ctx.op(ShapeOf(output_type=I64), later), suffix="grid")
-        factors = ctx.op(Select(), later, grid, int_const(ctx, 1, "one"), suffix="factors")
-        strides = ctx.op(ReduceProd(keep_dims=False), factors, int_const(ctx, [1], "axis1"), suffix="strides")
+        factors = ctx.op(Select(), later, grid, i64(ctx, 1, "one"), suffix="factors")
+        strides = ctx.op(ReduceProd(keep_dims=False), factors, i64(ctx, [1], "axis1"), suffix="strides")
     index = _i64(ctx, ctx.input(0), "index")
     if ctx.input_rank(0) != 0:
-        axis = int_const(ctx, [1], "column_axis")
+        axis = i64(ctx, [1], "column_axis")
         strides = ctx.op(Unsqueeze(), strides, axis, suffix="stride_column")
         dims = ctx.op(Unsqueeze(), dims, axis, suffix="dims_column")
-        index = ctx.op(Unsqueeze(), index, int_const(ctx, [0], "row_axis"), suffix="index_row")
+        index = ctx.op(Unsqueeze(), index, i64(ctx, [0], "row_axis"), suffix="index_row")
     quotient = ctx.op(Divide(m_pythondiv=False), index, strides, suffix="quotient")
     coords = ctx.op(FloorMod(), quotient, dims, suffix="coords")
     return [ctx.op(Convert(destination_type=index_type), coords, suffix="Convert")]
@@ -328,13 +325,12 @@ def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ------------------------------------------------------------------- stitching
 def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DynamicStitch(indices[N], data[N]): ``merged[indices[m][i]] = data[m][i]``, later wins.
-
     All index tensors are flattened and joined (positions 0..M-1), the data rows likewise.
     For each output row the last position writing it comes from ScatterNDUpdate(max) of
     position + 1 over zeros; a Gather from the rows behind one zero row (for rows nothing
     writes) then picks the winners.
     """
-    n = int(ctx.attr("N", len(ctx.inputs) // 2))
+    n = ctx.attrs.int("N", len(ctx.inputs) // 2)
     dtype = _data_dtype(ctx, node)
     flat_ids, flat_rows = [], []
     for m in range(n):
@@ -343,50 +339,48 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
             ctx.op(
                 Reshape(special_zero=False),
                 _i64(ctx, ids, f"ids{m}"),
-                int_const(ctx, [-1], "flat"),
+                i64(ctx, [-1], "flat"),
                 suffix=f"flat_ids{m}",
             )
         )
         tail = _trailing_dims(ctx, data, ids, f"row_dims{m}")
-        rows_shape = ctx.op(Concat(axis=0), int_const(ctx, [-1], "any"), tail, suffix=f"rows_shape{m}")
+        rows_shape = ctx.op(Concat(axis=0), i64(ctx, [-1], "any"), tail, suffix=f"rows_shape{m}")
         flat_rows.append(ctx.op(Reshape(special_zero=False), data, rows_shape, suffix=f"rows{m}"))
     ids = flat_ids[0] if n == 1 else ctx.op(Concat(axis=0), *flat_ids, suffix="ids")
     rows = flat_rows[0] if n == 1 else ctx.op(Concat(axis=0), *flat_rows, suffix="rows")
     count = _rows_from_max(ctx, ids, "count")
     total = ctx.op(ShapeOf(output_type=I64), ids, suffix="total")
-    total = ctx.op(Squeeze(), total, int_const(ctx, [0], "axis0"), suffix="total_scalar")
-    stop = ctx.op(Add(), total, int_const(ctx, 1, "one"), suffix="stop")
-    one = int_const(ctx, 1, "one")
+    total = ctx.op(Squeeze(), total, i64(ctx, [0], "axis0"), suffix="total_scalar")
+    stop = ctx.op(Add(), total, i64(ctx, 1, "one"), suffix="stop")
+    one = i64(ctx, 1, "one")
     positions = ctx.op(Range(output_type=I64), one, stop, one, suffix="positions")  # 1..M
-    zeros = _filled(ctx, int_const(ctx, 0, "no_writer"), count, "no_writers")
-    indices = ctx.op(Unsqueeze(), ids, int_const(ctx, [-1], "last_axis"), suffix="indices")
+    zeros = _filled(ctx, i64(ctx, 0, "no_writer"), count, "no_writers")
+    indices = ctx.op(Unsqueeze(), ids, i64(ctx, [-1], "last_axis"), suffix="indices")
     winners = ctx.op(ScatterNDUpdate(reduction="max"), zeros, indices, positions, suffix="winners")
     tail = _trailing_dims(ctx, flat_rows[0], flat_ids[0], "row_dims")
-    blank_shape = ctx.op(Concat(axis=0), int_const(ctx, [1], "one_row"), tail, suffix="blank_shape")
+    blank_shape = ctx.op(Concat(axis=0), i64(ctx, [1], "one_row"), tail, suffix="blank_shape")
     blank = _filled(ctx, _zero(ctx, dtype), blank_shape, "blank")
     source = ctx.op(Concat(axis=0), blank, rows, suffix="source")
-    return [ctx.op(Gather(batch_dims=0), source, winners, int_const(ctx, 0, "axis"))]
+    return [ctx.op(Gather(batch_dims=0), source, winners, i64(ctx, 0, "axis"))]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "ScatterNd": (_scatter_nd, "Broadcast, ScatterNDUpdate"),
-            "UnsortedSegmentSum": (_unsorted_segment_sum, "Broadcast, ScatterNDUpdate"),
-            "SegmentSum": (_segment_sum_sorted, "ReduceMax, Broadcast, ScatterNDUpdate"),
-            "SparseSegmentSum": (_sparse_segment_sum(False), "Gather, ReduceMax, ScatterNDUpdate"),
-            "Unique": (_unique, "Unique"),
-            "SparseToDense": (_sparse_to_dense, "Reshape, Broadcast, ScatterNDUpdate"),
-            "UnravelIndex": (_unravel_index, "Divide, FloorMod"),
-            "DynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
-            "ParallelDynamicStitch": (_dynamic_stitch, "ScatterNDUpdate, Gather"),
-            "ListDiff": (_list_diff, "Equal, ReduceSum, NonZero, Gather"),
-            "TensorScatterUpdate": (_tensor_scatter("none"), "ScatterNDUpdate"),
-            "TensorScatterAdd": (_tensor_scatter("sum"), "ScatterNDUpdate"),
-            "TensorScatterSub": (_tensor_scatter("sub"), "ScatterNDUpdate"),
-            "TensorScatterMax": (_tensor_scatter("max"), "ScatterNDUpdate"),
-            "TensorScatterMin": (_tensor_scatter("min"), "ScatterNDUpdate"),
-            "Bincount": (_bincount, "Broadcast, ScatterNDUpdate, Slice"),
-            "DenseBincount": (_dense_bincount, "Broadcast, ScatterNDUpdate, Slice"),
-        }
-    )
+EXTRACTORS = [
+    tf("ScatterNd", _scatter_nd, produces=[Broadcast, ScatterNDUpdate]),
+    tf("UnsortedSegmentSum", _unsorted_segment_sum, produces=[Broadcast, ScatterNDUpdate]),
+    tf("SegmentSum", _segment_sum_sorted, produces=[ReduceMax, Broadcast, ScatterNDUpdate]),
+    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, ReduceMax, ScatterNDUpdate]),
+    tf("Unique", _unique, produces=[Unique]),
+    tf("SparseToDense", _sparse_to_dense, produces=[Reshape, Broadcast, ScatterNDUpdate]),
+    tf("UnravelIndex", _unravel_index, produces=[Divide, FloorMod]),
+    *aliases(
+        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather]
+    ),
+    tf("ListDiff", _list_diff, produces=[Equal, ReduceSum, NonZero, Gather]),
+    tf("TensorScatterUpdate", _tensor_scatter("none"), produces=[ScatterNDUpdate]),
+    tf("TensorScatterAdd", _tensor_scatter("sum"), produces=[ScatterNDUpdate]),
+    tf("TensorScatterSub", _tensor_scatter("sub"), produces=[ScatterNDUpdate]),
+    tf("TensorScatterMax", _tensor_scatter("max"), produces=[ScatterNDUpdate]),
+    tf("TensorScatterMin", _tensor_scatter("min"), produces=[ScatterNDUpdate]),
+    tf("Bincount", _bincount, produces=[Broadcast, ScatterNDUpdate, Slice]),
+    tf("DenseBincount", _dense_bincount, produces=[Broadcast, ScatterNDUpdate, Slice]),
+]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.frontend import aliases, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -34,8 +34,9 @@ from irconv_opset import (
     Unsqueeze,
 )
 
+from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import numpy_dtype
-from irconv_tf.extractors._base import int_const, table
+from irconv_tf.extractors._base import tf
 
 _I64 = ElementType.i64
 
@@ -48,17 +49,17 @@ def _element_dims(ctx: ExtractContext, idx: int) -> OutPort:
     if value is not None:
         dims = np.asarray(value, dtype=np.int64).reshape(-1)
         if np.asarray(value).ndim == 0:
-            return int_const(ctx, np.zeros(0, np.int64), "element_dims")
-        return int_const(ctx, dims if (dims >= 0).all() else np.ones_like(dims), "element_dims")
+            return i64(ctx, np.zeros(0, np.int64), "element_dims")
+        return i64(ctx, dims if (dims >= 0).all() else np.ones_like(dims), "element_dims")
     computed = ctx.op(Convert(destination_type=_I64), ctx.input(idx), suffix="element_dims")
-    ones = ctx.op(Broadcast(mode="numpy"), int_const(ctx, 1, "one"), ctx.op(ShapeOf(output_type=_I64), computed))
-    known = ctx.op(ReduceMin(keep_dims=False), computed, int_const(ctx, [0], "axis"), suffix="smallest")
-    is_known = ctx.op(GreaterEqual(), known, int_const(ctx, 0, "zero"), suffix="all_known")
+    ones = ctx.op(Broadcast(mode="numpy"), i64(ctx, 1, "one"), ctx.op(ShapeOf(output_type=_I64), computed))
+    known = ctx.op(ReduceMin(keep_dims=False), computed, i64(ctx, [0], "axis"), suffix="smallest")
+    is_known = ctx.op(GreaterEqual(), known, i64(ctx, 0, "zero"), suffix="all_known")
     return ctx.op(Select(), is_known, computed, ones, suffix="reserved_dims")
 
 
 def _zeros(ctx: ExtractContext, count: OutPort) -> OutPort:
-    dtype = numpy_dtype(int(ctx.attr("element_dtype", 1)), f"node {ctx.node.name!r}")
+    dtype = numpy_dtype(ctx.attrs.int("element_dtype", 1), f"node {ctx.node.name!r}")
     zero = ctx.const(np.zeros((), dtype), suffix="zero")
     shape = ctx.op(Concat(axis=0), count, _element_dims(ctx, 0), suffix="list_shape")
     return ctx.op(Broadcast(mode="numpy"), zero, shape, suffix="list")
@@ -66,12 +67,12 @@ def _zeros(ctx: ExtractContext, count: OutPort) -> OutPort:
 
 def _reserve(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = ctx.op(Convert(destination_type=_I64), ctx.input(1), suffix="count")
-    count = ctx.op(Unsqueeze(), count, int_const(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 1) else count
+    count = ctx.op(Unsqueeze(), count, i64(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 1) else count
     return [_zeros(ctx, count)]
 
 
 def _empty(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [_zeros(ctx, int_const(ctx, [0], "count"))]
+    return [_zeros(ctx, i64(ctx, [0], "count"))]
 
 
 def _scalar(ctx: ExtractContext, idx: int) -> bool:
@@ -81,8 +82,8 @@ def _scalar(ctx: ExtractContext, idx: int) -> bool:
 
 def _length(ctx: ExtractContext, lst: OutPort) -> OutPort:
     dims = ctx.op(ShapeOf(output_type=_I64), lst, suffix="list_dims")
-    one = int_const(ctx, [1], "one")
-    return ctx.op(Slice(), dims, int_const(ctx, [0], "zero"), one, one, suffix="length")
+    one = i64(ctx, [1], "one")
+    return ctx.op(Slice(), dims, i64(ctx, [0], "zero"), one, one, suffix="length")
 
 
 def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort:
@@ -90,13 +91,13 @@ def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort
     (see ``_element_dims``), broadcast to the item's size; a written list already has it."""
     length = _length(ctx, lst)
     item_dims = ctx.op(ShapeOf(output_type=_I64), items, suffix="item_dims")
-    size = ctx.op(ReduceProd(keep_dims=True), item_dims, int_const(ctx, [0], "axis"), suffix="item_size")
+    size = ctx.op(ReduceProd(keep_dims=True), item_dims, i64(ctx, [0], "axis"), suffix="item_size")
     # [length, values per element], explicit so an empty list reshapes too
     list_dims = ctx.op(ShapeOf(output_type=_I64), lst, suffix="all_dims")
-    big = int_const(ctx, [np.iinfo(np.int64).max], "end")
-    one = int_const(ctx, [1], "one")
+    big = i64(ctx, [np.iinfo(np.int64).max], "end")
+    one = i64(ctx, [1], "one")
     element_dims = ctx.op(Slice(), list_dims, one, big, one, suffix="element_dims")
-    per_element = ctx.op(ReduceProd(keep_dims=True), element_dims, int_const(ctx, [0], "axis"), suffix="per_element")
+    per_element = ctx.op(ReduceProd(keep_dims=True), element_dims, i64(ctx, [0], "axis"), suffix="per_element")
     flat = ctx.op(Reshape(special_zero=False), lst, ctx.op(Concat(axis=0), length, per_element), suffix="flat")
     wide = ctx.op(Broadcast(mode="numpy"), flat, ctx.op(Concat(axis=0), length, size), suffix="wide")
     target = ctx.op(Concat(axis=0), length, item_dims, suffix="target")
@@ -104,33 +105,33 @@ def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort
 
 
 def _set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    grow = bool(ctx.attr("resize_if_index_out_of_bounds", False))
+    grow = ctx.attrs.bool("resize_if_index_out_of_bounds", False)
     return [_write(ctx, ctx.input(0), ctx.input(1), ctx.input(2), grow)]
 
 
 def _write(ctx: ExtractContext, lst: OutPort, index: OutPort, item: OutPort, grow: bool = False) -> OutPort:
     """``lst[index] = item``; with ``grow`` a list shorter than ``index + 1`` is first padded
     with zeros (a TensorArray with ``dynamic_size``)."""
-    index = ctx.op(Unsqueeze(), index, int_const(ctx, 0, "axis"), suffix="index")
-    update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
+    index = ctx.op(Unsqueeze(), index, i64(ctx, 0, "axis"), suffix="index")
+    update = ctx.op(Unsqueeze(), item, i64(ctx, 0, "axis"), suffix="update")
     lst = _reshaped_like(ctx, lst, item)
     if grow:
-        wanted = ctx.op(Add(), ctx.op(Convert(destination_type=_I64), index), int_const(ctx, [1], "one"))
-        missing = ctx.op(Maximum(), ctx.op(Subtract(), wanted, _length(ctx, lst)), int_const(ctx, [0], "zero"))
+        wanted = ctx.op(Add(), ctx.op(Convert(destination_type=_I64), index), i64(ctx, [1], "one"))
+        missing = ctx.op(Maximum(), ctx.op(Subtract(), wanted, _length(ctx, lst)), i64(ctx, [0], "zero"))
         pad_dims = ctx.op(Concat(axis=0), missing, ctx.op(ShapeOf(output_type=_I64), item), suffix="pad_dims")
-        dtype = numpy_dtype(int(ctx.attr("element_dtype", ctx.attr("T", 1))), f"node {ctx.node.name!r}")
+        dtype = numpy_dtype(int(ctx.attrs.int("element_dtype", ctx.attrs.int("T", 1))), f"node {ctx.node.name!r}")
         zero = ctx.const(np.zeros((), dtype), suffix="zero")
         pad = ctx.op(Broadcast(mode="numpy"), zero, pad_dims, suffix="pad")
         lst = ctx.op(Concat(axis=0), lst, pad, suffix="grown")
-    return ctx.op(ScatterUpdate(), lst, index, update, int_const(ctx, 0, "axis"), suffix="set")
+    return ctx.op(ScatterUpdate(), lst, index, update, i64(ctx, 0, "axis"), suffix="set")
 
 
 def _get_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), int_const(ctx, 0, "axis"), suffix="get")]
+    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="get")]
 
 
 def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), int_const(ctx, 0, "axis"), suffix="gather")]
+    return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="gather")]
 
 
 def _the_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -139,21 +140,19 @@ def _the_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _list_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="dims")
-    return [ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 0, "index"), int_const(ctx, 0, "axis"), suffix="length")]
+    return [ctx.op(Gather(batch_dims=0), dims, i64(ctx, 0, "index"), i64(ctx, 0, "axis"), suffix="length")]
 
 
 def _element_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out_type = ElementType.i64 if int(ctx.attr("shape_type", 3)) == 9 else ElementType.i32
+    out_type = ElementType.i64 if ctx.attrs.int("shape_type", 3) == 9 else ElementType.i32
     dims = ctx.op(ShapeOf(output_type=out_type), ctx.input(0), suffix="dims")
-    big = int_const(ctx, [np.iinfo(np.int64).max], "end")
-    return [
-        ctx.op(Slice(), dims, int_const(ctx, [1], "begin"), big, int_const(ctx, [1], "step"), suffix="element_shape")
-    ]
+    big = i64(ctx, [np.iinfo(np.int64).max], "end")
+    return [ctx.op(Slice(), dims, i64(ctx, [1], "begin"), big, i64(ctx, [1], "step"), suffix="element_shape")]
 
 
 def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(1)
-    update = ctx.op(Unsqueeze(), item, int_const(ctx, 0, "axis"), suffix="update")
+    update = ctx.op(Unsqueeze(), item, i64(ctx, 0, "axis"), suffix="update")
     # an empty list of any element shape reshapes to [0, *item shape]
     target = ctx.op(
         Concat(axis=0), _length(ctx, ctx.input(0)), ctx.op(ShapeOf(output_type=_I64), item), suffix="target"
@@ -167,12 +166,12 @@ def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rest = ctx.op(
         Slice(),
         lst,
-        int_const(ctx, [0], "begin"),
-        int_const(ctx, [-1], "end"),
-        int_const(ctx, [1], "step"),
+        i64(ctx, [0], "begin"),
+        i64(ctx, [-1], "end"),
+        i64(ctx, [1], "step"),
         suffix="rest",
     )
-    last = ctx.op(Gather(batch_dims=0), lst, int_const(ctx, -1, "last"), int_const(ctx, 0, "axis"), suffix="last")
+    last = ctx.op(Gather(batch_dims=0), lst, i64(ctx, -1, "last"), i64(ctx, 0, "axis"), suffix="last")
     return [rest, last]
 
 
@@ -182,15 +181,15 @@ def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    shape = ctx.attr("element_shape", None)
+    shape = ctx.attrs.get("element_shape")
     if shape is None:
-        dims = int_const(ctx, np.zeros(0, np.int64), "element_dims")
+        dims = i64(ctx, np.zeros(0, np.int64), "element_dims")
     else:
         known = all(d is not None and d >= 0 for d in shape)
-        dims = int_const(ctx, [d if known else 1 for d in shape], "element_dims")
-    dtype = numpy_dtype(int(ctx.attr("dtype", 1)), f"node {node.name!r}")
+        dims = i64(ctx, [d if known else 1 for d in shape], "element_dims")
+    dtype = numpy_dtype(ctx.attrs.int("dtype", 1), f"node {node.name!r}")
     count = ctx.op(Convert(destination_type=_I64), ctx.input(0), suffix="count")
-    count = ctx.op(Unsqueeze(), count, int_const(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 0) else count
+    count = ctx.op(Unsqueeze(), count, i64(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 0) else count
     shape_port = ctx.op(Concat(axis=0), count, dims, suffix="list_shape")
     flow = ctx.op(Broadcast(mode="numpy"), ctx.const(np.zeros((), dtype), suffix="zero"), shape_port, suffix="list")
     return [ctx.const(np.zeros((), np.float32), suffix="handle"), flow]
@@ -203,44 +202,40 @@ def _array_write(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _array_read(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), int_const(ctx, 0, "axis"), suffix="read")]
+    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), i64(ctx, 0, "axis"), suffix="read")]
 
 
 def _array_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     values = ctx.input(2)
-    item = ctx.op(Gather(batch_dims=0), values, int_const(ctx, 0, "first"), int_const(ctx, 0, "axis"))
+    item = ctx.op(Gather(batch_dims=0), values, i64(ctx, 0, "first"), i64(ctx, 0, "axis"))
     lst = _reshaped_like(ctx, ctx.input(3), item)
-    return [ctx.op(ScatterUpdate(), lst, ctx.input(1), values, int_const(ctx, 0, "axis"), suffix="scatter")]
+    return [ctx.op(ScatterUpdate(), lst, ctx.input(1), values, i64(ctx, 0, "axis"), suffix="scatter")]
 
 
 def _array_size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(1), suffix="dims")
-    return [ctx.op(Gather(batch_dims=0), dims, int_const(ctx, 0, "index"), int_const(ctx, 0, "axis"), suffix="size")]
+    return [ctx.op(Gather(batch_dims=0), dims, i64(ctx, 0, "index"), i64(ctx, 0, "axis"), suffix="size")]
 
 
 def _array_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), int_const(ctx, 0, "axis"), suffix="gather")]
+    return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), i64(ctx, 0, "axis"), suffix="gather")]
 
 
-def extractors() -> list[Extractor]:
-    return table(
-        {
-            "TensorListReserve": (_reserve, "Broadcast"),
-            "EmptyTensorList": (_empty, "Broadcast"),
-            "TensorListFromTensor": (_the_tensor, ""),
-            "TensorListStack": (_the_tensor, ""),
-            "TensorListSetItem": (_set_item, "ScatterUpdate"),
-            "TensorListGetItem": (_get_item, "Gather"),
-            "TensorListGather": (_gather, "Gather"),
-            "TensorListLength": (_list_length, "ShapeOf,Gather"),
-            "TensorListElementShape": (_element_shape, "ShapeOf,Slice"),
-            "TensorListPushBack": (_push_back, "Concat"),
-            "TensorListPopBack": (_pop_back, "Slice,Gather"),
-            "TensorArrayV3": (_array, "Broadcast"),
-            "TensorArrayWriteV3": (_array_write, "ScatterUpdate"),
-            "TensorArrayReadV3": (_array_read, "Gather"),
-            "TensorArrayGatherV3": (_array_gather, "Gather"),
-            "TensorArrayScatterV3": (_array_scatter, "ScatterUpdate"),
-            "TensorArraySizeV3": (_array_size, "ShapeOf,Gather"),
-        }
-    )
+EXTRACTORS = [
+    tf("TensorListReserve", _reserve, produces=[Broadcast]),
+    tf("EmptyTensorList", _empty, produces=[Broadcast]),
+    *aliases(FRAMEWORK, ["TensorListFromTensor", "TensorListStack"], _the_tensor),
+    tf("TensorListSetItem", _set_item, produces=[ScatterUpdate]),
+    tf("TensorListGetItem", _get_item, produces=[Gather]),
+    tf("TensorListGather", _gather, produces=[Gather]),
+    tf("TensorListLength", _list_length, produces=[ShapeOf, Gather]),
+    tf("TensorListElementShape", _element_shape, produces=[ShapeOf, Slice]),
+    tf("TensorListPushBack", _push_back, produces=[Concat]),
+    tf("TensorListPopBack", _pop_back, produces=[Slice, Gather]),
+    tf("TensorArrayV3", _array, produces=[Broadcast]),
+    tf("TensorArrayWriteV3", _array_write, produces=[ScatterUpdate]),
+    tf("TensorArrayReadV3", _array_read, produces=[Gather]),
+    tf("TensorArrayGatherV3", _array_gather, produces=[Gather]),
+    tf("TensorArrayScatterV3", _array_scatter, produces=[ScatterUpdate]),
+    tf("TensorArraySizeV3", _array_size, produces=[ShapeOf, Gather]),
+]

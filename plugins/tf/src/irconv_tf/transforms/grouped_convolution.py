@@ -34,7 +34,7 @@ def _regroup(rewriter: Rewriter, node: Node) -> None:
     from irconv_opset import GroupConvolution
 
     data = node.in_port(0).data.get_shape()
-    filters = node.input_value(1)
+    filters = node.in_port(1).constant(shape_derived=False)
     source = node.in_port(0).get_source()
     if data is None or len(data) < 3 or data[1] is None or filters is None or source is None:
         return

@@ -1,0 +1,54 @@
+"""Graphs irconv converted into IRs that computed something else, never finished, or that
+OpenVINO refused. Each case is checked against TensorFlow itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+R = np.random.default_rng(23)
+
+
+def f32(*shape: int, scale: float = 1.0) -> np.ndarray:
+    return (R.uniform(-1, 1, shape) * scale).astype(np.float32)
+
+
+# ------------------------------------------------------------- wrong numbers
+@pytest.mark.parametrize("max_output_size", [3, 6, 9])
+def test_nms_v4_pads_to_max_output_size(max_output_size: int, tf_check: Any) -> None:
+    """Fewer boxes survive than asked for: TF pads the indices with zeros to max_output_size."""
+    import tensorflow as tf
+
+    boxes = np.array(
+        [[0, 0, 1, 1], [0, 0.05, 1, 1.05], [0, 2, 1, 3], [0, 2.02, 1, 3.02], [0, 5, 1, 6], [0, 5.01, 1, 6.01]],
+        np.float32,
+    )
+    scores = np.array([0.9, 0.8, 0.7, 0.95, 0.3, 0.2], np.float32)
+    frozen = tf_check(
+        lambda b, s: tf.raw_ops.NonMaxSuppressionV4(
+            boxes=b,
+            scores=s,
+            max_output_size=max_output_size,
+            iou_threshold=0.5,
+            score_threshold=np.float32(0.25),
+            pad_to_max_output_size=True,
+        ),
+        [boxes, scores],
+        op="NonMaxSuppressionV4",
+    )
+    assert frozen.expected[0].shape == (max_output_size,)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("op", ["IsInf", "IsNan", "IsFinite"])
+def test_float_classes(op: str, dtype: Any, tf_check: Any) -> None:
+    """Infinities, NaN and finite values (large ones included) of every float type. (The CPU
+    plugin takes f64 data as f32, saturating: f32's largest value and an infinity arrive as
+    the same number, so the largest f64 value tested is below it.)"""
+    import tensorflow as tf
+
+    largest = float(np.finfo(dtype).max) if dtype != np.float64 else 1e38
+    values = np.array([np.inf, -np.inf, np.nan, 0.0, -1.5, 3.0e4, largest, -largest], dtype)
+    tf_check(lambda x: getattr(tf.raw_ops, op)(x=x), [values], op=op)
