@@ -1,0 +1,111 @@
+"""The front end as a plugin: lazy torch import, supported-op listing, all unsupported ops
+in one report, a third party's extractor for a custom ``torch.library`` op, weights shared
+with the program, half-precision weights kept."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from irconv.errors import UnsupportedOpsError
+from irconv.frontend import extractor, typed
+from irconv.plugins import PluginHost, hookimpl
+from irconv_opset import Multiply, Tanh
+from torch import nn
+from torch_support import check_module, convert_and_compile, run_both
+
+
+def test_loading_the_plugin_and_another_frameworks_extractors_does_not_import_torch() -> None:
+    probe = ("import sys, irconv_torch.plugin as p; p.load_model(); assert p.extract_op('onnx') == []; "
+             "p.declare_hints(); assert 'torch' not in sys.modules, 'torch imported'; print('ok')")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr
+
+
+def test_irconv_ops_lists_the_aten_extractors() -> None:
+    done = subprocess.run([sys.executable, "-m", "irconv", "ops", "--framework", "torch"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    for op in ("aten.convolution.default", "aten.scaled_dot_product_attention.default", "aten.lstm.input"):
+        assert op in done.stdout
+
+
+@torch.library.custom_op("irconv_test::scaled_tanh", mutates_args=())
+def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.tanh(x) * scale
+
+
+@scaled_tanh.register_fake
+def _(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.empty_like(x)
+
+
+class UsesCustomAndUnsupportedOps(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return scaled_tanh(x, 2.0) + torch.special.i0(x) + torch.special.i0(x * 2)
+
+
+class UsesCustomOp(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return scaled_tanh(x, 2.0) + 1
+
+
+def test_every_unsupported_op_is_reported_at_once() -> None:
+    import irconv
+
+    with pytest.raises(UnsupportedOpsError) as raised:
+        irconv.convert_model(UsesCustomAndUnsupportedOps(), example_input=torch.randn(2, 3))
+    message = str(raised.value)
+    assert "irconv_test.scaled_tanh.default" in message and "aten.i0.default" in message
+    assert "x2" in message  # the two i0 calls counted once
+
+
+class ScaledTanhPlugin:
+    """A third party's plugin mapping the custom op to opset ops."""
+
+    @hookimpl
+    def extract_op(self) -> list[Any]:
+        def extract(node: Any, ctx: Any) -> list[Any]:
+            data = ctx.input(0)
+            scale = typed(ctx, ctx.attrs.float("scale"), data.data.element_type, suffix="scale")
+            return [ctx.op(Multiply(), ctx.op(Tanh(), data, suffix="tanh"), scale, suffix="scaled")]
+
+        return [extractor("torch", "irconv_test.scaled_tanh.default", extract, versions=(205, None),
+                          produces=[Tanh, Multiply])]
+
+
+def test_a_third_party_extractor_maps_a_custom_torch_library_op(tmp_path: Path) -> None:
+    host = PluginHost()
+    host.register(ScaledTanhPlugin(), "scaled_tanh")
+    check_module(UsesCustomOp(), torch.randn(2, 3), tmp_path, host=host)
+
+
+def test_weights_are_views_of_the_programs_tensors() -> None:
+    import irconv
+    from irconv.ops import Const
+
+    model = nn.Linear(64, 32).eval()
+    program = torch.export.export(model, (torch.randn(1, 64),))
+    graph = irconv.convert_model(program, disabled_transforms=["fuse.transpose_matmul_weights"])
+    weights = {node.name: node.op for node in graph.nodes() if isinstance(node.op, Const)}
+    weight = weights["weight"].value
+    assert np.shares_memory(weight, program.state_dict["weight"].detach().numpy())
+
+
+def test_half_precision_weights_are_kept_and_run(tmp_path: Path) -> None:
+    import irconv
+    from irconv.ops import Const
+
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4)).half().eval()
+    x = torch.randn(2, 16).half()
+    graph = irconv.convert_model(model, example_input=x)
+    dtypes = {node.op.value.dtype for node in graph.nodes() if isinstance(node.op, Const) and node.op.value.ndim == 2}
+    assert dtypes == {np.dtype(np.float16)}
+    compiled = convert_and_compile(model, tmp_path, example_input=x)
+    expected, actual = run_both(model, compiled, (x,))
+    np.testing.assert_allclose(actual[0].astype(np.float32), expected[0].astype(np.float32), rtol=2e-2, atol=2e-2)
