@@ -145,7 +145,33 @@ class _Reader:
             raise self.bad("no sub-graphs")
         subgraphs = [self._subgraph(i, root.Subgraphs(i), codes, buffers) for i in range(count)]
         signatures = [self._signature(root.SignatureDefs(i), subgraphs) for i in range(root.SignatureDefsLength())]
+        self._check_calls(subgraphs)
         return TfliteModel(self.path, version, subgraphs, signatures, self.data)
+
+    def _check_calls(self, subgraphs: list[Subgraph]) -> None:
+        """Sub-graphs named by IF/WHILE/CALL_ONCE operators exist and never call themselves
+        (directly or through others): a cycle would recurse forever."""
+        calls = {sub.index: called_subgraphs(sub) for sub in subgraphs}
+        for index, targets in calls.items():
+            for target in targets:
+                if not 0 <= target < len(subgraphs):
+                    raise self.bad(f"sub-graph {subgraphs[index].name!r} calls sub-graph {target}, "
+                                   f"but there are {len(subgraphs)}")
+        state: dict[int, int] = {}  # 1: on the current path, 2: done
+
+        def visit(index: int, path: list[int]) -> None:
+            state[index] = 1
+            for target in calls[index]:
+                if state.get(target) == 1:
+                    cycle = " -> ".join(subgraphs[i].name for i in [*path, index, target])
+                    raise self.bad(f"sub-graphs call each other in a cycle ({cycle})")
+                if target not in state:
+                    visit(target, [*path, index])
+            state[index] = 2
+
+        for index in calls:
+            if index not in state:
+                visit(index, [])
 
     def _operator_code(self, code: fb.OperatorCode) -> tuple[str, bool, int]:
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
@@ -275,6 +301,22 @@ class _Reader:
 
         return Signature(key, index, aliases([sig.Inputs(i) for i in range(sig.InputsLength())]),
                          aliases([sig.Outputs(i) for i in range(sig.OutputsLength())]))
+
+
+#: Options fields naming the sub-graphs an operator runs.
+_SUBGRAPH_FIELDS = ("then_subgraph_index", "else_subgraph_index", "cond_subgraph_index", "body_subgraph_index")
+
+
+def called_subgraphs(subgraph: Subgraph) -> list[int]:
+    """The sub-graphs the operators of ``subgraph`` run (IF branches, WHILE bodies)."""
+    from irconv_tflite.attributes import builtin_attributes
+
+    found = []
+    for op in subgraph.operators:
+        if op.op_type in ("IF", "WHILE"):
+            attributes = builtin_attributes(op.options_type, op.options)
+            found += [int(attributes.get(name)) for name in _SUBGRAPH_FIELDS if name in attributes]
+    return found
 
 
 def _text(value: bytes | None) -> str:

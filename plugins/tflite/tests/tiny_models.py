@@ -1,0 +1,162 @@
+"""Write small .tflite files with the flatbuffers builder and the generated schema module,
+so the reader's tests (valid and deliberately broken files) need no TensorFlow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import flatbuffers
+import numpy as np
+
+from irconv_tflite.schema import tflite_generated as fb
+
+
+@dataclass
+class TensorSpec:
+    name: str
+    shape: list[int]
+    type: int = fb.TensorType.FLOAT32
+    buffer: int = 0
+
+
+@dataclass
+class OpSpec:
+    opcode_index: int
+    inputs: list[int]
+    outputs: list[int]
+    #: (BuiltinOptions type code, function writing the options table and returning its offset)
+    options: tuple[int, Callable[[flatbuffers.Builder], int]] | None = None
+
+
+@dataclass
+class SubgraphSpec:
+    tensors: list[TensorSpec]
+    inputs: list[int]
+    outputs: list[int]
+    operators: list[OpSpec]
+    name: str = "main"
+
+
+@dataclass
+class ModelSpec:
+    subgraphs: list[SubgraphSpec]
+    builtin_codes: list[int]
+    buffers: list[bytes] = field(default_factory=lambda: [b""])
+    version: int = 3
+
+
+def _ints(builder: flatbuffers.Builder, values: list[int], dtype: Any = np.int32) -> int:
+    return builder.CreateNumpyVector(np.asarray(values, dtype=dtype))
+
+
+def _tables(builder: flatbuffers.Builder, offsets: list[int]) -> int:
+    builder.StartVector(4, len(offsets), 4)
+    for offset in reversed(offsets):
+        builder.PrependUOffsetTRelative(offset)
+    return builder.EndVector()
+
+
+def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
+    name = builder.CreateString(spec.name)
+    shape = _ints(builder, spec.shape)
+    fb.TensorStart(builder)
+    fb.TensorAddShape(builder, shape)
+    fb.TensorAddType(builder, spec.type)
+    fb.TensorAddBuffer(builder, spec.buffer)
+    fb.TensorAddName(builder, name)
+    fb.TensorAddHasRank(builder, True)
+    return fb.TensorEnd(builder)
+
+
+def _operator(builder: flatbuffers.Builder, spec: OpSpec) -> int:
+    options = spec.options[1](builder) if spec.options else None
+    inputs, outputs = _ints(builder, spec.inputs), _ints(builder, spec.outputs)
+    fb.OperatorStart(builder)
+    fb.OperatorAddOpcodeIndex(builder, spec.opcode_index)
+    fb.OperatorAddInputs(builder, inputs)
+    fb.OperatorAddOutputs(builder, outputs)
+    if spec.options and options is not None:
+        fb.OperatorAddBuiltinOptionsType(builder, spec.options[0])
+        fb.OperatorAddBuiltinOptions(builder, options)
+    return fb.OperatorEnd(builder)
+
+
+def _subgraph(builder: flatbuffers.Builder, spec: SubgraphSpec) -> int:
+    tensors = _tables(builder, [_tensor(builder, t) for t in spec.tensors])
+    operators = _tables(builder, [_operator(builder, o) for o in spec.operators])
+    inputs, outputs = _ints(builder, spec.inputs), _ints(builder, spec.outputs)
+    name = builder.CreateString(spec.name)
+    fb.SubGraphStart(builder)
+    fb.SubGraphAddTensors(builder, tensors)
+    fb.SubGraphAddInputs(builder, inputs)
+    fb.SubGraphAddOutputs(builder, outputs)
+    fb.SubGraphAddOperators(builder, operators)
+    fb.SubGraphAddName(builder, name)
+    return fb.SubGraphEnd(builder)
+
+
+def _buffer(builder: flatbuffers.Builder, data: bytes) -> int:
+    vector = builder.CreateByteVector(data) if data else None
+    fb.BufferStart(builder)
+    if vector is not None:
+        fb.BufferAddData(builder, vector)
+    return fb.BufferEnd(builder)
+
+
+def _code(builder: flatbuffers.Builder, code: int) -> int:
+    fb.OperatorCodeStart(builder)
+    fb.OperatorCodeAddDeprecatedBuiltinCode(builder, min(code, 127))
+    fb.OperatorCodeAddBuiltinCode(builder, code)
+    fb.OperatorCodeAddVersion(builder, 1)
+    return fb.OperatorCodeEnd(builder)
+
+
+def build(spec: ModelSpec) -> bytes:
+    builder = flatbuffers.Builder(1024)
+    buffers = _tables(builder, [_buffer(builder, b) for b in spec.buffers])
+    subgraphs = _tables(builder, [_subgraph(builder, s) for s in spec.subgraphs])
+    codes = _tables(builder, [_code(builder, c) for c in spec.builtin_codes])
+    fb.ModelStart(builder)
+    fb.ModelAddVersion(builder, spec.version)
+    fb.ModelAddOperatorCodes(builder, codes)
+    fb.ModelAddSubgraphs(builder, subgraphs)
+    fb.ModelAddBuffers(builder, buffers)
+    builder.Finish(fb.ModelEnd(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+CONSTANT = np.arange(4, dtype=np.float32).reshape(1, 4)
+
+
+def add_model() -> ModelSpec:
+    """y = relu(x + [0, 1, 2, 3]) for x of shape [1, 4]."""
+
+    def relu_options(builder: flatbuffers.Builder) -> int:
+        fb.AddOptionsStart(builder)
+        fb.AddOptionsAddFusedActivationFunction(builder, fb.ActivationFunctionType.RELU)
+        return fb.AddOptionsEnd(builder)
+
+    main = SubgraphSpec(
+        tensors=[TensorSpec("x", [1, 4]), TensorSpec("c", [1, 4], buffer=1), TensorSpec("y", [1, 4])],
+        inputs=[0],
+        outputs=[2],
+        operators=[OpSpec(0, [0, 1], [2], (fb.BuiltinOptions.AddOptions, relu_options))],
+    )
+    return ModelSpec([main], [fb.BuiltinOperator.ADD], [b"", CONSTANT.tobytes()])
+
+
+def while_model(body_index: int) -> ModelSpec:
+    """The main graph runs WHILE with condition and body ``body_index`` (a cycle when it
+    names the main graph itself)."""
+
+    def while_options(builder: flatbuffers.Builder) -> int:
+        fb.WhileOptionsStart(builder)
+        fb.WhileOptionsAddCondSubgraphIndex(builder, body_index)
+        fb.WhileOptionsAddBodySubgraphIndex(builder, body_index)
+        return fb.WhileOptionsEnd(builder)
+
+    main = SubgraphSpec([TensorSpec("x", [1]), TensorSpec("y", [1])], [0], [1],
+                        [OpSpec(0, [0], [1], (fb.BuiltinOptions.WhileOptions, while_options))])
+    return ModelSpec([main], [fb.BuiltinOperator.WHILE])
