@@ -30,6 +30,11 @@ FOUND: dict[str, tuple[int, ...]] = {
     "tf": (40, 217, 219, 247, 296, 426, 470, 482, 495, 511, 519, 632, 642, 676, 704, 784, 833, 899, 903, 962, 985, 991),
     "savedmodel": (11, 137, 151, 191, 350, 500),
 }
+#: The same for runs with another ``--seed``: (seed, case number).
+FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
+    "onnx": ((11, 5050), (11, 5053), (11, 5094)),  # If branches of two types; If without then_branch; Concat of mixed ranks
+    "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
+}
 
 
 def cases() -> list[object]:
@@ -39,7 +44,9 @@ def cases() -> list[object]:
         for i in indices:
             reason = KNOWN.get((name, i))
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            out.append(pytest.param(name, i, marks=marks, id=f"{name}-{i}"))
+            out.append(pytest.param(name, 0, i, marks=marks, id=f"{name}-{i}"))
+        for seed, i in FOUND_SEEDED.get(name, ()):
+            out.append(pytest.param(name, seed, i, id=f"{name}-s{seed}-{i}"))
     return out
 
 
@@ -57,11 +64,11 @@ def _seeds(cache: dict[str, list[Path]], name: str, root: Path) -> list[Path]:
     return cache[name]
 
 
-@pytest.mark.parametrize(("fmt", "index"), cases())
-def test_mutant_converts_or_fails_clearly(fmt, index, seed_models, tmp_path_factory):
+@pytest.mark.parametrize(("fmt", "seed_number", "index"), cases())
+def test_mutant_converts_or_fails_clearly(fmt, seed_number, index, seed_models, tmp_path_factory):
     root = tmp_path_factory.getbasetemp() / "mutation-sample"
     seeds = _seeds(seed_models, fmt, root)
-    rng = random.Random(f"{fmt}:0:{index}")  # the same case as `run.py --format F --start index`
+    rng = random.Random(f"{fmt}:{seed_number}:{index}")  # as `run.py --format F --seed S --start index`
     seed = rng.choice(seeds)
     case_dir = root / "case"
     shutil.rmtree(case_dir, ignore_errors=True)

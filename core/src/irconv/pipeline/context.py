@@ -129,6 +129,14 @@ class ExtractContext:
         _deprecated("normalize_axis", "irconv.frontend.normalize_axis(ctx, axis, rank)")
         return normalize_axis(self, axis, rank)
 
+    def body(self, name: str) -> Graph:
+        """The sub-graph ``name`` (an If branch, a Loop body) the loader read for this node;
+        a missing one is the attribute error every front end gives."""
+        found = self.source_op.bodies.get(name)
+        if found is None:
+            raise self.attrs.error(name, "a graph", "nothing (the attribute is required)")
+        return found  # type: ignore[no-any-return]
+
     def where(self) -> str:
         """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
         return f"node {self.node.name!r} ({self.source_op.describe()})"

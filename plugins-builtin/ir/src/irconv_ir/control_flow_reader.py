@@ -39,15 +39,24 @@ class _BodyIndex:
         return self.results[layer_id]
 
 
-def _slice(attributes: dict[str, str]) -> SliceSpec | None:
+def _int(attributes: dict[str, str], key: str, where: str, default: str | None = None) -> int:
+    """A port map's integer attribute; missing or not an integer is an error about the file."""
+    text = attributes.get(key, default)
+    try:
+        return int(text)  # type: ignore[arg-type]  # None is caught below
+    except (TypeError, ValueError):
+        raise ConversionError(f"{where}: port map attribute {key}={text!r} is not an integer") from None
+
+
+def _slice(attributes: dict[str, str], where: str) -> SliceSpec | None:
     if "axis" not in attributes:
         return None
     return SliceSpec(
-        axis=int(attributes["axis"]),
-        start=int(attributes.get("start", "0")),
-        stride=int(attributes.get("stride", "1")),
-        part_size=int(attributes.get("part_size", "1")),
-        end=int(attributes.get("end", "-1")),
+        axis=_int(attributes, "axis", where),
+        start=_int(attributes, "start", where, "0"),
+        stride=_int(attributes, "stride", where, "1"),
+        part_size=_int(attributes, "part_size", where, "1"),
+        end=_int(attributes, "end", where, "-1"),
     )
 
 
@@ -58,19 +67,19 @@ def _port_map(layer: IrLayer, tag: str, index: _BodyIndex) -> PortMap:
     current_iteration = condition_output = -1
     input_count = len(layer.inputs)
     for kind, attributes in layer.port_maps.get(tag, []):
-        external = int(attributes["external_port_id"])
-        internal = int(attributes["internal_layer_id"])
+        external = _int(attributes, "external_port_id", index.where)
+        internal = _int(attributes, "internal_layer_id", index.where)
         purpose = attributes.get("purpose", "")
         if kind == "input":
             if purpose == "current_iteration":
                 current_iteration = index.parameter(internal)
             else:
-                inputs.append(BodyInput(external, index.parameter(internal), _slice(attributes)))
+                inputs.append(BodyInput(external, index.parameter(internal), _slice(attributes, index.where)))
         elif kind == "output":
             if purpose == "execution_condition":
                 condition_output = index.result(internal)
             else:
-                outputs.append(BodyOutput(external - input_count, index.result(internal), _slice(attributes)))
+                outputs.append(BodyOutput(external - input_count, index.result(internal), _slice(attributes, index.where)))
     return tuple(inputs), tuple(outputs), current_iteration, condition_output
 
 

@@ -398,6 +398,10 @@ class If(Op):
             a, b = then_by_port.get(port), else_by_port.get(port)
             if a is None or b is None:
                 raise ConversionError(f"{where}: output {port} is not produced by both branches")
+            known = {t for t in (a.get_type(), b.get_type()) if t is not ElementType.dynamic}
+            if len(known) > 1:  # the runtime merges the branches' types, whatever the condition
+                raise ConversionError(f"{where}: output {port} is {a.get_type().value} in the then branch "
+                                      f"but {b.get_type().value} in the else branch")
             if condition is not None:
                 chosen = a if bool(condition.reshape(-1)[0]) else b
                 shape, element_type = chosen.get_shape(), chosen.get_type()

@@ -170,10 +170,16 @@ class Concat(Op):
         types = [in_type(node, i) for i in range(node.num_inputs())]
         out_type = next((t for t in types if t is not ElementType.dynamic), ElementType.dynamic)
         known = [s for s in shapes if s is not None]
+        if len({t for t in types if t is not ElementType.dynamic}) > 1:
+            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different element types "
+                                  f"({', '.join(t.value for t in types)})")
         if not known:
             set_output(node, 0, None, out_type)
             return
         rank = len(known[0])
+        if any(len(s) != rank for s in known):
+            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different ranks "
+                                  f"({', '.join(str(len(s)) for s in known)})")
         axis = normalize_axis(self.axis, rank)
         dims: list[Dim] = list(known[0])
         total: int | None = 0

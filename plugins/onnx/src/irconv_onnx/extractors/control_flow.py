@@ -32,7 +32,7 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset.ops.control_flow import BodyInput, BodyOutput
 
     bodies = _bodies(ctx)
-    then_body, else_body = bodies["then_branch"], bodies["else_branch"]
+    then_body, else_body = ctx.body("then_branch"), ctx.body("else_branch")
     external = 1
     maps: dict[str, tuple[BodyInput, ...]] = {}
     for key, body in bodies.items():  # the loader's order: attribute order, often else before then
