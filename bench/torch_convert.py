@@ -1,0 +1,186 @@
+"""PyTorch conversion, irconv vs ``openvino.convert_model``: time, peak memory, IR latency.
+
+Each model (built in the child from a fixed seed: a ResNet-18-shaped CNN, a MobileNetV3-
+style CNN, BERT and Llama from small ``transformers`` configs with random weights) is
+converted in a separate process by ``irconv.convert_model(module, example_input=...)`` +
+``irconv.save_model`` and by ``openvino.convert_model(module, example_input=...)`` +
+``openvino.save_model``, alternating the order every round. Both keep f32 weights. The
+table gives the median whole-process wall time, the conversion call's own median time
+(torch import and model construction excluded), the largest peak RSS (``os.wait4``), and
+the median CPU latency of each tool's IR (``compile_model(..., "CPU")``, f32 inference
+precision, same inputs, compared within 1e-3).
+
+    python bench/torch_convert.py                 # 3 rounds
+    python bench/torch_convert.py --rounds 5 --models resnet18 bert
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r'''
+import json, sys, time
+import torch
+from torch import nn
+tool, name, out = sys.argv[1], sys.argv[2], sys.argv[3]
+torch.manual_seed(0)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False); self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False); self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None if stride == 1 and cin == cout else nn.Sequential(
+            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        skip = x if self.down is None else self.down(x)
+        return torch.relu(self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(x))))) + skip)
+
+
+def resnet18():
+    layers, cin = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(3, 2, 1)], 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]; cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 1000)]
+    return nn.Sequential(*layers), torch.randn(1, 3, 224, 224)
+
+
+def mobilenet_v3_style():
+    def block(c, e):
+        return nn.Sequential(nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.Hardswish(),
+                             nn.Conv2d(e, e, 3, 1, 1, groups=e, bias=False), nn.BatchNorm2d(e), nn.Hardswish(),
+                             nn.Conv2d(e, c, 1, bias=False), nn.BatchNorm2d(c))
+    layers = [nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.Hardswish()]
+    layers += [block(32, 96) for _ in range(6)]
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 1000)]
+    return nn.Sequential(*layers), torch.randn(1, 3, 224, 224)
+
+
+def bert():
+    import transformers
+    config = transformers.BertConfig(vocab_size=30522, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
+                                     intermediate_size=1024)
+    model = transformers.BertModel(config); model.config.return_dict = False
+    return model, (torch.randint(0, 30522, (1, 128)), torch.ones(1, 128, dtype=torch.int64))
+
+
+class CausalLM(nn.Module):
+    def __init__(self, model):
+        super().__init__(); self.model = model
+
+    def forward(self, ids, mask):
+        return self.model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+
+
+def llama():
+    import transformers
+    config = transformers.LlamaConfig(vocab_size=32000, hidden_size=256, intermediate_size=688, num_hidden_layers=4,
+                                      num_attention_heads=8, num_key_value_heads=4)
+    config._attn_implementation = "sdpa"
+    return CausalLM(transformers.LlamaForCausalLM(config)), (torch.randint(0, 32000, (1, 64)),
+                                                             torch.ones(1, 64, dtype=torch.int64))
+
+
+model, example = {"resnet18": resnet18, "mobilenet_v3_style": mobilenet_v3_style, "bert": bert, "llama": llama}[name]()
+model = model.eval()
+for layer in model.modules():
+    if isinstance(layer, nn.BatchNorm2d):
+        layer.running_mean.uniform_(-0.5, 0.5); layer.running_var.uniform_(0.5, 1.5)
+start = time.perf_counter()
+if tool == "irconv":
+    import irconv
+    irconv.save_model(irconv.convert_model(model, example_input=example), out, compress_to_fp16=False)
+else:
+    import openvino as ov
+    ov.save_model(ov.convert_model(model, example_input=example), out, compress_to_fp16=False)
+seconds = time.perf_counter() - start
+example = example if isinstance(example, tuple) else (example,)
+torch.save(example, out + ".inputs.pt")
+with torch.no_grad():
+    torch.save(model(*example), out + ".expected.pt")
+print(json.dumps({"convert": seconds}))
+'''
+
+MODELS = ("resnet18", "mobilenet_v3_style", "bert", "llama")
+
+
+def run(tool: str, model: str, out: Path) -> tuple[float, float, float]:
+    """Whole-process wall seconds, the conversion call's seconds, peak RSS in MiB."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, tool, model, str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    stdout = proc.stdout.read().decode() if proc.stdout else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise RuntimeError(f"{tool} on {model} failed: {err.strip().splitlines()[-1:]}")
+    convert = json.loads(stdout.strip().splitlines()[-1])["convert"]
+    return wall, convert, usage.ru_maxrss / 1024
+
+
+def latency(xml: Path, runs: int) -> tuple[float, list]:
+    """Median milliseconds of one inference of the IR on the CPU, and its outputs."""
+    import openvino as ov
+    import torch
+
+    inputs = [t.numpy() for t in torch.load(str(xml) + ".inputs.pt")]
+    compiled = ov.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    for _ in range(5):
+        request.infer(inputs)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        request.infer(inputs)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=50, help="inferences per latency measurement")
+    parser.add_argument("--models", nargs="*", default=list(MODELS), choices=MODELS)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="torch_bench_"))
+    print("| model | tool | process s (median) | convert_model s (median) | peak RSS MiB | IR latency ms | max abs diff vs torch |")
+    print("|---|---|---|---|---|---|---|")
+    try:
+        for model in args.models:
+            results: dict[str, dict[str, list[float]]] = {t: {"wall": [], "convert": [], "peak": []}
+                                                          for t in ("irconv", "ovc")}
+            for round_ in range(args.rounds):
+                for tool in (("irconv", "ovc") if round_ % 2 == 0 else ("ovc", "irconv")):
+                    wall, convert, peak = run(tool, model, work / f"{model}_{tool}.xml")
+                    for key, value in (("wall", wall), ("convert", convert), ("peak", peak)):
+                        results[tool][key].append(value)
+            import torch
+
+            for tool, found in results.items():
+                xml = work / f"{model}_{tool}.xml"
+                ms, outputs = latency(xml, args.runs)
+                expected = torch.load(str(xml) + ".expected.pt")
+                expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+                diff = max(float(abs(o - e.numpy()).max()) for o, e in zip(outputs, expected))
+                print(f"| {model} | {tool} | {statistics.median(found['wall']):.2f} | "
+                      f"{statistics.median(found['convert']):.2f} | {max(found['peak']):.0f} | {ms:.2f} | {diff:.1e} |")
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
