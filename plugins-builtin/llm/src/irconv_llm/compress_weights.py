@@ -8,6 +8,7 @@ import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.ops import DeferredConst
 from irconv.types import ElementType
+from irconv_ir.blobs import release_mapped_pages
 
 from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
 from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, quantization
@@ -83,7 +84,10 @@ class CompressWeights(Transform):
     def _quantize(self, site: WeightSite, scheme: Scheme) -> Quantization:
         float_type = site.weight.out_port(0).data.element_type
         scale_dtype = self._scale_dtype if float_type is ElementType.f32 else float_type.numpy
-        return quantization(site.value, scheme, scale_dtype)
+        weights = site.value
+        params = quantization(weights, scheme, scale_dtype)
+        release_mapped_pages(weights)  # read again block by block when written: not kept in memory
+        return params
 
 
 def _most_tolerant(

@@ -10,7 +10,8 @@ MatMul keeps) and ``cols`` the input channels it reduces. Each row, or each grou
 - asymmetric (``u8``/``u4``): ``scale = (max - min) / (2**bits - 1)`` and a zero point
   ``round(-min / scale)``, so the group's range maps onto every level.
 
-With 4 bits each group also tries ranges narrowed to ``SHRINKS`` of the full one and keeps
+Each group also tries ranges narrowed at either end to ``SHRINKS`` (4 bits; ``SHRINKS_8BIT``
+with 8) of the full one and keeps
 the scale with the smallest squared error (clipping a rare extreme value buys a finer
 step for all the others). The runtime computes ``(q - zero_point) * scale``. Scales and zero points are computed in
 one pass over the weights, a block of rows at a time; the quantized values themselves are
@@ -28,7 +29,7 @@ from irconv.types import ElementType
 #: 4-bit ranges tried per group, as shares of the full range: clipping the few largest
 #: values often lowers the group's squared error (the smallest error wins).
 SHRINKS = (1.0, 0.95, 0.9, 0.85, 0.8)
-SHRINKS_8BIT = (1.0, 0.995, 0.99)
+SHRINKS_8BIT = (1.0, 0.995)
 #: Weight values read per block of rows (a few MiB of f32).
 ROWS_BLOCK_VALUES = 1 << 20
 
@@ -114,8 +115,11 @@ def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | ty
         for narrowing in _narrowings(scheme):
             block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
             levels = quantize_block(block, block_scale, block_zero, scheme)
-            restored = (levels - (0 if block_zero is None else block_zero)) * block_scale
-            group_error = np.square(restored - block, dtype=np.float64).sum(-1, keepdims=True)
+            if block_zero is not None:
+                levels -= block_zero
+            levels *= block_scale
+            levels -= block
+            group_error = np.square(levels, out=levels).sum(-1, keepdims=True, dtype=np.float64)
             if best_error is None:
                 best_scale, best_zero, best_error = block_scale, block_zero, group_error
                 continue
