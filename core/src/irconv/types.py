@@ -46,12 +46,16 @@ class ElementType(enum.Enum):
 
     @property
     def numpy(self) -> np.dtype:
-        """The NumPy dtype holding values of this type (bf16 is not representable).
+        """The NumPy dtype holding values of this type.
 
         NumPy has no 8-bit floats: f8e5m2 and f8e4m3 values are held as their bit patterns in
         a one-byte structured dtype whose field names the type (see :mod:`irconv.float8`), so
         an f8 constant never passes for ``u8``; ``irconv.float8`` converts to and from f32.
+        bf16 is ``ml_dtypes.bfloat16`` (the package ONNX and JAX use), imported when first
+        asked for.
         """
+        if self is ElementType.bf16:
+            return _bfloat16()
         if self not in _TO_NUMPY:
             raise ValueError(f"element type {self.value} has no NumPy equivalent")
         return _TO_NUMPY[self]
@@ -72,13 +76,13 @@ class ElementType(enum.Enum):
         return self in (ElementType.f8e5m2, ElementType.f8e4m3)
 
     @property
-    def is_integer(self) -> bool:
-        return self.value[0] in "iu"
-
-    @property
     def is_packed(self) -> bool:
         """Stored with two values per byte in the ``.bin`` (u4, i4)."""
         return self in (ElementType.u4, ElementType.i4)
+
+    @property
+    def is_integer(self) -> bool:
+        return self.value[0] in "iu"
 
     @classmethod
     def from_numpy(cls, dtype: np.dtype | type) -> ElementType:
@@ -86,6 +90,8 @@ class ElementType(enum.Enum):
         try:
             return _FROM_NUMPY[dt]
         except KeyError:
+            if dt.name == "bfloat16":
+                return cls.bf16
             raise ValueError(f"NumPy dtype {dt} has no IR element type") from None
 
     @classmethod
@@ -119,15 +125,27 @@ _TO_NUMPY: dict[ElementType, np.dtype] = {
     # bit patterns in a tagged byte (NumPy has no 8-bit float); irconv.float8 converts them
     ElementType.f8e5m2: np.dtype([("f8e5m2", np.uint8)]),
     ElementType.f8e4m3: np.dtype([("f8e4m3", np.uint8)]),
+    # one value per byte in a tagged byte (NumPy has no 4-bit integer); packed on emit
+    ElementType.u4: np.dtype([("u4", np.uint8)]),
+    ElementType.i4: np.dtype([("i4", np.int8)]),
 }
 _FROM_NUMPY = {dt: et for et, dt in _TO_NUMPY.items()}
+
+
+def _bfloat16() -> np.dtype:
+    """bf16 values as ``ml_dtypes.bfloat16`` arrays (NumPy itself has no bf16)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ValueError("element type bf16 needs the ml_dtypes package to be held in NumPy "
+                         "(pip install ml_dtypes)") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 _PRECISIONS = {
     ElementType.f64: "FP64",
     ElementType.f32: "FP32",
     ElementType.f16: "FP16",
-    # one value per byte in a tagged byte (NumPy has no 4-bit integer); packed on emit
-    ElementType.u4: np.dtype([("u4", np.uint8)]),
-    ElementType.i4: np.dtype([("i4", np.int8)]),
     ElementType.bf16: "BF16",
     ElementType.f8e5m2: "F8E5M2",
     ElementType.f8e4m3: "F8E4M3",
@@ -139,6 +157,8 @@ _PRECISIONS = {
     ElementType.u32: "U32",
     ElementType.u16: "U16",
     ElementType.u8: "U8",
+    ElementType.u4: "U4",
+    ElementType.i4: "I4",
     ElementType.boolean: "BOOL",
     ElementType.dynamic: "UNSPECIFIED",  # as the IR reader spells an unknown type
 }
@@ -154,5 +174,3 @@ def format_shape(shape: MaybeShape) -> str:
     if shape is None:
         return "[...]"
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
-    ElementType.u4: "U4",
-    ElementType.i4: "I4",
