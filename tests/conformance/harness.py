@@ -57,9 +57,14 @@ class Case:
     def numeric(self) -> bool:
         for inputs, outputs in self.data_sets:
             for value in list(inputs) + list(outputs):
-                if not isinstance(value, np.ndarray) or value.dtype.kind not in "biuf":
+                if not isinstance(value, np.ndarray) or not (value.dtype.kind in "biuf" or _is_bf16(value)):
                     return False
         return bool(self.data_sets)
+
+
+def _is_bf16(value: np.ndarray) -> bool:
+    """An ``ml_dtypes.bfloat16`` array (NumPy's own kinds do not include it)."""
+    return value.dtype.name == "bfloat16"
 
 
 def collect_cases() -> dict[str, Case]:
@@ -157,36 +162,39 @@ def compare(expected: list[np.ndarray], actual: list[np.ndarray], rtol: float, a
             raise AssertionError(f"output {i}: dtype {out.dtype}, expected {ref.dtype}")
         if ref.shape != out.shape:
             raise AssertionError(f"output {i}: shape {out.shape}, expected {ref.shape}")
-        if ref.dtype.kind == "f":
+        if _is_bf16(ref):  # as onnx's runner: in f32, at least two bf16 ulps of relative tolerance
+            np.testing.assert_allclose(out.astype(np.float32), ref.astype(np.float32), rtol=max(rtol, 2**-6), atol=atol)
+        elif ref.dtype.kind == "f":
             np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol)
         else:
             np.testing.assert_array_equal(out, ref)
 
 
-#: OpenVINO's float8 element types and the ml_dtypes arrays ONNX's test data uses for them.
-FLOAT8_ARRAYS = {"f8e5m2": "float8_e5m2", "f8e4m3": "float8_e4m3fn"}
+#: OpenVINO's element types that NumPy lacks and the ml_dtypes arrays ONNX's test data uses for them.
+ML_DTYPES_ARRAYS = {"f8e5m2": "float8_e5m2", "f8e4m3": "float8_e4m3fn", "bf16": "bfloat16"}
 
 
 def _runtime_input(port: Any, value: np.ndarray) -> Any:
-    """A float8 input as an OpenVINO tensor of that type holding the same bytes (the Python
-    API would read an ml_dtypes float8 array as something else); other inputs as they are."""
+    """A float8 or bf16 input as an OpenVINO tensor of that type holding the same bytes (the
+    Python API would read an ml_dtypes array as something else); other inputs as they are."""
     import openvino as ov
 
-    if port.get_element_type().get_type_name() not in FLOAT8_ARRAYS:
+    if port.get_element_type().get_type_name() not in ML_DTYPES_ARRAYS:
         return value
     tensor = ov.Tensor(port.get_element_type(), ov.Shape(list(value.shape)))
-    np.asarray(tensor.data).view(np.uint8)[...] = np.ascontiguousarray(value).view(np.uint8)
+    # flat views: a 0-d array cannot be viewed as bytes
+    np.asarray(tensor.data).reshape(-1).view(np.uint8)[...] = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
     return tensor
 
 
 def _runtime_output(port: Any, value: np.ndarray) -> np.ndarray:
-    """A float8 output (the Python API gives its bytes as uint8) as the ml_dtypes array."""
-    name = FLOAT8_ARRAYS.get(port.get_element_type().get_type_name())
+    """A float8 or bf16 output (the Python API gives its bytes as another type) as the ml_dtypes array."""
+    name = ML_DTYPES_ARRAYS.get(port.get_element_type().get_type_name())
     if name is None:
         return value
     import ml_dtypes
 
-    return value.view(np.uint8).view(getattr(ml_dtypes, name))
+    return value.reshape(-1).view(np.uint8).view(getattr(ml_dtypes, name)).reshape(value.shape)
 
 
 def infer(compiled: Any, model: Any, inputs: list[np.ndarray]) -> list[np.ndarray]:

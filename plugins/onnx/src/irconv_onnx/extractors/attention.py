@@ -237,11 +237,14 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
             suffix="qk_capped",
         )
 
-    # The additive bias: attn_mask, causal and window masks, nonpad_kv_seqlen padding.
+    # The additive bias: attn_mask, causal and window masks, nonpad_kv_seqlen padding. For bf16
+    # it is built in f32: OpenVINO's CPU plugin reads a bf16 -inf constant as the lowest finite
+    # value, and the guard of fully masked rows below must see -inf.
+    bias_et = ElementType.f32 if et is ElementType.bf16 else et
     terms: list[OutPort] = []
     total = _dims(ctx, present_key, [2], "total_length")
     if ctx.has_input(3):
-        terms.append(_mask_bias(ctx, total, et))
+        terms.append(_mask_bias(ctx, total, bias_et))
     nonpad = ctx.input(6) if version >= 24 and ctx.has_input(6) else None
     is_causal = bool(a.int("is_causal", 0))
     left = a.int("left_window_size", -1) if version >= 25 else -1
@@ -267,18 +270,21 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
             inside = ctx.op(LessEqual(), away, i64(ctx, size, f"{name}_window"), suffix=f"{name}_window_allowed")
             allowed = inside if allowed is None else ctx.op(LogicalAnd(), allowed, inside, suffix=f"{name}_window_and")
         assert allowed is not None
-        terms.append(_bias_of(ctx, allowed, et, "causal" if is_causal else "window"))
+        terms.append(_bias_of(ctx, allowed, bias_et, "causal" if is_causal else "window"))
     if nonpad is not None:
         lengths = ctx.op(Reshape(special_zero=False), nonpad, i64(ctx, [-1, 1, 1, 1]), suffix="nonpad_lengths")
         cols = _positions(ctx, q, present_key)[1]
-        terms.append(_bias_of(ctx, ctx.op(Less(), cols, lengths, suffix="nonpad_allowed"), et, "nonpad"))
+        terms.append(_bias_of(ctx, ctx.op(Less(), cols, lengths, suffix="nonpad_allowed"), bias_et, "nonpad"))
     bias: OutPort | None = None
     for idx, term in enumerate(terms):
         bias = term if bias is None else ctx.op(Add(), bias, term, suffix=f"bias_{idx}")
 
     mode = a.int("qk_matmul_output_mode", 0)
     qk_output = qk  # modes 0 and 1: after the softcap, as the reference gives it
-    scores = qk if bias is None else ctx.op(Add(), qk, bias, suffix="qk_biased")
+    scores = qk
+    if bias is not None:
+        added = bias if bias_et is et else ctx.op(Convert(destination_type=et), bias, suffix="bias_converted")
+        scores = ctx.op(Add(), qk, added, suffix="qk_biased")
     if mode == _BIAS_FROM_QK:
         qk_output = scores
     precision = a.int("softmax_precision", 0)
@@ -289,7 +295,7 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if bias is not None:  # a row whose every key is masked attends nothing: 0, not NaN
         # Decided per key (NotEqual -inf) then reduced: OpenVINO's CPU ReduceMax gives the lowest
         # finite value, not -inf, for a row of -inf.
-        open_key = ctx.op(NotEqual(), bias, _float_const(ctx, -np.inf, et, "key_neg_inf"), suffix="key_open")
+        open_key = ctx.op(NotEqual(), bias, _float_const(ctx, -np.inf, bias_et, "key_neg_inf"), suffix="key_open")
         open_row = ctx.op(ReduceLogicalOr(keep_dims=True), open_key, i64(ctx, [-1]), suffix="row_open")
         probs = ctx.op(
             Select(), open_row, probs, _float_const(ctx, 0.0, softmax_et, "row_zero"), suffix="softmax_guarded"
