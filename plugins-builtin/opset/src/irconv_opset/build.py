@@ -74,3 +74,15 @@ def along_axis(ctx: ExtractContext, port: OutPort, axis: int, rank: int, suffix:
     if value is not None:
         return ctx.const(np.asarray(value).reshape(shape), suffix=suffix)
     return ctx.op(Reshape(special_zero=False), port, i64(ctx, shape), suffix=suffix)
+
+
+def dims_of(ctx: ExtractContext, port: OutPort, axes: int | list[int], suffix: str) -> OutPort:
+    """The sizes of ``port`` along ``axes`` as i64: a scalar for one axis, a 1-D tensor for a
+    list; a constant when those dimensions are static, gathered from the run-time shape otherwise."""
+    from irconv_opset import Gather
+
+    shape = port.data.shape
+    picked = [axes] if isinstance(axes, int) else axes
+    if shape is not None and all(shape[a] is not None for a in picked):
+        return i64(ctx, shape[axes] if isinstance(axes, int) else [shape[a] for a in axes], suffix)
+    return ctx.op(Gather(), shape_of(ctx, port, f"{suffix}_shape"), i64(ctx, axes), i64(ctx, 0), suffix=suffix)

@@ -21,7 +21,7 @@ from irconv.frontend import extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import shape_of
+from irconv_opset.build import dims_of
 
 from irconv_onnx.extractors._common import et_of_onnx, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
@@ -40,30 +40,6 @@ def _float_const(ctx: ExtractContext, value: float, et: ElementType, suffix: str
             const = ctx.op(Convert(destination_type=ElementType.bf16), const, suffix=f"{suffix}_bf16")
         return const
     return ctx.const(np.asarray(value, et.numpy), suffix=suffix)
-
-
-def _dims(ctx: ExtractContext, port: OutPort, axes: list[int], suffix: str) -> OutPort:
-    """The sizes of ``port`` along ``axes`` as an i64 vector (a constant when static)."""
-    from irconv_opset import Gather
-
-    shape = port.data.shape
-    if shape is not None and all(shape[a] is not None for a in axes):
-        return i64(ctx, [shape[a] for a in axes], suffix)
-    return ctx.op(
-        Gather(), shape_of(ctx, port, f"{suffix}_shape"), i64(ctx, axes), i64(ctx, 0), suffix=suffix
-    )
-
-
-def _dim_scalar(ctx: ExtractContext, port: OutPort, axis: int, suffix: str) -> OutPort:
-    """The size of ``port`` along ``axis`` as an i64 scalar."""
-    from irconv_opset import Gather
-
-    shape = port.data.shape
-    if shape is not None and shape[axis] is not None:
-        return i64(ctx, shape[axis], suffix)
-    return ctx.op(
-        Gather(), shape_of(ctx, port, f"{suffix}_shape"), i64(ctx, axis), i64(ctx, 0), suffix=suffix
-    )
 
 
 def _static_dim(port: OutPort, axis: int) -> int | None:
@@ -99,16 +75,16 @@ def _repeat_heads(
         repeats = i64(ctx, [1, 1, q_heads // kv_heads, 1, 1], f"{name}_repeats")
     else:
         group = ctx.op(
-            Divide(), _dims(ctx, q, [1], "q_heads"), _dims(ctx, x, [1], f"{name}_heads"), suffix=f"{name}_group"
+            Divide(), dims_of(ctx, q, [1], "q_heads"), dims_of(ctx, x, [1], f"{name}_heads"), suffix=f"{name}_group"
         )
         repeats = ctx.op(Concat(axis=0), i64(ctx, [1, 1]), group, i64(ctx, [1, 1]), suffix=f"{name}_repeats")
     wide = ctx.op(Unsqueeze(), x, i64(ctx, [2]), suffix=f"{name}_unsqueezed")
     tiled = ctx.op(Tile(), wide, repeats, suffix=f"{name}_tiled")
     target = ctx.op(
         Concat(axis=0),
-        _dims(ctx, x, [0], f"{name}_batch"),
-        _dims(ctx, q, [1], f"{name}_q_heads"),
-        _dims(ctx, x, [2, 3], f"{name}_rows"),
+        dims_of(ctx, x, [0], f"{name}_batch"),
+        dims_of(ctx, q, [1], f"{name}_q_heads"),
+        dims_of(ctx, x, [2, 3], f"{name}_rows"),
         suffix=f"{name}_grouped_shape",
     )
     return ctx.op(Reshape(special_zero=False), tiled, target, suffix=f"{name}_grouped")
@@ -121,7 +97,7 @@ def _scale_root(ctx: ExtractContext, q: OutPort, scale: float | None, et: Elemen
     if scale is None:
         head = _static_dim(q, 3)
         if head is None:  # head_size ** -0.25 at run time
-            size = ctx.op(Convert(destination_type=et), _dim_scalar(ctx, q, 3, "head_size"), suffix="head_size_f")
+            size = ctx.op(Convert(destination_type=et), dims_of(ctx, q, 3, "head_size"), suffix="head_size_f")
             return ctx.op(Power(), size, _float_const(ctx, -0.25, et, "quarter"), suffix="scale_root")
         scale = 1.0 / np.sqrt(head)
     return _float_const(ctx, float(np.sqrt(np.float64(scale))), et, "scale_root")
@@ -153,7 +129,7 @@ def _mask_bias(ctx: ExtractContext, total: OutPort, et: ElementType) -> OutPort:
     length, wanted = _static_dim(mask, -1), total.constant(shape_derived=True)
     if length is not None and wanted is not None and int(np.asarray(wanted).reshape(-1)[0]) == length:
         return mask
-    missing = ctx.op(Subtract(), total, _dims(ctx, mask, [rank - 1], "attn_mask_length"), suffix="attn_mask_missing")
+    missing = ctx.op(Subtract(), total, dims_of(ctx, mask, [rank - 1], "attn_mask_length"), suffix="attn_mask_missing")
     ends = ctx.op(Concat(axis=0), i64(ctx, [0] * (rank - 1)), missing, suffix="attn_mask_pads_end")
     return ctx.op(
         Pad(pad_mode="constant"),
@@ -170,7 +146,7 @@ def _positions(ctx: ExtractContext, q: OutPort, keys: OutPort) -> tuple[OutPort,
     from irconv_opset import Range, Unsqueeze
 
     def positions(x: OutPort, what: str) -> OutPort:
-        length = _dim_scalar(ctx, x, 2, f"{what}_length")
+        length = dims_of(ctx, x, 2, f"{what}_length")
         return ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length, i64(ctx, 1), suffix=f"{what}_positions")
 
     rows = ctx.op(Unsqueeze(), positions(q, "q"), i64(ctx, [1]), suffix="q_positions_column")
@@ -242,7 +218,7 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # value, and the guard of fully masked rows below must see -inf.
     bias_et = ElementType.f32 if et is ElementType.bf16 else et
     terms: list[OutPort] = []
-    total = _dims(ctx, present_key, [2], "total_length")
+    total = dims_of(ctx, present_key, [2], "total_length")
     if ctx.has_input(3):
         terms.append(_mask_bias(ctx, total, bias_et))
     nonpad = ctx.input(6) if version >= 24 and ctx.has_input(6) else None
@@ -252,10 +228,10 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if is_causal or left >= 0 or right >= 0:
         rows, cols = _positions(ctx, q, present_key)
         if has_past:  # keys before the query block: the cache length
-            offset = _dim_scalar(ctx, ctx.input(4), 2, "past_length")
+            offset = dims_of(ctx, ctx.input(4), 2, "past_length")
         elif nonpad is not None:  # external cache: per batch, valid keys minus the query length
             per_batch = ctx.op(Reshape(special_zero=False), nonpad, i64(ctx, [-1, 1, 1, 1]), suffix="nonpad_per_batch")
-            offset = ctx.op(Subtract(), per_batch, _dim_scalar(ctx, q, 2, "q_length_offset"), suffix="causal_offset")
+            offset = ctx.op(Subtract(), per_batch, dims_of(ctx, q, 2, "q_length_offset"), suffix="causal_offset")
         else:
             offset = i64(ctx, 0, "causal_offset")
         frontier = ctx.op(Add(), rows, offset, suffix="query_positions")  # [L, 1] or [B, 1, L, 1]
