@@ -52,3 +52,25 @@ def test_float_classes(op: str, dtype: Any, tf_check: Any) -> None:
     largest = float(np.finfo(dtype).max) if dtype != np.float64 else 1e38
     values = np.array([np.inf, -np.inf, np.nan, 0.0, -1.5, 3.0e4, largest, -largest], dtype)
     tf_check(lambda x: getattr(tf.raw_ops, op)(x=x), [values], op=op)
+
+
+# ------------------------------------------------------------ never finished
+@pytest.mark.parametrize(("sizes", "op"), [((4, 6), "MatrixSetDiagV3"), ((5,), "MatrixDiagV3")], ids=["n_m", "n"])
+def test_eye_of_computed_sizes(sizes: tuple[int, ...], op: str, tf_check: Any) -> None:
+    """tf.eye with sizes known only at run time: TF concatenates an empty batch shape with
+    [n, m], which made OpenVINO's shape inference hang or crash on the IR."""
+    import tensorflow as tf
+
+    tf_check(lambda *n: tf.eye(*n, dtype=tf.float32), [np.int32(s) for s in sizes], op=op)
+
+
+# ---------------------------------------------------------- refused IRs
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("op", ["Any", "All"])
+def test_logical_reduction_over_a_computed_axis(op: str, keep_dims: bool, tf_check: Any) -> None:
+    import tensorflow as tf
+
+    def reduce(x: Any, axis: Any) -> Any:
+        return getattr(tf.raw_ops, op)(input=x > 0, axis=axis, keep_dims=keep_dims)
+
+    tf_check(reduce, [f32(3, 4, 5), np.array([1], np.int32)], op=op)

@@ -96,12 +96,25 @@ def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _concat_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs) - 1
     axis = int(input_constant(ctx, count, "axis"))
-    return [ctx.op(Concat(axis=axis), *[ctx.input(i) for i in range(count)])]
+    return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(count), axis))]
 
 
 def _concat_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = int(input_constant(ctx, 0, "concat_dim"))
-    return [ctx.op(Concat(axis=axis), *[ctx.input(i) for i in range(1, len(ctx.inputs))])]
+    return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(1, len(ctx.inputs)), axis))]
+
+
+def _contributing(ctx: ExtractContext, indices: range, axis: int) -> list[OutPort]:
+    """The inputs of a concatenation along ``axis`` less constants with nothing along it
+    (TF writes ``concat([batch_shape, [n, m]])`` with an empty batch shape; OpenVINO's
+    shape inference crashes on a Broadcast to such a Concat of run-time sizes)."""
+    kept = []
+    for i in indices:
+        value = ctx.input_value(i)
+        empty = value is not None and value.ndim > 0 and value.shape[axis if axis >= 0 else axis + value.ndim] == 0
+        if not empty:
+            kept.append(ctx.input(i))
+    return kept or [ctx.input(indices[0])]
 
 
 def _pack(node: Node, ctx: ExtractContext) -> list[OutPort]:

@@ -49,7 +49,7 @@ def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node
             if filled is not None:
                 return [filled]
         if not keep and ctx.input_value(1) is None:
-            dropped = _computed_axes_dropped(ctx, make)
+            dropped = _computed_axes_dropped(ctx, make, ctx.input(0))
             if dropped is not None:
                 return [dropped]
         return make(keep_dims=keep)
@@ -57,7 +57,27 @@ def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node
     return extract
 
 
-def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op]) -> OutPort | None:
+def _logical(
+    make: Callable[..., Op], numeric: Callable[..., Op]
+) -> Callable[[Node, ExtractContext], Op | list[OutPort]]:
+    """All/Any: the logical reduction over constant axes; over computed axes, the Min/Max of
+    the values as u8 (the CPU plugin compiles no logical reduction with run-time axes)."""
+    logical = _reduce(make)
+
+    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+        if ctx.input_value(1) is not None or ctx.input_shape(1) == (0,):
+            return logical(node, ctx)
+        keep = ctx.attrs.bool("keep_dims", False)
+        data = ctx.op(Convert(destination_type=ElementType.u8), ctx.input(0), suffix="as_u8")
+        reduced = None if keep else _computed_axes_dropped(ctx, numeric, data)
+        if reduced is None:
+            reduced = ctx.op(numeric(keep_dims=keep), data, ctx.input(1), suffix="reduce")
+        return [ctx.op(Convert(destination_type=ElementType.boolean), reduced, suffix="as_boolean")]
+
+    return extract
+
+
+def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: OutPort) -> OutPort | None:
     """Reduce over computed axes with keep_dims=False, keeping the result's rank static.
     The runtime cannot know the rank of a reduction over axes it only learns at run time
     (the CPU plugin refuses it). The rank is R - k for R input dims and k axes, so: reduce
@@ -69,7 +89,7 @@ def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op]) -> OutP
         return None
     count = int(np.prod(axes_shape, dtype=np.int64))
     kept = rank - count
-    reduced = ctx.op(make(keep_dims=True), ctx.input(0), ctx.input(1), suffix="reduce_keep_dims")
+    reduced = ctx.op(make(keep_dims=True), data, ctx.input(1), suffix="reduce_keep_dims")
     if kept <= 0:
         return ctx.op(Reshape(special_zero=False), reduced, i64(ctx, np.zeros(0, np.int64), "scalar"))
     axes = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [-1], "flat"), suffix="axes")
@@ -142,8 +162,8 @@ EXTRACTORS = [
     tf("Min", _reduce(ReduceMin, empty="highest"), produces=[ReduceMin]),
     tf("Prod", _reduce(ReduceProd), produces=[ReduceProd]),
     tf("EuclideanNorm", _reduce(ReduceL2), produces=[ReduceL2]),
-    tf("All", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd]),
-    tf("Any", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr]),
+    tf("All", _logical(ReduceLogicalAnd, ReduceMin), produces=[ReduceLogicalAnd, ReduceMin, Convert]),
+    tf("Any", _logical(ReduceLogicalOr, ReduceMax), produces=[ReduceLogicalOr, ReduceMax, Convert]),
     tf("ArgMax", _arg("max"), produces=[TopK]),
     tf("ArgMin", _arg("min"), produces=[TopK]),
     tf("TopKV2", _top_k, produces=[TopK]),
