@@ -83,3 +83,18 @@ def test_model_without_cache_is_one_clear_error(tmp_path: Path) -> None:
     onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]), path)
     with pytest.raises(UserError, match=r"no past key/value inputs.*input_ids"):
         convert_model(path, stateful=True)
+
+
+def test_unrecognised_cache_layout_is_one_clear_error(tmp_path: Path) -> None:
+    import onnx
+    from irconv import convert_model
+
+    helper, f32 = onnx.helper, onnx.TensorProto.FLOAT
+    ids = helper.make_tensor_value_info("input_ids", onnx.TensorProto.INT64, ["batch", "sequence"])
+    past = helper.make_tensor_value_info("past_key_values.0.key", f32, ["batch", "heads", "past", 16])  # 3 dynamic dims
+    present = helper.make_tensor_value_info("present.0.key", f32, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["past_key_values.0.key"], ["present.0.key"])], "g", [ids, past], [present])
+    path = tmp_path / "odd_cache.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    with pytest.raises(UserError, match=r"cannot tell the layout of KV cache input 'past_key_values.0.key'"):
+        convert_model(path, stateful=True)

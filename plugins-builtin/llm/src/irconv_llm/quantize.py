@@ -11,11 +11,11 @@ MatMul keeps) and ``cols`` the input channels it reduces. Each row, or each grou
   ``round(-min / scale)``, so the group's range maps onto every level.
 
 Each group also tries ranges narrowed at either end to ``SHRINKS`` (4 bits; ``SHRINKS_8BIT``
-with 8) of the full one and keeps
-the scale with the smallest squared error (clipping a rare extreme value buys a finer
-step for all the others). The runtime computes ``(q - zero_point) * scale``. Scales and zero points are computed in
-one pass over the weights, a block of rows at a time; the quantized values themselves are
-a ``DeferredQuantized``, computed block by block by the ``.bin`` writer's threads.
+with 8 bits) of the full one and keeps the scale with the smallest squared error: clipping
+a rare extreme value buys a finer step for all the others. The runtime computes
+``(q - zero_point) * scale``. Scales and zero points are computed in one pass over the
+weights, a block of rows at a time; the quantized values themselves are a
+``DeferredQuantized``, computed block by block by the ``.bin`` writer's threads.
 """
 
 from __future__ import annotations
