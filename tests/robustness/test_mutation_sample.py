@@ -32,7 +32,8 @@ FOUND: dict[str, tuple[int, ...]] = {
 }
 #: The same for runs with another ``--seed``: (seed, case number).
 FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
-    "onnx": ((11, 5050), (11, 5053), (11, 5094)),  # If branches of two types; If without then_branch; Concat of mixed ranks
+    # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body
+    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057)),
     "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
 }
 

@@ -65,7 +65,7 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Loop
     from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
-    body = _bodies(ctx)["body"]
+    body = ctx.body("body")
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
     carried = own - 2
@@ -117,7 +117,7 @@ def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
 def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
     a = ctx.attrs
-    body = _bodies(ctx)["body"]
+    body = ctx.body("body")
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
     scans = a.int("num_scan_inputs")
@@ -136,7 +136,7 @@ def _scan_batched(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Squeeze, Unsqueeze
 
     a = ctx.attrs
-    body = _bodies(ctx)["body"]
+    body = ctx.body("body")
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
     if ctx.has_input(0):
