@@ -85,6 +85,10 @@ def load_tflite(path: Path) -> Graph:
 
 
 class _GraphBuilder:
+    """Adds one TFLite sub-graph's operators to ``graph``: as the model itself (``build``:
+    Parameters and Results), or inlined over given input ports (``inline``), which is how
+    control-flow bodies and WHILE conditions are made."""
+
     def __init__(self, graph: Graph, model: TfliteModel, subgraph: Subgraph) -> None:
         self.graph = graph
         self.model = model
@@ -95,12 +99,44 @@ class _GraphBuilder:
     def build(self) -> None:
         for index in self.subgraph.inputs:
             self._add_input(self.subgraph.tensors[index])
+        for index, port in zip(self.subgraph.outputs, self._run(), strict=True):
+            self._add_output(self.subgraph.tensors[index], port)
+
+    def inline(self, inputs: list[OutPort]) -> list[OutPort]:
+        """The sub-graph's outputs computed from ``inputs`` (its inputs, in order)."""
+        if len(inputs) != len(self.subgraph.inputs):
+            raise ModelFileError(f"{self.model.path}: sub-graph {self.subgraph.name!r} takes "
+                                 f"{len(self.subgraph.inputs)} inputs, its caller gives {len(inputs)}")
+        self.producers.update(zip(self.subgraph.inputs, inputs, strict=True))
+        return self._run()
+
+    def _run(self) -> list[OutPort]:
         for op in self.subgraph.operators:
             self._add_operator(op)
         if not self.subgraph.outputs:
             raise ModelFileError(f"{self.model.path}: sub-graph {self.subgraph.name!r} declares no outputs")
-        for index in self.subgraph.outputs:
-            self._add_output(self.subgraph.tensors[index])
+        return [self._source(self.subgraph.tensors[index]) for index in self.subgraph.outputs]
+
+    def _body(self, index: int, name: str, then: int | None = None) -> Graph:
+        """Sub-graph ``index`` as a body graph: a Parameter per input, a Result per output;
+        with ``then``, sub-graph ``then`` (a WHILE condition) runs on those outputs and its
+        result comes first."""
+        sub = self.model.subgraphs[index]
+        body = Graph(f"{self.graph.name}/{name}", FRAMEWORK)
+        params = []
+        for tensor_index in sub.inputs:
+            tensor = sub.tensors[tensor_index]
+            element = ElementType.f32 if quantized(tensor) is not None else ELEMENT_TYPES.get(tensor.type)
+            if element is None:
+                raise ModelFileError(f"{self.model.path}: sub-graph {sub.name!r} input {tensor.name!r} has type "
+                                     f"{tensor.type_name}, which irconv cannot pass")
+            params.append(body.add_node(Parameter(tensor.shape, element), tensor.name).out_port(0))
+        outputs = _GraphBuilder(body, self.model, sub).inline(params)
+        if then is not None:
+            outputs = _GraphBuilder(body, self.model, self.model.subgraphs[then]).inline(outputs)[:1] + outputs
+        for i, port in enumerate(outputs):
+            body.add_node(Result(), f"{body.name}/out{i}", [port])
+        return body
 
     # ------------------------------------------------------------------ names
     def _alias(self, tensor: Tensor, aliases: dict[int, str] | None) -> str:
@@ -122,8 +158,7 @@ class _GraphBuilder:
             port = self._pseudo("DEQUANTIZE_INPUT", tensor, port)
         self.producers[tensor.index] = port
 
-    def _add_output(self, tensor: Tensor) -> None:
-        port = self._source(tensor)
+    def _add_output(self, tensor: Tensor, port: OutPort) -> None:
         name = self._alias(tensor, self.signature.outputs if self.signature else None)
         if quantized(tensor) is not None and tensor.type in QUANTIZED_TYPES:
             port = self._pseudo("QUANTIZE_OUTPUT", tensor, port)
@@ -172,6 +207,16 @@ class _GraphBuilder:
         ports = [None if t is None else self._source(t) for t in inputs]
         attributes = (custom_attributes(op.op_type, op.custom_options) if op.custom
                       else builtin_attributes(op.options_type, op.options))
+        bodies: dict[str, Graph] = {}
+        if op.op_type == "IF":
+            bodies = {"then": self._body(attributes.get("then_subgraph_index"), f"{outputs[0].name}/then"),
+                      "else": self._body(attributes.get("else_subgraph_index"), f"{outputs[0].name}/else")}
+        elif op.op_type == "WHILE":
+            cond, body = attributes.get("cond_subgraph_index"), attributes.get("body_subgraph_index")
+            # the first test runs before the loop: the condition inlined over the initial values
+            carried = [p for p in ports if p is not None]
+            ports = _GraphBuilder(self.graph, self.model, self.model.subgraphs[cond]).inline(carried)[:1] + carried
+            bodies = {"body": self._body(body, f"{outputs[0].name}/body", then=cond)}
         source_op = SourceOp(
             framework=FRAMEWORK,
             op_type=op.op_type,
@@ -180,6 +225,7 @@ class _GraphBuilder:
             n_outputs=len(outputs),
             source=OperatorSource(op.index, inputs, outputs, self.subgraph),
             attributes=attributes,
+            **({"bodies": bodies} if bodies else {}),
         )
         name = outputs[0].name if outputs else f"{op.op_type}_{op.index}"
         node = self.graph.add_node(source_op, name, ports)
