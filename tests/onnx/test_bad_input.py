@@ -62,6 +62,21 @@ def test_attribute_openvino_cannot_express(tmp_path: Path) -> None:
     _assert_failed_cleanly(_convert(path, out), out, "cubic_resize", "exclude_outside")
 
 
+def test_attribute_outside_its_choices(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    onnx.save(_model(helper.make_node("DepthToSpace", ["x"], ["y"], name="to_space", blocksize=2, mode="ABC")),
+              str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "to_space", "'mode'", "'DCR', 'CRD'", "'ABC'")
+
+
+def test_required_attribute_missing(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    onnx.save(_model(helper.make_node("DepthToSpace", ["x"], ["y"], name="no_block")), str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "no_block", "'blocksize'", "required")
+
+
 def test_unsupported_ops_are_listed_with_domain_and_opset(tmp_path: Path) -> None:
     path = tmp_path / "model.onnx"
     graph = helper.make_graph(

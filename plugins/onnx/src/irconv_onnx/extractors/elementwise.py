@@ -95,9 +95,7 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Select,
     )
 
-    direction = ctx.attrs.str("direction")
-    if direction not in ("LEFT", "RIGHT"):
-        raise ctx.attrs.bad("direction", direction, "expected LEFT or RIGHT")
+    direction = ctx.attrs.choice("direction", ["LEFT", "RIGHT"])
     x, shift = ctx.input(0), ctx.input(1)
     op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
     shifted = ctx.op(op, x, shift, suffix="shift")

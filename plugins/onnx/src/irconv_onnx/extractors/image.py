@@ -30,9 +30,7 @@ def _interpolate(ctx: ExtractContext, x: OutPort, target: OutPort, by_sizes: boo
 def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Upsample and Resize-10: asymmetric coordinates, floor for nearest."""
     a = ctx.attrs
-    mode = a.str("mode", "nearest")
-    if mode not in ("nearest", "linear", "bilinear"):
-        raise a.bad("mode", mode, "expected nearest or linear")
+    mode = a.choice("mode", ["nearest", "linear", "bilinear"], "nearest")
     if ctx.source_op.op_type == "Upsample" and opset(ctx) < 9:
         scales = f32(ctx, a.floats("scales"), "scales")
     else:
@@ -46,21 +44,15 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Convert
 
     a = ctx.attrs
-    mode = a.str("mode", "nearest")
-    if mode not in _MODES:
-        raise a.bad("mode", mode, "expected nearest, linear or cubic")
+    mode = a.choice("mode", list(_MODES), "nearest")
     coordinates = a.str("coordinate_transformation_mode", "half_pixel")
     if coordinates not in _COORDINATES:
         raise a.bad("coordinate_transformation_mode", coordinates,
                     f"OpenVINO Interpolate supports {', '.join(_COORDINATES)}")
-    nearest = a.str("nearest_mode", "round_prefer_floor")
-    if nearest not in _NEAREST:
-        raise a.bad("nearest_mode", nearest, f"expected one of {', '.join(_NEAREST)}")
+    nearest = a.choice("nearest_mode", list(_NEAREST), "round_prefer_floor")
     if a.int("exclude_outside", 0):
         raise a.bad("exclude_outside", 1, "OpenVINO Interpolate always uses the outside samples")
-    policy = a.str("keep_aspect_ratio_policy", "stretch")
-    if policy not in ("stretch", "not_larger", "not_smaller"):
-        raise a.bad("keep_aspect_ratio_policy", policy, "expected stretch, not_larger or not_smaller")
+    policy = a.choice("keep_aspect_ratio_policy", ["stretch", "not_larger", "not_smaller"], "stretch")
     axes_attr = a.ints("axes", None)
     axes = i64(ctx, axes_attr, "axes") if axes_attr else None
     sizes_given = ctx.has_input(3) and not _is_empty(ctx, 3)
@@ -108,14 +100,10 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import GridSample
 
     a = ctx.attrs
-    mode = a.str("mode", "linear" if opset(ctx) >= 20 else "bilinear")
     modes = {"linear": "bilinear", "bilinear": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
              "nearest": "nearest"}
-    if mode not in modes:
-        raise a.bad("mode", mode, "expected linear, cubic or nearest")
-    padding = a.str("padding_mode", "zeros")
-    if padding not in ("zeros", "border", "reflection"):
-        raise a.bad("padding_mode", padding, "expected zeros, border or reflection")
+    mode = a.choice("mode", list(modes), "linear" if opset(ctx) >= 20 else "bilinear")
+    padding = a.choice("padding_mode", ["zeros", "border", "reflection"], "zeros")
     rank = ctx.input(0).data.shape
     if rank is not None and len(rank) != 4:
         raise a.bad("input", f"rank {len(rank)}", "OpenVINO GridSample handles 4-D (2-D spatial) data only")
@@ -127,9 +115,7 @@ def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import ROIAlign
 
     a = ctx.attrs
-    mode = a.str("mode", "avg")
-    if mode not in ("avg", "max"):
-        raise a.bad("mode", mode, "expected avg or max")
+    mode = a.choice("mode", ["avg", "max"], "avg")
     coordinates = a.str("coordinate_transformation_mode", "half_pixel" if opset(ctx) >= 16 else "output_half_pixel")
     aligned = {"output_half_pixel": "asymmetric", "half_pixel": "half_pixel_for_nn"}
     if coordinates not in aligned:

@@ -29,9 +29,7 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     )
 
     a = ctx.attrs
-    reduction = a.str("reduction", "mean")
-    if reduction not in ("none", "sum", "mean"):
-        raise a.bad("reduction", reduction, "expected none, sum or mean")
+    reduction = a.choice("reduction", ["none", "sum", "mean"], "mean")
     scores, target = ctx.input(0), ctx.input(1)
     mask = None
     if "ignore_index" in a:

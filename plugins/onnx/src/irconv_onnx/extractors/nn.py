@@ -23,9 +23,7 @@ class _Window:
     """The spatial attributes shared by convolutions and pools, with ONNX defaults."""
 
     def __init__(self, a: AttributeReader, spatial: int) -> None:
-        auto = a.str("auto_pad", "NOTSET")
-        if auto not in _AUTO_PAD:
-            raise a.bad("auto_pad", auto, "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID")
+        auto = a.choice("auto_pad", list(_AUTO_PAD), "NOTSET")
         self.auto_pad = _AUTO_PAD[auto]
         self.strides = tuple(a.ints("strides", [1] * spatial))
         self.dilations = tuple(a.ints("dilations", [1] * spatial))

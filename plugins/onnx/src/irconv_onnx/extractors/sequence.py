@@ -59,9 +59,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     gates, order = _GATES[kind]
     hidden = a.int("hidden_size")
-    direction = a.str("direction", "forward")
-    if direction not in ("forward", "reverse", "bidirectional"):
-        raise a.bad("direction", direction, "expected forward, reverse or bidirectional")
+    direction = a.choice("direction", ["forward", "reverse", "bidirectional"], "forward")
     directions = 2 if direction == "bidirectional" else 1
     layout = a.int("layout", 0)
     if kind == "LSTM":

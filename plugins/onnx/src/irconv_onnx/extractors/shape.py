@@ -345,9 +345,7 @@ def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterElementsUpdate
 
     a = ctx.attrs
-    reduction = a.str("reduction", "none")
-    if reduction not in _SCATTER_REDUCTIONS:
-        raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
+    reduction = a.choice("reduction", list(_SCATTER_REDUCTIONS), "none")
     return ScatterElementsUpdate(reduction=_SCATTER_REDUCTIONS[reduction], use_init_val=True)
 
 
@@ -361,9 +359,7 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import ScatterNDUpdate
 
     a = ctx.attrs
-    reduction = a.str("reduction", "none")
-    if reduction not in _SCATTER_REDUCTIONS:
-        raise a.bad("reduction", reduction, f"expected one of {', '.join(_SCATTER_REDUCTIONS)}")
+    reduction = a.choice("reduction", list(_SCATTER_REDUCTIONS), "none")
     return ScatterNDUpdate(reduction=_SCATTER_REDUCTIONS[reduction])
 
 
@@ -371,9 +367,7 @@ def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import DepthToSpace
 
     a = ctx.attrs
-    mode = a.str("mode", "DCR")
-    if mode not in ("DCR", "CRD"):
-        raise a.bad("mode", mode, "expected DCR or CRD")
+    mode = a.choice("mode", ["DCR", "CRD"], "DCR")
     return DepthToSpace(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
 
 
@@ -381,9 +375,7 @@ def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import SpaceToDepth
 
     a = ctx.attrs
-    mode = a.str("mode", "DCR")
-    if mode not in ("DCR", "CRD"):
-        raise a.bad("mode", mode, "expected DCR or CRD")
+    mode = a.choice("mode", ["DCR", "CRD"], "DCR")
     return SpaceToDepth(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
 
 
@@ -595,9 +587,7 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate
 
     a = ctx.attrs
-    mode = a.str("mode", "linear")
-    if mode not in ("linear", "circular"):
-        raise a.bad("mode", mode, "expected linear or circular")
+    mode = a.choice("mode", ["linear", "circular"], "linear")
     rank = ctx.input_rank(0)
     if rank is None:
         raise a.bad("axis", a.int("axis", -2), "TensorScatter needs the cache rank")

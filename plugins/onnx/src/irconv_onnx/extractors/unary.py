@@ -89,9 +89,7 @@ def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _gelu(node: Node, ctx: ExtractContext) -> Op:
     from irconv_opset import Gelu
 
-    mode = ctx.attrs.str("approximate", "none")
-    if mode not in ("none", "tanh"):
-        raise ctx.attrs.bad("approximate", mode, "expected none or tanh")
+    mode = ctx.attrs.choice("approximate", ["none", "tanh"], "none")
     return Gelu(approximation_mode="erf" if mode == "none" else "tanh")
 
 
