@@ -76,19 +76,27 @@ def latency(xml: Path, prompt: int, tokens: int) -> tuple[float, float]:
     request = compiled.create_infer_request()
     ids = np.random.default_rng(0).integers(3, 32000, (1, prompt))
     timings = []
-    for round_ in range(2):  # the first round warms up
+    for _ in range(2):  # the first round warms up
         request.reset_state()
-        feeds = {"input_ids": ids, "attention_mask": np.ones((1, prompt), np.int64), "position_ids": np.arange(prompt)[None],
-                 "beam_idx": np.zeros(1, np.int32)}
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones((1, prompt), np.int64),
+            "position_ids": np.arange(prompt)[None],
+            "beam_idx": np.zeros(1, np.int32),
+        }
         steps = []
-        for step in range(tokens + 1):
+        for _ in range(tokens + 1):
             start = time.perf_counter()
             request.infer(feeds)
             steps.append(time.perf_counter() - start)
             token = request.get_tensor("logits").data[0, -1].argmax()
             length = feeds["attention_mask"].shape[1]
-            feeds = {"input_ids": np.array([[token]]), "attention_mask": np.ones((1, length + 1), np.int64),
-                     "position_ids": np.array([[length]]), "beam_idx": np.zeros(1, np.int32)}
+            feeds = {
+                "input_ids": np.array([[token]]),
+                "attention_mask": np.ones((1, length + 1), np.int64),
+                "position_ids": np.array([[length]]),
+                "beam_idx": np.zeros(1, np.int32),
+            }
         timings.append(steps)
     steps = timings[-1]
     return steps[0], sum(steps[1:]) / tokens
@@ -113,7 +121,10 @@ def main() -> None:
         seconds, peak = convert(model, xml, weight_format)
         first, following = latency(xml, args.prompt, args.tokens)
         size = xml.with_suffix(".bin").stat().st_size / MIB
-        print(f"| {weight_format} | {seconds:.1f} | {peak:.0f} | {size:.0f} | {first * 1e3:.0f} | {following * 1e3:.1f} |", flush=True)
+        print(
+            f"| {weight_format} | {seconds:.1f} | {peak:.0f} | {size:.0f} | {first * 1e3:.0f} | {following * 1e3:.1f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

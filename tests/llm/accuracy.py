@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
 from decoders import Decoder
 from generation import exact_cpu_config
 
@@ -20,7 +19,11 @@ def reference_logits(decoder: Decoder, batch: np.ndarray) -> np.ndarray:
     session = onnxruntime.InferenceSession(str(decoder.path), providers=["CPUExecutionProvider"])
     results = []
     for ids in batch:
-        feeds = {"input_ids": ids, "attention_mask": np.ones(ids.shape, np.int64), "position_ids": np.arange(ids.shape[1])[None]}
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones(ids.shape, np.int64),
+            "position_ids": np.arange(ids.shape[1])[None],
+        }
         results.append(session.run(["logits"], feeds | decoder.empty_cache(1))[0])
     return np.stack(results)
 
@@ -35,7 +38,11 @@ def openvino_logits(decoder: Decoder, xml: Path, batch: np.ndarray) -> np.ndarra
     names = set().union(*(port.get_names() for port in compiled.inputs))
     results = []
     for ids in batch:
-        feeds = {"input_ids": ids, "attention_mask": np.ones(ids.shape, np.int64), "position_ids": np.arange(ids.shape[1])[None]}
+        feeds = {
+            "input_ids": ids,
+            "attention_mask": np.ones(ids.shape, np.int64),
+            "position_ids": np.arange(ids.shape[1])[None],
+        }
         if "beam_idx" in names:
             feeds["beam_idx"] = np.zeros(1, np.int32)
         else:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
 from decoders import Decoder
 
 #: One decoding step: (input_ids, attention_mask, position_ids, rows each sequence continues
@@ -45,7 +44,9 @@ def openvino_step(xml: Any, config: dict[str, str] | None = None) -> Step:
     request.reset_state()
 
     def step(ids: np.ndarray, mask: np.ndarray, positions: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        request.infer({"input_ids": ids, "attention_mask": mask, "position_ids": positions, "beam_idx": rows.astype(np.int32)})
+        request.infer(
+            {"input_ids": ids, "attention_mask": mask, "position_ids": positions, "beam_idx": rows.astype(np.int32)}
+        )
         return np.array(request.get_tensor("logits").data[:, -1])
 
     return step
@@ -90,7 +91,11 @@ def beam_search(step: Step, prompt: np.ndarray, tokens: int, width: int = 2) -> 
     all_tokens, all_rows = [], []
     for _ in range(tokens):
         last = step(ids, mask, positions, rows).astype(np.float64)
-        logprobs = last - np.log(np.exp(last - last.max(-1, keepdims=True)).sum(-1, keepdims=True)) - last.max(-1, keepdims=True)
+        logprobs = (
+            last
+            - np.log(np.exp(last - last.max(-1, keepdims=True)).sum(-1, keepdims=True))
+            - last.max(-1, keepdims=True)
+        )
         total = (scores[:, None] + logprobs).reshape(-1)
         best = np.argsort(-total, kind="stable")[:width]
         rows, chosen = best // last.shape[1], best % last.shape[1]

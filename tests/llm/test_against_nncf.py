@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from accuracy import openvino_logits, prompts, reference_logits, relative_error
-from conftest import convert
 from decoders import Decoder
+
+from conftest import convert
 
 nncf = pytest.importorskip("nncf")
 
@@ -66,6 +67,8 @@ def test_no_worse_than_nncf(
     our_size, their_size = ours.with_suffix(".bin").stat().st_size, reference.with_suffix(".bin").stat().st_size
     record_property("irconv", (our_error, our_size))
     record_property("nncf", (their_error, their_size))
-    print(f"{weight_format} ratio {ratio}: irconv error {our_error:.4f} .bin {our_size}; nncf {their_error:.4f} .bin {their_size}")
+    print(
+        f"{weight_format} ratio {ratio}: irconv error {our_error:.4f} .bin {our_size}; nncf {their_error:.4f} .bin {their_size}"
+    )
     assert our_error <= their_error
     assert our_size <= their_size

@@ -9,17 +9,23 @@ import numpy as np
 import onnx
 import openvino
 import pytest
-from conftest import convert
 from decoders import FAMILIES
 from irconv import convert_model, save_model
 from onnx import TensorProto, helper
 
+from conftest import convert
 
-def _attention_model(path: Path, softmax_axis: int = -1, perm: tuple[int, ...] = (0, 1, 3, 2), nan_guard: bool = True) -> Path:
+
+def _attention_model(
+    path: Path, softmax_axis: int = -1, perm: tuple[int, ...] = (0, 1, 3, 2), nan_guard: bool = True
+) -> Path:
     """softmax(Q*a @ Transpose(K)*b + mask) @ V as torch.onnx writes it (Q, K, V [1, 2, L, 8])."""
     shape = [1, 2, "L", 8]
     key_shape = shape if perm == (0, 1, 3, 2) else [1, "L", 2, 8]  # Kᵀ [1, 2, 8, L] either way
-    inputs = [helper.make_tensor_value_info(name, TensorProto.FLOAT, key_shape if name == "k" else shape) for name in ("q", "k", "v")]
+    inputs = [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, key_shape if name == "k" else shape)
+        for name in ("q", "k", "v")
+    ]
     inputs.append(helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, 1, "L", "L"]))
     out = helper.make_tensor_value_info("out", TensorProto.FLOAT, None)
     scale = helper.make_tensor("s", TensorProto.FLOAT, [], [8**-0.25])
@@ -75,6 +81,10 @@ def test_other_graphs_are_left_alone(tmp_path: Path, change: dict[str, Any]) -> 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_decoder_layer_gets_one_attention_op(family: str, decoder_factory: Any, tmp_path: Path) -> None:
     decoder = decoder_factory(family)
-    assert _types(convert(decoder, tmp_path, "fused", stateful=True)).count("ScaledDotProductAttention") == decoder.layers
-    unfused = convert(decoder, tmp_path, "unfused", stateful=True, disabled_transforms=["llm.fuse_split_scale_attention"])
+    assert (
+        _types(convert(decoder, tmp_path, "fused", stateful=True)).count("ScaledDotProductAttention") == decoder.layers
+    )
+    unfused = convert(
+        decoder, tmp_path, "unfused", stateful=True, disabled_transforms=["llm.fuse_split_scale_attention"]
+    )
     assert "ScaledDotProductAttention" not in _types(unfused)

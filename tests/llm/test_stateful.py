@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import openvino
 import pytest
-from conftest import convert
 from decoders import FAMILIES, Decoder
 from generation import beam_search, greedy, onnxruntime_step, openvino_step
 from irconv import UserError
+
+from conftest import convert
 
 TOKENS = 32
 
@@ -47,7 +48,9 @@ def test_interface_is_stateful(llama: Decoder, tmp_path: Path) -> None:
 
 def test_reset_state_starts_a_new_sequence(llama: Decoder, tmp_path: Path) -> None:
     xml = convert(llama, tmp_path, "stateful", stateful=True, compress_to_fp16=False)
-    compiled = openvino.Core().compile_model(xml, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"})
+    compiled = openvino.Core().compile_model(
+        xml, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
+    )
     request = compiled.create_infer_request()
     prompt = _prompt(llama, batch=1)
     feeds = {
@@ -93,7 +96,9 @@ def test_unrecognised_cache_layout_is_one_clear_error(tmp_path: Path) -> None:
     ids = helper.make_tensor_value_info("input_ids", onnx.TensorProto.INT64, ["batch", "sequence"])
     past = helper.make_tensor_value_info("past_key_values.0.key", f32, ["batch", "heads", "past", 16])  # 3 dynamic dims
     present = helper.make_tensor_value_info("present.0.key", f32, None)
-    graph = helper.make_graph([helper.make_node("Relu", ["past_key_values.0.key"], ["present.0.key"])], "g", [ids, past], [present])
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["past_key_values.0.key"], ["present.0.key"])], "g", [ids, past], [present]
+    )
     path = tmp_path / "odd_cache.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
     with pytest.raises(UserError, match=r"cannot tell the layout of KV cache input 'past_key_values.0.key'"):

@@ -10,9 +10,10 @@ import numpy as np
 import openvino
 import pytest
 from accuracy import openvino_logits, prompts, reference_logits, relative_error
-from conftest import convert
 from decoders import Decoder
 from generation import greedy, onnxruntime_step, openvino_step
+
+from conftest import convert
 
 GROUP = 32  # the test models' matrices have 64 or 128 input channels
 
@@ -97,6 +98,9 @@ def test_ratio_keeps_the_rest_in_int8(llama: Decoder, compressed: Any) -> None:
 
 def test_grouped_scales_shape(compressed: Any) -> None:
     model = openvino.Core().read_model(compressed("int4-sym"))
-    shapes = {tuple(n.get_output_shape(0)) for n in model.get_ordered_ops() if n.get_type_name() == "Constant"
-              and n.get_element_type().get_type_name() == "i4"}
+    shapes = {
+        tuple(n.get_output_shape(0))
+        for n in model.get_ordered_ops()
+        if n.get_type_name() == "Constant" and n.get_element_type().get_type_name() == "i4"
+    }
     assert shapes and all(len(shape) == 3 and shape[2] == GROUP for shape in shapes)

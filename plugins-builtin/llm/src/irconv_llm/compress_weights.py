@@ -46,7 +46,9 @@ class CompressWeights(Transform):
         return ctx.options.get(WEIGHT_FORMAT) is not None
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        primary = primary_scheme(ctx.options.get(WEIGHT_FORMAT), ctx.options.get(GROUP_SIZE))
+        weight_format = ctx.options.get(WEIGHT_FORMAT)
+        assert weight_format is not None  # condition()
+        primary = primary_scheme(weight_format, ctx.options.get(GROUP_SIZE))
         # f32 scales are written as f16 when float constants are compressed: choose levels for those
         self._scale_dtype = np.float16 if ctx.options.compress_to_fp16 else np.float32
         sites = weight_sites(graph)
@@ -64,7 +66,9 @@ class CompressWeights(Transform):
         ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
         return True
 
-    def _plan(self, sites: list[WeightSite], primary: Scheme, ctx: TransformContext) -> list[tuple[WeightSite, Quantization]]:
+    def _plan(
+        self, sites: list[WeightSite], primary: Scheme, ctx: TransformContext
+    ) -> list[tuple[WeightSite, Quantization]]:
         """Each site with its quantization: 8-bit formats put every site in ``primary``; 4-bit
         ones choose per site between ``primary`` and ``BACKUP``."""
         if primary.bits == 8:
@@ -79,7 +83,6 @@ class CompressWeights(Transform):
             chosen = {id(site) for site in _most_tolerant(candidates, four_bit, eight_bit, ratio)}
             four_bit = {key: params for key, params in four_bit.items() if key in chosen}
         return [(site, four_bit.get(id(site)) or self._quantize(site, BACKUP)) for site in sites]
-
 
     def _quantize(self, site: WeightSite, scheme: Scheme) -> Quantization:
         float_type = site.weight.out_port(0).data.element_type

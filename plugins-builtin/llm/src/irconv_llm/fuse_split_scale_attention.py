@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Graph, Match, Node, OutPort, Pat, PatternRewrite, Rewriter, TransformContext, any_, const, op, rewrite_greedily
+from irconv import (
+    Graph,
+    Match,
+    Node,
+    OutPort,
+    Pat,
+    PatternRewrite,
+    Rewriter,
+    TransformContext,
+    any_,
+    const,
+    op,
+    rewrite_greedily,
+)
 
 
 def _swaps_last_two_axes(node: Node) -> bool:
@@ -31,10 +44,19 @@ def _patterns() -> tuple[Pat, ...]:
 
     query = op(Multiply, any_("q"), _scalar("q_scale"), commutative=True, single_use=True)
     keys_t = (
-        op(Multiply, op(Transpose, any_("k"), single_use=True, where=_swaps_last_two_axes), _scalar("k_scale"),
-           commutative=True, single_use=True),
-        op(Transpose, op(Multiply, any_("k"), _scalar("k_scale"), commutative=True, single_use=True),
-           single_use=True, where=_swaps_last_two_axes),
+        op(
+            Multiply,
+            op(Transpose, any_("k"), single_use=True, where=_swaps_last_two_axes),
+            _scalar("k_scale"),
+            commutative=True,
+            single_use=True,
+        ),
+        op(
+            Transpose,
+            op(Multiply, any_("k"), _scalar("k_scale"), commutative=True, single_use=True),
+            single_use=True,
+            where=_swaps_last_two_axes,
+        ),
     )
     found = []
     for k_t in keys_t:

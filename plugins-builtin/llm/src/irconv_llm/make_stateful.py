@@ -61,7 +61,9 @@ def _empty_cache(rw: Rewriter, tensor: CacheTensor, element_type: ElementType, b
         like=like,
     )
     dims = [
-        batch if axis == tensor.batch_axis else rw.const(np.array([0 if axis == tensor.sequence_axis else dim], i64), like=like)
+        batch
+        if axis == tensor.batch_axis
+        else rw.const(np.array([0 if axis == tensor.sequence_axis else dim], i64), like=like)
         for axis, dim in enumerate(tensor.shape)
     ]
     shape = rw.op(Concat(axis=0), *dims, like=like)
@@ -69,7 +71,9 @@ def _empty_cache(rw: Rewriter, tensor: CacheTensor, element_type: ElementType, b
     return rw.op(Broadcast(mode="numpy"), zero, shape, like=like)
 
 
-def _to_variable(rw: Rewriter, tensor: CacheTensor, element_type: ElementType, initial: OutPort, beam_idx: OutPort) -> None:
+def _to_variable(
+    rw: Rewriter, tensor: CacheTensor, element_type: ElementType, initial: OutPort, beam_idx: OutPort
+) -> None:
     from irconv_opset import Gather
 
     variable = rw.op(

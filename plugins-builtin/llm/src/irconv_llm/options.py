@@ -63,7 +63,6 @@ ALL_LAYERS: Option[bool] = Option(
     default=False,
     flag="--all-layers",
     keyword="all_layers",
-    help="with a 4-bit format, compress the embedding and the last projection in 4 bits too "
-    "(they stay int8 otherwise)",
+    help="with a 4-bit format, compress the embedding and the last projection in 4 bits too (they stay int8 otherwise)",
 )
 OPTIONS = (STATEFUL, WEIGHT_FORMAT, GROUP_SIZE, RATIO, ALL_LAYERS)

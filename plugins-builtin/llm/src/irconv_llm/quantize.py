@@ -111,27 +111,28 @@ def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | ty
     squared_error = 0.0
     for start, stop in row_ranges(rows, cols):
         block = np.asarray(weights[start:stop], np.float32).reshape(stop - start, groups, -1)
-        best_scale, best_zero, best_error = None, None, None
+        best_error = np.full((stop - start, groups, 1), np.inf)
         for narrowing in _narrowings(scheme):
             block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
-            levels = quantize_block(block, block_scale, block_zero, scheme)
-            if block_zero is not None:
-                levels -= block_zero
-            levels *= block_scale
-            levels -= block
-            group_error = np.square(levels, out=levels).sum(-1, keepdims=True, dtype=np.float64)
-            if best_error is None:
-                best_scale, best_zero, best_error = block_scale, block_zero, group_error
-                continue
-            better = group_error < best_error
-            best_scale = np.where(better, block_scale, best_scale)
-            best_zero = None if block_zero is None else np.where(better, block_zero, best_zero)
-            best_error = np.minimum(group_error, best_error)
-        scale[start:stop] = best_scale
-        if zero_point is not None:
-            zero_point[start:stop] = best_zero
-        squared_error += float(best_error.sum())  # type: ignore[union-attr]
+            group_error = _squared_error(block, block_scale, block_zero, scheme)
+            better = ~(group_error >= best_error)  # a NaN group takes some scale all the same
+            np.copyto(scale[start:stop], block_scale, where=better)
+            if zero_point is not None and block_zero is not None:
+                np.copyto(zero_point[start:stop], block_zero, where=better)
+            np.minimum(group_error, best_error, out=best_error)
+        squared_error += float(best_error.sum())
     return Quantization(scheme, scale, zero_point, squared_error)
+
+
+def _squared_error(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
+    """Per group, ``sum((block - dequantized)**2)`` (f64, shaped like ``scale``)."""
+    levels = quantize_block(block, scale, zero_point, scheme)
+    if zero_point is not None:
+        levels -= zero_point
+    levels *= scale
+    levels -= block
+    error: np.ndarray = np.square(levels, out=levels).sum(-1, keepdims=True, dtype=np.float64)
+    return error
 
 
 def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
@@ -161,15 +162,17 @@ def _stored(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     """``scale`` as ``dtype`` will hold it (f32 values), none of them zero."""
     info = np.finfo(dtype)
     magnitude = np.clip(np.abs(scale), info.smallest_normal, info.max)
-    return np.copysign(magnitude, scale).astype(dtype).astype(np.float32)
+    stored: np.ndarray = np.copysign(magnitude, scale).astype(dtype).astype(np.float32)
+    return stored
 
 
 def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
     """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers)."""
-    levels = np.rint(block / scale)
+    levels: np.ndarray = np.rint(block / scale)
     if zero_point is not None:
         levels += zero_point
-    return np.clip(levels, scheme.low, scheme.high, out=levels)
+    np.clip(levels, scheme.low, scheme.high, out=levels)
+    return levels
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,7 +217,7 @@ class DeferredQuantized:
     def materialize(self) -> np.ndarray:
         return self.compute_into(np.empty(self.shape, self.dtype))
 
-    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+    def __array__(self, dtype: np.dtype | None = None, copy: object = None) -> np.ndarray:
         value = self.materialize()
         return value if dtype is None else value.astype(dtype)
 
@@ -278,5 +281,5 @@ class HeldValue:
 def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
     """Integer levels held in ``element_type``'s NumPy dtype (tagged for 4-bit types)."""
     dtype = element_type.numpy
-    plain = np.dtype(dtype.fields[dtype.names[0]][0]) if dtype.names else dtype
+    plain = dtype[0] if dtype.names else dtype  # a tagged dtype's one field
     return values.astype(plain).view(dtype)

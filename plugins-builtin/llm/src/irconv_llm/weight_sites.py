@@ -26,12 +26,15 @@ class WeightSite:
 
     @property
     def value(self) -> np.ndarray:
-        value = self.weight.op.value  # type: ignore[attr-defined]
-        return value if self.rows_first else value.T
+        op = self.weight.op
+        assert isinstance(op, Const)
+        return op.value if self.rows_first else op.value.T
 
     @property
     def parameters(self) -> int:
-        return int(np.prod(self.weight.out_port(0).data.shape or ()))
+        op = self.weight.op
+        assert isinstance(op, Const)
+        return int(op.stored.size)
 
 
 def _float_matrix(node: Node | None) -> bool:
@@ -56,9 +59,9 @@ def weight_sites(graph: Graph) -> list[WeightSite]:
                 sites.append(WeightSite(node, 1, weight, rows_first=op.transpose_b, embedding=False))  # type: ignore[arg-type]
         elif isinstance(op, Gather) and op.batch_dims == 0:
             table, indices, axis = _source(node, 0), _source(node, 1), node.in_port(2).data.value
-            if _float_matrix(table) and not isinstance(indices.op if indices else None, Const) and axis is not None:
-                if int(np.asarray(axis)) in (0, -2):
-                    sites.append(WeightSite(node, 0, table, rows_first=True, embedding=True))  # type: ignore[arg-type]
+            constant_indices = isinstance(indices.op if indices else None, Const)
+            if _float_matrix(table) and not constant_indices and axis is not None and int(np.asarray(axis)) in (0, -2):
+                sites.append(WeightSite(node, 0, table, rows_first=True, embedding=True))  # type: ignore[arg-type]
     return sites
 
 
