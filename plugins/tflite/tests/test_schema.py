@@ -35,9 +35,12 @@ def test_regenerating_gives_the_committed_module() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def _offsets(cls: type) -> dict[str, int]:
-    """Field accessor name -> its vtable offset, read from the generated source."""
-    return {name: int(offset) for name, offset in _ACCESSOR.findall(inspect.getsource(cls))}
+def _offsets(module: object) -> dict[str, dict[str, int]]:
+    """Per table class, field accessor name -> its vtable offset, read from the generated
+    source (read once: ``inspect.getsource`` of a class re-parses the whole module)."""
+    chunks = re.split(r"^class (\w+)\(object\):", inspect.getsource(module), flags=re.M)  # type: ignore[arg-type]
+    return {name: {field: int(offset) for field, offset in _ACCESSOR.findall(body)}
+            for name, body in zip(chunks[1::2], chunks[2::2], strict=True)}
 
 
 def _enum(cls: type) -> dict[str, int]:
@@ -52,9 +55,9 @@ def test_fields_and_enums_match_the_official_schema() -> None:
               if isinstance(value, type) and hasattr(value, "Init")]
     assert len(tables) > 40
     checked = 0
+    our_offsets, official_offsets = _offsets(ours), _offsets(official)
     for name in tables:
-        mine = _offsets(getattr(ours, name))
-        theirs = _offsets(getattr(official, name))
+        mine, theirs = our_offsets[name], official_offsets[name]
         for field, offset in mine.items():
             assert theirs.get(field) == offset, f"{name}.{field}: slot {offset}, official {theirs.get(field)}"
             checked += 1

@@ -28,6 +28,7 @@ class OpSpec:
     outputs: list[int]
     #: (BuiltinOptions type code, function writing the options table and returning its offset)
     options: tuple[int, Callable[[flatbuffers.Builder], int]] | None = None
+    custom_options: bytes | None = None
 
 
 @dataclass
@@ -42,7 +43,7 @@ class SubgraphSpec:
 @dataclass
 class ModelSpec:
     subgraphs: list[SubgraphSpec]
-    builtin_codes: list[int]
+    builtin_codes: list[int | str]  # a string: a custom operator's code
     buffers: list[bytes] = field(default_factory=lambda: [b""])
     version: int = 3
 
@@ -73,6 +74,7 @@ def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
 def _operator(builder: flatbuffers.Builder, spec: OpSpec) -> int:
     options = spec.options[1](builder) if spec.options else None
     inputs, outputs = _ints(builder, spec.inputs), _ints(builder, spec.outputs)
+    custom = builder.CreateByteVector(spec.custom_options) if spec.custom_options else None
     fb.OperatorStart(builder)
     fb.OperatorAddOpcodeIndex(builder, spec.opcode_index)
     fb.OperatorAddInputs(builder, inputs)
@@ -80,6 +82,8 @@ def _operator(builder: flatbuffers.Builder, spec: OpSpec) -> int:
     if spec.options and options is not None:
         fb.OperatorAddBuiltinOptionsType(builder, spec.options[0])
         fb.OperatorAddBuiltinOptions(builder, options)
+    if custom is not None:
+        fb.OperatorAddCustomOptions(builder, custom)
     return fb.OperatorEnd(builder)
 
 
@@ -105,10 +109,14 @@ def _buffer(builder: flatbuffers.Builder, data: bytes) -> int:
     return fb.BufferEnd(builder)
 
 
-def _code(builder: flatbuffers.Builder, code: int) -> int:
+def _code(builder: flatbuffers.Builder, code: int | str) -> int:
+    custom = builder.CreateString(code) if isinstance(code, str) else None
+    builtin = fb.BuiltinOperator.CUSTOM if isinstance(code, str) else code
     fb.OperatorCodeStart(builder)
-    fb.OperatorCodeAddDeprecatedBuiltinCode(builder, min(code, 127))
-    fb.OperatorCodeAddBuiltinCode(builder, code)
+    fb.OperatorCodeAddDeprecatedBuiltinCode(builder, min(builtin, 127))
+    fb.OperatorCodeAddBuiltinCode(builder, builtin)
+    if custom is not None:
+        fb.OperatorCodeAddCustomCode(builder, custom)
     fb.OperatorCodeAddVersion(builder, 1)
     return fb.OperatorCodeEnd(builder)
 
@@ -160,3 +168,24 @@ def while_model(body_index: int) -> ModelSpec:
     main = SubgraphSpec([TensorSpec("x", [1]), TensorSpec("y", [1])], [0], [1],
                         [OpSpec(0, [0], [1], (fb.BuiltinOptions.WhileOptions, while_options))])
     return ModelSpec([main], [fb.BuiltinOperator.WHILE])
+
+
+def detection_model(anchors: np.ndarray, classes: int, options: dict[str, Any]) -> ModelSpec:
+    """TFLite_Detection_PostProcess on box encodings [1, N, 4] and scores [1, N, 1 + classes]
+    (inputs), with constant anchors [N, 4]; ``options`` its FlexBuffer map."""
+    from flatbuffers import flexbuffers
+
+    boxes = len(anchors)
+    detections = int(options["max_detections"])
+    tensors = [
+        TensorSpec("box_encodings", [1, boxes, 4]),
+        TensorSpec("class_predictions", [1, boxes, classes + 1]),
+        TensorSpec("anchors", [boxes, 4], buffer=1),
+        TensorSpec("detection_boxes", [1, detections, 4]),
+        TensorSpec("detection_classes", [1, detections]),
+        TensorSpec("detection_scores", [1, detections]),
+        TensorSpec("num_detections", [1]),
+    ]
+    op = OpSpec(0, [0, 1, 2], [3, 4, 5, 6], custom_options=bytes(flexbuffers.Dumps(options)))
+    main = SubgraphSpec(tensors, [0, 1], [3, 4, 5, 6], [op])
+    return ModelSpec([main], ["TFLite_Detection_PostProcess"], [b"", np.asarray(anchors, np.float32).tobytes()])
