@@ -22,6 +22,7 @@ Full run (documented command)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import os
@@ -107,7 +108,6 @@ def _as_arrays(data_set: Any) -> tuple[list[Any], list[Any]]:
 
 def _load_model_dir(directory: Path) -> tuple[Any, list[tuple[list[Any], list[Any]]]]:
     import onnx
-    from onnx import numpy_helper
 
     model = onnx.load(str(directory / "model.onnx"))
     initializers = {t.name for t in model.graph.initializer}
@@ -115,22 +115,27 @@ def _load_model_dir(directory: Path) -> tuple[Any, list[tuple[list[Any], list[An
     out_types = [v.type for v in model.graph.output]
     data_sets = []
     for data_dir in sorted(directory.glob("test_data_set_*")):
-        def read(prefix: str, types: list[Any]) -> list[Any]:
-            values = []
-            for i, t in enumerate(types):
-                path = data_dir / f"{prefix}_{i}.pb"
-                if not path.exists():
-                    break
-                if not t.HasField("tensor_type"):
-                    values.append(None)  # sequences/optionals: not plain tensor data
-                    continue
-                tensor = onnx.TensorProto()
-                tensor.ParseFromString(path.read_bytes())
-                values.append(numpy_helper.to_array(tensor))
-            return values
-
-        data_sets.append((read("input", in_types), read("output", out_types)))
+        data_sets.append((_read_tensors(data_dir, "input", in_types), _read_tensors(data_dir, "output", out_types)))
     return model, data_sets
+
+
+def _read_tensors(data_dir: Path, prefix: str, types: list[Any]) -> list[Any]:
+    """``<prefix>_<i>.pb`` of one data set, as arrays (None for sequences and optionals)."""
+    import onnx
+    from onnx import numpy_helper
+
+    values = []
+    for i, t in enumerate(types):
+        path = data_dir / f"{prefix}_{i}.pb"
+        if not path.exists():
+            break
+        if not t.HasField("tensor_type"):
+            values.append(None)  # sequences/optionals: not plain tensor data
+            continue
+        tensor = onnx.TensorProto()
+        tensor.ParseFromString(path.read_bytes())
+        values.append(numpy_helper.to_array(tensor))
+    return values
 
 
 def op_family(case: Case, schema_names: dict[str, str]) -> str:
@@ -157,7 +162,7 @@ def compare(expected: list[np.ndarray], actual: list[np.ndarray], rtol: float, a
     """Raise AssertionError when outputs differ (the rules of onnx's backend runner)."""
     if len(expected) != len(actual):
         raise AssertionError(f"{len(actual)} outputs, expected {len(expected)}")
-    for i, (ref, out) in enumerate(zip(expected, actual)):
+    for i, (ref, out) in enumerate(zip(expected, actual, strict=True)):
         if ref.dtype != out.dtype:
             raise AssertionError(f"output {i}: dtype {out.dtype}, expected {ref.dtype}")
         if ref.shape != out.shape:
@@ -303,43 +308,42 @@ def run_cases(names: list[str], engines: list[str], log: Path | None = None) -> 
     ``log`` receives every outcome as a JSON line as soon as it is known.
     """
     results = Results()
-    log_file = open(log, "a") if log else None
-    pending = list(names)
-    while pending:
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write("\n".join(pending))
-            list_path = f.name
-        cmd = [sys.executable, __file__, "--worker", list_path, "--engines", ",".join(engines)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-        current: tuple[str, str] | None = None
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if not line.startswith("{"):
-                continue
-            record = json.loads(line)
-            if record.get("start"):
-                current = (record["case"], record["engine"])
-                continue
-            results.outcomes[record["case"]][record["engine"]] = record["outcome"]
-            results.seconds[record["engine"]] += record["seconds"]
-            current = None
-            if log_file:
-                log_file.write(line)
-                log_file.flush()
-        proc.wait()
-        os.unlink(list_path)
-        done = {n for n in pending if len(results.outcomes.get(n, {})) == len(engines)}
-        if current is not None:  # the worker died inside this case
-            case, engine = current
-            results.outcomes[case][engine] = f"crash: worker exited with {proc.returncode}"
-            for other in engines:
-                results.outcomes[case].setdefault(other, "not run (crash)")
-            done.add(case)
-        elif proc.returncode != 0 and not done:
-            raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
-        pending = [n for n in pending if n not in done]
-    if log_file:
-        log_file.close()
+    with contextlib.ExitStack() as stack:
+        log_file = stack.enter_context(open(log, "a")) if log else None
+        pending = list(names)
+        while pending:
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+                f.write("\n".join(pending))
+                list_path = f.name
+            cmd = [sys.executable, __file__, "--worker", list_path, "--engines", ",".join(engines)]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            current: tuple[str, str] | None = None
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if not line.startswith("{"):
+                    continue
+                record = json.loads(line)
+                if record.get("start"):
+                    current = (record["case"], record["engine"])
+                    continue
+                results.outcomes[record["case"]][record["engine"]] = record["outcome"]
+                results.seconds[record["engine"]] += record["seconds"]
+                current = None
+                if log_file:
+                    log_file.write(line)
+                    log_file.flush()
+            proc.wait()
+            os.unlink(list_path)
+            done = {n for n in pending if len(results.outcomes.get(n, {})) == len(engines)}
+            if current is not None:  # the worker died inside this case
+                case, engine = current
+                results.outcomes[case][engine] = f"crash: worker exited with {proc.returncode}"
+                for other in engines:
+                    results.outcomes[case].setdefault(other, "not run (crash)")
+                done.add(case)
+            elif proc.returncode != 0 and not done:
+                raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
+            pending = [n for n in pending if n not in done]
     return results
 
 

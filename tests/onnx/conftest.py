@@ -33,7 +33,7 @@ def convert_and_compare(tmp_path: Path, installed_host: Any) -> Callable[..., di
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
         expected = session.run(names, feeds)
-        for name, want in zip(names, expected):
+        for name, want in zip(names, expected, strict=True):
             assert name in got, f"output {name} missing from the IR (has {sorted(got)})"
             np.testing.assert_allclose(got[name], want, rtol=rtol, atol=atol, err_msg=name)
         return got

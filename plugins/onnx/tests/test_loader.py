@@ -12,8 +12,8 @@ from irconv_onnx.sniff import looks_like_onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def _add_model(weight: np.ndarray, *, input_dims: list = ["N", 4], opset: int = 17) -> onnx.ModelProto:
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, input_dims)
+def _add_model(weight: np.ndarray, *, input_dims: tuple = ("N", 4), opset: int = 17) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(input_dims))
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
     graph = helper.make_graph([node], "g", [x], [y], [numpy_helper.from_array(weight, "w")])
