@@ -74,3 +74,20 @@ def test_logical_reduction_over_a_computed_axis(op: str, keep_dims: bool, tf_che
         return getattr(tf.raw_ops, op)(input=x > 0, axis=axis, keep_dims=keep_dims)
 
     tf_check(reduce, [f32(3, 4, 5), np.array([1], np.int32)], op=op)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_conv2d_backprop_input_static_data_computed_size(padding: str, tf_check: Any) -> None:
+    """The result size comes from a dynamic input's shape while the data's shape is static
+    (OpenVINO's CPU plugin refused the output_shape input then)."""
+    import tensorflow as tf
+
+    w = f32(3, 3, 2, 4)
+
+    def deconv(x: Any, like: Any) -> Any:
+        return tf.nn.conv2d_transpose(x, w, tf.shape(like), strides=[1, 2, 2, 1], padding=padding)
+
+    size = (1, 9, 10, 2) if padding == "SAME" else (1, 11, 12, 2)
+    tf_check(
+        deconv, [f32(1, 5, 5, 4), f32(*size)], op="Conv2DBackpropInput", shapes=["fed", [1, None, None, 2]], atol=1e-4
+    )

@@ -29,6 +29,7 @@ from irconv_opset import (
     GroupConvolution,
     Interpolate,
     MatMul,
+    Maximum,
     MaxPool_v1,
     Multiply,
     ReduceMean,
@@ -36,6 +37,7 @@ from irconv_opset import (
     ReduceSum,
     Reshape,
     ShapeOf,
+    Slice,
     SpaceToDepth,
     Sqrt,
     Subtract,
@@ -171,12 +173,17 @@ def _computed_size_backprop_input(
     input, from which the runtime deduces the pads. TF's SAME puts the smaller half of the
     forward pads first; for a transposed convolution that is OpenVINO's ``same_lower``
     (checked against TensorFlow with odd and even sizes). The CPU plugin compiles this only
-    when the data shape is dynamic too (as when the sizes come from ``tf.shape``)."""
+    when the data shape is dynamic too (as when the sizes come from ``tf.shape``); static
+    data takes the cropped form."""
     if kind not in ("SAME", "VALID"):
         raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
     output_shape = ctx.op(Gather(), sizes, i64(ctx, axes, "spatial_axes"), i64(ctx, 0, "axis"), suffix="output_shape")
+    data_shape = ctx.input_shape(2)
+    if data_shape is not None and len(data_shape) == 4 and None not in data_shape:
+        in_spatial = [int(data_shape[a]) for a in axes]  # type: ignore[arg-type]
+        return _cropped_backprop_input(ctx, filters, strides, dilations, kind, in_spatial, output_shape, axes)
     op = ConvolutionBackpropData(
         strides=strides,
         dilations=dilations,
@@ -185,6 +192,45 @@ def _computed_size_backprop_input(
         auto_pad="same_lower" if kind == "SAME" else "valid",
     )
     return laid_out(ctx, op, [ctx.input(2), filters, output_shape], _layout(ctx))
+
+
+def _cropped_backprop_input(
+    ctx: ExtractContext,
+    filters: OutPort,
+    strides: tuple[int, ...],
+    dilations: tuple[int, ...],
+    kind: str,
+    in_spatial: list[int],
+    out_spatial: OutPort,
+    axes: list[int],
+) -> list[OutPort]:
+    """A computed result size for static data (the CPU plugin refuses an ``output_shape``
+    input then): the whole transposed convolution, ``(in - 1) * s + k_eff`` plus ``s - 1``
+    zero positions (``output_padding``) per axis, cropped to ``out`` positions from the
+    forward conv's leading pad (SAME: max((in - 1) * s + k_eff - out, 0) // 2; VALID: 0)."""
+    kernel = ctx.input_shape(1)
+    assert kernel is not None  # checked by the caller
+    covered = [
+        (size - 1) * s + (int(k) - 1) * d + 1  # type: ignore[arg-type]
+        for size, s, k, d in zip(in_spatial, strides, kernel[:2], dilations, strict=True)
+    ]
+    op = ConvolutionBackpropData(
+        strides=strides,
+        dilations=dilations,
+        pads_begin=(0, 0),
+        pads_end=(0, 0),
+        auto_pad="explicit",
+        output_padding=tuple(s - 1 for s in strides),
+    )
+    (full,) = laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+    if kind == "SAME":
+        overlap = ctx.op(Subtract(), i64(ctx, covered, "covered"), out_spatial, suffix="forward_pads")
+        overlap = ctx.op(Maximum(), overlap, i64(ctx, [0, 0], "no_pad"), suffix="forward_pads_clamped")
+        begin = ctx.op(Divide(m_pythondiv=True), overlap, i64(ctx, [2, 2], "halves"), suffix="crop_begin")
+    else:
+        begin = i64(ctx, [0, 0], "crop_begin")
+    end = ctx.op(Add(), begin, out_spatial, suffix="crop_end")
+    return [ctx.op(Slice(), full, begin, end, i64(ctx, [1, 1], "crop_step"), i64(ctx, axes, "crop_axes"))]
 
 
 def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
@@ -360,7 +406,7 @@ EXTRACTORS = [
     tf("Conv2D", _conv(4), produces=[Convolution]),
     tf("Conv3D", _conv(5), produces=[Convolution]),
     tf("DepthwiseConv2dNative", _depthwise, produces=[GroupConvolution]),
-    tf("Conv2DBackpropInput", _conv2d_backprop_input, produces=[ConvolutionBackpropData]),
+    tf("Conv2DBackpropInput", _conv2d_backprop_input, produces=[ConvolutionBackpropData, Slice]),
     tf("MaxPool", _pool("max"), produces=[MaxPool_v1]),
     tf("AvgPool", _pool("avg"), produces=[AvgPool]),
     tf("MaxPoolV2", _max_pool_v2, produces=[MaxPool_v1]),
