@@ -139,7 +139,8 @@ def _bfloat16() -> np.dtype:
     except ImportError:
         raise ValueError("element type bf16 needs the ml_dtypes package to be held in NumPy "
                          "(pip install ml_dtypes)") from None
-    return np.dtype(ml_dtypes.bfloat16)
+    dtype: np.dtype = np.dtype(ml_dtypes.bfloat16)
+    return dtype
 
 
 _PRECISIONS = {
