@@ -1,5 +1,5 @@
-"""Element types: bfloat16 casts of run-time values convert; types irconv cannot hold
-(bf16 constants, strings, float8, int4) are refused with one clear message."""
+"""Element types: bfloat16 values convert (run-time casts, bf16 constants folded through
+ml_dtypes); types irconv cannot hold (strings, FNUZ float8, int4) are refused with one clear message."""
 
 from __future__ import annotations
 
@@ -27,18 +27,22 @@ def test_bf16_casts_of_run_time_values(convert_and_compare) -> None:
     convert_and_compare(model, {"x": RNG.standard_normal((2, 3)).astype(np.float32)}, rtol=1e-2, atol=1e-2)
 
 
-def test_bf16_constants_are_one_clear_error(tmp_path) -> None:
-    import onnx
-    from irconv import ConversionError, convert_model
-
-    graph = helper.make_graph([helper.make_node("Cast", ["w"], ["y"], to=TensorProto.FLOAT)], "t", [],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
-                              [_bf16_tensor("w", np.ones(2, np.float32))])
-    path = tmp_path / "m.onnx"
-    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
-    with pytest.raises(ConversionError, match="bfloat16 constants are not supported yet") as info:
-        convert_model(path)
-    assert "'w'" in str(info.value)
+def test_bf16_constants_fold_and_convert(convert_and_compare) -> None:
+    """A bf16 initializer, and f32 constants cast to bf16 and back (folded at conversion)."""
+    nodes = [
+        helper.make_node("Cast", ["w"], ["w32"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["c"], ["c16"], to=TensorProto.BFLOAT16),
+        helper.make_node("Cast", ["c16"], ["c32"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["x", "w32"], ["xw"]),
+        helper.make_node("Mul", ["xw", "c32"], ["y"]),
+    ]
+    weights = RNG.standard_normal(6).astype(np.float32).reshape(2, 3)
+    graph = helper.make_graph(nodes, "bf16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                              [_bf16_tensor("w", weights),
+                               helper.make_tensor("c", TensorProto.FLOAT, [3], [1.0 / 3, 2.7182817, -1e3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    convert_and_compare(model, {"x": RNG.standard_normal((2, 3)).astype(np.float32)}, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("elem, words", [

@@ -28,6 +28,7 @@ _NUMPY = {
     19: ElementType.f8e5m2.numpy,  # FLOAT8E5M2
 }
 FLOAT8 = {17: ElementType.f8e4m3, 19: ElementType.f8e5m2}
+BFLOAT16 = 16
 _NAMES = {
     0: "UNDEFINED", 8: "STRING", 14: "COMPLEX64", 15: "COMPLEX128", 16: "BFLOAT16",
     17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2", 20: "FLOAT8E5M2FNUZ",
@@ -41,8 +42,6 @@ _WHY = {
               "(keep text processing outside the model)",
     "COMPLEX64": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
     "COMPLEX128": "complex tensors are not supported: OpenVINO keeps complex values as a trailing dimension of 2",
-    "BFLOAT16": "bfloat16 constants are not supported yet: irconv holds constants as NumPy arrays, which have "
-                "no bf16 (bf16 graph inputs and casts of run-time values are supported)",
     "UINT4": "4-bit integer tensors are not supported yet: irconv's element types have no u4 "
              "(OpenVINO IR has one; the core needs it first)",
     "INT4": "4-bit integer tensors are not supported yet: irconv's element types have no i4 "
@@ -52,6 +51,11 @@ _WHY = {
 
 def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
     """The NumPy dtype of an ONNX element type; unsupported types raise one clear ConversionError."""
+    if data_type == BFLOAT16:
+        try:
+            return ElementType.bf16.numpy  # ml_dtypes.bfloat16, imported on first use
+        except ValueError as exc:
+            raise ConversionError(f"ONNX element type BFLOAT16{f' ({where})' if where else ''}: {exc}") from None
     try:
         return np.dtype(_NUMPY[data_type])
     except KeyError:
@@ -68,11 +72,8 @@ def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
         raise ConversionError(f"ONNX element type {name}{at}: {why}") from None
 
 
-BFLOAT16 = 16
-
-
 def element_type(data_type: int, where: str = "") -> ElementType:
-    """The element type of an ONNX type code (bf16 has one, though no NumPy dtype)."""
+    """The element type of an ONNX type code (bf16 without asking for its NumPy dtype)."""
     if data_type == BFLOAT16:
         return ElementType.bf16
     if data_type in FLOAT8:
@@ -98,12 +99,12 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
             raise ModelFileError(f"{where}: raw data holds {len(raw)} bytes, shape {list(shape)} needs "
                                  f"{count * dtype.itemsize}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape)
-    if tensor.data_type in FLOAT8:  # bit patterns kept one per int32_data entry
+    if tensor.data_type in FLOAT8 or tensor.data_type == BFLOAT16:  # bit patterns, one per int32_data entry
         codes = np.asarray(tensor.int32_data, dtype=np.int64)
         if codes.size != int(np.prod(shape, dtype=np.int64)):
-            raise ModelFileError(f"{where}: {codes.size} float8 values, shape {list(shape)} needs "
+            raise ModelFileError(f"{where}: {codes.size} values, shape {list(shape)} needs "
                                  f"{int(np.prod(shape, dtype=np.int64))}")
-        return codes.astype(np.uint8).view(dtype).reshape(shape)
+        return codes.astype(np.dtype(f"u{dtype.itemsize}")).view(dtype).reshape(shape)
     from onnx import numpy_helper
 
     return np.asarray(numpy_helper.to_array(tensor)).astype(dtype, copy=False).reshape(shape)
