@@ -49,8 +49,6 @@ class CompressWeights(Transform):
         weight_format = ctx.options.get(WEIGHT_FORMAT)
         assert weight_format is not None  # condition()
         primary = primary_scheme(weight_format, ctx.options.get(GROUP_SIZE))
-        # f32 scales are written as f16 when float constants are compressed: choose levels for those
-        self._scale_dtype = np.float16 if ctx.options.compress_to_fp16 else np.float32
         sites = weight_sites(graph)
         if not sites:
             ctx.note("--weight-format: the model has no MatMul or embedding with constant weights; nothing compressed")
@@ -71,26 +69,34 @@ class CompressWeights(Transform):
     ) -> list[tuple[WeightSite, Quantization]]:
         """Each site with its quantization: 8-bit formats put every site in ``primary``; 4-bit
         ones choose per site between ``primary`` and ``BACKUP``."""
+        # f32 scales are written as f16 when float constants are compressed: levels fit those
+        compressed = ctx.options.compress_to_fp16
+
+        def quantize(site: WeightSite, scheme: Scheme) -> Quantization:
+            return _quantize(site, scheme, compressed)
+
         if primary.bits == 8:
-            return [(site, self._quantize(site, primary)) for site in sites]
+            return [(site, quantize(site, primary)) for site in sites]
         last = last_projection(sites)
         kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
         ratio = ctx.options.get(RATIO)
         candidates = [site for site in sites if id(site) not in kept]
-        four_bit = {id(site): self._quantize(site, primary) for site in candidates}
+        four_bit = {id(site): quantize(site, primary) for site in candidates}
         if ratio < 1.0:
-            eight_bit = {id(site): self._quantize(site, BACKUP) for site in candidates}
+            eight_bit = {id(site): quantize(site, BACKUP) for site in candidates}
             chosen = {id(site) for site in _most_tolerant(candidates, four_bit, eight_bit, ratio)}
             four_bit = {key: params for key, params in four_bit.items() if key in chosen}
-        return [(site, four_bit.get(id(site)) or self._quantize(site, BACKUP)) for site in sites]
+        return [(site, four_bit.get(id(site)) or quantize(site, BACKUP)) for site in sites]
 
-    def _quantize(self, site: WeightSite, scheme: Scheme) -> Quantization:
-        float_type = site.weight.out_port(0).data.element_type
-        scale_dtype = self._scale_dtype if float_type is ElementType.f32 else float_type.numpy
-        weights = site.value
-        params = quantization(weights, scheme, scale_dtype)
-        release_mapped_pages(weights)  # read again block by block when written: not kept in memory
-        return params
+
+def _quantize(site: WeightSite, scheme: Scheme, fp16_compressed: bool) -> Quantization:
+    """``site``'s scales, fit to the precision they are stored in."""
+    float_type = site.weight.out_port(0).data.element_type
+    stored_f16 = fp16_compressed and float_type is ElementType.f32
+    weights = site.value
+    params = quantization(weights, scheme, np.float16 if stored_f16 else float_type.numpy)
+    release_mapped_pages(weights)  # read again block by block when written: not kept in memory
+    return params
 
 
 def _most_tolerant(
