@@ -292,5 +292,6 @@ def extractors() -> list[Extractor]:
     import irconv_opset as o
 
     return [
-        extractor("onnx", "Attention", WithDefaults(_extract, {3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED}), versions=(23, 25), produces=[o.MatMul, o.SoftMax, o.Select, o.Add, o.Multiply, o.Tanh, o.Concat]),
+        extractor("onnx", "Attention", WithDefaults(_extract, {3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED}),
+                  versions=(23, 25), produces=[o.MatMul, o.SoftMax, o.Select, o.Add, o.Multiply, o.Tanh, o.Concat]),
     ]

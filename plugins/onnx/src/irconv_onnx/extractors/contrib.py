@@ -87,8 +87,10 @@ def extractors() -> list[Extractor]:
     return [
         extractor("onnx", "Gelu", partial(_gelu, "erf"), domain=MS, produces=[o.Gelu]),
         extractor("onnx", "BiasGelu", partial(_gelu, "erf"), domain=MS, produces=[o.Add, o.Gelu]),
-        extractor("onnx", "FastGelu", WithDefaults(partial(_gelu, "tanh"), {1: HANDLED}), domain=MS, produces=[o.Add, o.Gelu]),
+        extractor("onnx", "FastGelu", WithDefaults(partial(_gelu, "tanh"), {1: HANDLED}), domain=MS,
+                  produces=[o.Add, o.Gelu]),
         extractor("onnx", "QuickGelu", _quick_gelu, domain=MS, produces=[o.Sigmoid, o.Multiply]),
-        extractor("onnx", "SkipLayerNormalization", WithDefaults(_skip_layer_norm, {3: HANDLED, 4: HANDLED}), domain=MS, produces=[o.Add, o.MVN, o.Multiply]),
+        extractor("onnx", "SkipLayerNormalization", WithDefaults(_skip_layer_norm, {3: HANDLED, 4: HANDLED}), domain=MS,
+                  produces=[o.Add, o.MVN, o.Multiply]),
         extractor("onnx", "FusedMatMul", _fused_mat_mul, domain=MS, produces=[o.MatMul, o.Multiply]),
     ]

@@ -186,6 +186,7 @@ def extractors() -> list[Extractor]:
     return [
         extractor("onnx", "If", _if, produces=[o.If]),
         extractor("onnx", "Loop", WithDefaults(_loop, {0: HANDLED, 1: HANDLED}), produces=[o.Loop]),
-        extractor("onnx", "Scan", WithDefaults(_scan_batched, {0: HANDLED}), versions=(8, 8), produces=[o.TensorIterator]),
+        extractor("onnx", "Scan", WithDefaults(_scan_batched, {0: HANDLED}), versions=(8, 8),
+                  produces=[o.TensorIterator]),
         extractor("onnx", "Scan", _scan, versions=(9, None), produces=[o.TensorIterator]),
     ]

@@ -207,7 +207,8 @@ def extractors() -> list[Extractor]:
     return [
         extractor("onnx", "Upsample", _upsample, versions=(7, None), produces=[o.Interpolate]),
         extractor("onnx", "Resize", _upsample, versions=(10, 10), produces=[o.Interpolate]),
-        extractor("onnx", "Resize", WithDefaults(_resize, {1: HANDLED, 2: HANDLED, 3: HANDLED}), versions=(11, None), produces=[o.Interpolate]),
+        extractor("onnx", "Resize", WithDefaults(_resize, {1: HANDLED, 2: HANDLED, 3: HANDLED}), versions=(11, None),
+                  produces=[o.Interpolate]),
         extractor("onnx", "GridSample", _grid_sample, versions=(16, None), produces=[o.GridSample]),
         extractor("onnx", "AffineGrid", _affine_grid, versions=(20, None), produces=[o.Range, o.Broadcast, o.MatMul]),
         extractor("onnx", "RoiAlign", _roi_align, versions=(10, None), produces=[o.ROIAlign]),

@@ -66,4 +66,5 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def extractors() -> list[Extractor]:
     import irconv_opset as o
 
-    return [extractor("onnx", "NegativeLogLikelihoodLoss", WithDefaults(_nll, {2: HANDLED}), versions=(12, None), produces=[o.GatherElements, o.Multiply, o.ReduceSum])]
+    return [extractor("onnx", "NegativeLogLikelihoodLoss", WithDefaults(_nll, {2: HANDLED}), versions=(12, None),
+                      produces=[o.GatherElements, o.Multiply, o.ReduceSum])]

@@ -103,5 +103,6 @@ def extractors() -> list[Extractor]:
     return [
         extractor("onnx", "Binarizer", _binarizer, domain=ML, produces=[o.Greater, o.Select]),
         extractor("onnx", "ArrayFeatureExtractor", _array_feature_extractor, domain=ML, produces=[o.Gather]),
-        extractor("onnx", "TreeEnsemble", _tree_ensemble, versions=(5, None), domain=ML, produces=[o.Gather, o.Less, o.Equal, o.ReduceLogicalAnd, o.MatMul]),
+        extractor("onnx", "TreeEnsemble", _tree_ensemble, versions=(5, None), domain=ML,
+                  produces=[o.Gather, o.Less, o.Equal, o.ReduceLogicalAnd, o.MatMul]),
     ]

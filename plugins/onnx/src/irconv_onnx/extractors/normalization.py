@@ -151,7 +151,8 @@ def extractors() -> list[Extractor]:
     return [
         extractor("onnx", "BatchNormalization", _batch_norm, produces=[o.BatchNormInference]),
         extractor("onnx", "InstanceNormalization", _instance_norm, produces=[o.MVN, o.Multiply, o.Add]),
-        extractor("onnx", "LayerNormalization", WithDefaults(_layer_norm, {2: HANDLED}), versions=(17, None), produces=[o.MVN, o.Multiply, o.Add]),
+        extractor("onnx", "LayerNormalization", WithDefaults(_layer_norm, {2: HANDLED}), versions=(17, None),
+                  produces=[o.MVN, o.Multiply, o.Add]),
         extractor("onnx", "GroupNormalization", _group_norm, versions=(18, None), produces=[o.GroupNormalization]),
         extractor("onnx", "LRN", _lrn, produces=[o.LRN]),
         extractor("onnx", "LpNormalization", _lp_norm, produces=[o.ReduceL1, o.ReduceL2, o.Divide]),

@@ -255,11 +255,18 @@ def extractors() -> list[Extractor]:
 
     zero_points = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
     return [
-        extractor("onnx", "QuantizeLinear", WithDefaults(_quantize, {2: HANDLED}), versions=(10, None), produces=[o.Divide, o.Round, o.Clamp, o.Convert]),
-        extractor("onnx", "DequantizeLinear", WithDefaults(_dequantize, {2: HANDLED}), versions=(10, None), produces=[o.Convert, o.Subtract, o.Multiply]),
-        extractor("onnx", "DynamicQuantizeLinear", _dynamic_quantize, versions=(11, None), produces=[o.ReduceMax, o.ReduceMin, o.Round, o.Convert]),
-        extractor("onnx", "QLinearMatMul", _qlinear_matmul, versions=(10, None), produces=[o.MatMul, o.Round, o.Convert]),
-        extractor("onnx", "MatMulInteger", WithDefaults(partial(_int_product, False), zero_points), versions=(10, None), produces=[o.MatMul, o.Convert]),
-        extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None), produces=[o.Convolution, o.Convert]),
-        extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None), produces=[o.Convolution, o.Round, o.Clamp, o.Convert]),
+        extractor("onnx", "QuantizeLinear", WithDefaults(_quantize, {2: HANDLED}), versions=(10, None),
+                  produces=[o.Divide, o.Round, o.Clamp, o.Convert]),
+        extractor("onnx", "DequantizeLinear", WithDefaults(_dequantize, {2: HANDLED}), versions=(10, None),
+                  produces=[o.Convert, o.Subtract, o.Multiply]),
+        extractor("onnx", "DynamicQuantizeLinear", _dynamic_quantize, versions=(11, None),
+                  produces=[o.ReduceMax, o.ReduceMin, o.Round, o.Convert]),
+        extractor("onnx", "QLinearMatMul", _qlinear_matmul, versions=(10, None),
+                  produces=[o.MatMul, o.Round, o.Convert]),
+        extractor("onnx", "MatMulInteger", WithDefaults(partial(_int_product, False), zero_points), versions=(10, None),
+                  produces=[o.MatMul, o.Convert]),
+        extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None),
+                  produces=[o.Convolution, o.Convert]),
+        extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None),
+                  produces=[o.Convolution, o.Round, o.Clamp, o.Convert]),
     ]

@@ -168,12 +168,17 @@ def extractors() -> list[Extractor]:
     axes = {1: HANDLED}  # empty axes: all axes, or none with noop_with_empty_axes
     result = [extractor("onnx", name, WithDefaults(partial(_reduce, name, partial(_plain, cls)), axes), produces=[cls])
               for name, cls in plain.items()]
-    result += [extractor("onnx", name, WithDefaults(partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")), axes), produces=[cls, o.Select])
+    result += [extractor("onnx", name,
+                         WithDefaults(partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")), axes),
+                         produces=[cls, o.Select])
                for name, cls in {"ReduceMax": o.ReduceMax, "ReduceMin": o.ReduceMin}.items()]
     result += [
-        extractor("onnx", "ReduceLogSum", WithDefaults(partial(_reduce, "ReduceLogSum", _log_sum), axes), produces=[o.ReduceSum, o.Log]),
-        extractor("onnx", "ReduceLogSumExp", WithDefaults(partial(_reduce, "ReduceLogSumExp", _log_sum_exp), axes), produces=[o.ReduceMax, o.ReduceSum, o.Exp, o.Log]),
-        extractor("onnx", "ReduceSumSquare", WithDefaults(partial(_reduce, "ReduceSumSquare", _sum_square), axes), produces=[o.ReduceSum]),
+        extractor("onnx", "ReduceLogSum", WithDefaults(partial(_reduce, "ReduceLogSum", _log_sum), axes),
+                  produces=[o.ReduceSum, o.Log]),
+        extractor("onnx", "ReduceLogSumExp", WithDefaults(partial(_reduce, "ReduceLogSumExp", _log_sum_exp), axes),
+                  produces=[o.ReduceMax, o.ReduceSum, o.Exp, o.Log]),
+        extractor("onnx", "ReduceSumSquare", WithDefaults(partial(_reduce, "ReduceSumSquare", _sum_square), axes),
+                  produces=[o.ReduceSum]),
         extractor("onnx", "ArgMax", partial(_arg, "max"), produces=[o.TopK]),
         extractor("onnx", "ArgMin", partial(_arg, "min"), produces=[o.TopK]),
     ]

@@ -194,7 +194,10 @@ def extractors() -> list[Extractor]:
     import irconv_opset as o
 
     return [
-        extractor("onnx", "LSTM", WithDefaults(partial(_recurrent, "LSTM"), _optional_inputs("LSTM")), versions=(7, None), produces=[o.LSTMSequence, o.TensorIterator]),
-        extractor("onnx", "GRU", WithDefaults(partial(_recurrent, "GRU"), _optional_inputs("GRU")), versions=(7, None), produces=[o.GRUSequence]),
-        extractor("onnx", "RNN", WithDefaults(partial(_recurrent, "RNN"), _optional_inputs("RNN")), versions=(7, None), produces=[o.RNNSequence]),
+        extractor("onnx", "LSTM", WithDefaults(partial(_recurrent, "LSTM"), _optional_inputs("LSTM")),
+                  versions=(7, None), produces=[o.LSTMSequence, o.TensorIterator]),
+        extractor("onnx", "GRU", WithDefaults(partial(_recurrent, "GRU"), _optional_inputs("GRU")), versions=(7, None),
+                  produces=[o.GRUSequence]),
+        extractor("onnx", "RNN", WithDefaults(partial(_recurrent, "RNN"), _optional_inputs("RNN")), versions=(7, None),
+                  produces=[o.RNNSequence]),
     ]

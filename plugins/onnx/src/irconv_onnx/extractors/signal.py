@@ -266,10 +266,14 @@ def extractors() -> list[Extractor]:
     import irconv_opset as o
 
     return [
-        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED}), versions=(17, 19), produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
-        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED, 2: HANDLED}), versions=(20, None), produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
-        extractor("onnx", "STFT", WithDefaults(_stft, {2: HANDLED, 3: HANDLED}), versions=(17, None), produces=[o.STFT]),
+        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED}), versions=(17, 19),
+                  produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
+        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED, 2: HANDLED}), versions=(20, None),
+                  produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
+        extractor("onnx", "STFT", WithDefaults(_stft, {2: HANDLED, 3: HANDLED}), versions=(17, None),
+                  produces=[o.STFT]),
         extractor("onnx", "Col2Im", _col2im, versions=(18, None), produces=[o.Col2Im]),
-        extractor("onnx", "MelWeightMatrix", _mel_weight_matrix, versions=(17, None), produces=[o.Range, o.Select, o.Convert]),
+        extractor("onnx", "MelWeightMatrix", _mel_weight_matrix, versions=(17, None),
+                  produces=[o.Range, o.Select, o.Convert]),
     ]
 

@@ -187,5 +187,6 @@ def extractors() -> list[Extractor]:
         extractor("onnx", "SequenceAt", _sequence_at, versions=(11, None), produces=[o.Gather]),
         extractor("onnx", "SequenceLength", _sequence_length, versions=(11, None), produces=[o.Const]),
         extractor("onnx", "ConcatFromSequence", _concat_from_sequence, versions=(11, None), produces=[o.Concat]),
-        extractor("onnx", "SplitToSequence", WithDefaults(_split_to_sequence, {1: HANDLED}), versions=(11, None), produces=[o.Split, o.VariadicSplit]),
+        extractor("onnx", "SplitToSequence", WithDefaults(_split_to_sequence, {1: HANDLED}), versions=(11, None),
+                  produces=[o.Split, o.VariadicSplit]),
     ]

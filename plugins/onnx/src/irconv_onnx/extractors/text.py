@@ -99,4 +99,5 @@ def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def extractors() -> list[Extractor]:
     import irconv_opset as o
 
-    return [extractor("onnx", "TfIdfVectorizer", _tfidf, versions=(9, None), produces=[o.Slice, o.Equal, o.LogicalAnd, o.ReduceSum, o.MatMul])]
+    return [extractor("onnx", "TfIdfVectorizer", _tfidf, versions=(9, None),
+                      produces=[o.Slice, o.Equal, o.LogicalAnd, o.ReduceSum, o.MatMul])]
