@@ -168,3 +168,12 @@ def test_shared_axis_and_rank_helpers():
     with pytest.raises(ConversionError, match="rank of input 0 is unknown"):
         require_rank(_ctx(shape=None))
     assert per_axis(np.arange(3), 1, 4).shape == (3, 1, 1)
+
+
+def test_the_deprecated_attr_still_returns_its_default():
+    ctx = _ctx()
+    ctx.source_op.attributes = MappingAttributes({"axis": 2})
+    with pytest.warns(DeprecationWarning):
+        assert ctx.attr("axis", 0) == 2
+    with pytest.warns(DeprecationWarning):
+        assert ctx.attr("missing", 7) == 7

@@ -108,7 +108,7 @@ class ExtractContext:
     def attr(self, name: str, default: Any = _MISSING) -> Any:
         """Deprecated since 0.2: use the typed ``ctx.attrs``."""
         _deprecated("attr", "ctx.attrs.int/.str/...")
-        return self.attrs.get(name) if default is not _MISSING else self.attrs.required(name)
+        return self.attrs.get(name, default) if default is not _MISSING else self.attrs.required(name)
 
     def has_attr(self, name: str) -> bool:
         """Deprecated since 0.2: ``name in ctx.attrs``."""
