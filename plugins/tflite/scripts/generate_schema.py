@@ -34,9 +34,9 @@ def flatc() -> str:
 
 
 def generate(schema: Path = SCHEMA) -> str:
-    """The module as flatc makes it from ``schema`` (one file, no object API), with our header."""
+    """The module as flatc makes it from ``schema`` (one file, typed, no object API), with our header."""
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run([flatc(), "--python", "--gen-onefile", "-o", out, str(schema)], check=True)
+        subprocess.run([flatc(), "--python", "--python-typing", "--gen-onefile", "-o", out, str(schema)], check=True)
         made = Path(out) / f"{schema.stem}_generated.py"
         return f"{HEADER}# tflite.fbs sha256: {schema_digest(schema)}\n" + made.read_text()
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from irconv.api import convert_model
 from irconv.testing.runtime import emit_ir, run_ir
-
 from tiny_models import build, detection_model
 
 pytest.importorskip("ai_edge_litert")

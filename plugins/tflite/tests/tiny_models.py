@@ -9,7 +9,6 @@ from typing import Any
 
 import flatbuffers
 import numpy as np
-
 from irconv_tflite.schema import tflite_generated as fb
 
 

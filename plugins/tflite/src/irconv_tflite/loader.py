@@ -215,7 +215,8 @@ class _GraphBuilder:
             cond, body = attributes.get("cond_subgraph_index"), attributes.get("body_subgraph_index")
             # the first test runs before the loop: the condition inlined over the initial values
             carried = [p for p in ports if p is not None]
-            ports = _GraphBuilder(self.graph, self.model, self.model.subgraphs[cond]).inline(carried)[:1] + carried
+            first = _GraphBuilder(self.graph, self.model, self.model.subgraphs[cond]).inline(carried)[:1]
+            ports = [*first, *carried]
             bodies = {"body": self._body(body, f"{outputs[0].name}/body", then=cond)}
         source_op = SourceOp(
             framework=FRAMEWORK,

@@ -1,13 +1,12 @@
-"""What the TFLite extractors share: the framework binding, fused activations, padding,
+"""What the TFLite extractors share: fused activations, padding,
 the NHWC mark for the layout plugin, and the record of int8 weights."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.frontend import extractor
 from irconv_opset import Clamp, ReLU, Tanh
 
 from irconv_tflite.loader import OperatorSource, quantized
@@ -19,8 +18,6 @@ if TYPE_CHECKING:
     from irconv.ops import Op
 
     from irconv_tflite.model import Tensor
-
-tflite = functools.partial(extractor, "tflite")
 
 NHWC = "NHWC"
 
@@ -62,7 +59,7 @@ def auto_pad(ctx: ExtractContext) -> str:
     return "same_upper" if ctx.attrs.choice("padding", ["SAME", "VALID"]) == "SAME" else "valid"
 
 
-def laid_out(ctx: ExtractContext, op: Op, inputs: list[OutPort | None]) -> Node:
+def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None]) -> Node:
     """Add ``op``, whose input 0 and output 0 are NHWC: the layout plugin wraps it."""
     node = ctx.add(op, inputs, suffix=op.type)
     node.layout = NHWC

@@ -11,15 +11,13 @@ carried back to the Parameters.
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
-from irconv_tflite.extractors._common import tflite
 
-
-@tflite("IF", produces=[If])
+@extractor("tflite", "IF", produces=[If])
 def if_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     then_body, else_body = ctx.body("then"), ctx.body("else")
     values = len(ctx.inputs) - 1
@@ -33,7 +31,7 @@ def if_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [created.out_port(i) for i in range(outputs)]
 
 
-@tflite("WHILE", produces=[Loop])
+@extractor("tflite", "WHILE", produces=[Loop])
 def while_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     body = ctx.body("body")
     carried = len(ctx.inputs) - 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, i64, input_constant
+from irconv.frontend import extractor, f32, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -38,7 +38,6 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tflite.extractors._common import tflite
 from irconv_tflite.loader import CUSTOM
 
 
@@ -69,7 +68,7 @@ def _pad_rows(ctx: ExtractContext, rows: OutPort, count: int, rank: int, suffix:
     return ctx.op(Pad(pad_mode="constant"), rows, i64(ctx, [0] * rank), ends, zero, suffix=suffix)
 
 
-@tflite("TFLite_Detection_PostProcess", domain=CUSTOM,
+@extractor("tflite", "TFLite_Detection_PostProcess", domain=CUSTOM,
         produces=[Add, Concat, Convert, Exp, Gather, Minimum, Multiply, NonMaxSuppression, Pad, ReduceMax, ShapeOf,
                   Slice, Squeeze, Subtract, TopK, Transpose, Unsqueeze])
 def detection_postprocess(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -95,7 +94,7 @@ def detection_postprocess(node: Node, ctx: ExtractContext) -> list[OutPort]:
         best_class = ctx.op(Squeeze(), top.out_port(1), i64(ctx, [0, 1]), suffix="class_of_box")
     per_class = detections if not regular else a.int("detections_per_class", 100)
     nms = ctx.add(NonMaxSuppression(box_encoding="corner", sort_result_descending=True,
-                                    output_type=ElementType.i32),  # type: ignore[arg-type]
+                                    output_type=ElementType.i32),
                   [ctx.op(Unsqueeze(), boxes, i64(ctx, [0]), suffix="nms_boxes"), scores,
                    i64(ctx, [per_class], "max_per_class"), f32(ctx, [a.float("nms_iou_threshold")], "iou"),
                    f32(ctx, [a.float("nms_score_threshold")], "score_threshold")], suffix="nms")

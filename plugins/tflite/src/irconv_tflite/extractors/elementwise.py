@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like
+from irconv.frontend import const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
@@ -51,7 +51,7 @@ from irconv_opset import (
     Tanh,
 )
 
-from irconv_tflite.extractors._common import fused_activation, tflite
+from irconv_tflite.extractors._common import fused_activation
 
 
 def _fused_binary(make: Callable[[ExtractContext], Op]):  # type: ignore[no-untyped-def]
@@ -66,30 +66,30 @@ def _divide(ctx: ExtractContext) -> Divide:
     return Divide(m_pythondiv=not ctx.input_type(0).is_integer)
 
 
-add = tflite("ADD", _fused_binary(lambda ctx: Add()), produces=[Add])
-sub = tflite("SUB", _fused_binary(lambda ctx: Subtract()), produces=[Subtract])
-mul = tflite("MUL", _fused_binary(lambda ctx: Multiply()), produces=[Multiply])
-div = tflite("DIV", _fused_binary(_divide), produces=[Divide])
+add = extractor("tflite", "ADD", _fused_binary(lambda ctx: Add()), produces=[Add])
+sub = extractor("tflite", "SUB", _fused_binary(lambda ctx: Subtract()), produces=[Subtract])
+mul = extractor("tflite", "MUL", _fused_binary(lambda ctx: Multiply()), produces=[Multiply])
+div = extractor("tflite", "DIV", _fused_binary(_divide), produces=[Divide])
 
-maximum = tflite("MAXIMUM", lambda node, ctx: Maximum(), produces=[Maximum])
-minimum = tflite("MINIMUM", lambda node, ctx: Minimum(), produces=[Minimum])
-pow_ = tflite("POW", lambda node, ctx: Power(), produces=[Power])
-squared_difference = tflite("SQUARED_DIFFERENCE", lambda node, ctx: SquaredDifference(), produces=[SquaredDifference])
-floor_mod = tflite("FLOOR_MOD", lambda node, ctx: FloorMod(), produces=[FloorMod])
-equal = tflite("EQUAL", lambda node, ctx: Equal(), produces=[Equal])
-not_equal = tflite("NOT_EQUAL", lambda node, ctx: NotEqual(), produces=[NotEqual])
-less = tflite("LESS", lambda node, ctx: Less(), produces=[Less])
-less_equal = tflite("LESS_EQUAL", lambda node, ctx: LessEqual(), produces=[LessEqual])
-greater = tflite("GREATER", lambda node, ctx: Greater(), produces=[Greater])
-greater_equal = tflite("GREATER_EQUAL", lambda node, ctx: GreaterEqual(), produces=[GreaterEqual])
-logical_and = tflite("LOGICAL_AND", lambda node, ctx: LogicalAnd(), produces=[LogicalAnd])
-logical_or = tflite("LOGICAL_OR", lambda node, ctx: LogicalOr(), produces=[LogicalOr])
-logical_not = tflite("LOGICAL_NOT", lambda node, ctx: LogicalNot(), produces=[LogicalNot])
-select = tflite("SELECT", lambda node, ctx: Select(), produces=[Select])
-select_v2 = tflite("SELECT_V2", lambda node, ctx: Select(), produces=[Select])
+maximum = extractor("tflite", "MAXIMUM", lambda node, ctx: Maximum(), produces=[Maximum])
+minimum = extractor("tflite", "MINIMUM", lambda node, ctx: Minimum(), produces=[Minimum])
+pow_ = extractor("tflite", "POW", lambda node, ctx: Power(), produces=[Power])
+squared_difference = extractor("tflite", "SQUARED_DIFFERENCE", lambda node, ctx: SquaredDifference(), produces=[SquaredDifference])
+floor_mod = extractor("tflite", "FLOOR_MOD", lambda node, ctx: FloorMod(), produces=[FloorMod])
+equal = extractor("tflite", "EQUAL", lambda node, ctx: Equal(), produces=[Equal])
+not_equal = extractor("tflite", "NOT_EQUAL", lambda node, ctx: NotEqual(), produces=[NotEqual])
+less = extractor("tflite", "LESS", lambda node, ctx: Less(), produces=[Less])
+less_equal = extractor("tflite", "LESS_EQUAL", lambda node, ctx: LessEqual(), produces=[LessEqual])
+greater = extractor("tflite", "GREATER", lambda node, ctx: Greater(), produces=[Greater])
+greater_equal = extractor("tflite", "GREATER_EQUAL", lambda node, ctx: GreaterEqual(), produces=[GreaterEqual])
+logical_and = extractor("tflite", "LOGICAL_AND", lambda node, ctx: LogicalAnd(), produces=[LogicalAnd])
+logical_or = extractor("tflite", "LOGICAL_OR", lambda node, ctx: LogicalOr(), produces=[LogicalOr])
+logical_not = extractor("tflite", "LOGICAL_NOT", lambda node, ctx: LogicalNot(), produces=[LogicalNot])
+select = extractor("tflite", "SELECT", lambda node, ctx: Select(), produces=[Select])
+select_v2 = extractor("tflite", "SELECT_V2", lambda node, ctx: Select(), produces=[Select])
 
 
-@tflite("FLOOR_DIV", produces=[Divide, Floor])
+@extractor("tflite", "FLOOR_DIV", produces=[Divide, Floor])
 def floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.input_type(0).is_integer:
         return [ctx.op(Divide(m_pythondiv=True), ctx.input(0), ctx.input(1), suffix="div")]
@@ -97,7 +97,7 @@ def floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Floor(), quotient, suffix="floor")]
 
 
-@tflite("ADD_N", produces=[Add])
+@extractor("tflite", "ADD_N", produces=[Add])
 def add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
     total = ctx.input(0)
     for idx in range(1, len(ctx.inputs)):
@@ -105,45 +105,45 @@ def add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [total]
 
 
-abs_ = tflite("ABS", lambda node, ctx: Abs(), produces=[Abs])
-neg = tflite("NEG", lambda node, ctx: Negative(), produces=[Negative])
-exp = tflite("EXP", lambda node, ctx: Exp(), produces=[Exp])
-log = tflite("LOG", lambda node, ctx: Log(), produces=[Log])
-sqrt = tflite("SQRT", lambda node, ctx: Sqrt(), produces=[Sqrt])
-sin = tflite("SIN", lambda node, ctx: Sin(), produces=[Sin])
-cos = tflite("COS", lambda node, ctx: Cos(), produces=[Cos])
-floor = tflite("FLOOR", lambda node, ctx: Floor(), produces=[Floor])
-ceil = tflite("CEIL", lambda node, ctx: Ceiling(), produces=[Ceiling])
-round_ = tflite("ROUND", lambda node, ctx: Round(mode="half_to_even"), produces=[Round])
-sign = tflite("SIGN", lambda node, ctx: Sign(), produces=[Sign])
-logistic = tflite("LOGISTIC", lambda node, ctx: Sigmoid(), produces=[Sigmoid])
-tanh = tflite("TANH", lambda node, ctx: Tanh(), produces=[Tanh])
-relu = tflite("RELU", lambda node, ctx: ReLU(), produces=[ReLU])
-relu6 = tflite("RELU6", lambda node, ctx: Clamp(min=0.0, max=6.0), produces=[Clamp])
-relu_n1_to_1 = tflite("RELU_N1_TO_1", lambda node, ctx: Clamp(min=-1.0, max=1.0), produces=[Clamp])
-relu_0_to_1 = tflite("RELU_0_TO_1", lambda node, ctx: Clamp(min=0.0, max=1.0), produces=[Clamp])
-hard_swish = tflite("HARD_SWISH", lambda node, ctx: HSwish(), produces=[HSwish])
-elu = tflite("ELU", lambda node, ctx: Elu(alpha=1.0), produces=[Elu])
-prelu = tflite("PRELU", lambda node, ctx: PReLU(), produces=[PReLU])
+abs_ = extractor("tflite", "ABS", lambda node, ctx: Abs(), produces=[Abs])
+neg = extractor("tflite", "NEG", lambda node, ctx: Negative(), produces=[Negative])
+exp = extractor("tflite", "EXP", lambda node, ctx: Exp(), produces=[Exp])
+log = extractor("tflite", "LOG", lambda node, ctx: Log(), produces=[Log])
+sqrt = extractor("tflite", "SQRT", lambda node, ctx: Sqrt(), produces=[Sqrt])
+sin = extractor("tflite", "SIN", lambda node, ctx: Sin(), produces=[Sin])
+cos = extractor("tflite", "COS", lambda node, ctx: Cos(), produces=[Cos])
+floor = extractor("tflite", "FLOOR", lambda node, ctx: Floor(), produces=[Floor])
+ceil = extractor("tflite", "CEIL", lambda node, ctx: Ceiling(), produces=[Ceiling])
+round_ = extractor("tflite", "ROUND", lambda node, ctx: Round(mode="half_to_even"), produces=[Round])
+sign = extractor("tflite", "SIGN", lambda node, ctx: Sign(), produces=[Sign])
+logistic = extractor("tflite", "LOGISTIC", lambda node, ctx: Sigmoid(), produces=[Sigmoid])
+tanh = extractor("tflite", "TANH", lambda node, ctx: Tanh(), produces=[Tanh])
+relu = extractor("tflite", "RELU", lambda node, ctx: ReLU(), produces=[ReLU])
+relu6 = extractor("tflite", "RELU6", lambda node, ctx: Clamp(min=0.0, max=6.0), produces=[Clamp])
+relu_n1_to_1 = extractor("tflite", "RELU_N1_TO_1", lambda node, ctx: Clamp(min=-1.0, max=1.0), produces=[Clamp])
+relu_0_to_1 = extractor("tflite", "RELU_0_TO_1", lambda node, ctx: Clamp(min=0.0, max=1.0), produces=[Clamp])
+hard_swish = extractor("tflite", "HARD_SWISH", lambda node, ctx: HSwish(), produces=[HSwish])
+elu = extractor("tflite", "ELU", lambda node, ctx: Elu(alpha=1.0), produces=[Elu])
+prelu = extractor("tflite", "PRELU", lambda node, ctx: PReLU(), produces=[PReLU])
 
 
-@tflite("GELU", produces=[Gelu])
+@extractor("tflite", "GELU", produces=[Gelu])
 def gelu(node: Node, ctx: ExtractContext) -> Gelu:
     return Gelu(approximation_mode="tanh" if ctx.attrs.bool("approximate", False) else "erf")
 
 
-@tflite("RSQRT", produces=[Sqrt, Divide])
+@extractor("tflite", "RSQRT", produces=[Sqrt, Divide])
 def rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
     root = ctx.op(Sqrt(), ctx.input(0), suffix="sqrt")
     return [ctx.op(Divide(), const_like(ctx, 1, root, suffix="one"), root, suffix="rsqrt")]
 
 
-@tflite("SQUARE", produces=[Multiply])
+@extractor("tflite", "SQUARE", produces=[Multiply])
 def square(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Multiply(), ctx.input(0), ctx.input(0), suffix="square")]
 
 
-@tflite("LEAKY_RELU", produces=[PReLU])
+@extractor("tflite", "LEAKY_RELU", produces=[PReLU])
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     alpha = ctx.const(np.float32(ctx.attrs.float("alpha", 0.2)).reshape(1), suffix="alpha")
     return [ctx.op(PReLU(), ctx.input(0), alpha, suffix="leaky_relu")]

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import i64, input_constant, require_rank
+from irconv.frontend import extractor, i64, input_constant, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
+    LRN,
     Add,
     AvgPool,
     Convert,
@@ -23,7 +24,6 @@ from irconv_opset import (
     GroupConvolution,
     Interpolate,
     LogSoftmax,
-    LRN,
     MatMul,
     MaxPool,
     Multiply,
@@ -41,7 +41,6 @@ from irconv_tflite.extractors._common import (
     input_tensor,
     laid_out,
     record_int8_weights,
-    tflite,
 )
 
 
@@ -60,7 +59,7 @@ def _dilations(ctx: ExtractContext) -> tuple[int, int]:
     return ctx.attrs.int("dilation_h_factor", 1), ctx.attrs.int("dilation_w_factor", 1)
 
 
-@tflite("CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add])
+@extractor("tflite", "CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add])
 def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A filter [O, H, W, I] on an input of I*G channels: G > 1 is a grouped convolution."""
     common = {"strides": _strides(ctx), "dilations": _dilations(ctx), "pads_begin": (0, 0), "pads_end": (0, 0),
@@ -70,22 +69,22 @@ def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     channels = data_shape[-1] if data_shape else None
     if filters is None:
         weights = ctx.op(Transpose(), ctx.input(1), i64(ctx, [0, 3, 1, 2]), suffix="filters")
-        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), weights])  # type: ignore[arg-type]
+        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), weights])
         return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
     out_channels, h, w, per_group = filters.shape
     groups = 1 if channels is None or channels == per_group else channels // per_group
     oihw = np.ascontiguousarray(filters.transpose(0, 3, 1, 2))
     if groups == 1:
-        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), ctx.const(oihw, suffix="filters")])  # type: ignore[arg-type]
+        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), ctx.const(oihw, suffix="filters")])
         record_int8_weights(ctx, conv, input_tensor(ctx, 1), (out_channels, 1, 1, 1))
     else:
         grouped = oihw.reshape(groups, out_channels // groups, per_group, h, w)
-        conv = laid_out(ctx, GroupConvolution(**common), [ctx.input(0), ctx.const(grouped, suffix="filters")])  # type: ignore[arg-type]
+        conv = laid_out(ctx, GroupConvolution(**common), [ctx.input(0), ctx.const(grouped, suffix="filters")])
         record_int8_weights(ctx, conv, input_tensor(ctx, 1), (groups, out_channels // groups, 1, 1, 1))
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
-@tflite("DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add])
+@extractor("tflite", "DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add])
 def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Filter [1, H, W, C*M] (output channel c*M + m reads input channel c)."""
     filters = input_constant(ctx, 1, "the depthwise filter")
@@ -98,13 +97,13 @@ def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     multiplier = total // channels
     grouped = np.ascontiguousarray(filters.reshape(h, w, channels, multiplier).transpose(2, 3, 0, 1))[:, :, None]
     op = GroupConvolution(strides=_strides(ctx), dilations=_dilations(ctx), pads_begin=(0, 0), pads_end=(0, 0),
-                          auto_pad=auto_pad(ctx))  # type: ignore[arg-type]
+                          auto_pad=auto_pad(ctx))
     conv = laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")])
     record_int8_weights(ctx, conv, input_tensor(ctx, 1), (channels, multiplier, 1, 1, 1))
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
-@tflite("TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
+@extractor("tflite", "TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
 def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias.
 
@@ -120,7 +119,7 @@ def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     out_spatial = [int(sizes[1]), int(sizes[2])]
     common = {"strides": strides, "dilations": (1, 1), "pads_begin": (0, 0), "pads_end": (0, 0)}
     if auto_pad(ctx) == "same_upper":
-        op = ConvolutionBackpropData(auto_pad="same_lower", output_padding=(0, 0), **common)  # type: ignore[arg-type]
+        op = ConvolutionBackpropData(auto_pad="same_lower", output_padding=(0, 0), **common)
         inputs = [ctx.input(2), weights, i64(ctx, out_spatial, suffix="output_shape")]
     else:
         data_shape = declared_shape(ctx, 2)
@@ -128,13 +127,13 @@ def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
             raise ctx.attrs.bad("padding", "VALID", "the input's height and width must be known")
         natural = [s * (int(n) - 1) + k for s, n, k in zip(strides, data_shape[1:3], filters.shape[1:3], strict=True)]
         extra = tuple(max(o - n, 0) for o, n in zip(out_spatial, natural, strict=True))
-        op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)  # type: ignore[arg-type]
+        op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)
         inputs = [ctx.input(2), weights]
     conv = laid_out(ctx, op, inputs)
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 3))]
 
 
-@tflite("FULLY_CONNECTED", produces=[MatMul, Add, Reshape])
+@extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Add, Reshape])
 def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x [..., K] (flattened to [-1, K] unless keep_num_dims) times weights [N, K]^T."""
     if ctx.attrs.int("weights_format", 0) != 0:  # SHUFFLED4x16INT8
@@ -156,21 +155,19 @@ def _pool(kind: type[AvgPool] | type[MaxPool]):  # type: ignore[no-untyped-def]
         kernel = (ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width"))
         common = {"strides": _strides(ctx), "kernel": kernel, "pads_begin": (0, 0), "pads_end": (0, 0),
                   "auto_pad": auto_pad(ctx)}
-        if kind is AvgPool:
-            op = AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
-        else:
-            op = MaxPool(dilations=(1, 1), **common)  # type: ignore[arg-type]
+        op = (AvgPool(exclude_pad=True, **common) if kind is AvgPool
+              else MaxPool(dilations=(1, 1), **common))
         pooled = laid_out(ctx, op, [ctx.input(0)])
         return [fused_activation(ctx, pooled.out_port(0))]
 
     return extract
 
 
-average_pool_2d = tflite("AVERAGE_POOL_2D", _pool(AvgPool), produces=[AvgPool])
-max_pool_2d = tflite("MAX_POOL_2D", _pool(MaxPool), produces=[MaxPool])
+average_pool_2d = extractor("tflite", "AVERAGE_POOL_2D", _pool(AvgPool), produces=[AvgPool])
+max_pool_2d = extractor("tflite", "MAX_POOL_2D", _pool(MaxPool), produces=[MaxPool])
 
 
-@tflite("SOFTMAX", produces=[SoftMax, Multiply])
+@extractor("tflite", "SOFTMAX", produces=[SoftMax, Multiply])
 def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """softmax(beta * x) over the last axis."""
     beta = ctx.attrs.float("beta", 1.0)
@@ -180,19 +177,19 @@ def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(SoftMax(axis=-1), data, suffix="softmax")]
 
 
-@tflite("LOG_SOFTMAX", produces=[LogSoftmax])
+@extractor("tflite", "LOG_SOFTMAX", produces=[LogSoftmax])
 def log_softmax(node: Node, ctx: ExtractContext) -> LogSoftmax:
     return LogSoftmax(axis=-1)
 
 
-@tflite("L2_NORMALIZATION", produces=[NormalizeL2])
+@extractor("tflite", "L2_NORMALIZATION", produces=[NormalizeL2])
 def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx)
     axes = i64(ctx, [rank - 1], suffix="axes")
     return [fused_activation(ctx, ctx.op(NormalizeL2(eps=1e-6, eps_mode="max"), ctx.input(0), axes))]
 
 
-@tflite("LOCAL_RESPONSE_NORMALIZATION", produces=[LRN])
+@extractor("tflite", "LOCAL_RESPONSE_NORMALIZATION", produces=[LRN])
 def local_response_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TFLite: x / (bias + alpha * sum(x^2 over 2r+1 channels))^beta; OpenVINO's LRN divides
     alpha by the window size, so it is multiplied back."""
@@ -217,7 +214,7 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
         nearest_mode = "round_prefer_ceil" if align else "floor"
         op = Interpolate(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
                          nearest_mode=nearest_mode, antialias=False, pads_begin=(0, 0, 0, 0),
-                         pads_end=(0, 0, 0, 0))  # type: ignore[arg-type]
+                         pads_end=(0, 0, 0, 0))
         sizes = ctx.op(Convert(destination_type=ElementType.i64), sizes, suffix="sizes")
         # marked NHWC: the layout plugin feeds it NCHW, so the sizes are for axes 2 and 3
         return [laid_out(ctx, op, [ctx.input(0), sizes, i64(ctx, [2, 3], suffix="axes")]).out_port(0)]
@@ -225,8 +222,8 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
     return extract
 
 
-resize_bilinear = tflite("RESIZE_BILINEAR", _resize("linear_onnx"), produces=[Interpolate, Convert])
-resize_nearest_neighbor = tflite("RESIZE_NEAREST_NEIGHBOR", _resize("nearest"), produces=[Interpolate, Convert])
+resize_bilinear = extractor("tflite", "RESIZE_BILINEAR", _resize("linear_onnx"), produces=[Interpolate, Convert])
+resize_nearest_neighbor = extractor("tflite", "RESIZE_NEAREST_NEIGHBOR", _resize("nearest"), produces=[Interpolate, Convert])
 
 
 def _block_op(kind: type[DepthToSpace] | type[SpaceToDepth]):  # type: ignore[no-untyped-def]
@@ -237,11 +234,11 @@ def _block_op(kind: type[DepthToSpace] | type[SpaceToDepth]):  # type: ignore[no
     return extract
 
 
-depth_to_space = tflite("DEPTH_TO_SPACE", _block_op(DepthToSpace), produces=[DepthToSpace])
-space_to_depth = tflite("SPACE_TO_DEPTH", _block_op(SpaceToDepth), produces=[SpaceToDepth])
+depth_to_space = extractor("tflite", "DEPTH_TO_SPACE", _block_op(DepthToSpace), produces=[DepthToSpace])
+space_to_depth = extractor("tflite", "SPACE_TO_DEPTH", _block_op(SpaceToDepth), produces=[SpaceToDepth])
 
 
-@tflite("BATCH_MATMUL", produces=[MatMul])
+@extractor("tflite", "BATCH_MATMUL", produces=[MatMul])
 def batch_matmul(node: Node, ctx: ExtractContext) -> MatMul:
     return MatMul(transpose_a=ctx.attrs.bool("adj_x", False), transpose_b=ctx.attrs.bool("adj_y", False))
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import per_axis, require_rank
+from irconv.frontend import extractor, per_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Clamp, Convert, Divide, FakeQuantize, Multiply, Round, Subtract
 
-from irconv_tflite.extractors._common import tflite
 from irconv_tflite.loader import PSEUDO
 
 _BOUNDS = {ElementType.i8: (-128, 127), ElementType.u8: (0, 255), ElementType.i16: (-32768, 32767)}
@@ -37,7 +36,7 @@ def _grid(ctx: ExtractContext) -> tuple[np.ndarray, np.ndarray, ElementType]:
     return scale, zero, element
 
 
-@tflite("QUANTIZED_TENSOR", domain=PSEUDO, produces=[FakeQuantize])
+@extractor("tflite", "QUANTIZED_TENSOR", domain=PSEUDO, produces=[FakeQuantize])
 def quantized_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale, zero, element = _grid(ctx)
     low_q, high_q = _BOUNDS[element]
@@ -48,7 +47,7 @@ def quantized_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), lows, highs, lows, highs, suffix="fq")]
 
 
-@tflite("DEQUANTIZE_INPUT", domain=PSEUDO, produces=[Convert, Subtract, Multiply])
+@extractor("tflite", "DEQUANTIZE_INPUT", domain=PSEUDO, produces=[Convert, Subtract, Multiply])
 def dequantize_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """An integer model input to its real values: (q - zero_point) * scale."""
     scale, zero, _ = _grid(ctx)
@@ -58,7 +57,7 @@ def dequantize_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Multiply(), value, ctx.const(scale, suffix="scale"), suffix="dequantized")]
 
 
-@tflite("QUANTIZE_OUTPUT", domain=PSEUDO, produces=[Divide, Add, Round, Clamp, Convert])
+@extractor("tflite", "QUANTIZE_OUTPUT", domain=PSEUDO, produces=[Divide, Add, Round, Clamp, Convert])
 def quantize_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Real values to an integer model output: clamp(round(x / scale) + zero_point)."""
     scale, zero, element = _grid(ctx)
@@ -71,13 +70,13 @@ def quantize_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Convert(destination_type=element), value, suffix="quantized")]
 
 
-@tflite("QUANTIZE", produces=[])
+@extractor("tflite", "QUANTIZE", produces=[])
 def quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Float or requantized input: the FakeQuantize on the output tensor rounds it."""
     return [ctx.input(0)]
 
 
-@tflite("DEQUANTIZE", produces=[Convert])
+@extractor("tflite", "DEQUANTIZE", produces=[Convert])
 def dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """float16 weights: a Convert; a quantized tensor is already its real values."""
     if ctx.input_type(0) is ElementType.f32:
@@ -85,7 +84,7 @@ def dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Convert(destination_type=ElementType.f32), ctx.input(0), suffix="to_float")]
 
 
-@tflite("FAKE_QUANT", produces=[FakeQuantize])
+@extractor("tflite", "FAKE_QUANT", produces=[FakeQuantize])
 def fake_quant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's FakeQuant with min/max attributes: the range is nudged so that zero lies on the
     grid (zero point = round(q_min - min / scale), clamped to the integer range)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import i64, input_constant, normalize_axis, require_rank
+from irconv.frontend import extractor, i64, input_constant, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -40,7 +40,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
-from irconv_tflite.extractors._common import declared_shape, fused_activation, source, tflite
+from irconv_tflite.extractors._common import declared_shape, fused_activation, source
 from irconv_tflite.loader import ELEMENT_TYPES
 from irconv_tflite.model import TYPE_NAMES
 
@@ -54,7 +54,7 @@ def _output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
     return ElementType.f32 if tensor.quantization is not None and not found.is_float else found
 
 
-@tflite("RESHAPE", produces=[Reshape])
+@extractor("tflite", "RESHAPE", produces=[Reshape])
 def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The new shape from input 1, or from the options when that input is absent (-1: infer)."""
     if ctx.has_input(1) and ctx.input_shape(1) != (0,):
@@ -64,7 +64,7 @@ def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape, suffix="reshape")]
 
 
-@tflite("CONCATENATION", produces=[Concat])
+@extractor("tflite", "CONCATENATION", produces=[Concat])
 def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis"), rank)
@@ -79,13 +79,13 @@ def _reduce(kind: type):  # type: ignore[no-untyped-def]
     return extract
 
 
-mean = tflite("MEAN", _reduce(ReduceMean), produces=[ReduceMean])
-sum_ = tflite("SUM", _reduce(ReduceSum), produces=[ReduceSum])
-reduce_max = tflite("REDUCE_MAX", _reduce(ReduceMax), produces=[ReduceMax])
-reduce_min = tflite("REDUCE_MIN", _reduce(ReduceMin), produces=[ReduceMin])
-reduce_prod = tflite("REDUCE_PROD", _reduce(ReduceProd), produces=[ReduceProd])
-reduce_any = tflite("REDUCE_ANY", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr])
-reduce_all = tflite("REDUCE_ALL", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd])
+mean = extractor("tflite", "MEAN", _reduce(ReduceMean), produces=[ReduceMean])
+sum_ = extractor("tflite", "SUM", _reduce(ReduceSum), produces=[ReduceSum])
+reduce_max = extractor("tflite", "REDUCE_MAX", _reduce(ReduceMax), produces=[ReduceMax])
+reduce_min = extractor("tflite", "REDUCE_MIN", _reduce(ReduceMin), produces=[ReduceMin])
+reduce_prod = extractor("tflite", "REDUCE_PROD", _reduce(ReduceProd), produces=[ReduceProd])
+reduce_any = extractor("tflite", "REDUCE_ANY", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr])
+reduce_all = extractor("tflite", "REDUCE_ALL", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd])
 
 
 def _pad(mode: str | None):  # type: ignore[no-untyped-def]
@@ -102,17 +102,17 @@ def _pad(mode: str | None):  # type: ignore[no-untyped-def]
     return extract
 
 
-pad = tflite("PAD", _pad("constant"), produces=[Pad])
-padv2 = tflite("PADV2", _pad("constant"), produces=[Pad])
-mirror_pad = tflite("MIRROR_PAD", _pad(None), produces=[Pad])
-transpose = tflite("TRANSPOSE", lambda node, ctx: Transpose(), produces=[Transpose])
+pad = extractor("tflite", "PAD", _pad("constant"), produces=[Pad])
+padv2 = extractor("tflite", "PADV2", _pad("constant"), produces=[Pad])
+mirror_pad = extractor("tflite", "MIRROR_PAD", _pad(None), produces=[Pad])
+transpose = extractor("tflite", "TRANSPOSE", lambda node, ctx: Transpose(), produces=[Transpose])
 
 
 def _mask(bits: int, length: int) -> list[int]:
     return [(bits >> i) & 1 for i in range(length)]
 
 
-@tflite("STRIDED_SLICE", produces=[StridedSlice, Add])
+@extractor("tflite", "STRIDED_SLICE", produces=[StridedSlice, Add])
 def strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's bit masks as OpenVINO's per-axis lists; ``offset``: end counts from begin."""
     shape = ctx.input_shape(1)
@@ -124,11 +124,11 @@ def strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     end = ctx.input(2)
     if ctx.attrs.bool("offset", False):
         end = ctx.op(Add(), ctx.input(1), end, suffix="end")
-    op = StridedSlice(**masks)  # type: ignore[arg-type]
+    op = StridedSlice(**masks)
     return [ctx.op(op, ctx.input(0), ctx.input(1), end, ctx.input(3), suffix="slice")]
 
 
-@tflite("SLICE", produces=[Slice])
+@extractor("tflite", "SLICE", produces=[Slice])
 def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """begin and size (-1: to the end) as Slice's start/stop."""
     begin = input_constant(ctx, 1, "the begin").astype(np.int64).reshape(-1)
@@ -139,17 +139,17 @@ def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, np.ones_like(begin), "step"), i64(ctx, axes, "axes"), suffix="slice")]
 
 
-@tflite("GATHER", produces=[Gather])
+@extractor("tflite", "GATHER", produces=[Gather])
 def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = ctx.attrs.int("axis", 0)
     return [ctx.op(Gather(batch_dims=ctx.attrs.int("batch_dims", 0)), ctx.input(0), ctx.input(1),
                    i64(ctx, axis, suffix="axis"), suffix="gather")]
 
 
-gather_nd = tflite("GATHER_ND", lambda node, ctx: GatherND(batch_dims=0), produces=[GatherND])
+gather_nd = extractor("tflite", "GATHER_ND", lambda node, ctx: GatherND(batch_dims=0), produces=[GatherND])
 
 
-@tflite("SQUEEZE", produces=[Squeeze])
+@extractor("tflite", "SQUEEZE", produces=[Squeeze])
 def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.attrs.ints("squeeze_dims", [])
     if not dims:
@@ -160,15 +160,15 @@ def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, dims, suffix="axes"), suffix="squeeze")]
 
 
-expand_dims = tflite("EXPAND_DIMS", lambda node, ctx: Unsqueeze(), produces=[Unsqueeze])
+expand_dims = extractor("tflite", "EXPAND_DIMS", lambda node, ctx: Unsqueeze(), produces=[Unsqueeze])
 
 
-@tflite("SHAPE", produces=[ShapeOf])
+@extractor("tflite", "SHAPE", produces=[ShapeOf])
 def shape(node: Node, ctx: ExtractContext) -> ShapeOf:
     return ShapeOf(output_type=_output_type(ctx))
 
 
-@tflite("PACK", produces=[Unsqueeze, Concat])
+@extractor("tflite", "PACK", produces=[Unsqueeze, Concat])
 def pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx) + 1
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
@@ -177,7 +177,7 @@ def pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=axis), *parts, suffix="pack")]
 
 
-@tflite("UNPACK", produces=[Split, Squeeze])
+@extractor("tflite", "UNPACK", produces=[Split, Squeeze])
 def unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
@@ -187,7 +187,7 @@ def unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
             for i in range(count)]
 
 
-@tflite("SPLIT", produces=[Split])
+@extractor("tflite", "SPLIT", produces=[Split])
 def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: the axis, then the tensor."""
     count = ctx.attrs.int("num_splits")
@@ -195,35 +195,35 @@ def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [parts.out_port(i) for i in range(count)]
 
 
-@tflite("SPLIT_V", produces=[VariadicSplit])
+@extractor("tflite", "SPLIT_V", produces=[VariadicSplit])
 def split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = ctx.attrs.int("num_splits")
     parts = ctx.add(VariadicSplit(), [ctx.input(0), ctx.input(2), ctx.input(1)], suffix="split")
     return [parts.out_port(i) for i in range(count)]
 
 
-tile = tflite("TILE", lambda node, ctx: Tile(), produces=[Tile])
-broadcast_to = tflite("BROADCAST_TO", lambda node, ctx: Broadcast(mode="numpy"), produces=[Broadcast])
+tile = extractor("tflite", "TILE", lambda node, ctx: Tile(), produces=[Tile])
+broadcast_to = extractor("tflite", "BROADCAST_TO", lambda node, ctx: Broadcast(mode="numpy"), produces=[Broadcast])
 
 
-@tflite("CAST", produces=[Convert])
+@extractor("tflite", "CAST", produces=[Convert])
 def cast(node: Node, ctx: ExtractContext) -> Convert:
     return Convert(destination_type=_output_type(ctx))
 
 
-@tflite("FILL", produces=[Broadcast])
+@extractor("tflite", "FILL", produces=[Broadcast])
 def fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: dims, value."""
     return [ctx.op(Broadcast(mode="numpy"), ctx.input(1), ctx.input(0), suffix="fill")]
 
 
-@tflite("ZEROS_LIKE", produces=[Broadcast, ShapeOf])
+@extractor("tflite", "ZEROS_LIKE", produces=[Broadcast, ShapeOf])
 def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     zero = ctx.const(np.zeros((), ctx.input_type(0).numpy), suffix="zero")
     return [ctx.op(Broadcast(mode="numpy"), zero, shape_of(ctx, ctx.input(0)), suffix="zeros")]
 
 
-@tflite("RANGE", produces=[Range])
+@extractor("tflite", "RANGE", produces=[Range])
 def range_(node: Node, ctx: ExtractContext) -> Range:
     return Range(output_type=_output_type(ctx))
 
@@ -239,20 +239,20 @@ def _arg(mode: str):  # type: ignore[no-untyped-def]
     return extract
 
 
-arg_max = tflite("ARG_MAX", _arg("max"), produces=[TopK, Squeeze])
-arg_min = tflite("ARG_MIN", _arg("min"), produces=[TopK, Squeeze])
+arg_max = extractor("tflite", "ARG_MAX", _arg("max"), produces=[TopK, Squeeze])
+arg_min = extractor("tflite", "ARG_MIN", _arg("min"), produces=[TopK, Squeeze])
 
 
-@tflite("TOPK_V2", produces=[TopK])
+@extractor("tflite", "TOPK_V2", produces=[TopK])
 def topk_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=_output_type(ctx, 1), stable=True),
                   [ctx.input(0), ctx.input(1)], suffix="topk")
     return [top.out_port(0), top.out_port(1)]
 
 
-@tflite("CUMSUM", produces=[CumSum])
+@extractor("tflite", "CUMSUM", produces=[CumSum])
 def cumsum(node: Node, ctx: ExtractContext) -> CumSum:
     return CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
 
 
-reverse_v2 = tflite("REVERSE_V2", lambda node, ctx: Reverse(mode="index"), produces=[Reverse])
+reverse_v2 = extractor("tflite", "REVERSE_V2", lambda node, ctx: Reverse(mode="index"), produces=[Reverse])

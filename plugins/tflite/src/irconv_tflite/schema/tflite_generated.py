@@ -6,6 +6,9 @@
 
 import flatbuffers
 from flatbuffers.compat import import_numpy
+from typing import Any
+from flatbuffers.table import Table
+from typing import Optional
 np = import_numpy()
 
 class TensorType(object):
@@ -266,7 +269,7 @@ class CustomQuantization(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = CustomQuantization()
         x.Init(buf, n + offset)
@@ -281,13 +284,13 @@ class CustomQuantization(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # CustomQuantization
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
-def CustomQuantizationStart(builder):
+def CustomQuantizationStart(builder: flatbuffers.Builder):
     builder.StartObject(0)
 
-def CustomQuantizationEnd(builder):
+def CustomQuantizationEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -296,7 +299,7 @@ class QuantizationParameters(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = QuantizationParameters()
         x.Init(buf, n + offset)
@@ -311,11 +314,11 @@ class QuantizationParameters(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # QuantizationParameters
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # QuantizationParameters
-    def Min(self, j):
+    def Min(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             a = self._tab.Vector(o)
@@ -330,19 +333,19 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def MinLength(self):
+    def MinLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # QuantizationParameters
-    def MinIsNone(self):
+    def MinIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
     # QuantizationParameters
-    def Max(self, j):
+    def Max(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             a = self._tab.Vector(o)
@@ -357,19 +360,19 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def MaxLength(self):
+    def MaxLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # QuantizationParameters
-    def MaxIsNone(self):
+    def MaxIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         return o == 0
 
     # QuantizationParameters
-    def Scale(self, j):
+    def Scale(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             a = self._tab.Vector(o)
@@ -384,19 +387,19 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def ScaleLength(self):
+    def ScaleLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # QuantizationParameters
-    def ScaleIsNone(self):
+    def ScaleIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         return o == 0
 
     # QuantizationParameters
-    def ZeroPoint(self, j):
+    def ZeroPoint(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             a = self._tab.Vector(o)
@@ -411,14 +414,14 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def ZeroPointLength(self):
+    def ZeroPointLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # QuantizationParameters
-    def ZeroPointIsNone(self):
+    def ZeroPointIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         return o == 0
 
@@ -430,10 +433,9 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def Details(self):
+    def Details(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
-            from flatbuffers.table import Table
             obj = Table(bytearray(), 0)
             self._tab.Union(obj, o)
             return obj
@@ -446,43 +448,43 @@ class QuantizationParameters(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def QuantizationParametersStart(builder):
+def QuantizationParametersStart(builder: flatbuffers.Builder):
     builder.StartObject(7)
 
-def QuantizationParametersAddMin(builder, min):
+def QuantizationParametersAddMin(builder: flatbuffers.Builder, min: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(min), 0)
 
-def QuantizationParametersStartMinVector(builder, numElems):
+def QuantizationParametersStartMinVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def QuantizationParametersAddMax(builder, max):
+def QuantizationParametersAddMax(builder: flatbuffers.Builder, max: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(max), 0)
 
-def QuantizationParametersStartMaxVector(builder, numElems):
+def QuantizationParametersStartMaxVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def QuantizationParametersAddScale(builder, scale):
+def QuantizationParametersAddScale(builder: flatbuffers.Builder, scale: int):
     builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(scale), 0)
 
-def QuantizationParametersStartScaleVector(builder, numElems):
+def QuantizationParametersStartScaleVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def QuantizationParametersAddZeroPoint(builder, zeroPoint):
+def QuantizationParametersAddZeroPoint(builder: flatbuffers.Builder, zeroPoint: int):
     builder.PrependUOffsetTRelativeSlot(3, flatbuffers.number_types.UOffsetTFlags.py_type(zeroPoint), 0)
 
-def QuantizationParametersStartZeroPointVector(builder, numElems):
+def QuantizationParametersStartZeroPointVector(builder, numElems: int) -> int:
     return builder.StartVector(8, numElems, 8)
 
-def QuantizationParametersAddDetailsType(builder, detailsType):
+def QuantizationParametersAddDetailsType(builder: flatbuffers.Builder, detailsType: int):
     builder.PrependUint8Slot(4, detailsType, 0)
 
-def QuantizationParametersAddDetails(builder, details):
+def QuantizationParametersAddDetails(builder: flatbuffers.Builder, details: int):
     builder.PrependUOffsetTRelativeSlot(5, flatbuffers.number_types.UOffsetTFlags.py_type(details), 0)
 
-def QuantizationParametersAddQuantizedDimension(builder, quantizedDimension):
+def QuantizationParametersAddQuantizedDimension(builder: flatbuffers.Builder, quantizedDimension: int):
     builder.PrependInt32Slot(6, quantizedDimension, 0)
 
-def QuantizationParametersEnd(builder):
+def QuantizationParametersEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -491,7 +493,7 @@ class SparsityParameters(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SparsityParameters()
         x.Init(buf, n + offset)
@@ -506,13 +508,13 @@ class SparsityParameters(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SparsityParameters
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
-def SparsityParametersStart(builder):
+def SparsityParametersStart(builder: flatbuffers.Builder):
     builder.StartObject(0)
 
-def SparsityParametersEnd(builder):
+def SparsityParametersEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -521,7 +523,7 @@ class Tensor(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Tensor()
         x.Init(buf, n + offset)
@@ -536,11 +538,11 @@ class Tensor(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Tensor
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Tensor
-    def Shape(self, j):
+    def Shape(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             a = self._tab.Vector(o)
@@ -555,14 +557,14 @@ class Tensor(object):
         return 0
 
     # Tensor
-    def ShapeLength(self):
+    def ShapeLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Tensor
-    def ShapeIsNone(self):
+    def ShapeIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
@@ -581,14 +583,14 @@ class Tensor(object):
         return 0
 
     # Tensor
-    def Name(self):
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Tensor
-    def Quantization(self):
+    def Quantization(self) -> Optional[QuantizationParameters]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -605,7 +607,7 @@ class Tensor(object):
         return False
 
     # Tensor
-    def Sparsity(self):
+    def Sparsity(self) -> Optional[SparsityParameters]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -615,7 +617,7 @@ class Tensor(object):
         return None
 
     # Tensor
-    def ShapeSignature(self, j):
+    def ShapeSignature(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             a = self._tab.Vector(o)
@@ -630,14 +632,14 @@ class Tensor(object):
         return 0
 
     # Tensor
-    def ShapeSignatureLength(self):
+    def ShapeSignatureLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Tensor
-    def ShapeSignatureIsNone(self):
+    def ShapeSignatureIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         return o == 0
 
@@ -648,43 +650,43 @@ class Tensor(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def TensorStart(builder):
+def TensorStart(builder: flatbuffers.Builder):
     builder.StartObject(9)
 
-def TensorAddShape(builder, shape):
+def TensorAddShape(builder: flatbuffers.Builder, shape: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(shape), 0)
 
-def TensorStartShapeVector(builder, numElems):
+def TensorStartShapeVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def TensorAddType(builder, type):
+def TensorAddType(builder: flatbuffers.Builder, type: int):
     builder.PrependInt8Slot(1, type, 0)
 
-def TensorAddBuffer(builder, buffer):
+def TensorAddBuffer(builder: flatbuffers.Builder, buffer: int):
     builder.PrependUint32Slot(2, buffer, 0)
 
-def TensorAddName(builder, name):
+def TensorAddName(builder: flatbuffers.Builder, name: int):
     builder.PrependUOffsetTRelativeSlot(3, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
 
-def TensorAddQuantization(builder, quantization):
+def TensorAddQuantization(builder: flatbuffers.Builder, quantization: int):
     builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(quantization), 0)
 
-def TensorAddIsVariable(builder, isVariable):
+def TensorAddIsVariable(builder: flatbuffers.Builder, isVariable: bool):
     builder.PrependBoolSlot(5, isVariable, 0)
 
-def TensorAddSparsity(builder, sparsity):
+def TensorAddSparsity(builder: flatbuffers.Builder, sparsity: int):
     builder.PrependUOffsetTRelativeSlot(6, flatbuffers.number_types.UOffsetTFlags.py_type(sparsity), 0)
 
-def TensorAddShapeSignature(builder, shapeSignature):
+def TensorAddShapeSignature(builder: flatbuffers.Builder, shapeSignature: int):
     builder.PrependUOffsetTRelativeSlot(7, flatbuffers.number_types.UOffsetTFlags.py_type(shapeSignature), 0)
 
-def TensorStartShapeSignatureVector(builder, numElems):
+def TensorStartShapeSignatureVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def TensorAddHasRank(builder, hasRank):
+def TensorAddHasRank(builder: flatbuffers.Builder, hasRank: bool):
     builder.PrependBoolSlot(8, hasRank, 0)
 
-def TensorEnd(builder):
+def TensorEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -693,7 +695,7 @@ class Conv2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Conv2DOptions()
         x.Init(buf, n + offset)
@@ -708,7 +710,7 @@ class Conv2DOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Conv2DOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Conv2DOptions
@@ -753,28 +755,28 @@ class Conv2DOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 1
 
-def Conv2DOptionsStart(builder):
+def Conv2DOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(6)
 
-def Conv2DOptionsAddPadding(builder, padding):
+def Conv2DOptionsAddPadding(builder: flatbuffers.Builder, padding: int):
     builder.PrependInt8Slot(0, padding, 0)
 
-def Conv2DOptionsAddStrideW(builder, strideW):
+def Conv2DOptionsAddStrideW(builder: flatbuffers.Builder, strideW: int):
     builder.PrependInt32Slot(1, strideW, 0)
 
-def Conv2DOptionsAddStrideH(builder, strideH):
+def Conv2DOptionsAddStrideH(builder: flatbuffers.Builder, strideH: int):
     builder.PrependInt32Slot(2, strideH, 0)
 
-def Conv2DOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def Conv2DOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(3, fusedActivationFunction, 0)
 
-def Conv2DOptionsAddDilationWFactor(builder, dilationWFactor):
+def Conv2DOptionsAddDilationWFactor(builder: flatbuffers.Builder, dilationWFactor: int):
     builder.PrependInt32Slot(4, dilationWFactor, 1)
 
-def Conv2DOptionsAddDilationHFactor(builder, dilationHFactor):
+def Conv2DOptionsAddDilationHFactor(builder: flatbuffers.Builder, dilationHFactor: int):
     builder.PrependInt32Slot(5, dilationHFactor, 1)
 
-def Conv2DOptionsEnd(builder):
+def Conv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -783,7 +785,7 @@ class Pool2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Pool2DOptions()
         x.Init(buf, n + offset)
@@ -798,7 +800,7 @@ class Pool2DOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Pool2DOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Pool2DOptions
@@ -843,28 +845,28 @@ class Pool2DOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def Pool2DOptionsStart(builder):
+def Pool2DOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(6)
 
-def Pool2DOptionsAddPadding(builder, padding):
+def Pool2DOptionsAddPadding(builder: flatbuffers.Builder, padding: int):
     builder.PrependInt8Slot(0, padding, 0)
 
-def Pool2DOptionsAddStrideW(builder, strideW):
+def Pool2DOptionsAddStrideW(builder: flatbuffers.Builder, strideW: int):
     builder.PrependInt32Slot(1, strideW, 0)
 
-def Pool2DOptionsAddStrideH(builder, strideH):
+def Pool2DOptionsAddStrideH(builder: flatbuffers.Builder, strideH: int):
     builder.PrependInt32Slot(2, strideH, 0)
 
-def Pool2DOptionsAddFilterWidth(builder, filterWidth):
+def Pool2DOptionsAddFilterWidth(builder: flatbuffers.Builder, filterWidth: int):
     builder.PrependInt32Slot(3, filterWidth, 0)
 
-def Pool2DOptionsAddFilterHeight(builder, filterHeight):
+def Pool2DOptionsAddFilterHeight(builder: flatbuffers.Builder, filterHeight: int):
     builder.PrependInt32Slot(4, filterHeight, 0)
 
-def Pool2DOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def Pool2DOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(5, fusedActivationFunction, 0)
 
-def Pool2DOptionsEnd(builder):
+def Pool2DOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -873,7 +875,7 @@ class DepthwiseConv2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = DepthwiseConv2DOptions()
         x.Init(buf, n + offset)
@@ -888,7 +890,7 @@ class DepthwiseConv2DOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # DepthwiseConv2DOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # DepthwiseConv2DOptions
@@ -940,31 +942,31 @@ class DepthwiseConv2DOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 1
 
-def DepthwiseConv2DOptionsStart(builder):
+def DepthwiseConv2DOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(7)
 
-def DepthwiseConv2DOptionsAddPadding(builder, padding):
+def DepthwiseConv2DOptionsAddPadding(builder: flatbuffers.Builder, padding: int):
     builder.PrependInt8Slot(0, padding, 0)
 
-def DepthwiseConv2DOptionsAddStrideW(builder, strideW):
+def DepthwiseConv2DOptionsAddStrideW(builder: flatbuffers.Builder, strideW: int):
     builder.PrependInt32Slot(1, strideW, 0)
 
-def DepthwiseConv2DOptionsAddStrideH(builder, strideH):
+def DepthwiseConv2DOptionsAddStrideH(builder: flatbuffers.Builder, strideH: int):
     builder.PrependInt32Slot(2, strideH, 0)
 
-def DepthwiseConv2DOptionsAddDepthMultiplier(builder, depthMultiplier):
+def DepthwiseConv2DOptionsAddDepthMultiplier(builder: flatbuffers.Builder, depthMultiplier: int):
     builder.PrependInt32Slot(3, depthMultiplier, 0)
 
-def DepthwiseConv2DOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def DepthwiseConv2DOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(4, fusedActivationFunction, 0)
 
-def DepthwiseConv2DOptionsAddDilationWFactor(builder, dilationWFactor):
+def DepthwiseConv2DOptionsAddDilationWFactor(builder: flatbuffers.Builder, dilationWFactor: int):
     builder.PrependInt32Slot(5, dilationWFactor, 1)
 
-def DepthwiseConv2DOptionsAddDilationHFactor(builder, dilationHFactor):
+def DepthwiseConv2DOptionsAddDilationHFactor(builder: flatbuffers.Builder, dilationHFactor: int):
     builder.PrependInt32Slot(6, dilationHFactor, 1)
 
-def DepthwiseConv2DOptionsEnd(builder):
+def DepthwiseConv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -973,7 +975,7 @@ class FullyConnectedOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = FullyConnectedOptions()
         x.Init(buf, n + offset)
@@ -988,7 +990,7 @@ class FullyConnectedOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # FullyConnectedOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # FullyConnectedOptions
@@ -1019,22 +1021,22 @@ class FullyConnectedOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def FullyConnectedOptionsStart(builder):
+def FullyConnectedOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def FullyConnectedOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def FullyConnectedOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def FullyConnectedOptionsAddWeightsFormat(builder, weightsFormat):
+def FullyConnectedOptionsAddWeightsFormat(builder: flatbuffers.Builder, weightsFormat: int):
     builder.PrependInt8Slot(1, weightsFormat, 0)
 
-def FullyConnectedOptionsAddKeepNumDims(builder, keepNumDims):
+def FullyConnectedOptionsAddKeepNumDims(builder: flatbuffers.Builder, keepNumDims: bool):
     builder.PrependBoolSlot(2, keepNumDims, 0)
 
-def FullyConnectedOptionsAddAsymmetricQuantizeInputs(builder, asymmetricQuantizeInputs):
+def FullyConnectedOptionsAddAsymmetricQuantizeInputs(builder: flatbuffers.Builder, asymmetricQuantizeInputs: bool):
     builder.PrependBoolSlot(3, asymmetricQuantizeInputs, 0)
 
-def FullyConnectedOptionsEnd(builder):
+def FullyConnectedOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1043,7 +1045,7 @@ class SoftmaxOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SoftmaxOptions()
         x.Init(buf, n + offset)
@@ -1058,7 +1060,7 @@ class SoftmaxOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SoftmaxOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SoftmaxOptions
@@ -1068,13 +1070,13 @@ class SoftmaxOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
-def SoftmaxOptionsStart(builder):
+def SoftmaxOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SoftmaxOptionsAddBeta(builder, beta):
+def SoftmaxOptionsAddBeta(builder: flatbuffers.Builder, beta: float):
     builder.PrependFloat32Slot(0, beta, 0.0)
 
-def SoftmaxOptionsEnd(builder):
+def SoftmaxOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1083,7 +1085,7 @@ class ConcatenationOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ConcatenationOptions()
         x.Init(buf, n + offset)
@@ -1098,7 +1100,7 @@ class ConcatenationOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ConcatenationOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ConcatenationOptions
@@ -1115,16 +1117,16 @@ class ConcatenationOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def ConcatenationOptionsStart(builder):
+def ConcatenationOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def ConcatenationOptionsAddAxis(builder, axis):
+def ConcatenationOptionsAddAxis(builder: flatbuffers.Builder, axis: int):
     builder.PrependInt32Slot(0, axis, 0)
 
-def ConcatenationOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def ConcatenationOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(1, fusedActivationFunction, 0)
 
-def ConcatenationOptionsEnd(builder):
+def ConcatenationOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1133,7 +1135,7 @@ class AddOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = AddOptions()
         x.Init(buf, n + offset)
@@ -1148,7 +1150,7 @@ class AddOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # AddOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # AddOptions
@@ -1158,13 +1160,13 @@ class AddOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def AddOptionsStart(builder):
+def AddOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def AddOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def AddOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def AddOptionsEnd(builder):
+def AddOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1173,7 +1175,7 @@ class MulOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = MulOptions()
         x.Init(buf, n + offset)
@@ -1188,7 +1190,7 @@ class MulOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # MulOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # MulOptions
@@ -1198,13 +1200,13 @@ class MulOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def MulOptionsStart(builder):
+def MulOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def MulOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def MulOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def MulOptionsEnd(builder):
+def MulOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1213,7 +1215,7 @@ class SubOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SubOptions()
         x.Init(buf, n + offset)
@@ -1228,7 +1230,7 @@ class SubOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SubOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SubOptions
@@ -1238,13 +1240,13 @@ class SubOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def SubOptionsStart(builder):
+def SubOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SubOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def SubOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def SubOptionsEnd(builder):
+def SubOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1253,7 +1255,7 @@ class DivOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = DivOptions()
         x.Init(buf, n + offset)
@@ -1268,7 +1270,7 @@ class DivOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # DivOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # DivOptions
@@ -1278,13 +1280,13 @@ class DivOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def DivOptionsStart(builder):
+def DivOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def DivOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def DivOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def DivOptionsEnd(builder):
+def DivOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1293,7 +1295,7 @@ class L2NormOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = L2NormOptions()
         x.Init(buf, n + offset)
@@ -1308,7 +1310,7 @@ class L2NormOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # L2NormOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # L2NormOptions
@@ -1318,13 +1320,13 @@ class L2NormOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def L2NormOptionsStart(builder):
+def L2NormOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def L2NormOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def L2NormOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(0, fusedActivationFunction, 0)
 
-def L2NormOptionsEnd(builder):
+def L2NormOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1333,7 +1335,7 @@ class LocalResponseNormalizationOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = LocalResponseNormalizationOptions()
         x.Init(buf, n + offset)
@@ -1348,7 +1350,7 @@ class LocalResponseNormalizationOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # LocalResponseNormalizationOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # LocalResponseNormalizationOptions
@@ -1379,22 +1381,22 @@ class LocalResponseNormalizationOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
-def LocalResponseNormalizationOptionsStart(builder):
+def LocalResponseNormalizationOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def LocalResponseNormalizationOptionsAddRadius(builder, radius):
+def LocalResponseNormalizationOptionsAddRadius(builder: flatbuffers.Builder, radius: int):
     builder.PrependInt32Slot(0, radius, 0)
 
-def LocalResponseNormalizationOptionsAddBias(builder, bias):
+def LocalResponseNormalizationOptionsAddBias(builder: flatbuffers.Builder, bias: float):
     builder.PrependFloat32Slot(1, bias, 0.0)
 
-def LocalResponseNormalizationOptionsAddAlpha(builder, alpha):
+def LocalResponseNormalizationOptionsAddAlpha(builder: flatbuffers.Builder, alpha: float):
     builder.PrependFloat32Slot(2, alpha, 0.0)
 
-def LocalResponseNormalizationOptionsAddBeta(builder, beta):
+def LocalResponseNormalizationOptionsAddBeta(builder: flatbuffers.Builder, beta: float):
     builder.PrependFloat32Slot(3, beta, 0.0)
 
-def LocalResponseNormalizationOptionsEnd(builder):
+def LocalResponseNormalizationOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1403,7 +1405,7 @@ class ResizeBilinearOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ResizeBilinearOptions()
         x.Init(buf, n + offset)
@@ -1418,7 +1420,7 @@ class ResizeBilinearOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ResizeBilinearOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ResizeBilinearOptions
@@ -1435,16 +1437,16 @@ class ResizeBilinearOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def ResizeBilinearOptionsStart(builder):
+def ResizeBilinearOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def ResizeBilinearOptionsAddAlignCorners(builder, alignCorners):
+def ResizeBilinearOptionsAddAlignCorners(builder: flatbuffers.Builder, alignCorners: bool):
     builder.PrependBoolSlot(2, alignCorners, 0)
 
-def ResizeBilinearOptionsAddHalfPixelCenters(builder, halfPixelCenters):
+def ResizeBilinearOptionsAddHalfPixelCenters(builder: flatbuffers.Builder, halfPixelCenters: bool):
     builder.PrependBoolSlot(3, halfPixelCenters, 0)
 
-def ResizeBilinearOptionsEnd(builder):
+def ResizeBilinearOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1453,7 +1455,7 @@ class ResizeNearestNeighborOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ResizeNearestNeighborOptions()
         x.Init(buf, n + offset)
@@ -1468,7 +1470,7 @@ class ResizeNearestNeighborOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ResizeNearestNeighborOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ResizeNearestNeighborOptions
@@ -1485,16 +1487,16 @@ class ResizeNearestNeighborOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def ResizeNearestNeighborOptionsStart(builder):
+def ResizeNearestNeighborOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def ResizeNearestNeighborOptionsAddAlignCorners(builder, alignCorners):
+def ResizeNearestNeighborOptionsAddAlignCorners(builder: flatbuffers.Builder, alignCorners: bool):
     builder.PrependBoolSlot(0, alignCorners, 0)
 
-def ResizeNearestNeighborOptionsAddHalfPixelCenters(builder, halfPixelCenters):
+def ResizeNearestNeighborOptionsAddHalfPixelCenters(builder: flatbuffers.Builder, halfPixelCenters: bool):
     builder.PrependBoolSlot(1, halfPixelCenters, 0)
 
-def ResizeNearestNeighborOptionsEnd(builder):
+def ResizeNearestNeighborOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1503,7 +1505,7 @@ class ReshapeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ReshapeOptions()
         x.Init(buf, n + offset)
@@ -1518,11 +1520,11 @@ class ReshapeOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ReshapeOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ReshapeOptions
-    def NewShape(self, j):
+    def NewShape(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             a = self._tab.Vector(o)
@@ -1537,27 +1539,27 @@ class ReshapeOptions(object):
         return 0
 
     # ReshapeOptions
-    def NewShapeLength(self):
+    def NewShapeLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # ReshapeOptions
-    def NewShapeIsNone(self):
+    def NewShapeIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
-def ReshapeOptionsStart(builder):
+def ReshapeOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def ReshapeOptionsAddNewShape(builder, newShape):
+def ReshapeOptionsAddNewShape(builder: flatbuffers.Builder, newShape: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(newShape), 0)
 
-def ReshapeOptionsStartNewShapeVector(builder, numElems):
+def ReshapeOptionsStartNewShapeVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def ReshapeOptionsEnd(builder):
+def ReshapeOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1566,7 +1568,7 @@ class SpaceToDepthOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SpaceToDepthOptions()
         x.Init(buf, n + offset)
@@ -1581,7 +1583,7 @@ class SpaceToDepthOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SpaceToDepthOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SpaceToDepthOptions
@@ -1591,13 +1593,13 @@ class SpaceToDepthOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def SpaceToDepthOptionsStart(builder):
+def SpaceToDepthOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SpaceToDepthOptionsAddBlockSize(builder, blockSize):
+def SpaceToDepthOptionsAddBlockSize(builder: flatbuffers.Builder, blockSize: int):
     builder.PrependInt32Slot(0, blockSize, 0)
 
-def SpaceToDepthOptionsEnd(builder):
+def SpaceToDepthOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1606,7 +1608,7 @@ class DepthToSpaceOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = DepthToSpaceOptions()
         x.Init(buf, n + offset)
@@ -1621,7 +1623,7 @@ class DepthToSpaceOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # DepthToSpaceOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # DepthToSpaceOptions
@@ -1631,13 +1633,13 @@ class DepthToSpaceOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def DepthToSpaceOptionsStart(builder):
+def DepthToSpaceOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def DepthToSpaceOptionsAddBlockSize(builder, blockSize):
+def DepthToSpaceOptionsAddBlockSize(builder: flatbuffers.Builder, blockSize: int):
     builder.PrependInt32Slot(0, blockSize, 0)
 
-def DepthToSpaceOptionsEnd(builder):
+def DepthToSpaceOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1646,7 +1648,7 @@ class GatherOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = GatherOptions()
         x.Init(buf, n + offset)
@@ -1661,7 +1663,7 @@ class GatherOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # GatherOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # GatherOptions
@@ -1678,16 +1680,16 @@ class GatherOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def GatherOptionsStart(builder):
+def GatherOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def GatherOptionsAddAxis(builder, axis):
+def GatherOptionsAddAxis(builder: flatbuffers.Builder, axis: int):
     builder.PrependInt32Slot(0, axis, 0)
 
-def GatherOptionsAddBatchDims(builder, batchDims):
+def GatherOptionsAddBatchDims(builder: flatbuffers.Builder, batchDims: int):
     builder.PrependInt32Slot(1, batchDims, 0)
 
-def GatherOptionsEnd(builder):
+def GatherOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1696,7 +1698,7 @@ class ReducerOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ReducerOptions()
         x.Init(buf, n + offset)
@@ -1711,7 +1713,7 @@ class ReducerOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ReducerOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ReducerOptions
@@ -1721,13 +1723,13 @@ class ReducerOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def ReducerOptionsStart(builder):
+def ReducerOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def ReducerOptionsAddKeepDims(builder, keepDims):
+def ReducerOptionsAddKeepDims(builder: flatbuffers.Builder, keepDims: bool):
     builder.PrependBoolSlot(0, keepDims, 0)
 
-def ReducerOptionsEnd(builder):
+def ReducerOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1736,7 +1738,7 @@ class SqueezeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SqueezeOptions()
         x.Init(buf, n + offset)
@@ -1751,11 +1753,11 @@ class SqueezeOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SqueezeOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SqueezeOptions
-    def SqueezeDims(self, j):
+    def SqueezeDims(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             a = self._tab.Vector(o)
@@ -1770,27 +1772,27 @@ class SqueezeOptions(object):
         return 0
 
     # SqueezeOptions
-    def SqueezeDimsLength(self):
+    def SqueezeDimsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SqueezeOptions
-    def SqueezeDimsIsNone(self):
+    def SqueezeDimsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
-def SqueezeOptionsStart(builder):
+def SqueezeOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SqueezeOptionsAddSqueezeDims(builder, squeezeDims):
+def SqueezeOptionsAddSqueezeDims(builder: flatbuffers.Builder, squeezeDims: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(squeezeDims), 0)
 
-def SqueezeOptionsStartSqueezeDimsVector(builder, numElems):
+def SqueezeOptionsStartSqueezeDimsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SqueezeOptionsEnd(builder):
+def SqueezeOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1799,7 +1801,7 @@ class StridedSliceOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = StridedSliceOptions()
         x.Init(buf, n + offset)
@@ -1814,7 +1816,7 @@ class StridedSliceOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # StridedSliceOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # StridedSliceOptions
@@ -1859,28 +1861,28 @@ class StridedSliceOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def StridedSliceOptionsStart(builder):
+def StridedSliceOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(6)
 
-def StridedSliceOptionsAddBeginMask(builder, beginMask):
+def StridedSliceOptionsAddBeginMask(builder: flatbuffers.Builder, beginMask: int):
     builder.PrependInt32Slot(0, beginMask, 0)
 
-def StridedSliceOptionsAddEndMask(builder, endMask):
+def StridedSliceOptionsAddEndMask(builder: flatbuffers.Builder, endMask: int):
     builder.PrependInt32Slot(1, endMask, 0)
 
-def StridedSliceOptionsAddEllipsisMask(builder, ellipsisMask):
+def StridedSliceOptionsAddEllipsisMask(builder: flatbuffers.Builder, ellipsisMask: int):
     builder.PrependInt32Slot(2, ellipsisMask, 0)
 
-def StridedSliceOptionsAddNewAxisMask(builder, newAxisMask):
+def StridedSliceOptionsAddNewAxisMask(builder: flatbuffers.Builder, newAxisMask: int):
     builder.PrependInt32Slot(3, newAxisMask, 0)
 
-def StridedSliceOptionsAddShrinkAxisMask(builder, shrinkAxisMask):
+def StridedSliceOptionsAddShrinkAxisMask(builder: flatbuffers.Builder, shrinkAxisMask: int):
     builder.PrependInt32Slot(4, shrinkAxisMask, 0)
 
-def StridedSliceOptionsAddOffset(builder, offset):
+def StridedSliceOptionsAddOffset(builder: flatbuffers.Builder, offset: bool):
     builder.PrependBoolSlot(5, offset, 0)
 
-def StridedSliceOptionsEnd(builder):
+def StridedSliceOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1889,7 +1891,7 @@ class SplitOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SplitOptions()
         x.Init(buf, n + offset)
@@ -1904,7 +1906,7 @@ class SplitOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SplitOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SplitOptions
@@ -1914,13 +1916,13 @@ class SplitOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def SplitOptionsStart(builder):
+def SplitOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SplitOptionsAddNumSplits(builder, numSplits):
+def SplitOptionsAddNumSplits(builder: flatbuffers.Builder, numSplits: int):
     builder.PrependInt32Slot(0, numSplits, 0)
 
-def SplitOptionsEnd(builder):
+def SplitOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1929,7 +1931,7 @@ class SplitVOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SplitVOptions()
         x.Init(buf, n + offset)
@@ -1944,7 +1946,7 @@ class SplitVOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SplitVOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SplitVOptions
@@ -1954,13 +1956,13 @@ class SplitVOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def SplitVOptionsStart(builder):
+def SplitVOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def SplitVOptionsAddNumSplits(builder, numSplits):
+def SplitVOptionsAddNumSplits(builder: flatbuffers.Builder, numSplits: int):
     builder.PrependInt32Slot(0, numSplits, 0)
 
-def SplitVOptionsEnd(builder):
+def SplitVOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -1969,7 +1971,7 @@ class CastOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = CastOptions()
         x.Init(buf, n + offset)
@@ -1984,7 +1986,7 @@ class CastOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # CastOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # CastOptions
@@ -2001,16 +2003,16 @@ class CastOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def CastOptionsStart(builder):
+def CastOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def CastOptionsAddInDataType(builder, inDataType):
+def CastOptionsAddInDataType(builder: flatbuffers.Builder, inDataType: int):
     builder.PrependInt8Slot(0, inDataType, 0)
 
-def CastOptionsAddOutDataType(builder, outDataType):
+def CastOptionsAddOutDataType(builder: flatbuffers.Builder, outDataType: int):
     builder.PrependInt8Slot(1, outDataType, 0)
 
-def CastOptionsEnd(builder):
+def CastOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2019,7 +2021,7 @@ class ArgMaxOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ArgMaxOptions()
         x.Init(buf, n + offset)
@@ -2034,7 +2036,7 @@ class ArgMaxOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ArgMaxOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ArgMaxOptions
@@ -2044,13 +2046,13 @@ class ArgMaxOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def ArgMaxOptionsStart(builder):
+def ArgMaxOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def ArgMaxOptionsAddOutputType(builder, outputType):
+def ArgMaxOptionsAddOutputType(builder: flatbuffers.Builder, outputType: int):
     builder.PrependInt8Slot(0, outputType, 0)
 
-def ArgMaxOptionsEnd(builder):
+def ArgMaxOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2059,7 +2061,7 @@ class ArgMinOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ArgMinOptions()
         x.Init(buf, n + offset)
@@ -2074,7 +2076,7 @@ class ArgMinOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ArgMinOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ArgMinOptions
@@ -2084,13 +2086,13 @@ class ArgMinOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def ArgMinOptionsStart(builder):
+def ArgMinOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def ArgMinOptionsAddOutputType(builder, outputType):
+def ArgMinOptionsAddOutputType(builder: flatbuffers.Builder, outputType: int):
     builder.PrependInt8Slot(0, outputType, 0)
 
-def ArgMinOptionsEnd(builder):
+def ArgMinOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2099,7 +2101,7 @@ class TransposeConvOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = TransposeConvOptions()
         x.Init(buf, n + offset)
@@ -2114,7 +2116,7 @@ class TransposeConvOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # TransposeConvOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # TransposeConvOptions
@@ -2145,22 +2147,22 @@ class TransposeConvOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def TransposeConvOptionsStart(builder):
+def TransposeConvOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def TransposeConvOptionsAddPadding(builder, padding):
+def TransposeConvOptionsAddPadding(builder: flatbuffers.Builder, padding: int):
     builder.PrependInt8Slot(0, padding, 0)
 
-def TransposeConvOptionsAddStrideW(builder, strideW):
+def TransposeConvOptionsAddStrideW(builder: flatbuffers.Builder, strideW: int):
     builder.PrependInt32Slot(1, strideW, 0)
 
-def TransposeConvOptionsAddStrideH(builder, strideH):
+def TransposeConvOptionsAddStrideH(builder: flatbuffers.Builder, strideH: int):
     builder.PrependInt32Slot(2, strideH, 0)
 
-def TransposeConvOptionsAddFusedActivationFunction(builder, fusedActivationFunction):
+def TransposeConvOptionsAddFusedActivationFunction(builder: flatbuffers.Builder, fusedActivationFunction: int):
     builder.PrependInt8Slot(3, fusedActivationFunction, 0)
 
-def TransposeConvOptionsEnd(builder):
+def TransposeConvOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2169,7 +2171,7 @@ class ShapeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = ShapeOptions()
         x.Init(buf, n + offset)
@@ -2184,7 +2186,7 @@ class ShapeOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # ShapeOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # ShapeOptions
@@ -2194,13 +2196,13 @@ class ShapeOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def ShapeOptionsStart(builder):
+def ShapeOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def ShapeOptionsAddOutType(builder, outType):
+def ShapeOptionsAddOutType(builder: flatbuffers.Builder, outType: int):
     builder.PrependInt8Slot(0, outType, 0)
 
-def ShapeOptionsEnd(builder):
+def ShapeOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2209,7 +2211,7 @@ class FakeQuantOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = FakeQuantOptions()
         x.Init(buf, n + offset)
@@ -2224,7 +2226,7 @@ class FakeQuantOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # FakeQuantOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # FakeQuantOptions
@@ -2255,22 +2257,22 @@ class FakeQuantOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def FakeQuantOptionsStart(builder):
+def FakeQuantOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def FakeQuantOptionsAddMin(builder, min):
+def FakeQuantOptionsAddMin(builder: flatbuffers.Builder, min: float):
     builder.PrependFloat32Slot(0, min, 0.0)
 
-def FakeQuantOptionsAddMax(builder, max):
+def FakeQuantOptionsAddMax(builder: flatbuffers.Builder, max: float):
     builder.PrependFloat32Slot(1, max, 0.0)
 
-def FakeQuantOptionsAddNumBits(builder, numBits):
+def FakeQuantOptionsAddNumBits(builder: flatbuffers.Builder, numBits: int):
     builder.PrependInt32Slot(2, numBits, 0)
 
-def FakeQuantOptionsAddNarrowRange(builder, narrowRange):
+def FakeQuantOptionsAddNarrowRange(builder: flatbuffers.Builder, narrowRange: bool):
     builder.PrependBoolSlot(3, narrowRange, 0)
 
-def FakeQuantOptionsEnd(builder):
+def FakeQuantOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2279,7 +2281,7 @@ class PackOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = PackOptions()
         x.Init(buf, n + offset)
@@ -2294,7 +2296,7 @@ class PackOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # PackOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # PackOptions
@@ -2311,16 +2313,16 @@ class PackOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def PackOptionsStart(builder):
+def PackOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def PackOptionsAddValuesCount(builder, valuesCount):
+def PackOptionsAddValuesCount(builder: flatbuffers.Builder, valuesCount: int):
     builder.PrependInt32Slot(0, valuesCount, 0)
 
-def PackOptionsAddAxis(builder, axis):
+def PackOptionsAddAxis(builder: flatbuffers.Builder, axis: int):
     builder.PrependInt32Slot(1, axis, 0)
 
-def PackOptionsEnd(builder):
+def PackOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2329,7 +2331,7 @@ class UnpackOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = UnpackOptions()
         x.Init(buf, n + offset)
@@ -2344,7 +2346,7 @@ class UnpackOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # UnpackOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # UnpackOptions
@@ -2361,16 +2363,16 @@ class UnpackOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def UnpackOptionsStart(builder):
+def UnpackOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def UnpackOptionsAddNum(builder, num):
+def UnpackOptionsAddNum(builder: flatbuffers.Builder, num: int):
     builder.PrependInt32Slot(0, num, 0)
 
-def UnpackOptionsAddAxis(builder, axis):
+def UnpackOptionsAddAxis(builder: flatbuffers.Builder, axis: int):
     builder.PrependInt32Slot(1, axis, 0)
 
-def UnpackOptionsEnd(builder):
+def UnpackOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2379,7 +2381,7 @@ class OneHotOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = OneHotOptions()
         x.Init(buf, n + offset)
@@ -2394,7 +2396,7 @@ class OneHotOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # OneHotOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # OneHotOptions
@@ -2404,13 +2406,13 @@ class OneHotOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def OneHotOptionsStart(builder):
+def OneHotOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def OneHotOptionsAddAxis(builder, axis):
+def OneHotOptionsAddAxis(builder: flatbuffers.Builder, axis: int):
     builder.PrependInt32Slot(0, axis, 0)
 
-def OneHotOptionsEnd(builder):
+def OneHotOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2419,7 +2421,7 @@ class LeakyReluOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = LeakyReluOptions()
         x.Init(buf, n + offset)
@@ -2434,7 +2436,7 @@ class LeakyReluOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # LeakyReluOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # LeakyReluOptions
@@ -2444,13 +2446,13 @@ class LeakyReluOptions(object):
             return self._tab.Get(flatbuffers.number_types.Float32Flags, o + self._tab.Pos)
         return 0.0
 
-def LeakyReluOptionsStart(builder):
+def LeakyReluOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def LeakyReluOptionsAddAlpha(builder, alpha):
+def LeakyReluOptionsAddAlpha(builder: flatbuffers.Builder, alpha: float):
     builder.PrependFloat32Slot(0, alpha, 0.0)
 
-def LeakyReluOptionsEnd(builder):
+def LeakyReluOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2459,7 +2461,7 @@ class MirrorPadOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = MirrorPadOptions()
         x.Init(buf, n + offset)
@@ -2474,7 +2476,7 @@ class MirrorPadOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # MirrorPadOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # MirrorPadOptions
@@ -2484,13 +2486,13 @@ class MirrorPadOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int8Flags, o + self._tab.Pos)
         return 0
 
-def MirrorPadOptionsStart(builder):
+def MirrorPadOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def MirrorPadOptionsAddMode(builder, mode):
+def MirrorPadOptionsAddMode(builder: flatbuffers.Builder, mode: int):
     builder.PrependInt8Slot(0, mode, 0)
 
-def MirrorPadOptionsEnd(builder):
+def MirrorPadOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2499,7 +2501,7 @@ class IfOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = IfOptions()
         x.Init(buf, n + offset)
@@ -2514,7 +2516,7 @@ class IfOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # IfOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # IfOptions
@@ -2531,16 +2533,16 @@ class IfOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def IfOptionsStart(builder):
+def IfOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def IfOptionsAddThenSubgraphIndex(builder, thenSubgraphIndex):
+def IfOptionsAddThenSubgraphIndex(builder: flatbuffers.Builder, thenSubgraphIndex: int):
     builder.PrependInt32Slot(0, thenSubgraphIndex, 0)
 
-def IfOptionsAddElseSubgraphIndex(builder, elseSubgraphIndex):
+def IfOptionsAddElseSubgraphIndex(builder: flatbuffers.Builder, elseSubgraphIndex: int):
     builder.PrependInt32Slot(1, elseSubgraphIndex, 0)
 
-def IfOptionsEnd(builder):
+def IfOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2549,7 +2551,7 @@ class WhileOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = WhileOptions()
         x.Init(buf, n + offset)
@@ -2564,7 +2566,7 @@ class WhileOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # WhileOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # WhileOptions
@@ -2581,16 +2583,16 @@ class WhileOptions(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def WhileOptionsStart(builder):
+def WhileOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def WhileOptionsAddCondSubgraphIndex(builder, condSubgraphIndex):
+def WhileOptionsAddCondSubgraphIndex(builder: flatbuffers.Builder, condSubgraphIndex: int):
     builder.PrependInt32Slot(0, condSubgraphIndex, 0)
 
-def WhileOptionsAddBodySubgraphIndex(builder, bodySubgraphIndex):
+def WhileOptionsAddBodySubgraphIndex(builder: flatbuffers.Builder, bodySubgraphIndex: int):
     builder.PrependInt32Slot(1, bodySubgraphIndex, 0)
 
-def WhileOptionsEnd(builder):
+def WhileOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2599,7 +2601,7 @@ class BatchMatMulOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = BatchMatMulOptions()
         x.Init(buf, n + offset)
@@ -2614,7 +2616,7 @@ class BatchMatMulOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # BatchMatMulOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # BatchMatMulOptions
@@ -2638,19 +2640,19 @@ class BatchMatMulOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def BatchMatMulOptionsStart(builder):
+def BatchMatMulOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(3)
 
-def BatchMatMulOptionsAddAdjX(builder, adjX):
+def BatchMatMulOptionsAddAdjX(builder: flatbuffers.Builder, adjX: bool):
     builder.PrependBoolSlot(0, adjX, 0)
 
-def BatchMatMulOptionsAddAdjY(builder, adjY):
+def BatchMatMulOptionsAddAdjY(builder: flatbuffers.Builder, adjY: bool):
     builder.PrependBoolSlot(1, adjY, 0)
 
-def BatchMatMulOptionsAddAsymmetricQuantizeInputs(builder, asymmetricQuantizeInputs):
+def BatchMatMulOptionsAddAsymmetricQuantizeInputs(builder: flatbuffers.Builder, asymmetricQuantizeInputs: bool):
     builder.PrependBoolSlot(2, asymmetricQuantizeInputs, 0)
 
-def BatchMatMulOptionsEnd(builder):
+def BatchMatMulOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2659,7 +2661,7 @@ class CumsumOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = CumsumOptions()
         x.Init(buf, n + offset)
@@ -2674,7 +2676,7 @@ class CumsumOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # CumsumOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # CumsumOptions
@@ -2691,16 +2693,16 @@ class CumsumOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def CumsumOptionsStart(builder):
+def CumsumOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def CumsumOptionsAddExclusive(builder, exclusive):
+def CumsumOptionsAddExclusive(builder: flatbuffers.Builder, exclusive: bool):
     builder.PrependBoolSlot(0, exclusive, 0)
 
-def CumsumOptionsAddReverse(builder, reverse):
+def CumsumOptionsAddReverse(builder: flatbuffers.Builder, reverse: bool):
     builder.PrependBoolSlot(1, reverse, 0)
 
-def CumsumOptionsEnd(builder):
+def CumsumOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2709,7 +2711,7 @@ class GeluOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = GeluOptions()
         x.Init(buf, n + offset)
@@ -2724,7 +2726,7 @@ class GeluOptions(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # GeluOptions
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # GeluOptions
@@ -2734,13 +2736,13 @@ class GeluOptions(object):
             return bool(self._tab.Get(flatbuffers.number_types.BoolFlags, o + self._tab.Pos))
         return False
 
-def GeluOptionsStart(builder):
+def GeluOptionsStart(builder: flatbuffers.Builder):
     builder.StartObject(1)
 
-def GeluOptionsAddApproximate(builder, approximate):
+def GeluOptionsAddApproximate(builder: flatbuffers.Builder, approximate: bool):
     builder.PrependBoolSlot(0, approximate, 0)
 
-def GeluOptionsEnd(builder):
+def GeluOptionsEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2749,7 +2751,7 @@ class OperatorCode(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = OperatorCode()
         x.Init(buf, n + offset)
@@ -2764,7 +2766,7 @@ class OperatorCode(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # OperatorCode
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # OperatorCode
@@ -2775,7 +2777,7 @@ class OperatorCode(object):
         return 0
 
     # OperatorCode
-    def CustomCode(self):
+    def CustomCode(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -2795,22 +2797,22 @@ class OperatorCode(object):
             return self._tab.Get(flatbuffers.number_types.Int32Flags, o + self._tab.Pos)
         return 0
 
-def OperatorCodeStart(builder):
+def OperatorCodeStart(builder: flatbuffers.Builder):
     builder.StartObject(4)
 
-def OperatorCodeAddDeprecatedBuiltinCode(builder, deprecatedBuiltinCode):
+def OperatorCodeAddDeprecatedBuiltinCode(builder: flatbuffers.Builder, deprecatedBuiltinCode: int):
     builder.PrependInt8Slot(0, deprecatedBuiltinCode, 0)
 
-def OperatorCodeAddCustomCode(builder, customCode):
+def OperatorCodeAddCustomCode(builder: flatbuffers.Builder, customCode: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(customCode), 0)
 
-def OperatorCodeAddVersion(builder, version):
+def OperatorCodeAddVersion(builder: flatbuffers.Builder, version: int):
     builder.PrependInt32Slot(2, version, 1)
 
-def OperatorCodeAddBuiltinCode(builder, builtinCode):
+def OperatorCodeAddBuiltinCode(builder: flatbuffers.Builder, builtinCode: int):
     builder.PrependInt32Slot(3, builtinCode, 0)
 
-def OperatorCodeEnd(builder):
+def OperatorCodeEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -2819,7 +2821,7 @@ class Operator(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Operator()
         x.Init(buf, n + offset)
@@ -2834,7 +2836,7 @@ class Operator(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Operator
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Operator
@@ -2845,7 +2847,7 @@ class Operator(object):
         return 0
 
     # Operator
-    def Inputs(self, j):
+    def Inputs(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             a = self._tab.Vector(o)
@@ -2860,19 +2862,19 @@ class Operator(object):
         return 0
 
     # Operator
-    def InputsLength(self):
+    def InputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Operator
-    def InputsIsNone(self):
+    def InputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         return o == 0
 
     # Operator
-    def Outputs(self, j):
+    def Outputs(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             a = self._tab.Vector(o)
@@ -2887,14 +2889,14 @@ class Operator(object):
         return 0
 
     # Operator
-    def OutputsLength(self):
+    def OutputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Operator
-    def OutputsIsNone(self):
+    def OutputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         return o == 0
 
@@ -2906,17 +2908,16 @@ class Operator(object):
         return 0
 
     # Operator
-    def BuiltinOptions(self):
+    def BuiltinOptions(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
-            from flatbuffers.table import Table
             obj = Table(bytearray(), 0)
             self._tab.Union(obj, o)
             return obj
         return None
 
     # Operator
-    def CustomOptions(self, j):
+    def CustomOptions(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             a = self._tab.Vector(o)
@@ -2931,14 +2932,14 @@ class Operator(object):
         return 0
 
     # Operator
-    def CustomOptionsLength(self):
+    def CustomOptionsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Operator
-    def CustomOptionsIsNone(self):
+    def CustomOptionsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         return o == 0
 
@@ -2963,46 +2964,46 @@ class Operator(object):
             return self._tab.Get(flatbuffers.number_types.Uint64Flags, o + self._tab.Pos)
         return 0
 
-def OperatorStart(builder):
+def OperatorStart(builder: flatbuffers.Builder):
     builder.StartObject(11)
 
-def OperatorAddOpcodeIndex(builder, opcodeIndex):
+def OperatorAddOpcodeIndex(builder: flatbuffers.Builder, opcodeIndex: int):
     builder.PrependUint32Slot(0, opcodeIndex, 0)
 
-def OperatorAddInputs(builder, inputs):
+def OperatorAddInputs(builder: flatbuffers.Builder, inputs: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(inputs), 0)
 
-def OperatorStartInputsVector(builder, numElems):
+def OperatorStartInputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def OperatorAddOutputs(builder, outputs):
+def OperatorAddOutputs(builder: flatbuffers.Builder, outputs: int):
     builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(outputs), 0)
 
-def OperatorStartOutputsVector(builder, numElems):
+def OperatorStartOutputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def OperatorAddBuiltinOptionsType(builder, builtinOptionsType):
+def OperatorAddBuiltinOptionsType(builder: flatbuffers.Builder, builtinOptionsType: int):
     builder.PrependUint8Slot(3, builtinOptionsType, 0)
 
-def OperatorAddBuiltinOptions(builder, builtinOptions):
+def OperatorAddBuiltinOptions(builder: flatbuffers.Builder, builtinOptions: int):
     builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(builtinOptions), 0)
 
-def OperatorAddCustomOptions(builder, customOptions):
+def OperatorAddCustomOptions(builder: flatbuffers.Builder, customOptions: int):
     builder.PrependUOffsetTRelativeSlot(5, flatbuffers.number_types.UOffsetTFlags.py_type(customOptions), 0)
 
-def OperatorStartCustomOptionsVector(builder, numElems):
+def OperatorStartCustomOptionsVector(builder, numElems: int) -> int:
     return builder.StartVector(1, numElems, 1)
 
-def OperatorAddCustomOptionsFormat(builder, customOptionsFormat):
+def OperatorAddCustomOptionsFormat(builder: flatbuffers.Builder, customOptionsFormat: int):
     builder.PrependInt8Slot(6, customOptionsFormat, 0)
 
-def OperatorAddLargeCustomOptionsOffset(builder, largeCustomOptionsOffset):
+def OperatorAddLargeCustomOptionsOffset(builder: flatbuffers.Builder, largeCustomOptionsOffset: int):
     builder.PrependUint64Slot(9, largeCustomOptionsOffset, 0)
 
-def OperatorAddLargeCustomOptionsSize(builder, largeCustomOptionsSize):
+def OperatorAddLargeCustomOptionsSize(builder: flatbuffers.Builder, largeCustomOptionsSize: int):
     builder.PrependUint64Slot(10, largeCustomOptionsSize, 0)
 
-def OperatorEnd(builder):
+def OperatorEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -3011,7 +3012,7 @@ class SubGraph(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SubGraph()
         x.Init(buf, n + offset)
@@ -3026,11 +3027,11 @@ class SubGraph(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SubGraph
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SubGraph
-    def Tensors(self, j):
+    def Tensors(self, j: int) -> Optional[Tensor]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3042,19 +3043,19 @@ class SubGraph(object):
         return None
 
     # SubGraph
-    def TensorsLength(self):
+    def TensorsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SubGraph
-    def TensorsIsNone(self):
+    def TensorsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
     # SubGraph
-    def Inputs(self, j):
+    def Inputs(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             a = self._tab.Vector(o)
@@ -3069,19 +3070,19 @@ class SubGraph(object):
         return 0
 
     # SubGraph
-    def InputsLength(self):
+    def InputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SubGraph
-    def InputsIsNone(self):
+    def InputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         return o == 0
 
     # SubGraph
-    def Outputs(self, j):
+    def Outputs(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             a = self._tab.Vector(o)
@@ -3096,19 +3097,19 @@ class SubGraph(object):
         return 0
 
     # SubGraph
-    def OutputsLength(self):
+    def OutputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SubGraph
-    def OutputsIsNone(self):
+    def OutputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         return o == 0
 
     # SubGraph
-    def Operators(self, j):
+    def Operators(self, j: int) -> Optional[Operator]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3120,55 +3121,55 @@ class SubGraph(object):
         return None
 
     # SubGraph
-    def OperatorsLength(self):
+    def OperatorsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SubGraph
-    def OperatorsIsNone(self):
+    def OperatorsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         return o == 0
 
     # SubGraph
-    def Name(self):
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
-def SubGraphStart(builder):
+def SubGraphStart(builder: flatbuffers.Builder):
     builder.StartObject(5)
 
-def SubGraphAddTensors(builder, tensors):
+def SubGraphAddTensors(builder: flatbuffers.Builder, tensors: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(tensors), 0)
 
-def SubGraphStartTensorsVector(builder, numElems):
+def SubGraphStartTensorsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SubGraphAddInputs(builder, inputs):
+def SubGraphAddInputs(builder: flatbuffers.Builder, inputs: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(inputs), 0)
 
-def SubGraphStartInputsVector(builder, numElems):
+def SubGraphStartInputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SubGraphAddOutputs(builder, outputs):
+def SubGraphAddOutputs(builder: flatbuffers.Builder, outputs: int):
     builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(outputs), 0)
 
-def SubGraphStartOutputsVector(builder, numElems):
+def SubGraphStartOutputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SubGraphAddOperators(builder, operators):
+def SubGraphAddOperators(builder: flatbuffers.Builder, operators: int):
     builder.PrependUOffsetTRelativeSlot(3, flatbuffers.number_types.UOffsetTFlags.py_type(operators), 0)
 
-def SubGraphStartOperatorsVector(builder, numElems):
+def SubGraphStartOperatorsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SubGraphAddName(builder, name):
+def SubGraphAddName(builder: flatbuffers.Builder, name: int):
     builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
 
-def SubGraphEnd(builder):
+def SubGraphEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -3177,7 +3178,7 @@ class Buffer(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Buffer()
         x.Init(buf, n + offset)
@@ -3192,11 +3193,11 @@ class Buffer(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Buffer
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Buffer
-    def Data(self, j):
+    def Data(self, j: int):
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             a = self._tab.Vector(o)
@@ -3211,14 +3212,14 @@ class Buffer(object):
         return 0
 
     # Buffer
-    def DataLength(self):
+    def DataLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Buffer
-    def DataIsNone(self):
+    def DataIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
@@ -3236,22 +3237,22 @@ class Buffer(object):
             return self._tab.Get(flatbuffers.number_types.Uint64Flags, o + self._tab.Pos)
         return 0
 
-def BufferStart(builder):
+def BufferStart(builder: flatbuffers.Builder):
     builder.StartObject(3)
 
-def BufferAddData(builder, data):
+def BufferAddData(builder: flatbuffers.Builder, data: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(data), 0)
 
-def BufferStartDataVector(builder, numElems):
+def BufferStartDataVector(builder, numElems: int) -> int:
     return builder.StartVector(1, numElems, 1)
 
-def BufferAddOffset(builder, offset):
+def BufferAddOffset(builder: flatbuffers.Builder, offset: int):
     builder.PrependUint64Slot(1, offset, 0)
 
-def BufferAddSize(builder, size):
+def BufferAddSize(builder: flatbuffers.Builder, size: int):
     builder.PrependUint64Slot(2, size, 0)
 
-def BufferEnd(builder):
+def BufferEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -3260,7 +3261,7 @@ class TensorMap(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = TensorMap()
         x.Init(buf, n + offset)
@@ -3275,11 +3276,11 @@ class TensorMap(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # TensorMap
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # TensorMap
-    def Name(self):
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -3292,16 +3293,16 @@ class TensorMap(object):
             return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
         return 0
 
-def TensorMapStart(builder):
+def TensorMapStart(builder: flatbuffers.Builder):
     builder.StartObject(2)
 
-def TensorMapAddName(builder, name):
+def TensorMapAddName(builder: flatbuffers.Builder, name: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(name), 0)
 
-def TensorMapAddTensorIndex(builder, tensorIndex):
+def TensorMapAddTensorIndex(builder: flatbuffers.Builder, tensorIndex: int):
     builder.PrependUint32Slot(1, tensorIndex, 0)
 
-def TensorMapEnd(builder):
+def TensorMapEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -3310,7 +3311,7 @@ class SignatureDef(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = SignatureDef()
         x.Init(buf, n + offset)
@@ -3325,11 +3326,11 @@ class SignatureDef(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # SignatureDef
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SignatureDef
-    def Inputs(self, j):
+    def Inputs(self, j: int) -> Optional[TensorMap]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3341,19 +3342,19 @@ class SignatureDef(object):
         return None
 
     # SignatureDef
-    def InputsLength(self):
+    def InputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SignatureDef
-    def InputsIsNone(self):
+    def InputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         return o == 0
 
     # SignatureDef
-    def Outputs(self, j):
+    def Outputs(self, j: int) -> Optional[TensorMap]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3365,19 +3366,19 @@ class SignatureDef(object):
         return None
 
     # SignatureDef
-    def OutputsLength(self):
+    def OutputsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # SignatureDef
-    def OutputsIsNone(self):
+    def OutputsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         return o == 0
 
     # SignatureDef
-    def SignatureKey(self):
+    def SignatureKey(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -3390,28 +3391,28 @@ class SignatureDef(object):
             return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
         return 0
 
-def SignatureDefStart(builder):
+def SignatureDefStart(builder: flatbuffers.Builder):
     builder.StartObject(5)
 
-def SignatureDefAddInputs(builder, inputs):
+def SignatureDefAddInputs(builder: flatbuffers.Builder, inputs: int):
     builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(inputs), 0)
 
-def SignatureDefStartInputsVector(builder, numElems):
+def SignatureDefStartInputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SignatureDefAddOutputs(builder, outputs):
+def SignatureDefAddOutputs(builder: flatbuffers.Builder, outputs: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(outputs), 0)
 
-def SignatureDefStartOutputsVector(builder, numElems):
+def SignatureDefStartOutputsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def SignatureDefAddSignatureKey(builder, signatureKey):
+def SignatureDefAddSignatureKey(builder: flatbuffers.Builder, signatureKey: int):
     builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(signatureKey), 0)
 
-def SignatureDefAddSubgraphIndex(builder, subgraphIndex):
+def SignatureDefAddSubgraphIndex(builder: flatbuffers.Builder, subgraphIndex: int):
     builder.PrependUint32Slot(4, subgraphIndex, 0)
 
-def SignatureDefEnd(builder):
+def SignatureDefEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
@@ -3420,7 +3421,7 @@ class Model(object):
     __slots__ = ['_tab']
 
     @classmethod
-    def GetRootAs(cls, buf, offset=0):
+    def GetRootAs(cls, buf, offset: int = 0):
         n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
         x = Model()
         x.Init(buf, n + offset)
@@ -3435,7 +3436,7 @@ class Model(object):
         return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x54\x46\x4C\x33", size_prefixed=size_prefixed)
 
     # Model
-    def Init(self, buf, pos):
+    def Init(self, buf: bytes, pos: int):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # Model
@@ -3446,7 +3447,7 @@ class Model(object):
         return 0
 
     # Model
-    def OperatorCodes(self, j):
+    def OperatorCodes(self, j: int) -> Optional[OperatorCode]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3458,19 +3459,19 @@ class Model(object):
         return None
 
     # Model
-    def OperatorCodesLength(self):
+    def OperatorCodesLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Model
-    def OperatorCodesIsNone(self):
+    def OperatorCodesIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         return o == 0
 
     # Model
-    def Subgraphs(self, j):
+    def Subgraphs(self, j: int) -> Optional[SubGraph]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3482,26 +3483,26 @@ class Model(object):
         return None
 
     # Model
-    def SubgraphsLength(self):
+    def SubgraphsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Model
-    def SubgraphsIsNone(self):
+    def SubgraphsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         return o == 0
 
     # Model
-    def Description(self):
+    def Description(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Model
-    def Buffers(self, j):
+    def Buffers(self, j: int) -> Optional[Buffer]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3513,19 +3514,19 @@ class Model(object):
         return None
 
     # Model
-    def BuffersLength(self):
+    def BuffersLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Model
-    def BuffersIsNone(self):
+    def BuffersIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         return o == 0
 
     # Model
-    def SignatureDefs(self, j):
+    def SignatureDefs(self, j: int) -> Optional[SignatureDef]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             x = self._tab.Vector(o)
@@ -3537,51 +3538,51 @@ class Model(object):
         return None
 
     # Model
-    def SignatureDefsLength(self):
+    def SignatureDefsLength(self) -> int:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             return self._tab.VectorLen(o)
         return 0
 
     # Model
-    def SignatureDefsIsNone(self):
+    def SignatureDefsIsNone(self) -> bool:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         return o == 0
 
-def ModelStart(builder):
+def ModelStart(builder: flatbuffers.Builder):
     builder.StartObject(8)
 
-def ModelAddVersion(builder, version):
+def ModelAddVersion(builder: flatbuffers.Builder, version: int):
     builder.PrependUint32Slot(0, version, 0)
 
-def ModelAddOperatorCodes(builder, operatorCodes):
+def ModelAddOperatorCodes(builder: flatbuffers.Builder, operatorCodes: int):
     builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(operatorCodes), 0)
 
-def ModelStartOperatorCodesVector(builder, numElems):
+def ModelStartOperatorCodesVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def ModelAddSubgraphs(builder, subgraphs):
+def ModelAddSubgraphs(builder: flatbuffers.Builder, subgraphs: int):
     builder.PrependUOffsetTRelativeSlot(2, flatbuffers.number_types.UOffsetTFlags.py_type(subgraphs), 0)
 
-def ModelStartSubgraphsVector(builder, numElems):
+def ModelStartSubgraphsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def ModelAddDescription(builder, description):
+def ModelAddDescription(builder: flatbuffers.Builder, description: int):
     builder.PrependUOffsetTRelativeSlot(3, flatbuffers.number_types.UOffsetTFlags.py_type(description), 0)
 
-def ModelAddBuffers(builder, buffers):
+def ModelAddBuffers(builder: flatbuffers.Builder, buffers: int):
     builder.PrependUOffsetTRelativeSlot(4, flatbuffers.number_types.UOffsetTFlags.py_type(buffers), 0)
 
-def ModelStartBuffersVector(builder, numElems):
+def ModelStartBuffersVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def ModelAddSignatureDefs(builder, signatureDefs):
+def ModelAddSignatureDefs(builder: flatbuffers.Builder, signatureDefs: int):
     builder.PrependUOffsetTRelativeSlot(7, flatbuffers.number_types.UOffsetTFlags.py_type(signatureDefs), 0)
 
-def ModelStartSignatureDefsVector(builder, numElems):
+def ModelStartSignatureDefsVector(builder, numElems: int) -> int:
     return builder.StartVector(4, numElems, 4)
 
-def ModelEnd(builder):
+def ModelEnd(builder: flatbuffers.Builder) -> int:
     return builder.EndObject()
 
 
