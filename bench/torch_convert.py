@@ -173,7 +173,7 @@ def main() -> int:
                 ms, outputs = latency(xml, args.runs)
                 expected = torch.load(str(xml) + ".expected.pt")
                 expected = expected if isinstance(expected, (tuple, list)) else (expected,)
-                diff = max(float(abs(o - e.numpy()).max()) for o, e in zip(outputs, expected))
+                diff = max(float(abs(o - e.numpy()).max()) for o, e in zip(outputs, expected, strict=False))
                 print(f"| {model} | {tool} | {statistics.median(found['wall']):.2f} | "
                       f"{statistics.median(found['convert']):.2f} | {max(found['peak']):.0f} | {ms:.2f} | {diff:.1e} |")
             sys.stdout.flush()

@@ -43,8 +43,9 @@ def to_numpy(tensor: Any, what: str) -> np.ndarray:
     if data.dtype == torch.bfloat16:
         data = data.float()
     elif data.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-        bits = data.view(torch.uint8).numpy()
+        bits: np.ndarray = data.view(torch.uint8).numpy()
         return bits.view(element_type(data.dtype, what).numpy)
     elif str(data.dtype).removeprefix("torch.") not in _ELEMENT_TYPES:
         raise ConversionError(f"{what} has dtype {data.dtype}, which OpenVINO IR has no element type for")
-    return data.numpy()
+    shared: np.ndarray = data.numpy()
+    return shared

@@ -8,7 +8,16 @@ from irconv.plugins import Extractor
 
 def all_extractors() -> list[Extractor]:
     from irconv_torch.extractors import (
-        activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, shape, symbolic,
+        activations,
+        attention,
+        creation,
+        elementwise,
+        nn,
+        normalization,
+        recurrent,
+        reduction,
+        shape,
+        symbolic,
     )
 
     return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, shape,

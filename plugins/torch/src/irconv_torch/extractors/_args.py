@@ -3,19 +3,15 @@ inputs (``irconv_torch.program``), the rest ``ctx.attrs``. Shared by every extra
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, typed
+from irconv.frontend import typed
 from irconv.graph import OutPort
 from irconv.types import ElementType
 
 from irconv_torch.attributes import FxNode
 
-#: The one local spelling of the registration form.
-aten = partial(extractor, "torch")
 #: torch 2.5 and newer (version 205): the core ATen of ``torch.export`` programs these
 #: extractors read.
 TORCH_2_5 = (205, None)

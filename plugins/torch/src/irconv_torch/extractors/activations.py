@@ -3,53 +3,64 @@
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import normalize_axis, require_rank, typed
+from irconv.frontend import extractor, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv_opset import (
-    Clamp, Elu, Gelu, HSigmoid, HSwish, LogSoftmax, Mish, Multiply, PReLU, SoftMax, SoftPlus, Swish,
+    Clamp,
+    Elu,
+    Gelu,
+    HSigmoid,
+    HSwish,
+    LogSoftmax,
+    Mish,
+    Multiply,
+    PReLU,
+    SoftMax,
+    SoftPlus,
+    Swish,
 )
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
 
 
 def _input(ctx: ExtractContext) -> OutPort:
     return cast(ctx, tensor(ctx, "self"), out_type(ctx))
 
 
-@aten("aten.gelu.default", versions=TORCH_2_5, produces=[Gelu])
+@extractor("torch", "aten.gelu.default", versions=TORCH_2_5, produces=[Gelu])
 def gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mode = ctx.attrs.choice("approximate", ["none", "tanh"], "none")
     return [ctx.op(Gelu(approximation_mode="erf" if mode == "none" else "tanh"), _input(ctx), suffix="op")]
 
 
-silu = aten("aten.silu.default", lambda node, ctx: [ctx.op(Swish(), _input(ctx), suffix="op")],
+silu = extractor("torch", "aten.silu.default", lambda node, ctx: [ctx.op(Swish(), _input(ctx), suffix="op")],
             versions=TORCH_2_5, produces=[Swish])
-hardswish = aten("aten.hardswish.default", lambda node, ctx: [ctx.op(HSwish(), _input(ctx), suffix="op")],
+hardswish = extractor("torch", "aten.hardswish.default", lambda node, ctx: [ctx.op(HSwish(), _input(ctx), suffix="op")],
                  versions=TORCH_2_5, produces=[HSwish])
-hardsigmoid = aten("aten.hardsigmoid.default", lambda node, ctx: [ctx.op(HSigmoid(), _input(ctx), suffix="op")],
+hardsigmoid = extractor("torch", "aten.hardsigmoid.default", lambda node, ctx: [ctx.op(HSigmoid(), _input(ctx), suffix="op")],
                    versions=TORCH_2_5, produces=[HSigmoid])
-mish = aten("aten.mish.default", lambda node, ctx: [ctx.op(Mish(), _input(ctx), suffix="op")],
+mish = extractor("torch", "aten.mish.default", lambda node, ctx: [ctx.op(Mish(), _input(ctx), suffix="op")],
             versions=TORCH_2_5, produces=[Mish])
 
 
-@aten("aten.hardtanh.default", versions=TORCH_2_5, produces=[Clamp])
+@extractor("torch", "aten.hardtanh.default", versions=TORCH_2_5, produces=[Clamp])
 def hardtanh(node: Node, ctx: ExtractContext) -> list[OutPort]:
     low, high = ctx.attrs.float("min_val", -1.0), ctx.attrs.float("max_val", 1.0)
     return [ctx.op(Clamp(min=low, max=high), _input(ctx), suffix="op")]
 
 
-relu6 = aten("aten.relu6.default", lambda node, ctx: [ctx.op(Clamp(min=0.0, max=6.0), _input(ctx), suffix="op")],
+relu6 = extractor("torch", "aten.relu6.default", lambda node, ctx: [ctx.op(Clamp(min=0.0, max=6.0), _input(ctx), suffix="op")],
              versions=TORCH_2_5, produces=[Clamp])
 
 
-@aten("aten.leaky_relu.default", versions=TORCH_2_5, produces=[PReLU])
+@extractor("torch", "aten.leaky_relu.default", versions=TORCH_2_5, produces=[PReLU])
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     port = _input(ctx)
     slope = typed(ctx, [ctx.attrs.float("negative_slope", 0.01)], port.data.element_type, suffix="slope")
     return [ctx.op(PReLU(), port, slope, suffix="op")]
 
 
-@aten("aten.elu.default", versions=TORCH_2_5, produces=[Elu, Multiply])
+@extractor("torch", "aten.elu.default", versions=TORCH_2_5, produces=[Elu, Multiply])
 def elu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``scale * elu(input_scale * x, alpha)``."""
     port = _input(ctx)
@@ -63,7 +74,7 @@ def elu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [port]
 
 
-@aten("aten.softplus.default", versions=TORCH_2_5, produces=[SoftPlus, Multiply])
+@extractor("torch", "aten.softplus.default", versions=TORCH_2_5, produces=[SoftPlus, Multiply])
 def softplus(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``log(1 + exp(beta x)) / beta``; torch's linear region above ``threshold`` (where the
     two agree within float precision for the default threshold 20) is not reproduced."""
@@ -81,15 +92,15 @@ def _softmax_axis(ctx: ExtractContext) -> int:
     return normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
 
 
-@aten("aten._softmax.default", versions=TORCH_2_5, produces=[SoftMax])
+@extractor("torch", "aten._softmax.default", versions=TORCH_2_5, produces=[SoftMax])
 def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(SoftMax(axis=_softmax_axis(ctx)), _input(ctx), suffix="op")]
 
 
-@aten("aten._log_softmax.default", versions=TORCH_2_5, produces=[LogSoftmax])
+@extractor("torch", "aten._log_softmax.default", versions=TORCH_2_5, produces=[LogSoftmax])
 def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(LogSoftmax(axis=_softmax_axis(ctx)), _input(ctx), suffix="op")]
 
 
-softmax_int = aten("aten.softmax.int", softmax.extract, versions=TORCH_2_5, produces=[SoftMax])
-log_softmax_int = aten("aten.log_softmax.int", log_softmax.extract, versions=TORCH_2_5, produces=[LogSoftmax])
+softmax_int = extractor("torch", "aten.softmax.int", softmax.extract, versions=TORCH_2_5, produces=[SoftMax])
+log_softmax_int = extractor("torch", "aten.log_softmax.int", log_softmax.extract, versions=TORCH_2_5, produces=[LogSoftmax])

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import i64, require_rank, typed
+from irconv.frontend import extractor, i64, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Interpolate, ScaledDotProductAttention
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor
 
 
-@aten("aten.scaled_dot_product_attention.default", versions=TORCH_2_5, produces=[ScaledDotProductAttention])
+@extractor("torch", "aten.scaled_dot_product_attention.default", versions=TORCH_2_5, produces=[ScaledDotProductAttention])
 def scaled_dot_product_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScaledDotProductAttention-13; a boolean mask means "attend where True" in both."""
     if ctx.attrs.float("dropout_p", 0.0) != 0.0:
@@ -60,10 +60,10 @@ def _resize(ctx: ExtractContext, mode: str, align_corners: bool | None) -> list[
 
 _NEAREST = ("aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec")
 _LINEAR = ("aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec")
-upsample_nearest = [aten(name, lambda node, ctx: _resize(ctx, "nearest", None), versions=TORCH_2_5,
+upsample_nearest = [extractor("torch", name, lambda node, ctx: _resize(ctx, "nearest", None), versions=TORCH_2_5,
                          produces=[Interpolate]) for name in _NEAREST]
-upsample_linear = [aten(name, lambda node, ctx: _resize(ctx, "linear_onnx", ctx.attrs.bool("align_corners")),
+upsample_linear = [extractor("torch", name, lambda node, ctx: _resize(ctx, "linear_onnx", ctx.attrs.bool("align_corners")),
                         versions=TORCH_2_5, produces=[Interpolate]) for name in _LINEAR]
-upsample_bicubic = aten("aten.upsample_bicubic2d.vec",
+upsample_bicubic = extractor("torch", "aten.upsample_bicubic2d.vec",
                         lambda node, ctx: _resize(ctx, "cubic", ctx.attrs.bool("align_corners")),
                         versions=TORCH_2_5, produces=[Interpolate])

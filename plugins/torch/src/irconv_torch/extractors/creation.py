@@ -6,17 +6,36 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, normalize_axis, require_rank, typed
+from irconv.frontend import extractor, i64, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
-    Add, Broadcast, Concat, Gather, GatherElements, GatherND, GreaterEqual, LessEqual, Range, Reshape, Select, Subtract,
-    Transpose, Unsqueeze,
+    Add,
+    Broadcast,
+    Concat,
+    Gather,
+    GatherElements,
+    GatherND,
+    GreaterEqual,
+    LessEqual,
+    Range,
+    Reshape,
+    Select,
+    Subtract,
+    Transpose,
+    Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
 from irconv_torch.extractors._args import (
-    TORCH_2_5, as_i64_port, aten, cast, ints_or_port, optional, out_type, tensor, tensors,
+    TORCH_2_5,
+    as_i64_port,
+    cast,
+    ints_or_port,
+    optional,
+    out_type,
+    tensor,
+    tensors,
 )
 
 
@@ -26,13 +45,13 @@ def _fill(ctx: ExtractContext, shape: OutPort) -> OutPort:
     return ctx.op(Broadcast(), value, shape, suffix="op")
 
 
-full = aten("aten.full.default", lambda node, ctx: [_fill(ctx, as_i64_port(ctx, ints_or_port(ctx, "size"), "size"))],
+full = extractor("torch", "aten.full.default", lambda node, ctx: [_fill(ctx, as_i64_port(ctx, ints_or_port(ctx, "size"), "size"))],
             versions=TORCH_2_5, produces=[Broadcast])
-full_like = aten("aten.full_like.default", lambda node, ctx: [_fill(ctx, shape_of(ctx, tensor(ctx, "self")))],
+full_like = extractor("torch", "aten.full_like.default", lambda node, ctx: [_fill(ctx, shape_of(ctx, tensor(ctx, "self")))],
                  versions=TORCH_2_5, produces=[Broadcast])
 
 
-@aten("aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])
+@extractor("torch", "aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])
 def scalar_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [cast(ctx, tensor(ctx, "s"), out_type(ctx))]
 
@@ -55,7 +74,7 @@ def _arange(ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Range(output_type=element_type), start, end, step, suffix="op")]
 
 
-arange = [aten(name, lambda node, ctx: _arange(ctx), versions=TORCH_2_5, produces=[Range])
+arange = [extractor("torch", name, lambda node, ctx: _arange(ctx), versions=TORCH_2_5, produces=[Range])
           for name in ("aten.arange.default", "aten.arange.start", "aten.arange.start_step")]
 
 
@@ -74,25 +93,25 @@ def _triangle(ctx: ExtractContext, lower: bool) -> list[OutPort]:
     return [ctx.op(Select(), keep, data, zero, suffix="op")]
 
 
-tril = aten("aten.tril.default", lambda node, ctx: _triangle(ctx, True), versions=TORCH_2_5,
+tril = extractor("torch", "aten.tril.default", lambda node, ctx: _triangle(ctx, True), versions=TORCH_2_5,
             produces=[Range, Select, LessEqual])
-triu = aten("aten.triu.default", lambda node, ctx: _triangle(ctx, False), versions=TORCH_2_5,
+triu = extractor("torch", "aten.triu.default", lambda node, ctx: _triangle(ctx, False), versions=TORCH_2_5,
             produces=[Range, Select, GreaterEqual])
 
 
-@aten("aten.index_select.default", versions=TORCH_2_5, produces=[Gather])
+@extractor("torch", "aten.index_select.default", versions=TORCH_2_5, produces=[Gather])
 def index_select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     return [ctx.op(Gather(), tensor(ctx, "self"), tensor(ctx, "index"), i64(ctx, axis), suffix="op")]
 
 
-@aten("aten.gather.default", versions=TORCH_2_5, produces=[GatherElements])
+@extractor("torch", "aten.gather.default", versions=TORCH_2_5, produces=[GatherElements])
 def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     return [ctx.op(GatherElements(axis=axis), tensor(ctx, "self"), tensor(ctx, "index"), suffix="op")]
 
 
-@aten("aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast])
+@extractor("torch", "aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast])
 def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``x[i0, i1, ...]`` with integer index tensors (None keeps an axis). One index is a
     Gather; several are broadcast together and stacked for a GatherND over the indexed axes
@@ -122,9 +141,9 @@ def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
     if not adjacent or axes[0] == 0:
         return [gathered]
-    index_rank = common.data.shape and len(common.data.shape)
-    if index_rank is None:
+    if common.data.shape is None:
         raise ConversionError(f"{ctx.where()}: the rank of the index tensors is unknown")
+    index_rank = len(common.data.shape)
     first = axes[0]
     order = [index_rank + i for i in range(first)] + list(range(index_rank)) + \
         [index_rank + i for i in range(first, len(rest))]

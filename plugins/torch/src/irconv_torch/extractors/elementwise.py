@@ -11,19 +11,62 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, typed
+from irconv.frontend import aliases, extractor, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    Abs, Acos, Asin, Atan, BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Ceiling, Cos, Cosh, Divide,
-    Equal, Erf, Exp, Floor, FloorMod, Greater, GreaterEqual, IsFinite, IsInf, IsNaN, Less, LessEqual, Log,
-    LogicalAnd, LogicalNot, LogicalOr, LogicalXor, Maximum, Minimum, Mod, Multiply, Negative, NotEqual, Power,
-    ReLU, Round, Select, Sigmoid, Sign, Sin, Sinh, Sqrt, Subtract, Tan, Tanh,
+    Abs,
+    Acos,
+    Asin,
+    Atan,
+    BitwiseAnd,
+    BitwiseNot,
+    BitwiseOr,
+    BitwiseXor,
+    Ceiling,
+    Cos,
+    Cosh,
+    Divide,
+    Equal,
+    Erf,
+    Exp,
+    Floor,
+    FloorMod,
+    Greater,
+    GreaterEqual,
+    IsFinite,
+    IsInf,
+    IsNaN,
+    Less,
+    LessEqual,
+    Log,
+    LogicalAnd,
+    LogicalNot,
+    LogicalOr,
+    LogicalXor,
+    Maximum,
+    Minimum,
+    Mod,
+    Multiply,
+    Negative,
+    NotEqual,
+    Power,
+    ReLU,
+    Round,
+    Select,
+    Sigmoid,
+    Sign,
+    Sin,
+    Sinh,
+    Sqrt,
+    Subtract,
+    Tan,
+    Tanh,
 )
 from irconv_opset import Add as AddOp
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor
 
 # ----------------------------------------------------------------------------- binary
 
@@ -123,23 +166,23 @@ def _logical(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[Ou
 
 
 logical = [
-    aten("aten.logical_and.default", _logical(LogicalAnd), versions=TORCH_2_5, produces=[LogicalAnd]),
-    aten("aten.logical_or.default", _logical(LogicalOr), versions=TORCH_2_5, produces=[LogicalOr]),
-    aten("aten.logical_xor.default", _logical(LogicalXor), versions=TORCH_2_5, produces=[LogicalXor]),
+    extractor("torch", "aten.logical_and.default", _logical(LogicalAnd), versions=TORCH_2_5, produces=[LogicalAnd]),
+    extractor("torch", "aten.logical_or.default", _logical(LogicalOr), versions=TORCH_2_5, produces=[LogicalOr]),
+    extractor("torch", "aten.logical_xor.default", _logical(LogicalXor), versions=TORCH_2_5, produces=[LogicalXor]),
 ]
 
 
-@aten("aten.div.Tensor", versions=TORCH_2_5, produces=[Divide])
+@extractor("torch", "aten.div.Tensor", versions=TORCH_2_5, produces=[Divide])
 def div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """True division, in the (floating) result type."""
     first, second = _operands(ctx, out_type(ctx))
     return [ctx.op(Divide(m_pythondiv=False), first, second, suffix="op")]
 
 
-div_scalar = aten("aten.div.Scalar", div.extract, versions=TORCH_2_5, produces=[Divide])
+div_scalar = extractor("torch", "aten.div.Scalar", div.extract, versions=TORCH_2_5, produces=[Divide])
 
 
-@aten("aten.div.Tensor_mode", versions=TORCH_2_5, produces=[Divide, Floor, Sign, Abs, Multiply])
+@extractor("torch", "aten.div.Tensor_mode", versions=TORCH_2_5, produces=[Divide, Floor, Sign, Abs, Multiply])
 def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``rounding_mode``: None divides, ``floor`` rounds down, ``trunc`` towards zero."""
     mode = ctx.attrs.get("rounding_mode")
@@ -158,7 +201,7 @@ def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [cast(ctx, quotient, element_type)]
 
 
-@aten("aten.rsub.Scalar", versions=TORCH_2_5, produces=[Subtract, Multiply])
+@extractor("torch", "aten.rsub.Scalar", versions=TORCH_2_5, produces=[Subtract, Multiply])
 def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``other - alpha * self``."""
     element_type = out_type(ctx)
@@ -169,7 +212,7 @@ def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), second, first, suffix="op")]
 
 
-rsub_tensor = aten("aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
+rsub_tensor = extractor("torch", "aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
 
 # ----------------------------------------------------------------------------- unary
 
@@ -196,42 +239,42 @@ unary = [
       for r in aliases("torch", [f"aten.{name}.default"], _unary(op, floating=True), versions=TORCH_2_5, produces=[op])],
     *[r for name, op in _SAME_TYPE.items()
       for r in aliases("torch", [f"aten.{name}.default"], _unary(op), versions=TORCH_2_5, produces=[op])],
-    aten("aten.isnan.default", _unary(IsNaN), versions=TORCH_2_5, produces=[IsNaN]),
-    aten("aten.isinf.default", _unary(IsInf), versions=TORCH_2_5, produces=[IsInf]),
-    aten("aten.isfinite.default", _unary(IsFinite), versions=TORCH_2_5, produces=[IsFinite]),
-    aten("aten.round.default", _unary(lambda: Round(mode="half_to_even")), versions=TORCH_2_5, produces=[Round]),
+    extractor("torch", "aten.isnan.default", _unary(IsNaN), versions=TORCH_2_5, produces=[IsNaN]),
+    extractor("torch", "aten.isinf.default", _unary(IsInf), versions=TORCH_2_5, produces=[IsInf]),
+    extractor("torch", "aten.isfinite.default", _unary(IsFinite), versions=TORCH_2_5, produces=[IsFinite]),
+    extractor("torch", "aten.round.default", _unary(lambda: Round(mode="half_to_even")), versions=TORCH_2_5, produces=[Round]),
 ]
 
 
-@aten("aten.rsqrt.default", versions=TORCH_2_5, produces=[Sqrt, Divide])
+@extractor("torch", "aten.rsqrt.default", versions=TORCH_2_5, produces=[Sqrt, Divide])
 def rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     root = ctx.op(Sqrt(), cast(ctx, tensor(ctx, "self"), element_type), suffix="sqrt")
     return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), root, suffix="op")]
 
 
-@aten("aten.reciprocal.default", versions=TORCH_2_5, produces=[Divide])
+@extractor("torch", "aten.reciprocal.default", versions=TORCH_2_5, produces=[Divide])
 def reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = cast(ctx, tensor(ctx, "self"), element_type)
     return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), port, suffix="op")]
 
 
-@aten("aten.log1p.default", versions=TORCH_2_5, produces=[Log, AddOp])
+@extractor("torch", "aten.log1p.default", versions=TORCH_2_5, produces=[Log, AddOp])
 def log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = cast(ctx, tensor(ctx, "self"), element_type)
     return [ctx.op(Log(), ctx.op(AddOp(), port, typed(ctx, 1, element_type, suffix="one"), suffix="plus1"))]
 
 
-@aten("aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract])
+@extractor("torch", "aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract])
 def expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = ctx.op(Exp(), cast(ctx, tensor(ctx, "self"), element_type), suffix="exp")
     return [ctx.op(Subtract(), port, typed(ctx, 1, element_type, suffix="one"), suffix="op")]
 
 
-@aten("aten.trunc.default", versions=TORCH_2_5, produces=[Floor, Sign, Abs, Multiply])
+@extractor("torch", "aten.trunc.default", versions=TORCH_2_5, produces=[Floor, Sign, Abs, Multiply])
 def trunc(node: Node, ctx: ExtractContext) -> list[OutPort]:
     port = tensor(ctx, "self")
     if port.data.element_type.is_integer:
@@ -243,7 +286,7 @@ def trunc(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ----------------------------------------------------------------------------- select, clamp
 
 
-@aten("aten.where.self", versions=TORCH_2_5, produces=[Select])
+@extractor("torch", "aten.where.self", versions=TORCH_2_5, produces=[Select])
 def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     condition = cast(ctx, tensor(ctx, "condition", ElementType.boolean), ElementType.boolean, suffix="condition")
@@ -251,7 +294,7 @@ def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), condition, first, second, suffix="op")]
 
 
-@aten("aten.masked_fill.Scalar", versions=TORCH_2_5, produces=[Select])
+@extractor("torch", "aten.masked_fill.Scalar", versions=TORCH_2_5, produces=[Select])
 def masked_fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     port = tensor(ctx, "self")
     mask = cast(ctx, tensor(ctx, "mask", ElementType.boolean), ElementType.boolean, suffix="mask")
@@ -259,10 +302,10 @@ def masked_fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), mask, value, port, suffix="op")]
 
 
-masked_fill_tensor = aten("aten.masked_fill.Tensor", masked_fill.extract, versions=TORCH_2_5, produces=[Select])
+masked_fill_tensor = extractor("torch", "aten.masked_fill.Tensor", masked_fill.extract, versions=TORCH_2_5, produces=[Select])
 
 
-@aten("aten.clamp.default", versions=TORCH_2_5, produces=[Maximum, Minimum])
+@extractor("torch", "aten.clamp.default", versions=TORCH_2_5, produces=[Maximum, Minimum])
 def clamp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Maximum and Minimum: bounds may be tensors, absent, or of another type than ``self``."""
     element_type = out_type(ctx)
@@ -275,6 +318,6 @@ def clamp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [port]
 
 
-clamp_tensor = aten("aten.clamp.Tensor", clamp.extract, versions=TORCH_2_5, produces=[Maximum, Minimum])
-clamp_min = aten("aten.clamp_min.default", clamp.extract, versions=TORCH_2_5, produces=[Maximum])
-clamp_max = aten("aten.clamp_max.default", clamp.extract, versions=TORCH_2_5, produces=[Minimum])
+clamp_tensor = extractor("torch", "aten.clamp.Tensor", clamp.extract, versions=TORCH_2_5, produces=[Maximum, Minimum])
+clamp_min = extractor("torch", "aten.clamp_min.default", clamp.extract, versions=TORCH_2_5, produces=[Maximum])
+clamp_max = extractor("torch", "aten.clamp_max.default", clamp.extract, versions=TORCH_2_5, produces=[Minimum])

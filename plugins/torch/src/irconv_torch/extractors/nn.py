@@ -7,15 +7,28 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import i64, require_rank
+from irconv.frontend import extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
-    Add, AdaptiveAvgPool, AvgPool, Concat, Convolution, ConvolutionBackpropData, Einsum, Gather, GroupConvolution,
-    GroupConvolutionBackpropData, MatMul, MaxPool, Reshape, Slice, Unsqueeze,
+    AdaptiveAvgPool,
+    Add,
+    AvgPool,
+    Concat,
+    Convolution,
+    ConvolutionBackpropData,
+    Einsum,
+    Gather,
+    GroupConvolution,
+    GroupConvolutionBackpropData,
+    MatMul,
+    MaxPool,
+    Reshape,
+    Slice,
+    Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, optional, out_type, tensor, tensors
+from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor, tensors
 
 
 def _spatial(ctx: ExtractContext) -> int:
@@ -82,7 +95,7 @@ def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
     return [_add_bias(ctx, port, spatial)]
 
 
-@aten("aten.convolution.default", versions=TORCH_2_5,
+@extractor("torch", "aten.convolution.default", versions=TORCH_2_5,
       produces=[Convolution, GroupConvolution, ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
 def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _convolution(ctx, ctx.attrs.bool("transposed", False))
@@ -90,9 +103,9 @@ def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 _CONV = [Convolution, GroupConvolution, Add]
 _CONV_T = [ConvolutionBackpropData, GroupConvolutionBackpropData, Add]
-conv = [aten(f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
+conv = [extractor("torch", f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
              produces=_CONV) for d in (1, 2, 3) for overload in ("default", "padding")]
-conv_transpose = [aten(f"aten.conv_transpose{d}d.{overload}", lambda node, ctx: _convolution(ctx, True),
+conv_transpose = [extractor("torch", f"aten.conv_transpose{d}d.{overload}", lambda node, ctx: _convolution(ctx, True),
                        versions=TORCH_2_5, produces=_CONV_T) for d in (1, 2, 3) for overload in ("input", "default")]
 
 
@@ -124,22 +137,22 @@ def _max_pool(ctx: ExtractContext) -> MaxPool:
                    rounding_type=window.rounding, dilations=_per_dim(ctx, "dilation", spatial, 1), axis=2)
 
 
-@aten("aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[MaxPool])
+@extractor("torch", "aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[MaxPool])
 def max_pool_with_indices(node: Node, ctx: ExtractContext) -> MaxPool:
     """Values and indices (flat within each spatial plane, as torch's)."""
     return _max_pool(ctx)
 
 
-max_pool_3d = aten("aten.max_pool3d_with_indices.default", max_pool_with_indices.extract, versions=TORCH_2_5,
+max_pool_3d = extractor("torch", "aten.max_pool3d_with_indices.default", max_pool_with_indices.extract, versions=TORCH_2_5,
                    produces=[MaxPool])
 
 
-@aten("aten.max_pool2d.default", versions=TORCH_2_5, produces=[MaxPool])
+@extractor("torch", "aten.max_pool2d.default", versions=TORCH_2_5, produces=[MaxPool])
 def max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.add(_max_pool(ctx), [tensor(ctx, "self")], suffix="op").out_port(0)]
 
 
-@aten("aten.avg_pool2d.default", versions=TORCH_2_5, produces=[AvgPool])
+@extractor("torch", "aten.avg_pool2d.default", versions=TORCH_2_5, produces=[AvgPool])
 def avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.get("divisor_override") is not None:
         raise ctx.attrs.bad("divisor_override", ctx.attrs.get("divisor_override"), "a custom divisor")
@@ -149,8 +162,8 @@ def avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(pool, tensor(ctx, "self"), suffix="op")]
 
 
-avg_pool_1d = aten("aten.avg_pool1d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
-avg_pool_3d = aten("aten.avg_pool3d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
+avg_pool_1d = extractor("torch", "aten.avg_pool1d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
+avg_pool_3d = extractor("torch", "aten.avg_pool3d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
 
 
 def _adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -158,7 +171,7 @@ def _adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(AdaptiveAvgPool(), tensor(ctx, "self"), i64(ctx, size), suffix="op")]
 
 
-adaptive_avg_pool = [aten(name, _adaptive_avg_pool, versions=TORCH_2_5, produces=[AdaptiveAvgPool])
+adaptive_avg_pool = [extractor("torch", name, _adaptive_avg_pool, versions=TORCH_2_5, produces=[AdaptiveAvgPool])
                      for name in ("aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
                                   "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
                                   "aten._adaptive_avg_pool3d.default")]
@@ -166,7 +179,7 @@ adaptive_avg_pool = [aten(name, _adaptive_avg_pool, versions=TORCH_2_5, produces
 # ----------------------------------------------------------------------------- products
 
 
-@aten("aten.linear.default", versions=TORCH_2_5, produces=[MatMul, Add])
+@extractor("torch", "aten.linear.default", versions=TORCH_2_5, produces=[MatMul, Add])
 def linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``input @ weight.T + bias``."""
     element_type = out_type(ctx)
@@ -189,12 +202,12 @@ def _matmul(first: str, second: str) -> Callable[[Node, ExtractContext], list[Ou
     return extract
 
 
-matmul = [aten("aten.mm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
-          aten("aten.bmm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
-          aten("aten.matmul.default", _matmul("self", "other"), versions=TORCH_2_5, produces=[MatMul])]
+matmul = [extractor("torch", "aten.mm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
+          extractor("torch", "aten.bmm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
+          extractor("torch", "aten.matmul.default", _matmul("self", "other"), versions=TORCH_2_5, produces=[MatMul])]
 
 
-@aten("aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add])
+@extractor("torch", "aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add])
 def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``beta * self + alpha * mat1 @ mat2`` (beta, alpha 1 as in every decomposed Linear)."""
     from irconv.frontend import typed
@@ -212,14 +225,14 @@ def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Add(), product, bias, suffix="add_bias")]
 
 
-@aten("aten.embedding.default", versions=TORCH_2_5, produces=[Gather])
+@extractor("torch", "aten.embedding.default", versions=TORCH_2_5, produces=[Gather])
 def embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     indices = tensor(ctx, "indices", like=None)
     return [ctx.op(Gather(), tensor(ctx, "weight"), indices, i64(ctx, 0), suffix="op")]
 
 
 
-@aten("aten.einsum.default", versions=TORCH_2_5, produces=[Einsum])
+@extractor("torch", "aten.einsum.default", versions=TORCH_2_5, produces=[Einsum])
 def einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     operands = [cast(ctx, p, element_type, suffix=f"operand{i}") for i, p in enumerate(tensors(ctx, "tensors"))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import i64, require_rank, typed
+from irconv.frontend import extractor, i64, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv_opset import MVN, Add, BatchNormInference, GroupNormalization, Multiply, Unsqueeze
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, empty_outputs, optional, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, empty_outputs, optional, out_type, tensor
 
 
 def _affine(ctx: ExtractContext, port: OutPort, weight: OutPort | None, bias: OutPort | None,
@@ -25,29 +25,32 @@ def _affine(ctx: ExtractContext, port: OutPort, weight: OutPort | None, bias: Ou
     return port
 
 
-@aten("aten.layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
-def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _layer_norm(ctx: ExtractContext) -> OutPort:
     """MVN over the last ``len(normalized_shape)`` axes, then the affine parameters."""
     data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
     count = len(ctx.attrs.ints("normalized_shape"))
     eps = ctx.attrs.float("eps", 1e-5)
     normed = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), data,
                     i64(ctx, list(range(-count, 0)), suffix="axes"), suffix="mvn")
-    return [_affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"))]
+    return _affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"))
 
 
-@aten("aten.native_layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+layer_norm = extractor("torch", "aten.layer_norm.default", lambda node, ctx: [_layer_norm(ctx)], versions=TORCH_2_5,
+                       produces=[MVN, Multiply, Add])
+
+
+@extractor("torch", "aten.native_layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
 def native_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``layer_norm`` with its saved mean and rstd outputs (unused at inference)."""
-    return empty_outputs(ctx, layer_norm.extract(node, ctx))
+    return empty_outputs(ctx, [_layer_norm(ctx)])
 
 
-@aten("aten.group_norm.default", versions=TORCH_2_5, produces=[GroupNormalization])
+@extractor("torch", "aten.group_norm.default", versions=TORCH_2_5, produces=[GroupNormalization])
 def group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     data = cast(ctx, tensor(ctx, "input"), element_type)
     groups = ctx.attrs.int("num_groups")
-    channels = ctx.input_shape(0)[1] if ctx.input_shape(0) else None
+    channels = (ctx.input_shape(0) or (None, None))[1]
     if channels is None:
         raise ctx.attrs.bad("num_groups", groups, "the channel count of the input must be known")
     ones, zeros = typed(ctx, np.ones(channels), element_type, "ones"), typed(ctx, np.zeros(channels), element_type, "zeros")
@@ -73,20 +76,20 @@ def _batch_norm(ctx: ExtractContext, data_name: str) -> OutPort:
     return ctx.op(BatchNormInference(epsilon=ctx.attrs.float("eps", 1e-5)), data, *parameters, suffix="op")
 
 
-@aten("aten._native_batch_norm_legit_no_training.default", versions=TORCH_2_5, produces=[BatchNormInference])
+@extractor("torch", "aten._native_batch_norm_legit_no_training.default", versions=TORCH_2_5, produces=[BatchNormInference])
 def batch_norm_inference(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchNorm in eval mode; the saved statistics outputs are empty."""
     return empty_outputs(ctx, [_batch_norm(ctx, "input")])
 
 
-@aten("aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference])
+@extractor("torch", "aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference])
 def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.bool("training", False):
         raise ctx.attrs.bad("training", True, "a model in training mode; call model.eval() before converting")
     return [_batch_norm(ctx, "input")]
 
 
-@aten("aten.instance_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+@extractor("torch", "aten.instance_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
 def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over the spatial axes (running statistics are not used at inference unless
     ``use_input_stats`` is false, which is refused)."""

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
-from irconv.graph import Node, OutPort
+from irconv.frontend import extractor, i64
+from irconv.graph import OutPort
 from irconv_opset import Broadcast, Concat, Gather, GRUSequence, LSTMSequence, Reshape, ShapeOf, Slice, Transpose
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, tensor, tensors
+from irconv_torch.extractors._args import TORCH_2_5, tensor, tensors
 
 _LSTM_GATES = [1, 0, 2, 3]  # torch i, f, g, o -> OpenVINO f, i, c, o
 _GRU_GATES = [1, 0, 2]  # torch r, z, n -> OpenVINO z, r, h
@@ -117,7 +117,7 @@ def _run(ctx: ExtractContext, gru: bool) -> list[OutPort]:
     return [output, *ends]
 
 
-lstm = aten("aten.lstm.input", lambda node, ctx: _run(ctx, gru=False), versions=TORCH_2_5,
+lstm = extractor("torch", "aten.lstm.input", lambda node, ctx: _run(ctx, gru=False), versions=TORCH_2_5,
             produces=[LSTMSequence, Transpose, Reshape, Concat])
-gru = aten("aten.gru.input", lambda node, ctx: _run(ctx, gru=True), versions=TORCH_2_5,
+gru = extractor("torch", "aten.gru.input", lambda node, ctx: _run(ctx, gru=True), versions=TORCH_2_5,
            produces=[GRUSequence, Transpose, Reshape, Concat])

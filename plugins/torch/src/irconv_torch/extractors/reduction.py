@@ -5,17 +5,33 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irconv import ExtractContext
-from irconv.frontend import i64, normalize_axes, normalize_axis, require_rank, typed
+from irconv.frontend import extractor, i64, normalize_axes, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    Convert, CumSum, Divide, Gather, Multiply, ReduceL1, ReduceL2, ReduceLogicalAnd, ReduceLogicalOr, ReduceMax, ReduceMean,
-    ReduceMin, ReduceProd, ReduceSum, Sqrt, Squeeze, Subtract, TopK,
+    Convert,
+    CumSum,
+    Divide,
+    Gather,
+    Multiply,
+    ReduceL1,
+    ReduceL2,
+    ReduceLogicalAnd,
+    ReduceLogicalOr,
+    ReduceMax,
+    ReduceMean,
+    ReduceMin,
+    ReduceProd,
+    ReduceSum,
+    Sqrt,
+    Squeeze,
+    Subtract,
+    TopK,
 )
 from irconv_opset.build import shape_of
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
 
 
 def _axes(ctx: ExtractContext, name: str = "dim") -> list[int]:
@@ -42,18 +58,19 @@ def _reduce(make: Callable[[bool], Op], *, compute_in_output_type: bool = True,
     return extract
 
 
-_FAMILIES: list[tuple[tuple[str, ...], type[Op], bool]] = [
-    (("aten.sum.dim_IntList", "aten.sum.default"), ReduceSum, False),
-    (("aten.mean.dim", "aten.mean.default"), ReduceMean, False),
-    (("aten.amax.default", "aten.max.default"), ReduceMax, False),
-    (("aten.amin.default", "aten.min.default"), ReduceMin, False),
-    (("aten.prod.dim_int", "aten.prod.default"), ReduceProd, False),
-    (("aten.any.dim", "aten.any.dims", "aten.any.default"), ReduceLogicalOr, True),
-    (("aten.all.dim", "aten.all.dims", "aten.all.default"), ReduceLogicalAnd, True),
+_FAMILIES: list[tuple[tuple[str, ...], type[Op], Callable[[bool], Op], bool]] = [
+    (("aten.sum.dim_IntList", "aten.sum.default"), ReduceSum, lambda keep: ReduceSum(keep_dims=keep), False),
+    (("aten.mean.dim", "aten.mean.default"), ReduceMean, lambda keep: ReduceMean(keep_dims=keep), False),
+    (("aten.amax.default", "aten.max.default"), ReduceMax, lambda keep: ReduceMax(keep_dims=keep), False),
+    (("aten.amin.default", "aten.min.default"), ReduceMin, lambda keep: ReduceMin(keep_dims=keep), False),
+    (("aten.prod.dim_int", "aten.prod.default"), ReduceProd, lambda keep: ReduceProd(keep_dims=keep), False),
+    (("aten.any.dim", "aten.any.dims", "aten.any.default"), ReduceLogicalOr,
+     lambda keep: ReduceLogicalOr(keep_dims=keep), True),
+    (("aten.all.dim", "aten.all.dims", "aten.all.default"), ReduceLogicalAnd,
+     lambda keep: ReduceLogicalAnd(keep_dims=keep), True),
 ]
-reductions = [aten(name, _reduce(lambda keep, op=op: op(keep_dims=keep), boolean=boolean), versions=TORCH_2_5,
-                   produces=[op])
-              for names, op, boolean in _FAMILIES for name in names]
+reductions = [extractor("torch", name, _reduce(make, boolean=boolean), versions=TORCH_2_5, produces=[op])
+              for names, op, make, boolean in _FAMILIES for name in names]
 
 
 def _variance(ctx: ExtractContext) -> OutPort:
@@ -75,13 +92,13 @@ def _variance(ctx: ExtractContext) -> OutPort:
     return ctx.op(Divide(), squares, divisor, suffix="op")
 
 
-variance = aten("aten.var.correction", lambda node, ctx: [_variance(ctx)], versions=TORCH_2_5,
+variance = extractor("torch", "aten.var.correction", lambda node, ctx: [_variance(ctx)], versions=TORCH_2_5,
                 produces=[ReduceMean, ReduceSum, Divide])
-std = aten("aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx), suffix="sqrt")],
+std = extractor("torch", "aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx), suffix="sqrt")],
            versions=TORCH_2_5, produces=[ReduceMean, ReduceSum, Divide, Sqrt])
 
 
-@aten("aten.linalg_vector_norm.default", versions=TORCH_2_5, produces=[ReduceL2, ReduceL1])
+@extractor("torch", "aten.linalg_vector_norm.default", versions=TORCH_2_5, produces=[ReduceL2, ReduceL1])
 def vector_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = ctx.attrs.float("ord", 2.0)
     if order not in (1.0, 2.0):
@@ -110,15 +127,15 @@ def _top_one(ctx: ExtractContext, mode: str) -> tuple[OutPort, OutPort]:
     return values, indices
 
 
-max_dim = aten("aten.max.dim", lambda node, ctx: list(_top_one(ctx, "max")), versions=TORCH_2_5, produces=[TopK])
-min_dim = aten("aten.min.dim", lambda node, ctx: list(_top_one(ctx, "min")), versions=TORCH_2_5, produces=[TopK])
-argmax = aten("aten.argmax.default", lambda node, ctx: [_top_one(ctx, "max")[1]], versions=TORCH_2_5,
+max_dim = extractor("torch", "aten.max.dim", lambda node, ctx: list(_top_one(ctx, "max")), versions=TORCH_2_5, produces=[TopK])
+min_dim = extractor("torch", "aten.min.dim", lambda node, ctx: list(_top_one(ctx, "min")), versions=TORCH_2_5, produces=[TopK])
+argmax = extractor("torch", "aten.argmax.default", lambda node, ctx: [_top_one(ctx, "max")[1]], versions=TORCH_2_5,
               produces=[TopK])
-argmin = aten("aten.argmin.default", lambda node, ctx: [_top_one(ctx, "min")[1]], versions=TORCH_2_5,
+argmin = extractor("torch", "aten.argmin.default", lambda node, ctx: [_top_one(ctx, "min")[1]], versions=TORCH_2_5,
               produces=[TopK])
 
 
-@aten("aten.topk.default", versions=TORCH_2_5, produces=[TopK])
+@extractor("torch", "aten.topk.default", versions=TORCH_2_5, produces=[TopK])
 def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", -1), require_rank(ctx, 0))
     mode = "max" if ctx.attrs.bool("largest", True) else "min"
@@ -128,7 +145,7 @@ def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [top.out_port(0), top.out_port(1)]
 
 
-@aten("aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum])
+@extractor("torch", "aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum])
 def cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     data = cast(ctx, tensor(ctx, "self"), out_type(ctx))

@@ -6,17 +6,37 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, normalize_axes, normalize_axis, require_rank
+from irconv.frontend import extractor, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
-    Broadcast, Concat, Convert, DepthToSpace, Gather, Pad, Reshape, Roll, Slice, Squeeze, Tile, Transpose,
-    Unsqueeze, VariadicSplit,
+    Broadcast,
+    Concat,
+    Convert,
+    DepthToSpace,
+    Gather,
+    Pad,
+    Reshape,
+    Roll,
+    Slice,
+    Squeeze,
+    Tile,
+    Transpose,
+    Unsqueeze,
+    VariadicSplit,
 )
 from irconv_opset.build import shape_of
 
 from irconv_torch.extractors._args import (
-    TORCH_2_5, as_i64_port, aten, cast, fx_node, int_or_port, ints_or_port, out_type, tensor, tensors,
+    TORCH_2_5,
+    as_i64_port,
+    cast,
+    fx_node,
+    int_or_port,
+    ints_or_port,
+    out_type,
+    tensor,
+    tensors,
 )
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
@@ -26,18 +46,18 @@ def _self(ctx: ExtractContext) -> OutPort:
     return tensor(ctx, "self")
 
 
-@aten("aten.view.default", versions=TORCH_2_5, produces=[Reshape])
+@extractor("torch", "aten.view.default", versions=TORCH_2_5, produces=[Reshape])
 def view(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reshape to ``size`` (``-1`` infers one dimension; symbolic sizes computed in the IR)."""
     size = as_i64_port(ctx, ints_or_port(ctx, "size"), suffix="size")
     return [ctx.op(Reshape(special_zero=False), _self(ctx), size, suffix="op")]
 
 
-reshape = [aten(name, view.extract, versions=TORCH_2_5, produces=[Reshape])
+reshape = [extractor("torch", name, view.extract, versions=TORCH_2_5, produces=[Reshape])
            for name in ("aten._unsafe_view.default", "aten.reshape.default")]
 
 
-@aten("aten.flatten.using_ints", versions=TORCH_2_5, produces=[Reshape, Concat, Slice])
+@extractor("torch", "aten.flatten.using_ints", versions=TORCH_2_5, produces=[Reshape, Concat, Slice])
 def flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = _self(ctx)
     rank = require_rank(ctx, 0)
@@ -53,14 +73,14 @@ def flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=True), data, full, suffix="op")]
 
 
-@aten("aten.permute.default", versions=TORCH_2_5, produces=[Transpose])
+@extractor("torch", "aten.permute.default", versions=TORCH_2_5, produces=[Transpose])
 def permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx, 0)
     order = normalize_axes(ctx, ctx.attrs.ints("dims"), rank)
     return [ctx.op(Transpose(), _self(ctx), i64(ctx, order, suffix="order"), suffix="op")]
 
 
-@aten("aten.transpose.int", versions=TORCH_2_5, produces=[Transpose])
+@extractor("torch", "aten.transpose.int", versions=TORCH_2_5, produces=[Transpose])
 def transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx, 0)
     first, second = (normalize_axis(ctx, ctx.attrs.int(n), rank) for n in ("dim0", "dim1"))
@@ -69,19 +89,19 @@ def transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), _self(ctx), i64(ctx, order, suffix="order"), suffix="op")]
 
 
-@aten("aten.t.default", versions=TORCH_2_5, produces=[Transpose])
+@extractor("torch", "aten.t.default", versions=TORCH_2_5, produces=[Transpose])
 def t(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = list(range(require_rank(ctx, 0)))[::-1]
     return [ctx.op(Transpose(), _self(ctx), i64(ctx, order, suffix="order"), suffix="op")]
 
 
-@aten("aten.unsqueeze.default", versions=TORCH_2_5, produces=[Unsqueeze])
+@extractor("torch", "aten.unsqueeze.default", versions=TORCH_2_5, produces=[Unsqueeze])
 def unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0) + 1)
     return [ctx.op(Unsqueeze(), _self(ctx), i64(ctx, [axis], suffix="axis"), suffix="op")]
 
 
-@aten("aten.squeeze.dims", versions=TORCH_2_5, produces=[Squeeze])
+@extractor("torch", "aten.squeeze.dims", versions=TORCH_2_5, produces=[Squeeze])
 def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Squeezes the listed dims that are 1 (torch leaves others: ``allow_axis_skip``)."""
     rank = require_rank(ctx, 0)
@@ -96,10 +116,10 @@ def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(allow_axis_skip=True), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
-squeeze_dim = aten("aten.squeeze.dim", squeeze_dims.extract, versions=TORCH_2_5, produces=[Squeeze])
+squeeze_dim = extractor("torch", "aten.squeeze.dim", squeeze_dims.extract, versions=TORCH_2_5, produces=[Squeeze])
 
 
-@aten("aten.squeeze.default", versions=TORCH_2_5, produces=[Squeeze])
+@extractor("torch", "aten.squeeze.default", versions=TORCH_2_5, produces=[Squeeze])
 def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.input_shape(0)
     if shape is None or any(d is None for d in shape):
@@ -110,7 +130,7 @@ def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
-@aten("aten.expand.default", versions=TORCH_2_5, produces=[Broadcast])
+@extractor("torch", "aten.expand.default", versions=TORCH_2_5, produces=[Broadcast])
 def expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``-1`` keeps a dimension: bidirectional broadcasting to 1 there does the same."""
     size = ints_or_port(ctx, "size")
@@ -123,7 +143,7 @@ def expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Broadcast(mode="bidirectional"), _self(ctx), target, suffix="op")]
 
 
-@aten("aten.cat.default", versions=TORCH_2_5, produces=[Concat])
+@extractor("torch", "aten.cat.default", versions=TORCH_2_5, produces=[Concat])
 def cat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Concat in the result's type; empty 1-D tensors (torch skips them) are left out."""
     element_type = out_type(ctx)
@@ -136,14 +156,14 @@ def cat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.add(Concat(axis=axis), parts, suffix="op").out_port(0)]
 
 
-@aten("aten.stack.default", versions=TORCH_2_5, produces=[Concat, Unsqueeze])
+@extractor("torch", "aten.stack.default", versions=TORCH_2_5, produces=[Concat, Unsqueeze])
 def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     parts = [p for p in tensors(ctx, "tensors") if p is not None]
-    rank = parts[0].data.shape and len(parts[0].data.shape)
-    if rank is None:
+    shape = parts[0].data.shape
+    if shape is None:
         raise ConversionError(f"{ctx.where()}: the rank of the stacked tensors is unknown")
-    axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), rank + 1)
+    axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), len(shape) + 1)
     lifted = [ctx.op(Unsqueeze(), cast(ctx, p, element_type, f"convert{i}"), i64(ctx, [axis]), suffix=f"part{i}")
               for i, p in enumerate(parts)]
     return [ctx.add(Concat(axis=axis), lifted, suffix="op").out_port(0)]
@@ -157,7 +177,7 @@ def _bound(ctx: ExtractContext, name: str, default: int) -> OutPort:
     return i64(ctx, [min(int(value), _INT64_MAX)], suffix=name)
 
 
-@aten("aten.slice.Tensor", versions=TORCH_2_5, produces=[Slice])
+@extractor("torch", "aten.slice.Tensor", versions=TORCH_2_5, produces=[Slice])
 def slice_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
     start, end = _bound(ctx, "start", 0), _bound(ctx, "end", _INT64_MAX)
@@ -165,7 +185,7 @@ def slice_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), _self(ctx), start, end, i64(ctx, [step]), i64(ctx, [axis], suffix="axis"), suffix="op")]
 
 
-@aten("aten.select.int", versions=TORCH_2_5, produces=[Gather])
+@extractor("torch", "aten.select.int", versions=TORCH_2_5, produces=[Gather])
 def select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     index = int_or_port(ctx, "index")
@@ -186,14 +206,14 @@ def _split(ctx: ExtractContext, sizes: list[int] | None, size: int | None) -> li
     return [node.out_port(i) for i in range(count)]
 
 
-split = aten("aten.split.Tensor", lambda node, ctx: _split(ctx, None, ctx.attrs.int("split_size")),
+split = extractor("torch", "aten.split.Tensor", lambda node, ctx: _split(ctx, None, ctx.attrs.int("split_size")),
              versions=TORCH_2_5, produces=[VariadicSplit])
-split_with_sizes = aten("aten.split_with_sizes.default",
+split_with_sizes = extractor("torch", "aten.split_with_sizes.default",
                         lambda node, ctx: _split(ctx, ctx.attrs.ints("split_sizes"), None),
                         versions=TORCH_2_5, produces=[VariadicSplit])
 
 
-@aten("aten.unbind.int", versions=TORCH_2_5, produces=[VariadicSplit, Squeeze])
+@extractor("torch", "aten.unbind.int", versions=TORCH_2_5, produces=[VariadicSplit, Squeeze])
 def unbind(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
     parts = _split(ctx, [1] * len(fx_node(ctx).output_types), None)
@@ -204,18 +224,18 @@ def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_self(ctx)]
 
 
-identity = [aten(name, _identity, versions=TORCH_2_5, produces=[])
+identity = [extractor("torch", name, _identity, versions=TORCH_2_5, produces=[])
             for name in ("aten.clone.default", "aten.alias.default", "aten.contiguous.default", "aten.detach.default",
                          "aten.lift_fresh_copy.default", "aten.dropout.default")]
 
 
-@aten("aten._to_copy.default", versions=TORCH_2_5, produces=[Convert])
+@extractor("torch", "aten._to_copy.default", versions=TORCH_2_5, produces=[Convert])
 def to_copy(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A copy, maybe to another dtype (device and layout do not matter to the IR)."""
     return [cast(ctx, _self(ctx), out_type(ctx), suffix="op")]
 
 
-@aten("aten.constant_pad_nd.default", versions=TORCH_2_5, produces=[Pad])
+@extractor("torch", "aten.constant_pad_nd.default", versions=TORCH_2_5, produces=[Pad])
 def constant_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``pad`` lists (begin, end) pairs from the last dimension backwards."""
     rank = require_rank(ctx, 0)
@@ -230,7 +250,7 @@ def constant_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Pad(pad_mode="constant"), data, i64(ctx, begin, "begin"), i64(ctx, end, "end"), value, suffix="op")]
 
 
-@aten("aten.repeat.default", versions=TORCH_2_5, produces=[Tile, Unsqueeze])
+@extractor("torch", "aten.repeat.default", versions=TORCH_2_5, produces=[Tile, Unsqueeze])
 def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     repeats = ctx.attrs.ints("repeats")
     data = _self(ctx)
@@ -240,7 +260,7 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Tile(), data, i64(ctx, repeats, suffix="repeats"), suffix="op")]
 
 
-@aten("aten.flip.default", versions=TORCH_2_5, produces=[Slice])
+@extractor("torch", "aten.flip.default", versions=TORCH_2_5, produces=[Slice])
 def flip(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = normalize_axes(ctx, ctx.attrs.ints("dims"), require_rank(ctx, 0))
     count = len(axes)
@@ -248,7 +268,7 @@ def flip(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, [-1] * count), i64(ctx, axes), suffix="op")]
 
 
-@aten("aten.roll.default", versions=TORCH_2_5, produces=[Roll, Reshape])
+@extractor("torch", "aten.roll.default", versions=TORCH_2_5, produces=[Roll, Reshape])
 def roll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shifts, dims = ctx.attrs.ints("shifts"), ctx.attrs.ints("dims", [])
     data = _self(ctx)
@@ -259,7 +279,7 @@ def roll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Roll(), data, i64(ctx, shifts), i64(ctx, dims), suffix="op")]
 
 
-@aten("aten.pixel_shuffle.default", versions=TORCH_2_5, produces=[DepthToSpace])
+@extractor("torch", "aten.pixel_shuffle.default", versions=TORCH_2_5, produces=[DepthToSpace])
 def pixel_shuffle(node: Node, ctx: ExtractContext) -> list[OutPort]:
     factor = ctx.attrs.int("upscale_factor")
     return [ctx.op(DepthToSpace(block_size=factor, mode="depth_first"), _self(ctx), suffix="op")]

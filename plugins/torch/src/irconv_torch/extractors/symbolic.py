@@ -7,32 +7,42 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irconv import ExtractContext
-from irconv.frontend import i64, normalize_axis, require_rank
+from irconv.frontend import extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    Add, Concat, Divide, FloorMod, Gather, Maximum, Minimum, Multiply, Negative, ReduceProd, Reshape,
+    Add,
+    Concat,
+    Divide,
+    FloorMod,
+    Gather,
+    Maximum,
+    Minimum,
+    Multiply,
+    Negative,
+    ReduceProd,
+    Reshape,
     Subtract,
 )
 from irconv_opset.build import shape_of
 
-from irconv_torch.extractors._args import TORCH_2_5, aten, cast, fx_node, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, fx_node, tensor
 from irconv_torch.program import LIST_CONSTRUCT
 
 
-@aten("aten.sym_size.int", versions=TORCH_2_5, produces=[Gather])
+@extractor("torch", "aten.sym_size.int", versions=TORCH_2_5, produces=[Gather])
 def sym_size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     return [ctx.op(Gather(), shape_of(ctx, tensor(ctx, "self")), i64(ctx, axis), i64(ctx, 0), suffix="op")]
 
 
-@aten("aten.sym_numel.default", versions=TORCH_2_5, produces=[ReduceProd])
+@extractor("torch", "aten.sym_numel.default", versions=TORCH_2_5, produces=[ReduceProd])
 def sym_numel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceProd(keep_dims=False), shape_of(ctx, tensor(ctx, "self")), i64(ctx, [0]), suffix="op")]
 
 
-@aten(LIST_CONSTRUCT, versions=TORCH_2_5, produces=[Concat])
+@extractor("torch", LIST_CONSTRUCT, versions=TORCH_2_5, produces=[Concat])
 def list_construct(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The 1-D i64 tensor of a size list: constants from ``template``, the symbolic
     elements from the inputs, in order."""
@@ -64,11 +74,11 @@ def _size_arithmetic(make: Callable[[], Op]) -> Callable[[Node, ExtractContext],
 
 
 _ARITHMETIC: dict[str, type[Op]] = {"add": Add, "sub": Subtract, "mul": Multiply, "mod": FloorMod}
-size_arithmetic = [aten(f"operator.{name}", _size_arithmetic(op), versions=TORCH_2_5, produces=[op])
+size_arithmetic = [extractor("torch", f"operator.{name}", _size_arithmetic(op), versions=TORCH_2_5, produces=[op])
                    for name, op in _ARITHMETIC.items()]
-floordiv = aten("operator.floordiv", _size_arithmetic(lambda: Divide(m_pythondiv=True)), versions=TORCH_2_5,
+floordiv = extractor("torch", "operator.floordiv", _size_arithmetic(lambda: Divide(m_pythondiv=True)), versions=TORCH_2_5,
                 produces=[Divide])
-sym_max = aten("torch.sym_max", _size_arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum])
-sym_min = aten("torch.sym_min", _size_arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum])
-neg = aten("operator.neg", lambda node, ctx: [ctx.op(Negative(), _operand(ctx, "a"), suffix="op")],
+sym_max = extractor("torch", "torch.sym_max", _size_arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum])
+sym_min = extractor("torch", "torch.sym_min", _size_arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum])
+neg = extractor("torch", "operator.neg", lambda node, ctx: [ctx.op(Negative(), _operand(ctx, "a"), suffix="op")],
            versions=TORCH_2_5, produces=[Negative])
