@@ -35,6 +35,7 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body
     "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057)),
     "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
+    "tf": ((13, 7075),),  # a ConcatV2 without inputs
 }
 
 

@@ -149,14 +149,14 @@ class ExtractContext:
     # ------------------------------------------------------------ inputs and their facts
     def input(self, idx: int) -> OutPort:
         """The tensor at input ``idx``, which must be connected."""
-        if idx >= len(self.inputs) or self.inputs[idx] is None:
+        if not 0 <= idx < len(self.inputs) or self.inputs[idx] is None:
             raise ConversionError(f"node {self.node.name!r} ({self.node.type}): input {idx} is missing")
         source = self.inputs[idx]
         assert source is not None
         return source
 
     def has_input(self, idx: int) -> bool:
-        return idx < len(self.inputs) and self.inputs[idx] is not None
+        return 0 <= idx < len(self.inputs) and self.inputs[idx] is not None
 
     def input_shape(self, idx: int) -> MaybeShape:
         """The input's inferred shape (None: rank unknown)."""
