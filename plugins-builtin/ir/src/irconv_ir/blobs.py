@@ -160,7 +160,7 @@ class BlobWriter:
         """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
-        if isinstance(value, Deferred):
+        if not isinstance(value, np.ndarray):  # a Deferred (a protocol check costs ~50 us: not per constant)
             return self._add_deferred(value, encoding or storage(value.dtype), reports)
         value = _little_endian(value)
         prefetch_mapped_pages(value)
