@@ -109,3 +109,19 @@ def test_half_precision_weights_are_kept_and_run(tmp_path: Path) -> None:
     compiled = convert_and_compile(model, tmp_path, example_input=x)
     expected, actual = run_both(model, compiled, (x,))
     np.testing.assert_allclose(actual[0].astype(np.float32), expected[0].astype(np.float32), rtol=2e-2, atol=2e-2)
+
+
+def test_a_module_without_example_input_is_one_clear_error() -> None:
+    import irconv
+    from irconv.errors import UserError
+
+    with pytest.raises(UserError, match="needs example_input="):
+        irconv.convert_model(nn.Linear(2, 2))
+
+
+def test_a_keyword_the_torch_loader_does_not_take_names_those_it_takes() -> None:
+    import irconv
+    from irconv.errors import UserError
+
+    with pytest.raises(UserError, match="example_inputs .*takes: example_input, dynamic_shapes"):
+        irconv.convert_model(nn.Linear(2, 2), example_inputs=torch.randn(1, 2))
