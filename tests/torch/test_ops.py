@@ -219,6 +219,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "gather": (lambda a, i: torch.gather(a, 1, i), (f32(3, 5), torch.randint(0, 5, (3, 2)))),
     "index_one": (lambda a, i: a[:, i], (f32(3, 5), torch.tensor([4, 0, 2]))),
     "index_two": (lambda a, i, j: a[i, j], (f32(3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
+    "scatter": (lambda a, i, u: a.scatter(1, i, u), (f32(3, 5), torch.tensor([[0, 4], [1, 2], [3, 3]]), f32(3, 2))),
+    "scatter_value": (lambda a, i: a.scatter(0, i, 2.5), (f32(3, 5), torch.randint(0, 3, (2, 5)))),
+    "slice_assign": (lambda a, b: torch.slice_scatter(a, b, 1, 1, 5, 2), (f32(3, 6), f32(3, 2))),
+    "index_put": (lambda a, i, v: torch.index_put(a, (i,), v), (f32(5, 4), torch.tensor([3, 0]), f32(2, 4))),
+    "index_put_accumulate": (lambda a, i, v: torch.index_put(a, (i,), v, accumulate=True),
+                             (f32(5, 4), torch.tensor([1, 4]), f32(4))),
+    "prelu": (nn.PReLU(3), (f32(2, 3, 4),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

@@ -16,9 +16,10 @@ def all_extractors() -> list[Extractor]:
         normalization,
         recurrent,
         reduction,
+        scatter,
         shape,
         symbolic,
     )
 
-    return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, shape,
-                   symbolic)
+    return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, scatter,
+                   shape, symbolic)
