@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from tflite_support import ModelCache, assert_close, compare, quantization_steps, within_one_step
 
 

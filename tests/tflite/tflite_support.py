@@ -119,7 +119,6 @@ def interpreter_inputs(path: Path, inputs: Sequence[np.ndarray]) -> dict[str, np
 def run_reference(path: Path, feed: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], list[str]]:
     """LiteRT's outputs by tensor name, and the output names in the model's order."""
     from ai_edge_litert.interpreter import Interpreter
-
     from irconv_tflite.verify import run_interpreter
 
     names = [d["name"] for d in Interpreter(model_path=str(path)).get_output_details()]
