@@ -128,3 +128,17 @@ def test_no_output_written_for_a_broken_model(tmp_path: Path) -> None:
 def test_error_type_is_a_model_file_error(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError):
         convert_model(_write(tmp_path, build(add_model())[:20]))
+
+
+def test_constants_are_views_of_the_mapped_file(tmp_path: Path) -> None:
+    from irconv.ops import Const
+
+    from irconv_tflite.loader import MODEL, load_tflite
+
+    graph = load_tflite(_write(tmp_path, build(add_model())))
+    mapped = np.frombuffer(graph.meta[MODEL].mapping, dtype=np.uint8)
+    constants = [node.op.value for node in graph.nodes() if isinstance(node.op, Const)]
+    assert constants
+    for value in constants:
+        assert np.shares_memory(value, mapped)
+        assert not value.flags.writeable
