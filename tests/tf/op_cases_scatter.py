@@ -24,6 +24,23 @@ def _i64(*values: int) -> np.ndarray:
     return np.array(values, np.int64)
 
 
+def _sorted_segments(raw: Any, name: str) -> tuple[Any, list[np.ndarray]]:
+    op = getattr(raw, f"Segment{name}")
+    return (lambda x: op(data=x, segment_ids=_i32(0, 0, 1, 3, 3)), [_f32(5, 2, 3)])  # segment 2 stays empty
+
+
+def _unsorted_segments(raw: Any, name: str) -> tuple[Any, list[np.ndarray]]:
+    op = getattr(raw, f"UnsortedSegment{name}")
+    ids = np.array([[2, 0, -1], [2, 4, 0]], np.int64)  # -1 is dropped, segments 1 and 3 stay empty
+    return (lambda x: op(data=x, segment_ids=ids, num_segments=np.int32(5)), [_f32(2, 3, 4)])
+
+
+def _sparse_segments(raw: Any, name: str, **given: Any) -> tuple[Any, list[np.ndarray]]:
+    op = getattr(raw, f"SparseSegment{name}")
+    rows, ids = _i32(0, 2, 3, 1, 3), _i64(0, 0, 1, 3, 3)  # segment 2 stays empty
+    return (lambda x: op(data=x, indices=rows, segment_ids=ids, **given), [_f32(4, 3)])
+
+
 def op_cases(case_type: Any) -> dict[str, Any]:
     """{TF op: case_type(fn, inputs, ...)} (``case_type`` is ``test_tf_ops.Case``)."""
     import tensorflow as tf
@@ -43,6 +60,15 @@ def op_cases(case_type: Any) -> dict[str, Any]:
             [_f32(2, 3, 4)],
         ),
         "SegmentSum": case_type(lambda x: raw.SegmentSum(data=x, segment_ids=_i32(0, 0, 1, 3, 3)), [_f32(5, 2, 3)]),
+        **{f"Segment{name}": case_type(*_sorted_segments(raw, name)) for name in ("Mean", "Prod", "Min", "Max")},
+        **{f"UnsortedSegment{name}": case_type(*_unsorted_segments(raw, name)) for name in ("Prod", "Min", "Max")},
+        **{f"SparseSegment{name}": case_type(*_sparse_segments(raw, name)) for name in ("Mean", "SqrtN")},
+        **{
+            f"SparseSegment{name}WithNumSegments": case_type(
+                *_sparse_segments(raw, f"{name}WithNumSegments", num_segments=6)
+            )
+            for name in ("Sum", "Mean", "SqrtN")
+        },
         "SparseSegmentSum": case_type(
             lambda x: raw.SparseSegmentSum(data=x, indices=_i32(0, 2, 3, 1, 3), segment_ids=_i64(0, 0, 1, 3, 3)),
             [_f32(4, 3)],

@@ -221,8 +221,6 @@ def _alignment(ctx: ExtractContext, v3: bool) -> tuple[bool, bool]:
     if not v3:
         return _ALIGNMENTS["LEFT_LEFT"]
     align = ctx.attrs.str("align", "RIGHT_LEFT")
-    if isinstance(align, bytes):
-        align = align.decode()
     if align not in _ALIGNMENTS:
         raise ConversionError(f"{ctx.where()}: align {align!r} is not supported")
     return _ALIGNMENTS[align]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Result, SourceOp
 from irconv.types import ElementType
@@ -77,7 +77,7 @@ def _check_complex_consumers(ctx: ExtractContext) -> None:
 
 def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:
     """The rank (trailing 2 included) of complex input ``idx``, which transforms ``dims`` dims."""
-    rank = ctx.require_rank(idx)
+    rank = require_rank(ctx, idx)
     shape = ctx.input_shape(idx)
     assert shape is not None
     if rank < dims + 1 or shape[-1] not in (2, None):
@@ -103,7 +103,7 @@ def _rfft(dims: int) -> Extract:
     """RFFT/RFFT2D/RFFT3D: real [..., n1..nk] -> complex [..., f1..f(k-1), fk // 2 + 1]."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = ctx.require_rank(0)
+        rank = require_rank(ctx, 0)
         if rank < dims:
             raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
         _check_complex_consumers(ctx)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, input_constant
+from irconv.frontend import i64, input_constant, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -88,12 +88,11 @@ def _quantize_and_dequantize(version: int):  # type: ignore[no-untyped-def]
         else:
             bits = ctx.attrs.int("num_bits", 8)
             mode = ctx.attrs.str("round_mode", "HALF_TO_EVEN")
-            mode = mode.decode() if isinstance(mode, bytes) else str(mode)
         signed, narrow = ctx.attrs.bool("signed_input", True), ctx.attrs.bool("narrow_range", False)
         range_given, axis = ctx.attrs.bool("range_given", False), ctx.attrs.int("axis", -1)
-        rank = ctx.require_rank(0)
+        rank = require_rank(ctx, 0)
         if axis != -1:
-            axis = ctx.normalize_axis(axis, rank)
+            axis = normalize_axis(ctx, axis, rank)
         if signed:
             q_min = -(1 << (bits - 1)) + (1 if narrow else 0)
             q_max = (1 << (bits - 1)) - 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, i64
+from irconv.frontend import aliases, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -18,6 +18,7 @@ from irconv_opset import (
     FloorMod,
     Gather,
     Less,
+    Maximum,
     NonZero,
     Range,
     ReduceMax,
@@ -28,6 +29,7 @@ from irconv_opset import (
     Select,
     ShapeOf,
     Slice,
+    Sqrt,
     Squeeze,
     Unique,
     Unsqueeze,
@@ -78,10 +80,25 @@ def _trailing_dims(ctx: ExtractContext, data: OutPort, lead: OutPort, suffix: st
 def _segment_sum(
     ctx: ExtractContext, dtype: np.dtype, data: OutPort, ids: OutPort, count: OutPort, drop_negative: bool
 ) -> OutPort:
-    """Rows of ``data`` summed into ``count`` (i64 [1]) segments by ``ids`` (any rank, a prefix
-    of data's shape); the output is ``[count] + shape(data)[rank(ids):]``.
+    """Rows of ``data`` summed into ``count`` segments (see ``_segment_reduce``)."""
+    return _segment_reduce(ctx, dtype, data, ids, count, drop_negative, "sum")
 
-    ``drop_negative``: negative ids are ignored (UnsortedSegmentSum) by sending them to an
+
+def _segment_reduce(
+    ctx: ExtractContext,
+    dtype: np.dtype,
+    data: OutPort,
+    ids: OutPort,
+    count: OutPort,
+    drop_negative: bool,
+    reduction: str,
+    initial: OutPort | None = None,
+) -> OutPort:
+    """Rows of ``data`` reduced (``reduction``: sum, prod, min, max) into ``count`` (i64 [1])
+    segments by ``ids`` (any rank, a prefix of data's shape); the output is
+    ``[count] + shape(data)[rank(ids):]``, ``initial`` (default 0) where a segment is empty.
+
+    ``drop_negative``: negative ids are ignored (unsorted segment ops) by sending them to an
     extra row that is sliced off afterwards.
     """
     ids = _i64(ctx, ids, "ids")
@@ -93,12 +110,65 @@ def _segment_sum(
         rows = ctx.op(Add(), count, i64(ctx, [1], "one"), suffix="rows_with_dropped")
     tail = _trailing_dims(ctx, data, ids, "row_dims")
     shape = ctx.op(Concat(axis=0), rows, tail, suffix="out_shape")
-    zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
+    start = _filled(ctx, initial if initial is not None else _zero(ctx, dtype), shape, "initial")
     indices = ctx.op(Unsqueeze(), ids, i64(ctx, [-1], "last_axis"), suffix="indices")
-    summed = ctx.op(ScatterNDUpdate(reduction="sum"), zeros, indices, data, suffix="ScatterNDUpdate")
+    reduced = ctx.op(ScatterNDUpdate(reduction=reduction), start, indices, data, suffix="ScatterNDUpdate")
     if not drop_negative:
-        return summed
-    return ctx.op(Slice(), summed, i64(ctx, [0], "begin"), count, i64(ctx, [1], "step"), suffix="kept")
+        return reduced
+    return ctx.op(Slice(), reduced, i64(ctx, [0], "begin"), count, i64(ctx, [1], "step"), suffix="kept")
+
+
+def _identity_element(ctx: ExtractContext, dtype: np.dtype, reduction: str) -> OutPort:
+    """What a reduction starts from: 1 for prod, the lowest value for max, the highest for min
+    (for floats the lowest/highest finite value, as TensorFlow)."""
+    if reduction == "prod":
+        value: object = 1
+    else:  # TF's lowest() / highest(): finite for floats
+        info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
+        value = info.min if reduction == "max" else info.max
+    return ctx.const(np.array(value, dtype), suffix=f"{reduction}_identity")
+
+
+def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def]
+    """Segment*, UnsortedSegment* and SparseSegment*(WithNumSegments) for ``reduction``
+    (sum, prod, min, max, mean, sqrt_n). ``source``: "sorted" (ids sorted, count = max + 1,
+    an empty segment gives 0), "unsorted" (num_segments given, negative ids dropped, an empty
+    segment gives the reduction's identity: 1, the lowest or the highest value) or "sparse"
+    (rows gathered by ``indices``; num_segments given when the op has four inputs)."""
+    scatter = {"mean": "sum", "sqrt_n": "sum"}.get(reduction, reduction)
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        dtype = _data_dtype(ctx, node)
+        data, ids_idx = ctx.input(0), 1
+        if source == "sparse":
+            data = ctx.op(Gather(batch_dims=0), data, ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
+            ids_idx = 2
+        ids = ctx.input(ids_idx)
+        given = source == "unsorted" or (source == "sparse" and len(ctx.inputs) > 3)
+        count = (
+            _as_vector(ctx, ctx.input(ids_idx + 1), "num_segments")
+            if given
+            else _rows_from_max(ctx, ids, "num_segments")
+        )
+        unsorted = source == "unsorted"
+        initial = _identity_element(ctx, dtype, scatter) if scatter != "sum" else None
+        reduced = _segment_reduce(ctx, dtype, data, ids, count, unsorted, scatter, initial)
+        if scatter == "sum" and reduction == "sum":
+            return [reduced]
+        ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), data), "ones")
+        members = _segment_reduce(ctx, dtype, ones, ids, count, unsorted, "sum")
+        empty = ctx.op(Equal(), members, _zero(ctx, dtype), suffix="empty_segment")
+        if reduction == "mean":
+            divisor = ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one"))
+            return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="mean")]
+        if reduction == "sqrt_n":
+            divisor = ctx.op(Sqrt(), ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one")))
+            return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="sqrt_n")]
+        if unsorted or reduction == "prod":
+            return [reduced]  # prod of nothing is 1 (sorted too); unsorted min/max keep the identity
+        return [ctx.op(Select(), empty, _zero(ctx, dtype), reduced, suffix="empty_is_zero")]
+
+    return extract
 
 
 def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
@@ -221,7 +291,7 @@ def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DenseBincount(input [N] or [B, N], size, weights): Bincount per row; with
     ``binary_output`` 1 where a value occurs (the weights ignored)."""
     dtype = _data_dtype(ctx, node)
-    rank = ctx.require_rank(0)
+    rank = require_rank(ctx, 0)
     if rank not in (1, 2):
         raise ConversionError(f"{ctx.where()}: the input must have rank 1 or 2, not {rank}")
     binary = ctx.attrs.bool("binary_output", False)
@@ -367,6 +437,20 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
 EXTRACTORS = [
     tf("ScatterNd", _scatter_nd, produces=[Broadcast, ScatterNDUpdate]),
     tf("UnsortedSegmentSum", _unsorted_segment_sum, produces=[Broadcast, ScatterNDUpdate]),
+    *[
+        tf(f"{prefix}{name}", _segment_family(reduction, source), produces=[Broadcast, ScatterNDUpdate, Select, Divide])
+        for prefix, source, names in (
+            ("Segment", "sorted", ("Mean", "Prod", "Min", "Max")),
+            ("UnsortedSegment", "unsorted", ("Prod", "Min", "Max")),
+            (
+                "SparseSegment",
+                "sparse",
+                ("SumWithNumSegments", "Mean", "MeanWithNumSegments", "SqrtN", "SqrtNWithNumSegments"),
+            ),
+        )
+        for name in names
+        for reduction in [name.removesuffix("WithNumSegments").lower().replace("sqrtn", "sqrt_n")]
+    ],
     tf("SegmentSum", _segment_sum_sorted, produces=[ReduceMax, Broadcast, ScatterNDUpdate]),
     tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, ReduceMax, ScatterNDUpdate]),
     tf("Unique", _unique, produces=[Unique]),
