@@ -53,7 +53,7 @@ def test_small_cnn_float_weights(mode: str, tflite_models: ModelCache, tmp_path:
     assert _transposes(compared.model) <= 1
 
 
-@pytest.mark.parametrize("mode", ["int8", "int8_io"])
+@pytest.mark.parametrize("mode", ["int8", "int8_io", "int16x8"])
 def test_small_cnn_full_integer(mode: str, tflite_models: ModelCache, tmp_path: Path) -> None:
     made = tflite_models.from_keras(f"small_cnn_{mode}", small_cnn, [IMAGE_32], mode)
     compared = compare(made.path, made.inputs, tmp_path)

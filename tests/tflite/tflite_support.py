@@ -19,8 +19,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 #: Quantization modes of the converter: none, float16 weights, dynamic-range int8 weights,
-#: full integer with float model I/O, full integer with int8 model I/O.
-MODES = ("float", "fp16", "dynamic", "int8", "int8_io")
+#: full integer with float model I/O, full integer with int8 model I/O, int16 activations
+#: with int8 weights.
+MODES = ("float", "fp16", "dynamic", "int8", "int8_io", "int16x8")
 
 
 def convert_with_tf(converter: Any, mode: str, inputs: Sequence[np.ndarray], seed: int = 0) -> bytes:
@@ -32,7 +33,7 @@ def convert_with_tf(converter: Any, mode: str, inputs: Sequence[np.ndarray], see
         converter.target_spec.supported_types = [tf.float16]
     elif mode == "dynamic":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
-    elif mode in ("int8", "int8_io"):
+    elif mode in ("int8", "int8_io", "int16x8"):
         rng = np.random.default_rng(seed)
 
         def representative() -> Iterator[list[np.ndarray]]:
@@ -41,7 +42,10 @@ def convert_with_tf(converter: Any, mode: str, inputs: Sequence[np.ndarray], see
 
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.target_spec.supported_ops = [
+            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 if mode == "int16x8"
+            else tf.lite.OpsSet.TFLITE_BUILTINS_INT8
+        ]
         if mode == "int8_io":
             converter.inference_input_type = tf.int8
             converter.inference_output_type = tf.int8

@@ -132,7 +132,6 @@ def test_error_type_is_a_model_file_error(tmp_path: Path) -> None:
 
 def test_constants_are_views_of_the_mapped_file(tmp_path: Path) -> None:
     from irconv.ops import Const
-
     from irconv_tflite.loader import MODEL, load_tflite
 
     graph = load_tflite(_write(tmp_path, build(add_model())))

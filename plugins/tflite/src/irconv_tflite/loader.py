@@ -36,6 +36,8 @@ MODEL: MetaKey[TfliteModel] = MetaKey("tflite.model", TfliteModel, doc="keeps th
 #: Tensor types whose quantized values are integers on a grid (activations and weights).
 QUANTIZED_TYPES = {fb.TensorType.INT8: ElementType.i8, fb.TensorType.UINT8: ElementType.u8,
                    fb.TensorType.INT16: ElementType.i16}
+#: Types of quantized constants: also the int32 biases of int8 models, int64 of int16 ones.
+_GRID_TYPES = (*QUANTIZED_TYPES, fb.TensorType.INT32, fb.TensorType.INT64)
 ELEMENT_TYPES = {
     fb.TensorType.FLOAT32: ElementType.f32, fb.TensorType.FLOAT16: ElementType.f16,
     fb.TensorType.INT32: ElementType.i32, fb.TensorType.INT64: ElementType.i64,
@@ -56,7 +58,7 @@ class OperatorSource:
 
 def quantized(tensor: Tensor) -> Quantization | None:
     """The tensor's quantization when its integers stand for real values on a grid."""
-    if tensor.quantization is None or tensor.type not in (*QUANTIZED_TYPES, fb.TensorType.INT32):
+    if tensor.quantization is None or tensor.type not in _GRID_TYPES:
         return None
     return tensor.quantization
 
