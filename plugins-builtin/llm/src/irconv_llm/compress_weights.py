@@ -11,7 +11,7 @@ from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
 from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
-from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, quantization
+from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, mapped_base, quantization
 from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
 
 #: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
@@ -95,7 +95,7 @@ def _quantize(site: WeightSite, scheme: Scheme, fp16_compressed: bool) -> Quanti
     stored_f16 = fp16_compressed and float_type is ElementType.f32
     weights = site.value
     params = quantization(weights, scheme, np.float16 if stored_f16 else float_type.numpy)
-    release_mapped_pages(weights)  # read again block by block when written: not kept in memory
+    release_mapped_pages(mapped_base(weights))  # read again block by block when written
     return params
 
 

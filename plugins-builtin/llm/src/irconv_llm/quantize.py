@@ -24,7 +24,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
+
+#: A weight matrix: an array (often a view of a memory map) or a rescaling not computed yet.
+Weights = np.ndarray | DeferredProduct
 
 #: 4-bit ranges tried per group, as shares of the full range: clipping the few largest
 #: values often lowers the group's squared error (the smallest error wins).
@@ -97,7 +101,26 @@ def row_ranges(rows: int, cols: int, values: int = ROWS_BLOCK_VALUES, multiple: 
         yield start, min(rows, start + step)
 
 
-def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type = np.float32) -> Quantization:
+def rows_of(weights: Weights, start: int, stop: int) -> Weights:
+    """Rows ``start:stop`` of ``weights``, still uncomputed if it was."""
+    if isinstance(weights, DeferredProduct):
+        return DeferredProduct(weights.base[start:stop], weights.factor[start:stop], weights.compute)
+    return weights[start:stop]
+
+
+def as_f32(weights: Weights) -> np.ndarray:
+    """The values of (a block of) ``weights`` as an f32 array."""
+    if isinstance(weights, DeferredProduct):
+        weights = weights.materialize()
+    return np.asarray(weights, np.float32)
+
+
+def mapped_base(weights: Weights) -> np.ndarray:
+    """The array whose memory ``weights`` reads (to prefetch or release its pages)."""
+    return weights.base if isinstance(weights, DeferredProduct) else weights
+
+
+def quantization(weights: Weights, scheme: Scheme, scale_dtype: np.dtype | type = np.float32) -> Quantization:
     """Scales (and zero points) of ``weights`` ``[rows, cols]`` under ``scheme``, one block
     of rows at a time (``weights`` may be a strided view of a memory map).
 
@@ -110,7 +133,7 @@ def quantization(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | ty
     zero_point = None if scheme.symmetric else np.empty((rows, groups, 1), np.int16)
     squared_error = 0.0
     for start, stop in row_ranges(rows, cols):
-        block = np.asarray(weights[start:stop], np.float32).reshape(stop - start, groups, -1)
+        block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
         best_error = np.full((stop - start, groups, 1), np.inf)
         for narrowing in _narrowings(scheme):
             block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
@@ -177,16 +200,21 @@ def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray 
 
 @dataclass(frozen=True, eq=False)
 class DeferredQuantized:
-    """The quantized values of ``base`` ``[rows, cols]`` (any layout), shaped
-    ``[rows, groups, cols // groups]`` (``[rows, cols]`` with one scale per row), computed
-    when asked: by the ``.bin`` writer a block of rows at a time (see ``irconv_ir.blobs.Deferred``)."""
+    """The quantized values of ``weights`` ``[rows, cols]`` (any layout, maybe a rescaling
+    not computed yet), shaped ``[rows, groups, cols // groups]`` (``[rows, cols]`` with one
+    scale per row), computed when asked: by the ``.bin`` writer a block of rows at a time
+    (see ``irconv_ir.blobs.Deferred``)."""
 
-    base: np.ndarray
+    weights: Weights
     params: Quantization
 
     @property
+    def base(self) -> np.ndarray:
+        return mapped_base(self.weights)
+
+    @property
     def shape(self) -> tuple[int, ...]:
-        rows, cols = self.base.shape
+        rows, cols = self.weights.shape
         groups = self.params.groups
         return (rows, cols) if groups == 1 else (rows, groups, cols // groups)
 
@@ -200,15 +228,15 @@ class DeferredQuantized:
 
     @property
     def size(self) -> int:
-        return int(self.base.size)
+        return int(self.weights.size)
 
     @property
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
     def compute_into(self, out: np.ndarray) -> np.ndarray:
-        rows, cols = self.base.shape
-        block = np.asarray(self.base, np.float32).reshape(rows, self.params.groups, -1)
+        rows = self.weights.shape[0]
+        block = as_f32(self.weights).reshape(rows, self.params.groups, -1)
         levels = quantize_block(block, self.params.scale, self.params.zero_point, self.params.scheme)
         target = out[out.dtype.names[0]] if out.dtype.names else out
         np.copyto(target, levels.reshape(target.shape), casting="unsafe")
@@ -223,7 +251,7 @@ class DeferredQuantized:
 
     def blocks(self, elements: int) -> Iterator[DeferredQuantized]:
         """Runs of whole rows of about ``elements`` values; 4-bit runs hold an even count."""
-        rows, cols = self.base.shape
+        rows, cols = self.weights.shape
         multiple = 2 if self.params.scheme.bits == 4 else 1
         for start, stop in row_ranges(rows, cols, elements, multiple):
             params = self.params
@@ -233,7 +261,7 @@ class DeferredQuantized:
                 None if params.zero_point is None else params.zero_point[start:stop],
                 params.squared_error,
             )
-            yield DeferredQuantized(self.base[start:stop], part)
+            yield DeferredQuantized(rows_of(self.weights, start, stop), part)
 
 
 @dataclass(frozen=True, eq=False)

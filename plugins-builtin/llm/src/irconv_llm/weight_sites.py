@@ -8,6 +8,8 @@ import numpy as np
 from irconv import Graph, Node
 from irconv.ops import Const
 
+from irconv_llm.quantize import Weights
+
 
 @dataclass(frozen=True)
 class WeightSite:
@@ -25,10 +27,11 @@ class WeightSite:
     embedding: bool
 
     @property
-    def value(self) -> np.ndarray:
+    def value(self) -> Weights:
+        """The matrix ``[rows, cols]``, as stored: a rescaling a fusion left uncomputed stays so."""
         op = self.weight.op
         assert isinstance(op, Const)
-        return op.value if self.rows_first else op.value.T
+        return op.stored if self.rows_first else op.stored.T
 
     @property
     def parameters(self) -> int:

@@ -1,0 +1,50 @@
+"""irconv_llm.quantize: data-free scales and levels, on small hand-checked matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv.ops.deferred import DeferredProduct
+from irconv.types import ElementType
+from irconv_llm.quantize import DeferredQuantized, Scheme, quantization
+
+
+def test_symmetric_4bit_maps_the_largest_magnitude_to_the_lowest_level() -> None:
+    weights = np.array([[-2.0, 1.0, 0.5, 0.0], [0.25, 0.75, 3.0, -1.5]], np.float32)
+    params = quantization(weights, Scheme(4, symmetric=True))
+    np.testing.assert_array_equal(params.scale[:, 0, 0], [0.25, -0.375])  # -2 / -8 and 3 / -8
+    levels = DeferredQuantized(weights, params).materialize()
+    assert levels.dtype == ElementType.i4.numpy
+    np.testing.assert_array_equal(levels["i4"], [[-8, 4, 2, 0], [-1, -2, -8, 4]])
+    assert params.zero_point is None
+
+
+def test_asymmetric_8bit_spreads_min_max_over_every_level() -> None:
+    weights = np.array([[-1.0, 0.0, 1.0, 2.0]], np.float32)
+    params = quantization(weights, Scheme(8, symmetric=False))
+    assert params.zero_point is not None
+    scale, zero = float(params.scale[0, 0, 0]), int(params.zero_point[0, 0, 0])
+    assert abs(scale - 3.0 / 255) < 1e-6 and zero == 85
+    levels = DeferredQuantized(weights, params).materialize()
+    assert levels.dtype == np.uint8 and levels.min() == 0 and levels.max() == 255
+    np.testing.assert_allclose((levels.astype(np.float32) - zero) * scale, weights, atol=scale / 2)
+
+
+def test_groups_cut_the_input_channels() -> None:
+    weights = np.arange(2 * 64, dtype=np.float32).reshape(2, 64) - 50
+    params = quantization(weights, Scheme(4, symmetric=False, group=16))
+    assert params.scale.shape == (2, 4, 1)
+    assert DeferredQuantized(weights, params).shape == (2, 4, 16)
+    assert quantization(weights, Scheme(4, symmetric=False, group=48)).scale.shape == (2, 1, 1)  # 48 does not divide 64
+
+
+def test_a_rescaling_left_uncomputed_quantizes_like_its_product() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((96, 64)).astype(np.float32)
+    factor = rng.uniform(0.5, 2.0, (1, 64)).astype(np.float32)
+    deferred = DeferredProduct.of(base, factor, np.dtype(np.float32))
+    product = deferred.materialize()
+    for scheme in (Scheme(8, symmetric=False), Scheme(4, symmetric=True, group=32)):
+        lazy, eager = quantization(deferred.T, scheme), quantization(product.T, scheme)
+        np.testing.assert_array_equal(lazy.scale, eager.scale)
+        blocks = [block.materialize() for block in DeferredQuantized(deferred.T, lazy).blocks(1000)]
+        np.testing.assert_array_equal(np.concatenate(blocks), DeferredQuantized(product.T, eager).materialize())
