@@ -3,8 +3,8 @@
 Keras MobileNetV2 (alpha 0.35, 96x96, random weights: nothing is downloaded) is converted by
 TensorFlow's TFLite converter as float, float16 weights and full-integer int8 (random
 representative data). Each .tflite is converted by irconv (the command line's defaults,
-fp16 compression on) and run by OpenVINO's CPU plugin; the same file is run by the LiteRT
-interpreter. Latency is the median of ``--runs`` single-image inferences on one thread
+fp16 compression on) and run by OpenVINO's CPU plugin with the batch fixed to 1 (Keras
+declares it dynamic); the same file is run by the LiteRT interpreter. Latency is the median of ``--runs`` single-image inferences on one thread
 after a warm-up. Also printed: which OpenVINO layers ran in int8 (the runtime model's
 ``runtimePrecision``). Prints a Markdown table.
 
@@ -80,8 +80,9 @@ def openvino_latency(xml: Path, image: np.ndarray, runs: int) -> tuple[float, Co
     import openvino as ov
 
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU",
-                                  {"INFERENCE_NUM_THREADS": 1, "PERFORMANCE_HINT": "LATENCY"})
+    model = core.read_model(str(xml))
+    model.reshape({model.inputs[0]: list(image.shape)})  # the Keras input's batch is dynamic
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": 1, "PERFORMANCE_HINT": "LATENCY"})
     request = compiled.create_infer_request()
     latency = time_runs(lambda: request.infer({0: image}), runs)
     int8: Counter[str] = Counter()
