@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,19 +20,21 @@ from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
     from irconv.pipeline.output import AtomicFiles
-    from irconv.plugins.registry import Registry
+    from irconv.plugins.optable import OpTable
+    from irconv.plugins.records import Phase, Transform
+    from irconv.plugins.registry import Provided, Registry
 
 
 @dataclass
 class LoadContext:
-    """Handed to a loader: the options, the registry of installed plugins, a notes list.
+    """Handed to a loader: the options, the declared ops, a notes list.
 
-    A loader asks the registry whether an op has an extractor (``has_extractor``) before
-    choosing a fallback such as expanding a function body.
+    A loader asks whether an op has an extractor (``has_extractor``) before choosing a
+    fallback such as expanding a function body. The registry itself stays the core's.
     """
 
     options: ConversionOptions
-    registry: Registry
+    registry: InitVar[Registry]
     notes: list[str] = field(default_factory=list)
     #: Report bytes read as they are (``progress.advance(n)``), for the progress display.
     progress: Progress = field(default_factory=NoProgress)
@@ -40,8 +42,16 @@ class LoadContext:
     #: them (an IR's f16 weights and their decompression) instead of normalising them.
     as_written: bool = False
 
+    def __post_init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    @property
+    def ops(self) -> OpTable:
+        """The declared ops of every installed plugin (``declare_ops``)."""
+        return self._registry.ops
+
     def has_extractor(self, framework: str, domain: str, op: str, opset: int) -> bool:
-        return self.registry.find_extractor(framework, domain, op, opset) is not None
+        return self._registry.find_extractor(framework, domain, op, opset) is not None
 
     def note(self, message: str) -> None:
         """Report something the user should know (printed after conversion)."""
@@ -77,10 +87,15 @@ class ExtractContext:
         self.graph = graph
         self.node = node
         self.options = options
-        self.registry = registry
+        self._registry = registry
         self.notes = notes if notes is not None else []
         self.inputs: list[OutPort | None] = [p.get_source() for p in node.in_ports()]
         self._attrs: AttributeReader | None = None
+
+    @property
+    def ops(self) -> OpTable:
+        """The declared ops of every installed plugin (``declare_ops``)."""
+        return self._registry.ops
 
     # ------------------------------------------------------------ the framework node
     @property
@@ -198,7 +213,7 @@ class ExtractContext:
 
 @dataclass
 class TransformContext:
-    """Handed to each transform: the options, the registry of installed plugins, notes.
+    """Handed to each transform: the options, the declared ops, notes.
 
     ``is_frozen(node)`` is True for nodes the user asked no optimisation to touch
     (``--finegrain-fusing``, unless ``frozen`` is given); the pattern driver skips matches
@@ -206,13 +221,23 @@ class TransformContext:
     """
 
     options: ConversionOptions
-    registry: Registry
+    registry: InitVar[Registry]
     notes: list[str] = field(default_factory=list)
     frozen: Callable[[Node], bool] | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, registry: Registry) -> None:
+        self._registry = registry
         if self.frozen is None:
             self.frozen = self.options.frozen_predicate()
+
+    @property
+    def ops(self) -> OpTable:
+        """The declared ops of every installed plugin (``declare_ops``)."""
+        return self._registry.ops
+
+    def plan(self, phase: Phase) -> list[Provided[Transform]]:
+        """The ordered transforms of ``phase``, with their plugins (what ``irconv transforms`` shows)."""
+        return self._registry.plan(phase)
 
     def is_frozen(self, node: Node) -> bool:
         return self.frozen is not None and self.frozen(node)

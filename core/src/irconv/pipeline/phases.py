@@ -39,7 +39,7 @@ def run_phase(
     """
     runs: list[TransformRun] = []
     planned = [
-        p for p in ctx.registry.plan(phase) if p.item.enabled and p.item.id not in ctx.options.disabled_transforms
+        p for p in ctx.plan(phase) if p.item.enabled and p.item.id not in ctx.options.disabled_transforms
     ]
     if progress is not None:
         progress.stage(f"{phase.value} transforms", len(planned), "transforms")

@@ -50,7 +50,7 @@ def check_custom_layers(path: Path, graph: Graph, ctx: LoadContext) -> None:
 
 
 def missing_message(path: Path, missing: list[_Missing], ctx: LoadContext) -> str:
-    declared = ctx.registry.ops.custom_opsets()
+    declared = ctx.ops.custom_opsets()
     lines = [f"{path} uses custom operations that no installed plugin declares:"]
     for m in sorted(missing, key=lambda m: (m.opset, m.op_type)):
         shown = ", ".join(repr(n) for n in m.layers[:_SHOWN]) + (", ..." if len(m.layers) > _SHOWN else "")
@@ -58,7 +58,7 @@ def missing_message(path: Path, missing: list[_Missing], ctx: LoadContext) -> st
         if owner is None:
             why = f"no installed plugin declares custom opset {m.opset!r}"
         else:
-            known = sorted(d.op.type for d in ctx.registry.ops.declared() if d.op.custom_opset == m.opset)
+            known = sorted(d.op.type for d in ctx.ops.declared() if d.op.custom_opset == m.opset)
             why = (
                 f"custom opset {m.opset!r} is declared by {owner}, which has no op {m.op_type!r} "
                 f"(it declares {', '.join(known)}); a newer version of it may"
