@@ -196,8 +196,8 @@ def _strictly_above(ctx: ExtractContext, threshold: OutPort) -> OutPort:
     float, so a threshold of 0 keeps disjoint boxes)."""
     from irconv_opset import Convert, Maximum, Multiply
 
-    f32 = ctx.op(Convert(destination_type=ElementType.f32), threshold, suffix="iou_f32")
-    up = ctx.op(Multiply(), f32, ctx.const(np.float32(1 + 2.0**-23), suffix="one_ulp"), suffix="iou_up")
+    as_f32 = ctx.op(Convert(destination_type=ElementType.f32), threshold, suffix="iou_f32")
+    up = ctx.op(Multiply(), as_f32, ctx.const(np.float32(1 + 2.0**-23), suffix="one_ulp"), suffix="iou_up")
     return ctx.op(Maximum(), up, ctx.const(np.finfo(np.float32).tiny, suffix="tiny"), suffix="iou_threshold")
 
 

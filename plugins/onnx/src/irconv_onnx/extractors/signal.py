@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, i64
+from irconv.frontend import const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv_opset.build import shape_of
@@ -200,7 +200,7 @@ def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv.types import ElementType
 
     a = ctx.attrs
-    f32, i64_t = ElementType.f32, ElementType.i64
+    f32_t, i64_t = ElementType.f32, ElementType.i64
 
     def scalar(idx: int, et: ElementType, name: str) -> OutPort:
         port = ctx.op(o.Convert(destination_type=et), ctx.input(idx), suffix=f"{name}_cast")
@@ -213,19 +213,19 @@ def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
         ratio = ctx.op(o.Add(), f(1), ctx.op(o.Divide(), hertz, f(700), suffix=f"{name}_ratio"), suffix=f"{name}_1p")
         return ctx.op(o.Multiply(), ctx.op(o.Log(), ratio, suffix=f"{name}_ln"), f(2595 / np.log(10)), suffix=name)
 
-    bins, length, rate = scalar(0, i64_t, "num_mel_bins"), scalar(1, i64_t, "dft_length"), scalar(2, f32, "rate")
-    low, high = mel(scalar(3, f32, "lower_hz"), "low_mel"), mel(scalar(4, f32, "upper_hz"), "high_mel")
+    bins, length, rate = scalar(0, i64_t, "num_mel_bins"), scalar(1, i64_t, "dft_length"), scalar(2, f32_t, "rate")
+    low, high = mel(scalar(3, f32_t, "lower_hz"), "low_mel"), mel(scalar(4, f32_t, "upper_hz"), "high_mel")
     points = ctx.op(o.Add(), bins, i64(ctx, 2), suffix="points")
     # the mel range is split by the number of points (num_mel_bins + 2), as ONNX's reference does
     step = ctx.op(o.Divide(), ctx.op(o.Subtract(), high, low, suffix="mel_span"),
-                  ctx.op(o.Convert(destination_type=f32), points, suffix="point_count"),
+                  ctx.op(o.Convert(destination_type=f32_t), points, suffix="point_count"),
                   suffix="mel_step")
-    steps = ctx.op(o.Range(output_type=f32), i64(ctx, 0), points, i64(ctx, 1), suffix="steps")
+    steps = ctx.op(o.Range(output_type=f32_t), i64(ctx, 0), points, i64(ctx, 1), suffix="steps")
     mels = ctx.op(o.Add(), ctx.op(o.Multiply(), steps, step, suffix="mel_offsets"), low, suffix="mels")
     hertz = ctx.op(o.Multiply(), f(700), ctx.op(o.Subtract(), ctx.op(o.Exp(), ctx.op(
         o.Multiply(), mels, f(np.log(10) / 2595), suffix="mel_ln"), suffix="mel_exp"), f(1), suffix="hz_ratio"),
                    suffix="hertz")
-    scaled = ctx.op(o.Multiply(), ctx.op(o.Convert(destination_type=f32), ctx.op(o.Add(), length, i64(ctx, 1)),
+    scaled = ctx.op(o.Multiply(), ctx.op(o.Convert(destination_type=f32_t), ctx.op(o.Add(), length, i64(ctx, 1)),
                                          suffix="length_1p"), hertz, suffix="scaled")
     edges = ctx.op(o.Floor(), ctx.op(o.Divide(), scaled, rate, suffix="bin_float"), suffix="edges")
     count = ctx.op(o.Reshape(special_zero=False), bins, i64(ctx, [1]), suffix="count")
@@ -237,7 +237,7 @@ def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     lower, center, higher = take(0), take(1), take(2)
     spectrum = ctx.op(o.Add(), ctx.op(o.Divide(m_pythondiv=True), length, i64(ctx, 2)), i64(ctx, 1), suffix="nbins")
-    j = ctx.op(o.Unsqueeze(), ctx.op(o.Range(output_type=f32), i64(ctx, 0), spectrum, i64(ctx, 1), suffix="j_range"),
+    j = ctx.op(o.Unsqueeze(), ctx.op(o.Range(output_type=f32_t), i64(ctx, 0), spectrum, i64(ctx, 1), suffix="j_range"),
                i64(ctx, [1]), suffix="j")
     one = f(1)
     rise_span = ctx.op(o.Maximum(), ctx.op(o.Subtract(), center, lower, suffix="rise_width"), one, suffix="rise_span")
