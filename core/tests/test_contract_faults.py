@@ -242,3 +242,15 @@ def test_the_test_kit_asks_a_transforms_condition_first():
 
     assert run_transform(graph(), OnlyWhenAsked()) is False
     assert run_transform(graph(), OnlyWhenAsked(), **{"test.enabled": True}) is True
+
+
+def test_contexts_expose_the_declared_ops_not_the_registry():
+    from irconv.pipeline.context import LoadContext, TransformContext
+    from irconv.plugins import OpTable
+
+    host = PluginHost(autoload=False)
+    host.register(DeclaresBrokenInfer(), "declares", distribution="irconv-declares", version="1")
+    registry = host.registry()
+    for ctx in (LoadContext(ConversionOptions(), registry), TransformContext(ConversionOptions(), registry)):
+        assert not hasattr(ctx, "registry")
+        assert isinstance(ctx.ops, OpTable) and ctx.ops.info(BrokenInfer) is not None
