@@ -331,3 +331,13 @@ def test_greater_with_nan_is_false(convert_and_compare, op: str) -> None:
     nan = np.float32(np.nan)
     convert_and_compare(model, {"a": np.array([nan, 1, 2, nan, 3], np.float32),
                                 "b": np.array([0, nan, 2, nan, 1], np.float32)})
+
+
+# ------------------------------------------------------------------ MelWeightMatrix
+def test_mel_weight_matrix(convert_and_compare) -> None:
+    """Built from Range/Select arithmetic; the sample rate is a run-time input."""
+    node = helper.make_node("MelWeightMatrix", ["bins", "length", "rate", "low", "high"], ["w"])
+    model = _model([node], [_in("rate", [], TensorProto.INT32)], [_in("w", None)],
+                   [_c("bins", np.int32(8)), _c("length", np.int32(32)), _c("low", np.float32(0.0)),
+                    _c("high", np.float32(4000.0))], opset=17)
+    convert_and_compare(model, {"rate": np.asarray(8000, np.int32)}, rtol=1e-5, atol=1e-6)
