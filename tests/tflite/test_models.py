@@ -59,10 +59,9 @@ def test_small_cnn_full_integer(mode: str, tflite_models: ModelCache, tmp_path: 
     compared = compare(made.path, made.inputs, tmp_path)
     assert min(within_one_step(compared, quantization_steps(made.path))) >= 0.999
     assert "FakeQuantize" in compared.op_types()
+    assert _transposes(compared.model) <= 1
 
 
-@pytest.mark.xfail(strict=True, reason="irconv-opset's FakeQuantize declares no Trait.ELEMENTWISE, so the layout "
-                   "plugin's transposes stop at every quantized tensor")
 def test_small_cnn_full_integer_keeps_one_transpose(tflite_models: ModelCache, tmp_path: Path) -> None:
     made = tflite_models.from_keras("small_cnn_int8", small_cnn, [IMAGE_32], "int8")
     assert _transposes(compare(made.path, made.inputs, tmp_path).model) <= 1
@@ -103,3 +102,4 @@ def test_mobilenet_v2_full_integer(mode: str, tflite_models: ModelCache, tmp_pat
     made = tflite_models.from_keras(f"mobilenet_v2_{mode}", mobilenet_v2, [IMAGE_96], mode)
     compared = compare(made.path, made.inputs, tmp_path)
     assert min(within_one_step(compared, quantization_steps(made.path))) >= 0.999
+    assert _transposes(compared.model) <= 1

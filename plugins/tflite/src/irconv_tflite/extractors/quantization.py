@@ -17,6 +17,7 @@ from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Clamp, Convert, Divide, FakeQuantize, Multiply, Round, Subtract
 
+from irconv_tflite.extractors._common import laid_out, source
 from irconv_tflite.loader import PSEUDO
 
 _BOUNDS = {ElementType.i8: (-128, 127), ElementType.u8: (0, 255), ElementType.i16: (-32768, 32767)}
@@ -44,7 +45,13 @@ def quantized_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     high = ((high_q - zero) * scale).astype(np.float32)
     lows, highs = ctx.const(low, suffix="low"), ctx.const(high, suffix="high")
     op = FakeQuantize(levels=high_q - low_q + 1)
-    return [ctx.op(op, ctx.input(0), lows, highs, lows, highs, suffix="fq")]
+    inputs = [ctx.input(0), lows, highs, lows, highs]
+    shape = source(ctx).outputs[0].shape
+    if scale.ndim == 0 and shape is not None and len(shape) == 4:
+        # A per-tensor grid computes the same in any layout: marked NHWC, the layout plugin
+        # wraps it like the convolutions around it, so their transposes cancel through it.
+        return [laid_out(ctx, op, inputs).out_port(0)]
+    return [ctx.op(op, *inputs, suffix="fq")]
 
 
 @extractor("tflite", "DEQUANTIZE_INPUT", domain=PSEUDO, produces=[Convert, Subtract, Multiply])
