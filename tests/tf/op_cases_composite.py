@@ -35,7 +35,15 @@ def op_cases(case_type: Any) -> dict[str, Any]:
     # x == 0 meets y == 0, y < 0, y == inf and NaN in the first row: TF gives 0 there
     special_x = np.array([[0.0, 0.0, 0.0, 0.0, 2.0, -1.5]], np.float32)
     special_y = np.array([[0.0, -1.0, np.inf, np.nan, 0.5, 3.0]], np.float32)
+    ints = _R.integers(-1000, 1000, (3, 4)).astype(np.int32)
+    shifts = _R.integers(0, 20, (3, 4)).astype(np.int32)
     return {
+        "Atan2": case_type(
+            lambda y, x: raw.Atan2(y=y, x=x),
+            [_f32(3, 5), np.concatenate([_f32(3, 4), np.zeros((3, 1), np.float32)], 1)],
+        ),  # every quadrant and the x == 0 axis
+        "LeftShift": case_type(lambda x, y: raw.LeftShift(x=x, y=y), [ints, shifts]),
+        "RightShift": case_type(lambda x, y: raw.RightShift(x=x, y=y), [ints, shifts]),  # arithmetic for signed
         "Xlogy": case_type(
             lambda x, y, sx, sy: (
                 tf.concat([raw.Xlogy(x=x, y=y), raw.Xlogy(x=sx, y=sy)], axis=0),

@@ -74,7 +74,21 @@ def op_cases(case_type: Any) -> dict[str, Any]:
             raw.TensorArrayCloseV3(handle=handle)
         return out * 2.0
 
+    logits = _R.uniform(-3.0, 3.0, (4, 5)).astype(np.float32)
     return {
+        "SoftmaxCrossEntropyWithLogits": case_type(
+            lambda x, y: raw.SoftmaxCrossEntropyWithLogits(features=x, labels=y),
+            [logits, _R.dirichlet(np.ones(5), 4).astype(np.float32)],
+        ),
+        "SparseSoftmaxCrossEntropyWithLogits": case_type(
+            lambda x: raw.SparseSoftmaxCrossEntropyWithLogits(features=x, labels=np.array([0, 4, 2, 2], np.int32)),
+            [logits],
+        ),
+        "MatrixInverse": case_type(
+            lambda x: (raw.MatrixInverse(input=x), raw.MatrixInverse(input=x, adjoint=True)),
+            [(_R.uniform(-1.0, 1.0, (2, 3, 3)) + 3.0 * np.eye(3)).astype(np.float32)],
+            atol=1e-4,
+        ),  # well conditioned
         "LRN": case_type(
             lambda x: raw.LRN(input=x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75), [_f32(2, 4, 5, 7)], atol=1e-5
         ),

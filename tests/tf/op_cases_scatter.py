@@ -76,6 +76,9 @@ def op_cases(case_type: Any) -> dict[str, Any]:
         "Unique": case_type(
             lambda x: raw.Unique(x=x, out_idx=tf.int64), [np.array([4, 1, 4, -2, 1, 7, 4, 0], np.int32)]
         ),
+        "UniqueWithCounts": case_type(
+            lambda x: raw.UniqueWithCounts(x=x, out_idx=tf.int32), [np.array([4, 0, 4, -2, 0, 7, 4, 0], np.int32)]
+        ),  # 0 occurs three times (the conversion appends a zero of its own)
         "SparseToDense": case_type(
             lambda v: raw.SparseToDense(
                 sparse_indices=np.array([[0, 1], [1, 0], [2, 3]], np.int64),

@@ -32,6 +32,7 @@ OUTPUT_ARGS: dict[str, tuple[str, ...]] = {
     "TopKV2": ("values", "indices"),
     "TopK": ("values", "indices"),
     "Unique": ("y", "idx"),
+    "UniqueWithCounts": ("y", "idx", "count"),
     "NonMaxSuppressionV4": ("selected_indices", "valid_outputs"),
     "NonMaxSuppressionV5": ("selected_indices", "selected_scores", "valid_outputs"),
     "CombinedNonMaxSuppression": ("nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections"),

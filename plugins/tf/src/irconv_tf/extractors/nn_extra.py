@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, input_constant
+from irconv.frontend import const_like, i64, input_constant
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType, is_static
 from irconv_opset import (
     LRN,
@@ -36,10 +37,12 @@ from irconv_opset import (
     GatherND,
     Greater,
     GreaterEqual,
+    Inverse,
     Less,
     Log,
     LogicalAnd,
     LogicalOr,
+    LogSoftmax,
     Maximum,
     MaxPool,
     Minimum,
@@ -48,6 +51,7 @@ from irconv_opset import (
     NonMaxSuppression,
     NonZero,
     NotEqual,
+    OneHot,
     Pad,
     Power,
     RandomUniform,
@@ -59,6 +63,7 @@ from irconv_opset import (
     Select,
     ShapeOf,
     Slice,
+    SoftMax,
     Split,
     Sqrt,
     Squeeze,
@@ -548,7 +553,46 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [values, index]
 
 
+# ------------------------------------------------------------------ losses, matrices
+def _softmax_cross_entropy(sparse: bool):  # type: ignore[no-untyped-def]
+    """(Sparse)SoftmaxCrossEntropyWithLogits(features [B, C], labels): the loss
+    -sum(labels * log_softmax(features)) per row and its gradient softmax(features) - labels
+    (sparse labels [B] are class indices, taken as one-hot rows)."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        features = ctx.input(0)
+        labels = ctx.input(1)
+        if sparse:
+            depth = ctx.op(Gather(batch_dims=0), ctx.op(ShapeOf(), features, suffix="dims"), i64(ctx, 1, "classes"),
+                           i64(ctx, 0, "axis0"), suffix="depth")  # fmt: skip
+            labels = ctx.op(OneHot(axis=-1), labels, depth, const_like(ctx, 1.0, features, "on"),
+                            const_like(ctx, 0.0, features, "off"), suffix="one_hot")  # fmt: skip
+        log_probs = ctx.op(LogSoftmax(axis=-1), features, suffix="log_softmax")
+        weighted = ctx.op(Multiply(), labels, log_probs, suffix="weighted")
+        total = ctx.op(ReduceSum(keep_dims=False), weighted, i64(ctx, [-1], "class_axis"), suffix="sum")
+        loss = ctx.op(Negative(), total, suffix="loss")
+        gradient = ctx.op(Subtract(), ctx.op(SoftMax(axis=-1), features, suffix="softmax"), labels, suffix="backprop")
+        return [loss, gradient]
+
+    return extract
+
+
+def _matrix_inverse(node: Node, ctx: ExtractContext) -> Op:
+    return Inverse(adjoint=ctx.attrs.bool("adjoint", False))
+
+
 EXTRACTORS = [
+    tf(
+        "SoftmaxCrossEntropyWithLogits",
+        _softmax_cross_entropy(False),
+        produces=[LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract],
+    ),
+    tf(
+        "SparseSoftmaxCrossEntropyWithLogits",
+        _softmax_cross_entropy(True),
+        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract],
+    ),
+    tf("MatrixInverse", _matrix_inverse, produces=[Inverse]),
     tf("LRN", _lrn, produces=[LRN]),
     tf("ExtractImagePatches", _extract_image_patches, produces=[ExtractImagePatches]),
     tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),

@@ -341,7 +341,17 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     step, begin = i64(ctx, [1], "step"), i64(ctx, [0], "begin")
     idx = ctx.op(Slice(), unique.out_port(2), begin, length, step, suffix="idx")
     count = _rows_from_max(ctx, idx, "count")
-    return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx]
+    return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx, count]
+
+
+def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """UniqueWithCounts(x) -> Unique's y and idx, and how often each of y occurs (the ones
+    of x summed per idx: Unique-10's own counts include the appended zero)."""
+    y, idx, count = _unique(node, ctx)
+    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    dtype = out.numpy
+    ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), idx), "ones")
+    return [y, idx, _segment_reduce(ctx, dtype, ones, idx, count, False, "sum")]
 
 
 def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -453,7 +463,8 @@ EXTRACTORS = [
     ],
     tf("SegmentSum", _segment_sum_sorted, produces=[ReduceMax, Broadcast, ScatterNDUpdate]),
     tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, ReduceMax, ScatterNDUpdate]),
-    tf("Unique", _unique, produces=[Unique]),
+    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique]),
+    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate]),
     tf("SparseToDense", _sparse_to_dense, produces=[Reshape, Broadcast, ScatterNDUpdate]),
     tf("UnravelIndex", _unravel_index, produces=[Divide, FloorMod]),
     *aliases(
