@@ -24,7 +24,7 @@ from irconv.types import ElementType
 
 from irconv_tflite import FRAMEWORK
 from irconv_tflite.attributes import builtin_attributes, custom_attributes
-from irconv_tflite.model import Quantization, Subgraph, Tensor, TfliteModel, read_tflite
+from irconv_tflite.model import Operator, Quantization, Subgraph, Tensor, TfliteModel, read_tflite
 from irconv_tflite.schema import tflite_generated as fb
 
 #: Domain of the loader's own pseudo-operators; custom operators use ``custom``.
@@ -195,10 +195,7 @@ class _GraphBuilder:
         return self.graph.add_node(op, f"{tensor.name}/{op_type.lower()}", [port]).out_port(0)
 
     # ------------------------------------------------------------------ operators
-    def _add_operator(self, op: object) -> None:
-        from irconv_tflite.model import Operator
-
-        assert isinstance(op, Operator)
+    def _add_operator(self, op: Operator) -> None:
         tensors = self.subgraph.tensors
         inputs = tuple(None if i < 0 else tensors[i] for i in op.inputs)
         outputs = tuple(tensors[i] for i in op.outputs)
