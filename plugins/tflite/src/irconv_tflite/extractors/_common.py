@@ -10,6 +10,7 @@ import numpy as np
 from irconv_opset import Clamp, ReLU, Tanh
 
 from irconv_tflite.loader import OperatorSource, quantized
+from irconv_tflite.schema.tflite_generated import TensorType
 from irconv_tflite.weights import QUANTIZED_WEIGHTS, WeightGrid
 
 if TYPE_CHECKING:
@@ -71,11 +72,11 @@ def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, 
     model), so ``tflite.int8_weights`` stores them as such; ``scale_shape`` broadcasts the
     per-channel scale against the weights in the layout ``node`` reads them."""
     grid = None if tensor is None else quantized(tensor)
-    if grid is None or tensor is None or tensor.type not in (3, 9):  # UINT8, INT8
+    if grid is None or tensor is None or tensor.type not in (TensorType.UINT8, TensorType.INT8):
         return
     scale = np.asarray(grid.scale, np.float32)
     zero = np.asarray(grid.zero_point, np.float32)
     if grid.per_channel:
         scale, zero = scale.reshape(scale_shape), zero.reshape(scale_shape)
-    signed = tensor.type == 9
+    signed = tensor.type == TensorType.INT8
     ctx.graph.meta.setdefault(QUANTIZED_WEIGHTS)[node.id] = WeightGrid(scale, zero, signed)
