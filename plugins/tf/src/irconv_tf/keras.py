@@ -6,6 +6,8 @@ This is the only place irconv-tf imports TensorFlow (the ``irconv-tf[keras]`` ex
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,9 @@ class FrozenKeras:
 
 
 def freeze_keras(path: Path, ctx: LoadContext) -> FrozenKeras:
+    # TensorFlow's C++ start-up logs (CPU features, absl) would be stray stderr lines around
+    # irconv's own; the user's setting wins.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     try:
         import tensorflow as tf
         from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
@@ -49,7 +54,7 @@ def freeze_keras(path: Path, ctx: LoadContext) -> FrozenKeras:
                 "to load it; irconv does not run code from a model file unless asked: if you trust this file, "
                 "convert it with --keras-allow-unsafe-deserialization"
             ) from None
-        raise ModelFileError(f"Keras cannot read {path}: {type(exc).__name__}: {exc}") from exc
+        raise ModelFileError(f"Keras cannot read {path}: {keras_error_line(exc)}") from exc
     specs = [tf.TensorSpec(t.shape, t.dtype, name=t.name.split(":")[0]) for t in model.inputs]
     function = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
     concrete = function.get_concrete_function(*specs)
@@ -58,3 +63,25 @@ def freeze_keras(path: Path, ctx: LoadContext) -> FrozenKeras:
     outputs = [t.name for t in frozen.outputs]
     names = [getattr(o, "name", f"output_{i}") for i, o in enumerate(model.outputs)]
     return FrozenKeras(graph_def, outputs, names)
+
+
+_NESTED = "Exception encountered:"
+_LAYER_NAME = re.compile(r"'name': '([^']+)'")
+_LAYER_CLASS = re.compile(r"(?:deserializing class|'class_name':) '([^']+)'")
+
+
+def keras_error_line(exc: BaseException) -> str:
+    """Keras' deserialization error as one line: the innermost cause, and the layer it is
+    about (Keras nests one "Exception encountered:" paragraph per level of its config, each
+    with advice on writing ``from_config``, which is no help to someone converting a file)."""
+    text = str(exc)
+    parts = text.split(_NESTED)
+    cause = " ".join(parts[-1].split()) or type(exc).__name__
+    if len(parts) == 1:
+        return f"{type(exc).__name__}: {cause}"
+    context = parts[-2]
+    names, classes = _LAYER_NAME.findall(context), _LAYER_CLASS.findall(context)
+    where = f"layer {names[0]!r}" if names else "a layer"
+    if classes:
+        where += f" ({classes[0]})"
+    return f"{where}: {cause}"
