@@ -142,11 +142,9 @@ def test_a_100k_node_chain_infers_folds_and_cleans_up_without_recursion():
     for _ in range(100_000):
         port = b.op(Relu(), port)
     b.result(b.op(Add(), b.parameter("x", (2,)), port), "y")
-    start = time.perf_counter()
-    infer_graph(b.graph)
+    infer_graph(b.graph)  # no RecursionError: the walks are iterative (its time: bench/graph_scale.py)
     assert fold_constants(b.graph, static_shape=False) == 100_000
     assert len(b.graph) == 4  # the chain became one Const
-    assert time.perf_counter() - start < 60
 
 
 # ------------------------------------------------------------------ output safety
