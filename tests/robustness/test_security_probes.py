@@ -8,7 +8,6 @@ xfails whose reason names the file to change.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -127,10 +126,8 @@ def test_xxe_external_entity_is_not_resolved(tmp_path, where):
         xml = write_ir(tmp_path, doctype, "&xxe;")
     else:
         xml = write_ir(tmp_path, doctype, "m", IR_BODY.replace("<layers>", "<layers>&xxe;"))
-    start = time.perf_counter()
-    outcome = convert(xml, tmp_path, seconds=20)
+    outcome = convert(xml, tmp_path, seconds=20)  # a hang would be outcome "hang"
     assert outcome.outcome == "clean-error", outcome
-    assert time.perf_counter() - start < 20
     written = [p.read_bytes() for p in (tmp_path / "out").glob("*") if p.is_file()]
     assert not any(b"TOP-SECRET" in blob for blob in written)
 
@@ -141,10 +138,8 @@ def test_billion_laughs_is_refused_quickly(tmp_path):
         prev = "abcdefghij"[i]
         entities.append(f'<!ENTITY {name} "' + f"&{prev};" * 10 + '">')
     xml = write_ir(tmp_path, "<!DOCTYPE net [\n" + "\n".join(entities) + "\n]>", "&j;")
-    start = time.perf_counter()
-    outcome = convert(xml, tmp_path, seconds=30)
+    outcome = convert(xml, tmp_path, seconds=30)  # expanding the entities would be "hang" or "oom"
     assert outcome.outcome == "clean-error", outcome
-    assert time.perf_counter() - start < 30
 
 
 # ------------------------------------------------------------------------ Keras Lambda
