@@ -103,3 +103,15 @@ def test_mobilenet_v2_full_integer(mode: str, tflite_models: ModelCache, tmp_pat
     compared = compare(made.path, made.inputs, tmp_path)
     assert min(within_one_step(compared, quantization_steps(made.path))) >= 0.999
     assert _transposes(compared.model) <= 1
+
+
+def test_cli_verify_against_litert(tflite_models: ModelCache, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``irconv convert --verify`` runs the IR and the LiteRT interpreter on the same inputs."""
+    from irconv.cli.main import main
+
+    made = tflite_models.from_keras("small_cnn_float", small_cnn, [IMAGE_32], "float")
+    code = main(["convert", str(made.path), "-o", str(tmp_path / "small.xml"), "--verify"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "verified 1 output(s) against tflite" in out.out + out.err
+    assert (tmp_path / "small.xml").exists()
