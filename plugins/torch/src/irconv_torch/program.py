@@ -218,7 +218,10 @@ def _is_tensor_list(kind: Any) -> bool:
 
 
 def _is_node(value: Any) -> bool:
-    return type(value).__name__ == "Node" and hasattr(value, "op") and hasattr(value, "meta")
+    """Whether an argument is another FX node's result (a run-time value)."""
+    from torch.fx import Node
+
+    return isinstance(value, Node)
 
 
 def _plain(value: Any) -> Any:
