@@ -125,3 +125,23 @@ def test_a_keyword_the_torch_loader_does_not_take_names_those_it_takes() -> None
 
     with pytest.raises(UserError, match="example_inputs .*takes: example_input, dynamic_shapes"):
         irconv.convert_model(nn.Linear(2, 2), example_inputs=torch.randn(1, 2))
+
+
+def test_a_bf16_model_keeps_bf16_inputs_and_outputs(tmp_path: Path) -> None:
+    """bf16 weights are held as f32 constants; the computation converts to bf16 as torch's does."""
+    import openvino as ov
+
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4)).to(torch.bfloat16).eval()
+    x = torch.randn(2, 16).to(torch.bfloat16)
+    compiled = convert_and_compile(model, tmp_path, example_input=x)
+    assert compiled.input(0).get_element_type() == ov.Type.bf16
+    bits = x.view(torch.int16).numpy()
+    request = compiled.create_infer_request()
+    request.set_input_tensor(ov.Tensor(bits.view(np.float16), bits.shape, ov.Type.bf16))
+    request.infer()
+    result = request.get_output_tensor(0)
+    assert result.element_type == ov.Type.bf16
+    actual = torch.from_numpy(result.data.view(np.int16).copy()).view(torch.bfloat16).float().numpy()
+    with torch.no_grad():
+        expected = model(x).float().numpy()
+    np.testing.assert_allclose(actual, expected, rtol=3e-2, atol=3e-2)
