@@ -254,3 +254,16 @@ def test_contexts_expose_the_declared_ops_not_the_registry():
     for ctx in (LoadContext(ConversionOptions(), registry), TransformContext(ConversionOptions(), registry)):
         assert not hasattr(ctx, "registry")
         assert isinstance(ctx.ops, OpTable) and ctx.ops.info(BrokenInfer) is not None
+
+
+def test_ops_of_a_plugin_that_failed_are_reported_with_the_failure(tmp_path, monkeypatch, capsys):
+    class BrokenExtractors:
+        @hookimpl
+        def extract_op(self):
+            raise NameError("name 'aliases' is not defined")
+
+    use_toy_host(monkeypatch, (BrokenExtractors(), "broken"))
+    code, err = _convert(tmp_path, "Unknown", capsys)
+    assert code == 5
+    assert "Plugins that failed and were left out" in err
+    assert "irconv-broken 1: hook extract_op failed: NameError" in err

@@ -125,10 +125,16 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
             dist = registry.distribution_for_op(op.framework, op.domain, op.op_type)
             if dist is not None and op.op_type not in hints.setdefault(dist, []):
                 hints[dist].append(op.op_type)
-        if not hints:
+        failed = [f"  {p.label()}: {p.error}" for p in registry.failed_plugins()]
+        if not hints and not failed:
             raise
-        lines = [f"  {', '.join(sorted(ops))}: provided by {dist} (pip install {dist})" for dist, ops in hints.items()]
-        raise UnsupportedOpsError(str(exc) + "\nKnown plugins for some of them:\n" + "\n".join(lines)) from None
+        text = str(exc)
+        if hints:
+            lines = [f"  {', '.join(sorted(ops))}: provided by {d} (pip install {d})" for d, ops in hints.items()]
+            text += "\nKnown plugins for some of them:\n" + "\n".join(lines)
+        if failed:  # their extractors are missing because the plugin broke, not because none exist
+            text += "\nPlugins that failed and were left out (their ops may be among these):\n" + "\n".join(failed)
+        raise UnsupportedOpsError(text) from None
 
 
 def check_runtime_rules(graph: Graph) -> None:

@@ -388,6 +388,12 @@ class Registry:
                 return entry
         return None
 
+    def failed_plugins(self) -> list[PluginInfo]:
+        """The plugins marked failed so far (an import, a hook or a record that went wrong)."""
+        if self._hooks is None:
+            return []
+        return [info for _, info in sorted(self._hooks.infos.items()) if info.status == "failed"]
+
     def owner_of_op(self, op: type[Op]) -> str:
         """The label (distribution and version) of the plugin that declared ``op``, or ''."""
         declared = self.ops.info(op)
