@@ -230,7 +230,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+def sampled(names: list[str], every: int = 4) -> list[Any]:
+    """Every case, one in ``every`` (a fixed spread) in the quick run and the others marked
+    slow: each case exports a program, about 3 s; ``-m slow`` runs the rest."""
+    return [pytest.param(name, marks=() if i % every == 0 else pytest.mark.slow) for i, name in enumerate(names)]
+
+
+@pytest.mark.parametrize("name", sampled(sorted(CASES)))
 def test_op_matches_torch_eager(name: str, tmp_path: Path) -> None:
     fn, inputs = CASES[name]
     module = fn if isinstance(fn, nn.Module) else Fn(fn)
