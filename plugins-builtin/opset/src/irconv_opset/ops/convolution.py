@@ -41,6 +41,7 @@ class _ConvolutionBase(CoercedAttrs, Op):
     # Where the spatial kernel dims start in the filters shape, and how the output
     # channel count follows from the filters shape.
     _kernel_start = 2
+    _filters_input = 1
 
     def _out_channels(self, filters: MaybeShape) -> Dim:
         return None if filters is None else filters[0]
@@ -79,7 +80,7 @@ class _ConvolutionBase(CoercedAttrs, Op):
 
     def check(self, node: Node) -> None:
         """The runtime's rule: the data's channels are the filters' input channels."""
-        data, filters = input_shape(node, 0), input_shape(node, 1)
+        data, filters = input_shape(node, 0), input_shape(node, self._filters_input)
         if data is None or filters is None or len(data) < 2 or len(filters) < self._kernel_start:
             return
         expected, found = self._in_channels(filters), data[1]
@@ -142,6 +143,10 @@ class DeformableConvolution_v1(_ConvolutionBase):
 
     group: int = attr(1)
     deformable_group: int = attr(1)
+    _filters_input = 2  # data, offsets, filters
+
+    def _in_channels(self, filters: Sequence[Dim]) -> Dim:
+        return None if filters[1] is None else filters[1] * self.group
 
     def infer(self, node: Node) -> None:
         data, offsets, filters = input_shape(node, 0), input_shape(node, 1), input_shape(node, 2)

@@ -131,6 +131,7 @@ class Transpose(Op):
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
+        require_inputs(node, 2)  # an empty order reverses the dims, but the input is there
         require_integer(node, 1, "order")
         require_rank(node, 1, "order", 1)
         require_length(node, 1, "order", rank_of(in_shape(node, 0)), allow_empty=True)
