@@ -16,7 +16,6 @@ from irconv import (
     any_,
     const,
     op,
-    rewrite_greedily,
 )
 from irconv_opset import Multiply, Power
 from irconv_opset.ops.elementwise import BinaryElementwise
@@ -55,9 +54,6 @@ class Fusion(PatternRewrite):
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
         return fusing_enabled(ctx)
-
-    def apply(self, graph: Graph, ctx: TransformContext) -> bool:
-        return rewrite_greedily(graph, [self], frozen=ctx.is_frozen) > 0
 
 
 class HandFusion(Transform):
