@@ -146,6 +146,17 @@ def entry() -> None:
     exit_without_teardown(main())
 
 
+def _observed() -> bool:
+    """Whether a profiler or tracer watches this process: one set with ``sys.setprofile`` /
+    ``sys.settrace``, or (Python 3.12+) one registered with ``sys.monitoring``."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return False
+    return any(monitoring.get_tool(tool) is not None for tool in range(6))
+
+
 def exit_without_teardown(code: int) -> NoReturn:
     """End the process as ``sys.exit(code)`` would, minus the interpreter's teardown.
 
@@ -155,7 +166,7 @@ def exit_without_teardown(code: int) -> NoReturn:
     for it; under a profiler or tracer (cProfile, coverage), which reports after the
     program returns, so does the process.
     """
-    if threading.active_count() > 1 or sys.getprofile() is not None or sys.gettrace() is not None:
+    if threading.active_count() > 1 or _observed():
         sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
