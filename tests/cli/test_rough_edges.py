@@ -3,6 +3,7 @@ traceback, nothing written."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -88,6 +89,14 @@ def test_an_unknown_framework_is_an_error_listing_the_installed(capsys):
 
 def test_convert_framework_accepts_any_case(model, tmp_path, capsys):
     assert main(["convert", str(model), "-o", str(tmp_path / "o.xml"), "--framework", "Onnx", "-q"]) == 0
+
+
+@pytest.mark.parametrize("name, installed", [("tensorflow", "tf"), ("Keras", "tf"), ("pytorch", "torch"),
+                                             ("LiteRT", "tflite"), ("openvino", "ir")])
+def test_frameworks_answer_to_their_common_names(name, installed, capsys):
+    assert main(["ops", "--framework", name, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed and {row["framework"] for row in listed} == {installed}
 
 
 def test_a_closed_pipe_is_no_error():

@@ -38,7 +38,7 @@ def emit() -> list[Emitter]:
 
 @hookimpl
 def load_model() -> list[Loader]:
-    return [Loader(FRAMEWORK, _load, suffixes=(".xml",), sniff=_sniff, description="OpenVINO IR v10/v11 (.xml + .bin)")]
+    return [Loader(FRAMEWORK, _load, suffixes=(".xml",), sniff=_sniff, aliases=("openvino",), description="OpenVINO IR v10/v11 (.xml + .bin)")]
 
 
 @hookimpl

@@ -44,6 +44,7 @@ def load_model() -> Sequence[Loader]:
             load=_load,
             suffixes=SUFFIXES,
             sniff=sniff,
+            aliases=("tensorflow", "keras"),
             description="TensorFlow frozen GraphDef (.pb/.pbtxt), SavedModel directory, MetaGraph (.meta), Keras (.keras/.h5)",
         )
     ]

@@ -28,7 +28,7 @@ def _sniff(path: Path) -> bool:
 
 @hookimpl
 def load_model() -> list[Loader]:
-    return [Loader("tflite", _load, suffixes=(".tflite",), sniff=_sniff,
+    return [Loader("tflite", _load, suffixes=(".tflite",), sniff=_sniff, aliases=("litert", "tensorflow-lite"),
                    description="TensorFlow Lite flatbuffers (.tflite), float and quantized")]
 
 

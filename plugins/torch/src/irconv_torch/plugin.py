@@ -38,7 +38,7 @@ def load_model() -> list[Loader]:
     from irconv_torch.load import OBJECT_KEYWORDS
 
     return [Loader("torch", _load, suffixes=(".pt2",), sniff=_sniff, accepts_object=_accepts,
-                   object_keywords=OBJECT_KEYWORDS,
+                   object_keywords=OBJECT_KEYWORDS, aliases=("pytorch",),
                    description="PyTorch: torch.export archives (.pt2), torch.nn.Module, ExportedProgram")]
 
 
