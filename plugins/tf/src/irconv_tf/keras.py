@@ -1,5 +1,10 @@
-"""Keras model files (.keras, .h5): TensorFlow traces and freezes them into a GraphDef, which
-the frozen-graph path of ``loaders`` then converts.
+"""Keras model files (.keras, .h5).
+
+A ``.keras`` file is read by irconv's own reader (``irconv_tf.keras_reader``: the zip's
+config and HDF5 weights, no TensorFlow). What that reader does not cover (a Lambda layer, a
+custom object, a layer class without an extractor, a mixed-precision policy) and legacy
+``.h5`` files go to TensorFlow, which traces and freezes the model into a GraphDef that the
+frozen-graph path of ``loaders`` then converts.
 
 This is the only place irconv-tf imports TensorFlow (the ``irconv-tf[keras]`` extra).
 """
@@ -14,6 +19,7 @@ from typing import Any
 
 from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
+from irconv.graph import Graph
 
 from irconv_tf.options import KERAS_ALLOW_UNSAFE
 
@@ -25,6 +31,21 @@ class FrozenKeras:
     graph_def: Any
     outputs: list[str]
     names: list[str]
+
+
+def read_without_tensorflow(path: Path, ctx: LoadContext) -> Graph | None:
+    """The ``.keras`` file as a graph of Keras layers, or None (with a note saying why) when
+    only TensorFlow can read it."""
+    if path.suffix.lower() != ".keras":
+        return None
+    from irconv_tf.keras_reader.archive import NotReadable
+    from irconv_tf.keras_reader.reader import read_keras
+
+    try:
+        return read_keras(path, ctx)
+    except NotReadable as exc:
+        ctx.note(f"{path.name} is read through TensorFlow ({exc})")
+        return None
 
 
 def freeze_keras(path: Path, ctx: LoadContext) -> FrozenKeras:

@@ -16,7 +16,7 @@ from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.control_flow import BODY_ATTRS, body_graph
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.inline import Flattener, parse_graph_input
-from irconv_tf.keras import freeze_keras
+from irconv_tf.keras import freeze_keras, read_without_tensorflow
 from irconv_tf.nodes import TFNode, keep_as_input, reachable
 from irconv_tf.options import FREEZE_PLACEHOLDER_WITH_DEFAULT, SAVED_MODEL_TAGS, SIGNATURE, split_tags
 from irconv_tf.sniff import SUFFIXES as SUFFIXES  # re-exported: they lived here
@@ -34,6 +34,9 @@ def load(path: Path, ctx: LoadContext) -> Graph:
         return load_saved_model(path, ctx)
     suffix = path.suffix.lower()
     if suffix in (".keras", ".h5"):
+        graph = read_without_tensorflow(path, ctx)
+        if graph is not None:
+            return graph
         frozen = freeze_keras(path, ctx)
         return graph_from_frozen_def(ctx, frozen.graph_def, path.stem, frozen.outputs, frozen.names)
     if suffix == ".meta":

@@ -1,0 +1,97 @@
+"""What the Keras extractor families share: registration, the layer's variables, Keras'
+integer-or-tuple arguments, data formats and the bias/activation every layer may end with."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import cast
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import extractor, f32, i64
+from irconv.graph import OutPort
+from irconv.ops import Op
+from irconv.types import ElementType
+from irconv_opset import Add, Reshape
+
+from irconv_tf.extractors._base import laid_out as tf_laid_out
+from irconv_tf.keras_reader import FRAMEWORK
+from irconv_tf.keras_reader.extractors.activation_functions import activate
+from irconv_tf.keras_reader.model import KerasLayer
+
+#: ``keras("Dense", fn, produces=[MatMul, Add])``: the Keras extractor record.
+keras = partial(extractor, FRAMEWORK)
+
+#: Node.layout of a channels-last op of rank 3, 4, 5 (the layout plugin's marks).
+CHANNELS_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
+
+
+def layer(ctx: ExtractContext) -> KerasLayer:
+    return cast(KerasLayer, ctx.source)
+
+
+def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarray]:
+    """The first ``count`` variables of the layer (or of its sub-object ``under``)."""
+    found = layer(ctx).variables(under)
+    if len(found) < count:
+        where = f" under {under!r}" if under else ""
+        raise ConversionError(
+            f"{ctx.where()}: the weights file holds {len(found)} variable(s){where}, the layer needs {count}: "
+            "is model.weights.h5 from this model?"
+        )
+    return found
+
+
+def int_tuple(ctx: ExtractContext, name: str, length: int, default: int | Sequence[int] | None = None) -> tuple[int, ...]:
+    """Keras' ``int or tuple of ints`` argument, as ``length`` ints."""
+    value = default if name not in ctx.attrs and default is not None else ctx.attrs.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * length
+    values = ctx.attrs.ints(name) if name in ctx.attrs else [int(v) for v in cast(Sequence[int], value)]
+    if len(values) != length:
+        raise ctx.attrs.bad(name, values, f"expected {length} values")
+    return tuple(values)
+
+
+def channels_last(ctx: ExtractContext) -> bool:
+    return ctx.attrs.choice("data_format", ["channels_last", "channels_first"], "channels_last") == "channels_last"
+
+
+def layout_mark(ctx: ExtractContext, rank: int) -> str | None:
+    """The layout plugin's mark for a channels-last op of this rank, or None."""
+    return CHANNELS_LAST[rank] if channels_last(ctx) else None
+
+
+def laid_out(
+    ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], mark: str | None, *, last: bool = True
+) -> OutPort:
+    """Add ``op`` marked with the layout ``mark``. Until the layout plugin wraps it, a
+    channels-last op's inferred facts read its input in the op's own (channels-first)
+    order: its output gets the shape Keras recorded instead (unknown when none was), so
+    the layers after it see their input as Keras does. ``last``: the op makes the layer's
+    output (up to elementwise ops), whose shape Keras recorded."""
+    (y,) = tf_laid_out(ctx, op, inputs, mark)[:1]
+    if mark is not None:
+        recorded = layer(ctx).output_shapes
+        y.data.set_shape(recorded[0] if recorded and last else None)
+        y.data.set_type(ElementType.f32)
+    return y
+
+
+def add_bias(ctx: ExtractContext, x: OutPort, bias: np.ndarray, rank: int, channel_axis: int) -> OutPort:
+    """x + bias along ``channel_axis`` (the last axis needs no reshaping)."""
+    value = f32(ctx, bias, "bias")
+    if channel_axis != rank - 1:
+        shape = [1] * rank
+        shape[channel_axis] = -1
+        value = ctx.op(Reshape(), value, i64(ctx, shape, "bias_shape"), suffix="bias_reshaped")
+    return ctx.op(Add(), x, value, suffix="add_bias")
+
+
+def finish(ctx: ExtractContext, x: OutPort, bias: np.ndarray | None, rank: int, channel_axis: int) -> list[OutPort]:
+    """The optional bias then the ``activation`` argument, the end of Dense/Conv layers."""
+    if bias is not None:
+        x = add_bias(ctx, x, bias, rank, channel_axis)
+    return [activate(ctx, x, ctx.attrs.get("activation", "linear"), "activation")]

@@ -1,0 +1,84 @@
+"""Core layers: Dense, Embedding, the identity layers at inference, Rescaling, Normalization."""
+
+from __future__ import annotations
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import f32, i64, normalize_axes, require_rank
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import Add, Convert, Divide, Gather, MatMul, Multiply, Subtract
+
+from irconv_tf.keras_reader.extractors._base import finish, keras, variables
+from irconv_tf.keras_reader.extractors.activations import _FUNCTION_OPS
+
+
+@keras("Dense", produces=[MatMul, Add, *_FUNCTION_OPS])
+def _dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x @ kernel (+ bias) over the last axis, whatever the input's rank."""
+    rank = require_rank(ctx, 0)
+    use_bias = ctx.attrs.bool("use_bias", True)
+    found = variables(ctx, 2 if use_bias else 1)
+    if ctx.attrs.get("quantization_config") is not None or ctx.attrs.get("lora_rank"):
+        raise ctx.attrs.bad("quantization_config", "set", "quantized or LoRA Dense layers")
+    product = ctx.op(MatMul(), ctx.input(0), f32(ctx, found[0], "kernel"), suffix="matmul")
+    return finish(ctx, product, found[1] if use_bias else None, rank, rank - 1)
+
+
+def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Layers that only act while training."""
+    return [ctx.input(0)]
+
+
+IDENTITY = [
+    keras(name, _identity, produces=[])
+    for name in ("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
+                 "GaussianDropout", "AlphaDropout", "ActivityRegularization", "Identity")
+]
+
+
+@keras("Embedding", produces=[Gather, Convert])
+def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    (table,) = variables(ctx, 1)[:1]
+    indices = ctx.input(0)
+    if not ctx.input_type(0).is_integer:  # Keras casts the indices to int32
+        indices = ctx.op(Convert(destination_type=ElementType.i32), indices, suffix="indices")
+    return [ctx.op(Gather(), f32(ctx, table, "embeddings"), indices, i64(ctx, 0, "axis"), suffix="gather")]
+
+
+@keras("Rescaling", produces=[Multiply, Add])
+def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    scale = np.asarray(ctx.attrs.get("scale", 1.0), dtype=np.float32)
+    offset = np.asarray(ctx.attrs.get("offset", 0.0), dtype=np.float32)
+    scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, scale, "scale"), suffix="scale")
+    return [ctx.op(Add(), scaled, f32(ctx, offset, "offset"), suffix="offset")]
+
+
+#: keras.backend.epsilon(), the floor of Normalization's standard deviation
+_EPSILON = 1e-7
+
+
+@keras("Normalization", produces=[Subtract, Divide, Multiply, Add])
+def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """(x - mean) / max(sqrt(variance), epsilon), or its inverse; the statistics come from
+    the config when given there, else from the adapted variables (mean, variance, count)."""
+    rank = require_rank(ctx, 0)
+    axis = ctx.attrs.get("axis", -1)
+    kept = [] if axis is None else normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank)
+    if ctx.attrs.get("mean") is not None:
+        mean = np.asarray(ctx.attrs.get("mean"), np.float32)
+        variance = np.asarray(ctx.attrs.get("variance"), np.float32)
+    else:
+        mean, variance = (v.astype(np.float32) for v in variables(ctx, 2)[:2])
+    shape = [1] * rank
+    static = ctx.input_shape(0) or (None,) * rank
+    for a in kept:
+        shape[a] = static[a] if static[a] is not None else -1
+    if mean.size != 1:
+        mean, variance = mean.reshape(shape), variance.reshape(shape)
+    std = np.maximum(np.sqrt(variance), np.float32(_EPSILON)).astype(np.float32)
+    if ctx.attrs.bool("invert", False):
+        scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, std, "std"), suffix="scale")
+        return [ctx.op(Add(), scaled, f32(ctx, mean, "mean"), suffix="shift")]
+    centered = ctx.op(Subtract(), ctx.input(0), f32(ctx, mean, "mean"), suffix="center")
+    return [ctx.op(Divide(), centered, f32(ctx, std, "std"), suffix="scale")]

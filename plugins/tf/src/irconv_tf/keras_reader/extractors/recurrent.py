@@ -1,0 +1,198 @@
+"""Recurrent layers: LSTM, GRU, SimpleRNN and Bidirectional, as the IR's sequence ops.
+
+Keras kernels are [in, gates * units] with gates in Keras' order; the IR's are [directions,
+gates * units, in] with LSTM gates reordered from Keras' (i, f, c, o) to the IR's
+(f, i, c, o); GRU's (z, r, h) are the same in both. A GRU with ``reset_after`` applies its
+recurrent bias inside the reset gate: the IR's ``linear_before_reset`` with its 4-part bias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import f32, i64, require_rank
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Gather,
+    GRUSequence,
+    LSTMSequence,
+    Multiply,
+    ReduceMean,
+    ReduceSum,
+    Reshape,
+    Reverse,
+    RNNSequence,
+    ShapeOf,
+    Split,
+    Squeeze,
+    Transpose,
+)
+
+from irconv_tf.keras_reader.extractors._base import keras, layer
+
+#: Activations the IR's sequence ops compute (their ``activations`` attribute)
+_SEQUENCE_ACTIVATIONS = {"sigmoid", "tanh", "relu"}
+_LSTM_GATES = [1, 0, 2, 3]  # Keras i, f, c, o -> IR f, i, c, o
+
+
+@dataclass
+class Cell:
+    """One direction's weights in the IR's form: W [gates*u, in], R [gates*u, u], B."""
+
+    kind: str
+    units: int
+    activations: tuple[str, ...]
+    w: np.ndarray
+    r: np.ndarray
+    b: np.ndarray
+    reset_after: bool = False
+
+
+def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default: str) -> str:
+    value = config.get(name, default)
+    if value not in _SEQUENCE_ACTIVATIONS:
+        raise ctx.attrs.bad(name, value, f"the IR's recurrent sequences compute only {sorted(_SEQUENCE_ACTIVATIONS)}")
+    return str(value)
+
+
+def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) -> Cell:
+    """The cell of an RNN layer whose config is ``config`` and whose variables are ``under``."""
+    if config.get("stateful"):
+        raise ctx.attrs.bad("stateful", True, "stateful recurrent layers")
+    count = 2 if config.get("use_bias", True) is False else 3
+    found = layer(ctx).variables(under)
+    if len(found) < count:
+        raise ConversionError(f"{ctx.where()}: the weights file holds {len(found)} variable(s) under {under!r}, "
+                              f"the layer needs {count}")
+    units = int(config["units"])
+    kernel, recurrent = (v.astype(np.float32) for v in found[:2])
+    gates = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}[kind]
+    bias = found[2].astype(np.float32) if count == 3 else np.zeros((gates * units,), np.float32)
+    w, r = kernel.T, recurrent.T
+    reset_after = kind == "GRU" and bool(config.get("reset_after", True))
+    if kind == "LSTM":
+        order = np.concatenate([np.arange(g * units, (g + 1) * units) for g in _LSTM_GATES])
+        w, r, bias = w[order], r[order], bias[order]
+        activations: tuple[str, ...] = (_activation(ctx, config, "recurrent_activation", "sigmoid"),
+                                        _activation(ctx, config, "activation", "tanh"),
+                                        _activation(ctx, config, "activation", "tanh"))
+    elif kind == "GRU":
+        activations = (_activation(ctx, config, "recurrent_activation", "sigmoid"),
+                       _activation(ctx, config, "activation", "tanh"))
+        if reset_after:
+            both = bias.reshape(2, 3 * units) if bias.ndim != 2 else bias
+            bias = np.concatenate([both[0, : 2 * units] + both[1, : 2 * units], both[0, 2 * units :], both[1, 2 * units :]])
+    else:
+        activations = (_activation(ctx, config, "activation", "tanh"),)
+    return Cell(kind, units, activations, np.ascontiguousarray(w), np.ascontiguousarray(r), bias.reshape(-1), reset_after)
+
+
+def _sequence(ctx: ExtractContext, cells: list[Cell], direction: str) -> list[OutPort]:
+    """The IR sequence op over input 0, from zero states: Y [N, dirs, T, u], Ho [N, dirs, u] (, Co)."""
+    x = ctx.input(0)
+    first = cells[0]
+    dirs = len(cells)
+    shape = ctx.op(ShapeOf(), x, suffix="shape")
+    batch = ctx.op(Gather(), shape, i64(ctx, [0], "batch_index"), i64(ctx, 0, "axis"), suffix="batch")
+    steps = ctx.op(Gather(), shape, i64(ctx, [1], "time_index"), i64(ctx, 0, "axis"), suffix="steps")
+    lengths = ctx.op(Broadcast(), steps, batch, suffix="lengths")
+    state_shape = ctx.op(Concat(axis=0), batch, i64(ctx, [dirs, first.units], "state_dims"), suffix="state_shape")
+    zeros = ctx.op(Broadcast(), f32(ctx, 0.0, "zero"), state_shape, suffix="initial_state")
+    weights = [f32(ctx, np.stack([getattr(c, part) for c in cells]), part.upper()) for part in ("w", "r", "b")]
+    common = {"hidden_size": first.units, "activations": first.activations, "direction": direction}
+    op: Op
+    if first.kind == "LSTM":
+        op = LSTMSequence(**common)  # type: ignore[arg-type]
+        node = ctx.add(op, [x, zeros, zeros, lengths, *weights], suffix="lstm")
+    elif first.kind == "GRU":
+        op = GRUSequence(linear_before_reset=first.reset_after, **common)  # type: ignore[arg-type]
+        node = ctx.add(op, [x, zeros, lengths, *weights], suffix="gru")
+    else:
+        op = RNNSequence(**common)  # type: ignore[arg-type]
+        node = ctx.add(op, [x, zeros, lengths, *weights], suffix="rnn")
+    return [node.out_port(i) for i in range(node.num_outputs())]
+
+
+def _squeeze_direction(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
+    return ctx.op(Squeeze(), port, i64(ctx, [1], "direction_axis"), suffix=suffix)
+
+
+def _rnn(kind: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    """One direction; ``go_backwards`` reads the sequence from its end and, like Keras,
+    returns the outputs in that reading order."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        require_rank(ctx, 0)
+        config = _config(ctx)
+        cell = _cell(ctx, kind, config, "cell")
+        backwards = ctx.attrs.bool("go_backwards", False)
+        outputs = _sequence(ctx, [cell], "reverse" if backwards else "forward")
+        if ctx.attrs.bool("return_sequences", False):
+            result = _squeeze_direction(ctx, outputs[0], "sequence")
+            if backwards:
+                result = ctx.op(Reverse(mode="index"), result, i64(ctx, [1], "time_axis"), suffix="reading_order")
+        else:
+            result = _squeeze_direction(ctx, outputs[1], "last")
+        states = [_squeeze_direction(ctx, port, f"state{i}") for i, port in enumerate(outputs[1:])]
+        return [result, *states] if ctx.attrs.bool("return_state", False) else [result]
+
+    return extract
+
+
+def _config(ctx: ExtractContext) -> dict[str, Any]:
+    keys = ("units", "activation", "recurrent_activation", "use_bias", "reset_after", "stateful", "go_backwards")
+    return {k: ctx.attrs.get(k) for k in keys if k in ctx.attrs}
+
+
+@keras("Bidirectional", produces=[LSTMSequence, GRUSequence, RNNSequence, Transpose, Reshape, ReduceSum, ReduceMean,
+                                   Multiply, Split, Squeeze, Broadcast, Concat, Gather, ShapeOf])
+def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Both directions in one bidirectional sequence op, whose backward outputs are already
+    in the input's order (Keras flips them back too); merged as ``merge_mode`` says."""
+    require_rank(ctx, 0)
+    forward, backward = ctx.attrs.get("layer"), ctx.attrs.get("backward_layer")
+    if not isinstance(forward, dict) or not isinstance(backward, dict):
+        raise ctx.attrs.bad("layer", forward, "expected the wrapped layers' configs")
+    kind = forward.get("class_name")
+    if kind not in ("LSTM", "GRU", "SimpleRNN") or backward.get("class_name") != kind:
+        raise ctx.attrs.bad("layer", kind, "Bidirectional over LSTM, GRU or SimpleRNN layers of one kind")
+    f_config, b_config = forward.get("config") or {}, backward.get("config") or {}
+    if f_config.get("go_backwards") or not b_config.get("go_backwards"):
+        raise ctx.attrs.bad("backward_layer", b_config.get("go_backwards"), "a backward layer reading forwards")
+    if f_config.get("return_state"):
+        raise ctx.attrs.bad("layer", "return_state", "Bidirectional returning states")
+    cells = [_cell(ctx, kind, f_config, "forward_layer/cell"), _cell(ctx, kind, b_config, "backward_layer/cell")]
+    if cells[0].activations != cells[1].activations or cells[0].units != cells[1].units:
+        raise ctx.attrs.bad("backward_layer", "different", "directions with different units or activations")
+    outputs = _sequence(ctx, cells, "bidirectional")
+    mode = ctx.attrs.get("merge_mode", "concat")
+    sequences = bool(f_config.get("return_sequences", False))
+    both = outputs[0] if sequences else outputs[1]  # [N, 2, T, u] or [N, 2, u]
+    if mode == "concat":
+        if sequences:
+            both = ctx.op(Transpose(), both, i64(ctx, [0, 2, 1, 3], "perm"), suffix="time_major")
+            return [ctx.op(Reshape(special_zero=True), both, i64(ctx, [0, 0, -1], "shape"), suffix="concat")]
+        return [ctx.op(Reshape(special_zero=True), both, i64(ctx, [0, -1], "shape"), suffix="concat")]
+    if mode == "sum":
+        return [ctx.op(ReduceSum(keep_dims=False), both, i64(ctx, [1], "axis"), suffix="sum")]
+    if mode == "ave":
+        return [ctx.op(ReduceMean(keep_dims=False), both, i64(ctx, [1], "axis"), suffix="ave")]
+    if mode in ("mul", None):
+        halves = ctx.add(Split(num_splits=2), [both, i64(ctx, 1, "axis")], suffix="directions")
+        a, b = (_squeeze_direction(ctx, halves.out_port(i), f"direction{i}") for i in range(2))
+        return [ctx.op(Multiply(), a, b, suffix="mul")] if mode == "mul" else [a, b]
+    raise ctx.attrs.bad("merge_mode", mode, "expected concat, sum, ave, mul or None")
+
+
+_SEQ_PRODUCES = [LSTMSequence, GRUSequence, RNNSequence, Squeeze, Reverse, Broadcast, Concat, Gather, ShapeOf]
+LSTM = keras("LSTM", _rnn("LSTM"), produces=_SEQ_PRODUCES)
+GRU = keras("GRU", _rnn("GRU"), produces=_SEQ_PRODUCES)
+SIMPLE_RNN = keras("SimpleRNN", _rnn("SimpleRNN"), produces=_SEQ_PRODUCES)

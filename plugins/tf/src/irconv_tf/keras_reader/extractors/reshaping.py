@@ -1,0 +1,126 @@
+"""Reshaping layers: Flatten, Reshape, Permute, RepeatVector, ZeroPadding, Cropping, UpSampling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from irconv import ExtractContext
+from irconv.frontend import f32, i64, require_rank
+from irconv.graph import Node, OutPort
+from irconv_opset import Interpolate, Pad, Reshape, Slice, Tile, Transpose, Unsqueeze
+
+from irconv_tf.keras_reader.extractors._base import channels_last, keras
+
+
+@keras("Flatten", produces=[Reshape, Transpose])
+def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """[N, ...] -> [N, -1]; channels_first data is first moved to channels-last order, as Keras does."""
+    rank = require_rank(ctx, 0)
+    x = ctx.input(0)
+    if not channels_last(ctx) and rank > 2:
+        x = ctx.op(Transpose(), x, i64(ctx, [0, *range(2, rank), 1], "perm"), suffix="to_channels_last")
+    return [ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1], "shape"), suffix="flatten")]
+
+
+@keras("Reshape", produces=[Reshape])
+def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    target = ctx.attrs.ints("target_shape")
+    if any(d == 0 for d in target):
+        raise ctx.attrs.bad("target_shape", target, "a zero dimension")
+    return [ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, [0, *target], "shape"), suffix="reshape")]
+
+
+@keras("Permute", produces=[Transpose])
+def _permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    dims = ctx.attrs.ints("dims")
+    if sorted(dims) != list(range(1, len(dims) + 1)):
+        raise ctx.attrs.bad("dims", dims, "not a permutation of the axes 1..n")
+    return [ctx.op(Transpose(), ctx.input(0), i64(ctx, [0, *dims], "perm"), suffix="permute")]
+
+
+@keras("RepeatVector", produces=[Unsqueeze, Tile])
+def _repeat_vector(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """[N, D] -> [N, n, D]."""
+    expanded = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "axis"), suffix="expand")
+    return [ctx.op(Tile(), expanded, i64(ctx, [1, ctx.attrs.int("n"), 1], "repeats"), suffix="repeat")]
+
+
+def _pairs(ctx: ExtractContext, name: str, spatial: int) -> list[tuple[int, int]]:
+    """Keras' padding/cropping argument: n, (a, b) per axis, or ((a0, b0), (a1, b1), ...)."""
+    value: Any = ctx.attrs.get(name)
+    if isinstance(value, int):
+        return [(value, value)] * spatial
+    if not isinstance(value, (list, tuple)):
+        raise ctx.attrs.bad(name, value, "expected an integer or a list")
+    if spatial == 1 and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return [(int(value[0]), int(value[1]))]
+    if len(value) != spatial:
+        raise ctx.attrs.bad(name, value, f"expected {spatial} entries")
+    pairs = []
+    for entry in value:
+        if isinstance(entry, int):
+            pairs.append((entry, entry))
+        elif isinstance(entry, (list, tuple)) and len(entry) == 2:
+            pairs.append((int(entry[0]), int(entry[1])))
+        else:
+            raise ctx.attrs.bad(name, value, "expected pairs of integers")
+    return pairs
+
+
+def _spatial_axes(ctx: ExtractContext, spatial: int) -> list[int]:
+    return list(range(1, 1 + spatial)) if channels_last(ctx) else list(range(2, 2 + spatial))
+
+
+def _zero_padding(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        rank = spatial + 2
+        begin, end = [0] * rank, [0] * rank
+        for axis, (a, b) in zip(_spatial_axes(ctx, spatial), _pairs(ctx, "padding", spatial), strict=True):
+            begin[axis], end[axis] = a, b
+        pads = i64(ctx, begin, "pads_begin"), i64(ctx, end, "pads_end")
+        return [ctx.op(Pad(pad_mode="constant"), ctx.input(0), *pads, f32(ctx, 0.0, "zero"), suffix="pad")]
+
+    return extract
+
+
+def _cropping(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        axes = _spatial_axes(ctx, spatial)
+        pairs = _pairs(ctx, "cropping", spatial)
+        start = [a for a, _ in pairs]
+        stop = [-b if b else np.iinfo(np.int64).max for _, b in pairs]
+        args = i64(ctx, start, "start"), i64(ctx, stop, "stop"), i64(ctx, [1] * spatial, "step"), i64(ctx, axes, "axes")
+        return [ctx.op(Slice(), ctx.input(0), *args, suffix="crop")]
+
+    return extract
+
+
+def _upsampling(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
+    """Nearest upsampling by an integer factor repeats each element: asymmetric + floor;
+    bilinear is tf.image.resize's (half-pixel centres)."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        size = ctx.attrs.get("size", 2)
+        factors = [int(size)] * spatial if isinstance(size, int) else ctx.attrs.ints("size", length=spatial)
+        mode = ctx.attrs.choice("interpolation", ["nearest", "bilinear"], "nearest") if spatial == 2 else "nearest"
+        rank = spatial + 2
+        op = Interpolate(
+            mode="nearest" if mode == "nearest" else "linear",
+            shape_calculation_mode="scales",
+            coordinate_transformation_mode="asymmetric" if mode == "nearest" else "half_pixel",
+            nearest_mode="floor",
+            antialias=False,
+            pads_begin=(0,) * rank,
+            pads_end=(0,) * rank,
+        )
+        scales = f32(ctx, np.asarray(factors, np.float32), "scales")
+        return [ctx.op(op, ctx.input(0), scales, i64(ctx, _spatial_axes(ctx, spatial), "axes"), suffix="upsample")]
+
+    return extract
+
+
+PADDING = [keras(f"ZeroPadding{n}D", _zero_padding(n), produces=[Pad]) for n in (1, 2, 3)]
+CROPPING = [keras(f"Cropping{n}D", _cropping(n), produces=[Slice]) for n in (1, 2, 3)]
+UPSAMPLING = [keras(f"UpSampling{n}D", _upsampling(n), produces=[Interpolate]) for n in (1, 2, 3)]
