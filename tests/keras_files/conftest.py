@@ -94,6 +94,12 @@ def convert_keras_file(path: Path, inputs: Sequence[np.ndarray], out_dir: Path, 
 
 
 @pytest.fixture
+def convert_file() -> Callable[..., tuple[list[np.ndarray], Any, list[str]]]:
+    """``convert_file(path, inputs, out_dir, **options)`` -> (IR outputs, openvino.Model, notes)."""
+    return convert_keras_file
+
+
+@pytest.fixture
 def keras_check(tmp_path: Path) -> Callable[..., Converted]:
     """``keras_check(model, atol=...)``: random weights, save as .keras, convert, run,
     compare with ``model.predict`` on the same random inputs."""

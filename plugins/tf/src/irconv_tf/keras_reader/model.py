@@ -105,22 +105,37 @@ class GraphBuilder:
         #: Keras' shapes of the current Functional container's tensors.
         self.shapes: dict[Ref, MaybeShape] = {}
 
-    def model(self, spec: dict[str, Any], prefix: str, weight_path: str, inputs: list[OutPort] | None) -> list[OutPort]:
+    def model(
+        self,
+        spec: dict[str, Any],
+        prefix: str,
+        weight_path: str,
+        inputs: list[OutPort] | None,
+        output_shapes: list[MaybeShape] | None = None,
+    ) -> list[OutPort]:
         """The output tensors of a Functional/Sequential config; ``inputs`` None makes
-        its input layers model Parameters."""
+        its input layers model Parameters. ``output_shapes``: what the enclosing model
+        recorded for the outputs (a nested model's own config does not say)."""
         config = spec.get("config")
         if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
             raise NotReadable(f"model {spec.get('class_name')!r} has no layer list")
         outer = self.shapes
         try:
             if spec.get("class_name") == "Sequential":
-                return self._sequential(config, prefix, weight_path, inputs)
-            return self._functional(config, prefix, weight_path, inputs)
+                return self._sequential(config, prefix, weight_path, inputs, output_shapes or [])
+            return self._functional(config, prefix, weight_path, inputs, output_shapes or [])
         finally:
             self.shapes = outer
 
     # ------------------------------------------------------------------ containers
-    def _sequential(self, config: dict[str, Any], prefix: str, weight_path: str, inputs: list[OutPort] | None) -> list[OutPort]:
+    def _sequential(
+        self,
+        config: dict[str, Any],
+        prefix: str,
+        weight_path: str,
+        inputs: list[OutPort] | None,
+        output_shapes: list[MaybeShape],
+    ) -> list[OutPort]:
         layers = config["layers"]
         first = layers[0] if layers else None
         if first is not None and first.get("class_name") == "InputLayer":
@@ -140,6 +155,8 @@ class GraphBuilder:
             shape = (after.get("build_config") or {}).get("input_shape")
             if isinstance(shape, list) and all(d is None or isinstance(d, int) for d in shape):
                 self.shapes[(_name(layer), 0, 0)] = tuple(shape)
+        if layers and output_shapes:
+            self.shapes[(_name(layers[-1]), 0, 0)] = output_shapes[0]
         # Sequential.layers leaves the InputLayer out: so does the weights file's numbering
         groups = weight_groups([layer.get("class_name", "") for layer in layers])
         for layer, group in zip(layers, groups, strict=True):
@@ -148,7 +165,14 @@ class GraphBuilder:
                 raise NotReadable(f"layer {layer.get('name')!r} of a Sequential model gives several outputs")
         return current
 
-    def _functional(self, config: dict[str, Any], prefix: str, weight_path: str, inputs: list[OutPort] | None) -> list[OutPort]:
+    def _functional(
+        self,
+        config: dict[str, Any],
+        prefix: str,
+        weight_path: str,
+        inputs: list[OutPort] | None,
+        output_shapes: list[MaybeShape],
+    ) -> list[OutPort]:
         layers = config["layers"]
         input_refs = _refs(config.get("input_layers", []))
         output_refs = _refs(config.get("output_layers", []))
@@ -158,6 +182,8 @@ class GraphBuilder:
         groups = dict(zip((id(layer) for layer in layers), weight_groups(classes), strict=True))
         counts = _output_counts(layers, output_refs)
         self.shapes = _recorded_shapes(layers)
+        for ref, shape in zip(output_refs, output_shapes, strict=False):
+            self.shapes.setdefault(ref, shape)
         produced: dict[Ref, OutPort] = {}
         pending: list[tuple[dict[str, Any], int, dict[str, Any]]] = []
         by_name = {}
@@ -226,12 +252,12 @@ class GraphBuilder:
         if not isinstance(class_name, str):
             raise NotReadable(f"layer {name!r} has no class name")
         call_name = f"{prefix}{name}" + (f"_{index}" if index else "")
+        shapes = [self.shapes.get((name, index, i)) for i in range(n_outputs)]
         if class_name in MODEL_CLASSES:
-            return self.model(layer, f"{call_name}/", f"{weight_path}/layers", inputs)
+            return self.model(layer, f"{call_name}/", f"{weight_path}/layers", inputs, shapes)
         config = layer.get("config")
         if not isinstance(config, dict):
             raise NotReadable(f"layer {name!r} has no config")
-        shapes = [self.shapes.get((name, index, i)) for i in range(n_outputs)]
         record = KerasLayer(name, class_name, read_group(self.archive.weights, weight_path), arguments, call, shapes)
         op = SourceOp(framework=FRAMEWORK, op_type=class_name, n_outputs=n_outputs, source=record,
                       attributes=MappingAttributes(config))

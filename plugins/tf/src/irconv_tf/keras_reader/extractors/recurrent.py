@@ -173,7 +173,8 @@ def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if cells[0].activations != cells[1].activations or cells[0].units != cells[1].units:
         raise ctx.attrs.bad("backward_layer", "different", "directions with different units or activations")
     outputs = _sequence(ctx, cells, "bidirectional")
-    mode = ctx.attrs.get("merge_mode", "concat")
+    # merge_mode None (a list of both outputs) reads as absent through ctx.attrs
+    mode = ctx.attrs.get("merge_mode") if "merge_mode" in ctx.attrs.names() else "concat"
     sequences = bool(f_config.get("return_sequences", False))
     both = outputs[0] if sequences else outputs[1]  # [N, 2, T, u] or [N, 2, u]
     if mode == "concat":
