@@ -18,6 +18,7 @@ class TensorSpec:
     shape: list[int]
     type: int = fb.TensorType.FLOAT32
     buffer: int = 0
+    is_variable: bool = False
 
 
 @dataclass
@@ -67,6 +68,8 @@ def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
     fb.TensorAddBuffer(builder, spec.buffer)
     fb.TensorAddName(builder, name)
     fb.TensorAddHasRank(builder, True)
+    if spec.is_variable:
+        fb.TensorAddIsVariable(builder, True)
     return fb.TensorEnd(builder)
 
 
@@ -188,3 +191,40 @@ def detection_model(anchors: np.ndarray, classes: int, options: dict[str, Any]) 
     op = OpSpec(0, [0, 1, 2], [3, 4, 5, 6], custom_options=bytes(flexbuffers.Dumps(options)))
     main = SubgraphSpec(tensors, [0, 1], [3, 4, 5, 6], [op])
     return ModelSpec([main], ["TFLite_Detection_PostProcess"], [b"", np.asarray(anchors, np.float32).tobytes()])
+
+
+@dataclass
+class Operand:
+    """One input of ``single_op_model``: a model input (``value`` None, ``shape`` given), a
+    constant (``value``), or a variable tensor starting at zeros (``variable``)."""
+
+    name: str
+    shape: list[int]
+    value: np.ndarray | None = None
+    variable: bool = False
+
+
+def single_op_model(code: int, operands: list[Operand | None], outputs: dict[str, list[int]],
+                    options: tuple[int, Callable[[flatbuffers.Builder], int]] | None = None) -> ModelSpec:
+    """One builtin operator over ``operands`` (None: an optional input left out, index -1)
+    writing float ``outputs`` (name -> shape); the model's inputs are the operands without
+    a value that are not variables."""
+    tensors: list[TensorSpec] = []
+    buffers = [b""]
+    indices: list[int] = []
+    for operand in operands:
+        if operand is None:
+            indices.append(-1)
+            continue
+        buffer = 0
+        if operand.value is not None:
+            buffers.append(np.ascontiguousarray(operand.value, np.float32).tobytes())
+            buffer = len(buffers) - 1
+        indices.append(len(tensors))
+        tensors.append(TensorSpec(operand.name, operand.shape, buffer=buffer, is_variable=operand.variable))
+    inputs = [indices[k] for k, o in enumerate(operands) if o is not None and o.value is None and not o.variable]
+    first_output = len(tensors)
+    tensors += [TensorSpec(name, shape) for name, shape in outputs.items()]
+    output_indices = list(range(first_output, len(tensors)))
+    main = SubgraphSpec(tensors, inputs, output_indices, [OpSpec(0, indices, output_indices, options)])
+    return ModelSpec([main], [code], buffers)

@@ -21,6 +21,7 @@ _ENUMS: dict[str, type] = {
     "padding": fb.Padding,
     "fused_activation_function": fb.ActivationFunctionType,
     "mode": fb.MirrorPadMode,
+    "kernel_type": fb.LSTMKernelType,
     "in_data_type": fb.TensorType,
     "out_data_type": fb.TensorType,
     "output_type": fb.TensorType,

@@ -173,10 +173,26 @@ class _GraphBuilder:
         found = self.producers.get(tensor.index)
         if found is not None:
             return found
+        if tensor.data is None and tensor.is_variable:
+            return self._initial_state(tensor)
         if tensor.data is None:
             raise ModelFileError(f"{self.model.path}: tensor {tensor.name!r} is read before any operator "
                                  "writes it and holds no data")
         value = dequantized(tensor) if quantized(tensor) is not None else tensor.data
+        node = self.graph.add_node(Const(value), tensor.name)
+        node.out_port(0).data.set_value(value)
+        self.producers[tensor.index] = node.out_port(0)
+        return node.out_port(0)
+
+    def _initial_state(self, tensor: Tensor) -> OutPort:
+        """A variable tensor without data (an LSTM's or RNN's state): TFLite starts it at
+        zeros on every fresh interpreter, and the model's operators read that value."""
+        element = ELEMENT_TYPES.get(tensor.type)
+        if tensor.shape is None or None in tensor.shape or element is None:
+            raise ModelFileError(f"{self.model.path}: variable tensor {tensor.name!r} needs a static shape and a "
+                                 f"numeric type to start from zeros (it has {tensor.shape}, {tensor.type_name})")
+        dtype = np.float32 if quantized(tensor) is not None else element.numpy
+        value = np.zeros([int(d) for d in tensor.shape if d is not None], dtype)
         node = self.graph.add_node(Const(value), tensor.name)
         node.out_port(0).data.set_value(value)
         self.producers[tensor.index] = node.out_port(0)

@@ -8,6 +8,14 @@ from irconv.plugins import Extractor
 def all_extractors() -> list[Extractor]:
     from irconv.frontend import collect
 
-    from irconv_tflite.extractors import control_flow, detection, elementwise, nn, quantization, tensor
+    from irconv_tflite.extractors import (
+        control_flow,
+        detection,
+        elementwise,
+        nn,
+        quantization,
+        recurrent,
+        tensor,
+    )
 
-    return collect(nn, elementwise, tensor, quantization, control_flow, detection)
+    return collect(nn, elementwise, tensor, quantization, control_flow, detection, recurrent)

@@ -16,6 +16,7 @@ from irconv_opset import (
     CumSum,
     Gather,
     GatherND,
+    Less,
     Pad,
     Range,
     ReduceLogicalAnd,
@@ -27,6 +28,7 @@ from irconv_opset import (
     ReduceSum,
     Reshape,
     Reverse,
+    Select,
     ShapeOf,
     Slice,
     Split,
@@ -128,15 +130,28 @@ def strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), end, ctx.input(3), suffix="slice")]
 
 
-@extractor("tflite", "SLICE", produces=[Slice])
+@extractor("tflite", "SLICE", produces=[Slice, Convert, Add, Less, Select])
 def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """begin and size (-1: to the end) as Slice's start/stop."""
-    begin = input_constant(ctx, 1, "the begin").astype(np.int64).reshape(-1)
-    size = input_constant(ctx, 2, "the size").astype(np.int64).reshape(-1)
-    stop = np.where(size < 0, np.iinfo(np.int64).max, begin + size)
-    axes = np.arange(begin.size, dtype=np.int64)
-    return [ctx.op(Slice(), ctx.input(0), i64(ctx, begin, "start"), i64(ctx, stop, "stop"),
-                   i64(ctx, np.ones_like(begin), "step"), i64(ctx, axes, "axes"), suffix="slice")]
+    """begin and size (-1: to the end) as Slice's start/stop. Computed ones (a WHILE body
+    writing row i of a sequence) become the same arithmetic in the graph."""
+    shape = ctx.input_shape(1)
+    if shape is None or len(shape) != 1 or shape[0] is None:
+        raise ctx.attrs.bad("begin", shape, "the slice's begin must be a vector of known length")
+    axes = i64(ctx, np.arange(int(shape[0]), dtype=np.int64), "axes")
+    to_end = np.iinfo(np.int64).max
+    begin_value, size_value = ctx.input_value(1), ctx.input_value(2)
+    if begin_value is not None and size_value is not None:
+        begin = np.asarray(begin_value, np.int64).reshape(-1)
+        size = np.asarray(size_value, np.int64).reshape(-1)
+        start, stop = i64(ctx, begin, "start"), i64(ctx, np.where(size < 0, to_end, begin + size), "stop")
+    else:
+        start = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="start")
+        size_port = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="size")
+        stop = ctx.op(Select(), ctx.op(Less(), size_port, i64(ctx, 0, "zero"), suffix="to_end"),
+                      i64(ctx, to_end, "end"), ctx.op(Add(), start, size_port, suffix="begin_plus_size"),
+                      suffix="stop")
+    step = i64(ctx, np.ones(int(shape[0]), np.int64), "step")
+    return [ctx.op(Slice(), ctx.input(0), start, stop, step, axes, suffix="slice")]
 
 
 @extractor("tflite", "GATHER", produces=[Gather])

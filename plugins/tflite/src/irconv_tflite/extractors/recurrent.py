@@ -1,0 +1,209 @@
+"""TFLite's fused recurrent operators as OpenVINO LSTMSequence-5 / RNNSequence-5.
+
+TFLite keeps one weight matrix per gate, in the order input, forget, cell, output
+(``W_i, W_f, W_c, W_o`` then the recurrent ``R_*``, then the biases); OpenVINO reads one
+matrix per direction with the gates stacked f, i, c, o. The stacking is done with
+Concat in the graph (constant folding makes one constant of it), so weights computed by
+the model convert too. The operator's fused activation is the cell's activation (``g``
+and ``h``); the gates use the sigmoid.
+
+TFLite bounds the cell state (``cell_clip``; Keras-made LSTMs set 10), which
+LSTMSequence cannot do (its ``clip`` bounds the gate inputs): a clipped LSTM becomes a
+TensorIterator per direction with the step spelled out (``_lstm_iterator``).
+
+The states are TFLite variable tensors that start at zeros (the loader reads them as
+such); the sequence output is the operator's only output (two for a bidirectional LSTM
+that does not merge them). Peepholes, projection, layer normalisation, coupled
+input/forget gates (no input-gate weights), an auxiliary input and integer
+(full-integer quantized) sequences are refused with an error naming the operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irconv import ExtractContext
+from irconv.errors import ConversionError
+from irconv.frontend import extractor, i64
+from irconv.graph import Node, OutPort
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Gather,
+    LSTMSequence,
+    RNNSequence,
+    Split,
+    Squeeze,
+    TensorIterator,
+    Transpose,
+    Unsqueeze,
+)
+from irconv_opset.build import shape_of
+
+from irconv_tflite.extractors._common import input_tensor
+from irconv_tflite.extractors._lstm_iterator import clipped_lstm
+from irconv_tflite.schema.tflite_generated import TensorType
+
+#: OpenVINO's gate order (f, i, c, o) as positions in TFLite's (i, f, c, o)
+_TO_OPENVINO_GATES = (1, 0, 2, 3)
+#: fused_activation_function -> the cell activation OpenVINO's sequence ops know
+_CELL_ACTIVATIONS = {"TANH": "tanh", "RELU": "relu"}
+
+
+def _refuse(ctx: ExtractContext, what: str) -> ConversionError:
+    return ConversionError(f"{ctx.where()}: {what} is not supported by irconv's TFLite front end "
+                           "(OpenVINO's sequence ops have no such input); convert the model without it")
+
+
+def _check_common(ctx: ExtractContext) -> str:
+    """The checks every recurrent operator shares; returns the cell activation."""
+    data = input_tensor(ctx, 0)
+    if data is not None and data.type != TensorType.FLOAT32:
+        raise _refuse(ctx, f"a {data.type_name} sequence (a full-integer quantized recurrent operator)")
+    kind = ctx.attrs.choice("fused_activation_function", ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH",
+                                                          "SIGN_BIT"], "TANH")
+    if kind not in _CELL_ACTIVATIONS:
+        raise ctx.attrs.bad("fused_activation_function", kind, "OpenVINO's sequence ops take TANH or RELU")
+    return _CELL_ACTIVATIONS[kind]
+
+
+def _refuse_present(ctx: ExtractContext, indices: Sequence[int], what: str) -> None:
+    if any(ctx.has_input(i) for i in indices):
+        raise _refuse(ctx, what)
+
+
+def _stacked(ctx: ExtractContext, first: int, name: str) -> OutPort:
+    """Four per-gate tensors at inputs ``first..first+3`` (i, f, c, o), stacked f, i, c, o
+    along axis 0: [4H, ...]."""
+    return ctx.op(Concat(axis=0), *(ctx.input(first + i) for i in _TO_OPENVINO_GATES), suffix=name)
+
+
+def _direction_axis(ctx: ExtractContext, port: OutPort, axis: int, name: str) -> OutPort:
+    return ctx.op(Unsqueeze(), port, i64(ctx, [axis]), suffix=name)
+
+
+def _batch_first(ctx: ExtractContext, time_major: bool) -> OutPort:
+    if not time_major:
+        return ctx.input(0)
+    return ctx.op(Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="batch_first")
+
+
+def _lengths(ctx: ExtractContext, x: OutPort) -> OutPort:
+    """Every sequence runs the whole time axis: [steps] * batch."""
+    shape = shape_of(ctx, x)
+    batch = ctx.op(Gather(), shape, i64(ctx, [0]), i64(ctx, 0), suffix="batch")
+    steps = ctx.op(Gather(), shape, i64(ctx, 1), i64(ctx, 0), suffix="steps")
+    return ctx.op(Broadcast(), steps, batch, suffix="lengths")
+
+
+def _hidden_size(ctx: ExtractContext, recurrent_weights: int) -> int:
+    shape = ctx.input_shape(recurrent_weights)
+    if shape is None or len(shape) != 2 or shape[0] is None:
+        raise ConversionError(f"{ctx.where()}: the recurrent weights (input {recurrent_weights}) need a known "
+                              f"[hidden, hidden] shape, found {shape}")
+    return int(shape[0])
+
+
+def _lstm_direction(ctx: ExtractContext, first_weight: int, first_bias: int, peepholes: int,
+                    projection: int) -> tuple[tuple[OutPort, OutPort, OutPort], int]:
+    """(W [4H, I], R [4H, H], B [4H]) and H of one direction whose input weights start at
+    ``first_weight`` (then the recurrent weights), biases at ``first_bias``."""
+    if not ctx.has_input(first_weight):
+        raise _refuse(ctx, "an LSTM without input-gate weights (coupled input and forget gates, CIFG)")
+    _refuse_present(ctx, range(peepholes, peepholes + 3), "an LSTM with peephole connections")
+    _refuse_present(ctx, range(projection, projection + 2), "an LSTM with a projection layer")
+    hidden = _hidden_size(ctx, first_weight + 4)
+    weights = (_stacked(ctx, first_weight, "W"), _stacked(ctx, first_weight + 4, "R"), _stacked(ctx, first_bias, "B"))
+    return weights, hidden
+
+
+def _lstm_sequence(ctx: ExtractContext, x: OutPort, directions: list[tuple[tuple[OutPort, ...], OutPort, OutPort]],
+                   hidden: int, activation: str) -> list[OutPort]:
+    """One LSTMSequence over ``x`` [batch, steps, I] for one direction or both (forward,
+    backward), each given as ((W, R, B), h0, c0); Y [batch, steps, H] per direction."""
+    def stacked(ports: list[OutPort], axis: int, name: str) -> OutPort:
+        parts = [_direction_axis(ctx, p, axis, f"{name}{d}") for d, p in enumerate(ports)]
+        return parts[0] if len(parts) == 1 else ctx.op(Concat(axis=axis), *parts, suffix=name)
+
+    w, r, b = (stacked([d[0][k] for d in directions], 0, name) for k, name in enumerate(("W_", "R_", "B_")))
+    h0 = stacked([d[1] for d in directions], 1, "H0_")
+    c0 = stacked([d[2] for d in directions], 1, "C0_")
+    op = LSTMSequence(hidden_size=hidden, direction="forward" if len(directions) == 1 else "bidirectional",
+                      activations=("sigmoid", activation, activation))
+    seq = ctx.add(op, [x, h0, c0, _lengths(ctx, x), w, r, b], "sequence")
+    y = seq.out_port(0)  # [batch, directions, steps, H]
+    if len(directions) > 1:
+        y_parts = ctx.add(Split(num_splits=2), [y, i64(ctx, 1)], "directions")
+        ys = [y_parts.out_port(d) for d in range(2)]
+    else:
+        ys = [y]
+    return [ctx.op(Squeeze(), part, i64(ctx, [1]), suffix=f"Y{d}") for d, part in enumerate(ys)]
+
+
+def _time_major_out(ctx: ExtractContext, y: OutPort, time_major: bool, name: str) -> OutPort:
+    if not time_major:
+        return y
+    return ctx.op(Transpose(), y, i64(ctx, [1, 0, 2]), suffix=f"{name}_time_major")
+
+
+_LSTM_OPS = [LSTMSequence, TensorIterator, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
+
+
+@extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_LSTM", produces=_LSTM_OPS)
+def unidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: x, W_ifco (1-4), R_ifco (5-8), peepholes (9-11), biases (12-15),
+    projection (16-17), output and cell state (18, 19), layer-norm weights (20-23)."""
+    activation = _check_common(ctx)
+    if ctx.attrs.bool("diagonal_recurrent_tensors", False):
+        raise ctx.attrs.bad("diagonal_recurrent_tensors", True, "only full recurrent matrices convert")
+    _refuse_present(ctx, range(20, 24), "an LSTM with layer normalisation")
+    weights, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
+    time_major = ctx.attrs.bool("time_major", False)
+    x = _batch_first(ctx, time_major)
+    clip = ctx.attrs.float("cell_clip", 0.0)
+    if clip > 0:
+        y = clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
+    else:
+        (y,) = _lstm_sequence(ctx, x, [(weights, ctx.input(18), ctx.input(19))], hidden, activation)
+    return [_time_major_out(ctx, y, time_major, "Y")]
+
+
+@extractor("tflite", "BIDIRECTIONAL_SEQUENCE_LSTM", produces=_LSTM_OPS)
+def bidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: x; forward W_ifco (1-4), R_ifco (5-8), peepholes (9-11), biases (12-15),
+    projection (16-17); backward the same at 18-34; states fw h, c (35, 36), bw h, c
+    (37, 38); an auxiliary input (39) and its weights (40-47). ``merge_outputs``
+    concatenates the directions on the last axis; otherwise they are two outputs."""
+    activation = _check_common(ctx)
+    _refuse_present(ctx, range(39, 48), "a bidirectional LSTM with an auxiliary input")
+    forward, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
+    backward, _ = _lstm_direction(ctx, 18, 29, 26, 33)
+    time_major = ctx.attrs.bool("time_major", True)
+    x = _batch_first(ctx, time_major)
+    clip = ctx.attrs.float("cell_clip", 0.0)
+    if clip > 0:
+        ys = [clipped_lstm(ctx, x, (ctx.input(35), ctx.input(36)), forward, activation, clip, False, "forward"),
+              clipped_lstm(ctx, x, (ctx.input(37), ctx.input(38)), backward, activation, clip, True, "backward")]
+    else:
+        ys = _lstm_sequence(ctx, x, [(forward, ctx.input(35), ctx.input(36)),
+                                     (backward, ctx.input(37), ctx.input(38))], hidden, activation)
+    outputs = [_time_major_out(ctx, y, time_major, name) for y, name in zip(ys, ("Y_fw", "Y_bw"), strict=True)]
+    if ctx.attrs.bool("merge_outputs", False):
+        return [ctx.op(Concat(axis=-1), *outputs, suffix="Y")]
+    return outputs
+
+
+@extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_RNN",
+           produces=[RNNSequence, Unsqueeze, Squeeze, Transpose, Gather, Broadcast])
+def unidirectional_sequence_rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: x, W [H, I], R [H, H], bias [H], hidden state [batch, H];
+    h = act(x W^T + h R^T + b)."""
+    activation = _check_common(ctx)
+    hidden = _hidden_size(ctx, 2)
+    time_major = ctx.attrs.bool("time_major", False)
+    x = _batch_first(ctx, time_major)
+    w, r, b = (_direction_axis(ctx, ctx.input(i), 0, name) for i, name in ((1, "W"), (2, "R"), (3, "B")))
+    op = RNNSequence(hidden_size=hidden, direction="forward", activations=(activation,))
+    seq = ctx.add(op, [x, _direction_axis(ctx, ctx.input(4), 1, "H0"), _lengths(ctx, x), w, r, b], "sequence")
+    y = ctx.op(Squeeze(), seq.out_port(0), i64(ctx, [1]), suffix="Y")
+    return [_time_major_out(ctx, y, time_major, "Y")]
