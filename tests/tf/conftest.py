@@ -80,16 +80,17 @@ def save_module(
 
 
 def convert_and_run(
-    model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
+    model: Path, feed: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
 ) -> list[np.ndarray]:
     """Convert with irconv, run the IR on OpenVINO CPU; outputs in the model's order."""
-    return convert_and_run_ir(model, inputs, out_dir, **options)[0]
+    return convert_and_run_ir(model, feed, out_dir, **options)[0]
 
 
 def convert_and_run_ir(
-    model: Path, inputs: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
+    model: Path, feed: dict[str, np.ndarray] | list[np.ndarray], out_dir: Path, **options: Any
 ) -> tuple[list[np.ndarray], Any]:
-    """As ``convert_and_run``, also returning the ``openvino.Model`` read from the IR."""
+    """As ``convert_and_run``, also returning the ``openvino.Model`` read from the IR
+    (``options`` may include the core's ``inputs=["x[1,3]"]``)."""
     import openvino as ov
     from irconv.api import convert_model, save_model
 
@@ -99,15 +100,15 @@ def convert_and_run_ir(
     core = ov.Core()
     ir = core.read_model(str(xml))
     compiled = core.compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    if isinstance(inputs, dict):
-        feed = {}
+    if isinstance(feed, dict):
+        by_port = {}
         for port in compiled.inputs:
-            name = next(n for n in inputs if n in port.get_names())
-            feed[port] = inputs[name]
+            name = next(n for n in feed if n in port.get_names())
+            by_port[port] = feed[name]
     else:
-        feed = {compiled.inputs[i]: v for i, v in enumerate(inputs)}
+        by_port = {compiled.inputs[i]: v for i, v in enumerate(feed)}
     request = compiled.create_infer_request()
-    request.infer(feed)
+    request.infer(by_port)
     return [np.array(request.get_tensor(port).data) for port in compiled.outputs], ir
 
 

@@ -89,8 +89,25 @@ def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = ctx.attrs.ints("squeeze_dims", [])
     if not axes:
+        _refuse_run_time_rank(ctx)
         return [ctx.op(Squeeze(), ctx.input(0))]
     return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, axes, "axes"))]
+
+
+def _refuse_run_time_rank(ctx: ExtractContext) -> None:
+    """Squeeze without axes drops every dim that is 1: with a dim known only at run time the
+    result's rank is too, and OpenVINO's CPU plugin compiles no tensor of dynamic rank."""
+    shape = ctx.input_shape(0)
+    if shape is None or None not in shape:
+        return  # unknown rank: only a body's argument, whose shape the Loop/If infers later
+    unknown = [i for i, d in enumerate(shape) if d is None]
+    shown = ",".join("?" if d is None else str(d) for d in shape)
+    raise ConversionError(
+        f"{ctx.where()}: Squeeze without squeeze_dims on a tensor of shape [{shown}]: whether dims {unknown} "
+        "are dropped is known only at run time, so the result's rank is too, which OpenVINO's CPU plugin "
+        "cannot compile; give the model inputs' shapes with --input, or name the axes in the model "
+        "(tf.squeeze(x, axis=...))"
+    )
 
 
 def _concat_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -148,20 +165,49 @@ def _bits(mask: int, count: int) -> list[int]:
     return [(mask >> i) & 1 for i in range(count)]
 
 
-def _strided_slice(node: Node, ctx: ExtractContext) -> Op:
+def _strided_slice(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     begin = input_constant(ctx, 1, "begin") if ctx.input_value(1) is not None else None
     count = begin.size if begin is not None else 32
     if begin is None:
         shape = ctx.input(1).data.get_shape()
         if shape and shape[0] is not None:
             count = shape[0]
-    return StridedSlice(
-        begin_mask=_bits(ctx.attrs.int("begin_mask", 0), count),
-        end_mask=_bits(ctx.attrs.int("end_mask", 0), count),
-        new_axis_mask=_bits(ctx.attrs.int("new_axis_mask", 0), count),
-        shrink_axis_mask=_bits(ctx.attrs.int("shrink_axis_mask", 0), count),
-        ellipsis_mask=_bits(ctx.attrs.int("ellipsis_mask", 0), count),
-    )
+    masks = {
+        name: _bits(ctx.attrs.int(name, 0), count)
+        for name in ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
+    }
+    computed = any(ctx.input_value(i) is None for i in (1, 2, 3))
+    shrunk = _shrunk_output_axes(masks, ctx.input_rank(0)) if computed and any(masks["shrink_axis_mask"]) else None
+    if shrunk is None:
+        return StridedSlice(**masks)
+    # The CPU plugin compiles no StridedSlice of static shapes that shrinks axes by run-time
+    # bounds ("doesn't have compiled executor"): slice with the axes kept, then squeeze them.
+    kept = StridedSlice(**{**masks, "shrink_axis_mask": [0] * count})
+    sliced = ctx.op(kept, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), suffix="kept_axes")
+    return [ctx.op(Squeeze(), sliced, i64(ctx, shrunk, "shrunk_axes"))]
+
+
+def _shrunk_output_axes(masks: dict[str, list[int]], rank: int | None) -> list[int] | None:
+    """Where the shrunk axes are in the slice's output when they are kept (size 1): each
+    slice entry makes one output axis, an ellipsis as many as the input dims it covers.
+    None when that count needs an input rank that is not known."""
+    new_axis, shrink, ellipsis = masks["new_axis_mask"], masks["shrink_axis_mask"], masks["ellipsis_mask"]
+    covered = 0
+    if any(ellipsis):
+        if rank is None:
+            return None
+        consuming = sum(1 for j in range(len(shrink)) if not new_axis[j] and not ellipsis[j])
+        covered = max(rank - consuming, 0)
+    axes, position, seen_ellipsis = [], 0, False
+    for j in range(len(shrink)):
+        if ellipsis[j] and not seen_ellipsis:  # only the first ellipsis counts in TF
+            seen_ellipsis = True
+            position += covered
+            continue
+        if shrink[j] and not new_axis[j]:
+            axes.append(position)
+        position += 1
+    return axes
 
 
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:

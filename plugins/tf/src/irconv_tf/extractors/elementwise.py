@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, require_rank
@@ -151,16 +152,27 @@ def _erfc(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), _scalar_like(ctx, 1.0), ctx.op(Erf(), ctx.input(0)))]
 
 
-def _infinity_test(native: type[Op], compare: type[Op]):  # type: ignore[no-untyped-def]
-    """IsInf / IsFinite, or |x| == inf / |x| < inf for f64 data: the CPU plugin's IsInf and
-    IsFinite answer as if no f64 value were infinite; the comparisons classify infinities
-    (the plugin takes f64 as f32, saturating, so only values below f32's largest stay finite)."""
+def _infinity_test(native: type[Op], compare: type[Op], beyond: type[Op]):  # type: ignore[no-untyped-def]
+    """IsInf / IsFinite, classified by comparisons where the CPU plugin's own answer differs
+    from TensorFlow's:
+
+    * f16 (and bf16) data is computed in f32, so a value that overflowed to infinity in
+      TensorFlow's arithmetic is a large finite number there: an infinity is what lies beyond
+      the type's largest finite value (``beyond``: |x| > max / |x| <= max);
+    * the plugin's IsInf and IsFinite answer as if no f64 value were infinite: |x| == inf /
+      |x| < inf (``compare``). The plugin takes f64 as f32, so an f64 value beyond f32's range
+      arrives as an infinity; no IR can tell it apart.
+    """
 
     def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-        if ctx.input_type(0) is not ElementType.f64:
+        element = ctx.input_type(0)
+        if element not in (ElementType.f64, ElementType.f16, ElementType.bf16):
             return native()
         magnitude = ctx.op(Abs(), ctx.input(0), suffix="magnitude")
-        return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
+        if element is ElementType.f64:
+            return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
+        largest = float(ml_dtypes.finfo(element.numpy).max)
+        return [ctx.op(beyond(), magnitude, const_like(ctx, largest, ctx.input(0), "largest_finite"))]
 
     return extract
 
@@ -281,7 +293,7 @@ EXTRACTORS = [
     tf("BitwiseOr", _plain(BitwiseOr), produces=[BitwiseOr]),
     tf("BitwiseXor", _plain(BitwiseXor), produces=[BitwiseXor]),
     tf("Invert", _plain(BitwiseNot), produces=[BitwiseNot]),
-    tf("IsInf", _infinity_test(IsInf, Equal), produces=[IsInf, Abs, Equal]),
+    tf("IsInf", _infinity_test(IsInf, Equal, Greater), produces=[IsInf, Abs, Equal, Greater]),
     tf("IsNan", _plain(IsNaN), produces=[IsNaN]),
-    tf("IsFinite", _infinity_test(IsFinite, Less), produces=[IsFinite, Abs, Less]),
+    tf("IsFinite", _infinity_test(IsFinite, Less, LessEqual), produces=[IsFinite, Abs, Less, LessEqual]),
 ]

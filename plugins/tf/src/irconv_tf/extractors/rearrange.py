@@ -47,6 +47,11 @@ def _roll(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _reverse_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """An empty constant axis list reverses nothing: the input itself (OpenVINO's shape
+    inference refuses a Reverse whose axes constant holds no data)."""
+    axes = ctx.input_value(1)
+    if axes is not None and axes.size == 0:
+        return [ctx.input(0)]
     return [ctx.op(Reverse(mode="index"), ctx.input(0), _i64(ctx, 1, "axes"))]
 
 
