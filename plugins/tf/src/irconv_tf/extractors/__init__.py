@@ -16,9 +16,12 @@ def all_extractors() -> list[Extractor]:
         fourier,
         nn,
         nn_extra,
+        partition,
         quantize,
         rearrange,
         reduce,
+        resampling,
+        sampling,
         scatter,
         tensor_list,
     )
@@ -37,4 +40,7 @@ def all_extractors() -> list[Extractor]:
         scatter,
         nn_extra,
         fourier,
+        partition,
+        resampling,
+        sampling,
     )

@@ -1,0 +1,98 @@
+"""Index-list TF ops with dense lowerings: DynamicPartition and SparseReshape."""
+
+from __future__ import annotations
+
+from irconv import ExtractContext
+from irconv.frontend import const_like, i64, require_rank
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import (
+    Concat,
+    Divide,
+    Equal,
+    FloorMod,
+    Gather,
+    Multiply,
+    NonZero,
+    ReduceProd,
+    ReduceSum,
+    Reshape,
+    Select,
+    Slice,
+    Squeeze,
+    Unsqueeze,
+)
+from irconv_opset.build import shape_of
+
+from irconv_tf.extractors._base import tf
+
+I64 = ElementType.i64
+
+
+def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DynamicPartition(data, partitions): output i = the rows of data whose partition is i,
+    in order. ``partitions`` covers data's leading dims (a prefix of its shape), so both are
+    flattened over those dims and each output is a Gather of the rows NonZero selects."""
+    count = ctx.attrs.int("num_partitions")
+    lead = require_rank(ctx, 1)
+    parts = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [-1], "flat"), suffix="flat_partitions")
+    dims = shape_of(ctx, ctx.input(0), "data_shape")
+    rest = ctx.op(Slice(), dims, i64(ctx, [lead], "lead"), i64(ctx, [2**62], "to_end"), i64(ctx, [1], "step"))
+    rows_shape = ctx.op(Concat(axis=0), i64(ctx, [-1], "rows"), rest, suffix="rows_shape")
+    rows = ctx.op(Reshape(special_zero=False), ctx.input(0), rows_shape, suffix="rows")
+    outputs = []
+    for i in range(count):
+        chosen = ctx.op(Equal(), parts, const_like(ctx, i, parts, f"partition{i}"), suffix=f"is{i}")
+        where = ctx.op(NonZero(output_type=I64), chosen, suffix=f"where{i}")
+        index = ctx.op(Squeeze(), where, i64(ctx, [0], "axis0"), suffix=f"index{i}")
+        outputs.append(ctx.op(Gather(batch_dims=0), rows, index, i64(ctx, 0, "axis"), suffix=f"output{i}"))
+    return outputs
+
+
+def _sparse_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """SparseReshape(indices [N, R], shape [R], new_shape [R']): the dense positions of the
+    entries stay, so each index row becomes a linear offset in ``shape`` and is spelt out
+    again in the new shape; a -1 in ``new_shape`` takes what the other dims leave."""
+    old_rank = _static_length(ctx, 1)
+    new_rank = _static_length(ctx, 2)
+    old_shape, new_shape = ctx.input(1), ctx.input(2)
+    total = ctx.op(ReduceProd(keep_dims=True), old_shape, i64(ctx, [0], "axis0"), suffix="total")
+    inferred = ctx.op(Equal(), new_shape, i64(ctx, -1, "minus_one"), suffix="inferred")
+    given = ctx.op(Select(), inferred, i64(ctx, 1, "one"), new_shape, suffix="given")
+    known = ctx.op(ReduceProd(keep_dims=True), given, i64(ctx, [0], "axis0"), suffix="known")
+    missing = ctx.op(Divide(), total, known, suffix="missing")
+    out_shape = ctx.op(Select(), inferred, missing, new_shape, suffix="output_shape")
+    offsets = ctx.op(
+        ReduceSum(keep_dims=False),
+        ctx.op(Multiply(), ctx.input(0), _strides(ctx, old_shape, old_rank, "old"), suffix="scaled"),
+        i64(ctx, [1], "axis1"),
+        suffix="offsets",
+    )
+    column = ctx.op(Unsqueeze(), offsets, i64(ctx, [1], "axis1"), suffix="offset_column")
+    quotient = ctx.op(Divide(), column, _strides(ctx, out_shape, new_rank, "new"), suffix="quotient")
+    indices = ctx.op(FloorMod(), quotient, out_shape, suffix="output_indices")
+    return [indices, out_shape]
+
+
+def _static_length(ctx: ExtractContext, idx: int) -> int:
+    shape = ctx.input_shape(idx)
+    if shape is None or len(shape) != 1 or shape[0] is None:
+        raise ctx.attrs.bad(f"input {idx}", shape, "a shape vector of static length is needed")
+    return int(shape[0])
+
+
+def _strides(ctx: ExtractContext, shape: OutPort, rank: int, suffix: str) -> OutPort:
+    """Row-major strides of ``shape`` (i64 [rank]): stride[r] = prod(shape[r + 1:])."""
+    strides = [i64(ctx, [1], f"{suffix}_last_stride")]
+    for r in range(rank - 1, 0, -1):
+        dim = ctx.op(Gather(batch_dims=0), shape, i64(ctx, [r], f"{suffix}_dim{r}"), i64(ctx, 0, "axis"))
+        strides.insert(0, ctx.op(Multiply(), strides[0], dim, suffix=f"{suffix}_stride{r - 1}"))
+    if len(strides) == 1:
+        return strides[0]
+    return ctx.op(Concat(axis=0), *strides, suffix=f"{suffix}_strides")
+
+
+EXTRACTORS = [
+    tf("DynamicPartition", _dynamic_partition, produces=[Reshape, Equal, NonZero, Gather]),
+    tf("SparseReshape", _sparse_reshape, produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod]),
+]
