@@ -30,9 +30,11 @@ class Converted:
         return [op.get_type_name() for op in self.ir.get_ordered_ops()]
 
 
-def randomize_weights(model: Any, rng: np.random.Generator) -> None:
-    """Seeded random values for every variable; BatchNormalization statistics and variances
-    positive and away from the identity, so folding them is tested."""
+def randomize_weights(model: Any, rng: np.random.Generator, *, batch_norm_only: bool = False) -> None:
+    """Seeded random values for every variable (with ``batch_norm_only``, for the
+    BatchNormalization layers only: a deep network keeps Keras' seeded initial weights, whose
+    activations stay in range); BatchNormalization statistics and variances positive and
+    away from the identity, so folding them is tested."""
     import keras
 
     for layer in _all_layers(model):
@@ -46,7 +48,7 @@ def randomize_weights(model: Any, rng: np.random.Generator) -> None:
                 low, high = (0.5, 1.5) if name in ("gamma", "moving_variance") else (-0.3, 0.3)
                 values.append(rng.uniform(low, high, w.shape).astype(w.dtype))
             layer.set_weights(values)
-        elif not isinstance(layer, (keras.Model,)):
+        elif not batch_norm_only:
             layer.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(w.dtype) if w.dtype.kind == "f" else w
                                for w in weights])
 
@@ -99,6 +101,19 @@ def convert_file() -> Callable[..., tuple[list[np.ndarray], Any, list[str]]]:
     return convert_keras_file
 
 
+@dataclass(frozen=True)
+class Helpers:
+    randomize_weights: Callable[..., None] = randomize_weights
+    random_inputs: Callable[..., list[np.ndarray]] = random_inputs
+    convert: Callable[..., tuple[list[np.ndarray], Any, list[str]]] = convert_keras_file
+
+
+@pytest.fixture
+def helpers() -> Helpers:
+    """The helpers above, for tests that assemble their own checks."""
+    return Helpers()
+
+
 @pytest.fixture
 def keras_check(tmp_path: Path) -> Callable[..., Converted]:
     """``keras_check(model, atol=...)``: random weights, save as .keras, convert, run,
@@ -123,3 +138,13 @@ def keras_check(tmp_path: Path) -> Callable[..., Converted]:
         return Converted(got, expected, ir, notes)
 
     return check
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slow cases run only when asked for (``-m slow``)."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords and "tests/keras_files/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(skip)
