@@ -87,6 +87,24 @@ class ModelCache:
         converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], variables)
         return self._save(key, convert_with_tf(converter, mode, inputs), inputs)
 
+    def from_saved_model(self, key: str, fn: Callable[..., Any], inputs: Sequence[np.ndarray],
+                         allow_custom_ops: bool = False) -> Made:
+        """``fn`` saved as a SavedModel's serving signature (inputs named in0, in1, ...) and
+        converted from there: the path on which the converter turns a ``tf.function`` with
+        ``experimental_implements`` into the custom operator it names."""
+        if key in self.made:
+            return self.made[key]
+        import tensorflow as tf
+
+        specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=f"in{i}") for i, x in enumerate(inputs)]
+        module = tf.Module()
+        module.serve = tf.function(fn, input_signature=specs, autograph=False)
+        folder = self.folder / f"{key}_saved_model"
+        tf.saved_model.save(module, str(folder), signatures={"serving_default": module.serve})
+        converter = tf.lite.TFLiteConverter.from_saved_model(str(folder))
+        converter.allow_custom_ops = allow_custom_ops
+        return self._save(key, convert_with_tf(converter, "float", inputs), inputs)
+
     def from_keras(self, key: str, build: Callable[[], Any], inputs: Sequence[np.ndarray], mode: str = "float") -> Made:
         if key in self.made:
             return self.made[key]
