@@ -85,6 +85,10 @@ SINGLE_LAYER: dict[str, Callable[[], Any]] = {
     "global_average_pooling3d": lambda: _model((3, 3, 3, 2), L.GlobalAveragePooling3D()),
     "global_max_pooling1d": lambda: _model((6, 3), L.GlobalMaxPooling1D()),
     "zero_padding1d": lambda: _model((5, 3), L.ZeroPadding1D((1, 2))),
+    "zero_padding3d": lambda: _model((3, 3, 3, 2), L.ZeroPadding3D(1)),
+    "cropping3d": lambda: _model((5, 5, 5, 2), L.Cropping3D(((1, 0), (0, 2), (1, 1)))),
+    "upsampling3d": lambda: _model((2, 3, 2, 2), L.UpSampling3D((2, 1, 3))),
+    "more_dropouts": lambda: _model((6,), L.GaussianDropout(0.3), L.AlphaDropout(0.3), L.Identity(), L.Dense(2)),
     "zero_padding2d": lambda: _model((4, 4, 3), L.ZeroPadding2D(((1, 0), (2, 3)))),
     "cropping1d": lambda: _model((7, 3), L.Cropping1D((1, 2))),
     "cropping2d": lambda: _model((7, 7, 3), L.Cropping2D(((1, 0), (2, 1)))),
@@ -201,4 +205,26 @@ def test_a_layer_without_extractor_goes_through_tensorflow(tmp_path: Any, conver
     x = np.random.default_rng(0).standard_normal((2, 5)).astype(np.float32)
     got, _, notes = convert_file(path, [x], tmp_path)
     assert any("read through TensorFlow" in n and "UnitNormalization" in n for n in notes), notes
+    np.testing.assert_allclose(got[0], model.predict(x, verbose=0), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "layers",
+    [
+        pytest.param(lambda: [L.Embedding(20, 4, mask_zero=True), L.LSTM(3)], id="mask_zero"),
+        pytest.param(lambda: [L.Embedding(20, 4), L.GRU(3, recurrent_activation="hard_sigmoid")], id="hard_sigmoid_gate"),
+    ],
+)
+def test_what_the_reader_leaves_to_tensorflow_converts_right(
+    layers: Callable[[], list[Any]], tmp_path: Any, convert_file: Callable[..., Any]
+) -> None:
+    import numpy as np
+
+    model = _model((6,), *layers(), dtype="int32")
+    path = tmp_path / "m.keras"
+    model.save(path)
+    x = np.random.default_rng(0).integers(0, 20, (2, 6)).astype(np.int32)
+    x[0, 4:] = 0  # padding the mask hides
+    got, _, notes = convert_file(path, [x], tmp_path)
+    assert any("read through TensorFlow" in n for n in notes), notes
     np.testing.assert_allclose(got[0], model.predict(x, verbose=0), atol=1e-5)

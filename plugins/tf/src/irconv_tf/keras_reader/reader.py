@@ -19,12 +19,16 @@ from irconv.ops import SourceOp
 from irconv_tf.keras_reader import FRAMEWORK
 from irconv_tf.keras_reader.archive import NotReadable, open_archive
 from irconv_tf.keras_reader.extractors.activation_functions import known
+from irconv_tf.keras_reader.extractors.recurrent import SEQUENCE_ACTIVATIONS
 from irconv_tf.keras_reader.model import KerasLayer, build_graph
 
 #: Call arguments whose value changes nothing at inference, with that value.
 _NEUTRAL_CALL = {"mask": None, "training": (None, False), "use_causal_mask": False,
                  "return_attention_scores": False, "initial_state": None}
 _ACTIVATION_KEYS = ("activation", "recurrent_activation")
+_RECURRENT = ("LSTM", "GRU", "SimpleRNN")
+#: Tensors a layer call may take by keyword (MultiHeadAttention's); masks are not followed.
+_TENSOR_KEYWORDS = ("query", "value", "key")
 #: Keras' "an integer or a tuple of integers" arguments.
 _INT_TUPLES = ("kernel_size", "strides", "dilation_rate", "pool_size", "size", "output_padding")
 
@@ -50,7 +54,10 @@ def _check_layer(op: SourceOp, path: Path, ctx: LoadContext) -> None:
     attributes = op.attributes
     assert attributes is not None
     config = {name: attributes.get(name) for name in attributes.names()}
-    _check_values(config, where)
+    _check_values(config, where, record.class_name)
+    for argument in record.arguments:
+        if not argument.isdigit() and argument not in _TENSOR_KEYWORDS:
+            raise NotReadable(f"{where}: called with a tensor as {argument!r}")
     for name, value in config.items():
         if name in _INT_TUPLES and value is not None and not _int_or_ints(value):
             raise ModelFileError(
@@ -62,9 +69,9 @@ def _check_layer(op: SourceOp, path: Path, ctx: LoadContext) -> None:
             raise NotReadable(f"{where}: called with {name}={value!r}")
 
 
-def _check_values(config: dict[str, Any], where: str) -> None:
-    """Activations, dtype policies and masks, in the layer's config and in the configs of the
-    layers it wraps (Bidirectional)."""
+def _check_values(config: dict[str, Any], where: str, class_name: str) -> None:
+    """Activations, dtype policies, masks and recurrent state, in the layer's config and in
+    the configs of the layers it wraps (Bidirectional)."""
     dtype = config.get("dtype")
     policy = dtype.get("config", {}).get("name") if isinstance(dtype, dict) else dtype
     if policy not in (None, "float32"):
@@ -74,11 +81,15 @@ def _check_values(config: dict[str, Any], where: str) -> None:
     for key in _ACTIVATION_KEYS:
         if key in config and not known(config[key]):
             raise NotReadable(f"{where}: activation {config[key]!r}")
+    if class_name in _RECURRENT:
+        if config.get("stateful"):
+            raise NotReadable(f"{where}: a stateful recurrent layer")
+        for key in _ACTIVATION_KEYS:
+            if key in config and config[key] not in SEQUENCE_ACTIVATIONS:
+                raise NotReadable(f"{where}: {key} {config[key]!r} in a recurrent layer")
     for value in config.values():
-        if isinstance(value, dict) and isinstance(value.get("config"), dict) and "class_name" in value and (
-            value["class_name"] in ("LSTM", "GRU", "SimpleRNN")
-        ):
-            _check_values(value["config"], where)
+        if isinstance(value, dict) and isinstance(value.get("config"), dict) and value.get("class_name") in _RECURRENT:
+            _check_values(value["config"], where, value["class_name"])
 
 
 def _int_or_ints(value: Any) -> bool:

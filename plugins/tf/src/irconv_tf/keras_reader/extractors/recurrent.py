@@ -39,7 +39,7 @@ from irconv_opset import (
 from irconv_tf.keras_reader.extractors._base import keras, layer
 
 #: Activations the IR's sequence ops compute (their ``activations`` attribute)
-_SEQUENCE_ACTIVATIONS = {"sigmoid", "tanh", "relu"}
+SEQUENCE_ACTIVATIONS = frozenset({"sigmoid", "tanh", "relu"})
 _LSTM_GATES = [1, 0, 2, 3]  # Keras i, f, c, o -> IR f, i, c, o
 
 
@@ -58,8 +58,8 @@ class Cell:
 
 def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default: str) -> str:
     value = config.get(name, default)
-    if value not in _SEQUENCE_ACTIVATIONS:
-        raise ctx.attrs.bad(name, value, f"the IR's recurrent sequences compute only {sorted(_SEQUENCE_ACTIVATIONS)}")
+    if value not in SEQUENCE_ACTIVATIONS:
+        raise ctx.attrs.bad(name, value, f"the IR's recurrent sequences compute only {sorted(SEQUENCE_ACTIVATIONS)}")
     return str(value)
 
 
