@@ -14,6 +14,7 @@ def all_extractors() -> list[Extractor]:
         detection,
         elementwise,
         fourier,
+        linalg,
         nn,
         nn_extra,
         partition,
@@ -43,4 +44,5 @@ def all_extractors() -> list[Extractor]:
         partition,
         resampling,
         sampling,
+        linalg,
     )

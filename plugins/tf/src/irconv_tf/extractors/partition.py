@@ -37,7 +37,8 @@ def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
     lead = require_rank(ctx, 1)
     parts = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [-1], "flat"), suffix="flat_partitions")
     dims = shape_of(ctx, ctx.input(0), "data_shape")
-    rest = ctx.op(Slice(), dims, i64(ctx, [lead], "lead"), i64(ctx, [2**62], "to_end"), i64(ctx, [1], "step"))
+    rank = shape_of(ctx, dims, "data_rank")
+    rest = ctx.op(Slice(), dims, i64(ctx, [lead], "lead"), rank, i64(ctx, [1], "step"), suffix="row_dims")
     rows_shape = ctx.op(Concat(axis=0), i64(ctx, [-1], "rows"), rest, suffix="rows_shape")
     rows = ctx.op(Reshape(special_zero=False), ctx.input(0), rows_shape, suffix="rows")
     outputs = []
