@@ -57,7 +57,14 @@ def _keras3() -> Any:
 
 
 def _tf_keras() -> Any:
-    return pytest.importorskip("tf_keras")
+    """tf_keras, an optional test dependency: it requires the ``tensorflow`` distribution,
+    which the tests' ``tensorflow-cpu`` stands for, so it is installed with
+    ``pip install --no-deps tf-keras`` (the version of TensorFlow's)."""
+    try:
+        import tf_keras
+    except ImportError:
+        pytest.skip("tf_keras is not installed (pip install --no-deps tf-keras)")
+    return tf_keras
 
 
 @pytest.mark.slow
