@@ -97,7 +97,9 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         subprocess.run([sys.executable, "-c", BUILD, str(folder), ",".join(names)], check=True)
-        print("| model | .keras s | SavedModel s | ratio | .keras layers (no Const) | SavedModel layers (no Const) | .keras via TF |")
+        print(
+            "| model | .keras s | SavedModel s | ratio | .keras layers (no Const) | SavedModel layers (no Const) | .keras via TF |"
+        )
         print("|---|---:|---:|---:|---:|---:|---|")
         for name in names:
             forms = {"keras": folder / f"{name}.keras", "saved": folder / f"{name}_saved_model"}
@@ -113,8 +115,10 @@ def main() -> None:
                     layers[form] = f"{count} ({non_const_layers(xml)})"
                     via_tf |= form == "keras" and through_tf
             keras_s, saved_s = statistics.median(times["keras"]), statistics.median(times["saved"])
-            print(f"| {name} | {keras_s:.2f} | {saved_s:.2f} | {keras_s / saved_s:.2f} | {layers['keras']} | "
-                  f"{layers['saved']} | {'yes' if via_tf else 'no'} |")
+            print(
+                f"| {name} | {keras_s:.2f} | {saved_s:.2f} | {keras_s / saved_s:.2f} | {layers['keras']} | "
+                f"{layers['saved']} | {'yes' if via_tf else 'no'} |"
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

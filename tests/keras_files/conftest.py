@@ -49,8 +49,9 @@ def randomize_weights(model: Any, rng: np.random.Generator, *, batch_norm_only: 
                 values.append(rng.uniform(low, high, w.shape).astype(w.dtype))
             layer.set_weights(values)
         elif not batch_norm_only:
-            layer.set_weights([rng.uniform(-0.5, 0.5, w.shape).astype(w.dtype) if w.dtype.kind == "f" else w
-                               for w in weights])
+            layer.set_weights(
+                [rng.uniform(-0.5, 0.5, w.shape).astype(w.dtype) if w.dtype.kind == "f" else w for w in weights]
+            )
 
 
 def _all_layers(model: Any) -> list[Any]:
@@ -73,7 +74,9 @@ def random_inputs(model: Any, rng: np.random.Generator, batch: int = 2) -> list[
     return arrays
 
 
-def convert_keras_file(path: Path, inputs: Sequence[np.ndarray], out_dir: Path, **options: Any) -> tuple[list[np.ndarray], Any, list[str]]:
+def convert_keras_file(
+    path: Path, inputs: Sequence[np.ndarray], out_dir: Path, **options: Any
+) -> tuple[list[np.ndarray], Any, list[str]]:
     """Convert ``path`` with irconv (graph contracts checked), run the IR on OpenVINO CPU."""
     import openvino as ov
     from irconv.api import save_model
@@ -119,8 +122,14 @@ def keras_check(tmp_path: Path) -> Callable[..., Converted]:
     """``keras_check(model, atol=...)``: random weights, save as .keras, convert, run,
     compare with ``model.predict`` on the same random inputs."""
 
-    def check(model: Any, atol: float = 1e-4, rtol: float = 1e-4, seed: int = 0, randomize: bool = True,
-              inputs: Sequence[np.ndarray] | None = None) -> Converted:
+    def check(
+        model: Any,
+        atol: float = 1e-4,
+        rtol: float = 1e-4,
+        seed: int = 0,
+        randomize: bool = True,
+        inputs: Sequence[np.ndarray] | None = None,
+    ) -> Converted:
         rng = np.random.default_rng(seed)
         if randomize:
             randomize_weights(model, rng)

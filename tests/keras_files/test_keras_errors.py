@@ -38,8 +38,12 @@ def _with_config(source, target, edit):
 
 def _convert(model, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    return subprocess.run([sys.executable, "-m", "irconv", "convert", str(model), "-o", str(tmp_path / "o.xml"), "-q"],
-                          capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(tmp_path / "o.xml"), "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
 
 
 def test_a_bad_layer_argument_is_one_line_naming_the_layer(saved, tmp_path):

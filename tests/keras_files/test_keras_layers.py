@@ -16,9 +16,28 @@ keras = pytest.importorskip("keras")
 pytest.importorskip("openvino")
 L = keras.layers
 
-ACTIVATIONS = ["relu", "relu6", "sigmoid", "hard_sigmoid", "tanh", "softmax", "swish", "silu", "gelu", "elu", "selu",
-               "softplus", "softsign", "linear", "leaky_relu", "hard_swish", "hard_silu", "exponential", "mish",
-               "log_softmax"]
+ACTIVATIONS = [
+    "relu",
+    "relu6",
+    "sigmoid",
+    "hard_sigmoid",
+    "tanh",
+    "softmax",
+    "swish",
+    "silu",
+    "gelu",
+    "elu",
+    "selu",
+    "softplus",
+    "softsign",
+    "linear",
+    "leaky_relu",
+    "hard_swish",
+    "hard_silu",
+    "exponential",
+    "mish",
+    "log_softmax",
+]
 
 
 def _model(shape: tuple[int, ...], *layers: Any, dtype: str = "float32") -> Any:
@@ -52,7 +71,8 @@ SINGLE_LAYER: dict[str, Callable[[], Any]] = {
     "conv2d_transpose_valid": lambda: _model((5, 5, 3), L.Conv2DTranspose(4, 3, strides=2)),
     "conv2d_transpose_small_kernel": lambda: _model((5, 5, 3), L.Conv2DTranspose(4, 1, strides=2)),
     "conv2d_transpose_output_padding": lambda: _model(
-        (5, 5, 3), L.Conv2DTranspose(4, 3, strides=2, padding="same", output_padding=1)),
+        (5, 5, 3), L.Conv2DTranspose(4, 3, strides=2, padding="same", output_padding=1)
+    ),
     "conv1d_transpose": lambda: _model((7, 3), L.Conv1DTranspose(2, 4, strides=2, padding="same")),
     "batch_normalization": lambda: _model((6, 6, 3), L.BatchNormalization()),
     "batch_normalization_axis1_no_center": lambda: _model((4, 5), L.BatchNormalization(axis=1, center=False)),
@@ -67,8 +87,14 @@ SINGLE_LAYER: dict[str, Callable[[], Any]] = {
     "elu_layer": lambda: _model((10,), L.ELU(alpha=0.5)),
     "softmax_layer": lambda: _model((3, 5), L.Softmax(axis=1)),
     "activation_layer": lambda: _model((10,), L.Activation("hard_sigmoid")),
-    "dropouts": lambda: _model((6, 6, 3), L.Dropout(0.5), L.SpatialDropout2D(0.5), L.GaussianNoise(1.0),
-                               L.ActivityRegularization(0.1), L.Conv2D(2, 1)),
+    "dropouts": lambda: _model(
+        (6, 6, 3),
+        L.Dropout(0.5),
+        L.SpatialDropout2D(0.5),
+        L.GaussianNoise(1.0),
+        L.ActivityRegularization(0.1),
+        L.Conv2D(2, 1),
+    ),
     "flatten_after_conv": lambda: _model((6, 6, 3), L.Conv2D(4, 3), L.Flatten(), L.Dense(2)),
     "reshape": lambda: _model((6, 4), L.Reshape((3, -1))),
     "permute": lambda: _model((2, 3, 4), L.Permute((3, 1, 2))),
@@ -97,8 +123,9 @@ SINGLE_LAYER: dict[str, Callable[[], Any]] = {
     "upsampling2d_bilinear": lambda: _model((4, 4, 3), L.UpSampling2D(2, interpolation="bilinear")),
     "rescaling": lambda: _model((4, 4, 3), L.Rescaling(1 / 127.5, offset=-1.0)),
     "normalization_given": lambda: _model((3,), L.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 0.25, 1.0])),
-    "normalization_inverted": lambda: _model((3,), L.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 0.25, 1.0],
-                                                                    invert=True)),
+    "normalization_inverted": lambda: _model(
+        (3,), L.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 0.25, 1.0], invert=True)
+    ),
     "embedding": lambda: _model((7,), L.Embedding(20, 4), dtype="int32"),
     "lstm_sequences": lambda: _model((6, 4), L.LSTM(5, return_sequences=True)),
     "lstm_last": lambda: _model((6, 4), L.LSTM(5)),
@@ -157,12 +184,15 @@ def test_concatenate_axis(keras_check: Callable[..., Any]) -> None:
     keras_check(keras.Model([a, b], L.Concatenate(axis=1)([a, b])))
 
 
-@pytest.mark.parametrize(("shapes", "axes", "normalize"), [
-    (((5,), (5,)), 1, False),
-    (((3, 4), (6, 4)), (2, 2), False),
-    (((3, 4), (3, 5)), (1, 1), False),
-    (((5,), (5,)), 1, True),
-])
+@pytest.mark.parametrize(
+    ("shapes", "axes", "normalize"),
+    [
+        (((5,), (5,)), 1, False),
+        (((3, 4), (6, 4)), (2, 2), False),
+        (((3, 4), (3, 5)), (1, 1), False),
+        (((5,), (5,)), 1, True),
+    ],
+)
 def test_dot(shapes: Any, axes: Any, normalize: bool, keras_check: Callable[..., Any]) -> None:
     a, b = keras.Input(shapes[0]), keras.Input(shapes[1])
     keras_check(keras.Model([a, b], L.Dot(axes=axes, normalize=normalize)([a, b])))
@@ -191,8 +221,16 @@ def test_nested_models_and_a_shared_layer(keras_check: Callable[..., Any]) -> No
 
 
 def test_sequential_model(keras_check: Callable[..., Any]) -> None:
-    model = keras.Sequential([keras.Input((8, 8, 1)), L.Conv2D(2, 3), L.BatchNormalization(), L.ReLU(), L.Flatten(),
-                              L.Dense(3, activation="softmax")])
+    model = keras.Sequential(
+        [
+            keras.Input((8, 8, 1)),
+            L.Conv2D(2, 3),
+            L.BatchNormalization(),
+            L.ReLU(),
+            L.Flatten(),
+            L.Dense(3, activation="softmax"),
+        ]
+    )
     keras_check(model)
 
 
@@ -212,7 +250,9 @@ def test_a_layer_without_extractor_goes_through_tensorflow(tmp_path: Any, conver
     "layers",
     [
         pytest.param(lambda: [L.Embedding(20, 4, mask_zero=True), L.LSTM(3)], id="mask_zero"),
-        pytest.param(lambda: [L.Embedding(20, 4), L.GRU(3, recurrent_activation="hard_sigmoid")], id="hard_sigmoid_gate"),
+        pytest.param(
+            lambda: [L.Embedding(20, 4), L.GRU(3, recurrent_activation="hard_sigmoid")], id="hard_sigmoid_gate"
+        ),
     ],
 )
 def test_what_the_reader_leaves_to_tensorflow_converts_right(

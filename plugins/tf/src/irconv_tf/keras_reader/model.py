@@ -43,7 +43,11 @@ class KerasLayer:
     def variables(self, under: str = "") -> list[np.ndarray]:
         """The layer's (or a sub-object's, ``under="cell"``) variables in creation order."""
         prefix = f"{under}/vars/" if under else "vars/"
-        found = {int(k[len(prefix):]): v for k, v in self.weights.items() if k.startswith(prefix) and "/" not in k[len(prefix):]}
+        found = {
+            int(k[len(prefix) :]): v
+            for k, v in self.weights.items()
+            if k.startswith(prefix) and "/" not in k[len(prefix) :]
+        }
         return [found[i] for i in sorted(found)]
 
 
@@ -142,7 +146,7 @@ class GraphBuilder:
             layers = layers[1:]
         if inputs is None:
             if first is None or first.get("class_name") != "InputLayer":
-                shape = (config.get("build_input_shape") or (config.get("build_config") or {}).get("input_shape"))
+                shape = config.get("build_input_shape") or (config.get("build_config") or {}).get("input_shape")
                 if shape is None:
                     raise NotReadable("a Sequential model without an input shape")
                 first = {"class_name": "InputLayer", "config": {"name": "input", "batch_shape": shape}}
@@ -207,8 +211,16 @@ class GraphBuilder:
                     waiting.append((layer, index, inbound))
                     continue
                 name = _name(layer)
-                outs = self._call(layer, f"{weight_path}/{groups[id(layer)]}", prefix, index,
-                                  [produced[r] for r in refs], arguments, call, counts.get((name, index), 1))
+                outs = self._call(
+                    layer,
+                    f"{weight_path}/{groups[id(layer)]}",
+                    prefix,
+                    index,
+                    [produced[r] for r in refs],
+                    arguments,
+                    call,
+                    counts.get((name, index), 1),
+                )
                 for i, port in enumerate(outs):
                     produced[(name, index, i)] = port
             if len(waiting) == len(pending):
@@ -259,8 +271,13 @@ class GraphBuilder:
         if not isinstance(config, dict):
             raise NotReadable(f"layer {name!r} has no config")
         record = KerasLayer(name, class_name, read_group(self.archive.weights, weight_path), arguments, call, shapes)
-        op = SourceOp(framework=FRAMEWORK, op_type=class_name, n_outputs=n_outputs, source=record,
-                      attributes=MappingAttributes(config))
+        op = SourceOp(
+            framework=FRAMEWORK,
+            op_type=class_name,
+            n_outputs=n_outputs,
+            source=record,
+            attributes=MappingAttributes(config),
+        )
         node = self.graph.add_node(op, call_name, inputs)
         node.origin = node.name
         return [node.out_port(i) for i in range(n_outputs)]

@@ -23,8 +23,13 @@ from irconv_tf.keras_reader.extractors.recurrent import SEQUENCE_ACTIVATIONS
 from irconv_tf.keras_reader.model import KerasLayer, build_graph
 
 #: Call arguments whose value changes nothing at inference, with that value.
-_NEUTRAL_CALL = {"mask": None, "training": (None, False), "use_causal_mask": False,
-                 "return_attention_scores": False, "initial_state": None}
+_NEUTRAL_CALL = {
+    "mask": None,
+    "training": (None, False),
+    "use_causal_mask": False,
+    "return_attention_scores": False,
+    "initial_state": None,
+}
 _ACTIVATION_KEYS = ("activation", "recurrent_activation")
 _RECURRENT = ("LSTM", "GRU", "SimpleRNN")
 #: Tensors a layer call may take by keyword (MultiHeadAttention's); masks are not followed.

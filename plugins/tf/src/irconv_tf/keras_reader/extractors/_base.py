@@ -44,7 +44,9 @@ def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarr
     return found
 
 
-def int_tuple(ctx: ExtractContext, name: str, length: int, default: int | Sequence[int] | None = None) -> tuple[int, ...]:
+def int_tuple(
+    ctx: ExtractContext, name: str, length: int, default: int | Sequence[int] | None = None
+) -> tuple[int, ...]:
     """Keras' ``int or tuple of ints`` argument, as ``length`` ints."""
     value = default if name not in ctx.attrs and default is not None else ctx.attrs.get(name)
     if isinstance(value, int) and not isinstance(value, bool):

@@ -25,19 +25,20 @@ def _project(ctx: ExtractContext, x: OutPort, which: str, use_bias: bool) -> Out
     return ctx.op(Transpose(), y, i64(ctx, [0, 2, 1, 3], f"{which}/perm"), suffix=f"{which}/heads_first")
 
 
-@keras("MultiHeadAttention", produces=[MatMul, Add, Multiply, Reshape, SoftMax, Transpose])
 def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """softmax(q k^T / sqrt(key_dim)) v per head, the heads then mixed by output_dense."""
     record = layer(ctx)
     if ctx.attrs.get("attention_axes") not in (None, [1], 1):
-        raise ctx.attrs.bad("attention_axes", ctx.attrs.get("attention_axes"), "attention over other axes than the sequence")
+        raise ctx.attrs.bad(
+            "attention_axes", ctx.attrs.get("attention_axes"), "attention over other axes than the sequence"
+        )
     if ctx.input_rank(0) != 3:
         raise ctx.attrs.bad("query", ctx.input_rank(0), "expected [batch, sequence, features] inputs")
     ports = dict(zip(record.arguments, (ctx.input(i) for i in range(len(record.arguments))), strict=True))
     query = ports.get("query", ports.get("0"))
     value = ports.get("value", ports.get("1"))
     key = ports.get("key", ports.get("2", value))
-    if query is None or value is None or set(ports) - {"0", "1", "2", "query", "value", "key"}:
+    if query is None or value is None or key is None or set(ports) - {"0", "1", "2", "query", "value", "key"}:
         raise ctx.attrs.bad("inputs", sorted(ports), "expected query, value and optionally key (no attention mask)")
     use_bias = ctx.attrs.bool("use_bias", True)
     q = _project(ctx, query, "query_dense", use_bias)
@@ -54,5 +55,12 @@ def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mixed = ctx.op(Reshape(special_zero=True), mixed, i64(ctx, [0, 0, heads * size], "merge_heads"), suffix="merged")
     y = ctx.op(MatMul(), mixed, f32(ctx, kernel.reshape(heads * size, -1), "output_dense/kernel"), suffix="output")
     if use_bias:
-        y = ctx.op(Add(), y, f32(ctx, output[1].astype(np.float32).reshape(-1), "output_dense/bias"), suffix="output_bias")
+        y = ctx.op(
+            Add(), y, f32(ctx, output[1].astype(np.float32).reshape(-1), "output_dense/bias"), suffix="output_bias"
+        )
     return [y]
+
+
+MULTI_HEAD_ATTENTION = keras(
+    "MultiHeadAttention", _multi_head_attention, produces=[MatMul, Add, Multiply, Reshape, SoftMax, Transpose]
+)

@@ -43,7 +43,11 @@ def _padding(ctx: ExtractContext, kernel: tuple[int, ...], dilations: tuple[int,
 def _geometry(ctx: ExtractContext, spatial: int) -> dict[str, object]:
     kernel = int_tuple(ctx, "kernel_size", spatial)
     dilations = int_tuple(ctx, "dilation_rate", spatial, 1)
-    return {"strides": int_tuple(ctx, "strides", spatial, 1), "dilations": dilations, **_padding(ctx, kernel, dilations)}
+    return {
+        "strides": int_tuple(ctx, "strides", spatial, 1),
+        "dilations": dilations,
+        **_padding(ctx, kernel, dilations),
+    }
 
 
 def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
@@ -55,13 +59,12 @@ def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         groups = ctx.attrs.int("groups", 1)
         op: Op
         if groups == 1:
-            op = Convolution(**_geometry(ctx, spatial))  # type: ignore[arg-type]
+            op = Convolution(**_geometry(ctx, spatial))
         else:
             out = kernel.shape[0]
             kernel = kernel.reshape(groups, out // groups, *kernel.shape[1:])
-            op = GroupConvolution(**_geometry(ctx, spatial))  # type: ignore[arg-type]
-        y = laid_out(ctx, op, [ctx.input(0), f32(ctx, np.ascontiguousarray(kernel), "kernel")],
-                        layout_mark(ctx, rank))
+            op = GroupConvolution(**_geometry(ctx, spatial))
+        y = laid_out(ctx, op, [ctx.input(0), f32(ctx, np.ascontiguousarray(kernel), "kernel")], layout_mark(ctx, rank))
         return finish(ctx, y, found[1] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
 
     return extract
@@ -70,7 +73,7 @@ def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
 def _depthwise_op(ctx: ExtractContext, depthwise: np.ndarray, spatial: int) -> tuple[Op, np.ndarray]:
     """[spatial..., C, M] -> GroupConvolution's [C, M, 1, spatial...]."""
     weights = np.moveaxis(depthwise.astype(np.float32), [-2, -1], [0, 1])[:, :, None]
-    return GroupConvolution(**_geometry(ctx, spatial)), np.ascontiguousarray(weights)  # type: ignore[arg-type]
+    return GroupConvolution(**_geometry(ctx, spatial)), np.ascontiguousarray(weights)
 
 
 def _depthwise(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
@@ -93,8 +96,9 @@ def _separable(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         use_bias = ctx.attrs.bool("use_bias", True)
         found = variables(ctx, 3 if use_bias else 2)
         op, weights = _depthwise_op(ctx, found[0], spatial)
-        depthwise = laid_out(ctx, op, [ctx.input(0), f32(ctx, weights, "depthwise_kernel")], layout_mark(ctx, rank),
-                             last=False)
+        depthwise = laid_out(
+            ctx, op, [ctx.input(0), f32(ctx, weights, "depthwise_kernel")], layout_mark(ctx, rank), last=False
+        )
         pointwise = np.ascontiguousarray(np.moveaxis(found[1].astype(np.float32), [-1, -2], [0, 1]))
         ones, zeros = (1,) * spatial, (0,) * spatial
         mix = Convolution(strides=ones, dilations=ones, pads_begin=zeros, pads_end=zeros, auto_pad="explicit")
@@ -129,8 +133,14 @@ def _transpose(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
             extra.append(max(-total, 0))
         # [spatial..., out, in] -> [in, out, spatial...]
         kernel = np.ascontiguousarray(np.moveaxis(found[0].astype(np.float32), [-1, -2], [0, 1]))
-        op = ConvolutionBackpropData(strides=strides, dilations=dilations, pads_begin=tuple(begin),
-                                     pads_end=tuple(end), auto_pad="explicit", output_padding=tuple(extra))
+        op = ConvolutionBackpropData(
+            strides=strides,
+            dilations=dilations,
+            pads_begin=tuple(begin),
+            pads_end=tuple(end),
+            auto_pad="explicit",
+            output_padding=tuple(extra),
+        )
         y = laid_out(ctx, op, [ctx.input(0), f32(ctx, kernel, "kernel")], layout_mark(ctx, rank))
         return finish(ctx, y, found[1] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
 
@@ -140,4 +150,6 @@ def _transpose(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
 CONVOLUTIONS = [keras(f"Conv{n}D", _conv(n), produces=_PRODUCES) for n in (1, 2, 3)]
 DEPTHWISE = [keras(f"DepthwiseConv{n}D", _depthwise(n), produces=_PRODUCES) for n in (1, 2)]
 SEPARABLE = [keras(f"SeparableConv{n}D", _separable(n), produces=_PRODUCES) for n in (1, 2)]
-TRANSPOSED = [keras(f"Conv{n}DTranspose", _transpose(n), produces=[ConvolutionBackpropData, *_PRODUCES]) for n in (1, 2, 3)]
+TRANSPOSED = [
+    keras(f"Conv{n}DTranspose", _transpose(n), produces=[ConvolutionBackpropData, *_PRODUCES]) for n in (1, 2, 3)
+]

@@ -13,7 +13,6 @@ from irconv_tf.keras_reader.extractors._base import finish, keras, variables
 from irconv_tf.keras_reader.extractors.activations import _FUNCTION_OPS
 
 
-@keras("Dense", produces=[MatMul, Add, *_FUNCTION_OPS])
 def _dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x @ kernel (+ bias) over the last axis, whatever the input's rank."""
     rank = require_rank(ctx, 0)
@@ -32,12 +31,20 @@ def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 IDENTITY = [
     keras(name, _identity, produces=[])
-    for name in ("Dropout", "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianNoise",
-                 "GaussianDropout", "AlphaDropout", "ActivityRegularization", "Identity")
+    for name in (
+        "Dropout",
+        "SpatialDropout1D",
+        "SpatialDropout2D",
+        "SpatialDropout3D",
+        "GaussianNoise",
+        "GaussianDropout",
+        "AlphaDropout",
+        "ActivityRegularization",
+        "Identity",
+    )
 ]
 
 
-@keras("Embedding", produces=[Gather, Convert])
 def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (table,) = variables(ctx, 1)[:1]
     indices = ctx.input(0)
@@ -46,7 +53,6 @@ def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), f32(ctx, table, "embeddings"), indices, i64(ctx, 0, "axis"), suffix="gather")]
 
 
-@keras("Rescaling", produces=[Multiply, Add])
 def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale = np.asarray(ctx.attrs.get("scale", 1.0), dtype=np.float32)
     offset = np.asarray(ctx.attrs.get("offset", 0.0), dtype=np.float32)
@@ -58,13 +64,14 @@ def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
 _EPSILON = 1e-7
 
 
-@keras("Normalization", produces=[Subtract, Divide, Multiply, Add])
 def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / max(sqrt(variance), epsilon), or its inverse; the statistics come from
     the config when given there, else from the adapted variables (mean, variance, count)."""
     rank = require_rank(ctx, 0)
     axis = ctx.attrs.get("axis", -1)
-    kept = [] if axis is None else normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank)
+    kept = (
+        [] if axis is None else normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank)
+    )
     if ctx.attrs.get("mean") is not None:
         mean = np.asarray(ctx.attrs.get("mean"), np.float32)
         variance = np.asarray(ctx.attrs.get("variance"), np.float32)
@@ -73,7 +80,7 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = [1] * rank
     static = ctx.input_shape(0) or (None,) * rank
     for a in kept:
-        shape[a] = static[a] if static[a] is not None else -1
+        shape[a] = static[a] or -1  # one unknown kept axis: NumPy's reshape infers it
     if mean.size != 1:
         mean, variance = mean.reshape(shape), variance.reshape(shape)
     std = np.maximum(np.sqrt(variance), np.float32(_EPSILON)).astype(np.float32)
@@ -82,3 +89,9 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return [ctx.op(Add(), scaled, f32(ctx, mean, "mean"), suffix="shift")]
     centered = ctx.op(Subtract(), ctx.input(0), f32(ctx, mean, "mean"), suffix="center")
     return [ctx.op(Divide(), centered, f32(ctx, std, "std"), suffix="scale")]
+
+
+DENSE = keras("Dense", _dense, produces=[MatMul, Add, *_FUNCTION_OPS])
+EMBEDDING = keras("Embedding", _embedding, produces=[Gather, Convert])
+RESCALING = keras("Rescaling", _rescaling, produces=[Multiply, Add])
+NORMALIZATION = keras("Normalization", _normalization, produces=[Subtract, Divide, Multiply, Add])

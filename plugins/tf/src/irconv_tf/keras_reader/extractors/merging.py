@@ -31,20 +31,17 @@ maximum = keras("Maximum", _fold(Maximum), produces=[Maximum])
 minimum = keras("Minimum", _fold(Minimum), produces=[Minimum])
 
 
-@keras("Subtract", produces=[Subtract])
 def _subtract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     first, second = _inputs(ctx)
     return [ctx.op(Subtract(), first, second, suffix="subtract")]
 
 
-@keras("Average", produces=[Add, Multiply])
 def _average(node: Node, ctx: ExtractContext) -> list[OutPort]:
     inputs = _inputs(ctx)
     total = reduce(lambda a, b: ctx.op(Add(), a, b, suffix="add"), inputs)
     return [ctx.op(Multiply(), total, f32(ctx, 1.0 / len(inputs), "inverse_count"), suffix="average")]
 
 
-@keras("Concatenate", produces=[Concat])
 def _concatenate(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx, 0))
     return [ctx.op(Concat(axis=axis), *_inputs(ctx), suffix="concat")]
@@ -53,7 +50,6 @@ def _concatenate(node: Node, ctx: ExtractContext) -> list[OutPort]:
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-@keras("Dot", produces=[Einsum, Unsqueeze, NormalizeL2])
 def _dot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """keras.layers.Dot: batch_dot over one axis of each input (axis 0 being the batch),
     as an Einsum; rank-2 inputs keep a trailing 1 as Keras' batch_dot does."""
@@ -65,8 +61,12 @@ def _dot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if 0 in axes:
         raise ctx.attrs.bad("axes", given, "a dot product over the batch axis")
     if ctx.attrs.bool("normalize", False):  # l2-normalised along the dot axes (epsilon 1e-12)
-        first = ctx.op(NormalizeL2(eps=1e-12, eps_mode="max"), first, i64(ctx, [axes[0]], "axis0"), suffix="normalized0")
-        second = ctx.op(NormalizeL2(eps=1e-12, eps_mode="max"), second, i64(ctx, [axes[1]], "axis1"), suffix="normalized1")
+        first = ctx.op(
+            NormalizeL2(eps=1e-12, eps_mode="max"), first, i64(ctx, [axes[0]], "axis0"), suffix="normalized0"
+        )
+        second = ctx.op(
+            NormalizeL2(eps=1e-12, eps_mode="max"), second, i64(ctx, [axes[1]], "axis1"), suffix="normalized1"
+        )
     letters = iter(_LETTERS[2:])
     left = ["a"] + [next(letters) for _ in range(ranks[0] - 1)]
     right = ["a"] + [next(letters) for _ in range(ranks[1] - 1)]
@@ -77,3 +77,9 @@ def _dot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(kept) == 1:
         result = ctx.op(Unsqueeze(), result, i64(ctx, [1], "axis"), suffix="keep_dims")
     return [result]
+
+
+SUBTRACT = keras("Subtract", _subtract, produces=[Subtract])
+AVERAGE = keras("Average", _average, produces=[Add, Multiply])
+CONCATENATE = keras("Concatenate", _concatenate, produces=[Concat])
+DOT = keras("Dot", _dot, produces=[Einsum, Unsqueeze, NormalizeL2])

@@ -27,7 +27,6 @@ def _axes(ctx: ExtractContext, rank: int) -> list[int]:
     return sorted(normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank))
 
 
-@keras("BatchNormalization", produces=[Multiply, Add])
 def _batch_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y = x * s + (beta - mean * s), s = gamma / sqrt(moving_variance + epsilon)."""
     rank = require_rank(ctx, 0)
@@ -47,7 +46,6 @@ def _batch_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Add(), scaled, f32(ctx, shift, "shift"), suffix="shift")]
 
 
-@keras("LayerNormalization", produces=[MVN, Multiply, Add])
 def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / sqrt(variance + epsilon) over ``axis``, then * gamma + beta."""
     rank = require_rank(ctx, 0)
@@ -59,7 +57,13 @@ def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mvn = MVN(normalize_variance=True, eps=ctx.attrs.float("epsilon", 1e-3), eps_mode="inside_sqrt")
     y = ctx.op(mvn, ctx.input(0), i64(ctx, axes, "axes"), suffix="mvn")
     if scale:
-        y = ctx.op(Multiply(), y, f32(ctx, _along(found.pop(0).astype(np.float32), axes, rank), "gamma"), suffix="gamma")
+        y = ctx.op(
+            Multiply(), y, f32(ctx, _along(found.pop(0).astype(np.float32), axes, rank), "gamma"), suffix="gamma"
+        )
     if center:
         y = ctx.op(Add(), y, f32(ctx, _along(found.pop(0).astype(np.float32), axes, rank), "beta"), suffix="beta")
     return [y]
+
+
+BATCH_NORMALIZATION = keras("BatchNormalization", _batch_normalization, produces=[Multiply, Add])
+LAYER_NORMALIZATION = keras("LayerNormalization", _layer_normalization, produces=[MVN, Multiply, Add])

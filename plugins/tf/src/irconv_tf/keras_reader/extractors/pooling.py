@@ -19,10 +19,16 @@ def _pooling(spatial: int, average: bool) -> Callable[[Node, ExtractContext], li
         strides = kernel if ctx.attrs.get("strides") is None else int_tuple(ctx, "strides", spatial)
         same = ctx.attrs.choice("padding", ["valid", "same"], "valid") == "same"
         zeros = (0,) * spatial
-        common = {"strides": strides, "kernel": kernel, "pads_begin": zeros, "pads_end": zeros,
-                  "auto_pad": "same_upper" if same else "valid", "rounding_type": "floor"}
+        common = {
+            "strides": strides,
+            "kernel": kernel,
+            "pads_begin": zeros,
+            "pads_end": zeros,
+            "auto_pad": "same_upper" if same else "valid",
+            "rounding_type": "floor",
+        }
         # Keras averages over the window's values inside the input only (TensorFlow's SAME)
-        op: Op = AvgPool(exclude_pad=True, **common) if average else MaxPool_v1(**common)  # type: ignore[arg-type]
+        op: Op = AvgPool(exclude_pad=True, **common) if average else MaxPool_v1(**common)
         return [laid_out(ctx, op, [ctx.input(0)], layout_mark(ctx, spatial + 2))]
 
     return extract

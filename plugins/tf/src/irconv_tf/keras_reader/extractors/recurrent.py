@@ -70,8 +70,9 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     count = 2 if config.get("use_bias", True) is False else 3
     found = layer(ctx).variables(under)
     if len(found) < count:
-        raise ConversionError(f"{ctx.where()}: the weights file holds {len(found)} variable(s) under {under!r}, "
-                              f"the layer needs {count}")
+        raise ConversionError(
+            f"{ctx.where()}: the weights file holds {len(found)} variable(s) under {under!r}, the layer needs {count}"
+        )
     units = int(config["units"])
     kernel, recurrent = (v.astype(np.float32) for v in found[:2])
     gates = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}[kind]
@@ -81,18 +82,26 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     if kind == "LSTM":
         order = np.concatenate([np.arange(g * units, (g + 1) * units) for g in _LSTM_GATES])
         w, r, bias = w[order], r[order], bias[order]
-        activations: tuple[str, ...] = (_activation(ctx, config, "recurrent_activation", "sigmoid"),
-                                        _activation(ctx, config, "activation", "tanh"),
-                                        _activation(ctx, config, "activation", "tanh"))
+        activations: tuple[str, ...] = (
+            _activation(ctx, config, "recurrent_activation", "sigmoid"),
+            _activation(ctx, config, "activation", "tanh"),
+            _activation(ctx, config, "activation", "tanh"),
+        )
     elif kind == "GRU":
-        activations = (_activation(ctx, config, "recurrent_activation", "sigmoid"),
-                       _activation(ctx, config, "activation", "tanh"))
+        activations = (
+            _activation(ctx, config, "recurrent_activation", "sigmoid"),
+            _activation(ctx, config, "activation", "tanh"),
+        )
         if reset_after:
             both = bias.reshape(2, 3 * units) if bias.ndim != 2 else bias
-            bias = np.concatenate([both[0, : 2 * units] + both[1, : 2 * units], both[0, 2 * units :], both[1, 2 * units :]])
+            bias = np.concatenate(
+                [both[0, : 2 * units] + both[1, : 2 * units], both[0, 2 * units :], both[1, 2 * units :]]
+            )
     else:
         activations = (_activation(ctx, config, "activation", "tanh"),)
-    return Cell(kind, units, activations, np.ascontiguousarray(w), np.ascontiguousarray(r), bias.reshape(-1), reset_after)
+    return Cell(
+        kind, units, activations, np.ascontiguousarray(w), np.ascontiguousarray(r), bias.reshape(-1), reset_after
+    )
 
 
 def _sequence(ctx: ExtractContext, cells: list[Cell], direction: str) -> list[OutPort]:
@@ -110,13 +119,13 @@ def _sequence(ctx: ExtractContext, cells: list[Cell], direction: str) -> list[Ou
     common = {"hidden_size": first.units, "activations": first.activations, "direction": direction}
     op: Op
     if first.kind == "LSTM":
-        op = LSTMSequence(**common)  # type: ignore[arg-type]
+        op = LSTMSequence(**common)
         node = ctx.add(op, [x, zeros, zeros, lengths, *weights], suffix="lstm")
     elif first.kind == "GRU":
-        op = GRUSequence(linear_before_reset=first.reset_after, **common)  # type: ignore[arg-type]
+        op = GRUSequence(linear_before_reset=first.reset_after, **common)
         node = ctx.add(op, [x, zeros, lengths, *weights], suffix="gru")
     else:
-        op = RNNSequence(**common)  # type: ignore[arg-type]
+        op = RNNSequence(**common)
         node = ctx.add(op, [x, zeros, lengths, *weights], suffix="rnn")
     return [node.out_port(i) for i in range(node.num_outputs())]
 
@@ -152,8 +161,6 @@ def _config(ctx: ExtractContext) -> dict[str, Any]:
     return {k: ctx.attrs.get(k) for k in keys if k in ctx.attrs}
 
 
-@keras("Bidirectional", produces=[LSTMSequence, GRUSequence, RNNSequence, Transpose, Reshape, ReduceSum, ReduceMean,
-                                   Multiply, Split, Squeeze, Broadcast, Concat, Gather, ShapeOf])
 def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Both directions in one bidirectional sequence op, whose backward outputs are already
     in the input's order (Keras flips them back too); merged as ``merge_mode`` says."""
@@ -197,3 +204,25 @@ _SEQ_PRODUCES = [LSTMSequence, GRUSequence, RNNSequence, Squeeze, Reverse, Broad
 LSTM = keras("LSTM", _rnn("LSTM"), produces=_SEQ_PRODUCES)
 GRU = keras("GRU", _rnn("GRU"), produces=_SEQ_PRODUCES)
 SIMPLE_RNN = keras("SimpleRNN", _rnn("SimpleRNN"), produces=_SEQ_PRODUCES)
+
+
+BIDIRECTIONAL = keras(
+    "Bidirectional",
+    _bidirectional,
+    produces=[
+        LSTMSequence,
+        GRUSequence,
+        RNNSequence,
+        Transpose,
+        Reshape,
+        ReduceSum,
+        ReduceMean,
+        Multiply,
+        Split,
+        Squeeze,
+        Broadcast,
+        Concat,
+        Gather,
+        ShapeOf,
+    ],
+)

@@ -14,7 +14,6 @@ from irconv_opset import Interpolate, Pad, Reshape, Slice, Tile, Transpose, Unsq
 from irconv_tf.keras_reader.extractors._base import channels_last, keras
 
 
-@keras("Flatten", produces=[Reshape, Transpose])
 def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[N, ...] -> [N, -1]; channels_first data is first moved to channels-last order, as Keras does."""
     rank = require_rank(ctx, 0)
@@ -24,7 +23,6 @@ def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1], "shape"), suffix="flatten")]
 
 
-@keras("Reshape", produces=[Reshape])
 def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     target = ctx.attrs.ints("target_shape")
     if any(d == 0 for d in target):
@@ -32,7 +30,6 @@ def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, [0, *target], "shape"), suffix="reshape")]
 
 
-@keras("Permute", produces=[Transpose])
 def _permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.attrs.ints("dims")
     if sorted(dims) != list(range(1, len(dims) + 1)):
@@ -40,7 +37,6 @@ def _permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), ctx.input(0), i64(ctx, [0, *dims], "perm"), suffix="permute")]
 
 
-@keras("RepeatVector", produces=[Unsqueeze, Tile])
 def _repeat_vector(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[N, D] -> [N, n, D]."""
     expanded = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "axis"), suffix="expand")
@@ -124,3 +120,7 @@ def _upsampling(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]
 PADDING = [keras(f"ZeroPadding{n}D", _zero_padding(n), produces=[Pad]) for n in (1, 2, 3)]
 CROPPING = [keras(f"Cropping{n}D", _cropping(n), produces=[Slice]) for n in (1, 2, 3)]
 UPSAMPLING = [keras(f"UpSampling{n}D", _upsampling(n), produces=[Interpolate]) for n in (1, 2, 3)]
+FLATTEN = keras("Flatten", _flatten, produces=[Reshape, Transpose])
+RESHAPE = keras("Reshape", _reshape, produces=[Reshape])
+PERMUTE = keras("Permute", _permute, produces=[Transpose])
+REPEAT_VECTOR = keras("RepeatVector", _repeat_vector, produces=[Unsqueeze, Tile])
