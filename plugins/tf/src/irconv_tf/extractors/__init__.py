@@ -19,6 +19,7 @@ def all_extractors() -> list[Extractor]:
         nn_extra,
         partition,
         quantize,
+        ragged,
         rearrange,
         reduce,
         resampling,
@@ -45,4 +46,5 @@ def all_extractors() -> list[Extractor]:
         resampling,
         sampling,
         linalg,
+        ragged,
     )
