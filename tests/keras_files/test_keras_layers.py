@@ -268,3 +268,25 @@ def test_what_the_reader_leaves_to_tensorflow_converts_right(
     got, _, notes = convert_file(path, [x], tmp_path)
     assert any("read through TensorFlow" in n for n in notes), notes
     np.testing.assert_allclose(got[0], model.predict(x, verbose=0), atol=1e-5)
+
+
+def test_sequential_built_without_an_input_layer(keras_check: Callable[..., Any]) -> None:
+    model = keras.Sequential([L.Dense(4, activation="relu"), L.Dense(2)])
+    model.build((None, 5))
+    keras_check(model)
+
+
+def test_transformer_block(keras_check: Callable[..., Any]) -> None:
+    tokens = keras.Input((6,), dtype="int32")
+    x = L.Embedding(30, 8)(tokens)
+    attended = L.MultiHeadAttention(num_heads=2, key_dim=4)(x, x)
+    x = L.LayerNormalization(epsilon=1e-6)(L.Add()([x, attended]))
+    mixed = L.Dense(8)(L.Dense(16, activation="gelu")(x))
+    x = L.LayerNormalization(epsilon=1e-6)(L.Add()([x, mixed]))
+    keras_check(keras.Model(tokens, L.Dense(3, activation="softmax")(L.GlobalAveragePooling1D()(x))))
+
+
+def test_states_feeding_other_layers(keras_check: Callable[..., Any]) -> None:
+    inputs = keras.Input((5, 3))
+    _, hidden, cell = L.LSTM(4, return_state=True)(inputs)
+    keras_check(keras.Model(inputs, L.Concatenate()([L.Dense(2)(hidden), cell])))
