@@ -65,8 +65,9 @@ def random_model(cfg: Any, seed: int = 0) -> Any:
     return transformers.AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").eval()
 
 
-def export_onnx(model: Any, path: Path) -> Decoder:
-    """``model`` with its cache as explicit inputs and outputs, exported to ``path``."""
+def export_onnx(model: Any, path: Path, dynamo: bool = False) -> Decoder:
+    """``model`` with its cache as explicit inputs and outputs, exported to ``path`` by
+    PyTorch's TorchScript-based exporter, or its dynamo-based one with ``dynamo``."""
     import torch
     from transformers import DynamicCache
 
@@ -95,12 +96,13 @@ def export_onnx(model: Any, path: Path) -> Decoder:
             return (out.logits, *present)
 
     decoder = Decoder(path, layers, kv_heads, head_dim, cfg.vocab_size)
-    batch, length, past_length = 1, 5, 3  # a non-empty past, so the trace concatenates
+    # A non-empty past, so the trace concatenates; dynamo specialises a dimension of size 1.
+    batch, length, past_length = (2 if dynamo else 1), 5, 3
     past = [torch.randn(batch, kv_heads, past_length, head_dim) for _ in range(2 * layers)]
     inputs = (
         torch.randint(0, cfg.vocab_size, (batch, length)),
         torch.ones(batch, past_length + length, dtype=torch.long),
-        torch.arange(past_length, past_length + length)[None],
+        torch.arange(past_length, past_length + length)[None].expand(batch, length),
         *past,
     )
     cache_names = decoder.cache_inputs()
@@ -118,17 +120,32 @@ def export_onnx(model: Any, path: Path) -> Decoder:
             str(path),
             input_names=["input_ids", "attention_mask", "position_ids", *cache_names],
             output_names=outputs,
-            dynamic_axes=dynamic,
-            opset_version=17,
-            dynamo=False,
+            opset_version=18 if dynamo else 17,
+            dynamo=dynamo,
+            **({"dynamic_shapes": _dynamic_shapes(layers), "optimize": True} if dynamo else {"dynamic_axes": dynamic}),
         )
     return decoder
 
 
-def exported(family: str, directory: Path, **overrides: Any) -> Decoder:
-    """A random ``family`` decoder exported into ``directory``."""
+def _dynamic_shapes(layers: int) -> dict[str, Any]:
+    """The dynamo exporter's spelling of the dynamic axes (by ``forward``'s argument names)."""
+    from torch.export import Dim
+
+    batch, sequence, total, past = (Dim(name) for name in ("batch", "sequence", "total", "past"))
+    return {
+        "input_ids": {0: batch, 1: sequence},
+        "attention_mask": {0: batch, 1: total},
+        "position_ids": {0: batch, 1: sequence},
+        "past": ({0: batch, 2: past},) * (2 * layers),
+    }
+
+
+def exported(family: str, directory: Path, dynamo: bool = False, **overrides: Any) -> Decoder:
+    """A random ``family`` decoder exported into ``directory`` (by the dynamo-based exporter
+    with ``dynamo``)."""
     import warnings
 
+    name = f"{family}_dynamo.onnx" if dynamo else f"{family}.onnx"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return export_onnx(random_model(config(family, **overrides)), directory / f"{family}.onnx")
+        return export_onnx(random_model(config(family, **overrides)), directory / name, dynamo)

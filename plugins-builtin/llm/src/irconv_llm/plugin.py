@@ -26,8 +26,9 @@ def declare_options() -> Sequence[Option[Any]]:
 @hookimpl
 def middle_transform() -> list[Transform]:
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
+    from irconv_llm.merge_equal_ops import MergeEqualOps
 
-    return [FuseSplitScaleAttention()]
+    return [FuseSplitScaleAttention(), MergeEqualOps()]
 
 
 @hookimpl
