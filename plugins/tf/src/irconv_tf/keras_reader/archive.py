@@ -53,9 +53,14 @@ def open_archive(path: Path) -> KerasArchive:
         raise NotReadable("config.json does not hold a model")
     if weights_bytes is None:
         return KerasArchive(config, None)
-    import h5py  # Keras' own dependency: only a .keras file with weights needs it
-
-    return KerasArchive(config, h5py.File(io.BytesIO(weights_bytes), "r"))
+    try:
+        import h5py  # Keras' own dependency (irconv-tf[keras]): only a .keras file with weights needs it
+    except ImportError:
+        raise NotReadable("h5py, which reads the weights, is not installed") from None
+    try:
+        return KerasArchive(config, h5py.File(io.BytesIO(weights_bytes), "r"))
+    except OSError as exc:
+        raise NotReadable(f"{WEIGHTS} is not a readable HDF5 file ({exc})") from exc
 
 
 def to_snake_case(name: str) -> str:
