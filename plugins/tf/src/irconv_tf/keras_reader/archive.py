@@ -21,6 +21,7 @@ import numpy as np
 
 CONFIG = "config.json"
 WEIGHTS = "model.weights.h5"
+METADATA = "metadata.json"
 
 
 class NotReadable(Exception):
@@ -44,6 +45,7 @@ def open_archive(path: Path) -> KerasArchive:
             if CONFIG not in names:
                 raise NotReadable(f"no {CONFIG} in the archive")
             config = json.loads(archive.read(CONFIG))
+            metadata = json.loads(archive.read(METADATA)) if METADATA in names else {}
             weights_bytes = archive.read(WEIGHTS) if WEIGHTS in names else None
             if weights_bytes is None and any(n.startswith("model.weights") for n in names):
                 raise NotReadable("weights stored in another form than model.weights.h5")
@@ -51,6 +53,9 @@ def open_archive(path: Path) -> KerasArchive:
         raise NotReadable(f"not a readable .keras zip ({type(exc).__name__}: {exc})") from exc
     if not isinstance(config, dict):
         raise NotReadable("config.json does not hold a model")
+    version = str(metadata.get("keras_version", "")) if isinstance(metadata, dict) else ""
+    if not version.startswith("3."):  # Keras 2 wrote other config forms into .keras files
+        raise NotReadable(f"saved by Keras {version or 'of an unknown version'}, not Keras 3")
     if weights_bytes is None:
         return KerasArchive(config, None)
     try:
