@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.frontend import require_rank
 from irconv_opset import Clamp, ReLU, Tanh
 
 from irconv_tflite.loader import OperatorSource, quantized
@@ -40,6 +41,18 @@ def declared_shape(ctx: ExtractContext, idx: int) -> tuple[int | None, ...] | No
     reads the data's channels here, not from the inferred shape."""
     tensor = input_tensor(ctx, idx)
     return None if tensor is None else tensor.shape
+
+
+def known_rank(ctx: ExtractContext, idx: int = 0) -> int:
+    """Input ``idx``'s rank: the inferred one, or the one the model declares when inference
+    has none (the inferred shapes of NHWC-marked operators are provisional while
+    extraction runs, and a broadcast against them can fail until the layout plugin has
+    wrapped them; every TFLite tensor declares its rank)."""
+    rank = ctx.input_rank(idx)
+    if rank is not None:
+        return rank
+    shape = declared_shape(ctx, idx)
+    return len(shape) if shape is not None else require_rank(ctx, idx)
 
 
 def fused_activation(ctx: ExtractContext, port: OutPort) -> OutPort:

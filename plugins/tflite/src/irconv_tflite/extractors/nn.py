@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, input_constant, require_rank
+from irconv.frontend import extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -39,6 +39,7 @@ from irconv_tflite.extractors._common import (
     declared_shape,
     fused_activation,
     input_tensor,
+    known_rank,
     laid_out,
     record_int8_weights,
 )
@@ -184,7 +185,7 @@ def log_softmax(node: Node, ctx: ExtractContext) -> LogSoftmax:
 
 @extractor("tflite", "L2_NORMALIZATION", produces=[NormalizeL2])
 def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    rank = require_rank(ctx)
+    rank = known_rank(ctx)
     axes = i64(ctx, [rank - 1], suffix="axes")
     return [fused_activation(ctx, ctx.op(NormalizeL2(eps=1e-6, eps_mode="max"), ctx.input(0), axes))]
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, per_axis, require_rank
+from irconv.frontend import extractor, per_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Clamp, Convert, Divide, FakeQuantize, Multiply, Round, Subtract
 
-from irconv_tflite.extractors._common import laid_out, source
+from irconv_tflite.extractors._common import known_rank, laid_out, source
 from irconv_tflite.loader import PSEUDO
 
 _BOUNDS = {ElementType.i8: (-128, 127), ElementType.u8: (0, 255), ElementType.i16: (-32768, 32767)}
@@ -29,7 +29,7 @@ def _grid(ctx: ExtractContext) -> tuple[np.ndarray, np.ndarray, ElementType]:
     zero = np.asarray(ctx.attrs.tensor("zero_point"), np.float32)
     element = ElementType(ctx.attrs.str("element_type"))
     if scale.size > 1:
-        rank = require_rank(ctx)
+        rank = known_rank(ctx)
         axis = ctx.attrs.int("axis", 0)
         scale, zero = per_axis(scale, axis, rank), per_axis(zero, axis, rank)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, input_constant, normalize_axis, require_rank
+from irconv.frontend import extractor, i64, input_constant, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -42,7 +42,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
-from irconv_tflite.extractors._common import declared_shape, fused_activation, source
+from irconv_tflite.extractors._common import declared_shape, fused_activation, known_rank, source
 from irconv_tflite.loader import ELEMENT_TYPES
 from irconv_tflite.model import TYPE_NAMES
 
@@ -68,7 +68,7 @@ def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("tflite", "CONCATENATION", produces=[Concat])
 def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    rank = require_rank(ctx)
+    rank = known_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis"), rank)
     inputs = [ctx.input(i) for i in range(len(ctx.inputs))]
     return [fused_activation(ctx, ctx.op(Concat(axis=axis), *inputs, suffix="concat"))]
@@ -130,25 +130,27 @@ def strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), end, ctx.input(3), suffix="slice")]
 
 
-@extractor("tflite", "SLICE", produces=[Slice, Convert, Add, Less, Select])
+@extractor("tflite", "SLICE", produces=[Slice, Convert, Add, Less, Select, ShapeOf])
 def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """begin and size (-1: to the end) as Slice's start/stop. Computed ones (a WHILE body
-    writing row i of a sequence) become the same arithmetic in the graph."""
+    writing row i of a sequence) become the same arithmetic in the graph, with the input's
+    own dims as the stop of a -1 size (OpenVINO 2026.4's CPU plugin sliced nothing when a
+    computed stop took the largest integer there)."""
     shape = ctx.input_shape(1)
     if shape is None or len(shape) != 1 or shape[0] is None:
         raise ctx.attrs.bad("begin", shape, "the slice's begin must be a vector of known length")
     axes = i64(ctx, np.arange(int(shape[0]), dtype=np.int64), "axes")
-    to_end = np.iinfo(np.int64).max
     begin_value, size_value = ctx.input_value(1), ctx.input_value(2)
     if begin_value is not None and size_value is not None:
         begin = np.asarray(begin_value, np.int64).reshape(-1)
         size = np.asarray(size_value, np.int64).reshape(-1)
+        to_end = np.iinfo(np.int64).max
         start, stop = i64(ctx, begin, "start"), i64(ctx, np.where(size < 0, to_end, begin + size), "stop")
     else:
         start = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="start")
         size_port = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="size")
         stop = ctx.op(Select(), ctx.op(Less(), size_port, i64(ctx, 0, "zero"), suffix="to_end"),
-                      i64(ctx, to_end, "end"), ctx.op(Add(), start, size_port, suffix="begin_plus_size"),
+                      shape_of(ctx, ctx.input(0)), ctx.op(Add(), start, size_port, suffix="begin_plus_size"),
                       suffix="stop")
     step = i64(ctx, np.ones(int(shape[0]), np.int64), "step")
     return [ctx.op(Slice(), ctx.input(0), start, stop, step, axes, suffix="slice")]
@@ -185,7 +187,7 @@ def shape(node: Node, ctx: ExtractContext) -> ShapeOf:
 
 @extractor("tflite", "PACK", produces=[Unsqueeze, Concat])
 def pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    rank = require_rank(ctx) + 1
+    rank = known_rank(ctx) + 1
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
     parts = [ctx.op(Unsqueeze(), ctx.input(i), i64(ctx, [axis], suffix="axis"), suffix=f"item{i}")
              for i in range(len(ctx.inputs))]
@@ -194,7 +196,7 @@ def pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("tflite", "UNPACK", produces=[Split, Squeeze])
 def unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    rank = require_rank(ctx)
+    rank = known_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), rank)
     count = ctx.attrs.int("num")
     split = ctx.add(Split(num_splits=count), [ctx.input(0), i64(ctx, axis, suffix="axis")], suffix="split")
@@ -245,7 +247,7 @@ def range_(node: Node, ctx: ExtractContext) -> Range:
 
 def _arg(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = require_rank(ctx)
+        rank = known_rank(ctx)
         axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
         top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=_output_type(ctx)),
                       [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
