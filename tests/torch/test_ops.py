@@ -226,6 +226,21 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "index_put_accumulate": (lambda a, i, v: torch.index_put(a, (i,), v, accumulate=True),
                              (f32(5, 4), torch.tensor([1, 4]), f32(4))),
     "prelu": (nn.PReLU(3), (f32(2, 3, 4),)),
+    # ops of torch.export's programs that are read without decomposing them
+    "to_dtype": (lambda a: a.to(torch.float32) * 1.5, (ints(2, 3),)),
+    "type_as": (lambda a, b: a.type_as(b) + b, (ints(2, 3), f32(2, 3))),
+    "new_ones": (lambda a: a + a.new_ones(2, 3), (f32(2, 3),)),
+    "new_zeros": (lambda a: a + a.new_zeros((2, 3)), (f32(2, 3),)),
+    "new_full": (lambda a: a * a.new_full((2, 3), 1.5), (f32(2, 3),)),
+    "zeros": (lambda a: a + torch.zeros(2, 3, dtype=torch.int64), (ints(2, 3),)),
+    "ones_like": (lambda a: a + torch.ones_like(a), (f32(2, 3),)),
+    "and_masks": (lambda a, b: (a > 0) & (b > 0), (f32(2, 3), f32(2, 3))),
+    "or_masks": (lambda a, b: (a > 0) | (b > 0), (f32(2, 3), f32(2, 3))),
+    "xor_ints": (lambda a, b: a ^ b, (ints(2, 3), ints(2, 3))),
+    "where_scalar_other": (lambda a: torch.where(a > 0, a, 0.5), (f32(2, 3),)),
+    "where_scalar_self": (lambda a: torch.where(a > 0, 2.0, a), (f32(2, 3),)),
+    "detach_in_place": (lambda a: (a * 2).detach_() + 1, (f32(2, 3),)),
+    "dropout_in_eval": (nn.Dropout(0.5), (f32(2, 3),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

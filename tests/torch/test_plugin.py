@@ -128,12 +128,16 @@ def test_a_keyword_the_torch_loader_does_not_take_names_those_it_takes() -> None
 
 
 def test_a_bf16_model_keeps_bf16_inputs_and_outputs(tmp_path: Path) -> None:
-    """bf16 weights are held as f32 constants; the computation converts to bf16 as torch's does."""
+    """bf16 weights stay bf16 constants (the .bin holds their bytes); the computation is bf16 as torch's is."""
     import openvino as ov
 
     model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4)).to(torch.bfloat16).eval()
     x = torch.randn(2, 16).to(torch.bfloat16)
     compiled = convert_and_compile(model, tmp_path, example_input=x)
+    saved = ov.Core().read_model(tmp_path / "model.xml")
+    matrices = {op.get_output_element_type(0) for op in saved.get_ops()
+                if op.get_type_name() == "Constant" and len(op.get_output_shape(0)) == 2}
+    assert matrices == {ov.Type.bf16}
     assert compiled.input(0).get_element_type() == ov.Type.bf16
     bits = x.view(torch.int16).numpy()
     request = compiled.create_infer_request()

@@ -1,49 +1,64 @@
-"""From a ``torch.nn.Module`` to the program irconv reads: ``torch.export`` and the
-decomposition to core ATen that keeps the ops OpenVINO has a better operation for."""
+"""From a ``torch.nn.Module`` to the program irconv reads: ``torch.export``, then the
+decomposition of the ops irconv has no extractor for (the others stay whole)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from irconv.errors import UserError
 
-#: ATen ops kept whole instead of decomposed to core ATen: OpenVINO has one operation for
-#: each (or an extractor makes a better sub-graph than the decomposition does).
-KEPT_OPS = (
-    "scaled_dot_product_attention.default",
-    "layer_norm.default", "group_norm.default", "batch_norm.default", "instance_norm.default",
-    "conv1d.default", "conv2d.default", "conv3d.default", "conv1d.padding", "conv2d.padding", "conv3d.padding",
-    "conv_transpose1d.default", "conv_transpose2d.input", "conv_transpose3d.input", "conv_transpose2d.default",
-    "conv_transpose3d.default", "conv_transpose1d.input",
-    "linear.default", "matmul.default", "embedding.default",
-    "gelu.default", "silu.default", "hardswish.default", "hardsigmoid.default", "mish.default",
-    "softplus.default", "elu.default", "leaky_relu.default", "hardtanh.default", "relu6.default",
-    "upsample_nearest1d.vec", "upsample_nearest2d.vec", "upsample_nearest3d.vec",
-    "upsample_bilinear2d.vec", "upsample_bicubic2d.vec", "upsample_linear1d.vec", "upsample_trilinear3d.vec",
-    "upsample_nearest2d.default", "upsample_bilinear2d.default",
-    "adaptive_avg_pool1d.default", "adaptive_avg_pool2d.default", "adaptive_avg_pool3d.default",
-    "pixel_shuffle.default", "lstm.input", "gru.input", "rnn_tanh.input", "rnn_relu.input",
-    "einsum.default", "flatten.using_ints",
-)
+#: In-place ops that leave their operand's values as they are: read like their out-of-place
+#: form, no functionalisation needed.
+VALUE_KEEPING_IN_PLACE = ("aten.detach_.default",)
 
 
-def kept_decompositions() -> Any:
-    """``torch.export.default_decompositions()`` without the ops in ``KEPT_OPS``."""
+def decompose_unsupported(program: Any, supported: Callable[[str], bool]) -> Any:
+    """``program`` with every op that has no extractor (``supported(op type)`` False)
+    decomposed, toward core ATen; the ops that have one stay whole, so OpenVINO's better
+    operations (attention, normalisations, convolutions, interpolation, ...) are kept.
+
+    ``torch.export`` gives a functional graph of ATen ops; when each of them has an extractor
+    and none mutates its input, the program is read as it is: ``run_decompositions``
+    re-traces the whole program, which costs as much as exporting it again."""
+    if not needs_decomposition(program, supported):
+        return program
+    return program.run_decompositions(decompositions_of_unsupported(supported))
+
+
+def needs_decomposition(program: Any, supported: Callable[[str], bool]) -> bool:
+    """Whether a call of ``program`` has no extractor or mutates an input (in-place ops)."""
+    from irconv_torch.program import is_assertion, op_name
+
+    for fx in program.graph_module.graph.nodes:
+        if fx.op == "get_attr" and not _is_tensor_attribute(program, fx):
+            return True  # a sub-graph of a higher-order op: inlined by decomposition
+        if fx.op != "call_function" or fx.target is operator.getitem or is_assertion(fx):
+            continue
+        name = op_name(fx.target)
+        schema = getattr(fx.target, "_schema", None)
+        mutates = schema is not None and schema.is_mutable and name not in VALUE_KEEPING_IN_PLACE
+        if mutates or not supported(name):
+            return True
+    return False
+
+
+def decompositions_of_unsupported(supported: Callable[[str], bool]) -> Any:
+    """``torch.export.default_decompositions()`` without the ops that have an extractor."""
     import torch
 
     table = torch.export.default_decompositions()
-    for name in KEPT_OPS:
-        packet, _, overload = name.rpartition(".")
-        op = getattr(getattr(torch.ops.aten, packet, None), overload, None)
-        if op is not None and op in table:
-            del table[op]
+    for op in [op for op in table if isinstance(op, torch._ops.OpOverload) and supported(str(op))]:
+        del table[op]
     return table
 
 
-def to_core_aten(program: Any) -> Any:
-    """``program`` decomposed to core ATen, with the ops of ``KEPT_OPS`` whole."""
-    return program.run_decompositions(kept_decompositions())
+def _is_tensor_attribute(program: Any, fx: Any) -> bool:
+    import torch
+
+    target = str(fx.target)
+    return target in program.constants or isinstance(getattr(program.graph_module, target, None), torch.Tensor)
 
 
 def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None) -> Any:

@@ -17,10 +17,9 @@ def load_file(path: Path, ctx: LoadContext) -> Graph:
     """A ``.pt2`` archive, read without unpickling (see ``irconv_torch.archive``)."""
     _require_torch()
     from irconv_torch.archive import load_program_file
-    from irconv_torch.export import to_core_aten
     from irconv_torch.program import read_program
 
-    return read_program(to_core_aten(load_program_file(path)), path.stem)
+    return read_program(_decomposed(load_program_file(path), ctx), path.stem)
 
 
 def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic_shapes: Any = None) -> Graph:
@@ -28,7 +27,7 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic
     ``ExportedProgram``."""
     import torch
 
-    from irconv_torch.export import export_module, to_core_aten
+    from irconv_torch.export import export_module
     from irconv_torch.program import read_program
 
     if isinstance(model, torch.export.ExportedProgram):
@@ -38,7 +37,17 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic
         program, name = model, "exported_program"
     else:
         program, name = export_module(model, example_input, dynamic_shapes), type(model).__name__
-    return read_program(to_core_aten(program), name)
+    return read_program(_decomposed(program, ctx), name)
+
+
+def _decomposed(program: Any, ctx: LoadContext) -> Any:
+    """``program`` with the ops no installed extractor converts decomposed (a third
+    party's extractor for an ATen op keeps that op whole too)."""
+    from irconv_torch.export import decompose_unsupported
+    from irconv_torch.program import FRAMEWORK, torch_version_code
+
+    version = torch_version_code()
+    return decompose_unsupported(program, lambda op: ctx.has_extractor(FRAMEWORK, "", op, version))
 
 
 def accepts(model: Any) -> bool:

@@ -48,6 +48,12 @@ def op_name(target: Any) -> str:
     return f"{module}.{getattr(target, '__name__', str(target))}".lstrip(".")
 
 
+def is_assertion(fx: Any) -> bool:
+    """Whether an FX call is a run-time check (``_assert_tensor_metadata``,
+    ``_assert_scalar``): no users and no value, nothing to compute."""
+    return not fx.users and fx.meta.get("val") is None
+
+
 def read_program(program: Any, name: str) -> Graph:
     """The graph of ``program``."""
     return _Reader(program, name).read()
@@ -121,8 +127,8 @@ class _Reader:
             source, index = fx.args
             self.values[fx] = self.multi[source][index]
             return
-        if not fx.users and fx.meta.get("val") is None:
-            return  # a run-time assertion (_assert_tensor_metadata, _assert_scalar): nothing to compute
+        if is_assertion(fx):
+            return
         inputs: list[OutPort | None] = []
         slots: dict[str, InputSlots] = {}
         attributes: dict[str, Any] = {}

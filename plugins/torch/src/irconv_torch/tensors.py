@@ -30,22 +30,21 @@ def element_type(dtype: Any, what: str = "tensor") -> ElementType:
 def to_numpy(tensor: Any, what: str) -> np.ndarray:
     """A NumPy array over ``tensor``'s memory (no copy for a dense CPU tensor of a NumPy dtype).
 
-    bf16 has no NumPy dtype in irconv's constants, so a bf16 tensor becomes f32 (a copy);
-    the IR's ``--compress-to-fp16`` can halve it again.
+    bf16 and f8 tensors, which NumPy has no dtype for, are viewed as ``ml_dtypes`` arrays
+    over the same bytes, so they stay bf16/f8 constants.
     """
     import torch
 
+    bit_views = {torch.bfloat16: torch.int16, torch.float8_e4m3fn: torch.uint8, torch.float8_e5m2: torch.uint8}
     data = tensor.detach()
     if isinstance(data, torch.nn.Parameter):
         data = data.data
     if data.device.type != "cpu":
         data = data.cpu()
-    if data.dtype == torch.bfloat16:
-        data = data.float()
-    elif data.dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
-        bits: np.ndarray = data.view(torch.uint8).numpy()
+    if data.dtype in bit_views:  # dtypes NumPy lacks: the same bytes, viewed as ml_dtypes' types
+        bits: np.ndarray = data.view(bit_views[data.dtype]).numpy()
         return bits.view(element_type(data.dtype, what).numpy)
-    elif str(data.dtype).removeprefix("torch.") not in _ELEMENT_TYPES:
+    if str(data.dtype).removeprefix("torch.") not in _ELEMENT_TYPES:
         raise ConversionError(f"{what} has dtype {data.dtype}, which OpenVINO IR has no element type for")
     shared: np.ndarray = data.numpy()
     return shared

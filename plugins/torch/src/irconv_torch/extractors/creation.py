@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, normalize_axis, require_rank, typed
+from irconv.frontend import aliases, extractor, i64, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -45,10 +45,33 @@ def _fill(ctx: ExtractContext, shape: OutPort) -> OutPort:
     return ctx.op(Broadcast(), value, shape, suffix="op")
 
 
-full = extractor("torch", "aten.full.default", lambda node, ctx: [_fill(ctx, as_i64_port(ctx, ints_or_port(ctx, "size"), "size"))],
-            versions=TORCH_2_5, produces=[Broadcast])
-full_like = extractor("torch", "aten.full_like.default", lambda node, ctx: [_fill(ctx, shape_of(ctx, tensor(ctx, "self")))],
-                 versions=TORCH_2_5, produces=[Broadcast])
+def _constant_fill(ctx: ExtractContext, value: float, shape: OutPort) -> OutPort:
+    return ctx.op(Broadcast(), typed(ctx, value, out_type(ctx), suffix="value"), shape, suffix="op")
+
+
+def _size(ctx: ExtractContext) -> OutPort:
+    return as_i64_port(ctx, ints_or_port(ctx, "size"), "size")
+
+
+def _shape_of_self(ctx: ExtractContext) -> OutPort:
+    return shape_of(ctx, tensor(ctx, "self"))
+
+
+full = aliases("torch", ["aten.full.default", "aten.new_full.default"], lambda node, ctx: [_fill(ctx, _size(ctx))],
+               versions=TORCH_2_5, produces=[Broadcast])
+full_like = extractor("torch", "aten.full_like.default", lambda node, ctx: [_fill(ctx, _shape_of_self(ctx))],
+                      versions=TORCH_2_5, produces=[Broadcast])
+# Values torch leaves undefined (empty) are zeros here.
+zeros = aliases("torch", ["aten.zeros.default", "aten.new_zeros.default", "aten.empty.memory_format",
+                          "aten.new_empty.default"],
+                lambda node, ctx: [_constant_fill(ctx, 0, _size(ctx))], versions=TORCH_2_5, produces=[Broadcast])
+ones = aliases("torch", ["aten.ones.default", "aten.new_ones.default"],
+               lambda node, ctx: [_constant_fill(ctx, 1, _size(ctx))], versions=TORCH_2_5, produces=[Broadcast])
+zeros_like = aliases("torch", ["aten.zeros_like.default", "aten.empty_like.default"],
+                     lambda node, ctx: [_constant_fill(ctx, 0, _shape_of_self(ctx))], versions=TORCH_2_5,
+                     produces=[Broadcast])
+ones_like = extractor("torch", "aten.ones_like.default", lambda node, ctx: [_constant_fill(ctx, 1, _shape_of_self(ctx))],
+                      versions=TORCH_2_5, produces=[Broadcast])
 
 
 @extractor("torch", "aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])

@@ -139,9 +139,9 @@ arithmetic = [
     *aliases("torch", ["aten.remainder.Tensor", "aten.remainder.Scalar"], _arithmetic(FloorMod),
              versions=TORCH_2_5, produces=[FloorMod]),
     *aliases("torch", ["aten.fmod.Tensor", "aten.fmod.Scalar"], _arithmetic(Mod), versions=TORCH_2_5, produces=[Mod]),
-    *aliases("torch", ["aten.bitwise_and.Tensor"], _arithmetic(BitwiseAnd), versions=TORCH_2_5, produces=[BitwiseAnd]),
-    *aliases("torch", ["aten.bitwise_or.Tensor"], _arithmetic(BitwiseOr), versions=TORCH_2_5, produces=[BitwiseOr]),
-    *aliases("torch", ["aten.bitwise_xor.Tensor"], _arithmetic(BitwiseXor), versions=TORCH_2_5, produces=[BitwiseXor]),
+    *aliases("torch", ["aten.bitwise_and.Tensor", "aten.__and__.Tensor"], _arithmetic(BitwiseAnd), versions=TORCH_2_5, produces=[BitwiseAnd]),
+    *aliases("torch", ["aten.bitwise_or.Tensor", "aten.__or__.Tensor"], _arithmetic(BitwiseOr), versions=TORCH_2_5, produces=[BitwiseOr]),
+    *aliases("torch", ["aten.bitwise_xor.Tensor", "aten.__xor__.Tensor"], _arithmetic(BitwiseXor), versions=TORCH_2_5, produces=[BitwiseXor]),
 ]
 comparisons = [
     *aliases("torch", ["aten.eq.Tensor", "aten.eq.Scalar"], _comparison(Equal), versions=TORCH_2_5, produces=[Equal]),
@@ -286,12 +286,16 @@ def trunc(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ----------------------------------------------------------------------------- select, clamp
 
 
-@extractor("torch", "aten.where.self", versions=TORCH_2_5, produces=[Select])
-def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``condition ? self : other``; a Python number for either is a constant of the result type."""
     element_type = out_type(ctx)
     condition = cast(ctx, tensor(ctx, "condition", ElementType.boolean), ElementType.boolean, suffix="condition")
     first, second = _operands(ctx, element_type)
     return [ctx.op(Select(), condition, first, second, suffix="op")]
+
+
+where = aliases("torch", ["aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar"],
+                _where, versions=TORCH_2_5, produces=[Select])
 
 
 @extractor("torch", "aten.masked_fill.Scalar", versions=TORCH_2_5, produces=[Select])

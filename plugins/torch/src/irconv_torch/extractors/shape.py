@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, normalize_axes, normalize_axis, require_rank
+from irconv.frontend import aliases, extractor, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -32,6 +32,7 @@ from irconv_torch.extractors._args import (
     as_i64_port,
     cast,
     fx_node,
+    is_input,
     int_or_port,
     ints_or_port,
     out_type,
@@ -46,15 +47,17 @@ def _self(ctx: ExtractContext) -> OutPort:
     return tensor(ctx, "self")
 
 
-@extractor("torch", "aten.view.default", versions=TORCH_2_5, produces=[Reshape])
-def view(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Reshape to ``size`` (``-1`` infers one dimension; symbolic sizes computed in the IR)."""
-    size = as_i64_port(ctx, ints_or_port(ctx, "size"), suffix="size")
+def _reshape(ctx: ExtractContext, argument: str) -> list[OutPort]:
+    """Reshape to the sizes of ``argument`` (``-1`` infers one dimension; symbolic sizes
+    computed in the IR)."""
+    size = as_i64_port(ctx, ints_or_port(ctx, argument), suffix="size")
     return [ctx.op(Reshape(special_zero=False), _self(ctx), size, suffix="op")]
 
 
-reshape = [extractor("torch", name, view.extract, versions=TORCH_2_5, produces=[Reshape])
-           for name in ("aten._unsafe_view.default", "aten.reshape.default")]
+view = [extractor("torch", name, lambda node, ctx: _reshape(ctx, "size"), versions=TORCH_2_5, produces=[Reshape])
+        for name in ("aten.view.default", "aten._unsafe_view.default")]
+reshape = extractor("torch", "aten.reshape.default", lambda node, ctx: _reshape(ctx, "shape"), versions=TORCH_2_5,
+                    produces=[Reshape])
 
 
 @extractor("torch", "aten.flatten.using_ints", versions=TORCH_2_5, produces=[Reshape, Concat, Slice])
@@ -221,18 +224,24 @@ def unbind(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [_self(ctx)]
+    """The first argument as it is (``self``, or ``input`` for dropout, which is inference's
+    identity)."""
+    return [tensor(ctx, "input" if is_input(ctx, "input") else "self")]
 
 
 identity = [extractor("torch", name, _identity, versions=TORCH_2_5, produces=[])
             for name in ("aten.clone.default", "aten.alias.default", "aten.contiguous.default", "aten.detach.default",
-                         "aten.lift_fresh_copy.default", "aten.dropout.default")]
+                         "aten.lift_fresh_copy.default", "aten.dropout.default", "aten.detach_.default")]
 
 
-@extractor("torch", "aten._to_copy.default", versions=TORCH_2_5, produces=[Convert])
-def to_copy(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _to_type(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A copy, maybe to another dtype (device and layout do not matter to the IR)."""
     return [cast(ctx, _self(ctx), out_type(ctx), suffix="op")]
+
+
+to_copy = aliases("torch", ["aten._to_copy.default", "aten.to.dtype", "aten.to.device", "aten.to.dtype_layout",
+                            "aten.to.other", "aten.type_as.default"], _to_type, versions=TORCH_2_5,
+                  produces=[Convert])
 
 
 @extractor("torch", "aten.constant_pad_nd.default", versions=TORCH_2_5, produces=[Pad])
