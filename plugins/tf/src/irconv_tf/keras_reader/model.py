@@ -190,10 +190,8 @@ class GraphBuilder:
             self.shapes.setdefault(ref, shape)
         produced: dict[Ref, OutPort] = {}
         pending: list[tuple[dict[str, Any], int, dict[str, Any]]] = []
-        by_name = {}
         for layer in layers:
             name = _name(layer)
-            by_name[name] = layer
             if layer.get("class_name") == "InputLayer":
                 position = [i for i, ref in enumerate(input_refs) if ref[0] == name]
                 if inputs is not None and position:

@@ -42,6 +42,9 @@ def read_keras(path: Path, ctx: LoadContext) -> Graph:
     archive = open_archive(path)
     try:
         graph = build_graph(archive, path.stem)
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        # a config in another shape than Keras 3 writes: Keras itself says what is wrong
+        raise NotReadable(f"config.json in an unexpected form ({type(exc).__name__}: {exc})") from exc
     finally:
         archive.close()
     for node in graph.nodes():

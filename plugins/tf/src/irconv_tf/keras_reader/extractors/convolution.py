@@ -62,6 +62,8 @@ def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
             op = Convolution(**_geometry(ctx, spatial))
         else:
             out = kernel.shape[0]
+            if groups < 1 or out % groups:
+                raise ctx.attrs.bad("groups", groups, f"does not divide the kernel's {out} filters")
             kernel = kernel.reshape(groups, out // groups, *kernel.shape[1:])
             op = GroupConvolution(**_geometry(ctx, spatial))
         y = laid_out(ctx, op, [ctx.input(0), f32(ctx, np.ascontiguousarray(kernel), "kernel")], layout_mark(ctx, rank))

@@ -54,10 +54,18 @@ def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    scale = np.asarray(ctx.attrs.get("scale", 1.0), dtype=np.float32)
-    offset = np.asarray(ctx.attrs.get("offset", 0.0), dtype=np.float32)
+    scale, offset = (_floats(ctx, name, default) for name, default in (("scale", 1.0), ("offset", 0.0)))
     scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, scale, "scale"), suffix="scale")
     return [ctx.op(Add(), scaled, f32(ctx, offset, "offset"), suffix="offset")]
+
+
+def _floats(ctx: ExtractContext, name: str, default: float) -> np.ndarray:
+    """A number or (nested) list of numbers of the config, as a float32 array."""
+    value = ctx.attrs.get(name, default)
+    try:
+        return np.asarray(value, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ctx.attrs.bad(name, value, "expected a number or a list of numbers") from None
 
 
 #: keras.backend.epsilon(), the floor of Normalization's standard deviation
@@ -73,8 +81,9 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         [] if axis is None else normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank)
     )
     if ctx.attrs.get("mean") is not None:
-        mean = np.asarray(ctx.attrs.get("mean"), np.float32)
-        variance = np.asarray(ctx.attrs.get("variance"), np.float32)
+        mean, variance = _floats(ctx, "mean", 0.0), _floats(ctx, "variance", 1.0)
+        if mean.shape != variance.shape:
+            raise ctx.attrs.bad("variance", ctx.attrs.get("variance"), "not the shape of mean")
     else:
         mean, variance = (v.astype(np.float32) for v in variables(ctx, 2)[:2])
     shape = [1] * rank
@@ -82,7 +91,10 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     for a in kept:
         shape[a] = static[a] or -1  # one unknown kept axis: NumPy's reshape infers it
     if mean.size != 1:
-        mean, variance = mean.reshape(shape), variance.reshape(shape)
+        try:
+            mean, variance = mean.reshape(shape), variance.reshape(shape)
+        except ValueError:
+            raise ctx.attrs.bad("axis", axis, f"statistics of shape {mean.shape} do not fit the input") from None
     std = np.maximum(np.sqrt(variance), np.float32(_EPSILON)).astype(np.float32)
     if ctx.attrs.bool("invert", False):
         scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, std, "std"), suffix="scale")

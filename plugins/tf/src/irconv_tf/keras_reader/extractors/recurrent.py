@@ -73,10 +73,20 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
         raise ConversionError(
             f"{ctx.where()}: the weights file holds {len(found)} variable(s) under {under!r}, the layer needs {count}"
         )
-    units = int(config["units"])
+    units = config.get("units")
+    if not isinstance(units, int) or isinstance(units, bool) or units < 1:
+        raise ctx.attrs.bad("units", units, "expected a positive integer")
     kernel, recurrent = (v.astype(np.float32) for v in found[:2])
     gates = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}[kind]
     bias = found[2].astype(np.float32) if count == 3 else np.zeros((gates * units,), np.float32)
+    bias_size = (2 if kind == "GRU" and config.get("reset_after", True) is not False else 1) * gates * units
+    if kernel.ndim != 2 or kernel.shape[1] != gates * units or recurrent.shape != (units, gates * units) or (
+        bias.size != bias_size
+    ):
+        raise ConversionError(
+            f"{ctx.where()}: the weights under {under!r} ({kernel.shape}, {recurrent.shape}, {bias.shape}) "
+            f"do not fit a {kind} of {units} units"
+        )
     w, r = kernel.T, recurrent.T
     reset_after = kind == "GRU" and bool(config.get("reset_after", True))
     if kind == "LSTM":

@@ -46,23 +46,27 @@ def _repeat_vector(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _pairs(ctx: ExtractContext, name: str, spatial: int) -> list[tuple[int, int]]:
     """Keras' padding/cropping argument: n, (a, b) per axis, or ((a0, b0), (a1, b1), ...)."""
     value: Any = ctx.attrs.get(name)
-    if isinstance(value, int):
+    if _is_int(value) and value >= 0:
         return [(value, value)] * spatial
     if not isinstance(value, (list, tuple)):
-        raise ctx.attrs.bad(name, value, "expected an integer or a list")
-    if spatial == 1 and len(value) == 2 and all(isinstance(v, int) for v in value):
-        return [(int(value[0]), int(value[1]))]
+        raise ctx.attrs.bad(name, value, "expected a non-negative integer or a list")
+    if spatial == 1 and len(value) == 2 and all(_is_int(v) and v >= 0 for v in value):
+        return [(value[0], value[1])]
     if len(value) != spatial:
         raise ctx.attrs.bad(name, value, f"expected {spatial} entries")
     pairs = []
     for entry in value:
-        if isinstance(entry, int):
+        if _is_int(entry) and entry >= 0:
             pairs.append((entry, entry))
-        elif isinstance(entry, (list, tuple)) and len(entry) == 2:
-            pairs.append((int(entry[0]), int(entry[1])))
+        elif isinstance(entry, (list, tuple)) and len(entry) == 2 and all(_is_int(v) and v >= 0 for v in entry):
+            pairs.append((entry[0], entry[1]))
         else:
-            raise ctx.attrs.bad(name, value, "expected pairs of integers")
+            raise ctx.attrs.bad(name, value, "expected pairs of non-negative integers")
     return pairs
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _spatial_axes(ctx: ExtractContext, spatial: int) -> list[int]:
