@@ -12,8 +12,10 @@ from irconv_opset import (
     Equal,
     FloorMod,
     Gather,
+    Greater,
     Multiply,
     NonZero,
+    Range,
     ReduceProd,
     ReduceSum,
     Reshape,
@@ -54,46 +56,42 @@ def _sparse_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseReshape(indices [N, R], shape [R], new_shape [R']): the dense positions of the
     entries stay, so each index row becomes a linear offset in ``shape`` and is spelt out
     again in the new shape; a -1 in ``new_shape`` takes what the other dims leave."""
-    old_rank = _static_length(ctx, 1)
-    new_rank = _static_length(ctx, 2)
     old_shape, new_shape = ctx.input(1), ctx.input(2)
-    total = ctx.op(ReduceProd(keep_dims=True), old_shape, i64(ctx, [0], "axis0"), suffix="total")
+    axis0 = i64(ctx, [0], "axis0")
+    total = ctx.op(ReduceProd(keep_dims=True), old_shape, axis0, suffix="total")
     inferred = ctx.op(Equal(), new_shape, i64(ctx, -1, "minus_one"), suffix="inferred")
     given = ctx.op(Select(), inferred, i64(ctx, 1, "one"), new_shape, suffix="given")
-    known = ctx.op(ReduceProd(keep_dims=True), given, i64(ctx, [0], "axis0"), suffix="known")
+    known = ctx.op(ReduceProd(keep_dims=True), given, axis0, suffix="known")
     missing = ctx.op(Divide(), total, known, suffix="missing")
     out_shape = ctx.op(Select(), inferred, missing, new_shape, suffix="output_shape")
     offsets = ctx.op(
         ReduceSum(keep_dims=False),
-        ctx.op(Multiply(), ctx.input(0), _strides(ctx, old_shape, old_rank, "old"), suffix="scaled"),
+        ctx.op(Multiply(), ctx.input(0), _strides(ctx, old_shape, "old"), suffix="scaled"),
         i64(ctx, [1], "axis1"),
         suffix="offsets",
     )
     column = ctx.op(Unsqueeze(), offsets, i64(ctx, [1], "axis1"), suffix="offset_column")
-    quotient = ctx.op(Divide(), column, _strides(ctx, out_shape, new_rank, "new"), suffix="quotient")
+    quotient = ctx.op(Divide(), column, _strides(ctx, out_shape, "new"), suffix="quotient")
     indices = ctx.op(FloorMod(), quotient, out_shape, suffix="output_indices")
     return [indices, out_shape]
 
 
-def _static_length(ctx: ExtractContext, idx: int) -> int:
-    shape = ctx.input_shape(idx)
-    if shape is None or len(shape) != 1 or shape[0] is None:
-        raise ctx.attrs.bad(f"input {idx}", shape, "a shape vector of static length is needed")
-    return int(shape[0])
-
-
-def _strides(ctx: ExtractContext, shape: OutPort, rank: int, suffix: str) -> OutPort:
-    """Row-major strides of ``shape`` (i64 [rank]): stride[r] = prod(shape[r + 1:])."""
-    strides = [i64(ctx, [1], f"{suffix}_last_stride")]
-    for r in range(rank - 1, 0, -1):
-        dim = ctx.op(Gather(batch_dims=0), shape, i64(ctx, [r], f"{suffix}_dim{r}"), i64(ctx, 0, "axis"))
-        strides.insert(0, ctx.op(Multiply(), strides[0], dim, suffix=f"{suffix}_stride{r - 1}"))
-    if len(strides) == 1:
-        return strides[0]
-    return ctx.op(Concat(axis=0), *strides, suffix=f"{suffix}_strides")
+def _strides(ctx: ExtractContext, shape: OutPort, suffix: str) -> OutPort:
+    """Row-major strides of ``shape`` (i64 [R], R known or not): stride[r] = prod(shape[c]
+    for c > r), the product of each row of an [R, R] matrix holding shape[c] where c > r, else 1."""
+    count = ctx.op(Squeeze(), shape_of(ctx, shape, f"{suffix}_rank"), i64(ctx, [0], "axis0"))
+    axis = ctx.op(Range(output_type=I64), i64(ctx, 0, "zero"), count, i64(ctx, 1, "one"), suffix=f"{suffix}_axes")
+    later = ctx.op(
+        Greater(),
+        ctx.op(Unsqueeze(), axis, i64(ctx, [0], "axis0")),
+        ctx.op(Unsqueeze(), axis, i64(ctx, [1], "axis1")),
+        suffix=f"{suffix}_later",
+    )
+    factors = ctx.op(Select(), later, shape, i64(ctx, 1, "one"), suffix=f"{suffix}_factors")
+    return ctx.op(ReduceProd(keep_dims=False), factors, i64(ctx, [1], "axis1"), suffix=f"{suffix}_strides")
 
 
 EXTRACTORS = [
     tf("DynamicPartition", _dynamic_partition, produces=[Reshape, Equal, NonZero, Gather]),
-    tf("SparseReshape", _sparse_reshape, produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod]),
+    tf("SparseReshape", _sparse_reshape, produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod, Range]),
 ]
