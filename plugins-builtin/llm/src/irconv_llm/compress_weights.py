@@ -34,9 +34,9 @@ class CompressWeights(Transform):
     gather. A MatMul reading ``[input, output]`` weights gets them transposed and
     ``transpose_b``. With a 4-bit format the embedding and the last projection stay int8
     (``--all-layers`` puts them in 4 bits too); ``--ratio`` below 1 fills the 4-bit share
-    of the candidates' weights up to ``ratio`` with the layers 4 bits cost least: the
-    smallest growth of squared weight error per weight from int8 to 4 bits (a layer that
-    would overflow the share is skipped, a smaller one may still fit).
+    of the candidates' weights up to ``ratio`` with the layers int8 represents worst (the
+    largest mean squared int8 error of an output channel, NNCF's data-free criterion); the
+    others stay int8.
     """
 
     id = "llm.compress_weights"
@@ -81,12 +81,12 @@ class CompressWeights(Transform):
         kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
         ratio = ctx.options.get(RATIO)
         candidates = [site for site in sites if id(site) not in kept]
-        four_bit = {id(site): quantize(site, primary) for site in candidates}
+        eight_bit: dict[int, Quantization] = {}
         if ratio < 1.0:
             eight_bit = {id(site): quantize(site, BACKUP) for site in candidates}
-            chosen = {id(site) for site in _most_tolerant(candidates, four_bit, eight_bit, ratio)}
-            four_bit = {key: params for key, params in four_bit.items() if key in chosen}
-        return [(site, four_bit.get(id(site)) or quantize(site, BACKUP)) for site in sites]
+            candidates = _four_bit_share(candidates, eight_bit, ratio)
+        four_bit = {id(site): quantize(site, primary) for site in candidates}
+        return [(site, four_bit.get(id(site)) or eight_bit.get(id(site)) or quantize(site, BACKUP)) for site in sites]
 
 
 def _quantize(site: WeightSite, scheme: Scheme, fp16_compressed: bool) -> Quantization:
@@ -99,18 +99,17 @@ def _quantize(site: WeightSite, scheme: Scheme, fp16_compressed: bool) -> Quanti
     return params
 
 
-def _most_tolerant(
-    candidates: list[WeightSite], four_bit: dict[int, Quantization], eight_bit: dict[int, Quantization], ratio: float
-) -> list[WeightSite]:
-    """Candidates for 4 bits, least error growth per weight first, up to ``ratio`` of the weights."""
+def _four_bit_share(candidates: list[WeightSite], eight_bit: dict[int, Quantization], ratio: float) -> list[WeightSite]:
+    """Candidates for 4 bits, up to ``ratio`` of the weights: those int8 represents worst first.
 
-    def growth(site: WeightSite) -> float:
-        return (four_bit[id(site)].squared_error - eight_bit[id(site)].squared_error) / max(site.parameters, 1)
-
+    The sensitivity is NNCF's data-free one: a layer whose int8 error is small (the largest
+    mean squared error of an output channel) is the one int8 keeps accurate, so it is the one
+    that stays int8; layers int8 represents poorly lose less by going to 4 bits. A layer
+    that would overflow the share is skipped, a smaller one may still fit."""
     budget = ratio * sum(site.parameters for site in candidates)
     chosen: list[WeightSite] = []
     held = 0
-    for site in sorted(candidates, key=growth):
+    for site in sorted(candidates, key=lambda site: -eight_bit[id(site)].worst_row_error):
         if held + site.parameters <= budget:
             chosen.append(site)
             held += site.parameters

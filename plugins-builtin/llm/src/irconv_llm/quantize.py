@@ -79,12 +79,15 @@ class Scheme:
 @dataclass(frozen=True)
 class Quantization:
     """Per (row, group) scales ``[rows, groups, 1]`` and, asymmetric, zero points (same shape,
-    held as ``int16`` levels); ``squared_error``: ``sum((w - dequantized)**2)``."""
+    held as ``int16`` levels); ``squared_error``: ``sum((w - dequantized)**2)``;
+    ``worst_row_error``: the largest mean of ``(w - dequantized)**2`` over one row (output
+    channel)."""
 
     scheme: Scheme
     scale: np.ndarray
     zero_point: np.ndarray | None
     squared_error: float
+    worst_row_error: float = 0.0
 
     @property
     def groups(self) -> int:
@@ -132,6 +135,7 @@ def quantization(weights: Weights, scheme: Scheme, scale_dtype: np.dtype | type 
     scale = np.empty((rows, groups, 1), np.float32)
     zero_point = None if scheme.symmetric else np.empty((rows, groups, 1), np.int16)
     squared_error = 0.0
+    worst_row_error = 0.0
     for start, stop in row_ranges(rows, cols):
         block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
         best_error = np.full((stop - start, groups, 1), np.inf)
@@ -144,7 +148,8 @@ def quantization(weights: Weights, scheme: Scheme, scale_dtype: np.dtype | type 
                 np.copyto(zero_point[start:stop], block_zero, where=better)
             np.minimum(group_error, best_error, out=best_error)
         squared_error += float(best_error.sum())
-    return Quantization(scheme, scale, zero_point, squared_error)
+        worst_row_error = max(worst_row_error, float(best_error.sum(axis=(1, 2)).max()) / max(cols, 1))
+    return Quantization(scheme, scale, zero_point, squared_error, worst_row_error)
 
 
 def _squared_error(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
