@@ -9,6 +9,7 @@ from irconv.plugins import Extractor
 def all_extractors() -> list[Extractor]:
     from irconv_tf.extractors import (
         array,
+        combined_nms,
         composite,
         control,
         detection,
@@ -47,4 +48,5 @@ def all_extractors() -> list[Extractor]:
         sampling,
         linalg,
         ragged,
+        combined_nms,
     )
