@@ -290,3 +290,11 @@ def test_states_feeding_other_layers(keras_check: Callable[..., Any]) -> None:
     inputs = keras.Input((5, 3))
     _, hidden, cell = L.LSTM(4, return_state=True)(inputs)
     keras_check(keras.Model(inputs, L.Concatenate()([L.Dense(2)(hidden), cell])))
+
+
+def test_rescaling_uint8_images(keras_check: Callable[..., Any]) -> None:
+    import numpy as np
+
+    model = _model((4, 4, 3), L.Rescaling(1 / 255.0), L.Conv2D(2, 3), dtype="uint8")
+    images = np.random.default_rng(0).integers(0, 256, (2, 4, 4, 3)).astype(np.uint8)
+    keras_check(model, inputs=[images])

@@ -295,6 +295,8 @@ def _call_arguments(inbound: Any, layer: str) -> tuple[list[str], list[Ref], dic
     arguments: list[str] = []
     refs: list[Ref] = []
     for value in inbound.get("args") or []:
+        if value is not None and not _has_tensor(value):
+            raise NotReadable(f"layer {layer!r} is called with {value!r} as a positional argument")
         for _, ref in _tensors(value, ""):
             arguments.append(str(len(arguments)))  # positional tensors, lists flattened
             refs.append(ref)

@@ -14,7 +14,7 @@ from irconv.frontend import extractor, f32, i64
 from irconv.graph import OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Add, Reshape
+from irconv_opset import Add, Convert, Reshape
 
 from irconv_tf.extractors._base import laid_out as tf_laid_out
 from irconv_tf.keras_reader import FRAMEWORK
@@ -64,6 +64,14 @@ def channels_last(ctx: ExtractContext) -> bool:
 def layout_mark(ctx: ExtractContext, rank: int) -> str | None:
     """The layout plugin's mark for a channels-last op of this rank, or None."""
     return CHANNELS_LAST[rank] if channels_last(ctx) else None
+
+
+def as_float32(ctx: ExtractContext, port: OutPort) -> OutPort:
+    """``port`` in float32, the compute dtype of a float32 policy, for the layers that cast
+    their input to it (Rescaling, Normalization: uint8 images, float64 data)."""
+    if port.data.element_type in (ElementType.f32, ElementType.dynamic):
+        return port
+    return ctx.op(Convert(destination_type=ElementType.f32), port, suffix="as_float32")
 
 
 def laid_out(

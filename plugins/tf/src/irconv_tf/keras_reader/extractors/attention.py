@@ -51,6 +51,8 @@ def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mixed = ctx.op(Transpose(), mixed, i64(ctx, [0, 2, 1, 3], "perm"), suffix="heads_last")
     output = record.variables("output_dense")
     kernel = output[0].astype(np.float32)
+    if kernel.ndim != 3:
+        raise ctx.attrs.bad("output_shape", ctx.attrs.get("output_shape"), "an output of more than one feature axis")
     heads, size = kernel.shape[:2]
     mixed = ctx.op(Reshape(special_zero=True), mixed, i64(ctx, [0, 0, heads * size], "merge_heads"), suffix="merged")
     y = ctx.op(MatMul(), mixed, f32(ctx, kernel.reshape(heads * size, -1), "output_dense/kernel"), suffix="output")

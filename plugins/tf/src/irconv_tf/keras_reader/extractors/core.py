@@ -9,7 +9,7 @@ from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Divide, Gather, MatMul, Multiply, Subtract
 
-from irconv_tf.keras_reader.extractors._base import finish, keras, variables
+from irconv_tf.keras_reader.extractors._base import as_float32, finish, keras, variables
 from irconv_tf.keras_reader.extractors.activations import _FUNCTION_OPS
 
 
@@ -55,7 +55,7 @@ def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale, offset = (_floats(ctx, name, default) for name, default in (("scale", 1.0), ("offset", 0.0)))
-    scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, scale, "scale"), suffix="scale")
+    scaled = ctx.op(Multiply(), as_float32(ctx, ctx.input(0)), f32(ctx, scale, "scale"), suffix="scale")
     return [ctx.op(Add(), scaled, f32(ctx, offset, "offset"), suffix="offset")]
 
 
@@ -96,14 +96,15 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         except ValueError:
             raise ctx.attrs.bad("axis", axis, f"statistics of shape {mean.shape} do not fit the input") from None
     std = np.maximum(np.sqrt(variance), np.float32(_EPSILON)).astype(np.float32)
+    x = as_float32(ctx, ctx.input(0))
     if ctx.attrs.bool("invert", False):
-        scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, std, "std"), suffix="scale")
+        scaled = ctx.op(Multiply(), x, f32(ctx, std, "std"), suffix="scale")
         return [ctx.op(Add(), scaled, f32(ctx, mean, "mean"), suffix="shift")]
-    centered = ctx.op(Subtract(), ctx.input(0), f32(ctx, mean, "mean"), suffix="center")
+    centered = ctx.op(Subtract(), x, f32(ctx, mean, "mean"), suffix="center")
     return [ctx.op(Divide(), centered, f32(ctx, std, "std"), suffix="scale")]
 
 
 DENSE = keras("Dense", _dense, produces=[MatMul, Add, *_FUNCTION_OPS])
 EMBEDDING = keras("Embedding", _embedding, produces=[Gather, Convert])
-RESCALING = keras("Rescaling", _rescaling, produces=[Multiply, Add])
-NORMALIZATION = keras("Normalization", _normalization, produces=[Subtract, Divide, Multiply, Add])
+RESCALING = keras("Rescaling", _rescaling, produces=[Multiply, Add, Convert])
+NORMALIZATION = keras("Normalization", _normalization, produces=[Subtract, Divide, Multiply, Add, Convert])
