@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from irconv import ExtractContext
-from irconv.frontend import f32
+from irconv.frontend import f32, i64
 from irconv.graph import OutPort
 from irconv_opset import (
     Clamp,
@@ -18,6 +18,8 @@ from irconv_opset import (
     HSwish,
     LogSoftmax,
     Mish,
+    Multiply,
+    Negative,
     PReLU,
     ReLU,
     Selu,
@@ -25,6 +27,8 @@ from irconv_opset import (
     SoftMax,
     SoftPlus,
     SoftSign,
+    Split,
+    Subtract,
     Swish,
     Tanh,
 )
@@ -48,8 +52,26 @@ def _leaky_relu(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
     return ctx.op(PReLU(), x, f32(ctx, [0.2], "slope"), suffix=suffix)  # keras.activations.leaky_relu's default
 
 
+def _log_sigmoid(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
+    """-softplus(-x)."""
+    softplus = ctx.op(SoftPlus(), ctx.op(Negative(), x, suffix=f"{suffix}/negated"), suffix=f"{suffix}/softplus")
+    return ctx.op(Negative(), softplus, suffix=suffix)
+
+
+def _tanh_shrink(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
+    return ctx.op(Subtract(), x, ctx.op(Tanh(), x, suffix=f"{suffix}/tanh"), suffix=suffix)
+
+
+def _glu(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
+    """a * sigmoid(b), a and b the halves of the last axis."""
+    halves = ctx.add(Split(num_splits=2), [x, i64(ctx, -1, f"{suffix}/axis")], suffix=f"{suffix}/halves")
+    gate = ctx.op(Sigmoid(), halves.out_port(1), suffix=f"{suffix}/gate")
+    return ctx.op(Multiply(), halves.out_port(0), gate, suffix=suffix)
+
+
 #: The functions ``keras.activations.get`` knows by name (``hard_silu`` and ``silu`` being
-#: Keras' names for hard_swish and swish), whose opset form is exact.
+#: Keras' names for hard_swish and swish), whose opset form is exact. The others (sparsemax,
+#: soft_shrink, threshold, ...) send the file to TensorFlow.
 FUNCTIONS: dict[str, Activation | None] = {
     "linear": None,
     "relu": _op(ReLU),
@@ -71,7 +93,38 @@ FUNCTIONS: dict[str, Activation | None] = {
     "exponential": _op(Exp),
     "mish": _op(Mish),
     "leaky_relu": _leaky_relu,
+    "celu": _op(lambda: Elu(alpha=1.0)),  # celu's default alpha 1 makes it elu
+    "hard_tanh": _op(lambda: Clamp(min=-1.0, max=1.0)),
+    "log_sigmoid": _log_sigmoid,
+    "tanh_shrink": _tanh_shrink,
+    "glu": _glu,
 }
+
+
+#: The ops the functions above emit (the ``produces`` of every layer with an ``activation``).
+FUNCTION_OPS = [
+    Clamp,
+    Elu,
+    Exp,
+    Gelu,
+    HSigmoid,
+    HSwish,
+    LogSoftmax,
+    Mish,
+    Multiply,
+    Negative,
+    PReLU,
+    ReLU,
+    Selu,
+    Sigmoid,
+    SoftMax,
+    SoftPlus,
+    SoftSign,
+    Split,
+    Subtract,
+    Swish,
+    Tanh,
+]
 
 
 def known(spec: Any) -> bool:

@@ -9,51 +9,19 @@ from irconv.graph import Node, OutPort
 from irconv_opset import (
     Clamp,
     Elu,
-    Exp,
-    Gelu,
     Greater,
-    HSigmoid,
-    HSwish,
-    LogSoftmax,
     Minimum,
-    Mish,
     Multiply,
     Negative,
     PReLU,
     ReLU,
     Select,
-    Selu,
-    Sigmoid,
     SoftMax,
-    SoftPlus,
-    SoftSign,
     Subtract,
-    Swish,
-    Tanh,
 )
 
 from irconv_tf.keras_reader.extractors._base import keras, layer, variables
-from irconv_tf.keras_reader.extractors.activation_functions import activate
-
-_FUNCTION_OPS = [
-    Clamp,
-    Elu,
-    Exp,
-    Gelu,
-    HSigmoid,
-    HSwish,
-    LogSoftmax,
-    Mish,
-    PReLU,
-    ReLU,
-    Selu,
-    Sigmoid,
-    SoftMax,
-    SoftPlus,
-    SoftSign,
-    Swish,
-    Tanh,
-]
+from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS, activate
 
 
 def _activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -115,7 +83,7 @@ def _softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(SoftMax(axis=axes[0]), ctx.input(0), suffix="softmax")]
 
 
-ACTIVATION = keras("Activation", _activation, produces=_FUNCTION_OPS)
+ACTIVATION = keras("Activation", _activation, produces=FUNCTION_OPS)
 RELU = keras("ReLU", _relu, produces=[ReLU, Clamp, Greater, Select, Minimum, Negative, Multiply, Subtract])
 LEAKY_RELU = keras("LeakyReLU", _leaky_relu, produces=[PReLU])
 PRELU = keras("PReLU", _prelu, produces=[PReLU])

@@ -26,9 +26,9 @@ from irconv_tf.keras_reader.extractors._base import (
     layout_mark,
     variables,
 )
-from irconv_tf.keras_reader.extractors.activations import _FUNCTION_OPS
+from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
-_PRODUCES = [Convolution, GroupConvolution, Add, *_FUNCTION_OPS]
+_PRODUCES = [Convolution, GroupConvolution, Add, *FUNCTION_OPS]
 
 
 def _padding(ctx: ExtractContext, kernel: tuple[int, ...], dilations: tuple[int, ...]) -> dict[str, object]:

@@ -10,7 +10,7 @@ from irconv.types import ElementType
 from irconv_opset import Add, Convert, Divide, Gather, MatMul, Multiply, Subtract
 
 from irconv_tf.keras_reader.extractors._base import as_float32, finish, keras, variables
-from irconv_tf.keras_reader.extractors.activations import _FUNCTION_OPS
+from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
 
 def _dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -104,7 +104,7 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Divide(), centered, f32(ctx, std, "std"), suffix="scale")]
 
 
-DENSE = keras("Dense", _dense, produces=[MatMul, Add, *_FUNCTION_OPS])
+DENSE = keras("Dense", _dense, produces=[MatMul, Add, *FUNCTION_OPS])
 EMBEDDING = keras("Embedding", _embedding, produces=[Gather, Convert])
 RESCALING = keras("Rescaling", _rescaling, produces=[Multiply, Add, Convert])
 NORMALIZATION = keras("Normalization", _normalization, produces=[Subtract, Divide, Multiply, Add, Convert])

@@ -80,8 +80,11 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     gates = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}[kind]
     bias = found[2].astype(np.float32) if count == 3 else np.zeros((gates * units,), np.float32)
     bias_size = (2 if kind == "GRU" and config.get("reset_after", True) is not False else 1) * gates * units
-    if kernel.ndim != 2 or kernel.shape[1] != gates * units or recurrent.shape != (units, gates * units) or (
-        bias.size != bias_size
+    if (
+        kernel.ndim != 2
+        or kernel.shape[1] != gates * units
+        or recurrent.shape != (units, gates * units)
+        or (bias.size != bias_size)
     ):
         raise ConversionError(
             f"{ctx.where()}: the weights under {under!r} ({kernel.shape}, {recurrent.shape}, {bias.shape}) "
