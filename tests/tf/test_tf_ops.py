@@ -418,7 +418,7 @@ def cases() -> dict[str, Case]:
 
 #: Further op families, one module each (``tests/tf/op_cases_<family>.py``): each defines
 #: ``op_cases(case_type) -> {TF op: Case}`` and may define ``NO_ZERO_SIZE`` ({op: reason}).
-OP_CASE_FAMILIES = ("composite", "scatter", "nn_extra", "fourier", "partition", "sampling", "resampling", "linalg", "ragged", "combined_nms")
+OP_CASE_FAMILIES = ("composite", "scatter", "nn_extra", "fourier", "partition", "sampling", "resampling", "linalg", "ragged", "combined_nms", "sets")
 
 
 def _family_modules() -> list[Any]:

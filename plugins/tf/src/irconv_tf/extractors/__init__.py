@@ -26,6 +26,7 @@ def all_extractors() -> list[Extractor]:
         resampling,
         sampling,
         scatter,
+        sets,
         tensor_list,
     )
 
@@ -49,4 +50,5 @@ def all_extractors() -> list[Extractor]:
         linalg,
         ragged,
         combined_nms,
+        sets,
     )
