@@ -115,7 +115,9 @@ def as_f32(weights: Weights) -> np.ndarray:
     """The values of (a block of) ``weights`` as an f32 array."""
     if isinstance(weights, DeferredProduct):
         weights = weights.materialize()
-    return np.asarray(weights, np.float32)
+    # One contiguous copy: a block of a transposed view ([in, out] weights) is strided, and
+    # every range tried would walk those strides again (several times slower).
+    return np.ascontiguousarray(weights, np.float32)
 
 
 def mapped_base(weights: Weights) -> np.ndarray:
