@@ -18,7 +18,7 @@ from irconv.ops.source import MappingAttributes
 from irconv.types import ElementType, MaybeShape
 
 from irconv_tf.keras_reader import FRAMEWORK
-from irconv_tf.keras_reader.archive import KerasArchive, NotReadable, read_group, weight_groups
+from irconv_tf.keras_reader.archive import KerasArchive, NotReadable, weight_groups
 
 MODEL_CLASSES = ("Functional", "Sequential")
 _TENSOR = "__keras_tensor__"
@@ -268,7 +268,7 @@ class GraphBuilder:
         config = layer.get("config")
         if not isinstance(config, dict):
             raise NotReadable(f"layer {name!r} has no config")
-        record = KerasLayer(name, class_name, read_group(self.archive.weights, weight_path), arguments, call, shapes)
+        record = KerasLayer(name, class_name, self.archive.weights.under(weight_path), arguments, call, shapes)
         op = SourceOp(
             framework=FRAMEWORK,
             op_type=class_name,

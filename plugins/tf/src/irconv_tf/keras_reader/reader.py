@@ -45,8 +45,6 @@ def read_keras(path: Path, ctx: LoadContext) -> Graph:
     except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
         # a config in another shape than Keras 3 writes: Keras itself says what is wrong
         raise NotReadable(f"config.json in an unexpected form ({type(exc).__name__}: {exc})") from exc
-    finally:
-        archive.close()
     for node in graph.nodes():
         op = node.op
         if isinstance(op, SourceOp) and op.framework == FRAMEWORK:
