@@ -65,3 +65,14 @@ def test_an_unknown_layer_class_is_one_line(saved, tmp_path):
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Conv2DX" in lines[0], done.stderr
+
+
+def test_a_required_argument_set_to_null_is_one_line_naming_the_layer(saved, tmp_path):
+    broken = tmp_path / "null.keras"
+    _with_config(saved, broken, lambda layers: layers[2]["config"].update(pool_size=None))
+    done = _convert(broken, tmp_path)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'pool'" in lines[0] and "pool_size" in lines[0], done.stderr
+    assert "bug" not in lines[0]
+    assert not (tmp_path / "o.xml").exists()

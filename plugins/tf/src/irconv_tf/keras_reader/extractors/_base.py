@@ -44,14 +44,15 @@ def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarr
     return found
 
 
-def int_tuple(
-    ctx: ExtractContext, name: str, length: int, default: int | Sequence[int] | None = None
-) -> tuple[int, ...]:
-    """Keras' ``int or tuple of ints`` argument, as ``length`` ints."""
-    value = default if name not in ctx.attrs and default is not None else ctx.attrs.get(name)
+def int_tuple(ctx: ExtractContext, name: str, length: int, default: int | None = None) -> tuple[int, ...]:
+    """Keras' ``int or tuple of ints`` argument, as ``length`` ints (``default`` for each
+    when the config leaves it out; without a default it is required)."""
+    if name not in ctx.attrs and default is not None:
+        return (default,) * length
+    value = ctx.attrs.get(name)
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * length
-    values = ctx.attrs.ints(name) if name in ctx.attrs else [int(v) for v in cast(Sequence[int], value)]
+    values = ctx.attrs.ints(name)  # a list of ints, or the error naming the layer and the argument
     if len(values) != length:
         raise ctx.attrs.bad(name, values, f"expected {length} values")
     return tuple(values)
