@@ -87,14 +87,14 @@ def child(name: str) -> dict[str, Any]:
                 problem = compare(expected, actual)
             except Exception as exc:  # a failure is this tool's row, not the sweep's end
                 seconds = time.perf_counter() - start
-                problem = f"{type(exc).__name__}: {_first_line(exc)}"
+                problem = f"{type(exc).__name__}: {_first_lines(exc)}"
         report[tool] = {"ok": not problem, "seconds": seconds, "problem": problem}
     return report
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
-    return lines[0][:200] if lines else ""
+def _first_lines(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    return " / ".join(lines[:3])[:300]
 
 
 def run_family(name: str, timeout: float) -> dict[str, Any]:

@@ -222,7 +222,8 @@ TRANSFORMERS: tuple[Family, ...] = (
     Family("mobilevit", "transformers", _vision("MobileViTModel", "MobileViTConfig", size=64, image_size=64,
                                                 hidden_sizes=[32, 48, 64], neck_hidden_sizes=[8, 16, 24, 32, 48, 64, 80])),
     Family("efficientnet", "transformers", _vision("EfficientNetModel", "EfficientNetConfig", size=64, image_size=64,
-                                                   width_coefficient=0.25, depth_coefficient=0.25)),
+                                                   width_coefficient=0.25, depth_coefficient=0.25,
+                                                   hidden_dim=320)),
     Family("segformer", "transformers", _vision("SegformerModel", "SegformerConfig", size=64, hidden_sizes=[16, 32, 48, 64],
                                                 num_attention_heads=[1, 2, 2, 4], depths=[1, 1, 1, 1])),
     Family("detr", "transformers", _detr),
@@ -246,7 +247,7 @@ TRANSFORMERS: tuple[Family, ...] = (
                                              num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
                                              vocab_size=512, max_position_embeddings=64)),
     Family("qwen3", "transformers", _text("Qwen3Model", "Qwen3Config", decoder=True, head_dim=16, **SMALL_DECODER)),
-    Family("phi3", "transformers", _text("Phi3Model", "Phi3Config", decoder=True, **SMALL_DECODER)),
+    Family("phi3", "transformers", _text("Phi3Model", "Phi3Config", decoder=True, pad_token_id=0, **SMALL_DECODER)),
 )
 
 

@@ -241,6 +241,18 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "where_scalar_self": (lambda a: torch.where(a > 0, 2.0, a), (f32(2, 3),)),
     "detach_in_place": (lambda a: (a * 2).detach_() + 1, (f32(2, 3),)),
     "dropout_in_eval": (nn.Dropout(0.5), (f32(2, 3),)),
+    # sorting, and results whose length depends on the values
+    "sort": (lambda a: torch.sort(a, dim=1), (f32(3, 6),)),
+    "sort_descending_stable": (lambda a: torch.sort(a, dim=0, descending=True, stable=True), (ints(5, 3, high=3),)),
+    "argsort": (lambda a: torch.argsort(a, dim=-1), (f32(4, 5),)),
+    "argsort_descending": (lambda a: torch.argsort(a, dim=0, descending=True), (f32(4, 5),)),
+    "topk_of_the_length": (lambda a: torch.topk(a, a.shape[1] // 2, dim=1), (f32(3, 6),)),
+    "mask_index": (lambda a: a[a > 0], (f32(3, 4),)),
+    "mask_index_inner": (lambda a: a[:, a[0] > 0], (f32(3, 6),)),
+    "mask_index_two_axes": (lambda a, m: a[m], (f32(3, 4, 2), torch.rand(3, 4) > 0.5)),
+    "masked_select_broadcast": (lambda a, m: torch.masked_select(a, m), (f32(3, 4), torch.rand(4) > 0.5)),
+    "nonzero": (lambda a: torch.nonzero(a > 0), (f32(3, 4),)),
+    "unique": (lambda a: torch.unique(a, return_inverse=True, return_counts=True), (ints(3, 5, high=4),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

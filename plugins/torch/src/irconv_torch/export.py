@@ -29,17 +29,20 @@ def decompose_unsupported(program: Any, supported: Callable[[str], bool]) -> Any
 
 def needs_decomposition(program: Any, supported: Callable[[str], bool]) -> bool:
     """Whether a call of ``program`` has no extractor or mutates an input (in-place ops)."""
-    from irconv_torch.program import is_assertion, op_name
+    from irconv_torch.program import live_nodes, op_name
 
-    for fx in program.graph_module.graph.nodes:
+    graph = program.graph_module.graph
+    live = live_nodes(graph)
+    for fx in graph.nodes:
         if fx.op == "get_attr" and not _is_tensor_attribute(program, fx):
             return True  # a sub-graph of a higher-order op: inlined by decomposition
-        if fx.op != "call_function" or fx.target is operator.getitem or is_assertion(fx):
+        if fx.op != "call_function" or fx.target is operator.getitem:
             continue
         name = op_name(fx.target)
         schema = getattr(fx.target, "_schema", None)
-        mutates = schema is not None and schema.is_mutable and name not in VALUE_KEEPING_IN_PLACE
-        if mutates or not supported(name):
+        if schema is not None and schema.is_mutable and name not in VALUE_KEEPING_IN_PLACE:
+            return True  # a mutation counts even unused: its operand is what changes
+        if fx in live and not supported(name):
             return True
     return False
 

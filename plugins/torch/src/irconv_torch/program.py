@@ -48,10 +48,18 @@ def op_name(target: Any) -> str:
     return f"{module}.{getattr(target, '__name__', str(target))}".lstrip(".")
 
 
-def is_assertion(fx: Any) -> bool:
-    """Whether an FX call is a run-time check (``_assert_tensor_metadata``,
-    ``_assert_scalar``): no users and no value, nothing to compute."""
-    return not fx.users and fx.meta.get("val") is None
+def live_nodes(graph: Any) -> set[Any]:
+    """The FX nodes the outputs depend on. Run-time checks (``_assert_scalar``,
+    ``_assert_tensor_metadata``) and the size arithmetic only they use are left out:
+    nothing of theirs reaches the IR."""
+    output = next(node for node in reversed(graph.nodes) if node.op == "output")
+    live, pending = {output}, [output]
+    while pending:
+        for source in pending.pop().all_input_nodes:
+            if source not in live:
+                live.add(source)
+                pending.append(source)
+    return live
 
 
 def read_program(program: Any, name: str) -> Graph:
@@ -68,6 +76,7 @@ class _Reader:
         self.version = torch_version_code()
         self.bounds = _symbol_bounds(program)
         self.names = _module_names(program.graph_module.graph)
+        self.live = live_nodes(program.graph_module.graph)
 
     def read(self) -> Graph:
         from torch.export.graph_signature import InputKind
@@ -127,7 +136,7 @@ class _Reader:
             source, index = fx.args
             self.values[fx] = self.multi[source][index]
             return
-        if is_assertion(fx):
+        if fx not in self.live:
             return
         inputs: list[OutPort | None] = []
         slots: dict[str, InputSlots] = {}

@@ -18,11 +18,13 @@ from irconv_opset import (
     GatherND,
     GreaterEqual,
     LessEqual,
+    NonZero,
     Range,
     Reshape,
     Select,
     Subtract,
     Transpose,
+    Unique,
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
@@ -134,18 +136,16 @@ def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(GatherElements(axis=axis), tensor(ctx, "self"), tensor(ctx, "index"), suffix="op")]
 
 
-@extractor("torch", "aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast])
+@extractor("torch", "aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast, NonZero])
 def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``x[i0, i1, ...]`` with integer index tensors (None keeps an axis). One index is a
-    Gather; several are broadcast together and stacked for a GatherND over the indexed axes
-    moved to the front. As in NumPy, the broadcast index dims replace the indexed axes when
-    those are adjacent, and lead the result otherwise. Boolean masks are refused (the
-    result's shape would depend on the values)."""
+    """``x[i0, i1, ...]`` with index tensors (None keeps an axis). One index is a Gather;
+    several are broadcast together and stacked for a GatherND over the indexed axes moved to
+    the front. As in NumPy, the broadcast index dims replace the indexed axes when those are
+    adjacent, and lead the result otherwise. A boolean mask over ``k`` axes is the ``k``
+    integer indices of its True elements (NonZero), so its length depends on the values."""
     data = tensor(ctx, "self")
     rank = require_rank(ctx, 0)
-    given = [(axis, port) for axis, port in enumerate(tensors(ctx, "indices")) if port is not None]
-    if any(port.data.element_type is ElementType.boolean for _, port in given):
-        raise ConversionError(f"{ctx.where()}: indexing with a boolean mask (a data-dependent shape)")
+    given = _integer_indices(ctx, tensors(ctx, "indices"))
     if len(given) == 1:
         axis, port = given[0]
         return [ctx.op(Gather(), data, port, i64(ctx, axis), suffix="op")]
@@ -171,3 +171,64 @@ def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = [index_rank + i for i in range(first)] + list(range(index_rank)) + \
         [index_rank + i for i in range(first, len(rest))]
     return [ctx.op(Transpose(), gathered, i64(ctx, order, suffix="back_order"), suffix="back")]
+
+
+def _integer_indices(ctx: ExtractContext, indices: list[OutPort | None]) -> list[tuple[int, OutPort]]:
+    """``(axis, integer index)`` for each index given; a boolean mask of rank ``k`` covers
+    ``k`` axes and gives one index per axis (the rows of its NonZero)."""
+    found: list[tuple[int, OutPort]] = []
+    axis = 0
+    for number, port in enumerate(indices):
+        if port is None:
+            axis += 1
+        elif port.data.element_type in (ElementType.boolean, ElementType.u8):
+            shape = port.data.shape
+            if shape is None:
+                raise ConversionError(f"{ctx.where()}: the rank of boolean index {number} is unknown")
+            rows = _nonzero_rows(ctx, port, suffix=f"mask{number}")
+            for row in range(len(shape)):
+                found.append((axis, ctx.op(Gather(), rows, i64(ctx, row), i64(ctx, 0), suffix=f"mask{number}_{row}")))
+                axis += 1
+        else:
+            found.append((axis, port))
+            axis += 1
+    return found
+
+
+def _nonzero_rows(ctx: ExtractContext, mask: OutPort, suffix: str) -> OutPort:
+    """NonZero of ``mask``: ``[rank, count]`` i64 coordinates, ``count`` known at run time."""
+    return ctx.op(NonZero(output_type=ElementType.i64), mask, suffix=suffix)
+
+
+@extractor("torch", "aten.nonzero.default", versions=TORCH_2_5, produces=[NonZero, Transpose])
+def nonzero(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The coordinates of the non-zero elements, one row each (``[count, rank]``)."""
+    rows = _nonzero_rows(ctx, tensor(ctx, "self"), suffix="coordinates")
+    return [ctx.op(Transpose(), rows, i64(ctx, [1, 0], suffix="order"), suffix="op")]
+
+
+@extractor("torch", "aten.masked_select.default", versions=TORCH_2_5, produces=[NonZero, GatherND, Broadcast])
+def masked_select(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The elements of ``self`` where ``mask`` (both broadcast together) is True, flat."""
+    data, mask = tensor(ctx, "self"), tensor(ctx, "mask")
+    mask = cast(ctx, mask, ElementType.boolean, suffix="mask")
+    zero = ctx.const(np.zeros((), data.data.element_type.numpy), suffix="zero")
+    shape = shape_of(ctx, ctx.op(Add(), ctx.op(Select(), mask, zero, zero, suffix="mask_shape"), data,
+                                 suffix="common"), suffix="shape")
+    full_mask = ctx.op(Broadcast(), mask, shape, suffix="full_mask")
+    coordinates = ctx.op(Transpose(), _nonzero_rows(ctx, full_mask, suffix="coordinates"), i64(ctx, [1, 0]),
+                         suffix="rows")
+    return [ctx.op(GatherND(batch_dims=0), ctx.op(Broadcast(), data, shape, suffix="full"), coordinates,
+                   suffix="op")]
+
+
+@extractor("torch", "aten._unique2.default", versions=TORCH_2_5, produces=[Unique, Reshape])
+def unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The distinct values of the flattened ``self`` (sorted ascending, as torch's CPU
+    kernel gives them whether or not ``sorted`` is asked), the index of each element's value
+    among them (``self``'s shape) and each value's count."""
+    data = tensor(ctx, "self")
+    found = ctx.add(Unique(sorted=True, index_element_type=ElementType.i64, count_element_type=ElementType.i64),
+                    [data], suffix="op")
+    inverse = ctx.op(Reshape(special_zero=False), found.out_port(2), shape_of(ctx, data), suffix="inverse")
+    return [found.out_port(0), inverse, found.out_port(3)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, normalize_axes, normalize_axis, require_rank, typed
+from irconv.frontend import aliases, extractor, i64, normalize_axes, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -31,7 +31,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
-from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
+from irconv_torch.extractors._args import TORCH_2_5, cast, int_or_port, out_type, tensor
 
 
 def _axes(ctx: ExtractContext, name: str = "dim") -> list[int]:
@@ -137,12 +137,36 @@ argmin = extractor("torch", "aten.argmin.default", lambda node, ctx: [_top_one(c
 
 @extractor("torch", "aten.topk.default", versions=TORCH_2_5, produces=[TopK])
 def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ``k`` (maybe symbolic) largest or smallest along ``dim``, and their indices."""
     axis = normalize_axis(ctx, ctx.attrs.int("dim", -1), require_rank(ctx, 0))
     mode = "max" if ctx.attrs.bool("largest", True) else "min"
     order = "value" if ctx.attrs.bool("sorted", True) else "none"
+    k = int_or_port(ctx, "k")
+    count = k if isinstance(k, OutPort) else i64(ctx, k, suffix="k")
     top = ctx.add(TopK(axis=axis, mode=mode, sort=order, index_element_type=ElementType.i64, stable=True),
-                  [tensor(ctx, "self"), i64(ctx, ctx.attrs.int("k"), suffix="k")], suffix="op")
+                  [tensor(ctx, "self"), count], suffix="op")
     return [top.out_port(0), top.out_port(1)]
+
+
+def _sorted(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
+    """Values and indices of ``self`` sorted along ``dim``: a stable TopK of the whole axis
+    (descending is "max" mode); a 0-d tensor is its own sort."""
+    data = tensor(ctx, "self")
+    rank = require_rank(ctx, 0)
+    if rank == 0:
+        return data, typed(ctx, 0, ElementType.i64, suffix="index")
+    axis = normalize_axis(ctx, ctx.attrs.int("dim", -1), rank)
+    length = ctx.op(Gather(), shape_of(ctx, data), i64(ctx, axis, suffix="axis"), i64(ctx, 0), suffix="length")
+    mode = "max" if ctx.attrs.bool("descending", False) else "min"
+    top = ctx.add(TopK(axis=axis, mode=mode, sort="value", index_element_type=ElementType.i64, stable=True),
+                  [data, length], suffix="op")
+    return top.out_port(0), top.out_port(1)
+
+
+sort = aliases("torch", ["aten.sort.default", "aten.sort.stable"], lambda node, ctx: list(_sorted(ctx)),
+               versions=TORCH_2_5, produces=[TopK, Gather])
+argsort = aliases("torch", ["aten.argsort.default", "aten.argsort.stable"], lambda node, ctx: [_sorted(ctx)[1]],
+                  versions=TORCH_2_5, produces=[TopK, Gather])
 
 
 @extractor("torch", "aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum])

@@ -223,6 +223,13 @@ def unbind(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), p, i64(ctx, [axis]), suffix=f"item{i}") for i, p in enumerate(parts)]
 
 
+@extractor("torch", "aten.copy.default", versions=TORCH_2_5, produces=[Broadcast, Convert])
+def copy(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``self`` overwritten by ``src``: ``src`` broadcast to ``self``'s shape, in its dtype."""
+    source = cast(ctx, tensor(ctx, "src"), out_type(ctx), suffix="src")
+    return [ctx.op(Broadcast(), source, shape_of(ctx, _self(ctx)), suffix="op")]
+
+
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The first argument as it is (``self``, or ``input`` for dropout, which is inference's
     identity)."""
