@@ -33,12 +33,14 @@ def layer(ctx: ExtractContext) -> KerasLayer:
 
 
 def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarray]:
-    """The first ``count`` variables of the layer (or of its sub-object ``under``)."""
+    """The layer's (or its sub-object ``under``'s) variables, which must be ``count``: a
+    config whose switches (use_bias, center, scale) disagree with the weights is refused
+    rather than read with its variables shifted."""
     found = layer(ctx).variables(under)
-    if len(found) < count:
+    if len(found) != count:
         where = f" under {under!r}" if under else ""
         raise ConversionError(
-            f"{ctx.where()}: the weights file holds {len(found)} variable(s){where}, the layer needs {count}: "
+            f"{ctx.where()}: the weights file holds {len(found)} variable(s){where}, the layer's config needs {count}: "
             "is model.weights.h5 from this model?"
         )
     return found

@@ -63,7 +63,7 @@ def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """alpha has the input's shape without the batch (1 along shared axes): given the
     data's rank, it broadcasts as NumPy does (a 1-D slope would mean the IR's channel axis 1)."""
     rank = require_rank(ctx, 0)
-    (alpha,) = variables(ctx, 1)[:1]
+    (alpha,) = variables(ctx, 1)
     slope = alpha.astype(np.float32).reshape((1,) * (rank - alpha.ndim) + alpha.shape)
     return [ctx.op(PReLU(), ctx.input(0), f32(ctx, slope, "alpha"), suffix="prelu")]
 

@@ -6,17 +6,22 @@ import math
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.frontend import f32, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import Add, MatMul, Multiply, Reshape, SoftMax, Transpose
 
-from irconv_tf.keras_reader.extractors._base import keras, layer
+from irconv_tf.keras_reader.extractors._base import keras, layer, variables
 
 
 def _project(ctx: ExtractContext, x: OutPort, which: str, use_bias: bool) -> OutPort:
     """EinsumDense ``abc,cde->abde`` as x @ kernel[c, d*e] + bias, then [N, heads, T, e]."""
-    found = layer(ctx).variables(which)
+    found = variables(ctx, 2 if use_bias else 1, which)
     kernel = found[0].astype(np.float32)
+    if kernel.ndim != 3:
+        raise ConversionError(
+            f"{ctx.where()}: {which} kernel of shape {kernel.shape}, expected [features, heads, size]"
+        )
     dim, heads, size = kernel.shape
     y = ctx.op(MatMul(), x, f32(ctx, kernel.reshape(dim, heads * size), f"{which}/kernel"), suffix=f"{which}/matmul")
     if use_bias:
@@ -49,7 +54,7 @@ def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     weights = ctx.op(SoftMax(axis=-1), scores, suffix="attention")
     mixed = ctx.op(MatMul(), weights, v, suffix="context")
     mixed = ctx.op(Transpose(), mixed, i64(ctx, [0, 2, 1, 3], "perm"), suffix="heads_last")
-    output = record.variables("output_dense")
+    output = variables(ctx, 2 if use_bias else 1, "output_dense")
     kernel = output[0].astype(np.float32)
     if kernel.ndim != 3:
         raise ctx.attrs.bad("output_shape", ctx.attrs.get("output_shape"), "an output of more than one feature axis")

@@ -46,7 +46,7 @@ IDENTITY = [
 
 
 def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    (table,) = variables(ctx, 1)[:1]
+    (table,) = variables(ctx, 1)
     indices = ctx.input(0)
     if not ctx.input_type(0).is_integer:  # Keras casts the indices to int32
         indices = ctx.op(Convert(destination_type=ElementType.i32), indices, suffix="indices")
@@ -85,7 +85,7 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         if mean.shape != variance.shape:
             raise ctx.attrs.bad("variance", ctx.attrs.get("variance"), "not the shape of mean")
     else:
-        mean, variance = (v.astype(np.float32) for v in variables(ctx, 2)[:2])
+        mean, variance = (v.astype(np.float32) for v in variables(ctx, 3)[:2])  # adapted: mean, variance, count
     shape = [1] * rank
     static = ctx.input_shape(0) or (None,) * rank
     for a in kept:

@@ -36,7 +36,7 @@ from irconv_opset import (
     Transpose,
 )
 
-from irconv_tf.keras_reader.extractors._base import keras, layer
+from irconv_tf.keras_reader.extractors._base import keras, variables
 
 #: Activations the IR's sequence ops compute (their ``activations`` attribute)
 SEQUENCE_ACTIVATIONS = frozenset({"sigmoid", "tanh", "relu"})
@@ -68,11 +68,7 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     if config.get("stateful"):
         raise ctx.attrs.bad("stateful", True, "stateful recurrent layers")
     count = 2 if config.get("use_bias", True) is False else 3
-    found = layer(ctx).variables(under)
-    if len(found) < count:
-        raise ConversionError(
-            f"{ctx.where()}: the weights file holds {len(found)} variable(s) under {under!r}, the layer needs {count}"
-        )
+    found = variables(ctx, count, under)
     units = config.get("units")
     if not isinstance(units, int) or isinstance(units, bool) or units < 1:
         raise ctx.attrs.bad("units", units, "expected a positive integer")
