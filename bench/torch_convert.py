@@ -4,7 +4,7 @@ Each model (built in the child from a fixed seed: a ResNet-18-shaped CNN, a Mobi
 style CNN, BERT and Llama from small ``transformers`` configs with random weights) is
 converted in a separate process by ``irconv.convert_model(module, example_input=...)`` +
 ``irconv.save_model`` and by ``openvino.convert_model(module, example_input=...)`` +
-``openvino.save_model``, alternating the order every round. Both keep f32 weights. The
+``openvino.save_model``, each tool first in turn. Both keep f32 weights. The
 table gives the median whole-process wall time, the conversion call's own median time
 (torch import and model construction excluded), the largest peak RSS (``os.wait4``), and
 the median CPU latency of each tool's IR (``compile_model(..., "CPU")``, f32 inference
@@ -12,6 +12,7 @@ precision, same inputs, compared within 1e-3).
 
     python bench/torch_convert.py                 # 3 rounds
     python bench/torch_convert.py --rounds 5 --models resnet18 bert
+    python bench/torch_convert.py --baseline-src /tmp/old/plugins/torch/src   # and an older irconv-torch
 """
 
 from __future__ import annotations
@@ -115,11 +116,16 @@ print(json.dumps({"convert": seconds}))
 MODELS = ("resnet18", "mobilenet_v3_style", "bert", "llama")
 
 
-def run(tool: str, model: str, out: Path) -> tuple[float, float, float]:
-    """Whole-process wall seconds, the conversion call's seconds, peak RSS in MiB."""
+def run(tool: str, model: str, out: Path, baseline_src: str | None) -> tuple[float, float, float]:
+    """Whole-process wall seconds, the conversion call's seconds, peak RSS in MiB.
+    ``irconv-baseline`` is irconv with ``baseline_src`` (another irconv-torch source tree)
+    ahead of the installed one on the path."""
+    env = dict(os.environ)
+    if tool == "irconv-baseline":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [baseline_src, env.get("PYTHONPATH")]))
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, tool, model, str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, tool.removesuffix("-baseline"), model, str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     stdout = proc.stdout.read().decode() if proc.stdout else ""
@@ -153,17 +159,20 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=50, help="inferences per latency measurement")
     parser.add_argument("--models", nargs="*", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--baseline-src", help="an irconv-torch source folder (its src/) measured as a third "
+                                               "tool, irconv-baseline, in the same rounds")
     args = parser.parse_args()
+    tools = ("irconv", "ovc") + (("irconv-baseline",) if args.baseline_src else ())
     work = Path(tempfile.mkdtemp(prefix="torch_bench_"))
     print("| model | tool | process s (median) | convert_model s (median) | peak RSS MiB | IR latency ms | max abs diff vs torch |")
     print("|---|---|---|---|---|---|---|")
     try:
         for model in args.models:
             results: dict[str, dict[str, list[float]]] = {t: {"wall": [], "convert": [], "peak": []}
-                                                          for t in ("irconv", "ovc")}
+                                                          for t in tools}
             for round_ in range(args.rounds):
-                for tool in (("irconv", "ovc") if round_ % 2 == 0 else ("ovc", "irconv")):
-                    wall, convert, peak = run(tool, model, work / f"{model}_{tool}.xml")
+                for tool in tools[round_ % len(tools):] + tools[:round_ % len(tools)]:  # each tool first in turn
+                    wall, convert, peak = run(tool, model, work / f"{model}_{tool}.xml", args.baseline_src)
                     for key, value in (("wall", wall), ("convert", convert), ("peak", peak)):
                         results[tool][key].append(value)
             import torch
