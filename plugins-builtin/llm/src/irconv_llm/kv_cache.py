@@ -3,7 +3,9 @@
 Exporters name the pairs alike: Hugging Face ONNX exports ``past_key_values.3.key`` /
 ``present.3.key``, others ``past.3`` / ``present.3`` or ``past_key_values_3_key`` /
 ``present_key_values_3_key``. A name is split into its cache prefix and the rest; an input
-and an output with the same rest are one cache tensor. Its layout is found from the
+and an output with the same rest are one cache tensor. An input with no output so named
+(``torch.export`` programs name outputs after their nodes) is paired with the one output
+computed as a Concat that reads it. Its layout is found from the
 input's shape: the batch is the first dynamic dimension, the sequence the second.
 """
 
@@ -66,7 +68,7 @@ def find_cache(graph: Graph) -> list[CacheTensor]:
         key = _key(_PAST, name)
         if key is None:
             continue
-        present = outputs.get(key)
+        present = outputs.get(key) or _concatenation_of(graph, node)
         if present is None:
             raise UserError(
                 f"--stateful: model input {name!r} looks like a past KV cache tensor, but no output is its "
@@ -80,6 +82,20 @@ def find_cache(graph: Graph) -> list[CacheTensor]:
             "cache.N) with outputs present.N.key/value; without a cache the model cannot be made stateful"
         )
     return found
+
+
+def _concatenation_of(graph: Graph, past: Node) -> Node | None:
+    """The one output computed as ``Concat(past, new entries)``, for models whose outputs
+    carry no names of their own (a ``torch.export`` program names them after its nodes)."""
+    source = past.out_port(0)
+    found = [
+        result
+        for result in graph.results()
+        if (producer := result.in_port(0).get_source()) is not None
+        and producer.node.type == "Concat"
+        and any(port.get_source() == source for port in producer.node.in_ports() if port.is_connected())
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _cache_tensor(name: str, past: Node, present: Node) -> CacheTensor:
