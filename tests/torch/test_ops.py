@@ -37,6 +37,17 @@ def positive(*shape: int) -> torch.Tensor:
     return torch.rand(*shape) + 0.1
 
 
+def _add_in_place(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    before = x.sum()
+    x += y  # later uses of x see the sum; the sum taken before does not
+    return x * before
+
+
+def _add_into_first_row(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    x[0].add_(y)  # writes through a view: torch's functionalisation is needed
+    return x
+
+
 X = f32(2, 3, 8, 8)
 CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     # arithmetic, with promotion
@@ -239,6 +250,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "xor_ints": (lambda a, b: a ^ b, (ints(2, 3), ints(2, 3))),
     "where_scalar_other": (lambda a: torch.where(a > 0, a, 0.5), (f32(2, 3),)),
     "where_scalar_self": (lambda a: torch.where(a > 0, 2.0, a), (f32(2, 3),)),
+    "relu_in_place": (nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True), nn.Linear(4, 2)), (f32(3, 4),)),
+    "add_in_place_then_used": (lambda a, b: _add_in_place(a * 2, b), (f32(2, 3), f32(2, 3))),
+    "add_in_place_into_a_view": (lambda a, b: _add_into_first_row(a * 2, b), (f32(2, 3), f32(3))),
     "detach_in_place": (lambda a: (a * 2).detach_() + 1, (f32(2, 3),)),
     "dropout_in_eval": (nn.Dropout(0.5), (f32(2, 3),)),
     # sorting, and results whose length depends on the values

@@ -19,9 +19,10 @@ def decompose_unsupported(program: Any, supported: Callable[[str], bool]) -> Any
     decomposed, toward core ATen; the ops that have one stay whole, so OpenVINO's better
     operations (attention, normalisations, convolutions, interpolation, ...) are kept.
 
-    ``torch.export`` gives a functional graph of ATen ops; when each of them has an extractor
-    and none mutates its input, the program is read as it is: ``run_decompositions``
-    re-traces the whole program, which costs as much as exporting it again."""
+    When each op of the program ``torch.export`` gives has an extractor, and its in-place ops
+    can be read as new values (``irconv_torch.program.in_place_as_value``), the program is read
+    as it is: ``run_decompositions`` re-traces the whole program, which costs about as much as
+    exporting it again."""
     if not needs_decomposition(program, supported):
         return program
     return program.run_decompositions(decompositions_of_unsupported(supported))
@@ -29,7 +30,7 @@ def decompose_unsupported(program: Any, supported: Callable[[str], bool]) -> Any
 
 def needs_decomposition(program: Any, supported: Callable[[str], bool]) -> bool:
     """Whether a call of ``program`` has no extractor or mutates an input (in-place ops)."""
-    from irconv_torch.program import live_nodes, op_name
+    from irconv_torch.program import in_place_as_value, live_nodes, op_name
 
     graph = program.graph_module.graph
     live = live_nodes(graph)
@@ -41,7 +42,9 @@ def needs_decomposition(program: Any, supported: Callable[[str], bool]) -> bool:
         name = op_name(fx.target)
         schema = getattr(fx.target, "_schema", None)
         if schema is not None and schema.is_mutable and name not in VALUE_KEEPING_IN_PLACE:
-            return True  # a mutation counts even unused: its operand is what changes
+            name = in_place_as_value(fx)  # read as a new value of its operand, or functionalised
+            if name is None or not supported(name):
+                return True  # a mutation counts even unused: its operand is what changes
         if fx in live and not supported(name):
             return True
     return False

@@ -48,12 +48,43 @@ def op_name(target: Any) -> str:
     return f"{module}.{getattr(target, '__name__', str(target))}".lstrip(".")
 
 
+def in_place_as_value(fx: Any) -> str | None:
+    """The out-of-place op type (``aten.add.Tensor``) of an in-place call
+    (``aten.add_.Tensor``, ``x += y``, ``ReLU(inplace=True)``) that can be read as a new value
+    of its operand, None for any other call.
+
+    That holds when only ``self`` is written and no other tensor can see the write: ``self``
+    is computed by a call that is not a view, and no view of it is taken. Every later use of
+    ``self`` then reads the new value (the reader rebinds it); anything else needs torch's
+    functionalisation (``run_decompositions``)."""
+    schema = getattr(fx.target, "_schema", None)
+    if schema is None or not schema.is_mutable or not fx.args:
+        return None
+    written = [a for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    if len(written) != 1 or written[0].name != "self" or schema.arguments[0].name != "self":
+        return None
+    operand = fx.args[0]
+    if not _is_node(operand) or operand.op != "call_function" or _is_view(operand):
+        return None
+    if any(_is_view(user) for user in operand.users if user is not fx):
+        return None
+    packet, _, overload = str(fx.target).rpartition(".")
+    return f"{packet.removesuffix('_')}.{overload}" if packet.endswith("_") else None
+
+
+def _is_view(fx: Any) -> bool:
+    """Whether an FX call returns a view of (an alias into) one of its inputs."""
+    schema = getattr(fx.target, "_schema", None)
+    return schema is not None and any(r.alias_info is not None for r in schema.returns)
+
+
 def live_nodes(graph: Any) -> set[Any]:
-    """The FX nodes the outputs depend on. Run-time checks (``_assert_scalar``,
-    ``_assert_tensor_metadata``) and the size arithmetic only they use are left out:
-    nothing of theirs reaches the IR."""
-    output = next(node for node in reversed(graph.nodes) if node.op == "output")
-    live, pending = {output}, [output]
+    """The FX nodes the outputs or a mutation (an in-place op) depend on. Run-time checks
+    (``_assert_scalar``, ``_assert_tensor_metadata``) and the size arithmetic only they use
+    are left out: nothing of theirs reaches the IR."""
+    seeds = [node for node in graph.nodes if node.op == "output" or (
+        node.op == "call_function" and getattr(getattr(node.target, "_schema", None), "is_mutable", False))]
+    live, pending = set(seeds), list(seeds)
     while pending:
         for source in pending.pop().all_input_nodes:
             if source not in live:
@@ -156,7 +187,8 @@ class _Reader:
             else:
                 attributes[arg_name] = _plain(value)
         outputs = _output_types(fx)
-        info = FxNode(fx.name, op_name(fx.target), slots, outputs)
+        in_place = in_place_as_value(fx)
+        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs)
         source = SourceOp(framework=FRAMEWORK, op_type=info.target, opset_version=self.version,
                           n_outputs=len(outputs), source=info, attributes=FxAttributes(attributes))
         node = self.graph.add_node(source, self.names.get(fx.name, fx.name), inputs)
@@ -165,6 +197,8 @@ class _Reader:
             self.multi[fx] = ports
         else:
             self.values[fx] = ports[0]
+        if in_place is not None:
+            self.values[fx.args[0]] = ports[0]  # later uses of the operand read the written value
 
     def _slot(self, value: Any, inputs: list[OutPort | None]) -> int:
         inputs.append(self._port(value))
