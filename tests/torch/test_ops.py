@@ -253,6 +253,12 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "relu_in_place": (nn.Sequential(nn.Linear(4, 4), nn.ReLU(inplace=True), nn.Linear(4, 2)), (f32(3, 4),)),
     "add_in_place_then_used": (lambda a, b: _add_in_place(a * 2, b), (f32(2, 3), f32(2, 3))),
     "add_in_place_into_a_view": (lambda a, b: _add_into_first_row(a * 2, b), (f32(2, 3), f32(3))),
+    "chunk": (lambda a: torch.chunk(a, 3, dim=1), (f32(2, 7),)),
+    "min_other": (lambda a, b: torch.min(a, b), (f32(2, 3), f32(3))),
+    "max_other": (lambda a, b: torch.max(a, b), (f32(2, 3), f32(2, 3))),
+    "broadcast_to": (lambda a: torch.broadcast_to(a, (4, 2, 3)), (f32(2, 1),)),
+    "expand_as": (lambda a, b: a.expand_as(b) + b, (f32(1, 3), f32(4, 3))),
+    "reshape_as": (lambda a, b: a.reshape_as(b) * b, (f32(2, 6), f32(3, 4))),
     "detach_in_place": (lambda a: (a * 2).detach_() + 1, (f32(2, 3),)),
     "dropout_in_eval": (nn.Dropout(0.5), (f32(2, 3),)),
     # sorting, and results whose length depends on the values

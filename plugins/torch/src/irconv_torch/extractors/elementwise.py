@@ -132,8 +132,8 @@ sub = aliases("torch", ["aten.sub.Tensor", "aten.sub.Scalar"], _add_or_sub(Subtr
 arithmetic = [
     *aliases("torch", ["aten.mul.Tensor", "aten.mul.Scalar"], _arithmetic(Multiply), versions=TORCH_2_5,
              produces=[Multiply]),
-    *aliases("torch", ["aten.maximum.default"], _arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum]),
-    *aliases("torch", ["aten.minimum.default"], _arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum]),
+    *aliases("torch", ["aten.maximum.default", "aten.max.other"], _arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum]),
+    *aliases("torch", ["aten.minimum.default", "aten.min.other"], _arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum]),
     *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar"], _arithmetic(Power, "exponent"),
              versions=TORCH_2_5, produces=[Power]),
     *aliases("torch", ["aten.remainder.Tensor", "aten.remainder.Scalar"], _arithmetic(FloorMod),

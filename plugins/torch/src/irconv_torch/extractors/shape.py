@@ -146,6 +146,20 @@ def expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Broadcast(mode="bidirectional"), _self(ctx), target, suffix="op")]
 
 
+broadcast_to = extractor("torch", "aten.broadcast_to.default", expand.extract, versions=TORCH_2_5,
+                         produces=[Broadcast])
+
+
+@extractor("torch", "aten.expand_as.default", versions=TORCH_2_5, produces=[Broadcast])
+def expand_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Broadcast(), _self(ctx), shape_of(ctx, tensor(ctx, "other")), suffix="op")]
+
+
+@extractor("torch", "aten.reshape_as.default", versions=TORCH_2_5, produces=[Reshape])
+def reshape_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Reshape(special_zero=False), _self(ctx), shape_of(ctx, tensor(ctx, "other")), suffix="op")]
+
+
 @extractor("torch", "aten.cat.default", versions=TORCH_2_5, produces=[Concat])
 def cat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Concat in the result's type; empty 1-D tensors (torch skips them) are left out."""
@@ -207,6 +221,19 @@ def _split(ctx: ExtractContext, sizes: list[int] | None, size: int | None) -> li
     node = ctx.add(VariadicSplit(), [data, i64(ctx, axis, suffix="axis"), i64(ctx, sizes, suffix="sizes")],
                    suffix="op")
     return [node.out_port(i) for i in range(count)]
+
+
+@extractor("torch", "aten.chunk.default", versions=TORCH_2_5, produces=[VariadicSplit])
+def chunk(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Pieces of ``ceil(length / chunks)`` along ``dim``, the last one shorter (torch gives
+    fewer pieces when they run out: the program records how many)."""
+    axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
+    shape = _self(ctx).data.shape
+    length = None if shape is None else shape[axis]
+    if length is None:
+        raise ConversionError(f"{ctx.where()}: chunk along dimension {axis}, whose length is not known")
+    chunks = ctx.attrs.int("chunks")
+    return _split(ctx, None, -(-length // chunks))
 
 
 split = extractor("torch", "aten.split.Tensor", lambda node, ctx: _split(ctx, None, ctx.attrs.int("split_size")),
