@@ -88,7 +88,7 @@ def bicubic_weights(in_size: int, out_size: int, align_corners: bool, half_pixel
     return weights
 
 
-def _separable(weights: Weights):  # type: ignore[no-untyped-def]
+def _separable(weights: Weights) -> Callable[[Node, ExtractContext], list[OutPort]]:
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         align_corners = ctx.attrs.bool("align_corners", False)
         half_pixel = ctx.attrs.bool("half_pixel_centers", False)
