@@ -298,3 +298,12 @@ def test_rescaling_uint8_images(keras_check: Callable[..., Any]) -> None:
     model = _model((4, 4, 3), L.Rescaling(1 / 255.0), L.Conv2D(2, 3), dtype="uint8")
     images = np.random.default_rng(0).integers(0, 256, (2, 4, 4, 3)).astype(np.uint8)
     keras_check(model, inputs=[images])
+
+
+def test_channels_first_layers(keras_check: Callable[..., Any]) -> None:
+    """The layers TensorFlow's CPU kernels run channels-first (its convolutions and pooling do not)."""
+    first = {"data_format": "channels_first"}
+    inputs = keras.Input((3, 4, 4))
+    x = L.BatchNormalization(axis=1)(inputs)
+    x = L.Cropping2D(((1, 0), (0, 1)), **first)(L.ZeroPadding2D(1, **first)(L.UpSampling2D(2, **first)(x)))
+    keras_check(keras.Model(inputs, [L.Flatten(**first)(x), L.GlobalAveragePooling2D(**first)(x)]))
