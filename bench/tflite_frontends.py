@@ -20,6 +20,7 @@ the models on which the two front ends disagree.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -152,7 +153,8 @@ def evaluate(entry: Entry, cache: Any, out_dir: Path, verbose: bool) -> tuple[st
     """(irconv's failure or None, OpenVINO's failure or None)."""
     from tflite_support import interpreter_inputs, run_irconv, run_reference
 
-    made = entry.make(cache)  # a model TensorFlow cannot make stops the run: the corpus is the tests'
+    with contextlib.redirect_stdout(sys.stderr):  # TensorFlow's converter prints to stdout, the table goes there
+        made = entry.make(cache)
     feed = interpreter_inputs(made.path, made.inputs)
     reference, names = run_reference(made.path, feed)
     expected = [reference[n] for n in names]
