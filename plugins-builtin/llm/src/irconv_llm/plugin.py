@@ -26,9 +26,10 @@ def declare_options() -> Sequence[Option[Any]]:
 @hookimpl
 def middle_transform() -> list[Transform]:
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
+    from irconv_llm.gather_as_vector import GatherAsVector
     from irconv_llm.merge_equal_ops import MergeEqualOps
 
-    return [FuseSplitScaleAttention(), MergeEqualOps()]
+    return [FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps()]
 
 
 @hookimpl
