@@ -168,7 +168,8 @@ def evaluate(entry: Entry, cache: Any, out_dir: Path, verbose: bool) -> tuple[st
                 got = run_openvino_frontend(made.path, feed, names)
             verdicts.append(judged(entry, made.path, got, expected))
         except Exception as exc:  # noqa: BLE001 - a failed conversion is a result here
-            verdicts.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}")
+            lines = [line for line in str(exc).splitlines() if line.strip()]
+            verdicts.append(f"{type(exc).__name__}: {lines[-1][:160] if lines else ''}")  # the last line says why
             if verbose:
                 traceback.print_exc()
     return verdicts[0], verdicts[1]
