@@ -57,6 +57,17 @@ def _op_key(node: Node) -> Hashable | None:
     return (type(op), tuple(fields))
 
 
+def _feeds_a_body(node: Node) -> bool:
+    """Whether an op with a sub-graph (TensorIterator, Loop, If) reads the node: OpenVINO's CPU
+    plugin crashes compiling two TensorIterators that read one Const (a bidirectional LSTM
+    with peepholes, one iterator per direction), so such constants stay one per reader."""
+    return any(_has_body(user.node.op) for port in node.out_ports() for user in port.get_destinations())
+
+
+def _has_body(op: object) -> bool:
+    return dataclasses.is_dataclass(op) and any(isinstance(getattr(op, f.name), Graph) for f in dataclasses.fields(op))
+
+
 def _feeds_result(node: Node) -> bool:
     return any(isinstance(user.node.op, Result) for port in node.out_ports() for user in port.get_destinations())
 
@@ -91,6 +102,8 @@ class MergeEqualOps(Transform):
             key = (op_key, tuple(inputs))
             first = seen.setdefault(key, node)
             if first is node or _feeds_result(node) or node.num_outputs() != first.num_outputs():
+                continue
+            if isinstance(node.op, Const) and (_feeds_a_body(node) or _feeds_a_body(first)):
                 continue
             for index in range(node.num_outputs()):
                 node.out_port(index).get_connection().set_source(first.out_port(index))
