@@ -230,12 +230,6 @@ def test_tf1_dynamic_size_tensor_array(run_converted: Any, tmp_path: Path) -> No
         np.testing.assert_allclose(got[0], expected[0], atol=1e-5)
 
 
-@pytest.mark.xfail(
-    reason="x[i] of a static-shape loop invariant inside a TF1 loop body: the StridedSlice extractor "
-    "writes 32-entry masks for a 1-entry begin, and the CPU plugin then fails inside the Loop "
-    "('StridedSlice ... doesn't have compiled executor')",
-    strict=True,
-)
 def test_slicing_a_loop_invariant_in_the_body(run_converted: Any, tmp_path: Path) -> None:
     import tensorflow as tf
 
