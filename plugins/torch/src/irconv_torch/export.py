@@ -42,9 +42,10 @@ def needs_decomposition(program: Any, supported: Callable[[str], bool]) -> bool:
         name = op_name(fx.target)
         schema = getattr(fx.target, "_schema", None)
         if schema is not None and schema.is_mutable and name not in VALUE_KEEPING_IN_PLACE:
-            name = in_place_as_value(fx)  # read as a new value of its operand, or functionalised
-            if name is None or not supported(name):
+            value_form = in_place_as_value(fx)  # read as a new value of its operand, or functionalised
+            if value_form is None or not supported(value_form):
                 return True  # a mutation counts even unused: its operand is what changes
+            name = value_form
         if fx in live and not supported(name):
             return True
     return False

@@ -56,7 +56,8 @@ def _size(ctx: ExtractContext) -> OutPort:
 
 
 def _shape_of_self(ctx: ExtractContext) -> OutPort:
-    return shape_of(ctx, tensor(ctx, "self"))
+    shape: OutPort = shape_of(ctx, tensor(ctx, "self"))
+    return shape
 
 
 full = aliases("torch", ["aten.full.default", "aten.new_full.default"], lambda node, ctx: [_fill(ctx, _size(ctx))],
