@@ -74,7 +74,7 @@ class WeightWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.file = open(path, "wb")
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by close(), written across calls
         self.offset = 0
         self.rng = np.random.default_rng(0)
         self.pool = self.rng.standard_normal(2 * BLOCK // 4, dtype=np.float32)
@@ -170,7 +170,9 @@ def build(directory: Path, layers: int) -> Path:
             present = f"present.{i}.{kind}"
             shape = ["batch", HEADS, "past", head_dim]
             inputs.append(helper.make_tensor_value_info(past, TensorProto.FLOAT, shape))
-            outputs.append(helper.make_tensor_value_info(present, TensorProto.FLOAT, ["batch", HEADS, "total", head_dim]))
+            outputs.append(
+                helper.make_tensor_value_info(present, TensorProto.FLOAT, ["batch", HEADS, "total", head_dim])
+            )
             new = heads(node("MatMul", h, weight(f"{prefix}.{proj}", (HIDDEN, HIDDEN))))
             nodes.append(helper.make_node("Concat", [past, new], [present], axis=2))
             cache[kind] = present
@@ -269,18 +271,24 @@ def main() -> None:
         free = shutil.disk_usage(args.dir).free
         if free < data * 1.25 + 2 * GIB:
             raise SystemExit(f"{args.dir}: {free / GIB:.1f} GiB free, {data * 1.25 / GIB + 2:.1f} GiB needed")
-        print(f"RAM {ram / GIB:.2f} GiB; {layers} layers, f32 external data {data / GIB:.2f} GiB ({data / ram:.2f}x RAM)")
+        print(
+            f"RAM {ram / GIB:.2f} GiB; {layers} layers, f32 external data {data / GIB:.2f} GiB ({data / ram:.2f}x RAM)"
+        )
         start = time.perf_counter()
         model = build(args.dir, layers)
         print(f"written in {time.perf_counter() - start:.0f} s")
         xml = args.dir / "decoder.xml"
         seconds, cpu, peak = convert(model, xml)
         size = xml.with_suffix(".bin").stat().st_size
-        print(f"converted in {seconds:.0f} s ({cpu:.0f} s CPU), peak RSS {peak / MIB:.0f} MiB, .bin {size / GIB:.2f} GiB")
+        print(
+            f"converted in {seconds:.0f} s ({cpu:.0f} s CPU), peak RSS {peak / MIB:.0f} MiB, .bin {size / GIB:.2f} GiB"
+        )
         read = read_once(args.dir / "weights.bin")
         write = write_once(args.dir / "write_once.tmp", size)
         print()
-        print("| f32 data GiB | x RAM | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB | read data once s | write .bin once s |")
+        print(
+            "| f32 data GiB | x RAM | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB | read data once s | write .bin once s |"
+        )
         print("|---:|---:|---:|---:|---:|---:|---:|---:|")
         print(
             f"| {data / GIB:.1f} | {data / ram:.2f} | {size / GIB:.2f} | {seconds:.0f} | {cpu:.0f} | {peak / MIB:.0f} "

@@ -96,7 +96,9 @@ def main() -> None:
     parser.add_argument("--models", default="llama,qwen2,phi3,bert")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
-    print("| model | exporter | irconv layers | OVC layers | irconv w/o Const | OVC w/o Const | differing types (irconv/OVC) |")
+    print(
+        "| model | exporter | irconv layers | OVC layers | irconv w/o Const | OVC w/o Const | differing types (irconv/OVC) |"
+    )
     print("|---|---|---:|---:|---:|---:|---|")
     for model in args.models.split(","):
         for exporter, dynamo in EXPORTERS.items():

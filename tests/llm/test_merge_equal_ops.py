@@ -66,7 +66,7 @@ def test_repeated_shape_arithmetic_is_computed_once(tmp_path: Path) -> None:
     expected = onnxruntime.InferenceSession(str(model)).run(None, feeds)
     compiled = openvino.Core().compile_model(merged, "CPU")
     got = compiled(feeds)
-    for name, value in zip(("out", "r1", "r2"), expected):
+    for name, value in zip(("out", "r1", "r2"), expected, strict=True):
         np.testing.assert_allclose(got[compiled.output(name)], value, rtol=1e-6, atol=1e-6)
 
 

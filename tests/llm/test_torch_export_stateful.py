@@ -44,7 +44,10 @@ def _torch_step(model: Any, batch: int) -> Step:
         index = torch.from_numpy(rows)
         with torch.no_grad():
             logits, *cache = model(
-                torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(positions), tuple(c[index] for c in cache)
+                torch.from_numpy(ids),
+                torch.from_numpy(mask),
+                torch.from_numpy(positions),
+                tuple(c[index] for c in cache),
             )
         return logits[:, -1].numpy()
 

@@ -15,6 +15,7 @@ from irconv_opset import (
     Reshape,
     StridedSlice,
     Tile,
+    TopK,
     Transpose,
 )
 
@@ -176,3 +177,18 @@ def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
         infer(MatMul(), (2, 2), (2, 2), (2,))
     with pytest.raises(ConversionError, match=r"Reshape-1\) takes at most 2 input"):
         infer(Reshape(), (2, 2), i64(4), i64(4))
+
+
+def test_a_stable_top_k_needs_a_sort_order():
+    with pytest.raises(ConversionError, match="a stable TopK needs sort 'value' or 'index'"):
+        infer(TopK(sort="none", stable=True), (4, 5), i64(2))
+    assert infer(TopK(sort="index", stable=True), (4, 5), i64(2)).out_port(0).data.get_shape() == (4, 2)
+
+
+def test_batched_gathers_of_an_empty_batch_evaluate_to_their_shape():
+    """An empty batch has no item to gather from; the result is empty with the op's output shape."""
+    data = np.zeros((0, 4, 3), np.float32)
+    (gathered,) = Gather(batch_dims=1).evaluate([data, np.zeros((0, 2), np.int64), np.array(1)])
+    assert gathered.shape == (0, 2, 3) and gathered.dtype == np.float32
+    (picked,) = GatherND(batch_dims=1).evaluate([data, np.zeros((0, 5, 1), np.int64)])
+    assert picked.shape == (0, 5, 3) and picked.dtype == np.float32

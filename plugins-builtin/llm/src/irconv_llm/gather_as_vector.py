@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Graph, Match, Node, Pat, PatternRewrite, Rewriter, TransformContext, any_, const, op, rewrite_greedily
+from irconv import (
+    Graph,
+    Match,
+    Node,
+    Pat,
+    PatternRewrite,
+    Rewriter,
+    TransformContext,
+    any_,
+    const,
+    op,
+    rewrite_greedily,
+)
 
 
 def _constant(node: Node) -> np.ndarray | None:
@@ -57,7 +69,11 @@ class GatherAsVector(PatternRewrite):
         index = _constant(match["index"])
         assert index is not None  # the pattern's condition
         gathered = rw.op(
-            Gather(batch_dims=0), vector, rw.const(index.reshape(1), like=root), rw.const(np.int64(0), like=root), like=root
+            Gather(batch_dims=0),
+            vector,
+            rw.const(index.reshape(1), like=root),
+            rw.const(np.int64(0), like=root),
+            like=root,
         )
         rw.replace(root, gathered)
         return True

@@ -32,6 +32,8 @@ def _gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -
     """``np.take`` applied per batch item for the first ``batch_dims`` dims."""
     if batch_dims == 0:
         return np.take(data, indices, axis=axis)
+    if data.shape[0] == 0:  # no batch item to stack: the shape says it all
+        return np.empty(data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :], data.dtype)
     return np.stack([_gather(d, i, axis - 1, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
 
 
@@ -90,6 +92,9 @@ class Gather_v1(Gather):
 
 # ----------------------------------------------------------------------- GatherND
 def _gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int) -> np.ndarray:
+    if batch_dims and data.shape[0] == 0:
+        shape = indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1] :]
+        return np.empty(shape, data.dtype)
     if batch_dims:
         return np.stack([_gather_nd(d, i, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
     k = indices.shape[-1]
@@ -372,6 +377,8 @@ class TopK(Op):
     stable: bool = attr(False)
 
     def infer(self, node: Node) -> None:
+        if self.stable and self.sort == "none":  # OpenVINO refuses the pair when reading the IR
+            raise ValueError("a stable TopK needs sort 'value' or 'index', not 'none'")
         shape, k = in_shape(node, 0), in_value(node, 1)
         out: MaybeShape = None
         if shape is not None:
