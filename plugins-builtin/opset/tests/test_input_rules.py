@@ -192,3 +192,11 @@ def test_batched_gathers_of_an_empty_batch_evaluate_to_their_shape():
     assert gathered.shape == (0, 2, 3) and gathered.dtype == np.float32
     (picked,) = GatherND(batch_dims=1).evaluate([data, np.zeros((0, 5, 1), np.int64)])
     assert picked.shape == (0, 5, 3) and picked.dtype == np.float32
+
+
+def test_gather_of_an_index_out_of_range_is_zero_as_in_openvino():
+    """OpenVINO's Gather writes zeros for indices outside [-size, size) (a mutated IR's
+    constant index folded into an IndexError)."""
+    data = np.arange(6, dtype=np.float32).reshape(3, 2)
+    (out,) = Gather().evaluate([data, np.array([2, 1 << 40, -3, -4], np.int64), np.array(0)])
+    np.testing.assert_array_equal(out, [[4, 5], [0, 0], [0, 1], [0, 0]])

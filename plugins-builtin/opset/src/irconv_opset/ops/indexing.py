@@ -28,10 +28,25 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------- Gather
+def _take_or_zero(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    """``np.take``, with zeros where an index is outside ``[-size, size)``: OpenVINO's Gather
+    fills those outputs with zeros rather than failing."""
+    size = data.shape[axis]
+    valid = (indices >= -size) & (indices < size)
+    if valid.all():
+        return np.take(data, indices, axis=axis)
+    out_shape = data.shape[:axis] + indices.shape + data.shape[axis + 1 :]
+    if size == 0:
+        return np.zeros(out_shape, data.dtype)
+    taken = np.take(data, np.where(valid, indices, 0), axis=axis)
+    mask = valid.reshape((1,) * axis + indices.shape + (1,) * (data.ndim - axis - 1))
+    return np.where(mask, taken, np.zeros((), data.dtype))
+
+
 def _gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
     """``np.take`` applied per batch item for the first ``batch_dims`` dims."""
     if batch_dims == 0:
-        return np.take(data, indices, axis=axis)
+        return _take_or_zero(data, indices, axis)
     if data.shape[0] == 0:  # no batch item to stack: the shape says it all
         return np.empty(data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :], data.dtype)
     return np.stack([_gather(d, i, axis - 1, batch_dims - 1) for d, i in zip(data, indices, strict=False)])
