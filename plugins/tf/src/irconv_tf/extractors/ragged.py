@@ -45,13 +45,9 @@ from irconv_opset import (
 from irconv_opset.build import shape_of
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import tf
+from irconv_tf.extractors._base import tf, to_i64
 
 I64 = ElementType.i64
-
-
-def _as_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
-    return ctx.op(Convert(destination_type=I64), port, suffix=suffix)
 
 
 def _gather(ctx: ExtractContext, data: OutPort, indices: OutPort, suffix: str) -> OutPort:
@@ -113,7 +109,7 @@ def _ragged_range(node: Node, ctx: ExtractContext) -> list[OutPort]:
         ctx.op(LogicalAnd(), ctx.op(Less(), delta, zero), ctx.op(Greater(), limit, start)),
         suffix="empty_row",
     )
-    sizes = _as_i64(ctx, ctx.op(Select(), backwards, zero, size, suffix="sizes"), "sizes_i64")
+    sizes = to_i64(ctx, ctx.op(Select(), backwards, zero, size, suffix="sizes"), "sizes_i64")
     splits = _splits_from_lengths(ctx, sizes)
     row, column = _rows_and_columns(ctx, splits, _last(ctx, splits, "total"))
     steps = ctx.op(Convert(destination_type=ctx.input_type(0)), column, suffix="steps")
@@ -145,13 +141,13 @@ def _ragged_to_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
         Gather(batch_dims=0), shape_of(ctx, values, "values_shape"), i64(ctx, [0], "first"), i64(ctx, 0, "axis0")
     )
     if kinds == ["ROW_SPLITS"]:
-        splits = _as_i64(ctx, ctx.input(3), "splits")
+        splits = to_i64(ctx, ctx.input(3), "splits")
         row, column = _rows_and_columns(ctx, splits, count)
         nrows = ctx.op(Subtract(), shape_of(ctx, splits, "splits_count"), i64(ctx, [1], "one_v"), suffix="nrows")
         width = _widest(ctx, _row_lengths(ctx, splits, nrows))
     elif kinds == ["FIRST_DIM_SIZE", "VALUE_ROWIDS"]:
-        nrows = ctx.op(Reshape(special_zero=False), _as_i64(ctx, ctx.input(3), "first_dim"), i64(ctx, [1], "one_v"))
-        row = _as_i64(ctx, ctx.input(4), "rows")
+        nrows = ctx.op(Reshape(special_zero=False), to_i64(ctx, ctx.input(3), "first_dim"), i64(ctx, [1], "one_v"))
+        row = to_i64(ctx, ctx.input(4), "rows")
         positions = ctx.op(
             Range(output_type=I64),
             i64(ctx, 0, "zero"),
@@ -227,7 +223,7 @@ def _ragged_to_sparse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     _one_ragged_dimension(ctx, ctx.attrs.int("RAGGED_RANK"), "RAGGED_RANK")
     if ctx.input_rank(1) != 1:
         raise ConversionError(f"{ctx.where()}: only 1-D values convert (their rank is {ctx.input_rank(1)})")
-    splits = _as_i64(ctx, ctx.input(0), "splits")
+    splits = to_i64(ctx, ctx.input(0), "splits")
     count = shape_of(ctx, ctx.input(1), "count")
     row, column = _rows_and_columns(ctx, splits, count)
     axis = i64(ctx, [1], "axis1")
@@ -245,8 +241,8 @@ def _ragged_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     output value reads params' value at its row's start plus its column."""
     _one_ragged_dimension(ctx, ctx.attrs.int("PARAMS_RAGGED_RANK"), "PARAMS_RAGGED_RANK")
     _one_ragged_dimension(ctx, ctx.attrs.int("OUTPUT_RAGGED_RANK"), "OUTPUT_RAGGED_RANK")
-    splits = _as_i64(ctx, ctx.input(0), "params_splits")
-    picked = _as_i64(ctx, ctx.input(2), "indices")
+    splits = to_i64(ctx, ctx.input(0), "params_splits")
+    picked = to_i64(ctx, ctx.input(2), "indices")
     starts = _gather(ctx, splits, picked, "starts")
     ends = _gather(ctx, splits, ctx.op(Add(), picked, i64(ctx, 1, "one")), "ends")
     out_splits = _splits_from_lengths(ctx, ctx.op(Subtract(), ends, starts, suffix="lengths"))

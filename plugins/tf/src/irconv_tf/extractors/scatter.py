@@ -37,20 +37,16 @@ from irconv_opset import (
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import tf
+from irconv_tf.extractors._base import tf, to_i64
 
 I64 = ElementType.i64
 
 
 # ------------------------------------------------------------------------ helpers
-def _i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
-    return ctx.op(Convert(destination_type=I64), port, suffix=suffix)
-
-
 def _as_vector(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
     """A scalar (or one-element) i64 tensor as shape [1], for Concat into a shape."""
     flat = ctx.op(Reshape(special_zero=False), port, i64(ctx, [1], "one_element"), suffix=f"{suffix}_vector")
-    return _i64(ctx, flat, suffix)
+    return to_i64(ctx, flat, suffix)
 
 
 def _data_dtype(ctx: ExtractContext, node: Node, name: str = "T") -> np.dtype:
@@ -101,7 +97,7 @@ def _segment_reduce(
     ``drop_negative``: negative ids are ignored (unsorted segment ops) by sending them to an
     extra row that is sliced off afterwards.
     """
-    ids = _i64(ctx, ids, "ids")
+    ids = to_i64(ctx, ids, "ids")
     rows = count
     if drop_negative:
         count_scalar = ctx.op(Squeeze(), count, i64(ctx, [0], "axis0"), suffix="count_scalar")
@@ -173,7 +169,7 @@ def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def
 
 def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
     """``max(ids) + 1`` as i64 [1]; 0 for no ids."""
-    flat = ctx.op(Reshape(special_zero=False), _i64(ctx, ids, f"{suffix}_i64"), i64(ctx, [-1], "flat"))
+    flat = ctx.op(Reshape(special_zero=False), to_i64(ctx, ids, f"{suffix}_i64"), i64(ctx, [-1], "flat"))
     padded = ctx.op(Concat(axis=0), flat, i64(ctx, [-1], "none"), suffix=f"{suffix}_padded")
     top = ctx.op(ReduceMax(keep_dims=True), padded, i64(ctx, [0], "axis0"), suffix=f"{suffix}_max")
     return ctx.op(Add(), top, i64(ctx, [1], "one"), suffix=suffix)
@@ -183,7 +179,7 @@ def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
 def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScatterNd(indices, updates, shape): zeros of ``shape`` with the updates added in."""
     dtype = _data_dtype(ctx, node)
-    shape = _i64(ctx, ctx.input(2), "shape")
+    shape = to_i64(ctx, ctx.input(2), "shape")
     zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
     return [ctx.op(ScatterNDUpdate(reduction="sum"), zeros, ctx.input(0), ctx.input(1))]
 
@@ -192,7 +188,7 @@ def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseToDense(sparse_indices, output_shape, sparse_values, default_value).
     Indices are 0-D, [N] (a rank-1 output) or [N, R]; values a scalar or [N].
     """
-    shape = _i64(ctx, ctx.input(1), "shape")
+    shape = to_i64(ctx, ctx.input(1), "shape")
     rank = ctx.op(ShapeOf(output_type=I64), shape, suffix="rank")
     index_shape = ctx.op(Concat(axis=0), i64(ctx, [-1], "any"), rank, suffix="index_shape")
     indices = ctx.op(Reshape(special_zero=False), ctx.input(0), index_shape, suffix="indices")
@@ -245,7 +241,7 @@ def _bincount_into(
     """Counts (weight sums; 1 for present when ``binary``) of ``values`` into ``size`` bins,
     values >= size ignored (sent to an extra bin that is sliced off). ``rows``: values is
     [B, N] and each row gets its own bins ([B, size])."""
-    ids = _i64(ctx, values, "ids")
+    ids = to_i64(ctx, values, "ids")
     size = _as_vector(ctx, size, "size")
     size_scalar = ctx.op(Squeeze(), size, i64(ctx, [0], "axis0"), suffix="size_scalar")
     inside = ctx.op(Less(), ids, size_scalar, suffix="inside")
@@ -373,7 +369,7 @@ def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UnravelIndex(indices, dims): coordinate j = (index // stride_j) % dims_j, as [R] for a
     scalar index and [R, N] for N indices."""
     index_type = ctx.input_type(0)
-    dims = _i64(ctx, ctx.input(1), "dims")
+    dims = to_i64(ctx, ctx.input(1), "dims")
     dims_value = ctx.input_value(1)
     if dims_value is not None:
         sizes = np.asarray(dims_value, np.int64).reshape(-1)
@@ -391,7 +387,7 @@ def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
         grid = ctx.op(Broadcast(mode="bidirectional"), dims, ctx.op(ShapeOf(output_type=I64), later), suffix="grid")
         factors = ctx.op(Select(), later, grid, i64(ctx, 1, "one"), suffix="factors")
         strides = ctx.op(ReduceProd(keep_dims=False), factors, i64(ctx, [1], "axis1"), suffix="strides")
-    index = _i64(ctx, ctx.input(0), "index")
+    index = to_i64(ctx, ctx.input(0), "index")
     if ctx.input_rank(0) != 0:
         axis = i64(ctx, [1], "column_axis")
         strides = ctx.op(Unsqueeze(), strides, axis, suffix="stride_column")
@@ -418,7 +414,7 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
         flat_ids.append(
             ctx.op(
                 Reshape(special_zero=False),
-                _i64(ctx, ids, f"ids{m}"),
+                to_i64(ctx, ids, f"ids{m}"),
                 i64(ctx, [-1], "flat"),
                 suffix=f"flat_ids{m}",
             )
