@@ -159,6 +159,38 @@ CASES: dict[str, Case] = {
     "sign": Case("SIGN", lambda x: _tf().sign(x), [_image()]),
     "ceil": Case("CEIL", lambda x: _tf().math.ceil(x * 3), [_image()]),
     "add_n": Case("ADD_N", lambda a, b, c: _tf().add_n([a, b, c]), [_image(), _image(), _image()]),
+    "space_to_batch_nd": Case("SPACE_TO_BATCH_ND", lambda x: _tf().space_to_batch_nd(x, [2, 2], [[0, 0], [2, 0]]),
+                              [_image((1, 6, 8, 4))], int8=True),
+    "batch_to_space_nd": Case("BATCH_TO_SPACE_ND", lambda x: _tf().batch_to_space(x, [2, 2], [[0, 1], [1, 0]]),
+                              [_image((4, 4, 4, 3))], int8=True),
+    "one_hot": Case("ONE_HOT", lambda i: _tf().one_hot(i, 5, on_value=2.0, off_value=-1.0, axis=1),
+                    [RNG.integers(-1, 6, (3, 4)).astype(np.int32)]),
+    "unique": Case("UNIQUE", lambda x: _tf().unique(_tf().round(x * 2)), [_image((12,))]),
+    "where": Case("WHERE", lambda x: _tf().where(x > 0.3), [_image((2, 3, 4))]),
+    "reverse_sequence": Case("REVERSE_SEQUENCE", lambda x: _tf().reverse_sequence(x, [3, 5], seq_axis=1, batch_axis=0),
+                             [_image((2, 5, 3))]),
+    "matrix_diag": Case("MATRIX_DIAG", lambda x: _tf().linalg.diag(x), [_image((2, 4))]),
+    "matrix_set_diag": Case("MATRIX_SET_DIAG", lambda x, d: _tf().linalg.set_diag(x, d),
+                            [_image((2, 3, 4)), _image((2, 3))]),
+    "scatter_nd": Case("SCATTER_ND", lambda u: _tf().scatter_nd([[1], [3], [1]], u, [6, 4]), [_image((3, 4))]),
+    "segment_sum": Case("SEGMENT_SUM", lambda x: _tf().math.segment_sum(x, [0, 0, 1, 2, 2]), [_image((5, 3))]),
+    "unsorted_segment_sum_prod": Case("UNSORTED_SEGMENT_PROD", lambda x: _tf().math.unsorted_segment_sum(
+        x, [2, 0, 2, 1, 0], 3) + _tf().math.unsorted_segment_prod(x, [1, 0, 2, 1, 0], 3), [_image((5, 3))]),
+    "unsorted_segment_max_min": Case("UNSORTED_SEGMENT_MAX", lambda x: _tf().math.unsorted_segment_max(
+        x, [2, 0, 2, 1, 0], 3) - _tf().math.unsorted_segment_min(x, [1, 0, 2, 1, 0], 3), [_image((5, 3))]),
+    "rfft2d_abs": Case("RFFT2D", lambda x: _tf().abs(_tf().signal.rfft2d(x)), [_image((2, 8, 8))], atol=1e-4),
+    "rfft_real_imag": Case("RFFT2D", lambda x: _tf().math.real(_tf().signal.rfft(x)) * _tf().math.imag(
+        _tf().signal.rfft(x)), [_image((3, 16))], atol=1e-4),
+    "conv_3d": Case("CONV_3D", lambda x: _tf().nn.relu(_tf().nn.conv3d(x, _weights(2, 3, 3, 3, 4), [1, 1, 2, 2, 1],
+                                                                      "SAME")), [_image((1, 4, 6, 6, 3))]),
+    "conv_3d_transpose": Case("CONV_3D_TRANSPOSE", lambda x: _tf().nn.conv3d_transpose(
+        x, _weights(2, 3, 3, 5, 4), [1, 6, 8, 8, 5], 2, "SAME"), [_image((1, 3, 4, 4, 4))]),
+    "bucketize": Case("BUCKETIZE", lambda x: _tf().raw_ops.Bucketize(input=x, boundaries=[-0.5, 0.0, 0.5]),
+                      [_image()]),
+    "atan2": Case("ATAN2", lambda a, b: _tf().math.atan2(a, b), [_image(), _image()]),
+    "bitwise_xor_shift": Case("BITWISE_XOR", lambda a, b: _tf().bitwise.right_shift(
+        _tf().bitwise.bitwise_xor(a, b), b % 8), [RNG.integers(-100, 100, (4, 5)).astype(np.int32),
+                                                  RNG.integers(0, 50, (4, 5)).astype(np.int32)]),
     "fake_quant": Case("QUANTIZE", lambda x: _tf().quantization.fake_quant_with_min_max_args(
         x, -0.8, 0.7, num_bits=8), [_image()]),
 }

@@ -26,6 +26,7 @@ _ENUMS: dict[str, type] = {
     "out_data_type": fb.TensorType,
     "output_type": fb.TensorType,
     "out_type": fb.TensorType,
+    "idx_out_type": fb.TensorType,
 }
 _OPTION_CLASSES: dict[int, str] = {v: k for k, v in vars(fb.BuiltinOptions).items() if not k.startswith("_")}
 _ACCESSOR_SUFFIXES = ("AsNumpy", "Length", "IsNone")

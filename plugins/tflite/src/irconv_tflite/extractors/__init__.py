@@ -12,10 +12,13 @@ def all_extractors() -> list[Extractor]:
         control_flow,
         detection,
         elementwise,
+        indexing,
         nn,
         quantization,
         recurrent,
+        signal,
+        spatial,
         tensor,
     )
 
-    return collect(nn, elementwise, tensor, quantization, control_flow, detection, recurrent)
+    return collect(nn, elementwise, tensor, indexing, spatial, signal, quantization, control_flow, detection, recurrent)

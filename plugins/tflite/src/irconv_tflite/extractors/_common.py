@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.frontend import require_rank
+from irconv.types import ElementType
 from irconv_opset import Clamp, ReLU, Tanh
 
-from irconv_tflite.loader import OperatorSource, quantized
+from irconv_tflite.loader import ELEMENT_TYPES, OperatorSource, quantized
+from irconv_tflite.model import TYPE_NAMES
 from irconv_tflite.schema.tflite_generated import TensorType
 from irconv_tflite.weights import QUANTIZED_WEIGHTS, WeightGrid
 
@@ -33,6 +35,22 @@ def source(ctx: ExtractContext) -> OperatorSource:
 def input_tensor(ctx: ExtractContext, idx: int) -> Tensor | None:
     inputs = source(ctx).inputs
     return inputs[idx] if idx < len(inputs) else None
+
+
+def output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
+    """The element type TFLite declares for output ``idx`` (quantized tensors are f32 here)."""
+    tensor = source(ctx).outputs[idx]
+    found = ELEMENT_TYPES.get(tensor.type)
+    if found is None:
+        raise ctx.attrs.bad("output type", TYPE_NAMES.get(tensor.type, tensor.type), "irconv cannot compute it")
+    return ElementType.f32 if tensor.quantization is not None and not found.is_float else found
+
+
+def is_complex(ctx: ExtractContext, idx: int) -> bool:
+    """Whether input ``idx`` is a complex tensor: carried with its real and imaginary parts in
+    a trailing axis of size 2 (as OpenVINO's DFT ops make them), which shape operators keep."""
+    tensor = input_tensor(ctx, idx)
+    return tensor is not None and tensor.type in (TensorType.COMPLEX64, TensorType.COMPLEX128)
 
 
 def declared_shape(ctx: ExtractContext, idx: int) -> tuple[int | None, ...] | None:

@@ -13,6 +13,9 @@ from irconv.ops import Op
 from irconv_opset import (
     Abs,
     Add,
+    Atan,
+    BitwiseRightShift,
+    BitwiseXor,
     Ceiling,
     Clamp,
     Cos,
@@ -147,3 +150,27 @@ def square(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     alpha = ctx.const(np.float32(ctx.attrs.float("alpha", 0.2)).reshape(1), suffix="alpha")
     return [ctx.op(PReLU(), ctx.input(0), alpha, suffix="leaky_relu")]
+
+
+bitwise_xor = extractor("tflite", "BITWISE_XOR", lambda node, ctx: BitwiseXor(), produces=[BitwiseXor])
+right_shift = extractor("tflite", "RIGHT_SHIFT", lambda node, ctx: BitwiseRightShift(), produces=[BitwiseRightShift])
+
+
+@extractor("tflite", "ATAN2", produces=[Atan, Divide, Equal, Less, Select, Add, Multiply, Sign])
+def atan2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """atan2(y, x): atan(y / x), turned by pi toward y's side where x < 0; sign(y) * pi / 2
+    where x == 0 (0 at the origin)."""
+    y, x = ctx.input(0), ctx.input(1)
+
+    def c(value: float, suffix: str) -> OutPort:
+        return const_like(ctx, value, x, suffix)
+
+    x_is_zero = ctx.op(Equal(), x, c(0.0, "zero"), suffix="x_is_zero")
+    safe_x = ctx.op(Select(), x_is_zero, c(1.0, "one"), x, suffix="safe_x")
+    angle = ctx.op(Atan(), ctx.op(Divide(m_pythondiv=False), y, safe_x, suffix="ratio"), suffix="atan")
+    y_negative = ctx.op(Less(), y, c(0.0, "y_zero"), suffix="y_negative")
+    half_turn = ctx.op(Select(), y_negative, c(-np.pi, "minus_pi"), c(np.pi, "pi"), suffix="half_turn")
+    x_negative = ctx.op(Less(), x, c(0.0, "x_zero"), suffix="x_negative")
+    turned = ctx.op(Select(), x_negative, ctx.op(Add(), angle, half_turn, suffix="turned"), angle, suffix="quadrant")
+    on_axis = ctx.op(Multiply(), ctx.op(Sign(), y, suffix="y_sign"), c(np.pi / 2, "half_pi"), suffix="on_axis")
+    return [ctx.op(Select(), x_is_zero, on_axis, turned, suffix="atan2")]

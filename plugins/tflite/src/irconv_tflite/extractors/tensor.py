@@ -42,27 +42,20 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
-from irconv_tflite.extractors._common import declared_shape, fused_activation, known_rank, source
-from irconv_tflite.loader import ELEMENT_TYPES
-from irconv_tflite.model import TYPE_NAMES
+from irconv_tflite.extractors._common import declared_shape, fused_activation, is_complex, known_rank, output_type
 
 
-def _output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
-    """The element type TFLite declares for output ``idx`` (quantized tensors are f32 here)."""
-    tensor = source(ctx).outputs[idx]
-    found = ELEMENT_TYPES.get(tensor.type)
-    if found is None:
-        raise ctx.attrs.bad("output type", TYPE_NAMES.get(tensor.type, tensor.type), "irconv cannot compute it")
-    return ElementType.f32 if tensor.quantization is not None and not found.is_float else found
-
-
-@extractor("tflite", "RESHAPE", produces=[Reshape])
+@extractor("tflite", "RESHAPE", produces=[Reshape, Concat, Convert])
 def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """The new shape from input 1, or from the options when that input is absent (-1: infer)."""
+    """The new shape from input 1, or from the options when that input is absent (-1: infer);
+    a complex tensor keeps its trailing axis of parts."""
     if ctx.has_input(1) and ctx.input_shape(1) != (0,):
         shape = ctx.input(1)
     else:
         shape = i64(ctx, ctx.attrs.ints("new_shape"), suffix="shape")
+    if is_complex(ctx, 0):  # the parts' axis stays last
+        shape = ctx.op(Concat(axis=0), ctx.op(Convert(destination_type=ElementType.i64), shape, suffix="shape_i64"),
+                       i64(ctx, [2], suffix="parts"), suffix="complex_shape")
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape, suffix="reshape")]
 
 
@@ -182,7 +175,7 @@ expand_dims = extractor("tflite", "EXPAND_DIMS", lambda node, ctx: Unsqueeze(), 
 
 @extractor("tflite", "SHAPE", produces=[ShapeOf])
 def shape(node: Node, ctx: ExtractContext) -> ShapeOf:
-    return ShapeOf(output_type=_output_type(ctx))
+    return ShapeOf(output_type=output_type(ctx))
 
 
 @extractor("tflite", "PACK", produces=[Unsqueeze, Concat])
@@ -225,7 +218,7 @@ broadcast_to = extractor("tflite", "BROADCAST_TO", lambda node, ctx: Broadcast(m
 
 @extractor("tflite", "CAST", produces=[Convert])
 def cast(node: Node, ctx: ExtractContext) -> Convert:
-    return Convert(destination_type=_output_type(ctx))
+    return Convert(destination_type=output_type(ctx))
 
 
 @extractor("tflite", "FILL", produces=[Broadcast])
@@ -242,14 +235,14 @@ def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("tflite", "RANGE", produces=[Range])
 def range_(node: Node, ctx: ExtractContext) -> Range:
-    return Range(output_type=_output_type(ctx))
+    return Range(output_type=output_type(ctx))
 
 
 def _arg(mode: str):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         rank = known_rank(ctx)
         axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
-        top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=_output_type(ctx)),
+        top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=output_type(ctx)),
                       [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
         return [ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis], suffix="axes"), suffix="index")]
 
@@ -262,7 +255,7 @@ arg_min = extractor("tflite", "ARG_MIN", _arg("min"), produces=[TopK, Squeeze])
 
 @extractor("tflite", "TOPK_V2", produces=[TopK])
 def topk_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=_output_type(ctx, 1), stable=True),
+    top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=output_type(ctx, 1), stable=True),
                   [ctx.input(0), ctx.input(1)], suffix="topk")
     return [top.out_port(0), top.out_port(1)]
 
