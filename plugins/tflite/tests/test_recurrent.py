@@ -141,3 +141,67 @@ def test_unidirectional_sequence_rnn(activation: str, time_major: bool, tmp_path
     spec = single_op_model(fb.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_RNN, operands, {"y": out_shape},
                            (fb.BuiltinOptions.SequenceRNNOptions, options))
     _compare(build(spec), data, tmp_path)
+
+
+def _rnn_weights(rng: np.random.Generator, prefix: str) -> list[Operand]:
+    return [Operand(f"{prefix}w", [HIDDEN, FEATURES], rng.normal(0, 0.6, (HIDDEN, FEATURES))),
+            Operand(f"{prefix}r", [HIDDEN, HIDDEN], rng.normal(0, 0.6, (HIDDEN, HIDDEN))),
+            Operand(f"{prefix}b", [HIDDEN], rng.normal(0, 0.6, HIDDEN)),
+            Operand(f"{prefix}h", [BATCH, HIDDEN], variable=True)]
+
+
+@pytest.mark.parametrize(("merge", "time_major", "activation"),
+                         [(True, False, "tanh"), (False, True, "relu"), (False, False, "tanh")])
+def test_bidirectional_sequence_rnn(merge: bool, time_major: bool, activation: str, tmp_path: Path) -> None:
+    rng = np.random.default_rng(13)
+    x, data = _x(time_major)
+    operands = [x, *_rnn_weights(rng, "fw_"), *_rnn_weights(rng, "bw_"), None, None, None]
+
+    def options(builder: flatbuffers.Builder) -> int:
+        fb.BidirectionalSequenceRNNOptionsStart(builder)
+        fb.BidirectionalSequenceRNNOptionsAddTimeMajor(builder, time_major)
+        fb.BidirectionalSequenceRNNOptionsAddFusedActivationFunction(builder, ACTIVATIONS[activation])
+        fb.BidirectionalSequenceRNNOptionsAddMergeOutputs(builder, merge)
+        return fb.BidirectionalSequenceRNNOptionsEnd(builder)
+
+    lead = [STEPS, BATCH] if time_major else [BATCH, STEPS]
+    outputs = {"y": [*lead, 2 * HIDDEN]} if merge else {"y_fw": [*lead, HIDDEN], "y_bw": [*lead, HIDDEN]}
+    spec = single_op_model(fb.BuiltinOperator.BIDIRECTIONAL_SEQUENCE_RNN, operands, outputs,
+                           (fb.BuiltinOptions.BidirectionalSequenceRNNOptions, options))
+    _compare(build(spec), data, tmp_path)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_rnn_step(activation: str, tmp_path: Path) -> None:
+    """RNN: one step of h = act(x W^T + h R^T + b) from the zero state."""
+    rng = np.random.default_rng(14)
+    data = rng.normal(0, 1.5, (BATCH, FEATURES)).astype(np.float32)
+
+    def options(builder: flatbuffers.Builder) -> int:
+        fb.RNNOptionsStart(builder)
+        fb.RNNOptionsAddFusedActivationFunction(builder, ACTIVATIONS[activation])
+        return fb.RNNOptionsEnd(builder)
+
+    spec = single_op_model(fb.BuiltinOperator.RNN, [Operand("x", [BATCH, FEATURES]), *_rnn_weights(rng, "")],
+                           {"y": [BATCH, HIDDEN]}, (fb.BuiltinOptions.RNNOptions, options))
+    _compare(build(spec), data, tmp_path)
+
+
+@pytest.mark.parametrize(("activation", "clip"), [("tanh", 0.0), ("relu", 0.0), ("tanh", 0.3)])
+def test_lstm_step(activation: str, clip: float, tmp_path: Path) -> None:
+    """LSTM (the full kernel): one step from the zero states."""
+    rng = np.random.default_rng(15)
+    data = rng.normal(0, 1.5, (BATCH, FEATURES)).astype(np.float32)
+    operands = [Operand("x", [BATCH, FEATURES]), *_weights(rng, ""), None, None,
+                Operand("h", [BATCH, HIDDEN], variable=True), Operand("c", [BATCH, HIDDEN], variable=True),
+                None, None, None, None]
+
+    def options(builder: flatbuffers.Builder) -> int:
+        fb.LSTMOptionsStart(builder)
+        fb.LSTMOptionsAddFusedActivationFunction(builder, ACTIVATIONS[activation])
+        fb.LSTMOptionsAddCellClip(builder, clip)
+        return fb.LSTMOptionsEnd(builder)
+
+    spec = single_op_model(fb.BuiltinOperator.LSTM, operands, {"y": [BATCH, HIDDEN]},
+                           (fb.BuiltinOptions.LSTMOptions, options))
+    _compare(build(spec), data, tmp_path)

@@ -5,15 +5,16 @@ TFLite keeps one weight matrix per gate, in the order input, forget, cell, outpu
 matrix per direction with the gates stacked f, i, c, o. The stacking is done with
 Concat in the graph (constant folding makes one constant of it), so weights computed by
 the model convert too. The operator's fused activation is the cell's activation (``g``
-and ``h``); the gates use the sigmoid.
+and ``h``); the gates use the sigmoid. The one-step LSTM and RNN operators are sequences
+of one step.
 
 TFLite bounds the cell state (``cell_clip``; Keras-made LSTMs set 10), which
 LSTMSequence cannot do (its ``clip`` bounds the gate inputs): a clipped LSTM becomes a
 TensorIterator per direction with the step spelled out (``_lstm_iterator``).
 
 The states are TFLite variable tensors that start at zeros (the loader reads them as
-such); the sequence output is the operator's only output (two for a bidirectional LSTM
-that does not merge them). Peepholes, projection, layer normalisation, coupled
+such); the sequence output is the operator's only output (two for a bidirectional
+operator that does not merge them). Peepholes, projection, layer normalisation, coupled
 input/forget gates (no input-gate weights), an auxiliary input and integer
 (full-integer quantized) sequences are refused with an error naming the operator.
 """
@@ -82,10 +83,10 @@ def _direction_axis(ctx: ExtractContext, port: OutPort, axis: int, name: str) ->
     return ctx.op(Unsqueeze(), port, i64(ctx, [axis]), suffix=name)
 
 
-def _batch_first(ctx: ExtractContext, time_major: bool) -> OutPort:
+def _batch_first(ctx: ExtractContext, x: OutPort, time_major: bool) -> OutPort:
     if not time_major:
-        return ctx.input(0)
-    return ctx.op(Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="batch_first")
+        return x
+    return ctx.op(Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
 
 
 def _lengths(ctx: ExtractContext, x: OutPort) -> OutPort:
@@ -149,6 +150,20 @@ def _time_major_out(ctx: ExtractContext, y: OutPort, time_major: bool, name: str
 _LSTM_OPS = [LSTMSequence, TensorIterator, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
 
 
+def _unidirectional_lstm(ctx: ExtractContext, x: OutPort, activation: str, time_major: bool) -> OutPort:
+    """Y of the LSTM whose inputs are laid out as UNIDIRECTIONAL_SEQUENCE_LSTM's (LSTM's
+    are the same) over the sequence ``x``."""
+    _refuse_present(ctx, range(20, 24), "an LSTM with layer normalisation")
+    weights, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
+    x = _batch_first(ctx, x, time_major)
+    clip = ctx.attrs.float("cell_clip", 0.0)
+    if clip > 0:
+        y = clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
+    else:
+        (y,) = _lstm_sequence(ctx, x, [(weights, ctx.input(18), ctx.input(19))], hidden, activation)
+    return _time_major_out(ctx, y, time_major, "Y")
+
+
 @extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_LSTM", produces=_LSTM_OPS)
 def unidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: x, W_ifco (1-4), R_ifco (5-8), peepholes (9-11), biases (12-15),
@@ -156,16 +171,19 @@ def unidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPor
     activation = _check_common(ctx)
     if ctx.attrs.bool("diagonal_recurrent_tensors", False):
         raise ctx.attrs.bad("diagonal_recurrent_tensors", True, "only full recurrent matrices convert")
-    _refuse_present(ctx, range(20, 24), "an LSTM with layer normalisation")
-    weights, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
-    time_major = ctx.attrs.bool("time_major", False)
-    x = _batch_first(ctx, time_major)
-    clip = ctx.attrs.float("cell_clip", 0.0)
-    if clip > 0:
-        y = clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
-    else:
-        (y,) = _lstm_sequence(ctx, x, [(weights, ctx.input(18), ctx.input(19))], hidden, activation)
-    return [_time_major_out(ctx, y, time_major, "Y")]
+    return [_unidirectional_lstm(ctx, ctx.input(0), activation, ctx.attrs.bool("time_major", False))]
+
+
+@extractor("tflite", "LSTM", produces=_LSTM_OPS)
+def lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """One step of an LSTM: x [batch, I] and the inputs of UNIDIRECTIONAL_SEQUENCE_LSTM,
+    run as a sequence of one step. The basic kernel (four inputs, four outputs) is refused."""
+    activation = _check_common(ctx)
+    if ctx.attrs.choice("kernel_type", ["FULL", "BASIC"], "FULL") != "FULL":
+        raise ctx.attrs.bad("kernel_type", "BASIC", "only the full LSTM kernel converts")
+    steps = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1]), suffix="one_step")
+    y = _unidirectional_lstm(ctx, steps, activation, False)
+    return [ctx.op(Squeeze(), y, i64(ctx, [1]), suffix="step_output")]
 
 
 @extractor("tflite", "BIDIRECTIONAL_SEQUENCE_LSTM", produces=_LSTM_OPS)
@@ -179,7 +197,7 @@ def bidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort
     forward, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
     backward, _ = _lstm_direction(ctx, 18, 29, 26, 33)
     time_major = ctx.attrs.bool("time_major", True)
-    x = _batch_first(ctx, time_major)
+    x = _batch_first(ctx, ctx.input(0), time_major)
     clip = ctx.attrs.float("cell_clip", 0.0)
     if clip > 0:
         ys = [clipped_lstm(ctx, x, (ctx.input(35), ctx.input(36)), forward, activation, clip, False, "forward"),
@@ -193,17 +211,59 @@ def bidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort
     return outputs
 
 
-@extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_RNN",
-           produces=[RNNSequence, Unsqueeze, Squeeze, Transpose, Gather, Broadcast])
+def _rnn_sequence(ctx: ExtractContext, x: OutPort, directions: list[tuple[int, int]], activation: str) -> list[OutPort]:
+    """One RNNSequence over ``x`` [batch, steps, I] for one direction or both (forward,
+    backward), each given as (index of its W, then R and bias; index of its hidden state);
+    Y [batch, steps, H] per direction."""
+    hidden = _hidden_size(ctx, directions[0][0] + 1)
+
+    def stacked(indices: list[int], axis: int, name: str) -> OutPort:
+        parts = [_direction_axis(ctx, ctx.input(i), axis, f"{name}{d}") for d, i in enumerate(indices)]
+        return parts[0] if len(parts) == 1 else ctx.op(Concat(axis=axis), *parts, suffix=name)
+
+    w, r, b = (stacked([first + k for first, _ in directions], 0, name) for k, name in enumerate(("W", "R", "B")))
+    h0 = stacked([state for _, state in directions], 1, "H0")
+    op = RNNSequence(hidden_size=hidden, direction="forward" if len(directions) == 1 else "bidirectional",
+                     activations=(activation,))
+    y = ctx.add(op, [x, h0, _lengths(ctx, x), w, r, b], "sequence").out_port(0)  # [batch, directions, steps, H]
+    if len(directions) == 1:
+        return [ctx.op(Squeeze(), y, i64(ctx, [1]), suffix="Y")]
+    parts = ctx.add(Split(num_splits=2), [y, i64(ctx, 1)], "directions")
+    return [ctx.op(Squeeze(), parts.out_port(d), i64(ctx, [1]), suffix=f"Y{d}") for d in range(2)]
+
+
+_RNN_OPS = [RNNSequence, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
+
+
+@extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_RNN", produces=_RNN_OPS)
 def unidirectional_sequence_rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: x, W [H, I], R [H, H], bias [H], hidden state [batch, H];
     h = act(x W^T + h R^T + b)."""
     activation = _check_common(ctx)
-    hidden = _hidden_size(ctx, 2)
     time_major = ctx.attrs.bool("time_major", False)
-    x = _batch_first(ctx, time_major)
-    w, r, b = (_direction_axis(ctx, ctx.input(i), 0, name) for i, name in ((1, "W"), (2, "R"), (3, "B")))
-    op = RNNSequence(hidden_size=hidden, direction="forward", activations=(activation,))
-    seq = ctx.add(op, [x, _direction_axis(ctx, ctx.input(4), 1, "H0"), _lengths(ctx, x), w, r, b], "sequence")
-    y = ctx.op(Squeeze(), seq.out_port(0), i64(ctx, [1]), suffix="Y")
+    (y,) = _rnn_sequence(ctx, _batch_first(ctx, ctx.input(0), time_major), [(1, 4)], activation)
     return [_time_major_out(ctx, y, time_major, "Y")]
+
+
+@extractor("tflite", "RNN", produces=_RNN_OPS)
+def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """One step: x [batch, I], W, R, bias, hidden state, as a sequence of one step."""
+    activation = _check_common(ctx)
+    steps = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1]), suffix="one_step")
+    (y,) = _rnn_sequence(ctx, steps, [(1, 4)], activation)
+    return [ctx.op(Squeeze(), y, i64(ctx, [1]), suffix="step_output")]
+
+
+@extractor("tflite", "BIDIRECTIONAL_SEQUENCE_RNN", produces=_RNN_OPS)
+def bidirectional_sequence_rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: x; forward W, R, bias, hidden state (1-4); backward the same (5-8); an
+    auxiliary input and its weights (9-11), refused. ``merge_outputs`` concatenates the
+    directions on the last axis; otherwise they are two outputs."""
+    activation = _check_common(ctx)
+    _refuse_present(ctx, range(9, 12), "a bidirectional RNN with an auxiliary input")
+    time_major = ctx.attrs.bool("time_major", False)
+    ys = _rnn_sequence(ctx, _batch_first(ctx, ctx.input(0), time_major), [(1, 4), (5, 8)], activation)
+    outputs = [_time_major_out(ctx, y, time_major, name) for y, name in zip(ys, ("Y_fw", "Y_bw"), strict=True)]
+    if ctx.attrs.bool("merge_outputs", False):
+        return [ctx.op(Concat(axis=-1), *outputs, suffix="Y")]
+    return outputs
