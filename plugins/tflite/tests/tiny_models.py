@@ -202,13 +202,19 @@ class Operand:
     shape: list[int]
     value: np.ndarray | None = None
     variable: bool = False
+    type: int = fb.TensorType.FLOAT32
+
+
+#: The NumPy type of a constant's bytes, by TensorType.
+NUMPY_TYPES = {fb.TensorType.FLOAT32: np.float32, fb.TensorType.INT32: np.int32, fb.TensorType.INT64: np.int64}
 
 
 def single_op_model(code: int, operands: list[Operand | None], outputs: dict[str, list[int]],
-                    options: tuple[int, Callable[[flatbuffers.Builder], int]] | None = None) -> ModelSpec:
+                    options: tuple[int, Callable[[flatbuffers.Builder], int]] | None = None,
+                    output_types: dict[str, int] | None = None) -> ModelSpec:
     """One builtin operator over ``operands`` (None: an optional input left out, index -1)
-    writing float ``outputs`` (name -> shape); the model's inputs are the operands without
-    a value that are not variables."""
+    writing ``outputs`` (name -> shape; float unless ``output_types`` says otherwise); the
+    model's inputs are the operands without a value that are not variables."""
     tensors: list[TensorSpec] = []
     buffers = [b""]
     indices: list[int] = []
@@ -218,13 +224,14 @@ def single_op_model(code: int, operands: list[Operand | None], outputs: dict[str
             continue
         buffer = 0
         if operand.value is not None:
-            buffers.append(np.ascontiguousarray(operand.value, np.float32).tobytes())
+            buffers.append(np.ascontiguousarray(operand.value, NUMPY_TYPES[operand.type]).tobytes())
             buffer = len(buffers) - 1
         indices.append(len(tensors))
-        tensors.append(TensorSpec(operand.name, operand.shape, buffer=buffer, is_variable=operand.variable))
+        tensors.append(TensorSpec(operand.name, operand.shape, operand.type, buffer, operand.variable))
     inputs = [indices[k] for k, o in enumerate(operands) if o is not None and o.value is None and not o.variable]
     first_output = len(tensors)
-    tensors += [TensorSpec(name, shape) for name, shape in outputs.items()]
+    types = output_types or {}
+    tensors += [TensorSpec(name, shape, types.get(name, fb.TensorType.FLOAT32)) for name, shape in outputs.items()]
     output_indices = list(range(first_output, len(tensors)))
     main = SubgraphSpec(tensors, inputs, output_indices, [OpSpec(0, indices, output_indices, options)])
     return ModelSpec([main], [code], buffers)
