@@ -38,6 +38,12 @@ def _tf() -> Any:
     return tf
 
 
+def _boxes(count: int) -> np.ndarray:
+    """[count, 4] boxes (y1, x1, y2, x2), many overlapping."""
+    corner = RNG.uniform(0, 0.6, (count, 2))
+    return np.concatenate([corner, corner + RNG.uniform(0.1, 0.4, (count, 2))], 1).astype(np.float32)
+
+
 def _weights(*shape: int) -> np.ndarray:
     return RNG.uniform(-0.5, 0.5, shape).astype(np.float32)
 
@@ -191,6 +197,10 @@ CASES: dict[str, Case] = {
     "bitwise_xor_shift": Case("BITWISE_XOR", lambda a, b: _tf().bitwise.right_shift(
         _tf().bitwise.bitwise_xor(a, b), b % 8), [RNG.integers(-100, 100, (4, 5)).astype(np.int32),
                                                   RNG.integers(0, 50, (4, 5)).astype(np.int32)]),
+    "non_max_suppression": Case("NON_MAX_SUPPRESSION_V4", lambda b, s: _tf().image.non_max_suppression(
+        b, s, 6, 0.4, 0.2), [_boxes(20), RNG.uniform(0, 1, 20).astype(np.float32)]),
+    "non_max_suppression_scores": Case("NON_MAX_SUPPRESSION_V5", lambda b, s: _tf().image.non_max_suppression_with_scores(
+        b, s, 6, 0.4, 0.2, soft_nms_sigma=0.5), [_boxes(20), RNG.uniform(0, 1, 20).astype(np.float32)], atol=1e-4),
     "fake_quant": Case("QUANTIZE", lambda x: _tf().quantization.fake_quant_with_min_max_args(
         x, -0.8, 0.7, num_bits=8), [_image()]),
 }

@@ -1,5 +1,6 @@
 """The ``TFLite_Detection_PostProcess`` custom operator (SSD heads): box decoding against
-anchors, then non-maximum suppression, as NonMaxSuppression-9 and gathers.
+anchors, then non-maximum suppression, as NonMaxSuppression-9 and gathers; and the
+NON_MAX_SUPPRESSION_V4/V5 builtins (one class of boxes, indices padded with zeros).
 
 Inputs: box encodings [1, N, 4] (ty, tx, th, tw), class scores [1, N, background + C],
 anchors [N, 4] (y, x, h, w). Outputs, ``max_detections`` rows each, zero past the count:
@@ -29,6 +30,7 @@ from irconv_opset import (
     NonMaxSuppression,
     Pad,
     ReduceMax,
+    Reshape,
     ShapeOf,
     Slice,
     Squeeze,
@@ -58,13 +60,14 @@ def _decode(ctx: ExtractContext, encodings: OutPort, anchors: np.ndarray) -> Out
     return ctx.op(Concat(axis=1), low, high, suffix="boxes")
 
 
-def _pad_rows(ctx: ExtractContext, rows: OutPort, count: int, rank: int, suffix: str) -> OutPort:
-    """``rows`` (first axis <= count) padded with zeros to ``count`` rows."""
+def _pad_rows(ctx: ExtractContext, rows: OutPort, count: int, rank: int, suffix: str,
+              dtype: type = np.float32) -> OutPort:
+    """``rows`` (first axis <= count) padded with zeros of ``dtype`` to ``count`` rows."""
     length = ctx.op(Gather(), ctx.op(ShapeOf(), rows, suffix=f"{suffix}_shape"), i64(ctx, [0]), i64(ctx, 0),
                     suffix=f"{suffix}_length")
     missing = ctx.op(Subtract(), i64(ctx, [count]), length, suffix=f"{suffix}_missing")
     ends = ctx.op(Concat(axis=0), missing, i64(ctx, [0] * (rank - 1)), suffix=f"{suffix}_pads")
-    zero = ctx.const(np.zeros((), np.float32), suffix=f"{suffix}_zero")
+    zero = ctx.const(np.zeros((), dtype), suffix=f"{suffix}_zero")
     return ctx.op(Pad(pad_mode="constant"), rows, i64(ctx, [0] * rank), ends, zero, suffix=suffix)
 
 
@@ -118,3 +121,40 @@ def detection_postprocess(node: Node, ctx: ExtractContext) -> list[OutPort]:
         padded = _pad_rows(ctx, rows, detections, rank, name)
         outputs.append(ctx.op(Unsqueeze(), padded, i64(ctx, [0]), suffix=f"{name}_batch"))
     return [*outputs, count]
+
+
+def _nms(with_scores: bool):  # type: ignore[no-untyped-def]
+    """NON_MAX_SUPPRESSION_V4 (boxes [N, 4], scores [N], max_output_size, iou_threshold,
+    score_threshold) and V5 (and soft_nms_sigma): the indices of the boxes kept, best
+    first, padded with zeros to max_output_size ([and their scores,] then how many are
+    valid), as NonMaxSuppression-9 on one batch and one class."""
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        size = int(input_constant(ctx, 2, "max_output_size").reshape(-1)[0])
+        scalar = i64(ctx, [1], "one_value")
+        boxes = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [0]), suffix="nms_boxes")
+        scores = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [1, 1, -1]), suffix="nms_scores")
+        limits = [ctx.op(Reshape(special_zero=False), ctx.input(i), scalar, suffix=name)
+                  for i, name in ((3, "iou"), (4, "score_threshold"), *(((5, "sigma"),) if with_scores else ()))]
+        nms = ctx.add(NonMaxSuppression(box_encoding="corner", sort_result_descending=True,
+                                        output_type=ElementType.i32),
+                      [boxes, scores, i64(ctx, [size], "max_per_class"), *limits], suffix="nms")
+        valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), i64(ctx, [1]), suffix="valid")
+        kept = ctx.op(Slice(), nms.out_port(0), i64(ctx, [0]), valid, i64(ctx, [1]), i64(ctx, [0]), suffix="kept")
+        indices = ctx.op(Gather(), kept, i64(ctx, 2), i64(ctx, 1), suffix="box_index")
+        outputs = [_pad_rows(ctx, indices, size, 1, "indices", np.int32)]
+        if with_scores:
+            kept_scores = ctx.op(Slice(), nms.out_port(1), i64(ctx, [0]), valid, i64(ctx, [1]), i64(ctx, [0]),
+                                 suffix="kept_scores")
+            picked = ctx.op(Gather(), kept_scores, i64(ctx, 2), i64(ctx, 1), suffix="box_score")
+            outputs.append(_pad_rows(ctx, picked, size, 1, "scores"))
+        count = ctx.op(Squeeze(), ctx.op(Convert(destination_type=ElementType.i32), valid, suffix="valid_i32"),
+                       i64(ctx, [0]), suffix="valid_outputs")
+        return [*outputs, count]
+
+    return extract
+
+
+_NMS_OPS = [Unsqueeze, Reshape, NonMaxSuppression, Slice, Gather, ShapeOf, Subtract, Concat, Pad, Squeeze, Convert]
+non_max_suppression_v4 = extractor("tflite", "NON_MAX_SUPPRESSION_V4", _nms(False), produces=_NMS_OPS)
+non_max_suppression_v5 = extractor("tflite", "NON_MAX_SUPPRESSION_V5", _nms(True), produces=_NMS_OPS)
