@@ -275,6 +275,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "masked_select_broadcast": (lambda a, m: torch.masked_select(a, m), (f32(3, 4), torch.rand(4) > 0.5)),
     "nonzero": (lambda a: torch.nonzero(a > 0), (f32(3, 4),)),
     "unique": (lambda a: torch.unique(a, return_inverse=True, return_counts=True), (ints(3, 5, high=4),)),
+    "unfold_windows": (lambda a: a.unfold(2, 3, 2), (f32(2, 3, 9, 4),)),
+    "unfold_last_axis_overlapping": (lambda a: a.unfold(-1, 4, 1) * 2, (f32(3, 7),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 
@@ -304,6 +306,7 @@ DYNAMIC_CASES: dict[str, tuple[Callable[..., Any], torch.Tensor, dict[int, Any],
     "arange_of_the_length": (lambda a: a + torch.arange(a.shape[1]), f32(2, 3), {1: "seq"}, f32(2, 7)),
     "slice_to_the_length": (lambda a: a[:, 1 : a.shape[1] - 1], f32(2, 6), {1: "seq"}, f32(2, 10)),
     "conv_on_any_batch": (nn.Conv2d(3, 4, 3), f32(2, 3, 8, 8), {0: "batch"}, f32(3, 3, 8, 8)),
+    "unfold_of_the_length": (lambda a: a.unfold(1, 2, 2), f32(2, 6, 3), {1: "seq"}, f32(2, 9, 3)),
     "tril_mask_of_the_length": (lambda a: torch.tril(torch.ones(a.shape[1], a.shape[1])) * a, f32(4, 4),
                                 {0: "seq", 1: "seq"}, f32(6, 6)),
 }

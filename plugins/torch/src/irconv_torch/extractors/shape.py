@@ -10,16 +10,19 @@ from irconv.frontend import aliases, extractor, i64, normalize_axes, normalize_a
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
+    Add,
     Broadcast,
     Concat,
     Convert,
     DepthToSpace,
     Gather,
     Pad,
+    Range,
     Reshape,
     Roll,
     Slice,
     Squeeze,
+    Subtract,
     Tile,
     Transpose,
     Unsqueeze,
@@ -248,6 +251,28 @@ def unbind(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
     parts = _split(ctx, [1] * len(fx_node(ctx).output_types), None)
     return [ctx.op(Squeeze(), p, i64(ctx, [axis]), suffix=f"item{i}") for i, p in enumerate(parts)]
+
+
+@extractor("torch", "aten.unfold.default", versions=TORCH_2_5,
+           produces=[Add, Gather, Range, Reshape, Subtract, Transpose, Unsqueeze])
+def unfold(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``x.unfold(dimension, size, step)``: the windows ``x[..., i*step : i*step+size, ...]``
+    stacked along ``dimension``, each window's elements on a new last axis. One Gather of
+    ``starts[:, None] + arange(size)``; the starts are computed from the length, so a
+    dynamic length stays dynamic (and a static one folds)."""
+    data, size, step = _self(ctx), ctx.attrs.int("size"), ctx.attrs.int("step")
+    rank = require_rank(ctx, 0)
+    if rank == 0:  # torch views a scalar as one element
+        data, rank = ctx.op(Reshape(special_zero=False), data, i64(ctx, [1]), suffix="as_1d"), 1
+    axis = normalize_axis(ctx, ctx.attrs.int("dimension"), rank)
+    length = ctx.op(Gather(), shape_of(ctx, data), i64(ctx, axis), i64(ctx, 0), suffix="length")
+    end = ctx.op(Add(), ctx.op(Subtract(), length, i64(ctx, size), suffix="last_start"), i64(ctx, 1), suffix="end")
+    starts = ctx.op(Range(), i64(ctx, 0), end, i64(ctx, step), suffix="starts")
+    windows = ctx.op(Add(), ctx.op(Unsqueeze(), starts, i64(ctx, [1]), suffix="starts_column"),
+                     i64(ctx, list(range(size))), suffix="windows")
+    gathered = ctx.op(Gather(), data, windows, i64(ctx, axis), suffix="gather")
+    order = [*range(axis + 1), *range(axis + 2, rank + 1), axis + 1]
+    return [ctx.op(Transpose(), gathered, i64(ctx, order, suffix="order"), suffix="op")]
 
 
 @extractor("torch", "aten.copy.default", versions=TORCH_2_5, produces=[Broadcast, Convert])
