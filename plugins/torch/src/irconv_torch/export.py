@@ -68,10 +68,16 @@ def _is_tensor_attribute(program: Any, fx: Any) -> bool:
     return target in program.constants or isinstance(getattr(program.graph_module, target, None), torch.Tensor)
 
 
-def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None) -> Any:
+def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
+                  note: Callable[[str], None] = lambda message: None) -> Any:
     """``torch.export.export`` of ``module`` on ``example_input`` (a tensor, a tuple of
     positional inputs, or a dict of keyword inputs): non-strict first (it traces Python as
-    it runs), strict (TorchDynamo) when that fails."""
+    it runs), strict (TorchDynamo) when that fails.
+
+    Python control flow on a tensor's value (``if mask.any():``) stops both: the branch
+    depends on data torch.export does not know. Such a module is exported again with
+    ``torch.export.draft_export``, which takes the branch the example input takes, as
+    tracing does; ``note`` tells the user the IR holds that branch only."""
     import torch
 
     if example_input is None:
@@ -82,11 +88,47 @@ def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None) -
     try:
         return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=False)
     except Exception as non_strict:
+        if _is_data_dependent(non_strict):
+            program = _draft_export(module, args, kwargs, dynamic_shapes)
+            if program is not None:
+                note(f"{type(module).__name__}: Python branches on tensor values ({_first_line(non_strict)}); "
+                     "they were taken as for the example input, and the IR holds those branches only")
+                return program
         try:
             return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=True)
         except Exception:
             raise UserError(f"torch.export could not trace {type(module).__name__}: "
                             f"{type(non_strict).__name__}: {_first_line(non_strict)}") from non_strict
+
+
+def _is_data_dependent(exc: BaseException) -> bool:
+    """Whether tracing stopped at a condition on a tensor's value (an unbacked symbol)."""
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, GuardOnDataDependentSymNode):
+            return True
+        cause = cause.__cause__
+    return False
+
+
+def _draft_export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_shapes: Any) -> Any:
+    """``torch.export.draft_export``'s program, or None when it fails too. Its own report
+    (a warning log with a banner) is kept quiet: the caller's note says what it means."""
+    import logging
+
+    import torch
+
+    logger = logging.getLogger("torch.export._draft_export")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return torch.export.draft_export(module, args, kwargs, dynamic_shapes=dynamic_shapes)
+    except Exception:
+        return None
+    finally:
+        logger.setLevel(level)
 
 
 def _arguments(example_input: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:

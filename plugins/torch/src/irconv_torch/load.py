@@ -36,7 +36,7 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic
                             "apply to a torch.nn.Module")
         program, name = model, "exported_program"
     else:
-        program, name = export_module(model, example_input, dynamic_shapes), type(model).__name__
+        program, name = export_module(model, example_input, dynamic_shapes, ctx.note), type(model).__name__
     return read_program(_decomposed(program, ctx), name)
 
 
