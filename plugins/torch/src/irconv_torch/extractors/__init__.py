@@ -18,10 +18,9 @@ def all_extractors() -> list[Extractor]:
         reduction,
         scatter,
         shape,
-        strided,
         symbolic,
         vision,
     )
 
     return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, scatter,
-                   shape, strided, symbolic, vision)
+                   shape, symbolic, vision)
