@@ -77,3 +77,14 @@ def test_l2_pool_2d(padding: int, out: int, tmp_path: Path) -> None:
     spec = single_op_model(fb.BuiltinOperator.L2_POOL_2D, [Operand("x", [1, 8, 8, 3])], {"y": [1, out, out, 3]},
                            (fb.BuiltinOptions.Pool2DOptions, _pool_options(padding, 2, 3)))
     _compare(build(spec), {"x": RNG.normal(size=(1, 8, 8, 3)).astype(np.float32)}, tmp_path)
+
+
+@pytest.mark.parametrize("start", [[1, 2], [-1, 5], [3, 0]])
+def test_dynamic_update_slice(start: list[int], tmp_path: Path) -> None:
+    """The update [2, 3] written into [4, 6] from ``start`` (clamped so it fits)."""
+    spec = single_op_model(fb.BuiltinOperator.DYNAMIC_UPDATE_SLICE,
+                           [Operand("x", [4, 6]), Operand("update", [2, 3]),
+                            Operand("start", [2], type=fb.TensorType.INT32)], {"y": [4, 6]})
+    feed = {"x": RNG.normal(size=(4, 6)).astype(np.float32), "update": RNG.normal(size=(2, 3)).astype(np.float32),
+            "start": np.array(start, np.int32)}
+    _compare(build(spec), feed, tmp_path)

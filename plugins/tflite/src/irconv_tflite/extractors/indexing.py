@@ -1,5 +1,6 @@
 """Indexing and scattering: one-hot, scatter, segment reductions, embedding lookup,
-WHERE, UNIQUE, bucketize, diagonals, REVERSE_SEQUENCE, RANK and BROADCAST_ARGS."""
+WHERE, UNIQUE, bucketize, diagonals, REVERSE_SEQUENCE, DYNAMIC_UPDATE_SLICE, RANK and
+BROADCAST_ARGS."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from irconv_opset import (
     Equal,
     Gather,
     Less,
+    Maximum,
+    Minimum,
     NonZero,
     OneHot,
     Range,
@@ -28,6 +31,7 @@ from irconv_opset import (
     ShapeOf,
     Slice,
     Squeeze,
+    Subtract,
     Transpose,
     Unique,
     Unsqueeze,
@@ -236,3 +240,24 @@ def broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     is_one = ctx.op(Equal(), padded[0], ctx.const(np.ones((), _data_dtype(ctx)), suffix="one"), suffix="first_is_one")
     return [ctx.op(Select(), is_one, padded[1], padded[0], suffix="broadcast_shape")]
 
+
+
+@extractor("tflite", "DYNAMIC_UPDATE_SLICE", produces=[Convert, ShapeOf, Subtract, Maximum, Minimum, Add,
+                                                      ScatterNDUpdate])
+def dynamic_update_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: operand, update, start indices [rank]: the operand with the update written
+    from the start indices, each clamped to [0, dim - update dim] so the update fits (as
+    TFLite's kernel does). The update's shape must be known: its element coordinates are a
+    constant grid, moved to the start (ScatterNDUpdate)."""
+    update = declared_shape(ctx, 1)
+    if update is None or any(d is None for d in update):
+        raise ctx.attrs.bad("update", update, "DYNAMIC_UPDATE_SLICE needs the update's shape known")
+    dims = [int(d) for d in update if d is not None]
+    start = _as_i64(ctx, ctx.input(2), "start")
+    room = ctx.op(Subtract(), shape_of(ctx, ctx.input(0), "operand_shape"), i64(ctx, dims, "update_shape"),
+                  suffix="room")
+    start = ctx.op(Minimum(), ctx.op(Maximum(), start, i64(ctx, 0, "zero"), suffix="at_least_zero"), room,
+                   suffix="clamped_start")
+    grid = np.moveaxis(np.indices(dims, dtype=np.int64), 0, -1)
+    indices = ctx.op(Add(), i64(ctx, grid, "update_grid"), start, suffix="indices")
+    return [ctx.op(ScatterNDUpdate(), ctx.input(0), indices, ctx.input(1), suffix="updated")]
