@@ -8,7 +8,7 @@ strings, dtypes as element type names) are attributes read through ``ctx.attrs``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from irconv.types import ElementType
@@ -16,6 +16,9 @@ from irconv.types import ElementType
 #: Where one argument went: an input index, a list of them (a tensor list, None for a None
 #: element), or nothing (the argument is an attribute).
 InputSlots = int | tuple[int | None, ...]
+
+#: How torch laid a tensor argument out in memory: its strides and storage offset.
+Layout = tuple[tuple[int, ...], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,9 @@ class FxNode:
     inputs: Mapping[str, InputSlots]
     #: the element type of each output (torch's own, from the traced metadata)
     output_types: tuple[ElementType | None, ...]
+    #: argument name -> layout, for tensor arguments whose strides torch recorded as numbers;
+    #: IR tensors have none, but an op that reads storage (``as_strided``) depends on them
+    layouts: Mapping[str, Layout] = field(default_factory=dict)
 
 
 class FxAttributes:

@@ -22,7 +22,7 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import DimRange, ElementType
 
-from irconv_torch.attributes import FxAttributes, FxNode, InputSlots
+from irconv_torch.attributes import FxAttributes, FxNode, InputSlots, Layout
 from irconv_torch.tensors import element_type, to_numpy
 
 FRAMEWORK = "torch"
@@ -172,10 +172,14 @@ class _Reader:
         inputs: list[OutPort | None] = []
         slots: dict[str, InputSlots] = {}
         attributes: dict[str, Any] = {}
+        layouts: dict[str, Layout] = {}
         for arg_name, value, is_tensor_list in _arguments(fx):
             if _is_node(value):
                 slots[arg_name] = len(inputs)
                 inputs.append(self._port(value))
+                layout = _layout(value)
+                if layout is not None:
+                    layouts[arg_name] = layout
             elif isinstance(value, (list, tuple)) and any(_is_node(v) for v in value):
                 if is_tensor_list:
                     slots[arg_name] = tuple(None if v is None else self._slot(v, inputs) for v in value)
@@ -188,7 +192,7 @@ class _Reader:
                 attributes[arg_name] = _plain(value)
         outputs = _output_types(fx)
         in_place = in_place_as_value(fx)
-        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs)
+        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs, layouts)
         source = SourceOp(framework=FRAMEWORK, op_type=info.target, opset_version=self.version,
                           n_outputs=len(outputs), source=info, attributes=FxAttributes(attributes))
         node = self.graph.add_node(source, self.names.get(fx.name, fx.name), inputs)
@@ -271,6 +275,20 @@ def _is_node(value: Any) -> bool:
     from torch.fx import Node
 
     return isinstance(value, Node)
+
+
+def _layout(fx: Any) -> Layout | None:
+    """The strides and storage offset of the tensor node ``fx`` produces, when torch
+    recorded them as numbers."""
+    import torch
+
+    value = fx.meta.get("val")
+    if not isinstance(value, torch.Tensor):
+        return None
+    strides, offset = tuple(value.stride()), value.storage_offset()
+    if not isinstance(offset, int) or not all(isinstance(n, int) for n in strides):
+        return None  # symbolic
+    return strides, offset
 
 
 def _plain(value: Any) -> Any:

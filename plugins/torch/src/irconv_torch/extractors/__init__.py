@@ -18,9 +18,10 @@ def all_extractors() -> list[Extractor]:
         reduction,
         scatter,
         shape,
+        strided,
         symbolic,
         vision,
     )
 
     return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, scatter,
-                   shape, symbolic, vision)
+                   shape, strided, symbolic, vision)
