@@ -31,6 +31,7 @@ process, and ``bench/torchvision_cpu_shim.py`` is imported before torchvision: i
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import subprocess
 import sys
@@ -53,7 +54,8 @@ class ZooModel:
     name: str
     task: str  # classification, segmentation, detection, video, flow, quantizable
     inputs: tuple[tuple[int, ...], ...]
-    keywords: dict[str, Any] = field(default_factory=dict)
+    keywords: dict[str, Any] = field(default_factory=dict)  # the builder's
+    call_keywords: dict[str, Any] = field(default_factory=dict)  # forward's, fixed
 
     @property
     def detection(self) -> bool:
@@ -103,7 +105,7 @@ MODELS: tuple[ZooModel, ...] = (
     ZooModel("s3d", "video", ((1, 3, 16, 224, 224),)),  # its last pooling window is 2x7x7
     ZooModel("mvit_v2_s", "video", ((1, 3, 16, 224, 224),)),  # its positions are for 16x224x224
     ZooModel("swin3d_t", "video", ((1, 3, 4, 64, 64),)),
-    ZooModel("raft_small", "flow", ((1, 3, 64, 64), (1, 3, 64, 64)), dict(num_flow_updates=4)),
+    ZooModel("raft_small", "flow", ((1, 3, 64, 64), (1, 3, 64, 64)), call_keywords=dict(num_flow_updates=4)),
     ZooModel("quantized_mobilenet_v2", "quantizable", ((1, 3, 96, 96),), dict(quantize=True)),
     ZooModel("quantized_resnet18", "quantizable", ((1, 3, 96, 96),), dict(quantize=True)),
 )
@@ -113,13 +115,10 @@ MODELS: tuple[ZooModel, ...] = (
 def import_torchvision(site: str) -> Any:
     """torchvision, importable beside the CPU torch build (see the module's docstring)."""
     sys.path[:0] = [str(BENCH_DIR), site]
-    import torchvision.extension
-    import torchvision_cpu_shim  # noqa: F401  (declares the torchvision:: ops before the import)
-
-    torchvision.extension._has_ops = lambda: True
-    import torchvision
-
-    return torchvision
+    importlib.import_module("torchvision_cpu_shim")  # declares the torchvision:: ops, before torchvision
+    extension = importlib.import_module("torchvision.extension")
+    extension._has_ops = lambda: True
+    return importlib.import_module("torchvision")
 
 
 class FlatOutputs:
@@ -148,7 +147,7 @@ class FlatOutputs:
                 self.model = model
 
             def forward(self, *inputs: torch.Tensor) -> Any:
-                out = self.model(*inputs)
+                out = self.model(*inputs, **spec.call_keywords)
                 if isinstance(out, dict):
                     return tuple(out.values())
                 return tuple(out) if isinstance(out, list) else out
