@@ -1,5 +1,5 @@
-"""torchvision's detection operators (``torchvision::nms``, ``torchvision::roi_align``),
-converted from one-op modules and compared with torch eager on the CPU. torchvision itself is
+"""Sampling images (``grid_sample``) and torchvision's detection operators
+(``torchvision::nms``, ``torchvision::roi_align``), converted from one-op modules and compared with torch eager on the CPU. torchvision itself is
 not needed: ``bench/torchvision_cpu_shim.py`` declares the ops with plain-torch reference
 kernels, and their fake kernels for ``torch.export`` are added here."""
 
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import torch
 from torch import nn
+from torch.nn import functional as F
 from torch_support import check_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -43,6 +44,11 @@ def rois(count: int, batch: int, size: float) -> torch.Tensor:
     return torch.cat([torch.randint(0, batch, (count, 1)).float(), boxes(count, size)], 1)
 
 
+def grid(batch: int, height: int, width: int) -> torch.Tensor:
+    """Sampling positions ``[batch, height, width, 2]``, some outside [-1, 1] (padding)."""
+    return torch.rand(batch, height, width, 2) * 2.4 - 1.2
+
+
 torch.manual_seed(0)
 CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "nms": (lambda b, s: torch.ops.torchvision.nms(b, s, 0.5), (boxes(40), torch.rand(40))),
@@ -54,6 +60,14 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
                                    (torch.randn(1, 3, 12, 10), rois(5, 1, 40.0))),
     "roi_align_small_regions": (lambda x, r: torch.ops.torchvision.roi_align(x, r * 0.1, 1.0, 2, 2, -1, False),
                                 (torch.randn(2, 2, 8, 8), rois(4, 2, 8.0))),
+    "grid_sample": (lambda x, g: F.grid_sample(x, g, align_corners=False), (torch.randn(1, 3, 8, 9), grid(1, 5, 4))),
+    "grid_sample_aligned_border": (lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=True),
+                                   (torch.randn(2, 2, 6, 6), grid(2, 3, 7))),
+    "grid_sample_nearest_reflection": (lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="reflection",
+                                                                  align_corners=False),
+                                       (torch.randn(1, 2, 5, 7), grid(1, 4, 4))),
+    "grid_sample_bicubic": (lambda x, g: F.grid_sample(x, g, mode="bicubic", align_corners=True),
+                            (torch.randn(1, 2, 6, 6), grid(1, 3, 3))),
 }
 
 

@@ -1,19 +1,23 @@
-"""torchvision's detection operators (``torchvision::nms``, ``torchvision::roi_align``) onto
-OpenVINO's NonMaxSuppression and ROIAlign. torchvision registers them as ``torch.library``
-ops, so ``torch.export`` keeps them whole in detection models (Faster/Mask/Keypoint R-CNN,
-RetinaNet, FCOS, SSD)."""
+"""Sampling images: ``grid_sample`` onto GridSample, and torchvision's detection operators
+(``torchvision::nms``, ``torchvision::roi_align``) onto NonMaxSuppression and ROIAlign.
+torchvision registers those as ``torch.library`` ops, so ``torch.export`` keeps them whole in
+detection models (Faster/Mask/Keypoint R-CNN, RetinaNet, FCOS, SSD)."""
 
 from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, typed
+from irconv.frontend import aliases, extractor, i64, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Gather, NonMaxSuppression, ROIAlign, Slice, Squeeze, Unsqueeze
+from irconv_opset import Gather, GridSample, NonMaxSuppression, ROIAlign, Slice, Squeeze, Unsqueeze
 from irconv_opset.build import shape_of
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, tensor
+
+#: ``grid_sampler``'s integer codes of its interpolation and padding modes.
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDINGS = ("zeros", "border", "reflection")
 
 
 @extractor("torch", "torchvision.nms.default", versions=TORCH_2_5, produces=[NonMaxSuppression, Gather, Unsqueeze])
@@ -54,3 +58,23 @@ def roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
                   spatial_scale=ctx.attrs.float("spatial_scale"), mode="avg",
                   aligned_mode="half_pixel_for_nn" if ctx.attrs.bool("aligned") else "asymmetric")
     return [ctx.op(op, data, corners, batch_indices, suffix="op")]
+
+
+def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``input`` ``[N, C, H, W]`` sampled at ``grid`` ``[N, H_out, W_out, 2]`` (x, y in [-1, 1])."""
+    data = tensor(ctx, "input")
+    if data.data.shape is not None and len(data.data.shape) != 4:
+        raise ctx.attrs.bad("input", f"rank {len(data.data.shape)}", "OpenVINO's GridSample samples 4-D data only")
+    mode, padding = ctx.attrs.int("interpolation_mode"), ctx.attrs.int("padding_mode")
+    if mode not in range(len(_GRID_MODES)):
+        raise ctx.attrs.bad("interpolation_mode", mode, "expected 0 (bilinear), 1 (nearest) or 2 (bicubic)")
+    if padding not in range(len(_GRID_PADDINGS)):
+        raise ctx.attrs.bad("padding_mode", padding, "expected 0 (zeros), 1 (border) or 2 (reflection)")
+    grid = cast(ctx, tensor(ctx, "grid"), data.data.element_type, suffix="grid_convert")
+    op = GridSample(align_corners=ctx.attrs.bool("align_corners"), mode=_GRID_MODES[mode],
+                    padding_mode=_GRID_PADDINGS[padding])
+    return [ctx.op(op, data, grid, suffix="op")]
+
+
+grid_sampler = aliases("torch", ["aten.grid_sampler.default", "aten.grid_sampler_2d.default"], _grid_sample,
+                       versions=TORCH_2_5, produces=[GridSample])
