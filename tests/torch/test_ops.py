@@ -277,6 +277,12 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "unique": (lambda a: torch.unique(a, return_inverse=True, return_counts=True), (ints(3, 5, high=4),)),
     "unfold_windows": (lambda a: a.unfold(2, 3, 2), (f32(2, 3, 9, 4),)),
     "unfold_last_axis_overlapping": (lambda a: a.unfold(-1, 4, 1) * 2, (f32(3, 7),)),
+    "log2": (torch.log2, (positive(2, 5),)),
+    "var_mean": (lambda a: torch.var_mean(a, dim=1, keepdim=True), (f32(2, 4, 3),)),
+    "var_mean_reduced_uncorrected": (lambda a: torch.var_mean(a, dim=(0, 2), unbiased=False), (f32(2, 4, 3),)),
+    "adaptive_max_pool2d": (nn.AdaptiveMaxPool2d((2, 3), return_indices=True), (f32(1, 3, 7, 8),)),
+    "adaptive_max_pool1d": (nn.AdaptiveMaxPool1d(3), (f32(2, 3, 10),)),
+    "adaptive_max_pool3d": (nn.AdaptiveMaxPool3d(2), (f32(1, 2, 5, 4, 6),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

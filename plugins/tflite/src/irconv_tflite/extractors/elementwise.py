@@ -37,6 +37,7 @@ from irconv_opset import (
     LogicalOr,
     Maximum,
     Minimum,
+    Mod,
     Multiply,
     Negative,
     NotEqual,
@@ -92,12 +93,22 @@ select = extractor("tflite", "SELECT", lambda node, ctx: Select(), produces=[Sel
 select_v2 = extractor("tflite", "SELECT_V2", lambda node, ctx: Select(), produces=[Select])
 
 
-@extractor("tflite", "FLOOR_DIV", produces=[Divide, Floor])
+@extractor("tflite", "FLOOR_DIV", produces=[Divide, Floor, Mod, NotEqual, Less, LogicalAnd, Subtract, Select])
 def floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    if ctx.input_type(0).is_integer:
-        return [ctx.op(Divide(m_pythondiv=True), ctx.input(0), ctx.input(1), suffix="div")]
-    quotient = ctx.op(Divide(m_pythondiv=False), ctx.input(0), ctx.input(1), suffix="div")
-    return [ctx.op(Floor(), quotient, suffix="floor")]
+    """Floats: floor(x / y). Integers: the truncated quotient less one where the division
+    leaves a remainder and the signs differ (OpenVINO 2026.4's CPU plugin truncates an
+    integer Divide even with ``m_pythondiv``)."""
+    x, y = ctx.input(0), ctx.input(1)
+    quotient = ctx.op(Divide(m_pythondiv=False), x, y, suffix="div")
+    if not ctx.input_type(0).is_integer:
+        return [ctx.op(Floor(), quotient, suffix="floor")]
+    zero = const_like(ctx, 0, x, suffix="zero")
+    inexact = ctx.op(NotEqual(), ctx.op(Mod(), x, y, suffix="remainder"), zero, suffix="inexact")
+    signs_differ = ctx.op(NotEqual(), ctx.op(Less(), x, zero, suffix="x_negative"),
+                          ctx.op(Less(), y, zero, suffix="y_negative"), suffix="signs_differ")
+    lower = ctx.op(Subtract(), quotient, const_like(ctx, 1, x, suffix="one"), suffix="lower")
+    return [ctx.op(Select(), ctx.op(LogicalAnd(), inexact, signs_differ, suffix="round_down"), lower, quotient,
+                   suffix="floor_div")]
 
 
 @extractor("tflite", "ADD_N", produces=[Add])

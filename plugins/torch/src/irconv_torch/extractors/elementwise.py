@@ -268,6 +268,13 @@ def log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Log(), ctx.op(AddOp(), port, typed(ctx, 1, element_type, suffix="one"), suffix="plus1"))]
 
 
+@extractor("torch", "aten.log2.default", versions=TORCH_2_5, produces=[Log, Divide])
+def log2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    element_type = out_type(ctx)
+    port = ctx.op(Log(), cast(ctx, tensor(ctx, "self"), element_type), suffix="ln")
+    return [ctx.op(Divide(), port, typed(ctx, np.log(2.0), element_type, suffix="ln2"), suffix="op")]
+
+
 @extractor("torch", "aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract])
 def expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)

@@ -9,8 +9,10 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, i64, require_rank
 from irconv.graph import Node, OutPort
+from irconv.types import ElementType
 from irconv_opset import (
     AdaptiveAvgPool,
+    AdaptiveMaxPool,
     Add,
     AvgPool,
     Concat,
@@ -175,6 +177,20 @@ adaptive_avg_pool = [extractor("torch", name, _adaptive_avg_pool, versions=TORCH
                      for name in ("aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
                                   "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
                                   "aten._adaptive_avg_pool3d.default")]
+
+
+
+@extractor("torch", "aten.adaptive_max_pool2d.default", versions=TORCH_2_5, produces=[AdaptiveMaxPool])
+def adaptive_max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Values and indices (flat within each spatial plane, as torch's; computed as i32,
+    which OpenVINO's CPU plugin requires, then i64 as torch gives them)."""
+    pool = ctx.add(AdaptiveMaxPool(index_element_type=ElementType.i32),
+                   [tensor(ctx, "self"), i64(ctx, ctx.attrs.ints("output_size"))], suffix="op")
+    return [pool.out_port(0), cast(ctx, pool.out_port(1), ElementType.i64, suffix="indices")]
+
+
+adaptive_max_pool_3d = extractor("torch", "aten.adaptive_max_pool3d.default", adaptive_max_pool.extract,
+                                 versions=TORCH_2_5, produces=[AdaptiveMaxPool])
 
 # ----------------------------------------------------------------------------- products
 

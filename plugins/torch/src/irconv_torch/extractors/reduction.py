@@ -73,8 +73,8 @@ reductions = [extractor("torch", name, _reduce(make, boolean=boolean), versions=
               for names, op, make, boolean in _FAMILIES for name in names]
 
 
-def _variance(ctx: ExtractContext) -> OutPort:
-    """``sum((x - mean)^2) / (n - correction)`` over the axes, kept dims as asked."""
+def _variance(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
+    """``sum((x - mean)^2) / (n - correction)`` over the axes, and the mean, kept dims as asked."""
     element_type = out_type(ctx)
     data = cast(ctx, tensor(ctx, "self"), element_type)
     axes = _axes(ctx)
@@ -89,13 +89,17 @@ def _variance(ctx: ExtractContext) -> OutPort:
                    i64(ctx, [0]), suffix="count")
     divisor = ctx.op(Subtract(), ctx.op(Convert(destination_type=element_type), count, suffix="count_f"),
                      typed(ctx, correction, element_type, suffix="correction"), suffix="divisor")
-    return ctx.op(Divide(), squares, divisor, suffix="op")
+    if not keep:
+        mean = ctx.op(ReduceMean(keep_dims=False), data, axes_port, suffix="mean_reduced")
+    return ctx.op(Divide(), squares, divisor, suffix="op"), mean
 
 
-variance = extractor("torch", "aten.var.correction", lambda node, ctx: [_variance(ctx)], versions=TORCH_2_5,
+variance = extractor("torch", "aten.var.correction", lambda node, ctx: [_variance(ctx)[0]], versions=TORCH_2_5,
                 produces=[ReduceMean, ReduceSum, Divide])
-std = extractor("torch", "aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx), suffix="sqrt")],
+std = extractor("torch", "aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx)[0], suffix="sqrt")],
            versions=TORCH_2_5, produces=[ReduceMean, ReduceSum, Divide, Sqrt])
+var_mean = extractor("torch", "aten.var_mean.correction", lambda node, ctx: list(_variance(ctx)), versions=TORCH_2_5,
+                     produces=[ReduceMean, ReduceSum, Divide])
 
 
 @extractor("torch", "aten.linalg_vector_norm.default", versions=TORCH_2_5, produces=[ReduceL2, ReduceL1])
