@@ -1,9 +1,11 @@
-"""Keras networks (random weights, no download) converted by TensorFlow's TFLite converter,
-float, float16 weights, dynamic-range and full-integer; irconv's IR run by OpenVINO against
-the LiteRT interpreter."""
+"""Keras networks (random weights, no download) and small functions with operators CNN
+classifiers do not use, converted by TensorFlow's TFLite converter as float, float16
+weights, dynamic-range and full-integer; irconv's IR run by OpenVINO against the LiteRT
+interpreter."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,72 @@ def test_cli_verify_against_litert(tflite_models: ModelCache, tmp_path: Path, ca
     assert code == 0, out.err
     assert "verified 1 output(s) against tflite" in out.out + out.err
     assert (tmp_path / "small.xml").exists()
+
+
+# ------------------------------------------------------------------ small functions
+RNG = np.random.default_rng(11)
+
+
+def _tf() -> Any:
+    import tensorflow as tf
+
+    return tf
+
+
+def _data(*shape: int) -> np.ndarray:
+    return RNG.uniform(-1, 1, shape).astype(np.float32)
+
+
+def _w(*shape: int) -> np.ndarray:
+    return RNG.uniform(-0.5, 0.5, shape).astype(np.float32)
+
+
+W_CONV, W_CONV2, W_UP, W_DENSE = _w(3, 3, 4, 8), _w(3, 3, 8, 8), _w(3, 3, 4, 8), _w(33, 8)
+
+#: name -> (function, inputs): operators and operator combinations beyond the classifiers
+#: above (resizing variants, rearrangements, dilation, signal processing, slicing masks,
+#: indexing, sorting), each made by the converter from a tf.function.
+FUNCTIONS: dict[str, tuple[Callable[..., Any], list[np.ndarray]]] = {
+    "resize_variants": (lambda x: _tf().concat([
+        _tf().image.resize(x, [12, 12], "bilinear"), _tf().image.resize(x, [12, 12], "nearest"),
+        _tf().compat.v1.image.resize_nearest_neighbor(x, [11, 13], align_corners=True)[:, :1, :1]
+        + _tf().compat.v1.image.resize_bilinear(x, [12, 12], align_corners=True)], -1), [_data(1, 8, 8, 4)]),
+    "resize_down_nearest": (lambda x: _tf().image.resize(_tf().nn.conv2d(x, W_CONV, 1, "SAME"), [5, 3], "nearest"),
+                            [_data(1, 8, 8, 4)]),
+    "depth_space_conv": (lambda x: _tf().nn.depth_to_space(_tf().nn.conv2d(
+        _tf().nn.space_to_depth(x, 2), _w(1, 1, 16, 16), 1, "SAME"), 2), [_data(1, 8, 8, 4)]),
+    "dilated_conv_chain": (lambda x: _tf().nn.relu(_tf().nn.conv2d(_tf().nn.relu(
+        _tf().nn.conv2d(x, W_CONV, 1, "SAME", dilations=2)), W_CONV2, 1, "VALID", dilations=3)), [_data(1, 16, 16, 4)]),
+    "transpose_conv_relu": (lambda x: _tf().nn.relu(_tf().nn.conv2d_transpose(
+        _tf().nn.conv2d(x, W_UP, 2, "SAME"), _w(3, 3, 4, 8), [1, 8, 8, 4], 2, "SAME")), [_data(1, 8, 8, 4)]),
+    "gather_scatter": (lambda x, i: _tf().scatter_nd(i, _tf().gather(_tf().reshape(x, [8, 8]), i[:, 0]) @ _w(8, 8),
+                                                     [10, 8]), [_data(1, 8, 8, 1), np.array([[1], [4], [7]], np.int32)]),
+    "stft_magnitude": (lambda x: _tf().abs(_tf().signal.stft(x, 32, 16, 32)), [_data(2, 128)]),
+    "mel_spectrogram": (lambda x: _tf().matmul(_tf().abs(_tf().signal.stft(x, 64, 32)), W_DENSE), [_data(1, 256)]),
+    "strided_slice_ellipsis_newaxis": (lambda x: _tf().reduce_sum(x[_tf().newaxis, ..., ::-1, 1], 0) * 2.0,
+                                       [_data(2, 4, 6, 4)]),
+    "cumsum_topk_argmax": (lambda x: (_tf().math.top_k(_tf().cumsum(x, 1), 3)[0], _tf().argmax(x, -1)),
+                           [_data(4, 10)]),
+    "where_select_v2": (lambda a, b: _tf().where(a > 0.0, a * 2.0, _tf().where(b > 0.5, b, 0.0)),
+                        [_data(3, 1, 4), _data(1, 5, 4)]),
+    "where_coordinates": (lambda x: _tf().cast(_tf().where(x > 0.5), _tf().float32), [_data(3, 4)]),
+    "reverse_sequence_dense": (lambda x: _tf().reverse_sequence(x, [2, 4, 1], seq_axis=1, batch_axis=0) @ _w(5, 3),
+                               [_data(3, 4, 5)]),
+    "matrix_band_eye": (lambda x: _tf().linalg.band_part(x, 1, 0) + _tf().eye(5), [_data(2, 5, 5)]),
+    "sort_argsort": (lambda x: _tf().sort(x, -1) + _tf().cast(_tf().argsort(x, -1), _tf().float32), [_data(3, 7)]),
+    "segment_mean": (lambda x: _tf().math.unsorted_segment_mean(x, [0, 1, 0, 2], 3), [_data(4, 3)]),
+    "lrn_elu": (lambda x: _tf().nn.elu(_tf().nn.local_response_normalization(x, 2)), [_data(1, 4, 4, 8)]),
+}
+
+#: Converter modes the tests run the functions in (full-integer ones are in the bench)
+FUNCTION_MODES = ("float", "dynamic")
+
+
+@pytest.mark.parametrize("mode", FUNCTION_MODES)
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_function(name: str, mode: str, tflite_models: ModelCache, tmp_path: Path) -> None:
+    fn, inputs = FUNCTIONS[name]
+    made = tflite_models.from_function(f"fn_{name}_{mode}", fn, inputs, mode)
+    # dynamic range: LiteRT quantizes the activations of weighted ops on the fly
+    tolerance = 2e-2 if mode == "dynamic" else 1e-4
+    assert_close(compare(made.path, made.inputs, tmp_path), atol=tolerance, rtol=tolerance)
