@@ -2,8 +2,10 @@
 
 Every model the TFLite tests make with TensorFlow's converter (the per-operator cases of
 tests/tflite/test_ops.py, float and full-integer; the small CNN in six quantization modes;
+the small functions of test_models.py as float, fp16 weights, dynamic-range and int8;
 Keras MobileNetV2, MobileNetV3-Small, EfficientNet-B0 and ResNet50 as float, fp16 weights
-and int8; the text models; the SSD-style detector; WHILE and IF) is converted twice: by
+and int8, and the further Keras applications of test_models.py as float;
+the text models; the SSD-style detector; WHILE and IF) is converted twice: by
 irconv (``irconv.api.convert_model``) and by OpenVINO (``openvino.convert_model`` on the
 .tflite). Each IR runs on OpenVINO's CPU plugin (f32 inference precision) and is judged
 against the LiteRT interpreter on the same inputs, with the tests' criteria: float outputs
@@ -12,8 +14,8 @@ their elements, detections as sets. A conversion that raises counts as a failure
 
     python bench/tflite_frontends.py [--dir /tmp/tflite-frontends] [--quick] [--verbose]
 
-``--quick`` leaves out the four Keras applications (their conversions take most of the
-time). Models are kept in ``--dir`` and reused by later runs. Prints a Markdown table and
+``--quick`` leaves out the Keras applications but MobileNetV2 (making them takes most of
+the time). Models are kept in ``--dir`` and reused by later runs. Prints a Markdown table and
 the models on which the two front ends disagree.
 """
 
@@ -67,6 +69,11 @@ def corpus(quick: bool) -> list[Entry]:
         atol = 2e-2 if mode == "dynamic" else 1e-5
         entries.append(Entry(f"small_cnn_{mode}", lambda c, m=mode: c.from_keras(
             f"small_cnn_{m}", models.small_cnn, [models.IMAGE_32], m), judge=judge, atol=atol, rtol=max(atol, 1e-4)))
+    for name, (fn, inputs) in sorted(models.FUNCTIONS.items()):
+        for mode in ("float", "fp16", "dynamic", "int8"):
+            atol = 2e-2 if mode == "dynamic" else 1e-4
+            entries.append(Entry(f"fn_{name}_{mode}", lambda c, n=name, f=fn, i=inputs, m=mode: c.from_function(
+                f"fn_{n}_{m}", f, i, m), judge="steps" if mode == "int8" else "close", atol=atol, rtol=max(atol, 1e-4)))
     networks: list[tuple[str, Callable[[], Any], np.ndarray]] = [
         ("mobilenet_v2", models.mobilenet_v2, models.IMAGE_96)]
     if not quick:
@@ -75,6 +82,10 @@ def corpus(quick: bool) -> list[Entry]:
         for mode in ("float", "fp16", "int8"):
             entries.append(Entry(f"{name}_{mode}", lambda c, n=name, b=build, i=image, m=mode: c.from_keras(
                 f"{n}_{m}", b, [i], m), judge="steps" if mode == "int8" else "close", relative_atol=True))
+    if not quick:
+        for name, (build, image) in sorted(models.NETWORKS.items()):
+            entries.append(Entry(f"{name}_float", lambda c, n=name, b=build, i=image: c.from_keras(
+                f"{n}_float", b, [i], "float"), relative_atol=True))
     for name, layers in sorted(text.LAYERS.items()):
         entries.append(Entry(f"text_{name}_keras3", lambda c, n=name, lay=layers: c.from_keras(
             f"text_{n}_keras3", lambda: text._text_model(text._keras3(), lay), [text.TOKENS])))
@@ -212,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
               f"openvino {'ok' if openvino_fail is None else openvino_fail}", file=sys.stderr, flush=True)
     groups = {"per-op, float": lambda k: k.startswith("op_") and k.endswith("_float"),
               "per-op, int8": lambda k: k.startswith("op_") and k.endswith("_int8_io"),
-              "models": lambda k: not k.startswith("op_")}
+              "functions": lambda k: k.startswith("fn_"),
+              "models": lambda k: not k.startswith(("op_", "fn_"))}
     print("| models | count | irconv correct | OpenVINO correct |")
     print("|---|---:|---:|---:|")
     for label, member in [*groups.items(), ("all", lambda k: True)]:
