@@ -283,6 +283,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "adaptive_max_pool2d": (nn.AdaptiveMaxPool2d((2, 3), return_indices=True), (f32(1, 3, 7, 8),)),
     "adaptive_max_pool1d": (nn.AdaptiveMaxPool1d(3), (f32(2, 3, 10),)),
     "adaptive_max_pool3d": (nn.AdaptiveMaxPool3d(2), (f32(1, 2, 5, 4, 6),)),
+    "fold_overlapping": (nn.Fold((7, 8), 3, padding=1, stride=2), (f32(2, 18, 16),)),
+    "fold_dilated_unbatched": (nn.Fold((6, 6), (2, 3), dilation=2), (f32(12, 8),)),
+    "fold_of_unfold": (nn.Sequential(nn.Unfold(3, padding=1), nn.Fold((5, 5), 3, padding=1)), (f32(1, 3, 5, 5),)),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, require_rank
+from irconv.errors import ConversionError
+from irconv.frontend import extractor, i64, numpy_dtype, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -26,6 +27,7 @@ from irconv_opset import (
     MaxPool,
     Reshape,
     Slice,
+    Squeeze,
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
@@ -191,6 +193,40 @@ def adaptive_max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 adaptive_max_pool_3d = extractor("torch", "aten.adaptive_max_pool3d.default", adaptive_max_pool.extract,
                                  versions=TORCH_2_5, produces=[AdaptiveMaxPool])
+
+
+
+@extractor("torch", "aten.col2im.default", versions=TORCH_2_5,
+           produces=[GroupConvolutionBackpropData, Reshape, Squeeze, Unsqueeze])
+def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``nn.Fold``: the columns ``[N, C*kh*kw, L]`` summed back into ``[N, C, H, W]``. A
+    transposed convolution does exactly that sum: grouped per channel, with a one-hot weight
+    taking column ``ki*kw + kj`` of a block to its offset ``(ki, kj)`` in the window."""
+    rank = require_rank(ctx, 0)
+    data = cast(ctx, tensor(ctx, "self"), out_type(ctx))
+    if rank == 2:  # unbatched
+        data = ctx.op(Unsqueeze(), data, i64(ctx, [0]), suffix="batched")
+    size = _per_dim(ctx, "output_size", 2, 1)
+    kernel = _per_dim(ctx, "kernel_size", 2, 1)
+    dilation, padding, stride = (_per_dim(ctx, name, 2, d) for name, d in
+                                 (("dilation", 1), ("padding", 0), ("stride", 1)))
+    columns = (ctx.input_shape(0) or (None,))[-2]
+    window = kernel[0] * kernel[1]
+    if not isinstance(columns, int) or columns % window:
+        raise ConversionError(f"{ctx.where()}: col2im needs a static column count that is a multiple of "
+                              f"{window} (kernel {kernel}); got {columns}")
+    channels = columns // window
+    blocks = [(size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(2)]
+    reached = [(blocks[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1) + 1 for i in range(2)]
+    grid = ctx.op(Reshape(special_zero=True), data, i64(ctx, [0, 0, *blocks]), suffix="grid")
+    one_hot = np.zeros((channels, window, 1, *kernel), dtype=numpy_dtype(out_type(ctx)))
+    one_hot[:, np.arange(window), 0, np.arange(window) // kernel[1], np.arange(window) % kernel[1]] = 1
+    fold = GroupConvolutionBackpropData(strides=stride, dilations=dilation, pads_begin=padding, pads_end=padding,
+                                        output_padding=tuple(size[i] - reached[i] for i in range(2)))
+    port = ctx.op(fold, grid, ctx.const(one_hot, suffix="one_hot"), suffix="op")
+    if rank == 2:
+        port = ctx.op(Squeeze(), port, i64(ctx, [0]), suffix="unbatched")
+    return [port]
 
 # ----------------------------------------------------------------------------- products
 
