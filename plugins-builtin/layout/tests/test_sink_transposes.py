@@ -121,3 +121,31 @@ def test_shape_of_reads_the_untransposed_tensor(
     assert [d.node.type for d in transpose.out_port(0).get_destinations()] == ["Reshape"]
     (got,) = run_graph(b.graph, [x])
     np.testing.assert_array_equal(got, want)
+
+
+def _lookup(table_is_constant: bool) -> GraphBuilder:
+    """x (i32 indices) -> T(to NHWC) -> Gather(table, ., 0) -> T(to NCHW) -> y."""
+    from irconv_opset import Gather
+
+    b = GraphBuilder()
+    x = b.parameter("x", (1, 3, 4, 5), "i32")
+    table = b.const(np.linspace(-1, 1, 8, dtype=np.float32)) if table_is_constant else b.parameter("table", (8,))
+    t = b.op(Transpose(), x, b.const(TO_NHWC, np.int64))
+    looked_up = b.op(Gather(batch_dims=0), table, t, b.const(0, np.int64))
+    b.result(b.op(Transpose(), looked_up, b.const(TO_NCHW, np.int64)), "y")
+    return b
+
+
+def test_transposes_cancel_through_a_table_lookup(run_graph: Callable[[Graph, list[np.ndarray]], list[np.ndarray]]) -> None:
+    x = np.random.default_rng(0).integers(0, 8, (1, 3, 4, 5)).astype(np.int32)
+    before = run_graph(_lookup(True).graph, [x])
+    b = _lookup(True)
+    assert run_transform(b.graph, SinkTransposes())
+    assert b.graph.by_type("Transpose") == []
+    np.testing.assert_array_equal(run_graph(b.graph, [x])[0], before[0])
+
+
+def test_lookup_in_a_computed_table_stops_a_transpose() -> None:
+    b = _lookup(False)
+    run_transform(b.graph, SinkTransposes())
+    assert len(b.graph.by_type("Transpose")) == 2

@@ -11,6 +11,7 @@ op from any plugin that declares them takes part):
   Pad(T(x), b, e) -> T(Pad(x, b[p^-1], e[p^-1])) for constant pads;
   StridedSlice(T(x), b, e, s) -> T(StridedSlice(x, ...[p^-1])) without new/shrink/ellipsis axes;
   ShapeOf(T(x)) -> Gather(ShapeOf(x), p);
+  Gather(table, T(x), 0) -> T(Gather(table, x, 0)) for a constant 1-D table (a lookup);
   MatMul(T(x), W) -> T(Convolution(x, W^T as 1x..x1 filters)) when T moves channels last and W
     is a constant matrix: a dense layer over the channels of an image is a 1x1 convolution.
 Anything else stops a transpose, so a model's boundary keeps its own layout.
@@ -119,12 +120,26 @@ def _through(rw: Rewriter, t: Node, consumer: Node, port_idx: int, perm: Perm) -
         return True
     if consumer.op.has(Trait.ELEMENTWISE) or isinstance(consumer.op, Concat):
         return _through_all_inputs(rw, t, consumer, perm)
+    if port_idx == 1 and _is_table_lookup(consumer):
+        with rw.batch():
+            rw.set_input(consumer.in_port(1), x)
+            transpose_after(rw, consumer, perm)
+        return True
     if port_idx != 0:
         return False
     if consumer.op.has(Trait.REDUCTION):
         return _through_reduction(rw, consumer, perm, x)
     rule = next((rule for kinds, rule in _SINGLE_INPUT_RULES if isinstance(consumer.op, kinds)), None)
     return rule is not None and rule(rw, consumer, perm, x)
+
+
+def _is_table_lookup(node: Node) -> bool:
+    """Gather(table, indices, 0) from a constant 1-D table: each output element is the
+    table's entry at the index in the same place, so it maps indices element-wise."""
+    if not isinstance(node.op, Gather) or node.op.batch_dims != 0:
+        return False
+    table, axis = node.in_port(0).constant(shape_derived=False), node.in_port(2).constant(shape_derived=False)
+    return table is not None and table.ndim == 1 and axis is not None and int(np.asarray(axis).reshape(-1)[0]) == 0
 
 
 def _through_all_inputs(rw: Rewriter, t: Node, consumer: Node, perm: Perm) -> bool:
