@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tflite_support import ModelCache, assert_close, compare, cpu_has_vnni, quantization_steps, within_one_step
+from tflite_support import ModelCache, assert_close, compare, quantization_steps, within_one_step
 
 RNG = np.random.default_rng(7)
 
@@ -227,22 +227,7 @@ def test_float(name: str, tflite_models: ModelCache, tmp_path: Path) -> None:
     assert_close(compare(made.path, made.inputs, tmp_path), atol=case.atol, rtol=1e-4)
 
 
-#: Int8 cases OpenVINO's CPU plugin computes wrongly without VNNI (see ``cpu_has_vnni``).
-SATURATING_WITHOUT_VNNI = {"fully_connected"}
-
-
-def _int8_cases() -> list[Any]:
-    cases = []
-    for name in sorted(n for n, case in CASES.items() if case.int8):
-        marks = []
-        if name in SATURATING_WITHOUT_VNNI and not cpu_has_vnni():
-            marks.append(pytest.mark.xfail(reason="OpenVINO's int8 FullyConnected saturates 16-bit sums "
-                                           "on CPUs without VNNI", strict=True))
-        cases.append(pytest.param(name, marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize("name", _int8_cases())
+@pytest.mark.parametrize("name", sorted(n for n, case in CASES.items() if case.int8))
 def test_int8(name: str, tflite_models: ModelCache, tmp_path: Path) -> None:
     """Full-integer model with int8 inputs and outputs, converted with the command line's
     defaults (f16 constants): within one step of LiteRT on 99.9% of the elements."""

@@ -223,17 +223,6 @@ def assert_close(compared: Compared, atol: float = 1e-4, rtol: float = 1e-4) -> 
             np.testing.assert_allclose(g, e, atol=atol, rtol=rtol, err_msg=f"output {i}")
 
 
-def cpu_has_vnni() -> bool:
-    """Whether the CPU multiplies int8 with VNNI. Without it, OpenVINO's int8 FullyConnected
-    sums u8 x s8 pairs in saturating 16-bit lanes (AVX2 ``pmaddubsw``): full-range int8
-    weights give wrong results there, whatever the IR says."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return True
-    return any(flag in flags for flag in ("avx512_vnni", "avx_vnni", "amx_int8"))
-
-
 def within_one_step(compared: Compared, steps: Sequence[float]) -> list[float]:
     """Per output, the fraction of elements within one quantization step of LiteRT's."""
     fractions = []

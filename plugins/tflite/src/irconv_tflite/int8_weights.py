@@ -11,7 +11,8 @@ from irconv_tflite.weights import QUANTIZED_WEIGHTS
 
 
 class Int8Weights(Transform):
-    """W (f32, on a recorded int8 grid) -> Multiply(Convert(Const(i8)) [- zero point], scale).
+    """W (f32, on a recorded int8 grid) -> Multiply(Convert(Const(i8)) [- zero point], scale)
+    (no Multiply for a grid of scale 1).
 
     The form OpenVINO's low-precision transformations take as int8 weights; the IR keeps
     one byte per weight. Weights no longer on their grid stay float.
@@ -39,6 +40,7 @@ class Int8Weights(Transform):
             if np.any(grid.zero_point != 0):
                 zero = rw.const(np.broadcast_to(grid.zero_point, grid.scale.shape).astype(np.float32), like=node)
                 value = rw.op(Subtract(), value, zero, like=node)
-            value = rw.op(Multiply(), value, rw.const(grid.scale.astype(np.float32), like=node), like=node)
+            if np.any(grid.scale != 1):  # a grid of scale 1: the node reads integers
+                value = rw.op(Multiply(), value, rw.const(grid.scale.astype(np.float32), like=node), like=node)
             rw.set_input(node.in_port(1), value)
         return rw.modified

@@ -98,10 +98,12 @@ def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None]) -> N
     return node
 
 
-def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, scale_shape: tuple[int, ...]) -> None:
+def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, scale_shape: tuple[int, ...],
+                        integer: bool = False) -> None:
     """Note that ``node``'s weights (input 1) are int8/uint8 values on a grid (a quantized
     model), so ``tflite.int8_weights`` stores them as such; ``scale_shape`` broadcasts the
-    per-channel scale against the weights in the layout ``node`` reads them."""
+    per-channel scale against the weights in the layout ``node`` reads them. ``integer``:
+    the node reads the integers less their zero point (a grid of scale 1)."""
     grid = None if tensor is None else quantized(tensor)
     if grid is None or tensor is None or tensor.type not in (TensorType.UINT8, TensorType.INT8):
         return
@@ -109,5 +111,7 @@ def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, 
     zero = np.asarray(grid.zero_point, np.float32)
     if grid.per_channel:
         scale, zero = scale.reshape(scale_shape), zero.reshape(scale_shape)
+    if integer:
+        scale = np.ones_like(scale)
     signed = tensor.type == TensorType.INT8
     ctx.graph.meta.setdefault(QUANTIZED_WEIGHTS)[node.id] = WeightGrid(scale, zero, signed)

@@ -55,6 +55,7 @@ from irconv_opset import (
     Tanh,
 )
 
+from irconv_tflite.extractors import integer, integer_tables
 from irconv_tflite.extractors._common import fused_activation
 
 
@@ -70,9 +71,20 @@ def _divide(ctx: ExtractContext) -> Divide:
     return Divide(m_pythondiv=not ctx.input_type(0).is_integer)
 
 
-add = extractor("tflite", "ADD", _fused_binary(lambda ctx: Add()), produces=[Add])
+def _integer_or(form: Callable[[ExtractContext], OutPort | None], fallback):  # type: ignore[no-untyped-def]
+    """A full-integer operator's integer ``form`` (``extractors.integer``), else ``fallback``."""
+    def extract(node: Node, ctx: ExtractContext) -> object:
+        exact = form(ctx)
+        return [exact] if exact is not None else fallback(node, ctx)
+
+    return extract
+
+
+add = extractor("tflite", "ADD", _integer_or(integer.add, _fused_binary(lambda ctx: Add())),
+                produces=[Add, *integer.INTEGER_OPS])
 sub = extractor("tflite", "SUB", _fused_binary(lambda ctx: Subtract()), produces=[Subtract])
-mul = extractor("tflite", "MUL", _fused_binary(lambda ctx: Multiply()), produces=[Multiply])
+mul = extractor("tflite", "MUL", _integer_or(integer.multiply, _fused_binary(lambda ctx: Multiply())),
+                produces=[Multiply, *integer.INTEGER_OPS])
 div = extractor("tflite", "DIV", _fused_binary(_divide), produces=[Divide])
 
 maximum = extractor("tflite", "MAXIMUM", lambda node, ctx: Maximum(), produces=[Maximum])
@@ -130,13 +142,17 @@ floor = extractor("tflite", "FLOOR", lambda node, ctx: Floor(), produces=[Floor]
 ceil = extractor("tflite", "CEIL", lambda node, ctx: Ceiling(), produces=[Ceiling])
 round_ = extractor("tflite", "ROUND", lambda node, ctx: Round(mode="half_to_even"), produces=[Round])
 sign = extractor("tflite", "SIGN", lambda node, ctx: Sign(), produces=[Sign])
-logistic = extractor("tflite", "LOGISTIC", lambda node, ctx: Sigmoid(), produces=[Sigmoid])
+logistic = extractor("tflite", "LOGISTIC", _integer_or(lambda ctx: integer.table(ctx, integer_tables.sigmoid),
+                                                      lambda node, ctx: Sigmoid()),
+                     produces=[Sigmoid, *integer.INTEGER_OPS])
 tanh = extractor("tflite", "TANH", lambda node, ctx: Tanh(), produces=[Tanh])
 relu = extractor("tflite", "RELU", lambda node, ctx: ReLU(), produces=[ReLU])
 relu6 = extractor("tflite", "RELU6", lambda node, ctx: Clamp(min=0.0, max=6.0), produces=[Clamp])
 relu_n1_to_1 = extractor("tflite", "RELU_N1_TO_1", lambda node, ctx: Clamp(min=-1.0, max=1.0), produces=[Clamp])
 relu_0_to_1 = extractor("tflite", "RELU_0_TO_1", lambda node, ctx: Clamp(min=0.0, max=1.0), produces=[Clamp])
-hard_swish = extractor("tflite", "HARD_SWISH", lambda node, ctx: HSwish(), produces=[HSwish])
+hard_swish = extractor("tflite", "HARD_SWISH", _integer_or(lambda ctx: integer.table(ctx, integer_tables.hard_swish),
+                                                          lambda node, ctx: HSwish()),
+                       produces=[HSwish, *integer.INTEGER_OPS])
 elu = extractor("tflite", "ELU", lambda node, ctx: Elu(alpha=1.0), produces=[Elu])
 prelu = extractor("tflite", "PRELU", lambda node, ctx: PReLU(), produces=[PReLU])
 

@@ -43,6 +43,7 @@ from irconv_tflite.extractors._common import (
     laid_out,
     record_int8_weights,
 )
+from irconv_tflite.extractors.integer import INTEGER_OPS, WeightedInteger, integers
 
 
 def _bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
@@ -60,7 +61,7 @@ def _dilations(ctx: ExtractContext) -> tuple[int, int]:
     return ctx.attrs.int("dilation_h_factor", 1), ctx.attrs.int("dilation_w_factor", 1)
 
 
-@extractor("tflite", "CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add])
+@extractor("tflite", "CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add, *INTEGER_OPS])
 def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A filter [O, H, W, I] on an input of I*G channels: G > 1 is a grouped convolution."""
     common = {"strides": _strides(ctx), "dilations": _dilations(ctx), "pads_begin": (0, 0), "pads_end": (0, 0),
@@ -74,18 +75,23 @@ def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
     out_channels, h, w, per_group = filters.shape
     groups = 1 if channels is None or channels == per_group else channels // per_group
-    oihw = np.ascontiguousarray(filters.transpose(0, 3, 1, 2))
+    integer = WeightedInteger.of(ctx, output_axis=0, bias_index=2)
+    data = ctx.input(0) if integer is None else integers(ctx, 0, integer.data)
+    oihw = np.ascontiguousarray((filters if integer is None else integer.weights).transpose(0, 3, 1, 2))
     if groups == 1:
-        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), ctx.const(oihw, suffix="filters")])
-        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (out_channels, 1, 1, 1))
+        conv = laid_out(ctx, Convolution(**common), [data, ctx.const(oihw, suffix="filters")])
+        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (out_channels, 1, 1, 1), integer is not None)
     else:
         grouped = oihw.reshape(groups, out_channels // groups, per_group, h, w)
-        conv = laid_out(ctx, GroupConvolution(**common), [ctx.input(0), ctx.const(grouped, suffix="filters")])
-        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (groups, out_channels // groups, 1, 1, 1))
+        conv = laid_out(ctx, GroupConvolution(**common), [data, ctx.const(grouped, suffix="filters")])
+        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (groups, out_channels // groups, 1, 1, 1),
+                            integer is not None)
+    if integer is not None:
+        return [integer.finish(ctx, conv.out_port(0))]
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
-@extractor("tflite", "DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add])
+@extractor("tflite", "DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add, *INTEGER_OPS])
 def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Filter [1, H, W, C*M] (output channel c*M + m reads input channel c)."""
     filters = input_constant(ctx, 1, "the depthwise filter")
@@ -96,11 +102,16 @@ def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     else:
         channels = total // max(ctx.attrs.int("depth_multiplier", 1), 1)
     multiplier = total // channels
+    integer = WeightedInteger.of(ctx, output_axis=3, bias_index=2)
+    data = ctx.input(0) if integer is None else integers(ctx, 0, integer.data)
+    filters = filters if integer is None else integer.weights
     grouped = np.ascontiguousarray(filters.reshape(h, w, channels, multiplier).transpose(2, 3, 0, 1))[:, :, None]
     op = GroupConvolution(strides=_strides(ctx), dilations=_dilations(ctx), pads_begin=(0, 0), pads_end=(0, 0),
                           auto_pad=auto_pad(ctx))
-    conv = laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")])
-    record_int8_weights(ctx, conv, input_tensor(ctx, 1), (channels, multiplier, 1, 1, 1))
+    conv = laid_out(ctx, op, [data, ctx.const(grouped, suffix="filters")])
+    record_int8_weights(ctx, conv, input_tensor(ctx, 1), (channels, multiplier, 1, 1, 1), integer is not None)
+    if integer is not None:
+        return [integer.finish(ctx, conv.out_port(0))]
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
@@ -134,7 +145,7 @@ def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 3))]
 
 
-@extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Add, Reshape])
+@extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Add, Reshape, *INTEGER_OPS])
 def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x [..., K] (flattened to [-1, K] unless keep_num_dims) times weights [N, K]^T."""
     if ctx.attrs.int("weights_format", 0) != 0:  # SHUFFLED4x16INT8
@@ -142,12 +153,16 @@ def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     weights_shape = ctx.input_shape(1)
     if weights_shape is None or weights_shape[-1] is None:
         raise ctx.attrs.bad("weights", "unknown shape", "the weights' inner size must be known")
-    data = ctx.input(0)
+    integer = WeightedInteger.of(ctx, output_axis=0, bias_index=2) if ctx.input_value(1) is not None else None
+    data = ctx.input(0) if integer is None else integers(ctx, 0, integer.data)
     keep = ctx.attrs.bool("keep_num_dims", False)
     if not keep and ctx.input_rank(0) != 2:
         data = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1, int(weights_shape[-1])]), suffix="flatten")
-    matmul = ctx.add(MatMul(transpose_a=False, transpose_b=True), [data, ctx.input(1)], suffix="MatMul")
-    record_int8_weights(ctx, matmul, input_tensor(ctx, 1), (-1, 1))
+    weights = ctx.input(1) if integer is None else ctx.const(integer.weights, suffix="weights")
+    matmul = ctx.add(MatMul(transpose_a=False, transpose_b=True), [data, weights], suffix="MatMul")
+    record_int8_weights(ctx, matmul, input_tensor(ctx, 1), (-1, 1), integer is not None)
+    if integer is not None:
+        return [integer.finish(ctx, matmul.out_port(0))]
     return [fused_activation(ctx, _bias(ctx, matmul.out_port(0), 2))]
 
 

@@ -18,6 +18,7 @@ from irconv.types import ElementType
 from irconv_opset import Add, Clamp, Convert, Divide, FakeQuantize, Multiply, Round, Subtract
 
 from irconv_tflite.extractors._common import known_rank, laid_out, source
+from irconv_tflite.extractors.integer import already_on_grid
 from irconv_tflite.loader import PSEUDO
 
 _BOUNDS = {ElementType.i8: (-128, 127), ElementType.u8: (0, 255), ElementType.i16: (-32768, 32767)}
@@ -40,6 +41,8 @@ def _grid(ctx: ExtractContext) -> tuple[np.ndarray, np.ndarray, ElementType]:
 @extractor("tflite", "QUANTIZED_TENSOR", domain=PSEUDO, produces=[FakeQuantize])
 def quantized_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale, zero, element = _grid(ctx)
+    if scale.ndim == 0 and already_on_grid(ctx, ctx.input(0), float(scale), int(zero)):
+        return [ctx.input(0)]  # an integer form's output (or values moved from one): already on this grid
     low_q, high_q = _BOUNDS[element]
     low = ((low_q - zero) * scale).astype(np.float32)
     high = ((high_q - zero) * scale).astype(np.float32)

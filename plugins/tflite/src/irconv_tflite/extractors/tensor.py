@@ -42,6 +42,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
+from irconv_tflite.extractors import integer
 from irconv_tflite.extractors._common import declared_shape, fused_activation, is_complex, known_rank, output_type
 
 
@@ -74,7 +75,17 @@ def _reduce(kind: type):  # type: ignore[no-untyped-def]
     return extract
 
 
-mean = extractor("tflite", "MEAN", _reduce(ReduceMean), produces=[ReduceMean])
+@extractor("tflite", "MEAN", produces=[ReduceMean, *integer.INTEGER_OPS])
+def mean(node: Node, ctx: ExtractContext) -> ReduceMean | list[OutPort]:
+    """A full-integer MEAN as LiteRT computes it (``extractors.integer``), else ReduceMean."""
+    keep = ctx.attrs.bool("keep_dims", False)
+    axes = ctx.input_value(1)
+    if axes is not None:
+        rank = known_rank(ctx)
+        exact = integer.mean(ctx, np.asarray(axes).reshape(-1) % rank, keep)
+        if exact is not None:
+            return [exact]
+    return ReduceMean(keep_dims=keep)
 sum_ = extractor("tflite", "SUM", _reduce(ReduceSum), produces=[ReduceSum])
 reduce_max = extractor("tflite", "REDUCE_MAX", _reduce(ReduceMax), produces=[ReduceMax])
 reduce_min = extractor("tflite", "REDUCE_MIN", _reduce(ReduceMin), produces=[ReduceMin])
