@@ -64,13 +64,27 @@ def test_small_cnn_full_integer(mode: str, tflite_models: ModelCache, tmp_path: 
     assert _transposes(compared.model) <= 1
 
 
+def test_small_cnn_int8_kernels_option(tflite_models: ModelCache, tmp_path: Path) -> None:
+    """``--tflite-int8-kernels``: the FakeQuantize form OpenVINO's int8 kernels run (a
+    FakeQuantize on each quantized tensor, none of LiteRT's integer arithmetic); on a small
+    network it still agrees within one step, and keeps one Transpose."""
+    made = tflite_models.from_keras("small_cnn_int8", small_cnn, [IMAGE_32], "int8")
+    default = compare(made.path, made.inputs, tmp_path / "default")
+    compared = compare(made.path, made.inputs, tmp_path, tflite_int8_kernels=True)
+    assert "Round" in default.op_types() and "Round" not in compared.op_types()
+    assert compared.op_types().count("FakeQuantize") > default.op_types().count("FakeQuantize")
+    assert min(within_one_step(compared, quantization_steps(made.path))) >= 0.999
+    assert _transposes(compared.model) <= 1
+
+
 def test_small_cnn_full_integer_keeps_one_transpose(tflite_models: ModelCache, tmp_path: Path) -> None:
     made = tflite_models.from_keras("small_cnn_int8", small_cnn, [IMAGE_32], "int8")
     assert _transposes(compare(made.path, made.inputs, tmp_path).model) <= 1
 
 
 def test_int8_weights_are_stored_as_int8(tflite_models: ModelCache, tmp_path: Path) -> None:
-    """Every convolution and matrix product reads Const(i8) -> Convert -> Multiply."""
+    """Every convolution and matrix product reads Const(i8) -> Convert (-> Multiply by the
+    scale, unless it reads the integers: extractors/integer.py)."""
     made = tflite_models.from_keras("small_cnn_int8", small_cnn, [IMAGE_32], "int8")
     compared = compare(made.path, made.inputs, tmp_path)
     weighted = [op for op in compared.model.get_ops()

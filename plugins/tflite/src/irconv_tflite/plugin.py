@@ -1,11 +1,13 @@
-"""Hook implementations of irconv-tflite: the .tflite loader, its extractors, the int8
-weights transform and the LiteRT interpreter as the ``--verify`` reference."""
+"""Hook implementations of irconv-tflite: its option, the .tflite loader, its extractors,
+the int8 weights transform and the LiteRT interpreter as the ``--verify`` reference."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from irconv import Option
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
 
 if TYPE_CHECKING:
@@ -24,6 +26,13 @@ def _sniff(path: Path) -> bool:
     from irconv_tflite.sniff import looks_like_tflite
 
     return looks_like_tflite(path)
+
+
+@hookimpl
+def declare_options() -> Sequence[Option[object]]:
+    from irconv_tflite.options import OPTIONS
+
+    return OPTIONS
 
 
 @hookimpl

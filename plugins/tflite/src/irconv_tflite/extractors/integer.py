@@ -22,9 +22,9 @@ compute, in float arithmetic that is exact:
 Each then clamps to the output's integer range narrowed by the fused activation and
 returns real values (``(q - zp_out) * s_out``), already on the output's grid: the loader's
 FakeQuantize on that tensor is left out (``ON_GRID``).
-OpenVINO cannot run these in its int8 kernels: they compute in f32 (see ``docs/tflite.md``
-for what that costs). Operators whose tensors are not all per-tensor int8/uint8 keep the
-float form.
+OpenVINO cannot run these in its int8 kernels: they compute in f32 (``docs/tflite.md``
+says what that costs; ``--tflite-int8-kernels`` keeps the FakeQuantize form those kernels
+run). Operators whose tensors are not all per-tensor int8/uint8 keep the float form.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from irconv_tflite.extractors._common import input_tensor, source
 from irconv_tflite.extractors.integer_tables import GridLike
 from irconv_tflite.loader import quantized
 from irconv_tflite.model import Tensor
+from irconv_tflite.options import INT8_KERNELS
 from irconv_tflite.schema.tflite_generated import TensorType
 
 #: Nodes whose output is exactly on a grid, by id -> (scale, zero point): an integer form's
@@ -123,7 +124,10 @@ def _grid(tensor: Tensor | None) -> Grid | None:
 
 def grids(ctx: ExtractContext, inputs: int) -> tuple[list[Grid], Grid] | None:
     """The grids of the first ``inputs`` inputs and of the output, when every one is a
-    per-tensor int8/uint8 grid (a full-integer operator); None otherwise."""
+    per-tensor int8/uint8 grid (a full-integer operator); None otherwise, and None for
+    every operator when ``--tflite-int8-kernels`` asks for the FakeQuantize form."""
+    if ctx.options.get(INT8_KERNELS):
+        return None
     found = [_grid(input_tensor(ctx, i)) for i in range(inputs)]
     outputs = source(ctx).outputs
     out = _grid(outputs[0]) if outputs else None
