@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irconv import Option
 
-INT8_KERNELS = Option(
+INT8_KERNELS: Option[object] = Option(
     "tflite.int8_kernels",
     bool,
     default=False,
