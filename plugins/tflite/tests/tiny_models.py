@@ -19,6 +19,8 @@ class TensorSpec:
     type: int = fb.TensorType.FLOAT32
     buffer: int = 0
     is_variable: bool = False
+    #: (scales, zero points): a quantized tensor (one of each: per tensor)
+    quantization: tuple[list[float], list[int]] | None = None
 
 
 @dataclass
@@ -59,15 +61,27 @@ def _tables(builder: flatbuffers.Builder, offsets: list[int]) -> int:
     return builder.EndVector()
 
 
+def _quantization(builder: flatbuffers.Builder, scales: list[float], zero_points: list[int]) -> int:
+    scale = builder.CreateNumpyVector(np.asarray(scales, np.float32))
+    zero = builder.CreateNumpyVector(np.asarray(zero_points, np.int64))
+    fb.QuantizationParametersStart(builder)
+    fb.QuantizationParametersAddScale(builder, scale)
+    fb.QuantizationParametersAddZeroPoint(builder, zero)
+    return fb.QuantizationParametersEnd(builder)
+
+
 def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
     name = builder.CreateString(spec.name)
     shape = _ints(builder, spec.shape)
+    quantization = None if spec.quantization is None else _quantization(builder, *spec.quantization)
     fb.TensorStart(builder)
     fb.TensorAddShape(builder, shape)
     fb.TensorAddType(builder, spec.type)
     fb.TensorAddBuffer(builder, spec.buffer)
     fb.TensorAddName(builder, name)
     fb.TensorAddHasRank(builder, True)
+    if quantization is not None:
+        fb.TensorAddQuantization(builder, quantization)
     if spec.is_variable:
         fb.TensorAddIsVariable(builder, True)
     return fb.TensorEnd(builder)
