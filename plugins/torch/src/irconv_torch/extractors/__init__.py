@@ -12,6 +12,8 @@ def all_extractors() -> list[Extractor]:
         attention,
         creation,
         elementwise,
+        experts,
+        histogram,
         nn,
         normalization,
         recurrent,
@@ -23,5 +25,5 @@ def all_extractors() -> list[Extractor]:
         vision,
     )
 
-    return collect(activations, attention, creation, elementwise, nn, normalization, recurrent, reduction, scatter,
-                   shape, strided, symbolic, vision)
+    return collect(activations, attention, creation, elementwise, experts, histogram, nn, normalization, recurrent,
+                   reduction, scatter, shape, strided, symbolic, vision)
