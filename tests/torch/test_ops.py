@@ -48,6 +48,18 @@ def _add_into_first_row(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return x
 
 
+def _put_middle_axis(x: torch.Tensor, i: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x[:, i] = v  # index dims in place of axis 1: v is (2, len(i), 3)
+    return x
+
+
+def _put_apart_axes(x: torch.Tensor, i: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x[i, :, i] = v  # indexed axes 0 and 2 apart: the index dims lead, v is (len(i), 2)
+    return x
+
+
 X = f32(2, 3, 8, 8)
 CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     # arithmetic, with promotion
@@ -237,6 +249,14 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "index_put": (lambda a, i, v: torch.index_put(a, (i,), v), (f32(5, 4), torch.tensor([3, 0]), f32(2, 4))),
     "index_put_accumulate": (lambda a, i, v: torch.index_put(a, (i,), v, accumulate=True),
                              (f32(5, 4), torch.tensor([1, 4]), f32(4))),
+    "index_put_two_indices": (lambda a, i, j: torch.index_put(a, (i, j), torch.tensor(7.0)),
+                              (f32(4, 5, 3), torch.tensor([[0], [3]]), torch.tensor([1, 4]))),
+    "index_put_middle_axis": (_put_middle_axis, (f32(2, 5, 3), torch.tensor([4, 1]), f32(2, 2, 3))),
+    "index_put_apart_axes": (_put_apart_axes, (f32(3, 2, 3), torch.tensor([2, 0]), f32(2, 2))),
+    "index_put_boolean_mask": (lambda a, m: torch.index_put(a, (m,), torch.tensor(-1.0)),
+                               (f32(3, 4), torch.rand(3, 4) > 0.5)),
+    "index_put_accumulate_repeated": (lambda a, i, j, v: torch.index_put(a, (i, j), v, accumulate=True),
+                                      (f32(3, 4), torch.tensor([0, 2, 0]), torch.tensor([1, 1, 1]), f32(3))),
     "prelu": (nn.PReLU(3), (f32(2, 3, 4),)),
     # ops of torch.export's programs that are read without decomposing them
     "to_float_from_int64": (lambda a: a.to(torch.float32) * 1.5, (ints(2, 3),)),
@@ -286,6 +306,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "fold_overlapping": (nn.Fold((7, 8), 3, padding=1, stride=2), (f32(2, 18, 16),)),
     "fold_dilated_unbatched": (nn.Fold((6, 6), (2, 3), dilation=2), (f32(12, 8),)),
     "fold_of_unfold": (nn.Sequential(nn.Unfold(3, padding=1), nn.Fold((5, 5), 3, padding=1)), (f32(1, 3, 5, 5),)),
+    "batch_norm_of_its_own_statistics": (lambda a, w: F.batch_norm(a, None, None, w, w + 1, training=True, eps=1e-3),
+                                         (f32(2, 3, 4, 5), positive(3))),
+    "batch_norm_without_running_statistics": (nn.Sequential(nn.BatchNorm1d(4, track_running_stats=False)),
+                                              (f32(5, 4),)),
+    "weight_standardisation": (lambda a, w: F.conv2d(a, F.batch_norm(w.reshape(1, 6, -1), None, None, training=True,
+                                                                     momentum=0.0).reshape_as(w)),
+                               (f32(1, 4, 8, 8), f32(6, 4, 3, 3))),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

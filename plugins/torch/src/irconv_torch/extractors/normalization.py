@@ -82,10 +82,23 @@ def batch_norm_inference(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return empty_outputs(ctx, [_batch_norm(ctx, "input")])
 
 
-@extractor("torch", "aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference])
+def _batch_statistics_norm(ctx: ExtractContext) -> OutPort:
+    """BatchNorm normalising with the statistics of the tensor itself (biased variance over
+    every axis but the channels), as torch does with ``training=True``."""
+    rank = require_rank(ctx, 0)
+    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
+    normed = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("eps", 1e-5), eps_mode="inside_sqrt"), data,
+                    i64(ctx, [0, *range(2, rank)], suffix="axes"), suffix="mvn")
+    return _affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"), trailing=rank - 2)
+
+
+@extractor("torch", "aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference, MVN, Multiply, Add])
 def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The converted module is in eval mode, so ``training=True`` is a functional call
+    asking for the tensor's own statistics (weight standardisation, a BatchNorm without
+    running statistics); the running statistics it would update are not outputs."""
     if ctx.attrs.bool("training", False):
-        raise ctx.attrs.bad("training", True, "a model in training mode; call model.eval() before converting")
+        return [_batch_statistics_norm(ctx)]
     return [_batch_norm(ctx, "input")]
 
 
