@@ -146,7 +146,7 @@ def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     integer indices of its True elements (NonZero), so its length depends on the values."""
     data = tensor(ctx, "self")
     rank = require_rank(ctx, 0)
-    given = _integer_indices(ctx, tensors(ctx, "indices"))
+    given = integer_indices(ctx, tensors(ctx, "indices"))
     if len(given) == 1:
         axis, port = given[0]
         return [ctx.op(Gather(), data, port, i64(ctx, axis), suffix="op")]
@@ -174,7 +174,7 @@ def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), gathered, i64(ctx, order, suffix="back_order"), suffix="back")]
 
 
-def _integer_indices(ctx: ExtractContext, indices: list[OutPort | None]) -> list[tuple[int, OutPort]]:
+def integer_indices(ctx: ExtractContext, indices: list[OutPort | None]) -> list[tuple[int, OutPort]]:
     """``(axis, integer index)`` for each index given; a boolean mask of rank ``k`` covers
     ``k`` axes and gives one index per axis (the rows of its NonZero)."""
     found: list[tuple[int, OutPort]] = []
