@@ -121,3 +121,30 @@ def test_a_usage_error_is_one_line_not_the_usage(capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "not allowed with argument" in err
+
+
+def test_a_tensor_of_run_time_rank_is_refused_before_writing(tmp_path, capsys):
+    # Reshape to a shape whose length is an input: the IR would hold a tensor of dynamic
+    # rank, which OpenVINO's CPU plugin refuses to compile.
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["r"]), helper.make_node("Relu", ["r"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [None])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    path = tmp_path / "reshape.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    code = main(["convert", str(path), "-o", str(tmp_path / "o.xml")])
+    assert code == 1
+    err = _one_error(capsys)
+    assert "Reshape" in err and "known only at run time" in err and "--input NAME[SHAPE]" in err
+    assert not (tmp_path / "o.xml").exists()
+    # With the shape's length fixed the rank is known and the IR runs.
+    pytest.importorskip("openvino")
+    import openvino as ov
+
+    assert main(["convert", str(path), "-o", str(tmp_path / "fixed.xml"), "--input", "shape[2]"]) == 0
+    compiled = ov.Core().compile_model(str(tmp_path / "fixed.xml"), "CPU")
+    got = compiled([np.arange(-3, 3, dtype=np.float32).reshape(2, 3), np.array([3, 2])])[0]
+    np.testing.assert_array_equal(got, np.maximum(np.arange(-3, 3, dtype=np.float32), 0).reshape(3, 2))

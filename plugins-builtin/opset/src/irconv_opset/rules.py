@@ -125,3 +125,19 @@ def require_slope_shape(node: Node) -> None:
             "slope",
             f"of shape {list(slope)} is neither one value per channel nor broadcasts to the data shape {list(data)}",
         )
+
+
+def refuse_run_time_rank(node: Node, role: str) -> None:
+    """The runtime's rule: OpenVINO's CPU plugin compiles no model holding a tensor of dynamic
+    rank. Called by ops whose output rank is the length of ``role``: when every input's rank
+    is known and the output's is not, that length is a run-time value and this op is where
+    the rank is lost (an op downstream of a rank already unknown is not blamed)."""
+    if node.out_port(0).data.get_rank() is not None:
+        return
+    if any(port.is_connected() and port.data.get_rank() is None for port in node.in_ports()):
+        return
+    raise ConversionError(
+        f"node {node.name!r} ({node.op.describe()}): the {role} has a length known only at run time, "
+        "so the output's rank is too, and OpenVINO's CPU plugin compiles no model with such a tensor; "
+        "give the input it comes from a fixed shape (--input NAME[SHAPE])"
+    )

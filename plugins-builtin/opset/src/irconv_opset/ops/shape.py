@@ -15,7 +15,14 @@ from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
 from irconv_opset.partial import DimOf, partial_elements
-from irconv_opset.rules import require_at_most, require_inputs, require_integer, require_length, require_rank
+from irconv_opset.rules import (
+    refuse_run_time_rank,
+    require_at_most,
+    require_inputs,
+    require_integer,
+    require_length,
+    require_rank,
+)
 from irconv_opset.shapes import (
     broadcast_shapes,
     dynamic_shape,
@@ -96,6 +103,9 @@ class Reshape(Op):
             shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
         _check_element_count(node, in_shape(node, 0), shape)
         set_output(node, 0, shape, in_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        refuse_run_time_rank(node, "target shape")
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -451,6 +461,9 @@ class Broadcast(Op):
                 padded = (1,) * (len(target) - len(data)) + tuple(data)
                 out = tuple(p if t == 1 else t for t, p in zip(target, padded, strict=False))
         set_output(node, 0, out, in_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        refuse_run_time_rank(node, "target shape")
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
