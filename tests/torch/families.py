@@ -11,124 +11,48 @@ Used by ``bench/torch_families.py`` (irconv against ``openvino.convert_model``) 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
+from family_kit import SMALL_DECODER, SMALL_TEXT, Built, Family, FirstOutput, randomise_statistics, text, vision
 from torch import nn
 from torch.nn import functional as F
-
-Built = tuple[nn.Module, tuple[torch.Tensor, ...]]
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    source: str  # "transformers" or "torch"
-    build: Callable[[], Built]
+from transformers_families import MORE_TRANSFORMERS
 
 
-# ---------------------------------------------------------------------------- helpers
-class FirstOutput(nn.Module):
-    """A ``transformers`` model called with keyword inputs, returning its first output
-    (``last_hidden_state`` or ``logits``) as one tensor."""
-
-    def __init__(self, model: nn.Module, names: tuple[str, ...], **fixed: Any) -> None:
-        super().__init__()
-        self.model = model
-        self.names = names
-        self.fixed = fixed
-
-    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-        out = self.model(**dict(zip(self.names, inputs, strict=True)), **self.fixed)
-        return out[0] if isinstance(out, (tuple, list)) else next(iter(out.values()))
-
-
-def randomise_statistics(module: nn.Module) -> nn.Module:
-    """BatchNorm statistics and affine parameters away from 0/1, so BN is no identity."""
-    for layer in module.modules():
-        if isinstance(layer, nn.modules.batchnorm._BatchNorm) and layer.running_mean is not None:
-            layer.running_mean.uniform_(-0.5, 0.5)
-            layer.running_var.uniform_(0.5, 1.5)
-            if layer.weight is not None:
-                layer.weight.data.uniform_(0.5, 1.5)
-                layer.bias.data.uniform_(-0.5, 0.5)
-    return module.eval()
-
-
-def _text(model_class: str, config_class: str, *, mask: bool = True, decoder: bool = False,
-          vocab: int = 512, seq: int = 16, **config: Any) -> Callable[[], Built]:
-    def build() -> Built:
-        import transformers
-
-        cfg = getattr(transformers, config_class)(**config)
-        cfg._attn_implementation = "sdpa" if _supports_sdpa(model_class) else "eager"
-        model = getattr(transformers, model_class)(cfg).eval()
-        ids = torch.randint(1, vocab, (2, seq))
-        fixed = {"use_cache": False} if decoder else {}
-        if mask:
-            attention = torch.ones(2, seq, dtype=torch.int64)
-            attention[1, seq - 3:] = 0
-            return FirstOutput(model, ("input_ids", "attention_mask"), **fixed).eval(), (ids, attention)
-        return FirstOutput(model, ("input_ids",), **fixed).eval(), (ids,)
-    return build
-
-
-def _supports_sdpa(model_class: str) -> bool:
-    import transformers
-
-    return bool(getattr(getattr(transformers, model_class), "_supports_sdpa", False))
-
-
-def _vision(model_class: str, config_class: str, size: int = 32, channels: int = 3,
-            input_name: str = "pixel_values", **config: Any) -> Callable[[], Built]:
-    def build() -> Built:
-        import transformers
-
-        cfg = getattr(transformers, config_class)(**config)
-        model = randomise_statistics(getattr(transformers, model_class)(cfg))
-        return FirstOutput(model, (input_name,)).eval(), (torch.randn(1, channels, size, size),)
-    return build
-
-
-SMALL_TEXT = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                  vocab_size=512, max_position_embeddings=64)
-SMALL_DECODER = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                     intermediate_size=128, vocab_size=512, max_position_embeddings=64)
-
-
+# ---------------------------------------------------------------------------- transformers
 def _distilbert() -> Built:
-    return _text("DistilBertModel", "DistilBertConfig", dim=64, n_layers=2, n_heads=4, hidden_dim=128,
+    return text("DistilBertModel", "DistilBertConfig", dim=64, n_layers=2, n_heads=4, hidden_dim=128,
                  vocab_size=512, max_position_embeddings=64)()
 
 
 def _gpt2() -> Built:
-    return _text("GPT2Model", "GPT2Config", decoder=True, n_embd=64, n_layer=2, n_head=4, vocab_size=512,
+    return text("GPT2Model", "GPT2Config", decoder=True, n_embd=64, n_layer=2, n_head=4, vocab_size=512,
                  n_positions=64)()
 
 
 def _gpt_neo() -> Built:
-    return _text("GPTNeoModel", "GPTNeoConfig", decoder=True, hidden_size=64, num_layers=2, num_heads=4,
+    return text("GPTNeoModel", "GPTNeoConfig", decoder=True, hidden_size=64, num_layers=2, num_heads=4,
                  attention_types=[[["global", "local"], 1]], window_size=8, vocab_size=512,
                  max_position_embeddings=64)()
 
 
 def _opt() -> Built:
-    return _text("OPTModel", "OPTConfig", decoder=True, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+    return text("OPTModel", "OPTConfig", decoder=True, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                  ffn_dim=128, word_embed_proj_dim=64, vocab_size=512, max_position_embeddings=64)()
 
 
 def _bloom() -> Built:
-    return _text("BloomModel", "BloomConfig", decoder=True, hidden_size=64, n_layer=2, n_head=4, vocab_size=512)()
+    return text("BloomModel", "BloomConfig", decoder=True, hidden_size=64, n_layer=2, n_head=4, vocab_size=512)()
 
 
 def _falcon() -> Built:
-    return _text("FalconModel", "FalconConfig", decoder=True, hidden_size=64, num_hidden_layers=2,
+    return text("FalconModel", "FalconConfig", decoder=True, hidden_size=64, num_hidden_layers=2,
                  num_attention_heads=4, vocab_size=512, new_decoder_architecture=True, num_kv_heads=2)()
 
 
 def _t5_encoder() -> Built:
-    return _text("T5EncoderModel", "T5Config", d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
+    return text("T5EncoderModel", "T5Config", d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
                  vocab_size=512)()
 
 
@@ -169,7 +93,7 @@ def _wav2vec2() -> Built:
 
 
 def _clip_text() -> Built:
-    return _text("CLIPTextModel", "CLIPTextConfig", hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+    return text("CLIPTextModel", "CLIPTextConfig", hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                  intermediate_size=128, vocab_size=512, max_position_embeddings=64)()
 
 
@@ -187,67 +111,67 @@ def _detr() -> Built:
 
 
 TRANSFORMERS: tuple[Family, ...] = (
-    Family("bert", "transformers", _text("BertModel", "BertConfig", **SMALL_TEXT)),
-    Family("roberta", "transformers", _text("RobertaModel", "RobertaConfig", **{**SMALL_TEXT, "max_position_embeddings": 80})),
+    Family("bert", "transformers", text("BertModel", "BertConfig", **SMALL_TEXT)),
+    Family("roberta", "transformers", text("RobertaModel", "RobertaConfig", **{**SMALL_TEXT, "max_position_embeddings": 80})),
     Family("distilbert", "transformers", _distilbert),
-    Family("albert", "transformers", _text("AlbertModel", "AlbertConfig", embedding_size=32, **SMALL_TEXT)),
-    Family("electra", "transformers", _text("ElectraModel", "ElectraConfig", embedding_size=32, **SMALL_TEXT)),
-    Family("deberta_v2", "transformers", _text("DebertaV2Model", "DebertaV2Config", **SMALL_TEXT)),
+    Family("albert", "transformers", text("AlbertModel", "AlbertConfig", embedding_size=32, **SMALL_TEXT)),
+    Family("electra", "transformers", text("ElectraModel", "ElectraConfig", embedding_size=32, **SMALL_TEXT)),
+    Family("deberta_v2", "transformers", text("DebertaV2Model", "DebertaV2Config", **SMALL_TEXT)),
     Family("gpt2", "transformers", _gpt2),
     Family("gpt_neo", "transformers", _gpt_neo),
     Family("opt", "transformers", _opt),
     Family("bloom", "transformers", _bloom),
-    Family("llama", "transformers", _text("LlamaModel", "LlamaConfig", decoder=True, **SMALL_DECODER)),
-    Family("mistral", "transformers", _text("MistralModel", "MistralConfig", decoder=True, **SMALL_DECODER)),
-    Family("qwen2", "transformers", _text("Qwen2Model", "Qwen2Config", decoder=True, **SMALL_DECODER)),
-    Family("phi", "transformers", _text("PhiModel", "PhiConfig", decoder=True, **SMALL_DECODER)),
-    Family("gemma", "transformers", _text("GemmaModel", "GemmaConfig", decoder=True, head_dim=16, **SMALL_DECODER)),
+    Family("llama", "transformers", text("LlamaModel", "LlamaConfig", decoder=True, **SMALL_DECODER)),
+    Family("mistral", "transformers", text("MistralModel", "MistralConfig", decoder=True, **SMALL_DECODER)),
+    Family("qwen2", "transformers", text("Qwen2Model", "Qwen2Config", decoder=True, **SMALL_DECODER)),
+    Family("phi", "transformers", text("PhiModel", "PhiConfig", decoder=True, **SMALL_DECODER)),
+    Family("gemma", "transformers", text("GemmaModel", "GemmaConfig", decoder=True, head_dim=16, **SMALL_DECODER)),
     Family("falcon", "transformers", _falcon),
     Family("t5_encoder", "transformers", _t5_encoder),
     Family("bart_encoder", "transformers", _bart_encoder),
-    Family("vit", "transformers", _vision("ViTModel", "ViTConfig", image_size=32, patch_size=8, **SMALL_TEXT)),
-    Family("deit", "transformers", _vision("DeiTModel", "DeiTConfig", image_size=32, patch_size=8, **SMALL_TEXT)),
-    Family("beit", "transformers", _vision("BeitModel", "BeitConfig", image_size=32, patch_size=8,
+    Family("vit", "transformers", vision("ViTModel", "ViTConfig", image_size=32, patch_size=8, **SMALL_TEXT)),
+    Family("deit", "transformers", vision("DeiTModel", "DeiTConfig", image_size=32, patch_size=8, **SMALL_TEXT)),
+    Family("beit", "transformers", vision("BeitModel", "BeitConfig", image_size=32, patch_size=8,
                                            use_relative_position_bias=True, **SMALL_TEXT)),
-    Family("swin", "transformers", _vision("SwinModel", "SwinConfig", size=64, image_size=64, patch_size=4,
+    Family("swin", "transformers", vision("SwinModel", "SwinConfig", size=64, image_size=64, patch_size=4,
                                            embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=4)),
-    Family("convnext", "transformers", _vision("ConvNextModel", "ConvNextConfig", size=64, hidden_sizes=[16, 32, 64, 128],
+    Family("convnext", "transformers", vision("ConvNextModel", "ConvNextConfig", size=64, hidden_sizes=[16, 32, 64, 128],
                                                depths=[1, 1, 1, 1])),
-    Family("resnet", "transformers", _vision("ResNetModel", "ResNetConfig", size=64, embedding_size=16,
+    Family("resnet", "transformers", vision("ResNetModel", "ResNetConfig", size=64, embedding_size=16,
                                              hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1])),
-    Family("regnet", "transformers", _vision("RegNetModel", "RegNetConfig", size=64, embedding_size=16,
+    Family("regnet", "transformers", vision("RegNetModel", "RegNetConfig", size=64, embedding_size=16,
                                              hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1], groups_width=8)),
-    Family("mobilenet_v2", "transformers", _vision("MobileNetV2Model", "MobileNetV2Config", size=64,
+    Family("mobilenet_v2", "transformers", vision("MobileNetV2Model", "MobileNetV2Config", size=64,
                                                    depth_multiplier=0.35)),
-    Family("mobilevit", "transformers", _vision("MobileViTModel", "MobileViTConfig", size=64, image_size=64,
+    Family("mobilevit", "transformers", vision("MobileViTModel", "MobileViTConfig", size=64, image_size=64,
                                                 hidden_sizes=[32, 48, 64], neck_hidden_sizes=[8, 16, 24, 32, 48, 64, 80])),
-    Family("efficientnet", "transformers", _vision("EfficientNetModel", "EfficientNetConfig", size=64, image_size=64,
+    Family("efficientnet", "transformers", vision("EfficientNetModel", "EfficientNetConfig", size=64, image_size=64,
                                                    width_coefficient=0.25, depth_coefficient=0.25,
                                                    hidden_dim=320)),
-    Family("segformer", "transformers", _vision("SegformerModel", "SegformerConfig", size=64, hidden_sizes=[16, 32, 48, 64],
+    Family("segformer", "transformers", vision("SegformerModel", "SegformerConfig", size=64, hidden_sizes=[16, 32, 48, 64],
                                                 num_attention_heads=[1, 2, 2, 4], depths=[1, 1, 1, 1])),
     Family("detr", "transformers", _detr),
     Family("whisper_encoder", "transformers", _whisper_encoder),
     Family("wav2vec2", "transformers", _wav2vec2),
-    Family("clip_vision", "transformers", _vision("CLIPVisionModel", "CLIPVisionConfig", image_size=32, patch_size=8,
+    Family("clip_vision", "transformers", vision("CLIPVisionModel", "CLIPVisionConfig", image_size=32, patch_size=8,
                                                   hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                                                   intermediate_size=128)),
     Family("clip_text", "transformers", _clip_text),
-    Family("dinov2", "transformers", _vision("Dinov2Model", "Dinov2Config", image_size=32, patch_size=8,
+    Family("dinov2", "transformers", vision("Dinov2Model", "Dinov2Config", image_size=32, patch_size=8,
                                              hidden_size=64, num_hidden_layers=2, num_attention_heads=4)),
-    Family("convnext_v2", "transformers", _vision("ConvNextV2Model", "ConvNextV2Config", size=64,
+    Family("convnext_v2", "transformers", vision("ConvNextV2Model", "ConvNextV2Config", size=64,
                                                   hidden_sizes=[16, 32, 64, 128], depths=[1, 1, 1, 1])),
-    Family("levit", "transformers", _vision("LevitModel", "LevitConfig", size=64, image_size=64,
+    Family("levit", "transformers", vision("LevitModel", "LevitConfig", size=64, image_size=64,
                                             hidden_sizes=[32, 48, 64], num_attention_heads=[1, 2, 2],
                                             depths=[1, 1, 1], key_dim=[8, 8, 8])),
-    Family("poolformer", "transformers", _vision("PoolFormerModel", "PoolFormerConfig", size=64,
+    Family("poolformer", "transformers", vision("PoolFormerModel", "PoolFormerConfig", size=64,
                                                  hidden_sizes=[16, 32, 48, 64], depths=[1, 1, 1, 1])),
-    Family("mpnet", "transformers", _text("MPNetModel", "MPNetConfig", **SMALL_TEXT)),
-    Family("gpt_neox", "transformers", _text("GPTNeoXModel", "GPTNeoXConfig", decoder=True, hidden_size=64,
+    Family("mpnet", "transformers", text("MPNetModel", "MPNetConfig", **SMALL_TEXT)),
+    Family("gpt_neox", "transformers", text("GPTNeoXModel", "GPTNeoXConfig", decoder=True, hidden_size=64,
                                              num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
                                              vocab_size=512, max_position_embeddings=64)),
-    Family("qwen3", "transformers", _text("Qwen3Model", "Qwen3Config", decoder=True, head_dim=16, **SMALL_DECODER)),
-    Family("phi3", "transformers", _text("Phi3Model", "Phi3Config", decoder=True, pad_token_id=0, **SMALL_DECODER)),
+    Family("qwen3", "transformers", text("Qwen3Model", "Qwen3Config", decoder=True, head_dim=16, **SMALL_DECODER)),
+    Family("phi3", "transformers", text("Phi3Model", "Phi3Config", decoder=True, pad_token_id=0, **SMALL_DECODER)),
 )
 
 
@@ -511,7 +435,7 @@ TORCH_CNNS: tuple[Family, ...] = (
     Family("tv_detection_nms_style", "torch", _cnn(DetectionStyle)),
 )
 
-FAMILIES: tuple[Family, ...] = TRANSFORMERS + TORCH_CNNS
+FAMILIES: tuple[Family, ...] = TRANSFORMERS + MORE_TRANSFORMERS + TORCH_CNNS
 
 
 def family(name: str) -> Family:
