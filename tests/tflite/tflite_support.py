@@ -83,7 +83,9 @@ class ModelCache:
         import tensorflow as tf
 
         specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype), name=f"in{i}") for i, x in enumerate(inputs)]
-        concrete = tf.function(fn).get_concrete_function(*specs)
+        # no autograph: the functions use TF ops only, and autograph mislocates the source
+        # of a lambda written over several lines (it converted a different function)
+        concrete = tf.function(fn, autograph=False).get_concrete_function(*specs)
         converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], variables)
         return self._save(key, convert_with_tf(converter, mode, inputs), inputs)
 

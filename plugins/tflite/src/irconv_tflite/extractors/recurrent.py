@@ -15,14 +15,20 @@ TensorIterator per direction with the step spelled out (``_lstm_iterator``).
 The states are TFLite variable tensors that start at zeros (the loader reads them as
 such); the sequence output is the operator's only output (two for a bidirectional
 operator that does not merge them). Peepholes, projection, layer normalisation, coupled
-input/forget gates (no input-gate weights), an auxiliary input and integer
-(full-integer quantized) sequences are refused with an error naming the operator.
+input/forget gates (no input-gate weights) and an auxiliary input are refused with an
+error naming the operator.
+
+A full-integer UNIDIRECTIONAL_SEQUENCE_LSTM (int8 sequence and weights, int32 biases, an
+int16 cell state) is computed in the float domain like the other quantized operators; its
+cell state is bounded where the int16 grid ends, as TFLite's integer kernel saturates it.
+Other integer recurrent operators are refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64
@@ -43,6 +49,7 @@ from irconv_opset.build import shape_of
 
 from irconv_tflite.extractors._common import input_tensor
 from irconv_tflite.extractors._lstm_iterator import clipped_lstm
+from irconv_tflite.loader import quantized
 from irconv_tflite.schema.tflite_generated import TensorType
 
 #: OpenVINO's gate order (f, i, c, o) as positions in TFLite's (i, f, c, o)
@@ -56,10 +63,11 @@ def _refuse(ctx: ExtractContext, what: str) -> ConversionError:
                            "(OpenVINO's sequence ops have no such input); convert the model without it")
 
 
-def _check_common(ctx: ExtractContext) -> str:
-    """The checks every recurrent operator shares; returns the cell activation."""
+def _check_common(ctx: ExtractContext, integer_ok: bool = False) -> str:
+    """The checks every recurrent operator shares; returns the cell activation. With
+    ``integer_ok``, a quantized (full-integer) sequence is read in the float domain."""
     data = input_tensor(ctx, 0)
-    if data is not None and data.type != TensorType.FLOAT32:
+    if data is not None and data.type != TensorType.FLOAT32 and not (integer_ok and quantized(data) is not None):
         raise _refuse(ctx, f"a {data.type_name} sequence (a full-integer quantized recurrent operator)")
     kind = ctx.attrs.choice("fused_activation_function", ["NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH",
                                                           "SIGN_BIT"], "TANH")
@@ -150,13 +158,25 @@ def _time_major_out(ctx: ExtractContext, y: OutPort, time_major: bool, name: str
 _LSTM_OPS = [LSTMSequence, TensorIterator, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
 
 
+def _cell_clip(ctx: ExtractContext, cell_state: int) -> float:
+    """The bound of the cell state (0: none): ``cell_clip``, and in a full-integer LSTM the
+    end of the int16 grid the cell state is kept on (TFLite saturates it there)."""
+    clip = ctx.attrs.float("cell_clip", 0.0)
+    tensor = input_tensor(ctx, cell_state)
+    grid = None if tensor is None else quantized(tensor)
+    if grid is None or tensor is None or tensor.type != TensorType.INT16:
+        return clip
+    bound = float(np.max(grid.scale)) * float(np.iinfo(np.int16).max)
+    return bound if clip <= 0 else min(clip, bound)
+
+
 def _unidirectional_lstm(ctx: ExtractContext, x: OutPort, activation: str, time_major: bool) -> OutPort:
     """Y of the LSTM whose inputs are laid out as UNIDIRECTIONAL_SEQUENCE_LSTM's (LSTM's
     are the same) over the sequence ``x``."""
     _refuse_present(ctx, range(20, 24), "an LSTM with layer normalisation")
     weights, hidden = _lstm_direction(ctx, 1, 12, 9, 16)
     x = _batch_first(ctx, x, time_major)
-    clip = ctx.attrs.float("cell_clip", 0.0)
+    clip = _cell_clip(ctx, 19)
     if clip > 0:
         y = clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
     else:
@@ -168,7 +188,7 @@ def _unidirectional_lstm(ctx: ExtractContext, x: OutPort, activation: str, time_
 def unidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: x, W_ifco (1-4), R_ifco (5-8), peepholes (9-11), biases (12-15),
     projection (16-17), output and cell state (18, 19), layer-norm weights (20-23)."""
-    activation = _check_common(ctx)
+    activation = _check_common(ctx, integer_ok=True)
     if ctx.attrs.bool("diagonal_recurrent_tensors", False):
         raise ctx.attrs.bad("diagonal_recurrent_tensors", True, "only full recurrent matrices convert")
     return [_unidirectional_lstm(ctx, ctx.input(0), activation, ctx.attrs.bool("time_major", False))]
