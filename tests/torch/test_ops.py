@@ -313,6 +313,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "weight_standardisation": (lambda a, w: F.conv2d(a, F.batch_norm(w.reshape(1, 6, -1), None, None, training=True,
                                                                      momentum=0.0).reshape_as(w)),
                                (f32(1, 4, 8, 8), f32(6, 4, 3, 3))),
+    "fill_in_place": (lambda a: (a * 2).fill_(0.5) + a, (f32(2, 3),)),
+    "meshgrid_ij": (lambda a, b: torch.meshgrid(a, b, indexing="ij"), (f32(3), f32(4))),
+    "meshgrid_xy_three": (lambda a, b, c: torch.meshgrid(a, b, c, indexing="xy"), (f32(3), f32(4), f32(2))),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

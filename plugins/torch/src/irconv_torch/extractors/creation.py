@@ -41,9 +41,9 @@ from irconv_torch.extractors._args import (
 )
 
 
-def _fill(ctx: ExtractContext, shape: OutPort) -> OutPort:
+def _fill(ctx: ExtractContext, shape: OutPort, name: str = "fill_value") -> OutPort:
     element_type = out_type(ctx)
-    value = cast(ctx, tensor(ctx, "fill_value", element_type), element_type, suffix="value")
+    value = cast(ctx, tensor(ctx, name, element_type), element_type, suffix="value")
     return ctx.op(Broadcast(), value, shape, suffix="op")
 
 
@@ -64,6 +64,9 @@ full = aliases("torch", ["aten.full.default", "aten.new_full.default"], lambda n
                versions=TORCH_2_5, produces=[Broadcast])
 full_like = extractor("torch", "aten.full_like.default", lambda node, ctx: [_fill(ctx, _shape_of_self(ctx))],
                       versions=TORCH_2_5, produces=[Broadcast])
+# ``x.fill_(v)``, read as a new value of ``x`` (``irconv_torch.program.in_place_as_value``)
+fill = aliases("torch", ["aten.fill.Scalar", "aten.fill.Tensor"],
+               lambda node, ctx: [_fill(ctx, _shape_of_self(ctx), "value")], versions=TORCH_2_5, produces=[Broadcast])
 # Values torch leaves undefined (empty) are zeros here.
 zeros = aliases("torch", ["aten.zeros.default", "aten.new_zeros.default", "aten.empty.memory_format",
                           "aten.new_empty.default"],
@@ -75,6 +78,27 @@ zeros_like = aliases("torch", ["aten.zeros_like.default", "aten.empty_like.defau
                      produces=[Broadcast])
 ones_like = extractor("torch", "aten.ones_like.default", lambda node, ctx: [_constant_fill(ctx, 1, _shape_of_self(ctx))],
                       versions=TORCH_2_5, produces=[Broadcast])
+
+
+@extractor("torch", "aten.meshgrid.indexing", versions=TORCH_2_5, produces=[Reshape, Concat, Broadcast])
+def meshgrid(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """One tensor per 1-D input, each broadcast along every other input's axis: the axes
+    follow the inputs (``ij``), the first two swapped for ``xy`` (Cartesian)."""
+    inputs = [port for port in tensors(ctx, "tensors") if port is not None]
+    order = list(range(len(inputs)))
+    if ctx.attrs.choice("indexing", ["ij", "xy"], "ij") == "xy" and len(inputs) > 1:
+        order[0], order[1] = 1, 0
+    flat = [ctx.op(Reshape(special_zero=False), port, i64(ctx, [-1], suffix=f"flat{i}_shape"), suffix=f"flat{i}")
+            for i, port in enumerate(inputs)]
+    shape = ctx.add(Concat(axis=0), [shape_of(ctx, flat[i], suffix=f"size{i}") for i in order],
+                    suffix="shape").out_port(0)
+    grids = []
+    for i, port in enumerate(flat):
+        axes = [1] * len(inputs)
+        axes[order.index(i)] = -1
+        column = ctx.op(Reshape(special_zero=False), port, i64(ctx, axes, suffix=f"axis{i}_shape"), suffix=f"axis{i}")
+        grids.append(ctx.op(Broadcast(), column, shape, suffix=f"grid{i}"))
+    return grids
 
 
 @extractor("torch", "aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])
