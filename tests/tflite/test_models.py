@@ -202,6 +202,25 @@ def test_function(name: str, mode: str, tflite_models: ModelCache, tmp_path: Pat
     assert_close(compare(made.path, made.inputs, tmp_path), atol=tolerance, rtol=tolerance)
 
 
+def _mostly_zero(*shape: int) -> np.ndarray:
+    weights = _w(*shape)
+    weights[RNG.random(shape) < 0.85] = 0
+    return weights
+
+
+W_SPARSE, W_SPARSE2 = _mostly_zero(16, 12), _mostly_zero(12, 6)
+
+
+def test_sparse_weights(tflite_models: ModelCache, tmp_path: Path) -> None:
+    """Mostly-zero weights stored sparse (DENSIFY of a sparse constant): made dense when read."""
+    made = tflite_models.from_function("sparse_mlp", lambda x: _tf().nn.relu(x @ W_SPARSE) @ W_SPARSE2,
+                                       [_data(2, 16)], "sparse")
+    from ai_edge_litert.interpreter import Interpreter
+
+    assert "DENSIFY" in {op["op_name"] for op in Interpreter(model_path=str(made.path))._get_ops_details()}  # noqa: SLF001
+    assert_close(compare(made.path, made.inputs, tmp_path), atol=1e-5, rtol=1e-5)
+
+
 # ------------------------------------------------------------------ more Keras applications
 def _application(name: str, size: int) -> Callable[[], Any]:
     def build() -> Any:

@@ -20,15 +20,17 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 #: Quantization modes of the converter: none, float16 weights, dynamic-range int8 weights,
 #: full integer with float model I/O, full integer with int8 model I/O, int16 activations
-#: with int8 weights.
-MODES = ("float", "fp16", "dynamic", "int8", "int8_io", "int16x8")
+#: with int8 weights; and float with sparse weights (mostly-zero weights stored sparse).
+MODES = ("float", "fp16", "dynamic", "int8", "int8_io", "int16x8", "sparse")
 
 
 def convert_with_tf(converter: Any, mode: str, inputs: Sequence[np.ndarray], seed: int = 0) -> bytes:
     """``converter`` (a TFLiteConverter) set up for ``mode`` and run."""
     import tensorflow as tf
 
-    if mode == "fp16":
+    if mode == "sparse":
+        converter.optimizations = [tf.lite.Optimize.EXPERIMENTAL_SPARSITY]
+    elif mode == "fp16":
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.target_spec.supported_types = [tf.float16]
     elif mode == "dynamic":

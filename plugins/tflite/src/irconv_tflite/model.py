@@ -23,6 +23,7 @@ from irconv.errors import ModelFileError
 
 from irconv_tflite.schema import tflite_generated as fb
 from irconv_tflite.sniff import IDENTIFIER
+from irconv_tflite.sparsity import Level, SparsityError, densify
 
 #: TensorType code -> NumPy dtype (types a tensor's bytes can be read as).
 NUMPY_TYPES: dict[int, np.dtype[Any]] = {
@@ -200,15 +201,17 @@ class _Reader:
         name = _text(tensor.Name()) or f"tensor{index}"
         shape = self._shape(tensor, name)
         kind = tensor.Type()
-        if tensor.Sparsity() is not None:
-            raise ModelFileError(f"{self.path}: tensor {name!r} is sparse; irconv reads dense tensors only "
-                                 "(convert the model without sparsity)")
+        sparsity = tensor.Sparsity()
         quantization = self._quantization(tensor.Quantization())
         data = None
         buffer = tensor.Buffer()
         if buffer >= len(buffers):
             raise self.bad(f"tensor {name!r} in {where!r} refers to buffer {buffer}, but there are {len(buffers)}")
-        if buffer > 0:
+        if sparsity is not None:
+            if buffer == 0:
+                raise self.bad(f"tensor {name!r} is sparse but holds no values (only constants can be sparse)")
+            data = self._sparse_constant(buffers[buffer], kind, shape, name, sparsity)
+        elif buffer > 0:
             data = self._constant(buffers[buffer], kind, shape, name)
         return Tensor(index, name, kind, shape, quantization, data, bool(tensor.IsVariable()))
 
@@ -252,6 +255,46 @@ class _Reader:
             raise self.bad(f"constant tensor {name!r} of shape {list(shape)} ({TYPE_NAMES[kind]}) "
                            f"needs {count * dtype.itemsize} bytes, its buffer holds {size}")
         return np.frombuffer(self.data, dtype=dtype, count=count, offset=start).reshape(shape)
+
+    def _sparse_constant(self, buffer: fb.Buffer, kind: int, shape: tuple[int | None, ...] | None, name: str,
+                         sparsity: fb.SparsityParameters) -> np.ndarray:
+        """A sparse constant's values placed in a dense array (``irconv_tflite.sparsity``)."""
+        dtype = NUMPY_TYPES.get(kind)
+        if dtype is None:
+            raise ModelFileError(f"{self.path}: constant tensor {name!r} has type "
+                                 f"{TYPE_NAMES.get(kind, kind)}, which irconv does not read")
+        if shape is None or None in shape:
+            raise self.bad(f"sparse tensor {name!r} has no static shape")
+        start, size = self._buffer_span(buffer)
+        if size % dtype.itemsize:
+            raise self.bad(f"sparse tensor {name!r}: {size} bytes are not whole {TYPE_NAMES[kind]} values")
+        values = np.frombuffer(self.data, dtype=dtype, count=size // dtype.itemsize, offset=start)
+        levels = []
+        for i in range(sparsity.DimMetadataLength()):
+            meta = sparsity.DimMetadata(i)
+            if meta is None:
+                raise self.bad(f"sparse tensor {name!r}: dimension metadata {i} is missing")
+            sparse = meta.Format() == fb.DimensionType.SPARSE_CSR
+            levels.append(Level(sparse, meta.DenseSize(),
+                                self._index_vector(meta.ArraySegmentsType(), meta.ArraySegments(), name) if sparse else None,
+                                self._index_vector(meta.ArrayIndicesType(), meta.ArrayIndices(), name) if sparse else None))
+        dims = tuple(int(d) for d in shape if d is not None)
+        try:
+            return densify(values, dims, list(_ints(sparsity.TraversalOrderAsNumpy())),
+                           list(_ints(sparsity.BlockMapAsNumpy())), levels)
+        except SparsityError as exc:
+            raise self.bad(f"sparse tensor {name!r}: {exc}") from None
+
+    def _index_vector(self, kind: int, table: Any, name: str) -> np.ndarray:
+        """A SparseIndexVector union member's values."""
+        classes = {fb.SparseIndexVector.Int32Vector: fb.Int32Vector, fb.SparseIndexVector.Uint16Vector: fb.Uint16Vector,
+                   fb.SparseIndexVector.Uint8Vector: fb.Uint8Vector}
+        if kind not in classes or table is None:
+            raise self.bad(f"sparse tensor {name!r}: a sparse dimension lacks its segments or indices")
+        vector = classes[kind]()
+        vector.Init(table.Bytes, table.Pos)
+        raw = vector.ValuesAsNumpy()
+        return np.zeros(0, np.int64) if isinstance(raw, int) else np.asarray(raw, np.int64)
 
     def _buffer_span(self, buffer: fb.Buffer) -> tuple[int, int]:
         """Where a buffer's bytes are: inside the flatbuffer, or after it (models > 2 GB)."""

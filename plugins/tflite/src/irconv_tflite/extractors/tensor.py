@@ -277,3 +277,9 @@ def cumsum(node: Node, ctx: ExtractContext) -> CumSum:
 
 
 reverse_v2 = extractor("tflite", "REVERSE_V2", lambda node, ctx: Reverse(mode="index"), produces=[Reverse])
+
+
+@extractor("tflite", "DENSIFY", produces=[])
+def densify(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """A sparse constant made dense: the reader already made it dense."""
+    return [ctx.input(0)]
