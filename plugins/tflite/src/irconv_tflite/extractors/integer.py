@@ -14,7 +14,7 @@ compute, in float arithmetic that is exact:
   multiplier ``s_in * s_w / s_out``, rounded half to even;
 - MUL: ``(q_a - zp_a) * (q_b - zp_b)`` times ``s_a * s_b / s_out``, rounded half to even;
 - ADD: XNNPACK's fixed-point sum ``(m_a * (q_a - zp_a) + m_b * (q_b - zp_b) + 2^(k-1)) >> k``
-  with 21-bit multipliers, in i32;
+  with 21-bit multipliers, split so that every f32 step is exact;
 - MEAN: the integer sum times ``s_in / (s_out * n)``, rounded half to even;
 - LOGISTIC, HARD_SWISH: a table of LiteRT's kernel over the input's integers
   (``integer_tables``), read with Gather.
@@ -39,11 +39,11 @@ from irconv.graph import OutPort
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
-    BitwiseRightShift,
     Clamp,
     Concat,
     Convert,
     DepthToSpace,
+    Floor,
     Gather,
     MaxPool,
     Multiply,
@@ -86,12 +86,13 @@ MOVES_VALUES = (
     Pad,
     Gather,
     DepthToSpace,
+    Floor,
     SpaceToDepth,
     Concat,
 )
 
 #: the ops the integer forms add
-INTEGER_OPS = [Add, BitwiseRightShift, Clamp, Convert, Gather, Multiply, ReduceSum, Round]
+INTEGER_OPS = [Add, Clamp, Convert, Floor, Gather, Multiply, ReduceSum, Round]
 
 _RANGES = {TensorType.INT8: (-128, 127), TensorType.UINT8: (0, 255)}
 #: an accumulator or bias beyond this is not exact in f32
@@ -291,35 +292,47 @@ def multiply(ctx: ExtractContext) -> OutPort | None:
 
 
 def _add_multiplier(scale: np.float32, shift: int) -> int:
-    """|scale| * 2^shift rounded half to even (XNNPACK's qs8 add), with scale's sign."""
-    return int(np.sign(scale) * np.rint(np.abs(np.float32(scale)) * np.float32(2.0**shift)))
+    """scale * 2^shift rounded half to even (XNNPACK's qs8 add; scale > 0)."""
+    return int(np.rint(np.float32(scale) * np.float32(2.0**shift)))
 
 
 def add(ctx: ExtractContext) -> OutPort | None:
-    """ADD: XNNPACK's ``(m_a * (q_a - zp_a) + m_b * (q_b - zp_b) + 2^(k-1)) >> k``, its
-    multipliers ``m = s / s_out`` in 21 bits (the larger in [2^20, 2^21)), in i32."""
+    """ADD: XNNPACK's ``floor((m_a (q_a - zp_a) + m_b (q_b - zp_b) + 2^(k-1)) / 2^k)``, its
+    multipliers ``m = s / s_out`` in 21 bits (the larger in [2^20, 2^21)).
+
+    The sum needs 30 bits; f32 holds 24. Each multiplier is split as ``h 2^10 + l``
+    (``0 <= l < 2^10``): with ``T = h_a d_a + h_b d_b`` and ``U = l_a d_a + l_b d_b`` (exact),
+    the result is ``floor((T + floor(U / 2^10) + 2^(k-11)) / 2^(k-10))``, every step exact
+    (powers of two scale exactly; floor(x / n) = floor(floor(x) / n))."""
     found = grids(ctx, 2)
     bounds = None if found is None else activation_bounds(ctx, found[1])
     if found is None or bounds is None:
         return None
     (a, b), out = found
     a_scale, b_scale = a.scale / out.scale, b.scale / out.scale
-    largest = max(abs(float(a_scale)), abs(float(b_scale)))
-    if not 2.0**-10 <= largest < 2.0**8 or min(abs(float(a_scale)), abs(float(b_scale))) < 2.0**-10:
+    largest = max(float(a_scale), float(b_scale))
+    if not 2.0**-10 <= largest < 2.0**8 or min(float(a_scale), float(b_scale)) < 2.0**-10:
         return None  # outside the range XNNPACK's fixed point covers
     shift = 20 - (int(np.frexp(np.float32(largest))[1]) - 1)
-    total: OutPort | None = None
+    high: OutPort | None = None
+    low: OutPort | None = None
     for idx, (grid, scale) in enumerate(((a, a_scale), (b, b_scale))):
-        term = ctx.op(Convert(destination_type=ElementType.i32), integers(ctx, idx, grid), suffix=f"i32_{idx}")
-        term = ctx.op(
-            Multiply(), term, i32(ctx, _add_multiplier(scale, shift), suffix=f"multiplier{idx}"), suffix=f"term{idx}"
-        )
-        total = term if total is None else ctx.op(Add(), total, term, suffix="sum")
-    assert total is not None
-    total = ctx.op(Add(), total, i32(ctx, 1 << (shift - 1), suffix="half"), suffix="rounding")
-    shifted = ctx.op(BitwiseRightShift(), total, i32(ctx, shift, suffix="shift"), suffix="shifted")
-    rounded = ctx.op(Convert(destination_type=ElementType.f32), shifted, suffix="to_float")
-    return to_real(ctx, rounded, out, bounds)
+        multiplier = _add_multiplier(scale, shift)
+        d = integers(ctx, idx, grid)
+        h = ctx.op(Multiply(), d, ctx.const(np.float32(multiplier >> 10), suffix=f"high{idx}"), suffix=f"high{idx}")
+        lo = ctx.op(Multiply(), d, ctx.const(np.float32(multiplier & 1023), suffix=f"low{idx}"), suffix=f"low{idx}")
+        high = h if high is None else ctx.op(Add(), high, h, suffix="high_sum")
+        low = lo if low is None else ctx.op(Add(), low, lo, suffix="low_sum")
+    assert high is not None and low is not None
+    carried = ctx.op(
+        Floor(),
+        ctx.op(Multiply(), low, ctx.const(np.float32(2.0**-10), suffix="low_shift"), suffix="low_scaled"),
+        suffix="low_carry",
+    )
+    total = ctx.op(Add(), high, carried, suffix="sum")
+    total = ctx.op(Add(), total, ctx.const(np.float32(2.0 ** (shift - 11)), suffix="half"), suffix="rounding")
+    scaled = ctx.op(Multiply(), total, ctx.const(np.float32(2.0 ** (10 - shift)), suffix="shift"), suffix="shifted")
+    return to_real(ctx, ctx.op(Floor(), scaled, suffix="rounded"), out, bounds)
 
 
 def mean(ctx: ExtractContext, axes: np.ndarray, keep_dims: bool) -> OutPort | None:
