@@ -21,7 +21,8 @@ default ``--site`` is /tmp/tvsite), that directory goes on ``sys.path`` in each 
 process, and ``bench/torchvision_cpu_shim.py`` is imported before torchvision: it declares the
 ``torchvision::`` operator schemas from Python with plain-torch CPU kernels for ``nms`` and
 ``roi_align`` (torchvision's own ``_meta_registrations`` then adds their fake kernels for
-``torch.export``), and ``torchvision.extension._has_ops`` is made to answer True.
+``torch.export``), and ``torchvision.extension._has_ops`` is made to answer True (a plain
+function: TorchScript compiles it when torchvision scripts its box ops during tracing).
 
     python bench/torch_zoo.py                                  # every model
     python bench/torch_zoo.py --models resnet18 vit_b_32       # some
@@ -105,54 +106,57 @@ MODELS: tuple[ZooModel, ...] = (
     ZooModel("s3d", "video", ((1, 3, 16, 224, 224),)),  # its last pooling window is 2x7x7
     ZooModel("mvit_v2_s", "video", ((1, 3, 16, 224, 224),)),  # its positions are for 16x224x224
     ZooModel("swin3d_t", "video", ((1, 3, 4, 64, 64),)),
-    ZooModel("raft_small", "flow", ((1, 3, 64, 64), (1, 3, 64, 64)), call_keywords=dict(num_flow_updates=4)),
+    ZooModel("raft_small", "flow", ((1, 3, 128, 128), (1, 3, 128, 128)), call_keywords=dict(num_flow_updates=4)),
     ZooModel("quantized_mobilenet_v2", "quantizable", ((1, 3, 96, 96),), dict(quantize=True)),
     ZooModel("quantized_resnet18", "quantizable", ((1, 3, 96, 96),), dict(quantize=True)),
 )
 
 
 # ---------------------------------------------------------------------------- child process
+def _ops_declared() -> bool:
+    """torchvision's ``extension._has_ops``: the shim declared the ops. A function, not a
+    lambda: TorchScript compiles it where torchvision scripts its box ops while tracing."""
+    return True
+
+
 def import_torchvision(site: str) -> Any:
     """torchvision, importable beside the CPU torch build (see the module's docstring)."""
     sys.path[:0] = [str(BENCH_DIR), site]
     importlib.import_module("torchvision_cpu_shim")  # declares the torchvision:: ops, before torchvision
     extension = importlib.import_module("torchvision.extension")
-    extension._has_ops = lambda: True
+    extension._has_ops = _ops_declared
     return importlib.import_module("torchvision")
 
 
-class FlatOutputs:
-    """Wrappers that give both tools the same flat tuple of tensors to convert."""
+def wrap(model: Any, spec: ZooModel) -> Any:
+    """``model`` giving both tools the same flat tuple of tensors to convert."""
+    import torch
 
-    @staticmethod
-    def wrap(model: Any, spec: ZooModel) -> Any:
-        import torch
+    class Detection(torch.nn.Module):
+        """The first image's detections: boxes, scores, labels, then masks/keypoints."""
 
-        class Detection(torch.nn.Module):
-            """The first image's detections: boxes, scores, labels, then masks/keypoints."""
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
 
-            def __init__(self) -> None:
-                super().__init__()
-                self.model = model
+        def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            found = self.model(list(images.unbind(0)))[0]
+            return tuple(found[key] for key in sorted(found, key=_detection_key))
 
-            def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, ...]:
-                found = self.model(list(images.unbind(0)))[0]
-                return tuple(found[key] for key in sorted(found, key=_detection_key))
+    class Values(torch.nn.Module):
+        """A dict's values (segmentation) or a list's tensors (optical flow) as a tuple."""
 
-        class Values(torch.nn.Module):
-            """A dict's values (segmentation) or a list's tensors (optical flow) as a tuple."""
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
 
-            def __init__(self) -> None:
-                super().__init__()
-                self.model = model
+        def forward(self, *inputs: torch.Tensor) -> Any:
+            out = self.model(*inputs, **spec.call_keywords)
+            if isinstance(out, dict):
+                return tuple(out.values())
+            return tuple(out) if isinstance(out, list) else out
 
-            def forward(self, *inputs: torch.Tensor) -> Any:
-                out = self.model(*inputs, **spec.call_keywords)
-                if isinstance(out, dict):
-                    return tuple(out.values())
-                return tuple(out) if isinstance(out, list) else out
-
-        return (Detection() if spec.detection else Values()).eval()
+    return (Detection() if spec.detection else Values()).eval()
 
 
 def _detection_key(key: str) -> tuple[int, str]:
@@ -173,7 +177,7 @@ def build(spec: ZooModel, site: str) -> tuple[Any, tuple[Any, ...]]:
     model = randomise_statistics(builder(weights=None, **spec.keywords))
     maker: Callable[..., Any] = torch.rand if spec.detection else torch.randn
     example = tuple(maker(*shape) for shape in spec.inputs)
-    return FlatOutputs.wrap(model, spec), example
+    return wrap(model, spec), example
 
 
 def convert(tool: str, module: Any, example: tuple[Any, ...], work: Path) -> Any:
