@@ -46,6 +46,19 @@ def output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
     return ElementType.f32 if tensor.quantization is not None and not found.is_float else found
 
 
+def input_dtype(ctx: ExtractContext, idx: int) -> np.dtype:
+    """The NumPy type of input ``idx``'s values: the inferred element type, or the type
+    TFLite declares when inference has none yet (quantized tensors are f32 here)."""
+    inferred = ctx.input_type(idx)
+    if inferred is not ElementType.dynamic:
+        return np.dtype(inferred.numpy)
+    tensor = input_tensor(ctx, idx)
+    declared = None if tensor is None else ELEMENT_TYPES.get(tensor.type)
+    if tensor is None or declared is None or (tensor.quantization is not None and not declared.is_float):
+        return np.dtype(np.float32)
+    return np.dtype(declared.numpy)
+
+
 def is_complex(ctx: ExtractContext, idx: int) -> bool:
     """Whether input ``idx`` is a complex tensor: carried with its real and imaginary parts in
     a trailing axis of size 2 (as OpenVINO's DFT ops make them), which shape operators keep."""

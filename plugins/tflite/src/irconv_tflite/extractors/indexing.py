@@ -38,7 +38,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import rank_of, shape_of
 
-from irconv_tflite.extractors._common import declared_shape, known_rank, output_type
+from irconv_tflite.extractors._common import declared_shape, input_dtype, known_rank, output_type
 
 I64 = ElementType.i64
 
@@ -52,7 +52,7 @@ def _filled(ctx: ExtractContext, value: np.ndarray, shape: OutPort, suffix: str)
 
 
 def _data_dtype(ctx: ExtractContext, idx: int = 0) -> np.dtype:
-    return np.dtype(ctx.input_type(idx).numpy)
+    return input_dtype(ctx, idx)
 
 
 @extractor("tflite", "ONE_HOT", produces=[OneHot])

@@ -43,7 +43,14 @@ from irconv_opset import (
 from irconv_opset.build import shape_of
 
 from irconv_tflite.extractors import integer
-from irconv_tflite.extractors._common import declared_shape, fused_activation, is_complex, known_rank, output_type
+from irconv_tflite.extractors._common import (
+    declared_shape,
+    fused_activation,
+    input_dtype,
+    is_complex,
+    known_rank,
+    output_type,
+)
 
 
 @extractor("tflite", "RESHAPE", produces=[Reshape, Concat, Convert])
@@ -102,7 +109,7 @@ def _pad(mode: str | None):  # type: ignore[no-untyped-def]
         pad_mode = mode or ctx.attrs.choice("mode", ["REFLECT", "SYMMETRIC"]).lower()
         inputs = [ctx.input(0), i64(ctx, pads[:, 0], suffix="begin"), i64(ctx, pads[:, 1], suffix="end")]
         if pad_mode == "constant":
-            inputs.append(ctx.input(2) if ctx.has_input(2) else ctx.const(np.zeros((), ctx.input_type(0).numpy)))
+            inputs.append(ctx.input(2) if ctx.has_input(2) else ctx.const(np.zeros((), input_dtype(ctx, 0))))
         return [ctx.op(Pad(pad_mode=pad_mode), *inputs, suffix="pad")]
 
     return extract
@@ -240,7 +247,7 @@ def fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("tflite", "ZEROS_LIKE", produces=[Broadcast, ShapeOf])
 def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    zero = ctx.const(np.zeros((), ctx.input_type(0).numpy), suffix="zero")
+    zero = ctx.const(np.zeros((), input_dtype(ctx, 0)), suffix="zero")
     return [ctx.op(Broadcast(mode="numpy"), zero, shape_of(ctx, ctx.input(0)), suffix="zeros")]
 
 
