@@ -1,24 +1,33 @@
-"""TFLite benchmark: conversion time, IR size and inference latency against LiteRT.
+"""TFLite benchmark: the CPU latency of int8 IRs against float IRs, and against LiteRT.
 
-Keras MobileNetV2 (alpha 0.35, 96x96, random weights: nothing is downloaded) is converted by
-TensorFlow's TFLite converter as float, float16 weights and full-integer int8 (random
-representative data). Each .tflite is converted by irconv (the command line's defaults,
-fp16 compression on) and run by OpenVINO's CPU plugin with the batch fixed to 1 (Keras
-declares it dynamic); the same file is run by the LiteRT interpreter. Latency is the median of ``--runs`` single-image inferences on one thread
-after a warm-up. Also printed: which OpenVINO layers ran in int8 (the runtime model's
-``runtimePrecision``). Prints a Markdown table.
+Four Keras applications (random weights: nothing is downloaded), built as the TFLite tests
+build them (``tests/tflite/test_keras_applications.py``, ``test_models.py``): MobileNetV2
+(alpha 0.35, 96x96), MobileNetV3-Small and EfficientNet-B0 (96x96), ResNet50 (64x64).
+TensorFlow's TFLite converter makes each as float, float16 weights and full-integer int8
+(random representative data). Each .tflite is converted by irconv (the command line's
+defaults, fp16 compression on; the int8 one also with ``--tflite-int8-kernels``, mode
+``int8_kernels``: the FakeQuantize form OpenVINO's int8 kernels run, instead of LiteRT's
+integer arithmetic) and run by OpenVINO's CPU plugin with the batch fixed to 1 (Keras
+declares it dynamic); the same file is run by the LiteRT interpreter (its default XNNPACK
+delegate). Latency is the median of ``--runs`` single-image inferences on one thread after
+a warm-up; the layers that ran in int8 are counted (the runtime model's
+``runtimePrecision``). Prints two Markdown tables: every model and mode, then the int8 IRs
+against the float IR per application.
 
-    python bench/tflite_latency.py [--runs 50] [--dir /tmp/tflite-bench] [--alpha 0.35] [--size 96]
+    python bench/tflite_latency.py [--runs 30] [--dir /tmp/tflite-bench] [--models resnet50 ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,27 +35,39 @@ import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "tflite"))  # the tests' converter set-up
+sys.path.insert(0, str(REPO / "tests" / "tflite"))  # the tests' converter set-up and model builders
+
+MODES = ("float", "fp16", "int8", "int8_kernels")
 
 
-def make_models(folder: Path, alpha: float, size: int) -> dict[str, tuple[Path, np.ndarray]]:
+def mobilenet_v2() -> Any:
+    import tensorflow as tf
+
+    return tf.keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, weights=None)
+
+
+def applications() -> dict[str, tuple[Callable[[], Any], np.ndarray]]:
+    """name -> (Keras builder, input image), the tests' models and images."""
+    from test_keras_applications import APPLICATIONS
+
+    image = np.random.default_rng(0).uniform(-1, 1, (1, 96, 96, 3)).astype(np.float32)
+    return {"mobilenet_v2": (mobilenet_v2, image), **APPLICATIONS}
+
+
+def make_model(folder: Path, name: str, build: Callable[[], Any], image: np.ndarray, mode: str) -> Path:
     import tensorflow as tf
     from tflite_support import convert_with_tf
 
-    image = np.random.default_rng(0).uniform(-1, 1, (1, size, size, 3)).astype(np.float32)
-    made = {}
-    for mode in ("float", "fp16", "int8"):
-        path = folder / f"mobilenet_v2_{alpha}_{size}_{mode}.tflite"
-        if not path.exists():
-            tf.keras.utils.set_random_seed(0)
-            model = tf.keras.applications.MobileNetV2(input_shape=(size, size, 3), alpha=alpha, weights=None)
-            converter = tf.lite.TFLiteConverter.from_keras_model(model)
-            path.write_bytes(convert_with_tf(converter, mode, [image]))
-        made[mode] = (path, image)
-    return made
+    path = folder / f"{name}_{'int8' if mode == 'int8_kernels' else mode}.tflite"
+    if not path.exists():
+        tf.keras.utils.set_random_seed(0)
+        with contextlib.redirect_stdout(sys.stderr):  # TensorFlow's converter prints to stdout, the table goes there
+            converter = tf.lite.TFLiteConverter.from_keras_model(build())
+            path.write_bytes(convert_with_tf(converter, "int8" if mode == "int8_kernels" else mode, [image]))
+    return path
 
 
-def time_runs(run: Any, runs: int) -> float:
+def time_runs(run: Callable[[], Any], runs: int) -> float:
     run()
     times = []
     for _ in range(runs):
@@ -61,17 +82,17 @@ def litert_latency(path: Path, image: np.ndarray, runs: int) -> float:
 
     interpreter = Interpreter(model_path=str(path), num_threads=1)
     interpreter.allocate_tensors()
-    index = interpreter.get_input_details()[0]["index"]
-    interpreter.set_tensor(index, image)
+    detail = interpreter.get_input_details()[0]
+    interpreter.set_tensor(detail["index"], image.astype(detail["dtype"]))
     return time_runs(interpreter.invoke, runs)
 
 
-def irconv_convert(path: Path, out: Path) -> tuple[float, Path]:
+def irconv_convert(path: Path, out: Path, int8_kernels: bool = False) -> tuple[float, Path]:
     from irconv.api import convert_model, save_model
 
     start = time.perf_counter()
-    graph = convert_model(path)
-    xml = out / f"{path.stem}.xml"
+    graph = convert_model(path, tflite_int8_kernels=int8_kernels)
+    xml = out / f"{path.stem}{'_kernels' if int8_kernels else ''}.xml"
     save_model(graph, xml)
     return time.perf_counter() - start, xml
 
@@ -93,25 +114,67 @@ def openvino_latency(xml: Path, image: np.ndarray, runs: int) -> tuple[float, Co
     return latency, int8
 
 
+@dataclass
+class Row:
+    name: str
+    mode: str
+    tflite_kib: float
+    convert_s: float
+    bin_kib: float
+    litert_ms: float
+    openvino_ms: float
+    int8_layers: Counter[str]
+
+
+def measure(folder: Path, name: str, build: Callable[[], Any], image: np.ndarray, mode: str, runs: int) -> Row:
+    path = make_model(folder, name, build, image, mode)
+    seconds, xml = irconv_convert(path, folder, int8_kernels=mode == "int8_kernels")
+    ov_ms, int8 = openvino_latency(xml, image, runs)
+    size = xml.with_suffix(".bin").stat().st_size / 1024
+    return Row(name, mode, path.stat().st_size / 1024, seconds, size, litert_latency(path, image, runs), ov_ms, int8)
+
+
+def print_tables(rows: list[Row]) -> None:
+    print("| model | mode | .tflite KiB | convert s | IR .bin KiB | LiteRT ms | OpenVINO ms | layers run in int8 |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        layers = ", ".join(f"{kind} x{count}" for kind, count in sorted(r.int8_layers.items())) or "none"
+        print(
+            f"| {r.name} | {r.mode} | {r.tflite_kib:.0f} | {r.convert_s:.2f} | {r.bin_kib:.0f} | "
+            f"{r.litert_ms:.2f} | {r.openvino_ms:.2f} | {layers} |"
+        )
+    print("\nint8 IRs against the float IR (OpenVINO ms; ratio to float):\n")
+    print(
+        "| model | float | int8 (LiteRT's arithmetic) | ratio | int8 --tflite-int8-kernels | ratio | LiteRT int8 / float |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    by_key = {(r.name, r.mode): r for r in rows}
+    for name in dict.fromkeys(r.name for r in rows):
+        f, q, k = (by_key.get((name, mode)) for mode in ("float", "int8", "int8_kernels"))
+        if f is None or q is None or k is None:
+            continue
+        print(
+            f"| {name} | {f.openvino_ms:.2f} | {q.openvino_ms:.2f} | {q.openvino_ms / f.openvino_ms:.2f} | "
+            f"{k.openvino_ms:.2f} | {k.openvino_ms / f.openvino_ms:.2f} | {q.litert_ms / f.litert_ms:.2f} |"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/tflite-bench"))
-    parser.add_argument("--alpha", type=float, default=0.35)
-    parser.add_argument("--size", type=int, default=96)
+    parser.add_argument("--models", nargs="*", help="a subset of the applications (default: all four)")
+    parser.add_argument("--modes", nargs="*", default=list(MODES), choices=MODES)
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
-    models = make_models(args.dir, args.alpha, args.size)
-    print(f"MobileNetV2 alpha={args.alpha} {args.size}x{args.size}, batch 1, one thread, median of {args.runs}\n")
-    print("| model | .tflite KiB | convert s | IR .bin KiB | LiteRT ms | OpenVINO ms | layers run in int8 |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    for mode, (path, image) in models.items():
-        seconds, xml = irconv_convert(path, args.dir)
-        ov_ms, int8 = openvino_latency(xml, image, args.runs)
-        lite_ms = litert_latency(path, image, args.runs)
-        layers = ", ".join(f"{kind} x{count}" for kind, count in sorted(int8.items())) or "none"
-        print(f"| {mode} | {path.stat().st_size / 1024:.0f} | {seconds:.2f} | "
-              f"{xml.with_suffix('.bin').stat().st_size / 1024:.0f} | {lite_ms:.2f} | {ov_ms:.2f} | {layers} |")
+    found = applications()
+    names = args.models or list(found)
+    unknown = sorted(set(names) - set(found))
+    if unknown:
+        parser.error(f"unknown models {unknown}; choose from {sorted(found)}")
+    print(f"batch 1, one thread, median of {args.runs} runs\n")
+    rows = [measure(args.dir, name, *found[name], mode, args.runs) for name in names for mode in args.modes]
+    print_tables(rows)
     return 0
 
 
