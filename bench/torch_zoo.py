@@ -282,9 +282,10 @@ def main() -> int:
             passes[tool] += found[tool]["ok"]
         marks = ["pass" if found[tool]["ok"] else "FAIL" for tool in args.tools]
         seconds = [f"{found[tool]['seconds']:.0f}" for tool in args.tools]
-        problems = "; ".join(f"{tool}: {found[tool]['problem']}" for tool in args.tools if found[tool]["problem"])
+        problems = "; ".join(f"{tool}: {found[tool]['problem'].split(' / ')[0][:120]}" for tool in args.tools
+                             if found[tool]["problem"])
         print(f"| {name} | {known[name].task} | {' | '.join(marks)} | {' | '.join(seconds)} | "
-              f"{problems.replace('|', '/')[:240]} |", flush=True)
+              f"{problems.replace('|', '/')} |", flush=True)
     print("\npasses: " + ", ".join(f"{tool} {passes[tool]}/{len(names)}" for tool in args.tools))
     return 0
 
