@@ -4,7 +4,7 @@ Every model the TFLite tests make with TensorFlow's converter (the per-operator 
 tests/tflite/test_ops.py, float and full-integer; the small CNN in six quantization modes;
 the small functions of test_models.py as float, fp16 weights, dynamic-range and int8;
 Keras MobileNetV2, MobileNetV3-Small, EfficientNet-B0 and ResNet50 as float, fp16 weights
-and int8, and the further Keras applications of test_models.py as float;
+and int8, and the further Keras applications of test_more_applications.py as float;
 the text models; the SSD-style detector; WHILE and IF) is converted twice: by
 irconv (``irconv.api.convert_model``) and by OpenVINO (``openvino.convert_model`` on the
 .tflite). Each IR runs on OpenVINO's CPU plugin (f32 inference precision) and is judged
@@ -57,6 +57,7 @@ def corpus(quick: bool) -> list[Entry]:
     import test_detection_model as detection
     import test_keras_applications as applications
     import test_models as models
+    import test_more_applications as more_applications
     import test_ops as ops
     import test_text_models as text
 
@@ -85,7 +86,7 @@ def corpus(quick: bool) -> list[Entry]:
             entries.append(Entry(f"{name}_{mode}", lambda c, n=name, b=build, i=image, m=mode: c.from_keras(
                 f"{n}_{m}", b, [i], m), judge="steps" if mode == "int8" else "close", relative_atol=True))
     if not quick:
-        for name, (build, image) in sorted(models.NETWORKS.items()):
+        for name, (build, image) in sorted(more_applications.NETWORKS.items()):
             entries.append(Entry(f"{name}_float", lambda c, n=name, b=build, i=image: c.from_keras(
                 f"{n}_float", b, [i], "float"), relative_atol=True))
     for name, layers in sorted(text.LAYERS.items()):
