@@ -316,6 +316,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "fill_in_place": (lambda a: (a * 2).fill_(0.5) + a, (f32(2, 3),)),
     "meshgrid_ij": (lambda a, b: torch.meshgrid(a, b, indexing="ij"), (f32(3), f32(4))),
     "meshgrid_xy_three": (lambda a, b, c: torch.meshgrid(a, b, c, indexing="xy"), (f32(3), f32(4), f32(2))),
+    "native_batch_norm_without_statistics": (
+        lambda a, w: torch.ops.aten._native_batch_norm_legit.no_stats(a, w, w - 1, True, 0.1, 1e-3)[0],
+        (f32(2, 3, 4, 5), positive(3))),
     "index_two_inner": (lambda a, i, j: a[:, i, j], (f32(2, 3, 5), torch.tensor([2, 0]), torch.tensor([4, 1]))),
 }
 

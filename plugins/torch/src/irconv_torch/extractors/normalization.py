@@ -102,6 +102,13 @@ def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_batch_norm(ctx, "input")]
 
 
+@extractor("torch", "aten._native_batch_norm_legit.no_stats", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+def batch_norm_of_own_statistics(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """BatchNorm without running statistics (torch.export's form of ``F.batch_norm(x, None,
+    None, training=True)``); the saved statistics outputs are empty."""
+    return empty_outputs(ctx, [_batch_statistics_norm(ctx)])
+
+
 @extractor("torch", "aten.instance_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
 def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over the spatial axes (running statistics are not used at inference unless
