@@ -40,7 +40,7 @@ CANDIDATES_TRIED = 4  # the smallest variants of a module tried in turn until on
 def import_timm(site: str) -> Any:
     """timm, importable beside the CPU torch through the torchvision shim."""
     sys.path[:0] = [str(BENCH_DIR), site]
-    import torchvision_cpu_shim  # noqa: F401  (declares torchvision:: ops before torchvision loads)
+    import torchvision_cpu_shim  # noqa: F401, I001  (declares torchvision:: ops: must precede torchvision)
     import torchvision.extension
 
     torchvision.extension._has_ops = lambda: True
