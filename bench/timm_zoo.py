@@ -11,7 +11,7 @@ inference precision; a tool passes by ``bench/torch_families.py``'s ``compare`` 
 (shapes, and values within ``1e-3 * max(1, max |torch|)`` of torch eager).
 
 timm imports torchvision, whose PyPI build does not import beside the CPU torch: both are
-installed without dependencies in ``--site`` and ``bench/torchvision_cpu_shim.py`` declares
+installed without dependencies in ``--site`` and ``tests/torch/torchvision_cpu_shim.py`` declares
 torchvision's operators from Python. Results are cached per model in ``--cache``; a rerun
 repeats only the failures (``--redo`` repeats everything).
 
@@ -39,7 +39,7 @@ CANDIDATES_TRIED = 4  # the smallest variants of a module tried in turn until on
 
 def import_timm(site: str) -> Any:
     """timm, importable beside the CPU torch through the torchvision shim."""
-    sys.path[:0] = [str(BENCH_DIR), site]
+    sys.path[:0] = [str(FAMILIES_DIR), site]
     import torchvision_cpu_shim  # noqa: F401, I001  (declares torchvision:: ops: must precede torchvision)
     import torchvision.extension
 

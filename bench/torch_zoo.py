@@ -18,7 +18,7 @@ How torchvision is made importable: PyPI's torchvision wheel is built for CUDA t
 C++ extension does not load beside the CPU torch build. It is installed without dependencies
 into a directory of its own (``pip install --no-deps --target DIR torchvision==0.28.0``; the
 default ``--site`` is /tmp/tvsite), that directory goes on ``sys.path`` in each child
-process, and ``bench/torchvision_cpu_shim.py`` is imported before torchvision: it declares the
+process, and ``tests/torch/torchvision_cpu_shim.py`` is imported before torchvision: it declares the
 ``torchvision::`` operator schemas from Python with plain-torch CPU kernels for ``nms`` and
 ``roi_align`` (torchvision's own ``_meta_registrations`` then adds their fake kernels for
 ``torch.export``), and ``torchvision.extension._has_ops`` is made to answer True (a plain
@@ -121,7 +121,7 @@ def _ops_declared() -> bool:
 
 def import_torchvision(site: str) -> Any:
     """torchvision, importable beside the CPU torch build (see the module's docstring)."""
-    sys.path[:0] = [str(BENCH_DIR), site]
+    sys.path[:0] = [str(FAMILIES_DIR), site]
     importlib.import_module("torchvision_cpu_shim")  # declares the torchvision:: ops, before torchvision
     extension = importlib.import_module("torchvision.extension")
     extension._has_ops = _ops_declared

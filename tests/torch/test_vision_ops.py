@@ -1,11 +1,10 @@
 """Sampling images (``grid_sample``) and torchvision's detection operators
 (``torchvision::nms``, ``torchvision::roi_align``), converted from one-op modules and compared with torch eager on the CPU. torchvision itself is
-not needed: ``bench/torchvision_cpu_shim.py`` declares the ops with plain-torch reference
+not needed: ``tests/torch/torchvision_cpu_shim.py`` declares the ops with plain-torch reference
 kernels, and their fake kernels for ``torch.export`` are added here."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from torch import nn
 from torch.nn import functional as F
 from torch_support import check_module
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 if not hasattr(torch.ops.torchvision, "nms"):  # declared once per process, unless torchvision is there
     import torchvision_cpu_shim
 
