@@ -144,6 +144,20 @@ def test_static_shape_folds_shape_subgraphs():
     assert not graph.has_node("shape")
 
 
+def test_the_shape_of_a_constant_folds_like_a_constant():
+    # Reshaping the model's inputs never changes a constant's shape (a weight reshaped by
+    # its own ShapeOf): it folds without --static-shape, unlike the shape of an input.
+    b = GraphBuilder()
+    weight = b.const(np.ones((4, 1, 3), np.float32))
+    target = b.op(Add(), b.op(ShapeOf(), weight, name="shape"), b.const(np.zeros(3, np.int64)), name="target")
+    b.result(b.op(Add(), b.parameter("x", (4, 1, 3)), b.op(Reshape(), weight, target, name="reshaped")), "y")
+    infer_graph(b.graph)
+    assert fold_constants(b.graph, static_shape=False) == 2  # the toy Reshape cannot evaluate
+    assert not b.graph.has_node("shape")
+    target = b.graph.node("reshaped").in_port(1).get_source()
+    assert target is not None and isinstance(target.node.op, Const) and target.node.op.value.tolist() == [4, 1, 3]
+
+
 def test_plain_constant_subgraphs_fold():
     b = GraphBuilder()
     c = b.op(Add(), b.const([1.0, 2.0], np.float32), b.const([3.0, 4.0], np.float32), name="sum")

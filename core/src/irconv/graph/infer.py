@@ -8,7 +8,7 @@ import numpy as np
 
 from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, SourceOp, Trait
+from irconv.ops import Const, Parameter, SourceOp
 from irconv.graph.budget import (
     BudgetLedger,
     check_declared_size,
@@ -108,7 +108,10 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
         return
     if expected is None and not ledger.allows(values_bytes(outputs)):
         return
-    derived = node.op.has(Trait.SHAPE_ONLY) or any(s.data.shape_derived for s in inputs if s is not None)
+    # Every input has a value here, so a shape-only op (ShapeOf) is looking at constants:
+    # their shapes never change when the model's inputs are reshaped, and the result folds
+    # like any constant. Values computed from a model shape stay marked.
+    derived = any(s.data.shape_derived for s in inputs if s is not None)
     for idx, value in enumerate(outputs):
         data = node.out_port(idx).data
         inferred_type = data.element_type
