@@ -85,13 +85,15 @@ def child_plan(site: str, module: str) -> dict[str, Any]:
     import torch
 
     timm = import_timm(site)
+    sys.path.insert(0, str(BENCH_DIR))
+    from torch_families import _first_lines
     names = sorted(timm.list_models(module=module), key=lambda n: (parameter_count(timm, n), n))
     problem = "no models"
     for name in names[:CANDIDATES_TRIED]:
         try:
             default = tuple(timm.create_model(name, pretrained=False).pretrained_cfg["input_size"])
         except Exception as exc:
-            problem = f"{name}: {type(exc).__name__}: {first_lines(exc)}"
+            problem = f"{name}: {type(exc).__name__}: {_first_lines(exc)}"
             continue
         channels, side = default[0], default[1]
         small = (channels, min(SMALL_SIDE, side), min(SMALL_SIDE, default[2]))
@@ -103,24 +105,8 @@ def child_plan(site: str, module: str) -> dict[str, Any]:
                     flat_outputs(model(*example))
                 return plan
             except Exception as exc:
-                problem = f"{name} at {shape}: {type(exc).__name__}: {first_lines(exc)}"
+                problem = f"{name} at {shape}: {type(exc).__name__}: {_first_lines(exc)}"
     return {"problem": problem}
-
-
-def convert(tool: str, module: Any, example: tuple[Any, ...], work: Path) -> Any:
-    """The tool's IR of ``module``, compiled on the CPU."""
-    import openvino as ov
-
-    core = ov.Core()
-    if tool == "irconv":
-        import irconv
-
-        xml = work / "irconv.xml"
-        irconv.save_model(irconv.convert_model(module, example_input=example), xml, compress_to_fp16=False)
-        model = core.read_model(xml)
-    else:
-        model = ov.convert_model(module, example_input=example)
-    return core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
 def child_tool(site: str, tool: str, plan: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +115,7 @@ def child_tool(site: str, tool: str, plan: dict[str, Any]) -> dict[str, Any]:
 
     timm = import_timm(site)
     sys.path.insert(0, str(BENCH_DIR))
-    from torch_families import compare
+    from torch_families import _first_lines, compare, convert
 
     model, example = build(timm, plan)
     with torch.no_grad():
@@ -143,13 +129,8 @@ def child_tool(site: str, tool: str, plan: dict[str, Any]) -> dict[str, Any]:
             problem = compare(expected, [result[compiled.output(i)] for i in range(len(compiled.outputs))])
         except Exception as exc:  # a failure is this tool's row, not the sweep's end
             seconds = time.perf_counter() - start
-            problem = f"{type(exc).__name__}: {first_lines(exc)}"
+            problem = f"{type(exc).__name__}: {_first_lines(exc)}"
     return {"ok": not problem, "seconds": round(seconds, 1), "problem": problem}
-
-
-def first_lines(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    return " / ".join(lines[:3])[:300]
 
 
 def run_child(arguments: list[str], timeout: float) -> dict[str, Any]:

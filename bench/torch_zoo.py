@@ -180,22 +180,6 @@ def build(spec: ZooModel, site: str) -> tuple[Any, tuple[Any, ...]]:
     return wrap(model, spec), example
 
 
-def convert(tool: str, module: Any, example: tuple[Any, ...], work: Path) -> Any:
-    """The tool's IR of ``module``, compiled on the CPU with f32 inference precision."""
-    import openvino as ov
-
-    core = ov.Core()
-    if tool == "irconv":
-        import irconv
-
-        xml = work / "irconv.xml"
-        irconv.save_model(irconv.convert_model(module, example_input=example), xml, compress_to_fp16=False)
-        model = core.read_model(xml)
-    else:
-        model = ov.convert_model(module, example_input=example)
-    return core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-
-
 def compare_detections(expected: list[Any], actual: list[Any]) -> str:
     """``compare`` after putting the IR's detections (rows of every output) in torch's order:
     each torch box takes the nearest IR box not yet taken."""
@@ -220,7 +204,7 @@ def child(name: str, tool: str, site: str) -> dict[str, Any]:
     import torch
 
     sys.path.insert(0, str(BENCH_DIR))
-    from torch_families import _first_lines, compare
+    from torch_families import _first_lines, compare, convert
 
     spec = next(m for m in MODELS if m.name == name)
     module, example = build(spec, site)
