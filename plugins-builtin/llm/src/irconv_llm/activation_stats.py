@@ -99,37 +99,47 @@ def _write_f32(graph: Graph, xml: Path, options: ConversionOptions) -> Path:
     return xml
 
 
-def _feeder(compiled: Any) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+def _feeder(compiled: Any) -> Callable[[np.ndarray], dict[Any, np.ndarray]]:
     """The inputs of one sample's run from its token ids: all ones mask, positions from 0,
     beam 0; a stateless model's past KV inputs get one position the mask hides (the CPU
     plugin mishandles an empty past)."""
-    ports = {port.get_any_name(): port for port in compiled.inputs}
-    if "input_ids" not in ports:
-        raise UserError(f"--dataset: the model has no input_ids input (inputs: {', '.join(sorted(ports))})")
-    past = {name: port for name, port in ports.items() if name not in _STANDARD}
-    for name, port in past.items():
+    ports: dict[str, Any] = {}
+    past = []
+    for port in compiled.inputs:
+        names = port.get_names()
+        standard = [name for name in _STANDARD if name in names]
+        if standard:
+            ports[standard[0]] = port
+            continue
         shape = port.get_partial_shape()
-        if "past" not in name or shape.rank.is_dynamic or shape.rank.get_length() != 4:
+        if not any("past" in name for name in names) or shape.rank.is_dynamic or shape.rank.get_length() != 4:
             raise UserError(
-                f"--dataset: cannot feed model input {name!r} ({shape}); data-aware compression runs decoders "
-                "whose inputs are input_ids, attention_mask, position_ids, beam_idx and past key/values"
+                f"--dataset: cannot feed model input {port.get_any_name()!r} ({shape}); data-aware compression runs "
+                "decoders whose inputs are input_ids, attention_mask, position_ids, beam_idx and past key/values"
             )
+        past.append(port)
+    if "input_ids" not in ports:
+        names = ", ".join(sorted(port.get_any_name() for port in compiled.inputs))
+        raise UserError(f"--dataset: the model has no input_ids input (inputs: {names})")
     hidden = 1 if past else 0
 
-    def feeds(ids: np.ndarray) -> dict[str, np.ndarray]:
+    def typed(name: str, value: np.ndarray) -> np.ndarray:
+        return value.astype(ports[name].get_element_type().to_dtype())
+
+    def feeds(ids: np.ndarray) -> dict[Any, np.ndarray]:
         length = ids.size
-        values: dict[str, np.ndarray] = {"input_ids": ids[None].astype(ports["input_ids"].get_element_type().to_dtype())}
+        values: dict[Any, np.ndarray] = {ports["input_ids"]: typed("input_ids", ids[None])}
         if "attention_mask" in ports:
             mask = np.concatenate([np.zeros(hidden, np.int64), np.ones(length, np.int64)])[None]
-            values["attention_mask"] = mask.astype(ports["attention_mask"].get_element_type().to_dtype())
+            values[ports["attention_mask"]] = typed("attention_mask", mask)
         if "position_ids" in ports:
-            values["position_ids"] = np.arange(length)[None].astype(ports["position_ids"].get_element_type().to_dtype())
+            values[ports["position_ids"]] = typed("position_ids", np.arange(length)[None])
         if "beam_idx" in ports:
-            values["beam_idx"] = np.zeros(1, ports["beam_idx"].get_element_type().to_dtype())
-        for name, port in past.items():
+            values[ports["beam_idx"]] = typed("beam_idx", np.zeros(1))
+        for port in past:
             shape = [1 if dim.is_dynamic else dim.get_length() for dim in port.get_partial_shape()]
             shape[0] = 1
-            values[name] = np.zeros(shape, port.get_element_type().to_dtype())
+            values[port] = np.zeros(shape, port.get_element_type().to_dtype())
         return values
 
     return feeds

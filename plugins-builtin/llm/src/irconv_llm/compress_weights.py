@@ -27,6 +27,7 @@ from irconv_llm.options import (
     TOKENIZER,
     WEIGHT_FORMAT,
 )
+from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
 from irconv_llm.parallel import run_in_order, thread_count
 from irconv_llm.quantize import (
     BlockParams,
@@ -190,35 +191,20 @@ def _four_bit_share(
     threads: int,
     ratio: float,
 ) -> list[WeightSite]:
-    """Candidates for 4 bits, up to ``ratio`` of the weights, the least sensitive first.
+    """Candidates for 4 bits, up to ``ratio`` of the weights (``mixed_precision``)."""
 
-    Without activation statistics the sensitivity is NNCF's data-free one: a layer whose
-    int8 error is small (the largest mean squared error of an output channel) is the one
-    int8 keeps accurate, so it is the one that stays int8; layers int8 represents poorly
-    lose less by going to 4 bits. With statistics it is what 4 bits add to the layer's
-    activation-weighted output error, per weight: the layers where 4 bits hurt the outputs
-    most stay int8. A layer that would overflow the share is skipped, a smaller one may
-    still fit."""
     def quantized(scheme: Scheme) -> list[Quantization]:
         requests = [_Request(site, scheme, stats.get(site.consumer.id), False) for site in candidates]
         return quantize_sites(requests, compressed, threads)
 
     eight = quantized(BACKUP)
     if stats:
-        four = quantized(primary)
-        pairs = zip(candidates, four, eight, strict=True)
-        sensitivity = [(f.squared_error - e.squared_error) / site.parameters for site, f, e in pairs]
+        pairs = zip(candidates, quantized(primary), eight, strict=True)
+        sensitivity = [activation_sensitivity(four, e, site.parameters) for site, four, e in pairs]
     else:
-        sensitivity = [-e.worst_row_error for e in eight]
-    budget = ratio * sum(site.parameters for site in candidates)
-    chosen: list[WeightSite] = []
-    held = 0
-    for index in sorted(range(len(candidates)), key=lambda i: sensitivity[i]):
-        site = candidates[index]
-        if held + site.parameters <= budget:
-            chosen.append(site)
-            held += site.parameters
-    return chosen
+        sensitivity = [data_free_sensitivity(e) for e in eight]
+    chosen = four_bit_share([site.parameters for site in candidates], sensitivity, ratio)
+    return [candidates[index] for index in chosen]
 
 
 def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
