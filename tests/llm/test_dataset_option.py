@@ -81,7 +81,7 @@ def test_data_aware_logits_are_closer_to_f32(
     [
         {"weight_format": "int4-asym", "ratio": 0.8},
         {"weight_format": "int8"},
-        {"weight_format": "int4-sym", "ratio": 0.8, "dataset": "calibration"},
+        pytest.param({"weight_format": "int4-sym", "ratio": 0.8, "dataset": "calibration"}, marks=pytest.mark.slow),
     ],
     ids=["int4-asym-ratio", "int8", "int4-sym-dataset"],
 )
@@ -105,7 +105,7 @@ def _cli(model: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str
 
 @pytest.mark.parametrize(
     ("content", "needle"),
-    [(b"", "no text"), (b"  \n\n \n", "no text"), (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not UTF-8 text")],
+    [(b"", "no text"), pytest.param(b"  \n\n \n", "no text", marks=pytest.mark.slow), (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not UTF-8 text")],
     ids=["empty", "blank-lines", "binary"],
 )
 def test_a_bad_dataset_is_refused(content: bytes, needle: str, outlier_llama: Decoder, tmp_path: Path) -> None:
@@ -121,6 +121,7 @@ def test_a_bad_dataset_is_refused(content: bytes, needle: str, outlier_llama: De
     assert not out.exists() and not out.with_suffix(".bin").exists()
 
 
+@pytest.mark.slow
 def test_a_missing_tokenizer_is_named(outlier_llama: Decoder, calibration: Path, tmp_path: Path) -> None:
     lone = tmp_path / "lone.onnx"
     lone.write_bytes(outlier_llama.path.read_bytes())
