@@ -5,8 +5,8 @@ For each tensor read by MatMul sites with a 4-bit scheme, ``awq.channel_factors`
 are multiplied by ``s`` and the tensor is divided by ``s`` at its producer when that is
 free: a Multiply by a constant (an RMSNorm/LayerNorm gamma) takes ``const / s``; a
 Multiply fed by another site's MatMul (a gated MLP's up projection) takes ``1 / s`` in
-that site's weight rows. Elsewhere (or when the tensor has other readers) a Multiply by
-``1 / s`` is inserted before the sites.
+that site's weight rows. Elsewhere (or when the tensor has readers other than the sites
+and ShapeOf) a Multiply by ``1 / s`` is inserted before the sites.
 """
 
 from __future__ import annotations
@@ -83,8 +83,12 @@ def _divide_input(
     returns where the division went."""
     from irconv_opset import Multiply
 
+    from irconv_opset import ShapeOf_v1
+
     readers = {(site.consumer.id, 1 - site.port) for site in group}
-    only_group = all((d.node.id, d.idx) in readers for d in port.get_destinations())
+    # a ShapeOf reads the shape alone, which the division leaves as it is
+    others = [d for d in port.get_destinations() if (d.node.id, d.idx) not in readers]
+    only_group = all(isinstance(d.node.op, ShapeOf_v1) for d in others)
     node = port.node
     if only_group and isinstance(node.op, Multiply):
         for idx in (0, 1):
