@@ -3,10 +3,9 @@ compression of a trained small Llama, measured on held-out text (see that script
 
 from __future__ import annotations
 
-import os
+import json
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,24 +24,40 @@ class Run:
     peak: int
 
 
-#: A small process that runs the measured command: a child forked from this (large) one
-#: would count this one's pages in its peak RSS; ``wait4`` reports the launcher's
-#: descendants' peak as well.
-LAUNCHER = "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))"
-
-
-def measured(command: list[str]) -> Run:
-    """Wall time and peak RSS of ``command`` run as a grandchild process."""
+#: A small process started before this one grows: it runs each measured command as its
+#: own child and reports the child's wall time and peak RSS (``os.wait4``). A child forked
+#: from this (large) process would count this one's pages in its peak, even after ``exec``.
+LAUNCHER = """
+import json, os, subprocess, sys, time
+for line in sys.stdin:
     start = time.perf_counter()
-    launched = [sys.executable, "-c", LAUNCHER, *command]
-    process = subprocess.Popen(launched, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    errors = process.stderr.read() if process.stderr else ""
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{errors}")
-    return Run(seconds, usage.ru_maxrss * 1024)
+    child = subprocess.Popen(json.loads(line), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    result = [time.perf_counter() - start, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), errors]
+    print(json.dumps(result), flush=True)
+"""
+
+
+class Launcher:
+    """The measuring process: ``run(command)`` gives its wall time and peak RSS."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen([sys.executable, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, command: list[str]) -> Run:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(json.dumps(command) + "\n")
+        self._process.stdin.flush()
+        seconds, peak, code, errors = json.loads(self._process.stdout.readline())
+        if code:
+            raise SystemExit(f"{' '.join(command)} failed ({code}):\n{errors}")
+        return Run(seconds, peak)
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
 
 
 def held_out_ids(model: Trained, count: int) -> list[np.ndarray]:
@@ -92,6 +107,7 @@ def relative_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
 def data_aware_table(
     folder: Path, hidden: int, layers: int, vocab: int, steps: int, group: int, samples: int, evaluated: int
 ) -> None:
+    launcher = Launcher()  # while this process is small
     model = trained(folder / "model", hidden, layers, vocab, steps)
     calibration = folder / "calibration.txt"
     calibration.write_text("\n".join(model.calibration[:samples]) + "\n")
@@ -123,7 +139,7 @@ def data_aware_table(
             + [str(folder / f"nncf_aware_{name}.xml"), weight_format, str(group), str(ratio), *data],
         }  # fmt: skip
         for method, command in methods.items():
-            run = measured(command)
+            run = launcher.run(command)
             xml = Path(command[command.index("-o") + 1]) if "-o" in command else Path(command[4])
             logits = openvino_logits(xml, sequences)
             print(
@@ -131,3 +147,4 @@ def data_aware_table(
                 f"| {perplexity(logits, sequences):.3f} | {run.seconds:.1f} | {run.peak / MIB:.0f} |",
                 flush=True,
             )
+    launcher.close()
