@@ -12,11 +12,11 @@ is against onnxruntime's f32 run of the ONNX file. Prints a Markdown table.
 With ``--trained``, data-aware compression instead: a small Llama trained for a few hundred
 steps on CPU (``bench/trained_decoder.py``: the standard library's docstrings, a tenth held
 out), so that perplexity means something, exported to ONNX without a KV cache beside its
-tokenizer. The first ``--samples`` training paragraphs are the calibration set of both
-tools. Each conversion runs as its own process (wall time and peak RSS from ``os.wait4``):
-``irconv convert`` without and with ``--dataset``, and OVC + NNCF's ``compress_weights``
-without and with a dataset (``awq=True, scale_estimation=True``; with ``ratio`` below 1 NNCF
-then picks its int8 layers by its data-aware default, the maximum activation variance),
+tokenizer. ``--samples`` training paragraphs spread evenly over it are the calibration set
+of both tools. Each conversion runs as its own process (wall time and peak RSS from
+``os.wait4``): ``irconv convert`` without ``--dataset``, with it, and with it and ``--awq``,
+and OVC + NNCF's ``compress_weights`` without and with a dataset (``awq=True,
+scale_estimation=True``; with ``ratio`` below 1 NNCF then picks its int8 layers by its data-aware default, the maximum activation variance),
 same mode, group size, ratio and samples. Every IR runs on OpenVINO's CPU plugin in f32 on
 the held-out paragraphs (up to ``--eval`` of them, 128 tokens at most): the logits'
 relative error against onnxruntime's f32 run, and the perplexity.

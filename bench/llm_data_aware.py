@@ -110,7 +110,8 @@ def data_aware_table(
     launcher = Launcher()  # while this process is small
     model = trained(folder / "model", hidden, layers, vocab, steps)
     calibration = folder / "calibration.txt"
-    calibration.write_text("\n".join(model.calibration[:samples]) + "\n")
+    step = max(1, len(model.calibration) // samples)  # spread over the training text's modules
+    calibration.write_text("\n".join(model.calibration[::step][:samples]) + "\n")
     sequences = held_out_ids(model, evaluated)
     expected = reference_logits(model.onnx, sequences)
     facts = model.facts
@@ -134,6 +135,8 @@ def data_aware_table(
             "irconv data-free": irconv + ["-o", str(folder / f"irconv_free_{name}.xml")],
             "irconv --dataset": irconv + ["-o", str(folder / f"irconv_aware_{name}.xml"), "--dataset", str(calibration)]
             + ["--subset-size", str(samples)],
+            "irconv --dataset --awq": irconv + ["-o", str(folder / f"irconv_awq_{name}.xml"), "--dataset", str(calibration)]
+            + ["--subset-size", str(samples), "--awq"],
             "NNCF data-free": nncf + [str(folder / f"nncf_free_{name}.xml"), weight_format, str(group), str(ratio)],
             "NNCF AWQ + scale estimation": nncf
             + [str(folder / f"nncf_aware_{name}.xml"), weight_format, str(group), str(ratio), *data],

@@ -69,11 +69,12 @@ def test_data_aware_logits_are_closer_to_f32(
     options = {"stateful": True, "weight_format": "int4-sym", "group_size": GROUP}
     free = convert(outlier_llama, tmp_path, "free", **options)
     aware = convert(outlier_llama, tmp_path, "aware", dataset=calibration, **options)
-    free_error = relative_error(openvino_logits(outlier_llama, free, batch), expected)
-    aware_error = relative_error(openvino_logits(outlier_llama, aware, batch), expected)
-    record_property("errors", (free_error, aware_error))
-    print(f"relative logits error: data-free {free_error:.4f}, --dataset {aware_error:.4f}")
-    assert aware_error < free_error
+    awq = convert(outlier_llama, tmp_path, "awq", dataset=calibration, awq=True, **options)
+    errors = {xml.stem: relative_error(openvino_logits(outlier_llama, xml, batch), expected) for xml in (free, aware, awq)}
+    record_property("errors", errors)
+    print("relative logits error: " + ", ".join(f"{name} {error:.4f}" for name, error in errors.items()))
+    assert errors["aware"] < errors["free"]
+    assert errors["awq"] < errors["free"]
 
 
 @pytest.mark.parametrize(
@@ -81,9 +82,9 @@ def test_data_aware_logits_are_closer_to_f32(
     [
         {"weight_format": "int4-asym", "ratio": 0.8},
         {"weight_format": "int8"},
-        pytest.param({"weight_format": "int4-sym", "ratio": 0.8, "dataset": "calibration"}, marks=pytest.mark.slow),
+        pytest.param({"weight_format": "int4-sym", "ratio": 0.8, "dataset": "calibration", "awq": True}, marks=pytest.mark.slow),
     ],
-    ids=["int4-asym-ratio", "int8", "int4-sym-dataset"],
+    ids=["int4-asym-ratio", "int8", "int4-sym-dataset-awq"],
 )
 def test_the_same_bytes_whatever_the_thread_count(
     options: dict[str, Any], outlier_llama: Decoder, calibration: Path, tmp_path: Path

@@ -42,9 +42,11 @@ def apply_awq(
     stats: dict[int, InputStatistics],
     scale_dtype: np.dtype | type,
     threads: int,
+    refine: bool,
 ) -> AwqResult:
     """Scale the inputs of the 4-bit MatMul sites (``schemes`` and ``stats`` by consumer
-    node id); returns the statistics as they are after the scaling."""
+    node id; ``refine``: the final pass refits 4-bit scales); returns the statistics as
+    they are after the scaling."""
     groups: dict[OutPort, list[WeightSite]] = {}
     for site in sites:
         if not site.embedding and site.consumer.id in stats:
@@ -57,6 +59,7 @@ def apply_awq(
             [schemes[site.consumer.id] for site in group],
             stats[group[0].consumer.id],
             scale_dtype,
+            refine,
         )
         for group in chosen.values()
     ]

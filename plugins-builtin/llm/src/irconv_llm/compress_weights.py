@@ -14,13 +14,14 @@ from irconv.pipeline.context import SOURCE_PATH
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
+from irconv_llm.activation_stats import InputStatistics
 from irconv_llm.apply_awq import apply_awq
 from irconv_llm.options import (
     ALL_LAYERS,
+    AWQ,
     COMPRESS_THREADS,
     DATASET,
     GROUP_SIZE,
-    NO_AWQ,
     NO_SCALE_ESTIMATION,
     RATIO,
     SUBSET_SIZE,
@@ -40,7 +41,6 @@ from irconv_llm.quantize import (
     mapped_base,
     quantization_jobs,
 )
-from irconv_llm.activation_stats import InputStatistics
 from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
 
 #: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
@@ -66,6 +66,14 @@ class CompressWeights(Transform):
     of the candidates' weights up to ``ratio`` with the layers int8 represents worst (the
     largest mean squared int8 error of an output channel, NNCF's data-free criterion); the
     others stay int8.
+
+    With ``--dataset`` the model runs on the samples first (``activation_stats``) and every
+    MatMul's errors are weighted by its input's mean squared activation per channel: the
+    range search picks by that error, 4-bit scales are refitted to it
+    (``scale_estimation``), ``--ratio`` keeps in int8 the layers where 4 bits add most to
+    it (``mixed_precision``), and ``--awq`` first moves per-channel scales from the
+    activations into the weights (``apply_awq``). Scales are computed block by block on
+    ``--compress-threads`` threads (``parallel``); the result does not depend on the count.
     """
 
     id = "llm.compress_weights"
@@ -74,6 +82,8 @@ class CompressWeights(Transform):
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
         if ctx.options.get(WEIGHT_FORMAT) is None and ctx.options.get(DATASET) is not None:
             raise UserError("--dataset weights the compression of --weight-format: give one (int4-sym, int4-asym, int8, ...)")
+        if ctx.options.get(AWQ) and ctx.options.get(DATASET) is None:
+            raise UserError("--awq scales channels by their activations: give the samples with --dataset FILE")
         return ctx.options.get(WEIGHT_FORMAT) is not None
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
@@ -88,13 +98,13 @@ class CompressWeights(Transform):
         compressed = ctx.options.compress_to_fp16
         stats = _activation_statistics(graph, sites, ctx)
         schemes = _choose_schemes(sites, primary, stats, compressed, threads, ctx)
-        if stats and primary.bits == 4 and not ctx.options.get(NO_AWQ):
-            awq = apply_awq(graph, sites, schemes, stats, np.float16 if compressed else np.float32, threads)
+        refine = bool(stats) and not ctx.options.get(NO_SCALE_ESTIMATION)
+        if stats and primary.bits == 4 and ctx.options.get(AWQ):
+            awq = apply_awq(graph, sites, schemes, stats, np.float16 if compressed else np.float32, threads, refine)
             stats = awq.stats
             sites = weight_sites(graph)
             placed = ", ".join(f"{n} into {where}" for where, n in sorted(awq.placed.items())) or "none"
             ctx.note(f"--dataset: AWQ scaled the inputs of 4-bit layers: {placed}")
-        refine = bool(stats) and not ctx.options.get(NO_SCALE_ESTIMATION)
         requests = [_Request(site, schemes[site.consumer.id], stats.get(site.consumer.id), refine) for site in sites]
         plan = list(zip(sites, quantize_sites(requests, compressed, threads), strict=True))
         rw = Rewriter(graph)

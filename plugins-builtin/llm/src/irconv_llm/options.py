@@ -92,8 +92,8 @@ DATASET: Option[Path | None] = Option(
     keyword="dataset",
     metavar="FILE",
     help="with --weight-format: a UTF-8 text file, one sample per line, run through the model to "
-    "weight the compression by its activations (AWQ-style input-channel scales, scale estimation, "
-    "--ratio's choice of int8 layers by activation-weighted error)",
+    "weight the compression by its activations (scales chosen and refitted for the activation-weighted "
+    "error, --ratio's int8 layers chosen by it; --awq adds input-channel scaling)",
 )
 TOKENIZER: Option[Path | None] = Option(
     "llm.tokenizer",
@@ -114,13 +114,14 @@ SUBSET_SIZE: Option[int] = Option(
     validate=_positive,
     help="--dataset lines run through the model (the first N non-blank ones)",
 )
-NO_AWQ: Option[bool] = Option(
-    "llm.no_awq",
+AWQ: Option[bool] = Option(
+    "llm.awq",
     bool,
     default=False,
-    flag="--no-awq",
-    keyword="no_awq",
-    help="with --dataset, skip the AWQ-style input-channel scale search",
+    flag="--awq",
+    keyword="awq",
+    help="with --dataset, also move AWQ-style per-input-channel scales from the activations into the "
+    "4-bit weights (helps where a few activation channels are much larger than the rest)",
 )
 NO_SCALE_ESTIMATION: Option[bool] = Option(
     "llm.no_scale_estimation",
@@ -140,6 +141,6 @@ OPTIONS = (
     DATASET,
     TOKENIZER,
     SUBSET_SIZE,
-    NO_AWQ,
+    AWQ,
     NO_SCALE_ESTIMATION,
 )

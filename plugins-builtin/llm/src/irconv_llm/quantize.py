@@ -390,14 +390,11 @@ def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
     return values.astype(plain).view(dtype)
 
 
-def round_trip(weights: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type = np.float32) -> np.ndarray:
-    """``weights`` ``[rows, cols]`` (f32) quantized with full-range scales and restored: a
-    quick estimate of ``scheme``'s error, for searches that try many variants of a matrix."""
+def dequantized(weights: np.ndarray, params: Quantization) -> np.ndarray:
+    """What the runtime computes from ``weights``' levels under ``params`` (f32 ``[rows, cols]``)."""
     rows, cols = weights.shape
-    block = weights.reshape(rows, scheme.groups(cols), -1)
-    scale, zero_point = _range_scale(block, scheme, (1.0, 1.0), scale_dtype)
-    levels = quantize_block(block, scale, zero_point, scheme)
-    if zero_point is not None:
-        levels -= zero_point
-    levels *= scale
+    levels = quantize_block(as_f32(weights).reshape(rows, params.groups, -1), params.scale, params.zero_point, params.scheme)
+    if params.zero_point is not None:
+        levels -= params.zero_point
+    levels *= params.scale
     return levels.reshape(rows, cols)
