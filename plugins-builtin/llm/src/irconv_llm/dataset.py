@@ -20,22 +20,33 @@ TOKENIZER_FILE = "tokenizer.json"
 def read_samples(path: Path, count: int) -> list[str]:
     """The first ``count`` non-blank lines of ``path``; a missing, empty or non-text file is
     the user's error."""
+    lines = _lines(path)
+    if isinstance(lines, str):
+        raise UserError(f"--dataset {path}: {lines}")
+    return lines[:count]
+
+
+def dataset_problem(path: Path) -> str | None:
+    """What is wrong with ``path`` as a --dataset file, or None (checked as the option is read,
+    before the model is)."""
+    lines = _lines(path)
+    return f"{path}: {lines}" if isinstance(lines, str) else None
+
+
+def _lines(path: Path) -> list[str] | str:
+    """The non-blank lines of ``path``, or what is wrong with it."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise UserError(f"--dataset {path}: cannot read it ({exc.strerror}); give a UTF-8 text file, one sample per line") from None
+        return f"cannot read it ({exc.strerror}); give a UTF-8 text file, one sample per line"
     try:
         if b"\0" in data:
             raise UnicodeDecodeError("utf-8", data, data.index(b"\0"), data.index(b"\0") + 1, "NUL byte")
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UserError(
-            f"--dataset {path}: not UTF-8 text (byte {exc.start}); give a text file, one sample per line"
-        ) from None
+        return f"not UTF-8 text (byte {exc.start}); give a text file, one sample per line"
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        raise UserError(f"--dataset {path}: no text in it; give a UTF-8 text file, one sample per line")
-    return lines[:count]
+    return lines or "no text in it; give a UTF-8 text file, one sample per line"
 
 
 def find_tokenizer(named: Path | None, model: Path | None) -> Path:

@@ -23,6 +23,12 @@ def _threads(value: Any) -> str | None:
     return None if value is None or value >= 0 else f"{value} is negative"
 
 
+def _dataset(value: Any) -> str | None:
+    from irconv_llm.dataset import dataset_problem
+
+    return None if value is None else dataset_problem(Path(value))
+
+
 def _positive(value: Any) -> str | None:
     return None if value is None or value > 0 else f"{value} is not a positive count"
 
@@ -91,6 +97,7 @@ DATASET: Option[Path | None] = Option(
     flag="--dataset",
     keyword="dataset",
     metavar="FILE",
+    validate=_dataset,
     help="with --weight-format: a UTF-8 text file, one sample per line, run through the model to "
     "weight the compression by its activations (scales chosen and refitted for the activation-weighted "
     "error, --ratio's int8 layers chosen by it; --awq adds input-channel scaling)",
