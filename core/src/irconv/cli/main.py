@@ -13,13 +13,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
-from irconv.errors import IrconvError
+from irconv.errors import ExitCode, IrconvError
 from irconv.plugins.option import OptionTable
-
-INTERNAL_ERROR = 3
-INTERRUPTED = 130
-BROKEN_PIPE = 141  # as a command killed by SIGPIPE
-TERMINATED = 143
 
 
 class Terminated(KeyboardInterrupt):
@@ -71,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command is None:
         parser.print_help()
-        return 2
+        return ExitCode.USAGE
     previous = _on_sigterm(_raise_terminated)
     try:
         return int(args.run(args))
@@ -84,10 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whoever read the output stopped early (`irconv ops | head -1`): nothing went wrong
         # here. Further writes (the interpreter's final flush) go nowhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return BROKEN_PIPE
+        return ExitCode.BROKEN_PIPE
     except KeyboardInterrupt as exc:
         print("irconv: interrupted; no output was written", file=sys.stderr)
-        return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
+        return ExitCode.TERMINATED if isinstance(exc, Terminated) else ExitCode.INTERRUPTED
     except MemoryError:
         if debug:
             traceback.print_exc()
@@ -96,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "for this machine); no output was written",
             file=sys.stderr,
         )
-        return 1
+        return ExitCode.USER_ERROR
     except RecursionError:
         if debug:
             traceback.print_exc()
@@ -105,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "can follow; no output was written",
             file=sys.stderr,
         )
-        return 1
+        return ExitCode.USER_ERROR
     except Exception as exc:
         if debug:
             traceback.print_exc()
@@ -114,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(rerun with --debug for the traceback and please report it)",
             file=sys.stderr,
         )
-        return INTERNAL_ERROR
+        return ExitCode.INTERNAL
     finally:
         _on_sigterm(previous)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.cli.parsing import OneLineErrorParser
-from irconv.errors import UserError
+from irconv.errors import UsageError, UserError
 
 #: MO flags that irconv accepts and that change nothing (MO's own front-end choice, logging).
 IGNORED = ("--use_legacy_frontend", "--use_new_frontend", "--progress", "--stream_output", "--keep_shape_ops")
@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
                  "--log_level", "--framework"):
         p.add_argument(flag, dest=_dest(flag))
     p.add_argument("--compress_to_fp16", nargs="?", const="True", default=None)
+    p.add_argument("--version", action="store_true", help="print irconv's and every plugin's version, as "
+                   "`irconv --version` does")
     for flag in ("--reverse_input_channels", "--static_shape", "--disable_fusing", "--disable_resnet_optimization",
                  "--disable_nhwc_to_nchw", "--silent"):
         p.add_argument(flag, action="store_true")
@@ -188,12 +190,12 @@ def _compression(args: argparse.Namespace) -> list[str]:
     compress: bool | None = None
     if args.data_type is not None:
         if args.data_type not in _DATA_TYPES:
-            raise UserError(f"--data_type {args.data_type}: expected one of {', '.join(_DATA_TYPES)}")
+            raise UsageError(f"--data_type {args.data_type}: expected one of {', '.join(_DATA_TYPES)}")
         compress = _DATA_TYPES[args.data_type]
     if args.compress_to_fp16 is not None:
         text = args.compress_to_fp16.strip().lower()
         if text not in ("true", "false"):
-            raise UserError(f"--compress_to_fp16={args.compress_to_fp16}: expected True or False")
+            raise UsageError(f"--compress_to_fp16={args.compress_to_fp16}: expected True or False")
         compress = text == "true"
     if compress is None:
         return []
@@ -204,13 +206,18 @@ def _log_level(level: str | None) -> list[str]:
     if level is None:
         return []
     if level.upper() not in _LOG_LEVELS:
-        raise UserError(f"--log_level {level}: expected one of {', '.join(_LOG_LEVELS)}")
+        raise UsageError(f"--log_level {level}: expected one of {', '.join(_LOG_LEVELS)}")
     return ["-v"] if level.upper() in ("INFO", "DEBUG") else []
 
 
 def run(argv: Sequence[str], convert: Callable[[list[str]], int]) -> int:
     """Parse MO's command line, print the notes, and run the translated conversion."""
     args = build_parser().parse_args(list(argv))
+    if args.version:
+        from irconv.cli.listing import version_text
+
+        print(version_text())
+        return 0
     translation = translate(args)
     for note in translation.notes:
         print(f"irconv mo: {note}", file=sys.stderr)

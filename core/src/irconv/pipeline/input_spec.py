@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irconv.errors import UserError
+from irconv.errors import UsageError, UserError
 from irconv.types import DimRange, ElementType, MaybeShape
 
 _INPUT_SPEC = re.compile(
@@ -39,7 +39,7 @@ class InputSpec:
     def parse(cls, text: str) -> InputSpec:
         found = _INPUT_SPEC.match(text.strip())
         if not found or not any(found[key] for key in ("name", "type", "value")) and found["shape"] is None:
-            raise UserError(
+            raise UsageError(
                 f"bad --input {text!r}: expected name[d0,d1,...]{{type}}->[values], e.g. data[1,3,224,224]{{f32}} "
                 "(each part optional; ? or -1 for a dynamic dimension, 1..8 for a range)"
             )
@@ -55,7 +55,7 @@ class InputSpec:
             try:
                 element_type = ElementType.parse(found["type"])
             except ValueError:
-                raise UserError(
+                raise UsageError(
                     f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)"
                 ) from None
         value = _parse_value(found["value"], text) if found["value"] is not None else None
@@ -88,16 +88,16 @@ def _parse_dim(text: str, spec: str) -> int | None | DimRange:
         lo = int(ranged["lo"] or 0)
         hi = int(ranged["hi"]) if ranged["hi"] else None
         if hi is not None and hi < lo:
-            raise UserError(f"bad --input {spec!r}: empty dimension range {text}")
+            raise UsageError(f"bad --input {spec!r}: empty dimension range {text}")
         return (lo, hi)
     try:
         value = int(text)
     except ValueError:
-        raise UserError(
+        raise UsageError(
             f"bad --input {spec!r}: dimension {text!r} is not an integer, a range like 1..8, ? or -1"
         ) from None
     if value < 0:
-        raise UserError(f"bad --input {spec!r}: negative dimension {value}")
+        raise UsageError(f"bad --input {spec!r}: negative dimension {value}")
     return value
 
 
@@ -112,7 +112,7 @@ def _parse_value(text: str, spec: str) -> tuple[float, ...]:
         try:
             values.append(float(item))
         except ValueError:
-            raise UserError(f"bad --input {spec!r}: value {item!r} is not a number") from None
+            raise UsageError(f"bad --input {spec!r}: value {item!r} is not a number") from None
     if not values:
-        raise UserError(f"bad --input {spec!r}: no values after ->")
+        raise UsageError(f"bad --input {spec!r}: no values after ->")
     return tuple(values)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UserError
+from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UsageError, UserError
 from irconv.graph import Graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
@@ -53,7 +53,7 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
             f"a plugin providing a {options.framework!r} loader"
         )
         installed = ", ".join(registry.frameworks()) or "none"
-        raise ModelFileError(
+        raise UsageError(
             f"no loader for framework {options.framework!r} is installed (installed: {installed}); install {dist}"
         )
     for provided in registry.loaders:
@@ -152,7 +152,7 @@ def check_disabled_transforms(options: ConversionOptions, registry: Registry) ->
         if given not in known:
             near = difflib.get_close_matches(given, sorted(known), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(near)}?" if near else ""
-            raise UserError(f"--disable-transform {given}: no installed transform has this id{hint} "
+            raise UsageError(f"--disable-transform {given}: no installed transform has this id{hint} "
                             "(`irconv transforms` lists them)")
 
 
@@ -304,7 +304,7 @@ def _emitter(registry: Registry, options: ConversionOptions) -> Provided[Emitter
     provided = registry.emitters.get(options.output_format)
     if provided is None:
         formats = ", ".join(sorted(registry.emitters)) or "none"
-        raise UserError(
+        raise UsageError(
             f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
             "install irconv (it brings the IR emitter)"
         )

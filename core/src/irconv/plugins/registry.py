@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
-from irconv.errors import PluginClash, PluginError, UserError
+from irconv.errors import PluginClash, PluginError, UsageError, UserError
 from irconv.plugins._hookcalls import GuardedHooks
 from irconv.plugins.optable import OpTable
 from irconv.plugins.option import Option, OptionTable
@@ -422,7 +422,7 @@ class Registry:
             if wanted in (loader.framework.lower(), *(alias.lower() for alias in loader.aliases)):
                 return loader.framework
         installed = ", ".join(self.frameworks()) or "none"
-        raise UserError(f"unknown framework {name!r} (installed: {installed})")
+        raise UsageError(f"unknown framework {name!r} (installed: {installed})")
 
     def plan(self, phase: Phase) -> list[Provided[Transform]]:
         """The ordered transforms of a phase, disabled ones included."""
