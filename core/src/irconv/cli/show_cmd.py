@@ -67,7 +67,7 @@ def _renderer(registry: Any, fmt: str) -> Any:
         if any(p.plugin.distribution == hint for p in registry.renderers.values()):
             raise UsageError(f"no installed renderer draws {fmt!r} (available: {available}); {hint} is installed "
                             "and draws these; convert an svg with another tool if you need another format")
-        raise UsageError(f"no renderer for format {fmt!r} is installed (available: {available}); pip install {hint}")
+        raise UserError(f"no renderer for format {fmt!r} is installed (available: {available}); pip install {hint}")
     reason = provided.item.unavailable_reason()
     if reason:
         raise UserError(f"the {fmt} renderer of {provided.plugin.label()} cannot run here: {reason}")

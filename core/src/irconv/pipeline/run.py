@@ -49,12 +49,13 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         for provided in registry.loaders:
             if options.framework.lower() in (provided.item.framework.lower(), *map(str.lower, provided.item.aliases)):
                 return provided
-        dist = registry.distribution_for_framework(options.framework) or (
-            f"a plugin providing a {options.framework!r} loader"
-        )
+        known = registry.distribution_for_framework(options.framework)
         installed = ", ".join(registry.frameworks()) or "none"
-        raise UsageError(
-            f"no loader for framework {options.framework!r} is installed (installed: {installed}); install {dist}"
+        # A known plugin missing is this machine's problem; a name no plugin provides, the command line's.
+        error = ModelFileError if known else UsageError
+        raise error(
+            f"no loader for framework {options.framework!r} is installed (installed: {installed}); "
+            f"install {known or f'a plugin providing a {options.framework!r} loader'}"
         )
     for provided in registry.loaders:
         if provided.item.accepts(path):
@@ -304,7 +305,9 @@ def _emitter(registry: Registry, options: ConversionOptions) -> Provided[Emitter
     provided = registry.emitters.get(options.output_format)
     if provided is None:
         formats = ", ".join(sorted(registry.emitters)) or "none"
-        raise UsageError(
+        # The default format missing is an installation problem; another one, the command line's.
+        error = UserError if options.output_format == ConversionOptions.output_format else UsageError
+        raise error(
             f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
             "install irconv (it brings the IR emitter)"
         )

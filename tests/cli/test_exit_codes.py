@@ -1,0 +1,148 @@
+"""Exit codes: one list in the code (``irconv.errors.EXIT_CODES``), the same table in
+docs/cli.md, and one code for every option value no model makes valid."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from irconv.cli.main import main
+from irconv.errors import EXIT_CODES, ExitCode, UnsupportedOpsError, UsageError
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("irconv_onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 4, 4])],
+    )
+    path = tmp_path / "relu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def _exit_code_table(text: str) -> dict[int, str]:
+    section = text[text.index("### Exit codes") :]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", section.split("\n\n", 2)[1], re.MULTILINE)
+    return {int(code): meaning for code, meaning in rows}
+
+
+def test_the_docs_exit_code_table_is_the_code_list() -> None:
+    table = _exit_code_table((DOCS / "cli.md").read_text())
+    assert table == {int(code): meaning for code, meaning in EXIT_CODES.items()}
+    assert set(EXIT_CODES) == set(ExitCode)
+
+
+def test_the_introduction_names_the_codes_the_table_gives() -> None:
+    intro = (DOCS / "cli.md").read_text().split("\n## ", 1)[0]
+    said = {int(code): what for code, what in re.findall(r"\b(\d+) (?:for|when) ([^,.]+)", intro)}
+    assert said, intro
+    assert set(said) <= {int(code) for code in ExitCode}
+    by_words = {"unsupported operations": UnsupportedOpsError.exit_code, "command line": UsageError.exit_code}
+    for code, what in said.items():
+        for words, expected in by_words.items():
+            if words in what:
+                assert code == expected, f"docs/cli.md's introduction: {code} for {what}"
+
+
+def test_every_exit_code_the_docs_name_exists() -> None:
+    known = {int(code) for code in ExitCode}
+    for page in DOCS.glob("*.md"):
+        for code in re.findall(r"\bexit(?: code|s)? (\d+)\b", page.read_text()):
+            assert int(code) in known, f"{page.name}: exit code {code}"
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        return int(exc.code or 0)
+
+
+BAD_VALUES = {
+    "argparse type": ["--verify-tolerance", "abc"],
+    "plugin choices": ["--layout-inputs", "bogus"],
+    "plugin int": ["--batch", "abc"],
+    "plugin validate": ["--batch", "-3"],
+    "input dim": ["--input", "x[1,3,a]"],
+    "input type": ["--input", "x{f33}"],
+    "input value": ["--input", "x[1]->[a]"],
+    "option syntax": ["--option", "novalue"],
+    "option name": ["--option", "bogus=1"],
+    "framework": ["--framework", "bogus"],
+    "format": ["--format", "bogus"],
+    "transform id": ["--disable-transform", "fuse.pads"],
+    "regex": ["--finegrain-fusing", "("],
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_VALUES))
+def test_a_bad_option_value_of_convert_is_a_usage_error(case: str, model: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "o.xml"
+    assert _run(["convert", str(model), "-o", str(out), *BAD_VALUES[case]]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert not out.exists()
+
+
+def test_weight_format_int3_is_a_usage_error(model: Path, tmp_path: Path, capsys) -> None:
+    pytest.importorskip("irconv_llm")
+    assert _run(["convert", str(model), "-o", str(tmp_path / "o.xml"), "--weight-format", "int3"]) == ExitCode.USAGE
+    assert "'int3' is not one of" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["convert-many", "{dir}", "-j", "0"],
+        ["convert-many", "{dir}", "-j", "abc"],
+        ["transforms", "--phase", "midle"],
+        ["ops", "--framework", "bogus"],
+        ["show", "{model}", "--format", "bogus"],
+        ["mo", "--input_model", "{model}", "--data_type", "FP64"],
+        ["mo", "--input_model", "{model}", "--compress_to_fp16=maybe"],
+    ],
+)
+def test_a_bad_option_value_of_any_command_is_a_usage_error(argv: list[str], model: Path, capsys) -> None:
+    filled = [a.format(dir=model.parent, model=model) for a in argv]
+    assert _run(filled) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_an_option_that_does_not_fit_the_model_is_a_user_error(model: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "o.xml"
+    assert _run(["convert", str(model), "-o", str(out), "--input", "nosuch[1]"]) == ExitCode.USER_ERROR
+    assert "no such model input" in capsys.readouterr().err
+
+
+def test_a_mistyped_command_gets_the_nearest_one() -> None:
+    done = subprocess.run([sys.executable, "-m", "irconv", "conver", "m.onnx"], capture_output=True, text=True)
+    assert done.returncode == ExitCode.USAGE
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "did you mean 'convert'?" in done.stderr
+
+
+def test_a_mistyped_choice_gets_the_nearest_one(capsys) -> None:
+    assert _run(["transforms", "--phase", "midle"]) == ExitCode.USAGE
+    assert "did you mean 'middle'?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["mo", "--version"], ["--version"]])
+def test_mo_version_prints_the_versions_as_irconv_version_does(argv: list[str], capsys) -> None:
+    from irconv import __version__
+
+    assert _run(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"irconv {__version__}\n") and "irconv-onnx" in out
