@@ -72,6 +72,7 @@ def _run(argv: list[str]) -> int:
 
 BAD_VALUES = {
     "argparse type": ["--verify-tolerance", "abc"],
+    "negative tolerance": ["--verify-tolerance", "-1"],
     "plugin choices": ["--layout-inputs", "bogus"],
     "plugin int": ["--batch", "abc"],
     "plugin validate": ["--batch", "-3"],
@@ -112,6 +113,9 @@ def test_weight_format_int3_is_a_usage_error(model: Path, tmp_path: Path, capsys
         ["show", "{model}", "--format", "bogus"],
         ["mo", "--input_model", "{model}", "--data_type", "FP64"],
         ["mo", "--input_model", "{model}", "--compress_to_fp16=maybe"],
+        ["mo", "--input_model", "{model}", "--mean_file", "mean.binaryproto"],
+        ["mo", "--output_dir", "{dir}"],
+        ["mo", "--input_model", "{model}", "--input", "x,y", "--input_shape", "[1,3,4,4]"],
     ],
 )
 def test_a_bad_option_value_of_any_command_is_a_usage_error(argv: list[str], model: Path, capsys) -> None:
@@ -146,3 +150,33 @@ def test_mo_version_prints_the_versions_as_irconv_version_does(argv: list[str], 
     assert _run(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"irconv {__version__}\n") and "irconv-onnx" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "{model}", "-o", "{blocked}/graph.html"],
+        ["docs", "--out", "{blocked}/docs"],
+        ["new-plugin", "thing", "-o", "{blocked}/thing"],
+    ],
+)
+def test_an_output_path_that_cannot_be_written_is_one_line_not_an_internal_error(argv, model, tmp_path, capsys):
+    blocked = tmp_path / "a-file"  # a file where the path needs a folder
+    blocked.write_text("")
+    assert _run([a.format(model=model, blocked=blocked) for a in argv]) == ExitCode.USER_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith(f"irconv: error: {blocked}") and "internal error" not in err, err
+    assert len(err.strip().splitlines()) == 1 and "check the path" in err
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("x[1,3,4,4]{i8}->[300]", "300 is not a value of input 'x', of type int8 (whole numbers -128..127)"),
+        ("x[1,3,4,4]{u8}->[1.5]", "1.5 is not a value of input 'x', of type uint8 (whole numbers 0..255)"),
+        ("x[1,3,4,4]{f16}->[1e6]", "1e+06 is out of the range of input 'x', of type float16 (up to +-65504)"),
+    ],
+)
+def test_a_value_the_input_type_cannot_hold_is_named_with_the_range(spec, says, model, tmp_path, capsys):
+    assert _run(["convert", str(model), "-o", str(tmp_path / "o.xml"), "-q", "--input", spec]) == ExitCode.USER_ERROR
+    assert capsys.readouterr().err == f"irconv: error: --input x: {says}\n"

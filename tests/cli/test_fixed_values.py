@@ -24,7 +24,10 @@ def _model(path: Path, shape: list[int | str]) -> Path:
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
-        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]), helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])],
+        [
+            helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]),
+            helper.make_tensor("one", TensorProto.FLOAT, [], [1.0]),
+        ],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
     return path
@@ -54,7 +57,9 @@ def test_a_single_value_fills_the_input(flag: str, value: str, tmp_path: Path, c
         assert "input 'x' frozen to 0.5 in every element of [1, 3, 32, 32]" in printed.out + printed.err
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--input", "x->[0.5,1]"), ("--freeze-placeholder-with-value", "x[0.5,1]")])
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--input", "x->[0.5,1]"), ("--freeze-placeholder-with-value", "x[0.5,1]")]
+)
 def test_a_wrong_number_of_values_is_the_same_error_for_both_options(flag: str, value: str, tmp_path: Path, capsys):
     out = tmp_path / "o.xml"
     assert main(["convert", str(_model(tmp_path / "m.onnx", [1, 3, 32, 32])), "-o", str(out), "-q", flag, value]) == 1
@@ -85,6 +90,7 @@ def test_a_dynamic_input_asks_for_its_shape_and_the_advice_works(flag: str, valu
 def test_a_frozen_value_of_many_elements_is_summarised(tmp_path: Path, capsys) -> None:
     values = "[" + ",".join(str(i) for i in range(12)) + "]"
     model = _model(tmp_path / "m.onnx", [3, 4])
-    assert main(["convert", str(model), "-o", str(tmp_path / "o.xml"), "--freeze-placeholder-with-value", f"x{values}"]) == 0
+    argv = ["convert", str(model), "-o", str(tmp_path / "o.xml"), "--freeze-placeholder-with-value", f"x{values}"]
+    assert main(argv) == 0
     printed = capsys.readouterr()
     assert "input 'x' frozen to 12 values of shape [3, 4]: 0.0, 1.0, 2.0, 3.0, ..." in printed.out + printed.err

@@ -75,22 +75,22 @@ def test_the_mo_console_script_entry_point_is_the_same_command():
 
 
 @pytest.mark.parametrize(
-    ("flag", "says", "exit_code"),
+    ("flag", "says"),
     [
-        ("--transformations_config cfg.json", "sub-graph replacement configs are not read", 1),
-        ("--extensions ext/", "irconv new-plugin", 1),
-        ("--tensorboard_logdir logs", "irconv show", 1),
-        ("--mean_file mean.binaryproto", "use --mean_values", 1),
-        ("--input_checkpoint ckpt", "SavedModel or frozen graph", 1),
-        ("--tensorflow_object_detection_api_pipeline_config p.config", "not needed", 1),
-        ("--data_type FP64", "--data_type FP64: expected one of", 2),  # a bad value: a usage error
-        ("--compress_to_fp16=maybe", "expected True or False", 2),
+        ("--transformations_config cfg.json", "sub-graph replacement configs are not read"),
+        ("--extensions ext/", "irconv new-plugin"),
+        ("--tensorboard_logdir logs", "irconv show"),
+        ("--mean_file mean.binaryproto", "use --mean_values"),
+        ("--input_checkpoint ckpt", "SavedModel or frozen graph"),
+        ("--tensorflow_object_detection_api_pipeline_config p.config", "not needed"),
+        ("--data_type FP64", "--data_type FP64: expected one of"),
+        ("--compress_to_fp16=maybe", "expected True or False"),
     ],
 )
-def test_an_mo_flag_irconv_cannot_honour_is_one_line(model, tmp_path, flag, says, exit_code, capsys):
+def test_an_mo_flag_irconv_cannot_honour_is_one_line(model, tmp_path, flag, says, capsys):
     code = main(["mo", "--input_model", str(model), "--output_dir", str(tmp_path / "o"), *flag.split()])
     err = capsys.readouterr().err
-    assert code == exit_code
+    assert code == 2  # the command line is wrong whatever the model: a usage error
     assert says in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 

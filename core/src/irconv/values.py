@@ -83,11 +83,17 @@ def _typed(values: Sequence[float], dtype: np.dtype, flag: str, name: str) -> np
         info = np.iinfo(dtype)
         wrong = (array != np.round(array)) | (array < info.min) | (array > info.max)
         if wrong.any():
-            raise UserError(f"{flag} {name}: {array[wrong][0]} is not a value of input {name!r} ({dtype})")
+            raise UserError(
+                f"{flag} {name}: {array[wrong][0]:g} is not a value of input {name!r}, of type {dtype} "
+                f"(whole numbers {info.min}..{info.max})"
+            )
     elif np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
         too_large = np.abs(array) > np.finfo(dtype).max
         if too_large.any():
-            raise UserError(f"{flag} {name}: {array[too_large][0]} is out of the range of input {name!r} ({dtype})")
+            raise UserError(
+                f"{flag} {name}: {array[too_large][0]:g} is out of the range of input {name!r}, of type {dtype} "
+                f"(up to +-{np.finfo(dtype).max:g})"
+            )
     return array.astype(dtype)
 
 

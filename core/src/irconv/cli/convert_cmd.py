@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from irconv.cli.parsing import non_negative_float
 from irconv.errors import PluginError, UsageError, UserError
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.option import OptionTable
@@ -106,7 +107,7 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
     )
     verify_group.add_argument(
         "--verify-tolerance",
-        type=float,
+        type=non_negative_float,
         default=None,
         metavar="TOL",
         help="largest error allowed, relative to the largest reference magnitude (default: 1e-2)",

@@ -83,6 +83,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         print("irconv: interrupted; no output was written", file=sys.stderr)
         return ExitCode.TERMINATED if isinstance(exc, Terminated) else ExitCode.INTERRUPTED
+    except OSError as exc:
+        if exc.filename is None:
+            return _internal_error(exc, debug)
+        # A path the user gave cannot be read or written (a folder that does not exist, no
+        # permission): the user's to fix, not a bug to report.
+        if debug:
+            traceback.print_exc()
+        what = (exc.strerror or type(exc).__name__).lower()
+        print(f"irconv: error: {exc.filename}: {what}; check the path and the permissions of its folder",
+              file=sys.stderr)
+        return ExitCode.USER_ERROR
     except MemoryError:
         if debug:
             traceback.print_exc()
@@ -102,16 +113,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return ExitCode.USER_ERROR
     except Exception as exc:
-        if debug:
-            traceback.print_exc()
-        print(
-            f"irconv: internal error: {type(exc).__name__}: {exc} "
-            "(rerun with --debug for the traceback and please report it)",
-            file=sys.stderr,
-        )
-        return ExitCode.INTERNAL
+        return _internal_error(exc, debug)
     finally:
         _on_sigterm(previous)
+
+
+def _internal_error(exc: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(
+        f"irconv: internal error: {type(exc).__name__}: {exc} "
+        "(rerun with --debug for the traceback and please report it)",
+        file=sys.stderr,
+    )
+    return ExitCode.INTERNAL
 
 
 def _run_mo(argv: list[str]) -> int:

@@ -4,7 +4,8 @@ Pipelines written for ``mo --input_model m.onnx --mean_values data[123,117,104] 
 out`` keep working: each MO flag is translated into irconv's own (``--mean-values``, ``-o
 out/m.xml``, ...) and the conversion runs as ``irconv convert`` would, so both write the
 same bytes. A flag irconv cannot honour is refused with one line saying what to use instead
-(or why there is nothing to use); flags that only tuned MO itself are accepted and ignored.
+(or why there is nothing to use), a usage error as an unknown flag is; flags that only tuned MO
+itself are accepted and ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.cli.parsing import OneLineErrorParser
-from irconv.errors import UsageError, UserError
+from irconv.errors import UsageError
 
 #: MO flags that irconv accepts and that change nothing (MO's own front-end choice, logging).
 IGNORED = ("--use_legacy_frontend", "--use_new_frontend", "--progress", "--stream_output", "--keep_shape_ops")
@@ -93,7 +94,7 @@ def translate(args: argparse.Namespace) -> Translation:
     """The ``irconv convert`` arguments for a parsed MO command line."""
     for flag, why in REFUSED.items():
         if getattr(args, _dest(flag)) is not None:
-            raise UserError(f"{flag}: {why}")
+            raise UsageError(f"{flag}: {why}")
     model = _model(args)
     argv = [str(model)]
     notes: list[str] = []
@@ -128,12 +129,12 @@ def translate(args: argparse.Namespace) -> Translation:
 def _model(args: argparse.Namespace) -> Path:
     given = [v for v in (args.input_model, args.saved_model_dir, args.input_meta_graph) if v]
     if len(given) > 1:
-        raise UserError("give one of --input_model, --saved_model_dir and --input_meta_graph")
+        raise UsageError("give one of --input_model, --saved_model_dir and --input_meta_graph")
     if given:
         return Path(given[0])
     if args.input_proto:  # a Caffe network without weights
         return Path(args.input_proto)
-    raise UserError("no model given: --input_model FILE (or --saved_model_dir DIR)")
+    raise UsageError("no model given: --input_model FILE (or --saved_model_dir DIR)")
 
 
 def _inputs(inputs: str | None, shapes: str | None) -> list[str]:
@@ -142,16 +143,19 @@ def _inputs(inputs: str | None, shapes: str | None) -> list[str]:
     shape_list = [s.strip() for s in _split_top(shapes or "")]
     if shape_list and not names:
         if len(shape_list) > 1:
-            raise UserError("--input_shape gives several shapes: name the inputs with --input in the same order")
+            raise UsageError("--input_shape gives several shapes: name the inputs with --input in the same order")
         names = [""]
     if shape_list and len(shape_list) != len(names):
-        raise UserError(f"--input_shape gives {len(shape_list)} shape(s) for {len(names)} --input name(s)")
+        raise UsageError(
+            f"--input_shape gives {len(shape_list)} shape(s) for {len(names)} --input name(s): give one shape per "
+            "input, in the order of --input"
+        )
     specs = []
     for i, name in enumerate(names):
         spec = _spaces_to_commas(name)
         if shape_list:
             if "[" in spec:
-                raise UserError(f"--input {name!r} has a shape already; give shapes in --input or --input_shape")
+                raise UsageError(f"--input {name!r} has a shape already; give shapes in --input or --input_shape")
             bare = shape_list[i].strip()
             shape = bare if bare.startswith("[") else f"[{bare.strip('()')}]"
             head, sep, tail = spec.partition("{")

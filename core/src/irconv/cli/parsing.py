@@ -70,3 +70,14 @@ def _closest_choice(value: str, choices: list[str]) -> str:
     if not close:  # a case slip (``Convert``) is as likely as a typo
         close = [c for c in choices if c.lower() == value.lower()][:1]
     return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse ``type``: a number, 0 or more (a tolerance, a size); a usage error otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of 0 or more")
+    return value
