@@ -180,3 +180,14 @@ def test_an_output_path_that_cannot_be_written_is_one_line_not_an_internal_error
 def test_a_value_the_input_type_cannot_hold_is_named_with_the_range(spec, says, model, tmp_path, capsys):
     assert _run(["convert", str(model), "-o", str(tmp_path / "o.xml"), "-q", "--input", spec]) == ExitCode.USER_ERROR
     assert capsys.readouterr().err == f"irconv: error: --input x: {says}\n"
+
+
+@pytest.mark.parametrize("command", [["ops"], ["transforms"], ["convert", "{model}", "-o", "{out}"]])
+def test_a_disabled_plugin_name_no_plugin_has_is_a_usage_error(command, model, tmp_path, capsys):
+    out = tmp_path / "o.xml"
+    argv = [a.format(model=model, out=out) for a in command] + ["--disable-plugin", "onnxx"]
+    assert _run(argv) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "--disable-plugin onnxx: no installed plugin" in err and "did you mean onnx?" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
