@@ -29,14 +29,15 @@ class ExitCode(enum.IntEnum):
 EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.OK: "converted (and, with `--verify`, the IR agrees with the framework)",
     ExitCode.USER_ERROR: (
-        "the model or a file is wrong, or an option does not fit the model (an input it does not have, "
-        "the wrong number of values for its channels): one line on stderr says what, where, and what to do"
+        "the model or a file is wrong, a plugin it needs is not installed, or an option does not fit the model "
+        "(an input it does not have, the wrong number of values for its channels): one line on stderr says what, "
+        "where, and what to do"
     ),
     ExitCode.USAGE: (
         "the command line is wrong whatever the model: an unknown command or flag (with the nearest one), "
         "a missing value, an option value irconv cannot take (not one of the choices, not a number, a "
-        "malformed `--input`, a format or framework no installed plugin provides), options that do not go "
-        "together; one line"
+        "malformed `--input`, a framework no known plugin reads, a format no installed plugin writes), options "
+        "that do not go together; one line"
     ),
     ExitCode.INTERNAL: "an internal error of irconv (a bug: please report it with `--debug`'s traceback)",
     ExitCode.VERIFY_MISMATCH: "`--verify`: the IR's outputs differ from the framework's beyond the tolerance",
