@@ -76,6 +76,7 @@ BAD_VALUES = {
     "plugin choices": ["--layout-inputs", "bogus"],
     "plugin int": ["--batch", "abc"],
     "plugin validate": ["--batch", "-3"],
+    "zero scale": ["--scale-values", "x[1,0,2]"],
     "input dim": ["--input", "x[1,3,a]"],
     "input type": ["--input", "x{f33}"],
     "input value": ["--input", "x[1]->[a]"],
