@@ -109,6 +109,7 @@ def test_weight_format_int3_is_a_usage_error(model: Path, tmp_path: Path, capsys
     [
         ["convert-many", "{dir}", "-j", "0"],
         ["convert-many", "{dir}", "-j", "abc"],
+        ["convert-many", "{dir}/empty", "--timeout", "0"],
         ["transforms", "--phase", "midle"],
         ["ops", "--framework", "bogus"],
         ["show", "{model}", "--format", "bogus"],
@@ -120,6 +121,7 @@ def test_weight_format_int3_is_a_usage_error(model: Path, tmp_path: Path, capsys
     ],
 )
 def test_a_bad_option_value_of_any_command_is_a_usage_error(argv: list[str], model: Path, capsys) -> None:
+    (model.parent / "empty").mkdir()  # a folder without models: the value is refused first
     filled = [a.format(dir=model.parent, model=model) for a in argv]
     assert _run(filled) == ExitCode.USAGE
     err = capsys.readouterr().err

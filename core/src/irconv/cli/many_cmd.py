@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from irconv.cli.batch import Result, is_up_to_date
 
     if args.jobs < 1:
-        raise UsageError("-j must be at least 1")
+        raise UsageError(f"-j {args.jobs}: give 1 or more (the number of models converted at once)")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: give a positive number of seconds")
     host = batch.worker_host(tuple(args.disable_plugin))  # built once, inherited by forked workers
     global_options = tuple(_pair(item) for item in args.option)
     table = host.registry().options
@@ -81,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
     if not jobs:
         raise UserError(f"no model that an installed loader recognises was found in {args.source}")
     if args.timeout is not None:
-        if args.timeout <= 0:
-            raise UsageError("--timeout must be a positive number of seconds")
         jobs = [job if job.timeout else dataclasses.replace(job, timeout=args.timeout) for job in jobs]
     results: list[Result] = []
     todo = []
