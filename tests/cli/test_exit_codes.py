@@ -56,6 +56,15 @@ def test_the_introduction_names_the_codes_the_table_gives() -> None:
                 assert code == expected, f"docs/cli.md's introduction: {code} for {what}"
 
 
+def test_each_error_class_exits_with_its_listed_code() -> None:
+    from irconv.cli.verify import VerificationFailed
+    from irconv.errors import PluginFault, UserError
+
+    assert UserError.exit_code == ExitCode.USER_ERROR and UsageError.exit_code == ExitCode.USAGE
+    assert UnsupportedOpsError.exit_code == ExitCode.UNSUPPORTED_OPS and PluginFault.exit_code == ExitCode.PLUGIN_FAULT
+    assert VerificationFailed.exit_code == ExitCode.VERIFY_MISMATCH
+
+
 def test_every_exit_code_the_docs_name_exists() -> None:
     known = {int(code) for code in ExitCode}
     for page in DOCS.glob("*.md"):

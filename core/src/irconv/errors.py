@@ -61,8 +61,8 @@ class UserError(IrconvError):
 
 class UsageError(UserError):
     """The command line is wrong whatever the model: an option value no model makes valid (not
-    one of the choices, not a number, a malformed ``--input``, a format or framework no installed
-    plugin provides) or options that do not go together. Exits as argparse's own errors do."""
+    one of the choices, not a number, a malformed ``--input``, a framework no known plugin reads)
+    or options that do not go together. Exits as argparse's own errors do."""
 
     exit_code = ExitCode.USAGE
 
