@@ -107,6 +107,12 @@ def test_a_bad_option_value_of_convert_is_a_usage_error(case: str, model: Path, 
     assert not out.exists()
 
 
+def test_a_number_option_says_what_it_expected_in_the_users_words(model: Path, tmp_path: Path, capsys) -> None:
+    assert _run(["convert", str(model), "-o", str(tmp_path / "o.xml"), "--batch", "1.5"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.endswith("option --batch (prep.batch): bad value '1.5': not a whole number\n"), err
+
+
 def test_weight_format_int3_is_a_usage_error(model: Path, tmp_path: Path, capsys) -> None:
     pytest.importorskip("irconv_llm")
     assert _run(["convert", str(model), "-o", str(tmp_path / "o.xml"), "--weight-format", "int3"]) == ExitCode.USAGE

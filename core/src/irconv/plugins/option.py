@@ -15,6 +15,7 @@ T = TypeVar("T")
 _NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+_EXPECTED: dict[Any, str] = {int: "not a whole number", float: "not a number"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,9 @@ class Option(Generic[T]):
             try:
                 value = self.type(value)
             except (TypeError, ValueError) as exc:
-                raise UsageError(f"option {self.cli_flag} ({self.name}): bad value {value!r}: {exc}") from None
+                # int('abc')'s own words ("invalid literal for int() with base 10") are Python's, not the user's
+                why = _EXPECTED.get(self.type, str(exc))
+                raise UsageError(f"option {self.cli_flag} ({self.name}): bad value {value!r}: {why}") from None
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise UsageError(f"option {self.cli_flag} ({self.name}): {value!r} is not one of {allowed}")
