@@ -154,12 +154,13 @@ def _inputs(inputs: str | None, shapes: str | None) -> list[str]:
     for i, name in enumerate(names):
         spec = _spaces_to_commas(name)
         if shape_list:
+            spec, arrow, value = spec.partition("->")  # the shape goes after the name, before {type}->value
             if "[" in spec:
                 raise UsageError(f"--input {name!r} has a shape already; give shapes in --input or --input_shape")
             bare = shape_list[i].strip()
             shape = bare if bare.startswith("[") else f"[{bare.strip('()')}]"
             head, sep, tail = spec.partition("{")
-            spec = head + _spaces_to_commas(shape.replace("(", "[").replace(")", "]")) + (sep + tail if sep else "")
+            spec = head + _spaces_to_commas(shape.replace("(", "[").replace(")", "]")) + sep + tail + arrow + value
         specs += ["--input", spec]
     return specs
 
