@@ -53,8 +53,8 @@ def test_a_single_value_fills_the_input(flag: str, value: str, tmp_path: Path, c
     printed = capsys.readouterr()
     for line in (printed.out + printed.err).splitlines():
         assert len(line) < 300, line
-    if flag.startswith("--freeze"):
-        assert "input 'x' frozen to 0.5 in every element of [1, 3, 32, 32]" in printed.out + printed.err
+    done = "frozen" if flag.startswith("--freeze") else "fixed"
+    assert f"input 'x' {done} to 0.5 in every element of [1, 3, 32, 32]" in printed.out + printed.err
 
 
 @pytest.mark.parametrize(

@@ -212,7 +212,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     report.notes += load_ctx.notes
     clock.lap("load")
 
-    apply_input_overrides(graph, options)
+    report.notes += apply_input_overrides(graph, options)
     cut_outputs(graph, options)
     check_supported_with_hints(graph, registry)
     progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
