@@ -200,7 +200,9 @@ def test_a_value_the_input_type_cannot_hold_is_named_with_the_range(spec, says, 
     assert capsys.readouterr().err == f"irconv: error: --input x: {says}\n"
 
 
-@pytest.mark.parametrize("command", [["ops"], ["transforms"], ["convert", "{model}", "-o", "{out}"]])
+@pytest.mark.parametrize(
+    "command", [["plugins"], ["plugins", "--json"], ["ops"], ["transforms"], ["convert", "{model}", "-o", "{out}"]]
+)
 def test_a_disabled_plugin_name_no_plugin_has_is_a_usage_error(command, model, tmp_path, capsys):
     out = tmp_path / "o.xml"
     argv = [a.format(model=model, out=out) for a in command] + ["--disable-plugin", "onnxx"]

@@ -145,7 +145,8 @@ class PluginHost:
 
     def _check_disabled_names(self) -> None:
         """A disabled name no plugin has is a typo that would leave the plugin meant active."""
-        known = sorted({n for info in self._infos.values() for n in (info.name, info.distribution)})
+        found = {n for ep in self._entry_points for n in (ep.name, ep.dist.metadata["Name"] if ep.dist else ep.name)}
+        known = sorted(found | {n for info in self._infos.values() for n in (info.name, info.distribution)})
         unknown = sorted(self.disabled.difference(known))
         if not unknown:
             return
@@ -175,6 +176,7 @@ class PluginHost:
         hook runs, no extractor module is imported), see ``irconv.plugins.summary``."""
         from irconv.plugins import summary
 
+        self._check_disabled_names()  # the cached table would not say that a name matched nothing
         cacheable = self._entry_points and not self._registered_by_hand and self._registry is None
         settings = f"disabled={sorted(self.disabled)} strict={self.strict}"
         key = summary.fingerprint(self._entry_points, settings) if cacheable else ""
