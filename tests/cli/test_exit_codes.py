@@ -211,3 +211,18 @@ def test_a_disabled_plugin_name_no_plugin_has_is_a_usage_error(command, model, t
     assert "--disable-plugin onnxx: no installed plugin" in err and "did you mean onnx?" in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_ctrl_c_while_the_plugins_load_is_one_line(model: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    from irconv.cli import convert_cmd
+
+    def interrupted(argv: list[str]) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(convert_cmd, "plugin_host_for", interrupted)
+    try:
+        code = _run(["convert", str(model), "-o", str(tmp_path / "o.xml")])
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C while the plugins load escaped main(): a traceback")
+    assert code == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err == "irconv: interrupted; no output was written\n"

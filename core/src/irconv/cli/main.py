@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"irconv: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except KeyboardInterrupt:  # while the plugins load (a second or more): nothing is written yet
+        print("irconv: interrupted; no output was written", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     args = parser.parse_args(argv)
     args.host = host
     if args.version:
