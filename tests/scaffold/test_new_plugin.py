@@ -67,7 +67,7 @@ def test_the_generated_plugin_converts_its_op_and_openvino_runs_the_ir(installed
 
 
 def test_a_bad_name_or_an_existing_folder_is_one_error(tmp_path, capsys):
-    assert main(["new-plugin", "My-Ops", "-o", str(tmp_path / "a")]) == 1
+    assert main(["new-plugin", "My-Ops", "-o", str(tmp_path / "a")]) == 2  # a bad value: usage error
     assert "use lower case letters" in capsys.readouterr().err
     (tmp_path / "b").mkdir()
     assert main(["new-plugin", "ops", "-o", str(tmp_path / "b")]) == 1

@@ -194,7 +194,7 @@ def test_workers_start_from_a_clean_process_once_a_native_runtime_is_loaded(zoo,
 
 
 def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
-    assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 1
+    assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 2
     assert "no.such" in capsys.readouterr().err
     assert not (tmp_path / "ir").exists()
 
