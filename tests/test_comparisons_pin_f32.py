@@ -194,9 +194,12 @@ def test_the_helper_pins_f32_compute_and_kv_cache_whatever_the_device_default() 
 
     x = ops.parameter([2, 3], np.float32)
     model = ov.Model([ops.relu(x)], [x])
-    compiled = compile_for_comparison(model, core=ov.Core())
-    for name in ("INFERENCE_PRECISION_HINT", "KEY_CACHE_PRECISION", "VALUE_CACHE_PRECISION"):
-        assert compiled.get_property(name) == ov.Type.f32, name
+    lowered = ov.Core()  # a caller's core set to low precision does not win either
+    lowered.set_property("CPU", {"INFERENCE_PRECISION_HINT": "bf16", "KV_CACHE_PRECISION": "u8"})
+    for core in (ov.Core(), lowered):
+        compiled = compile_for_comparison(model, core=core)
+        for name in ("INFERENCE_PRECISION_HINT", "KEY_CACHE_PRECISION", "VALUE_CACHE_PRECISION"):
+            assert compiled.get_property(name) == ov.Type.f32, name
     for key in ("INFERENCE_PRECISION_HINT", "KV_CACHE_PRECISION", "EXECUTION_MODE_HINT"):
         with pytest.raises(ValueError, match=key):
             compile_for_comparison(model, core=ov.Core(), config={key: "bf16"})
