@@ -44,7 +44,8 @@ def read_model_proto(path: Path) -> Any:
     try:
         model = _parse_leaving_weights_on_disk(path) or _parse(path.read_bytes())
     except (DecodeError, RuntimeError, ValueError) as exc:
-        raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {exc}") from None
+        why = str(exc).replace("'irconv_onnx.", "'onnx.")  # the vendored schema's messages are ONNX's
+        raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {why}") from None
     if not model.HasField("graph") or (not model.graph.node and not model.graph.output):
         raise ModelFileError(f"{path} holds no ONNX graph (truncated or not an ONNX file?)")
     return model
