@@ -102,7 +102,7 @@ EVERY_CONVERSION = (
     # on older Pythons, backports the packages above may use
     "importlib_metadata", "zipp", "typing_extensions", "tomli", "exceptiongroup",
     # interpreter machinery (what site's .pth hooks import at start-up is allowed besides, see
-    # _startup_modules: virtualenv, setuptools, editable installs, coverage)
+    # the startup_modules fixture: virtualenv, setuptools, editable installs, coverage)
     "__main__", "_sysconfigdata_",
 )
 FORMAT_NEEDS: dict[str, tuple[str, ...]] = {
