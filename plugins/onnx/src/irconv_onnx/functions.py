@@ -6,7 +6,8 @@ existed, ``Celu``, ``Gelu``, ...) live in the ONNX operator library, so ``onnx.d
 imported, and the ``onnx`` package with it, only when a model holds such an op that no
 installed extractor handles; ONNX shape inference likewise only when such a body depends
 on input types the model does not declare. Their protos are carried over to irconv's
-schema through their serialized bytes (the two schemas are the same messages).
+schema through their serialized bytes (the two schemas are the same messages). Without an
+importable ``onnx``, such ops stay as they are and are reported among the unsupported ones.
 """
 
 from __future__ import annotations
@@ -81,11 +82,11 @@ def _rename_captures(graph: Any, internal: set[str], rename: Callable[[str], str
 
 def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
     """Attribute defaults the ONNX schema declares (function bodies may refer to them)."""
-    import onnx.defs
-
     from irconv_onnx.proto.onnx_ml_pb2 import AttributeProto
 
     try:
+        import onnx.defs
+
         schema = onnx.defs.get_schema(op_type, opset, domain)
     except Exception:
         return {}
@@ -105,11 +106,11 @@ def schema_function(
     Context-dependent bodies need the input types; ``input_type(name)`` gives a
     TypeProto when the loader knows it.
     """
-    import onnx.defs
-
     from irconv_onnx.proto.onnx_ml_pb2 import FunctionProto
 
     try:
+        import onnx.defs
+
         schema = onnx.defs.get_schema(node.op_type, opset, domain)
     except Exception:
         return None
@@ -143,11 +144,11 @@ def schema_function(
 def infer_value_types(model: Any) -> dict[str, Any]:
     """The tensor types ONNX shape inference finds for the values of ``model``'s main graph
     (TypeProtos of irconv's schema), or nothing when inference fails."""
-    import onnx
-
     from irconv_onnx.proto.onnx_ml_pb2 import TypeProto
 
     try:
+        import onnx
+
         inferred = onnx.shape_inference.infer_shapes(onnx.ModelProto.FromString(model.SerializeToString()))
     except Exception:
         return {}
