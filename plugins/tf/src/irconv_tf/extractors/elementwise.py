@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import ml_dtypes
 import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, require_rank
@@ -175,7 +174,7 @@ def _infinity_test(native: type[Op], compare: type[Op], beyond: type[Op]):  # ty
         magnitude = ctx.op(Abs(), ctx.input(0), suffix="magnitude")
         if element is ElementType.f64:
             return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
-        largest = float(ml_dtypes.finfo(element.numpy).max)
+        largest = element.max_finite
         classified = ctx.op(beyond(), magnitude, const_like(ctx, largest, ctx.input(0), "largest_finite"))
         number = ctx.op(LogicalNot(), ctx.op(IsNaN(), ctx.input(0), suffix="nan"), suffix="not_nan")
         return [ctx.op(LogicalAnd(), classified, number, suffix="and_not_nan")]
