@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 
 #: What a comparison pins. The CPU plugin's defaults depend on the machine: on CPUs with
 #: AVX512-BF16 or AMX it computes in bf16 and keeps a stateful model's KV cache in u8, which
-#: differ from an f32 reference by far more than any conversion error a test looks for.
+#: differ from an f32 reference by far more than any conversion error a test looks for. With
+#: compressed (u8/u4) weights it also quantizes activations on the fly by default, which moves
+#: outputs away from the exact product of the dequantized weights.
 COMPARISON_PRECISION: Mapping[str, str] = MappingProxyType(
-    {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
+    {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 )
 
 #: Properties that would undo the pinning if a caller's ``config`` set them.

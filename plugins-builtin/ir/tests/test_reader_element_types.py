@@ -120,8 +120,6 @@ def test_weight_compressed_irs_show_and_convert_again(tmp_path: Path, weight_for
 def _run_exact(xml: Path, x: np.ndarray) -> np.ndarray:
     """The IR's output in f32, without the CPU plugin's dynamic quantization of activations
     (on by default for 4-bit weights: it would differ from the exact product by ~1e-2)."""
-    from irconv.runtime import openvino_core
+    from irconv.runtime import compile_for_comparison
 
-    config = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
-    compiled = openvino_core(None).compile_model(openvino_core(None).read_model(str(xml)), "CPU", config)
-    return compiled([x])[0]
+    return compile_for_comparison(xml)([x])[0]
