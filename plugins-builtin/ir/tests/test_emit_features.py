@@ -77,20 +77,54 @@ def test_fp16_layers_are_f16_const_and_marked_convert(tmp_path, installed_host):
     assert model.outputs[0].get_element_type().get_type_name() == "f32"
 
 
-def test_fp16_overflow_and_underflow_are_counted(tmp_path, installed_host):
-    w = rng.standard_normal((16, 8)).astype(np.float32)
-    w[0, :3] = [1e6, -7e4, 65504.0]  # two beyond the f16 range, one exactly at its edge
-    w[1, :2] = [1e-9, -2e-8]  # both round to zero in f16
-    notes = emit_with_notes(mlp([w]), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
-    expected_overflow = int(np.count_nonzero(np.abs(w) > 65504))
-    expected_underflow = int(np.count_nonzero((w != 0) & (np.abs(w) < 2.0**-25)))
-    assert (expected_overflow, expected_underflow) == (2, 2)
+def test_fp16_keeps_values_beyond_its_range_f32_and_counts_underflow(tmp_path, installed_host):
+    """A weight f16 cannot hold (beyond +-65504) stays f32, whole and exact, and the note
+    names it; one whose tiny values only round to zero is compressed, the zeros counted."""
+    big = rng.standard_normal((16, 8)).astype(np.float32)
+    big[0, :3] = [1e6, -7e4, 65504.0]  # two beyond the f16 range, one exactly at its edge
+    tiny = rng.standard_normal((8, 4)).astype(np.float32)
+    tiny[1, :2] = [1e-9, -2e-8]  # both round to zero in f16
+    notes = emit_with_notes(mlp([big, tiny]), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
     text = " ".join(notes)
-    assert f"{expected_overflow} value(s) beyond" in text and f"{expected_underflow} non-zero value(s)" in text
+    assert "compressed 1 f32 constant(s) (32 values)" in text, text
+    assert "kept 1 constant(s) f32 (values beyond +-65504): 'Const_1'" in text, text
+    assert "2 non-zero value(s) below the f16 range became zero" in text and "clamped" not in text
+    consts = [layer.find("data").get("element_type") for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Const"]  # type: ignore[union-attr]
+    assert sorted(consts) == ["f16", "f32"]
     x = np.zeros((1, 16), np.float32)
     x[0, 0] = 1
+    hidden = np.maximum(x @ big, 0)
     y = run_ir(tmp_path / "m.xml", {"x": x})["y"]
-    assert y[0, 0] == pytest.approx(65504.0)  # clamped, not inf
+    assert hidden[0, 0] == 1e6  # the exact f32 value reaches the next layer, not 65504
+    np.testing.assert_allclose(y, np.maximum(hidden @ tiny.astype(np.float16).astype(np.float32), 0), rtol=1e-5)
+
+
+def test_fp16_rounded_constants_stay_f32_unless_f16_holds_them(tmp_path, installed_host):
+    """Constants whose values are rounded to integers downstream (a requantization's bias and
+    multiplier before Round, a grid range of FakeQuantize) stay f32 when f16 would move them;
+    ones f16 holds exactly, and the data weights, are compressed."""
+    from irconv_opset import Convert, FakeQuantize, Multiply, Round
+
+    b = GraphBuilder("requantize")
+    x = b.parameter("x", (1, 64))
+    weights = rng.standard_normal((64, 16)).astype(np.float32)
+    accumulated = b.op(Add(), b.op(MatMul(), x, b.const(weights, name="weights")), b.const(np.float32(4097.0), name="bias"))
+    scaled = b.op(Multiply(), accumulated, b.const(np.float32(0.0123456), name="multiplier"))
+    offset = b.op(Add(), scaled, b.const(np.float32(0.5), name="half"))  # 0.5: f16 holds it
+    b.result(b.op(Convert(destination_type=ElementType.i32), b.op(Round(mode="half_to_even"), offset)), "q")
+    grid = [b.const(np.float32(v), name=n) for v, n in [(-1.00392, "in_low"), (0.99608, "in_high"), (-1.0, "out_low"), (1.0, "out_high")]]
+    b.result(b.op(FakeQuantize(levels=256), x, *grid), "fq")
+    infer_graph(b.graph)
+    notes = emit_with_notes(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    by_name = {layer.get("name"): layer.find("data").get("element_type") for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Const"}  # type: ignore[union-attr]
+    assert {n: by_name[n] for n in ("bias", "multiplier", "in_low", "in_high")} == dict.fromkeys(("bias", "multiplier", "in_low", "in_high"), "f32")
+    assert {by_name[f"{n}/compressed"] for n in ("weights", "half", "out_low", "out_high")} == {"f16"}
+    assert "kept 4 constant(s) f32 (rounded to integers downstream, not exact in f16)" in " ".join(notes)
+    x_value = rng.uniform(-1, 1, (1, 64)).astype(np.float32)
+    got = run_ir(tmp_path / "m.xml", {"x": x_value})
+    f16_weights = weights.astype(np.float16).astype(np.float32)
+    exact = np.round((x_value @ f16_weights + np.float32(4097.0)) * np.float32(0.0123456) + np.float32(0.5))
+    np.testing.assert_array_equal(got["q"], exact.astype(np.int32))
 
 
 def test_no_compression_leaves_f32(tmp_path, installed_host):

@@ -38,3 +38,29 @@ def test_values_counts_and_special_values(monkeypatch, tmp_path):
 
 def test_message_is_quiet_when_nothing_was_compressed():
     assert CompressionStats().message() is None
+
+
+def test_f16_loss_names_what_f16_cannot_hold():
+    from irconv_ir.fp16 import f16_loss
+
+    weights = np.random.default_rng(3).standard_normal(1000).astype(np.float32)
+    assert f16_loss(weights, rounded=False) is None  # rounded, but nothing downstream needs it exact
+    assert f16_loss(weights, rounded=True) == "rounded to integers downstream, not exact in f16"
+    assert f16_loss(np.array([1.0, 0.5, 2048.0, -65504.0], np.float32), rounded=True) is None  # all exact in f16
+    assert f16_loss(np.array([65519.0, -1.0], np.float32), rounded=False) is None  # rounds to 65504, no clamp
+    assert f16_loss(np.array([65520.0, 1.0], np.float32), rounded=False) == "values beyond +-65504"
+    assert f16_loss(np.array([np.inf, -np.inf, np.nan, 3.0], np.float32), rounded=False) is None  # f16 has them
+    assert f16_loss(np.array([np.nan, -1e5], np.float32), rounded=False) == "values beyond +-65504"
+    assert f16_loss(np.array([4097.0], np.float32), rounded=True) is not None  # an integer f16 rounds to 4096
+
+
+def test_message_names_the_kept_constants():
+    stats = CompressionStats()
+    stats.count(10, [(0, 0)])
+    for index in range(5):
+        stats.keep(f"bias{index}", "values beyond +-65504")
+    text = stats.message()
+    assert text == (
+        "compressed 1 f32 constant(s) (10 values) to f16; kept 5 constant(s) f32 "
+        "(values beyond +-65504): 'bias0', 'bias1', 'bias2' and 2 more"
+    )

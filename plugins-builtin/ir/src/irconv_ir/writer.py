@@ -15,7 +15,7 @@ from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter, Encoding
 from irconv_ir.bodies import body_layouts, write_port_map
-from irconv_ir.fp16 import F16, CompressionStats, shape_constants, should_compress
+from irconv_ir.fp16 import F16, CompressionStats, f16_loss, rounded_constants, shape_constants, should_compress
 from irconv_ir.meta import RT_MARKERS
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
@@ -152,6 +152,8 @@ class GraphPlan:
     order: list[Node]
     sources: dict[int, list[OutPort]]
     compressed: set[int] = field(default_factory=set)
+    #: compressed candidates whose values are rounded to integers downstream (see ``rounded_constants``)
+    rounded: set[int] = field(default_factory=set)
     layer_of: dict[int, int] = field(default_factory=dict)
     inputs_of: dict[int, int] = field(default_factory=dict)
     extra_names: dict[tuple[int, int], list[str]] = field(default_factory=dict)
@@ -170,6 +172,10 @@ class GraphPlan:
 def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> GraphPlan:
     """Number the layers: topological order; a compressed Const takes two ids (Const, Convert).
 
+    Whether a compression candidate's values fit f16 is only known when it is written (its
+    values are read once, as they are written): one that does not is written f32 under
+    the first of its two ids, and the second stays unused (layer ids need not be dense).
+
     ``name_boundary`` gives unnamed model inputs and outputs a tensor name (the main graph).
     """
     sources = {node.id: _input_sources(node) for node in graph.nodes()}
@@ -178,6 +184,8 @@ def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> Gra
     if name_boundary:
         plan.extra_names = boundary_names(graph)
     keep = shape_constants(graph) if compress else set()
+    if compress:
+        plan.rounded = rounded_constants(graph)
     next_id = 0
     for node in plan.order:
         count = len(sources[node.id])
@@ -283,6 +291,12 @@ class GraphWriter:
     def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:
         value = node.op.stored  # type: ignore[attr-defined]  # a DeferredConst is computed while written
         names = plan.names(node.out_port(0))
+        if node.id in plan.compressed and (reason := f16_loss(value, node.id in plan.rounded)):
+            self.stats.keep(node.name, reason)
+            plan.compressed.discard(node.id)  # edges are written after the layers: they see this
+            layer_id -= 1
+            plan.layer_of[node.id] = layer_id
+            plan.inputs_of[node.id] = 0
         if node.id in plan.compressed:
             self.const_layer(layer_id - 1, f"{node.name}/compressed", value, names=[], encoding=F16)
             self.xml.open("layer", _header(layer_id, node.name, "Convert", "opset1"))
