@@ -101,8 +101,9 @@ def test_fp16_keeps_values_beyond_its_range_f32_and_counts_underflow(tmp_path, i
 
 def test_fp16_rounded_constants_stay_f32_unless_f16_holds_them(tmp_path, installed_host):
     """Constants whose values are rounded to integers downstream (a requantization's bias and
-    multiplier before Round, a grid range of FakeQuantize) stay f32 when f16 would move them;
-    ones f16 holds exactly, and the data weights, are compressed."""
+    multiplier before Round, a grid range of FakeQuantize), or that scale integers (the
+    dequantization after it), stay f32 when f16 would move them; ones f16 holds exactly,
+    and the data weights, are compressed."""
     from irconv_opset import Convert, FakeQuantize, Multiply, Round
 
     b = GraphBuilder("requantize")
@@ -111,20 +112,24 @@ def test_fp16_rounded_constants_stay_f32_unless_f16_holds_them(tmp_path, install
     accumulated = b.op(Add(), b.op(MatMul(), x, b.const(weights, name="weights")), b.const(np.float32(4097.0), name="bias"))
     scaled = b.op(Multiply(), accumulated, b.const(np.float32(0.0123456), name="multiplier"))
     offset = b.op(Add(), scaled, b.const(np.float32(0.5), name="half"))  # 0.5: f16 holds it
-    b.result(b.op(Convert(destination_type=ElementType.i32), b.op(Round(mode="half_to_even"), offset)), "q")
+    rounded = b.op(Round(mode="half_to_even"), offset)
+    b.result(b.op(Convert(destination_type=ElementType.i32), rounded), "q")
+    b.result(b.op(Multiply(), rounded, b.const(np.float32(0.00731), name="out_scale")), "real")  # dequantized
     grid = [b.const(np.float32(v), name=n) for v, n in [(-1.00392, "in_low"), (0.99608, "in_high"), (-1.0, "out_low"), (1.0, "out_high")]]
     b.result(b.op(FakeQuantize(levels=256), x, *grid), "fq")
     infer_graph(b.graph)
     notes = emit_with_notes(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    kept = ("bias", "multiplier", "in_low", "in_high", "out_scale")
     by_name = {layer.get("name"): layer.find("data").get("element_type") for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Const"}  # type: ignore[union-attr]
-    assert {n: by_name[n] for n in ("bias", "multiplier", "in_low", "in_high")} == dict.fromkeys(("bias", "multiplier", "in_low", "in_high"), "f32")
+    assert {n: by_name[n] for n in kept} == dict.fromkeys(kept, "f32")
     assert {by_name[f"{n}/compressed"] for n in ("weights", "half", "out_low", "out_high")} == {"f16"}
-    assert "kept 4 constant(s) f32 (rounded to integers downstream, not exact in f16)" in " ".join(notes)
+    assert "kept 5 constant(s) f32 (in exact integer arithmetic, not exact in f16)" in " ".join(notes)
     x_value = rng.uniform(-1, 1, (1, 64)).astype(np.float32)
     got = run_ir(tmp_path / "m.xml", {"x": x_value})
     f16_weights = weights.astype(np.float16).astype(np.float32)
     exact = np.round((x_value @ f16_weights + np.float32(4097.0)) * np.float32(0.0123456) + np.float32(0.5))
     np.testing.assert_array_equal(got["q"], exact.astype(np.int32))
+    np.testing.assert_array_equal(got["real"], exact * np.float32(0.00731))
 
 
 def test_no_compression_leaves_f32(tmp_path, installed_host):

@@ -45,7 +45,7 @@ def test_f16_loss_names_what_f16_cannot_hold():
 
     weights = np.random.default_rng(3).standard_normal(1000).astype(np.float32)
     assert f16_loss(weights, rounded=False) is None  # rounded, but nothing downstream needs it exact
-    assert f16_loss(weights, rounded=True) == "rounded to integers downstream, not exact in f16"
+    assert f16_loss(weights, rounded=True) == "in exact integer arithmetic, not exact in f16"
     assert f16_loss(np.array([1.0, 0.5, 2048.0, -65504.0], np.float32), rounded=True) is None  # all exact in f16
     assert f16_loss(np.array([65519.0, -1.0], np.float32), rounded=False) is None  # rounds to 65504, no clamp
     assert f16_loss(np.array([65520.0, 1.0], np.float32), rounded=False) == "values beyond +-65504"

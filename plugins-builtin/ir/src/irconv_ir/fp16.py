@@ -123,21 +123,55 @@ MOVING_OPS = frozenset(
 
 
 def rounded_constants(graph: Graph) -> set[int]:
-    """Ids of the Consts whose values reach an integer rounding (Round, Floor, Ceiling,
-    FakeQuantize, a Convert to an integer type) through element-wise arithmetic, value
-    moves and reductions: the exact integer arithmetic of a quantized model (accumulator
-    biases, requantization multipliers, zero points, grid ranges) and any computed index.
-    Rounding such a constant to f16 moves the value that is rounded, so the integer that
-    comes out can change; it stays f32 unless f16 holds it exactly (see :func:`f16_loss`).
+    """Ids of the Consts of exact integer arithmetic, two kinds:
+
+    - those whose values reach an integer rounding (Round, Floor, Ceiling, FakeQuantize, a
+      Convert to an integer type) through element-wise arithmetic, value moves and
+      reductions: accumulator biases, requantization multipliers, zero points, grid ranges,
+      any computed index. Rounding one to f16 moves the value that is rounded, so the
+      integer that comes out can change;
+    - the operands of the element-wise arithmetic applied to integer values (a rounding's
+      result, a computed integer tensor converted to float): a dequantization's scale and
+      zero point, whose f16 rounding would move every real value made from those integers.
+
+    Such a constant stays f32 unless f16 holds it exactly (see :func:`f16_loss`). Integer
+    weights read as ``Const -> Convert`` are not followed: their scales are the weight
+    compression's business, which chooses their type itself.
     """
-    starts = [
-        source.node
-        for node in graph.nodes()
-        if node.type in ROUNDING_OPS or (node.type == "Convert" and node.op.destination_type.is_integer)  # type: ignore[attr-defined]
-        for port in node.in_ports()
-        if (source := port.get_source()) is not None
-    ]
-    return _consts_upstream(starts, _passes_values_on)
+    rounding = [node for node in graph.nodes() if _makes_integers(node)]
+    starts = [source.node for node in rounding for port in node.in_ports() if (source := port.get_source()) is not None]
+    return _consts_upstream(starts, _passes_values_on) | _operands_downstream(rounding)
+
+
+def _makes_integers(node: Node) -> bool:
+    if node.type in ROUNDING_OPS:
+        return True
+    if node.type != "Convert":
+        return False
+    source = node.in_port(0).get_source()
+    destination = node.op.destination_type  # type: ignore[attr-defined]
+    from_integers = source is not None and source.node.type != "Const" and source.data.element_type.is_integer
+    return bool(destination.is_integer or (from_integers and destination.is_float))
+
+
+def _operands_downstream(starts: list[Node]) -> set[int]:
+    """Ids of the Consts read by the element-wise ops downstream of ``starts`` (walking only
+    through element-wise ops)."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    stack = [port.node for node in starts for port in node.users()]
+    while stack:
+        node = stack.pop()
+        if node.id in seen or Trait.ELEMENTWISE not in node.op.traits:
+            continue
+        seen.add(node.id)
+        found.update(
+            source.node.id
+            for port in node.in_ports()
+            if (source := port.get_source()) is not None and source.node.type == "Const"
+        )
+        stack.extend(port.node for port in node.users())
+    return found
 
 
 def _passes_values_on(node: Node) -> bool:
@@ -178,7 +212,7 @@ def f16_loss(value: np.ndarray | object, rounded: bool) -> str | None:
         with np.errstate(over="ignore"):
             exact = np.array_equal(value.astype(np.float16).astype(np.float32), value, equal_nan=True)
         if not exact:
-            return "rounded to integers downstream, not exact in f16"
+            return "in exact integer arithmetic, not exact in f16"
     if -F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW:  # False with a NaN or an infinity
         return None
     finite = np.abs(value[np.isfinite(value)])  # the rare case: look at the finite values alone
