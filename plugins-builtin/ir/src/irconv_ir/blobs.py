@@ -3,10 +3,12 @@
 A constant goes to the file in one of two ways. A C-contiguous value stored as it is
 (the usual case) is written straight from its memory, one ``write``. A value that must be
 encoded on the way (f32 -> f16 compression) or gathered (a transposed view, see
-``fuse.transpose_matmul_weights``) is cut into blocks; two worker threads encode blocks
-into reusable buffers while the calling thread writes the finished ones in order, so the
-conversion runs on both cores and no full-size copy is ever allocated. NumPy releases the
-GIL in both the cast and the write.
+``fuse.transpose_matmul_weights``) is cut into blocks; worker threads (``threads``, one a
+core by default) encode blocks into reusable buffers while the calling thread writes the
+finished ones in order, so the conversion runs on every core, no full-size copy is ever
+allocated and the file is the same whatever the number of threads. NumPy releases the GIL
+in both the cast and the write. A value of a single block is encoded by the calling thread:
+handing it over would only add a wait, so a small model never starts a thread.
 
 A rescaling not computed yet (a ``DeferredProduct``, see ``irconv.ops.deferred``) takes the
 second way too: each block is computed on a worker thread just before it is encoded, so
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import mmap
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -52,8 +55,8 @@ BLOCK = 1 << 20
 #: VGG16 (a 400 MB matrix) 0.6 -> 1.0 s.
 MIN_BLOCK = 1 << 17
 MIN_BLOCKS = 4
-#: Blocks encoded ahead of the write.
-IN_FLIGHT = 3
+#: Blocks encoded ahead of the write, beyond one per worker thread.
+AHEAD = 1
 #: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
 RELEASE_MIN = 1 << 20
 
@@ -143,8 +146,9 @@ class BlobWriter:
     costs nothing: they are the graph's own constants.
     """
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], threads: int = 2) -> None:
         self._stream = stream
+        self._threads = max(1, threads)
         self._stored: dict[tuple[str, int, bytes], list[tuple[int, np.ndarray]]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.size = 0
@@ -213,8 +217,24 @@ class BlobWriter:
         self.close()
 
     def _write_encoded(self, parts: Iterator[np.ndarray | Deferred], encoding: Encoding, reports: list[object]) -> None:
+        """Encode ``parts`` and write them in order: on the worker threads when there are
+        several parts and threads, else on this thread."""
+        parts = _whole_items(parts, encoding.per_item)
+        first = next(parts, None)
+        second = next(parts, None)
+        if first is None:
+            return
+        if second is None or self._threads == 1:
+            buffer = np.empty(0, encoding.dtype)
+            for block in itertools.chain([first], [] if second is None else [second], parts):
+                count = encoding.items(block.size)
+                if buffer.size < count:
+                    buffer = np.empty(count, encoding.dtype)
+                reports.append(encoding.encode(block, buffer[:count]))
+                self._stream.write(memoryview(buffer[:count]).cast("B"))
+            return
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="irconv-blob")
+            self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="irconv-blob")
         free: list[np.ndarray] = []
         pending: deque[tuple[Future[object], np.ndarray, int]] = deque()
 
@@ -224,13 +244,13 @@ class BlobWriter:
             self._stream.write(memoryview(buffer[:count]).cast("B"))
             free.append(buffer)
 
-        for block in _whole_items(parts, encoding.per_item):
+        for block in itertools.chain([first, second], parts):
             count = encoding.items(block.size)
             buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
             if buffer.size < count:
                 buffer = np.empty(count, encoding.dtype)
             pending.append((self._pool.submit(encoding.encode, block, buffer[:count]), buffer, count))
-            if len(pending) >= IN_FLIGHT:
+            if len(pending) >= self._threads + AHEAD:
                 write_oldest()
         while pending:
             write_oldest()

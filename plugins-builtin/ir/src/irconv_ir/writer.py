@@ -39,7 +39,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     check_model_inputs(graph)
     stats = CompressionStats()
     xml = XmlStream(ctx.open(xml_path, "wb"))  # opened first: the files are listed (and verified) in this order
-    with BlobWriter(ctx.open(bin_path, "wb")) as blobs:
+    with BlobWriter(ctx.open(bin_path, "wb"), threads=ctx.options.worker_threads()) as blobs:
         writer = GraphWriter(
             xml,
             blobs,
