@@ -164,8 +164,31 @@ class BlobWriter:
         """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
+        stored = self.add_unless(value, encoding, reports)
+        assert stored is not None
+        return stored
+
+    @property
+    def can_take_back(self) -> bool:
+        """Whether :meth:`add_unless` can take back a blob it wrote (the file is seekable)."""
+        return self._stream.seekable()
+
+    def add_unless(
+        self,
+        value: np.ndarray | Deferred,
+        encoding: Encoding | None = None,
+        reports: list[object] | None = None,
+        refuse: Callable[[list[object]], bool] | None = None,
+    ) -> tuple[int, int] | None:
+        """:meth:`add`, except that when ``refuse`` is true of what the encoder reported
+        for the blob's blocks, the blob is taken back out of the file (which must be
+        seekable, see :attr:`can_take_back`) and None is returned: the encoder finds out,
+        in the pass it makes anyway, what a check made beforehand would read the value once
+        more for (a value f16 cannot hold)."""
+        reports = [] if reports is None else reports
+        first_report = len(reports)
         if not isinstance(value, np.ndarray):  # a Deferred (a protocol check costs ~50 us: not per constant)
-            return self._add_deferred(value, encoding or storage(value.dtype), reports)
+            return self._add_deferred(value, encoding or storage(value.dtype), reports, refuse)
         value = _little_endian(value)
         prefetch_mapped_pages(value)
         encoding = encoding or storage(value.dtype)
@@ -186,24 +209,43 @@ class BlobWriter:
                 value = np.ascontiguousarray(value)
             step = block_size(value.size)
             step += -step % encoding.per_item
-            self._write_encoded(blocks(value, step), encoding, reports if reports is not None else [])
+            self._write_encoded(blocks(value, step), encoding, reports)
+        if refuse is not None and refuse(reports[first_report:]):
+            self._take_back(offset, reports, first_report)
+            return None
         self.size += size
         candidates.append((offset, bits))
         self.blobs += 1
         release_mapped_pages(value)
         return offset, size
 
-    def _add_deferred(self, value: Deferred, encoding: Encoding, reports: list[object] | None) -> tuple[int, int]:
+    def _add_deferred(
+        self,
+        value: Deferred,
+        encoding: Encoding,
+        reports: list[object],
+        refuse: Callable[[list[object]], bool] | None,
+    ) -> tuple[int, int] | None:
         """Compute and write a deferred value; never shared (its digest would cost a
         computation of its own, and two equal rescalings of one matrix are rare)."""
+        first_report = len(reports)
         prefetch_mapped_pages(value.base)
         offset, size = self.size, encoding.items(value.size) * encoding.dtype.itemsize
         parts = value.blocks(block_size(value.size))
-        self._write_encoded(parts, _computing_first(encoding), reports if reports is not None else [])
+        self._write_encoded(parts, _computing_first(encoding), reports)
+        if refuse is not None and refuse(reports[first_report:]):
+            self._take_back(offset, reports, first_report)
+            return None
         self.size += size
         self.blobs += 1
         release_mapped_pages(value.base)
         return offset, size
+
+    def _take_back(self, offset: int, reports: list[object], first_report: int) -> None:
+        """Cut the file back to ``offset`` and forget the reports from ``first_report`` on."""
+        self._stream.seek(offset)
+        self._stream.truncate()
+        del reports[first_report:]
 
     def close(self) -> None:
         if self._pool is not None:

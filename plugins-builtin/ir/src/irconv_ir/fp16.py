@@ -199,26 +199,32 @@ def _consts_upstream(starts: list[Node], walk_through: Callable[[Node], bool]) -
 
 #: f32 magnitudes from which f16 has no finite value (65520 rounds to infinity).
 F16_OVERFLOW = 65520.0
+BEYOND_F16 = f"values beyond +-{F16_MAX:g}"
+INEXACT_INTEGER_ARITHMETIC = "in exact integer arithmetic, not exact in f16"
 
 
-def f16_loss(value: np.ndarray | object, rounded: bool) -> str | None:
-    """Why ``value`` (f32) must stay f32, or None when f16 may hold it: a finite value f16
-    cannot hold (beyond +-65504, it would be clamped), or, for a constant that is
-    ``rounded`` downstream (see :func:`rounded_constants`), any value f16 does not hold
-    exactly. A value computed while written (a ``Deferred``) is not inspected."""
+def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True) -> str | None:
+    """Why ``value`` (f32) must stay f32, or None when f16 may hold it: for a constant that
+    is ``rounded`` downstream (see :func:`rounded_constants`), any value f16 does not hold
+    exactly; with ``check_range``, a finite value f16 cannot hold (beyond +-65504, it would
+    be clamped; the writer leaves that to the encoder, see :func:`any_clamped`). A value
+    computed while written (a ``Deferred``) is not inspected."""
     if not isinstance(value, np.ndarray) or not value.size:
         return None
     if rounded:
         with np.errstate(over="ignore"):
             exact = np.array_equal(value.astype(np.float16).astype(np.float32), value, equal_nan=True)
         if not exact:
-            return "in exact integer arithmetic, not exact in f16"
-    if -F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW:  # False with a NaN or an infinity
+            return INEXACT_INTEGER_ARITHMETIC
+    if not check_range or (-F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
         return None
     finite = np.abs(value[np.isfinite(value)])  # the rare case: look at the finite values alone
-    if finite.size and np.max(finite) >= F16_OVERFLOW:
-        return f"values beyond +-{F16_MAX:g}"
-    return None
+    return BEYOND_F16 if finite.size and np.max(finite) >= F16_OVERFLOW else None
+
+
+def any_clamped(reports: list[object]) -> bool:
+    """Whether :func:`encode_f16` clamped a value in any of the blocks it ``reports`` on."""
+    return any(clamped for clamped, _ in reports)  # type: ignore[misc]
 
 
 def should_compress(node: Node, keep: set[int]) -> bool:
