@@ -149,6 +149,7 @@ class BlobWriter:
     def __init__(self, stream: IO[bytes], threads: int = 2) -> None:
         self._stream = stream
         self._threads = max(1, threads)
+        self._buffers: dict[np.dtype, list[np.ndarray]] = {}  # dtype -> block buffers free for reuse
         self._stored: dict[tuple[str, int, bytes], list[tuple[int, np.ndarray]]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.size = 0
@@ -260,24 +261,25 @@ class BlobWriter:
 
     def _write_encoded(self, parts: Iterator[np.ndarray | Deferred], encoding: Encoding, reports: list[object]) -> None:
         """Encode ``parts`` and write them in order: on the worker threads when there are
-        several parts and threads, else on this thread."""
+        several parts and threads, else on this thread. Block buffers are kept for the
+        next constant (a fresh one would fault its pages in again)."""
         parts = _whole_items(parts, encoding.per_item)
         first = next(parts, None)
         second = next(parts, None)
         if first is None:
             return
+        blocks = itertools.chain([first], [] if second is None else [second], parts)
+        free = self._buffers.setdefault(encoding.dtype, [])
         if second is None or self._threads == 1:
-            buffer = np.empty(0, encoding.dtype)
-            for block in itertools.chain([first], [] if second is None else [second], parts):
+            for block in blocks:
                 count = encoding.items(block.size)
-                if buffer.size < count:
-                    buffer = np.empty(count, encoding.dtype)
+                buffer = _buffer_for(free, count, encoding.dtype)
                 reports.append(encoding.encode(block, buffer[:count]))
                 self._stream.write(memoryview(buffer[:count]).cast("B"))
+                free.append(buffer)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="irconv-blob")
-        free: list[np.ndarray] = []
         pending: deque[tuple[Future[object], np.ndarray, int]] = deque()
 
         def write_oldest() -> None:
@@ -286,16 +288,20 @@ class BlobWriter:
             self._stream.write(memoryview(buffer[:count]).cast("B"))
             free.append(buffer)
 
-        for block in itertools.chain([first, second], parts):
+        for block in blocks:
             count = encoding.items(block.size)
-            buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
-            if buffer.size < count:
-                buffer = np.empty(count, encoding.dtype)
+            buffer = _buffer_for(free, count, encoding.dtype)
             pending.append((self._pool.submit(encoding.encode, block, buffer[:count]), buffer, count))
             if len(pending) >= self._threads + AHEAD:
                 write_oldest()
         while pending:
             write_oldest()
+
+
+def _buffer_for(free: list[np.ndarray], count: int, dtype: np.dtype) -> np.ndarray:
+    """A buffer of ``count`` items or more: a kept one, or a new one of ``BLOCK`` items at least."""
+    buffer = free.pop() if free else np.empty(0, dtype)
+    return buffer if buffer.size >= count else np.empty(max(count, BLOCK), dtype)
 
 
 def _whole_items(parts: Iterator[np.ndarray | Deferred], per_item: int) -> Iterator[np.ndarray | Deferred]:
