@@ -64,3 +64,26 @@ def test_message_names_the_kept_constants():
         "compressed 1 f32 constant(s) (10 values) to f16; kept 5 constant(s) f32 "
         "(values beyond +-65504): 'bias0', 'bias1', 'bias2' and 2 more"
     )
+
+
+def test_a_clamped_blob_is_taken_back(monkeypatch, tmp_path):
+    """``add_unless(..., refuse=any_clamped)``: a value f16 cannot hold is written, found
+    clamped by the encoder and cut back out of the file; the next blob takes its place."""
+    from irconv_ir.fp16 import any_clamped
+
+    monkeypatch.setattr(blobs, "BLOCK", 1000)  # several blocks, the clamped value in the last
+    first = np.arange(10, dtype=np.float32)
+    beyond = np.random.default_rng(6).standard_normal(4500).astype(np.float32)
+    beyond[-1] = 1e6
+    path = tmp_path / "w.bin"
+    with open(path, "wb") as stream, BlobWriter(stream, threads=2) as writer:
+        assert writer.can_take_back
+        assert writer.add(first, F16) == (0, 20)
+        reports: list[object] = []
+        assert writer.add_unless(beyond, F16, reports, refuse=any_clamped) is None
+        assert reports == []
+        assert writer.add(beyond) == (20, 18000)  # f32, where the f16 blob was
+        assert writer.add_unless(beyond[:-1], F16, refuse=any_clamped) == (18020, 8998)
+    data = path.read_bytes()
+    assert len(data) == 20 + 18000 + 8998
+    np.testing.assert_array_equal(np.frombuffer(data[20:18020], np.float32), beyond)
