@@ -139,7 +139,8 @@ def build_frozen(app: str, path: Path) -> None:
 
     model = _keras(app)
     spec = tf.TensorSpec([1, 224, 224, 3], tf.float32, name="input")
-    frozen = convert_variables_to_constants_v2(tf.function(lambda x: model(x, training=False)).get_concrete_function(spec))
+    function = tf.function(lambda x: model(x, training=False)).get_concrete_function(spec)
+    frozen = convert_variables_to_constants_v2(function)
     path.write_bytes(frozen.graph.as_graph_def().SerializeToString())
 
 
@@ -246,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated names (default: all)")
     parser.add_argument("--rounds", type=int, default=3, help="0: only build the models")
-    parser.add_argument("--keep", type=Path, default=Path("/tmp/irconv_against_ovc"), help="where models are built and kept")
+    parser.add_argument("--keep", type=Path, default=Path("/tmp/irconv_against_ovc"),
+                        help="where the models are built and kept")
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.build:  # in a child: the measuring parent stays small
@@ -261,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             model = model_file(name, args.keep)
         except subprocess.CalledProcessError as exc:
-            print(f"{name}: not built: {exc.stderr.decode(errors='replace').strip().splitlines()[-1:]}", file=sys.stderr)
+            last = exc.stderr.decode(errors="replace").strip().splitlines()[-1:]
+            print(f"{name}: not built: {last}", file=sys.stderr)
             continue
         if not args.rounds:
             continue

@@ -45,6 +45,15 @@ def layers(xml: Path) -> list[ET.Element]:
     return list(ET.parse(xml).getroot().find("layers"))  # type: ignore[arg-type]
 
 
+def const_types(xml: Path) -> dict[str, str]:
+    """Const layer name -> its element type."""
+    return {
+        layer.get("name", ""): layer.find("data").get("element_type", "")  # type: ignore[union-attr]
+        for layer in layers(xml)
+        if layer.get("type") == "Const"
+    }
+
+
 def emit_with_notes(graph: Graph, xml: Path, host, **options) -> list[str]:  # type: ignore[no-untyped-def]
     report = ConversionReport()
     save(graph, xml, ConversionOptions.from_kwargs(**options), host, report=report)
@@ -89,8 +98,7 @@ def test_fp16_keeps_values_beyond_its_range_f32_and_counts_underflow(tmp_path, i
     assert "compressed 1 f32 constant(s) (32 values)" in text, text
     assert "kept 1 constant(s) f32 (values beyond +-65504): 'Const_1'" in text, text
     assert "2 non-zero value(s) below the f16 range became zero" in text and "clamped" not in text
-    consts = [layer.find("data").get("element_type") for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Const"]  # type: ignore[union-attr]
-    assert sorted(consts) == ["f16", "f32"]
+    assert sorted(const_types(tmp_path / "m.xml").values()) == ["f16", "f32"]
     x = np.zeros((1, 16), np.float32)
     x[0, 0] = 1
     hidden = np.maximum(x @ big, 0)
@@ -109,18 +117,20 @@ def test_fp16_rounded_constants_stay_f32_unless_f16_holds_them(tmp_path, install
     b = GraphBuilder("requantize")
     x = b.parameter("x", (1, 64))
     weights = rng.standard_normal((64, 16)).astype(np.float32)
-    accumulated = b.op(Add(), b.op(MatMul(), x, b.const(weights, name="weights")), b.const(np.float32(4097.0), name="bias"))
+    product = b.op(MatMul(), x, b.const(weights, name="weights"))
+    accumulated = b.op(Add(), product, b.const(np.float32(4097.0), name="bias"))
     scaled = b.op(Multiply(), accumulated, b.const(np.float32(0.0123456), name="multiplier"))
     offset = b.op(Add(), scaled, b.const(np.float32(0.5), name="half"))  # 0.5: f16 holds it
     rounded = b.op(Round(mode="half_to_even"), offset)
     b.result(b.op(Convert(destination_type=ElementType.i32), rounded), "q")
     b.result(b.op(Multiply(), rounded, b.const(np.float32(0.00731), name="out_scale")), "real")  # dequantized
-    grid = [b.const(np.float32(v), name=n) for v, n in [(-1.00392, "in_low"), (0.99608, "in_high"), (-1.0, "out_low"), (1.0, "out_high")]]
+    ranges = [(-1.00392, "in_low"), (0.99608, "in_high"), (-1.0, "out_low"), (1.0, "out_high")]
+    grid = [b.const(np.float32(v), name=n) for v, n in ranges]
     b.result(b.op(FakeQuantize(levels=256), x, *grid), "fq")
     infer_graph(b.graph)
     notes = emit_with_notes(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
     kept = ("bias", "multiplier", "in_low", "in_high", "out_scale")
-    by_name = {layer.get("name"): layer.find("data").get("element_type") for layer in layers(tmp_path / "m.xml") if layer.get("type") == "Const"}  # type: ignore[union-attr]
+    by_name = const_types(tmp_path / "m.xml")
     assert {n: by_name[n] for n in kept} == dict.fromkeys(kept, "f32")
     assert {by_name[f"{n}/compressed"] for n in ("weights", "half", "out_low", "out_high")} == {"f16"}
     assert "kept 5 constant(s) f32 (in exact integer arithmetic, not exact in f16)" in " ".join(notes)
@@ -216,7 +226,8 @@ def test_emit_is_byte_identical_whatever_the_number_of_threads(tmp_path, install
     written = {}
     for compress in (True, False):
         for threads in (1, 2, 5):
-            xml = emit_ir(graph, tmp_path / f"{compress}-{threads}" / "m.xml", installed_host, compress_to_fp16=compress, threads=threads)
+            path = tmp_path / f"{compress}-{threads}" / "m.xml"
+            xml = emit_ir(graph, path, installed_host, compress_to_fp16=compress, threads=threads)
             written[compress, threads] = (xml.read_bytes(), xml.with_suffix(".bin").read_bytes())
         assert written[compress, 1] == written[compress, 2] == written[compress, 5]
     assert len(written[True, 1][1]) < len(written[False, 1][1])
