@@ -54,6 +54,13 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         help="store float weights as f16 with a decompression Convert (default: on)",
     )
     p.add_argument(
+        "--threads",
+        default=None,
+        metavar="N",
+        help="threads that encode and write the weights (default: one per available core); "
+        "the output is the same for any N",
+    )
+    p.add_argument(
         "--disable-transform",
         action="append",
         default=[],
@@ -167,7 +174,7 @@ def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
 
 
 def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
-    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns
+    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns, thread_count
 
     plugin_values: dict[str, Any] = {}
     for item in args.option:
@@ -192,6 +199,7 @@ def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> Co
         weights=args.weights,
         output_format=args.output_format,
         sync_output=args.sync_output,
+        threads=None if args.threads is None else thread_count(args.threads, "--threads"),
         plugin_values=plugin_values,
         validate=args.debug,
     )
