@@ -16,6 +16,7 @@ from irconv_ir.blobs import release_mapped_pages
 
 from irconv_llm.activation_stats import InputStatistics
 from irconv_llm.apply_awq import apply_awq
+from irconv_llm.group_fallback import note_group_fallback
 from irconv_llm.options import (
     ALL_LAYERS,
     AWQ,
@@ -115,6 +116,7 @@ class CompressWeights(Transform):
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
         ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
+        note_group_fallback(plan, ctx)
         return True
 
 
