@@ -14,7 +14,7 @@ from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedO
 from irconv.graph import Graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
-from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
+from irconv.pipeline.context import SOURCE_PATH, EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.graph.infer import infer_graph
@@ -207,6 +207,8 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
         raise ModelFileError(
             f"cannot read {_model_text(path)} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
+    if not in_memory:
+        graph.meta[SOURCE_PATH] = path  # type: ignore[assignment]
     if loading.done < size:
         progress.advance(size - loading.done)  # what the loader did not report itself
     report.notes += load_ctx.notes
