@@ -39,4 +39,4 @@ def test_a_module_without_value_branches_exports_without_a_note() -> None:
 
     notes: list[str] = []
     export_module(nn.Linear(3, 2), (torch.randn(1, 3),), note=notes.append)
-    assert notes == []
+    assert not any("branches" in note for note in notes)
