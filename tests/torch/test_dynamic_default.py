@@ -1,5 +1,5 @@
-"""A module converted without ``dynamic_shapes`` is dynamic where torch.export allows it (every
-input dimension ``Dim.AUTO``); ``static_shape=True`` keeps the example's shapes; what stayed
+"""A module converted without ``dynamic_shapes`` is dynamic where torch.export allows it (batch
+and sequence dimensions ``Dim.AUTO``); ``static_shape=True`` keeps the example's shapes; what stayed
 static is noted; a ``Dim`` the program does not allow is one line."""
 
 from __future__ import annotations
@@ -60,13 +60,33 @@ def _agree(module: nn.Module, compiled: Any, inputs: tuple[torch.Tensor, ...]) -
     np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5)
 
 
-def test_a_cnn_from_a_batch_of_one_runs_at_any_batch_and_size(tmp_path: Path) -> None:
+class AudioNet(nn.Module):
+    """A 1-D convolution over time: batch and length are free, the channels are the weight's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(3, 8, 5, padding=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.conv(x)).flatten(1)
+
+
+def test_an_image_model_from_a_batch_of_one_runs_at_any_batch(tmp_path: Path) -> None:
     torch.manual_seed(0)
     module = ConvNet().eval()
     compiled, shapes = _compiled(module, tmp_path, example_input=torch.randn(1, 3, 16, 16))
-    assert shapes == ["[?,3,?,?]"]  # the channels are the convolution's; batch 1 did not pin the batch
-    for batch, side in ((1, 16), (3, 16), (2, 24), (5, 9)):
-        _agree(module, compiled, (torch.randn(batch, 3, side, side),))
+    assert shapes == ["[?,3,16,16]"]  # batch 1 did not pin the batch; an image keeps its size
+    for batch in (1, 3, 8):
+        _agree(module, compiled, (torch.randn(batch, 3, 16, 16),))
+
+
+def test_a_sequence_model_runs_at_any_batch_and_length(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    module = AudioNet().eval()
+    compiled, shapes = _compiled(module, tmp_path, example_input=torch.randn(1, 3, 20))
+    assert shapes == ["[?,3,?]"]  # the channels are the convolution's
+    for batch, length in ((1, 20), (3, 7), (2, 41)):
+        _agree(module, compiled, (torch.randn(batch, 3, length),))
 
 
 def test_an_encoder_runs_at_any_batch_and_sequence_length(tmp_path: Path) -> None:
@@ -93,12 +113,12 @@ def test_the_dimensions_torch_kept_static_are_noted_in_one_line() -> None:
     from torch.fx.experimental.symbolic_shapes import is_concrete_int
 
     notes: list[str] = []
-    program = export_module(ConvNet(), (torch.randn(1, 3, 16, 16),), note=notes.append)
+    program = export_module(AudioNet(), (torch.randn(1, 3, 20),), note=notes.append)
     (note,) = notes
     assert "\n" not in note and "x.shape[1]=3" in note and "conv" in note
     assert "x.shape[0]" not in note and "x.shape[2]" not in note  # those are dynamic
     (value,) = [n.meta["val"] for n in program.graph.nodes if n.op == "placeholder" and n.name == "x"]
-    assert [is_concrete_int(size) for size in value.shape] == [False, True, False, False]
+    assert [is_concrete_int(size) for size in value.shape] == [False, True, False]
 
 
 class Halves(nn.Module):

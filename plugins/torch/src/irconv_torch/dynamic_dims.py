@@ -14,15 +14,23 @@ from collections.abc import Iterator
 from typing import Any
 
 
+#: Inputs of this rank or more are images, volumes or videos: only their batch is made dynamic.
+#: Their spatial sizes are part of the design (window and patch arithmetic on them can cost
+#: torch's symbolic reasoning many minutes) and ``--input`` or ``dynamic_shapes=`` free them.
+SPATIAL_RANK = 4
+
+
 def automatic_dynamic_shapes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``dynamic_shapes`` for ``torch.export.export`` marking each dimension of each tensor
-    of ``args``/``kwargs`` ``Dim.AUTO`` (other leaves: None), in the inputs' own structure."""
+    """``dynamic_shapes`` for ``torch.export.export`` in the inputs' own structure: ``Dim.AUTO``
+    for the batch and sequence dimensions of each tensor (every dimension of a tensor of rank
+    below ``SPATIAL_RANK``, the first of one of that rank or more), None for other leaves."""
     import torch
     from torch.utils import _pytree
 
     def spec(leaf: Any) -> Any:
         if isinstance(leaf, torch.Tensor):
-            return {axis: torch.export.Dim.AUTO for axis in range(leaf.dim())}
+            axes = range(leaf.dim()) if leaf.dim() < SPATIAL_RANK else range(1)
+            return {axis: torch.export.Dim.AUTO for axis in axes}
         return None
 
     if kwargs:
@@ -49,7 +57,8 @@ def static_dimensions_note(program: Any) -> str | None:
     fixed = _fixed_by_program(program)
     static: list[str] = []
     for name, shape in _user_input_shapes(program):
-        for axis, size in enumerate(shape):
+        marked = len(shape) if len(shape) < SPATIAL_RANK else 1  # as automatic_dynamic_shapes marks them
+        for axis, size in enumerate(shape[:marked]):
             if isinstance(size, int):
                 reason = fixed.get((name, axis))
                 static.append(f"{name}.shape[{axis}]={size}" + (f" (fixed by {reason})" if reason else ""))
