@@ -40,3 +40,34 @@ def test_a_module_without_value_branches_exports_without_a_note() -> None:
     notes: list[str] = []
     export_module(nn.Linear(3, 2), (torch.randn(1, 3),), note=notes.append)
     assert not any("branches" in note for note in notes)
+
+
+class QuantizableNet(nn.Module):
+    """torchvision's quantizable models' shape: quantize, a convolution, dequantize."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.dequant(self.conv(self.quant(x))).mean((2, 3)))
+
+
+def test_an_eager_quantized_module_is_refused_in_one_line_saying_what_to_convert() -> None:
+    import irconv
+    import pytest
+    from irconv.errors import UserError
+
+    model = QuantizableNet().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    model.fc.qconfig = None
+    torch.ao.quantization.prepare(model, inplace=True)
+    model(torch.randn(2, 3, 8, 8))
+    torch.ao.quantization.convert(model, inplace=True)  # conv: packed parameters
+    with pytest.raises(UserError) as failure:
+        irconv.convert_model(model, example_input=torch.randn(1, 3, 8, 8))
+    message = str(failure.value)
+    assert "\n" not in message and "conv (quantized Conv2d)" in message and "float model" in message, message

@@ -82,6 +82,7 @@ def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
                         "tensors or a dict of keyword tensors) to trace it with torch.export")
     args, kwargs = _arguments(example_input)
     module = module.eval()
+    _refuse_packed_parameters(module)
     if dynamic_shapes is not None or static_shapes:
         return _export(module, args, kwargs, dynamic_shapes, note)
     from irconv_torch.dynamic_dims import automatic_dynamic_shapes, size_oblivious_tracing, static_dimensions_note
@@ -131,6 +132,21 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
                                 f"{constraint_violation_line(non_strict, places)}") from non_strict
             raise UserError(f"torch.export could not trace {type(module).__name__}: "
                             f"{type(non_strict).__name__}: {_first_line(non_strict)}") from non_strict
+
+
+def _refuse_packed_parameters(module: Any) -> None:
+    """Eager-mode quantized modules (``torch.ao.quantization.convert``) keep their weights as
+    TorchScript objects (packed parameters), which ``torch.export`` cannot trace: one line
+    naming them and what to convert instead, rather than torch's AttributeError."""
+    import torch
+
+    packed = [f"{name or 'the module'} (quantized {type(sub).__name__})" for name, sub in module.named_modules()
+              if any(isinstance(value, torch.ScriptObject) for value in vars(sub).values())]
+    if packed:
+        more = f" and {len(packed) - 3} more" if len(packed) > 3 else ""
+        raise UserError(f"{type(module).__name__} holds eager-mode quantized modules ({', '.join(packed[:3])}{more}) "
+                        "whose packed parameters torch.export cannot trace: convert the float model (before "
+                        "torch.ao.quantization.convert), with --weight-format int8 for 8-bit weights")
 
 
 def _parameter_names(module: Any) -> list[str]:
