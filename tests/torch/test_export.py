@@ -42,32 +42,70 @@ def test_a_module_without_value_branches_exports_without_a_note() -> None:
     assert not any("branches" in note for note in notes)
 
 
+
 class QuantizableNet(nn.Module):
-    """torchvision's quantizable models' shape: quantize, a convolution, dequantize."""
+    """torchvision's quantizable models' shape: quantize, a fused convolution and ReLU, a
+    depthwise convolution added back through FloatFunctional, a classifier, dequantize."""
 
     def __init__(self) -> None:
         super().__init__()
         self.quant = torch.ao.quantization.QuantStub()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.fc = nn.Linear(4, 2)
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.relu = nn.ReLU()
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.skip = torch.ao.nn.quantized.FloatFunctional()
+        self.fc = nn.Linear(8 * 6 * 6, 4)
         self.dequant = torch.ao.quantization.DeQuantStub()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc(self.dequant(self.conv(self.quant(x))).mean((2, 3)))
+        h = self.relu(self.conv(self.quant(x)))
+        h = self.skip.add(h, self.depthwise(h))
+        return self.dequant(self.fc(h.flatten(1)))
 
 
-def test_an_eager_quantized_module_is_refused_in_one_line_saying_what_to_convert() -> None:
+def _quantized(model: nn.Module) -> nn.Module:
+    """``model`` through eager-mode post-training quantization (fbgemm/x86 kernels)."""
+    torch.manual_seed(0)
+    model = model.eval()
+    torch.ao.quantization.fuse_modules(model, [["conv", "relu"]], inplace=True)
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    torch.ao.quantization.prepare(model, inplace=True)
+    for _ in range(4):
+        model(torch.randn(4, 3, 6, 6))
+    return torch.ao.quantization.convert(model, inplace=True)
+
+
+def test_an_eager_quantized_module_converts_and_matches_its_kernels(tmp_path: Path) -> None:
+    import irconv
+    import numpy as np
+    from irconv.testing.runtime import compile_ir, emit_ir
+
+    model = _quantized(QuantizableNet())
+    notes: list[str] = []
+    from irconv_torch.export import export_module
+
+    export_module(model, (torch.randn(1, 3, 6, 6),), note=notes.append)
+    assert any("quantized modules computed as float" in note for note in notes)
+    compiled = compile_ir(emit_ir(irconv.convert_model(model, example_input=torch.randn(1, 3, 6, 6)),
+                                  tmp_path / "model.xml"))
+    step = model.fc.scale  # the output's quantization step
+    for batch in (1, 3):
+        x = torch.randn(batch, 3, 6, 6)
+        with torch.no_grad():
+            expected = model(x).numpy()
+        actual = compiled([x.numpy()])[compiled.output(0)]
+        # the same grid values; a value at a rounding tie may land one step away
+        assert np.abs(actual - expected).max() <= step * 1.01
+        assert (np.abs(actual - expected) > 1e-6).mean() < 0.1
+
+
+def test_a_quantized_module_without_a_float_form_is_refused_in_one_line() -> None:
     import irconv
     import pytest
     from irconv.errors import UserError
 
-    model = QuantizableNet().eval()
-    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
-    model.fc.qconfig = None
-    torch.ao.quantization.prepare(model, inplace=True)
-    model(torch.randn(2, 3, 8, 8))
-    torch.ao.quantization.convert(model, inplace=True)  # conv: packed parameters
+    model = torch.ao.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 4)), {nn.Linear})
     with pytest.raises(UserError) as failure:
-        irconv.convert_model(model, example_input=torch.randn(1, 3, 8, 8))
+        irconv.convert_model(model, example_input=torch.randn(1, 4))
     message = str(failure.value)
-    assert "\n" not in message and "conv (quantized Conv2d)" in message and "float model" in message, message
+    assert "\n" not in message and "packed parameters" in message and "float model" in message, message
