@@ -7,7 +7,7 @@ converted in a separate process by ``irconv.convert_model(module, example_input=
 ``openvino.save_model``, each tool first in turn. Both keep f32 weights. The
 table gives the median whole-process wall time, the conversion call's own median time
 (torch import and model construction excluded), the largest peak RSS (``os.wait4``), and
-the median CPU latency of each tool's IR (``compile_model(..., "CPU")``, f32 inference
+the median CPU latency of each tool's IR (compiled for comparison: f32 inference
 precision, same inputs; the IRs run in turn, one inference each, so machine load falls on
 both alike) and its layer count (``<layer>`` elements of the .xml). Children run with
 bytecode caching on, as a pip-installed irconv has it.
@@ -144,12 +144,13 @@ def latencies(xmls: dict[str, Path], runs: int) -> dict[str, tuple[float, list]]
     machine falls on every tool alike."""
     import openvino as ov
     import torch
+    from irconv.runtime import compile_for_comparison
 
     core = ov.Core()
     requests, inputs, times = {}, {}, {}
     for tool, xml in xmls.items():
         inputs[tool] = [t.numpy() for t in torch.load(str(xml) + ".inputs.pt")]
-        requests[tool] = core.compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}).create_infer_request()
+        requests[tool] = compile_for_comparison(xml, core=core).create_infer_request()
         times[tool] = []
         for _ in range(5):
             requests[tool].infer(inputs[tool])

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from irconv.errors import UserError
+from irconv.errors import UsageError
 from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
 from irconv.plugins.option import Option, OptionTable
 
@@ -54,7 +54,7 @@ class ConversionOptions:
             try:
                 patterns.append(re.compile(text))
             except re.error as exc:
-                raise UserError(f"--finegrain-fusing: {text!r} is not a regular expression: {exc}") from None
+                raise UsageError(f"--finegrain-fusing: {text!r} is not a regular expression: {exc}") from None
 
         def frozen(node: Node) -> bool:
             names = (node.name, node.origin) if node.origin else (node.name,)
@@ -89,7 +89,7 @@ class ConversionOptions:
             declared = options.by_keyword(key) if options is not None else None
             if declared is None:
                 known = sorted(core | {o.python_keyword for o in options or ()})
-                raise UserError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
+                raise UsageError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
             value = kwargs.pop(key)
             if value is not None:  # None asks for the option's default
                 plugin_values[declared.name] = value

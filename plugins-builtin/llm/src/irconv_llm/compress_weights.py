@@ -10,6 +10,7 @@ from irconv.ops import DeferredConst
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
+from irconv_llm.group_fallback import note_group_fallback
 from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
 from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, mapped_base, quantization
 from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
@@ -62,6 +63,7 @@ class CompressWeights(Transform):
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
         ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
+        note_group_fallback(plan, ctx)
         return True
 
     def _plan(
