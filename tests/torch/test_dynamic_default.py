@@ -164,6 +164,6 @@ def test_attention_with_as_many_heads_as_tokens_matches(tmp_path: Path) -> None:
     torch.manual_seed(0)
     module = WindowAttention().eval()
     compiled, shapes = _compiled(module, tmp_path, example_input=torch.randn(1, 16, 64))
+    _agree(module, compiled, (torch.randn(1, 16, 64),))
     assert shapes[0].startswith("[?,")  # a dynamic batch
-    for batch in (1, 3):
-        _agree(module, compiled, (torch.randn(batch, 16, 64),))
+    _agree(module, compiled, (torch.randn(3, 16, 64),))
