@@ -77,18 +77,16 @@ def _sources(text: str) -> str:
     return _SOURCE.sub(lambda m: f"{m.group(1)}{m.group(2)}.shape[{m.group(3)}]", text)
 
 
-def dim_places(dynamic_shapes: Any, args: tuple[Any, ...], kwargs: dict[str, Any], names: list[str]) -> dict[str, str]:
+def dim_places(dynamic_shapes: Any, names: list[str]) -> dict[str, str]:
     """Each named ``Dim`` of ``dynamic_shapes`` -> ``"input.shape[axis]"``, the input named
     by ``names`` (the forward's parameters) for positional specs."""
-    import torch
-
     found: dict[str, str] = {}
 
     def visit(spec: Any, label: str) -> None:
         if isinstance(spec, dict) and all(isinstance(key, int) for key in spec):
-            axes = spec.items()
+            axes: list[tuple[Any, Any]] = list(spec.items())
         elif isinstance(spec, (tuple, list)) and spec and all(_is_dim(item) or item is None for item in spec):
-            axes = enumerate(spec)
+            axes = list(enumerate(spec))
         elif isinstance(spec, dict):
             for key, item in spec.items():
                 visit(item, str(key))
@@ -100,12 +98,13 @@ def dim_places(dynamic_shapes: Any, args: tuple[Any, ...], kwargs: dict[str, Any
         else:
             return
         for axis, dim in axes:
-            if isinstance(dim, torch.export.Dim) or hasattr(dim, "__name__"):
-                found.setdefault(getattr(dim, "__name__", str(dim)), f"{label}.shape[{axis}]")
+            if _is_dim(dim):
+                found.setdefault(dim.__name__, f"{label}.shape[{axis}]")
 
     visit(dynamic_shapes, "")
     return found
 
 
 def _is_dim(item: Any) -> bool:
+    """A named ``torch.export.Dim`` (not a hint such as ``Dim.AUTO``, which has no name)."""
     return hasattr(item, "__name__") and hasattr(item, "min")

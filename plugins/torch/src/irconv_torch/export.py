@@ -73,10 +73,12 @@ def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
     """``torch.export.export`` of ``module`` on ``example_input`` (a tensor, a tuple of
     positional inputs, or a dict of keyword inputs).
 
-    Without ``dynamic_shapes``, every dimension of every input is dynamic where the program
-    allows it (``irconv_torch.dynamic_dims``: torch's ``Dim.AUTO``), unless
+    Without ``dynamic_shapes``, the inputs' batch and sequence dimensions are dynamic where
+    the program allows it (``irconv_torch.dynamic_dims``: torch's ``Dim.AUTO``), unless
     ``static_shapes``; a note names the dimensions torch kept static. When such an export
-    fails, the module is exported with the example input's shapes, and a note says why."""
+    fails, the module is exported with the example input's shapes, and a note says why.
+    Eager-mode quantized modules are first replaced by float modules computing the same
+    values (``irconv_torch.quantized_eager``)."""
     if example_input is None:
         raise UserError("converting a torch.nn.Module needs example_input= (a tensor, a tuple of "
                         "tensors or a dict of keyword tensors) to trace it with torch.export")
@@ -127,7 +129,7 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
             return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=True)
         except Exception:
             if is_constraint_violation(non_strict):
-                places = dim_places(dynamic_shapes, args, kwargs, _parameter_names(module))
+                places = dim_places(dynamic_shapes, _parameter_names(module))
                 raise UserError(f"torch.export: {type(module).__name__}: "
                                 f"{constraint_violation_line(non_strict, places)}") from non_strict
             raise UserError(f"torch.export could not trace {type(module).__name__}: "
