@@ -109,3 +109,45 @@ def test_a_quantized_module_without_a_float_form_is_refused_in_one_line() -> Non
         irconv.convert_model(model, example_input=torch.randn(1, 4))
     message = str(failure.value)
     assert "\n" not in message and "packed parameters" in message and "float model" in message, message
+
+
+class QuantizedActivations(nn.Module):
+    """A quantized BatchNorm, Hardswish and LeakyReLU, then a float Sigmoid applied to the
+    quantized tensor (torch puts its output on a fixed grid of 1/256)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.hardswish = nn.Hardswish()
+        self.leaky = nn.LeakyReLU(0.1)
+        self.sigmoid = nn.Sigmoid()
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.leaky(self.hardswish(self.bn(self.conv(self.quant(x)))))
+        return self.dequant(self.sigmoid(h))
+
+
+def test_quantized_activations_and_float_modules_on_quantized_tensors_match(tmp_path: Path) -> None:
+    import irconv
+    import numpy as np
+    from irconv.testing.runtime import compile_ir, emit_ir
+
+    torch.manual_seed(0)
+    model = QuantizedActivations().eval()
+    model.bn.running_mean.uniform_(-0.5, 0.5)
+    model.bn.running_var.uniform_(0.5, 1.5)
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    torch.ao.quantization.prepare(model, inplace=True)
+    for _ in range(4):
+        model(torch.randn(4, 3, 8, 8))
+    torch.ao.quantization.convert(model, inplace=True)
+    compiled = compile_ir(emit_ir(irconv.convert_model(model, example_input=torch.randn(1, 3, 8, 8)),
+                                  tmp_path / "model.xml"))
+    for batch in (1, 3):
+        x = torch.randn(batch, 3, 8, 8)
+        with torch.no_grad():
+            expected = model(x).numpy()
+        np.testing.assert_allclose(compiled([x.numpy()])[compiled.output(0)], expected, atol=1e-6)

@@ -83,7 +83,7 @@ def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
         raise UserError("converting a torch.nn.Module needs example_input= (a tensor, a tuple of "
                         "tensors or a dict of keyword tensors) to trace it with torch.export")
     args, kwargs = _arguments(example_input)
-    module = _eager_quantized_as_float(module.eval(), note)
+    module = _eager_quantized_as_float(module.eval(), args, kwargs, note)
     _refuse_packed_parameters(module)
     if dynamic_shapes is not None or static_shapes:
         return _export(module, args, kwargs, dynamic_shapes, note)
@@ -136,14 +136,15 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
                             f"{type(non_strict).__name__}: {_first_line(non_strict)}") from non_strict
 
 
-def _eager_quantized_as_float(module: Any, note: Callable[[str], None]) -> Any:
+def _eager_quantized_as_float(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                              note: Callable[[str], None]) -> Any:
     """``module`` with its eager-mode quantized modules computing in float
     (``irconv_torch.quantized_eager``), or ``module`` itself when it has none."""
     from irconv_torch.quantized_eager import as_float_model, has_eager_quantized
 
     if not has_eager_quantized(module):
         return module
-    converted, replaced = as_float_model(module)
+    converted, replaced = as_float_model(module, args, kwargs)
     if replaced:
         note(f"{type(module).__name__}: {len(replaced)} eager-mode quantized modules computed as float operations "
              "on their dequantized weights, each output rounded to its scale and zero point")
