@@ -22,7 +22,11 @@ from torch.ao.nn.intrinsic import quantized as nniq
 from torch.nn import functional as F  # noqa: N812
 
 
-def _grid(dtype: torch.dtype) -> tuple[int, int]:
+#: A quantization grid: scale, zero point, integer dtype.
+Grid = tuple[float, int, torch.dtype]
+
+
+def _integer_range(dtype: torch.dtype) -> tuple[int, int]:
     info = torch.iinfo(dtype)
     return info.min, info.max
 
@@ -33,7 +37,7 @@ class QuantizeAsFloat(nn.Module):
     def __init__(self, scale: float, zero_point: int, dtype: torch.dtype) -> None:
         super().__init__()
         self.scale, self.zero_point = float(scale), int(zero_point)
-        self.low, self.high = _grid(dtype)
+        self.low, self.high = _integer_range(dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         q = torch.clamp(torch.round(x / self.scale) + self.zero_point, self.low, self.high)
@@ -181,9 +185,6 @@ def as_float_model(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, A
         setattr(parent, child, replacement)
         replaced.append(name)
     return copied, replaced
-
-
-Grid = tuple[float, int, torch.dtype]
 
 
 def _example_grids(module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Grid]:
