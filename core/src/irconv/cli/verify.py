@@ -158,7 +158,15 @@ def verify(
         raise
     except Exception as exc:
         raise UserError(f"--verify: {framework} could not run {model}: {type(exc).__name__}: {exc}") from exc
-    produced = run_ir(xml, inputs, registry)
+    try:
+        produced = run_ir(xml, inputs, registry)
+    except UserError:
+        raise
+    except Exception as exc:
+        raise VerificationFailed(
+            f"--verify: OpenVINO could not compile or run the IR {xml}: {_first_line(exc)}. irconv wrote a "
+            "form the runtime refuses: please report it (rerun with --debug for the traceback); the IR was kept"
+        ) from exc
     checks = []
     ordered = list(reference.items())
     for i, (names, actual) in enumerate(produced):
@@ -169,6 +177,13 @@ def verify(
             raise UserError(f"--verify: the {framework} runtime gave no output named {sorted(names)}")
         checks.append(compare(key, actual, reference[key], tolerance))
     return checks
+
+
+def _first_line(exc: Exception) -> str:
+    """The runtime's own reason: OpenVINO puts it on the last non-empty line, after the
+    source locations of each frame that re-threw it."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("Exception from")]
+    return lines[-1] if lines else type(exc).__name__
 
 
 def report_lines(checks: list[OutputCheck], tolerance: float) -> list[str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
-from irconv.types import Dim, ElementType, MaybeShape
+from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
 from irconv_opset.partial import DimOf, partial_elements
 from irconv_opset.rules import (
@@ -352,6 +352,25 @@ class Squeeze(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, self.allow_axis_skip)]
+
+    def check(self, node: Node) -> None:
+        """The CPU plugin implements ``allow_axis_skip`` only for fully static shapes (the back
+        transform ``opset.squeeze_known_axes`` rewrites every case whose listed sizes are known);
+        a listed axis of run-time size makes the output's rank depend on that size."""
+        shape = in_shape(node, 0)
+        if not self.allow_axis_skip or (shape is not None and None not in shape and in_value(node, 1) is not None):
+            return
+        axes = in_value(node, 1)
+        if shape is None or axes is None:
+            what = "its input's rank is unknown" if shape is None else "its axes are computed at run time"
+        else:
+            dynamic = [a for a in normalize_axes(axes.reshape(-1), len(shape)) if shape[a] is None]
+            what = f"axis {dynamic[0]} of its input {format_shape(shape)} has a run-time size"
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
+            "the output's rank would depend on it, which OpenVINO's CPU plugin cannot compile; "
+            "give that dimension a static size (--input)"
+        )
 
 
 @dataclass(eq=False)
