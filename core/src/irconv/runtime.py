@@ -25,3 +25,10 @@ def openvino_core(registry: Registry | None = None) -> Any:
     for provided in registry.runtime_extensions.values():
         provided.item.add_to(core)
     return core
+
+
+def runtime_reason(exc: BaseException) -> str:
+    """OpenVINO's own reason for an exception: the last line of its message that is not one
+    of the source locations each re-throwing frame adds (``Exception from src/...``)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("Exception from")]
+    return lines[-1] if lines else type(exc).__name__

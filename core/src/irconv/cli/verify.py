@@ -163,8 +163,10 @@ def verify(
     except UserError:
         raise
     except Exception as exc:
+        from irconv.runtime import runtime_reason
+
         raise VerificationFailed(
-            f"--verify: OpenVINO could not compile or run the IR {xml}: {_first_line(exc)}. irconv wrote a "
+            f"--verify: OpenVINO could not compile or run the IR {xml}: {runtime_reason(exc)}. irconv wrote a "
             "form the runtime refuses: please report it (rerun with --debug for the traceback); the IR was kept"
         ) from exc
     checks = []
@@ -177,13 +179,6 @@ def verify(
             raise UserError(f"--verify: the {framework} runtime gave no output named {sorted(names)}")
         checks.append(compare(key, actual, reference[key], tolerance))
     return checks
-
-
-def _first_line(exc: Exception) -> str:
-    """The runtime's own reason: OpenVINO puts it on the last non-empty line, after the
-    source locations of each frame that re-threw it."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("Exception from")]
-    return lines[-1] if lines else type(exc).__name__
 
 
 def report_lines(checks: list[OutputCheck], tolerance: float) -> list[str]:

@@ -16,6 +16,6 @@ def declare_ops() -> Sequence[type[Op]]:
 
 @hookimpl
 def back_transform() -> Sequence[Transform]:
-    from irconv_opset.exact_forms import SqueezeKnownAxes
+    from irconv_opset.exact_forms import AdaptiveMaxPoolI32Indices, NmsBoxesOfFour, PdpdAsNumpy, SqueezeKnownAxes
 
-    return [SqueezeKnownAxes()]
+    return [SqueezeKnownAxes(), PdpdAsNumpy(), AdaptiveMaxPoolI32Indices(), NmsBoxesOfFour()]

@@ -14,6 +14,7 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
+from irconv_opset.ops._attrs import CONVERT_TYPES, INDEX_TYPES, NUMERIC_TYPES
 from irconv_opset.partial import DimOf, partial_elements
 from irconv_opset.rules import (
     refuse_run_time_rank,
@@ -332,6 +333,9 @@ class Squeeze_v1(Op):
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), False)
         set_output(node, 0, shape, in_type(node, 0))
 
+    def check(self, node: Node) -> None:
+        refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, False)]
 
@@ -358,7 +362,10 @@ class Squeeze(Op):
         transform ``opset.squeeze_known_axes`` rewrites every case whose listed sizes are known);
         a listed axis of run-time size makes the output's rank depend on that size."""
         shape = in_shape(node, 0)
-        if not self.allow_axis_skip or (shape is not None and None not in shape and in_value(node, 1) is not None):
+        if not self.allow_axis_skip:
+            refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
+            return
+        if shape is not None and None not in shape and in_value(node, 1) is not None:
             return
         axes = in_value(node, 1)
         if shape is None or axes is None:
@@ -428,7 +435,7 @@ class ShapeOf(ShapeOf_v1):
     type = "ShapeOf"
     version = 3
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     #: Earlier spelling of ``output_type``, still accepted.
     output_type_: InitVar[ElementType | None] = None
 
@@ -452,10 +459,12 @@ class Broadcast(Op):
     type = "Broadcast"
     version = 3
 
-    mode: str = attr("numpy")
+    mode: str = attr("numpy", choices=("numpy", "explicit", "bidirectional", "pdpd"))
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 3)
+        if self.mode == "explicit":
+            require_inputs(node, 3)  # the axes mapping
         require_integer(node, 1, "target shape")
         require_rank(node, 1, "target shape", 1)
         require_integer(node, 2, "axes mapping")
@@ -507,6 +516,8 @@ class Broadcast_v1(Broadcast):
     type = "Broadcast"
     version = 1
 
+    mode: str = attr("numpy", choices=("numpy", "explicit", "pdpd"))
+
 
 # ---------------------------------------------------------------------------- Tile
 @dataclass(eq=False)
@@ -548,7 +559,7 @@ class Convert(Op):
     type = "Convert"
     version = 1
 
-    destination_type: ElementType = attr(ElementType.f32)
+    destination_type: ElementType = attr(ElementType.f32, choices=CONVERT_TYPES)
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 1)
@@ -605,6 +616,7 @@ class ConvertLike(Op):
 @dataclass(eq=False)
 class Select(Op):
     """Inputs condition, then, else."""
+
     traits = frozenset({Trait.ELEMENTWISE})
 
     def has(self, trait: Trait) -> bool:
@@ -615,7 +627,7 @@ class Select(Op):
     type = "Select"
     version = 1
 
-    auto_broadcast: str = attr("numpy")
+    auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))
 
     def infer(self, node: Node) -> None:
         shapes = [in_shape(node, i) for i in range(3)]
@@ -647,7 +659,7 @@ class Range(Op):
     type = "Range"
     version = 4
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=NUMERIC_TYPES)
 
     def element_type(self, node: Node) -> ElementType:
         return self.output_type
