@@ -315,6 +315,15 @@ def _squeezed(shape: MaybeShape, axes: np.ndarray | None, has_axes: bool, skip_d
     return tuple(out)
 
 
+def _with_rank_of_run_time_axes(node: Node, shape: MaybeShape) -> MaybeShape:
+    """Axes computed at run time, of a known count k, squeeze k dims (each must be 1): the
+    output has k dims fewer, as the runtime infers it."""
+    data, count = in_shape(node, 0), _len_of_1d(in_shape(node, 1)) if node.has_input(1) else None
+    if shape is None and data is not None and in_value(node, 1) is None and count is not None:
+        return dynamic_shape(len(data) - count)
+    return shape
+
+
 def _squeeze_value(x: np.ndarray, inputs: Sequence[np.ndarray], skip: bool) -> np.ndarray:
     if len(inputs) < 2:
         return np.squeeze(x)
@@ -331,7 +340,7 @@ class Squeeze_v1(Op):
 
     def infer(self, node: Node) -> None:
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), False)
-        set_output(node, 0, shape, in_type(node, 0))
+        set_output(node, 0, _with_rank_of_run_time_axes(node, shape), in_type(node, 0))
 
     def check(self, node: Node) -> None:
         refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
@@ -352,6 +361,8 @@ class Squeeze(Op):
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), self.allow_axis_skip)
+        if not self.allow_axis_skip:
+            shape = _with_rank_of_run_time_axes(node, shape)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
