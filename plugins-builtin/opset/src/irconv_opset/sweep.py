@@ -130,20 +130,14 @@ def run_item(item: SweepItem, workdir: Path, host: Any, core: Any) -> Outcome:
     shape hides from irconv an input that does not fit a variant, which the runtime then
     refuses at inference: not what the sweep looks for); run it once on that recipe's inputs.
     ``host`` emits (a ``PluginHost``); ``core`` is an ``openvino.Core``."""
-    from irconv.pipeline.context import TransformContext
-    from irconv.pipeline.options import ConversionOptions
-    from irconv.pipeline.phases import run_phase
-    from irconv.pipeline.run import check_runtime_rules
-    from irconv.plugins.records import Phase
     from irconv.runtime import runtime_reason
+    from irconv.testing import finish_graph
     from irconv.testing.runtime import emit_ir
 
     def converted(case: OpCase, dynamic: bool) -> BuiltCase:
         """The one-op graph as a conversion leaves it: back phase, clean-up, runtime rules."""
         built = build_case_graph(_with_variant(case, item), dynamic)
-        run_phase(built.graph, Phase.BACK, TransformContext(ConversionOptions(), host.registry()))
-        built.graph.clean_up()
-        check_runtime_rules(built.graph)
+        finish_graph(built.graph, host.registry())
         return built
 
     refusals = []
