@@ -62,7 +62,8 @@ class RandomUniform(Op):
     type = "RandomUniform"
     version = 8
 
-    output_type: ElementType = attr(ElementType.f32, choices=NUMERIC_TYPES)
+    #: the runtime reads no other output type (8- and 16-bit integers, unsigned ones)
+    output_type: ElementType = attr(ElementType.f32, choices=("f16", "bf16", "f32", "f64", "i32", "i64"))
     global_seed: int = attr(0)
     op_seed: int = attr(0)
     alignment: str = attr("tensorflow", choices=("tensorflow", "pytorch"))
