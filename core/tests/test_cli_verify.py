@@ -130,6 +130,23 @@ def test_convert_verify_fails_beyond_the_tolerance(tmp_path, toy_cli, monkeypatc
     assert code == 0
 
 
+def test_convert_verify_names_the_runtime_refusing_the_ir(tmp_path, toy_cli, monkeypatch, capsys):
+    def refusing_run_ir(xml, inputs, registry):  # OpenVINO's own text for a form its CPU plugin lacks
+        raise RuntimeError(
+            "Exception from src/inference/src/cpp/core.cpp:117:\nException from src/inference/src/dev/plugin.cpp:54:\n"
+            "Exception from src/plugins/intel_cpu/src/shape_inference/custom/reshape.cpp:199:\n"
+            "[cpu]reshape: Squeeze is not implemented\n\n"
+        )
+
+    monkeypatch.setattr(verify_mod, "run_ir", refusing_run_ir)
+    out = tmp_path / "o.xml"
+    code = main(["convert", str(toy_model(tmp_path)), "-o", str(out), "--verify"])
+    err = capsys.readouterr().err
+    assert code == 4
+    assert err.count("\n") == 1 and "internal error" not in err
+    assert f"OpenVINO could not compile or run the IR {out}: [cpu]reshape: Squeeze is not implemented." in err
+
+
 def test_convert_verify_uses_given_inputs(tmp_path, toy_cli, monkeypatch, capsys):
     seen = {}
 

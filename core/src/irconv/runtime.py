@@ -70,3 +70,10 @@ def compile_for_comparison(
     if isinstance(model, (str, os.PathLike)):
         model = core.read_model(os.fspath(model))
     return core.compile_model(model, device, {**(config or {}), **COMPARISON_PRECISION})
+
+
+def runtime_reason(exc: BaseException) -> str:
+    """OpenVINO's own reason for an exception: the last line of its message that is not one
+    of the source locations each re-throwing frame adds (``Exception from src/...``)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("Exception from")]
+    return lines[-1] if lines else type(exc).__name__

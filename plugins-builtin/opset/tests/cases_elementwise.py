@@ -107,3 +107,20 @@ CASES: list[OpCase] = [
     OpCase(BitwiseLeftShift(), [ints(3, 4, low=0, high=100), ints(3, 4, low=0, high=8)]),
     OpCase(BitwiseRightShift(), [ints(3, 4, low=0, high=1000), ints(3, 4, low=0, high=8)]),
 ]
+
+# Equal shapes, which every auto_broadcast value accepts: the inputs the one-op compile sweep
+# (irconv_opset.sweep) gives "none" and "pdpd" on the ops whose case above broadcasts.
+CASES += [
+    OpCase(op, [make(2, 3), make(2, 3)], id="same_shapes")
+    for op, make in [
+        (Subtract(), tensor),
+        (Maximum(), tensor),
+        (Minimum(), tensor),
+        (SquaredDifference(), tensor),
+        (NotEqual(), small_ints),
+        (Greater(), small_ints),
+        (LogicalOr(), bools),
+        (LogicalXor(), bools),
+        (BitwiseOr(), lambda *shape: ints(*shape, dtype=np.uint8, low=0, high=255)),
+    ]
+]

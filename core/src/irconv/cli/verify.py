@@ -157,7 +157,17 @@ def verify(
         raise
     except Exception as exc:
         raise UserError(f"--verify: {framework} could not run {model}: {type(exc).__name__}: {exc}") from exc
-    produced = run_ir(xml, inputs, registry)
+    try:
+        produced = run_ir(xml, inputs, registry)
+    except UserError:
+        raise
+    except Exception as exc:
+        from irconv.runtime import runtime_reason
+
+        raise VerificationFailed(
+            f"--verify: OpenVINO could not compile or run the IR {xml}: {runtime_reason(exc)}. irconv wrote a "
+            "form the runtime refuses: please report it (rerun with --debug for the traceback); the IR was kept"
+        ) from exc
     checks = []
     ordered = list(reference.items())
     for i, (names, actual) in enumerate(produced):

@@ -26,14 +26,18 @@ def attr(
     factory: Any = dataclasses.MISSING,
     ir: str | None = None,
     emit: bool = True,
+    choices: Sequence[Any] = (),
 ) -> Any:
     """Declare an op attribute.
 
     ``ir`` is the IR spelling when it differs from the field name (``type`` clashes);
     ``emit=False`` keeps a field out of the IR (bodies of control-flow ops, front-end
-    bookkeeping).
+    bookkeeping). ``choices`` lists the values irconv may write for a text, element-type
+    or enum attribute: the operation's specification's, less any OpenVINO's CPU plugin does
+    not implement (an ``enum.Enum`` field without ``choices`` allows every member). The
+    pipeline refuses other values (``Op.undeclared_choice``); tests sweep every declared one.
     """
-    metadata = {"ir": ir, "emit": emit}
+    metadata = {"ir": ir, "emit": emit, "choices": tuple(choices)}
     if factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -103,6 +107,20 @@ class Op:
                 continue
             result[f.metadata.get("ir") or f.name] = format_attr(getattr(self, f.name))
         return result
+
+    def undeclared_choice(self) -> tuple[str, str, tuple[str, ...]] | None:
+        """The first written attribute whose value is not among its declared ``choices``, as
+        ``(IR name, value, the choices)`` in IR spelling; None when every value is declared."""
+        if not dataclasses.is_dataclass(self):
+            return None
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices", ())
+            if choices and f.metadata.get("emit", True):
+                allowed = tuple(format_attr(c) for c in choices)
+                value = format_attr(getattr(self, f.name))
+                if value not in allowed:
+                    return f.metadata.get("ir") or f.name, value, allowed
+        return None
 
     def describe(self) -> str:
         """``SoftMax-8`` for messages and tables."""

@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UsageError, UserError
+from irconv.errors import (
+    ConversionError,
+    IrconvError,
+    ModelFileError,
+    PluginFault,
+    UnsupportedOpsError,
+    UsageError,
+    UserError,
+)
 from irconv.graph import Graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
@@ -140,8 +148,16 @@ def check_supported_with_hints(graph: Graph, registry: Registry) -> None:
 
 def check_runtime_rules(graph: Graph) -> None:
     """Every op's ``check`` on the finished graph: the rules OpenVINO enforces that the
-    pipeline may only meet once its transforms have run."""
+    pipeline may only meet once its transforms have run; and every attribute among the
+    values its declaration allows (those OpenVINO's CPU plugin implements)."""
     for node in graph.nodes():
+        undeclared = node.op.undeclared_choice()
+        if undeclared is not None:
+            name, value, allowed = undeclared
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): {name}={value!r} is not a value OpenVINO's CPU "
+                f"plugin runs for this op version (it runs: {', '.join(repr(a) for a in allowed)})"
+            )
         node.op.check(node)
 
 

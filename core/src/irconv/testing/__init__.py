@@ -6,7 +6,8 @@ Fixtures:
   installed_host: a PluginHost with every installed plugin (what the CLI sees).
 Helpers: ``GraphBuilder``, ``graph_signature``, ``assert_graphs_equal``, ``run_extractor``
 (one extractor on one framework node), ``run_transform``, ``infer_graph`` (partial inference
-of a whole graph, as the pipeline runs it).
+of a whole graph, as the pipeline runs it), ``finish_graph`` (the back phase and the runtime
+rules, as a conversion ends).
 """
 
 from __future__ import annotations
@@ -30,7 +31,15 @@ from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
 
-__all__ = ["GraphBuilder", "assert_graphs_equal", "graph_signature", "infer_graph", "run_extractor", "run_transform"]
+__all__ = [
+    "GraphBuilder",
+    "assert_graphs_equal",
+    "finish_graph",
+    "graph_signature",
+    "infer_graph",
+    "run_extractor",
+    "run_transform",
+]
 
 
 def run_extractor(
@@ -74,6 +83,19 @@ def run_transform(
     changed = transform.apply(graph, ctx)
     reinfer(graph)
     return bool(changed)
+
+
+def finish_graph(graph: Graph, registry: Registry, options: ConversionOptions | None = None) -> None:
+    """End a conversion of ``graph`` as the pipeline does before emit: the installed back
+    transforms (``registry``'s), clean-up, then every op's runtime rules (a broken one raises
+    ``ConversionError``)."""
+    from irconv.pipeline.phases import run_phase
+    from irconv.pipeline.run import check_runtime_rules
+    from irconv.plugins.records import Phase
+
+    run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry))
+    graph.clean_up()
+    check_runtime_rules(graph)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irconv.errors import ConversionError
-from irconv.types import Dim, ElementType
+from irconv.types import Dim, ElementType, format_shape
 
 from irconv_opset.shapes import in_shape, in_type
 
@@ -141,3 +141,18 @@ def refuse_run_time_rank(node: Node, role: str) -> None:
         "so the output's rank is too, and OpenVINO's CPU plugin compiles no model with such a tensor; "
         "give the input it comes from a fixed shape (--input NAME[SHAPE])"
     )
+
+
+def require_static_inputs(node: Node, roles: dict[int, str]) -> None:
+    """The CPU plugin's rule for ops it implements with static shapes only: each input of
+    ``roles`` (index -> role) that is connected has every dimension known."""
+    for idx, role in roles.items():
+        if not node.has_input(idx):
+            continue
+        shape = in_shape(node, idx)
+        if shape is None or None in shape:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): input {idx} ({role}) has the shape "
+                f"{format_shape(shape)}, and OpenVINO's CPU plugin runs this op on static shapes only; "
+                "give the model's inputs fixed shapes (--input NAME[SHAPE])"
+            )

@@ -69,7 +69,7 @@ def auto_broadcast(mode: str, a: MaybeShape, b: MaybeShape, axis: int = -1) -> M
             return b
         if b is None:
             return a
-        if len(a) != len(b):
+        if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)):
             raise ConversionError(f"auto_broadcast=none needs equal shapes, got {a} and {b}")
         return tuple(x if x is not None else y for x, y in zip(a, b, strict=False))
     raise ConversionError(f"unknown auto_broadcast mode {mode!r}")

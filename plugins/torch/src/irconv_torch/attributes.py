@@ -34,6 +34,8 @@ class FxNode:
     #: argument name -> layout, for tensor arguments whose strides torch recorded as numbers;
     #: IR tensors have none, but an op that reads storage (``as_strided``) depends on them
     layouts: Mapping[str, Layout] = field(default_factory=dict)
+    #: the rank of each tensor output as torch traced it (None for a non-tensor output)
+    output_ranks: tuple[int | None, ...] = ()
 
 
 class FxAttributes:

@@ -192,7 +192,7 @@ class _Reader:
                 attributes[arg_name] = _plain(value)
         outputs = _output_types(fx)
         in_place = in_place_as_value(fx)
-        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs, layouts)
+        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs, layouts, _output_ranks(fx))
         source = SourceOp(framework=FRAMEWORK, op_type=info.target, opset_version=self.version,
                           n_outputs=len(outputs), source=info, attributes=FxAttributes(attributes))
         node = self.graph.add_node(source, self.names.get(fx.name, fx.name), inputs)
@@ -313,6 +313,12 @@ def _output_types(fx: Any) -> tuple[ElementType | None, ...]:
     value = fx.meta.get("val")
     values = value if isinstance(value, (tuple, list)) else (value,)
     return tuple(_value_type(v) for v in values)
+
+
+def _output_ranks(fx: Any) -> tuple[int | None, ...]:
+    value = fx.meta.get("val")
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    return tuple(len(v.shape) if hasattr(v, "shape") else None for v in values)
 
 
 def _value_type(value: Any) -> ElementType | None:

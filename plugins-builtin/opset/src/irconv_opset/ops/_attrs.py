@@ -16,6 +16,12 @@ import typing
 import numpy as np
 from irconv.errors import ConversionError
 
+#: ``choices`` of element-type attributes (``attr(..., choices=...)``), as the specification lists them.
+INDEX_TYPES = ("i32", "i64")
+NUMERIC_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+#: what Convert writes: the numeric types, boolean, 8-bit floats and 4-bit integers
+CONVERT_TYPES = ("boolean", *NUMERIC_TYPES, "f8e4m3", "f8e5m2", "i4", "u4")
+
 
 @functools.cache
 def _enum_fields(cls: type) -> tuple[tuple[str, type[enum.Enum]], ...]:

@@ -21,7 +21,7 @@ from irconv_opset.ops._spatial import (
     set_output,
     window_dims,
 )
-from irconv_opset.rules import require_at_most, require_same_type
+from irconv_opset.rules import require_at_most, require_same_type, require_static_inputs
 from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
@@ -79,7 +79,9 @@ class _ConvolutionBase(CoercedAttrs, Op):
         return filters[1]
 
     def check(self, node: Node) -> None:
-        """The runtime's rule: the data's channels are the filters' input channels."""
+        """The runtime's rules: the data's channels are the filters' input channels; the CPU
+        plugin's kernels take filters of a static shape (weights computed at run time too)."""
+        require_static_inputs(node, {self._filters_input: "filters"})
         data, filters = input_shape(node, 0), input_shape(node, self._filters_input)
         if data is None or filters is None or len(data) < 2 or len(filters) < self._kernel_start:
             return
@@ -158,6 +160,11 @@ class DeformableConvolution_v1(_ConvolutionBase):
         spatial = self._spatial_out(data[2:], filters)
         if offsets is not None:
             # The offsets tensor already has the output's spatial size.
+            if any(a is not None and b is not None and a != b for a, b in zip(spatial, offsets[2:], strict=False)):
+                raise ConversionError(
+                    f"node {node.name!r} ({self.describe()}): the offsets' spatial dims {list(offsets[2:])} are not "
+                    f"the output's {list(spatial)}"
+                )
             spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:], strict=False))
         shape = (merge_dim(data[0], offsets[0] if offsets else None), self._out_channels(filters), *spatial)
         set_output(node, 0, shape, input_type(node, 0))

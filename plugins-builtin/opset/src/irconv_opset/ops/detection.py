@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, attr
-from irconv.types import Dim, ElementType
+from irconv.types import Dim, ElementType, MaybeShape
 
-from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._priors import PriorBox, PriorBox_v1, PriorBoxClustered
 from irconv_opset.ops._spatial import input_shape, input_type, set_output
 from irconv_opset.shapes import in_value
@@ -44,7 +45,8 @@ class DetectionOutput(CoercedAttrs, Op):
     top_k: int = attr(-1)
     variance_encoded_in_target: bool = attr(False)
     keep_top_k: tuple[int, ...] = attr((-1,))
-    code_type: CodeType = attr(CodeType.corner)
+    #: the runtime refuses ``CORNER_SIZE``, which Caffe declares
+    code_type: CodeType = attr(CodeType.corner, choices=(CodeType.corner, CodeType.center_size))
     share_location: bool = attr(True)
     nms_threshold: float = attr(0.0)
     confidence_threshold: float = attr(0.0)
@@ -68,6 +70,7 @@ class DetectionOutput(CoercedAttrs, Op):
         priors: Dim = None
         if proposals is not None and proposals[-1] is not None:
             priors = proposals[-1] // (4 if self.normalized else 5)
+        self._require_layout(node, boxes, proposals, priors)
         rows: Dim = None
         keep = self.keep_top_k[0] if self.keep_top_k else -1
         if batch is not None:
@@ -78,6 +81,35 @@ class DetectionOutput(CoercedAttrs, Op):
                 per_class = self.top_k if self.top_k > 0 else priors
                 rows = None if classes is None or per_class is None else batch * per_class * classes
         set_output(node, 0, (1, 1, rows, 7), input_type(node, 0))
+
+    def _require_layout(self, node: Node, boxes: MaybeShape, proposals: MaybeShape, priors: Dim) -> None:
+        """The runtime's rules on how the attributes lay the inputs out: proposals hold
+        ``prior_box_size`` (4 normalized, else 5) numbers per prior, and a second row of
+        variances unless they are encoded in the target; box logits hold 4 numbers per prior
+        (per prior and class without ``share_location``)."""
+        size = 4 if self.normalized else 5
+        rows = 1 if self.variance_encoded_in_target else 2
+        problem = ""
+        if proposals is not None and len(proposals) == 3:
+            if proposals[2] is not None and proposals[2] % size:
+                problem = (
+                    f"the proposals' last dim {proposals[2]} is not a multiple of {size} (normalized={self.normalized})"
+                )
+            elif proposals[1] is not None and proposals[1] != rows:
+                problem = (
+                    f"the proposals have {proposals[1]} row(s), variance_encoded_in_target="
+                    f"{self.variance_encoded_in_target} needs {rows}"
+                )
+        classes = 1 if self.share_location else self._classes(node, priors)
+        if not problem and boxes is not None and len(boxes) == 2 and None not in (boxes[1], priors, classes):
+            expected = priors * classes * 4  # type: ignore[operator]
+            if boxes[1] != expected:
+                problem = (
+                    f"the box logits have {boxes[1]} values per image, share_location={self.share_location} "
+                    f"needs {expected}"
+                )
+        if problem:
+            raise ConversionError(f"node {node.name!r} ({self.describe()}): {problem}")
 
 
 @dataclass(eq=False)
@@ -169,7 +201,7 @@ class Proposal_v1(CoercedAttrs, Op):
     normalize: bool = attr(False)
     box_size_scale: float = attr(1.0)
     box_coordinate_scale: float = attr(1.0)
-    framework: str = attr("")
+    framework: str = attr("", choices=("", "tensorflow"))
 
     def _rows(self, node: Node) -> Dim:
         scores = input_shape(node, 0)
@@ -245,7 +277,7 @@ class NonMaxSuppression_v3(NonMaxSuppression_v1):
     type = "NonMaxSuppression"
     version = 3
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
     def _index_type(self) -> ElementType:
         return self.output_type
@@ -306,7 +338,7 @@ class MatrixNms(CoercedAttrs, Op):
 
     sort_result_type: SortResultType = attr(SortResultType.none)
     sort_result_across_batch: bool = attr(False)
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     score_threshold: float = attr(0.0)
     nms_top_k: int = attr(-1)
     keep_top_k: int = attr(-1)
@@ -337,7 +369,7 @@ class MulticlassNms_v8(CoercedAttrs, Op):
 
     sort_result_type: SortResultType = attr(SortResultType.none)
     sort_result_across_batch: bool = attr(False)
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     iou_threshold: float = attr(0.0)
     score_threshold: float = attr(0.0)
     nms_top_k: int = attr(-1)

@@ -44,7 +44,7 @@ class BinaryElementwise(Op):
     #: True for comparison and logical ops whose output is boolean.
     boolean_output: ClassVar[bool] = False
 
-    auto_broadcast: str = attr("numpy")
+    auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))
 
     def has(self, trait: Trait) -> bool:
         # PDPD broadcasting aligns the second input from an axis, not NumPy-style.

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
-from irconv_opset.shapes import dynamic_shape, in_shape, in_value, set_output, shape_of_value
+from irconv_opset.ops._attrs import INDEX_TYPES, NUMERIC_TYPES
+from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, set_output, shape_of_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -31,7 +33,7 @@ class Eye(Op):
     type = "Eye"
     version = 9
 
-    output_type: ElementType = attr(ElementType.f32)
+    output_type: ElementType = attr(ElementType.f32, choices=NUMERIC_TYPES)
 
     def infer(self, node: Node) -> None:
         rows, cols = _scalar(in_value(node, 0)), _scalar(in_value(node, 1))
@@ -60,12 +62,20 @@ class RandomUniform(Op):
     type = "RandomUniform"
     version = 8
 
-    output_type: ElementType = attr(ElementType.f32)
+    #: the runtime reads no other output type (8- and 16-bit integers, unsigned ones)
+    output_type: ElementType = attr(ElementType.f32, choices=("f16", "bf16", "f32", "f64", "i32", "i64"))
     global_seed: int = attr(0)
     op_seed: int = attr(0)
-    alignment: str = attr("tensorflow")
+    alignment: str = attr("tensorflow", choices=("tensorflow", "pytorch"))
 
     def infer(self, node: Node) -> None:
+        for idx, role in ((1, "min"), (2, "max")):
+            found = in_type(node, idx) if node.has_input(idx) else ElementType.dynamic
+            if found not in (ElementType.dynamic, self.output_type):
+                raise ConversionError(
+                    f"node {node.name!r} ({self.describe()}): input {idx} ({role}) must have the "
+                    f"output_type's element type ({self.output_type.value}), got {found.value}"
+                )
         shape = shape_of_value(in_value(node, 0))
         if shape is None:
             length = in_shape(node, 0)
@@ -80,7 +90,7 @@ class Multinomial(Op):
     type = "Multinomial"
     version = 13
 
-    convert_type: ElementType = attr(ElementType.i64)
+    convert_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     with_replacement: bool = attr(False)
     log_probs: bool = attr(False)
     global_seed: int = attr(0)

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
 from irconv_opset.ops import _resize
 from irconv_opset.ops._attrs import CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
+from irconv_opset.rules import require_float, require_integer, require_static_inputs
 from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
@@ -70,7 +72,8 @@ class Interpolate_v1(CoercedAttrs, Op):
     version = 1
 
     axes: tuple[int, ...] = attr(())
-    mode: InterpolateV1Mode = attr(InterpolateV1Mode.nearest)
+    #: ``area`` too in the specification; the CPU plugin has no kernel for it
+    mode: InterpolateV1Mode = attr(InterpolateV1Mode.nearest, choices=("nearest", "linear", "cubic"))
     align_corners: bool = attr(False)
     antialias: bool = attr(False)
     pads_begin: tuple[int, ...] = attr((0,))
@@ -113,6 +116,10 @@ class _InterpolateBase(CoercedAttrs, Op):
             None if d is None else d + _pad(self.pads_begin, i) + _pad(self.pads_end, i) for i, d in enumerate(data)
         ]
         target_idx, axes_idx = self._input_roles()
+        if self.shape_calculation_mode is ShapeCalculationMode.scales:
+            require_float(node, target_idx, "scales")
+        else:
+            require_integer(node, target_idx, "sizes")
         target = in_value(node, target_idx)
         axes_known = True
         if axes_idx is not None and node.num_inputs() > axes_idx and node.has_input(axes_idx):
@@ -210,6 +217,9 @@ class Interpolate_v4(_InterpolateBase):
 
     type = "Interpolate"
     version = 4
+
+    #: the ``*_pillow`` modes came with Interpolate-11
+    mode: InterpolateMode = attr(InterpolateMode.nearest, choices=("nearest", "linear", "linear_onnx", "cubic"))
 
     def _input_roles(self) -> tuple[int, int | None]:
         return (1 if self.shape_calculation_mode is ShapeCalculationMode.sizes else 2), 3
@@ -351,8 +361,20 @@ class PSROIPooling(CoercedAttrs, Op):
     mode: PSROIPoolingMode = attr(PSROIPoolingMode.average)
 
     def infer(self, node: Node) -> None:
+        data = input_shape(node, 0)
+        bins = (
+            self.group_size**2 if self.mode is PSROIPoolingMode.average else self.spatial_bins_x * self.spatial_bins_y
+        )
+        if data is not None and len(data) > 1 and data[1] is not None and data[1] != self.output_dim * bins:
+            raise ConversionError(
+                f"node {node.name!r} ({self.describe()}): the input has {data[1]} channels; mode={self.mode.value} "
+                f"needs output_dim x {bins} = {self.output_dim * bins}"
+            )
         shape = (_rois_count(node, 1), self.output_dim, self.group_size, self.group_size)
         set_output(node, 0, shape, input_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        require_static_inputs(node, {0: "data", 1: "boxes"})
 
 
 OPS: tuple[type[Op], ...] = (

@@ -12,6 +12,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset.ops._attrs import INDEX_TYPES
 from irconv_opset.rules import require_inputs, require_integer, require_same_type
 from irconv_opset.shapes import (
     dynamic_shape,
@@ -268,7 +269,7 @@ class ScatterNDUpdate(_LikeData, Op):
     type = "ScatterNDUpdate"
     version = 15
 
-    reduction: str = attr("none")
+    reduction: str = attr("none", choices=("none", "sum", "sub", "prod", "min", "max"))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         data = np.array(inputs[0], copy=True)
@@ -297,7 +298,7 @@ class ScatterElementsUpdate(_LikeData, Op):
     version = 12
     input_count = 4
 
-    reduction: str = attr("none")
+    reduction: str = attr("none", choices=("none", "sum", "prod", "min", "max", "mean"))
     use_init_val: bool = attr(True)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -386,9 +387,9 @@ class TopK(Op):
     outputs = 2
 
     axis: int = attr(-1)
-    mode: str = attr("max")
-    sort: str = attr("value")
-    index_element_type: ElementType = attr(ElementType.i32)
+    mode: str = attr("max", choices=("max", "min"))
+    sort: str = attr("value", choices=("value", "index", "none"))
+    index_element_type: ElementType = attr(ElementType.i32, choices=INDEX_TYPES)
     stable: bool = attr(False)
 
     def infer(self, node: Node) -> None:
@@ -445,7 +446,7 @@ class NonZero(Op):
     type = "NonZero"
     version = 3
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -470,8 +471,8 @@ class Unique(Op):
     outputs = 4
 
     sorted: bool = attr(True)
-    index_element_type: ElementType = attr(ElementType.i64)
-    count_element_type: ElementType = attr(ElementType.i64)
+    index_element_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
+    count_element_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
     def infer(self, node: Node) -> None:
         shape, axis_value = in_shape(node, 0), in_value(node, 1)
@@ -518,7 +519,7 @@ class Bucketize(Op):
     type = "Bucketize"
     version = 3
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     with_right_bound: bool = attr(True)
 
     def infer(self, node: Node) -> None:
@@ -538,7 +539,7 @@ class SearchSorted(Op):
     version = 15
 
     right_mode: bool = attr(False)
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 1), self.output_type)

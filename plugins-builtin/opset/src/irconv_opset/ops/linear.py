@@ -12,6 +12,7 @@ from irconv.types import Dim, MaybeShape
 
 from irconv_opset.ops._spatial import broadcast_shapes, input_shape, input_type, merge_dim, set_output
 from irconv_opset.rules import require_at_most, require_same_type
+from irconv_opset.shapes import auto_broadcast
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -193,10 +194,14 @@ class FakeQuantize(Op):
     version = 1
 
     levels: int = attr(256)
-    auto_broadcast: str = attr("numpy")
+    auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))
 
     def infer(self, node: Node) -> None:
         # The ranges broadcast onto the data; the output keeps the data's shape.
+        if self.auto_broadcast == "none":
+            for idx in range(1, 5):
+                if node.has_input(idx):
+                    auto_broadcast("none", input_shape(node, 0), input_shape(node, idx))
         set_output(node, 0, input_shape(node, 0), input_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:

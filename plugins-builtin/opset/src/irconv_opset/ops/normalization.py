@@ -63,7 +63,7 @@ class MVN(_LikeData):
 
     normalize_variance: bool = attr(True)
     eps: float = attr(1e-9)
-    eps_mode: str = attr("inside_sqrt")
+    eps_mode: str = attr("inside_sqrt", choices=("inside_sqrt", "outside_sqrt"))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -85,7 +85,7 @@ class NormalizeL2(_LikeData):
     type = "NormalizeL2"
 
     eps: float = attr(1e-10)
-    eps_mode: str = attr("add")
+    eps_mode: str = attr("add", choices=("add", "max"))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])

@@ -28,7 +28,7 @@ class ExtractImagePatches(Op):
     sizes: list[int] = attr(factory=lambda: [1, 1])
     strides: list[int] = attr(factory=lambda: [1, 1])
     rates: list[int] = attr(factory=lambda: [1, 1])
-    auto_pad: str = attr("valid")
+    auto_pad: str = attr("valid", choices=("valid", "same_upper", "same_lower"))
 
     def _out_dim(self, size: Dim, axis: int) -> Dim:
         if size is None:

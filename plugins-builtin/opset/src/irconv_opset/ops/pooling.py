@@ -10,7 +10,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import ElementType, MaybeShape
 
-from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._spatial import (
     AutoPad,
     RoundingType,
@@ -138,6 +138,9 @@ class MaxPool_v1(_PoolBase):
     type = "MaxPool"
     version = 1
 
+    #: ``ceil_torch`` came with version 14
+    rounding_type: RoundingType = attr(RoundingType.floor, choices=("floor", "ceil"))
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         windows = self._windows(inputs[0], _lowest(inputs[0].dtype))[0]
         return [windows.max(axis=-1).astype(inputs[0].dtype)]
@@ -151,8 +154,11 @@ class MaxPool_v8(_PoolBase):
     version = 8
     outputs = 2
 
+    #: ``ceil_torch`` came with version 14
+    rounding_type: RoundingType = attr(RoundingType.floor, choices=("floor", "ceil"))
+
     dilations: tuple[int, ...] = attr(())
-    index_element_type: ElementType = attr(ElementType.i64)
+    index_element_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     axis: int = attr(0)
 
     def _dilations(self) -> Sequence[int] | None:
@@ -191,6 +197,8 @@ class MaxPool(MaxPool_v8):
     type = "MaxPool"
     version = 14
 
+    rounding_type: RoundingType = attr(RoundingType.floor, choices=tuple(RoundingType))
+
 
 @dataclass(eq=False)
 class AvgPool_v1(_PoolBase):
@@ -198,6 +206,9 @@ class AvgPool_v1(_PoolBase):
 
     type = "AvgPool"
     version = 1
+
+    #: ``ceil_torch`` came with version 14
+    rounding_type: RoundingType = attr(RoundingType.floor, choices=("floor", "ceil"))
 
     exclude_pad: bool = attr(False, ir="exclude-pad")
 
@@ -223,6 +234,8 @@ class AvgPool_v14(AvgPool_v1):
 
     type = "AvgPool"
     version = 14
+
+    rounding_type: RoundingType = attr(RoundingType.floor, choices=tuple(RoundingType))
 
 
 @dataclass(eq=False)
@@ -266,7 +279,7 @@ class AdaptiveMaxPool(CoercedAttrs, Op):
     version = 8
     outputs = 2
 
-    index_element_type: ElementType = attr(ElementType.i64)
+    index_element_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
     def infer(self, node: Node) -> None:
         shape = _adaptive_shape(node)

@@ -19,6 +19,7 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import ElementType
 
+from irconv_opset.ops._attrs import NUMERIC_TYPES
 from irconv_opset.shapes import in_shape, in_type, set_output
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class ConvertPromoteTypes(Op):
 
     promote_unsafe: bool = attr(False)
     pytorch_scalar_promotion: bool = attr(False)
-    u64_integer_promotion_target: ElementType = attr(ElementType.f32)
+    u64_integer_promotion_target: ElementType = attr(ElementType.f32, choices=NUMERIC_TYPES)
 
     def common_type(self, a: ElementType, b: ElementType, rank_a: int | None, rank_b: int | None) -> ElementType:
         if self.pytorch_scalar_promotion and (rank_a == 0) != (rank_b == 0):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.ops import Op, attr
-from irconv.types import Dim, MaybeShape
+from irconv.types import Dim, ElementType, MaybeShape
 
 from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 from irconv_opset.shapes import (
@@ -217,7 +217,7 @@ class Pad(Op):
     type = "Pad"
     version = 12
 
-    pad_mode: str = attr("constant")
+    pad_mode: str = attr("constant", choices=("constant", "edge", "reflect", "symmetric"))
 
     def infer(self, node: Node) -> None:
         require_integer(node, 1, "pads begin")
@@ -275,7 +275,7 @@ class DepthToSpace(Op):
     version = 1
 
     block_size: int = attr(1)
-    mode: str = attr("blocks_first")
+    mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, _block_dims(in_shape(node, 0), self.block_size, False), in_type(node, 0))
@@ -299,7 +299,7 @@ class SpaceToDepth(Op):
     version = 1
 
     block_size: int = attr(1)
-    mode: str = attr("blocks_first")
+    mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, _block_dims(in_shape(node, 0), self.block_size, True), in_type(node, 0))
@@ -438,9 +438,16 @@ class Reverse(Op):
     type = "Reverse"
     version = 1
 
-    mode: str = attr("index")
+    mode: str = attr("index", choices=("index", "mask"))
 
     def infer(self, node: Node) -> None:
+        if self.mode == "mask" and in_type(node, 1) not in (ElementType.boolean, ElementType.dynamic):
+            raise ConversionError(
+                f"node {node.name!r} ({self.describe()}): in mode 'mask' input 1 (axes) must be "
+                f"boolean, got {in_type(node, 1).value}"
+            )
+        if self.mode == "index":
+            require_integer(node, 1, "axes")
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -15,6 +15,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset.rules import require_static_inputs
 from irconv_opset.shapes import in_shape, in_type, in_value, set_output
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class EmbeddingBagOffsets(Op):
     type = "EmbeddingBagOffsets"
     version = 15
 
-    reduction: str = attr("sum")
+    reduction: str = attr("sum", choices=("sum", "mean"))
 
     def _mean(self) -> bool:
         return self.reduction == "mean"
@@ -66,6 +67,10 @@ class EmbeddingBagOffsets(Op):
     def infer(self, node: Node) -> None:
         offsets = in_shape(node, 2)
         set_output(node, 0, _table_rows_shape(node, None if offsets is None else offsets[0]), in_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        if node.has_input(4):  # per-sample weights: the CPU plugin then needs the bag shapes
+            require_static_inputs(node, {1: "indices", 2: "offsets", 4: "per-sample weights"})
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         table, indices, offsets = (np.asarray(v) for v in inputs[:3])
@@ -101,7 +106,7 @@ class EmbeddingBagPacked(Op):
     type = "EmbeddingBagPacked"
     version = 15
 
-    reduction: str = attr("sum")
+    reduction: str = attr("sum", choices=("sum", "mean"))
 
     def _mean(self) -> bool:
         return self.reduction == "mean"
@@ -109,6 +114,10 @@ class EmbeddingBagPacked(Op):
     def infer(self, node: Node) -> None:
         indices = in_shape(node, 1)
         set_output(node, 0, _table_rows_shape(node, None if indices is None else indices[0]), in_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        if node.has_input(2):  # per-sample weights: the CPU plugin then needs the bag shapes
+            require_static_inputs(node, {1: "indices", 2: "per-sample weights"})
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         table, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
@@ -145,6 +154,10 @@ class EmbeddingSegmentsSum(Op):
         rows = None if count is None else int(np.asarray(count).reshape(-1)[0])
         set_output(node, 0, _table_rows_shape(node, rows), in_type(node, 0))
 
+    def check(self, node: Node) -> None:
+        if node.has_input(5):  # per-sample weights: the CPU plugin then needs the bag shapes
+            require_static_inputs(node, {1: "indices", 2: "segment ids", 5: "per-sample weights"})
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         table, indices, segments = (np.asarray(v) for v in inputs[:3])
         count = int(np.asarray(inputs[3]).reshape(-1)[0])
@@ -168,7 +181,7 @@ class SegmentMax(Op):
     type = "SegmentMax"
     version = 16
 
-    fill_mode: str = attr("zero")
+    fill_mode: str = attr("zero", choices=("zero", "lowest"))
 
     def _count(self, segment_ids: np.ndarray | None, num_segments: np.ndarray | None) -> int | None:
         if num_segments is not None:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType
 
-from irconv_opset.ops._attrs import CoercedAttrs
+from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
 from irconv_opset.rules import require_integer, require_rank, require_same_type
 
@@ -61,6 +62,25 @@ class _RecurrentBase(CoercedAttrs, Op):
     def _clipped(self, x: np.ndarray) -> np.ndarray:
         return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
 
+    def _require_gate_sizes(self, node: Node, first_weight: int, axis: int) -> None:
+        """W, R (inputs ``first_weight``, +1) hold ``gates * hidden_size`` rows along ``axis``,
+        B (+2) as many, or one gate more for a GRU's ``linear_before_reset``: the runtime
+        refuses other sizes when it reads the IR."""
+        gates: int = getattr(self, "gates", 0)
+        extra = 1 if getattr(self, "linear_before_reset", False) else 0
+        for offset, role, count in ((0, "W", gates), (1, "R", gates), (2, "B", gates + extra)):
+            shape = input_shape(node, first_weight + offset) if node.has_input(first_weight + offset) else None
+            if (
+                gates
+                and shape is not None
+                and len(shape) > axis
+                and shape[axis] not in (None, count * self.hidden_size)
+            ):
+                raise ConversionError(
+                    f"node {node.name!r} ({self.describe()}): input {first_weight + offset} ({role}) has "
+                    f"{shape[axis]} rows along axis {axis}, expected {count} gate(s) x hidden_size {self.hidden_size}"
+                )
+
     def step(
         self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
     ) -> list[np.ndarray]:
@@ -70,6 +90,8 @@ class _RecurrentBase(CoercedAttrs, Op):
 
 class _LSTMStep:
     """LSTM step: gates f, i, c, o; states (H, C)."""
+
+    gates = 4
 
     def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
         f, g, h = self._functions()  # type: ignore[attr-defined]
@@ -85,6 +107,7 @@ class _GRUStep:
     """GRU step: gates z, r, h; optional ``linear_before_reset``; state H."""
 
     linear_before_reset: bool
+    gates = 3
 
     def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
         f, g = self._functions()  # type: ignore[attr-defined]
@@ -109,6 +132,8 @@ class _GRUStep:
 
 class _RNNStep:
     """Plain RNN step: H = f(X·Wᵀ + H·Rᵀ + B)."""
+
+    gates = 1
 
     def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
         (f,) = self._functions()  # type: ignore[attr-defined]
@@ -136,6 +161,7 @@ class _CellBase(_RecurrentBase):
         # X [batch, input], states [batch, hidden], W [gates, input], R [gates, hidden], B [gates]
         for idx, rank in [(0, 2), *((i, 2) for i in range(1, 1 + n)), (1 + n, 2), (2 + n, 2), (3 + n, 1)]:
             require_rank(node, idx, _ROLES_CELL[min(idx, 1) if idx <= n else idx - n + 1], rank)
+        self._require_gate_sizes(node, 1 + n, 0)
         batch: Dim = None
         for idx in range(1 + self._state_count):
             shape = input_shape(node, idx)
@@ -216,6 +242,14 @@ class _SequenceBase(_RecurrentBase):
         ranks = [3, *([3] * n), 1, 3, 3, 2]
         for idx, rank in enumerate(ranks):
             require_rank(node, idx, _ROLES_SEQUENCE[min(idx, 1) if idx <= n else idx - n + 1], rank)
+        self._require_gate_sizes(node, 2 + n, 1)
+        for idx, axis in [*((i, 1) for i in range(1, 1 + n)), (2 + n, 0), (3 + n, 0), (4 + n, 0)]:
+            shape = input_shape(node, idx) if node.has_input(idx) else None
+            if shape is not None and len(shape) > axis and shape[axis] not in (None, self.num_directions):
+                raise ConversionError(
+                    f"node {node.name!r} ({self.describe()}): input {idx} has {shape[axis]} direction(s) along "
+                    f"axis {axis}, but direction={self.direction.value} computes {self.num_directions}"
+                )
         x = input_shape(node, 0)
         batch: Dim = x[0] if x else None
         for idx in range(1, 2 + self._state_count):  # states, then sequence_lengths
@@ -319,8 +353,8 @@ class CTCGreedyDecoderSeqLen(CoercedAttrs, Op):
     outputs = 2
 
     merge_repeated: bool = attr(True)
-    classes_index_type: ElementType = attr(ElementType.i32)
-    sequence_length_type: ElementType = attr(ElementType.i32)
+    classes_index_type: ElementType = attr(ElementType.i32, choices=INDEX_TYPES)
+    sequence_length_type: ElementType = attr(ElementType.i32, choices=INDEX_TYPES)
 
     def infer(self, node: Node) -> None:
         data, lengths = input_shape(node, 0), input_shape(node, 1)

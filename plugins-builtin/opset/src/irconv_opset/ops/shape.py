@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
-from irconv.types import Dim, ElementType, MaybeShape
+from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
+from irconv_opset.ops._attrs import CONVERT_TYPES, INDEX_TYPES, NUMERIC_TYPES
 from irconv_opset.partial import DimOf, partial_elements
 from irconv_opset.rules import (
     refuse_run_time_rank,
@@ -314,6 +315,15 @@ def _squeezed(shape: MaybeShape, axes: np.ndarray | None, has_axes: bool, skip_d
     return tuple(out)
 
 
+def _with_rank_of_run_time_axes(node: Node, shape: MaybeShape) -> MaybeShape:
+    """Axes computed at run time, of a known count k, squeeze k dims (each must be 1): the
+    output has k dims fewer, as the runtime infers it."""
+    data, count = in_shape(node, 0), _len_of_1d(in_shape(node, 1)) if node.has_input(1) else None
+    if shape is None and data is not None and in_value(node, 1) is None and count is not None:
+        return dynamic_shape(len(data) - count)
+    return shape
+
+
 def _squeeze_value(x: np.ndarray, inputs: Sequence[np.ndarray], skip: bool) -> np.ndarray:
     if len(inputs) < 2:
         return np.squeeze(x)
@@ -330,7 +340,10 @@ class Squeeze_v1(Op):
 
     def infer(self, node: Node) -> None:
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), False)
-        set_output(node, 0, shape, in_type(node, 0))
+        set_output(node, 0, _with_rank_of_run_time_axes(node, shape), in_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, False)]
@@ -348,10 +361,34 @@ class Squeeze(Op):
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), self.allow_axis_skip)
+        if not self.allow_axis_skip:
+            shape = _with_rank_of_run_time_axes(node, shape)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, self.allow_axis_skip)]
+
+    def check(self, node: Node) -> None:
+        """The CPU plugin implements ``allow_axis_skip`` only for fully static shapes (the back
+        transform ``opset.squeeze_known_axes`` rewrites every case whose listed sizes are known);
+        a listed axis of run-time size makes the output's rank depend on that size."""
+        shape = in_shape(node, 0)
+        if not self.allow_axis_skip:
+            refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
+            return
+        if shape is not None and None not in shape and in_value(node, 1) is not None:
+            return
+        axes = in_value(node, 1)
+        if shape is None or axes is None:
+            what = "its input's rank is unknown" if shape is None else "its axes are computed at run time"
+        else:
+            dynamic = [a for a in normalize_axes(axes.reshape(-1), len(shape)) if shape[a] is None]
+            what = f"axis {dynamic[0]} of its input {format_shape(shape)} has a run-time size"
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
+            "the output's rank would depend on it, which OpenVINO's CPU plugin cannot compile; "
+            "give that dimension a static size (--input)"
+        )
 
 
 @dataclass(eq=False)
@@ -409,7 +446,7 @@ class ShapeOf(ShapeOf_v1):
     type = "ShapeOf"
     version = 3
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     #: Earlier spelling of ``output_type``, still accepted.
     output_type_: InitVar[ElementType | None] = None
 
@@ -433,10 +470,12 @@ class Broadcast(Op):
     type = "Broadcast"
     version = 3
 
-    mode: str = attr("numpy")
+    mode: str = attr("numpy", choices=("numpy", "explicit", "bidirectional", "pdpd"))
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 3)
+        if self.mode == "explicit":
+            require_inputs(node, 3)  # the axes mapping
         require_integer(node, 1, "target shape")
         require_rank(node, 1, "target shape", 1)
         require_integer(node, 2, "axes mapping")
@@ -488,6 +527,8 @@ class Broadcast_v1(Broadcast):
     type = "Broadcast"
     version = 1
 
+    mode: str = attr("numpy", choices=("numpy", "explicit", "pdpd"))
+
 
 # ---------------------------------------------------------------------------- Tile
 @dataclass(eq=False)
@@ -529,7 +570,7 @@ class Convert(Op):
     type = "Convert"
     version = 1
 
-    destination_type: ElementType = attr(ElementType.f32)
+    destination_type: ElementType = attr(ElementType.f32, choices=CONVERT_TYPES)
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 1)
@@ -586,6 +627,7 @@ class ConvertLike(Op):
 @dataclass(eq=False)
 class Select(Op):
     """Inputs condition, then, else."""
+
     traits = frozenset({Trait.ELEMENTWISE})
 
     def has(self, trait: Trait) -> bool:
@@ -596,7 +638,7 @@ class Select(Op):
     type = "Select"
     version = 1
 
-    auto_broadcast: str = attr("numpy")
+    auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))
 
     def infer(self, node: Node) -> None:
         shapes = [in_shape(node, i) for i in range(3)]
@@ -628,7 +670,7 @@ class Range(Op):
     type = "Range"
     version = 4
 
-    output_type: ElementType = attr(ElementType.i64)
+    output_type: ElementType = attr(ElementType.i64, choices=NUMERIC_TYPES)
 
     def element_type(self, node: Node) -> ElementType:
         return self.output_type

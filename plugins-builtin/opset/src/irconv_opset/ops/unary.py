@@ -116,7 +116,7 @@ class Round(UnaryElementwise):
     type = "Round"
     version = 5
 
-    mode: str = attr("half_to_even")
+    mode: str = attr("half_to_even", choices=("half_to_even", "half_away_from_zero"))
 
     def kernel(self, x: np.ndarray) -> np.ndarray:
         if not np.issubdtype(x.dtype, np.floating):
@@ -467,7 +467,7 @@ class Gelu(UnaryElementwise):
     type = "Gelu"
     version = 7
 
-    approximation_mode: str = attr("erf")
+    approximation_mode: str = attr("erf", choices=("erf", "tanh"))
 
     def kernel(self, x: np.ndarray) -> np.ndarray:
         x64 = x.astype(np.float64)

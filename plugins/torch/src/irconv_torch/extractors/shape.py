@@ -109,17 +109,13 @@ def unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("torch", "aten.squeeze.dims", versions=TORCH_2_5, produces=[Squeeze])
 def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Squeezes the listed dims that are 1 (torch leaves others: ``allow_axis_skip``)."""
+    """Squeezes the listed dims that are 1; torch leaves the others. Whether a dim of symbolic
+    size went is read from the rank torch traced (``allow_axis_skip`` only where that cannot tell)."""
     rank = require_rank(ctx, 0)
     if rank == 0:
         return [_self(ctx)]
-    axes = normalize_axes(ctx, ctx.attrs.ints("dim"), rank)
-    shape = ctx.input_shape(0) or ()
-    kept = [a for a in axes if shape[a] != 1] if shape else []
-    axes = [a for a in axes if a not in kept or shape[a] is None]
-    if not axes:
-        return [_self(ctx)]
-    return [ctx.op(Squeeze(allow_axis_skip=True), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
+    listed = normalize_axes(ctx, ctx.attrs.ints("dim"), rank)
+    return _squeezed(ctx, rank, sorted(set(listed)))
 
 
 squeeze_dim = extractor("torch", "aten.squeeze.dim", squeeze_dims.extract, versions=TORCH_2_5, produces=[Squeeze])
@@ -127,13 +123,25 @@ squeeze_dim = extractor("torch", "aten.squeeze.dim", squeeze_dims.extract, versi
 
 @extractor("torch", "aten.squeeze.default", versions=TORCH_2_5, produces=[Squeeze])
 def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    shape = ctx.input_shape(0)
-    if shape is None or any(d is None for d in shape):
-        raise ConversionError(f"{ctx.where()}: squeeze() of a tensor with dynamic dimensions; name the dims")
-    axes = [i for i, d in enumerate(shape) if d == 1]
+    rank = require_rank(ctx, 0)
+    return _squeezed(ctx, rank, list(range(rank)))
+
+
+def _squeezed(ctx: ExtractContext, rank: int, listed: list[int]) -> list[OutPort]:
+    """Squeeze of the ``listed`` axes that are 1. Static sizes decide for themselves; for the
+    axes of symbolic size torch's traced output rank says whether all of them went or none."""
+    shape = ctx.input_shape(0) or (None,) * rank
+    ones = [a for a in listed if shape[a] == 1]
+    symbolic = [a for a in listed if shape[a] is None]
+    traced = ctx.source.output_ranks[0] if ctx.source.output_ranks else None
+    if symbolic and traced == rank - len(ones):
+        symbolic = []  # torch kept them (it traces a symbolic size as not 1)
+    elif symbolic and traced == rank - len(ones) - len(symbolic):
+        ones, symbolic = sorted(ones + symbolic), []
+    axes = sorted(ones + symbolic)
     if not axes:
         return [_self(ctx)]
-    return [ctx.op(Squeeze(), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
+    return [ctx.op(Squeeze(allow_axis_skip=bool(symbolic)), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
 @extractor("torch", "aten.expand.default", versions=TORCH_2_5, produces=[Broadcast])
