@@ -80,9 +80,9 @@ def reference_logits(onnx: Path, sequences: list[np.ndarray]) -> list[np.ndarray
 
 
 def openvino_logits(xml: Path, sequences: list[np.ndarray]) -> list[np.ndarray]:
-    import openvino
+    from irconv.runtime import compile_for_comparison
 
-    compiled = openvino.Core().compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(xml)
     request = compiled.create_infer_request()
     return [np.array(request.infer(_feeds(ids))[compiled.output("logits")][0]) for ids in sequences]
 

@@ -59,10 +59,13 @@ def collect(
     """Statistics of each MatMul site's input over ``samples`` (token ids ``[length]`` each)."""
     import openvino as ov
 
+    from irconv.runtime import compile_for_comparison
+
     matmuls = [site for site in sites if not site.embedding]
     with tempfile.TemporaryDirectory(prefix="irconv-dataset-") as folder:
         xml = _write_f32(graph, Path(folder) / "model.xml", options)
-        model = ov.Core().read_model(str(xml))
+        core = ov.Core()
+        model = core.read_model(str(xml))
         by_name = {op.get_friendly_name(): op for op in model.get_ops()}
         tapped: dict[OutPort, int] = {}
         outputs: list[Any] = []
@@ -76,8 +79,8 @@ def collect(
             tapped[port] = len(model.outputs) + len(outputs)
             outputs.append(op.input(1 - site.port).get_source_output())
         model.add_outputs(outputs)
-        config = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
-        compiled = ov.Core().compile_model(model, "CPU", config)
+        # Statistics of the f32 model, whatever the CPU's default precision.
+        compiled = compile_for_comparison(model, core=core)
         feeds = _feeder(compiled)
         accumulators = {port: _Accumulator(len(samples)) for port in tapped}
         request = compiled.create_infer_request()
