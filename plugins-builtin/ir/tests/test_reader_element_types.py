@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from irconv import Const, float8
+from irconv import Const, narrow_float
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import emit_ir, run_ir
@@ -34,7 +34,7 @@ def _as_f32(et: ElementType, codes: np.ndarray) -> np.ndarray:
         return codes.astype(np.float32)
     if et is ElementType.bf16:
         return (codes.astype(np.uint32) << 16).view(np.float32)
-    return float8.to_float32(float8.from_bits(codes, et))
+    return narrow_float.to_float32(narrow_float.from_bits(codes, et))
 
 
 def _graph(et: ElementType):  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from irconv import narrow_float
 from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, SourceOp
@@ -88,7 +89,7 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     if expected is not None and not ledger.allows(expected):
         return  # checked before evaluating: a huge value is never allocated
     try:
-        outputs = node.op.evaluate(values)  # type: ignore[arg-type]
+        outputs = node.op.evaluate(narrow_float.widen_all(values))  # type: ignore[arg-type]
     except MemoryError:
         ledger.refused += 1
         return  # the value is left unknown; the node stays an operation
@@ -117,7 +118,7 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
         inferred_type = data.element_type
         array = np.asarray(value)
         if inferred_type.is_float or inferred_type.is_integer or inferred_type.value == "boolean":
-            array = array.astype(inferred_type.numpy, copy=False)
+            array = narrow_float.cast(array, inferred_type)
         data.set_value(array, shape_derived=derived)
 
 

@@ -1,0 +1,218 @@
+"""Floats NumPy has no dtype for (bf16, f8e5m2, f8e4m3) as NumPy arrays of their bit patterns.
+
+irconv holds such values in a structured dtype with one void field named after the type
+(``ElementType.bf16.numpy`` is ``[("bf16", "V2")]``), so the bytes are the IR's bytes, a
+narrow-float constant never passes for an integer one, and arithmetic or ``astype`` to a
+number fails loudly instead of computing with bit patterns. This module converts between
+those arrays and float32:
+
+* ``bf16``: 1 sign, 8 exponent (bias 127), 7 mantissa bits: float32's upper half, with its
+  infinities and NaNs; widening is exact (a 16-bit shift).
+* ``f8e5m2``: 1 sign, 5 exponent (bias 15), 2 mantissa bits, IEEE-like: infinities and
+  NaNs at the top exponent; largest finite value 57344 (ONNX ``FLOAT8E5M2``).
+* ``f8e4m3``: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no infinities, NaN only at
+  ``S.1111.111``; largest finite value 448 (ONNX ``FLOAT8E4M3FN``).
+
+Rounding is to nearest, ties to even; NaN stays NaN. Out of range values follow ONNX
+``Cast``: with ``saturate`` they (and infinities) become the largest finite value of their
+sign; without it they become infinity (bf16, f8e5m2) or NaN (f8e4m3, which has no infinity).
+
+Constant folding widens narrow-float inputs to f32 and rounds results back
+(:func:`widen`, :func:`cast`), so an op's ``evaluate`` never sees their bit patterns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from irconv.types import ElementType
+
+
+@dataclass(frozen=True)
+class _Format:
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    max_code: int  # bit pattern of +max_finite
+    nan_code: int  # bit pattern of +NaN (quiet)
+    inf_code: int | None  # bit pattern of +inf, None when the format has none
+
+    @property
+    def width(self) -> int:
+        return 1 + self.exponent_bits + self.mantissa_bits
+
+    @property
+    def sign_bit(self) -> int:
+        return 1 << (self.width - 1)
+
+    @property
+    def max_finite(self) -> float:
+        exponent = (self.max_code >> self.mantissa_bits) - self.bias
+        mantissa = self.max_code & ((1 << self.mantissa_bits) - 1)
+        return float((1 + mantissa / (1 << self.mantissa_bits)) * 2.0**exponent)
+
+
+_FORMATS = {
+    ElementType.bf16: _Format(8, 7, 127, 0x7F7F, 0x7FC0, 0x7F80),
+    ElementType.f8e5m2: _Format(5, 2, 15, 0x7B, 0x7F, 0x7C),
+    ElementType.f8e4m3: _Format(4, 3, 7, 0x7E, 0x7F, None),
+}
+#: The element types this module handles (``ElementType.is_narrow_float``).
+TYPES = frozenset(_FORMATS)
+
+
+def _format(element_type: ElementType) -> _Format:
+    try:
+        return _FORMATS[element_type]
+    except KeyError:
+        raise ValueError(f"element type {element_type.value} is not a narrow float (bf16, f8e5m2, f8e4m3)") from None
+
+
+def max_finite(element_type: ElementType) -> float:
+    """The largest finite value of a narrow float type (57344 for f8e5m2, 448 for f8e4m3)."""
+    return _format(element_type).max_finite
+
+
+@cache
+def _decode_table(element_type: ElementType) -> np.ndarray:
+    """f32 values of all 256 codes of an 8-bit float."""
+    fmt = _format(element_type)
+    codes = np.arange(256, dtype=np.int64)
+    sign = np.where(codes & 0x80, -1.0, 1.0)
+    exponent = (codes >> fmt.mantissa_bits) & ((1 << fmt.exponent_bits) - 1)
+    mantissa = codes & ((1 << fmt.mantissa_bits) - 1)
+    scale = float(1 << fmt.mantissa_bits)
+    normal = (1.0 + mantissa / scale) * np.exp2(exponent - fmt.bias)
+    subnormal = (mantissa / scale) * np.exp2(1 - fmt.bias)
+    values = sign * np.where(exponent == 0, subnormal, normal)
+    magnitude = codes & 0x7F
+    if fmt.inf_code is not None:
+        values[magnitude == fmt.inf_code] = sign[magnitude == fmt.inf_code] * np.inf
+        values[magnitude > fmt.inf_code] = np.nan
+    else:
+        values[magnitude == fmt.nan_code] = np.nan
+    return values.astype(np.float32)
+
+
+def bits(array: np.ndarray) -> np.ndarray:
+    """The bit patterns (uint8 or uint16) of a narrow float array, as a view."""
+    array = np.asarray(array)
+    if array.dtype.itemsize not in (1, 2):
+        raise ValueError(f"dtype {array.dtype} is not an 8- or 16-bit type")
+    return array.view(np.dtype(f"u{array.dtype.itemsize}"))
+
+
+def from_bits(codes: Any, element_type: ElementType) -> np.ndarray:
+    """A narrow float array (``element_type.numpy``) holding the given bit patterns, as a view."""
+    fmt = _format(element_type)
+    codes = np.asarray(codes)
+    unsigned = np.dtype(f"u{fmt.width // 8}")
+    if codes.dtype != unsigned:
+        codes = codes.astype(unsigned)
+    return codes.view(element_type.numpy)
+
+
+def element_type_of(array: Any) -> ElementType | None:
+    """The narrow float type of an array of irconv's narrow float dtypes, else None."""
+    dtype = np.asarray(array).dtype if not isinstance(array, np.dtype) else array
+    names = dtype.names
+    if names is None or len(names) != 1:
+        return None
+    et = ElementType.__members__.get(names[0])
+    return et if et in _FORMATS and dtype == et.numpy else None
+
+
+def is_narrow_float_array(array: Any) -> bool:
+    return isinstance(array, np.ndarray) and element_type_of(array) is not None
+
+
+def to_float32(array: np.ndarray, element_type: ElementType | None = None) -> np.ndarray:
+    """Exact float32 values of a narrow float array (or of bit patterns with ``element_type``)."""
+    element_type = element_type or element_type_of(array)
+    if element_type is None:
+        raise ValueError(f"dtype {np.asarray(array).dtype} is not a narrow float")
+    fmt = _format(element_type)
+    codes = bits(array)
+    if fmt.width == 16:  # bf16: float32's upper half
+        return (codes.astype(np.uint32) << 16).view(np.float32)
+    return _decode_table(element_type)[codes]
+
+
+def widen(array: Any) -> Any:
+    """f32 values for a narrow float array; anything else as it is."""
+    return to_float32(array) if is_narrow_float_array(array) else array
+
+
+def widen_all(values: Sequence[Any]) -> list[Any]:
+    return [widen(v) for v in values]
+
+
+def cast(value: Any, element_type: ElementType) -> np.ndarray:
+    """``value`` as an array of ``element_type``'s dtype: numbers round into a narrow float
+    type as Convert does (no saturation), other types take NumPy's ``astype``."""
+    array = np.asarray(value)
+    if element_type in _FORMATS:
+        if element_type_of(array) is element_type:
+            return array
+        return from_float(widen(array), element_type, saturate=False)
+    return widen(array).astype(element_type.numpy, copy=False)
+
+
+def from_float(values: Any, element_type: ElementType, saturate: bool = True) -> np.ndarray:
+    """Round float values to ``element_type`` (nearest, ties to even); see the module docs."""
+    fmt = _format(element_type)
+    x = np.asarray(values)
+    if fmt.width == 16 and x.dtype in (np.float32, np.float16):  # bf16 from f32 bits, exactly
+        codes = _bf16_from_float32(x.astype(np.float32, copy=False))
+        if saturate:
+            magnitude = codes & 0x7FFF
+            codes = np.where(magnitude == fmt.inf_code, (codes & 0x8000) | fmt.max_code, codes)
+        return from_bits(codes, element_type)
+    return from_bits(_round(x.astype(np.float64), fmt, saturate), element_type)
+
+
+def _bf16_from_float32(x: np.ndarray) -> np.ndarray:
+    """bf16 codes of f32 values: the upper half, rounded to nearest even by the lower one (a
+    carry into the exponent is the right result, up to infinity); NaNs stay quiet NaNs."""
+    u = x.view(np.uint32)
+    rounded = (u + (0x7FFF + ((u >> 16) & 1))) >> 16
+    nan = np.isnan(x)
+    return np.where(nan, (u >> 16) | 0x0040, rounded).astype(np.uint16)
+
+
+def _round(x: np.ndarray, fmt: _Format, saturate: bool) -> np.ndarray:
+    """Codes of float64 values in ``fmt`` (exact: every step below is exact in float64)."""
+    negative = np.signbit(x)
+    a = np.abs(x)
+    finite = np.isfinite(a)
+    safe = np.where(finite & (a > 0), a, 1.0)
+    min_exponent = 1 - fmt.bias
+    # the binade of each value (never below the subnormal one) sets its rounding quantum
+    _, k = np.frexp(safe)
+    exponent = np.maximum(k - 1, min_exponent)
+    quantum = np.exp2(exponent - fmt.mantissa_bits)
+    rounded = np.round(safe / quantum) * quantum  # np.round: ties to even
+    rounded = np.where(finite & (a > 0), rounded, 0.0)
+    # encode the rounded magnitude
+    _, k = np.frexp(np.where(rounded > 0, rounded, 1.0))
+    e = k - 1
+    subnormal = e < min_exponent
+    frac = np.where(
+        subnormal,
+        rounded / np.exp2(min_exponent - fmt.mantissa_bits),
+        (rounded / np.exp2(e) - 1.0) * (1 << fmt.mantissa_bits),
+    )
+    biased = np.where(subnormal, 0, e + fmt.bias)
+    code = (biased.astype(np.int64) << fmt.mantissa_bits) | np.rint(frac).astype(np.int64)
+    code = np.where(rounded == 0, 0, code)
+    overflow = ~finite | (rounded > fmt.max_finite)
+    overflow_code = fmt.inf_code if fmt.inf_code is not None else fmt.nan_code
+    big = fmt.max_code if saturate else overflow_code
+    code = np.where(overflow & ~np.isnan(x), big, code)
+    code = np.where(np.isnan(x), fmt.nan_code, code)
+    return code | np.where(negative, fmt.sign_bit, 0)
