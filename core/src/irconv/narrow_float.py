@@ -163,6 +163,16 @@ def cast(value: Any, element_type: ElementType) -> np.ndarray:
     return widen(array).astype(element_type.numpy, copy=False)
 
 
+def as_array(value: Any, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(value, dtype)``, except that numbers given a narrow float dtype are rounded
+    into it (NumPy would cast them to its void bit patterns)."""
+    if dtype is not None:
+        element_type = element_type_of(np.dtype(dtype))
+        if element_type is not None:
+            return cast(value, element_type)
+    return np.asarray(value, dtype=dtype)
+
+
 def from_float(values: Any, element_type: ElementType, saturate: bool = True) -> np.ndarray:
     """Round float values to ``element_type`` (nearest, ties to even); see the module docs."""
     fmt = _format(element_type)

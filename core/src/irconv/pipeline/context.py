@@ -14,6 +14,7 @@ from irconv.frontend.attributes import AttributeReader
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.graph.infer import try_infer
+from irconv.narrow_float import as_array
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape
@@ -208,7 +209,7 @@ class ExtractContext:
 
     def const(self, value: Any, dtype: Any = None, suffix: str = "const") -> OutPort:
         """A Const helper node holding ``value`` (0-d stays 0-d)."""
-        return self.op(Const(np.asarray(value, dtype=dtype)), suffix=suffix)
+        return self.op(Const(as_array(value, dtype)), suffix=suffix)
 
 
 @dataclass
