@@ -26,6 +26,8 @@ class ElementType(enum.Enum):
     bf16 = "bf16"
     f8e5m2 = "f8e5m2"
     f8e4m3 = "f8e4m3"
+    f4e2m1 = "f4e2m1"
+    nf4 = "nf4"
     i64 = "i64"
     i32 = "i32"
     i16 = "i16"
@@ -66,6 +68,8 @@ class ElementType(enum.Enum):
             ElementType.bf16,
             ElementType.f8e5m2,
             ElementType.f8e4m3,
+            ElementType.f4e2m1,
+            ElementType.nf4,
         )
 
     @property
@@ -85,13 +89,13 @@ class ElementType(enum.Enum):
 
     @property
     def is_narrow_float(self) -> bool:
-        """A float NumPy has no dtype for (bf16, f8e5m2, f8e4m3): held by its bit patterns."""
-        return self is ElementType.bf16 or self.is_float8
+        """A float NumPy has no dtype for (bf16, f8e5m2, f8e4m3, f4e2m1, nf4): held by its codes."""
+        return self in (ElementType.bf16, ElementType.f8e5m2, ElementType.f8e4m3, ElementType.f4e2m1, ElementType.nf4)
 
     @property
     def is_packed(self) -> bool:
-        """Stored with two values per byte in the ``.bin`` (u4, i4)."""
-        return self in (ElementType.u4, ElementType.i4)
+        """Stored with two values per byte in the ``.bin`` (u4, i4, f4e2m1, nf4)."""
+        return self in (ElementType.u4, ElementType.i4, ElementType.f4e2m1, ElementType.nf4)
 
     @property
     def is_integer(self) -> bool:
@@ -137,6 +141,9 @@ _TO_NUMPY: dict[ElementType, np.dtype] = {
     ElementType.bf16: np.dtype([("bf16", "V2")]),
     ElementType.f8e5m2: np.dtype([("f8e5m2", "V1")]),
     ElementType.f8e4m3: np.dtype([("f8e4m3", "V1")]),
+    # 4-bit codes, one a byte (packed two a byte on emit): the OCP MX float and NF4's table index
+    ElementType.f4e2m1: np.dtype([("f4e2m1", "V1")]),
+    ElementType.nf4: np.dtype([("nf4", "V1")]),
     # one value per byte in a tagged byte (NumPy has no 4-bit integer); packed on emit
     ElementType.u4: np.dtype([("u4", np.uint8)]),
     ElementType.i4: np.dtype([("i4", np.int8)]),
@@ -151,6 +158,8 @@ _PRECISIONS = {
     ElementType.bf16: "BF16",
     ElementType.f8e5m2: "F8E5M2",
     ElementType.f8e4m3: "F8E4M3",
+    ElementType.f4e2m1: "F4E2M1",
+    ElementType.nf4: "NF4",
     ElementType.i64: "I64",
     ElementType.i32: "I32",
     ElementType.i16: "I16",

@@ -85,6 +85,8 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     if not inputs or any(s is None or s.data.value is None for s in inputs):
         return
     values = [s.data.value for s in inputs if s is not None]
+    if any(s.data.element_type.is_packed for s in inputs if s is not None):
+        return  # 4-bit weights stay as written: folding their decompression would widen them
     expected = predicted_bytes(node)
     if expected is not None and not ledger.allows(expected):
         return  # checked before evaluating: a huge value is never allocated

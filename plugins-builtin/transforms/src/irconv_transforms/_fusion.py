@@ -6,7 +6,6 @@ from typing import ClassVar
 
 import numpy as np
 from irconv import (
-    narrow_float,
     Graph,
     Node,
     OutPort,
@@ -16,6 +15,7 @@ from irconv import (
     TransformContext,
     any_,
     const,
+    narrow_float,
     op,
 )
 from irconv_opset import Multiply, Power

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 def _bits(et: ElementType) -> int:
     if et.is_float8:
         return 8
+    if et.is_packed:
+        return 4
     return 1 if et is ElementType.boolean else int(et.value.lstrip("bfiu"))
 
 
