@@ -101,6 +101,13 @@ def max_finite(element_type: ElementType) -> float:
     return _format(element_type).max_finite
 
 
+def smallest_normal(element_type: ElementType) -> float:
+    """The smallest positive normal value of a narrow float type (2**-126 for bf16)."""
+    if element_type is ElementType.nf4:
+        return float(NF4_VALUES[8])
+    return 2.0 ** (1 - _format(element_type).bias)
+
+
 @cache
 def _decode_table(element_type: ElementType) -> np.ndarray:
     """f32 values of all codes of an 8- or 4-bit type."""
