@@ -118,3 +118,28 @@ def test_a_bf16_network_converts_with_its_constants_folded_in_bf16(tmp_path, ins
     expected = ort.InferenceSession(str(f32_path), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     scale = float(np.abs(expected).max())
     np.testing.assert_allclose(got, expected, rtol=0, atol=0.05 * scale)
+
+
+def test_bf16_constants_read_by_extractors(tmp_path, installed_host) -> None:
+    """Clip bounds and a Pad value given as bf16 initializers (an extractor reads them as
+    numbers) clip and pad bf16 data exactly as the definition says."""
+    import onnx
+    from irconv.api import convert_model, save_model
+    from irconv.testing.runtime import run_ir
+
+    nodes = [
+        helper.make_node("Cast", ["x"], ["xb"], to=TensorProto.BFLOAT16),
+        helper.make_node("Clip", ["xb", "lo", "hi"], ["c"]),
+        helper.make_node("Pad", ["c", "pads", "fill"], ["p"], mode="constant"),
+        helper.make_node("Cast", ["p"], ["y"], to=TensorProto.FLOAT),
+    ]
+    inits = [_bf16_tensor("lo", np.array(-1.0)), _bf16_tensor("hi", np.array(1.5)),
+             helper.make_tensor("pads", TensorProto.INT64, [4], [0, 1, 0, 2]), _bf16_tensor("fill", np.array(0.375))]
+    graph = helper.make_graph(nodes, "bf16_clip_pad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6])], inits)
+    path, xml = tmp_path / "m.onnx", tmp_path / "m.xml"
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(path))
+    save_model(convert_model(path, host=installed_host), xml, host=installed_host)
+    x = np.array([[-3.0, -0.5, 0.25], [1.25, 2.0, -1.0]], np.float32)  # all exact in bf16
+    expected = np.pad(np.clip(x, -1.0, 1.5), ((0, 0), (1, 2)), constant_values=0.375)
+    np.testing.assert_array_equal(run_ir(xml, {"x": x})["y"], expected)
