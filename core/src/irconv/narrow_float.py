@@ -22,10 +22,13 @@ low nibble. irconv reads them (IRs that NNCF or optimum write) but never writes 
 
 Rounding is to nearest, ties to even; NaN stays NaN. Out of range values follow ONNX
 ``Cast``: with ``saturate`` they (and infinities) become the largest finite value of their
-sign; without it they become infinity (bf16, f8e5m2) or NaN (f8e4m3, which has no infinity).
+sign; without it they become infinity (bf16, f8e5m2) or NaN (f8e4m3, which has no infinity);
+f4e2m1, which has neither, saturates (NaN too). nf4 takes the nearest of its 16 values.
 
 Constant folding widens narrow-float inputs to f32 and rounds results back
-(:func:`widen`, :func:`cast`), so an op's ``evaluate`` never sees their bit patterns.
+(:func:`widen`, :func:`cast`), so an op's ``evaluate`` never sees their codes. Going the
+other way, NumPy would cast numbers to the void field silently (zeros): make such arrays
+with :func:`from_float`, :func:`cast` or :func:`as_array`, never ``astype``.
 """
 
 from __future__ import annotations
