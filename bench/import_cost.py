@@ -7,7 +7,7 @@ median wall and CPU time of the whole process. The models are small, so the figu
 mostly start-up and imports; they are made in a temporary directory with the frameworks
 installed for the tests (formats whose framework is missing are skipped):
 
-* ONNX: ``examples/tiny_cnn.onnx``, a MobileNetV2-shaped graph (3.5 M parameters) and a
+* ONNX: ``examples/tiny_cnn.onnx``, two bf16 convolutions (``bf16_cnn``), a MobileNetV2-shaped graph (3.5 M parameters) and a
   ResNet-50-shaped one (25.5 M), both built with the ``onnx`` helper API;
 * a TF frozen graph (``.pb``), a Keras file, its SavedModel export and TFLite conversion;
 * a ``torch.export`` program (``.pt2``); a Caffe prototxt with random weights.
@@ -108,6 +108,25 @@ def tiny_cnn(path: Path) -> list[str]:
     return [str(ROOT / "examples" / "tiny_cnn.onnx")]
 
 
+def bf16_cnn(path: Path) -> list[str]:
+    """Two 3x3 convolutions computed in bf16 (bf16 weights, the input cast to bf16 and back)."""
+    from onnx import TensorProto, helper
+
+    rng = np.random.default_rng(0)
+
+    def bf16(name: str, shape: tuple[int, ...]) -> Any:
+        codes = (rng.standard_normal(shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        return helper.make_tensor(name, TensorProto.BFLOAT16, shape, codes.tobytes(), raw=True)
+
+    nodes = [helper.make_node("Cast", ["input"], ["xb"], to=TensorProto.BFLOAT16),
+             helper.make_node("Conv", ["xb", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node("Cast", ["c2"], ["output"], to=TensorProto.FLOAT)]
+    _onnx_save(nodes, [bf16("w1", (16, 3, 3, 3)), bf16("w2", (16, 16, 3, 3))], "output", [1, 3, 32, 32], path)
+    return [str(path)]
+
+
 TINY_GRAPH_DEF = """
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } } } } }
@@ -182,7 +201,8 @@ def caffe(path: Path) -> list[str]:
 
 #: format -> [(model name, maker, module the maker needs)]
 MODELS: dict[str, list[tuple[str, Callable[[Path], list[str]], str]]] = {
-    "onnx": [("tiny_cnn", tiny_cnn, "onnx"), ("mobilenet_v2", mobilenet_v2, "onnx"), ("resnet50", resnet50, "onnx")],
+    "onnx": [("tiny_cnn", tiny_cnn, "onnx"), ("bf16_cnn", bf16_cnn, "onnx"), ("mobilenet_v2", mobilenet_v2, "onnx"),
+             ("resnet50", resnet50, "onnx")],
     "tf": [("frozen_relu", tf_frozen, "irconv_tf"), ("keras_cnn", _tf_model("m.keras"), "tensorflow"),
            ("saved_model_cnn", _tf_model("saved"), "tensorflow")],
     "tflite": [("tflite_cnn", _tf_model("m.tflite"), "tensorflow")],

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HEAVY = ("networkx", "tensorflow", "openvino")
@@ -107,7 +108,9 @@ EVERY_CONVERSION = (
 )
 FORMAT_NEEDS: dict[str, tuple[str, ...]] = {
     "onnx": (),
+    "onnx_bf16": (),  # bf16 initializers and Casts: irconv's own bf16, no ml_dtypes
     "tf_frozen": (),
+    "tf_bf16": (),
     "saved_model": ("google_crc32c",),  # checksums of the variables bundle
     "keras": ("h5py", "_cython_", "cython_runtime"),  # the weights file is HDF5
     "tflite": ("flatbuffers",),
@@ -183,12 +186,17 @@ def _model(fmt: str, folder: Path, request: pytest.FixtureRequest) -> list[str]:
     """The ``irconv convert`` arguments of a small model of format ``fmt``, made in ``folder``."""
     if fmt == "onnx":
         return [str(Path(__file__).parents[1] / "examples" / "tiny_cnn.onnx")]
-    if fmt == "tf_frozen":
+    if fmt == "onnx_bf16":
+        path = folder / "bf16.onnx"
+        path.write_bytes(bf16_onnx_model().SerializeToString())
+        return [str(path)]
+    if fmt in ("tf_frozen", "tf_bf16"):
         from google.protobuf import text_format
         from irconv_tf.proto import graph_pb2
 
-        path = folder / "relu.pb"
-        path.write_bytes(text_format.Parse(TINY_GRAPH_DEF, graph_pb2.GraphDef()).SerializeToString())
+        path = folder / f"{fmt}.pb"
+        text = TINY_GRAPH_DEF if fmt == "tf_frozen" else BF16_GRAPH_DEF
+        path.write_bytes(text_format.Parse(text, graph_pb2.GraphDef()).SerializeToString())
         return [str(path)]
     if fmt in ("saved_model", "keras", "tflite"):
         made = request.getfixturevalue("tf_models")
@@ -211,6 +219,48 @@ def _model(fmt: str, folder: Path, request: pytest.FixtureRequest) -> list[str]:
              *source, "-o", str(folder / "source.xml"))
         return [str(folder / "source.xml")]
     raise AssertionError(fmt)
+
+
+BF16_WEIGHTS = np.random.default_rng(3).standard_normal((6, 5)).astype(np.float32)
+#: bf16 bit patterns of a few values (1.0, -2.5, 0.3 rounded, 3e38 rounded), as TF's half_val holds them.
+BF16_CODES = (0x3F80, 0xC020, 0x3E9A, 0x7F62)
+BF16_GRAPH_DEF = """
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } dim { size: 4 } } } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_BFLOAT16 } }
+       attr { key: "value" value { tensor { dtype: DT_BFLOAT16 tensor_shape { dim { size: 4 } }
+                                            half_val: %s } } } }
+node { name: "xb" op: "Cast" input: "x" attr { key: "SrcT" value { type: DT_FLOAT } }
+       attr { key: "DstT" value { type: DT_BFLOAT16 } } }
+node { name: "m" op: "Mul" input: "xb" input: "w" attr { key: "T" value { type: DT_BFLOAT16 } } }
+node { name: "y" op: "Cast" input: "m" attr { key: "SrcT" value { type: DT_BFLOAT16 } }
+       attr { key: "DstT" value { type: DT_FLOAT } } }
+""" % " half_val: ".join(str(c) for c in BF16_CODES)
+
+
+def bf16_onnx_model():  # type: ignore[no-untyped-def]
+    """x -> Cast(bf16) -> Cast(f32) -> MatMul with a bf16 initializer cast to f32, rounded to
+    bf16 and back, + another bf16 initializer (onnxruntime computes nothing in bf16 but Cast)."""
+    from onnx import TensorProto, helper
+
+    def bf16(name: str, values: np.ndarray):  # type: ignore[no-untyped-def]
+        codes = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # truncated: exact in bf16
+        return helper.make_tensor(name, TensorProto.BFLOAT16, values.shape, codes.tobytes(), raw=True)
+
+    nodes = [
+        helper.make_node("Cast", ["x"], ["xb"], to=TensorProto.BFLOAT16),
+        helper.make_node("Cast", ["xb"], ["x32"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["w"], ["w32"], to=TensorProto.FLOAT),
+        helper.make_node("MatMul", ["x32", "w32"], ["m"]),
+        helper.make_node("Cast", ["m"], ["mb"], to=TensorProto.BFLOAT16),
+        helper.make_node("Cast", ["mb"], ["m32"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["b"], ["b32"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["m32", "b32"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "bf16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+                              [bf16("w", BF16_WEIGHTS), bf16("b", BF16_WEIGHTS[0] * 4)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
 def _unexpected(modules: list[str], allowed: tuple[str, ...], baseline: set[str]) -> list[str]:
@@ -244,3 +294,35 @@ def test_the_guard_sees_a_stray_import() -> None:
     modules = ["irconv.api", "numpy.linalg", "google", "google.protobuf.message", "google.cloud", "onnx.defs",
                "ml_dtypes", "torch", "scipy"]
     assert _unexpected(modules, EVERY_CONVERSION, {"torch"}) == ["google.cloud", "onnx.defs", "ml_dtypes", "scipy"]
+
+
+@pytest.mark.parametrize("fmt", ["onnx_bf16", "tf_bf16"])
+def test_bf16_models_match_their_framework(fmt: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The bf16 models of the guard above, converted, give in OpenVINO what onnxruntime or
+    TensorFlow give (rounding to bf16 where the model does, as both runtimes do)."""
+    from irconv.cli.main import main
+    from irconv.runtime import compile_for_comparison
+
+    args = _model(fmt, tmp_path, request)
+    xml = tmp_path / "out" / "m.xml"
+    assert main(["convert", *args, "-o", str(xml), "-q"]) == 0
+    assert '"bf16"' in xml.read_text()  # a bf16 Convert or constant
+    rng = np.random.default_rng(4)
+    if fmt == "onnx_bf16":
+        ort = pytest.importorskip("onnxruntime")
+        x = rng.standard_normal((2, 6)).astype(np.float32)
+        session = ort.InferenceSession(args[0], providers=["CPUExecutionProvider"])
+        expected = session.run(None, {"x": x})[0]
+    else:
+        tf = pytest.importorskip("tensorflow")
+        from google.protobuf import text_format
+
+        x = rng.standard_normal((2, 4)).astype(np.float32)
+        graph_def = text_format.Parse(BF16_GRAPH_DEF, tf.compat.v1.GraphDef())
+        with tf.Graph().as_default() as graph:
+            tf.import_graph_def(graph_def, name="")
+            with tf.compat.v1.Session(graph=graph) as session:
+                expected = session.run("y:0", {"x:0": x})
+    got = compile_for_comparison(xml)({"x": x})[0]
+    # bf16 keeps 8 significant bits: the runtimes may round the f32 product differently by one step
+    np.testing.assert_allclose(got, expected, rtol=2**-7, atol=1e-6)

@@ -93,3 +93,26 @@ def test_show_names_what_to_install(tmp_path, toy_cli, capsys):
     assert "no renderer for format 'png'" in err and "pip install irconv-viz" in err
     assert main(["show", str(toy_model(tmp_path)), "--format", "never"]) == 1
     assert "install the never-tool" in capsys.readouterr().err
+
+
+def test_narrow_float_and_4bit_constants_show_their_values_and_ir_types():
+    """bf16/f8/4-bit constants are held as codes; the viewer shows their values and IR types."""
+    import numpy as np
+    from irconv import Const, narrow_float
+    from irconv.graph import Graph
+    from irconv.types import ElementType
+
+    graph = Graph("consts")
+    held = {
+        "bf16": narrow_float.from_float(np.array([1.0, -2.5, 0.3], np.float32), ElementType.bf16),
+        "e4m3": narrow_float.from_float(np.array([0.5, 448.0]), ElementType.f8e4m3),
+        "nf4": narrow_float.from_bits([0, 7, 15], ElementType.nf4),
+        "u4": np.array([3, 15], np.uint8).view(ElementType.u4.numpy),
+    }
+    for name, value in held.items():
+        graph.add_node(Const(value), name)
+    by_name = {n["name"]: n["attributes"] for n in graph_entry(graph, "IR", "ir")["nodes"]}
+    assert by_name["bf16"] == {"shape": "[3]", "element_type": "bf16", "value": "[1.0, -2.5, 0.30078125]"}
+    assert by_name["e4m3"]["value"] == "[0.5, 448.0]" and by_name["e4m3"]["element_type"] == "f8e4m3"
+    assert by_name["nf4"]["value"] == "[-1.0, 0.0, 1.0]" and by_name["nf4"]["element_type"] == "nf4"
+    assert by_name["u4"]["value"] == "[3, 15]" and by_name["u4"]["element_type"] == "u4"

@@ -92,3 +92,17 @@ def test_finegrain_fusing_freezes_nodes_for_every_transform(tmp_path, host):
     assert ctx.is_frozen(relu) and not ctx.is_frozen(graph.parameters()[0])
     with pytest.raises(UserError, match="--finegrain-fusing: 'r\\(' is not a regular expression"):
         TransformContext(ConversionOptions(finegrain_fusing=("r(",)), Registry())
+
+
+def test_a_fixed_bf16_value_is_rounded_to_bf16_codes():
+    """bf16 inputs are held as codes: a fixed value rounds into them (not NumPy's cast of a
+    float to the codes' void dtype), and one beyond bf16's range is refused."""
+    from irconv import narrow_float
+    from irconv.types import ElementType
+    from irconv.values import fixed_value
+
+    value = fixed_value([0.5, 1 / 3], ElementType.bf16.numpy, (2,), "--input", "x")
+    assert narrow_float.bits(value).tolist() == [0x3F00, 0x3EAB]
+    with pytest.raises(UserError, match="out of the range of input 'x', of type bf16"):
+        fixed_value([1e39], ElementType.bf16.numpy, (1,), "--input", "x")
+    assert np.asarray(fixed_value([2.0], np.float16, (2,), "--input", "x")).tolist() == [2.0, 2.0]

@@ -149,3 +149,35 @@ def test_a_bf16_model_keeps_bf16_inputs_and_outputs(tmp_path: Path) -> None:
     with torch.no_grad():
         expected = model(x).float().numpy()
     np.testing.assert_allclose(actual, expected, rtol=3e-2, atol=3e-2)
+
+
+@pytest.mark.parametrize(("weight_format", "bound"), [("int8", 0.02), ("int4-sym", 0.15)])
+def test_bf16_weights_compress_with_bf16_scales(tmp_path: Path, weight_format: str, bound: float) -> None:
+    """--weight-format on a bf16 model: its scales are bf16 (the weights' type), its result
+    near the uncompressed bf16 IR's."""
+    import openvino as ov
+    from irconv.cli.main import main
+    from irconv.runtime import compile_for_comparison
+
+    class Bf16Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 64)).to(torch.bfloat16)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.net(x.to(torch.bfloat16)).float()
+
+    torch.manual_seed(0)
+    program = tmp_path / "m.pt2"
+    torch.export.save(torch.export.export(Bf16Net().eval(), (torch.randn(2, 128),)), program)
+    plain, compressed = tmp_path / "plain" / "m.xml", tmp_path / weight_format / "m.xml"
+    assert main(["convert", str(program), "-o", str(plain), "-q"]) == 0
+    assert main(["convert", str(program), "-o", str(compressed), "-q", "--weight-format", weight_format,
+                 "--all-layers", "--group-size", "64"]) == 0
+    scales = {op.get_output_element_type(0) for op in ov.Core().read_model(compressed).get_ops()
+              if op.get_type_name() == "Constant" and op.get_friendly_name().endswith("/scale")}
+    assert scales == {ov.Type.bf16}
+    x = np.random.default_rng(2).standard_normal((2, 128)).astype(np.float32)
+    expected = compile_for_comparison(plain)([x])[0]
+    got = compile_for_comparison(compressed)([x])[0]
+    assert np.linalg.norm(got - expected) < bound * np.linalg.norm(expected)

@@ -26,6 +26,8 @@ class ElementType(enum.Enum):
     bf16 = "bf16"
     f8e5m2 = "f8e5m2"
     f8e4m3 = "f8e4m3"
+    f4e2m1 = "f4e2m1"
+    nf4 = "nf4"
     i64 = "i64"
     i32 = "i32"
     i16 = "i16"
@@ -48,14 +50,11 @@ class ElementType(enum.Enum):
     def numpy(self) -> np.dtype:
         """The NumPy dtype holding values of this type.
 
-        NumPy has no 8-bit floats: f8e5m2 and f8e4m3 values are held as their bit patterns in
-        a one-byte structured dtype whose field names the type (see :mod:`irconv.float8`), so
-        an f8 constant never passes for ``u8``; ``irconv.float8`` converts to and from f32.
-        bf16 is ``ml_dtypes.bfloat16`` (the package ONNX and JAX use), imported when first
-        asked for.
+        NumPy has no bf16 or 8-bit floats: their values are held as bit patterns in a
+        structured dtype with one void field named after the type (see
+        :mod:`irconv.narrow_float`, which converts them to and from f32), so such a constant
+        never passes for an integer one and arithmetic on it fails instead of using the bits.
         """
-        if self is ElementType.bf16:
-            return _bfloat16()
         if self not in _TO_NUMPY:
             raise ValueError(f"element type {self.value} has no NumPy equivalent")
         return _TO_NUMPY[self]
@@ -69,16 +68,15 @@ class ElementType(enum.Enum):
             ElementType.bf16,
             ElementType.f8e5m2,
             ElementType.f8e4m3,
+            ElementType.f4e2m1,
+            ElementType.nf4,
         )
 
     @property
     def max_finite(self) -> float:
-        """The largest finite value of a float type, without asking for its NumPy dtype
-        (bf16's would import ``ml_dtypes``): bf16 has f32's exponent and 8 significant bits."""
-        if self is ElementType.bf16:
-            return (2.0 - 2.0**-7) * 2.0**127
-        if self.is_float8:
-            from irconv.float8 import max_finite
+        """The largest finite value of a float type."""
+        if self.is_narrow_float:
+            from irconv.narrow_float import max_finite
 
             return max_finite(self)
         if not self.is_float:
@@ -90,9 +88,14 @@ class ElementType(enum.Enum):
         return self in (ElementType.f8e5m2, ElementType.f8e4m3)
 
     @property
+    def is_narrow_float(self) -> bool:
+        """A float NumPy has no dtype for (bf16, f8e5m2, f8e4m3, f4e2m1, nf4): held by its codes."""
+        return self in (ElementType.bf16, ElementType.f8e5m2, ElementType.f8e4m3, ElementType.f4e2m1, ElementType.nf4)
+
+    @property
     def is_packed(self) -> bool:
-        """Stored with two values per byte in the ``.bin`` (u4, i4)."""
-        return self in (ElementType.u4, ElementType.i4)
+        """Stored with two values per byte in the ``.bin`` (u4, i4, f4e2m1, nf4)."""
+        return self in (ElementType.u4, ElementType.i4, ElementType.f4e2m1, ElementType.nf4)
 
     @property
     def is_integer(self) -> bool:
@@ -104,8 +107,6 @@ class ElementType(enum.Enum):
         try:
             return _FROM_NUMPY[dt]
         except KeyError:
-            if dt.name == "bfloat16":
-                return cls.bf16
             raise ValueError(f"NumPy dtype {dt} has no IR element type") from None
 
     @classmethod
@@ -136,25 +137,18 @@ _TO_NUMPY: dict[ElementType, np.dtype] = {
     ElementType.u16: np.dtype(np.uint16),
     ElementType.u8: np.dtype(np.uint8),
     ElementType.boolean: np.dtype(np.bool_),
-    # bit patterns in a tagged byte (NumPy has no 8-bit float); irconv.float8 converts them
-    ElementType.f8e5m2: np.dtype([("f8e5m2", np.uint8)]),
-    ElementType.f8e4m3: np.dtype([("f8e4m3", np.uint8)]),
+    # bit patterns in a tagged void field (NumPy has no such floats); irconv.narrow_float converts them
+    ElementType.bf16: np.dtype([("bf16", "V2")]),
+    ElementType.f8e5m2: np.dtype([("f8e5m2", "V1")]),
+    ElementType.f8e4m3: np.dtype([("f8e4m3", "V1")]),
+    # 4-bit codes, one a byte (packed two a byte on emit): the OCP MX float and NF4's table index
+    ElementType.f4e2m1: np.dtype([("f4e2m1", "V1")]),
+    ElementType.nf4: np.dtype([("nf4", "V1")]),
     # one value per byte in a tagged byte (NumPy has no 4-bit integer); packed on emit
     ElementType.u4: np.dtype([("u4", np.uint8)]),
     ElementType.i4: np.dtype([("i4", np.int8)]),
 }
 _FROM_NUMPY = {dt: et for et, dt in _TO_NUMPY.items()}
-
-
-def _bfloat16() -> np.dtype:
-    """bf16 values as ``ml_dtypes.bfloat16`` arrays (NumPy itself has no bf16)."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise ValueError("element type bf16 needs the ml_dtypes package to be held in NumPy "
-                         "(pip install ml_dtypes)") from None
-    dtype: np.dtype = np.dtype(ml_dtypes.bfloat16)
-    return dtype
 
 
 _PRECISIONS = {
@@ -164,6 +158,8 @@ _PRECISIONS = {
     ElementType.bf16: "BF16",
     ElementType.f8e5m2: "F8E5M2",
     ElementType.f8e4m3: "F8E4M3",
+    ElementType.f4e2m1: "F4E2M1",
+    ElementType.nf4: "NF4",
     ElementType.i64: "I64",
     ElementType.i32: "I32",
     ElementType.i16: "I16",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from irconv import narrow_float
 from irconv.errors import UsageError, UserError
 from irconv.types import MaybeShape
 
@@ -87,14 +88,17 @@ def _typed(values: Sequence[float], dtype: np.dtype, flag: str, name: str) -> np
                 f"{flag} {name}: {array[wrong][0]:g} is not a value of input {name!r}, of type {dtype} "
                 f"(whole numbers {info.min}..{info.max})"
             )
-    elif np.issubdtype(dtype, np.floating) and dtype.itemsize < 8:
-        too_large = np.abs(array) > np.finfo(dtype).max
+    narrow = narrow_float.element_type_of(dtype)  # bf16, f8: held as codes
+    if narrow is not None or (np.issubdtype(dtype, np.floating) and dtype.itemsize < 8):
+        largest = narrow.max_finite if narrow is not None else float(np.finfo(dtype).max)
+        too_large = np.abs(array) > largest
         if too_large.any():
+            kind = narrow.value if narrow is not None else dtype
             raise UserError(
-                f"{flag} {name}: {array[too_large][0]:g} is out of the range of input {name!r}, of type {dtype} "
-                f"(up to +-{np.finfo(dtype).max:g})"
+                f"{flag} {name}: {array[too_large][0]:g} is out of the range of input {name!r}, of type {kind} "
+                f"(up to +-{largest:g})"
             )
-    return array.astype(dtype)
+    return narrow_float.as_array(array, dtype)
 
 
 def _shape_text(shape: MaybeShape) -> str:

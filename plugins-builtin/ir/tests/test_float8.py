@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from irconv import Const, float8
+from irconv import Const, narrow_float
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import emit_ir, run_ir
@@ -19,7 +19,7 @@ VALUES = np.array([0.0, -0.5, 1.25, 3.0, -448.0, 0.015625], np.float32)
 def _graph(et: ElementType):  # type: ignore[no-untyped-def]
     b = GraphBuilder("float8")
     x = b.parameter("x", (6,))
-    weights = b.const(float8.from_float(VALUES, et))
+    weights = b.const(narrow_float.from_float(VALUES, et))
     widened = b.op(Convert(destination_type=ElementType.f32), weights)
     y = b.op(Add(), x, widened)
     narrowed = b.op(Convert(destination_type=et), y)
@@ -39,13 +39,13 @@ def test_float8_constant_round_trip(tmp_path, installed_host, reemit, et, compre
     second = tmp_path / "b.xml"
     graph = reemit(first, second, compress_to_fp16=compress)
     consts = [n.op.value for n in graph.nodes() if isinstance(n.op, Const)]
-    stored = [v for v in consts if float8.element_type_of(v) is et]
+    stored = [v for v in consts if narrow_float.element_type_of(v) is et]
     assert len(stored) == 1
-    np.testing.assert_array_equal(float8.to_float32(stored[0]), float8.to_float32(float8.from_float(VALUES, et)))
+    np.testing.assert_array_equal(narrow_float.to_float32(stored[0]), narrow_float.to_float32(narrow_float.from_float(VALUES, et)))
     assert first.read_bytes() == second.read_bytes()
     assert first.with_suffix(".bin").read_bytes() == second.with_suffix(".bin").read_bytes()
 
     x = np.array([0.0, 0.0, 0.1, 1.0, 0.0, 0.0], np.float32)
-    expected = float8.to_float32(float8.from_float(x + float8.to_float32(float8.from_float(VALUES, et)), et))
+    expected = narrow_float.to_float32(narrow_float.from_float(x + narrow_float.to_float32(narrow_float.from_float(VALUES, et)), et))
     for path in (first, second):
         np.testing.assert_array_equal(run_ir(path, {"x": x})["y"], expected)

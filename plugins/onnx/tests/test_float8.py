@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
-from irconv import float8
+from irconv import narrow_float
 from irconv.api import convert_model, save_model
 from irconv.errors import ConversionError
 from irconv.testing.runtime import run_ir
@@ -37,7 +37,7 @@ def _model(nodes, inits=(), opset=21):  # type: ignore[no-untyped-def]
 
 
 def _expected(et, saturate):  # type: ignore[no-untyped-def]
-    return float8.to_float32(float8.from_float(X, et, saturate))
+    return narrow_float.to_float32(narrow_float.from_float(X, et, saturate))
 
 
 @pytest.mark.parametrize("et", list(TYPES), ids=lambda et: et.value)
@@ -70,7 +70,7 @@ def test_castlike_to_a_float8_initializer(save_model, tmp_path, et, saturate) ->
 
 @pytest.mark.parametrize("et", list(TYPES), ids=lambda et: et.value)
 def test_float8_initializer_is_an_f8_constant(save_model, tmp_path, et) -> None:  # type: ignore[no-untyped-def]
-    codes = float8.bits(float8.from_float(X, et)).tobytes()
+    codes = narrow_float.bits(narrow_float.from_float(X, et)).tobytes()
     weight = helper.make_tensor("w", TYPES[et], [len(X)], codes, raw=True)
     model = _model(
         [helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), helper.make_node("Add", ["x", "wf"], ["y"])],
@@ -93,7 +93,7 @@ def test_quantize_dequantize_float8(save_model, tmp_path, et) -> None:  # type: 
         [scale, zero],
     )
     got = _run(save_model(model), {"x": X}, tmp_path)["y"]
-    expected = float8.to_float32(float8.from_float(X / np.float32(2.0), et, True)) * np.float32(2.0)
+    expected = narrow_float.to_float32(narrow_float.from_float(X / np.float32(2.0), et, True)) * np.float32(2.0)
     np.testing.assert_array_equal(got, expected)
 
 

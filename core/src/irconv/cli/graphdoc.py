@@ -33,9 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
+from irconv import narrow_float
 from irconv.graph import Graph
 from irconv.ops import Const, SourceOp
-from irconv.types import format_shape
+from irconv.types import ElementType, format_shape
 
 #: Constants with at most this many elements show their value.
 SHOWN_VALUES = 16
@@ -121,14 +124,29 @@ def _attributes(op: Any) -> dict[str, str]:
         return found
     if isinstance(op, Const):
         value = op.value
-        found = {"shape": format_shape(value.shape), "element_type": str(value.dtype)}
+        found = {"shape": format_shape(value.shape), "element_type": _element_type(value.dtype)}
         if value.size <= SHOWN_VALUES:
-            found["value"] = _text(value.tolist())
+            found["value"] = _text(_numbers(value).tolist())
         return found
     try:
         return {k: _text(v) for k, v in op.ir_attributes().items()}
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def _element_type(dtype: np.dtype) -> str:
+    try:
+        return ElementType.from_numpy(dtype).value
+    except ValueError:
+        return str(dtype)
+
+
+def _numbers(value: np.ndarray) -> np.ndarray:
+    """A constant's values as numbers: narrow floats widened to f32, 4-bit values (one a
+    byte in a tagged field) as their field."""
+    shown = narrow_float.widen(value)
+    names = shown.dtype.names
+    return shown[names[0]] if names and len(names) == 1 else shown
 
 
 def _text(value: Any) -> str:

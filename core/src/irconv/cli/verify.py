@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from irconv import narrow_float
 from irconv.errors import UserError
 from irconv.graph import Graph
 from irconv.pipeline.options import ConversionOptions
@@ -61,7 +62,7 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
         elif element_type.is_integer:
             value = rng.integers(0, 3, shape).astype(dtype)
         else:
-            value = rng.standard_normal(shape).astype(dtype)
+            value = narrow_float.as_array(rng.standard_normal(shape), dtype)
         inputs[name] = value
     return inputs
 

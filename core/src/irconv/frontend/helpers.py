@@ -35,20 +35,20 @@ def f32(ctx: ExtractContext, values: Any, suffix: str = "const") -> OutPort:
 
 
 def typed(ctx: ExtractContext, values: Any, element_type: ElementType, suffix: str = "const") -> OutPort:
-    """A constant of ``element_type`` (bf16 and unknown types fall back to f32: NumPy has
-    no bf16, and a Convert after it is the caller's choice)."""
+    """A constant of ``element_type`` (narrow floats and unknown types fall back to f32: NumPy
+    has no bf16 or f8 arithmetic, and a Convert after it is the caller's choice)."""
     return ctx.const(np.asarray(values, dtype=numpy_dtype(element_type)), suffix=suffix)
 
 
 def const_like(ctx: ExtractContext, values: Any, like: OutPort, suffix: str = "const") -> OutPort:
     """A constant of ``like``'s element type, for arithmetic with that tensor (f32 when the
-    type is unknown or bf16; a boolean tensor keeps boolean)."""
+    type is unknown or a narrow float; a boolean tensor keeps boolean)."""
     return typed(ctx, values, like.data.element_type, suffix)
 
 
 def numpy_dtype(element_type: ElementType) -> np.dtype[Any]:
-    """The NumPy dtype for constants of ``element_type``; f32 for dynamic and bf16."""
-    if element_type is ElementType.dynamic or element_type is ElementType.bf16:
+    """The NumPy dtype for constants of ``element_type``; f32 for dynamic and narrow floats."""
+    if element_type is ElementType.dynamic or element_type.is_narrow_float:
         return np.dtype(np.float32)
     return np.dtype(element_type.numpy)
 

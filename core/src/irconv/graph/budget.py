@@ -102,7 +102,7 @@ def item_size(element_type: ElementType) -> int:
     try:
         return int(np.dtype(element_type.numpy).itemsize)
     except ValueError:
-        return 2 if element_type is ElementType.bf16 else 8
+        return 8
 
 
 def predicted_bytes(node: Node) -> int | None:

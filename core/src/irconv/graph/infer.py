@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from irconv import narrow_float
 from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
 from irconv.ops import Const, Parameter, SourceOp
@@ -84,11 +85,13 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     if not inputs or any(s is None or s.data.value is None for s in inputs):
         return
     values = [s.data.value for s in inputs if s is not None]
+    if any(s.data.element_type.is_packed for s in inputs if s is not None):
+        return  # 4-bit weights stay as written: folding their decompression would widen them
     expected = predicted_bytes(node)
     if expected is not None and not ledger.allows(expected):
         return  # checked before evaluating: a huge value is never allocated
     try:
-        outputs = node.op.evaluate(values)  # type: ignore[arg-type]
+        outputs = node.op.evaluate(narrow_float.widen_all(values))  # type: ignore[arg-type]
     except MemoryError:
         ledger.refused += 1
         return  # the value is left unknown; the node stays an operation
@@ -117,7 +120,7 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
         inferred_type = data.element_type
         array = np.asarray(value)
         if inferred_type.is_float or inferred_type.is_integer or inferred_type.value == "boolean":
-            array = array.astype(inferred_type.numpy, copy=False)
+            array = narrow_float.cast(array, inferred_type)
         data.set_value(array, shape_derived=derived)
 
 

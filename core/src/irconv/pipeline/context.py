@@ -15,6 +15,8 @@ from irconv.frontend.attributes import AttributeReader
 from irconv.graph import Graph, MetaKey, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.graph.infer import try_infer
+from irconv import narrow_float
+from irconv.narrow_float import as_array
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape
@@ -194,10 +196,11 @@ class ExtractContext:
         """Input ``idx``'s constant value when known, else None (also when not connected):
         ``OutPort.constant(shape_derived=True)``. A value computed from a shape counts, since
         an extractor may specialise on it; folding it into the IR still waits for
-        ``--static-shape``."""
+        ``--static-shape``. bf16 and f8 values come as their f32 numbers (NumPy has no
+        arithmetic on their codes); ``input_type`` still says what the input holds."""
         if not self.has_input(idx):
             return None
-        return self.input(idx).constant(shape_derived=True)
+        return narrow_float.widen(self.input(idx).constant(shape_derived=True))
 
     # ------------------------------------------------------------ building
     def add(self, op: Op, inputs: Sequence[OutPort | None], suffix: str | None = None) -> Node:
@@ -213,7 +216,7 @@ class ExtractContext:
 
     def const(self, value: Any, dtype: Any = None, suffix: str = "const") -> OutPort:
         """A Const helper node holding ``value`` (0-d stays 0-d)."""
-        return self.op(Const(np.asarray(value, dtype=dtype)), suffix=suffix)
+        return self.op(Const(as_array(value, dtype)), suffix=suffix)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from irconv.errors import GraphError
 from irconv.graph import Graph, InPort, Node, OutPort
 from irconv.ops import Const, DeferredConst, DeferredProduct, Op, Parameter, Result, Trait
 from irconv.graph.infer import node_outputs_reset, try_infer
+from irconv.narrow_float import as_array
 
 Facts = tuple[Any, ...]
 
@@ -99,7 +100,7 @@ class Rewriter:
             name = f"{like.name}/const"
         if isinstance(value, DeferredProduct) and dtype is None:
             return self.op(DeferredConst(pending=value), name=name, like=like)
-        array = np.asarray(value, dtype=dtype)
+        array = as_array(value, dtype)
         if contiguous and not array.flags.c_contiguous:
             array = array.copy(order="C")
         return self.op(Const(array), name=name, like=like)

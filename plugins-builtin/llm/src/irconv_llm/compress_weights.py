@@ -237,7 +237,7 @@ def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
         zero_float = rw.op(Convert(destination_type=element_type), zero_port, name=f"{name}/zero_point/to_float")
         restored = rw.op(Subtract(), restored, zero_float, name=f"{name}/shifted")
     scale = params.scale if grouped else params.scale[:, :, 0]
-    scale_port = rw.const(scale.astype(element_type.numpy), name=f"{name}/scale")
+    scale_port = rw.const(scale, element_type.numpy, name=f"{name}/scale")
     restored = rw.op(Multiply(), restored, scale_port, name=f"{name}/scaled")
     if grouped:
         shape = rw.const(np.array([rows, cols], np.int64), like=like)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from irconv import narrow_float
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
 
@@ -118,7 +119,7 @@ def as_f32(weights: Weights) -> np.ndarray:
         weights = weights.materialize()
     # One contiguous copy: a block of a transposed view ([in, out] weights) is strided, and
     # every range tried would walk those strides again (several times slower).
-    return np.ascontiguousarray(weights, np.float32)
+    return np.ascontiguousarray(narrow_float.widen(weights), np.float32)
 
 
 def mapped_base(weights: Weights) -> np.ndarray:
@@ -260,10 +261,15 @@ def _range_scale(
 
 def stored_scale(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     """``scale`` as ``dtype`` will hold it (f32 values), none of them zero."""
-    info = np.finfo(dtype)
-    magnitude = np.clip(np.abs(scale), info.smallest_normal, info.max)
-    stored: np.ndarray = np.copysign(magnitude, scale).astype(dtype).astype(np.float32)
-    return stored
+    narrow = narrow_float.element_type_of(np.dtype(dtype))  # bf16 weights: bf16 scales
+    if narrow is not None:
+        tiny, top = narrow_float.smallest_normal(narrow), narrow.max_finite
+    else:
+        info = np.finfo(dtype)
+        tiny, top = float(info.smallest_normal), float(info.max)
+    magnitude = np.clip(np.abs(scale), tiny, top)
+    stored: np.ndarray = narrow_float.widen(narrow_float.as_array(np.copysign(magnitude, scale), dtype))
+    return stored.astype(np.float32, copy=False)
 
 
 def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:

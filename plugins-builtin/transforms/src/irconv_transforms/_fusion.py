@@ -15,6 +15,7 @@ from irconv import (
     TransformContext,
     any_,
     const,
+    narrow_float,
     op,
 )
 from irconv_opset import Multiply, Power
@@ -95,7 +96,7 @@ def uniform(value: np.ndarray | None) -> float | None:
     no constant: ``uniform(match.constant(name))``)."""
     if value is None or value.size == 0:
         return None
-    flat = value.reshape(-1)
+    flat = narrow_float.widen(value).reshape(-1)
     first = flat[0]
     return float(first) if bool(np.all(flat == first)) else None
 

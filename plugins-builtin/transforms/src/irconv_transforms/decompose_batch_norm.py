@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Match, Rewriter, op
+from irconv import Match, Rewriter, narrow_float, op
 from irconv_opset import Add, BatchNormInference, BatchNormInference_v1, Multiply
 
 from irconv_transforms._fusion import PATTERN_FUSIONS, Fusion
@@ -29,11 +29,11 @@ class DecomposeBatchNorm(Fusion):
         known = [v for v in values if v is not None]
         if source is None or shape is None or len(shape) < 2 or len(known) != 4:
             return False
-        gamma, beta, mean, var = (np.asarray(v, np.float64).reshape(-1) for v in known)
+        gamma, beta, mean, var = (np.asarray(narrow_float.widen(v), np.float64).reshape(-1) for v in known)
         dtype = known[0].dtype
         scale = gamma / np.sqrt(var + float(norm.epsilon))
         shift = beta - mean * scale
         view = (-1,) + (1,) * (len(shape) - 2)
-        scaled = rw.op(Multiply(), source, rw.const(scale.reshape(view).astype(dtype), like=bn), like=bn)
-        rw.replace(bn, rw.op(Add(), scaled, rw.const(shift.reshape(view).astype(dtype), like=bn), like=bn))
+        scaled = rw.op(Multiply(), source, rw.const(scale.reshape(view), dtype, like=bn), like=bn)
+        rw.replace(bn, rw.op(Add(), scaled, rw.const(shift.reshape(view), dtype, like=bn), like=bn))
         return True

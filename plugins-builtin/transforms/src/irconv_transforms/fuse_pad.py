@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-from irconv import Match, Node, Op, Rewriter, any_, op
+from irconv import Match, Node, Op, Rewriter, any_, narrow_float, op
 from irconv_opset import AvgPool_v1, Clamp, Convolution, GroupConvolution, MaxPool_v1, MaxPool_v8, Pad, ReLU
 
 from irconv_transforms._fusion import Fusion
@@ -47,7 +47,7 @@ def _spatial_pads(pad: Node) -> tuple[list[int], list[int]] | None:
     if not isinstance(pad.op, Pad) or pad.op.pad_mode != "constant":
         return None
     begin, end, fill = (pad.in_port(i).constant(shape_derived=False) for i in (1, 2, 3))
-    if begin is None or end is None or (pad.has_input(3) and (fill is None or np.any(fill != 0))):
+    if begin is None or end is None or (pad.has_input(3) and (fill is None or np.any(narrow_float.widen(fill) != 0))):
         return None
     b, e = [int(v) for v in begin.reshape(-1)], [int(v) for v in end.reshape(-1)]
     if len(b) < 3 or len(b) != len(e) or any(v < 0 for v in b + e) or any(b[:2]) or any(e[:2]):

@@ -23,7 +23,8 @@ _NUMPY = {
     11: np.float64,
     12: np.uint32,
     13: np.uint64,
-    # 8-bit floats: bit patterns in irconv's tagged one-byte dtypes (see irconv.float8)
+    # floats NumPy lacks: bit patterns in irconv's tagged dtypes (see irconv.narrow_float)
+    16: ElementType.bf16.numpy,  # BFLOAT16
     17: ElementType.f8e4m3.numpy,  # FLOAT8E4M3FN
     19: ElementType.f8e5m2.numpy,  # FLOAT8E5M2
 }
@@ -51,11 +52,6 @@ _WHY = {
 
 def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
     """The NumPy dtype of an ONNX element type; unsupported types raise one clear ConversionError."""
-    if data_type == BFLOAT16:
-        try:
-            return ElementType.bf16.numpy
-        except ValueError as exc:
-            raise ConversionError(f"ONNX element type BFLOAT16{f' ({where})' if where else ''}: {exc}") from None
     try:
         return np.dtype(_NUMPY[data_type])
     except KeyError:
@@ -73,11 +69,7 @@ def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
 
 
 def element_type(data_type: int, where: str = "") -> ElementType:
-    """The element type of an ONNX type code (bf16 without asking for its NumPy dtype)."""
-    if data_type == BFLOAT16:
-        return ElementType.bf16
-    if data_type in FLOAT8:
-        return FLOAT8[data_type]
+    """The element type of an ONNX type code."""
     return ElementType.from_numpy(numpy_dtype(data_type, where))
 
 

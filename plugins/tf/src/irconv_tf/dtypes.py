@@ -16,6 +16,7 @@ _NUMPY_BY_DT: dict[int, np.dtype] = {
     6: np.dtype(np.int8),
     9: np.dtype(np.int64),
     10: np.dtype(np.bool_),
+    14: ElementType.bf16.numpy,  # bit patterns (see irconv.narrow_float)
     17: np.dtype(np.uint16),
     19: np.dtype(np.float16),
     22: np.dtype(np.uint32),

@@ -21,6 +21,7 @@ _VALUE_FIELD = {
     6: "int_val",
     9: "int64_val",
     10: "bool_val",
+    14: "half_val",
     17: "int_val",
     19: "half_val",
     22: "uint32_val",
@@ -52,8 +53,8 @@ def to_numpy(proto: Any, where: str = "") -> np.ndarray:
             raise ModelFileError(f"{where}: tensor content has {data.size} values for shape {shape}")
         return data.astype(dtype, copy=False).reshape(shape)
     raw = getattr(proto, _VALUE_FIELD[dt])
-    # halves (19) travel as their bit patterns in int32s
-    values = np.array(raw, dtype=np.uint16).view(np.float16) if dt == 19 else np.array(raw, dtype=dtype)
+    # halves (19) and bfloat16 (14) travel as their bit patterns in int32s
+    values = np.array(raw, dtype=np.uint16).view(dtype) if dt in (14, 19) else np.array(raw, dtype=dtype)
     return _fill(values, shape, count, where)
 
 

@@ -30,18 +30,18 @@ def element_type(dtype: Any, what: str = "tensor") -> ElementType:
 def to_numpy(tensor: Any, what: str) -> np.ndarray:
     """A NumPy array over ``tensor``'s memory (no copy for a dense CPU tensor of a NumPy dtype).
 
-    bf16 and f8 tensors, which NumPy has no dtype for, are viewed as ``ml_dtypes`` arrays
-    over the same bytes, so they stay bf16/f8 constants.
+    bf16 and f8 tensors, which NumPy has no dtype for, are viewed as irconv's bit-pattern
+    arrays (``irconv.narrow_float``) over the same bytes, so they stay bf16/f8 constants.
     """
     import torch
 
-    bit_views = {torch.bfloat16: torch.int16, torch.float8_e4m3fn: torch.uint8, torch.float8_e5m2: torch.uint8}
+    bit_views = {torch.bfloat16: torch.uint16, torch.float8_e4m3fn: torch.uint8, torch.float8_e5m2: torch.uint8}
     data = tensor.detach()
     if isinstance(data, torch.nn.Parameter):
         data = data.data
     if data.device.type != "cpu":
         data = data.cpu()
-    if data.dtype in bit_views:  # dtypes NumPy lacks: the same bytes, viewed as ml_dtypes' types
+    if data.dtype in bit_views:  # dtypes NumPy lacks: the same bytes, viewed as irconv's bit patterns
         bits: np.ndarray = data.view(bit_views[data.dtype]).numpy()
         return bits.view(element_type(data.dtype, what).numpy)
     if str(data.dtype).removeprefix("torch.") not in _ELEMENT_TYPES:

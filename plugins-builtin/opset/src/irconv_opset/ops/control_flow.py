@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv import narrow_float
 from irconv.errors import ConversionError
 from irconv.graph import Graph
 from irconv.ops import Op, Parameter, attr
@@ -137,14 +138,14 @@ def run_body(body: Graph, parameters: Sequence[np.ndarray]) -> list[np.ndarray] 
         if node.type == "Result":
             results[node.id] = inputs[0]
             continue
-        outputs = node.op.evaluate(inputs)
+        outputs = node.op.evaluate(narrow_float.widen_all(inputs))
         if outputs is None:
             return None
         for idx, value in enumerate(outputs):
             array = np.asarray(value)
             element_type = node.out_port(idx).data.get_type()
-            if element_type is not ElementType.dynamic and element_type is not ElementType.bf16:
-                array = array.astype(element_type.numpy, copy=False)
+            if element_type is not ElementType.dynamic:
+                array = narrow_float.cast(array, element_type)
             values[(node.id, idx)] = array
     return [results[node.id] for node in body.results()]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv import narrow_float
 from irconv.errors import ConversionError
 from irconv.ops import Op, attr
 from irconv.types import ElementType
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 def _bits(et: ElementType) -> int:
     if et.is_float8:
         return 8
+    if et.is_packed:
+        return 4
     return 1 if et is ElementType.boolean else int(et.value.lstrip("bfiu"))
 
 
@@ -110,7 +113,7 @@ class ConvertPromoteTypes(Op):
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
         a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
         et = self.common_type(ElementType.from_numpy(a.dtype), ElementType.from_numpy(b.dtype), a.ndim, b.ndim)
-        return [a.astype(et.numpy), b.astype(et.numpy)]
+        return [narrow_float.cast(a, et), narrow_float.cast(b, et)]
 
 
 OPS: tuple[type[Op], ...] = (ConvertPromoteTypes,)

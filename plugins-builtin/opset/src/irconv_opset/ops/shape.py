@@ -10,6 +10,7 @@ from dataclasses import InitVar, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv import narrow_float
 from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape, format_shape
@@ -577,28 +578,22 @@ class Convert(Op):
         set_output(node, 0, in_shape(node, 0), self.destination_type)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [_convert(np.asarray(inputs[0]), self.destination_type.numpy)]
+        return [_convert(np.asarray(inputs[0]), self.destination_type)]
 
 
-def _convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def _convert(x: np.ndarray, target: ElementType) -> np.ndarray:
     """Convert as OpenVINO's CPU plugin does.
 
     Float to integer truncates toward zero through a 32-bit integer: values outside its
     range (and NaN, inf) become -2**31, and narrower or unsigned targets wrap. Float to
-    boolean: non-zero and not NaN. 8-bit floats (irconv.float8 arrays) go through f32;
-    to them, rounding is to nearest even and overflow gives inf (f8e5m2) or NaN (f8e4m3).
+    boolean: non-zero and not NaN. Narrow floats (bf16, f8: irconv.narrow_float arrays) go
+    through f32; to them, rounding is to nearest even and overflow gives inf (bf16, f8e5m2)
+    or NaN (f8e4m3).
     """
-    from irconv import float8
-
-    dtype = np.dtype(dtype)
-    source_f8 = float8.element_type_of(x)
-    if source_f8 is not None:
-        x = float8.to_float32(x, source_f8)
-    target_f8 = float8.element_type_of(np.empty(0, dtype))
-    if target_f8 is not None:
-        if x.dtype.kind not in "f":
-            x = x.astype(np.float64)
-        return float8.from_float(x, target_f8, saturate=False)
+    x = narrow_float.widen(x)
+    if target.is_narrow_float:
+        return narrow_float.cast(x if x.dtype.kind == "f" else x.astype(np.float64), target)
+    dtype = np.dtype(target.numpy)
     if x.dtype.kind == "f" and dtype.kind in "iu":
         t = np.trunc(x.astype(np.float64))
         with np.errstate(invalid="ignore"):
@@ -620,7 +615,7 @@ class ConvertLike(Op):
         set_output(node, 0, in_shape(node, 0), in_type(node, 1))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return [_convert(np.asarray(inputs[0]), np.asarray(inputs[1]).dtype)]
+        return [_convert(np.asarray(inputs[0]), ElementType.from_numpy(np.asarray(inputs[1]).dtype))]
 
 
 # -------------------------------------------------------------------------- Select

@@ -31,13 +31,13 @@ _AFTER_SOFTMAX = 3  # qk_matmul_output_mode: the (guarded) softmax probabilities
 
 
 def _float_const(ctx: ExtractContext, value: float, et: ElementType, suffix: str) -> OutPort:
-    """A scalar of float type ``et`` (bf16, which NumPy lacks, through a Convert from f32)."""
+    """A scalar of float type ``et`` (a narrow float, which NumPy lacks, through a Convert from f32)."""
     from irconv_opset import Convert
 
-    if et in (ElementType.bf16, ElementType.dynamic) or not et.is_float:
+    if et is ElementType.dynamic or not et.is_float or et.is_narrow_float:
         const = f32(ctx, value, suffix)
-        if et is ElementType.bf16:
-            const = ctx.op(Convert(destination_type=ElementType.bf16), const, suffix=f"{suffix}_bf16")
+        if et.is_narrow_float:
+            const = ctx.op(Convert(destination_type=et), const, suffix=f"{suffix}_{et.value}")
         return const
     return ctx.const(np.asarray(value, et.numpy), suffix=suffix)
 

@@ -67,7 +67,7 @@ def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
 
     fmod = bool(ctx.attrs.int("fmod", 0))
     x, y = ctx.input(0), ctx.input(1)
-    if not (x.data.element_type.is_float and x.data.element_type is not ElementType.bf16):
+    if not x.data.element_type.is_float or x.data.element_type.is_narrow_float:
         return Mod() if fmod else FloorMod()
     result = ctx.op(Mod() if fmod else FloorMod(), x, y, suffix="mod")
     finite_x = ctx.op(LogicalNot(), ctx.op(LogicalOr(), ctx.op(IsInf(), x, suffix="x_inf"),

@@ -62,7 +62,7 @@ def convert_to_float8(ctx: ExtractContext, value: OutPort, target: ElementType, 
     out of range values and infinities go to the largest finite value of their sign: a
     Clamp first, with NaN kept (Clamp alone would turn it into the lower bound).
     """
-    from irconv.float8 import max_finite
+    from irconv.narrow_float import max_finite
     from irconv_opset import Clamp, Convert, ConvertLike, IsNaN, Select
 
     if saturate:

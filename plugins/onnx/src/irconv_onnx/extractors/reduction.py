@@ -97,7 +97,7 @@ def _extreme(cls: type, is_max: bool, ctx: ExtractContext, x: OutPort, axes: Out
 
     reduced = _plain(cls, ctx, x, axes, keep)
     et = x.data.element_type
-    if not et.is_float or et is ElementType.bf16:
+    if not et.is_float or et.is_narrow_float:
         return reduced
     # f64 is computed in f32 on the CPU plugin: its limit is f32's.
     dtype = np.dtype(et.numpy)

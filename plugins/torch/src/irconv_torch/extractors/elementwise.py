@@ -97,7 +97,7 @@ def _common_type(ctx: ExtractContext) -> ElementType:
             types.append(port.data.element_type)
     floats = [t for t in types if t.is_float]
     if floats:
-        return max(floats, key=lambda t: np.dtype(t.numpy).itemsize if t is not ElementType.bf16 else 2)
+        return max(floats, key=lambda t: np.dtype(t.numpy).itemsize)
     if len(set(types)) == 1:
         return types[0]
     return ElementType.i64
