@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irconv import Option
+from irconv import MetaKey, Option
 
 #: ``--weight-format`` values: bits, and symmetric (no zero point) or asymmetric.
 WEIGHT_FORMATS = ("int8", "int8-sym", "int4-sym", "int4-asym")
@@ -65,4 +65,17 @@ ALL_LAYERS: Option[bool] = Option(
     keyword="all_layers",
     help="with a 4-bit format, compress the embedding and the last projection in 4 bits too (they stay int8 otherwise)",
 )
-OPTIONS = (STATEFUL, WEIGHT_FORMAT, GROUP_SIZE, RATIO, ALL_LAYERS)
+TASKS = ("text-generation-with-past", "text-generation", "feature-extraction")
+TASK: Option[str | None] = Option(
+    "llm.task",
+    str,
+    flag="--task",
+    keyword="task",
+    choices=TASKS,
+    help="what a Hugging Face checkpoint folder is converted for: text-generation-with-past (causal LMs' "
+    "default: the KV cache as state, for OpenVINO GenAI's LLMPipeline), text-generation (no cache), "
+    "feature-extraction (encoders' default: the last hidden state, for TextEmbeddingPipeline)",
+)
+OPTIONS = (STATEFUL, WEIGHT_FORMAT, GROUP_SIZE, RATIO, ALL_LAYERS, TASK)
+#: Set by a loader whose model is stateful by default (a Hugging Face causal LM): as --stateful.
+MAKE_STATEFUL: MetaKey[bool] = MetaKey("llm.make_stateful", bool)

@@ -1,0 +1,77 @@
+"""The program's weights taken from the checkpoint's memory-mapped safetensors.
+
+The traced program names each weight after the module path (``model.layers.0.mlp.up_proj.weight``);
+the checkpoint names it the same, or under another name of the same tensor (a tied
+language-model head is stored once, as the embedding), or without the base model's prefix.
+A weight stored in f16 or bf16 is widened to the model's f32 when it is read, block by block
+(a ``DeferredConst``): the writer and the weight compression read it that way, and nothing
+holds a whole widened matrix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from irconv import Graph
+from irconv.errors import ModelFileError
+from irconv.ops import Const, DeferredConst, DeferredProduct
+from irconv.ops.deferred import DEFER_MIN_BYTES
+
+from irconv_llm.huggingface.checkpoint import Checkpoint
+
+
+def widened(value: np.ndarray, dtype: np.dtype) -> Const:
+    """A Const of ``value`` read as ``dtype``: itself when it has that type, computed at once
+    when small, else deferred (``1 * value`` computed in ``dtype``, block by block, when read)."""
+    if value.dtype == dtype:
+        return Const(value)
+    if value.nbytes < DEFER_MIN_BYTES:
+        return Const(np.asarray(value).astype(dtype))
+    ones = np.broadcast_to(np.ones((), dtype), value.shape)
+    return DeferredConst(pending=DeferredProduct.of(ones, value, dtype))
+
+
+def checkpoint_key(name: str, aliases: dict[str, list[str]], checkpoint: Checkpoint, prefix: str) -> str | None:
+    """The checkpoint's key for the program's weight ``name``."""
+    for candidate in aliases.get(name, [name]):
+        for key in (candidate, candidate.removeprefix(f"{prefix}."), f"{prefix}.{candidate}"):
+            if key in checkpoint.entries:
+                return key
+    return None
+
+
+def attach_weights(graph: Graph, program: Any, aliases: dict[str, list[str]], checkpoint: Checkpoint,
+                   prefix: str) -> int:
+    """Every parameter (and stored buffer) Const of ``graph`` read from ``checkpoint``;
+    returns how many. A parameter the checkpoint lacks is an error naming it."""
+    from torch.export.graph_signature import InputKind
+
+    missing: list[str] = []
+    attached = 0
+    for spec in program.graph_signature.input_specs:
+        if spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER) or spec.target is None:
+            continue
+        key = checkpoint_key(spec.target, aliases, checkpoint, prefix)
+        if key is None:
+            if spec.kind == InputKind.PARAMETER:
+                missing.append(spec.target)
+            continue  # a buffer the model computes itself (rotary frequencies)
+        if not graph.has_node(spec.target):
+            continue  # not used by the traced computation
+        node = graph.node(spec.target)
+        old = node.op
+        assert isinstance(old, Const)
+        value = checkpoint.array(key)
+        expected = old.value.shape
+        if tuple(value.shape) != tuple(expected):
+            raise ModelFileError(f"{checkpoint.folder}: tensor {key!r} has shape {list(value.shape)}, "
+                                 f"the model's {spec.target!r} {list(expected)} (config.json and weights disagree)")
+        node.op = widened(value, old.value.dtype)
+        node.op.infer(node)
+        attached += 1
+    if missing:
+        raise ModelFileError(f"{checkpoint.folder}: the safetensors files lack {len(missing)} weight(s) of the model "
+                             f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}); the checkpoint is "
+                             "incomplete or does not match config.json")
+    return attached
