@@ -20,6 +20,9 @@ from irconv.ops.deferred import DEFER_MIN_BYTES
 
 from irconv_llm.huggingface.checkpoint import Checkpoint
 
+#: The prefix the tracing wrapper adds to the model's names (its attribute ``model``).
+WRAPPED = "model."
+
 
 def widened(value: np.ndarray, dtype: np.dtype) -> Const:
     """A Const of ``value`` read as ``dtype``: itself when it has that type, computed at once
@@ -36,7 +39,7 @@ def checkpoint_key(name: str, aliases: dict[str, list[str]], checkpoint: Checkpo
     """The checkpoint's key for the program's weight ``name``."""
     for candidate in aliases.get(name, [name]):
         for key in (candidate, candidate.removeprefix(f"{prefix}."), f"{prefix}.{candidate}"):
-            if key in checkpoint.entries:
+            if key and key in checkpoint.entries:
                 return key
     return None
 
@@ -52,7 +55,7 @@ def attach_weights(graph: Graph, program: Any, aliases: dict[str, list[str]], ch
     for spec in program.graph_signature.input_specs:
         if spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER) or spec.target is None:
             continue
-        key = checkpoint_key(spec.target, aliases, checkpoint, prefix)
+        key = checkpoint_key(spec.target.removeprefix(WRAPPED), aliases, checkpoint, prefix)
         if key is None:
             if spec.kind == InputKind.PARAMETER:
                 missing.append(spec.target)
