@@ -72,7 +72,10 @@ def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float3
     class_name, keywords = FAMILIES[family]
     config = getattr(transformers, class_name)(**{**_COMMON, **keywords, **overrides})
     torch.manual_seed(seed)
-    model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").eval()
+    try:
+        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").eval()
+    except ValueError:  # no sdpa implementation in this family (Gemma 2)
+        model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager").eval()
     model.generation_config.do_sample = False
     model.to(getattr(torch, dtype)).save_pretrained(str(folder))
     tokenizer(folder)

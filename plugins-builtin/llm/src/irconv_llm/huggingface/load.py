@@ -39,14 +39,13 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     config = AutoConfig.from_pretrained(str(path), local_files_only=True)
     model = empty_model(cls, config)
     aliases = parameter_aliases(model)
-    prefix = getattr(model, "base_model_prefix", "") or "model"
     if task == FEATURE_EXTRACTION:
         program = export_encoder(model)
     else:
         program, _ = export_decoder(model, task)
     graph = load_object(program, ctx)
     graph.name = path.name
-    attach_weights(graph, program, aliases, checkpoint, prefix)
+    attach_weights(graph, program, model, aliases, checkpoint)
     _name_outputs(graph, task)
     if task == TEXT_GENERATION_WITH_PAST:
         graph.meta[MAKE_STATEFUL] = True

@@ -44,11 +44,12 @@ def empty_model(model_class: Any, config: Any) -> Any:
     import torch
     from transformers.initialization import no_init_weights
 
+    build = model_class.from_config if hasattr(model_class, "from_config") else model_class._from_config
     with _parameters_on_meta(), no_init_weights():
-        if hasattr(model_class, "from_config"):
-            model = model_class.from_config(config, dtype=torch.float32, attn_implementation="sdpa")
-        else:
-            model = model_class._from_config(config, dtype=torch.float32, attn_implementation="sdpa")
+        try:  # scaled_dot_product_attention: one op OpenVINO runs fused
+            model = build(config, dtype=torch.float32, attn_implementation="sdpa")
+        except ValueError:  # a family transformers implements eagerly only (Gemma 2's soft-capping)
+            model = build(config, dtype=torch.float32, attn_implementation="eager")
     for module in model.modules():
         for name, param in list(module._parameters.items()):
             if param is not None and param.device.type == "meta":

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from irconv import Graph
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, UserError
 from irconv.ops import Const, DeferredConst, DeferredProduct
 from irconv.ops.deferred import DEFER_MIN_BYTES
 
@@ -35,27 +35,52 @@ def widened(value: np.ndarray, dtype: np.dtype) -> Const:
     return DeferredConst(pending=DeferredProduct.of(ones, value, dtype))
 
 
-def checkpoint_key(name: str, aliases: dict[str, list[str]], checkpoint: Checkpoint, prefix: str) -> str | None:
-    """The checkpoint's key for the program's weight ``name``."""
+def checkpoint_keys(model: Any, checkpoint: Checkpoint) -> dict[str, str]:
+    """The checkpoint's key of each of ``model``'s weights, by the model's name.
+
+    transformers renames some checkpoint keys when it loads them (GPT-NeoX's ``embed_out`` is
+    its ``lm_head``; a base model's keys lack the head's prefix): its own renaming rules are
+    applied here. Keys it merges into one tensor (experts stored one by one, loaded as one
+    stacked matrix) are refused by name: a merged weight is not one memory-mapped tensor."""
+    from transformers.conversion_mapping import get_model_conversion_mapping
+    from transformers.core_model_loading import WeightConverter, WeightRenaming, rename_source_key
+
+    transforms = get_model_conversion_mapping(model)
+    renamings = [t for t in transforms if isinstance(t, WeightRenaming)]
+    converters = [t for t in transforms if isinstance(t, WeightConverter)]
+    names = dict.fromkeys(model.state_dict())
+    found: dict[str, str] = {}
+    for key in checkpoint.entries:
+        name, merged = rename_source_key(key, renamings, converters, model.base_model_prefix, names)
+        if merged is not None:
+            raise UserError(f"{checkpoint.folder}: transformers merges checkpoint tensors such as {key!r} into one "
+                            f"weight ({name!r}) when it loads {type(model).__name__}; irconv reads each weight from "
+                            "one safetensors tensor and does not convert such checkpoints yet")
+        found.setdefault(name, key)
+    return found
+
+
+def checkpoint_key(name: str, aliases: dict[str, list[str]], keys: dict[str, str]) -> str | None:
+    """The checkpoint's key for the model's weight ``name`` (or another name of the same tensor)."""
     for candidate in aliases.get(name, [name]):
-        for key in (candidate, candidate.removeprefix(f"{prefix}."), f"{prefix}.{candidate}"):
-            if key and key in checkpoint.entries:
-                return key
+        if candidate in keys:
+            return keys[candidate]
     return None
 
 
-def attach_weights(graph: Graph, program: Any, aliases: dict[str, list[str]], checkpoint: Checkpoint,
-                   prefix: str) -> int:
+def attach_weights(graph: Graph, program: Any, model: Any, aliases: dict[str, list[str]],
+                   checkpoint: Checkpoint) -> int:
     """Every parameter (and stored buffer) Const of ``graph`` read from ``checkpoint``;
     returns how many. A parameter the checkpoint lacks is an error naming it."""
     from torch.export.graph_signature import InputKind
 
+    keys = checkpoint_keys(model, checkpoint)
     missing: list[str] = []
     attached = 0
     for spec in program.graph_signature.input_specs:
         if spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER) or spec.target is None:
             continue
-        key = checkpoint_key(spec.target.removeprefix(WRAPPED), aliases, checkpoint, prefix)
+        key = checkpoint_key(spec.target.removeprefix(WRAPPED), aliases, keys)
         if key is None:
             if spec.kind == InputKind.PARAMETER:
                 missing.append(spec.target)
