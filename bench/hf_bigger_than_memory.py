@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).parent))
 from llm_bigger_than_memory import drop_cache, ram_bytes, write_once  # noqa: E402
 
@@ -138,13 +140,17 @@ def convert(folder: Path, out: Path) -> tuple[float, float, int]:
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
-def generate(out: Path) -> str:
+def generate(out: Path) -> list[int]:
+    """Two greedy tokens from the folder by OpenVINO GenAI (CPU defaults)."""
+    import openvino
     import openvino_genai
 
     pipe = openvino_genai.LLMPipeline(str(out), "CPU")
     config = openvino_genai.GenerationConfig()
     config.max_new_tokens = config.min_new_tokens = 2
-    return str(pipe.generate("The quick brown fox", config))
+    ids = openvino.Tensor(np.array([[1, 50, 60, 70]], np.int64))
+    result = pipe.generate(openvino_genai.TokenizedInputs(ids, openvino.Tensor(np.ones((1, 4), np.int64))), config)
+    return [int(t) for t in result.tokens[0]]
 
 
 def main() -> None:
