@@ -26,13 +26,12 @@ WRAPPED = "model."
 
 def widened(value: np.ndarray, dtype: np.dtype) -> Const:
     """A Const of ``value`` read as ``dtype``: itself when it has that type, computed at once
-    when small, else deferred (``1 * value`` computed in ``dtype``, block by block, when read)."""
+    when small, else deferred (widened block by block when read, its mapped pages released)."""
     if value.dtype == dtype:
         return Const(value)
     if value.nbytes < DEFER_MIN_BYTES:
         return Const(np.asarray(value).astype(dtype))
-    ones = np.broadcast_to(np.ones((), dtype), value.shape)
-    return DeferredConst(pending=DeferredProduct.of(ones, value, dtype))
+    return DeferredConst(pending=DeferredProduct.widened(value, dtype))
 
 
 def checkpoint_keys(model: Any, checkpoint: Checkpoint) -> dict[str, str]:
