@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from irconv_llm.huggingface.architectures import FEATURE_EXTRACTION, TEXT_GENERATION_WITH_PAST
+from irconv_llm.huggingface.architectures import TEXT_GENERATION_WITH_PAST
 
 #: Sizes of the example inputs: none 0 or 1, which torch.export would specialise.
 _BATCH, _LENGTH, _PAST = 2, 5, 3
@@ -129,8 +129,7 @@ def export_decoder(model: Any, task: str) -> tuple[Any, list[str]]:
         dynamic["past"] = tuple({0: Dim.DYNAMIC, 2: Dim.DYNAMIC} for _ in range(2 * layers))
     from irconv_torch.export import export_module
 
-    program = export_module(FlatCache().eval(), inputs, dynamic)
-    return program, list(inputs)
+    return export_module(FlatCache().eval(), inputs, dynamic), list(inputs)
 
 
 def export_encoder(model: Any) -> Any:
@@ -173,4 +172,4 @@ def _cache_geometry(config: Any) -> tuple[int, int, int]:
     return layers, kv_heads, head_dim
 
 
-__all__ = ["FEATURE_EXTRACTION", "empty_model", "export_decoder", "export_encoder", "parameter_aliases"]
+__all__ = ["empty_model", "export_decoder", "export_encoder", "parameter_aliases"]
