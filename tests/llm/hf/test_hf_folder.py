@@ -21,6 +21,7 @@ from checkpoints import FAMILIES, checkpoint
 NEW_TOKENS = 24
 PROMPTS = ["The quick brown fox", "Hello world! How are you", "Numbers like 123"]
 FAST_FAMILIES = ("llama", "qwen2", "phi3", "gpt2")
+MIXTURES = ("mixtral", "qwen2_moe")
 EXACT = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
 
@@ -119,11 +120,14 @@ def _teacher_forced_agreement(xml: Path, tokens: list[int], prompt_length: int) 
     """Share of the steps at which the IR's next token is ``tokens``' (fed the reference text)."""
     import openvino
 
-    request = openvino.Core().compile_model(str(xml), "CPU", EXACT).create_infer_request()
+    compiled = openvino.Core().compile_model(str(xml), "CPU", EXACT)
+    request = compiled.create_infer_request()
     ids = np.array([tokens], np.int64)
     n = ids.shape[1]
-    request.infer({"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(n)[None],
-                   "beam_idx": np.zeros(1, np.int32)})
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(n)[None],
+             "beam_idx": np.zeros(1, np.int32)}
+    names = {name for port in compiled.inputs for name in port.get_names()}
+    request.infer({name: value for name, value in feeds.items() if name in names})  # Bloom has no position_ids
     chosen = np.argmax(request.get_tensor("logits").data[0], axis=-1)
     return float(np.mean(chosen[prompt_length - 1 : n - 1] == ids[0, prompt_length:]))
 
@@ -132,8 +136,9 @@ def _teacher_forced_agreement(xml: Path, tokens: list[int], prompt_length: int) 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_int8_folder_follows_transformers(family: str, made: Any, tmp_path: Path) -> None:
     """int8 weights: fed transformers' greedy text, the IR picks the same next token at 90% of
-    the steps or more (a random model's near ties part free-running texts), and GenAI loads
-    and runs the folder."""
+    the steps or more (a random model's near ties part free-running texts; 80% for the
+    mixtures of experts, whose router weights are int8 too: a near tie of two experts' scores
+    decided the other way changes a token's whole MLP), and GenAI loads and runs the folder."""
     import openvino_genai
 
     folder, model, tokenizer = made(family)
@@ -142,7 +147,7 @@ def test_int8_folder_follows_transformers(family: str, made: Any, tmp_path: Path
     generated = _reference(model, tokenizer, [PROMPTS[0]])[0]
     agreement = _teacher_forced_agreement(out / "openvino_model.xml", encoded.input_ids + generated,
                                           len(encoded.input_ids))
-    assert agreement >= 0.9
+    assert agreement >= (0.8 if family in MIXTURES else 0.9)
     pipe = openvino_genai.LLMPipeline(str(out), "CPU", **EXACT)
     assert len(pipe.generate(PROMPTS[0], _config()).split()) > 0
 
