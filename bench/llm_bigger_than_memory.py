@@ -242,9 +242,9 @@ def run_measured(command: list[str]) -> tuple[float, float, float]:
 
 def generate(xml: Path) -> list[int]:
     """Two greedy tokens from the stateful IR on CPU, batch 1."""
-    import openvino
+    from irconv.runtime import compile_for_comparison
 
-    request = openvino.Core().compile_model(str(xml), "CPU").create_infer_request()
+    request = compile_for_comparison(xml).create_infer_request()
     feeds = {
         "input_ids": np.array([[1]]),
         "attention_mask": np.ones((1, 1), np.int64),
