@@ -76,7 +76,7 @@ def write_checkpoint(folder: Path, layers: int) -> int:
     from transformers import LlamaConfig
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "llm" / "hf"))
-    from checkpoints import tokenizer
+    from hf_checkpoints import tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
     config = LlamaConfig(hidden_size=HIDDEN, intermediate_size=MLP, num_hidden_layers=layers,

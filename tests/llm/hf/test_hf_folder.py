@@ -16,7 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from checkpoints import FAMILIES, checkpoint
+
+pytest.importorskip("openvino_genai")
+pytest.importorskip("openvino_tokenizers")
+
+from hf_checkpoints import FAMILIES, checkpoint
 
 NEW_TOKENS = 24
 PROMPTS = ["The quick brown fox", "Hello world! How are you", "Numbers like 123"]
