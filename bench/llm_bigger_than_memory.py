@@ -226,7 +226,11 @@ def convert(model: Path, xml: Path) -> tuple[float, float, float]:
     """``irconv convert --stateful --weight-format int4-sym`` in its own process: (seconds,
     CPU seconds, peak RSS in bytes)."""
     command = [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(xml), "--stateful"]
-    command += ["--weight-format", "int4-sym"]
+    return run_measured(command + ["--weight-format", "int4-sym"])
+
+
+def run_measured(command: list[str]) -> tuple[float, float, float]:
+    """``command`` in its own process: (seconds, CPU seconds, peak RSS in bytes)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)

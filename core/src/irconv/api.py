@@ -9,6 +9,7 @@ from typing import Any
 
 from irconv.graph import Graph, MetaKey
 from irconv.pipeline.context import SOURCE_PATH
+from irconv.pipeline.folder import MODEL_FOLDER, folder_output
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import convert, emit_in_memory, save
 from irconv.plugins.manager import PluginHost
@@ -68,7 +69,8 @@ def save_model(
     host: PluginHost | None = None,
     **options: Any,
 ) -> list[Path]:
-    """Write ``graph`` (IR v11 by default: ``path`` is the ``.xml``, the ``.bin`` sits beside it).
+    """Write ``graph`` (IR v11 by default: ``path`` is the ``.xml``, the ``.bin`` sits beside it;
+    a model that converts to a folder, such as a Hugging Face checkpoint, takes the folder).
 
     Returns the files written. ``compress_to_fp16``, ``output_format`` and other options
     may be given; the rest default to those ``convert_model`` used.
@@ -76,7 +78,9 @@ def save_model(
     plugin_host = _host(host, None)
     opts = _save_options(graph, plugin_host, options)
     source = graph.meta.get(SOURCE_PATH)
-    return save(graph, Path(path), opts, plugin_host, protected=(source,) if source else ())
+    folder = graph.meta.get(MODEL_FOLDER)
+    target = Path(path) if folder is None else folder_output(str(path), folder, Path(path))
+    return save(graph, target, opts, plugin_host, protected=(source,) if source else ())
 
 
 def to_openvino(graph: Graph, *, host: PluginHost | None = None, **options: Any) -> Any:

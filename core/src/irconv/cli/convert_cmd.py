@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from irconv.cli.progress import make_progress, stage_line, transform_table
+    from irconv.pipeline.folder import MODEL_FOLDER, folder_output
     from irconv.pipeline.run import ConversionReport, convert, save
 
     start = time.perf_counter()
@@ -243,7 +244,9 @@ def run(args: argparse.Namespace) -> int:
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
     try:
         graph = convert(args.model, options, host, report)
-        out = output_path(args.out, args.model)
+        folder = graph.meta.get(MODEL_FOLDER)
+        out = (output_path(args.out, args.model) if folder is None
+               else folder_output(args.out, folder, Path.cwd() / f"{args.model.name}-openvino"))
         given_paths = [v for v in options.plugin_values.values() if isinstance(v, Path)]
         protected = tuple(p for p in (args.model, args.weights, *given_paths) if p is not None and p.is_file())
         written = save(graph, out, options, host, protected=protected, report=report)

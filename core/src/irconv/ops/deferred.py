@@ -25,16 +25,25 @@ GATHER_MAX_BYTES = 16 << 20
 @dataclass(frozen=True, eq=False)
 class DeferredProduct:
     """``base * factor``, computed in ``compute`` precision and rounded once to
-    ``base.dtype``; ``factor`` is a broadcast view of the same shape as ``base`` (a
-    per-channel vector costs no memory). The product takes ``base``'s memory order."""
+    ``result`` (``base.dtype`` when None); ``factor`` is a broadcast view of the same shape
+    as ``base`` (a per-channel vector costs no memory). The product takes ``base``'s memory
+    order. ``widened`` is a product by 1 into a wider type: bf16 or f16 weights read as f32."""
 
     base: np.ndarray
     factor: np.ndarray
     compute: np.dtype
+    result: np.dtype | None = None
 
     @classmethod
-    def of(cls, base: np.ndarray, factor: np.ndarray, compute: np.dtype) -> DeferredProduct:
-        return cls(base, np.broadcast_to(factor, base.shape), np.dtype(compute))
+    def of(cls, base: np.ndarray, factor: np.ndarray, compute: np.dtype,
+           result: np.dtype | None = None) -> DeferredProduct:
+        return cls(base, np.broadcast_to(factor, base.shape), np.dtype(compute),
+                   None if result is None else np.dtype(result))
+
+    @classmethod
+    def widened(cls, base: np.ndarray, result: np.dtype) -> DeferredProduct:
+        """``base`` read as the wider float type ``result``, block by block when written."""
+        return cls.of(base, np.ones((), result), result, result)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -42,7 +51,7 @@ class DeferredProduct:
 
     @property
     def dtype(self) -> np.dtype:
-        return self.base.dtype
+        return self.base.dtype if self.result is None else self.result
 
     @property
     def ndim(self) -> int:
@@ -54,11 +63,11 @@ class DeferredProduct:
 
     @property
     def nbytes(self) -> int:
-        return int(self.base.nbytes)
+        return int(self.base.size) * self.dtype.itemsize
 
     @property
     def T(self) -> DeferredProduct:  # noqa: N802 - the ndarray spelling
-        return DeferredProduct(self.base.T, self.factor.T, self.compute)
+        return DeferredProduct(self.base.T, self.factor.T, self.compute, self.result)
 
     def compute_into(self, out: np.ndarray) -> np.ndarray:
         """The product written into ``out`` (same shape, any layout); returns ``out``.
@@ -80,7 +89,7 @@ class DeferredProduct:
 
     def materialize(self) -> np.ndarray:
         """The whole product, in ``base``'s memory order."""
-        return self.compute_into(np.empty_like(self.base))
+        return self.compute_into(np.empty_like(self.base, dtype=self.dtype))
 
     def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
         value = self.materialize()
@@ -89,7 +98,7 @@ class DeferredProduct:
     def blocks(self, elements: int) -> Iterator[DeferredProduct]:
         """Consecutive parts of about ``elements`` values, in C order of the product."""
         for key in row_blocks(self.shape, elements):
-            yield DeferredProduct(self.base[key], self.factor[key], self.compute)
+            yield DeferredProduct(self.base[key], self.factor[key], self.compute, self.result)
 
 
 def _memory_order(array: np.ndarray) -> tuple[int, ...]:

@@ -29,6 +29,7 @@ from irconv.graph.infer import infer_graph
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.memory_check import large_tensor_notes
 from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.pipeline.progress import NoProgress, Progress, Tally
@@ -302,6 +303,9 @@ def save(
     with AtomicFiles(protected, sync=options.sync_output) as files:
         ctx = EmitContext(options, files, progress=progress)
         provided.item.emit(graph, output, ctx)
+        folder = graph.meta.get(MODEL_FOLDER)
+        if folder is not None:
+            folder.write(output.parent, ctx)
         written = list(files.pending_paths())
     progress.finish()
     if report is not None:

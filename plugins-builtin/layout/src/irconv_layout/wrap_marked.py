@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from irconv import Graph, Node, Rewriter, Transform, TransformContext
+from irconv.ops import Const
 
 from irconv_layout.options import WRAPPED_RANK
 from irconv_layout.perm import channels_first, channels_last, transpose, transpose_after
@@ -44,6 +45,6 @@ class WrapMarked(Transform):
 
 def _bodies(node: Node) -> list[Graph]:
     op = node.op
-    if not dataclasses.is_dataclass(op):
-        return []
+    if isinstance(op, Const) or not dataclasses.is_dataclass(op):
+        return []  # a constant has no body; reading a DeferredConst's value would compute it whole
     return [v for f in dataclasses.fields(op) if isinstance(v := getattr(op, f.name), Graph)]

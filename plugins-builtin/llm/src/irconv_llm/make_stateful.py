@@ -8,7 +8,7 @@ from irconv.ops import Parameter
 from irconv.types import ElementType, Shape
 
 from irconv_llm.kv_cache import CacheTensor, batch_input, find_cache
-from irconv_llm.options import STATEFUL
+from irconv_llm.options import MAKE_STATEFUL, STATEFUL
 from irconv_llm.state_ops import Assign, ReadValue
 
 BEAM_IDX = "beam_idx"
@@ -27,7 +27,7 @@ class MakeStateful(Transform):
     id = "llm.make_stateful"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return bool(ctx.options.get(STATEFUL))
+        return bool(ctx.options.get(STATEFUL) or graph.meta.get(MAKE_STATEFUL))
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         cache = find_cache(graph)

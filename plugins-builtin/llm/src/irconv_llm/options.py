@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from irconv import Option
+from irconv import MetaKey, Option
 
 #: ``--weight-format`` values: bits, and symmetric (no zero point) or asymmetric.
 WEIGHT_FORMATS = ("int8", "int8-sym", "int4-sym", "int4-asym")
@@ -80,6 +80,19 @@ ALL_LAYERS: Option[bool] = Option(
     keyword="all_layers",
     help="with a 4-bit format, compress the embedding and the last projection in 4 bits too (they stay int8 otherwise)",
 )
+TASKS = ("text-generation-with-past", "text-generation", "feature-extraction")
+TASK: Option[str | None] = Option(
+    "llm.task",
+    str,
+    flag="--task",
+    keyword="task",
+    choices=TASKS,
+    help="what a Hugging Face checkpoint folder is converted for: text-generation-with-past (causal LMs' "
+    "default: the KV cache as state, for OpenVINO GenAI's LLMPipeline), text-generation (no cache), "
+    "feature-extraction (encoders' default: the last hidden state, for TextEmbeddingPipeline)",
+)
+#: Set by a loader whose model is stateful by default (a Hugging Face causal LM): as --stateful.
+MAKE_STATEFUL: MetaKey[bool] = MetaKey("llm.make_stateful", bool)
 COMPRESS_THREADS: Option[int] = Option(
     "llm.compress_threads",
     int,
@@ -150,4 +163,5 @@ OPTIONS = (
     SUBSET_SIZE,
     AWQ,
     NO_SCALE_ESTIMATION,
+    TASK,
 )

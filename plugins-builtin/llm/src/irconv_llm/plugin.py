@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from irconv import Op, Option
-from irconv.plugins import Transform, hookimpl
+from irconv.plugins import Loader, Transform, hookimpl
 
 
 @hookimpl
@@ -23,13 +23,32 @@ def declare_options() -> Sequence[Option[Any]]:
     return OPTIONS
 
 
+def _load_checkpoint_folder(path: Any, ctx: Any) -> Any:
+    from irconv_llm.huggingface.load import load_folder
+
+    return load_folder(path, ctx)
+
+
+def _is_checkpoint_folder(path: Any) -> bool:
+    from irconv_llm.huggingface.checkpoint import is_checkpoint_folder
+
+    return is_checkpoint_folder(path)
+
+
+@hookimpl
+def load_model() -> list[Loader]:
+    return [Loader("huggingface", _load_checkpoint_folder, sniff=_is_checkpoint_folder, aliases=("hf", "transformers"),
+                   description="Hugging Face checkpoint folders (config.json + safetensors) -> an OpenVINO GenAI folder")]
+
+
 @hookimpl
 def middle_transform() -> list[Transform]:
+    from irconv_llm.drop_empty_concat_operands import DropEmptyConcatOperands
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
     from irconv_llm.gather_as_vector import GatherAsVector
     from irconv_llm.merge_equal_ops import MergeEqualOps
 
-    return [FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps()]
+    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps()]
 
 
 @hookimpl

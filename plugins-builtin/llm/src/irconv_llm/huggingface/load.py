@@ -1,0 +1,81 @@
+"""The loader of Hugging Face checkpoint folders (see the package docstring)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from irconv import Graph
+from irconv.errors import UserError
+from irconv.pipeline.context import LoadContext
+from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
+
+from irconv_llm.huggingface.architectures import (
+    FEATURE_EXTRACTION,
+    TEXT_GENERATION_WITH_PAST,
+    default_task,
+    model_class,
+)
+from irconv_llm.huggingface.checkpoint import Checkpoint
+from irconv_llm.huggingface.companions import MODEL_FILE, write_companions
+from irconv_llm.options import MAKE_STATEFUL, TASK
+
+
+def load_folder(path: Path, ctx: LoadContext) -> Graph:
+    """The graph of the checkpoint in ``path``, its weights memory-mapped, with what its
+    output folder holds besides the IR."""
+    _require("torch", "transformers", "irconv_torch")
+    checkpoint = Checkpoint.open(path)
+    task = ctx.options.get(TASK) or default_task(checkpoint.config, str(path))
+    cls = model_class(checkpoint.config, task, str(path))
+
+    from transformers import AutoConfig
+    from irconv_torch.load import load_object
+
+    from irconv_llm.huggingface.trace import empty_model, export_decoder, export_encoder, parameter_aliases
+    from irconv_llm.huggingface.weights import attach_weights
+
+    config = AutoConfig.from_pretrained(str(path), local_files_only=True)
+    model = empty_model(cls, config)
+    aliases = parameter_aliases(model)
+    if task == FEATURE_EXTRACTION:
+        program = export_encoder(model)
+    else:
+        program, _ = export_decoder(model, task)
+    graph = load_object(program, ctx)
+    graph.name = path.name
+    attach_weights(graph, program, model, aliases, checkpoint)
+    _name_outputs(graph, task)
+    if task == TEXT_GENERATION_WITH_PAST:
+        graph.meta[MAKE_STATEFUL] = True
+    graph.meta[MODEL_FOLDER] = ModelFolder(MODEL_FILE, functools.partial(_companions, path, task))
+    return graph
+
+
+def _companions(source: Path, task: str, folder: Path, ctx: Any) -> None:
+    write_companions(source, folder, ctx, detokenizer=task != FEATURE_EXTRACTION)
+
+
+def _name_outputs(graph: Graph, task: str) -> None:
+    """The names OpenVINO GenAI reads: ``logits`` (``last_hidden_state`` for an encoder),
+    and Hugging Face's names for the cache inputs (the variables' ids once stateful)."""
+    results = graph.results()
+    first = results[0].in_port(0).get_source()
+    assert first is not None
+    first.data.names[:] = ["last_hidden_state" if task == FEATURE_EXTRACTION else "logits"]  # not the node's
+    for node in graph.parameters():
+        names = node.out_port(0).data.names
+        name = names[0] if names else node.name
+        if name.startswith("past_"):
+            index = int(name.rsplit("_", 1)[1])
+            names[:] = [f"past_key_values.{index // 2}.{'key' if index % 2 == 0 else 'value'}"]
+
+
+def _require(*modules: str) -> None:
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UserError(f"converting a Hugging Face checkpoint needs {', '.join(missing)}: "
+                        "pip install irconv-llm[huggingface] irconv-torch[torch]")
