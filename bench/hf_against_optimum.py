@@ -8,7 +8,7 @@ For each case (a family and a size: random-weight checkpoints built here by
    alternates, ``--rounds`` times:
    ``optimum-cli export openvino --model DIR --task text-generation-with-past --weight-format F OUT``
    and ``irconv convert DIR -o OUT/ [--weight-format F]``, and prints wall time, CPU time
-   and peak RSS (``os.wait4``'s rusage) with the medians of irconv / optimum per pair;
+   and peak RSS (``os.wait4``'s rusage, see ``_LAUNCHER``) with the medians of irconv / optimum per pair;
 2. compares the two IRs: op count, ``ScaledDotProductAttention`` ops, ``ReadValue``/``Assign``
    pairs, and the ops of the model ``compile_model`` gives on CPU (where attention fuses);
 3. runs both folders with OpenVINO GenAI's ``LLMPipeline`` on the same prompts and
@@ -90,16 +90,26 @@ class Run:
     peak: int  # bytes
 
 
+#: Runs argv[2:] and writes its rusage's peak RSS (KiB) into the file argv[1]. Linux counts a
+#: forked child's peak from its parent's resident size at the fork: the bench itself holds
+#: checkpoints and GenAI pipelines, so its children are started by this small process.
+_LAUNCHER = ("import os, subprocess, sys; process = subprocess.Popen(sys.argv[2:]); "
+             "_, status, usage = os.wait4(process.pid, 0); open(sys.argv[1], 'w').write(str(usage.ru_maxrss)); "
+             "sys.exit(os.waitstatus_to_exitcode(status))")
+
+
 def run_command(command: list[str], log: Path) -> Run:
     """``command`` as its own process, its output into ``log``; its wall and CPU time and peak RSS."""
+    peak_file = log.with_suffix(".peak")
     start = time.perf_counter()
     with open(log, "w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(peak_file), *command], stdout=out,
+                                   stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     if status:
         raise SystemExit(f"failed (status {status}, log {log}): {' '.join(command)}")
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
+    return Run(wall, usage.ru_utime + usage.ru_stime, int(peak_file.read_text()) * 1024)
 
 
 def optimum_command(folder: Path, out: Path, fmt: str, size: str) -> list[str]:
