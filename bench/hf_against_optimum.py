@@ -2,7 +2,7 @@
 and OpenVINO GenAI's speed and tokens on the two output folders.
 
 For each case (a family and a size: random-weight checkpoints built here by
-``tests/llm/hf/checkpoints.py``, nothing downloaded) and each weight format it
+``tests/llm/hf/hf_checkpoints.py``, nothing downloaded) and each weight format it
 
 1. converts the checkpoint with both tools, each as its own process, in pairs whose order
    alternates, ``--rounds`` times:
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "llm" / "hf"))
-from checkpoints import checkpoint  # noqa: E402
+from hf_checkpoints import checkpoint  # noqa: E402
 
 MIB = 1 << 20
 PROMPTS = ["The quick brown fox", "Hello world! How are you", "Numbers like 123 and 456 appear",

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_bigger_than_memory import drop_cache, ram_bytes, write_once  # noqa: E402
+from llm_bigger_than_memory import drop_cache, ram_bytes, run_measured, write_once  # noqa: E402
 
 GIB = 1 << 30
 HIDDEN, HEADS, KV_HEADS, MLP, VOCAB = 4096, 32, 8, 14336, 32000
@@ -77,7 +76,7 @@ def write_checkpoint(folder: Path, layers: int) -> int:
     from transformers import LlamaConfig
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "llm" / "hf"))
-    from checkpoints import tokenizer
+    from hf_checkpoints import tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
     config = LlamaConfig(hidden_size=HIDDEN, intermediate_size=MLP, num_hidden_layers=layers,
@@ -129,15 +128,10 @@ def read_once(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-def convert(folder: Path, out: Path) -> tuple[float, float, int]:
-    command = [sys.executable, "-m", "irconv", "convert", str(folder), "-o", f"{out}/", "--weight-format", "int4-sym"]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    if status:
-        raise SystemExit(f"the conversion failed (status {status}): {' '.join(command)}")
-    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+def convert(folder: Path, out: Path) -> tuple[float, float, float]:
+    """``irconv convert DIR -o OUT/ --weight-format int4-sym``: (seconds, CPU seconds, peak RSS bytes)."""
+    return run_measured([sys.executable, "-m", "irconv", "convert", str(folder), "-o", f"{out}/",
+                         "--weight-format", "int4-sym"])
 
 
 def generate(out: Path) -> list[int]:

@@ -234,6 +234,8 @@ def latency(ours: Path, theirs: Path, iterations: int) -> tuple[float, float, fl
     import openvino as ov
 
     core = ov.Core()
+    # Deliberately the CPU's default precision: latency as users run the IRs (the header line
+    # prints that precision; the output difference follows it, ~1e-2 at bf16).
     compiled = [core.compile_model(core.read_model(str(p)), "CPU", {"PERFORMANCE_HINT": "LATENCY"}) for p in (ours, theirs)]
     port = compiled[1].inputs[0]
     shape = [int(d) for d in port.get_partial_shape().to_shape()]
@@ -269,8 +271,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
+        import openvino as ov
+
+        precision = ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
         print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
-              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, {args.iterations} rounds")
+              f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, {args.iterations} rounds, "
+              f"CPU default precision {precision}")
         print("| model | layers irconv | layers ovc | .bin MiB irconv | .bin MiB ovc | ms irconv | ms ovc "
               "| latency ratio | max output diff |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")

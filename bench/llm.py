@@ -72,6 +72,8 @@ def latency(xml: Path, prompt: int, tokens: int) -> tuple[float, float]:
     import numpy as np
     import openvino
 
+    # Deliberately the CPU's defaults (bf16 compute and a u8 KV cache where the CPU has
+    # them): latency as users run the IR; main() prints the precision.
     compiled = openvino.Core().compile_model(str(xml), "CPU")
     request = compiled.create_infer_request()
     ids = np.random.default_rng(0).integers(3, 32000, (1, prompt))
@@ -113,7 +115,10 @@ def main() -> None:
     args.dir.mkdir(parents=True, exist_ok=True)
     model = export(args.dir, args.layers)
     onnx_bytes = sum(p.stat().st_size for p in args.dir.iterdir() if p.is_file() and p.suffix not in (".xml", ".bin"))
-    print(f"model: {model} ({onnx_bytes / MIB:.0f} MiB with its external data)\n")
+    import openvino
+
+    precision = openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
+    print(f"model: {model} ({onnx_bytes / MIB:.0f} MiB with its external data); CPU default precision {precision}\n")
     print("| weights | convert s | convert peak RSS MiB | .bin MiB | first token ms | next token ms |")
     print("|---|---|---|---|---|---|")
     for weight_format in args.formats.split(","):

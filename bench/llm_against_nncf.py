@@ -8,6 +8,21 @@ plugin in f32 (``tests/llm/accuracy.py``) on the same prompts; the logits' relat
 is against onnxruntime's f32 run of the ONNX file. Prints a Markdown table.
 
     python bench/llm_against_nncf.py [--dir /tmp/llm-nncf] [--hidden 64] [--layers 2] [--group 32]
+
+With ``--trained``, data-aware compression instead: a small Llama trained for a few hundred
+steps on CPU (``bench/trained_decoder.py``: the standard library's docstrings, a tenth held
+out), so that perplexity means something, exported to ONNX without a KV cache beside its
+tokenizer. ``--samples`` training paragraphs spread evenly over it are the calibration set
+of both tools. Each conversion runs as its own process (wall time and peak RSS from
+``os.wait4``): ``irconv convert`` without ``--dataset``, with it, and with it and ``--awq``,
+and OVC + NNCF's ``compress_weights`` without and with a dataset (``awq=True,
+scale_estimation=True``; with ``ratio`` below 1 NNCF then picks its int8 layers by its data-aware default, the maximum activation variance),
+same mode, group size, ratio and samples. Every IR runs on OpenVINO's CPU plugin in f32 on
+the held-out paragraphs (up to ``--eval`` of them, 128 tokens at most): the logits'
+relative error against onnxruntime's f32 run, and the perplexity.
+
+    python bench/llm_against_nncf.py --trained [--dir /tmp/llm-nncf-trained] [--hidden 128] [--layers 3]
+        [--vocab 512] [--steps 400] [--group 32] [--samples 64] [--eval 64]
 """
 
 from __future__ import annotations
@@ -56,11 +71,28 @@ def nncf_convert(model: Path, xml: Path, weight_format: str, group: int, ratio: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/llm-nncf"))
-    parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--hidden", type=int)
+    parser.add_argument("--layers", type=int)
     parser.add_argument("--group", type=int, default=32)
+    parser.add_argument("--trained", action="store_true", help="data-aware compression of a trained model")
+    parser.add_argument("--vocab", type=int, default=512)
+    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--samples", type=int, default=64)
+    parser.add_argument("--eval", type=int, default=64)
+    parser.add_argument("--nncf-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.nncf_child:
+        _nncf_child(*args.nncf_child)
+        return
+    if args.trained:
+        from llm_data_aware import data_aware_table
+
+        folder = args.dir or Path("/tmp/llm-nncf-trained")
+        data_aware_table(folder, args.hidden or 128, args.layers or 3, args.vocab, args.steps, args.group, args.samples, args.eval)
+        return
+    args.dir = args.dir or Path("/tmp/llm-nncf")
+    args.hidden, args.layers = args.hidden or 64, args.layers or 2
     args.dir.mkdir(parents=True, exist_ok=True)
     from accuracy import openvino_logits, prompts, reference_logits, relative_error
     from decoders import exported
@@ -88,6 +120,37 @@ def main() -> None:
             f"| {our_time:.2f} | {their_time:.2f} |",
             flush=True,
         )
+
+
+def _nncf_child(onnx: str, xml: str, weight_format: str, group: str, ratio: str, *data: str) -> None:
+    """OVC then NNCF's ``compress_weights`` (with ``data``: calibration file, tokenizer.json,
+    samples, for AWQ + scale estimation), in a process of its own so its peak RSS is its own."""
+    import nncf
+    import numpy as np
+    import openvino
+    from tokenizers import Tokenizer
+
+    options: dict[str, Any] = {"mode": getattr(nncf.CompressWeightsMode, _NNCF_MODES[weight_format]), "group_size": int(group), "ratio": float(ratio)}
+    if data:
+        calibration, tokenizer, samples = data
+        lines = [line for line in Path(calibration).read_text().splitlines() if line.strip()][: int(samples)]
+        encoded = Tokenizer.from_file(tokenizer).encode_batch(lines)
+        feeds = [
+            {
+                "input_ids": np.asarray(item.ids[:512], np.int64)[None],
+                "attention_mask": np.ones((1, len(item.ids[:512])), np.int64),
+                "position_ids": np.arange(len(item.ids[:512]), dtype=np.int64)[None],
+            }
+            for item in encoded
+        ]
+        options |= {"dataset": nncf.Dataset(feeds), "awq": True, "scale_estimation": True, "subset_size": len(feeds)}
+    ovc = Path(xml).with_name(Path(xml).stem + "_ovc.xml")
+    openvino.save_model(openvino.convert_model(onnx), ovc)  # f16 weights, OVC's default
+    compressed = nncf.compress_weights(openvino.Core().read_model(ovc), **options)
+    openvino.save_model(compressed, xml, compress_to_fp16=False)
+
+
+_NNCF_MODES = {"int4-sym": "INT4_SYM", "int4-asym": "INT4_ASYM", "int8": "INT8_ASYM"}
 
 
 if __name__ == "__main__":

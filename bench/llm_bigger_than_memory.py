@@ -226,7 +226,11 @@ def convert(model: Path, xml: Path) -> tuple[float, float, float]:
     """``irconv convert --stateful --weight-format int4-sym`` in its own process: (seconds,
     CPU seconds, peak RSS in bytes)."""
     command = [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(xml), "--stateful"]
-    command += ["--weight-format", "int4-sym"]
+    return run_measured(command + ["--weight-format", "int4-sym"])
+
+
+def run_measured(command: list[str]) -> tuple[float, float, float]:
+    """``command`` in its own process: (seconds, CPU seconds, peak RSS in bytes)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
@@ -238,9 +242,9 @@ def convert(model: Path, xml: Path) -> tuple[float, float, float]:
 
 def generate(xml: Path) -> list[int]:
     """Two greedy tokens from the stateful IR on CPU, batch 1."""
-    import openvino
+    from irconv.runtime import compile_for_comparison
 
-    request = openvino.Core().compile_model(str(xml), "CPU").create_infer_request()
+    request = compile_for_comparison(xml).create_infer_request()
     feeds = {
         "input_ids": np.array([[1]]),
         "attention_mask": np.ones((1, 1), np.int64),

@@ -117,9 +117,10 @@ def corpus(quick: bool) -> list[Entry]:
 def run_openvino_frontend(path: Path, feed: dict[str, np.ndarray], names: Sequence[str]) -> list[np.ndarray]:
     """OpenVINO's TFLite front end: outputs in the interpreter's order (by tensor name, else position)."""
     import openvino as ov
+    from irconv.runtime import compile_for_comparison
 
     model = ov.convert_model(str(path))
-    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(model, core=ov.Core())
     values = list(feed.values())
     inputs = {}
     for i, port in enumerate(compiled.inputs):

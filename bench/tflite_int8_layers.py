@@ -74,6 +74,7 @@ def ir_tensors(
     """The IR's value of each named tensor (its FakeQuantize's output), NHWC like TFLite's."""
     import openvino as ov
     from irconv.api import convert_model, save_model
+    from irconv.runtime import compile_for_comparison
 
     xml = folder / f"{path.stem}.xml"
     save_model(convert_model(path), xml, compress_to_fp16=False)
@@ -92,10 +93,8 @@ def ir_tensors(
             node.output(0).add_names({f"probe:{index}"})
             probes[index] = node.output(0)
     model.add_outputs(list(probes.values()))
-    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32"}
-    if not kernels:
-        config["LP_TRANSFORMS_MODE"] = False
-    compiled = core.compile_model(model, "CPU", config)
+    config: dict[str, Any] = {} if kernels else {"LP_TRANSFORMS_MODE": False}
+    compiled = compile_for_comparison(model, core=core, config=config)
     results = compiled([feed.astype(np.float32)] if feed.dtype == np.float32 else [feed])
     found = {}
     for index in probes:

@@ -103,6 +103,7 @@ def openvino_latency(xml: Path, image: np.ndarray, runs: int) -> tuple[float, Co
     core = ov.Core()
     model = core.read_model(str(xml))
     model.reshape({model.inputs[0]: list(image.shape)})  # the Keras input's batch is dynamic
+    # Deliberately the CPU's default precision: latency as users run the IR (main() prints it).
     compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": 1, "PERFORMANCE_HINT": "LATENCY"})
     request = compiled.create_infer_request()
     latency = time_runs(lambda: request.infer({0: image}), runs)
@@ -172,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(found))
     if unknown:
         parser.error(f"unknown models {unknown}; choose from {sorted(found)}")
-    print(f"batch 1, one thread, median of {args.runs} runs\n")
+    import openvino as ov
+
+    precision = ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT").get_type_name()
+    print(f"batch 1, one thread, median of {args.runs} runs, CPU default precision {precision}\n")
     rows = [measure(args.dir, name, *found[name], mode, args.runs) for name in names for mode in args.modes]
     print_tables(rows)
     return 0

@@ -7,9 +7,10 @@ converted in a separate process by ``irconv.convert_model(module, example_input=
 ``openvino.save_model``, each tool first in turn. Both keep f32 weights. The
 table gives the median whole-process wall time, the conversion call's own median time
 (torch import and model construction excluded), the largest peak RSS (``os.wait4``), and
-the median CPU latency of each tool's IR (``compile_model(..., "CPU")``, f32 inference
+the median CPU latency of each tool's IR (compiled for comparison: f32 inference
 precision, same inputs; the IRs run in turn, one inference each, so machine load falls on
-both alike). Children run with bytecode caching on, as a pip-installed irconv has it.
+both alike) and its layer count (``<layer>`` elements of the .xml). Children run with
+bytecode caching on, as a pip-installed irconv has it.
 
     python bench/torch_convert.py                 # 3 rounds
     python bench/torch_convert.py --rounds 5 --models resnet18 bert
@@ -143,12 +144,13 @@ def latencies(xmls: dict[str, Path], runs: int) -> dict[str, tuple[float, list]]
     machine falls on every tool alike."""
     import openvino as ov
     import torch
+    from irconv.runtime import compile_for_comparison
 
     core = ov.Core()
     requests, inputs, times = {}, {}, {}
     for tool, xml in xmls.items():
         inputs[tool] = [t.numpy() for t in torch.load(str(xml) + ".inputs.pt")]
-        requests[tool] = core.compile_model(str(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}).create_infer_request()
+        requests[tool] = compile_for_comparison(xml, core=core).create_infer_request()
         times[tool] = []
         for _ in range(5):
             requests[tool].infer(inputs[tool])
@@ -176,8 +178,9 @@ def main() -> int:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     subprocess.run([sys.executable, "-m", "irconv", "plugins"], check=True, capture_output=True)
     work = Path(tempfile.mkdtemp(prefix="torch_bench_"))
-    print("| model | tool | process s (median) | convert_model s (median) | peak RSS MiB | IR latency ms | max abs diff vs torch |")
-    print("|---|---|---|---|---|---|---|")
+    print("| model | tool | process s (median) | convert_model s (median) | peak RSS MiB | IR latency ms | IR layers | "
+          "max abs diff vs torch |")
+    print("|---|---|---|---|---|---|---|---|")
     try:
         for model in args.models:
             results: dict[str, dict[str, list[float]]] = {t: {"wall": [], "convert": [], "peak": []}
@@ -196,8 +199,10 @@ def main() -> int:
                 expected = torch.load(str(xml) + ".expected.pt")
                 expected = expected if isinstance(expected, (tuple, list)) else (expected,)
                 diff = max(float(abs(o - e.numpy()).max()) for o, e in zip(outputs, expected, strict=False))
+                layers = xml.read_text().count("<layer ")
                 print(f"| {model} | {tool} | {statistics.median(found['wall']):.2f} | "
-                      f"{statistics.median(found['convert']):.2f} | {max(found['peak']):.0f} | {ms:.2f} | {diff:.1e} |")
+                      f"{statistics.median(found['convert']):.2f} | {max(found['peak']):.0f} | {ms:.2f} | {layers} | "
+                      f"{diff:.1e} |")
             sys.stdout.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -51,6 +51,7 @@ def compare(expected: list[Any], actual: list[Any]) -> str:
 def convert(tool: str, module: Any, example: tuple[Any, ...], work: Path) -> Any:
     """The tool's IR of ``module``, compiled on the CPU."""
     import openvino as ov
+    from irconv.runtime import compile_for_comparison
 
     core = ov.Core()
     if tool == "irconv":
@@ -61,7 +62,7 @@ def convert(tool: str, module: Any, example: tuple[Any, ...], work: Path) -> Any
         model = core.read_model(xml)
     else:
         model = ov.convert_model(module, example_input=example)
-    return core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    return compile_for_comparison(model, core=core)
 
 
 def child(name: str) -> dict[str, Any]:

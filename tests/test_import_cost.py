@@ -1,5 +1,5 @@
-"""Importing irconv or a front end must not pull in networkx, TensorFlow or OpenVINO, and a
-conversion imports only the plugin modules it uses.
+"""Importing irconv or a front end must not pull in networkx, TensorFlow or OpenVINO; a
+conversion imports only the plugin modules it uses, and no package its format does not need.
 
 The graph has its own adjacency structure (networkx is no dependency; nothing may bring it
 back in), TensorFlow loads only for Keras files, and OpenVINO never (it is a test
@@ -88,3 +88,159 @@ def test_a_conversion_imports_only_its_own_front_end(framework: str, tmp_path) -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout) == [0, [own]], out.stderr
+
+
+# --------------------------------------------------------------- what a format may import
+# A conversion of each format, in a fresh interpreter, may leave in sys.modules only the
+# standard library, irconv's own distributions, what every conversion uses, and what its
+# format needs. The allow-lists name packages (a module is allowed when its dotted name
+# starts with an entry), so a new import of onnx, ml_dtypes, tensorflow, torch, scipy, ...
+# on a path that does not need it fails here whatever it costs on this machine.
+# Import time is measured in bench/import_cost.py.
+EVERY_CONVERSION = (
+    "irconv", "numpy", "google.protobuf", "google._upb", "pluggy", "packaging",
+    # on older Pythons, backports the packages above may use
+    "importlib_metadata", "zipp", "typing_extensions", "tomli", "exceptiongroup",
+    # interpreter machinery (what site's .pth hooks import at start-up is allowed besides, see
+    # the startup_modules fixture: virtualenv, setuptools, editable installs, coverage)
+    "__main__", "_sysconfigdata_",
+)
+FORMAT_NEEDS: dict[str, tuple[str, ...]] = {
+    "onnx": (),
+    "tf_frozen": (),
+    "saved_model": ("google_crc32c",),  # checksums of the variables bundle
+    "keras": ("h5py", "_cython_", "cython_runtime"),  # the weights file is HDF5
+    "tflite": ("flatbuffers",),
+    "caffe": (),
+    "ir": (),
+    # a .pt2 may import whatever torch.export.load imports (FRAMEWORK_BASELINE)
+    "pt2": (),
+}
+#: Code whose imports (in a fresh interpreter) are allowed for a format: the framework
+#: reading the same file. ``{model}`` is the model's path.
+FRAMEWORK_BASELINE = {"pt2": "import torch\ntorch.export.load({model!r})\n"}
+NAMES = (
+    "import json, sys\n"
+    "print(json.dumps(sorted(n for n in sys.modules if n.split('.')[0] not in sys.stdlib_module_names)))\n"
+)
+
+
+def _modules(code: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code + NAMES], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _run(script: str, *args: str) -> None:
+    out = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+
+
+MAKE_TF_MODELS = """
+import os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import keras, tensorflow as tf
+folder = sys.argv[1]
+inputs = keras.Input((8, 8, 3), batch_size=1)
+x = keras.layers.Conv2D(4, 3, activation="relu")(inputs)
+x = keras.layers.GlobalAveragePooling2D()(x)
+model = keras.Model(inputs, keras.layers.Dense(2)(x))
+model.save(os.path.join(folder, "m.keras"))
+model.export(os.path.join(folder, "saved"), verbose=False)
+converter = tf.lite.TFLiteConverter.from_saved_model(os.path.join(folder, "saved"))
+open(os.path.join(folder, "m.tflite"), "wb").write(converter.convert())
+"""
+MAKE_PT2 = """
+import sys, torch
+module = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU()).eval()
+torch.export.save(torch.export.export(module, (torch.randn(1, 3, 8, 8),)), sys.argv[1])
+"""
+CAFFE_PROTOTXT = """
+name: "tiny"
+input: "data"
+input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv" convolution_param { num_output: 4 kernel_size: 3 } }
+layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
+"""
+
+
+@pytest.fixture(scope="module")
+def startup_modules() -> set[str]:
+    """What a bare interpreter of this environment has imported before running anything."""
+    return set(_modules(""))
+
+
+@pytest.fixture(scope="module")
+def tf_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Keras file, its SavedModel export and TFLite conversion, made by TensorFlow once."""
+    pytest.importorskip("tensorflow")
+    folder = tmp_path_factory.mktemp("tf_models")
+    _run(MAKE_TF_MODELS, str(folder))
+    return folder
+
+
+def _model(fmt: str, folder: Path, request: pytest.FixtureRequest) -> list[str]:
+    """The ``irconv convert`` arguments of a small model of format ``fmt``, made in ``folder``."""
+    if fmt == "onnx":
+        return [str(Path(__file__).parents[1] / "examples" / "tiny_cnn.onnx")]
+    if fmt == "tf_frozen":
+        from google.protobuf import text_format
+        from irconv_tf.proto import graph_pb2
+
+        path = folder / "relu.pb"
+        path.write_bytes(text_format.Parse(TINY_GRAPH_DEF, graph_pb2.GraphDef()).SerializeToString())
+        return [str(path)]
+    if fmt in ("saved_model", "keras", "tflite"):
+        made = request.getfixturevalue("tf_models")
+        return [str(made / {"saved_model": "saved", "keras": "m.keras", "tflite": "m.tflite"}[fmt])]
+    if fmt == "pt2":
+        pytest.importorskip("torch")
+        path = folder / "m.pt2"
+        _run(MAKE_PT2, str(path))
+        return [str(path)]
+    if fmt == "caffe":
+        from irconv_caffe.testing import write_random_caffemodel
+
+        prototxt = folder / "deploy.prototxt"
+        prototxt.write_text(CAFFE_PROTOTXT)
+        write_random_caffemodel(prototxt, folder / "tiny.caffemodel", seed=1)
+        return [str(prototxt), "--weights", str(folder / "tiny.caffemodel")]
+    if fmt == "ir":  # irconv's own IR, read back (f16 weights and all)
+        source = _model("onnx", folder, request)
+        _run("import sys\nfrom irconv.cli.main import main\nsys.exit(main(['convert', *sys.argv[1:], '-q']))",
+             *source, "-o", str(folder / "source.xml"))
+        return [str(folder / "source.xml")]
+    raise AssertionError(fmt)
+
+
+def _unexpected(modules: list[str], allowed: tuple[str, ...], baseline: set[str]) -> list[str]:
+    """The modules neither allowed (an entry starts them, or they are an entry's namespace
+    parent, like ``google`` of ``google.protobuf``) nor imported by the baseline."""
+    return [m for m in modules if m not in baseline and not m.startswith(allowed)
+            and not any(a.startswith(m + ".") for a in allowed)]
+
+
+@pytest.mark.parametrize("fmt", list(FORMAT_NEEDS))
+def test_a_conversion_imports_nothing_its_format_does_not_need(
+    fmt: str, tmp_path: Path, request: pytest.FixtureRequest, startup_modules: set[str]
+) -> None:
+    args = _model(fmt, tmp_path, request)
+    baseline = set(startup_modules)
+    if fmt in FRAMEWORK_BASELINE:
+        baseline |= set(_modules(FRAMEWORK_BASELINE[fmt].format(model=args[0])))
+    converted = _modules(
+        "import contextlib, io\n"
+        "from irconv.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['convert', *{args!r}, '-o', {str(tmp_path / 'out' / 'm.xml')!r}])\n"
+        "assert code == 0, code\n"
+    )
+    assert (tmp_path / "out" / "m.xml").is_file()
+    assert _unexpected(converted, EVERY_CONVERSION + FORMAT_NEEDS[fmt], baseline) == []
+
+
+def test_the_guard_sees_a_stray_import() -> None:
+    """The allow-list check itself: onnx, ml_dtypes or torch on a path that does not need them."""
+    modules = ["irconv.api", "numpy.linalg", "google", "google.protobuf.message", "google.cloud", "onnx.defs",
+               "ml_dtypes", "torch", "scipy"]
+    assert _unexpected(modules, EVERY_CONVERSION, {"torch"}) == ["google.cloud", "onnx.defs", "ml_dtypes", "scipy"]

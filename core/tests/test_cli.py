@@ -37,7 +37,7 @@ def test_unsupported_ops_exit_5_with_one_message_and_no_output(tmp_path, toy_cli
 def test_bad_input_spec_is_one_line(tmp_path, toy_cli, capsys):
     model = tmp_path / "m.toy"
     model.write_text("input x 1,4\nop r MyRelu x\noutput y r\n")
-    assert main(["convert", str(model), "--input", "x[1,a]"]) == 1
+    assert main(["convert", str(model), "--input", "x[1,a]"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "dimension 'a'" in err[0]
 

@@ -174,4 +174,4 @@ def test_convert_verify_seed_changes_the_random_inputs(tmp_path, toy_cli, monkey
 
 def test_verify_needs_the_ir_format(tmp_path, toy_cli, capsys):
     code = main(["convert", str(toy_model(tmp_path)), "-o", str(tmp_path / "o.xml"), "--verify", "--format", "other"])
-    assert code == 1 and "needs --format ir11" in capsys.readouterr().err
+    assert code == 2 and "needs --format ir11" in capsys.readouterr().err

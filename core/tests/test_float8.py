@@ -95,3 +95,15 @@ def test_not_a_float8_type_is_refused() -> None:
         float8.from_float([1.0], ElementType.f16)
     with pytest.raises(ValueError, match="not an 8-bit float"):
         float8.to_float32(np.zeros(2, np.uint8))
+
+
+def test_largest_finite_values_follow_the_bit_patterns() -> None:
+    """The largest finite value of each float type, from its top finite bit pattern."""
+    bf16_top = np.array([0x7F7F0000], np.uint32).view(np.float32)[0]  # bf16 is f32's upper half
+    assert ElementType.bf16.max_finite == float(bf16_top)
+    assert ElementType.f16.max_finite == float(np.array([0x7BFF], np.uint16).view(np.float16)[0])
+    assert ElementType.f32.max_finite == float(np.array([0x7F7FFFFF], np.uint32).view(np.float32)[0])
+    assert ElementType.f8e5m2.max_finite == float(float8.to_float32(float8.from_bits([0x7B], E5M2))[0])
+    assert ElementType.f8e4m3.max_finite == float(float8.to_float32(float8.from_bits([0x7E], E4M3))[0])
+    with pytest.raises(ValueError, match="not a float type"):
+        ElementType.i8.max_finite

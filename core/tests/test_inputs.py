@@ -45,7 +45,7 @@ def test_a_fixed_value_turns_the_input_into_a_folded_constant(tmp_path, host):
 
 def test_a_fixed_value_must_fill_the_shape(tmp_path, host):
     path = model(tmp_path, "input x 1,4\nop r MyRelu x\noutput y r\n")
-    with pytest.raises(UserError, match=r"3 value\(s\) given for shape \[1, 4\], which holds 4"):
+    with pytest.raises(UserError, match=r"3 values for input 'x' of shape \[1, 4\], which holds 4; give one value"):
         convert(path, ConversionOptions.from_kwargs(inputs=["x[1,4]->[1,2,3]"]), host)
 
 

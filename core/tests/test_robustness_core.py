@@ -237,14 +237,14 @@ def test_stale_temps_of_dead_processes_are_removed_live_ones_kept(tmp_path):
 
 
 _SIGTERM_CHILD = """
-import sys, time
+import sys, threading
 from pathlib import Path
 from irconv.pipeline.output import AtomicFiles
 out = Path(sys.argv[1])
 with AtomicFiles() as files:
     files.open(out, "wb").write(b"bad")
     print("writing", flush=True)
-    time.sleep(30)
+    threading.Event().wait()  # until the signal
 """
 
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 SCRIPT = """
-import sys, time
+import sys, threading
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 import core_toy_plugin
@@ -18,7 +18,7 @@ from irconv.plugins import PluginHost
 
 def slow_load(path, ctx):
     Path({ready!r}).write_text("loading")
-    time.sleep(60)
+    threading.Event().wait()  # until the signal
     return load_toy(path, ctx)
 
 core_toy_plugin.load_toy = slow_load
@@ -39,9 +39,11 @@ def test_sigterm_is_a_clean_stop(tmp_path: Path) -> None:
         tests=str(Path(__file__).parent), ready=str(ready), model=str(model), out=str(tmp_path / "out.xml")
     )
     proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not ready.exists() and time.monotonic() < deadline and proc.poll() is None:
+    deadline = time.monotonic() + 600  # bounds a hang only: the signal waits for the state below
+    while not ready.exists() and proc.poll() is None:
+        assert time.monotonic() < deadline, "the conversion never started loading"
         time.sleep(0.05)
+    assert ready.exists(), proc.communicate()  # the conversion is loading (and stays there)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err

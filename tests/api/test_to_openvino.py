@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from irconv import convert_model, save_model, to_openvino
+from irconv.runtime import compile_for_comparison
 
 ov = pytest.importorskip("openvino")
 onnx = pytest.importorskip("onnx")
@@ -36,8 +37,8 @@ def test_to_openvino_gives_the_same_model_as_save_and_read(model, tmp_path):
     save_model(graph, tmp_path / "out.xml")
     core = ov.Core()
     x = np.random.default_rng(1).standard_normal((2, 3, 8, 8)).astype(np.float32)
-    a = core.compile_model(in_memory, "CPU")(x)[0]
-    b = core.compile_model(core.read_model(tmp_path / "out.xml"), "CPU")(x)[0]
+    a = compile_for_comparison(in_memory, core=core)(x)[0]
+    b = compile_for_comparison(tmp_path / "out.xml", core=core)(x)[0]
     np.testing.assert_array_equal(a, b)
     assert [sorted(o.get_names()) for o in in_memory.outputs] == [["z"]]
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from irconv.runtime import compile_for_comparison
 
 HERE = Path(__file__).resolve().parent
 XFAIL_FILE = HERE / "xfail.txt"
@@ -237,7 +238,6 @@ class Worker:
 
         self.core = ov.Core()
         self.host = PluginHost()
-        self.config = {"INFERENCE_PRECISION_HINT": "f32"}
 
     def run(self, case: Case, engine: str, workdir: Path) -> str:
         model_path = workdir / "model.onnx"
@@ -258,7 +258,7 @@ class Worker:
             else:
                 model = self.core.read_model(str(model_path))
                 stage = "compile"
-            compiled = self.core.compile_model(model, "CPU", self.config)
+            compiled = compile_for_comparison(model, core=self.core)
             stage = "infer"
             for inputs, outputs in case.data_sets:
                 actual = infer(compiled, case.model, inputs)

@@ -110,12 +110,12 @@ def test_cli_lists_the_plugins_the_op_and_the_option(site: Path, tmp_path: Path)
 
     model = _sharpen_model(tmp_path / "sharpen.onnx")
     bad = _cli(site, "convert", str(model), "-o", str(tmp_path / "out.xml"), "--option", "testplug.nope=1")
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert re.search(r"unknown --option 'testplug.nope'.*testplug.factor", bad.stderr)
     assert not (tmp_path / "out.xml").exists()
 
     wrong_type = _cli(site, "convert", str(model), "-o", str(tmp_path / "out.xml"), "--testplug-factor", "much")
-    assert wrong_type.returncode == 1 and "--testplug-factor (testplug.factor): bad value 'much'" in wrong_type.stderr
+    assert wrong_type.returncode == 2 and "--testplug-factor (testplug.factor): bad value 'much'" in wrong_type.stderr
 
 
 def test_the_fusing_pattern_is_short() -> None:

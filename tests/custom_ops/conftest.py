@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from irconv.runtime import compile_for_comparison
 
 pytest.importorskip("openvino")
 pytest.importorskip("irconv_example_swish")
@@ -25,7 +26,7 @@ def _run_openvino(xml: Path, inputs: Mapping[str, np.ndarray], *, extension: boo
         from irconv_example_swish.runtime import add_to
 
         add_to(core)
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(xml, core=core)
     feed = {port: inputs[next(n for n in inputs if n in port.get_names())] for port in compiled.inputs}
     result = compiled(feed)
     return {sorted(port.get_names())[0]: np.asarray(result[port]) for port in compiled.outputs}

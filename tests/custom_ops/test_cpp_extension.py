@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from irconv.runtime import compile_for_comparison
 
 onnx = pytest.importorskip("onnx")
 ov = pytest.importorskip("openvino")
@@ -51,7 +52,7 @@ def test_ir_runs_with_the_cpp_extension_library(library, kit, tmp_path):
 
     core = ov.Core()
     core.add_extension(str(library))
-    compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(xml, core=core)
     x = np.random.default_rng(2).standard_normal((3, 4)).astype(np.float32) * 4
     got = np.asarray(compiled({"x": x})[compiled.outputs[0]])
     np.testing.assert_allclose(got, kit.swish(x, 0.6), rtol=1e-5, atol=1e-6)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv import convert_model, save_model
+from irconv.runtime import compile_for_comparison
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -67,7 +68,7 @@ def _convert(model: tuple[Path, np.ndarray, np.ndarray], tmp_path: Path, **optio
     xml = tmp_path / "model.xml"
     save_model(convert_model(path, validate=True, **options), xml, compress_to_fp16=False)
     ir = ov.Core().read_model(str(xml))
-    compiled = ov.Core().compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(ir)
     got = compiled({"x": x})[compiled.outputs[0]]
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
     return [op.get_type_name() for op in ir.get_ordered_ops()]

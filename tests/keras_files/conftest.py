@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from irconv.runtime import compile_for_comparison
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -92,7 +93,7 @@ def convert_keras_file(
     save_model(graph, xml, host=host, compress_to_fp16=False)
     core = ov.Core()
     ir = core.read_model(str(xml))
-    compiled = core.compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(ir, core=core)
     request = compiled.create_infer_request()
     request.infer({compiled.inputs[i]: v for i, v in enumerate(inputs)})
     return [np.array(request.get_tensor(port).data) for port in compiled.outputs], ir, report.notes

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 from decoders import Decoder
-from generation import exact_cpu_config
+from irconv.runtime import compile_for_comparison
 
 
 def prompts(decoder: Decoder, count: int = 8, length: int = 16, seed: int = 3) -> np.ndarray:
@@ -32,9 +32,7 @@ def openvino_logits(decoder: Decoder, xml: Path, batch: np.ndarray) -> np.ndarra
     """Logits of each prompt run alone through ``xml``: a stateful IR after a reset, or a
     stateless one given a one-position past that the attention mask hides (the CPU plugin
     mishandles an empty past tensor)."""
-    import openvino
-
-    compiled = openvino.Core().compile_model(str(xml), "CPU", exact_cpu_config())
+    compiled = compile_for_comparison(xml)
     names = set().union(*(port.get_names() for port in compiled.inputs))
     results = []
     for ids in batch:

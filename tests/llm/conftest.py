@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # decoders.py, generation.py
+sys.path.insert(0, str(Path(__file__).parent / "hf"))  # hf_checkpoints.py
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

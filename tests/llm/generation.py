@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from decoders import Decoder
+from irconv.runtime import compile_for_comparison
 
 #: One decoding step: (input_ids, attention_mask, position_ids, rows each sequence continues
 #: from) -> logits of the last position, [batch, vocab].
@@ -36,10 +37,8 @@ def onnxruntime_step(decoder: Decoder, batch: int) -> Step:
     return step
 
 
-def openvino_step(xml: Any, config: dict[str, str] | None = None) -> Step:
-    import openvino
-
-    compiled = openvino.Core().compile_model(str(xml), "CPU", config or exact_cpu_config())
+def openvino_step(xml: Any) -> Step:
+    compiled = compile_for_comparison(xml)  # f32 compute and KV cache, whatever the CPU's defaults
     request = compiled.create_infer_request()
     request.reset_state()
 
@@ -50,11 +49,6 @@ def openvino_step(xml: Any, config: dict[str, str] | None = None) -> Step:
         return np.array(request.get_tensor("logits").data[:, -1])
 
     return step
-
-
-def exact_cpu_config() -> dict[str, str]:
-    """f32 everywhere: no bf16 compute, no u8 KV cache (the CPU plugin's defaults may use both)."""
-    return {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
 
 def greedy(

@@ -14,6 +14,7 @@ from irconv import convert_model, save_model
 from onnx import TensorProto, helper
 
 from conftest import convert
+from irconv.runtime import compile_for_comparison
 
 
 def _attention_model(
@@ -64,7 +65,7 @@ def test_fused_attention_matches_onnxruntime(tmp_path: Path, nan_guard: bool) ->
     causal = np.triu(np.full((5, 5), -np.inf, np.float32), 1)[None, None]
     feeds["mask"] = causal
     expected = onnxruntime.InferenceSession(str(model)).run(None, feeds)[0]
-    got = openvino.Core().compile_model(xml, "CPU")(feeds)[0]
+    got = compile_for_comparison(xml)(feeds)[0]
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 

@@ -19,6 +19,7 @@ from generation import beam_search, greedy, onnxruntime_step, openvino_step
 from irconv import UserError
 
 from conftest import convert
+from irconv.runtime import compile_for_comparison
 
 TOKENS = 32
 
@@ -48,9 +49,7 @@ def test_interface_is_stateful(llama: Decoder, tmp_path: Path) -> None:
 
 def test_reset_state_starts_a_new_sequence(llama: Decoder, tmp_path: Path) -> None:
     xml = convert(llama, tmp_path, "stateful", stateful=True, compress_to_fp16=False)
-    compiled = openvino.Core().compile_model(
-        xml, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
-    )
+    compiled = compile_for_comparison(xml)
     request = compiled.create_infer_request()
     prompt = _prompt(llama, batch=1)
     feeds = {

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import openvino
 import pytest
-from generation import Step, beam_search, exact_cpu_config, greedy
+from generation import Step, beam_search, greedy
 from irconv import convert_model, save_model
+from irconv.runtime import compile_for_comparison
 
 pytest.importorskip("irconv_torch")
 torch_decoder = pytest.importorskip("torch_decoder")
@@ -55,7 +56,7 @@ def _torch_step(model: Any, batch: int) -> Step:
 
 
 def _openvino_step(xml: Path) -> Step:
-    compiled = openvino.Core().compile_model(str(xml), "CPU", exact_cpu_config())
+    compiled = compile_for_comparison(xml)
     request = compiled.create_infer_request()
 
     def step(ids: np.ndarray, mask: np.ndarray, positions: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -42,6 +42,9 @@ CASES = [
     ("--input_model {m} --input_shape [1,3,16,16] --output_dir {o}", "--input [1,3,16,16]"),
     ("--input_model {m} --input data --input_shape (2,3,16,16) --output_dir {o}", "--input data[2,3,16,16]"),
     ("--input_model {m} --input 'data[1 3 16 16]' --output_dir {o}", "--input data[1,3,16,16]"),
+    # the shape joins the name, before the value (it went after it, into the value)
+    ("--input_model {m} --input 'data{{f32}}->[0.5]' --input_shape [1,3,16,16] --output_dir {o}",
+     "--input data[1,3,16,16]{f32}->[0.5]"),
     ("--input_model {m} --mean_values data[123,117,104] --scale_values data[58,57,57] --output_dir {o}",
      "--mean-values data[123,117,104] --scale-values data[58,57,57]"),
     ("--input_model {m} --reverse_input_channels --scale 255 --output_dir {o}", "--reverse-input-channels --scale 255"),
@@ -90,7 +93,7 @@ def test_the_mo_console_script_entry_point_is_the_same_command():
 def test_an_mo_flag_irconv_cannot_honour_is_one_line(model, tmp_path, flag, says, capsys):
     code = main(["mo", "--input_model", str(model), "--output_dir", str(tmp_path / "o"), *flag.split()])
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 2  # the command line is wrong whatever the model: a usage error
     assert says in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 

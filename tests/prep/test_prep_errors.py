@@ -23,7 +23,10 @@ CASES = {
     "no channel dim": (["--mean-values", "data[1,2,3]", "--layout", "data(nxhw)"], "has no channel dim C"),
     "bad batch": (["--batch", "0"], "0 is not a positive number"),
     "freeze unknown": (["--freeze-placeholder-with-value", "rate[1]"], "'rate' is not a model input"),
-    "freeze wrong size": (["--freeze-placeholder-with-value", "data[1,2]"], "2 values do not fill input 'data'"),
+    "freeze wrong size": (
+        ["--freeze-placeholder-with-value", "data[1,2]"],
+        "2 values for input 'data' of shape [1, 3, 4, 4], which holds 48; give one value (it fills the input) or 48",
+    ),
 }
 
 

@@ -144,11 +144,10 @@ def _run_cli(argv: list[str]) -> int:
 
 def _openvino_check(xml: Path, err: Path) -> int:
     import openvino as ov
+    from irconv.runtime import compile_for_comparison
 
-    core = ov.Core()
     try:
-        model = core.read_model(str(xml))
-        core.compile_model(model, "CPU")
+        compile_for_comparison(xml, core=ov.Core())
     except Exception as exc:  # the runtime's refusal is what we record
         err.write_text(f"{type(exc).__name__}: {exc}")
         return 1

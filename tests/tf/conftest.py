@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from irconv.runtime import compile_for_comparison
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -99,7 +100,7 @@ def convert_and_run_ir(
     save_model(graph, xml, compress_to_fp16=False)
     core = ov.Core()
     ir = core.read_model(str(xml))
-    compiled = core.compile_model(ir, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(ir, core=core)
     if isinstance(feed, dict):
         by_port = {}
         for port in compiled.inputs:

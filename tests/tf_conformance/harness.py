@@ -40,6 +40,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from irconv.runtime import compile_for_comparison
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -214,7 +215,6 @@ class Worker:
         self.ov = ov
         self.core = ov.Core()
         self.host = PluginHost()
-        self.config = {"INFERENCE_PRECISION_HINT": "f32"}
 
     def run(self, case: Any, built: Built, engine: str, workdir: Path) -> str:
         stage = "convert"
@@ -230,7 +230,7 @@ class Worker:
             else:
                 model = self.ov.convert_model(str(built.path))
             stage = "compile"
-            compiled = self.core.compile_model(model, "CPU", self.config)
+            compiled = compile_for_comparison(model, core=self.core)
             stage = "infer"
             got = run_compiled(compiled, built)
             stage = "compare"

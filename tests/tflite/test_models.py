@@ -97,6 +97,33 @@ def test_int8_weights_are_stored_as_int8(tflite_models: ModelCache, tmp_path: Pa
         assert chain.get_type_name() == "Constant" and chain.get_element_type().get_type_name() == "i8", op
 
 
+def biased_cnn() -> Any:
+    """Small weights and large biases: the integer biases of the full-int8 model (bias over
+    input scale times weight scale) pass 65504, which f16 cannot hold."""
+    import tensorflow as tf
+
+    small = tf.keras.initializers.RandomNormal(stddev=0.01, seed=1)
+    large = tf.keras.initializers.RandomUniform(0.2, 0.6, seed=2)
+    inp = tf.keras.Input((16, 16, 3), batch_size=1)
+    x = tf.keras.layers.Conv2D(16, 3, padding="same", kernel_initializer=small, bias_initializer=large)(inp)
+    x = tf.keras.layers.Conv2D(16, 3, padding="same", activation="relu")(x)
+    x = tf.keras.layers.GlobalAveragePooling2D()(x)
+    x = tf.keras.layers.Dense(10, kernel_initializer=small, bias_initializer=large)(x)
+    return tf.keras.Model(inp, x)
+
+
+def test_full_integer_is_exact_with_default_compression(tflite_models: ModelCache, tmp_path: Path) -> None:
+    """With the default f16 compression, the exact integer arithmetic of a full-int8 model
+    keeps its constants f32 (integer biases beyond 65504, requantization multipliers, the
+    output scale): the outputs equal LiteRT's exactly, as they do with f32 weights."""
+    image = np.random.default_rng(1).uniform(-1, 1, (1, 16, 16, 3)).astype(np.float32)
+    made = tflite_models.from_keras("biased_cnn_int8", biased_cnn, [image], "int8")
+    for compress in (False, True):
+        compared = compare(made.path, made.inputs, tmp_path / str(compress), compress_to_fp16=compress)
+        for got, expected in zip(compared.got, compared.expected, strict=True):
+            np.testing.assert_array_equal(got, expected, err_msg=f"compress_to_fp16={compress}")
+
+
 @pytest.mark.slow
 def test_mobilenet_v2_float(tflite_models: ModelCache, tmp_path: Path) -> None:
     made = tflite_models.from_keras("mobilenet_v2_float", mobilenet_v2, [IMAGE_96], "float")

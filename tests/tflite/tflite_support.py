@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from irconv.runtime import compile_for_comparison
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -164,7 +165,7 @@ def run_irconv(path: Path, feed: dict[str, np.ndarray], out_dir: Path, compress_
     save_model(graph, xml, compress_to_fp16=compress_to_fp16)
     core = ov.Core()
     model = core.read_model(str(xml))
-    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(model, core=core)
     request = compiled.create_infer_request()
     request.infer({port: feed[next(n for n in feed if n in port.get_names())] for port in compiled.inputs})
     outputs = {}

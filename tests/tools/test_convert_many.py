@@ -149,7 +149,7 @@ def convert_many_with_a_patched_model(model: str, action: str, *argv: str) -> in
     runtime, so its workers are forked and inherit the patch (this test session may have
     loaded TensorFlow, and then the pool starts its workers from a clean server instead)."""
     driver = f"""
-import os, sys, time
+import os, sys, threading, time
 import irconv.pipeline.run as run
 from irconv.cli import batch
 from irconv.cli.main import main
@@ -194,15 +194,19 @@ def test_workers_start_from_a_clean_process_once_a_native_runtime_is_loaded(zoo,
 
 
 def test_unknown_option_is_refused_before_converting(zoo, tmp_path, capsys):
-    assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 1
+    assert main(["convert-many", str(zoo), "-o", str(tmp_path / "ir"), "--option", "no.such=1"]) == 2
     assert "no.such" in capsys.readouterr().err
     assert not (tmp_path / "ir").exists()
 
 
 def test_a_model_that_takes_too_long_is_stopped(zoo, tmp_path):
+    """net03 never finishes: --timeout stops it. net01's own limit (the manifest's, which wins
+    over --timeout) is one no conversion comes near, so a slow machine cannot fail it."""
     out = tmp_path / "ir"
-    argv = (str(zoo), "-o", str(out), "-j", "2", "-q", "--timeout", "2")
-    assert convert_many_with_a_patched_model("net03.onnx", "time.sleep(60)", *argv) == 1
+    manifest = zoo / "models.yaml"
+    manifest.write_text("models:\n  - {path: net01.onnx, timeout: 600}\n  - net03.onnx\n")
+    argv = (str(manifest), "-o", str(out), "-j", "2", "-q", "--timeout", "2")
+    assert convert_many_with_a_patched_model("net03.onnx", "threading.Event().wait()", *argv) == 1
     report = read_report(out / "report.json")
     assert report["net03.onnx"]["status"] == "failed" and report["net03.onnx"]["error"] == "timed out after 2 s"
     assert report["net01.onnx"]["status"] == "ok"

@@ -130,7 +130,7 @@ def test_show_an_ir_as_written(model, tmp_path):
 
 def test_show_names_the_formats_it_can_draw_when_asked_for_another(model, tmp_path, capsys):
     pytest.importorskip("irconv_viz")
-    assert main(["show", str(model), "--format", "png", "-o", str(tmp_path / "x.png")]) == 1
+    assert main(["show", str(model), "--format", "png", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
     assert "no installed renderer draws 'png'" in err and "html" in err and "pip install" not in err
 

@@ -148,3 +148,37 @@ def test_a_damaged_archive_is_one_clear_error_and_writes_nothing(archive: tuple[
     assert "Traceback" not in done.stderr
     assert str(bad) in done.stderr or "bad.pt2" in done.stderr
     assert not out.exists() and not out.with_suffix(".bin").exists()
+
+
+def _with_program_json(source: Path, target: Path, edit: Any) -> Path:
+    """A copy of the archive ``source`` whose program JSON is passed through ``edit``."""
+    with zipfile.ZipFile(source) as old:
+        name = next(n for n in old.namelist() if "/models/" in n and n.endswith(".json"))
+        document = json.loads(old.read(name))
+    edit(document)
+    return _rewritten(source, target, {name.split("/", 1)[1]: json.dumps(document).encode()})
+
+
+def _newer(document: dict[str, Any]) -> None:
+    document["schema_version"] = {"major": 99, "minor": 2}
+    document["torch_version"] = "9.1.0+cpu"
+
+
+def _older(document: dict[str, Any]) -> None:
+    document["schema_version"] = {"major": 5, "minor": 3}
+    del document["torch_version"]  # not recorded before torch 2.5
+
+
+@pytest.mark.parametrize(("edit", "writer"), [(_newer, "torch 9.1.0"), (_older, "torch 2.4 or older")],
+                         ids=["newer", "older"])
+def test_a_pt2_of_another_schema_names_both_torch_releases(archive: tuple[Path, nn.Module], tmp_path: Path,
+                                                           edit: Any, writer: str) -> None:
+    other = _with_program_json(archive[0], tmp_path / "other.pt2", edit)
+    out = tmp_path / "out.xml"
+    done = subprocess.run([sys.executable, "-m", "irconv", "convert", str(other), "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.strip()]
+    installed = torch.__version__.split("+")[0]
+    assert f"written by {writer}" in line and f"installed torch {installed}" in line, line
+    assert not out.exists()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from irconv.runtime import compile_for_comparison
 
 
 def as_tuple(value: Any) -> tuple[Any, ...]:
@@ -22,7 +23,7 @@ def convert_and_compile(model: Any, tmp_path: Path, **keywords: Any) -> Any:
     xml = tmp_path / "model.xml"
     irconv.save_model(graph, xml, compress_to_fp16=False)
     core = ov.Core()
-    return core.compile_model(core.read_model(xml), "CPU")
+    return compile_for_comparison(xml, core=core)
 
 
 def run_both(module: Any, compiled: Any, inputs: Sequence[Any]) -> tuple[list[np.ndarray], list[np.ndarray]]:

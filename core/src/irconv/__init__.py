@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irconv.api import convert_model, save_model, to_openvino
-    from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UserError
+    from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UsageError, UserError
     from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
     from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
     from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
@@ -65,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "IrconvError": "irconv.errors",
     "PluginError": "irconv.errors",
     "UnsupportedOpsError": "irconv.errors",
+    "UsageError": "irconv.errors",
     "UserError": "irconv.errors",
     "Graph": "irconv.graph",
     "InPort": "irconv.graph",
@@ -159,6 +160,7 @@ __all__ = [
     "Transform",
     "TransformContext",
     "UnsupportedOpsError",
+    "UsageError",
     "UserError",
     "Verifier",
     "__version__",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.graph import Graph, MetaKey
+from irconv.pipeline.context import SOURCE_PATH
 from irconv.pipeline.folder import MODEL_FOLDER, folder_output
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import convert, emit_in_memory, save
@@ -16,8 +17,6 @@ from irconv.plugins.option import OptionTable
 
 #: The options ``convert_model`` used, so ``save_model`` emits with the same settings.
 USED_OPTIONS: MetaKey[ConversionOptions] = MetaKey("core.options", ConversionOptions)
-#: The converted model's path: ``save_model`` refuses to overwrite it.
-SOURCE_PATH: MetaKey[Path] = MetaKey("core.source_path", Path)
 
 
 def _host(host: PluginHost | None, disabled_plugins: Any) -> PluginHost:

@@ -1,21 +1,70 @@
-"""Typed errors. Each ``UserError`` is printed by the CLI as one clear message.
+"""Typed errors, and the exit codes of the command line.
 
-Exit codes of the command line: 0 success; 1 a user error (the model, an input, an option
-value); 2 a command line that does not parse; 3 an internal error of irconv; 4 ``--verify``
-found different outputs; 5 operations no installed plugin converts; 6 a plugin's bug.
+Each ``UserError`` is printed by the CLI as one clear message and ends the command with its
+class's ``exit_code``. ``EXIT_CODES`` is the one list of the codes and what each means:
+docs/cli.md's table is checked against it by a test.
 """
 
 from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Every exit code of the ``irconv`` command (and ``irconv mo``, ``mo``)."""
+
+    OK = 0
+    USER_ERROR = 1
+    USAGE = 2
+    INTERNAL = 3
+    VERIFY_MISMATCH = 4
+    UNSUPPORTED_OPS = 5
+    PLUGIN_FAULT = 6
+    INTERRUPTED = 130
+    BROKEN_PIPE = 141  # as a command killed by SIGPIPE
+    TERMINATED = 143  # as a command killed by SIGTERM
+
+
+#: What each exit code means, as docs/cli.md's "Exit codes" table says it (a test compares them).
+EXIT_CODES: dict[ExitCode, str] = {
+    ExitCode.OK: "converted (and, with `--verify`, the IR agrees with the framework)",
+    ExitCode.USER_ERROR: (
+        "the model or a file is wrong, a plugin it needs is not installed, or an option does not fit the model "
+        "(an input it does not have, the wrong number of values for its channels): one line on stderr says what, "
+        "where, and what to do"
+    ),
+    ExitCode.USAGE: (
+        "the command line is wrong whatever the model: an unknown command or flag (with the nearest one), "
+        "a missing value, an option value irconv cannot take (not one of the choices, not a number, a "
+        "malformed `--input`, a framework no known plugin reads, a format no installed plugin writes), options "
+        "that do not go together; one line"
+    ),
+    ExitCode.INTERNAL: "an internal error of irconv (a bug: please report it with `--debug`'s traceback)",
+    ExitCode.VERIFY_MISMATCH: "`--verify`: the IR's outputs differ from the framework's beyond the tolerance",
+    ExitCode.UNSUPPORTED_OPS: "operations without an extractor (the list of all of them)",
+    ExitCode.PLUGIN_FAULT: "an installed plugin failed while converting (its name and the hook are in the message)",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C); no output was written",
+    ExitCode.BROKEN_PIPE: "standard output was closed early (`irconv ops \\| head -1`)",
+    ExitCode.TERMINATED: "terminated (SIGTERM); no output was written",
+}
 
 
 class IrconvError(Exception):
     """Base of every error irconv raises on purpose."""
 
-    exit_code = 1
+    exit_code: int = ExitCode.USER_ERROR
 
 
 class UserError(IrconvError):
     """Bad input or options: the message says what is wrong, where, and what to do."""
+
+
+class UsageError(UserError):
+    """The command line is wrong whatever the model: an option value no model makes valid (not
+    one of the choices, not a number, a malformed ``--input``, a framework no known plugin reads)
+    or options that do not go together. Exits as argparse's own errors do."""
+
+    exit_code = ExitCode.USAGE
 
 
 class ModelFileError(UserError):
@@ -25,7 +74,7 @@ class ModelFileError(UserError):
 class UnsupportedOpsError(UserError):
     """Operations no installed extractor handles; all of them, reported at once."""
 
-    exit_code = 5
+    exit_code = ExitCode.UNSUPPORTED_OPS
 
 
 class ConversionError(UserError):
@@ -60,7 +109,7 @@ class PluginFault(IrconvError):
     problem with the model. Errors a plugin raises on purpose (``UserError``,
     ``ConversionError``) stay user errors."""
 
-    exit_code = 6
+    exit_code = ExitCode.PLUGIN_FAULT
 
     def __init__(self, doing: str, cause: BaseException, plugin: str = "", op: type | None = None) -> None:
         self.doing, self.cause, self.plugin, self.op = doing, cause, plugin, op

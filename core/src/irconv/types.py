@@ -72,6 +72,20 @@ class ElementType(enum.Enum):
         )
 
     @property
+    def max_finite(self) -> float:
+        """The largest finite value of a float type, without asking for its NumPy dtype
+        (bf16's would import ``ml_dtypes``): bf16 has f32's exponent and 8 significant bits."""
+        if self is ElementType.bf16:
+            return (2.0 - 2.0**-7) * 2.0**127
+        if self.is_float8:
+            from irconv.float8 import max_finite
+
+            return max_finite(self)
+        if not self.is_float:
+            raise ValueError(f"element type {self.value} is not a float type")
+        return float(np.finfo(_TO_NUMPY[self]).max)
+
+    @property
     def is_float8(self) -> bool:
         return self in (ElementType.f8e5m2, ElementType.f8e4m3)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv import ConversionOptions
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, UserError
 from irconv.graph import Graph
 from irconv.ops import Op, Parameter, SourceOp, attr
 from irconv.pipeline.infer import infer_graph
@@ -43,6 +43,15 @@ def mlp(weights: list[np.ndarray] | None = None) -> Graph:
 
 def layers(xml: Path) -> list[ET.Element]:
     return list(ET.parse(xml).getroot().find("layers"))  # type: ignore[arg-type]
+
+
+def const_types(xml: Path) -> dict[str, str]:
+    """Const layer name -> its element type."""
+    return {
+        layer.get("name", ""): layer.find("data").get("element_type", "")  # type: ignore[union-attr]
+        for layer in layers(xml)
+        if layer.get("type") == "Const"
+    }
 
 
 def emit_with_notes(graph: Graph, xml: Path, host, **options) -> list[str]:  # type: ignore[no-untyped-def]
@@ -77,20 +86,60 @@ def test_fp16_layers_are_f16_const_and_marked_convert(tmp_path, installed_host):
     assert model.outputs[0].get_element_type().get_type_name() == "f32"
 
 
-def test_fp16_overflow_and_underflow_are_counted(tmp_path, installed_host):
-    w = rng.standard_normal((16, 8)).astype(np.float32)
-    w[0, :3] = [1e6, -7e4, 65504.0]  # two beyond the f16 range, one exactly at its edge
-    w[1, :2] = [1e-9, -2e-8]  # both round to zero in f16
-    notes = emit_with_notes(mlp([w]), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
-    expected_overflow = int(np.count_nonzero(np.abs(w) > 65504))
-    expected_underflow = int(np.count_nonzero((w != 0) & (np.abs(w) < 2.0**-25)))
-    assert (expected_overflow, expected_underflow) == (2, 2)
+def test_fp16_keeps_values_beyond_its_range_f32_and_counts_underflow(tmp_path, installed_host):
+    """A weight f16 cannot hold (beyond +-65504) stays f32, whole and exact, and the note
+    names it; one whose tiny values only round to zero is compressed, the zeros counted."""
+    big = rng.standard_normal((16, 8)).astype(np.float32)
+    big[0, :3] = [1e6, -7e4, 65504.0]  # two beyond the f16 range, one exactly at its edge
+    tiny = rng.standard_normal((8, 4)).astype(np.float32)
+    tiny[1, :2] = [1e-9, -2e-8]  # both round to zero in f16
+    notes = emit_with_notes(mlp([big, tiny]), tmp_path / "m.xml", installed_host, compress_to_fp16=True)
     text = " ".join(notes)
-    assert f"{expected_overflow} value(s) beyond" in text and f"{expected_underflow} non-zero value(s)" in text
+    assert "compressed 1 f32 constant(s) (32 values)" in text, text
+    assert "kept 1 constant(s) f32 (values beyond +-65504): 'Const_1'" in text, text
+    assert "2 non-zero value(s) below the f16 range became zero" in text and "clamped" not in text
+    assert sorted(const_types(tmp_path / "m.xml").values()) == ["f16", "f32"]
     x = np.zeros((1, 16), np.float32)
     x[0, 0] = 1
+    hidden = np.maximum(x @ big, 0)
     y = run_ir(tmp_path / "m.xml", {"x": x})["y"]
-    assert y[0, 0] == pytest.approx(65504.0)  # clamped, not inf
+    assert hidden[0, 0] == 1e6  # the exact f32 value reaches the next layer, not 65504
+    np.testing.assert_allclose(y, np.maximum(hidden @ tiny.astype(np.float16).astype(np.float32), 0), rtol=1e-5)
+
+
+def test_fp16_rounded_constants_stay_f32_unless_f16_holds_them(tmp_path, installed_host):
+    """Constants whose values are rounded to integers downstream (a requantization's bias and
+    multiplier before Round, a grid range of FakeQuantize), or that scale integers (the
+    dequantization after it), stay f32 when f16 would move them; ones f16 holds exactly,
+    and the data weights, are compressed."""
+    from irconv_opset import Convert, FakeQuantize, Multiply, Round
+
+    b = GraphBuilder("requantize")
+    x = b.parameter("x", (1, 64))
+    weights = rng.standard_normal((64, 16)).astype(np.float32)
+    product = b.op(MatMul(), x, b.const(weights, name="weights"))
+    accumulated = b.op(Add(), product, b.const(np.float32(4097.0), name="bias"))
+    scaled = b.op(Multiply(), accumulated, b.const(np.float32(0.0123456), name="multiplier"))
+    offset = b.op(Add(), scaled, b.const(np.float32(0.5), name="half"))  # 0.5: f16 holds it
+    rounded = b.op(Round(mode="half_to_even"), offset)
+    b.result(b.op(Convert(destination_type=ElementType.i32), rounded), "q")
+    b.result(b.op(Multiply(), rounded, b.const(np.float32(0.00731), name="out_scale")), "real")  # dequantized
+    ranges = [(-1.00392, "in_low"), (0.99608, "in_high"), (-1.0, "out_low"), (1.0, "out_high")]
+    grid = [b.const(np.float32(v), name=n) for v, n in ranges]
+    b.result(b.op(FakeQuantize(levels=256), x, *grid), "fq")
+    infer_graph(b.graph)
+    notes = emit_with_notes(b.graph, tmp_path / "m.xml", installed_host, compress_to_fp16=True)
+    kept = ("bias", "multiplier", "in_low", "in_high", "out_scale")
+    by_name = const_types(tmp_path / "m.xml")
+    assert {n: by_name[n] for n in kept} == dict.fromkeys(kept, "f32")
+    assert {by_name[f"{n}/compressed"] for n in ("weights", "half", "out_low", "out_high")} == {"f16"}
+    assert "kept 5 constant(s) f32 (in exact integer arithmetic, not exact in f16)" in " ".join(notes)
+    x_value = rng.uniform(-1, 1, (1, 64)).astype(np.float32)
+    got = run_ir(tmp_path / "m.xml", {"x": x_value})
+    f16_weights = weights.astype(np.float16).astype(np.float32)
+    exact = np.round((x_value @ f16_weights + np.float32(4097.0)) * np.float32(0.0123456) + np.float32(0.5))
+    np.testing.assert_array_equal(got["q"], exact.astype(np.int32))
+    np.testing.assert_array_equal(got["real"], exact * np.float32(0.00731))
 
 
 def test_no_compression_leaves_f32(tmp_path, installed_host):
@@ -160,6 +209,35 @@ def test_emit_is_byte_identical_across_processes(tmp_path):
         subprocess.run([sys.executable, str(script), str(out)], check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         outputs.append((out.read_bytes(), out.with_suffix(".bin").read_bytes()))
     assert outputs[0] == outputs[1]
+
+
+def test_emit_is_byte_identical_whatever_the_number_of_threads(tmp_path, installed_host, monkeypatch):
+    """Blocks encoded on 1, 2 or 5 threads land in the same order: the same files (f16
+    compression, a gathered transposed view and a value beyond f16's range among them)."""
+    from irconv_ir import blobs
+
+    monkeypatch.setattr(blobs, "BLOCK", 1 << 12)  # many blocks per constant, at a test's size
+    monkeypatch.setattr(blobs, "MIN_BLOCK", 1 << 10)
+    first = rng.standard_normal((16, 256)).astype(np.float32)
+    transposed = rng.standard_normal((512, 256)).astype(np.float32).T  # a view, gathered block by block
+    last = rng.standard_normal((512, 96)).astype(np.float32)
+    last[5, 7] = 1e6  # stays f32
+    graph = mlp([first, transposed, last])
+    written = {}
+    for compress in (True, False):
+        for threads in (1, 2, 5):
+            path = tmp_path / f"{compress}-{threads}" / "m.xml"
+            xml = emit_ir(graph, path, installed_host, compress_to_fp16=compress, threads=threads)
+            written[compress, threads] = (xml.read_bytes(), xml.with_suffix(".bin").read_bytes())
+        assert written[compress, 1] == written[compress, 2] == written[compress, 5]
+    assert len(written[True, 1][1]) < len(written[False, 1][1])
+
+
+def test_threads_must_be_a_whole_number_of_one_or_more():
+    with pytest.raises(UserError, match="threads: expected a whole number of 1 or more, got 0"):
+        ConversionOptions.from_kwargs(threads=0)
+    assert ConversionOptions.from_kwargs(threads="3").worker_threads() == 3
+    assert ConversionOptions().worker_threads() >= 1
 
 
 def test_equal_constants_share_one_blob(tmp_path, installed_host):

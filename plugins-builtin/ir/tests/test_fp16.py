@@ -38,3 +38,52 @@ def test_values_counts_and_special_values(monkeypatch, tmp_path):
 
 def test_message_is_quiet_when_nothing_was_compressed():
     assert CompressionStats().message() is None
+
+
+def test_f16_loss_names_what_f16_cannot_hold():
+    from irconv_ir.fp16 import f16_loss
+
+    weights = np.random.default_rng(3).standard_normal(1000).astype(np.float32)
+    assert f16_loss(weights, rounded=False) is None  # rounded, but nothing downstream needs it exact
+    assert f16_loss(weights, rounded=True) == "in exact integer arithmetic, not exact in f16"
+    assert f16_loss(np.array([1.0, 0.5, 2048.0, -65504.0], np.float32), rounded=True) is None  # all exact in f16
+    assert f16_loss(np.array([65519.0, -1.0], np.float32), rounded=False) is None  # rounds to 65504, no clamp
+    assert f16_loss(np.array([65520.0, 1.0], np.float32), rounded=False) == "values beyond +-65504"
+    assert f16_loss(np.array([np.inf, -np.inf, np.nan, 3.0], np.float32), rounded=False) is None  # f16 has them
+    assert f16_loss(np.array([np.nan, -1e5], np.float32), rounded=False) == "values beyond +-65504"
+    assert f16_loss(np.array([4097.0], np.float32), rounded=True) is not None  # an integer f16 rounds to 4096
+
+
+def test_message_names_the_kept_constants():
+    stats = CompressionStats()
+    stats.count(10, [(0, 0)])
+    for index in range(5):
+        stats.keep(f"bias{index}", "values beyond +-65504")
+    text = stats.message()
+    assert text == (
+        "compressed 1 f32 constant(s) (10 values) to f16; kept 5 constant(s) f32 "
+        "(values beyond +-65504): 'bias0', 'bias1', 'bias2' and 2 more"
+    )
+
+
+def test_a_clamped_blob_is_taken_back(monkeypatch, tmp_path):
+    """``add_unless(..., refuse=any_clamped)``: a value f16 cannot hold is written, found
+    clamped by the encoder and cut back out of the file; the next blob takes its place."""
+    from irconv_ir.fp16 import any_clamped
+
+    monkeypatch.setattr(blobs, "BLOCK", 1000)  # several blocks, the clamped value in the last
+    first = np.arange(10, dtype=np.float32)
+    beyond = np.random.default_rng(6).standard_normal(4500).astype(np.float32)
+    beyond[-1] = 1e6
+    path = tmp_path / "w.bin"
+    with open(path, "wb") as stream, BlobWriter(stream, threads=2) as writer:
+        assert writer.can_take_back
+        assert writer.add(first, F16) == (0, 20)
+        reports: list[object] = []
+        assert writer.add_unless(beyond, F16, reports, refuse=any_clamped) is None
+        assert reports == []
+        assert writer.add(beyond) == (20, 18000)  # f32, where the f16 blob was
+        assert writer.add_unless(beyond[:-1], F16, refuse=any_clamped) == (18020, 8998)
+    data = path.read_bytes()
+    assert len(data) == 20 + 18000 + 8998
+    np.testing.assert_array_equal(np.frombuffer(data[20:18020], np.float32), beyond)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv_opset import PriorBox, PriorBoxClustered
+from irconv.runtime import compile_for_comparison
 
 CONFIGS = 40
 
@@ -18,7 +19,7 @@ def _run(op_type: str, version: int, attrs: dict, layer: np.ndarray, image: np.n
     layer_in, image_in = ops.parameter([2], np.int64), ops.parameter([2], np.int64)
     node = NodeFactory(f"opset{version}").create(op_type, [layer_in.output(0), image_in.output(0)], attrs)
     try:
-        compiled = ov.Core().compile_model(ov.Model([node.output(0)], [layer_in, image_in]), "CPU")
+        compiled = compile_for_comparison(ov.Model([node.output(0)], [layer_in, image_in]))
         return compiled({0: layer, 1: image})[0]
     except RuntimeError:
         # The CPU plugin runs PriorBox-8 with min_max_aspect_ratios_order=false only folded.
@@ -26,7 +27,8 @@ def _run(op_type: str, version: int, attrs: dict, layer: np.ndarray, image: np.n
             op_type, [ops.constant(layer).output(0), ops.constant(image).output(0)], attrs
         )
         unused = ops.parameter([1], np.float32)
-        return ov.Core().compile_model(ov.Model([node.output(0)], [unused]), "CPU")({0: np.zeros(1, np.float32)})[0]
+        compiled = compile_for_comparison(ov.Model([node.output(0)], [unused]))
+        return compiled({0: np.zeros(1, np.float32)})[0]
 
 
 def _random_prior_box(rng: np.random.Generator) -> dict:  # type: ignore[type-arg]

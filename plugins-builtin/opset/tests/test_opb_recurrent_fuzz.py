@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv_opset import GRUSequence, LSTMSequence, RNNSequence
+from irconv.runtime import compile_for_comparison
 
 CONFIGS = 24
 ACTIVATIONS = ("sigmoid", "tanh", "relu")
@@ -51,7 +52,7 @@ def test_random_sequences_match_the_runtime() -> None:
         consts = [ops.constant(v).output(0) for v in (*states, lengths, w, r, b)]
         node = NodeFactory(f"opset{op.version}").create(op.type, [source.output(0), *consts], attrs)
         model = ov.Model([node.output(k) for k in range(op.num_outputs())], [source])
-        result = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({0: x})
+        result = compile_for_comparison(model, core=core)({0: x})
         ours = op.evaluate([x, *states, lengths, w, r, b])
         assert ours is not None
         for k in range(op.num_outputs()):

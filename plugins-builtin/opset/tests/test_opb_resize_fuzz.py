@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv_opset import Interpolate
+from irconv.runtime import compile_for_comparison
 
 CONFIGS = 60
 MODES = ("nearest", "linear", "linear_onnx", "cubic")
@@ -59,9 +60,7 @@ def test_random_resizes_match_the_runtime() -> None:
         if 0 in tuple(node.get_output_shape(0)):
             continue
         try:
-            compiled = core.compile_model(
-                ov.Model([node.output(0)], [data]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}
-            )
+            compiled = compile_for_comparison(ov.Model([node.output(0)], [data]), core=core)
         except RuntimeError:
             continue  # a configuration the CPU plugin does not take
         expected = compiled({0: x})[0]

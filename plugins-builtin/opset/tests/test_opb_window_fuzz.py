@@ -14,6 +14,7 @@ from irconv.ops import Op
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
 from irconv_opset import AvgPool, Convolution, ConvolutionBackpropData, GroupConvolution, MaxPool
+from irconv.runtime import compile_for_comparison
 
 CONFIGS_PER_OP = 150
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
@@ -136,7 +137,7 @@ def test_random_windows_evaluate_like_the_runtime(kind: str) -> None:
         source = ops.parameter(list(data), np.float32)  # run the CPU kernel, not constant folding
         args = [source.output(0)] + ([] if w is None else [ops.constant(w).output(0)])
         node = NodeFactory(f"opset{op.version}").create(op.type, args, attrs)
-        compiled = core.compile_model(ov.Model([node.output(0)], [source]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiled = compile_for_comparison(ov.Model([node.output(0)], [source]), core=core)
         expected = compiled({0: x})[0]
         ours = op.evaluate([x] if w is None else [x, w])
         assert ours is not None

@@ -9,7 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from checkpoints import tokenizer
+
+pytest.importorskip("openvino_genai")
+pytest.importorskip("openvino_tokenizers")
+
+from hf_checkpoints import tokenizer
 
 TEXTS = ["The quick brown fox", "Hello world! How are you today?", "Numbers like 12345"]
 

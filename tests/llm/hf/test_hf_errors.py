@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checkpoints import checkpoint
+
+pytest.importorskip("openvino_genai")
+pytest.importorskip("openvino_tokenizers")
+
+from hf_checkpoints import checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +24,7 @@ def sharded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
     import transformers
 
-    from checkpoints import FAMILIES, _COMMON, tokenizer
+    from hf_checkpoints import FAMILIES, _COMMON, tokenizer
 
     folder = tmp_path_factory.mktemp("sharded")
     class_name, keywords = FAMILIES["llama"]

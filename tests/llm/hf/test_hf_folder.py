@@ -16,11 +16,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from checkpoints import FAMILIES, checkpoint
+
+pytest.importorskip("openvino_genai")
+pytest.importorskip("openvino_tokenizers")
+
+from hf_checkpoints import FAMILIES, checkpoint
 
 NEW_TOKENS = 24
 PROMPTS = ["The quick brown fox", "Hello world! How are you", "Numbers like 123"]
-FAST_FAMILIES = ("llama", "qwen2", "phi3", "gpt2")
+FAST_FAMILIES = ("llama", "phi3", "gpt2")
+MIXTURES = ("mixtral", "qwen2_moe")
 EXACT = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
 
@@ -119,11 +124,14 @@ def _teacher_forced_agreement(xml: Path, tokens: list[int], prompt_length: int) 
     """Share of the steps at which the IR's next token is ``tokens``' (fed the reference text)."""
     import openvino
 
-    request = openvino.Core().compile_model(str(xml), "CPU", EXACT).create_infer_request()
+    compiled = openvino.Core().compile_model(str(xml), "CPU", EXACT)
+    request = compiled.create_infer_request()
     ids = np.array([tokens], np.int64)
     n = ids.shape[1]
-    request.infer({"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(n)[None],
-                   "beam_idx": np.zeros(1, np.int32)})
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(n)[None],
+             "beam_idx": np.zeros(1, np.int32)}
+    names = {name for port in compiled.inputs for name in port.get_names()}
+    request.infer({name: value for name, value in feeds.items() if name in names})  # Bloom has no position_ids
     chosen = np.argmax(request.get_tensor("logits").data[0], axis=-1)
     return float(np.mean(chosen[prompt_length - 1 : n - 1] == ids[0, prompt_length:]))
 
@@ -132,8 +140,9 @@ def _teacher_forced_agreement(xml: Path, tokens: list[int], prompt_length: int) 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_int8_folder_follows_transformers(family: str, made: Any, tmp_path: Path) -> None:
     """int8 weights: fed transformers' greedy text, the IR picks the same next token at 90% of
-    the steps or more (a random model's near ties part free-running texts), and GenAI loads
-    and runs the folder."""
+    the steps or more (a random model's near ties part free-running texts; 80% for the
+    mixtures of experts, whose router weights are int8 too: a near tie of two experts' scores
+    decided the other way changes a token's whole MLP), and GenAI loads and runs the folder."""
     import openvino_genai
 
     folder, model, tokenizer = made(family)
@@ -142,7 +151,7 @@ def test_int8_folder_follows_transformers(family: str, made: Any, tmp_path: Path
     generated = _reference(model, tokenizer, [PROMPTS[0]])[0]
     agreement = _teacher_forced_agreement(out / "openvino_model.xml", encoded.input_ids + generated,
                                           len(encoded.input_ids))
-    assert agreement >= 0.9
+    assert agreement >= (0.8 if family in MIXTURES else 0.9)
     pipe = openvino_genai.LLMPipeline(str(out), "CPU", **EXACT)
     assert len(pipe.generate(PROMPTS[0], _config()).split()) > 0
 
@@ -162,3 +171,23 @@ def test_command_line_writes_the_folder(made: Any, tmp_path: Path) -> None:
     assert [p.get_any_name() for p in model.inputs] == ["input_ids", "attention_mask", "position_ids", "beam_idx"]
     assert [p.get_any_name() for p in model.outputs] == ["logits"]
     assert len(model.get_variables()) == 4
+
+
+def test_task_without_cache_gives_transformers_logits(made: Any, tmp_path: Path) -> None:
+    """--task text-generation: no state, the whole sequence each call; logits as transformers'.
+    (Unpadded: a left-padded row's fully masked queries give NaN in OpenVINO, see docs/llm.md.)"""
+    import openvino
+    import torch
+
+    folder, model, tokenizer = made("llama")
+    out = _convert(folder, tmp_path / "ov", task="text-generation")
+    compiled = openvino.Core().compile_model(str(out / "openvino_model.xml"), "CPU", EXACT)
+    assert [port.get_any_name() for port in compiled.inputs] == ["input_ids", "attention_mask", "position_ids"]
+    for prompt in PROMPTS:
+        encoded = tokenizer(prompt, return_tensors="pt")
+        positions = torch.arange(encoded.input_ids.shape[1])[None]
+        got = compiled({"input_ids": encoded.input_ids.numpy(), "attention_mask": encoded.attention_mask.numpy(),
+                        "position_ids": positions.numpy()})["logits"]
+        with torch.no_grad():
+            expected = model(**encoded).logits.numpy()
+        np.testing.assert_allclose(got, expected, atol=1e-4, rtol=1e-4)

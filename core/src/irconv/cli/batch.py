@@ -244,10 +244,12 @@ def run_processes(jobs: Sequence[Job], workers: int, disabled: tuple[str, ...], 
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Ctrl-C: no new model starts, and the workers stop at once (SIGTERM: a worker removes
     the files it was writing, as one conversion does when interrupted)."""
+    # Taken before shutdown, which drops the pool's table of them (the pool has no public kill).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in list(getattr(pool, "_processes", {}).values()):  # the pool has no public kill
+    for process in processes:
         process.terminate()
-    for process in list(getattr(pool, "_processes", {}).values()):
+    for process in processes:
         process.join(timeout=10)
 
 

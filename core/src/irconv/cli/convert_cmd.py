@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irconv.errors import PluginError, UserError
+from irconv.cli.parsing import non_negative_float
+from irconv.errors import PluginError, UsageError, UserError
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.option import OptionTable
 
@@ -51,6 +52,13 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
         action=argparse.BooleanOptionalAction,
         default=True,
         help="store float weights as f16 with a decompression Convert (default: on)",
+    )
+    p.add_argument(
+        "--threads",
+        default=None,
+        metavar="N",
+        help="threads that encode and write the weights (default: one per available core); "
+        "the output is the same for any N",
     )
     p.add_argument(
         "--disable-transform",
@@ -106,7 +114,7 @@ def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None
     )
     verify_group.add_argument(
         "--verify-tolerance",
-        type=float,
+        type=non_negative_float,
         default=None,
         metavar="TOL",
         help="largest error allowed, relative to the largest reference magnitude (default: 1e-2)",
@@ -166,14 +174,14 @@ def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
 
 
 def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
-    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns
+    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns, thread_count
 
     plugin_values: dict[str, Any] = {}
     for item in args.option:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise UserError(f"bad --option {item!r}: expected NAME=VALUE")
+            raise UsageError(f"bad --option {item!r}: expected NAME=VALUE")
         if table is None or table.by_name(key) is None:
             raise (table or OptionTable()).unknown(key, "--option")
         plugin_values[key] = value
@@ -191,6 +199,7 @@ def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> Co
         weights=args.weights,
         output_format=args.output_format,
         sync_output=args.sync_output,
+        threads=None if args.threads is None else thread_count(args.threads, "--threads"),
         plugin_values=plugin_values,
         validate=args.debug,
     )
@@ -229,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         print(header_line(host))
     failed_before = {p.name for p in host.plugins(complete=False) if p.status == "failed"}
     if args.verify_inputs is not None and not args.verify:
-        raise UserError("--verify-inputs gives the inputs of --verify: add --verify")
+        raise UsageError("--verify-inputs gives the inputs of --verify: add --verify")
     if args.verify:
         _check_verify_possible(host, args, options)
     report = ConversionReport(progress=make_progress(sys.stderr, quiet=args.quiet))
@@ -270,7 +279,7 @@ def _check_verify_possible(host: PluginHost, args: argparse.Namespace, options: 
     from irconv.pipeline.run import pick_loader
 
     if options.output_format != "ir11":
-        raise UserError(f"--verify runs the IR in OpenVINO: it needs --format ir11, not {options.output_format!r}")
+        raise UsageError(f"--verify runs the IR in OpenVINO: it needs --format ir11, not {options.output_format!r}")
 
     framework = pick_loader(args.model, options, host.registry()).item.framework
     problem = missing_requirements(host.registry(), framework)

@@ -13,13 +13,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
-from irconv.errors import IrconvError
+from irconv.errors import ExitCode, IrconvError
 from irconv.plugins.option import OptionTable
-
-INTERNAL_ERROR = 3
-INTERRUPTED = 130
-BROKEN_PIPE = 141  # as a command killed by SIGPIPE
-TERMINATED = 143
 
 
 class Terminated(KeyboardInterrupt):
@@ -64,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"irconv: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except KeyboardInterrupt:  # while the plugins load (a second or more): nothing is written yet
+        print("irconv: interrupted; no output was written", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     args = parser.parse_args(argv)
     args.host = host
     if args.version:
@@ -71,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command is None:
         parser.print_help()
-        return 2
+        return ExitCode.USAGE
     previous = _on_sigterm(_raise_terminated)
     try:
         return int(args.run(args))
@@ -84,10 +82,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whoever read the output stopped early (`irconv ops | head -1`): nothing went wrong
         # here. Further writes (the interpreter's final flush) go nowhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return BROKEN_PIPE
+        return ExitCode.BROKEN_PIPE
     except KeyboardInterrupt as exc:
         print("irconv: interrupted; no output was written", file=sys.stderr)
-        return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
+        return ExitCode.TERMINATED if isinstance(exc, Terminated) else ExitCode.INTERRUPTED
+    except OSError as exc:
+        if exc.filename is None:
+            return _internal_error(exc, debug)
+        # A path the user gave cannot be read or written (a folder that does not exist, no
+        # permission): the user's to fix, not a bug to report.
+        if debug:
+            traceback.print_exc()
+        what = (exc.strerror or type(exc).__name__).lower()
+        print(f"irconv: error: {exc.filename}: {what}; check the path and the permissions of its folder",
+              file=sys.stderr)
+        return ExitCode.USER_ERROR
     except MemoryError:
         if debug:
             traceback.print_exc()
@@ -96,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "for this machine); no output was written",
             file=sys.stderr,
         )
-        return 1
+        return ExitCode.USER_ERROR
     except RecursionError:
         if debug:
             traceback.print_exc()
@@ -105,18 +114,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             "can follow; no output was written",
             file=sys.stderr,
         )
-        return 1
+        return ExitCode.USER_ERROR
     except Exception as exc:
-        if debug:
-            traceback.print_exc()
-        print(
-            f"irconv: internal error: {type(exc).__name__}: {exc} "
-            "(rerun with --debug for the traceback and please report it)",
-            file=sys.stderr,
-        )
-        return INTERNAL_ERROR
+        return _internal_error(exc, debug)
     finally:
         _on_sigterm(previous)
+
+
+def _internal_error(exc: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    print(
+        f"irconv: internal error: {type(exc).__name__}: {exc} "
+        "(rerun with --debug for the traceback and please report it)",
+        file=sys.stderr,
+    )
+    return ExitCode.INTERNAL
 
 
 def _run_mo(argv: list[str]) -> int:

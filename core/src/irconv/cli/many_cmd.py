@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irconv.cli.table import format_table
-from irconv.errors import UserError
+from irconv.errors import ExitCode, UsageError, UserError
 
 if TYPE_CHECKING:
     from irconv.cli.batch import Job, Result
@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from irconv.cli.batch import Result, is_up_to_date
 
     if args.jobs < 1:
-        raise UserError("-j must be at least 1")
+        raise UsageError(f"-j {args.jobs}: give 1 or more (the number of models converted at once)")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: give a positive number of seconds")
     host = batch.worker_host(tuple(args.disable_plugin))  # built once, inherited by forked workers
     global_options = tuple(_pair(item) for item in args.option)
     table = host.registry().options
@@ -81,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
     if not jobs:
         raise UserError(f"no model that an installed loader recognises was found in {args.source}")
     if args.timeout is not None:
-        if args.timeout <= 0:
-            raise UserError("--timeout must be a positive number of seconds")
         jobs = [job if job.timeout else dataclasses.replace(job, timeout=args.timeout) for job in jobs]
     results: list[Result] = []
     todo = []
@@ -126,14 +126,14 @@ def run(args: argparse.Namespace) -> int:
     if interrupted:
         print(f"irconv: interrupted: {len(results)} of {len(jobs)} model(s) finished, the others were not "
               f"converted; report: {report}", file=sys.stderr)
-        return 130
-    return 1 if any(r.status == "failed" for r in results) else 0
+        return ExitCode.INTERRUPTED
+    return ExitCode.USER_ERROR if any(r.status == "failed" for r in results) else 0
 
 
 def _pair(item: str) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key.strip():
-        raise UserError(f"bad --option {item!r}: expected NAME=VALUE")
+        raise UsageError(f"bad --option {item!r}: expected NAME=VALUE")
     return key.strip(), value
 
 

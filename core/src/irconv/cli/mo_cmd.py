@@ -4,7 +4,8 @@ Pipelines written for ``mo --input_model m.onnx --mean_values data[123,117,104] 
 out`` keep working: each MO flag is translated into irconv's own (``--mean-values``, ``-o
 out/m.xml``, ...) and the conversion runs as ``irconv convert`` would, so both write the
 same bytes. A flag irconv cannot honour is refused with one line saying what to use instead
-(or why there is nothing to use); flags that only tuned MO itself are accepted and ignored.
+(or why there is nothing to use), a usage error as an unknown flag is; flags that only tuned MO
+itself are accepted and ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.cli.parsing import OneLineErrorParser
-from irconv.errors import UserError
+from irconv.errors import UsageError
 
 #: MO flags that irconv accepts and that change nothing (MO's own front-end choice, logging).
 IGNORED = ("--use_legacy_frontend", "--use_new_frontend", "--progress", "--stream_output", "--keep_shape_ops")
@@ -69,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                  "--log_level", "--framework"):
         p.add_argument(flag, dest=_dest(flag))
     p.add_argument("--compress_to_fp16", nargs="?", const="True", default=None)
+    p.add_argument("--version", action="store_true", help="print irconv's and every plugin's version, as "
+                   "`irconv --version` does")
     for flag in ("--reverse_input_channels", "--static_shape", "--disable_fusing", "--disable_resnet_optimization",
                  "--disable_nhwc_to_nchw", "--silent"):
         p.add_argument(flag, action="store_true")
@@ -91,7 +94,7 @@ def translate(args: argparse.Namespace) -> Translation:
     """The ``irconv convert`` arguments for a parsed MO command line."""
     for flag, why in REFUSED.items():
         if getattr(args, _dest(flag)) is not None:
-            raise UserError(f"{flag}: {why}")
+            raise UsageError(f"{flag}: {why}")
     model = _model(args)
     argv = [str(model)]
     notes: list[str] = []
@@ -126,12 +129,12 @@ def translate(args: argparse.Namespace) -> Translation:
 def _model(args: argparse.Namespace) -> Path:
     given = [v for v in (args.input_model, args.saved_model_dir, args.input_meta_graph) if v]
     if len(given) > 1:
-        raise UserError("give one of --input_model, --saved_model_dir and --input_meta_graph")
+        raise UsageError("give one of --input_model, --saved_model_dir and --input_meta_graph")
     if given:
         return Path(given[0])
     if args.input_proto:  # a Caffe network without weights
         return Path(args.input_proto)
-    raise UserError("no model given: --input_model FILE (or --saved_model_dir DIR)")
+    raise UsageError("no model given: --input_model FILE (or --saved_model_dir DIR)")
 
 
 def _inputs(inputs: str | None, shapes: str | None) -> list[str]:
@@ -140,20 +143,24 @@ def _inputs(inputs: str | None, shapes: str | None) -> list[str]:
     shape_list = [s.strip() for s in _split_top(shapes or "")]
     if shape_list and not names:
         if len(shape_list) > 1:
-            raise UserError("--input_shape gives several shapes: name the inputs with --input in the same order")
+            raise UsageError("--input_shape gives several shapes: name the inputs with --input in the same order")
         names = [""]
     if shape_list and len(shape_list) != len(names):
-        raise UserError(f"--input_shape gives {len(shape_list)} shape(s) for {len(names)} --input name(s)")
+        raise UsageError(
+            f"--input_shape gives {len(shape_list)} shape(s) for {len(names)} --input name(s): give one shape per "
+            "input, in the order of --input"
+        )
     specs = []
     for i, name in enumerate(names):
         spec = _spaces_to_commas(name)
         if shape_list:
+            spec, arrow, value = spec.partition("->")  # the shape goes after the name, before {type}->value
             if "[" in spec:
-                raise UserError(f"--input {name!r} has a shape already; give shapes in --input or --input_shape")
+                raise UsageError(f"--input {name!r} has a shape already; give shapes in --input or --input_shape")
             bare = shape_list[i].strip()
             shape = bare if bare.startswith("[") else f"[{bare.strip('()')}]"
             head, sep, tail = spec.partition("{")
-            spec = head + _spaces_to_commas(shape.replace("(", "[").replace(")", "]")) + (sep + tail if sep else "")
+            spec = head + _spaces_to_commas(shape.replace("(", "[").replace(")", "]")) + sep + tail + arrow + value
         specs += ["--input", spec]
     return specs
 
@@ -188,12 +195,12 @@ def _compression(args: argparse.Namespace) -> list[str]:
     compress: bool | None = None
     if args.data_type is not None:
         if args.data_type not in _DATA_TYPES:
-            raise UserError(f"--data_type {args.data_type}: expected one of {', '.join(_DATA_TYPES)}")
+            raise UsageError(f"--data_type {args.data_type}: expected one of {', '.join(_DATA_TYPES)}")
         compress = _DATA_TYPES[args.data_type]
     if args.compress_to_fp16 is not None:
         text = args.compress_to_fp16.strip().lower()
         if text not in ("true", "false"):
-            raise UserError(f"--compress_to_fp16={args.compress_to_fp16}: expected True or False")
+            raise UsageError(f"--compress_to_fp16={args.compress_to_fp16}: expected True or False")
         compress = text == "true"
     if compress is None:
         return []
@@ -204,13 +211,18 @@ def _log_level(level: str | None) -> list[str]:
     if level is None:
         return []
     if level.upper() not in _LOG_LEVELS:
-        raise UserError(f"--log_level {level}: expected one of {', '.join(_LOG_LEVELS)}")
+        raise UsageError(f"--log_level {level}: expected one of {', '.join(_LOG_LEVELS)}")
     return ["-v"] if level.upper() in ("INFO", "DEBUG") else []
 
 
 def run(argv: Sequence[str], convert: Callable[[list[str]], int]) -> int:
     """Parse MO's command line, print the notes, and run the translated conversion."""
     args = build_parser().parse_args(list(argv))
+    if args.version:
+        from irconv.cli.listing import version_text
+
+        print(version_text())
+        return 0
     translation = translate(args)
     for note in translation.notes:
         print(f"irconv mo: {note}", file=sys.stderr)

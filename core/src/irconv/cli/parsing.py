@@ -1,9 +1,10 @@
 """Command-line parsing errors as one line, with the flag the user probably meant.
 
 argparse prints the whole usage before its message; a mistyped flag then costs a screen of
-text. Here a usage error is one line, exit code ``USAGE_ERROR``, and an unknown flag gets a
+text. Here a usage error is one line, exit code ``ExitCode.USAGE``, and an unknown flag gets a
 suggestion: the irconv spelling of a Model Optimizer flag (``--mean_values`` ->
-``--mean-values``), or the closest known flag.
+``--mean-values``), or the closest known flag; a mistyped command or choice (``irconv conver``)
+gets the closest one.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import re
 from collections.abc import Iterable
 from typing import NoReturn
 
-#: Exit code of a command line that does not parse (unknown flag, missing value).
-USAGE_ERROR = 2
+from irconv.errors import ExitCode
 
 _UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.*)$")
+_INVALID_CHOICE = re.compile(r"invalid choice: (?P<value>'[^']*'|\S+) \(choose from (?P<choices>.*)\)$")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -25,7 +26,7 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = suggestion(message, known_flags(self))
-        self.exit(USAGE_ERROR, f"irconv: error: {message}{hint} (see '{self.prog} --help')\n")
+        self.exit(ExitCode.USAGE, f"irconv: error: {message}{hint} (see '{self.prog} --help')\n")
 
 
 def known_flags(parser: argparse.ArgumentParser) -> set[str]:
@@ -40,7 +41,11 @@ def known_flags(parser: argparse.ArgumentParser) -> set[str]:
 
 
 def suggestion(message: str, flags: Iterable[str]) -> str:
-    """``; did you mean --mean-values?`` for the unknown flags named in ``message``."""
+    """``; did you mean --mean-values?`` for the unknown flags named in ``message``, or
+    ``; did you mean 'convert'?`` for an invalid choice (a sub-command is one)."""
+    choice = _INVALID_CHOICE.search(message)
+    if choice:
+        return _closest_choice(choice["value"].strip("'"), [c.strip().strip("'") for c in choice["choices"].split(",")])
     found = _UNRECOGNIZED.search(message)
     if not found:
         return ""
@@ -58,3 +63,21 @@ def suggestion(message: str, flags: Iterable[str]) -> str:
         if close:
             hints.append(f"did you mean {close[0]} for {flag}?")
     return "; " + "; ".join(hints) if hints else ""
+
+
+def _closest_choice(value: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    if not close:  # a case slip (``Convert``) is as likely as a typo
+        close = [c for c in choices if c.lower() == value.lower()][:1]
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse ``type``: a number, 0 or more (a tolerance, a size); a usage error otherwise."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of 0 or more")
+    return value

@@ -13,7 +13,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from irconv.errors import UserError
+from irconv.errors import UsageError, UserError
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -29,9 +29,9 @@ def add_parser(commands: Any) -> None:
 
 def placeholders(name: str, framework: str) -> dict[str, str]:
     if not _NAME.match(name):
-        raise UserError(f"plugin name {name!r}: use lower case letters, digits and _, starting with a letter")
+        raise UsageError(f"plugin name {name!r}: use lower case letters, digits and _, starting with a letter")
     if not _NAME.match(framework):
-        raise UserError(f"--framework {framework!r}: a framework's loader name, e.g. onnx, tf, caffe")
+        raise UsageError(f"--framework {framework!r}: a framework's loader name, e.g. onnx, tf, caffe")
     camel = "".join(part.capitalize() for part in name.split("_"))
     return {
         "name": name,

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irconv.errors import UserError
+from irconv.errors import UsageError, UserError
 from irconv.plugins.manager import PluginHost
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def _renderer(registry: Any, fmt: str) -> Any:
         available = ", ".join(["json", *sorted(registry.renderers)])
         hint = next((h.distribution for h in registry.hints if "show" in h.description), "irconv-viz")
         if any(p.plugin.distribution == hint for p in registry.renderers.values()):
-            raise UserError(f"no installed renderer draws {fmt!r} (available: {available}); {hint} is installed "
+            raise UsageError(f"no installed renderer draws {fmt!r} (available: {available}); {hint} is installed "
                             "and draws these; convert an svg with another tool if you need another format")
         raise UserError(f"no renderer for format {fmt!r} is installed (available: {available}); pip install {hint}")
     reason = provided.item.unavailable_reason()

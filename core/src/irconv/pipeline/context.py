@@ -5,13 +5,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import InitVar, dataclass, field
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from irconv.errors import ConversionError
 from irconv.frontend.attributes import AttributeReader
-from irconv.graph import Graph, Node, OutPort
+from irconv.graph import Graph, MetaKey, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.graph.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from irconv.plugins.optable import OpTable
     from irconv.plugins.records import Phase, Transform
     from irconv.plugins.registry import Provided, Registry
+
+#: The converted model's path (set once it is loaded from a file): ``save_model`` refuses to
+#: overwrite it, transforms may look beside it (``--dataset`` finds the model's tokenizer).
+SOURCE_PATH: MetaKey[Path] = MetaKey("core.source_path", Path)
 
 
 @dataclass

@@ -5,18 +5,21 @@
 ``name[2]{f32}->[0.5,1.0]``    a fixed value: the input becomes a constant and folds away
 ``node:0`` / ``0:node``        an internal tensor (output 0 of node / what feeds its input 0):
                                the graph is cut there and the tensor becomes a new input
+
+A fixed value is one value, broadcast to the input's shape, or one value per element; the same
+rule serves ``--freeze-placeholder-with-value`` (``irconv.values``).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from irconv.errors import UserError
+from irconv.errors import UsageError
 from irconv.types import DimRange, ElementType, MaybeShape
+from irconv.values import fixed_value, parse_values
 
 _INPUT_SPEC = re.compile(
     r"^(?P<name>[^\[\]{}]*?)(?:\[(?P<shape>[^\]]*)\])?(?:\{(?P<type>[^}]*)\})?(?:->(?P<value>.+))?$", re.DOTALL
@@ -39,7 +42,7 @@ class InputSpec:
     def parse(cls, text: str) -> InputSpec:
         found = _INPUT_SPEC.match(text.strip())
         if not found or not any(found[key] for key in ("name", "type", "value")) and found["shape"] is None:
-            raise UserError(
+            raise UsageError(
                 f"bad --input {text!r}: expected name[d0,d1,...]{{type}}->[values], e.g. data[1,3,224,224]{{f32}} "
                 "(each part optional; ? or -1 for a dynamic dimension, 1..8 for a range)"
             )
@@ -55,28 +58,16 @@ class InputSpec:
             try:
                 element_type = ElementType.parse(found["type"])
             except ValueError:
-                raise UserError(
+                raise UsageError(
                     f"bad --input {text!r}: unknown element type {found['type']!r} (try f32, i64, u8)"
                 ) from None
-        value = _parse_value(found["value"], text) if found["value"] is not None else None
+        value = parse_values(found["value"], f"bad --input {text!r}") if found["value"] is not None else None
         return cls(found["name"].strip(), shape, element_type, bounds, value)
 
     def value_array(self, element_type: ElementType, shape: MaybeShape) -> np.ndarray:
         """The fixed value as an array of the input's type, shaped like the input."""
         assert self.value is not None
-        try:
-            array = np.asarray(self.value, dtype=element_type.numpy)
-        except (ValueError, OverflowError) as exc:
-            raise UserError(f"--input {self.name}: values do not fit {element_type.value}: {exc}") from None
-        if shape is None:
-            return array.reshape(()) if array.size == 1 else array
-        dims = [d for d in shape if d is not None]
-        if len(dims) != len(shape):
-            raise UserError(f"--input {self.name}: a fixed value needs a static shape, e.g. {self.name}[2,3]->[...]")
-        count = math.prod(dims)
-        if array.size != count:
-            raise UserError(f"--input {self.name}: {array.size} value(s) given for shape {dims}, which holds {count}")
-        return array.reshape(dims)
+        return fixed_value(self.value, element_type.numpy, shape, "--input", self.name)
 
 
 def _parse_dim(text: str, spec: str) -> int | None | DimRange:
@@ -88,31 +79,14 @@ def _parse_dim(text: str, spec: str) -> int | None | DimRange:
         lo = int(ranged["lo"] or 0)
         hi = int(ranged["hi"]) if ranged["hi"] else None
         if hi is not None and hi < lo:
-            raise UserError(f"bad --input {spec!r}: empty dimension range {text}")
+            raise UsageError(f"bad --input {spec!r}: empty dimension range {text}")
         return (lo, hi)
     try:
         value = int(text)
     except ValueError:
-        raise UserError(
+        raise UsageError(
             f"bad --input {spec!r}: dimension {text!r} is not an integer, a range like 1..8, ? or -1"
         ) from None
     if value < 0:
-        raise UserError(f"bad --input {spec!r}: negative dimension {value}")
+        raise UsageError(f"bad --input {spec!r}: negative dimension {value}")
     return value
-
-
-def _parse_value(text: str, spec: str) -> tuple[float, ...]:
-    items = [t for t in re.split(r"[\s,\[\]]+", text.strip()) if t]
-    values = []
-    for item in items:
-        lowered = item.lower()
-        if lowered in ("true", "false"):
-            values.append(1.0 if lowered == "true" else 0.0)
-            continue
-        try:
-            values.append(float(item))
-        except ValueError:
-            raise UserError(f"bad --input {spec!r}: value {item!r} is not a number") from None
-    if not values:
-        raise UserError(f"bad --input {spec!r}: no values after ->")
-    return tuple(values)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from irconv.errors import UserError
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
@@ -9,23 +11,24 @@ from irconv.ops import Const, Parameter, Result
 from irconv.pipeline.input_spec import InputSpec
 from irconv.pipeline.options import ConversionOptions
 from irconv.types import ElementType
+from irconv.values import summarise_value
 
 
 def input_names(node: Node) -> list[str]:
     return [node.name, *node.out_port(0).data.names]
 
 
-def apply_input_overrides(graph: Graph, options: ConversionOptions) -> None:
+def apply_input_overrides(graph: Graph, options: ConversionOptions) -> list[str]:
     """Make the model's inputs what ``--input`` says, before extraction.
 
     A spec naming a model input overrides its shape/type (and bounds); one naming an
     internal tensor (``node:0``, ``0:node`` or a tensor name) cuts the graph there, so
     everything that only fed it is dropped before unsupported ops are looked for; a spec
     with a value turns the input into a constant. Unknown names are one error listing the
-    model's inputs.
+    model's inputs. Returns the notes for the user (the values inputs were fixed to).
     """
     if not options.inputs:
-        return
+        return []
     parameters = graph.parameters()
     chosen: list[tuple[Node, InputSpec]] = []
     unknown: list[InputSpec] = []
@@ -54,9 +57,12 @@ def apply_input_overrides(graph: Graph, options: ConversionOptions) -> None:
         for node in graph.parameters():
             if node.id not in kept and not node.users():
                 graph.remove_node(node)
+    notes = []
     for node, spec in chosen:
         if spec.value is not None:
-            _freeze(graph, node, spec)
+            name = spec.name or input_names(node)[-1]
+            notes.append(f"input {name!r} fixed to {summarise_value(_freeze(graph, node, spec))}")
+    return notes
 
 
 def _model_input(spec: InputSpec, parameters: list[Node]) -> Node | None:
@@ -107,8 +113,8 @@ def _override(node: Node, spec: InputSpec) -> None:
     graph.mark_dirty(node)
 
 
-def _freeze(graph: Graph, node: Node, spec: InputSpec) -> None:
-    """The input becomes a Const of the given value, under the input's name."""
+def _freeze(graph: Graph, node: Node, spec: InputSpec) -> np.ndarray:
+    """The input becomes a Const of the given value, under the input's name; returns the value."""
     op = node.op
     assert isinstance(op, Parameter)
     value = spec.value_array(op.element_type, op.shape)
@@ -116,6 +122,7 @@ def _freeze(graph: Graph, node: Node, spec: InputSpec) -> None:
     node.out_port(0).get_connection().set_source(const.out_port(0))
     graph.remove_node(node)
     graph.rename(const, node.name)
+    return value
 
 
 def cut_outputs(graph: Graph, options: ConversionOptions) -> None:

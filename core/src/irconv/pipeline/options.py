@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from irconv.errors import UserError
+from irconv.errors import UsageError
 from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
 from irconv.plugins.option import Option, OptionTable
 
@@ -40,6 +41,9 @@ class ConversionOptions:
     #: (``--sync``); by default they are complete in the page cache when irconv exits.
     sync_output: bool = False
     validate: bool = False
+    #: Threads that encode and write weights (``--threads``); None: one per core this
+    #: process may run on. The output is the same whatever the number.
+    threads: int | None = None
     #: Regular expressions: a node whose name, or whose source-framework node's name, fully
     #: matches one is never touched by an optimisation (``--finegrain-fusing``).
     finegrain_fusing: tuple[str, ...] = ()
@@ -54,13 +58,19 @@ class ConversionOptions:
             try:
                 patterns.append(re.compile(text))
             except re.error as exc:
-                raise UserError(f"--finegrain-fusing: {text!r} is not a regular expression: {exc}") from None
+                raise UsageError(f"--finegrain-fusing: {text!r} is not a regular expression: {exc}") from None
 
         def frozen(node: Node) -> bool:
             names = (node.name, node.origin) if node.origin else (node.name,)
             return any(p.fullmatch(name) for p in patterns for name in names)
 
         return frozen
+
+    def worker_threads(self) -> int:
+        """``threads``, or the number of cores this process may run on when it is not set."""
+        if self.threads is not None:
+            return self.threads
+        return available_cores()
 
     def get(self, option: Option[T]) -> T:
         """The value of a plugin's declared option (its default when not given)."""
@@ -89,7 +99,7 @@ class ConversionOptions:
             declared = options.by_keyword(key) if options is not None else None
             if declared is None:
                 known = sorted(core | {o.python_keyword for o in options or ()})
-                raise UserError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
+                raise UsageError(f"unknown conversion option {key!r}; known: {', '.join(known)}")
             value = kwargs.pop(key)
             if value is not None:  # None asks for the option's default
                 plugin_values[declared.name] = value
@@ -101,6 +111,8 @@ class ConversionOptions:
             kwargs["weights"] = Path(kwargs["weights"])
         if "disabled_transforms" in kwargs:
             kwargs["disabled_transforms"] = set(kwargs["disabled_transforms"])
+        if kwargs.get("threads") is not None:
+            kwargs["threads"] = thread_count(kwargs["threads"])
         if "finegrain_fusing" in kwargs:
             kwargs["finegrain_fusing"] = split_patterns(kwargs["finegrain_fusing"])
         return cls(inputs=parsed, plugin_values=plugin_values, **kwargs)
@@ -136,3 +148,22 @@ def split_patterns(value: str | Sequence[str] | None) -> tuple[str, ...]:
     """``"a.*,b"`` (or a list of such) -> ``("a.*", "b")``, empty items dropped."""
     items = [value] if isinstance(value, str) else list(value or ())
     return tuple(part.strip() for item in items for part in item.split(",") if part.strip())
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def thread_count(value: object, what: str = "threads") -> int:
+    """A thread count given by the user (``what`` names the option): a whole number, 1 or more."""
+    try:
+        count = int(str(value))
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise UserError(f"{what}: expected a whole number of 1 or more, got {value!r}")
+    return count

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UserError
+from irconv.errors import IrconvError, ModelFileError, PluginFault, UnsupportedOpsError, UsageError, UserError
 from irconv.graph import Graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
-from irconv.pipeline.context import EmitContext, LoadContext, TransformContext
+from irconv.pipeline.context import SOURCE_PATH, EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.graph.infer import infer_graph
@@ -50,12 +50,13 @@ def pick_loader(path: Path, options: ConversionOptions, registry: Registry) -> P
         for provided in registry.loaders:
             if options.framework.lower() in (provided.item.framework.lower(), *map(str.lower, provided.item.aliases)):
                 return provided
-        dist = registry.distribution_for_framework(options.framework) or (
-            f"a plugin providing a {options.framework!r} loader"
-        )
+        known = registry.distribution_for_framework(options.framework)
         installed = ", ".join(registry.frameworks()) or "none"
-        raise ModelFileError(
-            f"no loader for framework {options.framework!r} is installed (installed: {installed}); install {dist}"
+        # A known plugin missing is this machine's problem; a name no plugin provides, the command line's.
+        error = ModelFileError if known else UsageError
+        raise error(
+            f"no loader for framework {options.framework!r} is installed (installed: {installed}); "
+            f"install {known or f'a plugin providing a {options.framework!r} loader'}"
         )
     for provided in registry.loaders:
         if provided.item.accepts(path):
@@ -153,7 +154,7 @@ def check_disabled_transforms(options: ConversionOptions, registry: Registry) ->
         if given not in known:
             near = difflib.get_close_matches(given, sorted(known), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(near)}?" if near else ""
-            raise UserError(f"--disable-transform {given}: no installed transform has this id{hint} "
+            raise UsageError(f"--disable-transform {given}: no installed transform has this id{hint} "
                             "(`irconv transforms` lists them)")
 
 
@@ -207,12 +208,14 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
         raise ModelFileError(
             f"cannot read {_model_text(path)} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
+    if not in_memory:
+        graph.meta[SOURCE_PATH] = path  # type: ignore[assignment]
     if loading.done < size:
         progress.advance(size - loading.done)  # what the loader did not report itself
     report.notes += load_ctx.notes
     clock.lap("load")
 
-    apply_input_overrides(graph, options)
+    report.notes += apply_input_overrides(graph, options)
     cut_outputs(graph, options)
     check_supported_with_hints(graph, registry)
     progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
@@ -308,7 +311,9 @@ def _emitter(registry: Registry, options: ConversionOptions) -> Provided[Emitter
     provided = registry.emitters.get(options.output_format)
     if provided is None:
         formats = ", ".join(sorted(registry.emitters)) or "none"
-        raise UserError(
+        # The default format missing is an installation problem; another one, the command line's.
+        error = UserError if options.output_format == ConversionOptions.output_format else UsageError
+        raise error(
             f"no emitter for output format {options.output_format!r} is installed (available: {formats}); "
             "install irconv (it brings the IR emitter)"
         )

@@ -6,6 +6,7 @@ import is recorded and skipped, or fatal under ``strict``), then build the regis
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata as metadata
 import os
 import sys
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from irconv.errors import PluginError
+from irconv.errors import PluginError, UsageError
 from irconv.plugins import compat, hookspecs
 from irconv.plugins.registry import Registry
 
@@ -142,6 +143,20 @@ class PluginHost:
         self._infos[name] = PluginInfo(name, dist_name, version, "active", hooks=hooks)
         self._registry = None
 
+    def _check_disabled_names(self) -> None:
+        """A disabled name no plugin has is a typo that would leave the plugin meant active."""
+        found = {n for ep in self._entry_points for n in (ep.name, ep.dist.metadata["Name"] if ep.dist else ep.name)}
+        known = sorted(found | {n for info in self._infos.values() for n in (info.name, info.distribution)})
+        unknown = sorted(self.disabled.difference(known))
+        if not unknown:
+            return
+        near = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.6)
+        hint = f"; did you mean {near[0]}?" if near else ""
+        raise UsageError(
+            f"--disable-plugin {unknown[0]}: no installed plugin (entry point or distribution) has this name{hint} "
+            "(`irconv plugins` lists them)"
+        )
+
     def _is_disabled(self, name: str, distribution: str) -> bool:
         return name in self.disabled or distribution in self.disabled
 
@@ -161,6 +176,7 @@ class PluginHost:
         hook runs, no extractor module is imported), see ``irconv.plugins.summary``."""
         from irconv.plugins import summary
 
+        self._check_disabled_names()  # the cached table would not say that a name matched nothing
         cacheable = self._entry_points and not self._registered_by_hand and self._registry is None
         settings = f"disabled={sorted(self.disabled)} strict={self.strict}"
         key = summary.fingerprint(self._entry_points, settings) if cacheable else ""
@@ -182,5 +198,6 @@ class PluginHost:
         once under ``strict``); see ``Registry``."""
         self._load_discovered()
         if self._registry is None:
+            self._check_disabled_names()
             self._registry = Registry.build(self._pm, self._infos, strict=self.strict, trace=self._trace)
         return self._registry

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from irconv.errors import PluginClash, PluginError, UserError
+from irconv.errors import PluginClash, PluginError, UsageError
 
 T = TypeVar("T")
 
 _NAME = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+_EXPECTED: dict[Any, str] = {int: "not a whole number", float: "not a number"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class Option(Generic[T]):
         if self.validate is not None:
             problem = self.validate(converted)
             if problem:
-                raise UserError(f"option {self.cli_flag} ({self.name}): {problem}")
+                raise UsageError(f"option {self.cli_flag} ({self.name}): {problem}")
         return converted
 
     def _one(self, value: Any) -> Any:
@@ -79,10 +80,12 @@ class Option(Generic[T]):
             try:
                 value = self.type(value)
             except (TypeError, ValueError) as exc:
-                raise UserError(f"option {self.cli_flag} ({self.name}): bad value {value!r}: {exc}") from None
+                # int('abc')'s own words ("invalid literal for int() with base 10") are Python's, not the user's
+                why = _EXPECTED.get(self.type, str(exc))
+                raise UsageError(f"option {self.cli_flag} ({self.name}): bad value {value!r}: {why}") from None
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
-            raise UserError(f"option {self.cli_flag} ({self.name}): {value!r} is not one of {allowed}")
+            raise UsageError(f"option {self.cli_flag} ({self.name}): {value!r} is not one of {allowed}")
         return value
 
 
@@ -94,7 +97,7 @@ def _to_bool(value: Any, option: Option[Any]) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise UserError(f"option {option.cli_flag} ({option.name}): {value!r} is not a boolean (true/false)")
+    raise UsageError(f"option {option.cli_flag} ({option.name}): {value!r} is not a boolean (true/false)")
 
 
 class OptionTable:
@@ -142,6 +145,6 @@ class OptionTable:
     def names(self) -> list[str]:
         return sorted(self._by_name)
 
-    def unknown(self, name: str, how: str) -> UserError:
+    def unknown(self, name: str, how: str) -> UsageError:
         known = ", ".join(self.names()) or "none (no installed plugin declares options)"
-        return UserError(f"unknown {how} {name!r}; options the installed plugins declare: {known}")
+        return UsageError(f"unknown {how} {name!r}; options the installed plugins declare: {known}")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
-from irconv.errors import PluginClash, PluginError, UserError
+from irconv.errors import PluginClash, PluginError, UsageError
 from irconv.plugins._hookcalls import GuardedHooks
 from irconv.plugins.optable import OpTable
 from irconv.plugins.option import Option, OptionTable
@@ -415,14 +415,14 @@ class Registry:
 
     def framework_named(self, name: str) -> str:
         """The installed framework ``name`` means: a loader's framework or one of its
-        aliases, in any case. An unknown name is a ``UserError`` listing the installed ones."""
+        aliases, in any case. An unknown name is a ``UsageError`` listing the installed ones."""
         wanted = name.strip().lower()
         for provided in self.loaders:
             loader = provided.item
             if wanted in (loader.framework.lower(), *(alias.lower() for alias in loader.aliases)):
                 return loader.framework
         installed = ", ".join(self.frameworks()) or "none"
-        raise UserError(f"unknown framework {name!r} (installed: {installed})")
+        raise UsageError(f"unknown framework {name!r} (installed: {installed})")
 
     def plan(self, phase: Phase) -> list[Provided[Transform]]:
         """The ordered transforms of a phase, disabled ones included."""

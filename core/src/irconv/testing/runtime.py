@@ -25,15 +25,13 @@ def emit_ir(graph: Graph, xml_path: Path, host: PluginHost | None = None, **opti
     return Path(xml_path)
 
 
-def compile_ir(xml_path: Path, *, precision: str = "f32", host: PluginHost | None = None) -> Any:
-    """``read_model`` + ``compile_model`` on CPU (f32 inference precision by default), with
-    the installed plugins' runtime extensions added (their custom-opset ops run)."""
-    from irconv.runtime import openvino_core
+def compile_ir(xml_path: Path, *, host: PluginHost | None = None) -> Any:
+    """Read and compile the IR on CPU for comparison (``irconv.runtime.compile_for_comparison``:
+    f32 whatever the device's default), with the installed plugins' runtime extensions added
+    (their custom-opset ops run)."""
+    from irconv.runtime import compile_for_comparison
 
-    core = openvino_core(None if host is None else host.registry())
-    model = core.read_model(str(xml_path))
-    config = {"INFERENCE_PRECISION_HINT": precision} if precision else {}
-    return core.compile_model(model, "CPU", config)
+    return compile_for_comparison(Path(xml_path), registry=None if host is None else host.registry())
 
 
 def run_ir(xml_path: Path, inputs: Mapping[str, np.ndarray] | list[np.ndarray], **kwargs: Any) -> dict[str, np.ndarray]:

@@ -3,10 +3,12 @@
 A constant goes to the file in one of two ways. A C-contiguous value stored as it is
 (the usual case) is written straight from its memory, one ``write``. A value that must be
 encoded on the way (f32 -> f16 compression) or gathered (a transposed view, see
-``fuse.transpose_matmul_weights``) is cut into blocks; two worker threads encode blocks
-into reusable buffers while the calling thread writes the finished ones in order, so the
-conversion runs on both cores and no full-size copy is ever allocated. NumPy releases the
-GIL in both the cast and the write.
+``fuse.transpose_matmul_weights``) is cut into blocks; worker threads (``threads``, one a
+core by default) encode blocks into reusable buffers while the calling thread writes the
+finished ones in order, so the conversion runs on every core, no full-size copy is ever
+allocated and the file is the same whatever the number of threads. NumPy releases the GIL
+in both the cast and the write. A value of a single block is encoded by the calling thread:
+handing it over would only add a wait, so a small model never starts a thread.
 
 A rescaling not computed yet (a ``DeferredProduct``, see ``irconv.ops.deferred``) takes the
 second way too: each block is computed on a worker thread just before it is encoded, so
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import mmap
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -52,8 +55,8 @@ BLOCK = 1 << 20
 #: VGG16 (a 400 MB matrix) 0.6 -> 1.0 s.
 MIN_BLOCK = 1 << 17
 MIN_BLOCKS = 4
-#: Blocks encoded ahead of the write.
-IN_FLIGHT = 3
+#: Blocks encoded ahead of the write, beyond one per worker thread.
+AHEAD = 1
 #: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
 RELEASE_MIN = 1 << 20
 
@@ -143,8 +146,10 @@ class BlobWriter:
     costs nothing: they are the graph's own constants.
     """
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], threads: int = 2) -> None:
         self._stream = stream
+        self._threads = max(1, threads)
+        self._buffers: dict[np.dtype, list[np.ndarray]] = {}  # dtype -> block buffers free for reuse
         self._stored: dict[tuple[str, int, bytes], list[tuple[int, np.ndarray]]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.size = 0
@@ -160,8 +165,31 @@ class BlobWriter:
         """Write ``value`` (C order, little-endian, encoded by ``encoding`` when given)
         unless the same blob is already stored; returns its (offset, size). What the
         encoder returns for each block is appended to ``reports``."""
+        stored = self.add_unless(value, encoding, reports)
+        assert stored is not None
+        return stored
+
+    @property
+    def can_take_back(self) -> bool:
+        """Whether :meth:`add_unless` can take back a blob it wrote (the file is seekable)."""
+        return self._stream.seekable()
+
+    def add_unless(
+        self,
+        value: np.ndarray | Deferred,
+        encoding: Encoding | None = None,
+        reports: list[object] | None = None,
+        refuse: Callable[[list[object]], bool] | None = None,
+    ) -> tuple[int, int] | None:
+        """:meth:`add`, except that when ``refuse`` is true of what the encoder reported
+        for the blob's blocks, the blob is taken back out of the file (which must be
+        seekable, see :attr:`can_take_back`) and None is returned: the encoder finds out,
+        in the pass it makes anyway, what a check made beforehand would read the value once
+        more for (a value f16 cannot hold)."""
+        reports = [] if reports is None else reports
+        first_report = len(reports)
         if not isinstance(value, np.ndarray):  # a Deferred (a protocol check costs ~50 us: not per constant)
-            return self._add_deferred(value, encoding or storage(value.dtype), reports)
+            return self._add_deferred(value, encoding or storage(value.dtype), reports, refuse)
         value = _little_endian(value)
         prefetch_mapped_pages(value)
         encoding = encoding or storage(value.dtype)
@@ -182,24 +210,43 @@ class BlobWriter:
                 value = np.ascontiguousarray(value)
             step = block_size(value.size)
             step += -step % encoding.per_item
-            self._write_encoded(blocks(value, step), encoding, reports if reports is not None else [])
+            self._write_encoded(blocks(value, step), encoding, reports)
+        if refuse is not None and refuse(reports[first_report:]):
+            self._take_back(offset, reports, first_report)
+            return None
         self.size += size
         candidates.append((offset, bits))
         self.blobs += 1
         release_mapped_pages(value)
         return offset, size
 
-    def _add_deferred(self, value: Deferred, encoding: Encoding, reports: list[object] | None) -> tuple[int, int]:
+    def _add_deferred(
+        self,
+        value: Deferred,
+        encoding: Encoding,
+        reports: list[object],
+        refuse: Callable[[list[object]], bool] | None,
+    ) -> tuple[int, int] | None:
         """Compute and write a deferred value; never shared (its digest would cost a
         computation of its own, and two equal rescalings of one matrix are rare)."""
+        first_report = len(reports)
         prefetch_mapped_pages(value.base)
         offset, size = self.size, encoding.items(value.size) * encoding.dtype.itemsize
         parts = value.blocks(block_size(value.size))
-        self._write_encoded(parts, _computing_first(encoding), reports if reports is not None else [])
+        self._write_encoded(parts, _computing_first(encoding), reports)
+        if refuse is not None and refuse(reports[first_report:]):
+            self._take_back(offset, reports, first_report)
+            return None
         self.size += size
         self.blobs += 1
         release_mapped_pages(value.base)
         return offset, size
+
+    def _take_back(self, offset: int, reports: list[object], first_report: int) -> None:
+        """Cut the file back to ``offset`` and forget the reports from ``first_report`` on."""
+        self._stream.seek(offset)
+        self._stream.truncate()
+        del reports[first_report:]
 
     def close(self) -> None:
         if self._pool is not None:
@@ -213,9 +260,26 @@ class BlobWriter:
         self.close()
 
     def _write_encoded(self, parts: Iterator[np.ndarray | Deferred], encoding: Encoding, reports: list[object]) -> None:
+        """Encode ``parts`` and write them in order: on the worker threads when there are
+        several parts and threads, else on this thread. Block buffers are kept for the
+        next constant (a fresh one would fault its pages in again)."""
+        parts = _whole_items(parts, encoding.per_item)
+        first = next(parts, None)
+        second = next(parts, None)
+        if first is None:
+            return
+        blocks = itertools.chain([first], [] if second is None else [second], parts)
+        free = self._buffers.setdefault(encoding.dtype, [])
+        if second is None or self._threads == 1:
+            for block in blocks:
+                count = encoding.items(block.size)
+                buffer = _buffer_for(free, count, encoding.dtype)
+                reports.append(encoding.encode(block, buffer[:count]))
+                self._stream.write(memoryview(buffer[:count]).cast("B"))
+                free.append(buffer)
+            return
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="irconv-blob")
-        free: list[np.ndarray] = []
+            self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="irconv-blob")
         pending: deque[tuple[Future[object], np.ndarray, int]] = deque()
 
         def write_oldest() -> None:
@@ -224,16 +288,20 @@ class BlobWriter:
             self._stream.write(memoryview(buffer[:count]).cast("B"))
             free.append(buffer)
 
-        for block in _whole_items(parts, encoding.per_item):
+        for block in blocks:
             count = encoding.items(block.size)
-            buffer = free.pop() if free else np.empty(BLOCK, encoding.dtype)
-            if buffer.size < count:
-                buffer = np.empty(count, encoding.dtype)
+            buffer = _buffer_for(free, count, encoding.dtype)
             pending.append((self._pool.submit(encoding.encode, block, buffer[:count]), buffer, count))
-            if len(pending) >= IN_FLIGHT:
+            if len(pending) >= self._threads + AHEAD:
                 write_oldest()
         while pending:
             write_oldest()
+
+
+def _buffer_for(free: list[np.ndarray], count: int, dtype: np.dtype) -> np.ndarray:
+    """A buffer of ``count`` items or more: a kept one, or a new one of ``BLOCK`` items at least."""
+    buffer = free.pop() if free else np.empty(0, dtype)
+    return buffer if buffer.size >= count else np.empty(max(count, BLOCK), dtype)
 
 
 def _whole_items(parts: Iterator[np.ndarray | Deferred], per_item: int) -> Iterator[np.ndarray | Deferred]:

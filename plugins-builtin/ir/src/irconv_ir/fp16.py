@@ -8,12 +8,13 @@ precision decides a shape or an index stay f32.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import numpy as np
 from irconv.graph import Graph, Node
 from irconv.ops import Const
+from irconv.ops.traits import Trait
 
 from irconv_ir.blobs import Encoding
 
@@ -44,6 +45,10 @@ PRECISION_SENSITIVE_INPUTS: dict[str, frozenset[int]] = {
 }
 
 
+#: Names of kept constants the note shows, per reason.
+NAMES_SHOWN = 3
+
+
 @dataclass
 class CompressionStats:
     """What compression did, for the note printed after conversion."""
@@ -52,6 +57,8 @@ class CompressionStats:
     values: int = 0
     overflow: int = 0
     underflow: int = 0
+    #: reason -> names of the f32 constants kept f32 for it (see :func:`f16_loss`)
+    kept: dict[str, list[str]] = field(default_factory=dict)
 
     def count(self, values: int, reports: list[object]) -> None:
         """Adds one compressed constant of ``values`` values, given what :func:`encode_f16`
@@ -63,10 +70,18 @@ class CompressionStats:
             self.overflow += overflow
             self.underflow += underflow
 
+    def keep(self, name: str, reason: str) -> None:
+        """Records a constant left f32 because f16 cannot hold it exactly."""
+        self.kept.setdefault(reason, []).append(name)
+
     def message(self) -> str | None:
-        if not self.constants:
+        if not self.constants and not self.kept:
             return None
-        text = f"compressed {self.constants} f32 constant(s) ({self.values} values) to f16"
+        text = f"compressed {self.constants} f32 constant(s) ({self.values} values) to f16" if self.constants else ""
+        for reason, names in sorted(self.kept.items()):
+            shown = ", ".join(repr(name) for name in names[:NAMES_SHOWN])
+            more = f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+            text += f"{'; ' if text else ''}kept {len(names)} constant(s) f32 ({reason}): {shown}{more}"
         problems = []
         if self.overflow:
             problems.append(f"{self.overflow} value(s) beyond +-{F16_MAX:g} were clamped")
@@ -85,25 +100,131 @@ def shape_constants(graph: Graph) -> set[int]:
     converter marks shape sub-graphs: rounding anything on those paths to f16 could change
     a shape.
     """
-    keep: set[int] = set()
+    starts = [
+        source.node
+        for type_name, ports in PRECISION_SENSITIVE_INPUTS.items()
+        for node in graph.by_type(type_name)
+        for port in node.in_ports()
+        if port.idx in ports and (source := port.get_source()) is not None
+    ]
+    return _consts_upstream(starts, lambda node: node.type not in ("ShapeOf", "Parameter"))
+
+
+#: Ops whose output is an integer made from their input's values (FakeQuantize puts them on
+#: a grid of integers): a value an ulp away can come out one integer apart.
+ROUNDING_OPS = ("Round", "Floor", "Ceiling", "FakeQuantize")
+#: Ops that move values without computing new ones: a value's error reaches their users as it is.
+MOVING_OPS = frozenset(
+    {
+        "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Broadcast", "Concat", "Gather", "Tile",
+        "StridedSlice", "Slice", "Pad", "Split", "VariadicSplit", "DepthToSpace", "SpaceToDepth",
+    }
+)  # fmt: skip
+
+
+def rounded_constants(graph: Graph) -> set[int]:
+    """Ids of the Consts of exact integer arithmetic, two kinds:
+
+    - those whose values reach an integer rounding (Round, Floor, Ceiling, FakeQuantize, a
+      Convert to an integer type) through element-wise arithmetic, value moves and
+      reductions: accumulator biases, requantization multipliers, zero points, grid ranges,
+      any computed index. Rounding one to f16 moves the value that is rounded, so the
+      integer that comes out can change;
+    - the operands of the element-wise arithmetic applied to integer values (a rounding's
+      result, a computed integer tensor converted to float): a dequantization's scale and
+      zero point, whose f16 rounding would move every real value made from those integers.
+
+    Such a constant stays f32 unless f16 holds it exactly (see :func:`f16_loss`). Integer
+    weights read as ``Const -> Convert`` are not followed: their scales are the weight
+    compression's business, which chooses their type itself.
+    """
+    rounding = [node for node in graph.nodes() if _makes_integers(node)]
+    starts = [source.node for node in rounding for port in node.in_ports() if (source := port.get_source()) is not None]
+    return _consts_upstream(starts, _passes_values_on) | _operands_downstream(rounding)
+
+
+def _makes_integers(node: Node) -> bool:
+    if node.type in ROUNDING_OPS:
+        return True
+    if node.type != "Convert":
+        return False
+    source = node.in_port(0).get_source()
+    destination = node.op.destination_type  # type: ignore[attr-defined]
+    from_integers = source is not None and source.node.type != "Const" and source.data.element_type.is_integer
+    return bool(destination.is_integer or (from_integers and destination.is_float))
+
+
+def _operands_downstream(starts: list[Node]) -> set[int]:
+    """Ids of the Consts read by the element-wise ops downstream of ``starts`` (walking only
+    through element-wise ops)."""
+    found: set[int] = set()
     seen: set[int] = set()
-    stack = []
-    for type_name, ports in PRECISION_SENSITIVE_INPUTS.items():
-        for node in graph.by_type(type_name):
-            for port in node.in_ports():
-                source = port.get_source()
-                if port.idx in ports and source is not None:
-                    stack.append(source.node)
+    stack = [port.node for node in starts for port in node.users()]
     while stack:
         node = stack.pop()
-        if node.id in seen or node.type in ("ShapeOf", "Parameter"):
+        if node.id in seen or Trait.ELEMENTWISE not in node.op.traits:
+            continue
+        seen.add(node.id)
+        found.update(
+            source.node.id
+            for port in node.in_ports()
+            if (source := port.get_source()) is not None and source.node.type == "Const"
+        )
+        stack.extend(port.node for port in node.users())
+    return found
+
+
+def _passes_values_on(node: Node) -> bool:
+    traits = node.op.traits
+    return Trait.ELEMENTWISE in traits or Trait.REDUCTION in traits or node.type in MOVING_OPS
+
+
+def _consts_upstream(starts: list[Node], walk_through: Callable[[Node], bool]) -> set[int]:
+    """Ids of the Consts among ``starts`` and upstream of them, walking only through nodes
+    ``walk_through`` accepts."""
+    keep: set[int] = set()
+    seen: set[int] = set()
+    stack = list(starts)
+    while stack:
+        node = stack.pop()
+        if node.id in seen:
             continue
         seen.add(node.id)
         if node.type == "Const":
             keep.add(node.id)
-            continue
-        stack.extend(source.node for port in node.in_ports() if (source := port.get_source()) is not None)
+        elif walk_through(node):
+            stack.extend(source.node for port in node.in_ports() if (source := port.get_source()) is not None)
     return keep
+
+
+#: f32 magnitudes from which f16 has no finite value (65520 rounds to infinity).
+F16_OVERFLOW = 65520.0
+BEYOND_F16 = f"values beyond +-{F16_MAX:g}"
+INEXACT_INTEGER_ARITHMETIC = "in exact integer arithmetic, not exact in f16"
+
+
+def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True) -> str | None:
+    """Why ``value`` (f32) must stay f32, or None when f16 may hold it: for a constant that
+    is ``rounded`` downstream (see :func:`rounded_constants`), any value f16 does not hold
+    exactly; with ``check_range``, a finite value f16 cannot hold (beyond +-65504, it would
+    be clamped; the writer leaves that to the encoder, see :func:`any_clamped`). A value
+    computed while written (a ``Deferred``) is not inspected."""
+    if not isinstance(value, np.ndarray) or not value.size:
+        return None
+    if rounded:
+        with np.errstate(over="ignore"):
+            exact = np.array_equal(value.astype(np.float16).astype(np.float32), value, equal_nan=True)
+        if not exact:
+            return INEXACT_INTEGER_ARITHMETIC
+    if not check_range or (-F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
+        return None
+    finite = np.abs(value[np.isfinite(value)])  # the rare case: look at the finite values alone
+    return BEYOND_F16 if finite.size and np.max(finite) >= F16_OVERFLOW else None
+
+
+def any_clamped(reports: list[object]) -> bool:
+    """Whether :func:`encode_f16` clamped a value in any of the blocks it ``reports`` on."""
+    return any(clamped for clamped, _ in reports)  # type: ignore[misc]
 
 
 def should_compress(node: Node, keep: set[int]) -> bool:

@@ -232,16 +232,15 @@ class GraphReader:
     def _const_value(self, layer: IrLayer) -> np.ndarray:
         where = f"{self.path}: {layer.where()}"
         try:
-            element_type: ElementType | None = ir_element_type(layer.data.get("element_type", ""))
+            element_type = ir_element_type(layer.data.get("element_type", ""))
         except ValueError:
-            element_type = None
-        if element_type is None or element_type.is_packed:  # u4/i4 hold two values a byte: not unpacked
+            element_type = ElementType.dynamic
+        if element_type is ElementType.dynamic:
+            readable = ", ".join(et.value for et in ElementType if et is not ElementType.dynamic)
             raise ModelFileError(
                 f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
-                "by irconv (supported: f64, f32, f16, f8e5m2, f8e4m3, i64, i32, i16, i8, u64, u32, u16, u8, boolean)"
+                f"by irconv (supported: {readable})"
             )
-        if element_type in (ElementType.dynamic, ElementType.bf16):
-            raise ModelFileError(f"{where}: constants of element type {element_type.value} are not supported by irconv")
         try:
             shape = parse_shape(layer.data.get("shape", ""))
             offset = int(layer.data["offset"])
@@ -259,9 +258,12 @@ class GraphReader:
             )
         dtype = element_type.numpy
         count = int(np.prod(dims, dtype=np.int64))
-        if count * dtype.itemsize != size:
+        stored = -(-count // 2) if element_type.is_packed else count * dtype.itemsize
+        if stored != size:
             raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
         raw = self.weights[offset : offset + size]
+        if element_type.is_packed:
+            return unpack_nibbles(np.frombuffer(raw, np.uint8), count, element_type).reshape(dims)
         storage = np.uint8 if dtype == np.bool_ else dtype
         value = np.frombuffer(raw, dtype=np.dtype(storage).newbyteorder("<"), count=count)
         if dtype == np.bool_:
@@ -272,3 +274,15 @@ class GraphReader:
     def _name_outputs(port: OutPort, names: list[str]) -> None:
         for name in names:
             port.data.add_name(name)
+
+
+def unpack_nibbles(packed: np.ndarray, count: int, element_type: ElementType) -> np.ndarray:
+    """``count`` u4/i4 values stored two a byte, the first in the low nibble, as irconv holds
+    them (one a byte, ``element_type.numpy``); i4 nibbles are two's complement."""
+    values = np.empty(2 * packed.size, np.uint8)
+    values[0::2] = packed & 0x0F
+    values[1::2] = packed >> 4
+    values = values[:count]
+    if element_type is ElementType.i4:
+        return ((values.astype(np.int8) ^ 8) - 8).view(element_type.numpy)
+    return values.view(element_type.numpy)

@@ -15,7 +15,16 @@ from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter, Encoding
 from irconv_ir.bodies import body_layouts, write_port_map
-from irconv_ir.fp16 import F16, CompressionStats, shape_constants, should_compress
+from irconv_ir.fp16 import (
+    BEYOND_F16,
+    F16,
+    CompressionStats,
+    any_clamped,
+    f16_loss,
+    rounded_constants,
+    shape_constants,
+    should_compress,
+)
 from irconv_ir.meta import RT_MARKERS
 from irconv_ir.names import boundary_names
 from irconv_ir.order import layer_order
@@ -39,7 +48,7 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     check_model_inputs(graph)
     stats = CompressionStats()
     xml = XmlStream(ctx.open(xml_path, "wb"))  # opened first: the files are listed (and verified) in this order
-    with BlobWriter(ctx.open(bin_path, "wb")) as blobs:
+    with BlobWriter(ctx.open(bin_path, "wb"), threads=ctx.options.worker_threads()) as blobs:
         writer = GraphWriter(
             xml,
             blobs,
@@ -152,6 +161,8 @@ class GraphPlan:
     order: list[Node]
     sources: dict[int, list[OutPort]]
     compressed: set[int] = field(default_factory=set)
+    #: compressed candidates whose values are rounded to integers downstream (see ``rounded_constants``)
+    rounded: set[int] = field(default_factory=set)
     layer_of: dict[int, int] = field(default_factory=dict)
     inputs_of: dict[int, int] = field(default_factory=dict)
     extra_names: dict[tuple[int, int], list[str]] = field(default_factory=dict)
@@ -170,6 +181,10 @@ class GraphPlan:
 def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> GraphPlan:
     """Number the layers: topological order; a compressed Const takes two ids (Const, Convert).
 
+    Whether a compression candidate's values fit f16 is only known when it is written (its
+    values are read once, as they are written): one that does not is written f32 under
+    the first of its two ids, and the second stays unused (layer ids need not be dense).
+
     ``name_boundary`` gives unnamed model inputs and outputs a tensor name (the main graph).
     """
     sources = {node.id: _input_sources(node) for node in graph.nodes()}
@@ -178,6 +193,8 @@ def plan_graph(graph: Graph, compress: bool, name_boundary: bool = False) -> Gra
     if name_boundary:
         plan.extra_names = boundary_names(graph)
     keep = shape_constants(graph) if compress else set()
+    if compress:
+        plan.rounded = rounded_constants(graph)
     next_id = 0
     for node in plan.order:
         count = len(sources[node.id])
@@ -284,26 +301,55 @@ class GraphWriter:
         value = node.op.stored  # type: ignore[attr-defined]  # a DeferredConst is computed while written
         names = plan.names(node.out_port(0))
         if node.id in plan.compressed:
-            self.const_layer(layer_id - 1, f"{node.name}/compressed", value, names=[], encoding=F16)
-            self.xml.open("layer", _header(layer_id, node.name, "Convert", "opset1"))
-            self.xml.empty("data", [("destination_type", ElementType.f32.value)])
-            self.xml.open("rt_info")
-            self.xml.empty("attribute", [("name", "decompression"), ("version", "0")])
-            self.xml.close("rt_info")
-            self.xml.open("input")
-            self.port(0, ElementType.f16, value.shape, [])
-            self.xml.close("input")
-            self.xml.open("output")
-            self.port(1, ElementType.f32, value.shape, names)
-            self.xml.close("output")
-            self.xml.close("layer")
-            return
+            stored = self.write_f16(node, value, node.id in plan.rounded)
+            if stored is None:  # written f32 under the f16 Const's id; edges come after the layers
+                plan.compressed.discard(node.id)
+                layer_id -= 1
+                plan.layer_of[node.id] = layer_id
+                plan.inputs_of[node.id] = 0
+            else:
+                self.const_layer(layer_id - 1, f"{node.name}/compressed", value, names=[], stored=(F16, *stored))
+                self.xml.open("layer", _header(layer_id, node.name, "Convert", "opset1"))
+                self.xml.empty("data", [("destination_type", ElementType.f32.value)])
+                self.xml.open("rt_info")
+                self.xml.empty("attribute", [("name", "decompression"), ("version", "0")])
+                self.xml.close("rt_info")
+                self.xml.open("input")
+                self.port(0, ElementType.f16, value.shape, [])
+                self.xml.close("input")
+                self.xml.open("output")
+                self.port(1, ElementType.f32, value.shape, names)
+                self.xml.close("output")
+                self.xml.close("layer")
+                return
         self.const_layer(layer_id, node.name, value, names)
 
+    def write_f16(self, node: Node, value: np.ndarray, rounded: bool) -> tuple[int, int] | None:
+        """Write a compression candidate's f16 blob; (offset, size), or None when f16
+        cannot hold it where that matters (see :func:`f16_loss`; values beyond its range
+        are found by the encoder and the blob is taken back)."""
+        reason = f16_loss(value, rounded, check_range=not self.blobs.can_take_back)
+        if reason is None:
+            reports: list[object] = []
+            stored = self.blobs.add_unless(value, F16, reports, refuse=any_clamped)
+            if stored is not None:
+                self.stats.count(value.size, reports)
+                return stored
+            reason = BEYOND_F16
+        self.stats.keep(node.name, reason)
+        return None
+
     def const_layer(
-        self, layer_id: int, name: str, value: np.ndarray, names: list[str], encoding: Encoding | None = None
+        self,
+        layer_id: int,
+        name: str,
+        value: np.ndarray,
+        names: list[str],
+        stored: tuple[Encoding, int, int] | None = None,
     ) -> None:
-        """A Const layer; its bytes go to the ``.bin`` as they are, or encoded (f16)."""
+        """A Const layer; its bytes go to the ``.bin`` as they are, unless ``stored`` says
+        how and where they already went (encoding, offset, size)."""
+        encoding = stored[0] if stored else None
         try:
             element_type = ElementType.from_numpy(encoding.dtype if encoding else value.dtype)
         except ValueError:
@@ -311,10 +357,7 @@ class GraphWriter:
                 f"constant {name!r} holds {value.dtype} values, which the IR cannot store "
                 "(convert it to a numeric or boolean type first)"
             ) from None
-        reports: list[object] = []
-        offset, size = self.blobs.add(value, encoding, reports)
-        if encoding is F16:
-            self.stats.count(value.size, reports)
+        offset, size = stored[1:] if stored else self.blobs.add(value)
         if self.on_bytes is not None:
             self.on_bytes(size)
         self.xml.open("layer", _header(layer_id, name, "Const", "opset1"))

@@ -3,15 +3,45 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv.errors import UserError
 from irconv.ops import DeferredConst
+from irconv.pipeline.context import SOURCE_PATH
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
-from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
-from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, mapped_base, quantization
+from irconv_llm.activation_stats import InputStatistics
+from irconv_llm.apply_awq import apply_awq
+from irconv_llm.group_fallback import note_group_fallback
+from irconv_llm.options import (
+    ALL_LAYERS,
+    AWQ,
+    COMPRESS_THREADS,
+    DATASET,
+    GROUP_SIZE,
+    NO_SCALE_ESTIMATION,
+    RATIO,
+    SUBSET_SIZE,
+    TOKENIZER,
+    WEIGHT_FORMAT,
+)
+from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
+from irconv_llm.parallel import run_in_order, thread_count
+from irconv_llm.quantize import (
+    BlockParams,
+    DeferredQuantized,
+    HeldValue,
+    Quantization,
+    Scheme,
+    assemble,
+    levels_as,
+    mapped_base,
+    quantization_jobs,
+)
 from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
 
 #: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
@@ -37,12 +67,24 @@ class CompressWeights(Transform):
     of the candidates' weights up to ``ratio`` with the layers int8 represents worst (the
     largest mean squared int8 error of an output channel, NNCF's data-free criterion); the
     others stay int8.
+
+    With ``--dataset`` the model runs on the samples first (``activation_stats``) and every
+    MatMul's errors are weighted by its input's mean squared activation per channel: the
+    range search picks by that error, 4-bit scales are refitted to it
+    (``scale_estimation``), ``--ratio`` keeps in int8 the layers where 4 bits add most to
+    it (``mixed_precision``), and ``--awq`` first moves per-channel scales from the
+    activations into the weights (``apply_awq``). Scales are computed block by block on
+    ``--compress-threads`` threads (``parallel``); the result does not depend on the count.
     """
 
     id = "llm.compress_weights"
     run_after = ("llm.make_stateful",)
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
+        if ctx.options.get(WEIGHT_FORMAT) is None and ctx.options.get(DATASET) is not None:
+            raise UserError("--dataset weights the compression of --weight-format: give one (int4-sym, int4-asym, int8, ...)")
+        if ctx.options.get(AWQ) and ctx.options.get(DATASET) is None:
+            raise UserError("--awq scales channels by their activations: give the samples with --dataset FILE")
         return ctx.options.get(WEIGHT_FORMAT) is not None
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
@@ -53,7 +95,19 @@ class CompressWeights(Transform):
         if not sites:
             ctx.note("--weight-format: the model has no MatMul or embedding with constant weights; nothing compressed")
             return False
-        plan = self._plan(sites, primary, ctx)
+        threads = thread_count(ctx.options.get(COMPRESS_THREADS))
+        compressed = ctx.options.compress_to_fp16
+        stats = _activation_statistics(graph, sites, ctx)
+        schemes = _choose_schemes(sites, primary, stats, compressed, threads, ctx)
+        refine = bool(stats) and not ctx.options.get(NO_SCALE_ESTIMATION)
+        if stats and primary.bits == 4 and ctx.options.get(AWQ):
+            awq = apply_awq(graph, sites, schemes, stats, np.float16 if compressed else np.float32, threads, refine)
+            stats = awq.stats
+            sites = weight_sites(graph)
+            placed = ", ".join(f"{n} into {where}" for where, n in sorted(awq.placed.items())) or "none"
+            ctx.note(f"--dataset: AWQ scaled the inputs of 4-bit layers: {placed}")
+        requests = [_Request(site, schemes[site.consumer.id], stats.get(site.consumer.id), refine) for site in sites]
+        plan = list(zip(sites, quantize_sites(requests, compressed, threads), strict=True))
         rw = Rewriter(graph)
         with rw.batch():
             for site, params in plan:
@@ -62,58 +116,107 @@ class CompressWeights(Transform):
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
         ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
+        note_group_fallback(plan, ctx)
         return True
 
-    def _plan(
-        self, sites: list[WeightSite], primary: Scheme, ctx: TransformContext
-    ) -> list[tuple[WeightSite, Quantization]]:
-        """Each site with its quantization: 8-bit formats put every site in ``primary``; 4-bit
-        ones choose per site between ``primary`` and ``BACKUP``."""
-        # f32 scales are written as f16 when float constants are compressed: levels fit those
-        compressed = ctx.options.compress_to_fp16
 
-        def quantize(site: WeightSite, scheme: Scheme) -> Quantization:
-            return _quantize(site, scheme, compressed)
+@dataclass(frozen=True)
+class _Request:
+    """One site to quantize under ``scheme``; with its input's ``stats``, the error is
+    weighted by the activations (and 4-bit scales refitted to them with ``refine``)."""
 
-        if primary.bits == 8:
-            return [(site, quantize(site, primary)) for site in sites]
-        last = last_projection(sites)
-        kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
-        ratio = ctx.options.get(RATIO)
-        candidates = [site for site in sites if id(site) not in kept]
-        eight_bit: dict[int, Quantization] = {}
-        if ratio < 1.0:
-            eight_bit = {id(site): quantize(site, BACKUP) for site in candidates}
-            candidates = _four_bit_share(candidates, eight_bit, ratio)
-        four_bit = {id(site): quantize(site, primary) for site in candidates}
-        return [(site, four_bit.get(id(site)) or eight_bit.get(id(site)) or quantize(site, BACKUP)) for site in sites]
+    site: WeightSite
+    scheme: Scheme
+    stats: InputStatistics | None
+    refine: bool
 
 
-def _quantize(site: WeightSite, scheme: Scheme, fp16_compressed: bool) -> Quantization:
-    """``site``'s scales, fit to the precision they are stored in."""
-    float_type = site.weight.out_port(0).data.element_type
-    stored_f16 = fp16_compressed and float_type is ElementType.f32
-    weights = site.value
-    params = quantization(weights, scheme, np.float16 if stored_f16 else float_type.numpy)
-    release_mapped_pages(mapped_base(weights))  # read again block by block when written
+def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> list[Quantization]:
+    """Each request's quantization, computed block by block on ``threads`` threads; a
+    site's mapped pages are released once its last block is done. ``compressed``: the
+    IR's float constants are written as f16 (so are the scales)."""
+    jobs: list[Callable[[], BlockParams]] = []
+    spans = []
+    for request in requests:
+        importance = None if request.stats is None else request.stats.mean_square
+        refine = request.refine and request.scheme.bits == 4
+        made = quantization_jobs(request.site.value, request.scheme, _scale_dtype(request.site, compressed), importance, refine)
+        jobs += made
+        spans.append(len(made))
+    results = run_in_order(jobs, threads)
+    params = []
+    for request, span in zip(requests, spans, strict=True):
+        rows, cols = request.site.value.shape
+        params.append(assemble(request.scheme, rows, cols, [next(results) for _ in range(span)]))
+        release_mapped_pages(mapped_base(request.site.value))  # read again block by block when written
     return params
 
 
-def _four_bit_share(candidates: list[WeightSite], eight_bit: dict[int, Quantization], ratio: float) -> list[WeightSite]:
-    """Candidates for 4 bits, up to ``ratio`` of the weights: those int8 represents worst first.
+def _scale_dtype(site: WeightSite, compressed: bool) -> type:
+    """The precision ``site``'s scales are stored in: levels are chosen to fit it."""
+    float_type = site.weight.out_port(0).data.element_type
+    return np.float16 if compressed and float_type is ElementType.f32 else float_type.numpy
 
-    The sensitivity is NNCF's data-free one: a layer whose int8 error is small (the largest
-    mean squared error of an output channel) is the one int8 keeps accurate, so it is the one
-    that stays int8; layers int8 represents poorly lose less by going to 4 bits. A layer
-    that would overflow the share is skipped, a smaller one may still fit."""
-    budget = ratio * sum(site.parameters for site in candidates)
-    chosen: list[WeightSite] = []
-    held = 0
-    for site in sorted(candidates, key=lambda site: -eight_bit[id(site)].worst_row_error):
-        if held + site.parameters <= budget:
-            chosen.append(site)
-            held += site.parameters
-    return chosen
+
+def _activation_statistics(graph: Graph, sites: list[WeightSite], ctx: TransformContext) -> dict[int, InputStatistics]:
+    """With ``--dataset``: the statistics of each MatMul site's input, by consumer node id."""
+    dataset = ctx.options.get(DATASET)
+    if dataset is None:
+        return {}
+    from irconv_llm.activation_stats import collect, data_input
+    from irconv_llm.dataset import find_tokenizer, read_samples, token_ids
+
+    samples = read_samples(dataset, ctx.options.get(SUBSET_SIZE))
+    tokenizer = find_tokenizer(ctx.options.get(TOKENIZER), graph.meta.get(SOURCE_PATH))
+    by_port = collect(graph, sites, token_ids(samples, tokenizer), ctx.options)
+    ctx.note(f"--dataset: activation statistics from {len(samples)} sample(s) of {dataset}")
+    return {site.consumer.id: by_port[data_input(site)] for site in sites if not site.embedding}
+
+
+def _choose_schemes(
+    sites: list[WeightSite],
+    primary: Scheme,
+    stats: dict[int, InputStatistics],
+    compressed: bool,
+    threads: int,
+    ctx: TransformContext,
+) -> dict[int, Scheme]:
+    """Each site's scheme, by consumer node id: 8-bit formats put every site in ``primary``;
+    4-bit ones choose per site between ``primary`` and ``BACKUP``."""
+    if primary.bits == 8:
+        return {site.consumer.id: primary for site in sites}
+    last = last_projection(sites)
+    kept = set() if ctx.options.get(ALL_LAYERS) else {id(s) for s in sites if s.embedding or s is last}
+    candidates = [site for site in sites if id(site) not in kept]
+    ratio = ctx.options.get(RATIO)
+    if ratio < 1.0:
+        candidates = _four_bit_share(candidates, primary, stats, compressed, threads, ratio)
+    chosen = {id(site) for site in candidates}
+    return {site.consumer.id: primary if id(site) in chosen else BACKUP for site in sites}
+
+
+def _four_bit_share(
+    candidates: list[WeightSite],
+    primary: Scheme,
+    stats: dict[int, InputStatistics],
+    compressed: bool,
+    threads: int,
+    ratio: float,
+) -> list[WeightSite]:
+    """Candidates for 4 bits, up to ``ratio`` of the weights (``mixed_precision``)."""
+
+    def quantized(scheme: Scheme) -> list[Quantization]:
+        requests = [_Request(site, scheme, stats.get(site.consumer.id), False) for site in candidates]
+        return quantize_sites(requests, compressed, threads)
+
+    eight = quantized(BACKUP)
+    if stats:
+        pairs = zip(candidates, quantized(primary), eight, strict=True)
+        sensitivity = [activation_sensitivity(four, e, site.parameters) for site, four, e in pairs]
+    else:
+        sensitivity = [data_free_sensitivity(e) for e in eight]
+    chosen = four_bit_share([site.parameters for site in candidates], sensitivity, ratio)
+    return [candidates[index] for index in chosen]
 
 
 def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:

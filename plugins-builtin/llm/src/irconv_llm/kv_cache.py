@@ -39,9 +39,13 @@ class CacheTensor:
 
 
 def tensor_name(node: Node) -> str:
-    """A Parameter's or Result's tensor name (the first the model gives it), or its node name."""
+    """A Parameter's or Result's tensor name, or its node name: a Parameter's own name (the
+    first; a rewrite that replaced a tensor by the input moved that tensor's names after it),
+    a Result's first in order."""
     port = node.out_port(0) if node.type == "Parameter" else node.in_port(0).get_source()
     names = port.data.names if port is not None else []
+    if node.type == "Parameter" and names:
+        return names[0]
     return sorted(names)[0] if names else node.name
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from irconv import MetaKey, Option
@@ -16,6 +17,20 @@ def _ratio(value: Any) -> str | None:
 
 def _group(value: Any) -> str | None:
     return None if value is None or value == -1 or value > 0 else f"{value} is neither -1 nor a positive size"
+
+
+def _threads(value: Any) -> str | None:
+    return None if value is None or value >= 0 else f"{value} is negative"
+
+
+def _dataset(value: Any) -> str | None:
+    from irconv_llm.dataset import dataset_problem
+
+    return None if value is None else dataset_problem(Path(value))
+
+
+def _positive(value: Any) -> str | None:
+    return None if value is None or value > 0 else f"{value} is not a positive count"
 
 
 STATEFUL: Option[bool] = Option(
@@ -76,6 +91,77 @@ TASK: Option[str | None] = Option(
     "default: the KV cache as state, for OpenVINO GenAI's LLMPipeline), text-generation (no cache), "
     "feature-extraction (encoders' default: the last hidden state, for TextEmbeddingPipeline)",
 )
-OPTIONS = (STATEFUL, WEIGHT_FORMAT, GROUP_SIZE, RATIO, ALL_LAYERS, TASK)
 #: Set by a loader whose model is stateful by default (a Hugging Face causal LM): as --stateful.
 MAKE_STATEFUL: MetaKey[bool] = MetaKey("llm.make_stateful", bool)
+COMPRESS_THREADS: Option[int] = Option(
+    "llm.compress_threads",
+    int,
+    default=0,
+    flag="--compress-threads",
+    keyword="compress_threads",
+    metavar="N",
+    validate=_threads,
+    help="threads computing the compressed weights' scales (0: one per available core); "
+    "the output is the same whatever the count",
+)
+DATASET: Option[Path | None] = Option(
+    "llm.dataset",
+    Path,
+    flag="--dataset",
+    keyword="dataset",
+    metavar="FILE",
+    validate=_dataset,
+    help="with --weight-format: a UTF-8 text file, one sample per line, run through the model to "
+    "weight the compression by its activations (scales chosen and refitted for the activation-weighted "
+    "error, --ratio's int8 layers chosen by it; --awq adds input-channel scaling)",
+)
+TOKENIZER: Option[Path | None] = Option(
+    "llm.tokenizer",
+    Path,
+    flag="--tokenizer",
+    keyword="tokenizer",
+    metavar="PATH",
+    help="the tokenizer.json (or a folder holding it) that turns --dataset's lines into token ids; "
+    "default: the one in the model's folder",
+)
+SUBSET_SIZE: Option[int] = Option(
+    "llm.subset_size",
+    int,
+    default=128,
+    flag="--subset-size",
+    keyword="subset_size",
+    metavar="N",
+    validate=_positive,
+    help="--dataset lines run through the model (the first N non-blank ones)",
+)
+AWQ: Option[bool] = Option(
+    "llm.awq",
+    bool,
+    default=False,
+    flag="--awq",
+    keyword="awq",
+    help="with --dataset, also move AWQ-style per-input-channel scales from the activations into the "
+    "4-bit weights (helps where a few activation channels are much larger than the rest)",
+)
+NO_SCALE_ESTIMATION: Option[bool] = Option(
+    "llm.no_scale_estimation",
+    bool,
+    default=False,
+    flag="--no-scale-estimation",
+    keyword="no_scale_estimation",
+    help="with --dataset, keep the range-based 4-bit scales instead of refitting them to the activations",
+)
+OPTIONS = (
+    STATEFUL,
+    WEIGHT_FORMAT,
+    GROUP_SIZE,
+    RATIO,
+    ALL_LAYERS,
+    COMPRESS_THREADS,
+    DATASET,
+    TOKENIZER,
+    SUBSET_SIZE,
+    AWQ,
+    NO_SCALE_ESTIMATION,
+    TASK,
+)

@@ -20,8 +20,9 @@ weights, a block of rows at a time; the quantized values themselves are a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from irconv.ops.deferred import DeferredProduct
@@ -125,43 +126,112 @@ def mapped_base(weights: Weights) -> np.ndarray:
     return weights.base if isinstance(weights, DeferredProduct) else weights
 
 
-def quantization(weights: Weights, scheme: Scheme, scale_dtype: np.dtype | type = np.float32) -> Quantization:
+def quantization(
+    weights: Weights,
+    scheme: Scheme,
+    scale_dtype: np.dtype | type = np.float32,
+    importance: np.ndarray | None = None,
+    refine: bool = False,
+) -> Quantization:
     """Scales (and zero points) of ``weights`` ``[rows, cols]`` under ``scheme``, one block
     of rows at a time (``weights`` may be a strided view of a memory map).
 
     Scales are rounded to ``scale_dtype``, the precision they will be stored in (f16 when
     the IR's float constants are compressed), before the levels are chosen with them: the
-    levels then fit the scale the runtime will use."""
+    levels then fit the scale the runtime will use. ``importance`` (``[cols]``, the mean
+    squared activation of each input channel) weights each channel's squared error, so the
+    range narrowing (and, with ``refine``, ``scale_estimation.refine``) minimises the error
+    of the layer's outputs rather than of its weights."""
+    rows, cols = weights.shape
+    jobs = quantization_jobs(weights, scheme, scale_dtype, importance, refine)
+    return assemble(scheme, rows, cols, [job() for job in jobs])
+
+
+@dataclass(frozen=True)
+class BlockParams:
+    """One block of rows' share of a ``Quantization`` (``error``: per group, ``[rows, groups, 1]``)."""
+
+    scale: np.ndarray
+    zero_point: np.ndarray | None
+    error: np.ndarray
+
+
+def quantization_jobs(
+    weights: Weights,
+    scheme: Scheme,
+    scale_dtype: np.dtype | type = np.float32,
+    importance: np.ndarray | None = None,
+    refine: bool = False,
+) -> list[Callable[[], BlockParams]]:
+    """``quantization``'s work cut into independent blocks of rows, to run in any order or
+    on any thread (NumPy releases the GIL); ``assemble`` joins their results in order."""
     rows, cols = weights.shape
     groups = scheme.groups(cols)
-    scale = np.empty((rows, groups, 1), np.float32)
-    zero_point = None if scheme.symmetric else np.empty((rows, groups, 1), np.int16)
-    squared_error = 0.0
-    worst_row_error = 0.0
-    for start, stop in row_ranges(rows, cols):
-        block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
-        best_error = np.full((stop - start, groups, 1), np.inf)
-        for narrowing in _narrowings(scheme):
-            block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
-            group_error = _squared_error(block, block_scale, block_zero, scheme)
-            better = ~(group_error >= best_error)  # a NaN group takes some scale all the same
-            np.copyto(scale[start:stop], block_scale, where=better)
-            if zero_point is not None and block_zero is not None:
-                np.copyto(zero_point[start:stop], block_zero, where=better)
-            np.minimum(group_error, best_error, out=best_error)
-        squared_error += float(best_error.sum())
-        worst_row_error = max(worst_row_error, float(best_error.sum(axis=(1, 2)).max()) / max(cols, 1))
-    return Quantization(scheme, scale, zero_point, squared_error, worst_row_error)
+    weight = None if importance is None else np.asarray(importance, np.float32).reshape(1, groups, -1)
+    return [
+        partial(_block_params, weights, start, stop, scheme, scale_dtype, weight, refine)
+        for start, stop in row_ranges(rows, cols)
+    ]
 
 
-def _squared_error(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
-    """Per group, ``sum((block - dequantized)**2)`` (f64, shaped like ``scale``)."""
+def assemble(scheme: Scheme, rows: int, cols: int, blocks: list[BlockParams]) -> Quantization:
+    """The ``Quantization`` of blocks of consecutive rows, in order (sums taken in a fixed
+    order: the same result whichever thread computed which block)."""
+    scale = np.concatenate([block.scale for block in blocks])
+    zero_point = None if scheme.symmetric else np.concatenate([block.zero_point for block in blocks])  # type: ignore[misc]
+    squared_error = sum(float(block.error.sum()) for block in blocks)
+    worst = max(float(block.error.sum(axis=(1, 2)).max()) for block in blocks) / max(cols, 1)
+    return Quantization(scheme, scale, zero_point, squared_error, worst)
+
+
+def _block_params(
+    weights: Weights,
+    start: int,
+    stop: int,
+    scheme: Scheme,
+    scale_dtype: np.dtype | type,
+    importance: np.ndarray | None,
+    refine: bool,
+) -> BlockParams:
+    """The scale among the narrowed ranges with the smallest (weighted) squared error, per group."""
+    groups = scheme.groups(weights.shape[1])
+    block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
+    scale = np.empty((stop - start, groups, 1), np.float32)
+    zero_point = None if scheme.symmetric else np.empty((stop - start, groups, 1), np.int16)
+    best_error = np.full((stop - start, groups, 1), np.inf)
+    for narrowing in _narrowings(scheme):
+        block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
+        group_error = squared_error(block, block_scale, block_zero, scheme, importance)
+        better = ~(group_error >= best_error)  # a NaN group takes some scale all the same
+        np.copyto(scale, block_scale, where=better)
+        if zero_point is not None and block_zero is not None:
+            np.copyto(zero_point, block_zero, where=better)
+        np.minimum(group_error, best_error, out=best_error)
+    if refine:
+        from irconv_llm.scale_estimation import refine_scales
+
+        scale, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
+    return BlockParams(scale, zero_point, best_error)
+
+
+def squared_error(
+    block: np.ndarray,
+    scale: np.ndarray,
+    zero_point: np.ndarray | None,
+    scheme: Scheme,
+    importance: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per group, ``sum(importance * (block - dequantized)**2)`` (f64, shaped like ``scale``;
+    ``importance`` ``[1, groups, g]`` or None for ones)."""
     levels = quantize_block(block, scale, zero_point, scheme)
     if zero_point is not None:
         levels -= zero_point
     levels *= scale
     levels -= block
-    error: np.ndarray = np.square(levels, out=levels).sum(-1, keepdims=True, dtype=np.float64)
+    np.square(levels, out=levels)
+    if importance is not None:
+        levels *= importance
+    error: np.ndarray = levels.sum(-1, keepdims=True, dtype=np.float64)
     return error
 
 
@@ -181,14 +251,14 @@ def _range_scale(
     at its low and high ends, onto the levels."""
     if scheme.symmetric:
         extreme = np.take_along_axis(block, np.abs(block).argmax(-1)[..., None], -1)
-        return _stored(extreme * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
+        return stored_scale(extreme * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
     low = block.min(-1, keepdims=True) * np.float32(narrowing[0])
     high = block.max(-1, keepdims=True) * np.float32(narrowing[1])
-    scale = _stored((high - low) / np.float32(scheme.high), scale_dtype)
+    scale = stored_scale((high - low) / np.float32(scheme.high), scale_dtype)
     return scale, np.clip(np.rint(-low / scale), 0, scheme.high).astype(np.int16)
 
 
-def _stored(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
+def stored_scale(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     """``scale`` as ``dtype`` will hold it (f32 values), none of them zero."""
     info = np.finfo(dtype)
     magnitude = np.clip(np.abs(scale), info.smallest_normal, info.max)
@@ -318,3 +388,13 @@ def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
     dtype = element_type.numpy
     plain = dtype[0] if dtype.names else dtype  # a tagged dtype's one field
     return values.astype(plain).view(dtype)
+
+
+def dequantized(weights: np.ndarray, params: Quantization) -> np.ndarray:
+    """What the runtime computes from ``weights``' levels under ``params`` (f32 ``[rows, cols]``)."""
+    rows, cols = weights.shape
+    levels = quantize_block(as_f32(weights).reshape(rows, params.groups, -1), params.scale, params.zero_point, params.scheme)
+    if params.zero_point is not None:
+        levels -= params.zero_point
+    levels *= params.scale
+    return levels.reshape(rows, cols)

@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
-import numpy as np
-from irconv import Const, Graph, Rewriter, Transform, TransformContext, UserError
+from irconv import Const, Graph, Rewriter, Transform, TransformContext
+from irconv.values import fixed_value, parse_values, summarise_value
 
 from irconv_prep.inputs import by_input, input_name, parameter_op
 from irconv_prep.options import FREEZE
 from irconv_prep.specs import parse_frozen
 
 _FLAG = "--freeze-placeholder-with-value"
-_BOOLS = {"true": True, "false": False}
-
-
-def frozen_value(text: str, dtype: np.dtype, shape: tuple[int | None, ...] | None, name: str) -> np.ndarray:
-    """The constant for input ``name``: numbers or true/false, broadcast or reshaped to its shape."""
-    parts = [p for p in re.split(r"[,\s]+", text.strip().strip("[]")) if p]
-    if not parts:
-        raise UserError(f"{_FLAG}: no value given for input {name!r}")
-    try:
-        items = [_BOOLS[p.lower()] if p.lower() in _BOOLS else float(p) for p in parts]
-        values = np.asarray(items).astype(dtype)
-    except (ValueError, OverflowError):
-        raise UserError(f"{_FLAG}: {text!r} is not a value of input {name!r} ({dtype})") from None
-    if shape is None or any(d is None for d in shape):
-        return values.reshape(()) if values.size == 1 else values
-    static = tuple(int(d) for d in shape if d is not None)
-    if values.size == 1:
-        return np.full(static, values.reshape(()), dtype=dtype)
-    if values.size != int(np.prod(static, dtype=np.int64)):
-        raise UserError(f"{_FLAG}: {values.size} values do not fill input {name!r} of shape {list(static)}")
-    return values.reshape(static)
 
 
 class FreezeInputs(Transform):
@@ -52,8 +29,9 @@ class FreezeInputs(Transform):
         for node, text in by_input(graph, parse_frozen(ctx.options.get(FREEZE)), _FLAG):
             op = parameter_op(node)
             name = input_name(node)
-            value = frozen_value(text, op.element_type.numpy, op.shape, name)
+            # One value fills the input, as for --input name->value: one rule, in irconv.values.
+            value = fixed_value(parse_values(text, f"{_FLAG} {name}"), op.element_type.numpy, op.shape, _FLAG, name)
             constant = rw.insert(Const(value), name=f"{node.name}/frozen")
             rw.replace(node, constant.out_port(0))
-            ctx.note(f"input {name!r} frozen to {value.tolist()!r}")
+            ctx.note(f"input {name!r} frozen to {summarise_value(value)}")
         return rw.modified

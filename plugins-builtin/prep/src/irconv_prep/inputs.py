@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeVar
 
-from irconv import ConversionOptions, Graph, Node, Parameter, UserError
+from irconv import ConversionOptions, Graph, Node, Parameter, UsageError, UserError
 
 from irconv_prep.options import LAYOUT, SOURCE_LAYOUT, TARGET_LAYOUT
 from irconv_prep.specs import LayoutSpec, parse_layouts
@@ -68,7 +68,7 @@ def input_layouts(graph: Graph, options: ConversionOptions) -> dict[int, LayoutS
     for node_id, spec in list(specs.items()):
         node = nodes[node_id]
         if spec.source is None:
-            raise UserError(f"--target-layout for input {input_name(node)!r} needs its --source-layout too")
+            raise UsageError(f"--target-layout for input {input_name(node)!r} needs its --source-layout too")
         target = spec.target or spec.source
         if sorted(spec.source.letters) != sorted(target.letters) or (
             spec.source != target and "?" in spec.source.letters

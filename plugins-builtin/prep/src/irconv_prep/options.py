@@ -23,6 +23,16 @@ def _checked_by(parse: Callable[[Any], object]) -> Callable[[Any], str | None]:
     return validate
 
 
+def _divisors(value: Any) -> str | None:
+    """Scales divide: a 0 is wrong whatever the model, so it is refused with the value's syntax."""
+    problem = _checked_by(parse_per_input)(value)
+    if problem or value is None:
+        return problem
+    zero = next((name for name, values in parse_per_input(value).items() if 0 in values), None)
+    where = f"input {zero!r}" if zero else "the model's input"
+    return None if zero is None else f"a scale of 0 for {where}: scales divide the input"
+
+
 def _positive(value: Any) -> str | None:
     return None if value is None or value > 0 else f"{value} is not a positive number"
 
@@ -42,7 +52,7 @@ SCALE_VALUES: Option[Any] = Option(
     flag="--scale-values",
     keyword="scale_values",
     metavar="NAME[V,...]",
-    validate=_checked_by(parse_per_input),
+    validate=_divisors,
     help="divide an input by per-channel values (after the means), e.g. data[58.4,57.1,57.4]",
 )
 SCALE: Option[float | None] = Option(

@@ -10,6 +10,10 @@ only when an extension for that (type, opset) pair is added to the ``Core``::
     add_to(core)                       # core.add_extension(OpExtension(ExampleSwishRuntime))
     compiled = core.compile_model(core.read_model("model.xml"), "CPU")
 
+To compare the IR's outputs with a reference, compile it the way the tests and ``--verify``
+do: ``irconv.runtime.compile_for_comparison("model.xml", core=core)`` (f32 whatever the
+CPU's default precision; without ``core``, every installed plugin's extension is added).
+
 The CPU plugin runs the op through ``evaluate`` (NumPy, on the host). This module imports
 ``openvino`` (install the plugin with its ``runtime`` extra); the converter side of the
 plugin never imports it. For deployment without Python, the same op is written in C++

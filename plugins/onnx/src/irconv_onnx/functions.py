@@ -1,4 +1,14 @@
-"""Expanding ONNX functions (model-local ones and schema function bodies) into nodes."""
+"""Expanding ONNX functions (model-local ones and schema function bodies) into nodes.
+
+A model's own functions are read with irconv's copy of the schema (``irconv_onnx.proto``).
+The bodies of schema-defined function ops (``LayerNormalization`` before an extractor
+existed, ``Celu``, ``Gelu``, ...) live in the ONNX operator library, so ``onnx.defs`` is
+imported, and the ``onnx`` package with it, only when a model holds such an op that no
+installed extractor handles; ONNX shape inference likewise only when such a body depends
+on input types the model does not declare. Their protos are carried over to irconv's
+schema through their serialized bytes (the two schemas are the same messages). Without an
+importable ``onnx``, such ops stay as they are and are reported among the unsupported ones.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +22,7 @@ def inline_function(node: Any, function: Any, prefix: str, defaults: dict[str, A
     Inner values get ``prefix/`` names; attribute references (``ref_attr_name``) take the
     calling node's attribute, or the function's default, and are dropped when neither exists.
     """
-    from onnx import NodeProto
+    from irconv_onnx.proto.onnx_ml_pb2 import NodeProto
 
     mapping: dict[str, str] = {}
     for i, formal in enumerate(function.input):
@@ -72,9 +82,11 @@ def _rename_captures(graph: Any, internal: set[str], rename: Callable[[str], str
 
 def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
     """Attribute defaults the ONNX schema declares (function bodies may refer to them)."""
-    import onnx.defs
+    from irconv_onnx.proto.onnx_ml_pb2 import AttributeProto
 
     try:
+        import onnx.defs
+
         schema = onnx.defs.get_schema(op_type, opset, domain)
     except Exception:
         return {}
@@ -82,7 +94,7 @@ def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
     for name, attribute in schema.attributes.items():
         default = attribute.default_value
         if default is not None and default.type != 0:
-            found[name] = default
+            found[name] = AttributeProto.FromString(default.SerializeToString())
     return found
 
 
@@ -94,10 +106,11 @@ def schema_function(
     Context-dependent bodies need the input types; ``input_type(name)`` gives a
     TypeProto when the loader knows it.
     """
-    import onnx
-    import onnx.defs
+    from irconv_onnx.proto.onnx_ml_pb2 import FunctionProto
 
     try:
+        import onnx.defs
+
         schema = onnx.defs.get_schema(node.op_type, opset, domain)
     except Exception:
         return None
@@ -110,19 +123,37 @@ def schema_function(
         if schema.has_function:
             data = schema.get_function_with_opset_version(newest(schema.function_opset_versions))
             if data:
-                return onnx.FunctionProto.FromString(data)
+                return FunctionProto.FromString(data)
         if schema.has_context_dependent_function:
             types = []
             for name in node.input:
-                t = input_type(name) if name else onnx.TypeProto()
-                if t is None:
+                t = input_type(name) if name else None
+                if name and t is None:
                     return None
-                types.append(t.SerializeToString())
+                types.append(t.SerializeToString() if t is not None else b"")  # b"": an empty TypeProto
             data = schema.get_context_dependent_function_with_opset_version(
                 newest(schema.context_dependent_function_opset_versions), node.SerializeToString(), types
             )
             if data:
-                return onnx.FunctionProto.FromString(data)
+                return FunctionProto.FromString(data)
     except Exception:
         return None
     return None
+
+
+def infer_value_types(model: Any) -> dict[str, Any]:
+    """The tensor types ONNX shape inference finds for the values of ``model``'s main graph
+    (TypeProtos of irconv's schema), or nothing when inference fails."""
+    from irconv_onnx.proto.onnx_ml_pb2 import TypeProto
+
+    try:
+        import onnx
+
+        inferred = onnx.shape_inference.infer_shapes(onnx.ModelProto.FromString(model.SerializeToString()))
+    except Exception:
+        return {}
+    return {
+        value.name: TypeProto.FromString(value.type.SerializeToString())
+        for value in inferred.graph.value_info
+        if value.type.HasField("tensor_type")
+    }

@@ -39,13 +39,13 @@ def normalize_domain(domain: str) -> str:
 
 def read_model_proto(path: Path) -> Any:
     """Parse the ModelProto; external data, and large inline initializers, are left on disk."""
-    import onnx
     from google.protobuf.message import DecodeError
 
     try:
-        model = _parse_leaving_weights_on_disk(path) or onnx.load_model(str(path), load_external_data=False)
+        model = _parse_leaving_weights_on_disk(path) or _parse(path.read_bytes())
     except (DecodeError, RuntimeError, ValueError) as exc:
-        raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {exc}") from None
+        why = str(exc).replace("'irconv_onnx.", "'onnx.")  # the vendored schema's messages are ONNX's
+        raise ModelFileError(f"{path} is not a valid ONNX model (truncated or corrupt?): {why}") from None
     if not model.HasField("graph") or (not model.graph.node and not model.graph.output):
         raise ModelFileError(f"{path} holds no ONNX graph (truncated or not an ONNX file?)")
     return model
@@ -55,8 +55,6 @@ def _parse_leaving_weights_on_disk(path: Path) -> Any | None:
     """The ModelProto with its large initializers pointing into the file (``wire``), or None
     when the file does not lend itself (then it is parsed whole)."""
     import mmap
-
-    import onnx
 
     if path.is_symlink() or not path.is_file():
         return None  # the tensors would name a file outside the folder the link sits in
@@ -72,8 +70,15 @@ def _parse_leaving_weights_on_disk(path: Path) -> Any | None:
         mapping.close()
     if rebuilt is None:
         return None
-    model = onnx.ModelProto()
-    model.ParseFromString(rebuilt)
+    return _parse(rebuilt)
+
+
+def _parse(data: bytes) -> Any:
+    """A ModelProto of irconv's own copy of the ONNX schema (``irconv_onnx.proto``)."""
+    from irconv_onnx.proto.onnx_ml_pb2 import ModelProto
+
+    model = ModelProto()
+    model.ParseFromString(data)
     return model
 
 
@@ -284,20 +289,22 @@ class _Builder:
         tensor = self._initializers.get(name)
         if tensor is None:
             return None
-        from onnx import helper
+        from irconv_onnx.proto.onnx_ml_pb2 import TypeProto
 
-        found = helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims))
+        found = TypeProto()
+        found.tensor_type.elem_type = tensor.data_type
+        found.tensor_type.shape.SetInParent()  # present even for a scalar: rank 0, not unknown
+        for d in tensor.dims:
+            found.tensor_type.shape.dim.add().dim_value = d
         self.types[name] = found
         return found
 
     def _infer_types(self) -> None:
-        """Run ONNX shape inference once, for context-dependent function bodies."""
-        import onnx
+        """Run ONNX shape inference once, for context-dependent function bodies.
 
-        try:
-            inferred = onnx.shape_inference.infer_shapes(self.model)
-        except Exception:
-            return
-        for value in inferred.graph.value_info:
-            if value.type.HasField("tensor_type"):
-                self._inferred_types.setdefault(value.name, value.type)
+        Only a model with a schema-defined function op that no extractor handles, and whose
+        body depends on types nothing declares, gets here: then the ``onnx`` package's
+        shape inference is imported (see ``irconv_onnx.functions``)."""
+        from irconv_onnx.functions import infer_value_types
+
+        self._inferred_types.update(infer_value_types(self.model))

@@ -53,7 +53,7 @@ def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
     """The NumPy dtype of an ONNX element type; unsupported types raise one clear ConversionError."""
     if data_type == BFLOAT16:
         try:
-            return ElementType.bf16.numpy  # ml_dtypes.bfloat16, imported on first use
+            return ElementType.bf16.numpy
         except ValueError as exc:
             raise ConversionError(f"ONNX element type BFLOAT16{f' ({where})' if where else ''}: {exc}") from None
     try:
@@ -99,15 +99,30 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
             raise ModelFileError(f"{where}: raw data holds {len(raw)} bytes, shape {list(shape)} needs "
                                  f"{count * dtype.itemsize}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape)
-    if tensor.data_type in FLOAT8 or tensor.data_type == BFLOAT16:  # bit patterns, one per int32_data entry
-        codes = np.asarray(tensor.int32_data, dtype=np.int64)
-        if codes.size != int(np.prod(shape, dtype=np.int64)):
-            raise ModelFileError(f"{where}: {codes.size} values, shape {list(shape)} needs "
-                                 f"{int(np.prod(shape, dtype=np.int64))}")
-        return codes.astype(np.dtype(f"u{dtype.itemsize}")).view(dtype).reshape(shape)
-    from onnx import numpy_helper
+    return _typed_field(tensor, dtype, shape, where)
 
-    return np.asarray(numpy_helper.to_array(tensor)).astype(dtype, copy=False).reshape(shape)
+
+#: The TensorProto field holding the values of each type when there is no raw_data
+#: (onnx.proto's comments on ``float_data`` .. ``uint64_data``); every other supported
+#: type, down to bool, is one ``int32_data`` entry per value.
+_TYPED_FIELDS = {1: "float_data", 7: "int64_data", 11: "double_data", 12: "uint64_data", 13: "uint64_data"}
+#: Types whose int32_data entries are bit patterns, not values.
+_BIT_PATTERNS = {10, BFLOAT16, *FLOAT8}
+
+
+def _typed_field(tensor: Any, dtype: np.dtype, shape: tuple[int, ...], where: str) -> np.ndarray:
+    """The values of a tensor kept in its typed repeated field (small tensors, attributes)."""
+    values = getattr(tensor, _TYPED_FIELDS.get(tensor.data_type, "int32_data"))
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(values) != count:
+        raise ModelFileError(f"{where}: {len(values)} values, shape {list(shape)} needs {count}")
+    if tensor.data_type in _BIT_PATTERNS:  # f16, bf16, f8: the bits in the low bytes of each int32
+        codes = np.asarray(values, dtype=np.int64).astype(np.dtype(f"u{dtype.itemsize}"))
+        return codes.view(dtype).reshape(shape)
+    try:
+        return np.asarray(values, dtype=dtype).reshape(shape)
+    except OverflowError:
+        raise ModelFileError(f"{where}: a value lies outside the range of {dtype}") from None
 
 
 def confined_path(location: str, folder: Path, where: str) -> Path:

@@ -11,11 +11,13 @@ and object constants and the legacy pickled weight files are refused.
 from __future__ import annotations
 
 import io
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from irconv.errors import ModelFileError
+from irconv_torch.archive_version import WriterVersion
 
 
 def load_program_file(path: Path) -> Any:
@@ -40,19 +42,26 @@ def load_program_file(path: Path) -> Any:
                              "irconv converts an archive of one")
     (model,) = models
     try:
-        return _program(reader, package, names, model, files)
+        document = json.loads(reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(model)))
+    except Exception as exc:
+        raise ModelFileError(f"{path}: the exported program {model!r} is not valid JSON "
+                             f"({type(exc).__name__}: {_first_line(exc)})") from None
+    writer = WriterVersion.of(document)
+    writer.check_readable(path)
+    try:
+        return _program(reader, package, names, model, files, document)
     except ModelFileError:
         raise
     except Exception as exc:
         raise ModelFileError(f"{path}: the exported program {model!r} cannot be read "
-                             f"({type(exc).__name__}: {_first_line(exc)})") from None
+                             f"({type(exc).__name__}: {_first_line(exc)}){writer.hint()}") from None
 
 
-def _program(reader: Any, package: Any, names: Any, model: str, files: list[str]) -> Any:
+def _program(reader: Any, package: Any, names: Any, model: str, files: list[str], document: Any) -> Any:
     from torch._export.serde import schema
-    from torch._export.serde.serialize import ExportedProgramDeserializer, _bytes_to_dataclass
+    from torch._export.serde.serialize import ExportedProgramDeserializer, _dict_to_dataclass
 
-    serialized = _bytes_to_dataclass(schema.ExportedProgram, reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(model)))
+    serialized = _dict_to_dataclass(schema.ExportedProgram, document)
     state_dict = _payloads(reader, package, names, model, files, weights=True)
     constants = _payloads(reader, package, names, model, files, weights=False)
     # b"": the example inputs are not read (torch unpickles them with weights_only=False)

@@ -69,22 +69,53 @@ def _is_tensor_attribute(program: Any, fx: Any) -> bool:
 
 
 def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
-                  note: Callable[[str], None] = lambda message: None) -> Any:
+                  note: Callable[[str], None] = lambda message: None, *, static_shapes: bool = False) -> Any:
     """``torch.export.export`` of ``module`` on ``example_input`` (a tensor, a tuple of
-    positional inputs, or a dict of keyword inputs): non-strict first (it traces Python as
-    it runs), strict (TorchDynamo) when that fails.
+    positional inputs, or a dict of keyword inputs).
 
-    Python control flow on a tensor's value (``if mask.any():``) stops both: the branch
-    depends on data torch.export does not know. Such a module is exported again with
-    ``torch.export.draft_export``, which takes the branch the example input takes, as
-    tracing does; ``note`` tells the user the IR holds that branch only."""
-    import torch
-
+    Without ``dynamic_shapes``, the inputs' batch and sequence dimensions are dynamic where
+    the program allows it (``irconv_torch.dynamic_dims``: torch's ``Dim.AUTO``), unless
+    ``static_shapes``; a note names the dimensions torch kept static. When such an export
+    fails, the module is exported with the example input's shapes, and a note says why.
+    Eager-mode quantized modules are first replaced by float modules computing the same
+    values (``irconv_torch.quantized_eager``)."""
     if example_input is None:
         raise UserError("converting a torch.nn.Module needs example_input= (a tensor, a tuple of "
                         "tensors or a dict of keyword tensors) to trace it with torch.export")
     args, kwargs = _arguments(example_input)
-    module = module.eval()
+    module = _eager_quantized_as_float(module.eval(), args, kwargs, note)
+    _refuse_packed_parameters(module)
+    if dynamic_shapes is not None or static_shapes:
+        return _export(module, args, kwargs, dynamic_shapes, note)
+    from irconv_torch.dynamic_dims import automatic_dynamic_shapes, size_oblivious_tracing, static_dimensions_note
+
+    try:
+        with size_oblivious_tracing():
+            program = _export(module, args, kwargs, automatic_dynamic_shapes(args, kwargs), note)
+    except UserError as dynamic_failure:
+        program = _export(module, args, kwargs, None, note)
+        note(f"{type(module).__name__}: exported with the example input's static shapes, as torch.export "
+             f"could not make its dimensions dynamic ({dynamic_failure})")
+        return program
+    static = static_dimensions_note(program)
+    if static:
+        note(f"{type(module).__name__}: {static}")
+    return program
+
+
+def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_shapes: Any,
+            note: Callable[[str], None]) -> Any:
+    """Non-strict first (it traces Python as it runs), strict (TorchDynamo) when that fails.
+
+    Python control flow on a tensor's value (``if mask.any():``) stops both: the branch
+    depends on data torch.export does not know. Such a module is exported again with
+    ``torch.export.draft_export``, which takes the branch the example input takes, as
+    tracing does; ``note`` tells the user the IR holds that branch only. A ``Dim`` the
+    program does not allow is one line naming it (``irconv_torch.constraints``)."""
+    import torch
+
+    from irconv_torch.constraints import constraint_violation_line, dim_places, is_constraint_violation
+
     try:
         return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=False)
     except Exception as non_strict:
@@ -97,8 +128,51 @@ def export_module(module: Any, example_input: Any, dynamic_shapes: Any = None,
         try:
             return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=True)
         except Exception:
+            if is_constraint_violation(non_strict):
+                places = dim_places(dynamic_shapes, _parameter_names(module))
+                raise UserError(f"torch.export: {type(module).__name__}: "
+                                f"{constraint_violation_line(non_strict, places)}") from non_strict
             raise UserError(f"torch.export could not trace {type(module).__name__}: "
                             f"{type(non_strict).__name__}: {_first_line(non_strict)}") from non_strict
+
+
+def _eager_quantized_as_float(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                              note: Callable[[str], None]) -> Any:
+    """``module`` with its eager-mode quantized modules computing in float
+    (``irconv_torch.quantized_eager``), or ``module`` itself when it has none."""
+    from irconv_torch.quantized_eager import as_float_model, has_eager_quantized
+
+    if not has_eager_quantized(module):
+        return module
+    converted, replaced = as_float_model(module, args, kwargs)
+    if replaced:
+        note(f"{type(module).__name__}: {len(replaced)} eager-mode quantized modules computed as float operations "
+             "on their dequantized weights, each output rounded to its scale and zero point")
+    return converted.eval()
+
+
+def _refuse_packed_parameters(module: Any) -> None:
+    """Eager-mode quantized modules (``torch.ao.quantization.convert``) keep their weights as
+    TorchScript objects (packed parameters), which ``torch.export`` cannot trace: one line
+    naming them and what to convert instead, rather than torch's AttributeError."""
+    import torch
+
+    packed = [f"{name or 'the module'} (quantized {type(sub).__name__})" for name, sub in module.named_modules()
+              if any(isinstance(value, torch.ScriptObject) for value in vars(sub).values())]
+    if packed:
+        more = f" and {len(packed) - 3} more" if len(packed) > 3 else ""
+        raise UserError(f"{type(module).__name__} holds eager-mode quantized modules ({', '.join(packed[:3])}{more}) "
+                        "whose packed parameters torch.export cannot trace: convert the float model (before "
+                        "torch.ao.quantization.convert), with --weight-format int8 for 8-bit weights")
+
+
+def _parameter_names(module: Any) -> list[str]:
+    import inspect
+
+    try:
+        return [name for name in inspect.signature(module.forward).parameters if name != "self"]
+    except (TypeError, ValueError):
+        return []
 
 
 def _is_data_dependent(exc: BaseException) -> bool:

@@ -23,7 +23,8 @@ def load_file(path: Path, ctx: LoadContext) -> Graph:
 
 
 def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic_shapes: Any = None) -> Graph:
-    """A ``torch.nn.Module`` (exported on ``example_input``, with ``dynamic_shapes``) or an
+    """A ``torch.nn.Module`` (exported on ``example_input``, with ``dynamic_shapes``, or
+    with every dimension torch can keep dynamic unless ``static_shape`` is set) or an
     ``ExportedProgram``."""
     import torch
 
@@ -36,7 +37,8 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None, dynamic
                             "apply to a torch.nn.Module")
         program, name = model, "exported_program"
     else:
-        program, name = export_module(model, example_input, dynamic_shapes, ctx.note), type(model).__name__
+        program = export_module(model, example_input, dynamic_shapes, ctx.note, static_shapes=ctx.options.static_shape)
+        name = type(model).__name__
     return read_program(_decomposed(program, ctx), name)
 
 

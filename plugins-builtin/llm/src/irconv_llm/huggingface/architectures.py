@@ -6,10 +6,9 @@ from typing import Any
 
 from irconv.errors import UserError
 
-TEXT_GENERATION_WITH_PAST = "text-generation-with-past"
-TEXT_GENERATION = "text-generation"
-FEATURE_EXTRACTION = "feature-extraction"
-TASKS = (TEXT_GENERATION_WITH_PAST, TEXT_GENERATION, FEATURE_EXTRACTION)
+from irconv_llm.options import TASKS
+
+TEXT_GENERATION_WITH_PAST, TEXT_GENERATION, FEATURE_EXTRACTION = TASKS
 
 #: Decoder-only causal LMs, by transformers' class name; each is traced as transformers defines it.
 CAUSAL_LMS = (

@@ -63,7 +63,7 @@ def _name_outputs(graph: Graph, task: str) -> None:
     results = graph.results()
     first = results[0].in_port(0).get_source()
     assert first is not None
-    first.data.names.insert(0, "last_hidden_state" if task == FEATURE_EXTRACTION else "logits")
+    first.data.names[:] = ["last_hidden_state" if task == FEATURE_EXTRACTION else "logits"]  # not the node's
     for node in graph.parameters():
         names = node.out_port(0).data.names
         name = names[0] if names else node.name

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from irconv_llm.huggingface.architectures import FEATURE_EXTRACTION, TEXT_GENERATION_WITH_PAST
+from irconv_llm.huggingface.architectures import TEXT_GENERATION_WITH_PAST
 
 #: Sizes of the example inputs: none 0 or 1, which torch.export would specialise.
 _BATCH, _LENGTH, _PAST = 2, 5, 3
@@ -46,10 +46,13 @@ def empty_model(model_class: Any, config: Any) -> Any:
 
     build = model_class.from_config if hasattr(model_class, "from_config") else model_class._from_config
     with _parameters_on_meta(), no_init_weights():
-        try:  # scaled_dot_product_attention: one op OpenVINO runs fused
-            model = build(config, dtype=torch.float32, attn_implementation="sdpa")
-        except ValueError:  # a family transformers implements eagerly only (Gemma 2's soft-capping)
-            model = build(config, dtype=torch.float32, attn_implementation="eager")
+        for attention in ("sdpa", "eager"):  # sdpa: one op OpenVINO runs fused; eager: Gemma 2's soft-capping
+            try:
+                model = build(config, dtype=torch.float32, attn_implementation=attention, **_experts(config))
+                break
+            except ValueError:
+                if attention == "eager":
+                    raise
     for module in model.modules():
         for name, param in list(module._parameters.items()):
             if param is not None and param.device.type == "meta":
@@ -57,6 +60,15 @@ def empty_model(model_class: Any, config: Any) -> Any:
                 module._parameters[name] = torch.nn.Parameter(stand_in, requires_grad=False)
     model.tie_weights()
     return model.eval()
+
+
+def _experts(config: Any) -> dict[str, str]:
+    """Mixture-of-experts layers computed for every token by gathered expert weights
+    (transformers' ``batched_mm``): the default loop visits only the experts the example
+    input routes to, a branch on tensor values that a trace cannot keep."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    experts = [getattr(text, n, None) for n in ("num_local_experts", "num_experts", "n_routed_experts")]
+    return {"experts_implementation": "batched_mm"} if any(experts) else {}
 
 
 def parameter_aliases(model: Any) -> dict[str, list[str]]:
@@ -169,4 +181,4 @@ def _cache_geometry(config: Any) -> tuple[int, int, int]:
     return layers, kv_heads, head_dim
 
 
-__all__ = ["FEATURE_EXTRACTION", "empty_model", "export_decoder", "export_encoder", "parameter_aliases"]
+__all__ = ["empty_model", "export_decoder", "export_encoder", "parameter_aliases"]

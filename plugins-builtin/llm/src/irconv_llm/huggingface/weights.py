@@ -10,11 +10,12 @@ holds a whole widened matrix.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from irconv import Graph
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError
 from irconv.ops import Const, DeferredConst, DeferredProduct
 from irconv.ops.deferred import DEFER_MIN_BYTES
 
@@ -34,13 +35,22 @@ def widened(value: np.ndarray, dtype: np.dtype) -> Const:
     return DeferredConst(pending=DeferredProduct.widened(value, dtype))
 
 
-def checkpoint_keys(model: Any, checkpoint: Checkpoint) -> dict[str, str]:
-    """The checkpoint's key of each of ``model``'s weights, by the model's name.
+@dataclass
+class Merged:
+    """A model weight transformers makes of several checkpoint tensors (experts stored one
+    by one, loaded as one stacked matrix): its converter and the keys by source pattern."""
+
+    converter: Any
+    keys: dict[str, list[str]] = field(default_factory=dict)
+
+
+def checkpoint_keys(model: Any, checkpoint: Checkpoint) -> tuple[dict[str, str], dict[str, Merged]]:
+    """The checkpoint's key of each of ``model``'s weights by the model's name, and the
+    weights transformers merges from several keys.
 
     transformers renames some checkpoint keys when it loads them (GPT-NeoX's ``embed_out`` is
-    its ``lm_head``; a base model's keys lack the head's prefix): its own renaming rules are
-    applied here. Keys it merges into one tensor (experts stored one by one, loaded as one
-    stacked matrix) are refused by name: a merged weight is not one memory-mapped tensor."""
+    its ``lm_head``; a base model's keys lack the head's prefix) and merges others (Mixtral's
+    experts): its own rules are applied here."""
     from transformers.conversion_mapping import get_model_conversion_mapping
     from transformers.core_model_loading import WeightConverter, WeightRenaming, rename_source_key
 
@@ -49,14 +59,40 @@ def checkpoint_keys(model: Any, checkpoint: Checkpoint) -> dict[str, str]:
     converters = [t for t in transforms if isinstance(t, WeightConverter)]
     names = dict.fromkeys(model.state_dict())
     found: dict[str, str] = {}
+    merged: dict[str, Merged] = {}
     for key in checkpoint.entries:
-        name, merged = rename_source_key(key, renamings, converters, model.base_model_prefix, names)
-        if merged is not None:
-            raise UserError(f"{checkpoint.folder}: transformers merges checkpoint tensors such as {key!r} into one "
-                            f"weight ({name!r}) when it loads {type(model).__name__}; irconv reads each weight from "
-                            "one safetensors tensor and does not convert such checkpoints yet")
-        found.setdefault(name, key)
-    return found
+        name, pattern = rename_source_key(key, renamings, converters, model.base_model_prefix, names)
+        if pattern is None:
+            found.setdefault(name, key)
+            continue
+        converter = next(c for c in converters if pattern in c.source_patterns)
+        merged.setdefault(name, Merged(converter)).keys.setdefault(pattern, []).append(key)
+    return found, merged
+
+
+def merged_value(merged: Merged, checkpoint: Checkpoint) -> np.ndarray:
+    """The weight transformers' converter makes of the checkpoint tensors (computed whole:
+    merged weights are not streamed)."""
+    import torch
+    from transformers.core_model_loading import dot_natural_key
+
+    converter = merged.converter
+    tensors = {pattern: [_as_torch(checkpoint.array(k)) for k in sorted(keys, key=dot_natural_key)]
+               for pattern, keys in merged.keys.items()}
+    for operation in converter.operations:
+        tensors = operation.convert(tensors, source_patterns=converter.source_patterns,
+                                    target_patterns=converter.target_patterns)
+    (value,) = tensors.values()
+    result: np.ndarray = value.to(torch.float32).numpy()
+    return result
+
+
+def _as_torch(array: np.ndarray) -> Any:
+    import torch
+
+    if array.dtype.itemsize == 2 and array.dtype.kind not in "fiu":  # bf16, which NumPy lacks
+        return torch.from_numpy(np.array(array).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.array(array))
 
 
 def checkpoint_key(name: str, aliases: dict[str, list[str]], keys: dict[str, str]) -> str | None:
@@ -67,35 +103,43 @@ def checkpoint_key(name: str, aliases: dict[str, list[str]], keys: dict[str, str
     return None
 
 
+def _set_value(node: Any, value: np.ndarray, key: str, checkpoint: Checkpoint) -> None:
+    """The stand-in Const ``node`` takes ``value`` (its shape, in the stand-in's type)."""
+    old = node.op
+    assert isinstance(old, Const)
+    expected = old.value.shape
+    if tuple(value.shape) != tuple(expected):
+        raise ModelFileError(f"{checkpoint.folder}: tensor {key!r} has shape {list(value.shape)}, "
+                             f"the model's {node.name!r} {list(expected)} (config.json and weights disagree)")
+    node.op = widened(value, old.value.dtype)
+    node.op.infer(node)
+
+
 def attach_weights(graph: Graph, program: Any, model: Any, aliases: dict[str, list[str]],
                    checkpoint: Checkpoint) -> int:
     """Every parameter (and stored buffer) Const of ``graph`` read from ``checkpoint``;
     returns how many. A parameter the checkpoint lacks is an error naming it."""
     from torch.export.graph_signature import InputKind
 
-    keys = checkpoint_keys(model, checkpoint)
+    keys, merged = checkpoint_keys(model, checkpoint)
     missing: list[str] = []
     attached = 0
     for spec in program.graph_signature.input_specs:
         if spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER) or spec.target is None:
             continue
-        key = checkpoint_key(spec.target.removeprefix(WRAPPED), aliases, keys)
+        name = spec.target.removeprefix(WRAPPED)
+        key = checkpoint_key(name, aliases, keys)
+        if key is None and name in merged and graph.has_node(spec.target):
+            _set_value(graph.node(spec.target), merged_value(merged[name], checkpoint), name, checkpoint)
+            attached += 1
+            continue
         if key is None:
             if spec.kind == InputKind.PARAMETER:
                 missing.append(spec.target)
             continue  # a buffer the model computes itself (rotary frequencies)
         if not graph.has_node(spec.target):
             continue  # not used by the traced computation
-        node = graph.node(spec.target)
-        old = node.op
-        assert isinstance(old, Const)
-        value = checkpoint.array(key)
-        expected = old.value.shape
-        if tuple(value.shape) != tuple(expected):
-            raise ModelFileError(f"{checkpoint.folder}: tensor {key!r} has shape {list(value.shape)}, "
-                                 f"the model's {spec.target!r} {list(expected)} (config.json and weights disagree)")
-        node.op = widened(value, old.value.dtype)
-        node.op.infer(node)
+        _set_value(graph.node(spec.target), checkpoint.array(key), key, checkpoint)
         attached += 1
     if missing:
         raise ModelFileError(f"{checkpoint.folder}: the safetensors files lack {len(missing)} weight(s) of the model "

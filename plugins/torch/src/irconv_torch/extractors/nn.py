@@ -16,6 +16,7 @@ from irconv_opset import (
     AdaptiveMaxPool,
     Add,
     AvgPool,
+    Col2Im,
     Concat,
     Convolution,
     ConvolutionBackpropData,
@@ -197,7 +198,7 @@ adaptive_max_pool_3d = extractor("torch", "aten.adaptive_max_pool3d.default", ad
 
 
 @extractor("torch", "aten.col2im.default", versions=TORCH_2_5,
-           produces=[GroupConvolutionBackpropData, Reshape, Squeeze, Unsqueeze])
+           produces=[Col2Im, GroupConvolutionBackpropData, Reshape, Squeeze, Unsqueeze])
 def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``nn.Fold``: the columns ``[N, C*kh*kw, L]`` summed back into ``[N, C, H, W]``. A
     transposed convolution does exactly that sum: grouped per channel, with a one-hot weight
@@ -212,8 +213,12 @@ def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
                                  (("dilation", 1), ("padding", 0), ("stride", 1)))
     columns = (ctx.input_shape(0) or (None,))[-2]
     window = kernel[0] * kernel[1]
-    if not isinstance(columns, int) or columns % window:
-        raise ConversionError(f"{ctx.where()}: col2im needs a static column count that is a multiple of "
+    if not isinstance(columns, int):  # dynamic channels: no one-hot weight to build, OpenVINO's own op
+        port = ctx.op(Col2Im(strides=stride, dilations=dilation, pads_begin=padding, pads_end=padding),
+                      data, i64(ctx, size), i64(ctx, kernel), suffix="op")
+        return [ctx.op(Squeeze(), port, i64(ctx, [0]), suffix="unbatched") if rank == 2 else port]
+    if columns % window:
+        raise ConversionError(f"{ctx.where()}: col2im needs a column count that is a multiple of "
                               f"{window} (kernel {kernel}); got {columns}")
     channels = columns // window
     blocks = [(size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(2)]

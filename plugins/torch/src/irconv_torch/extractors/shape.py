@@ -119,7 +119,9 @@ def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = [a for a in axes if a not in kept or shape[a] is None]
     if not axes:
         return [_self(ctx)]
-    return [ctx.op(Squeeze(allow_axis_skip=True), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
+    # allow_axis_skip only where it matters: OpenVINO's CPU plugin refuses it ("Squeeze is not implemented")
+    dynamic = not shape or any(shape[a] is None for a in axes)
+    return [ctx.op(Squeeze(allow_axis_skip=dynamic), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
 squeeze_dim = extractor("torch", "aten.squeeze.dim", squeeze_dims.extract, versions=TORCH_2_5, produces=[Squeeze])

@@ -1,0 +1,88 @@
+"""Weight compression on several threads: the scales of a set of large matrices computed with
+1, 2, ... threads (``--compress-threads``), time and speedup, and whether every thread count
+gives the same bytes.
+
+The matrices are seeded random f32 ``[rows, cols]`` (a Llama-7B layer's shapes by default:
+four 4096x4096 attention projections and three 11008x4096 MLP ones, 202 M values); the work
+timed is what ``llm.compress_weights`` does: each matrix's scales (the range narrowing
+search, and with ``--refine`` the activation-weighted one with scale estimation), then its
+levels (the ``.bin`` writer's work). CPU time over wall time shows how many cores the run
+had; the load average, how many other processes wanted them.
+
+    python bench/llm_compress_threads.py [--scale 1.0] [--threads 1 2] [--format int4-asym]
+        [--group 128] [--refine]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import time
+
+import numpy as np
+
+SHAPES = [(4096, 4096)] * 4 + [(11008, 4096), (11008, 4096), (4096, 11008)]
+
+
+def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.ndarray] | None, threads: int) -> str:
+    """A digest of every matrix's scales, zero points and levels, computed on ``threads`` threads."""
+    from irconv_llm.parallel import run_in_order
+    from irconv_llm.quantize import DeferredQuantized, assemble, quantization_jobs
+
+    jobs, spans = [], []
+    for index, matrix in enumerate(matrices):
+        weight = None if importance is None else importance[index]
+        made = quantization_jobs(matrix, scheme, np.float16, weight, refine=importance is not None)  # type: ignore[arg-type]
+        jobs += made
+        spans.append(len(made))
+    results = run_in_order(jobs, threads)
+    digest = hashlib.sha256()
+    for matrix, span in zip(matrices, spans, strict=True):
+        params = assemble(scheme, *matrix.shape, [next(results) for _ in range(span)])  # type: ignore[arg-type]
+        digest.update(params.scale.tobytes())
+        if params.zero_point is not None:
+            digest.update(params.zero_point.tobytes())
+        blocks = list(DeferredQuantized(matrix, params).blocks(1 << 20))
+        levels = run_in_order([block.materialize for block in blocks], threads)
+        for level in levels:
+            digest.update(level.tobytes())
+    return digest.hexdigest()[:16]
+
+
+def main() -> None:
+    from irconv_llm.compress_weights import primary_scheme
+    from irconv_llm.parallel import available_cores
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="each matrix's rows times this")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--format", default="int4-asym")
+    parser.add_argument("--group", type=int, default=128)
+    parser.add_argument("--refine", action="store_true", help="activation-weighted, with scale estimation")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    shapes = [(max(1, int(rows * args.scale)), cols) for rows, cols in SHAPES]
+    matrices = [rng.standard_normal(shape, np.float32) * 0.02 for shape in shapes]
+    importance = [rng.gamma(1.0, 1.0, shape[1]).astype(np.float32) for shape in shapes] if args.refine else None
+    scheme = primary_scheme(args.format, args.group)
+    values = sum(m.size for m in matrices)
+    print(f"{len(matrices)} matrices, {values / 1e6:.0f} M values, {args.format} group {args.group}"
+          f"{', activation-weighted + scale estimation' if args.refine else ''}; {available_cores()} cores available\n")  # fmt: skip
+    print("| threads | wall s | speedup | CPU s | CPU / wall | load average | digest |")
+    print("|---:|---:|---:|---:|---:|---:|---|")
+    first = None
+    for threads in args.threads:
+        start, cpu = time.perf_counter(), time.process_time()
+        digest = compress(matrices, scheme, importance, threads)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        first = first or seconds
+        load = os.getloadavg()[0]
+        print(
+            f"| {threads} | {seconds:.2f} | {first / seconds:.2f}x | {cpu:.2f} | {cpu / seconds:.2f} | {load:.1f} | {digest} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""--ratio: which 4-bit candidates stay int8, by a sensitivity score per layer.
+
+Layers go to 4 bits least sensitive first until their weights reach ``ratio`` of the
+candidates' (a layer that would overflow the share is skipped, a smaller one may still
+fit); the rest stay int8.
+
+- Data-free (NNCF's data-free criterion): a layer whose int8 error is small (the largest
+  mean squared error of an output channel) is the one int8 keeps accurate, so it is the
+  one that stays int8; layers int8 represents poorly lose less by going to 4 bits.
+- With activation statistics: what 4 bits add to the layer's activation-weighted output
+  error (``sum_c E[x_c**2] (w - w_q)**2`` at 4 bits minus at 8), per weight: the layers
+  where 4 bits hurt the outputs most stay int8.
+"""
+
+from __future__ import annotations
+
+from irconv_llm.quantize import Quantization
+
+
+def data_free_sensitivity(eight_bit: Quantization) -> float:
+    return -eight_bit.worst_row_error
+
+
+def activation_sensitivity(four_bit: Quantization, eight_bit: Quantization, parameters: int) -> float:
+    """From activation-weighted quantizations of one layer (``squared_error`` weighted)."""
+    return (four_bit.squared_error - eight_bit.squared_error) / max(parameters, 1)
+
+
+def four_bit_share(parameters: list[int], sensitivity: list[float], ratio: float) -> list[int]:
+    """Indices of the layers put in 4 bits (in increasing sensitivity)."""
+    budget = ratio * sum(parameters)
+    chosen: list[int] = []
+    held = 0
+    for index in sorted(range(len(parameters)), key=lambda i: sensitivity[i]):
+        if held + parameters[index] <= budget:
+            chosen.append(index)
+            held += parameters[index]
+    return chosen
