@@ -47,8 +47,9 @@ def middle_transform() -> list[Transform]:
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
     from irconv_llm.gather_as_vector import GatherAsVector
     from irconv_llm.merge_equal_ops import MergeEqualOps
+    from irconv_llm.rotate_half_form import RotateHalfForm
 
-    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps()]
+    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps(), RotateHalfForm()]
 
 
 @hookimpl

@@ -127,9 +127,7 @@ def export_decoder(model: Any, task: str) -> tuple[Any, list[str]]:
     if with_past:
         inputs["past"] = tuple(torch.zeros(_BATCH, kv_heads, _PAST, head_dim) for _ in range(2 * layers))
         dynamic["past"] = tuple({0: Dim.DYNAMIC, 2: Dim.DYNAMIC} for _ in range(2 * layers))
-    from irconv_torch.export import export_module
-
-    return export_module(FlatCache().eval(), inputs, dynamic), list(inputs)
+    return _export_without_grad(FlatCache(), inputs, dynamic), list(inputs)
 
 
 def export_encoder(model: Any) -> Any:
@@ -155,9 +153,20 @@ def export_encoder(model: Any) -> Any:
     if "token_type_ids" in inspect.signature(model.forward).parameters:
         inputs["token_type_ids"] = torch.zeros(_BATCH, _LENGTH, dtype=torch.long)
     dynamic = {name: {0: Dim.DYNAMIC, 1: Dim.DYNAMIC} for name in inputs}
+    return _export_without_grad(LastHiddenState(), inputs, dynamic)
+
+
+def _export_without_grad(module: Any, inputs: dict[str, Any], dynamic: dict[str, Any]) -> Any:
+    """``torch.export`` of ``module`` with gradients off. transformers computes the rotary
+    frequencies under ``torch.no_grad()``: traced with gradients on, that switch is a
+    ``wrap_with_set_grad_enabled`` sub-graph, which irconv-torch inlines by re-tracing the whole
+    program through ``run_decompositions`` (as long again as the export). With gradients off
+    already the switch changes nothing and is not recorded."""
+    import torch
     from irconv_torch.export import export_module
 
-    return export_module(LastHiddenState().eval(), inputs, dynamic)
+    with torch.no_grad():
+        return export_module(module.eval(), inputs, dynamic)
 
 
 def _cache_geometry(config: Any) -> tuple[int, int, int]:
