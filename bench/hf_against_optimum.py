@@ -139,10 +139,12 @@ def histogram(xml: Path) -> dict[str, Any]:
     """Op counts of the IR and of the model OpenVINO's CPU plugin compiles from it."""
     import openvino
 
+    from irconv.runtime import compile_for_comparison
+
     core = openvino.Core()
     model = core.read_model(str(xml))
     types = collections.Counter(op.get_type_name() for op in model.get_ops())
-    compiled = core.compile_model(model, "CPU", EXACT).get_runtime_model()
+    compiled = compile_for_comparison(model, core=core).get_runtime_model()
     runtime = collections.Counter(op.get_rt_info()["layerType"].astype(str) for op in compiled.get_ops())
     return {"ops": len(model.get_ops()), "sdpa": types["ScaledDotProductAttention"], "state": types["ReadValue"],
             "matmul": types["MatMul"], "runtime ops": len(compiled.get_ops()),

@@ -21,12 +21,13 @@ pytest.importorskip("openvino_genai")
 pytest.importorskip("openvino_tokenizers")
 
 from hf_checkpoints import FAMILIES, checkpoint
+from irconv.runtime import COMPARISON_PRECISION, compile_for_comparison
 
 NEW_TOKENS = 24
 PROMPTS = ["The quick brown fox", "Hello world! How are you", "Numbers like 123"]
 FAST_FAMILIES = ("llama", "phi3", "gpt2")
 MIXTURES = ("mixtral", "qwen2_moe")
-EXACT = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
+EXACT = dict(COMPARISON_PRECISION)
 
 
 def _families() -> list[Any]:
@@ -122,9 +123,7 @@ def test_genai_tokenizer_reads_text(made: Any, tmp_path: Path) -> None:
 
 def _teacher_forced_agreement(xml: Path, tokens: list[int], prompt_length: int) -> float:
     """Share of the steps at which the IR's next token is ``tokens``' (fed the reference text)."""
-    import openvino
-
-    compiled = openvino.Core().compile_model(str(xml), "CPU", EXACT)
+    compiled = compile_for_comparison(xml)
     request = compiled.create_infer_request()
     ids = np.array([tokens], np.int64)
     n = ids.shape[1]
@@ -176,12 +175,11 @@ def test_command_line_writes_the_folder(made: Any, tmp_path: Path) -> None:
 def test_task_without_cache_gives_transformers_logits(made: Any, tmp_path: Path) -> None:
     """--task text-generation: no state, the whole sequence each call; logits as transformers'.
     (Unpadded: a left-padded row's fully masked queries give NaN in OpenVINO, see docs/llm.md.)"""
-    import openvino
     import torch
 
     folder, model, tokenizer = made("llama")
     out = _convert(folder, tmp_path / "ov", task="text-generation")
-    compiled = openvino.Core().compile_model(str(out / "openvino_model.xml"), "CPU", EXACT)
+    compiled = compile_for_comparison(out / "openvino_model.xml")
     assert [port.get_any_name() for port in compiled.inputs] == ["input_ids", "attention_mask", "position_ids"]
     for prompt in PROMPTS:
         encoded = tokenizer(prompt, return_tensors="pt")
