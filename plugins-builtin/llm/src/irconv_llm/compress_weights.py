@@ -7,12 +7,13 @@ import dataclasses
 import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.ops import DeferredConst
+from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
 from irconv_llm.group_fallback import note_group_fallback
 from irconv_llm.options import ALL_LAYERS, GROUP_SIZE, RATIO, WEIGHT_FORMAT
-from irconv_llm.quantize import DeferredQuantized, HeldValue, Quantization, Scheme, levels_as, mapped_base, quantization
+from irconv_llm.quantize import DeferredQuantized, Quantization, Scheme, levels_as, mapped_base, quantization
 from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
 
 #: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
