@@ -81,7 +81,10 @@ def extract_graph(
     notes: list[str] | None = None,
 ) -> None:
     """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
-    for node in graph.topological_order():
+    pending = graph.topological_order()
+    pending.reverse()
+    while pending:  # popped as visited: the list holds no node extraction removed (nor its weights)
+        node = pending.pop()
         op = node.op
         if not isinstance(op, SourceOp):
             try_infer(node)  # inputs and constants the loader made: their facts feed the extractors
