@@ -95,6 +95,7 @@ BAD_VALUES = {
     "format": ["--format", "bogus"],
     "transform id": ["--disable-transform", "fuse.pads"],
     "regex": ["--finegrain-fusing", "("],
+    "threads": ["--threads", "0"],
 }
 
 

@@ -101,6 +101,49 @@ class DeferredProduct:
             yield DeferredProduct(self.base[key], self.factor[key], self.compute, self.result)
 
 
+@dataclass(frozen=True, eq=False)
+class HeldValue:
+    """A value kept out of constant folding and written as it is (``DeferredConst(pending=
+    HeldValue(v))``): 4-bit zero points, which NumPy cannot compute with, and integer
+    weights whose float form (a Convert's value) only the runtime needs."""
+
+    value: np.ndarray
+
+    @property
+    def base(self) -> np.ndarray:
+        return self.value
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.value.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self.value.size)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.value.nbytes)
+
+    def compute_into(self, out: np.ndarray) -> np.ndarray:
+        np.copyto(out, self.value.reshape(out.shape))
+        return out
+
+    def materialize(self) -> np.ndarray:
+        return self.value
+
+    def blocks(self, elements: int) -> Iterator[HeldValue]:
+        yield self
+
+
 def _memory_order(array: np.ndarray) -> tuple[int, ...]:
     """Axes from the largest stride to the smallest: the order memory walks them."""
     return tuple(sorted(range(array.ndim), key=lambda axis: -abs(array.strides[axis])))

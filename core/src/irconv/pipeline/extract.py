@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Op, SourceOp
+from irconv.ops import Const, Op, SourceOp
 from irconv.pipeline.context import ExtractContext
 from irconv.graph.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
@@ -81,7 +81,10 @@ def extract_graph(
     notes: list[str] | None = None,
 ) -> None:
     """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
-    for node in graph.topological_order():
+    pending = graph.topological_order()
+    pending.reverse()
+    while pending:  # popped as visited: the list holds no node extraction removed (nor its weights)
+        node = pending.pop()
         op = node.op
         if not isinstance(op, SourceOp):
             try_infer(node)  # inputs and constants the loader made: their facts feed the extractors
@@ -123,9 +126,24 @@ def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[O
     for port in node.out_ports():
         if port.idx < len(outputs):
             port.get_connection().set_source(outputs[port.idx])
+    read = [in_port.get_source() for in_port in node.in_ports()]
     for in_port in node.in_ports():
         in_port.disconnect()
     graph.remove_node(node)
+    _drop_unread_constants(graph, read)
     # The node that now produces the single output takes the framework node's name.
     if len(outputs) == 1 and outputs[0].node.origin == node.name:
         graph.rename(outputs[0].node, node.name)
+
+
+def _drop_unread_constants(graph: Graph, read: Sequence[OutPort | None]) -> None:
+    """Remove the unnamed Consts a replaced node read that nothing reads any more: a
+    loader's value the extractor turned into its own constants (a quantized model's
+    dequantized weights) would otherwise be held until the final clean-up."""
+    for port in read:
+        if port is None or not isinstance(port.node.op, Const) or port.node not in graph:
+            continue
+        node = port.node
+        if not node.users() and not any(out.data.names for out in node.out_ports()):
+            graph.remove_node(node)
+

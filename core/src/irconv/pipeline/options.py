@@ -165,5 +165,5 @@ def thread_count(value: object, what: str = "threads") -> int:
     except ValueError:
         count = 0
     if count < 1:
-        raise UserError(f"{what}: expected a whole number of 1 or more, got {value!r}")
+        raise UsageError(f"{what}: expected a whole number of 1 or more, got {value!r}")
     return count

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,9 @@ class Rewriter:
         self._unnamed: set[int] = set()  # inserted without a name: may take a replaced node's
         # Inside batch(): the nodes to refresh at its end, with their facts before the batch.
         self._deferred: dict[int, tuple[Node, list[Facts]]] | None = None
+        # Inside batch(): what each node's last successful inference saw (see ``_Inferred``).
+        self._inferred: dict[int, _Inferred] = {}
+        self._clock = 0
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -53,7 +57,10 @@ class Rewriter:
             yield
         finally:
             pending, self._deferred = self._deferred, None
-            self._refresh([node for node, _ in pending.values()], {i: facts for i, (_, facts) in pending.items()})
+            try:
+                self._refresh([node for node, _ in pending.values()], {i: facts for i, (_, facts) in pending.items()})
+            finally:
+                self._inferred.clear()
 
     # ------------------------------------------------------------ building
     def insert(
@@ -227,7 +234,7 @@ class Rewriter:
                 if node in self.graph:
                     if node.id not in self._deferred:
                         self._deferred[node.id] = (node, [_facts(p) for p in node.out_ports()])
-                    try_infer(node)  # its own facts now; downstream when the batch ends
+                    self._infer(node)  # its own facts now; downstream when the batch ends
             return
         queue = deque(n for n in start if n in self.graph)
         queued = {n.id for n in queue}
@@ -239,8 +246,7 @@ class Rewriter:
             before = [_facts(p) for p in node.out_ports()]
             if before_batch is not None and node.id in before_batch:
                 before = before_batch.pop(node.id)
-            node_outputs_reset(node)
-            if not try_infer(node):
+            if not (self._still_current(node) or self._infer(node)):
                 self.graph.mark_dirty(node)
                 continue
             self.graph.unmark_dirty(node)
@@ -253,9 +259,46 @@ class Rewriter:
                     queued.add(user.node.id)
                     queue.append(user.node)
 
+    def _infer(self, node: Node) -> bool:
+        """Infer ``node`` afresh; inside a batch, remember what it read (``_Inferred``)."""
+        node_outputs_reset(node)
+        if not try_infer(node):
+            self._inferred.pop(node.id, None)
+            return False
+        self._clock += 1
+        if self._deferred is not None or self._inferred:
+            self._inferred[node.id] = _Inferred(self._clock, node.op, _sources(node))
+        return True
+
+    def _still_current(self, node: Node) -> bool:
+        """Whether the facts a batch inferred for ``node`` still hold at its end: same op, same
+        sources, none of them inferred again since (a node the batch built and then moved
+        is not inferred twice)."""
+        seen = self._inferred.get(node.id)
+        if seen is None or node.op is not seen.op or _sources(node) != seen.sources:
+            return False
+        for source in seen.sources:
+            later = None if source is None else self._inferred.get(source.node.id)
+            if later is not None and later.clock > seen.clock:
+                return False
+        return True
+
     def _changed(self, node: Node) -> None:
         if self._on_change is not None:
             self._on_change(node)
+
+
+@dataclass(frozen=True, slots=True)
+class _Inferred:
+    """A node's inference inside a batch: when (a counter), with which op, from which sources."""
+
+    clock: int
+    op: Op
+    sources: tuple[OutPort | None, ...]
+
+
+def _sources(node: Node) -> tuple[OutPort | None, ...]:
+    return tuple(port.get_source() for port in node.in_ports())
 
 
 def _removable(node: Node) -> bool:

@@ -11,6 +11,7 @@ from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
 from irconv.ops import DeferredConst
 from irconv.pipeline.context import SOURCE_PATH
+from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
 
@@ -34,7 +35,6 @@ from irconv_llm.parallel import run_in_order, thread_count
 from irconv_llm.quantize import (
     BlockParams,
     DeferredQuantized,
-    HeldValue,
     Quantization,
     Scheme,
     assemble,

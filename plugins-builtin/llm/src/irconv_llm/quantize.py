@@ -347,48 +347,6 @@ class DeferredQuantized:
             yield DeferredQuantized(rows_of(self.weights, start, stop), part)
 
 
-@dataclass(frozen=True, eq=False)
-class HeldValue:
-    """A small value kept out of constant folding: 4-bit zero points, which NumPy cannot
-    compute with, written as they are."""
-
-    value: np.ndarray
-
-    @property
-    def base(self) -> np.ndarray:
-        return self.value
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.value.shape)
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.value.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self.value.ndim
-
-    @property
-    def size(self) -> int:
-        return int(self.value.size)
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.value.nbytes)
-
-    def compute_into(self, out: np.ndarray) -> np.ndarray:
-        np.copyto(out, self.value.reshape(out.shape))
-        return out
-
-    def materialize(self) -> np.ndarray:
-        return self.value
-
-    def blocks(self, elements: int) -> Iterator[HeldValue]:
-        yield self
-
-
 def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
     """Integer levels held in ``element_type``'s NumPy dtype (tagged for 4-bit types)."""
     dtype = element_type.numpy

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import Graph, Rewriter, Transform, TransformContext
+from irconv.ops import DeferredConst
+from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 from irconv_opset import Convert, Multiply, Subtract
 
@@ -36,7 +38,11 @@ class Int8Weights(Transform):
             if q is None:
                 ctx.note(f"{node.name}: its weights were changed off their int8 grid and stay float")
                 continue
-            value = rw.op(Convert(destination_type=ElementType.f32), rw.const(q, like=node), like=node)
+            # held out of folding: the Convert's f32 value would be a third copy of the
+            # weights, kept to the end, that only the runtime computes
+            held = DeferredConst(pending=HeldValue(np.ascontiguousarray(q)))  # type: ignore[arg-type]
+            stored = rw.op(held, name=f"{node.name}/const", like=node)
+            value = rw.op(Convert(destination_type=ElementType.f32), stored, like=node)
             if np.any(grid.zero_point != 0):
                 zero = rw.const(np.broadcast_to(grid.zero_point, grid.scale.shape).astype(np.float32), like=node)
                 value = rw.op(Subtract(), value, zero, like=node)

@@ -73,7 +73,10 @@ def dequantized(tensor: Tensor) -> np.ndarray:
         shape = [1] * data.ndim
         shape[q.axis] = -1
         scale, zero = scale.reshape(shape), zero.reshape(shape)
-    return ((data.astype(np.float32) - zero) * scale).astype(np.float32)
+    real = data.astype(np.float32)  # one array: every step in place
+    real -= zero
+    real *= scale
+    return real
 
 
 def load_tflite(path: Path) -> Graph:

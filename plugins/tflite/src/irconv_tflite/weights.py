@@ -33,10 +33,18 @@ class WeightGrid:
         """The integers behind ``weights``, or None when they are not on the grid."""
         low, high = self.bounds
         scale = np.where(self.scale == 0, np.float32(1), self.scale)
-        q = np.rint(weights / scale + self.zero_point)
+        # two temporaries the size of the weights, computed in place (a whole-array
+        # expression and allclose would hold several at once, for every layer)
+        q = weights / scale
+        q += self.zero_point
+        np.rint(q, out=q)
         if q.min(initial=low) < low or q.max(initial=high) > high:
             return None
-        if not np.allclose((q - self.zero_point) * scale, weights, rtol=0, atol=float(np.max(scale)) * 1e-3):
+        error = q - self.zero_point
+        error *= scale
+        error -= weights
+        np.abs(error, out=error)
+        if not np.all(error <= float(np.max(scale)) * 1e-3):  # NaN is never within
             return None
         return q.astype(np.int8 if self.signed else np.uint8)
 

@@ -243,7 +243,8 @@ class WeightedInteger:
             return None
         shape = [1] * len(tensor.shape)
         shape[output_axis] = scale.size
-        weights = np.asarray(tensor.data, np.float32) - zero.reshape(shape)
+        weights = np.array(tensor.data, np.float32)  # a copy, made the integers in place
+        weights -= zero.reshape(shape)
         bias = None
         if ctx.has_input(bias_index):
             bias_tensor = input_tensor(ctx, bias_index)
