@@ -40,7 +40,10 @@ EXIT_CODES: dict[ExitCode, str] = {
         "that do not go together; one line"
     ),
     ExitCode.INTERNAL: "an internal error of irconv (a bug: please report it with `--debug`'s traceback)",
-    ExitCode.VERIFY_MISMATCH: "`--verify`: the IR's outputs differ from the framework's beyond the tolerance",
+    ExitCode.VERIFY_MISMATCH: (
+        "`--verify`: the IR's outputs differ from the framework's beyond the tolerance, "
+        "or OpenVINO could not compile or run the IR (its reason is in the message)"
+    ),
     ExitCode.UNSUPPORTED_OPS: "operations without an extractor (the list of all of them)",
     ExitCode.PLUGIN_FAULT: "an installed plugin failed while converting (its name and the hook are in the message)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C); no output was written",
