@@ -34,7 +34,12 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
                                                     "original_max_position_embeddings": 32}), (SHORT, LONG)),
     "phi3-longrope": ("phi3", dict(rope_scaling={"rope_type": "longrope", "short_factor": [1.0 + i / 8 for i in range(HALF)],
                                                  "long_factor": [2.0 + i / 4 for i in range(HALF)]},
-                                   original_max_position_embeddings=32, max_position_embeddings=256), (SHORT, LONG)),
+                                   original_max_position_embeddings=32, max_position_embeddings=256), (LONG,)),
+    "phi3-longrope-crossing": ("phi3", dict(rope_scaling={"rope_type": "longrope",
+                                                          "short_factor": [1.0 + i / 8 for i in range(HALF)],
+                                                          "long_factor": [2.0 + i / 4 for i in range(HALF)]},
+                                            original_max_position_embeddings=32, max_position_embeddings=256),
+                               (SHORT,)),
     "phi3-partial-rotary": ("phi3", dict(partial_rotary_factor=0.5), (SHORT,)),
     "stablelm-partial-rotary": ("stablelm", dict(partial_rotary_factor=0.25), (SHORT,)),
     "gpt_neox-rotary-pct": ("gpt_neox", dict(rotary_pct=0.25), (SHORT,)),
@@ -73,8 +78,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 KNOWN_WRONG = {
     "llama-rope-dynamic": "dynamic NTK rope: transformers recomputes inv_freq when the sequence passes "
                           "max_position_embeddings (a branch on position values); the trace keeps the short branch",
-    "phi3-longrope": "longrope: transformers switches short/long factors on the sequence length; greedy tokens "
-                     "part at token 20 of a prompt shorter than original_max_position_embeddings (not understood)",
+    "phi3-longrope-crossing": "longrope, the sequence passing original_max_position_embeddings while generating "
+                              "(13 + 20 tokens > 32): transformers then computes every position again with the "
+                              "long factors (Phi-3 drops its cache); a KV cache keeps the keys rotated with the "
+                              "short ones",
     "falcon-alibi": "Falcon with ALiBi (Falcon-RW layout): LLMPipeline's default PagedAttention backend parts "
                     "at token 7; with ATTENTION_BACKEND=SDPA (the stateful IR as written) it gives transformers' "
                     "tokens, so GenAI's SDPA-to-PagedAttention rewrite does not take this IR's ALiBi bias as "
