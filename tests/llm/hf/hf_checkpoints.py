@@ -64,8 +64,11 @@ def tokenizer(folder: Path) -> Any:
     return fast
 
 
-def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float32", **overrides: Any) -> Any:
-    """A tiny random ``family`` model saved into ``folder`` (with the tokenizer); the model."""
+def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float32", max_shard_size: str | None = None,
+               **overrides: Any) -> Any:
+    """A tiny random ``family`` model saved into ``folder`` (with the tokenizer), in ``dtype``
+    (its weights rounded to it in the model returned too), in shards of at most
+    ``max_shard_size`` if given; the model, in f32."""
     import torch
     import transformers
 
@@ -77,6 +80,7 @@ def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float3
     except ValueError:  # no sdpa implementation in this family (Gemma 2)
         model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager").eval()
     model.generation_config.do_sample = False
-    model.to(getattr(torch, dtype)).save_pretrained(str(folder))
+    shards = {} if max_shard_size is None else {"max_shard_size": max_shard_size}
+    model.to(getattr(torch, dtype)).save_pretrained(str(folder), **shards)
     tokenizer(folder)
     return model.float()
