@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checkpoints import TEXT, VOCAB, checkpoint
+from hf_checkpoints import TEXT, VOCAB, checkpoint
 
 NEW_TOKENS = 24
 SHORT = "The quick brown fox"

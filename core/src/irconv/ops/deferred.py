@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irconv.narrow_float import is_narrow_float_array, to_float32
+
 #: Values smaller than this are computed at once: deferring them saves nothing.
 DEFER_MIN_BYTES = 1 << 20
 #: Largest output computed through a temporary in the base's memory order (a block).
@@ -77,13 +79,18 @@ class DeferredProduct:
         then copied: NumPy walks a multiply in the output's order, and a 3x3 filter's
         innermost run of 3 values makes that 2-3x slower than the two steps.
         """
+        base = self.base
+        if is_narrow_float_array(base):
+            # NumPy cannot compute with irconv's bf16/f8 bit patterns: widened exactly first
+            # (the emitter computes one block at a time, so this is a block-sized temporary).
+            base = to_float32(base)
         with np.errstate(invalid="ignore", over="ignore"):
             # NumPy casts to ``compute`` through small buffers: no full-size temporary.
-            if out.nbytes > GATHER_MAX_BYTES or _memory_order(out) == _memory_order(self.base):
-                np.multiply(self.base, self.factor, out=out, dtype=self.compute, casting="unsafe")
+            if out.nbytes > GATHER_MAX_BYTES or _memory_order(out) == _memory_order(base):
+                np.multiply(base, self.factor, out=out, dtype=self.compute, casting="unsafe")
             else:
-                in_base_order = np.empty_like(self.base, dtype=out.dtype)
-                np.multiply(self.base, self.factor, out=in_base_order, dtype=self.compute, casting="unsafe")
+                in_base_order = np.empty_like(base, dtype=out.dtype)
+                np.multiply(base, self.factor, out=in_base_order, dtype=self.compute, casting="unsafe")
                 np.copyto(out, in_base_order)
         return out
 

@@ -36,10 +36,11 @@ MODEL_FOLDER: MetaKey[ModelFolder] = MetaKey(
 
 
 def folder_output(given: str | None, folder: ModelFolder, default_dir: Path) -> Path:
-    """The IR's path for ``-o given``: a directory (existing, or spelt with a trailing slash)
-    holds ``folder.model_file``; a file path is taken as given; none gives ``default_dir``."""
+    """The IR's path for ``-o given``: an ``.xml`` path is taken as given (the companions go
+    beside it); any other path is the folder that holds ``folder.model_file`` (``-o out`` and
+    ``-o out/`` alike: GenAI loads a folder); none gives ``default_dir``."""
     if given is None:
         return default_dir / folder.model_file
-    if given.endswith(("/", "\\")) or Path(given).is_dir():
-        return Path(given) / folder.model_file
-    return Path(given)
+    if Path(given).suffix.lower() == ".xml" and not given.endswith(("/", "\\")) and not Path(given).is_dir():
+        return Path(given)
+    return Path(given) / folder.model_file

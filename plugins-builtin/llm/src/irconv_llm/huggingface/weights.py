@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from irconv import Graph
 from irconv.errors import ModelFileError
+from irconv.narrow_float import widen
 from irconv.ops import Const, DeferredConst, DeferredProduct
 from irconv.ops.deferred import DEFER_MIN_BYTES
 
@@ -31,7 +32,7 @@ def widened(value: np.ndarray, dtype: np.dtype) -> Const:
     if value.dtype == dtype:
         return Const(value)
     if value.nbytes < DEFER_MIN_BYTES:
-        return Const(np.asarray(value).astype(dtype))
+        return Const(widen(np.asarray(value)).astype(dtype))
     return DeferredConst(pending=DeferredProduct.widened(value, dtype))
 
 
