@@ -19,10 +19,6 @@ def _group(value: Any) -> str | None:
     return None if value is None or value == -1 or value > 0 else f"{value} is neither -1 nor a positive size"
 
 
-def _threads(value: Any) -> str | None:
-    return None if value is None or value >= 0 else f"{value} is negative"
-
-
 def _dataset(value: Any) -> str | None:
     from irconv_llm.dataset import dataset_problem
 
@@ -80,17 +76,6 @@ ALL_LAYERS: Option[bool] = Option(
     keyword="all_layers",
     help="with a 4-bit format, compress the embedding and the last projection in 4 bits too (they stay int8 otherwise)",
 )
-COMPRESS_THREADS: Option[int] = Option(
-    "llm.compress_threads",
-    int,
-    default=0,
-    flag="--compress-threads",
-    keyword="compress_threads",
-    metavar="N",
-    validate=_threads,
-    help="threads computing the compressed weights' scales (0: one per available core); "
-    "the output is the same whatever the count",
-)
 DATASET: Option[Path | None] = Option(
     "llm.dataset",
     Path,
@@ -144,7 +129,6 @@ OPTIONS = (
     GROUP_SIZE,
     RATIO,
     ALL_LAYERS,
-    COMPRESS_THREADS,
     DATASET,
     TOKENIZER,
     SUBSET_SIZE,
