@@ -22,7 +22,7 @@ the held-out paragraphs (up to ``--eval`` of them, 128 tokens at most): the logi
 relative error against onnxruntime's f32 run, and the perplexity.
 
     python bench/llm_against_nncf.py --trained [--dir /tmp/llm-nncf-trained] [--hidden 128] [--layers 3]
-        [--vocab 512] [--steps 400] [--group 32] [--samples 64] [--eval 64]
+        [--vocab 512] [--steps 400] [--group 32] [--samples 64] [--eval 64] [--seed 0]
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--eval", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=0, help="--trained: the training run's seed (initial weights, batches)")
     parser.add_argument("--nncf-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.nncf_child:
@@ -89,7 +90,7 @@ def main() -> None:
         from llm_data_aware import data_aware_table
 
         folder = args.dir or Path("/tmp/llm-nncf-trained")
-        data_aware_table(folder, args.hidden or 128, args.layers or 3, args.vocab, args.steps, args.group, args.samples, args.eval)
+        data_aware_table(folder, args.hidden or 128, args.layers or 3, args.vocab, args.steps, args.group, args.samples, args.eval, args.seed)
         return
     args.dir = args.dir or Path("/tmp/llm-nncf")
     args.hidden, args.layers = args.hidden or 64, args.layers or 2

@@ -1,5 +1,5 @@
 """Weight compression on several threads: the scales of a set of large matrices computed with
-1, 2, ... threads (``--compress-threads``), time and speedup, and whether every thread count
+1, 2, ... threads (``--threads``), time and speedup, and whether every thread count
 gives the same bytes.
 
 The matrices are seeded random f32 ``[rows, cols]`` (a Llama-7B layer's shapes by default:
@@ -52,7 +52,7 @@ def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.nda
 
 def main() -> None:
     from irconv_llm.compress_weights import primary_scheme
-    from irconv_llm.parallel import available_cores
+    from irconv.pipeline.options import available_cores
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="each matrix's rows times this")

@@ -105,10 +105,10 @@ def relative_error(got: list[np.ndarray], expected: list[np.ndarray]) -> float:
 
 
 def data_aware_table(
-    folder: Path, hidden: int, layers: int, vocab: int, steps: int, group: int, samples: int, evaluated: int
+    folder: Path, hidden: int, layers: int, vocab: int, steps: int, group: int, samples: int, evaluated: int, seed: int = 0
 ) -> None:
     launcher = Launcher()  # while this process is small
-    model = trained(folder / "model", hidden, layers, vocab, steps)
+    model = trained(folder / "model", hidden, layers, vocab, steps, seed=seed)
     calibration = folder / "calibration.txt"
     step = max(1, len(model.calibration) // samples)  # spread over the training text's modules
     calibration.write_text("\n".join(model.calibration[::step][:samples]) + "\n")
@@ -117,7 +117,7 @@ def data_aware_table(
     facts = model.facts
     print(
         f"Llama: hidden {facts['hidden_size']}, {facts['num_hidden_layers']} layers, vocabulary {facts['vocab_size']}, "
-        f"{facts['parameters']} parameters, trained {facts['steps']} steps (final loss {facts['final_loss']:.2f}); "
+        f"{facts['parameters']} parameters, trained {facts['steps']} steps (seed {facts.get('seed', 0)}, final loss {facts['final_loss']:.2f}); "
         f"group {group}; {samples} calibration paragraphs; {len(sequences)} held-out paragraphs "
         f"({sum(s.size for s in sequences)} tokens)\n"
     )

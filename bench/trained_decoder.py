@@ -51,7 +51,9 @@ def shape(hidden: int, layers: int, vocab: int) -> dict[str, Any]:
     }
 
 
-def trained(folder: Path, hidden: int, layers: int, vocab: int, steps: int, window: int = 128, batch: int = 8) -> Trained:
+def trained(
+    folder: Path, hidden: int, layers: int, vocab: int, steps: int, window: int = 128, batch: int = 8, seed: int = 0
+) -> Trained:
     import corpus
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -62,13 +64,13 @@ def trained(folder: Path, hidden: int, layers: int, vocab: int, steps: int, wind
     tokenizer = folder / "tokenizer.json"
     if not (onnx.exists() and facts_file.exists() and tokenizer.exists()):
         corpus.train_tokenizer(train, vocab, folder)
-        facts = _train_and_export(folder, train, held_out, shape(hidden, layers, vocab), steps, window, batch)
+        facts = _train_and_export(folder, train, held_out, shape(hidden, layers, vocab), steps, window, batch, seed)
         facts_file.write_text(json.dumps(facts))
     return Trained(onnx, tokenizer, train, held_out, json.loads(facts_file.read_text()))
 
 
 def _train_and_export(
-    folder: Path, train: list[str], held_out: list[str], config: dict[str, Any], steps: int, window: int, batch: int
+    folder: Path, train: list[str], held_out: list[str], config: dict[str, Any], steps: int, window: int, batch: int, seed: int
 ) -> dict[str, Any]:
     import torch
     import transformers
@@ -76,9 +78,9 @@ def _train_and_export(
 
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     stream = np.concatenate([np.asarray(item.ids + [2], np.int64) for item in tokenizer.encode_batch(train)])
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     torch.set_num_threads(1)  # a tiny model: one thread is as fast, and other work shares the cores
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**config))
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, 3e-3, total_steps=steps, pct_start=0.1)
@@ -97,7 +99,7 @@ def _train_and_export(
     seconds = time.perf_counter() - start
     model.eval()
     _export(model, folder / "model.onnx")
-    return {"steps": steps, "train_tokens": int(stream.size), "final_loss": float(loss.item()), "seconds": seconds,
+    return {"seed": seed, "steps": steps, "train_tokens": int(stream.size), "final_loss": float(loss.item()), "seconds": seconds,
             "parameters": int(sum(p.numel() for p in model.parameters())), **config}  # fmt: skip
 
 

@@ -100,3 +100,22 @@ def test_the_layer_with_the_outlier_input_stays_int8() -> None:
         sensitivity.append(activation_sensitivity(four, eight, weights.size))
     chosen = four_bit_share([w.size for w in layers], sensitivity, 2 / 3)
     assert sorted(chosen) == [0, 2]
+
+
+def test_asymmetric_scale_estimation_moves_zero_points_where_that_lowers_the_error() -> None:
+    """A zero point is a level of the fit too: groups whose important channels sit between
+    levels get another zero point, and the weighted error falls below the range-based one."""
+    scheme = Scheme(4, symmetric=False, group=32)
+    weights = np.random.default_rng(13).standard_normal((64, 128)).astype(np.float32)
+    x = _activations(128, 21)
+    importance = np.square(x).mean(0)
+    range_based = quantization(weights, scheme, importance=importance)
+    refined = quantization(weights, scheme, importance=importance, refine=True)
+    assert range_based.zero_point is not None and refined.zero_point is not None
+    moved = refined.zero_point != range_based.zero_point
+    assert moved.any()
+    assert refined.squared_error < 0.9 * range_based.squared_error
+    held_out = _activations(128, 21, seed=14)
+    assert _output_error(held_out, weights, _restored(weights, refined)) < _output_error(
+        held_out, weights, _restored(weights, range_based)
+    )

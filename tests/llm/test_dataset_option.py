@@ -93,7 +93,7 @@ def test_the_same_bytes_whatever_the_thread_count(
         options = options | {"dataset": calibration}
     written = []
     for threads in (1, 3):
-        xml = convert(outlier_llama, tmp_path, f"threads{threads}", group_size=GROUP, compress_threads=threads, **options)
+        xml = convert(outlier_llama, tmp_path, f"threads{threads}", group_size=GROUP, threads=threads, **options)
         written.append((xml.read_bytes(), xml.with_suffix(".bin").read_bytes()))
     assert written[0][1] == written[1][1]
     assert written[0][0].replace(b"threads1", b"threads3") == written[1][0]

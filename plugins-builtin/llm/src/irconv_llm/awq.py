@@ -4,8 +4,11 @@
 columns of ``W`` that meet large activations gives them a finer share of the 4-bit levels,
 at the cost of the others. ``s = mean|x| ** alpha`` (normalised around 1), with ``alpha``
 from a grid on [0, 1] chosen by the output error ``|| X W.T - (X / s) Q(W * s).T ||**2`` on
-kept activation rows ``X``, ``Q`` the quantizer the final pass uses (``alpha = 0``, no scaling, is among the candidates: the search
-never does worse than data-free on those rows). Matrices reading the same tensor (a
+kept activation rows ``X``, ``Q`` the quantizer the final pass uses. ``alpha = 0`` (no
+scaling) is among the candidates, and an ``alpha`` is kept only if it lowers the error on
+each half of the rows (two disjoint sets of samples) alone: a factor that fits the
+calibration rows but not samples it was not chosen on is left out, so the scaling is
+applied only to the tensors where it generalises. Matrices reading the same tensor (a
 decoder's query, key and value projections) share one ``s``, their errors summed. Where
 ``1 / s`` goes into the graph is ``apply_awq``'s business.
 """
@@ -35,19 +38,30 @@ def channel_factors(
     with ``schemes`` as the final pass will (activation-weighted ranges, scales refitted
     with ``refine``); None when no scaling is best."""
     rows = stats.rows.astype(np.float32)
+    halves = _halves(len(rows))
     references = [rows @ weight.T for weight in weights]
     magnitude = np.maximum(stats.mean_magnitude.astype(np.float64), FLOOR * float(stats.mean_magnitude.max()) + 1e-30)
+    unscaled: np.ndarray | None = None
     best_error, best = np.inf, None
     for alpha in ALPHAS:
-        factor = (magnitude**alpha)
+        factor = magnitude**alpha
         factor = (factor / np.sqrt(factor.max() * factor.min())).astype(np.float32)
         scaled_rows = rows / factor
-        error = 0.0
+        error = np.zeros(len(halves))
         for weight, scheme, reference in zip(weights, schemes, references, strict=True):
             scaled = weight * factor
             importance = stats.mean_square / np.square(factor)
             restored = dequantized(scaled, quantization(scaled, scheme, scale_dtype, importance, refine))
-            error += float(np.square(scaled_rows @ restored.T - reference).sum(dtype=np.float64))
-        if error < best_error:
-            best_error, best = error, (None if alpha == 0 else factor)
+            squared = np.square(scaled_rows @ restored.T - reference).sum(-1, dtype=np.float64)
+            error += [float(squared[half].sum()) for half in halves]
+        if unscaled is None:  # alpha 0: no scaling, what every other alpha must beat
+            unscaled = error
+        if float(error.sum()) < best_error and bool((error <= unscaled).all()):
+            best_error, best = float(error.sum()), (None if alpha == 0 else factor)
     return best
+
+
+def _halves(count: int) -> list[slice]:
+    """The kept rows' first and second halves (rows come in sample order: two sets of samples)."""
+    middle = count // 2
+    return [slice(0, middle), slice(middle, count)] if middle else [slice(0, count)]

@@ -21,7 +21,6 @@ from irconv_llm.group_fallback import note_group_fallback
 from irconv_llm.options import (
     ALL_LAYERS,
     AWQ,
-    COMPRESS_THREADS,
     DATASET,
     GROUP_SIZE,
     NO_SCALE_ESTIMATION,
@@ -31,7 +30,7 @@ from irconv_llm.options import (
     WEIGHT_FORMAT,
 )
 from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
-from irconv_llm.parallel import run_in_order, thread_count
+from irconv_llm.parallel import run_in_order
 from irconv_llm.quantize import (
     BlockParams,
     DeferredQuantized,
@@ -74,7 +73,7 @@ class CompressWeights(Transform):
     (``scale_estimation``), ``--ratio`` keeps in int8 the layers where 4 bits add most to
     it (``mixed_precision``), and ``--awq`` first moves per-channel scales from the
     activations into the weights (``apply_awq``). Scales are computed block by block on
-    ``--compress-threads`` threads (``parallel``); the result does not depend on the count.
+    the core's ``--threads`` threads (``parallel``); the result does not depend on the count.
     """
 
     id = "llm.compress_weights"
@@ -95,7 +94,7 @@ class CompressWeights(Transform):
         if not sites:
             ctx.note("--weight-format: the model has no MatMul or embedding with constant weights; nothing compressed")
             return False
-        threads = thread_count(ctx.options.get(COMPRESS_THREADS))
+        threads = ctx.options.worker_threads()
         compressed = ctx.options.compress_to_fp16
         stats = _activation_statistics(graph, sites, ctx)
         schemes = _choose_schemes(sites, primary, stats, compressed, threads, ctx)

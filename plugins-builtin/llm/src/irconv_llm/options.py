@@ -19,10 +19,6 @@ def _group(value: Any) -> str | None:
     return None if value is None or value == -1 or value > 0 else f"{value} is neither -1 nor a positive size"
 
 
-def _threads(value: Any) -> str | None:
-    return None if value is None or value >= 0 else f"{value} is negative"
-
-
 def _dataset(value: Any) -> str | None:
     from irconv_llm.dataset import dataset_problem
 
@@ -93,17 +89,6 @@ TASK: Option[str | None] = Option(
 )
 #: Set by a loader whose model is stateful by default (a Hugging Face causal LM): as --stateful.
 MAKE_STATEFUL: MetaKey[bool] = MetaKey("llm.make_stateful", bool)
-COMPRESS_THREADS: Option[int] = Option(
-    "llm.compress_threads",
-    int,
-    default=0,
-    flag="--compress-threads",
-    keyword="compress_threads",
-    metavar="N",
-    validate=_threads,
-    help="threads computing the compressed weights' scales (0: one per available core); "
-    "the output is the same whatever the count",
-)
 DATASET: Option[Path | None] = Option(
     "llm.dataset",
     Path,
@@ -157,7 +142,6 @@ OPTIONS = (
     GROUP_SIZE,
     RATIO,
     ALL_LAYERS,
-    COMPRESS_THREADS,
     DATASET,
     TOKENIZER,
     SUBSET_SIZE,

@@ -8,24 +8,11 @@ depends on which thread ran it: the output is the same for any thread count.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity mask where the OS has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def thread_count(asked: int) -> int:
-    """``asked`` threads, or one per available core for 0."""
-    return asked if asked > 0 else available_cores()
 
 
 def run_in_order(jobs: Sequence[Callable[[], T]], threads: int) -> Iterator[T]:

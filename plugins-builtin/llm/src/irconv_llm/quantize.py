@@ -211,7 +211,7 @@ def _block_params(
     if refine:
         from irconv_llm.scale_estimation import refine_scales
 
-        scale, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
+        scale, zero_point, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
     return BlockParams(scale, zero_point, best_error)
 
 
