@@ -75,6 +75,12 @@ def _wait_for(condition: Callable[[], bool], process: subprocess.Popen[str], wha
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="Ctrl-C of a process group is POSIX")
+def _ctrl_c_as_in_a_terminal() -> None:
+    """The child takes SIGINT as a terminal's Ctrl-C, even when this test runs in a shell's
+    background job (which starts with SIGINT ignored, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_workers_and_reports_what_finished(tmp_path):
     """Interrupted at a known state, not after a guessed time: four models converted and
     reported, and each of the two workers converting a model that never finishes (a fixture
@@ -91,6 +97,7 @@ def test_ctrl_c_stops_the_workers_and_reports_what_finished(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "irconv", "convert-many", str(zoo), "-o", str(out), "-j", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
     try:
         assert process.stdout is not None
