@@ -11,6 +11,7 @@ update already does; the undecorated forward then rotates with it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -20,9 +21,9 @@ def _is_dynamic(module: Any) -> bool:
     """A rotary module whose forward is wrapped by ``dynamic_rope_update`` and whose rope
     type (or one of its per-layer-type rope types) is a dynamic one."""
     rope_type = getattr(module, "rope_type", None)
-    types_ = rope_type.values() if isinstance(rope_type, dict) else [rope_type]
+    rope_types = rope_type.values() if isinstance(rope_type, dict) else [rope_type]
     wrapped = hasattr(type(module).forward, "__wrapped__")
-    return wrapped and any(isinstance(t, str) and "dynamic" in t for t in types_)
+    return wrapped and any(isinstance(t, str) and "dynamic" in t for t in rope_types)
 
 
 def _traceable_forward(module: Any) -> Any:
@@ -30,7 +31,7 @@ def _traceable_forward(module: Any) -> Any:
     import torch
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    undecorated = type(module).forward.__wrapped__
+    undecorated = inspect.unwrap(type(module).forward)  # without dynamic_rope_update (nor a no_grad around it)
 
     def forward(self: Any, x: Any, position_ids: Any, layer_type: Any = None) -> Any:
         rope_type = self.rope_type if layer_type is None else self.rope_type[layer_type]
