@@ -76,8 +76,6 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 #: variants irconv's folder does not yet generate as transformers does, and why (strict: a fix
 #: turns them into failures to remove from here).
 KNOWN_WRONG = {
-    "llama-rope-dynamic": "dynamic NTK rope: transformers recomputes inv_freq when the sequence passes "
-                          "max_position_embeddings (a branch on position values); the trace keeps the short branch",
     "phi3-longrope-crossing": "longrope, the sequence passing original_max_position_embeddings while generating "
                               "(13 + 20 tokens > 32): transformers then computes every position again with the "
                               "long factors (Phi-3 drops its cache); a KV cache keeps the keys rotated with the "

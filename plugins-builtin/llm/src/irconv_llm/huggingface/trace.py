@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from irconv_llm.huggingface.architectures import TEXT_GENERATION_WITH_PAST
+from irconv_llm.huggingface.dynamic_rope import traceable_dynamic_rope
 
 #: Sizes of the example inputs: none 0 or 1, which torch.export would specialise.
 _BATCH, _LENGTH, _PAST = 2, 5, 3
@@ -127,7 +128,8 @@ def export_decoder(model: Any, task: str) -> tuple[Any, list[str]]:
     if with_past:
         inputs["past"] = tuple(torch.zeros(_BATCH, kv_heads, _PAST, head_dim) for _ in range(2 * layers))
         dynamic["past"] = tuple({0: Dim.DYNAMIC, 2: Dim.DYNAMIC} for _ in range(2 * layers))
-    return _export_without_grad(FlatCache(), inputs, dynamic), list(inputs)
+    with traceable_dynamic_rope(model):
+        return _export_without_grad(FlatCache(), inputs, dynamic), list(inputs)
 
 
 def export_encoder(model: Any) -> Any:
