@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Graph, Match, Node, Pat, PatternRewrite, Rewriter, TransformContext, any_, const, op, rewrite_greedily
+from irconv import (
+    Graph,
+    Match,
+    Node,
+    Pat,
+    PatternRewrite,
+    Rewriter,
+    TransformContext,
+    any_,
+    const,
+    op,
+    rewrite_greedily,
+)
 from irconv.narrow_float import widen
 
 
@@ -59,8 +71,8 @@ class AlibiBiasForm(PatternRewrite):
     from: the constant first operand of the Multiply under two Reshapes under the mask's
     Select. When it finds none, GenAI's default PagedAttention backend runs attention with
     no position bias at all. PagedAttention adds ``slope * distance`` in f32, so the slopes
-    it takes already carry the scale; a product rounded to a narrow float (bf16 products of
-    slopes that are not powers of two, past a few hundred positions) is not reproduced there.
+    it takes already carry the scale; a product rounded to a narrow float (bf16: past position
+    256, sooner for slopes that are not powers of two) is not reproduced there.
     """
 
     id = "llm.alibi_bias_form"
@@ -75,7 +87,9 @@ class AlibiBiasForm(PatternRewrite):
         root, inner, outer = match["root"], match["inner"], match["outer"]
         bias = root.in_port(2).get_source()
         product = match.port("product")
-        dtype = bias.data.element_type  # type: ignore[union-attr]
+        if bias is None:
+            return False
+        dtype = bias.data.element_type
         if dtype is None or not dtype.is_float or dtype.numpy.kind != "f":
             return False
         if bias.data.shape is None or bias.data.shape != outer.out_port(0).data.shape:
@@ -86,7 +100,11 @@ class AlibiBiasForm(PatternRewrite):
             scale = float(np.asarray(widen(match.constant("scale"))).reshape(-1)[0])
         elif "divisor" in match.ports:
             scale = 1.0 / float(np.asarray(widen(match.constant("divisor"))).reshape(-1)[0])
-        widened = product if product.data.element_type == dtype else rw.op(Convert(destination_type=dtype), product, like=inner)
+        if not np.isfinite(scale) or scale == 0:
+            return False
+        widened = product
+        if product.data.element_type != dtype:
+            widened = rw.op(Convert(destination_type=dtype), product, like=inner)
         positions = rw.op(Divide(), widened, rw.const(slopes.astype(dtype.numpy), like=inner), like=inner)
         scaled_slopes = rw.const((slopes * scale).astype(dtype.numpy), like=inner)
         biased = rw.op(Multiply(), scaled_slopes, positions, like=match["product"])
