@@ -80,10 +80,6 @@ KNOWN_WRONG = {
                               "(13 + 20 tokens > 32): transformers then computes every position again with the "
                               "long factors (Phi-3 drops its cache); a KV cache keeps the keys rotated with the "
                               "short ones",
-    "falcon-alibi": "Falcon with ALiBi (Falcon-RW layout): LLMPipeline's default PagedAttention backend parts "
-                    "at token 7; with ATTENTION_BACKEND=SDPA (the stateful IR as written) it gives transformers' "
-                    "tokens, so GenAI's SDPA-to-PagedAttention rewrite does not take this IR's ALiBi bias as "
-                    "it takes Bloom's",
 }
 FAST = ("llama-rope-llama3", "mistral-window", "gemma2-window-softcap", "qwen2-bf16-sharded", "falcon-alibi")
 

@@ -54,7 +54,8 @@ def middle_transform() -> list[Transform]:
 
 @hookimpl
 def back_transform() -> list[Transform]:
+    from irconv_llm.alibi_bias_form import AlibiBiasForm
     from irconv_llm.compress_weights import CompressWeights
     from irconv_llm.make_stateful import MakeStateful
 
-    return [MakeStateful(), CompressWeights()]
+    return [AlibiBiasForm(), MakeStateful(), CompressWeights()]
