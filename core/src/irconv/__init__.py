@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
     from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
     from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
+    from irconv.pipeline.context import SOURCE_PATH
+    from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
+    from irconv.pipeline.output import AtomicFiles
     from irconv.graph.infer import infer_graph
     from irconv.plugins.hookspecs import hookimpl
     from irconv.plugins.manager import PluginHost
@@ -93,6 +96,10 @@ _EXPORTS: dict[str, str] = {
     "ExtractContext": "irconv.pipeline",
     "LoadContext": "irconv.pipeline",
     "TransformContext": "irconv.pipeline",
+    "SOURCE_PATH": "irconv.pipeline.context",
+    "MODEL_FOLDER": "irconv.pipeline.folder",
+    "ModelFolder": "irconv.pipeline.folder",
+    "AtomicFiles": "irconv.pipeline.output",
     "infer_graph": "irconv.graph.infer",
     "hookimpl": "irconv.plugins.hookspecs",
     "Emitter": "irconv.plugins.records",
@@ -120,6 +127,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "MODEL_FOLDER",
+    "SOURCE_PATH",
+    "AtomicFiles",
+    "ModelFolder",
     "Const",
     "ConversionError",
     "ConversionOptions",

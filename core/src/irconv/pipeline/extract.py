@@ -130,18 +130,19 @@ def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[O
     for in_port in node.in_ports():
         in_port.disconnect()
     graph.remove_node(node)
-    _drop_unread_constants(graph, read)
+    _drop_unread_constants(graph, read, kept={output.node for output in outputs})
     # The node that now produces the single output takes the framework node's name.
     if len(outputs) == 1 and outputs[0].node.origin == node.name:
         graph.rename(outputs[0].node, node.name)
 
 
-def _drop_unread_constants(graph: Graph, read: Sequence[OutPort | None]) -> None:
+def _drop_unread_constants(graph: Graph, read: Sequence[OutPort | None], kept: set[Node]) -> None:
     """Remove the unnamed Consts a replaced node read that nothing reads any more: a
     loader's value the extractor turned into its own constants (a quantized model's
-    dequantized weights) would otherwise be held until the final clean-up."""
+    dequantized weights) would otherwise be held until the final clean-up. ``kept``: the
+    nodes the extractor returned as outputs (an identity returns its input), which stay."""
     for port in read:
-        if port is None or not isinstance(port.node.op, Const) or port.node not in graph:
+        if port is None or not isinstance(port.node.op, Const) or port.node not in graph or port.node in kept:
             continue
         node = port.node
         if not node.users() and not any(out.data.names for out in node.out_ports()):

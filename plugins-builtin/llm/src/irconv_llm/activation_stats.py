@@ -20,9 +20,7 @@ from typing import Any
 import numpy as np
 from irconv import Graph, OutPort
 from irconv.errors import UserError
-from irconv.pipeline.context import EmitContext
-from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.output import AtomicFiles
+from irconv import AtomicFiles, ConversionOptions, EmitContext
 
 from irconv_llm.weight_sites import WeightSite
 

@@ -10,7 +10,7 @@ import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
 from irconv.ops import DeferredConst
-from irconv.pipeline.context import SOURCE_PATH
+from irconv import SOURCE_PATH
 from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages

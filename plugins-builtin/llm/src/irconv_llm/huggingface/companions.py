@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from irconv_llm.huggingface.checkpoint import INDEX
 
 if TYPE_CHECKING:
-    from irconv.pipeline.context import EmitContext
+    from irconv import EmitContext
 
 MODEL_FILE = "openvino_model.xml"
 #: Files of a checkpoint folder copied as they are: configuration, tokenizer, chat template.

@@ -8,8 +8,7 @@ from typing import Any
 
 from irconv import Graph
 from irconv.errors import UserError
-from irconv.pipeline.context import LoadContext
-from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
+from irconv import MODEL_FOLDER, LoadContext, ModelFolder
 
 from irconv_llm.huggingface.architectures import (
     FEATURE_EXTRACTION,
