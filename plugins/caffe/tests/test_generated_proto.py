@@ -1,4 +1,4 @@
-"""The committed caffe_pb2.py must be what generate_proto.py makes from caffe.proto."""
+"""The committed caffe_pb2.py must be what tools/vendored_proto.py makes from caffe.proto."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PROTO = ROOT / "src" / "irconv_caffe" / "proto" / "caffe.proto"
 MODULE = PROTO.with_name("caffe_pb2.py")
-SCRIPT = ROOT / "scripts" / "generate_proto.py"
+TOOL = ROOT.parents[1] / "tools" / "vendored_proto.py"
 
 
 def test_module_was_generated_from_this_proto() -> None:
@@ -21,13 +21,13 @@ def test_module_was_generated_from_this_proto() -> None:
     digest = hashlib.sha256(PROTO.read_bytes()).hexdigest()
     header = MODULE.read_text().splitlines()[:3]
     assert f"# caffe.proto sha256: {digest}" in header, (
-        "caffe.proto changed since caffe_pb2.py was generated: run plugins/caffe/scripts/generate_proto.py"
+        "caffe.proto changed since caffe_pb2.py was generated: run python tools/vendored_proto.py plugins/caffe/src/irconv_caffe/proto/caffe.proto"
     )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("grpc_tools") is None, reason="grpcio-tools (protoc) is not installed")
 def test_regenerating_gives_the_committed_module() -> None:
-    result = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, str(TOOL), str(PROTO), "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
