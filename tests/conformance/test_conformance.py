@@ -61,3 +61,15 @@ def test_full_conformance_beats_openvino_reader() -> None:
     ours, theirs = results.passed("irconv", names), results.passed("openvino", names)
     assert ours > theirs, f"irconv {ours} vs OpenVINO reader {theirs}"
     assert ours >= 0.95 * len(names), f"irconv passes {ours} of {len(names)}"
+
+
+def test_the_strict_check_lets_only_cpu_dependent_cases_pass_while_listed() -> None:
+    harness = _harness()
+    results = harness.Results()
+    for name in ("listed", "cpu_dependent", "unlisted"):
+        results.outcomes[name]["irconv"] = "pass"
+    results.outcomes["failing"]["irconv"] = "mismatch"
+    listed = {"listed": "irconv: a reason", "cpu_dependent": f"{harness.CPU_DEPENDENT} a reason",
+              "failing": f"{harness.CPU_DEPENDENT} a reason"}
+    problems = harness.check_xfail(results, ["listed", "cpu_dependent", "unlisted", "failing"], listed)
+    assert problems == ["XPASS listed: passes now, remove it from xfail.txt"]
