@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -66,6 +66,7 @@ class LoadContext:
 
 
 _MISSING: Any = object()
+_Source = TypeVar("_Source")
 
 
 def _deprecated(name: str, instead: str) -> None:
@@ -116,6 +117,16 @@ class ExtractContext:
     def source(self) -> Any:
         """The framework's own description of the node, for the front end's own helpers."""
         return self.source_op.source
+
+    def source_as(self, kind: type[_Source]) -> _Source:
+        """The framework's own description of the node as the front end's type ``kind``
+        (a Caffe layer, an FX node, ...); a node that carries something else is one error
+        naming it, as when an extractor is registered under the wrong framework."""
+        found = self.source_op.source
+        if not isinstance(found, kind):
+            raise ConversionError(f"{self.where()}: carries {type(found).__name__}, not the "
+                                  f"{kind.__name__} its extractor reads")
+        return found
 
     @property
     def attrs(self) -> AttributeReader:
