@@ -44,6 +44,7 @@ from irconv_opset import (
     Transpose,
 )
 from irconv_opset.build import all_axes
+from irconv_opset.lowering.layout import LayoutMark
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
@@ -70,11 +71,9 @@ def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
     raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
 
 
-def _layout(ctx: ExtractContext, rank: int = 4) -> str | None:
+def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
     """The channels-last layout mark of a rank-4 (NHWC) or rank-5 (NDHWC) op, or None."""
-    if not channels_last(ctx):
-        return None
-    return NHWC if rank == 4 else "NDHWC"
+    return LayoutMark.for_rank(rank) if channels_last(ctx) else None
 
 
 def _conv(rank: int):  # type: ignore[no-untyped-def]

@@ -72,6 +72,7 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.layout import LayoutMark
 
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
@@ -185,7 +186,7 @@ def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     strides = spatial(ctx, "strides", rank, optional=True)
     dilations = spatial(ctx, "dilations", rank, optional=True)
     op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, ctx.attrs.str("padding"))
-    return laid_out(ctx, op, [ctx.input(2), filters], "NDHWC" if channels_last(ctx) else None)
+    return laid_out(ctx, op, [ctx.input(2), filters], LayoutMark.NDHWC if channels_last(ctx) else None)
 
 
 def _tensor_array_close(node: Node, ctx: ExtractContext) -> list[OutPort]:

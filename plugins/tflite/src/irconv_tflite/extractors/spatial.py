@@ -29,9 +29,9 @@ from irconv_opset import (
     Squeeze,
 )
 
-from irconv_tflite.extractors._common import auto_pad, declared_shape, fused_activation, known_rank, laid_out
+from irconv_opset.lowering.layout import LayoutMark
 
-NDHWC = "NDHWC"
+from irconv_tflite.extractors._common import auto_pad, declared_shape, fused_activation, known_rank, laid_out
 
 
 def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
@@ -84,11 +84,6 @@ def _with_bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
     return ctx.op(Add(), port, ctx.input(idx), suffix="bias") if ctx.has_input(idx) else port
 
 
-def _marked(node: Node) -> Node:
-    node.layout = NDHWC
-    return node
-
-
 @extractor("tflite", "CONV_3D", produces=[Convolution, Add])
 def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Filter [D, H, W, I, O] -> [O, I, D, H, W]; optional bias at input 2."""
@@ -100,7 +95,7 @@ def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     weights = ctx.const(np.ascontiguousarray(filters.transpose(4, 3, 0, 1, 2)), suffix="filters")
     op = Convolution(strides=_strides_3d(ctx), dilations=_dilations_3d(ctx), pads_begin=(0, 0, 0),
                      pads_end=(0, 0, 0), auto_pad=auto_pad(ctx))
-    conv = _marked(ctx.add(op, [ctx.input(0), weights], suffix="Convolution"))
+    conv = laid_out(ctx, op, [ctx.input(0), weights], LayoutMark.NDHWC)
     return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 2))]
 
 
@@ -128,7 +123,7 @@ def conv_3d_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
         extra = tuple(max(o - n, 0) for o, n in zip(out_spatial, natural, strict=True))
         op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)
         inputs = [ctx.input(2), weights]
-    conv = _marked(ctx.add(op, inputs, suffix="ConvolutionBackpropData"))
+    conv = laid_out(ctx, op, inputs, LayoutMark.NDHWC)
     return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 3))]
 
 
