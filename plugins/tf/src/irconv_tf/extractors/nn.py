@@ -48,7 +48,7 @@ from irconv_opset.lowering.layout import LayoutMark
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
+from irconv_tf.extractors._base import channels_last, laid_out, spatial, tf
 
 
 def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
