@@ -56,11 +56,12 @@ class BatchStatistics:
 
 
 def normalized(
-    ctx: ExtractContext, x: OutPort, axes: Sequence[int], eps: float, affine: Affine | None = None
+    ctx: ExtractContext, x: OutPort, axes: Sequence[int] | OutPort, eps: float, affine: Affine | None = None
 ) -> OutPort:
-    """(x - mean) / sqrt(variance + eps) over ``axes`` (MVN), then ``* scale + shift``."""
+    """(x - mean) / sqrt(variance + eps) over ``axes`` (a list, or a computed i64 tensor when
+    the rank is unknown) by MVN, then ``* scale + shift``."""
     op = MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt")
-    y = ctx.op(op, x, i64(ctx, list(axes), "axes"), suffix="mvn")
+    y = ctx.op(op, x, i64(ctx, list(axes), "axes") if isinstance(axes, Sequence) else axes, suffix="mvn")
     if affine is None:
         return y
     for parameter, make, name in ((affine.scale, Multiply, "scale"), (affine.shift, Add, "shift")):
@@ -84,19 +85,18 @@ def folded_batch_norm(
                                                                         stats.variance))
     scale = gamma / np.sqrt(variance + eps)
     shift = beta - mean * scale
-    scaled = ctx.op(Multiply(), x, ctx.const(_along(scale, axes, rank), suffix="scale_value"), suffix="scale")
-    return ctx.op(Add(), scaled, ctx.const(_along(shift, axes, rank), suffix="shift_value"), suffix="shift")
+    scaled = ctx.op(Multiply(), x, ctx.const(laid_along(scale, axes, rank), suffix="scale_value"), suffix="scale")
+    return ctx.op(Add(), scaled, ctx.const(laid_along(shift, axes, rank), suffix="shift_value"), suffix="shift")
 
 
-def _along(values: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
-    """f32 ``values`` shaped to broadcast against a rank-``rank`` input at ``axes``."""
+def laid_along(values: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
+    """Known per-axis parameters as f32 shaped to broadcast against a rank-``rank`` input at
+    ``axes`` (a vector over the last axis stays a vector)."""
     values = np.asarray(values, np.float32)
     if values.ndim == 0 or list(axes) == list(range(rank - values.ndim, rank)):
         return values
-    if values.ndim == 1 and len(axes) > 1:
-        raise ValueError(f"a 1-D parameter cannot cover axes {list(axes)}")
     shape = [1] * rank
-    for axis, size in zip(axes, values.shape):
+    for axis, size in zip(axes, values.shape, strict=False):
         shape[axis] = size
     return values.reshape(shape)
 
