@@ -46,7 +46,6 @@ from irconv_opset import (
     Minimum,
     Multiply,
     Negative,
-    NonMaxSuppression,
     NonZero,
     NotEqual,
     OneHot,
@@ -70,6 +69,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.lowering.layout import LayoutMark
+from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS
 from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 
 from irconv_tf.dtypes import element_type
@@ -554,7 +554,7 @@ EXTRACTORS = [
     tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),
     tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData]),
     tf("TensorArrayCloseV3", _tensor_array_close),
-    tf("NonMaxSuppression", _nms_v1, produces=[NonMaxSuppression]),
+    tf("NonMaxSuppression", _nms_v1, produces=[*SINGLE_CLASS_NMS_OPS]),
     tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),
     tf("AdjustHue", _adjust_hue, produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat]),
     tf("AdjustSaturation", _adjust_saturation, produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat]),
