@@ -14,6 +14,7 @@ def test_mark_of_each_rank(rank: int, mark: str, wrapped: str) -> None:
     found = LayoutMark.for_rank(rank)
     assert found == mark and found.rank == rank and found.channels_first == wrapped
     assert LayoutMark.parse(mark) is found
+    assert str(found) == f"{found}" == mark
 
 
 def test_no_mark_for_other_ranks_or_layouts() -> None:

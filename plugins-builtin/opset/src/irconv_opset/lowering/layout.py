@@ -26,6 +26,9 @@ class LayoutMark(str, enum.Enum):
     NHWC = "NHWC"
     NDHWC = "NDHWC"
 
+    def __str__(self) -> str:  # the spelling, as the plain string it stands for would print
+        return self.value
+
     @property
     def rank(self) -> int:
         return len(self.value)
