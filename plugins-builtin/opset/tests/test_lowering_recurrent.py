@@ -1,0 +1,217 @@
+"""irconv_opset.lowering.recurrent: gate orders, bias packing and the sequence builders,
+run in OpenVINO against a NumPy recurrence written in each framework's own gate order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from irconv import ExtractContext
+from irconv.frontend import extractor
+from irconv.graph import Node, OutPort
+from irconv.testing import GraphBuilder, infer_graph, run_extractor
+from irconv.testing.runtime import emit_ir, run_ir
+from irconv_opset import Transpose
+from irconv_opset.lowering.recurrent import (
+    BIAS_PORT_OPS,
+    GATE_PORT_OPS,
+    LAYERS_OPS,
+    LENGTHS_OPS,
+    SEQUENCE_OPS,
+    ZERO_STATE_OPS,
+    Cell,
+    DirectionWeights,
+    GateOrder,
+    Recurrence,
+    bias_from_port,
+    full_lengths,
+    packed_weights,
+    reorder_gate_port,
+    sequence,
+    stacked_layers,
+    summed_bias,
+    to_openvino,
+    zero_states,
+)
+from irconv_opset.ops.sequence import RecurrentDirection
+
+RNG = np.random.default_rng(7)
+BATCH, STEPS, WIDTH, HIDDEN = 2, 4, 3, 5
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def split_gates(value: np.ndarray, order: GateOrder) -> dict[str, np.ndarray]:
+    return dict(zip(order, np.split(value, len(order), axis=0), strict=True))
+
+
+def step(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: DirectionWeights,
+         linear_before_reset: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """One step of the textbook recurrence, reading the weights in the framework's order."""
+    w, r = split_gates(d.input, d.order), split_gates(d.recurrent, d.order)
+    zeros = np.zeros(d.input.shape[0], np.float32)
+    bw = split_gates(zeros if d.input_bias is None else d.input_bias, d.order)
+    br = split_gates(zeros if d.recurrent_bias is None else d.recurrent_bias, d.order)
+
+    def pre(g: str) -> np.ndarray:
+        return x @ w[g].T + bw[g] + h @ r[g].T + br[g]
+
+    if kind == "LSTM":
+        assert c is not None
+        c = sigmoid(pre("f")) * c + sigmoid(pre("i")) * np.tanh(pre("c"))
+        return sigmoid(pre("o")) * np.tanh(c), c
+    if kind == "GRU":
+        z, reset = sigmoid(pre("z")), sigmoid(pre("r"))
+        if linear_before_reset:
+            n = np.tanh(x @ w["h"].T + bw["h"] + reset * (h @ r["h"].T + br["h"]))
+        else:
+            n = np.tanh(x @ w["h"].T + bw["h"] + (reset * h) @ r["h"].T + br["h"])
+        return (1 - z) * n + z * h, None
+    return np.tanh(pre("h")), None
+
+
+def run_direction(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: DirectionWeights,
+                  reverse: bool, linear_before_reset: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Y [N, T, H] (aligned with x), last h, last c."""
+    ys = [np.zeros_like(h)] * x.shape[1]
+    for t in (reversed(range(x.shape[1])) if reverse else range(x.shape[1])):
+        h, c = step(kind, x[:, t], h, c, d, linear_before_reset)
+        ys[t] = h
+    return np.stack(ys, axis=1), h, c
+
+
+def random_direction(order: GateOrder, width: int, biases: int = 2) -> DirectionWeights:
+    rows = len(order) * HIDDEN
+
+    def value(*shape: int) -> np.ndarray:
+        return (RNG.standard_normal(shape) * 0.5).astype(np.float32)
+
+    bias = [value(rows) for _ in range(biases)] + [None] * (2 - biases)
+    return DirectionWeights(order, value(rows, width), value(rows, HIDDEN), *bias)
+
+
+def convert(tmp_path: Path, extract: Callable[[Node, ExtractContext], list[OutPort]], produces: Sequence[type],
+            inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Run ``extract`` as an extractor over Parameters fed ``inputs``; the IR's outputs."""
+    builder = GraphBuilder()
+    params = [builder.parameter(name, value.shape) for name, value in inputs.items()]
+    outputs = run_extractor(builder, extractor("test", "Recurrent", extract, produces=list(produces)), *params)
+    for index, port in enumerate(outputs):
+        builder.result(port, f"out{index}")
+    infer_graph(builder.graph)
+    xml = emit_ir(builder.graph, tmp_path / "recurrent.xml")
+    return list(run_ir(xml, inputs).values())
+
+
+def test_to_openvino_puts_every_order_into_openvinos() -> None:
+    assert to_openvino(["i", "o", "f", "c"], ("i", "o", "f", "c")) == ["f", "i", "c", "o"]
+    assert to_openvino([0, 1, 2, 3], ("i", "f", "c", "o")) == [1, 0, 2, 3]
+    assert to_openvino(["r", "z", "n"], ("r", "z", "h")) == ["z", "r", "n"]
+    assert to_openvino(["x"], ("h",)) == ["x"]
+    with pytest.raises(ValueError, match="names the gates of no"):
+        to_openvino([0, 1, 2], ("i", "f", "o"))
+    with pytest.raises(ValueError, match="2 gate blocks"):
+        to_openvino([0, 1], ("z", "r", "h"))
+
+
+def test_summed_bias_keeps_the_gru_candidates_recurrent_bias_apart() -> None:
+    def add(a: int, b: int, _: str) -> int:
+        return a + b
+
+    assert summed_bias([1, 2, 3], [10, 20, 30], False, add) == [11, 22, 33]
+    assert summed_bias([1, 2, 3], [10, 20, 30], True, add) == [11, 22, 3, 30]
+
+
+@pytest.mark.parametrize(("kind", "order", "lbr"), [("LSTM", ("i", "f", "c", "o"), False),
+                                                    ("GRU", ("r", "z", "h"), True),
+                                                    ("RNN", ("h",), False)])
+def test_stacked_layers_match_numpy(tmp_path: Path, kind: str, order: GateOrder, lbr: bool) -> None:
+    """Two bidirectional layers from constants in cuDNN's order (torch, MXNet), states given."""
+    layers, dirs = 2, 2
+    weights = [[random_direction(order, WIDTH if layer == 0 else dirs * HIDDEN) for _ in range(dirs)]
+               for layer in range(layers)]
+    x = RNG.standard_normal((BATCH, STEPS, WIDTH)).astype(np.float32)
+    count = 2 if kind == "LSTM" else 1
+    states = {f"s{i}": RNG.standard_normal((layers * dirs, BATCH, HIDDEN)).astype(np.float32) for i in range(count)}
+    recurrence = Recurrence(Cell.of(order), HIDDEN, RecurrentDirection.bidirectional, linear_before_reset=lbr)
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        stack = []
+        for layer in range(layers):
+            w, r, b = packed_weights(weights[layer], lbr)
+            stack.append((recurrence, (ctx.const(w), ctx.const(r), ctx.const(b))))
+        data = ctx.input(0)
+        y, finals = stacked_layers(ctx, stack, data, [ctx.input(1 + i) for i in range(count)], full_lengths(ctx, data))
+        return [y, *finals]
+
+    got = convert(tmp_path, extract, [*LAYERS_OPS, *SEQUENCE_OPS, *LENGTHS_OPS], {"x": x, **states})
+
+    data = x
+    finals: list[list[np.ndarray]] = [[] for _ in range(count)]
+    for layer in range(layers):
+        ys = []
+        for d in range(dirs):
+            index = layer * dirs + d
+            c0 = states["s1"][index] if kind == "LSTM" else None
+            y, h, c = run_direction(kind, data, states["s0"][index], c0, weights[layer][d], d == 1, lbr)
+            ys.append(y)
+            finals[0].append(h)
+            if c is not None:
+                finals[1].append(c)
+        data = np.concatenate(ys, axis=-1)
+    np.testing.assert_allclose(got[0], data, rtol=1e-4, atol=1e-5)
+    for index in range(count):
+        np.testing.assert_allclose(got[1 + index], np.stack(finals[index]), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(("kind", "order", "lbr", "direction"), [
+    ("LSTM", ("i", "o", "f", "c"), False, RecurrentDirection.reverse),
+    ("GRU", ("z", "r", "h"), False, RecurrentDirection.forward),
+    ("GRU", ("r", "z", "h"), True, RecurrentDirection.reverse),
+])
+def test_weights_computed_by_the_model_reorder_in_the_graph(tmp_path: Path, kind: str, order: GateOrder, lbr: bool,
+                                                            direction: RecurrentDirection) -> None:
+    """W, R and both biases as graph inputs (ONNX's layout: B [1, 2*G*H]), zero states."""
+    d = random_direction(order, WIDTH)
+    assert d.input_bias is not None and d.recurrent_bias is not None
+    x = RNG.standard_normal((BATCH, STEPS, WIDTH)).astype(np.float32)
+    inputs = {"x": x, "W": d.input[None], "R": d.recurrent[None],
+              "B": np.concatenate([d.input_bias, d.recurrent_bias])[None]}
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        data = ctx.input(0)
+        weights = (reorder_gate_port(ctx, ctx.input(1), order, 1, "W"),
+                   reorder_gate_port(ctx, ctx.input(2), order, 1, "R"), bias_from_port(ctx, ctx.input(3), order, lbr))
+        zero = ctx.const(np.float32(0))
+        states = [zero_states(ctx, data, zero, 1, HIDDEN, n) for n in ("h0", "c0")[: 2 if kind == "LSTM" else 1]]
+        recurrence = Recurrence(Cell.of(order), HIDDEN, direction, linear_before_reset=lbr)
+        return sequence(ctx, recurrence, data, states, full_lengths(ctx, data), weights)
+
+    produces = [*GATE_PORT_OPS, *BIAS_PORT_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, *SEQUENCE_OPS, Transpose]
+    got = convert(tmp_path, extract, produces, inputs)
+    zeros = np.zeros((BATCH, HIDDEN), np.float32)
+    y, h, c = run_direction(kind, x, zeros, zeros if kind == "LSTM" else None, d,
+                            direction is RecurrentDirection.reverse, lbr)
+    np.testing.assert_allclose(got[0][:, 0], y, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1][:, 0], h, rtol=1e-4, atol=1e-5)
+    if c is not None:
+        np.testing.assert_allclose(got[2][:, 0], c, rtol=1e-4, atol=1e-5)
+
+
+def test_packed_weights_fill_absent_biases_with_zeros() -> None:
+    d = random_direction(("i", "f", "c", "o"), WIDTH, biases=0)
+    w, r, b = packed_weights([d])
+    assert w.shape == (1, 4 * HIDDEN, WIDTH) and r.shape == (1, 4 * HIDDEN, HIDDEN)
+    np.testing.assert_array_equal(b, np.zeros((1, 4 * HIDDEN), np.float32))
+    np.testing.assert_array_equal(w[0, :HIDDEN], d.input[HIDDEN: 2 * HIDDEN])  # f first
+
+
+def test_a_sequence_refuses_the_wrong_number_of_states() -> None:
+    recurrence = Recurrence(Cell.LSTM, HIDDEN)
+    with pytest.raises(ValueError, match="takes 2 initial states"):
+        sequence(None, recurrence, None, [None], None, (None, None, None))  # type: ignore[arg-type]
