@@ -14,6 +14,7 @@ from irconv.graph import Node, OutPort
 from irconv.testing import GraphBuilder, infer_graph, run_extractor
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import Transpose
+from irconv_opset.lowering.lstm_iterator import LSTM_ITERATOR_OPS, LstmStep, lstm_iterator
 from irconv_opset.lowering.recurrent import (
     BIAS_PORT_OPS,
     GATE_PORT_OPS,
@@ -215,3 +216,60 @@ def test_a_sequence_refuses_the_wrong_number_of_states() -> None:
     recurrence = Recurrence(Cell.LSTM, HIDDEN)
     with pytest.raises(ValueError, match="takes 2 initial states"):
         sequence(None, recurrence, None, [None], None, (None, None, None))  # type: ignore[arg-type]
+
+
+def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, d: DirectionWeights, peepholes: np.ndarray | None,
+                   lengths: np.ndarray, clip: float, cell_clip: float, reverse: bool
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A batch-first LSTM with ONNX's peepholes (i, o, f), gate-input clip, cell bound, lengths."""
+    w, r = split_gates(d.input, d.order), split_gates(d.recurrent, d.order)
+    assert d.input_bias is not None
+    b = split_gates(d.input_bias, d.order)
+    p = dict(zip(("i", "o", "f"), np.split(np.zeros(3 * HIDDEN, np.float32) if peepholes is None else peepholes, 3),
+                 strict=True))
+
+    def bounded(v: np.ndarray) -> np.ndarray:
+        return np.clip(v, -clip, clip) if clip > 0 else v
+
+    ys = np.zeros(x.shape[:2] + (HIDDEN,), np.float32)
+    for t in (reversed(range(x.shape[1])) if reverse else range(x.shape[1])):
+        def pre(g: str) -> np.ndarray:
+            return x[:, t] @ w[g].T + h @ r[g].T + b[g]  # noqa: B023 (h: this step's)
+
+        i = sigmoid(bounded(pre("i") + p["i"] * c))
+        f = sigmoid(bounded(pre("f") + p["f"] * c))
+        c_new = f * c + i * np.tanh(bounded(pre("c")))
+        if cell_clip > 0:
+            c_new = np.clip(c_new, -cell_clip, cell_clip)
+        h_new = sigmoid(bounded(pre("o") + p["o"] * c_new)) * np.tanh(c_new)
+        live = (t < lengths)[:, None]
+        h, c = np.where(live, h_new, h), np.where(live, c_new, c)
+        ys[:, t] = np.where(live, h_new, 0.0)
+    return ys, h, c
+
+
+@pytest.mark.parametrize(("peephole", "clip", "cell_clip", "reverse", "time_axis"), [
+    (True, 0.7, 0.0, False, 0),  # ONNX: peepholes, gate clip, sequence lengths, time first
+    (False, 0.0, 0.3, True, 1),  # TFLite: a bounded cell state, batch first
+])
+def test_the_lstm_iterator_matches_numpy(tmp_path: Path, peephole: bool, clip: float, cell_clip: float,
+                                         reverse: bool, time_axis: int) -> None:
+    d = random_direction(("i", "o", "f", "c"), WIDTH, biases=1)
+    x = RNG.standard_normal((BATCH, STEPS, WIDTH)).astype(np.float32)
+    h0, c0 = (RNG.standard_normal((BATCH, HIDDEN)).astype(np.float32) for _ in range(2))
+    p = (RNG.standard_normal(3 * HIDDEN) * 0.5).astype(np.float32) if peephole else None
+    lengths = np.array([STEPS - 1, STEPS], np.int64) if time_axis == 0 else np.full(BATCH, STEPS, np.int64)
+    inputs = {"x": x if time_axis == 1 else x.transpose(1, 0, 2), "h0": h0, "c0": c0}
+
+    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
+        step = LstmStep(d.order, clip=clip, cell_clip=cell_clip, peephole_order=("i", "o", "f") if peephole else None)
+        weights = (ctx.const(d.input), ctx.const(d.recurrent), ctx.const(d.input_bias))
+        return list(lstm_iterator(ctx, step, ctx.input(0), time_axis, (ctx.input(1), ctx.input(2)), weights,
+                                  peepholes=None if p is None else ctx.const(p),
+                                  lengths=ctx.const(lengths) if time_axis == 0 else None, reverse=reverse))
+
+    y, h, c = convert(tmp_path, extract, LSTM_ITERATOR_OPS, inputs)
+    want_y, want_h, want_c = lstm_reference(x, h0, c0, d, p, lengths, clip, cell_clip, reverse)
+    np.testing.assert_allclose(y if time_axis == 1 else y.transpose(1, 0, 2), want_y, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(c, want_c, rtol=1e-4, atol=1e-5)
