@@ -38,8 +38,8 @@ from irconv_opset.lowering.recurrent import (
 )
 from irconv_opset.ops.sequence import RecurrentDirection
 
-RNG = np.random.default_rng(7)
 BATCH, STEPS, WIDTH, HIDDEN = 2, 4, 3, 5
+RNG = np.random.default_rng(7)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:

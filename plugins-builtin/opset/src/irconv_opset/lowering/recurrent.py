@@ -174,8 +174,8 @@ def packed_weights(directions: Sequence[DirectionWeights], linear_before_reset: 
         parts = summed_bias(to_openvino(blocks[0], d.order), to_openvino(blocks[1], d.order), linear_before_reset,
                             lambda a, b, _: a + b)
         bs.append(np.concatenate(parts))
-    stacked = (np.stack(ws), np.stack(rs), np.stack(bs))
-    return stacked if dtype is None else tuple(np.asarray(v, dtype) for v in stacked)  # type: ignore[return-value]
+    w, r, b = (np.stack(parts) if dtype is None else np.stack(parts).astype(dtype) for parts in (ws, rs, bs))
+    return w, r, b
 
 
 @dataclass(frozen=True)
