@@ -199,12 +199,15 @@ class Recurrence:
         extra: dict[str, object] = {"activations": self.activations} if self.activations else {}
         if self.clip:
             extra["clip"] = self.clip
+        op: Op
         if self.cell is Cell.LSTM:
-            return LSTMSequence(hidden_size=self.hidden, direction=self.direction, **extra)
-        if self.cell is Cell.GRU:
-            return GRUSequence(hidden_size=self.hidden, direction=self.direction,
-                               linear_before_reset=self.linear_before_reset, **extra)
-        return RNNSequence(hidden_size=self.hidden, direction=self.direction, **extra)
+            op = LSTMSequence(hidden_size=self.hidden, direction=self.direction, **extra)
+        elif self.cell is Cell.GRU:
+            op = GRUSequence(hidden_size=self.hidden, direction=self.direction,
+                             linear_before_reset=self.linear_before_reset, **extra)
+        else:
+            op = RNNSequence(hidden_size=self.hidden, direction=self.direction, **extra)
+        return op
 
 
 def sequence(ctx: ExtractContext, recurrence: Recurrence, x: OutPort, states: Sequence[OutPort], lengths: OutPort,

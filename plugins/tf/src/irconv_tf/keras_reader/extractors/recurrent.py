@@ -24,7 +24,7 @@ from irconv_opset.lowering.recurrent import (
     MERGE_DIRECTIONS_OPS,
     SEQUENCE_OPS,
     ZERO_STATE_OPS,
-    Cell as Recurrent,
+    Cell,
     DirectionWeights,
     GateOrder,
     Recurrence,
@@ -45,7 +45,7 @@ _GATES: dict[str, GateOrder] = {"LSTM": ("i", "f", "c", "o"), "GRU": ("z", "r", 
 
 
 @dataclass
-class Cell:
+class LayerCell:
     """One direction's weights, as W [gates*u, in], R [gates*u, u] and the biases in Keras' gate order."""
 
     kind: str
@@ -62,7 +62,7 @@ def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default:
     return str(value)
 
 
-def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) -> Cell:
+def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) -> LayerCell:
     """The cell of an RNN layer whose config is ``config`` and whose variables are ``under``."""
     if config.get("stateful"):
         raise ctx.attrs.bad("stateful", True, "stateful recurrent layers")
@@ -102,17 +102,17 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     # a GRU with reset_after keeps the input and the recurrent biases apart: [2, 3u]
     biases = bias.reshape(2, -1) if reset_after else bias.reshape(1, -1)
     weights = DirectionWeights(_GATES[kind], kernel.T, recurrent.T, *biases)
-    return Cell(kind, units, activations, weights, reset_after)
+    return LayerCell(kind, units, activations, weights, reset_after)
 
 
-def _sequence(ctx: ExtractContext, cells: list[Cell], direction: str) -> list[OutPort]:
+def _sequence(ctx: ExtractContext, cells: list[LayerCell], direction: str) -> list[OutPort]:
     """The IR sequence op over input 0, from zero states: Y [N, dirs, T, u], Ho [N, dirs, u] (, Co)."""
     x = ctx.input(0)
     first = cells[0]
     zeros = zero_states(ctx, x, f32(ctx, 0.0, "zero"), len(cells), first.units)
     w, r, b = packed_weights([c.weights for c in cells], first.reset_after, np.dtype(np.float32))
     weights = (f32(ctx, w, "W"), f32(ctx, r, "R"), f32(ctx, b, "B"))
-    recurrence = Recurrence(Recurrent.of(_GATES[first.kind]), first.units, RecurrentDirection(direction),
+    recurrence = Recurrence(Cell.of(_GATES[first.kind]), first.units, RecurrentDirection(direction),
                             first.activations, linear_before_reset=first.reset_after)
     states = [zeros, zeros] if first.kind == "LSTM" else [zeros]
     return sequence(ctx, recurrence, x, states, full_lengths(ctx, x), weights, first.kind.lower())
