@@ -14,6 +14,7 @@ from irconv.graph import Node, OutPort
 from irconv.testing import GraphBuilder, infer_graph, run_extractor
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import Transpose
+from irconv_opset.lowering import recurrent as rnn
 from irconv_opset.lowering.lstm_iterator import LSTM_ITERATOR_OPS, LstmStep, lstm_iterator
 from irconv_opset.lowering.recurrent import (
     BIAS_PORT_OPS,
@@ -22,10 +23,6 @@ from irconv_opset.lowering.recurrent import (
     LENGTHS_OPS,
     SEQUENCE_OPS,
     ZERO_STATE_OPS,
-    Cell,
-    DirectionWeights,
-    GateOrder,
-    Recurrence,
     bias_from_port,
     full_lengths,
     packed_weights,
@@ -46,11 +43,11 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def split_gates(value: np.ndarray, order: GateOrder) -> dict[str, np.ndarray]:
+def split_gates(value: np.ndarray, order: rnn.GateOrder) -> dict[str, np.ndarray]:
     return dict(zip(order, np.split(value, len(order), axis=0), strict=True))
 
 
-def step(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: DirectionWeights,
+def step(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: rnn.DirectionWeights,
          linear_before_reset: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """One step of the textbook recurrence, reading the weights in the framework's order."""
     w, r = split_gates(d.input, d.order), split_gates(d.recurrent, d.order)
@@ -75,7 +72,7 @@ def step(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: Direc
     return np.tanh(pre("h")), None
 
 
-def run_direction(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: DirectionWeights,
+def run_direction(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, d: rnn.DirectionWeights,
                   reverse: bool, linear_before_reset: bool = False
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Y [N, T, H] (aligned with x), last h, last c."""
@@ -86,14 +83,14 @@ def run_direction(kind: str, x: np.ndarray, h: np.ndarray, c: np.ndarray | None,
     return np.stack(ys, axis=1), h, c
 
 
-def random_direction(order: GateOrder, width: int, biases: int = 2) -> DirectionWeights:
+def random_direction(order: rnn.GateOrder, width: int, biases: int = 2) -> rnn.DirectionWeights:
     rows = len(order) * HIDDEN
 
     def value(*shape: int) -> np.ndarray:
         return (RNG.standard_normal(shape) * 0.5).astype(np.float32)
 
     bias = [value(rows) for _ in range(biases)] + [None] * (2 - biases)
-    return DirectionWeights(order, value(rows, width), value(rows, HIDDEN), *bias)
+    return rnn.DirectionWeights(order, value(rows, width), value(rows, HIDDEN), *bias)
 
 
 def convert(tmp_path: Path, extract: Callable[[Node, ExtractContext], list[OutPort]], produces: Sequence[type],
@@ -131,7 +128,7 @@ def test_summed_bias_keeps_the_gru_candidates_recurrent_bias_apart() -> None:
 @pytest.mark.parametrize(("kind", "order", "lbr"), [("LSTM", ("i", "f", "c", "o"), False),
                                                     ("GRU", ("r", "z", "h"), True),
                                                     ("RNN", ("h",), False)])
-def test_stacked_layers_match_numpy(tmp_path: Path, kind: str, order: GateOrder, lbr: bool) -> None:
+def test_stacked_layers_match_numpy(tmp_path: Path, kind: str, order: rnn.GateOrder, lbr: bool) -> None:
     """Two bidirectional layers from constants in cuDNN's order (torch, MXNet), states given."""
     layers, dirs = 2, 2
     weights = [[random_direction(order, WIDTH if layer == 0 else dirs * HIDDEN) for _ in range(dirs)]
@@ -139,7 +136,7 @@ def test_stacked_layers_match_numpy(tmp_path: Path, kind: str, order: GateOrder,
     x = RNG.standard_normal((BATCH, STEPS, WIDTH)).astype(np.float32)
     count = 2 if kind == "LSTM" else 1
     states = {f"s{i}": RNG.standard_normal((layers * dirs, BATCH, HIDDEN)).astype(np.float32) for i in range(count)}
-    recurrence = Recurrence(Cell.of(order), HIDDEN, RecurrentDirection.bidirectional, linear_before_reset=lbr)
+    recurrence = rnn.Recurrence(rnn.Cell.of(order), HIDDEN, RecurrentDirection.bidirectional, linear_before_reset=lbr)
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         stack = []
@@ -175,7 +172,7 @@ def test_stacked_layers_match_numpy(tmp_path: Path, kind: str, order: GateOrder,
     ("GRU", ("z", "r", "h"), False, RecurrentDirection.forward),
     ("GRU", ("r", "z", "h"), True, RecurrentDirection.reverse),
 ])
-def test_weights_computed_by_the_model_reorder_in_the_graph(tmp_path: Path, kind: str, order: GateOrder, lbr: bool,
+def test_weights_computed_by_the_model_reorder_in_the_graph(tmp_path: Path, kind: str, order: rnn.GateOrder, lbr: bool,
                                                             direction: RecurrentDirection) -> None:
     """W, R and both biases as graph inputs (ONNX's layout: B [1, 2*G*H]), zero states."""
     d = random_direction(order, WIDTH)
@@ -190,7 +187,7 @@ def test_weights_computed_by_the_model_reorder_in_the_graph(tmp_path: Path, kind
                    reorder_gate_port(ctx, ctx.input(2), order, 1, "R"), bias_from_port(ctx, ctx.input(3), order, lbr))
         zero = ctx.const(np.float32(0))
         states = [zero_states(ctx, data, zero, 1, HIDDEN, n) for n in ("h0", "c0")[: 2 if kind == "LSTM" else 1]]
-        recurrence = Recurrence(Cell.of(order), HIDDEN, direction, linear_before_reset=lbr)
+        recurrence = rnn.Recurrence(rnn.Cell.of(order), HIDDEN, direction, linear_before_reset=lbr)
         return sequence(ctx, recurrence, data, states, full_lengths(ctx, data), weights)
 
     produces = [*GATE_PORT_OPS, *BIAS_PORT_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, *SEQUENCE_OPS, Transpose]
@@ -213,12 +210,12 @@ def test_packed_weights_fill_absent_biases_with_zeros() -> None:
 
 
 def test_a_sequence_refuses_the_wrong_number_of_states() -> None:
-    recurrence = Recurrence(Cell.LSTM, HIDDEN)
+    recurrence = rnn.Recurrence(rnn.Cell.LSTM, HIDDEN)
     with pytest.raises(ValueError, match="takes 2 initial states"):
         sequence(None, recurrence, None, [None], None, (None, None, None))  # type: ignore[arg-type]
 
 
-def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, d: DirectionWeights, peepholes: np.ndarray | None,
+def lstm_reference(x: np.ndarray, h: np.ndarray, c: np.ndarray, d: rnn.DirectionWeights, peepholes: np.ndarray | None,
                    lengths: np.ndarray, clip: float, cell_clip: float, reverse: bool
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A batch-first LSTM with ONNX's peepholes (i, o, f), gate-input clip, cell bound, lengths."""
