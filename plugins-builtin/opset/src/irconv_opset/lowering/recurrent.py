@@ -79,10 +79,6 @@ class Cell(enum.Enum):
     GRU = ("z", "r", "h")
     RNN = ("h",)
 
-    @property
-    def gates(self) -> int:
-        return len(self.value)
-
     @classmethod
     def of(cls, order: GateOrder) -> Cell:
         """The cell whose gates ``order`` names (in any order)."""
@@ -124,7 +120,7 @@ def summed_bias(input_bias: Sequence[T], recurrent_bias: Sequence[T], linear_bef
     """The sequence op's bias blocks from the input and recurrent biases (one block per gate,
     OpenVINO's order): their sums, except for a GRU with ``linear_before_reset``, whose
     candidate keeps its two biases apart (the recurrent one sits inside the reset product).
-    ``add(a, b, gate)`` adds two blocks."""
+    ``add(a, b, name)`` adds two blocks (``name``: the sum's, for graph nodes)."""
     if not linear_before_reset:
         return [add(a, b, f"B_{i}") for i, (a, b) in enumerate(zip(input_bias, recurrent_bias, strict=True))]
     z, r = (add(input_bias[i], recurrent_bias[i], f"B_{Cell.GRU.value[i]}") for i in range(2))
