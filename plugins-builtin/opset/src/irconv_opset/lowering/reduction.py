@@ -1,0 +1,60 @@
+"""Reductions every front end shares: the opset's Reduce* ops named by what they compute.
+
+A front end maps its own op names onto :class:`Reduction` members and reads ``keep_dims``
+and the axes itself; :func:`reduce` builds the op.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+from irconv.ops import Op
+
+from irconv_opset import (
+    ReduceL1,
+    ReduceL2,
+    ReduceLogicalAnd,
+    ReduceLogicalOr,
+    ReduceMax,
+    ReduceMean,
+    ReduceMin,
+    ReduceProd,
+    ReduceSum,
+)
+
+if TYPE_CHECKING:
+    from irconv import ExtractContext
+    from irconv.graph import OutPort
+
+
+class Reduction(enum.Enum):
+    """What a reduction computes over its axes; the value is the opset class."""
+
+    SUM = ReduceSum
+    MEAN = ReduceMean
+    MAX = ReduceMax
+    MIN = ReduceMin
+    PROD = ReduceProd
+    L1 = ReduceL1
+    L2 = ReduceL2
+    ALL = ReduceLogicalAnd
+    ANY = ReduceLogicalOr
+
+    @property
+    def op(self) -> type[Op]:
+        return self.value  # type: ignore[no-any-return]
+
+    def make(self, keep_dims: bool) -> Op:
+        """A fresh op of this kind (for an extractor that returns the op itself)."""
+        return self.op(keep_dims=keep_dims)
+
+
+def reduce(
+    ctx: ExtractContext, kind: Reduction, data: OutPort, axes: OutPort, keep_dims: bool, suffix: str | None = None
+) -> OutPort:
+    """``kind`` of ``data`` over ``axes`` (a 1-D or scalar integer tensor)."""
+    return ctx.op(kind.make(keep_dims), data, axes, suffix=suffix)
+
+
+REDUCTION_OPS: tuple[type[Op], ...] = tuple(kind.op for kind in Reduction)
