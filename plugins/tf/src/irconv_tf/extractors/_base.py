@@ -9,13 +9,19 @@ from irconv import ExtractContext
 from irconv.frontend import extractor
 from irconv.graph import OutPort
 from irconv.ops import Op
-from irconv_opset.lowering.indexing import to_i64 as to_i64  # the families import it from here
+from irconv.types import ElementType
+from irconv_opset import Convert
 
 from irconv_tf import FRAMEWORK
 
 #: ``tf("Relu", fn, produces=[ReLU])``: the TensorFlow extractor record.
 tf = partial(extractor, FRAMEWORK)
 NHWC = "NHWC"
+
+
+def to_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
+    """``port`` converted to i64 (indices, counts and shapes computed in one type)."""
+    return ctx.op(Convert(destination_type=ElementType.i64), port, suffix=suffix)
 
 
 def channels_last(ctx: ExtractContext) -> bool:
