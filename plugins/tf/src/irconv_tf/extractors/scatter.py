@@ -31,12 +31,8 @@ from irconv_opset import (
     Unique,
     Unsqueeze,
 )
-from irconv_opset.lowering.indexing import (
-    SCATTER_ND_INTO_ZEROS_OPS,
-    SEGMENT_COUNT_OPS,
-    scatter_nd_into_zeros,
-    segment_count,
-)
+from irconv_opset.lowering.indexing import SCATTER_ND_INTO_ZEROS_OPS, SEGMENT_COUNT_OPS, scatter_nd_into_zeros
+from irconv_opset.lowering.indexing import segment_count
 from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf import FRAMEWORK

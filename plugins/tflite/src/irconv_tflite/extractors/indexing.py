@@ -36,13 +36,8 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import rank_of, shape_of
-from irconv_opset.lowering.indexing import (
-    SCATTER_ND_INTO_ZEROS_OPS,
-    SEGMENT_COUNT_OPS,
-    scatter_nd_into_zeros,
-    segment_count,
-    to_i64,
-)
+from irconv_opset.lowering.indexing import SCATTER_ND_INTO_ZEROS_OPS, SEGMENT_COUNT_OPS, scatter_nd_into_zeros
+from irconv_opset.lowering.indexing import segment_count, to_i64
 
 from irconv_tflite.extractors._common import declared_shape, input_dtype, known_rank, output_type
 
