@@ -14,7 +14,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
+from irconv.plugins.records import Produces
 from irconv.types import ElementType
 from irconv_opset import (
     Abs,
@@ -40,7 +40,6 @@ from irconv_opset.build import convert_like, shape_of
 from irconv_opset.lowering import elementwise as lowering
 
 Build = Callable[[ExtractContext, OutPort, OutPort], OutPort]
-Products = tuple[type[Op], ...]
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ class Binary:
     """How one kind of binary op is built, and the opset ops that takes."""
 
     build: Build
-    produces: Products
+    produces: Produces
 
 
 def _arith(kind: lowering.Binary) -> Binary:
@@ -271,7 +270,7 @@ UNARY: dict[str, lowering.Unary] = {
 }
 
 #: Unary ops built from several opset ops, and the ops each takes.
-COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Products]] = {
+COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Produces]] = {
     "square": (_square, (Multiply,)),
     "reciprocal": (_reciprocal, (Divide,)),
     "rsqrt": (_rsqrt, (Sqrt, Divide)),

@@ -10,6 +10,7 @@ from irconv import ExtractContext
 from irconv.frontend import f32, i64
 from irconv.graph import OutPort
 from irconv.ops import Op
+from irconv.plugins.records import Produces
 from irconv_opset import (
     Clamp,
     Elu,
@@ -29,7 +30,6 @@ from irconv_opset import (
 from irconv_opset.lowering.elementwise import Unary, unary
 
 Activation = Callable[[ExtractContext, OutPort, str], OutPort]
-Products = tuple[type[Op], ...]
 
 # keras.activations.selu's constants
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -61,11 +61,11 @@ def _glu(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
     return ctx.op(Multiply(), halves.out_port(0), gate, suffix=suffix)
 
 
-def _plain(kind: Unary) -> tuple[Activation, Products]:
+def _plain(kind: Unary) -> tuple[Activation, Produces]:
     return (lambda ctx, x, suffix: unary(ctx, kind, x, suffix)), (kind.op,)
 
 
-def _with(make: Callable[[], Op]) -> tuple[Activation, Products]:
+def _with(make: Callable[[], Op]) -> tuple[Activation, Produces]:
     """An opset op with attributes (``make`` builds it)."""
     return (lambda ctx, x, suffix: ctx.op(make(), x, suffix=suffix)), (type(make()),)
 
@@ -73,7 +73,7 @@ def _with(make: Callable[[], Op]) -> tuple[Activation, Products]:
 #: The functions ``keras.activations.get`` knows by name (``hard_silu`` and ``silu`` being
 #: Keras' names for hard_swish and swish), whose opset form is exact, with the ops each
 #: builds. The others (sparsemax, soft_shrink, threshold, ...) send the file to TensorFlow.
-_TABLE: dict[str, tuple[Activation, Products] | None] = {
+_TABLE: dict[str, tuple[Activation, Produces] | None] = {
     "linear": None,
     "relu": _plain(Unary.RELU),
     "relu6": _with(lambda: Clamp(min=0.0, max=6.0)),
