@@ -16,67 +16,7 @@ import numpy as np
 from irconv.frontend import const_like
 from irconv.ops import Op
 
-from irconv_opset import (
-    Abs,
-    Acos,
-    Acosh,
-    Add,
-    Asin,
-    Asinh,
-    Atan,
-    Atanh,
-    BitwiseAnd,
-    BitwiseLeftShift,
-    BitwiseNot,
-    BitwiseOr,
-    BitwiseRightShift,
-    BitwiseXor,
-    Ceiling,
-    Cos,
-    Cosh,
-    Divide,
-    Equal,
-    Erf,
-    Exp,
-    Floor,
-    FloorMod,
-    Greater,
-    GreaterEqual,
-    HSigmoid,
-    HSwish,
-    IsFinite,
-    IsInf,
-    IsNaN,
-    Less,
-    LessEqual,
-    Log,
-    LogicalAnd,
-    LogicalNot,
-    LogicalOr,
-    LogicalXor,
-    Maximum,
-    Minimum,
-    Mish,
-    Mod,
-    Multiply,
-    Negative,
-    NotEqual,
-    Power,
-    ReLU,
-    Select,
-    Sigmoid,
-    Sign,
-    Sin,
-    Sinh,
-    SoftPlus,
-    SoftSign,
-    Sqrt,
-    SquaredDifference,
-    Subtract,
-    Swish,
-    Tan,
-    Tanh,
-)
+import irconv_opset as opset
 
 if TYPE_CHECKING:
     from irconv import ExtractContext
@@ -98,68 +38,68 @@ class _OpKind(enum.Enum):
 class Unary(_OpKind):
     """One-input ops without attributes."""
 
-    ABS = Abs
-    ACOS = Acos
-    ACOSH = Acosh
-    ASIN = Asin
-    ASINH = Asinh
-    ATAN = Atan
-    ATANH = Atanh
-    BITWISE_NOT = BitwiseNot
-    CEILING = Ceiling
-    COS = Cos
-    COSH = Cosh
-    ERF = Erf
-    EXP = Exp
-    FLOOR = Floor
-    HSIGMOID = HSigmoid
-    HSWISH = HSwish
-    IS_FINITE = IsFinite
-    IS_INF = IsInf
-    IS_NAN = IsNaN
-    LOG = Log
-    LOGICAL_NOT = LogicalNot
-    MISH = Mish
-    NEGATIVE = Negative
-    RELU = ReLU
-    SIGMOID = Sigmoid
-    SIGN = Sign
-    SIN = Sin
-    SINH = Sinh
-    SOFTPLUS = SoftPlus
-    SOFTSIGN = SoftSign
-    SQRT = Sqrt
-    SWISH = Swish
-    TAN = Tan
-    TANH = Tanh
+    ABS = opset.Abs
+    ACOS = opset.Acos
+    ACOSH = opset.Acosh
+    ASIN = opset.Asin
+    ASINH = opset.Asinh
+    ATAN = opset.Atan
+    ATANH = opset.Atanh
+    BITWISE_NOT = opset.BitwiseNot
+    CEILING = opset.Ceiling
+    COS = opset.Cos
+    COSH = opset.Cosh
+    ERF = opset.Erf
+    EXP = opset.Exp
+    FLOOR = opset.Floor
+    HSIGMOID = opset.HSigmoid
+    HSWISH = opset.HSwish
+    IS_FINITE = opset.IsFinite
+    IS_INF = opset.IsInf
+    IS_NAN = opset.IsNaN
+    LOG = opset.Log
+    LOGICAL_NOT = opset.LogicalNot
+    MISH = opset.Mish
+    NEGATIVE = opset.Negative
+    RELU = opset.ReLU
+    SIGMOID = opset.Sigmoid
+    SIGN = opset.Sign
+    SIN = opset.Sin
+    SINH = opset.Sinh
+    SOFTPLUS = opset.SoftPlus
+    SOFTSIGN = opset.SoftSign
+    SQRT = opset.Sqrt
+    SWISH = opset.Swish
+    TAN = opset.Tan
+    TANH = opset.Tanh
 
 
 class Binary(_OpKind):
     """Two-input ops without attributes (NumPy broadcasting, OpenVINO's default)."""
 
-    ADD = Add
-    SUBTRACT = Subtract
-    MULTIPLY = Multiply
-    MAXIMUM = Maximum
-    MINIMUM = Minimum
-    POWER = Power
-    FLOOR_MOD = FloorMod
-    MOD = Mod
-    SQUARED_DIFFERENCE = SquaredDifference
-    EQUAL = Equal
-    NOT_EQUAL = NotEqual
-    LESS = Less
-    LESS_EQUAL = LessEqual
-    GREATER = Greater
-    GREATER_EQUAL = GreaterEqual
-    LOGICAL_AND = LogicalAnd
-    LOGICAL_OR = LogicalOr
-    LOGICAL_XOR = LogicalXor
-    BITWISE_AND = BitwiseAnd
-    BITWISE_OR = BitwiseOr
-    BITWISE_XOR = BitwiseXor
-    BITWISE_LEFT_SHIFT = BitwiseLeftShift
-    BITWISE_RIGHT_SHIFT = BitwiseRightShift
+    ADD = opset.Add
+    SUBTRACT = opset.Subtract
+    MULTIPLY = opset.Multiply
+    MAXIMUM = opset.Maximum
+    MINIMUM = opset.Minimum
+    POWER = opset.Power
+    FLOOR_MOD = opset.FloorMod
+    MOD = opset.Mod
+    SQUARED_DIFFERENCE = opset.SquaredDifference
+    EQUAL = opset.Equal
+    NOT_EQUAL = opset.NotEqual
+    LESS = opset.Less
+    LESS_EQUAL = opset.LessEqual
+    GREATER = opset.Greater
+    GREATER_EQUAL = opset.GreaterEqual
+    LOGICAL_AND = opset.LogicalAnd
+    LOGICAL_OR = opset.LogicalOr
+    LOGICAL_XOR = opset.LogicalXor
+    BITWISE_AND = opset.BitwiseAnd
+    BITWISE_OR = opset.BitwiseOr
+    BITWISE_XOR = opset.BitwiseXor
+    BITWISE_LEFT_SHIFT = opset.BitwiseLeftShift
+    BITWISE_RIGHT_SHIFT = opset.BitwiseRightShift
 
 
 def unary(ctx: ExtractContext, kind: Unary, x: OutPort, suffix: str | None = None) -> OutPort:
@@ -180,11 +120,11 @@ def add_n(ctx: ExtractContext, terms: Sequence[OutPort]) -> OutPort:
     """The sum of ``terms``, added left to right (one Add per further term, named ``add<i>``)."""
     total = terms[0]
     for i, term in enumerate(terms[1:], start=1):
-        total = ctx.op(Add(), total, term, suffix=f"add{i}")
+        total = ctx.op(opset.Add(), total, term, suffix=f"add{i}")
     return total
 
 
-ADD_N_OPS: tuple[type[Op], ...] = (Add,)
+ADD_N_OPS: tuple[type[Op], ...] = (opset.Add,)
 
 
 def atan2(ctx: ExtractContext, y: OutPort, x: OutPort, suffix: str | None = None) -> OutPort:
@@ -194,15 +134,20 @@ def atan2(ctx: ExtractContext, y: OutPort, x: OutPort, suffix: str | None = None
     def c(value: float, name: str) -> OutPort:
         return const_like(ctx, value, x, name)
 
-    x_is_zero = ctx.op(Equal(), x, c(0.0, "zero"), suffix="x_is_zero")
-    safe_x = ctx.op(Select(), x_is_zero, c(1.0, "one"), x, suffix="safe_x")
-    angle = ctx.op(Atan(), ctx.op(Divide(m_pythondiv=False), y, safe_x, suffix="ratio"), suffix="atan")
-    y_negative = ctx.op(Less(), y, c(0.0, "y_zero"), suffix="y_negative")
-    half_turn = ctx.op(Select(), y_negative, c(-np.pi, "minus_pi"), c(np.pi, "pi"), suffix="half_turn")
-    x_negative = ctx.op(Less(), x, c(0.0, "x_zero"), suffix="x_negative")
-    turned = ctx.op(Select(), x_negative, ctx.op(Add(), angle, half_turn, suffix="turned"), angle, suffix="quadrant")
-    on_axis = ctx.op(Multiply(), ctx.op(Sign(), y, suffix="y_sign"), c(np.pi / 2, "half_pi"), suffix="on_axis")
-    return ctx.op(Select(), x_is_zero, on_axis, turned, suffix=suffix)
+    x_is_zero = ctx.op(opset.Equal(), x, c(0.0, "zero"), suffix="x_is_zero")
+    safe_x = ctx.op(opset.Select(), x_is_zero, c(1.0, "one"), x, suffix="safe_x")
+    ratio = ctx.op(opset.Divide(m_pythondiv=False), y, safe_x, suffix="ratio")
+    angle = ctx.op(opset.Atan(), ratio, suffix="atan")
+    y_negative = ctx.op(opset.Less(), y, c(0.0, "y_zero"), suffix="y_negative")
+    half_turn = ctx.op(opset.Select(), y_negative, c(-np.pi, "minus_pi"), c(np.pi, "pi"), suffix="half_turn")
+    x_negative = ctx.op(opset.Less(), x, c(0.0, "x_zero"), suffix="x_negative")
+    turned = ctx.op(opset.Add(), angle, half_turn, suffix="turned")
+    turned = ctx.op(opset.Select(), x_negative, turned, angle, suffix="quadrant")
+    y_sign = ctx.op(opset.Sign(), y, suffix="y_sign")
+    on_axis = ctx.op(opset.Multiply(), y_sign, c(np.pi / 2, "half_pi"), suffix="on_axis")
+    return ctx.op(opset.Select(), x_is_zero, on_axis, turned, suffix=suffix)
 
 
-ATAN2_OPS: tuple[type[Op], ...] = (Atan, Divide, Equal, Less, Select, Add, Multiply, Sign)
+ATAN2_OPS: tuple[type[Op], ...] = (
+    opset.Atan, opset.Divide, opset.Equal, opset.Less, opset.Select, opset.Add, opset.Multiply, opset.Sign
+)

@@ -11,17 +11,7 @@ from typing import TYPE_CHECKING
 
 from irconv.ops import Op
 
-from irconv_opset import (
-    ReduceL1,
-    ReduceL2,
-    ReduceLogicalAnd,
-    ReduceLogicalOr,
-    ReduceMax,
-    ReduceMean,
-    ReduceMin,
-    ReduceProd,
-    ReduceSum,
-)
+import irconv_opset as opset
 
 if TYPE_CHECKING:
     from irconv import ExtractContext
@@ -31,15 +21,15 @@ if TYPE_CHECKING:
 class Reduction(enum.Enum):
     """What a reduction computes over its axes; the value is the opset class."""
 
-    SUM = ReduceSum
-    MEAN = ReduceMean
-    MAX = ReduceMax
-    MIN = ReduceMin
-    PROD = ReduceProd
-    L1 = ReduceL1
-    L2 = ReduceL2
-    ALL = ReduceLogicalAnd
-    ANY = ReduceLogicalOr
+    SUM = opset.ReduceSum
+    MEAN = opset.ReduceMean
+    MAX = opset.ReduceMax
+    MIN = opset.ReduceMin
+    PROD = opset.ReduceProd
+    L1 = opset.ReduceL1
+    L2 = opset.ReduceL2
+    ALL = opset.ReduceLogicalAnd
+    ANY = opset.ReduceLogicalOr
 
     @property
     def op(self) -> type[Op]:
