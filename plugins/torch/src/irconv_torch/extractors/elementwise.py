@@ -70,12 +70,17 @@ def _add_or_sub(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         element_type = out_type(ctx)
         first, second = _operands(ctx, element_type)
-        alpha = ctx.attrs.float("alpha", 1.0)
-        if alpha != 1.0:
-            second = ctx.op(Multiply(), second, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
-        return [ctx.op(make(), first, second, suffix="op")]
+        return [ctx.op(make(), first, _alpha_times(ctx, second, element_type), suffix="op")]
 
     return extract
+
+
+def _alpha_times(ctx: ExtractContext, port: OutPort, element_type: ElementType) -> OutPort:
+    """``alpha * port`` (``port`` itself for the default alpha 1)."""
+    alpha = ctx.attrs.float("alpha", 1.0)
+    if alpha == 1.0:
+        return port
+    return ctx.op(Multiply(), port, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
 
 
 add = aliases("torch", ["aten.add.Tensor", "aten.add.Scalar"], _add_or_sub(AddOp), versions=TORCH_2_5,
@@ -159,10 +164,7 @@ def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``other - alpha * self``."""
     element_type = out_type(ctx)
     first, second = _operands(ctx, element_type)
-    alpha = ctx.attrs.float("alpha", 1.0)
-    if alpha != 1.0:
-        first = ctx.op(Multiply(), first, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
-    return [ctx.op(Subtract(), second, first, suffix="op")]
+    return [ctx.op(Subtract(), second, _alpha_times(ctx, first, element_type), suffix="op")]
 
 
 rsub_tensor = extractor("torch", "aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
