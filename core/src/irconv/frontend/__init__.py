@@ -19,6 +19,7 @@ are in ``irconv_opset.build``.
 from __future__ import annotations
 
 from irconv.frontend.attributes import AttributeReader, AttributeValueError
+from irconv.frontend.files import opens_like
 from irconv.frontend.helpers import (
     const_like,
     f32,
@@ -32,7 +33,6 @@ from irconv.frontend.helpers import (
     require_rank,
     typed,
 )
-from irconv.frontend.files import opens_like
 from irconv.frontend.registration import Versions, aliases, collect, extractor, extractors_of, version_range
 
 __all__ = [

@@ -31,8 +31,7 @@ from irconv_opset import (
     Unique,
     Unsqueeze,
 )
-from irconv_opset.lowering.indexing import SCATTER_ND_INTO_ZEROS_OPS, SEGMENT_COUNT_OPS, scatter_nd_into_zeros
-from irconv_opset.lowering.indexing import segment_count
+from irconv_opset.lowering import indexing as lowering
 from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf import FRAMEWORK
@@ -144,7 +143,7 @@ def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def
         count = (
             _as_vector(ctx, ctx.input(ids_idx + 1), "num_segments")
             if given
-            else segment_count(ctx, ids, "num_segments")
+            else lowering.segment_count(ctx, ids, "num_segments")
         )
         unsorted = source == "unsorted"
         initial = _identity_element(ctx, dtype, scatter) if scatter != "sum" else None
@@ -170,7 +169,7 @@ def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def
 # ---------------------------------------------------------------------- scatter
 def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScatterNd(indices, updates, shape): zeros of ``shape`` with the updates added in."""
-    return [scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), _data_dtype(ctx, node))]
+    return [lowering.scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), _data_dtype(ctx, node))]
 
 
 def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -295,7 +294,7 @@ def _unsorted_segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    count = segment_count(ctx, ctx.input(1), "num_segments")
+    count = lowering.segment_count(ctx, ctx.input(1), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=False)]
 
 
@@ -305,7 +304,7 @@ def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
         if with_count:
             count = _as_vector(ctx, ctx.input(3), "num_segments")
         else:
-            count = segment_count(ctx, ctx.input(2), "num_segments")
+            count = lowering.segment_count(ctx, ctx.input(2), "num_segments")
         return [_segment_sum(ctx, _data_dtype(ctx, node), rows, ctx.input(2), count, drop_negative=False)]
 
     return extract
@@ -325,7 +324,7 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     length = ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="length")
     step, begin = i64(ctx, [1], "step"), i64(ctx, [0], "begin")
     idx = ctx.op(Slice(), unique.out_port(2), begin, length, step, suffix="idx")
-    count = segment_count(ctx, idx, "count")
+    count = lowering.segment_count(ctx, idx, "count")
     return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx, count]
 
 
@@ -413,7 +412,7 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
         flat_rows.append(ctx.op(Reshape(special_zero=False), data, rows_shape, suffix=f"rows{m}"))
     ids = flat_ids[0] if n == 1 else ctx.op(Concat(axis=0), *flat_ids, suffix="ids")
     rows = flat_rows[0] if n == 1 else ctx.op(Concat(axis=0), *flat_rows, suffix="rows")
-    count = segment_count(ctx, ids, "count")
+    count = lowering.segment_count(ctx, ids, "count")
     total = ctx.op(ShapeOf(output_type=I64), ids, suffix="total")
     total = ctx.op(Squeeze(), total, i64(ctx, [0], "axis0"), suffix="total_scalar")
     stop = ctx.op(Add(), total, i64(ctx, 1, "one"), suffix="stop")
@@ -430,10 +429,11 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 EXTRACTORS = [
-    tf("ScatterNd", _scatter_nd, produces=SCATTER_ND_INTO_ZEROS_OPS),
+    tf("ScatterNd", _scatter_nd, produces=lowering.SCATTER_ND_INTO_ZEROS_OPS),
     tf("UnsortedSegmentSum", _unsorted_segment_sum, produces=[Broadcast, ScatterNDUpdate]),
     *[
-        tf(f"{prefix}{name}", _segment_family(reduction, source), produces=[Broadcast, ScatterNDUpdate, Select, Divide, *SEGMENT_COUNT_OPS])
+        tf(f"{prefix}{name}", _segment_family(reduction, source),
+           produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS])
         for prefix, source, names in (
             ("Segment", "sorted", ("Mean", "Prod", "Min", "Max")),
             ("UnsortedSegment", "unsorted", ("Prod", "Min", "Max")),
@@ -446,14 +446,15 @@ EXTRACTORS = [
         for name in names
         for reduction in [name.removesuffix("WithNumSegments").lower().replace("sqrtn", "sqrt_n")]
     ],
-    tf("SegmentSum", _segment_sum_sorted, produces=[*SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate]),
-    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, *SEGMENT_COUNT_OPS, ScatterNDUpdate]),
-    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique, *SEGMENT_COUNT_OPS]),
-    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate, *SEGMENT_COUNT_OPS]),
+    tf("SegmentSum", _segment_sum_sorted, produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate]),
+    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate]),
+    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique, *lowering.SEGMENT_COUNT_OPS]),
+    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS]),
     tf("SparseToDense", _sparse_to_dense, produces=[Reshape, Broadcast, ScatterNDUpdate]),
     tf("UnravelIndex", _unravel_index, produces=[Divide, FloorMod]),
     *aliases(
-        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather, *SEGMENT_COUNT_OPS]
+        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch,
+        produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS],
     ),
     tf("ListDiff", _list_diff, produces=[Equal, Reduction.SUM.op, NonZero, Gather]),
     tf("TensorScatterUpdate", _tensor_scatter("none"), produces=[ScatterNDUpdate]),
