@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from irconv import ExtractContext
+from irconv import ExtractContext, Transform
 from irconv.graph import OutPort
 from irconv.ops import MappingAttributes, Parameter, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.registry import Registry
-from irconv.testing import GraphBuilder, infer_graph
+from irconv.testing import GraphBuilder, infer_graph, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv.types import ElementType
 
@@ -31,10 +31,13 @@ def lowering_context(builder: GraphBuilder, inputs: Sequence[OutPort]) -> Extrac
 
 
 def run_lowering(lowering: Lowering, arrays: Sequence[np.ndarray], workdir: Path,
-                 shapes: Sequence[Sequence[int | None] | None] | None = None) -> list[np.ndarray]:
+                 shapes: Sequence[Sequence[int | None] | None] | None = None,
+                 transforms: Sequence[Transform] = ()) -> list[np.ndarray]:
     """The outputs of ``lowering`` on ``arrays`` as OpenVINO computes them. ``shapes``: the
     inputs' shapes as the lowering sees them (default: the arrays' own; None for an unknown
-    rank); the IR's inputs declare the arrays' shapes, as an input given a shape later would."""
+    rank); the IR's inputs declare the arrays' shapes, as an input given a shape later would.
+    ``transforms`` run on the graph before it is emitted (the layout plugin's, for a lowering
+    that marks nodes channels-last)."""
     b = GraphBuilder()
     declared = shapes if shapes is not None else [a.shape for a in arrays]
     params = [b.parameter(f"x{i}", shape, str(a.dtype)) for i, (a, shape) in enumerate(zip(arrays, declared))]
@@ -46,5 +49,7 @@ def run_lowering(lowering: Lowering, arrays: Sequence[np.ndarray], workdir: Path
     for i, port in enumerate(outputs):
         b.result(port, f"y{i}")
     infer_graph(b.graph)
+    for transform in transforms:
+        run_transform(b.graph, transform)
     got = run_ir(emit_ir(b.graph, workdir / "lowered.xml"), list(arrays))
     return [got[f"y{i}"] for i in range(len(outputs))]
