@@ -13,7 +13,7 @@ from core_toy_ops import Add, Multiply, Relu, ShapeOf, Sigmoid
 from irconv.frontend import extractor
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
-from irconv.pipeline.context import EmitContext, LoadContext
+from irconv.contract.context import EmitContext, LoadContext
 from irconv.plugins import Emitter, Loader, hookimpl
 
 

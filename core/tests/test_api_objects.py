@@ -14,7 +14,7 @@ from irconv.errors import UserError
 from irconv.frontend import extractor
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
-from irconv.pipeline.context import LoadContext
+from irconv.contract.context import LoadContext
 from irconv.plugins import Loader, PluginHost, hookimpl
 
 

@@ -7,7 +7,7 @@ from irconv.errors import ModelFileError, PluginError, UnsupportedOpsError
 from irconv.pipeline import ConversionOptions, convert
 from irconv.pipeline.run import pick_loader
 from irconv.plugins import hookimpl
-from irconv.plugins.records import BUILTIN_HINTS, InstallHint, Renderer, Verifier
+from irconv.contract.records import BUILTIN_HINTS, InstallHint, Renderer, Verifier
 
 
 def _verifier(framework="toy", requires=()):

@@ -8,7 +8,7 @@ from irconv.cli.graphdoc import document, graph_entry
 from irconv.cli.main import main
 from irconv.pipeline import ConversionOptions, convert
 from irconv.plugins import hookimpl
-from irconv.plugins.records import Renderer
+from irconv.contract.records import Renderer
 from toy_cli import use_toy_host
 
 RENDERED = []

@@ -11,7 +11,7 @@ from irconv.cli.verify import compare, missing_requirements, random_inputs, read
 from irconv.errors import UserError
 from irconv.ops import Parameter, Result
 from irconv.plugins import PluginHost, hookimpl
-from irconv.plugins.records import Verifier
+from irconv.contract.records import Verifier
 from irconv.types import ElementType
 from toy_cli import use_toy_host
 

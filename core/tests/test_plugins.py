@@ -4,7 +4,7 @@ import textwrap
 import pytest
 from irconv.errors import PluginError
 from irconv.plugins import Emitter, Extractor, Loader, Option, PluginHost, Transform, hookimpl, opsets
-from irconv.plugins.records import Phase
+from irconv.contract.records import Phase
 
 
 def make_transform(tid, after=(), before=()):

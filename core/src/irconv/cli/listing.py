@@ -12,7 +12,7 @@ from irconv.cli.parsing import OneLineErrorParser
 from irconv.cli.table import format_table, print_table
 from irconv.plugins import compat
 from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost
-from irconv.plugins.records import Phase
+from irconv.contract.records import Phase
 
 if TYPE_CHECKING:
     from irconv.plugins.registry import Registry

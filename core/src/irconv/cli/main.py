@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
 from irconv.errors import ExitCode, IrconvError
-from irconv.plugins.option import OptionTable
+from irconv.contract.option import OptionTable
 
 
 class Terminated(KeyboardInterrupt):

@@ -19,7 +19,7 @@ import numpy as np
 from irconv import narrow_float
 from irconv.errors import UserError
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
+from irconv.contract.options import ConversionOptions
 from irconv.plugins.registry import Registry
 from irconv.types import ElementType
 

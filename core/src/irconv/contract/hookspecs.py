@@ -35,9 +35,9 @@ import pluggy
 
 if TYPE_CHECKING:
     from irconv.ops import Op
-    from irconv.plugins.optable import OpTable
-    from irconv.plugins.option import Option
-    from irconv.plugins.records import (
+    from irconv.contract.optable import OpTable
+    from irconv.contract.option import Option
+    from irconv.contract.records import (
         Emitter,
         Extractor,
         InstallHint,

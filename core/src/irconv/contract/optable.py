@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irconv.errors import PluginClash, PluginError
-from irconv.plugins.records import NEWEST
+from irconv.contract.records import NEWEST
 
 if TYPE_CHECKING:
     from irconv.ops import Op

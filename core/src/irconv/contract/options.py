@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from irconv.errors import UsageError
-from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
-from irconv.plugins.option import Option, OptionTable
+from irconv.contract.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
+from irconv.contract.option import Option, OptionTable
 
 if TYPE_CHECKING:
     from irconv.graph import Node

@@ -17,7 +17,7 @@ from irconv.types import ElementType
 
 if TYPE_CHECKING:
     from irconv.graph import OutPort
-    from irconv.pipeline.context import ExtractContext
+    from irconv.contract.context import ExtractContext
 
 
 # ----------------------------------------------------------------------------- constants

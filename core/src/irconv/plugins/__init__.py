@@ -1,44 +1,65 @@
-"""The plugin contract (hookspecs and records) and the machinery that loads plugins."""
+"""The plugin host: finds the installed plugins (``manager``), calls their hooks and builds
+the tables a conversion dispatches on (``registry``), checks their requirements
+(``compat``) and caches what ``irconv plugins`` shows (``summary``).
 
-from irconv.plugins.hookspecs import hookimpl
-from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost, PluginInfo
-from irconv.plugins.optable import DeclaredOp, OpTable
-from irconv.plugins.option import Option, OptionTable
-from irconv.plugins.records import (
-    NEWEST,
-    Emitter,
-    Extractor,
-    InstallHint,
-    Loader,
-    Phase,
-    Renderer,
-    RuntimeExtension,
-    Transform,
-    Verifier,
-    opsets,
+The contract plugins program against is ``irconv.contract``; its names are still importable
+from here (``from irconv.plugins import Extractor, hookimpl``, as plugins written for 0.2
+do), on first access, so that such an import loads none of the host.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from irconv.contract import (
+        NEWEST,
+        Command,
+        DeclaredOp,
+        Emitter,
+        Extractor,
+        InstallHint,
+        Loader,
+        OpTable,
+        Option,
+        OptionTable,
+        Phase,
+        Renderer,
+        RuntimeExtension,
+        Transform,
+        Verifier,
+        hookimpl,
+        opsets,
+    )
+    from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost, PluginInfo
+    from irconv.plugins.registry import Provided, Registry
+
+_HOST: dict[str, str] = {
+    "ENTRY_POINT_GROUP": "irconv.plugins.manager",
+    "PluginHost": "irconv.plugins.manager",
+    "PluginInfo": "irconv.plugins.manager",
+    "Provided": "irconv.plugins.registry",
+    "Registry": "irconv.plugins.registry",
+}
+_CONTRACT = (
+    "NEWEST", "Command", "DeclaredOp", "Emitter", "Extractor", "InstallHint", "Loader", "OpTable", "Option",
+    "OptionTable", "Phase", "Renderer", "RuntimeExtension", "Transform", "Verifier", "hookimpl", "opsets",
 )
-from irconv.plugins.registry import Provided, Registry
 
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "NEWEST",
-    "DeclaredOp",
-    "Emitter",
-    "Extractor",
-    "InstallHint",
-    "Loader",
-    "OpTable",
-    "Option",
-    "OptionTable",
-    "Phase",
-    "PluginHost",
-    "PluginInfo",
-    "Provided",
-    "Registry",
-    "Renderer",
-    "RuntimeExtension",
-    "Transform",
-    "Verifier",
-    "hookimpl",
-    "opsets",
-]
+__all__ = sorted([*_HOST, *_CONTRACT])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOST:
+        value = getattr(importlib.import_module(_HOST[name]), name)
+    elif name in _CONTRACT:
+        value = getattr(importlib.import_module("irconv.contract"), name)
+    else:
+        raise AttributeError(f"module 'irconv.plugins' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -23,9 +23,9 @@ import pluggy
 
 from irconv.errors import PluginClash, PluginError, UsageError
 from irconv.plugins._hookcalls import GuardedHooks
-from irconv.plugins.optable import OpTable
-from irconv.plugins.option import Option, OptionTable
-from irconv.plugins.records import (
+from irconv.contract.optable import OpTable
+from irconv.contract.option import Option, OptionTable
+from irconv.contract.records import (
     BUILTIN_HINTS,
     NEWEST,
     Emitter,

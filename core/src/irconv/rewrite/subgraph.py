@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 from irconv.errors import ConversionError, UserError
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
-from irconv.plugins.records import Transform
+from irconv.contract.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
 if TYPE_CHECKING:
-    from irconv.pipeline.context import TransformContext
+    from irconv.contract.context import TransformContext
 
 _BOUNDARY = ("Parameter", "Result")
 

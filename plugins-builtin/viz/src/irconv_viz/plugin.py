@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from irconv.plugins import hookimpl
-from irconv.plugins.records import Renderer
+from irconv.contract.records import Renderer
 
 
 @hookimpl
