@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from irconv.errors import ConversionError
-from irconv.frontend.attributes import AttributeReader
+from irconv.contract.attributes import AttributeReader
 from irconv.graph import Graph, MetaKey, Node, OutPort
 from irconv.ops import Const, Op, SourceOp
 from irconv.graph.infer import try_infer
