@@ -215,6 +215,29 @@ class Emitter:
             raise PluginError("an Emitter needs a format name")
 
 
+#: A plugin command's name: what follows ``irconv`` on the command line.
+_COMMAND_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand a plugin adds to the ``irconv`` command line (``irconv mo ...``).
+
+    ``run(argv, irconv)`` gets the arguments after the command's name and parses them itself;
+    ``irconv`` runs an ``irconv`` command line in this process (a command translating its
+    flags into ``convert``'s calls ``irconv(["convert", ...])``), returning its exit code.
+    ``run`` returns the exit code; an ``IrconvError`` it raises is printed as one line.
+    """
+
+    name: str
+    run: Callable[[list[str], Callable[[list[str]], int]], int]
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not _COMMAND_NAME.match(self.name):
+            raise PluginError(f"a Command needs a lowercase name (letters, digits, '-'), got {self.name!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Verifier:
     """Runs a model in its source framework's own runtime, for ``irconv convert --verify``.
