@@ -49,7 +49,7 @@ def _registry_parts(ops: Any, context: str, stacklevel: int = 4) -> tuple[OpTabl
         return OpTable(), None
     if isinstance(ops, OpTable):
         return ops, None
-    warnings.warn(f"{context}(options, registry) is deprecated since irconv 0.2: pass the op table "
+    warnings.warn(f"{context}(options, registry) is deprecated since irconv 0.3: pass the op table "
                   f"(registry.ops) and the lookups", DeprecationWarning, stacklevel=stacklevel)
     return ops.ops, ops
 
