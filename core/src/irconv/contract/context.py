@@ -53,6 +53,7 @@ def _registry_parts(ops: Any, context: str, stacklevel: int = 4) -> tuple[OpTabl
                   f"(registry.ops) and the lookups", DeprecationWarning, stacklevel=stacklevel)
     return ops.ops, ops
 
+
 #: The converted model's path (set once it is loaded from a file): ``save_model`` refuses to
 #: overwrite it, transforms may look beside it (``--dataset`` finds the model's tokenizer).
 SOURCE_PATH: MetaKey[Path] = MetaKey("core.source_path", Path)
