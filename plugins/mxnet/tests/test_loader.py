@@ -55,7 +55,8 @@ def conv_params() -> dict[str, np.ndarray]:
 
 def load(path: Path, *inputs: str, **options: Any) -> Any:
     opts = ConversionOptions(inputs=[InputSpec.parse(i) for i in inputs], **options)
-    return load_mxnet(path, LoadContext(opts, PluginHost(autoload=False).registry()))
+    registry = PluginHost(autoload=False).registry()
+    return load_mxnet(path, LoadContext(opts, registry.ops, registry.find_extractor))
 
 
 @pytest.mark.parametrize("attr_key", ["attrs", "param", "attr"])
