@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from core_toy_ops import Add, Relu
 from irconv.cli.main import main
+from irconv.contract.records import Phase
 from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
 from irconv.frontend import extractor
 from irconv.graph import Graph
@@ -12,7 +13,6 @@ from irconv.ops import Parameter, Result
 from irconv.pipeline import ConversionOptions
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import PluginHost, Transform, hookimpl
-from irconv.contract.records import Phase
 from toy_cli import use_toy_host
 
 MODEL = "input x 1,4\nop r {op} x\noutput y r\n"
@@ -174,8 +174,8 @@ class RenamesQuietly(Transform):
 
 
 def test_renaming_a_tensor_counts_as_an_edit_for_the_runner(plugin_host_with):
-    from irconv.errors import GraphError
     from irconv.contract.context import TransformContext
+    from irconv.errors import GraphError
 
     host = plugin_host_with(RenamesQuietly())
     graph = Graph("g", "toy")

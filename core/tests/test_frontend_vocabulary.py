@@ -7,6 +7,8 @@ import types
 import numpy as np
 import pytest
 from core_toy_ops import Add, Multiply, Relu, ShapeOf, Sigmoid
+from irconv.contract.context import ExtractContext
+from irconv.contract.records import NEWEST
 from irconv.errors import ConversionError
 from irconv.frontend import (
     AttributeReader,
@@ -25,8 +27,6 @@ from irconv.graph import Graph, Node, any_, find_matches, op
 from irconv.graph.infer import infer_node
 from irconv.ops import Const, MappingAttributes, Parameter, SourceOp
 from irconv.pipeline import ConversionOptions
-from irconv.contract.context import ExtractContext
-from irconv.contract.records import NEWEST
 from irconv.types import ElementType
 
 WHERE = "node 'n' (mx Pooling)"

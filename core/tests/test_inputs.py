@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 from core_toy_plugin import ToyPlugin
+from irconv.contract.input_spec import InputSpec
 from irconv.errors import UserError
 from irconv.pipeline import ConversionOptions, convert
-from irconv.contract.input_spec import InputSpec
 from irconv.plugins import PluginHost
 
 

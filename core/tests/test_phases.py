@@ -1,11 +1,11 @@
 import pytest
 from core_toy_ops import Relu
+from irconv.contract.records import Phase
 from irconv.errors import ConversionError, GraphError
 from irconv.ops import Parameter
 from irconv.pipeline import ConversionOptions, TransformContext, infer_graph
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import Transform, hookimpl
-from irconv.contract.records import Phase
 from irconv.testing import GraphBuilder
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 from core_toy_ops import Add, Relu
-from irconv.errors import UserError
 from irconv.contract.context import TransformContext
-from irconv.pipeline.infer import infer_graph
 from irconv.contract.options import ConversionOptions
+from irconv.errors import UserError
+from irconv.pipeline.infer import infer_graph
 from irconv.rewrite import SubgraphReplacement, between, by_scope
 from irconv.testing import GraphBuilder
 

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 from irconv import ConversionOptions, LoadContext, PluginHost
+from irconv.contract.options import InputSpec
 from irconv.errors import ModelFileError, UserError
 from irconv.ops import Const, Parameter, SourceOp
-from irconv.contract.options import InputSpec
 from irconv_mxnet.loader import load_mxnet
 from irconv_mxnet.sniff import looks_like_mxnet
 from irconv_mxnet.testing import write_ndarray_file

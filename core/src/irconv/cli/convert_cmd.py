@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irconv.cli.parsing import non_negative_float
+from irconv.contract.option import OptionTable
 from irconv.errors import PluginError, UsageError, UserError
 from irconv.plugins.manager import PluginHost
-from irconv.contract.option import OptionTable
 
 if TYPE_CHECKING:
     from irconv.contract.options import ConversionOptions

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
-from irconv.errors import ExitCode, IrconvError
 from irconv.contract.option import OptionTable
 from irconv.contract.records import Command
+from irconv.errors import ExitCode, IrconvError
 from irconv.plugins.manager import PluginHost
 
 

@@ -17,8 +17,8 @@ from irconv.errors import UsageError, UserError
 from irconv.plugins.manager import PluginHost
 
 if TYPE_CHECKING:
-    from irconv.graph import Graph
     from irconv.contract.options import ConversionOptions
+    from irconv.graph import Graph
 
 
 def add_parser(commands: Any) -> None:
@@ -140,8 +140,8 @@ def _phases() -> list[Any]:
 
 def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Graph:
     """The model as its loader reads it (framework ops, before extraction)."""
-    from irconv.errors import ModelFileError
     from irconv.contract.context import LoadContext
+    from irconv.errors import ModelFileError
     from irconv.pipeline.io import apply_input_overrides
     from irconv.pipeline.run import pick_loader
 
@@ -159,8 +159,8 @@ def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Grap
 
 def load_and_extract(model: Path, options: ConversionOptions, host: PluginHost) -> Graph:
     """Read and extract without transforms: an IR is shown as written."""
-    from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.graph.infer import infer_graph
+    from irconv.pipeline.extract import check_supported, extract_graph
 
     graph = load_only(model, options, host)
     check_supported(graph, host.registry())

@@ -69,7 +69,32 @@ _EXPORTS: dict[str, str] = {
     "opsets": "irconv.contract.records",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Command",
+    "ConversionOptions",
+    "DeclaredOp",
+    "EmitContext",
+    "Emitter",
+    "ExtractContext",
+    "Extractor",
+    "InputSpec",
+    "InstallHint",
+    "LoadContext",
+    "Loader",
+    "NEWEST",
+    "OpTable",
+    "Option",
+    "OptionTable",
+    "Phase",
+    "Renderer",
+    "RuntimeExtension",
+    "SOURCE_PATH",
+    "Transform",
+    "TransformContext",
+    "Verifier",
+    "hookimpl",
+    "opsets",
+]
 
 
 def __getattr__(name: str) -> Any:

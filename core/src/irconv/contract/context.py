@@ -10,16 +10,16 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from irconv.errors import ConversionError
-from irconv.contract.attributes import AttributeReader
-from irconv.graph import Graph, MetaKey, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
-from irconv.graph.infer import try_infer
 from irconv import narrow_float
-from irconv.narrow_float import as_array
+from irconv.contract.attributes import AttributeReader
 from irconv.contract.optable import OpTable
 from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import NoProgress, Progress
+from irconv.errors import ConversionError
+from irconv.graph import Graph, MetaKey, Node, OutPort
+from irconv.graph.infer import try_infer
+from irconv.narrow_float import as_array
+from irconv.ops import Const, Op, SourceOp
 from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:

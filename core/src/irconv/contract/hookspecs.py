@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from irconv.ops import Op
     from irconv.contract.optable import OpTable
     from irconv.contract.option import Option
     from irconv.contract.records import (
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
         Transform,
         Verifier,
     )
+    from irconv.ops import Op
 
 PROJECT = "irconv"
 hookspec = pluggy.HookspecMarker(PROJECT)

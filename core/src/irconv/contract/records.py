@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from irconv.errors import PluginError
 
 if TYPE_CHECKING:
+    from irconv.contract.context import EmitContext, ExtractContext, LoadContext, TransformContext
     from irconv.graph import Graph, Node, OutPort
     from irconv.ops import Op
-    from irconv.contract.context import EmitContext, ExtractContext, LoadContext, TransformContext
 
 #: An opset range with no upper bound ends here.
 NEWEST = 10_000

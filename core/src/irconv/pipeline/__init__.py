@@ -2,8 +2,8 @@
 are re-exported here for plugins written for irconv 0.2."""
 
 from irconv.contract.context import EmitContext, ExtractContext, LoadContext, TransformContext
-from irconv.graph.infer import infer_graph, infer_node, reinfer
 from irconv.contract.options import ConversionOptions, InputSpec
+from irconv.graph.infer import infer_graph, infer_node, reinfer
 from irconv.pipeline.output import AtomicFiles
 from irconv.pipeline.run import ConversionReport, convert, save
 

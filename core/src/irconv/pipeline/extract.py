@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
-from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
 from irconv.contract.context import ExtractContext
-from irconv.graph.infer import try_infer
 from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import Progress
+from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
+from irconv.graph import Graph, Node, OutPort
+from irconv.graph.infer import try_infer
+from irconv.ops import Const, Op, SourceOp
 from irconv.plugins.registry import Registry
 
 _SHOWN_NAMES = 3

@@ -47,7 +47,30 @@ _CONTRACT = (
     "OptionTable", "Phase", "Renderer", "RuntimeExtension", "Transform", "Verifier", "hookimpl", "opsets",
 )
 
-__all__ = sorted([*_HOST, *_CONTRACT])
+__all__ = [
+    "Command",
+    "DeclaredOp",
+    "ENTRY_POINT_GROUP",
+    "Emitter",
+    "Extractor",
+    "InstallHint",
+    "Loader",
+    "NEWEST",
+    "OpTable",
+    "Option",
+    "OptionTable",
+    "Phase",
+    "PluginHost",
+    "PluginInfo",
+    "Provided",
+    "Registry",
+    "Renderer",
+    "RuntimeExtension",
+    "Transform",
+    "Verifier",
+    "hookimpl",
+    "opsets",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -21,8 +21,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
-from irconv.errors import PluginClash, PluginError, UsageError
-from irconv.plugins._hookcalls import GuardedHooks
 from irconv.contract.optable import OpTable
 from irconv.contract.option import Option, OptionTable
 from irconv.contract.records import (
@@ -39,6 +37,8 @@ from irconv.contract.records import (
     Transform,
     Verifier,
 )
+from irconv.errors import PluginClash, PluginError, UsageError
+from irconv.plugins._hookcalls import GuardedHooks
 
 if TYPE_CHECKING:
     from irconv.plugins.manager import PluginInfo

@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from irconv.contract.records import Transform
 from irconv.errors import GraphError
 from irconv.graph import Graph, Match, Node, Pat, match_at
 from irconv.graph.pattern import required_types, types_present
-from irconv.contract.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
 if TYPE_CHECKING:

@@ -25,10 +25,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from irconv.contract.records import Transform
 from irconv.errors import ConversionError, UserError
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
-from irconv.contract.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
 if TYPE_CHECKING:

@@ -17,16 +17,14 @@ from typing import Any
 
 import pytest
 
-from irconv.graph import Graph, OutPort
-from irconv.graph.infer import try_infer
-from irconv.ops import MappingAttributes, Op, SourceOp
-from irconv.contract.context import ExtractContext
-from irconv.pipeline.extract import apply_result
-from irconv.contract.context import TransformContext
-from irconv.graph.infer import infer_graph, reinfer
+from irconv.contract.context import ExtractContext, TransformContext
 from irconv.contract.options import ConversionOptions
-from irconv.plugins.manager import PluginHost
 from irconv.contract.records import Extractor, Transform
+from irconv.graph import Graph, OutPort
+from irconv.graph.infer import infer_graph, reinfer, try_infer
+from irconv.ops import MappingAttributes, Op, SourceOp
+from irconv.pipeline.extract import apply_result
+from irconv.plugins.manager import PluginHost
 from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
@@ -89,9 +87,9 @@ def finish_graph(graph: Graph, registry: Registry, options: ConversionOptions | 
     """End a conversion of ``graph`` as the pipeline does before emit: the installed back
     transforms (``registry``'s), clean-up, then every op's runtime rules (a broken one raises
     ``ConversionError``)."""
+    from irconv.contract.records import Phase
     from irconv.pipeline.phases import run_phase
     from irconv.pipeline.run import check_runtime_rules
-    from irconv.contract.records import Phase
 
     run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry.ops, registry.plan))
     graph.clean_up()
