@@ -18,8 +18,9 @@ access, so that reading a record does not import pluggy (``hookimpl`` does).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from irconv._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from irconv.contract.context import SOURCE_PATH, EmitContext, ExtractContext, LoadContext, TransformContext
@@ -97,12 +98,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'irconv.contract' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

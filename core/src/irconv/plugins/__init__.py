@@ -9,8 +9,9 @@ do), on first access, so that such an import loads none of the host.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from irconv._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from irconv.contract import (
@@ -73,15 +74,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _HOST:
-        value = getattr(importlib.import_module(_HOST[name]), name)
-    elif name in _CONTRACT:
-        value = getattr(importlib.import_module("irconv.contract"), name)
-    else:
-        raise AttributeError(f"module 'irconv.plugins' has no attribute {name!r}")
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, {**_HOST, **dict.fromkeys(_CONTRACT, "irconv.contract")})
 
 
 def __dir__() -> list[str]:
