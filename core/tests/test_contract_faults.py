@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from core_toy_ops import Add, Relu
 from irconv.cli.main import main
+from irconv.contract.records import Phase
 from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
 from irconv.frontend import extractor
 from irconv.graph import Graph
@@ -12,7 +13,6 @@ from irconv.ops import Parameter, Result
 from irconv.pipeline import ConversionOptions
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import PluginHost, Transform, hookimpl
-from irconv.plugins.records import Phase
 from toy_cli import use_toy_host
 
 MODEL = "input x 1,4\nop r {op} x\noutput y r\n"
@@ -174,14 +174,15 @@ class RenamesQuietly(Transform):
 
 
 def test_renaming_a_tensor_counts_as_an_edit_for_the_runner(plugin_host_with):
+    from irconv.contract.context import TransformContext
     from irconv.errors import GraphError
-    from irconv.pipeline.context import TransformContext
 
     host = plugin_host_with(RenamesQuietly())
     graph = Graph("g", "toy")
     x = graph.add_node(Parameter((1, 4)), "x")
     graph.add_node(Result(), "out", [graph.add_node(Add(), "a", [x.out_port(0), x.out_port(0)]).out_port(0)])
-    ctx = TransformContext(ConversionOptions(validate=True), host.registry())
+    registry = host.registry()
+    ctx = TransformContext(ConversionOptions(validate=True), registry.ops, registry.plan)
     with pytest.raises(GraphError, match="returned False but renamed tensors"):
         run_phase(graph, Phase.MIDDLE, ctx)
 
@@ -245,7 +246,7 @@ def test_the_test_kit_asks_a_transforms_condition_first():
 
 
 def test_contexts_expose_the_declared_ops_not_the_registry():
-    from irconv.pipeline.context import LoadContext, TransformContext
+    from irconv.contract.context import LoadContext, TransformContext
     from irconv.plugins import OpTable
 
     host = PluginHost(autoload=False)
@@ -267,3 +268,35 @@ def test_ops_of_a_plugin_that_failed_are_reported_with_the_failure(tmp_path, mon
     assert code == 5
     assert "Plugins that failed and were left out" in err
     assert "irconv-broken 1: hook extract_op failed: NameError" in err
+
+
+def test_contexts_are_built_from_the_op_table_and_lookups():
+    from irconv.contract.context import LoadContext, TransformContext
+    from irconv.contract.optable import OpTable
+    from irconv.contract.records import Phase
+
+    asked: list[tuple[str, str, str, int]] = []
+
+    def find_extractor(framework: str, domain: str, op: str, opset: int) -> None:
+        asked.append((framework, domain, op, opset))
+        return None
+
+    table = OpTable()
+    load = LoadContext(ConversionOptions(), table, find_extractor)
+    assert load.ops is table
+    assert load.has_extractor("onnx", "", "Relu", 13) is False
+    assert asked == [("onnx", "", "Relu", 13)]
+    transform = TransformContext(ConversionOptions(), table, lambda phase: [phase])  # type: ignore[list-item]
+    assert transform.plan(Phase.MIDDLE) == [Phase.MIDDLE]
+    assert TransformContext(ConversionOptions()).plan(Phase.FRONT) == []
+
+
+def test_a_context_made_with_the_registry_still_works_with_a_deprecation_warning():
+    from irconv.contract.context import LoadContext
+
+    host = PluginHost(autoload=False)
+    host.register(DeclaresBrokenInfer(), "declares", distribution="irconv-declares", version="1")
+    registry = host.registry()
+    with pytest.warns(DeprecationWarning, match=r"LoadContext\(options, registry\) is deprecated"):
+        ctx = LoadContext(ConversionOptions(), registry)
+    assert ctx.ops is registry.ops and ctx.has_extractor("onnx", "", "Nothing", 1) is False

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from irconv.contract.context import ExtractContext
+from irconv.contract.options import ConversionOptions
+from irconv.contract.progress import Progress
 from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
-from irconv.pipeline.context import ExtractContext
 from irconv.graph.infer import try_infer
-from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.progress import Progress
+from irconv.ops import Const, Op, SourceOp
 from irconv.plugins.registry import Registry
 
 _SHOWN_NAMES = 3
@@ -94,7 +94,7 @@ def extract_graph(
         provided = registry.find_provided_extractor(op.framework, op.domain, op.op_type, op.opset_version)
         if provided is None:  # check_supported ran first; a body-only path may still get here
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
-        ctx = ExtractContext(graph, node, options, registry, notes)
+        ctx = ExtractContext(graph, node, options, registry.ops, notes)
         try:
             result = provided.item.extract(node, ctx)
         except IrconvError:

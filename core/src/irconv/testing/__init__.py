@@ -17,16 +17,14 @@ from typing import Any
 
 import pytest
 
+from irconv.contract.context import ExtractContext, TransformContext
+from irconv.contract.options import ConversionOptions
+from irconv.contract.records import Extractor, Transform
 from irconv.graph import Graph, OutPort
-from irconv.graph.infer import try_infer
+from irconv.graph.infer import infer_graph, reinfer, try_infer
 from irconv.ops import MappingAttributes, Op, SourceOp
-from irconv.pipeline.context import ExtractContext
 from irconv.pipeline.extract import apply_result
-from irconv.pipeline.context import TransformContext
-from irconv.graph.infer import infer_graph, reinfer
-from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.records import Extractor, Transform
 from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
@@ -58,7 +56,7 @@ def run_extractor(
     node = builder.graph.add_node(source, f"{extractor.op.lower()}_node", list(inputs))
     for port in inputs:
         try_infer(port.node)
-    ctx = ExtractContext(builder.graph, node, options or ConversionOptions(), Registry())
+    ctx = ExtractContext(builder.graph, node, options or ConversionOptions())
     result = extractor.extract(node, ctx)
     outputs = None if isinstance(result, Op) else list(result)
     apply_result(builder.graph, node, source, result if outputs is None else outputs)
@@ -77,7 +75,7 @@ def run_transform(
     """
     infer_graph(graph)
     opts = (options or ConversionOptions()).with_values(**option_values)
-    ctx = TransformContext(opts, Registry())
+    ctx = TransformContext(opts)
     if not transform.condition(graph, ctx):
         return False
     changed = transform.apply(graph, ctx)
@@ -89,11 +87,11 @@ def finish_graph(graph: Graph, registry: Registry, options: ConversionOptions | 
     """End a conversion of ``graph`` as the pipeline does before emit: the installed back
     transforms (``registry``'s), clean-up, then every op's runtime rules (a broken one raises
     ``ConversionError``)."""
+    from irconv.contract.records import Phase
     from irconv.pipeline.phases import run_phase
     from irconv.pipeline.run import check_runtime_rules
-    from irconv.plugins.records import Phase
 
-    run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry))
+    run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry.ops, registry.plan))
     graph.clean_up()
     check_runtime_rules(graph)
 
