@@ -49,6 +49,43 @@ def test_an_extractor_bug_is_a_fault_of_its_plugin(tmp_path, monkeypatch, capsys
     assert not (tmp_path / "out.xml").exists()
 
 
+class Overbuilding:
+    """An extractor that builds an Add its ``produces`` does not list."""
+
+    @hookimpl
+    def extract_op(self):
+        def relu_plus_zero(node, ctx):
+            relu = ctx.op(Relu(), ctx.input(0))
+            return [ctx.op(Add(), relu, ctx.const(0.0))]
+
+        return [extractor("toy", "Overbuilding", relu_plus_zero, produces=[Relu])]
+
+
+def test_an_extractor_building_an_op_outside_its_produces_is_its_plugins_fault(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Overbuilding(), "overbuilding"))
+    monkeypatch.setenv("IRCONV_CHECK_PRODUCES", "1")
+    code, err = _convert(tmp_path, "Overbuilding", capsys)
+    assert code == PluginFault.exit_code
+    assert "the toy::Overbuilding extractor built Add, which its produces (ReLU) does not list" in err
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_the_produces_check_is_off_outside_test_runs(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Overbuilding(), "overbuilding"))
+    monkeypatch.delenv("IRCONV_CHECK_PRODUCES", raising=False)
+    code, _ = _convert(tmp_path, "Overbuilding", capsys)
+    assert code == 0
+
+
+def test_run_extractor_fails_on_an_op_outside_produces():
+    from irconv.testing import GraphBuilder, run_extractor
+
+    record = Overbuilding().extract_op()[0]
+    builder = GraphBuilder()
+    with pytest.raises(PluginError, match="built Add, which its produces"):
+        run_extractor(builder, record, builder.parameter("x", [1, 4]))
+
+
 def test_an_error_an_extractor_raises_on_purpose_stays_a_user_error(tmp_path, monkeypatch, capsys):
     use_toy_host(monkeypatch, (Crashing(), "crashing"))
     code, err = _convert(tmp_path, "Refusing", capsys)

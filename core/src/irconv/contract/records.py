@@ -135,6 +135,15 @@ class Extractor:
         domain = f"{self.domain}::" if self.domain else ""
         return f"{self.framework}::{domain}{self.op}"
 
+    def undeclared(self, built: Sequence[Op]) -> list[str]:
+        """The types in ``built`` (ops an application of this extractor made) that its
+        ``produces`` does not list; constants and framework nodes left for their own
+        extractors are always allowed."""
+        from irconv.ops import Const, SourceOp
+
+        allowed = (Const, SourceOp, *self.produces)
+        return sorted({op.type for op in built if not isinstance(op, allowed)})
+
     def produces_text(self) -> str:
         """The produced ops' IR types, for tables: ``Convolution, GroupConvolution``."""
         return ", ".join(dict.fromkeys(made.type for made in self.produces))
