@@ -134,9 +134,11 @@ AVG_POOL_OPS = (AvgPool,)
 def lp_pool(ctx: ExtractContext, x: OutPort, p: float, window_size: int,
             window_mean: Callable[[OutPort], OutPort]) -> OutPort:
     """(sum over each window of |x|^p)^(1/p), the sum as ``window_mean`` of |x|^p (padding
-    counted) times the window's cells."""
+    counted) times the window's cells (no product for a ``window_mean`` that sums: size 1)."""
     powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), const_like(ctx, p, x, "p"), suffix="pow")
-    total = ctx.op(Multiply(), window_mean(powered), const_like(ctx, float(window_size), x, "window"), suffix="sum")
+    total = window_mean(powered)
+    if window_size != 1:
+        total = ctx.op(Multiply(), total, const_like(ctx, float(window_size), x, "window"), suffix="sum")
     return ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))
 
 
@@ -159,13 +161,13 @@ _REDUCTIONS = {GlobalPool.MAX: ReduceMax, GlobalPool.AVG: ReduceMean, GlobalPool
 
 
 def global_pool(ctx: ExtractContext, x: OutPort, kind: GlobalPool, axes: OutPort, *, p: float = 2.0,
-                suffix: str | None = None) -> OutPort:
-    """A pool over the whole of ``axes`` (kept as ones), as a reduction."""
+                keep_dims: bool = True, suffix: str | None = None) -> OutPort:
+    """A pool over the whole of ``axes`` (kept as ones unless not ``keep_dims``), as a reduction."""
     if kind is GlobalPool.LP:
         powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), const_like(ctx, p, x, "p"), suffix="pow")
-        total = ctx.op(ReduceSum(keep_dims=True), powered, axes, suffix="sum")
+        total = ctx.op(ReduceSum(keep_dims=keep_dims), powered, axes, suffix="sum")
         return ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))
-    return ctx.op(_REDUCTIONS[kind](keep_dims=True), x, axes, suffix=suffix)
+    return ctx.op(_REDUCTIONS[kind](keep_dims=keep_dims), x, axes, suffix=suffix)
 
 
 GLOBAL_POOL_OPS = (ReduceMax, ReduceMean, ReduceSum, ReduceL1, ReduceL2, Abs, Power)
