@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from irconv.frontend import i64
 
-from irconv_opset.build import shape_of
 from irconv_opset import (
     Add,
     Concat,
@@ -33,6 +32,7 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.build import shape_of
 
 if TYPE_CHECKING:
     from irconv import ExtractContext
