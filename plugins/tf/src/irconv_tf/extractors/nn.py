@@ -50,7 +50,9 @@ from irconv_opset.lowering.convolution import (
     PadSplit,
     Window,
     channels_last_convolution,
+    convolution_backprop,
     filters_first,
+    full_transposed_size,
     padding_for_output_size,
 )
 from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
@@ -103,68 +105,61 @@ def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """The forward conv's padding, from the result size TF asks for, as explicit pads.
-    For SAME the forward pads are total = max((ceil(out/s) - 1) * s + k_eff - out, 0), split
-    with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
-    """
-    # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
+    """The forward conv's padding, from the result size TF asks for, as explicit pads."""
     # the filter may be computed: only its (static) kernel size matters here
     filter_shape = ctx.input_shape(1)
     if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
         raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
     kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
-    filters = filters_first(ctx, ctx.input(1), FilterLayout.SPATIAL_OUT_IN)
-    strides = spatial(ctx, "strides", optional=True)
-    dilations = spatial(ctx, "dilations", optional=True)
-    kind = ctx.attrs.str("padding")
     if ctx.input_value(0) is None:
-        return _computed_size_backprop_input(node, ctx, filters, strides, dilations, kind)
+        return _computed_size_backprop_input(node, ctx, kernel)
     sizes = input_constant(ctx, 0, "input_sizes").reshape(-1)
     out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
-    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, kind)
-    return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+    return backprop_for_result_size(ctx, out_spatial, kernel)
 
 
-def backprop_for_result_size(
-    node: Node,
-    out_spatial: Sequence[int],
-    kernel: Sequence[int],
-    strides: tuple[int, ...],
-    dilations: tuple[int, ...],
-    kind: str,
-) -> ConvolutionBackpropData:
-    """The transposed convolution giving TF's requested result size from the data size TF
-    derives from it (SAME: ceil(out / s); VALID: ceil((out - k_eff + 1) / s)): the forward
-    conv's padding as explicit pads, the smaller half first, and ``output_padding`` for what
-    the natural size leaves out."""
-    window = Window.of(strides, dilations)
+def _backprop_window(ctx: ExtractContext, rank: int) -> tuple[Window, str]:
+    return Window.of(spatial(ctx, "strides", rank, optional=True), spatial(ctx, "dilations", rank, optional=True)), \
+        ctx.attrs.str("padding")
+
+
+def _backprop(ctx: ExtractContext, rank: int, window: Window, output_padding: Sequence[int] | None = None,
+              output_shape: OutPort | None = None) -> OutPort:
+    """ConvolutionBackpropData of the data (input 2) with TF's filters [k..., C_result, C_data]
+    (input 1), in the model's layout."""
+    filters = filters_first(ctx, ctx.input(1), FilterLayout.SPATIAL_OUT_IN)
+    layout = _layout(ctx, rank)
+    return convolution_backprop(ctx, ctx.input(2), filters, window, output_padding, output_shape=output_shape,
+                                place=lambda op, inputs: laid_out(ctx, op, inputs, layout)[0])
+
+
+def backprop_for_result_size(ctx: ExtractContext, out_spatial: Sequence[int], kernel: Sequence[int]) -> list[OutPort]:
+    """Conv2DBackpropInput and Conv3DBackpropInputV2 with a constant result size: the data
+    size TF derives from it (SAME: ceil(out / s); VALID: ceil((out - k_eff + 1) / s)), the
+    forward conv's padding as explicit pads, the smaller half first, and ``output_padding``
+    for what the natural size leaves out."""
+    window, kind = _backprop_window(ctx, len(kernel) + 2)
+    strides, dilations = window.strides, window.dilations
     if kind == "SAME":
         data = [-(-out // s) for out, s in zip(out_spatial, strides, strict=True)]
     elif kind == "VALID":
         reach = [(k - 1) * d for k, d in zip(kernel, dilations, strict=True)]
         data = [-(-(out - r) // s) for out, r, s in zip(out_spatial, reach, strides, strict=True)]
     else:
-        raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for a transposed convolution")
+        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for a transposed convolution")
     padding = padding_for_output_size(data, kernel, window, out_spatial, PadSplit.END)
-    return ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=padding.pads_begin,
-        pads_end=padding.pads_end,
-        auto_pad="explicit",
-        output_padding=padding.output_padding,
-    )
+    explicit = Window(strides, dilations, padding.pads_begin, padding.pads_end)
+    return [_backprop(ctx, len(kernel) + 2, explicit, padding.output_padding)]
 
 
-def _computed_size_backprop_input(
-    node: Node, ctx: ExtractContext, filters: OutPort, strides: tuple[int, ...], dilations: tuple[int, ...], kind: str
-) -> list[OutPort]:
+def _computed_size_backprop_input(node: Node, ctx: ExtractContext, kernel: tuple[int, ...]) -> list[OutPort]:
     """input_sizes computed in the graph: its spatial entries become the op's output_shape
     input, from which the runtime deduces the pads. TF's SAME puts the smaller half of the
     forward pads first; for a transposed convolution that is OpenVINO's ``same_lower``
     (checked against TensorFlow with odd and even sizes). The CPU plugin compiles this only
     when the data shape is dynamic too (as when the sizes come from ``tf.shape``); static
     data takes the cropped form."""
+    window, kind = _backprop_window(ctx, 4)
     if kind not in ("SAME", "VALID"):
         raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
@@ -173,23 +168,16 @@ def _computed_size_backprop_input(
     data_shape = ctx.input_shape(2)
     if data_shape is not None and len(data_shape) == 4 and None not in data_shape:
         in_spatial = [int(data_shape[a]) for a in axes]  # type: ignore[arg-type]
-        return _cropped_backprop_input(ctx, filters, strides, dilations, kind, in_spatial, output_shape, axes)
-    op = ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=(0, 0),
-        pads_end=(0, 0),
-        auto_pad="same_lower" if kind == "SAME" else "valid",
-    )
-    return laid_out(ctx, op, [ctx.input(2), filters, output_shape], _layout(ctx))
+        return _cropped_backprop_input(ctx, window, kind, kernel, in_spatial, output_shape, axes)
+    auto = Window.of(window.strides, window.dilations, auto_pad="same_lower" if kind == "SAME" else "valid")
+    return [_backprop(ctx, 4, auto, output_shape=output_shape)]
 
 
 def _cropped_backprop_input(
     ctx: ExtractContext,
-    filters: OutPort,
-    strides: tuple[int, ...],
-    dilations: tuple[int, ...],
+    window: Window,
     kind: str,
+    kernel: tuple[int, ...],
     in_spatial: list[int],
     out_spatial: OutPort,
     axes: list[int],
@@ -198,21 +186,9 @@ def _cropped_backprop_input(
     input then): the whole transposed convolution, ``(in - 1) * s + k_eff`` plus ``s - 1``
     zero positions (``output_padding``) per axis, cropped to ``out`` positions from the
     forward conv's leading pad (SAME: max((in - 1) * s + k_eff - out, 0) // 2; VALID: 0)."""
-    kernel = ctx.input_shape(1)
-    assert kernel is not None  # checked by the caller
-    covered = [
-        (size - 1) * s + (int(k) - 1) * d + 1  # type: ignore[arg-type]
-        for size, s, k, d in zip(in_spatial, strides, kernel[:2], dilations, strict=True)
-    ]
-    op = ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=(0, 0),
-        pads_end=(0, 0),
-        auto_pad="explicit",
-        output_padding=tuple(s - 1 for s in strides),
-    )
-    (full,) = laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+    covered = [full_transposed_size(size, k, s, d)
+               for size, k, s, d in zip(in_spatial, kernel, window.strides, window.dilations, strict=True)]
+    full = _backprop(ctx, 4, window, [s - 1 for s in window.strides])
     if kind == "SAME":
         overlap = ctx.op(Subtract(), i64(ctx, covered, "covered"), out_spatial, suffix="forward_pads")
         overlap = ctx.op(Maximum(), overlap, i64(ctx, [0, 0], "no_pad"), suffix="forward_pads_clamped")
