@@ -119,8 +119,9 @@ def grouped_weights(ctx: ExtractContext, weights: OutPort, groups: int) -> OutPo
     if value is not None:
         return ctx.const(grouped_array(np.asarray(value), groups), suffix="weights")
     shape = weights.data.shape
-    if shape is not None and all(d is not None for d in shape[1:]):
-        target = i64(ctx, [groups, -1, *(int(d) for d in shape[1:])], "grouped_shape")  # type: ignore[arg-type]
+    tail_dims = [d for d in (shape or ())[1:] if d is not None]
+    if shape is not None and len(tail_dims) == len(shape) - 1:
+        target = i64(ctx, [groups, -1, *tail_dims], "grouped_shape")
     else:
         full = shape_of(ctx, weights, "weights_shape")
         tail = ctx.op(Slice(), full, i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]), i64(ctx, [1]),
@@ -169,8 +170,8 @@ def convolution(
     regrouped) when ``groups`` > 1."""
     add = place or _placer(ctx, suffix)
     if groups == 1:
-        return add(Convolution(**window.attributes()), [data, weights])  # type: ignore[arg-type]
-    return add(GroupConvolution(**window.attributes()), [data, grouped_weights(ctx, weights, groups)])  # type: ignore[arg-type]
+        return add(Convolution(**window.attributes()), [data, weights])
+    return add(GroupConvolution(**window.attributes()), [data, grouped_weights(ctx, weights, groups)])
 
 
 CONVOLUTION_OPS = (Convolution, GroupConvolution, *GROUPED_WEIGHTS_OPS)
@@ -260,7 +261,7 @@ def convolution_backprop(
     if output_shape is not None:
         inputs.append(output_shape)
     cls = ConvolutionBackpropData if groups == 1 else GroupConvolutionBackpropData
-    return add(cls(**window.attributes(), output_padding=padding), inputs)  # type: ignore[arg-type]
+    return add(cls(**window.attributes(), output_padding=padding), inputs)
 
 
 CONVOLUTION_BACKPROP_OPS = (ConvolutionBackpropData, GroupConvolutionBackpropData, *GROUPED_WEIGHTS_OPS)
@@ -338,14 +339,14 @@ def channels_last_convolution(ctx: ExtractContext, data: OutPort, conv: Channels
     if conv.depthwise:
         if not isinstance(conv.filters, np.ndarray):
             raise ValueError("depthwise filters must be constant")
-        return place(GroupConvolution(**attributes), [data, depthwise_filters(ctx, conv.filters)])  # type: ignore[arg-type]
+        return place(GroupConvolution(**attributes), [data, depthwise_filters(ctx, conv.filters)])
     if conv.groups == 1:
-        return place(Convolution(**attributes), [data, filters_first(ctx, conv.filters, conv.layout)])  # type: ignore[arg-type]
+        return place(Convolution(**attributes), [data, filters_first(ctx, conv.filters, conv.layout)])
     if not isinstance(conv.filters, np.ndarray):
         raise ValueError("grouped channels-last filters must be constant")
     first = conv.filters.transpose(_order(conv.layout, conv.filters.ndim))
     grouped = ctx.const(np.ascontiguousarray(grouped_array(first, conv.groups)), suffix="filters")
-    return place(GroupConvolution(**attributes), [data, grouped])  # type: ignore[arg-type]
+    return place(GroupConvolution(**attributes), [data, grouped])
 
 
 CHANNELS_LAST_CONVOLUTION_OPS = (Convolution, GroupConvolution, Transpose)

@@ -102,8 +102,8 @@ def max_pool(
     if values_only:
         if any(d != 1 for d in pool.window.dilations) or pool.rounding == "ceil_torch":
             raise ValueError("MaxPool-1 has no dilations and no ceil_torch rounding")
-        return add(MaxPool_v1(**pool.attributes()), [x])  # type: ignore[arg-type]
-    op = MaxPool(**pool.attributes(), dilations=pool.window.dilations, index_element_type=index_type,  # type: ignore[arg-type]
+        return add(MaxPool_v1(**pool.attributes()), [x])
+    op = MaxPool(**pool.attributes(), dilations=pool.window.dilations, index_element_type=index_type,
                  axis=axis)
     return add(op, [x])
 
@@ -125,7 +125,7 @@ def avg_pool(
     if any(d != 1 for d in pool.window.dilations):
         raise ValueError("AvgPool has no dilations")
     add = place or _added(ctx, suffix)
-    return add(AvgPool(**pool.attributes(), exclude_pad=exclude_pad), [x]).out_port(0)  # type: ignore[arg-type]
+    return add(AvgPool(**pool.attributes(), exclude_pad=exclude_pad), [x]).out_port(0)
 
 
 AVG_POOL_OPS = (AvgPool,)
