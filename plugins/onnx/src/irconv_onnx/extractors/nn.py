@@ -97,8 +97,9 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
             raise a.bad("output_shape", output_shape, "needs static input and kernel spatial sizes")
         assert x_shape is not None and k_shape is not None
         split = PadSplit.END if w.auto_pad == "same_upper" else PadSplit.BEGIN
-        padding = padding_for_output_size([int(d) for d in x_shape[2:]], [int(d) for d in k_shape[2:]],  # type: ignore[arg-type]
-                                          w, output_shape[-spatial:], split, output_padding)
+        sizes = [d for d in x_shape[2:] if d is not None]
+        kernel = [d for d in k_shape[2:] if d is not None]
+        padding = padding_for_output_size(sizes, kernel, w, output_shape[-spatial:], split, output_padding)
         w = Window(w.strides, w.dilations, padding.pads_begin, padding.pads_end, "explicit")
         output_padding = padding.output_padding
     out = convolution_backprop(ctx, ctx.input(0), ctx.input(1), w, output_padding, a.int("group", 1))
@@ -260,7 +261,7 @@ def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if shape is None or shape[1] is None or a.int("ceil_mode", 0):
         raise a.bad("dilations", list(w.dilations), "dilated LpPool needs a static channel count and ceil_mode=0")
     ones = const_like(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
-    conv = GroupConvolution(**w.attributes())  # type: ignore[arg-type]
+    conv = GroupConvolution(**w.attributes())
     return [lp_pool(ctx, x, p, 1, lambda y: ctx.op(conv, y, ones, suffix="window_sum"))]
 
 
