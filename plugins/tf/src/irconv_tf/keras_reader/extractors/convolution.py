@@ -15,7 +15,7 @@ from irconv import ExtractContext
 from irconv.frontend import require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv_opset import Add, Convolution, ConvolutionBackpropData, GroupConvolution, Reshape
+from irconv_opset import Add, Convolution, ConvolutionBackpropData, GroupConvolution
 from irconv_opset.lowering.convolution import (
     ChannelsLastConvolution,
     FilterLayout,
@@ -38,7 +38,7 @@ from irconv_tf.keras_reader.extractors._base import (
 )
 from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
-_PRODUCES = [Convolution, GroupConvolution, Add, Reshape, *FUNCTION_OPS]
+_PRODUCES = [Convolution, GroupConvolution, Add, *FUNCTION_OPS]
 
 
 def _window(ctx: ExtractContext, spatial: int) -> Window:
