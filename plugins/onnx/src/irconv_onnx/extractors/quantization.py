@@ -254,5 +254,6 @@ def extractors() -> list[Extractor]:
         extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None),
                   produces=[*CONVOLUTION_OPS, o.Convert, o.Subtract, o.Reshape]),
         extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None),
-                  produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, o.Multiply, o.Round, o.Clamp, o.Convert]),
+                  produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, o.Multiply, o.Subtract, o.Divide, o.ConvertLike,
+                            o.Round, o.Clamp, o.Convert]),
     ]
