@@ -9,10 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv import ExtractContext
-from irconv.frontend import extractor
-from irconv.graph import Node, OutPort
-from irconv.testing import GraphBuilder, run_extractor
-from irconv.testing.runtime import emit_ir, run_ir
+from irconv.graph import OutPort
 from irconv_opset.lowering.convolution import (
     ChannelsLastConvolution,
     FilterLayout,
@@ -27,27 +24,22 @@ from irconv_opset.lowering.convolution import (
     split_padding,
 )
 from irconv_opset.lowering.pooling import GlobalPool, PoolWindow, avg_pool, global_pool, lp_pool, max_pool
+from irconv_opset.testing_lowering import run_lowering
 
 rng = np.random.default_rng(39)
 
-Lowering = Callable[[ExtractContext, list[OutPort]], OutPort]
 
+def _run(tmp_path: Path, lowering: Callable[[ExtractContext, list[OutPort]], OutPort], inputs: list[np.ndarray],
+         constant: tuple[int, ...] = ()) -> np.ndarray:
+    """``lowering`` on ``inputs`` (those at ``constant`` given to it as Consts) in OpenVINO."""
+    fed = [v for i, v in enumerate(inputs) if i not in constant]
 
-def _run(tmp_path: Path, lowering: Lowering, inputs: list[np.ndarray], constant: tuple[int, ...] = ()) -> np.ndarray:
-    """``lowering`` on a framework node fed by ``inputs`` (those at ``constant`` as Consts),
-    emitted as IR and run in OpenVINO."""
-    builder = GraphBuilder()
-    ports = [builder.const(v) if i in constant else builder.parameter(f"in{i}", v.shape)
-             for i, v in enumerate(inputs)]
+    def lowered(ctx: ExtractContext, params: list[OutPort]) -> list[OutPort]:
+        given = iter(params)
+        ports = [ctx.const(v) if i in constant else next(given) for i, v in enumerate(inputs)]
+        return [lowering(ctx, ports)]
 
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [lowering(ctx, [ctx.input(i) for i in range(len(inputs))])]
-
-    (out,) = run_extractor(builder, extractor("test", "Lowered", extract), *ports)
-    builder.result(out, "y")
-    xml = emit_ir(builder.graph, tmp_path / "lowered.xml")
-    fed = {f"in{i}": v for i, v in enumerate(inputs) if i not in constant}
-    return run_ir(xml, fed)["y"]
+    return run_lowering(lowered, fed, tmp_path)[0]
 
 
 def _tensor(*shape: int) -> np.ndarray:
