@@ -136,11 +136,14 @@ GROUPED_WEIGHTS_OPS = (Reshape, ShapeOf, Slice, Concat)
 # ----------------------------------------------------------------------------- bias
 
 
-def channel_bias(ctx: ExtractContext, port: OutPort, bias: OutPort, rank: int, channel_axis: int = 1) -> OutPort:
+def channel_bias(ctx: ExtractContext, port: OutPort, bias: OutPort, rank: int | None = None,
+                 channel_axis: int = 1) -> OutPort:
     """``port + bias`` with a ``[C]`` bias broadcast along ``channel_axis`` of a rank-``rank``
-    result: as is on the last axis, else folded to ``[C, 1, ...]`` when constant, an
-    Unsqueeze otherwise."""
-    if channel_axis not in (rank - 1, -1):
+    result: as is on the last axis (``-1``: no rank needed), else folded to ``[C, 1, ...]``
+    when constant, an Unsqueeze otherwise."""
+    if channel_axis != -1 and channel_axis != (rank or 0) - 1:
+        if rank is None:
+            raise ValueError("a bias on an axis other than the last needs the result's rank")
         trailing = rank - 1 - channel_axis
         value = bias.constant(shape_derived=False)
         if value is not None:

@@ -66,7 +66,7 @@ def _bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
     """``port`` plus the optional bias at input ``idx`` (per output channel, last axis)."""
     if not ctx.has_input(idx):
         return port
-    return channel_bias(ctx, port, ctx.input(idx), 0, channel_axis=-1)
+    return channel_bias(ctx, port, ctx.input(idx), channel_axis=-1)
 
 
 def _window(ctx: ExtractContext) -> Window:

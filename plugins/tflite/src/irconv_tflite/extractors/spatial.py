@@ -90,7 +90,7 @@ def _window_3d(ctx: ExtractContext) -> Window:
 
 
 def _with_bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
-    return channel_bias(ctx, port, ctx.input(idx), 0, channel_axis=-1) if ctx.has_input(idx) else port
+    return channel_bias(ctx, port, ctx.input(idx), channel_axis=-1) if ctx.has_input(idx) else port
 
 
 def _marked(ctx: ExtractContext, suffix: str) -> Callable[[Op, list[OutPort]], Node]:
