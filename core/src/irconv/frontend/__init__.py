@@ -2,12 +2,13 @@
 
 - registration: ``extractor(framework, op, fn, versions=, domain=, produces=[OpClass])``
   (also a decorator), ``aliases`` for ops sharing a function, ``collect`` for a module's
-  records;
+  records, ``extractors_of`` for a plugin's ``extract_op`` hook;
 - attributes: ``ctx.attrs`` (an ``AttributeReader``) with typed readers and one error
   shape, ``AttributeValueError``;
 - constants, axes, ranks, broadcasting: ``i64``, ``i32``, ``f32``, ``typed``,
   ``const_like``, ``numpy_dtype``, ``input_constant``, ``require_rank``,
   ``normalize_axis``, ``normalize_axes``, ``per_axis``;
+- model files: ``opens_like`` for a loader's ``sniff``;
 - a tensor's constant value: ``ctx.input_value(i)`` for an extractor's inputs,
   ``port.constant(shape_derived=...)`` everywhere else.
 
@@ -17,7 +18,8 @@ are in ``irconv_opset.build``.
 
 from __future__ import annotations
 
-from irconv.frontend.attributes import AttributeReader, AttributeValueError
+from irconv.contract.attributes import AttributeReader, AttributeValueError
+from irconv.frontend.files import opens_like
 from irconv.frontend.helpers import (
     const_like,
     f32,
@@ -31,7 +33,7 @@ from irconv.frontend.helpers import (
     require_rank,
     typed,
 )
-from irconv.frontend.registration import Versions, aliases, collect, extractor, version_range
+from irconv.frontend.registration import Versions, aliases, collect, extractor, extractors_of, version_range
 
 __all__ = [
     "AttributeReader",
@@ -41,6 +43,7 @@ __all__ = [
     "collect",
     "const_like",
     "extractor",
+    "extractors_of",
     "f32",
     "i32",
     "i64",
@@ -48,6 +51,7 @@ __all__ = [
     "normalize_axes",
     "normalize_axis",
     "numpy_dtype",
+    "opens_like",
     "per_axis",
     "require_rank",
     "typed",
