@@ -387,7 +387,7 @@ EXTRACTORS = [
         FRAMEWORK,
         ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"],
         _fused_batch_norm,
-        produces=[Multiply, Add],
+        produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt],
     ),
     tf("MatMul", _matmul, produces=[MatMul]),
     *aliases(FRAMEWORK, ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul]),

@@ -538,7 +538,7 @@ EXTRACTORS = [
     tf(
         "SparseSoftmaxCrossEntropyWithLogits",
         _softmax_cross_entropy(True),
-        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract],
+        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract, ShapeOf, Gather],
     ),
     tf("MatrixInverse", _matrix_inverse, produces=[Inverse]),
     tf("LRN", _lrn, produces=[*CHANNELS_LAST_LRN_OPS]),
