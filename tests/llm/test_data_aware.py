@@ -8,10 +8,10 @@ layer's output error on such activations, not the weights' own error.
 from __future__ import annotations
 
 import numpy as np
-from irconv_llm.activation_stats import InputStatistics
-from irconv_llm.awq import channel_factors
-from irconv_llm.mixed_precision import activation_sensitivity, four_bit_share
-from irconv_llm.quantize import DeferredQuantized, Quantization, Scheme, quantization
+from irconv_transforms.weight_compression.awq import channel_factors
+from irconv_transforms.weight_compression.mixed_precision import activation_sensitivity, four_bit_share
+from irconv_transforms.weight_compression.quantize import DeferredQuantized, Quantization, Scheme, quantization
+from irconv_transforms.weight_compression.statistics import InputStatistics
 
 SCHEME = Scheme(4, symmetric=True, group=32)
 

@@ -14,7 +14,7 @@ fit); the rest stay int8.
 
 from __future__ import annotations
 
-from irconv_llm.quantize import Quantization
+from irconv_transforms.weight_compression.quantize import Quantization
 
 
 def data_free_sensitivity(eight_bit: Quantization) -> float:
