@@ -199,7 +199,7 @@ def _four_bit_share(
     eight = quantized(BACKUP)
     if stats:
         pairs = zip(candidates, quantized(primary), eight, strict=True)
-        sensitivity = [activation_sensitivity(four, e, site.parameters) for site, four, e in pairs]
+        sensitivity = [activation_sensitivity(four, e) for _, four, e in pairs]
     else:
         sensitivity = [data_free_sensitivity(e) for e in eight]
     chosen = four_bit_share([site.parameters for site in candidates], sensitivity, ratio)
