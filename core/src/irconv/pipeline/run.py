@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,16 +164,23 @@ def check_runtime_rules(graph: Graph) -> None:
         node.op.check(node)
 
 
-def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> None:
+def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> ConversionOptions:
     """Every ``--disable-transform`` id names an installed transform: a typo would otherwise
-    leave the transform running, silently."""
+    leave the transform running, silently. A renamed transform's former id is taken for its
+    current one (with a warning); returns the options with current ids."""
     known = registry.transform_ids()
+    renamed = registry.renamed_transforms()
     for given in options.disabled_transforms:
-        if given not in known:
+        if given in renamed and given not in known:
+            warnings.warn(f"--disable-transform {given}: this transform is now {renamed[given]}; use that id",
+                          FutureWarning, stacklevel=2)
+        elif given not in known:
             near = difflib.get_close_matches(given, sorted(known), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(near)}?" if near else ""
             raise UsageError(f"--disable-transform {given}: no installed transform has this id{hint} "
                             "(`irconv transforms` lists them)")
+    current = {renamed.get(given, given) if given not in known else given for given in options.disabled_transforms}
+    return dataclasses.replace(options, disabled_transforms=current)
 
 
 def _blaming_op_owners(convert_fn: Callable[..., Graph]) -> Callable[..., Graph]:
@@ -205,7 +214,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     registry = host.registry()
     registry.raise_declaration_clashes()
     options = options.resolved(registry.options)
-    check_disabled_transforms(options, registry)
+    options = check_disabled_transforms(options, registry)
     clock = _Clock(report)
     progress = report.progress
 

@@ -82,6 +82,7 @@ class FuseSplitScaleAttention(PatternRewrite):
 
     id = "llm.fuse_split_scale_attention"
     run_after = ("fuse.scaled_dot_product_attention",)
+    run_before = ("fuse.merge_common_subexpressions",)  # its pattern reads each branch unshared
     pattern = _patterns()
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:

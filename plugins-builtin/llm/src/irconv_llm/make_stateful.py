@@ -6,10 +6,10 @@ import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.ops import Parameter
 from irconv.types import ElementType, Shape
+from irconv_opset import Assign, ReadValue
 
 from irconv_llm.kv_cache import CacheTensor, batch_input, find_cache
 from irconv_llm.options import MAKE_STATEFUL, STATEFUL
-from irconv_llm.state_ops import Assign, ReadValue
 
 BEAM_IDX = "beam_idx"
 

@@ -150,6 +150,7 @@ from irconv_opset.ops.signal import (
     RDFT,
     STFT,
 )
+from irconv_opset.ops.state import Assign, ReadValue
 from irconv_opset.ops.unary import (
     Abs,
     Acos,
@@ -214,6 +215,7 @@ __all__ = [
     "Add",
     "Asin",
     "Asinh",
+    "Assign",
     "Atan",
     "Atanh",
     "BatchNormInference",
@@ -309,6 +311,7 @@ __all__ = [
     "RandomUniform",
     "Range",
     "Range_v1",
+    "ReadValue",
     "ReLU",
     "ReduceL1",
     "ReduceL2",

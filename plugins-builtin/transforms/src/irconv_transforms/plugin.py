@@ -1,4 +1,5 @@
-"""Hook implementations of irconv-transforms: framework-neutral fusing, and its switches."""
+"""Hook implementations of irconv-transforms: framework-neutral fusing and common-subexpression
+merging, and their switches."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
     from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
@@ -64,4 +66,5 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        MergeCommonSubexpressions(),
     ]
