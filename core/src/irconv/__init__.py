@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from irconv.api import convert_model, save_model, to_openvino
     from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UsageError, UserError
     from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
+    from irconv.graph.infer import infer_graph
     from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
     from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
     from irconv.pipeline.context import SOURCE_PATH
     from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
     from irconv.pipeline.output import AtomicFiles
-    from irconv.graph.infer import infer_graph
     from irconv.plugins.hookspecs import hookimpl
     from irconv.plugins.manager import PluginHost
     from irconv.plugins.option import Option

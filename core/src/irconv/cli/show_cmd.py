@@ -159,8 +159,8 @@ def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Grap
 
 def load_and_extract(model: Path, options: ConversionOptions, host: PluginHost) -> Graph:
     """Read and extract without transforms: an IR is shown as written."""
-    from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.graph.infer import infer_graph
+    from irconv.pipeline.extract import check_supported, extract_graph
 
     graph = load_only(model, options, host)
     check_supported(graph, host.registry())

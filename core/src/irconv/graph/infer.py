@@ -9,7 +9,6 @@ import numpy as np
 from irconv import narrow_float
 from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, SourceOp
 from irconv.graph.budget import (
     BudgetLedger,
     check_declared_size,
@@ -18,6 +17,7 @@ from irconv.graph.budget import (
     start_pass,
     values_bytes,
 )
+from irconv.ops import Const, Parameter, SourceOp
 from irconv.types import ElementType, format_shape
 
 

@@ -10,13 +10,13 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from irconv import narrow_float
 from irconv.errors import ConversionError
 from irconv.frontend.attributes import AttributeReader
 from irconv.graph import Graph, MetaKey, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
 from irconv.graph.infer import try_infer
-from irconv import narrow_float
 from irconv.narrow_float import as_array
+from irconv.ops import Const, Op, SourceOp
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape

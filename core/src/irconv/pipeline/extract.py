@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
+from irconv.graph.infer import try_infer
 from irconv.ops import Const, Op, SourceOp
 from irconv.pipeline.context import ExtractContext
-from irconv.graph.infer import try_infer
 from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.progress import Progress
 from irconv.plugins.registry import Registry

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from irconv.errors import GraphError, IrconvError, PluginFault
 from irconv.graph import Graph
+from irconv.graph.infer import reinfer
 from irconv.ops import SourceOp
 from irconv.pipeline.context import TransformContext
-from irconv.graph.infer import reinfer
 from irconv.pipeline.progress import Progress
 from irconv.plugins.records import Phase, Transform
 from irconv.plugins.registry import Provided

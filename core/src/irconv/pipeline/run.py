@@ -22,16 +22,16 @@ from irconv.errors import (
     UserError,
 )
 from irconv.graph import Graph
+from irconv.graph.infer import infer_graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
 from irconv.pipeline.context import SOURCE_PATH, EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
-from irconv.graph.infer import infer_graph
+from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.memory_check import large_tensor_notes
 from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.pipeline.progress import NoProgress, Progress, Tally

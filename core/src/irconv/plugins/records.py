@@ -18,7 +18,7 @@ from irconv.errors import PluginError
 if TYPE_CHECKING:
     from irconv.graph import Graph, Node, OutPort
     from irconv.ops import Op
-    from irconv.pipeline.context import EmitContext, ExtractContext, LoadContext, TransformContext
+    from irconv.pipeline.context import EmitContext, ExtractContext, TransformContext
 
 #: An opset range with no upper bound ends here.
 NEWEST = 10_000

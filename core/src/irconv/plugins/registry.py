@@ -40,6 +40,7 @@ from irconv.plugins.records import (
 )
 
 if TYPE_CHECKING:
+    from irconv.ops import Op
     from irconv.plugins.manager import PluginInfo
 
 T = TypeVar("T")

@@ -18,12 +18,10 @@ from typing import Any
 import pytest
 
 from irconv.graph import Graph, OutPort
-from irconv.graph.infer import try_infer
+from irconv.graph.infer import infer_graph, reinfer, try_infer
 from irconv.ops import MappingAttributes, Op, SourceOp
-from irconv.pipeline.context import ExtractContext
+from irconv.pipeline.context import ExtractContext, TransformContext
 from irconv.pipeline.extract import apply_result
-from irconv.pipeline.context import TransformContext
-from irconv.graph.infer import infer_graph, reinfer
 from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.manager import PluginHost
 from irconv.plugins.records import Extractor, Transform

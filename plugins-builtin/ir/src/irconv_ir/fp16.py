@@ -216,7 +216,7 @@ def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True
             exact = np.array_equal(value.astype(np.float16).astype(np.float32), value, equal_nan=True)
         if not exact:
             return INEXACT_INTEGER_ARITHMETIC
-    if not check_range or (-F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
+    if not check_range or (np.min(value) > -F16_OVERFLOW and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
         return None
     finite = np.abs(value[np.isfinite(value)])  # the rare case: look at the finite values alone
     return BEYOND_F16 if finite.size and np.max(finite) >= F16_OVERFLOW else None

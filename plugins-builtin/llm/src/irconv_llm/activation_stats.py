@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv import Graph, OutPort
+from irconv import AtomicFiles, ConversionOptions, EmitContext, Graph, OutPort
 from irconv.errors import UserError
-from irconv import AtomicFiles, ConversionOptions, EmitContext
 
 from irconv_llm.weight_sites import WeightSite
 
@@ -56,7 +55,6 @@ def collect(
 ) -> dict[OutPort, InputStatistics]:
     """Statistics of each MatMul site's input over ``samples`` (token ids ``[length]`` each)."""
     import openvino as ov
-
     from irconv.runtime import compile_for_comparison
 
     matmuls = [site for site in sites if not site.embedding]

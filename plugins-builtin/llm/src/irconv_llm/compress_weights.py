@@ -7,10 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv import SOURCE_PATH, Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
 from irconv.ops import DeferredConst
-from irconv import SOURCE_PATH
 from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 from irconv_ir.blobs import release_mapped_pages
@@ -18,6 +17,7 @@ from irconv_ir.blobs import release_mapped_pages
 from irconv_llm.activation_stats import InputStatistics
 from irconv_llm.apply_awq import apply_awq
 from irconv_llm.group_fallback import note_group_fallback
+from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
 from irconv_llm.options import (
     ALL_LAYERS,
     AWQ,
@@ -29,7 +29,6 @@ from irconv_llm.options import (
     TOKENIZER,
     WEIGHT_FORMAT,
 )
-from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
 from irconv_llm.parallel import run_in_order
 from irconv_llm.quantize import (
     BlockParams,

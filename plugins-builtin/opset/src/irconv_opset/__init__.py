@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from irconv_opset.ops._spatial import AutoPad, RoundingType  # the enums of spatial ops' attributes
 from irconv_opset.ops.elementwise import (
     Add,
     BitwiseAnd,
@@ -110,7 +111,6 @@ from irconv_opset.ops.reduction import (
     ReduceProd,
     ReduceSum,
 )
-from irconv_opset.ops._spatial import AutoPad, RoundingType  # the enums of spatial ops' attributes
 from irconv_opset.ops.segment import (
     EmbeddingBagOffsets,
     EmbeddingBagOffsetsSum,
@@ -218,6 +218,7 @@ __all__ = [
     "Assign",
     "Atan",
     "Atanh",
+    "AutoPad",
     "BatchNormInference",
     "BatchNormInference_v1",
     "BatchToSpace",
@@ -327,6 +328,7 @@ __all__ = [
     "ReverseSequence",
     "Roll",
     "Round",
+    "RoundingType",
     "STFT",
     "ScatterElementsUpdate",
     "ScatterElementsUpdate_v3",
