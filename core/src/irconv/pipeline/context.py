@@ -211,7 +211,8 @@ class ExtractContext:
         arithmetic on their codes); ``input_type`` still says what the input holds."""
         if not self.has_input(idx):
             return None
-        return narrow_float.widen(self.input(idx).constant(shape_derived=True))
+        value: np.ndarray | None = narrow_float.widen(self.input(idx).constant(shape_derived=True))
+        return value
 
     # ------------------------------------------------------------ building
     def add(self, op: Op, inputs: Sequence[OutPort | None], suffix: str | None = None) -> Node:

@@ -218,12 +218,12 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     clock = _Clock(report)
     progress = report.progress
 
-    in_memory = not isinstance(path, Path)
-    provided = pick_object_loader(path, registry) if in_memory else pick_loader(path, options, registry)
+    file = path if isinstance(path, Path) else None
+    provided = pick_object_loader(path, registry) if file is None else pick_loader(file, options, registry)
     report.framework = provided.item.framework
     loading = Tally(progress)
     load_ctx = LoadContext(options, registry, progress=loading)
-    size = (0 if in_memory else _size_of(path)) + (_size_of(options.weights) if options.weights else 0)
+    size = (0 if file is None else _size_of(file)) + (_size_of(options.weights) if options.weights else 0)
     loading.stage("load", size, "B")
     try:
         graph = _load(provided.item, path, load_ctx, loader_keywords or {})
@@ -233,8 +233,8 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
         raise ModelFileError(
             f"cannot read {_model_text(path)} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
-    if not in_memory:
-        graph.meta[SOURCE_PATH] = path  # type: ignore[assignment]
+    if file is not None:
+        graph.meta[SOURCE_PATH] = file
     if loading.done < size:
         progress.advance(size - loading.done)  # what the loader did not report itself
     report.notes += load_ctx.notes

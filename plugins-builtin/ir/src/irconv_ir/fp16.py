@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from irconv.graph import Graph, Node
@@ -66,7 +67,7 @@ class CompressionStats:
         self.constants += 1
         self.values += values
         for report in reports:
-            overflow, underflow = report  # type: ignore[misc]
+            overflow, underflow = cast("tuple[int, int]", report)
             self.overflow += overflow
             self.underflow += underflow
 
@@ -224,7 +225,7 @@ def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True
 
 def any_clamped(reports: list[object]) -> bool:
     """Whether :func:`encode_f16` clamped a value in any of the blocks it ``reports`` on."""
-    return any(clamped for clamped, _ in reports)  # type: ignore[misc]
+    return any(cast("tuple[int, int]", report)[0] for report in reports)
 
 
 def should_compress(node: Node, keep: set[int]) -> bool:
@@ -311,8 +312,8 @@ class _Rows:
 
     @classmethod
     def allocate(cls, size: int) -> _Rows:
-        words = [np.empty(size, np.uint32), np.empty(size, np.uint32), np.full(size, _LOWEST, np.uint32)]
-        return cls(*words, np.empty(size + _PAD * (size // _PADDED_FROM), np.uint16))
+        return cls(np.empty(size, np.uint32), np.empty(size, np.uint32), np.full(size, _LOWEST, np.uint32),
+                   np.empty(size + _PAD * (size // _PADDED_FROM), np.uint16))
 
     def shaped(self, shape: tuple[int, ...], size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The word rows' heads as contiguous arrays of ``shape`` (``size`` values)."""

@@ -93,7 +93,7 @@ def _write_f32(graph: Graph, xml: Path, options: ConversionOptions) -> Path:
     from irconv_ir.writer import write_ir
 
     with AtomicFiles() as files:
-        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))  # type: ignore[arg-type]
+        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))
         files.commit()
     return xml
 

@@ -27,7 +27,8 @@ class MakeStateful(Transform):
     id = "llm.make_stateful"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return bool(ctx.options.get(STATEFUL) or graph.meta.get(MAKE_STATEFUL))
+        asked: bool | None = graph.meta.get(MAKE_STATEFUL)  # set by the Hugging Face loader
+        return bool(ctx.options.get(STATEFUL) or asked)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         cache = find_cache(graph)

@@ -53,7 +53,7 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
     return (*data[:2], *out)
 
 
-def _check_window(data: tuple, op: _PoolBase, dilations: Sequence[int] | None) -> None:
+def _check_window(data: tuple[int | None, ...], op: _PoolBase, dilations: Sequence[int] | None) -> None:
     """What the runtime checks on a pooling: one window entry per spatial axis (pads may be
     empty). (It also refuses a zero batch, but a statically empty pooling is folded away by
     the front ends that meet one, so that is not an inference error.)"""
