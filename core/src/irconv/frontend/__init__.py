@@ -2,7 +2,7 @@
 
 - registration: ``extractor(framework, op, fn, versions=, domain=, produces=[OpClass])``
   (also a decorator), ``aliases`` for ops sharing a function, ``collect`` for a module's
-  records;
+  records; ``ExtractFn``, the type of an extract function (what a factory of them returns);
 - attributes: ``ctx.attrs`` (an ``AttributeReader``) with typed readers and one error
   shape, ``AttributeValueError``;
 - constants, axes, ranks, broadcasting: ``i64``, ``i32``, ``f32``, ``typed``,
@@ -32,10 +32,12 @@ from irconv.frontend.helpers import (
     typed,
 )
 from irconv.frontend.registration import Versions, aliases, collect, extractor, version_range
+from irconv.plugins.records import ExtractFn
 
 __all__ = [
     "AttributeReader",
     "AttributeValueError",
+    "ExtractFn",
     "Versions",
     "aliases",
     "collect",
