@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class AttributeReader:
         if raw is None:
             if default is _MISSING:
                 raise self.error(name, expected, "nothing (the attribute is required)")
-            return default  # type: ignore[no-any-return]
+            return cast(T, default)
         try:
             return convert(raw)
         except (TypeError, ValueError, OverflowError):

@@ -22,7 +22,7 @@ from irconv.pipeline.progress import NoProgress, Progress
 from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
-    from irconv.pipeline.output import AtomicFiles
+    from irconv.pipeline.output import OutputFiles
     from irconv.plugins.optable import OpTable
     from irconv.plugins.records import Phase, Transform
     from irconv.plugins.registry import Provided, Registry
@@ -168,7 +168,8 @@ class ExtractContext:
         found = self.source_op.bodies.get(name)
         if found is None:
             raise self.attrs.error(name, "a graph", "nothing (the attribute is required)")
-        return found  # type: ignore[no-any-return]
+        graph: Graph = found
+        return graph
 
     def where(self) -> str:
         """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
@@ -272,7 +273,7 @@ class EmitContext:
     """Handed to an emitter: options, where to open output files, and a notes list."""
 
     options: ConversionOptions
-    files: AtomicFiles
+    files: OutputFiles
     notes: list[str] = field(default_factory=list)
     #: Report bytes written as they are (``progress.advance(n)``), for the progress display.
     progress: Progress = field(default_factory=NoProgress)

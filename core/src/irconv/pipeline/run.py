@@ -328,7 +328,7 @@ def emit_in_memory(graph: Graph, output: Path, options: ConversionOptions, host:
     registry = host.registry()
     options = options.resolved(registry.options)
     files = MemoryFiles()
-    _emitter(registry, options).item.emit(graph, output, EmitContext(options, files))  # type: ignore[arg-type]
+    _emitter(registry, options).item.emit(graph, output, EmitContext(options, files))
     return files.contents()
 
 

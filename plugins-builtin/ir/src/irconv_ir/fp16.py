@@ -16,6 +16,7 @@ import numpy as np
 from irconv.graph import Graph, Node
 from irconv.ops import Const
 from irconv.ops.traits import Trait
+from irconv_opset import Convert
 
 from irconv_ir.blobs import Encoding
 
@@ -147,10 +148,10 @@ def rounded_constants(graph: Graph) -> set[int]:
 def _makes_integers(node: Node) -> bool:
     if node.type in ROUNDING_OPS:
         return True
-    if node.type != "Convert":
+    if not isinstance(node.op, Convert):
         return False
     source = node.in_port(0).get_source()
-    destination = node.op.destination_type  # type: ignore[attr-defined]
+    destination = node.op.destination_type
     from_integers = source is not None and source.node.type != "Const" and source.data.element_type.is_integer
     return bool(destination.is_integer or (from_integers and destination.is_float))
 
