@@ -16,11 +16,12 @@ module level, in definition order) or returns an explicit list.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, overload
 
-from irconv.plugins.records import NEWEST, ExtractFn, Extractor, Produces
+from irconv.contract.records import NEWEST, ExtractFn, Extractor, Produces
 
 if TYPE_CHECKING:
     from irconv.ops import Op
@@ -86,6 +87,15 @@ def collect(*modules: ModuleType) -> list[Extractor]:
             for record in _records(value):
                 found.setdefault(id(record), record)
     return list(found.values())
+
+
+def extractors_of(asked: str | None, framework: str, module: str) -> list[Extractor]:
+    """A front end's ``extract_op`` answer: ``module.all_extractors()`` when ``asked`` is
+    ``framework`` or None (every framework, as ``irconv ops`` asks). For another
+    framework's conversion it is empty and ``module`` stays unimported."""
+    if asked not in (None, framework):
+        return []
+    return list(importlib.import_module(module).all_extractors())
 
 
 def _records(value: Any) -> list[Extractor]:

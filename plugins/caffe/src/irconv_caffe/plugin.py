@@ -42,11 +42,9 @@ def load_model() -> list[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> list[Extractor]:
-    if framework not in (None, "caffe"):
-        return []  # another framework's conversion: its extractor modules stay unimported
-    from irconv_caffe.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, "caffe", "irconv_caffe.extractors")
 
 
 @hookimpl

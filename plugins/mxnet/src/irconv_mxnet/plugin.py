@@ -46,8 +46,6 @@ def load_model() -> list[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> list[Extractor]:
-    if framework not in (None, "mxnet"):
-        return []  # another framework's conversion: its extractor modules stay unimported
-    from irconv_mxnet.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, "mxnet", "irconv_mxnet.extractors")

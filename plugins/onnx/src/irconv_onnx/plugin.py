@@ -33,11 +33,9 @@ def load_model() -> list[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> list[Extractor]:
-    if framework not in (None, "onnx"):
-        return []  # another framework's conversion: its extractor modules stay unimported
-    from irconv_onnx.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, "onnx", "irconv_onnx.extractors")
 
 
 @hookimpl

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irconv.frontend import opens_like
+
 # ModelProto fields that can open a serialized model: ir_version (1, varint) or one of
 # the length-delimited fields producer_name..opset_import/metadata/functions.
 _OPENING_TAGS = {0x08, 0x12, 0x1A, 0x22, 0x2A, 0x32, 0x3A, 0x42, 0x72, 0x82}
@@ -11,12 +13,10 @@ _OPENING_TAGS = {0x08, 0x12, 0x1A, 0x22, 0x2A, 0x32, 0x3A, 0x42, 0x72, 0x82}
 
 def looks_like_onnx(path: Path) -> bool:
     """True for an ``.onnx`` file or a file whose bytes open like a ModelProto."""
-    if path.is_dir():
-        return False
-    if path.suffix.lower() == ".onnx":
-        return True
-    with open(path, "rb") as f:
-        head = f.read(16)
+    return opens_like(path, (".onnx",), 16, _opens_like_model_proto)
+
+
+def _opens_like_model_proto(head: bytes) -> bool:
     if len(head) < 4 or head[0] != 0x08:
         return False
     # ir_version is a small varint (1..20), then the next field tag.

@@ -52,11 +52,9 @@ def load_model() -> Sequence[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> Sequence[Extractor]:
-    if framework not in (None, FRAMEWORK):
-        return []
-    from irconv_tf.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, FRAMEWORK, "irconv_tf.extractors")
 
 
 @hookimpl

@@ -43,11 +43,9 @@ def load_model() -> list[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> list[Extractor]:
-    if framework not in (None, "tflite"):
-        return []  # another framework's conversion: its extractor modules stay unimported
-    from irconv_tflite.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, "tflite", "irconv_tflite.extractors")
 
 
 @hookimpl

@@ -44,11 +44,9 @@ def load_model() -> list[Loader]:
 
 @hookimpl
 def extract_op(framework: str | None) -> list[Extractor]:
-    if framework not in (None, "torch"):
-        return []  # another framework's conversion: the ATen extractor modules stay unimported
-    from irconv_torch.extractors import all_extractors
+    from irconv.frontend import extractors_of
 
-    return all_extractors()
+    return extractors_of(framework, "torch", "irconv_torch.extractors")
 
 
 @hookimpl

@@ -12,7 +12,6 @@ from irconv.graph import Node, OutPort
 from irconv_opset import (
     DetectionOutput,
     PriorBox,
-    Proposal,
     PSROIPooling,
     RegionYolo,
     ReorgYolo,
@@ -23,6 +22,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.detection import PROPOSAL_OPS, ProposalSettings, proposal
 
 from irconv_caffe.extractors._common import layer_of
 
@@ -107,7 +107,7 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
     return [ctx.op(op, *inputs, suffix="detection_output")]
 
 
-@extractor("caffe", "Proposal", produces=[Reshape, Proposal])
+@extractor("caffe", "Proposal", produces=[Reshape, *PROPOSAL_OPS])
 def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
     p = ctx.attrs.required("proposal_param")
@@ -130,7 +130,7 @@ def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 2)}
 
 
-@extractor("caffe", "Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, Proposal])
+@extractor("caffe", "Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, *PROPOSAL_OPS])
 def extract_python_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """py-faster-rcnn's Python layer ``rpn.proposal_layer.ProposalLayer``.
 
@@ -170,28 +170,21 @@ def _proposal(
     ratio: list[float],
     scale: list[float],
 ) -> OutPort:
-    op = Proposal(
+    settings = ProposalSettings(
         base_size=base_size,
         pre_nms_topn=pre_nms_topn,
         post_nms_topn=post_nms_topn,
         nms_thresh=nms_thresh,
         feat_stride=feat_stride,
         min_size=min_size,
-        ratio=[float(r) for r in ratio] or [0.5, 1.0, 2.0],
-        scale=[float(s) for s in scale] or [8.0, 16.0, 32.0],
-        clip_before_nms=True,
-        clip_after_nms=False,
-        normalize=False,
-        box_size_scale=1.0,
-        box_coordinate_scale=1.0,
-        framework="",
+        ratios=tuple(float(r) for r in ratio) or (0.5, 1.0, 2.0),
+        scales=tuple(float(s) for s in scale) or (8.0, 16.0, 32.0),
     )
     # Caffe's im_info is 1 x 3 (height, width, scale); OpenVINO takes it as a 1-D tensor.
     image_info = ctx.op(
         Reshape(special_zero=False), ctx.input(2), i64(ctx, [-1], suffix="info_shape"), suffix="im_info"
     )
-    proposal = ctx.add(op, [ctx.input(0), ctx.input(1), image_info], suffix="proposal")
-    return proposal.out_port(0)
+    return proposal(ctx, settings, ctx.input(0), ctx.input(1), image_info).out_port(0)
 
 
 @extractor("caffe", "PSROIPooling", produces=[PSROIPooling])

@@ -17,9 +17,6 @@ from irconv_opset import (
     Interpolate,
     Maximum,
     Multiply,
-    ReduceL1,
-    ReduceMean,
-    ReduceSum,
     Reshape,
     ShapeOf,
     ShuffleChannels,
@@ -31,6 +28,7 @@ from irconv_opset import (
     VariadicSplit,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.reduction import Reduction, reduce
 
 from irconv_caffe.attributes import ParamBlock
 from irconv_caffe.extractors._common import layer_of
@@ -191,7 +189,11 @@ def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Tile(), ctx.input(0), i64(ctx, repeats, suffix="repeats"), suffix="tile")]
 
 
-@extractor("caffe", "Reduction", produces=[ReduceSum, ReduceL1, ReduceMean, Multiply])
+#: Caffe's ReductionParameter operations (SUMSQ squares first).
+_REDUCTIONS = {"SUM": Reduction.SUM, "SUMSQ": Reduction.SUM, "ASUM": Reduction.L1, "MEAN": Reduction.MEAN}
+
+
+@extractor("caffe", "Reduction", produces=[*dict.fromkeys(kind.op for kind in _REDUCTIONS.values()), Multiply])
 def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
     p = ctx.attrs.required("reduction_param")
@@ -200,8 +202,7 @@ def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     data = ctx.input(0)
     if p.operation == "SUMSQ":
         data = ctx.op(Multiply(), data, data, suffix="square")
-    reduce = {"SUM": ReduceSum, "SUMSQ": ReduceSum, "ASUM": ReduceL1, "MEAN": ReduceMean}[p.operation]
-    out = ctx.op(reduce(keep_dims=False), data, axes, suffix="reduce")
+    out = reduce(ctx, _REDUCTIONS[p.operation], data, axes, keep_dims=False, suffix="reduce")
     if p.coeff != 1:
         out = ctx.op(Multiply(), out, f32(ctx, p.coeff, suffix="coeff"), suffix="coeff_mul")
     return [out]
@@ -267,43 +268,34 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         size = [int(other[2]), int(other[3])]
     else:
         raise ConversionError(f"{layer.describe()}: give height/width, zoom_factor or shrink_factor")
-    op = Interpolate(
-        mode="linear",
-        shape_calculation_mode="sizes",
-        coordinate_transformation_mode="align_corners",
-        pads_begin=[0, 0, 0, 0],
-        pads_end=[0, 0, 0, 0],
-    )
-    return [
-        ctx.op(
-            op,
-            ctx.input(0),
-            i64(ctx, size, suffix="sizes"),
-            i64(ctx, [2, 3], suffix="axes"),
-            suffix="interp",
-        )
-    ]
+    return [_resize_hw(ctx, "linear", "align_corners", "sizes", i64(ctx, size, suffix="sizes"), suffix="interp")]
 
 
 @extractor("caffe", "Upsample", produces=[Interpolate])
 def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
     scale = ctx.attrs.float("upsample_param.scale")
+    scales = f32(ctx, [scale, scale], suffix="scales")
+    return [_resize_hw(ctx, "nearest", "asymmetric", "scales", scales, suffix="upsample", nearest_mode="floor")]
+
+
+def _resize_hw(
+    ctx: ExtractContext,
+    mode: str,
+    transform: str,
+    calculation: str,
+    target: OutPort,
+    suffix: str,
+    nearest_mode: str = "round_prefer_floor",
+) -> OutPort:
+    """Input 0 (NCHW) resized over H and W to ``target`` (``calculation``: "sizes" or "scales")."""
     op = Interpolate(
-        mode="nearest",
-        shape_calculation_mode="scales",
-        coordinate_transformation_mode="asymmetric",
-        nearest_mode="floor",
+        mode=mode,
+        shape_calculation_mode=calculation,
+        coordinate_transformation_mode=transform,
         pads_begin=[0, 0, 0, 0],
         pads_end=[0, 0, 0, 0],
+        nearest_mode=nearest_mode,
     )
-    return [
-        ctx.op(
-            op,
-            ctx.input(0),
-            f32(ctx, [scale, scale], suffix="scales"),
-            i64(ctx, [2, 3], suffix="axes"),
-            suffix="upsample",
-        )
-    ]
+    return ctx.op(op, ctx.input(0), target, i64(ctx, [2, 3], suffix="axes"), suffix=suffix)
 

@@ -14,56 +14,32 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
+from irconv.contract.records import Produces
 from irconv.types import ElementType
 from irconv_opset import (
     Abs,
-    Acos,
-    Acosh,
     Add,
-    Asin,
-    Asinh,
-    Atan,
-    Atanh,
     Broadcast,
-    Ceiling,
     Clamp,
     Convert,
-    Cos,
-    Cosh,
     Divide,
     Equal,
-    Erf,
     Exp,
     Floor,
     FloorMod,
-    Greater,
-    GreaterEqual,
-    Less,
-    LessEqual,
     Log,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    Maximum,
-    Minimum,
     Multiply,
-    Negative,
     NotEqual,
-    Power,
     Round,
     ShapeOf,
     Sign,
-    Sin,
-    Sinh,
     Sqrt,
     Subtract,
-    Tan,
 )
 from irconv_opset.build import convert_like, shape_of
+from irconv_opset.lowering import elementwise as lowering
 
 Build = Callable[[ExtractContext, OutPort, OutPort], OutPort]
-Products = tuple[type[Op], ...]
 
 
 @dataclass(frozen=True)
@@ -71,33 +47,33 @@ class Binary:
     """How one kind of binary op is built, and the opset ops that takes."""
 
     build: Build
-    produces: Products
+    produces: Produces
 
 
-def _arith(op: type[Op]) -> Binary:
+def _arith(kind: lowering.Binary) -> Binary:
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-        return ctx.op(op(), a, b)
+        return lowering.binary(ctx, kind, a, b)
 
-    return Binary(build, (op,))
+    return Binary(build, (kind.op,))
 
 
-def _compare(op: type[Op]) -> Binary:
+def _compare(kind: lowering.Binary) -> Binary:
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
-        return convert_like(ctx, ctx.op(op(), a, b, suffix="compare"), a)
+        return convert_like(ctx, lowering.binary(ctx, kind, a, b, suffix="compare"), a)
 
-    return Binary(build, (op, Convert))
+    return Binary(build, (kind.op, Convert))
 
 
-def _logical(op: type[Op]) -> Binary:
+def _logical(kind: lowering.Binary) -> Binary:
     """Logical ops on numbers: non-zero is true."""
 
     def build(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
         zero = const_like(ctx, 0, a, "zero")
         left = ctx.op(NotEqual(), a, zero, suffix="a_bool")
         right = ctx.op(NotEqual(), b, const_like(ctx, 0, b, "zero_b"), suffix="b_bool")
-        return convert_like(ctx, ctx.op(op(), left, right, suffix="logical"), a)
+        return convert_like(ctx, lowering.binary(ctx, kind, left, right, suffix="logical"), a)
 
-    return Binary(build, (NotEqual, op, Convert))
+    return Binary(build, (NotEqual, kind.op, Convert))
 
 
 def _hypot(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
@@ -111,24 +87,24 @@ def _mod(ctx: ExtractContext, a: OutPort, b: OutPort) -> OutPort:
 
 
 BINARY: dict[str, Binary] = {
-    "add": _arith(Add),
-    "sub": _arith(Subtract),
-    "mul": _arith(Multiply),
-    "div": _arith(Divide),
+    "add": _arith(lowering.Binary.ADD),
+    "sub": _arith(lowering.Binary.SUBTRACT),
+    "mul": _arith(lowering.Binary.MULTIPLY),
+    "div": Binary(lambda ctx, a, b: ctx.op(Divide(), a, b), (Divide,)),
     "mod": Binary(_mod, (FloorMod,)),
-    "power": _arith(Power),
-    "maximum": _arith(Maximum),
-    "minimum": _arith(Minimum),
+    "power": _arith(lowering.Binary.POWER),
+    "maximum": _arith(lowering.Binary.MAXIMUM),
+    "minimum": _arith(lowering.Binary.MINIMUM),
     "hypot": Binary(_hypot, (Add, Multiply, Sqrt)),
-    "equal": _compare(Equal),
-    "not_equal": _compare(NotEqual),
-    "greater": _compare(Greater),
-    "greater_equal": _compare(GreaterEqual),
-    "lesser": _compare(Less),
-    "lesser_equal": _compare(LessEqual),
-    "logical_and": _logical(LogicalAnd),
-    "logical_or": _logical(LogicalOr),
-    "logical_xor": _logical(LogicalXor),
+    "equal": _compare(lowering.Binary.EQUAL),
+    "not_equal": _compare(lowering.Binary.NOT_EQUAL),
+    "greater": _compare(lowering.Binary.GREATER),
+    "greater_equal": _compare(lowering.Binary.GREATER_EQUAL),
+    "lesser": _compare(lowering.Binary.LESS),
+    "lesser_equal": _compare(lowering.Binary.LESS_EQUAL),
+    "logical_and": _logical(lowering.Binary.LOGICAL_AND),
+    "logical_or": _logical(lowering.Binary.LOGICAL_OR),
+    "logical_xor": _logical(lowering.Binary.LOGICAL_XOR),
 }
 
 #: Op names per binary kind: elemwise_*, broadcast_*, and the older aliases.
@@ -204,10 +180,7 @@ def scalar(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    total = ctx.input(0)
-    for i in range(1, len(ctx.inputs)):
-        total = ctx.op(Add(), total, ctx.input(i), suffix=f"add{i}")
-    return [total]
+    return [lowering.add_n(ctx, [ctx.input(i) for i in range(len(ctx.inputs))])]
 
 
 def identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -220,8 +193,8 @@ def identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [x]
 
 
-def _unary_op(op: type[Op], node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(op(), ctx.input(0))]
+def _unary_op(kind: lowering.Unary, node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [lowering.unary(ctx, kind, ctx.input(0))]
 
 
 def _compose(build: Callable[[ExtractContext, OutPort], OutPort], node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -273,31 +246,31 @@ def _round_half_even(ctx: ExtractContext, x: OutPort) -> OutPort:
     return ctx.op(Round(mode="half_to_even"), x)
 
 
-UNARY: dict[str, type[Op]] = {
-    "negative": Negative,
-    "abs": Abs,
-    "sign": Sign,
-    "sqrt": Sqrt,
-    "exp": Exp,
-    "log": Log,
-    "sin": Sin,
-    "cos": Cos,
-    "tan": Tan,
-    "arcsin": Asin,
-    "arccos": Acos,
-    "arctan": Atan,
-    "sinh": Sinh,
-    "cosh": Cosh,
-    "arcsinh": Asinh,
-    "arccosh": Acosh,
-    "arctanh": Atanh,
-    "floor": Floor,
-    "ceil": Ceiling,
-    "erf": Erf,
+UNARY: dict[str, lowering.Unary] = {
+    "negative": lowering.Unary.NEGATIVE,
+    "abs": lowering.Unary.ABS,
+    "sign": lowering.Unary.SIGN,
+    "sqrt": lowering.Unary.SQRT,
+    "exp": lowering.Unary.EXP,
+    "log": lowering.Unary.LOG,
+    "sin": lowering.Unary.SIN,
+    "cos": lowering.Unary.COS,
+    "tan": lowering.Unary.TAN,
+    "arcsin": lowering.Unary.ASIN,
+    "arccos": lowering.Unary.ACOS,
+    "arctan": lowering.Unary.ATAN,
+    "sinh": lowering.Unary.SINH,
+    "cosh": lowering.Unary.COSH,
+    "arcsinh": lowering.Unary.ASINH,
+    "arccosh": lowering.Unary.ACOSH,
+    "arctanh": lowering.Unary.ATANH,
+    "floor": lowering.Unary.FLOOR,
+    "ceil": lowering.Unary.CEILING,
+    "erf": lowering.Unary.ERF,
 }
 
 #: Unary ops built from several opset ops, and the ops each takes.
-COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Products]] = {
+COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Produces]] = {
     "square": (_square, (Multiply,)),
     "reciprocal": (_reciprocal, (Divide,)),
     "rsqrt": (_rsqrt, (Sqrt, Divide)),
@@ -331,10 +304,10 @@ BINARY_EXTRACTORS = [record for kind, names in BINARY_NAMES.items()
                      for record in aliases("mxnet", names, partial(binary, kind), produces=BINARY[kind].produces)]
 SCALAR = aliases("mxnet", SCALAR_KINDS, scalar,
                  produces=list(dict.fromkeys(op for kind, _ in SCALAR_KINDS.values() for op in BINARY[kind].produces)))
-ADD_N = aliases("mxnet", ["add_n", "ElementWiseSum", "_npi_add_n"], add_n, produces=[Add])
+ADD_N = aliases("mxnet", ["add_n", "ElementWiseSum", "_npi_add_n"], add_n, produces=[*lowering.ADD_N_OPS])
 IDENTITY = aliases("mxnet", ["Dropout", "BlockGrad", "stop_gradient", "_copy", "identity", "make_loss", "MakeLoss",
                              "IdentityAttachKLSparseReg"], identity, produces=[ShapeOf, Broadcast])
-UNARY_EXTRACTORS = [extractor("mxnet", name, partial(_unary_op, op), produces=[op]) for name, op in UNARY.items()]
+UNARY_EXTRACTORS = [extractor("mxnet", name, partial(_unary_op, kind), produces=[kind.op]) for name, kind in UNARY.items()]
 COMPOSED_EXTRACTORS = [extractor("mxnet", name, partial(_compose, build), produces=made)
                        for name, (build, made) in COMPOSED.items()]
 CLIP = extractor("mxnet", "clip", clip, produces=[Clamp])

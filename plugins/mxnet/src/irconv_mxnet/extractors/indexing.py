@@ -10,7 +10,6 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import aliases, const_like, extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Clamp,
@@ -20,13 +19,6 @@ from irconv_opset import (
     Gather,
     NotEqual,
     OneHot,
-    ReduceL1,
-    ReduceL2,
-    ReduceMax,
-    ReduceMean,
-    ReduceMin,
-    ReduceProd,
-    ReduceSum,
     Reshape,
     Select,
     ShapeOf,
@@ -35,9 +27,10 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import convert_like, shape_of
+from irconv_opset.lowering.reduction import Reduction
 
-REDUCTIONS: dict[str, type[Op]] = {
-    "sum": ReduceSum, "mean": ReduceMean, "max": ReduceMax, "min": ReduceMin, "prod": ReduceProd,
+REDUCTIONS: dict[str, Reduction] = {
+    "sum": Reduction.SUM, "mean": Reduction.MEAN, "max": Reduction.MAX, "min": Reduction.MIN, "prod": Reduction.PROD,
 }
 
 
@@ -66,7 +59,7 @@ def reduce(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = _axes(ctx)
     if not axes:
         return [ctx.input(0)]
-    op = REDUCTIONS[kind](keep_dims=ctx.attrs.bool("keepdims", False))
+    op = REDUCTIONS[kind].make(ctx.attrs.bool("keepdims", False))
     return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
@@ -75,7 +68,7 @@ def norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if order not in (1, 2):
         raise ctx.attrs.bad("ord", order, "expected 1 or 2")
     axes = _axes(ctx)
-    op = (ReduceL1 if order == 1 else ReduceL2)(keep_dims=ctx.attrs.bool("keepdims", False))
+    op = (Reduction.L1 if order == 1 else Reduction.L2).make(ctx.attrs.bool("keepdims", False))
     return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
@@ -153,17 +146,18 @@ def one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def size_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.op(ReduceProd(keep_dims=True), shape_of(ctx, ctx.input(0)), i64(ctx, [0], "axis"))]
+    return [ctx.op(Reduction.PROD.make(True), shape_of(ctx, ctx.input(0)), i64(ctx, [0], "axis"))]
 
 
 
-REDUCE = [record for kind, op in REDUCTIONS.items()
-          for record in aliases("mxnet", [kind, f"{kind}_axis"], partial(reduce, kind), produces=[op, Reshape])]
-NORM = extractor("mxnet", "norm", norm, produces=[ReduceL1, ReduceL2, Reshape])
+REDUCE = [record for kind, reduction in REDUCTIONS.items()
+          for record in aliases("mxnet", [kind, f"{kind}_axis"], partial(reduce, kind),
+                                produces=[reduction.op, Reshape])]
+NORM = extractor("mxnet", "norm", norm, produces=[Reduction.L1.op, Reduction.L2.op, Reshape])
 ARGMAX = extractor("mxnet", "argmax", partial(arg_reduce, "max"), produces=[Reshape, TopK, Squeeze, Convert])
 ARGMIN = extractor("mxnet", "argmin", partial(arg_reduce, "min"), produces=[Reshape, TopK, Squeeze, Convert])
 TAKE = extractor("mxnet", "take", take, produces=[Floor, Convert, FloorMod, Clamp, Gather])
 EMBEDDING = extractor("mxnet", "Embedding", embedding, produces=[Convert, Clamp, Gather])
 WHERE = extractor("mxnet", "where", where, produces=[NotEqual, Unsqueeze, Select])
 ONE_HOT = extractor("mxnet", "one_hot", one_hot, produces=[Convert, OneHot])
-SIZE_ARRAY = extractor("mxnet", "size_array", size_array, produces=[ShapeOf, ReduceProd])
+SIZE_ARRAY = extractor("mxnet", "size_array", size_array, produces=[ShapeOf, Reduction.PROD.op])

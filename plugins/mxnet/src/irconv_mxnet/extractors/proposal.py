@@ -23,7 +23,6 @@ from irconv_opset import (
     Gather,
     Log,
     Maximum,
-    Proposal,
     ReduceMin,
     Reshape,
     Select,
@@ -32,6 +31,8 @@ from irconv_opset import (
     Subtract,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.detection import PROPOSAL_OPS, ProposalSettings
+from irconv_opset.lowering.detection import proposal as lower_proposal
 
 
 def anchor_sizes(stride: int, ratios: list[float], scales: list[float]) -> np.ndarray:
@@ -82,27 +83,21 @@ def proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     stride = ctx.attrs.int("feature_stride", 16)
     ratios = ctx.attrs.floats("ratios", [0.5, 1.0, 2.0])
     scales = ctx.attrs.floats("scales", [4.0, 8.0, 16.0, 32.0])
-    op = Proposal(
+    settings = ProposalSettings(
         base_size=stride,
         pre_nms_topn=ctx.attrs.int("rpn_pre_nms_top_n", 6000),
         post_nms_topn=ctx.attrs.int("rpn_post_nms_top_n", 300),
         nms_thresh=ctx.attrs.float("threshold", 0.7),
         feat_stride=stride,
         min_size=ctx.attrs.int("rpn_min_size", 16),
-        ratio=ratios,
-        scale=scales,
-        clip_before_nms=True,
-        clip_after_nms=False,
-        normalize=False,
-        box_size_scale=1.0,
-        box_coordinate_scale=1.0,
-        framework="",
+        ratios=tuple(ratios),
+        scales=tuple(scales),
     )
     deltas = _adjusted_deltas(ctx, ctx.input(1), anchor_sizes(stride, ratios, scales))
     # Proposal-4 takes one image's [height, width, scale]: MXNet's im_info is [1, 3].
     image = ctx.op(Reshape(special_zero=False), ctx.input(2), i64(ctx, [-1], "flat"), suffix="image_info")
-    found = ctx.add(op, [ctx.input(0), deltas, image], "proposal")
-    order = _cycled_rows(ctx, found.out_port(0), op.post_nms_topn)
+    found = lower_proposal(ctx, settings, ctx.input(0), deltas, image)
+    order = _cycled_rows(ctx, found.out_port(0), settings.post_nms_topn)
     rois = ctx.op(Gather(), found.out_port(0), order, i64(ctx, 0, "axis"), suffix="rois")
     if not ctx.attrs.bool("output_score", False):
         return [rois]
@@ -125,5 +120,5 @@ def _cycled_rows(ctx: ExtractContext, rois: OutPort, rows: int) -> OutPort:
 
 
 PROPOSAL = aliases("mxnet", ["_contrib_Proposal", "Proposal"], proposal,
-                   produces=[Reshape, Split, Subtract, Exp, Maximum, Log, Concat, ShapeOf, Proposal, Gather, Equal,
+                   produces=[Reshape, Split, Subtract, Exp, Maximum, Log, Concat, ShapeOf, *PROPOSAL_OPS, Gather, Equal,
                              Select, ReduceMin, FloorMod])

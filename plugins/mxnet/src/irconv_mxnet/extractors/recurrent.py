@@ -14,42 +14,13 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.types import ElementType
-from irconv_opset import (
-    Broadcast,
-    Concat,
-    Const,
-    Convert,
-    Gather,
-    GRUSequence,
-    LSTMSequence,
-    Reshape,
-    RNNSequence,
-    ShapeOf,
-    Slice,
-    Transpose,
-)
-from irconv_opset.build import shape_of
+from irconv_opset import Transpose
+from irconv_opset.lowering import recurrent
+from irconv_opset.ops.sequence import RecurrentDirection
 
-GATES = {"lstm": 4, "gru": 3, "rnn_relu": 1, "rnn_tanh": 1}
-#: IR gate order as indices into MXNet's.
-REORDER = {"lstm": [1, 0, 2, 3], "gru": [1, 0, 2], "rnn_relu": [0], "rnn_tanh": [0]}
-
-
-def _gates(matrix: np.ndarray, mode: str) -> np.ndarray:
-    """Reorder the gate blocks (axis 0) of a [gates * H, ...] array into the IR's order."""
-    blocks = np.split(matrix, GATES[mode], axis=0)
-    return np.concatenate([blocks[i] for i in REORDER[mode]], axis=0)
-
-
-def _bias(input_bias: np.ndarray, hidden_bias: np.ndarray, mode: str) -> np.ndarray:
-    """One direction's IR bias: the two summed, except GRU's candidate gate, whose hidden
-    bias stays inside the reset product (linear_before_reset)."""
-    if mode != "gru":
-        return _gates(input_bias + hidden_bias, mode)
-    r_i, z_i, n_i = np.split(input_bias, 3)
-    r_h, z_h, n_h = np.split(hidden_bias, 3)
-    return np.concatenate([z_i + z_h, r_i + r_h, n_i, n_h])
+#: MXNet's (cuDNN's) gate order per mode, as irconv_opset.lowering.recurrent names the gates
+GATES: dict[str, recurrent.GateOrder] = {
+    "lstm": ("i", "f", "c", "o"), "gru": ("r", "z", "h"), "rnn_relu": ("h",), "rnn_tanh": ("h",)}
 
 
 class _Unpacker:
@@ -78,7 +49,8 @@ def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise ctx.attrs.bad("use_sequence_length", True, "variable sequence lengths are not supported")
     hidden, layers = ctx.attrs.int("state_size"), ctx.attrs.int("num_layers", 1)
     directions = 2 if ctx.attrs.bool("bidirectional", False) else 1
-    gates = GATES[mode]
+    order = GATES[mode]
+    gates = len(order)
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 3 or shape[2] is None:
         raise ConversionError(f"{ctx.where()}: RNN needs [T, N, C] data with a static C, got {shape}")
@@ -101,57 +73,24 @@ def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
             f"{ctx.where()}: the parameters (input 1) hold {unpack.values.size} values, expected {unpack.offset}"
         )
 
-    data = ctx.input(0)
-    dims = shape_of(ctx, data)
-    steps = ctx.op(Gather(), dims, i64(ctx, 0), i64(ctx, 0, "axis"), suffix="steps")
-    batch = ctx.op(Gather(), dims, i64(ctx, [1]), i64(ctx, 0, "axis"), suffix="batch")
-    lengths = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Broadcast(), steps, batch, suffix="lengths"),
-                     suffix="lengths_i32")
-    x = ctx.op(Transpose(), data, i64(ctx, [1, 0, 2], "to_batch_major"), suffix="batch_major")
-    direction = "bidirectional" if directions == 2 else "forward"
-    hidden_out, cell_out = [], []
-    dtype = np.dtype(np.float32)
+    # GRU: the candidate's hidden bias stays inside the reset product (linear_before_reset)
+    activations = ("relu",) if mode == "rnn_relu" else ("tanh",) if mode == "rnn_tanh" else ()
+    direction = RecurrentDirection.bidirectional if directions == 2 else RecurrentDirection.forward
+    recurrence = recurrent.Recurrence(recurrent.Cell.of(order), hidden, direction, activations,
+                                      linear_before_reset=mode == "gru")
+    stack = []
     for layer in range(layers):
-
-        def initial(idx: int, name: str, layer: int = layer) -> OutPort:
-            state = ctx.op(Slice(), ctx.input(idx), i64(ctx, [layer * directions]),
-                           i64(ctx, [(layer + 1) * directions]), i64(ctx, [1]), i64(ctx, [0]),
-                           suffix=f"l{layer}_{name}")
-            return ctx.op(Transpose(), state, i64(ctx, [1, 0, 2]), suffix=f"l{layer}_{name}_batch_major")
-
-        w = ctx.const(np.stack([_gates(wi, mode) for wi, _ in weights[layer]]).astype(dtype), suffix=f"l{layer}_W")
-        r = ctx.const(np.stack([_gates(wh, mode) for _, wh in weights[layer]]).astype(dtype), suffix=f"l{layer}_R")
-        b = ctx.const(np.stack([_bias(bi, bh, mode) for bi, bh in biases[layer]]).astype(dtype),
-                      suffix=f"l{layer}_B")
-        if mode == "lstm":
-            seq = ctx.add(LSTMSequence(hidden_size=hidden, direction=direction),
-                          [x, initial(2, "h0"), initial(3, "c0"), lengths, w, r, b], f"l{layer}_lstm")
-            cell_out.append(seq.out_port(2))
-        elif mode == "gru":
-            seq = ctx.add(GRUSequence(hidden_size=hidden, direction=direction, linear_before_reset=True),
-                          [x, initial(2, "h0"), lengths, w, r, b], f"l{layer}_gru")
-        else:
-            activation = "relu" if mode == "rnn_relu" else "tanh"
-            seq = ctx.add(RNNSequence(hidden_size=hidden, direction=direction, activations=(activation,)),
-                          [x, initial(2, "h0"), lengths, w, r, b], f"l{layer}_rnn")
-        hidden_out.append(seq.out_port(1))
-        # Y [N, D, T, H] -> [N, T, D * H], the next layer's input.
-        y = ctx.op(Transpose(), seq.out_port(0), i64(ctx, [0, 2, 1, 3]), suffix=f"l{layer}_y")
-        x = ctx.op(Reshape(special_zero=True), y, i64(ctx, [0, 0, -1]), suffix=f"l{layer}_out")
-
-    def states(ports: list[OutPort], name: str) -> OutPort:
-        """[N, D, H] per layer -> [L * D, N, H]."""
-        parts = [ctx.op(Transpose(), p, i64(ctx, [1, 0, 2]), suffix=f"{name}{i}") for i, p in enumerate(ports)]
-        return parts[0] if len(parts) == 1 else ctx.op(Concat(axis=0), *parts, suffix=name)
-
+        directions_weights = [recurrent.DirectionWeights(order, wi, wh, bi, bh)
+                              for (wi, wh), (bi, bh) in zip(weights[layer], biases[layer], strict=True)]
+        w, r, b = recurrent.packed_weights(directions_weights, recurrence.linear_before_reset, np.dtype(np.float32))
+        stack.append((recurrence, (ctx.const(w, suffix=f"l{layer}_W"), ctx.const(r, suffix=f"l{layer}_R"),
+                                   ctx.const(b, suffix=f"l{layer}_B"))))
+    x = ctx.op(Transpose(), ctx.input(0), i64(ctx, [1, 0, 2], "to_batch_major"), suffix="batch_major")
+    states = [ctx.input(2), ctx.input(3)] if mode == "lstm" else [ctx.input(2)]
+    x, finals = recurrent.stacked_layers(ctx, stack, x, states, recurrent.full_lengths(ctx, x))
     outputs = [ctx.op(Transpose(), x, i64(ctx, [1, 0, 2]), suffix="time_major")]
-    if ctx.source_op.n_outputs > 1:
-        outputs.append(states(hidden_out, "hy"))
-    if ctx.source_op.n_outputs > 2 and cell_out:
-        outputs.append(states(cell_out, "cy"))
-    return outputs
+    return outputs + finals[: ctx.source_op.n_outputs - 1]
 
 
-
-RNN = extractor("mxnet", "RNN", rnn, produces=[ShapeOf, Gather, Broadcast, Convert, Transpose, Slice, Const, LSTMSequence,
-                                              GRUSequence, RNNSequence, Reshape, Concat])
+RNN = extractor("mxnet", "RNN", rnn, produces=[*recurrent.LAYERS_OPS, *recurrent.SEQUENCE_OPS,
+                                              *recurrent.LENGTHS_OPS, Transpose])

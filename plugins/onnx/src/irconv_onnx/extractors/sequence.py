@@ -2,8 +2,8 @@
 
 ONNX and OpenVINO differ in layout ([seq, batch, ...] vs [batch, seq, ...]), in where the
 direction axis sits, in LSTM gate order (iofc vs fico) and in how biases are stored
-(ONNX keeps W and R biases apart). The reordering is done with Split/Concat so it works
-whether the weights are constants or graph inputs (constant folding cleans it up).
+(ONNX keeps W and R biases apart). ``irconv_opset.lowering.recurrent`` reorders them with
+Split/Concat, so graph inputs convert as well as constants (constant folding cleans it up).
 """
 
 from __future__ import annotations
@@ -17,23 +17,29 @@ from irconv.graph import Node, OutPort
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.lstm_iterator import LSTM_ITERATOR_OPS, LstmStep, lstm_iterator
+from irconv_opset.lowering.recurrent import (
+    BIAS_PORT_OPS,
+    GATE_PORT_OPS,
+    LENGTHS_OPS,
+    ZERO_STATE_OPS,
+    Cell,
+    GateOrder,
+    Recurrence,
+    bias_from_port,
+    full_lengths,
+    reorder_gate_port,
+    sequence,
+    zero_states,
+)
+from irconv_opset.ops.sequence import RecurrentDirection
 
 from irconv_onnx.extractors._optional import HANDLED, Default, WithDefaults, computed
 
-# kind -> (gates, ONNX gate index for each OpenVINO gate position)
-_GATES = {"LSTM": (4, [2, 0, 3, 1]), "GRU": (3, [0, 1, 2]), "RNN": (1, [0])}
+#: ONNX's gate orders (irconv_opset.lowering.recurrent names the gates)
+_GATES: dict[str, GateOrder] = {"LSTM": ("i", "o", "f", "c"), "GRU": ("z", "r", "h"), "RNN": ("h",)}
 _ACTIVATIONS = {"sigmoid": "sigmoid", "tanh": "tanh", "relu": "relu"}
 _DEFAULT_ACTIVATIONS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"], "RNN": ["Tanh"]}
-
-
-def _reorder(ctx: ExtractContext, port: OutPort, gates: int, order: list[int], name: str) -> OutPort:
-    """Reorder the gate blocks along axis 1."""
-    from irconv_opset import Concat, Split
-
-    if order == list(range(gates)):
-        return port
-    split = ctx.add(Split(num_splits=gates), [port, i64(ctx, 1)], f"{name}_gates")
-    return ctx.op(Concat(axis=1), *[split.out_port(i) for i in order], suffix=f"{name}_reordered")
 
 
 def _activations(a: AttributeReader, kind: str, directions: int) -> tuple[str, ...]:
@@ -57,7 +63,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     import irconv_opset as o
 
     a = ctx.attrs
-    gates, order = _GATES[kind]
+    order = _GATES[kind]
     hidden = a.int("hidden_size")
     direction = a.choice("direction", ["forward", "reverse", "bidirectional"], "forward")
     directions = 2 if direction == "bidirectional" else 1
@@ -70,21 +76,9 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     if layout == 0:
         x = ctx.op(o.Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
-    shape = shape_of(ctx, x)
-    batch = ctx.op(o.Gather(), shape, i64(ctx, [0]), i64(ctx, 0), suffix="batch")
-    steps = ctx.op(o.Gather(), shape, i64(ctx, [1]), i64(ctx, 0), suffix="steps")
-
-    w = _reorder(ctx, ctx.input(1), gates, order, "W")
-    r = _reorder(ctx, ctx.input(2), gates, order, "R")
-    bias = ctx.add(o.Split(num_splits=2 * gates), [ctx.input(3), i64(ctx, 1)], "B_parts")
-    wb = [bias.out_port(i) for i in range(gates)]
-    rb = [bias.out_port(gates + i) for i in range(gates)]
-    if kind == "GRU" and a.int("linear_before_reset", 0):
-        parts = [ctx.op(o.Add(), wb[0], rb[0], suffix="B_z"), ctx.op(o.Add(), wb[1], rb[1], suffix="B_r"),
-                 wb[2], rb[2]]
-    else:
-        parts = [ctx.op(o.Add(), wb[i], rb[i], suffix=f"B_{i}") for i in order]
-    b = ctx.op(o.Concat(axis=1), *parts, suffix="B")
+    linear_before_reset = kind == "GRU" and bool(a.int("linear_before_reset", 0))
+    weights = (reorder_gate_port(ctx, ctx.input(1), order, 1, "W"), reorder_gate_port(ctx, ctx.input(2), order, 1, "R"),
+               bias_from_port(ctx, ctx.input(3), order, linear_before_reset))
 
     def state(idx: int, name: str) -> OutPort:
         if ctx.has_input(idx):
@@ -92,30 +86,18 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
             if layout == 0:
                 port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{name}_batch_first")
             return port
-        target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [directions, hidden]), suffix=f"{name}_shape")
-        return ctx.op(o.Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=name)
+        return zero_states(ctx, x, const_like(ctx, 0, ctx.input(0), f"{name}_zero"), directions, hidden, name)
 
-    h0 = state(5, "H0")
-    if ctx.has_input(4):
-        lengths = ctx.input(4)
-    else:
-        lengths = ctx.op(o.Broadcast(), ctx.op(o.Squeeze(), steps, i64(ctx, [0]), suffix="steps_scalar"), batch,
-                         suffix="lengths")
-    common = dict(hidden_size=hidden, direction=direction, activations=_activations(a, kind, directions),
-                  clip=a.float("clip", 0.0))
-    if kind == "LSTM":
-        c0 = state(6, "C0")
-        seq = ctx.add(o.LSTMSequence(**common), [x, h0, c0, lengths, w, r, b], "sequence")
-    elif kind == "GRU":
-        seq = ctx.add(o.GRUSequence(linear_before_reset=bool(a.int("linear_before_reset", 0)), **common),
-                      [x, h0, lengths, w, r, b], "sequence")
-    else:
-        seq = ctx.add(o.RNNSequence(**common), [x, h0, lengths, w, r, b], "sequence")
+    states = [state(5, "H0"), state(6, "C0")] if kind == "LSTM" else [state(5, "H0")]
+    lengths = ctx.input(4) if ctx.has_input(4) else full_lengths(ctx, x)
+    recurrence = Recurrence(Cell.of(order), hidden, RecurrentDirection(direction), _activations(a, kind, directions),
+                            a.float("clip", 0.0), linear_before_reset)
+    seq = sequence(ctx, recurrence, x, states, lengths, weights)
     # OpenVINO Y [batch, dirs, seq, H] -> ONNX [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H])
-    y = ctx.op(o.Transpose(), seq.out_port(0), i64(ctx, [2, 1, 0, 3] if layout == 0 else [0, 2, 1, 3]), suffix="Y")
+    y = ctx.op(o.Transpose(), seq[0], i64(ctx, [2, 1, 0, 3] if layout == 0 else [0, 2, 1, 3]), suffix="Y")
     outputs = [y]
-    for i in range(1, 3 if kind == "LSTM" else 2):
-        port = seq.out_port(i)
+    for i in range(1, len(seq)):
+        port = seq[i]
         if layout == 0:
             port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"Y_{'hc'[i - 1]}")
         outputs.append(port)
@@ -124,10 +106,9 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: AttributeReader, hidden: int, direction: str,
                          layout: int) -> list[OutPort]:
-    """One TensorIterator per direction with the step spelled out (see _lstm_peephole)."""
+    """One TensorIterator per direction with the step spelled out (LSTMSequence has no
+    peepholes); a batch entry past its ``sequence_lens`` keeps its state and outputs zeros."""
     import irconv_opset as o
-
-    from irconv_onnx.extractors._lstm_peephole import peephole_direction
 
     directions = 2 if direction == "bidirectional" else 1
     activations = _activations(a, "LSTM", directions)
@@ -152,14 +133,15 @@ def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: AttributeReader, hi
         target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [hidden]), suffix=f"{name}{d}_shape")
         return ctx.op(o.Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
 
+    step = LstmStep(_GATES["LSTM"], activations, a.float("clip", 0.0), peephole_order=("i", "o", "f"))
     ys, hs, cs = [], [], []
     for d in range(directions):
         halves = ctx.add(o.Split(num_splits=2), [per_direction(3, d, "B"), i64(ctx, 0)], f"B{d}_halves")
         bias = ctx.op(o.Add(), halves.out_port(0), halves.out_port(1), suffix=f"B{d}_sum")
-        weights = (per_direction(1, d, "W"), per_direction(2, d, "R"), bias, per_direction(7, d, "P"))
-        reverse = direction == "reverse" or d == 1
-        y, h, c = peephole_direction(ctx, x, weights, state(5, d, "H0_"), state(6, d, "C0_"), lengths(d), reverse,
-                                     hidden, activations, a.float("clip", 0.0), f"dir{d}")
+        y, h, c = lstm_iterator(ctx, step, x, 0, (state(5, d, "H0_"), state(6, d, "C0_")),
+                                (per_direction(1, d, "W"), per_direction(2, d, "R"), bias),
+                                peepholes=per_direction(7, d, "P"), lengths=lengths(d),
+                                reverse=direction == "reverse" or d == 1, suffix=f"dir{d}")
         ys.append(ctx.op(o.Unsqueeze(), y, i64(ctx, [1]), suffix=f"Y{d}"))
         hs.append(ctx.op(o.Unsqueeze(), h, i64(ctx, [0]), suffix=f"Y_h{d}"))
         cs.append(ctx.op(o.Unsqueeze(), c, i64(ctx, [0]), suffix=f"Y_c{d}"))
@@ -177,7 +159,7 @@ def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
     """ONNX B when empty: zeros [directions, 2 * gates * hidden] (W and R biases)."""
     a = ctx.attrs
     directions = 2 if a.str("direction", "forward") == "bidirectional" else 1
-    size = 2 * _GATES[kind][0] * a.int("hidden_size")
+    size = 2 * len(_GATES[kind]) * a.int("hidden_size")
     return const_like(ctx, np.zeros((directions, size)), ctx.input(0), "B")
 
 
@@ -193,11 +175,14 @@ def _optional_inputs(kind: str) -> dict[int, Default | None]:
 def extractors() -> list[Extractor]:
     import irconv_opset as o
 
+    shared = [*GATE_PORT_OPS, *BIAS_PORT_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, o.Transpose]
+    peepholes = [*LSTM_ITERATOR_OPS, o.Gather, o.Convert, o.Broadcast, o.Squeeze, o.Split, o.Add, o.Unsqueeze,
+                 o.Concat, o.ShapeOf, o.Transpose]
     return [
         extractor("onnx", "LSTM", WithDefaults(partial(_recurrent, "LSTM"), _optional_inputs("LSTM")),
-                  versions=(7, None), produces=[o.LSTMSequence, o.TensorIterator]),
+                  versions=(7, None), produces=[o.LSTMSequence, *shared, *peepholes]),
         extractor("onnx", "GRU", WithDefaults(partial(_recurrent, "GRU"), _optional_inputs("GRU")), versions=(7, None),
-                  produces=[o.GRUSequence]),
+                  produces=[o.GRUSequence, *shared]),
         extractor("onnx", "RNN", WithDefaults(partial(_recurrent, "RNN"), _optional_inputs("RNN")), versions=(7, None),
-                  produces=[o.RNNSequence]),
+                  produces=[o.RNNSequence, *shared]),
     ]

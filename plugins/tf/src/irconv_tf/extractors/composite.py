@@ -7,12 +7,11 @@ from collections.abc import Callable
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import const_like, i64
+from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
-    Atan,
     BitwiseLeftShift,
     BitwiseRightShift,
     Broadcast,
@@ -37,12 +36,12 @@ from irconv_opset import (
     ScatterElementsUpdate,
     Select,
     ShapeOf,
-    Sign,
     Slice,
     Squeeze,
     Subtract,
     Unsqueeze,
 )
+from irconv_opset.lowering.elementwise import ATAN2_OPS, atan2
 
 from irconv_tf.dtypes import element_type, numpy_dtype
 from irconv_tf.extractors._base import tf
@@ -457,26 +456,11 @@ def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 # ----------------------------------------------------------------- atan2, shifts
 def _atan2(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Atan2(y, x): atan(y / x), moved by pi toward y's side for x < 0; sign(y) * pi / 2 on
-    the x == 0 axis (0 at the origin)."""
-    y, x = ctx.input(0), ctx.input(1)
-
-    def c(value: float, suffix: str) -> OutPort:
-        return const_like(ctx, value, x, suffix)
-
-    x_is_zero = ctx.op(Equal(), x, c(0.0, "zero"), suffix="x_is_zero")
-    safe_x = ctx.op(Select(), x_is_zero, c(1.0, "one"), x, suffix="safe_x")
-    angle = ctx.op(Atan(), ctx.op(Divide(m_pythondiv=False), y, safe_x, suffix="ratio"), suffix="atan")
-    toward_y = ctx.op(Select(), ctx.op(Less(), y, c(0.0, "y_zero"), suffix="y_negative"), c(-np.pi, "minus_pi"),
-                      c(np.pi, "pi"), suffix="half_turn")  # fmt: skip
-    x_negative = ctx.op(Less(), x, c(0.0, "x_zero"), suffix="x_negative")
-    turned = ctx.op(Select(), x_negative, ctx.op(Add(), angle, toward_y, suffix="turned"), angle, suffix="quadrant")
-    on_axis = ctx.op(Multiply(), ctx.op(Sign(), y, suffix="y_sign"), c(np.pi / 2, "half_pi"), suffix="on_axis")
-    return [ctx.op(Select(), x_is_zero, on_axis, turned)]
+    return [atan2(ctx, ctx.input(0), ctx.input(1))]
 
 
 EXTRACTORS = [
-    tf("Atan2", _atan2, produces=[Atan, Divide, Select, Sign]),
+    tf("Atan2", _atan2, produces=ATAN2_OPS),
     tf("LeftShift", lambda node, ctx: BitwiseLeftShift(), produces=[BitwiseLeftShift]),
     tf("RightShift", lambda node, ctx: BitwiseRightShift(), produces=[BitwiseRightShift]),
     tf("Xlogy", _zero_where_x_is_zero(_x_log_y), produces=[Equal, Log, Multiply, Select]),

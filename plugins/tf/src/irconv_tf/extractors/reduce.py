@@ -10,27 +10,8 @@ from irconv.frontend import i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import (
-    Add,
-    Convert,
-    Equal,
-    FloorMod,
-    Gather,
-    Multiply,
-    ReduceL2,
-    ReduceLogicalAnd,
-    ReduceLogicalOr,
-    ReduceMax,
-    ReduceMean,
-    ReduceMin,
-    ReduceProd,
-    ReduceSum,
-    Reshape,
-    ShapeOf,
-    Squeeze,
-    TopK,
-    Unsqueeze,
-)
+from irconv_opset import Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, Squeeze, TopK, Unsqueeze
+from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import tf
@@ -100,7 +81,7 @@ def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: O
     hits = ctx.op(
         Convert(destination_type=ElementType.i64), ctx.op(Equal(), column, axes, suffix="hits"), suffix="hits_i64"
     )
-    is_reduced = ctx.op(ReduceMax(keep_dims=False), hits, i64(ctx, 1, "axis_one"), suffix="is_reduced")
+    is_reduced = ctx.op(Reduction.MAX.make(False), hits, i64(ctx, 1, "axis_one"), suffix="is_reduced")
     keys = ctx.op(Add(), positions, ctx.op(Multiply(), is_reduced, i64(ctx, rank, "weight")), suffix="keys")
     top = ctx.add(
         TopK(axis=0, mode="min", sort="value", index_element_type=ElementType.i64),
@@ -156,14 +137,16 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 EXTRACTORS = [
-    tf("Mean", _reduce(ReduceMean), produces=[ReduceMean]),
-    tf("Sum", _reduce(ReduceSum), produces=[ReduceSum]),
-    tf("Max", _reduce(ReduceMax, empty="lowest"), produces=[ReduceMax]),
-    tf("Min", _reduce(ReduceMin, empty="highest"), produces=[ReduceMin]),
-    tf("Prod", _reduce(ReduceProd), produces=[ReduceProd]),
-    tf("EuclideanNorm", _reduce(ReduceL2), produces=[ReduceL2]),
-    tf("All", _logical(ReduceLogicalAnd, ReduceMin), produces=[ReduceLogicalAnd, ReduceMin, Convert]),
-    tf("Any", _logical(ReduceLogicalOr, ReduceMax), produces=[ReduceLogicalOr, ReduceMax, Convert]),
+    tf("Mean", _reduce(Reduction.MEAN.make), produces=[Reduction.MEAN.op]),
+    tf("Sum", _reduce(Reduction.SUM.make), produces=[Reduction.SUM.op]),
+    tf("Max", _reduce(Reduction.MAX.make, empty="lowest"), produces=[Reduction.MAX.op]),
+    tf("Min", _reduce(Reduction.MIN.make, empty="highest"), produces=[Reduction.MIN.op]),
+    tf("Prod", _reduce(Reduction.PROD.make), produces=[Reduction.PROD.op]),
+    tf("EuclideanNorm", _reduce(Reduction.L2.make), produces=[Reduction.L2.op]),
+    tf("All", _logical(Reduction.ALL.make, Reduction.MIN.make),
+       produces=[Reduction.ALL.op, Reduction.MIN.op, Convert]),
+    tf("Any", _logical(Reduction.ANY.make, Reduction.MAX.make),
+       produces=[Reduction.ANY.op, Reduction.MAX.op, Convert]),
     tf("ArgMax", _arg("max"), produces=[TopK]),
     tf("ArgMin", _arg("min"), produces=[TopK]),
     tf("TopKV2", _top_k, produces=[TopK]),

@@ -21,9 +21,6 @@ from irconv_opset import (
     Maximum,
     NonZero,
     Range,
-    ReduceMax,
-    ReduceProd,
-    ReduceSum,
     Reshape,
     ScatterNDUpdate,
     Select,
@@ -34,6 +31,8 @@ from irconv_opset import (
     Unique,
     Unsqueeze,
 )
+from irconv_opset.lowering import indexing as lowering
+from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type, numpy_dtype
@@ -144,7 +143,7 @@ def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def
         count = (
             _as_vector(ctx, ctx.input(ids_idx + 1), "num_segments")
             if given
-            else _rows_from_max(ctx, ids, "num_segments")
+            else lowering.segment_count(ctx, ids, "num_segments")
         )
         unsorted = source == "unsorted"
         initial = _identity_element(ctx, dtype, scatter) if scatter != "sum" else None
@@ -167,21 +166,10 @@ def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def
     return extract
 
 
-def _rows_from_max(ctx: ExtractContext, ids: OutPort, suffix: str) -> OutPort:
-    """``max(ids) + 1`` as i64 [1]; 0 for no ids."""
-    flat = ctx.op(Reshape(special_zero=False), to_i64(ctx, ids, f"{suffix}_i64"), i64(ctx, [-1], "flat"))
-    padded = ctx.op(Concat(axis=0), flat, i64(ctx, [-1], "none"), suffix=f"{suffix}_padded")
-    top = ctx.op(ReduceMax(keep_dims=True), padded, i64(ctx, [0], "axis0"), suffix=f"{suffix}_max")
-    return ctx.op(Add(), top, i64(ctx, [1], "one"), suffix=suffix)
-
-
 # ---------------------------------------------------------------------- scatter
 def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScatterNd(indices, updates, shape): zeros of ``shape`` with the updates added in."""
-    dtype = _data_dtype(ctx, node)
-    shape = to_i64(ctx, ctx.input(2), "shape")
-    zeros = _filled(ctx, _zero(ctx, dtype), shape, "zeros")
-    return [ctx.op(ScatterNDUpdate(reduction="sum"), zeros, ctx.input(0), ctx.input(1))]
+    return [lowering.scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), _data_dtype(ctx, node))]
 
 
 def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -306,7 +294,7 @@ def _unsorted_segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    count = _rows_from_max(ctx, ctx.input(1), "num_segments")
+    count = lowering.segment_count(ctx, ctx.input(1), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=False)]
 
 
@@ -316,7 +304,7 @@ def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
         if with_count:
             count = _as_vector(ctx, ctx.input(3), "num_segments")
         else:
-            count = _rows_from_max(ctx, ctx.input(2), "num_segments")
+            count = lowering.segment_count(ctx, ctx.input(2), "num_segments")
         return [_segment_sum(ctx, _data_dtype(ctx, node), rows, ctx.input(2), count, drop_negative=False)]
 
     return extract
@@ -336,7 +324,7 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     length = ctx.op(ShapeOf(output_type=I64), ctx.input(0), suffix="length")
     step, begin = i64(ctx, [1], "step"), i64(ctx, [0], "begin")
     idx = ctx.op(Slice(), unique.out_port(2), begin, length, step, suffix="idx")
-    count = _rows_from_max(ctx, idx, "count")
+    count = lowering.segment_count(ctx, idx, "count")
     return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx, count]
 
 
@@ -356,7 +344,7 @@ def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
     column = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "column_axis"), suffix="x_column")
     row = ctx.op(Unsqueeze(), ctx.input(1), i64(ctx, [0], "row_axis"), suffix="y_row")
     matches = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Equal(), column, row), suffix="matches")
-    found = ctx.op(ReduceSum(keep_dims=False), matches, i64(ctx, [1], "y_axis"), suffix="found")
+    found = ctx.op(Reduction.SUM.make(False), matches, i64(ctx, [1], "y_axis"), suffix="found")
     missing = ctx.op(Equal(), found, ctx.const(np.int32(0), suffix="zero"), suffix="missing")
     positions = ctx.op(NonZero(output_type=I64), missing, suffix="NonZero")
     positions = ctx.op(Squeeze(), positions, i64(ctx, [0], "axis0"), suffix="positions")
@@ -386,7 +374,7 @@ def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
         later = ctx.op(Less(), column, positions, suffix="later")
         grid = ctx.op(Broadcast(mode="bidirectional"), dims, ctx.op(ShapeOf(output_type=I64), later), suffix="grid")
         factors = ctx.op(Select(), later, grid, i64(ctx, 1, "one"), suffix="factors")
-        strides = ctx.op(ReduceProd(keep_dims=False), factors, i64(ctx, [1], "axis1"), suffix="strides")
+        strides = ctx.op(Reduction.PROD.make(False), factors, i64(ctx, [1], "axis1"), suffix="strides")
     index = to_i64(ctx, ctx.input(0), "index")
     if ctx.input_rank(0) != 0:
         axis = i64(ctx, [1], "column_axis")
@@ -424,7 +412,7 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
         flat_rows.append(ctx.op(Reshape(special_zero=False), data, rows_shape, suffix=f"rows{m}"))
     ids = flat_ids[0] if n == 1 else ctx.op(Concat(axis=0), *flat_ids, suffix="ids")
     rows = flat_rows[0] if n == 1 else ctx.op(Concat(axis=0), *flat_rows, suffix="rows")
-    count = _rows_from_max(ctx, ids, "count")
+    count = lowering.segment_count(ctx, ids, "count")
     total = ctx.op(ShapeOf(output_type=I64), ids, suffix="total")
     total = ctx.op(Squeeze(), total, i64(ctx, [0], "axis0"), suffix="total_scalar")
     stop = ctx.op(Add(), total, i64(ctx, 1, "one"), suffix="stop")
@@ -441,10 +429,11 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 EXTRACTORS = [
-    tf("ScatterNd", _scatter_nd, produces=[Broadcast, ScatterNDUpdate]),
+    tf("ScatterNd", _scatter_nd, produces=lowering.SCATTER_ND_INTO_ZEROS_OPS),
     tf("UnsortedSegmentSum", _unsorted_segment_sum, produces=[Broadcast, ScatterNDUpdate]),
     *[
-        tf(f"{prefix}{name}", _segment_family(reduction, source), produces=[Broadcast, ScatterNDUpdate, Select, Divide])
+        tf(f"{prefix}{name}", _segment_family(reduction, source),
+           produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS])
         for prefix, source, names in (
             ("Segment", "sorted", ("Mean", "Prod", "Min", "Max")),
             ("UnsortedSegment", "unsorted", ("Prod", "Min", "Max")),
@@ -457,16 +446,17 @@ EXTRACTORS = [
         for name in names
         for reduction in [name.removesuffix("WithNumSegments").lower().replace("sqrtn", "sqrt_n")]
     ],
-    tf("SegmentSum", _segment_sum_sorted, produces=[ReduceMax, Broadcast, ScatterNDUpdate]),
-    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, ReduceMax, ScatterNDUpdate]),
-    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique]),
-    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate]),
+    tf("SegmentSum", _segment_sum_sorted, produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate]),
+    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate]),
+    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique, *lowering.SEGMENT_COUNT_OPS]),
+    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS]),
     tf("SparseToDense", _sparse_to_dense, produces=[Reshape, Broadcast, ScatterNDUpdate]),
     tf("UnravelIndex", _unravel_index, produces=[Divide, FloorMod]),
     *aliases(
-        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather]
+        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch,
+        produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS],
     ),
-    tf("ListDiff", _list_diff, produces=[Equal, ReduceSum, NonZero, Gather]),
+    tf("ListDiff", _list_diff, produces=[Equal, Reduction.SUM.op, NonZero, Gather]),
     tf("TensorScatterUpdate", _tensor_scatter("none"), produces=[ScatterNDUpdate]),
     tf("TensorScatterAdd", _tensor_scatter("sum"), produces=[ScatterNDUpdate]),
     tf("TensorScatterSub", _tensor_scatter("sub"), produces=[ScatterNDUpdate]),

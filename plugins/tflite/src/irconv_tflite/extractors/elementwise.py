@@ -11,49 +11,28 @@ from irconv.frontend import const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
-    Abs,
     Add,
-    Atan,
-    BitwiseRightShift,
-    BitwiseXor,
-    Ceiling,
     Clamp,
-    Cos,
     Divide,
     Elu,
-    Equal,
-    Exp,
     Floor,
-    FloorMod,
     Gelu,
-    Greater,
-    GreaterEqual,
     HSwish,
     Less,
-    LessEqual,
-    Log,
     LogicalAnd,
-    LogicalNot,
-    LogicalOr,
-    Maximum,
-    Minimum,
     Mod,
     Multiply,
-    Negative,
     NotEqual,
-    Power,
     PReLU,
-    ReLU,
     Round,
     Select,
     Sigmoid,
-    Sign,
-    Sin,
     Sqrt,
-    SquaredDifference,
     Subtract,
-    Tanh,
 )
+from irconv_opset.lowering.elementwise import ADD_N_OPS, ATAN2_OPS, Binary, Unary
+from irconv_opset.lowering.elementwise import add_n as sum_of
+from irconv_opset.lowering.elementwise import atan2 as atan2_of
 
 from irconv_tflite.extractors import integer, integer_tables
 from irconv_tflite.extractors._common import fused_activation
@@ -87,20 +66,39 @@ mul = extractor("tflite", "MUL", _integer_or(integer.multiply, _fused_binary(lam
                 produces=[Multiply, *integer.INTEGER_OPS])
 div = extractor("tflite", "DIV", _fused_binary(_divide), produces=[Divide])
 
-maximum = extractor("tflite", "MAXIMUM", lambda node, ctx: Maximum(), produces=[Maximum])
-minimum = extractor("tflite", "MINIMUM", lambda node, ctx: Minimum(), produces=[Minimum])
-pow_ = extractor("tflite", "POW", lambda node, ctx: Power(), produces=[Power])
-squared_difference = extractor("tflite", "SQUARED_DIFFERENCE", lambda node, ctx: SquaredDifference(), produces=[SquaredDifference])
-floor_mod = extractor("tflite", "FLOOR_MOD", lambda node, ctx: FloorMod(), produces=[FloorMod])
-equal = extractor("tflite", "EQUAL", lambda node, ctx: Equal(), produces=[Equal])
-not_equal = extractor("tflite", "NOT_EQUAL", lambda node, ctx: NotEqual(), produces=[NotEqual])
-less = extractor("tflite", "LESS", lambda node, ctx: Less(), produces=[Less])
-less_equal = extractor("tflite", "LESS_EQUAL", lambda node, ctx: LessEqual(), produces=[LessEqual])
-greater = extractor("tflite", "GREATER", lambda node, ctx: Greater(), produces=[Greater])
-greater_equal = extractor("tflite", "GREATER_EQUAL", lambda node, ctx: GreaterEqual(), produces=[GreaterEqual])
-logical_and = extractor("tflite", "LOGICAL_AND", lambda node, ctx: LogicalAnd(), produces=[LogicalAnd])
-logical_or = extractor("tflite", "LOGICAL_OR", lambda node, ctx: LogicalOr(), produces=[LogicalOr])
-logical_not = extractor("tflite", "LOGICAL_NOT", lambda node, ctx: LogicalNot(), produces=[LogicalNot])
+#: Operators that are one attribute-free opset op.
+_PLAIN: dict[str, Unary | Binary] = {
+    "MAXIMUM": Binary.MAXIMUM,
+    "MINIMUM": Binary.MINIMUM,
+    "POW": Binary.POWER,
+    "SQUARED_DIFFERENCE": Binary.SQUARED_DIFFERENCE,
+    "FLOOR_MOD": Binary.FLOOR_MOD,
+    "EQUAL": Binary.EQUAL,
+    "NOT_EQUAL": Binary.NOT_EQUAL,
+    "LESS": Binary.LESS,
+    "LESS_EQUAL": Binary.LESS_EQUAL,
+    "GREATER": Binary.GREATER,
+    "GREATER_EQUAL": Binary.GREATER_EQUAL,
+    "LOGICAL_AND": Binary.LOGICAL_AND,
+    "LOGICAL_OR": Binary.LOGICAL_OR,
+    "BITWISE_XOR": Binary.BITWISE_XOR,
+    "RIGHT_SHIFT": Binary.BITWISE_RIGHT_SHIFT,
+    "LOGICAL_NOT": Unary.LOGICAL_NOT,
+    "ABS": Unary.ABS,
+    "NEG": Unary.NEGATIVE,
+    "EXP": Unary.EXP,
+    "LOG": Unary.LOG,
+    "SQRT": Unary.SQRT,
+    "SIN": Unary.SIN,
+    "COS": Unary.COS,
+    "FLOOR": Unary.FLOOR,
+    "CEIL": Unary.CEILING,
+    "SIGN": Unary.SIGN,
+    "TANH": Unary.TANH,
+    "RELU": Unary.RELU,
+}
+plain = [extractor("tflite", name, lambda node, ctx, kind=kind: kind.make(), produces=[kind.op])
+         for name, kind in _PLAIN.items()]
 select = extractor("tflite", "SELECT", lambda node, ctx: Select(), produces=[Select])
 select_v2 = extractor("tflite", "SELECT_V2", lambda node, ctx: Select(), produces=[Select])
 
@@ -123,30 +121,15 @@ def floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    suffix="floor_div")]
 
 
-@extractor("tflite", "ADD_N", produces=[Add])
+@extractor("tflite", "ADD_N", produces=ADD_N_OPS)
 def add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    total = ctx.input(0)
-    for idx in range(1, len(ctx.inputs)):
-        total = ctx.op(Add(), total, ctx.input(idx), suffix=f"add{idx}")
-    return [total]
+    return [sum_of(ctx, [ctx.input(idx) for idx in range(len(ctx.inputs))])]
 
 
-abs_ = extractor("tflite", "ABS", lambda node, ctx: Abs(), produces=[Abs])
-neg = extractor("tflite", "NEG", lambda node, ctx: Negative(), produces=[Negative])
-exp = extractor("tflite", "EXP", lambda node, ctx: Exp(), produces=[Exp])
-log = extractor("tflite", "LOG", lambda node, ctx: Log(), produces=[Log])
-sqrt = extractor("tflite", "SQRT", lambda node, ctx: Sqrt(), produces=[Sqrt])
-sin = extractor("tflite", "SIN", lambda node, ctx: Sin(), produces=[Sin])
-cos = extractor("tflite", "COS", lambda node, ctx: Cos(), produces=[Cos])
-floor = extractor("tflite", "FLOOR", lambda node, ctx: Floor(), produces=[Floor])
-ceil = extractor("tflite", "CEIL", lambda node, ctx: Ceiling(), produces=[Ceiling])
 round_ = extractor("tflite", "ROUND", lambda node, ctx: Round(mode="half_to_even"), produces=[Round])
-sign = extractor("tflite", "SIGN", lambda node, ctx: Sign(), produces=[Sign])
 logistic = extractor("tflite", "LOGISTIC", _integer_or(lambda ctx: integer.table(ctx, integer_tables.sigmoid),
                                                       lambda node, ctx: Sigmoid()),
                      produces=[Sigmoid, *integer.INTEGER_OPS])
-tanh = extractor("tflite", "TANH", lambda node, ctx: Tanh(), produces=[Tanh])
-relu = extractor("tflite", "RELU", lambda node, ctx: ReLU(), produces=[ReLU])
 relu6 = extractor("tflite", "RELU6", lambda node, ctx: Clamp(min=0.0, max=6.0), produces=[Clamp])
 relu_n1_to_1 = extractor("tflite", "RELU_N1_TO_1", lambda node, ctx: Clamp(min=-1.0, max=1.0), produces=[Clamp])
 relu_0_to_1 = extractor("tflite", "RELU_0_TO_1", lambda node, ctx: Clamp(min=0.0, max=1.0), produces=[Clamp])
@@ -179,25 +162,8 @@ def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(PReLU(), ctx.input(0), alpha, suffix="leaky_relu")]
 
 
-bitwise_xor = extractor("tflite", "BITWISE_XOR", lambda node, ctx: BitwiseXor(), produces=[BitwiseXor])
-right_shift = extractor("tflite", "RIGHT_SHIFT", lambda node, ctx: BitwiseRightShift(), produces=[BitwiseRightShift])
 
 
-@extractor("tflite", "ATAN2", produces=[Atan, Divide, Equal, Less, Select, Add, Multiply, Sign])
+@extractor("tflite", "ATAN2", produces=ATAN2_OPS)
 def atan2(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """atan2(y, x): atan(y / x), turned by pi toward y's side where x < 0; sign(y) * pi / 2
-    where x == 0 (0 at the origin)."""
-    y, x = ctx.input(0), ctx.input(1)
-
-    def c(value: float, suffix: str) -> OutPort:
-        return const_like(ctx, value, x, suffix)
-
-    x_is_zero = ctx.op(Equal(), x, c(0.0, "zero"), suffix="x_is_zero")
-    safe_x = ctx.op(Select(), x_is_zero, c(1.0, "one"), x, suffix="safe_x")
-    angle = ctx.op(Atan(), ctx.op(Divide(m_pythondiv=False), y, safe_x, suffix="ratio"), suffix="atan")
-    y_negative = ctx.op(Less(), y, c(0.0, "y_zero"), suffix="y_negative")
-    half_turn = ctx.op(Select(), y_negative, c(-np.pi, "minus_pi"), c(np.pi, "pi"), suffix="half_turn")
-    x_negative = ctx.op(Less(), x, c(0.0, "x_zero"), suffix="x_negative")
-    turned = ctx.op(Select(), x_negative, ctx.op(Add(), angle, half_turn, suffix="turned"), angle, suffix="quadrant")
-    on_axis = ctx.op(Multiply(), ctx.op(Sign(), y, suffix="y_sign"), c(np.pi / 2, "half_pi"), suffix="on_axis")
-    return [ctx.op(Select(), x_is_zero, on_axis, turned, suffix="atan2")]
+    return [atan2_of(ctx, ctx.input(0), ctx.input(1), suffix="atan2")]

@@ -23,7 +23,6 @@ from irconv_opset import (
     NonZero,
     OneHot,
     Range,
-    ReduceMax,
     Reshape,
     ReverseSequence,
     ScatterNDUpdate,
@@ -37,14 +36,11 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import rank_of, shape_of
+from irconv_opset.lowering import indexing as lowering
 
 from irconv_tflite.extractors._common import declared_shape, input_dtype, known_rank, output_type
 
 I64 = ElementType.i64
-
-
-def _as_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
-    return ctx.op(Convert(destination_type=I64), port, suffix=suffix)
 
 
 def _filled(ctx: ExtractContext, value: np.ndarray, shape: OutPort, suffix: str) -> OutPort:
@@ -62,12 +58,11 @@ def one_hot(node: Node, ctx: ExtractContext) -> OneHot:
     return OneHot(axis=ctx.attrs.int("axis", -1))
 
 
-@extractor("tflite", "SCATTER_ND", produces=[Broadcast, ScatterNDUpdate, Convert])
+@extractor("tflite", "SCATTER_ND", produces=lowering.SCATTER_ND_INTO_ZEROS_OPS)
 def scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Inputs: indices [..., K], updates, shape: zeros of ``shape`` with the updates at the
-    indices added in (TFLite sums repeated indices)."""
-    zeros = _filled(ctx, np.zeros((), _data_dtype(ctx, 1)), _as_i64(ctx, ctx.input(2), "shape"), "zeros")
-    return [ctx.op(ScatterNDUpdate(reduction="sum"), zeros, ctx.input(0), ctx.input(1), suffix="scatter")]
+    """Inputs: indices [..., K], updates, shape (TFLite sums repeated indices)."""
+    zeros_dtype = _data_dtype(ctx, 1)
+    return [lowering.scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), zeros_dtype, "scatter")]
 
 
 def _segments(ctx: ExtractContext, count: OutPort, reduction: str, initial: np.ndarray,
@@ -75,7 +70,7 @@ def _segments(ctx: ExtractContext, count: OutPort, reduction: str, initial: np.n
     """``data`` (input 0) rows reduced per segment id (input 1) into ``count`` ([1], i64)
     rows that start at ``initial``; with ``drop_negative``, rows of a negative id are left
     out (they go to one extra row, cut off at the end)."""
-    ids = _as_i64(ctx, ctx.input(1), "ids")
+    ids = lowering.to_i64(ctx, ctx.input(1), "ids")
     rows = count
     if drop_negative:
         extra = ctx.op(Squeeze(), count, i64(ctx, [0], "axis0"), suffix="extra_row")
@@ -97,13 +92,10 @@ def _segments(ctx: ExtractContext, count: OutPort, reduction: str, initial: np.n
 _SEGMENT_OPS = [Convert, Squeeze, Select, Less, Add, ShapeOf, Slice, Concat, Broadcast, Unsqueeze, ScatterNDUpdate]
 
 
-@extractor("tflite", "SEGMENT_SUM", produces=[*_SEGMENT_OPS, Reshape, ReduceMax])
+@extractor("tflite", "SEGMENT_SUM", produces=list(dict.fromkeys([*_SEGMENT_OPS, *lowering.SEGMENT_COUNT_OPS])))
 def segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: data, sorted segment ids: max(ids) + 1 rows, an empty segment 0."""
-    flat = ctx.op(Reshape(special_zero=False), _as_i64(ctx, ctx.input(1), "ids_i64"), i64(ctx, [-1], "flat"))
-    padded = ctx.op(Concat(axis=0), flat, i64(ctx, [-1], "none"), suffix="ids_padded")
-    top = ctx.op(ReduceMax(keep_dims=True), padded, i64(ctx, [0], "axis"), suffix="max_id")
-    count = ctx.op(Add(), top, i64(ctx, [1], "one_more"), suffix="count")
+    count = lowering.segment_count(ctx, ctx.input(1), "count")
     return [_segments(ctx, count, "sum", np.zeros((), _data_dtype(ctx)), drop_negative=False)]
 
 
@@ -116,7 +108,8 @@ def _unsorted_segment(reduction: str):  # type: ignore[no-untyped-def]
         dtype = _data_dtype(ctx)
         info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
         initial = {"sum": 0, "prod": 1, "max": info.min, "min": info.max}[reduction]
-        count = ctx.op(Reshape(special_zero=False), _as_i64(ctx, ctx.input(2), "num_segments"), i64(ctx, [1], "one"),
+        given = lowering.to_i64(ctx, ctx.input(2), "num_segments")
+        count = ctx.op(Reshape(special_zero=False), given, i64(ctx, [1], "one"),
                        suffix="count")
         return [_segments(ctx, count, reduction, np.array(initial, dtype), drop_negative=True)]
 
@@ -253,7 +246,7 @@ def dynamic_update_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if update is None or any(d is None for d in update):
         raise ctx.attrs.bad("update", update, "DYNAMIC_UPDATE_SLICE needs the update's shape known")
     dims = [int(d) for d in update if d is not None]
-    start = _as_i64(ctx, ctx.input(2), "start")
+    start = lowering.to_i64(ctx, ctx.input(2), "start")
     room = ctx.op(Subtract(), shape_of(ctx, ctx.input(0), "operand_shape"), i64(ctx, dims, "update_shape"),
                   suffix="room")
     start = ctx.op(Minimum(), ctx.op(Maximum(), start, i64(ctx, 0, "zero"), suffix="at_least_zero"), room,

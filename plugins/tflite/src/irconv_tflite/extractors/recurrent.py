@@ -10,7 +10,7 @@ of one step.
 
 TFLite bounds the cell state (``cell_clip``; Keras-made LSTMs set 10), which
 LSTMSequence cannot do (its ``clip`` bounds the gate inputs): a clipped LSTM becomes a
-TensorIterator per direction with the step spelled out (``_lstm_iterator``).
+TensorIterator per direction with the step spelled out (``irconv_opset.lowering.lstm_iterator``).
 
 The states are TFLite variable tensors that start at zeros (the loader reads them as
 such); the sequence output is the operator's only output (two for a bidirectional
@@ -33,27 +33,25 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
-from irconv_opset import (
-    Broadcast,
-    Concat,
-    Gather,
-    LSTMSequence,
-    RNNSequence,
-    Split,
-    Squeeze,
-    TensorIterator,
-    Transpose,
-    Unsqueeze,
+from irconv_opset import Concat, LSTMSequence, RNNSequence, Split, Squeeze, Transpose, Unsqueeze
+from irconv_opset.lowering.lstm_iterator import LSTM_ITERATOR_OPS, LstmStep, lstm_iterator
+from irconv_opset.lowering.recurrent import (
+    LENGTHS_OPS,
+    Cell,
+    GateOrder,
+    Recurrence,
+    full_lengths,
+    sequence,
+    to_openvino,
 )
-from irconv_opset.build import shape_of
+from irconv_opset.ops.sequence import RecurrentDirection
 
 from irconv_tflite.extractors._common import input_tensor
-from irconv_tflite.extractors._lstm_iterator import clipped_lstm
 from irconv_tflite.loader import quantized
 from irconv_tflite.schema.tflite_generated import TensorType
 
-#: OpenVINO's gate order (f, i, c, o) as positions in TFLite's (i, f, c, o)
-_TO_OPENVINO_GATES = (1, 0, 2, 3)
+#: TFLite's LSTM gate order (irconv_opset.lowering.recurrent's names)
+_LSTM_GATES: GateOrder = ("i", "f", "c", "o")
 #: fused_activation_function -> the cell activation OpenVINO's sequence ops know
 _CELL_ACTIVATIONS = {"TANH": "tanh", "RELU": "relu"}
 
@@ -84,7 +82,8 @@ def _refuse_present(ctx: ExtractContext, indices: Sequence[int], what: str) -> N
 def _stacked(ctx: ExtractContext, first: int, name: str) -> OutPort:
     """Four per-gate tensors at inputs ``first..first+3`` (i, f, c, o), stacked f, i, c, o
     along axis 0: [4H, ...]."""
-    return ctx.op(Concat(axis=0), *(ctx.input(first + i) for i in _TO_OPENVINO_GATES), suffix=name)
+    gates = to_openvino([ctx.input(first + i) for i in range(len(_LSTM_GATES))], _LSTM_GATES)
+    return ctx.op(Concat(axis=0), *gates, suffix=name)
 
 
 def _direction_axis(ctx: ExtractContext, port: OutPort, axis: int, name: str) -> OutPort:
@@ -97,12 +96,8 @@ def _batch_first(ctx: ExtractContext, x: OutPort, time_major: bool) -> OutPort:
     return ctx.op(Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
 
 
-def _lengths(ctx: ExtractContext, x: OutPort) -> OutPort:
-    """Every sequence runs the whole time axis: [steps] * batch."""
-    shape = shape_of(ctx, x)
-    batch = ctx.op(Gather(), shape, i64(ctx, [0]), i64(ctx, 0), suffix="batch")
-    steps = ctx.op(Gather(), shape, i64(ctx, 1), i64(ctx, 0), suffix="steps")
-    return ctx.op(Broadcast(), steps, batch, suffix="lengths")
+def _direction(count: int) -> RecurrentDirection:
+    return RecurrentDirection.forward if count == 1 else RecurrentDirection.bidirectional
 
 
 def _hidden_size(ctx: ExtractContext, recurrent_weights: int) -> int:
@@ -137,10 +132,8 @@ def _lstm_sequence(ctx: ExtractContext, x: OutPort, directions: list[tuple[tuple
     w, r, b = (stacked([d[0][k] for d in directions], 0, name) for k, name in enumerate(("W_", "R_", "B_")))
     h0 = stacked([d[1] for d in directions], 1, "H0_")
     c0 = stacked([d[2] for d in directions], 1, "C0_")
-    op = LSTMSequence(hidden_size=hidden, direction="forward" if len(directions) == 1 else "bidirectional",
-                      activations=("sigmoid", activation, activation))
-    seq = ctx.add(op, [x, h0, c0, _lengths(ctx, x), w, r, b], "sequence")
-    y = seq.out_port(0)  # [batch, directions, steps, H]
+    recurrence = Recurrence(Cell.LSTM, hidden, _direction(len(directions)), ("sigmoid", activation, activation))
+    y = sequence(ctx, recurrence, x, [h0, c0], full_lengths(ctx, x), (w, r, b))[0]  # [batch, directions, steps, H]
     if len(directions) > 1:
         y_parts = ctx.add(Split(num_splits=2), [y, i64(ctx, 1)], "directions")
         ys = [y_parts.out_port(d) for d in range(2)]
@@ -155,7 +148,15 @@ def _time_major_out(ctx: ExtractContext, y: OutPort, time_major: bool, name: str
     return ctx.op(Transpose(), y, i64(ctx, [1, 0, 2]), suffix=f"{name}_time_major")
 
 
-_LSTM_OPS = [LSTMSequence, TensorIterator, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
+def _clipped_lstm(ctx: ExtractContext, x: OutPort, states: tuple[OutPort, OutPort],
+                  weights: tuple[OutPort, OutPort, OutPort], activation: str, cell_clip: float, reverse: bool,
+                  suffix: str) -> OutPort:
+    """Y [batch, steps, H] of one direction whose cell state is bounded by ``cell_clip``."""
+    step = LstmStep(Cell.LSTM.value, ("sigmoid", activation, activation), cell_clip=cell_clip)
+    return lstm_iterator(ctx, step, x, 1, states, weights, reverse=reverse, suffix=suffix)[0]
+
+
+_LSTM_OPS = [LSTMSequence, *LSTM_ITERATOR_OPS, Concat, Unsqueeze, Squeeze, Transpose, Split, *LENGTHS_OPS]
 
 
 def _cell_clip(ctx: ExtractContext, cell_state: int) -> float:
@@ -178,7 +179,7 @@ def _unidirectional_lstm(ctx: ExtractContext, x: OutPort, activation: str, time_
     x = _batch_first(ctx, x, time_major)
     clip = _cell_clip(ctx, 19)
     if clip > 0:
-        y = clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
+        y = _clipped_lstm(ctx, x, (ctx.input(18), ctx.input(19)), weights, activation, clip, False, "forward")
     else:
         (y,) = _lstm_sequence(ctx, x, [(weights, ctx.input(18), ctx.input(19))], hidden, activation)
     return _time_major_out(ctx, y, time_major, "Y")
@@ -220,8 +221,8 @@ def bidirectional_sequence_lstm(node: Node, ctx: ExtractContext) -> list[OutPort
     x = _batch_first(ctx, ctx.input(0), time_major)
     clip = ctx.attrs.float("cell_clip", 0.0)
     if clip > 0:
-        ys = [clipped_lstm(ctx, x, (ctx.input(35), ctx.input(36)), forward, activation, clip, False, "forward"),
-              clipped_lstm(ctx, x, (ctx.input(37), ctx.input(38)), backward, activation, clip, True, "backward")]
+        ys = [_clipped_lstm(ctx, x, (ctx.input(35), ctx.input(36)), forward, activation, clip, False, "forward"),
+              _clipped_lstm(ctx, x, (ctx.input(37), ctx.input(38)), backward, activation, clip, True, "backward")]
     else:
         ys = _lstm_sequence(ctx, x, [(forward, ctx.input(35), ctx.input(36)),
                                      (backward, ctx.input(37), ctx.input(38))], hidden, activation)
@@ -243,16 +244,15 @@ def _rnn_sequence(ctx: ExtractContext, x: OutPort, directions: list[tuple[int, i
 
     w, r, b = (stacked([first + k for first, _ in directions], 0, name) for k, name in enumerate(("W", "R", "B")))
     h0 = stacked([state for _, state in directions], 1, "H0")
-    op = RNNSequence(hidden_size=hidden, direction="forward" if len(directions) == 1 else "bidirectional",
-                     activations=(activation,))
-    y = ctx.add(op, [x, h0, _lengths(ctx, x), w, r, b], "sequence").out_port(0)  # [batch, directions, steps, H]
+    recurrence = Recurrence(Cell.RNN, hidden, _direction(len(directions)), (activation,))
+    y = sequence(ctx, recurrence, x, [h0], full_lengths(ctx, x), (w, r, b))[0]  # [batch, directions, steps, H]
     if len(directions) == 1:
         return [ctx.op(Squeeze(), y, i64(ctx, [1]), suffix="Y")]
     parts = ctx.add(Split(num_splits=2), [y, i64(ctx, 1)], "directions")
     return [ctx.op(Squeeze(), parts.out_port(d), i64(ctx, [1]), suffix=f"Y{d}") for d in range(2)]
 
 
-_RNN_OPS = [RNNSequence, Concat, Unsqueeze, Squeeze, Transpose, Gather, Broadcast, Split]
+_RNN_OPS = [RNNSequence, Concat, Unsqueeze, Squeeze, Transpose, Split, *LENGTHS_OPS]
 
 
 @extractor("tflite", "UNIDIRECTIONAL_SEQUENCE_RNN", produces=_RNN_OPS)

@@ -7,6 +7,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, i64, input_constant, normalize_axis
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -19,13 +20,6 @@ from irconv_opset import (
     Less,
     Pad,
     Range,
-    ReduceLogicalAnd,
-    ReduceLogicalOr,
-    ReduceMax,
-    ReduceMean,
-    ReduceMin,
-    ReduceProd,
-    ReduceSum,
     Reshape,
     Reverse,
     Select,
@@ -41,6 +35,7 @@ from irconv_opset import (
     VariadicSplit,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tflite.extractors import integer
 from irconv_tflite.extractors._common import (
@@ -75,15 +70,15 @@ def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, ctx.op(Concat(axis=axis), *inputs, suffix="concat"))]
 
 
-def _reduce(kind: type):  # type: ignore[no-untyped-def]
+def _reduce(kind: Reduction):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> object:
-        return kind(keep_dims=ctx.attrs.bool("keep_dims", False))
+        return kind.make(ctx.attrs.bool("keep_dims", False))
 
     return extract
 
 
-@extractor("tflite", "MEAN", produces=[ReduceMean, *integer.INTEGER_OPS])
-def mean(node: Node, ctx: ExtractContext) -> ReduceMean | list[OutPort]:
+@extractor("tflite", "MEAN", produces=[Reduction.MEAN.op, *integer.INTEGER_OPS])
+def mean(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     """A full-integer MEAN as LiteRT computes it (``extractors.integer``), else ReduceMean."""
     keep = ctx.attrs.bool("keep_dims", False)
     axes = ctx.input_value(1)
@@ -92,13 +87,13 @@ def mean(node: Node, ctx: ExtractContext) -> ReduceMean | list[OutPort]:
         exact = integer.mean(ctx, np.asarray(axes).reshape(-1) % rank, keep)
         if exact is not None:
             return [exact]
-    return ReduceMean(keep_dims=keep)
-sum_ = extractor("tflite", "SUM", _reduce(ReduceSum), produces=[ReduceSum])
-reduce_max = extractor("tflite", "REDUCE_MAX", _reduce(ReduceMax), produces=[ReduceMax])
-reduce_min = extractor("tflite", "REDUCE_MIN", _reduce(ReduceMin), produces=[ReduceMin])
-reduce_prod = extractor("tflite", "REDUCE_PROD", _reduce(ReduceProd), produces=[ReduceProd])
-reduce_any = extractor("tflite", "REDUCE_ANY", _reduce(ReduceLogicalOr), produces=[ReduceLogicalOr])
-reduce_all = extractor("tflite", "REDUCE_ALL", _reduce(ReduceLogicalAnd), produces=[ReduceLogicalAnd])
+    return Reduction.MEAN.make(keep)
+sum_ = extractor("tflite", "SUM", _reduce(Reduction.SUM), produces=[Reduction.SUM.op])
+reduce_max = extractor("tflite", "REDUCE_MAX", _reduce(Reduction.MAX), produces=[Reduction.MAX.op])
+reduce_min = extractor("tflite", "REDUCE_MIN", _reduce(Reduction.MIN), produces=[Reduction.MIN.op])
+reduce_prod = extractor("tflite", "REDUCE_PROD", _reduce(Reduction.PROD), produces=[Reduction.PROD.op])
+reduce_any = extractor("tflite", "REDUCE_ANY", _reduce(Reduction.ANY), produces=[Reduction.ANY.op])
+reduce_all = extractor("tflite", "REDUCE_ALL", _reduce(Reduction.ALL), produces=[Reduction.ALL.op])
 
 
 def _pad(mode: str | None):  # type: ignore[no-untyped-def]

@@ -5,20 +5,8 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import extractor, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
-from irconv_opset import (
-    Clamp,
-    Elu,
-    Gelu,
-    HSigmoid,
-    HSwish,
-    LogSoftmax,
-    Mish,
-    Multiply,
-    PReLU,
-    SoftMax,
-    SoftPlus,
-    Swish,
-)
+from irconv_opset import Clamp, Elu, Gelu, LogSoftmax, Multiply, PReLU, SoftMax, SoftPlus
+from irconv_opset.lowering.elementwise import Unary, unary
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
 
@@ -33,14 +21,11 @@ def gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gelu(approximation_mode="erf" if mode == "none" else "tanh"), _input(ctx), suffix="op")]
 
 
-silu = extractor("torch", "aten.silu.default", lambda node, ctx: [ctx.op(Swish(), _input(ctx), suffix="op")],
-            versions=TORCH_2_5, produces=[Swish])
-hardswish = extractor("torch", "aten.hardswish.default", lambda node, ctx: [ctx.op(HSwish(), _input(ctx), suffix="op")],
-                 versions=TORCH_2_5, produces=[HSwish])
-hardsigmoid = extractor("torch", "aten.hardsigmoid.default", lambda node, ctx: [ctx.op(HSigmoid(), _input(ctx), suffix="op")],
-                   versions=TORCH_2_5, produces=[HSigmoid])
-mish = extractor("torch", "aten.mish.default", lambda node, ctx: [ctx.op(Mish(), _input(ctx), suffix="op")],
-            versions=TORCH_2_5, produces=[Mish])
+#: aten activations that are one attribute-free opset op on the input in the result's type.
+_PLAIN = {"silu": Unary.SWISH, "hardswish": Unary.HSWISH, "hardsigmoid": Unary.HSIGMOID, "mish": Unary.MISH}
+plain = [extractor("torch", f"aten.{name}.default", lambda node, ctx, kind=kind: [unary(ctx, kind, _input(ctx), "op")],
+                   versions=TORCH_2_5, produces=[kind.op])
+         for name, kind in _PLAIN.items()]
 
 
 @extractor("torch", "aten.hardtanh.default", versions=TORCH_2_5, produces=[Clamp])

@@ -15,56 +15,9 @@ from irconv.frontend import aliases, extractor, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import (
-    Abs,
-    Acos,
-    Asin,
-    Atan,
-    BitwiseAnd,
-    BitwiseNot,
-    BitwiseOr,
-    BitwiseXor,
-    Ceiling,
-    Cos,
-    Cosh,
-    Divide,
-    Equal,
-    Erf,
-    Exp,
-    Floor,
-    FloorMod,
-    Greater,
-    GreaterEqual,
-    IsFinite,
-    IsInf,
-    IsNaN,
-    Less,
-    LessEqual,
-    Log,
-    LogicalAnd,
-    LogicalNot,
-    LogicalOr,
-    LogicalXor,
-    Maximum,
-    Minimum,
-    Mod,
-    Multiply,
-    Negative,
-    NotEqual,
-    Power,
-    ReLU,
-    Round,
-    Select,
-    Sigmoid,
-    Sign,
-    Sin,
-    Sinh,
-    Sqrt,
-    Subtract,
-    Tan,
-    Tanh,
-)
+from irconv_opset import Abs, Divide, Exp, Floor, Log, Maximum, Minimum, Multiply, Round, Select, Sign, Sqrt, Subtract
 from irconv_opset import Add as AddOp
+from irconv_opset.lowering.elementwise import Binary, Unary
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor
 
@@ -117,44 +70,49 @@ def _add_or_sub(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         element_type = out_type(ctx)
         first, second = _operands(ctx, element_type)
-        alpha = ctx.attrs.float("alpha", 1.0)
-        if alpha != 1.0:
-            second = ctx.op(Multiply(), second, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
-        return [ctx.op(make(), first, second, suffix="op")]
+        return [ctx.op(make(), first, _alpha_times(ctx, second, element_type), suffix="op")]
 
     return extract
+
+
+def _alpha_times(ctx: ExtractContext, port: OutPort, element_type: ElementType) -> OutPort:
+    """``alpha * port`` (``port`` itself for the default alpha 1)."""
+    alpha = ctx.attrs.float("alpha", 1.0)
+    if alpha == 1.0:
+        return port
+    return ctx.op(Multiply(), port, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
 
 
 add = aliases("torch", ["aten.add.Tensor", "aten.add.Scalar"], _add_or_sub(AddOp), versions=TORCH_2_5,
               produces=[AddOp, Multiply])
 sub = aliases("torch", ["aten.sub.Tensor", "aten.sub.Scalar"], _add_or_sub(Subtract), versions=TORCH_2_5,
               produces=[Subtract, Multiply])
+#: aten ops that are one attribute-free opset op on two operands of the result's type.
+_ARITHMETIC: dict[tuple[str, ...], Binary] = {
+    ("aten.mul.Tensor", "aten.mul.Scalar"): Binary.MULTIPLY,
+    ("aten.maximum.default", "aten.max.other"): Binary.MAXIMUM,
+    ("aten.minimum.default", "aten.min.other"): Binary.MINIMUM,
+    ("aten.remainder.Tensor", "aten.remainder.Scalar"): Binary.FLOOR_MOD,
+    ("aten.fmod.Tensor", "aten.fmod.Scalar"): Binary.MOD,
+    ("aten.bitwise_and.Tensor", "aten.__and__.Tensor"): Binary.BITWISE_AND,
+    ("aten.bitwise_or.Tensor", "aten.__or__.Tensor"): Binary.BITWISE_OR,
+    ("aten.bitwise_xor.Tensor", "aten.__xor__.Tensor"): Binary.BITWISE_XOR,
+}
+#: ``aten.<name>.Tensor`` and ``.Scalar``: comparisons of operands brought to their common type.
+_COMPARISONS: dict[str, Binary] = {
+    "eq": Binary.EQUAL, "ne": Binary.NOT_EQUAL, "lt": Binary.LESS, "le": Binary.LESS_EQUAL,
+    "gt": Binary.GREATER, "ge": Binary.GREATER_EQUAL,
+}
 arithmetic = [
-    *aliases("torch", ["aten.mul.Tensor", "aten.mul.Scalar"], _arithmetic(Multiply), versions=TORCH_2_5,
-             produces=[Multiply]),
-    *aliases("torch", ["aten.maximum.default", "aten.max.other"], _arithmetic(Maximum), versions=TORCH_2_5, produces=[Maximum]),
-    *aliases("torch", ["aten.minimum.default", "aten.min.other"], _arithmetic(Minimum), versions=TORCH_2_5, produces=[Minimum]),
+    *[r for names, kind in _ARITHMETIC.items()
+      for r in aliases("torch", list(names), _arithmetic(kind.make), versions=TORCH_2_5, produces=[kind.op])],
     *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar"],
-             _arithmetic(Power, "exponent"),
-             versions=TORCH_2_5, produces=[Power]),
-    *aliases("torch", ["aten.remainder.Tensor", "aten.remainder.Scalar"], _arithmetic(FloorMod),
-             versions=TORCH_2_5, produces=[FloorMod]),
-    *aliases("torch", ["aten.fmod.Tensor", "aten.fmod.Scalar"], _arithmetic(Mod), versions=TORCH_2_5, produces=[Mod]),
-    *aliases("torch", ["aten.bitwise_and.Tensor", "aten.__and__.Tensor"], _arithmetic(BitwiseAnd), versions=TORCH_2_5, produces=[BitwiseAnd]),
-    *aliases("torch", ["aten.bitwise_or.Tensor", "aten.__or__.Tensor"], _arithmetic(BitwiseOr), versions=TORCH_2_5, produces=[BitwiseOr]),
-    *aliases("torch", ["aten.bitwise_xor.Tensor", "aten.__xor__.Tensor"], _arithmetic(BitwiseXor), versions=TORCH_2_5, produces=[BitwiseXor]),
+             _arithmetic(Binary.POWER.make, "exponent"), versions=TORCH_2_5, produces=[Binary.POWER.op]),
 ]
 comparisons = [
-    *aliases("torch", ["aten.eq.Tensor", "aten.eq.Scalar"], _comparison(Equal), versions=TORCH_2_5, produces=[Equal]),
-    *aliases("torch", ["aten.ne.Tensor", "aten.ne.Scalar"], _comparison(NotEqual), versions=TORCH_2_5,
-             produces=[NotEqual]),
-    *aliases("torch", ["aten.lt.Tensor", "aten.lt.Scalar"], _comparison(Less), versions=TORCH_2_5, produces=[Less]),
-    *aliases("torch", ["aten.le.Tensor", "aten.le.Scalar"], _comparison(LessEqual), versions=TORCH_2_5,
-             produces=[LessEqual]),
-    *aliases("torch", ["aten.gt.Tensor", "aten.gt.Scalar"], _comparison(Greater), versions=TORCH_2_5,
-             produces=[Greater]),
-    *aliases("torch", ["aten.ge.Tensor", "aten.ge.Scalar"], _comparison(GreaterEqual), versions=TORCH_2_5,
-             produces=[GreaterEqual]),
+    r for name, kind in _COMPARISONS.items()
+    for r in aliases("torch", [f"aten.{name}.Tensor", f"aten.{name}.Scalar"], _comparison(kind.make),
+                     versions=TORCH_2_5, produces=[kind.op])
 ]
 
 
@@ -167,9 +125,8 @@ def _logical(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[Ou
 
 
 logical = [
-    extractor("torch", "aten.logical_and.default", _logical(LogicalAnd), versions=TORCH_2_5, produces=[LogicalAnd]),
-    extractor("torch", "aten.logical_or.default", _logical(LogicalOr), versions=TORCH_2_5, produces=[LogicalOr]),
-    extractor("torch", "aten.logical_xor.default", _logical(LogicalXor), versions=TORCH_2_5, produces=[LogicalXor]),
+    extractor("torch", f"aten.logical_{name}.default", _logical(kind.make), versions=TORCH_2_5, produces=[kind.op])
+    for name, kind in {"and": Binary.LOGICAL_AND, "or": Binary.LOGICAL_OR, "xor": Binary.LOGICAL_XOR}.items()
 ]
 
 
@@ -207,10 +164,7 @@ def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``other - alpha * self``."""
     element_type = out_type(ctx)
     first, second = _operands(ctx, element_type)
-    alpha = ctx.attrs.float("alpha", 1.0)
-    if alpha != 1.0:
-        first = ctx.op(Multiply(), first, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
-    return [ctx.op(Subtract(), second, first, suffix="op")]
+    return [ctx.op(Subtract(), second, _alpha_times(ctx, first, element_type), suffix="op")]
 
 
 rsub_tensor = extractor("torch", "aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
@@ -231,18 +185,19 @@ def _unary(make: Callable[[], Op], *, floating: bool = False) -> Callable[[Node,
     return extract
 
 
-_FLOATING = {"exp": Exp, "log": Log, "sqrt": Sqrt, "sin": Sin, "cos": Cos, "tan": Tan, "tanh": Tanh,
-             "sigmoid": Sigmoid, "erf": Erf, "asin": Asin, "acos": Acos, "atan": Atan, "sinh": Sinh, "cosh": Cosh}
-_SAME_TYPE = {"abs": Abs, "neg": Negative, "floor": Floor, "ceil": Ceiling, "sign": Sign, "relu": ReLU,
-              "logical_not": LogicalNot, "bitwise_not": BitwiseNot}
+_FLOATING = {"exp": Unary.EXP, "log": Unary.LOG, "sqrt": Unary.SQRT, "sin": Unary.SIN, "cos": Unary.COS,
+             "tan": Unary.TAN, "tanh": Unary.TANH, "sigmoid": Unary.SIGMOID, "erf": Unary.ERF, "asin": Unary.ASIN,
+             "acos": Unary.ACOS, "atan": Unary.ATAN, "sinh": Unary.SINH, "cosh": Unary.COSH}
+_SAME_TYPE = {"abs": Unary.ABS, "neg": Unary.NEGATIVE, "floor": Unary.FLOOR, "ceil": Unary.CEILING,
+              "sign": Unary.SIGN, "relu": Unary.RELU, "logical_not": Unary.LOGICAL_NOT,
+              "bitwise_not": Unary.BITWISE_NOT, "isnan": Unary.IS_NAN, "isinf": Unary.IS_INF,
+              "isfinite": Unary.IS_FINITE}
 unary = [
-    *[r for name, op in _FLOATING.items()
-      for r in aliases("torch", [f"aten.{name}.default"], _unary(op, floating=True), versions=TORCH_2_5, produces=[op])],
-    *[r for name, op in _SAME_TYPE.items()
-      for r in aliases("torch", [f"aten.{name}.default"], _unary(op), versions=TORCH_2_5, produces=[op])],
-    extractor("torch", "aten.isnan.default", _unary(IsNaN), versions=TORCH_2_5, produces=[IsNaN]),
-    extractor("torch", "aten.isinf.default", _unary(IsInf), versions=TORCH_2_5, produces=[IsInf]),
-    extractor("torch", "aten.isfinite.default", _unary(IsFinite), versions=TORCH_2_5, produces=[IsFinite]),
+    *[r for name, kind in _FLOATING.items()
+      for r in aliases("torch", [f"aten.{name}.default"], _unary(kind.make, floating=True), versions=TORCH_2_5,
+                       produces=[kind.op])],
+    *[r for name, kind in _SAME_TYPE.items()
+      for r in aliases("torch", [f"aten.{name}.default"], _unary(kind.make), versions=TORCH_2_5, produces=[kind.op])],
     extractor("torch", "aten.round.default", _unary(lambda: Round(mode="half_to_even")), versions=TORCH_2_5, produces=[Round]),
 ]
 

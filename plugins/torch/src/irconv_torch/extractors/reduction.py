@@ -9,27 +9,9 @@ from irconv.frontend import aliases, extractor, i64, normalize_axes, normalize_a
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import (
-    Convert,
-    CumSum,
-    Divide,
-    Gather,
-    Multiply,
-    ReduceL1,
-    ReduceL2,
-    ReduceLogicalAnd,
-    ReduceLogicalOr,
-    ReduceMax,
-    ReduceMean,
-    ReduceMin,
-    ReduceProd,
-    ReduceSum,
-    Sqrt,
-    Squeeze,
-    Subtract,
-    TopK,
-)
+from irconv_opset import Convert, CumSum, Divide, Gather, Multiply, Sqrt, Squeeze, Subtract, TopK
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.reduction import Reduction
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, int_or_port, out_type, tensor
 
@@ -58,19 +40,17 @@ def _reduce(make: Callable[[bool], Op], *, compute_in_output_type: bool = True,
     return extract
 
 
-_FAMILIES: list[tuple[tuple[str, ...], type[Op], Callable[[bool], Op], bool]] = [
-    (("aten.sum.dim_IntList", "aten.sum.default"), ReduceSum, lambda keep: ReduceSum(keep_dims=keep), False),
-    (("aten.mean.dim", "aten.mean.default"), ReduceMean, lambda keep: ReduceMean(keep_dims=keep), False),
-    (("aten.amax.default", "aten.max.default"), ReduceMax, lambda keep: ReduceMax(keep_dims=keep), False),
-    (("aten.amin.default", "aten.min.default"), ReduceMin, lambda keep: ReduceMin(keep_dims=keep), False),
-    (("aten.prod.dim_int", "aten.prod.default"), ReduceProd, lambda keep: ReduceProd(keep_dims=keep), False),
-    (("aten.any.dim", "aten.any.dims", "aten.any.default"), ReduceLogicalOr,
-     lambda keep: ReduceLogicalOr(keep_dims=keep), True),
-    (("aten.all.dim", "aten.all.dims", "aten.all.default"), ReduceLogicalAnd,
-     lambda keep: ReduceLogicalAnd(keep_dims=keep), True),
+_FAMILIES: list[tuple[tuple[str, ...], Reduction, bool]] = [
+    (("aten.sum.dim_IntList", "aten.sum.default"), Reduction.SUM, False),
+    (("aten.mean.dim", "aten.mean.default"), Reduction.MEAN, False),
+    (("aten.amax.default", "aten.max.default"), Reduction.MAX, False),
+    (("aten.amin.default", "aten.min.default"), Reduction.MIN, False),
+    (("aten.prod.dim_int", "aten.prod.default"), Reduction.PROD, False),
+    (("aten.any.dim", "aten.any.dims", "aten.any.default"), Reduction.ANY, True),
+    (("aten.all.dim", "aten.all.dims", "aten.all.default"), Reduction.ALL, True),
 ]
-reductions = [extractor("torch", name, _reduce(make, boolean=boolean), versions=TORCH_2_5, produces=[op])
-              for names, op, make, boolean in _FAMILIES for name in names]
+reductions = [extractor("torch", name, _reduce(kind.make, boolean=boolean), versions=TORCH_2_5, produces=[kind.op])
+              for names, kind, boolean in _FAMILIES for name in names]
 
 
 def _variance(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
@@ -81,35 +61,36 @@ def _variance(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
     keep = ctx.attrs.bool("keepdim", False)
     correction = ctx.attrs.float("correction", 1.0)
     axes_port = i64(ctx, axes, suffix="axes")
-    mean = ctx.op(ReduceMean(keep_dims=True), data, axes_port, suffix="mean")
+    mean = ctx.op(Reduction.MEAN.make(True), data, axes_port, suffix="mean")
     centred = ctx.op(Subtract(), data, mean, suffix="centred")
-    squares = ctx.op(ReduceSum(keep_dims=keep), ctx.op(Multiply(), centred, centred, suffix="squared"), axes_port,
+    squares = ctx.op(Reduction.SUM.make(keep), ctx.op(Multiply(), centred, centred, suffix="squared"), axes_port,
                      suffix="sum")
-    count = ctx.op(ReduceProd(keep_dims=False), ctx.op(Gather(), shape_of(ctx, data), axes_port, i64(ctx, 0)),
+    count = ctx.op(Reduction.PROD.make(False), ctx.op(Gather(), shape_of(ctx, data), axes_port, i64(ctx, 0)),
                    i64(ctx, [0]), suffix="count")
     divisor = ctx.op(Subtract(), ctx.op(Convert(destination_type=element_type), count, suffix="count_f"),
                      typed(ctx, correction, element_type, suffix="correction"), suffix="divisor")
     if not keep:
-        mean = ctx.op(ReduceMean(keep_dims=False), data, axes_port, suffix="mean_reduced")
+        mean = ctx.op(Reduction.MEAN.make(False), data, axes_port, suffix="mean_reduced")
     return ctx.op(Divide(), squares, divisor, suffix="op"), mean
 
 
 variance = extractor("torch", "aten.var.correction", lambda node, ctx: [_variance(ctx)[0]], versions=TORCH_2_5,
-                produces=[ReduceMean, ReduceSum, Divide])
+                produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide])
 std = extractor("torch", "aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx)[0], suffix="sqrt")],
-           versions=TORCH_2_5, produces=[ReduceMean, ReduceSum, Divide, Sqrt])
+           versions=TORCH_2_5, produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide, Sqrt])
 var_mean = extractor("torch", "aten.var_mean.correction", lambda node, ctx: list(_variance(ctx)), versions=TORCH_2_5,
-                     produces=[ReduceMean, ReduceSum, Divide])
+                     produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide])
 
 
-@extractor("torch", "aten.linalg_vector_norm.default", versions=TORCH_2_5, produces=[ReduceL2, ReduceL1])
+@extractor("torch", "aten.linalg_vector_norm.default", versions=TORCH_2_5,
+           produces=[Reduction.L2.op, Reduction.L1.op])
 def vector_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = ctx.attrs.float("ord", 2.0)
     if order not in (1.0, 2.0):
         raise ctx.attrs.bad("ord", order, "only the 1- and 2-norms")
-    make = ReduceL2 if order == 2.0 else ReduceL1
+    kind = Reduction.L2 if order == 2.0 else Reduction.L1
     data = cast(ctx, tensor(ctx, "self"), out_type(ctx))
-    return [ctx.op(make(keep_dims=ctx.attrs.bool("keepdim", False)), data, i64(ctx, _axes(ctx)), suffix="op")]
+    return [ctx.op(kind.make(ctx.attrs.bool("keepdim", False)), data, i64(ctx, _axes(ctx)), suffix="op")]
 
 
 def _top_one(ctx: ExtractContext, mode: str) -> tuple[OutPort, OutPort]:

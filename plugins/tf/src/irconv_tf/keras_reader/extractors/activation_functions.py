@@ -9,39 +9,31 @@ from typing import Any
 from irconv import ExtractContext
 from irconv.frontend import f32, i64
 from irconv.graph import OutPort
+from irconv.ops import Op
+from irconv.contract.records import Produces
 from irconv_opset import (
     Clamp,
     Elu,
-    Exp,
     Gelu,
-    HSigmoid,
-    HSwish,
     LogSoftmax,
-    Mish,
     Multiply,
     Negative,
     PReLU,
-    ReLU,
     Selu,
     Sigmoid,
     SoftMax,
     SoftPlus,
-    SoftSign,
     Split,
     Subtract,
-    Swish,
     Tanh,
 )
+from irconv_opset.lowering.elementwise import Unary, unary
 
 Activation = Callable[[ExtractContext, OutPort, str], OutPort]
 
 # keras.activations.selu's constants
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _op(make: Callable[[], Any]) -> Activation:
-    return lambda ctx, x, suffix: ctx.op(make(), x, suffix=suffix)
 
 
 def _selu(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
@@ -69,62 +61,50 @@ def _glu(ctx: ExtractContext, x: OutPort, suffix: str) -> OutPort:
     return ctx.op(Multiply(), halves.out_port(0), gate, suffix=suffix)
 
 
-#: The functions ``keras.activations.get`` knows by name (``hard_silu`` and ``silu`` being
-#: Keras' names for hard_swish and swish), whose opset form is exact. The others (sparsemax,
-#: soft_shrink, threshold, ...) send the file to TensorFlow.
-FUNCTIONS: dict[str, Activation | None] = {
-    "linear": None,
-    "relu": _op(ReLU),
-    "relu6": _op(lambda: Clamp(min=0.0, max=6.0)),
-    "sigmoid": _op(Sigmoid),
-    "hard_sigmoid": _op(HSigmoid),  # relu6(x + 3) / 6
-    "hard_silu": _op(HSwish),
-    "hard_swish": _op(HSwish),
-    "tanh": _op(Tanh),
-    "softmax": _op(lambda: SoftMax(axis=-1)),
-    "log_softmax": _op(lambda: LogSoftmax(axis=-1)),
-    "swish": _op(Swish),
-    "silu": _op(Swish),
-    "gelu": _op(lambda: Gelu(approximation_mode="erf")),  # keras.activations.gelu(approximate=False)
-    "elu": _op(lambda: Elu(alpha=1.0)),
-    "selu": _selu,
-    "softplus": _op(SoftPlus),
-    "softsign": _op(SoftSign),
-    "exponential": _op(Exp),
-    "mish": _op(Mish),
-    "leaky_relu": _leaky_relu,
-    "celu": _op(lambda: Elu(alpha=1.0)),  # celu's default alpha 1 makes it elu
-    "hard_tanh": _op(lambda: Clamp(min=-1.0, max=1.0)),
-    "log_sigmoid": _log_sigmoid,
-    "tanh_shrink": _tanh_shrink,
-    "glu": _glu,
-}
+def _plain(kind: Unary) -> tuple[Activation, Produces]:
+    return (lambda ctx, x, suffix: unary(ctx, kind, x, suffix)), (kind.op,)
 
+
+def _with(make: Callable[[], Op]) -> tuple[Activation, Produces]:
+    """An opset op with attributes (``make`` builds it)."""
+    return (lambda ctx, x, suffix: ctx.op(make(), x, suffix=suffix)), (type(make()),)
+
+
+#: The functions ``keras.activations.get`` knows by name (``hard_silu`` and ``silu`` being
+#: Keras' names for hard_swish and swish), whose opset form is exact, with the ops each
+#: builds. The others (sparsemax, soft_shrink, threshold, ...) send the file to TensorFlow.
+_TABLE: dict[str, tuple[Activation, Produces] | None] = {
+    "linear": None,
+    "relu": _plain(Unary.RELU),
+    "relu6": _with(lambda: Clamp(min=0.0, max=6.0)),
+    "sigmoid": _plain(Unary.SIGMOID),
+    "hard_sigmoid": _plain(Unary.HSIGMOID),  # relu6(x + 3) / 6
+    "hard_silu": _plain(Unary.HSWISH),
+    "hard_swish": _plain(Unary.HSWISH),
+    "tanh": _plain(Unary.TANH),
+    "softmax": _with(lambda: SoftMax(axis=-1)),
+    "log_softmax": _with(lambda: LogSoftmax(axis=-1)),
+    "swish": _plain(Unary.SWISH),
+    "silu": _plain(Unary.SWISH),
+    "gelu": _with(lambda: Gelu(approximation_mode="erf")),  # keras.activations.gelu(approximate=False)
+    "elu": _with(lambda: Elu(alpha=1.0)),
+    "selu": (_selu, (Selu,)),
+    "softplus": _plain(Unary.SOFTPLUS),
+    "softsign": _plain(Unary.SOFTSIGN),
+    "exponential": _plain(Unary.EXP),
+    "mish": _plain(Unary.MISH),
+    "leaky_relu": (_leaky_relu, (PReLU,)),
+    "celu": _with(lambda: Elu(alpha=1.0)),  # celu's default alpha 1 makes it elu
+    "hard_tanh": _with(lambda: Clamp(min=-1.0, max=1.0)),
+    "log_sigmoid": (_log_sigmoid, (Negative, SoftPlus)),
+    "tanh_shrink": (_tanh_shrink, (Subtract, Tanh)),
+    "glu": (_glu, (Split, Sigmoid, Multiply)),
+}
+FUNCTIONS: dict[str, Activation | None] = {name: entry and entry[0] for name, entry in _TABLE.items()}
 
 #: The ops the functions above emit (the ``produces`` of every layer with an ``activation``).
-FUNCTION_OPS = [
-    Clamp,
-    Elu,
-    Exp,
-    Gelu,
-    HSigmoid,
-    HSwish,
-    LogSoftmax,
-    Mish,
-    Multiply,
-    Negative,
-    PReLU,
-    ReLU,
-    Selu,
-    Sigmoid,
-    SoftMax,
-    SoftPlus,
-    SoftSign,
-    Split,
-    Subtract,
-    Swish,
-    Tanh,
-]
+FUNCTION_OPS: list[type[Op]] = sorted({op for entry in _TABLE.values() if entry for op in entry[1]},
+                                      key=lambda op: op.__name__)
 
 
 def known(spec: Any) -> bool:

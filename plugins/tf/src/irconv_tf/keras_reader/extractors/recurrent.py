@@ -2,8 +2,9 @@
 
 Keras kernels are [in, gates * units] with gates in Keras' order; the IR's are [directions,
 gates * units, in] with LSTM gates reordered from Keras' (i, f, c, o) to the IR's
-(f, i, c, o); GRU's (z, r, h) are the same in both. A GRU with ``reset_after`` applies its
-recurrent bias inside the reset gate: the IR's ``linear_before_reset`` with its 4-part bias.
+(f, i, c, o) by ``irconv_opset.lowering.recurrent``; GRU's (z, r, h) are the same in both.
+A GRU with ``reset_after`` applies its recurrent bias inside the reset gate: the IR's
+``linear_before_reset`` with its 4-part bias.
 """
 
 from __future__ import annotations
@@ -17,42 +18,40 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import f32, i64, require_rank
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
-from irconv_opset import (
-    Broadcast,
-    Concat,
-    Gather,
-    GRUSequence,
-    LSTMSequence,
-    Multiply,
-    ReduceMean,
-    ReduceSum,
-    Reshape,
-    Reverse,
-    RNNSequence,
-    ShapeOf,
-    Split,
-    Squeeze,
-    Transpose,
+from irconv_opset import Multiply, ReduceMean, ReduceSum, Reshape, Reverse, Split, Squeeze
+from irconv_opset.lowering.recurrent import (
+    LENGTHS_OPS,
+    MERGE_DIRECTIONS_OPS,
+    SEQUENCE_OPS,
+    ZERO_STATE_OPS,
+    Cell,
+    DirectionWeights,
+    GateOrder,
+    Recurrence,
+    full_lengths,
+    merge_directions,
+    packed_weights,
+    sequence,
+    zero_states,
 )
+from irconv_opset.ops.sequence import RecurrentDirection
 
 from irconv_tf.keras_reader.extractors._base import keras, variables
 
 #: Activations the IR's sequence ops compute (their ``activations`` attribute)
 SEQUENCE_ACTIVATIONS = frozenset({"sigmoid", "tanh", "relu"})
-_LSTM_GATES = [1, 0, 2, 3]  # Keras i, f, c, o -> IR f, i, c, o
+#: Keras' gate orders (irconv_opset.lowering.recurrent's names)
+_GATES: dict[str, GateOrder] = {"LSTM": ("i", "f", "c", "o"), "GRU": ("z", "r", "h"), "SimpleRNN": ("h",)}
 
 
 @dataclass
-class Cell:
-    """One direction's weights in the IR's form: W [gates*u, in], R [gates*u, u], B."""
+class LayerCell:
+    """One direction's weights, as W [gates*u, in], R [gates*u, u] and the biases in Keras' gate order."""
 
     kind: str
     units: int
     activations: tuple[str, ...]
-    w: np.ndarray
-    r: np.ndarray
-    b: np.ndarray
+    weights: DirectionWeights
     reset_after: bool = False
 
 
@@ -63,7 +62,7 @@ def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default:
     return str(value)
 
 
-def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) -> Cell:
+def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) -> LayerCell:
     """The cell of an RNN layer whose config is ``config`` and whose variables are ``under``."""
     if config.get("stateful"):
         raise ctx.attrs.bad("stateful", True, "stateful recurrent layers")
@@ -73,7 +72,7 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
     if not isinstance(units, int) or isinstance(units, bool) or units < 1:
         raise ctx.attrs.bad("units", units, "expected a positive integer")
     kernel, recurrent = (v.astype(np.float32) for v in found[:2])
-    gates = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}[kind]
+    gates = len(_GATES[kind])
     bias = found[2].astype(np.float32) if count == 3 else np.zeros((gates * units,), np.float32)
     bias_size = (2 if kind == "GRU" and config.get("reset_after", True) is not False else 1) * gates * units
     if (
@@ -86,11 +85,8 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
             f"{ctx.where()}: the weights under {under!r} ({kernel.shape}, {recurrent.shape}, {bias.shape}) "
             f"do not fit a {kind} of {units} units"
         )
-    w, r = kernel.T, recurrent.T
     reset_after = kind == "GRU" and bool(config.get("reset_after", True))
     if kind == "LSTM":
-        order = np.concatenate([np.arange(g * units, (g + 1) * units) for g in _LSTM_GATES])
-        w, r, bias = w[order], r[order], bias[order]
         activations: tuple[str, ...] = (
             _activation(ctx, config, "recurrent_activation", "sigmoid"),
             _activation(ctx, config, "activation", "tanh"),
@@ -101,42 +97,25 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
             _activation(ctx, config, "recurrent_activation", "sigmoid"),
             _activation(ctx, config, "activation", "tanh"),
         )
-        if reset_after:
-            both = bias.reshape(2, 3 * units) if bias.ndim != 2 else bias
-            bias = np.concatenate(
-                [both[0, : 2 * units] + both[1, : 2 * units], both[0, 2 * units :], both[1, 2 * units :]]
-            )
     else:
         activations = (_activation(ctx, config, "activation", "tanh"),)
-    return Cell(
-        kind, units, activations, np.ascontiguousarray(w), np.ascontiguousarray(r), bias.reshape(-1), reset_after
-    )
+    # a GRU with reset_after keeps the input and the recurrent biases apart: [2, 3u]
+    biases = bias.reshape(2, -1) if reset_after else bias.reshape(1, -1)
+    weights = DirectionWeights(_GATES[kind], kernel.T, recurrent.T, *biases)
+    return LayerCell(kind, units, activations, weights, reset_after)
 
 
-def _sequence(ctx: ExtractContext, cells: list[Cell], direction: str) -> list[OutPort]:
+def _sequence(ctx: ExtractContext, cells: list[LayerCell], direction: str) -> list[OutPort]:
     """The IR sequence op over input 0, from zero states: Y [N, dirs, T, u], Ho [N, dirs, u] (, Co)."""
     x = ctx.input(0)
     first = cells[0]
-    dirs = len(cells)
-    shape = ctx.op(ShapeOf(), x, suffix="shape")
-    batch = ctx.op(Gather(), shape, i64(ctx, [0], "batch_index"), i64(ctx, 0, "axis"), suffix="batch")
-    steps = ctx.op(Gather(), shape, i64(ctx, [1], "time_index"), i64(ctx, 0, "axis"), suffix="steps")
-    lengths = ctx.op(Broadcast(), steps, batch, suffix="lengths")
-    state_shape = ctx.op(Concat(axis=0), batch, i64(ctx, [dirs, first.units], "state_dims"), suffix="state_shape")
-    zeros = ctx.op(Broadcast(), f32(ctx, 0.0, "zero"), state_shape, suffix="initial_state")
-    weights = [f32(ctx, np.stack([getattr(c, part) for c in cells]), part.upper()) for part in ("w", "r", "b")]
-    common = {"hidden_size": first.units, "activations": first.activations, "direction": direction}
-    op: Op
-    if first.kind == "LSTM":
-        op = LSTMSequence(**common)
-        node = ctx.add(op, [x, zeros, zeros, lengths, *weights], suffix="lstm")
-    elif first.kind == "GRU":
-        op = GRUSequence(linear_before_reset=first.reset_after, **common)
-        node = ctx.add(op, [x, zeros, lengths, *weights], suffix="gru")
-    else:
-        op = RNNSequence(**common)
-        node = ctx.add(op, [x, zeros, lengths, *weights], suffix="rnn")
-    return [node.out_port(i) for i in range(node.num_outputs())]
+    zeros = zero_states(ctx, x, f32(ctx, 0.0, "zero"), len(cells), first.units)
+    w, r, b = packed_weights([c.weights for c in cells], first.reset_after, np.dtype(np.float32))
+    weights = (f32(ctx, w, "W"), f32(ctx, r, "R"), f32(ctx, b, "B"))
+    recurrence = Recurrence(Cell.of(_GATES[first.kind]), first.units, RecurrentDirection(direction),
+                            first.activations, linear_before_reset=first.reset_after)
+    states = [zeros, zeros] if first.kind == "LSTM" else [zeros]
+    return sequence(ctx, recurrence, x, states, full_lengths(ctx, x), weights, first.kind.lower())
 
 
 def _squeeze_direction(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
@@ -195,8 +174,7 @@ def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     both = outputs[0] if sequences else outputs[1]  # [N, 2, T, u] or [N, 2, u]
     if mode == "concat":
         if sequences:
-            both = ctx.op(Transpose(), both, i64(ctx, [0, 2, 1, 3], "perm"), suffix="time_major")
-            return [ctx.op(Reshape(special_zero=True), both, i64(ctx, [0, 0, -1], "shape"), suffix="concat")]
+            return [merge_directions(ctx, both, "concat")]
         return [ctx.op(Reshape(special_zero=True), both, i64(ctx, [0, -1], "shape"), suffix="concat")]
     if mode == "sum":
         return [ctx.op(ReduceSum(keep_dims=False), both, i64(ctx, [1], "axis"), suffix="sum")]
@@ -209,7 +187,7 @@ def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     raise ctx.attrs.bad("merge_mode", mode, "expected concat, sum, ave, mul or None")
 
 
-_SEQ_PRODUCES = [LSTMSequence, GRUSequence, RNNSequence, Squeeze, Reverse, Broadcast, Concat, Gather, ShapeOf]
+_SEQ_PRODUCES = [*SEQUENCE_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, Squeeze, Reverse]
 LSTM = keras("LSTM", _rnn("LSTM"), produces=_SEQ_PRODUCES)
 GRU = keras("GRU", _rnn("GRU"), produces=_SEQ_PRODUCES)
 SIMPLE_RNN = keras("SimpleRNN", _rnn("SimpleRNN"), produces=_SEQ_PRODUCES)
@@ -218,20 +196,5 @@ SIMPLE_RNN = keras("SimpleRNN", _rnn("SimpleRNN"), produces=_SEQ_PRODUCES)
 BIDIRECTIONAL = keras(
     "Bidirectional",
     _bidirectional,
-    produces=[
-        LSTMSequence,
-        GRUSequence,
-        RNNSequence,
-        Transpose,
-        Reshape,
-        ReduceSum,
-        ReduceMean,
-        Multiply,
-        Split,
-        Squeeze,
-        Broadcast,
-        Concat,
-        Gather,
-        ShapeOf,
-    ],
+    produces=[*_SEQ_PRODUCES, *MERGE_DIRECTIONS_OPS, ReduceSum, ReduceMean, Multiply, Split],
 )
