@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv import SOURCE_PATH, Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
 from irconv.mapped_pages import release_mapped_pages
 from irconv.ops import DeferredConst
@@ -147,10 +147,10 @@ def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> 
     return params
 
 
-def _scale_dtype(site: WeightSite, compressed: bool) -> type:
+def _scale_dtype(site: WeightSite, compressed: bool) -> np.dtype:
     """The precision ``site``'s scales are stored in: levels are chosen to fit it."""
     float_type = site.weight.out_port(0).data.element_type
-    return np.float16 if compressed and float_type is ElementType.f32 else float_type.numpy
+    return np.dtype(np.float16) if compressed and float_type is ElementType.f32 else float_type.numpy
 
 
 def _activation_statistics(graph: Graph, sites: list[WeightSite]) -> dict[int, InputStatistics]:
@@ -236,7 +236,7 @@ def _feed(rw: Rewriter, site: WeightSite, weights: OutPort) -> None:
     """``site``'s consumer reads ``weights`` (``[rows, cols]``), with ``transpose_b`` when
     the original matrix was ``[cols, rows]``."""
     if not site.rows_first:
-        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))  # type: ignore[type-var]
+        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))
     rw.set_input(site.consumer.in_port(site.port), weights)
 
 
