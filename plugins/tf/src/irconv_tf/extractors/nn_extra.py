@@ -550,8 +550,9 @@ EXTRACTORS = [
     tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),
     tf("AdjustHue", _adjust_hue, produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat]),
     tf("AdjustSaturation", _adjust_saturation, produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat]),
-    tf("RandomUniform", _random_uniform, produces=[RandomUniform]),
-    tf("RandomUniformInt", _random_uniform_int, produces=[RandomUniform]),
-    tf("RandomStandardNormal", _random_standard_normal, produces=[RandomUniform, Log, Sqrt, Cos]),
+    tf("RandomUniform", _random_uniform, produces=[Convert, RandomUniform]),
+    tf("RandomUniformInt", _random_uniform_int, produces=[Convert, RandomUniform]),
+    tf("RandomStandardNormal", _random_standard_normal,
+       produces=[Convert, Concat, RandomUniform, Gather, Log, Multiply, Sqrt, Cos]),
     tf("MaxPoolWithArgmax", _max_pool_with_argmax, produces=[MaxPool, Transpose, Multiply, Add]),
 ]
