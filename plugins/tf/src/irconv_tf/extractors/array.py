@@ -255,11 +255,11 @@ def _broadcast_to(node: Node, ctx: ExtractContext) -> Op:
 
 
 def _shape(node: Node, ctx: ExtractContext) -> Op:
-    return ShapeOf(output_type=element_type(ctx.attrs.int("out_type", 3), node.name))
+    return ShapeOf(output_type=element_type(ctx.attrs.int("out_type", 3), ctx.where()))
 
 
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("out_type", 3), node.name)
+    out = element_type(ctx.attrs.int("out_type", 3), ctx.where())
     shape = ctx.op(ShapeOf(output_type=out), ctx.input(0))
     return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
 
@@ -271,16 +271,16 @@ def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _cast(node: Node, ctx: ExtractContext) -> Op:
-    return Convert(destination_type=element_type(ctx.attrs.int("DstT"), node.name))
+    return Convert(destination_type=element_type(ctx.attrs.int("DstT"), ctx.where()))
 
 
 def _range(node: Node, ctx: ExtractContext) -> Op:
-    return Range(output_type=element_type(ctx.attrs.int("Tidx", 3), node.name))
+    return Range(output_type=element_type(ctx.attrs.int("Tidx", 3), ctx.where()))
 
 
 def _zeros_like(value: int):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
+        dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
         shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
         return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
 
@@ -347,12 +347,12 @@ def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
         block_shape = ctx.input_shape(1)
         if rank is None or block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
             raise ConversionError(
-                f"node {node.name!r} ({ctx.source_op.op_type}): needs the input's rank and a block_shape of known length"
+                f"{ctx.where()}: needs the input's rank and a block_shape of known length"
             )
         trailing = rank - 1 - block_shape[0]
         if trailing < 0:
             raise ConversionError(
-                f"node {node.name!r}: block_shape has {block_shape[0]} values for a rank-{rank} input"
+                f"{ctx.where()}: block_shape has {block_shape[0]} values for a rank-{rank} input"
             )
 
         def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:

@@ -52,7 +52,7 @@ _DT_FLOAT, _DT_INT32 = 1, 3
 
 def _typed(ctx: ExtractContext, value: float, attr: str = "T", suffix: str = "const") -> OutPort:
     """A scalar constant of the element type named by the node's ``attr`` (e.g. ``T``)."""
-    dtype = numpy_dtype(ctx.attrs.int(attr, _DT_FLOAT), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int(attr, _DT_FLOAT), ctx.where())
     return ctx.const(np.array(value, dtype=dtype), suffix=suffix)
 
 
@@ -93,7 +93,7 @@ def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """LinSpace(start, stop, num): start + i * (stop - start) / (num - 1) for i < num - 1, then
     exactly ``stop`` last (TF's kernel); a single value is ``start``. ``num`` may be computed."""
     dtype_attr = ctx.attrs.int("T", _DT_FLOAT)
-    out = element_type(dtype_attr, node.name)
+    out = element_type(dtype_attr, ctx.where())
     start = _scalar(ctx, ctx.input(0), "start")
     stop = _scalar(ctx, ctx.input(1), "stop")
     num = ctx.op(Convert(destination_type=ElementType.i64), _scalar(ctx, ctx.input(2), "num_scalar"), suffix="num")
@@ -110,7 +110,7 @@ def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y[x[i]] = i: scatter the positions 0..n-1 to the indices x (every slot is written once)."""
-    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), ctx.where())
     x = ctx.input(0)
     size = _scalar(ctx, ctx.op(ShapeOf(output_type=out), x, suffix="length"), "size")
     positions = ctx.op(
@@ -122,7 +122,7 @@ def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The broadcast of two shape vectors: both left-padded with 1s to the longer length, then
     per position the other dim where one is 1 (so a 0 against a 1 gives 0, as in TF)."""
-    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), ctx.where())
     s0, s1 = ctx.input(0), ctx.input(1)
     one = _typed(ctx, 1, suffix="one")
     len0 = ctx.op(ShapeOf(output_type=ElementType.i64), s0, suffix="len0")
@@ -141,7 +141,7 @@ def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _shape_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("out_type", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("out_type", _DT_INT32), ctx.where())
     return [ctx.op(ShapeOf(output_type=out), ctx.input(i), suffix=f"shape{i}") for i in range(len(ctx.inputs))]
 
 
@@ -155,7 +155,7 @@ def _bucketize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     TF compares x with the float32 boundaries: integers are compared as floats, doubles with
     the boundaries widened, which is what converting does here.
     """
-    dtype = numpy_dtype(ctx.attrs.int("T", _DT_FLOAT), node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", _DT_FLOAT), ctx.where())
     boundaries = np.asarray(ctx.attrs.floats("boundaries", []), dtype=np.float32)
     x = ctx.input(0)
     if boundaries.size == 0:
@@ -438,7 +438,7 @@ def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
 def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) * factor + mean, the mean over the H and W axes of [..., H, W, C] per channel;
     computed in float32 (TF converts half images first) and converted back."""
-    out = element_type(ctx.attrs.int("T", _DT_FLOAT), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_FLOAT), ctx.where())
     f32 = ElementType.f32
     x = ctx.input(0)
     if out != f32:

@@ -64,7 +64,7 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     method = ctx.attrs.str("method", "bilinear")
     if method not in ("bilinear", "nearest"):
-        raise ConversionError(f"node {node.name!r}: CropAndResize method {method!r} is not supported")
+        raise ConversionError(f"{ctx.where()}: CropAndResize method {method!r} is not supported")
     crop = [int(v) for v in input_constant(ctx, 3, "crop_size").reshape(-1)]
     image, boxes = ctx.input(0), ctx.input(1)
     f32 = ElementType.f32

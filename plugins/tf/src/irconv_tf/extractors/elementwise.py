@@ -112,7 +112,7 @@ def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _scalar_like(ctx: ExtractContext, value: float, suffix: str = "exponent", shape: tuple[int, ...] = ()) -> OutPort:
     """A constant of the node's element type ``T`` (an f32 constant next to f16 data is refused)."""
-    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
     return ctx.const(np.full(shape, value, dtype=dtype), suffix=suffix)
 
 

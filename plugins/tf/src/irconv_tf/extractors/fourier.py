@@ -70,7 +70,7 @@ def _check_complex_consumers(ctx: ExtractContext) -> None:
                     ports.append(node.out_port(out))
             elif op_type not in _COMPLEX_READERS:
                 raise ConversionError(
-                    f"{ctx.where()}: its complex output is read by node {node.name!r} ({op_type}), which irconv "
+                    f"{ctx.where()}: its complex output is read by {node.name!r} ({op_type}), which irconv "
                     "cannot run on complex values (only " + ", ".join(sorted(_COMPLEX_READERS)) + " can)"
                 )
 

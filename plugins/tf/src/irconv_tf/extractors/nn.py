@@ -75,7 +75,7 @@ def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = 
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
         inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
         return Window.of(steps, dilations, [int(p[0]) for p in inner], [int(p[1]) for p in inner])
-    raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
+    raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
 
 
 def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
@@ -108,7 +108,7 @@ def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # the filter may be computed: only its (static) kernel size matters here
     filter_shape = ctx.input_shape(1)
     if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
-        raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
+        raise ConversionError(f"{ctx.where()}: Conv2DBackpropInput needs the filter's kernel size known")
     kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
     if ctx.input_value(0) is None:
         return _computed_size_backprop_input(node, ctx, kernel)
@@ -160,7 +160,7 @@ def _computed_size_backprop_input(node: Node, ctx: ExtractContext, kernel: tuple
     data takes the cropped form."""
     window, kind = _backprop_window(ctx, 4)
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
     output_shape = ctx.op(Gather(), sizes, i64(ctx, axes, "spatial_axes"), i64(ctx, 0, "axis"), suffix="output_shape")
@@ -290,7 +290,7 @@ def _matmul(node: Node, ctx: ExtractContext) -> Op:
 def _batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchMatMulV3's ``Tout`` may be wider than its inputs (int8 x int8 -> int32): the
     products are computed in ``Tout``, so the inputs are converted first, never the result."""
-    out = element_type(ctx.attrs.int("Tout"), node.name) if "Tout" in ctx.attrs else None
+    out = element_type(ctx.attrs.int("Tout"), ctx.where()) if "Tout" in ctx.attrs else None
     inputs = []
     for i in (0, 1):
         port = ctx.input(i)
@@ -324,7 +324,7 @@ def _resize(mode: str):  # type: ignore[no-untyped-def]
         align_corners = ctx.attrs.bool("align_corners", False)
         half_pixel = ctx.attrs.bool("half_pixel_centers", False)
         if align_corners and half_pixel:
-            raise ConversionError(f"node {node.name!r}: align_corners and half_pixel_centers cannot both be set")
+            raise ConversionError(f"{ctx.where()}: align_corners and half_pixel_centers cannot both be set")
         transform, nearest = _resize_mapping(mode, align_corners, half_pixel)
         op = Interpolate(
             mode=mode,

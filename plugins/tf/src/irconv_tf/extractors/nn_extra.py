@@ -91,7 +91,7 @@ def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     kind = ctx.attrs.str("padding")
     pads = {"SAME": "same_upper", "VALID": "valid"}
     if kind not in pads:
-        raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
     op = ExtractImagePatches(
         sizes=list(spatial(ctx, "ksizes")),
         strides=list(spatial(ctx, "strides")),
@@ -371,7 +371,7 @@ def _seeds(ctx: ExtractContext) -> dict[str, int]:
 
 def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniform -> RandomUniform-8 over [0, 1) in ``dtype``: TF's distribution, not its values."""
-    out = element_type(ctx.attrs.int("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), ctx.where())
     low, high = ctx.const(np.zeros((), out.numpy), suffix="min"), ctx.const(np.ones((), out.numpy), suffix="max")
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), low, high, suffix="RandomUniform")]
@@ -379,7 +379,7 @@ def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniformInt -> RandomUniform-8 over integers in [minval, maxval)."""
-    out = element_type(ctx.attrs.int("Tout", 3), node.name)
+    out = element_type(ctx.attrs.int("Tout", 3), ctx.where())
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), ctx.input(1), ctx.input(2), suffix="RandomUniform")]
 
@@ -387,7 +387,7 @@ def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Box-Muller: sqrt(-2 ln u1) cos(2 pi u2) with u1 in (0, 1), u2 in [0, 1), both drawn
     by one RandomUniform-8 of shape [2, *shape] (two draws with the same seeds would match)."""
-    out = element_type(ctx.attrs.int("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), ctx.where())
     dtype = out.numpy
     both = ctx.op(Concat(axis=0), i64(ctx, [2], "two"), _shape_input(ctx), suffix="both_shape")
     tiny = ctx.const(np.asarray(np.finfo(dtype).tiny, dtype), suffix="min")
@@ -418,10 +418,10 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     kind = ctx.attrs.str("padding")
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
     ksize, strides = ctx.attrs.ints("ksize"), ctx.attrs.ints("strides")
     if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 or strides[0] != 1 or strides[3] != 1:
-        raise ConversionError(f"node {node.name!r}: MaxPoolWithArgmax pools over H and W only")
+        raise ConversionError(f"{ctx.where()}: MaxPoolWithArgmax pools over H and W only")
     x = ctx.input(0)
     shape = ctx.input_shape(0)
     dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix="dims")
@@ -495,7 +495,7 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scaled = ctx.op(Multiply(), index, channels, suffix="scaled")
     channel = ctx.op(Range(output_type=ElementType.i64), zero, channels, one, suffix="channel")
     index = ctx.op(Add(), scaled, channel, suffix="argmax_i64")
-    out = element_type(ctx.attrs.int("Targmax", 9), node.name)
+    out = element_type(ctx.attrs.int("Targmax", 9), ctx.where())
     if out != i64:
         index = ctx.op(Convert(destination_type=out), index, suffix="argmax")
     return [values, index]

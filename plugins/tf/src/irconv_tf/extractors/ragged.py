@@ -124,7 +124,7 @@ def _ragged_range(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _splits_out(ctx: ExtractContext, splits: OutPort) -> OutPort:
     """Splits in the node's ``Tsplits`` type (int64 by default)."""
-    wanted = element_type(ctx.attrs.int("Tsplits", 9), ctx.node.name)
+    wanted = element_type(ctx.attrs.int("Tsplits", 9), ctx.where())
     if wanted is I64:
         return splits
     return ctx.op(Convert(destination_type=wanted), splits, suffix="splits_out")

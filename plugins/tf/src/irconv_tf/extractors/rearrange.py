@@ -80,7 +80,7 @@ def _matrix_band_part(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     lower, upper = _i64(ctx, 1, "num_lower"), _i64(ctx, 2, "num_upper")
     keep = ctx.op(LogicalAnd(), within(lower, below, "lower"), within(upper, above, "upper"), suffix="band")
-    dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
     return [ctx.op(Select(), keep, ctx.input(0), ctx.const(np.zeros((), dtype), suffix="zero_value"))]
 
 
@@ -90,18 +90,18 @@ def _cumprod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = int(input_constant(ctx, 1, "axis"))
     shape = ctx.input_shape(0)
     if shape is None or not -len(shape) <= axis < len(shape) or shape[axis] is None:
-        raise ConversionError(f"node {node.name!r}: Cumprod needs a static length along axis {axis}")
+        raise ConversionError(f"{ctx.where()}: Cumprod needs a static length along axis {axis}")
     length = shape[axis]
     if length > CUMPROD_MAX_LENGTH:
         raise ConversionError(
-            f"node {node.name!r}: Cumprod over {length} > {CUMPROD_MAX_LENGTH} items is not supported"
+            f"{ctx.where()}: Cumprod over {length} > {CUMPROD_MAX_LENGTH} items is not supported"
         )
     if length == 0:
         return [ctx.input(0)]
     split = ctx.add(Split(num_splits=length), [ctx.input(0), i64(ctx, axis, "axis")], suffix="items")
     items = [split.out_port(i) for i in range(length)]
     order = list(range(length))[::-1] if ctx.attrs.bool("reverse", False) else list(range(length))
-    dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
     running = ctx.op(
         Broadcast(),
         ctx.const(np.ones((), dtype), suffix="one"),

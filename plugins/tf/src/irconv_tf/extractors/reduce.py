@@ -116,7 +116,7 @@ def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | Non
 def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         axis = int(input_constant(ctx, 1, "dimension"))
-        out = element_type(ctx.attrs.int("output_type", 9), node.name)
+        out = element_type(ctx.attrs.int("output_type", 9), ctx.where())
         topk = ctx.add(
             TopK(axis=axis, mode=mode, sort="none", index_element_type=out),
             [ctx.input(0), i64(ctx, 1, "k")],
@@ -128,7 +128,7 @@ def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
 
 
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("index_type", 3), node.name)
+    out = element_type(ctx.attrs.int("index_type", 3), ctx.where())
     sort = "value" if ctx.attrs.bool("sorted", True) else "none"
     topk = ctx.add(
         TopK(axis=-1, mode="max", sort=sort, index_element_type=out), [ctx.input(0), ctx.input(1)], suffix="TopK"

@@ -16,7 +16,7 @@ def _multinomial(node: Node, ctx: ExtractContext) -> list[OutPort]:
     generator, so the values differ from TensorFlow's even with the same seeds; a class whose
     logit leaves the others no probability is drawn every time by both."""
     op = Multinomial(
-        convert_type=element_type(ctx.attrs.int("output_dtype", 9), node.name),
+        convert_type=element_type(ctx.attrs.int("output_dtype", 9), ctx.where()),
         with_replacement=True,
         log_probs=True,
         global_seed=ctx.attrs.int("seed", 0),

@@ -49,7 +49,7 @@ def _as_vector(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
 
 
 def _data_dtype(ctx: ExtractContext, node: Node, name: str = "T") -> np.dtype:
-    return numpy_dtype(ctx.attrs.int(name, 1), node.name)
+    return numpy_dtype(ctx.attrs.int(name, 1), ctx.where())
 
 
 def _filled(ctx: ExtractContext, value: OutPort, shape: OutPort, suffix: str) -> OutPort:
@@ -317,7 +317,7 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     occurrence is last unless x holds one, so the positions of x's elements are the first
     len(x) of the result's and y is the first max(idx) + 1 uniques.
     """
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     sentinel = ctx.const(np.zeros([1], _data_dtype(ctx, node)), suffix="sentinel")
     padded = ctx.op(Concat(axis=0), ctx.input(0), sentinel, suffix="padded")
     unique = ctx.add(Unique(sorted=False, index_element_type=out, count_element_type=out), [padded])
@@ -332,7 +332,7 @@ def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UniqueWithCounts(x) -> Unique's y and idx, and how often each of y occurs (the ones
     of x summed per idx: Unique-10's own counts include the appended zero)."""
     y, idx, count = _unique(node, ctx)
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     dtype = out.numpy
     ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), idx), "ones")
     return [y, idx, _segment_reduce(ctx, dtype, ones, idx, count, False, "sum")]
@@ -340,7 +340,7 @@ def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ListDiff(x, y) -> the values of x not in y (in x's order) and their positions in x."""
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     column = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "column_axis"), suffix="x_column")
     row = ctx.op(Unsqueeze(), ctx.input(1), i64(ctx, [0], "row_axis"), suffix="y_row")
     matches = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Equal(), column, row), suffix="matches")

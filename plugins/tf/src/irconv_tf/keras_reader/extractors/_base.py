@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import cast
 
 import numpy as np
 from irconv import ExtractContext
@@ -27,7 +26,8 @@ from irconv_tf.keras_reader.model import KerasLayer
 keras = partial(extractor, FRAMEWORK)
 
 def layer(ctx: ExtractContext) -> KerasLayer:
-    return cast(KerasLayer, ctx.source)
+    """The Keras layer being extracted (its variables, recorded output shapes)."""
+    return ctx.source_as(KerasLayer)
 
 
 def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarray]:
