@@ -16,7 +16,6 @@ from irconv.ops import Result
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.subgraph import inline_graph
 
 
@@ -28,7 +27,7 @@ def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (initial,) = inline_graph(cond, ctx.graph, values, f"{node.name}/initial_cond")
     body_results = body.results()
     returned = [r.in_port(0).get_source() for r in body_results]
-    (again,) = inline_graph(cond, body, returned, f"{node.name}/cond")  # type: ignore[arg-type]
+    (again,) = inline_graph(cond, body, returned, f"{node.name}/cond")
     body.add_node(Result(), f"{node.name}/cond/sink", [again])
     loop = Loop(
         body=body,
@@ -60,7 +59,5 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [made.out_port(i) for i in range(outputs)]
 
 
-EXTRACTORS = [
-    *aliases(FRAMEWORK, ["While", "StatelessWhile"], _while, produces=[Loop]),
-    *aliases(FRAMEWORK, ["If", "StatelessIf"], _if, produces=[If]),
-]
+WHILE = aliases("tf", ["While", "StatelessWhile"], _while, produces=[Loop])
+IF = aliases("tf", ["If", "StatelessIf"], _if, produces=[If])
