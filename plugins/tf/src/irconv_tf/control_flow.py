@@ -14,6 +14,7 @@ from irconv.errors import ModelFileError
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph
+from irconv_tf.dtypes import data_type
 from irconv_tf.inline import Flattener
 from irconv_tf.nodes import TFNode
 
@@ -45,7 +46,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         # a variant one a TensorList (a tensor with a leading list axis): float32 stands in
         # until the Loop/If infers the body from its inputs.
         dtype = 1 if arg.type in (_RESOURCE, _VARIANT) else arg.type
-        attrs = {"dtype": graph_pb2.AttrValue(type=dtype)}
+        attrs = {"dtype": graph_pb2.AttrValue(type=data_type(dtype))}
         # A shape stated for the argument (the TF1 frame pass states loop invariants' shapes)
         # lets the body's extractors see ranks before the Loop feeds the body.
         key = f"{ARG_SHAPE}_{index}"

@@ -130,7 +130,8 @@ def load_saved_model(path: Path, ctx: LoadContext) -> Graph:
 
 
 def _pick_meta_graph(saved: Any, ctx: LoadContext, path: Path) -> Any:
-    given = split_tags(ctx.options.get(SAVED_MODEL_TAGS))
+    tags: tuple[str, ...] = ctx.options.get(SAVED_MODEL_TAGS)
+    given = split_tags(tags)
     wanted = set(given) or {"serve"}
     available = [sorted(m.meta_info_def.tags) for m in saved.meta_graphs]
     for meta in saved.meta_graphs:
@@ -174,6 +175,7 @@ def _graph_from_def(
     for node_name, value in (constants or {}).items():  # Consts whose bytes stayed in the file
         if node_name in nodes and nodes[node_name].op == "Const":
             nodes[node_name].value = value
+    inputs: list[Endpoint]
     if explicit is not None:
         inputs = []
         outputs = []
