@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -31,8 +31,9 @@ from irconv_opset import (
 from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS, single_class_nms
 
 
-def _nms(node: Node, ctx: ExtractContext, version: int) -> list[OutPort]:
+def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """NonMaxSuppressionV2..V5 (one batch, one class) -> NonMaxSuppression-9."""
+    version = int(ctx.source_op.op_type.removeprefix("NonMaxSuppressionV"))
     return lower_nms(ctx, version, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3))
 
 
@@ -133,21 +134,4 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), outside, fill, result)]
 
 
-@extractor("tf", "NonMaxSuppressionV2", produces=[*SINGLE_CLASS_NMS_OPS])
-def _non_max_suppression_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _nms(node, ctx, 2)
-
-
-@extractor("tf", "NonMaxSuppressionV3", produces=[*SINGLE_CLASS_NMS_OPS])
-def _non_max_suppression_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _nms(node, ctx, 3)
-
-
-@extractor("tf", "NonMaxSuppressionV4", produces=[*SINGLE_CLASS_NMS_OPS])
-def _non_max_suppression_v4(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _nms(node, ctx, 4)
-
-
-@extractor("tf", "NonMaxSuppressionV5", produces=[*SINGLE_CLASS_NMS_OPS])
-def _non_max_suppression_v5(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _nms(node, ctx, 5)
+NMS = aliases("tf", [f"NonMaxSuppressionV{v}" for v in (2, 3, 4, 5)], _nms, produces=[*SINGLE_CLASS_NMS_OPS])

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, require_rank
+from irconv.frontend import aliases, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Result, SourceOp
 from irconv.types import ElementType
@@ -91,6 +91,12 @@ def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:
     return rank
 
 
+def _transformed_dims(ctx: ExtractContext) -> int:
+    """How many inner dims an (I)(R)FFT op transforms: FFT 1, FFT2D 2, FFT3D 3."""
+    op_type = ctx.source_op.op_type
+    return int(op_type[-2]) if op_type.endswith("D") else 1
+
+
 def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
     """``fft_length`` (input 1, int32 [dims]) as the i64 ``signal_size`` of RDFT/IRDFT."""
     value = ctx.input_value(1)
@@ -102,8 +108,9 @@ def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
     return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="fft_length")
 
 
-def _rfft(node: Node, ctx: ExtractContext, dims: int) -> list[OutPort]:
+def _rfft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RFFT/RFFT2D/RFFT3D: real [..., n1..nk] -> complex [..., f1..f(k-1), fk // 2 + 1]."""
+    dims = _transformed_dims(ctx)
     rank = require_rank(ctx, 0)
     if rank < dims:
         raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
@@ -112,15 +119,17 @@ def _rfft(node: Node, ctx: ExtractContext, dims: int) -> list[OutPort]:
     return [ctx.op(RDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
 
-def _irfft(node: Node, ctx: ExtractContext, dims: int) -> list[OutPort]:
+def _irfft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """IRFFT/IRFFT2D/IRFFT3D: complex -> real [..., f1..fk] for the fk = fft_length values."""
+    dims = _transformed_dims(ctx)
     rank = _complex_input(ctx, 0, dims)
     axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
     return [ctx.op(IRDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
 
-def _fft(node: Node, ctx: ExtractContext, dims: int, inverse: bool) -> list[OutPort]:
+def _fft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """FFT/IFFT (2D, 3D): complex -> complex over the innermost ``dims`` dims; IDFT scales by 1/n."""
+    dims, inverse = _transformed_dims(ctx), ctx.source_op.op_type.startswith("I")
     rank = _complex_input(ctx, 0, dims)
     _check_complex_consumers(ctx)
     axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
@@ -143,8 +152,9 @@ def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=-1), *parts)]
 
 
-def _part(node: Node, ctx: ExtractContext, index: int) -> list[OutPort]:
+def _part(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Real (0) / Imag (1): that entry of the trailing pair."""
+    index = 1 if ctx.source_op.op_type == "Imag" else 0
     _complex_input(ctx, 0, 0)
     return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"))]
 
@@ -156,71 +166,8 @@ def _complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), i64(ctx, [-1], "pair_axis"))]
 
 
-@extractor("tf", "RFFT", produces=[RDFT])
-def _rfft_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _rfft(node, ctx, 1)
-
-
-@extractor("tf", "RFFT2D", produces=[RDFT])
-def _rfft2_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _rfft(node, ctx, 2)
-
-
-@extractor("tf", "RFFT3D", produces=[RDFT])
-def _rfft3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _rfft(node, ctx, 3)
-
-
-@extractor("tf", "IRFFT", produces=[IRDFT])
-def _irfft_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _irfft(node, ctx, 1)
-
-
-@extractor("tf", "IRFFT2D", produces=[IRDFT])
-def _irfft2_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _irfft(node, ctx, 2)
-
-
-@extractor("tf", "IRFFT3D", produces=[IRDFT])
-def _irfft3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _irfft(node, ctx, 3)
-
-
-@extractor("tf", "FFT", produces=[DFT])
-def _fft_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 1, inverse=False)
-
-
-@extractor("tf", "FFT2D", produces=[DFT])
-def _fft2_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 2, inverse=False)
-
-
-@extractor("tf", "FFT3D", produces=[DFT])
-def _fft3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 3, inverse=False)
-
-
-@extractor("tf", "IFFT", produces=[IDFT])
-def _ifft(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 1, inverse=True)
-
-
-@extractor("tf", "IFFT2D", produces=[IDFT])
-def _ifft2_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 2, inverse=True)
-
-
-@extractor("tf", "IFFT3D", produces=[IDFT])
-def _ifft3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _fft(node, ctx, 3, inverse=True)
-
-
-@extractor("tf", "Real", produces=[Gather])
-def _real(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _part(node, ctx, 0)
-
-
-@extractor("tf", "Imag", produces=[Gather])
-def _imag(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _part(node, ctx, 1)
+RFFT = aliases("tf", ["RFFT", "RFFT2D", "RFFT3D"], _rfft, produces=[RDFT])
+IRFFT = aliases("tf", ["IRFFT", "IRFFT2D", "IRFFT3D"], _irfft, produces=[IRDFT])
+FFT = aliases("tf", ["FFT", "FFT2D", "FFT3D"], _fft, produces=[DFT])
+IFFT = aliases("tf", ["IFFT", "IFFT2D", "IFFT3D"], _fft, produces=[IDFT])
+PARTS = aliases("tf", ["Real", "Imag"], _part, produces=[Gather])

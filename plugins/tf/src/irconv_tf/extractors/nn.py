@@ -20,7 +20,6 @@ from irconv_opset import (
     Add,
     AvgPool,
     Convert,
-    Convolution,
     ConvolutionBackpropData,
     DepthToSpace,
     Divide,
@@ -45,6 +44,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import all_axes
 from irconv_opset.lowering.convolution import (
+    CHANNELS_LAST_CONVOLUTION_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     PadSplit,
@@ -82,8 +82,9 @@ def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
     return LayoutMark.for_rank(rank) if channels_last(ctx) else None
 
 
-def _conv(node: Node, ctx: ExtractContext, rank: int) -> list[OutPort]:
+def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv2D (rank 4) and Conv3D (rank 5): filters [spatial..., I, O] -> [O, I, spatial...]."""
+    rank = _rank_of(ctx)
     conv = ChannelsLastConvolution(_window(ctx, rank), ctx.input(1), FilterLayout.SPATIAL_IN_OUT)
     return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx, rank)))[:1]
 
@@ -195,7 +196,13 @@ def _cropped_backprop_input(
     return [ctx.op(Slice(), full, begin, end, i64(ctx, [1, 1], "crop_step"), i64(ctx, axes, "crop_axes"))]
 
 
-def _pool(node: Node, ctx: ExtractContext, kind: str, rank: int=4) -> list[OutPort]:
+def _rank_of(ctx: ExtractContext) -> int:
+    """The input rank a 2D (4) or 3D (5) convolution or pooling op works on."""
+    return 5 if ctx.source_op.op_type.endswith("3D") else 4
+
+
+def _pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    kind, rank = ("max" if ctx.source_op.op_type.startswith("Max") else "avg"), _rank_of(ctx)
     return _pooled(ctx, kind, rank, spatial(ctx, "ksize", rank), spatial(ctx, "strides", rank))
 
 
@@ -315,7 +322,12 @@ def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[s
     return "asymmetric", "floor"
 
 
-def _resize(node: Node, ctx: ExtractContext, mode: str) -> list[OutPort]:
+#: Interpolate's mode for each TF resize op.
+_RESIZE_MODES = {"ResizeBilinear": "linear", "ResizeNearestNeighbor": "nearest"}
+
+
+def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    mode = _RESIZE_MODES[ctx.source_op.op_type]
     align_corners = ctx.attrs.bool("align_corners", False)
     half_pixel = ctx.attrs.bool("half_pixel_centers", False)
     if align_corners and half_pixel:
@@ -362,44 +374,10 @@ def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 FUSED_BATCH_NORM = aliases("tf", ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm, produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt])
 BATCH_MAT_MUL = aliases("tf", ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul])
-@extractor("tf", "Conv2D", produces=[Convolution, Transpose])
-def _conv2_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _conv(node, ctx, 4)
-
-
-@extractor("tf", "Conv3D", produces=[Convolution, Transpose])
-def _conv3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _conv(node, ctx, 5)
-
-
-@extractor("tf", "MaxPool", produces=[MaxPool_v1])
-def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _pool(node, ctx, "max")
-
-
-@extractor("tf", "AvgPool", produces=[AvgPool])
-def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _pool(node, ctx, "avg")
-
-
-@extractor("tf", "MaxPool3D", produces=[MaxPool_v1])
-def _max_pool3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _pool(node, ctx, "max", 5)
-
-
-@extractor("tf", "AvgPool3D", produces=[AvgPool])
-def _avg_pool3_d(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _pool(node, ctx, "avg", 5)
-
-
-@extractor("tf", "ResizeBilinear", produces=[Interpolate])
-def _resize_bilinear(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _resize(node, ctx, "linear")
-
-
-@extractor("tf", "ResizeNearestNeighbor", produces=[Interpolate])
-def _resize_nearest_neighbor(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _resize(node, ctx, "nearest")
+CONV = aliases("tf", ["Conv2D", "Conv3D"], _conv, produces=[*CHANNELS_LAST_CONVOLUTION_OPS])
+MAX_POOL = aliases("tf", ["MaxPool", "MaxPool3D"], _pool, produces=[MaxPool_v1])
+AVG_POOL = aliases("tf", ["AvgPool", "AvgPool3D"], _pool, produces=[AvgPool])
+RESIZE = aliases("tf", list(_RESIZE_MODES), _resize, produces=[Interpolate])
 
 
 @extractor("tf", "DepthToSpace", produces=[DepthToSpace])

@@ -191,9 +191,20 @@ def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterNDUpdate(reduction="none"), dense, indices, values)]
 
 
-def _tensor_scatter(node: Node, ctx: ExtractContext, reduction: str) -> list[OutPort]:
+#: ScatterNDUpdate's reduction for each TensorScatter op.
+_TENSOR_SCATTER_REDUCTIONS = {
+    "TensorScatterUpdate": "none",
+    "TensorScatterAdd": "sum",
+    "TensorScatterSub": "sub",
+    "TensorScatterMax": "max",
+    "TensorScatterMin": "min",
+}
+
+
+def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TensorScatterUpdate/Add/Sub/Max/Min(tensor, indices, updates): ``tensor`` with the
     updates written (or added, subtracted, ...) at the index tuples; duplicates reduce."""
+    reduction = _TENSOR_SCATTER_REDUCTIONS[ctx.source_op.op_type]
     return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), ctx.input(1), ctx.input(2))]
 
 
@@ -433,29 +444,7 @@ def _sparse_segment_sum_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sparse_segment_sum(node, ctx, False)
 
 
-@extractor("tf", "TensorScatterUpdate", produces=[ScatterNDUpdate])
-def _tensor_scatter_update(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _tensor_scatter(node, ctx, "none")
-
-
-@extractor("tf", "TensorScatterAdd", produces=[ScatterNDUpdate])
-def _tensor_scatter_add(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _tensor_scatter(node, ctx, "sum")
-
-
-@extractor("tf", "TensorScatterSub", produces=[ScatterNDUpdate])
-def _tensor_scatter_sub(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _tensor_scatter(node, ctx, "sub")
-
-
-@extractor("tf", "TensorScatterMax", produces=[ScatterNDUpdate])
-def _tensor_scatter_max(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _tensor_scatter(node, ctx, "max")
-
-
-@extractor("tf", "TensorScatterMin", produces=[ScatterNDUpdate])
-def _tensor_scatter_min(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _tensor_scatter(node, ctx, "min")
+TENSOR_SCATTER = aliases("tf", list(_TENSOR_SCATTER_REDUCTIONS), _tensor_scatter, produces=[ScatterNDUpdate])
 
 
 #: The segment reductions one helper lowers: TF op -> (reduction, where the ids come from).
