@@ -30,6 +30,22 @@ ARG_SHAPE = "_irconv_arg_shape"
 _VARIANT = 21
 
 
+WHILE_OPS = ("While", "StatelessWhile")
+
+
+def add_initial_conditions(nodes: dict[str, TFNode], flattener: Flattener) -> None:
+    """Give each While its condition on the initial values as one more (last) input: the
+    cond function inlined on the While's inputs, in the graph around it. A TF While checks
+    the condition before the first iteration, a Loop takes that check as an input; inlined
+    here, the condition's nodes are extracted by their own extractors like any other."""
+    for name, node in list(nodes.items()):
+        if node.op not in WHILE_OPS:
+            continue
+        (condition,) = flattener.add_function(node.need("cond"), f"{name}/initial_cond/", list(node.inputs))
+        node.inputs.append(condition)
+    flattener.finish()
+
+
 def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
     from irconv_tf.proto import graph_pb2
 
@@ -58,6 +74,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         inputs.append(Endpoint((placeholder, 0), [arg.name]))
     returned = flattener.add_function(fname, f"{name}/", args)
     nodes = flattener.finish()
+    add_initial_conditions(nodes, flattener)
     for node in nodes.values():
         if node.op == "ReadVariableOp":
             node.op = "Identity"

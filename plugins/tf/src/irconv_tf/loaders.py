@@ -13,7 +13,7 @@ from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
 from irconv_tf.checkpoint import Checkpoint
-from irconv_tf.control_flow import BODY_ATTRS, body_graph
+from irconv_tf.control_flow import BODY_ATTRS, add_initial_conditions, body_graph
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.inline import Flattener, parse_graph_input
 from irconv_tf.keras import freeze_keras, read_without_tensorflow
@@ -213,6 +213,7 @@ def _flat_nodes(graph_def: Any) -> tuple[dict[str, TFNode], Flattener]:
     nodes = flattener.finish()
     controls = {nd.name: [s[1:] for s in nd.input if s.startswith("^")] for nd in node_defs}
     functionalize(nodes, flattener.functions, controls)
+    add_initial_conditions(nodes, flattener)
     return nodes, flattener
 
 
