@@ -60,7 +60,7 @@ def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Transpose())
 
 
-@extractor("tf", "ExpandDims", produces=[Unsqueeze])
+@extractor("tf", "ExpandDims", produces=[Unsqueeze, Add, Concat, Convert, Equal, Gather, Greater, Less, Reshape, Select, ShapeOf, Subtract])
 def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ExpandDims(x, axis): axis is a scalar or a one-element list, constant or computed.
     A computed axis becomes a Reshape to x's shape with a 1 inserted at the (normalised)
@@ -219,7 +219,7 @@ def _shrunk_output_axes(masks: dict[str, list[int]], rank: int | None) -> list[i
     return axes
 
 
-@extractor("tf", "Slice", produces=[Slice])
+@extractor("tf", "Slice", produces=[Slice, Add, Broadcast, Convert, Equal, Select, ShapeOf])
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Slice(x, begin, size): stop = begin + size, where size -1 means "to the end".
     "To the end" is the dimension itself (ShapeOf(x)), never a huge sentinel: the CPU plugin
@@ -276,7 +276,7 @@ def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
 
 
-@extractor("tf", "Rank", produces=[ShapeOf])
+@extractor("tf", "Rank", produces=[ShapeOf, Squeeze])
 def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="shape")
     rank = ctx.op(ShapeOf(output_type=ElementType.i32), shape, suffix="rank")
@@ -299,7 +299,7 @@ def _zeros_like(node: Node, ctx: ExtractContext, value: int) -> list[OutPort]:
     return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
 
 
-@extractor("tf", "Select", produces=[Select])
+@extractor("tf", "Select", produces=[Select, Unsqueeze])
 def _select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Select (v1): a vector condition picks whole rows of higher-rank x/y (not NumPy
     broadcasting, which would align it with the last axis), so it gets trailing 1 dims."""
@@ -401,10 +401,10 @@ def _pad_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _pad(node, ctx, "constant")
 
 
-PAD = aliases("tf", ["Pad", "PadV2"], _pad_op, produces=[Pad])
+PAD = aliases("tf", ["Pad", "PadV2"], _pad_op, produces=[Pad, Convert, Split, Squeeze])
 
 
-@extractor("tf", "MirrorPad", produces=[Pad])
+@extractor("tf", "MirrorPad", produces=[Pad, Convert, Split, Squeeze])
 def _mirror_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _pad(node, ctx, "mirror")
 
@@ -419,11 +419,11 @@ def _ones_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _zeros_like(node, ctx, 1)
 
 
-@extractor("tf", "SpaceToBatchND", produces=[SpaceToBatch])
+@extractor("tf", "SpaceToBatchND", produces=[SpaceToBatch, Concat, Convert, Split, Squeeze])
 def _space_to_batch_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _space_batch(node, ctx, True)
 
 
-@extractor("tf", "BatchToSpaceND", produces=[BatchToSpace])
+@extractor("tf", "BatchToSpaceND", produces=[BatchToSpace, Concat, Convert, Split, Squeeze])
 def _batch_to_space_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _space_batch(node, ctx, False)

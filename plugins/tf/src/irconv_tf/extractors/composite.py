@@ -85,7 +85,7 @@ def _scalar(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
     return ctx.op(Reshape(special_zero=False), port, i64(ctx, np.zeros(0, np.int64), "scalar"), suffix=suffix)
 
 
-@extractor("tf", "LinSpace", produces=[Range, Convert, Subtract, Divide, Multiply, Add, Select])
+@extractor("tf", "LinSpace", produces=[Range, Convert, Subtract, Divide, Multiply, Add, Select, Equal, Maximum, Reshape])
 def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """LinSpace(start, stop, num): start + i * (stop - start) / (num - 1) for i < num - 1, then
     exactly ``stop`` last (TF's kernel); a single value is ``start``. ``num`` may be computed."""
@@ -105,7 +105,7 @@ def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(auto_broadcast="numpy"), is_last, stop, values)]
 
 
-@extractor("tf", "InvertPermutation", produces=[ShapeOf, Range, ScatterElementsUpdate])
+@extractor("tf", "InvertPermutation", produces=[ShapeOf, Range, ScatterElementsUpdate, Reshape])
 def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y[x[i]] = i: scatter the positions 0..n-1 to the indices x (every slot is written once)."""
     out = element_type(ctx.attrs.int("T", _DT_INT32), ctx.where())
@@ -117,7 +117,7 @@ def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterElementsUpdate(reduction="none"), x, x, positions, i64(ctx, 0, "axis"))]
 
 
-@extractor("tf", "BroadcastArgs", produces=[ShapeOf, Broadcast, Concat, Equal, Select])
+@extractor("tf", "BroadcastArgs", produces=[ShapeOf, Broadcast, Concat, Equal, Select, Convert, Maximum, Subtract])
 def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The broadcast of two shape vectors: both left-padded with 1s to the longer length, then
     per position the other dim where one is 1 (so a 0 against a 1 gives 0, as in TF)."""
@@ -151,7 +151,7 @@ def _identity_first(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ---------------------------------------------------------------- bucketing and reversal
-@extractor("tf", "Bucketize", produces=[Bucketize])
+@extractor("tf", "Bucketize", produces=[Bucketize, Broadcast, Convert, ShapeOf])
 def _bucketize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's bucket is the count of boundaries <= x (intervals [b[i-1], b[i])), as int32.
     TF compares x with the float32 boundaries: integers are compared as floats, doubles with
@@ -183,7 +183,7 @@ def _reverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reverse(mode="index"), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
-@extractor("tf", "MatrixDiag", produces=[ShapeOf, Range, Equal, Unsqueeze, Select])
+@extractor("tf", "MatrixDiag", produces=[ShapeOf, Range, Equal, Unsqueeze, Select, Gather])
 def _matrix_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[..., N] -> [..., N, N]: the diagonal where row == column, 0 elsewhere (Select, so an
     inf or NaN on the diagonal does not leak into the rest of its row)."""
@@ -428,7 +428,7 @@ def _matrix_diag_part(node: Node, ctx: ExtractContext, version: int) -> list[Out
     return [ctx.op(Select(auto_broadcast="numpy"), valid, values, ctx.input(2))]
 
 
-@extractor("tf", "AdjustContrastv2", produces=[ReduceMean, Subtract, Multiply, Add])
+@extractor("tf", "AdjustContrastv2", produces=[ReduceMean, Subtract, Multiply, Add, Convert])
 def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) * factor + mean, the mean over the H and W axes of [..., H, W, C] per channel;
     computed in float32 (TF converts half images first) and converted back."""
@@ -469,42 +469,42 @@ def _xdivy(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _zero_where_x_is_zero(node, ctx, _x_div_y)
 
 
-@extractor("tf", "MatrixDiagV2", produces=[Range, Gather, Equal, Select])
+@extractor("tf", "MatrixDiagV2", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_v2_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_v2(node, ctx, False)
 
 
-@extractor("tf", "MatrixDiagV3", produces=[Range, Gather, Equal, Select])
+@extractor("tf", "MatrixDiagV3", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_v2(node, ctx, True)
 
 
-@extractor("tf", "MatrixDiagPart", produces=[Reshape, Range, Gather, Squeeze])
+@extractor("tf", "MatrixDiagPart", produces=[Reshape, Range, Gather, Squeeze, Add, Concat, Maximum, Minimum, Multiply, ShapeOf, Slice, Subtract, Unsqueeze])
 def _matrix_diag_part_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_part(node, ctx, 1)
 
 
-@extractor("tf", "MatrixDiagPartV2", produces=[Reshape, Range, Gather, Select])
+@extractor("tf", "MatrixDiagPartV2", produces=[Reshape, Range, Gather, Select, Add, Concat, GreaterEqual, Less, LogicalAnd, Maximum, Minimum, Multiply, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_part_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_part(node, ctx, 2)
 
 
-@extractor("tf", "MatrixDiagPartV3", produces=[Reshape, Range, Gather, Select])
+@extractor("tf", "MatrixDiagPartV3", produces=[Reshape, Range, Gather, Select, Add, Concat, GreaterEqual, Less, LogicalAnd, Maximum, Minimum, Multiply, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_part_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_part(node, ctx, 3)
 
 
-@extractor("tf", "MatrixSetDiag", produces=[Range, Gather, Equal, Select])
+@extractor("tf", "MatrixSetDiag", produces=[Range, Gather, Equal, Select, Maximum, Minimum, ShapeOf, Slice, Subtract, Unsqueeze])
 def _matrix_set_diag_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_set_diag(node, ctx, 1)
 
 
-@extractor("tf", "MatrixSetDiagV2", produces=[Range, Gather, Equal, Select])
+@extractor("tf", "MatrixSetDiagV2", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_set_diag_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_set_diag(node, ctx, 2)
 
 
-@extractor("tf", "MatrixSetDiagV3", produces=[Range, Gather, Equal, Select])
+@extractor("tf", "MatrixSetDiagV3", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_set_diag_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_set_diag(node, ctx, 3)
 

@@ -52,7 +52,7 @@ def lower_nms(
     return [picked.indices]
 
 
-@extractor("tf", "CropAndResize", produces=[GatherND, Multiply, Add])
+@extractor("tf", "CropAndResize", produces=[GatherND, Multiply, Add, Broadcast, Concat, Convert, Floor, Gather, Greater, Less, LogicalOr, Maximum, Minimum, Reshape, Select, ShapeOf, Subtract, Round])
 def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bilinear (or nearest) samples at TF's crop coordinates, gathered from the image.
     For crop size P > 1: y(k, p) = y1_k (H-1) + p (y2_k - y1_k)(H-1)/(P-1); for P = 1 the

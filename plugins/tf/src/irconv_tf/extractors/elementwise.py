@@ -56,7 +56,7 @@ def _div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Divide(m_pythondiv=False))
 
 
-@extractor("tf", "FloorDiv", produces=[Divide, Floor])
+@extractor("tf", "FloorDiv", produces=[Divide, Floor, FloorMod, Subtract])
 def _floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if _is_integer(ctx, 0):
         # (x - FloorMod(x, y)) / y divides exactly, so truncating and flooring agree; the CPU
@@ -73,7 +73,7 @@ def _truncate_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Divide(m_pythondiv=False))
 
 
-@extractor("tf", "BiasAdd", produces=[Add])
+@extractor("tf", "BiasAdd", produces=[Add, Unsqueeze])
 def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if channels_last(ctx) or ctx.input_rank(0) == 2:
         return on_inputs(ctx, Add())
@@ -179,7 +179,7 @@ def _expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), ctx.op(Exp(), ctx.input(0), suffix="exp"), _scalar_like(ctx, 1.0, "one"))]
 
 
-@extractor("tf", "DivNoNan", produces=[Divide, Select])
+@extractor("tf", "DivNoNan", produces=[Divide, Select, Equal])
 def _div_no_nan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x / y, and 0 wherever y == 0 (whatever x is)."""
     zero = _scalar_like(ctx, 0.0, "zero")

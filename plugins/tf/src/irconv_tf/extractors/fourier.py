@@ -136,7 +136,7 @@ def _fft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op((IDFT if inverse else DFT)(), ctx.input(0), axes)]
 
 
-@extractor("tf", "Complex", produces=[Unsqueeze, Concat, Broadcast])
+@extractor("tf", "Complex", produces=[Unsqueeze, Concat, Broadcast, ShapeOf])
 def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Complex(real, imag): both broadcast to their common shape, stacked on a new last dim."""
     _check_complex_consumers(ctx)
@@ -166,8 +166,8 @@ def _complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), i64(ctx, [-1], "pair_axis"))]
 
 
-RFFT = aliases("tf", ["RFFT", "RFFT2D", "RFFT3D"], _rfft, produces=[RDFT])
-IRFFT = aliases("tf", ["IRFFT", "IRFFT2D", "IRFFT3D"], _irfft, produces=[IRDFT])
+RFFT = aliases("tf", ["RFFT", "RFFT2D", "RFFT3D"], _rfft, produces=[RDFT, Convert])
+IRFFT = aliases("tf", ["IRFFT", "IRFFT2D", "IRFFT3D"], _irfft, produces=[IRDFT, Convert])
 FFT = aliases("tf", ["FFT", "FFT2D", "FFT3D"], _fft, produces=[DFT])
 IFFT = aliases("tf", ["IFFT", "IFFT2D", "IFFT3D"], _fft, produces=[IDFT])
 PARTS = aliases("tf", ["Real", "Imag"], _part, produces=[Gather])

@@ -115,7 +115,7 @@ def _empty_batch(ctx: ExtractContext) -> OutPort | None:
     return ctx.const(np.zeros(shape[:-2], ctx.input_type(0).numpy), suffix="empty")
 
 
-@extractor("tf", "MatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Subtract])
+@extractor("tf", "MatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Subtract, Abs, Add, Equal, Greater, LogicalAnd, NotEqual, Slice, Squeeze, Unsqueeze])
 def _determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     empty = _empty_batch(ctx)
     if empty is not None:
@@ -127,7 +127,7 @@ def _determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [product]
 
 
-@extractor("tf", "LogMatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Log])
+@extractor("tf", "LogMatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Log, Abs, Add, Equal, Greater, LogicalAnd, NotEqual, Sign, Slice, Squeeze, Subtract, Unsqueeze])
 def _log_determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(sign, log|det|): the sign of the pivots' product, the sum of their log magnitudes."""
     empty = _empty_batch(ctx)

@@ -373,11 +373,11 @@ def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 FUSED_BATCH_NORM = aliases("tf", ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm, produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt])
-BATCH_MAT_MUL = aliases("tf", ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul])
+BATCH_MAT_MUL = aliases("tf", ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul, Convert])
 CONV = aliases("tf", ["Conv2D", "Conv3D"], _conv, produces=[*CHANNELS_LAST_CONVOLUTION_OPS])
 MAX_POOL = aliases("tf", ["MaxPool", "MaxPool3D"], _pool, produces=[MaxPool_v1])
 AVG_POOL = aliases("tf", ["AvgPool", "AvgPool3D"], _pool, produces=[AvgPool])
-RESIZE = aliases("tf", list(_RESIZE_MODES), _resize, produces=[Interpolate])
+RESIZE = aliases("tf", list(_RESIZE_MODES), _resize, produces=[Interpolate, Convert])
 
 
 @extractor("tf", "DepthToSpace", produces=[DepthToSpace])

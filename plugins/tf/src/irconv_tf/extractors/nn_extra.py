@@ -102,7 +102,7 @@ def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return laid_out(ctx, op, [ctx.input(0)], NHWC)
 
 
-@extractor("tf", "FakeQuantWithMinMaxVarsPerChannel", produces=[FakeQuantize])
+@extractor("tf", "FakeQuantWithMinMaxVarsPerChannel", produces=[FakeQuantize, Add, Floor, Maximum, Minimum, Multiply, Subtract])
 def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """FakeQuantWithMinMaxVarsPerChannel: constant [d] min/max, one nudged range per entry
     of the last axis (FakeQuantize broadcasts the [d] limits along it).
@@ -152,7 +152,7 @@ def _nms_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return lower_nms(ctx, 2, ctx.input(0), ctx.input(1), ctx.input(2), iou)
 
 
-@extractor("tf", "CTCGreedyDecoder", produces=[TopK, NonZero, GatherND, CumSum])
+@extractor("tf", "CTCGreedyDecoder", produces=[TopK, NonZero, GatherND, CumSum, Add, Concat, Convert, Gather, Less, LogicalAnd, Negative, NotEqual, Pad, Range, ReduceMax, ReduceSum, Select, ShapeOf, Slice, Squeeze, Transpose, Unsqueeze])
 def _ctc_greedy_decoder(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Best path per sequence: the top class at each step t < sequence_length[b] (first index
     on ties), blanks dropped and, with ``merge_repeated``, a class equal to the previous step's
@@ -283,7 +283,7 @@ def _channels(ctx: ExtractContext, x: OutPort) -> list[OutPort]:
     return [split.out_port(i) for i in range(3)]
 
 
-@extractor("tf", "AdjustHue", produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat])
+@extractor("tf", "AdjustHue", produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat, Add, Equal, Greater, GreaterEqual, Less, LogicalOr, Multiply, Subtract, Convert])
 def _adjust_hue(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's CPU kernel: RGB to (h in [0, 6), v_min, v_max) with the hue's sextant picked by
     comparisons, h += 6 * delta wrapped into [0, 6), then back (the middle channel
@@ -326,7 +326,7 @@ def _adjust_hue(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _from_float(ctx, [pick((0, 5), (1, 4)), pick((1, 2), (0, 3)), pick((3, 4), (2, 5))], kind)
 
 
-@extractor("tf", "AdjustSaturation", produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat])
+@extractor("tf", "AdjustSaturation", produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat, Abs, Add, Equal, Floor, Greater, GreaterEqual, Less, LogicalOr, Multiply, Subtract, Convert])
 def _adjust_saturation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's CPU kernel: RGB to HSV (h in [0, 1)), s = clamp(s * scale, 0, 1), HSV to RGB with
     the sextant int(6h) (6, from a hue rounded up to 1, gives black plus v - s v)."""
@@ -417,7 +417,7 @@ def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------- max pool with argmax
-@extractor("tf", "MaxPoolWithArgmax", produces=[MaxPool, Transpose, Multiply, Add])
+@extractor("tf", "MaxPoolWithArgmax", produces=[MaxPool, Transpose, Multiply, Add, Gather, Range, ReduceProd, Reshape, ShapeOf, Concat, Convert, Divide, FloorMod, Maximum, Pad, Subtract])
 def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MaxPool-8 on the NCHW form (indices y * W + x within each image and channel, its
     ``axis`` 2), both outputs back to NHWC; TF's flat NHWC index is then

@@ -20,6 +20,7 @@ from irconv_opset import (
     ReduceSum,
     Reshape,
     Select,
+    ShapeOf,
     Slice,
     Squeeze,
     Unsqueeze,
@@ -29,7 +30,7 @@ from irconv_opset.build import shape_of
 I64 = ElementType.i64
 
 
-@extractor("tf", "DynamicPartition", produces=[Reshape, Equal, NonZero, Gather])
+@extractor("tf", "DynamicPartition", produces=[Reshape, Equal, NonZero, Gather, Concat, ShapeOf, Slice, Squeeze])
 def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DynamicPartition(data, partitions): output i = the rows of data whose partition is i,
     in order. ``partitions`` covers data's leading dims (a prefix of its shape), so both are
@@ -51,7 +52,7 @@ def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs
 
 
-@extractor("tf", "SparseReshape", produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod, Range])
+@extractor("tf", "SparseReshape", produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod, Range, Equal, Greater, ShapeOf, Squeeze, Unsqueeze])
 def _sparse_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseReshape(indices [N, R], shape [R], new_shape [R']): the dense positions of the
     entries stay, so each index row becomes a linear offset in ``shape`` and is spelt out

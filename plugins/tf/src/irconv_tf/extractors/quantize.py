@@ -158,5 +158,5 @@ QUANTIZE_AND_DEQUANTIZE = aliases(
     "tf",
     [f"QuantizeAndDequantizeV{v}" for v in (2, 3, 4)],
     _quantize_and_dequantize_any,
-    produces=[ReduceMin, ReduceMax, Divide, Select, Multiply, Round],
+    produces=[ReduceMin, ReduceMax, Divide, Select, Multiply, Round, Greater, Less, Maximum, Minimum, Reshape, Add, Floor],
 )

@@ -38,6 +38,7 @@ from irconv_opset import (
     Reshape,
     ScatterNDUpdate,
     Select,
+    ShapeOf,
     Slice,
     Subtract,
     Unsqueeze,
@@ -89,7 +90,7 @@ def _one_ragged_dimension(ctx: ExtractContext, count: int, what: str) -> None:
 
 
 # ------------------------------------------------------------------------ RaggedRange
-@extractor("tf", "RaggedRange", produces=[Broadcast, CumSum, Bucketize, Gather, Select])
+@extractor("tf", "RaggedRange", produces=[Broadcast, CumSum, Bucketize, Gather, Select, Abs, Add, Ceiling, Concat, Convert, Divide, Greater, Less, LogicalAnd, LogicalOr, Maximum, Multiply, Range, Reshape, ShapeOf, Slice, Subtract])
 def _ragged_range(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Row i counts from starts[i] towards limits[i] by deltas[i] (scalars apply to every row)."""
     flat = [ctx.op(Reshape(special_zero=False), ctx.input(i), i64(ctx, [-1], "flat")) for i in range(3)]
@@ -132,7 +133,7 @@ def _splits_out(ctx: ExtractContext, splits: OutPort) -> OutPort:
 
 
 # ---------------------------------------------------------------- RaggedTensorToTensor
-@extractor("tf", "RaggedTensorToTensor", produces=[Bucketize, Broadcast, ScatterNDUpdate, Slice])
+@extractor("tf", "RaggedTensorToTensor", produces=[Bucketize, Broadcast, ScatterNDUpdate, Slice, Add, Concat, Convert, Gather, Less, LogicalAnd, Maximum, Range, ReduceMax, Reshape, Select, ShapeOf, Subtract, Unsqueeze])
 def _ragged_to_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RaggedTensorToTensor(shape, values, default_value, partitions...): row partition
     ROW_SPLITS, or FIRST_DIM_SIZE + VALUE_ROWIDS. Values land at [row, column]; those beyond
@@ -220,7 +221,7 @@ def _widest(ctx: ExtractContext, lengths: OutPort) -> OutPort:
 
 
 # ----------------------------------------------------------------- RaggedTensorToSparse
-@extractor("tf", "RaggedTensorToSparse", produces=[Bucketize, Concat, ReduceMax])
+@extractor("tf", "RaggedTensorToSparse", produces=[Bucketize, Concat, ReduceMax, Convert, Gather, Range, Reshape, ShapeOf, Slice, Subtract, Unsqueeze])
 def _ragged_to_sparse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(indices [V, 2] = (row, column) of each value, the values, dense shape [rows, widest])."""
     _one_ragged_dimension(ctx, ctx.attrs.int("RAGGED_RANK"), "RAGGED_RANK")
@@ -239,7 +240,7 @@ def _ragged_to_sparse(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------------ RaggedGather
-@extractor("tf", "RaggedGather", produces=[Gather, CumSum, Bucketize])
+@extractor("tf", "RaggedGather", produces=[Gather, CumSum, Bucketize, Add, Concat, Convert, Range, Reshape, ShapeOf, Slice, Subtract])
 def _ragged_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Rows ``indices`` of the ragged params: their lengths make the new splits, and each
     output value reads params' value at its row's start plus its column."""

@@ -46,7 +46,7 @@ def _roll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Roll())
 
 
-@extractor("tf", "ReverseV2", produces=[Reverse])
+@extractor("tf", "ReverseV2", produces=[Reverse, Convert])
 def _reverse_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """An empty constant axis list reverses nothing: the input itself (OpenVINO's shape
     inference refuses a Reverse whose axes constant holds no data)."""
@@ -56,13 +56,13 @@ def _reverse_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reverse(mode="index"), ctx.input(0), _i64(ctx, 1, "axes"))]
 
 
-@extractor("tf", "ReverseSequence", produces=[ReverseSequence])
+@extractor("tf", "ReverseSequence", produces=[ReverseSequence, Convert])
 def _reverse_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     op = ReverseSequence(batch_axis=ctx.attrs.int("batch_dim", 0), seq_axis=ctx.attrs.int("seq_dim"))
     return [ctx.op(op, ctx.input(0), _i64(ctx, 1, "seq_lengths"))]
 
 
-@extractor("tf", "MatrixBandPart", produces=[Range, Subtract, Select])
+@extractor("tf", "MatrixBandPart", produces=[Range, Subtract, Select, Convert, Gather, Less, LessEqual, LogicalAnd, LogicalOr, Reshape, ShapeOf])
 def _matrix_band_part(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Keep x[..., m, n] where (lower < 0 or m - n <= lower) and (upper < 0 or n - m <= upper)."""
     shape = ctx.op(ShapeOf(output_type=ElementType.i64), ctx.input(0), suffix="shape")

@@ -11,7 +11,20 @@ from irconv.frontend import extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, Squeeze, TopK, Unsqueeze
+from irconv_opset import (
+    Add,
+    Convert,
+    Equal,
+    FloorMod,
+    Gather,
+    Multiply,
+    ReduceMax,
+    Reshape,
+    ShapeOf,
+    Squeeze,
+    TopK,
+    Unsqueeze,
+)
 from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf.dtypes import element_type
@@ -46,6 +59,10 @@ def _logical(node: Node, ctx: ExtractContext, make: Callable[..., Op], numeric: 
     if reduced is None:
         reduced = ctx.op(numeric(keep_dims=keep), data, ctx.input(1), suffix="reduce")
     return [ctx.op(Convert(destination_type=ElementType.boolean), reduced, suffix="as_boolean")]
+
+
+#: What a reduction over computed axes with keep_dims=False builds besides the reduction.
+_COMPUTED_AXES_OPS = (Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, TopK, Unsqueeze)
 
 
 def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: OutPort) -> OutPort | None:
@@ -124,51 +141,51 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [topk.out_port(0), topk.out_port(1)]
 
 
-@extractor("tf", "Mean", produces=[Reduction.MEAN.op])
+@extractor("tf", "Mean", produces=[Reduction.MEAN.op, *_COMPUTED_AXES_OPS])
 def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.MEAN.make)
 
 
-@extractor("tf", "Sum", produces=[Reduction.SUM.op])
+@extractor("tf", "Sum", produces=[Reduction.SUM.op, *_COMPUTED_AXES_OPS])
 def _sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.SUM.make)
 
 
-@extractor("tf", "Max", produces=[Reduction.MAX.op])
+@extractor("tf", "Max", produces=[Reduction.MAX.op, *_COMPUTED_AXES_OPS])
 def _max(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.MAX.make, empty="lowest")
 
 
-@extractor("tf", "Min", produces=[Reduction.MIN.op])
+@extractor("tf", "Min", produces=[Reduction.MIN.op, *_COMPUTED_AXES_OPS])
 def _min(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.MIN.make, empty="highest")
 
 
-@extractor("tf", "Prod", produces=[Reduction.PROD.op])
+@extractor("tf", "Prod", produces=[Reduction.PROD.op, *_COMPUTED_AXES_OPS])
 def _prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.PROD.make)
 
 
-@extractor("tf", "EuclideanNorm", produces=[Reduction.L2.op])
+@extractor("tf", "EuclideanNorm", produces=[Reduction.L2.op, *_COMPUTED_AXES_OPS])
 def _euclidean_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _reduce(node, ctx, Reduction.L2.make)
 
 
-@extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, Convert])
+@extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, ReduceMax, *_COMPUTED_AXES_OPS])
 def _all(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _logical(node, ctx, Reduction.ALL.make, Reduction.MIN.make)
 
 
-@extractor("tf", "Any", produces=[Reduction.ANY.op, Reduction.MAX.op, Convert])
+@extractor("tf", "Any", produces=[Reduction.ANY.op, Reduction.MAX.op, *_COMPUTED_AXES_OPS])
 def _any(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _logical(node, ctx, Reduction.ANY.make, Reduction.MAX.make)
 
 
-@extractor("tf", "ArgMax", produces=[TopK])
+@extractor("tf", "ArgMax", produces=[TopK, Squeeze])
 def _arg_max(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _arg(node, ctx, "max")
 
 
-@extractor("tf", "ArgMin", produces=[TopK])
+@extractor("tf", "ArgMin", produces=[TopK, Squeeze])
 def _arg_min(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _arg(node, ctx, "min")

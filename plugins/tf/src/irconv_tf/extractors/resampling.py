@@ -105,11 +105,11 @@ def _separable(node: Node, ctx: ExtractContext, weights: Weights) -> list[OutPor
     return [ctx.op(Einsum(equation="pw,nowc->nopc"), ctx.const(cols, suffix="column_weights"), tall)]
 
 
-@extractor("tf", "ResizeArea", produces=[Einsum])
+@extractor("tf", "ResizeArea", produces=[Einsum, Convert])
 def _resize_area(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _separable(node, ctx, area_weights)
 
 
-@extractor("tf", "ResizeBicubic", produces=[Einsum])
+@extractor("tf", "ResizeBicubic", produces=[Einsum, Convert])
 def _resize_bicubic(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _separable(node, ctx, bicubic_weights)

@@ -170,7 +170,7 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [lowering.scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), _data_dtype(ctx, node))]
 
 
-@extractor("tf", "SparseToDense", produces=[Reshape, Broadcast, ScatterNDUpdate])
+@extractor("tf", "SparseToDense", produces=[Reshape, Broadcast, ScatterNDUpdate, Concat, Convert, Gather, ShapeOf])
 def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseToDense(sparse_indices, output_shape, sparse_values, default_value).
     Indices are 0-D, [N] (a rank-1 output) or [N, R]; values a scalar or [N].
@@ -269,7 +269,7 @@ def _bincount_into(
     )
 
 
-@extractor("tf", "Bincount", produces=[Broadcast, ScatterNDUpdate, Slice])
+@extractor("tf", "Bincount", produces=[Broadcast, ScatterNDUpdate, Slice, Add, Convert, Less, Reshape, Select, ShapeOf, Squeeze, Unsqueeze, Concat, Range])
 def _bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bincount(arr, size, weights): [size] weight sums per value of arr (any shape), or
     counts for empty weights. TF rejects negative values; values >= size are ignored."""
@@ -278,7 +278,7 @@ def _bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bincount_into(ctx, dtype, ctx.input(0), ctx.input(1), updates, binary=False, rows=False)]
 
 
-@extractor("tf", "DenseBincount", produces=[Broadcast, ScatterNDUpdate, Slice])
+@extractor("tf", "DenseBincount", produces=[Broadcast, ScatterNDUpdate, Slice, Add, Concat, Convert, Less, Range, Reshape, Select, ShapeOf, Squeeze, Unsqueeze])
 def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DenseBincount(input [N] or [B, N], size, weights): Bincount per row; with
     ``binary_output`` 1 where a value occurs (the weights ignored)."""
@@ -296,13 +296,13 @@ def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # --------------------------------------------------------------------- segments
-@extractor("tf", "UnsortedSegmentSum", produces=[Broadcast, ScatterNDUpdate])
+@extractor("tf", "UnsortedSegmentSum", produces=[Broadcast, ScatterNDUpdate, Add, Concat, Convert, Less, Reshape, Select, ShapeOf, Slice, Squeeze, Unsqueeze])
 def _unsorted_segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = _as_vector(ctx, ctx.input(2), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=True)]
 
 
-@extractor("tf", "SegmentSum", produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate])
+@extractor("tf", "SegmentSum", produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = lowering.segment_count(ctx, ctx.input(1), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=False)]
@@ -335,7 +335,7 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx, count]
 
 
-@extractor("tf", "UniqueWithCounts", produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS])
+@extractor("tf", "UniqueWithCounts", produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS, Broadcast, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UniqueWithCounts(x) -> Unique's y and idx, and how often each of y occurs (the ones
     of x summed per idx: Unique-10's own counts include the appended zero)."""
@@ -346,7 +346,7 @@ def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [y, idx, _segment_reduce(ctx, dtype, ones, idx, count, False, "sum")]
 
 
-@extractor("tf", "ListDiff", produces=[Equal, Reduction.SUM.op, NonZero, Gather])
+@extractor("tf", "ListDiff", produces=[Equal, Reduction.SUM.op, NonZero, Gather, Convert, Squeeze, Unsqueeze])
 def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ListDiff(x, y) -> the values of x not in y (in x's order) and their positions in x."""
     out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
@@ -362,7 +362,7 @@ def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------ unravelling
-@extractor("tf", "UnravelIndex", produces=[Divide, FloorMod])
+@extractor("tf", "UnravelIndex", produces=[Divide, FloorMod, Convert, Unsqueeze, Broadcast, Less, Range, Select, ShapeOf, Squeeze])
 def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UnravelIndex(indices, dims): coordinate j = (index // stride_j) % dims_j, as [R] for a
     scalar index and [R, N] for N indices."""
@@ -438,8 +438,8 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), source, winners, i64(ctx, 0, "axis"))]
 
 
-DYNAMIC_STITCH = aliases("tf", ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS])
-@extractor("tf", "SparseSegmentSum", produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate])
+DYNAMIC_STITCH = aliases("tf", ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS, Broadcast, Range, ShapeOf, Slice, Squeeze, Unsqueeze])
+@extractor("tf", "SparseSegmentSum", produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate, Broadcast, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _sparse_segment_sum_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sparse_segment_sum(node, ctx, False)
 
@@ -466,11 +466,12 @@ def _segment(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 SEGMENT = aliases(
     "tf", list(_SEGMENT_OPS), _segment,
-    produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS],
+    produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS, Equal, Maximum, ShapeOf, Slice,
+              Unsqueeze, Gather, Sqrt, Less, Squeeze],
 )
 
 
-@extractor("tf", "Unique", produces=[Unique, *lowering.SEGMENT_COUNT_OPS])
+@extractor("tf", "Unique", produces=[Unique, *lowering.SEGMENT_COUNT_OPS, ShapeOf, Slice])
 def _unique_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Unique's y and idx (UniqueWithCounts adds the counts)."""
     return _unique(node, ctx)[:2]

@@ -50,7 +50,7 @@ def _pairwise_equal(ctx: ExtractContext, a: OutPort, b: OutPort, suffix: str) ->
     )
 
 
-@extractor("tf", "DenseToDenseSetOperation", produces=[Equal, ReduceLogicalOr, TopK, NonZero, GatherND])
+@extractor("tf", "DenseToDenseSetOperation", produces=[Equal, ReduceLogicalOr, TopK, NonZero, GatherND, Concat, Convert, Gather, Less, LogicalAnd, LogicalNot, Range, ReduceMax, ReduceSum, Select, ShapeOf, Transpose, Unsqueeze])
 def _dense_to_dense_set(node: Node, ctx: ExtractContext) -> list[OutPort]:
     operation = ctx.attrs.choice("set_operation", ["a-b", "b-a", "intersection", "union"])
     element = ctx.input_type(0)
