@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -141,34 +141,27 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [topk.out_port(0), topk.out_port(1)]
 
 
-@extractor("tf", "Mean", produces=[Reduction.MEAN.op, *_COMPUTED_AXES_OPS])
-def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.MEAN.make)
+#: TF's reductions over axes: the reduction, and what an empty one gives (None: the op's own).
+_REDUCTIONS: dict[str, tuple[Reduction, str | None]] = {
+    "Mean": (Reduction.MEAN, None),
+    "Sum": (Reduction.SUM, None),
+    "Max": (Reduction.MAX, "lowest"),
+    "Min": (Reduction.MIN, "highest"),
+    "Prod": (Reduction.PROD, None),
+    "EuclideanNorm": (Reduction.L2, None),
+}
 
 
-@extractor("tf", "Sum", produces=[Reduction.SUM.op, *_COMPUTED_AXES_OPS])
-def _sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.SUM.make)
+def _reduction(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    kind, empty = _REDUCTIONS[ctx.source_op.op_type]
+    return _reduce(node, ctx, kind.make, empty=empty)
 
 
-@extractor("tf", "Max", produces=[Reduction.MAX.op, *_COMPUTED_AXES_OPS])
-def _max(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.MAX.make, empty="lowest")
-
-
-@extractor("tf", "Min", produces=[Reduction.MIN.op, *_COMPUTED_AXES_OPS])
-def _min(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.MIN.make, empty="highest")
-
-
-@extractor("tf", "Prod", produces=[Reduction.PROD.op, *_COMPUTED_AXES_OPS])
-def _prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.PROD.make)
-
-
-@extractor("tf", "EuclideanNorm", produces=[Reduction.L2.op, *_COMPUTED_AXES_OPS])
-def _euclidean_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _reduce(node, ctx, Reduction.L2.make)
+REDUCTIONS = [
+    record
+    for name, (kind, _) in _REDUCTIONS.items()
+    for record in aliases("tf", [name], _reduction, produces=[kind.op, *_COMPUTED_AXES_OPS])
+]
 
 
 @extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, ReduceMax, *_COMPUTED_AXES_OPS])
