@@ -18,7 +18,6 @@ from irconv_opset import (
     FloorMod,
     Gather,
     Multiply,
-    ReduceMax,
     Reshape,
     ShapeOf,
     Squeeze,
@@ -62,7 +61,7 @@ def _logical(node: Node, ctx: ExtractContext, make: Callable[..., Op], numeric: 
 
 
 #: What a reduction over computed axes with keep_dims=False builds besides the reduction.
-_COMPUTED_AXES_OPS = (Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, TopK, Unsqueeze)
+_COMPUTED_AXES_OPS = (Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, TopK, Unsqueeze, Reduction.MAX.op)
 
 
 def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: OutPort) -> OutPort | None:
@@ -164,7 +163,7 @@ REDUCTIONS = [
 ]
 
 
-@extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, ReduceMax, *_COMPUTED_AXES_OPS])
+@extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, *_COMPUTED_AXES_OPS])
 def _all(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _logical(node, ctx, Reduction.ALL.make, Reduction.MIN.make)
 
