@@ -469,12 +469,12 @@ def _xdivy(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _zero_where_x_is_zero(node, ctx, _x_div_y)
 
 
-@extractor("tf", "MatrixDiagV2", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+@extractor("tf", "MatrixDiagV2", produces=[Range, Gather, Convert, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_v2_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_v2(node, ctx, False)
 
 
-@extractor("tf", "MatrixDiagV3", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+@extractor("tf", "MatrixDiagV3", produces=[Range, Gather, Convert, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
 def _matrix_diag_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _matrix_diag_v2(node, ctx, True)
 

@@ -20,12 +20,10 @@ from irconv_opset import (
     Add,
     AvgPool,
     Convert,
-    ConvolutionBackpropData,
     DepthToSpace,
     Divide,
     Einsum,
     Gather,
-    GroupConvolution,
     Interpolate,
     MatMul,
     Maximum,
@@ -45,6 +43,7 @@ from irconv_opset import (
 from irconv_opset.build import all_axes
 from irconv_opset.lowering.convolution import (
     CHANNELS_LAST_CONVOLUTION_OPS,
+    CONVOLUTION_BACKPROP_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     PadSplit,
@@ -93,14 +92,14 @@ def _placer(ctx: ExtractContext, layout: LayoutMark | None) -> Callable[[Op, lis
     return lambda op, inputs: laid_out(ctx, op, inputs, layout)
 
 
-@extractor("tf", "DepthwiseConv2dNative", produces=[GroupConvolution])
+@extractor("tf", "DepthwiseConv2dNative", produces=[*CHANNELS_LAST_CONVOLUTION_OPS])
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
     weights = input_constant(ctx, 1, "filter")  # [H, W, C, M]
     conv = ChannelsLastConvolution(_window(ctx), weights, FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
     return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx)))
 
 
-@extractor("tf", "Conv2DBackpropInput", produces=[ConvolutionBackpropData, Transpose, Convert, Gather, Subtract, Maximum, Divide, Add, Slice])
+@extractor("tf", "Conv2DBackpropInput", produces=[*CONVOLUTION_BACKPROP_OPS, Transpose, Convert, Gather, Subtract, Maximum, Divide, Add, Slice])
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The forward conv's padding, from the result size TF asks for, as explicit pads."""
     # the filter may be computed: only its (static) kernel size matters here

@@ -21,7 +21,6 @@ from irconv_opset import (
     Add,
     Concat,
     Convert,
-    ConvolutionBackpropData,
     Cos,
     CumSum,
     Divide,
@@ -67,6 +66,7 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.convolution import CONVOLUTION_BACKPROP_OPS
 from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS
 from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 
@@ -131,7 +131,7 @@ def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Add(), scaled, lo_port, suffix="quantized")]
 
 
-@extractor("tf", "Conv3DBackpropInputV2", produces=[ConvolutionBackpropData, Transpose])
+@extractor("tf", "Conv3DBackpropInputV2", produces=[*CONVOLUTION_BACKPROP_OPS, Transpose])
 def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``."""
     kernel = input_constant(ctx, 1, "filter").shape[:3]  # [D, H, W, C_result, C_data]

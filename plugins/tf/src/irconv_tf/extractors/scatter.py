@@ -23,6 +23,7 @@ from irconv_opset import (
     Maximum,
     NonZero,
     Range,
+    ReduceProd,
     Reshape,
     ScatterNDUpdate,
     Select,
@@ -362,7 +363,7 @@ def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------ unravelling
-@extractor("tf", "UnravelIndex", produces=[Divide, FloorMod, Convert, Unsqueeze, Broadcast, Less, Range, Select, ShapeOf, Squeeze])
+@extractor("tf", "UnravelIndex", produces=[Divide, FloorMod, Convert, Unsqueeze, Broadcast, Less, Range, Select, ShapeOf, Squeeze, ReduceProd])
 def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UnravelIndex(indices, dims): coordinate j = (index // stride_j) % dims_j, as [R] for a
     scalar index and [R, N] for N indices."""

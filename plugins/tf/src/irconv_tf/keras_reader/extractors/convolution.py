@@ -15,8 +15,10 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv_opset import Add, Convolution, ConvolutionBackpropData, GroupConvolution
 from irconv_opset.lowering.convolution import (
+    CHANNEL_BIAS_OPS,
+    CHANNELS_LAST_CONVOLUTION_OPS,
+    CONVOLUTION_BACKPROP_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     PadSplit,
@@ -38,7 +40,7 @@ from irconv_tf.keras_reader.extractors._base import (
 )
 from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
-_PRODUCES = [Convolution, GroupConvolution, Add, *FUNCTION_OPS]
+_PRODUCES = [*CHANNELS_LAST_CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, *FUNCTION_OPS]
 
 
 def _window(ctx: ExtractContext, spatial: int) -> Window:
@@ -136,5 +138,5 @@ CONVOLUTIONS = aliases("keras", [f"Conv{n}D" for n in (1, 2, 3)], _conv, produce
 DEPTHWISE = aliases("keras", [f"DepthwiseConv{n}D" for n in (1, 2)], _depthwise, produces=_PRODUCES)
 SEPARABLE = aliases("keras", [f"SeparableConv{n}D" for n in (1, 2)], _separable, produces=_PRODUCES)
 TRANSPOSED = aliases(
-    "keras", [f"Conv{n}DTranspose" for n in (1, 2, 3)], _transpose, produces=[ConvolutionBackpropData, *_PRODUCES]
+    "keras", [f"Conv{n}DTranspose" for n in (1, 2, 3)], _transpose, produces=[*CONVOLUTION_BACKPROP_OPS, *_PRODUCES]
 )

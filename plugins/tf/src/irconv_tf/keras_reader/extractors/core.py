@@ -8,12 +8,13 @@ from irconv.frontend import aliases, extractor, f32, i64, normalize_axes, requir
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Divide, Gather, MatMul, Multiply, Subtract
+from irconv_opset.lowering.convolution import CHANNEL_BIAS_OPS
 
 from irconv_tf.keras_reader.extractors._base import as_float32, finish, variables
 from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
 
-@extractor("keras", "Dense", produces=[MatMul, Add, *FUNCTION_OPS])
+@extractor("keras", "Dense", produces=[MatMul, *CHANNEL_BIAS_OPS, *FUNCTION_OPS])
 def _dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x @ kernel (+ bias) over the last axis, whatever the input's rank."""
     rank = require_rank(ctx, 0)
