@@ -397,6 +397,8 @@ def _placeholder_with_default(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 IDENTITY = aliases("tf", ["Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot", "CheckNumerics", "EnsureShape"], _identity)
 GATHER = aliases("tf", ["Gather", "ResourceGather"], _gather_v1, produces=[Gather])
+
+
 def _pad_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _pad(node, ctx, "constant")
 

@@ -248,6 +248,8 @@ _BINARY: dict[str, Binary] = {
 
 
 RECIPROCAL = aliases("tf", ["Reciprocal", "Inv"], _reciprocal, produces=[Power])
+
+
 @extractor("tf", "RealDiv", produces=[Divide])
 def _real_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Divide(m_pythondiv=False))

@@ -440,6 +440,8 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 DYNAMIC_STITCH = aliases("tf", ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS, Broadcast, Range, ShapeOf, Slice, Squeeze, Unsqueeze])
+
+
 @extractor("tf", "SparseSegmentSum", produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate, Broadcast, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _sparse_segment_sum_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sparse_segment_sum(node, ctx, False)

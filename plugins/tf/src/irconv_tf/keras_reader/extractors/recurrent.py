@@ -57,6 +57,7 @@ class LayerCell:
 #: What a sequence layer may build.
 _SEQ_PRODUCES = [*SEQUENCE_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, Squeeze, Reverse]
 
+
 def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default: str) -> str:
     value = config.get(name, default)
     if value not in SEQUENCE_ACTIVATIONS:
