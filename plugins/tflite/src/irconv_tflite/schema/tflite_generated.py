@@ -4,14 +4,14 @@
 
 # namespace: tflite
 
+
 import flatbuffers
 from flatbuffers.compat import import_numpy
-from typing import Any
 from flatbuffers.table import Table
-from typing import Optional
+
 np = import_numpy()
 
-class TensorType(object):
+class TensorType:
     FLOAT32 = 0
     FLOAT16 = 1
     INT32 = 2
@@ -33,7 +33,7 @@ class TensorType(object):
     BFLOAT16 = 18
 
 
-class BuiltinOperator(object):
+class BuiltinOperator:
     ADD = 0
     AVERAGE_POOL_2D = 1
     CONCATENATION = 2
@@ -198,12 +198,12 @@ class BuiltinOperator(object):
     RIGHT_SHIFT = 161
 
 
-class Padding(object):
+class Padding:
     SAME = 0
     VALID = 1
 
 
-class ActivationFunctionType(object):
+class ActivationFunctionType:
     NONE = 0
     RELU = 1
     RELU_N1_TO_1 = 2
@@ -212,34 +212,34 @@ class ActivationFunctionType(object):
     SIGN_BIT = 5
 
 
-class MirrorPadMode(object):
+class MirrorPadMode:
     REFLECT = 0
     SYMMETRIC = 1
 
 
-class LSTMKernelType(object):
+class LSTMKernelType:
     FULL = 0
     BASIC = 1
 
 
-class QuantizationDetails(object):
+class QuantizationDetails:
     NONE = 0
     CustomQuantization = 1
 
 
-class DimensionType(object):
+class DimensionType:
     DENSE = 0
     SPARSE_CSR = 1
 
 
-class SparseIndexVector(object):
+class SparseIndexVector:
     NONE = 0
     Int32Vector = 1
     Uint16Vector = 2
     Uint8Vector = 3
 
 
-class BuiltinOptions(object):
+class BuiltinOptions:
     NONE = 0
     Conv2DOptions = 1
     DepthwiseConv2DOptions = 2
@@ -292,7 +292,7 @@ class BuiltinOptions(object):
     GeluOptions = 116
 
 
-class CustomQuantization(object):
+class CustomQuantization:
     __slots__ = ['_tab']
 
     @classmethod
@@ -322,7 +322,7 @@ def CustomQuantizationEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class QuantizationParameters(object):
+class QuantizationParameters:
     __slots__ = ['_tab']
 
     @classmethod
@@ -460,7 +460,7 @@ class QuantizationParameters(object):
         return 0
 
     # QuantizationParameters
-    def Details(self) -> Optional[flatbuffers.table.Table]:
+    def Details(self) -> flatbuffers.table.Table | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -516,7 +516,7 @@ def QuantizationParametersEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Int32Vector(object):
+class Int32Vector:
     __slots__ = ['_tab']
 
     @classmethod
@@ -579,7 +579,7 @@ def Int32VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Uint16Vector(object):
+class Uint16Vector:
     __slots__ = ['_tab']
 
     @classmethod
@@ -642,7 +642,7 @@ def Uint16VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Uint8Vector(object):
+class Uint8Vector:
     __slots__ = ['_tab']
 
     @classmethod
@@ -705,7 +705,7 @@ def Uint8VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DimensionMetadata(object):
+class DimensionMetadata:
     __slots__ = ['_tab']
 
     @classmethod
@@ -749,7 +749,7 @@ class DimensionMetadata(object):
         return 0
 
     # DimensionMetadata
-    def ArraySegments(self) -> Optional[flatbuffers.table.Table]:
+    def ArraySegments(self) -> flatbuffers.table.Table | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -765,7 +765,7 @@ class DimensionMetadata(object):
         return 0
 
     # DimensionMetadata
-    def ArrayIndices(self) -> Optional[flatbuffers.table.Table]:
+    def ArrayIndices(self) -> flatbuffers.table.Table | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -799,7 +799,7 @@ def DimensionMetadataEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SparsityParameters(object):
+class SparsityParameters:
     __slots__ = ['_tab']
 
     @classmethod
@@ -876,7 +876,7 @@ class SparsityParameters(object):
         return o == 0
 
     # SparsityParameters
-    def DimMetadata(self, j: int) -> Optional[DimensionMetadata]:
+    def DimMetadata(self, j: int) -> DimensionMetadata | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             x = self._tab.Vector(o)
@@ -925,7 +925,7 @@ def SparsityParametersEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Tensor(object):
+class Tensor:
     __slots__ = ['_tab']
 
     @classmethod
@@ -989,14 +989,14 @@ class Tensor(object):
         return 0
 
     # Tensor
-    def Name(self) -> Optional[str]:
+    def Name(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Tensor
-    def Quantization(self) -> Optional[QuantizationParameters]:
+    def Quantization(self) -> QuantizationParameters | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -1013,7 +1013,7 @@ class Tensor(object):
         return False
 
     # Tensor
-    def Sparsity(self) -> Optional[SparsityParameters]:
+    def Sparsity(self) -> SparsityParameters | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -1097,7 +1097,7 @@ def TensorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Conv2DOptions(object):
+class Conv2DOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1187,7 +1187,7 @@ def Conv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Pool2DOptions(object):
+class Pool2DOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1277,7 +1277,7 @@ def Pool2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DepthwiseConv2DOptions(object):
+class DepthwiseConv2DOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1377,7 +1377,7 @@ def DepthwiseConv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class FullyConnectedOptions(object):
+class FullyConnectedOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1447,7 +1447,7 @@ def FullyConnectedOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SoftmaxOptions(object):
+class SoftmaxOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1487,7 +1487,7 @@ def SoftmaxOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ConcatenationOptions(object):
+class ConcatenationOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1537,7 +1537,7 @@ def ConcatenationOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class AddOptions(object):
+class AddOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1577,7 +1577,7 @@ def AddOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class MulOptions(object):
+class MulOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1617,7 +1617,7 @@ def MulOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SubOptions(object):
+class SubOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1657,7 +1657,7 @@ def SubOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DivOptions(object):
+class DivOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1697,7 +1697,7 @@ def DivOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class L2NormOptions(object):
+class L2NormOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1737,7 +1737,7 @@ def L2NormOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LocalResponseNormalizationOptions(object):
+class LocalResponseNormalizationOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1807,7 +1807,7 @@ def LocalResponseNormalizationOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ResizeBilinearOptions(object):
+class ResizeBilinearOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1857,7 +1857,7 @@ def ResizeBilinearOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ResizeNearestNeighborOptions(object):
+class ResizeNearestNeighborOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1907,7 +1907,7 @@ def ResizeNearestNeighborOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReshapeOptions(object):
+class ReshapeOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -1970,7 +1970,7 @@ def ReshapeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SpaceToDepthOptions(object):
+class SpaceToDepthOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2010,7 +2010,7 @@ def SpaceToDepthOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DepthToSpaceOptions(object):
+class DepthToSpaceOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2050,7 +2050,7 @@ def DepthToSpaceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class GatherOptions(object):
+class GatherOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2100,7 +2100,7 @@ def GatherOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReducerOptions(object):
+class ReducerOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2140,7 +2140,7 @@ def ReducerOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SqueezeOptions(object):
+class SqueezeOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2203,7 +2203,7 @@ def SqueezeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class StridedSliceOptions(object):
+class StridedSliceOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2293,7 +2293,7 @@ def StridedSliceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SplitOptions(object):
+class SplitOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2333,7 +2333,7 @@ def SplitOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SplitVOptions(object):
+class SplitVOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2373,7 +2373,7 @@ def SplitVOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class CastOptions(object):
+class CastOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2423,7 +2423,7 @@ def CastOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ArgMaxOptions(object):
+class ArgMaxOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2463,7 +2463,7 @@ def ArgMaxOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ArgMinOptions(object):
+class ArgMinOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2503,7 +2503,7 @@ def ArgMinOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class TransposeConvOptions(object):
+class TransposeConvOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2573,7 +2573,7 @@ def TransposeConvOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ShapeOptions(object):
+class ShapeOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2613,7 +2613,7 @@ def ShapeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class FakeQuantOptions(object):
+class FakeQuantOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2683,7 +2683,7 @@ def FakeQuantOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class PackOptions(object):
+class PackOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2733,7 +2733,7 @@ def PackOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UnpackOptions(object):
+class UnpackOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2783,7 +2783,7 @@ def UnpackOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class OneHotOptions(object):
+class OneHotOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2823,7 +2823,7 @@ def OneHotOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LeakyReluOptions(object):
+class LeakyReluOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2863,7 +2863,7 @@ def LeakyReluOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class MirrorPadOptions(object):
+class MirrorPadOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2903,7 +2903,7 @@ def MirrorPadOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class IfOptions(object):
+class IfOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -2953,7 +2953,7 @@ def IfOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class WhileOptions(object):
+class WhileOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3003,7 +3003,7 @@ def WhileOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BatchMatMulOptions(object):
+class BatchMatMulOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3063,7 +3063,7 @@ def BatchMatMulOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class CumsumOptions(object):
+class CumsumOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3113,7 +3113,7 @@ def CumsumOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class GeluOptions(object):
+class GeluOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3153,7 +3153,7 @@ def GeluOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class RNNOptions(object):
+class RNNOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3203,7 +3203,7 @@ def RNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SequenceRNNOptions(object):
+class SequenceRNNOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3263,7 +3263,7 @@ def SequenceRNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LSTMOptions(object):
+class LSTMOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3343,7 +3343,7 @@ def LSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UnidirectionalSequenceLSTMOptions(object):
+class UnidirectionalSequenceLSTMOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3433,7 +3433,7 @@ def UnidirectionalSequenceLSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BidirectionalSequenceLSTMOptions(object):
+class BidirectionalSequenceLSTMOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3523,7 +3523,7 @@ def BidirectionalSequenceLSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BidirectionalSequenceRNNOptions(object):
+class BidirectionalSequenceRNNOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3593,7 +3593,7 @@ def BidirectionalSequenceRNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UniqueOptions(object):
+class UniqueOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3633,7 +3633,7 @@ def UniqueOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReverseSequenceOptions(object):
+class ReverseSequenceOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3683,7 +3683,7 @@ def ReverseSequenceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Conv3DOptions(object):
+class Conv3DOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3793,7 +3793,7 @@ def Conv3DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BucketizeOptions(object):
+class BucketizeOptions:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3856,7 +3856,7 @@ def BucketizeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class OperatorCode(object):
+class OperatorCode:
     __slots__ = ['_tab']
 
     @classmethod
@@ -3886,7 +3886,7 @@ class OperatorCode(object):
         return 0
 
     # OperatorCode
-    def CustomCode(self) -> Optional[str]:
+    def CustomCode(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -3926,7 +3926,7 @@ def OperatorCodeEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Operator(object):
+class Operator:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4017,7 +4017,7 @@ class Operator(object):
         return 0
 
     # Operator
-    def BuiltinOptions(self) -> Optional[flatbuffers.table.Table]:
+    def BuiltinOptions(self) -> flatbuffers.table.Table | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -4117,7 +4117,7 @@ def OperatorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SubGraph(object):
+class SubGraph:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4140,7 +4140,7 @@ class SubGraph(object):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SubGraph
-    def Tensors(self, j: int) -> Optional[Tensor]:
+    def Tensors(self, j: int) -> Tensor | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4218,7 +4218,7 @@ class SubGraph(object):
         return o == 0
 
     # SubGraph
-    def Operators(self, j: int) -> Optional[Operator]:
+    def Operators(self, j: int) -> Operator | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4242,7 +4242,7 @@ class SubGraph(object):
         return o == 0
 
     # SubGraph
-    def Name(self) -> Optional[str]:
+    def Name(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4283,7 +4283,7 @@ def SubGraphEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Buffer(object):
+class Buffer:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4366,7 +4366,7 @@ def BufferEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class TensorMap(object):
+class TensorMap:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4389,7 +4389,7 @@ class TensorMap(object):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # TensorMap
-    def Name(self) -> Optional[str]:
+    def Name(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4416,7 +4416,7 @@ def TensorMapEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SignatureDef(object):
+class SignatureDef:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4439,7 +4439,7 @@ class SignatureDef(object):
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SignatureDef
-    def Inputs(self, j: int) -> Optional[TensorMap]:
+    def Inputs(self, j: int) -> TensorMap | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4463,7 +4463,7 @@ class SignatureDef(object):
         return o == 0
 
     # SignatureDef
-    def Outputs(self, j: int) -> Optional[TensorMap]:
+    def Outputs(self, j: int) -> TensorMap | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4487,7 +4487,7 @@ class SignatureDef(object):
         return o == 0
 
     # SignatureDef
-    def SignatureKey(self) -> Optional[str]:
+    def SignatureKey(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4526,7 +4526,7 @@ def SignatureDefEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Model(object):
+class Model:
     __slots__ = ['_tab']
 
     @classmethod
@@ -4556,7 +4556,7 @@ class Model(object):
         return 0
 
     # Model
-    def OperatorCodes(self, j: int) -> Optional[OperatorCode]:
+    def OperatorCodes(self, j: int) -> OperatorCode | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4580,7 +4580,7 @@ class Model(object):
         return o == 0
 
     # Model
-    def Subgraphs(self, j: int) -> Optional[SubGraph]:
+    def Subgraphs(self, j: int) -> SubGraph | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4604,14 +4604,14 @@ class Model(object):
         return o == 0
 
     # Model
-    def Description(self) -> Optional[str]:
+    def Description(self) -> str | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Model
-    def Buffers(self, j: int) -> Optional[Buffer]:
+    def Buffers(self, j: int) -> Buffer | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4635,7 +4635,7 @@ class Model(object):
         return o == 0
 
     # Model
-    def SignatureDefs(self, j: int) -> Optional[SignatureDef]:
+    def SignatureDefs(self, j: int) -> SignatureDef | None:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             x = self._tab.Vector(o)
