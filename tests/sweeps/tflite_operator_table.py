@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "plugins" / "tflite" / "tests"))  # tiny_models: the flatbuffers writer
 
 #: Codes that are no operator of their own.

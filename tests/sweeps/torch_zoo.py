@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,8 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-FAMILIES_DIR = BENCH_DIR.parent / "tests" / "torch"
+from irconv.testing import worker
+
+FAMILIES_DIR = Path(__file__).resolve().parents[1] / "torch"
 TOOLS = ("irconv", "ovc")
 
 
@@ -202,8 +202,6 @@ def compare_detections(expected: list[Any], actual: list[Any]) -> str:
 def child(name: str, tool: str, site: str) -> dict[str, Any]:
     """Build ``name``, convert it with ``tool``, compare with torch eager."""
     import torch
-
-    sys.path.insert(0, str(BENCH_DIR))
     from torch_families import _first_lines, compare, convert
 
     spec = next(m for m in MODELS if m.name == name)
@@ -227,16 +225,12 @@ def child(name: str, tool: str, site: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- parent
 def run_tool(name: str, tool: str, site: str, timeout: float) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", name, "--tool", tool, "--site", site]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    done = worker.run_child([sys.executable, __file__, "--child", name, "--tool", tool, "--site", site], timeout)
+    if done.record is not None:
+        return done.record
+    if done.timed_out:
         return {"ok": False, "seconds": timeout, "problem": "timed out"}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}, no output"])[-1][:200]
-        return {"ok": False, "seconds": 0.0, "problem": f"process failed: {tail}"}
-    return json.loads(lines[-1])
+    return {"ok": False, "seconds": 0.0, "problem": f"process failed: {done.problem}"}
 
 
 def main() -> int:
