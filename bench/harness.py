@@ -5,12 +5,15 @@ A benchmark script imports it as ``harness`` (``python bench/<script>.py`` puts 
 
 * ``run_process(cmd)``: one child process's wall time, CPU time (user + system) and peak RSS,
   from ``os.wait4`` (the child alone, whatever else runs on the machine);
-* ``alternating(tools, rounds)``: the tool order of each round, reversed every other round, so
-  that neither tool always runs on a warm (or a cold) page cache;
+* ``alternating(tools, rounds)``: the tool order of each round, each tool first in turn (two
+  tools: the order flips every round), so that no tool always runs on a warm (or cold) cache;
 * ``Runs``: one tool's figures over the rounds, summarized as median wall, median CPU and
   largest peak RSS;
 * ``best_of`` and ``median_of`` for in-process timings, ``self_peak_rss`` for a measuring child;
-* ``markdown_table`` for the printed table.
+* ``markdown_table`` for the printed table;
+* ``use_test_helpers(folder)``: the model builders of ``tests/<folder>`` importable (they import
+  their siblings by name, as pytest's rootdir-less import mode lets them), the one place a
+  benchmark reaches into the tests.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ import os
 import resource
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 MIB = 2**20
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 
 
 class ProcessFailed(RuntimeError):
@@ -72,9 +78,10 @@ def run_process(
 
 
 def alternating(tools: Sequence[str], rounds: int) -> Iterator[tuple[int, str]]:
-    """(round, tool) in running order: the given order in even rounds, reversed in odd ones."""
+    """(round, tool) in running order; round ``r`` starts with tool ``r % len(tools)``."""
     for r in range(rounds):
-        for tool in tools if r % 2 == 0 else list(reversed(tools)):
+        first = r % len(tools)
+        for tool in [*tools[first:], *tools[:first]]:
             yield r, tool
 
 
@@ -133,3 +140,11 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def use_test_helpers(*folders: str) -> None:
+    """Put ``tests/<folder>`` first on ``sys.path`` for each folder (once)."""
+    for folder in reversed(folders):
+        path = str(TESTS / folder)
+        if path not in sys.path:
+            sys.path.insert(0, path)
