@@ -7,7 +7,7 @@ input of its default configuration scaled down to 128x128 where the architecture
 (``img_size=`` is passed to models that take it), and converted by each tool in its own
 process: ``irconv.convert_model(module, example_input=...)`` (saved, read back) and
 ``openvino.convert_model(module, example_input=...)``. The IRs run on the CPU with f32
-inference precision; a tool passes by ``bench/torch_families.py``'s ``compare`` criterion
+inference precision; a tool passes by ``tests/sweeps/torch_families.py``'s ``compare`` criterion
 (shapes, and values within ``1e-3 * max(1, max |torch|)`` of torch eager).
 
 timm imports torchvision, whose PyPI build does not import beside the CPU torch: both are
@@ -15,8 +15,8 @@ installed without dependencies in ``--site`` and ``tests/torch/torchvision_cpu_s
 torchvision's operators from Python. Results are cached per model in ``--cache``; a rerun
 repeats only the failures (``--redo`` repeats everything).
 
-    python bench/timm_zoo.py                          # every module
-    python bench/timm_zoo.py --modules resnet levit   # some
+    python tests/sweeps/timm_zoo.py                          # every module
+    python tests/sweeps/timm_zoo.py --modules resnet levit   # some
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ example_input=...)``. Each IR is compiled on the CPU with f32 inference precisio
 the example input; a tool passes when every output has torch eager's shape and agrees within
 ``|got - want| <= 1e-3 * max(1, max |want|)`` (integer and boolean outputs exactly).
 
-    python bench/torch_families.py                       # every family
-    python bench/torch_families.py --families bert swin  # some
+    python tests/sweeps/torch_families.py                       # every family
+    python tests/sweeps/torch_families.py --families bert swin  # some
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ BatchNorm statistics randomised (``tests/torch/families.py``'s ``randomise_stati
 tool runs in its own process with a timeout: ``irconv.convert_model(module, example_input=...)``
 (saved, read back with ``openvino.Core().read_model``) and ``openvino.convert_model(module,
 example_input=...)``. The IR is compiled on the CPU with f32 inference precision and run on the
-example input, and its outputs are checked against torch eager with ``bench/torch_families.py``'s
+example input, and its outputs are checked against torch eager with ``tests/sweeps/torch_families.py``'s
 ``compare`` (torch's shapes; ``|got - want| <= 1e-3 * max(1, max |want|)``, integers exactly).
 Detection models are wrapped to return their first image's outputs as a flat tuple (boxes,
 scores, labels, then masks or keypoints); their detections are compared as sets: the IR's
@@ -24,9 +24,9 @@ process, and ``tests/torch/torchvision_cpu_shim.py`` is imported before torchvis
 ``torch.export``), and ``torchvision.extension._has_ops`` is made to answer True (a plain
 function: TorchScript compiles it when torchvision scripts its box ops during tracing).
 
-    python bench/torch_zoo.py                                  # every model
-    python bench/torch_zoo.py --models resnet18 vit_b_32       # some
-    python bench/torch_zoo.py --site /path/to/torchvision/dir --timeout 900
+    python tests/sweeps/torch_zoo.py                                  # every model
+    python tests/sweeps/torch_zoo.py --models resnet18 vit_b_32       # some
+    python tests/sweeps/torch_zoo.py --site /path/to/torchvision/dir --timeout 900
 """
 
 from __future__ import annotations
