@@ -71,7 +71,7 @@ def child(args: argparse.Namespace) -> None:
 def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     """Emit a graph of ``count`` small nodes and read it back: the per-node costs."""
     import numpy as np
-    from irconv import ConversionOptions, EmitContext
+    from irconv import ConversionOptions, EmitContext, LoadContext
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
     from irconv.pipeline.output import AtomicFiles
@@ -96,7 +96,7 @@ def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     emitted = time.perf_counter() - start
     registry = PluginHost(strict=True).registry()
     start = time.perf_counter()
-    graph = load_ir(xml, options)
+    graph = load_ir(xml, LoadContext(options, registry))
     extract_graph(graph, registry, options)
     read = time.perf_counter() - start
     figures = {"nodes": len(b.graph), "emit_s": emitted, "read_s": read, "xml_bytes": xml.stat().st_size}
@@ -140,15 +140,16 @@ def build(gib: float, count: int):  # type: ignore[no-untyped-def]
 
 def read_back(xml: Path):  # type: ignore[no-untyped-def]
     """The IR read back (weights memory-mapped), extracted and inferred: the round trip."""
-    from irconv import ConversionOptions
+    from irconv import ConversionOptions, LoadContext
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
     from irconv.plugins.manager import PluginHost
     from irconv_ir.reader import load_ir
 
     options = ConversionOptions(compress_to_fp16=False)
-    graph = load_ir(xml, options)
-    extract_graph(graph, PluginHost(strict=True).registry(), options)
+    registry = PluginHost(strict=True).registry()
+    graph = load_ir(xml, LoadContext(options, registry))
+    extract_graph(graph, registry, options)
     infer_graph(graph)
     const_bytes = sum(n.op.value.nbytes for n in graph.nodes() if n.type == "Const")
     return graph, const_bytes
