@@ -89,7 +89,7 @@ def resnet50(path: Path) -> int:
     x = conv("input", 3, 64, 7, 2)
     nodes.append(helper.make_node("MaxPool", [x], ["pool"], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4))
     x, cin = "pool", 64
-    for stage, (blocks, width) in enumerate(zip((3, 4, 6, 3), (64, 128, 256, 512))):
+    for stage, (blocks, width) in enumerate(zip((3, 4, 6, 3), (64, 128, 256, 512), strict=True)):
         for block in range(blocks):
             stride = 2 if block == 0 and stage > 0 else 1
             y = conv(x, cin, width, 1)
