@@ -138,9 +138,10 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
     p = ctx.attrs.required("convolution_param")
     shape = ctx.input_shape(0)
-    if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
+    dims = [d for d in shape[1:] if d is not None] if shape is not None and len(shape) == 4 else []
+    if len(dims) != 3:
         raise ConversionError(f"{ctx.where()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
-    channels, height, width = (int(d) for d in shape[1:])  # type: ignore[arg-type]
+    channels, height, width = dims
     kernel, window = conv_geometry(ctx, p, 2)
     strides, pads, dilations = window.strides, window.pads_begin, window.dilations
     data = ctx.input(0)
@@ -153,9 +154,8 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> list[OutPort]:
         (size + 2 * pad - (dilation * (k - 1) + 1)) // stride + 1
         for size, pad, dilation, k, stride in zip((height, width), pads, dilations, kernel, strides, strict=True)
     ]
-    patches = ctx.op(
-        ExtractImagePatches(sizes=kernel, strides=strides, rates=dilations, auto_pad="valid"), data, suffix="patches"
-    )
+    extract = ExtractImagePatches(sizes=list(kernel), strides=list(strides), rates=list(dilations), auto_pad="valid")
+    patches = ctx.op(extract, data, suffix="patches")
     # OpenVINO orders patch channels (row, column, channel); Caffe (channel, row, column).
     cells = kernel[0] * kernel[1]
     split = ctx.op(

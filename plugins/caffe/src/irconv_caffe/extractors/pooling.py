@@ -95,12 +95,12 @@ def _average(ctx: ExtractContext, window: PoolWindow) -> OutPort:
         return avg_pool(ctx, ctx.input(0), window, exclude_pad=True)
     shape = ctx.input_shape(0)
     assert shape is not None
-    if shape[2] is None or shape[3] is None:
+    sizes = [d for d in shape[2:] if d is not None]
+    if len(sizes) != 2:
         # Exact wherever no window spills past the padded end.
         return avg_pool(ctx, ctx.input(0), window, exclude_pad=False)
     real, caffe_count = [], []
-    for axis in range(2):
-        size = int(shape[2 + axis])  # type: ignore[arg-type]
+    for axis, size in enumerate(sizes):
         k, s, pad = kernel[axis], strides[axis], pads[axis]
         out = window_count(size, k, s, pad, window.rounding)
         starts = np.arange(out) * s - pad

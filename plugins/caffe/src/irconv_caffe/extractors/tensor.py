@@ -136,10 +136,10 @@ def extract_flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return [_reshape(ctx, [0] * axis + [-1], "flatten")]
     shape = ctx.input_shape(0)
     assert shape is not None
-    tail = shape[end + 1 :]
-    if any(d is None for d in tail):
+    tail = [d for d in shape[end + 1 :] if d is not None]
+    if len(tail) != rank - end - 1:
         raise ConversionError(f"{ctx.where()}: end_axis {p.end_axis} needs static trailing dims, got {shape}")
-    return [_reshape(ctx, [0] * axis + [-1] + [int(d) for d in tail], "flatten")]  # type: ignore[arg-type]
+    return [_reshape(ctx, [0] * axis + [-1] + tail, "flatten")]
 
 
 @extractor("caffe", "Reshape", produces=[Reshape])
@@ -154,10 +154,10 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if not 0 <= axis <= end <= rank:
         raise ConversionError(f"{ctx.where()}: axis {p.axis} / num_axes {p.num_axes} do not fit rank {rank}")
     dims = [int(d) for d in p.shape.dim]
-    tail = shape[end:]
-    if tail and any(d is None for d in tail):
+    tail = [d for d in shape[end:] if d is not None]
+    if len(tail) != rank - end:
         raise ConversionError(f"{ctx.where()}: reshaping a middle span needs static trailing dims, got {shape}")
-    return [_reshape(ctx, [0] * axis + dims + [int(d) for d in tail])]  # type: ignore[arg-type]
+    return [_reshape(ctx, [0] * axis + dims + tail)]
 
 
 @extractor("caffe", "Permute", produces=[Transpose])
