@@ -10,11 +10,12 @@ from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64, normalize_axis, per_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
+from irconv_opset.lowering.normalization import FOLDED_BATCH_NORM_OPS, BatchStatistics, folded_batch_norm
 
 from irconv_caffe.extractors._common import layer_of
 
 
-@extractor("caffe", "BatchNorm", produces=[Multiply, Add])
+@extractor("caffe", "BatchNorm", produces=[*FOLDED_BATCH_NORM_OPS])
 def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """y = (x - mean/f) / sqrt(var/f + eps), with f Caffe's moving-average scale factor blob."""
     layer = layer_of(ctx)
@@ -26,11 +27,9 @@ def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     var = layer.blob(1, (channels,))
     factor = float(layer.flat_blob(2, 1)[0])
     inv = 0.0 if factor == 0 else 1.0 / factor
-    eps = ctx.attrs.float("batch_norm_param.eps")
-    scale = (1.0 / np.sqrt(var.astype(np.float64) * inv + eps)).astype(np.float32)
-    shift = (-mean.astype(np.float64) * inv * scale).astype(np.float32)
-    out = ctx.op(Multiply(), ctx.input(0), ctx.const(per_axis(scale, 1, rank), suffix="scale"), suffix="mul")
-    return [ctx.op(Add(), out, ctx.const(per_axis(shift, 1, rank), suffix="shift"), suffix="add")]
+    mean, var = mean.astype(np.float64) * inv, var.astype(np.float64) * inv
+    stats = BatchStatistics(np.ones_like(mean), np.zeros_like(mean), mean, var)
+    return [folded_batch_norm(ctx, ctx.input(0), stats, ctx.attrs.float("batch_norm_param.eps"), [1], rank)]
 
 
 def _param_span(ctx: ExtractContext, axis: int, num_axes: int) -> tuple[int, tuple[int | None, ...]]:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, const_like, extractor, i64, require_rank
+from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
@@ -14,20 +14,18 @@ from irconv_opset import (
     Elu,
     Gelu,
     HardSigmoid,
-    LogSoftmax,
     Mish,
     Negative,
     PReLU,
     ReLU,
-    Reshape,
     Selu,
     Sigmoid,
-    SoftMax,
     SoftPlus,
     SoftSign,
     Tanh,
 )
-from irconv_opset.build import shape_of
+from irconv_opset.lowering.softmax import FLATTENED_SOFTMAX_OPS, SOFTMAX_OPS, flattened_softmax
+from irconv_opset.lowering.softmax import softmax as softmax_on_axis
 
 #: SELU's fixed constants (Klambauer et al.), as MXNet uses them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -85,10 +83,7 @@ def _scaled(ctx: ExtractContext, x: OutPort) -> OutPort:
 def _softmax(ctx: ExtractContext, log: bool) -> list[OutPort]:
     if ctx.attrs.bool("use_length", False):
         raise ctx.attrs.bad("use_length", True, "masked softmax (use_length) is not supported")
-    axis = ctx.attrs.int("axis", -1)
-    x = _scaled(ctx, ctx.input(0))
-    op = LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
-    return [ctx.op(op, x)]
+    return [softmax_on_axis(ctx, _scaled(ctx, ctx.input(0)), ctx.attrs.int("axis", -1), log=log)]
 
 
 def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -99,30 +94,21 @@ def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _softmax(ctx, log=True)
 
 
-def _flat_softmax(ctx: ExtractContext, x: OutPort) -> OutPort:
-    """Softmax over everything but axis 0, keeping the input's shape."""
-    if require_rank(ctx) == 2:
-        return ctx.op(SoftMax(axis=1), x)
-    flat = ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1]), suffix="flatten")
-    out = ctx.op(SoftMax(axis=1), flat, suffix="softmax")
-    return ctx.op(Reshape(special_zero=False), out, shape_of(ctx, x))
-
-
 def softmax_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SoftmaxOutput at inference: softmax over axis 1 (``multi_output``), the last axis
     (``preserve_shape``) or the flattened non-batch axes; the label input is ignored."""
     x = ctx.input(0)
     if ctx.attrs.bool("multi_output", False):
-        return [ctx.op(SoftMax(axis=1), x)]
+        return [softmax_on_axis(ctx, x, 1)]
     if ctx.attrs.bool("preserve_shape", False):
-        return [ctx.op(SoftMax(axis=-1), x)]
-    return [_flat_softmax(ctx, x)]
+        return [softmax_on_axis(ctx, x, -1)]
+    return [flattened_softmax(ctx, x, 1)]
 
 
 def softmax_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.choice("mode", ["instance", "channel"], "instance") == "channel":
-        return [ctx.op(SoftMax(axis=1), ctx.input(0))]
-    return [_flat_softmax(ctx, ctx.input(0))]
+        return [softmax_on_axis(ctx, ctx.input(0), 1)]
+    return [flattened_softmax(ctx, ctx.input(0), 1)]
 
 
 def regression_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -150,10 +136,10 @@ def _named(act: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
 ACTIVATION = extractor("mxnet", "Activation", activation,
                        produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
 LEAKY_RELU = extractor("mxnet", "LeakyReLU", leaky_relu, produces=[PReLU, Elu, Selu, Gelu])
-SOFTMAX = extractor("mxnet", "softmax", softmax, produces=[Divide, SoftMax])
-LOG_SOFTMAX = extractor("mxnet", "log_softmax", log_softmax, produces=[Divide, LogSoftmax])
-SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[Reshape, SoftMax])
-SOFTMAX_ACTIVATION = extractor("mxnet", "SoftmaxActivation", softmax_activation, produces=[Reshape, SoftMax])
+SOFTMAX = extractor("mxnet", "softmax", softmax, produces=[Divide, *SOFTMAX_OPS])
+LOG_SOFTMAX = extractor("mxnet", "log_softmax", log_softmax, produces=[Divide, *SOFTMAX_OPS])
+SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[*FLATTENED_SOFTMAX_OPS])
+SOFTMAX_ACTIVATION = extractor("mxnet", "SoftmaxActivation", softmax_activation, produces=[*FLATTENED_SOFTMAX_OPS])
 REGRESSION_OUTPUT = aliases("mxnet", ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"],
                             regression_output, produces=[Sigmoid])
 HARD_SIGMOID = extractor("mxnet", "hard_sigmoid", hard_sigmoid, produces=[HardSigmoid])

@@ -25,7 +25,6 @@ from irconv_opset import (
     LogicalAnd,
     Minimum,
     Multiply,
-    NonMaxSuppression,
     NotEqual,
     ReduceMax,
     ReduceMin,
@@ -41,9 +40,10 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.nms import SUPPRESS_OPS, BoxEncoding, suppress
 
 #: What ``separate_classes`` and ``select_rows`` build, for the extractors using them.
-SELECT_ROWS_PRODUCES = (ReduceMax, Abs, Multiply, Add, Unsqueeze, Select, NonMaxSuppression, Gather, GatherND, Equal,
+SELECT_ROWS_PRODUCES = (ReduceMax, Abs, Multiply, Add, Unsqueeze, Select, *SUPPRESS_OPS, Gather, GatherND, Equal,
                         Convert, CumSum, ReduceSum, Subtract, Concat, ShapeOf, Broadcast, ScatterNDUpdate)
 
 
@@ -73,15 +73,16 @@ def select_rows(ctx: ExtractContext, rows: OutPort, boxes: OutPort, scores: OutP
     assert shape is not None and shape[0] is not None and shape[1] is not None
     batch, count = int(shape[0]), int(shape[1])
     masked = ctx.op(Select(), valid, scores, const_like(ctx, -1e30, scores, "lowest"), suffix="masked_scores")
-    nms = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=True,
-                            output_type=ElementType.i64)
-    selected = ctx.add(nms, [
+    selected = suppress(
+        ctx,
         boxes,
         ctx.op(Unsqueeze(), masked, i64(ctx, [1]), suffix="nms_scores"),
         i64(ctx, [count], "max_boxes"),
         const_like(ctx, [iou], scores, "iou"),
         const_like(ctx, [-1e29], scores, "score_threshold"),
-    ], "nms").out_port(0)
+        encoding=BoxEncoding.CENTER if center else BoxEncoding.CORNER,
+        suffix="nms",
+    ).out_port(0)
     item_and_box = ctx.op(Gather(), selected, i64(ctx, [0, 2]), i64(ctx, 1, "axis"), suffix="item_box")
     kept = ctx.op(GatherND(), rows, item_and_box, suffix="kept")
     item = ctx.op(Gather(), selected, i64(ctx, [0]), i64(ctx, 1, "axis"), suffix="item")  # [M, 1]
