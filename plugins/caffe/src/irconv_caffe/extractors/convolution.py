@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -28,8 +29,14 @@ from irconv_opset.lowering.convolution import (
 )
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import pick
 from irconv_caffe.layer import CaffeLayer
+
+
+def pick(values: Sequence[int], index: int, default: int) -> int:
+    """Caffe's repeated geometry fields: none -> default, one -> all dims, else per dim."""
+    if not values:
+        return default
+    return int(values[index] if len(values) > 1 else values[0])
 
 
 def conv_geometry(ctx: ExtractContext, p: ParamBlock, spatial: int) -> tuple[tuple[int, ...], Window]:
