@@ -153,3 +153,25 @@ def test_fills_registered_by_name_match_numpy(op: str, attrs: dict[str, str], va
     irconv.save_model(graph, xml, compress_to_fp16=False)
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(run_ir(xml, {"data": x})["out"], x + value, rtol=1e-6)
+
+
+@pytest.mark.parametrize("force_suppress", [False, True])
+def test_multibox_detection_of_a_batch_keeps_the_rows_over_threshold(force_suppress: bool, tmp_path: Path) -> None:
+    """A batch of two (the NonMaxSuppression path): one anchor, zero offsets (the box is the
+    anchor); the first image's foreground score passes the threshold, the second's does not
+    (MXNet fills a dropped row with -1)."""
+    nodes = [{"op": "null", "name": n, "inputs": []} for n in ("cls_prob", "loc_pred", "anchors")]
+    nodes.append(node("_contrib_MultiBoxDetection", "det", [0, 1, 2], threshold="0.01",
+                      force_suppress=str(force_suppress)))
+    symbol = {"nodes": nodes, "arg_nodes": [0, 1, 2], "heads": [[3, 0, 0]]}
+    (tmp_path / "det-symbol.json").write_text(json.dumps(symbol))
+    graph = irconv.convert_model(tmp_path / "det-symbol.json",
+                                 inputs=["cls_prob[2,2,1]", "loc_pred[2,4]", "anchors[1,1,4]"])
+    xml = tmp_path / "det.xml"
+    irconv.save_model(graph, xml, compress_to_fp16=False)
+    feeds = {"cls_prob": np.array([[[0.3], [0.7]], [[0.995], [0.005]]], np.float32),
+             "loc_pred": np.zeros((2, 4), np.float32),
+             "anchors": np.array([[[0.1, 0.2, 0.5, 0.6]]], np.float32)}
+    got = run_ir(xml, feeds)["det"]
+    expected = np.array([[[0, 0.7, 0.1, 0.2, 0.5, 0.6]], [[-1, -1, -1, -1, -1, -1]]], np.float32)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -204,6 +204,6 @@ def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
 MULTIBOX_PRIOR = aliases("mxnet", ["_contrib_MultiBoxPrior", "MultiBoxPrior"], multibox_prior, produces=[Const])
 MULTIBOX_DETECTION = aliases(
     "mxnet", ["_contrib_MultiBoxDetection", "MultiBoxDetection"], multibox_detection,
-    produces=[DetectionOutput, Slice, ReduceMax, Equal, Select, Concat, Transpose, Reshape, Gather, Subtract, Multiply,
-              TopK, Convert, Split, Add, Exp, Clamp, *nms.SELECT_ROWS_PRODUCES],
+    produces=[DetectionOutput, Slice, ReduceMax, Equal, GreaterEqual, Select, Concat, Transpose, Reshape, Gather, Subtract,
+              Multiply, TopK, Convert, Split, Add, Exp, Clamp, *nms.SELECT_ROWS_PRODUCES],
 )
