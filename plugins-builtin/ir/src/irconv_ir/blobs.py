@@ -26,10 +26,8 @@ process once written: the page cache keeps them, the peak RSS no longer counts t
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
-import mmap
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,6 +35,7 @@ from dataclasses import dataclass
 from typing import IO, Protocol, runtime_checkable
 
 import numpy as np
+from irconv.mapped_pages import prefetch_mapped_pages, release_mapped_pages
 from irconv.ops.deferred import row_blocks
 from irconv.types import ElementType
 
@@ -57,8 +56,6 @@ MIN_BLOCK = 1 << 17
 MIN_BLOCKS = 4
 #: Blocks encoded ahead of the write, beyond one per worker thread.
 AHEAD = 1
-#: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
-RELEASE_MIN = 1 << 20
 
 #: Encodes ``source`` (any layout) into ``out`` (flat, C order, ``out.size == source.size``)
 #: and returns what it has to report (e.g. how many values were clamped).
@@ -352,62 +349,6 @@ def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
         return
     for key in row_blocks(value.shape, elements):
         yield value[key]
-
-
-def release_mapped_pages(value: np.ndarray) -> None:
-    """Drop ``value``'s pages from this process if it is a read-only view of a file mapping.
-
-    Only clean file-backed pages of a read-only mapping are released (a later read maps
-    them again from the page cache); anything writable is left alone.
-    """
-    _advise_mapped(value, mmap.MADV_DONTNEED)
-
-
-def prefetch_mapped_pages(value: np.ndarray) -> None:
-    """Ask the kernel to start reading ``value``'s pages from its file now, in the
-    background, so that encoding it does not wait on one page fault after another."""
-    _advise_mapped(value, mmap.MADV_WILLNEED)
-
-
-def _advise_mapped(value: np.ndarray, advice: int) -> None:
-    if value.flags.writeable or value.nbytes < RELEASE_MIN:
-        return
-    mapping = _mapping_of(value)
-    if mapping is None:
-        return
-    base = np.frombuffer(mapping, np.uint8)
-    start_of_map = base.__array_interface__["data"][0]
-    first, last = _address_span(value)
-    page = mmap.PAGESIZE
-    start = (first - start_of_map) // page * page
-    end = min(len(mapping), -(-(last - start_of_map) // page) * page)
-    del base  # no buffer export may outlive this call
-    if 0 <= start < end:
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # an optimisation only
-            mapping.madvise(advice, start, end - start)
-
-
-def _mapping_of(value: np.ndarray) -> mmap.mmap | None:
-    base: object = value
-    while isinstance(base, np.ndarray):
-        inner = getattr(base, "_mmap", None)
-        if isinstance(inner, mmap.mmap):
-            return inner
-        base = base.base
-    return base if isinstance(base, mmap.mmap) else None
-
-
-def _address_span(value: np.ndarray) -> tuple[int, int]:
-    """First and one-past-last byte address ``value`` reads."""
-    address = value.__array_interface__["data"][0]
-    low = high = address
-    for extent, stride in zip(value.shape, value.strides, strict=True):
-        reach = (extent - 1) * stride
-        if reach < 0:
-            low += reach
-        else:
-            high += reach
-    return low, high + value.itemsize
 
 
 def _little_endian(value: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Hook implementations of irconv-llm: state ops, options, and the decoder transforms."""
+"""Hook implementations of irconv-llm: state ops, options, and the decoder transforms (weight
+compression is irconv-transforms'; ``--dataset`` measures the activations it weights by)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def middle_transform() -> list[Transform]:
 @hookimpl
 def back_transform() -> list[Transform]:
     from irconv_llm.alibi_bias_form import AlibiBiasForm
-    from irconv_llm.compress_weights import CompressWeights
     from irconv_llm.make_stateful import MakeStateful
+    from irconv_llm.measure_activations import MeasureActivations
 
-    return [AlibiBiasForm(), MakeStateful(), CompressWeights()]
+    return [AlibiBiasForm(), MakeStateful(), MeasureActivations()]

@@ -1,4 +1,5 @@
-"""Hook implementations of irconv-transforms: framework-neutral fusing, and its switches."""
+"""Hook implementations of irconv-transforms: framework-neutral fusing and weight compression,
+and their switches."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from irconv.plugins import Transform, hookimpl
 @hookimpl
 def declare_options() -> Sequence[Option[Any]]:
     from irconv_transforms.options import OPTIONS
+    from irconv_transforms.weight_compression.options import OPTIONS as COMPRESSION
 
-    return OPTIONS
+    return (*OPTIONS, *COMPRESSION)
 
 
 @hookimpl
@@ -65,3 +67,10 @@ def middle_transform() -> list[Transform]:
         FuseFlattenReshape(),
         FuseReshapeChain(),
     ]
+
+
+@hookimpl
+def back_transform() -> list[Transform]:
+    from irconv_transforms.weight_compression.compress_weights import CompressWeights
+
+    return [CompressWeights()]

@@ -209,7 +209,7 @@ def _block_params(
             np.copyto(zero_point, block_zero, where=better)
         np.minimum(group_error, best_error, out=best_error)
     if refine:
-        from irconv_llm.scale_estimation import refine_scales
+        from irconv_transforms.weight_compression.scale_estimation import refine_scales
 
         scale, zero_point, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
     return BlockParams(scale, zero_point, best_error)
