@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import IO, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
 from irconv.mapped_pages import prefetch_mapped_pages, release_mapped_pages
@@ -58,8 +58,9 @@ MIN_BLOCKS = 4
 AHEAD = 1
 
 #: Encodes ``source`` (any layout) into ``out`` (flat, C order, ``out.size == source.size``)
-#: and returns what it has to report (e.g. how many values were clamped).
-EncodeBlock = Callable[[np.ndarray, np.ndarray], object]
+#: and returns what it has to report (e.g. how many values were clamped); the block is an
+#: array, or a ``Deferred`` for the encodings of ``_computing_first``.
+EncodeBlock = Callable[[Any, np.ndarray], object]
 
 
 @runtime_checkable
@@ -201,7 +202,7 @@ class BlobWriter:
         offset = self.size
         if encoding.name == "raw" and bits.flags.c_contiguous:
             if size:
-                self._stream.write(memoryview(bits).cast("B"))
+                self._stream.write(bits.data.cast("B"))
         else:
             if encoding.per_item > 1:  # packed: flat runs filling whole bytes
                 value = np.ascontiguousarray(value)
@@ -272,7 +273,7 @@ class BlobWriter:
                 count = encoding.items(block.size)
                 buffer = _buffer_for(free, count, encoding.dtype)
                 reports.append(encoding.encode(block, buffer[:count]))
-                self._stream.write(memoryview(buffer[:count]).cast("B"))
+                self._stream.write(buffer[:count].data.cast("B"))
                 free.append(buffer)
             return
         if self._pool is None:
@@ -282,7 +283,7 @@ class BlobWriter:
         def write_oldest() -> None:
             future, buffer, count = pending.popleft()
             reports.append(future.result())
-            self._stream.write(memoryview(buffer[:count]).cast("B"))
+            self._stream.write(buffer[:count].data.cast("B"))
             free.append(buffer)
 
         for block in blocks:
@@ -326,7 +327,7 @@ def _computing_first(encoding: Encoding) -> Encoding:
             return None
         return encoding.encode(block.materialize(), out)
 
-    return Encoding(encoding.name, encoding.dtype, encode, encoding.per_item)  # type: ignore[arg-type]
+    return Encoding(encoding.name, encoding.dtype, encode, encoding.per_item)
 
 
 def block_size(elements: int) -> int:

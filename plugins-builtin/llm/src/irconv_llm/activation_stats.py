@@ -34,7 +34,6 @@ def collect(
 ) -> dict[OutPort, InputStatistics]:
     """Statistics of each MatMul site's input over ``samples`` (token ids ``[length]`` each)."""
     import openvino as ov
-
     from irconv.runtime import compile_for_comparison
 
     matmuls = [site for site in sites if not site.embedding]
@@ -73,7 +72,7 @@ def _write_f32(graph: Graph, xml: Path, options: ConversionOptions) -> Path:
     from irconv_ir.writer import write_ir
 
     with AtomicFiles() as files:
-        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))  # type: ignore[arg-type]
+        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))
         files.commit()
     return xml
 

@@ -1,5 +1,5 @@
-"""Hook implementations of irconv-transforms: framework-neutral fusing and weight compression,
-and their switches."""
+"""Hook implementations of irconv-transforms: framework-neutral fusing, common-subexpression
+merging and weight compression, and their switches."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
     from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
@@ -66,6 +67,7 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        MergeCommonSubexpressions(),
     ]
 
 

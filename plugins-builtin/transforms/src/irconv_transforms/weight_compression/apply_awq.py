@@ -84,9 +84,7 @@ def _divide_input(
 ) -> str:
     """Divide the tensor at ``port``, as the sites of ``group`` read it, by ``factor``;
     returns where the division went."""
-    from irconv_opset import Multiply
-
-    from irconv_opset import ShapeOf_v1
+    from irconv_opset import Multiply, ShapeOf_v1
 
     readers = {(site.consumer.id, 1 - site.port) for site in group}
     # a ShapeOf reads the shape alone, which the division leaves as it is

@@ -16,7 +16,11 @@ from irconv.types import ElementType
 
 from irconv_transforms.weight_compression.apply_awq import apply_awq
 from irconv_transforms.weight_compression.group_fallback import note_group_fallback
-from irconv_transforms.weight_compression.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
+from irconv_transforms.weight_compression.mixed_precision import (
+    activation_sensitivity,
+    data_free_sensitivity,
+    four_bit_share,
+)
 from irconv_transforms.weight_compression.options import (
     ALL_LAYERS,
     AWQ,
@@ -147,10 +151,10 @@ def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> 
     return params
 
 
-def _scale_dtype(site: WeightSite, compressed: bool) -> type:
+def _scale_dtype(site: WeightSite, compressed: bool) -> np.dtype:
     """The precision ``site``'s scales are stored in: levels are chosen to fit it."""
     float_type = site.weight.out_port(0).data.element_type
-    return np.float16 if compressed and float_type is ElementType.f32 else float_type.numpy
+    return np.dtype(np.float16) if compressed and float_type is ElementType.f32 else float_type.numpy
 
 
 def _activation_statistics(graph: Graph, sites: list[WeightSite]) -> dict[int, InputStatistics]:
@@ -236,7 +240,7 @@ def _feed(rw: Rewriter, site: WeightSite, weights: OutPort) -> None:
     """``site``'s consumer reads ``weights`` (``[rows, cols]``), with ``transpose_b`` when
     the original matrix was ``[cols, rows]``."""
     if not site.rows_first:
-        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))  # type: ignore[type-var]
+        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))
     rw.set_input(site.consumer.in_port(site.port), weights)
 
 
