@@ -47,6 +47,7 @@ from irconv_opset.lowering.convolution import (
 )
 from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 from irconv_opset.lowering.pooling import AVG_POOL_OPS, PoolWindow, avg_pool, max_pool
+from irconv_opset.lowering.resize import tf_resize_coordinates
 from irconv_opset.lowering.softmax import softmax as softmax_of
 
 from irconv_tflite.extractors._common import (
@@ -242,15 +243,8 @@ _RESIZE_MODES = {"RESIZE_BILINEAR": "linear_onnx", "RESIZE_NEAREST_NEIGHBOR": "n
 def resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR to the sizes at input 1."""
     mode = _RESIZE_MODES[ctx.source_op.op_type]
-    align = ctx.attrs.bool("align_corners", False)
-    half = ctx.attrs.bool("half_pixel_centers", False)
-    if align:
-        transform = "align_corners"
-    elif half:
-        transform = "tf_half_pixel_for_nn" if mode == "nearest" else "half_pixel"
-    else:
-        transform = "asymmetric"
-    nearest_mode = "round_prefer_ceil" if align else "floor"
+    transform, nearest_mode = tf_resize_coordinates(mode == "nearest", ctx.attrs.bool("align_corners", False),
+                                                    ctx.attrs.bool("half_pixel_centers", False))
     op = Interpolate(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
                      nearest_mode=nearest_mode, antialias=False, pads_begin=(0, 0, 0, 0), pads_end=(0, 0, 0, 0))
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="sizes")
