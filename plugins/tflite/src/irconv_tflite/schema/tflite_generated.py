@@ -4,14 +4,14 @@
 
 # namespace: tflite
 
-
 import flatbuffers
 from flatbuffers.compat import import_numpy
+from typing import Any
 from flatbuffers.table import Table
-
+from typing import Optional
 np = import_numpy()
 
-class TensorType:
+class TensorType(object):
     FLOAT32 = 0
     FLOAT16 = 1
     INT32 = 2
@@ -33,7 +33,7 @@ class TensorType:
     BFLOAT16 = 18
 
 
-class BuiltinOperator:
+class BuiltinOperator(object):
     ADD = 0
     AVERAGE_POOL_2D = 1
     CONCATENATION = 2
@@ -198,12 +198,12 @@ class BuiltinOperator:
     RIGHT_SHIFT = 161
 
 
-class Padding:
+class Padding(object):
     SAME = 0
     VALID = 1
 
 
-class ActivationFunctionType:
+class ActivationFunctionType(object):
     NONE = 0
     RELU = 1
     RELU_N1_TO_1 = 2
@@ -212,34 +212,34 @@ class ActivationFunctionType:
     SIGN_BIT = 5
 
 
-class MirrorPadMode:
+class MirrorPadMode(object):
     REFLECT = 0
     SYMMETRIC = 1
 
 
-class LSTMKernelType:
+class LSTMKernelType(object):
     FULL = 0
     BASIC = 1
 
 
-class QuantizationDetails:
+class QuantizationDetails(object):
     NONE = 0
     CustomQuantization = 1
 
 
-class DimensionType:
+class DimensionType(object):
     DENSE = 0
     SPARSE_CSR = 1
 
 
-class SparseIndexVector:
+class SparseIndexVector(object):
     NONE = 0
     Int32Vector = 1
     Uint16Vector = 2
     Uint8Vector = 3
 
 
-class BuiltinOptions:
+class BuiltinOptions(object):
     NONE = 0
     Conv2DOptions = 1
     DepthwiseConv2DOptions = 2
@@ -292,7 +292,7 @@ class BuiltinOptions:
     GeluOptions = 116
 
 
-class CustomQuantization:
+class CustomQuantization(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -322,7 +322,7 @@ def CustomQuantizationEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class QuantizationParameters:
+class QuantizationParameters(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -460,7 +460,7 @@ class QuantizationParameters:
         return 0
 
     # QuantizationParameters
-    def Details(self) -> flatbuffers.table.Table | None:
+    def Details(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -516,7 +516,7 @@ def QuantizationParametersEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Int32Vector:
+class Int32Vector(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -579,7 +579,7 @@ def Int32VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Uint16Vector:
+class Uint16Vector(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -642,7 +642,7 @@ def Uint16VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Uint8Vector:
+class Uint8Vector(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -705,7 +705,7 @@ def Uint8VectorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DimensionMetadata:
+class DimensionMetadata(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -749,7 +749,7 @@ class DimensionMetadata:
         return 0
 
     # DimensionMetadata
-    def ArraySegments(self) -> flatbuffers.table.Table | None:
+    def ArraySegments(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -765,7 +765,7 @@ class DimensionMetadata:
         return 0
 
     # DimensionMetadata
-    def ArrayIndices(self) -> flatbuffers.table.Table | None:
+    def ArrayIndices(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(14))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -799,7 +799,7 @@ def DimensionMetadataEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SparsityParameters:
+class SparsityParameters(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -876,7 +876,7 @@ class SparsityParameters:
         return o == 0
 
     # SparsityParameters
-    def DimMetadata(self, j: int) -> DimensionMetadata | None:
+    def DimMetadata(self, j: int) -> Optional[DimensionMetadata]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             x = self._tab.Vector(o)
@@ -925,7 +925,7 @@ def SparsityParametersEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Tensor:
+class Tensor(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -989,14 +989,14 @@ class Tensor:
         return 0
 
     # Tensor
-    def Name(self) -> str | None:
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Tensor
-    def Quantization(self) -> QuantizationParameters | None:
+    def Quantization(self) -> Optional[QuantizationParameters]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -1013,7 +1013,7 @@ class Tensor:
         return False
 
     # Tensor
-    def Sparsity(self) -> SparsityParameters | None:
+    def Sparsity(self) -> Optional[SparsityParameters]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(16))
         if o != 0:
             x = self._tab.Indirect(o + self._tab.Pos)
@@ -1097,7 +1097,7 @@ def TensorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Conv2DOptions:
+class Conv2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1187,7 +1187,7 @@ def Conv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Pool2DOptions:
+class Pool2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1277,7 +1277,7 @@ def Pool2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DepthwiseConv2DOptions:
+class DepthwiseConv2DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1377,7 +1377,7 @@ def DepthwiseConv2DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class FullyConnectedOptions:
+class FullyConnectedOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1447,7 +1447,7 @@ def FullyConnectedOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SoftmaxOptions:
+class SoftmaxOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1487,7 +1487,7 @@ def SoftmaxOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ConcatenationOptions:
+class ConcatenationOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1537,7 +1537,7 @@ def ConcatenationOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class AddOptions:
+class AddOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1577,7 +1577,7 @@ def AddOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class MulOptions:
+class MulOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1617,7 +1617,7 @@ def MulOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SubOptions:
+class SubOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1657,7 +1657,7 @@ def SubOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DivOptions:
+class DivOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1697,7 +1697,7 @@ def DivOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class L2NormOptions:
+class L2NormOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1737,7 +1737,7 @@ def L2NormOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LocalResponseNormalizationOptions:
+class LocalResponseNormalizationOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1807,7 +1807,7 @@ def LocalResponseNormalizationOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ResizeBilinearOptions:
+class ResizeBilinearOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1857,7 +1857,7 @@ def ResizeBilinearOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ResizeNearestNeighborOptions:
+class ResizeNearestNeighborOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1907,7 +1907,7 @@ def ResizeNearestNeighborOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReshapeOptions:
+class ReshapeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -1970,7 +1970,7 @@ def ReshapeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SpaceToDepthOptions:
+class SpaceToDepthOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2010,7 +2010,7 @@ def SpaceToDepthOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class DepthToSpaceOptions:
+class DepthToSpaceOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2050,7 +2050,7 @@ def DepthToSpaceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class GatherOptions:
+class GatherOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2100,7 +2100,7 @@ def GatherOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReducerOptions:
+class ReducerOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2140,7 +2140,7 @@ def ReducerOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SqueezeOptions:
+class SqueezeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2203,7 +2203,7 @@ def SqueezeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class StridedSliceOptions:
+class StridedSliceOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2293,7 +2293,7 @@ def StridedSliceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SplitOptions:
+class SplitOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2333,7 +2333,7 @@ def SplitOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SplitVOptions:
+class SplitVOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2373,7 +2373,7 @@ def SplitVOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class CastOptions:
+class CastOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2423,7 +2423,7 @@ def CastOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ArgMaxOptions:
+class ArgMaxOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2463,7 +2463,7 @@ def ArgMaxOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ArgMinOptions:
+class ArgMinOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2503,7 +2503,7 @@ def ArgMinOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class TransposeConvOptions:
+class TransposeConvOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2573,7 +2573,7 @@ def TransposeConvOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ShapeOptions:
+class ShapeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2613,7 +2613,7 @@ def ShapeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class FakeQuantOptions:
+class FakeQuantOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2683,7 +2683,7 @@ def FakeQuantOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class PackOptions:
+class PackOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2733,7 +2733,7 @@ def PackOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UnpackOptions:
+class UnpackOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2783,7 +2783,7 @@ def UnpackOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class OneHotOptions:
+class OneHotOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2823,7 +2823,7 @@ def OneHotOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LeakyReluOptions:
+class LeakyReluOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2863,7 +2863,7 @@ def LeakyReluOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class MirrorPadOptions:
+class MirrorPadOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2903,7 +2903,7 @@ def MirrorPadOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class IfOptions:
+class IfOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -2953,7 +2953,7 @@ def IfOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class WhileOptions:
+class WhileOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3003,7 +3003,7 @@ def WhileOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BatchMatMulOptions:
+class BatchMatMulOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3063,7 +3063,7 @@ def BatchMatMulOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class CumsumOptions:
+class CumsumOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3113,7 +3113,7 @@ def CumsumOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class GeluOptions:
+class GeluOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3153,7 +3153,7 @@ def GeluOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class RNNOptions:
+class RNNOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3203,7 +3203,7 @@ def RNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SequenceRNNOptions:
+class SequenceRNNOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3263,7 +3263,7 @@ def SequenceRNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class LSTMOptions:
+class LSTMOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3343,7 +3343,7 @@ def LSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UnidirectionalSequenceLSTMOptions:
+class UnidirectionalSequenceLSTMOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3433,7 +3433,7 @@ def UnidirectionalSequenceLSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BidirectionalSequenceLSTMOptions:
+class BidirectionalSequenceLSTMOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3523,7 +3523,7 @@ def BidirectionalSequenceLSTMOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BidirectionalSequenceRNNOptions:
+class BidirectionalSequenceRNNOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3593,7 +3593,7 @@ def BidirectionalSequenceRNNOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class UniqueOptions:
+class UniqueOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3633,7 +3633,7 @@ def UniqueOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class ReverseSequenceOptions:
+class ReverseSequenceOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3683,7 +3683,7 @@ def ReverseSequenceOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Conv3DOptions:
+class Conv3DOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3793,7 +3793,7 @@ def Conv3DOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class BucketizeOptions:
+class BucketizeOptions(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3856,7 +3856,7 @@ def BucketizeOptionsEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class OperatorCode:
+class OperatorCode(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -3886,7 +3886,7 @@ class OperatorCode:
         return 0
 
     # OperatorCode
-    def CustomCode(self) -> str | None:
+    def CustomCode(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -3926,7 +3926,7 @@ def OperatorCodeEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Operator:
+class Operator(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4017,7 +4017,7 @@ class Operator:
         return 0
 
     # Operator
-    def BuiltinOptions(self) -> flatbuffers.table.Table | None:
+    def BuiltinOptions(self) -> Optional[flatbuffers.table.Table]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             obj = Table(bytearray(), 0)
@@ -4117,7 +4117,7 @@ def OperatorEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SubGraph:
+class SubGraph(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4140,7 +4140,7 @@ class SubGraph:
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SubGraph
-    def Tensors(self, j: int) -> Tensor | None:
+    def Tensors(self, j: int) -> Optional[Tensor]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4218,7 +4218,7 @@ class SubGraph:
         return o == 0
 
     # SubGraph
-    def Operators(self, j: int) -> Operator | None:
+    def Operators(self, j: int) -> Optional[Operator]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4242,7 +4242,7 @@ class SubGraph:
         return o == 0
 
     # SubGraph
-    def Name(self) -> str | None:
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4283,7 +4283,7 @@ def SubGraphEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Buffer:
+class Buffer(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4366,7 +4366,7 @@ def BufferEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class TensorMap:
+class TensorMap(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4389,7 +4389,7 @@ class TensorMap:
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # TensorMap
-    def Name(self) -> str | None:
+    def Name(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4416,7 +4416,7 @@ def TensorMapEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class SignatureDef:
+class SignatureDef(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4439,7 +4439,7 @@ class SignatureDef:
         self._tab = flatbuffers.table.Table(buf, pos)
 
     # SignatureDef
-    def Inputs(self, j: int) -> TensorMap | None:
+    def Inputs(self, j: int) -> Optional[TensorMap]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4463,7 +4463,7 @@ class SignatureDef:
         return o == 0
 
     # SignatureDef
-    def Outputs(self, j: int) -> TensorMap | None:
+    def Outputs(self, j: int) -> Optional[TensorMap]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4487,7 +4487,7 @@ class SignatureDef:
         return o == 0
 
     # SignatureDef
-    def SignatureKey(self) -> str | None:
+    def SignatureKey(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
@@ -4526,7 +4526,7 @@ def SignatureDefEnd(builder: flatbuffers.Builder) -> int:
 
 
 
-class Model:
+class Model(object):
     __slots__ = ['_tab']
 
     @classmethod
@@ -4556,7 +4556,7 @@ class Model:
         return 0
 
     # Model
-    def OperatorCodes(self, j: int) -> OperatorCode | None:
+    def OperatorCodes(self, j: int) -> Optional[OperatorCode]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4580,7 +4580,7 @@ class Model:
         return o == 0
 
     # Model
-    def Subgraphs(self, j: int) -> SubGraph | None:
+    def Subgraphs(self, j: int) -> Optional[SubGraph]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4604,14 +4604,14 @@ class Model:
         return o == 0
 
     # Model
-    def Description(self) -> str | None:
+    def Description(self) -> Optional[str]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
         if o != 0:
             return self._tab.String(o + self._tab.Pos)
         return None
 
     # Model
-    def Buffers(self, j: int) -> Buffer | None:
+    def Buffers(self, j: int) -> Optional[Buffer]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
         if o != 0:
             x = self._tab.Vector(o)
@@ -4635,7 +4635,7 @@ class Model:
         return o == 0
 
     # Model
-    def SignatureDefs(self, j: int) -> SignatureDef | None:
+    def SignatureDefs(self, j: int) -> Optional[SignatureDef]:
         o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(18))
         if o != 0:
             x = self._tab.Vector(o)
