@@ -13,14 +13,9 @@ from irconv_opset import (
     Clamp,
     Divide,
     Elu,
-    Floor,
     Gelu,
     HSwish,
-    Less,
-    LogicalAnd,
-    Mod,
     Multiply,
-    NotEqual,
     PReLU,
     Round,
     Select,
@@ -28,7 +23,7 @@ from irconv_opset import (
     Sqrt,
     Subtract,
 )
-from irconv_opset.lowering.elementwise import ADD_N_OPS, ATAN2_OPS, Binary, Unary
+from irconv_opset.lowering.elementwise import ADD_N_OPS, ATAN2_OPS, FLOOR_DIVIDE_OPS, Binary, Unary, floor_divide
 from irconv_opset.lowering.elementwise import add_n as sum_of
 from irconv_opset.lowering.elementwise import atan2 as atan2_of
 
@@ -111,22 +106,9 @@ def select(node: Node, ctx: ExtractContext) -> list[OutPort]:
 SELECT = aliases("tflite", ["SELECT", "SELECT_V2"], select, produces=[Select])
 
 
-@extractor("tflite", "FLOOR_DIV", produces=[Divide, Floor, Mod, NotEqual, Less, LogicalAnd, Subtract, Select])
+@extractor("tflite", "FLOOR_DIV", produces=FLOOR_DIVIDE_OPS)
 def floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Floats: floor(x / y). Integers: the truncated quotient less one where the division
-    leaves a remainder and the signs differ (OpenVINO 2026.4's CPU plugin truncates an
-    integer Divide even with ``m_pythondiv``)."""
-    x, y = ctx.input(0), ctx.input(1)
-    quotient = ctx.op(Divide(m_pythondiv=False), x, y, suffix="div")
-    if not ctx.input_type(0).is_integer:
-        return [ctx.op(Floor(), quotient, suffix="floor")]
-    zero = const_like(ctx, 0, x, suffix="zero")
-    inexact = ctx.op(NotEqual(), ctx.op(Mod(), x, y, suffix="remainder"), zero, suffix="inexact")
-    signs_differ = ctx.op(NotEqual(), ctx.op(Less(), x, zero, suffix="x_negative"),
-                          ctx.op(Less(), y, zero, suffix="y_negative"), suffix="signs_differ")
-    lower = ctx.op(Subtract(), quotient, const_like(ctx, 1, x, suffix="one"), suffix="lower")
-    return [ctx.op(Select(), ctx.op(LogicalAnd(), inexact, signs_differ, suffix="round_down"), lower, quotient,
-                   suffix="floor_div")]
+    return [floor_divide(ctx, ctx.input(0), ctx.input(1), ctx.input_type(0).is_integer, suffix="floor_div")]
 
 
 @extractor("tflite", "ADD_N", produces=ADD_N_OPS)
