@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from hf_checkpoints import checkpoint
 from irconv.runtime import compile_for_comparison
 
