@@ -2,7 +2,8 @@
 
 For each folder (``openvino_model.xml`` with ``input_ids``, ``attention_mask``,
 [``position_ids``], ``beam_idx``, the KV cache as state) it compiles the model on CPU with f32
-hints, one inference thread and one stream, feeds a 5-token prompt and then ``--steps``
+hints (`irconv.runtime.compile_for_comparison`: f32 compute and KV cache), one inference thread and one
+stream, feeds a 5-token prompt and then ``--steps``
 single tokens (batch 1), and takes the process CPU time of those steps' ``infer`` calls only
 (inputs are made before). Each folder runs ``--passes`` times in rotating order; the table
 gives the best and the median pass, in microseconds per step. CPU time rather than wall time,
@@ -37,12 +38,9 @@ def _feeds(names: set[str], start: int, tokens: list[int]) -> dict[str, Any]:
 
 def step_cpu_us(folder: Path, steps: int) -> float:
     """CPU microseconds per decoding step over ``steps`` steps after a fresh prompt."""
-    import openvino
+    from irconv.runtime import compile_for_comparison
 
-    core = openvino.Core()
-    config = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32", "NUM_STREAMS": "1",
-              "INFERENCE_NUM_THREADS": 1}
-    compiled = core.compile_model(core.read_model(str(folder / "openvino_model.xml")), "CPU", config)
+    compiled = compile_for_comparison(folder / "openvino_model.xml", config={"NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": 1})
     names = {name for port in compiled.inputs for name in port.get_names()}
     request = compiled.create_infer_request()
     prompt = _feeds(names, 0, list(range(5, 5 + PROMPT)))
