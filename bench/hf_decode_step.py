@@ -1,14 +1,14 @@
 """CPU time of one decoding step of the stateful models in GenAI folders, side by side.
 
 For each folder (``openvino_model.xml`` with ``input_ids``, ``attention_mask``,
-[``position_ids``], ``beam_idx``, the KV cache as state) it compiles the model on CPU with f32
-hints (`irconv.runtime.compile_for_comparison`: f32 compute and KV cache), one inference thread and one
-stream, feeds a 5-token prompt and then ``--steps``
-single tokens (batch 1), and takes the process CPU time of those steps' ``infer`` calls only
-(inputs are made before). Each folder runs ``--passes`` times in rotating order; the table
-gives the best and the median pass, in microseconds per step. CPU time rather than wall time,
-so that other jobs on the machine count less; on a tiny model the step's fixed work (shape
-inference and the runtime's per-node bookkeeping) is most of it.
+[``position_ids``], ``beam_idx``, the KV cache as state) it compiles the model on CPU through
+``irconv.runtime.compile_for_comparison`` (f32 compute and KV cache) with one inference
+thread and one stream, feeds a 5-token prompt and then ``--steps`` single tokens (batch 1),
+and takes the process CPU time of those steps' ``infer`` calls only (inputs are made before).
+Each folder runs ``--passes`` times in rotating order; the table gives the best and the
+median pass, in microseconds per step. CPU time rather than wall time, so that other jobs on
+the machine count less; on a tiny model the step's fixed work (shape inference and the
+runtime's per-node bookkeeping) is most of it.
 
     python bench/hf_decode_step.py FOLDER [FOLDER ...] [--steps 400] [--passes 5]
 """
