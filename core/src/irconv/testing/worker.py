@@ -86,7 +86,7 @@ def run_worker(
                 _kill_group(proc, fired)
                 proc.wait()
         tail = ""
-        if stderr is None:
+        if stderr is None and not isinstance(err, int):  # our own temporary file: its last line
             err.seek(0)
             tail = (err.read().strip().splitlines() or [""])[-1][:200]
     return WorkerExit(records, current, proc.returncode, fired.is_set(), time.perf_counter() - started, tail)
