@@ -12,6 +12,7 @@ importable ``onnx``, such ops stay as they are and are reported among the unsupp
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -98,6 +99,22 @@ def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
     return found
 
 
+@functools.cache
+def schema_output_count(op_type: str, domain: str, opset: int) -> int | None:
+    """How many outputs the ONNX schema gives the op at ``opset``; None when the schema is
+    unknown or its last output is variadic."""
+    try:
+        import onnx.defs
+
+        schema = onnx.defs.get_schema(op_type, opset, domain)
+    except Exception:
+        return None
+    variadic = onnx.defs.OpSchema.FormalParameterOption.Variadic
+    if not schema.outputs or schema.outputs[-1].option == variadic:
+        return None
+    return len(schema.outputs)
+
+
 def schema_function(
     node: Any, domain: str, opset: int, input_type: Callable[[str], Any | None]
 ) -> Any | None:
@@ -111,9 +128,11 @@ def schema_function(
     try:
         import onnx.defs
 
-        schema = onnx.defs.get_schema(node.op_type, opset, domain)
+        # Any: onnx's stubs leave out the function-body accessors the schema has at run time
+        schema: Any = onnx.defs.get_schema(node.op_type, opset, domain)
     except Exception:
         return None
+
     def newest(versions: Any) -> int:
         # A body is defined for some opsets; use the newest one not past the model's.
         usable = [v for v in versions if v <= opset]
