@@ -37,6 +37,7 @@ from irconv_opset import (
     ReduceMax,
     ReduceMin,
     Select,
+    ShapeOf,
     Sigmoid,
     SoftMax,
     Unsqueeze,
@@ -45,6 +46,10 @@ from irconv_opset.build import shape_of
 
 #: Branch modes, numbered as in TreeEnsemble's ``nodes_modes``.
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
+
+#: What ``lower_forest`` may build.
+FOREST_OPS = (Broadcast, Concat, Convert, Equal, Gather, IsNaN, Less, LessEqual, LogicalAnd, LogicalOr, MatMul, NotEqual,
+              ReduceLogicalAnd, ReduceLogicalOr, ReduceMax, ReduceMin, Select, Sigmoid, SoftMax, Unsqueeze, ShapeOf)
 
 
 @dataclass(frozen=True)

@@ -12,32 +12,13 @@ from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import (
-    Broadcast,
-    Concat,
-    Convert,
-    Equal,
     Gather,
     Greater,
-    IsNaN,
-    Less,
-    LessEqual,
-    LogicalAnd,
-    LogicalOr,
-    MatMul,
-    NotEqual,
-    ReduceLogicalAnd,
-    ReduceLogicalOr,
-    ReduceMax,
-    ReduceMin,
     Reshape,
     Select,
-    ShapeOf,
-    Sigmoid,
-    SoftMax,
-    Unsqueeze,
 )
 
-from irconv_onnx.extractors._forest import Branch, Forest, Leaf, lower_forest
+from irconv_onnx.extractors._forest import FOREST_OPS, Branch, Forest, Leaf, lower_forest
 
 ML = "ai.onnx.ml"
 
@@ -115,6 +96,6 @@ def _tree_ensemble_forest(ctx: ExtractContext) -> Forest:
     return Forest(branches, leaves, children, roots, a.int("n_targets"), aggregate, post)
 
 
-@extractor("onnx", "TreeEnsemble", versions=(5, None), domain=ML, produces=[Gather, Less, Equal, ReduceLogicalAnd, MatMul, ShapeOf, Broadcast, Concat, Convert, IsNaN, LessEqual, LogicalAnd, LogicalOr, NotEqual, ReduceLogicalOr, ReduceMax, ReduceMin, Select, Sigmoid, SoftMax, Unsqueeze])
+@extractor("onnx", "TreeEnsemble", versions=(5, None), domain=ML, produces=FOREST_OPS)
 def _tree_ensemble(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [lower_forest(ctx, ctx.input(0), _tree_ensemble_forest(ctx))]

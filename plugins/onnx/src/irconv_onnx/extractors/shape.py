@@ -435,18 +435,19 @@ def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("onnx", "DepthToSpace", produces=[DepthToSpace])
 def _depth_to_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    a = ctx.attrs
-    mode = a.choice("mode", ["DCR", "CRD"], "DCR")
-    op = DepthToSpace(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
-    return [ctx.op(op, *node_inputs(ctx))]
+    return [_blocks(ctx, DepthToSpace)]
 
 
 @extractor("onnx", "SpaceToDepth", produces=[SpaceToDepth])
 def _space_to_depth(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_blocks(ctx, SpaceToDepth)]
+
+
+def _blocks(ctx: ExtractContext, kind: type[DepthToSpace] | type[SpaceToDepth]) -> OutPort:
     a = ctx.attrs
     mode = a.choice("mode", ["DCR", "CRD"], "DCR")
-    op = SpaceToDepth(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
-    return [ctx.op(op, *node_inputs(ctx))]
+    op = kind(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
+    return ctx.op(op, *node_inputs(ctx))
 
 
 @extractor("onnx", "Constant", produces=[Const])
