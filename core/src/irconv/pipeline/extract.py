@@ -145,10 +145,14 @@ def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[O
         return
     outputs = list(result)
     used = [port for port in node.out_ports() if port.get_destinations() or port.data.names]
-    if any(port.idx >= len(outputs) for port in used):
+    beyond = [port for port in used if port.idx >= len(outputs)]
+    if beyond:
+        readers = beyond[0].get_destinations()
+        reader = repr(readers[0].node.name) if readers else "the model's outputs"
         raise ConversionError(
-            f"extractor for {op.describe()} gave {len(outputs)} output(s) for node {node.name!r}, "
-            f"which has {op.num_outputs()}"
+            f"node {node.name!r} ({op.describe()}) has {len(outputs)} output(s), but its output {beyond[0].idx} is "
+            f"read by {reader}: the model gives this node more outputs than its operation defines (or its "
+            "extractor gives too few)"
         )
     for port in node.out_ports():
         if port.idx < len(outputs):

@@ -12,7 +12,6 @@ importable ``onnx``, such ops stay as they are and are reported among the unsupp
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -97,22 +96,6 @@ def schema_defaults(op_type: str, domain: str, opset: int) -> dict[str, Any]:
         if default is not None and default.type != 0:
             found[name] = AttributeProto.FromString(default.SerializeToString())
     return found
-
-
-@functools.cache
-def schema_output_count(op_type: str, domain: str, opset: int) -> int | None:
-    """How many outputs the ONNX schema gives the op at ``opset``; None when the schema is
-    unknown or its last output is variadic."""
-    try:
-        import onnx.defs
-
-        schema = onnx.defs.get_schema(op_type, opset, domain)
-    except Exception:
-        return None
-    variadic = onnx.defs.OpSchema.FormalParameterOption.Variadic
-    if not schema.outputs or schema.outputs[-1].option == variadic:
-        return None
-    return len(schema.outputs)
 
 
 def schema_function(

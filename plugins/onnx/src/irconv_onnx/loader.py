@@ -21,7 +21,7 @@ from irconv.ops.source import NO_BODIES
 from irconv.types import ElementType, MaybeShape
 
 from irconv_onnx.attributes import Attributes, graph_attributes
-from irconv_onnx.functions import inline_function, schema_defaults, schema_function, schema_output_count
+from irconv_onnx.functions import inline_function, schema_defaults, schema_function
 from irconv_onnx.meta import CAPTURES, IR_VERSION, OPSETS
 from irconv_onnx.tensors import element_type, tensor_to_array
 from irconv_onnx.wire import externalized
@@ -134,20 +134,6 @@ class _Scope:
         return node.out_port(0)
 
 
-def _check_output_exists(port: OutPort, reader: str) -> None:
-    """A read output past the ones the op's schema defines (a model that gave the node more
-    outputs) is refused by name: no extractor can give it a value."""
-    op = port.node.op
-    if port.idx == 0 or not isinstance(op, SourceOp):
-        return
-    count = schema_output_count(op.op_type, op.domain, op.opset_version)
-    if count is not None and port.idx >= count:
-        raise ConversionError(
-            f"node {port.node.name!r} ({op.describe()}) has {count} output(s), but its output {port.idx} is read by "
-            f"{reader}: the model gives this node more outputs than its operation defines; fix the model"
-        )
-
-
 class _Builder:
     def __init__(self, model: Any, base_dir: Path, has_extractor: HasExtractor | None) -> None:
         self.model = model
@@ -182,7 +168,6 @@ class _Builder:
             port = scope.lookup(value.name)
             if port is None:
                 raise ModelFileError(f"graph output {value.name!r} is produced by no node, input or initializer")
-            _check_output_exists(port, f"the graph output {value.name!r}")
             port.data.add_name(value.name)
             graph.add_node(Result(), f"{value.name}/sink", [port])
         graph.meta[CAPTURES] = list(scope.captures)
@@ -245,7 +230,6 @@ class _Builder:
                     f"node {node.name or node.op_type!r} ({node.op_type}) reads {name!r}, which no earlier node, "
                     "input or initializer produces (the graph must be topologically sorted)"
                 )
-            _check_output_exists(port, repr(node.name or node.op_type))
             inputs.append(port)
         bodies: dict[str, Graph] = {}
         for a in graph_attributes(node):
