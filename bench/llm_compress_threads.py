@@ -51,8 +51,8 @@ def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.nda
 
 
 def main() -> None:
+    from irconv.contract.options import available_cores
     from irconv_llm.compress_weights import primary_scheme
-    from irconv.pipeline.options import available_cores
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="each matrix's rows times this")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core_toy_ops import Add, Multiply, Relu, ShapeOf, Sigmoid
+from irconv.contract.context import EmitContext, LoadContext
 from irconv.frontend import extractor
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
-from irconv.pipeline.context import EmitContext, LoadContext
 from irconv.plugins import Emitter, Loader, hookimpl
 
 

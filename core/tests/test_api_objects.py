@@ -10,11 +10,11 @@ import pytest
 from core_toy_ops import Add, Relu
 from core_toy_plugin import ToyPlugin
 from irconv import convert_model
+from irconv.contract.context import LoadContext
 from irconv.errors import UserError
 from irconv.frontend import extractor
 from irconv.graph import Graph
 from irconv.ops import Parameter, Result, SourceOp
-from irconv.pipeline.context import LoadContext
 from irconv.plugins import Loader, PluginHost, hookimpl
 
 

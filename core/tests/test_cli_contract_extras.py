@@ -3,11 +3,11 @@ conflicts, isolation) and the install-hint index used in error messages."""
 
 import pytest
 from core_toy_plugin import ToyPlugin
+from irconv.contract.records import BUILTIN_HINTS, InstallHint, Renderer, Verifier
 from irconv.errors import ModelFileError, PluginError, UnsupportedOpsError
 from irconv.pipeline import ConversionOptions, convert
 from irconv.pipeline.run import pick_loader
 from irconv.plugins import hookimpl
-from irconv.plugins.records import BUILTIN_HINTS, InstallHint, Renderer, Verifier
 
 
 def _verifier(framework="toy", requires=()):

@@ -7,9 +7,9 @@ import pytest
 from core_toy_plugin import ToyPlugin
 from irconv.cli.main import main
 from irconv.cli.progress import PlainProgress, make_progress, transform_table
+from irconv.contract.progress import NoProgress
 from irconv.pipeline import ConversionOptions, convert, save
 from irconv.pipeline.phases import TransformRun
-from irconv.pipeline.progress import NoProgress
 from irconv.pipeline.run import ConversionReport
 from irconv.plugins import Transform, hookimpl
 from toy_cli import use_toy_host

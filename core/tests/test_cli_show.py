@@ -6,9 +6,9 @@ import pytest
 from core_toy_plugin import ToyPlugin
 from irconv.cli.graphdoc import document, graph_entry
 from irconv.cli.main import main
+from irconv.contract.records import Renderer
 from irconv.pipeline import ConversionOptions, convert
 from irconv.plugins import hookimpl
-from irconv.plugins.records import Renderer
 from toy_cli import use_toy_host
 
 RENDERED = []

@@ -8,10 +8,10 @@ from irconv.cli import convert_cmd
 from irconv.cli import verify as verify_mod
 from irconv.cli.main import main
 from irconv.cli.verify import compare, missing_requirements, random_inputs, read_inputs
+from irconv.contract.records import Verifier
 from irconv.errors import UserError
 from irconv.ops import Parameter, Result
 from irconv.plugins import PluginHost, hookimpl
-from irconv.plugins.records import Verifier
 from irconv.types import ElementType
 from toy_cli import use_toy_host
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from core_toy_ops import Add, Relu
 from irconv.cli.main import main
+from irconv.contract.records import Phase
 from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
 from irconv.frontend import extractor
 from irconv.graph import Graph
@@ -12,7 +13,6 @@ from irconv.ops import Parameter, Result
 from irconv.pipeline import ConversionOptions
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import PluginHost, Transform, hookimpl
-from irconv.plugins.records import Phase
 from toy_cli import use_toy_host
 
 MODEL = "input x 1,4\nop r {op} x\noutput y r\n"
@@ -47,6 +47,43 @@ def test_an_extractor_bug_is_a_fault_of_its_plugin(tmp_path, monkeypatch, capsys
     assert "KeyError" in err and "please report it to its authors" in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out.xml").exists()
+
+
+class Overbuilding:
+    """An extractor that builds an Add its ``produces`` does not list."""
+
+    @hookimpl
+    def extract_op(self):
+        def relu_plus_zero(node, ctx):
+            relu = ctx.op(Relu(), ctx.input(0))
+            return [ctx.op(Add(), relu, ctx.const(0.0))]
+
+        return [extractor("toy", "Overbuilding", relu_plus_zero, produces=[Relu])]
+
+
+def test_an_extractor_building_an_op_outside_its_produces_is_its_plugins_fault(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Overbuilding(), "overbuilding"))
+    monkeypatch.setenv("IRCONV_CHECK_PRODUCES", "1")
+    code, err = _convert(tmp_path, "Overbuilding", capsys)
+    assert code == PluginFault.exit_code
+    assert "the toy::Overbuilding extractor built Add, which its produces (ReLU) does not list" in err
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_the_produces_check_is_off_outside_test_runs(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (Overbuilding(), "overbuilding"))
+    monkeypatch.delenv("IRCONV_CHECK_PRODUCES", raising=False)
+    code, _ = _convert(tmp_path, "Overbuilding", capsys)
+    assert code == 0
+
+
+def test_run_extractor_fails_on_an_op_outside_produces():
+    from irconv.testing import GraphBuilder, run_extractor
+
+    record = Overbuilding().extract_op()[0]
+    builder = GraphBuilder()
+    with pytest.raises(PluginError, match="built Add, which its produces"):
+        run_extractor(builder, record, builder.parameter("x", [1, 4]))
 
 
 def test_an_error_an_extractor_raises_on_purpose_stays_a_user_error(tmp_path, monkeypatch, capsys):
@@ -174,14 +211,15 @@ class RenamesQuietly(Transform):
 
 
 def test_renaming_a_tensor_counts_as_an_edit_for_the_runner(plugin_host_with):
+    from irconv.contract.context import TransformContext
     from irconv.errors import GraphError
-    from irconv.pipeline.context import TransformContext
 
     host = plugin_host_with(RenamesQuietly())
     graph = Graph("g", "toy")
     x = graph.add_node(Parameter((1, 4)), "x")
     graph.add_node(Result(), "out", [graph.add_node(Add(), "a", [x.out_port(0), x.out_port(0)]).out_port(0)])
-    ctx = TransformContext(ConversionOptions(validate=True), host.registry())
+    registry = host.registry()
+    ctx = TransformContext(ConversionOptions(validate=True), registry.ops, registry.plan)
     with pytest.raises(GraphError, match="returned False but renamed tensors"):
         run_phase(graph, Phase.MIDDLE, ctx)
 
@@ -245,7 +283,7 @@ def test_the_test_kit_asks_a_transforms_condition_first():
 
 
 def test_contexts_expose_the_declared_ops_not_the_registry():
-    from irconv.pipeline.context import LoadContext, TransformContext
+    from irconv.contract.context import LoadContext, TransformContext
     from irconv.plugins import OpTable
 
     host = PluginHost(autoload=False)
@@ -267,3 +305,35 @@ def test_ops_of_a_plugin_that_failed_are_reported_with_the_failure(tmp_path, mon
     assert code == 5
     assert "Plugins that failed and were left out" in err
     assert "irconv-broken 1: hook extract_op failed: NameError" in err
+
+
+def test_contexts_are_built_from_the_op_table_and_lookups():
+    from irconv.contract.context import LoadContext, TransformContext
+    from irconv.contract.optable import OpTable
+    from irconv.contract.records import Phase
+
+    asked: list[tuple[str, str, str, int]] = []
+
+    def find_extractor(framework: str, domain: str, op: str, opset: int) -> None:
+        asked.append((framework, domain, op, opset))
+        return None
+
+    table = OpTable()
+    load = LoadContext(ConversionOptions(), table, find_extractor)
+    assert load.ops is table
+    assert load.has_extractor("onnx", "", "Relu", 13) is False
+    assert asked == [("onnx", "", "Relu", 13)]
+    transform = TransformContext(ConversionOptions(), table, lambda phase: [phase])  # type: ignore[list-item]
+    assert transform.plan(Phase.MIDDLE) == [Phase.MIDDLE]
+    assert TransformContext(ConversionOptions()).plan(Phase.FRONT) == []
+
+
+def test_a_context_made_with_the_registry_still_works_with_a_deprecation_warning():
+    from irconv.contract.context import LoadContext
+
+    host = PluginHost(autoload=False)
+    host.register(DeclaresBrokenInfer(), "declares", distribution="irconv-declares", version="1")
+    registry = host.registry()
+    with pytest.warns(DeprecationWarning, match=r"LoadContext\(options, registry\) is deprecated"):
+        ctx = LoadContext(ConversionOptions(), registry)
+    assert ctx.ops is registry.ops and ctx.has_extractor("onnx", "", "Nothing", 1) is False

@@ -7,6 +7,8 @@ import types
 import numpy as np
 import pytest
 from core_toy_ops import Add, Multiply, Relu, ShapeOf, Sigmoid
+from irconv.contract.context import ExtractContext
+from irconv.contract.records import NEWEST
 from irconv.errors import ConversionError
 from irconv.frontend import (
     AttributeReader,
@@ -25,9 +27,6 @@ from irconv.graph import Graph, Node, any_, find_matches, op
 from irconv.graph.infer import infer_node
 from irconv.ops import Const, MappingAttributes, Parameter, SourceOp
 from irconv.pipeline import ConversionOptions
-from irconv.pipeline.context import ExtractContext
-from irconv.plugins import Registry
-from irconv.plugins.records import NEWEST
 from irconv.types import ElementType
 
 WHERE = "node 'n' (mx Pooling)"
@@ -145,7 +144,7 @@ def _ctx(shape=(1, 3, 4, 4), element_type=ElementType.f16) -> ExtractContext:
     x = graph.add_node(Parameter(shape, element_type), "x")
     infer_node(x)
     node = graph.add_node(SourceOp(framework="toy", op_type="Thing"), "thing", [x.out_port(0)])
-    return ExtractContext(graph, node, ConversionOptions(), Registry())
+    return ExtractContext(graph, node, ConversionOptions())
 
 
 def test_shared_constant_helpers_follow_the_tensor_they_are_used_with():

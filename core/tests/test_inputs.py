@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 from core_toy_plugin import ToyPlugin
+from irconv.contract.input_spec import InputSpec
 from irconv.errors import UserError
 from irconv.pipeline import ConversionOptions, convert
-from irconv.pipeline.input_spec import InputSpec
 from irconv.plugins import PluginHost
 
 
@@ -83,15 +83,14 @@ def test_unknown_internal_tensor_lists_the_inputs(tmp_path, host):
 
 
 def test_finegrain_fusing_freezes_nodes_for_every_transform(tmp_path, host):
-    from irconv.pipeline.context import TransformContext
-    from irconv.plugins.registry import Registry
+    from irconv.contract.context import TransformContext
 
     graph = convert(model(tmp_path, "input x 1,4\nop r MyRelu x\noutput y r\n"), ConversionOptions(), host)
-    ctx = TransformContext(ConversionOptions.from_kwargs(finegrain_fusing="r.*,zzz"), Registry())
+    ctx = TransformContext(ConversionOptions.from_kwargs(finegrain_fusing="r.*,zzz"))
     (relu,) = graph.by_type("ReLU")
     assert ctx.is_frozen(relu) and not ctx.is_frozen(graph.parameters()[0])
     with pytest.raises(UserError, match="--finegrain-fusing: 'r\\(' is not a regular expression"):
-        TransformContext(ConversionOptions(finegrain_fusing=("r(",)), Registry())
+        TransformContext(ConversionOptions(finegrain_fusing=("r(",)))
 
 
 def test_a_fixed_bf16_value_is_rounded_to_bf16_codes():

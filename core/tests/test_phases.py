@@ -1,11 +1,11 @@
 import pytest
 from core_toy_ops import Relu
+from irconv.contract.records import Phase
 from irconv.errors import ConversionError, GraphError
 from irconv.ops import Parameter
 from irconv.pipeline import ConversionOptions, TransformContext, infer_graph
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import Transform, hookimpl
-from irconv.plugins.records import Phase
 from irconv.testing import GraphBuilder
 
 
@@ -56,7 +56,8 @@ def graph():
 
 
 def ctx_for(host, **options):
-    return TransformContext(ConversionOptions(**options), host.registry())
+    registry = host.registry()
+    return TransformContext(ConversionOptions(**options), registry.ops, registry.plan)
 
 
 def test_middle_transforms_trigger_reinference_downstream(plugin_host, register_plugin):

@@ -190,7 +190,7 @@ def test_an_extractor_can_leave_a_note_for_the_user(tmp_path, plugin_host, regis
                 ctx.note("approximated")
                 return Relu()
 
-            return [Extractor("toy", "Approx", extract)]
+            return [Extractor("toy", "Approx", extract, produces=(Relu,))]
 
     register_plugin(ToyPlugin(), "toy", "irconv-toy")
     register_plugin(Noting(), "noting", "irconv-noting")

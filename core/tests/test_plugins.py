@@ -2,9 +2,9 @@ import sys
 import textwrap
 
 import pytest
+from irconv.contract.records import Phase
 from irconv.errors import PluginError
 from irconv.plugins import Emitter, Extractor, Loader, Option, PluginHost, Transform, hookimpl, opsets
-from irconv.plugins.records import Phase
 
 
 def make_transform(tid, after=(), before=()):

@@ -2,11 +2,10 @@
 
 import pytest
 from core_toy_ops import Add, Relu
+from irconv.contract.context import TransformContext
+from irconv.contract.options import ConversionOptions
 from irconv.errors import UserError
-from irconv.pipeline.context import TransformContext
 from irconv.pipeline.infer import infer_graph
-from irconv.pipeline.options import ConversionOptions
-from irconv.plugins.registry import Registry
 from irconv.rewrite import SubgraphReplacement, between, by_scope
 from irconv.testing import GraphBuilder
 
@@ -55,7 +54,7 @@ class DoubleRelu(SubgraphReplacement):
 
 def test_replacement_rewires_users_moves_names_and_erases_the_block():
     graph = _graph()
-    ctx = TransformContext(ConversionOptions(), Registry())
+    ctx = TransformContext(ConversionOptions())
     assert DoubleRelu().apply(graph, ctx)
     assert not graph.has_node("block/relu") and not graph.has_node("block/add")
     tail = graph.node("tail")
@@ -66,6 +65,6 @@ def test_replacement_rewires_users_moves_names_and_erases_the_block():
 
 def test_frozen_nodes_keep_their_block():
     graph = _graph()
-    ctx = TransformContext(ConversionOptions(), Registry(), frozen=lambda node: node.name == "block/add")
+    ctx = TransformContext(ConversionOptions(), frozen=lambda node: node.name == "block/add")
     assert not DoubleRelu().apply(graph, ctx)
     assert graph.has_node("block/add") and "frozen" in ctx.notes[0]

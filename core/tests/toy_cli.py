@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from core_toy_plugin import ToyPlugin
-from irconv.cli import convert_cmd, listing, show_cmd
+from irconv.cli import convert_cmd, listing, main, show_cmd
 from irconv.plugins import PluginHost
 
 
@@ -21,5 +21,5 @@ def use_toy_host(monkeypatch: pytest.MonkeyPatch, *extras: tuple[Any, str]) -> N
             for plugin, name in extras:
                 self.register(plugin, name, distribution=f"irconv-{name}", version="1")
 
-    for module in (convert_cmd, listing, show_cmd):
+    for module in (convert_cmd, listing, main, show_cmd):
         monkeypatch.setattr(module, "PluginHost", HostWithToy)

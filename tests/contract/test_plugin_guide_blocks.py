@@ -79,7 +79,10 @@ def test_the_guides_option_is_read_in_an_extractor(guide, clip, expected):
     from irconv.frontend import extractor
 
     clipped = guide["clipped"]
-    record = extractor("onnx", "Clipped", lambda node, ctx: [clipped(ctx, ctx.input(0))])  # type: ignore[operator]
+    from irconv_opset import Clamp
+
+    record = extractor("onnx", "Clipped", lambda node, ctx: [clipped(ctx, ctx.input(0))],  # type: ignore[operator]
+                       produces=[Clamp])
     options = ConversionOptions() if clip is None else ConversionOptions().with_values(**{"myops.clip": clip})
     b = GraphBuilder()
     (y,) = run_extractor(b, record, b.const(np.array([-2.0, 0.3, 2.0], np.float32)), options=options)

@@ -81,7 +81,7 @@ def convert_keras_file(
     """Convert ``path`` with irconv (graph contracts checked), run the IR on OpenVINO CPU."""
     import openvino as ov
     from irconv.api import save_model
-    from irconv.pipeline.options import ConversionOptions
+    from irconv.contract.options import ConversionOptions
     from irconv.pipeline.run import ConversionReport, convert
     from irconv.plugins.manager import PluginHost
 

@@ -26,7 +26,7 @@ def test_op_reads_back_from_ir(case, tmp_path, installed_host):
     xml = emit_ir(built.graph, tmp_path / "case.xml", installed_host)
     options = ConversionOptions.from_kwargs(compress_to_fp16=False)
     registry = installed_host.registry()
-    graph = pick_loader(xml, options, registry).item.load(xml, LoadContext(options, registry))
+    graph = pick_loader(xml, options, registry).item.load(xml, LoadContext(options, registry.ops, registry.find_extractor))
     check_supported(graph, registry)
     extract_graph(graph, registry, options)
     read = graph.node("op").op

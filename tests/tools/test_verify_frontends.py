@@ -149,7 +149,7 @@ def test_caffe_verify_fails_on_a_broken_ir(caffe_model, tmp_path, capsys, corrup
 
 # ------------------------------------------------------------------ runtime missing
 def test_missing_runtime_is_named_before_converting(onnx_model, tmp_path, capsys, monkeypatch):
-    from irconv.plugins.records import Verifier
+    from irconv.contract.records import Verifier
 
     monkeypatch.setattr(Verifier, "missing", lambda self: ["onnxruntime"])
     code = main(["convert", str(onnx_model), "-o", str(tmp_path / "net.xml"), "--verify"])

@@ -13,8 +13,8 @@ This module is the whole public API a plugin or a script needs:
   hooks' functions receive (``LoadContext``, ``ExtractContext``, ``TransformContext``,
   ``EmitContext``).
 
-``irconv.plugins`` holds the contract (hookspecs, records) and the plugin host; modules under
-``irconv.pipeline`` are the core's internals.
+``irconv.contract`` holds the contract (hookspecs, records, options, the op table, the
+contexts); ``irconv.plugins`` (the plugin host) and ``irconv.pipeline`` are the core's internals.
 """
 
 from __future__ import annotations
@@ -24,18 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irconv.api import convert_model, save_model, to_openvino
-    from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UsageError, UserError
-    from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
-    from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
-    from irconv.pipeline import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
-    from irconv.pipeline.context import SOURCE_PATH
-    from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
-    from irconv.pipeline.output import AtomicFiles
-    from irconv.graph.infer import infer_graph
-    from irconv.plugins.hookspecs import hookimpl
-    from irconv.plugins.manager import PluginHost
-    from irconv.plugins.option import Option
-    from irconv.plugins.records import (
+    from irconv.contract import ConversionOptions, EmitContext, ExtractContext, LoadContext, TransformContext
+    from irconv.contract.context import SOURCE_PATH
+    from irconv.contract.hookspecs import hookimpl
+    from irconv.contract.option import Option
+    from irconv.contract.records import (
         Emitter,
         Extractor,
         InstallHint,
@@ -46,6 +39,13 @@ if TYPE_CHECKING:
         Verifier,
         opsets,
     )
+    from irconv.errors import ConversionError, IrconvError, PluginError, UnsupportedOpsError, UsageError, UserError
+    from irconv.graph import Graph, InPort, Match, MetaKey, Node, OutPort, Pat, any_, const, find_matches, match_at, op
+    from irconv.graph.infer import infer_graph
+    from irconv.ops import Const, MappingAttributes, Op, Parameter, Result, SourceAttributes, SourceOp, Trait, attr
+    from irconv.pipeline.folder import MODEL_FOLDER, ModelFolder
+    from irconv.pipeline.output import AtomicFiles
+    from irconv.plugins.manager import PluginHost
     from irconv.rewrite import (
         PatternRewrite,
         Rewriter,
@@ -91,27 +91,27 @@ _EXPORTS: dict[str, str] = {
     "SourceOp": "irconv.ops",
     "Trait": "irconv.ops",
     "attr": "irconv.ops",
-    "ConversionOptions": "irconv.pipeline",
-    "EmitContext": "irconv.pipeline",
-    "ExtractContext": "irconv.pipeline",
-    "LoadContext": "irconv.pipeline",
-    "TransformContext": "irconv.pipeline",
-    "SOURCE_PATH": "irconv.pipeline.context",
+    "ConversionOptions": "irconv.contract",
+    "EmitContext": "irconv.contract",
+    "ExtractContext": "irconv.contract",
+    "LoadContext": "irconv.contract",
+    "TransformContext": "irconv.contract",
+    "SOURCE_PATH": "irconv.contract.context",
     "MODEL_FOLDER": "irconv.pipeline.folder",
     "ModelFolder": "irconv.pipeline.folder",
     "AtomicFiles": "irconv.pipeline.output",
     "infer_graph": "irconv.graph.infer",
-    "hookimpl": "irconv.plugins.hookspecs",
-    "Emitter": "irconv.plugins.records",
-    "Extractor": "irconv.plugins.records",
-    "Loader": "irconv.plugins.records",
-    "Phase": "irconv.plugins.records",
-    "Transform": "irconv.plugins.records",
-    "opsets": "irconv.plugins.records",
-    "InstallHint": "irconv.plugins.records",
-    "Renderer": "irconv.plugins.records",
-    "Verifier": "irconv.plugins.records",
-    "Option": "irconv.plugins.option",
+    "hookimpl": "irconv.contract.hookspecs",
+    "Emitter": "irconv.contract.records",
+    "Extractor": "irconv.contract.records",
+    "Loader": "irconv.contract.records",
+    "Phase": "irconv.contract.records",
+    "Transform": "irconv.contract.records",
+    "opsets": "irconv.contract.records",
+    "InstallHint": "irconv.contract.records",
+    "Renderer": "irconv.contract.records",
+    "Verifier": "irconv.contract.records",
+    "Option": "irconv.contract.option",
     "PluginHost": "irconv.plugins.manager",
     "PatternRewrite": "irconv.rewrite",
     "Rewriter": "irconv.rewrite",

@@ -7,13 +7,13 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from irconv.contract.context import SOURCE_PATH
+from irconv.contract.option import OptionTable
+from irconv.contract.options import ConversionOptions
 from irconv.graph import Graph, MetaKey
-from irconv.pipeline.context import SOURCE_PATH
 from irconv.pipeline.folder import MODEL_FOLDER, folder_output
-from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import convert, emit_in_memory, save
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.option import OptionTable
 
 #: The options ``convert_model`` used, so ``save_model`` emits with the same settings.
 USED_OPTIONS: MetaKey[ConversionOptions] = MetaKey("core.options", ConversionOptions)

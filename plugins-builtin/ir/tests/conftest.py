@@ -71,7 +71,7 @@ def reemit(installed_host):  # type: ignore[no-untyped-def]
     def run(xml_in: Path, xml_out: Path, **options):  # type: ignore[no-untyped-def]
         opts = ConversionOptions.from_kwargs(**{"compress_to_fp16": False, **options})
         registry = installed_host.registry()
-        graph = pick_loader(Path(xml_in), opts, registry).item.load(Path(xml_in), LoadContext(opts, registry))
+        graph = pick_loader(Path(xml_in), opts, registry).item.load(Path(xml_in), LoadContext(opts, registry.ops, registry.find_extractor))
         check_supported(graph, registry)
         extract_graph(graph, registry, opts)
         infer_graph(graph)
@@ -86,4 +86,5 @@ def load_ctx(installed_host):  # type: ignore[no-untyped-def]
     """A ``LoadContext`` with default options and every installed plugin."""
     from irconv import ConversionOptions, LoadContext
 
-    return LoadContext(ConversionOptions(), installed_host.registry())
+    registry = installed_host.registry()
+    return LoadContext(ConversionOptions(), registry.ops, registry.find_extractor)

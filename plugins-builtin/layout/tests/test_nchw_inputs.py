@@ -40,10 +40,9 @@ def test_input_becomes_nchw(
 
 def test_not_applied_without_the_option_or_marks(make_options: Callable[..., ConversionOptions]) -> None:
     from irconv import TransformContext
-    from irconv.plugins.registry import Registry
 
     transform = NchwInputs()
-    assert not transform.condition(_marked().graph, TransformContext(make_options(), Registry()))
+    assert not transform.condition(_marked().graph, TransformContext(make_options()))
     plain = GraphBuilder()
     plain.result(plain.parameter("x", (1, 6, 4, 3)), "y")
-    assert not transform.condition(plain.graph, TransformContext(make_options(layout_inputs="nchw"), Registry()))
+    assert not transform.condition(plain.graph, TransformContext(make_options(layout_inputs="nchw")))

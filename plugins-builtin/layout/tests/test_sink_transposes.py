@@ -56,9 +56,8 @@ def test_disabled_by_option(make_options: Callable[..., ConversionOptions]) -> N
     b = _chain()
     transform = SinkTransposes()
     from irconv import TransformContext
-    from irconv.plugins.registry import Registry
 
-    assert not transform.condition(b.graph, TransformContext(make_options(disable_nhwc_to_nchw=True), Registry()))
+    assert not transform.condition(b.graph, TransformContext(make_options(disable_nhwc_to_nchw=True)))
 
 
 def _sliced(shrink: bool) -> GraphBuilder:

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 from irconv import ConversionOptions, LoadContext, PluginHost
+from irconv.contract.options import InputSpec
 from irconv.errors import ModelFileError, UserError
 from irconv.ops import Const, Parameter, SourceOp
-from irconv.pipeline.options import InputSpec
 from irconv_mxnet.loader import load_mxnet
 from irconv_mxnet.sniff import looks_like_mxnet
 from irconv_mxnet.testing import write_ndarray_file
@@ -55,7 +55,8 @@ def conv_params() -> dict[str, np.ndarray]:
 
 def load(path: Path, *inputs: str, **options: Any) -> Any:
     opts = ConversionOptions(inputs=[InputSpec.parse(i) for i in inputs], **options)
-    return load_mxnet(path, LoadContext(opts, PluginHost(autoload=False).registry()))
+    registry = PluginHost(autoload=False).registry()
+    return load_mxnet(path, LoadContext(opts, registry.ops, registry.find_extractor))
 
 
 @pytest.mark.parametrize("attr_key", ["attrs", "param", "attr"])

@@ -78,7 +78,8 @@ def test_the_loader_asks_the_registry_of_every_plugin(tmp_path: Path) -> None:
     path = _celu_model(tmp_path / "celu.onnx")
 
     def source_ops(host: PluginHost) -> list[str]:
-        graph = loader.load(path, LoadContext(ConversionOptions(), host.registry()))
+        registry = host.registry()
+        graph = loader.load(path, LoadContext(ConversionOptions(), registry.ops, registry.find_extractor))
         return sorted(n.op.op_type for n in graph.nodes() if isinstance(n.op, SourceOp))
 
     alone = PluginHost(strict=True)

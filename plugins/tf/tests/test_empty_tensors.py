@@ -34,8 +34,7 @@ def test_non_empty_or_dynamic_results_stay() -> None:
 
 def test_only_tensorflow_graphs() -> None:
     from irconv import ConversionOptions, TransformContext
-    from irconv.plugins import Registry
 
     b = GraphBuilder("onnx", framework="onnx")
     b.result(b.op(ReLU(), b.parameter("x", (0, 2))), "y")
-    assert EmptyTensors().condition(b.graph, TransformContext(ConversionOptions(), Registry())) is False
+    assert EmptyTensors().condition(b.graph, TransformContext(ConversionOptions())) is False

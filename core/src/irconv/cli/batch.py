@@ -160,7 +160,7 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def _convert(job: Job, disabled: tuple[str, ...], result: Result) -> None:
-    from irconv.pipeline.options import ConversionOptions, InputSpec
+    from irconv.contract.options import ConversionOptions, InputSpec
     from irconv.pipeline.run import ConversionReport, convert, save
 
     report = ConversionReport()

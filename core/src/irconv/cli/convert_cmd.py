@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irconv.cli.parsing import non_negative_float
+from irconv.contract.option import OptionTable
 from irconv.errors import PluginError, UsageError, UserError
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.option import OptionTable
 
 if TYPE_CHECKING:
-    from irconv.pipeline.options import ConversionOptions
+    from irconv.contract.options import ConversionOptions
 
 
 def add_parser(commands: Any, plugin_options: OptionTable | None = None) -> None:
@@ -174,7 +174,7 @@ def add_plugin_options(p: argparse.ArgumentParser, table: OptionTable) -> None:
 
 
 def options_from_args(args: argparse.Namespace, table: OptionTable | None) -> ConversionOptions:
-    from irconv.pipeline.options import ConversionOptions, InputSpec, split_patterns, thread_count
+    from irconv.contract.options import ConversionOptions, InputSpec, split_patterns, thread_count
 
     plugin_values: dict[str, Any] = {}
     for item in args.option:

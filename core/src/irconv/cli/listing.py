@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from irconv.cli.parsing import OneLineErrorParser
 from irconv.cli.table import format_table, print_table
+from irconv.contract.records import Phase
 from irconv.plugins import compat
 from irconv.plugins.manager import ENTRY_POINT_GROUP, PluginHost
-from irconv.plugins.records import Phase
 
 if TYPE_CHECKING:
     from irconv.plugins.registry import Registry

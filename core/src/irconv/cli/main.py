@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
+from irconv.contract.option import OptionTable
+from irconv.contract.records import Command
 from irconv.errors import ExitCode, IrconvError
-from irconv.plugins.option import OptionTable
+from irconv.plugins.manager import PluginHost
 
 
 class Terminated(KeyboardInterrupt):
@@ -26,6 +28,15 @@ def _raise_terminated(signum: int, frame: object) -> None:
 
 
 def build_parser(plugin_options: OptionTable | None = None) -> argparse.ArgumentParser:
+    return _parser_and_commands(plugin_options)[0]
+
+
+def builtin_commands() -> set[str]:
+    """The names of the command line's own commands (a plugin's command never replaces one)."""
+    return set(_parser_and_commands(None)[1].choices)
+
+
+def _parser_and_commands(plugin_options: OptionTable | None) -> tuple[argparse.ArgumentParser, Any]:
     parser = listing.InstalledHelpParser(
         prog="irconv",
         description="Convert trained models into OpenVINO IR, through the installed plugins.",
@@ -36,22 +47,21 @@ def build_parser(plugin_options: OptionTable | None = None) -> argparse.Argument
     parser.add_argument("--version", action="store_true", help="print the core's and every plugin's version")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     convert_cmd.add_parser(commands, plugin_options)
-    commands.add_parser("mo", help="convert with the Model Optimizer's command line, flags as MO spelled them "
-                        "(irconv mo --help)", add_help=False)
     listing.add_parsers(commands)
     show_cmd.add_parser(commands)
     many_cmd.add_parser(commands)
     gendocs.add_parser(commands)
     scaffold.add_parser(commands)
-    return parser
+    return parser, commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
-    if argv[:1] == ["mo"]:
-        return _run_mo(argv[1:])
     try:
+        command = _plugin_command(argv)
+        if command is not None:
+            return _run_plugin_command(command, argv[1:])
         host = convert_cmd.plugin_host_for(argv)
         parser = build_parser(host.registry().options if host is not None else None)
     except IrconvError as exc:
@@ -132,20 +142,28 @@ def _internal_error(exc: Exception, debug: bool) -> int:
     return ExitCode.INTERNAL
 
 
-def _run_mo(argv: list[str]) -> int:
-    """``irconv mo ...``: MO's flags translated, then ``irconv convert`` (same error handling)."""
-    from irconv.cli import mo_cmd
+def _plugin_command(argv: list[str]) -> Command | None:
+    """The plugin command ``argv`` starts with (``irconv mo ...``), None for anything else.
+    Plugins are loaded only for a first argument that is not an option or a built-in command."""
+    if not argv or argv[0].startswith("-") or argv[0] in builtin_commands():
+        return None
+    provided = PluginHost().registry().commands.get(argv[0])
+    return None if provided is None else provided.item
 
+
+def _run_plugin_command(command: Command, argv: list[str]) -> int:
+    """Run a plugin's command; an ``IrconvError`` is one line naming the command."""
     try:
-        return mo_cmd.run(argv, main)
+        return int(command.run(argv, main))
     except IrconvError as exc:
-        print(f"irconv mo: error: {exc}", file=sys.stderr)
+        print(f"irconv {command.name}: error: {exc}", file=sys.stderr)
         return exc.exit_code
 
 
 def mo_entry() -> None:
-    """The ``mo`` console script (distribution irconv-mo): ``mo ARGS`` is ``irconv mo ARGS``."""
-    exit_without_teardown(_run_mo(sys.argv[1:]))
+    """The ``mo`` console script of irconv-mo (0.2 wheels name this function): ``mo ARGS`` is
+    ``irconv mo ARGS``, the command that distribution's plugin adds."""
+    exit_without_teardown(main(["mo", *sys.argv[1:]]))
 
 
 def _on_sigterm(handler: Any) -> Any:

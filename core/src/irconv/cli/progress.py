@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from irconv.cli.table import format_table
-from irconv.pipeline.progress import NoProgress
+from irconv.contract.progress import NoProgress
 
 if TYPE_CHECKING:
     from irconv.pipeline.phases import TransformRun

@@ -17,8 +17,8 @@ from irconv.errors import UsageError, UserError
 from irconv.plugins.manager import PluginHost
 
 if TYPE_CHECKING:
+    from irconv.contract.options import ConversionOptions
     from irconv.graph import Graph
-    from irconv.pipeline.options import ConversionOptions
 
 
 def add_parser(commands: Any) -> None:
@@ -75,7 +75,7 @@ def _renderer(registry: Any, fmt: str) -> Any:
 
 
 def _options(args: argparse.Namespace, host: PluginHost) -> ConversionOptions:
-    from irconv.pipeline.options import ConversionOptions, InputSpec
+    from irconv.contract.options import ConversionOptions, InputSpec
 
     values: dict[str, Any] = {}
     table = host.registry().options
@@ -133,22 +133,22 @@ def build_document(
 
 
 def _phases() -> list[Any]:
-    from irconv.plugins.records import Phase
+    from irconv.contract.records import Phase
 
     return list(Phase)
 
 
 def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Graph:
     """The model as its loader reads it (framework ops, before extraction)."""
+    from irconv.contract.context import LoadContext
     from irconv.errors import ModelFileError
-    from irconv.pipeline.context import LoadContext
     from irconv.pipeline.io import apply_input_overrides
     from irconv.pipeline.run import pick_loader
 
     registry = host.registry()
     provided = pick_loader(model, options, registry)
     try:
-        graph = provided.item.load(model, LoadContext(options, registry, as_written=True))
+        graph = provided.item.load(model, LoadContext(options, registry.ops, registry.find_extractor, as_written=True))
     except UserError:
         raise
     except Exception as exc:
@@ -159,8 +159,8 @@ def load_only(model: Path, options: ConversionOptions, host: PluginHost) -> Grap
 
 def load_and_extract(model: Path, options: ConversionOptions, host: PluginHost) -> Graph:
     """Read and extract without transforms: an IR is shown as written."""
-    from irconv.pipeline.extract import check_supported, extract_graph
     from irconv.graph.infer import infer_graph
+    from irconv.pipeline.extract import check_supported, extract_graph
 
     graph = load_only(model, options, host)
     check_supported(graph, host.registry())

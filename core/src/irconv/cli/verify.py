@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from irconv import narrow_float
+from irconv.contract.options import ConversionOptions
 from irconv.errors import UserError
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
 from irconv.plugins.registry import Registry
 from irconv.types import ElementType
 

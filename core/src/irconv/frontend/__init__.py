@@ -18,7 +18,7 @@ are in ``irconv_opset.build``.
 
 from __future__ import annotations
 
-from irconv.frontend.attributes import AttributeReader, AttributeValueError
+from irconv.contract.attributes import AttributeReader, AttributeValueError
 from irconv.frontend.files import opens_like
 from irconv.frontend.helpers import (
     const_like,

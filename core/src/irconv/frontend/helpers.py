@@ -16,8 +16,8 @@ from irconv.errors import ConversionError
 from irconv.types import ElementType
 
 if TYPE_CHECKING:
+    from irconv.contract.context import ExtractContext
     from irconv.graph import OutPort
-    from irconv.pipeline.context import ExtractContext
 
 
 # ----------------------------------------------------------------------------- constants

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, overload
 
-from irconv.plugins.records import NEWEST, ExtractFn, Extractor, Produces
+from irconv.contract.records import NEWEST, ExtractFn, Extractor, Produces
 
 if TYPE_CHECKING:
     from irconv.ops import Op

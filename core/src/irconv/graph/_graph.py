@@ -38,6 +38,14 @@ class Graph:
         self._next_id = 0
 
     # ----------------------------------------------------------------- nodes
+    def mark(self) -> int:
+        """A point in the graph's history: ``added_since(mark)`` lists the nodes added after it."""
+        return self._next_id
+
+    def added_since(self, mark: int) -> list[Node]:
+        """The nodes added after ``mark`` (from ``mark()``) that are still in the graph, in order."""
+        return [node for node_id, node in self._nodes.items() if node_id >= mark]
+
     def add_node(
         self,
         op: Op,

@@ -150,11 +150,9 @@ class OutPort:
         extractor may specialise on a known shape), False refuses them (a transform that
         builds the value into the IR would pin the model's input shape).
         """
-        from irconv.ops.structural import Const
-
-        op = self.node.op
-        if isinstance(op, Const):
-            return op.value
+        declared = self.node.op.declared_value()
+        if declared is not None:
+            return declared
         data = self.data
         if data.value is None or (data.shape_derived and not shape_derived):
             return None

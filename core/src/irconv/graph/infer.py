@@ -9,7 +9,6 @@ import numpy as np
 from irconv import narrow_float
 from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, SourceOp
 from irconv.graph.budget import (
     BudgetLedger,
     check_declared_size,
@@ -32,8 +31,6 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
     an absurdly large tensor is refused.
     """
     op = node.op
-    if isinstance(op, SourceOp):
-        raise ConversionError(f"node {node.name!r} is still a {op.describe()} op: it was never extracted")
     try:
         op.infer(node)
     except IrconvError:
@@ -54,7 +51,7 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
             op=type(op),
         ) from exc
     ledger = ledger if ledger is not None else ledger_for(node.graph)
-    if isinstance(op, (Const, Parameter)):
+    if op.declares_output:
         check_declared_size(node, ledger.budget.declared_elements)
     else:
         _propagate_values(node, ledger)
@@ -162,7 +159,7 @@ def reinfer(graph: Graph, nodes: Iterable[Node] | None = None) -> int:
 
 def node_outputs_reset(node: Node) -> None:
     """Forget values inferred earlier so a changed input cannot leave a stale constant."""
-    if isinstance(node.op, (Const, Parameter)):
+    if node.op.declares_output:
         return
     for port in node.out_ports():
         port.data.value = None

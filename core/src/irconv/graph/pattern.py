@@ -25,7 +25,7 @@ from irconv.graph._node import Node
 from irconv.graph._port import OutPort
 
 if TYPE_CHECKING:
-    from irconv.ops import Op
+    from irconv.ops.op import Op
 
 OpT = TypeVar("OpT", bound="Op")
 

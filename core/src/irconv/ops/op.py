@@ -66,6 +66,10 @@ class Op:
     outputs: ClassVar[int] = 1
     traits: ClassVar[frozenset[Trait]] = frozenset()
     custom_opset: ClassVar[str] = ""
+    #: True for an op whose output is declared, not computed from inputs (Parameter, Const):
+    #: inference checks the declared size and never forgets its value. The graph asks this
+    #: (and ``declared_value``) instead of knowing the concrete ops.
+    declares_output: ClassVar[bool] = False
 
     @property
     def opset(self) -> str:
@@ -89,6 +93,10 @@ class Op:
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         """Compute constant outputs from constant inputs, or None when not supported."""
+        return None
+
+    def declared_value(self) -> np.ndarray | None:
+        """The value the op holds for its output (a Const's), None for an op computing one."""
         return None
 
     def check(self, node: Node) -> None:

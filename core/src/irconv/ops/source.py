@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from irconv.errors import ConversionError
 from irconv.ops.op import Op, attr
+
+if TYPE_CHECKING:
+    from irconv.graph import Node
 
 
 @runtime_checkable
@@ -101,6 +105,9 @@ class SourceOp(Op):
 
     def num_outputs(self) -> int:
         return self.n_outputs
+
+    def infer(self, node: Node) -> None:
+        raise ConversionError(f"node {node.name!r} is still a {self.describe()} op: it was never extracted")
 
     def describe(self) -> str:
         domain = f"{self.domain}::" if self.domain else ""

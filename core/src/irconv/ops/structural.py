@@ -26,6 +26,7 @@ class Parameter(Op):
 
     type = "Parameter"
     version = 1
+    declares_output = True
 
     shape: MaybeShape = attr(None)
     element_type: ElementType = attr(ElementType.f32)
@@ -67,6 +68,7 @@ class Const(Op):
 
     type = "Const"
     version = 1
+    declares_output = True
 
     value: np.ndarray = attr(factory=lambda: np.zeros((), np.float32), emit=False)
     keep_precision: bool = attr(False, emit=False)
@@ -84,6 +86,9 @@ class Const(Op):
     @property
     def element_type(self) -> ElementType:
         return ElementType.from_numpy(self.stored.dtype)
+
+    def declared_value(self) -> np.ndarray:
+        return self.value
 
     def infer(self, node: Node) -> None:
         node.out_port(0).data.set_value(self.value)

@@ -5,17 +5,23 @@ All unsupported ops are found first and reported together, before any node chang
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from irconv.errors import ConversionError, IrconvError, PluginFault, UnsupportedOpsError
+from irconv.contract.context import ExtractContext
+from irconv.contract.options import ConversionOptions
+from irconv.contract.progress import Progress
+from irconv.contract.records import Extractor
+from irconv.errors import ConversionError, IrconvError, PluginError, PluginFault, UnsupportedOpsError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
-from irconv.pipeline.context import ExtractContext
 from irconv.graph.infer import try_infer
-from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.progress import Progress
+from irconv.ops import Const, Op, SourceOp
 from irconv.plugins.registry import Registry
+
+#: The environment variable that turns on the check of what extractors build against their
+#: ``produces`` (irconv's pytest plugin sets it for every test run).
+CHECK_PRODUCES = "IRCONV_CHECK_PRODUCES"
 
 _SHOWN_NAMES = 3
 
@@ -80,7 +86,11 @@ def extract_graph(
     progress: Progress | None = None,
     notes: list[str] | None = None,
 ) -> None:
-    """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns."""
+    """Replace every SourceOp in ``graph`` (bodies first) by what its extractor returns.
+
+    With ``IRCONV_CHECK_PRODUCES=1`` in the environment (irconv's pytest plugin sets it), an
+    extractor that builds an op type outside its ``produces`` is a plugin fault."""
+    check = os.environ.get(CHECK_PRODUCES) == "1"
     pending = graph.topological_order()
     pending.reverse()
     while pending:  # popped as visited: the list holds no node extraction removed (nor its weights)
@@ -94,19 +104,36 @@ def extract_graph(
         provided = registry.find_provided_extractor(op.framework, op.domain, op.op_type, op.opset_version)
         if provided is None:  # check_supported ran first; a body-only path may still get here
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
-        ctx = ExtractContext(graph, node, options, registry, notes)
+        ctx = ExtractContext(graph, node, options, registry.ops, notes)
+        mark = graph.mark()
+        doing = f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
         try:
             result = provided.item.extract(node, ctx)
         except IrconvError:
             raise
         except Exception as exc:  # not raised on purpose: the extractor's bug
-            raise PluginFault(
-                f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})", exc,
-                provided.plugin.label(),
-            ) from exc
+            raise PluginFault(doing, exc, provided.plugin.label()) from exc
+        if check:
+            undeclared = undeclared_products(provided.item, graph, mark, result)
+            if undeclared:
+                raise PluginFault(doing, undeclared, provided.plugin.label())
         apply_result(graph, node, op, result)
         if progress is not None:
             progress.advance(1, op.op_type)
+
+
+def undeclared_products(record: Extractor, graph: Graph, mark: int,
+                        result: Op | Sequence[OutPort]) -> PluginError | None:
+    """The error for the op types an application of ``record`` built (the nodes added to
+    ``graph`` since ``mark``, and the op it returned) that its ``produces`` does not list."""
+    built = [node.op for node in graph.added_since(mark)]
+    if isinstance(result, Op):
+        built.append(result)
+    undeclared = record.undeclared(built)
+    if not undeclared:
+        return None
+    return PluginError(f"the {record.key_text()} extractor built {', '.join(undeclared)}, which its "
+                       f"produces ({record.produces_text() or 'nothing'}) does not list")
 
 
 def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[OutPort]) -> None:

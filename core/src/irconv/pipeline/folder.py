@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from irconv.graph import MetaKey
 
 if TYPE_CHECKING:
-    from irconv.pipeline.context import EmitContext
+    from irconv.contract.context import EmitContext
 
 
 @dataclass(frozen=True)

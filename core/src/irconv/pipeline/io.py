@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from irconv.contract.input_spec import InputSpec
+from irconv.contract.options import ConversionOptions
 from irconv.errors import UserError
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
 from irconv.ops import Const, Parameter, Result
-from irconv.pipeline.input_spec import InputSpec
-from irconv.pipeline.options import ConversionOptions
 from irconv.types import ElementType
 from irconv.values import summarise_value
 

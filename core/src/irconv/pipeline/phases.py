@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from irconv.contract.context import TransformContext
+from irconv.contract.progress import Progress
+from irconv.contract.records import Phase, Transform
 from irconv.errors import GraphError, IrconvError, PluginFault
 from irconv.graph import Graph
-from irconv.ops import SourceOp
-from irconv.pipeline.context import TransformContext
 from irconv.graph.infer import reinfer
-from irconv.pipeline.progress import Progress
-from irconv.plugins.records import Phase, Transform
+from irconv.ops import SourceOp
 from irconv.plugins.registry import Provided
 
 

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irconv.contract.context import SOURCE_PATH, EmitContext, LoadContext, TransformContext
+from irconv.contract.options import ConversionOptions
+from irconv.contract.progress import NoProgress, Progress, Tally
+from irconv.contract.records import Emitter, Loader, Phase
 from irconv.errors import (
     ConversionError,
     IrconvError,
@@ -20,21 +24,17 @@ from irconv.errors import (
     UserError,
 )
 from irconv.graph import Graph
+from irconv.graph.infer import infer_graph
 from irconv.ops import Const
 from irconv.pipeline.collector import collect_less_often
-from irconv.pipeline.context import SOURCE_PATH, EmitContext, LoadContext, TransformContext
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
-from irconv.graph.infer import infer_graph
+from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
 from irconv.pipeline.memory_check import large_tensor_notes
-from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
-from irconv.pipeline.progress import NoProgress, Progress, Tally
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.records import Emitter, Loader, Phase
 from irconv.plugins.registry import Provided, Registry
 
 
@@ -213,7 +213,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     provided = pick_object_loader(path, registry) if in_memory else pick_loader(path, options, registry)
     report.framework = provided.item.framework
     loading = Tally(progress)
-    load_ctx = LoadContext(options, registry, progress=loading)
+    load_ctx = LoadContext(options, registry.ops, registry.find_extractor, progress=loading)
     size = (0 if in_memory else _size_of(path)) + (_size_of(options.weights) if options.weights else 0)
     loading.stage("load", size, "B")
     try:
@@ -240,7 +240,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
         validate_graph(graph, extracted=True)
     clock.lap("extract")
 
-    ctx = TransformContext(options, registry)
+    ctx = TransformContext(options, registry.ops, registry.plan)
     report.transforms += run_phase(graph, Phase.FRONT, ctx, progress)
     clock.lap("front")
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from irconv.contract import hookspecs
 from irconv.errors import PluginError, UsageError
-from irconv.plugins import compat, hookspecs
+from irconv.plugins import compat
 from irconv.plugins.registry import Registry
 
 if TYPE_CHECKING:

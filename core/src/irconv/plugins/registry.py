@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import pluggy
 
-from irconv.errors import PluginClash, PluginError, UsageError
-from irconv.plugins._hookcalls import GuardedHooks
-from irconv.plugins.optable import OpTable
-from irconv.plugins.option import Option, OptionTable
-from irconv.plugins.records import (
+from irconv.contract.optable import OpTable
+from irconv.contract.option import Option, OptionTable
+from irconv.contract.records import (
     BUILTIN_HINTS,
     NEWEST,
+    Command,
     Emitter,
     Extractor,
     InstallHint,
@@ -38,6 +37,8 @@ from irconv.plugins.records import (
     Transform,
     Verifier,
 )
+from irconv.errors import PluginClash, PluginError, UsageError
+from irconv.plugins._hookcalls import GuardedHooks
 
 if TYPE_CHECKING:
     from irconv.plugins.manager import PluginInfo
@@ -51,7 +52,8 @@ _PHASE_HOOKS = {
 }
 #: The order ``irconv plugins`` lists what a plugin provides in.
 _COUNT_ORDER = (
-    "options", "ops", "loaders", "extractors", "transforms", "emitters", "verifiers", "renderers", "runtime extensions"
+    "options", "ops", "loaders", "extractors", "transforms", "emitters", "verifiers", "renderers", "runtime extensions",
+    "commands",
 )
 ExtractorKey = tuple[str, str, str]
 
@@ -87,6 +89,7 @@ class Registry:
         self._renderers: dict[str, Provided[Renderer]] = {}
         self._runtime_extensions: dict[str, Provided[RuntimeExtension]] = {}
         self._hints: list[Provided[InstallHint]] = []
+        self._commands: dict[str, Provided[Command]] = {}
         # What lazy building needs; ``_hooks`` is None for a registry made by hand.
         self._hooks: GuardedHooks | None = None
         self._declarations: PerPlugin = {}
@@ -213,6 +216,8 @@ class Registry:
                 self._renderers = self._keyed("render_graph", lambda r: r.format, "renderer format", "renderers")
             elif table == "declare_hints":
                 self._hints = self._active(self._records("declare_hints"))
+            elif table == "cli_command":
+                self._commands = self._keyed("cli_command", lambda r: r.name, "command", "commands")
             self._built.add(table)
 
     def _records(self, hook_name: str, arguments: Mapping[str, Any] | None = None) -> list[Provided[Any]]:
@@ -329,6 +334,7 @@ class Registry:
             kept(self._renderers),
         )
         self._runtime_extensions = kept(self._runtime_extensions)
+        self._commands = kept(self._commands)
         self._hints = [p for p in self._hints if p.plugin is not info]
         for key in list(self._extractors):
             self._extractors[key] = [p for p in self._extractors[key] if p.plugin is not info]
@@ -374,6 +380,12 @@ class Registry:
         """The core's install hints, then the plugins' in plugin-name order."""
         self._ensure("declare_hints")
         return [*BUILTIN_HINTS, *(p.item for p in self._hints)]
+
+    @property
+    def commands(self) -> dict[str, Provided[Command]]:
+        """The command-line subcommands plugins add, by name."""
+        self._ensure("cli_command")
+        return self._commands
 
     # ------------------------------------------------------------ lookups
     def find_extractor(self, framework: str, domain: str, op: str, opset: int) -> Extractor | None:
@@ -483,11 +495,15 @@ REGISTRATION_HOOKS: dict[str, type] = {
     "render_graph": Renderer,
     "runtime_extensions": RuntimeExtension,
     "declare_hints": InstallHint,
+    "cli_command": Command,
 }
 
 #: The tables built on demand, in the order ``complete`` builds them (the extractors, built
 #: per framework, come right after the loaders): the order the hooks above are listed in.
-_TABLES = ("load_model", "transforms", "emit", "verify_model", "render_graph", "declare_hints", "runtime_extensions")
+_TABLES = (
+    "load_model", "transforms", "emit", "verify_model", "render_graph", "declare_hints", "runtime_extensions",
+    "cli_command",
+)
 
 PerPlugin = dict[str, dict[str, list[Any]]]
 

@@ -14,14 +14,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from irconv.contract.records import Transform
 from irconv.errors import GraphError
 from irconv.graph import Graph, Match, Node, Pat, match_at
 from irconv.graph.pattern import required_types, types_present
-from irconv.plugins.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
 if TYPE_CHECKING:
-    from irconv.pipeline.context import TransformContext
+    from irconv.contract.context import TransformContext
 
 
 class RewriteRule(Protocol):

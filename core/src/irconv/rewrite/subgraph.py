@@ -25,14 +25,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from irconv.contract.records import Transform
 from irconv.errors import ConversionError, UserError
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
-from irconv.plugins.records import Transform
 from irconv.rewrite.rewriter import Rewriter
 
 if TYPE_CHECKING:
-    from irconv.pipeline.context import TransformContext
+    from irconv.contract.context import TransformContext
 
 _BOUNDARY = ("Parameter", "Result")
 

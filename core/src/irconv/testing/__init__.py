@@ -12,21 +12,20 @@ rules, as a conversion ends).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
+from irconv.contract.context import ExtractContext, TransformContext
+from irconv.contract.options import ConversionOptions
+from irconv.contract.records import Extractor, Transform
 from irconv.graph import Graph, OutPort
-from irconv.graph.infer import try_infer
+from irconv.graph.infer import infer_graph, reinfer, try_infer
 from irconv.ops import MappingAttributes, Op, SourceOp
-from irconv.pipeline.context import ExtractContext
-from irconv.pipeline.extract import apply_result
-from irconv.pipeline.context import TransformContext
-from irconv.graph.infer import infer_graph, reinfer
-from irconv.pipeline.options import ConversionOptions
+from irconv.pipeline.extract import CHECK_PRODUCES, apply_result, undeclared_products
 from irconv.plugins.manager import PluginHost
-from irconv.plugins.records import Extractor, Transform
 from irconv.plugins.registry import Registry
 from irconv.testing.builder import GraphBuilder
 from irconv.testing.compare import assert_graphs_equal, graph_signature
@@ -42,6 +41,12 @@ __all__ = [
 ]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every conversion in a test run checks that extractors build only what their
+    ``produces`` lists (subprocesses inherit it)."""
+    os.environ.setdefault(CHECK_PRODUCES, "1")
+
+
 def run_extractor(
     builder: GraphBuilder,
     extractor: Extractor,
@@ -52,14 +57,19 @@ def run_extractor(
     """Apply ``extractor`` to a framework node fed by ``inputs`` with ``attributes`` (plain
     Python values, as a loader's adapter gives them), as extraction does; returns the
     outputs that replace the node. Inputs made with ``builder.const`` give constant outputs
-    that ``infer_graph`` computes through the ops' ``evaluate``."""
+    that ``infer_graph`` computes through the ops' ``evaluate``. An op type built outside the
+    extractor's ``produces`` (constants aside) fails with ``PluginError``."""
     source = SourceOp(framework=extractor.framework, op_type=extractor.op, domain=extractor.domain,
                       opset_version=extractor.opsets.start, attributes=MappingAttributes(attributes or {}))
     node = builder.graph.add_node(source, f"{extractor.op.lower()}_node", list(inputs))
     for port in inputs:
         try_infer(port.node)
-    ctx = ExtractContext(builder.graph, node, options or ConversionOptions(), Registry())
+    ctx = ExtractContext(builder.graph, node, options or ConversionOptions())
+    mark = builder.graph.mark()
     result = extractor.extract(node, ctx)
+    undeclared = undeclared_products(extractor, builder.graph, mark, result)
+    if undeclared is not None:
+        raise undeclared
     outputs = None if isinstance(result, Op) else list(result)
     apply_result(builder.graph, node, source, result if outputs is None else outputs)
     return [node.out_port(i) for i in range(node.num_outputs())] if outputs is None else outputs
@@ -77,7 +87,7 @@ def run_transform(
     """
     infer_graph(graph)
     opts = (options or ConversionOptions()).with_values(**option_values)
-    ctx = TransformContext(opts, Registry())
+    ctx = TransformContext(opts)
     if not transform.condition(graph, ctx):
         return False
     changed = transform.apply(graph, ctx)
@@ -89,11 +99,11 @@ def finish_graph(graph: Graph, registry: Registry, options: ConversionOptions | 
     """End a conversion of ``graph`` as the pipeline does before emit: the installed back
     transforms (``registry``'s), clean-up, then every op's runtime rules (a broken one raises
     ``ConversionError``)."""
+    from irconv.contract.records import Phase
     from irconv.pipeline.phases import run_phase
     from irconv.pipeline.run import check_runtime_rules
-    from irconv.plugins.records import Phase
 
-    run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry))
+    run_phase(graph, Phase.BACK, TransformContext(options or ConversionOptions(), registry.ops, registry.plan))
     graph.clean_up()
     check_runtime_rules(graph)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from irconv.contract.options import ConversionOptions
 from irconv.graph import Graph
-from irconv.pipeline.options import ConversionOptions
 from irconv.pipeline.run import save
 from irconv.plugins.manager import PluginHost
 

@@ -12,8 +12,7 @@ import numpy as np
 from irconv import ExtractContext, Transform
 from irconv.graph import OutPort
 from irconv.ops import MappingAttributes, Parameter, SourceOp
-from irconv.pipeline.options import ConversionOptions
-from irconv.plugins.registry import Registry
+from irconv.contract.options import ConversionOptions
 from irconv.testing import GraphBuilder, infer_graph, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv.types import ElementType
@@ -27,7 +26,7 @@ def lowering_context(builder: GraphBuilder, inputs: Sequence[OutPort]) -> Extrac
     source = SourceOp(framework="test", op_type="Lowered", domain="", opset_version=1,
                       attributes=MappingAttributes({}))
     node = builder.graph.add_node(source, "lowered", list(inputs))
-    return ExtractContext(builder.graph, node, ConversionOptions(), Registry())
+    return ExtractContext(builder.graph, node, ConversionOptions())
 
 
 def run_lowering(lowering: Lowering, arrays: Sequence[np.ndarray], workdir: Path,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irconv.contract.records import Renderer
 from irconv.plugins import hookimpl
-from irconv.plugins.records import Renderer
 
 
 @hookimpl

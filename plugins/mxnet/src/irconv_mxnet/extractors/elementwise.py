@@ -14,7 +14,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
-from irconv.plugins.records import Produces
+from irconv.contract.records import Produces
 from irconv.types import ElementType
 from irconv_opset import (
     Abs,

@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from irconv.ops import Op
-    from irconv.plugins.optable import OpTable
-    from irconv.plugins.option import Option
-    from irconv.plugins.records import (
+    from irconv.contract.optable import OpTable
+    from irconv.contract.option import Option
+    from irconv.contract.records import (
+        Command,
         Emitter,
         Extractor,
         InstallHint,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         Transform,
         Verifier,
     )
+    from irconv.ops import Op
 
 PROJECT = "irconv"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -248,6 +249,21 @@ def runtime_extensions() -> Sequence[RuntimeExtension]:
     raise NotImplementedError
 
 
+@hookspec
+def cli_command() -> Sequence[Command]:
+    """Add subcommands to the ``irconv`` command line (``irconv mo``: the Model Optimizer's
+    flags, from the irconv-mo distribution).
+
+    The command line asks only when its first argument is not one of its own commands, so no
+    other command pays for it; a plugin's command cannot replace a built-in one (the built-in
+    is run). ``irconv plugins`` counts each plugin's commands.
+
+    :return: ``Command`` records (``name``, ``run(argv, irconv)``, ``help``).
+    Conflict: two commands with the same name. Since 0.3.
+    """
+    raise NotImplementedError
+
+
 DECLARATION_HOOK_NAMES = ("declare_ops", "declare_options")
 HOOK_NAMES = (
     *DECLARATION_HOOK_NAMES,
@@ -261,4 +277,5 @@ HOOK_NAMES = (
     "render_graph",
     "declare_hints",
     "runtime_extensions",
+    "cli_command",
 )

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from irconv.contract.records import NEWEST
 from irconv.errors import PluginClash, PluginError
-from irconv.plugins.records import NEWEST
 
 if TYPE_CHECKING:
     from irconv.ops import Op

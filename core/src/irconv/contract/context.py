@@ -4,28 +4,55 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from irconv.errors import ConversionError
-from irconv.frontend.attributes import AttributeReader
-from irconv.graph import Graph, MetaKey, Node, OutPort
-from irconv.ops import Const, Op, SourceOp
-from irconv.graph.infer import try_infer
 from irconv import narrow_float
+from irconv.contract.attributes import AttributeReader
+from irconv.contract.optable import OpTable
+from irconv.contract.options import ConversionOptions
+from irconv.contract.progress import NoProgress, Progress
+from irconv.errors import ConversionError
+from irconv.graph import Graph, MetaKey, Node, OutPort
+from irconv.graph.infer import try_infer
 from irconv.narrow_float import as_array
-from irconv.pipeline.options import ConversionOptions
-from irconv.pipeline.progress import NoProgress, Progress
+from irconv.ops import Const, Op, SourceOp
 from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
+    from irconv.contract.records import Extractor, Phase, Transform
     from irconv.pipeline.output import AtomicFiles
-    from irconv.plugins.optable import OpTable
-    from irconv.plugins.records import Phase, Transform
-    from irconv.plugins.registry import Provided, Registry
+    from irconv.plugins.registry import Provided
+
+#: How a context finds an extractor: (framework, domain, op type, opset) -> the record or None.
+#: The plugin host's registry answers (``Registry.find_extractor``).
+ExtractorLookup = Callable[[str, str, str, int], "Extractor | None"]
+#: How a transform context finds a phase's ordered transforms, with their plugins.
+PlanLookup = Callable[["Phase"], "list[Provided[Transform]]"]
+
+
+def _no_extractor(framework: str, domain: str, op: str, opset: int) -> Extractor | None:
+    return None
+
+
+def _no_plan(phase: Phase) -> list[Provided[Transform]]:
+    return []
+
+
+def _registry_parts(ops: Any, context: str, stacklevel: int = 4) -> tuple[OpTable, Any]:
+    """A context made as in irconv 0.2, with the registry where the op table now goes: its op
+    table and the registry itself (for its lookups); otherwise ``ops`` as given."""
+    if ops is None:
+        return OpTable(), None
+    if isinstance(ops, OpTable):
+        return ops, None
+    warnings.warn(f"{context}(options, registry) is deprecated since irconv 0.3: pass the op table "
+                  f"(registry.ops) and the lookups", DeprecationWarning, stacklevel=stacklevel)
+    return ops.ops, ops
+
 
 #: The converted model's path (set once it is loaded from a file): ``save_model`` refuses to
 #: overwrite it, transforms may look beside it (``--dataset`` finds the model's tokenizer).
@@ -37,11 +64,14 @@ class LoadContext:
     """Handed to a loader: the options, the declared ops, a notes list.
 
     A loader asks whether an op has an extractor (``has_extractor``) before choosing a
-    fallback such as expanding a function body. The registry itself stays the core's.
+    fallback such as expanding a function body; the context answers through
+    ``find_extractor``, the lookup the core hands it. The registry itself stays the core's.
     """
 
     options: ConversionOptions
-    registry: InitVar[Registry]
+    #: The declared ops of every installed plugin (``declare_ops``).
+    ops: OpTable = field(default_factory=OpTable)
+    find_extractor: ExtractorLookup = _no_extractor
     notes: list[str] = field(default_factory=list)
     #: Report bytes read as they are (``progress.advance(n)``), for the progress display.
     progress: Progress = field(default_factory=NoProgress)
@@ -49,16 +79,13 @@ class LoadContext:
     #: them (an IR's f16 weights and their decompression) instead of normalising them.
     as_written: bool = False
 
-    def __post_init__(self, registry: Registry) -> None:
-        self._registry = registry
-
-    @property
-    def ops(self) -> OpTable:
-        """The declared ops of every installed plugin (``declare_ops``)."""
-        return self._registry.ops
+    def __post_init__(self) -> None:
+        self.ops, registry = _registry_parts(self.ops, "LoadContext")
+        if registry is not None:
+            self.find_extractor = registry.find_extractor
 
     def has_extractor(self, framework: str, domain: str, op: str, opset: int) -> bool:
-        return self._registry.find_extractor(framework, domain, op, opset) is not None
+        return self.find_extractor(framework, domain, op, opset) is not None
 
     def note(self, message: str) -> None:
         """Report something the user should know (printed after conversion)."""
@@ -89,21 +116,17 @@ class ExtractContext:
         graph: Graph,
         node: Node,
         options: ConversionOptions,
-        registry: Registry,
+        ops: OpTable | None = None,
         notes: list[str] | None = None,
     ) -> None:
         self.graph = graph
         self.node = node
         self.options = options
-        self._registry = registry
+        #: The declared ops of every installed plugin (``declare_ops``).
+        self.ops: OpTable = _registry_parts(ops, "ExtractContext", stacklevel=3)[0]
         self.notes = notes if notes is not None else []
         self.inputs: list[OutPort | None] = [p.get_source() for p in node.in_ports()]
         self._attrs: AttributeReader | None = None
-
-    @property
-    def ops(self) -> OpTable:
-        """The declared ops of every installed plugin (``declare_ops``)."""
-        return self._registry.ops
 
     # ------------------------------------------------------------ the framework node
     @property
@@ -236,27 +259,27 @@ class TransformContext:
 
     ``is_frozen(node)`` is True for nodes the user asked no optimisation to touch
     (``--finegrain-fusing``, unless ``frozen`` is given); the pattern driver skips matches
-    that include one, and hand-written transforms must ask.
+    that include one, and hand-written transforms must ask. ``find_plan`` is the lookup the
+    core hands it for ``plan``.
     """
 
     options: ConversionOptions
-    registry: InitVar[Registry]
+    #: The declared ops of every installed plugin (``declare_ops``).
+    ops: OpTable = field(default_factory=OpTable)
+    find_plan: PlanLookup = _no_plan
     notes: list[str] = field(default_factory=list)
     frozen: Callable[[Node], bool] | None = None
 
-    def __post_init__(self, registry: Registry) -> None:
-        self._registry = registry
+    def __post_init__(self) -> None:
+        self.ops, registry = _registry_parts(self.ops, "TransformContext")
+        if registry is not None:
+            self.find_plan = registry.plan
         if self.frozen is None:
             self.frozen = self.options.frozen_predicate()
 
-    @property
-    def ops(self) -> OpTable:
-        """The declared ops of every installed plugin (``declare_ops``)."""
-        return self._registry.ops
-
     def plan(self, phase: Phase) -> list[Provided[Transform]]:
         """The ordered transforms of ``phase``, with their plugins (what ``irconv transforms`` shows)."""
-        return self._registry.plan(phase)
+        return self.find_plan(phase)
 
     def is_frozen(self, node: Node) -> bool:
         return self.frozen is not None and self.frozen(node)

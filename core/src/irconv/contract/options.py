@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from irconv.contract.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
+from irconv.contract.option import Option, OptionTable
 from irconv.errors import UsageError
-from irconv.pipeline.input_spec import InputSpec as InputSpec  # re-exported: parsed --input
-from irconv.plugins.option import Option, OptionTable
 
 if TYPE_CHECKING:
     from irconv.graph import Node

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from irconv.errors import PluginError
 
 if TYPE_CHECKING:
+    from irconv.contract.context import EmitContext, ExtractContext, LoadContext, TransformContext
     from irconv.graph import Graph, Node, OutPort
     from irconv.ops import Op
-    from irconv.pipeline.context import EmitContext, ExtractContext, LoadContext, TransformContext
 
 #: An opset range with no upper bound ends here.
 NEWEST = 10_000
@@ -135,6 +135,15 @@ class Extractor:
         domain = f"{self.domain}::" if self.domain else ""
         return f"{self.framework}::{domain}{self.op}"
 
+    def undeclared(self, built: Sequence[Op]) -> list[str]:
+        """The types in ``built`` (ops an application of this extractor made) that its
+        ``produces`` does not list; constants and framework nodes left for their own
+        extractors are always allowed."""
+        from irconv.ops import Const, SourceOp
+
+        allowed = (Const, SourceOp, *self.produces)
+        return sorted({op.type for op in built if not isinstance(op, allowed)})
+
     def produces_text(self) -> str:
         """The produced ops' IR types, for tables: ``Convolution, GroupConvolution``."""
         return ", ".join(dict.fromkeys(made.type for made in self.produces))
@@ -213,6 +222,29 @@ class Emitter:
     def __post_init__(self) -> None:
         if not self.format:
             raise PluginError("an Emitter needs a format name")
+
+
+#: A plugin command's name: what follows ``irconv`` on the command line.
+_COMMAND_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand a plugin adds to the ``irconv`` command line (``irconv mo ...``).
+
+    ``run(argv, irconv)`` gets the arguments after the command's name and parses them itself;
+    ``irconv`` runs an ``irconv`` command line in this process (a command translating its
+    flags into ``convert``'s calls ``irconv(["convert", ...])``), returning its exit code.
+    ``run`` returns the exit code; an ``IrconvError`` it raises is printed as one line.
+    """
+
+    name: str
+    run: Callable[[list[str], Callable[[list[str]], int]], int]
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not _COMMAND_NAME.match(self.name):
+            raise PluginError(f"a Command needs a lowercase name (letters, digits, '-'), got {self.name!r}")
 
 
 @dataclass(frozen=True, slots=True)
