@@ -69,6 +69,12 @@ def known_ints(ctx: ExtractContext, attr: str, i: int | None, default: list[int]
     return [int(v) for v in flat]
 
 
+def known_int(ctx: ExtractContext, attr: str, i: int | None, default: int) -> int:
+    """One integer (an axis): the attribute, or a one-element tensor operand."""
+    value = known(ctx, attr, i, default)
+    return int(np.asarray(value).reshape(-1)[0])
+
+
 def known_float(ctx: ExtractContext, attr: str, i: int | None, default: float) -> float:
     value = known(ctx, attr, i, default)
     return float(np.asarray(value).reshape(-1)[0])

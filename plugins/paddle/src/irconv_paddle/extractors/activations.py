@@ -67,7 +67,7 @@ PD_RELU6 = aliases("paddle", ["pd_op.relu6"], extract_relu6, produces=[Clamp])
 @extractor("paddle", "leaky_relu", produces=[PReLU])
 def extract_leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = x(ctx)
-    slope = const_like(ctx, [ctx.attrs.float("alpha", 0.02)], data, "slope")
+    slope = const_like(ctx, [ctx.attrs.float("negative_slope", ctx.attrs.float("alpha", 0.02))], data, "slope")
     return [ctx.op(PReLU(), data, slope)]
 
 

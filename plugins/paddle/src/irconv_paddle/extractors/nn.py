@@ -166,6 +166,26 @@ POOL = aliases("paddle", [*both("pool2d"), *both("pool3d")], extract_pool,
                produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, *GLOBAL_POOL_OPS, AdaptiveAvgPool, AdaptiveMaxPool])
 
 
+def extract_max_pool_with_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Max pooling with the flat spatial index of each maximum (``adaptive``: to an output size)."""
+    data = x(ctx)
+    spatial = require_rank(ctx) - 2
+    kernel = ctx.attrs.ints("kernel_size", ctx.attrs.ints("ksize", []))
+    if ctx.attrs.bool("adaptive", False):
+        pooled = ctx.add(AdaptiveMaxPool(), [data, i64(ctx, kernel, "output_size")])
+    else:
+        if ctx.attrs.bool("global_pooling", False):
+            kernel = [d for d in (ctx.input_shape(0) or ())[2:]]
+        window = Window.of(ctx.attrs.ints("strides", [1] * spatial), None, *_pads(ctx, spatial))
+        pool = PoolWindow(tuple(kernel), window, "ceil" if ctx.attrs.bool("ceil_mode", False) else "floor")
+        pooled = max_pool(ctx, data, pool, axis=2)
+    return [pooled.out_port(0), pooled.out_port(1)]
+
+
+MAX_POOL_WITH_INDEX = aliases("paddle", [*both("max_pool2d_with_index"), *both("max_pool3d_with_index")],
+                              extract_max_pool_with_index, produces=[*MAX_POOL_OPS, AdaptiveMaxPool])
+
+
 def extract_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """matmul_v2 (``trans_x``/``trans_y``) and PIR matmul (``transpose_x``/``transpose_y``)."""
     a, b = x(ctx), arg(ctx, 1)

@@ -28,8 +28,10 @@ from irconv_opset import (
     VariadicSplit,
 )
 
+from irconv_opset.build import dims_of
+
 from irconv_paddle.dtypes import dtype_of_name
-from irconv_paddle.extractors._common import arg, args, known, known_float, known_ints, x
+from irconv_paddle.extractors._common import arg, args, known_float, known_int, known_ints, x
 from irconv_paddle.names import both
 
 
@@ -60,13 +62,18 @@ RESHAPE = aliases("paddle", ["reshape2", "pd_op.reshape"], extract_reshape, prod
 def extract_flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Axes ``start_axis``..``stop_axis`` merged into one."""
     rank = require_rank(ctx)
-    start = normalize_axis(ctx, ctx.attrs.int("start_axis", 1), rank) if rank else 0
-    stop = normalize_axis(ctx, ctx.attrs.int("stop_axis", -1), rank) if rank else 0
-    shape = [0] * start + [-1] + [0] * (rank - 1 - stop)
-    return [ctx.op(Reshape(special_zero=True), x(ctx), i64(ctx, shape or [1], "shape")), *_xshape(ctx, node)]
+    if rank == 0:
+        return [ctx.op(Reshape(special_zero=False), x(ctx), i64(ctx, [1], "shape")), *_xshape(ctx, node)]
+    start = normalize_axis(ctx, ctx.attrs.int("start_axis", 1), rank)
+    stop = normalize_axis(ctx, ctx.attrs.int("stop_axis", -1), rank)
+    shape = i64(ctx, [0] * start + [-1], "lead")
+    if stop < rank - 1:
+        shape = ctx.op(Concat(axis=0), shape, dims_of(ctx, x(ctx), list(range(stop + 1, rank)), "tail"), suffix="shape")
+    return [ctx.op(Reshape(special_zero=True), x(ctx), shape), *_xshape(ctx, node)]
 
 
-FLATTEN = aliases("paddle", ["flatten_contiguous_range", "pd_op.flatten"], extract_flatten, produces=[Reshape])
+FLATTEN = aliases("paddle", ["flatten_contiguous_range", "pd_op.flatten"], extract_flatten,
+                  produces=[Reshape, Concat, Gather, ShapeOf])
 
 
 @extractor("paddle", "flatten2", produces=[Reshape])
@@ -105,7 +112,7 @@ UNSQUEEZE = aliases("paddle", ["unsqueeze2", "pd_op.unsqueeze"], extract_unsquee
 def extract_concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     values = args(ctx, 0)
     rank = len(values[0].data.shape) if values[0].data.shape is not None else require_rank(ctx)
-    axis = normalize_axis(ctx, int(known(ctx, "axis", 1, 0)), rank)
+    axis = normalize_axis(ctx, known_int(ctx, "axis", 1, 0), rank)
     return [ctx.op(Concat(axis=axis), *values)]
 
 
@@ -119,7 +126,7 @@ def extract_split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = x(ctx)
     pir = ctx.source_op.op_type.startswith("pd_op.")
     axis_arg = 1 if ctx.source_op.op_type == "pd_op.split_with_num" else 2 if pir else 1
-    axis = normalize_axis(ctx, int(known(ctx, "axis", axis_arg, 0)), require_rank(ctx))
+    axis = normalize_axis(ctx, known_int(ctx, "axis", axis_arg, 0), require_rank(ctx))
     sections = known_ints(ctx, "sections", 1, []) if ctx.source_op.op_type == "pd_op.split" else \
         ctx.attrs.ints("sections", []) or known_ints(ctx, "sections", 2, []) if not pir else []
     if not sections:
@@ -323,7 +330,7 @@ TILE = aliases("paddle", both("tile"), extract_tile, produces=[Tile, Unsqueeze])
 
 
 def extract_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = int(known(ctx, "axis", 2, 0))
+    axis = known_int(ctx, "axis", 2, 0)
     return [ctx.op(Gather(batch_dims=0), x(ctx), arg(ctx, 1), i64(ctx, axis, "axis"))]
 
 

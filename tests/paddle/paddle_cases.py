@@ -1,0 +1,154 @@
+"""Paddle models for the end-to-end tests, each built in Paddle itself by a factory.
+
+Imported by :mod:`tests.paddle.save_models` inside a subprocess that has Paddle (with
+``FLAGS_enable_pir_api=0`` for the legacy program form, which Paddle reads only at start);
+the test process itself never imports Paddle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    """A layer to save with ``paddle.jit.save``: ``build()`` makes it (after ``paddle.seed(0)``),
+    ``inputs`` are (name, shape with None for a dimension given at run time, dtype, concrete shape)."""
+
+    build: Callable[[], Any]
+    inputs: tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]
+    positive: bool = False
+
+
+def _image(c: int = 3, h: int = 8, w: int = 8) -> tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]:
+    return (("x", (None, c, h, w), "float32", (2, c, h, w)),)
+
+
+def _plain(*shape: int, dtype: str = "float32", name: str = "x") -> tuple[str, tuple[int | None, ...], str, tuple[int, ...]]:
+    return (name, tuple(shape), dtype, tuple(shape))
+
+
+def fn(function: Callable[..., Any]) -> Callable[[], Any]:
+    """A parameter-free layer computing ``function`` of its one or two inputs (Paddle's
+    program translation needs a ``forward`` with named parameters)."""
+
+    def build() -> Any:
+        import inspect
+
+        import paddle
+
+        arity = sum(p.default is inspect.Parameter.empty for p in inspect.signature(function).parameters.values())
+
+        class One(paddle.nn.Layer):
+            def forward(self, x: Any) -> Any:
+                return function(x)
+
+        class Two(paddle.nn.Layer):
+            def forward(self, a: Any, b: Any) -> Any:
+                return function(a, b)
+
+        return One() if arity == 1 else Two()
+
+    return build
+
+
+def layer(make: Callable[[], Any]) -> Callable[[], Any]:
+    return make
+
+
+def _p() -> Any:
+    import paddle
+
+    return paddle
+
+
+def _f() -> Any:
+    import paddle.nn.functional as F
+
+    return F
+
+
+def _n() -> Any:
+    import paddle.nn as nn
+
+    return nn
+
+
+UNARY = ["sigmoid", "tanh", "exp", "abs", "floor", "ceil", "sin", "cos", "erf", "sign", "atan", "sinh",
+         "cosh", "asinh"]
+POSITIVE_UNARY = ["log", "sqrt", "rsqrt", "reciprocal"]
+
+CASES: dict[str, Case] = {}
+for _name in UNARY:
+    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),))
+for _name in POSITIVE_UNARY:
+    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),), positive=True)
+
+CASES.update({
+    "relu": Case(fn(lambda x: _f().relu(x)), (_plain(2, 3, 4),)),
+    "relu6": Case(fn(lambda x: _f().relu6(x * 4)), (_plain(2, 3, 4),)),
+    "leaky_relu": Case(fn(lambda x: _f().leaky_relu(x, 0.1)), (_plain(2, 3, 4),)),
+    "elu": Case(fn(lambda x: _f().elu(x, 0.7)), (_plain(2, 3, 4),)),
+    "gelu": Case(fn(lambda x: _f().gelu(x)), (_plain(2, 3, 4),)),
+    "gelu_tanh": Case(fn(lambda x: _f().gelu(x, approximate=True)), (_plain(2, 3, 4),)),
+    "hardsigmoid": Case(fn(lambda x: _f().hardsigmoid(x * 4)), (_plain(2, 3, 4),)),
+    "hardswish": Case(fn(lambda x: _f().hardswish(x * 4)), (_plain(2, 3, 4),)),
+    "silu": Case(fn(lambda x: _f().silu(x)), (_plain(2, 3, 4),)),
+    "swish": Case(fn(lambda x: _f().swish(x)), (_plain(2, 3, 4),)),
+    "mish": Case(fn(lambda x: _f().mish(x)), (_plain(2, 3, 4),)),
+    "softplus": Case(fn(lambda x: _f().softplus(x * 10, beta=2, threshold=5)), (_plain(2, 3, 4),)),
+    "softsign": Case(fn(lambda x: _f().softsign(x)), (_plain(2, 3, 4),)),
+    "log_sigmoid": Case(fn(lambda x: _f().log_sigmoid(x)), (_plain(2, 3, 4),)),
+    "square": Case(fn(lambda x: _p().square(x)), (_plain(2, 3, 4),)),
+    "pow": Case(fn(lambda x: _p().pow(x, 3.0)), (_plain(2, 3, 4),)),
+    "softmax": Case(fn(lambda x: _f().softmax(x, axis=1)), (_plain(2, 3, 4),)),
+    "log_softmax": Case(fn(lambda x: _f().log_softmax(x, axis=-1)), (_plain(2, 3, 4),)),
+    "clip": Case(fn(lambda x: _p().clip(x, -0.5, 0.25)), (_plain(2, 3, 4),)),
+    "scale": Case(fn(lambda x: _p().scale(x, 2.5, 0.5)), (_plain(2, 3, 4),)),
+    "scale_bias_first": Case(fn(lambda x: _p().scale(x, 2.5, 0.5, bias_after_scale=False)), (_plain(2, 3, 4),)),
+    "prelu_channel": Case(lambda: _n().PReLU(3, 0.2), _image()),
+    "prelu_all": Case(lambda: _n().PReLU(1, 0.3), _image()),
+    "add": Case(fn(lambda a, b: a + b), (_plain(2, 3, 4, name="a"), _plain(3, 4, name="b"))),
+    "subtract": Case(fn(lambda a, b: a - b), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
+    "multiply": Case(fn(lambda a, b: a * b), (_plain(2, 3, 4, name="a"), _plain(1, 4, name="b"))),
+    "divide": Case(fn(lambda a, b: a / (b * b + 1)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
+    "maximum": Case(fn(lambda a, b: _p().maximum(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
+    "minimum": Case(fn(lambda a, b: _p().minimum(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
+    "greater_where": Case(fn(lambda a, b: _p().where(a > b, a, b * 2)), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
+    "matmul": Case(fn(lambda a, b: _p().matmul(a, b, transpose_y=True)), (_plain(2, 3, 4, name="a"), _plain(5, 4, name="b"))),
+    "linear": Case(lambda: _n().Linear(4, 5), (("x", (None, 4), "float32", (3, 4)),)),
+    "reshape": Case(fn(lambda x: x.reshape([0, -1, 2])), (_plain(2, 3, 4),)),
+    "flatten": Case(fn(lambda x: x.flatten(1, 2)), (_plain(2, 3, 4, 5),)),
+    "transpose": Case(fn(lambda x: x.transpose([2, 0, 1])), (_plain(2, 3, 4),)),
+    "squeeze_unsqueeze": Case(fn(lambda x: x.unsqueeze(1).squeeze(3)), (_plain(2, 3, 1, 4),)),
+    "concat": Case(fn(lambda a, b: _p().concat([a, b, a], axis=1)), (_plain(2, 3, 4, name="a"), _plain(2, 2, 4, name="b"))),
+    "split": Case(fn(lambda x: _p().split(x, [1, 3], axis=2)), (_plain(2, 3, 4),)),
+    "split_num": Case(fn(lambda x: _p().split(x, 2, axis=-1)), (_plain(2, 3, 4),)),
+    "slice": Case(fn(lambda x: x[:, 1:, ::2]), (_plain(2, 3, 4),)),
+    "slice_index": Case(fn(lambda x: x[:, 1]), (_plain(2, 3, 4),)),
+    "stack": Case(fn(lambda a, b: _p().stack([a, b], axis=1)), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
+    "full_add": Case(fn(lambda x: x + _p().full([4], 2.0)), (_plain(2, 3, 4),)),
+    "cast": Case(fn(lambda x: (x * 3).cast("int32").cast("float32")), (_plain(2, 3, 4),)),
+    "expand": Case(fn(lambda x: x.expand([2, 3, 4])), (_plain(3, 1),)),
+    "tile": Case(fn(lambda x: _p().tile(x, [2, 1, 3])), (_plain(2, 3),)),
+    "gather": Case(fn(lambda x: _p().gather(x, _p().to_tensor([2, 0]), axis=1)), (_plain(2, 3, 4),)),
+    "embedding": Case(lambda: _n().Embedding(10, 4), (("x", (2, 3), "int64", (2, 3)),)),
+    "conv": Case(lambda: _n().Conv2D(3, 4, 3, padding=1, stride=2), _image()),
+    "conv_group": Case(lambda: _n().Conv2D(4, 8, 3, padding=[1, 2], groups=2, dilation=2), _image(4)),
+    "conv_same": Case(lambda: _n().Conv2D(3, 4, 3, padding="SAME", stride=2), _image(3, 9, 9)),
+    "depthwise": Case(lambda: _n().Conv2D(4, 4, 3, padding=1, groups=4), _image(4)),
+    "conv_transpose": Case(lambda: _n().Conv2DTranspose(3, 4, 3, stride=2, padding=1, output_padding=1), _image()),
+    "batch_norm": Case(lambda: _n().BatchNorm2D(3), _image()),
+    "layer_norm": Case(lambda: _n().LayerNorm([4]), (_plain(2, 3, 4),)),
+    "max_pool": Case(fn(lambda x: _f().max_pool2d(x, 3, 2, padding=1)), _image(3, 9, 9)),
+    "max_pool_ceil": Case(fn(lambda x: _f().max_pool2d(x, 2, 2, ceil_mode=True)), _image(3, 9, 9)),
+    "avg_pool": Case(fn(lambda x: _f().avg_pool2d(x, 3, 2, padding=1)), _image(3, 9, 9)),
+    "avg_pool_inclusive": Case(fn(lambda x: _f().avg_pool2d(x, 3, 2, padding=1, exclusive=False)), _image(3, 9, 9)),
+    "adaptive_avg_pool": Case(fn(lambda x: _f().adaptive_avg_pool2d(x, 1)), _image()),
+    "adaptive_avg_pool_2x3": Case(fn(lambda x: _f().adaptive_avg_pool2d(x, [2, 3])), _image(3, 8, 9)),
+    "adaptive_max_pool": Case(fn(lambda x: _f().adaptive_max_pool2d(x, 2)), _image()),
+    "dropout": Case(lambda: _n().Dropout(0.3), (_plain(2, 3, 4),)),
+    "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
+})

@@ -1,0 +1,61 @@
+"""Save test models in one of Paddle's program forms and record Paddle's own results.
+
+    python save_models.py OUT_DIR MODULE:MAPPING NAME...
+
+For each named case: build the layer (``paddle.seed(0)`` first), save it with
+``paddle.jit.save`` to ``OUT_DIR/NAME`` (the form is the process's: run with
+``FLAGS_enable_pir_api=0`` for the legacy ``.pdmodel``), load it back with
+``paddle.jit.load`` and run it on seeded random inputs; the inputs and the loaded
+program's outputs go to ``OUT_DIR/NAME.npz`` (``in:<name>``, ``out:<i>``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def main(out: Path, mapping: str, names: list[str]) -> None:
+    import paddle
+
+    module, _, attribute = mapping.partition(":")
+    cases = getattr(importlib.import_module(module), attribute)
+    paddle.set_device("cpu")
+    for name in names:
+        try:
+            save_case(out, name, cases[name])
+        except Exception:  # one case Paddle cannot save must not hide the others
+            (out / f"{name}.error").write_text(traceback.format_exc())
+
+
+def save_case(out: Path, name: str, case: Any) -> None:
+    import paddle
+
+    paddle.seed(0)
+    model = case.build()
+    model.eval()
+    specs = [paddle.static.InputSpec(list(shape), dtype, n) for n, shape, dtype, _ in case.inputs]
+    paddle.jit.save(model, str(out / name), input_spec=specs)
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for n, _, dtype, concrete in case.inputs:
+        if dtype.startswith("int"):
+            feeds[n] = rng.integers(0, 10, concrete).astype(dtype)
+        else:
+            values = rng.standard_normal(concrete).astype(dtype)
+            feeds[n] = np.abs(values) + 0.1 if case.positive else values
+    loaded = paddle.jit.load(str(out / name))
+    loaded.eval()
+    results = loaded(*[paddle.to_tensor(v) for v in feeds.values()])
+    results = results if isinstance(results, (list, tuple)) else [results]
+    arrays = {f"in:{k}": v for k, v in feeds.items()}
+    arrays.update({f"out:{i}": np.asarray(r.numpy()) for i, r in enumerate(results)})
+    np.savez(out / f"{name}.npz", **arrays)
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])
