@@ -152,3 +152,20 @@ CASES.update({
     "dropout": Case(lambda: _n().Dropout(0.3), (_plain(2, 3, 4),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
+
+
+def vision(name: str, size: int = 64) -> Case:
+    """A ``paddle.vision.models`` network with random weights, at batch 2 and ``size``x``size``."""
+
+    def build() -> Any:
+        from paddle.vision import models
+
+        return getattr(models, name)()
+
+    return Case(build, (("x", (None, 3, size, size), "float32", (2, 3, size, size)),))
+
+
+VISION: dict[str, Case] = {name: vision(name) for name in (
+    "resnet18", "resnet50", "mobilenet_v1", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
+    "shufflenet_v2_x0_25", "shufflenet_v2_swish", "densenet121", "squeezenet1_1", "vgg11", "googlenet",
+    "inception_v3", "alexnet", "resnext50_32x4d", "wide_resnet50_2")}
