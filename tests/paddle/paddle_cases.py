@@ -169,3 +169,9 @@ VISION: dict[str, Case] = {name: vision(name) for name in (
     "resnet18", "resnet50", "mobilenet_v1", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
     "shufflenet_v2_x0_25", "shufflenet_v2_swish", "densenet121", "squeezenet1_1", "vgg11", "googlenet",
     "inception_v3", "alexnet", "resnext50_32x4d", "wide_resnet50_2")}
+
+
+#: Models for the refusal tests: two operators irconv-paddle has no extractor for.
+UNSUPPORTED: dict[str, Case] = {
+    "unsupported": Case(fn(lambda x: _p().kron(x, x).sum() + _p().linalg.det(x)), (_plain(3, 3),)),
+}
