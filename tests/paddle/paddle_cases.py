@@ -150,6 +150,52 @@ CASES.update({
     "adaptive_avg_pool_2x3": Case(fn(lambda x: _f().adaptive_avg_pool2d(x, [2, 3])), _image(3, 8, 9)),
     "adaptive_max_pool": Case(fn(lambda x: _f().adaptive_max_pool2d(x, 2)), _image()),
     "dropout": Case(lambda: _n().Dropout(0.3), (_plain(2, 3, 4),)),
+    "sum": Case(fn(lambda x: x.sum(axis=[1, 2], keepdim=True)), (_plain(2, 3, 4),)),
+    "sum_all": Case(fn(lambda x: x.sum()), (_plain(2, 3, 4),)),
+    "mean": Case(fn(lambda x: x.mean(axis=-1)), (_plain(2, 3, 4),)),
+    "max": Case(fn(lambda x: x.max(axis=1)), (_plain(2, 3, 4),)),
+    "min": Case(fn(lambda x: x.min(axis=0, keepdim=True)), (_plain(2, 3, 4),)),
+    "prod": Case(fn(lambda x: x.prod(axis=2)), (_plain(2, 3, 4),)),
+    "argmax": Case(fn(lambda x: x.argmax(axis=1)), (_plain(2, 3, 4),)),
+    "argmin_keepdim": Case(fn(lambda x: x.argmin(axis=-1, keepdim=True)), (_plain(2, 3, 4),)),
+    "topk": Case(fn(lambda x: _p().topk(x, 2, axis=1)), (_plain(2, 5, 4),)),
+    "topk_smallest": Case(fn(lambda x: _p().topk(x, 3, largest=False)), (_plain(2, 5, 6),)),
+    "argsort": Case(fn(lambda x: _p().argsort(x, axis=1, descending=True)), (_plain(2, 5, 4),)),
+    "sort": Case(fn(lambda x: _p().sort(x, axis=-1)), (_plain(2, 5, 4),)),
+    "cumsum": Case(fn(lambda x: _p().cumsum(x, axis=1)), (_plain(2, 3, 4),)),
+    "interp_nearest": Case(fn(lambda x: _f().interpolate(x, scale_factor=2, mode="nearest")), _image(3, 4, 5)),
+    "interp_nearest_size": Case(fn(lambda x: _f().interpolate(x, size=[7, 9], mode="nearest")), _image(3, 4, 5)),
+    "interp_bilinear": Case(fn(lambda x: _f().interpolate(x, size=[7, 9], mode="bilinear")), _image(3, 4, 5)),
+    "interp_bilinear_corners": Case(fn(lambda x: _f().interpolate(x, scale_factor=2, mode="bilinear",
+                                                                  align_corners=True)), _image(3, 4, 5)),
+    "interp_bilinear_mode1": Case(fn(lambda x: _f().interpolate(x, size=[8, 8], mode="bilinear", align_mode=1)),
+                                  _image(3, 4, 5)),
+    "interp_bicubic": Case(fn(lambda x: _f().interpolate(x, size=[6, 7], mode="bicubic")), _image(3, 4, 5)),
+    "upsample_nearest": Case(lambda: _n().Upsample(scale_factor=2, mode="nearest"), _image(3, 4, 5)),
+    "pad_constant": Case(fn(lambda x: _f().pad(x, [1, 2, 0, 1], value=0.5)), _image(3, 4, 5)),
+    "pad_reflect": Case(fn(lambda x: _f().pad(x, [1, 2, 2, 1], mode="reflect")), _image(3, 4, 5)),
+    "pad_replicate": Case(fn(lambda x: _f().pad(x, [1, 0, 2, 1], mode="replicate")), _image(3, 4, 5)),
+    "pixel_shuffle": Case(fn(lambda x: _f().pixel_shuffle(x, 2)), _image(8, 3, 4)),
+    "group_norm": Case(lambda: _n().GroupNorm(2, 4), _image(4)),
+    "instance_norm": Case(lambda: _n().InstanceNorm2D(3), _image()),
+    "arange": Case(fn(lambda x: x + _p().arange(0, 4, 1, dtype="float32")), (_plain(2, 3, 4),)),
+    "flip": Case(fn(lambda x: _p().flip(x, [0, 2])), (_plain(2, 3, 4),)),
+    "roll": Case(fn(lambda x: _p().roll(x, [1, -2], [1, 2])), (_plain(2, 3, 4),)),
+    "roll_flat": Case(fn(lambda x: _p().roll(x, 5)), (_plain(2, 3, 4),)),
+    "one_hot": Case(fn(lambda x: _f().one_hot(x, 10)), (("x", (2, 3), "int64", (2, 3)),)),
+    "index_select": Case(fn(lambda x: _p().index_select(x, _p().to_tensor([2, 0, 2]), axis=2)), (_plain(2, 3, 4),)),
+    "take_along_axis": Case(fn(lambda x: _p().take_along_axis(x, x.argsort(axis=1), 1)), (_plain(2, 3, 4),)),
+    "nonzero": Case(fn(lambda x: _p().nonzero(x > 0.5)), (_plain(3, 4),)),
+    "unstack": Case(fn(lambda x: _p().unstack(x, axis=1)), (_plain(2, 3, 4),)),
+    "add_n": Case(fn(lambda a, b: _p().add_n([a, b, a])), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
+    "atan2": Case(fn(lambda a, b: _p().atan2(a, b)), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
+    "bmm": Case(fn(lambda a, b: _p().bmm(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 4, 5, name="b"))),
+    "round": Case(fn(lambda x: _p().round(x * 3)), (_plain(2, 3, 4),)),
+    "log2": Case(fn(lambda x: _p().log2(x)), (_plain(2, 3, 4),), positive=True),
+    "softshrink": Case(fn(lambda x: _f().softshrink(x, 0.3)), (_plain(2, 3, 4),)),
+    "tanhshrink": Case(fn(lambda x: _f().tanhshrink(x)), (_plain(2, 3, 4),)),
+    "hardtanh": Case(fn(lambda x: _f().hardtanh(x, -0.5, 0.7)), (_plain(2, 3, 4),)),
+    "thresholded_relu": Case(fn(lambda x: _f().thresholded_relu(x, 0.4)), (_plain(2, 3, 4),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 
@@ -167,11 +213,40 @@ def vision(name: str, size: int = 64) -> Case:
 
 VISION: dict[str, Case] = {name: vision(name) for name in (
     "resnet18", "resnet50", "mobilenet_v1", "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
-    "shufflenet_v2_x0_25", "shufflenet_v2_swish", "densenet121", "squeezenet1_1", "vgg11", "googlenet",
-    "inception_v3", "alexnet", "resnext50_32x4d", "wide_resnet50_2")}
+    "shufflenet_v2_x0_25", "shufflenet_v2_swish", "densenet121", "squeezenet1_1", "vgg11", "resnext50_32x4d",
+    "wide_resnet50_2")}
+# Networks whose classifier is sized for their native input (fixed-size fully connected layers).
+VISION.update({"googlenet": vision("googlenet", 224), "alexnet": vision("alexnet", 224),
+               "inception_v3": vision("inception_v3", 299)})
 
 
 #: Models for the refusal tests: two operators irconv-paddle has no extractor for.
 UNSUPPORTED: dict[str, Case] = {
     "unsupported": Case(fn(lambda x: _p().kron(x, x).sum() + _p().linalg.det(x)), (_plain(3, 3),)),
+}
+
+
+def _boxes(raw: Any) -> Any:
+    """Valid corner boxes (x1 <= x2, y1 <= y2) from any values."""
+    paddle = _p()
+    corner = paddle.nn.functional.sigmoid(raw[..., :2])
+    return paddle.concat([corner, corner + paddle.abs(raw[..., 2:]) * 0.3], axis=-1)
+
+
+DETECTION: dict[str, Case] = {
+    "prior_box": Case(fn(lambda x: _p().vision.ops.prior_box(
+        x, _p().zeros([1, 3, 64, 48]), min_sizes=[8.0, 16.0], max_sizes=[12.0, 24.0], aspect_ratios=[2.0, 3.0],
+        variance=[0.1, 0.1, 0.2, 0.2], flip=True, clip=True)), _image(4, 5, 6)),
+    "prior_box_order": Case(fn(lambda x: _p().vision.ops.prior_box(
+        x, _p().zeros([1, 3, 40, 40]), min_sizes=[10.0], max_sizes=[20.0], aspect_ratios=[2.0], flip=False,
+        steps=[8.0, 8.0], offset=0.5, min_max_aspect_ratios_order=True)), _image(4, 5, 5)),
+    "yolo_box": Case(fn(lambda x: _p().vision.ops.yolo_box(
+        x, _p().to_tensor([[320, 416], [256, 256]], dtype="int32"), anchors=[10, 13, 16, 30, 33, 23], class_num=3,
+        conf_thresh=0.4, downsample_ratio=32, clip_bbox=True)), _image(24, 5, 7)),
+    "yolo_box_scaled": Case(fn(lambda x: _p().vision.ops.yolo_box(
+        x, _p().to_tensor([[320, 320], [320, 320]], dtype="int32"), anchors=[10, 13, 16, 30], class_num=2,
+        conf_thresh=0.01, downsample_ratio=16, clip_bbox=False, scale_x_y=1.05)), _image(14, 4, 4)),
+    "multiclass_nms3": Case(fn(lambda b, s: _p()._C_ops.multiclass_nms3(
+        _boxes(b), _p().nn.functional.sigmoid(s), None, 0.3, 20, 8, 0.5, True, 1.0, 0)),
+        (_plain(1, 12, 4, name="b"), _plain(1, 4, 12, name="s"))),
 }

@@ -9,6 +9,6 @@ from irconv.plugins import Extractor
 
 def all_extractors() -> list[Extractor]:
     """Every extractor this plugin provides (modules imported here, not at plugin import)."""
-    from irconv_paddle.extractors import activations, elementwise, nn, tensor
+    from irconv_paddle.extractors import activations, detection, elementwise, image, misc, nn, reduction, tensor
 
-    return collect(nn, activations, elementwise, tensor)
+    return collect(nn, activations, elementwise, tensor, reduction, image, misc, detection)

@@ -69,6 +69,13 @@ def known_ints(ctx: ExtractContext, attr: str, i: int | None, default: list[int]
     return [int(v) for v in flat]
 
 
+def known_floats(ctx: ExtractContext, attr: str, i: int | None) -> list[float]:
+    value = known(ctx, attr, i, None)
+    if value is None:
+        raise ctx.attrs.bad(attr, value, "the value is needed at conversion time")
+    return [float(v) for v in np.asarray(value, np.float64).reshape(-1)]
+
+
 def known_int(ctx: ExtractContext, attr: str, i: int | None, default: int) -> int:
     """One integer (an axis): the attribute, or a one-element tensor operand."""
     value = known(ctx, attr, i, default)
