@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, f32, i64, normalize_axis, per_axis
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv_opset import (
     Add,
     Convolution,
@@ -23,14 +21,21 @@ from irconv_opset import (
     Reshape,
     Transpose,
 )
+from irconv_opset.lowering.convolution import (
+    Window,
+    channel_bias,
+    convolution,
+    convolution_backprop,
+)
 
 from irconv_caffe.attributes import ParamBlock
 from irconv_caffe.extractors._common import layer_of, pick
 from irconv_caffe.layer import CaffeLayer
 
 
-def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> dict[str, list[int]]:
-    """Kernel, strides, pads and dilations per spatial dim, from Caffe's several spellings."""
+def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> tuple[tuple[int, ...], Window]:
+    """The kernel size and the window (strides, symmetric pads, dilations) per spatial dim,
+    from Caffe's several spellings."""
     if p.is_set("kernel_h") or p.is_set("kernel_w"):
         kernel = [p.kernel_h, p.kernel_w]
     else:
@@ -44,7 +49,7 @@ def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> dict[str, l
     dilations = [pick(p.dilation, i, 1) for i in range(spatial)]
     if len(kernel) != spatial or any(k <= 0 for k in kernel):
         raise ConversionError(f"{layer.describe()}: kernel size {kernel} does not fit {spatial} spatial dims")
-    return {"kernel": kernel, "strides": strides, "pads": pads, "dilations": dilations}
+    return tuple(kernel), Window.of(strides, dilations, pads)
 
 
 def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, int]:
@@ -56,31 +61,16 @@ def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, i
     return shape[1], len(shape) - 2
 
 
-@dataclass(frozen=True)
-class _Family:
-    """The opset ops for a Caffe convolution layer, plain and grouped."""
-
-    plain: type[Op]
-    grouped: type[Op]
-    transposed: bool
-    suffix: str
-
-
-_CONVOLUTION = _Family(Convolution, GroupConvolution, transposed=False, suffix="conv")
-_DECONVOLUTION = _Family(ConvolutionBackpropData, GroupConvolutionBackpropData, transposed=True, suffix="deconv")
-
-
-def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
+def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
     """The steps both layers share: geometry, weights (grouped when ``group`` > 1), bias.
 
     Caffe stores a convolution's weights as (out, in/group, *kernel) and a
-    deconvolution's as (in, out/group, *kernel); either way the group split is the
-    leading dim, which is the layout of OpenVINO's grouped kernels.
+    deconvolution's as (in, out/group, *kernel), the layouts of OpenVINO's plain kernels.
     """
     layer = layer_of(ctx)
     p = ctx.attrs.required("convolution_param")
     channels, spatial = _spatial_rank(ctx, layer)
-    g = conv_geometry(layer, p, spatial)
+    kernel, window = conv_geometry(layer, p, spatial)
     group = p.group or 1
     out_channels = p.num_output
     if out_channels % group or (channels is not None and channels % group):
@@ -88,35 +78,28 @@ def _convolution(ctx: ExtractContext, family: _Family) -> list[OutPort]:
             f"{layer.describe()}: group {group} does not divide the {channels} input / {out_channels} output channels"
         )
     per_group_in = None if channels is None else channels // group
-    leading = (channels, out_channels // group) if family.transposed else (out_channels, per_group_in)
-    weights = layer.blob(0, (*leading, *g["kernel"]))
-    if group > 1:
-        weights = weights.reshape((group, weights.shape[0] // group) + weights.shape[1:])
-    attrs: dict[str, list[int]] = dict(
-        strides=g["strides"], pads_begin=g["pads"], pads_end=g["pads"], dilations=g["dilations"]
-    )
-    if family.transposed:
-        attrs["output_padding"] = [0] * spatial
-    op = (family.grouped if group > 1 else family.plain)(**attrs)
-    out = ctx.op(op, ctx.input(0), ctx.const(weights, suffix="weights"), suffix=family.suffix)
+    leading = (channels, out_channels // group) if transposed else (out_channels, per_group_in)
+    weights = ctx.const(layer.blob(0, (*leading, *kernel)), suffix="weights")
+    if transposed:
+        out = convolution_backprop(ctx, ctx.input(0), weights, window, groups=group)
+    else:
+        out = convolution(ctx, ctx.input(0), weights, window, group)
     if p.bias_term:
-        bias = layer.blob(1, (out_channels,))
-        out = ctx.op(
-            Add(), out, ctx.const(bias.reshape((1, out_channels) + (1,) * spatial), suffix="bias"), suffix="bias_add"
-        )
+        bias = ctx.const(layer.blob(1, (out_channels,)), suffix="bias")
+        out = channel_bias(ctx, out, bias, spatial + 2)
     return [out]
 
 
-@extractor("caffe", "Convolution", produces=[Convolution, GroupConvolution, Add])
+@extractor("caffe", "Convolution", produces=[Convolution, GroupConvolution, Add])  # constant weights and bias: folded
 def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
-    return _convolution(ctx, _CONVOLUTION)
+    return _convolution(ctx, transposed=False)
 
 
 @extractor("caffe", "Deconvolution", produces=[ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
 def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
-    return _convolution(ctx, _DECONVOLUTION)
+    return _convolution(ctx, transposed=True)
 
 
 @extractor("caffe", "InnerProduct", produces=[Reshape, MatMul, Add])
@@ -160,8 +143,8 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
         raise ConversionError(f"{layer.describe()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
     channels, height, width = (int(d) for d in shape[1:])  # type: ignore[arg-type]
-    g = conv_geometry(layer, p, 2)
-    kernel, strides, pads, dilations = g["kernel"], g["strides"], g["pads"], g["dilations"]
+    kernel, window = conv_geometry(layer, p, 2)
+    strides, pads, dilations = window.strides, window.pads_begin, window.dilations
     data = ctx.input(0)
     if any(pads):
         begin = i64(ctx, [0, 0, *pads], suffix="pads")

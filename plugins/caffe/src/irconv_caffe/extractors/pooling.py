@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
@@ -11,6 +10,13 @@ from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import AvgPool, Concat, MaxPool, Multiply, ReduceMax, ReduceMean, Reshape
+from irconv_opset.lowering.pooling import (
+    GlobalPool,
+    PoolWindow,
+    avg_pool,
+    global_pool,
+    max_pool,
+)
 
 from irconv_caffe.attributes import ParamBlock
 from irconv_caffe.extractors._common import layer_of
@@ -33,8 +39,8 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
     if p.global_pooling:
         axes = i64(ctx, list(range(2, rank)), suffix="axes")
-        reduce = ReduceMax(keep_dims=True) if p.pool == "MAX" else ReduceMean(keep_dims=True)
-        return [ctx.op(reduce, ctx.input(0), axes, suffix="global_pool")]
+        kind = GlobalPool.MAX if p.pool == "MAX" else GlobalPool.AVG
+        return [global_pool(ctx, ctx.input(0), kind, axes, suffix="global_pool")]
     if rank != 4:
         raise ConversionError(f"{layer.describe()}: Caffe pooling needs a 4-D input, got rank {rank}")
     kernel = _pair(p, "kernel_size", "kernel_h", "kernel_w", 0)
@@ -46,16 +52,14 @@ def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     # the end padding: exactly OpenVINO's ceil_torch. ceil_mode: false (OpenCV's
     # field) or ``round_mode: FLOOR`` (BVLC master's) rounds down.
     ceil = p.ceil_mode and p.round_mode != "FLOOR"
-    return [_pool(ctx, p.pool == "MAX", kernel, strides, pads, "ceil_torch" if ceil else "floor")]
+    window = PoolWindow.of(kernel, strides, pads, rounding="ceil_torch" if ceil else "floor")
+    return [_pool(ctx, p.pool == "MAX", window)]
 
 
-def _pool(
-    ctx: ExtractContext, is_max: bool, kernel: list[int], strides: list[int], pads: list[int], rounding: str
-) -> OutPort:
-    attrs = dict(strides=strides, pads_begin=pads, pads_end=pads, kernel=kernel, rounding_type=rounding)
+def _pool(ctx: ExtractContext, is_max: bool, window: PoolWindow) -> OutPort:
     if is_max:
-        return ctx.op(MaxPool(dilations=[1, 1], **attrs), ctx.input(0), suffix="pool")
-    return _average(ctx, attrs, kernel, strides, pads, rounding)
+        return max_pool(ctx, ctx.input(0), window).out_port(0)
+    return _average(ctx, window)
 
 
 @extractor("caffe", "SPP", produces=[MaxPool, AvgPool, Multiply, Reshape, Concat])
@@ -74,7 +78,7 @@ def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         bins = 2**level
         kernel = [-(-d // bins) for d in size]
         pads = [(k * bins - d + 1) // 2 for k, d in zip(kernel, size, strict=True)]
-        pooled = _pool(ctx, p.pool == "MAX", kernel, kernel, pads, "ceil_torch")
+        pooled = _pool(ctx, p.pool == "MAX", PoolWindow.of(kernel, kernel, pads, rounding="ceil_torch"))
         flat = ctx.op(
             Reshape(special_zero=True), pooled, i64(ctx, [0, -1], suffix="flat_shape"), suffix="flatten"
         )
@@ -84,41 +88,35 @@ def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     return [ctx.op(Concat(axis=1), *levels, suffix="concat")]
 
 
-def _average(
-    ctx: ExtractContext,
-    attrs: dict[str, Any],
-    kernel: list[int],
-    strides: list[int],
-    pads: list[int],
-    rounding: str,
-) -> OutPort:
+def _average(ctx: ExtractContext, window: PoolWindow) -> OutPort:
     """Caffe divides each window's sum by its cells inside the *padded* input.
 
     Without padding that is the count of real cells (``exclude-pad``). With padding,
     windows that spill past the padded end (ceil rounding) count fewer cells than the
     kernel: then the real-cell average is rescaled by a constant map real/Caffe count.
     """
+    kernel, strides, pads = window.kernel, window.window.strides, window.window.pads_begin
     if not any(pads):
-        return ctx.op(AvgPool(exclude_pad=True, **attrs), ctx.input(0), suffix="pool")
+        return avg_pool(ctx, ctx.input(0), window, exclude_pad=True)
     shape = ctx.input_shape(0)
     assert shape is not None
     if shape[2] is None or shape[3] is None:
         # Exact wherever no window spills past the padded end.
-        return ctx.op(AvgPool(exclude_pad=False, **attrs), ctx.input(0), suffix="pool")
+        return avg_pool(ctx, ctx.input(0), window, exclude_pad=False)
     real, caffe_count = [], []
     for axis in range(2):
         size = int(shape[2 + axis])  # type: ignore[arg-type]
         k, s, pad = kernel[axis], strides[axis], pads[axis]
-        out = window_count(size, k, s, pad, rounding)
+        out = window_count(size, k, s, pad, window.rounding)
         starts = np.arange(out) * s - pad
         ends = np.minimum(starts + k, size + pad)
         caffe_count.append(ends - starts)
         real.append(np.minimum(ends, size) - np.maximum(starts, 0))
     caffe_area = np.outer(caffe_count[0], caffe_count[1])
     if np.all(caffe_area == kernel[0] * kernel[1]):
-        return ctx.op(AvgPool(exclude_pad=False, **attrs), ctx.input(0), suffix="pool")
+        return avg_pool(ctx, ctx.input(0), window, exclude_pad=False)
     ratio = (np.outer(real[0], real[1]) / caffe_area).astype(np.float32)
-    pooled = ctx.op(AvgPool(exclude_pad=True, **attrs), ctx.input(0), suffix="pool")
+    pooled = avg_pool(ctx, ctx.input(0), window, exclude_pad=True)
     return ctx.op(Multiply(), pooled, ctx.const(ratio[None, None], suffix="area_ratio"), suffix="rescale")
 
 

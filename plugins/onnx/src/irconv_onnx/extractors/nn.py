@@ -13,28 +13,48 @@ from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
 from irconv_opset.build import axes_from, shape_of
+from irconv_opset.lowering.convolution import (
+    CHANNEL_BIAS_OPS,
+    CONVOLUTION_BACKPROP_OPS,
+    CONVOLUTION_OPS,
+    PadSplit,
+    Window,
+    channel_bias,
+    convolution,
+    convolution_backprop,
+    padding_for_output_size,
+)
+from irconv_opset.lowering.pooling import (
+    AVG_POOL_OPS,
+    GLOBAL_POOL_OPS,
+    LP_POOL_OPS,
+    MAX_POOL_OPS,
+    GlobalPool,
+    PoolWindow,
+    avg_pool,
+    global_pool,
+    lp_pool,
+    max_pool,
+)
 
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
 
 
-class _Window:
+def conv_window(a: AttributeReader, spatial: int) -> Window:
     """The spatial attributes shared by convolutions and pools, with ONNX defaults."""
-
-    def __init__(self, a: AttributeReader, spatial: int) -> None:
-        auto = a.choice("auto_pad", list(_AUTO_PAD), "NOTSET")
-        self.auto_pad = _AUTO_PAD[auto]
-        self.strides = tuple(a.ints("strides", [1] * spatial))
-        self.dilations = tuple(a.ints("dilations", [1] * spatial))
-        pads = a.ints("pads", [0] * 2 * spatial)
-        if self.auto_pad != "explicit":
-            pads = [0] * 2 * spatial
-        self.pads_begin = tuple(pads[:spatial])
-        self.pads_end = tuple(pads[spatial:])
+    pads = a.ints("pads", [0] * 2 * spatial)
+    return Window.of(a.ints("strides", [1] * spatial), a.ints("dilations", [1] * spatial), pads[:spatial],
+                     pads[spatial:], _AUTO_PAD[a.choice("auto_pad", list(_AUTO_PAD), "NOTSET")])
 
 
-def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> int:
+def _pool_window(a: AttributeReader) -> PoolWindow:
+    kernel = tuple(a.ints("kernel_shape"))
+    return PoolWindow(kernel, conv_window(a, len(kernel)), "ceil_torch" if a.int("ceil_mode", 0) else "floor")
+
+
+def spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> int:
     a = ctx.attrs
     kernel = a.ints("kernel_shape", None)
     if kernel:
@@ -47,60 +67,28 @@ def _spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> i
     return len(shape) - 2
 
 
-def _grouped_weights(ctx: ExtractContext, weights: OutPort, group: int) -> OutPort:
-    """[O, I/g, k...] -> [g, O/g, I/g, k...] (numpy when constant, else from ShapeOf)."""
-    from irconv_opset import Concat, Reshape, Slice
-
-    value = weights.constant(shape_derived=False)
-    if value is not None:
-        return ctx.const(value.reshape((group, -1) + value.shape[1:]), suffix="weights")
-    shape = shape_of(ctx, weights, "weights_shape")
-    tail = ctx.op(Slice(), shape, i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]), i64(ctx, [1]),
-                  i64(ctx, [0]), suffix="tail")
-    target = ctx.op(Concat(axis=0), i64(ctx, [group, -1]), tail, suffix="grouped_shape")
-    return ctx.op(Reshape(special_zero=False), weights, target, suffix="grouped")
-
-
-def _add_bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -> OutPort:
-    from irconv_opset import Add, Unsqueeze
-
+def _bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -> OutPort:
     if not ctx.has_input(bias_idx):
         return port
-    bias = ctx.op(Unsqueeze(), ctx.input(bias_idx), i64(ctx, list(range(1, spatial + 1))), suffix="bias")
-    return ctx.op(Add(), port, bias, suffix="add_bias")
+    return channel_bias(ctx, port, ctx.input(bias_idx), spatial + 2)
 
 
 def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Convolution, GroupConvolution
-
-    a = ctx.attrs
-    spatial = _spatial_rank(node, ctx, 1)
-    w = _Window(a, spatial)
-    group = a.int("group", 1)
-    common = dict(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin, pads_end=w.pads_end,
-                  auto_pad=w.auto_pad)
-    if group == 1:
-        out = ctx.op(Convolution(**common), ctx.input(0), ctx.input(1), suffix="conv")
-    else:
-        weights = _grouped_weights(ctx, ctx.input(1), group)
-        out = ctx.op(GroupConvolution(**common), ctx.input(0), weights, suffix="conv")
-    return [_add_bias(ctx, out, 2, spatial)]
+    spatial = spatial_rank(node, ctx, 1)
+    out = convolution(ctx, ctx.input(0), ctx.input(1), conv_window(ctx.attrs, spatial), ctx.attrs.int("group", 1))
+    return [_bias(ctx, out, 2, spatial)]
 
 
 def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ConvolutionBackpropData, GroupConvolutionBackpropData
-
     a = ctx.attrs
-    spatial = _spatial_rank(node, ctx, 1)
-    w = _Window(a, spatial)
-    group = a.int("group", 1)
+    spatial = spatial_rank(node, ctx, 1)
+    w = conv_window(a, spatial)
     output_padding = tuple(a.ints("output_padding", [0] * spatial))
-    pads_begin, pads_end, auto_pad = w.pads_begin, w.pads_end, w.auto_pad
     output_shape = a.ints("output_shape", None)
     x_shape, k_shape = ctx.input_shape(0), ctx.input_shape(1)
     static = x_shape is not None and k_shape is not None and all(d is not None for d in x_shape[2:]) and \
         all(d is not None for d in k_shape[2:])
-    if not output_shape and auto_pad in ("same_upper", "same_lower") and static:
+    if not output_shape and w.auto_pad in ("same_upper", "same_lower") and static:
         assert x_shape is not None
         output_shape = [x_shape[2 + i] * w.strides[i] for i in range(spatial)]
     if output_shape:
@@ -108,29 +96,14 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
         if not static:
             raise a.bad("output_shape", output_shape, "needs static input and kernel spatial sizes")
         assert x_shape is not None and k_shape is not None
-        out_sizes = output_shape[-spatial:]
-        begin, end, extra = [], [], list(output_padding)
-        for i in range(spatial):
-            kernel = (k_shape[2 + i] - 1) * w.dilations[i] + 1
-            total = w.strides[i] * (x_shape[2 + i] - 1) + output_padding[i] + kernel - out_sizes[i]
-            if total < 0:  # a larger output than the kernel covers: grow the output padding
-                extra[i] -= total
-                total = 0
-            if auto_pad == "same_upper":
-                begin.append(total // 2)
-                end.append(total - total // 2)
-            else:
-                begin.append(total - total // 2)
-                end.append(total // 2)
-        pads_begin, pads_end, auto_pad, output_padding = tuple(begin), tuple(end), "explicit", tuple(extra)
-    common = dict(strides=w.strides, dilations=w.dilations, pads_begin=pads_begin, pads_end=pads_end,
-                  auto_pad=auto_pad, output_padding=output_padding)
-    if group == 1:
-        out = ctx.op(ConvolutionBackpropData(**common), ctx.input(0), ctx.input(1), suffix="deconv")
-    else:
-        weights = _grouped_weights(ctx, ctx.input(1), group)
-        out = ctx.op(GroupConvolutionBackpropData(**common), ctx.input(0), weights, suffix="deconv")
-    return [_add_bias(ctx, out, 2, spatial)]
+        split = PadSplit.END if w.auto_pad == "same_upper" else PadSplit.BEGIN
+        sizes = [d for d in x_shape[2:] if d is not None]
+        kernel = [d for d in k_shape[2:] if d is not None]
+        padding = padding_for_output_size(sizes, kernel, w, output_shape[-spatial:], split, output_padding)
+        w = Window(w.strides, w.dilations, padding.pads_begin, padding.pads_end, "explicit")
+        output_padding = padding.output_padding
+    out = convolution_backprop(ctx, ctx.input(0), ctx.input(1), w, output_padding, a.int("group", 1))
+    return [_bias(ctx, out, 2, spatial)]
 
 
 def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -139,13 +112,13 @@ def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     from irconv_opset import DeformableConvolution
 
     a = ctx.attrs
-    spatial = _spatial_rank(node, ctx, 1)
-    w = _Window(a, spatial)
+    spatial = spatial_rank(node, ctx, 1)
+    w = conv_window(a, spatial)
     op = DeformableConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
                                pads_end=w.pads_end, auto_pad="explicit", group=a.int("group", 1),
                                deformable_group=a.int("offset_group", 1), bilinear_interpolation_pad=True)
     inputs = [ctx.input(0), ctx.input(2), ctx.input(1)] + ([ctx.input(4)] if ctx.has_input(4) else [])
-    return [_add_bias(ctx, ctx.op(op, *inputs, suffix="deform_conv"), 3, spatial)]
+    return [_bias(ctx, ctx.op(op, *inputs, suffix="deform_conv"), 3, spatial)]
 
 
 def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -192,19 +165,13 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import MaxPool
-
     a = ctx.attrs
-    kernel = tuple(a.ints("kernel_shape"))
-    w = _Window(a, len(kernel))
+    pool_window = _pool_window(a)
     column_major = bool(a.int("storage_order", 0)) and len(node.out_ports()) > 1
     shape = ctx.input_shape(0)
-    if column_major and (len(kernel) != 2 or shape is None or shape[2] is None or shape[3] is None):
+    if column_major and (len(pool_window.kernel) != 2 or shape is None or shape[2] is None or shape[3] is None):
         raise a.bad("storage_order", 1, "column-major indices need 2-D pooling with static spatial sizes")
-    pool = ctx.add(MaxPool(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin, pads_end=w.pads_end,
-                           kernel=kernel, rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor",
-                           auto_pad=w.auto_pad, index_element_type=ElementType.i64, axis=0),
-                   [ctx.input(0)], "pool")
+    pool = max_pool(ctx, ctx.input(0), pool_window)
     indices = pool.out_port(1)
     if column_major:
         assert shape is not None
@@ -226,20 +193,14 @@ def _column_major(ctx: ExtractContext, index: OutPort, height: int, width: int) 
 
 
 def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import AvgPool
-
     a = ctx.attrs
-    kernel = tuple(a.ints("kernel_shape"))
-    w = _Window(a, len(kernel))
-    if any(d != 1 for d in w.dilations):
-        return [_dilated_avg_pool(node, ctx, kernel, w)]
-    op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
-                 rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
-                 exclude_pad=not a.int("count_include_pad", 0))
-    return [ctx.op(op, ctx.input(0), suffix="pool")]
+    pool_window = _pool_window(a)
+    if any(d != 1 for d in pool_window.window.dilations):
+        return [_dilated_avg_pool(node, ctx, pool_window.kernel, pool_window.window)]
+    return [avg_pool(ctx, ctx.input(0), pool_window, exclude_pad=not a.int("count_include_pad", 0))]
 
 
-def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], w: _Window) -> OutPort:
+def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], w: Window) -> OutPort:
     """AvgPool with dilations as window sums over window counts, both depthwise convolutions
     with a kernel of ones; needs static channels and spatial sizes (ceil_mode adds end padding
     that is never counted)."""
@@ -285,47 +246,38 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
 
 
 def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """(sum over the window of |x|^p)^(1/p) = (AvgPool(|x|^p, pads counted) * window size)^(1/p)."""
-    from irconv_opset import Abs, AvgPool, Multiply, Power
+    """(sum over the window of |x|^p)^(1/p); with dilations the window sums are a depthwise
+    convolution with a kernel of ones."""
+    from irconv_opset import GroupConvolution
 
     a = ctx.attrs
-    kernel = tuple(a.ints("kernel_shape"))
-    w = _Window(a, len(kernel))
+    pool_window = _pool_window(a)
+    w, kernel = pool_window.window, pool_window.kernel
     p = float(a.int("p", 2))
     x = ctx.input(0)
-    powered = ctx.op(Power(), ctx.op(Abs(), x, suffix="abs"), const_like(ctx, p, x, "p"), suffix="pow")
-    if any(d != 1 for d in w.dilations):  # window sums as a depthwise convolution with a kernel of ones
-        from irconv_opset import GroupConvolution
+    if all(d == 1 for d in w.dilations):
+        return [lp_pool(ctx, x, p, pool_window.size, lambda y: avg_pool(ctx, y, pool_window, exclude_pad=False))]
+    shape = ctx.input_shape(0)
+    if shape is None or shape[1] is None or a.int("ceil_mode", 0):
+        raise a.bad("dilations", list(w.dilations), "dilated LpPool needs a static channel count and ceil_mode=0")
+    ones = const_like(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
+    conv = GroupConvolution(**w.attributes())
+    return [lp_pool(ctx, x, p, 1, lambda y: ctx.op(conv, y, ones, suffix="window_sum"))]
 
-        shape = ctx.input_shape(0)
-        if shape is None or shape[1] is None or a.int("ceil_mode", 0):
-            raise a.bad("dilations", list(w.dilations), "dilated LpPool needs a static channel count and ceil_mode=0")
-        ones = const_like(ctx, np.ones((shape[1], 1, 1) + kernel), x, "ones_kernel")
-        conv = GroupConvolution(strides=w.strides, dilations=w.dilations, pads_begin=w.pads_begin,
-                                pads_end=w.pads_end, auto_pad=w.auto_pad)
-        total = ctx.op(conv, powered, ones, suffix="window_sum")
-        return [ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))]
-    op = AvgPool(strides=w.strides, pads_begin=w.pads_begin, pads_end=w.pads_end, kernel=kernel,
-                 rounding_type="ceil_torch" if a.int("ceil_mode", 0) else "floor", auto_pad=w.auto_pad,
-                 exclude_pad=False)
-    avg = ctx.op(op, powered, suffix="pool")
-    total = ctx.op(Multiply(), avg, const_like(ctx, float(np.prod(kernel)), x, "window"), suffix="sum")
-    return [ctx.op(Power(), total, const_like(ctx, 1.0 / p, x, "root"))]
+
+_GLOBAL_KINDS = {"avg": GlobalPool.AVG, "max": GlobalPool.MAX}
 
 
 def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ReduceL1, ReduceL2, ReduceMax, ReduceMean
-
     x = ctx.input(0)
-    axes = axes_from(ctx, x, 2)
     if kind == "lp":
         p = ctx.attrs.int("p", 2)
         if p not in (1, 2):
             raise ctx.attrs.bad("p", p, "only p = 1 or 2")
-        cls = ReduceL1 if p == 1 else ReduceL2
+        pool = GlobalPool.L1 if p == 1 else GlobalPool.L2
     else:
-        cls = ReduceMean if kind == "avg" else ReduceMax
-    return [ctx.op(cls(keep_dims=True), x, axes)]
+        pool = _GLOBAL_KINDS[kind]
+    return [global_pool(ctx, x, pool, axes_from(ctx, x, 2))]
 
 
 def _mat_mul(node: Node, ctx: ExtractContext) -> Op:
@@ -393,20 +345,22 @@ def extractors() -> list[Extractor]:
     import irconv_opset as o
 
     return [
-        extractor("onnx", "Conv", WithDefaults(_conv, {2: HANDLED}), produces=[o.Convolution, o.GroupConvolution]),
+        extractor("onnx", "Conv", WithDefaults(_conv, {2: HANDLED}), produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS]),
         extractor("onnx", "ConvTranspose", WithDefaults(_conv_transpose, {2: HANDLED}),
-                  produces=[o.ConvolutionBackpropData, o.GroupConvolutionBackpropData]),
+                  produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS]),
         extractor("onnx", "DeformConv", WithDefaults(_deform_conv, {3: HANDLED, 4: HANDLED}), versions=(19, None),
-                  produces=[o.DeformableConvolution, o.Add]),
-        extractor("onnx", "MaxPool", _max_pool, produces=[o.MaxPool]),
+                  produces=[o.DeformableConvolution, *CHANNEL_BIAS_OPS]),
+        extractor("onnx", "MaxPool", _max_pool,
+                  produces=[*MAX_POOL_OPS, o.FloorMod, o.Subtract, o.Divide, o.Multiply, o.Add]),
         extractor("onnx", "MaxUnpool", WithDefaults(_max_unpool, {2: HANDLED}), versions=(9, None),
                   produces=[o.ScatterElementsUpdate, o.Reshape]),
-        extractor("onnx", "AveragePool", _avg_pool, produces=[o.AvgPool]),
-        extractor("onnx", "LpPool", _lp_pool, produces=[o.AvgPool, o.Power]),
-        extractor("onnx", "GlobalAveragePool", partial(_global_pool, "avg"), produces=[o.ReduceMean]),
-        extractor("onnx", "GlobalMaxPool", partial(_global_pool, "max"), produces=[o.ReduceMax]),
+        extractor("onnx", "AveragePool", _avg_pool,
+                  produces=[*AVG_POOL_OPS, o.GroupConvolution, o.Pad, o.Broadcast, o.Divide, o.ShapeOf]),
+        extractor("onnx", "LpPool", _lp_pool, produces=[*LP_POOL_OPS, o.GroupConvolution]),
+        extractor("onnx", "GlobalAveragePool", partial(_global_pool, "avg"), produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
+        extractor("onnx", "GlobalMaxPool", partial(_global_pool, "max"), produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
         extractor("onnx", "GlobalLpPool", partial(_global_pool, "lp"), versions=(2, None),
-                  produces=[o.ReduceL1, o.ReduceL2]),
+                  produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
         extractor("onnx", "MatMul", _mat_mul, produces=[o.MatMul]),
         extractor("onnx", "Gemm", WithDefaults(_gemm, {2: HANDLED}), produces=[o.MatMul, o.Multiply, o.Add]),
         extractor("onnx", "Einsum", _einsum, versions=(12, None), produces=[o.Einsum]),

@@ -188,20 +188,13 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
         return value
 
     if conv:
-        from irconv_opset import Convolution, GroupConvolution
+        from irconv_opset.lowering.convolution import convolution
 
-        from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
+        from irconv_onnx.extractors.nn import conv_window, spatial_rank
 
         a = ctx.attrs
         x, w = centered(0, 2, "x", 0), centered(1, 3, "w", 1)
-        win = _Window(a, _spatial_rank(node, ctx, 1))
-        common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin,
-                      pads_end=win.pads_end, auto_pad=win.auto_pad)
-        group = a.int("group", 1)
-        if group == 1:
-            out = ctx.op(Convolution(**common), x, w, suffix="conv")
-        else:
-            out = ctx.op(GroupConvolution(**common), x, _grouped_weights(ctx, w, group), suffix="conv")
+        out = convolution(ctx, x, w, conv_window(a, spatial_rank(node, ctx, 1)), a.int("group", 1))
     else:
         out = ctx.op(MatMul(), centered(0, 2, "a", 0), centered(1, 3, "b", 1), suffix="matmul")
     return [ctx.op(Convert(destination_type=ElementType.i32), out)]
@@ -221,29 +214,21 @@ def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Dequantize x and w (w per output channel), convolve in float, add the int32 bias
     scaled by x_scale * w_scale, quantize with y_scale and y_zero_point."""
-    from irconv_opset import Add, Convert, Convolution, GroupConvolution, Multiply, Unsqueeze
+    from irconv_opset import Convert, Multiply
+    from irconv_opset.lowering.convolution import channel_bias, convolution
 
-    from irconv_onnx.extractors.nn import _grouped_weights, _spatial_rank, _Window
+    from irconv_onnx.extractors.nn import conv_window, spatial_rank
 
     a = ctx.attrs
     x = _dequantize_port(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
     w_scale = _along_axis(ctx, ctx.input(4), 3, 0)
     w = _dequantize_port(ctx, ctx.input(3), w_scale, _along_axis(ctx, ctx.input(5), 3, 0))
-    spatial = _spatial_rank(node, ctx, 3)
-    win = _Window(a, spatial)
-    common = dict(strides=win.strides, dilations=win.dilations, pads_begin=win.pads_begin, pads_end=win.pads_end,
-                  auto_pad=win.auto_pad)
-    group = a.int("group", 1)
-    if group == 1:
-        y = ctx.op(Convolution(**common), x, w, suffix="conv")
-    else:
-        y = ctx.op(GroupConvolution(**common), x, _grouped_weights(ctx, w, group), suffix="conv")
+    spatial = spatial_rank(node, ctx, 3)
+    y = convolution(ctx, x, w, conv_window(a, spatial), a.int("group", 1))
     if ctx.has_input(8):
         bias = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(8), suffix="bias_f32")
         bias_scale = ctx.op(Multiply(), ctx.input(1), ctx.input(4), suffix="bias_scale")
-        bias = ctx.op(Multiply(), bias, bias_scale, suffix="bias_float")
-        bias = ctx.op(Unsqueeze(), bias, i64(ctx, list(range(1, spatial + 1))), suffix="bias")
-        y = ctx.op(Add(), y, bias, suffix="add_bias")
+        y = channel_bias(ctx, y, ctx.op(Multiply(), bias, bias_scale, suffix="bias_float"), spatial + 2)
     target = ctx.input(7).data.element_type
     return [_quantize_float(ctx, y, ctx.input(6), ctx.input(7), target)]
 
@@ -252,6 +237,7 @@ def extractors() -> list[Extractor]:
     from functools import partial
 
     import irconv_opset as o
+    from irconv_opset.lowering.convolution import CHANNEL_BIAS_OPS, CONVOLUTION_OPS
 
     zero_points = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
     return [
@@ -266,7 +252,8 @@ def extractors() -> list[Extractor]:
         extractor("onnx", "MatMulInteger", WithDefaults(partial(_int_product, False), zero_points), versions=(10, None),
                   produces=[o.MatMul, o.Convert]),
         extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None),
-                  produces=[o.Convolution, o.Convert]),
+                  produces=[*CONVOLUTION_OPS, o.Convert, o.Subtract, o.Reshape]),
         extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None),
-                  produces=[o.Convolution, o.Round, o.Clamp, o.Convert]),
+                  produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, o.Multiply, o.Subtract, o.Divide, o.ConvertLike,
+                            o.Round, o.Clamp, o.Convert]),
     ]

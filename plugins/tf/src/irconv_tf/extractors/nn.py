@@ -7,7 +7,7 @@ sinks/cancels them (middle phase). Weights are rearranged here into the IR's for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from irconv import ExtractContext
@@ -44,29 +44,36 @@ from irconv_opset import (
     Transpose,
 )
 from irconv_opset.build import all_axes
+from irconv_opset.lowering.convolution import (
+    ChannelsLastConvolution,
+    FilterLayout,
+    PadSplit,
+    Window,
+    channels_last_convolution,
+    convolution_backprop,
+    filters_first,
+    full_transposed_size,
+    padding_for_output_size,
+)
+from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
 
 
-def _padding(ctx: ExtractContext, rank: int = 4) -> dict[str, object]:
-    """auto_pad and explicit pads of a TF conv/pool ``padding`` attribute."""
+def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = None) -> Window:
+    """The window of a TF conv/pool: its strides, dilations and ``padding`` attribute."""
     kind = ctx.attrs.str("padding")
-    zeros = (0,) * (rank - 2)
-    if kind == "SAME":
-        return {"auto_pad": "same_upper", "pads_begin": zeros, "pads_end": zeros}
-    if kind == "VALID":
-        return {"auto_pad": "valid", "pads_begin": zeros, "pads_end": zeros}
+    steps = spatial(ctx, "strides", rank, optional=True) if strides is None else tuple(strides)
+    dilations = spatial(ctx, "dilations", rank, optional=True)
+    if kind in ("SAME", "VALID"):
+        return Window.of(steps, dilations, auto_pad="same_upper" if kind == "SAME" else "valid")
     if kind == "EXPLICIT":
         pads = ctx.attrs.ints("explicit_paddings")
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
         inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
-        return {
-            "auto_pad": "explicit",
-            "pads_begin": tuple(int(p[0]) for p in inner),
-            "pads_end": tuple(int(p[1]) for p in inner),
-        }
+        return Window.of(steps, dilations, [int(p[0]) for p in inner], [int(p[1]) for p in inner])
     raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
 
 
@@ -81,100 +88,78 @@ def _conv(rank: int):  # type: ignore[no-untyped-def]
     """Conv2D (rank 4) and Conv3D (rank 5): filters [spatial..., I, O] -> [O, I, spatial...]."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        perm = [rank - 1, rank - 2, *range(rank - 2)]
-        filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, perm, "perm"), suffix="filters")
-        op = Convolution(
-            strides=spatial(ctx, "strides", rank, optional=True),
-            dilations=spatial(ctx, "dilations", rank, optional=True),
-            **_padding(ctx, rank),  # type: ignore[arg-type]
-        )
-        return laid_out(ctx, op, [ctx.input(0), filters], _layout(ctx, rank))[:1]
+        conv = ChannelsLastConvolution(_window(ctx, rank), ctx.input(1), FilterLayout.SPATIAL_IN_OUT)
+        return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx, rank)))[:1]
 
     return extract
 
 
+def _placer(ctx: ExtractContext, layout: str | None) -> Callable[[Op, list[OutPort]], list[OutPort]]:
+    return lambda op, inputs: laid_out(ctx, op, inputs, layout)
+
+
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    weights = input_constant(ctx, 1, "filter")
-    h, w, channels, multiplier = weights.shape
-    # [H, W, C, M] -> GroupConvolution's [C, M, 1, H, W]
-    grouped = np.ascontiguousarray(weights.transpose(2, 3, 0, 1).reshape(channels, multiplier, 1, h, w))
-    op = GroupConvolution(
-        strides=spatial(ctx, "strides", optional=True),
-        dilations=spatial(ctx, "dilations", optional=True),
-        **_padding(ctx),  # type: ignore[arg-type]
-    )
-    return laid_out(ctx, op, [ctx.input(0), ctx.const(grouped, suffix="filters")], _layout(ctx))
+    weights = input_constant(ctx, 1, "filter")  # [H, W, C, M]
+    conv = ChannelsLastConvolution(_window(ctx), weights, FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
+    return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx)))
 
 
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """The forward conv's padding, from the result size TF asks for, as explicit pads.
-    For SAME the forward pads are total = max((ceil(out/s) - 1) * s + k_eff - out, 0), split
-    with the smaller half first; ``output_padding`` adds what a VALID/clamped case leaves out.
-    """
-    # filters [H, W, C_result, C_data] -> [C_data, C_result, H, W]
+    """The forward conv's padding, from the result size TF asks for, as explicit pads."""
     # the filter may be computed: only its (static) kernel size matters here
     filter_shape = ctx.input_shape(1)
     if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
         raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
     kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
-    filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, [3, 2, 0, 1], "perm"), suffix="filters")
-    strides = spatial(ctx, "strides", optional=True)
-    dilations = spatial(ctx, "dilations", optional=True)
-    kind = ctx.attrs.str("padding")
     if ctx.input_value(0) is None:
-        return _computed_size_backprop_input(node, ctx, filters, strides, dilations, kind)
+        return _computed_size_backprop_input(node, ctx, kernel)
     sizes = input_constant(ctx, 0, "input_sizes").reshape(-1)
     out_spatial = [int(v) for v in (sizes[1:3] if channels_last(ctx) else sizes[2:4])]
-    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, kind)
-    return laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+    return backprop_for_result_size(ctx, out_spatial, kernel)
 
 
-def backprop_for_result_size(
-    node: Node,
-    out_spatial: Sequence[int],
-    kernel: Sequence[int],
-    strides: tuple[int, ...],
-    dilations: tuple[int, ...],
-    kind: str,
-) -> ConvolutionBackpropData:
-    """The transposed convolution giving TF's requested result size: the forward conv's
-    padding as explicit pads (SAME: total max((ceil(out/s) - 1) * s + k_eff - out, 0), the
-    smaller half first) and ``output_padding`` for what the natural size leaves out."""
-    begins, ends, extra = [], [], []
-    for out, k, s, d in zip(out_spatial, kernel, strides, dilations, strict=True):
-        k_eff = (k - 1) * d + 1
-        if kind == "SAME":
-            data = -(-out // s)
-            total = max((data - 1) * s + k_eff - out, 0)
-            begin, end = total // 2, total - total // 2
-        elif kind == "VALID":
-            data = -(-(out - k_eff + 1) // s)
-            begin = end = 0
-        else:
-            raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for a transposed convolution")
-        natural = (data - 1) * s + k_eff - begin - end
-        begins.append(begin)
-        ends.append(end)
-        extra.append(out - natural)
-    return ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=tuple(begins),
-        pads_end=tuple(ends),
-        auto_pad="explicit",
-        output_padding=tuple(extra),
-    )
+def _backprop_window(ctx: ExtractContext, rank: int) -> tuple[Window, str]:
+    return Window.of(spatial(ctx, "strides", rank, optional=True), spatial(ctx, "dilations", rank, optional=True)), \
+        ctx.attrs.str("padding")
 
 
-def _computed_size_backprop_input(
-    node: Node, ctx: ExtractContext, filters: OutPort, strides: tuple[int, ...], dilations: tuple[int, ...], kind: str
-) -> list[OutPort]:
+def _backprop(ctx: ExtractContext, rank: int, window: Window, output_padding: Sequence[int] | None = None,
+              output_shape: OutPort | None = None) -> OutPort:
+    """ConvolutionBackpropData of the data (input 2) with TF's filters [k..., C_result, C_data]
+    (input 1), in the model's layout."""
+    filters = filters_first(ctx, ctx.input(1), FilterLayout.SPATIAL_OUT_IN)
+    layout = _layout(ctx, rank)
+    return convolution_backprop(ctx, ctx.input(2), filters, window, output_padding, output_shape=output_shape,
+                                place=lambda op, inputs: laid_out(ctx, op, inputs, layout)[0])
+
+
+def backprop_for_result_size(ctx: ExtractContext, out_spatial: Sequence[int], kernel: Sequence[int]) -> list[OutPort]:
+    """Conv2DBackpropInput and Conv3DBackpropInputV2 with a constant result size: the data
+    size TF derives from it (SAME: ceil(out / s); VALID: ceil((out - k_eff + 1) / s)), the
+    forward conv's padding as explicit pads, the smaller half first, and ``output_padding``
+    for what the natural size leaves out."""
+    window, kind = _backprop_window(ctx, len(kernel) + 2)
+    strides, dilations = window.strides, window.dilations
+    if kind == "SAME":
+        data = [-(-out // s) for out, s in zip(out_spatial, strides, strict=True)]
+    elif kind == "VALID":
+        reach = [(k - 1) * d for k, d in zip(kernel, dilations, strict=True)]
+        data = [-(-(out - r) // s) for out, r, s in zip(out_spatial, reach, strides, strict=True)]
+    else:
+        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for a transposed convolution")
+    padding = padding_for_output_size(data, kernel, window, out_spatial, PadSplit.END)
+    explicit = Window(strides, dilations, padding.pads_begin, padding.pads_end)
+    return [_backprop(ctx, len(kernel) + 2, explicit, padding.output_padding)]
+
+
+def _computed_size_backprop_input(node: Node, ctx: ExtractContext, kernel: tuple[int, ...]) -> list[OutPort]:
     """input_sizes computed in the graph: its spatial entries become the op's output_shape
     input, from which the runtime deduces the pads. TF's SAME puts the smaller half of the
     forward pads first; for a transposed convolution that is OpenVINO's ``same_lower``
     (checked against TensorFlow with odd and even sizes). The CPU plugin compiles this only
     when the data shape is dynamic too (as when the sizes come from ``tf.shape``); static
     data takes the cropped form."""
+    window, kind = _backprop_window(ctx, 4)
     if kind not in ("SAME", "VALID"):
         raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
@@ -183,23 +168,16 @@ def _computed_size_backprop_input(
     data_shape = ctx.input_shape(2)
     if data_shape is not None and len(data_shape) == 4 and None not in data_shape:
         in_spatial = [int(data_shape[a]) for a in axes]  # type: ignore[arg-type]
-        return _cropped_backprop_input(ctx, filters, strides, dilations, kind, in_spatial, output_shape, axes)
-    op = ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=(0, 0),
-        pads_end=(0, 0),
-        auto_pad="same_lower" if kind == "SAME" else "valid",
-    )
-    return laid_out(ctx, op, [ctx.input(2), filters, output_shape], _layout(ctx))
+        return _cropped_backprop_input(ctx, window, kind, kernel, in_spatial, output_shape, axes)
+    auto = Window.of(window.strides, window.dilations, auto_pad="same_lower" if kind == "SAME" else "valid")
+    return [_backprop(ctx, 4, auto, output_shape=output_shape)]
 
 
 def _cropped_backprop_input(
     ctx: ExtractContext,
-    filters: OutPort,
-    strides: tuple[int, ...],
-    dilations: tuple[int, ...],
+    window: Window,
     kind: str,
+    kernel: tuple[int, ...],
     in_spatial: list[int],
     out_spatial: OutPort,
     axes: list[int],
@@ -208,21 +186,9 @@ def _cropped_backprop_input(
     input then): the whole transposed convolution, ``(in - 1) * s + k_eff`` plus ``s - 1``
     zero positions (``output_padding``) per axis, cropped to ``out`` positions from the
     forward conv's leading pad (SAME: max((in - 1) * s + k_eff - out, 0) // 2; VALID: 0)."""
-    kernel = ctx.input_shape(1)
-    assert kernel is not None  # checked by the caller
-    covered = [
-        (size - 1) * s + (int(k) - 1) * d + 1  # type: ignore[arg-type]
-        for size, s, k, d in zip(in_spatial, strides, kernel[:2], dilations, strict=True)
-    ]
-    op = ConvolutionBackpropData(
-        strides=strides,
-        dilations=dilations,
-        pads_begin=(0, 0),
-        pads_end=(0, 0),
-        auto_pad="explicit",
-        output_padding=tuple(s - 1 for s in strides),
-    )
-    (full,) = laid_out(ctx, op, [ctx.input(2), filters], _layout(ctx))
+    covered = [full_transposed_size(size, k, s, d)
+               for size, k, s, d in zip(in_spatial, kernel, window.strides, window.dilations, strict=True)]
+    full = _backprop(ctx, 4, window, [s - 1 for s in window.strides])
     if kind == "SAME":
         overlap = ctx.op(Subtract(), i64(ctx, covered, "covered"), out_spatial, suffix="forward_pads")
         overlap = ctx.op(Maximum(), overlap, i64(ctx, [0, 0], "no_pad"), suffix="forward_pads_clamped")
@@ -235,17 +201,24 @@ def _cropped_backprop_input(
 
 def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        padding = _padding(ctx, rank)
-        common = {
-            "strides": spatial(ctx, "strides", rank),
-            "kernel": spatial(ctx, "ksize", rank),
-            "rounding_type": "floor",
-            **padding,
-        }
-        op: Op = MaxPool_v1(**common) if kind == "max" else AvgPool(exclude_pad=True, **common)  # type: ignore[arg-type]
-        return laid_out(ctx, op, [ctx.input(0)], _layout(ctx, rank))[:1]
+        return _pooled(ctx, kind, rank, spatial(ctx, "ksize", rank), spatial(ctx, "strides", rank))
 
     return extract
+
+
+def _pooled(ctx: ExtractContext, kind: str, rank: int, kernel: tuple[int, ...], strides: tuple[int, ...]
+            ) -> list[OutPort]:
+    """MaxPool-1 or AvgPool (padding left out of the mean, as TF's) in the model's layout."""
+    w = _window(ctx, rank, strides)
+    pool = PoolWindow(kernel, Window(w.strides, (1,) * len(kernel), w.pads_begin, w.pads_end, w.auto_pad))
+    layout = _layout(ctx, rank)
+
+    def place(op: Op, inputs: list[OutPort]) -> Node:
+        return laid_out(ctx, op, inputs, layout)[0].node
+
+    if kind == "max":
+        return [max_pool(ctx, ctx.input(0), pool, values_only=True, place=place).out_port(0)]
+    return [avg_pool(ctx, ctx.input(0), pool, exclude_pad=True, place=place)]
 
 
 def _fused_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -385,13 +358,7 @@ def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MaxPoolV2: ksize and strides are (constant) inputs instead of attributes."""
     ksize = [int(v) for v in input_constant(ctx, 1, "ksize").reshape(-1)]
     strides = [int(v) for v in input_constant(ctx, 2, "strides").reshape(-1)]
-    op = MaxPool_v1(
-        strides=spatial(ctx, "strides", values=strides),
-        kernel=spatial(ctx, "ksize", values=ksize),
-        rounding_type="floor",
-        **_padding(ctx),  # type: ignore[arg-type]
-    )
-    return laid_out(ctx, op, [ctx.input(0)], _layout(ctx))[:1]
+    return _pooled(ctx, "max", 4, spatial(ctx, "ksize", values=ksize), spatial(ctx, "strides", values=strides))
 
 
 def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -403,10 +370,14 @@ def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 EXTRACTORS = [
-    tf("Conv2D", _conv(4), produces=[Convolution]),
-    tf("Conv3D", _conv(5), produces=[Convolution]),
+    tf("Conv2D", _conv(4), produces=[Convolution, Transpose]),
+    tf("Conv3D", _conv(5), produces=[Convolution, Transpose]),
     tf("DepthwiseConv2dNative", _depthwise, produces=[GroupConvolution]),
-    tf("Conv2DBackpropInput", _conv2d_backprop_input, produces=[ConvolutionBackpropData, Slice]),
+    tf(
+        "Conv2DBackpropInput",
+        _conv2d_backprop_input,
+        produces=[ConvolutionBackpropData, Transpose, Convert, Gather, Subtract, Maximum, Divide, Add, Slice],
+    ),
     tf("MaxPool", _pool("max"), produces=[MaxPool_v1]),
     tf("AvgPool", _pool("avg"), produces=[AvgPool]),
     tf("MaxPoolV2", _max_pool_v2, produces=[MaxPool_v1]),

@@ -176,16 +176,9 @@ def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``."""
-    rank = 5
-    # filters [D, H, W, C_result, C_data] -> [C_data, C_result, D, H, W]
-    kernel = input_constant(ctx, 1, "filter").shape[:3]
-    filters = ctx.op(Transpose(), ctx.input(1), i64(ctx, [4, 3, 0, 1, 2], "perm"), suffix="filters")
+    kernel = input_constant(ctx, 1, "filter").shape[:3]  # [D, H, W, C_result, C_data]
     sizes = [int(v) for v in input_constant(ctx, 0, "input_sizes").reshape(-1)]
-    out_spatial = sizes[1:4] if channels_last(ctx) else sizes[2:5]
-    strides = spatial(ctx, "strides", rank, optional=True)
-    dilations = spatial(ctx, "dilations", rank, optional=True)
-    op = backprop_for_result_size(node, out_spatial, kernel, strides, dilations, ctx.attrs.str("padding"))
-    return laid_out(ctx, op, [ctx.input(2), filters], "NDHWC" if channels_last(ctx) else None)
+    return backprop_for_result_size(ctx, sizes[1:4] if channels_last(ctx) else sizes[2:5], kernel)
 
 
 def _tensor_array_close(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -596,7 +589,7 @@ EXTRACTORS = [
     tf("LRN", _lrn, produces=[LRN]),
     tf("ExtractImagePatches", _extract_image_patches, produces=[ExtractImagePatches]),
     tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),
-    tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData]),
+    tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData, Transpose]),
     tf("TensorArrayCloseV3", _tensor_array_close),
     tf("NonMaxSuppression", _nms_v1, produces=[NonMaxSuppression]),
     tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),

@@ -8,10 +8,13 @@ depthwise filters [1, H, W, C*M] -> GroupConvolution's [C, M, 1, H, W].
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, i64, input_constant
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     LRN,
@@ -33,6 +36,19 @@ from irconv_opset import (
     SpaceToDepth,
     Transpose,
 )
+from irconv_opset.lowering.convolution import (
+    ChannelsLastConvolution,
+    FilterLayout,
+    PadSplit,
+    Window,
+    channel_bias,
+    channels_last_convolution,
+    convolution_backprop,
+    filters_first,
+    full_transposed_size,
+    split_padding,
+)
+from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
 
 from irconv_tflite.extractors._common import (
     auto_pad,
@@ -50,42 +66,39 @@ def _bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
     """``port`` plus the optional bias at input ``idx`` (per output channel, last axis)."""
     if not ctx.has_input(idx):
         return port
-    return ctx.op(Add(), port, ctx.input(idx), suffix="bias")
+    return channel_bias(ctx, port, ctx.input(idx), channel_axis=-1)
 
 
-def _strides(ctx: ExtractContext) -> tuple[int, int]:
-    return ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)
+def _window(ctx: ExtractContext) -> Window:
+    """Conv2DOptions/DepthwiseConv2DOptions: stride, dilation factor and padding."""
+    return Window.of((ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)),
+                     (ctx.attrs.int("dilation_h_factor", 1), ctx.attrs.int("dilation_w_factor", 1)),
+                     auto_pad=auto_pad(ctx))
 
 
-def _dilations(ctx: ExtractContext) -> tuple[int, int]:
-    return ctx.attrs.int("dilation_h_factor", 1), ctx.attrs.int("dilation_w_factor", 1)
+def _place(ctx: ExtractContext) -> Callable[[Op, list[OutPort]], Node]:
+    return lambda op, inputs: laid_out(ctx, op, inputs)
 
 
 @extractor("tflite", "CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add, *INTEGER_OPS])
 def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A filter [O, H, W, I] on an input of I*G channels: G > 1 is a grouped convolution."""
-    common = {"strides": _strides(ctx), "dilations": _dilations(ctx), "pads_begin": (0, 0), "pads_end": (0, 0),
-              "auto_pad": auto_pad(ctx)}
     filters = ctx.input_value(1)
     data_shape = declared_shape(ctx, 0)
     channels = data_shape[-1] if data_shape else None
     if filters is None:
-        weights = ctx.op(Transpose(), ctx.input(1), i64(ctx, [0, 3, 1, 2]), suffix="filters")
-        conv = laid_out(ctx, Convolution(**common), [ctx.input(0), weights])
+        spec = ChannelsLastConvolution(_window(ctx), ctx.input(1), FilterLayout.OUT_SPATIAL_IN)
+        conv = channels_last_convolution(ctx, ctx.input(0), spec, _place(ctx))
         return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
     out_channels, h, w, per_group = filters.shape
     groups = 1 if channels is None or channels == per_group else channels // per_group
     integer = WeightedInteger.of(ctx, output_axis=0, bias_index=2)
     data = ctx.input(0) if integer is None else integers(ctx, 0, integer.data)
-    oihw = np.ascontiguousarray((filters if integer is None else integer.weights).transpose(0, 3, 1, 2))
-    if groups == 1:
-        conv = laid_out(ctx, Convolution(**common), [data, ctx.const(oihw, suffix="filters")])
-        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (out_channels, 1, 1, 1), integer is not None)
-    else:
-        grouped = oihw.reshape(groups, out_channels // groups, per_group, h, w)
-        conv = laid_out(ctx, GroupConvolution(**common), [data, ctx.const(grouped, suffix="filters")])
-        record_int8_weights(ctx, conv, input_tensor(ctx, 1), (groups, out_channels // groups, 1, 1, 1),
-                            integer is not None)
+    weights = filters if integer is None else integer.weights
+    spec = ChannelsLastConvolution(_window(ctx), weights, FilterLayout.OUT_SPATIAL_IN, groups)
+    conv = channels_last_convolution(ctx, data, spec, _place(ctx))
+    scale_shape = (out_channels, 1, 1, 1) if groups == 1 else (groups, out_channels // groups, 1, 1, 1)
+    record_int8_weights(ctx, conv, input_tensor(ctx, 1), scale_shape, integer is not None)
     if integer is not None:
         return [integer.finish(ctx, conv.out_port(0))]
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
@@ -105,44 +118,50 @@ def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     integer = WeightedInteger.of(ctx, output_axis=3, bias_index=2)
     data = ctx.input(0) if integer is None else integers(ctx, 0, integer.data)
     filters = filters if integer is None else integer.weights
-    grouped = np.ascontiguousarray(filters.reshape(h, w, channels, multiplier).transpose(2, 3, 0, 1))[:, :, None]
-    op = GroupConvolution(strides=_strides(ctx), dilations=_dilations(ctx), pads_begin=(0, 0), pads_end=(0, 0),
-                          auto_pad=auto_pad(ctx))
-    conv = laid_out(ctx, op, [data, ctx.const(grouped, suffix="filters")])
+    spec = ChannelsLastConvolution(_window(ctx), filters.reshape(h, w, channels, multiplier),
+                                   FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
+    conv = channels_last_convolution(ctx, data, spec, _place(ctx))
     record_int8_weights(ctx, conv, input_tensor(ctx, 1), (channels, multiplier, 1, 1, 1), integer is not None)
     if integer is not None:
         return [integer.finish(ctx, conv.out_port(0))]
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
-@extractor("tflite", "TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
-def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias.
-
-    SAME: OpenVINO's ``same_lower`` with the requested size puts the forward convolution's
-    smaller half of padding first, as TFLite does. VALID: no padding; a requested size
-    beyond the natural one, s * (in - 1) + k, is ``output_padding``.
-    """
+def transposed_convolution(ctx: ExtractContext, window: Window, place: Callable[[Op, list[OutPort]], OutPort]
+                           ) -> OutPort:
+    """TRANSPOSE_CONV and CONV_3D_TRANSPOSE: inputs the output shape (channels last), the
+    filter [O, k..., I] (3-D: [k..., O, I]), the data. SAME: OpenVINO's ``same_lower`` with the
+    requested size puts the forward convolution's smaller half of padding first, as TFLite
+    does. VALID: no padding; a requested size beyond the natural one is ``output_padding``."""
     sizes = input_constant(ctx, 0, "the output shape").reshape(-1)
     filters = input_constant(ctx, 1, "the filter")
-    # [O, H, W, I] -> ConvolutionBackpropData's [C_in, C_out, H, W]
-    weights = ctx.const(np.ascontiguousarray(filters.transpose(3, 0, 1, 2)), suffix="filters")
-    strides = _strides(ctx)
-    out_spatial = [int(sizes[1]), int(sizes[2])]
-    common = {"strides": strides, "dilations": (1, 1), "pads_begin": (0, 0), "pads_end": (0, 0)}
-    if auto_pad(ctx) == "same_upper":
-        op = ConvolutionBackpropData(auto_pad="same_lower", output_padding=(0, 0), **common)
-        inputs = [ctx.input(2), weights, i64(ctx, out_spatial, suffix="output_shape")]
-    else:
-        data_shape = declared_shape(ctx, 2)
-        if data_shape is None or None in data_shape[1:3]:
-            raise ctx.attrs.bad("padding", "VALID", "the input's height and width must be known")
-        natural = [s * (int(n) - 1) + k for s, n, k in zip(strides, data_shape[1:3], filters.shape[1:3], strict=True)]
-        extra = tuple(max(o - n, 0) for o, n in zip(out_spatial, natural, strict=True))
-        op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)
-        inputs = [ctx.input(2), weights]
-    conv = laid_out(ctx, op, inputs)
-    return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 3))]
+    spatial = window.spatial
+    layout = FilterLayout.OUT_SPATIAL_IN_TRANSPOSED if spatial == 2 else FilterLayout.SPATIAL_OUT_IN
+    kernel = filters.shape[1:3] if spatial == 2 else filters.shape[:3]
+    weights = filters_first(ctx, filters, layout)
+    out_spatial = [int(s) for s in sizes[1 : 1 + spatial]]
+    if window.auto_pad == "same_upper":
+        same = Window.of(window.strides, window.dilations, auto_pad="same_lower")
+        output_shape = i64(ctx, out_spatial, suffix="output_shape")
+        return convolution_backprop(ctx, ctx.input(2), weights, same, output_shape=output_shape, place=place)
+    data_shape = declared_shape(ctx, 2)
+    data = [int(n) for n in (data_shape or ())[1 : 1 + spatial] if n is not None]
+    if len(data) != spatial:
+        sizes_named = "height and width" if spatial == 2 else "depth, height and width"
+        raise ctx.attrs.bad("padding", "VALID", f"the input's {sizes_named} must be known")
+    # never cropped: a requested size below the natural one keeps the natural one
+    totals = [min(full_transposed_size(n, k, s, d) - o, 0)
+              for n, k, s, d, o in zip(data, kernel, window.strides, window.dilations, out_spatial, strict=True)]
+    padding = split_padding(totals, PadSplit.END)
+    return convolution_backprop(ctx, ctx.input(2), weights, window, padding.output_padding, place=place)
+
+
+@extractor("tflite", "TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
+def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias."""
+    window = Window.of((ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
+    conv = transposed_convolution(ctx, window, lambda op, inputs: laid_out(ctx, op, inputs).out_port(0))
+    return [fused_activation(ctx, _bias(ctx, conv, 3))]
 
 
 @extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Add, Reshape, *INTEGER_OPS])
@@ -168,13 +187,13 @@ def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _pool(kind: type[AvgPool] | type[MaxPool]):  # type: ignore[no-untyped-def]
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        kernel = (ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width"))
-        common = {"strides": _strides(ctx), "kernel": kernel, "pads_begin": (0, 0), "pads_end": (0, 0),
-                  "auto_pad": auto_pad(ctx)}
-        op = (AvgPool(exclude_pad=True, **common) if kind is AvgPool
-              else MaxPool(dilations=(1, 1), **common))
-        pooled = laid_out(ctx, op, [ctx.input(0)])
-        return [fused_activation(ctx, pooled.out_port(0))]
+        pool = PoolWindow.of((ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width")),
+                             (ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
+        if kind is AvgPool:
+            pooled = avg_pool(ctx, ctx.input(0), pool, exclude_pad=True, place=_place(ctx))
+        else:
+            pooled = max_pool(ctx, ctx.input(0), pool, place=_place(ctx)).out_port(0)
+        return [fused_activation(ctx, pooled)]
 
     return extract
 

@@ -8,11 +8,13 @@ frame them (the batch, and any trailing axes such as channels): they work on NHW
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64, input_constant
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -28,8 +30,17 @@ from irconv_opset import (
     Sqrt,
     Squeeze,
 )
+from irconv_opset.lowering.convolution import (
+    ChannelsLastConvolution,
+    FilterLayout,
+    Window,
+    channel_bias,
+    channels_last_convolution,
+)
+from irconv_opset.lowering.pooling import PoolWindow, avg_pool
 
 from irconv_tflite.extractors._common import auto_pad, declared_shape, fused_activation, known_rank, laid_out
+from irconv_tflite.extractors.nn import transposed_convolution
 
 NDHWC = "NDHWC"
 
@@ -71,22 +82,24 @@ batch_to_space_nd = extractor("tflite", "BATCH_TO_SPACE_ND", _space_batch(False)
                               produces=[BatchToSpace, *_SPACE_BATCH_OPS])
 
 
-def _strides_3d(ctx: ExtractContext) -> tuple[int, int, int]:
-    return ctx.attrs.int("stride_d", 1), ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)
-
-
-def _dilations_3d(ctx: ExtractContext) -> tuple[int, int, int]:
-    return (ctx.attrs.int("dilation_d_factor", 1), ctx.attrs.int("dilation_h_factor", 1),
-            ctx.attrs.int("dilation_w_factor", 1))
+def _window_3d(ctx: ExtractContext) -> Window:
+    """Conv3DOptions: strides, dilation factors and padding."""
+    return Window.of((ctx.attrs.int("stride_d", 1), ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)),
+                     (ctx.attrs.int("dilation_d_factor", 1), ctx.attrs.int("dilation_h_factor", 1),
+                      ctx.attrs.int("dilation_w_factor", 1)), auto_pad=auto_pad(ctx))
 
 
 def _with_bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
-    return ctx.op(Add(), port, ctx.input(idx), suffix="bias") if ctx.has_input(idx) else port
+    return channel_bias(ctx, port, ctx.input(idx), channel_axis=-1) if ctx.has_input(idx) else port
 
 
-def _marked(node: Node) -> Node:
-    node.layout = NDHWC
-    return node
+def _marked(ctx: ExtractContext, suffix: str) -> Callable[[Op, list[OutPort]], Node]:
+    def place(op: Op, inputs: list[OutPort]) -> Node:
+        node = ctx.add(op, inputs, suffix=suffix)
+        node.layout = NDHWC
+        return node
+
+    return place
 
 
 @extractor("tflite", "CONV_3D", produces=[Convolution, Add])
@@ -97,47 +110,25 @@ def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if data_shape and data_shape[-1] is not None and int(data_shape[-1]) != filters.shape[3]:
         raise ConversionError(f"{ctx.where()}: a grouped 3-D convolution ({data_shape[-1]} input channels, a filter "
                               f"for {filters.shape[3]}) is not supported by irconv's TFLite front end")
-    weights = ctx.const(np.ascontiguousarray(filters.transpose(4, 3, 0, 1, 2)), suffix="filters")
-    op = Convolution(strides=_strides_3d(ctx), dilations=_dilations_3d(ctx), pads_begin=(0, 0, 0),
-                     pads_end=(0, 0, 0), auto_pad=auto_pad(ctx))
-    conv = _marked(ctx.add(op, [ctx.input(0), weights], suffix="Convolution"))
+    spec = ChannelsLastConvolution(_window_3d(ctx), filters, FilterLayout.SPATIAL_IN_OUT)
+    conv = channels_last_convolution(ctx, ctx.input(0), spec, _marked(ctx, "Convolution"))
     return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 2))]
 
 
 @extractor("tflite", "CONV_3D_TRANSPOSE", produces=[ConvolutionBackpropData, Add])
 def conv_3d_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: output shape (NDHWC), filter [D, H, W, O, I], data, optional bias; padding as
-    TRANSPOSE_CONV's (SAME: ``same_lower`` with the requested size; VALID: the size beyond
-    the natural one is ``output_padding``)."""
-    sizes = input_constant(ctx, 0, "the output shape").reshape(-1)
-    filters = input_constant(ctx, 1, "the filter")
-    weights = ctx.const(np.ascontiguousarray(filters.transpose(4, 3, 0, 1, 2)), suffix="filters")
-    strides, dilations = _strides_3d(ctx), _dilations_3d(ctx)
-    out_spatial = [int(s) for s in sizes[1:4]]
-    common = {"strides": strides, "dilations": dilations, "pads_begin": (0, 0, 0), "pads_end": (0, 0, 0)}
-    if auto_pad(ctx) == "same_upper":
-        op = ConvolutionBackpropData(auto_pad="same_lower", output_padding=(0, 0, 0), **common)
-        inputs = [ctx.input(2), weights, i64(ctx, out_spatial, suffix="output_shape")]
-    else:
-        data_shape = declared_shape(ctx, 2)
-        spatial = [int(n) for n in (data_shape or ())[1:4] if n is not None]
-        if len(spatial) != 3:
-            raise ctx.attrs.bad("padding", "VALID", "the input's depth, height and width must be known")
-        natural = [s * (n - 1) + d * (k - 1) + 1
-                   for s, n, k, d in zip(strides, spatial, filters.shape[:3], dilations, strict=True)]
-        extra = tuple(max(o - n, 0) for o, n in zip(out_spatial, natural, strict=True))
-        op = ConvolutionBackpropData(auto_pad="explicit", output_padding=extra, **common)
-        inputs = [ctx.input(2), weights]
-    conv = _marked(ctx.add(op, inputs, suffix="ConvolutionBackpropData"))
-    return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 3))]
+    TRANSPOSE_CONV's."""
+    place = _marked(ctx, "ConvolutionBackpropData")
+    conv = transposed_convolution(ctx, _window_3d(ctx), lambda op, inputs: place(op, inputs).out_port(0))
+    return [fused_activation(ctx, _with_bias(ctx, conv, 3))]
 
 
 @extractor("tflite", "L2_POOL_2D", produces=[Multiply, AvgPool, Sqrt])
 def l2_pool_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """sqrt(mean of x^2 over each window), padding left out of the mean as TFLite's kernel does."""
-    kernel = (ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width"))
-    op = AvgPool(strides=(ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), kernel=kernel,
-                 pads_begin=(0, 0), pads_end=(0, 0), auto_pad=auto_pad(ctx), exclude_pad=True)
+    pool = PoolWindow.of((ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width")),
+                         (ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
     squared = ctx.op(Multiply(), ctx.input(0), ctx.input(0), suffix="squared")
-    mean = laid_out(ctx, op, [squared]).out_port(0)
+    mean = avg_pool(ctx, squared, pool, exclude_pad=True, place=lambda op, inputs: laid_out(ctx, op, inputs))
     return [fused_activation(ctx, ctx.op(Sqrt(), mean, suffix="l2"))]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
@@ -15,23 +14,26 @@ from irconv_opset import (
     AdaptiveAvgPool,
     AdaptiveMaxPool,
     Add,
-    AvgPool,
     Col2Im,
-    Concat,
-    Convolution,
-    ConvolutionBackpropData,
+    Convert,
     Einsum,
     Gather,
-    GroupConvolution,
     GroupConvolutionBackpropData,
     MatMul,
-    MaxPool,
     Reshape,
-    Slice,
     Squeeze,
     Unsqueeze,
 )
-from irconv_opset.build import shape_of
+from irconv_opset.lowering.convolution import (
+    CHANNEL_BIAS_OPS,
+    CONVOLUTION_BACKPROP_OPS,
+    CONVOLUTION_OPS,
+    Window,
+    channel_bias,
+    convolution_backprop,
+)
+from irconv_opset.lowering.convolution import convolution as forward_convolution
+from irconv_opset.lowering.pooling import AVG_POOL_OPS, MAX_POOL_OPS, PoolWindow, avg_pool, max_pool
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor, tensors
 
@@ -52,24 +54,6 @@ def _per_dim(ctx: ExtractContext, name: str, spatial: int, default: int) -> tupl
     return tuple(values)
 
 
-def _add_bias(ctx: ExtractContext, port: OutPort, spatial: int) -> OutPort:
-    bias = optional(ctx, "bias")
-    if bias is None:
-        return port
-    bias = ctx.op(Unsqueeze(), cast(ctx, bias, port.data.element_type), i64(ctx, list(range(1, spatial + 1))),
-                  suffix="bias")
-    return ctx.op(Add(), port, bias, suffix="add_bias")
-
-
-def _grouped(ctx: ExtractContext, weight: OutPort, groups: int, transposed: bool) -> OutPort:
-    """``[O, I/g, k...]`` as ``[g, O/g, I/g, k...]`` (transposed: ``[I, O/g, k...]`` as
-    ``[g, I/g, O/g, k...]``); folded for constant weights."""
-    target = ctx.op(Concat(axis=0), i64(ctx, [groups, -1]),
-                    ctx.op(Slice(), shape_of(ctx, weight), i64(ctx, [1]), i64(ctx, [np.iinfo(np.int64).max]),
-                           i64(ctx, [1]), suffix="tail"), suffix="grouped_shape")
-    return ctx.op(Reshape(special_zero=False), weight, target, suffix="grouped_weights")
-
-
 def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
     spatial = _spatial(ctx)
     element_type = out_type(ctx)
@@ -82,32 +66,28 @@ def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
             raise ctx.attrs.bad("padding", padding, "expected 'same', 'valid' or integers")
-        auto_pad, pads = ("same_upper" if padding == "same" else "valid"), (0,) * spatial
+        window = Window.of(strides, dilations, auto_pad="same_upper" if padding == "same" else "valid")
     else:
-        auto_pad, pads = "explicit", _per_dim(ctx, "padding", spatial, 0)
-    window = dict(strides=strides, dilations=dilations, pads_begin=pads, pads_end=pads, auto_pad=auto_pad)
+        window = Window.of(strides, dilations, _per_dim(ctx, "padding", spatial, 0))
     if transposed:
         output_padding = _per_dim(ctx, "output_padding", spatial, 0)
-        if groups == 1:
-            port = ctx.op(ConvolutionBackpropData(**window, output_padding=output_padding), data, weight, suffix="op")
-        else:
-            port = ctx.op(GroupConvolutionBackpropData(**window, output_padding=output_padding), data,
-                          _grouped(ctx, weight, groups, True), suffix="op")
-    elif groups == 1:
-        port = ctx.op(Convolution(**window), data, weight, suffix="op")
+        port = convolution_backprop(ctx, data, weight, window, output_padding, groups, suffix="op")
     else:
-        port = ctx.op(GroupConvolution(**window), data, _grouped(ctx, weight, groups, False), suffix="op")
-    return [_add_bias(ctx, port, spatial)]
+        port = forward_convolution(ctx, data, weight, window, groups, suffix="op")
+    bias = optional(ctx, "bias")
+    if bias is None:
+        return [port]
+    return [channel_bias(ctx, port, cast(ctx, bias, port.data.element_type), spatial + 2)]
 
 
 @extractor("torch", "aten.convolution.default", versions=TORCH_2_5,
-      produces=[Convolution, GroupConvolution, ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
+      produces=[*CONVOLUTION_OPS, *CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS, Convert])
 def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _convolution(ctx, ctx.attrs.bool("transposed", False))
 
 
-_CONV = [Convolution, GroupConvolution, Add]
-_CONV_T = [ConvolutionBackpropData, GroupConvolutionBackpropData, Add]
+_CONV = [*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, Convert]
+_CONV_T = [*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS, Convert]
 conv = [extractor("torch", f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
              produces=_CONV) for d in (1, 2, 3) for overload in ("default", "padding")]
 conv_transpose = [extractor("torch", f"aten.conv_transpose{d}d.{overload}", lambda node, ctx: _convolution(ctx, True),
@@ -117,58 +97,45 @@ conv_transpose = [extractor("torch", f"aten.conv_transpose{d}d.{overload}", lamb
 # ----------------------------------------------------------------------------- pooling
 
 
-@dataclass(frozen=True)
-class _Window:
+def _pool_window(ctx: ExtractContext, spatial: int, dilated: bool) -> PoolWindow:
     """A pool's window as torch gives it (an empty stride is the kernel)."""
-
-    kernel: tuple[int, ...]
-    strides: tuple[int, ...]
-    pads: tuple[int, ...]
-    rounding: str
-
-    @classmethod
-    def of(cls, ctx: ExtractContext, spatial: int) -> _Window:
-        kernel = _per_dim(ctx, "kernel_size", spatial, 1)
-        strides = ctx.attrs.ints("stride", [])
-        stride = (tuple(strides) * (spatial if len(strides) == 1 else 1)) if strides else kernel
-        pads = _per_dim(ctx, "padding", spatial, 0)
-        return cls(kernel, stride, pads, "ceil_torch" if ctx.attrs.bool("ceil_mode", False) else "floor")
+    kernel = _per_dim(ctx, "kernel_size", spatial, 1)
+    strides = ctx.attrs.ints("stride", [])
+    stride = (tuple(strides) * (spatial if len(strides) == 1 else 1)) if strides else kernel
+    return PoolWindow.of(kernel, stride, _per_dim(ctx, "padding", spatial, 0),
+                         dilations=_per_dim(ctx, "dilation", spatial, 1) if dilated else None,
+                         rounding="ceil_torch" if ctx.attrs.bool("ceil_mode", False) else "floor")
 
 
-def _max_pool(ctx: ExtractContext) -> MaxPool:
-    spatial = _spatial(ctx)
-    window = _Window.of(ctx, spatial)
-    return MaxPool(kernel=window.kernel, strides=window.strides, pads_begin=window.pads, pads_end=window.pads,
-                   rounding_type=window.rounding, dilations=_per_dim(ctx, "dilation", spatial, 1), axis=2)
-
-
-@extractor("torch", "aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[MaxPool])
-def max_pool_with_indices(node: Node, ctx: ExtractContext) -> MaxPool:
+@extractor("torch", "aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
+def max_pool_with_indices(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Values and indices (flat within each spatial plane, as torch's)."""
-    return _max_pool(ctx)
+    pool = max_pool(ctx, tensor(ctx, "self"), _pool_window(ctx, _spatial(ctx), True), axis=2, suffix="op")
+    return [pool.out_port(0), pool.out_port(1)]
 
 
-max_pool_3d = extractor("torch", "aten.max_pool3d_with_indices.default", max_pool_with_indices.extract, versions=TORCH_2_5,
-                   produces=[MaxPool])
+max_pool_3d = extractor("torch", "aten.max_pool3d_with_indices.default", max_pool_with_indices.extract,
+                        versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
 
 
-@extractor("torch", "aten.max_pool2d.default", versions=TORCH_2_5, produces=[MaxPool])
-def max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [ctx.add(_max_pool(ctx), [tensor(ctx, "self")], suffix="op").out_port(0)]
+@extractor("torch", "aten.max_pool2d.default", versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
+def max_pool_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [max_pool(ctx, tensor(ctx, "self"), _pool_window(ctx, _spatial(ctx), True), axis=2,
+                     suffix="op").out_port(0)]
 
 
-@extractor("torch", "aten.avg_pool2d.default", versions=TORCH_2_5, produces=[AvgPool])
-def avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("torch", "aten.avg_pool2d.default", versions=TORCH_2_5, produces=[*AVG_POOL_OPS])
+def avg_pool_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.get("divisor_override") is not None:
         raise ctx.attrs.bad("divisor_override", ctx.attrs.get("divisor_override"), "a custom divisor")
-    window = _Window.of(ctx, _spatial(ctx))
-    pool = AvgPool(kernel=window.kernel, strides=window.strides, pads_begin=window.pads, pads_end=window.pads,
-                   rounding_type=window.rounding, exclude_pad=not ctx.attrs.bool("count_include_pad", True))
-    return [ctx.op(pool, tensor(ctx, "self"), suffix="op")]
+    return [avg_pool(ctx, tensor(ctx, "self"), _pool_window(ctx, _spatial(ctx), False),
+                     exclude_pad=not ctx.attrs.bool("count_include_pad", True), suffix="op")]
 
 
-avg_pool_1d = extractor("torch", "aten.avg_pool1d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
-avg_pool_3d = extractor("torch", "aten.avg_pool3d.default", avg_pool.extract, versions=TORCH_2_5, produces=[AvgPool])
+avg_pool_1d = extractor("torch", "aten.avg_pool1d.default", avg_pool_values.extract, versions=TORCH_2_5,
+                        produces=[*AVG_POOL_OPS])
+avg_pool_3d = extractor("torch", "aten.avg_pool3d.default", avg_pool_values.extract, versions=TORCH_2_5,
+                        produces=[*AVG_POOL_OPS])
 
 
 def _adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:

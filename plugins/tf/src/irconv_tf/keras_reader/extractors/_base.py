@@ -10,11 +10,12 @@ from typing import cast
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, f32, i64
+from irconv.frontend import extractor, f32
 from irconv.graph import OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Add, Convert, Reshape
+from irconv_opset import Convert
+from irconv_opset.lowering.convolution import channel_bias
 
 from irconv_tf.extractors._base import laid_out as tf_laid_out
 from irconv_tf.keras_reader import FRAMEWORK
@@ -95,12 +96,7 @@ def laid_out(
 
 def add_bias(ctx: ExtractContext, x: OutPort, bias: np.ndarray, rank: int, channel_axis: int) -> OutPort:
     """x + bias along ``channel_axis`` (the last axis needs no reshaping)."""
-    value = f32(ctx, bias, "bias")
-    if channel_axis != rank - 1:
-        shape = [1] * rank
-        shape[channel_axis] = -1
-        value = ctx.op(Reshape(), value, i64(ctx, shape, "bias_shape"), suffix="bias_reshaped")
-    return ctx.op(Add(), x, value, suffix="add_bias")
+    return channel_bias(ctx, x, f32(ctx, bias, "bias"), rank, channel_axis)
 
 
 def finish(ctx: ExtractContext, x: OutPort, bias: np.ndarray | None, rank: int, channel_axis: int) -> list[OutPort]:

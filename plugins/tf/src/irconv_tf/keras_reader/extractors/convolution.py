@@ -12,10 +12,20 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, require_rank
+from irconv.frontend import require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import Add, Convolution, ConvolutionBackpropData, GroupConvolution
+from irconv_opset.lowering.convolution import (
+    ChannelsLastConvolution,
+    FilterLayout,
+    PadSplit,
+    Window,
+    channels_last_convolution,
+    convolution_backprop,
+    filters_first,
+    split_padding,
+)
 
 from irconv_tf.keras_reader.extractors._base import (
     channels_last,
@@ -31,23 +41,25 @@ from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 _PRODUCES = [Convolution, GroupConvolution, Add, *FUNCTION_OPS]
 
 
-def _padding(ctx: ExtractContext, kernel: tuple[int, ...], dilations: tuple[int, ...]) -> dict[str, object]:
-    kind = ctx.attrs.choice("padding", ["valid", "same", "causal"], "valid")
-    zeros = (0,) * len(kernel)
-    if kind == "causal":  # Conv1D: (k - 1) * dilation zeros before the sequence, none after
-        begin = tuple((k - 1) * d for k, d in zip(kernel, dilations, strict=True))
-        return {"auto_pad": "explicit", "pads_begin": begin, "pads_end": zeros}
-    return {"auto_pad": "same_upper" if kind == "same" else "valid", "pads_begin": zeros, "pads_end": zeros}
-
-
-def _geometry(ctx: ExtractContext, spatial: int) -> dict[str, object]:
+def _window(ctx: ExtractContext, spatial: int) -> Window:
+    """strides, dilation_rate and padding: valid, same or causal (Conv1D: (k - 1) * dilation
+    zeros before the sequence, none after)."""
     kernel = int_tuple(ctx, "kernel_size", spatial)
+    strides = int_tuple(ctx, "strides", spatial, 1)
     dilations = int_tuple(ctx, "dilation_rate", spatial, 1)
-    return {
-        "strides": int_tuple(ctx, "strides", spatial, 1),
-        "dilations": dilations,
-        **_padding(ctx, kernel, dilations),
-    }
+    kind = ctx.attrs.choice("padding", ["valid", "same", "causal"], "valid")
+    if kind == "causal":
+        return Window.of(strides, dilations, [(k - 1) * d for k, d in zip(kernel, dilations, strict=True)],
+                         (0,) * spatial)
+    return Window.of(strides, dilations, auto_pad="same_upper" if kind == "same" else "valid")
+
+
+def _place(ctx: ExtractContext, rank: int, last: bool = True) -> Callable[[Op, list[OutPort]], OutPort]:
+    return lambda op, inputs: laid_out(ctx, op, inputs, layout_mark(ctx, rank), last=last)
+
+
+def _finish(ctx: ExtractContext, y: OutPort, bias: np.ndarray | None, rank: int) -> list[OutPort]:
+    return finish(ctx, y, bias, rank, rank - 1 if channels_last(ctx) else 1)
 
 
 def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
@@ -55,27 +67,15 @@ def _conv(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         rank = spatial + 2
         use_bias = ctx.attrs.bool("use_bias", True)
         found = variables(ctx, 2 if use_bias else 1)
-        kernel = np.moveaxis(found[0].astype(np.float32), [-1, -2], [0, 1])  # [out, in/g, spatial...]
+        kernel = found[0].astype(np.float32)  # [spatial..., in/g, out]
         groups = ctx.attrs.int("groups", 1)
-        op: Op
-        if groups == 1:
-            op = Convolution(**_geometry(ctx, spatial))
-        else:
-            out = kernel.shape[0]
-            if groups < 1 or out % groups:
-                raise ctx.attrs.bad("groups", groups, f"does not divide the kernel's {out} filters")
-            kernel = kernel.reshape(groups, out // groups, *kernel.shape[1:])
-            op = GroupConvolution(**_geometry(ctx, spatial))
-        y = laid_out(ctx, op, [ctx.input(0), f32(ctx, np.ascontiguousarray(kernel), "kernel")], layout_mark(ctx, rank))
-        return finish(ctx, y, found[1] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
+        if groups < 1 or kernel.shape[-1] % groups:
+            raise ctx.attrs.bad("groups", groups, f"does not divide the kernel's {kernel.shape[-1]} filters")
+        conv = ChannelsLastConvolution(_window(ctx, spatial), kernel, FilterLayout.SPATIAL_IN_OUT, groups)
+        y = channels_last_convolution(ctx, ctx.input(0), conv, _place(ctx, rank))
+        return _finish(ctx, y, found[1] if use_bias else None, rank)
 
     return extract
-
-
-def _depthwise_op(ctx: ExtractContext, depthwise: np.ndarray, spatial: int) -> tuple[Op, np.ndarray]:
-    """[spatial..., C, M] -> GroupConvolution's [C, M, 1, spatial...]."""
-    weights = np.moveaxis(depthwise.astype(np.float32), [-2, -1], [0, 1])[:, :, None]
-    return GroupConvolution(**_geometry(ctx, spatial)), np.ascontiguousarray(weights)
 
 
 def _depthwise(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
@@ -83,9 +83,10 @@ def _depthwise(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         rank = spatial + 2
         use_bias = ctx.attrs.bool("use_bias", True)
         found = variables(ctx, 2 if use_bias else 1)
-        op, weights = _depthwise_op(ctx, found[0], spatial)
-        y = laid_out(ctx, op, [ctx.input(0), f32(ctx, weights, "kernel")], layout_mark(ctx, rank))
-        return finish(ctx, y, found[1] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
+        conv = ChannelsLastConvolution(_window(ctx, spatial), found[0].astype(np.float32),
+                                       FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
+        y = channels_last_convolution(ctx, ctx.input(0), conv, _place(ctx, rank))
+        return _finish(ctx, y, found[1] if use_bias else None, rank)
 
     return extract
 
@@ -97,15 +98,13 @@ def _separable(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         rank = spatial + 2
         use_bias = ctx.attrs.bool("use_bias", True)
         found = variables(ctx, 3 if use_bias else 2)
-        op, weights = _depthwise_op(ctx, found[0], spatial)
-        depthwise = laid_out(
-            ctx, op, [ctx.input(0), f32(ctx, weights, "depthwise_kernel")], layout_mark(ctx, rank), last=False
-        )
-        pointwise = np.ascontiguousarray(np.moveaxis(found[1].astype(np.float32), [-1, -2], [0, 1]))
-        ones, zeros = (1,) * spatial, (0,) * spatial
-        mix = Convolution(strides=ones, dilations=ones, pads_begin=zeros, pads_end=zeros, auto_pad="explicit")
-        y = laid_out(ctx, mix, [depthwise, f32(ctx, pointwise, "pointwise_kernel")], layout_mark(ctx, rank))
-        return finish(ctx, y, found[2] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
+        depthwise_conv = ChannelsLastConvolution(_window(ctx, spatial), found[0].astype(np.float32),
+                                                 FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
+        depthwise = channels_last_convolution(ctx, ctx.input(0), depthwise_conv, _place(ctx, rank, last=False))
+        mix = ChannelsLastConvolution(Window.of((1,) * spatial), found[1].astype(np.float32),
+                                      FilterLayout.SPATIAL_IN_OUT)
+        y = channels_last_convolution(ctx, depthwise, mix, _place(ctx, rank))
+        return _finish(ctx, y, found[2] if use_bias else None, rank)
 
     return extract
 
@@ -125,26 +124,20 @@ def _transpose(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
         dilations = int_tuple(ctx, "dilation_rate", spatial, 1)
         same = ctx.attrs.choice("padding", ["valid", "same"], "valid") == "same"
         given = None if ctx.attrs.get("output_padding") is None else int_tuple(ctx, "output_padding", spatial)
-        begin, end, extra = [], [], []
+        totals = []
         for i in range(spatial):
             k = kernel_size[i] + (kernel_size[i] - 1) * (dilations[i] - 1)
             s = strides[i]
-            total = (k - s if same else min(k - s, 0)) if given is None else 2 * (k // 2 if same else 0) - given[i]
-            begin.append(max(total, 0) // 2)
-            end.append(max(total, 0) - max(total, 0) // 2)
-            extra.append(max(-total, 0))
+            if given is None:
+                totals.append(k - s if same else min(k - s, 0))
+            else:
+                totals.append(2 * (k // 2 if same else 0) - given[i])
+        padding = split_padding(totals, PadSplit.END)
+        window = Window(strides, dilations, padding.pads_begin, padding.pads_end)
         # [spatial..., out, in] -> [in, out, spatial...]
-        kernel = np.ascontiguousarray(np.moveaxis(found[0].astype(np.float32), [-1, -2], [0, 1]))
-        op = ConvolutionBackpropData(
-            strides=strides,
-            dilations=dilations,
-            pads_begin=tuple(begin),
-            pads_end=tuple(end),
-            auto_pad="explicit",
-            output_padding=tuple(extra),
-        )
-        y = laid_out(ctx, op, [ctx.input(0), f32(ctx, kernel, "kernel")], layout_mark(ctx, rank))
-        return finish(ctx, y, found[1] if use_bias else None, rank, rank - 1 if channels_last(ctx) else 1)
+        kernel = filters_first(ctx, found[0].astype(np.float32), FilterLayout.SPATIAL_OUT_IN, "kernel")
+        y = convolution_backprop(ctx, ctx.input(0), kernel, window, padding.output_padding, place=_place(ctx, rank))
+        return _finish(ctx, y, found[1] if use_bias else None, rank)
 
     return extract
 

@@ -9,6 +9,7 @@ from irconv.frontend import i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import AvgPool, MaxPool_v1, ReduceMax, ReduceMean
+from irconv_opset.lowering.pooling import GlobalPool, PoolWindow, avg_pool, global_pool, max_pool
 
 from irconv_tf.keras_reader.extractors._base import channels_last, int_tuple, keras, laid_out, layout_mark
 
@@ -18,27 +19,25 @@ def _pooling(spatial: int, average: bool) -> Callable[[Node, ExtractContext], li
         kernel = int_tuple(ctx, "pool_size", spatial)
         strides = kernel if ctx.attrs.get("strides") is None else int_tuple(ctx, "strides", spatial)
         same = ctx.attrs.choice("padding", ["valid", "same"], "valid") == "same"
-        zeros = (0,) * spatial
-        common = {
-            "strides": strides,
-            "kernel": kernel,
-            "pads_begin": zeros,
-            "pads_end": zeros,
-            "auto_pad": "same_upper" if same else "valid",
-            "rounding_type": "floor",
-        }
+        pool = PoolWindow.of(kernel, strides, auto_pad="same_upper" if same else "valid")
+        mark = layout_mark(ctx, spatial + 2)
+
+        def place(op: Op, inputs: list[OutPort]) -> Node:
+            return laid_out(ctx, op, inputs, mark).node
+
         # Keras averages over the window's values inside the input only (TensorFlow's SAME)
-        op: Op = AvgPool(exclude_pad=True, **common) if average else MaxPool_v1(**common)
-        return [laid_out(ctx, op, [ctx.input(0)], layout_mark(ctx, spatial + 2))]
+        if average:
+            return [avg_pool(ctx, ctx.input(0), pool, exclude_pad=True, place=place)]
+        return [max_pool(ctx, ctx.input(0), pool, values_only=True, place=place).out_port(0)]
 
     return extract
 
 
-def _global(spatial: int, make: Callable[[bool], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
+def _global(spatial: int, kind: GlobalPool) -> Callable[[Node, ExtractContext], list[OutPort]]:
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
         axes = list(range(1, 1 + spatial)) if channels_last(ctx) else list(range(2, 2 + spatial))
         keep = ctx.attrs.bool("keepdims", False)
-        return [ctx.op(make(keep), ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce")]
+        return [global_pool(ctx, ctx.input(0), kind, i64(ctx, axes, "axes"), keep_dims=keep, suffix="reduce")]
 
     return extract
 
@@ -49,10 +48,7 @@ POOLING = [
     for n in (1, 2, 3)
 ]
 GLOBAL_POOLING = [
-    keras(f"Global{kind}Pooling{n}D", _global(n, make), produces=[op])
-    for kind, op, make in (
-        ("Average", ReduceMean, lambda keep: ReduceMean(keep_dims=keep)),
-        ("Max", ReduceMax, lambda keep: ReduceMax(keep_dims=keep)),
-    )
+    keras(f"Global{kind}Pooling{n}D", _global(n, pool), produces=[op])
+    for kind, op, pool in (("Average", ReduceMean, GlobalPool.AVG), ("Max", ReduceMax, GlobalPool.MAX))
     for n in (1, 2, 3)
 ]
