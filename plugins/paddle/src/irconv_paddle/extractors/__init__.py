@@ -9,6 +9,16 @@ from irconv.plugins import Extractor
 
 def all_extractors() -> list[Extractor]:
     """Every extractor this plugin provides (modules imported here, not at plugin import)."""
-    from irconv_paddle.extractors import activations, detection, elementwise, image, misc, nn, reduction, tensor
+    from irconv_paddle.extractors import (
+        activations,
+        detection,
+        elementwise,
+        image,
+        indexing,
+        misc,
+        nn,
+        reduction,
+        tensor,
+    )
 
-    return collect(nn, activations, elementwise, tensor, reduction, image, misc, detection)
+    return collect(nn, activations, elementwise, tensor, reduction, image, misc, indexing, detection)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ConversionError, ExtractContext
-from irconv.frontend import aliases, const_like, i64
+from irconv.frontend import aliases, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -17,8 +17,8 @@ from irconv_opset import (
     GreaterEqual,
     Maximum,
     Minimum,
-    Multiply,
     MulticlassNms,
+    Multiply,
     PriorBox,
     Reshape,
     Select,

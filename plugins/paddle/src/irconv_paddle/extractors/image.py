@@ -8,6 +8,7 @@ from irconv.frontend import aliases, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
+    MVN,
     Add,
     Concat,
     Convert,
@@ -15,7 +16,6 @@ from irconv_opset import (
     GroupNormalization,
     Interpolate,
     Multiply,
-    MVN,
     Pad,
     Reshape,
 )

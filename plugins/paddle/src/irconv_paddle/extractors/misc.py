@@ -12,7 +12,6 @@ from irconv_opset import (
     Abs,
     Add,
     Clamp,
-    Convert,
     Divide,
     Gather,
     GatherElements,

@@ -7,13 +7,13 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
+    MVN,
     AdaptiveAvgPool,
     AdaptiveMaxPool,
     Add,
     BatchNormInference,
     MatMul,
     Multiply,
-    MVN,
     Reshape,
     ShuffleChannels,
     Transpose,

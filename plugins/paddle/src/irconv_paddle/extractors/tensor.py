@@ -16,19 +16,18 @@ from irconv_opset import (
     Gather,
     GatherND,
     Multiply,
+    ReduceProd,
     Reshape,
     Select,
     ShapeOf,
     Slice,
     Split,
     Squeeze,
-    StridedSlice,
     Tile,
     Unsqueeze,
     VariadicSplit,
 )
-
-from irconv_opset.build import dims_of
+from irconv_opset.build import convert_like, dims_of, shape_of
 
 from irconv_paddle.dtypes import dtype_of_name
 from irconv_paddle.extractors._common import arg, args, known_float, known_int, known_ints, x
@@ -243,11 +242,7 @@ def extract_full_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     value = known_float(ctx, "value", 1, 0.0)
     fill = ctx.const(np.asarray(value, dtype or np.dtype(np.float32)))
     if dtype is None:
-        from irconv_opset.build import convert_like
-
         fill = convert_like(ctx, fill, data, "fill_type")
-    from irconv_opset.build import shape_of
-
     return [ctx.op(Broadcast(mode="numpy"), fill, shape_of(ctx, data))]
 
 
@@ -255,11 +250,19 @@ FULL_LIKE = aliases("paddle", ["fill_any_like", "pd_op.full_like"], extract_full
                     produces=[Broadcast, ShapeOf, Convert])
 
 
+def extract_numel(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The element count as an int64 scalar."""
+    return [ctx.op(ReduceProd(keep_dims=False), shape_of(ctx, x(ctx)), i64(ctx, [0], "axis"))]
+
+
+NUMEL = aliases("paddle", ["size", "pd_op.numel"], extract_numel, produces=[ShapeOf, ReduceProd])
+
+
 def extract_assign(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [x(ctx)]
 
 
-ASSIGN = aliases("paddle", [*both("assign"), *both("share_data"), "pd_op.memcpy_h2d", "pd_op.memcpy_d2h"],
+ASSIGN = aliases("paddle", [*both("assign"), *both("share_data"), "memcpy", "pd_op.memcpy_h2d", "pd_op.memcpy_d2h"],
                  extract_assign, produces=[])
 
 
@@ -277,8 +280,6 @@ def extract_scale(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale = arg(ctx, 1)
     if scale is None:
         scale = ctx.const(np.asarray(ctx.attrs.float("scale", 1.0)))
-    from irconv_opset.build import convert_like
-
     scale = convert_like(ctx, scale, data, "scale_type")
     bias = ctx.attrs.float("bias", 0.0)
     bias_port = convert_like(ctx, ctx.const(np.asarray(bias, np.float32), suffix="bias"), data, "bias_type")
@@ -307,8 +308,6 @@ EXPAND = aliases("paddle", ["expand_v2", "pd_op.expand"], extract_expand, produc
 
 
 def extract_expand_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset.build import shape_of
-
     target = arg(ctx, 1)
     shape = shape_of(ctx, target) if target is not None else i64(ctx, ctx.attrs.ints("target_shape"), "shape")
     return [ctx.op(Broadcast(mode="bidirectional"), x(ctx), shape)]
