@@ -20,6 +20,9 @@ class Case:
     build: Callable[[], Any]
     inputs: tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]
     positive: bool = False
+    #: For the legacy form, when Paddle 3's Python API only traces into PIR: the op type and
+    #: attributes of a one-operator legacy program (inputs in slots X and Y, result in Out).
+    legacy: tuple[str, dict[str, Any]] | None = None
 
 
 def _image(c: int = 3, h: int = 8, w: int = 8) -> tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]:
@@ -82,27 +85,30 @@ POSITIVE_UNARY = ["log", "sqrt", "rsqrt", "reciprocal"]
 
 CASES: dict[str, Case] = {}
 for _name in UNARY:
-    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),))
+    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),), legacy=(_name, {}))
 for _name in POSITIVE_UNARY:
-    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),), positive=True)
+    CASES[_name] = Case(fn(lambda x, n=_name: getattr(_p(), n)(x)), (_plain(2, 3, 4),), positive=True,
+                        legacy=(_name, {}))
 
 CASES.update({
     "relu": Case(fn(lambda x: _f().relu(x)), (_plain(2, 3, 4),)),
     "relu6": Case(fn(lambda x: _f().relu6(x * 4)), (_plain(2, 3, 4),)),
     "leaky_relu": Case(fn(lambda x: _f().leaky_relu(x, 0.1)), (_plain(2, 3, 4),)),
     "elu": Case(fn(lambda x: _f().elu(x, 0.7)), (_plain(2, 3, 4),)),
-    "gelu": Case(fn(lambda x: _f().gelu(x)), (_plain(2, 3, 4),)),
-    "gelu_tanh": Case(fn(lambda x: _f().gelu(x, approximate=True)), (_plain(2, 3, 4),)),
+    "gelu": Case(fn(lambda x: _f().gelu(x)), (_plain(2, 3, 4),), legacy=("gelu", {"approximate": False})),
+    "gelu_tanh": Case(fn(lambda x: _f().gelu(x, approximate=True)), (_plain(2, 3, 4),),
+                      legacy=("gelu", {"approximate": True})),
     "hardsigmoid": Case(fn(lambda x: _f().hardsigmoid(x * 4)), (_plain(2, 3, 4),)),
     "hardswish": Case(fn(lambda x: _f().hardswish(x * 4)), (_plain(2, 3, 4),)),
     "silu": Case(fn(lambda x: _f().silu(x)), (_plain(2, 3, 4),)),
     "swish": Case(fn(lambda x: _f().swish(x)), (_plain(2, 3, 4),)),
     "mish": Case(fn(lambda x: _f().mish(x)), (_plain(2, 3, 4),)),
-    "softplus": Case(fn(lambda x: _f().softplus(x * 10, beta=2, threshold=5)), (_plain(2, 3, 4),)),
+    "softplus": Case(fn(lambda x: _f().softplus(x * 10, beta=2, threshold=5)), (_plain(2, 3, 4),),
+                     legacy=("softplus", {"beta": 2.0, "threshold": 0.5})),
     "softsign": Case(fn(lambda x: _f().softsign(x)), (_plain(2, 3, 4),)),
     "log_sigmoid": Case(fn(lambda x: _f().log_sigmoid(x)), (_plain(2, 3, 4),)),
     "square": Case(fn(lambda x: _p().square(x)), (_plain(2, 3, 4),)),
-    "pow": Case(fn(lambda x: _p().pow(x, 3.0)), (_plain(2, 3, 4),)),
+    "pow": Case(fn(lambda x: _p().pow(x, 3.0)), (_plain(2, 3, 4),), legacy=("pow", {"factor": 3.0})),
     "softmax": Case(fn(lambda x: _f().softmax(x, axis=1)), (_plain(2, 3, 4),)),
     "log_softmax": Case(fn(lambda x: _f().log_softmax(x, axis=-1)), (_plain(2, 3, 4),)),
     "clip": Case(fn(lambda x: _p().clip(x, -0.5, 0.25)), (_plain(2, 3, 4),)),
@@ -113,11 +119,15 @@ CASES.update({
     "add": Case(fn(lambda a, b: a + b), (_plain(2, 3, 4, name="a"), _plain(3, 4, name="b"))),
     "subtract": Case(fn(lambda a, b: a - b), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
     "multiply": Case(fn(lambda a, b: a * b), (_plain(2, 3, 4, name="a"), _plain(1, 4, name="b"))),
-    "divide": Case(fn(lambda a, b: a / (b * b + 1)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
-    "maximum": Case(fn(lambda a, b: _p().maximum(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
-    "minimum": Case(fn(lambda a, b: _p().minimum(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b"))),
+    "divide": Case(fn(lambda a, b: a / (b * b + 1)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b")),
+                   legacy=("elementwise_div", {"axis": -1}), positive=True),
+    "maximum": Case(fn(lambda a, b: _p().maximum(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 3, 4, name="b")),
+                    legacy=("elementwise_max", {"axis": -1})),
+    "minimum": Case(fn(lambda a, b: _p().minimum(a, b)), (_plain(2, 3, 4, name="a"), _plain(3, 4, name="b")),
+                    legacy=("elementwise_min", {"axis": -1})),
     "greater_where": Case(fn(lambda a, b: _p().where(a > b, a, b * 2)), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
-    "matmul": Case(fn(lambda a, b: _p().matmul(a, b, transpose_y=True)), (_plain(2, 3, 4, name="a"), _plain(5, 4, name="b"))),
+    "matmul": Case(fn(lambda a, b: _p().matmul(a, b, transpose_y=True)), (_plain(2, 3, 4, name="a"), _plain(5, 4, name="b")),
+                   legacy=("matmul_v2", {"trans_x": False, "trans_y": True})),
     "linear": Case(lambda: _n().Linear(4, 5), (("x", (None, 4), "float32", (3, 4)),)),
     "reshape": Case(fn(lambda x: x.reshape([0, -1, 2])), (_plain(2, 3, 4),)),
     "flatten": Case(fn(lambda x: x.flatten(1, 2)), (_plain(2, 3, 4, 5),)),
@@ -150,14 +160,18 @@ CASES.update({
     "adaptive_avg_pool_2x3": Case(fn(lambda x: _f().adaptive_avg_pool2d(x, [2, 3])), _image(3, 8, 9)),
     "adaptive_max_pool": Case(fn(lambda x: _f().adaptive_max_pool2d(x, 2)), _image()),
     "dropout": Case(lambda: _n().Dropout(0.3), (_plain(2, 3, 4),)),
-    "sum": Case(fn(lambda x: x.sum(axis=[1, 2], keepdim=True)), (_plain(2, 3, 4),)),
-    "sum_all": Case(fn(lambda x: x.sum()), (_plain(2, 3, 4),)),
+    "sum": Case(fn(lambda x: x.sum(axis=[1, 2], keepdim=True)), (_plain(2, 3, 4),),
+                legacy=("reduce_sum", {"dim": [1, 2], "keep_dim": True, "reduce_all": False})),
+    "sum_all": Case(fn(lambda x: x.sum()), (_plain(2, 3, 4),),
+                    legacy=("reduce_sum", {"dim": [], "keep_dim": False, "reduce_all": True})),
     "mean": Case(fn(lambda x: x.mean(axis=-1)), (_plain(2, 3, 4),)),
     "max": Case(fn(lambda x: x.max(axis=1)), (_plain(2, 3, 4),)),
     "min": Case(fn(lambda x: x.min(axis=0, keepdim=True)), (_plain(2, 3, 4),)),
     "prod": Case(fn(lambda x: x.prod(axis=2)), (_plain(2, 3, 4),)),
-    "argmax": Case(fn(lambda x: x.argmax(axis=1)), (_plain(2, 3, 4),)),
-    "argmin_keepdim": Case(fn(lambda x: x.argmin(axis=-1, keepdim=True)), (_plain(2, 3, 4),)),
+    "argmax": Case(fn(lambda x: x.argmax(axis=1)), (_plain(2, 3, 4),),
+                   legacy=("arg_max", {"axis": 1, "keepdims": False, "flatten": False, "dtype": 3})),
+    "argmin_keepdim": Case(fn(lambda x: x.argmin(axis=-1, keepdim=True)), (_plain(2, 3, 4),),
+                           legacy=("arg_min", {"axis": -1, "keepdims": True, "flatten": False, "dtype": 3})),
     "topk": Case(fn(lambda x: _p().topk(x, 2, axis=1)), (_plain(2, 5, 4),)),
     "topk_smallest": Case(fn(lambda x: _p().topk(x, 3, largest=False)), (_plain(2, 5, 6),)),
     "argsort": Case(fn(lambda x: _p().argsort(x, axis=1, descending=True)), (_plain(2, 5, 4),)),
@@ -190,8 +204,8 @@ CASES.update({
     "add_n": Case(fn(lambda a, b: _p().add_n([a, b, a])), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
     "atan2": Case(fn(lambda a, b: _p().atan2(a, b)), (_plain(2, 3, name="a"), _plain(2, 3, name="b"))),
     "bmm": Case(fn(lambda a, b: _p().bmm(a, b)), (_plain(2, 3, 4, name="a"), _plain(2, 4, 5, name="b"))),
-    "round": Case(fn(lambda x: _p().round(x * 3)), (_plain(2, 3, 4),)),
-    "log2": Case(fn(lambda x: _p().log2(x)), (_plain(2, 3, 4),), positive=True),
+    "round": Case(fn(lambda x: _p().round(x * 3)), (_plain(2, 3, 4),), legacy=("round", {})),
+    "log2": Case(fn(lambda x: _p().log2(x)), (_plain(2, 3, 4),), positive=True, legacy=("log2", {})),
     "softshrink": Case(fn(lambda x: _f().softshrink(x, 0.3)), (_plain(2, 3, 4),)),
     "tanhshrink": Case(fn(lambda x: _f().tanhshrink(x)), (_plain(2, 3, 4),)),
     "hardtanh": Case(fn(lambda x: _f().hardtanh(x, -0.5, 0.7)), (_plain(2, 3, 4),)),

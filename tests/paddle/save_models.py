@@ -36,11 +36,24 @@ def main(out: Path, mapping: str, names: list[str]) -> None:
 def save_case(out: Path, name: str, case: Any) -> None:
     import paddle
 
+    if case.legacy is not None and not paddle.framework.use_pir_api():
+        save_legacy_op(out, name, case)
+        return
     paddle.seed(0)
     model = case.build()
     model.eval()
     specs = [paddle.static.InputSpec(list(shape), dtype, n) for n, shape, dtype, _ in case.inputs]
     paddle.jit.save(model, str(out / name), input_spec=specs)
+    feeds = _feeds(case)
+    loaded = paddle.jit.load(str(out / name))
+    loaded.eval()
+    results = loaded(*[paddle.to_tensor(v) for v in feeds.values()])
+    results = results if isinstance(results, (list, tuple)) else [results]
+    arrays = {f"in:{k}": v for k, v in feeds.items()}
+    arrays.update({f"out:{i}": np.asarray(r.numpy()) for i, r in enumerate(results)})
+    np.savez(out / f"{name}.npz", **arrays)
+
+def _feeds(case: Any) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     feeds = {}
     for n, _, dtype, concrete in case.inputs:
@@ -49,13 +62,39 @@ def save_case(out: Path, name: str, case: Any) -> None:
         else:
             values = rng.standard_normal(concrete).astype(dtype)
             feeds[n] = np.abs(values) + 0.1 if case.positive else values
-    loaded = paddle.jit.load(str(out / name))
-    loaded.eval()
-    results = loaded(*[paddle.to_tensor(v) for v in feeds.values()])
-    results = results if isinstance(results, (list, tuple)) else [results]
+    return feeds
+
+
+def save_legacy_op(out: Path, name: str, case: Any) -> None:
+    """A one-operator legacy program written through Paddle's static-graph API: for ops whose
+    Python functions Paddle 3 only traces into PIR programs. Inputs go to slots X (and Y),
+    the result comes from slot Out; the reference is Paddle's executor running the program
+    loaded back from the saved files."""
+    import paddle
+    from paddle.base.layer_helper import LayerHelper
+
+    op_type, attrs = case.legacy
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            inputs = [paddle.static.data(n, list(shape), dtype) for n, shape, dtype, _ in case.inputs]
+            helper = LayerHelper(op_type)
+            result = helper.create_variable_for_type_inference(dtype=inputs[0].dtype)
+            slots = {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
+            helper.append_op(type=op_type, inputs=slots, outputs={"Out": [result]}, attrs=attrs)
+        executor = paddle.static.Executor(paddle.CPUPlace())
+        executor.run(startup)
+        paddle.static.save_inference_model(str(out / name), inputs, [result], executor, program=main)
+        program, feed_names, fetches = paddle.static.load_inference_model(str(out / name), executor)
+        feeds = _feeds(case)
+        results = executor.run(program, feed={n: feeds[n] for n in feed_names}, fetch_list=fetches)
+    finally:
+        paddle.disable_static()
     arrays = {f"in:{k}": v for k, v in feeds.items()}
-    arrays.update({f"out:{i}": np.asarray(r.numpy()) for i, r in enumerate(results)})
+    arrays.update({f"out:{i}": np.asarray(r) for i, r in enumerate(results)})
     np.savez(out / f"{name}.npz", **arrays)
+
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])

@@ -31,15 +31,11 @@ def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
     keep = ctx.attrs.bool("keep_dim", ctx.attrs.bool("keepdim", False))
     every = ctx.attrs.bool("reduce_all", False) or not axes or len(axes) == rank
     axes_port = all_axes(ctx, data) if every else i64(ctx, normalize_axes(ctx, axes, rank), "axes")
-    out = reduce(ctx, _REDUCTIONS[plain_type(ctx)], data, axes_port, keep, suffix="reduce")
-    if every and not keep and not ctx.source_op.op_type.startswith(PIR_DIALECT):
-        # the legacy program keeps a full reduction 1-D ([1]); PIR gives a 0-D tensor
-        out = ctx.op(Reshape(special_zero=False), out, i64(ctx, [1], "shape"))
-    return [out]
+    return [reduce(ctx, _REDUCTIONS[plain_type(ctx)], data, axes_port, keep)]
 
 
 REDUCE = aliases("paddle", [n if n.startswith("reduce_") else PIR_DIALECT + n for n in _REDUCTIONS], extract_reduce,
-                 produces=[*REDUCTION_OPS, Reshape])
+                 produces=REDUCTION_OPS)
 
 
 def extract_arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:
