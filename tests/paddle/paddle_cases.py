@@ -21,8 +21,9 @@ class Case:
     inputs: tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]
     positive: bool = False
     #: For the legacy form, when Paddle 3's Python API only traces into PIR: the op type and
-    #: attributes of a one-operator legacy program (inputs in slots X and Y, result in Out).
-    legacy: tuple[str, dict[str, Any]] | None = None
+    #: attributes of a one-operator legacy program (inputs in slots X and Y, or as a third item
+    #: maps slots to input names; result in Out).
+    legacy: tuple[Any, ...] | None = None
 
 
 def _image(c: int = 3, h: int = 8, w: int = 8) -> tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]:
@@ -160,6 +161,7 @@ CASES.update({
     "adaptive_avg_pool_2x3": Case(fn(lambda x: _f().adaptive_avg_pool2d(x, [2, 3])), _image(3, 8, 9)),
     "adaptive_max_pool": Case(fn(lambda x: _f().adaptive_max_pool2d(x, 2)), _image()),
     "dropout": Case(lambda: _n().Dropout(0.3), (_plain(2, 3, 4),)),
+    "dropout_downscale": Case(lambda: _n().Dropout(0.3, mode="downscale_in_infer"), (_plain(2, 3, 4),)),
     "sum": Case(fn(lambda x: x.sum(axis=[1, 2], keepdim=True)), (_plain(2, 3, 4),),
                 legacy=("reduce_sum", {"dim": [1, 2], "keep_dim": True, "reduce_all": False})),
     "sum_all": Case(fn(lambda x: x.sum()), (_plain(2, 3, 4),),
@@ -223,6 +225,16 @@ CASES.update({
                                                                            _plain(1, 3, 4, 2, name="b"))),
     "var": Case(fn(lambda x: _p().var(x, axis=1)), (_plain(2, 3, 4),)),
     "numel": Case(fn(lambda x: x / _p().numel(x).cast("float32")), (_plain(2, 3, 4),)),
+    "partial_sum": Case(fn(lambda a, b: a[:, 1:3] + b[:, 1:3]), (_plain(2, 5, name="a"), _plain(2, 5, name="b")),
+                        legacy=("partial_sum", {"start_index": 1, "length": 2}, {"X": ["a", "b"]})),
+    "partial_concat": Case(fn(lambda a, b: _p().concat([a[:, 2:], b[:, 2:]], 1)),
+                           (_plain(2, 5, name="a"), _plain(2, 5, name="b")),
+                           legacy=("partial_concat", {"start_index": 2, "length": -1}, {"X": ["a", "b"]})),
+    "diagonal": Case(fn(lambda x: _p().diagonal(x, offset=1, axis1=1, axis2=2)), (_plain(2, 4, 5),)),
+    "fill_batch_size_like": Case(fn(lambda x: _p().full_like(x[:, :1], 1.5).expand([-1, 4])),
+                                 (("x", (None, 3), "float32", (2, 3)),),
+                                 legacy=("fill_constant_batch_size_like", {"shape": [-1, 4], "value": 1.5, "dtype": 5,
+                                         "input_dim_idx": 0, "output_dim_idx": 0}, {"Input": ["x"]})),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 
@@ -276,4 +288,26 @@ DETECTION: dict[str, Case] = {
     "multiclass_nms3": Case(fn(lambda b, s: _p()._C_ops.multiclass_nms3(
         _boxes(b), _p().nn.functional.sigmoid(s), None, 0.3, 20, 8, 0.5, True, 1.0, 0)),
         (_plain(1, 12, 4, name="b"), _plain(1, 4, 12, name="s"))),
+    "matrix_nms": Case(fn(lambda b, s: _p().vision.ops.matrix_nms(
+        _boxes(b), _p().nn.functional.sigmoid(s), 0.3, 0.4, 20, 8, return_index=True, return_rois_num=True)),
+        (_plain(2, 12, 4, name="b"), _plain(2, 4, 12, name="s"))),
+    "matrix_nms_gaussian": Case(fn(lambda b, s: _p().vision.ops.matrix_nms(
+        _boxes(b), _p().nn.functional.sigmoid(s), 0.2, 0.3, 10, 5, use_gaussian=True, gaussian_sigma=1.5,
+        background_label=-1, return_index=True, return_rois_num=True)),
+        (_plain(1, 10, 4, name="b"), _plain(1, 3, 10, name="s"))),
+    "roi_align": Case(fn(lambda a, b: _p().vision.ops.roi_align(
+        a, _boxes(b)[0] * 12, _p().to_tensor([2, 3], dtype="int32"), output_size=(3, 2), spatial_scale=0.5,
+        sampling_ratio=2, aligned=True)), (_plain(2, 3, 8, 9, name="a"), _plain(1, 5, 4, name="b"))),
+    "roi_align_two_images": Case(fn(lambda a, b: _p().vision.ops.roi_align(
+        a, _boxes(b)[0] * 12, _p().to_tensor([2, 3], dtype="int32"), output_size=(3, 2), spatial_scale=0.5,
+        sampling_ratio=2, aligned=False)), (_plain(2, 3, 8, 9, name="a"), _plain(1, 5, 4, name="b"))),
+    "roi_align_adaptive": Case(fn(lambda a, b: _p().vision.ops.roi_align(
+        a, _boxes(b)[0] * 8, _p().to_tensor([5], dtype="int32"), output_size=2, aligned=False)),
+        (_plain(1, 3, 8, 9, name="a"), _plain(1, 5, 4, name="b"))),
+    "box_coder": Case(fn(lambda a, b: _p().vision.ops.box_coder(
+        _boxes(a)[0], [0.1, 0.1, 0.2, 0.2], b, code_type="decode_center_size", box_normalized=True, axis=0)),
+        (_plain(1, 6, 4, name="a"), _plain(3, 6, 4, name="b"))),
+    "box_coder_var": Case(fn(lambda a, b: _p().vision.ops.box_coder(
+        _boxes(a)[0] * 20, _p().nn.functional.sigmoid(a[0]), b, code_type="decode_center_size", box_normalized=False,
+        axis=1)), (_plain(1, 3, 4, name="a"), _plain(3, 5, 4, name="b"))),
 }

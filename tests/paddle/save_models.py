@@ -67,13 +67,14 @@ def _feeds(case: Any) -> dict[str, np.ndarray]:
 
 def save_legacy_op(out: Path, name: str, case: Any) -> None:
     """A one-operator legacy program written through Paddle's static-graph API: for ops whose
-    Python functions Paddle 3 only traces into PIR programs. Inputs go to slots X (and Y),
+    Python functions Paddle 3 only traces into PIR programs. Inputs go to slots X (and Y), or
+    to the slots a third item of ``case.legacy`` maps to input names,
     the result comes from slot Out; the reference is Paddle's executor running the program
     loaded back from the saved files."""
     import paddle
     from paddle.base.layer_helper import LayerHelper
 
-    op_type, attrs = case.legacy
+    op_type, attrs, *given = case.legacy
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
@@ -81,7 +82,9 @@ def save_legacy_op(out: Path, name: str, case: Any) -> None:
             inputs = [paddle.static.data(n, list(shape), dtype) for n, shape, dtype, _ in case.inputs]
             helper = LayerHelper(op_type)
             result = helper.create_variable_for_type_inference(dtype=inputs[0].dtype)
-            slots = {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
+            by_name = {v.name: v for v in inputs}
+            slots = {slot: [by_name[n] for n in names] for slot, names in given[0].items()} if given else \
+                {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
             helper.append_op(type=op_type, inputs=slots, outputs={"Out": [result]}, attrs=attrs)
         executor = paddle.static.Executor(paddle.CPUPlace())
         executor.run(startup)

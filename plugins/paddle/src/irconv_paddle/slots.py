@@ -78,6 +78,9 @@ SLOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "dropout": (("X", "Seed"), ("Out", "Mask")),
     "yolo_box": (("X", "ImgSize"), ("Boxes", "Scores")),
     "prior_box": (("Input", "Image"), ("Boxes", "Variances")),
+    "matrix_nms": (("BBoxes", "Scores"), ("Out", "Index", "RoisNum")),
+    "roi_align": (("X", "ROIs", "RoisNum"), ("Out",)),
+    "box_coder": (("PriorBox", "PriorBoxVar", "TargetBox"), ("OutputBox",)),
     "multiclass_nms3": (("BBoxes", "Scores", "RoisNum"), ("Out", "Index", "NmsRoisNum")),
     "set_value": (("Input", "ValueTensor", "StartsTensorList", "EndsTensorList", "StepsTensorList"), ("Out",)),
 }

@@ -1,5 +1,5 @@
-"""Detection heads and post-processing: prior_box (SSD), yolo_box (YOLOv3 decoding) and
-multiclass_nms3."""
+"""Detection heads and post-processing: prior_box (SSD), yolo_box (YOLOv3 decoding), box_coder,
+roi_align, multiclass_nms3 and matrix_nms."""
 
 from __future__ import annotations
 
@@ -12,21 +12,27 @@ from irconv_opset import (
     Add,
     Concat,
     Convert,
+    CumSum,
     Exp,
     Gather,
     GreaterEqual,
+    MatrixNms,
     Maximum,
     Minimum,
     MulticlassNms,
     Multiply,
     PriorBox,
+    Range,
+    ReduceSum,
     Reshape,
+    ROIAlign,
     Select,
     ShapeOf,
     Sigmoid,
     Slice,
     Subtract,
     Transpose,
+    Unsqueeze,
 )
 from irconv_opset.build import dims_of
 
@@ -144,3 +150,91 @@ def extract_multiclass_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 MULTICLASS_NMS = aliases("paddle", both("multiclass_nms3"), extract_multiclass_nms, produces=[MulticlassNms])
+
+
+def extract_matrix_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Matrix NMS (SOLOv2) of boxes [N, M, 4] and scores [N, C, M]: per image the kept rows
+    [label, score, x1, y1, x2, y2] by descending score, their indices, and the count per image."""
+    decay = "gaussian" if ctx.attrs.bool("use_gaussian", False) else "linear"
+    op = MatrixNms(sort_result_type="score", sort_result_across_batch=False, output_type=ElementType.i32,
+                   score_threshold=ctx.attrs.float("score_threshold"), nms_top_k=ctx.attrs.int("nms_top_k", -1),
+                   keep_top_k=ctx.attrs.int("keep_top_k", -1), background_class=ctx.attrs.int("background_label", 0),
+                   decay_function=decay, gaussian_sigma=ctx.attrs.float("gaussian_sigma", 2.0),
+                   post_threshold=ctx.attrs.float("post_threshold", 0.0), normalized=ctx.attrs.bool("normalized", True))
+    nms = ctx.add(op, [x(ctx), arg(ctx, 1)])
+    return [nms.out_port(0), nms.out_port(1), nms.out_port(2)]
+
+
+MATRIX_NMS = aliases("paddle", both("matrix_nms"), extract_matrix_nms, produces=[MatrixNms])
+
+
+def _batch_indices(ctx: ExtractContext, counts: OutPort | None, rois: OutPort) -> OutPort:
+    """The image of each RoI [R] (i32) from the RoIs per image [N]; all 0 without counts."""
+    total = dims_of(ctx, rois, 0, "roi_count")
+    ids = ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0, "zero"), total, i64(ctx, 1, "one"), suffix="roi_ids")
+    if counts is None:
+        return ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Multiply(), ids, i64(ctx, 0, "none"),
+                                                                          suffix="zeros"), suffix="batch")
+    ends = ctx.op(CumSum(), ctx.op(Convert(destination_type=ElementType.i64), counts, suffix="counts"),
+                  i64(ctx, 0, "axis"), suffix="ends")
+    passed = ctx.op(GreaterEqual(), ctx.op(Unsqueeze(), ids, i64(ctx, [1], "column"), suffix="ids_column"),
+                    ctx.op(Unsqueeze(), ends, i64(ctx, [0], "row"), suffix="ends_row"), suffix="passed")
+    images = ctx.op(ReduceSum(keep_dims=False), ctx.op(Convert(destination_type=ElementType.i32), passed,
+                                                       suffix="passed_i32"), i64(ctx, [1], "image_axis"))
+    return images
+
+
+def extract_roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Average RoI pooling of X [N, C, H, W] over RoIs [R, 4] (x1, y1, x2, y2 in input pixels
+    times ``spatial_scale``), images given by RoisNum; ``aligned`` shifts by half a pixel."""
+    data, rois, counts = x(ctx), arg(ctx, 1), arg(ctx, 2)
+    assert rois is not None
+    op = ROIAlign(pooled_h=ctx.attrs.int("pooled_height", 1), pooled_w=ctx.attrs.int("pooled_width", 1),
+                  sampling_ratio=max(ctx.attrs.int("sampling_ratio", -1), 0),
+                  spatial_scale=ctx.attrs.float("spatial_scale", 1.0), mode="avg",
+                  aligned_mode="half_pixel_for_nn" if ctx.attrs.bool("aligned", False) else "asymmetric")
+    return [ctx.op(op, data, rois, _batch_indices(ctx, counts, rois))]
+
+
+ROI_ALIGN = aliases("paddle", both("roi_align"), extract_roi_align,
+                    produces=[ROIAlign, Range, Convert, Multiply, CumSum, GreaterEqual, Unsqueeze, ReduceSum, Gather,
+                              ShapeOf])
+
+
+def extract_box_coder(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Decoding (``decode_center_size``) of TargetBox [N, M, 4] deltas against PriorBox [M, 4]
+    (``axis`` 0; ``axis`` 1: priors [N, 4] along the first axis), scaled by PriorBoxVar or the
+    ``variance`` attribute; ``box_normalized`` False counts the last pixel (+1 widths)."""
+    if ctx.attrs.str("code_type", "decode_center_size") != "decode_center_size":
+        raise ctx.attrs.bad("code_type", ctx.attrs.str("code_type"), "only decode_center_size is converted")
+    prior, prior_var, target = x(ctx), arg(ctx, 1), arg(ctx, 2)
+    assert target is not None
+    one = 0.0 if ctx.attrs.bool("box_normalized", True) else 1.0
+    lift = [0] if ctx.attrs.int("axis", 0) == 0 else [1]
+
+    def c(value: object, name: str) -> OutPort:
+        return ctx.const(np.asarray(value, np.float32), suffix=name)
+
+    def pair(port: OutPort, start: int, name: str) -> OutPort:
+        return ctx.op(Slice(), port, i64(ctx, [start]), i64(ctx, [start + 2]), i64(ctx, [1]), i64(ctx, [-1]),
+                      suffix=name)
+
+    prior = ctx.op(Unsqueeze(), prior, i64(ctx, lift, "lift"), suffix="prior")
+    low, high = pair(prior, 0, "prior_low"), pair(prior, 2, "prior_high")
+    size = ctx.op(Add(), ctx.op(Subtract(), high, low, suffix="prior_span"), c(one, "pixel"), suffix="prior_size")
+    centre = ctx.op(Add(), low, ctx.op(Multiply(), size, c(0.5, "half"), suffix="half_size"), suffix="prior_centre")
+    if prior_var is not None:
+        variance = ctx.op(Unsqueeze(), prior_var, i64(ctx, lift, "var_lift"), suffix="variance")
+    else:
+        variance = c(ctx.attrs.floats("variance", [1.0, 1.0, 1.0, 1.0]) or [1.0] * 4, "variance")
+    scaled = ctx.op(Multiply(), target, variance, suffix="scaled")
+    new_centre = ctx.op(Add(), ctx.op(Multiply(), pair(scaled, 0, "dxy"), size, suffix="shift"), centre, suffix="centre")
+    new_size = ctx.op(Multiply(), ctx.op(Exp(), pair(scaled, 2, "dwh"), suffix="grow"), size, suffix="size")
+    half = ctx.op(Multiply(), new_size, c(0.5, "half_new"), suffix="half_new_size")
+    top = ctx.op(Subtract(), new_centre, half, suffix="top_left")
+    bottom = ctx.op(Subtract(), ctx.op(Add(), new_centre, half, suffix="far"), c(one, "pixel_end"), suffix="bottom_right")
+    return [ctx.op(Concat(axis=-1), top, bottom)]
+
+
+BOX_CODER = aliases("paddle", both("box_coder"), extract_box_coder,
+                    produces=[Unsqueeze, Slice, Add, Subtract, Multiply, Exp, Concat])

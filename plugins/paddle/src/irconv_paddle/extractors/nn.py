@@ -37,7 +37,7 @@ from irconv_opset.lowering.pooling import (
     max_pool,
 )
 
-from irconv_paddle.extractors._common import arg, known_ints, x
+from irconv_paddle.extractors._common import arg, known_float, known_ints, x
 from irconv_paddle.names import both
 
 _CHANNELS_LAST = ("NHWC", "NDHWC", "NLC")
@@ -222,13 +222,14 @@ def extract_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 @extractor("paddle", "dropout", produces=[Multiply])
 def extract_dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Identity at inference, unless ``downgrade_in_infer`` scales by 1 - p."""
+    """Identity at inference, unless ``downgrade_in_infer`` scales by 1 - p (operands x,
+    seed, p in PIR; slots X, Seed and attribute ``dropout_prob`` in the legacy form)."""
     data = x(ctx)
     implementation = ctx.attrs.str("dropout_implementation", ctx.attrs.str("mode", "upscale_in_train"))
     mask = [ctx.const(np.zeros((0,), np.uint8), suffix=f"mask{i}") for i in range(1, node.num_outputs())]
     if implementation == "upscale_in_train" or ctx.attrs.bool("is_test", True) is False:
         return [data, *mask]
-    keep = 1.0 - ctx.attrs.float("dropout_prob", ctx.attrs.float("p", 0.5))
+    keep = 1.0 - known_float(ctx, "dropout_prob", 2, 0.5)  # PIR: operand 2; legacy: the attribute
     return [ctx.op(Multiply(), data, const_like(ctx, keep, data, "keep")), *mask]
 
 

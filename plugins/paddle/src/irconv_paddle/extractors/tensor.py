@@ -24,6 +24,7 @@ from irconv_opset import (
     Split,
     Squeeze,
     Tile,
+    Transpose,
     Unsqueeze,
     VariadicSplit,
 )
@@ -357,3 +358,64 @@ def extract_lookup(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 LOOKUP = aliases("paddle", ["lookup_table_v2", "pd_op.embedding"], extract_lookup, produces=[Gather])
+
+
+def extract_fill_batch_size_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``shape`` filled with ``value``, its ``output_dim_idx`` dimension taken from the input's
+    ``input_dim_idx`` (the batch) at run time."""
+    dtype = _dtype(ctx, "dtype")
+    shape = ctx.attrs.ints("shape")
+    out_axis, in_axis = ctx.attrs.int("output_dim_idx", 0), ctx.attrs.int("input_dim_idx", 0)
+    text = ctx.attrs.get("str_value", "")
+    fill = ctx.const(np.asarray(float(text) if text else ctx.attrs.float("value", 0.0), dtype), suffix="value")
+    parts = [i64(ctx, shape[:out_axis], "head"), dims_of(ctx, x(ctx), [in_axis], "batch"),
+             i64(ctx, shape[out_axis + 1:], "tail")]
+    return [ctx.op(Broadcast(mode="numpy"), fill, ctx.op(Concat(axis=0), *parts, suffix="shape"))]
+
+
+FILL_BATCH_SIZE_LIKE = aliases("paddle", ["fill_constant_batch_size_like", "pd_op.full_batch_size_like"],
+                               extract_fill_batch_size_like, produces=[Concat, Broadcast, Gather, ShapeOf])
+
+
+def _partial(ctx: ExtractContext) -> list[OutPort]:
+    """Columns ``start_index`` .. ``start_index + length`` (to the end for -1) of each 2-D input."""
+    start, length = ctx.attrs.int("start_index", 0), ctx.attrs.int("length", -1)
+    stop = np.iinfo(np.int64).max if length < 0 else start + length
+    return [ctx.op(Slice(), v, i64(ctx, [start], f"start{i}"), i64(ctx, [stop], f"stop{i}"), i64(ctx, [1], f"step{i}"),
+                   i64(ctx, [1], f"axis{i}"), suffix=f"part{i}") for i, v in enumerate(args(ctx, 0))]
+
+
+def extract_partial_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    from irconv_opset.lowering.elementwise import add_n
+
+    return [add_n(ctx, _partial(ctx))]
+
+
+PARTIAL_SUM = aliases("paddle", both("partial_sum"), extract_partial_sum, produces=[Slice, Add])
+
+
+def extract_partial_concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Concat(axis=1), *_partial(ctx))]
+
+
+PARTIAL_CONCAT = aliases("paddle", both("partial_concat"), extract_partial_concat, produces=[Slice, Concat])
+
+
+def extract_diagonal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ``offset`` diagonal of axes ``axis1``, ``axis2`` as a new last axis (their sizes must be known)."""
+    data = x(ctx)
+    rank = require_rank(ctx)
+    first, second = normalize_axes(ctx, [ctx.attrs.int("axis1", 0), ctx.attrs.int("axis2", 1)], rank)
+    shape = ctx.input_shape(0) or ()
+    rows, cols = shape[first], shape[second]
+    if rows is None or cols is None:
+        raise ctx.attrs.bad("axis1", first, "diagonal needs the sizes of both axes")
+    offset = ctx.attrs.int("offset", 0)
+    order = [a for a in range(rank) if a not in (first, second)] + [first, second]
+    moved = ctx.op(Transpose(), data, i64(ctx, order, "perm"), suffix="moved")
+    flat = ctx.op(Reshape(special_zero=True), moved, i64(ctx, [0] * (rank - 2) + [-1], "flat_shape"), suffix="flat")
+    cells = [r * cols + r + offset for r in range(rows) if 0 <= r + offset < cols]
+    return [ctx.op(Gather(batch_dims=0), flat, i64(ctx, cells, "cells"), i64(ctx, rank - 2, "axis"))]
+
+
+DIAGONAL = aliases("paddle", both("diagonal"), extract_diagonal, produces=[Transpose, Reshape, Gather])
