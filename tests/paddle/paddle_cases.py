@@ -80,6 +80,13 @@ def _n() -> Any:
     return nn
 
 
+def _set(x: Any, index: Any, value: Any) -> Any:
+    """``x`` with ``x[index] = value`` (on a copy: the input itself is not assigned to)."""
+    y = x * 1.0
+    y[index] = value
+    return y
+
+
 UNARY = ["sigmoid", "tanh", "exp", "abs", "floor", "ceil", "sin", "cos", "erf", "sign", "atan", "sinh",
          "cosh", "asinh"]
 POSITIVE_UNARY = ["log", "sqrt", "rsqrt", "reciprocal"]
@@ -235,6 +242,9 @@ CASES.update({
                                  (("x", (None, 3), "float32", (2, 3)),),
                                  legacy=("fill_constant_batch_size_like", {"shape": [-1, 4], "value": 1.5, "dtype": 5,
                                          "input_dim_idx": 0, "output_dim_idx": 0}, {"Input": ["x"]})),
+    "set_value": Case(fn(lambda x: _set(x, (slice(None), slice(1, 3)), 2.5)), (_plain(2, 4, 5),)),
+    "set_value_tensor": Case(fn(lambda a, b: _set(a, (0, slice(None), slice(None, None, 2)), b[0, :, ::2])),
+                             (_plain(2, 4, 5, name="a"), _plain(2, 4, 5, name="b"))),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 

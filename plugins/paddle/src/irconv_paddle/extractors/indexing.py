@@ -12,6 +12,7 @@ from irconv_opset import (
     Add,
     Broadcast,
     Concat,
+    Convert,
     Gather,
     GreaterEqual,
     GridSample,
@@ -22,12 +23,14 @@ from irconv_opset import (
     ScatterUpdate,
     Select,
     ShapeOf,
+    Slice,
+    SliceScatter,
     Unsqueeze,
 )
-from irconv_opset.build import dims_of, shape_of
+from irconv_opset.build import convert_like, dims_of, shape_of
 
 from irconv_paddle.dtypes import dtype_of_name
-from irconv_paddle.extractors._common import arg, args, known_float, known_int, x
+from irconv_paddle.extractors._common import arg, args, known_float, known_int, known_ints, x
 from irconv_paddle.names import both
 
 
@@ -112,3 +115,40 @@ def extract_grid_sampler(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 GRID_SAMPLER = aliases("paddle", [*both("grid_sampler"), "pd_op.grid_sample"], extract_grid_sampler,
                        produces=[GridSample])
+
+
+def extract_set_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``x[starts:ends:steps along axes] = value``: the value (a tensor operand, or the
+    ``values`` attribute shaped by ``shape``) broadcast to the slice (its ``decrease_axes``
+    put back as ones) and scattered into a copy of x."""
+    data = x(ctx)
+    with_tensor = ctx.source_op.op_type != "pd_op.set_value"  # legacy slots and PIR's _with_tensor: value first
+    first = 2 if with_tensor else 1
+    starts, ends = known_ints(ctx, "starts", first), known_ints(ctx, "ends", first + 1)
+    steps = known_ints(ctx, "steps", first + 2, [1] * len(starts))
+    if ctx.attrs.ints("none_axes", []):
+        raise ctx.attrs.bad("none_axes", ctx.attrs.ints("none_axes"), "assignments through new axes are not converted")
+    axes = ctx.attrs.ints("axes")
+    bounds = [i64(ctx, v, n) for v, n in ((starts, "starts"), (ends, "ends"), (steps, "steps"), (axes, "axes"))]
+    region = ctx.op(Slice(), data, *bounds, suffix="region")
+    value = arg(ctx, 1) if with_tensor else None
+    if value is None:
+        values = next((ctx.attrs.get(n) for n in ("values", "fp32_values", "int64_values", "int32_values",
+                                                  "fp64_values", "bool_values") if ctx.attrs.get(n, None)), [0])
+        shape = ctx.attrs.ints("shape", [len(values)])
+        value = ctx.const(np.asarray(values, np.float64).reshape(shape), suffix="value")
+    value = convert_like(ctx, value, data, "value_type")
+    target = shape_of(ctx, region, "region_shape")
+    decrease = ctx.attrs.ints("decrease_axes", [])
+    value_rank = len(value.data.shape) if value.data.shape is not None else None
+    if decrease and value_rank != require_rank(ctx):  # a value without the decreased axes
+        kept = [a for a in range(require_rank(ctx)) if a not in decrease]
+        reduced = ctx.op(Gather(batch_dims=0), target, i64(ctx, kept, "kept"), i64(ctx, 0, "axis0"), suffix="reduced")
+        value = ctx.op(Broadcast(mode="numpy"), value, reduced, suffix="value_reduced")
+        value = ctx.op(Unsqueeze(), value, i64(ctx, decrease, "decrease"), suffix="value_full")
+    updates = ctx.op(Broadcast(mode="numpy"), value, target, suffix="updates")
+    return [ctx.op(SliceScatter(), data, updates, *bounds)]
+
+
+SET_VALUE = aliases("paddle", ["set_value", "pd_op.set_value", "pd_op.set_value_with_tensor"], extract_set_value,
+                    produces=[Slice, ShapeOf, Gather, Broadcast, Unsqueeze, SliceScatter, Convert])
