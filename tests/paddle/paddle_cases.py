@@ -87,6 +87,28 @@ def _set(x: Any, index: Any, value: Any) -> Any:
     return y
 
 
+def _branchy(x: Any) -> Any:
+    """A tensor-valued condition: Paddle's program translation makes it an ``if`` op."""
+    if x.mean() > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    return y
+
+
+def _branchy_shifted(x: Any) -> Any:
+    """The other branch of :func:`_branchy` taken."""
+    return _branchy(x - 10.0)
+
+
+def _two_results(x: Any) -> Any:
+    if x.sum() > 100:
+        a, b = x + 1.0, x.max(axis=1)
+    else:
+        a, b = x * x, x.min(axis=1)
+    return a, b
+
+
 UNARY = ["sigmoid", "tanh", "exp", "abs", "floor", "ceil", "sin", "cos", "erf", "sign", "atan", "sinh",
          "cosh", "asinh"]
 POSITIVE_UNARY = ["log", "sqrt", "rsqrt", "reciprocal"]
@@ -245,6 +267,9 @@ CASES.update({
     "set_value": Case(fn(lambda x: _set(x, (slice(None), slice(1, 3)), 2.5)), (_plain(2, 4, 5),)),
     "set_value_tensor": Case(fn(lambda a, b: _set(a, (0, slice(None), slice(None, None, 2)), b[0, :, ::2])),
                              (_plain(2, 4, 5, name="a"), _plain(2, 4, 5, name="b"))),
+    "if_positive": Case(fn(_branchy), (_plain(2, 3),)),
+    "if_negative": Case(fn(_branchy_shifted), (_plain(2, 3),)),
+    "if_two_results": Case(fn(_two_results), (_plain(2, 3),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 

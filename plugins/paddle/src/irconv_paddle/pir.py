@@ -8,7 +8,8 @@ whose first region's first block holds the operators in order. An operator is an
 dims, layout; ``0.t_vec`` a vector of them); ``A`` its attributes, ``{"N": name, "AT":
 {"#": type, "D": value}}``. ``pd_op.data`` ops are the inputs and ``pd_op.fetch`` ops
 the outputs; ``builtin.combine`` packs values into a vector operand and ``builtin.split``
-unpacks a vector result. Parameters are stored in ``.pdiparams`` in the order of their
+unpacks a vector result. Control flow ops hold ``regions`` of blocks whose last op,
+``cf.yield``, gives their results; blocks read values of the enclosing ones by id. Parameters are stored in ``.pdiparams`` in the order of their
 sorted names.
 """
 
@@ -51,10 +52,17 @@ class _Reader:
         self.counts: Counter[str] = Counter()
 
     def read(self, raw_ops: list[dict[str, Any]]) -> Program:
-        ops: list[PaddleOp] = []
-        feeds: list[Feed] = []
-        fetches: dict[int, tuple[str, str]] = {}
-        params: list[str] = []
+        self.ops: list[PaddleOp] = []
+        self.feeds: list[Feed] = []
+        self.fetches: dict[int, tuple[str, str]] = {}
+        self.params: list[str] = []
+        self._block(raw_ops)
+        return Program("pir", self.ops, self.feeds, [self.fetches[c] for c in sorted(self.fetches)],
+                       sorted(self.params), self.shapes)
+
+    def _block(self, raw_ops: list[dict[str, Any]]) -> tuple[str, ...]:
+        """Read a block's operators into the program; the values its ``cf.yield`` gives back."""
+        yielded: tuple[str, ...] = ()
         for raw in raw_ops:
             kind = raw.get("#", "")
             results = raw.get("O", [])
@@ -62,33 +70,37 @@ class _Reader:
             if kind == "p":
                 name = raw["A"][3]
                 self._name(results[0], (name,))
-                params.append(name)
+                self.params.append(name)
                 continue
             dialect, _, op = kind.partition(".")
             full = f"{_DIALECTS.get(dialect, dialect)}.{op.removesuffix('_') if dialect == '1' else op}"
             attrs = {a["N"]: _attr_value(a["AT"]) for a in raw.get("A", []) if isinstance(a, dict)}
             operands = [self._operand(o) for o in raw.get("I", [])]
-            if full == "builtin.combine":
+            if full == "cf.yield":
+                yielded = tuple(n for names in operands for n in names)
+            elif full == "builtin.combine":
                 self._name(results[0], tuple(n for names in operands for n in names))
-                continue
-            if full == "builtin.split":
+            elif full == "builtin.split":
                 for result, name in zip(results, operands[0], strict=False):
                     self._name(result, (name,))
-                continue
-            if full == "pd_op.data":
+            elif full == "pd_op.data":
                 name = str(attrs["name"])
                 self._name(results[0], (name,))
                 shape, dtype = self.shapes[name]
-                feeds.append(Feed(name, shape, dtype))
-                continue
-            if full == "pd_op.fetch":
-                fetches[int(attrs.get("col", len(fetches)))] = (operands[0][0], str(attrs.get("name", "")))
-                continue
-            self.counts[op] += 1
-            node = f"{op.removesuffix('_')}_{self.counts[op] - 1}"
-            names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
-            ops.append(PaddleOp(full, node, tuple(operands), names, attrs))
-        return Program("pir", ops, feeds, [fetches[c] for c in sorted(fetches)], sorted(params), self.shapes)
+                self.feeds.append(Feed(name, shape, dtype))
+            elif full == "pd_op.fetch":
+                self.fetches[int(attrs.get("col", len(self.fetches)))] = (operands[0][0], str(attrs.get("name", "")))
+            else:
+                if full == "pd_op.if":
+                    # Both branches are read into the program: the if selects between their results.
+                    branches = [self._block(block["ops"]) for region in raw.get("regions", [])
+                                for block in region.get("blocks", [])[:1]]
+                    operands += [(name,) for branch in branches for name in branch]
+                self.counts[op] += 1
+                node = f"{op.removesuffix('_')}_{self.counts[op] - 1}"
+                names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
+                self.ops.append(PaddleOp(full, node, tuple(operands), names, attrs))
+        return yielded
 
     def _operand(self, operand: Any) -> tuple[str, ...]:
         if not isinstance(operand, dict) or operand.get("%", 0) == 0:

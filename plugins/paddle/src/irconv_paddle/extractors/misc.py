@@ -217,3 +217,22 @@ def extract_increment(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 INCREMENT = aliases("paddle", both("increment"), extract_increment, produces=[Add])
+
+
+def extract_if(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """PIR's ``if``: both branches were read into the graph (operands: the condition, then the
+    true branch's results, then the false branch's); each result is selected by the
+    condition. Branches of inference programs have no side effects, so computing both is
+    exact; their results must have broadcast-compatible shapes."""
+    condition = x(ctx)
+    count = node.num_outputs()
+    branches = [arg(ctx, i) for i in range(1, 1 + 2 * count)]
+    if any(port is None for port in branches):
+        from irconv import ConversionError
+
+        raise ConversionError(f"{ctx.where()}: a branch gives fewer results than the if has")
+    return [ctx.op(Select(), condition, branches[i], branches[count + i], suffix=f"select{i}" if i else None)
+            for i in range(count)]
+
+
+PD_IF = aliases("paddle", ["pd_op.if"], extract_if, produces=[Select])
