@@ -89,7 +89,7 @@ def _set(x: Any, index: Any, value: Any) -> Any:
 
 def _branchy(x: Any) -> Any:
     """A tensor-valued condition: Paddle's program translation makes it an ``if`` op."""
-    if x.mean() > 0:
+    if x.mean() > 0:  # noqa: SIM108 (an if statement is what Paddle translates into its if op)
         y = x * 2.0
     else:
         y = x - 1.0
@@ -107,6 +107,40 @@ def _two_results(x: Any) -> Any:
     else:
         a, b = x * x, x.min(axis=1)
     return a, b
+
+
+def _Recurrent(kind: str, **options: Any) -> Any:  # noqa: N802 (a layer factory, named like the layer)
+    """paddle.nn.LSTM / GRU / SimpleRNN of hidden size 5 over [N, T, 4]: the outputs and final states."""
+    paddle = _p()
+
+    class Recurrent(paddle.nn.Layer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cell = getattr(paddle.nn, kind)(4, 5, **options)
+
+        def forward(self, x: Any) -> Any:
+            y, state = self.cell(x)
+            return (y, *state) if isinstance(state, tuple) else (y, state)
+
+    return Recurrent()
+
+
+def _DeformConv(mask: bool) -> Any:  # noqa: N802 (a layer factory, named like the layer)
+    """A deformable convolution whose offsets (and mask) come from a plain convolution of the input."""
+    paddle = _p()
+
+    class DeformConv(paddle.nn.Layer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.offsets = paddle.nn.Conv2D(4, 2 * 9, 3, padding=1)
+            self.mask = paddle.nn.Conv2D(4, 9, 3, padding=1)
+            self.conv = paddle.vision.ops.DeformConv2D(4, 6, 3, padding=1)
+
+        def forward(self, x: Any) -> Any:
+            offsets = self.offsets(x) * 2.0
+            return self.conv(x, offsets, paddle.nn.functional.sigmoid(self.mask(x)) if mask else None)
+
+    return DeformConv()
 
 
 UNARY = ["sigmoid", "tanh", "exp", "abs", "floor", "ceil", "sin", "cos", "erf", "sign", "atan", "sinh",
@@ -270,6 +304,14 @@ CASES.update({
     "if_positive": Case(fn(_branchy), (_plain(2, 3),)),
     "if_negative": Case(fn(_branchy_shifted), (_plain(2, 3),)),
     "if_two_results": Case(fn(_two_results), (_plain(2, 3),)),
+    "unique": Case(fn(lambda x: _p().unique((x * 2).round(), return_index=True, return_inverse=True,
+                                            return_counts=True)), (_plain(3, 4),)),
+    "deform_conv": Case(lambda: _DeformConv(mask=True), (_plain(1, 4, 6, 7, name="x"),)),
+    "deform_conv_v1": Case(lambda: _DeformConv(mask=False), (_plain(1, 4, 6, 7, name="x"),)),
+    "lstm": Case(lambda: _Recurrent("LSTM", num_layers=2), (_plain(2, 3, 4),)),
+    "lstm_bidirectional": Case(lambda: _Recurrent("LSTM", direction="bidirect"), (_plain(2, 3, 4),)),
+    "gru": Case(lambda: _Recurrent("GRU", direction="bidirect", num_layers=2), (_plain(2, 3, 4),)),
+    "simple_rnn": Case(lambda: _Recurrent("SimpleRNN", activation="relu"), (_plain(2, 3, 4),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-PADDLE_VERSION = "3.x"
+PADDLE_VERSION = "3.3"
 FORMS = {"pir": ".json", "legacy": ".pdmodel"}
 #: Largest accepted |irconv on OpenVINO - Paddle| relative to the largest |Paddle output|.
 RTOL = 1e-4
@@ -55,10 +55,15 @@ def check_saved(folder: Path, name: str, form: str, xml_dir: Path, rtol: float =
     """Convert the saved case ``name`` and compare every output with Paddle's; the worst error."""
     error = folder / f"{name}.error"
     if error.exists():
-        if form == "legacy" and "must be Value, but got" in error.read_text():
+        text = error.read_text()
+        if form == "legacy" and "must be Value, but got" in text:
             import pytest
 
             pytest.skip(f"Paddle {PADDLE_VERSION} writes no legacy program for this op (its Python API is PIR-only)")
+        if form == "legacy" and "Unknown place type" in text:
+            import pytest
+
+            pytest.skip(f"Paddle {PADDLE_VERSION} fails writing this legacy program (Unknown place type)")
         raise RuntimeError(f"Paddle could not save case {name!r}:\n{error.read_text()[-3000:]}")
     data = np.load(folder / f"{name}.npz")
     feeds = {k[3:]: data[k] for k in data.files if k.startswith("in:")}

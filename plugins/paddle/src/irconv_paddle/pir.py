@@ -5,7 +5,7 @@ whose first region's first block holds the operators in order. An operator is an
 ``#`` its name as ``<dialect id>.<op>`` (``1.conv2d``; dialect 0 is ``builtin``, 1 is
 ``pd_op``), or ``p`` for a parameter (``A[3]`` its name); ``I`` its operands (``{"%": id}``,
 0 for none); ``O`` its results with their types (``TT``: ``0.t_dtensor`` with element type,
-dims, layout; ``0.t_vec`` a vector of them); ``A`` its attributes, ``{"N": name, "AT":
+dims, layout; ``0.t_vec`` a vector of them); ``A`` its attributes (for ``p``, ``OA[0]`` its persistable flag), ``{"N": name, "AT":
 {"#": type, "D": value}}``. ``pd_op.data`` ops are the inputs and ``pd_op.fetch`` ops
 the outputs; ``builtin.combine`` packs values into a vector operand and ``builtin.split``
 unpacks a vector result. Control flow ops hold ``regions`` of blocks whose last op,
@@ -69,8 +69,11 @@ class _Reader:
             results = [results] if isinstance(results, dict) else results
             if kind == "p":
                 name = raw["A"][3]
-                self._name(results[0], (name,))
-                self.params.append(name)
+                if _persistable(raw):
+                    self._name(results[0], (name,))
+                    self.params.append(name)
+                else:  # a run-time state (an RNN's dropout state): not saved, read as an absent operand
+                    self.values[results[0]["%"]] = ()
                 continue
             dialect, _, op = kind.partition(".")
             full = f"{_DIALECTS.get(dialect, dialect)}.{op.removesuffix('_') if dialect == '1' else op}"
@@ -131,6 +134,13 @@ class _Reader:
         if ident:
             self.values[ident] = names
         return names
+
+
+def _persistable(raw: dict[str, Any]) -> bool:
+    """A parameter op's first output attribute (``OA``) is its persistable flag; only
+    persistable parameters are in ``.pdiparams``."""
+    flags = raw.get("OA", [1])
+    return not flags or bool(flags[0])
 
 
 def _tensor_type(kind: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype] | None:

@@ -17,8 +17,9 @@ def all_extractors() -> list[Extractor]:
         indexing,
         misc,
         nn,
+        recurrent,
         reduction,
         tensor,
     )
 
-    return collect(nn, activations, elementwise, tensor, reduction, image, misc, indexing, detection)
+    return collect(nn, activations, elementwise, tensor, reduction, image, misc, indexing, detection, recurrent)

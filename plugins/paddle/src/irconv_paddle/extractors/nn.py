@@ -12,6 +12,7 @@ from irconv_opset import (
     AdaptiveMaxPool,
     Add,
     BatchNormInference,
+    DeformableConvolution,
     MatMul,
     Multiply,
     Reshape,
@@ -253,3 +254,20 @@ def extract_channel_shuffle(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 PD_CHANNEL_SHUFFLE = aliases("paddle", ["pd_op.channel_shuffle"], extract_channel_shuffle, produces=[ShuffleChannels])
+
+
+def extract_deformable_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Deformable convolution (v2 with ``Mask``, v1 without): offsets [N, 2*dg*kh*kw, H, W]
+    as (y, x) pairs, samples outside the input read as zero."""
+    data, offsets, weights, mask = x(ctx), arg(ctx, 1), arg(ctx, 2), arg(ctx, 3)
+    assert offsets is not None and weights is not None
+    spatial = require_rank(ctx) - 2
+    window = _window(ctx, spatial)
+    op = DeformableConvolution(strides=window.strides, dilations=window.dilations, pads_begin=window.pads_begin,
+                               pads_end=window.pads_end, auto_pad=window.auto_pad, group=ctx.attrs.int("groups", 1),
+                               deformable_group=ctx.attrs.int("deformable_groups", 1), bilinear_interpolation_pad=True)
+    return [ctx.op(op, data, offsets, weights, *([mask] if mask is not None else []))]
+
+
+DEFORMABLE_CONV = aliases("paddle", ["deformable_conv", "deformable_conv_v1", "pd_op.deformable_conv"],
+                          extract_deformable_conv, produces=[DeformableConvolution])

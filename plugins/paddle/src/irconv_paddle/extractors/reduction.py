@@ -6,7 +6,7 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Convert, CumSum, Gather, Reshape, ShapeOf, Squeeze, TopK
+from irconv_opset import Convert, CumSum, Gather, Reshape, ShapeOf, Squeeze, TopK, Unique
 from irconv_opset.build import all_axes, dims_of
 from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
 
@@ -104,3 +104,18 @@ def extract_cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 CUMSUM = aliases("paddle", ["cumsum", "pd_op.cumsum"], extract_cumsum, produces=[CumSum, Reshape])
+
+
+def extract_unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The sorted distinct values of the flattened input, then as Paddle asks: the index of
+    each one's first occurrence, the index of each input element's value, the counts."""
+    if ctx.attrs.ints("axis", []):
+        raise ctx.attrs.bad("axis", ctx.attrs.ints("axis"), "unique along an axis is not converted")
+    data = ctx.op(Reshape(special_zero=False), x(ctx), i64(ctx, [-1], "flat"), suffix="flat")
+    name = ctx.attrs.get("dtype", "int64")
+    index_type = ElementType.i32 if name in (2, "int32") else ElementType.i64
+    found = ctx.add(Unique(sorted=True, index_element_type=index_type, count_element_type=index_type), [data])
+    return [found.out_port(i) for i in range(node.num_outputs())]
+
+
+UNIQUE = aliases("paddle", both("unique"), extract_unique, produces=[Unique, Reshape])
