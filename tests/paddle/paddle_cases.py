@@ -349,7 +349,33 @@ def _boxes(raw: Any) -> Any:
     return paddle.concat([corner, corner + paddle.abs(raw[..., 2:]) * 0.3], axis=-1)
 
 
+def _YoloHead() -> Any:  # noqa: N802 (a layer factory, named like the layer)
+    """A detection-style network: a small convolutional backbone, a YOLOv3 head decoded by
+    yolo_box for 320x320 images, and multiclass_nms3 over its boxes."""
+    paddle = _p()
+
+    class YoloHead(paddle.nn.Layer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.backbone = paddle.nn.Sequential(
+                paddle.nn.Conv2D(3, 8, 3, stride=2, padding=1), paddle.nn.BatchNorm2D(8), paddle.nn.LeakyReLU(0.1),
+                paddle.nn.Conv2D(8, 16, 3, stride=2, padding=1), paddle.nn.BatchNorm2D(16), paddle.nn.LeakyReLU(0.1))
+            self.head = paddle.nn.Conv2D(16, 3 * (5 + 4), 1)
+
+        def forward(self, x: Any) -> Any:
+            raw = self.head(self.backbone(x))
+            size = paddle.full([x.shape[0], 2], 320, dtype="int32")
+            boxes, scores = paddle.vision.ops.yolo_box(raw, size, anchors=[10, 13, 16, 30, 33, 23], class_num=4,
+                                                       conf_thresh=0.3, downsample_ratio=4)
+            nms = paddle._C_ops.multiclass_nms3(boxes, scores.transpose([0, 2, 1]), None, 0.3, 50, 10, 0.45,
+                                                False, 1.0, -1)
+            return boxes, scores, nms[0], nms[2]
+
+    return YoloHead()
+
+
 DETECTION: dict[str, Case] = {
+    "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),)),
     "prior_box": Case(fn(lambda x: _p().vision.ops.prior_box(
         x, _p().zeros([1, 3, 64, 48]), min_sizes=[8.0, 16.0], max_sizes=[12.0, 24.0], aspect_ratios=[2.0, 3.0],
         variance=[0.1, 0.1, 0.2, 0.2], flip=True, clip=True)), _image(4, 5, 6)),
