@@ -32,3 +32,12 @@ def test_a_folder_with_a_program_beside_its_parameters(tmp_path: Path) -> None:
     assert not looks_like_paddle(tmp_path)
     (tmp_path / "inference.pdiparams").write_bytes(b"")
     assert looks_like_paddle(tmp_path)
+
+
+def test_a_pir_program_under_another_name_is_read_as_json(tmp_path: Path) -> None:
+    from irconv_paddle.loader import read_program
+
+    path = tmp_path / "model.bin"
+    program = {"base_code": {"magic": "pir", "version": 1}, "program": {"regions": [{"blocks": [{"ops": []}]}]}}
+    path.write_text(json.dumps(program))
+    assert read_program(path).form == "pir"

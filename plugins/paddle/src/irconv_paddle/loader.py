@@ -54,7 +54,10 @@ def resolve_program(path: Path) -> Path:
 
 
 def read_program(path: Path) -> Program:
-    if path.suffix.lower() == ".json":
+    """A PIR program when the file is JSON (whatever its name), else a legacy ProgramDesc."""
+    with open(path, "rb") as f:
+        head = f.read(64).lstrip()
+    if path.suffix.lower() == ".json" or head.startswith(b"{"):
         from irconv_paddle.pir import read_pir
 
         return read_pir(path)
