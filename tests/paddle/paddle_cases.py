@@ -312,6 +312,12 @@ CASES.update({
     "lstm_bidirectional": Case(lambda: _Recurrent("LSTM", direction="bidirect"), (_plain(2, 3, 4),)),
     "gru": Case(lambda: _Recurrent("GRU", direction="bidirect", num_layers=2), (_plain(2, 3, 4),)),
     "simple_rnn": Case(lambda: _Recurrent("SimpleRNN", activation="relu"), (_plain(2, 3, 4),)),
+    "dynamic_reshape": Case(fn(lambda x: x.reshape([_p().shape(x)[0], -1]) * 2), (("x", (None, 3, 4), "float32", (2, 3, 4)),)),
+    "dynamic_full": Case(fn(lambda x: x.sum(axis=[1, 2]).unsqueeze(1) + _p().full([_p().shape(x)[0], 4], 1.5)),
+                         (("x", (None, 3, 4), "float32", (2, 3, 4)),)),
+    "dynamic_expand": Case(fn(lambda x: x[:, :1].expand([_p().shape(x)[0], 5, 4])), (("x", (None, 3, 4), "float32", (2, 3, 4)),)),
+    "dynamic_zeros_like_shape": Case(fn(lambda x: x + _p().zeros([_p().shape(x)[0], _p().shape(x)[1], 1])),
+                                     (("x", (None, None, 4), "float32", (2, 3, 4)),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 

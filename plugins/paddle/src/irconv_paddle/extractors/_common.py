@@ -90,3 +90,20 @@ def known_float(ctx: ExtractContext, attr: str, i: int | None, default: float) -
 def _plain(value: np.ndarray) -> Any:
     array = np.asarray(value)
     return array.item() if array.ndim == 0 else array.tolist()
+
+
+def shape_tensor(ctx: ExtractContext, parts: list[OutPort]) -> OutPort:
+    """A shape given at run time as one tensor or as scalars (a PIR vector of them, a legacy
+    ``*TensorList`` slot), as one 1-D i64 tensor."""
+    from irconv.frontend import i64
+    from irconv.types import ElementType
+    from irconv_opset import Concat, Convert, Reshape
+
+    if len(parts) == 1:
+        shape = parts[0]
+    else:
+        shape = ctx.op(Concat(axis=0), *(ctx.op(Reshape(special_zero=False), p, i64(ctx, [1]), suffix=f"dim{i}")
+                                         for i, p in enumerate(parts)), suffix="shape")
+    if shape.data.element_type is not ElementType.i64:
+        shape = ctx.op(Convert(destination_type=ElementType.i64), shape, suffix="shape_i64")
+    return shape

@@ -13,6 +13,7 @@ from irconv_opset import (
     Broadcast,
     Concat,
     Convert,
+    Equal,
     Gather,
     GatherND,
     Multiply,
@@ -31,7 +32,7 @@ from irconv_opset import (
 from irconv_opset.build import convert_like, dims_of, shape_of
 
 from irconv_paddle.dtypes import dtype_of_name
-from irconv_paddle.extractors._common import arg, args, known_float, known_int, known_ints, x
+from irconv_paddle.extractors._common import arg, args, known_float, known_int, known_ints, shape_tensor, x
 from irconv_paddle.names import both
 
 
@@ -44,15 +45,7 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """0 keeps an input dimension, -1 is inferred. The shape: legacy ``shape`` attribute or
     ``Shape`` tensor, PIR operand 1 (a tensor, or a vector of scalars)."""
     parts = args(ctx, 1) + args(ctx, 2)
-    if len(parts) == 1:
-        shape = parts[0]
-    elif parts:
-        shape = ctx.op(Concat(axis=0), *(ctx.op(Reshape(special_zero=False), p, i64(ctx, [1]), suffix=f"dim{i}")
-                                         for i, p in enumerate(parts)), suffix="shape")
-    else:
-        shape = i64(ctx, ctx.attrs.ints("shape"), "shape")
-    shape = ctx.op(Convert(destination_type=ElementType.i64), shape, suffix="shape_i64") \
-        if shape.data.element_type is not ElementType.i64 else shape
+    shape = shape_tensor(ctx, parts) if parts else i64(ctx, ctx.attrs.ints("shape"), "shape")
     return [ctx.op(Reshape(special_zero=True), x(ctx), shape), *_xshape(ctx, node)]
 
 
@@ -201,18 +194,32 @@ def _dtype(ctx: ExtractContext, name: str, default: str = "float32") -> np.dtype
 
 
 def extract_full(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """A constant tensor: ``shape`` filled with ``value`` (legacy fill_constant: ``value``
-    or ``str_value``, type code ``dtype``)."""
+    """A constant tensor: ``shape`` filled with ``value`` (legacy fill_constant: ``value`` or
+    ``str_value``, type code ``dtype``); a shape given as tensors (legacy ``ShapeTensor`` or
+    ``ShapeTensorList``) makes a Broadcast of the value at run time."""
     dtype = _dtype(ctx, "dtype")
     text = ctx.attrs.get("str_value", "")
     value = float(text) if text else known_float(ctx, "value", None, 0.0)
-    shape = known_ints(ctx, "shape", None, [])
-    if args(ctx, 1) or args(ctx, 2):
-        raise ctx.attrs.bad("shape", "a tensor", "a shape computed at run time is not converted")
-    return [ctx.const(np.full(shape, value, dtype))]
+    run_time = args(ctx, 1) + args(ctx, 2)
+    if run_time:
+        fill = ctx.const(np.asarray(value, dtype), suffix="value")
+        return [ctx.op(Broadcast(mode="numpy"), fill, shape_tensor(ctx, run_time))]
+    return [ctx.const(np.full(known_ints(ctx, "shape", None, []), value, dtype))]
 
 
-FULL = aliases("paddle", ["fill_constant", "pd_op.full"], extract_full, produces=[])
+FULL = aliases("paddle", ["fill_constant", "pd_op.full"], extract_full, produces=[Broadcast, Concat, Convert, Reshape])
+
+
+def extract_full_with_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """PIR's full with a run-time shape: operand 0 the value, operand 1 the shape."""
+    fill = ctx.op(Convert(destination_type=ElementType.from_numpy(_dtype(ctx, "dtype"))), x(ctx), suffix="value")
+    return [ctx.op(Broadcast(mode="numpy"), fill, shape_tensor(ctx, args(ctx, 1)))]
+
+
+PD_FULL_WITH_TENSOR = aliases("paddle", ["pd_op.full_with_tensor"], extract_full_with_tensor,
+                              produces=[Broadcast, Concat, Convert, Reshape])
+
+
 
 
 @extractor("paddle", "pd_op.full_int_array", produces=[])
@@ -295,17 +302,17 @@ SCALE = aliases("paddle", both("scale"), extract_scale, produces=[Multiply, Add,
 
 
 def extract_expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """To ``shape``; -1 keeps the input's dimension."""
-    data = x(ctx)
-    shape = known_ints(ctx, "shape", 1)
-    rank = require_rank(ctx)
-    dims = ctx.input_shape(0) or ()
-    pad = len(shape) - rank
-    target = [(dims[i - pad] if dims[i - pad] is not None else 1) if s == -1 else s for i, s in enumerate(shape)]
-    return [ctx.op(Broadcast(mode="bidirectional"), data, i64(ctx, target, "shape"))]
+    """To ``shape`` (an attribute, a tensor or scalars); -1 keeps the input's dimension, as a
+    bidirectional broadcast to 1 does."""
+    parts = args(ctx, 1) + args(ctx, 2)
+    shape = shape_tensor(ctx, parts) if parts else i64(ctx, ctx.attrs.ints("shape"), "shape")
+    keep = ctx.op(Equal(), shape, i64(ctx, -1, "keep"), suffix="kept_dims")
+    target = ctx.op(Select(), keep, i64(ctx, 1, "one"), shape, suffix="target")
+    return [ctx.op(Broadcast(mode="bidirectional"), x(ctx), target)]
 
 
-EXPAND = aliases("paddle", ["expand_v2", "pd_op.expand"], extract_expand, produces=[Broadcast])
+EXPAND = aliases("paddle", ["expand_v2", "pd_op.expand"], extract_expand,
+                 produces=[Broadcast, Equal, Select, Concat, Convert, Reshape])
 
 
 def extract_expand_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
