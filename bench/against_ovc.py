@@ -35,23 +35,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from onnx_convert import run  # noqa: E402  (wall s, peak RSS bytes, CPU s of one process)
-
-MIB = 1 << 20
+from harness import MIB, Runs, alternating, run_process, use_test_helpers
 
 
 # ------------------------------------------------------------------- torch models
-def _torch_helpers() -> None:
-    sys.path[:0] = [str(REPO / "tests" / "torch")]
-
-
 def resnet50() -> Any:
     """torchvision's ResNet-50 layout ([3, 4, 6, 3] bottlenecks, 25.6 M parameters)."""
-    _torch_helpers()
+    use_test_helpers("torch")
     import torch
     from families import Bottleneck, conv_bn
     from family_kit import randomise_statistics
@@ -68,7 +58,7 @@ def resnet50() -> Any:
 
 
 def mobilenet_v3() -> Any:
-    _torch_helpers()
+    use_test_helpers("torch")
     import torch
     from families import MobileNetV3Style
     from family_kit import randomise_statistics
@@ -78,7 +68,7 @@ def mobilenet_v3() -> Any:
 
 def _text(model: str, config: str, decoder: bool = False, **sizes: Any) -> Callable[[], Any]:
     def build() -> Any:
-        _torch_helpers()
+        use_test_helpers("torch")
         from family_kit import text
 
         return text(model, config, decoder=decoder, vocab=sizes.get("vocab_size", 512), seq=128, **sizes)()
@@ -87,7 +77,7 @@ def _text(model: str, config: str, decoder: bool = False, **sizes: Any) -> Calla
 
 
 def _vit_small() -> Any:
-    _torch_helpers()
+    use_test_helpers("torch")
     from family_kit import vision
 
     return vision("ViTModel", "ViTConfig", size=224, hidden_size=384, num_hidden_layers=12, num_attention_heads=6,
@@ -148,7 +138,7 @@ def build_tflite(app: str, mode: str, path: Path) -> None:
     import numpy as np
     import tensorflow as tf
 
-    sys.path.insert(0, str(REPO / "tests" / "tflite"))
+    use_test_helpers("tflite")
     from tflite_support import convert_with_tf
 
     image = np.random.default_rng(1).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32)
@@ -195,19 +185,14 @@ def measure(name: str, model: Path, rounds: int, work: Path) -> dict[str, Any]:
     out = work / f"{name}_out"
     out.mkdir(exist_ok=True)
     cmds = commands(model, out)
-    runs: dict[str, list[tuple[float, int, float]]] = {tool: [] for tool in cmds}
-    for index in range(rounds):
-        for tool in list(cmds) if index % 2 == 0 else list(cmds)[::-1]:
-            runs[tool].append(run(cmds[tool]))
-            for written in out.iterdir():
-                written.unlink()
+    runs = {tool: Runs() for tool in cmds}
+    for _, tool in alternating(list(cmds), rounds):
+        runs[tool].add(run_process(cmds[tool]))
+        for written in out.iterdir():
+            written.unlink()
     row: dict[str, Any] = {"model": name, "mib": _size(model) / MIB}
-    for tool, results in runs.items():
-        row[tool] = (
-            statistics.median(wall for wall, _, _ in results),
-            statistics.median(cpu for _, _, cpu in results),
-            max(peak for _, peak, _ in results) / MIB,
-        )
+    for tool, found in runs.items():
+        row[tool] = (found.wall, found.cpu, found.peak_mib)
     return row
 
 
@@ -218,7 +203,7 @@ def _size(model: Path) -> int:
 
 def version_cpu() -> float:
     """CPU seconds of ``irconv --version``, best of 5."""
-    return min(run([sys.executable, "-m", "irconv", "--version"])[2] for _ in range(5))
+    return min(run_process([sys.executable, "-m", "irconv", "--version"]).cpu for _ in range(5))
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -4,7 +4,7 @@ gives the same bytes.
 
 The matrices are seeded random f32 ``[rows, cols]`` (a Llama-7B layer's shapes by default:
 four 4096x4096 attention projections and three 11008x4096 MLP ones, 202 M values); the work
-timed is what ``llm.compress_weights`` does: each matrix's scales (the range narrowing
+timed is what ``compress.weights`` does: each matrix's scales (the range narrowing
 search, and with ``--refine`` the activation-weighted one with scale estimation), then its
 levels (the ``.bin`` writer's work). CPU time over wall time shows how many cores the run
 had; the load average, how many other processes wanted them.
@@ -27,8 +27,8 @@ SHAPES = [(4096, 4096)] * 4 + [(11008, 4096), (11008, 4096), (4096, 11008)]
 
 def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.ndarray] | None, threads: int) -> str:
     """A digest of every matrix's scales, zero points and levels, computed on ``threads`` threads."""
-    from irconv_llm.parallel import run_in_order
-    from irconv_llm.quantize import DeferredQuantized, assemble, quantization_jobs
+    from irconv_transforms.weight_compression.parallel import run_in_order
+    from irconv_transforms.weight_compression.quantize import DeferredQuantized, assemble, quantization_jobs
 
     jobs, spans = [], []
     for index, matrix in enumerate(matrices):
@@ -52,7 +52,7 @@ def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.nda
 
 def main() -> None:
     from irconv.contract.options import available_cores
-    from irconv_llm.compress_weights import primary_scheme
+    from irconv_transforms.weight_compression.compress_weights import primary_scheme
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="each matrix's rows times this")

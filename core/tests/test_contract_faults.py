@@ -86,6 +86,27 @@ def test_run_extractor_fails_on_an_op_outside_produces():
         run_extractor(builder, record, builder.parameter("x", [1, 4]))
 
 
+class LoweringRefusal:
+    """An extractor whose shared lowering refuses the model's attributes."""
+
+    @hookimpl
+    def extract_op(self):
+        from irconv.errors import LoweringError
+
+        def refused(node, ctx):
+            raise LoweringError("strides and pads differ in length")
+
+        return [extractor("toy", "Lowered", refused, produces=[Relu])]
+
+
+def test_a_lowerings_refusal_is_a_user_error_naming_the_node(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (LoweringRefusal(), "lowering"))
+    code, err = _convert(tmp_path, "Lowered", capsys)
+    assert code == 1
+    assert "node 'r' (toy Lowered): strides and pads differ in length" in err and "report it" not in err
+    assert not (tmp_path / "out.xml").exists()
+
+
 def test_an_error_an_extractor_raises_on_purpose_stays_a_user_error(tmp_path, monkeypatch, capsys):
     use_toy_host(monkeypatch, (Crashing(), "crashing"))
     code, err = _convert(tmp_path, "Refusing", capsys)

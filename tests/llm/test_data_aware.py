@@ -8,10 +8,10 @@ layer's output error on such activations, not the weights' own error.
 from __future__ import annotations
 
 import numpy as np
-from irconv_llm.activation_stats import InputStatistics
-from irconv_llm.awq import channel_factors
-from irconv_llm.mixed_precision import activation_sensitivity, four_bit_share
-from irconv_llm.quantize import DeferredQuantized, Quantization, Scheme, quantization
+from irconv_transforms.weight_compression.awq import channel_factors
+from irconv_transforms.weight_compression.mixed_precision import activation_sensitivity, four_bit_share
+from irconv_transforms.weight_compression.quantize import DeferredQuantized, Quantization, Scheme, quantization
+from irconv_transforms.weight_compression.statistics import InputStatistics
 
 SCHEME = Scheme(4, symmetric=True, group=32)
 
@@ -97,9 +97,41 @@ def test_the_layer_with_the_outlier_input_stays_int8() -> None:
         importance = np.square(x).mean(0)
         four = quantization(weights, SCHEME, importance=importance)
         eight = quantization(weights, Scheme(8, symmetric=False), importance=importance)
-        sensitivity.append(activation_sensitivity(four, eight, weights.size))
+        sensitivity.append(activation_sensitivity(four, eight))
     chosen = four_bit_share([w.size for w in layers], sensitivity, 2 / 3)
     assert sorted(chosen) == [0, 2]
+
+
+def test_int8_goes_to_the_layer_whose_4_bits_add_most_output_error_whatever_its_size() -> None:
+    """A small layer whose input has a 10x channel (more error per weight) and one four times
+    its size without (more error in all): with room for one of them in int8, the larger
+    error is the one removed. The output errors of the two choices, measured on held-out
+    activations, say which is better."""
+    rng = np.random.default_rng(21)
+    small, large = rng.standard_normal((64, 128)).astype(np.float32), rng.standard_normal((256, 128)).astype(np.float32)
+    x_small, x_large = _activations(128, None, seed=22), _activations(128, None, seed=23)
+    x_small[:, 5] *= 10
+    sensitivity, restored = [], []
+    for weights, x in ((small, x_small), (large, x_large)):
+        importance = np.square(x).mean(0)
+        four = quantization(weights, SCHEME, importance=importance)
+        eight = quantization(weights, Scheme(8, symmetric=False), importance=importance)
+        sensitivity.append(activation_sensitivity(four, eight))
+        restored.append((_restored(weights, four), _restored(weights, eight)))
+    per_weight_small = sensitivity[0] / small.size > sensitivity[1] / large.size
+    assert per_weight_small  # the case the test is about: per weight, the small layer looks worse
+    chosen = four_bit_share([small.size, large.size], sensitivity, 0.8)
+    assert chosen == [0]  # the large layer stays int8
+    held_small, held_large = _activations(128, None, seed=24), _activations(128, None, seed=25)
+    held_small[:, 5] *= 10
+
+    def added(x: np.ndarray, weights: np.ndarray, restored: np.ndarray) -> float:
+        """The squared error of the layer's outputs per token."""
+        return float(np.square(x @ (restored - weights).T).sum(1).mean())
+
+    small_four = added(held_small, small, restored[0][0]) + added(held_large, large, restored[1][1])
+    large_four = added(held_small, small, restored[0][1]) + added(held_large, large, restored[1][0])
+    assert small_four < large_four
 
 
 def test_asymmetric_scale_estimation_moves_zero_points_where_that_lowers_the_error() -> None:

@@ -1,11 +1,11 @@
-"""irconv_llm.quantize: data-free scales and levels, on small hand-checked matrices."""
+"""irconv_transforms.weight_compression.quantize: data-free scales and levels, on small hand-checked matrices."""
 
 from __future__ import annotations
 
 import numpy as np
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
-from irconv_llm.quantize import DeferredQuantized, Scheme, quantization
+from irconv_transforms.weight_compression.quantize import DeferredQuantized, Scheme, quantization
 
 
 def test_symmetric_4bit_maps_the_largest_magnitude_to_the_lowest_level() -> None:

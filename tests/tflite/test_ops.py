@@ -163,6 +163,8 @@ CASES: dict[str, Case] = {
                   [_image()]),
     "lrn": Case("LOCAL_RESPONSE_NORMALIZATION", lambda x: _tf().nn.local_response_normalization(
         x, depth_radius=2, bias=1.0, alpha=0.5, beta=0.75), [_image()], atol=1e-4),
+    "lrn_bias": Case("LOCAL_RESPONSE_NORMALIZATION", lambda x: _tf().nn.local_response_normalization(
+        x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75), [_image()], atol=1e-4),
     "relu": Case("RELU", lambda x: _tf().nn.relu(x), [_image()]),
     "relu6": Case("RELU6", lambda x: _tf().nn.relu6(x), [_image() * 8]),
     "sign": Case("SIGN", lambda x: _tf().sign(x), [_image()]),

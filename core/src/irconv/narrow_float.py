@@ -131,7 +131,7 @@ def _decode_table(element_type: ElementType) -> np.ndarray:
         values[magnitude > fmt.inf_code] = np.nan
     elif fmt.nan_code is not None:
         values[magnitude == fmt.nan_code] = np.nan
-    return values.astype(np.float32)
+    return np.asarray(values, dtype=np.float32)
 
 
 def bits(array: np.ndarray) -> np.ndarray:
@@ -145,11 +145,11 @@ def bits(array: np.ndarray) -> np.ndarray:
 def from_bits(codes: Any, element_type: ElementType) -> np.ndarray:
     """A narrow float array (``element_type.numpy``) holding the given bit patterns, as a view."""
     _check(element_type)
-    codes = np.asarray(codes)
+    array = np.asarray(codes)
     unsigned = np.dtype(f"u{element_type.numpy.itemsize}")
-    if codes.dtype != unsigned:
-        codes = codes.astype(unsigned)
-    return codes.view(element_type.numpy)
+    if array.dtype != unsigned:
+        array = array.astype(unsigned)
+    return array.view(element_type.numpy)
 
 
 def element_type_of(array: Any) -> ElementType | None:
@@ -175,7 +175,8 @@ def to_float32(array: np.ndarray, element_type: ElementType | None = None) -> np
     codes = bits(array)
     if element_type is ElementType.bf16:  # float32's upper half
         return (codes.astype(np.uint32) << 16).view(np.float32)
-    return _decode_table(element_type)[codes]
+    decoded: np.ndarray = _decode_table(element_type)[codes]  # NumPy types fancy indexing as Any
+    return decoded
 
 
 def widen(array: Any) -> Any:
@@ -195,7 +196,8 @@ def cast(value: Any, element_type: ElementType) -> np.ndarray:
         if element_type_of(array) is element_type:
             return array
         return from_float(widen(array), element_type, saturate=False)
-    return widen(array).astype(element_type.numpy, copy=False)
+    widened: np.ndarray = widen(array)
+    return widened.astype(element_type.numpy, copy=False)
 
 
 def as_array(value: Any, dtype: Any = None) -> np.ndarray:

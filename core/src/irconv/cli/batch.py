@@ -288,13 +288,13 @@ def run_dask(
         raise UserError("--executor dask needs Dask: pip install 'dask[distributed]'") from None
     cluster = None
     if address is None:
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        cluster = LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
         )
     try:
-        with Client(address or cluster) as client:  # type: ignore[no-untyped-call]
+        with Client(address or cluster) as client:
             futures = [client.submit(convert_one, job, disabled, pure=False) for job in jobs]
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            for future in as_completed(futures):
                 done(future.result())
     finally:
         if cluster is not None:

@@ -144,9 +144,10 @@ def _element_type(dtype: np.dtype) -> str:
 def _numbers(value: np.ndarray) -> np.ndarray:
     """A constant's values as numbers: narrow floats widened to f32, 4-bit values (one a
     byte in a tagged field) as their field."""
-    shown = narrow_float.widen(value)
+    shown: np.ndarray = narrow_float.widen(value)
     names = shown.dtype.names
-    return shown[names[0]] if names and len(names) == 1 else shown
+    field: np.ndarray = shown[names[0]] if names and len(names) == 1 else shown
+    return field
 
 
 def _text(value: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import os
 import signal
 import sys
@@ -201,8 +202,6 @@ def exit_without_teardown(code: int) -> NoReturn:
         sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (irconv plugins | head) or stream
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (irconv plugins | head) or stream
-            pass
     os._exit(code)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class AttributeReader:
         if raw is None:
             if default is _MISSING:
                 raise self.error(name, expected, "nothing (the attribute is required)")
-            return default  # type: ignore[no-any-return]
+            return cast(T, default)
         try:
             return convert(raw)
         except (TypeError, ValueError, OverflowError):
@@ -169,37 +169,39 @@ class AttributeReader:
     def bool(self, name: str, default: Any = _MISSING) -> builtins.bool:
         return self._read(name, default, "a boolean", _as_bool)
 
-    def str(self, name: str, default: Any = _MISSING) -> builtins.str:
+    def str(self, name: builtins.str, default: Any = _MISSING) -> builtins.str:
         return self._read(name, default, "a string", _as_str)
 
-    def choice(self, name: str, allowed: Sequence[builtins.str], default: Any = _MISSING) -> builtins.str:
+    def choice(self, name: builtins.str, allowed: Sequence[builtins.str], default: Any = _MISSING) -> builtins.str:
         """A string attribute restricted to ``allowed``."""
         value = self.str(name, default)
         if value not in allowed:
             raise self.error(name, "one of " + ", ".join(repr(a) for a in allowed), repr(value))
         return value
 
-    def ints(self, name: str, default: Any = _MISSING, *, length: builtins.int | None = None) -> list[builtins.int]:
+    def ints(self, name: builtins.str, default: Any = _MISSING, *, length: builtins.int | None = None) -> list[builtins.int]:
         """A list of integers; a single number counts as a one-item list (``length`` items when
         given). A list of the wrong length, with ``length`` given, is an error."""
         values = self._read(name, default, "a list of integers",
                             lambda v: [_as_int(x) for x in _as_items(v, length)])
-        return self._check_length(name, values, length)
+        checked: list[builtins.int] = self._check_length(name, values, length)
+        return checked
 
-    def floats(self, name: str, default: Any = _MISSING, *, length: builtins.int | None = None) -> list[builtins.float]:
+    def floats(self, name: builtins.str, default: Any = _MISSING, *, length: builtins.int | None = None) -> list[builtins.float]:
         values = self._read(name, default, "a list of numbers",
                             lambda v: [_as_float(x) for x in _as_items(v, length)])
-        return self._check_length(name, values, length)
+        checked: list[builtins.float] = self._check_length(name, values, length)
+        return checked
 
-    def strs(self, name: str, default: Any = _MISSING) -> list[builtins.str]:
+    def strs(self, name: builtins.str, default: Any = _MISSING) -> list[builtins.str]:
         return self._read(name, default, "a list of strings", lambda v: [_as_str(x) for x in _as_items(v, None)])
 
-    def optional_ints(self, name: str, default: Any = _MISSING) -> list[builtins.int | None]:
+    def optional_ints(self, name: builtins.str, default: Any = _MISSING) -> list[builtins.int | None]:
         """A list whose items may be None (a slice's open ends)."""
         return self._read(name, default, "a list of integers or None",
                           lambda v: [None if x is None else _as_int(x) for x in _as_items(v, None)])
 
-    def tensor(self, name: str, default: Any = _MISSING) -> np.ndarray:
+    def tensor(self, name: builtins.str, default: Any = _MISSING) -> np.ndarray:
         """A tensor-valued attribute as a NumPy array."""
 
         def convert(value: Any) -> np.ndarray:
@@ -211,11 +213,11 @@ class AttributeReader:
 
         return self._read(name, default, "a tensor", convert)
 
-    def graph(self, name: str, default: Any = _MISSING) -> Any:
+    def graph(self, name: builtins.str, default: Any = _MISSING) -> Any:
         """A sub-graph attribute (an If branch, a Loop body) in the framework's own form."""
         return self._read(name, default, "a graph", lambda v: v)
 
-    def _check_length(self, name: str, values: Any, length: builtins.int | None) -> Any:
+    def _check_length(self, name: builtins.str, values: Any, length: builtins.int | None) -> Any:
         if length is not None and values is not None and len(values) != length:
             raise self.error(name, f"{length} values", _kind(values))
         return values

@@ -24,7 +24,7 @@ from irconv.types import ElementType, MaybeShape
 
 if TYPE_CHECKING:
     from irconv.contract.records import Extractor, Phase, Transform
-    from irconv.pipeline.output import AtomicFiles
+    from irconv.pipeline.output import OutputFiles
     from irconv.plugins.registry import Provided
 
 #: How a context finds an extractor: (framework, domain, op type, opset) -> the record or None.
@@ -191,7 +191,8 @@ class ExtractContext:
         found = self.source_op.bodies.get(name)
         if found is None:
             raise self.attrs.error(name, "a graph", "nothing (the attribute is required)")
-        return found  # type: ignore[no-any-return]
+        graph: Graph = found
+        return graph
 
     def where(self) -> str:
         """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
@@ -234,7 +235,8 @@ class ExtractContext:
         arithmetic on their codes); ``input_type`` still says what the input holds."""
         if not self.has_input(idx):
             return None
-        return narrow_float.widen(self.input(idx).constant(shape_derived=True))
+        value: np.ndarray | None = narrow_float.widen(self.input(idx).constant(shape_derived=True))
+        return value
 
     # ------------------------------------------------------------ building
     def add(self, op: Op, inputs: Sequence[OutPort | None], suffix: str | None = None) -> Node:
@@ -294,7 +296,7 @@ class EmitContext:
     """Handed to an emitter: options, where to open output files, and a notes list."""
 
     options: ConversionOptions
-    files: AtomicFiles
+    files: OutputFiles
     notes: list[str] = field(default_factory=list)
     #: Report bytes written as they are (``progress.advance(n)``), for the progress display.
     progress: Progress = field(default_factory=NoProgress)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from irconv.errors import PluginError
 
 if TYPE_CHECKING:
-    from irconv.contract.context import EmitContext, ExtractContext, LoadContext, TransformContext
+    from irconv.contract.context import EmitContext, ExtractContext, TransformContext
     from irconv.graph import Graph, Node, OutPort
     from irconv.ops import Op
 
@@ -174,6 +174,8 @@ class Transform:
     ``enabled``; they implement ``apply`` and may narrow ``condition``. The phase is
     the hook that returns the transform. ``fixed_point`` asks the runner to apply the
     transform again while it reports a change (at most ``MAX_ROUNDS`` times).
+    ``former_ids`` are ids the transform had before a rename: ``--disable-transform`` and
+    other transforms' ``run_after``/``run_before`` still accept them.
     """
 
     MAX_ROUNDS: ClassVar[int] = 16
@@ -181,6 +183,7 @@ class Transform:
     id: ClassVar[str] = ""
     run_after: ClassVar[tuple[str, ...]] = ()
     run_before: ClassVar[tuple[str, ...]] = ()
+    former_ids: ClassVar[tuple[str, ...]] = ()
     enabled: ClassVar[bool] = True
     fixed_point: ClassVar[bool] = False
     description: ClassVar[str] = ""

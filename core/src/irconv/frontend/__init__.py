@@ -2,7 +2,8 @@
 
 - registration: ``extractor(framework, op, fn, versions=, domain=, produces=[OpClass])``
   (also a decorator), ``aliases`` for ops sharing a function, ``collect`` for a module's
-  records, ``extractors_of`` for a plugin's ``extract_op`` hook;
+  records, ``extractors_of`` for a plugin's ``extract_op`` hook; ``ExtractFn``, the type of an
+  extract function (what a factory of them returns);
 - attributes: ``ctx.attrs`` (an ``AttributeReader``) with typed readers and one error
   shape, ``AttributeValueError``;
 - constants, axes, ranks, broadcasting: ``i64``, ``i32``, ``f32``, ``typed``,
@@ -19,6 +20,7 @@ are in ``irconv_opset.build``.
 from __future__ import annotations
 
 from irconv.contract.attributes import AttributeReader, AttributeValueError
+from irconv.contract.records import ExtractFn
 from irconv.frontend.files import opens_like
 from irconv.frontend.helpers import (
     const_like,
@@ -38,6 +40,7 @@ from irconv.frontend.registration import Versions, aliases, collect, extractor, 
 __all__ = [
     "AttributeReader",
     "AttributeValueError",
+    "ExtractFn",
     "Versions",
     "aliases",
     "collect",

@@ -47,9 +47,10 @@ class Adjacency:
     def remove_edge(self, v: int, in_idx: int) -> bool:
         """Disconnect input ``in_idx`` of ``v``; whether it was connected."""
         ins = self.inputs[v]
-        if not 0 <= in_idx < len(ins) or ins[in_idx] is None:
+        source = ins[in_idx] if 0 <= in_idx < len(ins) else None
+        if source is None:
             return False
-        u = ins[in_idx][0]  # type: ignore[index]
+        u = source[0]
         ins[in_idx] = None
         _drop_unconnected_tail(ins)
         self.users[u].remove(v)

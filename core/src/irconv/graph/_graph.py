@@ -8,7 +8,7 @@ lists ``v`` once per such connection).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from irconv.errors import GraphError
 from irconv.graph._adjacency import Adjacency
@@ -248,7 +248,7 @@ class Graph:
         self._by_name.pop(node.name, None)
         self._by_type[node.type].pop(node.id, None)
         self._dirty.pop(node.id, None)
-        node.graph = _DETACHED  # type: ignore[assignment]
+        node.graph = cast(Graph, _DETACHED)  # a stand-in that fails on use
 
     def _unique_name(self, name: str) -> str:
         if name not in self._by_name:

@@ -92,9 +92,10 @@ def start_pass(graph: Graph) -> BudgetLedger:
 
 def element_count(shape: MaybeShape) -> int | None:
     """Elements in a static shape (Python ints, no overflow); None when not static."""
-    if shape is None or any(d is None for d in shape):
+    dims = [d for d in shape if d is not None] if shape is not None else []
+    if shape is None or len(dims) < len(shape):
         return None
-    return math.prod(max(int(d), 0) for d in shape)  # type: ignore[arg-type]
+    return math.prod(max(d, 0) for d in dims)
 
 
 def item_size(element_type: ElementType) -> int:

@@ -88,7 +88,7 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     if expected is not None and not ledger.allows(expected):
         return  # checked before evaluating: a huge value is never allocated
     try:
-        outputs = node.op.evaluate(narrow_float.widen_all(values))  # type: ignore[arg-type]
+        outputs = node.op.evaluate(narrow_float.widen_all(values))
     except MemoryError:
         ledger.refused += 1
         return  # the value is left unknown; the node stays an operation

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast, overload
 
 T = TypeVar("T")
 
@@ -37,6 +37,10 @@ class GraphMeta:
     def __init__(self) -> None:
         self._values: dict[MetaKey[Any], Any] = {}
 
+    @overload
+    def get(self, key: MetaKey[T]) -> T | None: ...
+    @overload
+    def get(self, key: MetaKey[T], default: T) -> T: ...
     def get(self, key: MetaKey[T], default: T | None = None) -> T | None:
         return cast("T | None", self._values.get(_checked(key), default))
 

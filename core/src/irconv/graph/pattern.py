@@ -178,9 +178,9 @@ def _match_port(pattern: Pat, port: OutPort, bound: Match) -> Iterator[Match]:
     if pattern.bind is not None and pattern.bind in bound.ports:
         # The same tensor, and one this occurrence's own constraints accept too.
         same = bound.ports[pattern.bind] == port
-        if same and (pattern.types is None or port.node.type in pattern.types):
-            if pattern.where is None or pattern.where(port.node):
-                yield bound
+        if (same and (pattern.types is None or port.node.type in pattern.types)
+                and (pattern.where is None or pattern.where(port.node))):
+            yield bound
         return
     if pattern.single_use and len(port.get_destinations()) != 1:
         return

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from irconv.narrow_float import is_narrow_float_array, to_float32
 
@@ -37,8 +38,8 @@ class DeferredProduct:
     result: np.dtype | None = None
 
     @classmethod
-    def of(cls, base: np.ndarray, factor: np.ndarray, compute: np.dtype,
-           result: np.dtype | None = None) -> DeferredProduct:
+    def of(cls, base: np.ndarray, factor: np.ndarray, compute: npt.DTypeLike,
+           result: npt.DTypeLike | None = None) -> DeferredProduct:
         return cls(base, np.broadcast_to(factor, base.shape), np.dtype(compute),
                    None if result is None else np.dtype(result))
 
@@ -98,7 +99,7 @@ class DeferredProduct:
         """The whole product, in ``base``'s memory order."""
         return self.compute_into(np.empty_like(self.base, dtype=self.dtype))
 
-    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         value = self.materialize()
         return value if dtype is None else value.astype(dtype)
 
@@ -156,7 +157,7 @@ def _memory_order(array: np.ndarray) -> tuple[int, ...]:
     return tuple(sorted(range(array.ndim), key=lambda axis: -abs(array.strides[axis])))
 
 
-def row_blocks(shape: tuple[int, ...], elements: int) -> Iterator[tuple[object, ...]]:
+def row_blocks(shape: tuple[int, ...], elements: int) -> Iterator[tuple[int | slice, ...]]:
     """Indices that cut an array of ``shape`` into consecutive runs of whole rows (C order),
     each about ``elements`` values: the first axes are walked one index at a time until
     what is left of a run is no larger than ``elements``."""

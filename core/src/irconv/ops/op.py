@@ -60,6 +60,8 @@ class Op:
 
     # No instance dict here: a subclass declared with ``slots=True`` then has none either.
     __slots__ = ()
+    if TYPE_CHECKING:  # every concrete op is a dataclass: dataclasses.replace(op, ...) type-checks
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     type: ClassVar[str] = ""
     version: ClassVar[int] = 0

@@ -98,8 +98,8 @@ class SourceOp(Op):
     bodies: Mapping[str, Any] = attr(factory=_no_bodies, emit=False)
     attributes: SourceAttributes | None = attr(None, emit=False)
 
-    @property  # type: ignore[override]
-    def type(self) -> str:
+    @property
+    def type(self) -> str:  # type: ignore[override]  # Op.type is a ClassVar; here it varies per node
         """The node's ``type`` shows the framework op until extraction."""
         return self.op_type
 

@@ -109,7 +109,7 @@ class DeferredConst(Const):
         self._pending = pending
         self._value = value if value is not None else np.zeros((), np.float32)  # replaced when computed
 
-    @property  # type: ignore[override]
+    @property
     def value(self) -> np.ndarray:
         if self._pending is not None:
             self._value, self._pending = self._pending.materialize(), None

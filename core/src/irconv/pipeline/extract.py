@@ -13,7 +13,14 @@ from irconv.contract.context import ExtractContext
 from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import Progress
 from irconv.contract.records import Extractor
-from irconv.errors import ConversionError, IrconvError, PluginError, PluginFault, UnsupportedOpsError
+from irconv.errors import (
+    ConversionError,
+    IrconvError,
+    LoweringError,
+    PluginError,
+    PluginFault,
+    UnsupportedOpsError,
+)
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.infer import try_infer
 from irconv.ops import Const, Op, SourceOp
@@ -109,6 +116,8 @@ def extract_graph(
         doing = f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
         try:
             result = provided.item.extract(node, ctx)
+        except LoweringError as exc:
+            raise ConversionError(f"{ctx.where()}: {exc}") from exc
         except IrconvError:
             raise
         except Exception as exc:  # not raised on purpose: the extractor's bug

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, Result
 from irconv.graph.budget import BudgetLedger, ValueBudget, ledger_for
+from irconv.ops import Const, Parameter, Result
 
 
 def fold_constants(graph: Graph, *, static_shape: bool, budget: ValueBudget | None = None) -> int:

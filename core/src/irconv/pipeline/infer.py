@@ -2,6 +2,14 @@
 plugins written before 0.2."""
 
 from irconv.graph.infer import *  # noqa: F403
-from irconv.graph.infer import describe_inputs, forget_facts, infer_graph, infer_node, node_outputs_reset, reinfer, try_infer
+from irconv.graph.infer import (
+    describe_inputs,
+    forget_facts,
+    infer_graph,
+    infer_node,
+    node_outputs_reset,
+    reinfer,
+    try_infer,
+)
 
 __all__ = ["describe_inputs", "forget_facts", "infer_graph", "infer_node", "node_outputs_reset", "reinfer", "try_infer"]

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from irconv.errors import UserError
 
@@ -282,6 +282,12 @@ def _catch_sigterm() -> Any:
 def _restore_sigterm(previous: Any) -> None:
     if previous is not None:
         signal.signal(signal.SIGTERM, previous)
+
+
+class OutputFiles(Protocol):
+    """Where an emitter opens its output files: ``AtomicFiles`` or ``MemoryFiles``."""
+
+    def open(self, path: Any, mode: str = "wb") -> IO[Any]: ...
 
 
 class MemoryFiles:

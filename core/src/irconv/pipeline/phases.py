@@ -77,8 +77,8 @@ def run_phase(
                 raise GraphError(_blame(provided, ran_before, str(exc))) from exc
             raise
         except Exception as exc:  # not raised on purpose: the transform's bug
-            before = ", ".join(ran_before[-5:]) or "none"
-            raise PluginFault(f"in transform {transform.id!r} (ran before it: {before})", exc,
+            previous = ", ".join(ran_before[-5:]) or "none"
+            raise PluginFault(f"in transform {transform.id!r} (ran before it: {previous})", exc,
                               provided.plugin.label()) from exc
         runs.append(TransformRun(transform.id, changed_any, time.perf_counter() - start, before, len(graph)))
         if progress is not None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,16 +164,23 @@ def check_runtime_rules(graph: Graph) -> None:
         node.op.check(node)
 
 
-def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> None:
+def check_disabled_transforms(options: ConversionOptions, registry: Registry) -> ConversionOptions:
     """Every ``--disable-transform`` id names an installed transform: a typo would otherwise
-    leave the transform running, silently."""
+    leave the transform running, silently. A renamed transform's former id is taken for its
+    current one (with a warning); returns the options with current ids."""
     known = registry.transform_ids()
+    renamed = registry.renamed_transforms()
     for given in options.disabled_transforms:
-        if given not in known:
+        if given in renamed and given not in known:
+            warnings.warn(f"--disable-transform {given}: this transform is now {renamed[given]}; use that id",
+                          FutureWarning, stacklevel=2)
+        elif given not in known:
             near = difflib.get_close_matches(given, sorted(known), n=3, cutoff=0.6)
             hint = f"; did you mean {' or '.join(near)}?" if near else ""
             raise UsageError(f"--disable-transform {given}: no installed transform has this id{hint} "
                             "(`irconv transforms` lists them)")
+    current = {renamed.get(given, given) if given not in known else given for given in options.disabled_transforms}
+    return dataclasses.replace(options, disabled_transforms=current)
 
 
 def _blaming_op_owners(convert_fn: Callable[..., Graph]) -> Callable[..., Graph]:
@@ -205,16 +214,16 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     registry = host.registry()
     registry.raise_declaration_clashes()
     options = options.resolved(registry.options)
-    check_disabled_transforms(options, registry)
+    options = check_disabled_transforms(options, registry)
     clock = _Clock(report)
     progress = report.progress
 
-    in_memory = not isinstance(path, Path)
-    provided = pick_object_loader(path, registry) if in_memory else pick_loader(path, options, registry)
+    file = path if isinstance(path, Path) else None
+    provided = pick_object_loader(path, registry) if file is None else pick_loader(file, options, registry)
     report.framework = provided.item.framework
     loading = Tally(progress)
     load_ctx = LoadContext(options, registry.ops, registry.find_extractor, progress=loading)
-    size = (0 if in_memory else _size_of(path)) + (_size_of(options.weights) if options.weights else 0)
+    size = (0 if file is None else _size_of(file)) + (_size_of(options.weights) if options.weights else 0)
     loading.stage("load", size, "B")
     try:
         graph = _load(provided.item, path, load_ctx, loader_keywords or {})
@@ -224,8 +233,8 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
         raise ModelFileError(
             f"cannot read {_model_text(path)} as a {provided.item.framework} model: {type(exc).__name__}: {exc}"
         ) from exc
-    if not in_memory:
-        graph.meta[SOURCE_PATH] = path  # type: ignore[assignment]
+    if file is not None:
+        graph.meta[SOURCE_PATH] = file
     if loading.done < size:
         progress.advance(size - loading.done)  # what the loader did not report itself
     report.notes += load_ctx.notes
@@ -319,7 +328,7 @@ def emit_in_memory(graph: Graph, output: Path, options: ConversionOptions, host:
     registry = host.registry()
     options = options.resolved(registry.options)
     files = MemoryFiles()
-    _emitter(registry, options).item.emit(graph, output, EmitContext(options, files))  # type: ignore[arg-type]
+    _emitter(registry, options).item.emit(graph, output, EmitContext(options, files))
     return files.contents()
 
 

@@ -41,6 +41,7 @@ from irconv.errors import PluginClash, PluginError, UsageError
 from irconv.plugins._hookcalls import GuardedHooks
 
 if TYPE_CHECKING:
+    from irconv.ops import Op
     from irconv.plugins.manager import PluginInfo
 
 T = TypeVar("T")
@@ -445,6 +446,11 @@ class Registry:
         self._ensure("transforms")
         return {p.item.id for phase in Phase for p in self._plans.get(phase, ())}
 
+    def renamed_transforms(self) -> dict[str, str]:
+        """Former id -> current id, for the transforms that were renamed."""
+        self._ensure("transforms")
+        return {old: p.item.id for phase in Phase for p in self._plans.get(phase, ()) for old in p.item.former_ids}
+
     # ------------------------------------------------------------ install hints
     def distribution_for_framework(self, framework: str) -> str | None:
         """The distribution that provides a loader for ``framework``, when a hint knows it."""
@@ -519,11 +525,12 @@ def order_transforms(provided: list[Provided[Transform]]) -> list[Provided[Trans
     the transforms in it.
     """
     by_id = {p.item.id: p for p in provided}
+    current = {old: p.item.id for p in provided for old in p.item.former_ids}
     after: dict[str, set[str]] = {tid: set() for tid in by_id}  # tid runs after these
     for p in provided:
         t = p.item
-        after[t.id].update(dep for dep in t.run_after if dep in by_id)
-        for later in t.run_before:
+        after[t.id].update(current.get(dep, dep) for dep in t.run_after if current.get(dep, dep) in by_id)
+        for later in (current.get(tid, tid) for tid in t.run_before):
             if later in by_id:
                 after[later].add(t.id)
     users: dict[str, list[str]] = {tid: [] for tid in by_id}

@@ -17,9 +17,9 @@ import numpy as np
 
 from irconv.errors import GraphError
 from irconv.graph import Graph, InPort, Node, OutPort
-from irconv.ops import Const, DeferredConst, DeferredProduct, Op, Parameter, Result, Trait
 from irconv.graph.infer import node_outputs_reset, try_infer
 from irconv.narrow_float import as_array
+from irconv.ops import Const, DeferredConst, DeferredProduct, Op, Parameter, Result, Trait
 
 Facts = tuple[Any, ...]
 

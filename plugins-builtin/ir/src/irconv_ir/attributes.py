@@ -65,7 +65,7 @@ def field_types(op_class: type[Op]) -> dict[str, tuple[str, Any]]:
     """IR attribute name -> (field name, resolved type) for every emitted field."""
     hints = typing.get_type_hints(op_class)
     result: dict[str, tuple[str, Any]] = {}
-    for f in dataclasses.fields(op_class):  # type: ignore[arg-type]
+    for f in dataclasses.fields(op_class):
         if f.metadata.get("emit", True):
             result[f.metadata.get("ir") or f.name] = (f.name, hints.get(f.name, str))
     return result

@@ -26,17 +26,16 @@ process once written: the page cache keeps them, the peak RSS no longer counts t
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
-import mmap
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import IO, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
+from irconv.mapped_pages import prefetch_mapped_pages, release_mapped_pages
 from irconv.ops.deferred import row_blocks
 from irconv.types import ElementType
 
@@ -57,12 +56,11 @@ MIN_BLOCK = 1 << 17
 MIN_BLOCKS = 4
 #: Blocks encoded ahead of the write, beyond one per worker thread.
 AHEAD = 1
-#: Mapped ranges smaller than this are not worth a madvise call (prefetch, release).
-RELEASE_MIN = 1 << 20
 
 #: Encodes ``source`` (any layout) into ``out`` (flat, C order, ``out.size == source.size``)
-#: and returns what it has to report (e.g. how many values were clamped).
-EncodeBlock = Callable[[np.ndarray, np.ndarray], object]
+#: and returns what it has to report (e.g. how many values were clamped); the block is an
+#: array, or a ``Deferred`` for the encodings of ``_computing_first``.
+EncodeBlock = Callable[[Any, np.ndarray], object]
 
 
 @runtime_checkable
@@ -204,7 +202,7 @@ class BlobWriter:
         offset = self.size
         if encoding.name == "raw" and bits.flags.c_contiguous:
             if size:
-                self._stream.write(memoryview(bits).cast("B"))
+                self._stream.write(bits.data.cast("B"))
         else:
             if encoding.per_item > 1:  # packed: flat runs filling whole bytes
                 value = np.ascontiguousarray(value)
@@ -275,7 +273,7 @@ class BlobWriter:
                 count = encoding.items(block.size)
                 buffer = _buffer_for(free, count, encoding.dtype)
                 reports.append(encoding.encode(block, buffer[:count]))
-                self._stream.write(memoryview(buffer[:count]).cast("B"))
+                self._stream.write(buffer[:count].data.cast("B"))
                 free.append(buffer)
             return
         if self._pool is None:
@@ -285,7 +283,7 @@ class BlobWriter:
         def write_oldest() -> None:
             future, buffer, count = pending.popleft()
             reports.append(future.result())
-            self._stream.write(memoryview(buffer[:count]).cast("B"))
+            self._stream.write(buffer[:count].data.cast("B"))
             free.append(buffer)
 
         for block in blocks:
@@ -329,7 +327,7 @@ def _computing_first(encoding: Encoding) -> Encoding:
             return None
         return encoding.encode(block.materialize(), out)
 
-    return Encoding(encoding.name, encoding.dtype, encode, encoding.per_item)  # type: ignore[arg-type]
+    return Encoding(encoding.name, encoding.dtype, encode, encoding.per_item)
 
 
 def block_size(elements: int) -> int:
@@ -352,62 +350,6 @@ def blocks(value: np.ndarray, elements: int) -> Iterator[np.ndarray]:
         return
     for key in row_blocks(value.shape, elements):
         yield value[key]
-
-
-def release_mapped_pages(value: np.ndarray) -> None:
-    """Drop ``value``'s pages from this process if it is a read-only view of a file mapping.
-
-    Only clean file-backed pages of a read-only mapping are released (a later read maps
-    them again from the page cache); anything writable is left alone.
-    """
-    _advise_mapped(value, mmap.MADV_DONTNEED)
-
-
-def prefetch_mapped_pages(value: np.ndarray) -> None:
-    """Ask the kernel to start reading ``value``'s pages from its file now, in the
-    background, so that encoding it does not wait on one page fault after another."""
-    _advise_mapped(value, mmap.MADV_WILLNEED)
-
-
-def _advise_mapped(value: np.ndarray, advice: int) -> None:
-    if value.flags.writeable or value.nbytes < RELEASE_MIN:
-        return
-    mapping = _mapping_of(value)
-    if mapping is None:
-        return
-    base = np.frombuffer(mapping, np.uint8)
-    start_of_map = base.__array_interface__["data"][0]
-    first, last = _address_span(value)
-    page = mmap.PAGESIZE
-    start = (first - start_of_map) // page * page
-    end = min(len(mapping), -(-(last - start_of_map) // page) * page)
-    del base  # no buffer export may outlive this call
-    if 0 <= start < end:
-        with contextlib.suppress(OSError, ValueError, AttributeError):  # an optimisation only
-            mapping.madvise(advice, start, end - start)
-
-
-def _mapping_of(value: np.ndarray) -> mmap.mmap | None:
-    base: object = value
-    while isinstance(base, np.ndarray):
-        inner = getattr(base, "_mmap", None)
-        if isinstance(inner, mmap.mmap):
-            return inner
-        base = base.base
-    return base if isinstance(base, mmap.mmap) else None
-
-
-def _address_span(value: np.ndarray) -> tuple[int, int]:
-    """First and one-past-last byte address ``value`` reads."""
-    address = value.__array_interface__["data"][0]
-    low = high = address
-    for extent, stride in zip(value.shape, value.strides, strict=True):
-        reach = (extent - 1) * stride
-        if reach < 0:
-            low += reach
-        else:
-            high += reach
-    return low, high + value.itemsize
 
 
 def _little_endian(value: np.ndarray) -> np.ndarray:

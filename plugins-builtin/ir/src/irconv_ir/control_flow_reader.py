@@ -43,8 +43,8 @@ def _int(attributes: dict[str, str], key: str, where: str, default: str | None =
     """A port map's integer attribute; missing or not an integer is an error about the file."""
     text = attributes.get(key, default)
     try:
-        return int(text)  # type: ignore[arg-type]  # None is caught below
-    except (TypeError, ValueError):
+        return int(text if text is not None else "")
+    except ValueError:
         raise ConversionError(f"{where}: port map attribute {key}={text!r} is not an integer") from None
 
 

@@ -8,12 +8,11 @@ domain). Attributes are parsed generically from the op's typed fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor
+from irconv.frontend import ExtractFn, extractor
 from irconv.graph import Node
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.plugins import DeclaredOp, Extractor, OpTable
@@ -53,7 +52,7 @@ def _custom_extractor(declared: DeclaredOp) -> Extractor:
                      domain=op_class.custom_opset, produces=[op_class])
 
 
-def generic_extract(op_class: type[Op]) -> Callable[[Node, ExtractContext], Op]:
+def generic_extract(op_class: type[Op]) -> ExtractFn:
     """Parse the layer's ``<data>`` attributes into ``op_class``'s typed fields."""
     resolved: list[dict[str, tuple[str, Any]]] = []  # the field types, resolved on first use
 

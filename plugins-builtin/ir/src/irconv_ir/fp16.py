@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from irconv.graph import Graph, Node
 from irconv.ops import Const
 from irconv.ops.traits import Trait
+from irconv_opset import Convert
 
 from irconv_ir.blobs import Encoding
 
@@ -66,7 +68,7 @@ class CompressionStats:
         self.constants += 1
         self.values += values
         for report in reports:
-            overflow, underflow = report  # type: ignore[misc]
+            overflow, underflow = cast("tuple[int, int]", report)
             self.overflow += overflow
             self.underflow += underflow
 
@@ -146,10 +148,10 @@ def rounded_constants(graph: Graph) -> set[int]:
 def _makes_integers(node: Node) -> bool:
     if node.type in ROUNDING_OPS:
         return True
-    if node.type != "Convert":
+    if not isinstance(node.op, Convert):
         return False
     source = node.in_port(0).get_source()
-    destination = node.op.destination_type  # type: ignore[attr-defined]
+    destination = node.op.destination_type
     from_integers = source is not None and source.node.type != "Const" and source.data.element_type.is_integer
     return bool(destination.is_integer or (from_integers and destination.is_float))
 
@@ -216,7 +218,7 @@ def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True
             exact = np.array_equal(value.astype(np.float16).astype(np.float32), value, equal_nan=True)
         if not exact:
             return INEXACT_INTEGER_ARITHMETIC
-    if not check_range or (-F16_OVERFLOW < np.min(value) and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
+    if not check_range or (np.min(value) > -F16_OVERFLOW and np.max(value) < F16_OVERFLOW):  # False with NaN, inf
         return None
     finite = np.abs(value[np.isfinite(value)])  # the rare case: look at the finite values alone
     return BEYOND_F16 if finite.size and np.max(finite) >= F16_OVERFLOW else None
@@ -224,7 +226,7 @@ def f16_loss(value: np.ndarray | object, rounded: bool, check_range: bool = True
 
 def any_clamped(reports: list[object]) -> bool:
     """Whether :func:`encode_f16` clamped a value in any of the blocks it ``reports`` on."""
-    return any(clamped for clamped, _ in reports)  # type: ignore[misc]
+    return any(cast("tuple[int, int]", report)[0] for report in reports)
 
 
 def should_compress(node: Node, keep: set[int]) -> bool:
@@ -311,8 +313,8 @@ class _Rows:
 
     @classmethod
     def allocate(cls, size: int) -> _Rows:
-        words = [np.empty(size, np.uint32), np.empty(size, np.uint32), np.full(size, _LOWEST, np.uint32)]
-        return cls(*words, np.empty(size + _PAD * (size // _PADDED_FROM), np.uint16))
+        return cls(np.empty(size, np.uint32), np.empty(size, np.uint32), np.full(size, _LOWEST, np.uint32),
+                   np.empty(size + _PAD * (size // _PADDED_FROM), np.uint16))
 
     def shaped(self, shape: tuple[int, ...], size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The word rows' heads as contiguous arrays of ``shape`` (``size`` values)."""

@@ -28,7 +28,7 @@ def layer_order(graph: Graph, sources: dict[int, list[OutPort]] | None = None) -
         if sources is not None:
             producers = {source.node.id for source in sources[node.id]}
         else:
-            producers = {p.get_source().node.id for p in node.in_ports() if p.get_source() is not None}  # type: ignore[union-attr]
+            producers = {source.node.id for p in node.in_ports() if (source := p.get_source()) is not None}
         inner = [pid for pid in producers if pid in middle]
         waiting[node.id] = len(inner)
         for pid in inner:

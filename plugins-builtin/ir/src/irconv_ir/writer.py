@@ -10,7 +10,7 @@ import numpy as np
 from irconv import EmitContext
 from irconv.errors import ConversionError
 from irconv.graph import Graph, Node, OutPort
-from irconv.ops import Const, Parameter, Result
+from irconv.ops import Const, DeferredProduct, Parameter, Result
 from irconv.types import ElementType, MaybeShape
 
 from irconv_ir.blobs import BlobWriter, Encoding
@@ -298,7 +298,9 @@ class GraphWriter:
         self.xml.close("layer")
 
     def write_const(self, node: Node, layer_id: int, plan: GraphPlan) -> None:
-        value = node.op.stored  # type: ignore[attr-defined]  # a DeferredConst is computed while written
+        op = node.op
+        assert isinstance(op, Const)
+        value = op.stored  # a DeferredConst is computed while written
         names = plan.names(node.out_port(0))
         if node.id in plan.compressed:
             stored = self.write_f16(node, value, node.id in plan.rounded)
@@ -324,7 +326,7 @@ class GraphWriter:
                 return
         self.const_layer(layer_id, node.name, value, names)
 
-    def write_f16(self, node: Node, value: np.ndarray, rounded: bool) -> tuple[int, int] | None:
+    def write_f16(self, node: Node, value: np.ndarray | DeferredProduct, rounded: bool) -> tuple[int, int] | None:
         """Write a compression candidate's f16 blob; (offset, size), or None when f16
         cannot hold it where that matters (see :func:`f16_loss`; values beyond its range
         are found by the encoder and the blob is taken back)."""
@@ -343,7 +345,7 @@ class GraphWriter:
         self,
         layer_id: int,
         name: str,
-        value: np.ndarray,
+        value: np.ndarray | DeferredProduct,
         names: list[str],
         stored: tuple[Encoding, int, int] | None = None,
     ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irconv import MetaKey, Option
 
-LAYOUT_INPUTS = Option(
+LAYOUT_INPUTS: Option[str | None] = Option(
     "layout.inputs",
     str,
     choices=("nchw",),
@@ -12,7 +12,7 @@ LAYOUT_INPUTS = Option(
     keyword="layout_inputs",
     help="give channels-last models channels-first (NCHW) inputs",
 )
-DISABLE_NHWC_TO_NCHW = Option(
+DISABLE_NHWC_TO_NCHW: Option[bool] = Option(
     "layout.disable_nhwc_to_nchw",
     bool,
     default=False,

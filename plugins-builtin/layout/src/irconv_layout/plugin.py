@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from irconv import Option
 from irconv.plugins import Transform, hookimpl
@@ -27,7 +28,7 @@ def middle_transform() -> Sequence[Transform]:
 
 
 @hookimpl
-def declare_options() -> Sequence[Option[object]]:
+def declare_options() -> Sequence[Option[Any]]:
     from irconv_layout.options import OPTIONS
 
     return OPTIONS

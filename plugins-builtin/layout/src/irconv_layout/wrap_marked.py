@@ -6,20 +6,19 @@ import dataclasses
 
 from irconv import Graph, Node, Rewriter, Transform, TransformContext
 from irconv.ops import Const
+from irconv_opset.lowering.layout import LayoutMark
 
 from irconv_layout.options import WRAPPED_RANK
 from irconv_layout.perm import channels_first, channels_last, transpose, transpose_after
-
-#: Node.layout values this plugin understands: channels-last layouts and their rank.
-CHANNELS_LAST = {"NWC": 3, "NHWC": 4, "NDHWC": 5}
 
 
 class WrapMarked(Transform):
     """x -> Op[NHWC] -> y  =>  x -> Transpose(to NCHW) -> Op -> Transpose(to NHWC) -> y.
 
-    A front end marks a node (``node.layout = "NHWC"``) whose input 0 and output 0 are
-    channels-last while the op it chose follows the IR's channels-first definition; other
-    inputs (weights, shapes) are already in the op's own form. Runs before shape inference.
+    A front end marks a node (``irconv_opset.lowering.layout.laid_out``: ``node.layout`` is a
+    ``LayoutMark``) whose input 0 and output 0 are channels-last while the op it chose follows
+    the IR's channels-first definition; other inputs (weights, shapes) are already in the op's
+    own form. Runs before shape inference.
     """
 
     id = "layout.wrap_marked"
@@ -30,15 +29,15 @@ class WrapMarked(Transform):
         for node in graph.nodes():
             for body in _bodies(node):  # loop and branch bodies compute in the same layout
                 bodies_changed = self.apply(body, ctx) or bodies_changed
-            layout = node.layout
-            rank = CHANNELS_LAST.get(layout) if layout is not None else None
-            if layout is None or rank is None:
+            mark = LayoutMark.parse(node.layout)
+            if mark is None:
                 continue
+            rank = mark.rank
             source = node.in_port(0).get_source()
             assert source is not None
             rw.set_input(node.in_port(0), transpose(rw, source, channels_first(rank), f"{node.name}/to_channels_first"))
             transpose_after(rw, node, channels_last(rank))
-            node.layout = "N" + layout[-1] + layout[1:-1]
+            node.layout = mark.channels_first
             graph.meta[WRAPPED_RANK] = rank
         return rw.modified or bodies_changed
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv import Graph, OutPort
+from irconv import AtomicFiles, ConversionOptions, EmitContext, Graph, OutPort
 from irconv.errors import UserError
-from irconv import AtomicFiles, ConversionOptions, EmitContext
-
-from irconv_llm.weight_sites import WeightSite
+from irconv_transforms.weight_compression.statistics import InputStatistics
+from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input
 
 #: Token rows kept per tensor for the AWQ scale search.
 KEPT_ROWS = 256
@@ -30,33 +29,11 @@ KEPT_ROWS = 256
 _STANDARD = ("input_ids", "attention_mask", "position_ids", "beam_idx")
 
 
-@dataclass(frozen=True)
-class InputStatistics:
-    """Of one tensor feeding compressed MatMuls, per input channel ``[cols]``: the mean of
-    ``|x|`` and of ``x**2`` over every token; ``rows``: token rows ``[n, cols]``."""
-
-    mean_magnitude: np.ndarray
-    mean_square: np.ndarray
-    rows: np.ndarray
-
-    def divided(self, factor: np.ndarray) -> InputStatistics:
-        """The statistics of ``x / factor`` (``factor`` per channel, positive)."""
-        return InputStatistics(self.mean_magnitude / factor, self.mean_square / np.square(factor), self.rows / factor)
-
-
-def data_input(site: WeightSite) -> OutPort:
-    """The tensor a MatMul site multiplies by its weights."""
-    source = site.consumer.in_port(1 - site.port).get_source()
-    assert source is not None  # weight_sites() checked it
-    return source
-
-
 def collect(
     graph: Graph, sites: list[WeightSite], samples: list[np.ndarray], options: ConversionOptions
 ) -> dict[OutPort, InputStatistics]:
     """Statistics of each MatMul site's input over ``samples`` (token ids ``[length]`` each)."""
     import openvino as ov
-
     from irconv.runtime import compile_for_comparison
 
     matmuls = [site for site in sites if not site.embedding]
@@ -95,7 +72,7 @@ def _write_f32(graph: Graph, xml: Path, options: ConversionOptions) -> Path:
     from irconv_ir.writer import write_ir
 
     with AtomicFiles() as files:
-        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))  # type: ignore[arg-type]
+        write_ir(graph, xml, EmitContext(replace(options, compress_to_fp16=False), files))
         files.commit()
     return xml
 

@@ -82,6 +82,7 @@ class FuseSplitScaleAttention(PatternRewrite):
 
     id = "llm.fuse_split_scale_attention"
     run_after = ("fuse.scaled_dot_product_attention",)
+    run_before = ("fuse.merge_common_subexpressions",)  # its pattern reads each branch unshared
     pattern = _patterns()
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
@@ -92,9 +93,10 @@ class FuseSplitScaleAttention(PatternRewrite):
 
         q, k, v, root = match.port("q"), match.port("k"), match.port("v"), match["root"]
         shapes = [port.data.shape for port in (q, k, v)]
-        if any(shape is None for shape in shapes) or len({len(s) for s in shapes}) != 1:  # type: ignore[arg-type]
+        ranks = {len(s) for s in shapes if s is not None}
+        if any(shape is None for shape in shapes) or len(ranks) != 1:
             return False
-        rank = len(shapes[0])  # type: ignore[arg-type]
+        (rank,) = ranks
         softmax = match["softmax"].op
         if rank < 3 or not isinstance(softmax, (SoftMax, SoftMax_v1)) or softmax.axis % rank != rank - 1:
             return False

@@ -53,7 +53,7 @@ class GatherAsVector(PatternRewrite):
     """
 
     id = "llm.gather_as_vector"
-    run_before = ("llm.merge_equal_ops",)
+    run_before = ("fuse.merge_common_subexpressions",)
     pattern = _pattern()
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:

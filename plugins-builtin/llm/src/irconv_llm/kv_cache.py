@@ -104,7 +104,8 @@ def _concatenation_of(graph: Graph, past: Node) -> Node | None:
 
 def _cache_tensor(name: str, past: Node, present: Node) -> CacheTensor:
     shape = past.out_port(0).data.shape
-    out_shape = present.in_port(0).get_source().data.shape  # type: ignore[union-attr]
+    source = present.in_port(0).get_source()
+    out_shape = source.data.shape if source is not None else None
     dynamic = [axis for axis, dim in enumerate(shape or ()) if dim is None]
     if shape is None or len(dynamic) != 2 or out_shape is None or len(out_shape) != len(shape):
         raise UserError(

@@ -6,10 +6,10 @@ import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.ops import Parameter
 from irconv.types import ElementType, Shape
+from irconv_opset import Assign, ReadValue
 
 from irconv_llm.kv_cache import CacheTensor, batch_input, find_cache
 from irconv_llm.options import MAKE_STATEFUL, STATEFUL
-from irconv_llm.state_ops import Assign, ReadValue
 
 BEAM_IDX = "beam_idx"
 
@@ -27,7 +27,8 @@ class MakeStateful(Transform):
     id = "llm.make_stateful"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return bool(ctx.options.get(STATEFUL) or graph.meta.get(MAKE_STATEFUL))
+        asked: bool | None = graph.meta.get(MAKE_STATEFUL)  # set by the Hugging Face loader
+        return bool(ctx.options.get(STATEFUL) or asked)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         cache = find_cache(graph)

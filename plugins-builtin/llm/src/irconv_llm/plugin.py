@@ -1,19 +1,13 @@
-"""Hook implementations of irconv-llm: state ops, options, and the decoder transforms."""
+"""Hook implementations of irconv-llm: options, and the decoder transforms (weight compression
+is irconv-transforms'; ``--dataset`` measures the activations it weights by)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from irconv import Op, Option
+from irconv import Option
 from irconv.plugins import Loader, Transform, hookimpl
-
-
-@hookimpl
-def declare_ops() -> Sequence[type[Op]]:
-    from irconv_llm.state_ops import OPS
-
-    return OPS
 
 
 @hookimpl
@@ -46,16 +40,15 @@ def middle_transform() -> list[Transform]:
     from irconv_llm.drop_empty_concat_operands import DropEmptyConcatOperands
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
     from irconv_llm.gather_as_vector import GatherAsVector
-    from irconv_llm.merge_equal_ops import MergeEqualOps
     from irconv_llm.rotate_half_form import RotateHalfForm
 
-    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), MergeEqualOps(), RotateHalfForm()]
+    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), RotateHalfForm()]
 
 
 @hookimpl
 def back_transform() -> list[Transform]:
     from irconv_llm.alibi_bias_form import AlibiBiasForm
-    from irconv_llm.compress_weights import CompressWeights
     from irconv_llm.make_stateful import MakeStateful
+    from irconv_llm.measure_activations import MeasureActivations
 
-    return [AlibiBiasForm(), MakeStateful(), CompressWeights()]
+    return [AlibiBiasForm(), MakeStateful(), MeasureActivations()]

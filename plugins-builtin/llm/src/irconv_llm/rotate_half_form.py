@@ -16,7 +16,8 @@ def _ints(node: Node, index: int) -> list[int] | None:
 
 def _last_axis_slice(node: Node) -> tuple[int, int] | None:
     """(start, stop) of a Slice of one axis, the last, with step 1; None for another Slice."""
-    shape = node.in_port(0).get_source().data.shape  # type: ignore[union-attr]
+    source = node.in_port(0).get_source()
+    shape = source.data.shape if source is not None else None
     start, stop, step, axes = (_ints(node, i) for i in (1, 2, 3, 4))
     if shape is None or start is None or stop is None or step != [1] or axes is None:
         return None
@@ -54,7 +55,9 @@ class RotateHalfForm(PatternRewrite):
         if root.num_inputs() != 2 or shape is None or not dtype.is_float:
             return False
         rank = len(shape)
-        axis = root.op.axis  # type: ignore[attr-defined]
+        if not isinstance(root.op, Concat):
+            return False
+        axis = root.op.axis
         if axis == -1 or axis % rank != rank - 1:
             return False  # spelled -1 already, or another axis
         high, low = _last_axis_slice(match["high"]), _last_axis_slice(match["low"])

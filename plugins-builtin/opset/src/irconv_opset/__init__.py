@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from irconv_opset.ops._spatial import AutoPad, RoundingType  # the enums of spatial ops' attributes
 from irconv_opset.ops.elementwise import (
     Add,
     BitwiseAnd,
@@ -110,7 +111,6 @@ from irconv_opset.ops.reduction import (
     ReduceProd,
     ReduceSum,
 )
-from irconv_opset.ops._spatial import AutoPad, RoundingType  # the enums of spatial ops' attributes
 from irconv_opset.ops.segment import (
     EmbeddingBagOffsets,
     EmbeddingBagOffsetsSum,
@@ -150,6 +150,7 @@ from irconv_opset.ops.signal import (
     RDFT,
     STFT,
 )
+from irconv_opset.ops.state import Assign, ReadValue
 from irconv_opset.ops.unary import (
     Abs,
     Acos,
@@ -214,8 +215,10 @@ __all__ = [
     "Add",
     "Asin",
     "Asinh",
+    "Assign",
     "Atan",
     "Atanh",
+    "AutoPad",
     "BatchNormInference",
     "BatchNormInference_v1",
     "BatchToSpace",
@@ -309,6 +312,7 @@ __all__ = [
     "RandomUniform",
     "Range",
     "Range_v1",
+    "ReadValue",
     "ReLU",
     "ReduceL1",
     "ReduceL2",
@@ -324,6 +328,7 @@ __all__ = [
     "ReverseSequence",
     "Roll",
     "Round",
+    "RoundingType",
     "STFT",
     "ScatterElementsUpdate",
     "ScatterElementsUpdate_v3",

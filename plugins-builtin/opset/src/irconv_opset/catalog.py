@@ -29,6 +29,7 @@ from irconv_opset.ops import (
     sequence,
     shape,
     signal,
+    state,
     unary,
 )
 
@@ -53,6 +54,7 @@ FAMILIES = (
     detection,
     sequence,
     control_flow,
+    state,
 )
 
 #: The newest opset the OpenVINO runtime accepts that this catalog targets.

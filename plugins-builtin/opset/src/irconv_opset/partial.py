@@ -58,10 +58,11 @@ def partial_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
     kind = node.op.type
     if kind == "ShapeOf":
         source = node.in_port(0).get_source()
-        shape = None if source is None else source.data.shape
-        if shape is None:
+        if source is None or source.data.shape is None:
             return None
-        elements = [d if d is not None else DimOf(source.node.id, source.idx, i) for i, d in enumerate(shape)]
+        elements: list[int | None | DimOf] = [
+            d if d is not None else DimOf(source.node.id, source.idx, i) for i, d in enumerate(source.data.shape)
+        ]
         return _objects(elements)
     if kind in _PASS_THROUGH:
         out_type = data.element_type

@@ -56,7 +56,7 @@ def variants(op: Op) -> Iterator[tuple[str, Any]]:
     """``(field, value)`` for each declared value other than ``op``'s own, of each attribute
     ``op`` writes into the IR (an older version that leaves an attribute out has none)."""
     written = op.ir_attributes()
-    for field in dataclasses.fields(op):  # type: ignore[arg-type]
+    for field in dataclasses.fields(op):
         if not field.metadata.get("emit", True) or (field.metadata.get("ir") or field.name) not in written:
             continue
         for value in declared_choices(type(op), field):

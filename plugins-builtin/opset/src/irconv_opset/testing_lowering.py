@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 from irconv import ExtractContext, Transform
+from irconv.contract.options import ConversionOptions
 from irconv.graph import OutPort
 from irconv.ops import MappingAttributes, Parameter, SourceOp
-from irconv.contract.options import ConversionOptions
 from irconv.testing import GraphBuilder, infer_graph, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv.types import ElementType
@@ -39,11 +39,11 @@ def run_lowering(lowering: Lowering, arrays: Sequence[np.ndarray], workdir: Path
     that marks nodes channels-last)."""
     b = GraphBuilder()
     declared = shapes if shapes is not None else [a.shape for a in arrays]
-    params = [b.parameter(f"x{i}", shape, str(a.dtype)) for i, (a, shape) in enumerate(zip(arrays, declared))]
+    params = [b.parameter(f"x{i}", shape, str(a.dtype)) for i, (a, shape) in enumerate(zip(arrays, declared, strict=True))]
     ctx = lowering_context(b, params)
     outputs = list(lowering(ctx, params))
     b.graph.remove_node(ctx.node)
-    for port, array in zip(params, arrays):
+    for port, array in zip(params, arrays, strict=True):
         port.node.op = Parameter(array.shape, ElementType.from_numpy(array.dtype))
     for i, port in enumerate(outputs):
         b.result(port, f"y{i}")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from irconv import Option
 from irconv.plugins import Transform, hookimpl
 
 
 @hookimpl
-def declare_options() -> Sequence[Option[object]]:
+def declare_options() -> Sequence[Option[Any]]:
     from irconv_prep.options import OPTIONS
 
     return OPTIONS

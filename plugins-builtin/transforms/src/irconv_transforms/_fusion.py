@@ -42,6 +42,20 @@ PATTERN_FUSIONS = (
     "fuse.softplus",
     "fuse.swish",
 )
+#: Every fusion of this plugin: the pattern fusions and those that walk the graph.
+FUSIONS = (
+    *PATTERN_FUSIONS,
+    "fuse.decompose_batch_norm",
+    "fuse.flatten_reshape",
+    "fuse.grouped_convolution",
+    "fuse.linear_backward",
+    "fuse.linear_forward",
+    "fuse.merge_linear_chains",
+    "fuse.pad",
+    "fuse.reshape_chain",
+    "fuse.resnet_stride",
+    "fuse.transpose_matmul_weights",
+)
 
 
 def fusing_enabled(ctx: TransformContext) -> bool:

@@ -9,6 +9,8 @@ and MatMul with constant 2-D weights as its second input ([K, N], or [N, K] with
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 from irconv import Node, OutPort, Rewriter
 from irconv.ops import DeferredConst, DeferredProduct
@@ -21,6 +23,9 @@ from irconv_opset import (
     GroupConvolutionBackpropData,
     MatMul,
 )
+
+#: The weights as stored, or a rescaling of them not computed yet.
+_Weights = TypeVar("_Weights", np.ndarray, DeferredProduct)
 
 WEIGHTED = (Convolution, GroupConvolution, ConvolutionBackpropData, GroupConvolutionBackpropData, MatMul)
 
@@ -42,7 +47,7 @@ def stored_weights(node: Node) -> np.ndarray | DeferredProduct | None:
     return weights(node)
 
 
-def _as_weights(node: Node, value: np.ndarray | DeferredProduct | None) -> np.ndarray | DeferredProduct | None:
+def _as_weights(node: Node, value: _Weights | None) -> _Weights | None:
     """``value`` if it can be the op's weights: floating, and 2-D for a MatMul."""
     if value is None or value.dtype.kind != "f":
         return None

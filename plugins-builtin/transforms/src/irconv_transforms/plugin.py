@@ -1,4 +1,5 @@
-"""Hook implementations of irconv-transforms: framework-neutral fusing, and its switches."""
+"""Hook implementations of irconv-transforms: framework-neutral fusing, common-subexpression
+merging and weight compression, and their switches."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from irconv.plugins import Transform, hookimpl
 @hookimpl
 def declare_options() -> Sequence[Option[Any]]:
     from irconv_transforms.options import OPTIONS
+    from irconv_transforms.weight_compression.options import OPTIONS as COMPRESSION
 
-    return OPTIONS
+    return (*OPTIONS, *COMPRESSION)
 
 
 @hookimpl
@@ -37,6 +39,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
     from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
@@ -64,4 +67,12 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        MergeCommonSubexpressions(),
     ]
+
+
+@hookimpl
+def back_transform() -> list[Transform]:
+    from irconv_transforms.weight_compression.compress_weights import CompressWeights
+
+    return [CompressWeights()]

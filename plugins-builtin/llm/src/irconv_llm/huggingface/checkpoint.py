@@ -20,7 +20,7 @@ from irconv.types import ElementType
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 #: safetensors dtype names -> NumPy dtypes (bf16 through the core's element type).
-_DTYPES = {
+_DTYPES: dict[str, np.dtype] = {
     "F32": np.dtype(np.float32), "F16": np.dtype(np.float16), "BF16": ElementType.bf16.numpy,
     "F64": np.dtype(np.float64), "I64": np.dtype(np.int64), "I32": np.dtype(np.int32),
     "I16": np.dtype(np.int16), "I8": np.dtype(np.int8), "U8": np.dtype(np.uint8), "BOOL": np.dtype(np.bool_),

@@ -6,9 +6,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from irconv import Graph
+from irconv import MODEL_FOLDER, Graph, LoadContext, ModelFolder
 from irconv.errors import UserError
-from irconv import MODEL_FOLDER, LoadContext, ModelFolder
 
 from irconv_llm.huggingface.architectures import (
     FEATURE_EXTRACTION,
@@ -29,8 +28,8 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     task = ctx.options.get(TASK) or default_task(checkpoint.config, str(path))
     cls = model_class(checkpoint.config, task, str(path))
 
-    from transformers import AutoConfig
     from irconv_torch.load import load_object
+    from transformers import AutoConfig
 
     from irconv_llm.huggingface.trace import empty_model, export_decoder, export_encoder, parameter_aliases
     from irconv_llm.huggingface.weights import attach_weights

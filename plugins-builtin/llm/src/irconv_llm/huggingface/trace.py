@@ -33,11 +33,11 @@ def _parameters_on_meta() -> Iterator[None]:
         if param is not None and param.device.type != "meta":
             module._parameters[name] = torch.nn.Parameter(param.to("meta"), requires_grad=False)
 
-    torch.nn.Module.register_parameter = register  # type: ignore[method-assign]
+    torch.nn.Module.register_parameter = register
     try:
         yield
     finally:
-        torch.nn.Module.register_parameter = original  # type: ignore[method-assign]
+        torch.nn.Module.register_parameter = original
 
 
 def empty_model(model_class: Any, config: Any) -> Any:
@@ -92,7 +92,7 @@ def export_decoder(model: Any, task: str) -> tuple[Any, list[str]]:
     layers, kv_heads, head_dim = _cache_geometry(config)
     past_length = _PAST if with_past else 0
 
-    class FlatCache(torch.nn.Module):
+    class FlatCache(torch.nn.Module):  # type: ignore[misc]  # torch is untyped to mypy (pyproject.toml)
         def __init__(self) -> None:
             super().__init__()
             self.model = model
@@ -137,7 +137,7 @@ def export_encoder(model: Any) -> Any:
     import torch
     from torch.export import Dim
 
-    class LastHiddenState(torch.nn.Module):
+    class LastHiddenState(torch.nn.Module):  # type: ignore[misc]  # torch is untyped to mypy (pyproject.toml)
         def __init__(self) -> None:
             super().__init__()
             self.model = model

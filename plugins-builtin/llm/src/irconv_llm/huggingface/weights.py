@@ -78,7 +78,7 @@ def merged_value(merged: Merged, checkpoint: Checkpoint) -> np.ndarray:
     from transformers.core_model_loading import dot_natural_key
 
     converter = merged.converter
-    tensors = {pattern: [_as_torch(checkpoint.array(k)) for k in sorted(keys, key=dot_natural_key)]
+    tensors: dict[str, Any] = {pattern: [_as_torch(checkpoint.array(k)) for k in sorted(keys, key=dot_natural_key)]
                for pattern, keys in merged.keys.items()}
     for operation in converter.operations:
         tensors = operation.convert(tensors, source_patterns=converter.source_patterns,

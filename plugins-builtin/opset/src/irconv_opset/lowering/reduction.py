@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from irconv.ops import Op
 
 import irconv_opset as opset
+from irconv_opset.ops.reduction import Reduction as ReduceOp
 
 if TYPE_CHECKING:
     from irconv import ExtractContext
@@ -32,7 +33,7 @@ class Reduction(enum.Enum):
     ANY = opset.ReduceLogicalOr
 
     @property
-    def op(self) -> type[Op]:
+    def op(self) -> type[ReduceOp]:
         return self.value  # type: ignore[no-any-return]
 
     def make(self, keep_dims: bool) -> Op:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv import narrow_float
 from irconv.errors import ConversionError
-from irconv.graph import Graph
+from irconv.graph import Graph, TensorData
 from irconv.ops import Op, Parameter, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -108,7 +108,7 @@ def _set_parameter(body: Graph, index: int, shape: MaybeShape, element_type: Ele
         op.element_type = element_type
 
 
-def _result_data(body: Graph, index: int, where: str):  # type: ignore[no-untyped-def]
+def _result_data(body: Graph, index: int, where: str) -> TensorData:
     results = body.results()
     if not 0 <= index < len(results):
         raise ConversionError(f"{where}: the body has no result number {index} (it has {len(results)})")
@@ -187,12 +187,16 @@ def _iterate_values(
             if item.sliced is not None:
                 state[item.parameter] = _part(outer[item.external], item.sliced, iteration)
         if current_iteration >= 0:
-            shape = body.parameters()[current_iteration].op.shape  # type: ignore[attr-defined]
-            element_type = body.parameters()[current_iteration].op.element_type  # type: ignore[attr-defined]
-            state[current_iteration] = np.full(shape or (), iteration, element_type.numpy)
-        if any(v is None for v in state):
+            counter = body.parameters()[current_iteration].op
+            assert isinstance(counter, Parameter)
+            dims = tuple(d for d in counter.shape or () if d is not None)
+            if len(dims) < len(counter.shape or ()):
+                return None  # a counter of unknown size is not evaluated
+            state[current_iteration] = np.full(dims, iteration, counter.element_type.numpy)
+        values = [v for v in state if v is not None]
+        if len(values) < len(state):
             return None
-        produced = run_body(body, state)  # type: ignore[arg-type]
+        produced = run_body(body, values)
         if produced is None:
             return None
         for i, out in enumerate(outputs):
@@ -209,10 +213,11 @@ def _iterate_values(
             if not parts:
                 return None
             result.append(np.concatenate(parts, axis=out.concatenated.axis % parts[0].ndim))
-        elif last[i] is None:
-            return None
         else:
-            result.append(last[i])  # type: ignore[arg-type]
+            value = last[i]
+            if value is None:
+                return None
+            result.append(value)
     return _by_external(outputs, result)
 
 
@@ -421,9 +426,10 @@ class If(Op):
         parameters: list[np.ndarray | None] = [None] * len(body.parameters())
         for item in body_inputs:
             parameters[item.parameter] = inputs[item.external]
-        if any(p is None for p in parameters):
+        values = [p for p in parameters if p is not None]
+        if len(values) < len(parameters):
             return None
-        produced = run_body(body, parameters)  # type: ignore[arg-type]
+        produced = run_body(body, values)
         if produced is None:
             return None
         return _by_external(body_outputs, [produced[o.result] for o in body_outputs])

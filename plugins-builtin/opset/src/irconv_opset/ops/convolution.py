@@ -155,7 +155,7 @@ class DeformableConvolution_v1(_ConvolutionBase):
         if data is None and filters is None:
             set_output(node, 0, None, input_type(node, 0))
             return
-        rank = len(data) if data is not None else len(filters)  # type: ignore[arg-type]
+        rank = len(data) if data is not None else len(filters or ())
         data = data if data is not None else (None,) * rank
         spatial = self._spatial_out(data[2:], filters)
         if offsets is not None:

@@ -101,8 +101,9 @@ class DetectionOutput(CoercedAttrs, Op):
                     f"{self.variance_encoded_in_target} needs {rows}"
                 )
         classes = 1 if self.share_location else self._classes(node, priors)
-        if not problem and boxes is not None and len(boxes) == 2 and None not in (boxes[1], priors, classes):
-            expected = priors * classes * 4  # type: ignore[operator]
+        if (not problem and boxes is not None and len(boxes) == 2 and boxes[1] is not None
+                and priors is not None and classes is not None):
+            expected = priors * classes * 4
             if boxes[1] != expected:
                 problem = (
                     f"the box logits have {boxes[1]} values per image, share_location={self.share_location} "
@@ -151,7 +152,8 @@ class RegionYolo(CoercedAttrs, Op):
             first = self.axis % rank
             last = self.end_axis % rank
             span = data[first : last + 1]
-            merged = None if any(d is None for d in span) else int(np.prod(span))  # type: ignore[arg-type]
+            known = [d for d in span if d is not None]
+            merged = int(np.prod(known)) if len(known) == len(span) else None
             shape = (*data[:first], merged, *data[last + 1 :])
         else:
             shape = (data[0], (self.classes + self.coords + 1) * len(self.mask), *data[2:])
@@ -292,9 +294,9 @@ class NonMaxSuppression_v4(NonMaxSuppression_v3):
 
     def _selected(self, node: Node) -> Dim:
         batches, classes, count, limit = _nms_counts(node)
-        if limit is None or None in (batches, classes, count):
+        if limit is None or batches is None or classes is None or count is None:
             return None
-        return batches * classes * min(count, limit)  # type: ignore[operator,type-var]
+        return batches * classes * min(count, limit)
 
 
 @dataclass(eq=False)

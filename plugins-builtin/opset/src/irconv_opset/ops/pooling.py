@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,7 +53,7 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
     return (*data[:2], *out)
 
 
-def _check_window(data: tuple, op: _PoolBase, dilations: Sequence[int] | None) -> None:
+def _check_window(data: tuple[int | None, ...], op: _PoolBase, dilations: Sequence[int] | None) -> None:
     """What the runtime checks on a pooling: one window entry per spatial axis (pads may be
     empty). (It also refuses a zero batch, but a statically empty pooling is folded away by
     the front ends that meet one, so that is not an inference error.)"""
@@ -98,7 +98,7 @@ class _PoolBase(CoercedAttrs, Op):
         dilations = self._dilations() or (1,) * rank
         out = _pooled_shape(data.shape, self, dilations)
         assert out is not None
-        out_spatial: list[int] = list(out[2:])  # type: ignore[arg-type]
+        out_spatial = [d for d in out[2:] if d is not None]  # all of them: data is an array
         pads = self._pads(data.shape, dilations)
         extra = []
         for i in range(rank):
@@ -306,7 +306,9 @@ def _adaptive_shape(node: Node) -> MaybeShape:
     return (*data[:2], *spatial)
 
 
-def _adaptive(data: np.ndarray, sizes: np.ndarray, reduce) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def _adaptive(
+    data: np.ndarray, sizes: np.ndarray, reduce: Callable[..., np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Adaptive pooling: bin i of length L over n outputs is [floor(i*L/n), ceil((i+1)*L/n))."""
     spatial = data.shape[2:]
     out_sizes = [int(v) for v in np.asarray(sizes).reshape(-1)]

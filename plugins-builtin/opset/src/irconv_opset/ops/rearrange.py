@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from irconv.errors import ConversionError
@@ -207,7 +207,9 @@ class SliceScatter(Op):
 
 
 # ----------------------------------------------------------------------------- Pad
-_NUMPY_PAD_MODES = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+_NUMPY_PAD_MODES: dict[str, Literal["edge", "reflect", "symmetric"]] = {
+    "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"
+}
 
 
 @dataclass(eq=False)
@@ -238,7 +240,7 @@ class Pad(Op):
             value = np.asarray(inputs[3]).reshape(-1)[0] if len(inputs) > 3 else 0
             out = np.pad(x, widths, mode="constant", constant_values=value)
         else:
-            out = np.pad(x, widths, mode=_NUMPY_PAD_MODES[self.pad_mode])  # type: ignore[call-overload]
+            out = np.pad(x, widths, mode=_NUMPY_PAD_MODES[self.pad_mode])
         crop = tuple(
             slice(max(-int(b), 0), out.shape[i] - max(-int(e), 0))
             for i, (b, e) in enumerate(zip(begin, end, strict=False))

@@ -59,6 +59,13 @@ class _RecurrentBase(CoercedAttrs, Op):
     def _functions(self) -> list[Callable[[np.ndarray], np.ndarray] | None]:
         return [_activation(name) for name in self.activations]
 
+    def _step_functions(self) -> list[Callable[[np.ndarray], np.ndarray]]:
+        """The activations of ``step``: ``evaluate`` returns None before a step when one has
+        no NumPy form, so each is there."""
+        functions = [f for f in self._functions() if f is not None]
+        assert len(functions) == len(self.activations)
+        return functions
+
     def _clipped(self, x: np.ndarray) -> np.ndarray:
         return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
 
@@ -88,29 +95,33 @@ class _RecurrentBase(CoercedAttrs, Op):
         raise NotImplementedError
 
 
-class _LSTMStep:
+class _LSTMStep(_RecurrentBase):
     """LSTM step: gates f, i, c, o; states (H, C)."""
 
     gates = 4
 
-    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
-        f, g, h = self._functions()  # type: ignore[attr-defined]
+    def step(
+        self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
+    ) -> list[np.ndarray]:
+        f, g, h = self._step_functions()
         hidden, cell = states
         gates = x @ w.T + hidden @ r.T + b
-        forget, inp, cand, out = np.split(self._clipped(gates), 4, axis=-1)  # type: ignore[attr-defined]
+        forget, inp, cand, out = np.split(self._clipped(gates), 4, axis=-1)
         cell = f(forget) * cell + f(inp) * g(cand)
         hidden = f(out) * h(cell)
         return [hidden, cell]
 
 
-class _GRUStep:
+class _GRUStep(_RecurrentBase):
     """GRU step: gates z, r, h; optional ``linear_before_reset``; state H."""
 
     linear_before_reset: bool
     gates = 3
 
-    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
-        f, g = self._functions()  # type: ignore[attr-defined]
+    def step(
+        self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
+    ) -> list[np.ndarray]:
+        f, g = self._step_functions()
         (hidden,) = states
         hidden_size = hidden.shape[-1]
         w_z, w_r, w_h = np.split(w, 3, axis=0)
@@ -120,7 +131,7 @@ class _GRUStep:
         else:
             b_z, b_r, b_wh = np.split(b, 3, axis=-1)
             b_rh = np.zeros(hidden_size, b.dtype)
-        clip = self._clipped  # type: ignore[attr-defined]
+        clip = self._clipped
         z = f(clip(x @ w_z.T + hidden @ r_z.T + b_z))
         reset = f(clip(x @ w_r.T + hidden @ r_r.T + b_r))
         if self.linear_before_reset:
@@ -130,15 +141,17 @@ class _GRUStep:
         return [(1 - z) * candidate + z * hidden]
 
 
-class _RNNStep:
+class _RNNStep(_RecurrentBase):
     """Plain RNN step: H = f(X·Wᵀ + H·Rᵀ + B)."""
 
     gates = 1
 
-    def step(self, x, states, w, r, b):  # type: ignore[no-untyped-def]
-        (f,) = self._functions()  # type: ignore[attr-defined]
+    def step(
+        self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
+    ) -> list[np.ndarray]:
+        (f,) = self._step_functions()
         (hidden,) = states
-        return [f(self._clipped(x @ w.T + hidden @ r.T + b))]  # type: ignore[attr-defined]
+        return [f(self._clipped(x @ w.T + hidden @ r.T + b))]
 
 
 # ---- cells -------------------------------------------------------------------------------

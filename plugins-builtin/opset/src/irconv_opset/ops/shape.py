@@ -118,9 +118,10 @@ class Reshape(Op):
 def _check_element_count(node: Node, data: MaybeShape, out: MaybeShape) -> None:
     """The runtime's Reshape rule: the output holds as many elements as the input. Checked
     as far as both are known (static dims on both sides, the rest left to run time)."""
-    if data is None or out is None or any(d is None for d in data):
+    dims = [d for d in data if d is not None] if data is not None else []
+    if data is None or out is None or len(dims) < len(data):
         return
-    total = math.prod(int(d) for d in data)
+    total = math.prod(dims)
     known = [int(d) for d in out if d is not None]
     if any(d < 0 for d in known):
         return  # an unresolved -1: the runtime resolves it

@@ -238,7 +238,7 @@ class ISTFT(Op):
         padded_window[left : left + window.size] = window
         count = frames.shape[-1]
         full = (count - 1) * step + size
-        out = np.zeros(frames.shape[:-2] + (full,))
+        out: np.ndarray = np.zeros((*frames.shape[:-2], full))
         norm = np.zeros(full)
         for t in range(count):
             out[..., t * step : t * step + size] += frames[..., t] * padded_window

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, const_like, extractor, i64, require_rank
+from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import (
@@ -14,20 +12,18 @@ from irconv_opset import (
     Elu,
     Gelu,
     HardSigmoid,
-    LogSoftmax,
     Mish,
     Negative,
     PReLU,
     ReLU,
-    Reshape,
     Selu,
     Sigmoid,
-    SoftMax,
     SoftPlus,
     SoftSign,
     Tanh,
 )
-from irconv_opset.build import shape_of
+from irconv_opset.lowering.softmax import FLATTENED_SOFTMAX_OPS, SOFTMAX_OPS, flattened_softmax
+from irconv_opset.lowering.softmax import softmax as softmax_on_axis
 
 #: SELU's fixed constants (Klambauer et al.), as MXNet uses them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -51,10 +47,12 @@ def _unary(ctx: ExtractContext, act: str, x: OutPort) -> OutPort:
     raise ctx.attrs.bad("act_type", act, "expected relu, sigmoid, tanh, softrelu, softsign, log_sigmoid or mish")
 
 
+@extractor("mxnet", "Activation", produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
 def activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_unary(ctx, ctx.attrs.str("act_type", "relu"), ctx.input(0))]
 
 
+@extractor("mxnet", "LeakyReLU", produces=[PReLU, Elu, Selu, Gelu])
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     act = ctx.attrs.str("act_type", "leaky")
@@ -85,27 +83,17 @@ def _scaled(ctx: ExtractContext, x: OutPort) -> OutPort:
 def _softmax(ctx: ExtractContext, log: bool) -> list[OutPort]:
     if ctx.attrs.bool("use_length", False):
         raise ctx.attrs.bad("use_length", True, "masked softmax (use_length) is not supported")
-    axis = ctx.attrs.int("axis", -1)
-    x = _scaled(ctx, ctx.input(0))
-    op = LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
-    return [ctx.op(op, x)]
+    return [softmax_on_axis(ctx, _scaled(ctx, ctx.input(0)), ctx.attrs.int("axis", -1), log=log)]
 
 
+@extractor("mxnet", "softmax", produces=[Divide, *SOFTMAX_OPS])
 def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _softmax(ctx, log=False)
 
 
+@extractor("mxnet", "log_softmax", produces=[Divide, *SOFTMAX_OPS])
 def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _softmax(ctx, log=True)
-
-
-def _flat_softmax(ctx: ExtractContext, x: OutPort) -> OutPort:
-    """Softmax over everything but axis 0, keeping the input's shape."""
-    if require_rank(ctx) == 2:
-        return ctx.op(SoftMax(axis=1), x)
-    flat = ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1]), suffix="flatten")
-    out = ctx.op(SoftMax(axis=1), flat, suffix="softmax")
-    return ctx.op(Reshape(special_zero=False), out, shape_of(ctx, x))
 
 
 def softmax_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -113,16 +101,17 @@ def softmax_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (``preserve_shape``) or the flattened non-batch axes; the label input is ignored."""
     x = ctx.input(0)
     if ctx.attrs.bool("multi_output", False):
-        return [ctx.op(SoftMax(axis=1), x)]
+        return [softmax_on_axis(ctx, x, 1)]
     if ctx.attrs.bool("preserve_shape", False):
-        return [ctx.op(SoftMax(axis=-1), x)]
-    return [_flat_softmax(ctx, x)]
+        return [softmax_on_axis(ctx, x, -1)]
+    return [flattened_softmax(ctx, x, 1)]
 
 
+@extractor("mxnet", "SoftmaxActivation", produces=[*FLATTENED_SOFTMAX_OPS])
 def softmax_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.choice("mode", ["instance", "channel"], "instance") == "channel":
-        return [ctx.op(SoftMax(axis=1), ctx.input(0))]
-    return [_flat_softmax(ctx, ctx.input(0))]
+        return [softmax_on_axis(ctx, ctx.input(0), 1)]
+    return [flattened_softmax(ctx, ctx.input(0), 1)]
 
 
 def regression_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -132,6 +121,7 @@ def regression_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
+@extractor("mxnet", "hard_sigmoid", produces=[HardSigmoid])
 def hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     alpha = const_like(ctx, np.float32(ctx.attrs.float("alpha", 0.2)), x, "alpha")
@@ -139,27 +129,25 @@ def hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(HardSigmoid(), x, alpha, beta)]
 
 
-def _named(act: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [_unary(ctx, act, ctx.input(0))]
+#: Activation's act_types that are also ops of their own, and what each builds.
+STANDALONE: dict[str, list[type[Op]]] = {
+    "relu": [ReLU],
+    "sigmoid": [Sigmoid],
+    "tanh": [Tanh],
+    "softsign": [SoftSign],
+    "log_sigmoid": [SoftPlus, Negative],
+    "mish": [Mish],
+}
 
-    return extract
+
+def standalone_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``relu``, ``sigmoid``, ...: the MXNet op's name as Activation's act_type."""
+    return [_unary(ctx, ctx.source_op.op_type, ctx.input(0))]
 
 
 
-ACTIVATION = extractor("mxnet", "Activation", activation,
-                       produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
-LEAKY_RELU = extractor("mxnet", "LeakyReLU", leaky_relu, produces=[PReLU, Elu, Selu, Gelu])
-SOFTMAX = extractor("mxnet", "softmax", softmax, produces=[Divide, SoftMax])
-LOG_SOFTMAX = extractor("mxnet", "log_softmax", log_softmax, produces=[Divide, LogSoftmax])
-SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[Reshape, SoftMax])
-SOFTMAX_ACTIVATION = extractor("mxnet", "SoftmaxActivation", softmax_activation, produces=[Reshape, SoftMax])
+SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[*FLATTENED_SOFTMAX_OPS])
 REGRESSION_OUTPUT = aliases("mxnet", ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"],
                             regression_output, produces=[Sigmoid])
-HARD_SIGMOID = extractor("mxnet", "hard_sigmoid", hard_sigmoid, produces=[HardSigmoid])
-RELU = extractor("mxnet", "relu", _named("relu"), produces=[ReLU])
-SIGMOID = extractor("mxnet", "sigmoid", _named("sigmoid"), produces=[Sigmoid])
-TANH = extractor("mxnet", "tanh", _named("tanh"), produces=[Tanh])
-SOFTSIGN = extractor("mxnet", "softsign", _named("softsign"), produces=[SoftSign])
-LOG_SIGMOID = extractor("mxnet", "log_sigmoid", _named("log_sigmoid"), produces=[SoftPlus, Negative])
-MISH = extractor("mxnet", "mish", _named("mish"), produces=[Mish])
+STANDALONE_ACTIVATIONS = [record for name, made in STANDALONE.items()
+                          for record in aliases("mxnet", [name], standalone_activation, produces=made)]

@@ -3,6 +3,8 @@ box_decode."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -25,7 +27,6 @@ from irconv_opset import (
     LogicalAnd,
     Minimum,
     Multiply,
-    NonMaxSuppression,
     NotEqual,
     ReduceMax,
     ReduceMin,
@@ -41,9 +42,10 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.nms import SUPPRESS_OPS, BoxEncoding, suppress
 
 #: What ``separate_classes`` and ``select_rows`` build, for the extractors using them.
-SELECT_ROWS_PRODUCES = (ReduceMax, Abs, Multiply, Add, Unsqueeze, Select, NonMaxSuppression, Gather, GatherND, Equal,
+SELECT_ROWS_PRODUCES = (ReduceMax, Abs, Multiply, Add, Unsqueeze, Select, *SUPPRESS_OPS, Gather, GatherND, Equal,
                         Convert, CumSum, ReduceSum, Subtract, Concat, ShapeOf, Broadcast, ScatterNDUpdate)
 
 
@@ -73,15 +75,16 @@ def select_rows(ctx: ExtractContext, rows: OutPort, boxes: OutPort, scores: OutP
     assert shape is not None and shape[0] is not None and shape[1] is not None
     batch, count = int(shape[0]), int(shape[1])
     masked = ctx.op(Select(), valid, scores, const_like(ctx, -1e30, scores, "lowest"), suffix="masked_scores")
-    nms = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=True,
-                            output_type=ElementType.i64)
-    selected = ctx.add(nms, [
+    selected = suppress(
+        ctx,
         boxes,
         ctx.op(Unsqueeze(), masked, i64(ctx, [1]), suffix="nms_scores"),
         i64(ctx, [count], "max_boxes"),
         const_like(ctx, [iou], scores, "iou"),
         const_like(ctx, [-1e29], scores, "score_threshold"),
-    ], "nms").out_port(0)
+        encoding=BoxEncoding.CENTER if center else BoxEncoding.CORNER,
+        suffix="nms",
+    ).out_port(0)
     item_and_box = ctx.op(Gather(), selected, i64(ctx, [0, 2]), i64(ctx, 1, "axis"), suffix="item_box")
     kept = ctx.op(GatherND(), rows, item_and_box, suffix="kept")
     item = ctx.op(Gather(), selected, i64(ctx, [0]), i64(ctx, 1, "axis"), suffix="item")  # [M, 1]
@@ -106,10 +109,11 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     classes), so a single-class NMS serves any class ids.
     """
     shape = ctx.input_shape(0)
-    if shape is None or len(shape) < 2 or any(d is None for d in shape):
+    dims = [d for d in shape if d is not None] if shape is not None else []
+    if shape is None or len(shape) < 2 or len(dims) != len(shape):
         raise ConversionError(f"{ctx.where()}: box_nms needs rows [..., N, K] of a static shape, got {shape}")
-    count, width = int(shape[-2]), int(shape[-1])  # type: ignore[arg-type]
-    batch = int(np.prod([int(d) for d in shape[:-2]], dtype=np.int64))  # type: ignore[arg-type]
+    count, width = dims[-2], dims[-1]
+    batch = math.prod(dims[:-2])
     in_format = ctx.attrs.choice("in_format", ["corner", "center"], "corner")
     out_format = ctx.attrs.choice("out_format", ["corner", "center"], "corner")
     if in_format != out_format:
@@ -144,7 +148,7 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
         valid = ctx.op(LogicalAnd(), valid, ctx.op(GreaterEqual(), scores, kth, suffix="in_topk"), suffix="valid_k")
     out = select_rows(ctx, rows, boxes, scores, valid, ctx.attrs.float("overlap_thresh", 0.5),
                       center=in_format == "center")
-    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [int(d) for d in shape]))]  # type: ignore[arg-type]
+    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, dims))]
 
 
 def box_decode(node: Node, ctx: ExtractContext) -> list[OutPort]:

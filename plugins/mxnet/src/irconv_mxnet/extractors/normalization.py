@@ -5,10 +5,17 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, const_like, extractor, f32, i64, normalize_axis, per_axis, require_rank
+from irconv.frontend import aliases, const_like, extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
-from irconv_opset import LRN, MVN, Add, BatchNormInference, Multiply, NormalizeL2, Reshape
-from irconv_opset.build import along_axis
+from irconv_opset import LRN, BatchNormInference, NormalizeL2
+from irconv_opset.lowering.normalization import (
+    FOLDED_BATCH_NORM_OPS,
+    NORMALIZED_OPS,
+    Affine,
+    BatchStatistics,
+    folded_batch_norm,
+    normalized,
+)
 
 
 def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -28,12 +35,8 @@ def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
         values = [p.constant(shape_derived=True) for p in (gamma, beta, mean, var)]
         if any(v is None for v in values):
             raise ctx.attrs.bad("axis", axis, "BatchNorm on an axis other than 1 needs constant statistics")
-        g, b, m, v = (np.asarray(a, np.float64) for a in values)
-        scale = g / np.sqrt(v + eps)
-        shift = b - m * scale
-        scale_port = f32(ctx, per_axis(scale, axis, data_rank), "scale_value")
-        shift_port = f32(ctx, per_axis(shift, axis, data_rank), "shift_value")
-        out = ctx.op(Add(), ctx.op(Multiply(), x, scale_port, suffix="scale"), shift_port, suffix="bn")
+        stats = BatchStatistics(*(np.asarray(v) for v in values))
+        out = folded_batch_norm(ctx, x, stats, eps, [axis], data_rank)
     return [out, mean, var]
 
 
@@ -49,30 +52,24 @@ def _channels(ctx: ExtractContext, axis: int) -> int:
     return int(channels)
 
 
-def _mvn(ctx: ExtractContext, x: OutPort, axes: list[int], eps: float) -> OutPort:
-    return ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, i64(ctx, axes, "axes"),
-                  suffix="mvn")
-
-
+@extractor("mxnet", "InstanceNorm", produces=[*NORMALIZED_OPS])
 def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / sqrt(var + eps) over the spatial axes, then gamma/beta per channel."""
-    x = ctx.input(0)
     data_rank = require_rank(ctx)
-    out = _mvn(ctx, x, list(range(2, data_rank)), ctx.attrs.float("eps", 1e-3))
-    out = ctx.op(Multiply(), out, along_axis(ctx, ctx.input(1), 1, data_rank, "gamma"), suffix="gamma")
-    return [ctx.op(Add(), out, along_axis(ctx, ctx.input(2), 1, data_rank, "beta"), suffix="beta")]
+    affine = Affine(scale=ctx.input(1), shift=ctx.input(2), axis=1, rank=data_rank)
+    return [normalized(ctx, ctx.input(0), range(2, data_rank), ctx.attrs.float("eps", 1e-3), affine)]
 
 
+@extractor("mxnet", "LayerNorm", produces=[*NORMALIZED_OPS])
 def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Normalised over one ``axis`` (default -1), then gamma/beta along it."""
-    x = ctx.input(0)
     data_rank = require_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), data_rank)
-    out = _mvn(ctx, x, [axis], ctx.attrs.float("eps", 1e-5))
-    out = ctx.op(Multiply(), out, along_axis(ctx, ctx.input(1), axis, data_rank, "gamma"), suffix="gamma")
-    return [ctx.op(Add(), out, along_axis(ctx, ctx.input(2), axis, data_rank, "beta"), suffix="beta")]
+    affine = Affine(scale=ctx.input(1), shift=ctx.input(2), axis=axis, rank=data_rank)
+    return [normalized(ctx, ctx.input(0), [axis], ctx.attrs.float("eps", 1e-5), affine)]
 
 
+@extractor("mxnet", "L2Normalization", produces=[NormalizeL2])
 def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x / sqrt(sum(x^2) + eps): over all but axis 0 (instance), axis 1 (channel) or the
     spatial axes (spatial)."""
@@ -83,6 +80,7 @@ def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"))]
 
 
+@extractor("mxnet", "LRN", produces=[LRN])
 def lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MXNet LRN: x / (knorm + alpha/nsize * sum(x^2))^beta across channels."""
     size = ctx.attrs.int("nsize")
@@ -93,8 +91,4 @@ def lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 BATCH_NORM = aliases("mxnet", ["BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm"], batch_norm,
-                     produces=[BatchNormInference, Multiply, Add])
-INSTANCE_NORM = extractor("mxnet", "InstanceNorm", instance_norm, produces=[MVN, Reshape, Multiply, Add])
-LAYER_NORM = extractor("mxnet", "LayerNorm", layer_norm, produces=[MVN, Reshape, Multiply, Add])
-L2_NORMALIZATION = extractor("mxnet", "L2Normalization", l2_normalization, produces=[NormalizeL2])
-LRN_EXTRACTOR = extractor("mxnet", "LRN", lrn, produces=[LRN])
+                     produces=[BatchNormInference, *FOLDED_BATCH_NORM_OPS])

@@ -127,15 +127,12 @@ def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import NonMaxSuppression
+    """ONNX suppresses a box when IoU > threshold, OpenVINO when IoU >= threshold."""
+    from irconv_opset.lowering.nms import BoxEncoding, iou_strictly_above, suppress
 
-    a = ctx.attrs
-    center = a.int("center_point_box", 0)
-    op = NonMaxSuppression(box_encoding="center" if center else "corner", sort_result_descending=False,
-                           output_type=ElementType.i64)
-    inputs = [ctx.input(i) for i in range(5)]
-    inputs[3] = _strictly_above(ctx, inputs[3])
-    nms = ctx.add(op, inputs, "nms")
+    encoding = BoxEncoding.CENTER if ctx.attrs.int("center_point_box", 0) else BoxEncoding.CORNER
+    nms = suppress(ctx, ctx.input(0), ctx.input(1), ctx.input(2), iou_strictly_above(ctx, ctx.input(3)),
+                   ctx.input(4), encoding=encoding, sort_descending=False, suffix="nms")
     return [nms.out_port(0)]
 
 
@@ -190,19 +187,9 @@ def _normalised_coordinates(ctx: ExtractContext, dim: OutPort, like: OutPort, al
     return ctx.op(Subtract(), scaled, one, suffix=f"normalised{k}")
 
 
-def _strictly_above(ctx: ExtractContext, threshold: OutPort) -> OutPort:
-    """ONNX suppresses a box when IoU > threshold, OpenVINO when IoU >= threshold: raise the
-    threshold to the next f32 (x * (1 + 2^-23) rounds up one step; at least the smallest normal
-    float, so a threshold of 0 keeps disjoint boxes)."""
-    from irconv_opset import Convert, Maximum, Multiply
-
-    as_f32 = ctx.op(Convert(destination_type=ElementType.f32), threshold, suffix="iou_f32")
-    up = ctx.op(Multiply(), as_f32, ctx.const(np.float32(1 + 2.0**-23), suffix="one_ulp"), suffix="iou_up")
-    return ctx.op(Maximum(), up, ctx.const(np.finfo(np.float32).tiny, suffix="tiny"), suffix="iou_threshold")
-
-
 def extractors() -> list[Extractor]:
     import irconv_opset as o
+    from irconv_opset.lowering.nms import IOU_STRICTLY_ABOVE_OPS, SUPPRESS_OPS
 
     return [
         extractor("onnx", "Upsample", _upsample, versions=(7, None), produces=[o.Interpolate]),
@@ -216,5 +203,5 @@ def extractors() -> list[Extractor]:
             2: constant([0], np.int64),  # no boxes per class
             3: constant([0.0], np.float32),
             4: constant([-np.finfo(np.float32).max], np.float32),  # no score threshold
-        }), versions=(10, None), produces=[o.NonMaxSuppression]),
+        }), versions=(10, None), produces=[*SUPPRESS_OPS, *IOU_STRICTLY_ABOVE_OPS]),
     ]

@@ -64,19 +64,19 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
 
 
 def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import MVN, Add, Multiply
+    from irconv_opset.lowering.normalization import Affine, normalized
 
-    eps = ctx.attrs.float("epsilon", 1e-5)
-    x = ctx.input(0)
-    norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes_from(ctx, x, 2),
-                  suffix="mvn")
-    scaled = ctx.op(Multiply(), norm, _channel_vector(ctx, ctx.input(1), x), suffix="scale")
-    return [ctx.op(Add(), scaled, _channel_vector(ctx, ctx.input(2), x))]
+    rank = ctx.input_rank(0)
+    if rank is None:
+        raise ctx.attrs.bad("input", "dynamic rank", "the data rank must be known")
+    affine = Affine(scale=ctx.input(1), shift=ctx.input(2), axis=1, rank=rank)
+    return [normalized(ctx, ctx.input(0), range(2, rank), ctx.attrs.float("epsilon", 1e-5), affine)]
 
 
 def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over axes [axis..] then scale and bias; Mean/InvStdDev outputs computed when used."""
-    from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
+    from irconv_opset import Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
+    from irconv_opset.lowering.normalization import Affine, normalized
 
     a = ctx.attrs
     axis, eps = a.int("axis", -1), a.float("epsilon", 1e-5)
@@ -84,24 +84,19 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = axes_from(ctx, x, axis)
     outputs = node.out_ports()
     extra = [p for p in outputs[1:] if p.get_destinations() or p.data.names]
+    shift = ctx.input(2) if ctx.has_input(2) else None
     if not extra:
-        norm = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), x, axes, suffix="mvn")
-        mean = inv = None
-    else:
-        mean = ctx.op(ReduceMean(keep_dims=True), x, axes, suffix="mean")
-        centered = ctx.op(Subtract(), x, mean, suffix="centered")
-        var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes,
-                     suffix="var")
-        std = ctx.op(Sqrt(), ctx.op(Add(), var, const_like(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
-        inv = ctx.op(Divide(), const_like(ctx, 1.0, x, "one"), std, suffix="inv_std")
-        norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
+        return [normalized(ctx, x, axes, eps, Affine(scale=ctx.input(1), shift=shift))]
+    mean = ctx.op(ReduceMean(keep_dims=True), x, axes, suffix="mean")
+    centered = ctx.op(Subtract(), x, mean, suffix="centered")
+    var = ctx.op(ReduceMean(keep_dims=True), ctx.op(Multiply(), centered, centered, suffix="sq"), axes, suffix="var")
+    std = ctx.op(Sqrt(), ctx.op(Add(), var, const_like(ctx, eps, x, "eps"), suffix="var_eps"), suffix="std")
+    inv = ctx.op(Divide(), const_like(ctx, 1.0, x, "one"), std, suffix="inv_std")
+    norm = ctx.op(Multiply(), centered, inv, suffix="normalized")
     y = ctx.op(Multiply(), norm, ctx.input(1), suffix="scale")
-    if ctx.has_input(2):
-        y = ctx.op(Add(), y, ctx.input(2), suffix="bias")
-    result = [y]
-    if mean is not None and inv is not None:
-        result += [mean, inv]
-    return result[: len(outputs)]
+    if shift is not None:
+        y = ctx.op(Add(), y, shift, suffix="bias")
+    return [y, mean, inv][: len(outputs)]
 
 
 def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -147,12 +142,15 @@ def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def extractors() -> list[Extractor]:
     import irconv_opset as o
+    from irconv_opset.lowering.normalization import NORMALIZED_OPS
 
     return [
-        extractor("onnx", "BatchNormalization", _batch_norm, produces=[o.BatchNormInference]),
-        extractor("onnx", "InstanceNormalization", _instance_norm, produces=[o.MVN, o.Multiply, o.Add]),
+        extractor("onnx", "BatchNormalization", _batch_norm,
+                  produces=[o.BatchNormInference, o.Concat, o.ReduceMean, o.Subtract, o.Multiply, o.Sqrt, o.Add,
+                            o.Divide, o.Squeeze, o.Unsqueeze, o.ShapeOf, o.Range]),
+        extractor("onnx", "InstanceNormalization", _instance_norm, produces=[*NORMALIZED_OPS]),
         extractor("onnx", "LayerNormalization", WithDefaults(_layer_norm, {2: HANDLED}), versions=(17, None),
-                  produces=[o.MVN, o.Multiply, o.Add]),
+                  produces=[*NORMALIZED_OPS, o.ReduceMean, o.Subtract, o.Sqrt, o.Divide]),
         extractor("onnx", "GroupNormalization", _group_norm, versions=(18, None), produces=[o.GroupNormalization]),
         extractor("onnx", "LRN", _lrn, produces=[o.LRN]),
         extractor("onnx", "LpNormalization", _lp_norm, produces=[o.ReduceL1, o.ReduceL2, o.Divide]),

@@ -12,7 +12,7 @@ from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.plugins import Extractor
 from irconv.types import ElementType
-from irconv_opset.build import axes_from, shape_of
+from irconv_opset.build import shape_of
 
 from irconv_onnx.extractors._common import et_of_onnx, opset
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults, highest, lowest
@@ -206,24 +206,13 @@ def _cast_like(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     return ConvertLike()
 
 
-def _softmax(log: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+def _softmax(log: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
-    from irconv_opset import Divide, Exp, Log, LogSoftmax, ReduceMax, ReduceSum, SoftMax, Subtract
+    from irconv_opset.lowering.softmax import flattened_softmax, softmax
 
-    a = ctx.attrs
-    axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
-    x = ctx.input(0)
-    rank = ctx.input_rank(0)
-    if opset(ctx) >= 13 or (rank is not None and (axis == rank - 1 or axis == -1)):
-        return LogSoftmax(axis=axis) if log else SoftMax(axis=axis)
-    axes = axes_from(ctx, x, axis)
-    peak = ctx.op(ReduceMax(keep_dims=True), x, axes, suffix="max")
-    shifted = ctx.op(Subtract(), x, peak, suffix="shifted")
-    exp = ctx.op(Exp(), shifted, suffix="exp")
-    total = ctx.op(ReduceSum(keep_dims=True), exp, axes, suffix="sum")
-    if log:
-        return [ctx.op(Subtract(), shifted, ctx.op(Log(), total, suffix="log"))]
-    return [ctx.op(Divide(), exp, total)]
+    if opset(ctx) >= 13:
+        return [softmax(ctx, ctx.input(0), ctx.attrs.int("axis", -1), log=log)]
+    return [flattened_softmax(ctx, ctx.input(0), ctx.attrs.int("axis", 1), log=log)]
 
 
 def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -247,6 +236,7 @@ def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def extractors() -> list[Extractor]:
     import irconv_opset as o
+    from irconv_opset.lowering.softmax import FLATTENED_SOFTMAX_OPS
 
     simple = {
         "Abs": o.Abs, "Neg": o.Negative, "Floor": o.Floor, "Ceil": o.Ceiling, "Sqrt": o.Sqrt,
@@ -281,8 +271,8 @@ def extractors() -> list[Extractor]:
         extractor("onnx", "Cast", _cast, produces=[o.Convert]),
         extractor("onnx", "BitCast", _bit_cast, versions=(26, None), produces=[o.Convert, o.Select]),
         extractor("onnx", "CastLike", _cast_like, versions=(15, None), produces=[o.ConvertLike]),
-        extractor("onnx", "Softmax", partial(_softmax, False), produces=[o.SoftMax]),
-        extractor("onnx", "LogSoftmax", partial(_softmax, True), produces=[o.LogSoftmax]),
+        extractor("onnx", "Softmax", partial(_softmax, False), produces=[*FLATTENED_SOFTMAX_OPS]),
+        extractor("onnx", "LogSoftmax", partial(_softmax, True), produces=[*FLATTENED_SOFTMAX_OPS]),
         extractor("onnx", "Hardmax", _hardmax, produces=[o.TopK, o.OneHot]),
     ]
     return result

@@ -11,12 +11,14 @@ from irconv.graph import OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import Convert
+from irconv_opset.lowering.layout import LayoutMark
+from irconv_opset.lowering.layout import laid_out as mark_laid_out
 
 from irconv_tf import FRAMEWORK
 
 #: ``tf("Relu", fn, produces=[ReLU])``: the TensorFlow extractor record.
 tf = partial(extractor, FRAMEWORK)
-NHWC = "NHWC"
+NHWC = LayoutMark.NHWC
 
 
 def to_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
@@ -29,11 +31,9 @@ def channels_last(ctx: ExtractContext) -> bool:
     return not ctx.attrs.str("data_format", "NHWC").startswith("NC")
 
 
-def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], layout: str | None) -> list[OutPort]:
-    """Add ``op``; mark its data input/output 0 as ``layout`` for the layout plugin."""
-    node = ctx.add(op, inputs, suffix=op.type)
-    node.layout = layout
-    return [node.out_port(i) for i in range(node.num_outputs())]
+def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], mark: LayoutMark | None) -> list[OutPort]:
+    """Add ``op`` marked ``mark`` for the layout plugin; its output ports (TF ops may have several)."""
+    return mark_laid_out(ctx, op, inputs, mark).out_ports()
 
 
 def spatial(

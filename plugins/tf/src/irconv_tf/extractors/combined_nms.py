@@ -25,30 +25,21 @@ from irconv_opset import (
     Less,
     Minimum,
     Multiply,
-    NonMaxSuppression,
     Pad,
     Range,
     Reshape,
     ScatterNDUpdate,
     Select,
     ShapeOf,
-    Slice,
-    Squeeze,
     TopK,
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.nms import COLUMN_OPS, SUPPRESS_OPS, column, suppress
 
 from irconv_tf.extractors._base import tf
 
 I64, F32, I32 = ElementType.i64, ElementType.f32, ElementType.i32
-
-
-def _column(ctx: ExtractContext, triples: OutPort, index: int, suffix: str) -> OutPort:
-    """Column ``index`` of NonMaxSuppression's [k, 3] rows by Slice (k may be 0)."""
-    step = i64(ctx, [1], "step")
-    cut = ctx.op(Slice(), triples, i64(ctx, [index], f"c{index}"), i64(ctx, [index + 1], f"c{index}_end"), step, step)
-    return ctx.op(Squeeze(), cut, i64(ctx, [1], "column_axis"), suffix=suffix)
 
 
 def _combined_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -73,14 +64,11 @@ def _combined_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     pairs = ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [-1, count, 4], "pair_boxes"), suffix="pair_boxes")
     scores = ctx.op(Transpose(), ctx.input(1), i64(ctx, [0, 2, 1], "class_major"), suffix="class_major_scores")
     pair_scores = ctx.op(Reshape(special_zero=False), scores, i64(ctx, [-1, 1, count], "pair_scores"))
-    nms = ctx.add(
-        NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=I64),
-        [pairs, pair_scores, i64(ctx, per_class, "per_class"), ctx.input(4), ctx.input(5), ctx.const(np.float32(0))],
-        suffix="NonMaxSuppression",
-    )
-    pair = _column(ctx, nms.out_port(0), 0, "pair")
-    box = _column(ctx, nms.out_port(0), 2, "box")
-    kept_scores = _column(ctx, nms.out_port(1), 2, "kept_scores")
+    nms = suppress(ctx, pairs, pair_scores, i64(ctx, per_class, "per_class"), ctx.input(4), ctx.input(5),
+                   ctx.const(np.float32(0)))
+    pair = column(ctx, nms.out_port(0), 0, "pair")
+    box = column(ctx, nms.out_port(0), 2, "box")
+    kept_scores = column(ctx, nms.out_port(1), 2, "kept_scores")
 
     images = ctx.op(
         Gather(batch_dims=0),
@@ -140,6 +128,7 @@ EXTRACTORS = [
     tf(
         "CombinedNonMaxSuppression",
         _combined_nms,
-        produces=[NonMaxSuppression, ScatterNDUpdate, TopK, Gather, Select, Pad],
+        produces=[*SUPPRESS_OPS, *COLUMN_OPS, Transpose, Broadcast, Reshape, Gather, ShapeOf, Multiply, Add,
+                  ScatterNDUpdate, Unsqueeze, Divide, Minimum, TopK, Range, Less, Select, Convert, Clamp, Pad],
     ),
 ]

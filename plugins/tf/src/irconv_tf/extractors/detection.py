@@ -22,17 +22,13 @@ from irconv_opset import (
     Maximum,
     Minimum,
     Multiply,
-    NonMaxSuppression,
-    Pad,
     Reshape,
     Round,
     Select,
     ShapeOf,
-    Slice,
-    Squeeze,
     Subtract,
-    Unsqueeze,
 )
+from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS, single_class_nms
 
 from irconv_tf.extractors._base import tf
 
@@ -51,60 +47,14 @@ def lower_nms(
 ) -> list[OutPort]:
     """NonMaxSuppressionV``version``'s outputs from its first four inputs (V3+ read the score
     threshold, V5 the soft-NMS sigma from the node's inputs 4 and 5)."""
-    # boxes as [n, 4]: the CPU plugin needs the coordinates dimension known
-    boxes = ctx.op(Reshape(special_zero=False), boxes, i64(ctx, [1, -1, 4], "box_shape"), suffix="boxes")
-    scores = ctx.op(Unsqueeze(), scores, i64(ctx, [0, 1], "batch_class"), suffix="scores")
-    max_out = ctx.op(Convert(destination_type=ElementType.i64), max_output_size, suffix="max_output_size")
-    score_threshold = ctx.input(4) if version >= 3 else ctx.const(np.float32(np.finfo(np.float32).min))
-    sigma = ctx.input(5) if version >= 5 else ctx.const(np.float32(0.0), suffix="sigma")
-    # The kernel always selects at least one box (with max_output_size 0 the CPU plugin
-    # leaves valid_outputs unwritten); the selection is then cut to max_output_size, which
-    # is exact: greedy NMS picks in score order, so a smaller limit keeps a prefix.
-    at_least_one = ctx.op(Maximum(), max_out, i64(ctx, 1, "one_box"), suffix="kernel_max_output_size")
-    nms = ctx.add(
-        NonMaxSuppression(box_encoding="corner", sort_result_descending=True, output_type=ElementType.i32),
-        [boxes, scores, at_least_one, iou, score_threshold, sigma],
-        suffix="NonMaxSuppression",
-    )
-    limit = ctx.op(Reshape(special_zero=False), max_out, i64(ctx, [1], "limit_shape"), suffix="limit")
-    indices = _prefix(ctx, _last_column(ctx, nms.out_port(0), "all_indices"), limit, "indices")
-    picked_scores = _prefix(ctx, _last_column(ctx, nms.out_port(1), "all_scores"), limit, "selected_scores")
-    valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), i64(ctx, [], "scalar"), suffix="kernel_valid")
-    limit_i32 = ctx.op(Convert(destination_type=ElementType.i32), max_out, suffix="limit_i32")
-    valid = ctx.op(Minimum(), valid, limit_i32, suffix="valid")
-    if version >= 4 and ctx.attrs.bool("pad_to_max_output_size", False):
-        count = ctx.op(ShapeOf(), indices, suffix="count")
-        missing = ctx.op(Subtract(), ctx.op(Reshape(special_zero=False), max_out, i64(ctx, [1], "one")), count)
-        missing = ctx.op(Maximum(), missing, i64(ctx, [0], "zero"), suffix="missing")
-        zero = i64(ctx, [0], "pads_begin")
-        indices = ctx.op(Pad(pad_mode="constant"), indices, zero, missing, suffix="padded_indices")
-        picked_scores = ctx.op(Pad(pad_mode="constant"), picked_scores, zero, missing, suffix="padded_scores")
+    pad = version >= 4 and ctx.attrs.bool("pad_to_max_output_size", False)
+    picked = single_class_nms(ctx, boxes, scores, max_output_size, iou, ctx.input(4) if version >= 3 else None,
+                              ctx.input(5) if version >= 5 else None, pad=pad)
     if version == 4:
-        return [indices, valid]
+        return [picked.indices, picked.valid]
     if version == 5:
-        return [indices, picked_scores, valid]
-    return [indices]
-
-
-def _prefix(ctx: ExtractContext, values: OutPort, limit: OutPort, suffix: str) -> OutPort:
-    """values[:limit] (limit a one-element i64 tensor); safe on empty values."""
-    return ctx.op(Slice(), values, i64(ctx, [0], "start"), limit, i64(ctx, [1], "step"), suffix=suffix)
-
-
-def _last_column(ctx: ExtractContext, triples: OutPort, suffix: str) -> OutPort:
-    """Column 2 of NonMaxSuppression's [n, 3] rows, by Slice: n may be 0 (max_output_size 0,
-    nothing above the score threshold), and the CPU plugin dies (SIGFPE) gathering from an
-    empty tensor."""
-    column = ctx.op(
-        Slice(),
-        triples,
-        i64(ctx, [2], "column"),
-        i64(ctx, [3], "column_end"),
-        i64(ctx, [1], "step"),
-        i64(ctx, [1], "column_axis"),
-        suffix=f"{suffix}_column",
-    )
-    return ctx.op(Squeeze(), column, i64(ctx, [1], "column_axis"), suffix=suffix)
+        return [picked.indices, picked.scores, picked.valid]
+    return [picked.indices]
 
 
 def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -189,9 +139,9 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 EXTRACTORS = [
-    tf("NonMaxSuppressionV2", _nms(2), produces=[NonMaxSuppression]),
-    tf("NonMaxSuppressionV3", _nms(3), produces=[NonMaxSuppression]),
-    tf("NonMaxSuppressionV4", _nms(4), produces=[NonMaxSuppression]),
-    tf("NonMaxSuppressionV5", _nms(5), produces=[NonMaxSuppression]),
+    tf("NonMaxSuppressionV2", _nms(2), produces=[*SINGLE_CLASS_NMS_OPS]),
+    tf("NonMaxSuppressionV3", _nms(3), produces=[*SINGLE_CLASS_NMS_OPS]),
+    tf("NonMaxSuppressionV4", _nms(4), produces=[*SINGLE_CLASS_NMS_OPS]),
+    tf("NonMaxSuppressionV5", _nms(5), produces=[*SINGLE_CLASS_NMS_OPS]),
     tf("CropAndResize", _crop_and_resize, produces=[GatherND, Multiply, Add]),
 ]

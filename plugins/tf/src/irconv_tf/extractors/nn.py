@@ -44,6 +44,7 @@ from irconv_opset import (
     Transpose,
 )
 from irconv_opset.build import all_axes
+from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.convolution import (
     ChannelsLastConvolution,
     FilterLayout,
@@ -59,7 +60,7 @@ from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
 
 from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
+from irconv_tf.extractors._base import channels_last, laid_out, spatial, tf
 
 
 def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = None) -> Window:
@@ -77,11 +78,9 @@ def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = 
     raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
 
 
-def _layout(ctx: ExtractContext, rank: int = 4) -> str | None:
+def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
     """The channels-last layout mark of a rank-4 (NHWC) or rank-5 (NDHWC) op, or None."""
-    if not channels_last(ctx):
-        return None
-    return NHWC if rank == 4 else "NDHWC"
+    return LayoutMark.for_rank(rank) if channels_last(ctx) else None
 
 
 def _conv(rank: int):  # type: ignore[no-untyped-def]
@@ -94,7 +93,7 @@ def _conv(rank: int):  # type: ignore[no-untyped-def]
     return extract
 
 
-def _placer(ctx: ExtractContext, layout: str | None) -> Callable[[Op, list[OutPort]], list[OutPort]]:
+def _placer(ctx: ExtractContext, layout: LayoutMark | None) -> Callable[[Op, list[OutPort]], list[OutPort]]:
     return lambda op, inputs: laid_out(ctx, op, inputs, layout)
 
 
@@ -388,7 +387,7 @@ EXTRACTORS = [
         FRAMEWORK,
         ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"],
         _fused_batch_norm,
-        produces=[Multiply, Add],
+        produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt],
     ),
     tf("MatMul", _matmul, produces=[MatMul]),
     *aliases(FRAMEWORK, ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul]),

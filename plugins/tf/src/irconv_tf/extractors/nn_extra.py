@@ -18,10 +18,8 @@ from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType, is_static
 from irconv_opset import (
-    LRN,
     Abs,
     Add,
-    AvgPool,
     Concat,
     Convert,
     ConvolutionBackpropData,
@@ -48,12 +46,10 @@ from irconv_opset import (
     Minimum,
     Multiply,
     Negative,
-    NonMaxSuppression,
     NonZero,
     NotEqual,
     OneHot,
     Pad,
-    Power,
     RandomUniform,
     Range,
     ReduceMax,
@@ -72,6 +68,8 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS
+from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
@@ -81,53 +79,10 @@ from irconv_tf.extractors.quantize import nudged_range
 
 
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """TF: x / (bias + alpha * sum(x[..., d - r : d + r + 1] ** 2)) ** beta over the last axis.
-    OpenVINO's LRN divides ``alpha`` by the window size (``size ** len(axes)``), so the TF
-    alpha is multiplied by it; the window is the channels axis of the NCHW form. The CPU
-    plugin computes the transposed form with a bias of 1 whatever the attribute says, so a
-    positive bias b is taken out: x / (b + a s) ** beta = b ** -beta * x / (1 + (a / b) s) ** beta.
-    The CPU plugin has no LRN for an unknown number of channels: that, and a bias <= 0,
-    take the decomposed form.
-    """
+    """TF: x / (bias + alpha * sum(x[..., d - r : d + r + 1] ** 2)) ** beta over the last axis."""
     radius = ctx.attrs.int("depth_radius", 5)
     alpha, beta, bias = ctx.attrs.float("alpha", 1.0), ctx.attrs.float("beta", 0.5), ctx.attrs.float("bias", 1.0)
-    size = 2 * radius + 1
-    dtype = ctx.input_type(0).numpy if ctx.input_type(0) is not ElementType.dynamic else np.dtype(np.float32)
-    shape = ctx.input_shape(0)
-    if bias <= 0.0 or shape is None or len(shape) != 4 or shape[-1] is None:
-        return [_lrn_decomposed(ctx, radius, alpha, beta, bias, dtype)]
-    op = LRN(alpha=alpha / bias * size, beta=beta, bias=1.0, size=size)
-    (normalized,) = laid_out(ctx, op, [ctx.input(0), i64(ctx, [1], "axes")], NHWC)
-    if bias == 1.0:
-        return [normalized]
-    scale = ctx.const(np.asarray(bias**-beta, dtype), suffix="bias_scale")
-    return [ctx.op(Multiply(), normalized, scale, suffix="scaled")]
-
-
-def _lrn_decomposed(
-    ctx: ExtractContext, radius: int, alpha: float, beta: float, bias: float, dtype: np.dtype
-) -> OutPort:
-    """LRN as x * (bias + alpha * window_sum(x * x)) ** -beta. The window sums are averages
-    over zero-padded windows of 2r+1 channels (the NHWC squares seen as a rank-5 NCDHW tensor
-    [N, H, W, 1, C], pooled along its last axis) times the window size."""
-    size = 2 * radius + 1
-    x = ctx.input(0)
-    squares = ctx.op(Multiply(), x, x, suffix="squares")
-    as_5d = ctx.op(Unsqueeze(), squares, i64(ctx, [3], "axis"), suffix="squares_5d")
-    pool = AvgPool(
-        strides=(1, 1, 1),
-        kernel=(1, 1, size),
-        pads_begin=(0, 0, radius),
-        pads_end=(0, 0, radius),
-        exclude_pad=False,
-        auto_pad="explicit",  # type: ignore[arg-type]
-        rounding_type="floor",  # type: ignore[arg-type]
-    )
-    means = ctx.op(Squeeze(), ctx.op(pool, as_5d, suffix="window_means"), i64(ctx, [3], "axis"))
-    scaled = ctx.op(Multiply(), means, ctx.const(np.asarray(alpha * size, dtype), suffix="alpha"), suffix="scaled")
-    base = ctx.op(Add(), scaled, ctx.const(np.asarray(bias, dtype), suffix="bias"), suffix="base")
-    factor = ctx.op(Power(), base, ctx.const(np.asarray(-beta, dtype), suffix="minus_beta"), suffix="factor")
-    return ctx.op(Multiply(), x, factor, suffix="normalized")
+    return [channels_last_lrn(ctx, ctx.input(0), radius, alpha, beta, bias)]
 
 
 def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -583,15 +538,15 @@ EXTRACTORS = [
     tf(
         "SparseSoftmaxCrossEntropyWithLogits",
         _softmax_cross_entropy(True),
-        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract],
+        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract, ShapeOf, Gather],
     ),
     tf("MatrixInverse", _matrix_inverse, produces=[Inverse]),
-    tf("LRN", _lrn, produces=[LRN]),
+    tf("LRN", _lrn, produces=[*CHANNELS_LAST_LRN_OPS]),
     tf("ExtractImagePatches", _extract_image_patches, produces=[ExtractImagePatches]),
     tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),
     tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData, Transpose]),
     tf("TensorArrayCloseV3", _tensor_array_close),
-    tf("NonMaxSuppression", _nms_v1, produces=[NonMaxSuppression]),
+    tf("NonMaxSuppression", _nms_v1, produces=[*SINGLE_CLASS_NMS_OPS]),
     tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),
     tf("AdjustHue", _adjust_hue, produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat]),
     tf("AdjustSaturation", _adjust_saturation, produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat]),

@@ -10,6 +10,7 @@ import numpy as np
 from irconv.frontend import require_rank
 from irconv.types import ElementType
 from irconv_opset import Clamp, ReLU, Tanh
+from irconv_opset.lowering import layout
 
 from irconv_tflite.loader import ELEMENT_TYPES, OperatorSource, quantized
 from irconv_tflite.model import TYPE_NAMES
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
     from irconv.ops import Op
 
     from irconv_tflite.model import Tensor
-
-NHWC = "NHWC"
 
 
 def source(ctx: ExtractContext) -> OperatorSource:
@@ -104,11 +103,11 @@ def auto_pad(ctx: ExtractContext) -> str:
     return "same_upper" if ctx.attrs.choice("padding", ["SAME", "VALID"]) == "SAME" else "valid"
 
 
-def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None]) -> Node:
-    """Add ``op``, whose input 0 and output 0 are NHWC: the layout plugin wraps it."""
-    node = ctx.add(op, inputs, suffix=op.type)
-    node.layout = NHWC
-    return node
+def laid_out(ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None],
+             mark: layout.LayoutMark = layout.LayoutMark.NHWC) -> Node:
+    """Add ``op``, whose input 0 and output 0 are channels-last (NHWC unless ``mark`` says
+    otherwise: TFLite's data is always channels-last): the layout plugin wraps it."""
+    return layout.laid_out(ctx, op, inputs, mark)
 
 
 def record_int8_weights(ctx: ExtractContext, node: Node, tensor: Tensor | None, scale_shape: tuple[int, ...],

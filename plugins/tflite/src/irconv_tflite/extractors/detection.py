@@ -30,7 +30,6 @@ from irconv_opset import (
     NonMaxSuppression,
     Pad,
     ReduceMax,
-    Reshape,
     ShapeOf,
     Slice,
     Squeeze,
@@ -39,6 +38,7 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS, single_class_nms
 
 from irconv_tflite.loader import CUSTOM
 
@@ -127,34 +127,15 @@ def _nms(with_scores: bool):  # type: ignore[no-untyped-def]
     """NON_MAX_SUPPRESSION_V4 (boxes [N, 4], scores [N], max_output_size, iou_threshold,
     score_threshold) and V5 (and soft_nms_sigma): the indices of the boxes kept, best
     first, padded with zeros to max_output_size ([and their scores,] then how many are
-    valid), as NonMaxSuppression-9 on one batch and one class."""
+    valid), as TensorFlow's NonMaxSuppressionV4/V5 with padding."""
 
     def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        size = int(input_constant(ctx, 2, "max_output_size").reshape(-1)[0])
-        scalar = i64(ctx, [1], "one_value")
-        boxes = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [0]), suffix="nms_boxes")
-        scores = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [1, 1, -1]), suffix="nms_scores")
-        limits = [ctx.op(Reshape(special_zero=False), ctx.input(i), scalar, suffix=name)
-                  for i, name in ((3, "iou"), (4, "score_threshold"), *(((5, "sigma"),) if with_scores else ()))]
-        nms = ctx.add(NonMaxSuppression(box_encoding="corner", sort_result_descending=True,
-                                        output_type=ElementType.i32),
-                      [boxes, scores, i64(ctx, [size], "max_per_class"), *limits], suffix="nms")
-        valid = ctx.op(Reshape(special_zero=False), nms.out_port(2), i64(ctx, [1]), suffix="valid")
-        kept = ctx.op(Slice(), nms.out_port(0), i64(ctx, [0]), valid, i64(ctx, [1]), i64(ctx, [0]), suffix="kept")
-        indices = ctx.op(Gather(), kept, i64(ctx, 2), i64(ctx, 1), suffix="box_index")
-        outputs = [_pad_rows(ctx, indices, size, 1, "indices", np.int32)]
-        if with_scores:
-            kept_scores = ctx.op(Slice(), nms.out_port(1), i64(ctx, [0]), valid, i64(ctx, [1]), i64(ctx, [0]),
-                                 suffix="kept_scores")
-            picked = ctx.op(Gather(), kept_scores, i64(ctx, 2), i64(ctx, 1), suffix="box_score")
-            outputs.append(_pad_rows(ctx, picked, size, 1, "scores"))
-        count = ctx.op(Squeeze(), ctx.op(Convert(destination_type=ElementType.i32), valid, suffix="valid_i32"),
-                       i64(ctx, [0]), suffix="valid_outputs")
-        return [*outputs, count]
+        picked = single_class_nms(ctx, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4),
+                                  ctx.input(5) if with_scores else None, pad=True)
+        return [picked.indices, picked.scores, picked.valid] if with_scores else [picked.indices, picked.valid]
 
     return extract
 
 
-_NMS_OPS = [Unsqueeze, Reshape, NonMaxSuppression, Slice, Gather, ShapeOf, Subtract, Concat, Pad, Squeeze, Convert]
-non_max_suppression_v4 = extractor("tflite", "NON_MAX_SUPPRESSION_V4", _nms(False), produces=_NMS_OPS)
-non_max_suppression_v5 = extractor("tflite", "NON_MAX_SUPPRESSION_V5", _nms(True), produces=_NMS_OPS)
+non_max_suppression_v4 = extractor("tflite", "NON_MAX_SUPPRESSION_V4", _nms(False), produces=[*SINGLE_CLASS_NMS_OPS])
+non_max_suppression_v5 = extractor("tflite", "NON_MAX_SUPPRESSION_V5", _nms(True), produces=[*SINGLE_CLASS_NMS_OPS])

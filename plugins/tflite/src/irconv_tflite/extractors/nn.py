@@ -17,7 +17,6 @@ from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    LRN,
     Add,
     AvgPool,
     Convert,
@@ -48,6 +47,7 @@ from irconv_opset.lowering.convolution import (
     full_transposed_size,
     split_padding,
 )
+from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
 
 from irconv_tflite.extractors._common import (
@@ -224,15 +224,12 @@ def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, ctx.op(NormalizeL2(eps=1e-6, eps_mode="max"), ctx.input(0), axes))]
 
 
-@extractor("tflite", "LOCAL_RESPONSE_NORMALIZATION", produces=[LRN])
+@extractor("tflite", "LOCAL_RESPONSE_NORMALIZATION", produces=[*CHANNELS_LAST_LRN_OPS])
 def local_response_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """TFLite: x / (bias + alpha * sum(x^2 over 2r+1 channels))^beta; OpenVINO's LRN divides
-    alpha by the window size, so it is multiplied back."""
-    radius = ctx.attrs.int("radius", 5)
-    size = 2 * radius + 1
-    op = LRN(alpha=ctx.attrs.float("alpha", 1.0) * size, beta=ctx.attrs.float("beta", 0.5),
-             bias=ctx.attrs.float("bias", 1.0), size=size)
-    return [laid_out(ctx, op, [ctx.input(0), i64(ctx, [1], suffix="axes")]).out_port(0)]
+    """TFLite: x / (bias + alpha * sum(x^2 over 2r+1 channels))^beta, as TensorFlow's LRN."""
+    a = ctx.attrs
+    return [channels_last_lrn(ctx, ctx.input(0), a.int("radius", 5), a.float("alpha", 1.0), a.float("beta", 0.5),
+                              a.float("bias", 1.0))]
 
 
 def _resize(mode: str):  # type: ignore[no-untyped-def]

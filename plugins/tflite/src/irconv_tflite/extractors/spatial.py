@@ -37,12 +37,11 @@ from irconv_opset.lowering.convolution import (
     channel_bias,
     channels_last_convolution,
 )
+from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.pooling import PoolWindow, avg_pool
 
 from irconv_tflite.extractors._common import auto_pad, declared_shape, fused_activation, known_rank, laid_out
 from irconv_tflite.extractors.nn import transposed_convolution
-
-NDHWC = "NDHWC"
 
 
 def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
@@ -93,13 +92,9 @@ def _with_bias(ctx: ExtractContext, port: OutPort, idx: int) -> OutPort:
     return channel_bias(ctx, port, ctx.input(idx), channel_axis=-1) if ctx.has_input(idx) else port
 
 
-def _marked(ctx: ExtractContext, suffix: str) -> Callable[[Op, list[OutPort]], Node]:
-    def place(op: Op, inputs: list[OutPort]) -> Node:
-        node = ctx.add(op, inputs, suffix=suffix)
-        node.layout = NDHWC
-        return node
-
-    return place
+def _marked(ctx: ExtractContext) -> Callable[[Op, list[OutPort]], Node]:
+    """Places a 3-D op on NDHWC data: marked for the layout plugin."""
+    return lambda op, inputs: laid_out(ctx, op, inputs, LayoutMark.NDHWC)
 
 
 @extractor("tflite", "CONV_3D", produces=[Convolution, Add])
@@ -111,7 +106,7 @@ def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise ConversionError(f"{ctx.where()}: a grouped 3-D convolution ({data_shape[-1]} input channels, a filter "
                               f"for {filters.shape[3]}) is not supported by irconv's TFLite front end")
     spec = ChannelsLastConvolution(_window_3d(ctx), filters, FilterLayout.SPATIAL_IN_OUT)
-    conv = channels_last_convolution(ctx, ctx.input(0), spec, _marked(ctx, "Convolution"))
+    conv = channels_last_convolution(ctx, ctx.input(0), spec, _marked(ctx))
     return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 2))]
 
 
@@ -119,7 +114,7 @@ def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def conv_3d_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: output shape (NDHWC), filter [D, H, W, O, I], data, optional bias; padding as
     TRANSPOSE_CONV's."""
-    place = _marked(ctx, "ConvolutionBackpropData")
+    place = _marked(ctx)
     conv = transposed_convolution(ctx, _window_3d(ctx), lambda op, inputs: place(op, inputs).out_port(0))
     return [fused_activation(ctx, _with_bias(ctx, conv, 3))]
 

@@ -4,48 +4,45 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, require_rank, typed
+from irconv.frontend import extractor, require_rank, typed
 from irconv.graph import Node, OutPort
-from irconv_opset import MVN, Add, BatchNormInference, GroupNormalization, Multiply, Unsqueeze
+from irconv_opset import BatchNormInference, Convert, GroupNormalization
+from irconv_opset.lowering.normalization import NORMALIZED_OPS, Affine, normalized
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, empty_outputs, optional, out_type, tensor
 
 
-def _affine(ctx: ExtractContext, port: OutPort, weight: OutPort | None, bias: OutPort | None,
-            trailing: int = 0) -> OutPort:
-    """``port * weight + bias`` with per-channel parameters broadcast over ``trailing`` dims."""
-    element_type = port.data.element_type
-    for name, parameter, make in (("weight", weight, Multiply), ("bias", bias, Add)):
-        if parameter is None:
-            continue
-        parameter = cast(ctx, parameter, element_type, suffix=f"{name}_convert")
-        if trailing:
-            parameter = ctx.op(Unsqueeze(), parameter, i64(ctx, list(range(1, trailing + 1))), suffix=f"{name}_axes")
-        port = ctx.op(make(), port, parameter, suffix=name)
-    return port
+def _normalized(ctx: ExtractContext, axes: list[int], channels_at: int | None = None) -> OutPort:
+    """The input normalised over ``axes``, then times ``weight`` plus ``bias`` (given in any
+    type; laid along axis ``channels_at`` when they are per channel)."""
+    element_type = out_type(ctx)
+    data = cast(ctx, tensor(ctx, "input"), element_type)
+    weight, bias = optional(ctx, "weight"), optional(ctx, "bias")
+    affine = Affine(
+        scale=None if weight is None else cast(ctx, weight, element_type, suffix="weight_convert"),
+        shift=None if bias is None else cast(ctx, bias, element_type, suffix="bias_convert"),
+        axis=channels_at,
+        rank=None if channels_at is None else require_rank(ctx, 0),
+    )
+    return normalized(ctx, data, axes, ctx.attrs.float("eps", 1e-5), affine)
 
 
 def _layer_norm(ctx: ExtractContext) -> OutPort:
     """MVN over the last ``len(normalized_shape)`` axes, then the affine parameters."""
-    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
-    count = len(ctx.attrs.ints("normalized_shape"))
-    eps = ctx.attrs.float("eps", 1e-5)
-    normed = ctx.op(MVN(normalize_variance=True, eps=eps, eps_mode="inside_sqrt"), data,
-                    i64(ctx, list(range(-count, 0)), suffix="axes"), suffix="mvn")
-    return _affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"))
+    return _normalized(ctx, list(range(-len(ctx.attrs.ints("normalized_shape")), 0)))
 
 
 layer_norm = extractor("torch", "aten.layer_norm.default", lambda node, ctx: [_layer_norm(ctx)], versions=TORCH_2_5,
-                       produces=[MVN, Multiply, Add])
+                       produces=[*NORMALIZED_OPS, Convert])
 
 
-@extractor("torch", "aten.native_layer_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+@extractor("torch", "aten.native_layer_norm.default", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
 def native_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``layer_norm`` with its saved mean and rstd outputs (unused at inference)."""
     return empty_outputs(ctx, [_layer_norm(ctx)])
 
 
-@extractor("torch", "aten.group_norm.default", versions=TORCH_2_5, produces=[GroupNormalization])
+@extractor("torch", "aten.group_norm.default", versions=TORCH_2_5, produces=[GroupNormalization, Convert])
 def group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     data = cast(ctx, tensor(ctx, "input"), element_type)
@@ -76,7 +73,8 @@ def _batch_norm(ctx: ExtractContext, data_name: str) -> OutPort:
     return ctx.op(BatchNormInference(epsilon=ctx.attrs.float("eps", 1e-5)), data, *parameters, suffix="op")
 
 
-@extractor("torch", "aten._native_batch_norm_legit_no_training.default", versions=TORCH_2_5, produces=[BatchNormInference])
+@extractor("torch", "aten._native_batch_norm_legit_no_training.default", versions=TORCH_2_5,
+           produces=[BatchNormInference, Convert])
 def batch_norm_inference(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchNorm in eval mode; the saved statistics outputs are empty."""
     return empty_outputs(ctx, [_batch_norm(ctx, "input")])
@@ -85,14 +83,11 @@ def batch_norm_inference(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _batch_statistics_norm(ctx: ExtractContext) -> OutPort:
     """BatchNorm normalising with the statistics of the tensor itself (biased variance over
     every axis but the channels), as torch does with ``training=True``."""
-    rank = require_rank(ctx, 0)
-    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
-    normed = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("eps", 1e-5), eps_mode="inside_sqrt"), data,
-                    i64(ctx, [0, *range(2, rank)], suffix="axes"), suffix="mvn")
-    return _affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"), trailing=rank - 2)
+    return _normalized(ctx, [0, *range(2, require_rank(ctx, 0))], channels_at=1)
 
 
-@extractor("torch", "aten.batch_norm.default", versions=TORCH_2_5, produces=[BatchNormInference, MVN, Multiply, Add])
+@extractor("torch", "aten.batch_norm.default", versions=TORCH_2_5,
+           produces=[BatchNormInference, *NORMALIZED_OPS, Convert])
 def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The converted module is in eval mode, so ``training=True`` is a functional call
     asking for the tensor's own statistics (weight standardisation, a BatchNorm without
@@ -102,21 +97,17 @@ def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_batch_norm(ctx, "input")]
 
 
-@extractor("torch", "aten._native_batch_norm_legit.no_stats", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+@extractor("torch", "aten._native_batch_norm_legit.no_stats", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
 def batch_norm_of_own_statistics(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchNorm without running statistics (torch.export's form of ``F.batch_norm(x, None,
     None, training=True)``); the saved statistics outputs are empty."""
     return empty_outputs(ctx, [_batch_statistics_norm(ctx)])
 
 
-@extractor("torch", "aten.instance_norm.default", versions=TORCH_2_5, produces=[MVN, Multiply, Add])
+@extractor("torch", "aten.instance_norm.default", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
 def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over the spatial axes (running statistics are not used at inference unless
     ``use_input_stats`` is false, which is refused)."""
     if not ctx.attrs.bool("use_input_stats", True):
         raise ctx.attrs.bad("use_input_stats", False, "instance norm with tracked running statistics")
-    rank = require_rank(ctx, 0)
-    data = cast(ctx, tensor(ctx, "input"), out_type(ctx))
-    normed = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("eps", 1e-5), eps_mode="inside_sqrt"), data,
-                    i64(ctx, list(range(2, rank)), suffix="axes"), suffix="mvn")
-    return [_affine(ctx, normed, optional(ctx, "weight"), optional(ctx, "bias"), trailing=rank - 2)]
+    return [_normalized(ctx, list(range(2, require_rank(ctx, 0))), channels_at=1)]

@@ -10,8 +10,9 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, extractor, i64, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Gather, GridSample, NonMaxSuppression, ROIAlign, Slice, Squeeze, Unsqueeze
+from irconv_opset import Convert, Gather, GridSample, ROIAlign, ShapeOf, Slice, Squeeze, Unsqueeze
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.nms import SUPPRESS_OPS, suppress
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, tensor
 
@@ -20,7 +21,8 @@ _GRID_MODES = ("bilinear", "nearest", "bicubic")
 _GRID_PADDINGS = ("zeros", "border", "reflection")
 
 
-@extractor("torch", "torchvision.nms.default", versions=TORCH_2_5, produces=[NonMaxSuppression, Gather, Unsqueeze])
+@extractor("torch", "torchvision.nms.default", versions=TORCH_2_5,
+           produces=[*SUPPRESS_OPS, Convert, Unsqueeze, ShapeOf, Gather])
 def nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The indices of the boxes ``dets`` ``[N, 4]`` (x1, y1, x2, y2) kept by greedy
     non-maximum suppression, by decreasing score: one batch and one class of OpenVINO's NMS,
@@ -33,9 +35,7 @@ def nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = boxes.data.element_type
     iou = typed(ctx, ctx.attrs.float("iou_threshold"), element_type, suffix="iou_threshold")
     lowest = typed(ctx, np.finfo(np.float32).min, element_type, suffix="score_threshold")
-    selected = ctx.op(NonMaxSuppression(box_encoding="corner", sort_result_descending=True,
-                                        output_type=ElementType.i64),
-                      batched_boxes, batched_scores, count, iou, lowest, suffix="op")
+    selected = suppress(ctx, batched_boxes, batched_scores, count, iou, lowest, suffix="op").out_port(0)
     return [ctx.op(Gather(), selected, i64(ctx, 2, suffix="box_column"), i64(ctx, 1, suffix="axis"), suffix="keep")]
 
 

@@ -16,18 +16,15 @@ from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import Convert
 from irconv_opset.lowering.convolution import channel_bias
+from irconv_opset.lowering.layout import LayoutMark
+from irconv_opset.lowering.layout import laid_out as shared_laid_out
 
-from irconv_tf.extractors._base import laid_out as tf_laid_out
 from irconv_tf.keras_reader import FRAMEWORK
 from irconv_tf.keras_reader.extractors.activation_functions import activate
 from irconv_tf.keras_reader.model import KerasLayer
 
 #: ``keras("Dense", fn, produces=[MatMul, Add])``: the Keras extractor record.
 keras = partial(extractor, FRAMEWORK)
-
-#: Node.layout of a channels-last op of rank 3, 4, 5 (the layout plugin's marks).
-CHANNELS_LAST = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
-
 
 def layer(ctx: ExtractContext) -> KerasLayer:
     return cast(KerasLayer, ctx.source)
@@ -65,9 +62,9 @@ def channels_last(ctx: ExtractContext) -> bool:
     return ctx.attrs.choice("data_format", ["channels_last", "channels_first"], "channels_last") == "channels_last"
 
 
-def layout_mark(ctx: ExtractContext, rank: int) -> str | None:
+def layout_mark(ctx: ExtractContext, rank: int) -> LayoutMark | None:
     """The layout plugin's mark for a channels-last op of this rank, or None."""
-    return CHANNELS_LAST[rank] if channels_last(ctx) else None
+    return LayoutMark.for_rank(rank) if channels_last(ctx) else None
 
 
 def as_float32(ctx: ExtractContext, port: OutPort) -> OutPort:
@@ -79,14 +76,14 @@ def as_float32(ctx: ExtractContext, port: OutPort) -> OutPort:
 
 
 def laid_out(
-    ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], mark: str | None, *, last: bool = True
+    ctx: ExtractContext, op: Op, inputs: Sequence[OutPort | None], mark: LayoutMark | None, *, last: bool = True
 ) -> OutPort:
     """Add ``op`` marked with the layout ``mark``. Until the layout plugin wraps it, a
     channels-last op's inferred facts read its input in the op's own (channels-first)
     order: its output gets the shape Keras recorded instead (unknown when none was), so
     the layers after it see their input as Keras does. ``last``: the op makes the layer's
     output (up to elementwise ops), whose shape Keras recorded."""
-    (y,) = tf_laid_out(ctx, op, inputs, mark)[:1]
+    y = shared_laid_out(ctx, op, inputs, mark).out_port(0)
     if mark is not None:
         recorded = layer(ctx).output_shapes
         y.data.set_shape(recorded[0] if recorded and last else None)

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, i64, normalize_axes, require_rank
+from irconv.frontend import f32, normalize_axes, require_rank
 from irconv.graph import Node, OutPort
-from irconv_opset import MVN, Add, Multiply
+from irconv_opset.lowering.normalization import (
+    FOLDED_BATCH_NORM_OPS,
+    NORMALIZED_OPS,
+    Affine,
+    BatchStatistics,
+    folded_batch_norm,
+    laid_along,
+    normalized,
+)
 
 from irconv_tf.keras_reader.extractors._base import keras, variables
-
-
-def _along(values: np.ndarray, axes: list[int], rank: int) -> np.ndarray:
-    """Per-axis parameters shaped to broadcast against a rank-``rank`` input (a vector over
-    the last axis stays a vector)."""
-    if axes == list(range(rank - values.ndim, rank)):
-        return values
-    shape = [1] * rank
-    for axis, size in zip(axes, values.shape, strict=False):
-        shape[axis] = size
-    return values.reshape(shape)
 
 
 def _axes(ctx: ExtractContext, rank: int) -> list[int]:
@@ -35,15 +32,11 @@ def _batch_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise ctx.attrs.bad("renorm", True, "batch renormalization")
     scale, center = ctx.attrs.bool("scale", True), ctx.attrs.bool("center", True)
     found = variables(ctx, 2 + scale + center)
-    found = [v.astype(np.float64) for v in found]
-    gamma = found.pop(0) if scale else 1.0
-    beta = found.pop(0) if center else 0.0
-    mean, variance = found[:2]
-    factor = gamma / np.sqrt(variance + ctx.attrs.float("epsilon", 1e-3))
-    shift = beta - mean * factor
-    factor, shift = (_along(np.asarray(v, np.float32), axes, rank) for v in (factor, shift))
-    scaled = ctx.op(Multiply(), ctx.input(0), f32(ctx, factor, "scale"), suffix="scale")
-    return [ctx.op(Add(), scaled, f32(ctx, shift, "shift"), suffix="shift")]
+    mean, variance = found[-2:]
+    gamma = found[0] if scale else np.ones_like(mean)
+    beta = found[int(scale)] if center else np.zeros_like(mean)
+    stats = BatchStatistics(gamma, beta, mean, variance)
+    return [folded_batch_norm(ctx, ctx.input(0), stats, ctx.attrs.float("epsilon", 1e-3), axes, rank)]
 
 
 def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -53,17 +46,12 @@ def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.bool("rms_scaling", False):
         raise ctx.attrs.bad("rms_scaling", True, "RMS scaling")
     scale, center = ctx.attrs.bool("scale", True), ctx.attrs.bool("center", True)
-    found = variables(ctx, scale + center)
-    mvn = MVN(normalize_variance=True, eps=ctx.attrs.float("epsilon", 1e-3), eps_mode="inside_sqrt")
-    y = ctx.op(mvn, ctx.input(0), i64(ctx, axes, "axes"), suffix="mvn")
-    if scale:
-        y = ctx.op(
-            Multiply(), y, f32(ctx, _along(found.pop(0).astype(np.float32), axes, rank), "gamma"), suffix="gamma"
-        )
-    if center:
-        y = ctx.op(Add(), y, f32(ctx, _along(found.pop(0).astype(np.float32), axes, rank), "beta"), suffix="beta")
-    return [y]
+    found = variables(ctx, scale + center)  # gamma, then beta
+    gamma = f32(ctx, laid_along(found[0], axes, rank), "gamma") if scale else None
+    beta = f32(ctx, laid_along(found[-1], axes, rank), "beta") if center else None
+    affine = Affine(scale=gamma, shift=beta)
+    return [normalized(ctx, ctx.input(0), axes, ctx.attrs.float("epsilon", 1e-3), affine)]
 
 
-BATCH_NORMALIZATION = keras("BatchNormalization", _batch_normalization, produces=[Multiply, Add])
-LAYER_NORMALIZATION = keras("LayerNormalization", _layer_normalization, produces=[MVN, Multiply, Add])
+BATCH_NORMALIZATION = keras("BatchNormalization", _batch_normalization, produces=[*FOLDED_BATCH_NORM_OPS])
+LAYER_NORMALIZATION = keras("LayerNormalization", _layer_normalization, produces=[*NORMALIZED_OPS])

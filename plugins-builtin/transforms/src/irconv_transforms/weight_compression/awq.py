@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irconv_llm.activation_stats import InputStatistics
-from irconv_llm.quantize import Scheme, dequantized, quantization
+from irconv_transforms.weight_compression.quantize import Scheme, dequantized, quantization
+from irconv_transforms.weight_compression.statistics import InputStatistics
 
 #: The smoothing exponents tried.
 ALPHAS = tuple(step / 20 for step in range(21))

@@ -9,29 +9,28 @@ from dataclasses import dataclass
 import numpy as np
 from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
+from irconv.mapped_pages import release_mapped_pages
 from irconv.ops import DeferredConst
-from irconv import SOURCE_PATH
 from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
-from irconv_ir.blobs import release_mapped_pages
 
-from irconv_llm.activation_stats import InputStatistics
-from irconv_llm.apply_awq import apply_awq
-from irconv_llm.group_fallback import note_group_fallback
-from irconv_llm.options import (
+from irconv_transforms.weight_compression.apply_awq import apply_awq
+from irconv_transforms.weight_compression.group_fallback import note_group_fallback
+from irconv_transforms.weight_compression.mixed_precision import (
+    activation_sensitivity,
+    data_free_sensitivity,
+    four_bit_share,
+)
+from irconv_transforms.weight_compression.options import (
     ALL_LAYERS,
     AWQ,
-    DATASET,
     GROUP_SIZE,
     NO_SCALE_ESTIMATION,
     RATIO,
-    SUBSET_SIZE,
-    TOKENIZER,
     WEIGHT_FORMAT,
 )
-from irconv_llm.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
-from irconv_llm.parallel import run_in_order
-from irconv_llm.quantize import (
+from irconv_transforms.weight_compression.parallel import run_in_order
+from irconv_transforms.weight_compression.quantize import (
     BlockParams,
     DeferredQuantized,
     Quantization,
@@ -41,7 +40,8 @@ from irconv_llm.quantize import (
     mapped_base,
     quantization_jobs,
 )
-from irconv_llm.weight_sites import WeightSite, last_projection, weight_sites
+from irconv_transforms.weight_compression.statistics import ACTIVATION_STATISTICS, InputStatistics
+from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input, last_projection, weight_sites
 
 #: The scheme of layers kept out of 4 bits (embedding, last projection, the ``--ratio`` rest).
 BACKUP = Scheme(8, symmetric=False)
@@ -67,8 +67,9 @@ class CompressWeights(Transform):
     largest mean squared int8 error of an output channel, NNCF's data-free criterion); the
     others stay int8.
 
-    With ``--dataset`` the model runs on the samples first (``activation_stats``) and every
-    MatMul's errors are weighted by its input's mean squared activation per channel: the
+    With activation statistics in the graph's meta (``statistics.ACTIVATION_STATISTICS``:
+    irconv-llm's ``--dataset`` runs a decoder on samples first), every MatMul's errors are
+    weighted by its input's mean squared activation per channel: the
     range search picks by that error, 4-bit scales are refitted to it
     (``scale_estimation``), ``--ratio`` keeps in int8 the layers where 4 bits add most to
     it (``mixed_precision``), and ``--awq`` first moves per-channel scales from the
@@ -76,13 +77,12 @@ class CompressWeights(Transform):
     the core's ``--threads`` threads (``parallel``); the result does not depend on the count.
     """
 
-    id = "llm.compress_weights"
-    run_after = ("llm.make_stateful",)
+    id = "compress.weights"
+    # after the KV cache became state, and after the activation statistics were measured
+    run_after = ("llm.make_stateful", "llm.activation_statistics")
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        if ctx.options.get(WEIGHT_FORMAT) is None and ctx.options.get(DATASET) is not None:
-            raise UserError("--dataset weights the compression of --weight-format: give one (int4-sym, int4-asym, int8, ...)")
-        if ctx.options.get(AWQ) and ctx.options.get(DATASET) is None:
+        if ctx.options.get(AWQ) and graph.meta.get(ACTIVATION_STATISTICS) is None:
             raise UserError("--awq scales channels by their activations: give the samples with --dataset FILE")
         return ctx.options.get(WEIGHT_FORMAT) is not None
 
@@ -96,7 +96,7 @@ class CompressWeights(Transform):
             return False
         threads = ctx.options.worker_threads()
         compressed = ctx.options.compress_to_fp16
-        stats = _activation_statistics(graph, sites, ctx)
+        stats = _activation_statistics(graph, sites)
         schemes = _choose_schemes(sites, primary, stats, compressed, threads, ctx)
         refine = bool(stats) and not ctx.options.get(NO_SCALE_ESTIMATION)
         if stats and primary.bits == 4 and ctx.options.get(AWQ):
@@ -151,25 +151,17 @@ def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> 
     return params
 
 
-def _scale_dtype(site: WeightSite, compressed: bool) -> type:
+def _scale_dtype(site: WeightSite, compressed: bool) -> np.dtype:
     """The precision ``site``'s scales are stored in: levels are chosen to fit it."""
     float_type = site.weight.out_port(0).data.element_type
-    return np.float16 if compressed and float_type is ElementType.f32 else float_type.numpy
+    return np.dtype(np.float16) if compressed and float_type is ElementType.f32 else float_type.numpy
 
 
-def _activation_statistics(graph: Graph, sites: list[WeightSite], ctx: TransformContext) -> dict[int, InputStatistics]:
-    """With ``--dataset``: the statistics of each MatMul site's input, by consumer node id."""
-    dataset = ctx.options.get(DATASET)
-    if dataset is None:
-        return {}
-    from irconv_llm.activation_stats import collect, data_input
-    from irconv_llm.dataset import find_tokenizer, read_samples, token_ids
-
-    samples = read_samples(dataset, ctx.options.get(SUBSET_SIZE))
-    tokenizer = find_tokenizer(ctx.options.get(TOKENIZER), graph.meta.get(SOURCE_PATH))
-    by_port = collect(graph, sites, token_ids(samples, tokenizer), ctx.options)
-    ctx.note(f"--dataset: activation statistics from {len(samples)} sample(s) of {dataset}")
-    return {site.consumer.id: by_port[data_input(site)] for site in sites if not site.embedding}
+def _activation_statistics(graph: Graph, sites: list[WeightSite]) -> dict[int, InputStatistics]:
+    """The measured statistics of each MatMul site's input, by consumer node id (none
+    without ``ACTIVATION_STATISTICS``)."""
+    by_port: dict[OutPort, InputStatistics] = graph.meta.get(ACTIVATION_STATISTICS) or {}
+    return {site.consumer.id: by_port[data_input(site)] for site in sites if not site.embedding and data_input(site) in by_port}
 
 
 def _choose_schemes(
@@ -211,7 +203,7 @@ def _four_bit_share(
     eight = quantized(BACKUP)
     if stats:
         pairs = zip(candidates, quantized(primary), eight, strict=True)
-        sensitivity = [activation_sensitivity(four, e, site.parameters) for site, four, e in pairs]
+        sensitivity = [activation_sensitivity(four, e) for _, four, e in pairs]
     else:
         sensitivity = [data_free_sensitivity(e) for e in eight]
     chosen = four_bit_share([site.parameters for site in candidates], sensitivity, ratio)
@@ -248,7 +240,7 @@ def _feed(rw: Rewriter, site: WeightSite, weights: OutPort) -> None:
     """``site``'s consumer reads ``weights`` (``[rows, cols]``), with ``transpose_b`` when
     the original matrix was ``[cols, rows]``."""
     if not site.rows_first:
-        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))  # type: ignore[type-var]
+        rw.replace_op(site.consumer, dataclasses.replace(site.consumer.op, transpose_b=True))
     rw.set_input(site.consumer.in_port(site.port), weights)
 
 

@@ -179,7 +179,7 @@ def assemble(scheme: Scheme, rows: int, cols: int, blocks: list[BlockParams]) ->
     """The ``Quantization`` of blocks of consecutive rows, in order (sums taken in a fixed
     order: the same result whichever thread computed which block)."""
     scale = np.concatenate([block.scale for block in blocks])
-    zero_point = None if scheme.symmetric else np.concatenate([block.zero_point for block in blocks])  # type: ignore[misc]
+    zero_point = None if scheme.symmetric else np.concatenate([block.zero_point for block in blocks])
     squared_error = sum(float(block.error.sum()) for block in blocks)
     worst = max(float(block.error.sum(axis=(1, 2)).max()) for block in blocks) / max(cols, 1)
     return Quantization(scheme, scale, zero_point, squared_error, worst)
@@ -209,7 +209,7 @@ def _block_params(
             np.copyto(zero_point, block_zero, where=better)
         np.minimum(group_error, best_error, out=best_error)
     if refine:
-        from irconv_llm.scale_estimation import refine_scales
+        from irconv_transforms.weight_compression.scale_estimation import refine_scales
 
         scale, zero_point, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
     return BlockParams(scale, zero_point, best_error)

@@ -11,6 +11,8 @@ from irconv.ops import Const, DeferredConst, Parameter, Result
 from irconv.ops.traits import Trait
 from irconv.plugins import Transform
 
+from irconv_transforms._fusion import AFTER_LAYOUT, FUSIONS
+
 #: Constants up to this size are compared by value; larger ones (weights) are never equal
 #: by accident, and reading them would page in the model.
 SMALL_CONSTANT_BYTES = 4096
@@ -72,7 +74,7 @@ def _feeds_result(node: Node) -> bool:
     return any(isinstance(user.node.op, Result) for port in node.out_ports() for user in port.get_destinations())
 
 
-class MergeEqualOps(Transform):
+class MergeCommonSubexpressions(Transform):
     """``op(a, b)`` twice -> once, for ops of the same type and attributes reading the same
     output ports (in topological order, so a merge exposes the next one); small constants of
     equal value merge too.
@@ -83,8 +85,12 @@ class MergeEqualOps(Transform):
     output, stay as they are.
     """
 
-    id = "llm.merge_equal_ops"
-    run_after = ("llm.fuse_split_scale_attention",)
+    id = "fuse.merge_common_subexpressions"
+    former_ids = ("llm.merge_equal_ops",)
+    #: After every fusion of this plugin (a merged node has several readers, which the
+    #: fusions' patterns would not take apart): the last of the middle phase. Other plugins'
+    #: fusions that must see the graph unmerged say ``run_before`` this id.
+    run_after = (*AFTER_LAYOUT, *FUSIONS)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         seen: dict[Hashable, Node] = {}

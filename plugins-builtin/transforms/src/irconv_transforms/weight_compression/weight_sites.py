@@ -1,14 +1,14 @@
-"""Where a decoder's weights are used: MatMul right operands and embedding tables."""
+"""Where a model's weights are used: MatMul right operands and embedding tables."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from irconv import Graph, Node
+from irconv import Graph, Node, OutPort
 from irconv.ops import Const
 
-from irconv_llm.quantize import Weights
+from irconv_transforms.weight_compression.quantize import Weights
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,10 @@ def last_projection(sites: list[WeightSite]) -> WeightSite | None:
     """The MatMul nearest the outputs (the language-model head of a decoder)."""
     projections = [site for site in sites if not site.embedding]
     return projections[-1] if projections else None
+
+
+def data_input(site: WeightSite) -> OutPort:
+    """The tensor a MatMul site multiplies by its weights."""
+    source = site.consumer.in_port(1 - site.port).get_source()
+    assert source is not None  # weight_sites() checked it
+    return source

@@ -19,11 +19,11 @@ import numpy as np
 from irconv import Graph, Node, OutPort, Rewriter
 from irconv.ops import Const
 
-from irconv_llm.activation_stats import InputStatistics, data_input
-from irconv_llm.awq import channel_factors
-from irconv_llm.parallel import run_in_order
-from irconv_llm.quantize import Scheme, as_f32
-from irconv_llm.weight_sites import WeightSite
+from irconv_transforms.weight_compression.awq import channel_factors
+from irconv_transforms.weight_compression.parallel import run_in_order
+from irconv_transforms.weight_compression.quantize import Scheme, as_f32
+from irconv_transforms.weight_compression.statistics import InputStatistics
+from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input
 
 
 @dataclass(frozen=True)
@@ -84,9 +84,7 @@ def _divide_input(
 ) -> str:
     """Divide the tensor at ``port``, as the sites of ``group`` read it, by ``factor``;
     returns where the division went."""
-    from irconv_opset import Multiply
-
-    from irconv_opset import ShapeOf_v1
+    from irconv_opset import Multiply, ShapeOf_v1
 
     readers = {(site.consumer.id, 1 - site.port) for site in group}
     # a ShapeOf reads the shape alone, which the division leaves as it is

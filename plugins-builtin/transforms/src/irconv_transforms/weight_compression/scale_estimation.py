@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irconv_llm.quantize import Scheme, quantize_block, squared_error, stored_scale
+from irconv_transforms.weight_compression.quantize import Scheme, quantize_block, squared_error, stored_scale
 
 #: Refits from one starting scale (each: levels, fitted scale, error).
 REFITS = 3

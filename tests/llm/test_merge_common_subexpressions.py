@@ -1,4 +1,4 @@
-"""llm.merge_equal_ops: an op repeated on the same inputs is computed once."""
+"""fuse.merge_common_subexpressions: an op repeated on the same inputs is computed once."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_repeated_shape_arithmetic_is_computed_once(tmp_path: Path) -> None:
     model = _repeated_shape_model(tmp_path / "repeated.onnx")
     merged, kept = tmp_path / "merged.xml", tmp_path / "kept.xml"
     save_model(convert_model(model, compress_to_fp16=False), merged)
-    save_model(convert_model(model, compress_to_fp16=False, disabled_transforms=["llm.merge_equal_ops"]), kept)
+    save_model(convert_model(model, compress_to_fp16=False, disabled_transforms=["fuse.merge_common_subexpressions"]), kept)
     types, unmerged = _types(merged), _types(kept)
     assert types["Reshape"] == 1 and unmerged["Reshape"] == 2
     assert types["ShapeOf"] <= 1 < unmerged["ShapeOf"]
@@ -76,6 +76,6 @@ def test_decoders_have_fewer_layers(decoder_factory: Any, tmp_path: Path) -> Non
         decoder = decoder_factory(family)
         merged = sum(_types(convert(decoder, tmp_path, f"{family}_merged")).values())
         kept = sum(
-            _types(convert(decoder, tmp_path, f"{family}_kept", disabled_transforms=["llm.merge_equal_ops"])).values()
+            _types(convert(decoder, tmp_path, f"{family}_kept", disabled_transforms=["fuse.merge_common_subexpressions"])).values()
         )
         assert merged < kept, family

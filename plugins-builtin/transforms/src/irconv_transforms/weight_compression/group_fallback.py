@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from irconv import TransformContext
 
-from irconv_llm.quantize import Quantization
-from irconv_llm.weight_sites import WeightSite
+from irconv_transforms.weight_compression.quantize import Quantization
+from irconv_transforms.weight_compression.weight_sites import WeightSite
 
 #: Layers named in the note; the rest are counted.
 SHOWN = 3
