@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import aliases, const_like, extractor, i64, normalize_axis, require_rank
+from irconv.frontend import aliases, const_like, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
     Clamp,
@@ -13,20 +13,19 @@ from irconv_opset import (
     Greater,
     HardSigmoid,
     Log,
-    LogSoftmax,
     Multiply,
     Power,
     PReLU,
     Reshape,
     Select,
     Sigmoid,
-    SoftMax,
     SoftPlus,
     Sqrt,
     Swish,
 )
 from irconv_opset.build import along_axis
 from irconv_opset.lowering.elementwise import UNARY_OPS, Unary, unary
+from irconv_opset.lowering.softmax import SOFTMAX_OPS, softmax
 
 from irconv_paddle.extractors._common import arg, known_float, x
 from irconv_paddle.names import both, plain_type
@@ -195,22 +194,13 @@ def extract_pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
 PD_POW = aliases("paddle", ["pd_op.pow"], extract_pow, produces=[Power])
 
 
-@extractor("paddle", "softmax", produces=[SoftMax])
 def extract_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))
-    return [ctx.op(SoftMax(axis=axis), x(ctx))]
+    """softmax (log_softmax) along ``axis``."""
+    log = plain_type(ctx) == "log_softmax"
+    return [softmax(ctx, x(ctx), ctx.attrs.int("axis", -1), log=log)]
 
 
-PD_SOFTMAX = aliases("paddle", ["pd_op.softmax"], extract_softmax, produces=[SoftMax])
-
-
-@extractor("paddle", "log_softmax", produces=[LogSoftmax])
-def extract_log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))
-    return [ctx.op(LogSoftmax(axis=axis), x(ctx))]
-
-
-PD_LOG_SOFTMAX = aliases("paddle", ["pd_op.log_softmax"], extract_log_softmax, produces=[LogSoftmax])
+SOFTMAX = aliases("paddle", [*both("softmax"), *both("log_softmax")], extract_softmax, produces=SOFTMAX_OPS)
 
 
 @extractor("paddle", "prelu", produces=[PReLU, Reshape])

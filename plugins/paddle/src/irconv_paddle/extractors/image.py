@@ -8,18 +8,15 @@ from irconv.frontend import aliases, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
-    MVN,
-    Add,
     Concat,
     Convert,
     DepthToSpace,
     GroupNormalization,
     Interpolate,
-    Multiply,
     Pad,
     Reshape,
 )
-from irconv_opset.build import along_axis, axes_from
+from irconv_opset.lowering.normalization import NORMALIZED_OPS, Affine, normalized
 
 from irconv_paddle.extractors._common import arg, args, known_floats, known_ints, x
 from irconv_paddle.names import both, plain_type
@@ -131,17 +128,13 @@ GROUP_NORM = aliases("paddle", both("group_norm"), extract_group_norm, produces=
 
 
 def extract_instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Each channel of each item normalised over its spatial axes, then per-channel scale and bias."""
     data = x(ctx)
     rank = require_rank(ctx)
-    out = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("epsilon", 1e-5), eps_mode="inside_sqrt"),
-                 data, axes_from(ctx, data, 2), suffix="mvn")
-    scale, bias = arg(ctx, 1), arg(ctx, 2)
-    if scale is not None:
-        out = ctx.op(Multiply(), out, along_axis(ctx, scale, 1, rank, "scale"), suffix="mul")
-    if bias is not None:
-        out = ctx.op(Add(), out, along_axis(ctx, bias, 1, rank, "bias"), suffix="add")
+    affine = Affine(arg(ctx, 1), arg(ctx, 2), axis=1, rank=rank)
+    out = normalized(ctx, data, list(range(2, rank)), ctx.attrs.float("epsilon", 1e-5), affine)
     extra = [ctx.const(np.zeros((0,), np.float32), suffix=f"unused{i}") for i in range(1, node.num_outputs())]
     return [out, *extra]
 
 
-INSTANCE_NORM = aliases("paddle", both("instance_norm"), extract_instance_norm, produces=[MVN, Multiply, Add, Reshape])
+INSTANCE_NORM = aliases("paddle", both("instance_norm"), extract_instance_norm, produces=NORMALIZED_OPS)

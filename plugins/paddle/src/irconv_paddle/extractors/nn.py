@@ -7,19 +7,19 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
-    MVN,
     AdaptiveAvgPool,
     AdaptiveMaxPool,
-    Add,
     BatchNormInference,
     DeformableConvolution,
+    Gather,
     MatMul,
     Multiply,
     Reshape,
+    ShapeOf,
     ShuffleChannels,
     Transpose,
 )
-from irconv_opset.build import axes_from
+from irconv_opset.build import axes_from, dims_of
 from irconv_opset.lowering.convolution import (
     CONVOLUTION_BACKPROP_OPS,
     CONVOLUTION_OPS,
@@ -27,6 +27,7 @@ from irconv_opset.lowering.convolution import (
     convolution,
     convolution_backprop,
 )
+from irconv_opset.lowering.normalization import NORMALIZED_OPS, Affine, normalized
 from irconv_opset.lowering.pooling import (
     AVG_POOL_OPS,
     GLOBAL_POOL_OPS,
@@ -119,25 +120,16 @@ def extract_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = x(ctx)
     rank = require_rank(ctx)
     begin = ctx.attrs.int("begin_norm_axis", 1)
-    out = ctx.op(MVN(normalize_variance=True, eps=ctx.attrs.float("epsilon", 1e-5), eps_mode="inside_sqrt"),
-                 data, axes_from(ctx, data, begin), suffix="mvn")
-    shape = ctx.op(Reshape(special_zero=False), _normalized_dims(ctx, data, begin, rank), i64(ctx, [-1]), suffix="dims")
-    scale, bias = arg(ctx, 1), arg(ctx, 2)
-    if scale is not None:
-        out = ctx.op(Multiply(), out, ctx.op(Reshape(special_zero=False), scale, shape, suffix="scale"), suffix="mul")
-    if bias is not None:
-        out = ctx.op(Add(), out, ctx.op(Reshape(special_zero=False), bias, shape, suffix="bias"), suffix="add")
+    dims = dims_of(ctx, data, list(range(begin, rank)), "normalized_dims")
+    scale, bias = (None if p is None else ctx.op(Reshape(special_zero=False), p, dims, suffix=name)
+                   for p, name in ((arg(ctx, 1), "scale"), (arg(ctx, 2), "bias")))
+    out = normalized(ctx, data, list(range(begin, rank)), ctx.attrs.float("epsilon", 1e-5), Affine(scale, bias))
     extra = [ctx.const(np.zeros((0,), np.float32), suffix=f"unused{i}") for i in range(1, node.num_outputs())]
     return [out, *extra]
 
 
-def _normalized_dims(ctx: ExtractContext, data: OutPort, begin: int, rank: int) -> OutPort:
-    from irconv_opset.build import dims_of
-
-    return dims_of(ctx, data, list(range(begin, rank)), "normalized_dims")
-
-
-LAYER_NORM = aliases("paddle", both("layer_norm"), extract_layer_norm, produces=[MVN, Multiply, Add, Reshape])
+LAYER_NORM = aliases("paddle", both("layer_norm"), extract_layer_norm,
+                     produces=[*NORMALIZED_OPS, Reshape, Gather, ShapeOf])
 
 
 def extract_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
