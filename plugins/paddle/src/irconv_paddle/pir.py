@@ -160,7 +160,7 @@ def _attr_value(value: Any) -> Any:
         return value
     kind, data = value.get("#", ""), value.get("D")
     if kind.endswith("a_array"):
-        return [_attr_value(v) for v in data]
+        return [_attr_value(v) for v in data or []]
     if kind.endswith("a_dtype"):
         dtype = dtype_of_name(str(data))
         return str(data) if dtype is None else dtype.name

@@ -54,8 +54,7 @@ def known(ctx: ExtractContext, attr: str, i: int | None, default: Any = None) ->
             index = op_of(ctx).spans()[i][0]
             return _plain(input_constant(ctx, index, f"{attr!r} (argument {i})"))
         if values:  # a list of scalar tensors (legacy *TensorList slots, PIR combined scalars)
-            index = op_of(ctx).spans()[i]
-            return [_plain(input_constant(ctx, j, f"{attr!r}")) for j in index]
+            return [_plain(input_constant(ctx, j, f"{attr!r}")) for j in op_of(ctx).spans()[i]]
     if attr in ctx.attrs:
         return ctx.attrs.get(attr, default)
     return default

@@ -168,7 +168,10 @@ def extract_max_pool_with_index(node: Node, ctx: ExtractContext) -> list[OutPort
         pooled = ctx.add(AdaptiveMaxPool(), [data, i64(ctx, kernel, "output_size")])
     else:
         if ctx.attrs.bool("global_pooling", False):
-            kernel = [d for d in (ctx.input_shape(0) or ())[2:]]
+            spatial_dims = (ctx.input_shape(0) or ())[2:]
+            if any(d is None for d in spatial_dims):
+                raise ctx.attrs.bad("global_pooling", True, "a global max pool with indices needs the spatial sizes")
+            kernel = [int(d) for d in spatial_dims if d is not None]
         window = Window.of(ctx.attrs.ints("strides", [1] * spatial), None, *_pads(ctx, spatial))
         pool = PoolWindow(tuple(kernel), window, "ceil" if ctx.attrs.bool("ceil_mode", False) else "floor")
         pooled = max_pool(ctx, data, pool, axis=2)
