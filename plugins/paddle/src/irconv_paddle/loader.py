@@ -99,8 +99,9 @@ def build_graph(program: Program, values: dict[str, np.ndarray], name: str) -> G
             if not names:
                 inputs.append(None)
         results = [n for names in op.results for n in (names or ("",))]
+        bodies = {"body": build_graph(op.body, values, f"{op.name}/body")} if op.body is not None else {}
         source = SourceOp(framework=FRAMEWORK, op_type=op.type, n_outputs=max(1, len(results)), source=op,
-                          attributes=MappingAttributes(op.attrs))
+                          attributes=MappingAttributes(op.attrs), bodies=bodies)
         node = graph.add_node(source, op.name, inputs)
         for i, result in enumerate(results):
             if result:

@@ -93,6 +93,8 @@ class _Reader:
                 self.feeds.append(Feed(name, shape, dtype))
             elif full == "pd_op.fetch":
                 self.fetches[int(attrs.get("col", len(self.fetches)))] = (operands[0][0], str(attrs.get("name", "")))
+            elif full == "pd_op.while":
+                self._while(raw, op, operands, results, attrs)
             else:
                 if full == "pd_op.if":
                     # Both branches are read into the program: the if selects between their results.
@@ -104,6 +106,29 @@ class _Reader:
                 names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
                 self.ops.append(PaddleOp(full, node, tuple(operands), names, attrs))
         return yielded
+
+    def _while(self, raw: dict[str, Any], op: str, operands: list[tuple[str, ...]], results: list[dict[str, Any]],
+               attrs: dict[str, Any]) -> None:
+        """``while(cond, carried...)``: its body block (arguments: the carried values; ``cf.yield``:
+        the next condition and carried values) read as a program of its own."""
+        self.counts[op] += 1
+        node = f"{op}_{self.counts[op] - 1}"
+        block = raw["regions"][0]["blocks"][0]
+        arguments = []
+        for k, argument in enumerate(block.get("args", [])):  # block arguments carry their id under "#"
+            arguments.append(self._name({"%": argument["#"], "TT": argument.get("TT", {})}, (f"{node}/carried{k}",))[0])
+        outer, self.ops = self.ops, []
+        yielded = self._block(block["ops"])
+        body_ops, self.ops = self.ops, outer
+        made = {n for body_op in body_ops for names in body_op.results for n in names} | set(arguments)
+        captured = list(dict.fromkeys(n for body_op in body_ops for names in body_op.args for n in names
+                                      if n not in made))
+        captured += [n for n in yielded if n not in made and n not in captured]
+        feeds = [Feed(n, *self.shapes.get(n, ((), np.dtype("float32")))) for n in [*arguments, *captured]]
+        body = Program("pir", body_ops, feeds, [(n, n) for n in yielded], [], self.shapes)
+        names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
+        args = (*operands, *((n,) for n in captured))
+        self.ops.append(PaddleOp("pd_op.while", node, args, names, {**attrs, "captured": len(captured)}, body=body))
 
     def _operand(self, operand: Any) -> tuple[str, ...]:
         if not isinstance(operand, dict) or operand.get("%", 0) == 0:

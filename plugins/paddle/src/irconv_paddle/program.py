@@ -30,6 +30,10 @@ class PaddleOp:
     results: tuple[tuple[str, ...], ...]
     attrs: dict[str, Any] = field(default_factory=dict)
     slots: tuple[str, ...] = ()
+    #: A loop's body as a program of its own: its feeds are the carried values, then the
+    #: enclosing values it reads (captured, passed in as the op's last arguments); its
+    #: fetches the continue condition, then the carried values' next ones.
+    body: Program | None = None
 
     def spans(self) -> list[range]:
         """Where each argument's values sit in the node's inputs (an absent argument

@@ -17,6 +17,7 @@ from irconv_opset import (
     GatherElements,
     Greater,
     Log,
+    Loop,
     MatMul,
     Multiply,
     NonZero,
@@ -37,6 +38,7 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 from irconv_opset.lowering.elementwise import ADD_N_OPS, ATAN2_OPS, add_n, atan2
+from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
 from irconv_paddle.dtypes import dtype_of_name
 from irconv_paddle.extractors._common import arg, args, known_int, known_ints, x
@@ -236,3 +238,26 @@ def extract_if(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 PD_IF = aliases("paddle", ["pd_op.if"], extract_if, produces=[Select])
+
+
+def extract_while(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """PIR's ``while`` as Loop-5: operands the condition, the carried values, then the values
+    the body reads from outside; the body's parameters the carried values then those read
+    values, its results the next condition then the next carried values."""
+    body = ctx.body("body")
+    carried = node.num_outputs()
+    captured = ctx.attrs.int("captured", 0)
+    outer = [arg(ctx, 1 + i) for i in range(carried + captured)]
+    if any(port is None for port in outer):
+        from irconv import ConversionError
+
+        raise ConversionError(f"{ctx.where()}: a loop value is missing")
+    inputs = [i64(ctx, -1, "trip_count"), x(ctx), *outer]
+    op = Loop(body=body, input_map=tuple(BodyInput(2 + i, i) for i in range(carried + captured)),
+              output_map=tuple(BodyOutput(i, 1 + i) for i in range(carried)),
+              back_edges=tuple(BackEdge(1 + i, i) for i in range(carried)), current_iteration=-1, condition_output=0)
+    loop = ctx.add(op, inputs, "loop")
+    return [loop.out_port(i) for i in range(carried)]
+
+
+PD_WHILE = aliases("paddle", ["pd_op.while"], extract_while, produces=[Loop])
