@@ -339,8 +339,7 @@ CASES.update({
     "dynamic_expand": Case(fn(lambda x: x[:, :1].expand([_p().shape(x)[0], 5, 4])), (("x", (None, 3, 4), "float32", (2, 3, 4)),)),
     "dynamic_zeros_like_shape": Case(fn(lambda x: x + _p().zeros([_p().shape(x)[0], _p().shape(x)[1], 1])),
                                      (("x", (None, None, 4), "float32", (2, 3, 4)),)),
-    "while": Case(fn(_loop), (_plain(2, 3),),
-                  legacy_not_converted="the legacy while op (a sub-block over scope variables) is not converted"),
+    "while": Case(fn(_loop), (_plain(2, 3),)),
     "while_until": Case(fn(_loop_until), (_plain(2, 3),)),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })

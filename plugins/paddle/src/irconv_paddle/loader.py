@@ -107,11 +107,15 @@ def build_graph(program: Program, values: dict[str, np.ndarray], name: str) -> G
             if result:
                 ports[result] = node.out_port(i)
                 node.out_port(i).data.add_name(result)
+    sinks: set[str] = set()
     for value, fetch_name in program.fetches:
         port = port_of(value, "fetch")
         if fetch_name and fetch_name != value:
             port.data.add_name(fetch_name)
-        graph.add_node(Result(), f"{fetch_name or value}/sink", [port])
+        sink = f"{fetch_name or value}/sink"
+        sink = sink if sink not in sinks else f"{sink}{len(sinks)}"  # a loop body gives one value twice
+        sinks.add(sink)
+        graph.add_node(Result(), sink, [port])
     return graph
 
 

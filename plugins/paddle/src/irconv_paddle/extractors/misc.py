@@ -241,8 +241,8 @@ PD_IF = aliases("paddle", ["pd_op.if"], extract_if, produces=[Select])
 
 
 def extract_while(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """PIR's ``while`` as Loop-5: operands the condition, the carried values, then the values
-    the body reads from outside; the body's parameters the carried values then those read
+    """``while`` as Loop-5 (PIR's, and the legacy op with its sub-block read the same way):
+    arguments the condition, the carried values, then the values the body reads from outside; the body's parameters the carried values then those read
     values, its results the next condition then the next carried values."""
     body = ctx.body("body")
     carried = node.num_outputs()
@@ -260,4 +260,4 @@ def extract_while(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [loop.out_port(i) for i in range(carried)]
 
 
-PD_WHILE = aliases("paddle", ["pd_op.while"], extract_while, produces=[Loop])
+WHILE = aliases("paddle", ["while", "pd_op.while"], extract_while, produces=[Loop])
