@@ -26,6 +26,9 @@ class Case:
     legacy: tuple[Any, ...] | None = None
     #: Why irconv does not convert the legacy form of this case yet (its test is a strict xfail).
     legacy_not_converted: str | None = None
+    #: The program forms the case is saved in (an op Paddle's Python API no longer reaches:
+    #: only the legacy one-operator program).
+    forms: tuple[str, ...] = ("legacy", "pir")
 
 
 def _image(c: int = 3, h: int = 8, w: int = 8) -> tuple[tuple[str, tuple[int | None, ...], str, tuple[int, ...]], ...]:
@@ -341,6 +344,13 @@ CASES.update({
                                      (("x", (None, None, 4), "float32", (2, 3, 4)),)),
     "while": Case(fn(_loop), (_plain(2, 3),)),
     "while_until": Case(fn(_loop_until), (_plain(2, 3),)),
+    "quantize_linear": Case(fn(lambda x, s, z: x), (_plain(2, 3, 4), _plain(1, name="s"), _plain(1, name="z")),
+                            positive=True, forms=("legacy",), legacy=("quantize_linear", {"bit_length": 8, "quant_axis": -1,
+                                                                       "round_type": 0, "is_test": True},
+                                                   {"X": ["x"], "Scale": ["s"], "ZeroPoint": ["z"]}, "Y")),
+    "dequantize_linear": Case(fn(lambda x, s, z: x), (_plain(2, 3, 4), _plain(3, name="s"), _plain(3, name="z")),
+                              positive=True, forms=("legacy",), legacy=("dequantize_linear", {"bit_length": 8, "quant_axis": 1},
+                                                     {"X": ["x"], "Scale": ["s"], "ZeroPoint": ["z"]}, "Y")),
     "channel_shuffle": Case(fn(lambda x: _f().channel_shuffle(x, 2)), _image(4)),
 })
 

@@ -68,7 +68,7 @@ def _feeds(case: Any) -> dict[str, np.ndarray]:
 def save_legacy_op(out: Path, name: str, case: Any) -> None:
     """A one-operator legacy program written through Paddle's static-graph API: for ops whose
     Python functions Paddle 3 only traces into PIR programs. Inputs go to slots X (and Y), or
-    to the slots a third item of ``case.legacy`` maps to input names,
+    to the slots a third item of ``case.legacy`` maps to input names (a fourth names the result's slot),
     the result comes from slot Out; the reference is Paddle's executor running the program
     loaded back from the saved files."""
     import paddle
@@ -85,7 +85,8 @@ def save_legacy_op(out: Path, name: str, case: Any) -> None:
             by_name = {v.name: v for v in inputs}
             slots = {slot: [by_name[n] for n in names] for slot, names in given[0].items()} if given else \
                 {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
-            helper.append_op(type=op_type, inputs=slots, outputs={"Out": [result]}, attrs=attrs)
+            out_slot = given[1] if len(given) > 1 else "Out"
+            helper.append_op(type=op_type, inputs=slots, outputs={out_slot: [result]}, attrs=attrs)
         executor = paddle.static.Executor(paddle.CPUPlace())
         executor.run(startup)
         paddle.static.save_inference_model(str(out / name), inputs, [result], executor, program=main)

@@ -34,6 +34,8 @@ SLOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "meshgrid": (("X",), ("Out",)),
     "roll": (("X", "ShiftsTensor"), ("Out",)),
     "unique": (("X",), ("Out", "Indices", "Index", "Counts")),
+    "quantize_linear": (("X", "Scale", "ZeroPoint"), ("Y",)),
+    "dequantize_linear": (("X", "Scale", "ZeroPoint"), ("Y",)),
     "rnn": (("Input", "PreState", "WeightList", "SequenceLength"), ("Out", "DropoutState", "State", "Reserve")),
     "deformable_conv": (("Input", "Offset", "Filter", "Mask"), ("Output",)),
     "deformable_conv_v1": (("Input", "Offset", "Filter"), ("Output",)),

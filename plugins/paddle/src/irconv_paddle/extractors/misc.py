@@ -36,7 +36,7 @@ from irconv_opset import (
     Tanh,
     Transpose,
 )
-from irconv_opset.build import shape_of
+from irconv_opset.build import along_axis, shape_of
 from irconv_opset.lowering.elementwise import ADD_N_OPS, ATAN2_OPS, add_n, atan2
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
@@ -261,3 +261,41 @@ def extract_while(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 WHILE = aliases("paddle", ["while", "pd_op.while"], extract_while, produces=[Loop])
+
+
+def _quant_scale(ctx: ExtractContext, data: OutPort) -> OutPort:
+    """Scale / (2^(bits-1) - 1), per channel along ``quant_axis`` when the scale has several values."""
+    scale = arg(ctx, 1)
+    assert scale is not None
+    levels = const_like(ctx, float(2 ** (ctx.attrs.int("bit_length", 8) - 1) - 1), data, "levels")
+    step = ctx.op(Divide(m_pythondiv=False), scale, levels, suffix="step")
+    axis = ctx.attrs.int("quant_axis", -1)
+    shape = scale.data.shape
+    if axis >= 0 and (shape is None or len(shape) != 1 or shape[0] != 1):
+        step = along_axis(ctx, step, axis, require_rank(ctx), "step_along")
+    return step
+
+
+def extract_dequantize_linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Quantised values back to real ones: x * scale / (2^(bits-1) - 1)."""
+    data = x(ctx)
+    return [ctx.op(Multiply(), data, _quant_scale(ctx, data))]
+
+
+DEQUANTIZE_LINEAR = aliases("paddle", both("dequantize_linear"), extract_dequantize_linear,
+                            produces=[Divide, Multiply, Reshape])
+
+
+def extract_quantize_linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Real values to quantised ones (kept as floats): round(x / step) within +-(2^(bits-1) - 1),
+    halves to even (``round_type`` 0) or away from zero."""
+    data = x(ctx)
+    levels = float(2 ** (ctx.attrs.int("bit_length", 8) - 1) - 1)
+    ratio = ctx.op(Divide(m_pythondiv=False), data, _quant_scale(ctx, data), suffix="ratio")
+    mode = "half_to_even" if ctx.attrs.int("round_type", 0) == 0 else "half_away_from_zero"
+    rounded = ctx.op(Round(mode=mode), ratio, suffix="round")
+    return [ctx.op(Clamp(min=-levels, max=levels), rounded)]
+
+
+QUANTIZE_LINEAR = aliases("paddle", both("quantize_linear"), extract_quantize_linear,
+                          produces=[Divide, Round, Clamp, Reshape])
