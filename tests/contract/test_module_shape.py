@@ -28,6 +28,7 @@ EXTRACTOR_TREES = {
     "caffe": ["plugins/caffe/src/irconv_caffe/extractors"],
     "mxnet": ["plugins/mxnet/src/irconv_mxnet/extractors"],
     "torch": ["plugins/torch/src/irconv_torch/extractors"],
+    "paddle": ["plugins/paddle/src/irconv_paddle/extractors"],
 }
 REGISTRARS = {"extractor", "aliases"}
 
