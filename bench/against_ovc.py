@@ -20,6 +20,7 @@ over the models, and the CPU time of ``irconv --version`` (best of 5).
 
     python bench/against_ovc.py --keep /tmp/against_ovc              # every model, 3 rounds
     python bench/against_ovc.py --keep /tmp/against_ovc --models onnx-resnet50,tf-resnet50 --rounds 5
+    python bench/against_ovc.py --baseline /path/to/other-venv/bin/python   # against another irconv
 """
 
 from __future__ import annotations
@@ -173,18 +174,20 @@ def model_file(name: str, work: Path) -> Path:
 
 
 # ------------------------------------------------------------------------ measuring
-def commands(model: Path, out: Path) -> dict[str, list[str]]:
-    return {
-        "irconv": [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml")],
-        "ovc": [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml")],
-    }
+def commands(model: Path, out: Path, baseline: str | None = None) -> dict[str, list[str]]:
+    """irconv and the tool it is compared with: ovc, or ``baseline``, the Python of another
+    irconv installation (an earlier revision's, say)."""
+    other = ([baseline, "-m", "irconv", "convert", str(model), "-o", str(out / "baseline.xml")] if baseline
+             else [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml")])
+    return {"irconv": [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml")],
+            "baseline" if baseline else "ovc": other}
 
 
-def measure(name: str, model: Path, rounds: int, work: Path) -> dict[str, Any]:
+def measure(name: str, model: Path, rounds: int, work: Path, baseline: str | None = None) -> dict[str, Any]:
     """Per tool: median wall s, median CPU s and largest peak RSS (MiB) over ``rounds``."""
     out = work / f"{name}_out"
     out.mkdir(exist_ok=True)
-    cmds = commands(model, out)
+    cmds = commands(model, out, baseline)
     runs = {tool: Runs() for tool in cmds}
     for _, tool in alternating(list(cmds), rounds):
         runs[tool].add(run_process(cmds[tool]))
@@ -206,15 +209,15 @@ def version_cpu() -> float:
     return min(run_process([sys.executable, "-m", "irconv", "--version"]).cpu for _ in range(5))
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], other: str = "ovc") -> str:
     lines = [
-        "| model | MiB | irconv s | ovc s | wall ratio | irconv CPU s | ovc CPU s | CPU ratio | "
-        "irconv peak MiB | ovc peak MiB | peak ratio |",
+        f"| model | MiB | irconv s | {other} s | wall ratio | irconv CPU s | {other} CPU s | CPU ratio | "
+        f"irconv peak MiB | {other} peak MiB | peak ratio |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     ratios: list[tuple[float, float, float]] = []
     for row in rows:
-        mine, theirs = row["irconv"], row["ovc"]
+        mine, theirs = row["irconv"], row[other]
         ratio = tuple(a / b for a, b in zip(mine, theirs, strict=True))
         ratios.append(ratio)  # type: ignore[arg-type]
         lines.append(
@@ -234,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="0: only build the models")
     parser.add_argument("--keep", type=Path, default=Path("/tmp/irconv_against_ovc"),
                         help="where the models are built and kept")
+    parser.add_argument("--baseline", metavar="PYTHON",
+                        help="compare with the irconv installed for this Python (another revision) instead of ovc")
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.build:  # in a child: the measuring parent stays small
@@ -253,13 +258,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if not args.rounds:
             continue
-        rows.append(measure(name, model, args.rounds, args.keep))
+        rows.append(measure(name, model, args.rounds, args.keep, args.baseline))
         print(f"{name}: measured", file=sys.stderr, flush=True)
     if not rows:
         return 0
     print(f"{args.rounds} alternating rounds per model, both tools' defaults (f16 compression), "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}\n")
-    print(table(rows))
+    print(table(rows, "baseline" if args.baseline else "ovc"))
     print(f"\n`irconv --version`: {version_cpu():.2f} s CPU (best of 5)")
     return 0
 

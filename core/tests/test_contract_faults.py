@@ -9,7 +9,7 @@ from irconv.contract.records import Phase
 from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
 from irconv.frontend import extractor
 from irconv.graph import Graph
-from irconv.ops import Parameter, Result
+from irconv.ops import Op, Parameter, Result
 from irconv.pipeline import ConversionOptions
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import PluginHost, Transform, hookimpl
@@ -271,6 +271,26 @@ def test_an_undeclared_produced_op_fails_the_plugin():
     (info,) = host.plugins()
     assert info.status == "failed"
     assert "produces Relu (ReLU), which no installed plugin declares" in info.error
+
+
+def test_an_extraction_only_op_needs_no_declaration():
+    """An op without an opset (a value a front end carries during extraction only, which the
+    emitter refuses if it is left) may stand in produces undeclared."""
+
+    class Carrier(Op):
+        type = "Carrier"
+        version = 0
+
+    class Carries:
+        @hookimpl
+        def extract_op(self):
+            return [extractor("toy", "Thing", lambda node, ctx: Carrier(), produces=[Carrier])]
+
+    host = PluginHost(autoload=False)
+    host.register(Carries(), "carries", distribution="irconv-carries", version="1")
+    host.registry().all_extractors("toy")
+    (info,) = host.plugins()
+    assert info.status != "failed", info.error
 
 
 def test_produces_takes_op_classes():
