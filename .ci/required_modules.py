@@ -32,6 +32,8 @@ NOT_IN_THE_MAIN_ENVIRONMENT = {
     "dask": "optional convert-many executor (irconv-core[dask]); its tests skip without it",
     "ray": "optional convert-many executor (irconv-core[ray]); its tests skip without it",
     "rich": "optional progress display (irconv-core[progress]); the tests check the built-in plain one",
+    "timm": "only the timm sweep (tests/sweeps/timm_zoo.py, not collected) imports it, from its own --site folder",
+    "torchvision": "only the torchvision and timm sweeps (tests/sweeps/, not collected) import it, from their --site folder",
 }
 
 

@@ -20,6 +20,7 @@ over the models, and the CPU time of ``irconv --version`` (best of 5).
 
     python bench/against_ovc.py --keep /tmp/against_ovc              # every model, 3 rounds
     python bench/against_ovc.py --keep /tmp/against_ovc --models onnx-resnet50,tf-resnet50 --rounds 5
+    python bench/against_ovc.py --baseline /path/to/other-venv/bin/python   # against another irconv
 """
 
 from __future__ import annotations
@@ -35,23 +36,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from onnx_convert import run  # noqa: E402  (wall s, peak RSS bytes, CPU s of one process)
-
-MIB = 1 << 20
+from harness import MIB, Runs, alternating, run_process, use_test_helpers
 
 
 # ------------------------------------------------------------------- torch models
-def _torch_helpers() -> None:
-    sys.path[:0] = [str(REPO / "tests" / "torch")]
-
-
 def resnet50() -> Any:
     """torchvision's ResNet-50 layout ([3, 4, 6, 3] bottlenecks, 25.6 M parameters)."""
-    _torch_helpers()
+    use_test_helpers("torch")
     import torch
     from families import Bottleneck, conv_bn
     from family_kit import randomise_statistics
@@ -68,7 +59,7 @@ def resnet50() -> Any:
 
 
 def mobilenet_v3() -> Any:
-    _torch_helpers()
+    use_test_helpers("torch")
     import torch
     from families import MobileNetV3Style
     from family_kit import randomise_statistics
@@ -78,7 +69,7 @@ def mobilenet_v3() -> Any:
 
 def _text(model: str, config: str, decoder: bool = False, **sizes: Any) -> Callable[[], Any]:
     def build() -> Any:
-        _torch_helpers()
+        use_test_helpers("torch")
         from family_kit import text
 
         return text(model, config, decoder=decoder, vocab=sizes.get("vocab_size", 512), seq=128, **sizes)()
@@ -87,7 +78,7 @@ def _text(model: str, config: str, decoder: bool = False, **sizes: Any) -> Calla
 
 
 def _vit_small() -> Any:
-    _torch_helpers()
+    use_test_helpers("torch")
     from family_kit import vision
 
     return vision("ViTModel", "ViTConfig", size=224, hidden_size=384, num_hidden_layers=12, num_attention_heads=6,
@@ -148,7 +139,7 @@ def build_tflite(app: str, mode: str, path: Path) -> None:
     import numpy as np
     import tensorflow as tf
 
-    sys.path.insert(0, str(REPO / "tests" / "tflite"))
+    use_test_helpers("tflite")
     from tflite_support import convert_with_tf
 
     image = np.random.default_rng(1).uniform(-1, 1, (1, 224, 224, 3)).astype(np.float32)
@@ -183,31 +174,28 @@ def model_file(name: str, work: Path) -> Path:
 
 
 # ------------------------------------------------------------------------ measuring
-def commands(model: Path, out: Path) -> dict[str, list[str]]:
-    return {
-        "irconv": [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml")],
-        "ovc": [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml")],
-    }
+def commands(model: Path, out: Path, baseline: str | None = None) -> dict[str, list[str]]:
+    """irconv and the tool it is compared with: ovc, or ``baseline``, the Python of another
+    irconv installation (an earlier revision's, say)."""
+    other = ([baseline, "-m", "irconv", "convert", str(model), "-o", str(out / "baseline.xml")] if baseline
+             else [shutil.which("ovc") or "ovc", str(model), "--output_model", str(out / "ovc.xml")])
+    return {"irconv": [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out / "irconv.xml")],
+            "baseline" if baseline else "ovc": other}
 
 
-def measure(name: str, model: Path, rounds: int, work: Path) -> dict[str, Any]:
+def measure(name: str, model: Path, rounds: int, work: Path, baseline: str | None = None) -> dict[str, Any]:
     """Per tool: median wall s, median CPU s and largest peak RSS (MiB) over ``rounds``."""
     out = work / f"{name}_out"
     out.mkdir(exist_ok=True)
-    cmds = commands(model, out)
-    runs: dict[str, list[tuple[float, int, float]]] = {tool: [] for tool in cmds}
-    for index in range(rounds):
-        for tool in list(cmds) if index % 2 == 0 else list(cmds)[::-1]:
-            runs[tool].append(run(cmds[tool]))
-            for written in out.iterdir():
-                written.unlink()
+    cmds = commands(model, out, baseline)
+    runs = {tool: Runs() for tool in cmds}
+    for _, tool in alternating(list(cmds), rounds):
+        runs[tool].add(run_process(cmds[tool]))
+        for written in out.iterdir():
+            written.unlink()
     row: dict[str, Any] = {"model": name, "mib": _size(model) / MIB}
-    for tool, results in runs.items():
-        row[tool] = (
-            statistics.median(wall for wall, _, _ in results),
-            statistics.median(cpu for _, _, cpu in results),
-            max(peak for _, peak, _ in results) / MIB,
-        )
+    for tool, found in runs.items():
+        row[tool] = (found.wall, found.cpu, found.peak_mib)
     return row
 
 
@@ -218,18 +206,18 @@ def _size(model: Path) -> int:
 
 def version_cpu() -> float:
     """CPU seconds of ``irconv --version``, best of 5."""
-    return min(run([sys.executable, "-m", "irconv", "--version"])[2] for _ in range(5))
+    return min(run_process([sys.executable, "-m", "irconv", "--version"]).cpu for _ in range(5))
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], other: str = "ovc") -> str:
     lines = [
-        "| model | MiB | irconv s | ovc s | wall ratio | irconv CPU s | ovc CPU s | CPU ratio | "
-        "irconv peak MiB | ovc peak MiB | peak ratio |",
+        f"| model | MiB | irconv s | {other} s | wall ratio | irconv CPU s | {other} CPU s | CPU ratio | "
+        f"irconv peak MiB | {other} peak MiB | peak ratio |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     ratios: list[tuple[float, float, float]] = []
     for row in rows:
-        mine, theirs = row["irconv"], row["ovc"]
+        mine, theirs = row["irconv"], row[other]
         ratio = tuple(a / b for a, b in zip(mine, theirs, strict=True))
         ratios.append(ratio)  # type: ignore[arg-type]
         lines.append(
@@ -249,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="0: only build the models")
     parser.add_argument("--keep", type=Path, default=Path("/tmp/irconv_against_ovc"),
                         help="where the models are built and kept")
+    parser.add_argument("--baseline", metavar="PYTHON",
+                        help="compare with the irconv installed for this Python (another revision) instead of ovc")
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.build:  # in a child: the measuring parent stays small
@@ -268,13 +258,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if not args.rounds:
             continue
-        rows.append(measure(name, model, args.rounds, args.keep))
+        rows.append(measure(name, model, args.rounds, args.keep, args.baseline))
         print(f"{name}: measured", file=sys.stderr, flush=True)
     if not rows:
         return 0
     print(f"{args.rounds} alternating rounds per model, both tools' defaults (f16 compression), "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}\n")
-    print(table(rows))
+    print(table(rows, "baseline" if args.baseline else "ovc"))
     print(f"\n`irconv --version`: {version_cpu():.2f} s CPU (best of 5)")
     return 0
 

@@ -18,6 +18,7 @@ import os
 import time
 
 import numpy as np
+from harness import alternating
 from irconv_ir import blobs
 from irconv_ir.blobs import BlobWriter
 from irconv_ir.fp16 import F16
@@ -45,9 +46,8 @@ def main() -> int:
     for size in SIZES:
         values = [rng.standard_normal(size).astype(np.float32) for _ in range(max(1, TOTAL // (4 * size)))]
         best = {1: float("inf"), 2: float("inf")}
-        for index in range(args.repeat):
-            for threads in (1, 2) if index % 2 == 0 else (2, 1):
-                best[threads] = min(best[threads], write_all(values, threads))
+        for _, threads in alternating([1, 2], args.repeat):
+            best[threads] = min(best[threads], write_all(values, threads))
         step = blobs.block_size(size)
         print(f"| {size} | {-(-size // step)} | {len(values)} | {best[1] * 1e3:.0f} | {best[2] * 1e3:.0f} | "
               f"{best[2] / best[1]:.2f} |")

@@ -4,7 +4,7 @@ For VGG16 (~530 MB of weights), AlexNet and ResNet-50 from ``../shared/models/ca
 seeded random-weight caffemodel is written once (into ``--dir``), then ``irconv convert``
 runs as its own process, with the default fp16 compression and with
 ``--no-compress-to-fp16``, ``--repeat`` times each (the fastest run is kept). Wall time
-includes Python start-up and plugin loading; peak RSS comes from ``os.wait4``. Prints a
+includes Python start-up and plugin loading; peak RSS comes from ``os.wait4`` (``bench/harness.py``). Prints a
 Markdown table with the goals: under 5 s for VGG16, peak memory under 1.5 x the
 caffemodel size.
 
@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import MIB, Process, run_process
+
 REPO = Path(__file__).resolve().parents[1]
-MIB = 1 << 20
 
 #: What the legacy Model Optimizer took, tried as a new user would (from the issue).
 LEGACY_MO_SECONDS = {"vgg16": 363, "alexnet": 152, "resnet50": 72}
@@ -82,23 +83,17 @@ def ensure_weights(name: str, folder: Path) -> tuple[Path, Path, list[str]]:
     return models_dir() / name / "deploy.prototxt", folder / f"{name}.caffemodel", json.loads(made.stdout)
 
 
-def run_once(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: bool) -> tuple[float, int]:
-    """(wall seconds, peak RSS bytes) of one ``irconv convert`` process."""
+def run_once(proto: Path, weights: Path, inputs: list[str], out: Path, fp16: bool) -> Process:
+    """One ``irconv convert`` process, measured."""
     command = [sys.executable, "-m", "irconv", "convert", str(proto), "--weights", str(weights), "-o", str(out)]
     for spec in inputs:
         command += ["--input", spec]
     if not fp16:
         command.append("--no-compress-to-fp16")
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(
-            f"irconv convert failed on {proto}: {process.stderr.read().decode() if process.stderr else ''}"
-        )
-    return seconds, usage.ru_maxrss * 1024
+    done = run_process(command, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"irconv convert failed on {proto}: {done.stderr}")
+    return done
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,8 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         size = weights.stat().st_size
         for fp16 in (True, False):
             runs = [run_once(proto, weights, inputs, args.dir / f"{name}.xml", fp16) for _ in range(args.repeat)]
-            seconds = min(r[0] for r in runs)
-            peak = max(r[1] for r in runs)
+            seconds = min(r.wall for r in runs)
+            peak = max(r.peak_rss for r in runs)
             legacy = LEGACY_MO_SECONDS.get(name)
             speedup = f"{legacy / seconds:.0f}x" if legacy else "-"
             split = stage_seconds(proto, weights, inputs, args.dir / f"{name}-stages.xml", fp16)

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,14 +35,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import caffe_convert
+import onnx_convert
+import tf_convert
+from harness import MIB, Runs, alternating, run_process
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import caffe_convert  # noqa: E402
-import onnx_convert  # noqa: E402
-import tf_convert  # noqa: E402
-
-MIB = 1 << 20
 
 
 def _bert_base(path: Path) -> int:
@@ -132,19 +129,15 @@ def measure(name: str, rounds: int, fp16: bool, work: Path) -> dict[str, object]
     out = work / f"{name}_out"
     out.mkdir(exist_ok=True)
     cmds = commands(name, model, out, fp16, work)
-    walls: dict[str, list[float]] = {tool: [] for tool in cmds}
-    peaks: dict[str, list[int]] = {tool: [] for tool in cmds}
-    for r in range(rounds):
-        for tool in list(cmds) if r % 2 == 0 else list(cmds)[::-1]:
-            seconds, peak, _ = onnx_convert.run(cmds[tool])
-            walls[tool].append(seconds)
-            peaks[tool].append(peak)
-            for f in out.iterdir():
-                f.unlink()
+    runs = {tool: Runs() for tool in cmds}
+    for _, tool in alternating(list(cmds), rounds):
+        runs[tool].add(run_process(cmds[tool]))
+        for f in out.iterdir():
+            f.unlink()
     row: dict[str, object] = {"model": name, "weights_mib": weight_bytes / MIB, "rounds": rounds}
-    for tool in cmds:
-        row[f"{tool}_s"] = statistics.median(walls[tool])
-        row[f"{tool}_peak_mib"] = max(peaks[tool]) / MIB
+    for tool, found in runs.items():
+        row[f"{tool}_s"] = found.wall
+        row[f"{tool}_peak_mib"] = found.peak_mib
     row["bound_mib"] = 1.3 * weight_bytes / MIB + 200
     return row
 
@@ -157,9 +150,9 @@ def startup() -> dict[str, tuple[float, float]]:
     with tempfile.TemporaryDirectory() as out:
         convert = ["convert", str(tiny), "-o", str(Path(out) / "m.xml")]
         for args in (["--version"], ["--help"], ["plugins"], convert):
-            runs = [onnx_convert.run([sys.executable, "-m", "irconv", *args]) for _ in range(5)]
+            runs = [run_process([sys.executable, "-m", "irconv", *args]) for _ in range(5)]
             shown = [a if a != str(tiny) else "examples/tiny_cnn.onnx" for a in args[:2]]
-            result["irconv " + " ".join(shown)] = (min(c for _, _, c in runs), min(w for w, _, _ in runs))
+            result["irconv " + " ".join(shown)] = (min(p.cpu for p in runs), min(p.wall for p in runs))
     return result
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from harness import run_process, self_peak_rss
 
 MIB = 1 << 20
 #: Child runs: emit f32, emit with fp16 compression, read the f32 IR back and emit it again.
@@ -35,8 +35,6 @@ NODES_PER_BLOCK = 3
 
 def child(args: argparse.Namespace) -> None:
     """Build (or read) the graph, emit it, print the figures as JSON (runs in the child process)."""
-    import resource
-
     from irconv import ConversionOptions, EmitContext
     from irconv.pipeline.output import AtomicFiles
     from irconv_ir.writer import write_ir
@@ -53,7 +51,7 @@ def child(args: argparse.Namespace) -> None:
         graph, const_bytes = build(args.gib, args.consts)
         xml = directory / f"bench_{args.mode}.xml"
     built = time.perf_counter() - start
-    rss_built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss_built = self_peak_rss()
 
     options = ConversionOptions(compress_to_fp16=args.mode == "f16")
     start = time.perf_counter()
@@ -73,7 +71,7 @@ def child(args: argparse.Namespace) -> None:
 def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     """Emit a graph of ``count`` small nodes and read it back: the per-node costs."""
     import numpy as np
-    from irconv import ConversionOptions, EmitContext
+    from irconv import ConversionOptions, EmitContext, LoadContext
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
     from irconv.pipeline.output import AtomicFiles
@@ -98,7 +96,7 @@ def emit_many_nodes(count: int, directory: Path) -> dict[str, float]:
     emitted = time.perf_counter() - start
     registry = PluginHost(strict=True).registry()
     start = time.perf_counter()
-    graph = load_ir(xml, options)
+    graph = load_ir(xml, LoadContext(options, registry))
     extract_graph(graph, registry, options)
     read = time.perf_counter() - start
     figures = {"nodes": len(b.graph), "emit_s": emitted, "read_s": read, "xml_bytes": xml.stat().st_size}
@@ -142,15 +140,16 @@ def build(gib: float, count: int):  # type: ignore[no-untyped-def]
 
 def read_back(xml: Path):  # type: ignore[no-untyped-def]
     """The IR read back (weights memory-mapped), extracted and inferred: the round trip."""
-    from irconv import ConversionOptions
+    from irconv import ConversionOptions, LoadContext
     from irconv.pipeline.extract import extract_graph
     from irconv.pipeline.infer import infer_graph
     from irconv.plugins.manager import PluginHost
     from irconv_ir.reader import load_ir
 
     options = ConversionOptions(compress_to_fp16=False)
-    graph = load_ir(xml, options)
-    extract_graph(graph, PluginHost(strict=True).registry(), options)
+    registry = PluginHost(strict=True).registry()
+    graph = load_ir(xml, LoadContext(options, registry))
+    extract_graph(graph, registry, options)
     infer_graph(graph)
     const_bytes = sum(n.op.value.nbytes for n in graph.nodes() if n.type == "Const")
     return graph, const_bytes
@@ -159,15 +158,11 @@ def read_back(xml: Path):  # type: ignore[no-untyped-def]
 def measure(gib: float, consts: int, mode: str, directory: str, nodes: int = 0) -> dict[str, float]:
     command = [sys.executable, __file__, "--child", mode, "--gib", str(gib), "--consts", str(consts)]
     command += ["--dir", directory, "--nodes", str(nodes)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE)
-    assert process.stdout is not None
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"benchmark child failed with exit code {process.returncode}")
-    figures = json.loads(output)
-    figures["peak_rss"] = usage.ru_maxrss * 1024
+    done = run_process(command, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark child failed with exit code {done.returncode}:\n{done.stderr[-2000:]}")
+    figures = json.loads(done.stdout)
+    figures["peak_rss"] = done.peak_rss
     return figures
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from harness import markdown_table
 from irconv_ir.blobs import BLOCK, blocks
 from irconv_ir.fp16 import encode_f16
 
@@ -85,14 +86,15 @@ def main() -> None:
                 for label, encode in encoders.items():
                     ns = encode_once(encode, work, outs[name], pool, threads) / values * 1e9
                     best[name, threads, label] = min(best.get((name, threads, label), ns), ns)
-    print("| layout | NumPy cast, 1 thread | encode_f16, 1 thread | NumPy cast, 2 threads | encode_f16, 2 threads |")
-    print("|---|---|---|---|---|")
+    rows = []
     for name in works:
-        cells = []
+        cells = [name]
         for threads in (1, 2):
             base, new = best[name, threads, "NumPy cast"], best[name, threads, "encode_f16"]
             cells += [f"{base:.2f}", f"{new:.2f} ({base / new:.1f}x)"]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        rows.append(cells)
+    headers = ["layout", "NumPy cast, 1 thread", "encode_f16, 1 thread", "NumPy cast, 2 threads", "encode_f16, 2 threads"]
+    print(markdown_table(headers, rows))
     pool.shutdown()
 
 

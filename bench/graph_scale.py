@@ -16,12 +16,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import resource
-import subprocess
 import sys
 import time
 
 import numpy as np
+from harness import MIB, run_process, self_peak_rss
 
 NODES_PER_BLOCK = 7  # Sigmoid, Multiply, Const, Add, ReLU + a dead Const/Add side branch
 
@@ -66,7 +65,7 @@ def run_one(n_nodes: int, repeats: int) -> dict[str, float]:
         runs.append(collect_less_often(run_once)(n_nodes))
         gc.collect()  # the previous run's graph is garbage: not part of the next run's peak
     best = {key: min(r[key] for r in runs) for key in runs[0] if key.endswith("_s")}
-    return {**runs[0], **best, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {**runs[0], **best, "peak_mib": self_peak_rss() / MIB}
 
 
 def run_once(n_nodes: int) -> dict[str, float]:
@@ -107,8 +106,7 @@ def main() -> None:
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         command = [sys.executable, __file__, "--child", str(size), "--repeats", str(args.repeats)]
-        out = subprocess.run(command, check=True, capture_output=True, text=True)
-        rows.append(json.loads(out.stdout))
+        rows.append(json.loads(run_process(command).stdout))
     header = "| nodes | build s | infer s | clean-up s | match+rewrite s | pass s (infer+clean+match) | peak RSS MiB |"
     print(header)
     print("|---:|---:|---:|---:|---:|---:|---:|")

@@ -11,7 +11,8 @@ tokenizer. Then it
    dropped for each shard first, written data synced): the floor any conversion pays;
 2. runs ``irconv convert DIR -o OUT/ --weight-format int4-sym`` as its own process: wall and
    CPU time and peak RSS (``os.wait4``'s ``ru_maxrss``);
-3. with ``--run``, loads the folder with OpenVINO GenAI's LLMPipeline and generates two tokens.
+3. with ``--run``, loads the folder with OpenVINO GenAI's LLMPipeline and generates two tokens;
+4. counts the compressed matrices of the first two layers that hold only zeros (none should).
 
 Every file it made is deleted at the end, also when a step fails:
 
@@ -134,6 +135,20 @@ def convert(folder: Path, out: Path) -> tuple[float, float, float]:
                          "--weight-format", "int4-sym"])
 
 
+def zero_matrices(out: Path, layers: int = 2) -> str:
+    """How many of the compressed matrices of the first ``layers`` layers hold only zeros
+    (``k/n``): a conversion that lost the weights still generates tokens."""
+    import openvino
+
+    model = openvino.Core().read_model(str(out / "openvino_model.xml"))
+    prefixes = tuple(f"model.model.layers.{i}." for i in range(layers))
+    checked = [op for op in model.get_ops() if op.get_type_name() == "Constant"
+               and op.get_friendly_name().startswith(prefixes) and op.get_element_type().is_integral()
+               and op.get_output_partial_shape(0).rank.get_length() >= 2]
+    zeros = sum(not np.any(op.get_data()) for op in checked)
+    return f"{zeros}/{len(checked)}"
+
+
 def generate(out: Path) -> list[int]:
     """Two greedy tokens from the folder by OpenVINO GenAI (CPU defaults)."""
     import openvino
@@ -167,12 +182,13 @@ def main() -> None:
         write_s = write_once(args.dir / "write-once.tmp", bin_size)
         floor = read_s + write_s
         tokens = generate(out) if args.run else "(not run)"
+        zeros = zero_matrices(out)
         print("| bf16 GiB | x RAM | layers | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB "
-              "| read once s | write .bin once s | convert / I/O floor | generated |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+              "| read once s | write .bin once s | convert / I/O floor | all-zero matrices | generated |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         print(f"| {size / GIB:.1f} | {size / ram_bytes():.2f} | {layers} | {bin_size / GIB:.2f} | {seconds:.0f} "
               f"| {cpu:.0f} | {peak / (1 << 20):.0f} | {read_s:.0f} | {write_s:.0f} | {seconds / floor:.1f} "
-              f"| {tokens!r} |")
+              f"| {zeros} | {tokens!r} |")
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
 

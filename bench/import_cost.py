@@ -27,19 +27,17 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import Runs, alternating, run_process
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 # ------------------------------------------------------------------------------- models
@@ -212,18 +210,6 @@ MODELS: dict[str, list[tuple[str, Callable[[Path], list[str]], str]]] = {
 
 
 # -------------------------------------------------------------------------- measuring
-def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall and CPU seconds (user + system) of one whole process, and its stderr."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{stderr[-2000:]}")
-    return seconds, usage.ru_utime + usage.ru_stime, stderr
-
-
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
@@ -255,20 +241,16 @@ def bench(name: str, args: list[str], out: Path, rounds: int, envs: dict[str, di
     """Figures per revision (``envs``: label -> environment), their runs alternating."""
     cmd = [sys.executable, "-m", "irconv", "convert", *args, "-o", str(out / f"{name}.xml"), "-q"]
     row: dict[str, Any] = {"model": name}
-    walls: dict[str, list[float]] = {label: [] for label in envs}
-    cpus: dict[str, list[float]] = {label: [] for label in envs}
+    runs = {label: Runs() for label in envs}
     for label, env in envs.items():
-        _, _, stderr = run([sys.executable, "-X", "importtime", *cmd[1:]], env)
+        stderr = run_process([sys.executable, "-X", "importtime", *cmd[1:]], env=env).stderr
         row[f"{label}_imports"], heaviest = import_profile(stderr)
         row[f"{label}_heaviest"] = ", ".join(f"{p} {s:.2f}" for p, s in heaviest if s >= 0.01) or "-"
-    for r in range(rounds):
-        for label in (list(envs) if r % 2 == 0 else list(envs)[::-1]):
-            wall, cpu, _ = run(cmd, envs[label])
-            walls[label].append(wall)
-            cpus[label].append(cpu)
-    for label in envs:
-        row[f"{label}_wall"] = statistics.median(walls[label])
-        row[f"{label}_cpu"] = statistics.median(cpus[label])
+    for _, label in alternating(list(envs), rounds):
+        runs[label].add(run_process(cmd, env=envs[label]))
+    for label, found in runs.items():
+        row[f"{label}_wall"] = found.wall
+        row[f"{label}_cpu"] = found.cpu
     return row
 
 

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from harness import alternating
 
 KERAS = ("MobileNetV2", "ResNet50", "MobileNetV3Small", "EfficientNetB0")
 ONNX = ("onnx-cnn", "onnx-encoder")
@@ -249,12 +250,10 @@ def latency(ours: Path, theirs: Path, iterations: int) -> tuple[float, float, fl
         for request in requests:
             request.infer([x])
     times: list[list[float]] = [[], []]
-    for i in range(iterations):
-        order = (0, 1) if i % 2 == 0 else (1, 0)
-        for k in order:
-            start = time.perf_counter()
-            requests[k].infer([x])
-            times[k].append((time.perf_counter() - start) * 1000)
+    for _, k in alternating([0, 1], iterations):
+        start = time.perf_counter()
+        requests[k].infer([x])
+        times[k].append((time.perf_counter() - start) * 1000)
     diff = float(np.abs(outputs[0] - outputs[1]).max())
     ratio = statistics.median(a / b for a, b in zip(times[0], times[1], strict=True))
     return statistics.median(times[0]), statistics.median(times[1]), ratio, diff

@@ -22,8 +22,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from harness import alternating, run_process
 
 MODELS = ("autoencoder", "bilstm", "mobilenetv2", "efficientnetv2b0")
 
@@ -68,11 +69,9 @@ def convert(model: Path, out: Path) -> tuple[float, int, bool]:
     """Wall seconds of one ``irconv convert`` process, the IR's layer count, and whether
     the notes say TensorFlow read the file."""
     command = [sys.executable, "-m", "irconv", "convert", str(model), "-o", str(out), "--no-compress-to-fp16"]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    seconds = time.perf_counter() - start
+    done = run_process(command)
     found = _LAYERS.search(done.stdout)
-    return seconds, int(found.group(1)) if found else -1, "read through TensorFlow" in done.stdout
+    return done.wall, int(found.group(1)) if found else -1, "read through TensorFlow" in done.stdout
 
 
 def non_const_layers(xml: Path) -> int:
@@ -106,14 +105,12 @@ def main() -> None:
             times: dict[str, list[float]] = {"keras": [], "saved": []}
             layers: dict[str, str] = {}
             via_tf = False
-            for round_ in range(args.rounds):
-                order = ["keras", "saved"] if round_ % 2 == 0 else ["saved", "keras"]
-                for form in order:
-                    xml = folder / f"{name}_{form}.xml"
-                    seconds, count, through_tf = convert(forms[form], xml)
-                    times[form].append(seconds)
-                    layers[form] = f"{count} ({non_const_layers(xml)})"
-                    via_tf |= form == "keras" and through_tf
+            for _, form in alternating(["keras", "saved"], args.rounds):
+                xml = folder / f"{name}_{form}.xml"
+                seconds, count, through_tf = convert(forms[form], xml)
+                times[form].append(seconds)
+                layers[form] = f"{count} ({non_const_layers(xml)})"
+                via_tf |= form == "keras" and through_tf
             keras_s, saved_s = statistics.median(times["keras"]), statistics.median(times["saved"])
             print(
                 f"| {name} | {keras_s:.2f} | {saved_s:.2f} | {keras_s / saved_s:.2f} | {layers['keras']} | "

@@ -10,7 +10,7 @@ Generates two models with the ``onnx`` helper API and random weights:
 Each model is converted by ``irconv convert --no-compress-to-fp16`` and by
 ``ovc --compress_to_fp16=False`` as separate processes, alternating (the order flips every
 round), and the script prints the median wall time, the irconv/ovc ratio and each tool's
-peak RSS (``os.wait4``). Everything lives in a temporary directory removed at the end.
+peak RSS (``os.wait4``, through ``bench/harness.py``). Everything lives in a temporary directory removed at the end.
 
     python bench/onnx_convert.py                  # both models, 3 rounds each
     python bench/onnx_convert.py --models resnet50 --rounds 5
@@ -19,9 +19,7 @@ peak RSS (``os.wait4``). Everything lives in a temporary directory removed at th
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import MIB, Runs, alternating, markdown_table, run_process
 
 
 class _Weights:
@@ -90,7 +89,7 @@ def resnet50(path: Path) -> int:
     x = conv("input", 3, 64, 7, 2)
     nodes.append(helper.make_node("MaxPool", [x], ["pool"], kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4))
     x, cin = "pool", 64
-    for stage, (blocks, width) in enumerate(zip((3, 4, 6, 3), (64, 128, 256, 512))):
+    for stage, (blocks, width) in enumerate(zip((3, 4, 6, 3), (64, 128, 256, 512), strict=True)):
         for block in range(blocks):
             stride = 2 if block == 0 and stage > 0 else 1
             y = conv(x, cin, width, 1)
@@ -185,19 +184,6 @@ def _save(model: Any, path: Path) -> None:
     del onnx
 
 
-def run(cmd: list[str]) -> tuple[float, int, float]:
-    """Wall seconds, peak RSS (bytes) and CPU seconds (user + system) of one whole process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{stderr[-2000:]}")
-    return seconds, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
-
-
 def commands(model: Path, out_dir: Path) -> dict[str, list[str]]:
     ovc = shutil.which("ovc") or "ovc"
     return {
@@ -211,25 +197,19 @@ def bench(name: str, model: Path, weight_bytes: int, rounds: int, work: Path) ->
     out_dir = work / f"{name}_out"
     out_dir.mkdir()
     cmds = commands(model, out_dir)
-    times: dict[str, list[float]] = {"irconv": [], "ovc": []}
-    peaks: dict[str, list[int]] = {"irconv": [], "ovc": []}
-    cpu: dict[str, list[float]] = {"irconv": [], "ovc": []}
-    for r in range(rounds):
-        order = ["irconv", "ovc"] if r % 2 == 0 else ["ovc", "irconv"]
-        for tool in order:
-            seconds, peak, cpu_seconds = run(cmds[tool])
-            times[tool].append(seconds)
-            cpu[tool].append(cpu_seconds)
-            peaks[tool].append(peak)
-            for f in out_dir.iterdir():
-                f.unlink()
-            print(f"  {name} round {r + 1} {tool}: {seconds:.1f} s wall, {cpu_seconds:.1f} s cpu, "
-                  f"peak {peak / 2**20:.0f} MiB", flush=True)
-    row = {"model": name, "weights_mib": weight_bytes / 2**20, "rounds": rounds}
-    for tool in times:
-        row[f"{tool}_s"] = statistics.median(times[tool])
-        row[f"{tool}_peak_mib"] = max(peaks[tool]) / 2**20
-        row[f"{tool}_cpu"] = statistics.median(cpu[tool])
+    runs = {tool: Runs() for tool in cmds}
+    for r, tool in alternating(list(cmds), rounds):
+        done = run_process(cmds[tool])
+        runs[tool].add(done)
+        for f in out_dir.iterdir():
+            f.unlink()
+        print(f"  {name} round {r + 1} {tool}: {done.wall:.1f} s wall, {done.cpu:.1f} s cpu, "
+              f"peak {done.peak_rss / MIB:.0f} MiB", flush=True)
+    row = {"model": name, "weights_mib": weight_bytes / MIB, "rounds": rounds}
+    for tool, found in runs.items():
+        row[f"{tool}_s"] = found.wall
+        row[f"{tool}_peak_mib"] = found.peak_mib
+        row[f"{tool}_cpu"] = found.cpu
     row["ratio"] = row["irconv_s"] / row["ovc_s"]
     return row
 
@@ -265,13 +245,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print()
-    print("| model | weights MiB | rounds | irconv s | ovc s | irconv/ovc | irconv cpu s | ovc cpu s "
-          "| irconv peak MiB | ovc peak MiB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['model']} | {r['weights_mib']:.0f} | {r['rounds']} | {r['irconv_s']:.1f} | {r['ovc_s']:.1f} | "
-              f"{r['ratio']:.2f} | {r['irconv_cpu']:.1f} | {r['ovc_cpu']:.1f} | {r['irconv_peak_mib']:.0f} "
-              f"| {r['ovc_peak_mib']:.0f} |")
+    headers = ["model", "weights MiB", "rounds", "irconv s", "ovc s", "irconv/ovc", "irconv cpu s", "ovc cpu s",
+               "irconv peak MiB", "ovc peak MiB"]
+    print(markdown_table(headers, [
+        [r["model"], f"{r['weights_mib']:.0f}", r["rounds"], f"{r['irconv_s']:.1f}", f"{r['ovc_s']:.1f}",
+         f"{r['ratio']:.2f}", f"{r['irconv_cpu']:.1f}", f"{r['ovc_cpu']:.1f}", f"{r['irconv_peak_mib']:.0f}",
+         f"{r['ovc_peak_mib']:.0f}"] for r in rows]))
     return 0
 
 

@@ -12,10 +12,10 @@ Each row is the best of ``--repeat`` runs (seconds) of one ``evaluate`` call.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from harness import best_of
 from irconv.types import ElementType
 from irconv_opset import (
     Concat,
@@ -38,15 +38,6 @@ from irconv_opset import (
     Transpose,
     Unique,
 )
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def i64(*values: int) -> np.ndarray:

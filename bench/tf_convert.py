@@ -5,7 +5,7 @@ it as a frozen GraphDef (``resnet50.pb``) and as a SavedModel directory. Each fo
 converted by ``irconv convert --no-compress-to-fp16`` and by ``ovc --compress_to_fp16=False``
 as separate processes, alternating (the order flips every round); the script prints the
 median wall time, the irconv/ovc ratio and each tool's peak RSS (``os.wait4``, the child's
-``ru_maxrss``). Everything lives in a temporary directory removed at the end.
+``ru_maxrss``, through ``bench/harness.py``). Everything lives in a temporary directory removed at the end.
 
     python bench/tf_convert.py               # 5 rounds
     python bench/tf_convert.py --rounds 9 --keep /tmp/tf_bench
@@ -14,14 +14,13 @@ median wall time, the irconv/ovc ratio and each tool's peak RSS (``os.wait4``, t
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from harness import ProcessFailed, Runs, alternating, run_process
 
 BUILD = r"""
 import os, sys
@@ -39,21 +38,10 @@ model.export(os.path.join(out, "resnet50_exported"))
 """
 
 
-class ToolFailed(Exception):
-    pass
-
-
-def run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        lines = [line for line in err.splitlines() if line.strip() and "WARNING" not in line and "I0000" not in line]
-        raise ToolFailed(" / ".join(lines[-3:])[:300])
-    return wall, usage.ru_maxrss / 1024
+def tool_error(exc: ProcessFailed) -> str:
+    """A failed converter's last informative stderr lines (TensorFlow's log lines left out)."""
+    lines = [line for line in exc.stderr.splitlines() if line.strip() and "WARNING" not in line and "I0000" not in line]
+    return " / ".join(lines[-3:])[:300]
 
 
 def tools(model: Path, out: Path) -> dict[str, list[str]]:
@@ -92,29 +80,24 @@ def main() -> int:
             out = work / "out"
             out.mkdir(exist_ok=True)
             commands = tools(model, out)
-            times: dict[str, list[float]] = {name: [] for name in commands}
-            peaks: dict[str, list[float]] = {name: [] for name in commands}
+            runs = {name: Runs() for name in commands}
             failed: dict[str, str] = {}
-            for round_ in range(args.rounds):
-                order = list(commands) if round_ % 2 == 0 else list(commands)[::-1]
-                for name in order:
-                    if name in failed:
-                        continue
-                    try:
-                        wall, peak = run(commands[name])
-                    except ToolFailed as exc:
-                        failed[name] = str(exc)
-                        continue
-                    times[name].append(wall)
-                    peaks[name].append(peak)
+            for _, name in alternating(list(commands), args.rounds):
+                if name in failed:
+                    continue
+                try:
+                    runs[name].add(run_process(commands[name]))
+                except ProcessFailed as exc:
+                    failed[name] = tool_error(exc)
             for name, message in failed.items():
                 print(f"| ResNet50 {form} | {name} | fails | {message} | | |")
-            medians = {name: statistics.median(values) for name, values in times.items() if values}
+            medians = {name: found.wall for name, found in runs.items() if found.walls}
             for name in medians:
                 both = "irconv" in medians and "ovc" in medians
                 ratio = f"{medians['irconv'] / medians['ovc']:.2f}" if name == "irconv" and both else ""
-                runs = ", ".join(f"{t:.2f}" for t in times[name])
-                print(f"| ResNet50 {form} | {name} | {medians[name]:.2f} | {runs} | {ratio} | {max(peaks[name]):.0f} |")
+                walls = ", ".join(f"{t:.2f}" for t in runs[name].walls)
+                print(f"| ResNet50 {form} | {name} | {medians[name]:.2f} | {walls} | {ratio} | "
+                      f"{runs[name].peak_mib:.0f} |")
             sys.stdout.flush()
     finally:
         if args.keep is None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import statistics
 import sys
 import time
 from collections import Counter
@@ -32,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import median_of, use_test_helpers
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "tflite"))  # the tests' converter set-up and model builders
+use_test_helpers("tflite")  # the tests' converter set-up and model builders
 
 MODES = ("float", "fp16", "int8", "int8_kernels")
 
@@ -68,13 +67,9 @@ def make_model(folder: Path, name: str, build: Callable[[], Any], image: np.ndar
 
 
 def time_runs(run: Callable[[], Any], runs: int) -> float:
+    """Median milliseconds of ``runs`` calls after one warm-up call."""
     run()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    return median_of(runs, run) * 1000
 
 
 def litert_latency(path: Path, image: np.ndarray, runs: int) -> float:

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import Process, Runs, alternating, run_process
+
 CHILD = r'''
 import json, sys, time
 import torch
@@ -118,24 +120,17 @@ print(json.dumps({"convert": seconds}))
 MODELS = ("resnet18", "mobilenet_v3_style", "bert", "llama")
 
 
-def run(tool: str, model: str, out: Path, baseline_src: str | None) -> tuple[float, float, float]:
-    """Whole-process wall seconds, the conversion call's seconds, peak RSS in MiB.
-    ``irconv-baseline`` is irconv with ``baseline_src`` (another irconv-torch source tree)
-    ahead of the installed one on the path."""
+def run(tool: str, model: str, out: Path, baseline_src: str | None) -> tuple[Process, float]:
+    """The measured process and its conversion call's seconds. ``irconv-baseline`` is irconv
+    with ``baseline_src`` (another irconv-torch source tree) ahead of the installed one on the path."""
     env = dict(os.environ)
     if tool == "irconv-baseline":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [baseline_src, env.get("PYTHONPATH")]))
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, tool.removesuffix("-baseline"), model, str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    stdout = proc.stdout.read().decode() if proc.stdout else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise RuntimeError(f"{tool} on {model} failed: {err.strip().splitlines()[-1:]}")
-    convert = json.loads(stdout.strip().splitlines()[-1])["convert"]
-    return wall, convert, usage.ru_maxrss / 1024
+    done = run_process([sys.executable, "-c", CHILD, tool.removesuffix("-baseline"), model, str(out)], env=env,
+                       check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{tool} on {model} failed: {done.stderr.strip().splitlines()[-1:]}")
+    return done, json.loads(done.stdout.strip().splitlines()[-1])["convert"]
 
 
 def latencies(xmls: dict[str, Path], runs: int) -> dict[str, tuple[float, list]]:
@@ -183,25 +178,24 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|")
     try:
         for model in args.models:
-            results: dict[str, dict[str, list[float]]] = {t: {"wall": [], "convert": [], "peak": []}
-                                                          for t in tools}
-            for round_ in range(args.rounds):
-                for tool in tools[round_ % len(tools):] + tools[:round_ % len(tools)]:  # each tool first in turn
-                    wall, convert, peak = run(tool, model, work / f"{model}_{tool}.xml", args.baseline_src)
-                    for key, value in (("wall", wall), ("convert", convert), ("peak", peak)):
-                        results[tool][key].append(value)
+            runs = {tool: Runs() for tool in tools}
+            converts: dict[str, list[float]] = {tool: [] for tool in tools}
+            for _, tool in alternating(tools, args.rounds):
+                done, convert = run(tool, model, work / f"{model}_{tool}.xml", args.baseline_src)
+                runs[tool].add(done)
+                converts[tool].append(convert)
             import torch
 
             measured = latencies({tool: work / f"{model}_{tool}.xml" for tool in tools}, args.runs)
-            for tool, found in results.items():
+            for tool, found in runs.items():
                 xml = work / f"{model}_{tool}.xml"
                 ms, outputs = measured[tool]
                 expected = torch.load(str(xml) + ".expected.pt")
                 expected = expected if isinstance(expected, (tuple, list)) else (expected,)
                 diff = max(float(abs(o - e.numpy()).max()) for o, e in zip(outputs, expected, strict=False))
                 layers = xml.read_text().count("<layer ")
-                print(f"| {model} | {tool} | {statistics.median(found['wall']):.2f} | "
-                      f"{statistics.median(found['convert']):.2f} | {max(found['peak']):.0f} | {ms:.2f} | {layers} | "
+                print(f"| {model} | {tool} | {found.wall:.2f} | "
+                      f"{statistics.median(converts[tool]):.2f} | {found.peak_mib:.0f} | {ms:.2f} | {layers} | "
                       f"{diff:.1e} |")
             sys.stdout.flush()
     finally:

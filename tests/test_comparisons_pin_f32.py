@@ -123,7 +123,7 @@ def violations(root: Path, allowed: Mapping[str, str], skip: Path | None = None)
 def test_every_comparison_compiles_through_the_helper() -> None:
     scanned = {p.relative_to(REPO).as_posix() for p in python_files(REPO)}
     # the scan reaches every place that compiles IRs (a wrong root or filter would pass vacuously)
-    for expected in ("plugins/torch/tests/torch_support.py", "bench/torch_families.py", "core/src/irconv/cli/verify.py",
+    for expected in ("plugins/torch/tests/torch_support.py", "tests/sweeps/torch_families.py", "core/src/irconv/cli/verify.py",
                      "plugins-builtin/opset/tests/test_opb_window_fuzz.py", "core/tests/test_cli_verify.py",
                      "plugins/example-swish/src/irconv_example_swish/runtime.py", HELPER):
         assert expected in scanned, expected

@@ -1,5 +1,5 @@
 """Regenerate a plugin's vendored protobuf module (``<stem>_pb2.py`` and its ``.pyi`` stub)
-from the ``.proto`` beside it; the Caffe and ONNX front ends each vendor one.
+from the ``.proto`` beside it; the Caffe, ONNX and Paddle front ends each vendor one.
 
 Needs ``grpcio-tools`` (its bundled protoc). The protoc version sets the minimum protobuf
 runtime the generated module accepts: keep ``protobuf`` in the plugin's ``pyproject.toml`` in step.

@@ -9,7 +9,7 @@ from irconv.contract.records import Phase
 from irconv.errors import ConversionError, PluginClash, PluginError, PluginFault
 from irconv.frontend import extractor
 from irconv.graph import Graph
-from irconv.ops import Parameter, Result
+from irconv.ops import Op, Parameter, Result
 from irconv.pipeline import ConversionOptions
 from irconv.pipeline.phases import run_phase
 from irconv.plugins import PluginHost, Transform, hookimpl
@@ -84,6 +84,27 @@ def test_run_extractor_fails_on_an_op_outside_produces():
     builder = GraphBuilder()
     with pytest.raises(PluginError, match="built Add, which its produces"):
         run_extractor(builder, record, builder.parameter("x", [1, 4]))
+
+
+class LoweringRefusal:
+    """An extractor whose shared lowering refuses the model's attributes."""
+
+    @hookimpl
+    def extract_op(self):
+        from irconv.errors import LoweringError
+
+        def refused(node, ctx):
+            raise LoweringError("strides and pads differ in length")
+
+        return [extractor("toy", "Lowered", refused, produces=[Relu])]
+
+
+def test_a_lowerings_refusal_is_a_user_error_naming_the_node(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (LoweringRefusal(), "lowering"))
+    code, err = _convert(tmp_path, "Lowered", capsys)
+    assert code == 1
+    assert "node 'r' (toy Lowered): strides and pads differ in length" in err and "report it" not in err
+    assert not (tmp_path / "out.xml").exists()
 
 
 def test_an_error_an_extractor_raises_on_purpose_stays_a_user_error(tmp_path, monkeypatch, capsys):
@@ -250,6 +271,26 @@ def test_an_undeclared_produced_op_fails_the_plugin():
     (info,) = host.plugins()
     assert info.status == "failed"
     assert "produces Relu (ReLU), which no installed plugin declares" in info.error
+
+
+def test_an_extraction_only_op_needs_no_declaration():
+    """An op without an opset (a value a front end carries during extraction only, which the
+    emitter refuses if it is left) may stand in produces undeclared."""
+
+    class Carrier(Op):
+        type = "Carrier"
+        version = 0
+
+    class Carries:
+        @hookimpl
+        def extract_op(self):
+            return [extractor("toy", "Thing", lambda node, ctx: Carrier(), produces=[Carrier])]
+
+    host = PluginHost(autoload=False)
+    host.register(Carries(), "carries", distribution="irconv-carries", version="1")
+    host.registry().all_extractors("toy")
+    (info,) = host.plugins()
+    assert info.status != "failed", info.error
 
 
 def test_produces_takes_op_classes():

@@ -11,7 +11,8 @@ CPU plugin with an f32 inference precision hint:
 Outputs are compared with the case's expected outputs at the case's tolerances, the way
 ``onnx.backend.test.runner`` does (same dtype, ``assert_allclose`` for floats, exact
 for the rest). Cases whose data is not plain tensors (sequences, optionals, strings) are
-counted apart. The cases run in a worker process so a runtime crash costs one case.
+counted apart. The cases run in worker processes (``irconv.testing.worker``, shared with the
+TensorFlow harness and the accuracy sweeps) so a runtime crash costs one case.
 
 Full run (documented command)::
 
@@ -22,22 +23,20 @@ Full run (documented command)::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import fnmatch
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from irconv.runtime import compile_for_comparison
+from irconv.testing.worker import Results, run_cases_in_workers
 
 HERE = Path(__file__).resolve().parent
 XFAIL_FILE = HERE / "xfail.txt"
@@ -293,58 +292,14 @@ def worker_main(names: list[str], engines: list[str]) -> None:
 
 
 # ----------------------------------------------------------------------- reporting
-@dataclass
-class Results:
-    outcomes: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
-    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-
-    def passed(self, engine: str, names: list[str]) -> int:
-        return sum(1 for n in names if self.outcomes[n].get(engine) == "pass")
-
-
 def run_cases(names: list[str], engines: list[str], log: Path | None = None) -> Results:
-    """Run ``names`` in worker processes, restarting after a crash.
+    """Run ``names`` in worker processes (this script with ``--worker``), restarting after a crash.
 
     ``log`` receives every outcome as a JSON line as soon as it is known.
     """
-    results = Results()
-    with contextlib.ExitStack() as stack:
-        log_file = stack.enter_context(open(log, "a")) if log else None
-        pending = list(names)
-        while pending:
-            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-                f.write("\n".join(pending))
-                list_path = f.name
-            cmd = [sys.executable, __file__, "--worker", list_path, "--engines", ",".join(engines)]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-            current: tuple[str, str] | None = None
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                if not line.startswith("{"):
-                    continue
-                record = json.loads(line)
-                if record.get("start"):
-                    current = (record["case"], record["engine"])
-                    continue
-                results.outcomes[record["case"]][record["engine"]] = record["outcome"]
-                results.seconds[record["engine"]] += record["seconds"]
-                current = None
-                if log_file:
-                    log_file.write(line)
-                    log_file.flush()
-            proc.wait()
-            os.unlink(list_path)
-            done = {n for n in pending if len(results.outcomes.get(n, {})) == len(engines)}
-            if current is not None:  # the worker died inside this case
-                case, engine = current
-                results.outcomes[case][engine] = f"crash: worker exited with {proc.returncode}"
-                for other in engines:
-                    results.outcomes[case].setdefault(other, "not run (crash)")
-                done.add(case)
-            elif proc.returncode != 0 and not done:
-                raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
-            pending = [n for n in pending if n not in done]
-    return results
+    return run_cases_in_workers(
+        names, engines, lambda listed: [sys.executable, __file__, "--worker", str(listed), "--engines", ",".join(engines)],
+        log=log, stderr=sys.stderr)
 
 
 def read_xfail(path: Path = XFAIL_FILE) -> dict[str, str]:

@@ -10,7 +10,7 @@ recorded. Then, in the same run, on OpenVINO's CPU plugin (f32 inference precisi
 
 Each output must have TensorFlow's element type and shape exactly, then its values
 (floats: rtol 1e-4 for f32, 1e-3 for f16, 1e-6 for f64; integers and booleans exact; random
-ops: type and shape only). Cases run in a worker process so a runtime crash costs one case;
+ops: type and shape only). Cases run in worker processes (``irconv.testing.worker``) so a runtime crash costs one case;
 a case TensorFlow itself refuses is ``invalid`` and counted for nobody.
 
 Full run (documented command)::
@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 from irconv.runtime import compile_for_comparison
+from irconv.testing.worker import Results, crash_outcomes, run_cases_in_workers
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -68,7 +69,7 @@ def cases_module() -> ModuleType:
 
 
 def onnx_harness() -> ModuleType:
-    """The ONNX conformance harness: its Results record and expected-failure file reader."""
+    """The ONNX conformance harness: its expected-failure file reader and check."""
     return _load("irconv_onnx_conformance_harness", HERE.parent / "conformance" / "harness.py")
 
 
@@ -279,79 +280,33 @@ def worker_main(ids: list[str], engines: list[str]) -> None:
                 print(json.dumps(record), flush=True)
 
 
-def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs: int = 1) -> Any:
-    """Run ``ids`` in ``jobs`` worker processes at once, restarting a worker after a crash;
-    returns the ONNX harness's Results record."""
-    onnx = onnx_harness()  # loaded once, before any thread
-    if jobs > 1 and len(ids) > 1:
-        from concurrent.futures import ThreadPoolExecutor
+def run_cases(ids: list[str], engines: list[str], log: Path | None = None, jobs: int = 1) -> Results:
+    """Run ``ids`` in ``jobs`` worker processes at once (this script with ``--worker``),
+    restarting a worker after a crash."""
+    stderr = (
+        open(os.environ["IRCONV_TF_CONFORMANCE_STDERR"], "a")  # noqa: SIM115
+        if "IRCONV_TF_CONFORMANCE_STDERR" in os.environ
+        else subprocess.DEVNULL
+    )
+    script = str(Path(__file__).resolve())
+    return run_cases_in_workers(
+        ids, engines, lambda listed: [sys.executable, script, "--worker", str(listed), "--engines", ",".join(engines)],
+        log=log, jobs=jobs, stderr=stderr, crashed=_crash_outcomes)
 
-        chunks = [ids[k::jobs] for k in range(jobs)]
-        with ThreadPoolExecutor(jobs) as pool:
-            parts = list(pool.map(lambda chunk: run_cases(chunk, engines, log, 1), chunks))
-        results = onnx.Results()
-        for part in parts:
-            for n, outcome in part.outcomes.items():
-                results.outcomes[n].update(outcome)
-            for e, seconds in part.seconds.items():
-                results.seconds[e] += seconds
-        return results
-    results = onnx.Results()
-    log_file = open(log, "a") if log else None  # noqa: SIM115
-    pending = list(ids)
-    while pending:
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write("\n".join(pending))
-            list_path = f.name
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", list_path, "--engines", ",".join(engines)]
-        env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-        stderr = (
-            open(os.environ["IRCONV_TF_CONFORMANCE_STDERR"], "a")  # noqa: SIM115
-            if "IRCONV_TF_CONFORMANCE_STDERR" in os.environ
-            else subprocess.DEVNULL
-        )
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env)
-        current: tuple[str, str] | None = None
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if not line.startswith("{"):
-                continue
-            record = json.loads(line)
-            if record.get("start"):
-                current = (record["case"], record["engine"])
-                continue
-            results.outcomes[record["case"]][record["engine"]] = record["outcome"]
-            results.seconds[record["engine"]] += record["seconds"]
-            current = None
-            if log_file:
-                log_file.write(line)
-                log_file.flush()
-        proc.wait()
-        os.unlink(list_path)
-        done = {n for n in pending if len(results.outcomes.get(n, {})) == len(engines)}
-        if current is not None:  # the worker died inside this case
-            case_id, engine = current
-            for other in engines:
-                if engine == "tensorflow":  # TensorFlow itself died building the case
-                    outcome = f"invalid: TensorFlow crashed building it (exit {proc.returncode})"
-                else:
-                    outcome = f"crash: worker exited with {proc.returncode}" if other == engine else "not run (crash)"
-                results.outcomes[case_id].setdefault(other, outcome)
-            done.add(case_id)
-        elif proc.returncode != 0 and not done:
-            raise RuntimeError(f"conformance worker failed with exit code {proc.returncode}")
-        pending = [n for n in pending if n not in done]
-    if log_file:
-        log_file.close()
-    return results
+
+def _crash_outcomes(died_in: str, engines: Sequence[str], returncode: int) -> dict[str, str]:
+    """A worker dead while TensorFlow built the case: the case is invalid, not a crash of an engine."""
+    if died_in == "tensorflow":
+        return dict.fromkeys(engines, f"invalid: TensorFlow crashed building it (exit {returncode})")
+    return crash_outcomes(died_in, engines, returncode)
 
 
 # --------------------------------------------------------------------------- reporting
-def valid(results: Any, ids: Iterable[str]) -> list[str]:
+def valid(results: Results, ids: Iterable[str]) -> list[str]:
     return [n for n in ids if not results.outcomes[n].get("irconv", "").startswith("invalid")]
 
 
-def table(results: Any, cases: dict[str, Any], ids: list[str], extractor_ops: set[str], ov_ops: set[str]) -> str:
+def table(results: Results, cases: dict[str, Any], ids: list[str], extractor_ops: set[str], ov_ops: set[str]) -> str:
     by_op: dict[str, list[str]] = defaultdict(list)
     for n in valid(results, ids):
         by_op[cases[n].op].append(n)
@@ -403,7 +358,7 @@ def reason(case_id: str, outcomes: dict[str, str], op: str) -> str:
     return f"irconv: {kind} ({detail})"
 
 
-def write_xfail(results: Any, cases: dict[str, Any], ids: list[str], path: Path, commit: str) -> None:
+def write_xfail(results: Results, cases: dict[str, Any], ids: list[str], path: Path, commit: str) -> None:
     groups: dict[str, list[str]] = defaultdict(list)
     for n in valid(results, ids):
         if results.outcomes[n].get("irconv") != "pass":
@@ -427,7 +382,7 @@ def read_xfail(path: Path = XFAIL_FILE) -> dict[str, str]:
     return onnx_harness().read_xfail(path)
 
 
-def check_xfail(results: Any, ids: list[str], listed: dict[str, str]) -> list[str]:
+def check_xfail(results: Results, ids: list[str], listed: dict[str, str]) -> list[str]:
     """Unlisted irconv failures and listed cases that pass (invalid cases are not checked)."""
     return onnx_harness().check_xfail(results, valid(results, ids), listed)
 
@@ -495,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     if not engines:  # only a report of the earlier run
         ids = [n for n in ids if n in earlier_runs]
     to_run = [n for n in ids if not all(e in earlier_runs.get(n, {}) for e in engines)]  # --reuse resumes
-    results = run_cases(to_run, engines, args.log, args.jobs) if engines else onnx_harness().Results()
+    results = run_cases(to_run, engines, args.log, args.jobs) if engines else Results()
     if args.reuse:
         for n, earlier in earlier_runs.items():
             if n in cases:

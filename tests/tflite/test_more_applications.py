@@ -1,7 +1,7 @@
 """More Keras applications (random weights, no download) at the smallest input each accepts,
 converted by TensorFlow's TFLite converter as float; irconv's IR run by OpenVINO against
 the LiteRT interpreter, logits compared. Making each takes minutes on a loaded machine, so
-all are marked slow; ``bench/tflite_frontends.py`` (without ``--quick``) runs them too."""
+all are marked slow; ``tests/sweeps/tflite_frontends.py`` (without ``--quick``) runs them too."""
 
 from __future__ import annotations
 

@@ -97,6 +97,12 @@ CASES: dict[str, Case] = {
         x, [15, 15], align_corners=True), [_image()]),
     "resize_nearest": Case("RESIZE_NEAREST_NEIGHBOR", lambda x: _tf().compat.v1.image.resize_nearest_neighbor(
         x, [16, 16], half_pixel_centers=True), [_image()]),
+    "resize_nearest_align_corners": Case("RESIZE_NEAREST_NEIGHBOR", lambda x: _tf().compat.v1.image.
+                                         resize_nearest_neighbor(x, [13, 11], align_corners=True), [_image()]),
+    "resize_nearest_asymmetric": Case("RESIZE_NEAREST_NEIGHBOR", lambda x: _tf().compat.v1.image.
+                                      resize_nearest_neighbor(x, [13, 11]), [_image()]),
+    "resize_bilinear_asymmetric": Case("RESIZE_BILINEAR", lambda x: _tf().compat.v1.image.resize_bilinear(
+        x, [13, 11]), [_image()]),
     "transpose": Case("TRANSPOSE", lambda x: _tf().transpose(x, [0, 3, 1, 2]), [_image()], int8=True),
     "strided_slice": Case("STRIDED_SLICE", lambda x: x[:, 1:7:2, ::-1, 1:], [_image()], int8=True),
     "strided_slice_shrink": Case("STRIDED_SLICE", lambda x: x[:, 2, :, 1], [_image()]),

@@ -4,7 +4,7 @@ after their torchvision counterparts (torchvision itself does not install beside
 torch here). Each builder returns ``(module in eval mode, example inputs as a tuple)``;
 the same seed gives the same weights and inputs.
 
-Used by ``bench/torch_families.py`` (irconv against ``openvino.convert_model``) and by
+Used by ``tests/sweeps/torch_families.py`` (irconv against ``openvino.convert_model``) and by
 ``test_families.py`` (irconv against torch eager).
 """
 

@@ -1,6 +1,6 @@
 """The architecture families of ``families.py`` (``transformers`` models from small configs,
 torchvision-style CNNs in plain torch), each converted by irconv and compared with torch
-eager. Slow: each exports a whole model; ``bench/torch_families.py`` runs the same list
+eager. Slow: each exports a whole model; ``tests/sweeps/torch_families.py`` runs the same list
 against OpenVINO's own front end too."""
 
 from __future__ import annotations

@@ -11,23 +11,13 @@ from typing import Any
 
 import pytest
 import torch
-from torch import nn
 from torch.nn import functional as F
-from torch_support import check_module
+from torch_support import Fn, check_module
 
 if not hasattr(torch.ops.torchvision, "nms"):  # declared once per process, unless torchvision is there
     import torchvision_cpu_shim
 
     torchvision_cpu_shim.register_fake_kernels()
-
-
-class Fn(nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        return self.fn(*inputs)
 
 
 def boxes(count: int, size: float = 32.0) -> torch.Tensor:

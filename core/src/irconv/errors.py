@@ -84,6 +84,12 @@ class ConversionError(UserError):
     """A node cannot be converted (bad attribute value, failed inference, ...)."""
 
 
+class LoweringError(ConversionError, ValueError):
+    """A shared lowering cannot build what the model asks for (window attributes of different
+    lengths, groups that do not divide the channels, a form it does not take). The lowering
+    does not know the node; extraction names it in the message the user sees."""
+
+
 class PluginError(IrconvError):
     """A plugin is broken or two plugins conflict."""
 

@@ -1,5 +1,5 @@
 """irconv_opset.lowering.elementwise and .reduction against NumPy: the named unary, binary and
-reduction kinds, add_n and atan2, each run as IR in OpenVINO."""
+reduction kinds, add_n, atan2 and floor_divide, each run as IR in OpenVINO."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv.frontend import i64
-from irconv_opset.lowering.elementwise import Binary, Unary, add_n, atan2, binary, unary
+from irconv_opset.lowering.elementwise import Binary, Unary, add_n, atan2, binary, floor_divide, unary
 from irconv_opset.lowering.reduction import Reduction, reduce
 from irconv_opset.testing_lowering import run_lowering
 
@@ -105,3 +105,13 @@ def test_logical_reductions(tmp_path: Path) -> None:
                                        reduce(ctx, Reduction.ANY, p[0], i64(ctx, [0]), True)], [x], tmp_path)
     np.testing.assert_array_equal(got[0], x.all(axis=1))
     np.testing.assert_array_equal(got[1], x.any(axis=0, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_floor_divide_rounds_toward_minus_infinity(dtype: type, tmp_path: Path) -> None:
+    """Every sign pair, exact and inexact quotients (the CPU plugin truncates an integer Divide)."""
+    a = np.array([7, -7, 7, -7, 6, -6, 0, 19], dtype)
+    b = np.array([3, 3, -3, -3, 3, -3, 5, -4], dtype)
+    integer = np.issubdtype(dtype, np.integer)
+    (got,) = run_lowering(lambda ctx, p: [floor_divide(ctx, p[0], p[1], integer)], [a, b], tmp_path)
+    np.testing.assert_array_equal(got, np.floor_divide(a, b))

@@ -4,6 +4,7 @@ NumPy reference written from MXNet's op definitions (no MXNet needed)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +92,86 @@ def test_cli_converts_an_mxnet_model(tmp_path: Path) -> None:
     assert code == 0 and out.exists()
     x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_allclose(run_ir(out, {"data": x})["act"], np.tanh(x), rtol=1e-3)
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.log1p(np.exp(x))
+
+
+#: Ops registered by name out of a family (one function per family, the op's name picking
+#: the member): (op, attributes, NumPy reference from MXNet's op definition).
+NAMED_OPS = [
+    ("relu", {}, lambda x: np.maximum(x, 0)),
+    ("sigmoid", {}, lambda x: 1 / (1 + np.exp(-x))),
+    ("softsign", {}, lambda x: x / (1 + np.abs(x))),
+    ("log_sigmoid", {}, lambda x: -_softplus(-x)),
+    ("mish", {}, lambda x: x * np.tanh(_softplus(x))),
+    ("sin", {}, np.sin),
+    ("floor", {}, np.floor),
+    ("square", {}, np.square),
+    ("log1p", {}, lambda x: np.log1p(np.abs(x))),
+    ("fix", {}, np.trunc),
+    ("argmax", {"axis": "1"}, lambda x: np.argmax(x, axis=1).astype(np.float32)),
+    ("argmin", {"axis": "1"}, lambda x: np.argmin(x, axis=1).astype(np.float32)),
+    ("zeros_like", {}, lambda x: x),
+    ("ones_like", {}, lambda x: x + 1),
+]
+
+
+@pytest.mark.parametrize(("op", "attrs", "ref"), NAMED_OPS, ids=[case[0] for case in NAMED_OPS])
+def test_family_ops_registered_by_name_match_numpy(op: str, attrs: dict[str, str],
+                                                   ref: Callable[[np.ndarray], np.ndarray], tmp_path: Path) -> None:
+    nodes = [{"op": "null", "name": "data", "inputs": []}]
+    if op == "log1p":  # log1p of |x|, defined everywhere
+        nodes.append(node("abs", "abs", [0]))
+        nodes.append(node(op, "out", [1]))
+    elif op.endswith("_like"):  # x + fill, so the graph still reads its input
+        nodes.append(node(op, "fill", [0]))
+        nodes.append(node("elemwise_add", "out", [0, 1]))
+    else:
+        nodes.append(node(op, "out", [0], **attrs))
+    symbol = {"nodes": nodes, "arg_nodes": [0], "heads": [[len(nodes) - 1, 0, 0]]}
+    (tmp_path / "op-symbol.json").write_text(json.dumps(symbol))
+    graph = irconv.convert_model(tmp_path / "op-symbol.json", inputs=["data[2,3,4]"])
+    xml = tmp_path / "op.xml"
+    irconv.save_model(graph, xml, compress_to_fp16=False)
+    x = np.random.default_rng(3).uniform(-3, 3, (2, 3, 4)).astype(np.float32)
+    got = run_ir(xml, {"data": x})["out"]
+    np.testing.assert_allclose(got, ref(x.astype(np.float64)), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("op", "attrs", "value"), [("_zeros", {}, 0.0), ("_ones", {}, 1.0),
+                                                    ("_full", {"value": "2.5"}, 2.5)])
+def test_fills_registered_by_name_match_numpy(op: str, attrs: dict[str, str], value: float, tmp_path: Path) -> None:
+    nodes = [{"op": "null", "name": "data", "inputs": []},
+             node(op, "fill", [], shape="(2, 3)", **attrs),
+             node("elemwise_add", "out", [0, 1])]
+    symbol = {"nodes": nodes, "arg_nodes": [0], "heads": [[2, 0, 0]]}
+    (tmp_path / "fill-symbol.json").write_text(json.dumps(symbol))
+    graph = irconv.convert_model(tmp_path / "fill-symbol.json", inputs=["data[2,3]"])
+    xml = tmp_path / "fill.xml"
+    irconv.save_model(graph, xml, compress_to_fp16=False)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(run_ir(xml, {"data": x})["out"], x + value, rtol=1e-6)
+
+
+@pytest.mark.parametrize("force_suppress", [False, True])
+def test_multibox_detection_of_a_batch_keeps_the_rows_over_threshold(force_suppress: bool, tmp_path: Path) -> None:
+    """A batch of two (the NonMaxSuppression path): one anchor, zero offsets (the box is the
+    anchor); the first image's foreground score passes the threshold, the second's does not
+    (MXNet fills a dropped row with -1)."""
+    nodes = [{"op": "null", "name": n, "inputs": []} for n in ("cls_prob", "loc_pred", "anchors")]
+    nodes.append(node("_contrib_MultiBoxDetection", "det", [0, 1, 2], threshold="0.01",
+                      force_suppress=str(force_suppress)))
+    symbol = {"nodes": nodes, "arg_nodes": [0, 1, 2], "heads": [[3, 0, 0]]}
+    (tmp_path / "det-symbol.json").write_text(json.dumps(symbol))
+    graph = irconv.convert_model(tmp_path / "det-symbol.json",
+                                 inputs=["cls_prob[2,2,1]", "loc_pred[2,4]", "anchors[1,1,4]"])
+    xml = tmp_path / "det.xml"
+    irconv.save_model(graph, xml, compress_to_fp16=False)
+    feeds = {"cls_prob": np.array([[[0.3], [0.7]], [[0.995], [0.005]]], np.float32),
+             "loc_pred": np.zeros((2, 4), np.float32),
+             "anchors": np.array([[[0.1, 0.2, 0.5, 0.6]]], np.float32)}
+    got = run_ir(xml, feeds)["det"]
+    expected = np.array([[[0, 0.7, 0.1, 0.2, 0.5, 0.6]], [[-1, -1, -1, -1, -1, -1]]], np.float32)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -9,18 +9,7 @@ from typing import Any
 
 import pytest
 import torch
-from torch import nn
-from torch_support import check_module
-
-
-class Fn(nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        return self.fn(*inputs)
-
+from torch_support import Fn, check_module
 
 HISTC: dict[str, tuple[Callable[..., Any], tuple[torch.Tensor, ...]]] = {
     "expert_counts": (lambda a: torch.histc(a.float(), bins=4, min=0, max=3), (torch.randint(0, 4, (20,)),)),

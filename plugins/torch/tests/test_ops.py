@@ -11,18 +11,7 @@ import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
-from torch_support import check_module
-
-
-class Fn(nn.Module):
-    """A module computing ``fn(*inputs)``."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        return self.fn(*inputs)
+from torch_support import Fn, check_module
 
 
 def f32(*shape: int) -> torch.Tensor:

@@ -10,17 +10,7 @@ from typing import Any
 import pytest
 import torch
 from irconv.errors import ConversionError
-from torch import nn
-from torch_support import check_module
-
-
-class Fn(nn.Module):
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs: torch.Tensor) -> Any:
-        return self.fn(*inputs)
+from torch_support import Fn, check_module
 
 
 def overlapping_chunks(x: torch.Tensor) -> torch.Tensor:

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from irconv.runtime import compile_for_comparison
+
+
+class Fn(torch.nn.Module):
+    """A module computing ``fn(*inputs)``: one op (or a few) to convert and compare."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.fn(*inputs)
 
 
 def as_tuple(value: Any) -> tuple[Any, ...]:

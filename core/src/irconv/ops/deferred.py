@@ -103,10 +103,15 @@ class DeferredProduct:
         value = self.materialize()
         return value if dtype is None else value.astype(dtype)
 
+    def part(self, key: slice | tuple[int | slice, ...]) -> DeferredProduct:
+        """The product over ``base[key]``, still uncomputed, with the same compute and result
+        types (a part made without ``result`` would be computed back into ``base``'s type)."""
+        return DeferredProduct(self.base[key], self.factor[key], self.compute, self.result)
+
     def blocks(self, elements: int) -> Iterator[DeferredProduct]:
         """Consecutive parts of about ``elements`` values, in C order of the product."""
         for key in row_blocks(self.shape, elements):
-            yield DeferredProduct(self.base[key], self.factor[key], self.compute, self.result)
+            yield self.part(key)
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,14 @@ from irconv.contract.context import ExtractContext
 from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import Progress
 from irconv.contract.records import Extractor
-from irconv.errors import ConversionError, IrconvError, PluginError, PluginFault, UnsupportedOpsError
+from irconv.errors import (
+    ConversionError,
+    IrconvError,
+    LoweringError,
+    PluginError,
+    PluginFault,
+    UnsupportedOpsError,
+)
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.infer import try_infer
 from irconv.ops import Const, Op, SourceOp
@@ -109,6 +116,8 @@ def extract_graph(
         doing = f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
         try:
             result = provided.item.extract(node, ctx)
+        except LoweringError as exc:
+            raise ConversionError(f"{ctx.where()}: {exc}") from exc
         except IrconvError:
             raise
         except Exception as exc:  # not raised on purpose: the extractor's bug
@@ -144,11 +153,14 @@ def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[O
         try_infer(node)
         return
     outputs = list(result)
-    used = [port for port in node.out_ports() if port.get_destinations() or port.data.names]
-    if any(port.idx >= len(outputs) for port in used):
+    # An output past the extractor's that nothing reads (its tensor name aside) is left out.
+    beyond = [port for port in node.out_ports() if port.idx >= len(outputs) and port.get_destinations()]
+    if beyond:
+        reader = repr(beyond[0].get_destinations()[0].node.name)
         raise ConversionError(
-            f"extractor for {op.describe()} gave {len(outputs)} output(s) for node {node.name!r}, "
-            f"which has {op.num_outputs()}"
+            f"node {node.name!r} ({op.describe()}) has {len(outputs)} output(s), but its output {beyond[0].idx} is "
+            f"read by {reader}: the model gives this node more outputs than its operation defines (or its "
+            "extractor gives too few)"
         )
     for port in node.out_ports():
         if port.idx < len(outputs):

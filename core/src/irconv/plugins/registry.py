@@ -316,9 +316,11 @@ class Registry:
 
     def _check_produces(self, record: Extractor) -> None:
         """Every op class an extractor says it produces must be a declared op. (The
-        deprecated free-text form is not checked: it never named classes.)"""
+        deprecated free-text form is not checked: it never named classes; nor is an
+        extraction-only op, without an opset, which the emitter refuses if it is left.)"""
         for made in record.produces:
-            if not made.__dict__.get("named_only", False) and self.ops.info(made) is None:
+            extraction_only = made.version <= 0 and not made.custom_opset
+            if not made.__dict__.get("named_only", False) and not extraction_only and self.ops.info(made) is None:
                 raise PluginError(f"extractor {record.key_text()} produces {made.__name__} ({made.type}), "
                                   "which no installed plugin declares (declare_ops)")
 

@@ -11,6 +11,7 @@ each layer's name, type and blobs. Layer parameters always come from the prototx
 from __future__ import annotations
 
 import mmap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def read_caffemodel(path: Path) -> CaffeWeights:
     return CaffeWeights(path, layers, buffer)
 
 
-def _read_net(view: memoryview, buffer: object) -> dict[str, LayerWeights]:
+def _read_net(view: memoryview, buffer: mmap.mmap) -> dict[str, LayerWeights]:
     layers: dict[str, LayerWeights] = {}
     for number, wire, start, end in _fields(view, 0, len(view)):
         if number in _LAYER_FIELDS and wire == _LEN:
@@ -107,7 +108,7 @@ def _read_net(view: memoryview, buffer: object) -> dict[str, LayerWeights]:
 
 
 def _read_layer(
-    view: memoryview, buffer: object, start: int, end: int, name_no: int, type_no: int, blobs_no: int
+    view: memoryview, buffer: mmap.mmap, start: int, end: int, name_no: int, type_no: int, blobs_no: int
 ) -> LayerWeights:
     layer = LayerWeights("", "")
     for number, wire, s, e in _fields(view, start, end):
@@ -120,7 +121,7 @@ def _read_layer(
     return layer
 
 
-def _read_blob(view: memoryview, buffer: object, start: int, end: int) -> Blob:
+def _read_blob(view: memoryview, buffer: mmap.mmap, start: int, end: int) -> Blob:
     shape: list[int] | None = None
     legacy = [0, 0, 0, 0]
     has_legacy = False
@@ -132,11 +133,11 @@ def _read_blob(view: memoryview, buffer: object, start: int, end: int) -> Blob:
         elif number == _BLOB_DATA and wire == _LEN:
             if (e - s) % 4:
                 raise WireError("a blob's packed float data has a length that is not a multiple of 4")
-            data = np.frombuffer(buffer, dtype="<f4", count=(e - s) // 4, offset=s)  # type: ignore[call-overload]
+            data = np.frombuffer(buffer, dtype="<f4", count=(e - s) // 4, offset=s)
         elif number == _BLOB_DATA and wire == _I32:
-            loose.append(float(np.frombuffer(buffer, dtype="<f4", count=1, offset=s)[0]))  # type: ignore[call-overload]
+            loose.append(float(np.frombuffer(buffer, dtype="<f4", count=1, offset=s)[0]))
         elif number == _BLOB_DOUBLE_DATA and wire == _LEN and data is None:
-            doubles = np.frombuffer(buffer, dtype="<f8", count=(e - s) // 8, offset=s)  # type: ignore[call-overload]
+            doubles = np.frombuffer(buffer, dtype="<f8", count=(e - s) // 8, offset=s)
             data = doubles.astype(np.float32)
         elif number in _BLOB_LEGACY_DIMS and wire == _VARINT:
             legacy[_BLOB_LEGACY_DIMS[number]] = s
@@ -165,7 +166,7 @@ def _read_dims(view: memoryview, start: int, end: int) -> list[int]:
     return dims
 
 
-def _fields(view: memoryview, start: int, end: int):  # type: ignore[no-untyped-def]
+def _fields(view: memoryview, start: int, end: int) -> Iterator[tuple[int, int, int, int]]:
     """Yield ``(field number, wire type, a, b)`` for each field in ``view[start:end]``.
 
     For length-delimited fields ``a:b`` is the payload's byte range; for varints ``a``

@@ -111,9 +111,11 @@ def schema_function(
     try:
         import onnx.defs
 
-        schema = onnx.defs.get_schema(node.op_type, opset, domain)
+        # Any: onnx's stubs leave out the function-body accessors the schema has at run time
+        schema: Any = onnx.defs.get_schema(node.op_type, opset, domain)
     except Exception:
         return None
+
     def newest(versions: Any) -> int:
         # A body is defined for some opsets; use the newest one not past the model's.
         usable = [v for v in versions if v <= opset]

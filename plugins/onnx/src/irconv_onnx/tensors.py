@@ -10,7 +10,7 @@ from irconv.errors import ConversionError, ModelFileError
 from irconv.types import ElementType
 
 # TensorProto.DataType -> NumPy dtype for the types OpenVINO IR can hold.
-_NUMPY = {
+_NUMPY: dict[int, type[np.generic] | np.dtype[Any]] = {
     1: np.float32,
     2: np.uint8,
     3: np.int8,
@@ -50,7 +50,7 @@ _WHY = {
 }
 
 
-def numpy_dtype(data_type: int, where: str = "") -> np.dtype:
+def numpy_dtype(data_type: int, where: str = "") -> np.dtype[Any]:
     """The NumPy dtype of an ONNX element type; unsupported types raise one clear ConversionError."""
     try:
         return np.dtype(_NUMPY[data_type])

@@ -23,7 +23,8 @@ class Int8Weights(Transform):
     id = "tflite.int8_weights"
 
     def condition(self, graph: Graph, ctx: TransformContext) -> bool:
-        return bool(graph.meta.get(QUANTIZED_WEIGHTS))
+        grids = graph.meta.get(QUANTIZED_WEIGHTS)
+        return bool(grids)
 
     def apply(self, graph: Graph, ctx: TransformContext) -> bool:
         grids = graph.meta.get(QUANTIZED_WEIGHTS) or {}
@@ -40,7 +41,7 @@ class Int8Weights(Transform):
                 continue
             # held out of folding: the Convert's f32 value would be a third copy of the
             # weights, kept to the end, that only the runtime computes
-            held = DeferredConst(pending=HeldValue(np.ascontiguousarray(q)))  # type: ignore[arg-type]
+            held = DeferredConst(pending=HeldValue(np.ascontiguousarray(q)))  # type: ignore[arg-type]  # core types pending as DeferredProduct only
             stored = rw.op(held, name=f"{node.name}/const", like=node)
             value = rw.op(Convert(destination_type=ElementType.f32), stored, like=node)
             if np.any(grid.zero_point != 0):

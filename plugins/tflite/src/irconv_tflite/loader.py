@@ -73,6 +73,8 @@ def dequantized(tensor: Tensor) -> np.ndarray:
         shape = [1] * data.ndim
         shape[q.axis] = -1
         scale, zero = scale.reshape(shape), zero.reshape(shape)
+    elif data.ndim == 0:  # a scalar constant: its grid's one value, 0-d too (in place needs it)
+        scale, zero = scale.reshape(()), zero.reshape(())
     real = data.astype(np.float32)  # one array: every step in place
     real -= zero
     real *= scale

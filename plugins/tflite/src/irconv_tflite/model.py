@@ -248,13 +248,14 @@ class _Reader:
         if dtype is None:
             raise ModelFileError(f"{self.path}: constant tensor {name!r} has type "
                                  f"{TYPE_NAMES.get(kind, kind)}, which irconv does not read")
-        if shape is None or None in shape:
+        dims = None if shape is None else [d for d in shape if d is not None]
+        if shape is None or dims is None or len(dims) != len(shape):
             raise self.bad(f"constant tensor {name!r} has no static shape")
-        count = int(np.prod(shape, dtype=np.int64))
+        count = int(np.prod(dims, dtype=np.int64))
         if count * dtype.itemsize != size:
             raise self.bad(f"constant tensor {name!r} of shape {list(shape)} ({TYPE_NAMES[kind]}) "
                            f"needs {count * dtype.itemsize} bytes, its buffer holds {size}")
-        return np.frombuffer(self.data, dtype=dtype, count=count, offset=start).reshape(shape)
+        return np.frombuffer(self.data, dtype=dtype, count=count, offset=start).reshape(dims)
 
     def _sparse_constant(self, buffer: fb.Buffer, kind: int, shape: tuple[int | None, ...] | None, name: str,
                          sparsity: fb.SparsityParameters) -> np.ndarray:
@@ -372,7 +373,7 @@ def _ints(values: Any) -> tuple[int, ...]:
 
 
 def _address(data: Any) -> int:
-    return np.frombuffer(data, dtype=np.uint8, count=1).__array_interface__["data"][0]
+    return int(np.frombuffer(data, dtype=np.uint8, count=1).__array_interface__["data"][0])
 
 
 @contextmanager

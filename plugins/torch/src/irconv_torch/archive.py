@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv.errors import ModelFileError
+
 from irconv_torch.archive_version import WriterVersion
 
 

@@ -23,7 +23,7 @@ Layout = tuple[tuple[int, ...], int]
 
 @dataclass(frozen=True, slots=True)
 class FxNode:
-    """What extractors know of the FX node beyond its attributes (``ctx.source``)."""
+    """What extractors know of the FX node beyond its attributes (``ctx.source_as(FxNode)``)."""
 
     name: str
     target: str

@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-
 #: Inputs of this rank or more are images, volumes or videos: only their batch is made dynamic.
 #: Their spatial sizes are part of the design (window and patch arithmetic on them can cost
 #: torch's symbolic reasoning many minutes) and ``--input`` or ``dynamic_shapes=`` free them.

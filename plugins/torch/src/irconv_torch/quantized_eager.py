@@ -21,7 +21,6 @@ from torch.ao.nn import quantized as nnq
 from torch.ao.nn.intrinsic import quantized as nniq
 from torch.nn import functional as F  # noqa: N812
 
-
 #: A quantization grid: scale, zero point, integer dtype.
 Grid = tuple[float, int, torch.dtype]
 
@@ -31,7 +30,7 @@ def _integer_range(dtype: torch.dtype) -> tuple[int, int]:
     return info.min, info.max
 
 
-class QuantizeAsFloat(nn.Module):
+class QuantizeAsFloat(nn.Module):  # type: ignore[misc]  # torch is untyped to mypy (pyproject.toml)
     """x rounded to the grid ``scale * (q - zero_point)``, ``q`` in the dtype's range."""
 
     def __init__(self, scale: float, zero_point: int, dtype: torch.dtype) -> None:
@@ -44,7 +43,7 @@ class QuantizeAsFloat(nn.Module):
         return (q - self.zero_point) * self.scale
 
 
-class FloatThenQuantize(nn.Module):
+class FloatThenQuantize(nn.Module):  # type: ignore[misc]  # torch is untyped to mypy (pyproject.toml)
     """A quantized layer as its float operation (a convolution or linear layer on dequantized
     weights, an activation, a normalisation), the fused ReLU if any, then the output's
     quantization."""
@@ -58,7 +57,7 @@ class FloatThenQuantize(nn.Module):
         return self.output(F.relu(y) if self.relu else y)
 
 
-class FunctionalAsFloat(nn.Module):
+class FunctionalAsFloat(nn.Module):  # type: ignore[misc]  # torch is untyped to mypy (pyproject.toml)
     """``QFunctional``'s operations in float, each result quantized as the module's."""
 
     def __init__(self, output: QuantizeAsFloat) -> None:

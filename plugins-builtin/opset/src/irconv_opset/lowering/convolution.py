@@ -17,6 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from irconv.errors import LoweringError
 from irconv.frontend import i64
 
 from irconv_opset import (
@@ -55,10 +56,10 @@ class Window:
 
     def __post_init__(self) -> None:
         if self.auto_pad not in AUTO_PADS:
-            raise ValueError(f"auto_pad {self.auto_pad!r} is not one of {AUTO_PADS}")
+            raise LoweringError(f"auto_pad {self.auto_pad!r} is not one of {AUTO_PADS}")
         sizes = {len(self.strides), len(self.dilations), len(self.pads_begin), len(self.pads_end)}
         if len(sizes) != 1:
-            raise ValueError(f"a window's strides, dilations and pads differ in length: {self}")
+            raise LoweringError(f"a window's strides, dilations and pads differ in length: {self}")
 
     @classmethod
     def of(
@@ -108,7 +109,7 @@ def grouped_array(weights: np.ndarray, groups: int) -> np.ndarray:
     ``[I, O/g, k...]`` becomes ``[g, I/g, O/g, k...]`` (the group split is the leading axis
     either way)."""
     if groups < 1 or weights.shape[0] % groups:
-        raise ValueError(f"{groups} groups do not divide the weights' leading axis of {weights.shape[0]}")
+        raise LoweringError(f"{groups} groups do not divide the weights' leading axis of {weights.shape[0]}")
     return weights.reshape((groups, weights.shape[0] // groups) + weights.shape[1:])
 
 
@@ -304,7 +305,7 @@ def filters_first(ctx: ExtractContext, filters: OutPort | np.ndarray, layout: Fi
         return ctx.const(np.ascontiguousarray(filters.transpose(_order(layout, filters.ndim))), suffix=suffix)
     shape = filters.data.shape
     if shape is None:
-        raise ValueError("channels-last filters need a known rank")
+        raise LoweringError("channels-last filters need a known rank")
     return ctx.op(Transpose(), filters, i64(ctx, _order(layout, len(shape)), "perm"), suffix=suffix)
 
 
@@ -341,12 +342,12 @@ def channels_last_convolution(ctx: ExtractContext, data: OutPort, conv: Channels
     attributes = conv.window.attributes()
     if conv.depthwise:
         if not isinstance(conv.filters, np.ndarray):
-            raise ValueError("depthwise filters must be constant")
+            raise LoweringError("depthwise filters must be constant")
         return place(GroupConvolution(**attributes), [data, depthwise_filters(ctx, conv.filters)])
     if conv.groups == 1:
         return place(Convolution(**attributes), [data, filters_first(ctx, conv.filters, conv.layout)])
     if not isinstance(conv.filters, np.ndarray):
-        raise ValueError("grouped channels-last filters must be constant")
+        raise LoweringError("grouped channels-last filters must be constant")
     first = conv.filters.transpose(_order(conv.layout, conv.filters.ndim))
     grouped = ctx.const(np.ascontiguousarray(grouped_array(first, conv.groups)), suffix="filters")
     return place(GroupConvolution(**attributes), [data, grouped])

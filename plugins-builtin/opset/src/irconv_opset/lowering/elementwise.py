@@ -151,3 +151,18 @@ def atan2(ctx: ExtractContext, y: OutPort, x: OutPort, suffix: str | None = None
 ATAN2_OPS: tuple[type[Op], ...] = (
     opset.Atan, opset.Divide, opset.Equal, opset.Less, opset.Select, opset.Add, opset.Multiply, opset.Sign
 )
+
+
+def floor_divide(ctx: ExtractContext, x: OutPort, y: OutPort, integer: bool, suffix: str | None = None) -> OutPort:
+    """x / y rounded toward minus infinity. Integers: (x - FloorMod(x, y)) / y divides
+    exactly, so truncating and flooring agree (OpenVINO 2026.4's CPU plugin truncates an
+    integer Divide even with ``m_pythondiv``: -7 // 3 gave -2)."""
+    if integer:
+        remainder = ctx.op(opset.FloorMod(), x, y, suffix="remainder")
+        multiple = ctx.op(opset.Subtract(), x, remainder, suffix="multiple")
+        return ctx.op(opset.Divide(m_pythondiv=False), multiple, y, suffix=suffix)
+    quotient = ctx.op(opset.Divide(m_pythondiv=False), x, y, suffix="quotient")
+    return ctx.op(opset.Floor(), quotient, suffix=suffix)
+
+
+FLOOR_DIVIDE_OPS: tuple[type[Op], ...] = (opset.FloorMod, opset.Subtract, opset.Divide, opset.Floor)

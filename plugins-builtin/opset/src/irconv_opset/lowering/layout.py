@@ -13,6 +13,8 @@ import enum
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from irconv.errors import LoweringError
+
 if TYPE_CHECKING:
     from irconv import ExtractContext
     from irconv.graph import Node, OutPort
@@ -44,7 +46,7 @@ class LayoutMark(str, enum.Enum):
         for mark in cls:
             if mark.rank == rank:
                 return mark
-        raise ValueError(f"no channels-last layout mark for rank {rank} (3, 4 or 5)")
+        raise LoweringError(f"no channels-last layout mark for rank {rank} (3, 4 or 5)")
 
     @classmethod
     def parse(cls, value: str | None) -> LayoutMark | None:

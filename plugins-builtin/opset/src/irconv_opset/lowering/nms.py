@@ -25,8 +25,19 @@ import numpy as np
 from irconv.frontend import i64
 from irconv.types import ElementType
 
-from irconv_opset import Convert, Maximum, Minimum, Multiply, NonMaxSuppression, Pad, Reshape, ShapeOf, Slice, Squeeze
-from irconv_opset import Subtract
+from irconv_opset import (
+    Convert,
+    Maximum,
+    Minimum,
+    Multiply,
+    NonMaxSuppression,
+    Pad,
+    Reshape,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Subtract,
+)
 
 if TYPE_CHECKING:
     from irconv import ExtractContext, OutPort

@@ -136,8 +136,8 @@ def _lrn_decomposed(
         pads_begin=(0, 0, radius),
         pads_end=(0, 0, radius),
         exclude_pad=False,
-        auto_pad="explicit",  # type: ignore[arg-type]
-        rounding_type="floor",  # type: ignore[arg-type]
+        auto_pad="explicit",
+        rounding_type="floor",
     )
     means = ctx.op(Squeeze(), ctx.op(pool, as_5d, suffix="window_means"), i64(ctx, [3], "axis"))
     scaled = ctx.op(Multiply(), means, ctx.const(np.asarray(alpha * size, dtype), suffix="alpha"), suffix="scaled")

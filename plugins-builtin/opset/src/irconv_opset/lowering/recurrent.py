@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import LoweringError
 from irconv.frontend import i64
 from irconv.graph import OutPort
 from irconv.ops import Op
@@ -91,7 +92,7 @@ class Cell(enum.Enum):
 def to_openvino(blocks: Sequence[T], order: GateOrder) -> list[T]:
     """``blocks``, one per gate in ``order``, in OpenVINO's gate order."""
     if len(blocks) != len(order):
-        raise ValueError(f"{len(blocks)} gate blocks for the gate order {order}")
+        raise LoweringError(f"{len(blocks)} gate blocks for the gate order {order}")
     return [blocks[order.index(gate)] for gate in Cell.of(order).value]
 
 
@@ -212,7 +213,7 @@ def sequence(ctx: ExtractContext, recurrence: Recurrence, x: OutPort, states: Se
     [N, D, H]), ``lengths`` [N] and (W, R, B): Y [N, D, T, H], Ho [N, D, H] (, Co)."""
     expected = 2 if recurrence.cell is Cell.LSTM else 1
     if len(states) != expected:
-        raise ValueError(f"an {recurrence.cell.name} sequence takes {expected} initial states, got {len(states)}")
+        raise LoweringError(f"an {recurrence.cell.name} sequence takes {expected} initial states, got {len(states)}")
     node = ctx.add(recurrence.op(), [x, *states, lengths, *weights], suffix)
     return [node.out_port(i) for i in range(node.num_outputs())]
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from irconv import SOURCE_PATH, Graph, OutPort, Rewriter, Transform, TransformContext
+from irconv import Graph, OutPort, Rewriter, Transform, TransformContext
 from irconv.errors import UserError
 from irconv.mapped_pages import release_mapped_pages
 from irconv.ops import DeferredConst
@@ -16,7 +16,11 @@ from irconv.types import ElementType
 
 from irconv_transforms.weight_compression.apply_awq import apply_awq
 from irconv_transforms.weight_compression.group_fallback import note_group_fallback
-from irconv_transforms.weight_compression.mixed_precision import activation_sensitivity, data_free_sensitivity, four_bit_share
+from irconv_transforms.weight_compression.mixed_precision import (
+    activation_sensitivity,
+    data_free_sensitivity,
+    four_bit_share,
+)
 from irconv_transforms.weight_compression.options import (
     ALL_LAYERS,
     AWQ,

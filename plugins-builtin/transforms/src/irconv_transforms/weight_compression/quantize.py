@@ -109,7 +109,7 @@ def row_ranges(rows: int, cols: int, values: int = ROWS_BLOCK_VALUES, multiple: 
 def rows_of(weights: Weights, start: int, stop: int) -> Weights:
     """Rows ``start:stop`` of ``weights``, still uncomputed if it was."""
     if isinstance(weights, DeferredProduct):
-        return DeferredProduct(weights.base[start:stop], weights.factor[start:stop], weights.compute)
+        return weights.part(slice(start, stop))
     return weights[start:stop]
 
 

@@ -29,11 +29,17 @@ from irconv_opset.lowering.convolution import (
 )
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import layer_of, pick
 from irconv_caffe.layer import CaffeLayer
 
 
-def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> tuple[tuple[int, ...], Window]:
+def pick(values: Sequence[int], index: int, default: int) -> int:
+    """Caffe's repeated geometry fields: none -> default, one -> all dims, else per dim."""
+    if not values:
+        return default
+    return int(values[index] if len(values) > 1 else values[0])
+
+
+def conv_geometry(ctx: ExtractContext, p: ParamBlock, spatial: int) -> tuple[tuple[int, ...], Window]:
     """The kernel size and the window (strides, symmetric pads, dilations) per spatial dim,
     from Caffe's several spellings."""
     if p.is_set("kernel_h") or p.is_set("kernel_w"):
@@ -48,16 +54,16 @@ def conv_geometry(layer: CaffeLayer, p: ParamBlock, spatial: int) -> tuple[tuple
     pads = [p.pad_h, p.pad_w] if explicit_pads else [pick(p.pad, i, 0) for i in range(spatial)]
     dilations = [pick(p.dilation, i, 1) for i in range(spatial)]
     if len(kernel) != spatial or any(k <= 0 for k in kernel):
-        raise ConversionError(f"{layer.describe()}: kernel size {kernel} does not fit {spatial} spatial dims")
+        raise ConversionError(f"{ctx.where()}: kernel size {kernel} does not fit {spatial} spatial dims")
     return tuple(kernel), Window.of(strides, dilations, pads)
 
 
-def _spatial_rank(ctx: ExtractContext, layer: CaffeLayer) -> tuple[int | None, int]:
+def _spatial_rank(ctx: ExtractContext) -> tuple[int | None, int]:
     shape = ctx.input_shape(0)
     if shape is None:
-        raise ConversionError(f"{layer.describe()}: the input rank is unknown; give the input a shape with --input")
+        raise ConversionError(f"{ctx.where()}: the input rank is unknown; give the input a shape with --input")
     if ctx.attrs.int("convolution_param.axis") not in (1, -len(shape) + 1):
-        raise ConversionError(f"{layer.describe()}: only channel axis 1 is supported")
+        raise ConversionError(f"{ctx.where()}: only channel axis 1 is supported")
     return shape[1], len(shape) - 2
 
 
@@ -67,15 +73,15 @@ def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
     Caffe stores a convolution's weights as (out, in/group, *kernel) and a
     deconvolution's as (in, out/group, *kernel), the layouts of OpenVINO's plain kernels.
     """
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     p = ctx.attrs.required("convolution_param")
-    channels, spatial = _spatial_rank(ctx, layer)
-    kernel, window = conv_geometry(layer, p, spatial)
+    channels, spatial = _spatial_rank(ctx)
+    kernel, window = conv_geometry(ctx, p, spatial)
     group = p.group or 1
     out_channels = p.num_output
     if out_channels % group or (channels is not None and channels % group):
         raise ConversionError(
-            f"{layer.describe()}: group {group} does not divide the {channels} input / {out_channels} output channels"
+            f"{ctx.where()}: group {group} does not divide the {channels} input / {out_channels} output channels"
         )
     per_group_in = None if channels is None else channels // group
     leading = (channels, out_channels // group) if transposed else (out_channels, per_group_in)
@@ -91,27 +97,27 @@ def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
 
 
 @extractor("caffe", "Convolution", produces=[Convolution, GroupConvolution, Add])  # constant weights and bias: folded
-def extract_convolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Groups become GroupConvolution (depthwise included); dilation, rectangular kernels; bias added."""
     return _convolution(ctx, transposed=False)
 
 
 @extractor("caffe", "Deconvolution", produces=[ConvolutionBackpropData, GroupConvolutionBackpropData, Add])
-def extract_deconvolution(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_deconvolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Caffe's (in, out/group, kh, kw) weights; groups become GroupConvolutionBackpropData."""
     return _convolution(ctx, transposed=True)
 
 
 @extractor("caffe", "InnerProduct", produces=[Reshape, MatMul, Add])
-def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_inner_product(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Flattens from ``axis`` on, then MatMul with the (transposed unless ``transpose``) weights."""
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     p = ctx.attrs.required("inner_product_param")
     shape = ctx.input_shape(0)
     rank = len(shape) if shape is not None else None
     axis = p.axis if rank is None else normalize_axis(ctx, p.axis, rank)
     if axis < 0:
-        raise ConversionError(f"{layer.describe()}: a negative axis needs a known input rank")
+        raise ConversionError(f"{ctx.where()}: a negative axis needs a known input rank")
     inner: int | None = None
     if shape is not None and all(d is not None for d in shape[axis:]):
         inner = math.prod(int(d or 0) for d in shape[axis:])
@@ -135,15 +141,15 @@ def extract_inner_product(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Im2col", produces=[Pad, ExtractImagePatches, Reshape, Transpose])
-def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_im2col(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Patches as channels, Caffe's order (channel-major, then kernel row and column)."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("convolution_param")
     shape = ctx.input_shape(0)
-    if shape is None or len(shape) != 4 or any(d is None for d in shape[1:]):
-        raise ConversionError(f"{layer.describe()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
-    channels, height, width = (int(d) for d in shape[1:])  # type: ignore[arg-type]
-    kernel, window = conv_geometry(layer, p, 2)
+    dims = [d for d in shape[1:] if d is not None] if shape is not None and len(shape) == 4 else []
+    if len(dims) != 3:
+        raise ConversionError(f"{ctx.where()}: Im2col needs a 4-D input with static C, H, W; got {shape}")
+    channels, height, width = dims
+    kernel, window = conv_geometry(ctx, p, 2)
     strides, pads, dilations = window.strides, window.pads_begin, window.dilations
     data = ctx.input(0)
     if any(pads):
@@ -155,9 +161,8 @@ def extract_im2col(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         (size + 2 * pad - (dilation * (k - 1) + 1)) // stride + 1
         for size, pad, dilation, k, stride in zip((height, width), pads, dilations, kernel, strides, strict=True)
     ]
-    patches = ctx.op(
-        ExtractImagePatches(sizes=kernel, strides=strides, rates=dilations, auto_pad="valid"), data, suffix="patches"
-    )
+    extract = ExtractImagePatches(sizes=list(kernel), strides=list(strides), rates=list(dilations), auto_pad="valid")
+    patches = ctx.op(extract, data, suffix="patches")
     # OpenVINO orders patch channels (row, column, channel); Caffe (channel, row, column).
     cells = kernel[0] * kernel[1]
     split = ctx.op(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -23,8 +22,6 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 from irconv_opset.lowering.detection import PROPOSAL_OPS, ProposalSettings, proposal
-
-from irconv_caffe.extractors._common import layer_of
 
 _CODE_TYPES = {
     "CORNER": "caffe.PriorBoxParameter.CORNER",
@@ -48,18 +45,17 @@ def _spatial_size(ctx: ExtractContext, idx: int, suffix: str) -> OutPort:
 
 
 @extractor("caffe", "PriorBox", produces=[ShapeOf, StridedSlice, PriorBox, Unsqueeze])
-def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_prior_box(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SSD priors (min/max sizes, aspect ratios, flip, clip, step, offset, variance): 1 x 2 x N."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("prior_box_param")
     if p.is_set("step_h") or p.is_set("step_w"):
         if p.step_h != p.step_w:
-            raise ConversionError(f"{layer.describe()}: different step_h and step_w are not supported")
+            raise ConversionError(f"{ctx.where()}: different step_h and step_w are not supported")
         step = p.step_h
     else:
         step = p.step
     if p.is_set("img_h") or p.is_set("img_w") or p.is_set("img_size"):
-        raise ConversionError(f"{layer.describe()}: an explicit img_size/img_h/img_w is not supported")
+        raise ConversionError(f"{ctx.where()}: an explicit img_size/img_h/img_w is not supported")
     variance = list(p.variance) or [0.1]
     op = PriorBox(
         min_size=list(p.min_size),
@@ -79,9 +75,8 @@ def extract_prior_box(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "DetectionOutput", produces=[DetectionOutput])
-def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_detection_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SSD DetectionOutput with NMS and keep_top_k (Caffe's code types)."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("detection_output_param")
     nms = p.nms_param
     op = DetectionOutput(
@@ -102,13 +97,13 @@ def extract_detection_output(node: Node, ctx: ExtractContext) -> Sequence[OutPor
         objectness_score=0.0,
     )
     if p.num_classes <= 0:
-        raise ConversionError(f"{layer.describe()}: num_classes must be positive")
+        raise ConversionError(f"{ctx.where()}: num_classes must be positive")
     inputs = [ctx.input(i) for i in range(len(ctx.attrs.strs("bottom")))]
     return [ctx.op(op, *inputs, suffix="detection_output")]
 
 
 @extractor("caffe", "Proposal", produces=[Reshape, *PROPOSAL_OPS])
-def extract_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Faster R-CNN region proposals (first output: the boxes)."""
     p = ctx.attrs.required("proposal_param")
     return [
@@ -131,18 +126,17 @@ _PY_FASTER_RCNN = {"feat_stride": 16, "scales": (8, 16, 32), "ratios": (0.5, 1, 
 
 
 @extractor("caffe", "Python", domain="rpn.proposal_layer.ProposalLayer", produces=[Reshape, *PROPOSAL_OPS])
-def extract_python_proposal(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_python_proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """py-faster-rcnn's Python layer ``rpn.proposal_layer.ProposalLayer``.
 
     Python layers are keyed by their ``module.Layer``: a plugin adds others with
     ``extractor("caffe", "Python", fn, domain="module.Layer", produces=[...])``.
     """
-    layer = layer_of(ctx)
     text = ctx.attrs.str("python_param.param_str")
     try:
         given = ast.literal_eval("{" + text + "}") if text.strip() else {}
     except (ValueError, SyntaxError):
-        raise ConversionError(f"{layer.describe()}: cannot read param_str {text!r}") from None
+        raise ConversionError(f"{ctx.where()}: cannot read param_str {text!r}") from None
     settings = {**_PY_FASTER_RCNN, **given}
     return [
         _proposal(
@@ -188,7 +182,7 @@ def _proposal(
 
 
 @extractor("caffe", "PSROIPooling", produces=[PSROIPooling])
-def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """R-FCN position-sensitive ROI pooling."""
     p = ctx.attrs.required("psroi_pooling_param")
     op = PSROIPooling(
@@ -203,7 +197,7 @@ def extract_psroi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "ROIPooling", produces=[ROIPooling])
-def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Faster R-CNN ROI max pooling."""
     p = ctx.attrs.required("roi_pooling_param")
     op = ROIPooling(pooled_h=p.pooled_h, pooled_w=p.pooled_w, spatial_scale=p.spatial_scale, method="max")
@@ -211,7 +205,7 @@ def extract_roi_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "RegionYolo", produces=[RegionYolo])
-def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_region_yolo(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """YOLO v2/v3 region layer."""
     p = ctx.attrs.required("region_yolo_param")
     op = RegionYolo(
@@ -228,7 +222,7 @@ def extract_region_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "ReorgYolo", produces=[ReorgYolo])
-def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_reorg_yolo(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """YOLO v2 reorg."""
     stride = ctx.attrs.int("reorg_yolo_param.stride")
     return [ctx.op(ReorgYolo(stride=[stride, stride]), ctx.input(0), suffix="reorg_yolo")]

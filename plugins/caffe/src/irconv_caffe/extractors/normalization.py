@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -12,13 +10,13 @@ from irconv.graph import Node, OutPort
 from irconv_opset import LRN, MVN, Add, Multiply, NormalizeL2, Reshape
 from irconv_opset.lowering.normalization import FOLDED_BATCH_NORM_OPS, BatchStatistics, folded_batch_norm
 
-from irconv_caffe.extractors._common import layer_of
+from irconv_caffe.layer import CaffeLayer
 
 
 @extractor("caffe", "BatchNorm", produces=[*FOLDED_BATCH_NORM_OPS])
-def extract_batch_norm(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y = (x - mean/f) / sqrt(var/f + eps), with f Caffe's moving-average scale factor blob."""
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     shape = ctx.input_shape(0)
     rank = require_rank(ctx)
     channels = shape[1] if shape is not None and rank > 1 else None
@@ -38,7 +36,7 @@ def _param_span(ctx: ExtractContext, axis: int, num_axes: int) -> tuple[int, tup
     start = normalize_axis(ctx, axis, rank)
     end = rank if num_axes == -1 else start + num_axes
     if end > rank:
-        raise ConversionError(f"{layer_of(ctx).describe()}: num_axes {num_axes} runs past rank {rank}")
+        raise ConversionError(f"{ctx.where()}: num_axes {num_axes} runs past rank {rank}")
     assert shape is not None
     return start, tuple(shape[start:end])
 
@@ -49,9 +47,9 @@ def _apply_along(ctx: ExtractContext, op: type, data: OutPort, values: np.ndarra
 
 
 @extractor("caffe", "Scale", produces=[Multiply, Add, Reshape])
-def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_scale(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Per-axis scale (and bias) from blobs or from a second input; axis and num_axes honoured."""
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     p = ctx.attrs.required("scale_param")
     if ctx.has_input(1):
         # The scale is a second input covering dims axis.. of the first.
@@ -72,9 +70,9 @@ def extract_scale(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Bias", produces=[Add, Reshape])
-def extract_bias(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_bias(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Per-axis bias from a blob or from a second input."""
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     p = ctx.attrs.required("bias_param")
     if ctx.has_input(1):
         return [ctx.op(Add(), ctx.input(0), _aligned_input(ctx, 1, p.axis), suffix="add")]
@@ -95,7 +93,7 @@ def _aligned_input(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
 
 
 @extractor("caffe", "LRN", produces=[LRN])
-def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ACROSS_CHANNELS and WITHIN_CHANNEL."""
     p = ctx.attrs.required("lrn_param")
     if p.norm_region == "ACROSS_CHANNELS":
@@ -109,7 +107,7 @@ def extract_lrn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "MVN", produces=[MVN])
-def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_mvn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Mean (and variance) normalisation, per channel or across channels; eps added to the std."""
     p = ctx.attrs.required("mvn_param")
     rank = require_rank(ctx)
@@ -120,9 +118,9 @@ def extract_mvn(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Normalize", produces=[NormalizeL2, Multiply])
-def extract_normalize(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_normalize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SSD's Normalize: L2-normalize over channels (or C,H,W), then scale per channel."""
-    layer = layer_of(ctx)
+    layer = ctx.source_as(CaffeLayer)
     p = ctx.attrs.required("norm_param")
     rank = require_rank(ctx)
     shape = ctx.input_shape(0)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -19,7 +17,6 @@ from irconv_opset.lowering.pooling import (
 )
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import layer_of
 
 
 def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
@@ -30,22 +27,21 @@ def _pair(p: ParamBlock, plain: str, h: str, w: str, default: int) -> list[int]:
 
 
 @extractor("caffe", "Pooling", produces=[MaxPool, AvgPool, Multiply, ReduceMax, ReduceMean])
-def extract_pooling(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MAX/AVE with Caffe's ceil rounding (ceil_torch), ``ceil_mode: false``, global pooling."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("pooling_param")
     rank = require_rank(ctx)
     if p.pool == "STOCHASTIC":
-        raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
+        raise ConversionError(f"{ctx.where()}: STOCHASTIC pooling is not supported")
     if p.global_pooling:
         axes = i64(ctx, list(range(2, rank)), suffix="axes")
         kind = GlobalPool.MAX if p.pool == "MAX" else GlobalPool.AVG
         return [global_pool(ctx, ctx.input(0), kind, axes, suffix="global_pool")]
     if rank != 4:
-        raise ConversionError(f"{layer.describe()}: Caffe pooling needs a 4-D input, got rank {rank}")
+        raise ConversionError(f"{ctx.where()}: Caffe pooling needs a 4-D input, got rank {rank}")
     kernel = _pair(p, "kernel_size", "kernel_h", "kernel_w", 0)
     if min(kernel) <= 0:
-        raise ConversionError(f"{layer.describe()}: the pooling kernel size is missing")
+        raise ConversionError(f"{ctx.where()}: the pooling kernel size is missing")
     strides = _pair(p, "stride", "stride_h", "stride_w", 1)
     pads = _pair(p, "pad", "pad_h", "pad_w", 0)
     # Caffe rounds output sizes up, then drops a last window that would start inside
@@ -63,15 +59,14 @@ def _pool(ctx: ExtractContext, is_max: bool, window: PoolWindow) -> OutPort:
 
 
 @extractor("caffe", "SPP", produces=[MaxPool, AvgPool, Multiply, Reshape, Concat])
-def extract_spp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_spp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Spatial pyramid pooling: level i pools into 2^i x 2^i bins, flattened and concatenated."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("spp_param")
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
-        raise ConversionError(f"{layer.describe()}: SPP needs a 4-D input with static height and width, got {shape}")
+        raise ConversionError(f"{ctx.where()}: SPP needs a 4-D input with static height and width, got {shape}")
     if p.pool == "STOCHASTIC":
-        raise ConversionError(f"{layer.describe()}: STOCHASTIC pooling is not supported")
+        raise ConversionError(f"{ctx.where()}: STOCHASTIC pooling is not supported")
     size = [int(shape[2]), int(shape[3])]
     levels = []
     for level in range(max(1, p.pyramid_height)):
@@ -100,12 +95,12 @@ def _average(ctx: ExtractContext, window: PoolWindow) -> OutPort:
         return avg_pool(ctx, ctx.input(0), window, exclude_pad=True)
     shape = ctx.input_shape(0)
     assert shape is not None
-    if shape[2] is None or shape[3] is None:
+    sizes = [d for d in shape[2:] if d is not None]
+    if len(sizes) != 2:
         # Exact wherever no window spills past the padded end.
         return avg_pool(ctx, ctx.input(0), window, exclude_pad=False)
     real, caffe_count = [], []
-    for axis in range(2):
-        size = int(shape[2 + axis])  # type: ignore[arg-type]
+    for axis, size in enumerate(sizes):
         k, s, pad = kernel[axis], strides[axis], pads[axis]
         out = window_count(size, k, s, pad, window.rounding)
         starts = np.arange(out) * s - pad

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, f32, i64, normalize_axis, require_rank
@@ -31,20 +29,18 @@ from irconv_opset.build import shape_of
 from irconv_opset.lowering.reduction import Reduction, reduce
 
 from irconv_caffe.attributes import ParamBlock
-from irconv_caffe.extractors._common import layer_of
 
 
 @extractor("caffe", "Eltwise", produces=[Add, Multiply, Maximum])
-def extract_eltwise(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_eltwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SUM (with coefficients), PROD, MAX over any number of inputs."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("eltwise_param")
     count = len(ctx.attrs.strs("bottom"))
     coeffs = list(p.coeff)
     if coeffs and len(coeffs) != count:
-        raise ConversionError(f"{layer.describe()}: {len(coeffs)} coefficients for {count} inputs")
+        raise ConversionError(f"{ctx.where()}: {len(coeffs)} coefficients for {count} inputs")
     if coeffs and p.operation != "SUM":
-        raise ConversionError(f"{layer.describe()}: coefficients only apply to SUM")
+        raise ConversionError(f"{ctx.where()}: coefficients only apply to SUM")
     terms = []
     for i in range(count):
         term = ctx.input(i)
@@ -63,7 +59,7 @@ def _concat_axis(p: ParamBlock) -> int:
 
 
 @extractor("caffe", "Concat", produces=[Concat])
-def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Any ``axis`` (or the old ``concat_dim``)."""
     inputs = [ctx.input(i) for i in range(len(ctx.attrs.strs("bottom")))]
     if len(inputs) == 1:
@@ -73,9 +69,8 @@ def extract_concat(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Slice", produces=[VariadicSplit, Split])
-def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``slice_point`` lists or equal parts, any ``axis``."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("slice_param")
     tops = len(ctx.attrs.strs("top"))
     axis_value = p.axis if p.is_set("axis") or not p.is_set("slice_dim") else p.slice_dim
@@ -86,7 +81,7 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         return [split.out_port(i) for i in range(tops)]
     points = list(p.slice_point)
     if len(points) != tops - 1:
-        raise ConversionError(f"{layer.describe()}: {len(points)} slice points for {tops} tops")
+        raise ConversionError(f"{ctx.where()}: {len(points)} slice points for {tops} tops")
     edges = [0, *points]
     lengths = [edges[i + 1] - edges[i] for i in range(len(points))] + [-1]
     split = ctx.add(
@@ -96,16 +91,15 @@ def extract_slice(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Crop", produces=[Slice, ShapeOf, Gather, Add])
-def extract_crop(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_crop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Crop input 0 to input 1's size from ``axis`` on, starting at ``offset``."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("crop_param")
     rank = require_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
     axes = list(range(axis, rank))
     offsets = list(p.offset)
     if len(offsets) not in (0, 1, len(axes)):
-        raise ConversionError(f"{layer.describe()}: {len(offsets)} offsets for {len(axes)} cropped axes")
+        raise ConversionError(f"{ctx.where()}: {len(offsets)} offsets for {len(axes)} cropped axes")
     starts = [offsets[i] if len(offsets) > 1 else (offsets[0] if offsets else 0) for i in range(len(axes))]
     reference = ctx.input_shape(1)
     start_port = i64(ctx, starts, suffix="starts")
@@ -132,9 +126,8 @@ def _reshape(ctx: ExtractContext, target: list[int], suffix: str = "reshape") ->
 
 
 @extractor("caffe", "Flatten", produces=[Reshape])
-def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``axis`` .. ``end_axis``."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("flatten_param")
     rank = require_rank(ctx)
     axis = normalize_axis(ctx, p.axis, rank)
@@ -143,16 +136,15 @@ def extract_flatten(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
         return [_reshape(ctx, [0] * axis + [-1], "flatten")]
     shape = ctx.input_shape(0)
     assert shape is not None
-    tail = shape[end + 1 :]
-    if any(d is None for d in tail):
-        raise ConversionError(f"{layer.describe()}: end_axis {p.end_axis} needs static trailing dims, got {shape}")
-    return [_reshape(ctx, [0] * axis + [-1] + [int(d) for d in tail], "flatten")]  # type: ignore[arg-type]
+    tail = [d for d in shape[end + 1 :] if d is not None]
+    if len(tail) != rank - end - 1:
+        raise ConversionError(f"{ctx.where()}: end_axis {p.end_axis} needs static trailing dims, got {shape}")
+    return [_reshape(ctx, [0] * axis + [-1] + tail, "flatten")]
 
 
 @extractor("caffe", "Reshape", produces=[Reshape])
-def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Caffe's 0 copies the input dim at the same place, -1 is inferred: OpenVINO's special_zero."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("reshape_param")
     rank = require_rank(ctx)
     shape = ctx.input_shape(0)
@@ -160,16 +152,16 @@ def extract_reshape(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     axis = p.axis + rank + 1 if p.axis < 0 else p.axis
     end = rank if p.num_axes == -1 else axis + p.num_axes
     if not 0 <= axis <= end <= rank:
-        raise ConversionError(f"{layer.describe()}: axis {p.axis} / num_axes {p.num_axes} do not fit rank {rank}")
+        raise ConversionError(f"{ctx.where()}: axis {p.axis} / num_axes {p.num_axes} do not fit rank {rank}")
     dims = [int(d) for d in p.shape.dim]
-    tail = shape[end:]
-    if tail and any(d is None for d in tail):
-        raise ConversionError(f"{layer.describe()}: reshaping a middle span needs static trailing dims, got {shape}")
-    return [_reshape(ctx, [0] * axis + dims + [int(d) for d in tail])]  # type: ignore[arg-type]
+    tail = [d for d in shape[end:] if d is not None]
+    if len(tail) != rank - end:
+        raise ConversionError(f"{ctx.where()}: reshaping a middle span needs static trailing dims, got {shape}")
+    return [_reshape(ctx, [0] * axis + dims + tail)]
 
 
 @extractor("caffe", "Permute", produces=[Transpose])
-def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SSD's Permute; missing trailing axes keep their order."""
     rank = require_rank(ctx)
     order = ctx.attrs.ints("permute_param.order")
@@ -180,7 +172,7 @@ def extract_permute(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "Tile", produces=[Tile])
-def extract_tile(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Repeat along ``axis``."""
     p = ctx.attrs.required("tile_param")
     rank = require_rank(ctx)
@@ -194,7 +186,7 @@ _REDUCTIONS = {"SUM": Reduction.SUM, "SUMSQ": Reduction.SUM, "ASUM": Reduction.L
 
 
 @extractor("caffe", "Reduction", produces=[*dict.fromkeys(kind.op for kind in _REDUCTIONS.values()), Multiply])
-def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_reduction(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reduce every dim from ``axis`` on, then scale by ``coeff``."""
     p = ctx.attrs.required("reduction_param")
     rank = require_rank(ctx)
@@ -209,7 +201,7 @@ def extract_reduction(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "ArgMax", produces=[TopK, Convert, Concat, Reshape])
-def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``top_k``, ``out_max_val``, with or without ``axis``."""
     p = ctx.attrs.required("argmax_param")
     data = ctx.input(0)
@@ -235,22 +227,21 @@ def extract_argmax(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
 
 
 @extractor("caffe", "ShuffleChannel", produces=[ShuffleChannels])
-def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_shuffle_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ShuffleNet's channel shuffle."""
     group = ctx.attrs.int("shuffle_channel_param.group")
     return [ctx.op(ShuffleChannels(axis=1, group=group), ctx.input(0), suffix="shuffle")]
 
 
 @extractor("caffe", "Interp", produces=[Interpolate])
-def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_interp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bilinear resize with aligned corners (PSPNet/DeepLab's Interp)."""
-    layer = layer_of(ctx)
     p = ctx.attrs.required("interp_param")
     shape = ctx.input_shape(0)
     if shape is None or len(shape) != 4 or shape[2] is None or shape[3] is None:
-        raise ConversionError(f"{layer.describe()}: Interp needs a static 4-D input, got {shape}")
+        raise ConversionError(f"{ctx.where()}: Interp needs a static 4-D input, got {shape}")
     if p.pad_beg or p.pad_end:
-        raise ConversionError(f"{layer.describe()}: Interp pad_beg/pad_end are not supported")
+        raise ConversionError(f"{ctx.where()}: Interp pad_beg/pad_end are not supported")
     height, width = int(shape[2]), int(shape[3])
     if p.is_set("height") and p.is_set("width"):
         size = [p.height, p.width]
@@ -264,15 +255,15 @@ def extract_interp(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
     elif len(ctx.attrs.strs("bottom")) > 1:
         other = ctx.input_shape(1)
         if other is None or other[2] is None or other[3] is None:
-            raise ConversionError(f"{layer.describe()}: the reference input needs a static shape")
+            raise ConversionError(f"{ctx.where()}: the reference input needs a static shape")
         size = [int(other[2]), int(other[3])]
     else:
-        raise ConversionError(f"{layer.describe()}: give height/width, zoom_factor or shrink_factor")
+        raise ConversionError(f"{ctx.where()}: give height/width, zoom_factor or shrink_factor")
     return [_resize_hw(ctx, "linear", "align_corners", "sizes", i64(ctx, size, suffix="sizes"), suffix="interp")]
 
 
 @extractor("caffe", "Upsample", produces=[Interpolate])
-def extract_upsample(node: Node, ctx: ExtractContext) -> Sequence[OutPort]:
+def extract_upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Nearest-neighbour upsampling by an integer factor (YOLO forks)."""
     scale = ctx.attrs.float("upsample_param.scale")
     scales = f32(ctx, [scale, scale], suffix="scales")

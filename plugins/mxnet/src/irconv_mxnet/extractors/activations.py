@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, const_like, extractor
@@ -49,10 +47,12 @@ def _unary(ctx: ExtractContext, act: str, x: OutPort) -> OutPort:
     raise ctx.attrs.bad("act_type", act, "expected relu, sigmoid, tanh, softrelu, softsign, log_sigmoid or mish")
 
 
+@extractor("mxnet", "Activation", produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
 def activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_unary(ctx, ctx.attrs.str("act_type", "relu"), ctx.input(0))]
 
 
+@extractor("mxnet", "LeakyReLU", produces=[PReLU, Elu, Selu, Gelu])
 def leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     act = ctx.attrs.str("act_type", "leaky")
@@ -86,10 +86,12 @@ def _softmax(ctx: ExtractContext, log: bool) -> list[OutPort]:
     return [softmax_on_axis(ctx, _scaled(ctx, ctx.input(0)), ctx.attrs.int("axis", -1), log=log)]
 
 
+@extractor("mxnet", "softmax", produces=[Divide, *SOFTMAX_OPS])
 def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _softmax(ctx, log=False)
 
 
+@extractor("mxnet", "log_softmax", produces=[Divide, *SOFTMAX_OPS])
 def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _softmax(ctx, log=True)
 
@@ -105,6 +107,7 @@ def softmax_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [flattened_softmax(ctx, x, 1)]
 
 
+@extractor("mxnet", "SoftmaxActivation", produces=[*FLATTENED_SOFTMAX_OPS])
 def softmax_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.choice("mode", ["instance", "channel"], "instance") == "channel":
         return [softmax_on_axis(ctx, ctx.input(0), 1)]
@@ -118,6 +121,7 @@ def regression_output(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
+@extractor("mxnet", "hard_sigmoid", produces=[HardSigmoid])
 def hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
     alpha = const_like(ctx, np.float32(ctx.attrs.float("alpha", 0.2)), x, "alpha")
@@ -125,27 +129,25 @@ def hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(HardSigmoid(), x, alpha, beta)]
 
 
-def _named(act: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [_unary(ctx, act, ctx.input(0))]
+#: Activation's act_types that are also ops of their own, and what each builds.
+STANDALONE: dict[str, list[type[Op]]] = {
+    "relu": [ReLU],
+    "sigmoid": [Sigmoid],
+    "tanh": [Tanh],
+    "softsign": [SoftSign],
+    "log_sigmoid": [SoftPlus, Negative],
+    "mish": [Mish],
+}
 
-    return extract
+
+def standalone_activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``relu``, ``sigmoid``, ...: the MXNet op's name as Activation's act_type."""
+    return [_unary(ctx, ctx.source_op.op_type, ctx.input(0))]
 
 
 
-ACTIVATION = extractor("mxnet", "Activation", activation,
-                       produces=[ReLU, Sigmoid, Tanh, SoftPlus, SoftSign, Mish, Negative])
-LEAKY_RELU = extractor("mxnet", "LeakyReLU", leaky_relu, produces=[PReLU, Elu, Selu, Gelu])
-SOFTMAX = extractor("mxnet", "softmax", softmax, produces=[Divide, *SOFTMAX_OPS])
-LOG_SOFTMAX = extractor("mxnet", "log_softmax", log_softmax, produces=[Divide, *SOFTMAX_OPS])
 SOFTMAX_OUTPUT = aliases("mxnet", ["SoftmaxOutput", "Softmax"], softmax_output, produces=[*FLATTENED_SOFTMAX_OPS])
-SOFTMAX_ACTIVATION = extractor("mxnet", "SoftmaxActivation", softmax_activation, produces=[*FLATTENED_SOFTMAX_OPS])
 REGRESSION_OUTPUT = aliases("mxnet", ["LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"],
                             regression_output, produces=[Sigmoid])
-HARD_SIGMOID = extractor("mxnet", "hard_sigmoid", hard_sigmoid, produces=[HardSigmoid])
-RELU = extractor("mxnet", "relu", _named("relu"), produces=[ReLU])
-SIGMOID = extractor("mxnet", "sigmoid", _named("sigmoid"), produces=[Sigmoid])
-TANH = extractor("mxnet", "tanh", _named("tanh"), produces=[Tanh])
-SOFTSIGN = extractor("mxnet", "softsign", _named("softsign"), produces=[SoftSign])
-LOG_SIGMOID = extractor("mxnet", "log_sigmoid", _named("log_sigmoid"), produces=[SoftPlus, Negative])
-MISH = extractor("mxnet", "mish", _named("mish"), produces=[Mish])
+STANDALONE_ACTIVATIONS = [record for name, made in STANDALONE.items()
+                          for record in aliases("mxnet", [name], standalone_activation, produces=made)]

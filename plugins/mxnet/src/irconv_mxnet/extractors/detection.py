@@ -83,9 +83,10 @@ def multibox_detection(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     cls_prob, loc_pred, anchors = ctx.input(0), ctx.input(1), ctx.input(2)
     shape = ctx.input_shape(0)
-    if shape is None or any(d is None for d in shape):
+    dims = [d for d in shape if d is not None] if shape is not None and len(shape) == 3 else []
+    if len(dims) != 3:
         raise ConversionError(f"{ctx.where()}: MultiBoxDetection needs a static class-probability shape, got {shape}")
-    batch, classes, count = (int(d) for d in shape)  # type: ignore[arg-type]
+    batch, classes, count = dims
     background = ctx.attrs.int("background_id", 0)
     if background != 0:
         raise ctx.attrs.bad("background_id", background, "only background class 0 is supported")
@@ -191,6 +192,7 @@ def _multibox_by_nms(ctx: ExtractContext, batch: int, classes: int, count: int) 
     return nms.select_rows(ctx, rows, competing, score, valid, ctx.attrs.float("nms_threshold", 0.5))
 
 
+@extractor("mxnet", "ROIPooling", produces=[ROIPooling])
 def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ROIPooling: rois [R, 5] (batch index, x1, y1, x2, y2), max over each bin."""
     pooled = ctx.attrs.ints("pooled_size", length=2)
@@ -202,7 +204,6 @@ def roi_pooling(node: Node, ctx: ExtractContext) -> list[OutPort]:
 MULTIBOX_PRIOR = aliases("mxnet", ["_contrib_MultiBoxPrior", "MultiBoxPrior"], multibox_prior, produces=[Const])
 MULTIBOX_DETECTION = aliases(
     "mxnet", ["_contrib_MultiBoxDetection", "MultiBoxDetection"], multibox_detection,
-    produces=[DetectionOutput, Slice, ReduceMax, Equal, Select, Concat, Transpose, Reshape, Gather, Subtract, Multiply,
-              TopK, Convert, Split, Add, Exp, Clamp, *nms.SELECT_ROWS_PRODUCES],
+    produces=[DetectionOutput, Slice, ReduceMax, Equal, GreaterEqual, Select, Concat, Transpose, Reshape, Gather, Subtract,
+              Multiply, TopK, Convert, Split, Add, Exp, Clamp, *nms.SELECT_ROWS_PRODUCES],
 )
-ROI_POOLING = extractor("mxnet", "ROIPooling", roi_pooling, produces=[ROIPooling])

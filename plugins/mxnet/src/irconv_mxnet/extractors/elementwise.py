@@ -12,9 +12,9 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.contract.records import Produces
 from irconv.frontend import aliases, const_like, extractor
 from irconv.graph import Node, OutPort
-from irconv.contract.records import Produces
 from irconv.types import ElementType
 from irconv_opset import (
     Abs,
@@ -193,14 +193,6 @@ def identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [x]
 
 
-def _unary_op(kind: lowering.Unary, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [lowering.unary(ctx, kind, ctx.input(0))]
-
-
-def _compose(build: Callable[[ExtractContext, OutPort], OutPort], node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return [build(ctx, ctx.input(0))]
-
-
 def _square(ctx: ExtractContext, x: OutPort) -> OutPort:
     return ctx.op(Multiply(), x, x)
 
@@ -286,6 +278,18 @@ COMPOSED: dict[str, tuple[Callable[[ExtractContext, OutPort], OutPort], Produces
 }
 
 
+def unary(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """One stock op, the one ``UNARY`` gives the MXNet op's name."""
+    return [lowering.unary(ctx, UNARY[ctx.source_op.op_type], ctx.input(0))]
+
+
+def composed(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ops ``COMPOSED`` builds for the MXNet op's name."""
+    build, _ = COMPOSED[ctx.source_op.op_type]
+    return [build(ctx, ctx.input(0))]
+
+
+@extractor("mxnet", "clip", produces=[Clamp])
 def clip(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Clamp(min=ctx.attrs.float("a_min"), max=ctx.attrs.float("a_max")), ctx.input(0))]
 
@@ -307,8 +311,8 @@ SCALAR = aliases("mxnet", SCALAR_KINDS, scalar,
 ADD_N = aliases("mxnet", ["add_n", "ElementWiseSum", "_npi_add_n"], add_n, produces=[*lowering.ADD_N_OPS])
 IDENTITY = aliases("mxnet", ["Dropout", "BlockGrad", "stop_gradient", "_copy", "identity", "make_loss", "MakeLoss",
                              "IdentityAttachKLSparseReg"], identity, produces=[ShapeOf, Broadcast])
-UNARY_EXTRACTORS = [extractor("mxnet", name, partial(_unary_op, kind), produces=[kind.op]) for name, kind in UNARY.items()]
-COMPOSED_EXTRACTORS = [extractor("mxnet", name, partial(_compose, build), produces=made)
-                       for name, (build, made) in COMPOSED.items()]
-CLIP = extractor("mxnet", "clip", clip, produces=[Clamp])
+UNARY_EXTRACTORS = [record for name, kind in UNARY.items()
+                    for record in aliases("mxnet", [name], unary, produces=[kind.op])]
+COMPOSED_EXTRACTORS = [record for name, (_, made) in COMPOSED.items()
+                       for record in aliases("mxnet", [name], composed, produces=made)]
 CAST = aliases("mxnet", ["Cast", "cast", "amp_cast"], cast, produces=[Convert])

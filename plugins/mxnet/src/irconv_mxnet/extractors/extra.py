@@ -4,8 +4,6 @@ _contrib_AdaptiveAvgPooling2D, _contrib_ROIAlign."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -55,6 +53,7 @@ def _indices(ctx: ExtractContext, port: OutPort) -> OutPort:
     return ctx.op(Convert(destination_type=ElementType.from_numpy(_dtype(ctx))), port, suffix="indices")
 
 
+@extractor("mxnet", "topk", produces=[TopK, Convert, ShapeOf, Broadcast, ScatterElementsUpdate])
 def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ret_typ: indices (default), value, both ([value, indices]) or mask (1 at the top k)."""
     if "axis" in ctx.attrs.names() and "axis" not in ctx.attrs:  # axis=None: the flattened input
@@ -74,16 +73,19 @@ def topk(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterElementsUpdate(), zeros, top.out_port(1), ones, i64(ctx, axis, "axis"))]
 
 
+@extractor("mxnet", "sort", produces=[TopK])
 def sort(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))
     return [_sorted(ctx, None, ctx.attrs.bool("is_ascend", True), axis).out_port(0)]
 
 
+@extractor("mxnet", "argsort", produces=[TopK, Convert])
 def argsort(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))
     return [_indices(ctx, _sorted(ctx, None, ctx.attrs.bool("is_ascend", True), axis).out_port(1))]
 
 
+@extractor("mxnet", "_arange", produces=[Const])
 def arange(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``_arange(start, stop, step, repeat)``: a constant (stop None counts from 0 to start)."""
     if ctx.attrs.bool("infer_range", False):
@@ -95,11 +97,24 @@ def arange(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.const(np.repeat(values, ctx.attrs.int("repeat", 1)), suffix="range")]
 
 
-def fill(value: float | None, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``_zeros``, ``_ones``, ``_full`` (``value``) of a static ``shape``."""
-    shape = ctx.attrs.ints("shape", [])
-    fill_value = ctx.attrs.float("value") if value is None else value
-    return [ctx.const(np.full(shape, fill_value, _dtype(ctx)), suffix="value")]
+@extractor("mxnet", "_zeros", produces=[Const])
+def zeros(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _fill(ctx, 0.0)
+
+
+@extractor("mxnet", "_ones", produces=[Const])
+def ones(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _fill(ctx, 1.0)
+
+
+@extractor("mxnet", "_full", produces=[Const])
+def full(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _fill(ctx, ctx.attrs.float("value"))
+
+
+def _fill(ctx: ExtractContext, value: float) -> list[OutPort]:
+    """A constant ``value`` of a static ``shape``."""
+    return [ctx.const(np.full(ctx.attrs.ints("shape", []), value, _dtype(ctx)), suffix="value")]
 
 
 def bilinear_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -153,13 +168,6 @@ def roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 
-TOPK = extractor("mxnet", "topk", topk, produces=[TopK, Convert, ShapeOf, Broadcast, ScatterElementsUpdate])
-SORT = extractor("mxnet", "sort", sort, produces=[TopK])
-ARGSORT = extractor("mxnet", "argsort", argsort, produces=[TopK, Convert])
-ARANGE = extractor("mxnet", "_arange", arange, produces=[Const])
-ZEROS = extractor("mxnet", "_zeros", partial(fill, 0.0), produces=[Const])
-ONES = extractor("mxnet", "_ones", partial(fill, 1.0), produces=[Const])
-FULL = extractor("mxnet", "_full", partial(fill, None), produces=[Const])
 BILINEAR_RESIZE = aliases("mxnet", ["_contrib_BilinearResize2D", "BilinearResize2D"], bilinear_resize,
                           produces=[ShapeOf, Gather, Interpolate])
 ADAPTIVE_AVG_POOL = aliases("mxnet", ["_contrib_AdaptiveAvgPooling2D", "AdaptiveAvgPooling2D"], adaptive_avg_pool,

@@ -63,6 +63,7 @@ def reduce(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
+@extractor("mxnet", "norm", produces=[Reduction.L1.op, Reduction.L2.op, Reshape])
 def norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = ctx.attrs.int("ord", 2)
     if order not in (1, 2):
@@ -72,7 +73,17 @@ def norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_at_least_1d(ctx, ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"), suffix="reduce"), axes)]
 
 
-def arg_reduce(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("mxnet", "argmax", produces=[Reshape, TopK, Squeeze, Convert])
+def argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg_reduce(ctx, "max")
+
+
+@extractor("mxnet", "argmin", produces=[Reshape, TopK, Squeeze, Convert])
+def argmin(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg_reduce(ctx, "min")
+
+
+def _arg_reduce(ctx: ExtractContext, mode: str) -> list[OutPort]:
     """argmax/argmin: the first index of the extreme, as the input's type (MXNet returns floats)."""
     x = ctx.input(0)
     axis = ctx.attrs.int("axis", None)
@@ -108,6 +119,7 @@ def _indices(ctx: ExtractContext, indices: OutPort, size: OutPort | int, mode: s
     return indices
 
 
+@extractor("mxnet", "take", produces=[Floor, Convert, FloorMod, Clamp, Gather])
 def take(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.input_shape(0)
     r = require_rank(ctx)
@@ -120,12 +132,14 @@ def take(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, i64(ctx, axis, "axis"))]
 
 
+@extractor("mxnet", "Embedding", produces=[Convert, Clamp, Gather])
 def embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     size = ctx.attrs.int("input_dim")
     indices = _indices(ctx, ctx.input(0), size, "clip")
     return [ctx.op(Gather(batch_dims=0), ctx.input(1), indices, i64(ctx, 0, "axis"))]
 
 
+@extractor("mxnet", "where", produces=[NotEqual, Unsqueeze, Select])
 def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Non-zero condition picks x; a 1-d condition selects whole rows of x."""
     cond, x, y = ctx.input(0), ctx.input(1), ctx.input(2)
@@ -136,6 +150,7 @@ def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), mask, x, y)]
 
 
+@extractor("mxnet", "one_hot", produces=[Convert, OneHot])
 def one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     depth = ctx.attrs.int("depth")
     dtype = np.dtype(ctx.attrs.str("dtype", "float32"))
@@ -145,6 +160,7 @@ def one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(OneHot(axis=-1), indices, i64(ctx, depth, "depth"), on, off)]
 
 
+@extractor("mxnet", "size_array", produces=[ShapeOf, Reduction.PROD.op])
 def size_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reduction.PROD.make(True), shape_of(ctx, ctx.input(0)), i64(ctx, [0], "axis"))]
 
@@ -153,11 +169,3 @@ def size_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
 REDUCE = [record for kind, reduction in REDUCTIONS.items()
           for record in aliases("mxnet", [kind, f"{kind}_axis"], partial(reduce, kind),
                                 produces=[reduction.op, Reshape])]
-NORM = extractor("mxnet", "norm", norm, produces=[Reduction.L1.op, Reduction.L2.op, Reshape])
-ARGMAX = extractor("mxnet", "argmax", partial(arg_reduce, "max"), produces=[Reshape, TopK, Squeeze, Convert])
-ARGMIN = extractor("mxnet", "argmin", partial(arg_reduce, "min"), produces=[Reshape, TopK, Squeeze, Convert])
-TAKE = extractor("mxnet", "take", take, produces=[Floor, Convert, FloorMod, Clamp, Gather])
-EMBEDDING = extractor("mxnet", "Embedding", embedding, produces=[Convert, Clamp, Gather])
-WHERE = extractor("mxnet", "where", where, produces=[NotEqual, Unsqueeze, Select])
-ONE_HOT = extractor("mxnet", "one_hot", one_hot, produces=[Convert, OneHot])
-SIZE_ARRAY = extractor("mxnet", "size_array", size_array, produces=[ShapeOf, Reduction.PROD.op])

@@ -3,6 +3,8 @@ box_decode."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -107,10 +109,11 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     classes), so a single-class NMS serves any class ids.
     """
     shape = ctx.input_shape(0)
-    if shape is None or len(shape) < 2 or any(d is None for d in shape):
+    dims = [d for d in shape if d is not None] if shape is not None else []
+    if shape is None or len(shape) < 2 or len(dims) != len(shape):
         raise ConversionError(f"{ctx.where()}: box_nms needs rows [..., N, K] of a static shape, got {shape}")
-    count, width = int(shape[-2]), int(shape[-1])  # type: ignore[arg-type]
-    batch = int(np.prod([int(d) for d in shape[:-2]], dtype=np.int64))  # type: ignore[arg-type]
+    count, width = dims[-2], dims[-1]
+    batch = math.prod(dims[:-2])
     in_format = ctx.attrs.choice("in_format", ["corner", "center"], "corner")
     out_format = ctx.attrs.choice("out_format", ["corner", "center"], "corner")
     if in_format != out_format:
@@ -145,7 +148,7 @@ def box_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
         valid = ctx.op(LogicalAnd(), valid, ctx.op(GreaterEqual(), scores, kth, suffix="in_topk"), suffix="valid_k")
     out = select_rows(ctx, rows, boxes, scores, valid, ctx.attrs.float("overlap_thresh", 0.5),
                       center=in_format == "center")
-    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, [int(d) for d in shape]))]  # type: ignore[arg-type]
+    return [ctx.op(Reshape(special_zero=False), out, i64(ctx, dims))]
 
 
 def box_decode(node: Node, ctx: ExtractContext) -> list[OutPort]:

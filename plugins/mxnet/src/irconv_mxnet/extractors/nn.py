@@ -74,6 +74,7 @@ def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bias(ctx, out, spatial)]
 
 
+@extractor("mxnet", "Deconvolution", produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS])
 def deconvolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Weights [C_in, C_out/g, k...]; ``target_shape`` chooses pad/adj as MXNet does: equal
     pads rounded up, the odd cell given back as ``adj``."""
@@ -94,6 +95,7 @@ def deconvolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bias(ctx, out, spatial)]
 
 
+@extractor("mxnet", "FullyConnected", produces=[Reshape, MatMul, Add])
 def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """flatten=True: x as [N, -1] @ W^T + b; flatten=False: over the last axis."""
     x = ctx.input(0)
@@ -145,8 +147,5 @@ def _avg_pool(ctx: ExtractContext, x: OutPort, w: PoolWindow, include_pad: bool)
 
 CONVOLUTION = aliases("mxnet", ["Convolution", "Convolution_v1"], convolution,
                       produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS])
-DECONVOLUTION = extractor("mxnet", "Deconvolution", deconvolution,
-                          produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS])
-FULLY_CONNECTED = extractor("mxnet", "FullyConnected", fully_connected, produces=[Reshape, MatMul, Add])
 POOLING = aliases("mxnet", ["Pooling", "Pooling_v1"], pooling,
                   produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, *LP_POOL_OPS, *GLOBAL_POOL_OPS, Pad, Multiply])

@@ -52,6 +52,7 @@ def _channels(ctx: ExtractContext, axis: int) -> int:
     return int(channels)
 
 
+@extractor("mxnet", "InstanceNorm", produces=[*NORMALIZED_OPS])
 def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / sqrt(var + eps) over the spatial axes, then gamma/beta per channel."""
     data_rank = require_rank(ctx)
@@ -59,6 +60,7 @@ def instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [normalized(ctx, ctx.input(0), range(2, data_rank), ctx.attrs.float("eps", 1e-3), affine)]
 
 
+@extractor("mxnet", "LayerNorm", produces=[*NORMALIZED_OPS])
 def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Normalised over one ``axis`` (default -1), then gamma/beta along it."""
     data_rank = require_rank(ctx)
@@ -67,6 +69,7 @@ def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [normalized(ctx, ctx.input(0), [axis], ctx.attrs.float("eps", 1e-5), affine)]
 
 
+@extractor("mxnet", "L2Normalization", produces=[NormalizeL2])
 def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x / sqrt(sum(x^2) + eps): over all but axis 0 (instance), axis 1 (channel) or the
     spatial axes (spatial)."""
@@ -77,6 +80,7 @@ def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), i64(ctx, axes, "axes"))]
 
 
+@extractor("mxnet", "LRN", produces=[LRN])
 def lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MXNet LRN: x / (knorm + alpha/nsize * sum(x^2))^beta across channels."""
     size = ctx.attrs.int("nsize")
@@ -88,7 +92,3 @@ def lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 BATCH_NORM = aliases("mxnet", ["BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm"], batch_norm,
                      produces=[BatchNormInference, *FOLDED_BATCH_NORM_OPS])
-INSTANCE_NORM = extractor("mxnet", "InstanceNorm", instance_norm, produces=[*NORMALIZED_OPS])
-LAYER_NORM = extractor("mxnet", "LayerNorm", layer_norm, produces=[*NORMALIZED_OPS])
-L2_NORMALIZATION = extractor("mxnet", "L2Normalization", l2_normalization, produces=[NormalizeL2])
-LRN_EXTRACTOR = extractor("mxnet", "LRN", lrn, produces=[LRN])

@@ -39,6 +39,8 @@ class _Unpacker:
         return block
 
 
+@extractor("mxnet", "RNN", produces=[*recurrent.LAYERS_OPS, *recurrent.SEQUENCE_OPS,
+                                              *recurrent.LENGTHS_OPS, Transpose])
 def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
     mode = ctx.attrs.choice("mode", list(GATES), "lstm")
@@ -92,5 +94,3 @@ def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs + finals[: ctx.source_op.n_outputs - 1]
 
 
-RNN = extractor("mxnet", "RNN", rnn, produces=[*recurrent.LAYERS_OPS, *recurrent.SEQUENCE_OPS,
-                                              *recurrent.LENGTHS_OPS, Transpose])

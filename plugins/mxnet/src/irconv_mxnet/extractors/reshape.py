@@ -12,6 +12,7 @@ constants; dynamic ones are read with ShapeOf at run time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from irconv.types import MaybeShape
@@ -92,11 +93,10 @@ def fold_static(plan: list[Item], in_shape: Sequence[int | None]) -> list[Item]:
     """Products of static input dims become ints."""
     folded: list[Item] = []
     for item in plan:
-        if isinstance(item, tuple) and all(in_shape[d] is not None for d in item):
-            product = 1
-            for d in item:
-                product *= in_shape[d]  # type: ignore[operator]
-            folded.append(product)
+        dims = [in_shape[d] for d in item] if isinstance(item, tuple) else []
+        static = [d for d in dims if d is not None]
+        if isinstance(item, tuple) and len(static) == len(dims):
+            folded.append(math.prod(static))
         else:
             folded.append(item)
     return folded

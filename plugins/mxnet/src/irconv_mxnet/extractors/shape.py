@@ -3,8 +3,6 @@ expand_dims, squeeze, Crop, Pad, UpSampling, tile, repeat, broadcast_to/like."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
@@ -75,12 +73,14 @@ def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), x, _target(ctx, x, plan))]
 
 
+@extractor("mxnet", "reshape_like", produces=[ShapeOf, Reshape])
 def reshape_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if any(a in ctx.attrs for a in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")):
         raise ctx.attrs.bad("lhs_begin", ctx.attrs.get("lhs_begin"), "partial reshape_like is not supported")
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape_of(ctx, ctx.input(1)))]
 
 
+@extractor("mxnet", "transpose", produces=[Transpose])
 def transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = ctx.attrs.ints("axes", []) or list(reversed(range(require_rank(ctx))))
     return [ctx.op(Transpose(), ctx.input(0), i64(ctx, axes, "order"))]
@@ -101,6 +101,7 @@ def concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=axis), *inputs)]
 
 
+@extractor("mxnet", "stack", produces=[Unsqueeze, Concat])
 def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 0), require_rank(ctx) + 1)
     parts = [ctx.op(Unsqueeze(), ctx.input(i), i64(ctx, [axis], "axis"), suffix=f"expand{i}")
@@ -138,6 +139,7 @@ def slice_(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_slice(ctx, ctx.input(0), starts, stops, steps, list(range(len(begin))))]
 
 
+@extractor("mxnet", "slice_axis", produces=[Slice])
 def slice_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = ctx.attrs.int("axis")
     begin = ctx.attrs.int("begin", 0)
@@ -145,6 +147,7 @@ def slice_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_slice(ctx, ctx.input(0), [begin], [INT64_MAX if end is None else end], [1], [axis])]
 
 
+@extractor("mxnet", "slice_like", produces=[ShapeOf, Gather, Slice])
 def slice_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Crop the data to the shape of the second input on ``axes`` (all when empty)."""
     r = require_rank(ctx)
@@ -155,6 +158,7 @@ def slice_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), ctx.input(0), zeros, stops, ones, i64(ctx, axes, "axes"))]
 
 
+@extractor("mxnet", "Crop", produces=[Slice])
 def crop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Crop: H/W of ``h_w`` or of the second input, at ``offset`` or centred."""
     shape = ctx.input_shape(0)
@@ -185,11 +189,13 @@ def pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Pad(pad_mode=mode), x, i64(ctx, begin, "begin"), i64(ctx, end, "end"), value)]
 
 
+@extractor("mxnet", "expand_dims", produces=[Unsqueeze])
 def expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis"), require_rank(ctx) + 1)
     return [ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [axis], "axis"))]
 
 
+@extractor("mxnet", "squeeze", produces=[Squeeze])
 def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = ctx.attrs.ints("axis", [])
     if not axes:
@@ -200,6 +206,7 @@ def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
+@extractor("mxnet", "UpSampling", produces=[Interpolate, GroupConvolutionBackpropData])
 def upsampling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """nearest: repeat each pixel ``scale`` times (one input); bilinear: the grouped
     deconvolution MXNet runs with the given weights."""
@@ -225,10 +232,12 @@ def upsampling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, x, grouped)]
 
 
+@extractor("mxnet", "tile", produces=[Tile])
 def tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Tile(), ctx.input(0), i64(ctx, ctx.attrs.ints("reps"), "repeats"))]
 
 
+@extractor("mxnet", "repeat", produces=[Reshape, Unsqueeze, Tile])
 def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Each element ``repeats`` times along ``axis`` (flattened when no axis)."""
     times = ctx.attrs.int("repeats")
@@ -250,17 +259,21 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), tiled, i64(ctx, target, "shape"))]
 
 
+@extractor("mxnet", "broadcast_to", produces=[Broadcast])
 def broadcast_to(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``shape`` with 0 keeping the input's dimension."""
     target = ctx.attrs.ints("shape")
     shape = ctx.input_shape(0)
     if any(d == 0 for d in target):
-        if shape is None or any(shape[i] is None for i, d in enumerate(target) if d == 0):
+        kept = [shape[i] if d == 0 else d for i, d in enumerate(target)] if shape is not None else []
+        static = [d for d in kept if d is not None]
+        if len(static) != len(target):
             raise ctx.attrs.bad("shape", target, "0 entries need static input dimensions")
-        target = [int(shape[i]) if d == 0 else d for i, d in enumerate(target)]  # type: ignore[arg-type]
+        target = static
     return [ctx.op(Broadcast(), ctx.input(0), i64(ctx, target, "shape"))]
 
 
+@extractor("mxnet", "broadcast_like", produces=[ShapeOf, Broadcast])
 def broadcast_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if "lhs_axes" in ctx.attrs:
         raise ctx.attrs.bad("lhs_axes", ctx.attrs.get("lhs_axes"), "partial broadcast_like is not supported")
@@ -277,11 +290,22 @@ def broadcast_axis(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Tile(), ctx.input(0), i64(ctx, reps, "repeats"))]
 
 
-def like_fill(value: float, node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("mxnet", "zeros_like", produces=[ShapeOf, Broadcast])
+def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _like_fill(ctx, 0.0)
+
+
+@extractor("mxnet", "ones_like", produces=[ShapeOf, Broadcast])
+def ones_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _like_fill(ctx, 1.0)
+
+
+def _like_fill(ctx: ExtractContext, value: float) -> list[OutPort]:
     x = ctx.input(0)
     return [ctx.op(Broadcast(), const_like(ctx, value, x, "value"), shape_of(ctx, x))]
 
 
+@extractor("mxnet", "shape_array", produces=[ShapeOf])
 def shape_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [shape_of(ctx, ctx.input(0))]
 
@@ -289,25 +313,9 @@ def shape_array(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 FLATTEN = aliases("mxnet", ["Flatten", "flatten"], flatten, produces=[Reshape])
 RESHAPE = aliases("mxnet", ["Reshape", "reshape"], reshape, produces=[ShapeOf, Gather, ReduceProd, Concat, Reshape])
-RESHAPE_LIKE = extractor("mxnet", "reshape_like", reshape_like, produces=[ShapeOf, Reshape])
-TRANSPOSE = extractor("mxnet", "transpose", transpose, produces=[Transpose])
 SWAP_AXIS = aliases("mxnet", ["SwapAxis", "swapaxes"], swap_axis, produces=[Transpose])
 CONCAT = aliases("mxnet", ["Concat", "concat", "_rnn_param_concat"], concat, produces=[Concat])
-STACK = extractor("mxnet", "stack", stack, produces=[Unsqueeze, Concat])
 SPLIT = aliases("mxnet", ["SliceChannel", "split"], split, produces=[Split, Squeeze])
 SLICE = aliases("mxnet", ["slice", "crop"], slice_, produces=[Slice])
-SLICE_AXIS = extractor("mxnet", "slice_axis", slice_axis, produces=[Slice])
-SLICE_LIKE = extractor("mxnet", "slice_like", slice_like, produces=[ShapeOf, Gather, Slice])
-CROP = extractor("mxnet", "Crop", crop, produces=[Slice])
 PAD = aliases("mxnet", ["Pad", "pad"], pad, produces=[Pad])
-EXPAND_DIMS = extractor("mxnet", "expand_dims", expand_dims, produces=[Unsqueeze])
-SQUEEZE = extractor("mxnet", "squeeze", squeeze, produces=[Squeeze])
-UPSAMPLING = extractor("mxnet", "UpSampling", upsampling, produces=[Interpolate, GroupConvolutionBackpropData])
-TILE = extractor("mxnet", "tile", tile, produces=[Tile])
-REPEAT = extractor("mxnet", "repeat", repeat, produces=[Reshape, Unsqueeze, Tile])
-BROADCAST_TO = extractor("mxnet", "broadcast_to", broadcast_to, produces=[Broadcast])
-BROADCAST_LIKE = extractor("mxnet", "broadcast_like", broadcast_like, produces=[ShapeOf, Broadcast])
 BROADCAST_AXIS = aliases("mxnet", ["broadcast_axis", "broadcast_axes"], broadcast_axis, produces=[Tile])
-ZEROS_LIKE = extractor("mxnet", "zeros_like", partial(like_fill, 0.0), produces=[ShapeOf, Broadcast])
-ONES_LIKE = extractor("mxnet", "ones_like", partial(like_fill, 1.0), produces=[ShapeOf, Broadcast])
-SHAPE_ARRAY = extractor("mxnet", "shape_array", shape_array, produces=[ShapeOf])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irconv.frontend import collect
 from irconv.plugins import Extractor
 
 
@@ -30,4 +31,4 @@ def all_extractors() -> list[Extractor]:
     modules = (elementwise, unary, reduction, shape, nn, normalization, image, loss, quantization, sequence,
                signal, control_flow, contrib, attention, ml,
                tensor_sequences, text)
-    return [e for module in modules for e in module.extractors()]
+    return collect(*modules)

@@ -7,7 +7,40 @@ from irconv import ExtractContext
 from irconv.frontend import i64
 from irconv.graph import OutPort
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Convert,
+    CumSum,
+    Equal,
+    FloorMod,
+    Gather,
+    Maximum,
+    Multiply,
+    Range,
+    Reshape,
+    ScatterElementsUpdate,
+    Select,
+    ShapeOf,
+    Squeeze,
+    Subtract,
+    TopK,
+)
 from irconv_opset.build import shape_of
+
+#: What ``all_axes`` may build.
+ALL_AXES_OPS = (ShapeOf, Squeeze, Range)
+#: What ``axes_mask`` may build.
+AXES_MASK_OPS = (Convert, FloorMod, Broadcast, ShapeOf, ScatterElementsUpdate)
+#: What ``unsqueeze_dynamic_axes`` may build.
+UNSQUEEZE_DYNAMIC_AXES_OPS = (*AXES_MASK_OPS, Subtract, CumSum, Maximum, Gather, Select, Equal, Reshape)
+#: What ``drop_dynamic_axes`` may build.
+DROP_DYNAMIC_AXES_OPS = (*AXES_MASK_OPS, Add, Multiply, TopK, Gather, Reshape)
+
+
+def node_inputs(ctx: ExtractContext) -> list[OutPort]:
+    """Every input of the node, in order, for an op that takes them as they are (a hole is an error)."""
+    return [ctx.input(idx) for idx in range(len(ctx.inputs))]
 
 
 def opset(ctx: ExtractContext) -> int:
@@ -23,8 +56,6 @@ def et_of_onnx(code: int, where: str) -> ElementType:
 
 def axes_mask(ctx: ExtractContext, axes: OutPort, rank: int) -> OutPort:
     """An i64 [rank] vector with 1 at the (possibly negative) ``axes`` and 0 elsewhere."""
-    from irconv_opset import Broadcast, Convert, FloorMod, ScatterElementsUpdate
-
     axes = ctx.op(Convert(destination_type=ElementType.i64), axes, suffix="axes_i64")
     axes = ctx.op(FloorMod(), axes, i64(ctx, rank), suffix="axes_norm")
     ones = ctx.op(Broadcast(), i64(ctx, 1), shape_of(ctx, axes, "axes_count"), suffix="ones")
@@ -34,8 +65,6 @@ def axes_mask(ctx: ExtractContext, axes: OutPort, rank: int) -> OutPort:
 
 def unsqueeze_dynamic_axes(ctx: ExtractContext, x: OutPort, axes: OutPort, rank: int, count: int) -> OutPort:
     """Unsqueeze by run-time axes as a Reshape whose target has a static length (rank + count)."""
-    from irconv_opset import CumSum, Equal, Gather, Maximum, Reshape, Select, Subtract
-
     out_rank = rank + count
     is_new = axes_mask(ctx, axes, out_rank)
     kept = ctx.op(Subtract(), i64(ctx, np.ones(out_rank, np.int64)), is_new, suffix="kept")
@@ -50,8 +79,6 @@ def unsqueeze_dynamic_axes(ctx: ExtractContext, x: OutPort, axes: OutPort, rank:
 
 def drop_dynamic_axes(ctx: ExtractContext, kept_dims: OutPort, axes: OutPort, rank: int, count: int) -> OutPort:
     """Reshape a keep_dims result to drop run-time ``axes`` (target length rank - count is static)."""
-    from irconv_opset import Add, Gather, Multiply, Reshape, TopK
-
     mask = axes_mask(ctx, axes, rank)
     keys = ctx.op(Add(), i64(ctx, np.arange(rank, dtype=np.int64)), ctx.op(Multiply(), mask, i64(ctx, rank)),
                   suffix="keys")

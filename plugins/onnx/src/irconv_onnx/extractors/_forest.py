@@ -19,10 +19,37 @@ from irconv import ExtractContext
 from irconv.frontend import const_like, i64, numpy_dtype
 from irconv.graph import OutPort
 from irconv.types import ElementType
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Convert,
+    Equal,
+    Gather,
+    IsNaN,
+    Less,
+    LessEqual,
+    LogicalAnd,
+    LogicalOr,
+    MatMul,
+    NotEqual,
+    ReduceLogicalAnd,
+    ReduceLogicalOr,
+    ReduceMax,
+    ReduceMin,
+    Select,
+    ShapeOf,
+    Sigmoid,
+    SoftMax,
+    Unsqueeze,
+)
 from irconv_opset.build import shape_of
 
 #: Branch modes, numbered as in TreeEnsemble's ``nodes_modes``.
 LEQ, LT, GTE, GT, EQ, NEQ, MEMBER = range(7)
+
+#: What ``lower_forest`` may build.
+FOREST_OPS = (Broadcast, Concat, Convert, Equal, Gather, IsNaN, Less, LessEqual, LogicalAnd, LogicalOr, MatMul, NotEqual,
+              ReduceLogicalAnd, ReduceLogicalOr, ReduceMax, ReduceMin, Select, Sigmoid, SoftMax, Unsqueeze, ShapeOf)
 
 
 @dataclass(frozen=True)
@@ -68,7 +95,7 @@ def _paths(forest: Forest) -> list[tuple[int, list[tuple[int, bool]]]]:
                 found.append((~node, path))
                 continue
             if len(path) > len(forest.branches):
-                raise ValueError(f"the trees have a cycle through node {node}")
+                raise ValueError(f"the trees have a cycle through branch {node}")
             true_child, false_child = forest.children[node]
             stack.append((false_child, [*path, (node, False)]))
             stack.append((true_child, [*path, (node, True)]))
@@ -77,15 +104,13 @@ def _paths(forest: Forest) -> list[tuple[int, list[tuple[int, bool]]]]:
 
 def _conditions(ctx: ExtractContext, x: OutPort, branches: list[Branch]) -> OutPort:
     """``[N, branches]`` booleans: the outcome of every branch for every row."""
-    import irconv_opset as o
-
-    cols = ctx.op(o.Gather(), x, i64(ctx, [b.feature for b in branches]), i64(ctx, 1), suffix="features")
+    cols = ctx.op(Gather(), x, i64(ctx, [b.feature for b in branches]), i64(ctx, 1), suffix="features")
     modes = np.array([b.mode for b in branches])
     splits = const_like(ctx, [b.split for b in branches], x, "splits")
     # GT/GTE as Less/LessEqual with the operands swapped: the CPU plugin's Greater and
     # GreaterEqual say true for NaN, which must take the false branch.
-    compare = {LEQ: (o.LessEqual, False), LT: (o.Less, False), GTE: (o.LessEqual, True), GT: (o.Less, True),
-               EQ: (o.Equal, False), NEQ: (o.NotEqual, False)}
+    compare = {LEQ: (LessEqual, False), LT: (Less, False), GTE: (LessEqual, True), GT: (Less, True),
+               EQ: (Equal, False), NEQ: (NotEqual, False)}
     cond: OutPort | None = None
     for mode in sorted(set(modes.tolist())):
         if mode == MEMBER:
@@ -93,29 +118,27 @@ def _conditions(ctx: ExtractContext, x: OutPort, branches: list[Branch]) -> OutP
             table = np.full((len(branches), width), np.nan)  # NaN pads: equal to nothing
             for i, b in enumerate(branches):
                 table[i, : len(b.members)] = b.members
-            hits = ctx.op(o.Equal(), ctx.op(o.Unsqueeze(), cols, i64(ctx, [2]), suffix="features_col"),
+            hits = ctx.op(Equal(), ctx.op(Unsqueeze(), cols, i64(ctx, [2]), suffix="features_col"),
                           const_like(ctx, table, x, "members"), suffix="member_hits")
-            result = ctx.op(o.ReduceLogicalOr(keep_dims=False), hits, i64(ctx, [2]), suffix="member")
+            result = ctx.op(ReduceLogicalOr(keep_dims=False), hits, i64(ctx, [2]), suffix="member")
         elif mode in compare:
             kind, swapped = compare[mode]
             result = ctx.op(kind(), *((splits, cols) if swapped else (cols, splits)), suffix=f"mode{mode}")
         else:
             raise ValueError(f"unknown branch mode {mode}")
-        cond = result if cond is None else ctx.op(o.Select(), ctx.const(modes == mode, suffix=f"is_mode{mode}"),
+        cond = result if cond is None else ctx.op(Select(), ctx.const(modes == mode, suffix=f"is_mode{mode}"),
                                                   result, cond, suffix=f"cond{mode}")
     assert cond is not None
     tracks = np.array([b.missing_true for b in branches])
     if tracks.any():
-        missing = ctx.op(o.LogicalAnd(), ctx.op(o.IsNaN(), cols, suffix="missing"),
+        missing = ctx.op(LogicalAnd(), ctx.op(IsNaN(), cols, suffix="missing"),
                          ctx.const(tracks, suffix="missing_goes_true"), suffix="missing_true")
-        cond = ctx.op(o.LogicalOr(), cond, missing, suffix="cond")
+        cond = ctx.op(LogicalOr(), cond, missing, suffix="cond")
     return cond
 
 
 def _reached(ctx: ExtractContext, x: OutPort, forest: Forest, paths: list[tuple[int, list[tuple[int, bool]]]]) -> OutPort:
     """``[N, paths]`` booleans: which leaves every row reaches."""
-    import irconv_opset as o
-
     depth = max(1, max(len(p) for _, p in paths))
     index = np.zeros((len(paths), depth), np.int64)
     outcome = np.zeros((len(paths), depth), bool)
@@ -124,20 +147,18 @@ def _reached(ctx: ExtractContext, x: OutPort, forest: Forest, paths: list[tuple[
         for step, (branch, wanted) in enumerate(path):
             index[row, step], outcome[row, step], padding[row, step] = branch, wanted, False
     if not forest.branches:  # every tree is a single leaf
-        rows = ctx.op(o.Gather(), shape_of(ctx, x), i64(ctx, [0]), i64(ctx, 0), suffix="rows")
-        shape = ctx.op(o.Concat(axis=0), rows, i64(ctx, [len(paths)]), suffix="reached_shape")
-        return ctx.op(o.Broadcast(), ctx.const(np.array(True), suffix="true"), shape, suffix="reached")
+        rows = ctx.op(Gather(), shape_of(ctx, x), i64(ctx, [0]), i64(ctx, 0), suffix="rows")
+        shape = ctx.op(Concat(axis=0), rows, i64(ctx, [len(paths)]), suffix="reached_shape")
+        return ctx.op(Broadcast(), ctx.const(np.array(True), suffix="true"), shape, suffix="reached")
     cond = _conditions(ctx, x, forest.branches)
-    steps = ctx.op(o.Gather(), cond, i64(ctx, index), i64(ctx, 1), suffix="path_steps")
-    ok = ctx.op(o.Equal(), steps, ctx.const(outcome, suffix="path_outcomes"), suffix="step_ok")
-    ok = ctx.op(o.LogicalOr(), ok, ctx.const(padding, suffix="path_padding"), suffix="step_ok_or_pad")
-    return ctx.op(o.ReduceLogicalAnd(keep_dims=False), ok, i64(ctx, [2]), suffix="reached")
+    steps = ctx.op(Gather(), cond, i64(ctx, index), i64(ctx, 1), suffix="path_steps")
+    ok = ctx.op(Equal(), steps, ctx.const(outcome, suffix="path_outcomes"), suffix="step_ok")
+    ok = ctx.op(LogicalOr(), ok, ctx.const(padding, suffix="path_padding"), suffix="step_ok_or_pad")
+    return ctx.op(ReduceLogicalAnd(keep_dims=False), ok, i64(ctx, [2]), suffix="reached")
 
 
 def lower_forest(ctx: ExtractContext, x: OutPort, forest: Forest) -> OutPort:
     """``[N, targets]`` scores of the ensemble for ``x`` ``[N, features]``."""
-    import irconv_opset as o
-
     paths = _paths(forest)
     reached = _reached(ctx, x, forest, paths)
     dtype = numpy_dtype(x.data.element_type)
@@ -147,8 +168,8 @@ def lower_forest(ctx: ExtractContext, x: OutPort, forest: Forest) -> OutPort:
         for row, (leaf, _) in enumerate(paths):
             for target, w in forest.leaves[leaf].contributions:
                 weights[row, target] += w * scale
-        as_number = ctx.op(o.Convert(destination_type=ElementType.from_numpy(dtype)), reached, suffix="reached_number")
-        scores = ctx.op(o.MatMul(), as_number, ctx.const(weights.astype(dtype), suffix="leaf_weights"), suffix="scores")
+        as_number = ctx.op(Convert(destination_type=ElementType.from_numpy(dtype)), reached, suffix="reached_number")
+        scores = ctx.op(MatMul(), as_number, ctx.const(weights.astype(dtype), suffix="leaf_weights"), suffix="scores")
     else:
         hits = np.zeros((len(paths), forest.targets), bool)
         values = np.zeros((len(paths), forest.targets), np.float64)
@@ -157,18 +178,18 @@ def lower_forest(ctx: ExtractContext, x: OutPort, forest: Forest) -> OutPort:
                 hits[row, target], values[row, target] = True, w
         lowest = forest.aggregate == "max"
         start = np.finfo(dtype).min if lowest else np.finfo(dtype).max
-        used = ctx.op(o.LogicalAnd(), ctx.op(o.Unsqueeze(), reached, i64(ctx, [2]), suffix="reached_col"),
+        used = ctx.op(LogicalAnd(), ctx.op(Unsqueeze(), reached, i64(ctx, [2]), suffix="reached_col"),
                       ctx.const(hits, suffix="leaf_targets"), suffix="contributes")
-        picked = ctx.op(o.Select(), used, ctx.const(values.astype(dtype), suffix="leaf_weights"),
+        picked = ctx.op(Select(), used, ctx.const(values.astype(dtype), suffix="leaf_weights"),
                         ctx.const(np.asarray(start, dtype), suffix="start"), suffix="contributions")
-        reduce = o.ReduceMax(keep_dims=False) if lowest else o.ReduceMin(keep_dims=False)
+        reduce = ReduceMax(keep_dims=False) if lowest else ReduceMin(keep_dims=False)
         scores = ctx.op(reduce, picked, i64(ctx, [1]), suffix="reduced")
         # A target no reached leaf feeds scores 0, as in onnxruntime (the ONNX reference
         # leaves the start value there; the spec does not say).
-        fed = ctx.op(o.ReduceLogicalOr(keep_dims=False), used, i64(ctx, [1]), suffix="fed")
-        scores = ctx.op(o.Select(), fed, scores, ctx.const(np.zeros((), dtype), suffix="zero"), suffix="scores")
+        fed = ctx.op(ReduceLogicalOr(keep_dims=False), used, i64(ctx, [1]), suffix="fed")
+        scores = ctx.op(Select(), fed, scores, ctx.const(np.zeros((), dtype), suffix="zero"), suffix="scores")
     if forest.post == "softmax":
-        return ctx.op(o.SoftMax(axis=1), scores)
+        return ctx.op(SoftMax(axis=1), scores)
     if forest.post == "logistic":
-        return ctx.op(o.Sigmoid(), scores)
+        return ctx.op(Sigmoid(), scores)
     return scores

@@ -105,11 +105,19 @@ class WithDefaults:
         return result
 
 
+def with_defaults(defaults: Defaults) -> Callable[[Extract], WithDefaults]:
+    """``WithDefaults`` as a decorator, under ``@extractor(...)``."""
+
+    def wrap(extract: Extract) -> WithDefaults:
+        return WithDefaults(extract, defaults)
+
+    return wrap
+
+
 def _check_no_hole(node: Node, ctx: ExtractContext) -> None:
     for port in node.in_ports():
         if port.get_source() is None:
-            source = ctx.source_op
             raise ConversionError(
-                f"node {node.name!r} ({source.describe()}, opset {source.opset_version}): optional input "
+                f"{ctx.where()}, opset {ctx.source_op.opset_version}: optional input "
                 f"{port.idx} is empty while a later input is given, and irconv-onnx has no default for it"
             )

@@ -19,12 +19,41 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Concat,
+    Convert,
+    Divide,
+    Gather,
+    Less,
+    LessEqual,
+    LogicalAnd,
+    MatMul,
+    Multiply,
+    NotEqual,
+    Pad,
+    Power,
+    Range,
+    ReduceLogicalOr,
+    Reshape,
+    Select,
+    ShapeOf,
+    SoftMax,
+    Subtract,
+    Tanh,
+    Tile,
+    Transpose,
+    Unsqueeze,
+)
 from irconv_opset.build import dims_of
 
-from irconv_onnx.extractors._common import et_of_onnx, opset
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._common import et_of_onnx
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
+
+#: Everything the attention lowering may build (dims_of: ShapeOf and Gather).
+ATTENTION_OPS = (Add, Concat, Convert, Divide, Less, LessEqual, LogicalAnd, MatMul, Multiply, NotEqual, Pad, Power, Range,
+                 ReduceLogicalOr, Reshape, Select, SoftMax, Subtract, Tanh, Tile, Transpose, Unsqueeze, ShapeOf, Gather)
 
 _BIAS_FROM_QK = 2  # qk_matmul_output_mode: QK after softcap plus the mask
 _AFTER_SOFTMAX = 3  # qk_matmul_output_mode: the (guarded) softmax probabilities
@@ -32,8 +61,6 @@ _AFTER_SOFTMAX = 3  # qk_matmul_output_mode: the (guarded) softmax probabilities
 
 def _float_const(ctx: ExtractContext, value: float, et: ElementType, suffix: str) -> OutPort:
     """A scalar of float type ``et`` (a narrow float, which NumPy lacks, through a Convert from f32)."""
-    from irconv_opset import Convert
-
     if et is ElementType.dynamic or not et.is_float or et.is_narrow_float:
         const = f32(ctx, value, suffix)
         if et.is_narrow_float:
@@ -49,16 +76,12 @@ def _static_dim(port: OutPort, axis: int) -> int | None:
 
 def _split_heads(ctx: ExtractContext, x: OutPort, heads: int, name: str) -> OutPort:
     """[B, S, H*D] -> [B, H, S, D]."""
-    from irconv_opset import Reshape, Transpose
-
     x = ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, 0, heads, -1]), suffix=f"{name}_heads")
     return ctx.op(Transpose(), x, i64(ctx, [0, 2, 1, 3]), suffix=f"{name}_by_head")
 
 
 def _merge_heads(ctx: ExtractContext, y: OutPort) -> OutPort:
     """[B, H, S, D] -> [B, S, H*D]."""
-    from irconv_opset import Reshape, Transpose
-
     y = ctx.op(Transpose(), y, i64(ctx, [0, 2, 1, 3]), suffix="y_by_position")
     return ctx.op(Reshape(special_zero=True), y, i64(ctx, [0, 0, -1]), suffix="y_merged")
 
@@ -67,8 +90,6 @@ def _repeat_heads(
     ctx: ExtractContext, x: OutPort, q: OutPort, kv_heads: int | None, q_heads: int | None, name: str
 ) -> OutPort:
     """Grouped-query attention: each K/V head repeated for its group of query heads, [h0, h0, h1, h1, ...]."""
-    from irconv_opset import Concat, Divide, Reshape, Tile, Unsqueeze
-
     if kv_heads is not None and q_heads is not None:
         if kv_heads == q_heads:
             return x
@@ -92,8 +113,6 @@ def _repeat_heads(
 
 def _scale_root(ctx: ExtractContext, q: OutPort, scale: float | None, et: ElementType) -> OutPort:
     """sqrt(scale) in Q's type; the default scale is 1/sqrt(head_size)."""
-    from irconv_opset import Convert, Power
-
     if scale is None:
         head = _static_dim(q, 3)
         if head is None:  # head_size ** -0.25 at run time
@@ -105,8 +124,6 @@ def _scale_root(ctx: ExtractContext, q: OutPort, scale: float | None, et: Elemen
 
 def _bias_of(ctx: ExtractContext, allowed: OutPort, et: ElementType, name: str) -> OutPort:
     """A boolean mask as an additive bias: 0 where allowed, -inf elsewhere."""
-    from irconv_opset import Select
-
     return ctx.op(
         Select(),
         allowed,
@@ -118,8 +135,6 @@ def _bias_of(ctx: ExtractContext, allowed: OutPort, et: ElementType, name: str) 
 
 def _mask_bias(ctx: ExtractContext, total: OutPort, et: ElementType) -> OutPort:
     """attn_mask as an additive bias whose last axis is padded with -inf up to the total length."""
-    from irconv_opset import Concat, Convert, Pad, Subtract
-
     mask = ctx.input(3)
     if ctx.input_type(3) is ElementType.boolean:
         mask = _bias_of(ctx, mask, et, "attn_mask")
@@ -143,8 +158,6 @@ def _mask_bias(ctx: ExtractContext, total: OutPort, et: ElementType) -> OutPort:
 
 def _positions(ctx: ExtractContext, q: OutPort, keys: OutPort) -> tuple[OutPort, OutPort]:
     """Query positions as [L, 1] and key positions as [S] (i64)."""
-    from irconv_opset import Range, Unsqueeze
-
     def positions(x: OutPort, what: str) -> OutPort:
         length = dims_of(ctx, x, 2, f"{what}_length")
         return ctx.op(Range(output_type=ElementType.i64), i64(ctx, 0), length, i64(ctx, 1), suffix=f"{what}_positions")
@@ -153,36 +166,38 @@ def _positions(ctx: ExtractContext, q: OutPort, keys: OutPort) -> tuple[OutPort,
     return rows, positions(keys, "kv")
 
 
-def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import (
-        Add,
-        Concat,
-        Convert,
-        Divide,
-        Less,
-        LessEqual,
-        LogicalAnd,
-        MatMul,
-        Multiply,
-        NotEqual,
-        ReduceLogicalOr,
-        Reshape,
-        Select,
-        SoftMax,
-        Subtract,
-        Tanh,
-    )
+@extractor("onnx", "Attention", versions=(23, 23), produces=ATTENTION_OPS)
+@with_defaults({3: HANDLED, 4: HANDLED, 5: HANDLED})
+def attention_v23(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _attention(ctx, nonpad=None, windows=False)
 
+
+@extractor("onnx", "Attention", versions=(24, 24), produces=ATTENTION_OPS)
+@with_defaults({3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED})
+def attention_v24(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Opset 24 adds nonpad_kv_seqlen."""
+    return _attention(ctx, nonpad=ctx.input(6) if ctx.has_input(6) else None, windows=False)
+
+
+@extractor("onnx", "Attention", versions=(25, None), produces=ATTENTION_OPS)
+@with_defaults({3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED})
+def attention_v25(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Opset 25 adds the left and right window sizes."""
+    return _attention(ctx, nonpad=ctx.input(6) if ctx.has_input(6) else None, windows=True)
+
+
+def _attention(ctx: ExtractContext, nonpad: OutPort | None, windows: bool) -> list[OutPort]:
     a = ctx.attrs
-    version = opset(ctx)
     q, k, v = ctx.input(0), ctx.input(1), ctx.input(2)
     et = ctx.input_type(0)
     rank = require_rank(ctx, 0)
+    q_heads: int | None
+    kv_heads: int | None
     if rank == 3:
         q_heads, kv_heads = a.int("q_num_heads"), a.int("kv_num_heads")
-        q = _split_heads(ctx, q, q_heads, "q")
-        k = _split_heads(ctx, k, kv_heads, "k")
-        v = _split_heads(ctx, v, kv_heads, "v")
+        q = _split_heads(ctx, q, a.int("q_num_heads"), "q")
+        k = _split_heads(ctx, k, a.int("kv_num_heads"), "k")
+        v = _split_heads(ctx, v, a.int("kv_num_heads"), "v")
     elif rank == 4:
         q_heads, kv_heads = _static_dim(q, 1), _static_dim(k, 1)
     else:
@@ -221,10 +236,9 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     total = dims_of(ctx, present_key, [2], "total_length")
     if ctx.has_input(3):
         terms.append(_mask_bias(ctx, total, bias_et))
-    nonpad = ctx.input(6) if version >= 24 and ctx.has_input(6) else None
     is_causal = bool(a.int("is_causal", 0))
-    left = a.int("left_window_size", -1) if version >= 25 else -1
-    right = a.int("right_window_size", -1) if version >= 25 else -1
+    left = a.int("left_window_size", -1) if windows else -1
+    right = a.int("right_window_size", -1) if windows else -1
     if is_causal or left >= 0 or right >= 0:
         rows, cols = _positions(ctx, q, present_key)
         if has_past:  # keys before the query block: the cache length
@@ -285,13 +299,4 @@ def _extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if rank == 3:
         y = _merge_heads(ctx, y)
     outputs = [y, present_key, present_value, qk_output]
-    return outputs[: len(node.out_ports())]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [
-        extractor("onnx", "Attention", WithDefaults(_extract, {3: HANDLED, 4: HANDLED, 5: HANDLED, 6: HANDLED}),
-                  versions=(23, 25), produces=[o.MatMul, o.SoftMax, o.Select, o.Add, o.Multiply, o.Tanh, o.Concat]),
-    ]
+    return outputs[: len(ctx.node.out_ports())]

@@ -6,40 +6,37 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import MVN, Add, Divide, Gelu, MatMul, Multiply, ReduceMean, Sigmoid, Sqrt, Subtract
 
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 MS = "com.microsoft"
 
 
 def _gelu(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gelu(x [+ bias]); ``tanh`` is the approximation FastGelu uses."""
-    from irconv_opset import Add, Gelu
-
     x = ctx.input(0)
     if ctx.has_input(1):
         x = ctx.op(Add(), x, ctx.input(1), suffix="bias")
     return [ctx.op(Gelu(approximation_mode=mode), x)]
 
 
+@extractor("onnx", "QuickGelu", domain=MS, produces=[Sigmoid, Multiply])
 def _quick_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x * sigmoid(alpha * x)."""
-    from irconv_opset import Multiply, Sigmoid
-
     x = ctx.input(0)
     alpha = const_like(ctx, ctx.attrs.float("alpha", 1.702), x, "alpha")
     gate = ctx.op(Sigmoid(), ctx.op(Multiply(), x, alpha, suffix="scaled"), suffix="gate")
     return [ctx.op(Multiply(), x, gate)]
 
 
+@extractor("onnx", "SkipLayerNormalization", domain=MS, produces=[Add, MVN, Multiply, Divide, ReduceMean, Sqrt, Subtract])
+@with_defaults({3: HANDLED, 4: HANDLED})
 def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """LayerNorm(input + skip [+ bias]) over the last axis, times gamma plus beta.
 
     Outputs: the result, mean and inverse std-dev (when used), and the summed input.
     """
-    from irconv_opset import MVN, Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
-
     eps = ctx.attrs.float("epsilon", 1e-12)
     total = ctx.op(Add(), ctx.input(0), ctx.input(1), suffix="skip")
     if ctx.has_input(4):
@@ -65,9 +62,8 @@ def _skip_layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return result[: len(outputs)]
 
 
+@extractor("onnx", "FusedMatMul", domain=MS, produces=[MatMul, Multiply])
 def _fused_mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import MatMul, Multiply
-
     a = ctx.attrs
     if a.int("transBatchA", 0) or a.int("transBatchB", 0):
         raise a.bad("transBatchA", 1, "batch transposition is not supported")
@@ -79,18 +75,17 @@ def _fused_mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [out]
 
 
-def extractors() -> list[Extractor]:
-    from functools import partial
+@extractor("onnx", "Gelu", domain=MS, produces=[Gelu, Add])
+def gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _gelu("erf", node, ctx)
 
-    import irconv_opset as o
 
-    return [
-        extractor("onnx", "Gelu", partial(_gelu, "erf"), domain=MS, produces=[o.Gelu]),
-        extractor("onnx", "BiasGelu", partial(_gelu, "erf"), domain=MS, produces=[o.Add, o.Gelu]),
-        extractor("onnx", "FastGelu", WithDefaults(partial(_gelu, "tanh"), {1: HANDLED}), domain=MS,
-                  produces=[o.Add, o.Gelu]),
-        extractor("onnx", "QuickGelu", _quick_gelu, domain=MS, produces=[o.Sigmoid, o.Multiply]),
-        extractor("onnx", "SkipLayerNormalization", WithDefaults(_skip_layer_norm, {3: HANDLED, 4: HANDLED}), domain=MS,
-                  produces=[o.Add, o.MVN, o.Multiply]),
-        extractor("onnx", "FusedMatMul", _fused_mat_mul, domain=MS, produces=[o.MatMul, o.Multiply]),
-    ]
+@extractor("onnx", "BiasGelu", domain=MS, produces=[Add, Gelu])
+def bias_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _gelu("erf", node, ctx)
+
+
+@extractor("onnx", "FastGelu", domain=MS, produces=[Add, Gelu])
+@with_defaults({1: HANDLED})
+def fast_gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _gelu("tanh", node, ctx)

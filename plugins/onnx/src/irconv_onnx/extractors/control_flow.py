@@ -12,14 +12,15 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, i64
 from irconv.graph import Graph, Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import Const, If, Loop, Squeeze, TensorIterator, Unsqueeze
+from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
 
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 from irconv_onnx.meta import CAPTURES
 
 
 def _bodies(ctx: ExtractContext) -> dict[str, Graph]:
-    return ctx.source_op.bodies
+    return dict(ctx.source_op.bodies)
 
 
 def _own_inputs(ctx: ExtractContext, captures: list[str]) -> int:
@@ -27,10 +28,8 @@ def _own_inputs(ctx: ExtractContext, captures: list[str]) -> int:
     return len(ctx.inputs) - len(captures)
 
 
+@extractor("onnx", "If", produces=[If])
 def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import If
-    from irconv_opset.ops.control_flow import BodyInput, BodyOutput
-
     bodies = _bodies(ctx)
     then_body, else_body = ctx.body("then_branch"), ctx.body("else_branch")
     external = 1
@@ -51,8 +50,6 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _stack_scan_outputs(body: Graph, first: int) -> None:
     """ONNX stacks scan outputs on a new leading axis: unsqueeze before OpenVINO concatenates."""
-    from irconv_opset import Const, Unsqueeze
-
     for result in body.results()[first:]:
         source = result.in_port(0).get_source()
         assert source is not None
@@ -61,10 +58,9 @@ def _stack_scan_outputs(body: Graph, first: int) -> None:
         unsqueeze.out_port(0).connect(result.in_port(0))
 
 
+@extractor("onnx", "Loop", produces=[Loop, Unsqueeze])
+@with_defaults({0: HANDLED, 1: HANDLED})
 def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Loop
-    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
-
     body = ctx.body("body")
     captures = body.meta.get(CAPTURES) or []
     own = _own_inputs(ctx, captures)
@@ -90,8 +86,6 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
     """The body sees one slice without the scan axis: squeeze it right after the Parameter."""
-    from irconv_opset import Const, Squeeze
-
     for parameter, axis in zip(body.parameters()[first:first + len(axes)], axes, strict=False):
         port = parameter.out_port(0)
         users = port.get_destinations()
@@ -104,8 +98,6 @@ def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
 
 
 def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
-    from irconv_opset import Const, Unsqueeze
-
     for result, axis in zip(body.results()[first:], axes, strict=False):
         source = result.in_port(0).get_source()
         assert source is not None
@@ -114,6 +106,7 @@ def _unsqueeze_scan_outputs(body: Graph, first: int, axes: list[int]) -> None:
         unsqueeze.out_port(0).connect(result.in_port(0))
 
 
+@extractor("onnx", "Scan", versions=(9, None), produces=[TensorIterator, Squeeze, Unsqueeze])
 def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-9+ as a TensorIterator: states are back edges, scan inputs/outputs are sliced."""
     a = ctx.attrs
@@ -129,12 +122,12 @@ def _scan(node: Node, ctx: ExtractContext) -> list[OutPort]:
                           a.ints("scan_output_axes", [0] * outputs), a.ints("scan_output_directions", [0] * outputs))
 
 
+@extractor("onnx", "Scan", versions=(8, 8), produces=[TensorIterator, Squeeze, Unsqueeze])
+@with_defaults({0: HANDLED})
 def _scan_batched(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scan-8: every state and scan input has a leading batch axis (scans run along axis 1).
     Supported for a batch of one without sequence_lens: the batch axis is dropped around a
     Scan-9 iteration."""
-    from irconv_opset import Squeeze, Unsqueeze
-
     a = ctx.attrs
     body = ctx.body("body")
     captures = body.meta.get(CAPTURES) or []
@@ -159,9 +152,6 @@ def _scan_batched(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _scan_iterator(ctx: ExtractContext, body: Graph, states: list[OutPort], scans: list[OutPort],
                    captures: list[OutPort], in_axes: list[int], in_dirs: list[int], out_axes: list[int],
                    out_dirs: list[int]) -> list[OutPort]:
-    from irconv_opset import TensorIterator
-    from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
-
     def spec(axis: int, reverse: int) -> SliceSpec:
         return SliceSpec(axis=axis, start=-1, stride=-1, part_size=1, end=0) if reverse else SliceSpec(axis=axis)
 
@@ -178,15 +168,3 @@ def _scan_iterator(ctx: ExtractContext, body: Graph, states: list[OutPort], scan
                         back_edges=tuple(back_edges))
     created = ctx.add(op, [*states, *scans, *captures], "scan")
     return [created.out_port(i) for i in range(n_states + outputs)]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [
-        extractor("onnx", "If", _if, produces=[o.If]),
-        extractor("onnx", "Loop", WithDefaults(_loop, {0: HANDLED, 1: HANDLED}), produces=[o.Loop]),
-        extractor("onnx", "Scan", WithDefaults(_scan_batched, {0: HANDLED}), versions=(8, 8),
-                  produces=[o.TensorIterator]),
-        extractor("onnx", "Scan", _scan, versions=(9, None), produces=[o.TensorIterator]),
-    ]

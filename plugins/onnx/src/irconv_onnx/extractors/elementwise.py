@@ -3,39 +3,79 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, i64
+from irconv.frontend import aliases, const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    BitwiseAnd,
+    BitwiseLeftShift,
+    BitwiseOr,
+    BitwiseRightShift,
+    BitwiseXor,
+    Convert,
+    Divide,
+    Equal,
+    FloorMod,
+    Greater,
+    GreaterEqual,
+    IsInf,
+    IsNaN,
+    Less,
+    LessEqual,
+    LogicalAnd,
+    LogicalNot,
+    LogicalOr,
+    LogicalXor,
+    Maximum,
+    Minimum,
+    Mod,
+    Multiply,
+    Power,
+    PReLU,
+    Select,
+    Subtract,
+    Unsqueeze,
+)
 
-from irconv_onnx.extractors._common import opset
+#: ONNX ops that are one opset op on two inputs.
+BINARY: dict[str, type[Op]] = {
+    "Add": Add, "Sub": Subtract, "Mul": Multiply,
+    "Equal": Equal, "Less": Less, "LessOrEqual": LessEqual,
+    "And": LogicalAnd, "Or": LogicalOr, "Xor": LogicalXor,
+    "BitwiseAnd": BitwiseAnd, "BitwiseOr": BitwiseOr, "BitwiseXor": BitwiseXor,
+}
 
 
-def _binary(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+def binary(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _binary(BINARY[ctx.source_op.op_type], ctx)
+
+
+BINARY_RECORDS = [record for name, made in BINARY.items()
+                  for record in aliases("onnx", [name], binary, produces=[made, Unsqueeze])]
+
+
+def _binary(make: Callable[[], Op], ctx: ExtractContext) -> list[OutPort]:
     """Before opset 7, ``broadcast=1, axis=k`` aligns B with A starting at axis k."""
     a = ctx.attrs
+    b = ctx.input(1)
     if a.int("broadcast", 0) and "axis" in a:
-        from irconv_opset import Unsqueeze
-
         rank_a, rank_b = ctx.input_rank(0), ctx.input_rank(1)
         if rank_a is None or rank_b is None:
             raise a.bad("axis", a.int("axis"), "legacy axis broadcasting needs known input ranks")
         axis = a.int("axis") % rank_a
         trailing = rank_a - axis - rank_b
-        b = ctx.input(1)
         if trailing > 0:
             b = ctx.op(Unsqueeze(), b, i64(ctx, np.arange(rank_b, rank_b + trailing)),
                        suffix="aligned")
-        return [ctx.op(make(), ctx.input(0), b)]
-    return make()
+    return [ctx.op(make(), ctx.input(0), b)]
 
 
-def _variadic(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _variadic(make: Callable[[], Op], ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs)
     port = ctx.input(0)
     for i in range(1, count):
@@ -43,32 +83,45 @@ def _variadic(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> list[O
     return [port]
 
 
-def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Add, Divide
+@extractor("onnx", "Max", produces=[Maximum])
+def maximum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _variadic(Maximum, ctx)
 
+
+@extractor("onnx", "Min", produces=[Minimum])
+def minimum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _variadic(Minimum, ctx)
+
+
+@extractor("onnx", "Sum", produces=[Add])
+def sum_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _variadic(Add, ctx)
+
+
+@extractor("onnx", "Mean", produces=[Add, Divide])
+def _mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs)
-    (total,) = _variadic(Add, node, ctx)
+    (total,) = _variadic(Add, ctx)
     if count == 1:
         return [total]
     return [ctx.op(Divide(), total, const_like(ctx, count, ctx.input(0)), suffix="mean")]
 
 
-def _div(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Divide
+@extractor("onnx", "Div", produces=[Divide])
+def _div(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Divide(m_pythondiv=False), ctx.input(0), ctx.input(1))]  # ONNX integer division truncates
 
-    return Divide(m_pythondiv=False)  # ONNX integer division truncates
 
-
-def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+@extractor("onnx", "Mod", versions=(10, None),
+           produces=[Mod, FloorMod, Select, LogicalNot, LogicalOr, LogicalAnd, IsInf, IsNaN, Equal, Less])
+def _mod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Mod (fmod=1, C's fmod) or FloorMod (fmod=0, Python's %). For floats the CPU plugin
     gives NaN for a finite x by an infinite y, where the answer is x (for fmod=0: x when it
     is 0 or has y's sign, else y), so those elements are chosen with a Select."""
-    from irconv_opset import Equal, FloorMod, IsInf, IsNaN, Less, LogicalAnd, LogicalNot, LogicalOr, Mod, Select
-
     fmod = bool(ctx.attrs.int("fmod", 0))
     x, y = ctx.input(0), ctx.input(1)
     if not x.data.element_type.is_float or x.data.element_type.is_narrow_float:
-        return Mod() if fmod else FloorMod()
+        return [ctx.op(Mod() if fmod else FloorMod(), x, y)]
     result = ctx.op(Mod() if fmod else FloorMod(), x, y, suffix="mod")
     finite_x = ctx.op(LogicalNot(), ctx.op(LogicalOr(), ctx.op(IsInf(), x, suffix="x_inf"),
                                            ctx.op(IsNaN(), x, suffix="x_nan"), suffix="x_not_finite"), suffix="x_finite")
@@ -83,18 +136,11 @@ def _mod(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     return [ctx.op(Select(), by_infinity, exact, result)]
 
 
+@extractor("onnx", "BitShift", versions=(11, None),
+           produces=[BitwiseLeftShift, BitwiseRightShift, GreaterEqual, Less, LogicalOr, Select])
 def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Shifts by a negative amount or by the width or more shift everything out: 0, or the sign
     fill for a right shift of a negative signed value."""
-    from irconv_opset import (
-        BitwiseLeftShift,
-        BitwiseRightShift,
-        GreaterEqual,
-        Less,
-        LogicalOr,
-        Select,
-    )
-
     direction = ctx.attrs.choice("direction", ["LEFT", "RIGHT"])
     x, shift = ctx.input(0), ctx.input(1)
     op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
@@ -115,22 +161,24 @@ def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), too_far, fill, shifted)]
 
 
-def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
-    """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope (per channel before opset 7)."""
-    from irconv_opset import Less, Multiply, PReLU, Select
+@extractor("onnx", "PRelu", versions=(1, 6), produces=[PReLU])
+def prelu_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The slope per channel before opset 7."""
+    return [ctx.op(PReLU(), ctx.input(0), ctx.input(1))]
 
-    if opset(ctx) < 7:
-        return PReLU()
+
+@extractor("onnx", "PRelu", versions=(7, None), produces=[Less, Multiply, Select])
+def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """x < 0 ? x * slope : x, with ONNX's numpy broadcasting of the slope."""
     x, slope = ctx.input(0), ctx.input(1)
     negative = ctx.op(Less(), x, const_like(ctx, 0, x), suffix="negative")
     scaled = ctx.op(Multiply(), x, slope, suffix="scaled")
     return [ctx.op(Select(), negative, scaled, x)]
 
 
+@extractor("onnx", "Pow", produces=[Convert, Power])
 def _pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ONNX allows an exponent of another type: convert it to the base's type."""
-    from irconv_opset import Convert, Power
-
     base, exponent = ctx.input(0), ctx.input(1)
     et = base.data.element_type
     if et is not ElementType.dynamic and exponent.data.element_type is not et:
@@ -138,45 +186,24 @@ def _pow(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Power(), base, exponent)]
 
 
-def _greater(or_equal: bool, node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+def _greater(or_equal: bool, ctx: ExtractContext) -> list[OutPort]:
     """``a > b`` as ``b < a`` for floats: the CPU plugin's Greater and GreaterEqual are true
     when an operand is NaN (Less and LessEqual are not)."""
-    from irconv_opset import Greater, GreaterEqual, Less, LessEqual
-
     if ctx.input_type(0).is_float and "broadcast" not in ctx.attrs:
         return [ctx.op(LessEqual() if or_equal else Less(), ctx.input(1), ctx.input(0))]
-    return _binary(GreaterEqual if or_equal else Greater, node, ctx)
+    return _binary(GreaterEqual if or_equal else Greater, ctx)
 
 
-def _where(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Select
+@extractor("onnx", "Greater", produces=[Less, Greater, Unsqueeze])
+def greater(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _greater(False, ctx)
 
-    return Select()
+
+@extractor("onnx", "GreaterOrEqual", produces=[LessEqual, GreaterEqual, Unsqueeze])
+def greater_or_equal(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _greater(True, ctx)
 
 
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    simple = {
-        "Add": o.Add, "Sub": o.Subtract, "Mul": o.Multiply,
-        "Equal": o.Equal, "Less": o.Less, "LessOrEqual": o.LessEqual,
-        "And": o.LogicalAnd, "Or": o.LogicalOr, "Xor": o.LogicalXor,
-        "BitwiseAnd": o.BitwiseAnd, "BitwiseOr": o.BitwiseOr, "BitwiseXor": o.BitwiseXor,
-    }
-    result = [extractor("onnx", name, partial(_binary, cls), produces=[cls]) for name, cls in simple.items()]
-    result += [
-        extractor("onnx", "Greater", partial(_greater, False), produces=[o.Less, o.Greater]),
-        extractor("onnx", "GreaterOrEqual", partial(_greater, True), produces=[o.LessEqual, o.GreaterEqual]),
-        extractor("onnx", "Pow", _pow, produces=[o.Power]),
-        extractor("onnx", "Div", _div, produces=[o.Divide]),
-        extractor("onnx", "Mod", _mod, versions=(10, None), produces=[o.Mod, o.FloorMod, o.Select]),
-        extractor("onnx", "BitShift", _bit_shift, versions=(11, None),
-                  produces=[o.BitwiseLeftShift, o.BitwiseRightShift]),
-        extractor("onnx", "Max", partial(_variadic, o.Maximum), produces=[o.Maximum]),
-        extractor("onnx", "Min", partial(_variadic, o.Minimum), produces=[o.Minimum]),
-        extractor("onnx", "Sum", partial(_variadic, o.Add), produces=[o.Add]),
-        extractor("onnx", "Mean", _mean, produces=[o.Add, o.Divide]),
-        extractor("onnx", "PRelu", _prelu, produces=[o.Select]),
-        extractor("onnx", "Where", _where, versions=(9, None), produces=[o.Select]),
-    ]
-    return result
+@extractor("onnx", "Where", versions=(9, None), produces=[Select])
+def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Select(), ctx.input(0), ctx.input(1), ctx.input(2))]

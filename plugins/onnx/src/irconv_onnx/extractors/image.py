@@ -6,12 +6,36 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Concat,
+    Convert,
+    ConvertLike,
+    Divide,
+    Floor,
+    Gather,
+    GridSample,
+    Interpolate,
+    MatMul,
+    Maximum,
+    Multiply,
+    Range,
+    ReduceMax,
+    ReduceMin,
+    Reshape,
+    ROIAlign,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Subtract,
+    Unsqueeze,
+)
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.nms import IOU_STRICTLY_ABOVE_OPS, SUPPRESS_OPS, BoxEncoding, iou_strictly_above, suppress
 
-from irconv_onnx.extractors._common import opset
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults, constant
+from irconv_onnx.extractors._optional import HANDLED, constant, with_defaults
 
 _MODES = {"nearest": "nearest", "linear": "linear_onnx", "cubic": "cubic"}
 _COORDINATES = ("half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners")
@@ -20,29 +44,38 @@ _NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 def _interpolate(ctx: ExtractContext, x: OutPort, target: OutPort, by_sizes: bool, axes: OutPort | None,
                  **options: object) -> OutPort:
-    from irconv_opset import Interpolate
-
-    op = Interpolate(shape_calculation_mode="sizes" if by_sizes else "scales", **options)  # type: ignore[arg-type]
+    op = Interpolate(shape_calculation_mode="sizes" if by_sizes else "scales", **options)
     inputs = [x, target] + ([axes] if axes is not None else [])
     return ctx.op(op, *inputs)
 
 
-def _upsample(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("onnx", "Upsample", versions=(7, 8), produces=[Interpolate])
+def upsample_v7(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The scales are an attribute before opset 9."""
+    return _upsample(ctx, f32(ctx, ctx.attrs.floats("scales"), "scales"))
+
+
+@extractor("onnx", "Upsample", versions=(9, None), produces=[Interpolate])
+def upsample_v9(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _upsample(ctx, ctx.input(1))
+
+
+@extractor("onnx", "Resize", versions=(10, 10), produces=[Interpolate])
+def resize_v10(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _upsample(ctx, ctx.input(1))
+
+
+def _upsample(ctx: ExtractContext, scales: OutPort) -> list[OutPort]:
     """Upsample and Resize-10: asymmetric coordinates, floor for nearest."""
-    a = ctx.attrs
-    mode = a.choice("mode", ["nearest", "linear", "bilinear"], "nearest")
-    if ctx.source_op.op_type == "Upsample" and opset(ctx) < 9:
-        scales = f32(ctx, a.floats("scales"), "scales")
-    else:
-        scales = ctx.input(1)
+    mode = ctx.attrs.choice("mode", ["nearest", "linear", "bilinear"], "nearest")
     return [_interpolate(ctx, ctx.input(0), scales, False, None,
                          mode="nearest" if mode == "nearest" else "linear_onnx",
                          coordinate_transformation_mode="asymmetric", nearest_mode="floor")]
 
 
+@extractor("onnx", "Resize", versions=(11, None), produces=[Interpolate, Add, Convert, Divide, Floor, Gather, Multiply, ShapeOf, ReduceMax, ReduceMin])
+@with_defaults({1: HANDLED, 2: HANDLED, 3: HANDLED})
 def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Convert
-
     a = ctx.attrs
     mode = a.choice("mode", list(_MODES), "nearest")
     coordinates = a.str("coordinate_transformation_mode", "half_pixel")
@@ -73,8 +106,6 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _aspect_sizes(ctx: ExtractContext, policy: str, axes: list[int] | None) -> OutPort:
     """One scale for all axes (the smallest or largest sizes/input ratio), sizes rounded from it."""
-    from irconv_opset import Add, Convert, Divide, Floor, Gather, Multiply, ReduceMax, ReduceMin
-
     dims = shape_of(ctx, ctx.input(0))
     if axes:
         dims = ctx.op(Gather(), dims, i64(ctx, axes), i64(ctx, 0), suffix="axis_dims")
@@ -96,13 +127,12 @@ def _is_empty(ctx: ExtractContext, idx: int) -> bool:
     return ctx.input(idx).data.shape == (0,)
 
 
+@extractor("onnx", "GridSample", versions=(16, None), produces=[GridSample])
 def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import GridSample
-
     a = ctx.attrs
     modes = {"linear": "bilinear", "bilinear": "bilinear", "cubic": "bicubic", "bicubic": "bicubic",
              "nearest": "nearest"}
-    mode = a.choice("mode", list(modes), "linear" if opset(ctx) >= 20 else "bilinear")
+    mode = a.choice("mode", list(modes), "bilinear")  # "linear" from opset 20: the same
     padding = a.choice("padding_mode", ["zeros", "border", "reflection"], "zeros")
     rank = ctx.input(0).data.shape
     if rank is not None and len(rank) != 4:
@@ -111,36 +141,48 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1))]
 
 
-def _roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ROIAlign
+@extractor("onnx", "RoiAlign", versions=(10, 15), produces=[ROIAlign])
+def roi_align_v10(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Before opset 16 the sampling grid is not shifted by half a pixel."""
+    return [_roi_align(ctx, "output_half_pixel")]
 
+
+@extractor("onnx", "RoiAlign", versions=(16, None), produces=[ROIAlign])
+def roi_align_v16(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_roi_align(ctx, "half_pixel")]
+
+
+def _roi_align(ctx: ExtractContext, default_coordinates: str) -> OutPort:
     a = ctx.attrs
     mode = a.choice("mode", ["avg", "max"], "avg")
-    coordinates = a.str("coordinate_transformation_mode", "half_pixel" if opset(ctx) >= 16 else "output_half_pixel")
+    coordinates = a.str("coordinate_transformation_mode", default_coordinates)
     aligned = {"output_half_pixel": "asymmetric", "half_pixel": "half_pixel_for_nn"}
     if coordinates not in aligned:
         raise a.bad("coordinate_transformation_mode", coordinates, "expected half_pixel or output_half_pixel")
     op = ROIAlign(pooled_h=a.int("output_height", 1), pooled_w=a.int("output_width", 1),
                   sampling_ratio=a.int("sampling_ratio", 0), spatial_scale=a.float("spatial_scale", 1.0),
                   mode=mode, aligned_mode=aligned[coordinates])
-    return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2))]
+    return ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2))
 
 
+@extractor("onnx", "NonMaxSuppression", versions=(10, None), produces=[*SUPPRESS_OPS, *IOU_STRICTLY_ABOVE_OPS])
+@with_defaults({
+            2: constant([0], np.int64),  # no boxes per class
+            3: constant([0.0], np.float32),
+            4: constant([-np.finfo(np.float32).max], np.float32),  # no score threshold
+        })
 def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ONNX suppresses a box when IoU > threshold, OpenVINO when IoU >= threshold."""
-    from irconv_opset.lowering.nms import BoxEncoding, iou_strictly_above, suppress
-
     encoding = BoxEncoding.CENTER if ctx.attrs.int("center_point_box", 0) else BoxEncoding.CORNER
     nms = suppress(ctx, ctx.input(0), ctx.input(1), ctx.input(2), iou_strictly_above(ctx, ctx.input(3)),
                    ctx.input(4), encoding=encoding, sort_descending=False, suffix="nms")
     return [nms.out_port(0)]
 
 
+@extractor("onnx", "AffineGrid", versions=(20, None), produces=[Range, Broadcast, MatMul, Add, Concat, Convert, ConvertLike, Divide, Gather, Maximum, Multiply, Reshape, Slice, Squeeze, Subtract, Unsqueeze])
 def _affine_grid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """AffineGrid-20 (2-D and 3-D), sizes known at run time: a grid of normalised pixel
     coordinates [x, y, (z), 1] (x along the last axis) times theta transposed."""
-    from irconv_opset import Broadcast, Concat, Convert, Gather, MatMul, Reshape, Slice, Unsqueeze
-
     a = ctx.attrs
     theta = ctx.input(0)
     shape = ctx.input_shape(0)
@@ -171,8 +213,6 @@ def _affine_grid(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _normalised_coordinates(ctx: ExtractContext, dim: OutPort, like: OutPort, align: bool, k: int) -> OutPort:
     """Pixel i of ``dim`` in [-1, 1]: -1 + 2i / (dim - 1) at the corners, else (2i + 1) / dim - 1."""
-    from irconv_opset import Add, ConvertLike, Divide, Maximum, Multiply, Range, Squeeze, Subtract
-
     et = like.data.element_type if like.data.element_type.is_float else ElementType.f32
     n = ctx.op(Squeeze(), dim, i64(ctx, [0]), suffix=f"n{k}")
     index = ctx.op(Range(output_type=et), i64(ctx, 0), n, i64(ctx, 1), suffix=f"index{k}")
@@ -185,23 +225,3 @@ def _normalised_coordinates(ctx: ExtractContext, dim: OutPort, like: OutPort, al
         centre = ctx.op(Add(), ctx.op(Multiply(), index, two, suffix=f"twice{k}"), one, suffix=f"centre{k}")
         scaled = ctx.op(Divide(), centre, n_float, suffix=f"scaled{k}")
     return ctx.op(Subtract(), scaled, one, suffix=f"normalised{k}")
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-    from irconv_opset.lowering.nms import IOU_STRICTLY_ABOVE_OPS, SUPPRESS_OPS
-
-    return [
-        extractor("onnx", "Upsample", _upsample, versions=(7, None), produces=[o.Interpolate]),
-        extractor("onnx", "Resize", _upsample, versions=(10, 10), produces=[o.Interpolate]),
-        extractor("onnx", "Resize", WithDefaults(_resize, {1: HANDLED, 2: HANDLED, 3: HANDLED}), versions=(11, None),
-                  produces=[o.Interpolate]),
-        extractor("onnx", "GridSample", _grid_sample, versions=(16, None), produces=[o.GridSample]),
-        extractor("onnx", "AffineGrid", _affine_grid, versions=(20, None), produces=[o.Range, o.Broadcast, o.MatMul]),
-        extractor("onnx", "RoiAlign", _roi_align, versions=(10, None), produces=[o.ROIAlign]),
-        extractor("onnx", "NonMaxSuppression", WithDefaults(_nms, {
-            2: constant([0], np.int64),  # no boxes per class
-            3: constant([0.0], np.float32),
-            4: constant([-np.finfo(np.float32).max], np.float32),  # no score threshold
-        }), versions=(10, None), produces=[*SUPPRESS_OPS, *IOU_STRICTLY_ABOVE_OPS]),
-    ]

@@ -6,28 +6,31 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import (
+    Broadcast,
+    ConvertLike,
+    Divide,
+    Gather,
+    GatherElements,
+    Multiply,
+    Negative,
+    NotEqual,
+    Range,
+    ReduceSum,
+    Select,
+    ShapeOf,
+    Squeeze,
+    Unsqueeze,
+)
 from irconv_opset.build import all_axes
 
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 
+@extractor("onnx", "NegativeLogLikelihoodLoss", versions=(12, None), produces=[GatherElements, Multiply, ReduceSum, Broadcast, ConvertLike, Divide, Gather, Negative, NotEqual, Range, Select, ShapeOf, Squeeze, Unsqueeze])
+@with_defaults({2: HANDLED})
 def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """loss = -input[n, t, ...] * weight[t], zero where t == ignore_index; then none/sum/mean."""
-    from irconv_opset import (
-        ConvertLike,
-        Divide,
-        Gather,
-        GatherElements,
-        Multiply,
-        Negative,
-        NotEqual,
-        ReduceSum,
-        Select,
-        Squeeze,
-        Unsqueeze,
-    )
-
     a = ctx.attrs
     reduction = a.choice("reduction", ["none", "sum", "mean"], "mean")
     scores, target = ctx.input(0), ctx.input(1)
@@ -54,17 +57,8 @@ def _nll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if reduction == "sum":
         return [total]
     if weight is None:
-        from irconv_opset import Broadcast, ShapeOf
-
         ones = ctx.op(Broadcast(), const_like(ctx, 1, scores, "one"), ctx.op(ShapeOf(), picked), suffix="ones")
         count = ctx.op(ReduceSum(keep_dims=False), ones, all_axes(ctx, picked), suffix="count")
     else:
         count = ctx.op(ReduceSum(keep_dims=False), weight, all_axes(ctx, weight), suffix="weight_sum")
     return [ctx.op(Divide(), total, count)]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [extractor("onnx", "NegativeLogLikelihoodLoss", WithDefaults(_nll, {2: HANDLED}), versions=(12, None),
-                      produces=[o.GatherElements, o.Multiply, o.ReduceSum])]

@@ -11,27 +11,30 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import (
+    Gather,
+    Greater,
+    Reshape,
+    Select,
+)
 
-from irconv_onnx.extractors._forest import Branch, Forest, Leaf, lower_forest
+from irconv_onnx.extractors._forest import FOREST_OPS, Branch, Forest, Leaf, lower_forest
 
 ML = "ai.onnx.ml"
 
 
+@extractor("onnx", "Binarizer", domain=ML, produces=[Greater, Select])
 def _binarizer(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``x > threshold`` as 1 / 0 of x's type."""
-    from irconv_opset import Greater, Select
-
     x = ctx.input(0)
     above = ctx.op(Greater(), x, const_like(ctx, ctx.attrs.float("threshold", 0.0), x, "threshold"), suffix="above")
     return [ctx.op(Select(), above, const_like(ctx, 1, x, "one"), const_like(ctx, 0, x, "zero"))]
 
 
+@extractor("onnx", "ArrayFeatureExtractor", domain=ML, produces=[Gather, Reshape])
 def _array_feature_extractor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gather on the last axis with the indices flattened; a 1-D input gives one row
     (``[1, k]``), as onnxruntime and the reference do."""
-    from irconv_opset import Gather, Reshape
-
     x = ctx.input(0)
     indices = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [-1]), suffix="indices_flat")
     if ctx.input_rank(0) == 1:
@@ -93,16 +96,6 @@ def _tree_ensemble_forest(ctx: ExtractContext) -> Forest:
     return Forest(branches, leaves, children, roots, a.int("n_targets"), aggregate, post)
 
 
+@extractor("onnx", "TreeEnsemble", versions=(5, None), domain=ML, produces=FOREST_OPS)
 def _tree_ensemble(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [lower_forest(ctx, ctx.input(0), _tree_ensemble_forest(ctx))]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [
-        extractor("onnx", "Binarizer", _binarizer, domain=ML, produces=[o.Greater, o.Select]),
-        extractor("onnx", "ArrayFeatureExtractor", _array_feature_extractor, domain=ML, produces=[o.Gather]),
-        extractor("onnx", "TreeEnsemble", _tree_ensemble, versions=(5, None), domain=ML,
-                  produces=[o.Gather, o.Less, o.Equal, o.ReduceLogicalAnd, o.MatMul]),
-    ]

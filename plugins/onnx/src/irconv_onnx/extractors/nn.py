@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Concat,
+    Convert,
+    DeformableConvolution,
+    Divide,
+    Einsum,
+    FloorMod,
+    Gather,
+    GroupConvolution,
+    MatMul,
+    Multiply,
+    Pad,
+    Range,
+    ReduceProd,
+    ReduceSum,
+    Reshape,
+    ScatterElementsUpdate,
+    ShapeOf,
+    Slice,
+    Split,
+    Squeeze,
+    Subtract,
+)
 from irconv_opset.build import axes_from, shape_of
 from irconv_opset.lowering.convolution import (
     CHANNEL_BIAS_OPS,
@@ -37,7 +58,8 @@ from irconv_opset.lowering.pooling import (
     max_pool,
 )
 
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._common import node_inputs
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 _AUTO_PAD = {"NOTSET": "explicit", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower", "VALID": "valid"}
 
@@ -62,7 +84,7 @@ def spatial_rank(node: Node, ctx: ExtractContext, weights_idx: int | None) -> in
     source = ctx.input(weights_idx if weights_idx is not None else 0)
     shape = source.data.shape
     if shape is None:
-        raise ConversionError(f"node {node.name!r} ({node.op.type}): the rank of input "
+        raise ConversionError(f"{ctx.where()}: the rank of input "
                               f"{weights_idx or 0} must be known (set it with --input)")
     return len(shape) - 2
 
@@ -73,12 +95,16 @@ def _bias(ctx: ExtractContext, port: OutPort, bias_idx: int, spatial: int) -> Ou
     return channel_bias(ctx, port, ctx.input(bias_idx), spatial + 2)
 
 
+@extractor("onnx", "Conv", produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS])
+@with_defaults({2: HANDLED})
 def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     spatial = spatial_rank(node, ctx, 1)
     out = convolution(ctx, ctx.input(0), ctx.input(1), conv_window(ctx.attrs, spatial), ctx.attrs.int("group", 1))
     return [_bias(ctx, out, 2, spatial)]
 
 
+@extractor("onnx", "ConvTranspose", produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS])
+@with_defaults({2: HANDLED})
 def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     spatial = spatial_rank(node, ctx, 1)
@@ -90,7 +116,7 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
         all(d is not None for d in k_shape[2:])
     if not output_shape and w.auto_pad in ("same_upper", "same_lower") and static:
         assert x_shape is not None
-        output_shape = [x_shape[2 + i] * w.strides[i] for i in range(spatial)]
+        output_shape = [int(x_shape[2 + i] or 0) * w.strides[i] for i in range(spatial)]  # static: none is None
     if output_shape:
         # ONNX derives the pads from the requested size; do it here so the IR is explicit.
         if not static:
@@ -106,11 +132,11 @@ def _conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bias(ctx, out, 2, spatial)]
 
 
+@extractor("onnx", "DeformConv", versions=(19, None), produces=[DeformableConvolution, *CHANNEL_BIAS_OPS])
+@with_defaults({3: HANDLED, 4: HANDLED})
 def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DeformConv-19 as DeformableConvolution-8 (bilinear sampling with zeros outside the image,
     the mask as modulation), plus the bias."""
-    from irconv_opset import DeformableConvolution
-
     a = ctx.attrs
     spatial = spatial_rank(node, ctx, 1)
     w = conv_window(a, spatial)
@@ -121,22 +147,11 @@ def _deform_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bias(ctx, ctx.op(op, *inputs, suffix="deform_conv"), 3, spatial)]
 
 
+@extractor("onnx", "MaxUnpool", versions=(9, None), produces=[ScatterElementsUpdate, Reshape, Add, Broadcast, Convert, Gather, Multiply, Pad, ReduceProd, ShapeOf, Subtract])
+@with_defaults({2: HANDLED})
 def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Scatter X into zeros at MaxPool's flat indices (over the whole output tensor); the output
     shape is output_shape, else (in - 1) * stride - pads + kernel per spatial axis."""
-    from irconv_opset import (
-        Add,
-        Broadcast,
-        Convert,
-        Gather,
-        Multiply,
-        Pad,
-        ReduceProd,
-        Reshape,
-        ScatterElementsUpdate,
-        Subtract,
-    )
-
     a = ctx.attrs
     kernel = a.ints("kernel_shape")
     spatial = len(kernel)
@@ -164,6 +179,7 @@ def _max_unpool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Pad(pad_mode="constant"), unpooled, i64(ctx, [0] * (2 + spatial)), end)]
 
 
+@extractor("onnx", "MaxPool", produces=[*MAX_POOL_OPS, FloorMod, Subtract, Divide, Multiply, Add])
 def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     pool_window = _pool_window(a)
@@ -174,15 +190,13 @@ def _max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     pool = max_pool(ctx, ctx.input(0), pool_window)
     indices = pool.out_port(1)
     if column_major:
-        assert shape is not None
-        indices = _column_major(ctx, indices, int(shape[2]), int(shape[3]))
+        assert shape is not None and shape[2] is not None and shape[3] is not None
+        indices = _column_major(ctx, indices, shape[2], shape[3])
     return [pool.out_port(0), indices][: len(node.out_ports())]
 
 
 def _column_major(ctx: ExtractContext, index: OutPort, height: int, width: int) -> OutPort:
     """Row-major flat indices c*H*W + h*W + w as column-major c*H*W + h + w*H."""
-    from irconv_opset import Add, Divide, FloorMod, Multiply, Subtract
-
     plane = height * width
     within = ctx.op(FloorMod(), index, i64(ctx, plane), suffix="within")
     base = ctx.op(Subtract(), index, within, suffix="plane_start")
@@ -192,6 +206,7 @@ def _column_major(ctx: ExtractContext, index: OutPort, height: int, width: int) 
                                       suffix="column_major_within"), suffix="column_major")
 
 
+@extractor("onnx", "AveragePool", produces=[*AVG_POOL_OPS, GroupConvolution, Pad, Broadcast, Divide, ShapeOf])
 def _avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     pool_window = _pool_window(a)
@@ -204,21 +219,20 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     """AvgPool with dilations as window sums over window counts, both depthwise convolutions
     with a kernel of ones; needs static channels and spatial sizes (ceil_mode adds end padding
     that is never counted)."""
-    from irconv_opset import Broadcast, Divide, GroupConvolution, Pad
-
     a = ctx.attrs
     shape = ctx.input_shape(0)
     if shape is None or any(d is None for d in shape[1:]) or w.auto_pad != "explicit":
         raise a.bad("dilations", list(w.dilations), "dilated AveragePool needs static channels and spatial sizes "
                                                     "and explicit pads")
     spatial = len(kernel)
+    dims = [int(d or 0) for d in shape[2:]]  # static: none is None
     extra = []
     for i in range(spatial):
-        size = shape[2 + i] + w.pads_begin[i] + w.pads_end[i]
+        size = dims[i] + w.pads_begin[i] + w.pads_end[i]
         reach = (kernel[i] - 1) * w.dilations[i] + 1
         if a.int("ceil_mode", 0):
             out = -(-(size - reach) // w.strides[i]) + 1
-            if (out - 1) * w.strides[i] >= shape[2 + i] + w.pads_begin[i]:
+            if (out - 1) * w.strides[i] >= dims[i] + w.pads_begin[i]:
                 out -= 1
         else:
             out = (size - reach) // w.strides[i] + 1
@@ -245,11 +259,10 @@ def _dilated_avg_pool(node: Node, ctx: ExtractContext, kernel: tuple[int, ...], 
     return ctx.op(Divide(), total, count, suffix="average")
 
 
+@extractor("onnx", "LpPool", produces=[*LP_POOL_OPS, GroupConvolution])
 def _lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(sum over the window of |x|^p)^(1/p); with dilations the window sums are a depthwise
     convolution with a kernel of ones."""
-    from irconv_opset import GroupConvolution
-
     a = ctx.attrs
     pool_window = _pool_window(a)
     w, kernel = pool_window.window, pool_window.kernel
@@ -280,16 +293,15 @@ def _global_pool(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [global_pool(ctx, x, pool, axes_from(ctx, x, 2))]
 
 
-def _mat_mul(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import MatMul
+@extractor("onnx", "MatMul", produces=[MatMul])
+def _mat_mul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(MatMul(), *node_inputs(ctx))]
 
-    return MatMul()
 
-
+@extractor("onnx", "Gemm", produces=[MatMul, Multiply, Add])
+@with_defaults({2: HANDLED})
 def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """alpha * A' B' + beta * C."""
-    from irconv_opset import Add, MatMul, Multiply
-
     a = ctx.attrs
     alpha, beta = a.float("alpha", 1.0), a.float("beta", 1.0)
     x = ctx.input(0)
@@ -305,18 +317,17 @@ def _gemm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [out]
 
 
-def _einsum(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Einsum
+@extractor("onnx", "Einsum", versions=(12, None), produces=[Einsum])
+def _einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    equation = ctx.attrs.str("equation").replace(" ", "")
+    return [ctx.op(Einsum(equation=equation), *node_inputs(ctx))]
 
-    return Einsum(equation=ctx.attrs.str("equation").replace(" ", ""))
 
-
+@extractor("onnx", "Det", versions=(11, None), produces=[Gather, ReduceProd, ReduceSum, Concat, Multiply, Reshape, ShapeOf, Slice, Split, Squeeze])
 def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Determinant of [..., N, N] for a static N <= 4 by the Leibniz formula: for every
     permutation p, sign(p) * prod_i x[i, p(i)], gathered from the flattened matrix and summed."""
     from itertools import permutations
-
-    from irconv_opset import Concat, Gather, Multiply, ReduceSum, Reshape, Slice, Split, Squeeze
 
     shape = ctx.input_shape(0)
     n = shape[-1] if shape is not None and len(shape) >= 2 and shape[-1] == shape[-2] else None
@@ -330,6 +341,7 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, [0]), suffix="batch_dims")
     target = ctx.op(Concat(axis=0), batch, i64(ctx, [n * n]), suffix="flat_shape")
     flat = ctx.op(Reshape(special_zero=False), x, target, suffix="flat")
+    assert shape is not None  # n is known
     last = len(shape) - 2  # the flattened matrix axis
     terms = ctx.op(Gather(batch_dims=0), flat, i64(ctx, index, "permutations"), i64(ctx, last), suffix="terms")
     factors = ctx.add(Split(num_splits=n), [terms, i64(ctx, last + 1)], "factors")
@@ -341,28 +353,16 @@ def _det(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceSum(keep_dims=False), signed, i64(ctx, [last]))]
 
 
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
+@extractor("onnx", "GlobalAveragePool", produces=[*GLOBAL_POOL_OPS, ShapeOf, Squeeze, Range])
+def global_average_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _global_pool("avg", node, ctx)
 
-    return [
-        extractor("onnx", "Conv", WithDefaults(_conv, {2: HANDLED}), produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS]),
-        extractor("onnx", "ConvTranspose", WithDefaults(_conv_transpose, {2: HANDLED}),
-                  produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS]),
-        extractor("onnx", "DeformConv", WithDefaults(_deform_conv, {3: HANDLED, 4: HANDLED}), versions=(19, None),
-                  produces=[o.DeformableConvolution, *CHANNEL_BIAS_OPS]),
-        extractor("onnx", "MaxPool", _max_pool,
-                  produces=[*MAX_POOL_OPS, o.FloorMod, o.Subtract, o.Divide, o.Multiply, o.Add]),
-        extractor("onnx", "MaxUnpool", WithDefaults(_max_unpool, {2: HANDLED}), versions=(9, None),
-                  produces=[o.ScatterElementsUpdate, o.Reshape]),
-        extractor("onnx", "AveragePool", _avg_pool,
-                  produces=[*AVG_POOL_OPS, o.GroupConvolution, o.Pad, o.Broadcast, o.Divide, o.ShapeOf]),
-        extractor("onnx", "LpPool", _lp_pool, produces=[*LP_POOL_OPS, o.GroupConvolution]),
-        extractor("onnx", "GlobalAveragePool", partial(_global_pool, "avg"), produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
-        extractor("onnx", "GlobalMaxPool", partial(_global_pool, "max"), produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
-        extractor("onnx", "GlobalLpPool", partial(_global_pool, "lp"), versions=(2, None),
-                  produces=[*GLOBAL_POOL_OPS, o.ShapeOf, o.Squeeze, o.Range]),
-        extractor("onnx", "MatMul", _mat_mul, produces=[o.MatMul]),
-        extractor("onnx", "Gemm", WithDefaults(_gemm, {2: HANDLED}), produces=[o.MatMul, o.Multiply, o.Add]),
-        extractor("onnx", "Einsum", _einsum, versions=(12, None), produces=[o.Einsum]),
-        extractor("onnx", "Det", _det, versions=(11, None), produces=[o.Gather, o.ReduceProd, o.ReduceSum]),
-    ]
+
+@extractor("onnx", "GlobalMaxPool", produces=[*GLOBAL_POOL_OPS, ShapeOf, Squeeze, Range])
+def global_max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _global_pool("max", node, ctx)
+
+
+@extractor("onnx", "GlobalLpPool", versions=(2, None), produces=[*GLOBAL_POOL_OPS, ShapeOf, Squeeze, Range])
+def global_lp_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _global_pool("lp", node, ctx)

@@ -6,16 +6,37 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv_opset import (
+    LRN,
+    Add,
+    BatchNormInference,
+    Concat,
+    Divide,
+    Equal,
+    GroupNormalization,
+    Multiply,
+    Range,
+    ReduceL1,
+    ReduceL2,
+    ReduceMean,
+    Reshape,
+    Select,
+    ShapeOf,
+    Sqrt,
+    Squeeze,
+    Subtract,
+    Tile,
+    Unsqueeze,
+)
 from irconv_opset.build import axes_from
+from irconv_opset.lowering.normalization import NORMALIZED_OPS, Affine, normalized
 
-from irconv_onnx.extractors._common import opset
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 
+@extractor("onnx", "BatchNormalization", produces=[BatchNormInference, Concat, ReduceMean, Subtract, Multiply, Sqrt, Add,
+                            Divide, Squeeze, Unsqueeze, ShapeOf, Range])
 def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import BatchNormInference
-
     a = ctx.attrs
     if a.int("training_mode", 0):
         return _batch_norm_training(node, ctx)
@@ -27,8 +48,6 @@ def _batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _batch_norm_training(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Batch statistics normalize; running statistics are blended with ``momentum``."""
-    from irconv_opset import Add, Concat, Divide, Multiply, ReduceMean, Sqrt, Squeeze, Subtract
-
     a = ctx.attrs
     eps, momentum = a.float("epsilon", 1e-5), a.float("momentum", 0.9)
     x = ctx.input(0)
@@ -53,8 +72,6 @@ def _batch_norm_training(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPort:
     """[C] -> [C, 1, ..., 1] so it broadcasts against [N, C, spatial...]."""
-    from irconv_opset import Unsqueeze
-
     rank = ctx.input_rank(0)
     if rank is None:
 
@@ -63,9 +80,8 @@ def _channel_vector(ctx: ExtractContext, port: OutPort, data: OutPort) -> OutPor
     return ctx.op(Unsqueeze(), port, i64(ctx, list(range(1, rank - 1))), suffix="per_channel")
 
 
+@extractor("onnx", "InstanceNormalization", produces=[*NORMALIZED_OPS])
 def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset.lowering.normalization import Affine, normalized
-
     rank = ctx.input_rank(0)
     if rank is None:
         raise ctx.attrs.bad("input", "dynamic rank", "the data rank must be known")
@@ -73,11 +89,10 @@ def _instance_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [normalized(ctx, ctx.input(0), range(2, rank), ctx.attrs.float("epsilon", 1e-5), affine)]
 
 
+@extractor("onnx", "LayerNormalization", versions=(17, None), produces=[*NORMALIZED_OPS, ReduceMean, Subtract, Sqrt, Divide, Range, ShapeOf, Squeeze])
+@with_defaults({2: HANDLED})
 def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MVN over axes [axis..] then scale and bias; Mean/InvStdDev outputs computed when used."""
-    from irconv_opset import Add, Divide, Multiply, ReduceMean, Sqrt, Subtract
-    from irconv_opset.lowering.normalization import Affine, normalized
-
     a = ctx.attrs
     axis, eps = a.int("axis", -1), a.float("epsilon", 1e-5)
     x = ctx.input(0)
@@ -99,36 +114,44 @@ def _layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [y, mean, inv][: len(outputs)]
 
 
-def _group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import GroupNormalization, Reshape, Tile, Unsqueeze
-
+@extractor("onnx", "GroupNormalization", versions=(18, 20), produces=[GroupNormalization, Unsqueeze, Tile, Reshape])
+def group_norm_v18(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Before opset 21 scale and bias are per group: repeated per channel."""
     a = ctx.attrs
-    groups, eps = a.int("num_groups"), a.float("epsilon", 1e-5)
-    scale, bias = ctx.input(1), ctx.input(2)
-    if opset(ctx) < 21:  # scale and bias are per group: repeat them per channel
-        shape = ctx.input_shape(0)
-        if shape is None or shape[1] is None:
-            raise a.bad("num_groups", groups, "per-group scale (opset 18) needs a static channel count")
-        per = shape[1] // groups
-        def repeat(port: OutPort, name: str) -> OutPort:
-            col = ctx.op(Unsqueeze(), port, i64(ctx, [1]), suffix=f"{name}_col")
-            tiled = ctx.op(Tile(), col, i64(ctx, [1, per]), suffix=f"{name}_tiled")
-            return ctx.op(Reshape(special_zero=False), tiled, i64(ctx, [-1]), suffix=name)
-        scale, bias = repeat(scale, "scale"), repeat(bias, "bias")
-    return [ctx.op(GroupNormalization(num_groups=groups, epsilon=eps), ctx.input(0), scale, bias)]
+    groups = a.int("num_groups")
+    shape = ctx.input_shape(0)
+    if shape is None or shape[1] is None:
+        raise a.bad("num_groups", groups, "per-group scale (opset 18) needs a static channel count")
+    per = shape[1] // groups
+
+    def repeat(port: OutPort, name: str) -> OutPort:
+        col = ctx.op(Unsqueeze(), port, i64(ctx, [1]), suffix=f"{name}_col")
+        tiled = ctx.op(Tile(), col, i64(ctx, [1, per]), suffix=f"{name}_tiled")
+        return ctx.op(Reshape(special_zero=False), tiled, i64(ctx, [-1]), suffix=name)
+
+    return [_group_norm(ctx, repeat(ctx.input(1), "scale"), repeat(ctx.input(2), "bias"))]
 
 
+@extractor("onnx", "GroupNormalization", versions=(21, None), produces=[GroupNormalization])
+def group_norm_v21(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_group_norm(ctx, ctx.input(1), ctx.input(2))]
+
+
+def _group_norm(ctx: ExtractContext, scale: OutPort, bias: OutPort) -> OutPort:
+    a = ctx.attrs
+    op = GroupNormalization(num_groups=a.int("num_groups"), epsilon=a.float("epsilon", 1e-5))
+    return ctx.op(op, ctx.input(0), scale, bias)
+
+
+@extractor("onnx", "LRN", produces=[LRN])
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import LRN
-
     a = ctx.attrs
     op = LRN(alpha=a.float("alpha", 1e-4), beta=a.float("beta", 0.75), bias=a.float("bias", 1.0), size=a.int("size"))
     return [ctx.op(op, ctx.input(0), i64(ctx, [1], "axes"))]
 
 
+@extractor("onnx", "LpNormalization", produces=[ReduceL1, ReduceL2, Divide, Equal, Select])
 def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Divide, Equal, ReduceL1, ReduceL2, Select
-
     a = ctx.attrs
     p, axis = a.int("p", 2), a.int("axis", -1)
     if p not in (1, 2):
@@ -138,20 +161,3 @@ def _lp_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     zero = const_like(ctx, 0, x, "zero")
     is_zero = ctx.op(Equal(), norm, zero, suffix="is_zero")
     return [ctx.op(Select(), is_zero, zero, ctx.op(Divide(), x, norm, suffix="divided"))]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-    from irconv_opset.lowering.normalization import NORMALIZED_OPS
-
-    return [
-        extractor("onnx", "BatchNormalization", _batch_norm,
-                  produces=[o.BatchNormInference, o.Concat, o.ReduceMean, o.Subtract, o.Multiply, o.Sqrt, o.Add,
-                            o.Divide, o.Squeeze, o.Unsqueeze, o.ShapeOf, o.Range]),
-        extractor("onnx", "InstanceNormalization", _instance_norm, produces=[*NORMALIZED_OPS]),
-        extractor("onnx", "LayerNormalization", WithDefaults(_layer_norm, {2: HANDLED}), versions=(17, None),
-                  produces=[*NORMALIZED_OPS, o.ReduceMean, o.Subtract, o.Sqrt, o.Divide]),
-        extractor("onnx", "GroupNormalization", _group_norm, versions=(18, None), produces=[o.GroupNormalization]),
-        extractor("onnx", "LRN", _lrn, produces=[o.LRN]),
-        extractor("onnx", "LpNormalization", _lp_norm, produces=[o.ReduceL1, o.ReduceL2, o.Divide]),
-    ]

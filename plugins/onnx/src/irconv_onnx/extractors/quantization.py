@@ -6,12 +6,39 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Clamp,
+    Concat,
+    Convert,
+    ConvertLike,
+    Divide,
+    Gather,
+    IsNaN,
+    MatMul,
+    Maximum,
+    Minimum,
+    Multiply,
+    Negative,
+    Range,
+    ReduceMax,
+    ReduceMin,
+    Reshape,
+    Round,
+    Select,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Subtract,
+)
 from irconv_opset.build import all_axes, shape_of
+from irconv_opset.lowering.convolution import CHANNEL_BIAS_OPS, CONVOLUTION_OPS, channel_bias, convolution
 
 from irconv_onnx.extractors._common import et_of_onnx
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
+
+ZERO_POINTS = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
 
 _RANGES = {
     ElementType.u8: (0, 255), ElementType.i8: (-128, 127), ElementType.u16: (0, 65535),
@@ -21,8 +48,6 @@ _RANGES = {
 
 def _along_axis(ctx: ExtractContext, param: OutPort, data_idx: int, axis: int) -> OutPort:
     """A per-axis 1-D scale/zero point reshaped to broadcast along ``axis`` of the data."""
-    from irconv_opset import Reshape
-
     shape = param.data.shape
     if shape is None or len(shape) != 1 or shape == (1,):
         return param
@@ -37,8 +62,6 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     """Scale or zero point ``idx`` shaped to broadcast against the data (input 0): per tensor,
     per ``axis``, or blocked (``block_size`` > 0: the same rank as the data, each entry
     covering ``block_size`` consecutive elements along ``axis``)."""
-    from irconv_opset import Divide, Gather, Range
-
     block = ctx.attrs.int("block_size", 0)
     if not block:
         return _along_axis(ctx, ctx.input(idx), 0, axis)
@@ -53,6 +76,10 @@ def _parameter(ctx: ExtractContext, idx: int, axis: int) -> OutPort:
     return ctx.op(Gather(), ctx.input(idx), blocks, i64(ctx, axis), suffix=f"blocked_{idx}")
 
 
+#: What ``convert_to_float8`` may build.
+FLOAT8_OPS = (Convert, Clamp, IsNaN, Select, ConvertLike)
+
+
 def convert_to_float8(ctx: ExtractContext, value: OutPort, target: ElementType, saturate: bool,
                       like: OutPort | None = None) -> OutPort:
     """``value`` cast to the 8-bit float ``target`` as ONNX's Cast does (``like``: a ConvertLike).
@@ -63,8 +90,6 @@ def convert_to_float8(ctx: ExtractContext, value: OutPort, target: ElementType, 
     Clamp first, with NaN kept (Clamp alone would turn it into the lower bound).
     """
     from irconv.narrow_float import max_finite
-    from irconv_opset import Clamp, Convert, ConvertLike, IsNaN, Select
-
     if saturate:
         source = value.data.element_type
         if not source.is_float or source.is_float8:  # Clamp in f32 (OpenVINO's Clamp takes no f8)
@@ -80,8 +105,6 @@ def convert_to_float8(ctx: ExtractContext, value: OutPort, target: ElementType, 
 def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: OutPort | None,
                     target: ElementType) -> OutPort:
     """saturate(round(value / scale) + zero_point) as ``target``."""
-    from irconv_opset import Add, Clamp, Convert, Divide, Round
-
     if target not in _RANGES:
         raise ValueError(f"quantizing to {target.value} is not supported")
     low, high = _RANGES[target]
@@ -94,6 +117,8 @@ def _quantize_float(ctx: ExtractContext, value: OutPort, scale: OutPort, zero: O
     return ctx.op(Convert(destination_type=target), y, suffix="quantized")
 
 
+@extractor("onnx", "QuantizeLinear", versions=(10, None), produces=[Divide, Round, Clamp, Convert, Add, ConvertLike, Gather, IsNaN, Range, Reshape, Select, ShapeOf])
+@with_defaults({2: HANDLED})
 def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     axis = a.int("axis", 1)
@@ -116,8 +141,6 @@ def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _quantize_float8(ctx: ExtractContext, target: ElementType, axis: int, saturate: bool) -> OutPort:
     """Float 8 QuantizeLinear: cast(x / scale + zero_point) with ``saturate`` (no integer rounding)."""
-    from irconv_opset import Add, Convert, Divide
-
     x = ctx.input(0)
     y = ctx.op(Divide(), x, _parameter(ctx, 1, axis), suffix="scaled")
     if ctx.has_input(2):
@@ -128,14 +151,14 @@ def _quantize_float8(ctx: ExtractContext, target: ElementType, axis: int, satura
 
 
 def _dequantize_port(ctx: ExtractContext, x: OutPort, scale: OutPort, zero: OutPort | None) -> OutPort:
-    from irconv_opset import ConvertLike, Multiply, Subtract
-
     value = ctx.op(ConvertLike(), x, scale, suffix="to_float")
     if zero is not None:
         value = ctx.op(Subtract(), value, ctx.op(ConvertLike(), zero, scale, suffix="zero_float"), suffix="centered")
     return ctx.op(Multiply(), value, scale, suffix="dequantized")
 
 
+@extractor("onnx", "DequantizeLinear", versions=(10, None), produces=[Convert, Subtract, Multiply, ConvertLike, Divide, Gather, Range, Reshape, ShapeOf])
+@with_defaults({2: HANDLED})
 def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = ctx.attrs.int("axis", 1)
     scale = _parameter(ctx, 1, axis)
@@ -143,21 +166,9 @@ def _dequantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_dequantize_port(ctx, ctx.input(0), scale, zero)]
 
 
+@extractor("onnx", "DynamicQuantizeLinear", versions=(11, None), produces=[ReduceMax, ReduceMin, Round, Convert, Add, Clamp, Divide, Maximum, Minimum, Negative, Range, ShapeOf, Squeeze, Subtract])
 def _dynamic_quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """uint8 with scale = (max(0, max x) - min(0, min x)) / 255, zero point from the minimum."""
-    from irconv_opset import (
-        Clamp,
-        Convert,
-        Divide,
-        Maximum,
-        Minimum,
-        Negative,
-        ReduceMax,
-        ReduceMin,
-        Round,
-        Subtract,
-    )
-
     x = ctx.input(0)
     axes = all_axes(ctx, x)
     zero = const_like(ctx, 0, x, "zero")
@@ -174,8 +185,6 @@ def _dynamic_quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(A - a_zero) x (B - b_zero) computed in f32 (exact for 8-bit data), returned as i32."""
-    from irconv_opset import Convert, MatMul, Subtract
-
     def centered(idx: int, zero_idx: int, name: str, data_idx: int) -> OutPort:
         value = ctx.op(Convert(destination_type=ElementType.f32), ctx.input(idx), suffix=f"{name}_f32")
         if ctx.has_input(zero_idx):
@@ -188,8 +197,6 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
         return value
 
     if conv:
-        from irconv_opset.lowering.convolution import convolution
-
         from irconv_onnx.extractors.nn import conv_window, spatial_rank
 
         a = ctx.attrs
@@ -200,9 +207,8 @@ def _int_product(conv: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Convert(destination_type=ElementType.i32), out)]
 
 
+@extractor("onnx", "QLinearMatMul", versions=(10, None), produces=[MatMul, Round, Convert, Add, Clamp, ConvertLike, Divide, Multiply, Subtract])
 def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import MatMul
-
     a_scale = ctx.input(1)
     a = _dequantize_port(ctx, ctx.input(0), a_scale, ctx.input(2))
     b = _dequantize_port(ctx, ctx.input(3), ctx.input(4), ctx.input(5))
@@ -211,12 +217,12 @@ def _qlinear_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_quantize_float(ctx, product, ctx.input(6), ctx.input(7), target)]
 
 
+@extractor("onnx", "QLinearConv", versions=(10, None), produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, Multiply, Subtract, Divide, ConvertLike,
+                            Round, Clamp, Convert])
+@with_defaults({8: HANDLED})
 def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Dequantize x and w (w per output channel), convolve in float, add the int32 bias
     scaled by x_scale * w_scale, quantize with y_scale and y_zero_point."""
-    from irconv_opset import Convert, Multiply
-    from irconv_opset.lowering.convolution import channel_bias, convolution
-
     from irconv_onnx.extractors.nn import conv_window, spatial_rank
 
     a = ctx.attrs
@@ -233,27 +239,13 @@ def _qlinear_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_quantize_float(ctx, y, ctx.input(6), ctx.input(7), target)]
 
 
-def extractors() -> list[Extractor]:
-    from functools import partial
+@extractor("onnx", "MatMulInteger", versions=(10, None), produces=[MatMul, Convert, Concat, Reshape, ShapeOf, Slice, Subtract])
+@with_defaults(ZERO_POINTS)
+def mat_mul_integer(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _int_product(False, node, ctx)
 
-    import irconv_opset as o
-    from irconv_opset.lowering.convolution import CHANNEL_BIAS_OPS, CONVOLUTION_OPS
 
-    zero_points = {2: HANDLED, 3: HANDLED}  # no zero point: nothing subtracted
-    return [
-        extractor("onnx", "QuantizeLinear", WithDefaults(_quantize, {2: HANDLED}), versions=(10, None),
-                  produces=[o.Divide, o.Round, o.Clamp, o.Convert]),
-        extractor("onnx", "DequantizeLinear", WithDefaults(_dequantize, {2: HANDLED}), versions=(10, None),
-                  produces=[o.Convert, o.Subtract, o.Multiply]),
-        extractor("onnx", "DynamicQuantizeLinear", _dynamic_quantize, versions=(11, None),
-                  produces=[o.ReduceMax, o.ReduceMin, o.Round, o.Convert]),
-        extractor("onnx", "QLinearMatMul", _qlinear_matmul, versions=(10, None),
-                  produces=[o.MatMul, o.Round, o.Convert]),
-        extractor("onnx", "MatMulInteger", WithDefaults(partial(_int_product, False), zero_points), versions=(10, None),
-                  produces=[o.MatMul, o.Convert]),
-        extractor("onnx", "ConvInteger", WithDefaults(partial(_int_product, True), zero_points), versions=(10, None),
-                  produces=[*CONVOLUTION_OPS, o.Convert, o.Subtract, o.Reshape]),
-        extractor("onnx", "QLinearConv", WithDefaults(_qlinear_conv, {8: HANDLED}), versions=(10, None),
-                  produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, o.Multiply, o.Subtract, o.Divide, o.ConvertLike,
-                            o.Round, o.Clamp, o.Convert]),
-    ]
+@extractor("onnx", "ConvInteger", versions=(10, None), produces=[*CONVOLUTION_OPS, Convert, Subtract, Reshape])
+@with_defaults(ZERO_POINTS)
+def conv_integer(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _int_product(True, node, ctx)

@@ -4,42 +4,76 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, numpy_dtype
+from irconv.frontend import aliases, extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv.ops import Op
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Convert,
+    Exp,
+    Gather,
+    LessEqual,
+    Log,
+    Multiply,
+    ReduceL1,
+    ReduceL2,
+    ReduceMax,
+    ReduceMean,
+    ReduceMin,
+    ReduceProd,
+    ReduceSum,
+    Select,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Subtract,
+    TopK,
+)
 from irconv_opset.build import all_axes, shape_of
 
-from irconv_onnx.extractors._common import drop_dynamic_axes, opset
+from irconv_onnx.extractors._common import ALL_AXES_OPS, DROP_DYNAMIC_AXES_OPS, drop_dynamic_axes
 from irconv_onnx.extractors._optional import HANDLED, WithDefaults
 
-# Reductions whose axes became an input at opset 18 (ReduceSum at 13).
-_AXES_INPUT_FROM = {"ReduceSum": 13}
+Build = Callable[[ExtractContext, OutPort, OutPort, bool], OutPort]
 
 
-def _axes(node: Node, ctx: ExtractContext, op_type: str) -> OutPort | None:
-    """The axes port, or None for "leave the data as is" (noop_with_empty_axes)."""
+def _input_axes(ctx: ExtractContext) -> OutPort | None:
+    """The axes input, or None for "leave the data as is" (noop_with_empty_axes)."""
     a = ctx.attrs
-    if opset(ctx) >= _AXES_INPUT_FROM.get(op_type, 18):
-        value = ctx.input_value(1) if ctx.has_input(1) else np.zeros(0, np.int64)
-        if value is None and ctx.input(1).data.shape == (0,):
-            value = np.zeros(0, np.int64)  # an input that can only be empty
-        if value is not None and value.size == 0:
-            return None if a.int("noop_with_empty_axes", 0) else all_axes(ctx, ctx.input(0))
-        return ctx.input(1)
-    axes = a.ints("axes", None)
+    value = ctx.input_value(1) if ctx.has_input(1) else np.zeros(0, np.int64)
+    if value is None and ctx.input(1).data.shape == (0,):
+        value = np.zeros(0, np.int64)  # an input that can only be empty
+    if value is not None and value.size == 0:
+        return None if a.int("noop_with_empty_axes", 0) else all_axes(ctx, ctx.input(0))
+    return ctx.input(1)
+
+
+def _attribute_axes(ctx: ExtractContext) -> OutPort:
+    axes = ctx.attrs.ints("axes", None)
     if not axes:
         return all_axes(ctx, ctx.input(0))
     return i64(ctx, axes, "axes")
 
 
-def _reduce(op_type: str, build: Callable[[ExtractContext, OutPort, OutPort, bool], OutPort],
-            node: Node, ctx: ExtractContext) -> list[OutPort]:
+def reduce_axes_attribute(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """A reduction before its axes became an input (opset 13 for ReduceSum, 18 for the others)."""
+    return _reduce(ctx, _attribute_axes(ctx))
+
+
+def reduce_axes_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _reduce(ctx, _input_axes(ctx))
+
+
+def _reduce(ctx: ExtractContext, axes: OutPort | None) -> list[OutPort]:
+    op_type = ctx.source_op.op_type
+    build = REDUCTIONS[op_type][0]
     keep = bool(ctx.attrs.int("keepdims", 1))
-    axes = _axes(node, ctx, op_type)
     x = ctx.input(0)
     if axes is None:
         return [x]
@@ -63,9 +97,9 @@ def _reduces_nothing(ctx: ExtractContext) -> bool:
 
 def _identity_fill(ctx: ExtractContext, like: OutPort, is_max: bool) -> OutPort:
     """The max (min) over nothing is the identity of max (min): -inf (+inf), or the integer extreme."""
-    from irconv_opset import Broadcast
-
     et = like.data.element_type
+    value: float
+    dtype: Any
     if et is ElementType.boolean:  # max of nothing is false (any), min of nothing is true (all)
         value, dtype = not is_max, np.bool_
     elif et.is_float:
@@ -79,8 +113,6 @@ def _identity_fill(ctx: ExtractContext, like: OutPort, is_max: bool) -> OutPort:
 
 
 def _plain(cls: type, ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
-    from irconv_opset import Convert
-
     if x.data.element_type is ElementType.boolean:  # the CPU plugin reduces numbers only
         as_u8 = ctx.op(Convert(destination_type=ElementType.u8), x, suffix="as_u8")
         reduced = ctx.op(cls(keep_dims=keep), as_u8, axes, suffix="reduced")
@@ -93,8 +125,6 @@ def _extreme(cls: type, is_max: bool, ctx: ExtractContext, x: OutPort, axes: Out
     from the lowest (highest) finite value, so a max over only -inf (a fully masked
     attention row) comes out as that value, not -inf. A result at that value becomes -inf
     (+inf); only a true max of exactly the lowest finite float reads differently."""
-    from irconv_opset import LessEqual, Select
-
     reduced = _plain(cls, ctx, x, axes, keep)
     et = x.data.element_type
     if not et.is_float or et.is_narrow_float:
@@ -110,15 +140,11 @@ def _extreme(cls: type, is_max: bool, ctx: ExtractContext, x: OutPort, axes: Out
 
 
 def _log_sum(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
-    from irconv_opset import Log, ReduceSum
-
     return ctx.op(Log(), ctx.op(ReduceSum(keep_dims=keep), x, axes, suffix="sum"))
 
 
 def _log_sum_exp(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
     """log(sum(exp(x - max))) + max, stable for large inputs."""
-    from irconv_opset import Add, Exp, Log, ReduceMax, ReduceSum, Squeeze, Subtract
-
     peak = ctx.op(ReduceMax(keep_dims=True), x, axes, suffix="max")
     exp = ctx.op(Exp(), ctx.op(Subtract(), x, peak, suffix="shifted"), suffix="exp")
     total = ctx.op(Log(), ctx.op(ReduceSum(keep_dims=keep), exp, axes, suffix="sum"), suffix="log")
@@ -128,15 +154,46 @@ def _log_sum_exp(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> 
 
 
 def _sum_square(ctx: ExtractContext, x: OutPort, axes: OutPort, keep: bool) -> OutPort:
-    from irconv_opset import Multiply, ReduceSum
-
     return ctx.op(ReduceSum(keep_dims=keep), ctx.op(Multiply(), x, x, suffix="square"), axes)
 
 
-def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
-    from irconv_opset import Gather, Slice, Squeeze, Subtract, TopK
+#: Per reduction: how it is built, what that may build besides the axes.
+REDUCTIONS: dict[str, tuple[Build, tuple[type[Op], ...]]] = {
+    **{name: (partial(_plain, made), (made, Convert)) for name, made in {
+        "ReduceSum": ReduceSum, "ReduceMean": ReduceMean, "ReduceProd": ReduceProd, "ReduceL1": ReduceL1,
+        "ReduceL2": ReduceL2}.items()},
+    "ReduceMax": (partial(_extreme, ReduceMax, True), (ReduceMax, Convert, LessEqual, Select, Broadcast, ShapeOf)),
+    "ReduceMin": (partial(_extreme, ReduceMin, False), (ReduceMin, Convert, LessEqual, Select, Broadcast, ShapeOf)),
+    "ReduceLogSum": (_log_sum, (ReduceSum, Log)),
+    "ReduceLogSumExp": (_log_sum_exp, (ReduceMax, ReduceSum, Exp, Log, Subtract, Squeeze, Add)),
+    "ReduceSumSquare": (_sum_square, (ReduceSum, Multiply)),
+}
+#: The opset from which a reduction's axes are an input (a hole in it is all axes, or none).
+_AXES_INPUT_FROM = {"ReduceSum": 13}
+_AXES = {1: HANDLED}
 
+REDUCTION_RECORDS = [
+    record for name, (_, made) in REDUCTIONS.items() for record in [
+        *aliases("onnx", [name], reduce_axes_attribute, versions=(1, _AXES_INPUT_FROM.get(name, 18) - 1),
+                 produces=[*made, *ALL_AXES_OPS]),
+        *aliases("onnx", [name], WithDefaults(reduce_axes_input, _AXES), versions=(_AXES_INPUT_FROM.get(name, 18), None),
+                 produces=[*made, *ALL_AXES_OPS, *DROP_DYNAMIC_AXES_OPS]),
+    ]
+]
+
+
+@extractor("onnx", "ArgMax", produces=[TopK, Slice, Gather, ShapeOf, Subtract, Squeeze])
+def arg_max(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg("max", ctx)
+
+
+@extractor("onnx", "ArgMin", produces=[TopK, Slice, Gather, ShapeOf, Subtract, Squeeze])
+def arg_min(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg("min", ctx)
+
+
+def _arg(mode: str, ctx: ExtractContext) -> list[OutPort]:
+    """TopK with k=1 (stable: the first of equal values), the last index by flipping."""
     a = ctx.attrs
     axis = a.int("axis", 0)
     keep = bool(a.int("keepdims", 1))
@@ -156,30 +213,3 @@ def _arg(mode: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
     if not keep:
         index = ctx.op(Squeeze(), index, i64(ctx, [axis]), suffix="squeeze")
     return [index]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    plain = {
-        "ReduceSum": o.ReduceSum, "ReduceMean": o.ReduceMean, "ReduceProd": o.ReduceProd, "ReduceL1": o.ReduceL1,
-        "ReduceL2": o.ReduceL2,
-    }
-    axes = {1: HANDLED}  # empty axes: all axes, or none with noop_with_empty_axes
-    result = [extractor("onnx", name, WithDefaults(partial(_reduce, name, partial(_plain, cls)), axes), produces=[cls])
-              for name, cls in plain.items()]
-    result += [extractor("onnx", name,
-                         WithDefaults(partial(_reduce, name, partial(_extreme, cls, name == "ReduceMax")), axes),
-                         produces=[cls, o.Select])
-               for name, cls in {"ReduceMax": o.ReduceMax, "ReduceMin": o.ReduceMin}.items()]
-    result += [
-        extractor("onnx", "ReduceLogSum", WithDefaults(partial(_reduce, "ReduceLogSum", _log_sum), axes),
-                  produces=[o.ReduceSum, o.Log]),
-        extractor("onnx", "ReduceLogSumExp", WithDefaults(partial(_reduce, "ReduceLogSumExp", _log_sum_exp), axes),
-                  produces=[o.ReduceMax, o.ReduceSum, o.Exp, o.Log]),
-        extractor("onnx", "ReduceSumSquare", WithDefaults(partial(_reduce, "ReduceSumSquare", _sum_square), axes),
-                  produces=[o.ReduceSum]),
-        extractor("onnx", "ArgMax", partial(_arg, "max"), produces=[o.TopK]),
-        extractor("onnx", "ArgMin", partial(_arg, "min"), produces=[o.TopK]),
-    ]
-    return result

@@ -14,8 +14,22 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Add,
+    Broadcast,
+    Concat,
+    Convert,
+    Gather,
+    GRUSequence,
+    LSTMSequence,
+    RNNSequence,
+    ShapeOf,
+    Split,
+    Squeeze,
+    Transpose,
+    Unsqueeze,
+)
 from irconv_opset.build import shape_of
 from irconv_opset.lowering.lstm_iterator import LSTM_ITERATOR_OPS, LstmStep, lstm_iterator
 from irconv_opset.lowering.recurrent import (
@@ -34,7 +48,11 @@ from irconv_opset.lowering.recurrent import (
 )
 from irconv_opset.ops.sequence import RecurrentDirection
 
-from irconv_onnx.extractors._optional import HANDLED, Default, WithDefaults, computed
+from irconv_onnx.extractors._optional import HANDLED, Default, computed, with_defaults
+
+SHARED = [*GATE_PORT_OPS, *BIAS_PORT_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, Transpose]
+PEEPHOLES = [*LSTM_ITERATOR_OPS, Gather, Convert, Broadcast, Squeeze, Split, Add, Unsqueeze,
+                 Concat, ShapeOf, Transpose]
 
 #: ONNX's gate orders (irconv_opset.lowering.recurrent names the gates)
 _GATES: dict[str, GateOrder] = {"LSTM": ("i", "o", "f", "c"), "GRU": ("z", "r", "h"), "RNN": ("h",)}
@@ -60,8 +78,6 @@ def _activations(a: AttributeReader, kind: str, directions: int) -> tuple[str, .
 
 
 def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    import irconv_opset as o
-
     a = ctx.attrs
     order = _GATES[kind]
     hidden = a.int("hidden_size")
@@ -75,7 +91,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
             return _lstm_with_peepholes(node, ctx, a, hidden, direction, layout)
     x = ctx.input(0)
     if layout == 0:
-        x = ctx.op(o.Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
+        x = ctx.op(Transpose(), x, i64(ctx, [1, 0, 2]), suffix="batch_first")
     linear_before_reset = kind == "GRU" and bool(a.int("linear_before_reset", 0))
     weights = (reorder_gate_port(ctx, ctx.input(1), order, 1, "W"), reorder_gate_port(ctx, ctx.input(2), order, 1, "R"),
                bias_from_port(ctx, ctx.input(3), order, linear_before_reset))
@@ -84,7 +100,7 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
         if ctx.has_input(idx):
             port = ctx.input(idx)
             if layout == 0:
-                port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{name}_batch_first")
+                port = ctx.op(Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{name}_batch_first")
             return port
         return zero_states(ctx, x, const_like(ctx, 0, ctx.input(0), f"{name}_zero"), directions, hidden, name)
 
@@ -94,12 +110,12 @@ def _recurrent(kind: str, node: Node, ctx: ExtractContext) -> list[OutPort]:
                             a.float("clip", 0.0), linear_before_reset)
     seq = sequence(ctx, recurrence, x, states, lengths, weights)
     # OpenVINO Y [batch, dirs, seq, H] -> ONNX [seq, dirs, batch, H] (layout 1: [batch, seq, dirs, H])
-    y = ctx.op(o.Transpose(), seq[0], i64(ctx, [2, 1, 0, 3] if layout == 0 else [0, 2, 1, 3]), suffix="Y")
+    y = ctx.op(Transpose(), seq[0], i64(ctx, [2, 1, 0, 3] if layout == 0 else [0, 2, 1, 3]), suffix="Y")
     outputs = [y]
     for i in range(1, len(seq)):
         port = seq[i]
         if layout == 0:
-            port = ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"Y_{'hc'[i - 1]}")
+            port = ctx.op(Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"Y_{'hc'[i - 1]}")
         outputs.append(port)
     return outputs[: len(node.out_ports())]
 
@@ -108,49 +124,47 @@ def _lstm_with_peepholes(node: Node, ctx: ExtractContext, a: AttributeReader, hi
                          layout: int) -> list[OutPort]:
     """One TensorIterator per direction with the step spelled out (LSTMSequence has no
     peepholes); a batch entry past its ``sequence_lens`` keeps its state and outputs zeros."""
-    import irconv_opset as o
-
     directions = 2 if direction == "bidirectional" else 1
     activations = _activations(a, "LSTM", directions)
-    x = ctx.input(0) if layout == 0 else ctx.op(o.Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="seq_first")
+    x = ctx.input(0) if layout == 0 else ctx.op(Transpose(), ctx.input(0), i64(ctx, [1, 0, 2]), suffix="seq_first")
     shape = shape_of(ctx, x)
-    steps, batch = (ctx.op(o.Gather(), shape, i64(ctx, [k]), i64(ctx, 0), suffix=n) for k, n in ((0, "steps"), (1, "batch")))
+    steps, batch = (ctx.op(Gather(), shape, i64(ctx, [k]), i64(ctx, 0), suffix=n) for k, n in ((0, "steps"), (1, "batch")))
 
     def lengths(d: int) -> OutPort:
         # one per direction: the OpenVINO CPU plugin (2026.4) crashed compiling the two
         # iterators when they read one constant lengths tensor
         if ctx.has_input(4):
-            return ctx.op(o.Convert(destination_type=ElementType.i64), ctx.input(4), suffix=f"lengths{d}")
-        return ctx.op(o.Broadcast(), ctx.op(o.Squeeze(), steps, i64(ctx, [0]), suffix=f"steps_scalar{d}"), batch,
+            return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(4), suffix=f"lengths{d}")
+        return ctx.op(Broadcast(), ctx.op(Squeeze(), steps, i64(ctx, [0]), suffix=f"steps_scalar{d}"), batch,
                       suffix=f"lengths{d}")
 
     def per_direction(idx: int, d: int, name: str) -> OutPort:
-        return ctx.op(o.Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, 0), suffix=f"{name}{d}")
+        return ctx.op(Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, 0), suffix=f"{name}{d}")
 
     def state(idx: int, d: int, name: str) -> OutPort:
         if ctx.has_input(idx):  # [dirs, N, H], or [N, dirs, H] for layout 1
-            return ctx.op(o.Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, layout), suffix=f"{name}{d}")
-        target = ctx.op(o.Concat(axis=0), batch, i64(ctx, [hidden]), suffix=f"{name}{d}_shape")
-        return ctx.op(o.Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
+            return ctx.op(Gather(), ctx.input(idx), i64(ctx, d), i64(ctx, layout), suffix=f"{name}{d}")
+        target = ctx.op(Concat(axis=0), batch, i64(ctx, [hidden]), suffix=f"{name}{d}_shape")
+        return ctx.op(Broadcast(), const_like(ctx, 0, ctx.input(0), f"{name}_zero"), target, suffix=f"{name}{d}")
 
     step = LstmStep(_GATES["LSTM"], activations, a.float("clip", 0.0), peephole_order=("i", "o", "f"))
     ys, hs, cs = [], [], []
     for d in range(directions):
-        halves = ctx.add(o.Split(num_splits=2), [per_direction(3, d, "B"), i64(ctx, 0)], f"B{d}_halves")
-        bias = ctx.op(o.Add(), halves.out_port(0), halves.out_port(1), suffix=f"B{d}_sum")
+        halves = ctx.add(Split(num_splits=2), [per_direction(3, d, "B"), i64(ctx, 0)], f"B{d}_halves")
+        bias = ctx.op(Add(), halves.out_port(0), halves.out_port(1), suffix=f"B{d}_sum")
         y, h, c = lstm_iterator(ctx, step, x, 0, (state(5, d, "H0_"), state(6, d, "C0_")),
                                 (per_direction(1, d, "W"), per_direction(2, d, "R"), bias),
                                 peepholes=per_direction(7, d, "P"), lengths=lengths(d),
                                 reverse=direction == "reverse" or d == 1, suffix=f"dir{d}")
-        ys.append(ctx.op(o.Unsqueeze(), y, i64(ctx, [1]), suffix=f"Y{d}"))
-        hs.append(ctx.op(o.Unsqueeze(), h, i64(ctx, [0]), suffix=f"Y_h{d}"))
-        cs.append(ctx.op(o.Unsqueeze(), c, i64(ctx, [0]), suffix=f"Y_c{d}"))
-    y = ys[0] if directions == 1 else ctx.op(o.Concat(axis=1), *ys, suffix="Y_dirs")  # [T, dirs, N, H]
-    outputs = [y, hs[0] if directions == 1 else ctx.op(o.Concat(axis=0), *hs, suffix="Y_h_dirs"),
-               cs[0] if directions == 1 else ctx.op(o.Concat(axis=0), *cs, suffix="Y_c_dirs")]
+        ys.append(ctx.op(Unsqueeze(), y, i64(ctx, [1]), suffix=f"Y{d}"))
+        hs.append(ctx.op(Unsqueeze(), h, i64(ctx, [0]), suffix=f"Y_h{d}"))
+        cs.append(ctx.op(Unsqueeze(), c, i64(ctx, [0]), suffix=f"Y_c{d}"))
+    y = ys[0] if directions == 1 else ctx.op(Concat(axis=1), *ys, suffix="Y_dirs")  # [T, dirs, N, H]
+    outputs = [y, hs[0] if directions == 1 else ctx.op(Concat(axis=0), *hs, suffix="Y_h_dirs"),
+               cs[0] if directions == 1 else ctx.op(Concat(axis=0), *cs, suffix="Y_c_dirs")]
     if layout == 1:
-        outputs = [ctx.op(o.Transpose(), outputs[0], i64(ctx, [2, 0, 1, 3]), suffix="Y_batch_first")] + [
-            ctx.op(o.Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{n}_batch_first")
+        outputs = [ctx.op(Transpose(), outputs[0], i64(ctx, [2, 0, 1, 3]), suffix="Y_batch_first")] + [
+            ctx.op(Transpose(), port, i64(ctx, [1, 0, 2]), suffix=f"{n}_batch_first")
             for port, n in zip(outputs[1:], ("Y_h", "Y_c"), strict=True)]
     return outputs[: len(node.out_ports())]
 
@@ -172,17 +186,19 @@ def _optional_inputs(kind: str) -> dict[int, Default | None]:
     return declared
 
 
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
+@extractor("onnx", "LSTM", versions=(7, None), produces=[LSTMSequence, *SHARED, *PEEPHOLES])
+@with_defaults(_optional_inputs("LSTM"))
+def lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _recurrent("LSTM", node, ctx)
 
-    shared = [*GATE_PORT_OPS, *BIAS_PORT_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, o.Transpose]
-    peepholes = [*LSTM_ITERATOR_OPS, o.Gather, o.Convert, o.Broadcast, o.Squeeze, o.Split, o.Add, o.Unsqueeze,
-                 o.Concat, o.ShapeOf, o.Transpose]
-    return [
-        extractor("onnx", "LSTM", WithDefaults(partial(_recurrent, "LSTM"), _optional_inputs("LSTM")),
-                  versions=(7, None), produces=[o.LSTMSequence, *shared, *peepholes]),
-        extractor("onnx", "GRU", WithDefaults(partial(_recurrent, "GRU"), _optional_inputs("GRU")), versions=(7, None),
-                  produces=[o.GRUSequence, *shared]),
-        extractor("onnx", "RNN", WithDefaults(partial(_recurrent, "RNN"), _optional_inputs("RNN")), versions=(7, None),
-                  produces=[o.RNNSequence, *shared]),
-    ]
+
+@extractor("onnx", "GRU", versions=(7, None), produces=[GRUSequence, *SHARED])
+@with_defaults(_optional_inputs("GRU"))
+def gru(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _recurrent("GRU", node, ctx)
+
+
+@extractor("onnx", "RNN", versions=(7, None), produces=[RNNSequence, *SHARED])
+@with_defaults(_optional_inputs("RNN"))
+def rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _recurrent("RNN", node, ctx)

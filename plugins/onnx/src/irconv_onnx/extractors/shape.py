@@ -4,30 +4,78 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, f32, i64, normalize_axis
+from irconv.frontend import const_like, extractor, f32, i64, input_constant, normalize_axis
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Abs,
+    Add,
+    Broadcast,
+    Concat,
+    Const,
+    Convert,
+    ConvertLike,
+    CumSum,
+    DepthToSpace,
+    Divide,
+    Equal,
+    Exp,
+    FloorMod,
+    Gather,
+    GatherElements,
+    GatherND,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    Multiply,
+    Negative,
+    NonZero,
+    OneHot,
+    Pad,
+    Range,
+    ReduceProd,
+    Reshape,
+    ReverseSequence,
+    Round,
+    ScatterElementsUpdate,
+    ScatterNDUpdate,
+    Select,
+    ShapeOf,
+    Slice,
+    SpaceToDepth,
+    Split,
+    Squeeze,
+    Subtract,
+    Tile,
+    TopK,
+    Transpose,
+    Unique,
+    Unsqueeze,
+    VariadicSplit,
+)
 from irconv_opset.build import rank_of, shape_of
 
-from irconv_onnx.extractors._common import opset, unsqueeze_dynamic_axes
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults, computed, constant
+from irconv_onnx.extractors._common import UNSQUEEZE_DYNAMIC_AXES_OPS, node_inputs, unsqueeze_dynamic_axes
+from irconv_onnx.extractors._optional import HANDLED, computed, constant, with_defaults
 
 _BIG = np.iinfo(np.int64).max
 
 
-def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Reshape
+@extractor("onnx", "Reshape", versions=(1, 4), produces=[Reshape])
+def reshape_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The target shape is an attribute before opset 5."""
+    return [ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, ctx.attrs.ints("shape"), "shape"))]
 
-    shape = i64(ctx, ctx.attrs.ints("shape"), "shape") if opset(ctx) < 5 else ctx.input(1)
+
+@extractor("onnx", "Reshape", versions=(5, None), produces=[Reshape])
+def reshape_v5(node: Node, ctx: ExtractContext) -> list[OutPort]:
     zero_copies = not ctx.attrs.int("allowzero", 0)
-    return [ctx.op(Reshape(special_zero=zero_copies), ctx.input(0), shape)]
+    return [ctx.op(Reshape(special_zero=zero_copies), ctx.input(0), ctx.input(1))]
 
 
+@extractor("onnx", "Transpose", produces=[Transpose, Range, ShapeOf, Squeeze, Subtract])
 def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Range, Squeeze, Subtract, Transpose
-
     perm = ctx.attrs.ints("perm", None)
     x = ctx.input(0)
     if perm is not None:
@@ -41,25 +89,39 @@ def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), x, order)]
 
 
-def _concat(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Concat
+@extractor("onnx", "Concat", produces=[Concat])
+def _concat(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Concat(axis=ctx.attrs.int("axis", 1)), *node_inputs(ctx))]
 
-    return Concat(axis=ctx.attrs.int("axis", 1))
+
+@extractor("onnx", "Split", versions=(1, 12), produces=[Split, VariadicSplit])
+@with_defaults({1: HANDLED})
+def split_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The lengths are an attribute (or a constant input at opset 1) before opset 13."""
+    sizes = ctx.attrs.ints("split", None) or (list(input_constant(ctx, 1, "split")) if ctx.has_input(1) else None)
+    return _split(node, ctx, i64(ctx, sizes, "lengths") if sizes else None)
 
 
-def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Split, VariadicSplit
+@extractor("onnx", "Split", versions=(13, 17), produces=[Split, VariadicSplit])
+@with_defaults({1: HANDLED})
+def split_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _split(node, ctx, ctx.input(1) if ctx.has_input(1) else None)
 
+
+@extractor("onnx", "Split", versions=(18, None),
+           produces=[Split, VariadicSplit, Gather, ShapeOf, Reshape, Divide, Add, Broadcast, Subtract, Multiply, Concat])
+@with_defaults({1: HANDLED})
+def split_v18(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Without lengths, ``num_outputs`` parts: the last one smaller when the axis does not divide."""
+    return _split(node, ctx, ctx.input(1) if ctx.has_input(1) else None, by_count=True)
+
+
+def _split(node: Node, ctx: ExtractContext, lengths: OutPort | None, by_count: bool = False) -> list[OutPort]:
     a = ctx.attrs
     axis = a.int("axis", 0)
     count = len(node.out_ports())
     x = ctx.input(0)
-    if opset(ctx) < 13:
-        sizes = a.ints("split", None) or (list(ctx.input_value(1)) if ctx.has_input(1) else None)
-        lengths = i64(ctx, sizes, "lengths") if sizes else None
-    else:
-        lengths = ctx.input(1) if ctx.has_input(1) else None
-    if lengths is None and opset(ctx) >= 18 and "num_outputs" in a:
+    if lengths is None and by_count and "num_outputs" in a:
         count = a.int("num_outputs")
         shape = ctx.input_shape(0)
         dim = shape[axis] if shape is not None else None
@@ -79,8 +141,6 @@ def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _ceil_split_lengths(ctx: ExtractContext, x: OutPort, axis: int, count: int) -> OutPort:
     """[c, ..., c, dim - c*(count-1)] with c = ceil(dim / count), from ShapeOf."""
-    from irconv_opset import Add, Broadcast, Concat, Divide, Gather, Multiply, Reshape, Subtract
-
     dim = ctx.op(Gather(), shape_of(ctx, x), i64(ctx, [axis]), i64(ctx, 0), suffix="dim_any")
     dim = ctx.op(Reshape(special_zero=False), dim, i64(ctx, [1]), suffix="dim")  # a static [1] even at dynamic rank
     chunk = ctx.op(Divide(m_pythondiv=True), ctx.op(Add(), dim, i64(ctx, [count - 1])), i64(ctx, [count]),
@@ -90,34 +150,42 @@ def _ceil_split_lengths(ctx: ExtractContext, x: OutPort, axis: int, count: int) 
     return ctx.op(Concat(axis=0), head, rest, suffix="lengths")
 
 
-def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Squeeze
+@extractor("onnx", "Squeeze", versions=(1, 12), produces=[Squeeze])
+def squeeze_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The axes are an attribute before opset 13."""
+    axes = ctx.attrs.ints("axes", None)
+    if not axes:
+        return [ctx.op(Squeeze(), ctx.input(0))]
+    return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, axes, "axes"))]
 
+
+@extractor("onnx", "Squeeze", versions=(13, None), produces=[Squeeze])
+@with_defaults({1: HANDLED})
+def squeeze_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
     x = ctx.input(0)
-    if opset(ctx) < 13:
-        axes = ctx.attrs.ints("axes", None)
-        if not axes:
-            return [ctx.op(Squeeze(), x)]
-        return [ctx.op(Squeeze(), x, i64(ctx, axes, "axes"))]
     if not ctx.has_input(1):
         return [ctx.op(Squeeze(), x)]
     return [ctx.op(Squeeze(), x, ctx.input(1))]
 
 
-def _unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Unsqueeze
+@extractor("onnx", "Unsqueeze", versions=(1, 12), produces=[Unsqueeze])
+def unsqueeze_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The axes are an attribute before opset 13."""
+    return [ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, ctx.attrs.ints("axes"), "axes"))]
 
-    axes = i64(ctx, ctx.attrs.ints("axes"), "axes") if opset(ctx) < 13 else ctx.input(1)
-    if opset(ctx) >= 13 and ctx.input_value(1) is None:
+
+@extractor("onnx", "Unsqueeze", versions=(13, None), produces=[Unsqueeze, *UNSQUEEZE_DYNAMIC_AXES_OPS])
+def unsqueeze_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    axes = ctx.input(1)
+    if ctx.input_value(1) is None:
         rank, axes_shape = ctx.input_rank(0), axes.data.shape
         if rank is not None and axes_shape is not None and len(axes_shape) == 1 and axes_shape[0] is not None:
             return [unsqueeze_dynamic_axes(ctx, ctx.input(0), axes, rank, axes_shape[0])]
     return [ctx.op(Unsqueeze(), ctx.input(0), axes)]
 
 
+@extractor("onnx", "Shape", produces=[ShapeOf, Slice])
 def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ShapeOf, Slice
-
     shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
     a = ctx.attrs
     start, end = a.int("start", 0), a.int("end", _BIG)
@@ -126,17 +194,15 @@ def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), shape, i64(ctx, [start]), i64(ctx, [end]), i64(ctx, [1]), i64(ctx, [0]))]
 
 
+@extractor("onnx", "Size", produces=[ShapeOf, ReduceProd])
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import ReduceProd, ShapeOf
-
     shape = ctx.op(ShapeOf(output_type_=ElementType.i64), ctx.input(0), suffix="shape")
     return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
 
 
+@extractor("onnx", "Flatten", produces=[ShapeOf, Slice, ReduceProd, Concat, Reshape])
 def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reshape to [prod(shape[:axis]), -1], computed from ShapeOf so the IR stays reshapeable."""
-    from irconv_opset import Concat, ReduceProd, Reshape, ShapeOf, Slice
-
     axis = ctx.attrs.int("axis", 1)
     x = ctx.input(0)
     if axis == 0:
@@ -149,21 +215,20 @@ def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), x, target)]
 
 
+@extractor("onnx", "Expand", versions=(8, None), produces=[Broadcast])
 def _expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Broadcast
-
     return [ctx.op(Broadcast(mode="bidirectional"), ctx.input(0), ctx.input(1))]
 
 
-def _tile(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+@extractor("onnx", "Tile", versions=(6, None),
+           produces=[Tile, Broadcast, ShapeOf, Convert, Concat, Unsqueeze, Reshape, Multiply])
+def _tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Tile; with run-time repeats (which the CPU plugin gets wrong) a Broadcast instead:
     ``[d0, d1, ...]`` viewed as ``[1, d0, 1, d1, ...]``, broadcast to ``[r0, d0, r1, d1, ...]``
     and merged back to ``[r0 * d0, r1 * d1, ...]``."""
-    from irconv_opset import Broadcast, Concat, Convert, Multiply, Reshape, Tile, Unsqueeze
-
     rank = ctx.input_rank(0)
     if ctx.input_value(1) is not None or rank is None:
-        return Tile()
+        return [ctx.op(Tile(), *node_inputs(ctx))]
     shape = shape_of(ctx, ctx.input(0))
     repeats = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="repeats")
 
@@ -178,54 +243,64 @@ def _tile(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), copies, ctx.op(Multiply(), repeats, shape, suffix="tiled_shape"))]
 
 
-def _pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Pad, Split
+_PAD_MODES = ("constant", "reflect", "edge")
 
+
+@extractor("onnx", "Pad", versions=(1, 10), produces=[Pad])
+def pad_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The pads and the value are attributes before opset 11."""
+    a = ctx.attrs
+    mode = a.choice("mode", list(_PAD_MODES), "constant")
+    x = ctx.input(0)
+    pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
+    return [_pad(ctx, mode, x, pads, const_like(ctx, a.float("value", 0.0), x, "value"))]
+
+
+@extractor("onnx", "Pad", versions=(11, None),
+           produces=[Pad, Squeeze, Split, ShapeOf, Broadcast, FloorMod, Convert, ScatterElementsUpdate, Gather, Range,
+                     Negative, Add])
+@with_defaults({2: HANDLED, 3: HANDLED})
+def pad_v11(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     mode = a.str("mode", "constant")
-    modes = {"constant": "constant", "reflect": "reflect", "edge": "edge"}
     if mode == "wrap":
         return [_wrap_pad(ctx)]
-    if mode not in modes:
+    if mode not in _PAD_MODES:
         raise a.bad("mode", mode, "expected constant, reflect, edge or wrap")
     x = ctx.input(0)
-    if opset(ctx) < 11:
-        pads = np.asarray(a.ints("pads" if "pads" in a else "paddings"), np.int64)
-        value = const_like(ctx, a.float("value", 0.0), x, "value")
-    else:
-        pads = ctx.input_value(1)
-        value = ctx.input(2) if ctx.has_input(2) else None
-        if value is not None:
-            from irconv_opset import Squeeze
+    pads = ctx.input_value(1)
+    value = ctx.input(2) if ctx.has_input(2) else None
+    if value is not None and value.data.shape not in ((), None):
+        value = ctx.op(Squeeze(), value, suffix="value")
+    if ctx.has_input(3):
+        axes = ctx.input_value(3)
+        rank = ctx.input_rank(0)
+        if axes is None or pads is None or rank is None:
+            begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
+            inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
+            return [ctx.op(Pad(pad_mode=mode), *inputs)]
+        full = np.zeros(2 * rank, np.int64)
+        for i, ax in enumerate(int(v) % rank for v in axes):
+            full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
+        pads = full
+    return [_pad(ctx, mode, x, pads, value)]
 
-            if value.data.shape not in ((), None):
-                value = ctx.op(Squeeze(), value, suffix="value")
-        if ctx.has_input(3):
-            axes = ctx.input_value(3)
-            rank = ctx.input_rank(0)
-            if axes is None or pads is None or rank is None:
-                begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
-                inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
-                return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
-            full = np.zeros(2 * rank, np.int64)
-            for i, ax in enumerate(int(v) % rank for v in axes):
-                full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
-            pads = full
+
+def _pad(ctx: ExtractContext, mode: str, x: OutPort, pads: np.ndarray | None, value: OutPort | None) -> OutPort:
+    """Pad by constant ``pads`` (begins then ends), or by input 1's run-time ones when None."""
     if pads is not None:
         half = len(pads) // 2
         begin, end = i64(ctx, pads[:half], "begin"), i64(ctx, pads[half:], "end")
     else:
         split = ctx.add(Split(num_splits=2), [ctx.input(1), i64(ctx, 0)], "pads")
         begin, end = split.out_port(0), split.out_port(1)
-    inputs = [x, begin, end] + ([value] if value is not None and modes[mode] == "constant" else [])
-    return [ctx.op(Pad(pad_mode=modes[mode]), *inputs)]
+    inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
+    return ctx.op(Pad(pad_mode=mode), *inputs)
 
 
 def _wrap_pad(ctx: ExtractContext) -> OutPort:
     """Pad mode=wrap: per padded axis, gather positions ``-begin .. dim + end`` modulo ``dim``
     (negative pads crop); pads may be run-time values, the rank must be known."""
-    from irconv_opset import Add, Convert, FloorMod, Gather, Negative, Range
-
     a = ctx.attrs
     rank = ctx.input_rank(0)
     if rank is None:
@@ -234,19 +309,19 @@ def _wrap_pad(ctx: ExtractContext) -> OutPort:
     axes = ctx.input_value(3) if ctx.has_input(3) else np.arange(rank)
     if axes is None:
         raise a.bad("mode", "wrap", "wrap padding needs constant axes")
-    axes = [int(v) % rank for v in axes]
+    axes_list = [int(v) % rank for v in axes]
     x = ctx.input(0)
     runtime = None if pads is not None else ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1),
                                                     suffix="pads_i64")
-    for i, axis in enumerate(axes):
+    for i, axis in enumerate(axes_list):
         if pads is not None:
-            if not pads[i] and not pads[len(axes) + i]:
+            if not pads[i] and not pads[len(axes_list) + i]:
                 continue
-            begin, end = i64(ctx, int(pads[i]), f"begin{axis}"), i64(ctx, int(pads[len(axes) + i]), f"end{axis}")
+            begin, end = i64(ctx, int(pads[i]), f"begin{axis}"), i64(ctx, int(pads[len(axes_list) + i]), f"end{axis}")
         else:
             assert runtime is not None
             begin = ctx.op(Gather(), runtime, i64(ctx, i), i64(ctx, 0), suffix=f"begin{axis}")
-            end = ctx.op(Gather(), runtime, i64(ctx, len(axes) + i), i64(ctx, 0), suffix=f"end{axis}")
+            end = ctx.op(Gather(), runtime, i64(ctx, len(axes_list) + i), i64(ctx, 0), suffix=f"end{axis}")
         dim = ctx.op(Gather(), shape_of(ctx, x, f"shape{axis}"), i64(ctx, axis), i64(ctx, 0),
                      suffix=f"dim{axis}")
         positions = ctx.op(Range(output_type=ElementType.i64), ctx.op(Negative(), begin, suffix=f"first{axis}"),
@@ -258,8 +333,6 @@ def _wrap_pad(ctx: ExtractContext) -> OutPort:
 
 def _scatter_pads(ctx: ExtractContext, x: OutPort, pads: OutPort, axes: OutPort) -> tuple[OutPort, OutPort]:
     """Per-axis pads (for ``axes`` only) spread into full begin/end vectors, from ShapeOf."""
-    from irconv_opset import Broadcast, Convert, FloorMod, ScatterElementsUpdate, Split
-
     rank = rank_of(ctx, x)
     zeros = ctx.op(Broadcast(), i64(ctx, 0), rank, suffix="zeros")
     axes = ctx.op(FloorMod(), ctx.op(Convert(destination_type=ElementType.i64), axes, suffix="axes_i64"), rank,
@@ -271,38 +344,40 @@ def _scatter_pads(ctx: ExtractContext, x: OutPort, pads: OutPort, axes: OutPort)
     return begin, end
 
 
-def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Slice
-
-    x = ctx.input(0)
-    if opset(ctx) < 10:
-        a = ctx.attrs
-        starts, ends = a.ints("starts"), a.ints("ends")
-        axes = a.ints("axes", list(range(len(starts))))
-        return [ctx.op(Slice(), x, i64(ctx, starts, "start"), i64(ctx, ends, "stop"), i64(ctx, [1] * len(starts)),
-                       i64(ctx, axes, "axes"))]
-    inputs = [x, ctx.input(1), ctx.input(2), ctx.input(4)] + ([ctx.input(3)] if ctx.has_input(3) else [])
-    return [ctx.op(Slice(), *inputs)]
+@extractor("onnx", "Slice", versions=(1, 9), produces=[Slice])
+def slice_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Starts, ends and axes are attributes before opset 10."""
+    a = ctx.attrs
+    starts, ends = a.ints("starts"), a.ints("ends")
+    axes = a.ints("axes", list(range(len(starts))))
+    return [ctx.op(Slice(), ctx.input(0), i64(ctx, starts, "start"), i64(ctx, ends, "stop"),
+                   i64(ctx, [1] * len(starts)), i64(ctx, axes, "axes"))]
 
 
 def _ones_like_starts(ctx: ExtractContext) -> OutPort:
     """Slice steps when empty: 1 for every sliced axis."""
-    from irconv_opset import Broadcast, ShapeOf
-
     value = ctx.input_value(1)
     if value is not None:
         return ctx.const(np.ones(value.shape, value.dtype), suffix="step")
     return ctx.op(Broadcast(), i64(ctx, 1), ctx.op(ShapeOf(), ctx.input(1)), suffix="step")
 
 
-def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Gather
+@extractor("onnx", "Slice", versions=(10, None), produces=[Slice, Broadcast, ShapeOf])
+@with_defaults({3: HANDLED, 4: computed("ones like starts", _ones_like_starts)})
+def slice_v10(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    x = ctx.input(0)
+    inputs = [x, ctx.input(1), ctx.input(2), ctx.input(4)] + ([ctx.input(3)] if ctx.has_input(3) else [])
+    return [ctx.op(Slice(), *inputs)]
 
+
+@extractor("onnx", "Gather", produces=[Gather])
+def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = ctx.attrs.int("axis", 0)
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, axis, "axis"))]
 
 
-def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+@extractor("onnx", "GatherElements", versions=(11, None), produces=[GatherElements, Pad, Slice, Subtract, Select, ShapeOf])
+def _gather_elements(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ONNX lets the indices be smaller than the data on the other axes (only the leading
     part of the data is read there); OpenVINO GatherElements wants equal extents. Where the
     shapes show such a difference, the indices are padded to the data's extents and the
@@ -311,17 +386,16 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     Unknown shapes (inside If bodies) keep the plain op: a cut to run-time extents would
     hide from OpenVINO the static dims it otherwise merges from the data, which later
     shape-dependent ops (a Squeeze without axes) need."""
-    from irconv_opset import GatherElements, Pad, Select, Slice, Subtract
-
     axis = ctx.attrs.int("axis", 0)
     op = GatherElements(axis=axis)
     data, indices = ctx.input_shape(0), ctx.input_shape(1)
     if data is None or indices is None or len(data) != len(indices):
-        return op
+        return [ctx.op(op, *node_inputs(ctx))]
     rank = len(data)
     axis = normalize_axis(ctx, axis, rank)
     if all(d == i for k, (d, i) in enumerate(zip(data, indices, strict=True)) if k != axis):
-        return op  # equal, or the same unknown extent (one symbolic dim, as exporters write it)
+        # equal, or the same unknown extent (one symbolic dim, as exporters write it)
+        return [ctx.op(op, *node_inputs(ctx))]
     on_axis = ctx.const(np.arange(rank) == axis, suffix="on_axis")
     indices_shape = shape_of(ctx, ctx.input(1), "indices_shape")
     missing = ctx.op(Subtract(), shape_of(ctx, ctx.input(0), "data_shape"), indices_shape, suffix="missing")
@@ -332,18 +406,15 @@ def _gather_elements(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     return [ctx.op(Slice(), gathered, zeros, indices_shape, i64(ctx, np.ones(rank, np.int64), "ones"))]
 
 
-def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import GatherND
-
-    return GatherND(batch_dims=ctx.attrs.int("batch_dims", 0))
+@extractor("onnx", "GatherND", versions=(11, None), produces=[GatherND])
+def _gather_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(GatherND(batch_dims=ctx.attrs.int("batch_dims", 0)), *node_inputs(ctx))]
 
 
 _SCATTER_REDUCTIONS = {"none": "none", "add": "sum", "mul": "prod", "min": "min", "max": "max"}
 
 
-def _scatter_elements(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import ScatterElementsUpdate
-
+def _scatter_elements(node: Node, ctx: ExtractContext) -> ScatterElementsUpdate:
     a = ctx.attrs
     reduction = a.choice("reduction", list(_SCATTER_REDUCTIONS), "none")
     return ScatterElementsUpdate(reduction=_SCATTER_REDUCTIONS[reduction], use_init_val=True)
@@ -355,30 +426,31 @@ def _scatter_elements_ports(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), ctx.input(1), ctx.input(2), axis)]
 
 
-def _scatter_nd(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import ScatterNDUpdate
-
+@extractor("onnx", "ScatterND", versions=(11, None), produces=[ScatterNDUpdate])
+def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     reduction = a.choice("reduction", list(_SCATTER_REDUCTIONS), "none")
-    return ScatterNDUpdate(reduction=_SCATTER_REDUCTIONS[reduction])
+    return [ctx.op(ScatterNDUpdate(reduction=_SCATTER_REDUCTIONS[reduction]), *node_inputs(ctx))]
 
 
-def _depth_to_space(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import DepthToSpace
+@extractor("onnx", "DepthToSpace", produces=[DepthToSpace])
+def _depth_to_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_blocks(ctx, DepthToSpace)]
 
+
+@extractor("onnx", "SpaceToDepth", produces=[SpaceToDepth])
+def _space_to_depth(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_blocks(ctx, SpaceToDepth)]
+
+
+def _blocks(ctx: ExtractContext, kind: type[DepthToSpace] | type[SpaceToDepth]) -> OutPort:
     a = ctx.attrs
     mode = a.choice("mode", ["DCR", "CRD"], "DCR")
-    return DepthToSpace(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
+    op = kind(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
+    return ctx.op(op, *node_inputs(ctx))
 
 
-def _space_to_depth(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import SpaceToDepth
-
-    a = ctx.attrs
-    mode = a.choice("mode", ["DCR", "CRD"], "DCR")
-    return SpaceToDepth(block_size=a.int("blocksize"), mode="blocks_first" if mode == "DCR" else "depth_first")
-
-
+@extractor("onnx", "Constant", produces=[Const])
 def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     value = a.tensor("value", None)  # read once: a large tensor is converted on every read
@@ -391,18 +463,16 @@ def _constant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     raise a.bad(next(iter(a.names()), "value"), "...", "only numeric dense constants are supported")
 
 
+@extractor("onnx", "ConstantOfShape", versions=(9, None), produces=[Broadcast])
 def _constant_of_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Broadcast
-
     a = ctx.attrs
     value = a.tensor("value", None)
     scalar = np.zeros((), np.float32) if value is None else value.reshape(())
     return [ctx.op(Broadcast(), ctx.const(scalar, suffix="value"), ctx.input(0))]
 
 
+@extractor("onnx", "Range", versions=(11, None), produces=[Range, Reshape])
 def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Range, Reshape
-
     et = ctx.input(0).data.element_type
     if et is ElementType.dynamic:
         et = ElementType.f32
@@ -416,10 +486,9 @@ def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Range(output_type=et), scalar(0), scalar(1), scalar(2))]
 
 
+@extractor("onnx", "OneHot", versions=(9, None), produces=[OneHot, Add, Convert, Gather, Less, Reshape, Select])
 def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Negative indices count from the end; other out-of-range indices give all "off"."""
-    from irconv_opset import Add, Convert, Gather, Less, OneHot, Reshape, Select
-
     axis = ctx.attrs.int("axis", -1)
     indices = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="indices")
     depth = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="depth_i64")
@@ -432,53 +501,44 @@ def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(OneHot(axis=axis), indices, depth, on, off)]
 
 
-def _non_zero(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import NonZero
+@extractor("onnx", "NonZero", versions=(9, None), produces=[NonZero])
+def _non_zero(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(NonZero(output_type=ElementType.i64), *node_inputs(ctx))]
 
-    return NonZero(output_type=ElementType.i64)
+
+@extractor("onnx", "TopK", versions=(1, 9), produces=[TopK])
+def top_k_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """k is an attribute before opset 10."""
+    return _top_k(ctx, i64(ctx, ctx.attrs.int("k"), "k"))
 
 
-def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Reshape, TopK
+@extractor("onnx", "TopK", versions=(10, None), produces=[TopK, Reshape])
+def top_k_v10(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _top_k(ctx, ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="k"))
 
+
+def _top_k(ctx: ExtractContext, k: OutPort) -> list[OutPort]:
     a = ctx.attrs
-    if opset(ctx) < 10:
-        k = i64(ctx, a.int("k"), "k")
-    else:
-        k = ctx.op(Reshape(special_zero=False), ctx.input(1), i64(ctx, [], "scalar"), suffix="k")
     largest = a.int("largest", 1)
     top = ctx.add(TopK(axis=a.int("axis", -1), mode="max" if largest else "min", sort="value",
                        index_element_type=ElementType.i64, stable=True), [ctx.input(0), k])
     return [top.out_port(0), top.out_port(1)]
 
 
-def _cum_sum(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import CumSum
-
+@extractor("onnx", "CumSum", versions=(11, None), produces=[CumSum])
+def _cum_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
-    return CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
+    op = CumSum(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
+    return [ctx.op(op, *node_inputs(ctx))]
 
 
+@extractor("onnx", "CumProd", produces=[CumSum, Log, Exp, Abs, Convert, ConvertLike, FloorMod, Less, Multiply, Round, Subtract])
 def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """sign * exp(cumsum(log|x|)), the sign from the parity of the running count of negatives.
 
     Zeros work out (log 0 = -inf, exp(-inf) = 0); integer inputs are computed in f64 and
     rounded back.
     """
-    from irconv_opset import (
-        Abs,
-        Convert,
-        ConvertLike,
-        CumSum,
-        Exp,
-        FloorMod,
-        Less,
-        Log,
-        Multiply,
-        Round,
-        Subtract,
-    )
-
     a = ctx.attrs
     flags = dict(exclusive=bool(a.int("exclusive", 0)), reverse=bool(a.int("reverse", 0)))
     x, axis = ctx.input(0), ctx.input(1)
@@ -498,22 +558,14 @@ def _cum_prod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Convert(destination_type=et), ctx.op(Round(mode="half_to_even"), result, suffix="round"))]
 
 
+@extractor("onnx", "Trilu", versions=(14, None), produces=[Range, Select, Gather, ShapeOf, Subtract, Unsqueeze, GreaterEqual, LessEqual])
+@with_defaults({1: constant(0, np.int64)})
 def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Keep x where (col - row) >= k (upper) or <= k (lower), from ShapeOf ranges."""
-    from irconv_opset import (
-        Gather,
-        GreaterEqual,
-        LessEqual,
-        Range,
-        Select,
-        Subtract,
-        Unsqueeze,
-    )
-
     upper = bool(ctx.attrs.int("upper", 1))
     x = ctx.input(0)
-    shape = ctx.input_shape(0)
-    if shape is not None and 0 in shape:
+    static = ctx.input_shape(0)
+    if static is not None and 0 in static:
         return [x]  # nothing to mask in an empty tensor (and the CPU plugin fails on empty Range/Select)
     shape = shape_of(ctx, x)
     rows = ctx.op(Gather(), shape, i64(ctx, -2), i64(ctx, 0), suffix="rows")
@@ -527,10 +579,9 @@ def _trilu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), keep, x, const_like(ctx, 0, x, "zero"))]
 
 
+@extractor("onnx", "EyeLike", versions=(9, None), produces=[Range, Equal, Select, Convert, ConvertLike, Gather, ShapeOf, Subtract, Unsqueeze])
 def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Ones where col - row == k, from ShapeOf ranges."""
-    from irconv_opset import Convert, ConvertLike, Equal, Gather, Range, Select, Subtract, Unsqueeze
-
     a = ctx.attrs
     x = ctx.input(0)
     shape = shape_of(ctx, x)
@@ -549,9 +600,8 @@ def _eye_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ConvertLike(), ones, x)]
 
 
+@extractor("onnx", "Unique", versions=(11, None), produces=[Unique])
 def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Unique
-
     a = ctx.attrs
     op = Unique(sorted=bool(a.int("sorted", 1)), index_element_type=ElementType.i64,
                 count_element_type=ElementType.i64)
@@ -560,10 +610,9 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [unique.out_port(i) for i in range(len(node.out_ports()))]
 
 
+@extractor("onnx", "Compress", versions=(9, None), produces=[NonZero, Gather, Reshape, Squeeze])
 def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Gather the positions where the condition is true (the data flattened without an axis)."""
-    from irconv_opset import Gather, NonZero, Reshape, Squeeze
-
     a = ctx.attrs
     x = ctx.input(0)
     if "axis" not in a:
@@ -573,19 +622,19 @@ def _compress(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), x, positions, i64(ctx, a.int("axis", 0), "axis"))]
 
 
-def _reverse_sequence(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import ReverseSequence
-
+@extractor("onnx", "ReverseSequence", versions=(10, None), produces=[ReverseSequence])
+def _reverse_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
-    return ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
+    op = ReverseSequence(batch_axis=a.int("batch_axis", 1), seq_axis=a.int("time_axis", 0))
+    return [ctx.op(op, *node_inputs(ctx))]
 
 
+@extractor("onnx", "TensorScatter", versions=(24, None), produces=[ScatterElementsUpdate, Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ShapeOf])
+@with_defaults({2: HANDLED})
 def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TensorScatter-24: the update written into the cache along ``axis`` from each batch
     entry's write index (modulo the cache length in circular mode), as ScatterElementsUpdate
     with per-element positions write_index[b] + i."""
-    from irconv_opset import Add, Broadcast, Convert, FloorMod, Gather, Range, Reshape, ScatterElementsUpdate
-
     a = ctx.attrs
     mode = a.choice("mode", ["linear", "circular"], "linear")
     rank = ctx.input_rank(0)
@@ -615,50 +664,11 @@ def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterElementsUpdate(), cache, indices, update, i64(ctx, axis))]
 
 
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
+@extractor("onnx", "ScatterElements", versions=(11, None), produces=[ScatterElementsUpdate])
+def scatter_elements(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _scatter_elements_ports(node, ctx)
 
-    return [
-        extractor("onnx", "Reshape", _reshape, produces=[o.Reshape]),
-        extractor("onnx", "Transpose", _transpose, produces=[o.Transpose]),
-        extractor("onnx", "Concat", _concat, produces=[o.Concat]),
-        extractor("onnx", "Split", WithDefaults(_split, {1: HANDLED}), produces=[o.Split, o.VariadicSplit]),
-        extractor("onnx", "Squeeze", WithDefaults(_squeeze, {1: HANDLED}), produces=[o.Squeeze]),
-        extractor("onnx", "Unsqueeze", _unsqueeze, produces=[o.Unsqueeze]),
-        extractor("onnx", "Shape", _shape, produces=[o.ShapeOf, o.Slice]),
-        extractor("onnx", "Size", _size, produces=[o.ShapeOf, o.ReduceProd]),
-        extractor("onnx", "Flatten", _flatten, produces=[o.ShapeOf, o.Slice, o.ReduceProd, o.Concat, o.Reshape]),
-        extractor("onnx", "Expand", _expand, versions=(8, None), produces=[o.Broadcast]),
-        extractor("onnx", "Tile", _tile, versions=(6, None), produces=[o.Tile, o.Broadcast]),
-        extractor("onnx", "Pad", WithDefaults(_pad, {2: HANDLED, 3: HANDLED}), produces=[o.Pad]),
-        extractor("onnx", "Slice", _slice, versions=(1, 9), produces=[o.Slice]),
-        extractor("onnx", "Slice",
-                  WithDefaults(_slice, {3: HANDLED, 4: computed("ones like starts", _ones_like_starts)}),
-                  versions=(10, None), produces=[o.Slice]),
-        extractor("onnx", "Gather", _gather, produces=[o.Gather]),
-        extractor("onnx", "GatherElements", _gather_elements, versions=(11, None),
-                  produces=[o.GatherElements, o.Pad, o.Slice]),
-        extractor("onnx", "GatherND", _gather_nd, versions=(11, None), produces=[o.GatherND]),
-        extractor("onnx", "ScatterElements", _scatter_elements_ports, versions=(11, None),
-                  produces=[o.ScatterElementsUpdate]),
-        extractor("onnx", "Scatter", _scatter_elements_ports, versions=(9, 10), produces=[o.ScatterElementsUpdate]),
-        extractor("onnx", "ScatterND", _scatter_nd, versions=(11, None), produces=[o.ScatterNDUpdate]),
-        extractor("onnx", "DepthToSpace", _depth_to_space, produces=[o.DepthToSpace]),
-        extractor("onnx", "SpaceToDepth", _space_to_depth, produces=[o.SpaceToDepth]),
-        extractor("onnx", "Constant", _constant, produces=[o.Const]),
-        extractor("onnx", "ConstantOfShape", _constant_of_shape, versions=(9, None), produces=[o.Broadcast]),
-        extractor("onnx", "Range", _range, versions=(11, None), produces=[o.Range]),
-        extractor("onnx", "OneHot", _one_hot, versions=(9, None), produces=[o.OneHot]),
-        extractor("onnx", "NonZero", _non_zero, versions=(9, None), produces=[o.NonZero]),
-        extractor("onnx", "TopK", _top_k, produces=[o.TopK]),
-        extractor("onnx", "CumSum", _cum_sum, versions=(11, None), produces=[o.CumSum]),
-        extractor("onnx", "CumProd", _cum_prod, produces=[o.CumSum, o.Log, o.Exp]),
-        extractor("onnx", "Trilu", WithDefaults(_trilu, {1: constant(0, np.int64)}), versions=(14, None),
-                  produces=[o.Range, o.Select]),
-        extractor("onnx", "EyeLike", _eye_like, versions=(9, None), produces=[o.Range, o.Equal, o.Select]),
-        extractor("onnx", "Unique", _unique, versions=(11, None), produces=[o.Unique]),
-        extractor("onnx", "Compress", _compress, versions=(9, None), produces=[o.NonZero, o.Gather]),
-        extractor("onnx", "ReverseSequence", _reverse_sequence, versions=(10, None), produces=[o.ReverseSequence]),
-        extractor("onnx", "TensorScatter", WithDefaults(_tensor_scatter, {2: HANDLED}), versions=(24, None),
-                  produces=[o.ScatterElementsUpdate]),
-    ]
+
+@extractor("onnx", "Scatter", versions=(9, 10), produces=[ScatterElementsUpdate])
+def scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _scatter_elements_ports(node, ctx)

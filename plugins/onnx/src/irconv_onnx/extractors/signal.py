@@ -13,26 +13,58 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
+from irconv.types import ElementType
+from irconv_opset import (
+    DFT,
+    IDFT,
+    IRDFT,
+    RDFT,
+    STFT,
+    Add,
+    Broadcast,
+    Col2Im,
+    Concat,
+    Convert,
+    Divide,
+    Equal,
+    Exp,
+    Floor,
+    FloorMod,
+    Gather,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    LogicalAnd,
+    Maximum,
+    Multiply,
+    Range,
+    Reshape,
+    Select,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    Subtract,
+    Unsqueeze,
+)
 from irconv_opset.build import shape_of
 
-from irconv_onnx.extractors._common import et_of_onnx, opset
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._common import et_of_onnx
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 
 def _scalar_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
     """A scalar (or [1]) length input as the 1-element i64 vector OpenVINO wants."""
-    from irconv.types import ElementType
-    from irconv_opset import Convert, Reshape
-
     port = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(idx), suffix=f"{name}_i64")
     return ctx.op(Reshape(special_zero=False), port, i64(ctx, [1]), suffix=name)
 
 
-def _dft_axis(ctx: ExtractContext, rank: int) -> int | None:
-    """The non-negative axis, or None when it is a run-time input."""
+def _dft_axis(ctx: ExtractContext, rank: int, axis_input: bool) -> int | None:
+    """The non-negative axis (an attribute before opset 20, ``axis_input`` false), or None
+    when it is a run-time input."""
     a = ctx.attrs
-    if opset(ctx) < 20:
+    if not axis_input:
         axis = a.int("axis", 1)
     elif ctx.has_input(2):
         value = ctx.input_value(2)
@@ -46,10 +78,8 @@ def _dft_axis(ctx: ExtractContext, rank: int) -> int | None:
     return axis % rank
 
 
-def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def _dft(node: Node, ctx: ExtractContext, axis_input: bool) -> list[OutPort]:
     """DFT-17/20: full or one-sided (RFFT/IRFFT), forward or inverse, optional dft_length."""
-    from irconv_opset import DFT, IDFT, IRDFT, RDFT, Squeeze, Unsqueeze
-
     a = ctx.attrs
     inverse, onesided = bool(a.int("inverse", 0)), bool(a.int("onesided", 0))
     x = ctx.input(0)
@@ -58,7 +88,7 @@ def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise a.bad("input", "unknown rank or last dimension", "DFT needs a known rank and a last dimension of "
                                                                "1 (real) or 2 (complex)")
     rank, real = len(shape), shape[-1] == 1
-    axis = _dft_axis(ctx, rank)
+    axis = _dft_axis(ctx, rank, axis_input)
     axes = i64(ctx, [axis], "axes") if axis is not None else _runtime_axes(ctx, rank)
     size = [_scalar_vector(ctx, 1, "dft_length")] if ctx.has_input(1) else []
     last = i64(ctx, [rank - 1], "complex_axis")
@@ -86,8 +116,6 @@ def _dft(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
     """A real [..., 1] signal as complex [..., 2] with a zero imaginary part."""
-    from irconv_opset import Broadcast, Concat
-
     zeros = ctx.op(Broadcast(), const_like(ctx, 0, x, "zero"), shape_of(ctx, x),
                    suffix="imaginary")
     return ctx.op(Concat(axis=-1), x, zeros, suffix="complex")
@@ -96,8 +124,6 @@ def _complex(ctx: ExtractContext, x: OutPort) -> OutPort:
 def _rfft_at_runtime_axis(ctx: ExtractContext, x: OutPort, shape: tuple[int | None, ...], axes: OutPort,
                           size: list[OutPort]) -> OutPort:
     """The first n // 2 + 1 bins of the full DFT (OpenVINO's RDFT needs constant axes)."""
-    from irconv_opset import DFT, Add, Divide, Gather, Slice
-
     full = _real_symmetry(ctx, ctx.op(DFT(), _complex(ctx, x), axes, *size, suffix="dft"), shape, None)
     n = ctx.op(Gather(), shape_of(ctx, full, "spectrum_shape"), axes, i64(ctx, 0), suffix="n")
     half = ctx.op(Add(), ctx.op(Divide(m_pythondiv=True), n, i64(ctx, [2]), suffix="half_n"), i64(ctx, [1]),
@@ -107,16 +133,12 @@ def _rfft_at_runtime_axis(ctx: ExtractContext, x: OutPort, shape: tuple[int | No
 
 def _runtime_axes(ctx: ExtractContext, rank: int) -> OutPort:
     """[axis mod rank] from the run-time axis input."""
-    from irconv_opset import FloorMod
-
     return ctx.op(FloorMod(), _scalar_vector(ctx, 2, "axis"), i64(ctx, [rank]), suffix="axes")
 
 
 def _real_symmetry(ctx: ExtractContext, spectrum: OutPort, shape: tuple[int | None, ...], axis: int | None) -> OutPort:
     """The transform of a real signal has exactly zero imaginary parts at k = 0 and k = N/2;
     f32 twiddle factors leave ~1e-7 relative noise there, so zero them (needs a static N)."""
-    from irconv_opset import Gather, Multiply, Squeeze
-
     length = ctx.input_value(1) if ctx.has_input(1) else None
     if axis is not None:
         n = int(length.reshape(())) if length is not None else shape[axis]
@@ -128,7 +150,7 @@ def _real_symmetry(ctx: ExtractContext, spectrum: OutPort, shape: tuple[int | No
     # A run-time axis: one mask per possible axis over the whole (static) output, picked at run time.
     if ctx.has_input(1) or any(d is None for d in shape):
         return spectrum
-    out_shape = list(shape[:-1]) + [2]
+    out_shape = [d for d in shape[:-1] if d is not None] + [2]  # all static here
     masks = np.stack([_symmetry_mask(out_shape, a) for a in range(len(shape) - 1)])
     picked = ctx.op(Gather(), const_like(ctx, masks, spectrum, "symmetry_masks"),
                     ctx.op(Squeeze(), _runtime_axes(ctx, len(shape)), i64(ctx, [0]), suffix="axis_scalar"),
@@ -148,10 +170,10 @@ def _symmetry_mask(mask_shape: list[int], axis: int) -> np.ndarray:
     return mask
 
 
+@extractor("onnx", "STFT", versions=(17, None), produces=[STFT, Broadcast, Reshape, ShapeOf, Squeeze])
+@with_defaults({2: HANDLED, 3: HANDLED})
 def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """STFT-17 on real signals [batch, length, 1]: OpenVINO STFT-15 (one-sided only)."""
-    from irconv_opset import STFT, Broadcast, Reshape, Squeeze
-
     a = ctx.attrs
     if not a.int("onesided", 1):
         raise a.bad("onesided", 0, "OpenVINO STFT returns the one-sided spectrum only")
@@ -177,13 +199,13 @@ def _stft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(STFT(transpose_frames=False), signal, window, size, step)]
 
 
+@extractor("onnx", "Col2Im", versions=(18, None), produces=[Col2Im, Convert])
 def _col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Col2Im-18 with two spatial dimensions (OpenVINO Col2Im-15 is 2-D)."""
-    from irconv_opset import Col2Im
-
     a = ctx.attrs
     block = ctx.input_value(2)
-    spatial = len(block) if block is not None else ctx.input_shape(2)[0] if ctx.input_shape(2) else None
+    block_shape = ctx.input_shape(2)
+    spatial = len(block) if block is not None else block_shape[0] if block_shape else None
     if spatial != 2:
         raise a.bad("block_shape", spatial, "OpenVINO Col2Im handles two spatial dimensions only")
     pads = a.ints("pads", [0, 0, 0, 0])
@@ -192,88 +214,78 @@ def _col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, ctx.input(0), _i64_vector(ctx, 1, "image_shape"), _i64_vector(ctx, 2, "block_shape"))]
 
 
+@extractor("onnx", "MelWeightMatrix", versions=(17, None), produces=[Range, Select, Convert, Add, Divide, Equal, Exp, Floor, Greater, GreaterEqual, Less, LessEqual, Log, LogicalAnd, Maximum, Multiply, Reshape, Slice, Subtract, Unsqueeze])
 def _mel_weight_matrix(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MelWeightMatrix-17 from run-time scalars: triangular filters between mel-spaced bins
     (rising (j - lower) / (center - lower) up to the centre, falling (higher - j) / (higher - center)
     after it), [dft_length // 2 + 1, num_mel_bins]."""
-    import irconv_opset as o
-    from irconv.types import ElementType
-
     a = ctx.attrs
     f32_t, i64_t = ElementType.f32, ElementType.i64
 
     def scalar(idx: int, et: ElementType, name: str) -> OutPort:
-        port = ctx.op(o.Convert(destination_type=et), ctx.input(idx), suffix=f"{name}_cast")
-        return ctx.op(o.Reshape(special_zero=False), port, i64(ctx, []), suffix=name)
+        port = ctx.op(Convert(destination_type=et), ctx.input(idx), suffix=f"{name}_cast")
+        return ctx.op(Reshape(special_zero=False), port, i64(ctx, []), suffix=name)
 
     def f(value: float) -> OutPort:
         return f32(ctx, value, "c")
 
     def mel(hertz: OutPort, name: str) -> OutPort:  # 2595 * log10(1 + hz / 700)
-        ratio = ctx.op(o.Add(), f(1), ctx.op(o.Divide(), hertz, f(700), suffix=f"{name}_ratio"), suffix=f"{name}_1p")
-        return ctx.op(o.Multiply(), ctx.op(o.Log(), ratio, suffix=f"{name}_ln"), f(2595 / np.log(10)), suffix=name)
+        ratio = ctx.op(Add(), f(1), ctx.op(Divide(), hertz, f(700), suffix=f"{name}_ratio"), suffix=f"{name}_1p")
+        return ctx.op(Multiply(), ctx.op(Log(), ratio, suffix=f"{name}_ln"), f(2595 / np.log(10)), suffix=name)
 
     bins, length, rate = scalar(0, i64_t, "num_mel_bins"), scalar(1, i64_t, "dft_length"), scalar(2, f32_t, "rate")
     low, high = mel(scalar(3, f32_t, "lower_hz"), "low_mel"), mel(scalar(4, f32_t, "upper_hz"), "high_mel")
-    points = ctx.op(o.Add(), bins, i64(ctx, 2), suffix="points")
+    points = ctx.op(Add(), bins, i64(ctx, 2), suffix="points")
     # the mel range is split by the number of points (num_mel_bins + 2), as ONNX's reference does
-    step = ctx.op(o.Divide(), ctx.op(o.Subtract(), high, low, suffix="mel_span"),
-                  ctx.op(o.Convert(destination_type=f32_t), points, suffix="point_count"),
+    step = ctx.op(Divide(), ctx.op(Subtract(), high, low, suffix="mel_span"),
+                  ctx.op(Convert(destination_type=f32_t), points, suffix="point_count"),
                   suffix="mel_step")
-    steps = ctx.op(o.Range(output_type=f32_t), i64(ctx, 0), points, i64(ctx, 1), suffix="steps")
-    mels = ctx.op(o.Add(), ctx.op(o.Multiply(), steps, step, suffix="mel_offsets"), low, suffix="mels")
-    hertz = ctx.op(o.Multiply(), f(700), ctx.op(o.Subtract(), ctx.op(o.Exp(), ctx.op(
-        o.Multiply(), mels, f(np.log(10) / 2595), suffix="mel_ln"), suffix="mel_exp"), f(1), suffix="hz_ratio"),
+    steps = ctx.op(Range(output_type=f32_t), i64(ctx, 0), points, i64(ctx, 1), suffix="steps")
+    mels = ctx.op(Add(), ctx.op(Multiply(), steps, step, suffix="mel_offsets"), low, suffix="mels")
+    hertz = ctx.op(Multiply(), f(700), ctx.op(Subtract(), ctx.op(Exp(), ctx.op(
+        Multiply(), mels, f(np.log(10) / 2595), suffix="mel_ln"), suffix="mel_exp"), f(1), suffix="hz_ratio"),
                    suffix="hertz")
-    scaled = ctx.op(o.Multiply(), ctx.op(o.Convert(destination_type=f32_t), ctx.op(o.Add(), length, i64(ctx, 1)),
+    scaled = ctx.op(Multiply(), ctx.op(Convert(destination_type=f32_t), ctx.op(Add(), length, i64(ctx, 1)),
                                          suffix="length_1p"), hertz, suffix="scaled")
-    edges = ctx.op(o.Floor(), ctx.op(o.Divide(), scaled, rate, suffix="bin_float"), suffix="edges")
-    count = ctx.op(o.Reshape(special_zero=False), bins, i64(ctx, [1]), suffix="count")
+    edges = ctx.op(Floor(), ctx.op(Divide(), scaled, rate, suffix="bin_float"), suffix="edges")
+    count = ctx.op(Reshape(special_zero=False), bins, i64(ctx, [1]), suffix="count")
 
     def take(start: int) -> OutPort:
-        stop = ctx.op(o.Add(), count, i64(ctx, [start]), suffix=f"stop{start}")
-        edge = ctx.op(o.Slice(), edges, i64(ctx, [start]), stop, i64(ctx, [1]), i64(ctx, [0]), suffix=f"edge{start}")
-        return ctx.op(o.Unsqueeze(), edge, i64(ctx, [0]), suffix=f"row{start}")
+        stop = ctx.op(Add(), count, i64(ctx, [start]), suffix=f"stop{start}")
+        edge = ctx.op(Slice(), edges, i64(ctx, [start]), stop, i64(ctx, [1]), i64(ctx, [0]), suffix=f"edge{start}")
+        return ctx.op(Unsqueeze(), edge, i64(ctx, [0]), suffix=f"row{start}")
 
     lower, center, higher = take(0), take(1), take(2)
-    spectrum = ctx.op(o.Add(), ctx.op(o.Divide(m_pythondiv=True), length, i64(ctx, 2)), i64(ctx, 1), suffix="nbins")
-    j = ctx.op(o.Unsqueeze(), ctx.op(o.Range(output_type=f32_t), i64(ctx, 0), spectrum, i64(ctx, 1), suffix="j_range"),
+    spectrum = ctx.op(Add(), ctx.op(Divide(m_pythondiv=True), length, i64(ctx, 2)), i64(ctx, 1), suffix="nbins")
+    j = ctx.op(Unsqueeze(), ctx.op(Range(output_type=f32_t), i64(ctx, 0), spectrum, i64(ctx, 1), suffix="j_range"),
                i64(ctx, [1]), suffix="j")
     one = f(1)
-    rise_span = ctx.op(o.Maximum(), ctx.op(o.Subtract(), center, lower, suffix="rise_width"), one, suffix="rise_span")
-    fall_span = ctx.op(o.Maximum(), ctx.op(o.Subtract(), higher, center, suffix="fall_width"), one, suffix="fall_span")
-    rising = ctx.op(o.Divide(), ctx.op(o.Subtract(), j, lower, suffix="from_lower"), rise_span, suffix="rising")
-    rising = ctx.op(o.Select(), ctx.op(o.Equal(), center, lower, suffix="no_rise"), one, rising, suffix="rising_safe")
-    falling = ctx.op(o.Divide(), ctx.op(o.Subtract(), higher, j, suffix="to_higher"), fall_span, suffix="falling")
-    in_rise = ctx.op(o.LogicalAnd(), ctx.op(o.GreaterEqual(), j, lower, suffix="after_lower"),
-                     ctx.op(o.LessEqual(), j, center, suffix="before_center"), suffix="in_rise")
-    in_fall = ctx.op(o.LogicalAnd(), ctx.op(o.Greater(), j, center, suffix="after_center"),
-                     ctx.op(o.Less(), j, higher, suffix="before_higher"), suffix="in_fall")
-    weights = ctx.op(o.Select(), in_rise, rising, ctx.op(o.Select(), in_fall, falling, f(0), suffix="fall_part"),
+    rise_span = ctx.op(Maximum(), ctx.op(Subtract(), center, lower, suffix="rise_width"), one, suffix="rise_span")
+    fall_span = ctx.op(Maximum(), ctx.op(Subtract(), higher, center, suffix="fall_width"), one, suffix="fall_span")
+    rising = ctx.op(Divide(), ctx.op(Subtract(), j, lower, suffix="from_lower"), rise_span, suffix="rising")
+    rising = ctx.op(Select(), ctx.op(Equal(), center, lower, suffix="no_rise"), one, rising, suffix="rising_safe")
+    falling = ctx.op(Divide(), ctx.op(Subtract(), higher, j, suffix="to_higher"), fall_span, suffix="falling")
+    in_rise = ctx.op(LogicalAnd(), ctx.op(GreaterEqual(), j, lower, suffix="after_lower"),
+                     ctx.op(LessEqual(), j, center, suffix="before_center"), suffix="in_rise")
+    in_fall = ctx.op(LogicalAnd(), ctx.op(Greater(), j, center, suffix="after_center"),
+                     ctx.op(Less(), j, higher, suffix="before_higher"), suffix="in_fall")
+    weights = ctx.op(Select(), in_rise, rising, ctx.op(Select(), in_fall, falling, f(0), suffix="fall_part"),
                      suffix="weights")
     target = et_of_onnx(a.int("output_datatype", 1), "MelWeightMatrix output_datatype")
-    return [ctx.op(o.Convert(destination_type=target), weights)]
+    return [ctx.op(Convert(destination_type=target), weights)]
 
 
 def _i64_vector(ctx: ExtractContext, idx: int, name: str) -> OutPort:
-    from irconv.types import ElementType
-    from irconv_opset import Convert
-
     return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(idx), suffix=name)
 
 
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
+@extractor("onnx", "DFT", versions=(17, 19), produces=[DFT, IDFT, RDFT, IRDFT, Add, Broadcast, Concat, Convert, Divide, FloorMod, Gather, Multiply, Reshape, ShapeOf, Slice, Squeeze, Unsqueeze])
+@with_defaults({1: HANDLED})
+def dft_v17(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _dft(node, ctx, axis_input=False)
 
-    return [
-        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED}), versions=(17, 19),
-                  produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
-        extractor("onnx", "DFT", WithDefaults(_dft, {1: HANDLED, 2: HANDLED}), versions=(20, None),
-                  produces=[o.DFT, o.IDFT, o.RDFT, o.IRDFT]),
-        extractor("onnx", "STFT", WithDefaults(_stft, {2: HANDLED, 3: HANDLED}), versions=(17, None),
-                  produces=[o.STFT]),
-        extractor("onnx", "Col2Im", _col2im, versions=(18, None), produces=[o.Col2Im]),
-        extractor("onnx", "MelWeightMatrix", _mel_weight_matrix, versions=(17, None),
-                  produces=[o.Range, o.Select, o.Convert]),
-    ]
 
+@extractor("onnx", "DFT", versions=(20, None), produces=[DFT, IDFT, RDFT, IRDFT, Add, Broadcast, Concat, Convert, Divide, FloorMod, Gather, Multiply, Reshape, ShapeOf, Slice, Squeeze, Unsqueeze])
+@with_defaults({1: HANDLED, 2: HANDLED})
+def dft_v20(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _dft(node, ctx, axis_input=True)

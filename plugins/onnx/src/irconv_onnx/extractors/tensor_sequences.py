@@ -20,11 +20,11 @@ from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op, attr
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import Concat, Const, Gather, Split, Squeeze, Unsqueeze, VariadicSplit
 
 from irconv_onnx.extractors._common import et_of_onnx
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults
+from irconv_onnx.extractors._optional import HANDLED, with_defaults
 
 
 @dataclass(eq=False)
@@ -51,7 +51,7 @@ def _elements(ctx: ExtractContext, idx: int = 0) -> list[OutPort]:
             f"SequenceEmpty, SplitToSequence, ...), not {producer.type} {producer.name!r}: "
             "irconv converts sequences whose elements are known at conversion time"
         )
-    return [port.get_source() for port in producer.in_ports()]
+    return [source for port in producer.in_ports() if (source := port.get_source()) is not None]
 
 
 def _sequence(ctx: ExtractContext, elements: list[OutPort], element_type: ElementType | None = None) -> list[OutPort]:
@@ -72,15 +72,19 @@ def _position(ctx: ExtractContext, idx: int, count: int, default: int, what: str
     return position
 
 
+@extractor("onnx", "SequenceEmpty", versions=(11, None), produces=[TensorSequence])
 def _sequence_empty(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dtype = ctx.attrs.int("dtype", 1)  # FLOAT by default
     return _sequence(ctx, [], et_of_onnx(dtype, ctx.where()))
 
 
+@extractor("onnx", "SequenceConstruct", versions=(11, None), produces=[TensorSequence])
 def _sequence_construct(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sequence(ctx, [ctx.input(i) for i in range(len(ctx.inputs))])
 
 
+@extractor("onnx", "SequenceInsert", versions=(11, None), produces=[TensorSequence])
+@with_defaults({2: HANDLED})
 def _sequence_insert(node: Node, ctx: ExtractContext) -> list[OutPort]:
     elements = _elements(ctx)
     at = _position(ctx, 2, len(elements), len(elements), "insert")
@@ -89,6 +93,8 @@ def _sequence_insert(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sequence(ctx, [*elements[:at], ctx.input(1), *elements[at:]], ctx.input(0).data.element_type)
 
 
+@extractor("onnx", "SequenceErase", versions=(11, None), produces=[TensorSequence])
+@with_defaults({1: HANDLED})
 def _sequence_erase(node: Node, ctx: ExtractContext) -> list[OutPort]:
     elements = _elements(ctx)
     at = _position(ctx, 1, len(elements), len(elements) - 1, "erase")
@@ -97,11 +103,10 @@ def _sequence_erase(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _sequence(ctx, elements[:at] + elements[at + 1:], ctx.input(0).data.element_type)
 
 
+@extractor("onnx", "SequenceAt", versions=(11, None), produces=[Gather, Concat, Unsqueeze])
 def _sequence_at(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A constant position picks the element; a run-time one gathers from the stacked
     elements, which needs them all of one static shape."""
-    from irconv_opset import Concat, Gather, Unsqueeze
-
     elements = _elements(ctx)
     if ctx.input_value(1) is not None:
         at = _position(ctx, 1, len(elements), 0, "read")
@@ -118,13 +123,13 @@ def _sequence_at(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), stacked, ctx.input(1), i64(ctx, 0))]
 
 
+@extractor("onnx", "SequenceLength", versions=(11, None), produces=[Const])
 def _sequence_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [i64(ctx, len(_elements(ctx)), "length")]
 
 
+@extractor("onnx", "ConcatFromSequence", versions=(11, None), produces=[Concat, Unsqueeze])
 def _concat_from_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Concat, Unsqueeze
-
     a = ctx.attrs
     elements = _elements(ctx)
     if not elements:
@@ -140,12 +145,12 @@ def _concat_from_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=axis), *elements)]
 
 
+@extractor("onnx", "SplitToSequence", versions=(11, None), produces=[Split, VariadicSplit, Squeeze, TensorSequence])
+@with_defaults({1: HANDLED})
 def _split_to_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Split, or VariadicSplit with the lengths given (a scalar length: equal chunks, the
     last one shorter). The number of parts must be known: from the split input's length,
     or from a static dimension."""
-    from irconv_opset import Split, Squeeze, VariadicSplit
-
     a = ctx.attrs
     rank = require_rank(ctx, 0)
     axis = normalize_axis(ctx, a.int("axis", 0), rank)
@@ -174,19 +179,3 @@ def _split_to_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise ConversionError(f"{ctx.where()}: the number of parts must be known (split of a static length)")
     split = ctx.add(VariadicSplit(), [ctx.input(0), axis_port, lengths], "split")
     return _sequence(ctx, [split.out_port(i) for i in range(count)], ctx.input_type(0))
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [
-        extractor("onnx", "SequenceEmpty", _sequence_empty, versions=(11, None)),
-        extractor("onnx", "SequenceConstruct", _sequence_construct, versions=(11, None)),
-        extractor("onnx", "SequenceInsert", WithDefaults(_sequence_insert, {2: HANDLED}), versions=(11, None)),
-        extractor("onnx", "SequenceErase", WithDefaults(_sequence_erase, {1: HANDLED}), versions=(11, None)),
-        extractor("onnx", "SequenceAt", _sequence_at, versions=(11, None), produces=[o.Gather]),
-        extractor("onnx", "SequenceLength", _sequence_length, versions=(11, None), produces=[o.Const]),
-        extractor("onnx", "ConcatFromSequence", _concat_from_sequence, versions=(11, None), produces=[o.Concat]),
-        extractor("onnx", "SplitToSequence", WithDefaults(_split_to_sequence, {1: HANDLED}), versions=(11, None),
-                  produces=[o.Split, o.VariadicSplit]),
-    ]

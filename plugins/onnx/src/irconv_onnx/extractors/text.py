@@ -14,8 +14,8 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import extractor, f32, i64
 from irconv.graph import Node, OutPort
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import Add, Convert, Equal, Greater, LogicalAnd, MatMul, Multiply, ReduceSum, Select, Slice, Unsqueeze
 
 _BIG = np.iinfo(np.int64).max
 
@@ -36,8 +36,6 @@ def _pool_grams(pool: np.ndarray, counts: list[int], lowest: int, highest: int) 
 
 def _matches(ctx: ExtractContext, x: OutPort, grams: np.ndarray, skip: int) -> OutPort:
     """``[..., K]`` f32: how often each of the ``K`` n-grams occurs with this skip distance."""
-    from irconv_opset import Convert, Equal, LogicalAnd, ReduceSum, Slice, Unsqueeze
-
     n = grams.shape[1]
     hit: OutPort | None = None
     for j in range(n):
@@ -53,9 +51,8 @@ def _matches(ctx: ExtractContext, x: OutPort, grams: np.ndarray, skip: int) -> O
     return ctx.op(ReduceSum(keep_dims=False), as_f32, i64(ctx, [-2]), suffix=f"n{n}_skip{skip}_count")
 
 
+@extractor("onnx", "TfIdfVectorizer", versions=(9, None), produces=[Slice, Equal, LogicalAnd, ReduceSum, MatMul, Add, Convert, Greater, Multiply, Select, Unsqueeze])
 def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Add, Greater, MatMul, Multiply, Select
-
     a = ctx.attrs
     if "pool_strings" in a:
         raise a.bad("pool_strings", "...", "OpenVINO has no string tensors (integer token pools convert)")
@@ -94,10 +91,3 @@ def _tfidf(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if mode == "TFIDF":
         return [ctx.op(Multiply(), total, ctx.const(weights, suffix="weights"))] if given.size else [total]
     raise a.bad("mode", mode, "expected TF, IDF or TFIDF")
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-
-    return [extractor("onnx", "TfIdfVectorizer", _tfidf, versions=(9, None),
-                      produces=[o.Slice, o.Equal, o.LogicalAnd, o.ReduceSum, o.MatMul])]

@@ -2,41 +2,110 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
-
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import const_like, extractor, f32, i64
+from irconv.frontend import aliases, const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
-from irconv.plugins import Extractor
 from irconv.types import ElementType
+from irconv_opset import (
+    Abs,
+    Acos,
+    Acosh,
+    Add,
+    Asin,
+    Asinh,
+    Atan,
+    Atanh,
+    BitwiseNot,
+    Broadcast,
+    Ceiling,
+    Clamp,
+    Const,
+    Convert,
+    ConvertLike,
+    Cos,
+    Cosh,
+    Divide,
+    Elu,
+    Erf,
+    Exp,
+    Floor,
+    Gather,
+    Gelu,
+    Greater,
+    GreaterEqual,
+    HardSigmoid,
+    HSwish,
+    IsInf,
+    IsNaN,
+    Less,
+    Log,
+    LogicalNot,
+    LogSoftmax,
+    Maximum,
+    Minimum,
+    Mish,
+    Negative,
+    OneHot,
+    PReLU,
+    ReLU,
+    Round,
+    Select,
+    Selu,
+    ShapeOf,
+    Sigmoid,
+    Sign,
+    Sin,
+    Sinh,
+    SoftMax,
+    SoftPlus,
+    SoftSign,
+    Sqrt,
+    Squeeze,
+    Subtract,
+    Tan,
+    Tanh,
+    TopK,
+)
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.softmax import FLATTENED_SOFTMAX_OPS, flattened_softmax, softmax
 
-from irconv_onnx.extractors._common import et_of_onnx, opset
-from irconv_onnx.extractors._optional import HANDLED, WithDefaults, highest, lowest
+from irconv_onnx.extractors._common import et_of_onnx
+from irconv_onnx.extractors._optional import HANDLED, highest, lowest, with_defaults
+from irconv_onnx.extractors.quantization import FLOAT8_OPS, convert_to_float8
+
+#: ONNX ops that are one opset op on one input.
+UNARY: dict[str, type[Op]] = {
+    "Abs": Abs, "Neg": Negative, "Floor": Floor, "Ceil": Ceiling, "Sqrt": Sqrt,
+    "Exp": Exp, "Log": Log, "Erf": Erf, "Sin": Sin, "Cos": Cos, "Tan": Tan,
+    "Asin": Asin, "Acos": Acos, "Atan": Atan, "Sinh": Sinh, "Cosh": Cosh,
+    "Asinh": Asinh, "Acosh": Acosh, "Atanh": Atanh, "Sign": Sign, "Relu": ReLU,
+    "Sigmoid": Sigmoid, "Tanh": Tanh, "Softplus": SoftPlus, "Softsign": SoftSign,
+    "HardSwish": HSwish, "Mish": Mish, "IsNaN": IsNaN, "Not": LogicalNot,
+    "BitwiseNot": BitwiseNot,
+}
 
 
-def _simple(make: Callable[[], Op], node: Node, ctx: ExtractContext) -> Op:
-    return make()
+def unary(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(UNARY[ctx.source_op.op_type](), ctx.input(0))]
 
 
+UNARY_RECORDS = [record for name, made in UNARY.items() for record in aliases("onnx", [name], unary, produces=[made])]
+
+
+@extractor("onnx", "Reciprocal", produces=[Divide])
 def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Divide
-
     return [ctx.op(Divide(), const_like(ctx, 1, ctx.input(0)), ctx.input(0))]
 
 
-def _elu(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Elu
+@extractor("onnx", "Elu", produces=[Elu])
+def _elu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Elu(alpha=ctx.attrs.float("alpha", 1.0)), ctx.input(0))]
 
-    return Elu(alpha=ctx.attrs.float("alpha", 1.0))
 
-
+@extractor("onnx", "Selu", produces=[Selu])
 def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Selu
-
     a = ctx.attrs
     x = ctx.input(0)
     alpha = const_like(ctx, [a.float("alpha", 1.67326319217681884765625)], x, "alpha")
@@ -44,9 +113,8 @@ def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Selu(), x, alpha, gamma)]
 
 
+@extractor("onnx", "HardSigmoid", produces=[HardSigmoid])
 def _hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import HardSigmoid
-
     a = ctx.attrs
     x = ctx.input(0)
     alpha = const_like(ctx, a.float("alpha", 0.2), x, "alpha")
@@ -54,27 +122,24 @@ def _hard_sigmoid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(HardSigmoid(), x, alpha, beta)]
 
 
+@extractor("onnx", "LeakyRelu", produces=[PReLU])
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import PReLU
-
     x = ctx.input(0)
     slope = const_like(ctx, [ctx.attrs.float("alpha", 0.01)], x, "slope")
     return [ctx.op(PReLU(), x, slope)]
 
 
+@extractor("onnx", "ThresholdedRelu", versions=(10, None), produces=[Greater, Select])
 def _thresholded_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    from irconv_opset import Greater, Select
-
     x = ctx.input(0)
     alpha = const_like(ctx, ctx.attrs.float("alpha", 1.0), x, "alpha")
     above = ctx.op(Greater(), x, alpha, suffix="above")
     return [ctx.op(Select(), above, x, const_like(ctx, 0, x, "zero"))]
 
 
+@extractor("onnx", "Shrink", versions=(9, None), produces=[Less, Greater, Subtract, Add, Select])
 def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x < -lambd: x + bias; x > lambd: x - bias; else 0."""
-    from irconv_opset import Add, Greater, Less, Select, Subtract
-
     a = ctx.attrs
     lambd, bias = a.float("lambd", 0.5), a.float("bias", 0.0)
     x = ctx.input(0)
@@ -86,40 +151,37 @@ def _shrink(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), low, ctx.op(Add(), x, b, suffix="plus"), inner)]
 
 
-def _gelu(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Gelu
-
+@extractor("onnx", "Gelu", versions=(20, None), produces=[Gelu])
+def _gelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mode = ctx.attrs.choice("approximate", ["none", "tanh"], "none")
-    return Gelu(approximation_mode="erf" if mode == "none" else "tanh")
+    return [ctx.op(Gelu(approximation_mode="erf" if mode == "none" else "tanh"), ctx.input(0))]
 
 
-def _is_inf(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import IsInf
-
+@extractor("onnx", "IsInf", versions=(10, None), produces=[IsInf])
+def _is_inf(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
-    return IsInf(detect_negative=bool(a.int("detect_negative", 1)), detect_positive=bool(a.int("detect_positive", 1)))
+    op = IsInf(detect_negative=bool(a.int("detect_negative", 1)), detect_positive=bool(a.int("detect_positive", 1)))
+    return [ctx.op(op, ctx.input(0))]
 
 
-def _round(node: Node, ctx: ExtractContext) -> Op:
-    from irconv_opset import Round
+@extractor("onnx", "Round", versions=(11, None), produces=[Round])
+def _round(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Round(mode="half_to_even"), ctx.input(0))]
 
-    return Round(mode="half_to_even")
 
-
+@extractor("onnx", "Clip", versions=(1, 10), produces=[Clamp])
 def _clip_attributes(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Clip before opset 11: the bounds are attributes."""
-    from irconv_opset import Clamp
-
     a = ctx.attrs
     op = Clamp(min=a.float("min", float(np.finfo(np.float32).min)), max=a.float("max", float(np.finfo(np.float32).max)))
     return [ctx.op(op, ctx.input(0))]
 
 
+@extractor("onnx", "Clip", versions=(11, None), produces=[Clamp, Minimum, Maximum])
+@with_defaults({1: lowest(), 2: highest()})
 def _clip(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Clamp for constant float bounds; Maximum/Minimum otherwise. An empty bound is the
     type's lowest/highest value (declared defaults), which clips nothing."""
-    from irconv_opset import Clamp, Maximum, Minimum
-
     x = ctx.input(0)
     low, high = ctx.input_value(1), ctx.input_value(2)
     et = ctx.input_type(0)
@@ -129,19 +191,34 @@ def _clip(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Minimum(), low_clipped, ctx.input(2), suffix="max")]
 
 
+@extractor("onnx", "Identity")
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
+@extractor("onnx", "OptionalGetElement", versions=(15, None))
+def optional_get_element(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Optional values are plain tensors here."""
+    return [ctx.input(0)]
+
+
+@extractor("onnx", "Optional", versions=(15, None))
+@with_defaults({0: HANDLED})
+def optional(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.input(0)]
+
+
+@extractor("onnx", "OptionalHasElement", versions=(15, None), produces=[Const])
+@with_defaults({0: HANDLED})
 def _has_element(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Optional values are plain tensors here: present unless the input name is empty."""
     return [ctx.const(np.array(ctx.has_input(0)), suffix="has_element")]
 
 
+@extractor("onnx", "Dropout", produces=[Broadcast, ShapeOf])
+@with_defaults({1: HANDLED, 2: HANDLED})
 def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inference: the data passes through; the mask is all true."""
-    from irconv_opset import Broadcast
-
     x = ctx.input(0)
     if len(node.out_ports()) < 2:
         return [x]
@@ -150,25 +227,21 @@ def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [x, mask]
 
 
-def _cast(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+@extractor("onnx", "Cast", produces=[Convert, *FLOAT8_OPS])
+def _cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Convert; to an 8-bit float with ONNX's ``saturate`` (opset 19, default 1) honoured."""
-    from irconv_opset import Convert
-
     target = et_of_onnx(ctx.attrs.int("to"), f"Cast node {node.name!r}")
     if target.is_float8:
-        from irconv_onnx.extractors.quantization import convert_to_float8
-
         return [convert_to_float8(ctx, ctx.input(0), target, ctx.attrs.int("saturate", 1) != 0)]
-    return Convert(destination_type=target)
+    return [ctx.op(Convert(destination_type=target), ctx.input(0))]
 
 
+@extractor("onnx", "BitCast", versions=(26, None), produces=[Convert, Select, Less, Add, GreaterEqual])
 def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Between integers of one width (bool counts as 8 bits) the bits read as the other
     type's value differ by 2**width at most: computed in i32, so up to 16 bits (the CPU
     plugin computes i64 in i32, which leaves no wider type for 32 bits). OpenVINO has no op
     that reinterprets bits, so the other casts are refused."""
-    from irconv_opset import Add, Convert, GreaterEqual, Less, Select
-
     a = ctx.attrs
     x = ctx.input(0)
     source = x.data.element_type
@@ -194,35 +267,56 @@ def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Convert(destination_type=target), wide)]
 
 
-def _cast_like(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-    from irconv_opset import ConvertLike
-
+@extractor("onnx", "CastLike", versions=(15, None), produces=[ConvertLike, *FLOAT8_OPS])
+def _cast_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
     target = ctx.input(1).data.element_type
     if target.is_float8:
-        from irconv_onnx.extractors.quantization import convert_to_float8
-
         saturate = ctx.attrs.int("saturate", 1) != 0
         return [convert_to_float8(ctx, ctx.input(0), target, saturate, like=ctx.input(1))]
-    return ConvertLike()
+    return [ctx.op(ConvertLike(), ctx.input(0), ctx.input(1))]
 
 
-def _softmax(log: bool, node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Opset 13: one axis. Before: the input is seen as 2-D, split at ``axis`` (default 1)."""
-    from irconv_opset.lowering.softmax import flattened_softmax, softmax
-
-    if opset(ctx) >= 13:
-        return [softmax(ctx, ctx.input(0), ctx.attrs.int("axis", -1), log=log)]
-    return [flattened_softmax(ctx, ctx.input(0), ctx.attrs.int("axis", 1), log=log)]
+@extractor("onnx", "Softmax", versions=(1, 12), produces=[*FLATTENED_SOFTMAX_OPS])
+def softmax_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Before opset 13 the input is seen as 2-D, split at ``axis`` (default 1)."""
+    return [flattened_softmax(ctx, ctx.input(0), ctx.attrs.int("axis", 1))]
 
 
-def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """One-hot of the (first) arg max along the axis."""
-    from irconv_opset import ConvertLike, Gather, OneHot, ShapeOf, Squeeze, TopK
+@extractor("onnx", "Softmax", versions=(13, None), produces=[SoftMax])
+def softmax_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [softmax(ctx, ctx.input(0), ctx.attrs.int("axis", -1))]
 
+
+@extractor("onnx", "LogSoftmax", versions=(1, 12), produces=[*FLATTENED_SOFTMAX_OPS])
+def log_softmax_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [flattened_softmax(ctx, ctx.input(0), ctx.attrs.int("axis", 1), log=True)]
+
+
+@extractor("onnx", "LogSoftmax", versions=(13, None), produces=[LogSoftmax])
+def log_softmax_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [softmax(ctx, ctx.input(0), ctx.attrs.int("axis", -1), log=True)]
+
+
+HARDMAX_OPS = (TopK, Squeeze, ShapeOf, Gather, OneHot, ConvertLike)
+
+
+@extractor("onnx", "Hardmax", versions=(1, 12), produces=HARDMAX_OPS)
+def hardmax_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Before opset 13 the input is seen as 2-D, split at ``axis`` (default 1): the last axis only here."""
     a = ctx.attrs
-    axis = a.int("axis", -1 if opset(ctx) >= 13 else 1)
-    if opset(ctx) < 13 and axis != -1 and axis != (ctx.input_rank(0) or 0) - 1:
+    axis = a.int("axis", 1)
+    if axis != -1 and axis != (ctx.input_rank(0) or 0) - 1:
         raise a.bad("axis", axis, "Hardmax before opset 13 is supported on the last axis only")
+    return [_hardmax(ctx, axis)]
+
+
+@extractor("onnx", "Hardmax", versions=(13, None), produces=HARDMAX_OPS)
+def hardmax_v13(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_hardmax(ctx, ctx.attrs.int("axis", -1))]
+
+
+def _hardmax(ctx: ExtractContext, axis: int) -> OutPort:
+    """One-hot of the (first) arg max along the axis."""
     x = ctx.input(0)
     top = ctx.add(TopK(axis=axis, mode="max", sort="value", index_element_type=ElementType.i64, stable=True),
                   [x, i64(ctx, 1)], "argmax")
@@ -231,48 +325,4 @@ def _hardmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, 0), suffix="depth")
     on, off = f32(ctx, 1), f32(ctx, 0)
     hot = ctx.op(OneHot(axis=axis), index, depth, on, off, suffix="onehot")
-    return [ctx.op(ConvertLike(), hot, x)]
-
-
-def extractors() -> list[Extractor]:
-    import irconv_opset as o
-    from irconv_opset.lowering.softmax import FLATTENED_SOFTMAX_OPS
-
-    simple = {
-        "Abs": o.Abs, "Neg": o.Negative, "Floor": o.Floor, "Ceil": o.Ceiling, "Sqrt": o.Sqrt,
-        "Exp": o.Exp, "Log": o.Log, "Erf": o.Erf, "Sin": o.Sin, "Cos": o.Cos, "Tan": o.Tan,
-        "Asin": o.Asin, "Acos": o.Acos, "Atan": o.Atan, "Sinh": o.Sinh, "Cosh": o.Cosh,
-        "Asinh": o.Asinh, "Acosh": o.Acosh, "Atanh": o.Atanh, "Sign": o.Sign, "Relu": o.ReLU,
-        "Sigmoid": o.Sigmoid, "Tanh": o.Tanh, "Softplus": o.SoftPlus, "Softsign": o.SoftSign,
-        "HardSwish": o.HSwish, "Mish": o.Mish, "IsNaN": o.IsNaN, "Not": o.LogicalNot,
-        "BitwiseNot": o.BitwiseNot,
-    }
-    result = [extractor("onnx", name, partial(_simple, cls), produces=[cls]) for name, cls in simple.items()]
-    result += [
-        extractor("onnx", "Reciprocal", _reciprocal, produces=[o.Divide]),
-        extractor("onnx", "Elu", _elu, produces=[o.Elu]),
-        extractor("onnx", "Selu", _selu, produces=[o.Selu]),
-        extractor("onnx", "HardSigmoid", _hard_sigmoid, produces=[o.HardSigmoid]),
-        extractor("onnx", "LeakyRelu", _leaky_relu, produces=[o.PReLU]),
-        extractor("onnx", "ThresholdedRelu", _thresholded_relu, versions=(10, None), produces=[o.Select]),
-        extractor("onnx", "Shrink", _shrink, versions=(9, None), produces=[o.Select]),
-        extractor("onnx", "Gelu", _gelu, versions=(20, None), produces=[o.Gelu]),
-        extractor("onnx", "IsInf", _is_inf, versions=(10, None), produces=[o.IsInf]),
-        extractor("onnx", "Round", _round, versions=(11, None), produces=[o.Round]),
-        extractor("onnx", "Clip", _clip_attributes, versions=(1, 10), produces=[o.Clamp]),
-        extractor("onnx", "Clip", WithDefaults(_clip, {1: lowest(), 2: highest()}), versions=(11, None),
-                  produces=[o.Clamp, o.Minimum, o.Maximum]),
-        extractor("onnx", "Identity", _identity),
-        extractor("onnx", "OptionalHasElement", WithDefaults(_has_element, {0: HANDLED}), versions=(15, None),
-                  produces=[o.Const]),
-        extractor("onnx", "OptionalGetElement", _identity, versions=(15, None)),
-        extractor("onnx", "Optional", WithDefaults(_identity, {0: HANDLED}), versions=(15, None)),
-        extractor("onnx", "Dropout", WithDefaults(_dropout, {1: HANDLED, 2: HANDLED})),
-        extractor("onnx", "Cast", _cast, produces=[o.Convert]),
-        extractor("onnx", "BitCast", _bit_cast, versions=(26, None), produces=[o.Convert, o.Select]),
-        extractor("onnx", "CastLike", _cast_like, versions=(15, None), produces=[o.ConvertLike]),
-        extractor("onnx", "Softmax", partial(_softmax, False), produces=[*FLATTENED_SOFTMAX_OPS]),
-        extractor("onnx", "LogSoftmax", partial(_softmax, True), produces=[*FLATTENED_SOFTMAX_OPS]),
-        extractor("onnx", "Hardmax", _hardmax, produces=[o.TopK, o.OneHot]),
-    ]
-    return result
+    return ctx.op(ConvertLike(), hot, x)

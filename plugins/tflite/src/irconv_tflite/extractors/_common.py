@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 
 
 def source(ctx: ExtractContext) -> OperatorSource:
-    found = ctx.source
-    assert isinstance(found, OperatorSource)
-    return found
+    return ctx.source_as(OperatorSource)
 
 
 def input_tensor(ctx: ExtractContext, idx: int) -> Tensor | None:
@@ -83,6 +81,15 @@ def known_rank(ctx: ExtractContext, idx: int = 0) -> int:
         return rank
     shape = declared_shape(ctx, idx)
     return len(shape) if shape is not None else require_rank(ctx, idx)
+
+
+#: What ``fused_activation`` may add: every extractor calling it lists these in ``produces``.
+FUSED_ACTIVATION_OPS: tuple[type[Op], ...] = (ReLU, Clamp, Tanh)
+
+
+def whole(ctx: ExtractContext, op: Op) -> list[OutPort]:
+    """``op`` reading the operator's inputs as they are: an operator that is one opset op."""
+    return [ctx.op(op, *ctx.inputs)]
 
 
 def fused_activation(ctx: ExtractContext, port: OutPort) -> OutPort:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, f32, i64, input_constant
+from irconv.frontend import aliases, extractor, f32, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -123,19 +123,16 @@ def detection_postprocess(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [*outputs, count]
 
 
-def _nms(with_scores: bool):  # type: ignore[no-untyped-def]
+def non_max_suppression(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """NON_MAX_SUPPRESSION_V4 (boxes [N, 4], scores [N], max_output_size, iou_threshold,
     score_threshold) and V5 (and soft_nms_sigma): the indices of the boxes kept, best
     first, padded with zeros to max_output_size ([and their scores,] then how many are
     valid), as TensorFlow's NonMaxSuppressionV4/V5 with padding."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        picked = single_class_nms(ctx, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4),
-                                  ctx.input(5) if with_scores else None, pad=True)
-        return [picked.indices, picked.scores, picked.valid] if with_scores else [picked.indices, picked.valid]
-
-    return extract
+    with_scores = ctx.source_op.op_type == "NON_MAX_SUPPRESSION_V5"
+    picked = single_class_nms(ctx, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4),
+                              ctx.input(5) if with_scores else None, pad=True)
+    return [picked.indices, picked.scores, picked.valid] if with_scores else [picked.indices, picked.valid]
 
 
-non_max_suppression_v4 = extractor("tflite", "NON_MAX_SUPPRESSION_V4", _nms(False), produces=[*SINGLE_CLASS_NMS_OPS])
-non_max_suppression_v5 = extractor("tflite", "NON_MAX_SUPPRESSION_V5", _nms(True), produces=[*SINGLE_CLASS_NMS_OPS])
+NON_MAX_SUPPRESSIONS = aliases("tflite", ["NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5"], non_max_suppression,
+                               produces=[*SINGLE_CLASS_NMS_OPS])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64
+from irconv.frontend import aliases, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -38,7 +38,7 @@ from irconv_opset import (
 from irconv_opset.build import rank_of, shape_of
 from irconv_opset.lowering import indexing as lowering
 
-from irconv_tflite.extractors._common import declared_shape, input_dtype, known_rank, output_type
+from irconv_tflite.extractors._common import declared_shape, input_dtype, known_rank, output_type, whole
 
 I64 = ElementType.i64
 
@@ -52,10 +52,10 @@ def _data_dtype(ctx: ExtractContext, idx: int = 0) -> np.dtype:
 
 
 @extractor("tflite", "ONE_HOT", produces=[OneHot])
-def one_hot(node: Node, ctx: ExtractContext) -> OneHot:
+def one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: indices, depth (a scalar), on value, off value; an index outside [0, depth)
     gives a row of off values in both."""
-    return OneHot(axis=ctx.attrs.int("axis", -1))
+    return whole(ctx, OneHot(axis=ctx.attrs.int("axis", -1)))
 
 
 @extractor("tflite", "SCATTER_ND", produces=lowering.SCATTER_ND_INTO_ZEROS_OPS)
@@ -99,28 +99,21 @@ def segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_segments(ctx, count, "sum", np.zeros((), _data_dtype(ctx)), drop_negative=False)]
 
 
-def _unsorted_segment(reduction: str):  # type: ignore[no-untyped-def]
+def unsorted_segment(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UNSORTED_SEGMENT_<reduction>(data, ids, num_segments): an empty segment holds the
     reduction's identity (0, 1, the lowest or the highest value, as TFLite's kernels);
     negative ids are dropped."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        dtype = _data_dtype(ctx)
-        info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
-        initial = {"sum": 0, "prod": 1, "max": info.min, "min": info.max}[reduction]
-        given = lowering.to_i64(ctx, ctx.input(2), "num_segments")
-        count = ctx.op(Reshape(special_zero=False), given, i64(ctx, [1], "one"),
-                       suffix="count")
-        return [_segments(ctx, count, reduction, np.array(initial, dtype), drop_negative=True)]
-
-    return extract
+    reduction = ctx.source_op.op_type.removeprefix("UNSORTED_SEGMENT_").lower()
+    dtype = _data_dtype(ctx)
+    info = np.finfo(dtype) if np.issubdtype(dtype, np.floating) else np.iinfo(dtype)
+    initial = {"sum": 0, "prod": 1, "max": info.min, "min": info.max}[reduction]
+    given = lowering.to_i64(ctx, ctx.input(2), "num_segments")
+    count = ctx.op(Reshape(special_zero=False), given, i64(ctx, [1], "one"), suffix="count")
+    return [_segments(ctx, count, reduction, np.array(initial, dtype), drop_negative=True)]
 
 
-unsorted_segment_ops = [
-    extractor("tflite", f"UNSORTED_SEGMENT_{name.upper()}", _unsorted_segment(name),
-              produces=[*_SEGMENT_OPS, Reshape])
-    for name in ("sum", "prod", "max", "min")
-]
+UNSORTED_SEGMENTS = aliases("tflite", [f"UNSORTED_SEGMENT_{name}" for name in ("SUM", "PROD", "MAX", "MIN")],
+                            unsorted_segment, produces=[*_SEGMENT_OPS, Reshape])
 
 
 @extractor("tflite", "EMBEDDING_LOOKUP", produces=[Gather])
@@ -177,7 +170,7 @@ def matrix_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), _diagonal_mask(ctx, size, size), column, zero, suffix="matrix")]
 
 
-@extractor("tflite", "MATRIX_SET_DIAG", produces=[ShapeOf, Gather, Range, Equal, Unsqueeze, Select, Concat,
+@extractor("tflite", "MATRIX_SET_DIAG", produces=[ShapeOf, Gather, Range, Equal, Unsqueeze, Select, Slice, Concat,
                                                  Broadcast])
 def matrix_set_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Matrices [..., M, N] with their main diagonal replaced by input 1 [..., min(M, N)].
@@ -199,11 +192,11 @@ def matrix_set_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 @extractor("tflite", "REVERSE_SEQUENCE", produces=[ReverseSequence])
-def reverse_sequence(node: Node, ctx: ExtractContext) -> ReverseSequence:
+def reverse_sequence(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: x, the lengths of the prefixes to reverse along ``seq_dim``, one per ``batch_dim`` entry."""
     rank = known_rank(ctx)
     seq, batch = ctx.attrs.int("seq_dim"), ctx.attrs.int("batch_dim", 0)
-    return ReverseSequence(batch_axis=batch % rank, seq_axis=seq % rank)
+    return whole(ctx, ReverseSequence(batch_axis=batch % rank, seq_axis=seq % rank))
 
 
 @extractor("tflite", "RANK", produces=[ShapeOf, Squeeze, Convert])

@@ -12,16 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    Add,
-    AvgPool,
     Convert,
-    Convolution,
-    ConvolutionBackpropData,
     DepthToSpace,
     GroupConvolution,
     Interpolate,
@@ -33,9 +29,11 @@ from irconv_opset import (
     Reshape,
     SoftMax,
     SpaceToDepth,
-    Transpose,
 )
 from irconv_opset.lowering.convolution import (
+    CHANNEL_BIAS_OPS,
+    CHANNELS_LAST_CONVOLUTION_OPS,
+    CONVOLUTION_BACKPROP_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     PadSplit,
@@ -48,9 +46,12 @@ from irconv_opset.lowering.convolution import (
     split_padding,
 )
 from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
-from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
+from irconv_opset.lowering.pooling import AVG_POOL_OPS, PoolWindow, avg_pool, max_pool
+from irconv_opset.lowering.resize import tf_resize_coordinates
+from irconv_opset.lowering.softmax import softmax as softmax_of
 
 from irconv_tflite.extractors._common import (
+    FUSED_ACTIVATION_OPS,
     auto_pad,
     declared_shape,
     fused_activation,
@@ -58,6 +59,7 @@ from irconv_tflite.extractors._common import (
     known_rank,
     laid_out,
     record_int8_weights,
+    whole,
 )
 from irconv_tflite.extractors.integer import INTEGER_OPS, WeightedInteger, integers
 
@@ -80,7 +82,8 @@ def _place(ctx: ExtractContext) -> Callable[[Op, list[OutPort]], Node]:
     return lambda op, inputs: laid_out(ctx, op, inputs)
 
 
-@extractor("tflite", "CONV_2D", produces=[Convolution, GroupConvolution, Transpose, Add, *INTEGER_OPS])
+@extractor("tflite", "CONV_2D", produces=[*CHANNELS_LAST_CONVOLUTION_OPS, *CHANNEL_BIAS_OPS,
+                                                 *FUSED_ACTIVATION_OPS, *INTEGER_OPS])
 def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A filter [O, H, W, I] on an input of I*G channels: G > 1 is a grouped convolution."""
     filters = ctx.input_value(1)
@@ -104,7 +107,8 @@ def conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _bias(ctx, conv.out_port(0), 2))]
 
 
-@extractor("tflite", "DEPTHWISE_CONV_2D", produces=[GroupConvolution, Add, *INTEGER_OPS])
+@extractor("tflite", "DEPTHWISE_CONV_2D", produces=[GroupConvolution, *CHANNEL_BIAS_OPS, *FUSED_ACTIVATION_OPS,
+                                                           *INTEGER_OPS])
 def depthwise_conv_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Filter [1, H, W, C*M] (output channel c*M + m reads input channel c)."""
     filters = input_constant(ctx, 1, "the depthwise filter")
@@ -156,7 +160,8 @@ def transposed_convolution(ctx: ExtractContext, window: Window, place: Callable[
     return convolution_backprop(ctx, ctx.input(2), weights, window, padding.output_padding, place=place)
 
 
-@extractor("tflite", "TRANSPOSE_CONV", produces=[ConvolutionBackpropData, Add])
+@extractor("tflite", "TRANSPOSE_CONV", produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS,
+                                                      *FUSED_ACTIVATION_OPS])
 def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: output shape (NHWC), filter [O, H, W, I], data, optional bias."""
     window = Window.of((ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
@@ -164,7 +169,8 @@ def transpose_conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _bias(ctx, conv, 3))]
 
 
-@extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Add, Reshape, *INTEGER_OPS])
+@extractor("tflite", "FULLY_CONNECTED", produces=[MatMul, Reshape, *CHANNEL_BIAS_OPS, *FUSED_ACTIVATION_OPS,
+                                                       *INTEGER_OPS])
 def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x [..., K] (flattened to [-1, K] unless keep_num_dims) times weights [N, K]^T."""
     if ctx.attrs.int("weights_format", 0) != 0:  # SHUFFLED4x16INT8
@@ -185,21 +191,19 @@ def fully_connected(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _bias(ctx, matmul.out_port(0), 2))]
 
 
-def _pool(kind: type[AvgPool] | type[MaxPool]):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        pool = PoolWindow.of((ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width")),
-                             (ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
-        if kind is AvgPool:
-            pooled = avg_pool(ctx, ctx.input(0), pool, exclude_pad=True, place=_place(ctx))
-        else:
-            pooled = max_pool(ctx, ctx.input(0), pool, place=_place(ctx)).out_port(0)
-        return [fused_activation(ctx, pooled)]
-
-    return extract
+def pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """AVERAGE_POOL_2D / MAX_POOL_2D (Pool2DOptions) onto the shared pooling lowering."""
+    window = PoolWindow.of((ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width")),
+                           (ctx.attrs.int("stride_h", 1), ctx.attrs.int("stride_w", 1)), auto_pad=auto_pad(ctx))
+    if ctx.source_op.op_type == "AVERAGE_POOL_2D":
+        pooled = avg_pool(ctx, ctx.input(0), window, exclude_pad=True, place=_place(ctx))
+    else:
+        pooled = max_pool(ctx, ctx.input(0), window, place=_place(ctx)).out_port(0)
+    return [fused_activation(ctx, pooled)]
 
 
-average_pool_2d = extractor("tflite", "AVERAGE_POOL_2D", _pool(AvgPool), produces=[AvgPool])
-max_pool_2d = extractor("tflite", "MAX_POOL_2D", _pool(MaxPool), produces=[MaxPool])
+AVERAGE_POOL_2D = aliases("tflite", ["AVERAGE_POOL_2D"], pool, produces=[*AVG_POOL_OPS, *FUSED_ACTIVATION_OPS])
+MAX_POOL_2D = aliases("tflite", ["MAX_POOL_2D"], pool, produces=[MaxPool, *FUSED_ACTIVATION_OPS])
 
 
 @extractor("tflite", "SOFTMAX", produces=[SoftMax, Multiply])
@@ -209,15 +213,15 @@ def softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = ctx.input(0)
     if beta != 1.0:
         data = ctx.op(Multiply(), data, ctx.const(np.float32(beta), suffix="beta"), suffix="scaled")
-    return [ctx.op(SoftMax(axis=-1), data, suffix="softmax")]
+    return [softmax_of(ctx, data, -1)]
 
 
 @extractor("tflite", "LOG_SOFTMAX", produces=[LogSoftmax])
-def log_softmax(node: Node, ctx: ExtractContext) -> LogSoftmax:
-    return LogSoftmax(axis=-1)
+def log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [softmax_of(ctx, ctx.input(0), -1, log=True)]
 
 
-@extractor("tflite", "L2_NORMALIZATION", produces=[NormalizeL2])
+@extractor("tflite", "L2_NORMALIZATION", produces=[NormalizeL2, *FUSED_ACTIVATION_OPS])
 def l2_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = known_rank(ctx)
     axes = i64(ctx, [rank - 1], suffix="axes")
@@ -232,45 +236,36 @@ def local_response_normalization(node: Node, ctx: ExtractContext) -> list[OutPor
                               a.float("bias", 1.0))]
 
 
-def _resize(mode: str):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        sizes = ctx.input(1)
-        align = ctx.attrs.bool("align_corners", False)
-        half = ctx.attrs.bool("half_pixel_centers", False)
-        if align:
-            transform = "align_corners"
-        elif half:
-            transform = "tf_half_pixel_for_nn" if mode == "nearest" else "half_pixel"
-        else:
-            transform = "asymmetric"
-        nearest_mode = "round_prefer_ceil" if align else "floor"
-        op = Interpolate(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
-                         nearest_mode=nearest_mode, antialias=False, pads_begin=(0, 0, 0, 0),
-                         pads_end=(0, 0, 0, 0))
-        sizes = ctx.op(Convert(destination_type=ElementType.i64), sizes, suffix="sizes")
-        # marked NHWC: the layout plugin feeds it NCHW, so the sizes are for axes 2 and 3
-        return [laid_out(ctx, op, [ctx.input(0), sizes, i64(ctx, [2, 3], suffix="axes")]).out_port(0)]
-
-    return extract
+#: The Interpolate mode of each resize operator.
+_RESIZE_MODES = {"RESIZE_BILINEAR": "linear_onnx", "RESIZE_NEAREST_NEIGHBOR": "nearest"}
 
 
-resize_bilinear = extractor("tflite", "RESIZE_BILINEAR", _resize("linear_onnx"), produces=[Interpolate, Convert])
-resize_nearest_neighbor = extractor("tflite", "RESIZE_NEAREST_NEIGHBOR", _resize("nearest"), produces=[Interpolate, Convert])
+def resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR to the sizes at input 1."""
+    mode = _RESIZE_MODES[ctx.source_op.op_type]
+    transform, nearest_mode = tf_resize_coordinates(mode == "nearest", ctx.attrs.bool("align_corners", False),
+                                                    ctx.attrs.bool("half_pixel_centers", False))
+    op = Interpolate(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
+                     nearest_mode=nearest_mode, antialias=False, pads_begin=(0, 0, 0, 0), pads_end=(0, 0, 0, 0))
+    sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="sizes")
+    # marked NHWC: the layout plugin feeds it NCHW, so the sizes are for axes 2 and 3
+    return [laid_out(ctx, op, [ctx.input(0), sizes, i64(ctx, [2, 3], suffix="axes")]).out_port(0)]
 
 
-def _block_op(kind: type[DepthToSpace] | type[SpaceToDepth]):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        op = kind(block_size=ctx.attrs.int("block_size"), mode="blocks_first")
-        return [laid_out(ctx, op, [ctx.input(0)]).out_port(0)]
-
-    return extract
+RESIZES = aliases("tflite", list(_RESIZE_MODES), resize, produces=[Interpolate, Convert])
 
 
-depth_to_space = extractor("tflite", "DEPTH_TO_SPACE", _block_op(DepthToSpace), produces=[DepthToSpace])
-space_to_depth = extractor("tflite", "SPACE_TO_DEPTH", _block_op(SpaceToDepth), produces=[SpaceToDepth])
+def block_rearrangement(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH with TF's block order, marked NHWC."""
+    kind = DepthToSpace if ctx.source_op.op_type == "DEPTH_TO_SPACE" else SpaceToDepth
+    op = kind(block_size=ctx.attrs.int("block_size"), mode="blocks_first")
+    return [laid_out(ctx, op, [ctx.input(0)]).out_port(0)]
+
+
+DEPTH_TO_SPACE = aliases("tflite", ["DEPTH_TO_SPACE"], block_rearrangement, produces=[DepthToSpace])
+SPACE_TO_DEPTH = aliases("tflite", ["SPACE_TO_DEPTH"], block_rearrangement, produces=[SpaceToDepth])
 
 
 @extractor("tflite", "BATCH_MATMUL", produces=[MatMul])
-def batch_matmul(node: Node, ctx: ExtractContext) -> MatMul:
-    return MatMul(transpose_a=ctx.attrs.bool("adj_x", False), transpose_b=ctx.attrs.bool("adj_y", False))
-
+def batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, MatMul(transpose_a=ctx.attrs.bool("adj_x", False), transpose_b=ctx.attrs.bool("adj_y", False)))

@@ -7,7 +7,7 @@ trailing axis of size 2, which the readers of the result reduce or pick.
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64
+from irconv.frontend import aliases, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import RDFT, Convert, Gather, ReduceL2
@@ -26,12 +26,10 @@ def complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), i64(ctx, -1, "pair_axis"), suffix="abs")]
 
 
-def _part(index: int):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"), suffix="part")]
+def part(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """REAL / IMAG: the real or imaginary part of the trailing pair."""
+    index = 0 if ctx.source_op.op_type == "REAL" else 1
+    return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"), suffix="part")]
 
-    return extract
 
-
-real = extractor("tflite", "REAL", _part(0), produces=[Gather])
-imag = extractor("tflite", "IMAG", _part(1), produces=[Gather])
+PARTS = aliases("tflite", ["REAL", "IMAG"], part, produces=[Gather])

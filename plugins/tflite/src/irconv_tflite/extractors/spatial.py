@@ -12,18 +12,14 @@ from collections.abc import Callable
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
-    Add,
-    AvgPool,
     BatchToSpace,
     Concat,
     Convert,
-    Convolution,
-    ConvolutionBackpropData,
     Multiply,
     SpaceToBatch,
     Split,
@@ -31,6 +27,9 @@ from irconv_opset import (
     Squeeze,
 )
 from irconv_opset.lowering.convolution import (
+    CHANNEL_BIAS_OPS,
+    CHANNELS_LAST_CONVOLUTION_OPS,
+    CONVOLUTION_BACKPROP_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     Window,
@@ -38,47 +37,52 @@ from irconv_opset.lowering.convolution import (
     channels_last_convolution,
 )
 from irconv_opset.lowering.layout import LayoutMark
-from irconv_opset.lowering.pooling import PoolWindow, avg_pool
+from irconv_opset.lowering.pooling import AVG_POOL_OPS, PoolWindow, avg_pool
 
-from irconv_tflite.extractors._common import auto_pad, declared_shape, fused_activation, known_rank, laid_out
+from irconv_tflite.extractors._common import (
+    FUSED_ACTIVATION_OPS,
+    auto_pad,
+    declared_shape,
+    fused_activation,
+    known_rank,
+    laid_out,
+)
 from irconv_tflite.extractors.nn import transposed_convolution
 
 
-def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
-    """Inputs: x, block_shape [M], paddings (or crops) [M, 2]; either may be computed."""
+def _framed(ctx: ExtractContext, inner: OutPort, fill: int, trailing: int, suffix: str) -> OutPort:
+    """``inner`` (one value per spatial axis) framed with ``fill`` for the batch and the
+    ``trailing`` axes."""
+    parts = [i64(ctx, [fill], f"{suffix}_lead"), inner]
+    if trailing:
+        parts.append(i64(ctx, [fill] * trailing, f"{suffix}_trail"))
+    return ctx.op(Concat(axis=0), *parts, suffix=suffix)
 
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = known_rank(ctx)
-        block_shape = ctx.input_shape(1)
-        if block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
-            raise ConversionError(f"{ctx.where()}: the block shape (input 1) needs a known length")
-        trailing = rank - 1 - int(block_shape[0])
-        if trailing < 0:
-            raise ConversionError(f"{ctx.where()}: {block_shape[0]} block sizes for a rank-{rank} input")
 
-        def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:
-            parts = [i64(ctx, [fill], f"{suffix}_lead"), inner]
-            if trailing:
-                parts.append(i64(ctx, [fill] * trailing, f"{suffix}_trail"))
-            return ctx.op(Concat(axis=0), *parts, suffix=suffix)
-
-        block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_i64")
-        pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads_i64")
-        halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 1, "pair_axis")], suffix="pairs")
-        begin = ctx.op(Squeeze(), halves.out_port(0), i64(ctx, [1], "begin_axis"), suffix="begin_inner")
-        end = ctx.op(Squeeze(), halves.out_port(1), i64(ctx, [1], "end_axis"), suffix="end_inner")
-        op = SpaceToBatch() if to_batch else BatchToSpace()
-        inputs = (ctx.input(0), framed(block, 1, "block"), framed(begin, 0, "begin"), framed(end, 0, "end"))
-        return [ctx.op(op, *inputs, suffix="rearranged")]
-
-    return extract
+def space_batch(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND. Inputs: x, block_shape [M], paddings (or
+    crops) [M, 2]; either may be computed."""
+    rank = known_rank(ctx)
+    block_shape = ctx.input_shape(1)
+    if block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
+        raise ConversionError(f"{ctx.where()}: the block shape (input 1) needs a known length")
+    trailing = rank - 1 - int(block_shape[0])
+    if trailing < 0:
+        raise ConversionError(f"{ctx.where()}: {block_shape[0]} block sizes for a rank-{rank} input")
+    block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_i64")
+    pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads_i64")
+    halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 1, "pair_axis")], suffix="pairs")
+    begin = ctx.op(Squeeze(), halves.out_port(0), i64(ctx, [1], "begin_axis"), suffix="begin_inner")
+    end = ctx.op(Squeeze(), halves.out_port(1), i64(ctx, [1], "end_axis"), suffix="end_inner")
+    op = SpaceToBatch() if ctx.source_op.op_type == "SPACE_TO_BATCH_ND" else BatchToSpace()
+    inputs = (ctx.input(0), _framed(ctx, block, 1, trailing, "block"), _framed(ctx, begin, 0, trailing, "begin"),
+              _framed(ctx, end, 0, trailing, "end"))
+    return [ctx.op(op, *inputs, suffix="rearranged")]
 
 
 _SPACE_BATCH_OPS = [Convert, Split, Squeeze, Concat]
-space_to_batch_nd = extractor("tflite", "SPACE_TO_BATCH_ND", _space_batch(True),
-                              produces=[SpaceToBatch, *_SPACE_BATCH_OPS])
-batch_to_space_nd = extractor("tflite", "BATCH_TO_SPACE_ND", _space_batch(False),
-                              produces=[BatchToSpace, *_SPACE_BATCH_OPS])
+SPACE_TO_BATCH_ND = aliases("tflite", ["SPACE_TO_BATCH_ND"], space_batch, produces=[SpaceToBatch, *_SPACE_BATCH_OPS])
+BATCH_TO_SPACE_ND = aliases("tflite", ["BATCH_TO_SPACE_ND"], space_batch, produces=[BatchToSpace, *_SPACE_BATCH_OPS])
 
 
 def _window_3d(ctx: ExtractContext) -> Window:
@@ -97,7 +101,7 @@ def _marked(ctx: ExtractContext) -> Callable[[Op, list[OutPort]], Node]:
     return lambda op, inputs: laid_out(ctx, op, inputs, LayoutMark.NDHWC)
 
 
-@extractor("tflite", "CONV_3D", produces=[Convolution, Add])
+@extractor("tflite", "CONV_3D", produces=[*CHANNELS_LAST_CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, *FUSED_ACTIVATION_OPS])
 def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Filter [D, H, W, I, O] -> [O, I, D, H, W]; optional bias at input 2."""
     filters = input_constant(ctx, 1, "the filter")
@@ -110,7 +114,8 @@ def conv_3d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _with_bias(ctx, conv.out_port(0), 2))]
 
 
-@extractor("tflite", "CONV_3D_TRANSPOSE", produces=[ConvolutionBackpropData, Add])
+@extractor("tflite", "CONV_3D_TRANSPOSE", produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS,
+                                                         *FUSED_ACTIVATION_OPS])
 def conv_3d_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: output shape (NDHWC), filter [D, H, W, O, I], data, optional bias; padding as
     TRANSPOSE_CONV's."""
@@ -119,7 +124,7 @@ def conv_3d_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, _with_bias(ctx, conv, 3))]
 
 
-@extractor("tflite", "L2_POOL_2D", produces=[Multiply, AvgPool, Sqrt])
+@extractor("tflite", "L2_POOL_2D", produces=[Multiply, *AVG_POOL_OPS, Sqrt, *FUSED_ACTIVATION_OPS])
 def l2_pool_2d(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """sqrt(mean of x^2 over each window), padding left out of the mean as TFLite's kernel does."""
     pool = PoolWindow.of((ctx.attrs.int("filter_height"), ctx.attrs.int("filter_width")),

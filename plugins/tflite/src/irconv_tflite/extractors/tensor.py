@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, input_constant, normalize_axis
+from irconv.frontend import aliases, extractor, i64, input_constant, normalize_axis
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -35,16 +34,18 @@ from irconv_opset import (
     VariadicSplit,
 )
 from irconv_opset.build import shape_of
-from irconv_opset.lowering.reduction import Reduction
+from irconv_opset.lowering.reduction import Reduction, reduce
 
 from irconv_tflite.extractors import integer
 from irconv_tflite.extractors._common import (
+    FUSED_ACTIVATION_OPS,
     declared_shape,
     fused_activation,
     input_dtype,
     is_complex,
     known_rank,
     output_type,
+    whole,
 )
 
 
@@ -62,7 +63,7 @@ def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), shape, suffix="reshape")]
 
 
-@extractor("tflite", "CONCATENATION", produces=[Concat])
+@extractor("tflite", "CONCATENATION", produces=[Concat, *FUSED_ACTIVATION_OPS])
 def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = known_rank(ctx)
     axis = normalize_axis(ctx, ctx.attrs.int("axis"), rank)
@@ -70,15 +71,8 @@ def concatenation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [fused_activation(ctx, ctx.op(Concat(axis=axis), *inputs, suffix="concat"))]
 
 
-def _reduce(kind: Reduction):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> object:
-        return kind.make(ctx.attrs.bool("keep_dims", False))
-
-    return extract
-
-
 @extractor("tflite", "MEAN", produces=[Reduction.MEAN.op, *integer.INTEGER_OPS])
-def mean(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+def mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """A full-integer MEAN as LiteRT computes it (``extractors.integer``), else ReduceMean."""
     keep = ctx.attrs.bool("keep_dims", False)
     axes = ctx.input_value(1)
@@ -87,33 +81,43 @@ def mean(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
         exact = integer.mean(ctx, np.asarray(axes).reshape(-1) % rank, keep)
         if exact is not None:
             return [exact]
-    return Reduction.MEAN.make(keep)
-sum_ = extractor("tflite", "SUM", _reduce(Reduction.SUM), produces=[Reduction.SUM.op])
-reduce_max = extractor("tflite", "REDUCE_MAX", _reduce(Reduction.MAX), produces=[Reduction.MAX.op])
-reduce_min = extractor("tflite", "REDUCE_MIN", _reduce(Reduction.MIN), produces=[Reduction.MIN.op])
-reduce_prod = extractor("tflite", "REDUCE_PROD", _reduce(Reduction.PROD), produces=[Reduction.PROD.op])
-reduce_any = extractor("tflite", "REDUCE_ANY", _reduce(Reduction.ANY), produces=[Reduction.ANY.op])
-reduce_all = extractor("tflite", "REDUCE_ALL", _reduce(Reduction.ALL), produces=[Reduction.ALL.op])
+    return reduction(node, ctx)
 
 
-def _pad(mode: str | None):  # type: ignore[no-untyped-def]
+#: Reductions over the axes at input 1, keeping them when ``keep_dims``.
+_REDUCTIONS = {"SUM": Reduction.SUM, "REDUCE_MAX": Reduction.MAX, "REDUCE_MIN": Reduction.MIN,
+               "REDUCE_PROD": Reduction.PROD, "REDUCE_ANY": Reduction.ANY, "REDUCE_ALL": Reduction.ALL,
+               "MEAN": Reduction.MEAN}
+
+
+def reduction(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    kind = _REDUCTIONS[ctx.source_op.op_type]
+    return [reduce(ctx, kind, ctx.input(0), ctx.input(1), ctx.attrs.bool("keep_dims", False))]
+
+
+REDUCTIONS = [record for name, kind in _REDUCTIONS.items() if name != "MEAN"
+              for record in aliases("tflite", [name], reduction, produces=[kind.op])]
+
+
+def pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """PAD / PADV2 (constant, PADV2's value at input 2) and MIRROR_PAD; paddings [rank, 2]."""
+    pads = input_constant(ctx, 1, "the paddings").reshape(-1, 2).astype(np.int64)
+    if ctx.source_op.op_type == "MIRROR_PAD":
+        pad_mode = ctx.attrs.choice("mode", ["REFLECT", "SYMMETRIC"]).lower()
+    else:
+        pad_mode = "constant"
+    inputs = [ctx.input(0), i64(ctx, pads[:, 0], suffix="begin"), i64(ctx, pads[:, 1], suffix="end")]
+    if pad_mode == "constant":
+        inputs.append(ctx.input(2) if ctx.has_input(2) else ctx.const(np.zeros((), input_dtype(ctx, 0))))
+    return [ctx.op(Pad(pad_mode=pad_mode), *inputs, suffix="pad")]
 
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        pads = input_constant(ctx, 1, "the paddings").reshape(-1, 2).astype(np.int64)
-        pad_mode = mode or ctx.attrs.choice("mode", ["REFLECT", "SYMMETRIC"]).lower()
-        inputs = [ctx.input(0), i64(ctx, pads[:, 0], suffix="begin"), i64(ctx, pads[:, 1], suffix="end")]
-        if pad_mode == "constant":
-            inputs.append(ctx.input(2) if ctx.has_input(2) else ctx.const(np.zeros((), input_dtype(ctx, 0))))
-        return [ctx.op(Pad(pad_mode=pad_mode), *inputs, suffix="pad")]
 
-    return extract
+PADS = aliases("tflite", ["PAD", "PADV2", "MIRROR_PAD"], pad, produces=[Pad])
 
 
-pad = extractor("tflite", "PAD", _pad("constant"), produces=[Pad])
-padv2 = extractor("tflite", "PADV2", _pad("constant"), produces=[Pad])
-mirror_pad = extractor("tflite", "MIRROR_PAD", _pad(None), produces=[Pad])
-transpose = extractor("tflite", "TRANSPOSE", lambda node, ctx: Transpose(), produces=[Transpose])
+@extractor("tflite", "TRANSPOSE", produces=[Transpose])
+def transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Transpose())
 
 
 def _mask(bits: int, length: int) -> list[int]:
@@ -169,7 +173,9 @@ def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, axis, suffix="axis"), suffix="gather")]
 
 
-gather_nd = extractor("tflite", "GATHER_ND", lambda node, ctx: GatherND(batch_dims=0), produces=[GatherND])
+@extractor("tflite", "GATHER_ND", produces=[GatherND])
+def gather_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, GatherND(batch_dims=0))
 
 
 @extractor("tflite", "SQUEEZE", produces=[Squeeze])
@@ -183,12 +189,14 @@ def squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), ctx.input(0), i64(ctx, dims, suffix="axes"), suffix="squeeze")]
 
 
-expand_dims = extractor("tflite", "EXPAND_DIMS", lambda node, ctx: Unsqueeze(), produces=[Unsqueeze])
+@extractor("tflite", "EXPAND_DIMS", produces=[Unsqueeze])
+def expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Unsqueeze())
 
 
 @extractor("tflite", "SHAPE", produces=[ShapeOf])
-def shape(node: Node, ctx: ExtractContext) -> ShapeOf:
-    return ShapeOf(output_type=output_type(ctx))
+def shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, ShapeOf(output_type=output_type(ctx)))
 
 
 @extractor("tflite", "PACK", produces=[Unsqueeze, Concat])
@@ -225,13 +233,19 @@ def split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [parts.out_port(i) for i in range(count)]
 
 
-tile = extractor("tflite", "TILE", lambda node, ctx: Tile(), produces=[Tile])
-broadcast_to = extractor("tflite", "BROADCAST_TO", lambda node, ctx: Broadcast(mode="numpy"), produces=[Broadcast])
+@extractor("tflite", "TILE", produces=[Tile])
+def tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Tile())
+
+
+@extractor("tflite", "BROADCAST_TO", produces=[Broadcast])
+def broadcast_to(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Broadcast(mode="numpy"))
 
 
 @extractor("tflite", "CAST", produces=[Convert])
-def cast(node: Node, ctx: ExtractContext) -> Convert:
-    return Convert(destination_type=output_type(ctx))
+def cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Convert(destination_type=output_type(ctx)))
 
 
 @extractor("tflite", "FILL", produces=[Broadcast])
@@ -247,23 +261,21 @@ def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 @extractor("tflite", "RANGE", produces=[Range])
-def range_(node: Node, ctx: ExtractContext) -> Range:
-    return Range(output_type=output_type(ctx))
+def range_(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Range(output_type=output_type(ctx)))
 
 
-def _arg(mode: str):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = known_rank(ctx)
-        axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
-        top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=output_type(ctx)),
-                      [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
-        return [ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis], suffix="axes"), suffix="index")]
+def arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """ARG_MAX / ARG_MIN: the index of a TopK of one along the axis at input 1."""
+    mode = "max" if ctx.source_op.op_type == "ARG_MAX" else "min"
+    rank = known_rank(ctx)
+    axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
+    top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=output_type(ctx)),
+                  [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
+    return [ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis], suffix="axes"), suffix="index")]
 
-    return extract
 
-
-arg_max = extractor("tflite", "ARG_MAX", _arg("max"), produces=[TopK, Squeeze])
-arg_min = extractor("tflite", "ARG_MIN", _arg("min"), produces=[TopK, Squeeze])
+ARG_EXTREMES = aliases("tflite", ["ARG_MAX", "ARG_MIN"], arg_extreme, produces=[TopK, Squeeze])
 
 
 @extractor("tflite", "TOPK_V2", produces=[TopK])
@@ -274,11 +286,13 @@ def topk_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 @extractor("tflite", "CUMSUM", produces=[CumSum])
-def cumsum(node: Node, ctx: ExtractContext) -> CumSum:
-    return CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
+def cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False)))
 
 
-reverse_v2 = extractor("tflite", "REVERSE_V2", lambda node, ctx: Reverse(mode="index"), produces=[Reverse])
+@extractor("tflite", "REVERSE_V2", produces=[Reverse])
+def reverse_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return whole(ctx, Reverse(mode="index"))
 
 
 @extractor("tflite", "DENSIFY", produces=[])

@@ -17,20 +17,14 @@ from irconv_torch.attributes import FxNode
 TORCH_2_5 = (205, None)
 
 
-def fx_node(ctx: ExtractContext) -> FxNode:
-    found = ctx.source
-    assert isinstance(found, FxNode)
-    return found
-
-
 def out_type(ctx: ExtractContext, index: int = 0) -> ElementType:
     """The element type torch gives output ``index`` (f32 when it recorded none)."""
-    found = fx_node(ctx).output_types[index]
+    found = ctx.source_as(FxNode).output_types[index]
     return ElementType.f32 if found is None else found
 
 
 def is_input(ctx: ExtractContext, name: str) -> bool:
-    return name in fx_node(ctx).inputs
+    return name in ctx.source_as(FxNode).inputs
 
 
 def tensor(ctx: ExtractContext, name: str, like: ElementType | None = None) -> OutPort:
@@ -44,7 +38,7 @@ def tensor(ctx: ExtractContext, name: str, like: ElementType | None = None) -> O
 
 def optional(ctx: ExtractContext, name: str, like: ElementType | None = None) -> OutPort | None:
     """``tensor``, or None for an absent optional argument."""
-    slot = fx_node(ctx).inputs.get(name)
+    slot = ctx.source_as(FxNode).inputs.get(name)
     if isinstance(slot, int):
         return ctx.input(slot)
     value = ctx.attrs.get(name)
@@ -55,7 +49,7 @@ def optional(ctx: ExtractContext, name: str, like: ElementType | None = None) ->
 
 def tensors(ctx: ExtractContext, name: str) -> list[OutPort | None]:
     """A ``Tensor[]`` (or ``Tensor?[]``) argument's ports, None for None elements."""
-    slots = fx_node(ctx).inputs.get(name, ())
+    slots = ctx.source_as(FxNode).inputs.get(name, ())
     if isinstance(slots, int):
         return [ctx.input(slots)]
     return [None if slot is None else ctx.input(slot) for slot in slots]
@@ -64,7 +58,7 @@ def tensors(ctx: ExtractContext, name: str) -> list[OutPort | None]:
 def ints_or_port(ctx: ExtractContext, name: str, default: list[int] | None = None) -> list[int] | OutPort:
     """An ``int[]``/``SymInt[]`` argument: the integers, or an i64 port when some are
     symbolic (computed in the IR, which stays reshapeable)."""
-    slot = fx_node(ctx).inputs.get(name)
+    slot = ctx.source_as(FxNode).inputs.get(name)
     if isinstance(slot, int):
         return ctx.input(slot)
     found = ctx.attrs.ints(name, default)
@@ -73,7 +67,7 @@ def ints_or_port(ctx: ExtractContext, name: str, default: list[int] | None = Non
 
 def int_or_port(ctx: ExtractContext, name: str, default: int | None = None) -> int | OutPort:
     """A ``SymInt`` argument: the integer, or a scalar port when it is symbolic."""
-    slot = fx_node(ctx).inputs.get(name)
+    slot = ctx.source_as(FxNode).inputs.get(name)
     if isinstance(slot, int):
         return ctx.input(slot)
     return ctx.attrs.int(name) if default is None else ctx.attrs.int(name, default)
@@ -97,5 +91,5 @@ def as_i64_port(ctx: ExtractContext, value: list[int] | int | OutPort, suffix: s
 def empty_outputs(ctx: ExtractContext, main: list[OutPort]) -> list[OutPort]:
     """``main`` followed by empty tensors for the outputs torch returns but inference never
     reads (the saved statistics of a normalisation, say)."""
-    extra = len(fx_node(ctx).output_types) - len(main)
+    extra = len(ctx.source_as(FxNode).output_types) - len(main)
     return main + [ctx.const(np.zeros((0,), np.float32), suffix=f"unused{i}") for i in range(extra)]

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import extractor, i64, require_rank, typed
+from irconv.frontend import aliases, extractor, i64, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Interpolate, ScaledDotProductAttention
+from irconv_opset import Convert, Interpolate, ScaledDotProductAttention
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor
 
 
-@extractor("torch", "aten.scaled_dot_product_attention.default", versions=TORCH_2_5, produces=[ScaledDotProductAttention])
+@extractor("torch", "aten.scaled_dot_product_attention.default", versions=TORCH_2_5,
+           produces=[ScaledDotProductAttention, Convert])
 def scaled_dot_product_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScaledDotProductAttention-13; a boolean mask means "attend where True" in both."""
     if ctx.attrs.float("dropout_p", 0.0) != 0.0:
@@ -58,12 +59,22 @@ def _resize(ctx: ExtractContext, mode: str, align_corners: bool | None) -> list[
     return [ctx.op(op, data, target, i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
-_NEAREST = ("aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec", "aten.upsample_nearest3d.vec")
-_LINEAR = ("aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec", "aten.upsample_trilinear3d.vec")
-upsample_nearest = [extractor("torch", name, lambda node, ctx: _resize(ctx, "nearest", None), versions=TORCH_2_5,
-                         produces=[Interpolate]) for name in _NEAREST]
-upsample_linear = [extractor("torch", name, lambda node, ctx: _resize(ctx, "linear_onnx", ctx.attrs.bool("align_corners")),
-                        versions=TORCH_2_5, produces=[Interpolate]) for name in _LINEAR]
-upsample_bicubic = extractor("torch", "aten.upsample_bicubic2d.vec",
-                        lambda node, ctx: _resize(ctx, "cubic", ctx.attrs.bool("align_corners")),
-                        versions=TORCH_2_5, produces=[Interpolate])
+def upsample_nearest(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _resize(ctx, "nearest", None)
+
+
+def upsample_linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _resize(ctx, "linear_onnx", ctx.attrs.bool("align_corners"))
+
+
+@extractor("torch", "aten.upsample_bicubic2d.vec", versions=TORCH_2_5, produces=[Interpolate, Convert])
+def upsample_bicubic(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _resize(ctx, "cubic", ctx.attrs.bool("align_corners"))
+
+
+upsample_nearests = aliases("torch", ["aten.upsample_nearest1d.vec", "aten.upsample_nearest2d.vec",
+                                      "aten.upsample_nearest3d.vec"], upsample_nearest, versions=TORCH_2_5,
+                            produces=[Interpolate, Convert])
+upsample_linears = aliases("torch", ["aten.upsample_linear1d.vec", "aten.upsample_bilinear2d.vec",
+                                     "aten.upsample_trilinear3d.vec"], upsample_linear, versions=TORCH_2_5,
+                           produces=[Interpolate, Convert])

@@ -8,11 +8,13 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import aliases, extractor, i64, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
     Broadcast,
     Concat,
+    Convert,
     Gather,
     GatherElements,
     GatherND,
@@ -22,6 +24,7 @@ from irconv_opset import (
     Range,
     Reshape,
     Select,
+    ShapeOf,
     Subtract,
     Transpose,
     Unique,
@@ -56,31 +59,54 @@ def _size(ctx: ExtractContext) -> OutPort:
 
 
 def _shape_of_self(ctx: ExtractContext) -> OutPort:
-    shape: OutPort = shape_of(ctx, tensor(ctx, "self"))
-    return shape
+    return shape_of(ctx, tensor(ctx, "self"))
 
 
-full = aliases("torch", ["aten.full.default", "aten.new_full.default"], lambda node, ctx: [_fill(ctx, _size(ctx))],
-               versions=TORCH_2_5, produces=[Broadcast])
-full_like = extractor("torch", "aten.full_like.default", lambda node, ctx: [_fill(ctx, _shape_of_self(ctx))],
-                      versions=TORCH_2_5, produces=[Broadcast])
-# ``x.fill_(v)``, read as a new value of ``x`` (``irconv_torch.program.in_place_as_value``)
-fill = aliases("torch", ["aten.fill.Scalar", "aten.fill.Tensor"],
-               lambda node, ctx: [_fill(ctx, _shape_of_self(ctx), "value")], versions=TORCH_2_5, produces=[Broadcast])
-# Values torch leaves undefined (empty) are zeros here.
-zeros = aliases("torch", ["aten.zeros.default", "aten.new_zeros.default", "aten.empty.memory_format",
-                          "aten.new_empty.default"],
-                lambda node, ctx: [_constant_fill(ctx, 0, _size(ctx))], versions=TORCH_2_5, produces=[Broadcast])
-ones = aliases("torch", ["aten.ones.default", "aten.new_ones.default"],
-               lambda node, ctx: [_constant_fill(ctx, 1, _size(ctx))], versions=TORCH_2_5, produces=[Broadcast])
-zeros_like = aliases("torch", ["aten.zeros_like.default", "aten.empty_like.default"],
-                     lambda node, ctx: [_constant_fill(ctx, 0, _shape_of_self(ctx))], versions=TORCH_2_5,
-                     produces=[Broadcast])
-ones_like = extractor("torch", "aten.ones_like.default", lambda node, ctx: [_constant_fill(ctx, 1, _shape_of_self(ctx))],
-                      versions=TORCH_2_5, produces=[Broadcast])
+def full(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_fill(ctx, _size(ctx))]
 
 
-@extractor("torch", "aten.meshgrid.indexing", versions=TORCH_2_5, produces=[Reshape, Concat, Broadcast])
+@extractor("torch", "aten.full_like.default", versions=TORCH_2_5, produces=[Broadcast, ShapeOf, Convert])
+def full_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_fill(ctx, _shape_of_self(ctx))]
+
+
+def fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``x.fill_(v)``, read as a new value of ``x`` (``irconv_torch.program.in_place_as_value``)."""
+    return [_fill(ctx, _shape_of_self(ctx), "value")]
+
+
+def zeros(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Zeros, also for the values torch leaves undefined (``empty``)."""
+    return [_constant_fill(ctx, 0, _size(ctx))]
+
+
+def ones(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_constant_fill(ctx, 1, _size(ctx))]
+
+
+def zeros_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_constant_fill(ctx, 0, _shape_of_self(ctx))]
+
+
+@extractor("torch", "aten.ones_like.default", versions=TORCH_2_5, produces=[Broadcast, ShapeOf])
+def ones_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_constant_fill(ctx, 1, _shape_of_self(ctx))]
+
+
+fulls = aliases("torch", ["aten.full.default", "aten.new_full.default"], full, versions=TORCH_2_5,
+                produces=[Broadcast, Convert])
+fills = aliases("torch", ["aten.fill.Scalar", "aten.fill.Tensor"], fill, versions=TORCH_2_5,
+                produces=[Broadcast, ShapeOf, Convert])
+zeroses = aliases("torch", ["aten.zeros.default", "aten.new_zeros.default", "aten.empty.memory_format",
+                            "aten.new_empty.default"], zeros, versions=TORCH_2_5, produces=[Broadcast, Convert])
+oneses = aliases("torch", ["aten.ones.default", "aten.new_ones.default"], ones, versions=TORCH_2_5,
+                 produces=[Broadcast, Convert])
+zeros_likes = aliases("torch", ["aten.zeros_like.default", "aten.empty_like.default"], zeros_like, versions=TORCH_2_5,
+                      produces=[Broadcast, ShapeOf])
+
+
+@extractor("torch", "aten.meshgrid.indexing", versions=TORCH_2_5, produces=[Reshape, ShapeOf, Concat, Broadcast])
 def meshgrid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """One tensor per 1-D input, each broadcast along every other input's axis: the axes
     follow the inputs (``ij``), the first two swapped for ``xy`` (Cartesian)."""
@@ -101,7 +127,7 @@ def meshgrid(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return grids
 
 
-@extractor("torch", "aten.scalar_tensor.default", versions=TORCH_2_5, produces=[])
+@extractor("torch", "aten.scalar_tensor.default", versions=TORCH_2_5, produces=[Convert])
 def scalar_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [cast(ctx, tensor(ctx, "s"), out_type(ctx))]
 
@@ -116,7 +142,7 @@ def _scalar(ctx: ExtractContext, name: str, default: float | None, element_type:
     return port
 
 
-def _arange(ctx: ExtractContext) -> list[OutPort]:
+def arange(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     start = _scalar(ctx, "start", 0, element_type)
     end = _scalar(ctx, "end", None, element_type)
@@ -124,11 +150,14 @@ def _arange(ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Range(output_type=element_type), start, end, step, suffix="op")]
 
 
-arange = [extractor("torch", name, lambda node, ctx: _arange(ctx), versions=TORCH_2_5, produces=[Range])
-          for name in ("aten.arange.default", "aten.arange.start", "aten.arange.start_step")]
+aranges = aliases("torch", ["aten.arange.default", "aten.arange.start", "aten.arange.start_step"], arange,
+                  versions=TORCH_2_5, produces=[Range, Convert, Reshape])
+
+#: What keeping a triangle builds, besides its comparison.
+_TRIANGLE_OPS: tuple[type[Op], ...] = (ShapeOf, Gather, Range, Unsqueeze, Subtract, Select)
 
 
-def _triangle(ctx: ExtractContext, lower: bool) -> list[OutPort]:
+def _triangle(ctx: ExtractContext, *, lower: bool) -> list[OutPort]:
     """Keeps ``col - row <= diagonal`` (tril) or ``>= diagonal`` (triu) of the last two dims."""
     data = tensor(ctx, "self")
     shape = shape_of(ctx, data)
@@ -143,10 +172,14 @@ def _triangle(ctx: ExtractContext, lower: bool) -> list[OutPort]:
     return [ctx.op(Select(), keep, data, zero, suffix="op")]
 
 
-tril = extractor("torch", "aten.tril.default", lambda node, ctx: _triangle(ctx, True), versions=TORCH_2_5,
-            produces=[Range, Select, LessEqual])
-triu = extractor("torch", "aten.triu.default", lambda node, ctx: _triangle(ctx, False), versions=TORCH_2_5,
-            produces=[Range, Select, GreaterEqual])
+@extractor("torch", "aten.tril.default", versions=TORCH_2_5, produces=[*_TRIANGLE_OPS, LessEqual])
+def tril(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _triangle(ctx, lower=True)
+
+
+@extractor("torch", "aten.triu.default", versions=TORCH_2_5, produces=[*_TRIANGLE_OPS, GreaterEqual])
+def triu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _triangle(ctx, lower=False)
 
 
 @extractor("torch", "aten.index_select.default", versions=TORCH_2_5, produces=[Gather])
@@ -161,7 +194,8 @@ def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(GatherElements(axis=axis), tensor(ctx, "self"), tensor(ctx, "index"), suffix="op")]
 
 
-@extractor("torch", "aten.index.Tensor", versions=TORCH_2_5, produces=[Gather, GatherND, Transpose, Broadcast, NonZero])
+@extractor("torch", "aten.index.Tensor", versions=TORCH_2_5,
+           produces=[Gather, GatherND, Transpose, Broadcast, NonZero, Convert, Add, ShapeOf, Concat, Unsqueeze])
 def index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``x[i0, i1, ...]`` with index tensors (None keeps an axis). One index is a Gather;
     several are broadcast together and stacked for a GatherND over the indexed axes moved to
@@ -232,7 +266,8 @@ def nonzero(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), rows, i64(ctx, [1, 0], suffix="order"), suffix="op")]
 
 
-@extractor("torch", "aten.masked_select.default", versions=TORCH_2_5, produces=[NonZero, GatherND, Broadcast])
+@extractor("torch", "aten.masked_select.default", versions=TORCH_2_5,
+           produces=[NonZero, GatherND, Broadcast, Convert, Select, Add, ShapeOf, Transpose])
 def masked_select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The elements of ``self`` where ``mask`` (both broadcast together) is True, flat."""
     data, mask = tensor(ctx, "self"), tensor(ctx, "mask")
@@ -247,7 +282,7 @@ def masked_select(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    suffix="op")]
 
 
-@extractor("torch", "aten._unique2.default", versions=TORCH_2_5, produces=[Unique, Reshape])
+@extractor("torch", "aten._unique2.default", versions=TORCH_2_5, produces=[Unique, Reshape, ShapeOf])
 def unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The distinct values of the flattened ``self`` (sorted ascending, as torch's CPU
     kernel gives them whether or not ``sorted`` is asked), the index of each element's value

@@ -7,17 +7,29 @@ compared operands to their common type.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import aliases, extractor, typed
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Abs, Divide, Exp, Floor, Log, Maximum, Minimum, Multiply, Round, Select, Sign, Sqrt, Subtract
+from irconv_opset import (
+    Abs,
+    Convert,
+    Divide,
+    Exp,
+    Floor,
+    Log,
+    Maximum,
+    Minimum,
+    Multiply,
+    Round,
+    Select,
+    Sign,
+    Sqrt,
+    Subtract,
+)
 from irconv_opset import Add as AddOp
-from irconv_opset.lowering.elementwise import Binary, Unary
+from irconv_opset.lowering.elementwise import Binary, Unary, binary, unary
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, optional, out_type, tensor
 
@@ -28,16 +40,6 @@ def _operands(ctx: ExtractContext, element_type: ElementType, second_name: str =
     first = cast(ctx, tensor(ctx, "self", element_type), element_type, suffix="self")
     second = cast(ctx, tensor(ctx, second_name, element_type), element_type, suffix=second_name)
     return first, second
-
-
-def _arithmetic(make: Callable[[], Op], second_name: str = "other") -> Callable[[Node, ExtractContext], list[OutPort]]:
-    """``self <op> other`` in the result's type."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        first, second = _operands(ctx, out_type(ctx), second_name)
-        return [ctx.op(make(), first, second, suffix="op")]
-
-    return extract
 
 
 def _common_type(ctx: ExtractContext) -> ElementType:
@@ -56,25 +58,6 @@ def _common_type(ctx: ExtractContext) -> ElementType:
     return ElementType.i64
 
 
-def _comparison(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        first, second = _operands(ctx, _common_type(ctx))
-        return [ctx.op(make(), first, second, suffix="op")]
-
-    return extract
-
-
-def _add_or_sub(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    """``self ± alpha * other``."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        element_type = out_type(ctx)
-        first, second = _operands(ctx, element_type)
-        return [ctx.op(make(), first, _alpha_times(ctx, second, element_type), suffix="op")]
-
-    return extract
-
-
 def _alpha_times(ctx: ExtractContext, port: OutPort, element_type: ElementType) -> OutPort:
     """``alpha * port`` (``port`` itself for the default alpha 1)."""
     alpha = ctx.attrs.float("alpha", 1.0)
@@ -83,64 +66,97 @@ def _alpha_times(ctx: ExtractContext, port: OutPort, element_type: ElementType) 
     return ctx.op(Multiply(), port, typed(ctx, alpha, element_type, suffix="alpha"), suffix="scaled")
 
 
-add = aliases("torch", ["aten.add.Tensor", "aten.add.Scalar"], _add_or_sub(AddOp), versions=TORCH_2_5,
-              produces=[AddOp, Multiply])
-sub = aliases("torch", ["aten.sub.Tensor", "aten.sub.Scalar"], _add_or_sub(Subtract), versions=TORCH_2_5,
-              produces=[Subtract, Multiply])
+def _add_or_sub(ctx: ExtractContext, kind: Binary) -> list[OutPort]:
+    """``self ± alpha * other``."""
+    element_type = out_type(ctx)
+    first, second = _operands(ctx, element_type)
+    return [binary(ctx, kind, first, _alpha_times(ctx, second, element_type), "op")]
+
+
+def add(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _add_or_sub(ctx, Binary.ADD)
+
+
+def sub(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _add_or_sub(ctx, Binary.SUBTRACT)
+
+
+adds = aliases("torch", ["aten.add.Tensor", "aten.add.Scalar"], add, versions=TORCH_2_5,
+               produces=[Binary.ADD.op, Multiply, Convert])
+subs = aliases("torch", ["aten.sub.Tensor", "aten.sub.Scalar"], sub, versions=TORCH_2_5,
+               produces=[Binary.SUBTRACT.op, Multiply, Convert])
+
 #: aten ops that are one attribute-free opset op on two operands of the result's type.
-_ARITHMETIC: dict[tuple[str, ...], Binary] = {
-    ("aten.mul.Tensor", "aten.mul.Scalar"): Binary.MULTIPLY,
-    ("aten.maximum.default", "aten.max.other"): Binary.MAXIMUM,
-    ("aten.minimum.default", "aten.min.other"): Binary.MINIMUM,
-    ("aten.remainder.Tensor", "aten.remainder.Scalar"): Binary.FLOOR_MOD,
-    ("aten.fmod.Tensor", "aten.fmod.Scalar"): Binary.MOD,
-    ("aten.bitwise_and.Tensor", "aten.__and__.Tensor"): Binary.BITWISE_AND,
-    ("aten.bitwise_or.Tensor", "aten.__or__.Tensor"): Binary.BITWISE_OR,
-    ("aten.bitwise_xor.Tensor", "aten.__xor__.Tensor"): Binary.BITWISE_XOR,
+_ARITHMETIC: dict[str, Binary] = {
+    "aten.mul.Tensor": Binary.MULTIPLY, "aten.mul.Scalar": Binary.MULTIPLY,
+    "aten.maximum.default": Binary.MAXIMUM, "aten.max.other": Binary.MAXIMUM,
+    "aten.minimum.default": Binary.MINIMUM, "aten.min.other": Binary.MINIMUM,
+    "aten.remainder.Tensor": Binary.FLOOR_MOD, "aten.remainder.Scalar": Binary.FLOOR_MOD,
+    "aten.fmod.Tensor": Binary.MOD, "aten.fmod.Scalar": Binary.MOD,
+    "aten.bitwise_and.Tensor": Binary.BITWISE_AND, "aten.__and__.Tensor": Binary.BITWISE_AND,
+    "aten.bitwise_or.Tensor": Binary.BITWISE_OR, "aten.__or__.Tensor": Binary.BITWISE_OR,
+    "aten.bitwise_xor.Tensor": Binary.BITWISE_XOR, "aten.__xor__.Tensor": Binary.BITWISE_XOR,
 }
+
+
+def arithmetic(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``self <op> other`` in the result's type."""
+    first, second = _operands(ctx, out_type(ctx))
+    return [binary(ctx, _ARITHMETIC[ctx.source_op.op_type], first, second, "op")]
+
+
+def power(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    first, second = _operands(ctx, out_type(ctx), "exponent")
+    return [binary(ctx, Binary.POWER, first, second, "op")]
+
+
+arithmetics = [record for name, kind in _ARITHMETIC.items()
+               for record in aliases("torch", [name], arithmetic, versions=TORCH_2_5, produces=[kind.op, Convert])]
+powers = aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar"], power,
+                 versions=TORCH_2_5, produces=[Binary.POWER.op, Convert])
+
 #: ``aten.<name>.Tensor`` and ``.Scalar``: comparisons of operands brought to their common type.
 _COMPARISONS: dict[str, Binary] = {
-    "eq": Binary.EQUAL, "ne": Binary.NOT_EQUAL, "lt": Binary.LESS, "le": Binary.LESS_EQUAL,
-    "gt": Binary.GREATER, "ge": Binary.GREATER_EQUAL,
+    f"aten.{name}.{overload}": kind
+    for name, kind in {"eq": Binary.EQUAL, "ne": Binary.NOT_EQUAL, "lt": Binary.LESS, "le": Binary.LESS_EQUAL,
+                       "gt": Binary.GREATER, "ge": Binary.GREATER_EQUAL}.items()
+    for overload in ("Tensor", "Scalar")
 }
-arithmetic = [
-    *[r for names, kind in _ARITHMETIC.items()
-      for r in aliases("torch", list(names), _arithmetic(kind.make), versions=TORCH_2_5, produces=[kind.op])],
-    *aliases("torch", ["aten.pow.Tensor_Tensor", "aten.pow.Tensor_Scalar", "aten.pow.Scalar"],
-             _arithmetic(Binary.POWER.make, "exponent"), versions=TORCH_2_5, produces=[Binary.POWER.op]),
-]
-comparisons = [
-    r for name, kind in _COMPARISONS.items()
-    for r in aliases("torch", [f"aten.{name}.Tensor", f"aten.{name}.Scalar"], _comparison(kind.make),
-                     versions=TORCH_2_5, produces=[kind.op])
-]
 
 
-def _logical(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        first, second = _operands(ctx, ElementType.boolean)
-        return [cast(ctx, ctx.op(make(), first, second, suffix="op"), out_type(ctx))]
-
-    return extract
+def comparison(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    first, second = _operands(ctx, _common_type(ctx))
+    return [binary(ctx, _COMPARISONS[ctx.source_op.op_type], first, second, "op")]
 
 
-logical = [
-    extractor("torch", f"aten.logical_{name}.default", _logical(kind.make), versions=TORCH_2_5, produces=[kind.op])
-    for name, kind in {"and": Binary.LOGICAL_AND, "or": Binary.LOGICAL_OR, "xor": Binary.LOGICAL_XOR}.items()
-]
+comparisons = [record for name, kind in _COMPARISONS.items()
+               for record in aliases("torch", [name], comparison, versions=TORCH_2_5, produces=[kind.op, Convert])]
+
+#: Logical ops of operands read as booleans, the result in torch's type.
+_LOGICAL: dict[str, Binary] = {"aten.logical_and.default": Binary.LOGICAL_AND,
+                               "aten.logical_or.default": Binary.LOGICAL_OR,
+                               "aten.logical_xor.default": Binary.LOGICAL_XOR}
 
 
-@extractor("torch", "aten.div.Tensor", versions=TORCH_2_5, produces=[Divide])
+def logical(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    first, second = _operands(ctx, ElementType.boolean)
+    return [cast(ctx, binary(ctx, _LOGICAL[ctx.source_op.op_type], first, second, "op"), out_type(ctx))]
+
+
+logicals = [record for name, kind in _LOGICAL.items()
+            for record in aliases("torch", [name], logical, versions=TORCH_2_5, produces=[kind.op, Convert])]
+
+
 def div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """True division, in the (floating) result type."""
     first, second = _operands(ctx, out_type(ctx))
     return [ctx.op(Divide(m_pythondiv=False), first, second, suffix="op")]
 
 
-div_scalar = extractor("torch", "aten.div.Scalar", div.extract, versions=TORCH_2_5, produces=[Divide])
+divs = aliases("torch", ["aten.div.Tensor", "aten.div.Scalar"], div, versions=TORCH_2_5, produces=[Divide, Convert])
 
 
-@extractor("torch", "aten.div.Tensor_mode", versions=TORCH_2_5, produces=[Divide, Floor, Sign, Abs, Multiply])
+@extractor("torch", "aten.div.Tensor_mode", versions=TORCH_2_5, produces=[Divide, Floor, Sign, Abs, Multiply, Convert])
 def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``rounding_mode``: None divides, ``floor`` rounds down, ``trunc`` towards zero."""
     mode = ctx.attrs.get("rounding_mode")
@@ -159,7 +175,6 @@ def div_mode(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [cast(ctx, quotient, element_type)]
 
 
-@extractor("torch", "aten.rsub.Scalar", versions=TORCH_2_5, produces=[Subtract, Multiply])
 def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``other - alpha * self``."""
     element_type = out_type(ctx)
@@ -167,70 +182,80 @@ def rsub(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), second, _alpha_times(ctx, first, element_type), suffix="op")]
 
 
-rsub_tensor = extractor("torch", "aten.rsub.Tensor", rsub.extract, versions=TORCH_2_5, produces=[Subtract, Multiply])
+rsubs = aliases("torch", ["aten.rsub.Scalar", "aten.rsub.Tensor"], rsub, versions=TORCH_2_5,
+                produces=[Subtract, Multiply, Convert])
 
 # ----------------------------------------------------------------------------- unary
 
 
-def _unary(make: Callable[[], Op], *, floating: bool = False) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    """``make()`` applied to ``self``; ``floating`` ops (exp, sin, ...) compute in the
-    result's type, so an integer input is converted first (torch does the same)."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        port = tensor(ctx, "self")
-        if floating:
-            port = cast(ctx, port, out_type(ctx))
-        return [ctx.op(make(), port, suffix="op")]
-
-    return extract
-
-
-_FLOATING = {"exp": Unary.EXP, "log": Unary.LOG, "sqrt": Unary.SQRT, "sin": Unary.SIN, "cos": Unary.COS,
-             "tan": Unary.TAN, "tanh": Unary.TANH, "sigmoid": Unary.SIGMOID, "erf": Unary.ERF, "asin": Unary.ASIN,
-             "acos": Unary.ACOS, "atan": Unary.ATAN, "sinh": Unary.SINH, "cosh": Unary.COSH}
-_SAME_TYPE = {"abs": Unary.ABS, "neg": Unary.NEGATIVE, "floor": Unary.FLOOR, "ceil": Unary.CEILING,
-              "sign": Unary.SIGN, "relu": Unary.RELU, "logical_not": Unary.LOGICAL_NOT,
-              "bitwise_not": Unary.BITWISE_NOT, "isnan": Unary.IS_NAN, "isinf": Unary.IS_INF,
-              "isfinite": Unary.IS_FINITE}
-unary = [
-    *[r for name, kind in _FLOATING.items()
-      for r in aliases("torch", [f"aten.{name}.default"], _unary(kind.make, floating=True), versions=TORCH_2_5,
-                       produces=[kind.op])],
-    *[r for name, kind in _SAME_TYPE.items()
-      for r in aliases("torch", [f"aten.{name}.default"], _unary(kind.make), versions=TORCH_2_5, produces=[kind.op])],
-    extractor("torch", "aten.round.default", _unary(lambda: Round(mode="half_to_even")), versions=TORCH_2_5, produces=[Round]),
-]
+#: Unary ops computed in the result's type: an integer input is converted first, as torch does.
+_FLOATING: dict[str, Unary] = {
+    f"aten.{name}.default": kind
+    for name, kind in {"exp": Unary.EXP, "log": Unary.LOG, "sqrt": Unary.SQRT, "sin": Unary.SIN, "cos": Unary.COS,
+                       "tan": Unary.TAN, "tanh": Unary.TANH, "sigmoid": Unary.SIGMOID, "erf": Unary.ERF,
+                       "asin": Unary.ASIN, "acos": Unary.ACOS, "atan": Unary.ATAN, "sinh": Unary.SINH,
+                       "cosh": Unary.COSH}.items()
+}
+#: Unary ops on ``self`` as it is.
+_SAME_TYPE: dict[str, Unary] = {
+    f"aten.{name}.default": kind
+    for name, kind in {"abs": Unary.ABS, "neg": Unary.NEGATIVE, "floor": Unary.FLOOR, "ceil": Unary.CEILING,
+                       "sign": Unary.SIGN, "relu": Unary.RELU, "logical_not": Unary.LOGICAL_NOT,
+                       "bitwise_not": Unary.BITWISE_NOT, "isnan": Unary.IS_NAN, "isinf": Unary.IS_INF,
+                       "isfinite": Unary.IS_FINITE}.items()
+}
 
 
-@extractor("torch", "aten.rsqrt.default", versions=TORCH_2_5, produces=[Sqrt, Divide])
+def floating_unary(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    port = cast(ctx, tensor(ctx, "self"), out_type(ctx))
+    return [unary(ctx, _FLOATING[ctx.source_op.op_type], port, "op")]
+
+
+def same_type_unary(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [unary(ctx, _SAME_TYPE[ctx.source_op.op_type], tensor(ctx, "self"), "op")]
+
+
+floating_unaries = [record for name, kind in _FLOATING.items()
+                    for record in aliases("torch", [name], floating_unary, versions=TORCH_2_5,
+                                          produces=[kind.op, Convert])]
+same_type_unaries = [record for name, kind in _SAME_TYPE.items()
+                     for record in aliases("torch", [name], same_type_unary, versions=TORCH_2_5, produces=[kind.op])]
+
+
+@extractor("torch", "aten.round.default", versions=TORCH_2_5, produces=[Round])
+def round_half_to_even(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Round(mode="half_to_even"), tensor(ctx, "self"), suffix="op")]
+
+
+@extractor("torch", "aten.rsqrt.default", versions=TORCH_2_5, produces=[Sqrt, Divide, Convert])
 def rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     root = ctx.op(Sqrt(), cast(ctx, tensor(ctx, "self"), element_type), suffix="sqrt")
     return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), root, suffix="op")]
 
 
-@extractor("torch", "aten.reciprocal.default", versions=TORCH_2_5, produces=[Divide])
+@extractor("torch", "aten.reciprocal.default", versions=TORCH_2_5, produces=[Divide, Convert])
 def reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = cast(ctx, tensor(ctx, "self"), element_type)
     return [ctx.op(Divide(), typed(ctx, 1, element_type, suffix="one"), port, suffix="op")]
 
 
-@extractor("torch", "aten.log1p.default", versions=TORCH_2_5, produces=[Log, AddOp])
+@extractor("torch", "aten.log1p.default", versions=TORCH_2_5, produces=[Log, AddOp, Convert])
 def log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = cast(ctx, tensor(ctx, "self"), element_type)
     return [ctx.op(Log(), ctx.op(AddOp(), port, typed(ctx, 1, element_type, suffix="one"), suffix="plus1"))]
 
 
-@extractor("torch", "aten.log2.default", versions=TORCH_2_5, produces=[Log, Divide])
+@extractor("torch", "aten.log2.default", versions=TORCH_2_5, produces=[Log, Divide, Convert])
 def log2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = ctx.op(Log(), cast(ctx, tensor(ctx, "self"), element_type), suffix="ln")
     return [ctx.op(Divide(), port, typed(ctx, np.log(2.0), element_type, suffix="ln2"), suffix="op")]
 
 
-@extractor("torch", "aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract])
+@extractor("torch", "aten.expm1.default", versions=TORCH_2_5, produces=[Exp, Subtract, Convert])
 def expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     port = ctx.op(Exp(), cast(ctx, tensor(ctx, "self"), element_type), suffix="exp")
@@ -249,7 +274,7 @@ def trunc(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ----------------------------------------------------------------------------- select, clamp
 
 
-def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``condition ? self : other``; a Python number for either is a constant of the result type."""
     element_type = out_type(ctx)
     condition = cast(ctx, tensor(ctx, "condition", ElementType.boolean), ElementType.boolean, suffix="condition")
@@ -257,11 +282,10 @@ def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), condition, first, second, suffix="op")]
 
 
-where = aliases("torch", ["aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar"],
-                _where, versions=TORCH_2_5, produces=[Select])
+wheres = aliases("torch", ["aten.where.self", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.where.Scalar"],
+                where, versions=TORCH_2_5, produces=[Select, Convert])
 
 
-@extractor("torch", "aten.masked_fill.Scalar", versions=TORCH_2_5, produces=[Select])
 def masked_fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     port = tensor(ctx, "self")
     mask = cast(ctx, tensor(ctx, "mask", ElementType.boolean), ElementType.boolean, suffix="mask")
@@ -269,10 +293,10 @@ def masked_fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), mask, value, port, suffix="op")]
 
 
-masked_fill_tensor = extractor("torch", "aten.masked_fill.Tensor", masked_fill.extract, versions=TORCH_2_5, produces=[Select])
+masked_fills = aliases("torch", ["aten.masked_fill.Scalar", "aten.masked_fill.Tensor"], masked_fill, versions=TORCH_2_5,
+                       produces=[Select, Convert])
 
 
-@extractor("torch", "aten.clamp.default", versions=TORCH_2_5, produces=[Maximum, Minimum])
 def clamp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Maximum and Minimum: bounds may be tensors, absent, or of another type than ``self``."""
     element_type = out_type(ctx)
@@ -285,6 +309,7 @@ def clamp(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [port]
 
 
-clamp_tensor = extractor("torch", "aten.clamp.Tensor", clamp.extract, versions=TORCH_2_5, produces=[Maximum, Minimum])
-clamp_min = extractor("torch", "aten.clamp_min.default", clamp.extract, versions=TORCH_2_5, produces=[Maximum])
-clamp_max = extractor("torch", "aten.clamp_max.default", clamp.extract, versions=TORCH_2_5, produces=[Minimum])
+clamps = aliases("torch", ["aten.clamp.default", "aten.clamp.Tensor"], clamp, versions=TORCH_2_5,
+                 produces=[Maximum, Minimum, Convert])
+clamp_min = aliases("torch", ["aten.clamp_min.default"], clamp, versions=TORCH_2_5, produces=[Maximum, Convert])
+clamp_max = aliases("torch", ["aten.clamp_max.default"], clamp, versions=TORCH_2_5, produces=[Minimum, Convert])

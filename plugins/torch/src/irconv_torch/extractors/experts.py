@@ -7,6 +7,7 @@ from __future__ import annotations
 from irconv import ExtractContext
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Convert,
@@ -17,13 +18,16 @@ from irconv_opset import (
     Multiply,
     Range,
     ReduceSum,
+    ShapeOf,
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
 from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
 
-_PRODUCES = [MatMul, GreaterEqual, ReduceSum, Equal, Multiply, Range]
+#: What the grouped product builds.
+_GROUPED_OPS: tuple[type[Op], ...] = (MatMul, GreaterEqual, ReduceSum, Equal, Multiply, Range, Gather, ShapeOf,
+                                      Unsqueeze, Convert)
 
 
 def _grouped(ctx: ExtractContext, rows: OutPort, weights: OutPort, ends: OutPort) -> OutPort:
@@ -51,7 +55,7 @@ def _grouped(ctx: ExtractContext, rows: OutPort, weights: OutPort, ends: OutPort
     return ctx.op(ReduceSum(keep_dims=False), kept, i64(ctx, [0]), suffix="op")
 
 
-@extractor("torch", "transformers.grouped_mm_fallback.default", versions=TORCH_2_5, produces=_PRODUCES)
+@extractor("torch", "transformers.grouped_mm_fallback.default", versions=TORCH_2_5, produces=_GROUPED_OPS)
 def grouped_mm_fallback(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_grouped(ctx, tensor(ctx, "input"), tensor(ctx, "weight"), tensor(ctx, "offs"))]
 

@@ -32,7 +32,8 @@ from irconv_torch.extractors._args import TORCH_2_5, cast, out_type, tensor
 
 
 @extractor("torch", "aten.histc.default", versions=TORCH_2_5,
-           produces=[Floor, Equal, LogicalAnd, ReduceSum, ReduceMin, ReduceMax, Select, Range])
+           produces=[Reshape, Convert, Subtract, Multiply, Divide, Floor, Minimum, GreaterEqual, LessEqual, LogicalAnd,
+                     Range, Unsqueeze, Equal, ReduceSum, ReduceMin, ReduceMax, Select, Add])
 def histc(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bin ``floor((x - min) * bins / (max - min))``, the maximum itself in the last bin;
     values outside ``[min, max]`` (and NaN) count nowhere. ``min == max == 0`` takes the

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, numpy_dtype, require_rank
+from irconv.frontend import aliases, extractor, i64, numpy_dtype, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -20,6 +18,7 @@ from irconv_opset import (
     Gather,
     GroupConvolutionBackpropData,
     MatMul,
+    Multiply,
     Reshape,
     Squeeze,
     Unsqueeze,
@@ -54,7 +53,7 @@ def _per_dim(ctx: ExtractContext, name: str, spatial: int, default: int) -> tupl
     return tuple(values)
 
 
-def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
+def _convolution(ctx: ExtractContext, *, transposed: bool) -> list[OutPort]:
     spatial = _spatial(ctx)
     element_type = out_type(ctx)
     data = cast(ctx, tensor(ctx, "input"), element_type)
@@ -83,15 +82,23 @@ def _convolution(ctx: ExtractContext, transposed: bool) -> list[OutPort]:
 @extractor("torch", "aten.convolution.default", versions=TORCH_2_5,
       produces=[*CONVOLUTION_OPS, *CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS, Convert])
 def convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    return _convolution(ctx, ctx.attrs.bool("transposed", False))
+    return _convolution(ctx, transposed=ctx.attrs.bool("transposed", False))
 
 
-_CONV = [*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, Convert]
-_CONV_T = [*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS, Convert]
-conv = [extractor("torch", f"aten.conv{d}d.{overload}", lambda node, ctx: _convolution(ctx, False), versions=TORCH_2_5,
-             produces=_CONV) for d in (1, 2, 3) for overload in ("default", "padding")]
-conv_transpose = [extractor("torch", f"aten.conv_transpose{d}d.{overload}", lambda node, ctx: _convolution(ctx, True),
-                       versions=TORCH_2_5, produces=_CONV_T) for d in (1, 2, 3) for overload in ("input", "default")]
+def conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _convolution(ctx, transposed=False)
+
+
+def conv_transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _convolution(ctx, transposed=True)
+
+
+convs = aliases("torch", [f"aten.conv{d}d.{overload}" for d in (1, 2, 3) for overload in ("default", "padding")],
+                conv, versions=TORCH_2_5, produces=[*CONVOLUTION_OPS, *CHANNEL_BIAS_OPS, Convert])
+conv_transposes = aliases("torch", [f"aten.conv_transpose{d}d.{overload}" for d in (1, 2, 3)
+                                    for overload in ("input", "default")],
+                          conv_transpose, versions=TORCH_2_5,
+                          produces=[*CONVOLUTION_BACKPROP_OPS, *CHANNEL_BIAS_OPS, Convert])
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -107,15 +114,15 @@ def _pool_window(ctx: ExtractContext, spatial: int, dilated: bool) -> PoolWindow
                          rounding="ceil_torch" if ctx.attrs.bool("ceil_mode", False) else "floor")
 
 
-@extractor("torch", "aten.max_pool2d_with_indices.default", versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
 def max_pool_with_indices(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Values and indices (flat within each spatial plane, as torch's)."""
     pool = max_pool(ctx, tensor(ctx, "self"), _pool_window(ctx, _spatial(ctx), True), axis=2, suffix="op")
     return [pool.out_port(0), pool.out_port(1)]
 
 
-max_pool_3d = extractor("torch", "aten.max_pool3d_with_indices.default", max_pool_with_indices.extract,
-                        versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
+max_pools_with_indices = aliases("torch", ["aten.max_pool2d_with_indices.default",
+                                           "aten.max_pool3d_with_indices.default"], max_pool_with_indices,
+                                 versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
 
 
 @extractor("torch", "aten.max_pool2d.default", versions=TORCH_2_5, produces=[*MAX_POOL_OPS])
@@ -124,7 +131,6 @@ def max_pool_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
                      suffix="op").out_port(0)]
 
 
-@extractor("torch", "aten.avg_pool2d.default", versions=TORCH_2_5, produces=[*AVG_POOL_OPS])
 def avg_pool_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.attrs.get("divisor_override") is not None:
         raise ctx.attrs.bad("divisor_override", ctx.attrs.get("divisor_override"), "a custom divisor")
@@ -132,25 +138,21 @@ def avg_pool_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
                      exclude_pad=not ctx.attrs.bool("count_include_pad", True), suffix="op")]
 
 
-avg_pool_1d = extractor("torch", "aten.avg_pool1d.default", avg_pool_values.extract, versions=TORCH_2_5,
-                        produces=[*AVG_POOL_OPS])
-avg_pool_3d = extractor("torch", "aten.avg_pool3d.default", avg_pool_values.extract, versions=TORCH_2_5,
-                        produces=[*AVG_POOL_OPS])
+avg_pools = aliases("torch", ["aten.avg_pool1d.default", "aten.avg_pool2d.default", "aten.avg_pool3d.default"],
+                    avg_pool_values, versions=TORCH_2_5, produces=[*AVG_POOL_OPS])
 
 
-def _adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def adaptive_avg_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     size = ctx.attrs.ints("output_size")
     return [ctx.op(AdaptiveAvgPool(), tensor(ctx, "self"), i64(ctx, size), suffix="op")]
 
 
-adaptive_avg_pool = [extractor("torch", name, _adaptive_avg_pool, versions=TORCH_2_5, produces=[AdaptiveAvgPool])
-                     for name in ("aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
-                                  "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
-                                  "aten._adaptive_avg_pool3d.default")]
+adaptive_avg_pools = aliases("torch", ["aten.adaptive_avg_pool1d.default", "aten.adaptive_avg_pool2d.default",
+                                       "aten.adaptive_avg_pool3d.default", "aten._adaptive_avg_pool2d.default",
+                                       "aten._adaptive_avg_pool3d.default"], adaptive_avg_pool, versions=TORCH_2_5,
+                             produces=[AdaptiveAvgPool])
 
 
-
-@extractor("torch", "aten.adaptive_max_pool2d.default", versions=TORCH_2_5, produces=[AdaptiveMaxPool])
 def adaptive_max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Values and indices (flat within each spatial plane, as torch's; computed as i32,
     which OpenVINO's CPU plugin requires, then i64 as torch gives them)."""
@@ -159,13 +161,12 @@ def adaptive_max_pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [pool.out_port(0), cast(ctx, pool.out_port(1), ElementType.i64, suffix="indices")]
 
 
-adaptive_max_pool_3d = extractor("torch", "aten.adaptive_max_pool3d.default", adaptive_max_pool.extract,
-                                 versions=TORCH_2_5, produces=[AdaptiveMaxPool])
-
+adaptive_max_pools = aliases("torch", ["aten.adaptive_max_pool2d.default", "aten.adaptive_max_pool3d.default"],
+                             adaptive_max_pool, versions=TORCH_2_5, produces=[AdaptiveMaxPool, Convert])
 
 
 @extractor("torch", "aten.col2im.default", versions=TORCH_2_5,
-           produces=[Col2Im, GroupConvolutionBackpropData, Reshape, Squeeze, Unsqueeze])
+           produces=[Col2Im, GroupConvolutionBackpropData, Reshape, Squeeze, Unsqueeze, Convert])
 def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``nn.Fold``: the columns ``[N, C*kh*kw, L]`` summed back into ``[N, C, H, W]``. A
     transposed convolution does exactly that sum: grouped per channel, with a one-hot weight
@@ -181,7 +182,8 @@ def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
     columns = (ctx.input_shape(0) or (None,))[-2]
     window = kernel[0] * kernel[1]
     if not isinstance(columns, int):  # dynamic channels: no one-hot weight to build, OpenVINO's own op
-        port = ctx.op(Col2Im(strides=stride, dilations=dilation, pads_begin=padding, pads_end=padding),
+        port = ctx.op(Col2Im(strides=list(stride), dilations=list(dilation), pads_begin=list(padding),
+                             pads_end=list(padding)),
                       data, i64(ctx, size), i64(ctx, kernel), suffix="op")
         return [ctx.op(Squeeze(), port, i64(ctx, [0]), suffix="unbatched") if rank == 2 else port]
     if columns % window:
@@ -203,7 +205,7 @@ def col2im(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # ----------------------------------------------------------------------------- products
 
 
-@extractor("torch", "aten.linear.default", versions=TORCH_2_5, produces=[MatMul, Add])
+@extractor("torch", "aten.linear.default", versions=TORCH_2_5, produces=[MatMul, Add, Convert])
 def linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``input @ weight.T + bias``."""
     element_type = out_type(ctx)
@@ -216,27 +218,29 @@ def linear(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [port]
 
 
-def _matmul(first: str, second: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        element_type = out_type(ctx)
-        a = cast(ctx, tensor(ctx, first), element_type, suffix="a")
-        b = cast(ctx, tensor(ctx, second), element_type, suffix="b")
-        return [ctx.op(MatMul(), a, b, suffix="op")]
-
-    return extract
+def _product(ctx: ExtractContext, second: str) -> list[OutPort]:
+    """``self @ <second>`` in the result's type."""
+    element_type = out_type(ctx)
+    a = cast(ctx, tensor(ctx, "self"), element_type, suffix="a")
+    b = cast(ctx, tensor(ctx, second), element_type, suffix="b")
+    return [ctx.op(MatMul(), a, b, suffix="op")]
 
 
-matmul = [extractor("torch", "aten.mm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
-          extractor("torch", "aten.bmm.default", _matmul("self", "mat2"), versions=TORCH_2_5, produces=[MatMul]),
-          extractor("torch", "aten.matmul.default", _matmul("self", "other"), versions=TORCH_2_5, produces=[MatMul])]
+def mm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _product(ctx, "mat2")
 
 
-@extractor("torch", "aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add])
+@extractor("torch", "aten.matmul.default", versions=TORCH_2_5, produces=[MatMul, Convert])
+def matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _product(ctx, "other")
+
+
+mms = aliases("torch", ["aten.mm.default", "aten.bmm.default"], mm, versions=TORCH_2_5, produces=[MatMul, Convert])
+
+
+@extractor("torch", "aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add, Multiply, Convert])
 def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``beta * self + alpha * mat1 @ mat2`` (beta, alpha 1 as in every decomposed Linear)."""
-    from irconv.frontend import typed
-    from irconv_opset import Multiply
-
     element_type = out_type(ctx)
     product = ctx.op(MatMul(), cast(ctx, tensor(ctx, "mat1"), element_type, "a"),
                      cast(ctx, tensor(ctx, "mat2"), element_type, "b"), suffix="op")
@@ -255,8 +259,7 @@ def embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), tensor(ctx, "weight"), indices, i64(ctx, 0), suffix="op")]
 
 
-
-@extractor("torch", "aten.einsum.default", versions=TORCH_2_5, produces=[Einsum])
+@extractor("torch", "aten.einsum.default", versions=TORCH_2_5, produces=[Einsum, Convert])
 def einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     operands = [cast(ctx, p, element_type, suffix=f"operand{i}") for i, p in enumerate(tensors(ctx, "tensors"))

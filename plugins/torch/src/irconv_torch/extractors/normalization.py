@@ -32,8 +32,9 @@ def _layer_norm(ctx: ExtractContext) -> OutPort:
     return _normalized(ctx, list(range(-len(ctx.attrs.ints("normalized_shape")), 0)))
 
 
-layer_norm = extractor("torch", "aten.layer_norm.default", lambda node, ctx: [_layer_norm(ctx)], versions=TORCH_2_5,
-                       produces=[*NORMALIZED_OPS, Convert])
+@extractor("torch", "aten.layer_norm.default", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
+def layer_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_layer_norm(ctx)]
 
 
 @extractor("torch", "aten.native_layer_norm.default", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
@@ -50,7 +51,8 @@ def group_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     channels = (ctx.input_shape(0) or (None, None))[1]
     if channels is None:
         raise ctx.attrs.bad("num_groups", groups, "the channel count of the input must be known")
-    ones, zeros = typed(ctx, np.ones(channels), element_type, "ones"), typed(ctx, np.zeros(channels), element_type, "zeros")
+    ones = typed(ctx, np.ones(channels), element_type, "ones")
+    zeros = typed(ctx, np.zeros(channels), element_type, "zeros")
     weight = optional(ctx, "weight")
     bias = optional(ctx, "bias")
     scale = cast(ctx, weight, element_type, "weight_convert") if weight is not None else ones
@@ -97,7 +99,8 @@ def batch_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_batch_norm(ctx, "input")]
 
 
-@extractor("torch", "aten._native_batch_norm_legit.no_stats", versions=TORCH_2_5, produces=[*NORMALIZED_OPS, Convert])
+@extractor("torch", "aten._native_batch_norm_legit.no_stats", versions=TORCH_2_5,
+           produces=[*NORMALIZED_OPS, Convert])
 def batch_norm_of_own_statistics(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchNorm without running statistics (torch.export's form of ``F.batch_norm(x, None,
     None, training=True)``); the saved statistics outputs are empty."""

@@ -13,7 +13,8 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64
-from irconv.graph import OutPort
+from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv_opset import GRUSequence, LSTMSequence, Transpose
 from irconv_opset.lowering.recurrent import (
     LAYERS_OPS,
@@ -74,7 +75,7 @@ def _stacked(ctx: ExtractContext, params: list[np.ndarray], layout: _Layout, lay
     return ctx.const(w, suffix=f"W{layer}"), ctx.const(r, suffix=f"R{layer}"), ctx.const(b, suffix=f"B{layer}")
 
 
-def _run(ctx: ExtractContext, gru: bool) -> list[OutPort]:
+def _run(ctx: ExtractContext, *, gru: bool) -> list[OutPort]:
     order = _GRU_GATES if gru else _LSTM_GATES
     params = _weights(ctx)
     layout = _layout(ctx, params)
@@ -90,8 +91,15 @@ def _run(ctx: ExtractContext, gru: bool) -> list[OutPort]:
     return [output, *ends]
 
 
-_PRODUCES = [*LAYERS_OPS, *LENGTHS_OPS, Transpose]
-lstm = extractor("torch", "aten.lstm.input", lambda node, ctx: _run(ctx, gru=False), versions=TORCH_2_5,
-            produces=[LSTMSequence, *_PRODUCES])
-gru = extractor("torch", "aten.gru.input", lambda node, ctx: _run(ctx, gru=True), versions=TORCH_2_5,
-           produces=[GRUSequence, *_PRODUCES])
+#: What running the layers builds besides their sequence op.
+_LAYERS_OPS: tuple[type[Op], ...] = (*LAYERS_OPS, *LENGTHS_OPS, Transpose)
+
+
+@extractor("torch", "aten.lstm.input", versions=TORCH_2_5, produces=[LSTMSequence, *_LAYERS_OPS])
+def lstm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _run(ctx, gru=False)
+
+
+@extractor("torch", "aten.gru.input", versions=TORCH_2_5, produces=[GRUSequence, *_LAYERS_OPS])
+def gru(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _run(ctx, gru=True)

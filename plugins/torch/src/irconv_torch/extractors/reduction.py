@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from irconv import ExtractContext
 from irconv.frontend import aliases, extractor, i64, normalize_axes, normalize_axis, require_rank, typed
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Convert, CumSum, Divide, Gather, Multiply, Sqrt, Squeeze, Subtract, TopK
+from irconv_opset import Convert, CumSum, Divide, Gather, Multiply, Reshape, ShapeOf, Sqrt, Squeeze, Subtract, TopK
 from irconv_opset.build import shape_of
 from irconv_opset.lowering.reduction import Reduction
 
@@ -25,32 +23,29 @@ def _axes(ctx: ExtractContext, name: str = "dim") -> list[int]:
     return normalize_axes(ctx, ctx.attrs.ints(name), rank)
 
 
-def _reduce(make: Callable[[bool], Op], *, compute_in_output_type: bool = True,
-            boolean: bool = False) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        data = tensor(ctx, "self")
-        if boolean:
-            data = cast(ctx, data, ElementType.boolean)
-        elif compute_in_output_type:
-            data = cast(ctx, data, out_type(ctx))
-        keep = ctx.attrs.bool("keepdim", False)
-        port = ctx.op(make(keep), data, i64(ctx, _axes(ctx), suffix="axes"), suffix="op")
-        return [cast(ctx, port, out_type(ctx), suffix="result")]
-
-    return extract
+#: aten reductions by their opset reduction; ``any``/``all`` reduce the input read as booleans.
+_REDUCTIONS: dict[str, Reduction] = {
+    "aten.sum.dim_IntList": Reduction.SUM, "aten.sum.default": Reduction.SUM,
+    "aten.mean.dim": Reduction.MEAN, "aten.mean.default": Reduction.MEAN,
+    "aten.amax.default": Reduction.MAX, "aten.max.default": Reduction.MAX,
+    "aten.amin.default": Reduction.MIN, "aten.min.default": Reduction.MIN,
+    "aten.prod.dim_int": Reduction.PROD, "aten.prod.default": Reduction.PROD,
+    "aten.any.dim": Reduction.ANY, "aten.any.dims": Reduction.ANY, "aten.any.default": Reduction.ANY,
+    "aten.all.dim": Reduction.ALL, "aten.all.dims": Reduction.ALL, "aten.all.default": Reduction.ALL,
+}
 
 
-_FAMILIES: list[tuple[tuple[str, ...], Reduction, bool]] = [
-    (("aten.sum.dim_IntList", "aten.sum.default"), Reduction.SUM, False),
-    (("aten.mean.dim", "aten.mean.default"), Reduction.MEAN, False),
-    (("aten.amax.default", "aten.max.default"), Reduction.MAX, False),
-    (("aten.amin.default", "aten.min.default"), Reduction.MIN, False),
-    (("aten.prod.dim_int", "aten.prod.default"), Reduction.PROD, False),
-    (("aten.any.dim", "aten.any.dims", "aten.any.default"), Reduction.ANY, True),
-    (("aten.all.dim", "aten.all.dims", "aten.all.default"), Reduction.ALL, True),
-]
-reductions = [extractor("torch", name, _reduce(kind.make, boolean=boolean), versions=TORCH_2_5, produces=[kind.op])
-              for names, kind, boolean in _FAMILIES for name in names]
+def reduction(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The reduction over ``dim`` computed in the result's type (booleans for any/all)."""
+    kind = _REDUCTIONS[ctx.source_op.op_type]
+    boolean = kind in (Reduction.ANY, Reduction.ALL)
+    data = cast(ctx, tensor(ctx, "self"), ElementType.boolean if boolean else out_type(ctx))
+    port = ctx.op(kind.make(ctx.attrs.bool("keepdim", False)), data, i64(ctx, _axes(ctx), suffix="axes"), suffix="op")
+    return [cast(ctx, port, out_type(ctx), suffix="result")]
+
+
+reductions = [record for name, kind in _REDUCTIONS.items()
+              for record in aliases("torch", [name], reduction, versions=TORCH_2_5, produces=[kind.op, Convert])]
 
 
 def _variance(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
@@ -74,16 +69,28 @@ def _variance(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
     return ctx.op(Divide(), squares, divisor, suffix="op"), mean
 
 
-variance = extractor("torch", "aten.var.correction", lambda node, ctx: [_variance(ctx)[0]], versions=TORCH_2_5,
-                produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide])
-std = extractor("torch", "aten.std.correction", lambda node, ctx: [ctx.op(Sqrt(), _variance(ctx)[0], suffix="sqrt")],
-           versions=TORCH_2_5, produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide, Sqrt])
-var_mean = extractor("torch", "aten.var_mean.correction", lambda node, ctx: list(_variance(ctx)), versions=TORCH_2_5,
-                     produces=[Reduction.MEAN.op, Reduction.SUM.op, Divide])
+#: What a variance builds.
+_VARIANCE_OPS: tuple[type[Op], ...] = (Convert, Reduction.MEAN.op, Reduction.SUM.op, Reduction.PROD.op, Subtract,
+                                       Multiply, ShapeOf, Gather, Divide)
+
+
+@extractor("torch", "aten.var.correction", versions=TORCH_2_5, produces=_VARIANCE_OPS)
+def variance(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_variance(ctx)[0]]
+
+
+@extractor("torch", "aten.std.correction", versions=TORCH_2_5, produces=[*_VARIANCE_OPS, Sqrt])
+def std(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [ctx.op(Sqrt(), _variance(ctx)[0], suffix="sqrt")]
+
+
+@extractor("torch", "aten.var_mean.correction", versions=TORCH_2_5, produces=_VARIANCE_OPS)
+def var_mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return list(_variance(ctx))
 
 
 @extractor("torch", "aten.linalg_vector_norm.default", versions=TORCH_2_5,
-           produces=[Reduction.L2.op, Reduction.L1.op])
+           produces=[Reduction.L2.op, Reduction.L1.op, Convert])
 def vector_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
     order = ctx.attrs.float("ord", 2.0)
     if order not in (1.0, 2.0):
@@ -98,8 +105,6 @@ def _top_one(ctx: ExtractContext, mode: str) -> tuple[OutPort, OutPort]:
     data = tensor(ctx, "self")
     rank = require_rank(ctx, 0)
     if ctx.attrs.get("dim") is None:  # argmax over the flattened tensor
-        from irconv_opset import Reshape
-
         data, axis, keep = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1]), suffix="flat"), 0, False
     else:
         axis, keep = normalize_axis(ctx, ctx.attrs.int("dim"), rank), ctx.attrs.bool("keepdim", False)
@@ -112,12 +117,28 @@ def _top_one(ctx: ExtractContext, mode: str) -> tuple[OutPort, OutPort]:
     return values, indices
 
 
-max_dim = extractor("torch", "aten.max.dim", lambda node, ctx: list(_top_one(ctx, "max")), versions=TORCH_2_5, produces=[TopK])
-min_dim = extractor("torch", "aten.min.dim", lambda node, ctx: list(_top_one(ctx, "min")), versions=TORCH_2_5, produces=[TopK])
-argmax = extractor("torch", "aten.argmax.default", lambda node, ctx: [_top_one(ctx, "max")[1]], versions=TORCH_2_5,
-              produces=[TopK])
-argmin = extractor("torch", "aten.argmin.default", lambda node, ctx: [_top_one(ctx, "min")[1]], versions=TORCH_2_5,
-              produces=[TopK])
+#: What taking the top one builds.
+_TOP_ONE_OPS: tuple[type[Op], ...] = (TopK, Reshape, Squeeze)
+
+
+@extractor("torch", "aten.max.dim", versions=TORCH_2_5, produces=_TOP_ONE_OPS)
+def max_dim(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return list(_top_one(ctx, "max"))
+
+
+@extractor("torch", "aten.min.dim", versions=TORCH_2_5, produces=_TOP_ONE_OPS)
+def min_dim(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return list(_top_one(ctx, "min"))
+
+
+@extractor("torch", "aten.argmax.default", versions=TORCH_2_5, produces=_TOP_ONE_OPS)
+def argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_top_one(ctx, "max")[1]]
+
+
+@extractor("torch", "aten.argmin.default", versions=TORCH_2_5, produces=_TOP_ONE_OPS)
+def argmin(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_top_one(ctx, "min")[1]]
 
 
 @extractor("torch", "aten.topk.default", versions=TORCH_2_5, produces=[TopK])
@@ -148,13 +169,21 @@ def _sorted(ctx: ExtractContext) -> tuple[OutPort, OutPort]:
     return top.out_port(0), top.out_port(1)
 
 
-sort = aliases("torch", ["aten.sort.default", "aten.sort.stable"], lambda node, ctx: list(_sorted(ctx)),
-               versions=TORCH_2_5, produces=[TopK, Gather])
-argsort = aliases("torch", ["aten.argsort.default", "aten.argsort.stable"], lambda node, ctx: [_sorted(ctx)[1]],
-                  versions=TORCH_2_5, produces=[TopK, Gather])
+def sort(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return list(_sorted(ctx))
 
 
-@extractor("torch", "aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum])
+def argsort(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return [_sorted(ctx)[1]]
+
+
+sorts = aliases("torch", ["aten.sort.default", "aten.sort.stable"], sort, versions=TORCH_2_5,
+                produces=[TopK, ShapeOf, Gather])
+argsorts = aliases("torch", ["aten.argsort.default", "aten.argsort.stable"], argsort, versions=TORCH_2_5,
+                   produces=[TopK, ShapeOf, Gather])
+
+
+@extractor("torch", "aten.cumsum.default", versions=TORCH_2_5, produces=[CumSum, Convert])
 def cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     data = cast(ctx, tensor(ctx, "self"), out_type(ctx))

@@ -8,16 +8,19 @@ from irconv import ExtractContext
 from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
+from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
     Broadcast,
     Concat,
+    Convert,
     Gather,
     NonZero,
     PReLU,
     ScatterElementsUpdate,
     ScatterNDUpdate,
+    ShapeOf,
     SliceScatter,
     Transpose,
     Unsqueeze,
@@ -41,14 +44,21 @@ def _scatter(ctx: ExtractContext, updates: OutPort) -> list[OutPort]:
     return [ctx.op(op, data, index, updates, i64(ctx, axis, suffix="axis"), suffix="op")]
 
 
-scatter_src = extractor("torch", "aten.scatter.src", lambda node, ctx: _scatter(ctx, tensor(ctx, "src")),
-                        versions=TORCH_2_5, produces=[ScatterElementsUpdate, Broadcast])
-scatter_value = extractor("torch", "aten.scatter.value",
-                          lambda node, ctx: _scatter(ctx, tensor(ctx, "value", out_type(ctx))),
-                          versions=TORCH_2_5, produces=[ScatterElementsUpdate, Broadcast])
+#: What a scatter builds.
+_SCATTER_OPS: tuple[type[Op], ...] = (ScatterElementsUpdate, Broadcast, ShapeOf, Convert)
 
 
-@extractor("torch", "aten.slice_scatter.default", versions=TORCH_2_5, produces=[SliceScatter])
+@extractor("torch", "aten.scatter.src", versions=TORCH_2_5, produces=_SCATTER_OPS)
+def scatter_src(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _scatter(ctx, tensor(ctx, "src"))
+
+
+@extractor("torch", "aten.scatter.value", versions=TORCH_2_5, produces=_SCATTER_OPS)
+def scatter_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _scatter(ctx, tensor(ctx, "value", out_type(ctx)))
+
+
+@extractor("torch", "aten.slice_scatter.default", versions=TORCH_2_5, produces=[SliceScatter, Convert])
 def slice_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``self`` with ``self[start:end:step]`` along ``dim`` replaced by ``src``."""
     data = tensor(ctx, "self")
@@ -64,7 +74,7 @@ def slice_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 @extractor("torch", "aten.index_put.default", versions=TORCH_2_5,
-           produces=[ScatterNDUpdate, Unsqueeze, Broadcast, Concat, Transpose, NonZero])
+           produces=[ScatterNDUpdate, Unsqueeze, Broadcast, Concat, Transpose, NonZero, Add, Gather, ShapeOf, Convert])
 def index_put(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``self[i0, i1, ...] = values`` (``accumulate`` adds instead), indexed as
     ``aten.index.Tensor`` reads: None keeps an axis, a boolean mask gives the indices of its
@@ -115,7 +125,7 @@ def index_put(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), written, i64(ctx, back, suffix="back_order"), suffix="back")]
 
 
-@extractor("torch", "aten._prelu_kernel.default", versions=TORCH_2_5, produces=[PReLU])
+@extractor("torch", "aten._prelu_kernel.default", versions=TORCH_2_5, produces=[PReLU, Convert])
 def prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = tensor(ctx, "self")
     slope = optional(ctx, "weight")

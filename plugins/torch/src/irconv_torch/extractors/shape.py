@@ -16,10 +16,12 @@ from irconv_opset import (
     Convert,
     DepthToSpace,
     Gather,
+    Maximum,
     Pad,
     Range,
     Reshape,
     Roll,
+    ShapeOf,
     Slice,
     Squeeze,
     Subtract,
@@ -30,11 +32,11 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
+from irconv_torch.attributes import FxNode
 from irconv_torch.extractors._args import (
     TORCH_2_5,
     as_i64_port,
     cast,
-    fx_node,
     int_or_port,
     ints_or_port,
     is_input,
@@ -57,13 +59,20 @@ def _reshape(ctx: ExtractContext, argument: str) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), _self(ctx), size, suffix="op")]
 
 
-view = [extractor("torch", name, lambda node, ctx: _reshape(ctx, "size"), versions=TORCH_2_5, produces=[Reshape])
-        for name in ("aten.view.default", "aten._unsafe_view.default")]
-reshape = extractor("torch", "aten.reshape.default", lambda node, ctx: _reshape(ctx, "shape"), versions=TORCH_2_5,
-                    produces=[Reshape])
+def view(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _reshape(ctx, "size")
 
 
-@extractor("torch", "aten.flatten.using_ints", versions=TORCH_2_5, produces=[Reshape, Concat, Slice])
+@extractor("torch", "aten.reshape.default", versions=TORCH_2_5, produces=[Reshape, Convert])
+def reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _reshape(ctx, "shape")
+
+
+views = aliases("torch", ["aten.view.default", "aten._unsafe_view.default"], view, versions=TORCH_2_5,
+                produces=[Reshape, Convert])
+
+
+@extractor("torch", "aten.flatten.using_ints", versions=TORCH_2_5, produces=[Reshape, ShapeOf, Concat, Slice])
 def flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     data = _self(ctx)
     rank = require_rank(ctx, 0)
@@ -107,7 +116,6 @@ def unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Unsqueeze(), _self(ctx), i64(ctx, [axis], suffix="axis"), suffix="op")]
 
 
-@extractor("torch", "aten.squeeze.dims", versions=TORCH_2_5, produces=[Squeeze])
 def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Squeezes the listed dims that are 1; torch leaves the others. Whether a dim of symbolic
     size went is read from the rank torch traced (``allow_axis_skip`` only where that cannot tell)."""
@@ -118,7 +126,8 @@ def squeeze_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _squeezed(ctx, rank, sorted(set(listed)))
 
 
-squeeze_dim = extractor("torch", "aten.squeeze.dim", squeeze_dims.extract, versions=TORCH_2_5, produces=[Squeeze])
+squeezes_dims = aliases("torch", ["aten.squeeze.dims", "aten.squeeze.dim"], squeeze_dims, versions=TORCH_2_5,
+                        produces=[Squeeze])
 
 
 @extractor("torch", "aten.squeeze.default", versions=TORCH_2_5, produces=[Squeeze])
@@ -133,7 +142,8 @@ def _squeezed(ctx: ExtractContext, rank: int, listed: list[int]) -> list[OutPort
     shape = ctx.input_shape(0) or (None,) * rank
     ones = [a for a in listed if shape[a] == 1]
     symbolic = [a for a in listed if shape[a] is None]
-    traced = ctx.source.output_ranks[0] if ctx.source.output_ranks else None
+    ranks = ctx.source_as(FxNode).output_ranks
+    traced = ranks[0] if ranks else None
     if symbolic and traced == rank - len(ones):
         symbolic = []  # torch kept them (it traces a symbolic size as not 1)
     elif symbolic and traced == rank - len(ones) - len(symbolic):
@@ -144,34 +154,31 @@ def _squeezed(ctx: ExtractContext, rank: int, listed: list[int]) -> list[OutPort
     return [ctx.op(Squeeze(allow_axis_skip=bool(symbolic)), _self(ctx), i64(ctx, axes, suffix="axes"), suffix="op")]
 
 
-@extractor("torch", "aten.expand.default", versions=TORCH_2_5, produces=[Broadcast])
 def expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``-1`` keeps a dimension: bidirectional broadcasting to 1 there does the same."""
     size = ints_or_port(ctx, "size")
     if isinstance(size, list):
         target = i64(ctx, [1 if s == -1 else s for s in size], suffix="size")
     else:
-        from irconv_opset import Maximum
-
         target = ctx.op(Maximum(), cast(ctx, size, ElementType.i64, "size_i64"), i64(ctx, 1), suffix="size")
     return [ctx.op(Broadcast(mode="bidirectional"), _self(ctx), target, suffix="op")]
 
 
-broadcast_to = extractor("torch", "aten.broadcast_to.default", expand.extract, versions=TORCH_2_5,
-                         produces=[Broadcast])
+expands = aliases("torch", ["aten.expand.default", "aten.broadcast_to.default"], expand, versions=TORCH_2_5,
+                  produces=[Broadcast, Maximum, Convert])
 
 
-@extractor("torch", "aten.expand_as.default", versions=TORCH_2_5, produces=[Broadcast])
+@extractor("torch", "aten.expand_as.default", versions=TORCH_2_5, produces=[Broadcast, ShapeOf])
 def expand_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Broadcast(), _self(ctx), shape_of(ctx, tensor(ctx, "other")), suffix="op")]
 
 
-@extractor("torch", "aten.reshape_as.default", versions=TORCH_2_5, produces=[Reshape])
+@extractor("torch", "aten.reshape_as.default", versions=TORCH_2_5, produces=[Reshape, ShapeOf])
 def reshape_as(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), _self(ctx), shape_of(ctx, tensor(ctx, "other")), suffix="op")]
 
 
-@extractor("torch", "aten.cat.default", versions=TORCH_2_5, produces=[Concat])
+@extractor("torch", "aten.cat.default", versions=TORCH_2_5, produces=[Concat, Convert])
 def cat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Concat in the result's type; empty 1-D tensors (torch skips them) are left out."""
     element_type = out_type(ctx)
@@ -184,7 +191,7 @@ def cat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.add(Concat(axis=axis), parts, suffix="op").out_port(0)]
 
 
-@extractor("torch", "aten.stack.default", versions=TORCH_2_5, produces=[Concat, Unsqueeze])
+@extractor("torch", "aten.stack.default", versions=TORCH_2_5, produces=[Concat, Unsqueeze, Convert])
 def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     element_type = out_type(ctx)
     parts = [p for p in tensors(ctx, "tensors") if p is not None]
@@ -205,7 +212,7 @@ def _bound(ctx: ExtractContext, name: str, default: int) -> OutPort:
     return i64(ctx, [min(int(value), _INT64_MAX)], suffix=name)
 
 
-@extractor("torch", "aten.slice.Tensor", versions=TORCH_2_5, produces=[Slice])
+@extractor("torch", "aten.slice.Tensor", versions=TORCH_2_5, produces=[Slice, Reshape, Convert])
 def slice_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
     start, end = _bound(ctx, "start", 0), _bound(ctx, "end", _INT64_MAX)
@@ -213,7 +220,7 @@ def slice_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), _self(ctx), start, end, i64(ctx, [step]), i64(ctx, [axis], suffix="axis"), suffix="op")]
 
 
-@extractor("torch", "aten.select.int", versions=TORCH_2_5, produces=[Gather])
+@extractor("torch", "aten.select.int", versions=TORCH_2_5, produces=[Gather, Convert])
 def select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0))
     index = int_or_port(ctx, "index")
@@ -225,7 +232,7 @@ def _split(ctx: ExtractContext, sizes: list[int] | None, size: int | None) -> li
     data = _self(ctx)
     rank = require_rank(ctx, 0)
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), rank)
-    count = len(fx_node(ctx).output_types)
+    count = len(ctx.source_as(FxNode).output_types)
     if sizes is None:
         assert size is not None
         sizes = [size] * (count - 1) + [-1]
@@ -247,22 +254,25 @@ def chunk(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _split(ctx, None, -(-length // chunks))
 
 
-split = extractor("torch", "aten.split.Tensor", lambda node, ctx: _split(ctx, None, ctx.attrs.int("split_size")),
-             versions=TORCH_2_5, produces=[VariadicSplit])
-split_with_sizes = extractor("torch", "aten.split_with_sizes.default",
-                        lambda node, ctx: _split(ctx, ctx.attrs.ints("split_sizes"), None),
-                        versions=TORCH_2_5, produces=[VariadicSplit])
+@extractor("torch", "aten.split.Tensor", versions=TORCH_2_5, produces=[VariadicSplit])
+def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _split(ctx, None, ctx.attrs.int("split_size"))
+
+
+@extractor("torch", "aten.split_with_sizes.default", versions=TORCH_2_5, produces=[VariadicSplit])
+def split_with_sizes(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _split(ctx, ctx.attrs.ints("split_sizes"), None)
 
 
 @extractor("torch", "aten.unbind.int", versions=TORCH_2_5, produces=[VariadicSplit, Squeeze])
 def unbind(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim", 0), require_rank(ctx, 0))
-    parts = _split(ctx, [1] * len(fx_node(ctx).output_types), None)
+    parts = _split(ctx, [1] * len(ctx.source_as(FxNode).output_types), None)
     return [ctx.op(Squeeze(), p, i64(ctx, [axis]), suffix=f"item{i}") for i, p in enumerate(parts)]
 
 
 @extractor("torch", "aten.unfold.default", versions=TORCH_2_5,
-           produces=[Add, Gather, Range, Reshape, Subtract, Transpose, Unsqueeze])
+           produces=[Add, Gather, Range, Reshape, ShapeOf, Subtract, Transpose, Unsqueeze])
 def unfold(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``x.unfold(dimension, size, step)``: the windows ``x[..., i*step : i*step+size, ...]``
     stacked along ``dimension``, each window's elements on a new last axis. One Gather of
@@ -283,22 +293,22 @@ def unfold(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), gathered, i64(ctx, order, suffix="order"), suffix="op")]
 
 
-@extractor("torch", "aten.copy.default", versions=TORCH_2_5, produces=[Broadcast, Convert])
+@extractor("torch", "aten.copy.default", versions=TORCH_2_5, produces=[Broadcast, ShapeOf, Convert])
 def copy(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``self`` overwritten by ``src``: ``src`` broadcast to ``self``'s shape, in its dtype."""
     source = cast(ctx, tensor(ctx, "src"), out_type(ctx), suffix="src")
     return [ctx.op(Broadcast(), source, shape_of(ctx, _self(ctx)), suffix="op")]
 
 
-def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The first argument as it is (``self``, or ``input`` for dropout, which is inference's
     identity)."""
     return [tensor(ctx, "input" if is_input(ctx, "input") else "self")]
 
 
-identity = [extractor("torch", name, _identity, versions=TORCH_2_5, produces=[])
-            for name in ("aten.clone.default", "aten.alias.default", "aten.contiguous.default", "aten.detach.default",
-                         "aten.lift_fresh_copy.default", "aten.dropout.default", "aten.detach_.default")]
+identities = aliases("torch", ["aten.clone.default", "aten.alias.default", "aten.contiguous.default",
+                               "aten.detach.default", "aten.lift_fresh_copy.default", "aten.dropout.default",
+                               "aten.detach_.default"], identity, versions=TORCH_2_5, produces=[])
 
 
 def _to_type(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -311,7 +321,7 @@ to_copy = aliases("torch", ["aten._to_copy.default", "aten.to.dtype", "aten.to.d
                   produces=[Convert])
 
 
-@extractor("torch", "aten.constant_pad_nd.default", versions=TORCH_2_5, produces=[Pad])
+@extractor("torch", "aten.constant_pad_nd.default", versions=TORCH_2_5, produces=[Pad, Convert])
 def constant_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``pad`` lists (begin, end) pairs from the last dimension backwards."""
     rank = require_rank(ctx, 0)
@@ -344,7 +354,7 @@ def flip(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, [-1] * count), i64(ctx, axes), suffix="op")]
 
 
-@extractor("torch", "aten.roll.default", versions=TORCH_2_5, produces=[Roll, Reshape])
+@extractor("torch", "aten.roll.default", versions=TORCH_2_5, produces=[Roll, Reshape, ShapeOf])
 def roll(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shifts, dims = ctx.attrs.ints("shifts"), ctx.attrs.ints("dims", [])
     data = _self(ctx)

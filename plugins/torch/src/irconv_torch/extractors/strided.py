@@ -11,7 +11,8 @@ from irconv.frontend import aliases, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import Gather, Reshape, Transpose
 
-from irconv_torch.extractors._args import TORCH_2_5, fx_node, is_input, tensor
+from irconv_torch.attributes import FxNode
+from irconv_torch.extractors._args import TORCH_2_5, is_input, tensor
 
 
 def _as_strided(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -26,7 +27,7 @@ def _as_strided(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise ConversionError(f"{ctx.where()}: as_strided with symbolic sizes, strides or offset; export it with "
                               "static shapes")
     dims = [d for d in shape if d is not None]
-    strides, base_offset = fx_node(ctx).layouts.get("self") or (_contiguous(dims), 0)
+    strides, base_offset = ctx.source_as(FxNode).layouts.get("self") or (_contiguous(dims), 0)
     order = sorted(range(len(dims)), key=lambda d: -strides[d])
     if any(dims[d] > 1 and strides[d] != expected
            for d, expected in zip(order, _contiguous([dims[d] for d in order]), strict=True)):

@@ -39,7 +39,7 @@ def nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), selected, i64(ctx, 2, suffix="box_column"), i64(ctx, 1, suffix="axis"), suffix="keep")]
 
 
-@extractor("torch", "torchvision.roi_align.default", versions=TORCH_2_5, produces=[ROIAlign, Slice, Squeeze])
+@extractor("torch", "torchvision.roi_align.default", versions=TORCH_2_5, produces=[ROIAlign, Slice, Squeeze, Convert])
 def roi_align(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Average-pooled ``pooled_height x pooled_width`` bins of ``input`` under each region of
     ``rois`` ``[K, 5]`` (batch index, x1, y1, x2, y2). ``aligned`` shifts the regions by half
@@ -77,4 +77,4 @@ def _grid_sample(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 grid_sampler = aliases("torch", ["aten.grid_sampler.default", "aten.grid_sampler_2d.default"], _grid_sample,
-                       versions=TORCH_2_5, produces=[GridSample])
+                       versions=TORCH_2_5, produces=[GridSample, Convert])

@@ -7,7 +7,7 @@ input of its default configuration scaled down to 128x128 where the architecture
 (``img_size=`` is passed to models that take it), and converted by each tool in its own
 process: ``irconv.convert_model(module, example_input=...)`` (saved, read back) and
 ``openvino.convert_model(module, example_input=...)``. The IRs run on the CPU with f32
-inference precision; a tool passes by ``bench/torch_families.py``'s ``compare`` criterion
+inference precision; a tool passes by ``tests/sweeps/torch_families.py``'s ``compare`` criterion
 (shapes, and values within ``1e-3 * max(1, max |torch|)`` of torch eager).
 
 timm imports torchvision, whose PyPI build does not import beside the CPU torch: both are
@@ -15,8 +15,8 @@ installed without dependencies in ``--site`` and ``tests/torch/torchvision_cpu_s
 torchvision's operators from Python. Results are cached per model in ``--cache``; a rerun
 repeats only the failures (``--redo`` repeats everything).
 
-    python bench/timm_zoo.py                          # every module
-    python bench/timm_zoo.py --modules resnet levit   # some
+    python tests/sweeps/timm_zoo.py                          # every module
+    python tests/sweeps/timm_zoo.py --modules resnet levit   # some
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-FAMILIES_DIR = BENCH_DIR.parent / "tests" / "torch"
+from irconv.testing import worker
+
+SWEEPS_DIR = Path(__file__).resolve().parent
+FAMILIES_DIR = SWEEPS_DIR.parent / "torch"
 TOOLS = ("irconv", "ovc")
 SMALL_SIDE = 128
 CANDIDATES_TRIED = 4  # the smallest variants of a module tried in turn until one builds
@@ -85,7 +87,6 @@ def child_plan(site: str, module: str) -> dict[str, Any]:
     import torch
 
     timm = import_timm(site)
-    sys.path.insert(0, str(BENCH_DIR))
     from torch_families import _first_lines
     names = sorted(timm.list_models(module=module), key=lambda n: (parameter_count(timm, n), n))
     problem = "no models"
@@ -114,7 +115,6 @@ def child_tool(site: str, tool: str, plan: dict[str, Any]) -> dict[str, Any]:
     import torch
 
     timm = import_timm(site)
-    sys.path.insert(0, str(BENCH_DIR))
     from torch_families import _first_lines, compare, convert
 
     model, example = build(timm, plan)
@@ -135,16 +135,11 @@ def child_tool(site: str, tool: str, plan: dict[str, Any]) -> dict[str, Any]:
 
 def run_child(arguments: list[str], timeout: float) -> dict[str, Any]:
     """The JSON a child process prints last, or the reason it printed none."""
-    try:
-        proc = subprocess.run([sys.executable, __file__, *arguments], capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "seconds": timeout, "problem": f"timed out after {timeout:.0f} s"}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return {"ok": False, "seconds": 0.0, "problem": f"child failed: {tail}"}
-    return json.loads(lines[-1])
+    done = worker.run_child([sys.executable, __file__, *arguments], timeout)
+    if done.record is not None:
+        return done.record
+    return {"ok": False, "seconds": timeout if done.timed_out else 0.0,
+            "problem": done.problem if done.timed_out else f"child failed: {done.problem}"}
 
 
 def main() -> int:
@@ -168,7 +163,7 @@ def main() -> int:
 
     cache: dict[str, Any] = json.loads(args.cache.read_text()) if args.cache.exists() else {}
     modules = args.modules or json.loads(
-        run_child_raw(["-c", f"import sys; sys.path[:0] = [{str(BENCH_DIR)!r}]; import timm_zoo, json; "
+        run_child_raw(["-c", f"import sys; sys.path[:0] = [{str(SWEEPS_DIR)!r}]; import timm_zoo, json; "
                              f"print(json.dumps(timm_zoo.import_timm({args.site!r}).list_modules()))"]))
     passes, counted = dict.fromkeys(TOOLS, 0), 0
     print("| module | model | input | irconv | ovc | irconv s | ovc s | failure |")

@@ -8,22 +8,23 @@ example_input=...)``. Each IR is compiled on the CPU with f32 inference precisio
 the example input; a tool passes when every output has torch eager's shape and agrees within
 ``|got - want| <= 1e-3 * max(1, max |want|)`` (integer and boolean outputs exactly).
 
-    python bench/torch_families.py                       # every family
-    python bench/torch_families.py --families bert swin  # some
+    python tests/sweeps/torch_families.py                       # every family
+    python tests/sweeps/torch_families.py --families bert swin  # some
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-FAMILIES_DIR = Path(__file__).resolve().parent.parent / "tests" / "torch"
+from irconv.testing import worker
+
+FAMILIES_DIR = Path(__file__).resolve().parents[1] / "torch"
 TOOLS = ("irconv", "ovc")
 
 
@@ -99,16 +100,12 @@ def _first_lines(exc: BaseException) -> str:
 
 
 def run_family(name: str, timeout: float) -> dict[str, Any]:
-    try:
-        proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
+    done = worker.run_child([sys.executable, __file__, "--child", name], timeout)
+    if done.record is not None:
+        return done.record
+    if done.timed_out:
         return {tool: {"ok": False, "seconds": timeout, "problem": "timed out"} for tool in TOOLS}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return {tool: {"ok": False, "seconds": 0.0, "problem": f"build failed: {tail}"} for tool in TOOLS}
-    return json.loads(lines[-1])
+    return {tool: {"ok": False, "seconds": 0.0, "problem": f"build failed: {done.problem}"} for tool in TOOLS}
 
 
 def main() -> int:

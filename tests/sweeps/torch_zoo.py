@@ -7,7 +7,7 @@ BatchNorm statistics randomised (``tests/torch/families.py``'s ``randomise_stati
 tool runs in its own process with a timeout: ``irconv.convert_model(module, example_input=...)``
 (saved, read back with ``openvino.Core().read_model``) and ``openvino.convert_model(module,
 example_input=...)``. The IR is compiled on the CPU with f32 inference precision and run on the
-example input, and its outputs are checked against torch eager with ``bench/torch_families.py``'s
+example input, and its outputs are checked against torch eager with ``tests/sweeps/torch_families.py``'s
 ``compare`` (torch's shapes; ``|got - want| <= 1e-3 * max(1, max |want|)``, integers exactly).
 Detection models are wrapped to return their first image's outputs as a flat tuple (boxes,
 scores, labels, then masks or keypoints); their detections are compared as sets: the IR's
@@ -24,9 +24,9 @@ process, and ``tests/torch/torchvision_cpu_shim.py`` is imported before torchvis
 ``torch.export``), and ``torchvision.extension._has_ops`` is made to answer True (a plain
 function: TorchScript compiles it when torchvision scripts its box ops during tracing).
 
-    python bench/torch_zoo.py                                  # every model
-    python bench/torch_zoo.py --models resnet18 vit_b_32       # some
-    python bench/torch_zoo.py --site /path/to/torchvision/dir --timeout 900
+    python tests/sweeps/torch_zoo.py                                  # every model
+    python tests/sweeps/torch_zoo.py --models resnet18 vit_b_32       # some
+    python tests/sweeps/torch_zoo.py --site /path/to/torchvision/dir --timeout 900
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,8 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-FAMILIES_DIR = BENCH_DIR.parent / "tests" / "torch"
+from irconv.testing import worker
+
+FAMILIES_DIR = Path(__file__).resolve().parents[1] / "torch"
 TOOLS = ("irconv", "ovc")
 
 
@@ -202,8 +202,6 @@ def compare_detections(expected: list[Any], actual: list[Any]) -> str:
 def child(name: str, tool: str, site: str) -> dict[str, Any]:
     """Build ``name``, convert it with ``tool``, compare with torch eager."""
     import torch
-
-    sys.path.insert(0, str(BENCH_DIR))
     from torch_families import _first_lines, compare, convert
 
     spec = next(m for m in MODELS if m.name == name)
@@ -227,16 +225,12 @@ def child(name: str, tool: str, site: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- parent
 def run_tool(name: str, tool: str, site: str, timeout: float) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", name, "--tool", tool, "--site", site]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    done = worker.run_child([sys.executable, __file__, "--child", name, "--tool", tool, "--site", site], timeout)
+    if done.record is not None:
+        return done.record
+    if done.timed_out:
         return {"ok": False, "seconds": timeout, "problem": "timed out"}
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}, no output"])[-1][:200]
-        return {"ok": False, "seconds": 0.0, "problem": f"process failed: {tail}"}
-    return json.loads(lines[-1])
+    return {"ok": False, "seconds": 0.0, "problem": f"process failed: {done.problem}"}
 
 
 def main() -> int:

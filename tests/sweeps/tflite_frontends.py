@@ -14,7 +14,7 @@ their elements, detections as sets. A conversion that raises counts as a failure
 the converter cannot make in a mode, or LiteRT cannot run, is left out (listed as "not
 made").
 
-    python bench/tflite_frontends.py [--dir /tmp/tflite-frontends] [--quick] [--verbose]
+    python tests/sweeps/tflite_frontends.py [--dir /tmp/tflite-frontends] [--quick] [--verbose]
 
 ``--quick`` leaves out the Keras applications but MobileNetV2 (making them takes most of
 the time). Models are kept in ``--dir`` and reused by later runs. Prints a Markdown table and
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "tflite"))  # the tests' model builders and helpers
 
 

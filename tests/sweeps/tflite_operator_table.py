@@ -7,7 +7,7 @@ output, no options; ``plugins/tflite/tests/tiny_models.py``) and read with
 translator for it; any other outcome (read, or refused for the made-up inputs) means it
 has one. irconv's side is its registry of TFLite extractors.
 
-    python bench/tflite_operator_table.py [--dir /tmp/tflite-operators]
+    python tests/sweeps/tflite_operator_table.py [--dir /tmp/tflite-operators]
 
 Prints the counts and the operators only one of the two reads.
 """
@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "plugins" / "tflite" / "tests"))  # tiny_models: the flatbuffers writer
 
 #: Codes that are no operator of their own.

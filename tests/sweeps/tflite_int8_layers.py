@@ -9,7 +9,7 @@ fraction of elements equal to LiteRT's and within one step, and the largest diff
 steps. A difference in one layer travels to the next, so the first rows that fall are the
 ones to read.
 
-    python bench/tflite_int8_layers.py model.tflite [--kernels on|off] [--low 0 --high 255] [--seed 0]
+    python tests/sweeps/tflite_int8_layers.py model.tflite [--kernels on|off] [--low 0 --high 255] [--seed 0]
 """
 
 from __future__ import annotations

@@ -1,0 +1,121 @@
+"""Reductions, arg-max/min, top-k and cumulative sums."""
+
+from __future__ import annotations
+
+from irconv import ExtractContext
+from irconv.frontend import aliases, i64, normalize_axes, normalize_axis, require_rank
+from irconv.graph import Node, OutPort
+from irconv.types import ElementType
+from irconv_opset import Convert, CumSum, Gather, Reshape, ShapeOf, Squeeze, TopK, Unique
+from irconv_opset.build import all_axes, dims_of
+from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
+
+from irconv_paddle.extractors._common import arg, known, known_int, known_ints, x
+from irconv_paddle.names import PIR_DIALECT, both, plain_type
+
+#: Legacy ``reduce_*`` (``dim``, ``keep_dim``, ``reduce_all``) and PIR names (axis operand or
+#: attribute, ``keepdim``) -> what they compute.
+_REDUCTIONS = {"reduce_sum": Reduction.SUM, "reduce_mean": Reduction.MEAN, "reduce_max": Reduction.MAX,
+               "reduce_min": Reduction.MIN, "reduce_prod": Reduction.PROD, "reduce_all": Reduction.ALL,
+               "reduce_any": Reduction.ANY, "sum": Reduction.SUM, "mean": Reduction.MEAN, "max": Reduction.MAX,
+               "min": Reduction.MIN, "prod": Reduction.PROD, "all": Reduction.ALL, "any": Reduction.ANY,
+               "amax": Reduction.MAX, "amin": Reduction.MIN}
+
+
+def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Over the listed axes (all of them when none is listed or ``reduce_all``)."""
+    data = x(ctx)
+    rank = require_rank(ctx)
+    axes = known_ints(ctx, "dim", 1, []) if "dim" in ctx.attrs or arg(ctx, 1) is not None else \
+        known_ints(ctx, "axis", None, [])
+    keep = ctx.attrs.bool("keep_dim", ctx.attrs.bool("keepdim", False))
+    every = ctx.attrs.bool("reduce_all", False) or not axes or len(axes) == rank
+    axes_port = all_axes(ctx, data) if every else i64(ctx, normalize_axes(ctx, axes, rank), "axes")
+    return [reduce(ctx, _REDUCTIONS[plain_type(ctx)], data, axes_port, keep)]
+
+
+REDUCE = aliases("paddle", [n if n.startswith("reduce_") else PIR_DIALECT + n for n in _REDUCTIONS], extract_reduce,
+                 produces=REDUCTION_OPS)
+
+
+def extract_arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Index of the max (min) along ``axis`` (the flattened tensor when ``flatten``), of ``dtype``."""
+    data = x(ctx)
+    if ctx.attrs.bool("flatten", False):
+        data = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1], "flat"), suffix="flat")
+        axis, rank = 0, 1
+    else:
+        rank = require_rank(ctx)
+        axis = normalize_axis(ctx, known_int(ctx, "axis", 1, -1), rank)
+    mode = "max" if "max" in plain_type(ctx) else "min"
+    top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=ElementType.i64),
+                  [data, i64(ctx, 1, "k")], suffix="topk")
+    out = top.out_port(1)
+    if not ctx.attrs.bool("keepdims", False):
+        out = ctx.op(Squeeze(), out, i64(ctx, [axis], "axis"), suffix="squeeze")
+    dtype = ctx.attrs.get("dtype", "int64")
+    if dtype in (2, "int32"):
+        out = ctx.op(Convert(destination_type=ElementType.i32), out, suffix="convert")
+    return [out]
+
+
+ARG_EXTREME = aliases("paddle", ["arg_max", "arg_min", "pd_op.argmax", "pd_op.argmin"], extract_arg_extreme,
+                      produces=[TopK, Squeeze, Convert, Reshape])
+
+
+def extract_top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ``k`` largest (smallest unless ``largest``) along ``axis``: values and int64 indices."""
+    rank = require_rank(ctx)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), rank)
+    k = known_int(ctx, "k", 1, 1)
+    op = TopK(axis=axis, mode="max" if ctx.attrs.bool("largest", True) else "min",
+              sort="value" if ctx.attrs.bool("sorted", True) else "none", index_element_type=ElementType.i64,
+              stable=True)
+    top = ctx.add(op, [x(ctx), i64(ctx, k, "k")])
+    return [top.out_port(0), top.out_port(1)]
+
+
+TOP_K = aliases("paddle", ["top_k_v2", "pd_op.topk"], extract_top_k, produces=[TopK])
+
+
+def extract_argsort(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The values sorted along ``axis`` (ascending unless ``descending``; ties keep their
+    order) and their int64 indices."""
+    data = x(ctx)
+    axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))
+    op = TopK(axis=axis, mode="max" if ctx.attrs.bool("descending", False) else "min", sort="value",
+              index_element_type=ElementType.i64, stable=True)
+    top = ctx.add(op, [data, dims_of(ctx, data, axis, "count")])
+    return [top.out_port(0), top.out_port(1)]
+
+
+ARGSORT = aliases("paddle", both("argsort"), extract_argsort, produces=[TopK, Gather, ShapeOf])
+
+
+def extract_cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    data = x(ctx)
+    if ctx.attrs.bool("flatten", False) or known(ctx, "axis", 1, -1) is None:
+        data = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1], "flat"), suffix="flat")
+        axis = 0
+    else:
+        axis = known_int(ctx, "axis", 1, -1)
+    op = CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
+    return [ctx.op(op, data, i64(ctx, axis, "axis"))]
+
+
+CUMSUM = aliases("paddle", ["cumsum", "pd_op.cumsum"], extract_cumsum, produces=[CumSum, Reshape])
+
+
+def extract_unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The sorted distinct values of the flattened input, then as Paddle asks: the index of
+    each one's first occurrence, the index of each input element's value, the counts."""
+    if ctx.attrs.ints("axis", []):
+        raise ctx.attrs.bad("axis", ctx.attrs.ints("axis"), "unique along an axis is not converted")
+    data = ctx.op(Reshape(special_zero=False), x(ctx), i64(ctx, [-1], "flat"), suffix="flat")
+    name = ctx.attrs.get("dtype", "int64")
+    index_type = ElementType.i32 if name in (2, "int32") else ElementType.i64
+    found = ctx.add(Unique(sorted=True, index_element_type=index_type, count_element_type=index_type), [data])
+    return [found.out_port(i) for i in range(node.num_outputs())]
+
+
+UNIQUE = aliases("paddle", both("unique"), extract_unique, produces=[Unique, Reshape])
