@@ -56,6 +56,7 @@ from irconv_opset.lowering.convolution import (
 )
 from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
+from irconv_opset.lowering.resize import tf_resize_coordinates
 
 from irconv_tf.dtypes import element_type
 from irconv_tf.extractors._base import channels_last, laid_out, on_inputs, spatial
@@ -307,20 +308,6 @@ def _einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return on_inputs(ctx, Einsum(equation=ctx.attrs.str("equation")))
 
 
-def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[str, str]:
-    """TensorFlow's source coordinate for output index y, as Interpolate's two attributes.
-    TF computes (scale = in / out, or (in - 1) / (out - 1) with align_corners):
-    nearest: align_corners round(y * scale); half_pixel floor((y + 0.5) * scale);
-    else floor(y * scale). linear: half_pixel (y + 0.5) * scale - 0.5; else y * scale.
-    ``tf_half_pixel_for_nn`` is (y + 0.5) * scale, so it pairs with ``floor``.
-    """
-    if align_corners:
-        return "align_corners", "round_prefer_ceil"
-    if half_pixel:
-        return ("half_pixel", "round_prefer_ceil") if mode == "linear" else ("tf_half_pixel_for_nn", "floor")
-    return "asymmetric", "floor"
-
-
 #: Interpolate's mode for each TF resize op.
 _RESIZE_MODES = {"ResizeBilinear": "linear", "ResizeNearestNeighbor": "nearest"}
 
@@ -331,7 +318,7 @@ def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     half_pixel = ctx.attrs.bool("half_pixel_centers", False)
     if align_corners and half_pixel:
         raise ConversionError(f"{ctx.where()}: align_corners and half_pixel_centers cannot both be set")
-    transform, nearest = _resize_mapping(mode, align_corners, half_pixel)
+    transform, nearest = tf_resize_coordinates(mode == "nearest", align_corners, half_pixel)
     op = Interpolate(
         mode=mode,
         shape_calculation_mode="sizes",
