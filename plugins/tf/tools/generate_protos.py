@@ -1,4 +1,5 @@
-"""Regenerate the vendored protobuf modules of ``irconv_tf.proto`` from their ``.proto`` sources.
+"""Regenerate the vendored protobuf modules of ``irconv_tf.proto`` (and their ``.pyi`` type
+stubs, which mypy reads) from their ``.proto`` sources.
 
 Run from anywhere: ``python plugins/tf/tools/generate_protos.py``. Needs ``grpcio-tools``
 whose bundled protoc is not newer than the protobuf runtime we declare (grpcio-tools 1.85.1
@@ -28,18 +29,18 @@ def source_digest(proto: Path) -> str:
 
 
 def generate(out_dir: Path) -> dict[str, str]:
-    """Run protoc over every source into ``out_dir``; return {module file name: text}."""
+    """Run protoc over every source into ``out_dir``; return {module or stub file name: text}."""
     # protoc runs in its own process: in-process it can clash with an imported TensorFlow.
-    args = [sys.executable, "-m", "grpc_tools.protoc", f"-I{SRC}", f"--python_out={out_dir}"]
+    args = [sys.executable, "-m", "grpc_tools.protoc", f"-I{SRC}", f"--python_out={out_dir}", f"--pyi_out={out_dir}"]
     args += [str(p.relative_to(SRC)) for p in proto_sources()]
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f"protoc failed: {result.stderr}")
     modules = {}
     for proto in proto_sources():
-        name = proto.stem + "_pb2.py"
-        text = (out_dir / "irconv_tf" / "proto" / name).read_text()
-        modules[name] = f"{MARK}{source_digest(proto)}\n{text}"
+        for name in (proto.stem + "_pb2.py", proto.stem + "_pb2.pyi"):
+            text = (out_dir / "irconv_tf" / "proto" / name).read_text()
+            modules[name] = f"{MARK}{source_digest(proto)}\n{text}"
     return modules
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from irconv.errors import ModelFileError
 from irconv.graph import Graph, Node
-from irconv.ops import Const, Parameter, Result, SourceOp
+from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
 from irconv_tf import FRAMEWORK
@@ -63,8 +63,8 @@ def build_graph(
                 port.data.add_name(alias)
     for node_name in order:
         node = made[node_name]
-        for idx, (src, port) in enumerate(nodes[node_name].inputs):
-            node.in_port(idx).connect(made[src].out_port(port))
+        for idx, (src, output) in enumerate(nodes[node_name].inputs):
+            node.in_port(idx).connect(made[src].out_port(output))
     for ep in outputs:
         port = made[ep.tensor[0]].out_port(ep.tensor[1])
         for alias in ep.names:
@@ -73,7 +73,9 @@ def build_graph(
     return graph
 
 
-def _op_for(tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: dict | None):  # type: ignore[no-untyped-def]
+def _op_for(
+    tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: dict[str, dict[str, Graph]] | None
+) -> Op:
     where = f"node {tf_node.name!r}"
     if tf_node.value is not None:
         return Const(tf_node.value)

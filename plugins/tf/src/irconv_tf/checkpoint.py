@@ -17,7 +17,7 @@ from irconv.errors import ModelFileError
 from irconv.protowire import read_varint
 
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
-from irconv_tf.tensors import shape_of
+from irconv_tf.tensors import stored_shape
 
 _TABLE_MAGIC = 0xDB4775248B80FB57
 _FOOTER_SIZE = 48
@@ -133,7 +133,7 @@ class Checkpoint:
         if base_dtype(entry.dtype) == DT_STRING:
             raise ModelFileError(f"{where}: string variables are not supported")
         dtype = numpy_dtype(entry.dtype, where).newbyteorder("<")
-        shape = shape_of(entry.shape) or ()
+        shape = stored_shape(entry.shape, where)
         count = int(np.prod(shape, dtype=np.int64))
         shard = self._shard(entry.shard_id)
         if entry.size != count * dtype.itemsize or entry.offset + entry.size > len(shard):

@@ -14,6 +14,7 @@ from irconv.errors import ModelFileError
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph
+from irconv_tf.dtypes import data_type
 from irconv_tf.inline import Flattener
 from irconv_tf.nodes import TFNode
 
@@ -27,6 +28,22 @@ _RESOURCE = 20
 #: function attribute ``_irconv_arg_shape_<i>``: a shape (AttrValue.shape) argument i always has
 ARG_SHAPE = "_irconv_arg_shape"
 _VARIANT = 21
+
+
+WHILE_OPS = ("While", "StatelessWhile")
+
+
+def add_initial_conditions(nodes: dict[str, TFNode], flattener: Flattener) -> None:
+    """Give each While its condition on the initial values as one more (last) input: the
+    cond function inlined on the While's inputs, in the graph around it. A TF While checks
+    the condition before the first iteration, a Loop takes that check as an input; inlined
+    here, the condition's nodes are extracted by their own extractors like any other."""
+    for name, node in list(nodes.items()):
+        if node.op not in WHILE_OPS:
+            continue
+        (condition,) = flattener.add_function(node.need("cond"), f"{name}/initial_cond/", list(node.inputs))
+        node.inputs.append(condition)
+    flattener.finish()
 
 
 def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
@@ -45,7 +62,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         # a variant one a TensorList (a tensor with a leading list axis): float32 stands in
         # until the Loop/If infers the body from its inputs.
         dtype = 1 if arg.type in (_RESOURCE, _VARIANT) else arg.type
-        attrs = {"dtype": graph_pb2.AttrValue(type=dtype)}
+        attrs = {"dtype": graph_pb2.AttrValue(type=data_type(dtype))}
         # A shape stated for the argument (the TF1 frame pass states loop invariants' shapes)
         # lets the body's extractors see ranks before the Loop feeds the body.
         key = f"{ARG_SHAPE}_{index}"
@@ -57,6 +74,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
         inputs.append(Endpoint((placeholder, 0), [arg.name]))
     returned = flattener.add_function(fname, f"{name}/", args)
     nodes = flattener.finish()
+    add_initial_conditions(nodes, flattener)
     for node in nodes.values():
         if node.op == "ReadVariableOp":
             node.op = "Identity"

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 from irconv.errors import ConversionError
 from irconv.types import ElementType
+
+if TYPE_CHECKING:
+    from irconv_tf.proto import types_pb2
 
 # DataType enum values (tensorflow/core/framework/types.proto); *_REF types are value + 100.
 _NUMPY_BY_DT: dict[int, np.dtype] = {
@@ -52,10 +57,15 @@ def element_type(dt: int, where: str = "") -> ElementType:
     return ElementType.from_numpy(numpy_dtype(dt, where))
 
 
+def data_type(dt: int) -> types_pb2.DataType:
+    """``dt`` typed as the proto enum that AttrValue's fields are declared with (its values are ints)."""
+    return cast("types_pb2.DataType", dt)
+
+
 def _name(dt: int) -> str:
     from irconv_tf.proto import types_pb2
 
     try:
-        return types_pb2.DataType.Name(dt)
+        return str(types_pb2.DataType.Name(dt))
     except ValueError:
         return "unknown"

@@ -13,7 +13,7 @@ from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
 from irconv_tf.checkpoint import Checkpoint
-from irconv_tf.control_flow import BODY_ATTRS, body_graph
+from irconv_tf.control_flow import BODY_ATTRS, add_initial_conditions, body_graph
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
 from irconv_tf.inline import Flattener, parse_graph_input
 from irconv_tf.keras import freeze_keras, read_without_tensorflow
@@ -130,7 +130,8 @@ def load_saved_model(path: Path, ctx: LoadContext) -> Graph:
 
 
 def _pick_meta_graph(saved: Any, ctx: LoadContext, path: Path) -> Any:
-    given = split_tags(ctx.options.get(SAVED_MODEL_TAGS))
+    tags: tuple[str, ...] = ctx.options.get(SAVED_MODEL_TAGS)
+    given = split_tags(tags)
     wanted = set(given) or {"serve"}
     available = [sorted(m.meta_info_def.tags) for m in saved.meta_graphs]
     for meta in saved.meta_graphs:
@@ -174,6 +175,7 @@ def _graph_from_def(
     for node_name, value in (constants or {}).items():  # Consts whose bytes stayed in the file
         if node_name in nodes and nodes[node_name].op == "Const":
             nodes[node_name].value = value
+    inputs: list[Endpoint]
     if explicit is not None:
         inputs = []
         outputs = []
@@ -211,6 +213,7 @@ def _flat_nodes(graph_def: Any) -> tuple[dict[str, TFNode], Flattener]:
     nodes = flattener.finish()
     controls = {nd.name: [s[1:] for s in nd.input if s.startswith("^")] for nd in node_defs}
     functionalize(nodes, flattener.functions, controls)
+    add_initial_conditions(nodes, flattener)
     return nodes, flattener
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from irconv import Option
 
-SAVED_MODEL_TAGS = Option(
+SAVED_MODEL_TAGS: Option[tuple[str, ...]] = Option(
     "tf.saved_model_tags",
     str,
     default=(),
@@ -16,7 +17,7 @@ SAVED_MODEL_TAGS = Option(
     metavar="TAG[,TAG...]",
     help="tags of the SavedModel MetaGraph to convert, comma-separated or repeated (default: serve)",
 )
-SIGNATURE = Option(
+SIGNATURE: Option[str | None] = Option(
     "tf.signature",
     str,
     default=None,
@@ -24,7 +25,7 @@ SIGNATURE = Option(
     keyword="signature",
     help="SavedModel signature to convert (default: serving_default)",
 )
-FREEZE_PLACEHOLDER_WITH_DEFAULT = Option(
+FREEZE_PLACEHOLDER_WITH_DEFAULT: Option[bool] = Option(
     "tf.freeze_placeholder_with_default",
     bool,
     default=False,
@@ -32,7 +33,7 @@ FREEZE_PLACEHOLDER_WITH_DEFAULT = Option(
     keyword="freeze_placeholder_with_default",
     help="fold every PlaceholderWithDefault into its default value (default: keep it as a model input)",
 )
-KERAS_ALLOW_UNSAFE = Option(
+KERAS_ALLOW_UNSAFE: Option[bool] = Option(
     "tf.keras_allow_unsafe_deserialization",
     bool,
     default=False,
@@ -41,7 +42,7 @@ KERAS_ALLOW_UNSAFE = Option(
     help="let Keras run the Python code a .keras/.h5 file carries (Lambda layers, custom objects) "
     "while loading it: only for files you trust (default: refused)",
 )
-OPTIONS = (SAVED_MODEL_TAGS, SIGNATURE, FREEZE_PLACEHOLDER_WITH_DEFAULT, KERAS_ALLOW_UNSAFE)
+OPTIONS: tuple[Option[Any], ...] = (SAVED_MODEL_TAGS, SIGNATURE, FREEZE_PLACEHOLDER_WITH_DEFAULT, KERAS_ALLOW_UNSAFE)
 
 
 def split_tags(values: Iterable[str]) -> frozenset[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from irconv import Option
 from irconv.plugins import Extractor, Loader, Transform, hookimpl
@@ -28,7 +28,7 @@ def _load(path: Path, ctx: LoadContext) -> Graph:
 
 
 @hookimpl
-def declare_options() -> Sequence[Option[object]]:
+def declare_options() -> Sequence[Option[Any]]:
     from irconv_tf.options import OPTIONS
 
     return OPTIONS

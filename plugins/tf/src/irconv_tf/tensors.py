@@ -36,12 +36,19 @@ def shape_of(proto: Any) -> MaybeShape:
     return tuple(None if d.size < 0 else int(d.size) for d in proto.dim)
 
 
+def stored_shape(proto: Any, where: str) -> tuple[int, ...]:
+    """The shape of a stored value (a TensorShapeProto), whose dimensions must all be known."""
+    shape = shape_of(proto) or ()
+    known = tuple(d for d in shape if d is not None)
+    if len(known) != len(shape):
+        raise ModelFileError(f"{where}: constant tensor with unknown dimensions {shape}")
+    return known
+
+
 def to_numpy(proto: Any, where: str = "") -> np.ndarray:
     """Decode a TensorProto; a short value list is repeated as TensorFlow does."""
     dt = base_dtype(proto.dtype)
-    shape = shape_of(proto.tensor_shape) or ()
-    if None in shape:
-        raise ModelFileError(f"{where}: constant tensor with unknown dimensions {shape}")
+    shape = stored_shape(proto.tensor_shape, where)
     count = math.prod(shape)  # Python ints: a corrupt shape cannot overflow into a small count
     if dt == DT_STRING:
         values = np.array(list(proto.string_val), dtype=object)

@@ -34,7 +34,7 @@ import numpy as np
 from irconv.errors import ModelFileError
 
 from irconv_tf.control_flow import ARG_SHAPE
-from irconv_tf.dtypes import DT_VARIANT
+from irconv_tf.dtypes import DT_VARIANT, data_type
 from irconv_tf.nodes import Tensor, TFNode, reachable
 
 ENTER = frozenset({"Enter", "RefEnter"})
@@ -304,7 +304,7 @@ class Functionalizer:
         attr = {
             "cond": graph_pb2.AttrValue(func=graph_pb2.NameAttrList(name=cond_name)),
             "body": graph_pb2.AttrValue(func=graph_pb2.NameAttrList(name=body_name)),
-            "T": graph_pb2.AttrValue(list=graph_pb2.AttrValue.ListValue(type=[a[1] for a in args])),
+            "T": graph_pb2.AttrValue(list=graph_pb2.AttrValue.ListValue(type=[data_type(a[1]) for a in args])),
         }
         self.nodes[base] = TFNode(base, "While", inputs, attr)
         for i, (_, _, _, exit_name, _) in enumerate(variables):
@@ -434,7 +434,7 @@ class Functionalizer:
         attr = {
             "then_branch": graph_pb2.AttrValue(func=graph_pb2.NameAttrList(name=then_name)),
             "else_branch": graph_pb2.AttrValue(func=graph_pb2.NameAttrList(name=else_name)),
-            "T": node.attr.get("T", graph_pb2.AttrValue(type=_DT_FLOAT)),
+            "T": node.attr.get("T", graph_pb2.AttrValue(type=data_type(_DT_FLOAT))),
         }
         inputs = [pred] + [self.nodes[s].inputs[0] for s in sources] + outside
         self.nodes[merge] = TFNode(merge, "If", inputs, attr)

@@ -1,29 +1,21 @@
-"""What the extractor families share: the registration spelling and TF's layout attributes."""
+"""What the extractor families share: ops on the node's own inputs and TF's layout attributes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 from irconv import ExtractContext
-from irconv.frontend import extractor
 from irconv.graph import OutPort
 from irconv.ops import Op
-from irconv.types import ElementType
-from irconv_opset import Convert
 from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.layout import laid_out as mark_laid_out
 
-from irconv_tf import FRAMEWORK
-
-#: ``tf("Relu", fn, produces=[ReLU])``: the TensorFlow extractor record.
-tf = partial(extractor, FRAMEWORK)
 NHWC = LayoutMark.NHWC
 
 
-def to_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
-    """``port`` converted to i64 (indices, counts and shapes computed in one type)."""
-    return ctx.op(Convert(destination_type=ElementType.i64), port, suffix=suffix)
+def on_inputs(ctx: ExtractContext, op: Op) -> list[OutPort]:
+    """``op`` fed by the TF node's own inputs, in port order: the ops that map one to one."""
+    return ctx.add(op, ctx.inputs).out_ports()
 
 
 def channels_last(ctx: ExtractContext) -> bool:

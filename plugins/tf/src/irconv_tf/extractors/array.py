@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -43,23 +42,25 @@ from irconv_opset import (
     VariadicSplit,
 )
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import tf
+from irconv_tf.extractors._base import on_inputs
 
 
 def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(i) for i in range(len(ctx.inputs))]
 
 
-def _reshape(node: Node, ctx: ExtractContext) -> Op:
-    return Reshape(special_zero=False)
+@extractor("tf", "Reshape", produces=[Reshape])
+def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Reshape(special_zero=False))
 
 
-def _transpose(node: Node, ctx: ExtractContext) -> Op:
-    return Transpose()
+@extractor("tf", "Transpose", produces=[Transpose])
+def _transpose(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Transpose())
 
 
+@extractor("tf", "ExpandDims", produces=[Unsqueeze, Add, Concat, Convert, Equal, Gather, Greater, Less, Reshape, Select, ShapeOf, Subtract])
 def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ExpandDims(x, axis): axis is a scalar or a one-element list, constant or computed.
     A computed axis becomes a Reshape to x's shape with a 1 inserted at the (normalised)
@@ -86,6 +87,7 @@ def _expand_dims(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=False), ctx.input(0), target)]
 
 
+@extractor("tf", "Squeeze", produces=[Squeeze])
 def _squeeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = ctx.attrs.ints("squeeze_dims", [])
     if not axes:
@@ -110,12 +112,14 @@ def _refuse_run_time_rank(ctx: ExtractContext) -> None:
     )
 
 
+@extractor("tf", "ConcatV2", produces=[Concat])
 def _concat_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs) - 1
     axis = int(input_constant(ctx, count, "axis"))
     return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(count), axis))]
 
 
+@extractor("tf", "Concat", produces=[Concat])
 def _concat_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = int(input_constant(ctx, 0, "concat_dim"))
     return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(1, len(ctx.inputs)), axis))]
@@ -134,6 +138,7 @@ def _contributing(ctx: ExtractContext, indices: range, axis: int) -> list[OutPor
     return kept or [ctx.input(indices[0])]
 
 
+@extractor("tf", "Pack", produces=[Unsqueeze, Concat])
 def _pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = ctx.attrs.int("axis", 0)
     axis_port = i64(ctx, [axis], "axis")
@@ -141,6 +146,7 @@ def _pack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=axis), *parts)]
 
 
+@extractor("tf", "Unpack", produces=[Split, Squeeze])
 def _unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     num, axis = ctx.attrs.int("num"), ctx.attrs.int("axis", 0)
     axis_port = i64(ctx, axis, "axis")
@@ -149,12 +155,14 @@ def _unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Squeeze(), split.out_port(i), axes, suffix=f"squeeze{i}") for i in range(num)]
 
 
+@extractor("tf", "Split", produces=[Split])
 def _split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     num = ctx.attrs.int("num_split")
     split = ctx.add(Split(num_splits=num), [ctx.input(1), ctx.input(0)], suffix="Split")
     return [split.out_port(i) for i in range(num)]
 
 
+@extractor("tf", "SplitV", produces=[VariadicSplit])
 def _split_v(node: Node, ctx: ExtractContext) -> list[OutPort]:
     num = ctx.attrs.int("num_split")
     split = ctx.add(VariadicSplit(), [ctx.input(0), ctx.input(2), ctx.input(1)], suffix="VariadicSplit")
@@ -165,7 +173,8 @@ def _bits(mask: int, count: int) -> list[int]:
     return [(mask >> i) & 1 for i in range(count)]
 
 
-def _strided_slice(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
+@extractor("tf", "StridedSlice", produces=[StridedSlice, Squeeze])
+def _strided_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     begin = input_constant(ctx, 1, "begin") if ctx.input_value(1) is not None else None
     count = begin.size if begin is not None else 32
     if begin is None:
@@ -179,7 +188,7 @@ def _strided_slice(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
     computed = any(ctx.input_value(i) is None for i in (1, 2, 3))
     shrunk = _shrunk_output_axes(masks, ctx.input_rank(0)) if computed and any(masks["shrink_axis_mask"]) else None
     if shrunk is None:
-        return StridedSlice(**masks)
+        return on_inputs(ctx, StridedSlice(**masks))
     # The CPU plugin compiles no StridedSlice of static shapes that shrinks axes by run-time
     # bounds ("doesn't have compiled executor"): slice with the axes kept, then squeeze them.
     kept = StridedSlice(**{**masks, "shrink_axis_mask": [0] * count})
@@ -210,6 +219,7 @@ def _shrunk_output_axes(masks: dict[str, list[int]], rank: int | None) -> list[i
     return axes
 
 
+@extractor("tf", "Slice", produces=[Slice, Add, Broadcast, Convert, Equal, Select, ShapeOf])
 def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Slice(x, begin, size): stop = begin + size, where size -1 means "to the end".
     "To the end" is the dimension itself (ShapeOf(x)), never a huge sentinel: the CPU plugin
@@ -224,69 +234,72 @@ def _slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), ctx.input(0), begin, stop, ones)]
 
 
-def _pad(mode: str):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        pad_mode = mode
-        if mode == "mirror":
-            pad_mode = "reflect" if ctx.attrs.str("mode").upper() == "REFLECT" else "symmetric"
-        paddings = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="paddings")
-        halves = ctx.add(Split(num_splits=2), [paddings, i64(ctx, 1, "axis")], suffix="split")
-        axis = i64(ctx, [1], "squeeze_axis")
-        begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
-        end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
-        inputs = [ctx.input(0), begin, end]
-        if pad_mode == "constant" and ctx.has_input(2):
-            inputs.append(ctx.input(2))
-        return [ctx.op(Pad(pad_mode=pad_mode), *inputs)]
-
-    return extract
+def _pad(node: Node, ctx: ExtractContext, mode: str) -> list[OutPort]:
+    pad_mode = mode
+    if mode == "mirror":
+        pad_mode = "reflect" if ctx.attrs.str("mode").upper() == "REFLECT" else "symmetric"
+    paddings = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="paddings")
+    halves = ctx.add(Split(num_splits=2), [paddings, i64(ctx, 1, "axis")], suffix="split")
+    axis = i64(ctx, [1], "squeeze_axis")
+    begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
+    end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
+    inputs = [ctx.input(0), begin, end]
+    if pad_mode == "constant" and ctx.has_input(2):
+        inputs.append(ctx.input(2))
+    return [ctx.op(Pad(pad_mode=pad_mode), *inputs)]
 
 
-def _tile(node: Node, ctx: ExtractContext) -> Op:
-    return Tile()
+@extractor("tf", "Tile", produces=[Tile])
+def _tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Tile())
 
 
+@extractor("tf", "Fill", produces=[Broadcast])
 def _fill(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Broadcast(mode="numpy"), ctx.input(1), ctx.input(0))]
 
 
-def _broadcast_to(node: Node, ctx: ExtractContext) -> Op:
-    return Broadcast(mode="bidirectional")
+@extractor("tf", "BroadcastTo", produces=[Broadcast])
+def _broadcast_to(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Broadcast(mode="bidirectional"))
 
 
-def _shape(node: Node, ctx: ExtractContext) -> Op:
-    return ShapeOf(output_type=element_type(ctx.attrs.int("out_type", 3), node.name))
+@extractor("tf", "Shape", produces=[ShapeOf])
+def _shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, ShapeOf(output_type=element_type(ctx.attrs.int("out_type", 3), ctx.where())))
 
 
+@extractor("tf", "Size", produces=[ShapeOf, ReduceProd])
 def _size(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("out_type", 3), node.name)
+    out = element_type(ctx.attrs.int("out_type", 3), ctx.where())
     shape = ctx.op(ShapeOf(output_type=out), ctx.input(0))
     return [ctx.op(ReduceProd(keep_dims=False), shape, i64(ctx, 0, "axis"))]
 
 
+@extractor("tf", "Rank", produces=[ShapeOf, Squeeze])
 def _rank(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="shape")
     rank = ctx.op(ShapeOf(output_type=ElementType.i32), shape, suffix="rank")
     return [ctx.op(Squeeze(), rank, i64(ctx, [0], "axis"))]
 
 
-def _cast(node: Node, ctx: ExtractContext) -> Op:
-    return Convert(destination_type=element_type(ctx.attrs.int("DstT"), node.name))
+@extractor("tf", "Cast", produces=[Convert])
+def _cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Convert(destination_type=element_type(ctx.attrs.int("DstT"), ctx.where())))
 
 
-def _range(node: Node, ctx: ExtractContext) -> Op:
-    return Range(output_type=element_type(ctx.attrs.int("Tidx", 3), node.name))
+@extractor("tf", "Range", produces=[Range])
+def _range(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Range(output_type=element_type(ctx.attrs.int("Tidx", 3), ctx.where())))
 
 
-def _zeros_like(value: int):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        dtype = numpy_dtype(ctx.attrs.int("T", 1), node.name)
-        shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
-        return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
-
-    return extract
+def _zeros_like(node: Node, ctx: ExtractContext, value: int) -> list[OutPort]:
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
+    shape = ctx.op(ShapeOf(), ctx.input(0), suffix="shape")
+    return [ctx.op(Broadcast(), ctx.const(np.array(value, dtype), suffix="value"), shape)]
 
 
+@extractor("tf", "Select", produces=[Select, Unsqueeze])
 def _select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Select (v1): a vector condition picks whole rows of higher-rank x/y (not NumPy
     broadcasting, which would align it with the last axis), so it gets trailing 1 dims."""
@@ -298,12 +311,14 @@ def _select(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(auto_broadcast="numpy"), condition, ctx.input(1), ctx.input(2))]
 
 
-def _select_v2(node: Node, ctx: ExtractContext) -> Op:
-    return Select(auto_broadcast="numpy")
+@extractor("tf", "SelectV2", produces=[Select])
+def _select_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Select(auto_broadcast="numpy"))
 
 
-def _gather_v2(node: Node, ctx: ExtractContext) -> Op:
-    return Gather(batch_dims=ctx.attrs.int("batch_dims", 0))
+@extractor("tf", "GatherV2", produces=[Gather])
+def _gather_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Gather(batch_dims=ctx.attrs.int("batch_dims", 0)))
 
 
 def _gather_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -313,111 +328,104 @@ def _gather_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=batch_dims), ctx.input(0), ctx.input(1), axis)]
 
 
-def _gather_nd(node: Node, ctx: ExtractContext) -> Op:
-    return GatherND(batch_dims=0)
+@extractor("tf", "GatherNd", produces=[GatherND])
+def _gather_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, GatherND(batch_dims=0))
 
 
-def _one_hot(node: Node, ctx: ExtractContext) -> Op:
-    return OneHot(axis=ctx.attrs.int("axis", -1))
+@extractor("tf", "OneHot", produces=[OneHot])
+def _one_hot(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, OneHot(axis=ctx.attrs.int("axis", -1)))
 
 
-def _cumsum(node: Node, ctx: ExtractContext) -> Op:
-    return CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False))
+@extractor("tf", "Cumsum", produces=[CumSum])
+def _cumsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, CumSum(exclusive=ctx.attrs.bool("exclusive", False), reverse=ctx.attrs.bool("reverse", False)))
 
 
+@extractor("tf", "Where", produces=[NonZero, Transpose])
 def _where(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Where(condition) -> NonZero gives [rank, n] coordinates; TF wants [n, rank]."""
     coordinates = ctx.op(NonZero(output_type=ElementType.i64), ctx.input(0), suffix="NonZero")
     return [ctx.op(Transpose(), coordinates, i64(ctx, [1, 0], "perm"))]
 
 
+@extractor("tf", "ClipByValue", produces=[Maximum, Minimum])
 def _clip_by_value(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Minimum(), ctx.op(Maximum(), ctx.input(0), ctx.input(1), suffix="lower"), ctx.input(2))]
 
 
-def _space_batch(to_batch: bool):  # type: ignore[no-untyped-def]
+def _space_batch(node: Node, ctx: ExtractContext, to_batch: bool) -> list[OutPort]:
     """SpaceToBatchND/BatchToSpaceND over the M dims after the batch of a rank-R input.
     The opset ops take one block size and one pad pair per input dim: 1 and 0 for the batch
     and for the R - 1 - M trailing dims (none on a 3-D input with M = 2, several on a 5-D
     one). ``block_shape`` and ``paddings``/``crops`` may be computed tensors.
     """
+    rank = ctx.input_rank(0)
+    block_shape = ctx.input_shape(1)
+    if rank is None or block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
+        raise ConversionError(
+            f"{ctx.where()}: needs the input's rank and a block_shape of known length"
+        )
+    trailing = rank - 1 - block_shape[0]
+    if trailing < 0:
+        raise ConversionError(
+            f"{ctx.where()}: block_shape has {block_shape[0]} values for a rank-{rank} input"
+        )
 
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = ctx.input_rank(0)
-        block_shape = ctx.input_shape(1)
-        if rank is None or block_shape is None or len(block_shape) != 1 or block_shape[0] is None:
-            raise ConversionError(
-                f"node {node.name!r} ({ctx.source_op.op_type}): needs the input's rank and a block_shape of known length"
-            )
-        trailing = rank - 1 - block_shape[0]
-        if trailing < 0:
-            raise ConversionError(
-                f"node {node.name!r}: block_shape has {block_shape[0]} values for a rank-{rank} input"
-            )
+    def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:
+        parts = [i64(ctx, [fill], "lead"), inner]
+        if trailing:
+            parts.append(i64(ctx, [fill] * trailing, "trail"))
+        return ctx.op(Concat(axis=0), *parts, suffix=suffix)
 
-        def framed(inner: OutPort, fill: int, suffix: str) -> OutPort:
-            parts = [i64(ctx, [fill], "lead"), inner]
-            if trailing:
-                parts.append(i64(ctx, [fill] * trailing, "trail"))
-            return ctx.op(Concat(axis=0), *parts, suffix=suffix)
-
-        block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_shape")
-        pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads")
-        halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 1, "pair_axis")], suffix="pairs")
-        axis = i64(ctx, [1], "pair_squeeze")
-        begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
-        end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
-        op = SpaceToBatch() if to_batch else BatchToSpace()
-        inputs = (ctx.input(0), framed(block, 1, "block"), framed(begin, 0, "begin"), framed(end, 0, "end"))
-        return [ctx.op(op, *inputs)]
-
-    return extract
+    block = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="block_shape")
+    pads = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(2), suffix="pads")
+    halves = ctx.add(Split(num_splits=2), [pads, i64(ctx, 1, "pair_axis")], suffix="pairs")
+    axis = i64(ctx, [1], "pair_squeeze")
+    begin = ctx.op(Squeeze(), halves.out_port(0), axis, suffix="pads_begin")
+    end = ctx.op(Squeeze(), halves.out_port(1), axis, suffix="pads_end")
+    op = SpaceToBatch() if to_batch else BatchToSpace()
+    inputs = (ctx.input(0), framed(block, 1, "block"), framed(begin, 0, "begin"), framed(end, 0, "end"))
+    return [ctx.op(op, *inputs)]
 
 
+@extractor("tf", "PlaceholderWithDefault")
 def _placeholder_with_default(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
-EXTRACTORS = [
-    *aliases(
-        FRAMEWORK,
-        ["Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot", "CheckNumerics", "EnsureShape"],
-        _identity,
-    ),
-    tf("PlaceholderWithDefault", _placeholder_with_default),
-    tf("Reshape", _reshape, produces=[Reshape]),
-    tf("Transpose", _transpose, produces=[Transpose]),
-    tf("ExpandDims", _expand_dims, produces=[Unsqueeze]),
-    tf("Squeeze", _squeeze, produces=[Squeeze]),
-    tf("ConcatV2", _concat_v2, produces=[Concat]),
-    tf("Concat", _concat_v1, produces=[Concat]),
-    tf("Pack", _pack, produces=[Unsqueeze, Concat]),
-    tf("Unpack", _unpack, produces=[Split, Squeeze]),
-    tf("Split", _split, produces=[Split]),
-    tf("SplitV", _split_v, produces=[VariadicSplit]),
-    tf("StridedSlice", _strided_slice, produces=[StridedSlice]),
-    tf("Slice", _slice, produces=[Slice]),
-    *aliases(FRAMEWORK, ["Pad", "PadV2"], _pad("constant"), produces=[Pad]),
-    tf("MirrorPad", _pad("mirror"), produces=[Pad]),
-    tf("Tile", _tile, produces=[Tile]),
-    tf("Fill", _fill, produces=[Broadcast]),
-    tf("BroadcastTo", _broadcast_to, produces=[Broadcast]),
-    tf("Shape", _shape, produces=[ShapeOf]),
-    tf("Size", _size, produces=[ShapeOf, ReduceProd]),
-    tf("Rank", _rank, produces=[ShapeOf]),
-    tf("Cast", _cast, produces=[Convert]),
-    tf("Range", _range, produces=[Range]),
-    tf("ZerosLike", _zeros_like(0), produces=[Broadcast]),
-    tf("OnesLike", _zeros_like(1), produces=[Broadcast]),
-    tf("Select", _select, produces=[Select]),
-    tf("SelectV2", _select_v2, produces=[Select]),
-    tf("GatherV2", _gather_v2, produces=[Gather]),
-    *aliases(FRAMEWORK, ["Gather", "ResourceGather"], _gather_v1, produces=[Gather]),
-    tf("GatherNd", _gather_nd, produces=[GatherND]),
-    tf("OneHot", _one_hot, produces=[OneHot]),
-    tf("Cumsum", _cumsum, produces=[CumSum]),
-    tf("Where", _where, produces=[NonZero, Transpose]),
-    tf("ClipByValue", _clip_by_value, produces=[Maximum, Minimum]),
-    tf("SpaceToBatchND", _space_batch(True), produces=[SpaceToBatch]),
-    tf("BatchToSpaceND", _space_batch(False), produces=[BatchToSpace]),
-]
+IDENTITY = aliases("tf", ["Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot", "CheckNumerics", "EnsureShape"], _identity)
+GATHER = aliases("tf", ["Gather", "ResourceGather"], _gather_v1, produces=[Gather])
+
+
+def _pad_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _pad(node, ctx, "constant")
+
+
+PAD = aliases("tf", ["Pad", "PadV2"], _pad_op, produces=[Pad, Convert, Split, Squeeze])
+
+
+@extractor("tf", "MirrorPad", produces=[Pad, Convert, Split, Squeeze])
+def _mirror_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _pad(node, ctx, "mirror")
+
+
+@extractor("tf", "ZerosLike", produces=[ShapeOf, Broadcast])
+def _zeros_like_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _zeros_like(node, ctx, 0)
+
+
+@extractor("tf", "OnesLike", produces=[ShapeOf, Broadcast])
+def _ones_like(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _zeros_like(node, ctx, 1)
+
+
+@extractor("tf", "SpaceToBatchND", produces=[SpaceToBatch, Concat, Convert, Split, Squeeze])
+def _space_to_batch_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _space_batch(node, ctx, True)
+
+
+@extractor("tf", "BatchToSpaceND", produces=[BatchToSpace, Concat, Convert, Split, Squeeze])
+def _batch_to_space_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _space_batch(node, ctx, False)

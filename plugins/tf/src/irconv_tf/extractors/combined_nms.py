@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, input_constant
+from irconv.frontend import extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -37,11 +37,11 @@ from irconv_opset import (
 )
 from irconv_opset.lowering.nms import COLUMN_OPS, SUPPRESS_OPS, column, suppress
 
-from irconv_tf.extractors._base import tf
-
 I64, F32, I32 = ElementType.i64, ElementType.f32, ElementType.i32
 
 
+@extractor("tf", "CombinedNonMaxSuppression", produces=[*SUPPRESS_OPS, *COLUMN_OPS, Transpose, Broadcast, Reshape, Gather, ShapeOf, Multiply, Add,
+                  ScatterNDUpdate, Unsqueeze, Divide, Minimum, TopK, Range, Less, Select, Convert, Clamp, Pad])
 def _combined_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.input_shape(0)
     classes = (ctx.input_shape(1) or (None, None, None))[-1]
@@ -124,11 +124,3 @@ def _combined_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [out_boxes, out_scores, out_classes, ctx.op(Convert(destination_type=I32), valid, suffix="valid_detections")]
 
 
-EXTRACTORS = [
-    tf(
-        "CombinedNonMaxSuppression",
-        _combined_nms,
-        produces=[*SUPPRESS_OPS, *COLUMN_OPS, Transpose, Broadcast, Reshape, Gather, ShapeOf, Multiply, Add,
-                  ScatterNDUpdate, Unsqueeze, Divide, Minimum, TopK, Range, Less, Select, Convert, Clamp, Pad],
-    ),
-]

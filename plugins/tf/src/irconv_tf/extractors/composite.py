@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -44,7 +44,7 @@ from irconv_opset import (
 from irconv_opset.lowering.elementwise import ATAN2_OPS, atan2
 
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import tf
+from irconv_tf.extractors._base import on_inputs
 
 # TF DataType enum values used below.
 _DT_FLOAT, _DT_INT32 = 1, 3
@@ -52,22 +52,18 @@ _DT_FLOAT, _DT_INT32 = 1, 3
 
 def _typed(ctx: ExtractContext, value: float, attr: str = "T", suffix: str = "const") -> OutPort:
     """A scalar constant of the element type named by the node's ``attr`` (e.g. ``T``)."""
-    dtype = numpy_dtype(ctx.attrs.int(attr, _DT_FLOAT), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int(attr, _DT_FLOAT), ctx.where())
     return ctx.const(np.array(value, dtype=dtype), suffix=suffix)
 
 
 # ---------------------------------------------------------------- x * f(y), 0 where x == 0
-def _zero_where_x_is_zero(combine: Callable[[ExtractContext, OutPort, OutPort], OutPort]):  # type: ignore[no-untyped-def]
+def _zero_where_x_is_zero(node: Node, ctx: ExtractContext, combine: Callable[[ExtractContext, OutPort, OutPort], OutPort]) -> list[OutPort]:
     """``combine(x, y)`` element-wise, but exactly 0 wherever x == 0 (whatever y is: 0, inf, NaN)."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        x, y = ctx.input(0), ctx.input(1)
-        zero = _typed(ctx, 0.0, suffix="zero")
-        x_is_zero = ctx.op(Equal(), x, zero, suffix="x_is_zero")
-        value = combine(ctx, x, y)
-        return [ctx.op(Select(auto_broadcast="numpy"), x_is_zero, zero, value)]
-
-    return extract
+    x, y = ctx.input(0), ctx.input(1)
+    zero = _typed(ctx, 0.0, suffix="zero")
+    x_is_zero = ctx.op(Equal(), x, zero, suffix="x_is_zero")
+    value = combine(ctx, x, y)
+    return [ctx.op(Select(auto_broadcast="numpy"), x_is_zero, zero, value)]
 
 
 def _x_log_y(ctx: ExtractContext, x: OutPort, y: OutPort) -> OutPort:
@@ -89,11 +85,12 @@ def _scalar(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
     return ctx.op(Reshape(special_zero=False), port, i64(ctx, np.zeros(0, np.int64), "scalar"), suffix=suffix)
 
 
+@extractor("tf", "LinSpace", produces=[Range, Convert, Subtract, Divide, Multiply, Add, Select, Equal, Maximum, Reshape])
 def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """LinSpace(start, stop, num): start + i * (stop - start) / (num - 1) for i < num - 1, then
     exactly ``stop`` last (TF's kernel); a single value is ``start``. ``num`` may be computed."""
     dtype_attr = ctx.attrs.int("T", _DT_FLOAT)
-    out = element_type(dtype_attr, node.name)
+    out = element_type(dtype_attr, ctx.where())
     start = _scalar(ctx, ctx.input(0), "start")
     stop = _scalar(ctx, ctx.input(1), "stop")
     num = ctx.op(Convert(destination_type=ElementType.i64), _scalar(ctx, ctx.input(2), "num_scalar"), suffix="num")
@@ -108,9 +105,10 @@ def _lin_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(auto_broadcast="numpy"), is_last, stop, values)]
 
 
+@extractor("tf", "InvertPermutation", produces=[ShapeOf, Range, ScatterElementsUpdate, Reshape])
 def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y[x[i]] = i: scatter the positions 0..n-1 to the indices x (every slot is written once)."""
-    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), ctx.where())
     x = ctx.input(0)
     size = _scalar(ctx, ctx.op(ShapeOf(output_type=out), x, suffix="length"), "size")
     positions = ctx.op(
@@ -119,10 +117,11 @@ def _invert_permutation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterElementsUpdate(reduction="none"), x, x, positions, i64(ctx, 0, "axis"))]
 
 
+@extractor("tf", "BroadcastArgs", produces=[ShapeOf, Broadcast, Concat, Equal, Select, Convert, Maximum, Subtract])
 def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The broadcast of two shape vectors: both left-padded with 1s to the longer length, then
     per position the other dim where one is 1 (so a 0 against a 1 gives 0, as in TF)."""
-    out = element_type(ctx.attrs.int("T", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_INT32), ctx.where())
     s0, s1 = ctx.input(0), ctx.input(1)
     one = _typed(ctx, 1, suffix="one")
     len0 = ctx.op(ShapeOf(output_type=ElementType.i64), s0, suffix="len0")
@@ -140,22 +139,25 @@ def _broadcast_args(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(auto_broadcast="numpy"), a_is_one, b, a)]
 
 
+@extractor("tf", "ShapeN", produces=[ShapeOf])
 def _shape_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("out_type", _DT_INT32), node.name)
+    out = element_type(ctx.attrs.int("out_type", _DT_INT32), ctx.where())
     return [ctx.op(ShapeOf(output_type=out), ctx.input(i), suffix=f"shape{i}") for i in range(len(ctx.inputs))]
 
 
+@extractor("tf", "CheckNumericsV2")
 def _identity_first(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
 # ---------------------------------------------------------------- bucketing and reversal
+@extractor("tf", "Bucketize", produces=[Bucketize, Broadcast, Convert, ShapeOf])
 def _bucketize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's bucket is the count of boundaries <= x (intervals [b[i-1], b[i])), as int32.
     TF compares x with the float32 boundaries: integers are compared as floats, doubles with
     the boundaries widened, which is what converting does here.
     """
-    dtype = numpy_dtype(ctx.attrs.int("T", _DT_FLOAT), node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", _DT_FLOAT), ctx.where())
     boundaries = np.asarray(ctx.attrs.floats("boundaries", []), dtype=np.float32)
     x = ctx.input(0)
     if boundaries.size == 0:
@@ -169,6 +171,7 @@ def _bucketize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Bucketize(output_type=ElementType.i32, with_right_bound=False), x, bounds)]
 
 
+@extractor("tf", "Reverse", produces=[Reverse])
 def _reverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Reverse (v1): a bool per dimension; a constant mask becomes the axis list."""
     mask = ctx.input_value(1)
@@ -180,6 +183,7 @@ def _reverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reverse(mode="index"), ctx.input(0), i64(ctx, axes, "axes"))]
 
 
+@extractor("tf", "MatrixDiag", produces=[ShapeOf, Range, Equal, Unsqueeze, Select, Gather])
 def _matrix_diag(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[..., N] -> [..., N, N]: the diagonal where row == column, 0 elsewhere (Select, so an
     inf or NaN on the diagonal does not leak into the rest of its row)."""
@@ -336,12 +340,13 @@ def _output_dims(ctx: ExtractContext, max_len: OutPort, lo: int, hi: int) -> tup
     min_cols = ctx.op(Add(), max_len, i64(ctx, max(lo, 0), "extra_cols"), suffix="min_cols")
     rows_value, cols_value = ctx.input_value(2), ctx.input_value(3)
     if rows_value is not None and cols_value is not None:
-        num_rows, num_cols = int(np.asarray(rows_value).reshape(-1)[0]), int(np.asarray(cols_value).reshape(-1)[0])
-        if num_rows == -1 and num_cols == -1:
+        given_rows = int(np.asarray(rows_value).reshape(-1)[0])
+        given_cols = int(np.asarray(cols_value).reshape(-1)[0])
+        if given_rows == -1 and given_cols == -1:
             square = ctx.op(Maximum(), min_rows, min_cols, suffix="square")
             return square, square
-        rows = min_rows if num_rows == -1 else i64(ctx, num_rows, "num_rows")
-        cols = min_cols if num_cols == -1 else i64(ctx, num_cols, "num_cols")
+        rows = min_rows if given_rows == -1 else i64(ctx, given_rows, "num_rows")
+        cols = min_cols if given_cols == -1 else i64(ctx, given_cols, "num_cols")
         return rows, cols
     num_rows = _i64_scalar(ctx, ctx.input(2), "num_rows")
     num_cols = _i64_scalar(ctx, ctx.input(3), "num_cols")
@@ -357,88 +362,77 @@ def _output_dims(ctx: ExtractContext, max_len: OutPort, lo: int, hi: int) -> tup
     return rows, cols
 
 
-def _matrix_diag_v2(v3: bool):  # type: ignore[no-untyped-def]
+def _matrix_diag_v2(node: Node, ctx: ExtractContext, v3: bool) -> list[OutPort]:
     """MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value): the diagonals k of a
     num_rows x num_cols matrix (per batch) from ``diagonal``, padding_value elsewhere."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        lo, hi = _diag_band(ctx, 1)
-        align = _alignment(ctx, v3)
-        diagonal = ctx.input(0)
-        rows, cols = _output_dims(ctx, _last_dim(ctx, diagonal, "max_len"), lo, hi)
-        in_band, values = _band_from_diagonals(ctx, diagonal, rows, cols, lo, hi, align)
-        return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, ctx.input(4))]
-
-    return extract
+    lo, hi = _diag_band(ctx, 1)
+    align = _alignment(ctx, v3)
+    diagonal = ctx.input(0)
+    rows, cols = _output_dims(ctx, _last_dim(ctx, diagonal, "max_len"), lo, hi)
+    in_band, values = _band_from_diagonals(ctx, diagonal, rows, cols, lo, hi, align)
+    return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, ctx.input(4))]
 
 
-def _matrix_set_diag(version: int):  # type: ignore[no-untyped-def]
+def _matrix_set_diag(node: Node, ctx: ExtractContext, version: int) -> list[OutPort]:
     """MatrixSetDiag(input, diagonal) and V2/V3(input, diagonal, k): ``input`` with its
     diagonals k replaced by ``diagonal``."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 2)
-        align = _alignment(ctx, version == 3)
-        x = ctx.input(0)
-        _, _, rows, cols = _dims(ctx, x, "input")
-        in_band, values = _band_from_diagonals(ctx, ctx.input(1), rows, cols, lo, hi, align)
-        return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, x)]
-
-    return extract
+    lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 2)
+    align = _alignment(ctx, version == 3)
+    x = ctx.input(0)
+    _, _, rows, cols = _dims(ctx, x, "input")
+    in_band, values = _band_from_diagonals(ctx, ctx.input(1), rows, cols, lo, hi, align)
+    return [ctx.op(Select(auto_broadcast="numpy"), in_band, values, x)]
 
 
-def _matrix_diag_part(version: int):  # type: ignore[no-untyped-def]
+def _matrix_diag_part(node: Node, ctx: ExtractContext, version: int) -> list[OutPort]:
     """MatrixDiagPart(input) and V2/V3(input, k, padding_value): the diagonals k of the
     innermost matrices, [..., L] for one, [..., hi - lo + 1, L] for a band (row 0 the
     diagonal hi, shorter diagonals padded as ``align`` says)."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 1)
-        align = _alignment(ctx, version == 3)
-        x = ctx.input(0)
-        _, batch, rows, cols = _dims(ctx, x, "input")
-        zero, one = i64(ctx, 0, "zero"), i64(ctx, 1, "one")
-        max_len = ctx.op(
-            Minimum(),
-            ctx.op(Add(), rows, i64(ctx, min(hi, 0), "hi_neg_part"), suffix="row_room"),
-            ctx.op(Subtract(), cols, i64(ctx, max(lo, 0), "lo_pos_part"), suffix="col_room"),
-            suffix="max_len_signed",
-        )
-        max_len = ctx.op(Maximum(), max_len, zero, suffix="max_len")
-        # d per output row (a column [num_diags, 1]), n the position in the row
-        d = i64(ctx, np.arange(hi, lo - 1, -1, dtype=np.int64).reshape(-1, 1), "diags")
-        n = ctx.op(Range(output_type=ElementType.i64), zero, max_len, one, suffix="slots")
-        position = n
-        offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "diag"), max_len, align)
-        if offset is not None:
-            position = ctx.op(Subtract(), n, offset, suffix="position")
-        i = ctx.op(Add(), position, ctx.op(Maximum(), ctx.op(Subtract(), zero, d), zero), suffix="row")
-        j = ctx.op(Add(), position, ctx.op(Maximum(), d, zero), suffix="col")
-        index = ctx.op(Add(), ctx.op(Multiply(), i, cols, suffix="row_start"), j, suffix="flat_index")
-        size = ctx.op(Multiply(), rows, cols, suffix="size")
-        index = _clamped(ctx, index, size, "index")
-        size_vec = ctx.op(Unsqueeze(), size, i64(ctx, [0], "axis0_vec"), suffix="size_vec")
-        flat_shape = ctx.op(Concat(axis=0), batch, size_vec, suffix="flat_shape")
-        flat = ctx.op(Reshape(special_zero=False), x, flat_shape, suffix="flat_input")
-        values = ctx.op(Gather(batch_dims=0), flat, index, i64(ctx, -1, "last_axis"), suffix="values")
-        if lo == hi:  # every slot is on the diagonal: no padding
-            return [ctx.op(Squeeze(), values, i64(ctx, [-2], "diag_axis"))]
-        length = _diag_length(ctx, d, rows, cols, "diag")
-        valid = ctx.op(
-            LogicalAnd(),
-            ctx.op(GreaterEqual(), position, zero, suffix="after_start"),
-            ctx.op(Less(), position, length, suffix="before_end"),
-            suffix="valid",
-        )
-        return [ctx.op(Select(auto_broadcast="numpy"), valid, values, ctx.input(2))]
-
-    return extract
+    lo, hi = (0, 0) if version == 1 else _diag_band(ctx, 1)
+    align = _alignment(ctx, version == 3)
+    x = ctx.input(0)
+    _, batch, rows, cols = _dims(ctx, x, "input")
+    zero, one = i64(ctx, 0, "zero"), i64(ctx, 1, "one")
+    max_len = ctx.op(
+        Minimum(),
+        ctx.op(Add(), rows, i64(ctx, min(hi, 0), "hi_neg_part"), suffix="row_room"),
+        ctx.op(Subtract(), cols, i64(ctx, max(lo, 0), "lo_pos_part"), suffix="col_room"),
+        suffix="max_len_signed",
+    )
+    max_len = ctx.op(Maximum(), max_len, zero, suffix="max_len")
+    # d per output row (a column [num_diags, 1]), n the position in the row
+    d = i64(ctx, np.arange(hi, lo - 1, -1, dtype=np.int64).reshape(-1, 1), "diags")
+    n = ctx.op(Range(output_type=ElementType.i64), zero, max_len, one, suffix="slots")
+    position = n
+    offset = _alignment_offset(ctx, d, _diag_length(ctx, d, rows, cols, "diag"), max_len, align)
+    if offset is not None:
+        position = ctx.op(Subtract(), n, offset, suffix="position")
+    i = ctx.op(Add(), position, ctx.op(Maximum(), ctx.op(Subtract(), zero, d), zero), suffix="row")
+    j = ctx.op(Add(), position, ctx.op(Maximum(), d, zero), suffix="col")
+    index = ctx.op(Add(), ctx.op(Multiply(), i, cols, suffix="row_start"), j, suffix="flat_index")
+    size = ctx.op(Multiply(), rows, cols, suffix="size")
+    index = _clamped(ctx, index, size, "index")
+    size_vec = ctx.op(Unsqueeze(), size, i64(ctx, [0], "axis0_vec"), suffix="size_vec")
+    flat_shape = ctx.op(Concat(axis=0), batch, size_vec, suffix="flat_shape")
+    flat = ctx.op(Reshape(special_zero=False), x, flat_shape, suffix="flat_input")
+    values = ctx.op(Gather(batch_dims=0), flat, index, i64(ctx, -1, "last_axis"), suffix="values")
+    if lo == hi:  # every slot is on the diagonal: no padding
+        return [ctx.op(Squeeze(), values, i64(ctx, [-2], "diag_axis"))]
+    length = _diag_length(ctx, d, rows, cols, "diag")
+    valid = ctx.op(
+        LogicalAnd(),
+        ctx.op(GreaterEqual(), position, zero, suffix="after_start"),
+        ctx.op(Less(), position, length, suffix="before_end"),
+        suffix="valid",
+    )
+    return [ctx.op(Select(auto_broadcast="numpy"), valid, values, ctx.input(2))]
 
 
+@extractor("tf", "AdjustContrastv2", produces=[ReduceMean, Subtract, Multiply, Add, Convert])
 def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) * factor + mean, the mean over the H and W axes of [..., H, W, C] per channel;
     computed in float32 (TF converts half images first) and converted back."""
-    out = element_type(ctx.attrs.int("T", _DT_FLOAT), node.name)
+    out = element_type(ctx.attrs.int("T", _DT_FLOAT), ctx.where())
     f32 = ElementType.f32
     x = ctx.input(0)
     if out != f32:
@@ -455,32 +449,71 @@ def _adjust_contrast_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ----------------------------------------------------------------- atan2, shifts
+@extractor("tf", "Atan2", produces=ATAN2_OPS)
 def _atan2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [atan2(ctx, ctx.input(0), ctx.input(1))]
 
 
-EXTRACTORS = [
-    tf("Atan2", _atan2, produces=ATAN2_OPS),
-    tf("LeftShift", lambda node, ctx: BitwiseLeftShift(), produces=[BitwiseLeftShift]),
-    tf("RightShift", lambda node, ctx: BitwiseRightShift(), produces=[BitwiseRightShift]),
-    tf("Xlogy", _zero_where_x_is_zero(_x_log_y), produces=[Equal, Log, Multiply, Select]),
-    tf("Xlog1py", _zero_where_x_is_zero(_x_log1p_y), produces=[Equal, Add, Log, Multiply, Select]),
-    tf("Xdivy", _zero_where_x_is_zero(_x_div_y), produces=[Equal, Divide, Select]),
-    tf("LinSpace", _lin_space, produces=[Range, Convert, Subtract, Divide, Multiply, Add, Select]),
-    tf("InvertPermutation", _invert_permutation, produces=[ShapeOf, Range, ScatterElementsUpdate]),
-    tf("BroadcastArgs", _broadcast_args, produces=[ShapeOf, Broadcast, Concat, Equal, Select]),
-    tf("ShapeN", _shape_n, produces=[ShapeOf]),
-    tf("CheckNumericsV2", _identity_first),
-    tf("Bucketize", _bucketize, produces=[Bucketize]),
-    tf("Reverse", _reverse, produces=[Reverse]),
-    tf("MatrixDiag", _matrix_diag, produces=[ShapeOf, Range, Equal, Unsqueeze, Select]),
-    tf("MatrixDiagV2", _matrix_diag_v2(False), produces=[Range, Gather, Equal, Select]),
-    tf("MatrixDiagV3", _matrix_diag_v2(True), produces=[Range, Gather, Equal, Select]),
-    tf("MatrixDiagPart", _matrix_diag_part(1), produces=[Reshape, Range, Gather, Squeeze]),
-    tf("MatrixDiagPartV2", _matrix_diag_part(2), produces=[Reshape, Range, Gather, Select]),
-    tf("MatrixDiagPartV3", _matrix_diag_part(3), produces=[Reshape, Range, Gather, Select]),
-    tf("MatrixSetDiag", _matrix_set_diag(1), produces=[Range, Gather, Equal, Select]),
-    tf("MatrixSetDiagV2", _matrix_set_diag(2), produces=[Range, Gather, Equal, Select]),
-    tf("MatrixSetDiagV3", _matrix_set_diag(3), produces=[Range, Gather, Equal, Select]),
-    tf("AdjustContrastv2", _adjust_contrast_v2, produces=[ReduceMean, Subtract, Multiply, Add]),
-]
+@extractor("tf", "Xlogy", produces=[Equal, Log, Multiply, Select])
+def _xlogy(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _zero_where_x_is_zero(node, ctx, _x_log_y)
+
+
+@extractor("tf", "Xlog1py", produces=[Equal, Add, Log, Multiply, Select])
+def _xlog1py(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _zero_where_x_is_zero(node, ctx, _x_log1p_y)
+
+
+@extractor("tf", "Xdivy", produces=[Equal, Divide, Select])
+def _xdivy(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _zero_where_x_is_zero(node, ctx, _x_div_y)
+
+
+@extractor("tf", "MatrixDiagV2", produces=[Range, Gather, Convert, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_diag_v2_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_diag_v2(node, ctx, False)
+
+
+@extractor("tf", "MatrixDiagV3", produces=[Range, Gather, Convert, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_diag_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_diag_v2(node, ctx, True)
+
+
+@extractor("tf", "MatrixDiagPart", produces=[Reshape, Range, Gather, Squeeze, Add, Concat, Maximum, Minimum, Multiply, ShapeOf, Slice, Subtract, Unsqueeze])
+def _matrix_diag_part_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_diag_part(node, ctx, 1)
+
+
+@extractor("tf", "MatrixDiagPartV2", produces=[Reshape, Range, Gather, Select, Add, Concat, GreaterEqual, Less, LogicalAnd, Maximum, Minimum, Multiply, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_diag_part_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_diag_part(node, ctx, 2)
+
+
+@extractor("tf", "MatrixDiagPartV3", produces=[Reshape, Range, Gather, Select, Add, Concat, GreaterEqual, Less, LogicalAnd, Maximum, Minimum, Multiply, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_diag_part_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_diag_part(node, ctx, 3)
+
+
+@extractor("tf", "MatrixSetDiag", produces=[Range, Gather, Equal, Select, Maximum, Minimum, ShapeOf, Slice, Subtract, Unsqueeze])
+def _matrix_set_diag_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_set_diag(node, ctx, 1)
+
+
+@extractor("tf", "MatrixSetDiagV2", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_set_diag_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_set_diag(node, ctx, 2)
+
+
+@extractor("tf", "MatrixSetDiagV3", produces=[Range, Gather, Equal, Select, Add, Concat, GreaterEqual, Less, LessEqual, LogicalAnd, Maximum, Minimum, Multiply, Reshape, ShapeOf, Slice, Squeeze, Subtract, Unsqueeze])
+def _matrix_set_diag_v3(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _matrix_set_diag(node, ctx, 3)
+
+
+@extractor("tf", "LeftShift", produces=[BitwiseLeftShift])
+def _left_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, BitwiseLeftShift())
+
+
+@extractor("tf", "RightShift", produces=[BitwiseRightShift])
+def _right_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, BitwiseRightShift())

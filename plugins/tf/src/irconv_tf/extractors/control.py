@@ -2,8 +2,9 @@
 
 The core extracts the bodies (cond/body, then/else functions as graphs) before the node.
 A TF While checks ``cond`` before every iteration; a Loop checks its body's condition
-output after each one, so the condition graph is copied twice: once on the initial
-values (the Loop's execution condition) and once at the end of the body.
+output after each one, so the condition is computed twice: on the initial values (the
+Loop's execution condition, which the loader inlines as the While's last input) and at
+the end of the body (the cond graph copied into it).
 """
 
 from __future__ import annotations
@@ -16,19 +17,18 @@ from irconv.ops import Result
 from irconv_opset import If, Loop
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.subgraph import inline_graph
 
 
 def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:
     bodies = ctx.source_op.bodies
     cond, body = bodies["cond"], bodies["body"]
-    count = len(ctx.inputs)
+    count = len(ctx.inputs) - 1  # the loader adds the condition on the initial values last
     values = [ctx.input(i) for i in range(count)]
-    (initial,) = inline_graph(cond, ctx.graph, values, f"{node.name}/initial_cond")
+    initial = ctx.input(count)
     body_results = body.results()
     returned = [r.in_port(0).get_source() for r in body_results]
-    (again,) = inline_graph(cond, body, returned, f"{node.name}/cond")  # type: ignore[arg-type]
+    (again,) = inline_graph(cond, body, returned, f"{node.name}/cond")
     body.add_node(Result(), f"{node.name}/cond/sink", [again])
     loop = Loop(
         body=body,
@@ -60,7 +60,5 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [made.out_port(i) for i in range(outputs)]
 
 
-EXTRACTORS = [
-    *aliases(FRAMEWORK, ["While", "StatelessWhile"], _while, produces=[Loop]),
-    *aliases(FRAMEWORK, ["If", "StatelessIf"], _if, produces=[If]),
-]
+WHILE = aliases("tf", ["While", "StatelessWhile"], _while, produces=[Loop])
+IF = aliases("tf", ["If", "StatelessIf"], _if, produces=[If])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -30,16 +30,11 @@ from irconv_opset import (
 )
 from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS, single_class_nms
 
-from irconv_tf.extractors._base import tf
 
-
-def _nms(version: int):  # type: ignore[no-untyped-def]
+def _nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """NonMaxSuppressionV2..V5 (one batch, one class) -> NonMaxSuppression-9."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return lower_nms(ctx, version, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3))
-
-    return extract
+    version = int(ctx.source_op.op_type.removeprefix("NonMaxSuppressionV"))
+    return lower_nms(ctx, version, ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3))
 
 
 def lower_nms(
@@ -57,6 +52,7 @@ def lower_nms(
     return [picked.indices]
 
 
+@extractor("tf", "CropAndResize", produces=[GatherND, Multiply, Add, Broadcast, Concat, Convert, Floor, Gather, Greater, Less, LogicalOr, Maximum, Minimum, Reshape, Select, ShapeOf, Subtract, Round])
 def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bilinear (or nearest) samples at TF's crop coordinates, gathered from the image.
     For crop size P > 1: y(k, p) = y1_k (H-1) + p (y2_k - y1_k)(H-1)/(P-1); for P = 1 the
@@ -64,7 +60,7 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     method = ctx.attrs.str("method", "bilinear")
     if method not in ("bilinear", "nearest"):
-        raise ConversionError(f"node {node.name!r}: CropAndResize method {method!r} is not supported")
+        raise ConversionError(f"{ctx.where()}: CropAndResize method {method!r} is not supported")
     crop = [int(v) for v in input_constant(ctx, 3, "crop_size").reshape(-1)]
     image, boxes = ctx.input(0), ctx.input(1)
     f32 = ElementType.f32
@@ -138,10 +134,4 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), outside, fill, result)]
 
 
-EXTRACTORS = [
-    tf("NonMaxSuppressionV2", _nms(2), produces=[*SINGLE_CLASS_NMS_OPS]),
-    tf("NonMaxSuppressionV3", _nms(3), produces=[*SINGLE_CLASS_NMS_OPS]),
-    tf("NonMaxSuppressionV4", _nms(4), produces=[*SINGLE_CLASS_NMS_OPS]),
-    tf("NonMaxSuppressionV5", _nms(5), produces=[*SINGLE_CLASS_NMS_OPS]),
-    tf("CropAndResize", _crop_and_resize, produces=[GatherND, Multiply, Add]),
-]
+NMS = aliases("tf", [f"NonMaxSuppressionV{v}" for v in (2, 3, 4, 5)], _nms, produces=[*SINGLE_CLASS_NMS_OPS])

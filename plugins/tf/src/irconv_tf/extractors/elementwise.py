@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, const_like, require_rank
+from irconv.frontend import aliases, const_like, extractor, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -43,16 +41,8 @@ from irconv_opset import (
 )
 from irconv_opset.lowering.elementwise import ADD_N_OPS, Binary, Unary, add_n
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import numpy_dtype
-from irconv_tf.extractors._base import channels_last, tf
-
-
-def _plain(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], Op]:
-    def extract(node: Node, ctx: ExtractContext) -> Op:
-        return make()
-
-    return extract
+from irconv_tf.extractors._base import channels_last, on_inputs
 
 
 def _is_integer(ctx: ExtractContext, idx: int) -> bool:
@@ -60,11 +50,13 @@ def _is_integer(ctx: ExtractContext, idx: int) -> bool:
     return dtype in (3, 4, 5, 6, 9, 17, 22, 23)
 
 
-def _div(node: Node, ctx: ExtractContext) -> Op:
+@extractor("tf", "Div", produces=[Divide])
+def _div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # TF Div truncates integers toward zero (C semantics); FloorDiv is the flooring one.
-    return Divide(m_pythondiv=False)
+    return on_inputs(ctx, Divide(m_pythondiv=False))
 
 
+@extractor("tf", "FloorDiv", produces=[Divide, Floor, FloorMod, Subtract])
 def _floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if _is_integer(ctx, 0):
         # (x - FloorMod(x, y)) / y divides exactly, so truncating and flooring agree; the CPU
@@ -76,13 +68,15 @@ def _floor_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Floor(), quotient)]
 
 
-def _truncate_div(node: Node, ctx: ExtractContext) -> Op:
-    return Divide(m_pythondiv=False)
+@extractor("tf", "TruncateDiv", produces=[Divide])
+def _truncate_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Divide(m_pythondiv=False))
 
 
-def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort] | Op:
+@extractor("tf", "BiasAdd", produces=[Add, Unsqueeze])
+def _bias_add(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if channels_last(ctx) or ctx.input_rank(0) == 2:
-        return Add()
+        return on_inputs(ctx, Add())
     rank = require_rank(ctx, 0)
     # channels first: the bias [C] broadcasts over axis 1 of a rank-R tensor (R - 2 trailing axes).
     bias = ctx.op(
@@ -98,6 +92,7 @@ def _unsqueeze() -> Op:
     return Unsqueeze()
 
 
+@extractor("tf", "Rsqrt", produces=[Power])
 def _rsqrt(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Power(), ctx.input(0), _scalar_like(ctx, -0.5))]
 
@@ -106,22 +101,25 @@ def _reciprocal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Power(), ctx.input(0), _scalar_like(ctx, -1.0))]
 
 
+@extractor("tf", "Square", produces=[Multiply])
 def _square(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Multiply(), ctx.input(0), ctx.input(0))]
 
 
 def _scalar_like(ctx: ExtractContext, value: float, suffix: str = "exponent", shape: tuple[int, ...] = ()) -> OutPort:
     """A constant of the node's element type ``T`` (an f32 constant next to f16 data is refused)."""
-    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.node.name)
+    dtype = numpy_dtype(ctx.attrs.int("T", 1), ctx.where())
     return ctx.const(np.full(shape, value, dtype=dtype), suffix=suffix)
 
 
+@extractor("tf", "Erfc", produces=[Erf, Subtract])
 def _erfc(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """erfc(x) = 1 - erf(x) (Keras 3 writes exact GELU with Erfc)."""
     return [ctx.op(Subtract(), _scalar_like(ctx, 1.0), ctx.op(Erf(), ctx.input(0)))]
 
 
-def _infinity_test(native: type[Op], compare: type[Op], beyond: type[Op]):  # type: ignore[no-untyped-def]
+def _infinity_test(node: Node, ctx: ExtractContext, native: type[Op], compare: type[Op], beyond: type[Op]
+) -> list[OutPort]:
     """IsInf / IsFinite, classified by comparisons where the CPU plugin's own answer differs
     from TensorFlow's:
 
@@ -136,56 +134,52 @@ def _infinity_test(native: type[Op], compare: type[Op], beyond: type[Op]):  # ty
     IsNaN, not left to the comparison: the CPU plugin's Greater answers true for a NaN operand
     on some CPUs (OpenVINO 2026.4 on AVX-512 ones, f32 data too).
     """
-
-    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-        element = ctx.input_type(0)
-        if element not in (ElementType.f64, ElementType.f16, ElementType.bf16):
-            return native()
-        magnitude = ctx.op(Abs(), ctx.input(0), suffix="magnitude")
-        if element is ElementType.f64:
-            return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
-        largest = element.max_finite
-        classified = ctx.op(beyond(), magnitude, const_like(ctx, largest, ctx.input(0), "largest_finite"))
-        number = ctx.op(LogicalNot(), ctx.op(IsNaN(), ctx.input(0), suffix="nan"), suffix="not_nan")
-        return [ctx.op(LogicalAnd(), classified, number, suffix="and_not_nan")]
-
-    return extract
+    element = ctx.input_type(0)
+    if element not in (ElementType.f64, ElementType.f16, ElementType.bf16):
+        return on_inputs(ctx, native())
+    magnitude = ctx.op(Abs(), ctx.input(0), suffix="magnitude")
+    if element is ElementType.f64:
+        return [ctx.op(compare(), magnitude, const_like(ctx, np.inf, ctx.input(0), "infinity"))]
+    largest = element.max_finite
+    classified = ctx.op(beyond(), magnitude, const_like(ctx, largest, ctx.input(0), "largest_finite"))
+    number = ctx.op(LogicalNot(), ctx.op(IsNaN(), ctx.input(0), suffix="nan"), suffix="not_nan")
+    return [ctx.op(LogicalAnd(), classified, number, suffix="and_not_nan")]
 
 
-def _relu6(node: Node, ctx: ExtractContext) -> Op:
-    return Clamp(min=0.0, max=6.0)
+@extractor("tf", "Relu6", produces=[Clamp])
+def _relu6(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Clamp(min=0.0, max=6.0))
 
 
+@extractor("tf", "LeakyRelu", produces=[PReLU])
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     alpha = _scalar_like(ctx, ctx.attrs.float("alpha", 0.2), "alpha", shape=(1,))
     return [ctx.op(PReLU(), ctx.input(0), alpha)]
 
 
-def _softmax(make: Callable[[int], Op]) -> Callable[[Node, ExtractContext], Op]:
-    def extract(node: Node, ctx: ExtractContext) -> Op:
-        return make(-1)
-
-    return extract
-
-
+@extractor("tf", "AddN", produces=[*ADD_N_OPS])
 def _add_n(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [add_n(ctx, [ctx.input(i) for i in range(len(ctx.inputs))])]
 
 
+@extractor("tf", "Selu", produces=[Selu])
 def _selu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     alpha = _scalar_like(ctx, 1.6732632423543772, "alpha", shape=(1,))
     scale = _scalar_like(ctx, 1.0507009873554805, "lambda", shape=(1,))
     return [ctx.op(Selu(), ctx.input(0), alpha, scale)]
 
 
+@extractor("tf", "Log1p", produces=[Add, Log])
 def _log1p(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Log(), ctx.op(Add(), ctx.input(0), _scalar_like(ctx, 1.0, "one"), suffix="plus_one"))]
 
 
+@extractor("tf", "Expm1", produces=[Exp, Subtract])
 def _expm1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Subtract(), ctx.op(Exp(), ctx.input(0), suffix="exp"), _scalar_like(ctx, 1.0, "one"))]
 
 
+@extractor("tf", "DivNoNan", produces=[Divide, Select, Equal])
 def _div_no_nan(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x / y, and 0 wherever y == 0 (whatever x is)."""
     zero = _scalar_like(ctx, 0.0, "zero")
@@ -253,31 +247,51 @@ _BINARY: dict[str, Binary] = {
 }
 
 
-EXTRACTORS = [
-    *[tf(name, _plain(kind.make), produces=[kind.op]) for name, kind in {**_UNARY, **_BINARY}.items()],
-    tf("AddN", _add_n, produces=[*ADD_N_OPS]),
-    tf("BiasAdd", _bias_add, produces=[Add]),
-    tf("RealDiv", _plain(lambda: Divide(m_pythondiv=False)), produces=[Divide]),
-    tf("Div", _div, produces=[Divide]),
-    tf("FloorDiv", _floor_div, produces=[Divide, Floor]),
-    tf("TruncateDiv", _truncate_div, produces=[Divide]),
-    tf("Relu6", _relu6, produces=[Clamp]),
-    tf("LeakyRelu", _leaky_relu, produces=[PReLU]),
-    tf("Elu", _plain(lambda: Elu(alpha=1.0)), produces=[Elu]),
-    tf("Selu", _selu, produces=[Selu]),
-    tf("Softmax", _softmax(lambda a: SoftMax(axis=a)), produces=[SoftMax]),
-    tf("LogSoftmax", _softmax(lambda a: LogSoftmax(axis=a)), produces=[LogSoftmax]),
-    tf("Rsqrt", _rsqrt, produces=[Power]),
-    *aliases(FRAMEWORK, ["Reciprocal", "Inv"], _reciprocal, produces=[Power]),
-    tf("Square", _square, produces=[Multiply]),
-    tf("Round", _plain(lambda: Round(mode="half_to_even")), produces=[Round]),
-    tf("Erfc", _erfc, produces=[Erf, Subtract]),
-    tf("Log1p", _log1p, produces=[Add, Log]),
-    tf("Expm1", _expm1, produces=[Exp, Subtract]),
-    tf("Rint", _plain(lambda: Round(mode="half_to_even")), produces=[Round]),
-    tf("DivNoNan", _div_no_nan, produces=[Divide, Select]),
-    tf("IsInf", _infinity_test(IsInf, Equal, Greater),
-       produces=[IsInf, Abs, Equal, Greater, IsNaN, LogicalNot, LogicalAnd]),
-    tf("IsFinite", _infinity_test(IsFinite, Less, LessEqual),
-       produces=[IsFinite, Abs, Less, LessEqual, IsNaN, LogicalNot, LogicalAnd]),
-]
+RECIPROCAL = aliases("tf", ["Reciprocal", "Inv"], _reciprocal, produces=[Power])
+
+
+@extractor("tf", "RealDiv", produces=[Divide])
+def _real_div(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Divide(m_pythondiv=False))
+
+
+@extractor("tf", "Elu", produces=[Elu])
+def _elu(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Elu(alpha=1.0))
+
+
+@extractor("tf", "Softmax", produces=[SoftMax])
+def _softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, SoftMax(axis=-1))
+
+
+@extractor("tf", "LogSoftmax", produces=[LogSoftmax])
+def _log_softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, LogSoftmax(axis=-1))
+
+
+def _round_half_to_even(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Round(mode="half_to_even"))
+
+
+ROUND = aliases("tf", ["Round", "Rint"], _round_half_to_even, produces=[Round])
+
+
+@extractor("tf", "IsInf", produces=[IsInf, Abs, Equal, Greater, IsNaN, LogicalNot, LogicalAnd])
+def _is_inf(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _infinity_test(node, ctx, IsInf, Equal, Greater)
+
+
+@extractor("tf", "IsFinite", produces=[IsFinite, Abs, Less, LessEqual, IsNaN, LogicalNot, LogicalAnd])
+def _is_finite(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _infinity_test(node, ctx, IsFinite, Less, LessEqual)
+
+
+
+def _one_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The TF ops that are one attribute-free opset op, on the node's inputs."""
+    return on_inputs(ctx, _ONE_OP[ctx.source_op.op_type].make())
+
+
+_ONE_OP: dict[str, Unary | Binary] = {**_UNARY, **_BINARY}
+ONE_OP = [record for name, kind in _ONE_OP.items() for record in aliases("tf", [name], _one_op, produces=[kind.op])]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64, require_rank
+from irconv.frontend import aliases, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Result, SourceOp
 from irconv.types import ElementType
@@ -32,8 +32,6 @@ from irconv_opset import (
     ShapeOf,
     Unsqueeze,
 )
-
-from irconv_tf.extractors._base import tf
 
 Extract = Callable[[Node, ExtractContext], list[OutPort]]
 
@@ -55,7 +53,7 @@ def _check_complex_consumers(ctx: ExtractContext) -> None:
     while ports:
         port = ports.pop()
         for dest in port.get_destinations():
-            node, op = dest.node, dest.node.op
+            reader, op = dest.node, dest.node.op
             if isinstance(op, Result):
                 raise ConversionError(
                     f"{ctx.where()}: its complex output is a model output, which the IR cannot hold "
@@ -65,14 +63,19 @@ def _check_complex_consumers(ctx: ExtractContext) -> None:
             op_type = op.op_type if isinstance(op, SourceOp) else op.type
             if op_type in _PASS_THROUGH:
                 out = dest.idx if op_type == "IdentityN" else 0  # IdentityN: input i is output i
-                if (node.name, out) not in seen and out < node.num_outputs():
-                    seen.add((node.name, out))
-                    ports.append(node.out_port(out))
+                if (reader.name, out) not in seen and out < reader.num_outputs():
+                    seen.add((reader.name, out))
+                    ports.append(reader.out_port(out))
             elif op_type not in _COMPLEX_READERS:
                 raise ConversionError(
-                    f"{ctx.where()}: its complex output is read by node {node.name!r} ({op_type}), which irconv "
+                    f"{ctx.where()}: its complex output is read by {_reader(reader, op_type)}, which irconv "
                     "cannot run on complex values (only " + ", ".join(sorted(_COMPLEX_READERS)) + " can)"
                 )
+
+
+def _reader(node: Node, op_type: str) -> str:
+    """How a message names a node reading the complex output (another node than ctx.where()'s)."""
+    return f"node {node.name!r} ({op_type})"
 
 
 def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:
@@ -88,6 +91,12 @@ def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:
     return rank
 
 
+def _transformed_dims(ctx: ExtractContext) -> int:
+    """How many inner dims an (I)(R)FFT op transforms: FFT 1, FFT2D 2, FFT3D 3."""
+    op_type = ctx.source_op.op_type
+    return int(op_type[-2]) if op_type.endswith("D") else 1
+
+
 def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
     """``fft_length`` (input 1, int32 [dims]) as the i64 ``signal_size`` of RDFT/IRDFT."""
     value = ctx.input_value(1)
@@ -99,43 +108,35 @@ def _fft_length(ctx: ExtractContext, dims: int) -> OutPort:
     return ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="fft_length")
 
 
-def _rfft(dims: int) -> Extract:
+def _rfft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RFFT/RFFT2D/RFFT3D: real [..., n1..nk] -> complex [..., f1..f(k-1), fk // 2 + 1]."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = require_rank(ctx, 0)
-        if rank < dims:
-            raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
-        _check_complex_consumers(ctx)
-        axes = i64(ctx, list(range(rank - dims, rank)), "axes")
-        return [ctx.op(RDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
-
-    return extract
+    dims = _transformed_dims(ctx)
+    rank = require_rank(ctx, 0)
+    if rank < dims:
+        raise ConversionError(f"{ctx.where()}: input 0 has rank {rank}, below the {dims} transformed dims")
+    _check_complex_consumers(ctx)
+    axes = i64(ctx, list(range(rank - dims, rank)), "axes")
+    return [ctx.op(RDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
 
-def _irfft(dims: int) -> Extract:
+def _irfft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """IRFFT/IRFFT2D/IRFFT3D: complex -> real [..., f1..fk] for the fk = fft_length values."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = _complex_input(ctx, 0, dims)
-        axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
-        return [ctx.op(IRDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
-
-    return extract
+    dims = _transformed_dims(ctx)
+    rank = _complex_input(ctx, 0, dims)
+    axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+    return [ctx.op(IRDFT(), ctx.input(0), axes, _fft_length(ctx, dims))]
 
 
-def _fft(dims: int, inverse: bool) -> Extract:
+def _fft(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """FFT/IFFT (2D, 3D): complex -> complex over the innermost ``dims`` dims; IDFT scales by 1/n."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = _complex_input(ctx, 0, dims)
-        _check_complex_consumers(ctx)
-        axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
-        return [ctx.op((IDFT if inverse else DFT)(), ctx.input(0), axes)]
-
-    return extract
+    dims, inverse = _transformed_dims(ctx), ctx.source_op.op_type.startswith("I")
+    rank = _complex_input(ctx, 0, dims)
+    _check_complex_consumers(ctx)
+    axes = i64(ctx, list(range(rank - 1 - dims, rank - 1)), "axes")
+    return [ctx.op((IDFT if inverse else DFT)(), ctx.input(0), axes)]
 
 
+@extractor("tf", "Complex", produces=[Unsqueeze, Concat, Broadcast, ShapeOf])
 def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Complex(real, imag): both broadcast to their common shape, stacked on a new last dim."""
     _check_complex_consumers(ctx)
@@ -151,37 +152,22 @@ def _complex(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=-1), *parts)]
 
 
-def _part(index: int) -> Extract:
+def _part(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Real (0) / Imag (1): that entry of the trailing pair."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        _complex_input(ctx, 0, 0)
-        return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"))]
-
-    return extract
+    index = 1 if ctx.source_op.op_type == "Imag" else 0
+    _complex_input(ctx, 0, 0)
+    return [ctx.op(Gather(), ctx.input(0), i64(ctx, index, "part"), i64(ctx, -1, "pair_axis"))]
 
 
+@extractor("tf", "ComplexAbs", produces=[ReduceL2])
 def _complex_abs(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ComplexAbs: the L2 norm of the trailing pair."""
     _complex_input(ctx, 0, 0)
     return [ctx.op(ReduceL2(keep_dims=False), ctx.input(0), i64(ctx, [-1], "pair_axis"))]
 
 
-EXTRACTORS = [
-    tf("RFFT", _rfft(1), produces=[RDFT]),
-    tf("RFFT2D", _rfft(2), produces=[RDFT]),
-    tf("RFFT3D", _rfft(3), produces=[RDFT]),
-    tf("IRFFT", _irfft(1), produces=[IRDFT]),
-    tf("IRFFT2D", _irfft(2), produces=[IRDFT]),
-    tf("IRFFT3D", _irfft(3), produces=[IRDFT]),
-    tf("FFT", _fft(1, inverse=False), produces=[DFT]),
-    tf("FFT2D", _fft(2, inverse=False), produces=[DFT]),
-    tf("FFT3D", _fft(3, inverse=False), produces=[DFT]),
-    tf("IFFT", _fft(1, inverse=True), produces=[IDFT]),
-    tf("IFFT2D", _fft(2, inverse=True), produces=[IDFT]),
-    tf("IFFT3D", _fft(3, inverse=True), produces=[IDFT]),
-    tf("Complex", _complex, produces=[Unsqueeze, Concat, Broadcast]),
-    tf("Real", _part(0), produces=[Gather]),
-    tf("Imag", _part(1), produces=[Gather]),
-    tf("ComplexAbs", _complex_abs, produces=[ReduceL2]),
-]
+RFFT = aliases("tf", ["RFFT", "RFFT2D", "RFFT3D"], _rfft, produces=[RDFT, Convert])
+IRFFT = aliases("tf", ["IRFFT", "IRFFT2D", "IRFFT3D"], _irfft, produces=[IRDFT, Convert])
+FFT = aliases("tf", ["FFT", "FFT2D", "FFT3D"], _fft, produces=[DFT])
+IFFT = aliases("tf", ["IFFT", "IFFT2D", "IFFT3D"], _fft, produces=[IDFT])
+PARTS = aliases("tf", ["Real", "Imag"], _part, produces=[Gather])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import const_like, i64
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -34,8 +34,6 @@ from irconv_opset import (
     TopK,
     Unsqueeze,
 )
-
-from irconv_tf.extractors._base import tf
 
 #: The elimination is unrolled, about a dozen ops per row; larger matrices are refused.
 MAX_MATRIX_SIZE = 64
@@ -117,6 +115,7 @@ def _empty_batch(ctx: ExtractContext) -> OutPort | None:
     return ctx.const(np.zeros(shape[:-2], ctx.input_type(0).numpy), suffix="empty")
 
 
+@extractor("tf", "MatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Subtract, Abs, Add, Equal, Greater, LogicalAnd, NotEqual, Slice, Squeeze, Unsqueeze])
 def _determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     empty = _empty_batch(ctx)
     if empty is not None:
@@ -128,6 +127,7 @@ def _determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [product]
 
 
+@extractor("tf", "LogMatrixDeterminant", produces=[TopK, Gather, Select, Divide, Multiply, Log, Abs, Add, Equal, Greater, LogicalAnd, NotEqual, Sign, Slice, Squeeze, Subtract, Unsqueeze])
 def _log_determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(sign, log|det|): the sign of the pivots' product, the sum of their log magnitudes."""
     empty = _empty_batch(ctx)
@@ -141,7 +141,3 @@ def _log_determinant(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [sign, total]
 
 
-EXTRACTORS = [
-    tf("MatrixDeterminant", _determinant, produces=[TopK, Gather, Select, Divide, Multiply, Subtract]),
-    tf("LogMatrixDeterminant", _log_determinant, produces=[TopK, Gather, Select, Divide, Multiply, Log]),
-]

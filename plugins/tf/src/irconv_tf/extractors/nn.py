@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, i64, input_constant, numpy_dtype, require_rank
+from irconv.frontend import aliases, extractor, i64, input_constant, numpy_dtype, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -20,13 +20,10 @@ from irconv_opset import (
     Add,
     AvgPool,
     Convert,
-    Convolution,
-    ConvolutionBackpropData,
     DepthToSpace,
     Divide,
     Einsum,
     Gather,
-    GroupConvolution,
     Interpolate,
     MatMul,
     Maximum,
@@ -44,8 +41,9 @@ from irconv_opset import (
     Transpose,
 )
 from irconv_opset.build import all_axes
-from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.convolution import (
+    CHANNELS_LAST_CONVOLUTION_OPS,
+    CONVOLUTION_BACKPROP_OPS,
     ChannelsLastConvolution,
     FilterLayout,
     PadSplit,
@@ -56,11 +54,12 @@ from irconv_opset.lowering.convolution import (
     full_transposed_size,
     padding_for_output_size,
 )
+from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.pooling import PoolWindow, avg_pool, max_pool
+from irconv_opset.lowering.resize import tf_resize_coordinates
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import channels_last, laid_out, spatial, tf
+from irconv_tf.extractors._base import channels_last, laid_out, on_inputs, spatial
 
 
 def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = None) -> Window:
@@ -75,7 +74,7 @@ def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = 
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
         inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
         return Window.of(steps, dilations, [int(p[0]) for p in inner], [int(p[1]) for p in inner])
-    raise ConversionError(f"node {ctx.node.name!r}: unknown padding {kind!r}")
+    raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
 
 
 def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
@@ -83,33 +82,32 @@ def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
     return LayoutMark.for_rank(rank) if channels_last(ctx) else None
 
 
-def _conv(rank: int):  # type: ignore[no-untyped-def]
+def _conv(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv2D (rank 4) and Conv3D (rank 5): filters [spatial..., I, O] -> [O, I, spatial...]."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        conv = ChannelsLastConvolution(_window(ctx, rank), ctx.input(1), FilterLayout.SPATIAL_IN_OUT)
-        return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx, rank)))[:1]
-
-    return extract
+    rank = _rank_of(ctx)
+    conv = ChannelsLastConvolution(_window(ctx, rank), ctx.input(1), FilterLayout.SPATIAL_IN_OUT)
+    return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx, rank)))[:1]
 
 
 def _placer(ctx: ExtractContext, layout: LayoutMark | None) -> Callable[[Op, list[OutPort]], list[OutPort]]:
     return lambda op, inputs: laid_out(ctx, op, inputs, layout)
 
 
+@extractor("tf", "DepthwiseConv2dNative", produces=[*CHANNELS_LAST_CONVOLUTION_OPS])
 def _depthwise(node: Node, ctx: ExtractContext) -> list[OutPort]:
     weights = input_constant(ctx, 1, "filter")  # [H, W, C, M]
     conv = ChannelsLastConvolution(_window(ctx), weights, FilterLayout.SPATIAL_CHANNEL_MULTIPLIER)
     return channels_last_convolution(ctx, ctx.input(0), conv, _placer(ctx, _layout(ctx)))
 
 
+@extractor("tf", "Conv2DBackpropInput", produces=[*CONVOLUTION_BACKPROP_OPS, Transpose, Convert, Gather, Subtract, Maximum, Divide, Add, Slice])
 def _conv2d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The forward conv's padding, from the result size TF asks for, as explicit pads."""
     # the filter may be computed: only its (static) kernel size matters here
     filter_shape = ctx.input_shape(1)
-    if filter_shape is None or len(filter_shape) != 4 or None in filter_shape[:2]:
-        raise ConversionError(f"node {node.name!r}: Conv2DBackpropInput needs the filter's kernel size known")
-    kernel = tuple(int(k) for k in filter_shape[:2])  # type: ignore[arg-type]
+    kernel = tuple(k for k in filter_shape[:2] if k is not None) if filter_shape is not None else ()
+    if filter_shape is None or len(filter_shape) != 4 or len(kernel) != 2:
+        raise ConversionError(f"{ctx.where()}: Conv2DBackpropInput needs the filter's kernel size known")
     if ctx.input_value(0) is None:
         return _computed_size_backprop_input(node, ctx, kernel)
     sizes = input_constant(ctx, 0, "input_sizes").reshape(-1)
@@ -160,13 +158,13 @@ def _computed_size_backprop_input(node: Node, ctx: ExtractContext, kernel: tuple
     data takes the cropped form."""
     window, kind = _backprop_window(ctx, 4)
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"node {node.name!r}: padding {kind!r} is not supported for Conv2DBackpropInput")
+        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
     output_shape = ctx.op(Gather(), sizes, i64(ctx, axes, "spatial_axes"), i64(ctx, 0, "axis"), suffix="output_shape")
     data_shape = ctx.input_shape(2)
     if data_shape is not None and len(data_shape) == 4 and None not in data_shape:
-        in_spatial = [int(data_shape[a]) for a in axes]  # type: ignore[arg-type]
+        in_spatial = [d for d in (data_shape[a] for a in axes) if d is not None]
         return _cropped_backprop_input(ctx, window, kind, kernel, in_spatial, output_shape, axes)
     auto = Window.of(window.strides, window.dilations, auto_pad="same_lower" if kind == "SAME" else "valid")
     return [_backprop(ctx, 4, auto, output_shape=output_shape)]
@@ -198,11 +196,14 @@ def _cropped_backprop_input(
     return [ctx.op(Slice(), full, begin, end, i64(ctx, [1, 1], "crop_step"), i64(ctx, axes, "crop_axes"))]
 
 
-def _pool(kind: str, rank: int = 4):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return _pooled(ctx, kind, rank, spatial(ctx, "ksize", rank), spatial(ctx, "strides", rank))
+def _rank_of(ctx: ExtractContext) -> int:
+    """The input rank a 2D (4) or 3D (5) convolution or pooling op works on."""
+    return 5 if ctx.source_op.op_type.endswith("3D") else 4
 
-    return extract
+
+def _pool(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    kind, rank = ("max" if ctx.source_op.op_type.startswith("Max") else "avg"), _rank_of(ctx)
+    return _pooled(ctx, kind, rank, spatial(ctx, "ksize", rank), spatial(ctx, "strides", rank))
 
 
 def _pooled(ctx: ExtractContext, kind: str, rank: int, kernel: tuple[int, ...], strides: tuple[int, ...]
@@ -283,14 +284,15 @@ def _per_channel(ctx: ExtractContext, values: OutPort, rank: int, channel_axis: 
     return ctx.op(Reshape(special_zero=False), values, i64(ctx, shape, "channel_shape"))
 
 
-def _matmul(node: Node, ctx: ExtractContext) -> Op:
-    return MatMul(transpose_a=ctx.attrs.bool("transpose_a", False), transpose_b=ctx.attrs.bool("transpose_b", False))
+@extractor("tf", "MatMul", produces=[MatMul])
+def _matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, MatMul(transpose_a=ctx.attrs.bool("transpose_a", False), transpose_b=ctx.attrs.bool("transpose_b", False)))
 
 
 def _batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """BatchMatMulV3's ``Tout`` may be wider than its inputs (int8 x int8 -> int32): the
     products are computed in ``Tout``, so the inputs are converted first, never the result."""
-    out = element_type(ctx.attrs.int("Tout"), node.name) if "Tout" in ctx.attrs else None
+    out = element_type(ctx.attrs.int("Tout"), ctx.where()) if "Tout" in ctx.attrs else None
     inputs = []
     for i in (0, 1):
         port = ctx.input(i)
@@ -301,58 +303,45 @@ def _batch_matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(op, *inputs, suffix="MatMul")]
 
 
-def _einsum(node: Node, ctx: ExtractContext) -> Op:
-    return Einsum(equation=ctx.attrs.str("equation"))
+@extractor("tf", "Einsum", produces=[Einsum])
+def _einsum(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Einsum(equation=ctx.attrs.str("equation")))
 
 
-def _resize_mapping(mode: str, align_corners: bool, half_pixel: bool) -> tuple[str, str]:
-    """TensorFlow's source coordinate for output index y, as Interpolate's two attributes.
-    TF computes (scale = in / out, or (in - 1) / (out - 1) with align_corners):
-    nearest: align_corners round(y * scale); half_pixel floor((y + 0.5) * scale);
-    else floor(y * scale). linear: half_pixel (y + 0.5) * scale - 0.5; else y * scale.
-    ``tf_half_pixel_for_nn`` is (y + 0.5) * scale, so it pairs with ``floor``.
-    """
-    if align_corners:
-        return "align_corners", "round_prefer_ceil"
-    if half_pixel:
-        return ("half_pixel", "round_prefer_ceil") if mode == "linear" else ("tf_half_pixel_for_nn", "floor")
-    return "asymmetric", "floor"
+#: Interpolate's mode for each TF resize op.
+_RESIZE_MODES = {"ResizeBilinear": "linear", "ResizeNearestNeighbor": "nearest"}
 
 
-def _resize(mode: str):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        align_corners = ctx.attrs.bool("align_corners", False)
-        half_pixel = ctx.attrs.bool("half_pixel_centers", False)
-        if align_corners and half_pixel:
-            raise ConversionError(f"node {node.name!r}: align_corners and half_pixel_centers cannot both be set")
-        transform, nearest = _resize_mapping(mode, align_corners, half_pixel)
-        op = Interpolate(
-            mode=mode,
-            shape_calculation_mode="sizes",
-            coordinate_transformation_mode=transform,
-            nearest_mode=nearest,
-            antialias=False,
-            pads_begin=(0, 0, 0, 0),
-            pads_end=(0, 0, 0, 0),
-        )
-        images = ctx.input(0)
-        if mode == "linear" and ctx.input_type(0) is not ElementType.f32:
-            # ResizeBilinear returns float32 whatever the image type (uint8 photos included)
-            images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
-        axes = i64(ctx, [1, 2], "axes")
-        return [ctx.op(op, images, ctx.input(1), axes)]
-
-    return extract
+def _resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    mode = _RESIZE_MODES[ctx.source_op.op_type]
+    align_corners = ctx.attrs.bool("align_corners", False)
+    half_pixel = ctx.attrs.bool("half_pixel_centers", False)
+    if align_corners and half_pixel:
+        raise ConversionError(f"{ctx.where()}: align_corners and half_pixel_centers cannot both be set")
+    transform, nearest = tf_resize_coordinates(mode == "nearest", align_corners, half_pixel)
+    op = Interpolate(
+        mode=mode,
+        shape_calculation_mode="sizes",
+        coordinate_transformation_mode=transform,
+        nearest_mode=nearest,
+        antialias=False,
+        pads_begin=(0, 0, 0, 0),
+        pads_end=(0, 0, 0, 0),
+    )
+    images = ctx.input(0)
+    if mode == "linear" and ctx.input_type(0) is not ElementType.f32:
+        # ResizeBilinear returns float32 whatever the image type (uint8 photos included)
+        images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
+    axes = i64(ctx, [1, 2], "axes")
+    return [ctx.op(op, images, ctx.input(1), axes)]
 
 
-def _depth_space(make):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        ctx.attrs.choice("data_format", ["NHWC", "NCHW"], "NHWC")
-        return laid_out(ctx, make(ctx.attrs.int("block_size")), [ctx.input(0)], _layout(ctx))
-
-    return extract
+def _depth_space(node: Node, ctx: ExtractContext, make: Callable[[int], Op]) -> list[OutPort]:
+    ctx.attrs.choice("data_format", ["NHWC", "NCHW"], "NHWC")
+    return laid_out(ctx, make(ctx.attrs.int("block_size")), [ctx.input(0)], _layout(ctx))
 
 
+@extractor("tf", "MaxPoolV2", produces=[MaxPool_v1])
 def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MaxPoolV2: ksize and strides are (constant) inputs instead of attributes."""
     ksize = [int(v) for v in input_constant(ctx, 1, "ksize").reshape(-1)]
@@ -360,6 +349,7 @@ def _max_pool_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _pooled(ctx, "max", 4, spatial(ctx, "ksize", values=ksize), spatial(ctx, "strides", values=strides))
 
 
+@extractor("tf", "L2Loss", produces=[Multiply, ReduceSum])
 def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """sum(x^2) / 2 over every element."""
     squares = ctx.op(Multiply(), ctx.input(0), ctx.input(0), suffix="squares")
@@ -368,36 +358,19 @@ def _l2_loss(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Multiply(), total, half)]
 
 
-EXTRACTORS = [
-    tf("Conv2D", _conv(4), produces=[Convolution, Transpose]),
-    tf("Conv3D", _conv(5), produces=[Convolution, Transpose]),
-    tf("DepthwiseConv2dNative", _depthwise, produces=[GroupConvolution]),
-    tf(
-        "Conv2DBackpropInput",
-        _conv2d_backprop_input,
-        produces=[ConvolutionBackpropData, Transpose, Convert, Gather, Subtract, Maximum, Divide, Add, Slice],
-    ),
-    tf("MaxPool", _pool("max"), produces=[MaxPool_v1]),
-    tf("AvgPool", _pool("avg"), produces=[AvgPool]),
-    tf("MaxPoolV2", _max_pool_v2, produces=[MaxPool_v1]),
-    tf("L2Loss", _l2_loss, produces=[Multiply, ReduceSum]),
-    tf("MaxPool3D", _pool("max", 5), produces=[MaxPool_v1]),
-    tf("AvgPool3D", _pool("avg", 5), produces=[AvgPool]),
-    *aliases(
-        FRAMEWORK,
-        ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"],
-        _fused_batch_norm,
-        produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt],
-    ),
-    tf("MatMul", _matmul, produces=[MatMul]),
-    *aliases(FRAMEWORK, ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul]),
-    tf("Einsum", _einsum, produces=[Einsum]),
-    tf("ResizeBilinear", _resize("linear"), produces=[Interpolate]),
-    tf("ResizeNearestNeighbor", _resize("nearest"), produces=[Interpolate]),
-    tf(
-        "DepthToSpace", _depth_space(lambda b: DepthToSpace(mode="blocks_first", block_size=b)), produces=[DepthToSpace]
-    ),
-    tf(
-        "SpaceToDepth", _depth_space(lambda b: SpaceToDepth(mode="blocks_first", block_size=b)), produces=[SpaceToDepth]
-    ),
-]
+FUSED_BATCH_NORM = aliases("tf", ["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], _fused_batch_norm, produces=[Convert, ReduceMean, Subtract, Multiply, ShapeOf, Gather, ReduceProd, Divide, Add, Reshape, Sqrt])
+BATCH_MAT_MUL = aliases("tf", ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"], _batch_matmul, produces=[MatMul, Convert])
+CONV = aliases("tf", ["Conv2D", "Conv3D"], _conv, produces=[*CHANNELS_LAST_CONVOLUTION_OPS])
+MAX_POOL = aliases("tf", ["MaxPool", "MaxPool3D"], _pool, produces=[MaxPool_v1])
+AVG_POOL = aliases("tf", ["AvgPool", "AvgPool3D"], _pool, produces=[AvgPool])
+RESIZE = aliases("tf", list(_RESIZE_MODES), _resize, produces=[Interpolate, Convert])
+
+
+@extractor("tf", "DepthToSpace", produces=[DepthToSpace])
+def _depth_to_space(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _depth_space(node, ctx, lambda b: DepthToSpace(mode="blocks_first", block_size=b))
+
+
+@extractor("tf", "SpaceToDepth", produces=[SpaceToDepth])
+def _space_to_depth(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _depth_space(node, ctx, lambda b: SpaceToDepth(mode="blocks_first", block_size=b))

@@ -13,16 +13,14 @@ from typing import Any
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import const_like, i64, input_constant
+from irconv.frontend import const_like, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
-from irconv.ops import Op
 from irconv.types import ElementType, is_static
 from irconv_opset import (
     Abs,
     Add,
     Concat,
     Convert,
-    ConvolutionBackpropData,
     Cos,
     CumSum,
     Divide,
@@ -68,16 +66,18 @@ from irconv_opset import (
     Transpose,
     Unsqueeze,
 )
+from irconv_opset.lowering.convolution import CONVOLUTION_BACKPROP_OPS
 from irconv_opset.lowering.nms import SINGLE_CLASS_NMS_OPS
 from irconv_opset.lowering.normalization import CHANNELS_LAST_LRN_OPS, channels_last_lrn
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import NHWC, channels_last, laid_out, spatial, tf
+from irconv_tf.extractors._base import NHWC, channels_last, laid_out, on_inputs, spatial
 from irconv_tf.extractors.detection import lower_nms
 from irconv_tf.extractors.nn import backprop_for_result_size
 from irconv_tf.extractors.quantize import nudged_range
 
 
+@extractor("tf", "LRN", produces=[*CHANNELS_LAST_LRN_OPS])
 def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF: x / (bias + alpha * sum(x[..., d - r : d + r + 1] ** 2)) ** beta over the last axis."""
     radius = ctx.attrs.int("depth_radius", 5)
@@ -85,13 +85,14 @@ def _lrn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [channels_last_lrn(ctx, ctx.input(0), radius, alpha, beta, bias)]
 
 
+@extractor("tf", "ExtractImagePatches", produces=[ExtractImagePatches])
 def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ExtractImagePatches-3 on the NCHW form; its output depth is ordered (row, column,
     channel) like TF's ``[..., kh * kw * C]``."""
     kind = ctx.attrs.str("padding")
     pads = {"SAME": "same_upper", "VALID": "valid"}
     if kind not in pads:
-        raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
     op = ExtractImagePatches(
         sizes=list(spatial(ctx, "ksizes")),
         strides=list(spatial(ctx, "strides")),
@@ -101,6 +102,7 @@ def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return laid_out(ctx, op, [ctx.input(0)], NHWC)
 
 
+@extractor("tf", "FakeQuantWithMinMaxVarsPerChannel", produces=[FakeQuantize, Add, Floor, Maximum, Minimum, Multiply, Subtract])
 def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """FakeQuantWithMinMaxVarsPerChannel: constant [d] min/max, one nudged range per entry
     of the last axis (FakeQuantize broadcasts the [d] limits along it).
@@ -129,6 +131,7 @@ def _fake_quant_per_channel(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Add(), scaled, lo_port, suffix="quantized")]
 
 
+@extractor("tf", "Conv3DBackpropInputV2", produces=[*CONVOLUTION_BACKPROP_OPS, Transpose])
 def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Conv3DBackpropInputV2 -> ConvolutionBackpropData, as Conv2DBackpropInput in ``nn``."""
     kernel = input_constant(ctx, 1, "filter").shape[:3]  # [D, H, W, C_result, C_data]
@@ -136,17 +139,20 @@ def _conv3d_backprop_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return backprop_for_result_size(ctx, sizes[1:4] if channels_last(ctx) else sizes[2:5], kernel)
 
 
+@extractor("tf", "TensorArrayCloseV3")
 def _tensor_array_close(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Closing a TensorArray frees its resource: no data output, nothing to compute."""
     return []
 
 
+@extractor("tf", "NonMaxSuppression", produces=[*SINGLE_CLASS_NMS_OPS])
 def _nms_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """NonMaxSuppression (v1) is V2 with ``iou_threshold`` an attribute."""
     iou = ctx.const(np.float32(ctx.attrs.float("iou_threshold", 0.5)), suffix="iou_threshold")
     return lower_nms(ctx, 2, ctx.input(0), ctx.input(1), ctx.input(2), iou)
 
 
+@extractor("tf", "CTCGreedyDecoder", produces=[TopK, NonZero, GatherND, CumSum, Add, Concat, Convert, Gather, Less, LogicalAnd, Negative, NotEqual, Pad, Range, ReduceMax, ReduceSum, Select, ShapeOf, Slice, Squeeze, Transpose, Unsqueeze])
 def _ctc_greedy_decoder(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Best path per sequence: the top class at each step t < sequence_length[b] (first index
     on ties), blanks dropped and, with ``merge_repeated``, a class equal to the previous step's
@@ -277,6 +283,7 @@ def _channels(ctx: ExtractContext, x: OutPort) -> list[OutPort]:
     return [split.out_port(i) for i in range(3)]
 
 
+@extractor("tf", "AdjustHue", produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat, Add, Equal, Greater, GreaterEqual, Less, LogicalOr, Multiply, Subtract, Convert])
 def _adjust_hue(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's CPU kernel: RGB to (h in [0, 6), v_min, v_max) with the hue's sextant picked by
     comparisons, h += 6 * delta wrapped into [0, 6), then back (the middle channel
@@ -319,6 +326,7 @@ def _adjust_hue(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return _from_float(ctx, [pick((0, 5), (1, 4)), pick((1, 2), (0, 3)), pick((3, 4), (2, 5))], kind)
 
 
+@extractor("tf", "AdjustSaturation", produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat, Abs, Add, Equal, Floor, Greater, GreaterEqual, Less, LogicalOr, Multiply, Subtract, Convert])
 def _adjust_saturation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TF's CPU kernel: RGB to HSV (h in [0, 1)), s = clamp(s * scale, 0, 1), HSV to RGB with
     the sextant int(6h) (6, from a hue rounded up to 1, gives black plus v - s v)."""
@@ -369,25 +377,28 @@ def _seeds(ctx: ExtractContext) -> dict[str, int]:
     return {"global_seed": ctx.attrs.int("seed", 0), "op_seed": ctx.attrs.int("seed2", 0)}
 
 
+@extractor("tf", "RandomUniform", produces=[Convert, RandomUniform])
 def _random_uniform(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniform -> RandomUniform-8 over [0, 1) in ``dtype``: TF's distribution, not its values."""
-    out = element_type(ctx.attrs.int("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), ctx.where())
     low, high = ctx.const(np.zeros((), out.numpy), suffix="min"), ctx.const(np.ones((), out.numpy), suffix="max")
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), low, high, suffix="RandomUniform")]
 
 
+@extractor("tf", "RandomUniformInt", produces=[Convert, RandomUniform])
 def _random_uniform_int(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RandomUniformInt -> RandomUniform-8 over integers in [minval, maxval)."""
-    out = element_type(ctx.attrs.int("Tout", 3), node.name)
+    out = element_type(ctx.attrs.int("Tout", 3), ctx.where())
     op = RandomUniform(output_type=out, alignment="tensorflow", **_seeds(ctx))
     return [ctx.op(op, _shape_input(ctx), ctx.input(1), ctx.input(2), suffix="RandomUniform")]
 
 
+@extractor("tf", "RandomStandardNormal", produces=[Convert, Concat, RandomUniform, Gather, Log, Multiply, Sqrt, Cos])
 def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Box-Muller: sqrt(-2 ln u1) cos(2 pi u2) with u1 in (0, 1), u2 in [0, 1), both drawn
     by one RandomUniform-8 of shape [2, *shape] (two draws with the same seeds would match)."""
-    out = element_type(ctx.attrs.int("dtype", 1), node.name)
+    out = element_type(ctx.attrs.int("dtype", 1), ctx.where())
     dtype = out.numpy
     both = ctx.op(Concat(axis=0), i64(ctx, [2], "two"), _shape_input(ctx), suffix="both_shape")
     tiny = ctx.const(np.asarray(np.finfo(dtype).tiny, dtype), suffix="min")
@@ -406,6 +417,7 @@ def _random_standard_normal(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------- max pool with argmax
+@extractor("tf", "MaxPoolWithArgmax", produces=[MaxPool, Transpose, Multiply, Add, Gather, Range, ReduceProd, Reshape, ShapeOf, Concat, Convert, Divide, FloorMod, Maximum, Pad, Subtract])
 def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """MaxPool-8 on the NCHW form (indices y * W + x within each image and channel, its
     ``axis`` 2), both outputs back to NHWC; TF's flat NHWC index is then
@@ -418,10 +430,10 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     kind = ctx.attrs.str("padding")
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"node {node.name!r}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
     ksize, strides = ctx.attrs.ints("ksize"), ctx.attrs.ints("strides")
     if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 or strides[0] != 1 or strides[3] != 1:
-        raise ConversionError(f"node {node.name!r}: MaxPoolWithArgmax pools over H and W only")
+        raise ConversionError(f"{ctx.where()}: MaxPoolWithArgmax pools over H and W only")
     x = ctx.input(0)
     shape = ctx.input_shape(0)
     dims = ctx.op(ShapeOf(output_type=ElementType.i64), x, suffix="dims")
@@ -495,63 +507,42 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scaled = ctx.op(Multiply(), index, channels, suffix="scaled")
     channel = ctx.op(Range(output_type=ElementType.i64), zero, channels, one, suffix="channel")
     index = ctx.op(Add(), scaled, channel, suffix="argmax_i64")
-    out = element_type(ctx.attrs.int("Targmax", 9), node.name)
-    if out != i64:
+    out = element_type(ctx.attrs.int("Targmax", 9), ctx.where())
+    if out != ElementType.i64:
         index = ctx.op(Convert(destination_type=out), index, suffix="argmax")
     return [values, index]
 
 
 # ------------------------------------------------------------------ losses, matrices
-def _softmax_cross_entropy(sparse: bool):  # type: ignore[no-untyped-def]
+def _softmax_cross_entropy(node: Node, ctx: ExtractContext, sparse: bool) -> list[OutPort]:
     """(Sparse)SoftmaxCrossEntropyWithLogits(features [B, C], labels): the loss
     -sum(labels * log_softmax(features)) per row and its gradient softmax(features) - labels
     (sparse labels [B] are class indices, taken as one-hot rows)."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        features = ctx.input(0)
-        labels = ctx.input(1)
-        if sparse:
-            depth = ctx.op(Gather(batch_dims=0), ctx.op(ShapeOf(), features, suffix="dims"), i64(ctx, 1, "classes"),
-                           i64(ctx, 0, "axis0"), suffix="depth")  # fmt: skip
-            labels = ctx.op(OneHot(axis=-1), labels, depth, const_like(ctx, 1.0, features, "on"),
-                            const_like(ctx, 0.0, features, "off"), suffix="one_hot")  # fmt: skip
-        log_probs = ctx.op(LogSoftmax(axis=-1), features, suffix="log_softmax")
-        weighted = ctx.op(Multiply(), labels, log_probs, suffix="weighted")
-        total = ctx.op(ReduceSum(keep_dims=False), weighted, i64(ctx, [-1], "class_axis"), suffix="sum")
-        loss = ctx.op(Negative(), total, suffix="loss")
-        gradient = ctx.op(Subtract(), ctx.op(SoftMax(axis=-1), features, suffix="softmax"), labels, suffix="backprop")
-        return [loss, gradient]
-
-    return extract
+    features = ctx.input(0)
+    labels = ctx.input(1)
+    if sparse:
+        depth = ctx.op(Gather(batch_dims=0), ctx.op(ShapeOf(), features, suffix="dims"), i64(ctx, 1, "classes"),
+                       i64(ctx, 0, "axis0"), suffix="depth")  # fmt: skip
+        labels = ctx.op(OneHot(axis=-1), labels, depth, const_like(ctx, 1.0, features, "on"),
+                        const_like(ctx, 0.0, features, "off"), suffix="one_hot")  # fmt: skip
+    log_probs = ctx.op(LogSoftmax(axis=-1), features, suffix="log_softmax")
+    weighted = ctx.op(Multiply(), labels, log_probs, suffix="weighted")
+    total = ctx.op(ReduceSum(keep_dims=False), weighted, i64(ctx, [-1], "class_axis"), suffix="sum")
+    loss = ctx.op(Negative(), total, suffix="loss")
+    gradient = ctx.op(Subtract(), ctx.op(SoftMax(axis=-1), features, suffix="softmax"), labels, suffix="backprop")
+    return [loss, gradient]
 
 
-def _matrix_inverse(node: Node, ctx: ExtractContext) -> Op:
-    return Inverse(adjoint=ctx.attrs.bool("adjoint", False))
+@extractor("tf", "MatrixInverse", produces=[Inverse])
+def _matrix_inverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return on_inputs(ctx, Inverse(adjoint=ctx.attrs.bool("adjoint", False)))
 
 
-EXTRACTORS = [
-    tf(
-        "SoftmaxCrossEntropyWithLogits",
-        _softmax_cross_entropy(False),
-        produces=[LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract],
-    ),
-    tf(
-        "SparseSoftmaxCrossEntropyWithLogits",
-        _softmax_cross_entropy(True),
-        produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract, ShapeOf, Gather],
-    ),
-    tf("MatrixInverse", _matrix_inverse, produces=[Inverse]),
-    tf("LRN", _lrn, produces=[*CHANNELS_LAST_LRN_OPS]),
-    tf("ExtractImagePatches", _extract_image_patches, produces=[ExtractImagePatches]),
-    tf("FakeQuantWithMinMaxVarsPerChannel", _fake_quant_per_channel, produces=[FakeQuantize]),
-    tf("Conv3DBackpropInputV2", _conv3d_backprop_input, produces=[ConvolutionBackpropData, Transpose]),
-    tf("TensorArrayCloseV3", _tensor_array_close),
-    tf("NonMaxSuppression", _nms_v1, produces=[*SINGLE_CLASS_NMS_OPS]),
-    tf("CTCGreedyDecoder", _ctc_greedy_decoder, produces=[TopK, NonZero, GatherND, CumSum]),
-    tf("AdjustHue", _adjust_hue, produces=[Split, Select, Minimum, Maximum, Divide, Floor, Concat]),
-    tf("AdjustSaturation", _adjust_saturation, produces=[Split, Select, Minimum, Maximum, Divide, FloorMod, Concat]),
-    tf("RandomUniform", _random_uniform, produces=[RandomUniform]),
-    tf("RandomUniformInt", _random_uniform_int, produces=[RandomUniform]),
-    tf("RandomStandardNormal", _random_standard_normal, produces=[RandomUniform, Log, Sqrt, Cos]),
-    tf("MaxPoolWithArgmax", _max_pool_with_argmax, produces=[MaxPool, Transpose, Multiply, Add]),
-]
+@extractor("tf", "SoftmaxCrossEntropyWithLogits", produces=[LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract])
+def _softmax_cross_entropy_with_logits(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _softmax_cross_entropy(node, ctx, False)
+
+
+@extractor("tf", "SparseSoftmaxCrossEntropyWithLogits", produces=[OneHot, LogSoftmax, SoftMax, Multiply, ReduceSum, Negative, Subtract, ShapeOf, Gather])
+def _sparse_softmax_cross_entropy_with_logits(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _softmax_cross_entropy(node, ctx, True)

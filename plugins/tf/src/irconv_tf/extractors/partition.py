@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import const_like, i64, require_rank
+from irconv.frontend import const_like, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -20,17 +20,17 @@ from irconv_opset import (
     ReduceSum,
     Reshape,
     Select,
+    ShapeOf,
     Slice,
     Squeeze,
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
 
-from irconv_tf.extractors._base import tf
-
 I64 = ElementType.i64
 
 
+@extractor("tf", "DynamicPartition", produces=[Reshape, Equal, NonZero, Gather, Concat, ShapeOf, Slice, Squeeze])
 def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DynamicPartition(data, partitions): output i = the rows of data whose partition is i,
     in order. ``partitions`` covers data's leading dims (a prefix of its shape), so both are
@@ -52,6 +52,7 @@ def _dynamic_partition(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return outputs
 
 
+@extractor("tf", "SparseReshape", produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod, Range, Equal, Greater, ShapeOf, Squeeze, Unsqueeze])
 def _sparse_reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseReshape(indices [N, R], shape [R], new_shape [R']): the dense positions of the
     entries stay, so each index row becomes a linear offset in ``shape`` and is spelt out
@@ -91,7 +92,3 @@ def _strides(ctx: ExtractContext, shape: OutPort, suffix: str) -> OutPort:
     return ctx.op(ReduceProd(keep_dims=False), factors, i64(ctx, [1], "axis1"), suffix=f"{suffix}_strides")
 
 
-EXTRACTORS = [
-    tf("DynamicPartition", _dynamic_partition, produces=[Reshape, Equal, NonZero, Gather]),
-    tf("SparseReshape", _sparse_reshape, produces=[ReduceProd, Select, Divide, Multiply, ReduceSum, FloorMod, Range]),
-]

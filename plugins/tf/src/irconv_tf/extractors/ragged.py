@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import const_like, i64
+from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -38,14 +38,15 @@ from irconv_opset import (
     Reshape,
     ScatterNDUpdate,
     Select,
+    ShapeOf,
     Slice,
     Subtract,
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.indexing import to_i64
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import tf, to_i64
 
 I64 = ElementType.i64
 
@@ -89,6 +90,7 @@ def _one_ragged_dimension(ctx: ExtractContext, count: int, what: str) -> None:
 
 
 # ------------------------------------------------------------------------ RaggedRange
+@extractor("tf", "RaggedRange", produces=[Broadcast, CumSum, Bucketize, Gather, Select, Abs, Add, Ceiling, Concat, Convert, Divide, Greater, Less, LogicalAnd, LogicalOr, Maximum, Multiply, Range, Reshape, ShapeOf, Slice, Subtract])
 def _ragged_range(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Row i counts from starts[i] towards limits[i] by deltas[i] (scalars apply to every row)."""
     flat = [ctx.op(Reshape(special_zero=False), ctx.input(i), i64(ctx, [-1], "flat")) for i in range(3)]
@@ -124,13 +126,14 @@ def _ragged_range(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def _splits_out(ctx: ExtractContext, splits: OutPort) -> OutPort:
     """Splits in the node's ``Tsplits`` type (int64 by default)."""
-    wanted = element_type(ctx.attrs.int("Tsplits", 9), ctx.node.name)
+    wanted = element_type(ctx.attrs.int("Tsplits", 9), ctx.where())
     if wanted is I64:
         return splits
     return ctx.op(Convert(destination_type=wanted), splits, suffix="splits_out")
 
 
 # ---------------------------------------------------------------- RaggedTensorToTensor
+@extractor("tf", "RaggedTensorToTensor", produces=[Bucketize, Broadcast, ScatterNDUpdate, Slice, Add, Concat, Convert, Gather, Less, LogicalAnd, Maximum, Range, ReduceMax, Reshape, Select, ShapeOf, Subtract, Unsqueeze])
 def _ragged_to_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """RaggedTensorToTensor(shape, values, default_value, partitions...): row partition
     ROW_SPLITS, or FIRST_DIM_SIZE + VALUE_ROWIDS. Values land at [row, column]; those beyond
@@ -218,6 +221,7 @@ def _widest(ctx: ExtractContext, lengths: OutPort) -> OutPort:
 
 
 # ----------------------------------------------------------------- RaggedTensorToSparse
+@extractor("tf", "RaggedTensorToSparse", produces=[Bucketize, Concat, ReduceMax, Convert, Gather, Range, Reshape, ShapeOf, Slice, Subtract, Unsqueeze])
 def _ragged_to_sparse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(indices [V, 2] = (row, column) of each value, the values, dense shape [rows, widest])."""
     _one_ragged_dimension(ctx, ctx.attrs.int("RAGGED_RANK"), "RAGGED_RANK")
@@ -236,6 +240,7 @@ def _ragged_to_sparse(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------------ RaggedGather
+@extractor("tf", "RaggedGather", produces=[Gather, CumSum, Bucketize, Add, Concat, Convert, Range, Reshape, ShapeOf, Slice, Subtract])
 def _ragged_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Rows ``indices`` of the ragged params: their lengths make the new splits, and each
     output value reads params' value at its row's start plus its column."""
@@ -251,9 +256,3 @@ def _ragged_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_splits_out(ctx, out_splits), _gather(ctx, ctx.input(1), source, "values")]
 
 
-EXTRACTORS = [
-    tf("RaggedRange", _ragged_range, produces=[Broadcast, CumSum, Bucketize, Gather, Select]),
-    tf("RaggedTensorToTensor", _ragged_to_tensor, produces=[Bucketize, Broadcast, ScatterNDUpdate, Slice]),
-    tf("RaggedTensorToSparse", _ragged_to_sparse, produces=[Bucketize, Concat, ReduceMax]),
-    tf("RaggedGather", _ragged_gather, produces=[Gather, CumSum, Bucketize]),
-]

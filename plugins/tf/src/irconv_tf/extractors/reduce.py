@@ -2,60 +2,66 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
-from irconv_opset import Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, Squeeze, TopK, Unsqueeze
+from irconv_opset import (
+    Add,
+    Convert,
+    Equal,
+    FloorMod,
+    Gather,
+    Multiply,
+    Reshape,
+    ShapeOf,
+    Squeeze,
+    TopK,
+    Unsqueeze,
+)
 from irconv_opset.lowering.reduction import Reduction
 
 from irconv_tf.dtypes import element_type
-from irconv_tf.extractors._base import tf
+from irconv_tf.extractors._base import on_inputs
 
 
-def _reduce(make: Callable[..., Op], empty: str | None = None) -> Callable[[Node, ExtractContext], Op | list[OutPort]]:
+def _reduce(node: Node, ctx: ExtractContext, make: Callable[..., Op], empty: str | None = None) -> list[OutPort]:
     """A reduction; ``empty`` ("lowest"/"highest") is what TF's Max/Min give over nothing."""
-
-    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-        keep = ctx.attrs.bool("keep_dims", False)
-        if ctx.input_shape(1) == (0,):
-            # no axes: the input itself (computed empty axes would give the runtime a dynamic rank)
-            return [ctx.input(0)]
-        if empty is not None:
-            filled = _empty_extreme(ctx, keep, empty)
-            if filled is not None:
-                return [filled]
-        if not keep and ctx.input_value(1) is None:
-            dropped = _computed_axes_dropped(ctx, make, ctx.input(0))
-            if dropped is not None:
-                return [dropped]
-        return make(keep_dims=keep)
-
-    return extract
+    keep = ctx.attrs.bool("keep_dims", False)
+    if ctx.input_shape(1) == (0,):
+        # no axes: the input itself (computed empty axes would give the runtime a dynamic rank)
+        return [ctx.input(0)]
+    if empty is not None:
+        filled = _empty_extreme(ctx, keep, empty)
+        if filled is not None:
+            return [filled]
+    if not keep and ctx.input_value(1) is None:
+        dropped = _computed_axes_dropped(ctx, make, ctx.input(0))
+        if dropped is not None:
+            return [dropped]
+    return on_inputs(ctx, make(keep_dims=keep))
 
 
-def _logical(
-    make: Callable[..., Op], numeric: Callable[..., Op]
-) -> Callable[[Node, ExtractContext], Op | list[OutPort]]:
+def _logical(node: Node, ctx: ExtractContext, make: Callable[..., Op], numeric: Callable[..., Op]) -> list[OutPort]:
     """All/Any: the logical reduction over constant axes; over computed axes, the Min/Max of
     the values as u8 (the CPU plugin compiles no logical reduction with run-time axes)."""
-    logical = _reduce(make)
+    if ctx.input_value(1) is not None or ctx.input_shape(1) == (0,):
+        return _reduce(node, ctx, make)
+    keep = ctx.attrs.bool("keep_dims", False)
+    data = ctx.op(Convert(destination_type=ElementType.u8), ctx.input(0), suffix="as_u8")
+    reduced = None if keep else _computed_axes_dropped(ctx, numeric, data)
+    if reduced is None:
+        reduced = ctx.op(numeric(keep_dims=keep), data, ctx.input(1), suffix="reduce")
+    return [ctx.op(Convert(destination_type=ElementType.boolean), reduced, suffix="as_boolean")]
 
-    def extract(node: Node, ctx: ExtractContext) -> Op | list[OutPort]:
-        if ctx.input_value(1) is not None or ctx.input_shape(1) == (0,):
-            return logical(node, ctx)
-        keep = ctx.attrs.bool("keep_dims", False)
-        data = ctx.op(Convert(destination_type=ElementType.u8), ctx.input(0), suffix="as_u8")
-        reduced = None if keep else _computed_axes_dropped(ctx, numeric, data)
-        if reduced is None:
-            reduced = ctx.op(numeric(keep_dims=keep), data, ctx.input(1), suffix="reduce")
-        return [ctx.op(Convert(destination_type=ElementType.boolean), reduced, suffix="as_boolean")]
 
-    return extract
+#: What a reduction over computed axes with keep_dims=False builds besides the reduction.
+_COMPUTED_AXES_OPS = (Add, Convert, Equal, FloorMod, Gather, Multiply, Reshape, ShapeOf, TopK, Unsqueeze, Reduction.MAX.op)
 
 
 def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: OutPort) -> OutPort | None:
@@ -68,7 +74,7 @@ def _computed_axes_dropped(ctx: ExtractContext, make: Callable[..., Op], data: O
     rank, axes_shape = ctx.input_rank(0), ctx.input_shape(1)
     if rank is None or axes_shape is None or len(axes_shape) > 1 or None in axes_shape:
         return None
-    count = int(np.prod(axes_shape, dtype=np.int64))
+    count = math.prod(d for d in axes_shape if d is not None)
     kept = rank - count
     reduced = ctx.op(make(keep_dims=True), data, ctx.input(1), suffix="reduce_keep_dims")
     if kept <= 0:
@@ -113,22 +119,20 @@ def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | Non
     return ctx.const(np.full(out, value, dtype), suffix="empty_reduction")
 
 
-def _arg(mode: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        axis = int(input_constant(ctx, 1, "dimension"))
-        out = element_type(ctx.attrs.int("output_type", 9), node.name)
-        topk = ctx.add(
-            TopK(axis=axis, mode=mode, sort="none", index_element_type=out),
-            [ctx.input(0), i64(ctx, 1, "k")],
-            suffix="TopK",
-        )
-        return [ctx.op(Squeeze(), topk.out_port(1), i64(ctx, [axis], "axis"))]
-
-    return extract
+def _arg(node: Node, ctx: ExtractContext, mode: str) -> list[OutPort]:
+    axis = int(input_constant(ctx, 1, "dimension"))
+    out = element_type(ctx.attrs.int("output_type", 9), ctx.where())
+    topk = ctx.add(
+        TopK(axis=axis, mode=mode, sort="none", index_element_type=out),
+        [ctx.input(0), i64(ctx, 1, "k")],
+        suffix="TopK",
+    )
+    return [ctx.op(Squeeze(), topk.out_port(1), i64(ctx, [axis], "axis"))]
 
 
+@extractor("tf", "TopKV2", produces=[TopK])
 def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    out = element_type(ctx.attrs.int("index_type", 3), node.name)
+    out = element_type(ctx.attrs.int("index_type", 3), ctx.where())
     sort = "value" if ctx.attrs.bool("sorted", True) else "none"
     topk = ctx.add(
         TopK(axis=-1, mode="max", sort=sort, index_element_type=out), [ctx.input(0), ctx.input(1)], suffix="TopK"
@@ -136,18 +140,44 @@ def _top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [topk.out_port(0), topk.out_port(1)]
 
 
-EXTRACTORS = [
-    tf("Mean", _reduce(Reduction.MEAN.make), produces=[Reduction.MEAN.op]),
-    tf("Sum", _reduce(Reduction.SUM.make), produces=[Reduction.SUM.op]),
-    tf("Max", _reduce(Reduction.MAX.make, empty="lowest"), produces=[Reduction.MAX.op]),
-    tf("Min", _reduce(Reduction.MIN.make, empty="highest"), produces=[Reduction.MIN.op]),
-    tf("Prod", _reduce(Reduction.PROD.make), produces=[Reduction.PROD.op]),
-    tf("EuclideanNorm", _reduce(Reduction.L2.make), produces=[Reduction.L2.op]),
-    tf("All", _logical(Reduction.ALL.make, Reduction.MIN.make),
-       produces=[Reduction.ALL.op, Reduction.MIN.op, Convert]),
-    tf("Any", _logical(Reduction.ANY.make, Reduction.MAX.make),
-       produces=[Reduction.ANY.op, Reduction.MAX.op, Convert]),
-    tf("ArgMax", _arg("max"), produces=[TopK]),
-    tf("ArgMin", _arg("min"), produces=[TopK]),
-    tf("TopKV2", _top_k, produces=[TopK]),
+#: TF's reductions over axes: the reduction, and what an empty one gives (None: the op's own).
+_REDUCTIONS: dict[str, tuple[Reduction, str | None]] = {
+    "Mean": (Reduction.MEAN, None),
+    "Sum": (Reduction.SUM, None),
+    "Max": (Reduction.MAX, "lowest"),
+    "Min": (Reduction.MIN, "highest"),
+    "Prod": (Reduction.PROD, None),
+    "EuclideanNorm": (Reduction.L2, None),
+}
+
+
+def _reduction(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    kind, empty = _REDUCTIONS[ctx.source_op.op_type]
+    return _reduce(node, ctx, kind.make, empty=empty)
+
+
+REDUCTIONS = [
+    record
+    for name, (kind, _) in _REDUCTIONS.items()
+    for record in aliases("tf", [name], _reduction, produces=[kind.op, *_COMPUTED_AXES_OPS])
 ]
+
+
+@extractor("tf", "All", produces=[Reduction.ALL.op, Reduction.MIN.op, *_COMPUTED_AXES_OPS])
+def _all(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _logical(node, ctx, Reduction.ALL.make, Reduction.MIN.make)
+
+
+@extractor("tf", "Any", produces=[Reduction.ANY.op, Reduction.MAX.op, *_COMPUTED_AXES_OPS])
+def _any(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _logical(node, ctx, Reduction.ANY.make, Reduction.MAX.make)
+
+
+@extractor("tf", "ArgMax", produces=[TopK, Squeeze])
+def _arg_max(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg(node, ctx, "max")
+
+
+@extractor("tf", "ArgMin", produces=[TopK, Squeeze])
+def _arg_min(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _arg(node, ctx, "min")

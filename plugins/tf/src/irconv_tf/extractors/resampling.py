@@ -16,12 +16,10 @@ from collections.abc import Callable
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import input_constant
+from irconv.frontend import extractor, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Convert, Einsum
-
-from irconv_tf.extractors._base import tf
 
 #: TF's bicubic coefficients are tabulated at 1/1024 steps of the fractional position.
 CUBIC_TABLE_SIZE = 1024
@@ -88,29 +86,30 @@ def bicubic_weights(in_size: int, out_size: int, align_corners: bool, half_pixel
     return weights
 
 
-def _separable(weights: Weights) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        align_corners = ctx.attrs.bool("align_corners", False)
-        half_pixel = ctx.attrs.bool("half_pixel_centers", False)
-        shape = ctx.input_shape(0)
-        size = input_constant(ctx, 1, "the output size").reshape(-1)
-        if shape is None or len(shape) != 4 or shape[1] is None or shape[2] is None:
-            raise ConversionError(
-                f"{ctx.where()}: the image's height and width must be static (its shape is {shape}); "
-                "give the input shape with --input"
-            )
-        rows = weights(int(shape[1]), int(size[0]), align_corners, half_pixel)
-        cols = weights(int(shape[2]), int(size[1]), align_corners, half_pixel)
-        images = ctx.input(0)
-        if ctx.input_type(0) is not ElementType.f32:  # TF returns float32 whatever the image type
-            images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
-        tall = ctx.op(Einsum(equation="oh,nhwc->nowc"), ctx.const(rows, suffix="row_weights"), images, suffix="rows")
-        return [ctx.op(Einsum(equation="pw,nowc->nopc"), ctx.const(cols, suffix="column_weights"), tall)]
-
-    return extract
+def _separable(node: Node, ctx: ExtractContext, weights: Weights) -> list[OutPort]:
+    align_corners = ctx.attrs.bool("align_corners", False)
+    half_pixel = ctx.attrs.bool("half_pixel_centers", False)
+    shape = ctx.input_shape(0)
+    size = input_constant(ctx, 1, "the output size").reshape(-1)
+    if shape is None or len(shape) != 4 or shape[1] is None or shape[2] is None:
+        raise ConversionError(
+            f"{ctx.where()}: the image's height and width must be static (its shape is {shape}); "
+            "give the input shape with --input"
+        )
+    rows = weights(int(shape[1]), int(size[0]), align_corners, half_pixel)
+    cols = weights(int(shape[2]), int(size[1]), align_corners, half_pixel)
+    images = ctx.input(0)
+    if ctx.input_type(0) is not ElementType.f32:  # TF returns float32 whatever the image type
+        images = ctx.op(Convert(destination_type=ElementType.f32), images, suffix="as_float")
+    tall = ctx.op(Einsum(equation="oh,nhwc->nowc"), ctx.const(rows, suffix="row_weights"), images, suffix="rows")
+    return [ctx.op(Einsum(equation="pw,nowc->nopc"), ctx.const(cols, suffix="column_weights"), tall)]
 
 
-EXTRACTORS = [
-    tf("ResizeArea", _separable(area_weights), produces=[Einsum]),
-    tf("ResizeBicubic", _separable(bicubic_weights), produces=[Einsum]),
-]
+@extractor("tf", "ResizeArea", produces=[Einsum, Convert])
+def _resize_area(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _separable(node, ctx, area_weights)
+
+
+@extractor("tf", "ResizeBicubic", produces=[Einsum, Convert])
+def _resize_bicubic(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _separable(node, ctx, bicubic_weights)

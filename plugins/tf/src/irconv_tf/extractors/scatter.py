@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, i64, require_rank
+from irconv.frontend import aliases, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -21,6 +23,7 @@ from irconv_opset import (
     Maximum,
     NonZero,
     Range,
+    ReduceProd,
     Reshape,
     ScatterNDUpdate,
     Select,
@@ -32,11 +35,10 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.lowering import indexing as lowering
+from irconv_opset.lowering.indexing import to_i64
 from irconv_opset.lowering.reduction import Reduction
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import element_type, numpy_dtype
-from irconv_tf.extractors._base import tf, to_i64
 
 I64 = ElementType.i64
 
@@ -49,7 +51,7 @@ def _as_vector(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
 
 
 def _data_dtype(ctx: ExtractContext, node: Node, name: str = "T") -> np.dtype:
-    return numpy_dtype(ctx.attrs.int(name, 1), node.name)
+    return numpy_dtype(ctx.attrs.int(name, 1), ctx.where())
 
 
 def _filled(ctx: ExtractContext, value: OutPort, shape: OutPort, suffix: str) -> OutPort:
@@ -124,54 +126,52 @@ def _identity_element(ctx: ExtractContext, dtype: np.dtype, reduction: str) -> O
     return ctx.const(np.array(value, dtype), suffix=f"{reduction}_identity")
 
 
-def _segment_family(reduction: str, source: str):  # type: ignore[no-untyped-def]
+def _segment_family(node: Node, ctx: ExtractContext, reduction: str, source: str) -> list[OutPort]:
     """Segment*, UnsortedSegment* and SparseSegment*(WithNumSegments) for ``reduction``
     (sum, prod, min, max, mean, sqrt_n). ``source``: "sorted" (ids sorted, count = max + 1,
     an empty segment gives 0), "unsorted" (num_segments given, negative ids dropped, an empty
     segment gives the reduction's identity: 1, the lowest or the highest value) or "sparse"
     (rows gathered by ``indices``; num_segments given when the op has four inputs)."""
     scatter = {"mean": "sum", "sqrt_n": "sum"}.get(reduction, reduction)
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        dtype = _data_dtype(ctx, node)
-        data, ids_idx = ctx.input(0), 1
-        if source == "sparse":
-            data = ctx.op(Gather(batch_dims=0), data, ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
-            ids_idx = 2
-        ids = ctx.input(ids_idx)
-        given = source == "unsorted" or (source == "sparse" and len(ctx.inputs) > 3)
-        count = (
-            _as_vector(ctx, ctx.input(ids_idx + 1), "num_segments")
-            if given
-            else lowering.segment_count(ctx, ids, "num_segments")
-        )
-        unsorted = source == "unsorted"
-        initial = _identity_element(ctx, dtype, scatter) if scatter != "sum" else None
-        reduced = _segment_reduce(ctx, dtype, data, ids, count, unsorted, scatter, initial)
-        if scatter == "sum" and reduction == "sum":
-            return [reduced]
-        ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), data), "ones")
-        members = _segment_reduce(ctx, dtype, ones, ids, count, unsorted, "sum")
-        empty = ctx.op(Equal(), members, _zero(ctx, dtype), suffix="empty_segment")
-        if reduction == "mean":
-            divisor = ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one"))
-            return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="mean")]
-        if reduction == "sqrt_n":
-            divisor = ctx.op(Sqrt(), ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one")))
-            return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="sqrt_n")]
-        if unsorted or reduction == "prod":
-            return [reduced]  # prod of nothing is 1 (sorted too); unsorted min/max keep the identity
-        return [ctx.op(Select(), empty, _zero(ctx, dtype), reduced, suffix="empty_is_zero")]
-
-    return extract
+    dtype = _data_dtype(ctx, node)
+    data, ids_idx = ctx.input(0), 1
+    if source == "sparse":
+        data = ctx.op(Gather(batch_dims=0), data, ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
+        ids_idx = 2
+    ids = ctx.input(ids_idx)
+    given = source == "unsorted" or (source == "sparse" and len(ctx.inputs) > 3)
+    count = (
+        _as_vector(ctx, ctx.input(ids_idx + 1), "num_segments")
+        if given
+        else lowering.segment_count(ctx, ids, "num_segments")
+    )
+    unsorted = source == "unsorted"
+    initial = _identity_element(ctx, dtype, scatter) if scatter != "sum" else None
+    reduced = _segment_reduce(ctx, dtype, data, ids, count, unsorted, scatter, initial)
+    if scatter == "sum" and reduction == "sum":
+        return [reduced]
+    ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), data), "ones")
+    members = _segment_reduce(ctx, dtype, ones, ids, count, unsorted, "sum")
+    empty = ctx.op(Equal(), members, _zero(ctx, dtype), suffix="empty_segment")
+    if reduction == "mean":
+        divisor = ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one"))
+        return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="mean")]
+    if reduction == "sqrt_n":
+        divisor = ctx.op(Sqrt(), ctx.op(Maximum(), members, ctx.const(np.ones((), dtype), suffix="at_least_one")))
+        return [ctx.op(Divide(m_pythondiv=False), reduced, divisor, suffix="sqrt_n")]
+    if unsorted or reduction == "prod":
+        return [reduced]  # prod of nothing is 1 (sorted too); unsorted min/max keep the identity
+    return [ctx.op(Select(), empty, _zero(ctx, dtype), reduced, suffix="empty_is_zero")]
 
 
 # ---------------------------------------------------------------------- scatter
+@extractor("tf", "ScatterNd", produces=lowering.SCATTER_ND_INTO_ZEROS_OPS)
 def _scatter_nd(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ScatterNd(indices, updates, shape): zeros of ``shape`` with the updates added in."""
     return [lowering.scatter_nd_into_zeros(ctx, ctx.input(0), ctx.input(1), ctx.input(2), _data_dtype(ctx, node))]
 
 
+@extractor("tf", "SparseToDense", produces=[Reshape, Broadcast, ScatterNDUpdate, Concat, Convert, Gather, ShapeOf])
 def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SparseToDense(sparse_indices, output_shape, sparse_values, default_value).
     Indices are 0-D, [N] (a rank-1 output) or [N, R]; values a scalar or [N].
@@ -192,14 +192,21 @@ def _sparse_to_dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(ScatterNDUpdate(reduction="none"), dense, indices, values)]
 
 
-def _tensor_scatter(reduction: str):  # type: ignore[no-untyped-def]
+#: ScatterNDUpdate's reduction for each TensorScatter op.
+_TENSOR_SCATTER_REDUCTIONS = {
+    "TensorScatterUpdate": "none",
+    "TensorScatterAdd": "sum",
+    "TensorScatterSub": "sub",
+    "TensorScatterMax": "max",
+    "TensorScatterMin": "min",
+}
+
+
+def _tensor_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """TensorScatterUpdate/Add/Sub/Max/Min(tensor, indices, updates): ``tensor`` with the
     updates written (or added, subtracted, ...) at the index tuples; duplicates reduce."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), ctx.input(1), ctx.input(2))]
-
-    return extract
+    reduction = _TENSOR_SCATTER_REDUCTIONS[ctx.source_op.op_type]
+    return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), ctx.input(1), ctx.input(2))]
 
 
 # ---------------------------------------------------------------------- bincount
@@ -211,7 +218,7 @@ def _bin_updates(ctx: ExtractContext, dtype: np.dtype, values: OutPort, weights_
     weights = ctx.input(weights_idx)
     weights_shape = ctx.input_shape(weights_idx)
     if weights_shape is not None and all(d is not None for d in weights_shape):
-        if int(np.prod(weights_shape, dtype=np.int64)) == 0:
+        if math.prod(d for d in weights_shape if d is not None) == 0:
             return ones
         return weights
     # unknown: the weights flattened, then ones; the first size(values) of those
@@ -263,6 +270,7 @@ def _bincount_into(
     )
 
 
+@extractor("tf", "Bincount", produces=[Broadcast, ScatterNDUpdate, Slice, Add, Convert, Less, Reshape, Select, ShapeOf, Squeeze, Unsqueeze, Concat, Range])
 def _bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Bincount(arr, size, weights): [size] weight sums per value of arr (any shape), or
     counts for empty weights. TF rejects negative values; values >= size are ignored."""
@@ -271,6 +279,7 @@ def _bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_bincount_into(ctx, dtype, ctx.input(0), ctx.input(1), updates, binary=False, rows=False)]
 
 
+@extractor("tf", "DenseBincount", produces=[Broadcast, ScatterNDUpdate, Slice, Add, Concat, Convert, Less, Range, Reshape, Select, ShapeOf, Squeeze, Unsqueeze])
 def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """DenseBincount(input [N] or [B, N], size, weights): Bincount per row; with
     ``binary_output`` 1 where a value occurs (the weights ignored)."""
@@ -288,26 +297,25 @@ def _dense_bincount(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # --------------------------------------------------------------------- segments
+@extractor("tf", "UnsortedSegmentSum", produces=[Broadcast, ScatterNDUpdate, Add, Concat, Convert, Less, Reshape, Select, ShapeOf, Slice, Squeeze, Unsqueeze])
 def _unsorted_segment_sum(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = _as_vector(ctx, ctx.input(2), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=True)]
 
 
+@extractor("tf", "SegmentSum", produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _segment_sum_sorted(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = lowering.segment_count(ctx, ctx.input(1), "num_segments")
     return [_segment_sum(ctx, _data_dtype(ctx, node), ctx.input(0), ctx.input(1), count, drop_negative=False)]
 
 
-def _sparse_segment_sum(with_count: bool):  # type: ignore[no-untyped-def]
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rows = ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
-        if with_count:
-            count = _as_vector(ctx, ctx.input(3), "num_segments")
-        else:
-            count = lowering.segment_count(ctx, ctx.input(2), "num_segments")
-        return [_segment_sum(ctx, _data_dtype(ctx, node), rows, ctx.input(2), count, drop_negative=False)]
-
-    return extract
+def _sparse_segment_sum(node: Node, ctx: ExtractContext, with_count: bool) -> list[OutPort]:
+    rows = ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="rows")
+    if with_count:
+        count = _as_vector(ctx, ctx.input(3), "num_segments")
+    else:
+        count = lowering.segment_count(ctx, ctx.input(2), "num_segments")
+    return [_segment_sum(ctx, _data_dtype(ctx, node), rows, ctx.input(2), count, drop_negative=False)]
 
 
 # ----------------------------------------------------------------------- unique
@@ -317,7 +325,7 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     occurrence is last unless x holds one, so the positions of x's elements are the first
     len(x) of the result's and y is the first max(idx) + 1 uniques.
     """
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     sentinel = ctx.const(np.zeros([1], _data_dtype(ctx, node)), suffix="sentinel")
     padded = ctx.op(Concat(axis=0), ctx.input(0), sentinel, suffix="padded")
     unique = ctx.add(Unique(sorted=False, index_element_type=out, count_element_type=out), [padded])
@@ -328,19 +336,21 @@ def _unique(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Slice(), unique.out_port(0), begin, count, step, suffix="y"), idx, count]
 
 
+@extractor("tf", "UniqueWithCounts", produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS, Broadcast, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
 def _unique_with_counts(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UniqueWithCounts(x) -> Unique's y and idx, and how often each of y occurs (the ones
     of x summed per idx: Unique-10's own counts include the appended zero)."""
     y, idx, count = _unique(node, ctx)
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     dtype = out.numpy
     ones = _filled(ctx, ctx.const(np.ones((), dtype), suffix="one"), ctx.op(ShapeOf(output_type=I64), idx), "ones")
     return [y, idx, _segment_reduce(ctx, dtype, ones, idx, count, False, "sum")]
 
 
+@extractor("tf", "ListDiff", produces=[Equal, Reduction.SUM.op, NonZero, Gather, Convert, Squeeze, Unsqueeze])
 def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ListDiff(x, y) -> the values of x not in y (in x's order) and their positions in x."""
-    out = element_type(ctx.attrs.int("out_idx", 3), node.name)
+    out = element_type(ctx.attrs.int("out_idx", 3), ctx.where())
     column = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "column_axis"), suffix="x_column")
     row = ctx.op(Unsqueeze(), ctx.input(1), i64(ctx, [0], "row_axis"), suffix="y_row")
     matches = ctx.op(Convert(destination_type=ElementType.i32), ctx.op(Equal(), column, row), suffix="matches")
@@ -353,6 +363,7 @@ def _list_diff(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 # ------------------------------------------------------------------ unravelling
+@extractor("tf", "UnravelIndex", produces=[Divide, FloorMod, Convert, Unsqueeze, Broadcast, Less, Range, Select, ShapeOf, Squeeze, ReduceProd])
 def _unravel_index(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """UnravelIndex(indices, dims): coordinate j = (index // stride_j) % dims_j, as [R] for a
     scalar index and [R, N] for N indices."""
@@ -428,40 +439,42 @@ def _dynamic_stitch(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), source, winners, i64(ctx, 0, "axis"))]
 
 
-EXTRACTORS = [
-    tf("ScatterNd", _scatter_nd, produces=lowering.SCATTER_ND_INTO_ZEROS_OPS),
-    tf("UnsortedSegmentSum", _unsorted_segment_sum, produces=[Broadcast, ScatterNDUpdate]),
-    *[
-        tf(f"{prefix}{name}", _segment_family(reduction, source),
-           produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS])
-        for prefix, source, names in (
-            ("Segment", "sorted", ("Mean", "Prod", "Min", "Max")),
-            ("UnsortedSegment", "unsorted", ("Prod", "Min", "Max")),
-            (
-                "SparseSegment",
-                "sparse",
-                ("SumWithNumSegments", "Mean", "MeanWithNumSegments", "SqrtN", "SqrtNWithNumSegments"),
-            ),
-        )
-        for name in names
-        for reduction in [name.removesuffix("WithNumSegments").lower().replace("sqrtn", "sqrt_n")]
-    ],
-    tf("SegmentSum", _segment_sum_sorted, produces=[*lowering.SEGMENT_COUNT_OPS, Broadcast, ScatterNDUpdate]),
-    tf("SparseSegmentSum", _sparse_segment_sum(False), produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate]),
-    tf("Unique", lambda node, ctx: _unique(node, ctx)[:2], produces=[Unique, *lowering.SEGMENT_COUNT_OPS]),
-    tf("UniqueWithCounts", _unique_with_counts, produces=[Unique, ScatterNDUpdate, *lowering.SEGMENT_COUNT_OPS]),
-    tf("SparseToDense", _sparse_to_dense, produces=[Reshape, Broadcast, ScatterNDUpdate]),
-    tf("UnravelIndex", _unravel_index, produces=[Divide, FloorMod]),
-    *aliases(
-        FRAMEWORK, ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch,
-        produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS],
-    ),
-    tf("ListDiff", _list_diff, produces=[Equal, Reduction.SUM.op, NonZero, Gather]),
-    tf("TensorScatterUpdate", _tensor_scatter("none"), produces=[ScatterNDUpdate]),
-    tf("TensorScatterAdd", _tensor_scatter("sum"), produces=[ScatterNDUpdate]),
-    tf("TensorScatterSub", _tensor_scatter("sub"), produces=[ScatterNDUpdate]),
-    tf("TensorScatterMax", _tensor_scatter("max"), produces=[ScatterNDUpdate]),
-    tf("TensorScatterMin", _tensor_scatter("min"), produces=[ScatterNDUpdate]),
-    tf("Bincount", _bincount, produces=[Broadcast, ScatterNDUpdate, Slice]),
-    tf("DenseBincount", _dense_bincount, produces=[Broadcast, ScatterNDUpdate, Slice]),
-]
+DYNAMIC_STITCH = aliases("tf", ["DynamicStitch", "ParallelDynamicStitch"], _dynamic_stitch, produces=[ScatterNDUpdate, Gather, *lowering.SEGMENT_COUNT_OPS, Broadcast, Range, ShapeOf, Slice, Squeeze, Unsqueeze])
+
+
+@extractor("tf", "SparseSegmentSum", produces=[Gather, *lowering.SEGMENT_COUNT_OPS, ScatterNDUpdate, Broadcast, ShapeOf, Slice, Unsqueeze, Less, Select, Squeeze])
+def _sparse_segment_sum_op(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    return _sparse_segment_sum(node, ctx, False)
+
+
+TENSOR_SCATTER = aliases("tf", list(_TENSOR_SCATTER_REDUCTIONS), _tensor_scatter, produces=[ScatterNDUpdate])
+
+
+#: The segment reductions one helper lowers: TF op -> (reduction, where the ids come from).
+_SEGMENT_OPS: dict[str, tuple[str, str]] = {
+    f"{prefix}{name}": (name.removesuffix("WithNumSegments").lower().replace("sqrtn", "sqrt_n"), source)
+    for prefix, source, names in (
+        ("Segment", "sorted", ("Mean", "Prod", "Min", "Max")),
+        ("UnsortedSegment", "unsorted", ("Prod", "Min", "Max")),
+        ("SparseSegment", "sparse", ("SumWithNumSegments", "Mean", "MeanWithNumSegments", "SqrtN", "SqrtNWithNumSegments")),
+    )
+    for name in names
+}
+
+
+def _segment(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    reduction, source = _SEGMENT_OPS[ctx.source_op.op_type]
+    return _segment_family(node, ctx, reduction, source)
+
+
+SEGMENT = aliases(
+    "tf", list(_SEGMENT_OPS), _segment,
+    produces=[Broadcast, ScatterNDUpdate, Select, Divide, *lowering.SEGMENT_COUNT_OPS, Equal, Maximum, ShapeOf, Slice,
+              Unsqueeze, Gather, Sqrt, Less, Squeeze],
+)
+
+
+@extractor("tf", "Unique", produces=[Unique, *lowering.SEGMENT_COUNT_OPS, ShapeOf, Slice])
+def _unique_values(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Unique's y and idx (UniqueWithCounts adds the counts)."""
+    return _unique(node, ctx)[:2]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import i64
+from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -37,8 +37,6 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tf.extractors._base import tf
-
 I64 = ElementType.i64
 
 
@@ -52,6 +50,7 @@ def _pairwise_equal(ctx: ExtractContext, a: OutPort, b: OutPort, suffix: str) ->
     )
 
 
+@extractor("tf", "DenseToDenseSetOperation", produces=[Equal, ReduceLogicalOr, TopK, NonZero, GatherND, Concat, Convert, Gather, Less, LogicalAnd, LogicalNot, Range, ReduceMax, ReduceSum, Select, ShapeOf, Transpose, Unsqueeze])
 def _dense_to_dense_set(node: Node, ctx: ExtractContext) -> list[OutPort]:
     operation = ctx.attrs.choice("set_operation", ["a-b", "b-a", "intersection", "union"])
     element = ctx.input_type(0)
@@ -117,6 +116,3 @@ def _dense_to_dense_set(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [indices, values, ctx.op(Concat(axis=0), rows, widest, suffix="shape")]
 
 
-EXTRACTORS = [
-    tf("DenseToDenseSetOperation", _dense_to_dense_set, produces=[Equal, ReduceLogicalOr, TopK, NonZero, GatherND]),
-]

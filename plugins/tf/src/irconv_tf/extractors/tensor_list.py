@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, i64
+from irconv.frontend import aliases, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -34,11 +34,16 @@ from irconv_opset import (
     Unsqueeze,
 )
 
-from irconv_tf import FRAMEWORK
 from irconv_tf.dtypes import numpy_dtype
-from irconv_tf.extractors._base import tf
 
 _I64 = ElementType.i64
+#: What each shared piece below may build (the extractors' produces are made of them).
+_ELEMENT_DIMS_OPS = (Convert, Broadcast, ShapeOf, ReduceMin, GreaterEqual, Select)
+_ZEROS_OPS = (Concat, Broadcast, *_ELEMENT_DIMS_OPS)
+_LENGTH_OPS = (ShapeOf, Slice)
+_RESHAPED_LIKE_OPS = (*_LENGTH_OPS, ReduceProd, Reshape, Concat, Broadcast)
+_WRITE_OPS = (Unsqueeze, ScatterUpdate, *_RESHAPED_LIKE_OPS)
+_GROWING_WRITE_OPS = (*_WRITE_OPS, Add, Convert, Maximum, Subtract)
 
 
 def _element_dims(ctx: ExtractContext, idx: int) -> OutPort:
@@ -59,19 +64,21 @@ def _element_dims(ctx: ExtractContext, idx: int) -> OutPort:
 
 
 def _zeros(ctx: ExtractContext, count: OutPort) -> OutPort:
-    dtype = numpy_dtype(ctx.attrs.int("element_dtype", 1), f"node {ctx.node.name!r}")
+    dtype = numpy_dtype(ctx.attrs.int("element_dtype", 1), ctx.where())
     zero = ctx.const(np.zeros((), dtype), suffix="zero")
     shape = ctx.op(Concat(axis=0), count, _element_dims(ctx, 0), suffix="list_shape")
     return ctx.op(Broadcast(mode="numpy"), zero, shape, suffix="list")
 
 
-def _reserve(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListReserve", produces=[Convert, Unsqueeze, *_ZEROS_OPS])
+def reserve(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = ctx.op(Convert(destination_type=_I64), ctx.input(1), suffix="count")
     count = ctx.op(Unsqueeze(), count, i64(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 1) else count
     return [_zeros(ctx, count)]
 
 
-def _empty(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "EmptyTensorList", produces=[*_ZEROS_OPS])
+def empty(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_zeros(ctx, i64(ctx, [0], "count"))]
 
 
@@ -104,7 +111,8 @@ def _reshaped_like(ctx: ExtractContext, lst: OutPort, items: OutPort) -> OutPort
     return ctx.op(Reshape(special_zero=False), wide, target, suffix="shaped")
 
 
-def _set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListSetItem", produces=[*_GROWING_WRITE_OPS])
+def set_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
     grow = ctx.attrs.bool("resize_if_index_out_of_bounds", False)
     return [_write(ctx, ctx.input(0), ctx.input(1), ctx.input(2), grow)]
 
@@ -119,38 +127,43 @@ def _write(ctx: ExtractContext, lst: OutPort, index: OutPort, item: OutPort, gro
         wanted = ctx.op(Add(), ctx.op(Convert(destination_type=_I64), index), i64(ctx, [1], "one"))
         missing = ctx.op(Maximum(), ctx.op(Subtract(), wanted, _length(ctx, lst)), i64(ctx, [0], "zero"))
         pad_dims = ctx.op(Concat(axis=0), missing, ctx.op(ShapeOf(output_type=_I64), item), suffix="pad_dims")
-        dtype = numpy_dtype(int(ctx.attrs.int("element_dtype", ctx.attrs.int("T", 1))), f"node {ctx.node.name!r}")
+        dtype = numpy_dtype(int(ctx.attrs.int("element_dtype", ctx.attrs.int("T", 1))), ctx.where())
         zero = ctx.const(np.zeros((), dtype), suffix="zero")
         pad = ctx.op(Broadcast(mode="numpy"), zero, pad_dims, suffix="pad")
         lst = ctx.op(Concat(axis=0), lst, pad, suffix="grown")
     return ctx.op(ScatterUpdate(), lst, index, update, i64(ctx, 0, "axis"), suffix="set")
 
 
-def _get_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListGetItem", produces=[Gather])
+def get_item(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="get")]
 
 
-def _gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListGather", produces=[Gather])
+def gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), ctx.input(1), i64(ctx, 0, "axis"), suffix="gather")]
 
 
-def _the_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
+def the_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
-def _list_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListLength", produces=[ShapeOf, Gather])
+def list_length(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(0), suffix="dims")
     return [ctx.op(Gather(batch_dims=0), dims, i64(ctx, 0, "index"), i64(ctx, 0, "axis"), suffix="length")]
 
 
-def _element_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListElementShape", produces=[ShapeOf, Slice])
+def element_shape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     out_type = ElementType.i64 if ctx.attrs.int("shape_type", 3) == 9 else ElementType.i32
     dims = ctx.op(ShapeOf(output_type=out_type), ctx.input(0), suffix="dims")
     big = i64(ctx, [np.iinfo(np.int64).max], "end")
     return [ctx.op(Slice(), dims, i64(ctx, [1], "begin"), big, i64(ctx, [1], "step"), suffix="element_shape")]
 
 
-def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListPushBack", produces=[Unsqueeze, Concat, Reshape, *_LENGTH_OPS])
+def push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     item = ctx.input(1)
     update = ctx.op(Unsqueeze(), item, i64(ctx, 0, "axis"), suffix="update")
     # an empty list of any element shape reshapes to [0, *item shape]
@@ -161,7 +174,8 @@ def _push_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Concat(axis=0), lst, update, suffix="pushed")]
 
 
-def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorListPopBack", produces=[Slice, Gather])
+def pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
     lst = ctx.input(0)
     rest = ctx.op(
         Slice(),
@@ -180,14 +194,15 @@ def _pop_back(node: Node, ctx: ExtractContext) -> list[OutPort]:
 # that touches it. Here the flow *is* the list tensor; the handle is a dummy scalar.
 
 
-def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArrayV3", produces=[Convert, Unsqueeze, Concat, Broadcast])
+def array(node: Node, ctx: ExtractContext) -> list[OutPort]:
     shape = ctx.attrs.get("element_shape")
     if shape is None:
         dims = i64(ctx, np.zeros(0, np.int64), "element_dims")
     else:
         known = all(d is not None and d >= 0 for d in shape)
         dims = i64(ctx, [d if known else 1 for d in shape], "element_dims")
-    dtype = numpy_dtype(ctx.attrs.int("dtype", 1), f"node {node.name!r}")
+    dtype = numpy_dtype(ctx.attrs.int("dtype", 1), ctx.where())
     count = ctx.op(Convert(destination_type=_I64), ctx.input(0), suffix="count")
     count = ctx.op(Unsqueeze(), count, i64(ctx, 0, "axis"), suffix="count_1d") if _scalar(ctx, 0) else count
     shape_port = ctx.op(Concat(axis=0), count, dims, suffix="list_shape")
@@ -195,47 +210,35 @@ def _array(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.const(np.zeros((), np.float32), suffix="handle"), flow]
 
 
-def _array_write(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArrayWriteV3", produces=[*_GROWING_WRITE_OPS])
+def array_write(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # whether the array has dynamic_size is not known here (its flow may come through a
     # Loop): a write past the end always grows the list, as a dynamic array would
     return [_write(ctx, ctx.input(3), ctx.input(1), ctx.input(2), grow=True)]
 
 
-def _array_read(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArrayReadV3", produces=[Gather])
+def array_read(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), i64(ctx, 0, "axis"), suffix="read")]
 
 
-def _array_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArrayScatterV3", produces=[Gather, ScatterUpdate, *_RESHAPED_LIKE_OPS])
+def array_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
     values = ctx.input(2)
     item = ctx.op(Gather(batch_dims=0), values, i64(ctx, 0, "first"), i64(ctx, 0, "axis"))
     lst = _reshaped_like(ctx, ctx.input(3), item)
     return [ctx.op(ScatterUpdate(), lst, ctx.input(1), values, i64(ctx, 0, "axis"), suffix="scatter")]
 
 
-def _array_size(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArraySizeV3", produces=[ShapeOf, Gather])
+def array_size(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.op(ShapeOf(output_type=ElementType.i32), ctx.input(1), suffix="dims")
     return [ctx.op(Gather(batch_dims=0), dims, i64(ctx, 0, "index"), i64(ctx, 0, "axis"), suffix="size")]
 
 
-def _array_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
+@extractor("tf", "TensorArrayGatherV3", produces=[Gather])
+def array_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(batch_dims=0), ctx.input(2), ctx.input(1), i64(ctx, 0, "axis"), suffix="gather")]
 
 
-EXTRACTORS = [
-    tf("TensorListReserve", _reserve, produces=[Broadcast]),
-    tf("EmptyTensorList", _empty, produces=[Broadcast]),
-    *aliases(FRAMEWORK, ["TensorListFromTensor", "TensorListStack"], _the_tensor),
-    tf("TensorListSetItem", _set_item, produces=[ScatterUpdate]),
-    tf("TensorListGetItem", _get_item, produces=[Gather]),
-    tf("TensorListGather", _gather, produces=[Gather]),
-    tf("TensorListLength", _list_length, produces=[ShapeOf, Gather]),
-    tf("TensorListElementShape", _element_shape, produces=[ShapeOf, Slice]),
-    tf("TensorListPushBack", _push_back, produces=[Concat]),
-    tf("TensorListPopBack", _pop_back, produces=[Slice, Gather]),
-    tf("TensorArrayV3", _array, produces=[Broadcast]),
-    tf("TensorArrayWriteV3", _array_write, produces=[ScatterUpdate]),
-    tf("TensorArrayReadV3", _array_read, produces=[Gather]),
-    tf("TensorArrayGatherV3", _array_gather, produces=[Gather]),
-    tf("TensorArrayScatterV3", _array_scatter, produces=[ScatterUpdate]),
-    tf("TensorArraySizeV3", _array_size, produces=[ShapeOf, Gather]),
-]
+THE_TENSOR = aliases("tf", ["TensorListFromTensor", "TensorListStack"], the_tensor)

@@ -41,9 +41,10 @@ def _empty_outputs(node: Node) -> list[np.ndarray] | None:
     for port in node.out_ports():
         shape, element = port.data.shape, port.data.element_type
         used = bool(port.get_destinations() or port.data.names)
-        if shape is None or None in shape or 0 not in shape or element is ElementType.dynamic:
+        dims = [d for d in shape if d is not None] if shape is not None else []
+        if shape is None or len(dims) != len(shape) or 0 not in dims or element is ElementType.dynamic:
             if used:
                 return None
-            shape, element = (0,), ElementType.f32  # an unused output: any placeholder will do
-        values.append(np.zeros(shape, element.numpy))
+            dims, element = [0], ElementType.f32  # an unused output: any placeholder will do
+        values.append(np.zeros(dims, element.numpy))
     return values or None

@@ -3,14 +3,13 @@ integer-or-tuple arguments, data formats and the bias/activation every layer may
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from functools import partial
-from typing import cast
 
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, f32
+from irconv.frontend import f32
 from irconv.graph import OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -19,15 +18,22 @@ from irconv_opset.lowering.convolution import channel_bias
 from irconv_opset.lowering.layout import LayoutMark
 from irconv_opset.lowering.layout import laid_out as shared_laid_out
 
-from irconv_tf.keras_reader import FRAMEWORK
 from irconv_tf.keras_reader.extractors.activation_functions import activate
 from irconv_tf.keras_reader.model import KerasLayer
 
-#: ``keras("Dense", fn, produces=[MatMul, Add])``: the Keras extractor record.
-keras = partial(extractor, FRAMEWORK)
 
 def layer(ctx: ExtractContext) -> KerasLayer:
-    return cast(KerasLayer, ctx.source)
+    """The Keras layer being extracted (its variables, recorded output shapes)."""
+    return ctx.source_as(KerasLayer)
+
+
+def spatial_rank(ctx: ExtractContext) -> int:
+    """The spatial rank a layer class names (``Conv2D``: 2, ``GlobalMaxPooling3D``: 3), which
+    the layers of one family of 1D/2D/3D classes share an extractor by."""
+    found = re.search(r"([123])D", ctx.source_op.op_type)
+    if found is None:
+        raise ConversionError(f"{ctx.where()}: the layer class names no spatial rank (1D, 2D or 3D)")
+    return int(found.group(1))
 
 
 def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarray]:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from irconv import ExtractContext
+from irconv.contract.records import Produces
 from irconv.frontend import f32, i64
 from irconv.graph import OutPort
 from irconv.ops import Op
-from irconv.contract.records import Produces
 from irconv_opset import (
     Clamp,
     Elu,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, normalize_axes, require_rank
+from irconv.frontend import extractor, f32, normalize_axes, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import (
     Clamp,
@@ -20,14 +20,16 @@ from irconv_opset import (
     Subtract,
 )
 
-from irconv_tf.keras_reader.extractors._base import keras, layer, variables
+from irconv_tf.keras_reader.extractors._base import layer, variables
 from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS, activate
 
 
+@extractor("keras", "Activation", produces=FUNCTION_OPS)
 def _activation(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [activate(ctx, ctx.input(0), ctx.attrs.get("activation"), "activation")]
 
 
+@extractor("keras", "ReLU", produces=[ReLU, Clamp, Greater, Select, Minimum, Negative, Multiply, Subtract])
 def _relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """keras.activations.relu(x, negative_slope, max_value, threshold):
     x' = x * (x > threshold) (or relu(x)), clipped to [0, max_value], minus
@@ -53,12 +55,14 @@ def _relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [result]
 
 
+@extractor("keras", "LeakyReLU", produces=[PReLU])
 def _leaky_relu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     # Keras 3 says negative_slope, Keras 2 configs alpha
     slope = ctx.attrs.float("negative_slope", ctx.attrs.float("alpha", 0.3))
     return [ctx.op(PReLU(), ctx.input(0), f32(ctx, [slope], "slope"), suffix="prelu")]
 
 
+@extractor("keras", "PReLU", produces=[PReLU])
 def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """alpha has the input's shape without the batch (1 along shared axes): given the
     data's rank, it broadcasts as NumPy does (a 1-D slope would mean the IR's channel axis 1)."""
@@ -68,10 +72,12 @@ def _prelu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(PReLU(), ctx.input(0), f32(ctx, slope, "alpha"), suffix="prelu")]
 
 
+@extractor("keras", "ELU", produces=[Elu])
 def _elu(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Elu(alpha=ctx.attrs.float("alpha", 1.0)), ctx.input(0), suffix="elu")]
 
 
+@extractor("keras", "Softmax", produces=[SoftMax])
 def _softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     rank = require_rank(ctx, 0)
     axis = ctx.attrs.get("axis", -1)
@@ -81,11 +87,3 @@ def _softmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(layer(ctx).arguments) > 1:  # a mask tensor
         raise ctx.attrs.bad("mask", "a tensor", "masked softmax")
     return [ctx.op(SoftMax(axis=axes[0]), ctx.input(0), suffix="softmax")]
-
-
-ACTIVATION = keras("Activation", _activation, produces=FUNCTION_OPS)
-RELU = keras("ReLU", _relu, produces=[ReLU, Clamp, Greater, Select, Minimum, Negative, Multiply, Subtract])
-LEAKY_RELU = keras("LeakyReLU", _leaky_relu, produces=[PReLU])
-PRELU = keras("PReLU", _prelu, produces=[PReLU])
-ELU = keras("ELU", _elu, produces=[Elu])
-SOFTMAX = keras("Softmax", _softmax, produces=[SoftMax])

@@ -7,11 +7,11 @@ import math
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import f32, i64
+from irconv.frontend import extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import Add, MatMul, Multiply, Reshape, SoftMax, Transpose
 
-from irconv_tf.keras_reader.extractors._base import keras, layer, variables
+from irconv_tf.keras_reader.extractors._base import layer, variables
 
 
 def _project(ctx: ExtractContext, x: OutPort, which: str, use_bias: bool) -> OutPort:
@@ -30,6 +30,7 @@ def _project(ctx: ExtractContext, x: OutPort, which: str, use_bias: bool) -> Out
     return ctx.op(Transpose(), y, i64(ctx, [0, 2, 1, 3], f"{which}/perm"), suffix=f"{which}/heads_first")
 
 
+@extractor("keras", "MultiHeadAttention", produces=[MatMul, Add, Multiply, Reshape, SoftMax, Transpose])
 def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """softmax(q k^T / sqrt(key_dim)) v per head, the heads then mixed by output_dense."""
     record = layer(ctx)
@@ -66,8 +67,3 @@ def _multi_head_attention(node: Node, ctx: ExtractContext) -> list[OutPort]:
             Add(), y, f32(ctx, output[1].astype(np.float32).reshape(-1), "output_dense/bias"), suffix="output_bias"
         )
     return [y]
-
-
-MULTI_HEAD_ATTENTION = keras(
-    "MultiHeadAttention", _multi_head_attention, produces=[MatMul, Add, Multiply, Reshape, SoftMax, Transpose]
-)

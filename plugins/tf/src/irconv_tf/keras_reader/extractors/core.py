@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, i64, normalize_axes, require_rank
+from irconv.frontend import aliases, extractor, f32, i64, normalize_axes, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Divide, Gather, MatMul, Multiply, Subtract
+from irconv_opset.lowering.convolution import CHANNEL_BIAS_OPS
 
-from irconv_tf.keras_reader.extractors._base import as_float32, finish, keras, variables
+from irconv_tf.keras_reader.extractors._base import as_float32, finish, variables
 from irconv_tf.keras_reader.extractors.activation_functions import FUNCTION_OPS
 
 
+@extractor("keras", "Dense", produces=[MatMul, *CHANNEL_BIAS_OPS, *FUNCTION_OPS])
 def _dense(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """x @ kernel (+ bias) over the last axis, whatever the input's rank."""
     rank = require_rank(ctx, 0)
@@ -29,9 +31,9 @@ def _identity(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(0)]
 
 
-IDENTITY = [
-    keras(name, _identity, produces=[])
-    for name in (
+IDENTITY = aliases(
+    "keras",
+    [
         "Dropout",
         "SpatialDropout1D",
         "SpatialDropout2D",
@@ -41,10 +43,13 @@ IDENTITY = [
         "AlphaDropout",
         "ActivityRegularization",
         "Identity",
-    )
-]
+    ],
+    _identity,
+    produces=[],
+)
 
 
+@extractor("keras", "Embedding", produces=[Gather, Convert])
 def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     (table,) = variables(ctx, 1)
     indices = ctx.input(0)
@@ -53,6 +58,7 @@ def _embedding(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Gather(), f32(ctx, table, "embeddings"), indices, i64(ctx, 0, "axis"), suffix="gather")]
 
 
+@extractor("keras", "Rescaling", produces=[Multiply, Add, Convert])
 def _rescaling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     scale, offset = (_floats(ctx, name, default) for name, default in (("scale", 1.0), ("offset", 0.0)))
     scaled = ctx.op(Multiply(), as_float32(ctx, ctx.input(0)), f32(ctx, scale, "scale"), suffix="scale")
@@ -72,6 +78,7 @@ def _floats(ctx: ExtractContext, name: str, default: float) -> np.ndarray:
 _EPSILON = 1e-7
 
 
+@extractor("keras", "Normalization", produces=[Subtract, Divide, Multiply, Add, Convert])
 def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / max(sqrt(variance), epsilon), or its inverse; the statistics come from
     the config when given there, else from the adapted variables (mean, variance, count)."""
@@ -102,9 +109,3 @@ def _normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
         return [ctx.op(Add(), scaled, f32(ctx, mean, "mean"), suffix="shift")]
     centered = ctx.op(Subtract(), x, f32(ctx, mean, "mean"), suffix="center")
     return [ctx.op(Divide(), centered, f32(ctx, std, "std"), suffix="scale")]
-
-
-DENSE = keras("Dense", _dense, produces=[MatMul, Add, *FUNCTION_OPS])
-EMBEDDING = keras("Embedding", _embedding, produces=[Gather, Convert])
-RESCALING = keras("Rescaling", _rescaling, produces=[Multiply, Add, Convert])
-NORMALIZATION = keras("Normalization", _normalization, produces=[Subtract, Divide, Multiply, Add, Convert])

@@ -2,46 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import reduce
 
 from irconv import ExtractContext
-from irconv.frontend import f32, i64, normalize_axis, require_rank
+from irconv.frontend import aliases, extractor, f32, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv_opset import Add, Concat, Einsum, Maximum, Minimum, Multiply, NormalizeL2, Subtract, Unsqueeze
 
-from irconv_tf.keras_reader.extractors._base import keras, layer
+from irconv_tf.keras_reader.extractors._base import layer
 
 
 def _inputs(ctx: ExtractContext) -> list[OutPort]:
     return [ctx.input(i) for i in range(len(layer(ctx).arguments))]
 
 
-def _fold(make: Callable[[], Op]) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        return [reduce(lambda a, b: ctx.op(make(), a, b, suffix=make().type.lower()), _inputs(ctx))]
-
-    return extract
+def _fold(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    make = _FOLDS[ctx.source_op.op_type]
+    return [reduce(lambda a, b: ctx.op(make(), a, b, suffix=make().type.lower()), _inputs(ctx))]
 
 
-add = keras("Add", _fold(Add), produces=[Add])
-multiply = keras("Multiply", _fold(Multiply), produces=[Multiply])
-maximum = keras("Maximum", _fold(Maximum), produces=[Maximum])
-minimum = keras("Minimum", _fold(Minimum), produces=[Minimum])
+#: The merge layers that fold their inputs with one binary op.
+_FOLDS: dict[str, type[Op]] = {"Add": Add, "Multiply": Multiply, "Maximum": Maximum, "Minimum": Minimum}
+FOLDS = [record for name, op in _FOLDS.items() for record in aliases("keras", [name], _fold, produces=[op])]
 
 
+@extractor("keras", "Subtract", produces=[Subtract])
 def _subtract(node: Node, ctx: ExtractContext) -> list[OutPort]:
     first, second = _inputs(ctx)
     return [ctx.op(Subtract(), first, second, suffix="subtract")]
 
 
+@extractor("keras", "Average", produces=[Add, Multiply])
 def _average(node: Node, ctx: ExtractContext) -> list[OutPort]:
     inputs = _inputs(ctx)
     total = reduce(lambda a, b: ctx.op(Add(), a, b, suffix="add"), inputs)
     return [ctx.op(Multiply(), total, f32(ctx, 1.0 / len(inputs), "inverse_count"), suffix="average")]
 
 
+@extractor("keras", "Concatenate", produces=[Concat])
 def _concatenate(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx, 0))
     return [ctx.op(Concat(axis=axis), *_inputs(ctx), suffix="concat")]
@@ -50,6 +49,7 @@ def _concatenate(node: Node, ctx: ExtractContext) -> list[OutPort]:
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+@extractor("keras", "Dot", produces=[Einsum, Unsqueeze, NormalizeL2])
 def _dot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """keras.layers.Dot: batch_dot over one axis of each input (axis 0 being the batch),
     as an Einsum; rank-2 inputs keep a trailing 1 as Keras' batch_dot does."""
@@ -77,9 +77,3 @@ def _dot(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(kept) == 1:
         result = ctx.op(Unsqueeze(), result, i64(ctx, [1], "axis"), suffix="keep_dims")
     return [result]
-
-
-SUBTRACT = keras("Subtract", _subtract, produces=[Subtract])
-AVERAGE = keras("Average", _average, produces=[Add, Multiply])
-CONCATENATE = keras("Concatenate", _concatenate, produces=[Concat])
-DOT = keras("Dot", _dot, produces=[Einsum, Unsqueeze, NormalizeL2])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, normalize_axes, require_rank
+from irconv.frontend import extractor, f32, normalize_axes, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset.lowering.normalization import (
     FOLDED_BATCH_NORM_OPS,
@@ -16,7 +16,7 @@ from irconv_opset.lowering.normalization import (
     normalized,
 )
 
-from irconv_tf.keras_reader.extractors._base import keras, variables
+from irconv_tf.keras_reader.extractors._base import variables
 
 
 def _axes(ctx: ExtractContext, rank: int) -> list[int]:
@@ -24,6 +24,7 @@ def _axes(ctx: ExtractContext, rank: int) -> list[int]:
     return sorted(normalize_axes(ctx, [axis] if isinstance(axis, int) else ctx.attrs.ints("axis"), rank))
 
 
+@extractor("keras", "BatchNormalization", produces=[*FOLDED_BATCH_NORM_OPS])
 def _batch_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """y = x * s + (beta - mean * s), s = gamma / sqrt(moving_variance + epsilon)."""
     rank = require_rank(ctx, 0)
@@ -39,6 +40,7 @@ def _batch_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [folded_batch_norm(ctx, ctx.input(0), stats, ctx.attrs.float("epsilon", 1e-3), axes, rank)]
 
 
+@extractor("keras", "LayerNormalization", produces=[*NORMALIZED_OPS])
 def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """(x - mean) / sqrt(variance + epsilon) over ``axis``, then * gamma + beta."""
     rank = require_rank(ctx, 0)
@@ -51,7 +53,3 @@ def _layer_normalization(node: Node, ctx: ExtractContext) -> list[OutPort]:
     beta = f32(ctx, laid_along(found[-1], axes, rank), "beta") if center else None
     affine = Affine(scale=gamma, shift=beta)
     return [normalized(ctx, ctx.input(0), axes, ctx.attrs.float("epsilon", 1e-3), affine)]
-
-
-BATCH_NORMALIZATION = keras("BatchNormalization", _batch_normalization, produces=[*FOLDED_BATCH_NORM_OPS])
-LAYER_NORMALIZATION = keras("LayerNormalization", _layer_normalization, produces=[*NORMALIZED_OPS])

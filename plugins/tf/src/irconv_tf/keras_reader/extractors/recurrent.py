@@ -9,14 +9,13 @@ A GRU with ``reset_after`` applies its recurrent bias inside the reset gate: the
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import f32, i64, require_rank
+from irconv.frontend import aliases, extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import Multiply, ReduceMean, ReduceSum, Reshape, Reverse, Split, Squeeze
 from irconv_opset.lowering.recurrent import (
@@ -36,7 +35,7 @@ from irconv_opset.lowering.recurrent import (
 )
 from irconv_opset.ops.sequence import RecurrentDirection
 
-from irconv_tf.keras_reader.extractors._base import keras, variables
+from irconv_tf.keras_reader.extractors._base import variables
 
 #: Activations the IR's sequence ops compute (their ``activations`` attribute)
 SEQUENCE_ACTIVATIONS = frozenset({"sigmoid", "tanh", "relu"})
@@ -53,6 +52,10 @@ class LayerCell:
     activations: tuple[str, ...]
     weights: DirectionWeights
     reset_after: bool = False
+
+
+#: What a sequence layer may build.
+_SEQ_PRODUCES = [*SEQUENCE_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, Squeeze, Reverse]
 
 
 def _activation(ctx: ExtractContext, config: dict[str, Any], name: str, default: str) -> str:
@@ -122,26 +125,23 @@ def _squeeze_direction(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPo
     return ctx.op(Squeeze(), port, i64(ctx, [1], "direction_axis"), suffix=suffix)
 
 
-def _rnn(kind: str) -> Callable[[Node, ExtractContext], list[OutPort]]:
+def _rnn(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """One direction; ``go_backwards`` reads the sequence from its end and, like Keras,
     returns the outputs in that reading order."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        require_rank(ctx, 0)
-        config = _config(ctx)
-        cell = _cell(ctx, kind, config, "cell")
-        backwards = ctx.attrs.bool("go_backwards", False)
-        outputs = _sequence(ctx, [cell], "reverse" if backwards else "forward")
-        if ctx.attrs.bool("return_sequences", False):
-            result = _squeeze_direction(ctx, outputs[0], "sequence")
-            if backwards:
-                result = ctx.op(Reverse(mode="index"), result, i64(ctx, [1], "time_axis"), suffix="reading_order")
-        else:
-            result = _squeeze_direction(ctx, outputs[1], "last")
-        states = [_squeeze_direction(ctx, port, f"state{i}") for i, port in enumerate(outputs[1:])]
-        return [result, *states] if ctx.attrs.bool("return_state", False) else [result]
-
-    return extract
+    kind = ctx.source_op.op_type
+    require_rank(ctx, 0)
+    config = _config(ctx)
+    cell = _cell(ctx, kind, config, "cell")
+    backwards = ctx.attrs.bool("go_backwards", False)
+    outputs = _sequence(ctx, [cell], "reverse" if backwards else "forward")
+    if ctx.attrs.bool("return_sequences", False):
+        result = _squeeze_direction(ctx, outputs[0], "sequence")
+        if backwards:
+            result = ctx.op(Reverse(mode="index"), result, i64(ctx, [1], "time_axis"), suffix="reading_order")
+    else:
+        result = _squeeze_direction(ctx, outputs[1], "last")
+    states = [_squeeze_direction(ctx, port, f"state{i}") for i, port in enumerate(outputs[1:])]
+    return [result, *states] if ctx.attrs.bool("return_state", False) else [result]
 
 
 def _config(ctx: ExtractContext) -> dict[str, Any]:
@@ -149,6 +149,7 @@ def _config(ctx: ExtractContext) -> dict[str, Any]:
     return {k: ctx.attrs.get(k) for k in keys if k in ctx.attrs}
 
 
+@extractor("keras", "Bidirectional", produces=[*_SEQ_PRODUCES, *MERGE_DIRECTIONS_OPS, ReduceSum, ReduceMean, Multiply, Split])
 def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Both directions in one bidirectional sequence op, whose backward outputs are already
     in the input's order (Keras flips them back too); merged as ``merge_mode`` says."""
@@ -187,14 +188,4 @@ def _bidirectional(node: Node, ctx: ExtractContext) -> list[OutPort]:
     raise ctx.attrs.bad("merge_mode", mode, "expected concat, sum, ave, mul or None")
 
 
-_SEQ_PRODUCES = [*SEQUENCE_OPS, *ZERO_STATE_OPS, *LENGTHS_OPS, Squeeze, Reverse]
-LSTM = keras("LSTM", _rnn("LSTM"), produces=_SEQ_PRODUCES)
-GRU = keras("GRU", _rnn("GRU"), produces=_SEQ_PRODUCES)
-SIMPLE_RNN = keras("SimpleRNN", _rnn("SimpleRNN"), produces=_SEQ_PRODUCES)
-
-
-BIDIRECTIONAL = keras(
-    "Bidirectional",
-    _bidirectional,
-    produces=[*_SEQ_PRODUCES, *MERGE_DIRECTIONS_OPS, ReduceSum, ReduceMean, Multiply, Split],
-)
+RNN = aliases("keras", ["LSTM", "GRU", "SimpleRNN"], _rnn, produces=_SEQ_PRODUCES)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import f32, i64, require_rank
+from irconv.frontend import aliases, extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import Interpolate, Pad, Reshape, Slice, Tile, Transpose, Unsqueeze
 
-from irconv_tf.keras_reader.extractors._base import channels_last, keras
+from irconv_tf.keras_reader.extractors._base import channels_last, spatial_rank
 
 
+@extractor("keras", "Flatten", produces=[Reshape, Transpose])
 def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[N, ...] -> [N, -1]; channels_first data is first moved to channels-last order, as Keras does."""
     rank = require_rank(ctx, 0)
@@ -23,6 +23,7 @@ def _flatten(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=True), x, i64(ctx, [0, -1], "shape"), suffix="flatten")]
 
 
+@extractor("keras", "Reshape", produces=[Reshape])
 def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     target = ctx.attrs.ints("target_shape")
     if any(d == 0 for d in target):
@@ -30,6 +31,7 @@ def _reshape(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Reshape(special_zero=True), ctx.input(0), i64(ctx, [0, *target], "shape"), suffix="reshape")]
 
 
+@extractor("keras", "Permute", produces=[Transpose])
 def _permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     dims = ctx.attrs.ints("dims")
     if sorted(dims) != list(range(1, len(dims) + 1)):
@@ -37,6 +39,7 @@ def _permute(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), ctx.input(0), i64(ctx, [0, *dims], "perm"), suffix="permute")]
 
 
+@extractor("keras", "RepeatVector", produces=[Unsqueeze, Tile])
 def _repeat_vector(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """[N, D] -> [N, n, D]."""
     expanded = ctx.op(Unsqueeze(), ctx.input(0), i64(ctx, [1], "axis"), suffix="expand")
@@ -73,58 +76,47 @@ def _spatial_axes(ctx: ExtractContext, spatial: int) -> list[int]:
     return list(range(1, 1 + spatial)) if channels_last(ctx) else list(range(2, 2 + spatial))
 
 
-def _zero_padding(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        rank = spatial + 2
-        begin, end = [0] * rank, [0] * rank
-        for axis, (a, b) in zip(_spatial_axes(ctx, spatial), _pairs(ctx, "padding", spatial), strict=True):
-            begin[axis], end[axis] = a, b
-        pads = i64(ctx, begin, "pads_begin"), i64(ctx, end, "pads_end")
-        return [ctx.op(Pad(pad_mode="constant"), ctx.input(0), *pads, f32(ctx, 0.0, "zero"), suffix="pad")]
-
-    return extract
+def _zero_padding(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    spatial = spatial_rank(ctx)
+    rank = spatial + 2
+    begin, end = [0] * rank, [0] * rank
+    for axis, (a, b) in zip(_spatial_axes(ctx, spatial), _pairs(ctx, "padding", spatial), strict=True):
+        begin[axis], end[axis] = a, b
+    pads = i64(ctx, begin, "pads_begin"), i64(ctx, end, "pads_end")
+    return [ctx.op(Pad(pad_mode="constant"), ctx.input(0), *pads, f32(ctx, 0.0, "zero"), suffix="pad")]
 
 
-def _cropping(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        axes = _spatial_axes(ctx, spatial)
-        pairs = _pairs(ctx, "cropping", spatial)
-        start = [a for a, _ in pairs]
-        stop = [-b if b else np.iinfo(np.int64).max for _, b in pairs]
-        args = i64(ctx, start, "start"), i64(ctx, stop, "stop"), i64(ctx, [1] * spatial, "step"), i64(ctx, axes, "axes")
-        return [ctx.op(Slice(), ctx.input(0), *args, suffix="crop")]
-
-    return extract
+def _cropping(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    spatial = spatial_rank(ctx)
+    axes = _spatial_axes(ctx, spatial)
+    pairs = _pairs(ctx, "cropping", spatial)
+    start = [a for a, _ in pairs]
+    stop = [-b if b else np.iinfo(np.int64).max for _, b in pairs]
+    args = i64(ctx, start, "start"), i64(ctx, stop, "stop"), i64(ctx, [1] * spatial, "step"), i64(ctx, axes, "axes")
+    return [ctx.op(Slice(), ctx.input(0), *args, suffix="crop")]
 
 
-def _upsampling(spatial: int) -> Callable[[Node, ExtractContext], list[OutPort]]:
+def _upsampling(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Nearest upsampling by an integer factor repeats each element: asymmetric + floor;
     bilinear is tf.image.resize's (half-pixel centres)."""
-
-    def extract(node: Node, ctx: ExtractContext) -> list[OutPort]:
-        size = ctx.attrs.get("size", 2)
-        factors = [int(size)] * spatial if isinstance(size, int) else ctx.attrs.ints("size", length=spatial)
-        mode = ctx.attrs.choice("interpolation", ["nearest", "bilinear"], "nearest") if spatial == 2 else "nearest"
-        rank = spatial + 2
-        op = Interpolate(
-            mode="nearest" if mode == "nearest" else "linear",
-            shape_calculation_mode="scales",
-            coordinate_transformation_mode="asymmetric" if mode == "nearest" else "half_pixel",
-            nearest_mode="floor",
-            antialias=False,
-            pads_begin=(0,) * rank,
-            pads_end=(0,) * rank,
-        )
-        scales = f32(ctx, np.asarray(factors, np.float32), "scales")
-        return [ctx.op(op, ctx.input(0), scales, i64(ctx, _spatial_axes(ctx, spatial), "axes"), suffix="upsample")]
-
-    return extract
+    spatial = spatial_rank(ctx)
+    size = ctx.attrs.get("size", 2)
+    factors = [int(size)] * spatial if isinstance(size, int) else ctx.attrs.ints("size", length=spatial)
+    mode = ctx.attrs.choice("interpolation", ["nearest", "bilinear"], "nearest") if spatial == 2 else "nearest"
+    rank = spatial + 2
+    op = Interpolate(
+        mode="nearest" if mode == "nearest" else "linear",
+        shape_calculation_mode="scales",
+        coordinate_transformation_mode="asymmetric" if mode == "nearest" else "half_pixel",
+        nearest_mode="floor",
+        antialias=False,
+        pads_begin=(0,) * rank,
+        pads_end=(0,) * rank,
+    )
+    scales = f32(ctx, np.asarray(factors, np.float32), "scales")
+    return [ctx.op(op, ctx.input(0), scales, i64(ctx, _spatial_axes(ctx, spatial), "axes"), suffix="upsample")]
 
 
-PADDING = [keras(f"ZeroPadding{n}D", _zero_padding(n), produces=[Pad]) for n in (1, 2, 3)]
-CROPPING = [keras(f"Cropping{n}D", _cropping(n), produces=[Slice]) for n in (1, 2, 3)]
-UPSAMPLING = [keras(f"UpSampling{n}D", _upsampling(n), produces=[Interpolate]) for n in (1, 2, 3)]
-FLATTEN = keras("Flatten", _flatten, produces=[Reshape, Transpose])
-RESHAPE = keras("Reshape", _reshape, produces=[Reshape])
-PERMUTE = keras("Permute", _permute, produces=[Transpose])
-REPEAT_VECTOR = keras("RepeatVector", _repeat_vector, produces=[Unsqueeze, Tile])
+PADDING = aliases("keras", [f"ZeroPadding{n}D" for n in (1, 2, 3)], _zero_padding, produces=[Pad])
+CROPPING = aliases("keras", [f"Cropping{n}D" for n in (1, 2, 3)], _cropping, produces=[Slice])
+UPSAMPLING = aliases("keras", [f"UpSampling{n}D" for n in (1, 2, 3)], _upsampling, produces=[Interpolate])
