@@ -111,14 +111,7 @@ def opset_branch_breaches(path: Path, module: ast.Module) -> list[str]:
 CHECKS = (registration_breaches, source_breaches, error_breaches, opset_branch_breaches)
 
 
-#: Front ends whose modules are still being brought to the one shape (strict: one that
-#: passes must leave this set).
-NOT_YET: set[str] = set()
-
-
-@pytest.mark.parametrize("frontend", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="not yet in the one shape"))
-    if name in NOT_YET else name for name in sorted(EXTRACTOR_TREES)])
+@pytest.mark.parametrize("frontend", sorted(EXTRACTOR_TREES))
 def test_extractor_modules_have_the_one_shape(frontend):
     breaches = [line for path, module in _modules(frontend) for check in CHECKS for line in check(path, module)]
     assert not breaches, f"{len(breaches)} breaches:\n" + "\n".join(breaches)
