@@ -29,13 +29,15 @@ EXTRACTOR_TREES = {
     "mxnet": ["plugins/mxnet/src/irconv_mxnet/extractors"],
     "torch": ["plugins/torch/src/irconv_torch/extractors"],
     "paddle": ["plugins/paddle/src/irconv_paddle/extractors"],
+    "example-swish": ["plugins/example-swish/src/irconv_example_swish/extractors.py"],
 }
 REGISTRARS = {"extractor", "aliases"}
 
 
 def _modules(frontend: str) -> Iterator[tuple[Path, ast.Module]]:
     for tree in EXTRACTOR_TREES[frontend]:
-        for path in sorted((ROOT / tree).rglob("*.py")):
+        root = ROOT / tree
+        for path in sorted(root.rglob("*.py")) if root.is_dir() else [root]:
             yield path, ast.parse(path.read_text(), str(path))
 
 
@@ -66,9 +68,9 @@ def registration_breaches(path: Path, module: ast.Module) -> list[str]:
                     returns = ast.unparse(node.returns) if node.returns is not None else "nothing"
                     if returns != "list[OutPort]":
                         found.append(f"{_where(path, node)}: {node.name}() returns {returns}, not list[OutPort]")
-        if isinstance(node, ast.Call) and _called_name(node) in REGISTRARS:
-            if any(isinstance(arg, ast.Lambda) for arg in node.args):
-                found.append(f"{_where(path, node)}: an extractor made from a lambda (decorate a named function)")
+        if isinstance(node, ast.Call) and _called_name(node) in REGISTRARS \
+                and any(isinstance(arg, ast.Lambda) for arg in node.args):
+            found.append(f"{_where(path, node)}: an extractor made from a lambda (decorate a named function)")
     for node in ast.walk(module):
         if isinstance(node, ast.Call) and _called_name(node) == "partial" and node.args \
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in REGISTRARS:

@@ -85,9 +85,11 @@ def declare_options() -> Sequence[Option[object]]:
 def extract_op(framework: str | None) -> Sequence[Extractor]:
     if framework not in (None, "$framework"):
         return []  # asked for another framework's extractors: import nothing
-    from $package.extractors import EXTRACTORS
+    from irconv.frontend import collect
 
-    return list(EXTRACTORS)
+    from $package import extractors
+
+    return collect(extractors)
 
 
 @hookimpl
@@ -153,19 +155,16 @@ EXTRACTORS = '''\
 
 from __future__ import annotations
 
-from irconv import ExtractContext, Node
+from irconv import ExtractContext, Node, OutPort
 from irconv.frontend import extractor
 
 from $package.ops import $Op
 
 
 @extractor("$framework", "ScaleShift", domain="$domain", versions=(1, None), produces=[$Op])
-def scale_shift(node: Node, ctx: ExtractContext) -> $Op:
+def scale_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``ScaleShift(x, scale=1.0, shift=0.0)``: typed attributes, one clear error when mistyped."""
-    return $Op(scale=ctx.attrs.float("scale", 1.0), shift=ctx.attrs.float("shift", 0.0))
-
-
-EXTRACTORS = [scale_shift]
+    return [ctx.op($Op(scale=ctx.attrs.float("scale", 1.0), shift=ctx.attrs.float("shift", 0.0)), ctx.input(0))]
 '''
 
 LOWER = '''\

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 import numpy as np
-from irconv import ExtractContext, Extractor, Node
+from irconv import ExtractContext, Extractor, Node, OutPort
 from irconv.frontend import extractor
 
 from irconv_example_swish.caffe_param import PARAM, parse_param
@@ -37,29 +37,29 @@ def float32_attr(value: float) -> float:
 
 
 @extractor("onnx", ONNX_OP, domain=ONNX_DOMAIN, versions=(1, None), produces=[ExampleSwish])
-def extract_onnx(node: Node, ctx: ExtractContext) -> ExampleSwish:
+def extract_onnx(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``com.example::Swish(x) {beta: float = 1}``."""
-    return ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0)))
+    return [ctx.op(ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0))), ctx.input(0))]
 
 
 @extractor("tf", TF_OP, produces=[ExampleSwish])
-def extract_tf(node: Node, ctx: ExtractContext) -> ExampleSwish:
+def extract_tf(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``ExampleSwish(x) {T: type, beta: float = 1}``."""
     dtype = ctx.attrs.int("T", 1)  # a DataType enum value
     if dtype not in _TF_FLOAT_TYPES:
         raise ctx.attrs.bad("T", dtype, "ExampleSwish takes a floating type (DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16)")
-    return ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0)))
+    return [ctx.op(ExampleSwish(beta=float32_attr(ctx.attrs.float("beta", 1.0))), ctx.input(0))]
 
 
 @extractor("caffe", CAFFE_LAYER, produces=[ExampleSwish])
-def extract_caffe(node: Node, ctx: ExtractContext) -> ExampleSwish:
+def extract_caffe(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``layer { type: "ExampleSwish" example_swish_param { beta: 1.5 } }``."""
     param = parse_param(ctx.attrs.get(PARAM), ctx.where())
-    return ExampleSwish(beta=float32_attr(param.beta))
+    return [ctx.op(ExampleSwish(beta=float32_attr(param.beta)), ctx.input(0))]
 
 
 @extractor("caffe", "Python", domain=CAFFE_PYTHON_LAYER, produces=[ExampleSwish])
-def extract_caffe_python(node: Node, ctx: ExtractContext) -> ExampleSwish:
+def extract_caffe_python(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``layer { type: "Python" python_param { module: "example_layers" layer: "ExampleSwishLayer"
     param_str: "'beta': 1.5" } }``: the layer's settings are a Python dict literal."""
     text = ctx.attrs.str("python_param.param_str", "")
@@ -67,7 +67,7 @@ def extract_caffe_python(node: Node, ctx: ExtractContext) -> ExampleSwish:
         settings = ast.literal_eval("{" + text + "}") if text.strip() else {}
     except (ValueError, SyntaxError):
         raise ctx.attrs.bad("python_param.param_str", text, "not a Python dict literal's items") from None
-    return ExampleSwish(beta=float32_attr(float(settings.get("beta", 1.0))))
+    return [ctx.op(ExampleSwish(beta=float32_attr(float(settings.get("beta", 1.0)))), ctx.input(0))]
 
 
 EXTRACTORS = (extract_onnx, extract_tf, extract_caffe, extract_caffe_python)
