@@ -75,7 +75,8 @@ def _broadcast_leaves(port: OutPort) -> list[OutPort]:
     """The operands an Add tree broadcasts together (``port`` itself when it is no Add)."""
     if port.node.op.type != "Add":
         return [port]
-    return [leaf for i in range(2) for leaf in _broadcast_leaves(port.node.in_port(i).get_source())]  # type: ignore[arg-type]
+    operands = [port.node.in_port(i).get_source() for i in range(2)]
+    return [leaf for operand in operands if operand is not None for leaf in _broadcast_leaves(operand)]
 
 
 def _stacked_indices(indices: OutPort) -> list[OutPort] | None:

@@ -30,7 +30,7 @@ from openvino import DiscreteTypeInfo, Op, OpExtension
 from irconv_example_swish.ops import OPSET, ExampleSwish, reference
 
 
-class ExampleSwishRuntime(Op):  # type: ignore[misc]
+class ExampleSwishRuntime(Op):  # type: ignore[misc]  # openvino is untyped to mypy (pyproject.toml)
     """OpenVINO's view of ExampleSwish: type info, attributes, shape inference, evaluate."""
 
     class_type_info = DiscreteTypeInfo(ExampleSwish.type, OPSET)

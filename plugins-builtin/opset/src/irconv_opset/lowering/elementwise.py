@@ -28,7 +28,8 @@ class _OpKind(enum.Enum):
 
     @property
     def op(self) -> type[Op]:
-        return self.value  # type: ignore[no-any-return]
+        op: type[Op] = self.value
+        return op
 
     def make(self) -> Op:
         """A fresh op of this kind (for an extractor that returns the op itself)."""

@@ -34,7 +34,8 @@ class Reduction(enum.Enum):
 
     @property
     def op(self) -> type[ReduceOp]:
-        return self.value  # type: ignore[no-any-return]
+        op: type[ReduceOp] = self.value
+        return op
 
     def make(self, keep_dims: bool) -> Op:
         """A fresh op of this kind (for an extractor that returns the op itself)."""

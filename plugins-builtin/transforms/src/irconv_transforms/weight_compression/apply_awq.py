@@ -94,8 +94,9 @@ def _divide_input(
     if only_group and isinstance(node.op, Multiply):
         for idx in (0, 1):
             source = node.in_port(idx).get_source()
-            if source is not None and _per_channel_constant(source.node, factor.size):
-                value = source.node.op.value  # type: ignore[attr-defined]
+            constant = source.node.op if source is not None else None
+            if isinstance(constant, Const) and source is not None and _per_channel_constant(source.node, factor.size):
+                value = constant.value
                 divided = (value.astype(np.float32) / factor).astype(value.dtype)
                 rw.set_input(node.in_port(idx), rw.const(divided, name=f"{source.node.name}/awq"))
                 return "a constant Multiply"

@@ -218,13 +218,13 @@ def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
     element_type = site.weight.out_port(0).data.element_type
     name = site.weight.name
     like = site.weight
-    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params)), name=f"{name}/quantized")  # type: ignore[arg-type]
+    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params)), name=f"{name}/quantized")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
     restored = rw.op(Convert(destination_type=element_type), levels, name=f"{name}/to_float")
     grouped = params.groups > 1  # else one scale per row: [rows, 1], like the weights' rank
     if params.zero_point is not None:
         zero_point = params.zero_point if grouped else params.zero_point[:, :, 0]
         zero = HeldValue(levels_as(zero_point, params.scheme.element_type))
-        zero_port = rw.op(DeferredConst(pending=zero), name=f"{name}/zero_point")  # type: ignore[arg-type]
+        zero_port = rw.op(DeferredConst(pending=zero), name=f"{name}/zero_point")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
         zero_float = rw.op(Convert(destination_type=element_type), zero_port, name=f"{name}/zero_point/to_float")
         restored = rw.op(Subtract(), restored, zero_float, name=f"{name}/shifted")
     scale = params.scale if grouped else params.scale[:, :, 0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 from irconv import Graph, Node, OutPort
@@ -40,7 +41,8 @@ class WeightSite:
         return int(op.stored.size)
 
 
-def _float_matrix(node: Node | None) -> bool:
+def _float_matrix(node: Node | None) -> TypeGuard[Node]:
+    """A 2-D floating-point constant (so the node is there)."""
     if node is None or not isinstance(node.op, Const):
         return False
     data = node.out_port(0).data
@@ -59,12 +61,12 @@ def weight_sites(graph: Graph) -> list[WeightSite]:
         if isinstance(op, MatMul):
             weight, data = _source(node, 1), _source(node, 0)
             if _float_matrix(weight) and not isinstance(data.op if data else None, Const) and not op.transpose_a:
-                sites.append(WeightSite(node, 1, weight, rows_first=op.transpose_b, embedding=False))  # type: ignore[arg-type]
+                sites.append(WeightSite(node, 1, weight, rows_first=op.transpose_b, embedding=False))
         elif isinstance(op, Gather) and op.batch_dims == 0:
             table, indices, axis = _source(node, 0), _source(node, 1), node.in_port(2).data.value
             constant_indices = isinstance(indices.op if indices else None, Const)
             if _float_matrix(table) and not constant_indices and axis is not None and int(np.asarray(axis)) in (0, -2):
-                sites.append(WeightSite(node, 0, table, rows_first=True, embedding=True))  # type: ignore[arg-type]
+                sites.append(WeightSite(node, 0, table, rows_first=True, embedding=True))
     return sites
 
 
