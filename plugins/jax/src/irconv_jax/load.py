@@ -29,7 +29,7 @@ def load_file(path: Path, ctx: LoadContext) -> Graph:
     except Exception as error:  # flatbuffers raise struct/Index errors on damaged files
         raise ModelFileError(f"{path}: not a readable jax.export artifact ({type(error).__name__}: {error}); "
                              "write one with jax.export.export(...)(...).serialize()") from None
-    return _read(exported, path.stem)
+    return _read(exported, path.stem, ctx)
 
 
 def load_object(model: Any, ctx: LoadContext, example_input: Any = None) -> Graph:
@@ -42,7 +42,7 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None) -> Grap
     if isinstance(model, export.Exported):
         if example_input is not None:
             raise UserError("a jax.export.Exported is converted as exported: example_input= applies to a function")
-        return _read(model, "exported")
+        return _read(model, "exported", ctx)
     if example_input is None:
         raise UserError("converting a JAX function or Flax module needs example_input= (an array, or a tuple of "
                         "the positional arguments; jax.ShapeDtypeStruct with jax.export.symbolic_shape for "
@@ -51,31 +51,32 @@ def load_object(model: Any, ctx: LoadContext, example_input: Any = None) -> Grap
     # a bound Flax module holds variables, which jax.jit cannot hash: jit a call of it
     function = model if hasattr(model, "lower") else jax.jit(lambda *args: model(*args))
     exported = export.export(function)(*arguments)
-    return _read(exported, getattr(model, "__name__", type(model).__name__))
+    return _read(exported, getattr(model, "__name__", type(model).__name__), ctx)
 
 
-def _read(exported: Any, name: str) -> Graph:
-    from irconv_jax.program import read_module
+def _read(exported: Any, name: str, ctx: LoadContext) -> Graph:
+    from irconv_jax.program import FRAMEWORK, read_module
 
-    return read_module(exported.mlir_module(), name)
+    return read_module(exported.mlir_module(), name, lambda op: ctx.has_extractor(FRAMEWORK, "", op, 1))
 
 
 def accepts(model: Any) -> bool:
-    """A bound Flax module, a jitted function, a ``jax.export.Exported``, or a plain function
-    once jax is imported (asking never imports jax: such objects exist only after it is)."""
+    """A bound Flax module, a ``jax.export.Exported``, a callable of jax's own (a jitted
+    function, a ``jax.numpy`` function), or a plain Python function once jax is imported
+    (asking never imports jax: such objects exist only after it is)."""
     import sys
 
     jax = sys.modules.get("jax")
     if jax is None:
         return False
-    if isinstance(model, jax.export.Exported) or hasattr(model, "lower") and callable(model):
+    if isinstance(model, jax.export.Exported):
         return True
     flax = sys.modules.get("flax.linen")
     if flax is not None and isinstance(model, flax.Module):
         return model.scope is not None  # bound: its variables are known
     import types
 
-    return isinstance(model, types.FunctionType)
+    return isinstance(model, types.FunctionType) or callable(model) and type(model).__module__.startswith("jax")
 
 
 def _require_jax(path: Path) -> None:

@@ -9,7 +9,7 @@ jax.export adds for symbolic dimensions (side effects only) are left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,8 +51,9 @@ class HloOp:
     body: tuple[str, ...] = field(default=())
 
 
-def read_module(text: str, name: str) -> Graph:
-    """The graph of the StableHLO module ``text`` (its textual or generic form)."""
+def read_module(text: str, name: str, has_extractor: Callable[[str], bool]) -> Graph:
+    """The graph of the StableHLO module ``text`` (its textual or generic form);
+    ``has_extractor(op)`` says whether an installed extractor converts a jax op."""
     from jax.interpreters.mlir import make_ir_context
     from jaxlib.mlir import ir
 
@@ -62,11 +63,12 @@ def read_module(text: str, name: str) -> Graph:
             module = ir.Module.parse(text)
         except Exception as error:  # the bindings raise MLIRError or ValueError
             raise ModelFileError(f"{name}: not a readable StableHLO module: {str(error).splitlines()[0]}") from None
-        return _Reader(module, name).graph
+        return _Reader(module, name, has_extractor).graph
 
 
 class _Reader:
-    def __init__(self, module: Any, name: str) -> None:
+    def __init__(self, module: Any, name: str, has_extractor: Callable[[str], bool]) -> None:
+        self.has_extractor = has_extractor
         self.functions = {_symbol(op): op for op in module.body.operations if op.operation.name == "func.func"}
         self.graph = Graph(name, FRAMEWORK)
         self.names: dict[str, int] = {}
@@ -87,15 +89,18 @@ class _Reader:
     def _function(self, block: Any, arguments: list[OutPort], scope: str) -> list[OutPort]:
         """Adds the operations of ``block`` (the arguments bound to ``arguments``) and returns
         the ports its ``return`` gives back."""
-        values: dict[Any, OutPort] = dict(zip(block.arguments, arguments))
+        values: dict[Any, OutPort] = dict(zip(block.arguments, arguments, strict=True))
         for op in block.operations:
             kind = op.operation.name
             inputs = [values[operand] for operand in op.operands]
             if kind in ("func.return", "stablehlo.return"):
                 return inputs
-            if kind == "func.call":
-                callee = self.functions[_flat_symbol(op.attributes["callee"])]
-                outputs = self._function(callee.regions[0].blocks[0], inputs, f"{scope}{_flat_symbol(op.attributes['callee'])}/")
+            if kind == "stablehlo.composite" and self.has_extractor(_string(op.attributes["name"])):
+                outputs = self._source_op(op, _string(op.attributes["name"]), inputs, scope)
+            elif kind in ("func.call", "stablehlo.composite"):
+                key = "callee" if kind == "func.call" else "decomposition"
+                callee = _flat_symbol(op.attributes[key])
+                outputs = self._function(self.functions[callee].regions[0].blocks[0], inputs, f"{scope}{callee}/")
             elif kind == "stablehlo.custom_call" and _string(op.attributes["call_target_name"]) in _ASSERTIONS:
                 continue
             elif kind == "stablehlo.constant":
@@ -103,7 +108,7 @@ class _Reader:
                 outputs = [node.out_port(0)]
             else:
                 outputs = self._source_op(op, kind, inputs, scope)
-            values.update(zip(op.results, outputs))
+            values.update(zip(op.results, outputs, strict=True))
         raise ModelFileError(f"{self.graph.name}: a function of the module does not end with a return")
 
     def _source_op(self, op: Any, kind: str, inputs: list[OutPort], scope: str) -> list[OutPort]:

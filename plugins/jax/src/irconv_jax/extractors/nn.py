@@ -52,9 +52,9 @@ def _einsum_equation(lhs_rank: int, rhs_rank: int, numbers: dict[str, Any]) -> s
     letters = iter(string.ascii_letters)
     lhs = [next(letters) for _ in range(lhs_rank)]
     rhs: list[str | None] = [None] * rhs_rank
-    for left, right in zip(numbers["lhs_batching_dimensions"], numbers["rhs_batching_dimensions"]):
+    for left, right in zip(numbers["lhs_batching_dimensions"], numbers["rhs_batching_dimensions"], strict=True):
         rhs[right] = lhs[left]
-    for left, right in zip(numbers["lhs_contracting_dimensions"], numbers["rhs_contracting_dimensions"]):
+    for left, right in zip(numbers["lhs_contracting_dimensions"], numbers["rhs_contracting_dimensions"], strict=True):
         rhs[right] = lhs[left]
     rhs_free = [axis for axis in range(rhs_rank) if rhs[axis] is None]
     for axis in rhs_free:

@@ -1,0 +1,131 @@
+"""One small JAX function per StableHLO op family, converted and run in OpenVINO against
+jax on CPU: the jax.numpy / jax.lax operations networks are made of."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from jax_support import check_function
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+RNG = np.random.default_rng(0)
+
+
+def _f(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def _positive(*shape: int) -> np.ndarray:
+    return (RNG.random(shape) + 0.1).astype(np.float32)
+
+
+def _i(*shape: int) -> np.ndarray:
+    return RNG.integers(-20, 20, shape).astype(np.int32)
+
+
+X, Y = _f(2, 3, 4), _f(2, 3, 4)
+
+CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
+    # arithmetic
+    "add": (jnp.add, (X, Y)),
+    "subtract": (jnp.subtract, (X, Y)),
+    "multiply": (jnp.multiply, (X, Y)),
+    "divide": (jnp.divide, (X, _positive(2, 3, 4))),
+    "divide_int_truncates": (lax.div, (_i(3, 5), np.array([[3, -3, 7, -7, 2]] * 3, np.int32))),
+    "remainder": (lax.rem, (_i(3, 5), np.array([[3, -3, 7, -7, 2]] * 3, np.int32))),
+    "maximum": (jnp.maximum, (X, Y)),
+    "minimum": (jnp.minimum, (X, Y)),
+    "power": (lax.pow, (_positive(2, 3), _f(2, 3))),
+    "atan2": (jnp.arctan2, (X, Y)),
+    "broadcasting_scalar": (lambda a: a * 2.0 + 1.0, (X,)),
+    # unary
+    "abs": (jnp.abs, (X,)),
+    "negative": (jnp.negative, (X,)),
+    "exp": (jnp.exp, (X,)),
+    "log": (jnp.log, (_positive(2, 3, 4),)),
+    "sqrt": (jnp.sqrt, (_positive(2, 3, 4),)),
+    "rsqrt": (lax.rsqrt, (_positive(2, 3, 4),)),
+    "tanh": (jnp.tanh, (X,)),
+    "sigmoid": (jax.nn.sigmoid, (X,)),
+    "sin": (jnp.sin, (X,)),
+    "cos": (jnp.cos, (X,)),
+    "tan": (jnp.tan, (X * 0.5,)),
+    "floor": (jnp.floor, (X * 3,)),
+    "ceil": (jnp.ceil, (X * 3,)),
+    "sign": (jnp.sign, (X,)),
+    "expm1": (jnp.expm1, (X,)),
+    "log1p": (jnp.log1p, (_positive(2, 3, 4),)),
+    "round_half_even": (jnp.round, (np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1.2], np.float32),)),
+    "erf": (lax.erf, (X,)),
+    "isfinite": (jnp.isfinite, (np.array([1.0, np.inf, -np.inf, np.nan], np.float32),)),
+    # comparisons, logic, select, clamp, convert
+    "greater_where": (lambda a, b: jnp.where(a > b, a, b * 2), (X, Y)),
+    "equal": (lambda a, b: a == b, (_i(4, 4), _i(4, 4))),
+    "logical": (lambda a, b: jnp.logical_not(jnp.logical_and(a > 0, b < 0) | (a > b)), (X, Y)),
+    "bitwise": (lambda a, b: (a & b) ^ (a | 3), (_i(3, 3), _i(3, 3))),
+    "clamp": (lambda a: lax.clamp(-0.5, a, 0.5), (X,)),
+    "clip": (lambda a: jnp.clip(a, -0.3, 0.7), (X,)),
+    "astype": (lambda a: (a * 10).astype(jnp.int32), (X,)),
+    # shapes
+    "reshape": (lambda a: a.reshape(4, 6), (X,)),
+    "transpose": (lambda a: a.transpose(2, 0, 1), (X,)),
+    "concatenate": (lambda a, b: jnp.concatenate([a, b, a], axis=1), (X, Y)),
+    "slice": (lambda a: a[:, 1:3, ::2], (X,)),
+    "pad": (lambda a: jnp.pad(a, ((0, 0), (1, 2), (2, 0))), (X,)),
+    "pad_crop": (lambda a: lax.pad(a, 1.5, ((0, 0, 0), (-1, 1, 0), (1, -2, 0))), (X,)),
+    "broadcast_to": (lambda a: jnp.broadcast_to(a[:, None, :], (3, 5, 4)), (_f(3, 4),)),
+    "broadcast_in_dim_permuted": (lambda a: lax.broadcast_in_dim(a, (4, 2, 3), (2, 0)), (_f(3, 4),)),
+    "expand_squeeze": (lambda a: jnp.squeeze(jnp.expand_dims(a, 1), 1) + 1, (X,)),
+    "iota": (lambda a: a + jnp.arange(4, dtype=jnp.float32), (X,)),
+    # reductions
+    "sum": (lambda a: jnp.sum(a, axis=(0, 2)), (X,)),
+    "mean": (lambda a: jnp.mean(a, axis=-1), (X,)),
+    "max": (lambda a: jnp.max(a, axis=1), (X,)),
+    "min": (lambda a: jnp.min(a), (X,)),
+    "prod": (lambda a: jnp.prod(a, axis=0), (X,)),
+    "any_all": (lambda a: (jnp.any(a > 1.0, axis=1), jnp.all(a > -2.0, axis=2)), (X,)),
+    "reduce_with_init": (lambda a: lax.reduce(a, 1.5, lax.add, (1,)), (X,)),
+    "max_int": (lambda a: jnp.max(a, axis=0), (_i(3, 5),)),
+    # linear algebra
+    "matmul": (jnp.matmul, (_f(3, 4), _f(4, 5))),
+    "batched_matmul": (jnp.matmul, (_f(2, 3, 4), _f(2, 4, 5))),
+    "einsum_attention": (lambda q, k: jnp.einsum("bqhd,bkhd->bhqk", q, k), (_f(2, 5, 3, 4), _f(2, 6, 3, 4))),
+    "dot_vector": (jnp.dot, (_f(4), _f(4, 3))),
+    "dense_transposed": (lambda a, w: a @ w.T, (_f(2, 8), _f(5, 8))),
+    # convolutions and pools
+    "conv_nhwc_hwio": (lambda a, w: lax.conv_general_dilated(a, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+                       (_f(1, 7, 7, 3), _f(3, 3, 3, 4))),
+    "conv_nchw_strided_dilated": (lambda a, w: lax.conv_general_dilated(a, w, (2, 2), ((1, 2), (0, 1)), rhs_dilation=(2, 1)),
+                                  (_f(2, 3, 9, 8), _f(4, 3, 3, 3))),
+    "conv_grouped": (lambda a, w: lax.conv_general_dilated(a, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                                           feature_group_count=2), (_f(1, 6, 6, 4), _f(3, 3, 2, 6))),
+    "conv_depthwise": (lambda a, w: lax.conv_general_dilated(a, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                                             feature_group_count=4), (_f(1, 6, 6, 4), _f(3, 3, 1, 4))),
+    "conv_1d": (lambda a, w: lax.conv_general_dilated(a, w, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+                (_f(2, 10, 3), _f(3, 3, 5))),
+    "max_pool": (lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"), (_f(2, 7, 7, 3),)),
+    "sum_pool": (lambda a: lax.reduce_window(a, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), (_f(2, 6, 6, 3),)),
+    "sum_pool_padded_nchw": (lambda a: lax.reduce_window(a, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 1, 1), "SAME"),
+                             (_f(1, 2, 5, 5),)),
+    # activations and normalisations built from the ops above
+    "relu": (jax.nn.relu, (X,)),
+    "gelu_tanh": (jax.nn.gelu, (X,)),
+    "gelu_erf": (lambda a: jax.nn.gelu(a, approximate=False), (X,)),
+    "softmax": (lambda a: jax.nn.softmax(a, axis=-1), (X,)),
+    "log_softmax": (lambda a: jax.nn.log_softmax(a, axis=1), (X,)),
+    "silu": (jax.nn.silu, (X,)),
+    "standardize": (lambda a: (a - a.mean(-1, keepdims=True)) * lax.rsqrt(a.var(-1, keepdims=True) + 1e-5), (X,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_matches_jax(name: str, tmp_path: Path) -> None:
+    function, inputs = CASES[name]
+    check_function(function, inputs, tmp_path)
