@@ -7,13 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pytest
-from jax_support import check_function
-
 import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 from jax import lax
+from jax_support import check_function
 
 RNG = np.random.default_rng(0)
 
