@@ -28,6 +28,7 @@ EXTRACTOR_TREES = {
     "caffe": ["plugins/caffe/src/irconv_caffe/extractors"],
     "mxnet": ["plugins/mxnet/src/irconv_mxnet/extractors"],
     "torch": ["plugins/torch/src/irconv_torch/extractors"],
+    "jax": ["plugins/jax/src/irconv_jax/extractors"],
 }
 REGISTRARS = {"extractor", "aliases"}
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pytest
-from jax_support import check_function
-
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 from jax import export
+from jax_support import check_function
 
 RNG = np.random.default_rng(0)
 

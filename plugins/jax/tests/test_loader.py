@@ -6,11 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-
 import jax
 import jax.numpy as jnp
+import numpy as np
+import pytest
 from jax import export, lax
 
 
