@@ -19,9 +19,10 @@ def _result_shape(ctx: ExtractContext) -> tuple[int | None, ...]:
 
 def _static_result_shape(ctx: ExtractContext) -> list[int]:
     shape = _result_shape(ctx)
-    if any(d is None for d in shape):
+    static = [d for d in shape if d is not None]
+    if len(static) != len(shape):
         raise ConversionError(f"{ctx.where()}: a static op with a dynamic result shape {shape}")
-    return [int(d) for d in shape]
+    return static
 
 
 def _as_i64(ctx: ExtractContext, port: OutPort, suffix: str) -> OutPort:
