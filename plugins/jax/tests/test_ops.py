@@ -83,6 +83,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "broadcast_in_dim_permuted": (lambda a: lax.broadcast_in_dim(a, (4, 2, 3), (2, 0)), (_f(3, 4),)),
     "expand_squeeze": (lambda a: jnp.squeeze(jnp.expand_dims(a, 1), 1) + 1, (X,)),
     "iota": (lambda a: a + jnp.arange(4, dtype=jnp.float32), (X,)),
+    # indexing
+    "embedding_lookup": (lambda t, i: t[i], (_f(10, 4), np.array([[1, 9, 0], [3, 3, -2]], np.int32))),
+    "take_axis1": (lambda t, i: jnp.take(t, i, axis=1), (_f(3, 5, 2), np.array([4, 0, 2], np.int32))),
+    "take_clipped": (lambda t, i: jnp.take(t, i, axis=0, mode="clip"), (_f(5, 3), np.array([7, -3, 2], np.int32))),
+    "point_gather": (lambda t, i: t[i[:, 0], i[:, 1]], (_f(4, 5, 3), np.array([[1, 2], [3, 4], [0, 0]], np.int32))),
+    "dynamic_slice": (lambda t, i: lax.dynamic_slice(t, (i[0], i[1]), (2, 3)), (_f(5, 6), np.array([4, 1], np.int32))),
+    "reverse": (lambda t: t[::-1, :, ::-1], (X,)),
     # reductions
     "sum": (lambda a: jnp.sum(a, axis=(0, 2)), (X,)),
     "mean": (lambda a: jnp.mean(a, axis=-1), (X,)),

@@ -28,6 +28,9 @@ _ELEMENT_TYPES = {
     "ui64": ElementType.u64,
 }
 
+#: properties of every MLIR attribute, not fields of StableHLO's dimension numbers
+_NOT_FIELDS = {"context", "type", "typeid"}
+
 #: custom calls jax.export adds to check symbolic dimensions at run time; they have no results.
 _ASSERTIONS = {"shape_assertion"}
 
@@ -202,7 +205,9 @@ def _plain(attr: Any) -> Any:
     for numbers in (stablehlo.ConvDimensionNumbers, stablehlo.DotDimensionNumbers, stablehlo.GatherDimensionNumbers):
         if numbers.isinstance(attr):
             typed = numbers(attr)
-            return {key: _plain_field(getattr(typed, key)) for key in dir(numbers) if key.endswith(("dimension", "dimensions", "dims"))}
+            fields = [key for key in dir(numbers) if not key.startswith("_") and key not in _NOT_FIELDS
+                      and isinstance(getattr(numbers, key), property)]
+            return {key: _plain_field(getattr(typed, key)) for key in fields}
     return str(attr)
 
 
