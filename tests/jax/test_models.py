@@ -1,4 +1,4 @@
-"""Flax networks (a CNN, an MLP, an MLP-Mixer block, a transformer encoder block) converted
+"""Flax networks (a CNN, a convolutional autoencoder with ConvTranspose, an MLP, an MLP-Mixer block, a transformer encoder block) converted
 as bound modules and as jax.export artifacts, run in OpenVINO against jax on CPU, with a
 static and a dynamic batch."""
 
@@ -58,9 +58,18 @@ class EncoderBlock(nn.Module):
         return x + nn.Dense(x.shape[-1])(nn.gelu(y))
 
 
+class AutoEncoder(nn.Module):
+    @nn.compact
+    def __call__(self, x: Any) -> Any:
+        x = nn.relu(nn.Conv(8, (3, 3), strides=(2, 2))(x))
+        x = nn.relu(nn.ConvTranspose(6, (3, 3), strides=(2, 2))(x))
+        return nn.sigmoid(nn.ConvTranspose(3, (4, 4), strides=(1, 1), padding="VALID")(x))
+
+
 NETWORKS: dict[str, tuple[nn.Module, tuple[int, ...]]] = {
     "cnn": (CNN(), (2, 16, 16, 3)),
     "mlp": (MLP(), (3, 20)),
+    "autoencoder": (AutoEncoder(), (2, 8, 8, 3)),
     "mixer_block": (MixerBlock(), (2, 9, 12)),
     "encoder_block": (EncoderBlock(), (2, 7, 32)),
 }

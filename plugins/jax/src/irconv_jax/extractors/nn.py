@@ -15,8 +15,14 @@ import numpy as np
 from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
-from irconv_opset import Einsum, Multiply, Transpose
-from irconv_opset.lowering.convolution import CONVOLUTION_OPS, Window, convolution
+from irconv_opset import Einsum, Multiply, Slice, Transpose
+from irconv_opset.lowering.convolution import (
+    CONVOLUTION_BACKPROP_OPS,
+    CONVOLUTION_OPS,
+    Window,
+    convolution,
+    convolution_backprop,
+)
 from irconv_opset.lowering.elementwise import BINARY_OPS, Binary, binary
 from irconv_opset.lowering.pooling import AVG_POOL_OPS, MAX_POOL_OPS, PoolWindow, avg_pool, max_pool
 from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
@@ -85,24 +91,48 @@ def _padding(ctx: ExtractContext, name: str, spatial: int) -> tuple[list[int], l
     return [int(p) for p in pads[:, 0]], [int(p) for p in pads[:, 1]]
 
 
-@extractor("jax", "stablehlo.convolution", produces=[*CONVOLUTION_OPS, Transpose])
+@extractor("jax", "stablehlo.convolution", produces=[*CONVOLUTION_OPS, *CONVOLUTION_BACKPROP_OPS, Transpose, Slice])
 def extract_convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Convolution; with ``lhs_dilation`` (jax.lax.conv_transpose, Flax's ConvTranspose) the
+    transposed convolution it spells, ConvolutionBackpropData."""
     numbers = _numbers(ctx, "dimension_numbers")
     spatial = len(numbers["input_spatial_dimensions"])
     ones = [1] * spatial
-    if ctx.attrs.ints("lhs_dilation", ones, length=spatial) != ones:
-        raise ctx.attrs.bad("lhs_dilation", ctx.attrs.ints("lhs_dilation"), "transposed convolutions are not supported yet")
     if ctx.attrs.int("batch_group_count", 1) != 1:
         raise ctx.attrs.bad("batch_group_count", ctx.attrs.int("batch_group_count"), "only 1 is supported")
     begin, end = _padding(ctx, "padding", spatial)
-    window = Window.of(ctx.attrs.ints("window_strides", ones, length=spatial),
-                       ctx.attrs.ints("rhs_dilation", ones, length=spatial), begin, end)
+    strides = ctx.attrs.ints("window_strides", ones, length=spatial)
+    dilations = ctx.attrs.ints("rhs_dilation", ones, length=spatial)
     data = _permuted(ctx, ctx.input(0), [numbers["input_batch_dimension"], numbers["input_feature_dimension"],
                                          *numbers["input_spatial_dimensions"]], "data")
     filters = _permuted(ctx, ctx.input(1), [numbers["kernel_output_feature_dimension"],
                                             numbers["kernel_input_feature_dimension"],
                                             *numbers["kernel_spatial_dimensions"]], "filters")
-    out = convolution(ctx, data, filters, window, ctx.attrs.int("feature_group_count", 1))
+    groups = ctx.attrs.int("feature_group_count", 1)
+    lhs_dilation = ctx.attrs.ints("lhs_dilation", ones, length=spatial)
+    if lhs_dilation == ones:
+        out = convolution(ctx, data, filters, Window.of(strides, dilations, begin, end), groups)
+    else:
+        kernel = ctx.input_shape(1)
+        if strides != ones or groups != 1 or kernel is None or None in kernel:
+            raise ConversionError(f"{ctx.where()}: a convolution with lhs_dilation is supported as a transposed "
+                                  "convolution: unit window strides, one group, a kernel of known shape")
+        sizes = [(int(kernel[a]) - 1) * d + 1 for a, d in zip(numbers["kernel_spatial_dimensions"], dilations,
+                                                                 strict=True)]
+        pads_begin = [k - 1 - p for k, p in zip(sizes, begin, strict=True)]
+        # padding the high side beyond the kernel adds outputs: the op's output_padding
+        extra = [k - 1 - p for k, p in zip(sizes, end, strict=True)]
+        pads_end, output_padding = [max(e, 0) for e in extra], [max(-e, 0) for e in extra]
+        if min(pads_begin) < 0 or any(o >= s for o, s in zip(output_padding, lhs_dilation, strict=True)):
+            raise ConversionError(f"{ctx.where()}: a transposed convolution padded beyond its kernel "
+                                  f"(padding {begin}, {end}, kernel {sizes}) is not supported")
+        axes = list(range(2, 2 + spatial))
+        flipped = ctx.op(Slice(), filters, i64(ctx, [-1] * spatial, "flip_start"),
+                         i64(ctx, [-(2**63)] * spatial, "flip_stop"), i64(ctx, [-1] * spatial, "flip_step"),
+                         i64(ctx, axes, "flip_axes"), suffix="flipped")
+        weights = _permuted(ctx, flipped, [1, 0, *axes], "weights")
+        out = convolution_backprop(ctx, data, weights, Window.of(lhs_dilation, dilations, pads_begin, pads_end),
+                                   output_padding)
     layout = [numbers["output_batch_dimension"], numbers["output_feature_dimension"],
               *numbers["output_spatial_dimensions"]]
     return [_permuted(ctx, out, list(np.argsort(layout)), "output")]
