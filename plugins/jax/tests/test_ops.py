@@ -90,6 +90,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "point_gather": (lambda t, i: t[i[:, 0], i[:, 1]], (_f(4, 5, 3), np.array([[1, 2], [3, 4], [0, 0]], np.int32))),
     "dynamic_slice": (lambda t, i: lax.dynamic_slice(t, (i[0], i[1]), (2, 3)), (_f(5, 6), np.array([4, 1], np.int32))),
     "reverse": (lambda t: t[::-1, :, ::-1], (X,)),
+    "top_k": (lambda a: lax.top_k(a, 3), (np.array([[1, 5, 5, 2, 0], [3, 3, 3, 1, 9]], np.float32),)),
+    "optimization_barrier": (lambda a: lax.optimization_barrier(a) * 2, (X,)),
     # reductions
     "sum": (lambda a: jnp.sum(a, axis=(0, 2)), (X,)),
     "mean": (lambda a: jnp.mean(a, axis=-1), (X,)),
@@ -140,3 +142,19 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
 def test_op_matches_jax(name: str, tmp_path: Path) -> None:
     function, inputs = CASES[name]
     check_function(function, inputs, tmp_path)
+
+
+def test_shapes_computed_from_a_symbolic_dimension(tmp_path: Path) -> None:
+    """Positions and a causal mask of a symbolic length: dynamic_iota, dynamic_broadcast_in_dim,
+    dynamic_reshape and get_dimension_size, one IR for every length."""
+    from jax import export
+
+    def masked(x: jax.Array) -> jax.Array:
+        n = x.shape[0]
+        positions = jnp.arange(n, dtype=jnp.float32)[:, None]
+        causal = jnp.arange(n)[:, None] >= jnp.arange(n)[None, :]
+        scores = jnp.where(causal, x @ x.T, -1e9)
+        return jax.nn.softmax(scores, axis=-1) @ (x + positions).reshape(n, -1)
+
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape("n, 4"), jnp.float32)
+    check_function(masked, spec, tmp_path, runs=[_f(1, 4), _f(5, 4), _f(9, 4)])

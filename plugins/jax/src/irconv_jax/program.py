@@ -119,6 +119,8 @@ class _Reader:
         body = tuple(inner.operation.name for region in op.regions for block in region.blocks
                      for inner in block.operations if inner.operation.name != "stablehlo.return")
         attributes = {key: _plain(op.attributes[key]) for key in op.attributes}
+        # a composite kept whole: its own attributes are those of the op it names
+        attributes.update(attributes.pop("composite_attributes", None) or {})
         source = SourceOp(framework=FRAMEWORK, op_type=kind, n_outputs=len(results),
                           source=HloOp(kind, results, body), attributes=MappingAttributes(attributes))
         name = self._name(scope, kind.split(".")[-1])
@@ -198,6 +200,8 @@ def _plain(attr: Any) -> Any:
         return attr.value
     if isinstance(attr, ir.ArrayAttr):
         return [_plain(item) for item in attr]
+    if isinstance(attr, ir.DictAttr):
+        return {attr[i].name: _plain(attr[i].attr) for i in range(len(attr))}
     if stablehlo.ComparisonDirectionAttr.isinstance(attr):
         return str(stablehlo.ComparisonDirectionAttr(attr).value)
     if stablehlo.ComparisonTypeAttr.isinstance(attr):

@@ -15,7 +15,7 @@ import numpy as np
 from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
-from irconv_opset import Einsum, Multiply, Slice, Transpose
+from irconv_opset import Einsum, Multiply, Slice, TopK, Transpose
 from irconv_opset.lowering.convolution import (
     CONVOLUTION_BACKPROP_OPS,
     CONVOLUTION_OPS,
@@ -215,3 +215,13 @@ def extract_reduce_window(node: Node, ctx: ExtractContext) -> list[OutPort]:
     out = _permuted(ctx, out, list(np.argsort(order)), "output")
     return [_with_init(ctx, kind, combine, out, 1)]
 
+
+
+@extractor("jax", "chlo.top_k", produces=[TopK])
+def extract_top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ``k`` largest along the last axis, largest first, ties in index order, and their
+    indices (``jax.lax.top_k``)."""
+    index_type = ctx.source_as(HloOp).results[1].element_type
+    top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=index_type, stable=True),
+                  [ctx.input(0), i64(ctx, ctx.attrs.int("k"), "k")])
+    return [top.out_port(0), top.out_port(1)]

@@ -8,7 +8,19 @@ from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Broadcast, Concat, Convert, Gather, Pad, Reshape, ShapeOf, Slice, Transpose, Unsqueeze
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Convert,
+    Gather,
+    Pad,
+    Range,
+    Reshape,
+    ShapeOf,
+    Slice,
+    Transpose,
+    Unsqueeze,
+)
 
 from irconv_jax.program import HloOp
 
@@ -114,3 +126,25 @@ def extract_get_dimension_size(node: Node, ctx: ExtractContext) -> list[OutPort]
     size = ctx.op(Gather(), shape, i64(ctx, ctx.attrs.int("dimension"), "index"), i64(ctx, 0, "axis"),
                   suffix="gather")
     return [ctx.op(Convert(destination_type=ctx.source_as(HloOp).results[0].element_type), size)]
+
+
+@extractor("jax", "stablehlo.dynamic_iota", produces=[Convert, Gather, Range, Unsqueeze, Broadcast])
+def extract_dynamic_iota(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """An iota of a run-time shape (``jnp.arange`` of a symbolic dimension): a Range along
+    ``iota_dimension``, broadcast to the shape."""
+    element_type = ctx.source_as(HloOp).results[0].element_type
+    shape = _as_i64(ctx, ctx.input(0), "shape")
+    rank = len(_result_shape(ctx))
+    axis = ctx.attrs.int("iota_dimension")
+    size = ctx.op(Gather(), shape, i64(ctx, axis, "index"), i64(ctx, 0, "axis"), suffix="size")
+    values = ctx.op(Range(output_type=element_type), i64(ctx, 0, "start"), size, i64(ctx, 1, "step"), suffix="range")
+    others = [a for a in range(rank) if a != axis]
+    if others:
+        values = ctx.op(Unsqueeze(), values, i64(ctx, others, "others"), suffix="placed")
+    return [ctx.op(Broadcast(), values, shape)]
+
+
+@extractor("jax", "stablehlo.optimization_barrier", produces=[])
+def extract_optimization_barrier(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """A scheduling fence for XLA (``jax.checkpoint``, ``nn.remat``): its values pass through."""
+    return [ctx.input(i) for i in range(len(node.in_ports()))]
