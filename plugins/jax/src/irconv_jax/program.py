@@ -52,6 +52,8 @@ class HloOp:
     name: str
     results: tuple[TensorType, ...]
     body: tuple[str, ...] = field(default=())
+    #: the comparison directions of the region's ``compare`` ops, in order (an argmax's GT)
+    body_directions: tuple[str, ...] = field(default=())
 
 
 def read_module(text: str, name: str, has_extractor: Callable[[str], bool]) -> Graph:
@@ -116,13 +118,16 @@ class _Reader:
 
     def _source_op(self, op: Any, kind: str, inputs: list[OutPort], scope: str) -> list[OutPort]:
         results = tuple(_tensor_type(result.type) for result in op.results)
-        body = tuple(inner.operation.name for region in op.regions for block in region.blocks
-                     for inner in block.operations if inner.operation.name != "stablehlo.return")
+        inner_ops = [inner for region in op.regions for block in region.blocks for inner in block.operations
+                     if inner.operation.name != "stablehlo.return"]
+        body = tuple(inner.operation.name for inner in inner_ops)
+        directions = tuple(_plain(inner.attributes["comparison_direction"]) for inner in inner_ops
+                           if inner.operation.name == "stablehlo.compare")
         attributes = {key: _plain(op.attributes[key]) for key in op.attributes}
         # a composite kept whole: its own attributes are those of the op it names
         attributes.update(attributes.pop("composite_attributes", None) or {})
         source = SourceOp(framework=FRAMEWORK, op_type=kind, n_outputs=len(results),
-                          source=HloOp(kind, results, body), attributes=MappingAttributes(attributes))
+                          source=HloOp(kind, results, body, directions), attributes=MappingAttributes(attributes))
         name = self._name(scope, kind.split(".")[-1])
         node = self.graph.add_node(source, name, inputs)
         ports = [node.out_port(i) for i in range(len(results))]

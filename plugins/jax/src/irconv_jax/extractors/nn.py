@@ -15,7 +15,8 @@ import numpy as np
 from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
-from irconv_opset import Einsum, Multiply, Slice, TopK, Transpose
+from irconv.types import ElementType
+from irconv_opset import Convert, Einsum, Multiply, Slice, Squeeze, TopK, Transpose
 from irconv_opset.lowering.convolution import (
     CONVOLUTION_BACKPROP_OPS,
     CONVOLUTION_OPS,
@@ -172,13 +173,38 @@ def _with_init(ctx: ExtractContext, kind: Reduction, combine: Binary, reduced: O
     return binary(ctx, combine, reduced, ctx.input(init_index), suffix="init")
 
 
-@extractor("jax", "stablehlo.reduce", produces=[*REDUCTION_OPS, *BINARY_OPS])
+@extractor("jax", "stablehlo.reduce", produces=[*REDUCTION_OPS, *BINARY_OPS, TopK, Squeeze, Convert])
 def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    if len(node.in_ports()) == 4:
+        return _arg_reduce(ctx)
     if len(node.in_ports()) != 2:
-        raise ConversionError(f"{ctx.where()}: a reduce over several tensors at once (argmax, argmin) is not supported")
+        raise ConversionError(f"{ctx.where()}: a reduce over several tensors at once is supported as argmax and "
+                              "argmin only")
     kind, combine = _reducer(ctx)
     reduced = reduce(ctx, kind, ctx.input(0), i64(ctx, ctx.attrs.ints("dimensions"), "axes"), False, suffix="reduce")
     return [_with_init(ctx, kind, combine, reduced, 1)]
+
+
+def _arg_reduce(ctx: ExtractContext) -> list[OutPort]:
+    """jnp.argmax/argmin: a reduce of (values, iota along the axis) whose reducer keeps the
+    greater (GT) or smaller (LT) value and, on ties, the lower index: a stable TopK of 1."""
+    source = ctx.source_as(HloOp)
+    axes = ctx.attrs.ints("dimensions")
+    shape = ctx.input_shape(0)
+    positions = ctx.input_value(1)
+    directions = source.body_directions[:1]
+    if (len(axes) != 1 or shape is None or positions is None or directions not in (("GT",), ("LT",))
+            or not np.array_equal(positions, np.broadcast_to(np.arange(positions.shape[axes[0]]).reshape(
+                [-1 if a == axes[0] else 1 for a in range(positions.ndim)]), positions.shape))):
+        raise ConversionError(f"{ctx.where()}: a reduce over two tensors is supported as argmax or argmin over one "
+                              "axis (values and their positions)")
+    mode = "max" if directions == ("GT",) else "min"
+    top = ctx.add(TopK(axis=axes[0], mode=mode, sort="value", index_element_type=ElementType.i64, stable=True),
+                  [ctx.input(0), i64(ctx, 1, "k")], suffix="top")
+    axis = i64(ctx, axes, "axis")
+    values = ctx.op(Squeeze(), top.out_port(0), axis, suffix="values")
+    indices = ctx.op(Squeeze(), top.out_port(1), axis, suffix="squeezed")
+    return [values, ctx.op(Convert(destination_type=source.results[1].element_type), indices, suffix="indices")]
 
 
 @extractor("jax", "stablehlo.reduce_window", produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, Multiply, Transpose, *BINARY_OPS])
