@@ -21,7 +21,7 @@ from irconv_opset import (
     Sqrt,
     Subtract,
 )
-from irconv_opset.lowering.elementwise import ATAN2_OPS, BINARY_OPS, UNARY_OPS, Binary, Unary, atan2, binary, unary
+from irconv_opset.lowering.elementwise import ATAN2_OPS, Binary, Unary, atan2, binary, unary
 
 from irconv_jax.program import HloOp
 
@@ -59,7 +59,9 @@ def extract_binary(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [binary(ctx, _BINARY[_op_name(ctx)], ctx.input(0), ctx.input(1))]
 
 
-binary_ops = aliases("jax", list(_BINARY), extract_binary, produces=BINARY_OPS)
+# one record per op, so that each names exactly the op it builds
+binary_ops = [record for name, kind in _BINARY.items()
+              for record in aliases("jax", [name], extract_binary, produces=[kind.op])]
 
 
 def extract_logical(node: Node, ctx: ExtractContext) -> list[OutPort]:
@@ -68,7 +70,8 @@ def extract_logical(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [binary(ctx, kind, ctx.input(0), ctx.input(1))]
 
 
-logical_ops = aliases("jax", list(_LOGICAL), extract_logical, produces=BINARY_OPS)
+logical_ops = [record for name, (logical, bitwise) in _LOGICAL.items()
+               for record in aliases("jax", [name], extract_logical, produces=[logical.op, bitwise.op])]
 
 
 @extractor("jax", "stablehlo.divide", produces=[Divide])
@@ -86,7 +89,8 @@ def extract_unary(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [unary(ctx, _UNARY[_op_name(ctx)], ctx.input(0))]
 
 
-unary_ops = aliases("jax", list(_UNARY), extract_unary, produces=UNARY_OPS)
+unary_ops = [record for name, kind in _UNARY.items()
+             for record in aliases("jax", [name], extract_unary, produces=[kind.op])]
 
 
 @extractor("jax", "stablehlo.not", produces=[Unary.LOGICAL_NOT.op, Unary.BITWISE_NOT.op])
@@ -123,7 +127,7 @@ def extract_round_afz(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Round(mode="half_away_from_zero"), ctx.input(0))]
 
 
-@extractor("jax", "stablehlo.compare", produces=BINARY_OPS)
+@extractor("jax", "stablehlo.compare", produces=[kind.op for kind in _COMPARISONS.values()])
 def extract_compare(node: Node, ctx: ExtractContext) -> list[OutPort]:
     direction = ctx.attrs.choice("comparison_direction", list(_COMPARISONS))
     return [binary(ctx, _COMPARISONS[direction], ctx.input(0), ctx.input(1))]

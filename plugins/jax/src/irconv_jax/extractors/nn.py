@@ -24,9 +24,9 @@ from irconv_opset.lowering.convolution import (
     convolution,
     convolution_backprop,
 )
-from irconv_opset.lowering.elementwise import BINARY_OPS, Binary, binary
+from irconv_opset.lowering.elementwise import Binary, binary
 from irconv_opset.lowering.pooling import AVG_POOL_OPS, MAX_POOL_OPS, PoolWindow, avg_pool, max_pool
-from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
+from irconv_opset.lowering.reduction import Reduction, reduce
 
 from irconv_jax.program import HloOp
 
@@ -36,6 +36,9 @@ _REDUCERS = {
     "stablehlo.maximum": (Reduction.MAX, Binary.MAXIMUM), "stablehlo.minimum": (Reduction.MIN, Binary.MINIMUM),
     "stablehlo.and": (Reduction.ALL, Binary.LOGICAL_AND), "stablehlo.or": (Reduction.ANY, Binary.LOGICAL_OR),
 }
+
+_REDUCE_OPS = tuple(kind.op for kind, _ in _REDUCERS.values())
+_COMBINE_OPS = tuple(combine.op for _, combine in _REDUCERS.values())
 
 
 def _permuted(ctx: ExtractContext, port: OutPort, order: Sequence[int], suffix: str) -> OutPort:
@@ -173,7 +176,7 @@ def _with_init(ctx: ExtractContext, kind: Reduction, combine: Binary, reduced: O
     return binary(ctx, combine, reduced, ctx.input(init_index), suffix="init")
 
 
-@extractor("jax", "stablehlo.reduce", produces=[*REDUCTION_OPS, *BINARY_OPS, TopK, Squeeze, Convert])
+@extractor("jax", "stablehlo.reduce", produces=[*_REDUCE_OPS, *_COMBINE_OPS, TopK, Squeeze, Convert])
 def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(node.in_ports()) == 4:
         return _arg_reduce(ctx)
@@ -207,7 +210,7 @@ def _arg_reduce(ctx: ExtractContext) -> list[OutPort]:
     return [values, ctx.op(Convert(destination_type=source.results[1].element_type), indices, suffix="indices")]
 
 
-@extractor("jax", "stablehlo.reduce_window", produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, Multiply, Transpose, *BINARY_OPS])
+@extractor("jax", "stablehlo.reduce_window", produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, Multiply, Transpose, *_COMBINE_OPS])
 def extract_reduce_window(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Max pooling (a maximum reducer) or sum pooling (an add reducer: average times the window
     size) over the axes the window moves on; the two other axes play N and C."""
