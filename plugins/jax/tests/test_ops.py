@@ -129,6 +129,10 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "sum_pool": (lambda a: lax.reduce_window(a, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), (_f(2, 6, 6, 3),)),
     "sum_pool_padded_nchw": (lambda a: lax.reduce_window(a, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 1, 1), "SAME"),
                              (_f(1, 2, 5, 5),)),
+    "cumsum": (lambda a: jnp.cumsum(a, axis=1), (_f(3, 6),)),
+    "cumsum_vector": (jnp.cumsum, (_f(7),)),
+    "cummax": (lambda a: lax.cummax(a, axis=0), (_f(5, 3),)),
+    "max_pool_1d_unbatched": (lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (3,), (2,), "VALID"), (_f(9),)),
     # activations and normalisations built from the ops above
     "relu": (jax.nn.relu, (X,)),
     "gelu_tanh": (jax.nn.gelu, (X,)),

@@ -16,7 +16,7 @@ from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Convert, Einsum, Multiply, Slice, Squeeze, TopK, Transpose
+from irconv_opset import Convert, Einsum, Multiply, Slice, Squeeze, TopK, Transpose, Unsqueeze
 from irconv_opset.lowering.convolution import (
     CONVOLUTION_BACKPROP_OPS,
     CONVOLUTION_OPS,
@@ -210,7 +210,8 @@ def _arg_reduce(ctx: ExtractContext) -> list[OutPort]:
     return [values, ctx.op(Convert(destination_type=source.results[1].element_type), indices, suffix="indices")]
 
 
-@extractor("jax", "stablehlo.reduce_window", produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, Multiply, Transpose, *_COMBINE_OPS])
+@extractor("jax", "stablehlo.reduce_window", produces=[*MAX_POOL_OPS, *AVG_POOL_OPS, Multiply, Transpose, Unsqueeze, Squeeze,
+                                                     *_COMBINE_OPS])
 def extract_reduce_window(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Max pooling (a maximum reducer) or sum pooling (an add reducer: average times the window
     size) over the axes the window moves on; the two other axes play N and C."""
@@ -226,11 +227,16 @@ def extract_reduce_window(node: Node, ctx: ExtractContext) -> list[OutPort]:
     begin, end = _padding(ctx, "padding", rank)
     pooled = [a for a in range(rank) if (sizes[a], strides[a], dilations[a], begin[a], end[a]) != (1, 1, 1, 0, 0)]
     kept = [a for a in range(rank) if a not in pooled]
-    if len(kept) != 2 or not 1 <= len(pooled) <= 3 or kind not in (Reduction.MAX, Reduction.SUM):
-        raise ConversionError(f"{ctx.where()}: reduce_window is supported as a 1-3-D max or sum pool with two "
-                              f"axes outside the window (window {sizes}, reducer {kind.name.lower()})")
+    if len(kept) > 2 or not 1 <= len(pooled) <= 3 or kind not in (Reduction.MAX, Reduction.SUM):
+        raise ConversionError(f"{ctx.where()}: reduce_window is supported as a 1-3-D max or sum pool with at most "
+                              f"two axes outside the window (window {sizes}, reducer {kind.name.lower()})")
     order = kept + pooled
     x = _permuted(ctx, ctx.input(0), order, "data")
+    # fewer than two axes outside the window (jnp.cumsum over a vector or matrix): size-1
+    # axes play N and C
+    missing = list(range(2 - len(kept)))
+    if missing:
+        x = ctx.op(Unsqueeze(), x, i64(ctx, missing, "nc_axes"), suffix="nc")
     pool = PoolWindow.of([sizes[a] for a in pooled], [strides[a] for a in pooled], [begin[a] for a in pooled],
                          [end[a] for a in pooled], dilations=[dilations[a] for a in pooled])
     if kind is Reduction.MAX:
@@ -241,6 +247,8 @@ def extract_reduce_window(node: Node, ctx: ExtractContext) -> list[OutPort]:
         average = avg_pool(ctx, x, pool, exclude_pad=False, suffix="pool")
         out = ctx.op(Multiply(), average, ctx.const(np.asarray(pool.size, numpy_dtype(ctx.input_type(0))), suffix="size"),
                      suffix="sum")
+    if missing:
+        out = ctx.op(Squeeze(), out, i64(ctx, missing, "nc_axes_out"), suffix="pooled")
     out = _permuted(ctx, out, list(np.argsort(order)), "output")
     return [_with_init(ctx, kind, combine, out, 1)]
 
