@@ -88,3 +88,15 @@ def test_the_plugin_and_its_extractors_import_without_jax() -> None:
              "assert not [m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'flax')]\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def test_verify_runs_the_artifact_in_jax(tmp_path: Path) -> None:
+    def two_outputs(x: jax.Array, w: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return jnp.tanh(x) @ w, x.sum()
+
+    path = tmp_path / "two.jaxexport"
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape("b, 3"), jnp.float32)
+    path.write_bytes(export.export(jax.jit(two_outputs))(spec, jnp.ones((3, 2), jnp.float32)).serialize())
+    done = _convert(str(path), "-o", str(tmp_path / "two.xml"), "--verify", "--input", "input0[2,3]")
+    assert done.returncode == 0, done.stderr
+    assert "verified 2 output(s) against jax" in done.stdout + done.stderr

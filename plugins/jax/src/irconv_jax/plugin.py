@@ -51,6 +51,14 @@ def extract_op(framework: str | None) -> list[Extractor]:
 
 
 @hookimpl
+def verify_model() -> list[object]:
+    """jax itself as the reference for ``irconv convert --verify`` (see irconv_jax.verify)."""
+    from irconv_jax.verify import VERIFIER
+
+    return [VERIFIER]
+
+
+@hookimpl
 def declare_hints() -> list[InstallHint]:
     return [InstallHint("irconv-jax", frameworks=("jax",), suffixes=(".jaxexport",),
                         description="JAX programs (jax.export, Flax)")]
