@@ -94,6 +94,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "argmin_last_axis": (lambda a: jnp.argmin(a, axis=-1), (X,)),
     "top_k": (lambda a: lax.top_k(a, 3), (np.array([[1, 5, 5, 2, 0], [3, 3, 3, 1, 9]], np.float32),)),
     "optimization_barrier": (lambda a: lax.optimization_barrier(a) * 2, (X,)),
+    "bf16_weights": (lambda a, w: a @ w.astype(jnp.bfloat16).astype(jnp.float32) + jnp.asarray(
+        [0.1, -2.5, np.nan, 3e38], jnp.bfloat16)[:3].astype(jnp.float32)[None, :],
+        (_f(2, 5), _f(5, 3))),
+    "bf16_splat_and_table": (lambda a: a * jnp.full((4,), 1.5, jnp.bfloat16).astype(jnp.float32)
+                             + jnp.asarray(np.linspace(-3, 3, 4), jnp.bfloat16).astype(jnp.float32), (_f(3, 4),)),
     # reductions
     "sum": (lambda a: jnp.sum(a, axis=(0, 2)), (X,)),
     "mean": (lambda a: jnp.mean(a, axis=-1), (X,)),

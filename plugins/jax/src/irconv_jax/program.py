@@ -9,6 +9,7 @@ jax.export adds for symbolic dimensions (side effects only) are left out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,6 +178,8 @@ def _constant(attr: Any) -> np.ndarray:
     tensor = _tensor_type(dense.type)
     dtype = _numpy_dtype(tensor.element_type)
     shape = tuple(int(d or 0) for d in tensor.shape)
+    if tensor.element_type is ElementType.bf16:
+        return _bf16_constant(str(dense), shape)
     if dense.is_splat:
         return np.full(shape, _plain(dense.get_splat_value()), dtype)
     if tensor.element_type is ElementType.boolean:
@@ -185,11 +188,30 @@ def _constant(attr: Any) -> np.ndarray:
 
 
 def _numpy_dtype(element_type: ElementType) -> Any:
-    if element_type is ElementType.boolean:
-        return np.bool_
-    if element_type is ElementType.bf16:
-        raise ModelFileError("bf16 constants are not supported yet")
-    return element_type.numpy
+    return np.bool_ if element_type is ElementType.boolean else element_type.numpy
+
+
+_HEX_ELEMENTS = re.compile(r'dense<"0x([0-9A-Fa-f]*)">')
+_NUMBER = re.compile(r"0x[0-9A-Fa-f]+|[-+]?(?:inf|nan|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
+
+
+def _bf16_constant(text: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A bf16 dense attribute read from its printed form (the bindings give no buffer for
+    bf16): little-endian hex of every element, or the numbers (hex codes for NaNs), which
+    f32 holds exactly and rounds back to the same bf16 codes."""
+    from irconv import narrow_float
+
+    found = _HEX_ELEMENTS.search(text)
+    if found is not None:
+        codes = np.frombuffer(bytes.fromhex(found.group(1)), "<u2")
+    else:
+        body = text[text.index("<") + 1: text.rindex(">")].rsplit(":", 1)[0]
+        tokens = _NUMBER.findall(body)
+        values = [int(t, 16) if t.startswith("0x") else int(np.float32(t).view(np.uint32)) >> 16 for t in tokens]
+        codes = np.asarray(values, np.uint16)
+    if codes.size == 1:
+        codes = np.full(shape, codes[0], np.uint16)
+    return narrow_float.from_bits(codes.reshape(shape), ElementType.bf16)
 
 
 def _plain(attr: Any) -> Any:
