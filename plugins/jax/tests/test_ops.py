@@ -108,6 +108,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "any_all": (lambda a: (jnp.any(a > 1.0, axis=1), jnp.all(a > -2.0, axis=2)), (X,)),
     "reduce_with_init": (lambda a: lax.reduce(a, 1.5, lax.add, (1,)), (X,)),
     "max_int": (lambda a: jnp.max(a, axis=0), (_i(3, 5),)),
+    "min_int_with_init": (lambda a: lax.reduce(a, np.int32(-3), lax.min, (1,)), (_i(3, 5),)),
+    "boolean_constant": (lambda a: jnp.where(jnp.array([True, False, True, True]), a, -a), (X,)),
     # linear algebra
     "matmul": (jnp.matmul, (_f(3, 4), _f(4, 5))),
     "batched_matmul": (jnp.matmul, (_f(2, 3, 4), _f(2, 4, 5))),

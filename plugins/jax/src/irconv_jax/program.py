@@ -183,7 +183,7 @@ def _constant(attr: Any) -> np.ndarray:
     if dense.is_splat:
         return np.full(shape, _plain(dense.get_splat_value()), dtype)
     if tensor.element_type is ElementType.boolean:
-        return np.asarray([bool(dense[i].value) for i in range(len(dense))]).reshape(shape)
+        return np.asarray([bool(dense[i]) for i in range(len(dense))]).reshape(shape)
     return np.asarray(np.array(dense), dtype).reshape(shape)
 
 

@@ -162,11 +162,10 @@ def _is_identity(kind: Reduction, init: np.ndarray | None) -> bool:
         return bool(value == 0)
     if kind is Reduction.PROD:
         return bool(value == 1)
-    if kind in (Reduction.MAX, Reduction.MIN):
-        sign = -1 if kind is Reduction.MAX else 1
-        bound = np.inf if init.dtype.kind == "f" else (np.iinfo(init.dtype).max if init.dtype.kind in "iu" else 1)
-        return bool(value == sign * bound) or (init.dtype.kind == "u" and kind is Reduction.MAX and value == 0)
-    return bool(value) == (kind is Reduction.ALL)
+    if kind in (Reduction.MAX, Reduction.MIN) and init.dtype.kind in "fiu":
+        low, high = (-np.inf, np.inf) if init.dtype.kind == "f" else (np.iinfo(init.dtype).min, np.iinfo(init.dtype).max)
+        return bool(value == (low if kind is Reduction.MAX else high))
+    return kind in (Reduction.ALL, Reduction.ANY) and bool(value) == (kind is Reduction.ALL)
 
 
 def _with_init(ctx: ExtractContext, kind: Reduction, combine: Binary, reduced: OutPort, init_index: int) -> OutPort:
