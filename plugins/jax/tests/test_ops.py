@@ -92,6 +92,9 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "reverse": (lambda t: t[::-1, :, ::-1], (X,)),
     "argmax": (lambda a: jnp.argmax(a, axis=1), (np.array([[1, 5, 5, 2], [3, 3, 0, 9], [7, 7, 7, 7]], np.float32),)),
     "argmin_last_axis": (lambda a: jnp.argmin(a, axis=-1), (X,)),
+    "sort": (lambda a: jnp.sort(a, axis=1), (X,)),
+    "argsort_descending_ties": (lambda a: jnp.argsort(-a, axis=0), (np.array([[1, 2], [3, 2], [1, 5], [3, 0]], np.float32),)),
+    "sort_pairs": (lambda a, b: lax.sort((a, b), dimension=0, num_keys=1), (_f(5, 2), _i(5, 2))),
     "top_k": (lambda a: lax.top_k(a, 3), (np.array([[1, 5, 5, 2, 0], [3, 3, 3, 1, 9]], np.float32),)),
     "optimization_barrier": (lambda a: lax.optimization_barrier(a) * 2, (X,)),
     "bf16_weights": (lambda a, w: a @ w.astype(jnp.bfloat16).astype(jnp.float32) + jnp.asarray(

@@ -16,7 +16,19 @@ from irconv import ConversionError, ExtractContext
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Convert, Einsum, Multiply, Slice, Squeeze, TopK, Transpose, Unsqueeze
+from irconv_opset import (
+    Convert,
+    Einsum,
+    Gather,
+    GatherElements,
+    Multiply,
+    ShapeOf,
+    Slice,
+    Squeeze,
+    TopK,
+    Transpose,
+    Unsqueeze,
+)
 from irconv_opset.lowering.convolution import (
     CONVOLUTION_BACKPROP_OPS,
     CONVOLUTION_OPS,
@@ -261,3 +273,23 @@ def extract_top_k(node: Node, ctx: ExtractContext) -> list[OutPort]:
     top = ctx.add(TopK(axis=-1, mode="max", sort="value", index_element_type=index_type, stable=True),
                   [ctx.input(0), i64(ctx, ctx.attrs.int("k"), "k")])
     return [top.out_port(0), top.out_port(1)]
+
+
+@extractor("jax", "stablehlo.sort", produces=[ShapeOf, Gather, TopK, GatherElements])
+def extract_sort(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """jnp.sort and jnp.argsort: the first operand ordered along ``dimension`` by a stable TopK
+    of the whole axis (ascending for jax's LT comparator, descending for GT), the other
+    operands (argsort's positions) rearranged alike. NaNs are not ordered as jax orders them."""
+    orders = [d for d in ctx.source_as(HloOp).body_directions if d in ("LT", "GT", "LE", "GE")]
+    if len(orders) != 1 or orders[0] in ("LE", "GE"):
+        raise ConversionError(f"{ctx.where()}: a sort is supported with one key and jax's comparator "
+                              f"(comparisons {', '.join(ctx.source_as(HloOp).body_directions) or 'none'})")
+    axis = ctx.attrs.int("dimension")
+    keys = ctx.input(0)
+    size = ctx.op(Gather(), ctx.op(ShapeOf(), keys, suffix="shape"), i64(ctx, axis, "axis_index"),
+                  i64(ctx, 0, "gather_axis"), suffix="size")
+    top = ctx.add(TopK(axis=axis, mode="min" if orders[0] == "LT" else "max", sort="value",
+                       index_element_type=ElementType.i64, stable=True), [keys, size], suffix="top")
+    followers = [ctx.op(GatherElements(axis=axis), ctx.input(i), top.out_port(1), suffix=f"operand{i}")
+                 for i in range(1, len(node.in_ports()))]
+    return [top.out_port(0), *followers]
