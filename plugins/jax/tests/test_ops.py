@@ -89,6 +89,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "take_clipped": (lambda t, i: jnp.take(t, i, axis=0, mode="clip"), (_f(5, 3), np.array([7, -3, 2], np.int32))),
     "point_gather": (lambda t, i: t[i[:, 0], i[:, 1]], (_f(4, 5, 3), np.array([[1, 2], [3, 4], [0, 0]], np.int32))),
     "dynamic_slice": (lambda t, i: lax.dynamic_slice(t, (i[0], i[1]), (2, 3)), (_f(5, 6), np.array([4, 1], np.int32))),
+    "dynamic_update_slice": (lambda t, u, i: lax.dynamic_update_slice(t, u, (i[0], i[1])),
+                             (_f(5, 6), _f(2, 3), np.array([4, 2], np.int32))),
     "reverse": (lambda t: t[::-1, :, ::-1], (X,)),
     "argmax": (lambda a: jnp.argmax(a, axis=1), (np.array([[1, 5, 5, 2], [3, 3, 0, 9], [7, 7, 7, 7]], np.float32),)),
     "argmin_last_axis": (lambda a: jnp.argmin(a, axis=-1), (X,)),

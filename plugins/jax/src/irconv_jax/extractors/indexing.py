@@ -18,6 +18,7 @@ from irconv_opset import (
     GatherND,
     Maximum,
     Minimum,
+    ScatterNDUpdate,
     ShapeOf,
     Slice,
     Subtract,
@@ -85,17 +86,41 @@ def extract_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_permuted(ctx, gathered, order, "output")]
 
 
-@extractor("jax", "stablehlo.dynamic_slice", produces=[Unsqueeze, Concat, Add, Slice, Convert, *_CLAMPED_OPS])
-def extract_dynamic_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``slice_sizes`` from start indices given as scalars, clamped into the operand."""
-    sizes = ctx.attrs.ints("slice_sizes")
+def _starts(ctx: ExtractContext, first: int, sizes: list[int]) -> OutPort:
+    """The scalar start indices from input ``first`` on, as one i64 vector clamped so that a
+    block of ``sizes`` fits in input 0."""
     rank = len(sizes)
-    starts = [ctx.op(Unsqueeze(), ctx.input(1 + a), i64(ctx, 0, f"start{a}_axis"), suffix=f"start{a}")
+    starts = [ctx.op(Unsqueeze(), ctx.input(first + a), i64(ctx, 0, f"start{a}_axis"), suffix=f"start{a}")
               for a in range(rank)]
     begin = ctx.op(Concat(axis=0), *starts, suffix="starts")
     if begin.data.element_type is not ElementType.i64:
         begin = ctx.op(Convert(destination_type=ElementType.i64), begin, suffix="starts_i64")
-    begin = _clamped(ctx, begin, ctx.input(0), list(range(rank)), sizes, "begin")
+    return _clamped(ctx, begin, ctx.input(0), list(range(rank)), sizes, "begin")
+
+
+_STARTS_OPS = (Unsqueeze, Concat, Convert, *_CLAMPED_OPS)
+
+
+@extractor("jax", "stablehlo.dynamic_update_slice", produces=[*_STARTS_OPS, Add, ScatterNDUpdate])
+def extract_dynamic_update_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The update written into the operand at the (clamped) starts: ScatterNDUpdate at every
+    position of the update's static shape, offset by the starts."""
+    shape = ctx.input_shape(1)
+    if shape is None or None in shape:
+        raise ConversionError(f"{ctx.where()}: dynamic_update_slice needs an update of static shape")
+    sizes = [int(d) for d in shape if d is not None]
+    begin = _starts(ctx, 2, sizes)
+    grid = np.moveaxis(np.indices(sizes, np.int64), 0, -1)
+    indices = ctx.op(Add(), ctx.const(np.ascontiguousarray(grid), suffix="grid"), begin, suffix="indices")
+    return [ctx.op(ScatterNDUpdate(), ctx.input(0), indices, ctx.input(1))]
+
+
+@extractor("jax", "stablehlo.dynamic_slice", produces=[*_STARTS_OPS, Add, Slice])
+def extract_dynamic_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``slice_sizes`` from start indices given as scalars, clamped into the operand."""
+    sizes = ctx.attrs.ints("slice_sizes")
+    rank = len(sizes)
+    begin = _starts(ctx, 1, sizes)
     end = ctx.op(Add(), begin, i64(ctx, sizes, "sizes"), suffix="end")
     return [ctx.op(Slice(), ctx.input(0), begin, end, i64(ctx, [1] * rank, "steps"),
                    i64(ctx, list(range(rank)), "axes"))]
