@@ -118,7 +118,7 @@ class _Reader:
         raise ModelFileError(f"{self.graph.name}: a function of the module does not end with a return")
 
     def _source_op(self, op: Any, kind: str, inputs: list[OutPort], scope: str) -> list[OutPort]:
-        results = tuple(_tensor_type(result.type) for result in op.results)
+        results = tuple(_tensor_type(result.type, strict=False) for result in op.results)
         inner_ops = [inner for region in op.regions for block in region.blocks for inner in block.operations
                      if inner.operation.name != "stablehlo.return"]
         body = tuple(inner.operation.name for inner in inner_ops)
@@ -155,19 +155,25 @@ def _flat_symbol(attr: Any) -> str:
     return str(attr.value)
 
 
-def _tensor_type(mlir_type: Any) -> TensorType:
+def _tensor_type(mlir_type: Any, strict: bool = True) -> TensorType:
+    """The type of a value; a result of an element type irconv has not (complex) is typed
+    dynamic unless ``strict``, so that its op is reported with the other unsupported ones."""
     from jaxlib.mlir import ir
 
     if not isinstance(mlir_type, ir.RankedTensorType):
         raise ModelFileError(f"a value of type {mlir_type} (only ranked tensors are read)")
     ranked = mlir_type
     shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else int(d) for d in ranked.shape)
-    return TensorType(shape, _element_type(str(ranked.element_type)))
+    name = str(ranked.element_type)
+    if not strict and name not in _ELEMENT_TYPES:
+        return TensorType(shape, ElementType.dynamic)
+    return TensorType(shape, _element_type(name))
 
 
 def _element_type(name: str) -> ElementType:
     if name not in _ELEMENT_TYPES:
-        raise ModelFileError(f"element type {name} is not supported (supported: {', '.join(_ELEMENT_TYPES)})")
+        raise ModelFileError(f"an input or constant of element type {name}: not supported (supported: "
+                             f"{', '.join(_ELEMENT_TYPES)})")
     return _ELEMENT_TYPES[name]
 
 
@@ -233,7 +239,8 @@ def _plain(attr: Any) -> Any:
         return str(stablehlo.ComparisonDirectionAttr(attr).value)
     if stablehlo.ComparisonTypeAttr.isinstance(attr):
         return str(stablehlo.ComparisonTypeAttr(attr).value)
-    for numbers in (stablehlo.ConvDimensionNumbers, stablehlo.DotDimensionNumbers, stablehlo.GatherDimensionNumbers):
+    for numbers in (stablehlo.ConvDimensionNumbers, stablehlo.DotDimensionNumbers, stablehlo.GatherDimensionNumbers,
+                    stablehlo.ScatterDimensionNumbers):
         if numbers.isinstance(attr):
             typed = numbers(attr)
             fields = [key for key in dir(numbers) if not key.startswith("_") and key not in _NOT_FIELDS

@@ -27,6 +27,8 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
+from irconv_jax.program import HloOp
+
 _CLAMPED_OPS = (ShapeOf, Gather, Subtract, Convert, Maximum, Minimum)
 
 
@@ -132,3 +134,49 @@ def extract_reverse(node: Node, ctx: ExtractContext) -> list[OutPort]:
     lowest = -(2**63)
     return [ctx.op(Slice(), ctx.input(0), i64(ctx, [-1] * len(axes), "start"), i64(ctx, [lowest] * len(axes), "stop"),
                    i64(ctx, [-1] * len(axes), "step"), i64(ctx, axes, "axes"))]
+
+
+# A scatter's update region: what it does with the old value and the update.
+_SCATTER_REDUCTIONS = {(): "none", ("stablehlo.add",): "sum", ("stablehlo.multiply",): "prod",
+                       ("stablehlo.maximum",): "max", ("stablehlo.minimum",): "min"}
+
+
+@extractor("jax", "stablehlo.scatter", produces=[Transpose, Unsqueeze, Add, Convert, ScatterNDUpdate])
+def extract_scatter(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``x.at[...].set/add/multiply/max/min``: whole slices written at points of the leading
+    axes (``x.at[ids]``), or one block at a start (``x.at[1:3, 2:5]``), as ScatterNDUpdate.
+    StableHLO drops an update that falls outside the operand; OpenVINO needs indices inside it."""
+    numbers: dict[str, Any] = ctx.attrs.required("scatter_dimension_numbers")
+    body = ctx.source_as(HloOp).body
+    shape, update_shape, indices_rank = ctx.input_shape(0), ctx.input_shape(2), ctx.input_rank(1)
+    if len(node.in_ports()) != 3 or body not in _SCATTER_REDUCTIONS or shape is None or update_shape is None \
+            or indices_rank is None or numbers.get("input_batching_dims"):
+        raise ConversionError(f"{ctx.where()}: only a scatter of one tensor that sets, adds, multiplies or keeps "
+                              "the max or min of known shapes is supported")
+    reduction = _SCATTER_REDUCTIONS[body]
+    targets = list(numbers["scattered_dims_to_operand_dims"])
+    inserted = list(numbers.get("inserted_window_dims", []))
+    window = list(numbers["update_window_dims"])
+    vector_dim = numbers.get("index_vector_dim", indices_rank)
+    indices = ctx.input(1)
+    if vector_dim == indices_rank:
+        indices = ctx.op(Unsqueeze(), indices, i64(ctx, [indices_rank], "vector_axis"), suffix="indices")
+        indices_rank += 1
+    indices = _permuted(ctx, indices, [a for a in range(indices_rank) if a != vector_dim] + [vector_dim],
+                        "indices_last")
+    leading = list(range(len(targets)))
+    batch_rank = len(update_shape) - len(window)
+    if inserted == targets == leading and window == list(range(batch_rank, len(update_shape))) \
+            and list(update_shape[batch_rank:]) == list(shape[len(targets):]):
+        return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), indices, ctx.input(2))]
+    if not inserted and indices_rank == 1 and targets == list(range(len(shape))) and None not in update_shape \
+            and window == list(range(len(update_shape))):
+        sizes = [int(d) for d in update_shape if d is not None]
+        grid = np.moveaxis(np.indices(sizes, np.int64), 0, -1)
+        starts = indices if indices.data.element_type is ElementType.i64 else ctx.op(
+            Convert(destination_type=ElementType.i64), indices, suffix="starts")
+        block = ctx.op(Add(), ctx.const(np.ascontiguousarray(grid), suffix="grid"), starts, suffix="block")
+        return [ctx.op(ScatterNDUpdate(reduction=reduction), ctx.input(0), block, ctx.input(2))]
+    raise ConversionError(f"{ctx.where()}: a scatter is supported as whole slices at points of the leading axes "
+                          f"or one block at a start (scattered_dims_to_operand_dims {targets}, inserted_window_dims "
+                          f"{inserted}, update_window_dims {window})")
