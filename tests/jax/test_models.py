@@ -96,6 +96,27 @@ def test_a_symbolic_batch_stays_dynamic(name: str, tmp_path: Path) -> None:
     check_function(bound, spec, tmp_path, runs=runs, rtol=1e-4, atol=1e-4)
 
 
+class TextClassifier(nn.Module):
+    """Token ids -> embeddings with learned positions -> a causal encoder block -> logits."""
+
+    @nn.compact
+    def __call__(self, ids: Any) -> Any:
+        x = nn.Embed(50, 32)(ids) + nn.Embed(16, 32)(jnp.arange(ids.shape[1]))[None]
+        mask = nn.make_causal_mask(ids)
+        y = nn.MultiHeadDotProductAttention(num_heads=4)(nn.LayerNorm()(x), mask=mask)
+        x = x + y
+        return nn.Dense(3)(jnp.max(x + nn.Dense(32)(nn.gelu(nn.LayerNorm()(x))), axis=1))
+
+
+def test_token_ids_with_a_symbolic_batch_and_length(tmp_path: Path) -> None:
+    module = TextClassifier()
+    ids = RNG.integers(0, 50, (2, 7)).astype(np.int32)
+    bound = module.bind(module.init(jax.random.PRNGKey(0), ids))
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape("b, n"), jnp.int32)
+    runs = [RNG.integers(0, 50, shape).astype(np.int32) for shape in ((1, 3), (4, 16), (2, 9))]
+    check_function(bound, spec, tmp_path, runs=runs, rtol=1e-4, atol=1e-4)
+
+
 def test_a_jitted_function_with_closed_over_parameters(tmp_path: Path) -> None:
     bound, x = _bound("mlp")
     variables = bound.variables
