@@ -73,6 +73,16 @@ def test_unsupported_ops_are_listed_at_once_and_nothing_is_written(tmp_path: Pat
     assert not out.exists()
 
 
+def test_a_custom_call_is_reported_with_its_target(tmp_path: Path) -> None:
+    """A custom call (here LAPACK's, from jnp.linalg) is named by its target, the domain a
+    plugin would register an extractor under."""
+    path = tmp_path / "solve.jaxexport"
+    path.write_bytes(export.export(jax.jit(jnp.linalg.inv))(jnp.eye(3, dtype=jnp.float32)).serialize())
+    done = _convert(str(path), "-o", str(tmp_path / "solve.xml"))
+    assert done.returncode != 0
+    assert "::stablehlo.custom_call" in done.stderr and "lapack" in done.stderr.lower(), done.stderr
+
+
 def test_a_function_without_example_input_is_told_what_to_give() -> None:
     import irconv
     from irconv.errors import UserError

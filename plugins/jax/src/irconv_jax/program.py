@@ -26,7 +26,7 @@ _ELEMENT_TYPES = {
     "f64": ElementType.f64, "f32": ElementType.f32, "f16": ElementType.f16, "bf16": ElementType.bf16,
     "i1": ElementType.boolean, "i8": ElementType.i8, "i16": ElementType.i16, "i32": ElementType.i32,
     "i64": ElementType.i64, "ui8": ElementType.u8, "ui16": ElementType.u16, "ui32": ElementType.u32,
-    "ui64": ElementType.u64,
+    "ui64": ElementType.u64, "index": ElementType.i64,
 }
 
 #: properties of every MLIR attribute, not fields of StableHLO's dimension numbers
@@ -127,7 +127,9 @@ class _Reader:
         attributes = {key: _plain(op.attributes[key]) for key in op.attributes}
         # a composite kept whole: its own attributes are those of the op it names
         attributes.update(attributes.pop("composite_attributes", None) or {})
-        source = SourceOp(framework=FRAMEWORK, op_type=kind, n_outputs=len(results),
+        # a custom call is keyed by its target too, as a plugin would extract it
+        domain = str(attributes.get("call_target_name", "")) if kind == "stablehlo.custom_call" else ""
+        source = SourceOp(framework=FRAMEWORK, op_type=kind, domain=domain, n_outputs=len(results),
                           source=HloOp(kind, results, body, directions), attributes=MappingAttributes(attributes))
         name = self._name(scope, kind.split(".")[-1])
         node = self.graph.add_node(source, name, inputs)
