@@ -80,7 +80,10 @@ def accepts(model: Any) -> bool:
 
 
 def _require_jax(path: Path) -> None:
+    """jax, and flatbuffers, which jax.export's deserializer needs but jax does not install."""
     import importlib.util
 
-    if importlib.util.find_spec("jax") is None:
-        raise UserError(f"{path}: reading a jax.export artifact needs jax: pip install irconv-jax[jax]")
+    missing = [name for name in ("jax", "flatbuffers") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UserError(f"{path}: reading a jax.export artifact needs {' and '.join(missing)}: "
+                        "pip install irconv-jax[jax]")
