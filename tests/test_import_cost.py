@@ -50,6 +50,7 @@ OTHER_FRONT_ENDS = {
         "irconv_caffe.extractors",
         "irconv_caffe.proto",
         "irconv_mxnet.extractors",
+        "irconv_jax.extractors",
         "irconv_ir.reader",
         "irconv_ir.extractors",
     ),

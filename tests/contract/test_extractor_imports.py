@@ -24,6 +24,7 @@ EXTRACTORS = (
     "irconv_mxnet.extractors",
     "irconv_tflite.extractors",
     "irconv_torch.extractors",
+    "irconv_jax.extractors",
     "irconv_ir.extractors",
     "irconv_example_swish.extractors",
 )

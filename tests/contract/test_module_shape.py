@@ -30,6 +30,7 @@ EXTRACTOR_TREES = {
     "torch": ["plugins/torch/src/irconv_torch/extractors"],
     "paddle": ["plugins/paddle/src/irconv_paddle/extractors"],
     "example-swish": ["plugins/example-swish/src/irconv_example_swish/extractors.py"],
+    "jax": ["plugins/jax/src/irconv_jax/extractors"],
 }
 REGISTRARS = {"extractor", "aliases"}
 

@@ -1,0 +1,12 @@
+"""The StableHLO extractors of irconv-jax, one module per family of ops."""
+
+from __future__ import annotations
+
+from irconv.frontend import collect
+from irconv.plugins import Extractor
+
+
+def all_extractors() -> list[Extractor]:
+    from irconv_jax.extractors import elementwise, indexing, nn, shape
+
+    return collect(elementwise, indexing, nn, shape)
