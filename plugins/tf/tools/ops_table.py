@@ -31,9 +31,9 @@ def table() -> str:
 
 
 def render(text: str) -> str:
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n{table()}\n{END}{tail}"
+    from irconv.frontend.doc_tables import splice
+
+    return splice(text, BEGIN, END, table())
 
 
 def main() -> int:
