@@ -113,7 +113,6 @@ def extract_graph(
             raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
         ctx = ExtractContext(graph, node, options, registry.ops, notes)
         mark = graph.mark()
-        doing = f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
         try:
             result = provided.item.extract(node, ctx)
         except LoweringError as exc:
@@ -121,14 +120,19 @@ def extract_graph(
         except IrconvError:
             raise
         except Exception as exc:  # not raised on purpose: the extractor's bug
-            raise PluginFault(doing, exc, provided.plugin.label()) from exc
+            raise PluginFault(_extracting(node, op), exc, provided.plugin.label()) from exc
         if check:
             undeclared = undeclared_products(provided.item, graph, mark, result)
             if undeclared:
-                raise PluginFault(doing, undeclared, provided.plugin.label())
+                raise PluginFault(_extracting(node, op), undeclared, provided.plugin.label())
         apply_result(graph, node, op, result)
         if progress is not None:
             progress.advance(1, op.op_type)
+
+
+def _extracting(node: Node, op: SourceOp) -> str:
+    """What extraction was doing, for a plugin fault (built only when one happens)."""
+    return f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
 
 
 def undeclared_products(record: Extractor, graph: Graph, mark: int,
