@@ -108,3 +108,31 @@ def test_a_rule_error_that_does_not_know_its_node_is_named_by_inference():
         "shape inference failed at node 'the_node' (AxisRule-1) with inputs ([...]:dynamic): "
         "axis 9 is out of range for rank 4"
     )
+
+
+def _plugin_code(shape: tuple[int, ...]) -> int:
+    import numpy as np
+
+    return int(np.empty(shape).shape[3])  # the plugin's line that fails (an IndexError)
+
+
+def test_a_plugin_fault_says_where_in_the_plugin_it_was_raised_and_cuts_the_text():
+    from irconv.errors import PluginFault
+
+    try:
+        _plugin_code((1, 2))
+    except IndexError as exc:
+        fault = PluginFault("extracting node 'n' (toy Op, opset 1)", exc, "irconv-toy 1")
+    line = _plugin_code.__code__.co_firstlineno + 3
+    assert f"(raised in {__name__}, line {line})." in str(fault), str(fault)
+    long_fault = PluginFault("inferring node 'n'", KeyError("k" * 5000))
+    assert len(str(long_fault)) < 700 and "(5,002 characters)" in str(long_fault)
+
+
+def test_an_attribute_value_of_any_length_is_shown_cut():
+    from irconv.contract.attributes import AttributeReader
+    from irconv.ops.source import MappingAttributes
+
+    attrs = AttributeReader(MappingAttributes({"mode": "m" * 5000}), "node 'n' (toy T)")
+    for error in (attrs.bad("mode", "m" * 5000, "not a mode"), attrs.error("mode", "a or b", "'" + "m" * 5000 + "'")):
+        assert len(str(error)) < 500 and "(5,002 characters)" in str(error), str(error)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import enum
 import re
+import sys
+import traceback
 
 
 class ExitCode(enum.IntEnum):
@@ -174,6 +176,7 @@ class PluginFault(IrconvError):
 
     def __init__(self, doing: str, cause: BaseException, plugin: str = "", op: type | None = None) -> None:
         self.doing, self.cause, self.plugin, self.op = doing, cause, plugin, op
+        self.raised_at = _raised_at(cause)
         super().__init__(self._text())
 
     def blame(self, plugin: str) -> PluginFault:
@@ -184,10 +187,28 @@ class PluginFault(IrconvError):
 
     def _text(self) -> str:
         who = self.plugin or "a plugin"
+        at = f" (raised in {self.raised_at})" if self.raised_at else ""
         return (
-            f"{who} failed {self.doing}: {type(self.cause).__name__}: {self.cause}. This is a bug in {who}, "
-            "not in your model: please report it to its authors (rerun with --debug for the traceback)"
+            f"{who} failed {self.doing}: {type(self.cause).__name__}: {shortened(str(self.cause))}{at}. This is a "
+            f"bug in {who}, not in your model: please report it to its authors (rerun with --debug for the traceback)"
         )
+
+
+#: Top-level packages whose frames do not say where a plugin went wrong (a plugin's call into
+#: them raised): the fault's place is the innermost frame outside them.
+_LIBRARY_PACKAGES = frozenset({"numpy", "importlib", "builtins"})
+
+
+def _raised_at(cause: BaseException) -> str:
+    """``module, line N`` of the innermost frame of ``cause``'s traceback outside the standard
+    library and numpy: the plugin's line that failed, for a report without ``--debug``."""
+    place = ""
+    for frame, line in traceback.walk_tb(cause.__traceback__):
+        module = str(frame.f_globals.get("__name__", ""))
+        top = module.partition(".")[0]
+        if module and top not in _LIBRARY_PACKAGES and top not in sys.stdlib_module_names:
+            place = f"{module}, line {line}"
+    return place
 
 
 class GraphError(IrconvError):
