@@ -136,3 +136,10 @@ def test_an_attribute_value_of_any_length_is_shown_cut():
     attrs = AttributeReader(MappingAttributes({"mode": "m" * 5000}), "node 'n' (toy T)")
     for error in (attrs.bad("mode", "m" * 5000, "not a mode"), attrs.error("mode", "a or b", "'" + "m" * 5000 + "'")):
         assert len(str(error)) < 500 and "(5,002 characters)" in str(error), str(error)
+
+
+def test_a_usage_error_quoting_a_huge_argument_is_cut(toy_cli, capsys):
+    with pytest.raises(SystemExit):
+        main(["convert", "m.toy", "--" + "x" * 5000])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= LINE_LIMIT + 40, lines
