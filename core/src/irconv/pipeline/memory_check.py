@@ -7,6 +7,7 @@ is compiled or run. The largest static intermediate tensor is a lower bound of w
 
 from __future__ import annotations
 
+from irconv.errors import quoted
 from irconv.graph import Graph
 from irconv.graph.budget import element_count, item_size
 from irconv.ops import Const
@@ -29,7 +30,7 @@ def large_tensor_notes(graph: Graph, limit: int = LARGE_TENSOR_BYTES) -> list[st
             size = count * item_size(port.data.element_type)
             if size > limit and (largest is None or size > largest[0]):
                 name = port.data.names[0] if port.data.names else f"{node.name}:{port.idx}"
-                largest = (size, f"tensor {name!r} (node {node.name!r}, {node.op.describe()})")
+                largest = (size, f"tensor {quoted(name)} (node {quoted(node.name)}, {node.op.describe()})")
     if largest is None:
         return []
     size, what = largest
