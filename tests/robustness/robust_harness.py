@@ -83,6 +83,8 @@ def preload(formats: Sequence[str]) -> None:
 
     if any(f in ("tf", "savedmodel", "keras") for f in formats):
         import tensorflow  # noqa: F401
+    if "pt2" in formats:  # reading a .pt2 needs torch (the seeds are made with it too)
+        import torch  # noqa: F401
 
 
 def convert_case(model: Path, out: Path, extra: Sequence[str], limits: Limits) -> Outcome:

@@ -16,7 +16,8 @@ import pytest
 from robust_formats import FORMATS
 from robust_harness import Limits, convert_case, preload
 
-SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel": 2, "keras": 2}
+SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel": 2, "keras": 2, "tflite": 3, "pt2": 3,
+          "mxnet": 4}
 
 KNOWN: dict[tuple[str, int], str] = {}
 
@@ -60,8 +61,8 @@ def seed_models() -> dict[str, list[Path]]:
 
 def _seeds(cache: dict[str, list[Path]], name: str, root: Path) -> list[Path]:
     if name not in cache:
-        if name in ("tf", "savedmodel", "keras"):
-            preload([name])
+        if name in ("tf", "savedmodel", "keras", "tflite", "pt2"):
+            preload([name])  # the seeds are made with TensorFlow (TFLite's converter) or torch
         cache[name] = FORMATS[name].seeds(root / "seeds" / name)
     return cache[name]
 
