@@ -25,14 +25,19 @@ def _node(op: str, name: str, inputs: list[int], **attrs: str) -> dict[str, obje
     return {"op": op, "name": name, "attrs": attrs, "inputs": [[i, 0, 0] for i in inputs]}
 
 
-def _write(folder: Path, prefix: str, args: list[str], layers: list[dict[str, object]],
-           params: dict[str, np.ndarray], fmt: str) -> Path:
+def _write(
+    folder: Path, prefix: str, args: list[str], layers: list[dict[str, object]], params: dict[str, np.ndarray], fmt: str
+) -> Path:
     from irconv_mxnet.testing import write_ndarray_file
 
     nodes: list[dict[str, object]] = [{"op": "null", "name": n, "inputs": []} for n in args]
     nodes += layers
-    symbol = {"nodes": nodes, "arg_nodes": list(range(len(args))), "heads": [[len(nodes) - 1, 0, 0]],
-              "attrs": {"mxnet_version": ["int", 10901]}}
+    symbol = {
+        "nodes": nodes,
+        "arg_nodes": list(range(len(args))),
+        "heads": [[len(nodes) - 1, 0, 0]],
+        "attrs": {"mxnet_version": ["int", 10901]},
+    }
     path = folder / f"{prefix}-symbol.json"
     path.write_text(json.dumps(symbol, indent=2))
     prefixed = {("aux:" if "moving" in k else "arg:") + k: v.astype(np.float32) for k, v in params.items()}
@@ -44,31 +49,61 @@ def seeds(folder: Path) -> list[Path]:
     """A conv/BatchNorm/pool/dense net (v2 params) and a two-branch MLP (v3 params)."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(7)
-    cnn = _write(folder, "cnn",
-                 ["data", "conv_weight", "conv_bias", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var",
-                  "fc_weight", "fc_bias"],
-                 [_node("Convolution", "conv", [0, 1, 2], kernel="(3, 3)", pad="(1, 1)", num_filter="4"),
-                  _node("BatchNorm", "bn", [9, 3, 4, 5, 6], fix_gamma="False", eps="0.001"),
-                  _node("Activation", "relu", [10], act_type="relu"),
-                  _node("Pooling", "pool", [11], kernel="(2, 2)", stride="(2, 2)", pool_type="max"),
-                  _node("Reshape", "flat", [12], shape="(0, -1)"),
-                  _node("FullyConnected", "fc", [13, 7, 8], num_hidden="5", flatten="False"),
-                  _node("softmax", "prob", [14], axis="1")],
-                 {"conv_weight": rng.standard_normal((4, 3, 3, 3)), "conv_bias": rng.standard_normal(4),
-                  "bn_gamma": rng.uniform(0.5, 1.5, 4), "bn_beta": rng.uniform(-0.5, 0.5, 4),
-                  "bn_moving_mean": rng.uniform(-0.5, 0.5, 4), "bn_moving_var": rng.uniform(0.5, 1.5, 4),
-                  "fc_weight": rng.standard_normal((5, 64)), "fc_bias": rng.standard_normal(5)},
-                 "v2")
-    mlp = _write(folder, "mlp", ["data", "a_weight", "a_bias", "b_weight", "b_bias"],
-                 [_node("FullyConnected", "a", [0, 1, 2], num_hidden="8"),
-                  _node("Activation", "tanh", [5], act_type="tanh"),
-                  _node("FullyConnected", "b", [0, 3, 4], num_hidden="8"),
-                  _node("elemwise_add", "sum", [6, 7]),
-                  _node("Concat", "both", [8, 5], dim="1"),
-                  _node("sum", "total", [9], axis="1", keepdims="True")],
-                 {"a_weight": rng.standard_normal((8, 6)), "a_bias": rng.standard_normal(8),
-                  "b_weight": rng.standard_normal((8, 6)), "b_bias": rng.standard_normal(8)},
-                 "v3")
+    cnn = _write(
+        folder,
+        "cnn",
+        [
+            "data",
+            "conv_weight",
+            "conv_bias",
+            "bn_gamma",
+            "bn_beta",
+            "bn_moving_mean",
+            "bn_moving_var",
+            "fc_weight",
+            "fc_bias",
+        ],
+        [
+            _node("Convolution", "conv", [0, 1, 2], kernel="(3, 3)", pad="(1, 1)", num_filter="4"),
+            _node("BatchNorm", "bn", [9, 3, 4, 5, 6], fix_gamma="False", eps="0.001"),
+            _node("Activation", "relu", [10], act_type="relu"),
+            _node("Pooling", "pool", [11], kernel="(2, 2)", stride="(2, 2)", pool_type="max"),
+            _node("Reshape", "flat", [12], shape="(0, -1)"),
+            _node("FullyConnected", "fc", [13, 7, 8], num_hidden="5", flatten="False"),
+            _node("softmax", "prob", [14], axis="1"),
+        ],
+        {
+            "conv_weight": rng.standard_normal((4, 3, 3, 3)),
+            "conv_bias": rng.standard_normal(4),
+            "bn_gamma": rng.uniform(0.5, 1.5, 4),
+            "bn_beta": rng.uniform(-0.5, 0.5, 4),
+            "bn_moving_mean": rng.uniform(-0.5, 0.5, 4),
+            "bn_moving_var": rng.uniform(0.5, 1.5, 4),
+            "fc_weight": rng.standard_normal((5, 64)),
+            "fc_bias": rng.standard_normal(5),
+        },
+        "v2",
+    )
+    mlp = _write(
+        folder,
+        "mlp",
+        ["data", "a_weight", "a_bias", "b_weight", "b_bias"],
+        [
+            _node("FullyConnected", "a", [0, 1, 2], num_hidden="8"),
+            _node("Activation", "tanh", [5], act_type="tanh"),
+            _node("FullyConnected", "b", [0, 3, 4], num_hidden="8"),
+            _node("elemwise_add", "sum", [6, 7]),
+            _node("Concat", "both", [8, 5], dim="1"),
+            _node("sum", "total", [9], axis="1", keepdims="True"),
+        ],
+        {
+            "a_weight": rng.standard_normal((8, 6)),
+            "a_bias": rng.standard_normal(8),
+            "b_weight": rng.standard_normal((8, 6)),
+            "b_bias": rng.standard_normal(8),
+        },
+        "v3",
+    )
     return [cnn, mlp]
 
 

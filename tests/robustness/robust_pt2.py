@@ -72,9 +72,16 @@ def _program_edit(program: dict, rng: random.Random) -> str:  # type: ignore[typ
         if args and rng.random() < 0.5:
             i = rng.randrange(len(args))
             names = sorted(graph["tensor_values"])
-            args[i]["arg"] = rng.choice(({"as_tensor": {"name": rng.choice([*names, "missing"])}},
-                                         {"as_int": rng.choice(WEIRD_DIMS)}, {"as_ints": [1 << 40, -1]},
-                                         {"as_none": True}, {"as_float": float("nan")}, {}))
+            args[i]["arg"] = rng.choice(
+                (
+                    {"as_tensor": {"name": rng.choice([*names, "missing"])}},
+                    {"as_int": rng.choice(WEIRD_DIMS)},
+                    {"as_ints": [1 << 40, -1]},
+                    {"as_none": True},
+                    {"as_float": float("nan")},
+                    {},
+                )
+            )
             return f"node {node['name']}: input {i} -> {json.dumps(args[i]['arg'])[:60]}"
         if args:
             del args[rng.randrange(len(args))]

@@ -64,8 +64,12 @@ def seeds(folder: Path) -> list[Path]:
     made = [
         cache.from_function("convnet_int8", convnet, [image[..., :3].copy()], "int8"),
         cache.from_function("slicing", slicing, [image]),
-        cache.from_function("sparse_mlp", lambda x: tf.nn.relu(x @ w_sparse) @ w_sparse2,
-                            [rng.uniform(-1, 1, (2, 16)).astype(np.float32)], "sparse"),
+        cache.from_function(
+            "sparse_mlp",
+            lambda x: tf.nn.relu(x @ w_sparse) @ w_sparse2,
+            [rng.uniform(-1, 1, (2, 16)).astype(np.float32)],
+            "sparse",
+        ),
     ]
     return [m.path for m in made]
 
