@@ -107,7 +107,29 @@ def seeds(folder: Path) -> list[Path]:
     return [cnn, mlp]
 
 
+def _well_formed(symbol: object) -> bool:
+    """Nodes, heads and arg_nodes still shaped as the structured edits expect (an earlier
+    edit of the same case may have replaced any of them)."""
+    if not isinstance(symbol, dict):
+        return False
+    nodes, heads, args = symbol.get("nodes"), symbol.get("heads"), symbol.get("arg_nodes")
+    return (
+        isinstance(nodes, list)
+        and bool(nodes)
+        and all(isinstance(n, dict) and isinstance(n.get("inputs"), list) for n in nodes)
+        and all(isinstance(e, list) and e for n in nodes for e in n["inputs"])
+        and all(isinstance(n.get("attrs", {}), dict) and isinstance(n.get("name"), str) for n in nodes)
+        and isinstance(heads, list)
+        and bool(heads)
+        and isinstance(heads[0], list)
+        and bool(heads[0])
+        and isinstance(args, list)
+    )
+
+
 def mutate_symbol(symbol: dict, rng: random.Random) -> str:  # type: ignore[type-arg]
+    if not _well_formed(symbol):
+        return _json_edit(symbol, rng) if symbol else "nothing"
     nodes = symbol["nodes"]
     i = rng.randrange(len(nodes))
     node = nodes[i]

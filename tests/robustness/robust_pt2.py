@@ -58,8 +58,29 @@ def seeds(folder: Path) -> list[Path]:
     return out
 
 
+def _well_formed(program: object) -> bool:
+    """The parts the structured edits reach still have the types they expect."""
+    module = program.get("graph_module") if isinstance(program, dict) else None
+    graph = module.get("graph") if isinstance(module, dict) else None
+    if not isinstance(graph, dict) or not isinstance(module.get("signature"), dict):  # type: ignore[union-attr]
+        return False
+    nodes, values = graph.get("nodes"), graph.get("tensor_values")
+    return (
+        isinstance(nodes, list)
+        and all(isinstance(n, dict) and isinstance(n.get("inputs"), list) for n in nodes)
+        and all(isinstance(a, dict) for n in nodes for a in n["inputs"])
+        and isinstance(values, dict)
+        and all(
+            isinstance(m, dict) and all(isinstance(m.get(f), list) for f in ("sizes", "strides"))
+            for m in values.values()
+        )
+    )
+
+
 def _program_edit(program: dict, rng: random.Random) -> str:  # type: ignore[type-arg]
     """One edit where the loader looks: a node, a tensor meta, the signature, or anywhere."""
+    if not _well_formed(program):  # an earlier edit of the same case replaced a part
+        return _json_edit(program, rng) if program else "nothing"
     graph = program["graph_module"]["graph"]
     roll = rng.randrange(6)
     if roll == 0 and graph["nodes"]:
