@@ -298,7 +298,7 @@ def mutate(seed: Path, out: Path, rng: random.Random) -> str:
         old = int.from_bytes(buf[spot.pos : spot.pos + spot.width], "little", signed=spot.kind == "soffset")
         value = _value(spot, old, counts, rng)
         _write(buf, spot, value)
-        stored = int.from_bytes(buf[spot.pos : spot.pos + spot.width], "little")
+        stored = int.from_bytes(buf[spot.pos : spot.pos + spot.width], "little", signed=spot.kind == "soffset")
         done.append(f"{spot.what}: {old} -> {stored}")
     out.write_bytes(bytes(buf))
     return "; ".join(done)
