@@ -42,6 +42,7 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
     "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
     "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
+    "mxnet": ((41, 22),),  # empty heads: an IR without outputs
 }
 
 
