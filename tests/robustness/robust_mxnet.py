@@ -46,7 +46,8 @@ def _write(
 
 
 def seeds(folder: Path) -> list[Path]:
-    """A conv/BatchNorm/pool/dense net (v2 params) and a two-branch MLP (v3 params)."""
+    """A strided conv/BatchNorm/LeakyReLU/global-pool/dense/SoftmaxOutput net (v2 params) and a
+    two-branch MLP (v3 params)."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(7)
     cnn = _write(
@@ -55,31 +56,31 @@ def seeds(folder: Path) -> list[Path]:
         [
             "data",
             "conv_weight",
-            "conv_bias",
             "bn_gamma",
             "bn_beta",
             "bn_moving_mean",
             "bn_moving_var",
             "fc_weight",
             "fc_bias",
-        ],
+            "softmax_label",
+        ],  # fmt: skip
         [
-            _node("Convolution", "conv", [0, 1, 2], kernel="(3, 3)", pad="(1, 1)", num_filter="4"),
-            _node("BatchNorm", "bn", [9, 3, 4, 5, 6], fix_gamma="False", eps="0.001"),
-            _node("Activation", "relu", [10], act_type="relu"),
-            _node("Pooling", "pool", [11], kernel="(2, 2)", stride="(2, 2)", pool_type="max"),
-            _node("Reshape", "flat", [12], shape="(0, -1)"),
-            _node("FullyConnected", "fc", [13, 7, 8], num_hidden="5", flatten="False"),
-            _node("softmax", "prob", [14], axis="1"),
+            _node("Convolution", "conv", [0, 1], kernel="(3, 3)", stride="(2, 2)", num_filter="4", no_bias="True"),
+            _node("BatchNorm", "bn", [9, 2, 3, 4, 5], eps="0.001"),
+            _node("LeakyReLU", "act", [10], act_type="leaky", slope="0.1"),
+            _node("Pooling", "gap", [11], kernel="(1, 1)", global_pool="True", pool_type="avg"),
+            _node("Flatten", "flat", [12]),
+            _node("Dropout", "drop", [13], p="0.5"),
+            _node("FullyConnected", "fc", [14, 6, 7], num_hidden="5"),
+            _node("SoftmaxOutput", "prob", [15, 8]),
         ],
         {
             "conv_weight": rng.standard_normal((4, 3, 3, 3)),
-            "conv_bias": rng.standard_normal(4),
             "bn_gamma": rng.uniform(0.5, 1.5, 4),
             "bn_beta": rng.uniform(-0.5, 0.5, 4),
             "bn_moving_mean": rng.uniform(-0.5, 0.5, 4),
             "bn_moving_var": rng.uniform(0.5, 1.5, 4),
-            "fc_weight": rng.standard_normal((5, 64)),
+            "fc_weight": rng.standard_normal((5, 4)),
             "fc_bias": rng.standard_normal(5),
         },
         "v2",
