@@ -10,8 +10,11 @@ from pathlib import Path
 
 import robust_caffe
 import robust_ir
+import robust_mxnet
 import robust_onnx
+import robust_pt2
 import robust_tf
+import robust_tflite
 
 MakeCase = Callable[[Path, Path, random.Random], tuple[Path, list[str], str]]
 
@@ -54,4 +57,7 @@ FORMATS: dict[str, Format] = {
     "tf": Format("tf", robust_tf.graphdef_seeds, single_file(robust_tf.mutate_graphdef)),
     "savedmodel": Format("savedmodel", robust_tf.savedmodel_seeds, robust_tf.make_savedmodel_case),
     "keras": Format("keras", robust_tf.keras_seeds, single_file(robust_tf.mutate_keras)),
+    "tflite": Format("tflite", robust_tflite.seeds, single_file(robust_tflite.mutate)),
+    "pt2": Format("pt2", robust_pt2.seeds, single_file(robust_pt2.mutate)),
+    "mxnet": Format("mxnet", robust_mxnet.seeds, robust_mxnet.make_case),
 }

@@ -14,8 +14,8 @@ Outcome classes (``OUTCOMES``):
 - ``accepted``: converted, and OpenVINO's ``read_model`` + ``compile_model(CPU)`` took it;
 - ``clean-error``: exit code 1, 2 or 5 and exactly one ``irconv: error:`` line, no traceback,
   no ``internal error``;
-- ``ir-rejected``: converted, but OpenVINO refused the IR (a finding: irconv wrote an IR the
-  runtime rejects);
+- ``ir-rejected``: converted, but OpenVINO refused the IR, or the IR has no outputs (a finding:
+  irconv wrote an IR the runtime rejects, or one that computes nothing);
 - ``internal-error``, ``traceback``, ``oom`` (MemoryError / over the memory limit), ``hang``
   (killed after the time limit), ``crash`` (killed by a signal), ``leftover`` (a file left
   behind beside the output), ``unclear-error`` (failed without one clear error line):
@@ -83,6 +83,8 @@ def preload(formats: Sequence[str]) -> None:
 
     if any(f in ("tf", "savedmodel", "keras") for f in formats):
         import tensorflow  # noqa: F401
+    if "pt2" in formats:  # reading a .pt2 needs torch (the seeds are made with it too)
+        import torch  # noqa: F401
 
 
 def convert_case(model: Path, out: Path, extra: Sequence[str], limits: Limits) -> Outcome:
@@ -147,9 +149,12 @@ def _openvino_check(xml: Path, err: Path) -> int:
     from irconv.runtime import compile_for_comparison
 
     try:
-        compile_for_comparison(xml, core=ov.Core())
+        compiled = compile_for_comparison(xml, core=ov.Core())
     except Exception as exc:  # the runtime's refusal is what we record
         err.write_text(f"{type(exc).__name__}: {exc}")
+        return 1
+    if not compiled.outputs:  # the runtime takes it, but it computes nothing
+        err.write_text("the IR has no outputs")
         return 1
     return 0
 

@@ -16,9 +16,13 @@ import pytest
 from robust_formats import FORMATS
 from robust_harness import Limits, convert_case, preload
 
-SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel": 2, "keras": 2}
+SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel": 2, "keras": 2, "tflite": 3, "pt2": 3,
+          "mxnet": 4}
 
-KNOWN: dict[tuple[str, int], str] = {}
+#: (format, seed, case) -> the fix that makes it pass (each is also in FOUND or FOUND_SEEDED).
+KNOWN: dict[tuple[str, int, int], str] = {
+    ("tflite", 41, 193): "StridedSlice refusing a constant begin outside [-dim, dim) on a shrink axis (emitvalid42)",
+}
 
 #: Every case the long runs found bad (IRs the runtime refused, one out-of-memory), fixed
 #: since; replayed so each kind stays fixed (reproducers: tests/robustness/findings/).
@@ -36,6 +40,9 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057)),
     "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
+    "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
+    "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
+    "mxnet": ((41, 22),),  # empty heads: an IR without outputs
 }
 
 
@@ -44,12 +51,15 @@ def cases() -> list[object]:
     for name, count in SAMPLE.items():
         indices = sorted({*range(count), *FOUND.get(name, ())})
         for i in indices:
-            reason = KNOWN.get((name, i))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            out.append(pytest.param(name, 0, i, marks=marks, id=f"{name}-{i}"))
+            out.append(pytest.param(name, 0, i, marks=_marks(name, 0, i), id=f"{name}-{i}"))
         for seed, i in FOUND_SEEDED.get(name, ()):
-            out.append(pytest.param(name, seed, i, id=f"{name}-s{seed}-{i}"))
+            out.append(pytest.param(name, seed, i, marks=_marks(name, seed, i), id=f"{name}-s{seed}-{i}"))
     return out
+
+
+def _marks(name: str, seed: int, index: int) -> list[pytest.MarkDecorator]:
+    reason = KNOWN.get((name, seed, index))
+    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +70,8 @@ def seed_models() -> dict[str, list[Path]]:
 
 def _seeds(cache: dict[str, list[Path]], name: str, root: Path) -> list[Path]:
     if name not in cache:
-        if name in ("tf", "savedmodel", "keras"):
-            preload([name])
+        if name in ("tf", "savedmodel", "keras", "tflite", "pt2"):
+            preload([name])  # the seeds are made with TensorFlow (TFLite's converter) or torch
         cache[name] = FORMATS[name].seeds(root / "seeds" / name)
     return cache[name]
 

@@ -133,6 +133,15 @@ def test_matmul_operands_share_one_element_type():
         infer(MatMul(), (1, 64), np.ones((64, 5), np.int32))
 
 
+@pytest.mark.parametrize(("a", "b"), [((), (5, 4)), ((2, 4), ())])
+def test_matmul_refuses_a_scalar_operand(a, b):
+    """OpenVINO: "Scalars are not supported as MatMul inputs" (a .pt2 whose linear reads a float)."""
+    from irconv_opset import MatMul
+
+    with pytest.raises(ConversionError, match=r"MatMul: operand [ab] is a scalar"):
+        infer(MatMul(transpose_b=True), a, b)
+
+
 @pytest.mark.parametrize(
     ("shape", "pool", "words"),
     [

@@ -127,6 +127,15 @@ def test_bad_symbol_files(tmp_path: Path) -> None:
         load(path, "a[1]")
 
 
+def test_symbol_without_outputs_is_refused(tmp_path: Path) -> None:
+    """Empty ``heads`` gave an IR without a single Result (mutation run: mxnet, seed 41, case 22)."""
+    symbol = conv_net()
+    symbol["heads"] = []
+    path = write_model(tmp_path, symbol, conv_params())
+    with pytest.raises(ModelFileError, match=r"'heads' \(model outputs\) is empty"):
+        load(path, "data[1,3,8,8]")
+
+
 def test_sniff(tmp_path: Path) -> None:
     path = write_model(tmp_path, conv_net(), conv_params())
     assert looks_like_mxnet(path)

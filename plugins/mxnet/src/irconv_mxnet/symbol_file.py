@@ -72,6 +72,8 @@ def parse_symbol(document: Any, path: Path = Path("<symbol>")) -> Symbol:
     heads_raw = document.get("heads")
     if heads_raw is None:
         raise ModelFileError(f"{path}: the symbol has no 'heads' (model outputs)")
+    if isinstance(heads_raw, list) and not heads_raw:  # an IR without a single Result
+        raise ModelFileError(f"{path}: the symbol's 'heads' (model outputs) is empty")
     heads = [_entry(e, path, "heads") for e in heads_raw]
     for source, _ in heads:
         if not 0 <= source < len(nodes):

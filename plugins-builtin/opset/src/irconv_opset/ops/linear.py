@@ -40,6 +40,11 @@ class MatMul(Op):
     def _shape(self, a: MaybeShape, b: MaybeShape) -> MaybeShape:
         if a is None or b is None:
             return None
+        for name, shape in (("a", a), ("b", b)):
+            if not shape:  # as OpenVINO's MatMul: "Scalars are not supported as MatMul inputs"
+                raise ValueError(
+                    f"MatMul: operand {name} is a scalar (rank 0); MatMul needs operands of rank 1 or more"
+                )
         a_vector, b_vector = len(a) == 1, len(b) == 1
         a = (1, *a) if a_vector else _swap_last(a, self.transpose_a)
         b = (*b, 1) if b_vector else _swap_last(b, self.transpose_b)
