@@ -64,3 +64,37 @@ def test_a_model_output_without_its_input_is_refused(tmp_path: Path) -> None:
     infer_graph(b.graph)
     with pytest.raises(ConversionError, match=r"node 'orphan' is a model output \(Result\).*gives it 0 input"):
         emit_ir(b.graph, tmp_path / "m.xml")
+
+
+def _shrinking_slice(start: int) -> object:
+    """x[:, :, start] of a [2, 3, 4] input (shrink_axis on dim 2), the begin a constant."""
+    import numpy as np
+    from irconv.pipeline import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv_opset import StridedSlice
+
+    b = GraphBuilder()
+    x = b.parameter("x", (2, 3, 4))
+    begin = b.const(np.array([0, 0, start], np.int64))
+    end = b.const(np.array([0, 0, start + 1], np.int64))
+    op = StridedSlice(begin_mask=[1, 1, 0], end_mask=[1, 1, 0], shrink_axis_mask=[0, 0, 1])
+    b.result(b.op(op, x, begin, end, name="slice"), "y")
+    infer_graph(b.graph)
+    return b.graph
+
+
+@pytest.mark.parametrize("begin", [4, 100, -5, -100])
+def test_a_shrunk_axis_begin_out_of_range_is_refused(begin: int, tmp_path: Path) -> None:
+    """OpenVINO's slice plan refuses the IR (``begin >= -dim && begin < dim``, slice_plan.cpp):
+    StridedSlice's rule names the node instead, for every front end (a TFLite STRIDED_SLICE mutant)."""
+    from irconv.errors import ConversionError
+
+    with pytest.raises(ConversionError, match=rf"node 'slice' \(StridedSlice-1\): input 1 \(begin\) is {begin} .*\[-4, 4\)"):
+        _shrinking_slice(begin)
+
+
+@pytest.mark.parametrize("begin", [3, -4])
+def test_a_shrunk_axis_begin_in_range_is_read(begin: int, tmp_path: Path) -> None:
+    from irconv.testing.runtime import compile_ir, emit_ir
+
+    compile_ir(emit_ir(_shrinking_slice(begin), tmp_path / "m.xml"))  # type: ignore[arg-type]

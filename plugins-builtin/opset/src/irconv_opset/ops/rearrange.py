@@ -74,6 +74,36 @@ def index_shape(shape: MaybeShape, index: Index) -> MaybeShape:
     return tuple(out)
 
 
+def _shrunk_dims(shape: tuple[Dim, ...], index: Index) -> list[tuple[int, Dim]]:
+    """``(index, dim)`` of each integer item of ``index`` (an axis it removes) with the
+    length of the data axis that item reads."""
+    consumed = sum(1 for item in index if isinstance(item, (slice, int)))
+    out: list[tuple[int, Dim]] = []
+    i = 0
+    for item in index:
+        if item is Ellipsis:
+            i += len(shape) - consumed
+        elif isinstance(item, int):
+            out.append((item, shape[i] if i < len(shape) else None))
+        if isinstance(item, (slice, int)):
+            i += 1
+    return out
+
+
+def _check_shrink_bounds(node: Node, shape: MaybeShape, index: Index) -> None:
+    """OpenVINO's slice plan takes a shrunk axis's begin as an index, unclipped: one outside
+    [-dim, dim) of a known dim makes the runtime refuse the IR (an out-of-range TFLite or TF
+    ``shrink_axis`` begin)."""
+    if shape is None:
+        return
+    for begin, dim in _shrunk_dims(shape, index):
+        if dim is not None and not -dim <= begin < dim:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
+                f"removes (shrink_axis_mask), whose length is {dim}: it must be in [{-dim}, {dim}); fix the model"
+            )
+
+
 def _static_length(shape: MaybeShape) -> int | None:
     """The length of a 1-D tensor when its shape says it."""
     return shape[0] if shape is not None and len(shape) == 1 else None
@@ -135,6 +165,8 @@ class StridedSlice(Op):
         if length is not None:
             index = self.index(length, begin, end, strides, unit=not node.has_input(3))
             shape = index_shape(in_shape(node, 0), index)
+            if begin is not None:  # unknown begins stand in as 0 in the index
+                _check_shrink_bounds(node, in_shape(node, 0), index)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
