@@ -98,3 +98,23 @@ def test_a_shrunk_axis_begin_in_range_is_read(begin: int, tmp_path: Path) -> Non
     from irconv.testing.runtime import compile_ir, emit_ir
 
     compile_ir(emit_ir(_shrinking_slice(begin), tmp_path / "m.xml"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("op_name", ["Pad", "Split", "ReduceSum", "Slice", "TopK"])
+def test_a_node_missing_a_required_input_is_refused(op_name: str, tmp_path: Path) -> None:
+    """A node given only its data input (a broken model that left the others out) passes
+    inference, but OpenVINO's reader indexes past the node's inputs ("index '1' out of range"):
+    the emitter checks every node's input count against its op's declared ``arity``."""
+    import irconv_opset
+    from irconv.errors import ConversionError
+    from irconv.pipeline import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+
+    op = getattr(irconv_opset, op_name)()
+    b = GraphBuilder()
+    b.result(b.op(op, b.parameter("x", (2, 3)), name="n"), "y")
+    infer_graph(b.graph)
+    fewest, most = op.arity
+    with pytest.raises(ConversionError, match=rf"node 'n' \({op.describe()}\) takes {fewest}.* input\(s\), but the model gives it 1"):
+        emit_ir(b.graph, tmp_path / "m.xml")

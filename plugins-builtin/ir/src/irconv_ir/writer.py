@@ -77,6 +77,7 @@ def check_opset_ops(graph: Graph) -> None:
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
         _check_outputs_exist(node)
+        _check_input_count(node)
         _check_sources_have_no_inputs(node)
         _check_result_has_one_input(node)
         for layout in body_layouts(node.op):
@@ -100,6 +101,23 @@ def check_model_inputs(graph: Graph) -> None:
                 f"model input {node.name!r} has no element type, which OpenVINO's CPU plugin cannot compile; "
                 f"give it with --input '{node.name}{{f32}}'"
             )
+
+
+def _check_input_count(node: Node) -> None:
+    """A node given fewer or more inputs than its op version's specification allows (an input
+    a broken model leaves out, an op swapped for another) makes the runtime index past the
+    node's inputs when it reads the IR. Parameter, Const and Result have rules of their own."""
+    arity = node.op.arity
+    if arity is None or isinstance(node.op, (Parameter, Const, Result)):
+        return
+    fewest, most = arity
+    count = node.num_inputs()
+    if count < fewest or (most is not None and count > most):
+        allowed = str(fewest) if fewest == most else f"{fewest} to {most}" if most is not None else f"{fewest} or more"
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) takes {allowed} input(s), but the model gives it {count}; "
+            "fix the model"
+        )
 
 
 def _check_sources_have_no_inputs(node: Node) -> None:

@@ -278,6 +278,7 @@ class TensorIterator(Op):
 
     type = "TensorIterator"
     version = 1
+    arity = (0, None)
 
     body: Graph = attr(factory=Graph, emit=False)
     input_map: tuple[BodyInput, ...] = attr((), emit=False)
@@ -325,6 +326,7 @@ class Loop(Op):
 
     type = "Loop"
     version = 5
+    arity = (2, None)
 
     body: Graph = attr(factory=Graph, emit=False)
     input_map: tuple[BodyInput, ...] = attr((), emit=False)
@@ -378,6 +380,7 @@ class If(Op):
 
     type = "If"
     version = 8
+    arity = (1, None)
 
     then_body: Graph = attr(factory=Graph, emit=False)
     else_body: Graph = attr(factory=Graph, emit=False)

@@ -119,6 +119,7 @@ class StridedSlice(Op):
 
     type = "StridedSlice"
     version = 1
+    arity = (3, 4)
 
     begin_mask: list[int] = attr(factory=list)
     end_mask: list[int] = attr(factory=list)
@@ -182,6 +183,7 @@ class Slice(Op):
 
     type = "Slice"
     version = 8
+    arity = (4, 5)
 
     @staticmethod
     def index(
@@ -225,6 +227,7 @@ class SliceScatter(Op):
 
     type = "SliceScatter"
     version = 15
+    arity = (5, 6)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
@@ -250,6 +253,7 @@ class Pad(Op):
 
     type = "Pad"
     version = 12
+    arity = (3, 4)
 
     pad_mode: str = attr("constant", choices=("constant", "edge", "reflect", "symmetric"))
 
@@ -307,6 +311,7 @@ def _block_dims(shape: MaybeShape, block: int, inverse: bool) -> MaybeShape:
 class DepthToSpace(Op):
     type = "DepthToSpace"
     version = 1
+    arity = (1, 1)
 
     block_size: int = attr(1)
     mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
@@ -331,6 +336,7 @@ class DepthToSpace(Op):
 class SpaceToDepth(Op):
     type = "SpaceToDepth"
     version = 1
+    arity = (1, 1)
 
     block_size: int = attr(1)
     mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
@@ -353,6 +359,7 @@ class SpaceToDepth(Op):
 class ShuffleChannels(Op):
     type = "ShuffleChannels"
     version = 1
+    arity = (1, 1)
 
     axis: int = attr(1)
     group: int = attr(1)
@@ -379,6 +386,7 @@ class SpaceToBatch(Op):
 
     type = "SpaceToBatch"
     version = 2
+    arity = (4, 4)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -413,6 +421,7 @@ class BatchToSpace(Op):
 
     type = "BatchToSpace"
     version = 2
+    arity = (4, 4)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -446,6 +455,7 @@ class ReverseSequence(Op):
 
     type = "ReverseSequence"
     version = 1
+    arity = (2, 2)
 
     batch_axis: int = attr(0)
     seq_axis: int = attr(1)
@@ -471,6 +481,7 @@ class Reverse(Op):
 
     type = "Reverse"
     version = 1
+    arity = (2, 2)
 
     mode: str = attr("index", choices=("index", "mask"))
 
@@ -496,6 +507,7 @@ class Roll(Op):
 
     type = "Roll"
     version = 7
+    arity = (3, 3)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
