@@ -118,3 +118,61 @@ def test_a_node_missing_a_required_input_is_refused(op_name: str, tmp_path: Path
     fewest, most = op.arity
     with pytest.raises(ConversionError, match=rf"node 'n' \({op.describe()}\) takes {fewest}.* input\(s\), but the model gives it 1"):
         emit_ir(b.graph, tmp_path / "m.xml")
+
+
+def _loop_model(path: Path, trip: int, tail: str) -> Path:
+    """An ONNX Loop (trip-count initializer ``trip``, a body condition of constant true) whose
+    scan output ``ys`` feeds ``tail`` (Shape, Flatten, or Shape -> ConstantOfShape)."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["x_in", "one"], ["x_out"]),
+            helper.make_node("Constant", [], ["cond_out"], value=numpy_helper.from_array(np.array(True), "t")),
+            helper.make_node("Identity", ["x_out"], ["scan"]),
+        ],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in
+         (("cond_out", TensorProto.BOOL, []), ("x_out", TensorProto.FLOAT, [2]), ("scan", TensorProto.FLOAT, [2]))],
+        [numpy_helper.from_array(np.ones(2, np.float32), "one")],
+    )  # fmt: skip
+    tails = {
+        "Shape": [helper.make_node("Shape", ["ys"], ["out"])],
+        "Flatten": [helper.make_node("Flatten", ["ys"], ["out"], axis=0)],
+        "ConstantOfShape": [helper.make_node("Shape", ["ys"], ["shape"]), helper.make_node("ConstantOfShape", ["shape"], ["out"])],
+    }
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "cond", "x"], ["y", "ys"], body=body), *tails[tail]], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]), helper.make_tensor_value_info("out", TensorProto.UNDEFINED, None)],
+        [numpy_helper.from_array(np.array(trip, np.int64), "M"), numpy_helper.from_array(np.array(True), "cond")],
+    )  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    return path
+
+
+@pytest.mark.parametrize("tail", ["Shape", "Flatten", "ConstantOfShape"])
+def test_a_loop_of_the_int64_maximum_trip_count_is_unbounded(tail: str, tmp_path: Path) -> None:
+    """A trip count of 2^63-1 (exporters' "no limit") planned as that many iterations gave a
+    scan output of that static length: a Shape folded to it, a Flatten of 2^64-2 the reader
+    refuses, a ConstantOfShape the CPU plugin cannot size. The ONNX Loop makes it -1, as
+    OpenVINO's reader does, and no Loop output gets a length the runtime reads as dynamic."""
+    model = _loop_model(tmp_path / "in" / "m.onnx", 2**63 - 1, tail)
+    outcome = convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=120))
+    assert outcome.outcome == "accepted", outcome  # read and compiled by OpenVINO
+    assert "9223372036854775807" not in (tmp_path / "out" / "model.xml").read_text()
+
+
+def test_a_loop_of_a_fixed_trip_count_keeps_its_length(tmp_path: Path) -> None:
+    """The static length of a scan output of a constant trip count is kept (Shape folds)."""
+    from irconv.testing.runtime import run_ir
+
+    model = _loop_model(tmp_path / "in" / "m.onnx", 3, "Shape")
+    assert convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=120)).outcome == "accepted"
+    out = run_ir(tmp_path / "out" / "model.xml", {"x": __import__("numpy").zeros(2, "float32")})
+    assert list(out["out"]) == [3, 2]
