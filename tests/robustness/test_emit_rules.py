@@ -176,3 +176,67 @@ def test_a_loop_of_a_fixed_trip_count_keeps_its_length(tmp_path: Path) -> None:
     assert convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=120)).outcome == "accepted"
     out = run_ir(tmp_path / "out" / "model.xml", {"x": __import__("numpy").zeros(2, "float32")})
     assert list(out["out"]) == [3, 2]
+
+
+def _convnet_with_weight_input(path: Path, shape: list[int | str]) -> Path:
+    """Conv -> Relu whose weight initializer was removed and declared a model input of ``shape``."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+        [numpy_helper.from_array(np.ones(4, np.float32), "b")],
+    )  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    return path
+
+
+def test_a_convolution_whose_weight_shape_is_dynamic_is_refused(tmp_path: Path) -> None:
+    """The CPU plugin has no Convolution of a weight of dynamic shape ("Unsupported operation
+    of type: Convolution ... Doesn't support dynamic weights shape"): one line naming the node."""
+    model = _convnet_with_weight_input(tmp_path / "in" / "m.onnx", [4, 3, "k", "k"])
+    outcome = convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=60))
+    assert outcome.outcome == "clean-error", outcome
+    message = (tmp_path / "log" / "stderr").read_text()
+    assert "'Conv:c/conv' (Convolution-1): input 1 (filters) has the shape [4,3,?,?]" in message
+    assert "static shapes only" in message and "--input" in message
+
+
+def test_a_convolution_whose_weight_is_a_static_input_compiles(tmp_path: Path) -> None:
+    """Weights need not be constant: the CPU plugin runs a weight input of static shape."""
+    model = _convnet_with_weight_input(tmp_path / "in" / "m.onnx", [4, 3, 3, 3])
+    assert convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=60)).outcome == "accepted"
+
+
+def test_a_body_node_breaking_its_runtime_rule_is_refused(tmp_path: Path) -> None:
+    """The runtime rules (``Op.check``) hold inside If/Loop bodies too: a body Convolution whose
+    weight shape is dynamic is named at emit, not left to the CPU plugin."""
+    import numpy as np
+    from irconv.errors import ConversionError
+    from irconv.pipeline import infer_graph
+    from irconv.testing import GraphBuilder
+    from irconv.testing.runtime import emit_ir
+    from irconv_opset import Convolution, If
+    from irconv_opset.ops.control_flow import BodyInput, BodyOutput
+
+    def branch() -> object:
+        body = GraphBuilder("branch")
+        conv = Convolution(strides=[1, 1], pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])
+        body.result(body.op(conv, body.parameter("x", (1, 4, 5, 5)), body.parameter("w", (3, 4, None, None)), name="conv"))
+        return body.graph
+
+    b = GraphBuilder()
+    cond = b.const(np.array([True]))
+    x, w = b.parameter("x", (1, 4, 5, 5)), b.parameter("w", (3, 4, None, None))
+    inputs = (BodyInput(1, 0), BodyInput(2, 1))
+    op = If(then_body=branch(), else_body=branch(), then_inputs=inputs, else_inputs=inputs,  # type: ignore[arg-type]
+            then_outputs=(BodyOutput(0, 0),), else_outputs=(BodyOutput(0, 0),))  # fmt: skip
+    b.result(b.op(op, cond, x, w, name="if"), "y")
+    infer_graph(b.graph)
+    with pytest.raises(ConversionError, match=r"node 'conv' \(Convolution-1\): input 1 \(filters\) has the shape"):
+        emit_ir(b.graph, tmp_path / "m.xml")

@@ -67,9 +67,10 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     return [xml_path, bin_path]
 
 
-def check_opset_ops(graph: Graph) -> None:
+def check_opset_ops(graph: Graph, in_body: bool = False) -> None:
     """Every node (bodies included) must run an opset op, and read outputs that op has; the
-    first that does not is named."""
+    first that does not is named. Body nodes also get their op's runtime rules (``Op.check``),
+    which the pipeline runs on the main graph's nodes only."""
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
@@ -80,8 +81,10 @@ def check_opset_ops(graph: Graph) -> None:
         _check_input_count(node)
         _check_sources_have_no_inputs(node)
         _check_result_has_one_input(node)
+        if in_body:
+            node.op.check(node)
         for layout in body_layouts(node.op):
-            check_opset_ops(layout.graph)
+            check_opset_ops(layout.graph, in_body=True)
 
 
 def check_model_inputs(graph: Graph) -> None:
