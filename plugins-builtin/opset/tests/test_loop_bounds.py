@@ -26,9 +26,7 @@ def _scan_length(trip: int) -> int | None:
         condition_output=1,
     )
     b = GraphBuilder()
-    node = b.graph.add_node(
-        loop, "loop", [b.const(np.int64(trip)), b.const(np.array(True)), b.parameter("x", (2,))]
-    )
+    node = b.graph.add_node(loop, "loop", [b.const(np.int64(trip)), b.const(np.array(True)), b.parameter("x", (2,))])
     b.result(node.out_port(0), "y")
     b.result(node.out_port(1), "ys")
     infer_graph(b.graph)
