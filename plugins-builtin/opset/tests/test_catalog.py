@@ -43,3 +43,28 @@ def test_ops_are_dataclasses_without_value_equality():
     for op in all_ops():
         assert dataclasses.is_dataclass(op), op.__name__
         assert op.__eq__ is object.__eq__, f"{op.__name__} compares by value"
+
+
+def test_every_op_declares_its_input_count():
+    """The emitter checks every node against ``arity``: an op without one would go unchecked."""
+    missing = [op.__name__ for op in all_ops() if op.arity is None]
+    assert not missing, f"no arity declared: {missing}"
+    wrong = [op.__name__ for op in all_ops() if op.arity[1] is not None and not 0 <= op.arity[0] <= op.arity[1]]
+    assert not wrong, f"fewest inputs above the most: {wrong}"
+
+
+def test_every_case_fits_its_declared_input_count():
+    """The runtime cases (run by test_ops_runtime, optional inputs given and left out) stay
+    inside the declaration: a declared count tighter than the runtime's would refuse them."""
+    from pathlib import Path
+
+    from irconv_opset.testing import load_case_files
+
+    outside = []
+    for case_file in load_case_files(Path(__file__).parent):
+        for case in case_file.cases:
+            fewest, most = case.op.arity
+            count = len(case.values())
+            if count < fewest or (most is not None and count > most):
+                outside.append(f"{case.base_id()}: {count} inputs, declared {fewest}..{most}")
+    assert not outside, outside

@@ -52,6 +52,8 @@ class Op:
         ``0`` marks an internal op that must be rewritten before emit.
       outputs: the number of output ports (override ``num_outputs`` when it depends on
         attributes).
+      arity: ``(fewest, most)`` inputs the op version's specification allows (most None: any
+        number); the emitter refuses a node outside it. None: not declared (custom ops).
       traits: what the op is (``Trait``), for transforms that work by kind rather than by
         type name.
       custom_opset: the IR ``version`` of an op outside the OpenVINO opsets (``"my_opset"``);
@@ -66,6 +68,7 @@ class Op:
     type: ClassVar[str] = ""
     version: ClassVar[int] = 0
     outputs: ClassVar[int] = 1
+    arity: ClassVar[tuple[int, int | None] | None] = None
     traits: ClassVar[frozenset[Trait]] = frozenset()
     custom_opset: ClassVar[str] = ""
     #: True for an op whose output is declared, not computed from inputs (Parameter, Const):

@@ -26,6 +26,7 @@ class Parameter(Op):
 
     type = "Parameter"
     version = 1
+    arity = (0, 0)
     declares_output = True
 
     shape: MaybeShape = attr(None)
@@ -68,6 +69,7 @@ class Const(Op):
 
     type = "Const"
     version = 1
+    arity = (0, 0)
     declares_output = True
 
     value: np.ndarray = attr(factory=lambda: np.zeros((), np.float32), emit=False)
@@ -143,6 +145,7 @@ class Result(Op):
 
     type = "Result"
     version = 1
+    arity = (1, 1)
     outputs = 0
 
     def infer(self, node: Node) -> None:

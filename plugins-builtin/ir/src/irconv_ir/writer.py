@@ -67,9 +67,10 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     return [xml_path, bin_path]
 
 
-def check_opset_ops(graph: Graph) -> None:
+def check_opset_ops(graph: Graph, in_body: bool = False) -> None:
     """Every node (bodies included) must run an opset op, and read outputs that op has; the
-    first that does not is named."""
+    first that does not is named. Body nodes also get their op's runtime rules (``Op.check``),
+    which the pipeline runs on the main graph's nodes only."""
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
@@ -77,10 +78,13 @@ def check_opset_ops(graph: Graph) -> None:
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
         _check_outputs_exist(node)
+        _check_input_count(node)
         _check_sources_have_no_inputs(node)
         _check_result_has_one_input(node)
+        if in_body:
+            node.op.check(node)
         for layout in body_layouts(node.op):
-            check_opset_ops(layout.graph)
+            check_opset_ops(layout.graph, in_body=True)
 
 
 def check_model_inputs(graph: Graph) -> None:
@@ -100,6 +104,23 @@ def check_model_inputs(graph: Graph) -> None:
                 f"model input {node.name!r} has no element type, which OpenVINO's CPU plugin cannot compile; "
                 f"give it with --input '{node.name}{{f32}}'"
             )
+
+
+def _check_input_count(node: Node) -> None:
+    """A node given fewer or more inputs than its op version's specification allows (an input
+    a broken model leaves out, an op swapped for another) makes the runtime index past the
+    node's inputs when it reads the IR. Parameter, Const and Result have rules of their own."""
+    arity = node.op.arity
+    if arity is None or isinstance(node.op, (Parameter, Const, Result)):
+        return
+    fewest, most = arity
+    count = node.num_inputs()
+    if count < fewest or (most is not None and count > most):
+        allowed = str(fewest) if fewest == most else f"{fewest} to {most}" if most is not None else f"{fewest} or more"
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}) takes {allowed} input(s), but the model gives it {count}; "
+            "fix the model"
+        )
 
 
 def _check_sources_have_no_inputs(node: Node) -> None:

@@ -57,6 +57,7 @@ class PriorBox_v1(CoercedAttrs, Op):
 
     type = "PriorBox"
     version = 1
+    arity = (2, 2)
 
     min_size: tuple[float, ...] = attr(())
     max_size: tuple[float, ...] = attr(())
@@ -213,6 +214,7 @@ class PriorBoxClustered(CoercedAttrs, Op):
 
     type = "PriorBoxClustered"
     version = 1
+    arity = (2, 2)
 
     width: tuple[float, ...] = attr(())
     height: tuple[float, ...] = attr(())

@@ -257,6 +257,10 @@ def _iterate_body(node: Node, body: Graph, inputs: Sequence[BodyInput], back_edg
         _infer_body(body)
 
 
+#: The int64 maximum: OpenVINO's upper bound of an unbounded dim, so never a static length.
+_UNBOUNDED_DIM = int(np.iinfo(np.int64).max)
+
+
 def _set_outputs(node: Node, body: Graph, outputs: Sequence[BodyOutput], iterations: Dim) -> None:
     where = f"{node.name} ({node.op.describe()})"
     for item in outputs:
@@ -266,6 +270,8 @@ def _set_outputs(node: Node, body: Graph, outputs: Sequence[BodyOutput], iterati
             axis = _axis(item.concatenated.axis, shape, where)
             part = shape[axis]
             total = None if part is None or iterations is None else part * iterations
+            if total is not None and total >= _UNBOUNDED_DIM:
+                total = None  # the runtime reads such a dim as dynamic
             shape = tuple(total if i == axis else d for i, d in enumerate(shape))
         out = node.out_port(item.external).data
         out.set_shape(shape)
@@ -278,6 +284,7 @@ class TensorIterator(Op):
 
     type = "TensorIterator"
     version = 1
+    arity = (0, None)
 
     body: Graph = attr(factory=Graph, emit=False)
     input_map: tuple[BodyInput, ...] = attr((), emit=False)
@@ -325,6 +332,7 @@ class Loop(Op):
 
     type = "Loop"
     version = 5
+    arity = (2, None)
 
     body: Graph = attr(factory=Graph, emit=False)
     input_map: tuple[BodyInput, ...] = attr((), emit=False)
@@ -378,6 +386,7 @@ class If(Op):
 
     type = "If"
     version = 8
+    arity = (1, None)
 
     then_body: Graph = attr(factory=Graph, emit=False)
     else_body: Graph = attr(factory=Graph, emit=False)

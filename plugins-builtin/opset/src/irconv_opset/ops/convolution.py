@@ -99,6 +99,7 @@ class Convolution(_ConvolutionBase):
 
     type = "Convolution"
     version = 1
+    arity = (2, 2)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         data, filters = inputs[0], inputs[1]
@@ -111,6 +112,7 @@ class GroupConvolution(_ConvolutionBase):
 
     type = "GroupConvolution"
     version = 1
+    arity = (2, 2)
     _kernel_start = 3
 
     def _out_channels(self, filters: MaybeShape) -> Dim:
@@ -142,6 +144,7 @@ class DeformableConvolution_v1(_ConvolutionBase):
 
     type = "DeformableConvolution"
     version = 1
+    arity = (3, 3)
 
     group: int = attr(1)
     deformable_group: int = attr(1)
@@ -176,6 +179,7 @@ class DeformableConvolution(DeformableConvolution_v1):
 
     type = "DeformableConvolution"
     version = 8
+    arity = (3, 4)
 
     bilinear_interpolation_pad: bool = attr(False)
 
@@ -298,6 +302,7 @@ class ConvolutionBackpropData(_BackpropBase):
 
     type = "ConvolutionBackpropData"
     version = 1
+    arity = (2, 3)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         output_shape = inputs[2] if len(inputs) > 2 else None
@@ -310,6 +315,7 @@ class GroupConvolutionBackpropData(_BackpropBase):
 
     type = "GroupConvolutionBackpropData"
     version = 1
+    arity = (2, 3)
     _kernel_start = 3
 
     def _out_channels(self, filters: MaybeShape) -> Dim:

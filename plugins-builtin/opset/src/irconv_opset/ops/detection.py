@@ -40,6 +40,7 @@ class DetectionOutput(CoercedAttrs, Op):
 
     type = "DetectionOutput"
     version = 8
+    arity = (3, 5)
 
     background_label_id: int = attr(0)
     top_k: int = attr(-1)
@@ -132,6 +133,7 @@ class RegionYolo(CoercedAttrs, Op):
 
     type = "RegionYolo"
     version = 1
+    arity = (1, 1)
 
     coords: int = attr(4)
     classes: int = attr(1)
@@ -166,6 +168,7 @@ class ReorgYolo(CoercedAttrs, Op):
 
     type = "ReorgYolo"
     version = 2
+    arity = (1, 1)
 
     stride: tuple[int, ...] = attr((2, 2))
 
@@ -189,6 +192,7 @@ class Proposal_v1(CoercedAttrs, Op):
 
     type = "Proposal"
     version = 1
+    arity = (3, 3)
 
     base_size: int = attr(1)
     pre_nms_topn: int = attr(1)
@@ -254,6 +258,7 @@ class NonMaxSuppression_v1(CoercedAttrs, Op):
 
     type = "NonMaxSuppression"
     version = 1
+    arity = (2, 5)
 
     box_encoding: BoxEncoding = attr(BoxEncoding.corner)
     sort_result_descending: bool = attr(True)
@@ -305,6 +310,7 @@ class NonMaxSuppression_v5(NonMaxSuppression_v3):
 
     type = "NonMaxSuppression"
     version = 5
+    arity = (2, 6)
     outputs = 3
 
     def infer(self, node: Node) -> None:
@@ -321,6 +327,7 @@ class NonMaxSuppression(NonMaxSuppression_v5):
 
     type = "NonMaxSuppression"
     version = 9
+    arity = (2, 6)
 
 
 class SortResultType(str, enum.Enum):
@@ -336,6 +343,7 @@ class MatrixNms(CoercedAttrs, Op):
 
     type = "MatrixNms"
     version = 8
+    arity = (2, 2)
     outputs = 3
 
     sort_result_type: SortResultType = attr(SortResultType.none)
@@ -367,6 +375,7 @@ class MulticlassNms_v8(CoercedAttrs, Op):
 
     type = "MulticlassNms"
     version = 8
+    arity = (2, 2)
     outputs = 3
 
     sort_result_type: SortResultType = attr(SortResultType.none)
@@ -396,6 +405,7 @@ class MulticlassNms(MulticlassNms_v8):
 
     type = "MulticlassNms"
     version = 9
+    arity = (2, 3)
 
     def _images(self, node: Node) -> Dim:
         if node.num_inputs() > 2 and node.has_input(2):

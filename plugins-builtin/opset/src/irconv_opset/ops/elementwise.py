@@ -40,6 +40,7 @@ class BinaryElementwise(Op):
     """Base of ops computing ``kernel(a, b)`` with broadcasting."""
 
     version = 1
+    arity = (2, 2)
     traits = frozenset({Trait.ELEMENTWISE})
     #: True for comparison and logical ops whose output is boolean.
     boolean_output: ClassVar[bool] = False
@@ -318,6 +319,7 @@ class LogicalNot(Op):
     type = "LogicalNot"
     traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     version = 1
+    arity = (1, 1)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), ElementType.boolean)
@@ -331,6 +333,7 @@ class BitwiseNot(Op):
     type = "BitwiseNot"
     traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     version = 13
+    arity = (1, 1)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))

@@ -32,6 +32,7 @@ class Eye(Op):
 
     type = "Eye"
     version = 9
+    arity = (3, 4)
 
     output_type: ElementType = attr(ElementType.f32, choices=NUMERIC_TYPES)
 
@@ -61,6 +62,7 @@ class RandomUniform(Op):
 
     type = "RandomUniform"
     version = 8
+    arity = (3, 3)
 
     #: the runtime reads no other output type (8- and 16-bit integers, unsigned ones)
     output_type: ElementType = attr(ElementType.f32, choices=("f16", "bf16", "f32", "f64", "i32", "i64"))
@@ -89,6 +91,7 @@ class Multinomial(Op):
 
     type = "Multinomial"
     version = 13
+    arity = (2, 2)
 
     convert_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     with_replacement: bool = attr(False)

@@ -70,6 +70,7 @@ class Interpolate_v1(CoercedAttrs, Op):
 
     type = "Interpolate"
     version = 1
+    arity = (2, 2)
 
     axes: tuple[int, ...] = attr(())
     #: ``area`` too in the specification; the CPU plugin has no kernel for it
@@ -217,6 +218,7 @@ class Interpolate_v4(_InterpolateBase):
 
     type = "Interpolate"
     version = 4
+    arity = (3, 4)
 
     #: the ``*_pillow`` modes came with Interpolate-11
     mode: InterpolateMode = attr(InterpolateMode.nearest, choices=("nearest", "linear", "linear_onnx", "cubic"))
@@ -231,6 +233,7 @@ class Interpolate(_InterpolateBase):
 
     type = "Interpolate"
     version = 11
+    arity = (2, 3)
 
     def _input_roles(self) -> tuple[int, int | None]:
         return 1, 2
@@ -254,6 +257,7 @@ class GridSample(CoercedAttrs, Op):
 
     type = "GridSample"
     version = 9
+    arity = (2, 2)
 
     align_corners: bool = attr(False)
     mode: GridSampleMode = attr(GridSampleMode.bilinear)
@@ -297,6 +301,7 @@ class ROIAlign_v3(CoercedAttrs, Op):
 
     type = "ROIAlign"
     version = 3
+    arity = (3, 3)
 
     pooled_h: int = attr(1)
     pooled_w: int = attr(1)
@@ -330,6 +335,7 @@ class ROIPooling(CoercedAttrs, Op):
 
     type = "ROIPooling"
     version = 2
+    arity = (2, 2)
 
     pooled_h: int = attr(1)
     pooled_w: int = attr(1)
@@ -352,6 +358,7 @@ class PSROIPooling(CoercedAttrs, Op):
 
     type = "PSROIPooling"
     version = 1
+    arity = (2, 2)
 
     output_dim: int = attr(1)
     group_size: int = attr(1)

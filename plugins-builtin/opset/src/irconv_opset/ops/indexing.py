@@ -59,6 +59,7 @@ class Gather(Op):
 
     type = "Gather"
     version = 8
+    arity = (3, 3)
 
     batch_dims: int = attr(0)
 
@@ -125,6 +126,7 @@ class GatherND(Op):
 
     type = "GatherND"
     version = 8
+    arity = (2, 2)
 
     batch_dims: int = attr(0)
 
@@ -169,6 +171,7 @@ class GatherND_v5(GatherND):
 class GatherElements(Op):
     type = "GatherElements"
     version = 6
+    arity = (2, 2)
 
     axis: int = attr(0)
 
@@ -202,6 +205,7 @@ class ScatterUpdate(_LikeData, Op):
 
     type = "ScatterUpdate"
     version = 3
+    arity = (4, 4)
     input_count = 4
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -268,6 +272,7 @@ class ScatterNDUpdate(_LikeData, Op):
 
     type = "ScatterNDUpdate"
     version = 15
+    arity = (3, 3)
 
     reduction: str = attr("none", choices=("none", "sum", "sub", "prod", "min", "max"))
 
@@ -296,6 +301,7 @@ class ScatterElementsUpdate(_LikeData, Op):
 
     type = "ScatterElementsUpdate"
     version = 12
+    arity = (4, 4)
     input_count = 4
 
     reduction: str = attr("none", choices=("none", "sum", "prod", "min", "max", "mean"))
@@ -329,6 +335,7 @@ class OneHot(Op):
 
     type = "OneHot"
     version = 1
+    arity = (4, 4)
 
     axis: int = attr(-1)
 
@@ -357,6 +364,7 @@ class CumSum(Op):
 
     type = "CumSum"
     version = 3
+    arity = (1, 2)
 
     exclusive: bool = attr(False)
     reverse: bool = attr(False)
@@ -384,6 +392,7 @@ class TopK(Op):
 
     type = "TopK"
     version = 11
+    arity = (2, 2)
     outputs = 2
 
     axis: int = attr(-1)
@@ -445,6 +454,7 @@ class NonZero(Op):
 
     type = "NonZero"
     version = 3
+    arity = (1, 1)
 
     output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
 
@@ -468,6 +478,7 @@ class Unique(Op):
 
     type = "Unique"
     version = 10
+    arity = (1, 2)
     outputs = 4
 
     sorted: bool = attr(True)
@@ -518,6 +529,7 @@ class Bucketize(Op):
 
     type = "Bucketize"
     version = 3
+    arity = (2, 2)
 
     output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
     with_right_bound: bool = attr(True)
@@ -537,6 +549,7 @@ class SearchSorted(Op):
 
     type = "SearchSorted"
     version = 15
+    arity = (2, 2)
 
     right_mode: bool = attr(False)
     output_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)

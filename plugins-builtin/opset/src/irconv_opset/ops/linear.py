@@ -28,6 +28,7 @@ class MatMul(Op):
 
     type = "MatMul"
     version = 1
+    arity = (2, 2)
 
     transpose_a: bool = attr(False)
     transpose_b: bool = attr(False)
@@ -80,6 +81,7 @@ class Einsum(Op):
 
     type = "Einsum"
     version = 7
+    arity = (1, None)
 
     equation: str = attr("")
 
@@ -157,6 +159,7 @@ class ScaledDotProductAttention(Op):
 
     type = "ScaledDotProductAttention"
     version = 13
+    arity = (3, 5)
 
     causal: bool = attr(False)
 
@@ -197,6 +200,7 @@ class FakeQuantize(Op):
 
     type = "FakeQuantize"
     version = 1
+    arity = (5, 5)
 
     levels: int = attr(256)
     auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))

@@ -21,6 +21,7 @@ class Inverse(Op):
 
     type = "Inverse"
     version = 14
+    arity = (1, 1)
 
     adjoint: bool = attr(False)
 

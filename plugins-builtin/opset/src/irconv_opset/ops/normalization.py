@@ -40,6 +40,7 @@ class MVN_v1(_LikeData):
 
     type = "MVN"
     version = 2
+    arity = (1, 1)
 
     across_channels: bool = attr(False)
     normalize_variance: bool = attr(True)
@@ -60,6 +61,7 @@ class MVN(_LikeData):
 
     type = "MVN"
     version = 6
+    arity = (2, 2)
 
     normalize_variance: bool = attr(True)
     eps: float = attr(1e-9)
@@ -83,6 +85,7 @@ class NormalizeL2(_LikeData):
     """Inputs data and axes; ``x / sqrt(eps_mode(sum(x^2), eps))``."""
 
     type = "NormalizeL2"
+    arity = (2, 2)
 
     eps: float = attr(1e-10)
     eps_mode: str = attr("add", choices=("add", "max"))
@@ -100,6 +103,7 @@ class LRN(_LikeData):
     """Inputs data and axes; a window of ``size`` along each axis."""
 
     type = "LRN"
+    arity = (2, 2)
 
     alpha: float = attr(1e-4)
     beta: float = attr(0.75)
@@ -128,6 +132,7 @@ class GRN(_LikeData):
     """Global response normalization over the channel dim: ``x / sqrt(sum(x^2) + bias)``."""
 
     type = "GRN"
+    arity = (1, 1)
 
     bias: float = attr(0.0)
 
@@ -143,6 +148,7 @@ class GroupNormalization(_LikeData):
 
     type = "GroupNormalization"
     version = 12
+    arity = (3, 3)
 
     num_groups: int = attr(1)
     epsilon: float = attr(1e-5)
@@ -170,6 +176,7 @@ class BatchNormInference_v1(_LikeData):
     """BatchNormInference-1: inputs gamma, beta, data, mean, variance."""
 
     type = "BatchNormInference"
+    arity = (5, 5)
     data_input = 2
 
     epsilon: float = attr(1e-5)
@@ -185,6 +192,7 @@ class BatchNormInference(_LikeData):
 
     type = "BatchNormInference"
     version = 5
+    arity = (5, 5)
 
     epsilon: float = attr(1e-5)
 

@@ -24,6 +24,7 @@ class ExtractImagePatches(Op):
 
     type = "ExtractImagePatches"
     version = 3
+    arity = (1, 1)
 
     sizes: list[int] = attr(factory=lambda: [1, 1])
     strides: list[int] = attr(factory=lambda: [1, 1])
@@ -80,6 +81,7 @@ class Col2Im(Op):
 
     type = "Col2Im"
     version = 15
+    arity = (3, 3)
 
     strides: list[int] = attr(factory=lambda: [1, 1])
     dilations: list[int] = attr(factory=lambda: [1, 1])

@@ -137,6 +137,7 @@ class MaxPool_v1(_PoolBase):
 
     type = "MaxPool"
     version = 1
+    arity = (1, 1)
 
     #: ``ceil_torch`` came with version 14
     rounding_type: RoundingType = attr(RoundingType.floor, choices=("floor", "ceil"))
@@ -152,6 +153,7 @@ class MaxPool_v8(_PoolBase):
 
     type = "MaxPool"
     version = 8
+    arity = (1, 1)
     outputs = 2
 
     #: ``ceil_torch`` came with version 14
@@ -206,6 +208,7 @@ class AvgPool_v1(_PoolBase):
 
     type = "AvgPool"
     version = 1
+    arity = (1, 1)
 
     #: ``ceil_torch`` came with version 14
     rounding_type: RoundingType = attr(RoundingType.floor, choices=("floor", "ceil"))
@@ -263,6 +266,7 @@ class AdaptiveAvgPool(Op):
 
     type = "AdaptiveAvgPool"
     version = 8
+    arity = (2, 2)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, _adaptive_shape(node), input_type(node, 0))
@@ -277,6 +281,7 @@ class AdaptiveMaxPool(CoercedAttrs, Op):
 
     type = "AdaptiveMaxPool"
     version = 8
+    arity = (2, 2)
     outputs = 2
 
     index_element_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)

@@ -89,6 +89,7 @@ class ConvertPromoteTypes(Op):
 
     type = "ConvertPromoteTypes"
     version = 14
+    arity = (2, 2)
     outputs = 2
 
     promote_unsafe: bool = attr(False)

@@ -74,6 +74,36 @@ def index_shape(shape: MaybeShape, index: Index) -> MaybeShape:
     return tuple(out)
 
 
+def _shrunk_dims(shape: tuple[Dim, ...], index: Index) -> list[tuple[int, Dim]]:
+    """``(index, dim)`` of each integer item of ``index`` (an axis it removes) with the
+    length of the data axis that item reads."""
+    consumed = sum(1 for item in index if isinstance(item, (slice, int)))
+    out: list[tuple[int, Dim]] = []
+    i = 0
+    for item in index:
+        if item is Ellipsis:
+            i += len(shape) - consumed
+        elif isinstance(item, int):
+            out.append((item, shape[i] if i < len(shape) else None))
+        if isinstance(item, (slice, int)):
+            i += 1
+    return out
+
+
+def _check_shrink_bounds(node: Node, shape: MaybeShape, index: Index) -> None:
+    """OpenVINO's slice plan takes a shrunk axis's begin as an index, unclipped: one outside
+    [-dim, dim) of a known dim makes the runtime refuse the IR (an out-of-range TFLite or TF
+    ``shrink_axis`` begin)."""
+    if shape is None:
+        return
+    for begin, dim in _shrunk_dims(shape, index):
+        if dim is not None and not -dim <= begin < dim:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
+                f"removes (shrink_axis_mask), whose length is {dim}: it must be in [{-dim}, {dim}); fix the model"
+            )
+
+
 def _static_length(shape: MaybeShape) -> int | None:
     """The length of a 1-D tensor when its shape says it."""
     return shape[0] if shape is not None and len(shape) == 1 else None
@@ -89,6 +119,7 @@ class StridedSlice(Op):
 
     type = "StridedSlice"
     version = 1
+    arity = (3, 4)
 
     begin_mask: list[int] = attr(factory=list)
     end_mask: list[int] = attr(factory=list)
@@ -135,6 +166,8 @@ class StridedSlice(Op):
         if length is not None:
             index = self.index(length, begin, end, strides, unit=not node.has_input(3))
             shape = index_shape(in_shape(node, 0), index)
+            if begin is not None:  # unknown begins stand in as 0 in the index
+                _check_shrink_bounds(node, in_shape(node, 0), index)
         set_output(node, 0, shape, in_type(node, 0))
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -150,6 +183,7 @@ class Slice(Op):
 
     type = "Slice"
     version = 8
+    arity = (4, 5)
 
     @staticmethod
     def index(
@@ -193,6 +227,7 @@ class SliceScatter(Op):
 
     type = "SliceScatter"
     version = 15
+    arity = (5, 6)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
@@ -218,6 +253,7 @@ class Pad(Op):
 
     type = "Pad"
     version = 12
+    arity = (3, 4)
 
     pad_mode: str = attr("constant", choices=("constant", "edge", "reflect", "symmetric"))
 
@@ -275,6 +311,7 @@ def _block_dims(shape: MaybeShape, block: int, inverse: bool) -> MaybeShape:
 class DepthToSpace(Op):
     type = "DepthToSpace"
     version = 1
+    arity = (1, 1)
 
     block_size: int = attr(1)
     mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
@@ -299,6 +336,7 @@ class DepthToSpace(Op):
 class SpaceToDepth(Op):
     type = "SpaceToDepth"
     version = 1
+    arity = (1, 1)
 
     block_size: int = attr(1)
     mode: str = attr("blocks_first", choices=("blocks_first", "depth_first"))
@@ -321,6 +359,7 @@ class SpaceToDepth(Op):
 class ShuffleChannels(Op):
     type = "ShuffleChannels"
     version = 1
+    arity = (1, 1)
 
     axis: int = attr(1)
     group: int = attr(1)
@@ -347,6 +386,7 @@ class SpaceToBatch(Op):
 
     type = "SpaceToBatch"
     version = 2
+    arity = (4, 4)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -381,6 +421,7 @@ class BatchToSpace(Op):
 
     type = "BatchToSpace"
     version = 2
+    arity = (4, 4)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -414,6 +455,7 @@ class ReverseSequence(Op):
 
     type = "ReverseSequence"
     version = 1
+    arity = (2, 2)
 
     batch_axis: int = attr(0)
     seq_axis: int = attr(1)
@@ -439,6 +481,7 @@ class Reverse(Op):
 
     type = "Reverse"
     version = 1
+    arity = (2, 2)
 
     mode: str = attr("index", choices=("index", "mask"))
 
@@ -464,6 +507,7 @@ class Roll(Op):
 
     type = "Roll"
     version = 7
+    arity = (3, 3)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))

@@ -38,6 +38,7 @@ class Reduction(Op):
     traits = frozenset({Trait.REDUCTION})
 
     version = 1
+    arity = (2, 2)
     boolean_output: ClassVar[bool] = False
 
     keep_dims: bool = attr(False)

@@ -58,6 +58,7 @@ class EmbeddingBagOffsets(Op):
 
     type = "EmbeddingBagOffsets"
     version = 15
+    arity = (3, 5)
 
     reduction: str = attr("sum", choices=("sum", "mean"))
 
@@ -105,6 +106,7 @@ class EmbeddingBagPacked(Op):
 
     type = "EmbeddingBagPacked"
     version = 15
+    arity = (2, 3)
 
     reduction: str = attr("sum", choices=("sum", "mean"))
 
@@ -148,6 +150,7 @@ class EmbeddingSegmentsSum(Op):
 
     type = "EmbeddingSegmentsSum"
     version = 3
+    arity = (4, 6)
 
     def infer(self, node: Node) -> None:
         count = in_value(node, 3)
@@ -180,6 +183,7 @@ class SegmentMax(Op):
 
     type = "SegmentMax"
     version = 16
+    arity = (2, 3)
 
     fill_mode: str = attr("zero", choices=("zero", "lowest"))
 
@@ -219,6 +223,7 @@ class GatherTree(Op):
 
     type = "GatherTree"
     version = 1
+    arity = (4, 4)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
@@ -256,6 +261,7 @@ class SparseFillEmptyRows(Op):
 
     type = "SparseFillEmptyRows"
     version = 16
+    arity = (4, 4)
     outputs = 3
 
     def infer(self, node: Node) -> None:

@@ -199,6 +199,7 @@ class LSTMCell(_LSTMStep, _CellBase):
 
     type = "LSTMCell"
     version = 4
+    arity = (6, 6)
     outputs = 2
     _state_count = 2
 
@@ -211,6 +212,7 @@ class GRUCell(_GRUStep, _CellBase):
 
     type = "GRUCell"
     version = 3
+    arity = (4, 5)
 
     activations: tuple[str, ...] = attr(("sigmoid", "tanh"))
 
@@ -223,6 +225,7 @@ class RNNCell(_RNNStep, _CellBase):
 
     type = "RNNCell"
     version = 1
+    arity = (5, 5)
 
     activations: tuple[str, ...] = attr(("tanh",))
 
@@ -310,6 +313,7 @@ class LSTMSequence(_LSTMStep, _SequenceBase):
 
     type = "LSTMSequence"
     version = 5
+    arity = (7, 7)
     _state_count = 2
 
     activations: tuple[str, ...] = attr(("sigmoid", "tanh", "tanh"))
@@ -321,6 +325,7 @@ class GRUSequence(_GRUStep, _SequenceBase):
 
     type = "GRUSequence"
     version = 5
+    arity = (6, 6)
 
     activations: tuple[str, ...] = attr(("sigmoid", "tanh"))
 
@@ -333,6 +338,7 @@ class RNNSequence(_RNNStep, _SequenceBase):
 
     type = "RNNSequence"
     version = 5
+    arity = (6, 6)
 
     activations: tuple[str, ...] = attr(("tanh",))
 
@@ -346,6 +352,7 @@ class CTCGreedyDecoder(CoercedAttrs, Op):
 
     type = "CTCGreedyDecoder"
     version = 1
+    arity = (2, 2)
 
     ctc_merge_repeated: bool = attr(True)
 
@@ -363,6 +370,7 @@ class CTCGreedyDecoderSeqLen(CoercedAttrs, Op):
 
     type = "CTCGreedyDecoderSeqLen"
     version = 6
+    arity = (2, 3)
     outputs = 2
 
     merge_repeated: bool = attr(True)

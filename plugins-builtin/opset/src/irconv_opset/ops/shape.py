@@ -58,6 +58,7 @@ class Reshape(Op):
 
     type = "Reshape"
     version = 1
+    arity = (2, 2)
 
     special_zero: bool = attr(False)
 
@@ -141,6 +142,7 @@ class Transpose(Op):
 
     type = "Transpose"
     version = 1
+    arity = (2, 2)
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
@@ -176,6 +178,7 @@ class Transpose(Op):
 class Concat(Op):
     type = "Concat"
     version = 1
+    arity = (1, None)
 
     axis: int = attr(0)
 
@@ -221,6 +224,7 @@ class Split(Op):
 
     type = "Split"
     version = 1
+    arity = (2, 2)
 
     num_splits: int = attr(1)
 
@@ -259,6 +263,7 @@ class VariadicSplit(Op):
 
     type = "VariadicSplit"
     version = 1
+    arity = (3, 3)
 
     def infer(self, node: Node) -> None:
         shape = in_shape(node, 0)
@@ -343,6 +348,7 @@ class Squeeze_v1(Op):
 
     type = "Squeeze"
     version = 1
+    arity = (1, 2)
 
     def infer(self, node: Node) -> None:
         shape = _squeezed(in_shape(node, 0), in_value(node, 1), node.has_input(1), False)
@@ -361,6 +367,7 @@ class Squeeze(Op):
 
     type = "Squeeze"
     version = 15
+    arity = (1, 2)
 
     allow_axis_skip: bool = attr(False)
 
@@ -401,6 +408,7 @@ class Squeeze(Op):
 class Unsqueeze(Op):
     type = "Unsqueeze"
     version = 1
+    arity = (2, 2)
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
@@ -429,6 +437,7 @@ class ShapeOf_v1(Op):
 
     type = "ShapeOf"
     version = 1
+    arity = (1, 1)
     traits = frozenset({Trait.SHAPE_ONLY})
 
     def _out_type(self) -> ElementType:
@@ -475,6 +484,7 @@ class Broadcast(Op):
 
     type = "Broadcast"
     version = 3
+    arity = (2, 3)
 
     mode: str = attr("numpy", choices=("numpy", "explicit", "bidirectional", "pdpd"))
 
@@ -541,6 +551,7 @@ class Broadcast_v1(Broadcast):
 class Tile(Op):
     type = "Tile"
     version = 1
+    arity = (2, 2)
 
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
@@ -575,6 +586,7 @@ class Convert(Op):
     traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     type = "Convert"
     version = 1
+    arity = (1, 1)
 
     destination_type: ElementType = attr(ElementType.f32, choices=CONVERT_TYPES)
 
@@ -615,6 +627,7 @@ class ConvertLike(Op):
 
     type = "ConvertLike"
     version = 1
+    arity = (2, 2)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 1))
@@ -637,6 +650,7 @@ class Select(Op):
 
     type = "Select"
     version = 1
+    arity = (3, 3)
 
     auto_broadcast: str = attr("numpy", choices=("none", "numpy", "pdpd"))
 
@@ -669,6 +683,7 @@ class Range(Op):
 
     type = "Range"
     version = 4
+    arity = (3, 3)
 
     output_type: ElementType = attr(ElementType.i64, choices=NUMERIC_TYPES)
 
@@ -717,6 +732,7 @@ class Range_v1(Range):
 class Identity(Op):
     type = "Identity"
     version = 16
+    arity = (1, 1)
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))

@@ -88,6 +88,7 @@ def _s(data_shape: Sequence[int], axes: list[int], sizes: list[int | None]) -> l
 @dataclass(eq=False)
 class DFT(_Fourier):
     type = "DFT"
+    arity = (2, 3)
 
     def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
         x = _complex(data)
@@ -97,6 +98,7 @@ class DFT(_Fourier):
 @dataclass(eq=False)
 class IDFT(_Fourier):
     type = "IDFT"
+    arity = (2, 3)
 
     def transform(self, data: np.ndarray, axes: list[int], sizes: list[int | None]) -> np.ndarray:
         x = _complex(data)
@@ -109,6 +111,7 @@ class RDFT(_Fourier):
 
     type = "RDFT"
     version = 9
+    arity = (2, 3)
     complex_input = False
 
     def out_shape(self, shape: tuple[Dim, ...], axes: list[int], sizes: list[int | None]) -> tuple[Dim, ...]:
@@ -129,6 +132,7 @@ class IRDFT(_Fourier):
 
     type = "IRDFT"
     version = 9
+    arity = (2, 3)
 
     def out_shape(self, shape: tuple[Dim, ...], axes: list[int], sizes: list[int | None]) -> tuple[Dim, ...]:
         dims = list(shape[:-1])
@@ -159,6 +163,7 @@ class STFT(Op):
 
     type = "STFT"
     version = 15
+    arity = (4, 4)
 
     transpose_frames: bool = attr(False)
 
@@ -205,6 +210,7 @@ class ISTFT(Op):
 
     type = "ISTFT"
     version = 16
+    arity = (4, 5)
 
     center: bool = attr(False)
     normalized: bool = attr(False)

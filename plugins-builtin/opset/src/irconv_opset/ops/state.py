@@ -34,6 +34,7 @@ class ReadValue(Op):
 
     type = "ReadValue"
     version = 6
+    arity = (0, 1)
     traits = frozenset({Trait.SIDE_EFFECTS})
 
     variable_id: str = attr("")
@@ -62,6 +63,7 @@ class Assign(Op):
 
     type = "Assign"
     version = 6
+    arity = (1, 1)
     traits = frozenset({Trait.SIDE_EFFECTS})
 
     variable_id: str = attr("")

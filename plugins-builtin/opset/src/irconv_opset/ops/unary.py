@@ -38,6 +38,7 @@ class UnaryElementwise(Op):
     """
 
     version = 1
+    arity = (1, 1)
     traits = frozenset({Trait.ELEMENTWISE, Trait.LAYOUT_AGNOSTIC})
     max_inputs: ClassVar[int] = 1  # the data; subclasses with parameter inputs say how many
 
@@ -412,6 +413,7 @@ class Selu(UnaryElementwise):
     """Inputs: data, alpha, lambda."""
 
     type = "Selu"
+    arity = (3, 3)
     max_inputs = 3
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -426,6 +428,7 @@ class HardSigmoid(UnaryElementwise):
     """Inputs: data, alpha, beta; ``max(0, min(1, alpha * x + beta))``."""
 
     type = "HardSigmoid"
+    arity = (3, 3)
     max_inputs = 3
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -439,6 +442,7 @@ class PReLU(UnaryElementwise):
     traits = frozenset({Trait.ELEMENTWISE})  # the slope broadcasts against the data
 
     type = "PReLU"
+    arity = (2, 2)
     max_inputs = 2
 
     def infer(self, node: Node) -> None:
@@ -532,6 +536,7 @@ class Swish(UnaryElementwise):
 
     type = "Swish"
     version = 4
+    arity = (1, 2)
     max_inputs = 2
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -67,7 +67,7 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
     carried = own - 2
     outputs = ctx.source_op.n_outputs
     scans = outputs - carried
-    trip = ctx.input(0) if ctx.has_input(0) else i64(ctx, -1, "trip")
+    trip = ctx.input(0) if ctx.has_input(0) and not _unbounded_trip(ctx) else i64(ctx, -1, "trip")
     condition = ctx.input(1) if ctx.has_input(1) else ctx.const(np.array(True), suffix="condition")
     inputs = [trip, condition] + [ctx.input(2 + i) for i in range(carried)]
     inputs += [ctx.input(own + i) for i in range(len(captures))]
@@ -82,6 +82,14 @@ def _loop(node: Node, ctx: ExtractContext) -> list[OutPort]:
               current_iteration=0, condition_output=0)
     created = ctx.add(op, inputs, "loop")
     return [created.out_port(i) for i in range(outputs)]
+
+
+def _unbounded_trip(ctx: ExtractContext) -> bool:
+    """A constant trip count of the int64 maximum: exporters write it for "no limit" (a while
+    loop), and OpenVINO's own ONNX reader makes it Loop-5's -1. Kept as a count, it would
+    plan that many iterations (scan outputs of that length, a ShapeOf folded to it)."""
+    value = ctx.input_value(0)
+    return value is not None and value.size == 1 and int(value.reshape(-1)[0]) == np.iinfo(np.int64).max
 
 
 def _squeeze_scan_inputs(body: Graph, first: int, axes: list[int]) -> None:
