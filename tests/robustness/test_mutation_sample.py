@@ -20,9 +20,7 @@ SAMPLE = {"onnx": 12, "ir": 4, "caffe": 6, "caffemodel": 4, "tf": 3, "savedmodel
           "mxnet": 4}
 
 #: (format, seed, case) -> the fix that makes it pass (each is also in FOUND or FOUND_SEEDED).
-KNOWN: dict[tuple[str, int, int], str] = {
-    ("tflite", 41, 193): "StridedSlice refusing a constant begin outside [-dim, dim) on a shrink axis (emitvalid42)",
-}
+KNOWN: dict[tuple[str, int, int], str] = {}
 
 #: Every case the long runs found bad (IRs the runtime refused, one out-of-memory), fixed
 #: since; replayed so each kind stays fixed (reproducers: tests/robustness/findings/).
