@@ -179,6 +179,32 @@ def test_recurrent_inputs_have_the_ranks_of_the_spec():
         infer(LSTMSequence(hidden_size=h), *inputs)
 
 
+def _sequence_inputs(x, h=2, features=4):
+    return [x, (1, 1, h), (1, 1, h), i64(3), np.zeros((1, 4 * h, features), np.float32),
+            np.zeros((1, 4 * h, h), np.float32), np.zeros((1, 4 * h), np.float32)]  # fmt: skip
+
+
+@pytest.mark.parametrize("x", [(0, 3, 4), (1, 0, 4), (1, 3, 0)])
+def test_recurrent_ops_refuse_an_empty_x(x):
+    """The CPU plugin cannot compile a recurrent op on an empty X (a reorder it cannot make, or
+    a division by zero for an empty batch): the model's zero-size dimension is refused."""
+    from irconv_opset import LSTMSequence
+
+    with pytest.raises(ConversionError, match=r"'n' \(LSTMSequence-5\): input 0 \(X\) has shape .*, a zero-size dim"):
+        infer(LSTMSequence(hidden_size=2), *_sequence_inputs(x))
+
+
+def test_recurrent_x_features_match_w_columns():
+    from irconv_opset import GRUCell, LSTMSequence
+
+    with pytest.raises(ConversionError, match=r"input 0 \(X\) has 2 features \(last axis\), but input 4 \(W\) has 4"):
+        infer(LSTMSequence(hidden_size=2), *_sequence_inputs((1, 3, 2)))
+    cell = [(1, 5), (1, 2), np.zeros((6, 3), np.float32), np.zeros((6, 2), np.float32), np.zeros(6, np.float32)]
+    with pytest.raises(ConversionError, match=r"GRUCell-3\): input 0 \(X\) has 5 features"):
+        infer(GRUCell(hidden_size=2), *cell)
+    assert infer(LSTMSequence(hidden_size=2), *_sequence_inputs((1, 3, 4))).out_port(0).data.get_shape() == (1, 1, 3, 2)
+
+
 def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
     from irconv_opset import MatMul, Reshape
 
