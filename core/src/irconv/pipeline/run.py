@@ -33,7 +33,7 @@ from irconv.pipeline.collector import collect_less_often
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.pipeline.folder import MODEL_FOLDER
-from irconv.pipeline.io import apply_input_overrides, cut_outputs
+from irconv.pipeline.io import apply_input_overrides, cut_outputs, require_outputs
 from irconv.pipeline.memory_check import large_tensor_notes
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
@@ -264,6 +264,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     clock.lap("middle")
     report.transforms += run_phase(graph, Phase.BACK, ctx, progress)
     graph.clean_up()
+    require_outputs(graph)
     check_runtime_rules(graph)
     clock.lap("back")
     report.notes += ctx.notes
