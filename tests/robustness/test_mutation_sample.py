@@ -39,6 +39,7 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50)),
     "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
+    "keras": ((42, 20040),),  # a Conv2D stride of 0
     "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
     "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
     "mxnet": ((41, 22),),  # empty heads: an IR without outputs

@@ -205,6 +205,21 @@ def test_recurrent_x_features_match_w_columns():
     assert infer(LSTMSequence(hidden_size=2), *_sequence_inputs((1, 3, 4))).out_port(0).data.get_shape() == (1, 1, 3, 2)
 
 
+@pytest.mark.parametrize("auto_pad", ["explicit", "same_upper"])
+def test_windows_refuse_a_zero_stride_or_dilation(auto_pad):
+    """OpenVINO refuses them when it reads the IR; the window arithmetic divided by the stride
+    (mutation run keras seed 42 case 20040: a Conv2D's strides (0, 1), a ZeroDivisionError)."""
+    from irconv_opset import Convolution, MaxPool
+
+    pads = {"pads_begin": (0, 0), "pads_end": (0, 0), "auto_pad": auto_pad}
+    conv = Convolution(strides=(0, 1), dilations=(1, 1), **pads)
+    with pytest.raises(ConversionError, match="strides and dilations must be positive, got stride 0 and dilation 1"):
+        infer(conv, (1, 3, 8, 8), np.zeros((4, 3, 3, 3), np.float32))
+    pool = MaxPool(strides=(1, 1), dilations=(1, 0), kernel=(2, 2), **pads)
+    with pytest.raises(ConversionError, match="got stride 1 and dilation 0"):
+        infer(pool, (1, 3, None, 8))
+
+
 def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
     from irconv_opset import MatMul, Reshape
 
