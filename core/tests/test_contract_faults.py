@@ -175,11 +175,18 @@ class RefusalThenRank:
             require_rank(ctx, 0)
             return Relu()
 
+        def refuses_then_needs_rank(node, ctx):
+            built = ctx.op(RefusesItsInput(), ctx.input(0))
+            if built.data.get_shape() is None:
+                raise ConversionError(f"{ctx.where()}: the rank of what it built is unknown")
+            return [built]
+
         return [
             extractor(
                 "toy", "Refuse", lambda node, ctx: [ctx.op(RefusesItsInput(), ctx.input(0))], produces=[RefusesItsInput]
             ),
             extractor("toy", "NeedsRank", needs_rank, produces=[Relu]),
+            extractor("toy", "RefuseThenRank", refuses_then_needs_rank, produces=[RefusesItsInput]),
         ]
 
 
@@ -194,6 +201,16 @@ def test_an_inference_refusal_during_extraction_is_the_error_a_later_extractor_r
     assert "(RefusesItsInput-1) with inputs ([1,4]:f32): operand a is a scalar" in err
     assert "rank of input 0 is unknown" not in err
     assert not (tmp_path / "out.xml").exists()
+
+
+def test_a_refusal_of_a_node_the_failing_extractor_built_is_reported(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (RefusalThenRank(), "refusal"))
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r RefuseThenRank x\noutput y r\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "(RefusesItsInput-1) with inputs ([1,4]:f32): operand a is a scalar" in err and "is unknown" not in err
 
 
 def test_an_extractor_error_beside_a_refusal_stays_its_own(tmp_path, monkeypatch, capsys):

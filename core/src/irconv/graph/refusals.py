@@ -7,6 +7,8 @@ During extraction ``try_infer`` leaves a node's facts unknown when its op refuse
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from irconv.errors import UserError
 from irconv.graph._node import Node
 from irconv.graph.meta import MetaKey
@@ -28,17 +30,19 @@ def forget_refusal(node: Node) -> None:
         refusals.pop(node.id, None)
 
 
-def upstream_refusal(node: Node) -> UserError | None:
-    """The earliest remembered refusal among the nodes ``node`` reads from, directly or not."""
-    refusals = node.graph.meta.get(INFERENCE_REFUSALS)
+def upstream_refusal(nodes: Iterable[Node]) -> UserError | None:
+    """The earliest remembered refusal among ``nodes`` and the nodes they read from, directly or not."""
+    stack = list(nodes)
+    if not stack:
+        return None
+    refusals = stack[0].graph.meta.get(INFERENCE_REFUSALS)
     if not refusals:
         return None
-    ancestors: set[int] = set()
-    stack = [node]
+    reached = {node.id for node in stack}
     while stack:
         for port in stack.pop().in_ports():
             source = port.get_source()
-            if source is not None and source.node.id not in ancestors:
-                ancestors.add(source.node.id)
+            if source is not None and source.node.id not in reached:
+                reached.add(source.node.id)
                 stack.append(source.node)
-    return next((error for node_id, error in refusals.items() if node_id in ancestors), None)
+    return next((error for node_id, error in refusals.items() if node_id in reached), None)

@@ -121,9 +121,9 @@ def extract_graph(
         try:
             result = provided.item.extract(node, ctx)
         except ConversionError as exc:
-            # An upstream node whose inference refused left the facts this extractor lacked:
-            # that refusal is the model's error, the missing rank or value only its effect.
-            refusal = upstream_refusal(node)
+            # A node upstream (or one this extractor built) whose inference refused left the facts
+            # the extractor lacked: that refusal is the model's error, the missing rank or value its effect.
+            refusal = upstream_refusal([node, *graph.added_since(mark)])
             if refusal is not None:
                 raise refusal from exc
             if isinstance(exc, LoweringError):
