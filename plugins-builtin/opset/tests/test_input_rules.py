@@ -220,6 +220,27 @@ def test_windows_refuse_a_zero_stride_or_dilation(auto_pad):
         infer(pool, (1, 3, None, 8))
 
 
+def test_convolutions_take_3d_to_5d_data():
+    """Mutation run ir seed 44 case 40024: a MatMul layer retyped Convolution, data [1, 64]."""
+    from irconv_opset import Convolution
+
+    conv = Convolution(strides=(), dilations=(), pads_begin=(), pads_end=())
+    with pytest.raises(ConversionError, match="the data has rank 2; a convolution takes 3D, 4D or 5D data"):
+        infer(conv, (1, 64), np.zeros((5, 64), np.float32))
+
+
+def test_a_pooling_over_an_empty_batch_is_refused_in_the_finished_graph():
+    """Mutation run onnx seed 44 case 40016: a model input of batch 0 reaching a MaxPool."""
+    from irconv_opset import AvgPool, MaxPool
+
+    for op in (MaxPool(strides=(1, 1), kernel=(2, 2)), AvgPool(strides=(1, 1), kernel=(2, 2), exclude_pad=True)):
+        node = infer(op, (0, 4, 8, 8))
+        with pytest.raises(ConversionError, match=r"the input's batch is zero \(\[0,4,8,8\]\)"):
+            node.op.check(node)
+        one = infer(op, (1, 4, 8, 8))
+        one.op.check(one)
+
+
 def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
     from irconv_opset import MatMul, Reshape
 
