@@ -241,6 +241,17 @@ def test_a_pooling_over_an_empty_batch_is_refused_in_the_finished_graph():
         one.op.check(one)
 
 
+def test_pad_takes_1d_pads_with_one_entry_per_axis():
+    """A 2-D pads_begin (an ONNX Pad reading a [1, 4] tensor) was an IndexError in Pad's inference."""
+    from irconv_opset import Pad
+
+    with pytest.raises(ConversionError, match=r"input 1 \(pads begin\) must have rank 1, got shape \[1, 4\]"):
+        infer(Pad(), (2, 3, 4), np.zeros((1, 4), np.int64), i64(0, 0, 0))
+    with pytest.raises(ConversionError, match=r"need one entry per data axis \(3\)"):
+        infer(Pad(), (2, 3, 4), i64(0, 0), i64(0, 0, 0))
+    assert infer(Pad(), (2, 3, 4), i64(1, 0, 0), i64(0, 0, 2)).out_port(0).data.get_shape() == (3, 3, 6)
+
+
 def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
     from irconv_opset import MatMul, Reshape
 
