@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.frontend import const_like, extractor, f32, i64, input_constant, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -269,6 +270,8 @@ def pad_v11(node: Node, ctx: ExtractContext) -> list[OutPort]:
         raise a.bad("mode", mode, "expected constant, reflect, edge or wrap")
     x = ctx.input(0)
     pads = ctx.input_value(1)
+    if pads is not None and pads.ndim != 1:
+        raise ConversionError(f"{ctx.where()}: pads (input 1) must be 1-D, got shape {list(pads.shape)}")
     value = ctx.input(2) if ctx.has_input(2) else None
     if value is not None and value.data.shape not in ((), None):
         value = ctx.op(Squeeze(), value, suffix="value")
@@ -279,6 +282,11 @@ def pad_v11(node: Node, ctx: ExtractContext) -> list[OutPort]:
             begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
             inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
             return [ctx.op(Pad(pad_mode=mode), *inputs)]
+        if axes.ndim != 1 or len(pads) != 2 * len(axes):
+            raise ConversionError(
+                f"{ctx.where()}: axes (input 3) must be 1-D and pads (input 1) hold two entries per axis, got "
+                f"shapes {list(axes.shape)} and {list(pads.shape)}"
+            )
         full = np.zeros(2 * rank, np.int64)
         for i, ax in enumerate(int(v) % rank for v in axes):
             full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
