@@ -155,6 +155,11 @@ def check_declared_size(node: Node, limit: int) -> None:
 # the value and where it is, instead of a memory blow-up or a silently zero weight.
 
 
+#: Roughly what one graph port costs in memory (the port, its tensor record, a shape): the
+#: unit for a declared count that becomes ports (a layer call's outputs, an op's results).
+PORT_BYTES = 1024
+
+
 def declared_size(
     value: object,
     *,
