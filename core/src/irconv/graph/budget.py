@@ -35,14 +35,18 @@ class ValueBudget:
     each ``reinfer`` start a pass) and of the Consts one folding run may create.
     ``declared_elements``: the largest tensor a model may declare (Parameter or Const shape);
     above it the model is refused, since no real model needs 2^40 elements in one tensor.
+    ``runtime_tensor_bytes``: the largest tensor of static shape the converted model may
+    compute; above it the conversion is refused, since the runtime could only fail with
+    ``bad_alloc`` (a short value list repeated into a huge Gather index, a corrupt dimension).
     """
 
     tensor_bytes: int = GIB
     total_bytes: int = 4 * GIB
     declared_elements: int = 1 << 40
+    runtime_tensor_bytes: int = 256 * GIB
 
     def __post_init__(self) -> None:
-        if min(self.tensor_bytes, self.total_bytes, self.declared_elements) < 0:
+        if min(self.tensor_bytes, self.total_bytes, self.declared_elements, self.runtime_tensor_bytes) < 0:
             raise ValueError(f"budget limits must be >= 0: {self}")
 
 
