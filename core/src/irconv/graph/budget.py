@@ -170,6 +170,7 @@ def declared_size(
     field: str,
     where: str,
     limit: int | None = None,
+    limit_is: str = "the tensor's shape allows",
     unit_bytes: int = 1,
     budget: ValueBudget | None = None,
 ) -> int:
@@ -177,7 +178,8 @@ def declared_size(
     ``limit`` (what the tensor's actual shape allows, when there is one), and taking at most
     the budget's ``tensor_bytes`` once allocated at ``unit_bytes`` per unit.
 
-    ``field`` names the number (``"dense_size"``), ``where`` the tensor or layer it belongs to.
+    ``field`` names the number (``"dense_size"``), ``where`` the tensor or layer it belongs to,
+    ``limit_is`` what sets ``limit`` (``"the file holds"``).
     Raises ``ModelFileError`` (one line naming both and the value) otherwise.
     """
     budget = budget or ValueBudget()
@@ -188,7 +190,7 @@ def declared_size(
         raise ModelFileError(f"{where}: {field} {size} is negative; the model file is corrupt")
     if limit is not None and size > limit:
         raise ModelFileError(
-            f"{where}: {field} {size} is more than the {limit} the tensor's shape allows; the model file is corrupt"
+            f"{where}: {field} {size} is more than the {limit} {limit_is}; the model file is corrupt"
         )
     if size * max(unit_bytes, 1) > budget.tensor_bytes:
         raise ModelFileError(
@@ -211,6 +213,8 @@ def check_weight_bytes(where: str, shape: Iterable[int], unit_bytes: int, actual
     ``where`` names the tensor; the message gives the declared and actual byte counts.
     """
     dims = [int(d) for d in shape]
+    if any(d < 0 for d in dims):
+        raise ModelFileError(f"{where}: declared shape {dims} has a negative dimension; the model file is corrupt")
     declared = weight_bytes(dims, unit_bytes)
     if actual == declared or (at_least and actual > declared):
         return
