@@ -173,3 +173,68 @@ def test_pt2_short_weight_record_is_refused(pt2_file: Path, tmp_path: Path) -> N
 
 def test_pt2_intact_archive_converts(pt2_file: Path, tmp_path: Path) -> None:
     assert convert(pt2_file, tmp_path, openvino=True).outcome == "accepted"
+
+
+# ---------------------------------------------------------------- MXNet: output index, sparse dense shape
+def _mxnet_relu(tmp_path: Path, head_output: int = 0, params: bytes | None = None) -> Path:
+    """data -> relu, the head reading output ``head_output`` of relu; ``params``: the raw params file."""
+    pytest.importorskip("irconv_mxnet")
+    symbol = {
+        "nodes": [{"op": "null", "name": "data", "inputs": [], "attrs": {"__shape__": "(1, 4)"}},
+                  {"op": "relu", "name": "relu0", "inputs": [[0, 0, 0]]}],
+        "arg_nodes": [0],
+        "heads": [[1, head_output, 0]],
+        "attrs": {"mxnet_version": ["int", 10901]},
+    }
+    path = tmp_path / "in" / "net-symbol.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(symbol))
+    if params is not None:
+        (tmp_path / "in" / "net-0000.params").write_bytes(params)
+    return path
+
+
+def test_mxnet_output_index_of_1e12_is_refused(tmp_path: Path) -> None:
+    """Was: a port built for each of the 10^12 outputs the index implies."""
+    refused(convert(_mxnet_relu(tmp_path, 10**12), tmp_path), "relu0", "output count", "1000000000001")
+
+
+def _row_sparse_params(dense_rows: int) -> bytes:
+    """One row-sparse f32 array named ``arg:extra``: one stored row of 4 values, dense shape [dense_rows, 4]."""
+    import struct
+
+    from irconv_mxnet.ndarray_file import LIST_MAGIC, ROW_SPARSE, V2_MAGIC
+
+    def shape(*dims: int) -> bytes:
+        return struct.pack(f"<i{len(dims)}q", len(dims), *dims)
+
+    array = (struct.pack("<Ii", V2_MAGIC, ROW_SPARSE) + shape(1, 4) + shape(dense_rows, 4) + struct.pack("<ii", 1, 0)
+             + struct.pack("<i", 0) + struct.pack("<i", 6) + shape(1)  # values f32, aux (row indices) i64
+             + np.ones(4, "<f4").tobytes() + np.zeros(1, "<i8").tobytes())
+    name = b"arg:extra"
+    return struct.pack("<QQQ", LIST_MAGIC, 0, 1) + array + struct.pack("<QQ", 1, len(name)) + name
+
+
+def test_mxnet_sparse_array_of_a_huge_dense_shape_is_refused(tmp_path: Path) -> None:
+    """Was: np.zeros of the declared dense shape (16 TiB) before anything was checked."""
+    outcome = convert(_mxnet_relu(tmp_path, params=_row_sparse_params(1 << 40)), tmp_path)
+    refused(outcome, "array 0", "dense element count", str(4 << 40))
+
+
+# ---------------------------------------------------------------- ONNX: raw_data of a shape that wraps int64
+def test_onnx_raw_data_of_a_wrapping_shape_is_refused(tmp_path: Path) -> None:
+    """dims 2^32 x 2^32 need 2^66 bytes; counted in int64 they were 0, which matched an empty raw_data."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [0], b"", raw=True)
+    weight.dims[:] = [1 << 32, 1 << 32]  # past the helper's own check
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [weight],
+    )
+    path = tmp_path / "in" / "wrap.onnx"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    refused(convert(path, tmp_path), "tensor 'w' raw_data", "needs 73786976294838206464 bytes", "holds 0")
