@@ -180,8 +180,10 @@ def _mxnet_relu(tmp_path: Path, head_output: int = 0, params: bytes | None = Non
     """data -> relu, the head reading output ``head_output`` of relu; ``params``: the raw params file."""
     pytest.importorskip("irconv_mxnet")
     symbol = {
-        "nodes": [{"op": "null", "name": "data", "inputs": [], "attrs": {"__shape__": "(1, 4)"}},
-                  {"op": "relu", "name": "relu0", "inputs": [[0, 0, 0]]}],
+        "nodes": [
+            {"op": "null", "name": "data", "inputs": [], "attrs": {"__shape__": "(1, 4)"}},
+            {"op": "relu", "name": "relu0", "inputs": [[0, 0, 0]]},
+        ],
         "arg_nodes": [0],
         "heads": [[1, head_output, 0]],
         "attrs": {"mxnet_version": ["int", 10901]},
@@ -208,9 +210,17 @@ def _row_sparse_params(dense_rows: int) -> bytes:
     def shape(*dims: int) -> bytes:
         return struct.pack(f"<i{len(dims)}q", len(dims), *dims)
 
-    array = (struct.pack("<Ii", V2_MAGIC, ROW_SPARSE) + shape(1, 4) + shape(dense_rows, 4) + struct.pack("<ii", 1, 0)
-             + struct.pack("<i", 0) + struct.pack("<i", 6) + shape(1)  # values f32, aux (row indices) i64
-             + np.ones(4, "<f4").tobytes() + np.zeros(1, "<i8").tobytes())
+    array = (
+        struct.pack("<Ii", V2_MAGIC, ROW_SPARSE)
+        + shape(1, 4)
+        + shape(dense_rows, 4)
+        + struct.pack("<ii", 1, 0)
+        + struct.pack("<i", 0)
+        + struct.pack("<i", 6)
+        + shape(1)  # values f32, aux (row indices) i64
+        + np.ones(4, "<f4").tobytes()
+        + np.zeros(1, "<i8").tobytes()
+    )
     name = b"arg:extra"
     return struct.pack("<QQQ", LIST_MAGIC, 0, 1) + array + struct.pack("<QQ", 1, len(name)) + name
 
@@ -230,9 +240,11 @@ def test_onnx_raw_data_of_a_wrapping_shape_is_refused(tmp_path: Path) -> None:
     weight = helper.make_tensor("w", TensorProto.FLOAT, [0], b"", raw=True)
     weight.dims[:] = [1 << 32, 1 << 32]  # past the helper's own check
     graph = helper.make_graph(
-        [helper.make_node("Add", ["x", "w"], ["y"])], "g",
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [weight],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [weight],
     )
     path = tmp_path / "in" / "wrap.onnx"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -189,9 +189,7 @@ def declared_size(
     if size < 0:
         raise ModelFileError(f"{where}: {field} {size} is negative; the model file is corrupt")
     if limit is not None and size > limit:
-        raise ModelFileError(
-            f"{where}: {field} {size} is more than the {limit} {limit_is}; the model file is corrupt"
-        )
+        raise ModelFileError(f"{where}: {field} {size} is more than the {limit} {limit_is}; the model file is corrupt")
     if size * max(unit_bytes, 1) > budget.tensor_bytes:
         raise ModelFileError(
             f"{where}: {field} {size} would take {_bytes(size * max(unit_bytes, 1))}, more than the "
@@ -206,7 +204,9 @@ def weight_bytes(shape: Iterable[int], unit_bytes: int) -> int:
     return math.prod(max(int(d), 0) for d in shape) * unit_bytes
 
 
-def check_weight_bytes(where: str, shape: Iterable[int], unit_bytes: int, actual: int, *, at_least: bool = False) -> None:
+def check_weight_bytes(
+    where: str, shape: Iterable[int], unit_bytes: int, actual: int, *, at_least: bool = False
+) -> None:
     """Refuse a weight whose stored bytes (``actual``) differ from what its declared shape
     and element size need (or, with ``at_least``, are fewer: a record several views share).
 

@@ -8,8 +8,8 @@ is compiled or run. The largest static intermediate tensor is a lower bound of w
 
 from __future__ import annotations
 
-from irconv.graph import Graph
 from irconv.errors import ConversionError
+from irconv.graph import Graph
 from irconv.graph.budget import element_count, item_size, ledger_for
 from irconv.ops import Const
 

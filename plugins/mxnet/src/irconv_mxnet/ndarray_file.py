@@ -187,8 +187,12 @@ def _read_current(reader: _Reader, where: str, numpy_shape: bool) -> np.ndarray 
     aux_values = [reader.array(d, _count(s, where)).reshape(s) for d, s in aux]
     if stype != DENSE:
         # the dense shape is declared, not stored: bound it before allocating the zeros
-        declared_size(_count(shape, where), field=f"dense element count of shape {list(shape)[:8]}", where=where,
-                      unit_bytes=values.dtype.itemsize)
+        declared_size(
+            _count(shape, where),
+            field=f"dense element count of shape {list(shape)[:8]}",
+            where=where,
+            unit_bytes=values.dtype.itemsize,
+        )
     if stype == ROW_SPARSE:
         dense = np.zeros(shape, values.dtype)
         dense[aux_values[0].astype(np.int64)] = values

@@ -70,8 +70,12 @@ def _fill(values: np.ndarray, shape: tuple[int, ...], count: int, where: str) ->
     if values.size == count:
         return values.reshape(shape)
     # a short value list TensorFlow repeats: the shape, not the file's bytes, sets the size
-    declared_size(count, field=f"element count (a rank-{len(shape)} shape given by {values.size} value(s) to repeat)",
-                  where=where or "constant", unit_bytes=max(values.itemsize, 1))
+    declared_size(
+        count,
+        field=f"element count (a rank-{len(shape)} shape given by {values.size} value(s) to repeat)",
+        where=where or "constant",
+        unit_bytes=max(values.itemsize, 1),
+    )
     if values.size == 0:
         return np.zeros(shape, dtype=values.dtype) if values.dtype != object else np.full(shape, b"", dtype=object)
     if values.size > count:

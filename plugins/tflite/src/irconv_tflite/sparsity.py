@@ -47,10 +47,10 @@ def densify(values: np.ndarray, shape: tuple[int, ...], traversal_order: list[in
     if any(not 0 <= dim < rank for dim in block_map):
         raise SparsityError(f"block map {block_map} names dimensions outside a rank-{rank} tensor")
     total = math.prod(shape)
-    for index, (level, dim) in enumerate(zip(levels, traversal_order, strict=True)):
+    for number, (level, dim) in enumerate(zip(levels, traversal_order, strict=True)):
         if not level.sparse:
             # a dense level spans its dimension (or, for a block dimension, at most the blocked one)
-            declared_size(level.dense_size, field="dense_size", where=f"{where}, dimension metadata {index}",
+            declared_size(level.dense_size, field="dense_size", where=f"{where}, dimension metadata {number}",
                           limit=shape[dim if dim < rank else block_map[dim - rank]], unit_bytes=8)
     block_sizes = [levels[traversal_order.index(rank + b)].dense_size for b in range(len(block_map))]
     positions = np.zeros(1, np.int64)  # per path so far: its position in the traversal

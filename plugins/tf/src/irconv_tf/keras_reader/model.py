@@ -332,8 +332,9 @@ def _output_counts(layers: list[dict[str, Any]], outputs: list[Ref]) -> dict[tup
             refs += _call_arguments(inbound, _name(layer))[1]
     for name, index, tensor in refs:
         # the reference's output index is a count the file declares: each output becomes a graph port
-        last = declared_size(tensor, field="keras_history output index", where=f"layer {name!r} call {index}",
-                             unit_bytes=PORT_BYTES)
+        last = declared_size(
+            tensor, field="keras_history output index", where=f"layer {name!r} call {index}", unit_bytes=PORT_BYTES
+        )
         counts[(name, index)] = max(counts.get((name, index), 1), last + 1)
     return counts
 
