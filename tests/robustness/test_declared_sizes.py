@@ -143,6 +143,22 @@ def test_tf_repeated_indices_of_a_sane_size_convert(tmp_path: Path) -> None:
     assert convert(_gather_graph(tmp_path, 4), tmp_path, openvino=True).outcome == "accepted"
 
 
+def test_tf_output_index_of_1e12_is_refused(tmp_path: Path) -> None:
+    """Was: a hang building a port for each of the 10^12 outputs ``sp:1000000000000`` implies."""
+    tf = pytest.importorskip("tensorflow")
+    pytest.importorskip("irconv_tf")
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [1, 4], name="x")
+        tf.identity(tf.split(x, 2, axis=1, name="sp")[1], name="y")
+    graph_def = graph.as_graph_def()
+    next(n for n in graph_def.node if n.name == "y").input[0] = "sp:1000000000000"
+    path = tmp_path / "in" / "port.pb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(graph_def.SerializeToString())
+    refused(convert(path, tmp_path), "node 'sp' (read by node 'y')", "output index 1000000000000")
+
+
 # ---------------------------------------------------------------- .pt2: an emptied weight record
 @pytest.fixture(scope="module")
 def pt2_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
