@@ -217,6 +217,20 @@ def test_mxnet_output_index_of_1e12_is_refused(tmp_path: Path) -> None:
     refused(convert(_mxnet_relu(tmp_path, 10**12), tmp_path), "relu0", "output count", "1000000000001")
 
 
+def test_mxnet_split_num_outputs_past_its_axis_is_refused(tmp_path: Path) -> None:
+    """Was: a hang building 10^12 ports for SliceChannel's num_outputs."""
+    path = _mxnet_relu(tmp_path)
+    symbol = json.loads(path.read_text())
+    symbol["nodes"][1] = {
+        "op": "SliceChannel",
+        "name": "sp",
+        "attrs": {"num_outputs": str(10**12), "axis": "1"},
+        "inputs": [[0, 0, 0]],
+    }
+    path.write_text(json.dumps(symbol))
+    refused(convert(path, tmp_path), "node 'sp'", "num_outputs 1000000000000", "4 elements of the split axis")
+
+
 def _row_sparse_params(dense_rows: int) -> bytes:
     """One row-sparse f32 array named ``arg:extra``: one stored row of 4 values, dense shape [dense_rows, 4]."""
     import struct
