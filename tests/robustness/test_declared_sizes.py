@@ -10,12 +10,11 @@ through the command line, so a regression is an ``oom`` outcome, not a dead mach
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
-import sys
+import runpy
 import zipfile
 from pathlib import Path
-from types import ModuleType
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -34,13 +33,10 @@ def refused(outcome: Outcome, *parts: str) -> None:
     assert all(p in outcome.message for p in parts), outcome.message
 
 
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+def _module(path: Path, name: str) -> SimpleNamespace:
+    """The names a helper module of another test folder defines (runpy keeps it in
+    ``sys.modules`` while it runs, as its dataclasses need)."""
+    return SimpleNamespace(**runpy.run_path(str(path), run_name=name))
 
 
 def _rezip(source: Path, target: Path, edit: dict[str, bytes]) -> Path:
@@ -56,12 +52,12 @@ def _rezip(source: Path, target: Path, edit: dict[str, bytes]) -> Path:
 
 # ---------------------------------------------------------------- TFLite: sparsity dense_size
 @pytest.fixture(scope="module")
-def tiny_tflite() -> ModuleType:
+def tiny_tflite() -> SimpleNamespace:
     pytest.importorskip("irconv_tflite")
     return _module(ROOT / "plugins/tflite/tests/tiny_models.py", "tiny_tflite_models")
 
 
-def _sparse_add(tiny: ModuleType, tmp_path: Path, dense_sizes: list[int]) -> Path:
+def _sparse_add(tiny: SimpleNamespace, tmp_path: Path, dense_sizes: list[int]) -> Path:
     """y = relu(x + c), the [1, 4] constant c stored with sparsity parameters (every level DENSE)."""
     spec = tiny.add_model()
     tensors = spec.subgraphs[0].tensors
@@ -72,12 +68,14 @@ def _sparse_add(tiny: ModuleType, tmp_path: Path, dense_sizes: list[int]) -> Pat
     return path
 
 
-def test_tflite_dense_sparsity_within_the_shape_converts(tiny_tflite: ModuleType, tmp_path: Path) -> None:
+def test_tflite_dense_sparsity_within_the_shape_converts(tiny_tflite: SimpleNamespace, tmp_path: Path) -> None:
     outcome = convert(_sparse_add(tiny_tflite, tmp_path, [1, 4]), tmp_path, openvino=True)
     assert outcome.outcome == "accepted", outcome
 
 
-def test_tflite_dense_size_past_the_shape_is_refused_before_allocating(tiny_tflite: ModuleType, tmp_path: Path) -> None:
+def test_tflite_dense_size_past_the_shape_is_refused_before_allocating(
+    tiny_tflite: SimpleNamespace, tmp_path: Path
+) -> None:
     """Was: ``np.arange(2147483647)`` (16 GiB) before any check."""
     outcome = convert(_sparse_add(tiny_tflite, tmp_path, [1, 2147483647]), tmp_path)
     refused(outcome, "sparse tensor 'c'", "dense_size 2147483647", "allows")
