@@ -29,8 +29,6 @@ REPO = Path(__file__).resolve().parents[1]
 #: Modules the main test environment does not install, each with the reason.
 NOT_IN_THE_MAIN_ENVIRONMENT = {
     "mxnet": "MXNet 1.9.1 needs numpy 1.23: its tests run in `tox -e mxnet`",
-    "dask": "optional convert-many executor (irconv-core[dask]); its tests skip without it",
-    "ray": "optional convert-many executor (irconv-core[ray]); its tests skip without it",
     "rich": "optional progress display (irconv-core[progress]); the tests check the built-in plain one",
     "timm": "only the timm sweep (tests/sweeps/timm_zoo.py, not collected) imports it, from its own --site folder",
     "torchvision": "only the torchvision and timm sweeps (tests/sweeps/, not collected) import it, from their --site folder",

@@ -111,7 +111,6 @@ def test_bad_sources_are_one_line_errors(tmp_path, capsys):
     assert "'models' list" in capsys.readouterr().err
 
 
-@pytest.mark.slow
 def test_dask_executor_on_a_local_cluster(zoo, tmp_path):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "ir"
@@ -120,7 +119,6 @@ def test_dask_executor_on_a_local_cluster(zoo, tmp_path):
     assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
 
 
-@pytest.mark.slow
 def test_dask_executor_on_an_existing_scheduler(zoo, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(
@@ -134,7 +132,6 @@ def test_dask_executor_on_an_existing_scheduler(zoo, tmp_path):
     assert sorted(r["status"] for r in report.values()) == ["failed", "ok", "ok", "ok", "ok"]
 
 
-@pytest.mark.slow
 def test_ray_executor_on_a_local_cluster(zoo, tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "ir"

@@ -8,6 +8,9 @@ docs/cli.md's table is checked against it by a test.
 from __future__ import annotations
 
 import enum
+import re
+import sys
+import traceback
 
 
 class ExitCode(enum.IntEnum):
@@ -50,6 +53,57 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.BROKEN_PIPE: "standard output was closed early (`irconv ops \\| head -1`)",
     ExitCode.TERMINATED: "terminated (SIGTERM); no output was written",
 }
+
+
+#: The most characters of a name (a node's, a tensor's, an op type) a message shows whole.
+NAME_LIMIT = 200
+#: The most characters of text a message quotes from the input (a line of a text file, a
+#: library's message about it).
+QUOTE_LIMIT = 300
+#: The longest line the command line prints for an error.
+LINE_LIMIT = 2000
+
+
+def _cut(text: str, limit: int) -> str:
+    """The start and end of ``text`` around an ellipsis, ``limit`` characters in all. The end
+    stays because names that differ often differ there (``…/layer_11/MatMul``)."""
+    tail = limit // 4
+    return f"{text[:limit - tail - 1]}…{text[-tail:]}"
+
+
+def shortened(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a message shows it: whole up to ``limit`` characters, else cut, with its
+    length said (``abc…yz (5,000 characters)``)."""
+    return text if len(text) <= limit else f"{_cut(text, limit)} ({len(text):,} characters)"
+
+
+def quoted(name: str, limit: int = NAME_LIMIT) -> str:
+    """A name quoted for a message as ``repr`` quotes it, cut like ``shortened``:
+    ``'abc…yz' (5,000 characters)``. Names come from the model file and can be any length."""
+    return repr(name) if len(name) <= limit else f"{_cut(name, limit)!r} ({len(name):,} characters)"
+
+
+def shortened_quotes(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A library's message with every span it quotes (``'…'`` or ``"…"``, no newline in it)
+    longer than ``limit`` cut: ``'abc…yz' (5,000 characters)``. For messages of a known shape
+    that quote the input, as protobuf's text parser quotes the line it stopped in."""
+
+    def cut(found: re.Match[str]) -> str:
+        span = found.group(0)
+        inner = span[1:-1]
+        return f"{span[0]}{_cut(inner, limit)}{span[0]} ({len(inner):,} characters)"
+
+    longer = limit + 1
+    return re.sub(rf"'[^'\n]{{{longer},}}'|\"[^\"\n]{{{longer},}}\"", cut, text)
+
+
+def clipped_lines(message: str, limit: int = LINE_LIMIT) -> str:
+    """``message`` with every line over ``limit`` characters cut there, saying how much was
+    cut: the command line's last guard, so no error line is ever longer."""
+    return "\n".join(
+        line if len(line) <= limit else f"{line[:limit]}… ({len(line) - limit:,} more characters cut)"
+        for line in message.split("\n")
+    )
 
 
 class IrconvError(Exception):
@@ -122,6 +176,7 @@ class PluginFault(IrconvError):
 
     def __init__(self, doing: str, cause: BaseException, plugin: str = "", op: type | None = None) -> None:
         self.doing, self.cause, self.plugin, self.op = doing, cause, plugin, op
+        self.raised_at = _raised_at(cause)
         super().__init__(self._text())
 
     def blame(self, plugin: str) -> PluginFault:
@@ -132,10 +187,28 @@ class PluginFault(IrconvError):
 
     def _text(self) -> str:
         who = self.plugin or "a plugin"
+        at = f" (raised in {self.raised_at})" if self.raised_at else ""
         return (
-            f"{who} failed {self.doing}: {type(self.cause).__name__}: {self.cause}. This is a bug in {who}, "
-            "not in your model: please report it to its authors (rerun with --debug for the traceback)"
+            f"{who} failed {self.doing}: {type(self.cause).__name__}: {shortened(str(self.cause))}{at}. This is a "
+            f"bug in {who}, not in your model: please report it to its authors (rerun with --debug for the traceback)"
         )
+
+
+#: Top-level packages whose frames do not say where a plugin went wrong (a plugin's call into
+#: them raised): the fault's place is the innermost frame outside them.
+_LIBRARY_PACKAGES = frozenset({"numpy", "importlib", "builtins"})
+
+
+def _raised_at(cause: BaseException) -> str:
+    """``module, line N`` of the innermost frame of ``cause``'s traceback outside the standard
+    library and numpy: the plugin's line that failed, for a report without ``--debug``."""
+    place = ""
+    for frame, line in traceback.walk_tb(cause.__traceback__):
+        module = str(frame.f_globals.get("__name__", ""))
+        top = module.partition(".")[0]
+        if module and top not in _LIBRARY_PACKAGES and top not in sys.stdlib_module_names:
+            place = f"{module}, line {line}"
+    return place
 
 
 class GraphError(IrconvError):

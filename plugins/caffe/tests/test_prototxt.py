@@ -75,3 +75,15 @@ def test_unknown_block_on_a_custom_layer_is_lifted(tmp_path: Path) -> None:
 def test_unbalanced_braces_are_a_parse_error(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match=r"net.prototxt:\d+:\d+"):
         read_prototxt(write(tmp_path, 'layer {\n  name: "a"\n'))
+
+
+def test_parse_error_cuts_the_text_it_quotes(tmp_path: Path) -> None:
+    """A file cut inside a 3,000-character string: protobuf quotes the token whole; the
+    message shows its start and end and its length."""
+    path = tmp_path / "cut.prototxt"
+    path.write_text('name: "net"\nlayer { name: "' + "a" * 3000)
+    with pytest.raises(ModelFileError) as caught:
+        read_prototxt(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2:") and "(3,001 characters)" in message, message
+    assert len(message) < 1000, message

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from irconv.errors import IrconvError, UserError
+from irconv.errors import IrconvError, UserError, clipped_lines
 
 
 @dataclass(frozen=True)
@@ -180,9 +180,9 @@ def _convert(job: Job, disabled: tuple[str, ...], result: Result) -> None:
         save(graph, Path(job.output), options, host, protected=tuple(inputs_of(job)), report=report)
         result.status, result.layers, result.framework = "ok", len(graph), report.framework
     except IrconvError as exc:
-        result.error = str(exc).strip() or "failed"
+        result.error = clipped_lines(str(exc).strip()) or "failed"
     except Exception as exc:  # a bug while converting one model must not stop the batch
-        result.error = f"internal error: {type(exc).__name__}: {exc}"
+        result.error = clipped_lines(f"internal error: {type(exc).__name__}: {exc}")
     finally:
         result.framework = result.framework or report.framework  # known once a loader was picked
 

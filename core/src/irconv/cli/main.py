@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from irconv.cli import convert_cmd, gendocs, listing, many_cmd, scaffold, show_cmd
 from irconv.contract.option import OptionTable
 from irconv.contract.records import Command
-from irconv.errors import ExitCode, IrconvError
+from irconv.errors import ExitCode, IrconvError, clipped_lines
 from irconv.plugins.manager import PluginHost
 
 
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IrconvError as exc:
         if debug:
             traceback.print_exc()
-        print(f"irconv: error: {exc}", file=sys.stderr)
+        _print_error("irconv: error: ", exc)
         return exc.exit_code
     except KeyboardInterrupt:  # while the plugins load (a second or more): nothing is written yet
         print("irconv: interrupted; no output was written", file=sys.stderr)
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IrconvError as exc:
         if debug:
             traceback.print_exc()
-        print(f"irconv: error: {exc}", file=sys.stderr)
+        _print_error("irconv: error: ", exc)
         return exc.exit_code
     except BrokenPipeError:
         # Whoever read the output stopped early (`irconv ops | head -1`): nothing went wrong
@@ -136,11 +136,19 @@ def _internal_error(exc: Exception, debug: bool) -> int:
     if debug:
         traceback.print_exc()
     print(
-        f"irconv: internal error: {type(exc).__name__}: {exc} "
-        "(rerun with --debug for the traceback and please report it)",
+        clipped_lines(
+            f"irconv: internal error: {type(exc).__name__}: {exc} "
+            "(rerun with --debug for the traceback and please report it)"
+        ),
         file=sys.stderr,
     )
     return ExitCode.INTERNAL
+
+
+def _print_error(prefix: str, exc: BaseException) -> None:
+    """One error on stderr; no line of it longer than ``LINE_LIMIT`` (a message quoting a
+    name or a library's text no helper shortened is cut, saying how much)."""
+    print(clipped_lines(f"{prefix}{exc}"), file=sys.stderr)
 
 
 def _plugin_command(argv: list[str]) -> Command | None:
@@ -157,7 +165,7 @@ def _run_plugin_command(command: Command, argv: list[str]) -> int:
     try:
         return int(command.run(argv, main))
     except IrconvError as exc:
-        print(f"irconv {command.name}: error: {exc}", file=sys.stderr)
+        _print_error(f"irconv {command.name}: error: ", exc)
         return exc.exit_code
 
 

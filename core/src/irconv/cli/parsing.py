@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import NoReturn
 
-from irconv.errors import ExitCode
+from irconv.errors import ExitCode, clipped_lines
 
 _UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<args>.*)$")
 _INVALID_CHOICE = re.compile(r"invalid choice: (?P<value>'[^']*'|\S+) \(choose from (?P<choices>.*)\)$")
@@ -26,7 +26,7 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = suggestion(message, known_flags(self))
-        self.exit(ExitCode.USAGE, f"irconv: error: {message}{hint} (see '{self.prog} --help')\n")
+        self.exit(ExitCode.USAGE, clipped_lines(f"irconv: error: {message}{hint} (see '{self.prog} --help')") + "\n")
 
 
 def known_flags(parser: argparse.ArgumentParser) -> set[str]:

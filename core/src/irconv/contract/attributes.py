@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from irconv.errors import ConversionError
+from irconv.errors import NAME_LIMIT, ConversionError, quoted, shortened
 from irconv.ops.source import SourceAttributes
 
 T = TypeVar("T")
@@ -133,11 +133,15 @@ class AttributeReader:
     # ------------------------------------------------------------ errors
     def error(self, name: str, expected: str, found: str) -> AttributeValueError:
         """The one error shape: node, attribute, what was expected, what was found."""
-        return AttributeValueError(f"{self._where}: attribute {name!r}: expected {expected}, found {found}")
+        return AttributeValueError(
+            f"{self._where}: attribute {quoted(name)}: expected {expected}, found {shortened(found)}"
+        )
 
     def bad(self, name: str, value: Any, why: str) -> AttributeValueError:
         """An attribute whose value is valid for the framework but cannot be converted."""
-        return AttributeValueError(f"{self._where}: attribute {name}={value!r} is not supported: {why}")
+        return AttributeValueError(
+            f"{self._where}: attribute {shortened(name, NAME_LIMIT)}={shortened(repr(value))} is not supported: {why}"
+        )
 
     # ------------------------------------------------------------ typed readers
     def _read(self, name: str, default: Any, expected: str, convert: Callable[[Any], T]) -> T:

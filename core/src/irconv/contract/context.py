@@ -15,7 +15,7 @@ from irconv.contract.attributes import AttributeReader
 from irconv.contract.optable import OpTable
 from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import NoProgress, Progress
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.graph import Graph, MetaKey, Node, OutPort
 from irconv.graph.infer import try_infer
 from irconv.narrow_float import as_array
@@ -133,7 +133,7 @@ class ExtractContext:
     def source_op(self) -> SourceOp:
         op = self.node.op
         if not isinstance(op, SourceOp):
-            raise ConversionError(f"node {self.node.name!r} was already extracted")
+            raise ConversionError(f"node {quoted(self.node.name)} was already extracted")
         return op
 
     @property
@@ -196,7 +196,7 @@ class ExtractContext:
 
     def where(self) -> str:
         """``node 'conv1' (caffe Convolution)``: the node being extracted, for messages."""
-        return f"node {self.node.name!r} ({self.source_op.describe()})"
+        return f"node {quoted(self.node.name)} ({self.source_op.describe()})"
 
     def note(self, message: str) -> None:
         """Tell the user something about this node's conversion (an approximation, say);
@@ -207,7 +207,7 @@ class ExtractContext:
     def input(self, idx: int) -> OutPort:
         """The tensor at input ``idx``, which must be connected."""
         if not 0 <= idx < len(self.inputs) or self.inputs[idx] is None:
-            raise ConversionError(f"node {self.node.name!r} ({self.node.type}): input {idx} is missing")
+            raise ConversionError(f"node {quoted(self.node.name)} ({self.node.type}): input {idx} is missing")
         source = self.inputs[idx]
         assert source is not None
         return source

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from irconv import narrow_float
-from irconv.errors import ConversionError, IrconvError, PluginFault, UserError
+from irconv.errors import ConversionError, IrconvError, PluginFault, UserError, quoted
 from irconv.graph import Graph, Node
 from irconv.graph.budget import (
     BudgetLedger,
@@ -23,9 +23,9 @@ from irconv.types import ElementType, format_shape
 def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
     """Infer one node's outputs; propagate constant values through ``evaluate``.
 
-    An op says its inputs break its rules by raising ``ConversionError`` or ``ValueError``
-    (a user error naming the node, its op and its input shapes); any other exception from
-    ``infer`` or ``evaluate`` is the op's bug, a ``PluginFault``. Values are computed only within
+    An op says its inputs break its rules by raising ``ConversionError`` (naming the node) or
+    ``ValueError`` / ``LoweringError`` (a user error this names with the op and its input
+    shapes); any other exception from ``infer`` or ``evaluate`` is the op's bug, a ``PluginFault``. Values are computed only within
     the graph's budget (``ledger``, default: the graph's current pass): a value over budget
     stays unknown, so the node stays an operation in the IR. A Parameter or Const declaring
     an absurdly large tensor is refused.
@@ -33,21 +33,22 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
     op = node.op
     try:
         op.infer(node)
-    except IrconvError:
-        raise
     except RecursionError:
         raise ConversionError(
-            f"node {node.name!r} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
+            f"node {quoted(node.name)} ({op.describe()}) nests sub-graphs (If/Loop bodies) deeper than irconv can "
             "infer; flatten the control flow or split the model"
         ) from None
-    except ValueError as exc:  # an op's way to say its inputs break its rules: about the model
+    except ValueError as exc:  # an op's way to say its inputs break its rules (a LoweringError, from a
+        # shared rule that does not know the node, included): about the model, named here
         raise ConversionError(
-            f"shape inference failed at node {node.name!r} ({op.describe()}) with inputs "
+            f"shape inference failed at node {quoted(node.name)} ({op.describe()}) with inputs "
             f"{describe_inputs(node)}: {exc}"
         ) from exc
+    except IrconvError:
+        raise
     except Exception as exc:  # not raised on purpose: the op's bug (its plugin is named by the caller)
         raise PluginFault(
-            f"inferring node {node.name!r} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
+            f"inferring node {quoted(node.name)} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
             op=type(op),
         ) from exc
     ledger = ledger if ledger is not None else ledger_for(node.graph)
@@ -92,16 +93,16 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     except MemoryError:
         ledger.refused += 1
         return  # the value is left unknown; the node stays an operation
-    except IrconvError:
-        raise
-    except ValueError as exc:  # the values break the op's rules: about the model
+    except ValueError as exc:  # the values break the op's rules (LoweringError included): about the model
         raise ConversionError(
-            f"constant evaluation failed at node {node.name!r} ({node.op.describe()}) with inputs "
+            f"constant evaluation failed at node {quoted(node.name)} ({node.op.describe()}) with inputs "
             f"{describe_inputs(node)}: {exc}"
         ) from exc
+    except IrconvError:
+        raise
     except Exception as exc:  # not raised on purpose: the op's bug
         raise PluginFault(
-            f"evaluating node {node.name!r} ({node.op.describe()}) with inputs {describe_inputs(node)}", exc,
+            f"evaluating node {quoted(node.name)} ({node.op.describe()}) with inputs {describe_inputs(node)}", exc,
             op=type(node.op),
         ) from exc
     if outputs is None:

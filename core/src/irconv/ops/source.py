@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from irconv.errors import ConversionError
+from irconv.errors import NAME_LIMIT, ConversionError, quoted, shortened
 from irconv.ops.op import Op, attr
 
 if TYPE_CHECKING:
@@ -107,8 +107,8 @@ class SourceOp(Op):
         return self.n_outputs
 
     def infer(self, node: Node) -> None:
-        raise ConversionError(f"node {node.name!r} is still a {self.describe()} op: it was never extracted")
+        raise ConversionError(f"node {quoted(node.name)} is still a {self.describe()} op: it was never extracted")
 
     def describe(self) -> str:
-        domain = f"{self.domain}::" if self.domain else ""
-        return f"{self.framework} {domain}{self.op_type}"
+        domain = f"{shortened(self.domain, NAME_LIMIT)}::" if self.domain else ""
+        return f"{self.framework} {domain}{shortened(self.op_type, NAME_LIMIT)}"

@@ -14,12 +14,15 @@ from irconv.contract.options import ConversionOptions
 from irconv.contract.progress import Progress
 from irconv.contract.records import Extractor
 from irconv.errors import (
+    NAME_LIMIT,
     ConversionError,
     IrconvError,
     LoweringError,
     PluginError,
     PluginFault,
     UnsupportedOpsError,
+    quoted,
+    shortened,
 )
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.infer import try_infer
@@ -69,11 +72,12 @@ def _unsupported_message(missing: list[_Missing], registry: Registry) -> str:
     total = sum(len(m.nodes) for m in missing)
     lines = [f"{len(missing)} operation type(s) in {total} node(s) have no extractor:"]
     for m in sorted(missing, key=lambda m: (-len(m.nodes), m.domain, m.op_type)):
-        domain = f"{m.domain}::" if m.domain else ""
+        domain = f"{shortened(m.domain, NAME_LIMIT)}::" if m.domain else ""
         opsets = ",".join(str(v) for v in sorted(m.opsets))
-        shown = ", ".join(m.nodes[:_SHOWN_NAMES]) + (", ..." if len(m.nodes) > _SHOWN_NAMES else "")
+        shown = ", ".join(shortened(name, NAME_LIMIT) for name in m.nodes[:_SHOWN_NAMES])
+        shown += ", ..." if len(m.nodes) > _SHOWN_NAMES else ""
         versioned = f" (opset {opsets})" if m.opsets != {1} else ""  # frameworks without opsets say 1
-        line = f"  {m.framework} {domain}{m.op_type}{versioned} x{len(m.nodes)}: {shown}"
+        line = f"  {m.framework} {domain}{shortened(m.op_type, NAME_LIMIT)}{versioned} x{len(m.nodes)}: {shown}"
         others = registry.extractors_for(m.framework, m.domain, m.op_type)
         if others:
             ranges = "; ".join(f"opsets {o.item.opsets_text()} by {o.plugin.label()}" for o in others)
@@ -110,7 +114,7 @@ def extract_graph(
             extract_graph(body, registry, options, progress, notes)
         provided = registry.find_provided_extractor(op.framework, op.domain, op.op_type, op.opset_version)
         if provided is None:  # check_supported ran first; a body-only path may still get here
-            raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {node.name!r})")
+            raise UnsupportedOpsError(f"no extractor for {op.describe()} (node {quoted(node.name)})")
         ctx = ExtractContext(graph, node, options, registry.ops, notes)
         mark = graph.mark()
         try:
@@ -132,7 +136,7 @@ def extract_graph(
 
 def _extracting(node: Node, op: SourceOp) -> str:
     """What extraction was doing, for a plugin fault (built only when one happens)."""
-    return f"extracting node {node.name!r} ({op.describe()}, opset {op.opset_version})"
+    return f"extracting node {quoted(node.name)} ({op.describe()}, opset {op.opset_version})"
 
 
 def undeclared_products(record: Extractor, graph: Graph, mark: int,
@@ -162,7 +166,7 @@ def apply_result(graph: Graph, node: Node, op: SourceOp, result: Op | Sequence[O
     if beyond:
         reader = repr(beyond[0].get_destinations()[0].node.name)
         raise ConversionError(
-            f"node {node.name!r} ({op.describe()}) has {len(outputs)} output(s), but its output {beyond[0].idx} is "
+            f"node {quoted(node.name)} ({op.describe()}) has {len(outputs)} output(s), but its output {beyond[0].idx} is "
             f"read by {reader}: the model gives this node more outputs than its operation defines (or its "
             "extractor gives too few)"
         )

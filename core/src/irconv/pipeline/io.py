@@ -6,7 +6,7 @@ import numpy as np
 
 from irconv.contract.input_spec import InputSpec
 from irconv.contract.options import ConversionOptions
-from irconv.errors import UserError
+from irconv.errors import UserError, quoted
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
 from irconv.ops import Const, Parameter, Result
@@ -79,7 +79,7 @@ def _cut_at(graph: Graph, spec: InputSpec) -> Node | None:
         consumer = graph.node(node_name).in_port(int(port_text))
         source = consumer.get_source()
         if source is None:
-            raise UserError(f"--input {spec.name}: input {port_text} of node {node_name!r} is not connected")
+            raise UserError(f"--input {spec.name}: input {port_text} of node {quoted(node_name)} is not connected")
         new = graph.add_node(_parameter_like(source), spec.name)
         new.out_port(0).data.add_name(spec.name)
         consumer.connect(new.out_port(0))

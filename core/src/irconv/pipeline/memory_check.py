@@ -8,7 +8,7 @@ is compiled or run. The largest static intermediate tensor is a lower bound of w
 
 from __future__ import annotations
 
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.graph import Graph
 from irconv.graph.budget import element_count, item_size, ledger_for
 from irconv.ops import Const
@@ -57,5 +57,5 @@ def _largest_tensor(graph: Graph) -> tuple[int, str] | None:
             size = count * item_size(port.data.element_type)
             if largest is None or size > largest[0]:
                 name = port.data.names[0] if port.data.names else f"{node.name}:{port.idx}"
-                largest = (size, f"tensor {name!r} (node {node.name!r}, {node.op.describe()})")
+                largest = (size, f"tensor {quoted(name)} (node {quoted(node.name)}, {node.op.describe()})")
     return largest

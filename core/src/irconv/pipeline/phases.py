@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from irconv.contract.context import TransformContext
 from irconv.contract.progress import Progress
 from irconv.contract.records import Phase, Transform
-from irconv.errors import GraphError, IrconvError, PluginFault
+from irconv.errors import GraphError, IrconvError, PluginFault, quoted
 from irconv.graph import Graph
 from irconv.graph.infer import reinfer
 from irconv.ops import SourceOp
@@ -110,10 +110,10 @@ def validate_graph(graph: Graph, *, extracted: bool) -> None:
     graph.topological_order()
     for node in graph.nodes():
         if extracted and isinstance(node.op, SourceOp):
-            raise GraphError(f"node {node.name!r} still holds unextracted {node.op.describe()}")
+            raise GraphError(f"node {quoted(node.name)} still holds unextracted {node.op.describe()}")
         ports = node.in_ports()
         if any(not p.is_connected() for p in ports) and node.op.is_opset_op:
             missing = [p.idx for p in ports if not p.is_connected()]
-            raise GraphError(f"node {node.name!r} ({node.op.describe()}) has unconnected inputs {missing}")
+            raise GraphError(f"node {quoted(node.name)} ({node.op.describe()}) has unconnected inputs {missing}")
         if node.type == "Result" and len(ports) != 1:
-            raise GraphError(f"Result {node.name!r} must have exactly one input")
+            raise GraphError(f"Result {quoted(node.name)} must have exactly one input")

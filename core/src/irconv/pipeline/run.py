@@ -24,6 +24,7 @@ from irconv.errors import (
     UnsupportedOpsError,
     UsageError,
     UserError,
+    quoted,
 )
 from irconv.graph import Graph
 from irconv.graph.infer import infer_graph
@@ -158,7 +159,7 @@ def check_runtime_rules(graph: Graph) -> None:
         if undeclared is not None:
             name, value, allowed = undeclared
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): {name}={value!r} is not a value OpenVINO's CPU "
+                f"node {quoted(node.name)} ({node.op.describe()}): {name}={value!r} is not a value OpenVINO's CPU "
                 f"plugin runs for this op version (it runs: {', '.join(repr(a) for a in allowed)})"
             )
         node.op.check(node)

@@ -1,7 +1,9 @@
 """Shape arithmetic with dynamic dimensions, shared by the op families.
 
 A shape is a tuple of dims where ``None`` is a dynamic dim; ``None`` instead of a tuple
-is a dynamic rank. Helpers here never invent a static fact from a dynamic one.
+is a dynamic rank. Helpers here never invent a static fact from a dynamic one. They do not
+know the node they work for: their errors are ``LoweringError``s, which inference and
+extraction name the node in.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import LoweringError
 from irconv.types import Dim, ElementType, MaybeShape, Shape
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ def broadcast_dim(a: Dim, b: Dim) -> Dim:
     if b is None:
         return a
     if a != b:
-        raise ConversionError(f"dimensions {a} and {b} cannot be broadcast")
+        raise LoweringError(f"dimensions {a} and {b} cannot be broadcast")
     return a
 
 
@@ -54,7 +56,7 @@ def pdpd_broadcast(target: MaybeShape, other: MaybeShape, axis: int) -> MaybeSha
     for i, d in enumerate(other):
         t = target[axis + i]
         if d not in (1, None) and t is not None and d != t:
-            raise ConversionError(f"shape {other} cannot be broadcast to {target} at axis {axis}")
+            raise LoweringError(f"shape {other} cannot be broadcast to {target} at axis {axis}")
     return target
 
 
@@ -70,15 +72,15 @@ def auto_broadcast(mode: str, a: MaybeShape, b: MaybeShape, axis: int = -1) -> M
         if b is None:
             return a
         if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)):
-            raise ConversionError(f"auto_broadcast=none needs equal shapes, got {a} and {b}")
+            raise LoweringError(f"auto_broadcast=none needs equal shapes, got {a} and {b}")
         return tuple(x if x is not None else y for x, y in zip(a, b, strict=False))
-    raise ConversionError(f"unknown auto_broadcast mode {mode!r}")
+    raise LoweringError(f"unknown auto_broadcast mode {mode!r}")
 
 
 def normalize_axis(axis: int, rank: int) -> int:
     """Map a possibly negative axis into ``[0, rank)``."""
     if not -rank <= axis < rank:
-        raise ConversionError(f"axis {axis} is out of range for rank {rank}")
+        raise LoweringError(f"axis {axis} is out of range for rank {rank}")
     return axis + rank if axis < 0 else axis
 
 
@@ -137,7 +139,7 @@ def merge_dim(a: Dim, b: Dim) -> Dim:
     if a is None:
         return b
     if b is not None and a != b:
-        raise ConversionError(f"dimensions {a} and {b} must be equal")
+        raise LoweringError(f"dimensions {a} and {b} must be equal")
     return a
 
 

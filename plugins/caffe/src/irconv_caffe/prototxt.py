@@ -7,7 +7,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from google.protobuf import text_format
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened_quotes
 
 from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_caffe.text_fields import TextFormatError, parse_fields
@@ -72,7 +72,7 @@ def _parse_error(path: Path, exc: text_format.ParseError) -> ModelFileError:
     where = f"{path}:{line}:{column}" if line is not None else str(path)
     # The runtime's message starts with "line:column : "; keep only the reason.
     reason = str(exc).split(" : ", 1)[-1] if line is not None else str(exc)
-    return ModelFileError(f"{where}: cannot parse the prototxt: {reason}")
+    return ModelFileError(f"{where}: cannot parse the prototxt: {shortened_quotes(reason)}")
 
 
 def lift_unknown_layer_fields(text: str) -> tuple[str, ExtraParams, dict[str, tuple[str, str, int]]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ConversionError, ModelFileError, UserError
+from irconv.errors import ConversionError, ModelFileError, UserError, shortened_quotes
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
@@ -54,8 +54,20 @@ def _parse(message: Any, path: Path) -> Any:
         else:
             message.ParseFromString(data)
     except Exception as exc:
-        raise ModelFileError(f"{path} is not a valid {type(message).__name__} ({type(exc).__name__}: {exc})") from exc
+        raise _parse_error(path, type(message).__name__, exc) from exc
     return message
+
+
+def _parse_error(path: Path, kind: str, exc: Exception) -> ModelFileError:
+    """One line naming the file (and, for a text file, the line and column protobuf stopped
+    at); the text protobuf quotes from the file is cut (a truncated ``tensor_content`` string
+    would otherwise be quoted whole)."""
+    line, column = getattr(exc, "GetLine", lambda: None)(), getattr(exc, "GetColumn", lambda: None)()
+    reason = f"{type(exc).__name__}: {exc}"
+    if line is not None:  # protobuf's text parser starts its message with "line:column : "
+        path_text = f"{path}:{line}:{column}" if column is not None else f"{path}:{line}"
+        return ModelFileError(f"{path_text}: not a valid {kind} text file: {shortened_quotes(str(exc).split(' : ', 1)[-1])}")
+    return ModelFileError(f"{path} is not a valid {kind} ({shortened_quotes(reason)})")
 
 
 def load_frozen(path: Path, ctx: LoadContext) -> Graph:

@@ -10,7 +10,7 @@ import numpy as np
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType, MaybeShape
 
-from irconv_opset.rules import require_at_most, require_integer
+from irconv_opset.rules import require_at_most, require_integer, require_rank
 from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class Reduction(Op):
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
         require_integer(node, 1, "axes")
+        require_rank(node, 1, "axes", 0, 1)
         shape = reduced_shape(in_shape(node, 0), in_value(node, 1), self.keep_dims)
         set_output(node, 0, shape, ElementType.boolean if self.boolean_output else in_type(node, 0))
 

@@ -230,6 +230,8 @@ class Split(Op):
     def infer(self, node: Node) -> None:
         require_integer(node, 1, "axis")
         require_rank(node, 1, "axis", 0)
+        if self.num_splits < 1:
+            raise ValueError(f"num_splits is {self.num_splits}: it must be at least 1")
         shape = in_shape(node, 0)
         axis_value = in_value(node, 1)
         out: MaybeShape
@@ -240,6 +242,8 @@ class Split(Op):
         else:
             axis = normalize_axis(int(axis_value), len(shape))
             d = shape[axis]
+            if d is not None and d % self.num_splits:  # the runtime refuses it as well
+                raise ValueError(f"num_splits {self.num_splits} does not divide axis {axis}, of {d} elements")
             out = tuple((None if d is None else d // self.num_splits) if i == axis else x for i, x in enumerate(shape))
         for i in range(self.num_splits):
             set_output(node, i, out, in_type(node, 0))

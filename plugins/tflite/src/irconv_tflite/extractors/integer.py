@@ -344,6 +344,8 @@ def mean(ctx: ExtractContext, axes: np.ndarray, keep_dims: bool) -> OutPort | No
     if found is None or shape is None:
         return None
     (data,), out = found
+    if any(axis >= len(shape) for axis in axes):  # the declared rank is not the inferred one
+        return None
     count = 1
     for axis in np.asarray(axes).reshape(-1):
         size = shape[int(axis)]

@@ -78,7 +78,7 @@ def mean(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axes = ctx.input_value(1)
     if axes is not None:
         rank = known_rank(ctx)
-        exact = integer.mean(ctx, np.asarray(axes).reshape(-1) % rank, keep)
+        exact = integer.mean(ctx, np.asarray([normalize_axis(ctx, int(a), rank) for a in np.ravel(axes)]), keep)
         if exact is not None:
             return [exact]
     return reduction(node, ctx)
@@ -222,6 +222,8 @@ def unpack(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Inputs: the axis, then the tensor."""
     count = ctx.attrs.int("num_splits")
+    if count < 1:
+        raise ctx.attrs.error("num_splits", "a count of parts of at least 1", str(count))
     parts = ctx.add(Split(num_splits=count), [ctx.input(1), ctx.input(0)], suffix="split")
     return [parts.out_port(i) for i in range(count)]
 
