@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened
 from irconv.graph import Graph, MetaKey, Node
 from irconv.types import ElementType, MaybeShape
 
@@ -184,7 +184,9 @@ def declared_size(
     """
     budget = budget or ValueBudget()
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ModelFileError(f"{where}: {field} is {_short(value)}, not a whole number; the model file is corrupt")
+        raise ModelFileError(
+            f"{where}: {field} is {shortened(repr(value), 40)}, not a whole number; the model file is corrupt"
+        )
     size = int(value)
     if size < 0:
         raise ModelFileError(f"{where}: {field} {size} is negative; the model file is corrupt")
@@ -227,8 +229,3 @@ def check_weight_bytes(
 
 def _bytes(count: int) -> str:
     return f"{count / GIB:.3g} GiB" if count >= GIB else f"{count} bytes"
-
-
-def _short(value: object, width: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= width else f"{text[:width]}... ({len(text)} characters)"

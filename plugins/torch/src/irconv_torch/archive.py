@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph.budget import check_weight_bytes
 
 from irconv_torch.archive_version import WriterVersion
@@ -88,7 +88,7 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
     config = package._load_payload_config(reader, config_name)
     for fqn, meta in config.config.items():
         if not meta.use_pickle and meta.tensor_meta is not None:
-            _check_record(reader, os.path.join(folder, meta.path_name), meta.tensor_meta, f"{kind[:-1]} {fqn!r}")
+            _check_record(reader, os.path.join(folder, meta.path_name), meta.tensor_meta, f"{kind[:-1]} {quoted(fqn)}")
     records = package._build_file_map(reader, config, folder)
     found: dict[str, Any] = {}
     for fqn, meta in config.config.items():
