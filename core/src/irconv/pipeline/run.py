@@ -34,7 +34,7 @@ from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.pipeline.folder import MODEL_FOLDER
 from irconv.pipeline.io import apply_input_overrides, cut_outputs
-from irconv.pipeline.memory_check import large_tensor_notes
+from irconv.pipeline.memory_check import large_tensor_notes, refuse_oversized_tensors
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.plugins.manager import PluginHost
@@ -267,6 +267,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     check_runtime_rules(graph)
     clock.lap("back")
     report.notes += ctx.notes
+    refuse_oversized_tensors(graph)
     report.notes += large_tensor_notes(graph)
     return graph
 

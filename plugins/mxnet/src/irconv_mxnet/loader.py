@@ -17,6 +17,7 @@ import numpy as np
 from irconv import LoadContext
 from irconv.errors import ModelFileError, UserError
 from irconv.graph import Graph, MetaKey, OutPort
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
@@ -179,13 +180,20 @@ def build_graph(symbol: Symbol, params: dict[str, np.ndarray], symbol_path: Path
 def _output_counts(symbol: Symbol) -> list[int]:
     """Outputs per node: from ``node_row_ptr``, else the highest output anyone reads."""
     if symbol.output_counts is not None:
-        return [max(c, 1) for c in symbol.output_counts]
-    counts = [1] * len(symbol.nodes)
-    for node in symbol.nodes:
-        for source, output in node.inputs:
+        counts = [max(c, 1) for c in symbol.output_counts]
+        field = "output count (node_row_ptr)"
+    else:
+        counts = [1] * len(symbol.nodes)
+        for node in symbol.nodes:
+            for source, output in node.inputs:
+                counts[source] = max(counts[source], output + 1)
+        for source, output in symbol.heads:
             counts[source] = max(counts[source], output + 1)
-    for source, output in symbol.heads:
-        counts[source] = max(counts[source], output + 1)
+        field = "output count (highest output index read + 1)"
+    # each output becomes a graph port: the counts are sizes the file declares
+    for node, count in zip(symbol.nodes, counts, strict=True):
+        declared_size(count, field=field, where=node.describe(), unit_bytes=PORT_BYTES)
+    declared_size(sum(counts), field="total output count", where="the symbol", unit_bytes=PORT_BYTES)
     return counts
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.graph.budget import declared_size, weight_bytes
 
 from irconv_paddle.dtypes import dtype_of_var_type
 
@@ -48,6 +49,8 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
             take(size, "the LoD")
         take(4, "the header")
         (desc_size,) = struct.unpack("<i", take(4, "the header"))
+        desc_size = declared_size(desc_size, field="tensor description size", where=f"{path}: parameter {name!r}",
+                                  limit=len(data) - offset, limit_is="bytes left in the file")
         desc = framework_pb2.VarType.TensorDesc()
         try:
             desc.ParseFromString(take(desc_size, "the description"))
@@ -57,8 +60,9 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
         if dtype is None:
             raise ModelFileError(f"{path}: parameter {name!r} has element type {desc.data_type}, which irconv does not read")
         shape = tuple(int(d) for d in desc.dims)
-        count = int(np.prod(shape, dtype=np.int64))
-        raw = take(count * dtype.itemsize, "the data")
+        if any(d < 0 for d in shape):
+            raise ModelFileError(f"{path}: parameter {name!r} declares the shape {list(shape)}; the file is corrupt")
+        raw = take(weight_bytes(shape, dtype.itemsize), "the data")
         values[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
     if offset != len(data):
         raise ModelFileError(

@@ -10,6 +10,7 @@ hostile file gives one clear error, never a crash or a huge allocation.
 
 from __future__ import annotations
 
+import math
 import mmap
 import struct
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.graph.budget import ValueBudget, check_weight_bytes
 
 from irconv_tflite.schema import tflite_generated as fb
 from irconv_tflite.sniff import IDENTIFIER
@@ -43,9 +45,6 @@ NUMPY_TYPES: dict[int, np.dtype[Any]] = {
 
 TYPE_NAMES: dict[int, str] = {v: k for k, v in vars(fb.TensorType).items() if not k.startswith("_")}
 OPERATOR_NAMES: dict[int, str] = {v: k for k, v in vars(fb.BuiltinOperator).items() if not k.startswith("_")}
-
-#: No tensor of a model irconv converts declares more elements than this (2**40).
-MAX_DECLARED_ELEMENTS = 1 << 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +224,7 @@ class _Reader:
         if any(d < -1 for d in dims):
             raise self.bad(f"tensor {name!r} declares the shape {list(dims)}")
         known = [d for d in dims if d >= 0]
-        if int(np.prod(known, dtype=np.float64)) > MAX_DECLARED_ELEMENTS:
+        if math.prod(known) > ValueBudget().declared_elements:
             raise self.bad(f"tensor {name!r} declares the shape {list(dims)}, larger than any real model")
         return tuple(None if d == -1 else d for d in dims)
 
@@ -251,10 +250,8 @@ class _Reader:
         dims = None if shape is None else [d for d in shape if d is not None]
         if shape is None or dims is None or len(dims) != len(shape):
             raise self.bad(f"constant tensor {name!r} has no static shape")
-        count = int(np.prod(dims, dtype=np.int64))
-        if count * dtype.itemsize != size:
-            raise self.bad(f"constant tensor {name!r} of shape {list(shape)} ({TYPE_NAMES[kind]}) "
-                           f"needs {count * dtype.itemsize} bytes, its buffer holds {size}")
+        check_weight_bytes(f"{self.path}: constant tensor {name!r} ({TYPE_NAMES[kind]})", dims, dtype.itemsize, size)
+        count = math.prod(dims)
         return np.frombuffer(self.data, dtype=dtype, count=count, offset=start).reshape(dims)
 
     def _sparse_constant(self, buffer: fb.Buffer, kind: int, shape: tuple[int | None, ...] | None, name: str,
@@ -282,7 +279,7 @@ class _Reader:
         dims = tuple(int(d) for d in shape if d is not None)
         try:
             return densify(values, dims, list(_ints(sparsity.TraversalOrderAsNumpy())),
-                           list(_ints(sparsity.BlockMapAsNumpy())), levels)
+                           list(_ints(sparsity.BlockMapAsNumpy())), levels, f"{self.path}: sparse tensor {name!r}")
         except SparsityError as exc:
             raise self.bad(f"sparse tensor {name!r}: {exc}") from None
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
+from irconv.graph.budget import check_weight_bytes
 
 from irconv_torch.archive_version import WriterVersion
 
@@ -84,6 +86,9 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
     if config_name not in files:
         return {}
     config = package._load_payload_config(reader, config_name)
+    for fqn, meta in config.config.items():
+        if not meta.use_pickle and meta.tensor_meta is not None:
+            _check_record(reader, os.path.join(folder, meta.path_name), meta.tensor_meta, f"{kind[:-1]} {quoted(fqn)}")
     records = package._build_file_map(reader, config, folder)
     found: dict[str, Any] = {}
     for fqn, meta in config.config.items():
@@ -110,6 +115,36 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
                                   storage_offset=deserialize_storage_offset(tensor_meta.storage_offset))
         found[fqn] = torch.nn.Parameter(tensor, requires_grad=False) if weights and meta.is_param else tensor
     return found
+
+
+def _check_record(reader: Any, record: str, tensor_meta: Any, where: str) -> None:
+    """The record holds the bytes its tensor's metadata declares (torch reads an emptied
+    record as zeros of the declared shape, and would allocate them from that shape)."""
+    import torch
+    from torch._export.serde.serialize import (
+        deserialize_scalar_type,
+        deserialize_size,
+        deserialize_storage_offset,
+        deserialize_stride,
+    )
+
+    sizes = [_meta_int(d, where, "size") for d in deserialize_size(tensor_meta.sizes)]
+    strides = [_meta_int(d, where, "stride") for d in deserialize_stride(tensor_meta.strides)]
+    offset = _meta_int(deserialize_storage_offset(tensor_meta.storage_offset), where, "storage offset")
+    if len(strides) != len(sizes):
+        raise ModelFileError(f"{where}: {len(sizes)} sizes but {len(strides)} strides in the archive's metadata")
+    unit = torch._utils._element_size(deserialize_scalar_type(tensor_meta.dtype))
+    # elements of the record the view reaches: records may be shared by several views, so more is fine
+    reach = 0 if 0 in sizes else offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True))
+    shape = sizes if reach == math.prod(sizes) else [reach]
+    check_weight_bytes(where, shape, unit, reader.archive_file.get_record_size(record), at_least=True)
+
+
+def _meta_int(value: Any, where: str, field: str) -> int:
+    """A size, stride or offset of a stored tensor: a whole number >= 0 (weights have no symbols)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelFileError(f"{where}: {field} {str(value)[:60]} in the archive's metadata is not a whole number >= 0")
+    return value
 
 
 def _first_line(exc: BaseException) -> str:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from irconv.errors import quoted
 from irconv.graph import Graph, OutPort
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Parameter, Result, SourceOp
 from irconv.ops.source import MappingAttributes
 from irconv.types import ElementType, MaybeShape
@@ -330,7 +332,14 @@ def _output_counts(layers: list[dict[str, Any]], outputs: list[Ref]) -> dict[tup
         for inbound in layer.get("inbound_nodes") or []:
             refs += _call_arguments(inbound, _name(layer))[1]
     for name, index, tensor in refs:
-        counts[(name, index)] = max(counts.get((name, index), 1), tensor + 1)
+        # the reference's output index is a count the file declares: each output becomes a graph port
+        last = declared_size(
+            tensor,
+            field="keras_history output index",
+            where=f"layer {quoted(name)} call {index}",
+            unit_bytes=PORT_BYTES,
+        )
+        counts[(name, index)] = max(counts.get((name, index), 1), last + 1)
     return counts
 
 
