@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import EmitContext
-from irconv.errors import ConversionError, quoted, shortened
+from irconv.errors import ConversionError, quoted
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, DeferredProduct, Parameter, Result
 from irconv.types import ElementType, MaybeShape
@@ -156,7 +156,7 @@ def _check_outputs_exist(node: Node) -> None:
         if users and never_inferred:
             raise ConversionError(
                 f"node {quoted(node.name)} ({node.op.describe()}) has {declared} output(s), but its output {idx} "
-                f"is read by {shortened(repr(users[0].node.name))}: the model gives this node more outputs than its "
+                f"is read by {quoted(users[0].node.name)}: the model gives this node more outputs than its "
                 "operation defines; fix the model"
             )
 

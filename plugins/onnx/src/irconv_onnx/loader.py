@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ConversionError, ModelFileError, quoted, shortened
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.ops.source import NO_BODIES
@@ -211,7 +211,7 @@ class _Builder:
             return
         if domain not in opsets and domain != "":
             raise ModelFileError(
-                f"node {quoted(node.name or node.op_type)} uses domain {shortened(repr(domain))}, which the model does not import"
+                f"node {quoted(node.name or node.op_type)} uses domain {quoted(domain)}, which the model does not import"
             )
         if self.has_extractor is not None and not self._extracted(domain, node.op_type, version):
             body = schema_function(node, domain, version, self._type_of)

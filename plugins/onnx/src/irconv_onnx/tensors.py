@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ConversionError, ModelFileError, quoted, shortened
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph.budget import check_weight_bytes, weight_bytes
 from irconv.types import ElementType
 
@@ -124,7 +124,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     """
     if Path(location).is_absolute() or location.startswith(("/", "\\")):
         raise ModelFileError(
-            f"{where}: external data location {shortened(repr(location))} is an absolute path, outside the model's folder; "
+            f"{where}: external data location {quoted(location)} is an absolute path, outside the model's folder; "
             "keep the weight files next to the model and name them relative to it"
         )
     root = folder.resolve()
@@ -132,7 +132,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     if not path.is_relative_to(root):
         link = " through a symbolic link" if (folder / location).is_symlink() else ""
         raise ModelFileError(
-            f"{where}: external data location {shortened(repr(location))} leads outside the model's folder {root}{link}; "
+            f"{where}: external data location {quoted(location)} leads outside the model's folder {root}{link}; "
             "irconv reads weights only from files inside that folder"
         )
     return path

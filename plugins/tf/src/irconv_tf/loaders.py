@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ConversionError, ModelFileError, UserError, quoted, shortened, shortened_quotes
+from irconv.errors import ConversionError, ModelFileError, UserError, quoted, shortened_quotes
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
@@ -208,7 +208,7 @@ def _graph_from_def(
     variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
     if variables and checkpoint is None and signature is None:
         raise ModelFileError(
-            f"graph {quoted(name)} is not frozen: it reads {len(variables)} variable(s) such as {shortened(repr(variables[0]))}; "
+            f"graph {quoted(name)} is not frozen: it reads {len(variables)} variable(s) such as {quoted(variables[0])}; "
             "freeze it (convert_variables_to_constants_v2) or convert the SavedModel directory instead"
         )
     bound = bound_variable_keys(meta, checkpoint) if meta is not None and checkpoint is not None else None

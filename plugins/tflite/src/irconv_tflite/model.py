@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError, quoted, shortened
+from irconv.errors import ModelFileError, quoted
 from irconv.graph.budget import ValueBudget, check_weight_bytes
 
 from irconv_tflite.schema import tflite_generated as fb
@@ -155,7 +155,7 @@ class _Reader:
         for index, targets in calls.items():
             for target in targets:
                 if not 0 <= target < len(subgraphs):
-                    raise self.bad(f"sub-graph {shortened(repr(subgraphs[index].name))} calls sub-graph {target}, "
+                    raise self.bad(f"sub-graph {quoted(subgraphs[index].name)} calls sub-graph {target}, "
                                    f"but there are {len(subgraphs)}")
         state: dict[int, int] = {}  # 1: on the current path, 2: done
 
@@ -329,14 +329,14 @@ class _Reader:
         key = _text(sig.SignatureKey()) or "serving_default"
         index = sig.SubgraphIndex()
         if index >= len(subgraphs):
-            raise self.bad(f"signature {shortened(repr(key))} refers to sub-graph {index}, but there are {len(subgraphs)}")
+            raise self.bad(f"signature {quoted(key)} refers to sub-graph {index}, but there are {len(subgraphs)}")
         count = len(subgraphs[index].tensors)
 
         def aliases(maps: list[fb.TensorMap]) -> dict[int, str]:
             found = {}
             for m in maps:
                 if m.TensorIndex() >= count:
-                    raise self.bad(f"signature {shortened(repr(key))} refers to tensor {m.TensorIndex()} of {count}")
+                    raise self.bad(f"signature {quoted(key)} refers to tensor {m.TensorIndex()} of {count}")
                 found[m.TensorIndex()] = _text(m.Name()) or f"tensor{m.TensorIndex()}"
             return found
 

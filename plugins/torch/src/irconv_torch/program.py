@@ -17,7 +17,7 @@ import operator
 from collections import Counter
 from typing import Any
 
-from irconv.errors import ConversionError, ModelFileError, quoted, shortened
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import DimRange, ElementType
@@ -156,9 +156,9 @@ class _Reader:
         if tensor is None:
             tensor = self.program.constants.get(target)
         if tensor is None or not hasattr(tensor, "dtype"):
-            raise ModelFileError(f"program input {quoted(fx.name)}: no tensor {shortened(repr(target))} among the program's "
+            raise ModelFileError(f"program input {quoted(fx.name)}: no tensor {quoted(target)} among the program's "
                                  "parameters, buffers and constants")
-        node = self.graph.add_node(Const(to_numpy(tensor, f"weight {shortened(repr(target))}")), target)
+        node = self.graph.add_node(Const(to_numpy(tensor, f"weight {quoted(target)}")), target)
         self.values[fx] = node.out_port(0)
 
     # ------------------------------------------------------------------ calls
