@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv import ConversionOptions
-from irconv.errors import ModelFileError, quoted, shortened
+from irconv.errors import ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Op, Parameter, Result, SourceOp
 from irconv.types import MaybeShape
@@ -110,7 +110,7 @@ def build_graph(
         for bottom in layer.bottom:
             if bottom not in producers:
                 raise ModelFileError(
-                    f"{proto_path}: layer {quoted(layer.name)} ({layer.type}) reads blob {shortened(repr(bottom))}, "
+                    f"{proto_path}: layer {quoted(layer.name)} ({layer.type}) reads blob {quoted(bottom)}, "
                     "which no earlier layer or input produces"
                 )
             inputs.append(producers[bottom])
