@@ -105,3 +105,26 @@ def test_a_node_with_more_outputs_than_its_operation(tmp_path: Path) -> None:
     onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
     out = tmp_path / "out.xml"
     _assert_failed_cleanly(_convert(path, out), out, "has 1 output(s), but its output 1 is read by")
+
+
+def test_a_model_without_outputs_is_refused(tmp_path: Path) -> None:
+    # Every operation of such a model is dead code: the IR would have no Result, one OpenVINO
+    # compiles but nothing can run. The core refuses it for every format, after extraction.
+    path = tmp_path / "model.onnx"
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])], [])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "declares no outputs", "--output")
+
+
+def test_output_flag_gives_a_model_without_outputs_one(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])], [])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    result = subprocess.run([sys.executable, "-m", "irconv", "convert", str(path), "-o", str(out), "--output", "y"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "<layer" in out.read_text() and 'type="Result"' in out.read_text()
