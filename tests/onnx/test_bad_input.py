@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
@@ -128,3 +129,15 @@ def test_output_flag_gives_a_model_without_outputs_one(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "<layer" in out.read_text() and 'type="Result"' in out.read_text()
+
+
+@pytest.mark.parametrize("pads_shape", [(), (2, 4)])
+def test_pads_of_another_rank_than_one_are_named(tmp_path: Path, pads_shape: tuple[int, ...]) -> None:
+    # A scalar `pads` raised a TypeError inside the extractor (a plugin fault, exit 6).
+    path = tmp_path / "model.onnx"
+    pads = numpy_helper.from_array(np.zeros(pads_shape, np.int64), "pads")
+    onnx.save_model(_model(helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"), [pads]), str(path))
+    out = tmp_path / "out.xml"
+    result = _convert(path, out)
+    assert result.returncode == 1, result.stderr
+    _assert_failed_cleanly(result, out, "pads (input 1) must be 1-D", "'pad'")
