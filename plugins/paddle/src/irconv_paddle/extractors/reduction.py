@@ -1,4 +1,4 @@
-"""Reductions, arg-max/min, top-k and cumulative sums."""
+"""Reductions, variance, arg-max/min, top-k and cumulative sums."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from irconv import ExtractContext
 from irconv.frontend import aliases, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Convert, CumSum, Gather, Reshape, ShapeOf, Squeeze, TopK, Unique
+from irconv_opset import Convert, CumSum, Gather, Multiply, Reshape, ShapeOf, Squeeze, Subtract, TopK, Unique
 from irconv_opset.build import all_axes, dims_of
 from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
 
@@ -36,6 +36,22 @@ def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 REDUCE = aliases("paddle", [n if n.startswith("reduce_") else PIR_DIALECT + n for n in _REDUCTIONS], extract_reduce,
                  produces=REDUCTION_OPS)
+
+
+def extract_variance(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``variance``: the population variance (the mean squared deviation from the mean) over
+    ``axis`` (every axis when empty), the reduced axes kept when ``keepdim``."""
+    data = x(ctx)
+    rank = require_rank(ctx)
+    axes = ctx.attrs.ints("axis", [])
+    axes_port = all_axes(ctx, data) if not axes else i64(ctx, normalize_axes(ctx, axes, rank), "axes")
+    mean = reduce(ctx, Reduction.MEAN, data, axes_port, True, suffix="mean")
+    centred = ctx.op(Subtract(), data, mean, suffix="centred")
+    squares = ctx.op(Multiply(), centred, centred, suffix="squares")
+    return [reduce(ctx, Reduction.MEAN, squares, axes_port, ctx.attrs.bool("keepdim", False))]
+
+
+VARIANCE = aliases("paddle", ["variance"], extract_variance, produces=[Reduction.MEAN.op, Subtract, Multiply])
 
 
 def extract_arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:
