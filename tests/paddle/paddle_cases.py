@@ -22,8 +22,9 @@ class Case:
     positive: bool = False
     #: For the legacy form, when Paddle 3's Python API only traces into PIR: the op type and
     #: attributes of a one-operator legacy program (inputs in slots X and Y, or as a third item
-    #: maps slots to input names; result in Out).
-    legacy: tuple[Any, ...] | None = None
+    #: maps slots to input names; result in Out), or a function building the program through
+    #: Paddle's static-graph API (the input variables in, the result variables out).
+    legacy: tuple[Any, ...] | Callable[..., list[Any]] | None = None
     #: Why irconv does not convert the legacy form of this case yet (its test is a strict xfail).
     legacy_not_converted: str | None = None
     #: The program forms the case is saved in (an op Paddle's Python API no longer reaches:
@@ -123,6 +124,52 @@ def _loop_until(x: Any) -> Any:
         total = total + x.abs().mean() + 0.5
         x = x * 0.5
     return x, total
+
+
+def _legacy_logical_not(x: Any) -> Any:
+    """A legacy ``logical_not`` operator (Paddle 3's ``paddle.logical_not`` only builds PIR)."""
+    from paddle.base.layer_helper import LayerHelper
+
+    helper = LayerHelper("logical_not")
+    out = helper.create_variable_for_type_inference(dtype=x.dtype)
+    helper.append_op(type="logical_not", inputs={"X": [x]}, outputs={"Out": [out]})
+    return out
+
+
+def _legacy_cond(threshold: float) -> Callable[..., list[Any]]:
+    """``paddle.static.nn.cond`` on ``mean(x) > threshold`` with two results per branch, as
+    Paddle writes it in a legacy program: a ``conditional_block`` per branch, then one
+    ``select_input`` per result."""
+
+    def build(x: Any, y: Any) -> list[Any]:
+        paddle = _p()
+        pred = paddle.mean(x) > threshold
+        real = paddle.logical_not
+        paddle.logical_not = _legacy_logical_not  # what cond builds its false branch's condition with
+        try:
+            return list(paddle.static.nn.cond(pred, lambda: (x * 2.0, y * x + x),
+                                              lambda: (x - 1.0, y * y)))
+        finally:
+            paddle.logical_not = real
+
+    return build
+
+
+def _legacy_overwrite(threshold: float) -> Callable[..., list[Any]]:
+    """A legacy ``conditional_block`` writing over a variable made before it (``y``) when
+    ``mean(x) > threshold``, with no ``select_input`` after it."""
+
+    def build(x: Any) -> list[Any]:
+        from paddle.static.nn.control_flow import ConditionalBlock
+
+        paddle = _p()
+        y = x + 1.0
+        block = ConditionalBlock([paddle.mean(x) > threshold], is_scalar_condition=True)
+        with block.block():
+            paddle.assign(x * x * 3.0, output=y)
+        return [y * 2.0]
+
+    return build
 
 
 def _two_results(x: Any) -> Any:
@@ -332,6 +379,14 @@ CASES.update({
     "if_positive": Case(fn(_branchy), (_plain(2, 3),)),
     "if_negative": Case(fn(_branchy_shifted), (_plain(2, 3),)),
     "if_two_results": Case(fn(_two_results), (_plain(2, 3),)),
+    "conditional_block_true": Case(fn(lambda a, b: a), (_plain(2, 3, name="a"), _plain(2, 3, name="b")),
+                                   forms=("legacy",), legacy=_legacy_cond(-10.0)),
+    "conditional_block_false": Case(fn(lambda a, b: a), (_plain(2, 3, name="a"), _plain(2, 3, name="b")),
+                                    forms=("legacy",), legacy=_legacy_cond(10.0)),
+    "conditional_block_overwrite_true": Case(fn(lambda x: x), (_plain(2, 3),), forms=("legacy",),
+                                             legacy=_legacy_overwrite(-10.0)),
+    "conditional_block_overwrite_false": Case(fn(lambda x: x), (_plain(2, 3),), forms=("legacy",),
+                                              legacy=_legacy_overwrite(10.0)),
     "unique": Case(fn(lambda x: _p().unique((x * 2).round(), return_index=True, return_inverse=True,
                                             return_counts=True)), (_plain(3, 4),)),
     "deform_conv": Case(lambda: _DeformConv(mask=True), (_plain(1, 4, 6, 7, name="x"),)),

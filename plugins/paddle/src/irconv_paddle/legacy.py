@@ -83,6 +83,8 @@ class _BlockReader:
                 self.fetches[int(attrs.get("col", len(self.fetches)))] = op.inputs[0].arguments[0]
             elif op.type == "while":
                 ops.append(self._while(op, inputs, outputs, attrs, current))
+            elif op.type == "conditional_block":
+                ops.extend(self._conditional_block(op, inputs, outputs, attrs, current))
             else:
                 in_slots = slot_order(op.type, list(inputs), outputs=False)
                 out_slots = slot_order(op.type, list(outputs), outputs=True)
@@ -120,6 +122,32 @@ class _BlockReader:
         results = tuple((self._write(n, current),) for n in carried)
         return PaddleOp("while", results[0][0] if results else "while", args, results,
                         {"captured": len(read)}, ("Condition", *carried, *read), body=body)
+
+
+    def _conditional_block(self, op: Any, inputs: dict[str, tuple[str, ...]], outputs: dict[str, tuple[str, ...]],
+                           attrs: dict[str, Any], current: dict[str, str]) -> list[PaddleOp]:
+        """``conditional_block`` (the legacy ``if``): its sub-block's operators are read in line,
+        on a copy of the enclosing names, as if the block always ran (inference programs'
+        branches have no side effects). A variable it makes anew is then the block's value
+        (``select_input`` picks between the branches' ones); a variable it writes over is
+        chosen by the condition between the block's value and the one before, by the
+        ``conditional_block`` op this returns after the block's operators."""
+        branch = dict(current)
+        ops = self.read(int(attrs["sub_block"]), branch)
+        written = [v for v in outputs.get("Out", ()) if v in branch]
+        kept = [v for v in written if v in current and current[v] != branch[v]]
+        for name in written:
+            if name not in kept:
+                current[name] = branch[name]
+        condition = inputs.get("Cond", ())
+        if kept or not attrs.get("is_scalar_condition", True):
+            args = (condition, *((branch[v],) for v in kept), *((current[v],) for v in kept))
+            results = tuple((self._write(v, current),) for v in kept)
+            name = results[0][0] if results else f"{op.type}_{int(attrs['sub_block'])}"
+            ops.append(PaddleOp("conditional_block", name, args, results,
+                                {"is_scalar_condition": attrs.get("is_scalar_condition", True)},
+                                ("Cond", *kept, *kept)))
+        return ops
 
 
 def _attr_value(attr: Any) -> Any:

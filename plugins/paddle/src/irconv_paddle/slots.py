@@ -87,6 +87,7 @@ SLOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "roi_align": (("X", "ROIs", "RoisNum"), ("Out",)),
     "box_coder": (("PriorBox", "PriorBoxVar", "TargetBox"), ("OutputBox",)),
     "multiclass_nms3": (("BBoxes", "Scores", "RoisNum"), ("Out", "Index", "NmsRoisNum")),
+    "select_input": (("X", "Mask"), ("Out",)),
     "set_value": (("Input", "ValueTensor", "StartsTensorList", "EndsTensorList", "StepsTensorList"), ("Out",)),
 }
 
