@@ -172,6 +172,29 @@ def _legacy_overwrite(threshold: float) -> Callable[..., list[Any]]:
     return build
 
 
+def _appended(x: Any) -> Any:
+    """A loop appending to a list (a tensor array in the program), joined along axis 0."""
+    paddle = _p()
+    out = []
+    i = paddle.zeros([1], dtype="int64")
+    while i < paddle.full([1], 3, dtype="int64"):
+        x = x * 1.5 + 0.5
+        out.append(x)
+        i = i + 1
+    return paddle.concat(out, axis=0), paddle.stack(out), len(out)
+
+
+def _appended_until(x: Any) -> Any:
+    """As :func:`_appended`, the trip count depending on the data and the list joined along other axes."""
+    paddle = _p()
+    out = []
+    total = paddle.zeros([1])
+    while total < 4.0:
+        total = total + (x * x).mean() + 0.5
+        out.append(x * total)
+    return paddle.concat(out, axis=1), paddle.stack(out, axis=2), len(out)
+
+
 def _two_results(x: Any) -> Any:
     if x.sum() > 100:
         a, b = x + 1.0, x.max(axis=1)
@@ -403,6 +426,8 @@ CASES.update({
                                      (("x", (None, None, 4), "float32", (2, 3, 4)),)),
     "while": Case(fn(_loop), (_plain(2, 3),)),
     "while_until": Case(fn(_loop_until), (_plain(2, 3),)),
+    "tensor_array": Case(fn(_appended), (_plain(2, 3),)),
+    "tensor_array_until": Case(fn(_appended_until), (_plain(2, 3),)),
     "quantize_linear": Case(fn(lambda x, s, z: x), (_plain(2, 3, 4), _plain(1, name="s"), _plain(1, name="z")),
                             positive=True, forms=("legacy",), legacy=("quantize_linear", {"bit_length": 8, "quant_axis": -1,
                                                                        "round_type": 0, "is_test": True},

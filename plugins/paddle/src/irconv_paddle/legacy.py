@@ -20,7 +20,11 @@ from irconv_paddle.slots import slot_order
 #: Attributes Paddle adds to every op for training and debugging; no extractor reads them.
 _BOOKKEEPING = {"op_callstack", "op_device", "op_namescope", "op_role", "op_role_var", "with_quant_attr"}
 
-_DENSE_TENSOR, _FEED_MINIBATCH, _FETCH_LIST = 7, 9, 10
+_DENSE_TENSOR, _FEED_MINIBATCH, _FETCH_LIST, _TENSOR_ARRAY = 7, 9, 10, 13
+
+#: Operators that write a variable they do not read by name (a tensor array's element): the
+#: slot given the variable's value before the write.
+_WRITES_INTO = {"write_to_array": "Array"}
 
 
 def read_legacy(path: Path) -> Program:
@@ -38,8 +42,15 @@ def read_legacy(path: Path) -> Program:
         raise ModelFileError(f"{path}: the program has no blocks: it is empty or not a Paddle .pdmodel")
     shapes: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
     params: list[str] = []
+    arrays: list[str] = []
     for block in desc.blocks:
         for var in block.vars:
+            if var.type.type == _TENSOR_ARRAY:  # its values as one tensor: [count, *element dims]
+                dtype = dtype_of_var_type(var.type.tensor_array.tensor.data_type)
+                dims = tuple(int(d) for d in var.type.tensor_array.tensor.dims)
+                if dtype is not None and var.name not in shapes:
+                    shapes[var.name] = ((-1, *dims), dtype)
+                    arrays.append(var.name)
             if var.type.type != _DENSE_TENSOR:
                 continue
             tensor = var.type.dense_tensor.tensor
@@ -49,7 +60,8 @@ def read_legacy(path: Path) -> Program:
             if var.persistable and block.idx == 0:
                 params.append(var.name)
     reader = _BlockReader(desc, shapes)
-    ops = reader.read(0, {})
+    ops = [reader.create_array(name) for name in arrays]
+    ops += reader.read(0, reader.scopes[0])
     current = reader.scopes[0]
     fetches = [(current.get(name, name), name) for _, name in sorted(reader.fetches.items())]
     return Program("legacy", ops, [reader.feeds[c] for c in sorted(reader.feeds)], fetches, sorted(params), shapes)
@@ -65,8 +77,14 @@ class _BlockReader:
         self.shapes = shapes
         self.feeds: dict[int, Feed] = {}
         self.fetches: dict[int, str] = {}
-        self.scopes: dict[int, dict[str, str]] = {}
+        self.scopes: dict[int, dict[str, str]] = {0: {}}
         self.written: dict[str, int] = {}
+
+    def create_array(self, name: str) -> PaddleOp:
+        """The empty tensor array ``name`` starts as (the program makes it without an operator)."""
+        dims, dtype = self.shapes[name]
+        value = self._write(name, self.scopes[0])
+        return PaddleOp("create_array", value, (), ((value,),), {"dtype": dtype.name, "dims": list(dims[1:])})
 
     def read(self, index: int, current: dict[str, str]) -> list[PaddleOp]:
         self.scopes[index] = current
@@ -75,6 +93,8 @@ class _BlockReader:
             attrs = {a.name: _attr_value(a) for a in op.attrs if a.name not in _BOOKKEEPING}
             inputs = {v.parameter: tuple(current.get(n, n) for n in v.arguments) for v in op.inputs}
             outputs = {v.parameter: tuple(v.arguments) for v in op.outputs}
+            if op.type in _WRITES_INTO:
+                inputs[_WRITES_INTO[op.type]] = tuple(current.get(n, n) for n in outputs.get("Out", ()))
             if op.type == "feed":
                 name = self._write(outputs["Out"][0], current)
                 shape, dtype = self.shapes.get(name, ((), np.dtype("float32")))
