@@ -497,7 +497,60 @@ def _YoloHead() -> Any:  # noqa: N802 (a layer factory, named like the layer)
     return YoloHead()
 
 
+def _proposal_inputs(batch: int) -> tuple[Any, Any, Any]:
+    """Anchors [4, 5, 3, 4] (valid corner boxes on a 64x80 image), their variances, the images' sizes."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    corner = rng.uniform(0, 60, (4, 5, 3, 2))
+    anchors = np.concatenate([corner, corner + rng.uniform(2, 30, (4, 5, 3, 2))], -1).astype(np.float32)
+    variances = np.broadcast_to(np.float32([0.1, 0.1, 0.2, 0.2]), (4, 5, 3, 4)).copy()
+    return anchors, variances, np.float32([[64, 80], [48, 60]][:batch])
+
+
+def _proposals(min_size: float, pixel_offset: bool, batch: int, keep: int) -> Callable[[], Any]:
+    """paddle.vision.ops.generate_proposals over scores [batch, 3, 4, 5] and deltas [batch, 12, 4, 5],
+    at most ``keep`` boxes per image."""
+
+    def run(s: Any, d: Any) -> Any:
+        anchors, variances, image = (_p().to_tensor(v) for v in _proposal_inputs(batch))
+        rois, probabilities, count = _p().vision.ops.generate_proposals(
+            s, d * 0.5, image, anchors, variances, pre_nms_top_n=40, post_nms_top_n=keep, nms_thresh=0.5,
+            min_size=min_size, eta=1.0, pixel_offset=pixel_offset, return_rois_num=True)
+        return rois, probabilities, count
+
+    return fn(run)
+
+
+def _legacy_proposals(min_size: float, pixel_offset: bool, batch: int, keep: int) -> Callable[..., list[Any]]:
+    """The legacy ``generate_proposals_v2`` operator with the inputs of :func:`_proposals`."""
+
+    def build(s: Any, d: Any) -> list[Any]:
+        from paddle.base.layer_helper import LayerHelper
+
+        paddle = _p()
+        anchors, variances, image = (paddle.assign(v) for v in _proposal_inputs(batch))
+        helper = LayerHelper("generate_proposals_v2")
+        outs = [helper.create_variable_for_type_inference(dtype=t) for t in ("float32", "float32", "int32")]
+        helper.append_op(type="generate_proposals_v2",
+                         inputs={"Scores": [s], "BboxDeltas": [d * 0.5], "ImShape": [image], "Anchors": [anchors],
+                                 "Variances": [variances]},
+                         outputs={"RpnRois": [outs[0]], "RpnRoiProbs": [outs[1]], "RpnRoisNum": [outs[2]]},
+                         attrs={"pre_nms_topN": 40, "post_nms_topN": keep, "nms_thresh": 0.5, "min_size": min_size,
+                                "eta": 1.0, "pixel_offset": pixel_offset})
+        return outs
+
+    return build
+
+
+
+
 DETECTION: dict[str, Case] = {
+    "generate_proposals": Case(_proposals(0.1, True, 1, 12), (_plain(1, 3, 4, 5, name="s"), _plain(1, 12, 4, 5, name="d")),
+                               legacy=_legacy_proposals(0.1, True, 1, 12)),
+    "generate_proposals_two_images": Case(_proposals(6.0, False, 2, 30),
+                                          (_plain(2, 3, 4, 5, name="s"), _plain(2, 12, 4, 5, name="d")),
+                                          legacy=_legacy_proposals(6.0, False, 2, 30)),
     "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),)),
     "prior_box": Case(fn(lambda x: _p().vision.ops.prior_box(
         x, _p().zeros([1, 3, 64, 48]), min_sizes=[8.0, 16.0], max_sizes=[12.0, 24.0], aspect_ratios=[2.0, 3.0],
