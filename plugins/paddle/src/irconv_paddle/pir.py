@@ -207,6 +207,8 @@ def _attr_value(value: Any) -> Any:
     a ``dtype`` as its NumPy name)."""
     if not isinstance(value, dict):
         return value
+    if "VD" in value:  # a float the JSON cannot hold: "INF", "-INF", "NAN"
+        return float(value["VD"])
     kind, data = value.get("#", ""), value.get("D")
     if kind.endswith("a_array"):
         return [_attr_value(v) for v in data or []]
