@@ -136,6 +136,16 @@ def _legacy_logical_not(x: Any) -> Any:
     return out
 
 
+def _legacy_eye(rows: int, columns: int) -> Any:
+    """A legacy ``eye`` operator (Paddle 3's ``paddle.eye`` only builds PIR)."""
+    from paddle.base.layer_helper import LayerHelper
+
+    helper = LayerHelper("eye")
+    out = helper.create_variable_for_type_inference(dtype="float32")
+    helper.append_op(type="eye", outputs={"Out": [out]}, attrs={"num_rows": rows, "num_columns": columns, "dtype": 5})
+    return out
+
+
 def _legacy_cond(threshold: float) -> Callable[..., list[Any]]:
     """``paddle.static.nn.cond`` on ``mean(x) > threshold`` with two results per branch, as
     Paddle writes it in a legacy program: a ``conditional_block`` per branch, then one
@@ -393,6 +403,9 @@ CASES.update({
     "p_norm_1_vector": Case(fn(lambda x: _p().linalg.norm(x.flatten(), p=1, axis=0)), (_plain(2, 3, 4),),
                             legacy=("p_norm", {"porder": 1.0, "axis": 0, "epsilon": 1e-12, "keepdim": False,
                                                "asvector": True})),
+    "eye": Case(fn(lambda x: x + _p().eye(3, 4)), (_plain(2, 3, 4),),
+                legacy=lambda x: [x + _legacy_eye(3, 4)]),
+    "eye_square": Case(fn(lambda x: x * _p().eye(4)), (_plain(2, 4, 4),), legacy=lambda x: [x * _legacy_eye(4, -1)]),
     "variance": Case(fn(lambda x: x), (_plain(2, 3, 4),), forms=("legacy",),
                      legacy=("variance", {"axis": [0, 2], "keepdim": False}, {"x": ["x"]}, "out")),
     "variance_all_keepdim": Case(fn(lambda x: x), (_plain(2, 3, 4),), forms=("legacy",),
