@@ -24,33 +24,36 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
     """The tensors of ``path`` named by ``names`` (which must be sorted as Paddle sorts them)."""
     from irconv_paddle.proto import framework_pb2
 
-    data = path.read_bytes()
+    data = bytearray(path.stat().st_size)  # one writable buffer the parameters are views of: no copies
+    with open(path, "rb") as f:
+        f.readinto(data)
     offset = 0
     values: dict[str, np.ndarray] = {}
 
-    def take(size: int, what: str) -> bytes:
+    def take(size: int, what: str) -> int:
+        """Where the next ``size`` bytes start (after checking the file holds them)."""
         nonlocal offset
         if offset + size > len(data):
             raise ModelFileError(
                 f"{path}: ends inside {what} of parameter {name!r} ({len(values) + 1} of {len(names)}): "
                 "the file is truncated or belongs to another program; save the model again")
-        chunk = data[offset:offset + size]
         offset += size
-        return chunk
+        return offset - size
 
     for name in names:
-        (version,) = struct.unpack("<I", take(4, "the header"))
+        (version,) = struct.unpack_from("<I", data, take(4, "the header"))
         if version != 0:
             raise ModelFileError(f"{path}: parameter {name!r} has tensor format version {version}; only 0 is known")
-        (levels,) = struct.unpack("<Q", take(8, "the header"))
+        (levels,) = struct.unpack_from("<Q", data, take(8, "the header"))
         for _ in range(levels):
-            (size,) = struct.unpack("<Q", take(8, "the LoD"))
+            (size,) = struct.unpack_from("<Q", data, take(8, "the LoD"))
             take(size, "the LoD")
         take(4, "the header")
-        (desc_size,) = struct.unpack("<i", take(4, "the header"))
+        (desc_size,) = struct.unpack_from("<i", data, take(4, "the header"))
         desc = framework_pb2.VarType.TensorDesc()
         try:
-            desc.ParseFromString(take(desc_size, "the description"))
+            start = take(desc_size, "the description")
+            desc.ParseFromString(bytes(data[start:start + desc_size]))
         except Exception as exc:  # protobuf's DecodeError: the bytes are not a TensorDesc
             raise ModelFileError(f"{path}: parameter {name!r}: unreadable tensor description ({exc})") from exc
         dtype = dtype_of_var_type(desc.data_type)
@@ -58,8 +61,8 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
             raise ModelFileError(f"{path}: parameter {name!r} has element type {desc.data_type}, which irconv does not read")
         shape = tuple(int(d) for d in desc.dims)
         count = int(np.prod(shape, dtype=np.int64))
-        raw = take(count * dtype.itemsize, "the data")
-        values[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        start = take(count * dtype.itemsize, "the data")
+        values[name] = np.frombuffer(data, dtype=dtype, count=count, offset=start).reshape(shape)
     if offset != len(data):
         raise ModelFileError(
             f"{path}: {len(data) - offset} bytes left after the program's {len(names)} parameters: "
