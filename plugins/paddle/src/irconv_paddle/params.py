@@ -11,6 +11,7 @@ names (the program, not the file, holds the names). One tensor, little endian:
 
 from __future__ import annotations
 
+import mmap
 import struct
 from pathlib import Path
 
@@ -24,9 +25,7 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
     """The tensors of ``path`` named by ``names`` (which must be sorted as Paddle sorts them)."""
     from irconv_paddle.proto import framework_pb2
 
-    data = bytearray(path.stat().st_size)  # one writable buffer the parameters are views of: no copies
-    with open(path, "rb") as f:
-        f.readinto(data)
+    data = _mapped(path)
     offset = 0
     values: dict[str, np.ndarray] = {}
 
@@ -68,3 +67,12 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
             f"{path}: {len(data) - offset} bytes left after the program's {len(names)} parameters: "
             "the parameters file belongs to another program")
     return values
+
+
+def _mapped(path: Path) -> mmap.mmap | bytearray:
+    """The file as one buffer the parameters are views of: mapped copy-on-write (read as the
+    writer reaches each tensor, never copied; the views are writable, the file untouched)."""
+    with open(path, "rb") as f:
+        if path.stat().st_size == 0:
+            return bytearray()
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
