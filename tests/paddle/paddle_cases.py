@@ -570,13 +570,39 @@ def _legacy_proposals(min_size: float, pixel_offset: bool, batch: int, keep: int
 
 
 
+def _legacy_yolo_head(x: Any) -> list[Any]:
+    """:func:`_YoloHead` written through the static-graph API (its ``multiclass_nms3`` as the
+    legacy operator): the same outputs, the weights the startup program draws."""
+    import numpy as np
+    from paddle.base.layer_helper import LayerHelper
+
+    paddle = _p()
+    static = paddle.static.nn
+    h = x
+    for channels in (8, 16):
+        h = static.batch_norm(static.conv2d(h, channels, 3, stride=2, padding=1), is_test=True)
+        h = paddle.nn.functional.leaky_relu(h, 0.1)
+    raw = static.conv2d(h, 3 * (5 + 4), 1)
+    size = paddle.assign(np.full([1, 2], 320, np.int32))
+    boxes, scores = paddle.vision.ops.yolo_box(raw, size, anchors=[10, 13, 16, 30, 33, 23], class_num=4,
+                                               conf_thresh=0.3, downsample_ratio=4)
+    helper = LayerHelper("multiclass_nms3")
+    out, index = (helper.create_variable_for_type_inference(dtype=t) for t in ("float32", "int32"))
+    count = helper.create_variable_for_type_inference(dtype="int32")
+    helper.append_op(type="multiclass_nms3", inputs={"BBoxes": [boxes], "Scores": [paddle.transpose(scores, [0, 2, 1])]},
+                     outputs={"Out": [out], "Index": [index], "NmsRoisNum": [count]},
+                     attrs={"score_threshold": 0.3, "nms_top_k": 50, "keep_top_k": 10, "nms_threshold": 0.45,
+                            "normalized": False, "nms_eta": 1.0, "background_label": -1})
+    return [boxes, scores, out, count]
+
+
 DETECTION: dict[str, Case] = {
     "generate_proposals": Case(_proposals(0.1, True, 1, 12), (_plain(1, 3, 4, 5, name="s"), _plain(1, 12, 4, 5, name="d")),
                                legacy=_legacy_proposals(0.1, True, 1, 12)),
     "generate_proposals_two_images": Case(_proposals(6.0, False, 2, 30),
                                           (_plain(2, 3, 4, 5, name="s"), _plain(2, 12, 4, 5, name="d")),
                                           legacy=_legacy_proposals(6.0, False, 2, 30)),
-    "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),)),
+    "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),), legacy=_legacy_yolo_head),
     "prior_box": Case(fn(lambda x: _p().vision.ops.prior_box(
         x, _p().zeros([1, 3, 64, 48]), min_sizes=[8.0, 16.0], max_sizes=[12.0, 24.0], aspect_ratios=[2.0, 3.0],
         variance=[0.1, 0.1, 0.2, 0.2], flip=True, clip=True)), _image(4, 5, 6)),
