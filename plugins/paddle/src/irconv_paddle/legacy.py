@@ -143,7 +143,6 @@ class _BlockReader:
         return PaddleOp("while", results[0][0] if results else "while", args, results,
                         {"captured": len(read)}, ("Condition", *carried, *read), body=body)
 
-
     def _conditional_block(self, op: Any, inputs: dict[str, tuple[str, ...]], outputs: dict[str, tuple[str, ...]],
                            attrs: dict[str, Any], current: dict[str, str]) -> list[PaddleOp]:
         """``conditional_block`` (the legacy ``if``): its sub-block's operators are read in line,

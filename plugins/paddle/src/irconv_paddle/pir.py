@@ -100,7 +100,7 @@ class _Reader:
                 self._while(raw, op, operands, results, attrs)
             else:
                 if full == "pd_op.create_array":  # the elements' type and dims, from its result's type
-                    element = (_tensor_type(results[0].get("TT", {})) or (((-1,), np.dtype("float32"))))
+                    element = _tensor_type(results[0].get("TT", {})) or ((-1,), np.dtype("float32"))
                     attrs = {"dtype": element[1].name, "dims": list(element[0][1:])}
                 if full == "pd_op.if":
                     # Both branches are read into the program: the if selects between their results.
