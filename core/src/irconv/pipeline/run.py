@@ -246,6 +246,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     check_supported_with_hints(graph, registry)
     progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
     extract_graph(graph, registry, options, progress, report.notes)
+    _require_outputs(graph, path)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")
@@ -270,6 +271,16 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     refuse_oversized_tensors(graph)
     report.notes += large_tensor_notes(graph)
     return graph
+
+
+def _require_outputs(graph: Graph, model: Path | object) -> None:
+    """Refuse a model without outputs: every operation in it would be dead code, and the IR
+    would be one OpenVINO reads but nothing can be run or compared with."""
+    if not graph.results():
+        raise ModelFileError(
+            f"{_model_text(model)} declares no outputs: there is nothing to convert (name the tensors to "
+            "compute with --output)"
+        )
 
 
 def _size_of(path: Path) -> int:

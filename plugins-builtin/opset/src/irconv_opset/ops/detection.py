@@ -232,6 +232,33 @@ class Proposal(Proposal_v1):
         set_output(node, 1, (rows,), input_type(node, 0))
 
 
+@dataclass(eq=False)
+class GenerateProposals(CoercedAttrs, Op):
+    """GenerateProposals-9: per image, proposals from anchors [H, W, A, 4] moved by deltas
+    [N, 4A, H, W] and scored by scores [N, A, H, W], clipped to im_info [N, 3 or 4]
+    (height, width, scales), the small ones dropped, then NMS: the kept boxes [R, 4], their
+    scores [R] and how many each image has [N] (R at most N * post_nms_count)."""
+
+    type = "GenerateProposals"
+    version = 9
+    outputs = 3
+
+    min_size: float = attr(0.0)
+    nms_threshold: float = attr(0.0)
+    pre_nms_count: int = attr(1)
+    post_nms_count: int = attr(1)
+    normalized: bool = attr(True)
+    nms_eta: float = attr(1.0)
+    roi_num_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
+
+    def infer(self, node: Node) -> None:
+        scores = input_shape(node, 3)
+        images = scores[0] if scores else None
+        set_output(node, 0, (None, 4), input_type(node, 2))
+        set_output(node, 1, (None,), input_type(node, 2))
+        set_output(node, 2, (images,), self.roi_num_type)
+
+
 class DecayFunction(str, enum.Enum):
     linear = "linear"
     gaussian = "gaussian"
@@ -424,6 +451,7 @@ OPS: tuple[type[Op], ...] = (
     ReorgYolo,
     Proposal_v1,
     Proposal,
+    GenerateProposals,
     NonMaxSuppression_v1,
     NonMaxSuppression_v3,
     NonMaxSuppression_v4,
