@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened
 from irconv.graph import Graph, OutPort
 from irconv.graph.budget import check_weight_bytes
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
@@ -240,7 +240,7 @@ class GraphReader:
         if element_type is ElementType.dynamic:
             readable = ", ".join(et.value for et in ElementType if et is not ElementType.dynamic)
             raise ModelFileError(
-                f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
+                f"{where}: constants of element type {shortened(repr(layer.data.get('element_type')))} are not supported "
                 f"by irconv (supported: {readable})"
             )
         try:
@@ -251,7 +251,7 @@ class GraphReader:
             raise ModelFileError(f"{where}: bad Const attributes {layer.data} ({exc})") from None
         dims = [int(d) for d in shape or () if d is not None]
         if shape is None or len(dims) != len(shape):
-            raise ModelFileError(f"{where}: a Const needs a static shape, got {layer.data.get('shape')!r}")
+            raise ModelFileError(f"{where}: a Const needs a static shape, got {shortened(repr(layer.data.get('shape')))}")
         if self.weights is None:
             raise ModelFileError(f"{where}: the weights file {self.path.with_suffix('.bin')} is missing")
         if offset < 0 or offset + size > self.weights.size:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.graph.budget import check_weight_bytes
 
 from irconv_caffe.caffemodel import Blob
@@ -36,7 +36,7 @@ class CaffeLayer:
         return self.param.type
 
     def describe(self) -> str:
-        return f"layer {self.name!r} ({self.type})"
+        return f"layer {quoted(self.name)} ({self.type})"
 
     def blob_count(self) -> int:
         return len(self.blobs or ())

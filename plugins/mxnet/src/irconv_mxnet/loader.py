@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError, quoted
 from irconv.graph import Graph, MetaKey, OutPort
 from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
@@ -213,7 +213,7 @@ def _parameter(variable: SymbolNode, index: int, count: int, ctx: LoadContext) -
     shape: MaybeShape = spec.shape if spec is not None and spec.shape is not None else _declared_shape(variable)
     if shape is None:
         raise UserError(
-            f"the MXNet model input {variable.name!r} has no shape (MXNet symbols do not store input "
+            f"the MXNet model input {quoted(variable.name)} has no shape (MXNet symbols do not store input "
             f"shapes): give it with --input {variable.name}[1,3,224,224] (your dimensions; ? for a dynamic one)"
         )
     element_type = ElementType.f32

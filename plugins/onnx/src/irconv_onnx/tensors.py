@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ConversionError, ModelFileError
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph.budget import check_weight_bytes, weight_bytes
 from irconv.types import ElementType
 
@@ -81,7 +81,7 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
     ``raw_data`` becomes a ``np.frombuffer`` view; external data becomes a ``np.memmap``
     of the side file, so multi-gigabyte weights are never read into memory here.
     """
-    where = f"tensor {tensor.name!r}" if tensor.name else "tensor"
+    where = f"tensor {quoted(tensor.name)}" if tensor.name else "tensor"
     dtype = numpy_dtype(tensor.data_type, where)
     shape = tuple(int(d) for d in tensor.dims)
     if tensor.data_location == 1:  # EXTERNAL
@@ -124,7 +124,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     """
     if Path(location).is_absolute() or location.startswith(("/", "\\")):
         raise ModelFileError(
-            f"{where}: external data location {location!r} is an absolute path, outside the model's folder; "
+            f"{where}: external data location {quoted(location)} is an absolute path, outside the model's folder; "
             "keep the weight files next to the model and name them relative to it"
         )
     root = folder.resolve()
@@ -132,7 +132,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     if not path.is_relative_to(root):
         link = " through a symbolic link" if (folder / location).is_symlink() else ""
         raise ModelFileError(
-            f"{where}: external data location {location!r} leads outside the model's folder {root}{link}; "
+            f"{where}: external data location {quoted(location)} leads outside the model's folder {root}{link}; "
             "irconv reads weights only from files inside that folder"
         )
     return path

@@ -83,7 +83,7 @@ def build_graph(
 def _op_for(
     tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: dict[str, dict[str, Graph]] | None
 ) -> Op:
-    where = f"node {tf_node.name!r}"
+    where = f"node {quoted(tf_node.name)}"
     if tf_node.value is not None:
         return Const(tf_node.value)
     if tf_node.op == "Const":
@@ -93,7 +93,7 @@ def _op_for(
     if tf_node.op == "Placeholder" or endpoint is not None:
         dtype = tf_node.get("dtype", 1)
         if base_dtype(dtype) == DT_STRING:
-            raise ModelFileError(f"model input {tf_node.name!r} is a string tensor, which the IR cannot take")
+            raise ModelFileError(f"model input {quoted(tf_node.name)} is a string tensor, which the IR cannot take")
         shape: MaybeShape = tf_node.get("shape")
         if endpoint is not None and endpoint.has_shape:
             shape = endpoint.shape

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError, quoted
+from irconv.errors import ModelFileError, quoted, shortened
 from irconv.graph.budget import check_weight_bytes
 
 from irconv_torch.archive_version import WriterVersion
@@ -47,7 +47,7 @@ def load_program_file(path: Path) -> Any:
     try:
         document = json.loads(reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(model)))
     except Exception as exc:
-        raise ModelFileError(f"{path}: the exported program {model!r} is not valid JSON "
+        raise ModelFileError(f"{path}: the exported program {shortened(repr(model))} is not valid JSON "
                              f"({type(exc).__name__}: {_first_line(exc)})") from None
     writer = WriterVersion.of(document)
     writer.check_readable(path)
@@ -56,7 +56,7 @@ def load_program_file(path: Path) -> Any:
     except ModelFileError:
         raise
     except Exception as exc:
-        raise ModelFileError(f"{path}: the exported program {model!r} cannot be read "
+        raise ModelFileError(f"{path}: the exported program {shortened(repr(model))} cannot be read "
                              f"({type(exc).__name__}: {_first_line(exc)}){writer.hint()}") from None
 
 
@@ -93,14 +93,14 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
     found: dict[str, Any] = {}
     for fqn, meta in config.config.items():
         if not weights and not meta.path_name.startswith(names.TENSOR_CONSTANT_FILENAME_PREFIX):
-            raise ModelFileError(f"constant {fqn!r} is a pickled Python object; irconv does not unpickle "
+            raise ModelFileError(f"constant {quoted(fqn)} is a pickled Python object; irconv does not unpickle "
                                  "code from a model file")
         if meta.use_pickle:
             data = reader.read_bytes(os.path.join(folder, meta.path_name))
             try:
                 found[fqn] = torch.load(io.BytesIO(data), weights_only=True)
             except Exception as exc:
-                raise ModelFileError(f"{kind[:-1]} {fqn!r} is a pickle that is not a plain tensor "
+                raise ModelFileError(f"{kind[:-1]} {quoted(fqn)} is a pickle that is not a plain tensor "
                                      f"(refused: {_first_line(exc)})") from None
             continue
         from torch._export.serde.serialize import (

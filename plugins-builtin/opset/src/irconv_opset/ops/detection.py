@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -111,7 +111,7 @@ class DetectionOutput(CoercedAttrs, Op):
                     f"needs {expected}"
                 )
         if problem:
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): {problem}")
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): {problem}")
 
 
 @dataclass(eq=False)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
@@ -100,7 +101,7 @@ class Einsum(Op):
         inputs_text, _, output = self.equation.partition("->")
         subscripts = inputs_text.split(",")
         if len(subscripts) != count:
-            raise ValueError(f"Einsum equation {self.equation!r} names {len(subscripts)} inputs, got {count}")
+            raise ValueError(f"Einsum equation {quoted(self.equation)} names {len(subscripts)} inputs, got {count}")
         return subscripts, output
 
     def infer(self, node: Node) -> None:
@@ -121,7 +122,7 @@ class Einsum(Op):
                 dims += list(zip(tail, shape[len(shape) - len(tail) :], strict=True))
             else:
                 if len(sub) != len(shape):
-                    raise ValueError(f"Einsum subscript {sub!r} does not match an input of rank {len(shape)}")
+                    raise ValueError(f"Einsum subscript {quoted(sub)} does not match an input of rank {len(shape)}")
                 dims = list(zip(sub, shape, strict=True))
             # A label repeated inside one operand (a diagonal) names one size: no broadcasting.
             own: dict[str, Dim] = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -99,7 +99,7 @@ def _check_shrink_bounds(node: Node, shape: MaybeShape, index: Index) -> None:
     for begin, dim in _shrunk_dims(shape, index):
         if dim is not None and not -dim <= begin < dim:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
+                f"node {quoted(node.name)} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
                 f"removes (shrink_axis_mask), whose length is {dim}: it must be in [{-dim}, {dim}); fix the model"
             )
 
@@ -488,7 +488,7 @@ class Reverse(Op):
     def infer(self, node: Node) -> None:
         if self.mode == "mask" and in_type(node, 1) not in (ElementType.boolean, ElementType.dynamic):
             raise ConversionError(
-                f"node {node.name!r} ({self.describe()}): in mode 'mask' input 1 (axes) must be "
+                f"node {quoted(node.name)} ({self.describe()}): in mode 'mask' input 1 (axes) must be "
                 f"boolean, got {in_type(node, 1).value}"
             )
         if self.mode == "index":

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv import narrow_float
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
@@ -130,7 +130,7 @@ def _check_element_count(node: Node, data: MaybeShape, out: MaybeShape) -> None:
     fits = product == total if len(known) == len(out) else (product == 0 or total % product == 0)
     if not fits:
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}): cannot reshape {total} element(s) of shape "
+            f"node {quoted(node.name)} ({node.op.describe()}): cannot reshape {total} element(s) of shape "
             f"{list(data)} to {['?' if d is None else d for d in out]}"
         )
 
@@ -160,7 +160,7 @@ class Transpose(Op):
             perm = normalize_axes(order.reshape(-1), len(shape)) if order.size else list(range(len(shape)))[::-1]
             if sorted(perm) != list(range(len(shape))):
                 raise ConversionError(
-                    f"node {node.name!r} ({node.op.describe()}): order {order.reshape(-1).tolist()} is not a "
+                    f"node {quoted(node.name)} ({node.op.describe()}): order {order.reshape(-1).tolist()} is not a "
                     f"permutation of the input's {len(shape)} axes"
                 )
             out = tuple(shape[p] for p in perm)
@@ -188,14 +188,14 @@ class Concat(Op):
         out_type = next((t for t in types if t is not ElementType.dynamic), ElementType.dynamic)
         known = [s for s in shapes if s is not None]
         if len({t for t in types if t is not ElementType.dynamic}) > 1:
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different element types "
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): inputs of different element types "
                                   f"({', '.join(t.value for t in types)})")
         if not known:
             set_output(node, 0, None, out_type)
             return
         rank = len(known[0])
         if any(len(s) != rank for s in known):
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different ranks "
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): inputs of different ranks "
                                   f"({', '.join(str(len(s)) for s in known)})")
         axis = normalize_axis(self.axis, rank)
         dims: list[Dim] = list(known[0])
@@ -398,7 +398,7 @@ class Squeeze(Op):
             dynamic = [a for a in normalize_axes(axes.reshape(-1), len(shape)) if shape[a] is None]
             what = f"axis {dynamic[0]} of its input {format_shape(shape)} has a run-time size"
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
+            f"node {quoted(node.name)} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
             "the output's rank would depend on it, which OpenVINO's CPU plugin cannot compile; "
             "give that dimension a static size (--input)"
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, extractor, i64, input_constant, input_scalar, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -136,7 +136,7 @@ def _quantize_and_dequantize(node: Node, ctx: ExtractContext, version: int) -> l
     elif mode == "HALF_UP":
         rounded = ctx.op(Floor(), ctx.op(Add(), scaled, const(0.5, "half")), suffix="rounded")
     else:
-        raise ConversionError(f"{ctx.where()}: unknown round_mode {mode!r}")
+        raise ConversionError(f"{ctx.where()}: unknown round_mode {quoted(mode)}")
     return [ctx.op(Multiply(), rounded, inverse, suffix="dequantized")]
 
 
