@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 

@@ -68,7 +68,8 @@ def input_scalar(ctx: ExtractContext, idx: int, what: str) -> np.generic:
     value = input_constant(ctx, idx, what)
     if value.size != 1:
         raise ConversionError(f"{ctx.where()}: {what} (input {idx}) must be one value, got shape {list(value.shape)}")
-    return value.reshape(-1)[0]
+    found: np.generic = value.reshape(-1)[0]
+    return found
 
 
 def input_vector(ctx: ExtractContext, idx: int, what: str) -> np.ndarray | None:
