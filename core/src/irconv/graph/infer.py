@@ -17,6 +17,7 @@ from irconv.graph.budget import (
     start_pass,
     values_bytes,
 )
+from irconv.graph.symbolic import infer_symbols
 from irconv.types import ElementType, format_shape
 
 
@@ -50,6 +51,7 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
             f"inferring node {node.name!r} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
             op=type(op),
         ) from exc
+    infer_symbols(node)
     ledger = ledger if ledger is not None else ledger_for(node.graph)
     if op.declares_output:
         check_declared_size(node, ledger.budget.declared_elements)
@@ -75,6 +77,7 @@ def forget_facts(node: Node) -> None:
     for port in node.out_ports():
         data = port.data
         data.shape, data.element_type, data.value, data.shape_derived = None, ElementType.dynamic, None, False
+        data.symbols = None
 
 
 def _propagate_values(node: Node, ledger: BudgetLedger) -> None:

@@ -115,3 +115,111 @@ def _element(value: object) -> int | None | DimOf:
     if isinstance(value, (int, np.integer)):
         return int(value)
     return None
+
+
+# ----------------------------------------------------------------- symbolic values
+#: Integer arithmetic a shape sub-graph computes on dims (``view(b, s, h * d)``, ``s // 2``).
+_ARITHMETIC = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Divide": lambda a, b: _divide(a, b),
+}
+
+
+def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
+    """The value at ``port`` over symbolic dims: an object array of ints (constants of the
+    model), :class:`~irconv.types_symbols.Expr` (dims known by their symbols) and None
+    (unknown); None when nothing is known. A value computed from shapes is followed back to
+    the shapes' symbols, so a dim of a model input's static shape stays a (pinned) symbol."""
+    if port is None or depth > MAX_DEPTH:
+        return None
+    data = port.data
+    if data.value is not None and not data.shape_derived:
+        value = np.asarray(data.value)
+        if value.size > 64 or not np.issubdtype(value.dtype, np.integer):
+            return None
+        return _objects([int(v) for v in value.reshape(-1)]).reshape(value.shape)
+    node = port.node
+    if not node.op.is_opset_op or port.idx != 0 or not data.element_type.is_integer:
+        return None
+    kind = node.op.type
+    if kind == "ShapeOf":
+        from irconv.graph.symbolic import input_symbols
+
+        dims = input_symbols(node, 0)
+        return None if dims is None else _objects(list(dims))
+    if kind in _PASS_THROUGH:
+        return symbolic_value(node.in_port(0).get_source(), depth + 1)
+    if kind in _MOVERS:
+        return _moved_symbolic(port, depth)
+    if kind in _ARITHMETIC and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
+        a = symbolic_value(node.in_port(0).get_source(), depth + 1)
+        b = symbolic_value(node.in_port(1).get_source(), depth + 1)
+        if a is None or b is None:
+            return None
+        return _elementwise(_ARITHMETIC[kind], a, b)
+    return None
+
+
+def symbolic_elements(port: OutPort | None) -> list[object] | None:
+    """The symbolic value of a 1-D (or scalar) tensor as a flat list."""
+    value = symbolic_value(port)
+    if value is None or value.ndim > 1:
+        return None
+    return list(value.reshape(-1))
+
+
+def _moved_symbolic(port: OutPort, depth: int) -> np.ndarray | None:
+    node = port.node
+    inputs = []
+    for idx in range(node.num_inputs()):
+        source = node.in_port(idx).get_source()
+        if node.op.type == "Concat" or idx == 0:
+            value = symbolic_value(source, depth + 1)
+        else:
+            constant = None if source is None else source.data.value
+            value = None if constant is None else np.asarray(constant)
+        if value is None:
+            return None
+        inputs.append(value)
+    try:
+        results = node.op.evaluate(inputs)
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return None
+    if not results:
+        return None
+    out = np.asarray(results[0], dtype=object)
+    return out if out.ndim <= 1 else None
+
+
+def _divide(a: object, b: object) -> object:
+    """Integer Divide on dims (never negative): floor division by a positive constant, or an
+    exact division of expressions; None when not provable."""
+    from irconv.types_symbols import Expr, divide_exact, floor_divide
+
+    if isinstance(b, int) and b > 0 and isinstance(a, (int, Expr)):
+        return floor_divide(a, b)
+    if isinstance(a, (int, Expr)) and isinstance(b, Expr):
+        return divide_exact(a, b)
+    return None
+
+
+def _elementwise(kernel: object, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    from irconv.types_symbols import Expr
+
+    def apply(x: object, y: object) -> object:
+        if not isinstance(x, (int, Expr)) or not isinstance(y, (int, Expr)):
+            return None
+        try:
+            return kernel(x, y)  # type: ignore[operator]
+        except (ArithmeticError, ValueError):
+            return None
+
+    try:
+        result = np.frompyfunc(apply, 2, 1)(a, b)
+    except ValueError:  # shapes that do not broadcast
+        return None
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
