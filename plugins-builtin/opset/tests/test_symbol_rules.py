@@ -15,12 +15,14 @@ from irconv_opset import (
     Concat,
     Convert,
     Divide,
+    Equal,
     Gather,
     MatMul,
     Multiply,
     Range,
     ReLU,
     Reshape,
+    Select,
     ShapeOf,
     Slice,
     Split,
@@ -149,3 +151,28 @@ def test_range_over_a_dim_has_that_dim_as_its_length():
     positions = b.op(Range(), b.const(np.int64(0)), length, b.const(np.int64(1)))
     infer_graph(b.graph)
     assert symbolic_shape(positions) == (symbolic_shape(x)[1],)
+
+
+def test_concat_proves_the_joined_tensors_other_dims_equal():
+    b = GraphBuilder()
+    past = b.parameter("past", (None, None, 4))
+    new = b.parameter("new", (None, None, 4))
+    both = b.op(Concat(axis=1), past, new)
+    infer_graph(b.graph)
+    # past's batch and new's batch are one symbol now, wherever they are read
+    assert symbolic_shape(past)[0] == symbolic_shape(new)[0] == symbolic_shape(both)[0]
+    assert symbolic_shape(past)[1] != symbolic_shape(new)[1]
+
+
+def test_expand_s_minus_one_handling_resolves_to_the_shape_it_keeps():
+    """``x.expand(shape)`` as TorchScript exports it: ``Select(Equal(shape, ConstantOfShape(
+    rank) * -1), ConstantOfShape(rank), shape)``; a dim is never -1, so it is ``shape``."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None))
+    shape = b.op(ShapeOf(), x)
+    rank = b.op(ShapeOf(), shape)
+    ones = b.op(Broadcast(), b.const(np.int64(1)), rank)
+    minus = b.op(Multiply(), ones, b.const(np.int64(-1)))
+    target = b.op(Select(), b.op(Equal(), shape, minus), ones, shape)
+    infer_graph(b.graph)
+    assert list(symbolic_value(target)) == list(symbolic_shape(x))

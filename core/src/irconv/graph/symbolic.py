@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from irconv.graph.meta import MetaKey
 from irconv.ops.traits import Trait
 from irconv.types import MaybeShape
-from irconv.types_symbols import Expr, Symbol, SymDim, SymShape, bounds, sym, value_of
+from irconv.types_symbols import Expr, FloorDiv, Symbol, SymDim, SymShape, bounds, floor_divide, sym, value_of
 
 if TYPE_CHECKING:
     from irconv.graph import Node
@@ -31,18 +32,86 @@ if TYPE_CHECKING:
 _RULE_ERRORS = (ArithmeticError, ValueError, IndexError, TypeError, KeyError)
 
 
+class SymbolEqualities:
+    """Symbols proven equal (a union-find over the graph's symbols): the dims a Concat joins
+    along other axes, a MatMul's inner dims. A pinned symbol (its value known) represents its
+    class, else the one named first."""
+
+    def __init__(self) -> None:
+        self._parent: dict[Symbol, Symbol] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._parent)
+
+    def find(self, symbol: Symbol) -> Symbol:
+        root = symbol
+        while root in self._parent:
+            root = self._parent[root]
+        while symbol != root:  # path compression
+            self._parent[symbol], symbol = root, self._parent[symbol]
+        return root
+
+    def union(self, a: Symbol, b: Symbol) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return
+        keep, other = sorted((ra, rb), key=lambda s: (s.fixed is None, s.key))
+        self._parent[other] = keep
+
+    def canonical(self, dim: SymDim) -> SymDim:
+        """``dim`` with every symbol replaced by its class's representative."""
+        if isinstance(dim, int) or not self._parent:
+            return dim
+        total: SymDim = 0
+        changed = False
+        for monomial, coefficient in dim.terms:
+            term: SymDim = coefficient
+            for atom in monomial:
+                if isinstance(atom, Symbol):
+                    root = self.find(atom)
+                    changed |= root != atom
+                    term = term * Expr((((root,), 1),))
+                else:
+                    numerator = self.canonical(atom.numerator)
+                    changed |= numerator != atom.numerator
+                    term = term * (floor_divide(numerator, atom.divisor) if numerator != atom.numerator else _atom(atom))
+            total = total + term
+        return total if changed else dim
+
+
+def _atom(atom: FloorDiv) -> Expr:
+    return Expr((((atom,), 1),))
+
+
+EQUAL_SYMBOLS: MetaKey[SymbolEqualities] = MetaKey(
+    "core.equal_symbols", SymbolEqualities, default=SymbolEqualities, doc="symbols proven equal by the graph's ops"
+)
+
+
+def unify(node: Node, a: SymDim | None, b: SymDim | None) -> None:
+    """Record that dims ``a`` and ``b`` are equal at run time (a rule's proof, e.g. Concat's)."""
+    first = a.as_symbol() if isinstance(a, Expr) else None
+    second = b.as_symbol() if isinstance(b, Expr) else None
+    if first is not None and second is not None and first != second:
+        node.graph.meta.setdefault(EQUAL_SYMBOLS).union(first, second)
+
+
 def symbolic_shape(port: OutPort | None) -> SymShape | None:
-    """The symbolic dims of the tensor at ``port`` (None: unknown rank)."""
+    """The symbolic dims of the tensor at ``port`` (None: unknown rank), each symbol replaced
+    by the representative of the symbols proven equal to it."""
     if port is None:
         return None
     data = port.data
     if data.shape is None:
         return None
     if data.symbols is not None and len(data.symbols) == len(data.shape):
-        return data.symbols
-    # not inferred since its shape was set: a constant's dims are its own, any other static
-    # dim may follow a model input's (pinned, so nothing is folded from it)
-    return _fresh(port, data.shape, pinned=port.node.op.declared_value() is None)
+        dims = data.symbols
+    else:
+        # not inferred since its shape was set: a constant's dims are its own, any other static
+        # dim may follow a model input's (pinned, so nothing is folded from it)
+        dims = _fresh(port, data.shape, pinned=port.node.op.declared_value() is None)
+    equalities = port.node.graph.meta.get(EQUAL_SYMBOLS)
+    return tuple(equalities.canonical(d) for d in dims) if equalities else dims
 
 
 def input_symbols(node: Node, idx: int) -> SymShape | None:
@@ -83,6 +152,9 @@ def infer_symbols(node: Node) -> None:
         if answer is None or len(answer) != len(shape):
             port.data.symbols = default
             continue
+        equalities = node.graph.meta.get(EQUAL_SYMBOLS)
+        if equalities:
+            answer = [None if a is None else equalities.canonical(a) for a in answer]
         port.data.symbols = tuple(_checked(a, d, fresh) for a, d, fresh in zip(answer, shape, default, strict=True))
 
 
@@ -91,8 +163,8 @@ def _checked(answer: SymDim | None, dim: int | None, fresh: SymDim) -> SymDim:
     says None for a dim it knows nothing about)."""
     if answer is None:
         return fresh
-    if dim is None:
-        return answer if isinstance(answer, Expr) and value_of(answer) is None else fresh
+    if dim is None:  # symbols may prove more than the ints did (a -1 over symbols that cancel)
+        return answer if isinstance(answer, Expr) or answer >= 0 else fresh
     return answer if value_of(answer) == dim else fresh
 
 

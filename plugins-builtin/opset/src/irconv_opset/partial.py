@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from irconv.graph import OutPort
+    from irconv.graph import Node, OutPort
 
 #: How far back a partial value is followed (shape sub-graphs are short).
 MAX_DEPTH = 16
@@ -153,6 +153,10 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
         return symbolic_value(node.in_port(0).get_source(), depth + 1)
     if kind in _MOVERS:
         return _moved_symbolic(port, depth)
+    if kind == "Select" and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
+        return _selected(node, depth)
+    if kind == "Broadcast" and getattr(node.op, "mode", "") in ("numpy", "bidirectional"):
+        return _broadcast_symbolic(node, depth)
     if kind in _ARITHMETIC and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
         a = symbolic_value(node.in_port(0).get_source(), depth + 1)
         b = symbolic_value(node.in_port(1).get_source(), depth + 1)
@@ -223,3 +227,72 @@ def _elementwise(kernel: object, a: np.ndarray, b: np.ndarray) -> np.ndarray | N
     out = np.empty(np.shape(result), dtype=object)
     out[...] = result
     return out
+
+
+def _selected(node: Node, depth: int) -> np.ndarray | None:
+    """Select over a condition decided element by element: exporters write ``expand(-1)`` as
+    ``Select(Equal(shape, -1), ones, shape)``, and a dim is never -1."""
+    condition = _condition(node.in_port(0).get_source(), depth + 1)
+    then = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    other = symbolic_value(node.in_port(2).get_source(), depth + 1)
+    if condition is None or then is None or other is None:
+        return None
+    pick = np.frompyfunc(lambda c, x, y: x if c is True else y if c is False else None, 3, 1)
+    try:
+        result = pick(condition, then, other)
+    except ValueError:
+        return None
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
+
+
+def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
+    """A boolean tensor as True/False/None (undecided) per element: a constant, or Equal of
+    symbolic values (equal expressions are equal; a sum of dims with positive coefficients
+    is never a negative constant)."""
+    if port is None or depth > MAX_DEPTH:
+        return None
+    data = port.data
+    if data.value is not None and data.value.dtype == np.bool_ and not data.shape_derived:
+        out = np.empty(data.value.shape, dtype=object)
+        out[...] = [bool(v) for v in data.value.reshape(-1)] if data.value.ndim else bool(data.value)
+        return out
+    node = port.node
+    if node.op.type != "Equal" or getattr(node.op, "auto_broadcast", "numpy") != "numpy":
+        return None
+    a = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    b = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    if a is None or b is None:
+        return None
+    return _elementwise(_equal, a, b)
+
+
+def _equal(a: object, b: object) -> object:
+    from irconv.types_symbols import Expr
+
+    if a == b:
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return False
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, Expr) and isinstance(y, int) and y < 0 and all(c > 0 for _, c in x.terms):
+            return False
+    return None
+
+
+def _broadcast_symbolic(node: Node, depth: int) -> np.ndarray | None:
+    """A small value broadcast to a static target (``ConstantOfShape`` of a rank)."""
+    data = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    target = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    if data is None or target is None or target.ndim != 1:
+        return None
+    if not all(isinstance(t, int) and 0 <= t <= 64 for t in target):
+        return None
+    try:
+        shape = np.broadcast_shapes(data.shape, tuple(int(t) for t in target))
+    except ValueError:
+        return None
+    out = np.empty(shape, dtype=object)
+    out[...] = np.broadcast_to(data, shape)
+    return out if out.ndim <= 1 else None

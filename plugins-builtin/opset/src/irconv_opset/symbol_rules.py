@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.graph.symbolic import broadcast_symbols, input_symbols
+from irconv.graph.symbolic import broadcast_symbols, input_symbols, unify
 from irconv.types_symbols import Expr, SymDim, bounds, divide_exact, floor_divide, product
 
 from irconv_opset.partial import symbolic_elements
@@ -45,6 +45,21 @@ def _ints(node: Node, idx: int) -> list[int] | None:
 def same_as_input(node: Node, idx: int = 0) -> Answer:
     """Ops whose output 0 has the shape of input ``idx`` (MVN, normalisations)."""
     return [input_symbols(node, idx)]
+
+
+def proven_length(node: Node, idx: int) -> int | None:
+    """The static length of 1-D (or scalar) input ``idx``: from its shape, or proven by its
+    symbols where the shape does not know it (a list as long as a dim the symbols fix). The
+    rank of a Reshape or Broadcast whose target is computed."""
+    shape = node.in_port(idx).data.get_shape() if node.has_input(idx) else None
+    if shape is None or len(shape) > 1:
+        return None
+    if not shape:
+        return 1
+    if shape[0] is not None:
+        return shape[0]
+    dims = input_symbols(node, idx)
+    return dims[0] if dims is not None and isinstance(dims[0], int) else None
 
 
 def reshape(node: Node, special_zero: bool) -> Answer:
@@ -92,6 +107,8 @@ def concat(node: Node, axis: int) -> Answer:
                 total = total + d
             out.append(total)
         else:  # equal at run time: a static one, else the first input's
+            for d in column[1:]:
+                unify(node, column[0], d)
             out.append(next((d for d in column if isinstance(d, int)), column[0]))
     return [tuple(out)]
 
@@ -164,6 +181,7 @@ def matmul(node: Node, transpose_a: bool, transpose_b: bool) -> Answer:
     a_vector, b_vector = len(a) == 1, len(b) == 1
     a = (1, *a) if a_vector else _swap_last(a, transpose_a)
     b = (*b, 1) if b_vector else _swap_last(b, transpose_b)
+    unify(node, a[-1], b[-2])
     batch = broadcast_symbols(a[:-2], b[:-2])
     rows: Dims = () if a_vector else (a[-2],)
     cols: Dims = () if b_vector else (b[-1],)
@@ -207,20 +225,25 @@ def variadic_split(node: Node) -> Answer:
 
 
 def slice_(node: Node) -> Answer:
-    """Slice-8: an axis sliced from 0 to the end by 1 keeps its dim; any other sliced axis is
-    left to ``infer`` (static) or a fresh symbol."""
+    """Slice-8: axes it does not slice keep their dims; an axis sliced from 0 to the end by 1
+    keeps its dim too; any other sliced axis is left to ``infer`` (static) or a fresh symbol."""
     data = input_symbols(node, 0)
     start, stop, step = (_ints(node, i) for i in (1, 2, 3))
-    if data is None or start is None or stop is None or step is None:
-        return [None]
-    axes = _ints(node, 4) if node.has_input(4) else list(range(len(start)))
-    if axes is None:
+    count = _len_of(node, 1)
+    axes = _ints(node, 4) if node.has_input(4) else (None if count is None else list(range(count)))
+    if data is None or axes is None:
         return [None]
     out: list[SymDim | None] = list(data)
-    for axis, b, e, s in zip(normalize_axes(axes, len(data)), start, stop, step, strict=False):
-        if not (b == 0 and e >= _TO_END and s == 1):
+    for i, axis in enumerate(normalize_axes(axes, len(data))):
+        whole = start is not None and stop is not None and step is not None
+        if not (whole and start[i] == 0 and stop[i] >= _TO_END and step[i] == 1):  # type: ignore[index]
             out[axis] = None
     return [tuple(out)]
+
+
+def _len_of(node: Node, idx: int) -> int | None:
+    shape = node.in_port(idx).data.get_shape() if node.has_input(idx) else None
+    return shape[0] if shape is not None and len(shape) == 1 else None
 
 
 def attention(node: Node) -> Answer:
