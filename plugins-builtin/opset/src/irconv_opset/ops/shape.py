@@ -103,7 +103,7 @@ class Reshape(Op):
         elif partial is not None:  # a computed pattern: as much as the runtime knows of it
             shape = self.target(in_shape(node, 0), partial, None if source is None else DimOf.key(source))
         else:
-            shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
+            shape = dynamic_shape(symbol_rules.proven_length(node, 1))
         _check_element_count(node, in_shape(node, 0), shape)
         set_output(node, 0, shape, in_type(node, 0))
 
@@ -515,7 +515,7 @@ class Broadcast(Op):
             target = None if partial is None else tuple(t if isinstance(t, int) else None for t in partial)
         out: MaybeShape
         if target is None:
-            rank = _len_of_1d(in_shape(node, 1))
+            rank = symbol_rules.proven_length(node, 1)
             if self.mode == "bidirectional" and rank is not None and data is not None:
                 rank = max(rank, len(data))
             out = dynamic_shape(rank) if self.mode != "bidirectional" or data is not None else None
