@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv.graph.symbolic import symbolic_shape
-from irconv.types_symbols import value_of
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType
-from irconv.types_symbols import floor_divide
+from irconv.types_symbols import floor_divide, value_of
 from irconv_opset import (
     Add,
     Broadcast,
@@ -31,6 +30,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.partial import symbolic_value
+
 
 def test_elementwise_layout_agnostic_and_matmul_rules_carry_the_symbols():
     b = GraphBuilder()

@@ -187,7 +187,8 @@ def _rule(node: Node) -> Sequence[Sequence[SymDim | None] | None]:
     op = node.op
     declared = getattr(op, "infer_symbols", None)
     if declared is not None:
-        return declared(node)
+        answer: Sequence[Sequence[SymDim | None] | None] = declared(node)
+        return answer
     if op.has(Trait.ELEMENTWISE) and getattr(op, "auto_broadcast", "numpy") == "numpy":
         shapes = [input_symbols(node, i) for i in range(node.num_inputs()) if node.has_input(i)]
         if any(s is None for s in shapes):

@@ -13,6 +13,7 @@ a :class:`DimOf` (the still-dynamic dim ``axis`` of the tensor at an output port
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -80,13 +81,16 @@ def partial_elements(port: OutPort | None) -> list[int | None | DimOf] | None:
     return [_element(v) for v in value.reshape(-1)]
 
 
-def _moved(port: OutPort, depth: int) -> np.ndarray | None:
+def _moved(
+    port: OutPort, depth: int, value_at: Callable[[OutPort | None, int], np.ndarray | None] = partial_value
+) -> np.ndarray | None:
+    """A mover's output over ``value_at``'s values of its moved inputs (partial or symbolic)."""
     node = port.node
     inputs = []
     for idx in range(node.num_inputs()):
         source = node.in_port(idx).get_source()
         if node.op.type == "Concat" or idx == 0:
-            value = partial_value(source, depth + 1)
+            value = value_at(source, depth + 1)
         else:
             constant = None if source is None else source.data.value
             value = None if constant is None else np.asarray(constant)
@@ -103,7 +107,7 @@ def _moved(port: OutPort, depth: int) -> np.ndarray | None:
     return out if out.ndim <= 1 else None
 
 
-def _objects(elements: list[int | None | DimOf]) -> np.ndarray:
+def _objects(elements: Sequence[object]) -> np.ndarray:
     out = np.empty(len(elements), dtype=object)
     out[:] = elements
     return out
@@ -152,7 +156,7 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
     if kind in _PASS_THROUGH:
         return symbolic_value(node.in_port(0).get_source(), depth + 1)
     if kind in _MOVERS:
-        return _moved_symbolic(port, depth)
+        return _moved(port, depth, symbolic_value)
     if kind == "Select" and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
         return _selected(node, depth)
     if kind == "Broadcast" and getattr(node.op, "mode", "") in ("numpy", "bidirectional"):
@@ -172,29 +176,6 @@ def symbolic_elements(port: OutPort | None) -> list[object] | None:
     if value is None or value.ndim > 1:
         return None
     return list(value.reshape(-1))
-
-
-def _moved_symbolic(port: OutPort, depth: int) -> np.ndarray | None:
-    node = port.node
-    inputs = []
-    for idx in range(node.num_inputs()):
-        source = node.in_port(idx).get_source()
-        if node.op.type == "Concat" or idx == 0:
-            value = symbolic_value(source, depth + 1)
-        else:
-            constant = None if source is None else source.data.value
-            value = None if constant is None else np.asarray(constant)
-        if value is None:
-            return None
-        inputs.append(value)
-    try:
-        results = node.op.evaluate(inputs)
-    except (TypeError, ValueError, IndexError, AttributeError):
-        return None
-    if not results:
-        return None
-    out = np.asarray(results[0], dtype=object)
-    return out if out.ndim <= 1 else None
 
 
 def _divide(a: object, b: object) -> object:

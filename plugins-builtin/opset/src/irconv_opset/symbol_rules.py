@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.graph.symbolic import broadcast_symbols, input_symbols, unify
-from irconv.types_symbols import Expr, SymDim, bounds, divide_exact, floor_divide, product
+from irconv.types_symbols import Expr, SymDim, divide_exact, floor_divide, product
 
 from irconv_opset.partial import symbolic_elements
 from irconv_opset.shapes import in_value, normalize_axes, normalize_axis
