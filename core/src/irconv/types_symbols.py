@@ -272,6 +272,9 @@ def value_of(dim: SymDim | None) -> int | None:
     """The dim's value when it is known now: an int, or an expression of fixed symbols."""
     if dim is None or isinstance(dim, int):
         return dim
+    symbol = dim.as_symbol()
+    if symbol is not None:
+        return symbol.fixed
     low, high = bounds(dim)
     return low if high == low else None
 

@@ -17,7 +17,7 @@ from irconv.graph.budget import (
     start_pass,
     values_bytes,
 )
-from irconv.graph.symbolic import infer_symbols
+from irconv.graph.symbolic import infer_symbols, mark_symbolic_inputs
 from irconv.types import ElementType, format_shape
 
 
@@ -138,6 +138,7 @@ def describe_inputs(node: Node) -> str:
 def infer_graph(graph: Graph) -> None:
     """Infer every node, producers first (a new budget pass)."""
     graph.take_dirty()
+    mark_symbolic_inputs(graph)
     ledger = start_pass(graph)
     for node in graph.topological_order():
         infer_node(node, ledger)

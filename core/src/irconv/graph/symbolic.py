@@ -24,7 +24,7 @@ from irconv.types import MaybeShape
 from irconv.types_symbols import Expr, FloorDiv, Symbol, SymDim, SymShape, bounds, floor_divide, sym, value_of
 
 if TYPE_CHECKING:
-    from irconv.graph import Node
+    from irconv.graph import Graph, Node
     from irconv.graph._port import OutPort
 
 # Rules compute with the inputs' symbols; a rule that meets a case it does not model raises one
@@ -83,6 +83,10 @@ def _atom(atom: FloorDiv) -> Expr:
     return Expr((((atom,), 1),))
 
 
+SYMBOLIC_INPUTS: MetaKey[bool] = MetaKey(
+    "core.symbolic_inputs", bool, doc="a model input has a dynamic dim: inference keeps symbols"
+)
+
 EQUAL_SYMBOLS: MetaKey[SymbolEqualities] = MetaKey(
     "core.equal_symbols", SymbolEqualities, default=SymbolEqualities, doc="symbols proven equal by the graph's ops"
 )
@@ -128,44 +132,75 @@ def _fresh(port: OutPort, shape: MaybeShape, pinned: bool) -> SymShape:
 
 
 def infer_symbols(node: Node) -> None:
-    """Set the symbolic dims of the node's outputs from its inputs' (after ``infer``)."""
+    """Set the symbolic dims of the node's outputs from its inputs' (after ``infer``).
+
+    A graph none of whose inputs has a dynamic dim (``SYMBOLIC_INPUTS`` off) keeps no symbols:
+    every static dim there follows the inputs' static shapes (pinned, as ``symbolic_shape``
+    reads a port without symbols), and computing them would only cost time."""
     op = node.op
     outputs = node.out_ports()
+    if not node.graph.meta.get(SYMBOLIC_INPUTS, True):
+        for port in outputs:
+            port.data.symbols = None
+        return
     if op.declares_output:  # a model input: fresh symbols for every dim; a Const: its ints
         pinned = op.declared_value() is None
-        for port in outputs:
-            if port.data.shape is not None:
-                port.data.symbols = _fresh(port, port.data.shape, pinned)
+        for port in outputs:  # (a Const's are read from its shape: nothing to store)
+            shape = port.data.shape
+            port.data.symbols = _fresh(port, shape, pinned) if pinned and shape is not None else None
         return
     answers: Sequence[Sequence[SymDim | None] | None] = ()
     try:
         answers = _rule(node)
     except _RULE_ERRORS:
         answers = ()
-    tainted = _reads_pinned(node)
+    tainted: bool | None = None  # computed when a static dim needs a default
+    equalities = node.graph.meta.get(EQUAL_SYMBOLS)
     for port in outputs:
         shape = port.data.shape
         if shape is None:
             continue
         answer = answers[port.idx] if port.idx < len(answers) else None
-        default = _fresh(port, shape, pinned=tainted)
         if answer is None or len(answer) != len(shape):
-            port.data.symbols = default
-            continue
-        equalities = node.graph.meta.get(EQUAL_SYMBOLS)
-        if equalities:
+            answer = (None,) * len(shape)
+        elif equalities:
             answer = [None if a is None else equalities.canonical(a) for a in answer]
-        port.data.symbols = tuple(_checked(a, d, fresh) for a, d, fresh in zip(answer, shape, default, strict=True))
+        dims: list[SymDim] = []
+        for axis, (a, d) in enumerate(zip(answer, shape, strict=True)):
+            checked = _checked(a, d)
+            if checked is None:
+                if d is not None and tainted is None:
+                    tainted = _reads_pinned(node)
+                key = (node.id, port.idx, axis)
+                checked = sym(key) if d is None else (sym(key, d, d) if tainted else d)
+            dims.append(checked)
+        port.data.symbols = tuple(dims)
 
 
-def _checked(answer: SymDim | None, dim: int | None, fresh: SymDim) -> SymDim:
-    """The rule's dim where it agrees with the inferred one, else the fresh symbol (a rule
-    says None for a dim it knows nothing about)."""
+def _checked(answer: SymDim | None, dim: int | None) -> SymDim | None:
+    """The rule's dim where it agrees with the inferred one, else None (a fresh symbol's
+    place; a rule says None for a dim it knows nothing about)."""
     if answer is None:
-        return fresh
+        return None
     if dim is None:  # symbols may prove more than the ints did (a -1 over symbols that cancel)
-        return answer if isinstance(answer, Expr) or answer >= 0 else fresh
-    return answer if value_of(answer) == dim else fresh
+        return answer if isinstance(answer, Expr) or answer >= 0 else None
+    if isinstance(answer, int):
+        return answer if answer == dim else None
+    return answer if value_of(answer) == dim else None
+
+
+def mark_symbolic_inputs(graph: Graph) -> None:
+    """Record whether any model input has a dynamic dim (or rank): only then do dims need
+    symbols. Inference calls it before a whole-graph pass."""
+    dynamic = False
+    for node in graph.nodes():
+        if node.op.declares_output and node.op.declared_value() is None:
+            shape = node.out_port(0).data.shape if node.num_outputs() else None
+            declared = getattr(node.op, "shape", ())
+            if shape is None or None in shape or declared is None or None in declared:
+                dynamic = True
+                break
+    graph.meta[SYMBOLIC_INPUTS] = dynamic
 
 
 def _reads_pinned(node: Node) -> bool:
@@ -190,10 +225,13 @@ def _rule(node: Node) -> Sequence[Sequence[SymDim | None] | None]:
         answer: Sequence[Sequence[SymDim | None] | None] = declared(node)
         return answer
     if op.has(Trait.ELEMENTWISE) and getattr(op, "auto_broadcast", "numpy") == "numpy":
-        shapes = [input_symbols(node, i) for i in range(node.num_inputs()) if node.has_input(i)]
-        if any(s is None for s in shapes):
-            return ()
-        return [broadcast_symbols(*[s for s in shapes if s is not None])]
+        shapes = []
+        for port in node.in_ports():
+            dims = symbolic_shape(port.get_source())
+            if dims is None:
+                return ()
+            shapes.append(dims)
+        return [broadcast_symbols(*shapes)]
     if op.has(Trait.LAYOUT_AGNOSTIC):
         return [input_symbols(node, 0)]
     return ()
@@ -206,6 +244,8 @@ def broadcast_symbol_dim(a: SymDim | None, b: SymDim | None) -> SymDim | None:
     1); two different symbols give no answer, None (either may be 1 at run time)."""
     if a is None or b is None:
         return None
+    if a is b:
+        return a
     if a == 1 or value_of(a) == 1 and isinstance(b, int):
         return b
     if b == 1 or value_of(b) == 1 and isinstance(a, int):
@@ -227,6 +267,8 @@ def _lower(dim: SymDim) -> int:
 
 
 def broadcast_symbols(*shapes: Sequence[SymDim | None]) -> tuple[SymDim | None, ...]:
+    if shapes and all(s == shapes[0] for s in shapes[1:]):  # the common case: one shape
+        return tuple(shapes[0])
     rank = max((len(s) for s in shapes), default=0)
     result: list[SymDim | None] = [1] * rank
     for shape in shapes:
