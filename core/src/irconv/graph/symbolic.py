@@ -125,6 +125,8 @@ def input_symbols(node: Node, idx: int) -> SymShape | None:
 def _fresh(port: OutPort, shape: MaybeShape, pinned: bool) -> SymShape:
     """Fresh symbols for the dynamic dims (and, ``pinned``, for the static ones too)."""
     assert shape is not None
+    if not pinned and None not in shape:
+        return shape  # type: ignore[return-value]  # ints only: already a symbolic shape
     key = (port.node.id, port.idx)
     return tuple(
         sym((*key, axis)) if d is None else (sym((*key, axis), d, d) if pinned else d) for axis, d in enumerate(shape)
