@@ -15,9 +15,9 @@ from irconv.errors import ConversionError
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
+from irconv_opset import symbol_rules
 from irconv_opset.ops._attrs import CONVERT_TYPES, INDEX_TYPES, NUMERIC_TYPES
 from irconv_opset.partial import DimOf, partial_elements
-from irconv_opset import symbol_rules
 from irconv_opset.rules import (
     refuse_run_time_rank,
     require_at_most,
