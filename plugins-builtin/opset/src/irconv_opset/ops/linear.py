@@ -11,6 +11,7 @@ from irconv.errors import quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.ops._spatial import broadcast_shapes, input_shape, input_type, merge_dim, set_output
 from irconv_opset.rules import require_at_most, require_same_type
 from irconv_opset.shapes import auto_broadcast
@@ -57,6 +58,9 @@ class MatMul(Op):
         rows: tuple[Dim, ...] = () if a_vector else (a[-2],)
         cols: tuple[Dim, ...] = () if b_vector else (b[-1],)
         return (*batch, *rows, *cols)
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.matmul(node, self.transpose_a, self.transpose_b)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
@@ -176,6 +180,9 @@ class ScaledDotProductAttention(Op):
             length = merge_dim(length, mask[-2])
         shape = None if batch is None else (*batch, length, value[-1])
         set_output(node, 0, shape, input_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.attention(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         query, key, value = (np.asarray(x, np.float64) for x in inputs[:3])

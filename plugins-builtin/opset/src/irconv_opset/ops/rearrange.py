@@ -16,6 +16,7 @@ from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 from irconv_opset.shapes import (
     dynamic_shape,
@@ -211,6 +212,9 @@ class Slice(Op):
         if shape is not None and (axes is not None or (not node.has_input(4) and start is not None)):
             out = index_shape(shape, self.index(len(shape), start, stop, step, axes))
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.slice_(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
