@@ -3,8 +3,9 @@
 The module is parsed with the MLIR bindings that ship in jaxlib; every ``stablehlo.*`` (and
 ``chlo.*``) operation of the public ``main`` becomes one ``SourceOp`` of framework ``jax``
 named by its operation name, with its attributes as plain Python values. Calls to private
-functions are inlined, ``stablehlo.constant`` becomes a Const, and the shape assertions
-jax.export adds for symbolic dimensions (side effects only) are left out.
+functions are inlined, ``stablehlo.constant`` becomes a Const, the regions of ``while`` and
+``case`` become the node's body graphs (with the values they capture as extra inputs), and
+the shape assertions jax.export adds for symbolic dimensions (side effects only) are left out.
 """
 
 from __future__ import annotations
