@@ -122,3 +122,29 @@ def test_a_jitted_function_with_closed_over_parameters(tmp_path: Path) -> None:
     variables = bound.variables
     module = NETWORKS["mlp"][0]
     check_function(jax.jit(lambda v: module.apply(variables, v)), x, tmp_path, rtol=1e-4, atol=1e-4)
+
+
+class SequenceTagger(nn.Module):
+    """An LSTM over the time axis (flax's nn.RNN: a lax.scan) and a GRU run backwards, then a
+    per-step classifier: [batch, time, features] -> [batch, time, classes]."""
+
+    @nn.compact
+    def __call__(self, x: Any) -> Any:
+        forward = nn.RNN(nn.LSTMCell(16))(x)
+        backward = nn.RNN(nn.GRUCell(8), reverse=True, keep_order=True)(x)
+        return nn.Dense(5)(jnp.concatenate([forward, backward], axis=-1))
+
+
+@pytest.mark.parametrize("symbolic", ["", "b", "b, t"], ids=["static", "batch", "batch_and_time"])
+def test_a_recurrent_network_over_a_sequence(symbolic: str, tmp_path: Path) -> None:
+    module = SequenceTagger()
+    x = RNG.standard_normal((2, 6, 12)).astype(np.float32)
+    bound = module.bind(module.init(jax.random.PRNGKey(0), x))
+    if not symbolic:
+        check_function(bound, x, tmp_path, rtol=1e-4, atol=1e-4)
+        return
+    dims = symbolic.split(", ") + ["6", "12"][len(symbolic.split(", ")) - 1:]
+    spec = jax.ShapeDtypeStruct(export.symbolic_shape(", ".join(dims)), jnp.float32)
+    shapes = [(1, 6, 12), (3, 6, 12)] if len(dims) == 3 and dims[1] == "6" else [(1, 3, 12), (3, 9, 12)]
+    runs = [RNG.standard_normal(shape).astype(np.float32) for shape in shapes]
+    check_function(bound, spec, tmp_path, runs=runs, rtol=1e-4, atol=1e-4)

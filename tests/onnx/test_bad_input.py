@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -105,3 +106,38 @@ def test_a_node_with_more_outputs_than_its_operation(tmp_path: Path) -> None:
     onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
     out = tmp_path / "out.xml"
     _assert_failed_cleanly(_convert(path, out), out, "has 1 output(s), but its output 1 is read by")
+
+
+def test_a_model_without_outputs_is_refused(tmp_path: Path) -> None:
+    # Every operation of such a model is dead code: the IR would have no Result, one OpenVINO
+    # compiles but nothing can run. The core refuses it for every format, after extraction.
+    path = tmp_path / "model.onnx"
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])], [])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    _assert_failed_cleanly(_convert(path, out), out, "declares no outputs", "--output")
+
+
+def test_output_flag_gives_a_model_without_outputs_one(tmp_path: Path) -> None:
+    path = tmp_path / "model.onnx"
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])], [])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    result = subprocess.run([sys.executable, "-m", "irconv", "convert", str(path), "-o", str(out), "--output", "y"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "<layer" in out.read_text() and 'type="Result"' in out.read_text()
+
+
+@pytest.mark.parametrize("pads_shape", [(), (2, 4)])
+def test_pads_of_another_rank_than_one_are_named(tmp_path: Path, pads_shape: tuple[int, ...]) -> None:
+    # A scalar `pads` raised a TypeError inside the extractor (a plugin fault, exit 6).
+    path = tmp_path / "model.onnx"
+    pads = numpy_helper.from_array(np.zeros(pads_shape, np.int64), "pads")
+    onnx.save_model(_model(helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"), [pads]), str(path))
+    out = tmp_path / "out.xml"
+    result = _convert(path, out)
+    assert result.returncode == 1, result.stderr
+    _assert_failed_cleanly(result, out, "pads (input 1) must be 1-D", "'pad'")

@@ -58,7 +58,7 @@ def test_pad_without_constant_value_but_with_axes(convert_and_compare) -> None:
 
 @pytest.mark.parametrize(("pads", "axes", "words"), [
     (np.zeros((1, 4), np.int64), None, r"pads \(input 1\) must be 1-D, got shape \[1, 4\]"),
-    (np.zeros(6, np.int64), np.array([0, 2], np.int64), r"pads \(input 1\) hold two entries per axis, got shapes "
+    (np.zeros(6, np.int64), np.array([0, 2], np.int64), r"pads \(input 1\) must hold two entries per axis given, got shapes "
      r"\[2\] and \[6\]"),
 ])
 def test_pad_of_misshapen_pads_or_axes_is_one_clear_error(tmp_path, capsys, pads, axes, words) -> None:

@@ -22,8 +22,9 @@ class Case:
     positive: bool = False
     #: For the legacy form, when Paddle 3's Python API only traces into PIR: the op type and
     #: attributes of a one-operator legacy program (inputs in slots X and Y, or as a third item
-    #: maps slots to input names; result in Out).
-    legacy: tuple[Any, ...] | None = None
+    #: maps slots to input names; result in Out), or a function building the program through
+    #: Paddle's static-graph API (the input variables in, the result variables out).
+    legacy: tuple[Any, ...] | Callable[..., list[Any]] | None = None
     #: Why irconv does not convert the legacy form of this case yet (its test is a strict xfail).
     legacy_not_converted: str | None = None
     #: The program forms the case is saved in (an op Paddle's Python API no longer reaches:
@@ -123,6 +124,85 @@ def _loop_until(x: Any) -> Any:
         total = total + x.abs().mean() + 0.5
         x = x * 0.5
     return x, total
+
+
+def _legacy_logical_not(x: Any) -> Any:
+    """A legacy ``logical_not`` operator (Paddle 3's ``paddle.logical_not`` only builds PIR)."""
+    from paddle.base.layer_helper import LayerHelper
+
+    helper = LayerHelper("logical_not")
+    out = helper.create_variable_for_type_inference(dtype=x.dtype)
+    helper.append_op(type="logical_not", inputs={"X": [x]}, outputs={"Out": [out]})
+    return out
+
+
+def _legacy_eye(rows: int, columns: int) -> Any:
+    """A legacy ``eye`` operator (Paddle 3's ``paddle.eye`` only builds PIR)."""
+    from paddle.base.layer_helper import LayerHelper
+
+    helper = LayerHelper("eye")
+    out = helper.create_variable_for_type_inference(dtype="float32")
+    helper.append_op(type="eye", outputs={"Out": [out]}, attrs={"num_rows": rows, "num_columns": columns, "dtype": 5})
+    return out
+
+
+def _legacy_cond(threshold: float) -> Callable[..., list[Any]]:
+    """``paddle.static.nn.cond`` on ``mean(x) > threshold`` with two results per branch, as
+    Paddle writes it in a legacy program: a ``conditional_block`` per branch, then one
+    ``select_input`` per result."""
+
+    def build(x: Any, y: Any) -> list[Any]:
+        paddle = _p()
+        pred = paddle.mean(x) > threshold
+        real = paddle.logical_not
+        paddle.logical_not = _legacy_logical_not  # what cond builds its false branch's condition with
+        try:
+            return list(paddle.static.nn.cond(pred, lambda: (x * 2.0, y * x + x),
+                                              lambda: (x - 1.0, y * y)))
+        finally:
+            paddle.logical_not = real
+
+    return build
+
+
+def _legacy_overwrite(threshold: float) -> Callable[..., list[Any]]:
+    """A legacy ``conditional_block`` writing over a variable made before it (``y``) when
+    ``mean(x) > threshold``, with no ``select_input`` after it."""
+
+    def build(x: Any) -> list[Any]:
+        from paddle.static.nn.control_flow import ConditionalBlock
+
+        paddle = _p()
+        y = x + 1.0
+        block = ConditionalBlock([paddle.mean(x) > threshold], is_scalar_condition=True)
+        with block.block():
+            paddle.assign(x * x * 3.0, output=y)
+        return [y * 2.0]
+
+    return build
+
+
+def _appended(x: Any) -> Any:
+    """A loop appending to a list (a tensor array in the program), joined along axis 0."""
+    paddle = _p()
+    out = []
+    i = paddle.zeros([1], dtype="int64")
+    while i < paddle.full([1], 3, dtype="int64"):
+        x = x * 1.5 + 0.5
+        out.append(x)
+        i = i + 1
+    return paddle.concat(out, axis=0), paddle.stack(out), len(out)
+
+
+def _appended_until(x: Any) -> Any:
+    """As :func:`_appended`, the trip count depending on the data and the list joined along other axes."""
+    paddle = _p()
+    out = []
+    total = paddle.zeros([1])
+    while total < 4.0:
+        total = total + (x * x).mean() + 0.5
+        out.append(x * total)
+    return paddle.concat(out, axis=1), paddle.stack(out, axis=2), len(out)
 
 
 def _two_results(x: Any) -> Any:
@@ -311,6 +391,25 @@ CASES.update({
     "grid_sample": Case(fn(lambda a, b: _f().grid_sample(a, _p().tanh(b))), (_plain(1, 2, 5, 6, name="a"),
                                                                            _plain(1, 3, 4, 2, name="b"))),
     "var": Case(fn(lambda x: _p().var(x, axis=1)), (_plain(2, 3, 4),)),
+    "p_norm": Case(fn(lambda x: _p().linalg.norm(x, p=2, axis=1)), (_plain(2, 3, 4),),
+                   legacy=("p_norm", {"porder": 2.0, "axis": 1, "epsilon": 1e-12, "keepdim": False,
+                                      "asvector": False})),
+    "p_norm_3_keepdim": Case(fn(lambda x: _p().linalg.norm(x, p=3, axis=-1, keepdim=True)), (_plain(2, 3, 4),),
+                             legacy=("p_norm", {"porder": 3.0, "axis": -1, "epsilon": 1e-12, "keepdim": True,
+                                                "asvector": False})),
+    "p_norm_inf": Case(fn(lambda x: _p().linalg.norm(x, p=float("inf"), axis=0)), (_plain(2, 3, 4),),
+                       legacy=("p_norm", {"porder": float("inf"), "axis": 0, "epsilon": 1e-12, "keepdim": False,
+                                          "asvector": False})),
+    "p_norm_1_vector": Case(fn(lambda x: _p().linalg.norm(x.flatten(), p=1, axis=0)), (_plain(2, 3, 4),),
+                            legacy=("p_norm", {"porder": 1.0, "axis": 0, "epsilon": 1e-12, "keepdim": False,
+                                               "asvector": True})),
+    "eye": Case(fn(lambda x: x + _p().eye(3, 4)), (_plain(2, 3, 4),),
+                legacy=lambda x: [x + _legacy_eye(3, 4)]),
+    "eye_square": Case(fn(lambda x: x * _p().eye(4)), (_plain(2, 4, 4),), legacy=lambda x: [x * _legacy_eye(4, -1)]),
+    "variance": Case(fn(lambda x: x), (_plain(2, 3, 4),), forms=("legacy",),
+                     legacy=("variance", {"axis": [0, 2], "keepdim": False}, {"x": ["x"]}, "out")),
+    "variance_all_keepdim": Case(fn(lambda x: x), (_plain(2, 3, 4),), forms=("legacy",),
+                                 legacy=("variance", {"axis": [], "keepdim": True}, {"x": ["x"]}, "out")),
     "numel": Case(fn(lambda x: x / _p().numel(x).cast("float32")), (_plain(2, 3, 4),)),
     "partial_sum": Case(fn(lambda a, b: a[:, 1:3] + b[:, 1:3]), (_plain(2, 5, name="a"), _plain(2, 5, name="b")),
                         legacy=("partial_sum", {"start_index": 1, "length": 2}, {"X": ["a", "b"]})),
@@ -328,6 +427,14 @@ CASES.update({
     "if_positive": Case(fn(_branchy), (_plain(2, 3),)),
     "if_negative": Case(fn(_branchy_shifted), (_plain(2, 3),)),
     "if_two_results": Case(fn(_two_results), (_plain(2, 3),)),
+    "conditional_block_true": Case(fn(lambda a, b: a), (_plain(2, 3, name="a"), _plain(2, 3, name="b")),
+                                   forms=("legacy",), legacy=_legacy_cond(-10.0)),
+    "conditional_block_false": Case(fn(lambda a, b: a), (_plain(2, 3, name="a"), _plain(2, 3, name="b")),
+                                    forms=("legacy",), legacy=_legacy_cond(10.0)),
+    "conditional_block_overwrite_true": Case(fn(lambda x: x), (_plain(2, 3),), forms=("legacy",),
+                                             legacy=_legacy_overwrite(-10.0)),
+    "conditional_block_overwrite_false": Case(fn(lambda x: x), (_plain(2, 3),), forms=("legacy",),
+                                              legacy=_legacy_overwrite(10.0)),
     "unique": Case(fn(lambda x: _p().unique((x * 2).round(), return_index=True, return_inverse=True,
                                             return_counts=True)), (_plain(3, 4),)),
     "deform_conv": Case(lambda: _DeformConv(mask=True), (_plain(1, 4, 6, 7, name="x"),)),
@@ -344,6 +451,8 @@ CASES.update({
                                      (("x", (None, None, 4), "float32", (2, 3, 4)),)),
     "while": Case(fn(_loop), (_plain(2, 3),)),
     "while_until": Case(fn(_loop_until), (_plain(2, 3),)),
+    "tensor_array": Case(fn(_appended), (_plain(2, 3),)),
+    "tensor_array_until": Case(fn(_appended_until), (_plain(2, 3),)),
     "quantize_linear": Case(fn(lambda x, s, z: x), (_plain(2, 3, 4), _plain(1, name="s"), _plain(1, name="z")),
                             positive=True, forms=("legacy",), legacy=("quantize_linear", {"bit_length": 8, "quant_axis": -1,
                                                                        "round_type": 0, "is_test": True},
@@ -413,8 +522,87 @@ def _YoloHead() -> Any:  # noqa: N802 (a layer factory, named like the layer)
     return YoloHead()
 
 
+def _proposal_inputs(batch: int) -> tuple[Any, Any, Any]:
+    """Anchors [4, 5, 3, 4] (valid corner boxes on a 64x80 image), their variances, the images' sizes."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    corner = rng.uniform(0, 60, (4, 5, 3, 2))
+    anchors = np.concatenate([corner, corner + rng.uniform(2, 30, (4, 5, 3, 2))], -1).astype(np.float32)
+    variances = np.broadcast_to(np.float32([0.1, 0.1, 0.2, 0.2]), (4, 5, 3, 4)).copy()
+    return anchors, variances, np.float32([[64, 80], [48, 60]][:batch])
+
+
+def _proposals(min_size: float, pixel_offset: bool, batch: int, keep: int) -> Callable[[], Any]:
+    """paddle.vision.ops.generate_proposals over scores [batch, 3, 4, 5] and deltas [batch, 12, 4, 5],
+    at most ``keep`` boxes per image."""
+
+    def run(s: Any, d: Any) -> Any:
+        anchors, variances, image = (_p().to_tensor(v) for v in _proposal_inputs(batch))
+        rois, probabilities, count = _p().vision.ops.generate_proposals(
+            s, d * 0.5, image, anchors, variances, pre_nms_top_n=40, post_nms_top_n=keep, nms_thresh=0.5,
+            min_size=min_size, eta=1.0, pixel_offset=pixel_offset, return_rois_num=True)
+        return rois, probabilities, count
+
+    return fn(run)
+
+
+def _legacy_proposals(min_size: float, pixel_offset: bool, batch: int, keep: int) -> Callable[..., list[Any]]:
+    """The legacy ``generate_proposals_v2`` operator with the inputs of :func:`_proposals`."""
+
+    def build(s: Any, d: Any) -> list[Any]:
+        from paddle.base.layer_helper import LayerHelper
+
+        paddle = _p()
+        anchors, variances, image = (paddle.assign(v) for v in _proposal_inputs(batch))
+        helper = LayerHelper("generate_proposals_v2")
+        outs = [helper.create_variable_for_type_inference(dtype=t) for t in ("float32", "float32", "int32")]
+        helper.append_op(type="generate_proposals_v2",
+                         inputs={"Scores": [s], "BboxDeltas": [d * 0.5], "ImShape": [image], "Anchors": [anchors],
+                                 "Variances": [variances]},
+                         outputs={"RpnRois": [outs[0]], "RpnRoiProbs": [outs[1]], "RpnRoisNum": [outs[2]]},
+                         attrs={"pre_nms_topN": 40, "post_nms_topN": keep, "nms_thresh": 0.5, "min_size": min_size,
+                                "eta": 1.0, "pixel_offset": pixel_offset})
+        return outs
+
+    return build
+
+
+
+
+def _legacy_yolo_head(x: Any) -> list[Any]:
+    """:func:`_YoloHead` written through the static-graph API (its ``multiclass_nms3`` as the
+    legacy operator): the same outputs, the weights the startup program draws."""
+    import numpy as np
+    from paddle.base.layer_helper import LayerHelper
+
+    paddle = _p()
+    static = paddle.static.nn
+    h = x
+    for channels in (8, 16):
+        h = static.batch_norm(static.conv2d(h, channels, 3, stride=2, padding=1), is_test=True)
+        h = paddle.nn.functional.leaky_relu(h, 0.1)
+    raw = static.conv2d(h, 3 * (5 + 4), 1)
+    size = paddle.assign(np.full([1, 2], 320, np.int32))
+    boxes, scores = paddle.vision.ops.yolo_box(raw, size, anchors=[10, 13, 16, 30, 33, 23], class_num=4,
+                                               conf_thresh=0.3, downsample_ratio=4)
+    helper = LayerHelper("multiclass_nms3")
+    out, index = (helper.create_variable_for_type_inference(dtype=t) for t in ("float32", "int32"))
+    count = helper.create_variable_for_type_inference(dtype="int32")
+    helper.append_op(type="multiclass_nms3", inputs={"BBoxes": [boxes], "Scores": [paddle.transpose(scores, [0, 2, 1])]},
+                     outputs={"Out": [out], "Index": [index], "NmsRoisNum": [count]},
+                     attrs={"score_threshold": 0.3, "nms_top_k": 50, "keep_top_k": 10, "nms_threshold": 0.45,
+                            "normalized": False, "nms_eta": 1.0, "background_label": -1})
+    return [boxes, scores, out, count]
+
+
 DETECTION: dict[str, Case] = {
-    "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),)),
+    "generate_proposals": Case(_proposals(0.1, True, 1, 12), (_plain(1, 3, 4, 5, name="s"), _plain(1, 12, 4, 5, name="d")),
+                               legacy=_legacy_proposals(0.1, True, 1, 12)),
+    "generate_proposals_two_images": Case(_proposals(6.0, False, 2, 30),
+                                          (_plain(2, 3, 4, 5, name="s"), _plain(2, 12, 4, 5, name="d")),
+                                          legacy=_legacy_proposals(6.0, False, 2, 30)),
+    "yolo_network": Case(_YoloHead, (("x", (1, 3, 16, 16), "float32", (1, 3, 16, 16)),), legacy=_legacy_yolo_head),
     "prior_box": Case(fn(lambda x: _p().vision.ops.prior_box(
         x, _p().zeros([1, 3, 64, 48]), min_sizes=[8.0, 16.0], max_sizes=[12.0, 24.0], aspect_ratios=[2.0, 3.0],
         variance=[0.1, 0.1, 0.2, 0.2], flip=True, clip=True)), _image(4, 5, 6)),

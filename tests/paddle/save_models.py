@@ -66,30 +66,24 @@ def _feeds(case: Any) -> dict[str, np.ndarray]:
 
 
 def save_legacy_op(out: Path, name: str, case: Any) -> None:
-    """A one-operator legacy program written through Paddle's static-graph API: for ops whose
-    Python functions Paddle 3 only traces into PIR programs. Inputs go to slots X (and Y), or
+    """A legacy program written through Paddle's static-graph API: for ops whose Python
+    functions Paddle 3 only traces into PIR programs. ``case.legacy`` is a function of the
+    input variables returning the results, or describes one operator: Inputs go to slots X (and Y), or
     to the slots a third item of ``case.legacy`` maps to input names (a fourth names the result's slot),
     the result comes from slot Out; the reference is Paddle's executor running the program
     loaded back from the saved files."""
     import paddle
     from paddle.base.layer_helper import LayerHelper
 
-    op_type, attrs, *given = case.legacy
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
             inputs = [paddle.static.data(n, list(shape), dtype) for n, shape, dtype, _ in case.inputs]
-            helper = LayerHelper(op_type)
-            result = helper.create_variable_for_type_inference(dtype=inputs[0].dtype)
-            by_name = {v.name: v for v in inputs}
-            slots = {slot: [by_name[n] for n in names] for slot, names in given[0].items()} if given else \
-                {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
-            out_slot = given[1] if len(given) > 1 else "Out"
-            helper.append_op(type=op_type, inputs=slots, outputs={out_slot: [result]}, attrs=attrs)
+            results = case.legacy(*inputs) if callable(case.legacy) else [_one_op(LayerHelper, inputs, *case.legacy)]
         executor = paddle.static.Executor(paddle.CPUPlace())
         executor.run(startup)
-        paddle.static.save_inference_model(str(out / name), inputs, [result], executor, program=main)
+        paddle.static.save_inference_model(str(out / name), inputs, results, executor, program=main)
         program, feed_names, fetches = paddle.static.load_inference_model(str(out / name), executor)
         feeds = _feeds(case)
         results = executor.run(program, feed={n: feeds[n] for n in feed_names}, fetch_list=fetches)
@@ -98,6 +92,18 @@ def save_legacy_op(out: Path, name: str, case: Any) -> None:
     arrays = {f"in:{k}": v for k, v in feeds.items()}
     arrays.update({f"out:{i}": np.asarray(r) for i, r in enumerate(results)})
     np.savez(out / f"{name}.npz", **arrays)
+
+
+def _one_op(helper_class: Any, inputs: list[Any], op_type: str, attrs: dict[str, Any], *given: Any) -> Any:
+    """The result of one ``op_type`` operator appended to the program being built."""
+    helper = helper_class(op_type)
+    result = helper.create_variable_for_type_inference(dtype=inputs[0].dtype)
+    by_name = {v.name: v for v in inputs}
+    slots = {slot: [by_name[n] for n in names] for slot, names in given[0].items()} if given else \
+        {"X": [inputs[0]], **({"Y": [inputs[1]]} if len(inputs) > 1 else {})}
+    out_slot = given[1] if len(given) > 1 else "Out"
+    helper.append_op(type=op_type, inputs=slots, outputs={out_slot: [result]}, attrs=attrs)
+    return result
 
 
 if __name__ == "__main__":

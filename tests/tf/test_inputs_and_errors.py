@@ -180,3 +180,22 @@ def test_graph_conversion_does_not_import_tensorflow(saved_model: Path, tmp_path
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_an_axis_of_several_values_is_named(tmp_path: Path) -> None:
+    # ConcatV2's axis edited from a scalar to [0, 0]: int() of the array raised a TypeError
+    # inside the extractor (a plugin fault, exit 6) before input_scalar named it.
+    import tensorflow as tf
+    from tensorflow.core.framework import graph_pb2
+
+    model = _frozen(lambda x: tf.concat([x, x], axis=0), [4], tmp_path / "model.pb")
+    graph = graph_pb2.GraphDef.FromString(model.read_bytes())
+    concat = next(n for n in graph.node if n.op == "ConcatV2")
+    axis = next(n for n in graph.node if n.name == concat.input[2])
+    axis.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(np.zeros(2, np.int32)))
+    model.write_bytes(graph.SerializeToString())
+    out = tmp_path / "out" / "model.xml"
+    result = _irconv(str(model), "-o", str(out))
+    assert result.returncode == 1, result.stderr
+    assert "axis (input 2) must be one value, got shape [2]" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()

@@ -6,6 +6,7 @@ import numpy as np
 from irconv_opset import (
     DetectionOutput,
     DetectionOutput_v1,
+    GenerateProposals,
     MatrixNms,
     MulticlassNms,
     MulticlassNms_v8,
@@ -176,6 +177,14 @@ CASES: list[OpCase] = [
         ),
         [tensor(1, 18, 6, 8), tensor(1, 36, 6, 8), const(np.array([96, 128, 1], np.float32))],
         id="proposal",
+        check_values=False,
+    ),
+    OpCase(
+        GenerateProposals(min_size=1.0, nms_threshold=0.7, pre_nms_count=100, post_nms_count=20, normalized=False,
+                          roi_num_type="i32"),
+        [const(np.array([[64, 80, 1], [48, 64, 1]], np.float32)), const(np.abs(tensor(4, 5, 3, 4)) * 8),
+         tensor(2, 12, 4, 5), tensor(2, 3, 4, 5)],
+        id="generate_proposals",
         check_values=False,
     ),
     OpCase(

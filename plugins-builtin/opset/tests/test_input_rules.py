@@ -213,7 +213,7 @@ def test_windows_refuse_a_zero_stride_or_dilation(auto_pad):
 
     pads = {"pads_begin": (0, 0), "pads_end": (0, 0), "auto_pad": auto_pad}
     conv = Convolution(strides=(0, 1), dilations=(1, 1), **pads)
-    with pytest.raises(ConversionError, match="strides and dilations must be positive, got stride 0 and dilation 1"):
+    with pytest.raises(ConversionError, match="strides and dilations must be at least 1, got stride 0 and dilation 1"):
         infer(conv, (1, 3, 8, 8), np.zeros((4, 3, 3, 3), np.float32))
     pool = MaxPool(strides=(1, 1), dilations=(1, 0), kernel=(2, 2), **pads)
     with pytest.raises(ConversionError, match="got stride 1 and dilation 0"):
@@ -282,3 +282,17 @@ def test_gather_of_an_index_out_of_range_is_zero_as_in_openvino():
     data = np.arange(6, dtype=np.float32).reshape(3, 2)
     (out,) = Gather().evaluate([data, np.array([2, 1 << 40, -3, -4], np.int64), np.array(0)])
     np.testing.assert_array_equal(out, [[4, 5], [0, 0], [0, 1], [0, 0]])
+
+
+@pytest.mark.parametrize("strides, dilations", [((0, 1), (1, 1)), ((1, 1), (1, 0)), ((-1, 1), (1, 1))])
+def test_convolution_and_pooling_refuse_strides_and_dilations_below_one(strides, dilations):
+    """A Caffe mutant's stride 0 divided by zero inside inference (a plugin fault); the runtime
+    refuses such a window when it reads the IR."""
+    from irconv_opset import Convolution, MaxPool
+
+    conv = Convolution(strides=strides, dilations=dilations, pads_begin=(0, 0), pads_end=(0, 0))
+    with pytest.raises(ConversionError, match="strides and dilations must be at least 1"):
+        infer(conv, (1, 2, 6, 6), np.ones((3, 2, 1, 1), np.float32))
+    pool = MaxPool(kernel=(1, 1), strides=strides, dilations=dilations)
+    with pytest.raises(ConversionError, match="strides and dilations must be at least 1"):
+        infer(pool, (1, 2, 6, 6))

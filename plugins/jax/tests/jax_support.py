@@ -32,8 +32,14 @@ def check_function(function: Callable[..., Any], example_input: Any, tmp_path: P
     gives the concrete inputs); on each input, jax and the IR in OpenVINO agree in shape,
     dtype kind and values."""
     compiled = convert_and_compile(function, tmp_path, example_input=example_input, **keywords)
-    concrete = [example_input] if not runs else list(runs)
-    for inputs in concrete:
+    check_compiled(compiled, function, [example_input] if not runs else list(runs), rtol=rtol, atol=atol)
+
+
+def check_compiled(compiled: Any, function: Callable[..., Any], runs: Sequence[Any], *, rtol: float = 1e-4,
+                   atol: float = 1e-5) -> None:
+    """On each input of ``runs``, jax's ``function`` and the compiled IR agree in shape,
+    dtype kind and values."""
+    for inputs in runs:
         arguments = [np.asarray(a) for a in as_tuple(inputs)]
         expected = [np.asarray(e) for e in as_tuple(function(*arguments))]
         result = compiled(arguments)

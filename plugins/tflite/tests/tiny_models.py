@@ -21,6 +21,8 @@ class TensorSpec:
     is_variable: bool = False
     #: (scales, zero points): a quantized tensor (one of each: per tensor)
     quantization: tuple[list[float], list[int]] | None = None
+    #: sparsity parameters traversing the dimensions in order, each DENSE with these sizes
+    dense_sizes: list[int] | None = None
 
 
 @dataclass
@@ -70,7 +72,23 @@ def _quantization(builder: flatbuffers.Builder, scales: list[float], zero_points
     return fb.QuantizationParametersEnd(builder)
 
 
+def _dense_sparsity(builder: flatbuffers.Builder, sizes: list[int]) -> int:
+    levels = []
+    for size in sizes:
+        fb.DimensionMetadataStart(builder)
+        fb.DimensionMetadataAddFormat(builder, fb.DimensionType.DENSE)
+        fb.DimensionMetadataAddDenseSize(builder, size)
+        levels.append(fb.DimensionMetadataEnd(builder))
+    metadata = _tables(builder, levels)
+    order = _ints(builder, list(range(len(sizes))))
+    fb.SparsityParametersStart(builder)
+    fb.SparsityParametersAddTraversalOrder(builder, order)
+    fb.SparsityParametersAddDimMetadata(builder, metadata)
+    return fb.SparsityParametersEnd(builder)
+
+
 def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
+    sparsity = None if spec.dense_sizes is None else _dense_sparsity(builder, spec.dense_sizes)
     name = builder.CreateString(spec.name)
     shape = _ints(builder, spec.shape)
     quantization = None if spec.quantization is None else _quantization(builder, *spec.quantization)
@@ -84,6 +102,8 @@ def _tensor(builder: flatbuffers.Builder, spec: TensorSpec) -> int:
         fb.TensorAddQuantization(builder, quantization)
     if spec.is_variable:
         fb.TensorAddIsVariable(builder, True)
+    if sparsity is not None:
+        fb.TensorAddSparsity(builder, sparsity)
     return fb.TensorEnd(builder)
 
 

@@ -32,15 +32,23 @@ def encoder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]:
     return folder, model, tokenizer(folder)
 
 
-@pytest.mark.parametrize("pooling", ["MEAN", "CLS"])
-def test_text_embedding_pipeline_matches_transformers(encoder: Any, pooling: str, tmp_path: Path) -> None:
-    import openvino_genai
-    import torch
+@pytest.fixture(scope="module")
+def converted_encoder(encoder: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The encoder's folder converted once: each pooling only reads it."""
     from irconv import convert_model, save_model
 
-    folder, model, tok = encoder
-    out = tmp_path / "ov"
-    save_model(convert_model(str(folder), compress_to_fp16=False), f"{out}/")
+    out = tmp_path_factory.mktemp("bert-ov")
+    save_model(convert_model(str(encoder[0]), compress_to_fp16=False), f"{out}/")
+    return out
+
+
+@pytest.mark.parametrize("pooling", ["MEAN", "CLS"])
+def test_text_embedding_pipeline_matches_transformers(encoder: Any, converted_encoder: Path, pooling: str) -> None:
+    import openvino_genai
+    import torch
+
+    _, model, tok = encoder
+    out = converted_encoder
     config = openvino_genai.TextEmbeddingPipeline.Config()
     config.pooling_type = getattr(openvino_genai.TextEmbeddingPipeline.PoolingType, pooling)
     config.normalize = False

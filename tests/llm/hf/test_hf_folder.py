@@ -51,6 +51,19 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return make
 
 
+@pytest.fixture(scope="module")
+def converted(made: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """family -> its folder converted with the default options, converted once (the tests only read it)."""
+    folders: dict[str, Path] = {}
+
+    def convert(family: str) -> Path:
+        if family not in folders:
+            folders[family] = _convert(made(family)[0], tmp_path_factory.mktemp(f"ov-{family}"))
+        return folders[family]
+
+    return convert
+
+
 def _convert(folder: Path, out: Path, **options: Any) -> Path:
     from irconv import convert_model, save_model
 
@@ -87,11 +100,11 @@ def _reference(model: Any, tokenizer: Any, prompts: list[str], **generate: Any) 
 
 
 @pytest.mark.parametrize("family", _families())
-def test_genai_generates_transformers_tokens(family: str, made: Any, tmp_path: Path) -> None:
+def test_genai_generates_transformers_tokens(family: str, made: Any, converted: Any) -> None:
     import openvino_genai
 
-    folder, model, tokenizer = made(family)
-    out = _convert(folder, tmp_path / "ov")
+    _, model, tokenizer = made(family)
+    out = converted(family)
     pipe = openvino_genai.LLMPipeline(str(out), "CPU", **EXACT)
     for prompt in PROMPTS:  # greedy, one prompt at a time, the prompt tokenized by transformers
         encoded = tokenizer(prompt, return_tensors="pt")
@@ -109,12 +122,12 @@ def test_genai_generates_transformers_tokens(family: str, made: Any, tmp_path: P
     assert list(result.tokens[0]) == _reference(model, tokenizer, [PROMPTS[0]], num_beams=2)[0]
 
 
-def test_genai_tokenizer_reads_text(made: Any, tmp_path: Path) -> None:
+def test_genai_tokenizer_reads_text(made: Any, converted: Any) -> None:
     """The folder's own tokenizer and detokenizer (openvino-tokenizers) take and give text."""
     import openvino_genai
 
-    folder, model, tokenizer = made("llama")
-    out = _convert(folder, tmp_path / "ov")
+    _, model, tokenizer = made("llama")
+    out = converted("llama")
     pipe = openvino_genai.LLMPipeline(str(out), "CPU", **EXACT)
     text = pipe.generate(PROMPTS[0], _config())
     expected = tokenizer.decode(_reference(model, tokenizer, [PROMPTS[0]])[0], skip_special_tokens=True)

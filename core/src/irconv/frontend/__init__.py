@@ -7,7 +7,7 @@
 - attributes: ``ctx.attrs`` (an ``AttributeReader``) with typed readers and one error
   shape, ``AttributeValueError``;
 - constants, axes, ranks, broadcasting: ``i64``, ``i32``, ``f32``, ``typed``,
-  ``const_like``, ``numpy_dtype``, ``input_constant``, ``require_rank``,
+  ``const_like``, ``numpy_dtype``, ``input_constant``, ``input_scalar``, ``input_vector``, ``require_rank``,
   ``normalize_axis``, ``normalize_axes``, ``per_axis``;
 - model files: ``opens_like`` for a loader's ``sniff``;
 - a tensor's constant value: ``ctx.input_value(i)`` for an extractor's inputs,
@@ -28,6 +28,8 @@ from irconv.frontend.helpers import (
     i32,
     i64,
     input_constant,
+    input_scalar,
+    input_vector,
     normalize_axes,
     normalize_axis,
     numpy_dtype,
@@ -51,6 +53,8 @@ __all__ = [
     "i32",
     "i64",
     "input_constant",
+    "input_scalar",
+    "input_vector",
     "normalize_axes",
     "normalize_axis",
     "numpy_dtype",

@@ -62,6 +62,25 @@ def input_constant(ctx: ExtractContext, idx: int, what: str) -> np.ndarray:
     return value
 
 
+def input_scalar(ctx: ExtractContext, idx: int, what: str) -> np.generic:
+    """Input ``idx``'s one value (an axis, a count, a bound): a constant of one element, of
+    any rank, else one error naming the node, ``what`` the input is and the shape it has."""
+    value = input_constant(ctx, idx, what)
+    if value.size != 1:
+        raise ConversionError(f"{ctx.where()}: {what} (input {idx}) must be one value, got shape {list(value.shape)}")
+    found: np.generic = value.reshape(-1)[0]
+    return found
+
+
+def input_vector(ctx: ExtractContext, idx: int, what: str) -> np.ndarray | None:
+    """Input ``idx``'s value as a 1-D array (pads, axes, a shape), or None when it is not a
+    constant; a constant of another rank is one error naming the node and ``what`` it is."""
+    value = ctx.input_value(idx)
+    if value is not None and value.ndim != 1:
+        raise ConversionError(f"{ctx.where()}: {what} (input {idx}) must be 1-D, got shape {list(value.shape)}")
+    return value
+
+
 # ----------------------------------------------------------------------------- ranks, axes
 def require_rank(ctx: ExtractContext, idx: int = 0) -> int:
     """The rank of input ``idx``, which must be known (an error asking for a shape if not)."""

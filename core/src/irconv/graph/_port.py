@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irconv.types import ElementType, MaybeShape, Shape
+from irconv.types_symbols import SymShape
 
 if TYPE_CHECKING:
     from irconv.graph._connection import Connection
@@ -19,7 +20,10 @@ class TensorData:
     """What is known about one tensor: shape, element type, constant value, names.
 
     ``shape_derived`` marks a value computed from a ShapeOf: partial inference may use it,
-    constant folding leaves it alone unless a static shape was asked for.
+    constant folding leaves it alone unless a static shape was asked for. ``symbols``: the
+    shape's dims as symbolic dims (``irconv.types_symbols``), set by inference beside the
+    shape and forgotten whenever the shape is set another way (read them through
+    ``irconv.graph.symbolic.symbolic_shape``).
     """
 
     shape: MaybeShape = None
@@ -27,12 +31,14 @@ class TensorData:
     value: np.ndarray | None = None
     shape_derived: bool = False
     names: list[str] = field(default_factory=list)
+    symbols: SymShape | None = None
 
     def get_shape(self) -> MaybeShape:
         return self.shape
 
     def set_shape(self, shape: MaybeShape) -> None:
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.symbols = None
 
     def get_type(self) -> ElementType:
         return self.element_type
@@ -48,7 +54,10 @@ class TensorData:
         self.value = value
         self.shape_derived = shape_derived if value is not None else False
         if value is not None:
-            self.shape = tuple(int(d) for d in value.shape)
+            shape = tuple(int(d) for d in value.shape)
+            if shape != self.shape:  # symbols inferred for this very shape stay
+                self.symbols = None
+            self.shape = shape
             self.element_type = ElementType.from_numpy(value.dtype)
 
     def get_rank(self) -> int | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened
 from irconv.graph import Graph, MetaKey, Node
 from irconv.types import ElementType, MaybeShape
 
@@ -35,14 +35,18 @@ class ValueBudget:
     each ``reinfer`` start a pass) and of the Consts one folding run may create.
     ``declared_elements``: the largest tensor a model may declare (Parameter or Const shape);
     above it the model is refused, since no real model needs 2^40 elements in one tensor.
+    ``runtime_tensor_bytes``: the largest tensor of static shape the converted model may
+    compute; above it the conversion is refused, since the runtime could only fail with
+    ``bad_alloc`` (a short value list repeated into a huge Gather index, a corrupt dimension).
     """
 
     tensor_bytes: int = GIB
     total_bytes: int = 4 * GIB
     declared_elements: int = 1 << 40
+    runtime_tensor_bytes: int = 256 * GIB
 
     def __post_init__(self) -> None:
-        if min(self.tensor_bytes, self.total_bytes, self.declared_elements) < 0:
+        if min(self.tensor_bytes, self.total_bytes, self.declared_elements, self.runtime_tensor_bytes) < 0:
             raise ValueError(f"budget limits must be >= 0: {self}")
 
 
@@ -144,3 +148,84 @@ def check_declared_size(node: Node, limit: int) -> None:
                 f"{node.type} {node.name!r} declares a tensor of shape [{dims}] ({count:.3g} elements), "
                 f"more than the {limit:.3g} irconv accepts; the model file is corrupt or not meant for inference"
             )
+
+
+# ---------------------------------------------------------------- sizes a model file declares
+#
+# Loaders read counts from the file (a sparse tensor's dense sizes, a layer call's output
+# count, a constant's element count, a weight record's byte length) and allocate from them.
+# Each such number goes through ``declared_size`` before the allocation, and each weight's
+# bytes through ``check_weight_bytes``, so a corrupt file ends in one line naming the field,
+# the value and where it is, instead of a memory blow-up or a silently zero weight.
+
+
+#: Roughly what one graph port costs in memory (the port, its tensor record, a shape): the
+#: unit for a declared count that becomes ports (a layer call's outputs, an op's results).
+PORT_BYTES = 1024
+
+
+def declared_size(
+    value: object,
+    *,
+    field: str,
+    where: str,
+    limit: int | None = None,
+    limit_is: str = "the tensor's shape allows",
+    unit_bytes: int = 1,
+    budget: ValueBudget | None = None,
+) -> int:
+    """``value`` as a size the model file declares, once checked: an integer >= 0, at most
+    ``limit`` (what the tensor's actual shape allows, when there is one), and taking at most
+    the budget's ``tensor_bytes`` once allocated at ``unit_bytes`` per unit.
+
+    ``field`` names the number (``"dense_size"``), ``where`` the tensor or layer it belongs to,
+    ``limit_is`` what sets ``limit`` (``"the file holds"``).
+    Raises ``ModelFileError`` (one line naming both and the value) otherwise.
+    """
+    budget = budget or ValueBudget()
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ModelFileError(
+            f"{where}: {field} is {shortened(repr(value), 40)}, not a whole number; the model file is corrupt"
+        )
+    size = int(value)
+    if size < 0:
+        raise ModelFileError(f"{where}: {field} {size} is negative; the model file is corrupt")
+    if limit is not None and size > limit:
+        raise ModelFileError(f"{where}: {field} {size} is more than the {limit} {limit_is}; the model file is corrupt")
+    if size * max(unit_bytes, 1) > budget.tensor_bytes:
+        raise ModelFileError(
+            f"{where}: {field} {size} would take {_bytes(size * max(unit_bytes, 1))}, more than the "
+            f"{_bytes(budget.tensor_bytes)} irconv allocates for one value; the model file is corrupt"
+        )
+    return size
+
+
+def weight_bytes(shape: Iterable[int], unit_bytes: int) -> int:
+    """Bytes a dense tensor of ``shape`` takes at ``unit_bytes`` per element (Python ints:
+    a corrupt shape cannot overflow into a small count); a negative dimension counts as 0."""
+    return math.prod(max(int(d), 0) for d in shape) * unit_bytes
+
+
+def check_weight_bytes(
+    where: str, shape: Iterable[int], unit_bytes: int, actual: int, *, at_least: bool = False
+) -> None:
+    """Refuse a weight whose stored bytes (``actual``) differ from what its declared shape
+    and element size need (or, with ``at_least``, are fewer: a record several views share).
+
+    ``where`` names the tensor; the message gives the declared and actual byte counts.
+    """
+    dims = [int(d) for d in shape]
+    if any(d < 0 for d in dims):
+        raise ModelFileError(f"{where}: declared shape {dims} has a negative dimension; the model file is corrupt")
+    declared = weight_bytes(dims, unit_bytes)
+    if actual == declared or (at_least and actual > declared):
+        return
+    shape_text = "x".join(str(d) for d in dims) or "scalar"
+    raise ModelFileError(
+        f"{where}: shape [{shape_text}] at {unit_bytes} byte(s) per element needs {declared} bytes, "
+        f"the file holds {actual}; the model file is truncated or corrupt"
+    )
+
+
+def _bytes(count: int) -> str:
+    return f"{count / GIB:.3g} GiB" if count >= GIB else f"{count} bytes"

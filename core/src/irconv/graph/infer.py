@@ -18,6 +18,7 @@ from irconv.graph.budget import (
     values_bytes,
 )
 from irconv.graph.refusals import forget_refusal, remember_refusal
+from irconv.graph.symbolic import infer_symbols, mark_symbolic_inputs
 from irconv.types import ElementType, format_shape
 
 
@@ -52,6 +53,7 @@ def infer_node(node: Node, ledger: BudgetLedger | None = None) -> None:
             f"inferring node {quoted(node.name)} ({op.describe()}) with inputs {describe_inputs(node)}", exc,
             op=type(op),
         ) from exc
+    infer_symbols(node)
     ledger = ledger if ledger is not None else ledger_for(node.graph)
     if op.declares_output:
         check_declared_size(node, ledger.budget.declared_elements)
@@ -79,6 +81,7 @@ def forget_facts(node: Node) -> None:
     for port in node.out_ports():
         data = port.data
         data.shape, data.element_type, data.value, data.shape_derived = None, ElementType.dynamic, None, False
+        data.symbols = None
 
 
 def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
@@ -139,6 +142,7 @@ def describe_inputs(node: Node) -> str:
 def infer_graph(graph: Graph) -> None:
     """Infer every node, producers first (a new budget pass)."""
     graph.take_dirty()
+    mark_symbolic_inputs(graph)
     ledger = start_pass(graph)
     for node in graph.topological_order():
         infer_node(node, ledger)

@@ -6,10 +6,10 @@ import numpy as np
 
 from irconv.contract.input_spec import InputSpec
 from irconv.contract.options import ConversionOptions
-from irconv.errors import ModelFileError, UserError, quoted
+from irconv.errors import UserError, quoted
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.tensors import find_tensor
-from irconv.ops import Const, Parameter, Result, Trait
+from irconv.ops import Const, Parameter, Result
 from irconv.types import ElementType
 from irconv.values import summarise_value
 
@@ -142,14 +142,3 @@ def cut_outputs(graph: Graph, options: ConversionOptions) -> None:
     for name, port in zip(options.outputs, ports, strict=False):
         graph.add_node(Result(), f"{name}/sink", [port])
     graph.clean_up()
-
-
-def require_outputs(graph: Graph) -> None:
-    """The finished graph returns something: a model without a single output (and nothing it
-    writes to a variable) would become an IR OpenVINO compiles and that computes nothing."""
-    if graph.results() or any(node.op.has(Trait.SIDE_EFFECTS) for node in graph.nodes()):
-        return
-    raise ModelFileError(
-        "the model declares no outputs, so its IR would compute nothing; name the tensors to return with "
-        "--output NAMES"
-    )

@@ -33,8 +33,8 @@ from irconv.pipeline.collector import collect_less_often
 from irconv.pipeline.extract import check_supported, extract_graph, source_nodes
 from irconv.pipeline.fold import fold_constants
 from irconv.pipeline.folder import MODEL_FOLDER
-from irconv.pipeline.io import apply_input_overrides, cut_outputs, require_outputs
-from irconv.pipeline.memory_check import large_tensor_notes
+from irconv.pipeline.io import apply_input_overrides, cut_outputs
+from irconv.pipeline.memory_check import large_tensor_notes, refuse_oversized_tensors
 from irconv.pipeline.output import AtomicFiles, MemoryFiles
 from irconv.pipeline.phases import TransformRun, run_phase, validate_graph
 from irconv.plugins.manager import PluginHost
@@ -246,6 +246,7 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     check_supported_with_hints(graph, registry)
     progress.stage("extract", sum(1 for _ in source_nodes(graph)), "nodes")
     extract_graph(graph, registry, options, progress, report.notes)
+    _require_outputs(graph, path)
     if options.validate:
         validate_graph(graph, extracted=True)
     clock.lap("extract")
@@ -264,12 +265,22 @@ def convert(path: Path | object, options: ConversionOptions, host: PluginHost, r
     clock.lap("middle")
     report.transforms += run_phase(graph, Phase.BACK, ctx, progress)
     graph.clean_up()
-    require_outputs(graph)
     check_runtime_rules(graph)
     clock.lap("back")
     report.notes += ctx.notes
+    refuse_oversized_tensors(graph)
     report.notes += large_tensor_notes(graph)
     return graph
+
+
+def _require_outputs(graph: Graph, model: Path | object) -> None:
+    """Refuse a model without outputs: every operation in it would be dead code, and the IR
+    would be one OpenVINO reads but nothing can be run or compared with."""
+    if not graph.results():
+        raise ModelFileError(
+            f"{_model_text(model)} declares no outputs: there is nothing to convert (name the tensors to "
+            "compute with --output)"
+        )
 
 
 def _size_of(path: Path) -> int:

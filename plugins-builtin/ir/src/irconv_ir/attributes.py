@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from irconv.errors import quoted
 from irconv.ops import Op
 from irconv.types import DimRange, ElementType, MaybeShape
 
@@ -57,7 +58,7 @@ def _parse_dim(text: str) -> int | None:
 def ir_element_type(text: str) -> ElementType:
     """The IR's own spelling only (``u4`` is a 4-bit type here, not NumPy's ``uint32``)."""
     if text not in ElementType.__members__:
-        raise ValueError(f"unknown element type {text!r}")
+        raise ValueError(f"unknown element type {quoted(text)}")
     return ElementType[text]
 
 
@@ -88,7 +89,7 @@ def build_op(op_class: type[Op], data: dict[str, str], fields: dict[str, tuple[s
         try:
             values[name] = parse_value(text, hint)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"attribute {ir_name}={text!r}: {exc}") from None
+            raise ValueError(f"attribute {ir_name}={quoted(text)}: {exc}") from None
     return op_class(**values)
 
 
@@ -108,7 +109,7 @@ def parse_value(text: str, hint: Any) -> Any:
                 return parse_value(text, option)
             except (ValueError, TypeError) as exc:
                 errors.append(str(exc))
-        raise ValueError("; ".join(errors) or f"cannot parse {text!r}")
+        raise ValueError("; ".join(errors) or f"cannot parse {quoted(text)}")
     if origin in (tuple, list, Sequence, typing.Sequence) or hint in (tuple, list):
         item = args[0] if args else str
         parts = [] if text.strip() == "" else text.split(",")
@@ -120,7 +121,7 @@ def parse_value(text: str, hint: Any) -> Any:
             return True
         if lowered in ("false", "0"):
             return False
-        raise ValueError(f"{text!r} is not a boolean")
+        raise ValueError(f"{quoted(text)} is not a boolean")
     if hint is int:
         return int(text.strip())
     if hint is float:
@@ -145,7 +146,7 @@ def _parse_enum(text: str, enum_class: type[enum.Enum]) -> enum.Enum:
         if str(member.value).lower() == lowered or member.name.lower() == lowered:
             return member
     allowed = ", ".join(str(m.value) for m in enum_class)
-    raise ValueError(f"{text!r} is not one of {allowed}")
+    raise ValueError(f"{quoted(text)} is not one of {allowed}")
 
 
 def _is_shape(hint: Any) -> bool:

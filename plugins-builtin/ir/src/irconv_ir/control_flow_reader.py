@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted, shortened
 from irconv.graph import Graph, Node
 from irconv.ops import Op, SourceOp
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
@@ -45,7 +45,7 @@ def _int(attributes: dict[str, str], key: str, where: str, default: str | None =
     try:
         return int(text if text is not None else "")
     except ValueError:
-        raise ConversionError(f"{where}: port map attribute {key}={text!r} is not an integer") from None
+        raise ConversionError(f"{where}: port map attribute {key}={shortened(repr(text))} is not an integer") from None
 
 
 def _slice(attributes: dict[str, str], where: str) -> SliceSpec | None:
@@ -86,7 +86,7 @@ def _port_map(layer: IrLayer, tag: str, index: _BodyIndex) -> PortMap:
 def _source(node: Node) -> tuple[SourceOp, IrLayer, str]:
     op = node.op
     assert isinstance(op, SourceOp)
-    return op, op.source, f"IR layer {node.name!r} ({op.op_type})"
+    return op, op.source, f"IR layer {quoted(node.name)} ({op.op_type})"
 
 
 def _body(op: SourceOp, tag: str, where: str) -> Graph:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irconv import LoadContext
-from irconv.errors import UnsupportedOpsError
+from irconv.errors import UnsupportedOpsError, quoted, shortened
 from irconv.graph import Graph, Node
 from irconv.ops import SourceOp
 
@@ -53,17 +53,17 @@ def missing_message(path: Path, missing: list[_Missing], ctx: LoadContext) -> st
     declared = ctx.ops.custom_opsets()
     lines = [f"{path} uses custom operations that no installed plugin declares:"]
     for m in sorted(missing, key=lambda m: (m.opset, m.op_type)):
-        shown = ", ".join(repr(n) for n in m.layers[:_SHOWN]) + (", ..." if len(m.layers) > _SHOWN else "")
+        shown = ", ".join(quoted(n) for n in m.layers[:_SHOWN]) + (", ..." if len(m.layers) > _SHOWN else "")
         owner = declared.get(m.opset)
         if owner is None:
-            why = f"no installed plugin declares custom opset {m.opset!r}"
+            why = f"no installed plugin declares custom opset {quoted(m.opset)}"
         else:
             known = sorted(d.op.type for d in ctx.ops.declared() if d.op.custom_opset == m.opset)
             why = (
-                f"custom opset {m.opset!r} is declared by {owner}, which has no op {m.op_type!r} "
+                f"custom opset {quoted(m.opset)} is declared by {owner}, which has no op {quoted(m.op_type)} "
                 f"(it declares {', '.join(known)}); a newer version of it may"
             )
-        lines.append(f'  {m.op_type} (version="{m.opset}") x{len(m.layers)}: layer {shown} - {why}')
+        lines.append(f'  {shortened(m.op_type)} (version="{shortened(m.opset)}") x{len(m.layers)}: layer {shown} - {why}')
     others = ", ".join(f"{name} ({owner})" for name, owner in sorted(declared.items())) or "none"
     lines.append(
         "Install the irconv plugin that declares these ops (the one the IR was converted with); "

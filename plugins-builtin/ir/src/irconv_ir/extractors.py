@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import ExtractFn, extractor
 from irconv.graph import Node
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
@@ -63,7 +63,7 @@ def generic_extract(op_class: type[Op]) -> ExtractFn:
         try:
             return build_op(op_class, _layer(source).data, resolved[0])
         except (ValueError, TypeError) as exc:
-            raise ConversionError(f"IR layer {node.name!r} ({op_class.type}): {exc}") from None
+            raise ConversionError(f"IR layer {quoted(node.name)} ({op_class.type}): {exc}") from None
 
     return extract
 

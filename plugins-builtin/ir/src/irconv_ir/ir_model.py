@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted, shortened
 
 from irconv_ir.xml_text import split_names
 
@@ -44,7 +44,7 @@ class IrLayer:
     back_edges: list[tuple[int, int]] = field(default_factory=list)
 
     def where(self) -> str:
-        return f"layer {self.id} ({self.name!r}, {self.type})"
+        return f"layer {self.id} ({quoted(self.name)}, {self.type})"
 
 
 @dataclass
@@ -104,7 +104,7 @@ def parse_ir(path: Path) -> IrNet:
 
 def _ir_version(path: Path, text: str | None) -> int:
     if text not in ("10", "11"):
-        raise ModelFileError(f"{path}: IR version {text!r} is not supported (irconv reads IR v10 and v11)")
+        raise ModelFileError(f"{path}: IR version {shortened(repr(text))} is not supported (irconv reads IR v10 and v11)")
     return int(text)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.graph import Graph, Node, OutPort
 
 
@@ -47,5 +47,5 @@ def layer_order(graph: Graph, sources: dict[int, list[OutPort]] | None = None) -
     if len(ordered) != len(middle):
         stuck = sorted(nid for nid, count in waiting.items() if count > 0)
         names = ", ".join(middle[nid].name for nid in stuck[:5])
-        raise ConversionError(f"graph {graph.name!r} has a cycle; it runs through nodes such as {names}")
+        raise ConversionError(f"graph {quoted(graph.name)} has a cycle; it runs through nodes such as {names}")
     return parameters + ordered + results

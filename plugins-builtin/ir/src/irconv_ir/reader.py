@@ -10,12 +10,14 @@ Const it was compressed from, so re-emitting reproduces the same files.
 from __future__ import annotations
 
 import heapq
+import math
 from pathlib import Path
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened
 from irconv.graph import Graph, OutPort
+from irconv.graph.budget import check_weight_bytes
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.types import ElementType
 
@@ -238,7 +240,7 @@ class GraphReader:
         if element_type is ElementType.dynamic:
             readable = ", ".join(et.value for et in ElementType if et is not ElementType.dynamic)
             raise ModelFileError(
-                f"{where}: constants of element type {layer.data.get('element_type')!r} are not supported "
+                f"{where}: constants of element type {shortened(repr(layer.data.get('element_type')))} are not supported "
                 f"by irconv (supported: {readable})"
             )
         try:
@@ -249,7 +251,7 @@ class GraphReader:
             raise ModelFileError(f"{where}: bad Const attributes {layer.data} ({exc})") from None
         dims = [int(d) for d in shape or () if d is not None]
         if shape is None or len(dims) != len(shape):
-            raise ModelFileError(f"{where}: a Const needs a static shape, got {layer.data.get('shape')!r}")
+            raise ModelFileError(f"{where}: a Const needs a static shape, got {shortened(repr(layer.data.get('shape')))}")
         if self.weights is None:
             raise ModelFileError(f"{where}: the weights file {self.path.with_suffix('.bin')} is missing")
         if offset < 0 or offset + size > self.weights.size:
@@ -257,10 +259,13 @@ class GraphReader:
                 f"{where}: bytes {offset}..{offset + size} lie outside the weights file ({self.weights.size} bytes)"
             )
         dtype = element_type.numpy
-        count = int(np.prod(dims, dtype=np.int64))
-        stored = -(-count // 2) if element_type.is_packed else count * dtype.itemsize
-        if stored != size:
-            raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
+        if element_type.is_packed:  # two values a byte
+            count = math.prod(max(d, 0) for d in dims)
+            if any(d < 0 for d in dims) or -(-count // 2) != size:
+                raise ModelFileError(f"{where}: size {size} does not match shape {shape} of {element_type.value}")
+        else:
+            check_weight_bytes(f"{where} ({element_type.value})", dims, dtype.itemsize, size)
+            count = math.prod(dims)
         raw = self.weights[offset : offset + size]
         if element_type.is_packed:
             return unpack_nibbles(np.frombuffer(raw, np.uint8), count, element_type).reshape(dims)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import EmitContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.graph import Graph, Node, OutPort
 from irconv.ops import Const, DeferredProduct, Parameter, Result
 from irconv.types import ElementType, MaybeShape
@@ -74,7 +74,7 @@ def check_opset_ops(graph: Graph, in_body: bool = False) -> None:
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
-                f"node {node.name!r} is a {node.op.describe()} op, which is not an opset op: "
+                f"node {quoted(node.name)} is a {node.op.describe()} op, which is not an opset op: "
                 "the IR cannot hold it (no transform lowered it before emit)"
             )
         _check_outputs_exist(node)
@@ -96,12 +96,12 @@ def check_model_inputs(graph: Graph) -> None:
         assert isinstance(op, Parameter)
         if op.shape is None:
             raise ConversionError(
-                f"model input {node.name!r} has an unknown rank (the model gives no shape), which OpenVINO's "
+                f"model input {quoted(node.name)} has an unknown rank (the model gives no shape), which OpenVINO's "
                 f"CPU plugin cannot compile; give its shape with --input '{node.name}[d0,d1,...]' (? for a dynamic dim)"
             )
         if op.element_type is ElementType.dynamic:
             raise ConversionError(
-                f"model input {node.name!r} has no element type, which OpenVINO's CPU plugin cannot compile; "
+                f"model input {quoted(node.name)} has no element type, which OpenVINO's CPU plugin cannot compile; "
                 f"give it with --input '{node.name}{{f32}}'"
             )
 
@@ -118,7 +118,7 @@ def _check_input_count(node: Node) -> None:
     if count < fewest or (most is not None and count > most):
         allowed = str(fewest) if fewest == most else f"{fewest} to {most}" if most is not None else f"{fewest} or more"
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}) takes {allowed} input(s), but the model gives it {count}; "
+            f"node {quoted(node.name)} ({node.op.describe()}) takes {allowed} input(s), but the model gives it {count}; "
             "fix the model"
         )
 
@@ -128,7 +128,7 @@ def _check_sources_have_no_inputs(node: Node) -> None:
     input) is a layer the runtime cannot place in the graph."""
     if isinstance(node.op, (Parameter, Const)) and any(port.get_source() for port in node.in_ports()):
         raise ConversionError(
-            f"node {node.name!r} is a {node.op.describe()}, which takes no inputs, but the model feeds it "
+            f"node {quoted(node.name)} is a {node.op.describe()}, which takes no inputs, but the model feeds it "
             f"{node.num_inputs()} input(s); fix the model"
         )
 
@@ -138,7 +138,7 @@ def _check_result_has_one_input(node: Node) -> None:
     got a second one, is refused by the runtime)."""
     if isinstance(node.op, Result) and (node.num_inputs() != 1 or node.in_port(0).get_source() is None):
         raise ConversionError(
-            f"node {node.name!r} is a model output (Result), which reads exactly one tensor, "
+            f"node {quoted(node.name)} is a model output (Result), which reads exactly one tensor, "
             f"but the model gives it {node.num_inputs()} input(s); fix the model"
         )
 
@@ -155,8 +155,8 @@ def _check_outputs_exist(node: Node) -> None:
         never_inferred = port.data.element_type is ElementType.dynamic and port.data.shape is None
         if users and never_inferred:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}) has {declared} output(s), but its output {idx} "
-                f"is read by {users[0].node.name!r}: the model gives this node more outputs than its "
+                f"node {quoted(node.name)} ({node.op.describe()}) has {declared} output(s), but its output {idx} "
+                f"is read by {quoted(users[0].node.name)}: the model gives this node more outputs than its "
                 "operation defines; fix the model"
             )
 
@@ -235,7 +235,7 @@ def _input_sources(node: Node) -> list[OutPort]:
         source = port.get_source()
         if source is None:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): input {port.idx} is not connected, "
+                f"node {quoted(node.name)} ({node.op.describe()}): input {port.idx} is not connected, "
                 f"but a later input is; the IR cannot skip an input"
             )
         sources.append(source)
@@ -291,7 +291,7 @@ class GraphWriter:
         try:
             attributes = op.ir_attributes()
         except (TypeError, ValueError) as exc:
-            raise ConversionError(f"node {node.name!r} ({op.describe()}): cannot write its attributes: {exc}") from exc
+            raise ConversionError(f"node {quoted(node.name)} ({op.describe()}): cannot write its attributes: {exc}") from exc
         self.xml.open("layer", _header(layer_id, node.name, op.type, op.opset))
         if attributes:
             self.xml.empty("data", attributes.items())
@@ -377,7 +377,7 @@ class GraphWriter:
             element_type = ElementType.from_numpy(encoding.dtype if encoding else value.dtype)
         except ValueError:
             raise ConversionError(
-                f"constant {name!r} holds {value.dtype} values, which the IR cannot store "
+                f"constant {quoted(name)} holds {value.dtype} values, which the IR cannot store "
                 "(convert it to a numeric or boolean type first)"
             ) from None
         offset, size = stored[1:] if stored else self.blobs.add(value)

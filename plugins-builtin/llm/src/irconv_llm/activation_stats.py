@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from irconv import AtomicFiles, ConversionOptions, EmitContext, Graph, OutPort
-from irconv.errors import UserError
+from irconv.errors import UserError, quoted
 from irconv_transforms.weight_compression.statistics import InputStatistics
 from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input
 
@@ -50,7 +50,7 @@ def collect(
                 continue
             op = by_name.get(site.consumer.name)
             if op is None:
-                raise UserError(f"--dataset: MatMul {site.consumer.name!r} is not in the model OpenVINO read back")
+                raise UserError(f"--dataset: MatMul {quoted(site.consumer.name)} is not in the model OpenVINO read back")
             tapped[port] = len(model.outputs) + len(outputs)
             outputs.append(op.input(1 - site.port).get_source_output())
         model.add_outputs(outputs)
@@ -92,7 +92,7 @@ def _feeder(compiled: Any) -> Callable[[np.ndarray], dict[Any, np.ndarray]]:
         shape = port.get_partial_shape()
         if not any("past" in name for name in names) or shape.rank.is_dynamic or shape.rank.get_length() != 4:
             raise UserError(
-                f"--dataset: cannot feed model input {port.get_any_name()!r} ({shape}); data-aware compression runs "
+                f"--dataset: cannot feed model input {quoted(port.get_any_name())} ({shape}); data-aware compression runs "
                 "decoders whose inputs are input_ids, attention_mask, position_ids, beam_idx and past key/values"
             )
         past.append(port)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from irconv import Graph, Node, UserError
+from irconv.errors import quoted
 from irconv.types import Shape, format_shape
 
 _PAST = re.compile(r"^(past_key_values|past_key_value|past_kv|past|cache|kv_cache)(?=[._\-/:]|$)[._\-/:]*(?P<rest>.*)$")
@@ -75,7 +76,7 @@ def find_cache(graph: Graph) -> list[CacheTensor]:
         present = outputs.get(key) or _concatenation_of(graph, node)
         if present is None:
             raise UserError(
-                f"--stateful: model input {name!r} looks like a past KV cache tensor, but no output is its "
+                f"--stateful: model input {quoted(name)} looks like a past KV cache tensor, but no output is its "
                 f"present counterpart (outputs: {', '.join(sorted(tensor_name(r) for r in graph.results()))})"
             )
         found.append(_cache_tensor(name, node, present))
@@ -109,14 +110,14 @@ def _cache_tensor(name: str, past: Node, present: Node) -> CacheTensor:
     dynamic = [axis for axis, dim in enumerate(shape or ()) if dim is None]
     if shape is None or len(dynamic) != 2 or out_shape is None or len(out_shape) != len(shape):
         raise UserError(
-            f"--stateful: cannot tell the layout of KV cache input {name!r} (shape {format_shape(shape)}, "
-            f"its output {tensor_name(present)!r} {format_shape(out_shape)}): expected a batch and a sequence "
+            f"--stateful: cannot tell the layout of KV cache input {quoted(name)} (shape {format_shape(shape)}, "
+            f"its output {quoted(tensor_name(present))} {format_shape(out_shape)}): expected a batch and a sequence "
             "dimension as the only dynamic ones, the same rank on both sides"
         )
     for axis, (a, b) in enumerate(zip(shape, out_shape, strict=True)):
         if axis not in dynamic and b is not None and a != b:
             raise UserError(
-                f"--stateful: KV cache input {name!r} {format_shape(shape)} and output {tensor_name(present)!r} "
+                f"--stateful: KV cache input {quoted(name)} {format_shape(shape)} and output {quoted(tensor_name(present))} "
                 f"{format_shape(out_shape)} differ in dimension {axis}, which is not the batch or the sequence"
             )
     return CacheTensor(name, past, present, tuple(shape), dynamic[0], dynamic[1])

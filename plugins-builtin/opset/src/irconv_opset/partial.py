@@ -13,13 +13,14 @@ a :class:`DimOf` (the still-dynamic dim ``axis`` of the tensor at an output port
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from irconv.graph import OutPort
+    from irconv.graph import Node, OutPort
 
 #: How far back a partial value is followed (shape sub-graphs are short).
 MAX_DEPTH = 16
@@ -80,13 +81,16 @@ def partial_elements(port: OutPort | None) -> list[int | None | DimOf] | None:
     return [_element(v) for v in value.reshape(-1)]
 
 
-def _moved(port: OutPort, depth: int) -> np.ndarray | None:
+def _moved(
+    port: OutPort, depth: int, value_at: Callable[[OutPort | None, int], np.ndarray | None] = partial_value
+) -> np.ndarray | None:
+    """A mover's output over ``value_at``'s values of its moved inputs (partial or symbolic)."""
     node = port.node
     inputs = []
     for idx in range(node.num_inputs()):
         source = node.in_port(idx).get_source()
         if node.op.type == "Concat" or idx == 0:
-            value = partial_value(source, depth + 1)
+            value = value_at(source, depth + 1)
         else:
             constant = None if source is None else source.data.value
             value = None if constant is None else np.asarray(constant)
@@ -103,7 +107,7 @@ def _moved(port: OutPort, depth: int) -> np.ndarray | None:
     return out if out.ndim <= 1 else None
 
 
-def _objects(elements: list[int | None | DimOf]) -> np.ndarray:
+def _objects(elements: Sequence[object]) -> np.ndarray:
     out = np.empty(len(elements), dtype=object)
     out[:] = elements
     return out
@@ -115,3 +119,161 @@ def _element(value: object) -> int | None | DimOf:
     if isinstance(value, (int, np.integer)):
         return int(value)
     return None
+
+
+# ----------------------------------------------------------------- symbolic values
+#: Integer arithmetic a shape sub-graph computes on dims (``view(b, s, h * d)``, ``s // 2``).
+_ARITHMETIC = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Divide": lambda a, b: _divide(a, b),
+}
+
+
+def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
+    """The value at ``port`` over symbolic dims: an object array of ints (constants of the
+    model), :class:`~irconv.types_symbols.Expr` (dims known by their symbols) and None
+    (unknown); None when nothing is known. A value computed from shapes is followed back to
+    the shapes' symbols, so a dim of a model input's static shape stays a (pinned) symbol."""
+    if port is None or depth > MAX_DEPTH:
+        return None
+    data = port.data
+    if data.value is not None and not data.shape_derived:
+        value = np.asarray(data.value)
+        if value.size > 64 or not np.issubdtype(value.dtype, np.integer):
+            return None
+        return _objects([int(v) for v in value.reshape(-1)]).reshape(value.shape)
+    node = port.node
+    if not node.op.is_opset_op or port.idx != 0 or not data.element_type.is_integer:
+        return None
+    kind = node.op.type
+    if kind == "ShapeOf":
+        from irconv.graph.symbolic import input_symbols
+
+        dims = input_symbols(node, 0)
+        return None if dims is None else _objects(list(dims))
+    if kind in _PASS_THROUGH:
+        return symbolic_value(node.in_port(0).get_source(), depth + 1)
+    if kind in _MOVERS:
+        return _moved(port, depth, symbolic_value)
+    if kind == "Select" and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
+        return _selected(node, depth)
+    if kind == "Broadcast" and getattr(node.op, "mode", "") in ("numpy", "bidirectional"):
+        return _broadcast_symbolic(node, depth)
+    if kind in _ARITHMETIC and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
+        a = symbolic_value(node.in_port(0).get_source(), depth + 1)
+        b = symbolic_value(node.in_port(1).get_source(), depth + 1)
+        if a is None or b is None:
+            return None
+        return _elementwise(_ARITHMETIC[kind], a, b)
+    return None
+
+
+def symbolic_elements(port: OutPort | None) -> list[object] | None:
+    """The symbolic value of a 1-D (or scalar) tensor as a flat list."""
+    value = symbolic_value(port)
+    if value is None or value.ndim > 1:
+        return None
+    return list(value.reshape(-1))
+
+
+def _divide(a: object, b: object) -> object:
+    """Integer Divide on dims (never negative): floor division by a positive constant, or an
+    exact division of expressions; None when not provable."""
+    from irconv.types_symbols import Expr, divide_exact, floor_divide
+
+    if isinstance(b, int) and b > 0 and isinstance(a, (int, Expr)):
+        return floor_divide(a, b)
+    if isinstance(a, (int, Expr)) and isinstance(b, Expr):
+        return divide_exact(a, b)
+    return None
+
+
+def _elementwise(kernel: object, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    from irconv.types_symbols import Expr
+
+    def apply(x: object, y: object) -> object:
+        if not isinstance(x, (int, Expr)) or not isinstance(y, (int, Expr)):
+            return None
+        try:
+            return kernel(x, y)  # type: ignore[operator]
+        except (ArithmeticError, ValueError):
+            return None
+
+    try:
+        result = np.frompyfunc(apply, 2, 1)(a, b)
+    except ValueError:  # shapes that do not broadcast
+        return None
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
+
+
+def _selected(node: Node, depth: int) -> np.ndarray | None:
+    """Select over a condition decided element by element: exporters write ``expand(-1)`` as
+    ``Select(Equal(shape, -1), ones, shape)``, and a dim is never -1."""
+    condition = _condition(node.in_port(0).get_source(), depth + 1)
+    then = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    other = symbolic_value(node.in_port(2).get_source(), depth + 1)
+    if condition is None or then is None or other is None:
+        return None
+    pick = np.frompyfunc(lambda c, x, y: x if c is True else y if c is False else None, 3, 1)
+    try:
+        result = pick(condition, then, other)
+    except ValueError:
+        return None
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
+
+
+def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
+    """A boolean tensor as True/False/None (undecided) per element: a constant, or Equal of
+    symbolic values (equal expressions are equal; a sum of dims with positive coefficients
+    is never a negative constant)."""
+    if port is None or depth > MAX_DEPTH:
+        return None
+    data = port.data
+    if data.value is not None and data.value.dtype == np.bool_ and not data.shape_derived:
+        out = np.empty(data.value.shape, dtype=object)
+        out[...] = [bool(v) for v in data.value.reshape(-1)] if data.value.ndim else bool(data.value)
+        return out
+    node = port.node
+    if node.op.type != "Equal" or getattr(node.op, "auto_broadcast", "numpy") != "numpy":
+        return None
+    a = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    b = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    if a is None or b is None:
+        return None
+    return _elementwise(_equal, a, b)
+
+
+def _equal(a: object, b: object) -> object:
+    from irconv.types_symbols import Expr
+
+    if a == b:
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return False
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, Expr) and isinstance(y, int) and y < 0 and all(c > 0 for _, c in x.terms):
+            return False
+    return None
+
+
+def _broadcast_symbolic(node: Node, depth: int) -> np.ndarray | None:
+    """A small value broadcast to a static target (``ConstantOfShape`` of a rank)."""
+    data = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    target = symbolic_value(node.in_port(1).get_source(), depth + 1)
+    if data is None or target is None or target.ndim != 1:
+        return None
+    if not all(isinstance(t, int) and 0 <= t <= 64 for t in target):
+        return None
+    try:
+        shape = np.broadcast_shapes(data.shape, tuple(int(t) for t in target))
+    except ValueError:
+        return None
+    out = np.empty(shape, dtype=object)
+    out[...] = np.broadcast_to(data, shape)
+    return out if out.ndim <= 1 else None

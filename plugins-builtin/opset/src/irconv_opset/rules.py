@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.types import Dim, ElementType, format_shape
 
 from irconv_opset.shapes import in_shape, in_type
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def _fail(node: Node, idx: int, role: str, rule: str) -> ConversionError:
-    return ConversionError(f"node {node.name!r} ({node.op.describe()}): input {idx} ({role}) {rule}")
+    return ConversionError(f"node {quoted(node.name)} ({node.op.describe()}): input {idx} ({role}) {rule}")
 
 
 def require_inputs(node: Node, count: int) -> None:
@@ -28,7 +28,7 @@ def require_inputs(node: Node, count: int) -> None:
     missing = [i for i in range(count) if not node.has_input(i)]
     if missing:
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}) needs {count} inputs, "
+            f"node {quoted(node.name)} ({node.op.describe()}) needs {count} inputs, "
             f"but input {missing[0]} is not connected (it has {node.num_inputs()})"
         )
 
@@ -38,7 +38,7 @@ def require_at_most(node: Node, count: int) -> None:
     keeps them, and the runtime then reads a node index past its own."""
     if node.num_inputs() > count:
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}) takes at most {count} input(s), "
+            f"node {quoted(node.name)} ({node.op.describe()}) takes at most {count} input(s), "
             f"but the model gives it {node.num_inputs()}"
         )
 
@@ -101,7 +101,7 @@ def require_equal_lengths(node: Node, role: str, *indices: int) -> None:
             lengths[idx] = shape[0]
     if len(set(lengths.values())) > 1:
         found = ", ".join(f"input {i}: {n}" for i, n in lengths.items())
-        raise ConversionError(f"node {node.name!r} ({node.op.describe()}): {role} must have one length, got {found}")
+        raise ConversionError(f"node {quoted(node.name)} ({node.op.describe()}): {role} must have one length, got {found}")
 
 
 def require_slope_shape(node: Node) -> None:
@@ -137,7 +137,7 @@ def refuse_run_time_rank(node: Node, role: str) -> None:
     if any(port.is_connected() and port.data.get_rank() is None for port in node.in_ports()):
         return
     raise ConversionError(
-        f"node {node.name!r} ({node.op.describe()}): the {role} has a length known only at run time, "
+        f"node {quoted(node.name)} ({node.op.describe()}): the {role} has a length known only at run time, "
         "so the output's rank is too, and OpenVINO's CPU plugin compiles no model with such a tensor; "
         "give the input it comes from a fixed shape (--input NAME[SHAPE])"
     )
@@ -152,7 +152,7 @@ def require_static_inputs(node: Node, roles: dict[int, str]) -> None:
         shape = in_shape(node, idx)
         if shape is None or None in shape:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): input {idx} ({role}) has the shape "
+                f"node {quoted(node.name)} ({node.op.describe()}): input {idx} ({role}) has the shape "
                 f"{format_shape(shape)}, and OpenVINO's CPU plugin runs this op on static shapes only; "
                 "give the model's inputs fixed shapes (--input NAME[SHAPE])"
             )

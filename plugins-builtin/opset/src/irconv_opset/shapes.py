@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import LoweringError
+from irconv.errors import LoweringError, quoted
 from irconv.types import Dim, ElementType, MaybeShape, Shape
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def auto_broadcast(mode: str, a: MaybeShape, b: MaybeShape, axis: int = -1) -> M
         if len(a) != len(b) or any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)):
             raise LoweringError(f"auto_broadcast=none needs equal shapes, got {a} and {b}")
         return tuple(x if x is not None else y for x, y in zip(a, b, strict=False))
-    raise LoweringError(f"unknown auto_broadcast mode {mode!r}")
+    raise LoweringError(f"unknown auto_broadcast mode {quoted(mode)}")
 
 
 def normalize_axis(axis: int, rank: int) -> int:

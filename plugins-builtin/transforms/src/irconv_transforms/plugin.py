@@ -21,6 +21,7 @@ def declare_options() -> Sequence[Option[Any]]:
 @hookimpl
 def middle_transform() -> list[Transform]:
     from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
+    from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
     from irconv_transforms.fuse_clamp import FuseClamp
     from irconv_transforms.fuse_flatten_reshape import FuseFlattenReshape
     from irconv_transforms.fuse_gelu_erf import FuseGeluErf
@@ -67,6 +68,7 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        FoldSymbolicShapes(),
         MergeCommonSubexpressions(),
     ]
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from irconv.errors import quoted
 
 _MISSING: Any = object()
 
@@ -51,7 +52,7 @@ class ParamBlock:
     def __getattr__(self, name: str) -> Any:
         field = self._message.DESCRIPTOR.fields_by_name.get(name)
         if field is None:
-            raise AttributeError(f"{self._message.DESCRIPTOR.name} has no field {name!r}")
+            raise AttributeError(f"{self._message.DESCRIPTOR.name} has no field {quoted(name)}")
         return _decode(field, getattr(self._message, name))
 
     def get(self, name: str, default: Any = None) -> Any:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import prod
 from pathlib import Path
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
+from irconv.graph.budget import check_weight_bytes
 
 from irconv_caffe.caffemodel import Blob
 from irconv_caffe.proto import caffe_pb2 as pb
@@ -36,7 +36,7 @@ class CaffeLayer:
         return self.param.type
 
     def describe(self) -> str:
-        return f"layer {self.name!r} ({self.type})"
+        return f"layer {quoted(self.name)} ({self.type})"
 
     def blob_count(self) -> int:
         return len(self.blobs or ())
@@ -65,10 +65,7 @@ class CaffeLayer:
         assert self.blobs is not None
         blob = self.blobs[index]
         shape = blob.shape
-        if blob.data.size != prod(shape):
-            raise ConversionError(
-                f"{self.describe()}: blob {index} declares shape {list(shape)} but holds {blob.data.size} values"
-            )
+        check_weight_bytes(f"{self.describe()}: blob {index}", shape, blob.data.itemsize, blob.data.nbytes)
         candidate = shape
         if blob.legacy and len(shape) > len(expected):
             extra = len(shape) - len(expected)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv import ConversionOptions
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Op, Parameter, Result, SourceOp
 from irconv.types import MaybeShape
@@ -110,7 +110,7 @@ def build_graph(
         for bottom in layer.bottom:
             if bottom not in producers:
                 raise ModelFileError(
-                    f"{proto_path}: layer {layer.name!r} ({layer.type}) reads blob {bottom!r}, "
+                    f"{proto_path}: layer {quoted(layer.name)} ({layer.type}) reads blob {quoted(bottom)}, "
                     "which no earlier layer or input produces"
                 )
             inputs.append(producers[bottom])
@@ -165,9 +165,9 @@ def _custom_op(layer: pb.LayerParameter, extra: dict[str, object], spec: CustomL
 
 def _add_input(graph: Graph, producers: dict[str, OutPort], name: str, shape: MaybeShape) -> None:
     if name in producers:
-        raise ModelFileError(f"the model input {name!r} is declared twice")
+        raise ModelFileError(f"the model input {quoted(name)} is declared twice")
     if shape is not None and 0 in shape:  # nothing to compute on; the runtime refuses a zero batch
-        raise ModelFileError(f"the model input {name!r} declares a zero dimension (shape {list(shape)})")
+        raise ModelFileError(f"the model input {quoted(name)} declares a zero dimension (shape {list(shape)})")
     node = graph.add_node(Parameter(shape), name)
     node.out_port(0).data.add_name(name)
     producers[name] = node.out_port(0)
@@ -213,7 +213,7 @@ def input_layer_shapes(layer: pb.LayerParameter, proto_path: Path) -> list[tuple
     tops = list(layer.top)
     if len(shapes) not in (0, 1, len(tops)):
         raise ModelFileError(
-            f"{proto_path}: Input layer {layer.name!r} has {len(tops)} top(s) but {len(shapes)} shape(s)"
+            f"{proto_path}: Input layer {quoted(layer.name)} has {len(tops)} top(s) but {len(shapes)} shape(s)"
         )
     result: list[tuple[str, MaybeShape]] = []
     for i, top in enumerate(tops):

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from google.protobuf import text_format
-from irconv.errors import ModelFileError, shortened_quotes
+from irconv.errors import ModelFileError, quoted, shortened_quotes
 
 from irconv_caffe.proto import caffe_pb2 as pb
 from irconv_caffe.text_fields import TextFormatError, parse_fields
@@ -50,7 +50,7 @@ def read_prototxt_with_extras(path: Path, strict_types: Collection[str] = ()) ->
                 line = text.count("\n", 0, offset) + 1
                 column = offset - text.rfind("\n", 0, offset)
                 raise ModelFileError(
-                    f"{path}:{line}:{column}: layer {layer_name!r} ({layer_type}) has no field named {field_name!r}"
+                    f"{path}:{line}:{column}: layer {quoted(layer_name)} ({layer_type}) has no field named {quoted(field_name)}"
                 ) from None
         net = pb.NetParameter()
         try:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from irconv.errors import quoted
+
 _TOKEN = re.compile(
     r"""\s+|\#[^\n]*|(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(?P<punct>[{}\[\]:<>,;])|(?P<word>[^\s{}\[\]:<>,;"'#]+)"""
 )
@@ -60,12 +62,12 @@ def _fields(tokens: list[tuple[str, str, int, int]], pos: int, closing: str | No
             pos += 1
             continue
         if kind != "word":
-            raise TextFormatError(f"expected a field name at offset {start}, found {text!r}")
+            raise TextFormatError(f"expected a field name at offset {start}, found {quoted(text)}")
         pos += 1
         if pos < len(tokens) and tokens[pos][1] == ":":
             pos += 1
         if pos >= len(tokens):
-            raise TextFormatError(f"field {text!r} has no value")
+            raise TextFormatError(f"field {quoted(text)} has no value")
         opener = tokens[pos][1]
         if opener in ("{", "<"):
             pos, children = _fields(tokens, pos + 1, "}" if opener == "{" else ">")
@@ -82,7 +84,7 @@ def _fields(tokens: list[tuple[str, str, int, int]], pos: int, closing: str | No
             fields.append(TextField(text, start, tokens[pos][3], value=_scalar(tokens[pos])))
             pos += 1
     if closing is not None:
-        raise TextFormatError(f"missing {closing!r}")
+        raise TextFormatError(f"missing {quoted(closing)}")
     return pos, fields
 
 
@@ -91,5 +93,5 @@ def _scalar(token: tuple[str, str, int, int]) -> str:
     if kind == "str":
         return text[1:-1].encode().decode("unicode_escape")
     if kind != "word":
-        raise TextFormatError(f"expected a value at offset {start}, found {text!r}")
+        raise TextFormatError(f"expected a value at offset {start}, found {quoted(text)}")
     return text

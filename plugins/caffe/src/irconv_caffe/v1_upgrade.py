@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 
 from irconv_caffe.proto import caffe_pb2 as pb
 
@@ -67,7 +67,7 @@ def upgrade_v1_layers(net: pb.NetParameter, path: Path) -> None:
     """Replace ``net.layers`` (V1) by the equivalent ``net.layer`` (V2) entries."""
     for old in net.layers:
         if old.type not in V1_TYPE_NAMES:
-            raise ModelFileError(f"{path}: V1 layer {old.name!r} has the unknown type number {old.type}")
+            raise ModelFileError(f"{path}: V1 layer {quoted(old.name)} has the unknown type number {old.type}")
         new = net.layer.add()
         new.type = V1_TYPE_NAMES[old.type]
         for name in _SHARED_FIELDS:

@@ -3,8 +3,9 @@
 The module is parsed with the MLIR bindings that ship in jaxlib; every ``stablehlo.*`` (and
 ``chlo.*``) operation of the public ``main`` becomes one ``SourceOp`` of framework ``jax``
 named by its operation name, with its attributes as plain Python values. Calls to private
-functions are inlined, ``stablehlo.constant`` becomes a Const, and the shape assertions
-jax.export adds for symbolic dimensions (side effects only) are left out.
+functions are inlined, ``stablehlo.constant`` becomes a Const, the regions of ``while`` and
+``case`` become the node's body graphs (with the values they capture as extra inputs), and
+the shape assertions jax.export adds for symbolic dimensions (side effects only) are left out.
 """
 
 from __future__ import annotations
@@ -72,52 +73,156 @@ def read_module(text: str, name: str, has_extractor: Callable[[str], bool]) -> G
         return _Reader(module, name, has_extractor).graph
 
 
+class _Scope:
+    """Where a block's values are read to: a graph and the ports of the MLIR values read so far.
+
+    A region of ``while``/``case`` may use values of the enclosing blocks. Read into the same
+    graph (a ``while`` condition on the initial values) such a value is the enclosing
+    scope's port; read into a body graph it becomes a body Parameter, the enclosing value
+    listed in ``captured`` (the control-flow node's extra input), or a copy of a constant.
+    """
+
+    def __init__(self, reader: _Reader, graph: Graph, parent: _Scope | None) -> None:
+        self.reader = reader
+        self.graph = graph
+        self.parent = parent
+        self.ports: dict[Any, OutPort] = {}
+        self.captured: list[Any] = []
+
+    def port(self, value: Any) -> OutPort:
+        found = self.ports.get(value)
+        if found is not None:
+            return found
+        if self.parent is None:
+            raise ModelFileError(f"{self.reader.graph.name}: a value is used outside the function defining it")
+        if self.parent.graph is self.graph:
+            return self.parent.port(value)
+        constant = self.reader.constant_of(value)
+        if constant is not None:
+            node = self.graph.add_node(Const(constant), self.reader.name("", "constant"))
+        else:
+            self.captured.append(value)
+            tensor = _tensor_type(value.type)
+            node = self.graph.add_node(Parameter(tensor.shape, tensor.element_type),
+                                       self.reader.name("", f"capture{len(self.captured) - 1}"))
+        self.ports[value] = node.out_port(0)
+        return node.out_port(0)
+
+
 class _Reader:
     def __init__(self, module: Any, name: str, has_extractor: Callable[[str], bool]) -> None:
         self.has_extractor = has_extractor
         self.functions = {_symbol(op): op for op in module.body.operations if op.operation.name == "func.func"}
         self.graph = Graph(name, FRAMEWORK)
         self.names: dict[str, int] = {}
+        #: constants read so far, by MLIR value: a body using one gets its own Const of it
+        self.constants: dict[Any, np.ndarray] = {}
         main = self.functions.get("main")
         if main is None:
             raise ModelFileError(f"{name}: the StableHLO module has no 'main' function")
         block = main.regions[0].blocks[0]
-        arguments: list[OutPort] = []
+        scope = _Scope(self, self.graph, None)
         for index, argument in enumerate(block.arguments):
             tensor = _tensor_type(argument.type)
             node = self.graph.add_node(Parameter(tensor.shape, tensor.element_type), f"input{index}")
             node.out_port(0).data.add_name(f"input{index}")
-            arguments.append(node.out_port(0))
-        for index, port in enumerate(self._function(block, arguments, "")):
+            scope.ports[argument] = node.out_port(0)
+        for index, port in enumerate(self._block(block, scope, "")):
             port.data.add_name(f"output{index}")
             self.graph.add_node(Result(), f"output{index}/sink", [port])
 
-    def _function(self, block: Any, arguments: list[OutPort], scope: str) -> list[OutPort]:
-        """Adds the operations of ``block`` (the arguments bound to ``arguments``) and returns
+    def _block(self, block: Any, scope: _Scope, prefix: str) -> list[OutPort]:
+        """Adds the operations of ``block`` (its arguments already in ``scope``) and returns
         the ports its ``return`` gives back."""
-        values: dict[Any, OutPort] = dict(zip(block.arguments, arguments, strict=True))
         for op in block.operations:
             kind = op.operation.name
-            inputs = [values[operand] for operand in op.operands]
+            inputs = [scope.port(operand) for operand in op.operands]
             if kind in ("func.return", "stablehlo.return"):
                 return inputs
             if kind == "stablehlo.composite" and self.has_extractor(_string(op.attributes["name"])):
-                outputs = self._source_op(op, _string(op.attributes["name"]), inputs, scope)
+                outputs = self._source_op(op, _string(op.attributes["name"]), inputs, scope.graph, prefix)
             elif kind in ("func.call", "stablehlo.composite"):
                 key = "callee" if kind == "func.call" else "decomposition"
                 callee = _flat_symbol(op.attributes[key])
-                outputs = self._function(self.functions[callee].regions[0].blocks[0], inputs, f"{scope}{callee}/")
+                outputs = self._call(self.functions[callee].regions[0].blocks[0], inputs,
+                                     _Scope(self, scope.graph, None), f"{prefix}{callee}/")
             elif kind == "stablehlo.custom_call" and _string(op.attributes["call_target_name"]) in _ASSERTIONS:
                 continue
             elif kind == "stablehlo.constant":
-                node = self.graph.add_node(Const(_constant(op.attributes["value"])), self._name(scope, "constant"))
+                node = scope.graph.add_node(Const(self._constant(op)), self.name(prefix, "constant"))
                 outputs = [node.out_port(0)]
+            elif kind == "stablehlo.while":
+                outputs = self._while(op, inputs, scope, prefix)
+            elif kind == "stablehlo.case":
+                outputs = self._case(op, inputs, scope, prefix)
             else:
-                outputs = self._source_op(op, kind, inputs, scope)
-            values.update(zip(op.results, outputs, strict=True))
+                outputs = self._source_op(op, kind, inputs, scope.graph, prefix)
+            scope.ports.update(zip(op.results, outputs, strict=True))
         raise ModelFileError(f"{self.graph.name}: a function of the module does not end with a return")
 
-    def _source_op(self, op: Any, kind: str, inputs: list[OutPort], scope: str) -> list[OutPort]:
+    def _call(self, block: Any, inputs: list[OutPort], scope: _Scope, prefix: str) -> list[OutPort]:
+        """``block`` read into ``scope`` with its arguments bound to ``inputs``."""
+        scope.ports.update(zip(block.arguments, inputs, strict=True))
+        return self._block(block, scope, prefix)
+
+    def _parameters(self, body: _Scope, block: Any, prefix: str) -> list[OutPort]:
+        ports = []
+        for index, argument in enumerate(block.arguments):
+            tensor = _tensor_type(argument.type)
+            node = body.graph.add_node(Parameter(tensor.shape, tensor.element_type), self.name(prefix, f"arg{index}"))
+            ports.append(node.out_port(0))
+        return ports
+
+    def _while(self, op: Any, inputs: list[OutPort], scope: _Scope, prefix: str) -> list[OutPort]:
+        """A ``while`` as one ``stablehlo.while`` node whose body graph runs the loop body
+        and then the condition on its results (OpenVINO's Loop checks its condition after
+        each iteration); the condition on the initial values is read into this graph and
+        given as the node's last input. Inputs: the carried values, the values the body
+        captures, the initial condition; body Results: the carried values, the condition."""
+        cond, body_region = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        name = self.name(prefix, "while")
+        (initial,) = self._call(cond, inputs, _Scope(self, scope.graph, scope), f"{name}/cond/")
+        body = _Scope(self, Graph(name, FRAMEWORK), scope)
+        parameters = self._parameters(body, body_region, f"{name}/")
+        carried = self._call(body_region, parameters, body, f"{name}/body/")
+        (again,) = self._call(cond, carried, _Scope(self, body.graph, body), f"{name}/body/cond/")
+        for index, port in enumerate([*carried, again]):
+            body.graph.add_node(Result(), self.name(f"{name}/", f"result{index}"), [port])
+        captured = [scope.port(value) for value in body.captured]
+        return self._control_op(op, "stablehlo.while", [*inputs, *captured, initial], {"body": body.graph},
+                                scope.graph, name, {"captures": [len(captured)]})
+
+    def _case(self, op: Any, inputs: list[OutPort], scope: _Scope, prefix: str) -> list[OutPort]:
+        """A ``case`` as one ``stablehlo.case`` node with a body graph per branch
+        (``branch0``, ...), each with the values it captures as its Parameters. Inputs: the
+        index, then each branch's captures in branch order (``captures`` counts them)."""
+        name = self.name(prefix, "case")
+        bodies: dict[str, Graph] = {}
+        counts: list[int] = []
+        captured: list[OutPort] = []
+        for index, region in enumerate(op.regions):
+            branch = _Scope(self, Graph(f"{name}/branch{index}", FRAMEWORK), scope)
+            returned = self._block(region.blocks[0], branch, f"{name}/branch{index}/")
+            for position, port in enumerate(returned):
+                branch.graph.add_node(Result(), self.name(f"{name}/branch{index}/", f"result{position}"), [port])
+            bodies[f"branch{index}"] = branch.graph
+            counts.append(len(branch.captured))
+            captured += [scope.port(value) for value in branch.captured]
+        return self._control_op(op, "stablehlo.case", [*inputs, *captured], bodies, scope.graph, name,
+                                {"captures": counts})
+
+    def _control_op(self, op: Any, kind: str, inputs: list[OutPort], bodies: dict[str, Graph], graph: Graph,
+                    name: str, attributes: dict[str, Any]) -> list[OutPort]:
+        results = tuple(_tensor_type(result.type, strict=False) for result in op.results)
+        source = SourceOp(framework=FRAMEWORK, op_type=kind, n_outputs=len(results), source=HloOp(kind, results),
+                          bodies=bodies, attributes=MappingAttributes(attributes))
+        node = graph.add_node(source, name, inputs)
+        ports = [node.out_port(i) for i in range(len(results))]
+        for i, port in enumerate(ports):
+            port.data.add_name(name if i == 0 else f"{name}:{i}")
+        return ports
+
+    def _source_op(self, op: Any, kind: str, inputs: list[OutPort], graph: Graph, prefix: str) -> list[OutPort]:
         results = tuple(_tensor_type(result.type, strict=False) for result in op.results)
         inner_ops = [inner for region in op.regions for block in region.blocks for inner in block.operations
                      if inner.operation.name != "stablehlo.return"]
@@ -131,15 +236,25 @@ class _Reader:
         domain = str(attributes.get("call_target_name", "")) if kind == "stablehlo.custom_call" else ""
         source = SourceOp(framework=FRAMEWORK, op_type=kind, domain=domain, n_outputs=len(results),
                           source=HloOp(kind, results, body, directions), attributes=MappingAttributes(attributes))
-        name = self._name(scope, kind.split(".")[-1])
-        node = self.graph.add_node(source, name, inputs)
+        name = self.name(prefix, kind.split(".")[-1])
+        node = graph.add_node(source, name, inputs)
         ports = [node.out_port(i) for i in range(len(results))]
         for i, port in enumerate(ports):
             port.data.add_name(name if i == 0 else f"{name}:{i}")
         return ports
 
-    def _name(self, scope: str, stem: str) -> str:
-        key = f"{scope}{stem}"
+    def _constant(self, op: Any) -> np.ndarray:
+        value = _constant(op.attributes["value"])
+        self.constants[op.results[0]] = value
+        return value
+
+    def constant_of(self, value: Any) -> np.ndarray | None:
+        """The value of a ``stablehlo.constant``'s result already read, else None."""
+        return self.constants.get(value)
+
+    def name(self, prefix: str, stem: str) -> str:
+        """A node name unique in the module: ``prefix`` + ``stem``, numbered from the second use."""
+        key = f"{prefix}{stem}"
         count = self.names.get(key, 0)
         self.names[key] = count + 1
         return key if count == 0 else f"{key}_{count}"

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError, quoted
 from irconv.graph import Graph, MetaKey, OutPort
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
@@ -179,13 +180,20 @@ def build_graph(symbol: Symbol, params: dict[str, np.ndarray], symbol_path: Path
 def _output_counts(symbol: Symbol) -> list[int]:
     """Outputs per node: from ``node_row_ptr``, else the highest output anyone reads."""
     if symbol.output_counts is not None:
-        return [max(c, 1) for c in symbol.output_counts]
-    counts = [1] * len(symbol.nodes)
-    for node in symbol.nodes:
-        for source, output in node.inputs:
+        counts = [max(c, 1) for c in symbol.output_counts]
+        field = "output count (node_row_ptr)"
+    else:
+        counts = [1] * len(symbol.nodes)
+        for node in symbol.nodes:
+            for source, output in node.inputs:
+                counts[source] = max(counts[source], output + 1)
+        for source, output in symbol.heads:
             counts[source] = max(counts[source], output + 1)
-    for source, output in symbol.heads:
-        counts[source] = max(counts[source], output + 1)
+        field = "output count (highest output index read + 1)"
+    # each output becomes a graph port: the counts are sizes the file declares
+    for node, count in zip(symbol.nodes, counts, strict=True):
+        declared_size(count, field=field, where=node.describe(), unit_bytes=PORT_BYTES)
+    declared_size(sum(counts), field="total output count", where="the symbol", unit_bytes=PORT_BYTES)
     return counts
 
 
@@ -205,7 +213,7 @@ def _parameter(variable: SymbolNode, index: int, count: int, ctx: LoadContext) -
     shape: MaybeShape = spec.shape if spec is not None and spec.shape is not None else _declared_shape(variable)
     if shape is None:
         raise UserError(
-            f"the MXNet model input {variable.name!r} has no shape (MXNet symbols do not store input "
+            f"the MXNet model input {quoted(variable.name)} has no shape (MXNet symbols do not store input "
             f"shapes): give it with --input {variable.name}[1,3,224,224] (your dimensions; ? for a dynamic one)"
         )
     element_type = ElementType.f32

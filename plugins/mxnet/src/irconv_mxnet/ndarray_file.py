@@ -18,12 +18,14 @@ Layout (little endian), as MXNet writes it:
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.graph.budget import declared_size
 
 LIST_MAGIC = 0x112
 LEGACY_V1_MAGIC = 0xF993FAC8
@@ -97,7 +99,7 @@ class _Reader:
     def array(self, dtype: np.dtype, count: int) -> np.ndarray:
         size = dtype.itemsize * count
         if count < 0 or self.pos + size > len(self.data):
-            raise self.fail("truncated array data")
+            raise self.fail(f"truncated array data: {count} values of {size} bytes, {len(self.data) - self.pos} left")
         values = np.frombuffer(self.data, dtype=dtype, count=count, offset=self.pos)
         self.pos += size
         return values
@@ -126,7 +128,7 @@ def parse_ndarray_file(data: bytes, path: Path = Path("<bytes>")) -> NDArrayList
         raise ModelFileError(f"{path} is not an MXNet NDArray file (no 0x112 list magic at its start)")
     reader.u64()  # reserved
     count = reader.u64()
-    arrays = [_read_array(reader) for _ in range(count)]
+    arrays = [_read_array(reader, f"{path}: array {i}") for i in range(count)]
     names: list[str] = []
     if reader.pos < len(data):
         name_count = reader.u64()
@@ -139,10 +141,10 @@ def parse_ndarray_file(data: bytes, path: Path = Path("<bytes>")) -> NDArrayList
     return NDArrayList(arrays, names)
 
 
-def _read_array(reader: _Reader) -> np.ndarray | None:
+def _read_array(reader: _Reader, where: str) -> np.ndarray | None:
     magic = reader.u32()
     if magic in (V2_MAGIC, V3_MAGIC):
-        return _read_current(reader, numpy_shape=magic == V3_MAGIC)
+        return _read_current(reader, where, numpy_shape=magic == V3_MAGIC)
     if magic == LEGACY_V1_MAGIC:
         shape = reader.shape()
     else:  # the oldest form: the magic is the number of dimensions, dims are u32
@@ -153,10 +155,17 @@ def _read_array(reader: _Reader) -> np.ndarray | None:
         return None
     reader.unpack("<ii")  # device type, device id
     dtype, bf16 = reader.dtype()
-    return _finish(reader.array(dtype, int(np.prod(shape))).reshape(shape), bf16)
+    return _finish(reader.array(dtype, _count(shape, where)).reshape(shape), bf16)
 
 
-def _read_current(reader: _Reader, numpy_shape: bool) -> np.ndarray | None:
+def _count(shape: tuple[int, ...], where: str) -> int:
+    """Elements of a stored shape (Python ints: a corrupt shape cannot overflow into a small count)."""
+    if any(d < 0 for d in shape):
+        raise ModelFileError(f"{where}: shape {list(shape)} has a negative dimension; the file is corrupt")
+    return math.prod(shape)
+
+
+def _read_current(reader: _Reader, where: str, numpy_shape: bool) -> np.ndarray | None:
     stype = reader.i32()
     if stype not in _AUX_COUNT:
         raise reader.fail(f"unknown storage type {stype}")
@@ -174,8 +183,16 @@ def _read_current(reader: _Reader, numpy_shape: bool) -> np.ndarray | None:
         aux_shape = reader.shape()
         aux.append((aux_dtype, aux_shape or ()))
     stored_shape = storage_shape if storage_shape is not None else shape
-    values = _finish(reader.array(dtype, int(np.prod(stored_shape))).reshape(stored_shape), bf16)
-    aux_values = [reader.array(d, int(np.prod(s))).reshape(s) for d, s in aux]
+    values = _finish(reader.array(dtype, _count(stored_shape, where)).reshape(stored_shape), bf16)
+    aux_values = [reader.array(d, _count(s, where)).reshape(s) for d, s in aux]
+    if stype != DENSE:
+        # the dense shape is declared, not stored: bound it before allocating the zeros
+        declared_size(
+            _count(shape, where),
+            field=f"dense element count of shape {list(shape)[:8]}",
+            where=where,
+            unit_bytes=values.dtype.itemsize,
+        )
     if stype == ROW_SPARSE:
         dense = np.zeros(shape, values.dtype)
         dense[aux_values[0].astype(np.int64)] = values

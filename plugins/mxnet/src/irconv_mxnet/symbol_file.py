@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted, shortened
 
 #: Keys that hold a node's attributes, oldest first (later ones win).
 ATTRIBUTE_KEYS = ("attr", "param", "attrs")
@@ -36,7 +36,7 @@ class SymbolNode:
         return self.op == "null"
 
     def describe(self) -> str:
-        return f"node {self.name!r} ({self.op})"
+        return f"node {quoted(self.name)} ({self.op})"
 
 
 @dataclass(frozen=True)
@@ -97,11 +97,11 @@ def _node(index: int, raw: Any, path: Path) -> SymbolNode:
         values = raw.get(key)
         if isinstance(values, dict):
             attrs.update({str(k): v if isinstance(v, str) else json.dumps(v) for k, v in values.items()})
-    inputs = tuple(_entry(e, path, f"inputs of node {raw['name']!r}") for e in raw.get("inputs", []))
+    inputs = tuple(_entry(e, path, f"inputs of node {shortened(repr(raw['name']))}") for e in raw.get("inputs", []))
     return SymbolNode(index, str(raw["name"]), str(raw["op"]), attrs, inputs)
 
 
 def _entry(raw: Any, path: Path, where: str) -> tuple[int, int]:
     if not isinstance(raw, list) or not raw or not all(isinstance(v, int) for v in raw):
-        raise ModelFileError(f"{path}: bad entry {raw!r} in {where} (expected [node, output, version])")
+        raise ModelFileError(f"{path}: bad entry {shortened(repr(raw))} in {where} (expected [node, output, version])")
     return raw[0], raw[1] if len(raw) > 1 else 0

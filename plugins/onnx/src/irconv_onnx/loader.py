@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ConversionError, ModelFileError
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.ops.source import NO_BODIES
@@ -157,7 +157,7 @@ class _Builder:
         for tensor in proto.initializer:
             self._const(graph, scope, tensor.name, tensor_to_array(tensor, self.base_dir))
         for tensor in proto.sparse_initializer:
-            raise ConversionError(f"sparse initializer {tensor.values.name!r} is not supported")
+            raise ConversionError(f"sparse initializer {quoted(tensor.values.name)} is not supported")
         for value in proto.input:
             if value.name in initializers:
                 continue
@@ -167,7 +167,7 @@ class _Builder:
         for value in proto.output:
             port = scope.lookup(value.name)
             if port is None:
-                raise ModelFileError(f"graph output {value.name!r} is produced by no node, input or initializer")
+                raise ModelFileError(f"graph output {quoted(value.name)} is produced by no node, input or initializer")
             port.data.add_name(value.name)
             graph.add_node(Result(), f"{value.name}/sink", [port])
         graph.meta[CAPTURES] = list(scope.captures)
@@ -186,10 +186,10 @@ class _Builder:
         if kind is None:  # untyped (allowed for body inputs): inference fills it in
             op = Parameter(None, ElementType.dynamic)
         elif kind != "tensor_type":
-            raise ConversionError(f"graph input {value.name!r} is a {kind} value; only tensors are supported")
+            raise ConversionError(f"graph input {quoted(value.name)} is a {kind} value; only tensors are supported")
         else:
             elem = type_proto.tensor_type.elem_type
-            et = element_type(elem, f"input {value.name!r}") if elem else ElementType.dynamic
+            et = element_type(elem, f"input {quoted(value.name)}") if elem else ElementType.dynamic
             op = Parameter(tensor_shape(type_proto), et)
         node = graph.add_node(op, value.name)
         node.out_port(0).data.add_name(value.name)
@@ -211,7 +211,7 @@ class _Builder:
             return
         if domain not in opsets and domain != "":
             raise ModelFileError(
-                f"node {node.name or node.op_type!r} uses domain {domain!r}, which the model does not import"
+                f"node {quoted(node.name or node.op_type)} uses domain {quoted(domain)}, which the model does not import"
             )
         if self.has_extractor is not None and not self._extracted(domain, node.op_type, version):
             body = schema_function(node, domain, version, self._type_of)
@@ -227,7 +227,7 @@ class _Builder:
             port = scope.lookup(name)
             if port is None:
                 raise ModelFileError(
-                    f"node {node.name or node.op_type!r} ({node.op_type}) reads {name!r}, which no earlier node, "
+                    f"node {quoted(node.name or node.op_type)} ({node.op_type}) reads {quoted(name)}, which no earlier node, "
                     "input or initializer produces (the graph must be topologically sorted)"
                 )
             inputs.append(port)

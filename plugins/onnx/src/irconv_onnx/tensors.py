@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ConversionError, ModelFileError
+from irconv.errors import ConversionError, ModelFileError, quoted
+from irconv.graph.budget import check_weight_bytes, weight_bytes
 from irconv.types import ElementType
 
 # TensorProto.DataType -> NumPy dtype for the types OpenVINO IR can hold.
@@ -79,17 +81,14 @@ def tensor_to_array(tensor: Any, base_dir: Path | None = None) -> np.ndarray:
     ``raw_data`` becomes a ``np.frombuffer`` view; external data becomes a ``np.memmap``
     of the side file, so multi-gigabyte weights are never read into memory here.
     """
-    where = f"tensor {tensor.name!r}" if tensor.name else "tensor"
+    where = f"tensor {quoted(tensor.name)}" if tensor.name else "tensor"
     dtype = numpy_dtype(tensor.data_type, where)
     shape = tuple(int(d) for d in tensor.dims)
     if tensor.data_location == 1:  # EXTERNAL
         return _external(tensor, dtype, shape, base_dir, where)
     if tensor.HasField("raw_data"):
         raw = tensor.raw_data
-        count = int(np.prod(shape, dtype=np.int64))
-        if len(raw) != count * dtype.itemsize:
-            raise ModelFileError(f"{where}: raw data holds {len(raw)} bytes, shape {list(shape)} needs "
-                                 f"{count * dtype.itemsize}")
+        check_weight_bytes(f"{where} raw_data", shape, dtype.itemsize, len(raw))
         return np.frombuffer(raw, dtype=dtype).reshape(shape)
     return _typed_field(tensor, dtype, shape, where)
 
@@ -105,7 +104,7 @@ _BIT_PATTERNS = {10, BFLOAT16, *FLOAT8}
 def _typed_field(tensor: Any, dtype: np.dtype, shape: tuple[int, ...], where: str) -> np.ndarray:
     """The values of a tensor kept in its typed repeated field (small tensors, attributes)."""
     values = getattr(tensor, _TYPED_FIELDS.get(tensor.data_type, "int32_data"))
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)  # Python ints: a corrupt shape cannot overflow into a small count
     if len(values) != count:
         raise ModelFileError(f"{where}: {len(values)} values, shape {list(shape)} needs {count}")
     if tensor.data_type in _BIT_PATTERNS:  # f16, bf16, f8: the bits in the low bytes of each int32
@@ -125,7 +124,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     """
     if Path(location).is_absolute() or location.startswith(("/", "\\")):
         raise ModelFileError(
-            f"{where}: external data location {location!r} is an absolute path, outside the model's folder; "
+            f"{where}: external data location {quoted(location)} is an absolute path, outside the model's folder; "
             "keep the weight files next to the model and name them relative to it"
         )
     root = folder.resolve()
@@ -133,7 +132,7 @@ def confined_path(location: str, folder: Path, where: str) -> Path:
     if not path.is_relative_to(root):
         link = " through a symbolic link" if (folder / location).is_symlink() else ""
         raise ModelFileError(
-            f"{where}: external data location {location!r} leads outside the model's folder {root}{link}; "
+            f"{where}: external data location {quoted(location)} leads outside the model's folder {root}{link}; "
             "irconv reads weights only from files inside that folder"
         )
     return path
@@ -150,15 +149,15 @@ def _external(tensor: Any, dtype: np.dtype, shape: tuple[int, ...], base_dir: Pa
             f"{where}: external data file {path} does not exist; keep the weight files next to the model"
         )
     offset = int(info.get("offset", 0))
-    count = int(np.prod(shape, dtype=np.int64))
-    need = count * dtype.itemsize
+    need = weight_bytes(shape, dtype.itemsize)
     length = int(info.get("length", need))
+    check_weight_bytes(f"{where} external data length", shape, dtype.itemsize, length)
     size = path.stat().st_size
-    if length != need or offset + need > size:
+    if offset < 0 or offset + need > size:
         raise ModelFileError(
             f"{where}: external data {path} (offset {offset}, length {length}, file size {size}) "
             f"does not hold the {need} bytes of shape {list(shape)}"
         )
-    if count == 0:
+    if need == 0:
         return np.zeros(shape, dtype)
     return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape)

@@ -20,7 +20,11 @@ from irconv_paddle.slots import slot_order
 #: Attributes Paddle adds to every op for training and debugging; no extractor reads them.
 _BOOKKEEPING = {"op_callstack", "op_device", "op_namescope", "op_role", "op_role_var", "with_quant_attr"}
 
-_DENSE_TENSOR, _FEED_MINIBATCH, _FETCH_LIST = 7, 9, 10
+_DENSE_TENSOR, _FEED_MINIBATCH, _FETCH_LIST, _TENSOR_ARRAY = 7, 9, 10, 13
+
+#: Operators that write a variable they do not read by name (a tensor array's element): the
+#: slot given the variable's value before the write.
+_WRITES_INTO = {"write_to_array": "Array"}
 
 
 def read_legacy(path: Path) -> Program:
@@ -38,8 +42,15 @@ def read_legacy(path: Path) -> Program:
         raise ModelFileError(f"{path}: the program has no blocks: it is empty or not a Paddle .pdmodel")
     shapes: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
     params: list[str] = []
+    arrays: list[str] = []
     for block in desc.blocks:
         for var in block.vars:
+            if var.type.type == _TENSOR_ARRAY:  # its values as one tensor: [count, *element dims]
+                dtype = dtype_of_var_type(var.type.tensor_array.tensor.data_type)
+                dims = tuple(int(d) for d in var.type.tensor_array.tensor.dims)
+                if dtype is not None and var.name not in shapes:
+                    shapes[var.name] = ((-1, *dims), dtype)
+                    arrays.append(var.name)
             if var.type.type != _DENSE_TENSOR:
                 continue
             tensor = var.type.dense_tensor.tensor
@@ -49,7 +60,8 @@ def read_legacy(path: Path) -> Program:
             if var.persistable and block.idx == 0:
                 params.append(var.name)
     reader = _BlockReader(desc, shapes)
-    ops = reader.read(0, {})
+    ops = [reader.create_array(name) for name in arrays]
+    ops += reader.read(0, reader.scopes[0])
     current = reader.scopes[0]
     fetches = [(current.get(name, name), name) for _, name in sorted(reader.fetches.items())]
     return Program("legacy", ops, [reader.feeds[c] for c in sorted(reader.feeds)], fetches, sorted(params), shapes)
@@ -65,8 +77,14 @@ class _BlockReader:
         self.shapes = shapes
         self.feeds: dict[int, Feed] = {}
         self.fetches: dict[int, str] = {}
-        self.scopes: dict[int, dict[str, str]] = {}
+        self.scopes: dict[int, dict[str, str]] = {0: {}}
         self.written: dict[str, int] = {}
+
+    def create_array(self, name: str) -> PaddleOp:
+        """The empty tensor array ``name`` starts as (the program makes it without an operator)."""
+        dims, dtype = self.shapes[name]
+        value = self._write(name, self.scopes[0])
+        return PaddleOp("create_array", value, (), ((value,),), {"dtype": dtype.name, "dims": list(dims[1:])})
 
     def read(self, index: int, current: dict[str, str]) -> list[PaddleOp]:
         self.scopes[index] = current
@@ -75,6 +93,8 @@ class _BlockReader:
             attrs = {a.name: _attr_value(a) for a in op.attrs if a.name not in _BOOKKEEPING}
             inputs = {v.parameter: tuple(current.get(n, n) for n in v.arguments) for v in op.inputs}
             outputs = {v.parameter: tuple(v.arguments) for v in op.outputs}
+            if op.type in _WRITES_INTO:
+                inputs[_WRITES_INTO[op.type]] = tuple(current.get(n, n) for n in outputs.get("Out", ()))
             if op.type == "feed":
                 name = self._write(outputs["Out"][0], current)
                 shape, dtype = self.shapes.get(name, ((), np.dtype("float32")))
@@ -83,6 +103,8 @@ class _BlockReader:
                 self.fetches[int(attrs.get("col", len(self.fetches)))] = op.inputs[0].arguments[0]
             elif op.type == "while":
                 ops.append(self._while(op, inputs, outputs, attrs, current))
+            elif op.type == "conditional_block":
+                ops.extend(self._conditional_block(op, inputs, outputs, attrs, current))
             else:
                 in_slots = slot_order(op.type, list(inputs), outputs=False)
                 out_slots = slot_order(op.type, list(outputs), outputs=True)
@@ -120,6 +142,31 @@ class _BlockReader:
         results = tuple((self._write(n, current),) for n in carried)
         return PaddleOp("while", results[0][0] if results else "while", args, results,
                         {"captured": len(read)}, ("Condition", *carried, *read), body=body)
+
+    def _conditional_block(self, op: Any, inputs: dict[str, tuple[str, ...]], outputs: dict[str, tuple[str, ...]],
+                           attrs: dict[str, Any], current: dict[str, str]) -> list[PaddleOp]:
+        """``conditional_block`` (the legacy ``if``): its sub-block's operators are read in line,
+        on a copy of the enclosing names, as if the block always ran (inference programs'
+        branches have no side effects). A variable it makes anew is then the block's value
+        (``select_input`` picks between the branches' ones); a variable it writes over is
+        chosen by the condition between the block's value and the one before, by the
+        ``conditional_block`` op this returns after the block's operators."""
+        branch = dict(current)
+        ops = self.read(int(attrs["sub_block"]), branch)
+        written = [v for v in outputs.get("Out", ()) if v in branch]
+        kept = [v for v in written if v in current and current[v] != branch[v]]
+        for name in written:
+            if name not in kept:
+                current[name] = branch[name]
+        condition = inputs.get("Cond", ())
+        if kept or not attrs.get("is_scalar_condition", True):
+            args = (condition, *((branch[v],) for v in kept), *((current[v],) for v in kept))
+            results = tuple((self._write(v, current),) for v in kept)
+            name = results[0][0] if results else f"{op.type}_{int(attrs['sub_block'])}"
+            ops.append(PaddleOp("conditional_block", name, args, results,
+                                {"is_scalar_condition": attrs.get("is_scalar_condition", True)},
+                                ("Cond", *kept, *kept)))
+        return ops
 
 
 def _attr_value(attr: Any) -> Any:

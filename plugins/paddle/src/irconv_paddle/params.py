@@ -11,11 +11,13 @@ names (the program, not the file, holds the names). One tensor, little endian:
 
 from __future__ import annotations
 
+import mmap
 import struct
 from pathlib import Path
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.graph.budget import declared_size, weight_bytes
 
 from irconv_paddle.dtypes import dtype_of_var_type
 
@@ -24,44 +26,58 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
     """The tensors of ``path`` named by ``names`` (which must be sorted as Paddle sorts them)."""
     from irconv_paddle.proto import framework_pb2
 
-    data = path.read_bytes()
+    data = _mapped(path)
     offset = 0
     values: dict[str, np.ndarray] = {}
 
-    def take(size: int, what: str) -> bytes:
+    def take(size: int, what: str) -> int:
+        """Where the next ``size`` bytes start (after checking the file holds them)."""
         nonlocal offset
         if offset + size > len(data):
             raise ModelFileError(
                 f"{path}: ends inside {what} of parameter {name!r} ({len(values) + 1} of {len(names)}): "
                 "the file is truncated or belongs to another program; save the model again")
-        chunk = data[offset:offset + size]
         offset += size
-        return chunk
+        return offset - size
 
     for name in names:
-        (version,) = struct.unpack("<I", take(4, "the header"))
+        (version,) = struct.unpack_from("<I", data, take(4, "the header"))
         if version != 0:
             raise ModelFileError(f"{path}: parameter {name!r} has tensor format version {version}; only 0 is known")
-        (levels,) = struct.unpack("<Q", take(8, "the header"))
+        (levels,) = struct.unpack_from("<Q", data, take(8, "the header"))
         for _ in range(levels):
-            (size,) = struct.unpack("<Q", take(8, "the LoD"))
+            (size,) = struct.unpack_from("<Q", data, take(8, "the LoD"))
             take(size, "the LoD")
         take(4, "the header")
-        (desc_size,) = struct.unpack("<i", take(4, "the header"))
+        (desc_size,) = struct.unpack_from("<i", data, take(4, "the header"))
+        desc_size = declared_size(desc_size, field="tensor description size", where=f"{path}: parameter {name!r}",
+                                  limit=len(data) - offset, limit_is="bytes left in the file")
         desc = framework_pb2.VarType.TensorDesc()
         try:
-            desc.ParseFromString(take(desc_size, "the description"))
+            start = take(desc_size, "the description")
+            desc.ParseFromString(bytes(data[start:start + desc_size]))
         except Exception as exc:  # protobuf's DecodeError: the bytes are not a TensorDesc
             raise ModelFileError(f"{path}: parameter {name!r}: unreadable tensor description ({exc})") from exc
         dtype = dtype_of_var_type(desc.data_type)
         if dtype is None:
             raise ModelFileError(f"{path}: parameter {name!r} has element type {desc.data_type}, which irconv does not read")
         shape = tuple(int(d) for d in desc.dims)
-        count = int(np.prod(shape, dtype=np.int64))
-        raw = take(count * dtype.itemsize, "the data")
-        values[name] = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        if any(d < 0 for d in shape):
+            raise ModelFileError(f"{path}: parameter {name!r} declares the shape {list(shape)}; the file is corrupt")
+        nbytes = weight_bytes(shape, dtype.itemsize)
+        start = take(nbytes, "the data")
+        values[name] = np.frombuffer(data, dtype=dtype, count=nbytes // dtype.itemsize, offset=start).reshape(shape)
     if offset != len(data):
         raise ModelFileError(
             f"{path}: {len(data) - offset} bytes left after the program's {len(names)} parameters: "
             "the parameters file belongs to another program")
     return values
+
+
+def _mapped(path: Path) -> mmap.mmap | bytearray:
+    """The file as one buffer the parameters are views of: mapped copy-on-write (read as the
+    writer reaches each tensor, never copied; the views are writable, the file untouched)."""
+    with open(path, "rb") as f:
+        if path.stat().st_size == 0:
+            return bytearray()
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)

@@ -26,6 +26,9 @@ from irconv.errors import ModelFileError
 from irconv_paddle.dtypes import dtype_of_name, dtype_of_pir_type
 from irconv_paddle.program import Feed, PaddleOp, Program
 
+#: Operators that write into their first operand (a tensor array): later readers of it read the result.
+_WRITES_IN_PLACE = {"pd_op.array_write"}
+
 #: Dialect ids of the op names the serializer writes.
 _DIALECTS = {"0": "builtin", "1": "pd_op", "2": "cf"}
 
@@ -96,6 +99,9 @@ class _Reader:
             elif full == "pd_op.while":
                 self._while(raw, op, operands, results, attrs)
             else:
+                if full == "pd_op.create_array":  # the elements' type and dims, from its result's type
+                    element = _tensor_type(results[0].get("TT", {})) or ((-1,), np.dtype("float32"))
+                    attrs = {"dtype": element[1].name, "dims": list(element[0][1:])}
                 if full == "pd_op.if":
                     # Both branches are read into the program: the if selects between their results.
                     branches = [self._block(block["ops"]) for region in raw.get("regions", [])
@@ -105,6 +111,9 @@ class _Reader:
                 node = f"{op.removesuffix('_')}_{self.counts[op] - 1}"
                 names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
                 self.ops.append(PaddleOp(full, node, tuple(operands), names, attrs))
+                if full in _WRITES_IN_PLACE and operands and operands[0]:
+                    # later readers of the operand (and the enclosing blocks, after a loop) see the write
+                    self.values[raw["I"][0]["%"]] = names[0]
         return yielded
 
     def _while(self, raw: dict[str, Any], op: str, operands: list[tuple[str, ...]], results: list[dict[str, Any]],
@@ -118,16 +127,26 @@ class _Reader:
         for k, argument in enumerate(block.get("args", [])):  # block arguments carry their id under "#"
             arguments.append(self._name({"%": argument["#"], "TT": argument.get("TT", {})}, (f"{node}/carried{k}",))[0])
         outer, self.ops = self.ops, []
+        before = dict(self.values)
         yielded = self._block(block["ops"])
         body_ops, self.ops = self.ops, outer
-        made = {n for body_op in body_ops for names in body_op.results for n in names} | set(arguments)
+        # values the body writes in place (a tensor array appended to) are carried too
+        own = {argument["#"] for argument in block.get("args", [])}
+        written = [ident for ident, names in before.items() if self.values[ident] != names and ident not in own]
+        updated = [self.values[ident][0] for ident in written]
+        initial = [before[ident][0] for ident in written]
+        made = {n for body_op in body_ops for names in body_op.results for n in names} | set(arguments) | set(initial)
         captured = list(dict.fromkeys(n for body_op in body_ops for names in body_op.args for n in names
                                       if n not in made))
         captured += [n for n in yielded if n not in made and n not in captured]
-        feeds = [Feed(n, *self.shapes.get(n, ((), np.dtype("float32")))) for n in [*arguments, *captured]]
-        body = Program("pir", body_ops, feeds, [(n, n) for n in yielded], [], self.shapes)
+        feeds = [Feed(n, *self.shapes.get(n, ((), np.dtype("float32")))) for n in [*arguments, *initial, *captured]]
+        body = Program("pir", body_ops, feeds, [(n, n) for n in [*yielded, *updated]], [], self.shapes)
         names = tuple(self._name(r, None, node, i) for i, r in enumerate(results))
-        args = (*operands, *((n,) for n in captured))
+        names += tuple((f"{node}:{len(names) + k}",) for k in range(len(written)))
+        for ident, (name,) in zip(written, names[len(results):], strict=True):
+            self.values[ident] = (name,)
+            self.shapes[name] = self.shapes.get(before[ident][0], ((), np.dtype("float32")))
+        args = (*operands, *((n,) for n in initial), *((n,) for n in captured))
         self.ops.append(PaddleOp("pd_op.while", node, args, names, {**attrs, "captured": len(captured)}, body=body))
 
     def _operand(self, operand: Any) -> tuple[str, ...]:
@@ -169,9 +188,14 @@ def _persistable(raw: dict[str, Any]) -> bool:
 
 
 def _tensor_type(kind: dict[str, Any]) -> tuple[tuple[int, ...], np.dtype] | None:
-    if not kind.get("#", "").endswith("t_dtensor"):
-        return None
+    """A dense tensor's dims and type; a tensor array's as one tensor, [count, *element dims]."""
+    name = kind.get("#", "")
     data = kind.get("D", [])
+    if name.endswith("t_dense_tensor_array") and len(data) >= 2 and isinstance(data[0], dict):
+        dtype = dtype_of_pir_type(data[0].get("#", ""))
+        return None if dtype is None else ((-1, *(int(d) for d in data[1])), dtype)
+    if not name.endswith("t_dtensor"):
+        return None
     dtype = dtype_of_pir_type(data[0].get("#", "")) if data and isinstance(data[0], dict) else None
     if dtype is None or len(data) < 2:
         return None
@@ -183,6 +207,8 @@ def _attr_value(value: Any) -> Any:
     a ``dtype`` as its NumPy name)."""
     if not isinstance(value, dict):
         return value
+    if "VD" in value:  # a float the JSON cannot hold: "INF", "-INF", "NAN"
+        return float(value["VD"])
     kind, data = value.get("#", ""), value.get("D")
     if kind.endswith("a_array"):
         return [_attr_value(v) for v in data or []]

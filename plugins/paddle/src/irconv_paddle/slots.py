@@ -87,6 +87,11 @@ SLOTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "roi_align": (("X", "ROIs", "RoisNum"), ("Out",)),
     "box_coder": (("PriorBox", "PriorBoxVar", "TargetBox"), ("OutputBox",)),
     "multiclass_nms3": (("BBoxes", "Scores", "RoisNum"), ("Out", "Index", "NmsRoisNum")),
+    "write_to_array": (("Array", "X", "I"), ("Out",)),
+    "tensor_array_to_tensor": (("X",), ("Out", "OutIndex")),
+    "generate_proposals_v2": (("Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"),
+                              ("RpnRois", "RpnRoiProbs", "RpnRoisNum")),
+    "select_input": (("X", "Mask"), ("Out",)),
     "set_value": (("Input", "ValueTensor", "StartsTensorList", "EndsTensorList", "StepsTensorList"), ("Out",)),
 }
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph import Graph, Node
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Const, Op, Parameter, Result, SourceOp
 from irconv.types import ElementType, MaybeShape
 
@@ -30,10 +31,16 @@ def output_counts(nodes: dict[str, TFNode], used: Sequence[str], outputs: Sequen
     counts = {name: len(OUTPUT_ARGS.get(nodes[name].op, ())) or 1 for name in used}
     for name in used:
         for src, port in nodes[name].inputs:
-            counts[src] = max(counts[src], port + 1)
+            counts[src] = max(counts[src], _port_count(port, src, f"read by node {quoted(name)}"))
     for src, port in outputs:
-        counts[src] = max(counts[src], port + 1)
+        counts[src] = max(counts[src], _port_count(port, src, "a model output"))
     return counts
+
+
+def _port_count(port: int, node: str, reader: str) -> int:
+    """Outputs node ``node`` has for output ``port`` to exist: each becomes a graph port, so the
+    index is a size the file declares."""
+    return declared_size(port, field="output index", where=f"node {quoted(node)} ({reader})", unit_bytes=PORT_BYTES) + 1
 
 
 def build_graph(
@@ -76,7 +83,7 @@ def build_graph(
 def _op_for(
     tf_node: TFNode, n_outputs: int, endpoint: Endpoint | None, bodies: dict[str, dict[str, Graph]] | None
 ) -> Op:
-    where = f"node {tf_node.name!r}"
+    where = f"node {quoted(tf_node.name)}"
     if tf_node.value is not None:
         return Const(tf_node.value)
     if tf_node.op == "Const":
@@ -86,7 +93,7 @@ def _op_for(
     if tf_node.op == "Placeholder" or endpoint is not None:
         dtype = tf_node.get("dtype", 1)
         if base_dtype(dtype) == DT_STRING:
-            raise ModelFileError(f"model input {tf_node.name!r} is a string tensor, which the IR cannot take")
+            raise ModelFileError(f"model input {quoted(tf_node.name)} is a string tensor, which the IR cannot take")
         shape: MaybeShape = tf_node.get("shape")
         if endpoint is not None and endpoint.has_shape:
             shape = endpoint.shape
@@ -110,9 +117,11 @@ def default_outputs(nodes: dict[str, TFNode], consumed: set[str]) -> list[Endpoi
             continue
         n = len(OUTPUT_ARGS.get(node.op, ())) or 1
         if node.op in ("Split", "SplitV"):
-            n = int(node.get("num_split", 1))
+            n = declared_size(
+                node.get("num_split", 1), field="num_split", where=f"node {quoted(node.name)}", unit_bytes=PORT_BYTES
+            )
         elif node.op == "Unpack":
-            n = int(node.get("num", 1))
+            n = declared_size(node.get("num", 1), field="num", where=f"node {quoted(node.name)}", unit_bytes=PORT_BYTES)
         for port in range(n):
             result.append(Endpoint((node.name, port), [f"{node.name}:{port}"] + ([node.name] if port == 0 else [])))
     return result

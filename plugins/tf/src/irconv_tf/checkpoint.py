@@ -13,7 +13,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.protowire import read_varint
 
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
@@ -116,7 +116,7 @@ class Checkpoint:
     def read_string(self, key: str) -> bytes:
         """A scalar string entry (the object graph TF2 stores under ``_CHECKPOINTABLE_OBJECT_GRAPH``)."""
         entry = self.entries.get(key)
-        where = f"checkpoint {self.prefix} entry {key!r}"
+        where = f"checkpoint {self.prefix} entry {quoted(key)}"
         if entry is None or base_dtype(entry.dtype) != DT_STRING:
             raise ModelFileError(f"{where} is missing or not a string")
         shard = self._shard(entry.shard_id)
@@ -127,7 +127,7 @@ class Checkpoint:
     def read(self, key: str) -> np.ndarray:
         """The value of variable ``key`` (a copy, independent of the mapped file)."""
         entry = self.entries.get(key)
-        where = f"checkpoint {self.prefix} variable {key!r}"
+        where = f"checkpoint {self.prefix} variable {quoted(key)}"
         if entry is None:
             raise ModelFileError(f"{where} is not in the checkpoint index")
         if base_dtype(entry.dtype) == DT_STRING:

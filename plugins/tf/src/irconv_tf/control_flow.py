@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph
@@ -51,7 +51,7 @@ def body_graph(functions: Mapping[str, Any], fname: str, name: str) -> Graph:
 
     fdef = functions.get(fname)
     if fdef is None:
-        raise ModelFileError(f"control-flow function {fname!r} is not in the function library")
+        raise ModelFileError(f"control-flow function {quoted(fname)} is not in the function library")
     flattener = Flattener(None)
     flattener.functions = dict(functions)
     args = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 
 from irconv_tf.nodes import Tensor, TFNode
 
@@ -74,7 +74,7 @@ class Flattener:
         """Inline function ``fname`` with its inputs bound to ``args``; returns its outputs."""
         fdef = self.functions.get(fname)
         if fdef is None:
-            raise ModelFileError(f"function {fname!r} is not in the graph's function library")
+            raise ModelFileError(f"function {quoted(fname)} is not in the graph's function library")
         signature = fdef.signature
         bound: dict[str, Tensor] = {}
         for arg, tensor in zip(signature.input_arg, args, strict=False):
@@ -100,7 +100,7 @@ class Flattener:
         for arg in signature.output_arg:
             target = resolve(fdef.ret[arg.name])
             if target is None:
-                raise ModelFileError(f"function {fname!r} returns a control edge as {arg.name!r}")
+                raise ModelFileError(f"function {quoted(fname)} returns a control edge as {quoted(arg.name)}")
             outputs.append(target)
         return outputs
 

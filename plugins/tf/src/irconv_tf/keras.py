@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv import LoadContext
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError, shortened
 from irconv.graph import Graph
 
 from irconv_tf.options import KERAS_ALLOW_UNSAFE
@@ -102,7 +102,7 @@ def keras_error_line(exc: BaseException) -> str:
         return f"{type(exc).__name__}: {cause}"
     context = parts[-2]
     names, classes = _LAYER_NAME.findall(context), _LAYER_CLASS.findall(context)
-    where = f"layer {names[0]!r}" if names else "a layer"
+    where = f"layer {shortened(repr(names[0]))}" if names else "a layer"
     if classes:
         where += f" ({classes[0]})"
     return f"{where}: {cause}"

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ConversionError, ModelFileError, UserError, shortened_quotes
+from irconv.errors import ConversionError, ModelFileError, UserError, quoted, shortened_quotes
 from irconv.graph import Graph
 
 from irconv_tf.build import Endpoint, build_graph, consumed_nodes, default_outputs
@@ -165,7 +165,7 @@ def _signature(meta: Any, ctx: LoadContext, where: str, *, required: bool) -> An
     if not required and not chosen:
         return None
     available = ", ".join(sorted(k for k in meta.signature_def if not k.startswith("__"))) or "none"
-    raise UserError(f"model {where} has no signature {name!r} (available: {available}); choose one with --signature")
+    raise UserError(f"model {where} has no signature {quoted(name)} (available: {available}); choose one with --signature")
 
 
 def graph_from_frozen_def(ctx: LoadContext, graph_def: Any, name: str, outputs: list[str], names: list[str]) -> Graph:
@@ -201,14 +201,14 @@ def _graph_from_def(
         inputs = []
         outputs = default_outputs(nodes, consumed_nodes(nodes, flattener.control_sources))
         if not outputs:
-            raise ModelFileError(f"graph {name!r} has no output: every node's result is consumed")
+            raise ModelFileError(f"graph {quoted(name)} has no output: every node's result is consumed")
     needed = set(reachable(nodes, [ep.tensor for ep in outputs]))
     if _placeholders_with_default(nodes, needed, ctx):
         needed = set(reachable(nodes, [ep.tensor for ep in outputs]))
     variables = [n for n in needed if nodes[n].op in VARIABLE_OPS]
     if variables and checkpoint is None and signature is None:
         raise ModelFileError(
-            f"graph {name!r} is not frozen: it reads {len(variables)} variable(s) such as {variables[0]!r}; "
+            f"graph {quoted(name)} is not frozen: it reads {len(variables)} variable(s) such as {quoted(variables[0])}; "
             "freeze it (convert_variables_to_constants_v2) or convert the SavedModel directory instead"
         )
     bound = bound_variable_keys(meta, checkpoint) if meta is not None and checkpoint is not None else None

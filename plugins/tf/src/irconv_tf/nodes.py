@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from irconv.errors import ConversionError, ModelFileError
+from irconv.errors import ConversionError, ModelFileError, quoted
 
 from irconv_tf.tensors import shape_of, to_numpy
 
@@ -42,11 +42,11 @@ class TFNode:
             return self.value  # its bytes were left in the file (see irconv_tf.wire)
         if key not in self.attr:
             return default
-        return attr_value(self.attr[key], f"node {self.name!r} attribute {key!r}")
+        return attr_value(self.attr[key], f"node {quoted(self.name)} attribute {quoted(key)}")
 
     def need(self, key: str) -> Any:
         if key not in self.attr:
-            raise ConversionError(f"node {self.name!r} ({self.op}) has no attribute {key!r}")
+            raise ConversionError(f"node {quoted(self.name)} ({self.op}) has no attribute {quoted(key)}")
         return self.get(key)
 
 
@@ -86,7 +86,7 @@ def reachable(nodes: dict[str, TFNode], outputs: Sequence[Tensor]) -> list[str]:
     state: dict[str, int] = {}
     for start, _ in outputs:
         if start not in nodes:
-            raise ModelFileError(f"output tensor refers to unknown node {start!r}")
+            raise ModelFileError(f"output tensor refers to unknown node {quoted(start)}")
         stack: list[tuple[str, int]] = [(start, 0)]
         while stack:
             name, i = stack.pop()
@@ -99,7 +99,7 @@ def reachable(nodes: dict[str, TFNode], outputs: Sequence[Tensor]) -> list[str]:
                 stack.append((name, i + 1))
                 child = node.inputs[i][0]
                 if child not in nodes:
-                    raise ModelFileError(f"node {name!r} reads unknown node {child!r}")
+                    raise ModelFileError(f"node {quoted(name)} reads unknown node {quoted(child)}")
                 if not state.get(child):
                     stack.append((child, 0))
             elif state[name] == 1:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from irconv.errors import ModelFileError
+from irconv.graph.budget import declared_size
 from irconv.types import MaybeShape
 
 from irconv_tf.dtypes import DT_STRING, base_dtype, numpy_dtype
@@ -65,19 +66,16 @@ def to_numpy(proto: Any, where: str = "") -> np.ndarray:
     return _fill(values, shape, count, where)
 
 
-#: A constant written as a short value list that TensorFlow repeats to fill its shape is
-#: expanded only up to this size: beyond it the file's shape is taken to be corrupt.
-MAX_FILLED_BYTES = 1 << 30
-
-
 def _fill(values: np.ndarray, shape: tuple[int, ...], count: int, where: str) -> np.ndarray:
     if values.size == count:
         return values.reshape(shape)
-    if count * max(values.itemsize, 1) > MAX_FILLED_BYTES:
-        raise ModelFileError(
-            f"{where}: constant of shape {list(shape)} ({count} values) is given by {values.size} value(s) to "
-            f"repeat, which would take more than {MAX_FILLED_BYTES >> 30} GiB; the file looks corrupt"
-        )
+    # a short value list TensorFlow repeats: the shape, not the file's bytes, sets the size
+    declared_size(
+        count,
+        field=f"element count (a rank-{len(shape)} shape given by {values.size} value(s) to repeat)",
+        where=where or "constant",
+        unit_bytes=max(values.itemsize, 1),
+    )
     if values.size == 0:
         return np.zeros(shape, dtype=values.dtype) if values.dtype != object else np.full(shape, b"", dtype=object)
     if values.size > count:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 
 from irconv_tf.control_flow import ARG_SHAPE
 from irconv_tf.dtypes import DT_VARIANT, data_type
@@ -152,7 +152,7 @@ class Functionalizer:
                     continue
                 node = self.nodes.get(name)
                 if node is None:
-                    raise ModelFileError(f"control flow reads unknown node {name!r}")
+                    raise ModelFileError(f"control flow reads unknown node {quoted(name)}")
                 if stop_at_switch and node.op in SWITCH:
                     closure.switches[tensor] = None
                     continue
@@ -214,7 +214,7 @@ class Functionalizer:
             if tensor in boundary:
                 return arg_names[boundary[tensor]]
             if tensor[0] not in local:
-                raise ModelFileError(f"control flow body {name!r} reads {tensor[0]!r} from outside its frame")
+                raise ModelFileError(f"control flow body {quoted(name)} reads {quoted(tensor[0])} from outside its frame")
             return f"{tensor[0]}:o:{tensor[1]}"
 
         for node_name in sorted(closure.constants) + closure.nodes:
@@ -224,7 +224,7 @@ class Functionalizer:
             for key, value in node.attr.items():
                 nd.attr[key].CopyFrom(value)
             if node.value is not None and node.op != "Const":
-                raise ModelFileError(f"control flow body {name!r} holds a variable {node_name!r}")
+                raise ModelFileError(f"control flow body {quoted(name)} holds a variable {quoted(node_name)}")
         for i, tensor in enumerate(returns):
             fdef.signature.output_arg.add(name=f"out{i}", type=_DT_FLOAT)
             fdef.ret[f"out{i}"] = spell(tensor)
@@ -256,7 +256,7 @@ class Functionalizer:
             switch = only(merge, 0, SWITCH)
             if len(nexts) != 1 or switch is None:
                 raise ModelFileError(
-                    f"while frame {frame!r}: loop variable {enter!r} has no Merge/Switch/NextIteration"
+                    f"while frame {quoted(frame)}: loop variable {quoted(enter)} has no Merge/Switch/NextIteration"
                 )
             cond_src = self.nodes[switch].inputs[1][0]
             if self.nodes[cond_src].op not in LOOP_COND:
@@ -390,9 +390,9 @@ class Functionalizer:
     def _try_cond(self, merge: str) -> bool:
         node = self.nodes[merge]
         if len(node.inputs) != 2:
-            raise ModelFileError(f"Merge {merge!r} has {len(node.inputs)} inputs; a cond has 2")
+            raise ModelFileError(f"Merge {quoted(merge)} has {len(node.inputs)} inputs; a cond has 2")
         if any(p == 1 for c in self._consumers().get(merge, []) for _, _, p in [c]):
-            raise ModelFileError(f"Merge {merge!r}: its value_index output is read, which If cannot give")
+            raise ModelFileError(f"Merge {quoted(merge)}: its value_index output is read, which If cannot give")
         walks = [self._walk([t], {}, stop_at_switch=True) for t in node.inputs]
         if any(w.blocked for w in walks):
             return False
@@ -401,20 +401,20 @@ class Functionalizer:
         if len(preds) != 1:
             if not preds:
                 return False  # no branch reads a switched value: not a cond TF writes
-            raise ModelFileError(f"Merge {merge!r} joins values switched on different predicates {sorted(preds)}")
+            raise ModelFileError(f"Merge {quoted(merge)} joins values switched on different predicates {sorted(preds)}")
         (pred,) = preds
         polarity: list[int | None] = []
         for walk, tensor in zip(walks, node.inputs, strict=True):
             ports = {p for _, p in walk.switches}
             if len(ports) > 1:
-                raise ModelFileError(f"Merge {merge!r}: a branch reads both outputs of a Switch")
+                raise ModelFileError(f"Merge {quoted(merge)}: a branch reads both outputs of a Switch")
             polarity.append(ports.pop() if ports else self._switch_polarity(tensor))
         if polarity[0] is None and polarity[1] is not None:
             polarity[0] = 1 - polarity[1]
         if polarity[1] is None and polarity[0] is not None:
             polarity[1] = 1 - polarity[0]
         if polarity[0] is None or polarity[0] == polarity[1]:
-            raise ModelFileError(f"Merge {merge!r}: cannot tell which input is the true branch")
+            raise ModelFileError(f"Merge {quoted(merge)}: cannot tell which input is the true branch")
         sources = list(dict.fromkeys(s for s, _ in switches))
         outside = list(dict.fromkeys([*walks[0].outside, *walks[1].outside]))
         boundary: dict[Tensor, int] = {}

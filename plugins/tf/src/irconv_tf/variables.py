@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 
 from irconv_tf.checkpoint import Checkpoint
 from irconv_tf.inline import CALL_OPS, parse_graph_input
@@ -98,7 +98,7 @@ def resolve_variables(
         return
     if checkpoint is None:
         raise ModelFileError(
-            f"the graph reads {len(variables)} variable(s) (e.g. {variables[0]!r}) but no checkpoint was found; "
+            f"the graph reads {len(variables)} variable(s) (e.g. {quoted(variables[0])}) but no checkpoint was found; "
             "freeze the graph or convert the SavedModel directory / MetaGraph with its checkpoint"
         )
     keys = {**variable_keys(nodes), **(bound or {})}

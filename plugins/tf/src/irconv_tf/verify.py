@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import UserError
+from irconv.errors import UserError, quoted
 from irconv.plugins import Verifier
 
 from irconv_tf.options import SAVED_MODEL_TAGS, SIGNATURE, split_tags
@@ -89,7 +89,7 @@ def _run_keras(path: Path, inputs: Mapping[str, Any]) -> dict[str, Any]:
     for tensor in model.inputs:
         name = tensor.name.split(":")[0]
         if name not in inputs:
-            raise UserError(f"--verify: no value for Keras input {name!r} (have {sorted(inputs)})")
+            raise UserError(f"--verify: no value for Keras input {quoted(name)} (have {sorted(inputs)})")
         values.append(inputs[name])
     result = model(values if len(values) > 1 else values[0], training=False)
     results = result if isinstance(result, (list, tuple)) else [result]

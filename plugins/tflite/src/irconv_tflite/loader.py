@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import MetaKey
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.ops.source import MappingAttributes
@@ -112,7 +112,7 @@ class _GraphBuilder:
     def inline(self, inputs: list[OutPort]) -> list[OutPort]:
         """The sub-graph's outputs computed from ``inputs`` (its inputs, in order)."""
         if len(inputs) != len(self.subgraph.inputs):
-            raise ModelFileError(f"{self.model.path}: sub-graph {self.subgraph.name!r} takes "
+            raise ModelFileError(f"{self.model.path}: sub-graph {quoted(self.subgraph.name)} takes "
                                  f"{len(self.subgraph.inputs)} inputs, its caller gives {len(inputs)}")
         self.producers.update(zip(self.subgraph.inputs, inputs, strict=True))
         return self._run()
@@ -121,7 +121,7 @@ class _GraphBuilder:
         for op in self.subgraph.operators:
             self._add_operator(op)
         if not self.subgraph.outputs:
-            raise ModelFileError(f"{self.model.path}: sub-graph {self.subgraph.name!r} declares no outputs")
+            raise ModelFileError(f"{self.model.path}: sub-graph {quoted(self.subgraph.name)} declares no outputs")
         return [self._source(self.subgraph.tensors[index]) for index in self.subgraph.outputs]
 
     def _body(self, index: int, name: str, then: int | None = None) -> Graph:
@@ -135,7 +135,7 @@ class _GraphBuilder:
             tensor = sub.tensors[tensor_index]
             element = ElementType.f32 if quantized(tensor) is not None else ELEMENT_TYPES.get(tensor.type)
             if element is None:
-                raise ModelFileError(f"{self.model.path}: sub-graph {sub.name!r} input {tensor.name!r} has type "
+                raise ModelFileError(f"{self.model.path}: sub-graph {quoted(sub.name)} input {quoted(tensor.name)} has type "
                                      f"{tensor.type_name}, which irconv cannot pass")
             params.append(body.add_node(Parameter(tensor.shape, element), tensor.name).out_port(0))
         outputs = _GraphBuilder(body, self.model, sub).inline(params)
@@ -153,7 +153,7 @@ class _GraphBuilder:
     def _add_input(self, tensor: Tensor) -> None:
         element = ELEMENT_TYPES.get(tensor.type)
         if element is None:
-            raise ModelFileError(f"{self.model.path}: input {tensor.name!r} has type {tensor.type_name}, "
+            raise ModelFileError(f"{self.model.path}: input {quoted(tensor.name)} has type {tensor.type_name}, "
                                  "which irconv cannot feed")
         name = self._alias(tensor, self.signature.inputs if self.signature else None)
         node = self.graph.add_node(Parameter(tensor.shape, element), name)
@@ -181,7 +181,7 @@ class _GraphBuilder:
         if tensor.data is None and tensor.is_variable:
             return self._initial_state(tensor)
         if tensor.data is None:
-            raise ModelFileError(f"{self.model.path}: tensor {tensor.name!r} is read before any operator "
+            raise ModelFileError(f"{self.model.path}: tensor {quoted(tensor.name)} is read before any operator "
                                  "writes it and holds no data")
         value = dequantized(tensor) if quantized(tensor) is not None else tensor.data
         node = self.graph.add_node(Const(value), tensor.name)
@@ -194,7 +194,7 @@ class _GraphBuilder:
         zeros on every fresh interpreter, and the model's operators read that value."""
         element = ELEMENT_TYPES.get(tensor.type)
         if tensor.shape is None or None in tensor.shape or element is None:
-            raise ModelFileError(f"{self.model.path}: variable tensor {tensor.name!r} needs a static shape and a "
+            raise ModelFileError(f"{self.model.path}: variable tensor {quoted(tensor.name)} needs a static shape and a "
                                  f"numeric type to start from zeros (it has {tensor.shape}, {tensor.type_name})")
         dtype = np.float32 if quantized(tensor) is not None else element.numpy
         value = np.zeros([int(d) for d in tensor.shape if d is not None], dtype)
@@ -222,7 +222,7 @@ class _GraphBuilder:
         outputs = tuple(tensors[i] for i in op.outputs)
         for tensor in outputs:
             if tensor.index in self.producers:
-                raise ModelFileError(f"{self.model.path}: tensor {tensor.name!r} is written twice "
+                raise ModelFileError(f"{self.model.path}: tensor {quoted(tensor.name)} is written twice "
                                      f"(operator {op.index}, {op.op_type})")
         ports = [None if t is None else self._source(t) for t in inputs]
         attributes = (custom_attributes(op.op_type, op.custom_options) if op.custom

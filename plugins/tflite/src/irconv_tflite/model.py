@@ -10,6 +10,7 @@ hostile file gives one clear error, never a crash or a huge allocation.
 
 from __future__ import annotations
 
+import math
 import mmap
 import struct
 from collections.abc import Iterator
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
+from irconv.graph.budget import ValueBudget, check_weight_bytes
 
 from irconv_tflite.schema import tflite_generated as fb
 from irconv_tflite.sniff import IDENTIFIER
@@ -43,9 +45,6 @@ NUMPY_TYPES: dict[int, np.dtype[Any]] = {
 
 TYPE_NAMES: dict[int, str] = {v: k for k, v in vars(fb.TensorType).items() if not k.startswith("_")}
 OPERATOR_NAMES: dict[int, str] = {v: k for k, v in vars(fb.BuiltinOperator).items() if not k.startswith("_")}
-
-#: No tensor of a model irconv converts declares more elements than this (2**40).
-MAX_DECLARED_ELEMENTS = 1 << 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +155,7 @@ class _Reader:
         for index, targets in calls.items():
             for target in targets:
                 if not 0 <= target < len(subgraphs):
-                    raise self.bad(f"sub-graph {subgraphs[index].name!r} calls sub-graph {target}, "
+                    raise self.bad(f"sub-graph {quoted(subgraphs[index].name)} calls sub-graph {target}, "
                                    f"but there are {len(subgraphs)}")
         state: dict[int, int] = {}  # 1: on the current path, 2: done
 
@@ -184,7 +183,7 @@ class _Reader:
                   buffers: list[fb.Buffer]) -> Subgraph:
         name = _text(sub.Name()) or f"subgraph{index}"
         tensors = [self._tensor(i, sub.Tensors(i), buffers, name) for i in range(sub.TensorsLength())]
-        where = f"sub-graph {name!r}"
+        where = f"sub-graph {quoted(name)}"
         inputs = self._indices(_ints(sub.InputsAsNumpy()), len(tensors), f"{where} inputs")
         outputs = self._indices(_ints(sub.OutputsAsNumpy()), len(tensors), f"{where} outputs")
         operators = [self._operator(i, sub.Operators(i), codes, len(tensors), where)
@@ -206,10 +205,10 @@ class _Reader:
         data = None
         buffer = tensor.Buffer()
         if buffer >= len(buffers):
-            raise self.bad(f"tensor {name!r} in {where!r} refers to buffer {buffer}, but there are {len(buffers)}")
+            raise self.bad(f"tensor {quoted(name)} in sub-graph {quoted(where)} refers to buffer {buffer}, but there are {len(buffers)}")
         if sparsity is not None:
             if buffer == 0:
-                raise self.bad(f"tensor {name!r} is sparse but holds no values (only constants can be sparse)")
+                raise self.bad(f"tensor {quoted(name)} is sparse but holds no values (only constants can be sparse)")
             data = self._sparse_constant(buffers[buffer], kind, shape, name, sparsity)
         elif buffer > 0:
             data = self._constant(buffers[buffer], kind, shape, name)
@@ -223,10 +222,10 @@ class _Reader:
         if signature and len(signature) == len(dims):
             dims = tuple(d if s != -1 else -1 for d, s in zip(dims, signature, strict=True))
         if any(d < -1 for d in dims):
-            raise self.bad(f"tensor {name!r} declares the shape {list(dims)}")
+            raise self.bad(f"tensor {quoted(name)} declares the shape {list(dims)}")
         known = [d for d in dims if d >= 0]
-        if int(np.prod(known, dtype=np.float64)) > MAX_DECLARED_ELEMENTS:
-            raise self.bad(f"tensor {name!r} declares the shape {list(dims)}, larger than any real model")
+        if math.prod(known) > ValueBudget().declared_elements:
+            raise self.bad(f"tensor {quoted(name)} declares the shape {list(dims)}, larger than any real model")
         return tuple(None if d == -1 else d for d in dims)
 
     def _quantization(self, params: fb.QuantizationParameters | None) -> Quantization | None:
@@ -246,15 +245,13 @@ class _Reader:
             return None
         dtype = NUMPY_TYPES.get(kind)
         if dtype is None:
-            raise ModelFileError(f"{self.path}: constant tensor {name!r} has type "
+            raise ModelFileError(f"{self.path}: constant tensor {quoted(name)} has type "
                                  f"{TYPE_NAMES.get(kind, kind)}, which irconv does not read")
         dims = None if shape is None else [d for d in shape if d is not None]
         if shape is None or dims is None or len(dims) != len(shape):
-            raise self.bad(f"constant tensor {name!r} has no static shape")
-        count = int(np.prod(dims, dtype=np.int64))
-        if count * dtype.itemsize != size:
-            raise self.bad(f"constant tensor {name!r} of shape {list(shape)} ({TYPE_NAMES[kind]}) "
-                           f"needs {count * dtype.itemsize} bytes, its buffer holds {size}")
+            raise self.bad(f"constant tensor {quoted(name)} has no static shape")
+        check_weight_bytes(f"{self.path}: constant tensor {quoted(name)} ({TYPE_NAMES[kind]})", dims, dtype.itemsize, size)
+        count = math.prod(dims)
         return np.frombuffer(self.data, dtype=dtype, count=count, offset=start).reshape(dims)
 
     def _sparse_constant(self, buffer: fb.Buffer, kind: int, shape: tuple[int | None, ...] | None, name: str,
@@ -262,19 +259,19 @@ class _Reader:
         """A sparse constant's values placed in a dense array (``irconv_tflite.sparsity``)."""
         dtype = NUMPY_TYPES.get(kind)
         if dtype is None:
-            raise ModelFileError(f"{self.path}: constant tensor {name!r} has type "
+            raise ModelFileError(f"{self.path}: constant tensor {quoted(name)} has type "
                                  f"{TYPE_NAMES.get(kind, kind)}, which irconv does not read")
         if shape is None or None in shape:
-            raise self.bad(f"sparse tensor {name!r} has no static shape")
+            raise self.bad(f"sparse tensor {quoted(name)} has no static shape")
         start, size = self._buffer_span(buffer)
         if size % dtype.itemsize:
-            raise self.bad(f"sparse tensor {name!r}: {size} bytes are not whole {TYPE_NAMES[kind]} values")
+            raise self.bad(f"sparse tensor {quoted(name)}: {size} bytes are not whole {TYPE_NAMES[kind]} values")
         values = np.frombuffer(self.data, dtype=dtype, count=size // dtype.itemsize, offset=start)
         levels = []
         for i in range(sparsity.DimMetadataLength()):
             meta = sparsity.DimMetadata(i)
             if meta is None:
-                raise self.bad(f"sparse tensor {name!r}: dimension metadata {i} is missing")
+                raise self.bad(f"sparse tensor {quoted(name)}: dimension metadata {i} is missing")
             sparse = meta.Format() == fb.DimensionType.SPARSE_CSR
             levels.append(Level(sparse, meta.DenseSize(),
                                 self._index_vector(meta.ArraySegmentsType(), meta.ArraySegments(), name) if sparse else None,
@@ -282,16 +279,16 @@ class _Reader:
         dims = tuple(int(d) for d in shape if d is not None)
         try:
             return densify(values, dims, list(_ints(sparsity.TraversalOrderAsNumpy())),
-                           list(_ints(sparsity.BlockMapAsNumpy())), levels)
+                           list(_ints(sparsity.BlockMapAsNumpy())), levels, f"{self.path}: sparse tensor {quoted(name)}")
         except SparsityError as exc:
-            raise self.bad(f"sparse tensor {name!r}: {exc}") from None
+            raise self.bad(f"sparse tensor {quoted(name)}: {exc}") from None
 
     def _index_vector(self, kind: int, table: Any, name: str) -> np.ndarray:
         """A SparseIndexVector union member's values."""
         classes = {fb.SparseIndexVector.Int32Vector: fb.Int32Vector, fb.SparseIndexVector.Uint16Vector: fb.Uint16Vector,
                    fb.SparseIndexVector.Uint8Vector: fb.Uint8Vector}
         if kind not in classes or table is None:
-            raise self.bad(f"sparse tensor {name!r}: a sparse dimension lacks its segments or indices")
+            raise self.bad(f"sparse tensor {quoted(name)}: a sparse dimension lacks its segments or indices")
         vector = classes[kind]()
         vector.Init(table.Bytes, table.Pos)
         raw = vector.ValuesAsNumpy()
@@ -332,14 +329,14 @@ class _Reader:
         key = _text(sig.SignatureKey()) or "serving_default"
         index = sig.SubgraphIndex()
         if index >= len(subgraphs):
-            raise self.bad(f"signature {key!r} refers to sub-graph {index}, but there are {len(subgraphs)}")
+            raise self.bad(f"signature {quoted(key)} refers to sub-graph {index}, but there are {len(subgraphs)}")
         count = len(subgraphs[index].tensors)
 
         def aliases(maps: list[fb.TensorMap]) -> dict[int, str]:
             found = {}
             for m in maps:
                 if m.TensorIndex() >= count:
-                    raise self.bad(f"signature {key!r} refers to tensor {m.TensorIndex()} of {count}")
+                    raise self.bad(f"signature {quoted(key)} refers to tensor {m.TensorIndex()} of {count}")
                 found[m.TensorIndex()] = _text(m.Name()) or f"tensor{m.TensorIndex()}"
             return found
 

@@ -12,9 +12,11 @@ written at those coordinates of a zero tensor.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from irconv.graph.budget import declared_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +34,32 @@ class SparsityError(ValueError):
 
 
 def densify(values: np.ndarray, shape: tuple[int, ...], traversal_order: list[int], block_map: list[int],
-            levels: list[Level]) -> np.ndarray:
-    """The dense tensor of ``shape`` whose non-zero ``values`` the parameters place."""
+            levels: list[Level], where: str = "sparse tensor") -> np.ndarray:
+    """The dense tensor of ``shape`` whose non-zero ``values`` the parameters place.
+
+    Every ``dense_size`` is checked against the dimension it traverses (and the budget)
+    before a position is enumerated: a corrupt size is refused, not allocated.
+    """
     rank = len(shape)
     if sorted(traversal_order) != list(range(rank + len(block_map))) or len(levels) != len(traversal_order):
         raise SparsityError(f"traversal order {traversal_order} and {len(levels)} dimension metadata do not fit "
                             f"a rank-{rank} tensor with {len(block_map)} block dimensions")
+    if any(not 0 <= dim < rank for dim in block_map):
+        raise SparsityError(f"block map {block_map} names dimensions outside a rank-{rank} tensor")
+    total = math.prod(shape)
+    for number, (level, dim) in enumerate(zip(levels, traversal_order, strict=True)):
+        if not level.sparse:
+            # a dense level spans its dimension (or, for a block dimension, at most the blocked one)
+            declared_size(level.dense_size, field="dense_size", where=f"{where}, dimension metadata {number}",
+                          limit=shape[dim if dim < rank else block_map[dim - rank]], unit_bytes=8)
     block_sizes = [levels[traversal_order.index(rank + b)].dense_size for b in range(len(block_map))]
     positions = np.zeros(1, np.int64)  # per path so far: its position in the traversal
     coordinates: list[np.ndarray] = []  # per level: each path's index there
     for level in levels:
         if not level.sparse:
             size = level.dense_size
+            if len(positions) * size > total:
+                raise SparsityError(f"the dense sizes reach more than the {total} positions of the shape {list(shape)}")
             coordinates = [np.repeat(c, size) for c in coordinates]
             coordinates.append(np.tile(np.arange(size, dtype=np.int64), len(positions)))
             positions = (np.repeat(positions, size) * size + coordinates[-1])

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
 
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted, shortened
+from irconv.graph.budget import check_weight_bytes
 
 from irconv_torch.archive_version import WriterVersion
 
@@ -45,7 +47,7 @@ def load_program_file(path: Path) -> Any:
     try:
         document = json.loads(reader.read_bytes(names.MODELS_FILENAME_FORMAT.format(model)))
     except Exception as exc:
-        raise ModelFileError(f"{path}: the exported program {model!r} is not valid JSON "
+        raise ModelFileError(f"{path}: the exported program {shortened(repr(model))} is not valid JSON "
                              f"({type(exc).__name__}: {_first_line(exc)})") from None
     writer = WriterVersion.of(document)
     writer.check_readable(path)
@@ -54,7 +56,7 @@ def load_program_file(path: Path) -> Any:
     except ModelFileError:
         raise
     except Exception as exc:
-        raise ModelFileError(f"{path}: the exported program {model!r} cannot be read "
+        raise ModelFileError(f"{path}: the exported program {shortened(repr(model))} cannot be read "
                              f"({type(exc).__name__}: {_first_line(exc)}){writer.hint()}") from None
 
 
@@ -84,18 +86,21 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
     if config_name not in files:
         return {}
     config = package._load_payload_config(reader, config_name)
+    for fqn, meta in config.config.items():
+        if not meta.use_pickle and meta.tensor_meta is not None:
+            _check_record(reader, os.path.join(folder, meta.path_name), meta.tensor_meta, f"{kind[:-1]} {quoted(fqn)}")
     records = package._build_file_map(reader, config, folder)
     found: dict[str, Any] = {}
     for fqn, meta in config.config.items():
         if not weights and not meta.path_name.startswith(names.TENSOR_CONSTANT_FILENAME_PREFIX):
-            raise ModelFileError(f"constant {fqn!r} is a pickled Python object; irconv does not unpickle "
+            raise ModelFileError(f"constant {quoted(fqn)} is a pickled Python object; irconv does not unpickle "
                                  "code from a model file")
         if meta.use_pickle:
             data = reader.read_bytes(os.path.join(folder, meta.path_name))
             try:
                 found[fqn] = torch.load(io.BytesIO(data), weights_only=True)
             except Exception as exc:
-                raise ModelFileError(f"{kind[:-1]} {fqn!r} is a pickle that is not a plain tensor "
+                raise ModelFileError(f"{kind[:-1]} {quoted(fqn)} is a pickle that is not a plain tensor "
                                      f"(refused: {_first_line(exc)})") from None
             continue
         from torch._export.serde.serialize import (
@@ -110,6 +115,36 @@ def _payloads(reader: Any, package: Any, names: Any, model: str, files: list[str
                                   storage_offset=deserialize_storage_offset(tensor_meta.storage_offset))
         found[fqn] = torch.nn.Parameter(tensor, requires_grad=False) if weights and meta.is_param else tensor
     return found
+
+
+def _check_record(reader: Any, record: str, tensor_meta: Any, where: str) -> None:
+    """The record holds the bytes its tensor's metadata declares (torch reads an emptied
+    record as zeros of the declared shape, and would allocate them from that shape)."""
+    import torch
+    from torch._export.serde.serialize import (
+        deserialize_scalar_type,
+        deserialize_size,
+        deserialize_storage_offset,
+        deserialize_stride,
+    )
+
+    sizes = [_meta_int(d, where, "size") for d in deserialize_size(tensor_meta.sizes)]
+    strides = [_meta_int(d, where, "stride") for d in deserialize_stride(tensor_meta.strides)]
+    offset = _meta_int(deserialize_storage_offset(tensor_meta.storage_offset), where, "storage offset")
+    if len(strides) != len(sizes):
+        raise ModelFileError(f"{where}: {len(sizes)} sizes but {len(strides)} strides in the archive's metadata")
+    unit = torch._utils._element_size(deserialize_scalar_type(tensor_meta.dtype))
+    # elements of the record the view reaches: records may be shared by several views, so more is fine
+    reach = 0 if 0 in sizes else offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True))
+    shape = sizes if reach == math.prod(sizes) else [reach]
+    check_weight_bytes(where, shape, unit, reader.archive_file.get_record_size(record), at_least=True)
+
+
+def _meta_int(value: Any, where: str, field: str) -> int:
+    """A size, stride or offset of a stored tensor: a whole number >= 0 (weights have no symbols)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelFileError(f"{where}: {field} {str(value)[:60]} in the archive's metadata is not a whole number >= 0")
+    return value
 
 
 def _first_line(exc: BaseException) -> str:

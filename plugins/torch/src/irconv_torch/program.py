@@ -17,7 +17,7 @@ import operator
 from collections import Counter
 from typing import Any
 
-from irconv.errors import ConversionError, ModelFileError
+from irconv.errors import ConversionError, ModelFileError, quoted
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result, SourceOp
 from irconv.types import DimRange, ElementType
@@ -121,7 +121,7 @@ class _Reader:
                 elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
                     self._weight(fx, spec.target)
                 else:
-                    raise ConversionError(f"program input {fx.name!r} is a {spec.kind.name.lower()}, "
+                    raise ConversionError(f"program input {quoted(fx.name)} is a {spec.kind.name.lower()}, "
                                           "which irconv does not convert")
             elif fx.op == "call_function":
                 self._call(fx)
@@ -130,14 +130,14 @@ class _Reader:
             elif fx.op == "output":
                 self._outputs(fx)
             else:
-                raise ConversionError(f"FX node {fx.name!r}: {fx.op} nodes are not supported")
+                raise ConversionError(f"FX node {quoted(fx.name)}: {fx.op} nodes are not supported")
         return self.graph
 
     # ------------------------------------------------------------------ inputs
     def _user_input(self, fx: Any) -> None:
         value = fx.meta.get("val")
         if not hasattr(value, "shape"):
-            raise ConversionError(f"program input {fx.name!r} is a {type(value).__name__}, not a tensor; "
+            raise ConversionError(f"program input {quoted(fx.name)} is a {type(value).__name__}, not a tensor; "
                                   "irconv converts programs whose inputs are tensors")
         shape: list[int | None] = []
         bounds: list[DimRange | None] = []
@@ -145,7 +145,7 @@ class _Reader:
             static = _static_int(dim)
             shape.append(static)
             bounds.append(None if static is not None else self.bounds.get(str(dim)))
-        op = Parameter(tuple(shape), element_type(value.dtype, f"input {fx.name!r}"),
+        op = Parameter(tuple(shape), element_type(value.dtype, f"input {quoted(fx.name)}"),
                        bounds=tuple(bounds) if any(bounds) else None)
         node = self.graph.add_node(op, fx.name)
         node.out_port(0).data.add_name(fx.name)
@@ -156,9 +156,9 @@ class _Reader:
         if tensor is None:
             tensor = self.program.constants.get(target)
         if tensor is None or not hasattr(tensor, "dtype"):
-            raise ModelFileError(f"program input {fx.name!r}: no tensor {target!r} among the program's "
+            raise ModelFileError(f"program input {quoted(fx.name)}: no tensor {quoted(target)} among the program's "
                                  "parameters, buffers and constants")
-        node = self.graph.add_node(Const(to_numpy(tensor, f"weight {target!r}")), target)
+        node = self.graph.add_node(Const(to_numpy(tensor, f"weight {quoted(target)}")), target)
         self.values[fx] = node.out_port(0)
 
     # ------------------------------------------------------------------ calls
@@ -211,7 +211,7 @@ class _Reader:
     def _port(self, fx: Any) -> OutPort:
         port = self.values.get(fx)
         if port is None:
-            raise ConversionError(f"FX node {fx.name!r} is used as a single value, but it has several outputs")
+            raise ConversionError(f"FX node {quoted(fx.name)} is used as a single value, but it has several outputs")
         return port
 
     def _list_construct(self, fx: Any, arg_name: str, values: Any) -> OutPort:
@@ -236,7 +236,7 @@ class _Reader:
             if spec.kind != OutputKind.USER_OUTPUT:
                 continue  # buffer mutations (BatchNorm statistics in training mode) are not outputs
             if not _is_node(value):
-                raise ConversionError(f"program output {spec.arg.name!r} is a constant {type(value).__name__}; "
+                raise ConversionError(f"program output {quoted(spec.arg.name)} is a constant {type(value).__name__}; "
                                       "irconv converts programs whose outputs are computed tensors")
             port = self._port(value)
             port.data.add_name(spec.arg.name)

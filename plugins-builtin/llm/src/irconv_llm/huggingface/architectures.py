@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irconv.errors import UserError
+from irconv.errors import UserError, shortened
 
 from irconv_llm.options import TASKS
 
@@ -44,7 +44,7 @@ def model_class(config: dict[str, Any], task: str, folder: str) -> Any:
         model_type = config.get("model_type")
         if model_type not in ENCODER_TYPES:
             raise UserError(f"{folder}: --task {task} converts the encoders {', '.join(ENCODER_TYPES)}, "
-                            f"not model type {model_type!r} ({name})")
+                            f"not model type {shortened(repr(model_type))} ({name})")
         return transformers.AutoModel
     if name not in CAUSAL_LMS:
         raise UserError(f"{folder}: architecture {name} is not one irconv converts for --task {task} "

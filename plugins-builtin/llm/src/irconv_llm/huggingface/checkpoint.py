@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError, quoted
 from irconv.types import ElementType
 
 CONFIG = "config.json"
@@ -120,9 +120,9 @@ def _header(file: Path) -> dict[str, TensorEntry]:
             continue
         dtype = _DTYPES.get(info.get("dtype"))
         if dtype is None:
-            raise ModelFileError(f"{file}: tensor {key!r} has dtype {info.get('dtype')}, which irconv does not read")
+            raise ModelFileError(f"{file}: tensor {quoted(key)} has dtype {info.get('dtype')}, which irconv does not read")
         start, end = (base + int(o) for o in info["data_offsets"])
         if end > size:
-            raise ModelFileError(f"{file} is truncated: tensor {key!r} ends at byte {end} of {size}")
+            raise ModelFileError(f"{file} is truncated: tensor {quoted(key)} ends at byte {end} of {size}")
         entries[key] = TensorEntry(file, dtype, tuple(int(d) for d in info["shape"]), start, end)
     return entries

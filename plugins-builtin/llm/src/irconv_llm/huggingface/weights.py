@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from irconv import Graph
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.narrow_float import widen
 from irconv.ops import Const, DeferredConst, DeferredProduct
 from irconv.ops.deferred import DEFER_MIN_BYTES
@@ -110,8 +110,8 @@ def _set_value(node: Any, value: np.ndarray, key: str, checkpoint: Checkpoint) -
     assert isinstance(old, Const)
     expected = old.value.shape
     if tuple(value.shape) != tuple(expected):
-        raise ModelFileError(f"{checkpoint.folder}: tensor {key!r} has shape {list(value.shape)}, "
-                             f"the model's {node.name!r} {list(expected)} (config.json and weights disagree)")
+        raise ModelFileError(f"{checkpoint.folder}: tensor {quoted(key)} has shape {list(value.shape)}, "
+                             f"the model's {quoted(node.name)} {list(expected)} (config.json and weights disagree)")
     node.op = widened(value, old.value.dtype)
     node.op.infer(node)
 

@@ -17,7 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-from irconv.errors import LoweringError
+from irconv.errors import LoweringError, quoted
 from irconv.frontend import i64
 
 from irconv_opset import (
@@ -56,7 +56,7 @@ class Window:
 
     def __post_init__(self) -> None:
         if self.auto_pad not in AUTO_PADS:
-            raise LoweringError(f"auto_pad {self.auto_pad!r} is not one of {AUTO_PADS}")
+            raise LoweringError(f"auto_pad {quoted(self.auto_pad)} is not one of {AUTO_PADS}")
         sizes = {len(self.strides), len(self.dilations), len(self.pads_begin), len(self.pads_end)}
         if len(sizes) != 1:
             raise LoweringError(f"a window's strides, dilations and pads differ in length: {self}")

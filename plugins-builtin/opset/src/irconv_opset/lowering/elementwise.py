@@ -167,3 +167,46 @@ def floor_divide(ctx: ExtractContext, x: OutPort, y: OutPort, integer: bool, suf
 
 
 FLOOR_DIVIDE_OPS: tuple[type[Op], ...] = (opset.FloorMod, opset.Subtract, opset.Divide, opset.Floor)
+
+
+def bit_shift(ctx: ExtractContext, x: OutPort, shift: OutPort, left: bool, logical: bool = False) -> OutPort:
+    """``x`` shifted left or right by ``shift``; right shifts of signed integers are
+    arithmetic unless ``logical``. Shifts by a negative amount or by the width or more shift
+    everything out: 0, or the sign fill for an arithmetic right shift of a negative value
+    (the opset leaves them undefined). A logical right shift keeps only the bits that stay,
+    masking with ``~(ones << (width - shift))``: OpenVINO 2026.4's CPU plugin computes u32
+    as i32, so it shifts in the sign bit even for unsigned types (0x80000005 >> 3 gave
+    0xF0000000)."""
+    et = x.data.element_type
+    op = opset.BitwiseLeftShift() if left else opset.BitwiseRightShift()
+    shifted = ctx.op(op, x, shift, suffix="shift")
+    signed = et.value.startswith("i")
+    logical = not left and et.is_integer and (logical or not signed)
+    if logical:
+        # (ones << (width - 1 - shift)) << 1: no shift by the full width where shift is 0
+        width = np.dtype(et.numpy).itemsize * 8
+        ones = const_like(ctx, -1 if signed else (1 << width) - 1, x, "ones")
+        kept = ctx.op(opset.Subtract(), const_like(ctx, width - 1, shift, "top_bit"), shift, suffix="kept_bits")
+        dropped = ctx.op(opset.BitwiseLeftShift(), ctx.op(opset.BitwiseLeftShift(), ones, kept, suffix="dropped_half"),
+                         const_like(ctx, 1, shift, "one"), suffix="dropped")
+        mask = ctx.op(opset.BitwiseNot(), dropped, suffix="mask")
+        shifted = ctx.op(opset.BitwiseAnd(), shifted, mask, suffix="logical")
+    if not et.is_integer:
+        return shifted
+    width = np.dtype(et.numpy).itemsize * 8
+    too_far = ctx.op(opset.GreaterEqual(), shift, const_like(ctx, width, shift, "width"), suffix="too_far")
+    if signed:
+        negative_shift = ctx.op(opset.Less(), shift, const_like(ctx, 0, shift, "zero_shift"), suffix="negative_shift")
+        too_far = ctx.op(opset.LogicalOr(), too_far, negative_shift, suffix="out_of_range")
+    zero = const_like(ctx, 0, x, "zero")
+    fill = zero
+    if not left and not logical and signed:
+        fill = ctx.op(opset.Select(), ctx.op(opset.Less(), x, zero, suffix="negative"),
+                      const_like(ctx, -1, x, "minus_one"), zero, suffix="sign_fill")
+    return ctx.op(opset.Select(), too_far, fill, shifted)
+
+
+BIT_SHIFT_OPS: tuple[type[Op], ...] = (
+    opset.BitwiseAnd, opset.BitwiseLeftShift, opset.BitwiseNot, opset.BitwiseRightShift, opset.GreaterEqual,
+    opset.Less, opset.LogicalOr, opset.Select, opset.Subtract,
+)

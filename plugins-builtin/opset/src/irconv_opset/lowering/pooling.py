@@ -11,7 +11,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import LoweringError
+from irconv.errors import LoweringError, quoted
 from irconv.frontend import const_like
 from irconv.types import ElementType
 
@@ -50,7 +50,7 @@ class PoolWindow:
 
     def __post_init__(self) -> None:
         if self.rounding not in ROUNDINGS:
-            raise LoweringError(f"rounding {self.rounding!r} is not one of {ROUNDINGS}")
+            raise LoweringError(f"rounding {quoted(self.rounding)} is not one of {ROUNDINGS}")
         if len(self.kernel) != self.window.spatial:
             raise LoweringError(f"a {len(self.kernel)}-D kernel on a {self.window.spatial}-D window")
 

@@ -14,7 +14,7 @@ import functools
 import typing
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, shortened
 
 #: ``choices`` of element-type attributes (``attr(..., choices=...)``), as the specification lists them.
 INDEX_TYPES = ("i32", "i64")
@@ -54,7 +54,7 @@ class CoercedAttrs:
             except ValueError:
                 allowed = ", ".join(str(m.value) for m in kind)
                 raise ConversionError(
-                    f"{getattr(cls, 'type', cls.__name__)}: attribute {name}={value!r} is not one of: {allowed}"
+                    f"{getattr(cls, 'type', cls.__name__)}: attribute {name}={shortened(repr(value))} is not one of: {allowed}"
                 ) from None
         for name in _tuple_fields(cls):
             value = getattr(self, name)

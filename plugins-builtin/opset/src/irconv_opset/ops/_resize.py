@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from irconv.errors import quoted
 
 f32 = np.float32
 
@@ -31,7 +32,7 @@ def source_coordinates(mode: str, out_len: int, in_len: int, scale: np.float32) 
         if out_len == 1:
             return np.zeros(out_len, f32)
         return x * f32(in_len - 1) / f32(out_len - 1)
-    raise ValueError(f"unknown coordinate_transformation_mode {mode!r}")
+    raise ValueError(f"unknown coordinate_transformation_mode {quoted(mode)}")
 
 
 def nearest_indices(mode: str, coords: np.ndarray, in_len: int, scale: np.float32) -> np.ndarray:
@@ -49,7 +50,7 @@ def nearest_indices(mode: str, coords: np.ndarray, in_len: int, scale: np.float3
     elif mode == "simple":
         index = np.ceil(coords) if scale < 1 else np.trunc(coords)
     else:
-        raise ValueError(f"unknown nearest_mode {mode!r}")
+        raise ValueError(f"unknown nearest_mode {quoted(mode)}")
     return np.clip(index, 0, in_len - 1).astype(np.int64)
 
 

@@ -42,8 +42,8 @@ def window_dim(
     rounding: RoundingType = RoundingType.floor,
 ) -> Dim:
     """Output length of one spatial axis swept by a (dilated) window."""
-    if stride < 1 or dilation < 1:  # the runtime refuses them when it reads the IR; 0 divides by zero here
-        raise ValueError(f"strides and dilations must be positive, got stride {stride} and dilation {dilation}")
+    if stride < 1 or dilation < 1:  # the runtime refuses them when it reads the IR
+        raise ValueError(f"strides and dilations must be at least 1, got stride {stride} and dilation {dilation}")
     if size is None:
         return None
     if auto_pad in (AutoPad.same_upper, AutoPad.same_lower):

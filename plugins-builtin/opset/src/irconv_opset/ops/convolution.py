@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
@@ -90,7 +90,7 @@ class _ConvolutionBase(CoercedAttrs, Op):
         expected, found = self._in_channels(filters), data[1]
         if expected is not None and found is not None and expected != found:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): the input has {found} channels but the filters "
+                f"node {quoted(node.name)} ({node.op.describe()}): the input has {found} channels but the filters "
                 f"expect {expected}; check the shapes given with --input"
             )
 
@@ -130,7 +130,7 @@ class GroupConvolution(_ConvolutionBase):
         if filters is None or any(d is None for d in filters):
             # OpenVINO's CPU plugin refuses it ("Doesn't support dynamic weights shape").
             raise ConversionError(
-                f"node {node.name!r} ({self.describe()}): the filters' shape must be static, found "
+                f"node {quoted(node.name)} ({self.describe()}): the filters' shape must be static, found "
                 f"{'unknown rank' if filters is None else ['?' if d is None else d for d in filters]}; "
                 "give the model inputs static shapes with --input"
             )
@@ -167,7 +167,7 @@ class DeformableConvolution_v1(_ConvolutionBase):
             # The offsets tensor already has the output's spatial size.
             if any(a is not None and b is not None and a != b for a, b in zip(spatial, offsets[2:], strict=False)):
                 raise ConversionError(
-                    f"node {node.name!r} ({self.describe()}): the offsets' spatial dims {list(offsets[2:])} are not "
+                    f"node {quoted(node.name)} ({self.describe()}): the offsets' spatial dims {list(offsets[2:])} are not "
                     f"the output's {list(spatial)}"
                 )
             spatial = tuple(merge_dim(a, b) for a, b in zip(spatial, offsets[2:], strict=False))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -111,7 +111,7 @@ class DetectionOutput(CoercedAttrs, Op):
                     f"needs {expected}"
                 )
         if problem:
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): {problem}")
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): {problem}")
 
 
 @dataclass(eq=False)
@@ -230,6 +230,33 @@ class Proposal(Proposal_v1):
         rows = self._rows(node)
         set_output(node, 0, (rows, 5), input_type(node, 0))
         set_output(node, 1, (rows,), input_type(node, 0))
+
+
+@dataclass(eq=False)
+class GenerateProposals(CoercedAttrs, Op):
+    """GenerateProposals-9: per image, proposals from anchors [H, W, A, 4] moved by deltas
+    [N, 4A, H, W] and scored by scores [N, A, H, W], clipped to im_info [N, 3 or 4]
+    (height, width, scales), the small ones dropped, then NMS: the kept boxes [R, 4], their
+    scores [R] and how many each image has [N] (R at most N * post_nms_count)."""
+
+    type = "GenerateProposals"
+    version = 9
+    outputs = 3
+
+    min_size: float = attr(0.0)
+    nms_threshold: float = attr(0.0)
+    pre_nms_count: int = attr(1)
+    post_nms_count: int = attr(1)
+    normalized: bool = attr(True)
+    nms_eta: float = attr(1.0)
+    roi_num_type: ElementType = attr(ElementType.i64, choices=INDEX_TYPES)
+
+    def infer(self, node: Node) -> None:
+        scores = input_shape(node, 3)
+        images = scores[0] if scores else None
+        set_output(node, 0, (None, 4), input_type(node, 2))
+        set_output(node, 1, (None,), input_type(node, 2))
+        set_output(node, 2, (images,), self.roi_num_type)
 
 
 class DecayFunction(str, enum.Enum):
@@ -424,6 +451,7 @@ OPS: tuple[type[Op], ...] = (
     ReorgYolo,
     Proposal_v1,
     Proposal,
+    GenerateProposals,
     NonMaxSuppression_v1,
     NonMaxSuppression_v3,
     NonMaxSuppression_v4,

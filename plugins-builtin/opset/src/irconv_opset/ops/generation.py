@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -75,7 +75,7 @@ class RandomUniform(Op):
             found = in_type(node, idx) if node.has_input(idx) else ElementType.dynamic
             if found not in (ElementType.dynamic, self.output_type):
                 raise ConversionError(
-                    f"node {node.name!r} ({self.describe()}): input {idx} ({role}) must have the "
+                    f"node {quoted(node.name)} ({self.describe()}): input {idx} ({role}) must have the "
                     f"output_type's element type ({self.output_type.value}), got {found.value}"
                 )
         shape = shape_of_value(in_value(node, 0))

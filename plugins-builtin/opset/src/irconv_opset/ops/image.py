@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
@@ -374,7 +374,7 @@ class PSROIPooling(CoercedAttrs, Op):
         )
         if data is not None and len(data) > 1 and data[1] is not None and data[1] != self.output_dim * bins:
             raise ConversionError(
-                f"node {node.name!r} ({self.describe()}): the input has {data[1]} channels; mode={self.mode.value} "
+                f"node {quoted(node.name)} ({self.describe()}): the input has {data[1]} channels; mode={self.mode.value} "
                 f"needs output_dim x {bins} = {self.output_dim * bins}"
             )
         shape = (_rois_count(node, 1), self.output_dim, self.group_size, self.group_size)

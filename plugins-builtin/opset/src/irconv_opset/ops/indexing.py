@@ -12,6 +12,7 @@ import numpy as np
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.ops._attrs import INDEX_TYPES
 from irconv_opset.rules import require_inputs, require_integer, require_same_type
 from irconv_opset.shapes import (
@@ -80,6 +81,9 @@ class Gather(Op):
             else:
                 out = dynamic_shape(len(data) + len(indices) - 1 - batch)
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.gather(node, self._batch_dims())
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])

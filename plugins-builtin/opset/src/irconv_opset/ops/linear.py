@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.ops._spatial import broadcast_shapes, input_shape, input_type, merge_dim, set_output
 from irconv_opset.rules import require_at_most, require_same_type
 from irconv_opset.shapes import auto_broadcast
@@ -57,6 +59,9 @@ class MatMul(Op):
         cols: tuple[Dim, ...] = () if b_vector else (b[-1],)
         return (*batch, *rows, *cols)
 
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.matmul(node, self.transpose_a, self.transpose_b)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
         if self.transpose_a and a.ndim > 1:
@@ -100,7 +105,7 @@ class Einsum(Op):
         inputs_text, _, output = self.equation.partition("->")
         subscripts = inputs_text.split(",")
         if len(subscripts) != count:
-            raise ValueError(f"Einsum equation {self.equation!r} names {len(subscripts)} inputs, got {count}")
+            raise ValueError(f"Einsum equation {quoted(self.equation)} names {len(subscripts)} inputs, got {count}")
         return subscripts, output
 
     def infer(self, node: Node) -> None:
@@ -121,7 +126,7 @@ class Einsum(Op):
                 dims += list(zip(tail, shape[len(shape) - len(tail) :], strict=True))
             else:
                 if len(sub) != len(shape):
-                    raise ValueError(f"Einsum subscript {sub!r} does not match an input of rank {len(shape)}")
+                    raise ValueError(f"Einsum subscript {quoted(sub)} does not match an input of rank {len(shape)}")
                 dims = list(zip(sub, shape, strict=True))
             # A label repeated inside one operand (a diagonal) names one size: no broadcasting.
             own: dict[str, Dim] = {}
@@ -175,6 +180,9 @@ class ScaledDotProductAttention(Op):
             length = merge_dim(length, mask[-2])
         shape = None if batch is None else (*batch, length, value[-1])
         set_output(node, 0, shape, input_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.attention(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> Sequence[np.ndarray] | None:
         query, key, value = (np.asarray(x, np.float64) for x in inputs[:3])

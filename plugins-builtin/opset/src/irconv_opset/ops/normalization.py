@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv.ops import Op, attr
 
+from irconv_opset import symbol_rules
 from irconv_opset.shapes import in_shape, in_type, normalize_axes, set_output
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ class _LikeData(Op):
 
     def infer(self, node: Node) -> None:
         set_output(node, 0, in_shape(node, self.data_input), in_type(node, self.data_input))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.same_as_input(node, self.data_input)
 
 
 def _channel_view(param: np.ndarray, rank: int) -> np.ndarray:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.rules import require_equal_lengths, require_integer, require_rank
 from irconv_opset.shapes import (
     dynamic_shape,
@@ -99,7 +100,7 @@ def _check_shrink_bounds(node: Node, shape: MaybeShape, index: Index) -> None:
     for begin, dim in _shrunk_dims(shape, index):
         if dim is not None and not -dim <= begin < dim:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
+                f"node {quoted(node.name)} ({node.op.describe()}): input 1 (begin) is {begin} on an axis the slice "
                 f"removes (shrink_axis_mask), whose length is {dim}: it must be in [{-dim}, {dim}); fix the model"
             )
 
@@ -211,6 +212,9 @@ class Slice(Op):
         if shape is not None and (axes is not None or (not node.has_input(4) and start is not None)):
             out = index_shape(shape, self.index(len(shape), start, stop, step, axes))
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.slice_(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -492,7 +496,7 @@ class Reverse(Op):
     def infer(self, node: Node) -> None:
         if self.mode == "mask" and in_type(node, 1) not in (ElementType.boolean, ElementType.dynamic):
             raise ConversionError(
-                f"node {node.name!r} ({self.describe()}): in mode 'mask' input 1 (axes) must be "
+                f"node {quoted(node.name)} ({self.describe()}): in mode 'mask' input 1 (axes) must be "
                 f"boolean, got {in_type(node, 1).value}"
             )
         if self.mode == "index":

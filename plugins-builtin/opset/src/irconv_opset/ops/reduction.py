@@ -10,6 +10,7 @@ import numpy as np
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType, MaybeShape
 
+from irconv_opset import symbol_rules
 from irconv_opset.rules import require_at_most, require_integer, require_rank
 from irconv_opset.shapes import dynamic_shape, in_shape, in_type, in_value, normalize_axes, set_output
 
@@ -52,6 +53,9 @@ class Reduction(Op):
         require_rank(node, 1, "axes", 0, 1)
         shape = reduced_shape(in_shape(node, 0), in_value(node, 1), self.keep_dims)
         set_output(node, 0, shape, ElementType.boolean if self.boolean_output else in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.reduction(node, self.keep_dims)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])

@@ -84,7 +84,7 @@ class _RecurrentBase(CoercedAttrs, Op):
                 and shape[axis] not in (None, count * self.hidden_size)
             ):
                 raise ConversionError(
-                    f"node {node.name!r} ({self.describe()}): input {first_weight + offset} ({role}) has "
+                    f"node {quoted(node.name)} ({self.describe()}): input {first_weight + offset} ({role}) has "
                     f"{shape[axis]} rows along axis {axis}, expected {count} gate(s) x hidden_size {self.hidden_size}"
                 )
 
@@ -283,7 +283,7 @@ class _SequenceBase(_RecurrentBase):
             shape = input_shape(node, idx) if node.has_input(idx) else None
             if shape is not None and len(shape) > axis and shape[axis] not in (None, self.num_directions):
                 raise ConversionError(
-                    f"node {node.name!r} ({self.describe()}): input {idx} has {shape[axis]} direction(s) along "
+                    f"node {quoted(node.name)} ({self.describe()}): input {idx} has {shape[axis]} direction(s) along "
                     f"axis {axis}, but direction={self.direction.value} computes {self.num_directions}"
                 )
         x = input_shape(node, 0)

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv import narrow_float
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, Trait, attr
 from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
+from irconv_opset import symbol_rules
 from irconv_opset.ops._attrs import CONVERT_TYPES, INDEX_TYPES, NUMERIC_TYPES
 from irconv_opset.partial import DimOf, partial_elements
 from irconv_opset.rules import (
@@ -103,9 +104,12 @@ class Reshape(Op):
         elif partial is not None:  # a computed pattern: as much as the runtime knows of it
             shape = self.target(in_shape(node, 0), partial, None if source is None else DimOf.key(source))
         else:
-            shape = dynamic_shape(_len_of_1d(in_shape(node, 1)))
+            shape = dynamic_shape(symbol_rules.proven_length(node, 1))
         _check_element_count(node, in_shape(node, 0), shape)
         set_output(node, 0, shape, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.reshape(node, self.special_zero)
 
     def check(self, node: Node) -> None:
         refuse_run_time_rank(node, "target shape")
@@ -130,7 +134,7 @@ def _check_element_count(node: Node, data: MaybeShape, out: MaybeShape) -> None:
     fits = product == total if len(known) == len(out) else (product == 0 or total % product == 0)
     if not fits:
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}): cannot reshape {total} element(s) of shape "
+            f"node {quoted(node.name)} ({node.op.describe()}): cannot reshape {total} element(s) of shape "
             f"{list(data)} to {['?' if d is None else d for d in out]}"
         )
 
@@ -160,11 +164,14 @@ class Transpose(Op):
             perm = normalize_axes(order.reshape(-1), len(shape)) if order.size else list(range(len(shape)))[::-1]
             if sorted(perm) != list(range(len(shape))):
                 raise ConversionError(
-                    f"node {node.name!r} ({node.op.describe()}): order {order.reshape(-1).tolist()} is not a "
+                    f"node {quoted(node.name)} ({node.op.describe()}): order {order.reshape(-1).tolist()} is not a "
                     f"permutation of the input's {len(shape)} axes"
                 )
             out = tuple(shape[p] for p in perm)
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.transpose(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x, order = np.asarray(inputs[0]), np.asarray(inputs[1]).reshape(-1)
@@ -188,14 +195,14 @@ class Concat(Op):
         out_type = next((t for t in types if t is not ElementType.dynamic), ElementType.dynamic)
         known = [s for s in shapes if s is not None]
         if len({t for t in types if t is not ElementType.dynamic}) > 1:
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different element types "
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): inputs of different element types "
                                   f"({', '.join(t.value for t in types)})")
         if not known:
             set_output(node, 0, None, out_type)
             return
         rank = len(known[0])
         if any(len(s) != rank for s in known):
-            raise ConversionError(f"node {node.name!r} ({self.describe()}): inputs of different ranks "
+            raise ConversionError(f"node {quoted(node.name)} ({self.describe()}): inputs of different ranks "
                                   f"({', '.join(str(len(s)) for s in known)})")
         axis = normalize_axis(self.axis, rank)
         dims: list[Dim] = list(known[0])
@@ -211,6 +218,9 @@ class Concat(Op):
             total = None if total is None or size is None else total + size
         dims[axis] = total
         set_output(node, 0, tuple(dims), out_type)
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.concat(node, self.axis)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         arrays = [np.asarray(v) for v in inputs]
@@ -251,6 +261,9 @@ class Split(Op):
             out = tuple((None if d is None else d // self.num_splits) if i == axis else x for i, x in enumerate(shape))
         for i in range(self.num_splits):
             set_output(node, i, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.split(node, self.num_splits)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -293,6 +306,9 @@ class VariadicSplit(Op):
             rest = sum(s for i, s in enumerate(sizes) if i != pos and s is not None)
             sizes[pos] = None if dim is None else dim - rest
         return sizes
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.variadic_split(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -357,6 +373,9 @@ class Squeeze_v1(Op):
     def check(self, node: Node) -> None:
         refuse_run_time_rank(node, "list of the dims of size 1 it squeezes")
 
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.squeeze(node)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, False)]
 
@@ -378,6 +397,9 @@ class Squeeze(Op):
             shape = _with_rank_of_run_time_axes(node, shape)
         set_output(node, 0, shape, in_type(node, 0))
 
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.squeeze(node)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [_squeeze_value(np.asarray(inputs[0]), inputs, self.allow_axis_skip)]
 
@@ -398,7 +420,7 @@ class Squeeze(Op):
             dynamic = [a for a in normalize_axes(axes.reshape(-1), len(shape)) if shape[a] is None]
             what = f"axis {dynamic[0]} of its input {format_shape(shape)} has a run-time size"
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
+            f"node {quoted(node.name)} ({node.op.describe()}) squeezes an axis only when its size is 1, and {what}: "
             "the output's rank would depend on it, which OpenVINO's CPU plugin cannot compile; "
             "give that dimension a static size (--input)"
         )
@@ -422,6 +444,9 @@ class Unsqueeze(Op):
         elif shape is not None and _len_of_1d(in_shape(node, 1)) is not None:
             out = dynamic_shape(len(shape) + (_len_of_1d(in_shape(node, 1)) or 0))
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.unsqueeze(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -451,6 +476,9 @@ class ShapeOf_v1(Op):
             node.out_port(0).data.set_value(np.array(shape, dtype=et.numpy), shape_derived=True)
         else:
             set_output(node, 0, None if shape is None else (len(shape),), et)
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.shape_of(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [np.array(np.asarray(inputs[0]).shape, dtype=self._out_type().numpy)]
@@ -501,7 +529,7 @@ class Broadcast(Op):
             target = None if partial is None else tuple(t if isinstance(t, int) else None for t in partial)
         out: MaybeShape
         if target is None:
-            rank = _len_of_1d(in_shape(node, 1))
+            rank = symbol_rules.proven_length(node, 1)
             if self.mode == "bidirectional" and rank is not None and data is not None:
                 rank = max(rank, len(data))
             out = dynamic_shape(rank) if self.mode != "bidirectional" or data is not None else None
@@ -519,6 +547,9 @@ class Broadcast(Op):
 
     def check(self, node: Node) -> None:
         refuse_run_time_rank(node, "target shape")
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.broadcast(node, self.mode)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
@@ -575,6 +606,9 @@ class Tile(Op):
             n = _len_of_1d(in_shape(node, 1))
             out = None if n is None else dynamic_shape(max(n, len(shape)))
         set_output(node, 0, out, in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.tile(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         return [np.tile(np.asarray(inputs[0]), [int(r) for r in np.asarray(inputs[1]).reshape(-1)])]
@@ -697,6 +731,9 @@ class Range(Op):
         if all(v is not None for v in values):
             length = _range_length(*(float(np.asarray(v).reshape(-1)[0]) for v in values))
         set_output(node, 0, (length,), self.element_type(node))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.range_(node)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv_opset import (
@@ -136,7 +136,7 @@ def extract_python_proposal(node: Node, ctx: ExtractContext) -> list[OutPort]:
     try:
         given = ast.literal_eval("{" + text + "}") if text.strip() else {}
     except (ValueError, SyntaxError):
-        raise ConversionError(f"{ctx.where()}: cannot read param_str {text!r}") from None
+        raise ConversionError(f"{ctx.where()}: cannot read param_str {quoted(text)}") from None
     settings = {**_PY_FASTER_RCNN, **given}
     return [
         _proposal(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -38,7 +38,7 @@ def extract_dummy_data(node: Node, ctx: ExtractContext) -> list[OutPort]:
         shape = shapes[i if len(shapes) > 1 else 0]
         filler = fillers[i if len(fillers) > 1 else 0] if fillers else None
         if filler is not None and filler.type != "constant":
-            raise ConversionError(f"{ctx.where()}: the {filler.type!r} filler is random; only 'constant' converts")
+            raise ConversionError(f"{ctx.where()}: the {quoted(filler.type)} filler is random; only 'constant' converts")
         value = filler.value if filler is not None else 0.0
         outputs.append(ctx.const(np.full(shape, value, np.float32), suffix=f"top{i}"))
     return outputs

@@ -7,6 +7,6 @@ from irconv.plugins import Extractor
 
 
 def all_extractors() -> list[Extractor]:
-    from irconv_jax.extractors import elementwise, indexing, nn, shape
+    from irconv_jax.extractors import control_flow, elementwise, indexing, nn, shape
 
-    return collect(elementwise, indexing, nn, shape)
+    return collect(control_flow, elementwise, indexing, nn, shape)

@@ -21,7 +21,16 @@ from irconv_opset import (
     Sqrt,
     Subtract,
 )
-from irconv_opset.lowering.elementwise import ATAN2_OPS, Binary, Unary, atan2, binary, unary
+from irconv_opset.lowering.elementwise import (
+    ATAN2_OPS,
+    BIT_SHIFT_OPS,
+    Binary,
+    Unary,
+    atan2,
+    binary,
+    bit_shift,
+    unary,
+)
 
 from irconv_jax.program import HloOp
 
@@ -78,6 +87,18 @@ logical_ops = [record for name, (logical, bitwise) in _LOGICAL.items()
 def extract_divide(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Integer division truncates toward zero in StableHLO (C's rule), not Python's floor."""
     return [ctx.op(Divide(m_pythondiv=False), ctx.input(0), ctx.input(1))]
+
+
+def extract_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Shifts as StableHLO defines them for every amount (by the width or more: 0, or the sign
+    fill of an arithmetic right shift)."""
+    name = _op_name(ctx)
+    return [bit_shift(ctx, ctx.input(0), ctx.input(1), left=name == "stablehlo.shift_left",
+                      logical=name == "stablehlo.shift_right_logical")]
+
+
+shift_ops = aliases("jax", ["stablehlo.shift_left", "stablehlo.shift_right_arithmetic",
+                            "stablehlo.shift_right_logical"], extract_shift, produces=BIT_SHIFT_OPS)
 
 
 @extractor("jax", "stablehlo.atan2", produces=ATAN2_OPS)

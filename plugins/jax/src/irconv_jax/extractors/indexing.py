@@ -12,12 +12,14 @@ from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
+    Broadcast,
     Concat,
     Convert,
     Gather,
     GatherND,
     Maximum,
     Minimum,
+    Range,
     ScatterNDUpdate,
     ShapeOf,
     Slice,
@@ -27,17 +29,20 @@ from irconv_opset import (
 )
 from irconv_opset.build import shape_of
 
+from irconv_jax.extractors.shape import run_time_iota
 from irconv_jax.program import HloOp
 
 _CLAMPED_OPS = (ShapeOf, Gather, Subtract, Convert, Maximum, Minimum)
 
 
-def _clamped(ctx: ExtractContext, starts: OutPort, operand: OutPort, axes: list[int], sizes: list[int],
+def _clamped(ctx: ExtractContext, starts: OutPort, operand: OutPort, axes: list[int], sizes: list[int] | OutPort,
              suffix: str) -> OutPort:
-    """``starts`` (indices of ``axes`` along the last axis) limited to ``[0, dim - size]``."""
+    """``starts`` (indices of ``axes`` along the last axis) limited to ``[0, dim - size]``
+    (``sizes`` known, or an i64 vector computed at run time)."""
     dims = ctx.op(Gather(), shape_of(ctx, operand, f"{suffix}_shape"), i64(ctx, axes, f"{suffix}_axes"),
                   i64(ctx, 0, f"{suffix}_axis"), suffix=f"{suffix}_dims")
-    highest = ctx.op(Subtract(), dims, i64(ctx, sizes, f"{suffix}_sizes"), suffix=f"{suffix}_highest")
+    extent = sizes if isinstance(sizes, OutPort) else i64(ctx, sizes, f"{suffix}_sizes")
+    highest = ctx.op(Subtract(), dims, extent, suffix=f"{suffix}_highest")
     if starts.data.element_type is not ElementType.i64:
         highest = ctx.op(Convert(destination_type=starts.data.element_type), highest, suffix=f"{suffix}_typed")
     low = ctx.op(Maximum(), starts, ctx.const(_zero_like(starts), suffix=f"{suffix}_zero"), suffix=f"{suffix}_low")
@@ -88,10 +93,9 @@ def extract_gather(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [_permuted(ctx, gathered, order, "output")]
 
 
-def _starts(ctx: ExtractContext, first: int, sizes: list[int]) -> OutPort:
+def _starts(ctx: ExtractContext, first: int, sizes: list[int] | OutPort, rank: int) -> OutPort:
     """The scalar start indices from input ``first`` on, as one i64 vector clamped so that a
-    block of ``sizes`` fits in input 0."""
-    rank = len(sizes)
+    block of ``sizes`` fits in input 0 (of rank ``rank``)."""
     starts = [ctx.op(Unsqueeze(), ctx.input(first + a), i64(ctx, 0, f"start{a}_axis"), suffix=f"start{a}")
               for a in range(rank)]
     begin = ctx.op(Concat(axis=0), *starts, suffix="starts")
@@ -103,17 +107,28 @@ def _starts(ctx: ExtractContext, first: int, sizes: list[int]) -> OutPort:
 _STARTS_OPS = (Unsqueeze, Concat, Convert, *_CLAMPED_OPS)
 
 
-@extractor("jax", "stablehlo.dynamic_update_slice", produces=[*_STARTS_OPS, Add, ScatterNDUpdate])
+@extractor("jax", "stablehlo.dynamic_update_slice",
+           produces=[*_STARTS_OPS, Add, ScatterNDUpdate, Range, Broadcast])
 def extract_dynamic_update_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """The update written into the operand at the (clamped) starts: ScatterNDUpdate at every
-    position of the update's static shape, offset by the starts."""
+    position of the update, offset by the starts. The positions are a constant grid for an
+    update of static shape, built at run time otherwise (a scan's slice of a symbolic batch)."""
     shape = ctx.input_shape(1)
-    if shape is None or None in shape:
-        raise ConversionError(f"{ctx.where()}: dynamic_update_slice needs an update of static shape")
-    sizes = [int(d) for d in shape if d is not None]
-    begin = _starts(ctx, 2, sizes)
-    grid = np.moveaxis(np.indices(sizes, np.int64), 0, -1)
-    indices = ctx.op(Add(), ctx.const(np.ascontiguousarray(grid), suffix="grid"), begin, suffix="indices")
+    if shape is None:
+        raise ConversionError(f"{ctx.where()}: dynamic_update_slice needs an update of known rank")
+    rank = len(shape)
+    if None not in shape:
+        sizes = [int(d) for d in shape if d is not None]
+        begin = _starts(ctx, 2, sizes, rank)
+        grid = ctx.const(np.ascontiguousarray(np.moveaxis(np.indices(sizes, np.int64), 0, -1)), suffix="grid")
+    else:
+        extent = shape_of(ctx, ctx.input(1), "update_shape")
+        begin = _starts(ctx, 2, extent, rank)
+        last = i64(ctx, [rank], "position_axis")
+        positions = [ctx.op(Unsqueeze(), run_time_iota(ctx, extent, rank, axis, ElementType.i64, f"grid{axis}_"), last,
+                            suffix=f"grid{axis}") for axis in range(rank)]
+        grid = ctx.op(Concat(axis=rank), *positions, suffix="grid")
+    indices = ctx.op(Add(), grid, begin, suffix="indices")
     return [ctx.op(ScatterNDUpdate(), ctx.input(0), indices, ctx.input(1))]
 
 
@@ -122,7 +137,7 @@ def extract_dynamic_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """``slice_sizes`` from start indices given as scalars, clamped into the operand."""
     sizes = ctx.attrs.ints("slice_sizes")
     rank = len(sizes)
-    begin = _starts(ctx, 1, sizes)
+    begin = _starts(ctx, 1, sizes, rank)
     end = ctx.op(Add(), begin, i64(ctx, sizes, "sizes"), suffix="end")
     return [ctx.op(Slice(), ctx.input(0), begin, end, i64(ctx, [1] * rank, "steps"),
                    i64(ctx, list(range(rank)), "axes"))]

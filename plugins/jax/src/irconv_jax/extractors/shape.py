@@ -98,6 +98,14 @@ def extract_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
                    i64(ctx, list(range(len(start))), "axes"))]
 
 
+@extractor("jax", "stablehlo.real_dynamic_slice", produces=[Slice, Convert])
+def extract_real_dynamic_slice(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Starts, limits and strides given at run time (a slice along a symbolic dimension)."""
+    rank = len(_result_shape(ctx))
+    start, stop, step = (_as_i64(ctx, ctx.input(i), name) for i, name in enumerate(("start", "stop", "step"), 1))
+    return [ctx.op(Slice(), ctx.input(0), start, stop, step, i64(ctx, list(range(rank)), "axes"))]
+
+
 @extractor("jax", "stablehlo.pad", produces=[Pad])
 def extract_pad(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Edge padding (negative crops) with the padding value; interior padding is refused."""
@@ -130,18 +138,24 @@ def extract_get_dimension_size(node: Node, ctx: ExtractContext) -> list[OutPort]
 
 @extractor("jax", "stablehlo.dynamic_iota", produces=[Convert, Gather, Range, Unsqueeze, Broadcast])
 def extract_dynamic_iota(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """An iota of a run-time shape (``jnp.arange`` of a symbolic dimension): a Range along
-    ``iota_dimension``, broadcast to the shape."""
+    """An iota of a run-time shape (``jnp.arange`` of a symbolic dimension)."""
     element_type = ctx.source_as(HloOp).results[0].element_type
     shape = _as_i64(ctx, ctx.input(0), "shape")
-    rank = len(_result_shape(ctx))
-    axis = ctx.attrs.int("iota_dimension")
-    size = ctx.op(Gather(), shape, i64(ctx, axis, "index"), i64(ctx, 0, "axis"), suffix="size")
-    values = ctx.op(Range(output_type=element_type), i64(ctx, 0, "start"), size, i64(ctx, 1, "step"), suffix="range")
+    return [run_time_iota(ctx, shape, len(_result_shape(ctx)), ctx.attrs.int("iota_dimension"), element_type, "")]
+
+
+def run_time_iota(ctx: ExtractContext, shape: OutPort, rank: int, axis: int, element_type: ElementType,
+                  suffix: str) -> OutPort:
+    """Positions along ``axis`` in a tensor of the run-time ``shape`` (i64 vector): a Range
+    along the axis, broadcast to the shape."""
+    size = ctx.op(Gather(), shape, i64(ctx, axis, f"{suffix}index"), i64(ctx, 0, f"{suffix}axis"),
+                  suffix=f"{suffix}size")
+    values = ctx.op(Range(output_type=element_type), i64(ctx, 0, f"{suffix}start"), size, i64(ctx, 1, f"{suffix}step"),
+                    suffix=f"{suffix}range")
     others = [a for a in range(rank) if a != axis]
     if others:
-        values = ctx.op(Unsqueeze(), values, i64(ctx, others, "others"), suffix="placed")
-    return [ctx.op(Broadcast(), values, shape)]
+        values = ctx.op(Unsqueeze(), values, i64(ctx, others, f"{suffix}others"), suffix=f"{suffix}placed")
+    return ctx.op(Broadcast(), values, shape, suffix=f"{suffix}iota")
 
 
 @extractor("jax", "stablehlo.optimization_barrier", produces=[])

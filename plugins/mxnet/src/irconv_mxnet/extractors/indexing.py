@@ -7,7 +7,7 @@ from functools import partial
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, const_like, extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -127,7 +127,7 @@ def take(node: Node, ctx: ExtractContext) -> list[OutPort]:
     mode = ctx.attrs.choice("mode", ["clip", "wrap", "raise"], "clip")
     size = None if shape is None else shape[axis]
     if mode in ("clip", "wrap") and size is None:
-        raise ConversionError(f"{ctx.where()}: mode {mode!r} needs the size of axis {axis} to be static, got {shape}")
+        raise ConversionError(f"{ctx.where()}: mode {quoted(mode)} needs the size of axis {axis} to be static, got {shape}")
     indices = _indices(ctx, ctx.input(1), size if size is not None else 0, mode)
     return [ctx.op(Gather(batch_dims=0), ctx.input(0), indices, i64(ctx, axis, "axis"))]
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, const_like, extractor, f32, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv_opset import (
     Broadcast,
     Concat,
@@ -111,8 +112,12 @@ def stack(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 def split(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """SliceChannel/split: ``num_outputs`` equal parts along ``axis``, optionally squeezed."""
-    count = ctx.attrs.int("num_outputs")
     axis = normalize_axis(ctx, ctx.attrs.int("axis", 1), require_rank(ctx))
+    shape = ctx.input_shape(0)
+    # each part becomes a port, and there cannot be more parts than the axis has elements
+    count = declared_size(ctx.attrs.int("num_outputs"), field="num_outputs", where=f"node {quoted(node.name)}",
+                          limit=shape[axis] if shape is not None else None, limit_is="elements of the split axis",
+                          unit_bytes=PORT_BYTES)
     parts = ctx.add(Split(num_splits=count), [ctx.input(0), i64(ctx, axis, "axis")], "split")
     outputs = [parts.out_port(i) for i in range(count)]
     if ctx.attrs.bool("squeeze_axis", False):

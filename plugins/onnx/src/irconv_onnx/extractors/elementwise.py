@@ -13,9 +13,7 @@ from irconv.types import ElementType
 from irconv_opset import (
     Add,
     BitwiseAnd,
-    BitwiseLeftShift,
     BitwiseOr,
-    BitwiseRightShift,
     BitwiseXor,
     Convert,
     Divide,
@@ -41,6 +39,7 @@ from irconv_opset import (
     Subtract,
     Unsqueeze,
 )
+from irconv_opset.lowering.elementwise import BIT_SHIFT_OPS, bit_shift
 
 #: ONNX ops that are one opset op on two inputs.
 BINARY: dict[str, type[Op]] = {
@@ -136,29 +135,10 @@ def _mod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Select(), by_infinity, exact, result)]
 
 
-@extractor("onnx", "BitShift", versions=(11, None),
-           produces=[BitwiseLeftShift, BitwiseRightShift, GreaterEqual, Less, LogicalOr, Select])
+@extractor("onnx", "BitShift", versions=(11, None), produces=BIT_SHIFT_OPS)
 def _bit_shift(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Shifts by a negative amount or by the width or more shift everything out: 0, or the sign
-    fill for a right shift of a negative signed value."""
     direction = ctx.attrs.choice("direction", ["LEFT", "RIGHT"])
-    x, shift = ctx.input(0), ctx.input(1)
-    op = BitwiseLeftShift() if direction == "LEFT" else BitwiseRightShift()
-    shifted = ctx.op(op, x, shift, suffix="shift")
-    et = x.data.element_type
-    if not et.is_integer:
-        return [shifted]
-    width = np.dtype(et.numpy).itemsize * 8
-    too_far = ctx.op(GreaterEqual(), shift, const_like(ctx, width, shift, "width"), suffix="too_far")
-    if et.value.startswith("i"):
-        too_far = ctx.op(LogicalOr(), too_far, ctx.op(Less(), shift, const_like(ctx, 0, shift, "zero_shift"),
-                                                      suffix="negative_shift"), suffix="out_of_range")
-    zero = const_like(ctx, 0, x, "zero")
-    fill = zero
-    if direction == "RIGHT" and et.value.startswith("i"):
-        fill = ctx.op(Select(), ctx.op(Less(), x, zero, suffix="negative"), const_like(ctx, -1, x, "minus_one"),
-                      zero, suffix="sign_fill")
-    return [ctx.op(Select(), too_far, fill, shifted)]
+    return [bit_shift(ctx, ctx.input(0), ctx.input(1), left=direction == "LEFT")]
 
 
 @extractor("onnx", "PRelu", versions=(1, 6), produces=[PReLU])

@@ -4,6 +4,7 @@ MatMulInteger, ConvInteger, expressed with float arithmetic, Round, Clamp and Co
 from __future__ import annotations
 
 from irconv import ExtractContext
+from irconv.errors import quoted
 from irconv.frontend import const_like, extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -125,7 +126,7 @@ def _quantize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if ctx.has_input(2):
         target = ctx.input(2).data.element_type
     elif "output_dtype" in a and a.int("output_dtype"):
-        target = et_of_onnx(a.int("output_dtype"), f"node {node.name!r} output_dtype")
+        target = et_of_onnx(a.int("output_dtype"), f"node {quoted(node.name)} output_dtype")
     else:
         target = ElementType.u8
     if target.is_float8:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import const_like, extractor, f32, i64, input_constant, normalize_axis
+from irconv.frontend import const_like, extractor, f32, i64, input_constant, input_vector, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -269,23 +269,21 @@ def pad_v11(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if mode not in _PAD_MODES:
         raise a.bad("mode", mode, "expected constant, reflect, edge or wrap")
     x = ctx.input(0)
-    pads = ctx.input_value(1)
-    if pads is not None and pads.ndim != 1:
-        raise ConversionError(f"{ctx.where()}: pads (input 1) must be 1-D, got shape {list(pads.shape)}")
+    pads = input_vector(ctx, 1, "pads")
     value = ctx.input(2) if ctx.has_input(2) else None
     if value is not None and value.data.shape not in ((), None):
         value = ctx.op(Squeeze(), value, suffix="value")
     if ctx.has_input(3):
-        axes = ctx.input_value(3)
+        axes = input_vector(ctx, 3, "axes")
         rank = ctx.input_rank(0)
         if axes is None or pads is None or rank is None:
             begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
             inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
             return [ctx.op(Pad(pad_mode=mode), *inputs)]
-        if axes.ndim != 1 or len(pads) != 2 * len(axes):
+        if len(pads) != 2 * len(axes):
             raise ConversionError(
-                f"{ctx.where()}: axes (input 3) must be 1-D and pads (input 1) hold two entries per axis, got "
-                f"shapes {list(axes.shape)} and {list(pads.shape)}"
+                f"{ctx.where()}: pads (input 1) must hold two entries per axis given, got shapes "
+                f"{list(axes.shape)} and {list(pads.shape)}"
             )
         full = np.zeros(2 * rank, np.int64)
         for i, ax in enumerate(int(v) % rank for v in axes):
@@ -313,8 +311,8 @@ def _wrap_pad(ctx: ExtractContext) -> OutPort:
     rank = ctx.input_rank(0)
     if rank is None:
         raise a.bad("mode", "wrap", "wrap padding needs a known rank")
-    pads = ctx.input_value(1)
-    axes = ctx.input_value(3) if ctx.has_input(3) else np.arange(rank)
+    pads = input_vector(ctx, 1, "pads")
+    axes = input_vector(ctx, 3, "axes") if ctx.has_input(3) else np.arange(rank)
     if axes is None:
         raise a.bad("mode", "wrap", "wrap padding needs constant axes")
     axes_list = [int(v) % rank for v in axes]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import extractor, i64, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op, attr
@@ -48,7 +48,7 @@ def _elements(ctx: ExtractContext, idx: int = 0) -> list[OutPort]:
     if not isinstance(producer.op, TensorSequence):
         raise ConversionError(
             f"{ctx.where()}: input {idx} must be a sequence built in the model (SequenceConstruct, "
-            f"SequenceEmpty, SplitToSequence, ...), not {producer.type} {producer.name!r}: "
+            f"SequenceEmpty, SplitToSequence, ...), not {producer.type} {quoted(producer.name)}: "
             "irconv converts sequences whose elements are known at conversion time"
         )
     return [source for port in producer.in_ports() if (source := port.get_source()) is not None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import quoted
 from irconv.frontend import aliases, const_like, extractor, f32, i64
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
@@ -230,7 +231,7 @@ def _dropout(node: Node, ctx: ExtractContext) -> list[OutPort]:
 @extractor("onnx", "Cast", produces=[Convert, *FLOAT8_OPS])
 def _cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Convert; to an 8-bit float with ONNX's ``saturate`` (opset 19, default 1) honoured."""
-    target = et_of_onnx(ctx.attrs.int("to"), f"Cast node {node.name!r}")
+    target = et_of_onnx(ctx.attrs.int("to"), f"Cast node {quoted(node.name)}")
     if target.is_float8:
         return [convert_to_float8(ctx, ctx.input(0), target, ctx.attrs.int("saturate", 1) != 0)]
     return [ctx.op(Convert(destination_type=target), ctx.input(0))]
@@ -245,7 +246,7 @@ def _bit_cast(node: Node, ctx: ExtractContext) -> list[OutPort]:
     a = ctx.attrs
     x = ctx.input(0)
     source = x.data.element_type
-    target = et_of_onnx(a.int("to"), f"BitCast node {node.name!r}")
+    target = et_of_onnx(a.int("to"), f"BitCast node {quoted(node.name)}")
     width = {ElementType.boolean: 8}
 
     def bits(et: ElementType) -> int:

@@ -11,6 +11,7 @@ def all_extractors() -> list[Extractor]:
     """Every extractor this plugin provides (modules imported here, not at plugin import)."""
     from irconv_paddle.extractors import (
         activations,
+        arrays,
         detection,
         elementwise,
         image,
@@ -22,4 +23,5 @@ def all_extractors() -> list[Extractor]:
         tensor,
     )
 
-    return collect(nn, activations, elementwise, tensor, reduction, image, misc, indexing, detection, recurrent)
+    return collect(nn, activations, elementwise, tensor, reduction, image, misc, indexing, detection, recurrent,
+                   arrays)

@@ -1,5 +1,5 @@
 """Detection heads and post-processing: prior_box (SSD), yolo_box (YOLOv3 decoding), box_coder,
-roi_align, multiclass_nms3 and matrix_nms."""
+roi_align, multiclass_nms3, matrix_nms and generate_proposals_v2."""
 
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ from irconv_opset import (
     CumSum,
     Exp,
     Gather,
+    GenerateProposals,
     GreaterEqual,
     MatrixNms,
     Maximum,
     Minimum,
     MulticlassNms,
     Multiply,
+    Pad,
     PriorBox,
     Range,
     ReduceSum,
@@ -238,3 +240,35 @@ def extract_box_coder(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 BOX_CODER = aliases("paddle", both("box_coder"), extract_box_coder,
                     produces=[Unsqueeze, Slice, Add, Subtract, Multiply, Exp, Concat])
+
+
+def extract_generate_proposals(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Region proposals (``generate_proposals_v2``): scores [N, A, H, W], deltas [N, 4A, H, W]
+    scaled by the variances [H, W, A, 4] (how Paddle decodes them), the image sizes [N, 2]
+    (height, width; scale 1), anchors [H, W, A, 4]. The boxes [R, 4], their scores [R, 1]
+    and the int32 count per image. Boxes are measured with Paddle's +1 pixel offset unless
+    ``pixel_offset`` is false, and those narrower or lower than ``min_size`` (at least 1, as
+    Paddle has it) are dropped."""
+    scores, deltas, image, anchors, variances = (arg(ctx, i) for i in range(5))
+    if scores is None or deltas is None or image is None or anchors is None:
+        raise ConversionError(f"{ctx.where()}: generate_proposals needs scores, deltas, image sizes and anchors")
+    if variances is not None:  # [H, W, A, 4] -> [1, A*4, H, W], the deltas' layout
+        laid = ctx.op(Transpose(), variances, i64(ctx, [2, 3, 0, 1], "variance_order"), suffix="variances_moved")
+        laid = ctx.op(Reshape(special_zero=True), laid, i64(ctx, [1, -1, 0, 0], "variance_shape"), suffix="variances")
+        deltas = ctx.op(Multiply(), deltas, laid, suffix="scaled_deltas")
+    info = ctx.op(Pad(pad_mode="constant"), image, i64(ctx, [0, 0], "pad_begin"), i64(ctx, [0, 1], "pad_end"),
+                  ctx.const(np.asarray(1.0, np.float32), suffix="scale"), suffix="image_info")
+    op = GenerateProposals(min_size=max(ctx.attrs.float("min_size", 0.1), 1.0),
+                           nms_threshold=ctx.attrs.float("nms_thresh", 0.5),
+                           pre_nms_count=ctx.attrs.int("pre_nms_topN", ctx.attrs.int("pre_nms_top_n", 6000)),
+                           post_nms_count=ctx.attrs.int("post_nms_topN", ctx.attrs.int("post_nms_top_n", 1000)),
+                           normalized=not ctx.attrs.bool("pixel_offset", True), nms_eta=ctx.attrs.float("eta", 1.0),
+                           roi_num_type=ElementType.i32)
+    found = ctx.add(op, [info, anchors, deltas, scores], suffix="proposals")
+    probabilities = ctx.op(Unsqueeze(), found.out_port(1), i64(ctx, [1], "column"), suffix="probabilities")
+    return [found.out_port(0), probabilities, found.out_port(2)]
+
+
+GENERATE_PROPOSALS = aliases("paddle", ["generate_proposals_v2", "pd_op.generate_proposals"],
+                             extract_generate_proposals,
+                             produces=[Transpose, Reshape, Multiply, Pad, GenerateProposals, Unsqueeze])

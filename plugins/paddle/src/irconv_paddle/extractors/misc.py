@@ -13,6 +13,7 @@ from irconv_opset import (
     Add,
     Clamp,
     Divide,
+    Equal,
     Gather,
     GatherElements,
     Greater,
@@ -238,6 +239,41 @@ def extract_if(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 
 PD_IF = aliases("paddle", ["pd_op.if"], extract_if, produces=[Select])
+
+
+def extract_conditional_block(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The legacy ``if`` block's variables it writes over (the reader put the block's
+    operators in line): arguments the condition, the block's values, then the values from
+    before the block; each result is the block's value where the condition holds."""
+    if not ctx.attrs.bool("is_scalar_condition", True):
+        raise ctx.attrs.bad("is_scalar_condition", False, "a block run when its inputs are not empty is not converted")
+    count = node.num_outputs()
+    values = [arg(ctx, i) for i in range(1, 1 + 2 * count)]
+    if any(port is None for port in values):
+        from irconv import ConversionError
+
+        raise ConversionError(f"{ctx.where()}: a value the block writes over is missing")
+    condition = x(ctx)
+    return [ctx.op(Select(), condition, values[i], values[count + i], suffix=f"select{i}" if i else None)
+            for i in range(count)]
+
+
+CONDITIONAL_BLOCK = aliases("paddle", ["conditional_block"], extract_conditional_block, produces=[Select])
+
+
+def extract_select_input(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``select_input``: the value of ``X`` whose position the integer ``Mask`` holds (the
+    legacy ``if``'s merge of its branches: [false value, true value] by the condition as int)."""
+    choices, mask = args(ctx, 0), arg(ctx, 1)
+    assert mask is not None
+    chosen = choices[0]
+    for k, choice in enumerate(choices[1:], start=1):
+        picked = ctx.op(Equal(), mask, const_like(ctx, k, mask, f"is{k}"), suffix=f"mask{k}")
+        chosen = ctx.op(Select(), picked, choice, chosen, suffix=f"choice{k}" if k + 1 < len(choices) else None)
+    return [chosen]
+
+
+SELECT_INPUT = aliases("paddle", ["select_input"], extract_select_input, produces=[Equal, Select])
 
 
 def extract_while(node: Node, ctx: ExtractContext) -> list[OutPort]:

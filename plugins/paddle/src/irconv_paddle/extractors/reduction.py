@@ -1,12 +1,26 @@
-"""Reductions, arg-max/min, top-k and cumulative sums."""
+"""Reductions, variance, vector norms, arg-max/min, top-k and cumulative sums."""
 
 from __future__ import annotations
 
 from irconv import ExtractContext
-from irconv.frontend import aliases, i64, normalize_axes, normalize_axis, require_rank
+from irconv.frontend import aliases, const_like, i64, normalize_axes, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
-from irconv_opset import Convert, CumSum, Gather, Reshape, ShapeOf, Squeeze, TopK, Unique
+from irconv_opset import (
+    Abs,
+    Convert,
+    CumSum,
+    Gather,
+    Multiply,
+    NotEqual,
+    Power,
+    Reshape,
+    ShapeOf,
+    Squeeze,
+    Subtract,
+    TopK,
+    Unique,
+)
 from irconv_opset.build import all_axes, dims_of
 from irconv_opset.lowering.reduction import REDUCTION_OPS, Reduction, reduce
 
@@ -36,6 +50,53 @@ def extract_reduce(node: Node, ctx: ExtractContext) -> list[OutPort]:
 
 REDUCE = aliases("paddle", [n if n.startswith("reduce_") else PIR_DIALECT + n for n in _REDUCTIONS], extract_reduce,
                  produces=REDUCTION_OPS)
+
+
+def extract_variance(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``variance``: the population variance (the mean squared deviation from the mean) over
+    ``axis`` (every axis when empty), the reduced axes kept when ``keepdim``."""
+    data = x(ctx)
+    rank = require_rank(ctx)
+    axes = ctx.attrs.ints("axis", [])
+    axes_port = all_axes(ctx, data) if not axes else i64(ctx, normalize_axes(ctx, axes, rank), "axes")
+    mean = reduce(ctx, Reduction.MEAN, data, axes_port, True, suffix="mean")
+    centred = ctx.op(Subtract(), data, mean, suffix="centred")
+    squares = ctx.op(Multiply(), centred, centred, suffix="squares")
+    return [reduce(ctx, Reduction.MEAN, squares, axes_port, ctx.attrs.bool("keepdim", False))]
+
+
+VARIANCE = aliases("paddle", ["variance"], extract_variance, produces=[Reduction.MEAN.op, Subtract, Multiply])
+
+
+def extract_p_norm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``p_norm``: the ``porder``-norm along ``axis`` (of the flattened tensor when ``asvector``):
+    (sum |x|^p)^(1/p); the largest (smallest) |x| for p = inf (-inf); the non-zero count for p = 0."""
+    data = x(ctx)
+    keep = ctx.attrs.bool("keepdim", False)
+    if ctx.attrs.bool("asvector", False):
+        axes_port = all_axes(ctx, data)
+    else:
+        axes_port = i64(ctx, [normalize_axis(ctx, ctx.attrs.int("axis", -1), require_rank(ctx))], "axes")
+    order = ctx.attrs.float("porder", 2.0)
+    if order == 2.0:
+        return [reduce(ctx, Reduction.L2, data, axes_port, keep)]
+    if order == 1.0:
+        return [reduce(ctx, Reduction.L1, data, axes_port, keep)]
+    magnitude = ctx.op(Abs(), data, suffix="abs")
+    if order in (float("inf"), float("-inf")):
+        return [reduce(ctx, Reduction.MAX if order > 0 else Reduction.MIN, magnitude, axes_port, keep)]
+    if order == 0.0:
+        nonzero = ctx.op(NotEqual(), data, const_like(ctx, 0.0, data, "zero"), suffix="nonzero")
+        counted = ctx.op(Convert(destination_type=data.data.element_type), nonzero, suffix="counted")
+        return [reduce(ctx, Reduction.SUM, counted, axes_port, keep)]
+    powered = ctx.op(Power(), magnitude, const_like(ctx, order, data, "order"), suffix="powered")
+    total = reduce(ctx, Reduction.SUM, powered, axes_port, keep, suffix="total")
+    return [ctx.op(Power(), total, const_like(ctx, 1.0 / order, data, "inverse_order"))]
+
+
+P_NORM = aliases("paddle", both("p_norm"), extract_p_norm,
+                 produces=[Reduction.L2.op, Reduction.L1.op, Reduction.MAX.op, Reduction.MIN.op, Reduction.SUM.op, Abs,
+                           NotEqual, Convert, Power])
 
 
 def extract_arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:

@@ -210,6 +210,17 @@ def extract_full(node: Node, ctx: ExtractContext) -> list[OutPort]:
 FULL = aliases("paddle", ["fill_constant", "pd_op.full"], extract_full, produces=[Broadcast, Concat, Convert, Reshape])
 
 
+def extract_eye(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """The ``num_rows`` x ``num_columns`` identity (as many columns as rows when -1) of ``dtype``:
+    attributes of the legacy op, operands of PIR's."""
+    rows = known_int(ctx, "num_rows", 0, -1)
+    columns = known_int(ctx, "num_columns", 1, -1)
+    return [ctx.const(np.eye(rows, rows if columns < 0 else columns, dtype=_dtype(ctx, "dtype")))]
+
+
+EYE = aliases("paddle", both("eye"), extract_eye, produces=[])
+
+
 def extract_full_with_tensor(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """PIR's full with a run-time shape: operand 0 the value, operand 1 the shape."""
     fill = ctx.op(Convert(destination_type=ElementType.from_numpy(_dtype(ctx, "dtype"))), x(ctx), suffix="value")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import aliases, extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_constant, input_scalar
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -115,13 +115,13 @@ def _refuse_run_time_rank(ctx: ExtractContext) -> None:
 @extractor("tf", "ConcatV2", produces=[Concat])
 def _concat_v2(node: Node, ctx: ExtractContext) -> list[OutPort]:
     count = len(ctx.inputs) - 1
-    axis = int(input_constant(ctx, count, "axis"))
+    axis = int(input_scalar(ctx, count, "axis"))
     return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(count), axis))]
 
 
 @extractor("tf", "Concat", produces=[Concat])
 def _concat_v1(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    axis = int(input_constant(ctx, 0, "concat_dim"))
+    axis = int(input_scalar(ctx, 0, "concat_dim"))
     return [ctx.op(Concat(axis=axis), *_contributing(ctx, range(1, len(ctx.inputs)), axis))]
 
 

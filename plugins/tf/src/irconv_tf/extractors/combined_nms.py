@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import extractor, i64, input_scalar
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -51,8 +51,8 @@ def _combined_nms(node: Node, ctx: ExtractContext) -> list[OutPort]:
             f"scores {ctx.input_shape(1)}); give the input shapes with --input"
         )
     count, shared = int(shape[1]), shape[2] == 1
-    per_class = int(input_constant(ctx, 2, "max_output_size_per_class"))
-    total = int(input_constant(ctx, 3, "max_total_size"))
+    per_class = int(input_scalar(ctx, 2, "max_output_size_per_class"))
+    total = int(input_scalar(ctx, 3, "max_total_size"))
     if ctx.attrs.bool("pad_per_class", False):
         total = min(total, per_class * classes)
     slots = classes * count

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import extractor, i64
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -229,7 +229,7 @@ def _alignment(ctx: ExtractContext, v3: bool) -> tuple[bool, bool]:
         return _ALIGNMENTS["LEFT_LEFT"]
     align = ctx.attrs.str("align", "RIGHT_LEFT")
     if align not in _ALIGNMENTS:
-        raise ConversionError(f"{ctx.where()}: align {align!r} is not supported")
+        raise ConversionError(f"{ctx.where()}: align {quoted(align)} is not supported")
     return _ALIGNMENTS[align]
 
 

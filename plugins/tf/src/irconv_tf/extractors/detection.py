@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -60,7 +60,7 @@ def _crop_and_resize(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     method = ctx.attrs.str("method", "bilinear")
     if method not in ("bilinear", "nearest"):
-        raise ConversionError(f"{ctx.where()}: CropAndResize method {method!r} is not supported")
+        raise ConversionError(f"{ctx.where()}: CropAndResize method {quoted(method)} is not supported")
     crop = [int(v) for v in input_constant(ctx, 3, "crop_size").reshape(-1)]
     image, boxes = ctx.input(0), ctx.input(1)
     f32 = ElementType.f32

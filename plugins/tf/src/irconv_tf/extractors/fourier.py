@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, extractor, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Result, SourceOp
@@ -75,7 +75,7 @@ def _check_complex_consumers(ctx: ExtractContext) -> None:
 
 def _reader(node: Node, op_type: str) -> str:
     """How a message names a node reading the complex output (another node than ctx.where()'s)."""
-    return f"node {node.name!r} ({op_type})"
+    return f"node {quoted(node.name)} ({op_type})"
 
 
 def _complex_input(ctx: ExtractContext, idx: int, dims: int) -> int:

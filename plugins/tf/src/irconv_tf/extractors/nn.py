@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import aliases, extractor, i64, input_constant, numpy_dtype, require_rank
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
@@ -74,7 +74,7 @@ def _window(ctx: ExtractContext, rank: int = 4, strides: Sequence[int] | None = 
         pairs = [pads[i : i + 2] for i in range(0, len(pads), 2)]
         inner = pairs[1:-1] if channels_last(ctx) else pairs[2:]
         return Window.of(steps, dilations, [int(p[0]) for p in inner], [int(p[1]) for p in inner])
-    raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
+    raise ConversionError(f"{ctx.where()}: unknown padding {quoted(kind)}")
 
 
 def _layout(ctx: ExtractContext, rank: int = 4) -> LayoutMark | None:
@@ -143,7 +143,7 @@ def backprop_for_result_size(ctx: ExtractContext, out_spatial: Sequence[int], ke
         reach = [(k - 1) * d for k, d in zip(kernel, dilations, strict=True)]
         data = [-(-(out - r) // s) for out, r, s in zip(out_spatial, reach, strides, strict=True)]
     else:
-        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for a transposed convolution")
+        raise ConversionError(f"{ctx.where()}: padding {quoted(kind)} is not supported for a transposed convolution")
     padding = padding_for_output_size(data, kernel, window, out_spatial, PadSplit.END)
     explicit = Window(strides, dilations, padding.pads_begin, padding.pads_end)
     return [_backprop(ctx, len(kernel) + 2, explicit, padding.output_padding)]
@@ -158,7 +158,7 @@ def _computed_size_backprop_input(node: Node, ctx: ExtractContext, kernel: tuple
     data takes the cropped form."""
     window, kind = _backprop_window(ctx, 4)
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"{ctx.where()}: padding {kind!r} is not supported for Conv2DBackpropInput")
+        raise ConversionError(f"{ctx.where()}: padding {quoted(kind)} is not supported for Conv2DBackpropInput")
     axes = [1, 2] if channels_last(ctx) else [2, 3]
     sizes = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(0), suffix="input_sizes")
     output_shape = ctx.op(Gather(), sizes, i64(ctx, axes, "spatial_axes"), i64(ctx, 0, "axis"), suffix="output_shape")

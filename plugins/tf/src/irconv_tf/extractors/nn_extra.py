@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import const_like, extractor, i64, input_constant
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType, is_static
@@ -92,7 +92,7 @@ def _extract_image_patches(node: Node, ctx: ExtractContext) -> list[OutPort]:
     kind = ctx.attrs.str("padding")
     pads = {"SAME": "same_upper", "VALID": "valid"}
     if kind not in pads:
-        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {quoted(kind)}")
     op = ExtractImagePatches(
         sizes=list(spatial(ctx, "ksizes")),
         strides=list(spatial(ctx, "strides")),
@@ -430,7 +430,7 @@ def _max_pool_with_argmax(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """
     kind = ctx.attrs.str("padding")
     if kind not in ("SAME", "VALID"):
-        raise ConversionError(f"{ctx.where()}: unknown padding {kind!r}")
+        raise ConversionError(f"{ctx.where()}: unknown padding {quoted(kind)}")
     ksize, strides = ctx.attrs.ints("ksize"), ctx.attrs.ints("strides")
     if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 or strides[0] != 1 or strides[3] != 1:
         raise ConversionError(f"{ctx.where()}: MaxPoolWithArgmax pools over H and W only")

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
-from irconv.frontend import aliases, extractor, i64, input_constant, normalize_axis, require_rank
+from irconv.errors import ConversionError, quoted
+from irconv.frontend import aliases, extractor, i64, input_constant, input_scalar, normalize_axis, require_rank
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -51,8 +51,8 @@ def nudged_range(low: float, high: float, num_bits: int, narrow_range: bool) -> 
 def _fake_quant(node: Node, ctx: ExtractContext, from_inputs: bool) -> list[OutPort]:
     """FakeQuantWithMinMaxArgs (attributes) and ...Vars (constant min/max inputs)."""
     if from_inputs:
-        low = float(input_constant(ctx, 1, "min"))
-        high = float(input_constant(ctx, 2, "max"))
+        low = float(input_scalar(ctx, 1, "min"))
+        high = float(input_scalar(ctx, 2, "max"))
     else:
         low, high = ctx.attrs.float("min", -6.0), ctx.attrs.float("max", 6.0)
     lo, hi, levels = nudged_range(low, high, ctx.attrs.int("num_bits", 8), ctx.attrs.bool("narrow_range", False))
@@ -136,7 +136,7 @@ def _quantize_and_dequantize(node: Node, ctx: ExtractContext, version: int) -> l
     elif mode == "HALF_UP":
         rounded = ctx.op(Floor(), ctx.op(Add(), scaled, const(0.5, "half")), suffix="rounded")
     else:
-        raise ConversionError(f"{ctx.where()}: unknown round_mode {mode!r}")
+        raise ConversionError(f"{ctx.where()}: unknown round_mode {quoted(mode)}")
     return [ctx.op(Multiply(), rounded, inverse, suffix="dequantized")]
 
 

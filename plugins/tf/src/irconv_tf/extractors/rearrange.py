@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from irconv import ExtractContext
 from irconv.errors import ConversionError
-from irconv.frontend import extractor, i64, input_constant
+from irconv.frontend import extractor, i64, input_scalar
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -91,7 +91,7 @@ def _matrix_band_part(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _cumprod(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Cumprod(x, axis) unrolled: a running Multiply over the slices along a static axis
     (``exclusive`` starts from ones, ``reverse`` runs from the end)."""
-    axis = int(input_constant(ctx, 1, "axis"))
+    axis = int(input_scalar(ctx, 1, "axis"))
     shape = ctx.input_shape(0)
     length = None if shape is None or not -len(shape) <= axis < len(shape) else shape[axis]
     if length is None:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, extractor, i64, input_constant
+from irconv.frontend import aliases, extractor, i64, input_scalar
 from irconv.graph import Node, OutPort
 from irconv.ops import Op
 from irconv.types import ElementType
@@ -120,7 +120,7 @@ def _empty_extreme(ctx: ExtractContext, keep: bool, which: str) -> OutPort | Non
 
 
 def _arg(node: Node, ctx: ExtractContext, mode: str) -> list[OutPort]:
-    axis = int(input_constant(ctx, 1, "dimension"))
+    axis = int(input_scalar(ctx, 1, "dimension"))
     out = element_type(ctx.attrs.int("output_type", 9), ctx.where())
     topk = ctx.add(
         TopK(axis=axis, mode=mode, sort="none", index_element_type=out),

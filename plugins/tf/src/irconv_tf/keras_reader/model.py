@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from irconv.errors import quoted, shortened
 from irconv.graph import Graph, OutPort
+from irconv.graph.budget import PORT_BYTES, declared_size
 from irconv.ops import Parameter, Result, SourceOp
 from irconv.ops.source import MappingAttributes
 from irconv.types import ElementType, MaybeShape
@@ -56,7 +58,7 @@ Ref = tuple[str, int, int]  # (layer name, call index, output index), Keras' ker
 
 def _ref(value: Any) -> Ref:
     if not (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)):
-        raise NotReadable(f"unexpected tensor reference {value!r}")
+        raise NotReadable(f"unexpected tensor reference {shortened(repr(value))}")
     return (value[0], int(value[1]), int(value[2]))
 
 
@@ -67,7 +69,7 @@ def _refs(value: Any) -> list[Ref]:
     if isinstance(value, dict):
         return [_ref(v) for v in value.values()]
     if not isinstance(value, list):
-        raise NotReadable(f"unexpected model inputs/outputs {value!r}")
+        raise NotReadable(f"unexpected model inputs/outputs {shortened(repr(value))}")
     return [_ref(v) for v in value]
 
 
@@ -97,7 +99,7 @@ def element_type(dtype: Any, where: str) -> ElementType:
     try:
         return ElementType.parse(str(dtype or "float32"))
     except ValueError:
-        raise NotReadable(f"{where}: dtype {dtype!r}") from None
+        raise NotReadable(f"{where}: dtype {shortened(repr(dtype))}") from None
 
 
 class GraphBuilder:
@@ -122,7 +124,7 @@ class GraphBuilder:
         recorded for the outputs (a nested model's own config does not say)."""
         config = spec.get("config")
         if not isinstance(config, dict) or not isinstance(config.get("layers"), list):
-            raise NotReadable(f"model {spec.get('class_name')!r} has no layer list")
+            raise NotReadable(f"model {shortened(repr(spec.get('class_name')))} has no layer list")
         outer = self.shapes
         try:
             if spec.get("class_name") == "Sequential":
@@ -166,7 +168,7 @@ class GraphBuilder:
         for layer, group in zip(layers, groups, strict=True):
             current = self._call(layer, f"{weight_path}/{group}", prefix, 0, current, ["0"], {}, 1)
             if len(current) != 1:
-                raise NotReadable(f"layer {layer.get('name')!r} of a Sequential model gives several outputs")
+                raise NotReadable(f"layer {shortened(repr(layer.get('name')))} of a Sequential model gives several outputs")
         return current
 
     def _functional(
@@ -223,12 +225,12 @@ class GraphBuilder:
                     produced[(name, index, i)] = port
             if len(waiting) == len(pending):
                 missing = next(r for _, _, inb in waiting for r in _call_arguments(inb, "")[1] if r not in produced)
-                raise NotReadable(f"layer {_name(waiting[0][0])!r} reads tensor {missing!r}, which no layer makes")
+                raise NotReadable(f"layer {shortened(repr(_name(waiting[0][0])))} reads tensor {shortened(repr(missing))}, which no layer makes")
             pending = waiting
         try:
             return [produced[ref] for ref in output_refs]
         except KeyError as exc:
-            raise NotReadable(f"model output {exc.args[0]!r} is made by no layer") from None
+            raise NotReadable(f"model output {shortened(repr(exc.args[0]))} is made by no layer") from None
 
     # ------------------------------------------------------------------ nodes
     def _parameter(self, layer: dict[str, Any]) -> OutPort:
@@ -236,11 +238,11 @@ class GraphBuilder:
         name = _name(layer)
         shape = config.get("batch_shape") or config.get("batch_input_shape")
         if not isinstance(shape, list):
-            raise NotReadable(f"input layer {name!r} has no batch_shape")
+            raise NotReadable(f"input layer {shortened(repr(name))} has no batch_shape")
         if config.get("sparse") or config.get("ragged"):
-            raise NotReadable(f"input layer {name!r} is sparse or ragged")
+            raise NotReadable(f"input layer {shortened(repr(name))} is sparse or ragged")
         dims: MaybeShape = tuple(None if d is None else int(d) for d in shape)
-        node = self.graph.add_node(Parameter(dims, element_type(config.get("dtype"), f"input {name!r}")), name)
+        node = self.graph.add_node(Parameter(dims, element_type(config.get("dtype"), f"input {shortened(repr(name))}")), name)
         node.origin = name
         port = node.out_port(0)
         port.data.add_name(name)
@@ -260,14 +262,14 @@ class GraphBuilder:
         class_name = layer.get("class_name")
         name = _name(layer)
         if not isinstance(class_name, str):
-            raise NotReadable(f"layer {name!r} has no class name")
+            raise NotReadable(f"layer {shortened(repr(name))} has no class name")
         call_name = f"{prefix}{name}" + (f"_{index}" if index else "")
         shapes = [self.shapes.get((name, index, i)) for i in range(n_outputs)]
         if class_name in MODEL_CLASSES:
             return self.model(layer, f"{call_name}/", f"{weight_path}/layers", inputs, shapes)
         config = layer.get("config")
         if not isinstance(config, dict):
-            raise NotReadable(f"layer {name!r} has no config")
+            raise NotReadable(f"layer {shortened(repr(name))} has no config")
         record = KerasLayer(name, class_name, self.archive.weights.under(weight_path), arguments, call, shapes)
         op = SourceOp(
             framework=FRAMEWORK,
@@ -291,12 +293,12 @@ def _name(layer: dict[str, Any]) -> str:
 def _call_arguments(inbound: Any, layer: str) -> tuple[list[str], list[Ref], dict[str, Any]]:
     """A call's tensors (argument names, references) and its other keyword arguments."""
     if not isinstance(inbound, dict):
-        raise NotReadable(f"layer {layer!r}: inbound node in an older Keras form")
+        raise NotReadable(f"layer {shortened(repr(layer))}: inbound node in an older Keras form")
     arguments: list[str] = []
     refs: list[Ref] = []
     for value in inbound.get("args") or []:
         if value is not None and not _has_tensor(value):
-            raise NotReadable(f"layer {layer!r} is called with {value!r} as a positional argument")
+            raise NotReadable(f"layer {shortened(repr(layer))} is called with {shortened(repr(value))} as a positional argument")
         for _, ref in _tensors(value, ""):
             arguments.append(str(len(arguments)))  # positional tensors, lists flattened
             refs.append(ref)
@@ -330,7 +332,14 @@ def _output_counts(layers: list[dict[str, Any]], outputs: list[Ref]) -> dict[tup
         for inbound in layer.get("inbound_nodes") or []:
             refs += _call_arguments(inbound, _name(layer))[1]
     for name, index, tensor in refs:
-        counts[(name, index)] = max(counts.get((name, index), 1), tensor + 1)
+        # the reference's output index is a count the file declares: each output becomes a graph port
+        last = declared_size(
+            tensor,
+            field="keras_history output index",
+            where=f"layer {quoted(name)} call {index}",
+            unit_bytes=PORT_BYTES,
+        )
+        counts[(name, index)] = max(counts.get((name, index), 1), last + 1)
     return counts
 
 
@@ -339,7 +348,7 @@ def build_graph(archive: KerasArchive, name: str) -> Graph:
     named after the output layers."""
     spec = archive.config
     if spec.get("class_name") not in MODEL_CLASSES:
-        raise NotReadable(f"the file holds a {spec.get('class_name')!r}, not a Functional or Sequential model")
+        raise NotReadable(f"the file holds a {shortened(repr(spec.get('class_name')))}, not a Functional or Sequential model")
     graph = Graph(name, FRAMEWORK)
     outputs = GraphBuilder(graph, archive).model(spec, "", "layers", None)
     for port in outputs:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv import LoadContext
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, shortened
 from irconv.graph import Graph
 from irconv.ops import SourceOp
 
@@ -54,7 +54,7 @@ def read_keras(path: Path, ctx: LoadContext) -> Graph:
 
 def _check_layer(op: SourceOp, path: Path, ctx: LoadContext) -> None:
     record: KerasLayer = op.source
-    where = f"layer {record.name!r} ({record.class_name})"
+    where = f"layer {shortened(repr(record.name))} ({record.class_name})"
     if not ctx.has_extractor(FRAMEWORK, "", record.class_name, 1):
         raise NotReadable(f"{where}: no extractor for this layer class")
     attributes = op.attributes
@@ -63,16 +63,16 @@ def _check_layer(op: SourceOp, path: Path, ctx: LoadContext) -> None:
     _check_values(config, where, record.class_name)
     for argument in record.arguments:
         if not argument.isdigit() and argument not in _TENSOR_KEYWORDS:
-            raise NotReadable(f"{where}: called with a tensor as {argument!r}")
+            raise NotReadable(f"{where}: called with a tensor as {shortened(repr(argument))}")
     for name, value in config.items():
         if name in _INT_TUPLES and value is not None and not _int_or_ints(value):
             raise ModelFileError(
-                f"Keras cannot read {path}: {where}: {name} must be an integer or a list of integers, found {value!r}"
+                f"Keras cannot read {path}: {where}: {name} must be an integer or a list of integers, found {shortened(repr(value))}"
             )
     for name, value in record.call.items():
         neutral = _NEUTRAL_CALL.get(name, ())
         if name not in _NEUTRAL_CALL or value not in (neutral if isinstance(neutral, tuple) else (neutral,)):
-            raise NotReadable(f"{where}: called with {name}={value!r}")
+            raise NotReadable(f"{where}: called with {name}={shortened(repr(value))}")
 
 
 def _check_values(config: dict[str, Any], where: str, class_name: str) -> None:
@@ -81,18 +81,18 @@ def _check_values(config: dict[str, Any], where: str, class_name: str) -> None:
     dtype = config.get("dtype")
     policy = dtype.get("config", {}).get("name") if isinstance(dtype, dict) else dtype
     if policy not in (None, "float32"):
-        raise NotReadable(f"{where}: dtype policy {policy!r}")
+        raise NotReadable(f"{where}: dtype policy {shortened(repr(policy))}")
     if config.get("mask_zero"):
         raise NotReadable(f"{where}: masks (mask_zero)")
     for key in _ACTIVATION_KEYS:
         if key in config and not known(config[key]):
-            raise NotReadable(f"{where}: activation {config[key]!r}")
+            raise NotReadable(f"{where}: activation {shortened(repr(config[key]))}")
     if class_name in _RECURRENT:
         if config.get("stateful"):
             raise NotReadable(f"{where}: a stateful recurrent layer")
         for key in _ACTIVATION_KEYS:
             if key in config and config[key] not in SEQUENCE_ACTIVATIONS:
-                raise NotReadable(f"{where}: {key} {config[key]!r} in a recurrent layer")
+                raise NotReadable(f"{where}: {key} {shortened(repr(config[key]))} in a recurrent layer")
     for value in config.values():
         if isinstance(value, dict) and isinstance(value.get("config"), dict) and value.get("class_name") in _RECURRENT:
             _check_values(value["config"], where, value["class_name"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.frontend import aliases, extractor, i64, input_constant, normalize_axis
+from irconv.frontend import aliases, extractor, i64, input_constant, input_scalar, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
 from irconv_opset import (
@@ -271,7 +271,7 @@ def arg_extreme(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """ARG_MAX / ARG_MIN: the index of a TopK of one along the axis at input 1."""
     mode = "max" if ctx.source_op.op_type == "ARG_MAX" else "min"
     rank = known_rank(ctx)
-    axis = normalize_axis(ctx, int(input_constant(ctx, 1, "the axis").reshape(-1)[0]), rank)
+    axis = normalize_axis(ctx, int(input_scalar(ctx, 1, "the axis")), rank)
     top = ctx.add(TopK(axis=axis, mode=mode, sort="none", index_element_type=output_type(ctx)),
                   [ctx.input(0), i64(ctx, 1, suffix="k")], suffix="topk")
     return [ctx.op(Squeeze(), top.out_port(1), i64(ctx, [axis], suffix="axes"), suffix="index")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, quoted
 from irconv.frontend import typed
 from irconv.graph import OutPort
 from irconv.types import ElementType
@@ -32,7 +32,7 @@ def tensor(ctx: ExtractContext, name: str, like: ElementType | None = None) -> O
     ``like`` (the output's type when not given)."""
     port = optional(ctx, name, like)
     if port is None:
-        raise ConversionError(f"{ctx.where()}: argument {name!r} is missing")
+        raise ConversionError(f"{ctx.where()}: argument {quoted(name)} is missing")
     return port
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, shortened
 from irconv.frontend import f32
 from irconv.graph import OutPort
 from irconv.ops import Op
@@ -42,7 +42,7 @@ def variables(ctx: ExtractContext, count: int, under: str = "") -> list[np.ndarr
     rather than read with its variables shifted."""
     found = layer(ctx).variables(under)
     if len(found) != count:
-        where = f" under {under!r}" if under else ""
+        where = f" under {shortened(repr(under))}" if under else ""
         raise ConversionError(
             f"{ctx.where()}: the weights file holds {len(found)} variable(s){where}, the layer's config needs {count}: "
             "is model.weights.h5 from this model?"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from irconv import ExtractContext
-from irconv.errors import ConversionError
+from irconv.errors import ConversionError, shortened
 from irconv.frontend import aliases, extractor, f32, i64, require_rank
 from irconv.graph import Node, OutPort
 from irconv_opset import Multiply, ReduceMean, ReduceSum, Reshape, Reverse, Split, Squeeze
@@ -85,7 +85,7 @@ def _cell(ctx: ExtractContext, kind: str, config: dict[str, Any], under: str) ->
         or (bias.size != bias_size)
     ):
         raise ConversionError(
-            f"{ctx.where()}: the weights under {under!r} ({kernel.shape}, {recurrent.shape}, {bias.shape}) "
+            f"{ctx.where()}: the weights under {shortened(repr(under))} ({kernel.shape}, {recurrent.shape}, {bias.shape}) "
             f"do not fit a {kind} of {units} units"
         )
     reset_after = kind == "GRU" and bool(config.get("reset_after", True))

@@ -1,0 +1,120 @@
+"""fold.symbolic_shapes: shape values proven by symbols computed once, folded when static,
+no-op broadcasts and reshapes removed; each rewrite compared in OpenVINO with the graph as
+it was (f32 pinned by ``run_ir``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from irconv import Graph
+from irconv.testing import GraphBuilder, run_transform
+from irconv.testing.runtime import emit_ir, run_ir
+from irconv_opset import Broadcast, Concat, Gather, MatMul, ReLU, Reshape, ShapeOf, Transpose
+from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
+
+RNG = np.random.default_rng(0)
+
+
+def _types(graph: Graph) -> Counter[str]:
+    return Counter(node.type for node in graph.nodes())
+
+
+def _i64(*values: int) -> np.ndarray:
+    return np.array(values, np.int64)
+
+
+def _batch_seq_heads(b: GraphBuilder, tensor, head: int):
+    """``tensor.view(tensor.size(0), tensor.size(1), -1, head)``, its dims read from ``tensor``."""
+    dims = b.op(Gather(), b.op(ShapeOf(), tensor), b.const(_i64(0, 1)), b.const(np.int64(0)))
+    return b.op(Reshape(), tensor, b.op(Concat(axis=0), dims, b.const(_i64(-1, head))))
+
+
+def attention_views() -> Graph:
+    """q and k of x [b, s, 8] viewed per head, each view computing b and s from its own tensor."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 8))
+    q = b.op(MatMul(), x, b.const(RNG.standard_normal((8, 8)).astype(np.float32)))
+    k = b.op(MatMul(), x, b.const(RNG.standard_normal((8, 8)).astype(np.float32)))
+    heads_q = b.op(Transpose(), _batch_seq_heads(b, q, 4), b.const(_i64(0, 2, 1, 3)))
+    heads_k = b.op(Transpose(), _batch_seq_heads(b, k, 4), b.const(_i64(0, 2, 3, 1)))
+    b.result(b.op(MatMul(), heads_q, heads_k), "scores")
+    return b.graph
+
+
+def _same_in_openvino(before: Path, graph: Graph, tmp_path: Path, inputs: dict[str, np.ndarray]) -> None:
+    expected = run_ir(before, inputs)
+    got = run_ir(emit_ir(graph, tmp_path / "after.xml"), inputs)
+    for name, value in expected.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-6)
+
+
+def test_dims_computed_from_different_tensors_with_the_same_symbols_are_computed_once(tmp_path: Path) -> None:
+    graph = attention_views()
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert _types(graph)["ShapeOf"] == 2
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    types = _types(graph)
+    assert types["ShapeOf"] == 1 and types["Gather"] == 1 and types["Concat"] == 1
+    for shape in (2, 3), (1, 1):
+        _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((*shape, 8)).astype(np.float32)})
+
+
+def test_a_shape_value_that_is_static_for_every_input_folds_to_a_constant(tmp_path: Path) -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 6))
+    wide = b.op(MatMul(), x, b.const(RNG.standard_normal((6, 8)).astype(np.float32)))  # 8: a model constant
+    width = b.op(Gather(), b.op(ShapeOf(), wide), b.const(_i64(1)), b.const(np.int64(0)))
+    b.result(b.op(Reshape(), wide, b.op(Concat(axis=0), b.const(_i64(-1)), width)), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert _types(graph)["ShapeOf"] == 0
+    _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((3, 6)).astype(np.float32)})
+
+
+def test_a_model_input_s_static_dims_stay_computed() -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (2, 6))  # a static input: reshaping the model may change it
+    width = b.op(Gather(), b.op(ShapeOf(), x), b.const(_i64(1)), b.const(np.int64(0)))
+    b.result(b.op(Reshape(), x, b.op(Concat(axis=0), b.const(_i64(-1)), width)), "y")
+    graph = b.graph
+    assert run_transform(graph, FoldSymbolicShapes()) is False
+    assert _types(graph)["ShapeOf"] == 1
+
+
+def test_dims_of_different_inputs_stay_apart() -> None:
+    b = GraphBuilder()
+    x, z = b.parameter("x", (None, 4)), b.parameter("z", (None, 4))
+    for name, tensor in (("x2", x), ("z2", z)):
+        batch = b.op(Gather(), b.op(ShapeOf(), tensor), b.const(_i64(0)), b.const(np.int64(0)))
+        b.result(b.op(Reshape(), tensor, b.op(Concat(axis=0), batch, b.const(_i64(2, 2)))), name)
+    graph = b.graph
+    assert run_transform(graph, FoldSymbolicShapes()) is False
+    assert _types(graph)["ShapeOf"] == 2
+
+
+def test_a_broadcast_or_reshape_to_the_shape_the_tensor_has_is_removed(tmp_path: Path) -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 4))
+    y = b.op(MatMul(), x, b.const(RNG.standard_normal((4, 4)).astype(np.float32)))
+    other = b.op(MatMul(), x, b.const(RNG.standard_normal((4, 4)).astype(np.float32)))
+    same = b.op(Broadcast(), y, b.op(ShapeOf(), other))  # both are [b, s, 4]
+    b.result(other, "other")
+    b.result(b.op(ReLU(), b.op(Reshape(), same, b.op(ShapeOf(), y))), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    types = _types(graph)
+    assert types["Broadcast"] == 0 and types["Reshape"] == 0
+    _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((2, 3, 4)).astype(np.float32)})
+
+
+def test_a_broadcast_that_grows_the_tensor_stays() -> None:
+    b = GraphBuilder()
+    x, z = b.parameter("x", (None, 1, 4)), b.parameter("z", (None, None, 4))
+    b.result(b.op(Broadcast(), x, b.op(ShapeOf(), z)), "y")
+    graph = b.graph
+    run_transform(graph, FoldSymbolicShapes())
+    assert _types(graph)["Broadcast"] == 1
