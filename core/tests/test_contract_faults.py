@@ -151,6 +151,79 @@ def test_try_infer_lets_an_op_bug_through():
         try_infer(node)
 
 
+class RefusesItsInput(Relu):
+    """An op whose inference refuses what it is given, as a MatMul refuses a scalar."""
+
+    type = "RefusesItsInput"
+
+    def infer(self, node):
+        raise ValueError("operand a is a scalar")
+
+
+class RefusalThenRank:
+    """``Refuse`` builds the refusing op; ``Softmaxish`` needs its input's rank to extract."""
+
+    @hookimpl
+    def declare_ops(self):
+        return [RefusesItsInput]
+
+    @hookimpl
+    def extract_op(self):
+        from irconv.frontend.helpers import require_rank
+
+        def needs_rank(node, ctx):
+            require_rank(ctx, 0)
+            return Relu()
+
+        def refuses_then_needs_rank(node, ctx):
+            built = ctx.op(RefusesItsInput(), ctx.input(0))
+            if built.data.get_shape() is None:
+                raise ConversionError(f"{ctx.where()}: the rank of what it built is unknown")
+            return [built]
+
+        return [
+            extractor(
+                "toy", "Refuse", lambda node, ctx: [ctx.op(RefusesItsInput(), ctx.input(0))], produces=[RefusesItsInput]
+            ),
+            extractor("toy", "NeedsRank", needs_rank, produces=[Relu]),
+            extractor("toy", "RefuseThenRank", refuses_then_needs_rank, produces=[RefusesItsInput]),
+        ]
+
+
+def test_an_inference_refusal_during_extraction_is_the_error_a_later_extractor_reports(tmp_path, monkeypatch, capsys):
+    """The consumer fails for want of a rank the refusal left unknown: the refusal is reported."""
+    use_toy_host(monkeypatch, (RefusalThenRank(), "refusal"))
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop a Refuse x\nop b MyRelu a\nop r NeedsRank b\noutput y r\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "(RefusesItsInput-1) with inputs ([1,4]:f32): operand a is a scalar" in err
+    assert "rank of input 0 is unknown" not in err
+    assert not (tmp_path / "out.xml").exists()
+
+
+def test_a_refusal_of_a_node_the_failing_extractor_built_is_reported(tmp_path, monkeypatch, capsys):
+    use_toy_host(monkeypatch, (RefusalThenRank(), "refusal"))
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop r RefuseThenRank x\noutput y r\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "(RefusesItsInput-1) with inputs ([1,4]:f32): operand a is a scalar" in err and "is unknown" not in err
+
+
+def test_an_extractor_error_beside_a_refusal_stays_its_own(tmp_path, monkeypatch, capsys):
+    """Only a refusal upstream of the failing node replaces its error."""
+    use_toy_host(monkeypatch, (RefusalThenRank(), "refusal"), (Crashing(), "crashing"))
+    model = tmp_path / "m.toy"
+    model.write_text("input x 1,4\nop a Refuse x\nop r Refusing x\noutput y a\noutput z r\n")
+    code = main(["convert", str(model), "-o", str(tmp_path / "out.xml")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "node 'r' (toy Refusing): this value is not supported" in err and "scalar" not in err
+
+
 class UnknownHook:
     @hookimpl
     def extract_opp(self):  # a typo of extract_op

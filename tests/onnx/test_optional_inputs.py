@@ -3,6 +3,7 @@ irconv IR on OpenVINO against onnxruntime."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,26 @@ def test_pad_without_constant_value_but_with_axes(convert_and_compare) -> None:
     model = _model([node], [_in("x", [2, 3, 4])], ["y"],
                    [_c("pads", np.array([1, 2, 0, 1], np.int64)), _c("axes", np.array([0, 2], np.int64))])
     convert_and_compare(model, {"x": _f32(2, 3, 4)})
+
+
+@pytest.mark.parametrize(("pads", "axes", "words"), [
+    (np.zeros((1, 4), np.int64), None, r"pads \(input 1\) must be 1-D, got shape \[1, 4\]"),
+    (np.zeros(6, np.int64), np.array([0, 2], np.int64), r"pads \(input 1\) must hold two entries per axis given, got shapes "
+     r"\[2\] and \[6\]"),
+])
+def test_pad_of_misshapen_pads_or_axes_is_one_clear_error(tmp_path, capsys, pads, axes, words) -> None:
+    """Mutation run onnx seed 44 case 40023: an LSTM retyped Pad, its W [1, 16, 3] read as pads (a TypeError)."""
+    from irconv.cli.main import main
+
+    names = ["x", "pads", "", "axes"] if axes is not None else ["x", "pads"]
+    inits = [_c("pads", pads)] + ([_c("axes", axes)] if axes is not None else [])
+    model = _model([helper.make_node("Pad", names, ["y"], mode="constant")], [_in("x", [2, 3, 4])], ["y"], inits)
+    path = tmp_path / "pad.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert main(["convert", str(path), "-o", str(tmp_path / "out.xml")]) == 1
+    err = capsys.readouterr().err
+    assert re.search(words, err) and "report it" not in err
+    assert not (tmp_path / "out.xml").exists()
 
 
 def test_slice_without_axes_but_with_steps(convert_and_compare) -> None:

@@ -34,10 +34,14 @@ FOUND: dict[str, tuple[int, ...]] = {
 }
 #: The same for runs with another ``--seed``: (seed, case number).
 FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
-    # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body
-    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057)),
-    "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
+    # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body;
+    # an LSTM whose X has a zero-size dimension; a graph without outputs; a MaxPool over a batch of 0;
+    # a Pad reading 3-D pads
+    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50), (44, 40016), (44, 40023)),
+    # port maps whose ids are not integers; a Convolution of 2-D data
+    "ir": ((11, 5017), (11, 5137), (44, 40024)),
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
+    "keras": ((42, 20040),),  # a Conv2D stride of 0
     "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
     "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
     "mxnet": ((41, 22),),  # empty heads: an IR without outputs

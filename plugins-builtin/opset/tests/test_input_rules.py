@@ -179,6 +179,79 @@ def test_recurrent_inputs_have_the_ranks_of_the_spec():
         infer(LSTMSequence(hidden_size=h), *inputs)
 
 
+def _sequence_inputs(x, h=2, features=4):
+    return [x, (1, 1, h), (1, 1, h), i64(3), np.zeros((1, 4 * h, features), np.float32),
+            np.zeros((1, 4 * h, h), np.float32), np.zeros((1, 4 * h), np.float32)]  # fmt: skip
+
+
+@pytest.mark.parametrize("x", [(0, 3, 4), (1, 0, 4), (1, 3, 0)])
+def test_recurrent_ops_refuse_an_empty_x(x):
+    """The CPU plugin cannot compile a recurrent op on an empty X (a reorder it cannot make, or
+    a division by zero for an empty batch): the model's zero-size dimension is refused."""
+    from irconv_opset import LSTMSequence
+
+    with pytest.raises(ConversionError, match=r"'n' \(LSTMSequence-5\): input 0 \(X\) has shape .*, a zero-size dim"):
+        infer(LSTMSequence(hidden_size=2), *_sequence_inputs(x))
+
+
+def test_recurrent_x_features_match_w_columns():
+    from irconv_opset import GRUCell, LSTMSequence
+
+    with pytest.raises(ConversionError, match=r"input 0 \(X\) has 2 features \(last axis\), but input 4 \(W\) has 4"):
+        infer(LSTMSequence(hidden_size=2), *_sequence_inputs((1, 3, 2)))
+    cell = [(1, 5), (1, 2), np.zeros((6, 3), np.float32), np.zeros((6, 2), np.float32), np.zeros(6, np.float32)]
+    with pytest.raises(ConversionError, match=r"GRUCell-3\): input 0 \(X\) has 5 features"):
+        infer(GRUCell(hidden_size=2), *cell)
+    assert infer(LSTMSequence(hidden_size=2), *_sequence_inputs((1, 3, 4))).out_port(0).data.get_shape() == (1, 1, 3, 2)
+
+
+@pytest.mark.parametrize("auto_pad", ["explicit", "same_upper"])
+def test_windows_refuse_a_zero_stride_or_dilation(auto_pad):
+    """OpenVINO refuses them when it reads the IR; the window arithmetic divided by the stride
+    (mutation run keras seed 42 case 20040: a Conv2D's strides (0, 1), a ZeroDivisionError)."""
+    from irconv_opset import Convolution, MaxPool
+
+    pads = {"pads_begin": (0, 0), "pads_end": (0, 0), "auto_pad": auto_pad}
+    conv = Convolution(strides=(0, 1), dilations=(1, 1), **pads)
+    with pytest.raises(ConversionError, match="strides and dilations must be at least 1, got stride 0 and dilation 1"):
+        infer(conv, (1, 3, 8, 8), np.zeros((4, 3, 3, 3), np.float32))
+    pool = MaxPool(strides=(1, 1), dilations=(1, 0), kernel=(2, 2), **pads)
+    with pytest.raises(ConversionError, match="got stride 1 and dilation 0"):
+        infer(pool, (1, 3, None, 8))
+
+
+def test_convolutions_take_3d_to_5d_data():
+    """Mutation run ir seed 44 case 40024: a MatMul layer retyped Convolution, data [1, 64]."""
+    from irconv_opset import Convolution
+
+    conv = Convolution(strides=(), dilations=(), pads_begin=(), pads_end=())
+    with pytest.raises(ConversionError, match="the data has rank 2; a convolution takes 3D, 4D or 5D data"):
+        infer(conv, (1, 64), np.zeros((5, 64), np.float32))
+
+
+def test_a_pooling_over_an_empty_batch_is_refused_in_the_finished_graph():
+    """Mutation run onnx seed 44 case 40016: a model input of batch 0 reaching a MaxPool."""
+    from irconv_opset import AvgPool, MaxPool
+
+    for op in (MaxPool(strides=(1, 1), kernel=(2, 2)), AvgPool(strides=(1, 1), kernel=(2, 2), exclude_pad=True)):
+        node = infer(op, (0, 4, 8, 8))
+        with pytest.raises(ConversionError, match=r"the input's batch is zero \(\[0,4,8,8\]\)"):
+            node.op.check(node)
+        one = infer(op, (1, 4, 8, 8))
+        one.op.check(one)
+
+
+def test_pad_takes_1d_pads_with_one_entry_per_axis():
+    """A 2-D pads_begin (an ONNX Pad reading a [1, 4] tensor) was an IndexError in Pad's inference."""
+    from irconv_opset import Pad
+
+    with pytest.raises(ConversionError, match=r"input 1 \(pads begin\) must have rank 1, got shape \[1, 4\]"):
+        infer(Pad(), (2, 3, 4), np.zeros((1, 4), np.int64), i64(0, 0, 0))
+    with pytest.raises(ConversionError, match=r"need one entry per data axis \(3\)"):
+        infer(Pad(), (2, 3, 4), i64(0, 0), i64(0, 0, 0))
+    assert infer(Pad(), (2, 3, 4), i64(1, 0, 0), i64(0, 0, 2)).out_port(0).data.get_shape() == (3, 3, 6)
+
+
 def test_matmul_convolution_and_shape_ops_refuse_extra_inputs():
     from irconv_opset import MatMul, Reshape
 

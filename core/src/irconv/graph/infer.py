@@ -17,6 +17,7 @@ from irconv.graph.budget import (
     start_pass,
     values_bytes,
 )
+from irconv.graph.refusals import forget_refusal, remember_refusal
 from irconv.graph.symbolic import infer_symbols, mark_symbolic_inputs
 from irconv.types import ElementType, format_shape
 
@@ -68,10 +69,12 @@ def try_infer(node: Node) -> bool:
     """
     try:
         infer_node(node)
-        return True
-    except UserError:  # the op cannot be inferred yet; a plugin's bug still surfaces
+    except UserError as exc:  # the op cannot be inferred yet; a plugin's bug still surfaces
         forget_facts(node)
+        remember_refusal(node, exc)  # reported if a consumer's extractor fails for want of these facts
         return False
+    forget_refusal(node)
+    return True
 
 
 def forget_facts(node: Node) -> None:

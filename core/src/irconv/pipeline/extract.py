@@ -26,6 +26,7 @@ from irconv.errors import (
 )
 from irconv.graph import Graph, Node, OutPort
 from irconv.graph.infer import try_infer
+from irconv.graph.refusals import upstream_refusal
 from irconv.ops import Const, Op, SourceOp
 from irconv.plugins.registry import Registry
 
@@ -119,8 +120,15 @@ def extract_graph(
         mark = graph.mark()
         try:
             result = provided.item.extract(node, ctx)
-        except LoweringError as exc:
-            raise ConversionError(f"{ctx.where()}: {exc}") from exc
+        except ConversionError as exc:
+            # A node upstream (or one this extractor built) whose inference refused left the facts
+            # the extractor lacked: that refusal is the model's error, the missing rank or value its effect.
+            refusal = upstream_refusal([node, *graph.added_since(mark)])
+            if refusal is not None:
+                raise refusal from exc
+            if isinstance(exc, LoweringError):
+                raise ConversionError(f"{ctx.where()}: {exc}") from exc
+            raise
         except IrconvError:
             raise
         except Exception as exc:  # not raised on purpose: the extractor's bug

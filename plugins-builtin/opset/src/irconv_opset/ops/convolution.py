@@ -48,6 +48,8 @@ class _ConvolutionBase(CoercedAttrs, Op):
 
     def _spatial_out(self, data: Sequence[Dim], filters: MaybeShape) -> tuple[Dim, ...]:
         rank = len(data)
+        if not 1 <= rank <= 3:  # the runtime refuses other ranks when it reads the IR
+            raise ValueError(f"the data has rank {rank + 2}; a convolution takes 3D, 4D or 5D data")
         kernel = filters[self._kernel_start :] if filters is not None else (None,) * rank
         if len(kernel) != rank:
             raise ValueError(f"filters of rank {len(filters or ())} do not match input spatial rank {rank}")

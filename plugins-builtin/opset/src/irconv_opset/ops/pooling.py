@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
-from irconv.types import ElementType, MaybeShape
+from irconv.types import ElementType, MaybeShape, format_shape
 
 from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._spatial import (
@@ -56,7 +57,7 @@ def _pooled_shape(data: MaybeShape, op: _PoolBase, dilations: Sequence[int] | No
 def _check_window(data: tuple[int | None, ...], op: _PoolBase, dilations: Sequence[int] | None) -> None:
     """What the runtime checks on a pooling: one window entry per spatial axis (pads may be
     empty). (It also refuses a zero batch, but a statically empty pooling is folded away by
-    the front ends that meet one, so that is not an inference error.)"""
+    the front ends that meet one, so that is a rule of the finished graph: ``check``.)"""
     rank = len(data) - 2
     for name, values in (("kernel", op.kernel), ("strides", op.strides), ("dilations", dilations or ())):
         if (values or name != "dilations") and len(values) != rank:
@@ -90,6 +91,17 @@ class _PoolBase(CoercedAttrs, Op):
         require_at_most(node, 1)
         shape = _pooled_shape(input_shape(node, 0), self, self._dilations())
         set_output(node, 0, shape, input_type(node, 0))
+
+    def check(self, node: Node) -> None:
+        """The runtime refuses a pooling over an empty batch when it reads the IR; one the
+        front ends fold (constant data) never reaches the finished graph."""
+        data = input_shape(node, 0)
+        if data and data[0] == 0:
+            raise ConversionError(
+                f"node {quoted(node.name)} ({self.describe()}): the input's batch is zero ({format_shape(data)}); "
+                "OpenVINO refuses a pooling over an empty batch (give the model input a batch of 1 or more, "
+                "e.g. with --input name[d0,d1,...])"
+            )
 
     def _windows(self, data: np.ndarray, pad_value: float) -> tuple[np.ndarray, np.ndarray]:
         """Every window of ``data`` as [N, C, *out, *kernel], and a mask of the same window

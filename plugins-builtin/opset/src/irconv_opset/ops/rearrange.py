@@ -264,11 +264,15 @@ class Pad(Op):
     def infer(self, node: Node) -> None:
         require_integer(node, 1, "pads begin")
         require_integer(node, 2, "pads end")
+        require_rank(node, 1, "pads begin", 1)
+        require_rank(node, 2, "pads end", 1)
         shape = in_shape(node, 0)
         begin, end = in_value(node, 1), in_value(node, 2)
         out: MaybeShape = dynamic_shape(None if shape is None else len(shape))
         if shape is not None and begin is not None and end is not None:
             b, e = begin.reshape(-1), end.reshape(-1)
+            if len(b) != len(shape) or len(e) != len(shape):  # the specification: one entry per data axis
+                raise ValueError(f"pads begin {b.tolist()} and end {e.tolist()} need one entry per data axis ({len(shape)})")
             out = tuple(None if d is None else d + int(b[i]) + int(e[i]) for i, d in enumerate(shape))
         set_output(node, 0, out, in_type(node, 0))
 

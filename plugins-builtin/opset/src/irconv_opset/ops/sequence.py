@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
-from irconv.types import Dim, ElementType
+from irconv.types import Dim, ElementType, format_shape
 
 from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._spatial import input_shape, input_type, merge_dim, set_output
@@ -87,6 +87,24 @@ class _RecurrentBase(CoercedAttrs, Op):
                     f"node {quoted(node.name)} ({self.describe()}): input {first_weight + offset} ({role}) has "
                     f"{shape[axis]} rows along axis {axis}, expected {count} gate(s) x hidden_size {self.hidden_size}"
                 )
+
+    def _require_runnable_x(self, node: Node, first_weight: int) -> None:
+        """X (input 0) has no zero-size dimension and as many features (its last axis) as W
+        (input ``first_weight``) has columns: the CPU plugin cannot compile a recurrent op
+        otherwise (it fails to reorder X, or stops on a division by zero for an empty batch)."""
+        x = input_shape(node, 0)
+        if x is not None and 0 in x:
+            raise ConversionError(
+                f"node {quoted(node.name)} ({self.describe()}): input 0 (X) has shape {format_shape(x)}, a zero-size "
+                "dimension; OpenVINO cannot run a recurrent op on an empty tensor (give the model input non-zero "
+                "dimensions, e.g. with --input name[d0,d1,...])"
+            )
+        w = input_shape(node, first_weight) if node.has_input(first_weight) else None
+        if x and w and x[-1] is not None and w[-1] is not None and x[-1] != w[-1]:
+            raise ConversionError(
+                f"node {quoted(node.name)} ({self.describe()}): input 0 (X) has {x[-1]} features (last axis), but "
+                f"input {first_weight} (W) has {w[-1]} columns: the two must match"
+            )
 
     def step(
         self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
@@ -175,6 +193,7 @@ class _CellBase(_RecurrentBase):
         for idx, rank in [(0, 2), *((i, 2) for i in range(1, 1 + n)), (1 + n, 2), (2 + n, 2), (3 + n, 1)]:
             require_rank(node, idx, _ROLES_CELL[min(idx, 1) if idx <= n else idx - n + 1], rank)
         self._require_gate_sizes(node, 1 + n, 0)
+        self._require_runnable_x(node, 1 + n)
         batch: Dim = None
         for idx in range(1 + self._state_count):
             shape = input_shape(node, idx)
@@ -259,6 +278,7 @@ class _SequenceBase(_RecurrentBase):
         for idx, rank in enumerate(ranks):
             require_rank(node, idx, _ROLES_SEQUENCE[min(idx, 1) if idx <= n else idx - n + 1], rank)
         self._require_gate_sizes(node, 2 + n, 1)
+        self._require_runnable_x(node, 2 + n)
         for idx, axis in [*((i, 1) for i in range(1, 1 + n)), (2 + n, 0), (3 + n, 0), (4 + n, 0)]:
             shape = input_shape(node, idx) if node.has_input(idx) else None
             if shape is not None and len(shape) > axis and shape[axis] not in (None, self.num_directions):

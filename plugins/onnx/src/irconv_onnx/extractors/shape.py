@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.frontend import const_like, extractor, f32, i64, input_constant, input_vector, normalize_axis
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -279,6 +280,11 @@ def pad_v11(node: Node, ctx: ExtractContext) -> list[OutPort]:
             begin, end = _scatter_pads(ctx, x, ctx.input(1), ctx.input(3))
             inputs = [x, begin, end] + ([value] if value is not None and mode == "constant" else [])
             return [ctx.op(Pad(pad_mode=mode), *inputs)]
+        if len(pads) != 2 * len(axes):
+            raise ConversionError(
+                f"{ctx.where()}: pads (input 1) must hold two entries per axis given, got shapes "
+                f"{list(axes.shape)} and {list(pads.shape)}"
+            )
         full = np.zeros(2 * rank, np.int64)
         for i, ax in enumerate(int(v) % rank for v in axes):
             full[ax], full[rank + ax] = pads[i], pads[len(axes) + i]
