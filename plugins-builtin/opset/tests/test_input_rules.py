@@ -223,3 +223,27 @@ def test_convolution_and_pooling_refuse_strides_and_dilations_below_one(strides,
     pool = MaxPool(kernel=(1, 1), strides=strides, dilations=dilations)
     with pytest.raises(ConversionError, match="strides and dilations must be at least 1"):
         infer(pool, (1, 2, 6, 6))
+
+
+@pytest.mark.parametrize(
+    "op_name, data, filters, role",
+    [
+        ("Convolution", (2, 2), (2, 2), "data"),  # an ONNX Mul swapped for a Conv over matrices
+        ("Convolution", (1, 2, 6, 6), (3, 2, 1), "filters"),
+        ("GroupConvolution", (1, 2, 6, 6, 6, 6), (1, 3, 2, 1, 1, 1, 1), "data"),
+        ("GroupConvolution", (1, 2, 6, 6), (1, 3, 2, 1), "filters"),
+        ("ConvolutionBackpropData", (2, 2), (2, 3), "data"),
+        ("GroupConvolutionBackpropData", (1, 2, 6), (1, 2, 3), "filters"),
+    ],
+)
+def test_convolutions_refuse_ranks_the_runtime_does_not_convolve(op_name, data, filters, role):
+    """The runtime refuses data of rank other than 3 to 5 and filters not of the data's rank
+    (one more when grouped) when it reads the IR."""
+    import irconv_opset
+
+    rank = len(data) - 2
+    op = getattr(irconv_opset, op_name)(
+        strides=(1,) * rank, dilations=(1,) * rank, pads_begin=(0,) * rank, pads_end=(0,) * rank
+    )
+    with pytest.raises(ConversionError, match=rf"node 'n' .*input {0 if role == 'data' else 1} \({role}\) must have rank"):
+        infer(op, data, np.ones(filters, np.float32))
