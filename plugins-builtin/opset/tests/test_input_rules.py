@@ -245,5 +245,21 @@ def test_convolutions_refuse_ranks_the_runtime_does_not_convolve(op_name, data, 
     op = getattr(irconv_opset, op_name)(
         strides=(1,) * rank, dilations=(1,) * rank, pads_begin=(0,) * rank, pads_end=(0,) * rank
     )
-    with pytest.raises(ConversionError, match=rf"node 'n' .*input {0 if role == 'data' else 1} \({role}\) must have rank"):
+    index = 0 if role == "data" else 1
+    with pytest.raises(ConversionError, match=rf"node 'n' .*input {index} \({role}\) must have rank"):
         infer(op, data, np.ones(filters, np.float32))
+
+
+@pytest.mark.parametrize("data", [(2, 3), (None, 3), (None, "f32")])
+def test_reshape_refuses_a_zero_beside_a_minus_one_unless_a_static_input_dim_is_zero(data):
+    """The runtime resolves the -1 of a target holding a literal 0 (special_zero false) only from a
+    static zero-size input dim; a dynamic batch (a .pt2 mutant's [1..64, 3]) does not count."""
+    op = Reshape(special_zero=False)
+    with pytest.raises(ConversionError, match=r"node 'n' .*target shape \[3, 0, -1\] has a 0 and a -1"):
+        infer(op, data, np.array([3, 0, -1], np.int64))
+
+
+def test_reshape_of_a_zero_size_input_to_a_zero_beside_a_minus_one_converts():
+    assert infer(Reshape(), (0, 3), np.array([3, 0, -1], np.int64)).out_port(0).data.get_shape() == (3, 0, None)
+    node = infer(Reshape(special_zero=True), (2, 3), np.array([0, -1], np.int64))
+    assert node.out_port(0).data.get_shape() == (2, 3)
