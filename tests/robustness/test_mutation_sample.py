@@ -34,12 +34,14 @@ FOUND: dict[str, tuple[int, ...]] = {
 }
 #: The same for runs with another ``--seed``: (seed, case number).
 FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
-    # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body
-    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057)),
+    # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body;
+    # a Conv over a matrix
+    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (4242, 756)),
     "ir": ((11, 5017), (11, 5137)),  # port maps whose ids are not integers
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
     "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
-    "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
+    # aten.linear reading a float: a MatMul of a scalar; a Reshape of a dynamic batch to [-1, 0, 1]
+    "pt2": ((41, 35), (41, 85), (4242, 753)),
     "mxnet": ((41, 22),),  # empty heads: an IR without outputs
 }
 
