@@ -263,3 +263,17 @@ def test_reshape_of_a_zero_size_input_to_a_zero_beside_a_minus_one_converts():
     assert infer(Reshape(), (0, 3), np.array([3, 0, -1], np.int64)).out_port(0).data.get_shape() == (3, 0, None)
     node = infer(Reshape(special_zero=True), (2, 3), np.array([0, -1], np.int64))
     assert node.out_port(0).data.get_shape() == (2, 3)
+
+
+@pytest.mark.parametrize("op_name", ["Range", "Range_v1"])
+def test_range_reaching_the_ir_takes_scalars_only(op_name):
+    """A SavedModel call swapped for a Range read a [?, 4] input as its start: the runtime refuses a
+    Range of non-scalar inputs; a one-element list is still fine where the Range folds."""
+    import irconv_opset
+
+    op = getattr(irconv_opset, op_name)()
+    node = infer(op, ((None, 4), "f32"), f32(3.0), f32(1.0))
+    with pytest.raises(ConversionError, match=r"node 'n' .*input 0 \(start\) must have rank 0, got shape \[None, 4\]"):
+        op.check(node)
+    folded = infer(getattr(irconv_opset, op_name)(), f32(0.0), np.array(3, np.float32), np.array(1, np.float32))
+    np.testing.assert_array_equal(folded.out_port(0).data.value, [0, 1, 2])

@@ -716,6 +716,12 @@ class Range(Op):
             length = _range_length(*(float(np.asarray(v).reshape(-1)[0]) for v in values))
         set_output(node, 0, (length,), self.element_type(node))
 
+    def check(self, node: Node) -> None:
+        """The runtime takes scalars only; a front end's one-element list is fine while the
+        Range folds into a constant, not once it reaches the IR."""
+        for idx, role in enumerate(("start", "stop", "step")):
+            require_rank(node, idx, role, 0)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])
         dtype = self.output_type.numpy
