@@ -277,3 +277,11 @@ def test_range_reaching_the_ir_takes_scalars_only(op_name):
         op.check(node)
     folded = infer(getattr(irconv_opset, op_name)(), f32(0.0), np.array(3, np.float32), np.array(1, np.float32))
     np.testing.assert_array_equal(folded.out_port(0).data.value, [0, 1, 2])
+
+
+def test_reshape_refuses_a_special_zero_past_the_input_rank():
+    """An IR mutant's Reshape (special_zero) of a scalar to [0, 5, 3]: the 0 copies an input dim
+    that does not exist (the runtime: "'0' dimension is out of range"); it indexed past the shape."""
+    message = r"'n' .*0 at position 0 copies an input dim, but the input has rank 0"
+    with pytest.raises(ConversionError, match=message):
+        infer(Reshape(special_zero=True), ((), "f32"), np.array([0, 5, 3], np.int64))

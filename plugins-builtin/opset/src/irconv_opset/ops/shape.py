@@ -78,6 +78,10 @@ class Reshape(Op):
                     cancelled_out.add(i)
                 dims.append(None)
             elif p == 0 and self.special_zero:
+                if data_shape is not None and i >= len(data_shape):
+                    raise ValueError(
+                        f"the target's 0 at position {i} copies an input dim, but the input has rank {len(data_shape)}"
+                    )
                 copied.add(i)
                 dims.append(None if data_shape is None else data_shape[i])
             else:
