@@ -285,3 +285,22 @@ def test_reshape_refuses_a_special_zero_past_the_input_rank():
     message = r"'n' .*0 at position 0 copies an input dim, but the input has rank 0"
     with pytest.raises(ConversionError, match=message):
         infer(Reshape(special_zero=True), ((), "f32"), np.array([0, 5, 3], np.int64))
+
+
+def test_recurrent_ops_refuse_inputs_of_different_batch_sizes():
+    """An IR mutant rewired an LSTMSequence's X to a [1, 5, 3] tensor beside [5, 1, 4] states: the
+    runtime refuses a batch size the inputs do not share; so does a cell."""
+    from irconv_opset import GRUCell, LSTMSequence
+
+    h = 4
+    seq = [(1, 5, 3), (5, 1, h), (5, 1, h), ((5,), "i32"), np.zeros((1, 4 * h, 3), np.float32),
+           np.zeros((1, 4 * h, h), np.float32), np.zeros((1, 4 * h), np.float32)]
+    with pytest.raises(ConversionError, match=r"input 1 \(initial state\) has batch size 5, but input 0 \(X\) has 1"):
+        infer(LSTMSequence(hidden_size=h), *seq)
+    seq[0], seq[3] = (5, 5, 3), ((2,), "i32")
+    with pytest.raises(ConversionError, match=r"input 3 \(sequence lengths\) has batch size 2, but input 0"):
+        infer(LSTMSequence(hidden_size=h), *seq)
+    cell = [(2, 3), (3, h), np.zeros((3 * h, 3), np.float32), np.zeros((3 * h, h), np.float32),
+            np.zeros((3 * h,), np.float32)]
+    with pytest.raises(ConversionError, match=r"input 1 \(initial state\) has batch size 3, but input 0 \(X\) has 2"):
+        infer(GRUCell(hidden_size=h), *cell)
