@@ -304,3 +304,20 @@ def test_recurrent_ops_refuse_inputs_of_different_batch_sizes():
             np.zeros((3 * h,), np.float32)]
     with pytest.raises(ConversionError, match=r"input 1 \(initial state\) has batch size 3, but input 0 \(X\) has 2"):
         infer(GRUCell(hidden_size=h), *cell)
+
+
+@pytest.mark.parametrize("op_name", ["NonMaxSuppression_v1", "NonMaxSuppression_v4", "NonMaxSuppression"])
+@pytest.mark.parametrize(
+    "boxes, scores, rule",
+    [
+        ((8, 1, 0), (8, 1, 1), r"input 0 \(boxes\) has 0 coordinates per box"),  # an MXNet Flatten -> box_nms
+        ((8, 1), (8, 1, 1), r"input 0 \(boxes\) must have rank 3"),
+        ((2, 5, 4), (3, 1, 5), "disagree on the number of batches"),
+        ((2, 5, 4), (2, 1, 6), "disagree on the number of boxes"),
+    ],
+)
+def test_non_max_suppression_refuses_boxes_and_scores_the_runtime_refuses(op_name, boxes, scores, rule):
+    import irconv_opset
+
+    with pytest.raises(ConversionError, match=rf"node 'n' .*{rule}"):
+        infer(getattr(irconv_opset, op_name)(), boxes, scores)
