@@ -279,3 +279,32 @@ def test_two_writers_at_once_leave_one_consistent_pair(tmp_path):
         assert p.exitcode == 0
     assert out.read_text() == out.with_suffix(".bin").read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]
+
+
+@dataclass(eq=False)
+class Pick(Op):
+    """Test op declared to read three inputs (data, indices, axis); evaluate counts its calls."""
+
+    type = "Gather"
+    version = 8
+    arity = (3, 3)
+    calls: int = 0
+
+    def infer(self, node: Node) -> None:
+        node.out_port(0).data.set_shape(None)
+        node.out_port(0).data.set_type(node.in_port(0).data.get_type())
+
+    def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        self.calls += 1
+        return [np.take(inputs[0], inputs[1], axis=int(inputs[2]))]
+
+
+def test_a_node_missing_an_input_its_op_reads_is_not_evaluated():
+    """An IR mutant lost a Gather's axis port: evaluating the node read past its inputs (a plugin
+    fault); it stays an operation, which the emitter's input-count check refuses, naming it."""
+    b = GraphBuilder()
+    op = Pick()
+    b.result(b.op(op, b.const(np.arange(3)), b.const(np.int64(1)), name="pick"), "y")
+    infer_graph(b.graph)
+    assert op.calls == 0
+    assert b.graph.node("pick").out_port(0).data.value is None

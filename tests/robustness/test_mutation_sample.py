@@ -36,15 +36,19 @@ FOUND: dict[str, tuple[int, ...]] = {
 FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     # If branches of two types; If without then_branch; Concat of mixed ranks; Loop without a body;
     # an LSTM whose X has a zero-size dimension; a graph without outputs; a MaxPool over a batch of 0;
-    # a Pad reading 3-D pads
-    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50), (44, 40016), (44, 40023)),
-    # port maps whose ids are not integers; a Convolution of 2-D data
-    "ir": ((11, 5017), (11, 5137), (44, 40024)),
+    # a Pad reading 3-D pads; a Conv over a matrix
+    "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50), (44, 40016), (44, 40023), (4242, 756)),
+    # port maps whose ids are not integers; a Convolution of 2-D data; a Gather without its axis,
+    # a special_zero past the input's rank, an LSTMSequence of two batch sizes
+    "ir": ((11, 5017), (11, 5137), (44, 40024), (4242, 35), (4242, 395), (4242, 771)),
+    "savedmodel": ((4242, 301), (4242, 345), (4242, 399)),  # Range of a matrix; a non-scalar ConcatV2 axis
     "tf": ((13, 7075),),  # a ConcatV2 without inputs
     "keras": ((42, 20040),),  # a Conv2D stride of 0
     "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
-    "pt2": ((41, 35), (41, 85)),  # aten.linear reading a float: a MatMul of a scalar
-    "mxnet": ((41, 22),),  # empty heads: an IR without outputs
+    # aten.linear reading a float: a MatMul of a scalar; a Reshape of a dynamic batch to [-1, 0, 1]
+    "pt2": ((41, 35), (41, 85), (4242, 753)),
+    # empty heads: an IR without outputs; box_nms of 0-coordinate boxes; Convolution of a matrix
+    "mxnet": ((41, 22), (4242, 742), (4242, 785), (4242, 923)),
 }
 
 

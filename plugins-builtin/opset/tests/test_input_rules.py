@@ -296,3 +296,101 @@ def test_convolution_and_pooling_refuse_strides_and_dilations_below_one(strides,
     pool = MaxPool(kernel=(1, 1), strides=strides, dilations=dilations)
     with pytest.raises(ConversionError, match="strides and dilations must be at least 1"):
         infer(pool, (1, 2, 6, 6))
+
+
+@pytest.mark.parametrize(
+    "op_name, data, filters, role",
+    [
+        ("Convolution", (2, 2), (2, 2), "data"),  # an ONNX Mul swapped for a Conv over matrices
+        ("Convolution", (1, 2, 6, 6), (3, 2, 1), "filters"),
+        ("GroupConvolution", (1, 2, 6, 6, 6, 6), (1, 3, 2, 1, 1, 1, 1), "data"),
+        ("GroupConvolution", (1, 2, 6, 6), (1, 3, 2, 1), "filters"),
+        ("ConvolutionBackpropData", (2, 2), (2, 3), "data"),
+        ("GroupConvolutionBackpropData", (1, 2, 6), (1, 2, 3), "filters"),
+    ],
+)
+def test_convolutions_refuse_ranks_the_runtime_does_not_convolve(op_name, data, filters, role):
+    """The runtime refuses data of rank other than 3 to 5 and filters not of the data's rank
+    (one more when grouped) when it reads the IR."""
+    import irconv_opset
+
+    rank = len(data) - 2
+    op = getattr(irconv_opset, op_name)(
+        strides=(1,) * rank, dilations=(1,) * rank, pads_begin=(0,) * rank, pads_end=(0,) * rank
+    )
+    index = 0 if role == "data" else 1
+    with pytest.raises(ConversionError, match=rf"node 'n' .*input {index} \({role}\) must have rank"):
+        infer(op, data, np.ones(filters, np.float32))
+
+
+@pytest.mark.parametrize("data", [(2, 3), (None, 3), (None, "f32")])
+def test_reshape_refuses_a_zero_beside_a_minus_one_unless_a_static_input_dim_is_zero(data):
+    """The runtime resolves the -1 of a target holding a literal 0 (special_zero false) only from a
+    static zero-size input dim; a dynamic batch (a .pt2 mutant's [1..64, 3]) does not count."""
+    op = Reshape(special_zero=False)
+    with pytest.raises(ConversionError, match=r"node 'n' .*target shape \[3, 0, -1\] has a 0 and a -1"):
+        infer(op, data, np.array([3, 0, -1], np.int64))
+
+
+def test_reshape_of_a_zero_size_input_to_a_zero_beside_a_minus_one_converts():
+    assert infer(Reshape(), (0, 3), np.array([3, 0, -1], np.int64)).out_port(0).data.get_shape() == (3, 0, None)
+    node = infer(Reshape(special_zero=True), (2, 3), np.array([0, -1], np.int64))
+    assert node.out_port(0).data.get_shape() == (2, 3)
+
+
+@pytest.mark.parametrize("op_name", ["Range", "Range_v1"])
+def test_range_reaching_the_ir_takes_scalars_only(op_name):
+    """A SavedModel call swapped for a Range read a [?, 4] input as its start: the runtime refuses a
+    Range of non-scalar inputs; a one-element list is still fine where the Range folds."""
+    import irconv_opset
+
+    op = getattr(irconv_opset, op_name)()
+    node = infer(op, ((None, 4), "f32"), f32(3.0), f32(1.0))
+    with pytest.raises(ConversionError, match=r"node 'n' .*input 0 \(start\) must have rank 0, got shape \[None, 4\]"):
+        op.check(node)
+    folded = infer(getattr(irconv_opset, op_name)(), f32(0.0), np.array(3, np.float32), np.array(1, np.float32))
+    np.testing.assert_array_equal(folded.out_port(0).data.value, [0, 1, 2])
+
+
+def test_reshape_refuses_a_special_zero_past_the_input_rank():
+    """An IR mutant's Reshape (special_zero) of a scalar to [0, 5, 3]: the 0 copies an input dim
+    that does not exist (the runtime: "'0' dimension is out of range"); it indexed past the shape."""
+    message = r"'n' .*0 at position 0 copies an input dim, but the input has rank 0"
+    with pytest.raises(ConversionError, match=message):
+        infer(Reshape(special_zero=True), ((), "f32"), np.array([0, 5, 3], np.int64))
+
+
+def test_recurrent_ops_refuse_inputs_of_different_batch_sizes():
+    """An IR mutant rewired an LSTMSequence's X to a [1, 5, 3] tensor beside [5, 1, 4] states: the
+    runtime refuses a batch size the inputs do not share; so does a cell."""
+    from irconv_opset import GRUCell, LSTMSequence
+
+    h = 4
+    seq = [(1, 5, 3), (5, 1, h), (5, 1, h), ((5,), "i32"), np.zeros((1, 4 * h, 3), np.float32),
+           np.zeros((1, 4 * h, h), np.float32), np.zeros((1, 4 * h), np.float32)]
+    with pytest.raises(ConversionError, match=r"input 1 \(initial state\) has batch size 5, but input 0 \(X\) has 1"):
+        infer(LSTMSequence(hidden_size=h), *seq)
+    seq[0], seq[3] = (5, 5, 3), ((2,), "i32")
+    with pytest.raises(ConversionError, match=r"input 3 \(sequence lengths\) has batch size 2, but input 0"):
+        infer(LSTMSequence(hidden_size=h), *seq)
+    cell = [(2, 3), (3, h), np.zeros((3 * h, 3), np.float32), np.zeros((3 * h, h), np.float32),
+            np.zeros((3 * h,), np.float32)]
+    with pytest.raises(ConversionError, match=r"input 1 \(initial state\) has batch size 3, but input 0 \(X\) has 2"):
+        infer(GRUCell(hidden_size=h), *cell)
+
+
+@pytest.mark.parametrize("op_name", ["NonMaxSuppression_v1", "NonMaxSuppression_v4", "NonMaxSuppression"])
+@pytest.mark.parametrize(
+    "boxes, scores, rule",
+    [
+        ((8, 1, 0), (8, 1, 1), r"input 0 \(boxes\) has 0 coordinates per box"),  # an MXNet Flatten -> box_nms
+        ((8, 1), (8, 1, 1), r"input 0 \(boxes\) must have rank 3"),
+        ((2, 5, 4), (3, 1, 5), "disagree on the number of batches"),
+        ((2, 5, 4), (2, 1, 6), "disagree on the number of boxes"),
+    ],
+)
+def test_non_max_suppression_refuses_boxes_and_scores_the_runtime_refuses(op_name, boxes, scores, rule):
+    import irconv_opset
+
+    with pytest.raises(ConversionError, match=rf"node 'n' .*{rule}"):
+        infer(getattr(irconv_opset, op_name)(), boxes, scores)

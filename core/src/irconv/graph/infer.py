@@ -88,6 +88,8 @@ def _propagate_values(node: Node, ledger: BudgetLedger) -> None:
     inputs = [port.get_source() for port in node.in_ports()]
     if not inputs or any(s is None or s.data.value is None for s in inputs):
         return
+    if node.op.arity is not None and len(inputs) < node.op.arity[0]:
+        return  # an input the op reads is missing: left to the emitter's check, which names the node
     values = [s.data.value for s in inputs if s is not None]
     if any(s.data.element_type.is_packed for s in inputs if s is not None):
         return  # 4-bit weights stay as written: folding their decompression would widen them

@@ -21,11 +21,23 @@ from irconv_opset.ops._spatial import (
     set_output,
     window_dims,
 )
-from irconv_opset.rules import require_at_most, require_same_type, require_static_inputs
+from irconv_opset.rules import require_at_most, require_rank, require_same_type, require_static_inputs
 from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
     from irconv.graph import Node
+
+#: The data ranks the runtime convolves: 1-D, 2-D and 3-D spatial, after batch and channels.
+_DATA_RANKS = (3, 4, 5)
+
+
+def require_convolution_ranks(node: Node, kernel_start: int) -> None:
+    """The runtime reads the data as [N, C, *spatial] with 1 to 3 spatial dims, and the filters
+    as ``kernel_start`` leading dims then one kernel dim per spatial dim."""
+    require_rank(node, 0, "data", *_DATA_RANKS)
+    data = input_shape(node, 0)
+    ranks = (len(data) - 2 + kernel_start,) if data is not None else tuple(r - 2 + kernel_start for r in _DATA_RANKS)
+    require_rank(node, 1, "filters", *ranks)
 
 
 @dataclass(eq=False)
@@ -66,6 +78,7 @@ class _ConvolutionBase(CoercedAttrs, Op):
     def infer(self, node: Node) -> None:
         require_at_most(node, 2)
         require_same_type(node, 0, 1, "filters")
+        require_convolution_ranks(node, self._kernel_start)
         data, filters = input_shape(node, 0), input_shape(node, 1)
         if data is None:
             rank = None if filters is None else len(filters) - self._kernel_start + 2
@@ -203,6 +216,7 @@ class _BackpropBase(CoercedAttrs, Op):
         return None if filters is None else filters[1]
 
     def infer(self, node: Node) -> None:
+        require_convolution_ranks(node, self._kernel_start)
         data, filters = input_shape(node, 0), input_shape(node, 1)
         rank = None
         if data is not None:

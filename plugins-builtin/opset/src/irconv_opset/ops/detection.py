@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from irconv.errors import ConversionError, quoted
 from irconv.ops import Op, attr
-from irconv.types import Dim, ElementType, MaybeShape
+from irconv.types import Dim, ElementType, MaybeShape, format_shape
 
 from irconv_opset.ops._attrs import INDEX_TYPES, CoercedAttrs
 from irconv_opset.ops._priors import PriorBox, PriorBox_v1, PriorBoxClustered
 from irconv_opset.ops._spatial import input_shape, input_type, set_output
+from irconv_opset.rules import require_rank
 from irconv_opset.shapes import in_value
 
 if TYPE_CHECKING:
@@ -279,6 +280,27 @@ def _nms_counts(node: Node) -> tuple[Dim, Dim, Dim, int | None]:
     return batches, classes, count, None if limit is None else int(np.asarray(limit).reshape(-1)[0])
 
 
+def require_nms_boxes(node: Node) -> None:
+    """The runtime's NonMaxSuppression rules: boxes [batches, boxes, 4] and scores
+    [batches, classes, boxes], the batches and box counts shared."""
+    require_rank(node, 0, "boxes", 3)
+    require_rank(node, 1, "scores", 3)
+    boxes, scores = input_shape(node, 0), input_shape(node, 1)
+    if boxes is not None and boxes[2] not in (None, 4):
+        raise ConversionError(
+            f"node {node.name!r} ({node.op.describe()}): input 0 (boxes) has {boxes[2]} coordinates per box "
+            f"(shape {format_shape(boxes)}), expected 4"
+        )
+    if boxes is None or scores is None:
+        return
+    for what, box_dim, score_dim in (("batches", boxes[0], scores[0]), ("boxes", boxes[1], scores[2])):
+        if box_dim is not None and score_dim is not None and box_dim != score_dim:
+            raise ConversionError(
+                f"node {node.name!r} ({node.op.describe()}): the boxes {format_shape(boxes)} and the scores "
+                f"{format_shape(scores)} disagree on the number of {what}"
+            )
+
+
 @dataclass(eq=False)
 class NonMaxSuppression_v1(CoercedAttrs, Op):
     """NonMaxSuppression-1: selected (batch, class, box) triples, -1-padded to a static count."""
@@ -301,6 +323,7 @@ class NonMaxSuppression_v1(CoercedAttrs, Op):
         return min(count, limit * classes)
 
     def infer(self, node: Node) -> None:
+        require_nms_boxes(node)
         set_output(node, 0, (self._selected(node), 3), self._index_type())
 
 
@@ -341,6 +364,7 @@ class NonMaxSuppression_v5(NonMaxSuppression_v3):
     outputs = 3
 
     def infer(self, node: Node) -> None:
+        require_nms_boxes(node)
         # How many boxes survive is only known at run time.
         scores_type = input_type(node, 1)
         set_output(node, 0, (None, 3), self.output_type)

@@ -106,6 +106,24 @@ class _RecurrentBase(CoercedAttrs, Op):
                 f"input {first_weight} (W) has {w[-1]} columns: the two must match"
             )
 
+    def _batch(self, node: Node, inputs: Sequence[int], roles: Sequence[str]) -> Dim:
+        """The batch size the ``inputs`` share along axis 0 (X, the states, the sequence
+        lengths): the runtime refuses two known sizes that differ."""
+        batch: Dim = None
+        first = -1
+        for idx in inputs:
+            shape = input_shape(node, idx) if node.has_input(idx) else None
+            if not shape or shape[0] is None:
+                continue
+            if batch is None:
+                batch, first = shape[0], idx
+            elif shape[0] != batch:
+                raise ConversionError(
+                    f"node {quoted(node.name)} ({self.describe()}): input {idx} ({roles[idx]}) has batch size {shape[0]}, "
+                    f"but input {first} ({roles[first]}) has {batch}"
+                )
+        return batch
+
     def step(
         self, x: np.ndarray, states: list[np.ndarray], w: np.ndarray, r: np.ndarray, b: np.ndarray
     ) -> list[np.ndarray]:
@@ -194,11 +212,8 @@ class _CellBase(_RecurrentBase):
             require_rank(node, idx, _ROLES_CELL[min(idx, 1) if idx <= n else idx - n + 1], rank)
         self._require_gate_sizes(node, 1 + n, 0)
         self._require_runnable_x(node, 1 + n)
-        batch: Dim = None
-        for idx in range(1 + self._state_count):
-            shape = input_shape(node, idx)
-            if shape is not None and shape:
-                batch = merge_dim(batch, shape[0])
+        roles = ["X", *(["initial state"] * n)]
+        batch = self._batch(node, range(1 + n), roles)
         for out in range(self._state_count):
             set_output(node, out, (batch, self.hidden_size), input_type(node, 0))
 
@@ -287,11 +302,8 @@ class _SequenceBase(_RecurrentBase):
                     f"axis {axis}, but direction={self.direction.value} computes {self.num_directions}"
                 )
         x = input_shape(node, 0)
-        batch: Dim = x[0] if x else None
-        for idx in range(1, 2 + self._state_count):  # states, then sequence_lengths
-            shape = input_shape(node, idx)
-            if shape:
-                batch = merge_dim(batch, shape[0])
+        roles = ["X", *(["initial state"] * n), "sequence lengths"]
+        batch = self._batch(node, range(2 + n), roles)
         steps = x[1] if x else None
         element = input_type(node, 0)
         set_output(node, 0, (batch, self.num_directions, steps, self.hidden_size), element)

@@ -79,6 +79,10 @@ class Reshape(Op):
                     cancelled_out.add(i)
                 dims.append(None)
             elif p == 0 and self.special_zero:
+                if data_shape is not None and i >= len(data_shape):
+                    raise ValueError(
+                        f"the target's 0 at position {i} copies an input dim, but the input has rank {len(data_shape)}"
+                    )
                 copied.add(i)
                 dims.append(None if data_shape is None else data_shape[i])
             else:
@@ -105,6 +109,8 @@ class Reshape(Op):
             shape = self.target(in_shape(node, 0), partial, None if source is None else DimOf.key(source))
         else:
             shape = dynamic_shape(symbol_rules.proven_length(node, 1))
+        if not self.special_zero:
+            _check_zero_beside_minus_one(node, in_shape(node, 0), pattern if pattern is not None else partial)
         _check_element_count(node, in_shape(node, 0), shape)
         set_output(node, 0, shape, in_type(node, 0))
 
@@ -118,6 +124,22 @@ class Reshape(Op):
         x = np.asarray(inputs[0])
         dims = self.target(x.shape, shape_of_value(inputs[1]) or ())
         return [x.reshape(tuple(-1 if d is None else d for d in dims))]
+
+
+def _check_zero_beside_minus_one(node: Node, data: MaybeShape, pattern: Sequence[Dim | DimOf] | None) -> None:
+    """The runtime's Reshape rule for a target with a literal 0 (special_zero false) and a -1:
+    it is 0 only when one of the input's static dims is 0 (dynamic dims, bounded or not,
+    do not count); otherwise it refuses the IR."""
+    if pattern is None or -1 not in pattern or 0 not in pattern:
+        return
+    if data is not None and 0 in data:
+        return
+    target = ["?" if isinstance(p, DimOf) else p for p in pattern]
+    raise ConversionError(
+        f"node {node.name!r} ({node.op.describe()}): the target shape {target} has a 0 and a -1, but the "
+        f"input {format_shape(data)} has no dimension of size 0, so the -1 cannot be resolved; "
+        "check the model's reshape target"
+    )
 
 
 def _check_element_count(node: Node, data: MaybeShape, out: MaybeShape) -> None:
@@ -734,6 +756,12 @@ class Range(Op):
 
     def infer_symbols(self, node: Node) -> symbol_rules.Answer:
         return symbol_rules.range_(node)
+
+    def check(self, node: Node) -> None:
+        """The runtime takes scalars only; a front end's one-element list is fine while the
+        Range folds into a constant, not once it reaches the IR."""
+        for idx, role in enumerate(("start", "stop", "step")):
+            require_rank(node, idx, role, 0)
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         start, stop, step = (np.asarray(v).reshape(-1)[0] for v in inputs[:3])
