@@ -243,6 +243,7 @@ class GenerateProposals(CoercedAttrs, Op):
     type = "GenerateProposals"
     version = 9
     outputs = 3
+    arity = (4, 4)
 
     min_size: float = attr(0.0)
     nms_threshold: float = attr(0.0)
