@@ -26,6 +26,7 @@ from irconv.types_symbols import Expr, FloorDiv, Symbol, SymDim, SymShape, bound
 if TYPE_CHECKING:
     from irconv.graph import Graph, Node
     from irconv.graph._port import OutPort
+    from irconv.ops import Op
 
 # Rules compute with the inputs' symbols; a rule that meets a case it does not model raises one
 # of these and the outputs fall back to fresh symbols (never a failed conversion).
@@ -113,7 +114,7 @@ def symbolic_shape(port: OutPort | None) -> SymShape | None:
     else:
         # not inferred since its shape was set: a constant's dims are its own, any other static
         # dim may follow a model input's (pinned, so nothing is folded from it)
-        dims = _fresh(port, data.shape, pinned=port.node.op.declared_value() is None)
+        dims = _fresh(port, data.shape, pinned=not _is_constant(port.node.op))
     equalities = port.node.graph.meta.get(EQUAL_SYMBOLS)
     return tuple(equalities.canonical(d) for d in dims) if equalities else dims
 
@@ -133,6 +134,12 @@ def _fresh(port: OutPort, shape: MaybeShape, pinned: bool) -> SymShape:
     )
 
 
+def _is_constant(op: Op) -> bool:
+    """Whether the op holds its output's value (a Const), told by its type: reading
+    ``declared_value()`` would compute a deferred Const's weights."""
+    return op.type == "Const"
+
+
 def infer_symbols(node: Node) -> None:
     """Set the symbolic dims of the node's outputs from its inputs' (after ``infer``).
 
@@ -146,7 +153,7 @@ def infer_symbols(node: Node) -> None:
             port.data.symbols = None
         return
     if op.declares_output:  # a model input: fresh symbols for every dim; a Const: its ints
-        pinned = op.declared_value() is None
+        pinned = not _is_constant(op)
         for port in outputs:  # (a Const's are read from its shape: nothing to store)
             shape = port.data.shape
             port.data.symbols = _fresh(port, shape, pinned) if pinned and shape is not None else None
@@ -196,7 +203,7 @@ def mark_symbolic_inputs(graph: Graph) -> None:
     symbols. Inference calls it before a whole-graph pass."""
     dynamic = False
     for node in graph.nodes():
-        if node.op.declares_output and node.op.declared_value() is None:
+        if node.op.declares_output and not _is_constant(node.op):
             shape = node.out_port(0).data.shape if node.num_outputs() else None
             declared = getattr(node.op, "shape", ())
             if shape is None or None in shape or declared is None or None in declared:
