@@ -236,9 +236,9 @@ def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
         return None
     data = port.data
     if data.value is not None and data.value.dtype == np.bool_ and not data.shape_derived:
-        out = np.empty(data.value.shape, dtype=object)
-        out[...] = [bool(v) for v in data.value.reshape(-1)] if data.value.ndim else bool(data.value)
-        return out
+        flat = np.empty(data.value.size, dtype=object)
+        flat[:] = [bool(v) for v in data.value.reshape(-1)]
+        return flat.reshape(data.value.shape)
     node = port.node
     if node.op.type != "Equal" or getattr(node.op, "auto_broadcast", "numpy") != "numpy":
         return None
