@@ -213,6 +213,8 @@ def test_a_convolution_whose_weight_is_a_static_input_compiles(tmp_path: Path) -
     assert convert_case(model, tmp_path / "out" / "model.xml", [], Limits(seconds=60)).outcome == "accepted"
 
 
+@pytest.mark.xfail(strict=True, reason="Op.check does not run inside bodies: a body's inference can know less of its "
+                   "shapes than the runtime (ONNX AffineGrid's expanded function), so body rules refused IRs it compiles")
 def test_a_body_node_breaking_its_runtime_rule_is_refused(tmp_path: Path) -> None:
     """The runtime rules (``Op.check``) hold inside If/Loop bodies too: a body Convolution whose
     weight shape is dynamic is named at emit, not left to the CPU plugin."""

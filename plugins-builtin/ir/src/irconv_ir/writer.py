@@ -67,10 +67,11 @@ def write_ir(graph: Graph, xml_path: Path, ctx: EmitContext) -> list[Path]:
     return [xml_path, bin_path]
 
 
-def check_opset_ops(graph: Graph, in_body: bool = False) -> None:
+def check_opset_ops(graph: Graph) -> None:
     """Every node (bodies included) must run an opset op, and read outputs that op has; the
-    first that does not is named. Body nodes also get their op's runtime rules (``Op.check``),
-    which the pipeline runs on the main graph's nodes only."""
+    first that does not is named. The runtime rules (``Op.check``) are left to the main graph:
+    a body's inference can know less of its shapes than the runtime does when it compiles the
+    taken branch (ONNX AffineGrid's expanded function squeezes dims known only there)."""
     for node in graph.nodes():
         if not node.op.is_opset_op:
             raise ConversionError(
@@ -81,10 +82,8 @@ def check_opset_ops(graph: Graph, in_body: bool = False) -> None:
         _check_input_count(node)
         _check_sources_have_no_inputs(node)
         _check_result_has_one_input(node)
-        if in_body:
-            node.op.check(node)
         for layout in body_layouts(node.op):
-            check_opset_ops(layout.graph, in_body=True)
+            check_opset_ops(layout.graph)
 
 
 def check_model_inputs(graph: Graph) -> None:
