@@ -76,9 +76,9 @@ def matches(outputs: list[np.ndarray], reference: list[np.ndarray]) -> bool:
 
 def run_compiled(model: Any, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
     """``model`` (an ov.Model or an IR path) compiled at f32 on the CPU, run on ``feeds`` (by name)."""
-    import openvino as ov
+    from irconv.runtime import compile_for_comparison
 
-    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = compile_for_comparison(model)
     request = compiled.create_infer_request()
     feed = {port: feeds[next(n for n in feeds if n in port.get_names())] for port in compiled.inputs}
     request.infer(feed)
