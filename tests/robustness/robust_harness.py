@@ -18,8 +18,8 @@ Outcome classes (``OUTCOMES``):
   irconv wrote an IR the runtime rejects, or one that computes nothing);
 - ``internal-error``, ``traceback``, ``oom`` (MemoryError / over the memory limit), ``hang``
   (killed after the time limit), ``crash`` (killed by a signal), ``leftover`` (a file left
-  behind beside the output), ``unclear-error`` (failed without one clear error line):
-  all findings.
+  behind beside the output), ``unclear-error`` (failed without one clear error line),
+  ``long-message`` (one clear error line, but over ``LONGEST_MESSAGE`` characters): all findings.
 """
 
 from __future__ import annotations
@@ -46,8 +46,11 @@ OUTCOMES = (
     "crash",
     "leftover",
     "unclear-error",
+    "long-message",
 )
 GOOD = frozenset({"accepted", "clean-error"})
+#: The longest error line a clean error may print (issue 42: messages stay short).
+LONGEST_MESSAGE = 2000
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,8 @@ def classify(status: tuple[str, int], err: str) -> Outcome:
     if code == 0:
         return Outcome("accepted", 0, "", 0)
     if code in (1, 2, 5) and len(error_lines) == 1:
+        if len(error_lines[0]) > LONGEST_MESSAGE:
+            return Outcome("long-message", code, first, 0)
         return Outcome("clean-error", code, first, 0)
     return Outcome("unclear-error", code, first, 0)
 

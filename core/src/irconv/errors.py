@@ -98,12 +98,17 @@ def shortened_quotes(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 
 def clipped_lines(message: str, limit: int = LINE_LIMIT) -> str:
-    """``message`` with every line over ``limit`` characters cut there, saying how much was
-    cut: the command line's last guard, so no error line is ever longer."""
-    return "\n".join(
-        line if len(line) <= limit else f"{line[:limit]}… ({len(line) - limit:,} more characters cut)"
-        for line in message.split("\n")
-    )
+    """``message`` with every line over ``limit`` characters cut, saying how much was cut
+    (the note counts in the limit): the command line's last guard, so no error line is ever
+    longer."""
+
+    def clipped(line: str) -> str:
+        if len(line) <= limit:
+            return line
+        kept = limit - 40  # room for the note: "… (1,234,567 more characters cut)"
+        return f"{line[:kept]}… ({len(line) - kept:,} more characters cut)"
+
+    return "\n".join(clipped(line) for line in message.split("\n"))
 
 
 class IrconvError(Exception):
