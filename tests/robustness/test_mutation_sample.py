@@ -38,15 +38,16 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     # an LSTM whose X has a zero-size dimension; a graph without outputs; a MaxPool over a batch of 0;
     # a Pad reading 3-D pads; a Conv over a matrix
     "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50), (44, 40016), (44, 40023), (4242, 756),
-             (4242, 95), (4242, 208)),
+             (4242, 95), (4242, 208), (4343, 54), (4343, 490)),  # a Softmax axis of 2^40; an LSTM hidden_size of 2^40
     # port maps whose ids are not integers; a Convolution of 2-D data; a Gather without its axis,
     # a special_zero past the input's rank, an LSTMSequence of two batch sizes
-    "ir": ((11, 5017), (11, 5137), (44, 40024), (4242, 35), (4242, 395), (4242, 771)),
+    "ir": ((11, 5017), (11, 5137), (44, 40024), (4242, 35), (4242, 395), (4242, 771), (4343, 75)),  # + a Gather axis [1]
     "savedmodel": ((4242, 301), (4242, 345), (4242, 399)),  # Range of a matrix; a non-scalar ConcatV2 axis
     "tf": ((13, 7075), (4242, 156)),  # a ConcatV2 without inputs; a ConcatV2 axis of two values
     "caffe": ((4242, 311),),  # a convolution stride of 0
     "keras": ((42, 20040), (4242, 320), (4242, 515)),  # a Conv2D stride of 0, a dilation of 0, a pool stride of 0
-    "tflite": ((41, 193),),  # a zero input dimension under a shrink-axis STRIDED_SLICE
+    # a zero input dimension under a shrink-axis STRIDED_SLICE; a TOPK_V2 reading an output it does not declare
+    "tflite": ((41, 193), (4343, 74)),
     # aten.linear reading a float: a MatMul of a scalar; a Reshape of a dynamic batch to [-1, 0, 1]
     "pt2": ((41, 35), (41, 85), (4242, 753)),
     # empty heads: an IR without outputs; box_nms of 0-coordinate boxes; Convolution of a matrix

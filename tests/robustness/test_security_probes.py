@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from irconv.protowire import length_delimited, varint
+from irconv.runtime import compile_for_comparison
 from onnx import TensorProto, helper, numpy_helper
 from robust_harness import Limits, Outcome, convert_case, preload
-from irconv.runtime import compile_for_comparison
 
 F32 = TensorProto.FLOAT
 

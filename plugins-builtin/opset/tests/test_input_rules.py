@@ -225,7 +225,7 @@ def test_convolutions_take_3d_to_5d_data():
     from irconv_opset import Convolution
 
     conv = Convolution(strides=(), dilations=(), pads_begin=(), pads_end=())
-    with pytest.raises(ConversionError, match="the data has rank 2; a convolution takes 3D, 4D or 5D data"):
+    with pytest.raises(ConversionError, match=r"input 0 \(data\) must have rank 3 or 4 or 5, got shape \[1, 64\]"):
         infer(conv, (1, 64), np.zeros((5, 64), np.float32))
 
 
@@ -394,3 +394,23 @@ def test_non_max_suppression_refuses_boxes_and_scores_the_runtime_refuses(op_nam
 
     with pytest.raises(ConversionError, match=rf"node 'n' .*{rule}"):
         infer(getattr(irconv_opset, op_name)(), boxes, scores)
+
+
+@pytest.mark.parametrize("axis", [2, -3, 1 << 40])
+def test_softmax_axis_must_name_an_input_axis(axis):
+    """An ONNX mutant's Softmax axis of 2^40 on a matrix: the runtime refuses the IR (is_axis_valid)."""
+    from irconv_opset import LogSoftmax, SoftMax
+
+    for op in (SoftMax(axis=axis), LogSoftmax(axis=axis)):
+        with pytest.raises(ConversionError, match="out of range for rank 2"):
+            infer(op, (1, 5))
+
+
+def test_gather_reads_an_axis_given_as_one_element_list():
+    """Gather-8's axis may be a 1-D tensor of one element (an IR mutant's axis [1] raised a TypeError)."""
+    from irconv_opset import Gather
+
+    node = infer(Gather(), (3, 4), np.array([0, 2], np.int64), np.array([1], np.int64))
+    assert node.out_port(0).data.shape == (3, 2)
+    with pytest.raises(ConversionError, match="must hold one value"):
+        infer(Gather(), (3, 4), np.array([0], np.int64), np.array([0, 1], np.int64))

@@ -289,7 +289,7 @@ def require_nms_boxes(node: Node) -> None:
     boxes, scores = input_shape(node, 0), input_shape(node, 1)
     if boxes is not None and boxes[2] not in (None, 4):
         raise ConversionError(
-            f"node {node.name!r} ({node.op.describe()}): input 0 (boxes) has {boxes[2]} coordinates per box "
+            f"node {quoted(node.name)} ({node.op.describe()}): input 0 (boxes) has {boxes[2]} coordinates per box "
             f"(shape {format_shape(boxes)}), expected 4"
         )
     if boxes is None or scores is None:
@@ -297,7 +297,7 @@ def require_nms_boxes(node: Node) -> None:
     for what, box_dim, score_dim in (("batches", boxes[0], scores[0]), ("boxes", boxes[1], scores[2])):
         if box_dim is not None and score_dim is not None and box_dim != score_dim:
             raise ConversionError(
-                f"node {node.name!r} ({node.op.describe()}): the boxes {format_shape(boxes)} and the scores "
+                f"node {quoted(node.name)} ({node.op.describe()}): the boxes {format_shape(boxes)} and the scores "
                 f"{format_shape(scores)} disagree on the number of {what}"
             )
 

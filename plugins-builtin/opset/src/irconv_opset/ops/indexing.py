@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
+from irconv.errors import LoweringError
 from irconv.ops import Op, attr
 from irconv.types import Dim, ElementType, MaybeShape
 
@@ -30,6 +31,14 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------- Gather
+def _one_axis(value: np.ndarray) -> int:
+    """An axis input: a scalar or a 1-D tensor of one element (the spec allows both)."""
+    flat = np.asarray(value).reshape(-1)
+    if flat.size != 1:
+        raise LoweringError(f"the axis input must hold one value, got shape {list(np.shape(value))}")
+    return int(flat[0])
+
+
 def _take_or_zero(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
     """``np.take``, with zeros where an index is outside ``[-size, size)``: OpenVINO's Gather
     fills those outputs with zeros rather than failing."""
@@ -76,7 +85,7 @@ class Gather(Op):
             batch = self._batch_dims()
             batch = batch + len(indices) if batch < 0 else batch
             if axis_value is not None:
-                axis = normalize_axis(int(axis_value), len(data))
+                axis = normalize_axis(_one_axis(axis_value), len(data))
                 out = tuple(data[:axis]) + tuple(indices[batch:]) + tuple(data[axis + 1 :])
             else:
                 out = dynamic_shape(len(data) + len(indices) - 1 - batch)
@@ -87,7 +96,7 @@ class Gather(Op):
 
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1])
-        axis = normalize_axis(int(inputs[2]), data.ndim)
+        axis = normalize_axis(_one_axis(inputs[2]), data.ndim)
         batch = self._batch_dims()
         batch = batch + indices.ndim if batch < 0 else batch
         return [_gather(data, indices.astype(np.int64), axis, batch)]
@@ -500,7 +509,7 @@ class Unique(Op):
             out: MaybeShape = None
             length: Dim = None
             if shape is not None and axis_value is not None:
-                axis = normalize_axis(int(axis_value), len(shape))
+                axis = normalize_axis(_one_axis(axis_value), len(shape))
                 out = tuple(None if i == axis else d for i, d in enumerate(shape))
                 length = shape[axis]
             set_output(node, 0, out, et)

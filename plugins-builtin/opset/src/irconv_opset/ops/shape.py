@@ -136,7 +136,7 @@ def _check_zero_beside_minus_one(node: Node, data: MaybeShape, pattern: Sequence
         return
     target = ["?" if isinstance(p, DimOf) else p for p in pattern]
     raise ConversionError(
-        f"node {node.name!r} ({node.op.describe()}): the target shape {target} has a 0 and a -1, but the "
+        f"node {quoted(node.name)} ({node.op.describe()}): the target shape {target} has a 0 and a -1, but the "
         f"input {format_shape(data)} has no dimension of size 0, so the -1 cannot be resolved; "
         "check the model's reshape target"
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from irconv.errors import LoweringError
 from irconv.ops import Op, Trait, attr
 from irconv.types import ElementType
 
@@ -554,10 +555,28 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 @dataclass(eq=False)
-class SoftMax_v1(UnaryElementwise):
+class _AlongAxis(UnaryElementwise):
+    """An op normalising along ``axis``, which must name one of the input's axes (the runtime
+    refuses the IR otherwise); ``NEGATIVE_AXES`` says whether it may count from the end."""
+
     traits = frozenset()  # normalises along an axis: not elementwise
+    NEGATIVE_AXES: ClassVar[bool] = True
+    axis: int
+
+    def infer(self, node: Node) -> None:
+        shape = in_shape(node, 0)
+        if shape is not None:
+            if self.axis < 0 and not self.NEGATIVE_AXES:
+                raise LoweringError(f"{self.describe()} takes no negative axis, got {self.axis}")
+            normalize_axis(self.axis, len(shape))
+        super().infer(node)
+
+
+@dataclass(eq=False)
+class SoftMax_v1(_AlongAxis):
     type = "SoftMax"
     version = 1
+    NEGATIVE_AXES = False
 
     axis: int = attr(1)
 
@@ -566,9 +585,8 @@ class SoftMax_v1(UnaryElementwise):
 
 
 @dataclass(eq=False)
-class SoftMax(UnaryElementwise):
+class SoftMax(_AlongAxis):
     """SoftMax-8 accepts negative axes."""
-    traits = frozenset()  # normalises along an axis: not elementwise
 
     type = "SoftMax"
     version = 8
@@ -580,8 +598,7 @@ class SoftMax(UnaryElementwise):
 
 
 @dataclass(eq=False)
-class LogSoftmax(UnaryElementwise):
-    traits = frozenset()  # normalises along an axis: not elementwise
+class LogSoftmax(_AlongAxis):
     type = "LogSoftmax"
     version = 5
 

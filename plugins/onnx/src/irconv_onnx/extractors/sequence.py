@@ -14,6 +14,7 @@ import numpy as np
 from irconv import ExtractContext
 from irconv.frontend import AttributeReader, const_like, extractor, i64
 from irconv.graph import Node, OutPort
+from irconv.graph.budget import declared_size
 from irconv.types import ElementType
 from irconv_opset import (
     Add,
@@ -173,7 +174,8 @@ def _zero_bias(kind: str, ctx: ExtractContext) -> OutPort:
     """ONNX B when empty: zeros [directions, 2 * gates * hidden] (W and R biases)."""
     a = ctx.attrs
     directions = 2 if a.str("direction", "forward") == "bidirectional" else 1
-    size = 2 * len(_GATES[kind]) * a.int("hidden_size")
+    size = declared_size(2 * len(_GATES[kind]) * a.int("hidden_size"), field="bias length (2 x gates x hidden_size)",
+                         where=ctx.where(), unit_bytes=4 * directions)
     return const_like(ctx, np.zeros((directions, size)), ctx.input(0), "B")
 
 

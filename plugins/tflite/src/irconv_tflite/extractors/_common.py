@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from irconv.errors import ConversionError
 from irconv.frontend import require_rank
 from irconv.types import ElementType
 from irconv_opset import Clamp, ReLU, Tanh
@@ -36,7 +37,10 @@ def input_tensor(ctx: ExtractContext, idx: int) -> Tensor | None:
 
 def output_type(ctx: ExtractContext, idx: int = 0) -> ElementType:
     """The element type TFLite declares for output ``idx`` (quantized tensors are f32 here)."""
-    tensor = source(ctx).outputs[idx]
+    outputs = source(ctx).outputs
+    if idx >= len(outputs):
+        raise ConversionError(f"{ctx.where()}: the operator declares {len(outputs)} output(s); it needs output {idx}")
+    tensor = outputs[idx]
     found = ELEMENT_TYPES.get(tensor.type)
     if found is None:
         raise ctx.attrs.bad("output type", TYPE_NAMES.get(tensor.type, tensor.type), "irconv cannot compute it")
