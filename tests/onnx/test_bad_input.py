@@ -141,3 +141,22 @@ def test_pads_of_another_rank_than_one_are_named(tmp_path: Path, pads_shape: tup
     result = _convert(path, out)
     assert result.returncode == 1, result.stderr
     _assert_failed_cleanly(result, out, "pads (input 1) must be 1-D", "'pad'")
+
+
+def test_an_if_listing_more_than_its_condition_is_refused(tmp_path: Path) -> None:
+    # The extra input was wired to the branches' first capture (the loader appends captures after
+    # the node's own inputs): an IR whose If output had an unknown rank, which the CPU plugin refuses.
+    path = tmp_path / "model.onnx"
+    branch = {name: helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"])], name, [],
+                                      [helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, None)])
+              for name, op in (("then_branch", "Relu"), ("else_branch", "Neg"))}
+    nodes = [helper.make_node("ReduceSum", ["x"], ["sum"]), helper.make_node("Greater", ["sum", "zero"], ["cond"]),
+             helper.make_node("If", ["cond", "zero"], ["y"], name="branching", **branch)]
+    zero = numpy_helper.from_array(np.array(0, np.float32), "zero")
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [zero])
+    onnx.save_model(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), str(path))
+    out = tmp_path / "out.xml"
+    result = _convert(path, out)
+    assert result.returncode == 1, result.stderr
+    _assert_failed_cleanly(result, out, "an ONNX If takes one input (the condition), the node lists 2", "'branching'")

@@ -38,7 +38,7 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     # an LSTM whose X has a zero-size dimension; a graph without outputs; a MaxPool over a batch of 0;
     # a Pad reading 3-D pads; a Conv over a matrix
     "onnx": ((11, 5050), (11, 5053), (11, 5094), (12, 6057), (7, 58), (7, 50), (44, 40016), (44, 40023), (4242, 756),
-             (4242, 95), (4242, 208), (4343, 54), (4343, 490)),  # a Softmax axis of 2^40; an LSTM hidden_size of 2^40
+             (4242, 95), (4242, 208), (4343, 54), (4343, 490), (4343, 543)),  # a Softmax axis of 2^40; an LSTM hidden_size of 2^40; an If of two inputs
     # port maps whose ids are not integers; a Convolution of 2-D data; a Gather without its axis,
     # a special_zero past the input's rank, an LSTMSequence of two batch sizes
     "ir": ((11, 5017), (11, 5137), (44, 40024), (4242, 35), (4242, 395), (4242, 771), (4343, 75)),  # + a Gather axis [1]

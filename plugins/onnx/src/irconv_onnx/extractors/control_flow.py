@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from irconv import ExtractContext
+from irconv.errors import ConversionError
 from irconv.frontend import extractor, i64
 from irconv.graph import Graph, Node, OutPort
 from irconv_opset import Const, If, Loop, Squeeze, TensorIterator, Unsqueeze
@@ -38,6 +39,10 @@ def _if(node: Node, ctx: ExtractContext) -> list[OutPort]:
         captures = body.meta.get(CAPTURES) or []
         maps[key] = tuple(BodyInput(external + i, i) for i in range(len(captures)))
         external += len(captures)
+    if len(ctx.inputs) != external:  # the loader appended the captures after the node's own inputs
+        raise ConversionError(
+            f"{ctx.where()}: an ONNX If takes one input (the condition), the node lists {len(ctx.inputs) - external + 1}"
+        )
     outputs = len(node.out_ports())
     op = If(then_body=then_body, else_body=else_body, then_inputs=maps["then_branch"],
             else_inputs=maps["else_branch"],
