@@ -46,8 +46,9 @@ FOUND_SEEDED: dict[str, tuple[tuple[int, int], ...]] = {
     "tf": ((13, 7075), (4242, 156)),  # a ConcatV2 without inputs; a ConcatV2 axis of two values
     "caffe": ((4242, 311),),  # a convolution stride of 0
     "keras": ((42, 20040), (4242, 320), (4242, 515)),  # a Conv2D stride of 0, a dilation of 0, a pool stride of 0
-    # a zero input dimension under a shrink-axis STRIDED_SLICE; a TOPK_V2 reading an output it does not declare
-    "tflite": ((41, 193), (4343, 74)),
+    # a zero input dimension under a shrink-axis STRIDED_SLICE; a TOPK_V2 reading an output it does not declare;
+    # an int8 tensor quantized with a scale of -0.0
+    "tflite": ((41, 193), (4343, 74), (4444, 214)),
     # aten.linear reading a float: a MatMul of a scalar; a Reshape of a dynamic batch to [-1, 0, 1]
     "pt2": ((41, 35), (41, 85), (4242, 753)),
     # empty heads: an IR without outputs; box_nms of 0-coordinate boxes; Convolution of a matrix

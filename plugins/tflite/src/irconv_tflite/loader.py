@@ -60,6 +60,15 @@ def quantized(tensor: Tensor) -> Quantization | None:
     """The tensor's quantization when its integers stand for real values on a grid."""
     if tensor.quantization is None or tensor.type not in _GRID_TYPES:
         return None
+    scale = tensor.quantization.scale
+    positive = (scale > 0).all() or tensor.type not in QUANTIZED_TYPES  # (int32/64 tensors may carry a 0)
+    if not (np.isfinite(scale).all() and positive):
+        # A grid step of 0, below 0 or not a number maps no integer to a real value (a
+        # division by it is NaN): the file is damaged.
+        raise ModelFileError(
+            f"tensor {quoted(tensor.name)} is quantized with the scale(s) {scale.reshape(-1)[:4].tolist()}; "
+            "a scale must be a positive finite number (the file is damaged: convert the model again)"
+        )
     return tensor.quantization
 
 
