@@ -23,10 +23,20 @@ def save_models(out: Path, form: str, mapping: str, names: Iterable[str]) -> Non
     """Run save_models.py for ``names`` of ``module:MAPPING`` (a module beside this file)."""
     env = {**os.environ, "FLAGS_enable_pir_api": "1" if form == "pir" else "0", "GLOG_minloglevel": "2"}
     out.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run([sys.executable, str(HERE / "save_models.py"), str(out), mapping, *names],
-                            cwd=HERE, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"saving the Paddle models failed:\n{result.stderr[-4000:]}")
+    names = list(names)
+    for attempt in range(2):
+        result = subprocess.run([sys.executable, str(HERE / "save_models.py"), str(out), mapping, *names],
+                                cwd=HERE, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"saving the Paddle models failed:\n{result.stderr[-4000:]}")
+        # paddle.jit.save now and then fails inside Paddle (an UnboundLocalError in its own
+        # code) on a case it saves on the next try: the cases that failed get one more, in a
+        # fresh process; what still fails stays recorded in NAME.error for the test to report.
+        names = [n for n in names if (out / f"{n}.error").exists()]
+        if not names or attempt:
+            return
+        for n in names:
+            (out / f"{n}.error").unlink()
 
 
 def relative_error(got: np.ndarray, want: np.ndarray) -> float:
