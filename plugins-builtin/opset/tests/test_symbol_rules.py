@@ -17,6 +17,8 @@ from irconv_opset import (
     Equal,
     Gather,
     MatMul,
+    Maximum,
+    Minimum,
     Multiply,
     Range,
     ReLU,
@@ -176,3 +178,39 @@ def test_expand_s_minus_one_handling_resolves_to_the_shape_it_keeps():
     target = b.op(Select(), b.op(Equal(), shape, minus), ones, shape)
     infer_graph(b.graph)
     assert list(symbolic_value(target)) == list(symbolic_shape(x))
+
+
+def test_maximum_and_minimum_of_dims_are_decided_only_where_bounds_prove_them():
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 8))
+    limited = b.parameter("limited", (None,), dim_names=("window",))
+    limited.node.op.bounds = ((1, 100),)
+    pieces = _shape_piece(b, x, 0, 1)
+    plus_two = b.op(Add(), pieces, b.const(np.array([2, 2], np.int64)))
+    less_four = b.op(Add(), pieces, b.const(np.array([-4, -4], np.int64)))
+    at_least_one = b.op(Maximum(), pieces, b.const(np.int64(1)))
+    plus_two_at_least_one = b.op(Maximum(), plus_two, b.const(np.int64(1)))
+    clamped = b.op(Maximum(), less_four, b.const(np.int64(0)))  # a window start: may be negative before
+    same = b.op(Maximum(), pieces, pieces)
+    window = _shape_piece(b, limited, 0)
+    capped = b.op(Minimum(), window, b.const(np.array([512], np.int64)))
+    floor = b.op(Maximum(), window, b.const(np.array([1], np.int64)))
+    infer_graph(b.graph)
+    batch, seq, _ = symbolic_shape(x)
+    assert list(symbolic_value(at_least_one)) == [None, None]  # a dim may be 0
+    assert list(symbolic_value(plus_two_at_least_one)) == [batch + 2, seq + 2]
+    assert list(symbolic_value(clamped)) == [None, None]  # s - 4 may be below 0
+    assert list(symbolic_value(same)) == [batch, seq]
+    (named,) = symbolic_shape(limited)
+    assert list(symbolic_value(capped)) == [named] and list(symbolic_value(floor)) == [named]
+
+
+def test_dims_of_inputs_with_one_name_are_one_symbol():
+    b = GraphBuilder()
+    ids = b.parameter("ids", (None, None), dim_names=("batch", "length"))
+    mask = b.parameter("mask", (None, None), dim_names=("batch", "total"))
+    other = b.parameter("other", (None, None))
+    infer_graph(b.graph)
+    (batch, length), (mask_batch, total), (other_batch, _) = (symbolic_shape(p) for p in (ids, mask, other))
+    assert batch == mask_batch and length != total
+    assert other_batch not in (batch, length, total)

@@ -11,7 +11,7 @@ import numpy as np
 from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
-from irconv_opset import Broadcast, Concat, Gather, MatMul, ReLU, Reshape, ShapeOf, Transpose
+from irconv_opset import Broadcast, Concat, Gather, MatMul, Maximum, ReLU, Reshape, ShapeOf, Transpose
 from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
 
 RNG = np.random.default_rng(0)
@@ -25,21 +25,23 @@ def _i64(*values: int) -> np.ndarray:
     return np.array(values, np.int64)
 
 
-def _batch_seq_heads(b: GraphBuilder, tensor, head: int):
-    """``tensor.view(tensor.size(0), tensor.size(1), -1, head)``, its dims read from ``tensor``."""
+def _batch_seq_heads(b: GraphBuilder, tensor, head: int, viewed=None):
+    """``viewed.view(tensor.size(0), tensor.size(1), -1, head)`` (``viewed``: ``tensor`` unless given)."""
     dims = b.op(Gather(), b.op(ShapeOf(), tensor), b.const(_i64(0, 1)), b.const(np.int64(0)))
-    return b.op(Reshape(), tensor, b.op(Concat(axis=0), dims, b.const(_i64(-1, head))))
+    return b.op(Reshape(), tensor if viewed is None else viewed, b.op(Concat(axis=0), dims, b.const(_i64(-1, head))))
 
 
-def attention_views() -> Graph:
-    """q and k of x [b, s, 8] viewed per head, each view computing b and s from its own tensor."""
+def attention_views(sequence_first: bool = False) -> Graph:
+    """q and k of x [b, s, 8] viewed per head, each view computing b and s from its own tensor
+    (``sequence_first``: the views reshape an [s, b, 8] copy, so no dim keeps its place)."""
     b = GraphBuilder()
     x = b.parameter("x", (None, None, 8))
-    q = b.op(MatMul(), x, b.const(RNG.standard_normal((8, 8)).astype(np.float32)))
-    k = b.op(MatMul(), x, b.const(RNG.standard_normal((8, 8)).astype(np.float32)))
-    heads_q = b.op(Transpose(), _batch_seq_heads(b, q, 4), b.const(_i64(0, 2, 1, 3)))
-    heads_k = b.op(Transpose(), _batch_seq_heads(b, k, 4), b.const(_i64(0, 2, 3, 1)))
-    b.result(b.op(MatMul(), heads_q, heads_k), "scores")
+    heads = []
+    for order in ((0, 2, 1, 3), (0, 2, 3, 1)):
+        projected = b.op(MatMul(), x, b.const(RNG.standard_normal((8, 8)).astype(np.float32)))
+        viewed = b.op(Transpose(), projected, b.const(_i64(1, 0, 2))) if sequence_first else projected
+        heads.append(b.op(Transpose(), _batch_seq_heads(b, projected, 4, viewed), b.const(_i64(*order))))
+    b.result(b.op(MatMul(), *heads), "scores")
     return b.graph
 
 
@@ -51,7 +53,7 @@ def _same_in_openvino(before: Path, graph: Graph, tmp_path: Path, inputs: dict[s
 
 
 def test_dims_computed_from_different_tensors_with_the_same_symbols_are_computed_once(tmp_path: Path) -> None:
-    graph = attention_views()
+    graph = attention_views(sequence_first=True)
     before = emit_ir(graph, tmp_path / "before.xml")
     assert _types(graph)["ShapeOf"] == 2
     assert run_transform(graph, FoldSymbolicShapes()) is True
@@ -87,8 +89,8 @@ def test_a_model_input_s_static_dims_stay_computed() -> None:
 def test_dims_of_different_inputs_stay_apart() -> None:
     b = GraphBuilder()
     x, z = b.parameter("x", (None, 4)), b.parameter("z", (None, 4))
-    for name, tensor in (("x2", x), ("z2", z)):
-        batch = b.op(Gather(), b.op(ShapeOf(), tensor), b.const(_i64(0)), b.const(np.int64(0)))
+    for name, tensor, other in (("x2", x, z), ("z2", z, x)):  # each reshaped by the other's batch
+        batch = b.op(Gather(), b.op(ShapeOf(), other), b.const(_i64(0)), b.const(np.int64(0)))
         b.result(b.op(Reshape(), tensor, b.op(Concat(axis=0), batch, b.const(_i64(2, 2)))), name)
     graph = b.graph
     assert run_transform(graph, FoldSymbolicShapes()) is False
@@ -118,3 +120,82 @@ def test_a_broadcast_that_grows_the_tensor_stays() -> None:
     graph = b.graph
     run_transform(graph, FoldSymbolicShapes())
     assert _types(graph)["Broadcast"] == 1
+
+
+def _targets(graph: Graph, kind: str) -> list[tuple[list[int] | None, object]]:
+    """Each ``kind`` node's target (None when computed) and its ``special_zero``/``mode``."""
+    found = []
+    for node in graph.nodes():
+        if node.type == kind:
+            value = node.in_port(1).data.value
+            found.append((None if value is None else value.tolist(), node.op.special_zero if kind == "Reshape" else node.op.mode))
+    return found
+
+
+def test_a_view_to_the_tensor_s_own_dims_gets_a_constant_target(tmp_path: Path) -> None:
+    graph = attention_views()
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert _types(graph)["ShapeOf"] == 0
+    assert _targets(graph, "Reshape") == [([0, 0, -1, 4], True)] * 2
+    for shape in (2, 3), (1, 1), (3, 1):
+        _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((*shape, 8)).astype(np.float32)})
+
+
+def _expand_with_own_dims(b: GraphBuilder, tensor, size_from) -> object:
+    """torch's ``expand(b, 2, 2, s, 4)`` of [b, 2, 1, s, 4] as its extractor writes it: a
+    bidirectional broadcast to ``Maximum(sizes, 1)``, b and s read from ``size_from``."""
+    shape = b.op(ShapeOf(), size_from)
+    first = b.op(Gather(), shape, b.const(_i64(0)), b.const(np.int64(0)))
+    length = b.op(Gather(), shape, b.const(_i64(3)), b.const(np.int64(0)))
+    sizes = b.op(Concat(axis=0), first, b.const(_i64(2, 2)), length, b.const(_i64(4)))
+    return b.op(Broadcast(mode="bidirectional"), tensor, b.op(Maximum(), sizes, b.const(np.int64(1))))
+
+
+def test_an_expand_to_the_tensor_s_own_dims_gets_a_constant_target(tmp_path: Path) -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 2, 1, None, 4))
+    b.result(b.op(ReLU(), _expand_with_own_dims(b, x, x)), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    types = _types(graph)
+    assert types["ShapeOf"] == 0 and types["Maximum"] == 0
+    assert _targets(graph, "Broadcast") == [([1, 1, 2, 1, 1], "bidirectional")]
+    for batch, length in (2, 3), (1, 1), (2, 0):  # a 0-long dim: max(0, 1) is 1, broadcast with 0 still 0
+        _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((batch, 2, 1, length, 4)).astype(np.float32)})
+
+
+def test_an_expand_to_another_tensor_s_dims_keeps_its_computed_target() -> None:
+    b = GraphBuilder()
+    x, z = b.parameter("x", (None, 2, 1, None, 4)), b.parameter("z", (None, 2, 1, None, 4))
+    b.result(_expand_with_own_dims(b, x, z), "y")
+    graph = b.graph
+    run_transform(graph, FoldSymbolicShapes())
+    assert _targets(graph, "Broadcast") == [(None, "bidirectional")]
+
+
+def test_a_target_shared_by_two_reshapes_is_replaced_for_the_one_it_fits(tmp_path: Path) -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 8))
+    dims = b.op(Gather(), b.op(ShapeOf(), x), b.const(_i64(0, 1)), b.const(np.int64(0)))
+    target = b.op(Concat(axis=0), dims, b.const(_i64(-1, 4)))
+    b.result(b.op(Reshape(), x, target), "own")  # [b, s, 8] -> [b, s, 2, 4]
+    b.result(b.op(Reshape(), b.op(Transpose(), x, b.const(_i64(1, 0, 2))), target), "moved")  # [s, b, 8]
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert sorted(_targets(graph, "Reshape"), key=str) == sorted([([0, 0, -1, 4], True), (None, False)], key=str)
+    _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((2, 3, 8)).astype(np.float32)})
+
+
+def test_dims_of_different_inputs_with_one_name_are_one() -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 4), dim_names=("batch", None))
+    z = b.parameter("z", (None, 4), dim_names=("batch", None))
+    batch = b.op(Gather(), b.op(ShapeOf(), x), b.const(_i64(0)), b.const(np.int64(0)))
+    b.result(b.op(Reshape(), z, b.op(Concat(axis=0), batch, b.const(_i64(2, 2)))), "z2")
+    graph = b.graph
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert _types(graph)["ShapeOf"] == 0
+    assert _targets(graph, "Reshape") == [([0, 2, 2], True)]

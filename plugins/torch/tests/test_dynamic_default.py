@@ -167,3 +167,25 @@ def test_attention_with_as_many_heads_as_tokens_matches(tmp_path: Path) -> None:
     _agree(module, compiled, (torch.randn(1, 16, 64),))
     assert shapes[0].startswith("[?,")  # a dynamic batch
     _agree(module, compiled, (torch.randn(3, 16, 64),))
+
+
+class ReshapedByAnother(nn.Module):
+    """``y`` viewed by ``x``'s batch: torch.export gives both batches one symbol."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x).sum(1, keepdim=True) + y.view(x.shape[0], 2, 2).sum(-1)
+
+
+def test_dims_torch_proved_equal_across_inputs_share_a_symbol(tmp_path: Path) -> None:
+    from irconv.ops import Parameter
+
+    module = ReshapedByAnother()
+    batch = torch.export.Dim("batch", min=1, max=16)
+    example = (torch.randn(3, 2), torch.randn(3, 4))
+    graph = irconv.convert_model(module, example_input=example, dynamic_shapes=({0: batch}, {0: batch}))
+    names = [node.op.dim_names for node in graph.nodes() if isinstance(node.op, Parameter)]
+    assert len(names) == 2 and names[0] is not None and names[0][0] == names[1][0]
+    assert not any(node.type == "ShapeOf" for node in graph.nodes())  # y's view target is a constant
+    compiled = compile_ir(emit_ir(graph, tmp_path / "model.xml"))
+    for rows in (1, 5):
+        _agree(module, compiled, (torch.randn(rows, 2), torch.randn(rows, 4)))

@@ -124,14 +124,35 @@ def input_symbols(node: Node, idx: int) -> SymShape | None:
 
 
 def _fresh(port: OutPort, shape: MaybeShape, pinned: bool) -> SymShape:
-    """Fresh symbols for the dynamic dims (and, ``pinned``, for the static ones too)."""
+    """Fresh symbols for the dynamic dims (and, ``pinned``, for the static ones too); a
+    dynamic dim the op names (``dim_names``: a model input's named dims) gets the name's
+    symbol, shared by every dim of that name."""
     assert shape is not None
     if not pinned and None not in shape:
         return shape  # type: ignore[return-value]  # ints only: already a symbolic shape
     key = (port.node.id, port.idx)
-    return tuple(
-        sym((*key, axis)) if d is None else (sym((*key, axis), d, d) if pinned else d) for axis, d in enumerate(shape)
-    )
+    names = _dim_names(port.node.op, len(shape)) if port.idx == 0 else None
+    dims: list[SymDim] = []
+    for axis, d in enumerate(shape):
+        if d is not None:
+            dims.append(sym((*key, axis), d, d) if pinned else d)
+        elif names is not None and names[axis]:
+            dims.append(sym(("dim", names[axis]), *_bounds_of(port.node.op, axis)))  # type: ignore[arg-type]
+        else:
+            dims.append(sym((*key, axis)))
+    return tuple(dims)
+
+
+def _dim_names(op: Op, rank: int) -> tuple[str | None, ...] | None:
+    names = getattr(op, "dim_names", None)
+    return names if names is not None and len(names) == rank else None
+
+
+def _bounds_of(op: Op, axis: int) -> tuple[int, int | None]:
+    """The declared bounds of a named dim (0..unbounded when none are declared)."""
+    bounds = getattr(op, "bounds", None)
+    found = bounds[axis] if bounds is not None and axis < len(bounds) else None
+    return (found[0] or 0, found[1]) if found is not None else (0, None)
 
 
 def _is_constant(op: Op) -> bool:

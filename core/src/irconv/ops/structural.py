@@ -34,6 +34,11 @@ class Parameter(Op):
     #: Per dimension, the (lower, upper) bounds of a dynamic dimension that has them
     #: (``1..8``; upper None is unbounded). Inference sees such a dimension as dynamic.
     bounds: tuple[DimRange | None, ...] | None = attr(None, emit=False)
+    #: Per dimension, the name the source format gives a dynamic dimension (an ONNX
+    #: ``dim_param``, a torch.export symbol), None where it gives none. Dimensions of the
+    #: model's inputs with the same name are equal at run time: shape inference gives them one
+    #: symbol (``irconv.graph.symbolic``).
+    dim_names: tuple[str | None, ...] | None = attr(None, emit=False)
     #: The input's layout as OpenVINO spells it (``[N,C,H,W]``), written into the IR's runtime
     #: info so OpenVINO's preprocessing knows it; None when not known.
     layout: str | None = attr(None, emit=False)

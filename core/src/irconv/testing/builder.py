@@ -24,10 +24,15 @@ class GraphBuilder:
         self.graph = Graph(name, framework)
 
     def parameter(
-        self, name: str, shape: Sequence[int | None] | None, element_type: ElementType | str = ElementType.f32
+        self,
+        name: str,
+        shape: Sequence[int | None] | None,
+        element_type: ElementType | str = ElementType.f32,
+        dim_names: Sequence[str | None] | None = None,
     ) -> OutPort:
         et = element_type if isinstance(element_type, ElementType) else ElementType.parse(element_type)
-        node = self.graph.add_node(Parameter(tuple(shape) if shape is not None else None, et), name)
+        names = tuple(dim_names) if dim_names is not None else None
+        node = self.graph.add_node(Parameter(tuple(shape) if shape is not None else None, et, dim_names=names), name)
         node.out_port(0).data.add_name(name)
         return node.out_port(0)
 

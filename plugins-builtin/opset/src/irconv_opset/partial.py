@@ -128,7 +128,39 @@ _ARITHMETIC = {
     "Subtract": lambda a, b: a - b,
     "Multiply": lambda a, b: a * b,
     "Divide": lambda a, b: _divide(a, b),
+    "Maximum": lambda a, b: _extreme(a, b, larger=True),
+    "Minimum": lambda a, b: _extreme(a, b, larger=False),
 }
+
+
+def _extreme(a: object, b: object, larger: bool) -> object:
+    """Maximum (``larger``) or Minimum of two dims: decided when they are equal, both
+    constants, or one's bounds lie wholly on the chosen side of the other's; else None."""
+    if a == b:
+        return a
+    if isinstance(a, int) and isinstance(b, int):
+        return max(a, b) if larger else min(a, b)
+    range_a, range_b = _range(a), _range(b)
+    if range_a is None or range_b is None:
+        return None
+    (low_a, high_a), (low_b, high_b) = range_a, range_b
+    if high_b is not None and low_a >= high_b:  # a >= b whatever the symbols' values
+        return a if larger else b
+    if high_a is not None and low_b >= high_a:
+        return b if larger else a
+    return None
+
+
+def _range(value: object) -> tuple[int, int | None] | None:
+    """(lower, upper or None) of a constant or of a sum of dims with positive coefficients
+    (never negative); None for other expressions (``s - 4`` may be negative)."""
+    from irconv.types_symbols import Expr, bounds
+
+    if isinstance(value, int):
+        return value, value
+    if isinstance(value, Expr) and all(c > 0 for _, c in value.terms):
+        return bounds(value)
+    return None
 
 
 def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:

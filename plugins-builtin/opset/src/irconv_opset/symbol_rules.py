@@ -161,7 +161,8 @@ def broadcast(node: Node, mode: str) -> Answer:
     if data is None:
         return [None]
     if mode == "bidirectional":
-        return [broadcast_symbols(data, target)]
+        out = broadcast_symbols(data, target)
+        return [_with_own_dims(node, data, out)]
     padded = (1,) * (len(target) - len(data)) + tuple(data)
     out: list[SymDim | None] = []
     for t, d in zip(target, padded, strict=False):
@@ -172,6 +173,27 @@ def broadcast(node: Node, mode: str) -> Answer:
         else:
             out.append(t)
     return [tuple(out)]
+
+
+def _with_own_dims(node: Node, data: Dims, out: Dims) -> Dims:
+    """A bidirectional broadcast to ``Maximum(sizes, 1)`` (how ``expand(-1)`` is written: -1
+    becomes 1) keeps the data's dim where the size is that dim: ``max(d, 1)`` is ``d``, or 1
+    when ``d`` is 0, and broadcasting 0 with 1 gives 0."""
+    source = node.in_port(1).get_source()
+    if None not in out or source is None or source.node.op.type != "Maximum":
+        return out
+    maximum = source.node
+    for sizes_idx, floor_idx in ((0, 1), (1, 0)):
+        floor = in_value(maximum, floor_idx)
+        if floor is None or np.asarray(floor).size != 1 or int(np.asarray(floor).reshape(-1)[0]) != 1:
+            continue
+        sizes = symbolic_elements(maximum.in_port(sizes_idx).get_source())
+        if sizes is None or len(sizes) != len(out):
+            return out
+        padded = (None,) * (len(out) - len(data)) + tuple(data)
+        return tuple(d if o is None and d is not None and _dim(t) == d else o
+                     for o, t, d in zip(out, sizes, padded, strict=True))
+    return out
 
 
 def matmul(node: Node, transpose_a: bool, transpose_b: bool) -> Answer:

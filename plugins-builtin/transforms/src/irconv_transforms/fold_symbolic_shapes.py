@@ -10,7 +10,12 @@ tensor (``irconv_opset.partial.symbolic_value``) this transform
   the same places, the same element type) at that first computation, so one ShapeOf serves
   each symbol source and ``fuse.merge_common_subexpressions`` then merges what is left;
 - removes a Reshape, Broadcast or Tile whose output has its data input's symbolic shape
-  (a broadcast to the shape the tensor already has).
+  (a broadcast to the shape the tensor already has);
+- gives a Reshape or Broadcast whose target is computed at run time a constant target that
+  the op resolves to the same shape, where the symbols allow one: a Reshape keeps a data
+  dim by a 0 (``special_zero``), a bidirectional Broadcast by a 1 (``view(b, s, -1, 16)``
+  of a ``[b, s, 64]`` tensor is ``[0, 0, -1, 16]``; ``expand`` of ``[b, 2, 1, s, 16]`` to
+  ``[b, 2, 2, s, 16]`` is a broadcast with ``[1, 1, 2, 1, 1]``).
 
 Values that follow a model input's static dims are pinned symbols, never ints: they stay
 computed, so the IR stays reshapeable.
@@ -19,6 +24,7 @@ computed, so the IR stays reshapeable.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import replace
 
 import numpy as np
 from irconv import Graph, Node, TransformContext
@@ -27,7 +33,7 @@ from irconv.graph.symbolic import symbolic_shape
 from irconv.ops import Const, Parameter, Result
 from irconv.ops.traits import Trait
 from irconv.plugins import Transform
-from irconv.types_symbols import Expr
+from irconv.types_symbols import Expr, value_of
 from irconv_opset.partial import symbolic_value
 
 from irconv_transforms._fusion import AFTER_LAYOUT, FUSIONS
@@ -48,7 +54,11 @@ class FoldSymbolicShapes(Transform):
         first: dict[Hashable, OutPort] = {}
         changed = False
         for node in graph.topological_order():
-            if node not in graph or ctx.is_frozen(node) or not _computes(node):
+            if node not in graph or ctx.is_frozen(node):
+                continue
+            if _constant_target(graph, node):  # the node stays: its output may be a model output
+                changed = True
+            if not _computes(node):
                 continue
             if _drop_no_op(node):
                 changed = True
@@ -113,3 +123,69 @@ def _drop_no_op(node: Node) -> bool:
         return False
     out.get_connection().set_source(source)
     return True
+
+
+def _constant_target(graph: Graph, node: Node) -> bool:
+    """A run-time Reshape/Broadcast target replaced by an equivalent constant (see the module)."""
+    op = node.op
+    if not op.is_opset_op or op.type not in ("Reshape", "Broadcast") or not node.has_input(1):
+        return False
+    if node.in_port(1).data.value is not None:
+        return False
+    if op.type == "Broadcast" and (getattr(op, "mode", "") not in ("numpy", "bidirectional") or node.has_input(2)):
+        return False
+    data, out = symbolic_shape(node.in_port(0).get_source()), symbolic_shape(node.out_port(0))
+    if data is None or out is None:
+        return False
+    target = _reshape_target(node, data, out) if op.type == "Reshape" else _broadcast_target(data, out)
+    if target is None:
+        return False
+    rewritten = replace(op, special_zero=True) if op.type == "Reshape" else replace(op, mode="bidirectional")
+    node.op = rewritten
+    source = node.in_port(1).get_source()
+    element_type = source.data.element_type if source is not None else None
+    array = np.array(target, dtype=element_type.numpy if element_type is not None else np.int64)
+    const = graph.add_node(Const(array), origin=node.origin)
+    const.out_port(0).data.set_value(array)
+    node.in_port(1).connect(const.out_port(0))  # this reader only: others may share the target
+    return True
+
+
+def _reshape_target(node: Node, data: tuple[object, ...], out: tuple[object, ...]) -> list[int] | None:
+    """Per output dim: 0 where it is the data's dim at the same index, its value where static,
+    -1 where the op's target already says -1; None when a dim is none of these."""
+    pattern = symbolic_value(node.in_port(1).get_source())
+    if pattern is None or pattern.ndim != 1 or len(pattern) != len(out):
+        return None
+    special_zero = bool(getattr(node.op, "special_zero", False))
+    target: list[int] = []
+    for i, (wanted, dim) in enumerate(zip(pattern, out, strict=True)):
+        if isinstance(wanted, int) and wanted == -1:
+            target.append(-1)
+        elif isinstance(wanted, int) and wanted == 0:
+            if not special_zero:
+                return None  # a literal 0-sized dim; with special_zero it would copy
+            target.append(0)
+        elif i < len(data) and isinstance(data[i], Expr) and dim == data[i]:
+            target.append(0)
+        elif isinstance(dim, int) and dim > 0:
+            target.append(dim)
+        else:
+            return None
+    return target
+
+
+def _broadcast_target(data: tuple[object, ...], out: tuple[object, ...]) -> list[int] | None:
+    """A bidirectional target: 1 where the output dim is the data's, its value where static."""
+    if len(out) < len(data):
+        return None
+    padded = (1,) * (len(out) - len(data)) + tuple(data)
+    target: list[int] = []
+    for before, after in zip(padded, out, strict=True):
+        if after == before or isinstance(after, int) and value_of(before) == after:
+            target.append(1)  # the data's dim (a static one too: the IR stays reshapeable)
+        elif isinstance(after, int):
+            target.append(after)
+        else:
+            return None
+    return target

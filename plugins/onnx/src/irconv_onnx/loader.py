@@ -106,6 +106,16 @@ def tensor_shape(type_proto: Any) -> MaybeShape:
     return tuple(d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim)
 
 
+def dim_params(type_proto: Any) -> tuple[str | None, ...] | None:
+    """A ValueInfo's ``dim_param`` names, None where a dim has none (ONNX: dims of a graph's
+    inputs with the same ``dim_param`` have the same value at run time)."""
+    tensor = type_proto.tensor_type
+    if not tensor.HasField("shape"):
+        return None
+    names = tuple(d.dim_param or None if d.HasField("dim_param") else None for d in tensor.shape.dim)
+    return names if any(names) else None
+
+
 class _Scope:
     """Names visible in one graph; body graphs look outward and record captures."""
 
@@ -190,7 +200,8 @@ class _Builder:
         else:
             elem = type_proto.tensor_type.elem_type
             et = element_type(elem, f"input {quoted(value.name)}") if elem else ElementType.dynamic
-            op = Parameter(tensor_shape(type_proto), et)
+            names = dim_params(type_proto) if scope.outer is None else None
+            op = Parameter(tensor_shape(type_proto), et, dim_names=names)
         node = graph.add_node(op, value.name)
         node.out_port(0).data.add_name(value.name)
         scope.values[value.name] = node.out_port(0)

@@ -141,12 +141,15 @@ class _Reader:
                                   "irconv converts programs whose inputs are tensors")
         shape: list[int | None] = []
         bounds: list[DimRange | None] = []
+        names: list[str | None] = []
         for dim in value.shape:
             static = _static_int(dim)
             shape.append(static)
             bounds.append(None if static is not None else self.bounds.get(str(dim)))
+            # torch.export gives dims it proved equal one symbol (``s0``), across inputs too
+            names.append(str(dim) if static is None and str(dim).isidentifier() else None)
         op = Parameter(tuple(shape), element_type(value.dtype, f"input {quoted(fx.name)}"),
-                       bounds=tuple(bounds) if any(bounds) else None)
+                       bounds=tuple(bounds) if any(bounds) else None, dim_names=tuple(names) if any(names) else None)
         node = self.graph.add_node(op, fx.name)
         node.out_port(0).data.add_name(fx.name)
         self.values[fx] = node.out_port(0)
