@@ -8,9 +8,9 @@ plugin's source and flags, in an error message, an interpolation shown as ``repr
 ``...Error`` class, assigned to ``where``, or returned by a ``where``/``describe`` method (the
 texts messages start with).
 
-``NOT_CONVERTED`` lists the plugins whose messages still quote names whole; move one to
-``CONVERTED`` once its messages are converted. ``FROM_THE_CODE`` lists the interpolations whose
-values come from irconv's code or are bounded by it, not from the file.
+``CONVERTED`` lists the source trees checked; a plugin goes in once its messages are
+converted. ``FROM_THE_CODE`` lists the interpolations whose values come from irconv's code or
+are bounded by it, not from the file.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ CONVERTED = (
     "plugins/caffe/src",
     "plugins/mxnet/src",
     "plugins/torch/src",
+    "plugins/paddle/src",
+    "plugins/jax/src",
     "plugins-builtin/llm/src",
     "plugins-builtin/ir/src",
     "plugins-builtin/opset/src",
     "plugins-builtin/transforms/src",
 )
-#: Not converted yet (their messages may still quote names whole).
-NOT_CONVERTED = ("plugins/paddle/src", "plugins/jax/src")
 
 #: (path relative to the repository, the interpolated expression as ``ast.unparse`` spells it):
 #: values irconv's code gives or bounds, never a name from the file.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from irconv.graph import Graph
+from irconv.graph import Graph, OutPort
 from irconv.pipeline.infer import infer_graph
 from irconv.testing import GraphBuilder
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import Add, Multiply, Negative, ReLU
-from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
+from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, SliceSpec, TensorIterator
+from irconv_opset.testing_loop import counted_loop
 
 
 def _unary_body(op, shape) -> Graph:  # type: ignore[no-untyped-def]
@@ -42,32 +43,12 @@ def if_graph() -> Graph:
 
 def loop_graph() -> Graph:
     """acc = a; repeat 3 times: acc = acc * 2 + i; outputs: last acc, every acc concatenated."""
-    body = GraphBuilder("loop body")
-    i = body.parameter("i", (1,), "i64")
-    acc = body.parameter("acc", (1, 2))
-    i_f = body.op(_convert_f32(), i)
-    nxt = body.op(Add(), body.op(Multiply(), acc, body.const(np.float32(2))), i_f)
-    body.result(nxt)
-    body.result(body.const(np.array(True)))
-    b = GraphBuilder("loop")
-    a = b.parameter("a", (1, 2))
-    node = b.node(
-        Loop(
-            body=body.graph,
-            input_map=(BodyInput(2, 1),),
-            output_map=(BodyOutput(0, 0), BodyOutput(1, 0, SliceSpec(axis=0))),
-            back_edges=(BackEdge(0, 1),),
-            current_iteration=0,
-            condition_output=1,
-        ),
-        b.const(np.int64(3)),
-        b.const(np.array(True)),
-        a,
-    )
-    b.result(node.out_port(0), "last")
-    b.result(node.out_port(1), "all")
-    infer_graph(b.graph)
-    return b.graph
+
+    def step(body: GraphBuilder, i: OutPort, acc: OutPort) -> OutPort:
+        return body.op(Add(), body.op(Multiply(), acc, body.const(np.float32(2))), body.op(_convert_f32(), i))
+
+    graph, _ = counted_loop(3, (1, 2), step, counter_shape=(1,), names=("a", "last", "all"))
+    return graph
 
 
 def _convert_f32():  # type: ignore[no-untyped-def]

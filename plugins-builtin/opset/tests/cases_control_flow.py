@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv.graph import Graph
+from irconv.graph import Graph, OutPort
 from irconv.testing import GraphBuilder
 from irconv.types import ElementType
 from irconv_opset import Add, Convert, Less, Multiply, Negative, ReLU, Tanh
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, If, Loop, SliceSpec, TensorIterator
 from irconv_opset.testing import OpCase, const
+from irconv_opset.testing_loop import counted_loop_op
 
 rng = np.random.default_rng(8)
 
@@ -57,22 +58,13 @@ def if_two_outputs() -> If:
 
 def loop_accumulate() -> Loop:
     """acc = acc * 2 + i, three times; outputs the last acc and every acc along axis 0."""
-    b = GraphBuilder("loop body")
-    i = b.parameter("i", (1,), "i64")
-    acc = b.parameter("acc", (1, 3))
-    step = b.op(
-        Add(), b.op(Multiply(), acc, b.const(np.float32(2))), b.op(Convert(destination_type=ElementType.f32), i)
-    )
-    b.result(step)
-    b.result(b.const(np.array(True)))
-    return Loop(
-        body=b.graph,
-        input_map=(BodyInput(2, 1),),
-        output_map=(BodyOutput(0, 0), BodyOutput(1, 0, SliceSpec(axis=0))),
-        back_edges=(BackEdge(0, 1),),
-        current_iteration=0,
-        condition_output=1,
-    )
+
+    def step(b: GraphBuilder, i: OutPort, acc: OutPort) -> OutPort:
+        return b.op(
+            Add(), b.op(Multiply(), acc, b.const(np.float32(2))), b.op(Convert(destination_type=ElementType.f32), i)
+        )
+
+    return counted_loop_op((1, 3), step, counter_shape=(1,))
 
 
 def loop_early_exit() -> Loop:

@@ -323,6 +323,30 @@ def test_convolutions_refuse_ranks_the_runtime_does_not_convolve(op_name, data, 
         infer(op, data, np.ones(filters, np.float32))
 
 
+@pytest.mark.parametrize(
+    "op_name, shapes, index, role",
+    [
+        ("DeformableConvolution", [(1, 2, 6, 6, 6), (1, 54, 6, 6, 6), (3, 2, 3, 3, 3)], 0, "data"),
+        ("DeformableConvolution_v1", [(1, 2, 6), (1, 6, 6), (3, 2, 3)], 0, "data"),
+        ("DeformableConvolution_v1", [(1, 2, 6, 6), (1, 18, 6, 6), (3, 2, 3)], 2, "filters"),
+        ("DeformableConvolution", [(1, 2, 6, 6), (1, 18, 6), (3, 2, 3, 3)], 1, "offsets"),
+        ("DeformableConvolution", [(1, 2, 6, 6), (1, 18, 6, 6), (3, 2, 3, 3), (1, 9, 6)], 3, "mask"),
+    ],
+)
+def test_deformable_convolutions_refuse_ranks_the_runtime_does_not_take(op_name, shapes, index, role):
+    """The runtime deforms 2-D images only: it refuses data, offsets, filters or a mask of a rank
+    other than 4 when it reads the IR ("Input must be of rank 4")."""
+    import irconv_opset
+
+    rank = len(shapes[0]) - 2
+    op = getattr(irconv_opset, op_name)(
+        strides=(1,) * rank, dilations=(1,) * rank, pads_begin=(0,) * rank, pads_end=(0,) * rank
+    )
+    data, offsets, filters, *mask = shapes
+    with pytest.raises(ConversionError, match=rf"node 'n' .*input {index} \({role}\) must have rank 4, got"):
+        infer(op, data, offsets, np.ones(filters, np.float32), *mask)
+
+
 @pytest.mark.parametrize("data", [(2, 3), (None, 3), (None, "f32")])
 def test_reshape_refuses_a_zero_beside_a_minus_one_unless_a_static_input_dim_is_zero(data):
     """The runtime resolves the -1 of a target holding a literal 0 (special_zero false) only from a

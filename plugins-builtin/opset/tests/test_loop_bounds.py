@@ -4,33 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from irconv.pipeline import infer_graph
-from irconv.testing import GraphBuilder
-from irconv_opset import Add, Loop
-from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, SliceSpec
+from irconv_opset import Add
+from irconv_opset.testing_loop import counted_loop
 
 
 def _scan_length(trip: int) -> int | None:
     """Length of the scan output of a Loop of constant trip count ``trip``, body condition true."""
-    body = GraphBuilder("body")
-    body.parameter("i", (), "i64")
-    acc = body.parameter("acc", (2,))
-    body.result(body.op(Add(), acc, body.const(np.ones(2, np.float32))))
-    body.result(body.const(np.array(True)))
-    loop = Loop(
-        body=body.graph,
-        input_map=(BodyInput(2, 1),),
-        output_map=(BodyOutput(0, 0), BodyOutput(1, 0, SliceSpec(axis=0))),
-        back_edges=(BackEdge(0, 1),),
-        current_iteration=0,
-        condition_output=1,
-    )
-    b = GraphBuilder()
-    node = b.graph.add_node(loop, "loop", [b.const(np.int64(trip)), b.const(np.array(True)), b.parameter("x", (2,))])
-    b.result(node.out_port(0), "y")
-    b.result(node.out_port(1), "ys")
-    infer_graph(b.graph)
-    shape = node.out_port(1).data.shape
+    _, loop = counted_loop(trip, (2,), lambda body, i, acc: body.op(Add(), acc, body.const(np.ones(2, np.float32))))
+    shape = loop.out_port(1).data.shape
     assert shape is not None
     return shape[0]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from irconv import LoadContext
-from irconv.errors import ModelFileError, UserError
+from irconv.errors import ModelFileError, UserError, shortened
 from irconv.graph import Graph
 
 #: The keywords ``irconv.convert_model`` passes on for an in-memory model.
@@ -27,7 +27,8 @@ def load_file(path: Path, ctx: LoadContext) -> Graph:
     try:
         exported = export.deserialize(bytearray(path.read_bytes()))
     except Exception as error:  # flatbuffers raise struct/Index errors on damaged files
-        raise ModelFileError(f"{path}: not a readable jax.export artifact ({type(error).__name__}: {error}); "
+        reason = f"{type(error).__name__}: {shortened(str(error))}"
+        raise ModelFileError(f"{path}: not a readable jax.export artifact ({reason}); "
                              "write one with jax.export.export(...)(...).serialize()") from None
     return _read(exported, path.stem, ctx)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import NAME_LIMIT, ModelFileError, shortened
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
 from irconv.types import ElementType
@@ -69,7 +69,8 @@ def read_module(text: str, name: str, has_extractor: Callable[[str], bool]) -> G
         try:
             module = ir.Module.parse(text)
         except Exception as error:  # the bindings raise MLIRError or ValueError
-            raise ModelFileError(f"{name}: not a readable StableHLO module: {str(error).splitlines()[0]}") from None
+            raise ModelFileError(f"{shortened(name, NAME_LIMIT)}: not a readable StableHLO module: "
+                                 f"{shortened(str(error).splitlines()[0])}") from None
         return _Reader(module, name, has_extractor).graph
 
 
@@ -94,7 +95,8 @@ class _Scope:
         if found is not None:
             return found
         if self.parent is None:
-            raise ModelFileError(f"{self.reader.graph.name}: a value is used outside the function defining it")
+            raise ModelFileError(f"{shortened(self.reader.graph.name, NAME_LIMIT)}: a value is used outside the "
+                                 "function defining it")
         if self.parent.graph is self.graph:
             return self.parent.port(value)
         constant = self.reader.constant_of(value)
@@ -119,7 +121,7 @@ class _Reader:
         self.constants: dict[Any, np.ndarray] = {}
         main = self.functions.get("main")
         if main is None:
-            raise ModelFileError(f"{name}: the StableHLO module has no 'main' function")
+            raise ModelFileError(f"{shortened(name, NAME_LIMIT)}: the StableHLO module has no 'main' function")
         block = main.regions[0].blocks[0]
         scope = _Scope(self, self.graph, None)
         for index, argument in enumerate(block.arguments):
@@ -158,7 +160,8 @@ class _Reader:
             else:
                 outputs = self._source_op(op, kind, inputs, scope.graph, prefix)
             scope.ports.update(zip(op.results, outputs, strict=True))
-        raise ModelFileError(f"{self.graph.name}: a function of the module does not end with a return")
+        raise ModelFileError(f"{shortened(self.graph.name, NAME_LIMIT)}: a function of the module does not end "
+                             "with a return")
 
     def _call(self, block: Any, inputs: list[OutPort], scope: _Scope, prefix: str) -> list[OutPort]:
         """``block`` read into ``scope`` with its arguments bound to ``inputs``."""
@@ -278,7 +281,7 @@ def _tensor_type(mlir_type: Any, strict: bool = True) -> TensorType:
     from jaxlib.mlir import ir
 
     if not isinstance(mlir_type, ir.RankedTensorType):
-        raise ModelFileError(f"a value of type {mlir_type} (only ranked tensors are read)")
+        raise ModelFileError(f"a value of type {shortened(str(mlir_type))} (only ranked tensors are read)")
     ranked = mlir_type
     shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else int(d) for d in ranked.shape)
     name = str(ranked.element_type)
@@ -289,8 +292,8 @@ def _tensor_type(mlir_type: Any, strict: bool = True) -> TensorType:
 
 def _element_type(name: str) -> ElementType:
     if name not in _ELEMENT_TYPES:
-        raise ModelFileError(f"an input or constant of element type {name}: not supported (supported: "
-                             f"{', '.join(_ELEMENT_TYPES)})")
+        raise ModelFileError(f"an input or constant of element type {shortened(name, NAME_LIMIT)}: not supported "
+                             f"(supported: {', '.join(_ELEMENT_TYPES)})")
     return _ELEMENT_TYPES[name]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from irconv import LoadContext
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted, shortened
 from irconv.graph import Graph, OutPort
 from irconv.ops import Const, MappingAttributes, Parameter, Result, SourceOp
 from irconv.types import ElementType
@@ -49,7 +49,7 @@ def resolve_program(path: Path) -> Path:
     if len(found) != 1:
         names = ", ".join(p.name for p in found) or "none"
         raise ModelFileError(f"{path}: expected one Paddle program (.pdmodel or .json beside its .pdiparams), "
-                             f"found {names}: name the program file")
+                             f"found {shortened(names)}: name the program file")
     return found[0]
 
 
@@ -70,8 +70,9 @@ def _check_shapes(program: Program, values: dict[str, np.ndarray], params_path: 
     for name, value in values.items():
         declared = program.shapes.get(name)
         if declared is not None and tuple(declared[0]) != value.shape and -1 not in declared[0]:
-            raise ModelFileError(f"{params_path}: parameter {name!r} has shape {list(value.shape)} but the program "
-                                 f"declares {list(declared[0])}: the parameters file belongs to another program")
+            raise ModelFileError(f"{params_path}: parameter {quoted(name)} has shape {list(value.shape)} but the "
+                                 f"program declares {list(declared[0])}: the parameters file belongs to another "
+                                 "program")
 
 
 def build_graph(program: Program, values: dict[str, np.ndarray], name: str) -> Graph:
@@ -85,8 +86,8 @@ def build_graph(program: Program, values: dict[str, np.ndarray], name: str) -> G
     def port_of(value: str, user: str) -> OutPort:
         if value not in ports:
             if value not in values:
-                raise ModelFileError(f"{program.form} program {name!r}: operator {user!r} reads {value!r}, "
-                                     "which no operator, input or parameter makes")
+                raise ModelFileError(f"{program.form} program {quoted(name)}: operator {quoted(user)} reads "
+                                     f"{quoted(value)}, which no operator, input or parameter makes")
             const = graph.add_node(Const(values[value]), value)
             ports[value] = const.out_port(0)
             ports[value].data.add_name(value)

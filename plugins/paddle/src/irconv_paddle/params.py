@@ -16,7 +16,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import ModelFileError, quoted
 from irconv.graph.budget import declared_size, weight_bytes
 
 from irconv_paddle.dtypes import dtype_of_var_type
@@ -35,7 +35,7 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
         nonlocal offset
         if offset + size > len(data):
             raise ModelFileError(
-                f"{path}: ends inside {what} of parameter {name!r} ({len(values) + 1} of {len(names)}): "
+                f"{path}: ends inside {what} of parameter {quoted(name)} ({len(values) + 1} of {len(names)}): "
                 "the file is truncated or belongs to another program; save the model again")
         offset += size
         return offset - size
@@ -43,27 +43,30 @@ def read_params(path: Path, names: list[str]) -> dict[str, np.ndarray]:
     for name in names:
         (version,) = struct.unpack_from("<I", data, take(4, "the header"))
         if version != 0:
-            raise ModelFileError(f"{path}: parameter {name!r} has tensor format version {version}; only 0 is known")
+            raise ModelFileError(f"{path}: parameter {quoted(name)} has tensor format version {version}; "
+                                 "only 0 is known")
         (levels,) = struct.unpack_from("<Q", data, take(8, "the header"))
         for _ in range(levels):
             (size,) = struct.unpack_from("<Q", data, take(8, "the LoD"))
             take(size, "the LoD")
         take(4, "the header")
         (desc_size,) = struct.unpack_from("<i", data, take(4, "the header"))
-        desc_size = declared_size(desc_size, field="tensor description size", where=f"{path}: parameter {name!r}",
+        desc_size = declared_size(desc_size, field="tensor description size", where=f"{path}: parameter {quoted(name)}",
                                   limit=len(data) - offset, limit_is="bytes left in the file")
         desc = framework_pb2.VarType.TensorDesc()
         try:
             start = take(desc_size, "the description")
             desc.ParseFromString(bytes(data[start:start + desc_size]))
         except Exception as exc:  # protobuf's DecodeError: the bytes are not a TensorDesc
-            raise ModelFileError(f"{path}: parameter {name!r}: unreadable tensor description ({exc})") from exc
+            raise ModelFileError(f"{path}: parameter {quoted(name)}: unreadable tensor description ({exc})") from exc
         dtype = dtype_of_var_type(desc.data_type)
         if dtype is None:
-            raise ModelFileError(f"{path}: parameter {name!r} has element type {desc.data_type}, which irconv does not read")
+            raise ModelFileError(f"{path}: parameter {quoted(name)} has element type {desc.data_type}, "
+                                 "which irconv does not read")
         shape = tuple(int(d) for d in desc.dims)
         if any(d < 0 for d in shape):
-            raise ModelFileError(f"{path}: parameter {name!r} declares the shape {list(shape)}; the file is corrupt")
+            raise ModelFileError(f"{path}: parameter {quoted(name)} declares the shape {list(shape)}; "
+                                 "the file is corrupt")
         nbytes = weight_bytes(shape, dtype.itemsize)
         start = take(nbytes, "the data")
         values[name] = np.frombuffer(data, dtype=dtype, count=nbytes // dtype.itemsize, offset=start).reshape(shape)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from irconv.errors import ModelFileError
+from irconv.errors import NAME_LIMIT, ModelFileError, shortened
 
 from irconv_paddle.dtypes import dtype_of_name, dtype_of_pir_type
 from irconv_paddle.program import Feed, PaddleOp, Program
@@ -154,8 +154,8 @@ class _Reader:
             return ()
         ident = operand["%"]
         if ident not in self.values:
-            raise ModelFileError(f"{self.path}: value %{ident} is used before any operator makes it: "
-                                 "the program is damaged")
+            raise ModelFileError(f"{self.path}: value %{shortened(str(ident), NAME_LIMIT)} is used before any "
+                                 "operator makes it: the program is damaged")
         return self.values[ident]
 
     def _name(self, result: dict[str, Any], names: tuple[str, ...] | None, node: str = "", index: int = 0

@@ -29,15 +29,19 @@ if TYPE_CHECKING:
 
 #: The data ranks the runtime convolves: 1-D, 2-D and 3-D spatial, after batch and channels.
 _DATA_RANKS = (3, 4, 5)
+#: The data rank the runtime's deformable convolution takes: 2-D images only.
+_DEFORMABLE_DATA_RANKS = (4,)
 
 
-def require_convolution_ranks(node: Node, kernel_start: int) -> None:
-    """The runtime reads the data as [N, C, *spatial] with 1 to 3 spatial dims, and the filters
-    as ``kernel_start`` leading dims then one kernel dim per spatial dim."""
-    require_rank(node, 0, "data", *_DATA_RANKS)
+def require_convolution_ranks(
+    node: Node, kernel_start: int, filters_input: int = 1, data_ranks: tuple[int, ...] = _DATA_RANKS
+) -> None:
+    """The runtime reads the data as [N, C, *spatial] of one of ``data_ranks``, and the filters
+    (input ``filters_input``) as ``kernel_start`` leading dims then one kernel dim per spatial dim."""
+    require_rank(node, 0, "data", *data_ranks)
     data = input_shape(node, 0)
-    ranks = (len(data) - 2 + kernel_start,) if data is not None else tuple(r - 2 + kernel_start for r in _DATA_RANKS)
-    require_rank(node, 1, "filters", *ranks)
+    ranks = (len(data) - 2 + kernel_start,) if data is not None else tuple(r - 2 + kernel_start for r in data_ranks)
+    require_rank(node, filters_input, "filters", *ranks)
 
 
 @dataclass(eq=False)
@@ -59,12 +63,9 @@ class _ConvolutionBase(CoercedAttrs, Op):
         return None if filters is None else filters[0]
 
     def _spatial_out(self, data: Sequence[Dim], filters: MaybeShape) -> tuple[Dim, ...]:
+        """The output's spatial dims; ``infer`` has checked the ranks (``require_convolution_ranks``)."""
         rank = len(data)
-        if not 1 <= rank <= 3:  # the runtime refuses other ranks when it reads the IR
-            raise ValueError(f"the data has rank {rank + 2}; a convolution takes 3D, 4D or 5D data")
         kernel = filters[self._kernel_start :] if filters is not None else (None,) * rank
-        if len(kernel) != rank:
-            raise ValueError(f"filters of rank {len(filters or ())} do not match input spatial rank {rank}")
         if any(k is None for k in kernel):
             # Unknown kernel: only "same" padding gives a size that does not depend on it.
             if self.auto_pad in (AutoPad.same_upper, AutoPad.same_lower):
@@ -169,6 +170,9 @@ class DeformableConvolution_v1(_ConvolutionBase):
         return None if filters[1] is None else filters[1] * self.group
 
     def infer(self, node: Node) -> None:
+        require_convolution_ranks(node, self._kernel_start, self._filters_input, _DEFORMABLE_DATA_RANKS)
+        require_rank(node, 1, "offsets", *_DEFORMABLE_DATA_RANKS)
+        require_rank(node, 3, "mask", *_DEFORMABLE_DATA_RANKS)  # DeformableConvolution-8's optional input
         data, offsets, filters = input_shape(node, 0), input_shape(node, 1), input_shape(node, 2)
         if data is None and filters is None:
             set_output(node, 0, None, input_type(node, 0))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from irconv import ConversionError, ExtractContext
+from irconv.errors import shortened
 from irconv.frontend import extractor, i64, numpy_dtype
 from irconv.graph import Node, OutPort
 from irconv.types import ElementType
@@ -160,8 +161,9 @@ def extract_convolution(node: Node, ctx: ExtractContext) -> list[OutPort]:
 def _reducer(ctx: ExtractContext) -> tuple[Reduction, Binary]:
     body = ctx.source_as(HloOp).body
     if len(body) != 1 or body[0] not in _REDUCERS:
-        raise ConversionError(f"{ctx.where()}: a reducer computing {' then '.join(body) or 'nothing'} is not "
-                              f"supported (one of {', '.join(_REDUCERS)})")
+        computed = shortened(" then ".join(body)) or "nothing"
+        raise ConversionError(f"{ctx.where()}: a reducer computing {computed} is not supported "
+                              f"(one of {', '.join(_REDUCERS)})")
     return _REDUCERS[body[0]]
 
 
@@ -282,8 +284,9 @@ def extract_sort(node: Node, ctx: ExtractContext) -> list[OutPort]:
     operands (argsort's positions) rearranged alike. NaNs are not ordered as jax orders them."""
     orders = [d for d in ctx.source_as(HloOp).body_directions if d in ("LT", "GT", "LE", "GE")]
     if len(orders) != 1 or orders[0] in ("LE", "GE"):
+        comparisons = shortened(", ".join(ctx.source_as(HloOp).body_directions)) or "none"
         raise ConversionError(f"{ctx.where()}: a sort is supported with one key and jax's comparator "
-                              f"(comparisons {', '.join(ctx.source_as(HloOp).body_directions) or 'none'})")
+                              f"(comparisons {comparisons})")
     axis = ctx.attrs.int("dimension")
     keys = ctx.input(0)
     size = ctx.op(Gather(), ctx.op(ShapeOf(), keys, suffix="shape"), i64(ctx, axis, "axis_index"),
