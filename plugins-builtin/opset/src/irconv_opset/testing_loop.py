@@ -8,8 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from irconv.graph import Graph, Node, OutPort
-from irconv.pipeline import infer_graph
-from irconv.testing import GraphBuilder
+from irconv.testing import GraphBuilder, infer_graph
 
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput, Loop, SliceSpec
 
