@@ -88,10 +88,10 @@ def test_a_model_input_s_static_dims_stay_computed() -> None:
 
 def test_dims_of_different_inputs_stay_apart() -> None:
     b = GraphBuilder()
-    x, z = b.parameter("x", (None, 4)), b.parameter("z", (None, 4))
-    for name, tensor, other in (("x2", x, z), ("z2", z, x)):  # each reshaped by the other's batch
-        batch = b.op(Gather(), b.op(ShapeOf(), other), b.const(_i64(0)), b.const(np.int64(0)))
-        b.result(b.op(Reshape(), tensor, b.op(Concat(axis=0), batch, b.const(_i64(2, 2)))), name)
+    x, z = b.parameter("x", (None, None, 4)), b.parameter("z", (None, None, 4))
+    for name, tensor, other in (("x2", x, z), ("z2", z, x)):  # each reshaped by the other's dims
+        dims = b.op(Gather(), b.op(ShapeOf(), other), b.const(_i64(0, 1)), b.const(np.int64(0)))
+        b.result(b.op(Reshape(), tensor, b.op(Concat(axis=0), dims, b.const(_i64(2, 2)))), name)
     graph = b.graph
     assert run_transform(graph, FoldSymbolicShapes()) is False
     assert _types(graph)["ShapeOf"] == 2
@@ -199,3 +199,21 @@ def test_dims_of_different_inputs_with_one_name_are_one() -> None:
     assert run_transform(graph, FoldSymbolicShapes()) is True
     assert _types(graph)["ShapeOf"] == 0
     assert _targets(graph, "Reshape") == [([0, 2, 2], True)]
+
+
+def test_a_merge_of_moved_dims_gets_minus_one_for_the_one_dim_it_cannot_copy(tmp_path: Path) -> None:
+    """``repeat_kv``'s ``reshape(b, 4, s, 16)`` of ``[b, 2, 2, s, 16]``: b keeps its place, s
+    does not; the element count gives it (zero-sized batches and lengths included)."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 2, 2, None, 4))
+    shape = b.op(ShapeOf(), x)
+    first = b.op(Gather(), shape, b.const(_i64(0)), b.const(np.int64(0)))
+    length = b.op(Gather(), shape, b.const(_i64(3)), b.const(np.int64(0)))
+    target = b.op(Concat(axis=0), first, b.const(_i64(4)), length, b.const(_i64(4)))
+    b.result(b.op(Reshape(), x, target), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert _targets(graph, "Reshape") == [([0, 4, -1, 4], True)]
+    for batch, steps in (2, 3), (1, 1), (0, 3), (2, 0), (0, 0):
+        _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((batch, 2, 2, steps, 4)).astype(np.float32)})

@@ -153,12 +153,13 @@ def _constant_target(graph: Graph, node: Node) -> bool:
 
 def _reshape_target(node: Node, data: tuple[object, ...], out: tuple[object, ...]) -> list[int] | None:
     """Per output dim: 0 where it is the data's dim at the same index, its value where static,
-    -1 where the op's target already says -1; None when a dim is none of these."""
+    -1 where the op's target says -1 or, when it says none, for the one dim that is neither
+    (the element count decides it); None when that does not cover every dim."""
     pattern = symbolic_value(node.in_port(1).get_source())
     if pattern is None or pattern.ndim != 1 or len(pattern) != len(out):
         return None
     special_zero = bool(getattr(node.op, "special_zero", False))
-    target: list[int] = []
+    target: list[int | None] = []
     for i, (wanted, dim) in enumerate(zip(pattern, out, strict=True)):
         if isinstance(wanted, int) and wanted == -1:
             target.append(-1)
@@ -171,8 +172,10 @@ def _reshape_target(node: Node, data: tuple[object, ...], out: tuple[object, ...
         elif isinstance(dim, int) and dim > 0:
             target.append(dim)
         else:
-            return None
-    return target
+            target.append(None)
+    if target.count(None) == 1 and -1 not in target:
+        target[target.index(None)] = -1
+    return None if None in target else target  # type: ignore[return-value]  # ints only here
 
 
 def _broadcast_target(data: tuple[object, ...], out: tuple[object, ...]) -> list[int] | None:
