@@ -20,6 +20,7 @@ def declare_options() -> Sequence[Option[Any]]:
 
 @hookimpl
 def middle_transform() -> list[Transform]:
+    from irconv_transforms.attention_mask_as_bias import AttentionMaskAsBias
     from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
     from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
     from irconv_transforms.fuse_clamp import FuseClamp
@@ -69,6 +70,7 @@ def middle_transform() -> list[Transform]:
         FuseFlattenReshape(),
         FuseReshapeChain(),
         FoldSymbolicShapes(),
+        AttentionMaskAsBias(),
         MergeCommonSubexpressions(),
     ]
 
