@@ -18,11 +18,12 @@ RNG = np.random.default_rng(5)
 
 
 def _reshaped_by_the_other_input_s_batch(x_batch: str, z_batch: str) -> Any:
-    """``z.reshape(x.shape[0], 2, 2)``: z's batch read from x."""
+    """``z.reshape(x.shape[0], 2, -1)``: z's batch read from x. The target's own -1 leaves no
+    dim to infer, so the batch must be known to be z's for the target to become a constant."""
     nodes = [
         helper.make_node("Shape", ["x"], ["x_shape"]),
         helper.make_node("Gather", ["x_shape", "zero"], ["batch"], axis=0),
-        helper.make_node("Concat", ["batch", "two_two"], ["target"], axis=0),
+        helper.make_node("Concat", ["batch", "two_minus_one"], ["target"], axis=0),
         helper.make_node("Reshape", ["z", "target"], ["z2"]),
         helper.make_node("Relu", ["x"], ["x2"]),
     ]
@@ -33,7 +34,7 @@ def _reshaped_by_the_other_input_s_batch(x_batch: str, z_batch: str) -> Any:
          helper.make_tensor_value_info("z", TensorProto.FLOAT, [z_batch, 4])],
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("x2", "z2")],
         [helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
-         helper.make_tensor("two_two", TensorProto.INT64, [2], [2, 2])],
+         helper.make_tensor("two_minus_one", TensorProto.INT64, [2], [2, -1])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
