@@ -1,16 +1,19 @@
-"""CPU time of one decoding step of the stateful models in GenAI folders, side by side.
+"""CPU time of one decoding step and of one prompt's prefill of the stateful models in GenAI
+folders, side by side.
 
 For each folder (``openvino_model.xml`` with ``input_ids``, ``attention_mask``,
 [``position_ids``], ``beam_idx``, the KV cache as state) it compiles the model on CPU through
 ``irconv.runtime.compile_for_comparison`` (f32 compute and KV cache) with one inference
 thread and one stream, feeds a 5-token prompt and then ``--steps`` single tokens (batch 1),
-and takes the process CPU time of those steps' ``infer`` calls only (inputs are made before).
+and takes the process CPU time of those steps' ``infer`` calls only (inputs are made before);
+then it times ``--prefills`` prefills of a ``--prompt-length`` prompt, each from an empty cache.
 Each folder runs ``--passes`` times in rotating order; the table gives the best and the
-median pass, in microseconds per step. CPU time rather than wall time, so that other jobs on
+median pass, in microseconds per step or prefill. CPU time rather than wall time, so that other jobs on
 the machine count less; on a tiny model the step's fixed work (shape inference and the
 runtime's per-node bookkeeping) is most of it.
 
     python bench/hf_decode_step.py FOLDER [FOLDER ...] [--steps 400] [--passes 5]
+        [--prompt-length 32] [--prefills 50]
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ def _feeds(names: set[str], start: int, tokens: list[int]) -> dict[str, Any]:
     return {name: openvino.Tensor(value) for name, value in values.items() if name in names}
 
 
-def step_cpu_us(folder: Path, steps: int) -> float:
-    """CPU microseconds per decoding step over ``steps`` steps after a fresh prompt."""
+def step_and_prefill_cpu_us(folder: Path, steps: int, prompt_length: int, prefills: int) -> tuple[float, float]:
+    """CPU microseconds per decoding step over ``steps`` steps after a fresh prompt, and per
+    prefill of a ``prompt_length`` prompt from an empty cache."""
     from irconv.runtime import compile_for_comparison
 
     compiled = compile_for_comparison(folder / "openvino_model.xml", config={"NUM_STREAMS": "1", "INFERENCE_NUM_THREADS": 1})
@@ -51,7 +55,17 @@ def step_cpu_us(folder: Path, steps: int) -> float:
     start = time.process_time()
     for feed in feeds:
         request.infer(feed)
-    return (time.process_time() - start) / steps * 1e6
+    step = (time.process_time() - start) / steps * 1e6
+    long_prompt = _feeds(names, 0, [5 + i % 50 for i in range(prompt_length)])
+    request.reset_state()
+    request.infer(long_prompt)  # warm-up at this length
+    spent = 0.0
+    for _ in range(prefills):
+        request.reset_state()
+        start = time.process_time()
+        request.infer(long_prompt)
+        spent += time.process_time() - start
+    return step, spent / prefills * 1e6
 
 
 def main() -> None:
@@ -59,16 +73,22 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--prompt-length", type=int, default=32)
+    parser.add_argument("--prefills", type=int, default=50)
     args = parser.parse_args()
-    times: dict[Path, list[float]] = {folder: [] for folder in args.folders}
+    steps: dict[Path, list[float]] = {folder: [] for folder in args.folders}
+    prefills: dict[Path, list[float]] = {folder: [] for folder in args.folders}
     for index in range(args.passes):
         order = args.folders[index % len(args.folders):] + args.folders[:index % len(args.folders)]
         for folder in order:
-            times[folder].append(step_cpu_us(folder, args.steps))
-    print("\n| folder | best us/step | median us/step |")
-    print("|---|---:|---:|")
-    for folder, values in times.items():
-        print(f"| {folder.name} | {min(values):.0f} | {statistics.median(values):.0f} |")
+            step, prefill = step_and_prefill_cpu_us(folder, args.steps, args.prompt_length, args.prefills)
+            steps[folder].append(step)
+            prefills[folder].append(prefill)
+    print(f"\n| folder | best us/step | median us/step | best us/prefill of {args.prompt_length} | median us/prefill |")
+    print("|---|---:|---:|---:|---:|")
+    for folder in args.folders:
+        print(f"| {folder.name} | {min(steps[folder]):.0f} | {statistics.median(steps[folder]):.0f} "
+              f"| {min(prefills[folder]):.0f} | {statistics.median(prefills[folder]):.0f} |")
 
 
 if __name__ == "__main__":
