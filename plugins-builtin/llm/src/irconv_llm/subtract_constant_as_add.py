@@ -20,8 +20,8 @@ class SubtractConstantAsAdd(PatternRewrite):
     transformers' sliding-window mask compares key positions with ``query position -
     window``; OpenVINO's SDPA-to-PagedAttention rewrite reads the window from that offset
     written as an Add of a constant (what OpenVINO's own PyTorch front end gives), and without
-    it runs PagedAttention over the whole context. Index arithmetic only: floats are left as
-    they are."""
+    it runs PagedAttention over the whole context. Floats are fuse.merge_linear_chains' (which
+    does the same)."""
 
     id = "llm.subtract_constant_as_add"
     pattern = op(Subtract, any_("x"), const("c", where=_signed_integer), bind="root")
