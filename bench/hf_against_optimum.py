@@ -10,7 +10,9 @@ For each case (a family and a size: random-weight checkpoints built here by
    and ``irconv convert DIR -o OUT/ [--weight-format F]``, and prints wall time, CPU time
    and peak RSS (``os.wait4``'s rusage, see ``_LAUNCHER``) with the medians of irconv / optimum per pair;
 2. compares the two IRs: op count, ``ScaledDotProductAttention`` ops, ``ReadValue``/``Assign``
-   pairs, and the ops of the model ``compile_model`` gives on CPU (where attention fuses);
+   pairs, ``PagedAttentionExtension`` ops after OpenVINO's SDPA-to-PagedAttention rewrite (0:
+   refused, and GenAI falls back to its stateful backend), and the ops of the model
+   ``compile_model`` gives on CPU (where attention fuses);
 3. runs both folders with OpenVINO GenAI's ``LLMPipeline`` on the same prompts and
    ``GenerationConfig`` (greedy, ``--new-tokens`` each), under two settings: f32
    (``INFERENCE_PRECISION_HINT=f32, KV_CACHE_PRECISION=f32``) and the CPU plugin's defaults;
@@ -135,8 +137,22 @@ def convert_pairs(folder: Path, work: Path, fmt: str, size: str, rounds: int) ->
     return runs
 
 
+def paged_attention_count(core: Any, xml: Path) -> int:
+    """PagedAttention ops after OpenVINO's SDPA-to-PagedAttention rewrite (0 when it refuses
+    the model): GenAI's LLMPipeline runs its PagedAttention backend only on a model so rewritten."""
+    from openvino._offline_transformations import paged_attention_transformation
+
+    model = core.read_model(str(xml))
+    try:
+        paged_attention_transformation(model)
+    except RuntimeError:
+        return 0
+    return sum(op.get_type_name() == "PagedAttentionExtension" for op in model.get_ops())
+
+
 def histogram(xml: Path) -> dict[str, Any]:
-    """Op counts of the IR and of the model OpenVINO's CPU plugin compiles from it."""
+    """Op counts of the IR, of its PagedAttention rewrite and of the model OpenVINO's CPU plugin
+    compiles from it."""
     import openvino
 
     from irconv.runtime import compile_for_comparison
@@ -147,8 +163,9 @@ def histogram(xml: Path) -> dict[str, Any]:
     compiled = compile_for_comparison(model, core=core).get_runtime_model()
     runtime = collections.Counter(op.get_rt_info()["layerType"].astype(str) for op in compiled.get_ops())
     return {"ops": len(model.get_ops()), "sdpa": types["ScaledDotProductAttention"], "state": types["ReadValue"],
-            "matmul": types["MatMul"], "runtime ops": len(compiled.get_ops()),
-            "runtime sdpa": runtime["ScaledDotProductAttention"], "runtime fc": runtime["FullyConnected"]}
+            "paged": paged_attention_count(core, xml), "matmul": types["MatMul"],
+            "runtime ops": len(compiled.get_ops()), "runtime sdpa": runtime["ScaledDotProductAttention"],
+            "runtime fc": runtime["FullyConnected"]}
 
 
 @dataclass
@@ -202,7 +219,7 @@ def print_conversion_table(rows: list[tuple[str, str, float, dict[str, list[Run]
 
 
 def print_ir_table(rows: list[tuple[str, str, dict[str, dict[str, Any]]]]) -> None:
-    keys = ["ops", "sdpa", "state", "matmul", "runtime ops", "runtime sdpa", "runtime fc"]
+    keys = ["ops", "sdpa", "state", "paged", "matmul", "runtime ops", "runtime sdpa", "runtime fc"]
     print("\n| model | format | tool | " + " | ".join(keys) + " |")
     print("|---|---|---|" + "---:|" * len(keys))
     for case, fmt, tools in rows:

@@ -38,13 +38,14 @@ def load_model() -> list[Loader]:
 @hookimpl
 def middle_transform() -> list[Transform]:
     from irconv_llm.drop_empty_concat_operands import DropEmptyConcatOperands
+    from irconv_llm.drop_whole_slices import DropWholeSlices
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
     from irconv_llm.gather_as_vector import GatherAsVector
     from irconv_llm.index_by_ranges_as_slice import IndexByRangesAsSlice
     from irconv_llm.rotate_half_form import RotateHalfForm
 
-    return [DropEmptyConcatOperands(), FuseSplitScaleAttention(), GatherAsVector(), IndexByRangesAsSlice(),
-            RotateHalfForm()]
+    return [DropEmptyConcatOperands(), DropWholeSlices(), FuseSplitScaleAttention(), GatherAsVector(),
+            IndexByRangesAsSlice(), RotateHalfForm()]
 
 
 @hookimpl
@@ -52,5 +53,6 @@ def back_transform() -> list[Transform]:
     from irconv_llm.alibi_bias_form import AlibiBiasForm
     from irconv_llm.make_stateful import MakeStateful
     from irconv_llm.measure_activations import MeasureActivations
+    from irconv_llm.subtract_constant_as_add import SubtractConstantAsAdd
 
-    return [AlibiBiasForm(), MakeStateful(), MeasureActivations()]
+    return [AlibiBiasForm(), MakeStateful(), MeasureActivations(), SubtractConstantAsAdd()]
