@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-FAMILIES = ("llama", "qwen2", "phi3")
+FAMILIES = ("llama", "qwen2", "phi3", "gemma")
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,15 @@ def config(family: str, **overrides: Any) -> Any:
         eos_token_id=2,
         tie_word_embeddings=False,
     )
+    if family == "gemma":
+        common["head_dim"] = 16  # Gemma's default is 256, whatever the hidden size
     common.update(overrides)
-    classes = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config, "phi3": transformers.Phi3Config}
+    classes = {
+        "llama": transformers.LlamaConfig,
+        "qwen2": transformers.Qwen2Config,
+        "phi3": transformers.Phi3Config,
+        "gemma": transformers.GemmaConfig,
+    }
     return classes[family](**common)
 
 
