@@ -22,6 +22,7 @@ def declare_options() -> Sequence[Option[Any]]:
 def middle_transform() -> list[Transform]:
     from irconv_transforms.attention_mask_as_bias import AttentionMaskAsBias
     from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
+    from irconv_transforms.fold_decided_if import FoldDecidedIf
     from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
     from irconv_transforms.fuse_clamp import FuseClamp
     from irconv_transforms.fuse_flatten_reshape import FuseFlattenReshape
@@ -48,6 +49,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
 
     return [
+        FoldDecidedIf(),
         FuseClamp(),
         FuseSoftPlus(),
         FuseMish(),
