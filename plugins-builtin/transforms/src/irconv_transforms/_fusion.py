@@ -56,6 +56,9 @@ FUSIONS = (
     "fuse.resnet_stride",
     "fuse.transpose_matmul_weights",
 )
+#: Fusions that run after ``fold.symbolic_shapes`` and the LLM plugin's attention fusion,
+#: whose patterns need the ops these remove (a Transpose as ``K^T``).
+LATE_FUSIONS = ("fuse.transpose_into_matmul",)
 
 
 def fusing_enabled(ctx: TransformContext) -> bool:
