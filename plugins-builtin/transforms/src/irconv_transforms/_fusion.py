@@ -55,6 +55,7 @@ FUSIONS = (
     "fuse.reshape_chain",
     "fuse.resnet_stride",
     "fuse.transpose_matmul_weights",
+    "fuse.transpose_through_reshapes",
 )
 #: Fusions that run after ``fold.symbolic_shapes`` and the LLM plugin's attention fusion,
 #: whose patterns need the ops these remove (a Transpose as ``K^T``).

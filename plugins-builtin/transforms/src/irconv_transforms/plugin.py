@@ -43,6 +43,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
     from irconv_transforms.fuse_transpose_into_matmul import FuseTransposeIntoMatMul
+    from irconv_transforms.fuse_transpose_through_reshapes import FuseTransposeThroughReshapes
     from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
@@ -72,6 +73,7 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        FuseTransposeThroughReshapes(),
         FoldSymbolicShapes(),
         FuseTransposeIntoMatMul(),
         AttentionMaskAsBias(),
