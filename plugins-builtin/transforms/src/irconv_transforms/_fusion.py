@@ -51,6 +51,7 @@ FUSIONS = (
     "fuse.linear_backward",
     "fuse.linear_forward",
     "fuse.merge_linear_chains",
+    "fuse.negative_into_subtract",
     "fuse.pad",
     "fuse.reshape_chain",
     "fuse.resnet_stride",

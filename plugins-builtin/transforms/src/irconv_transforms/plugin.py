@@ -36,6 +36,7 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_linear_forward import FuseLinearForward
     from irconv_transforms.fuse_mish import FuseMish
     from irconv_transforms.fuse_mvn import FuseMvn
+    from irconv_transforms.fuse_negative_into_subtract import FuseNegativeIntoSubtract
     from irconv_transforms.fuse_normalize_l2 import FuseNormalizeL2
     from irconv_transforms.fuse_pad import FusePad
     from irconv_transforms.fuse_reshape_chain import FuseReshapeChain
@@ -61,6 +62,7 @@ def middle_transform() -> list[Transform]:
         FuseGeluTanh(),
         FuseLeakyRelu(),
         FuseNormalizeL2(),
+        FuseNegativeIntoSubtract(),
         FuseMvn(),
         FuseScaledDotProductAttention(),
         DecomposeBatchNorm(),
