@@ -317,14 +317,14 @@ def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
     return _unary(lambda c: None if c is None else not c, equal)
 
 
-def _unary(kernel: object, a: np.ndarray) -> np.ndarray:
+def _unary(kernel: Callable[[object], object], a: np.ndarray) -> np.ndarray:
     result = np.frompyfunc(kernel, 1, 1)(a)
     out = np.empty(np.shape(result), dtype=object)
     out[...] = result
     return out
 
 
-def _elementwise_any(kernel: object, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+def _elementwise_any(kernel: Callable[[object, object], object], a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``kernel`` over two object arrays of decided elements (True/False/None), broadcast."""
     try:
         result = np.frompyfunc(kernel, 2, 1)(a, b)

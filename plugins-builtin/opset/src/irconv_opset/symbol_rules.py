@@ -161,8 +161,7 @@ def broadcast(node: Node, mode: str) -> Answer:
     if data is None:
         return [None]
     if mode == "bidirectional":
-        out = broadcast_symbols(data, target)
-        return [_with_own_dims(node, data, out)]
+        return [_with_own_dims(node, data, broadcast_symbols(data, target))]
     padded = (1,) * (len(target) - len(data)) + tuple(data)
     out: list[SymDim | None] = []
     for t, d in zip(target, padded, strict=False):

@@ -185,7 +185,7 @@ def _broadcast_target(data: tuple[object, ...], out: tuple[object, ...]) -> list
     padded = (1,) * (len(out) - len(data)) + tuple(data)
     target: list[int] = []
     for before, after in zip(padded, out, strict=True):
-        if after == before or isinstance(after, int) and value_of(before) == after:
+        if after == before or isinstance(after, int) and isinstance(before, (int, Expr)) and value_of(before) == after:
             target.append(1)  # the data's dim (a static one too: the IR stays reshapeable)
         elif isinstance(after, int):
             target.append(after)
