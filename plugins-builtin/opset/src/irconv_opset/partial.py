@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -193,6 +193,8 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
         return _selected(node, depth)
     if kind == "Broadcast" and getattr(node.op, "mode", "") in ("numpy", "bidirectional"):
         return _broadcast_symbolic(node, depth)
+    if kind in _REDUCTIONS:
+        return _reduced(node, depth)
     if kind in _ARITHMETIC and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
         a = symbolic_value(node.in_port(0).get_source(), depth + 1)
         b = symbolic_value(node.in_port(1).get_source(), depth + 1)
@@ -200,6 +202,27 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
             return None
         return _elementwise(_ARITHMETIC[kind], a, b)
     return None
+
+
+#: Reductions of a shape vector to one element (``ReduceProd(shape[:k])``: a flatten's rows).
+_REDUCTIONS: dict[str, Callable[[Any, Any], Any]] = {"ReduceProd": lambda a, b: a * b, "ReduceSum": lambda a, b: a + b}
+
+
+def _reduced(node: Node, depth: int) -> np.ndarray | None:
+    """A reduction of a whole 1-D shape value (axis 0), when every element is known."""
+    vector = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    axes = node.in_port(1).data.value if node.has_input(1) else None
+    if vector is None or vector.ndim != 1 or axes is None or [int(a) for a in np.asarray(axes).reshape(-1)] not in ([0], [-1]):
+        return None
+    from irconv.types_symbols import Expr
+
+    if any(not isinstance(v, (int, Expr)) for v in vector):
+        return None
+    combine = _REDUCTIONS[node.op.type]
+    total: object = 1 if node.op.type == "ReduceProd" else 0
+    for v in vector:
+        total = combine(total, v)
+    return _objects([total]) if getattr(node.op, "keep_dims", False) else _objects([total]).reshape(())
 
 
 def symbolic_elements(port: OutPort | None) -> list[object] | None:

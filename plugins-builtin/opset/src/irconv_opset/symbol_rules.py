@@ -282,6 +282,20 @@ def _prefix(dim: SymDim, stop: SymDim | None) -> SymDim | None:
     return minimum(stop, dim) if isinstance(dim, int) else None
 
 
+def pad(node: Node) -> Answer:
+    """Pad: each dim grows by its begin and end pads (known as shape values: ``data - indices``
+    extents of a computed padding)."""
+    data = input_symbols(node, 0)
+    begin, end = (symbolic_elements(node.in_port(i).get_source()) for i in (1, 2))
+    if data is None or begin is None or end is None or not len(data) == len(begin) == len(end):
+        return [None]
+    out: list[SymDim | None] = []
+    for d, b, e in zip(data, begin, end, strict=True):
+        before, after = _dim(b), _dim(e)
+        out.append(None if before is None or after is None else d + before + after)
+    return [tuple(out)]
+
+
 def _len_of(node: Node, idx: int) -> int | None:
     shape = node.in_port(idx).data.get_shape() if node.has_input(idx) else None
     return shape[0] if shape is not None and len(shape) == 1 else None
