@@ -4,7 +4,7 @@ MatMul's transpose flag and computes the same in OpenVINO; other permutations st
 import numpy as np
 import pytest
 from irconv.testing import GraphBuilder
-from irconv_opset import MatMul, ReLU, Transpose
+from irconv_opset import MatMul, Multiply, ReLU, Transpose
 from irconv_transforms.fuse_transpose_into_matmul import FuseTransposeIntoMatMul
 
 
@@ -53,6 +53,32 @@ def test_other_permutations_are_left_alone(check_untouched):
         b = GraphBuilder()
         a, c = b.parameter("a", (4, 2, 6)), b.parameter("c", (2, 6, 5))
         b.result(b.op(MatMul(), b.op(Transpose(), a, _perm(b, [1, 0, 2])), c), "y")
+        return b.graph
+
+    check_untouched(build, FuseTransposeIntoMatMul())
+
+
+def test_a_scaled_transpose_is_scaled_then_read_transposed(check_fuses):
+    """``q @ (k^T * c)`` (DeBERTa's ``k.transpose(-1, -2) / scale``): ``q @ (k * c)^T``."""
+
+    def build():
+        b = GraphBuilder()
+        q, k = b.parameter("q", (2, 5, 8)), b.parameter("k", (2, 7, 8))
+        kt = b.op(Transpose(), k, _perm(b, [0, 2, 1]))
+        b.result(b.op(MatMul(), q, b.op(Multiply(), kt, b.const(np.float32(0.25)))), "y")
+        return b.graph
+
+    fused = check_fuses(build, FuseTransposeIntoMatMul(), gone=("Transpose",), present=("Multiply",))
+    (matmul,) = [n for n in fused.nodes() if n.type == "MatMul"]
+    assert matmul.op.transpose_b and matmul.in_port(1).get_source().node.type == "Multiply"
+
+
+def test_a_transpose_scaled_by_a_tensor_is_left_alone(check_untouched):
+    def build():
+        b = GraphBuilder()
+        q, k, c = b.parameter("q", (2, 5, 8)), b.parameter("k", (2, 7, 8)), b.parameter("c", (2, 8, 7))
+        kt = b.op(Transpose(), k, _perm(b, [0, 2, 1]))
+        b.result(b.op(MatMul(), q, b.op(Multiply(), kt, c)), "y")
         return b.graph
 
     check_untouched(build, FuseTransposeIntoMatMul())

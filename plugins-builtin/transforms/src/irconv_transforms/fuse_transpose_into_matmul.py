@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from irconv import Match, Rewriter, op
-from irconv_opset import MatMul, Transpose
+from irconv import Match, OutPort, Rewriter, op
+from irconv_opset import MatMul, Multiply, Transpose
 
 from irconv_transforms._fusion import Fusion
 
@@ -18,8 +18,9 @@ def swaps_last_two(perm: list[int]) -> bool:
 
 class FuseTransposeIntoMatMul(Fusion):
     """``MatMul(Transpose(a, [.., -1, -2]), b) -> MatMul(a, b, transpose_a=not transpose_a)``,
-    and the same for ``b``: the MatMul reads its input transposed, one layer fewer (the
-    Transpose stays while another op reads it).
+    and the same for ``b``, also through a scale by a single-valued constant
+    (``Transpose(a) * c`` -> ``a * c``): the MatMul reads its input transposed, one layer
+    fewer (the Transpose stays while another op reads it).
 
     It runs after the attention fusions, whose patterns look for ``K^T`` as a Transpose."""
 
@@ -40,16 +41,49 @@ class FuseTransposeIntoMatMul(Fusion):
         changed = False
         for idx, flag in flags.items():
             source = matmul.in_port(idx).get_source()
-            if source is None or not isinstance(source.node.op, Transpose):
-                continue
-            transpose = source.node
-            perm = transpose.in_port(1).data.get_value()
-            data = transpose.in_port(0).get_source()
-            if perm is None or data is None or not swaps_last_two([int(p) for p in perm.reshape(-1)]):
+            scaled = _scaled(source)
+            if scaled is not None:  # Transpose(y) * c: y * c, transposed by the flag
+                source, scale = scaled
+            data = _untransposed(source)
+            if data is None:
                 continue
             with rw.batch():
+                if scaled is not None:
+                    multiply = matmul.in_port(idx).get_source()
+                    assert multiply is not None
+                    data = rw.op(dataclasses.replace(multiply.node.op), data, scale, like=multiply.node)
                 matmul_op = dataclasses.replace(matmul_op, **{flag: not getattr(matmul_op, flag)})
                 rw.replace_op(matmul, matmul_op)
                 rw.set_input(matmul.in_port(idx), data)
             changed = True
         return changed
+
+
+def _untransposed(source: OutPort | None) -> OutPort | None:
+    """``y`` when ``source`` is ``Transpose(y, [.., -1, -2])``, else None."""
+    if source is None or not isinstance(source.node.op, Transpose):
+        return None
+    perm = source.node.in_port(1).data.get_value()
+    data = source.node.in_port(0).get_source()
+    if perm is None or data is None or not swaps_last_two([int(p) for p in perm.reshape(-1)]):
+        return None
+    return data
+
+
+def _scaled(source: OutPort | None) -> tuple[OutPort, OutPort] | None:
+    """(x, c) when ``source`` is ``Multiply(x, c)`` read only there, ``c`` a single-valued
+    constant of a rank no higher than x's (it scales x without broadcasting it): a scale
+    commutes with a transpose."""
+    if source is None or not isinstance(source.node.op, Multiply) or len(source.get_destinations()) != 1:
+        return None
+    node = source.node
+    if getattr(node.op, "auto_broadcast", "numpy") != "numpy":
+        return None
+    for x_idx, c_idx in ((0, 1), (1, 0)):
+        x, c = node.in_port(x_idx).get_source(), node.in_port(c_idx).get_source()
+        value = None if c is None else c.constant(shape_derived=False)
+        rank = None if x is None or x.data.shape is None else len(x.data.shape)
+        if x is not None and c is not None and value is not None and value.size == 1 and rank is not None \
+                and value.ndim <= rank and _untransposed(x) is not None:
+            return x, c
+    return None
