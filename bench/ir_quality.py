@@ -4,8 +4,8 @@ For each model the script converts with irconv (``convert_model`` + ``save_model
 fusing on, fp16 weight compression) and with OpenVINO's converter (``openvino.convert_model``
 + ``openvino.save_model``, defaults: fp16 compression), then prints per model:
 
-- the IR layer count (every ``<layer>``, Consts and decompression Converts included) and the
-  ``.bin`` size of each;
+- the IR layer count (every ``<layer>``, Consts and decompression Converts included; and
+  without the Consts) and the ``.bin`` size of each;
 - the CPU latency of both IRs measured side by side in this one process: both compiled with
   the LATENCY hint, warmed up, then run alternately for ``--iterations`` rounds on the same
   input; the median of each, and the median of the per-round irconv/ovc ratios (both runs of
@@ -212,9 +212,12 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
 
 
 # ----------------------------------------------------------------------------- measuring
-def layers_of(xml: Path) -> int:
+def layers_of(xml: Path) -> tuple[int, int]:
+    """Layers of the IR: all of them, and those that are not ``Const``."""
     layers = ET.parse(xml).getroot().find("layers")
-    return 0 if layers is None else len(layers)
+    if layers is None:
+        return 0, 0
+    return len(layers), sum(1 for layer in layers if layer.get("type") != "Const")
 
 
 def convert_both(model: Path, out: Path) -> tuple[Path, Path]:
@@ -276,9 +279,9 @@ def main() -> None:
         print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
               f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, {args.iterations} rounds, "
               f"CPU default precision {precision}")
-        print("| model | layers irconv | layers ovc | .bin MiB irconv | .bin MiB ovc | ms irconv | ms ovc "
-              "| latency ratio | max output diff |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("| model | layers irconv | layers ovc | w/o Const irconv | w/o Const ovc | .bin MiB irconv "
+              "| .bin MiB ovc | ms irconv | ms ovc | latency ratio | max output diff |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in args.models:
             model = BUILDERS[name](out)
             ours, theirs = convert_both(model, out)
@@ -290,7 +293,8 @@ def main() -> None:
             ms_ours, ms_theirs = (ms_ours + ms_ours_2) / 2, (ms_theirs + ms_theirs_2) / 2
             ratio = float(np.sqrt(ratio / inverse))
             mib = [p.with_suffix(".bin").stat().st_size / 2**20 for p in (ours, theirs)]
-            print(f"| {name} | {layers_of(ours)} | {layers_of(theirs)} | {mib[0]:.2f} | {mib[1]:.2f} "
+            (total, compute), (their_total, their_compute) = layers_of(ours), layers_of(theirs)
+            print(f"| {name} | {total} | {their_total} | {compute} | {their_compute} | {mib[0]:.2f} | {mib[1]:.2f} "
                   f"| {ms_ours:.2f} | {ms_theirs:.2f} | {ratio:.3f} | {diff:.1e} |", flush=True)
 
 

@@ -12,7 +12,7 @@ from irconv.graph.symbolic import broadcast_symbol_dim, input_symbols, symbolic_
 from irconv.ops import Op, Trait
 from irconv.pipeline import infer_graph
 from irconv.testing import GraphBuilder
-from irconv.types_symbols import Expr, sym, value_of
+from irconv.types_symbols import Expr, minimum, sym, value_of
 
 S, T = sym(("s",)), sym(("t",))
 
@@ -109,3 +109,11 @@ def test_broadcasting_two_different_symbols_proves_nothing():
     assert broadcast_symbol_dim(S, 5) == 5
     assert broadcast_symbol_dim(S, T) is None  # either may be 1 at run time
     assert broadcast_symbol_dim(sym(("u",), 2), sym(("v",), 2)) is not None  # neither can be 1
+
+
+def test_broadcasting_a_dim_with_its_own_minimum_gives_the_dim():
+    """``x + table[:s]`` of a 512-row table: valid only where ``min(s, 512)`` is ``s`` (or 1)."""
+    clipped = minimum(S, 512)
+    assert broadcast_symbol_dim(S, clipped) == S
+    assert broadcast_symbol_dim(clipped, S) == S
+    assert broadcast_symbol_dim(T, clipped) is None

@@ -6,9 +6,11 @@ import pytest
 from irconv.types_symbols import (
     Expr,
     FloorDiv,
+    Min,
     bounds,
     divide_exact,
     floor_divide,
+    minimum,
     product,
     sym,
     value_of,
@@ -75,3 +77,14 @@ def test_symbols_are_equal_by_key_whatever_their_bounds():
     assert sym(("k",), 1, 4) == sym(("k",))
     assert (B + S).symbols() == {B.as_symbol(), S.as_symbol()}
     assert floor_divide(B, 3).symbols() == {B.as_symbol()}
+
+
+def test_minimum_with_a_constant_is_decided_by_bounds_else_an_atom():
+    assert minimum(7, 512) == 7
+    assert minimum(sym(("p",), 0, 100), 512) == sym(("p",), 0, 100)  # never above the bound
+    assert minimum(sym(("q",), 600), 512) == 512  # never below it
+    clipped = minimum(S, 512)
+    assert isinstance(clipped, Expr) and isinstance(clipped.as_atom(), Min)
+    assert clipped == minimum(S, 512) and clipped != minimum(T, 512) and clipped != S
+    assert bounds(clipped) == (0, 512)
+    assert clipped.symbols() == {S.as_symbol()}

@@ -1,6 +1,7 @@
 """FuseClamp: fires on the forms exporters write and computes the same in OpenVINO;
 look-alikes are left untouched."""
 
+import numpy as np
 import pytest
 from irconv.testing import GraphBuilder
 from irconv_opset import Maximum, Minimum, ReLU
@@ -33,3 +34,17 @@ def test_clamp_by_a_tensor_is_left_alone(check_untouched):
         return b.graph
 
     check_untouched(build, FuseClamp())
+
+
+def test_integer_clamp(check_fuses):
+    """``clamp`` of integer positions (DeBERTa's relative-position buckets): exact bounds."""
+
+    def build():
+        b = GraphBuilder()
+        x = b.parameter("x", (3, 5), "i64")
+        bounded = b.op(Minimum(), b.op(Maximum(), x, b.const(np.int64(0))), b.const(np.int64(63)))
+        b.result(bounded, "y")
+        return b.graph
+
+    x = np.random.default_rng(0).integers(-100, 200, (3, 5))
+    check_fuses(build, FuseClamp(), gone=("Minimum", "Maximum"), present=("Clamp",), inputs={"x": x})

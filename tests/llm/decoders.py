@@ -7,13 +7,15 @@ returning ``logits`` and ``present.N.key/value``, as Hugging Face's ONNX exports
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-FAMILIES = ("llama", "qwen2", "phi3")
+FAMILIES = ("llama", "qwen2", "phi3", "gemma")
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,15 @@ def config(family: str, **overrides: Any) -> Any:
         eos_token_id=2,
         tie_word_embeddings=False,
     )
+    if family == "gemma":
+        common["head_dim"] = 16  # Gemma's default is 256, whatever the hidden size
     common.update(overrides)
-    classes = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config, "phi3": transformers.Phi3Config}
+    classes = {
+        "llama": transformers.LlamaConfig,
+        "qwen2": transformers.Qwen2Config,
+        "phi3": transformers.Phi3Config,
+        "gemma": transformers.GemmaConfig,
+    }
     return classes[family](**common)
 
 
@@ -113,7 +122,7 @@ def export_onnx(model: Any, path: Path, dynamo: bool = False) -> Decoder:
         **{name: {0: "batch", 2: "past"} for name in cache_names},
     }
     outputs = ["logits"] + [name.replace("past_key_values", "present") for name in cache_names]
-    with torch.no_grad():
+    with torch.no_grad(), traceable_masks():
         torch.onnx.export(
             ExplicitCache(),
             inputs,
@@ -125,6 +134,32 @@ def export_onnx(model: Any, path: Path, dynamo: bool = False) -> Decoder:
             **({"dynamic_shapes": _dynamic_shapes(layers), "optimize": True} if dynamo else {"dynamic_axes": dynamic}),
         )
     return decoder
+
+
+@contextmanager
+def traceable_masks() -> Iterator[None]:
+    """transformers' ``sdpa`` mask function, taking a traced query length.
+
+    Under ``torch.jit.trace`` (the TorchScript-based exporter) ``inputs_embeds.shape[1]`` is a
+    0-d tensor, which transformers 5.5 mistakes for the deprecated ``cache_position`` argument
+    and indexes (``IndexError``). The wrapper passes it the ``cache_position`` it expects,
+    ``arange(q_offset, q_offset + q_length)``, as optimum's exporter does."""
+    import torch
+    from transformers import masking_utils
+
+    mapping = masking_utils.AttentionMaskInterface._global_mapping
+    original = mapping["sdpa"]
+
+    def sdpa_mask(*args: Any, q_length: Any = None, q_offset: Any = 0, **kwargs: Any) -> Any:
+        if isinstance(q_length, torch.Tensor) and q_length.dim() == 0:
+            q_length = torch.arange(q_offset, q_offset + q_length)
+        return original(*args, q_length=q_length, q_offset=q_offset, **kwargs)
+
+    mapping["sdpa"] = sdpa_mask
+    try:
+        yield
+    finally:
+        mapping["sdpa"] = original
 
 
 def _dynamic_shapes(layers: int) -> dict[str, Any]:

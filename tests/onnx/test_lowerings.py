@@ -223,6 +223,20 @@ def test_tile_with_run_time_repeats(convert_and_compare) -> None:
     convert_and_compare(model, {"x": _f32(2, 3, 4), "r": np.array([3, 1, 2], np.int64)})
 
 
+def test_tile_repeating_one_axis_by_a_dim_stays_a_tile(convert_and_compare, tmp_path) -> None:
+    """``w.repeat(b, 1, 1)`` (DeBERTa's relative embeddings per batch row): the repeats are
+    computed from a shape, and only one of them can differ from 1."""
+    nodes = [
+        helper.make_node("Shape", ["y"], ["shape"], start=0, end=1),
+        helper.make_node("Concat", ["shape", "ones"], ["r"], axis=0),
+        helper.make_node("Tile", ["x", "r"], ["t"]),
+    ]
+    model = _model(nodes, [_in("x", [4, 5, 3]), _in("y", ["b", 2])], [_in("t", None)], [_c("ones", [1, 1])])
+    convert_and_compare(model, {"x": _f32(4, 5, 3), "y": _f32(3, 2)})
+    xml = tmp_path / "model.xml"  # what convert_and_compare wrote
+    assert 'type="Tile"' in xml.read_text() and 'type="Broadcast"' not in xml.read_text()
+
+
 # ------------------------------------------------------------------ TfIdfVectorizer
 @pytest.mark.parametrize(("mode", "shape", "grams"), [
     ("TF", [12], (1, 3)),

@@ -58,3 +58,59 @@ def test_a_reshape_target_as_long_as_a_dim_the_symbols_prove_converts(
     for shape in ((2, 3, 8), (1, 5, 8)):
         got = convert_and_compare(model, {"x": RNG.standard_normal(shape).astype(np.float32)})
         assert got["y"].ndim == 4 and got["heads"].shape == (*shape[:2], 2, 4)
+
+
+def _branch_on_lengths(other_length: str) -> Any:
+    """DeBERTa's ``if k.size(-2) != q.size(-2)``: an If on two sequence lengths whose then
+    branch (different lengths) gives a rank-3 tensor and else branch a rank-2 one; q and k
+    are projections of ``x``, ``other`` may be another input of length ``other_length``."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Unsqueeze", ["rel", "zero"], ["wide"])], "then", [],
+        [helper.make_tensor_value_info("wide", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([0], np.int64), "zero")],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Identity", ["rel"], ["same"])], "else", [],
+        [helper.make_tensor_value_info("same", TensorProto.FLOAT, None)],
+    )
+    nodes = [
+        _const("wq", RNG.standard_normal((8, 8)).astype(np.float32)),
+        helper.make_node("MatMul", ["x", "wq"], ["q"]),
+        helper.make_node("Relu", ["other"], ["k"]),
+        helper.make_node("Shape", ["q"], ["q_len"], start=-2, end=-1),
+        helper.make_node("Shape", ["k"], ["k_len"], start=-2, end=-1),
+        helper.make_node("Equal", ["k_len", "q_len"], ["same_length"]),
+        helper.make_node("Not", ["same_length"], ["differ"]),
+        helper.make_node("Squeeze", ["differ"], ["cond"]),
+        helper.make_node("Add", ["x", "x"], ["rel"]),
+        helper.make_node("If", ["cond"], ["picked"], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("MatMul", ["picked", "wq"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "branch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "s", 8]),
+         helper.make_tensor_value_info("other", TensorProto.FLOAT, ["n", other_length, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_an_if_on_lengths_the_symbols_prove_equal_is_its_else_branch(
+    convert_and_compare: Callable[..., dict[str, np.ndarray]], tmp_path: Any,
+) -> None:
+    model = _branch_on_lengths("s")
+    x = RNG.standard_normal((2, 3, 8)).astype(np.float32)
+    got = convert_and_compare(model, {"x": x, "other": RNG.standard_normal((2, 3, 8)).astype(np.float32)})
+    assert got["y"].shape == (2, 3, 8)
+    xml = (tmp_path / "model.xml").read_text()  # what convert_and_compare wrote
+    assert 'type="If"' not in xml and 'type="Equal"' not in xml
+
+
+def test_an_if_on_lengths_that_may_differ_stays(tmp_path: Any) -> None:
+    from irconv.api import convert_model
+
+    path = tmp_path / "branch.onnx"
+    onnx.save_model(_branch_on_lengths("t"), str(path))
+    graph = convert_model(path)
+    assert [n.type for n in graph.nodes() if n.type == "If"] == ["If"]

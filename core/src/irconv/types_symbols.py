@@ -3,7 +3,8 @@
 A :class:`Symbol` stands for one run-time dim value: two dims with the same symbol are equal
 at run time, whatever the input shapes. An :class:`Expr` is a polynomial of symbols with
 integer coefficients (sums and products), where an atom may also be ``expr // k`` for a
-constant ``k`` (a floor division that did not divide exactly). Expressions are kept in one
+constant ``k`` (a floor division that did not divide exactly) or ``min(expr, k)`` (a slice
+to a run-time stop of a dim ``k`` long). Expressions are kept in one
 canonical form, so equal expressions compare equal and hash alike; an expression without
 symbols is returned as a plain ``int``.
 
@@ -59,7 +60,22 @@ class FloorDiv:
         return str(self)
 
 
-Atom = Symbol | FloorDiv
+@dataclass(frozen=True, slots=True)
+class Min:
+    """``min(operand, bound)`` for a constant bound that the operand may exceed: the length
+    of ``x[:stop]`` for a run-time ``stop`` and a dim of ``x`` that is ``bound`` long."""
+
+    operand: Expr
+    bound: int
+
+    def __str__(self) -> str:
+        return f"min({self.operand}, {self.bound})"
+
+    def sort_key(self) -> str:
+        return str(self)
+
+
+Atom = Symbol | FloorDiv | Min
 Monomial = tuple[Atom, ...]  # sorted atoms, repeated for powers; () is the constant term
 
 
@@ -129,16 +145,26 @@ class Expr:
         """Every symbol the expression reads, inside floor divisions too."""
         found: set[Symbol] = set()
         for atom in self.atoms():
-            found |= {atom} if isinstance(atom, Symbol) else atom.numerator.symbols()
+            found |= {atom} if isinstance(atom, Symbol) else inner(atom).symbols()
         return found
 
     def as_symbol(self) -> Symbol | None:
         """The symbol when the expression is exactly one symbol."""
+        atom = self.as_atom()
+        return atom if isinstance(atom, Symbol) else None
+
+    def as_atom(self) -> Atom | None:
+        """The atom when the expression is exactly one atom."""
         if len(self.terms) == 1:
             m, c = self.terms[0]
-            if c == 1 and len(m) == 1 and isinstance(m[0], Symbol):
+            if c == 1 and len(m) == 1:
                 return m[0]
         return None
+
+
+def inner(atom: FloorDiv | Min) -> Expr:
+    """The expression a floor division or a minimum is taken of."""
+    return atom.numerator if isinstance(atom, FloorDiv) else atom.operand
 
 
 SymDim = int | Expr
@@ -207,6 +233,18 @@ def floor_divide(value: SymDim, divisor: int) -> SymDim:
     return Expr((((FloorDiv(value, divisor),), 1),))
 
 
+def minimum(value: SymDim, bound: int) -> SymDim:
+    """``min(value, bound)`` for a constant ``bound``: decided by ``value``'s bounds when
+    they allow, else a :class:`Min` atom."""
+    low, high = bounds(value)
+    if high is not None and high <= bound:
+        return value
+    if low >= bound:
+        return bound
+    assert isinstance(value, Expr)  # an int has equal bounds: decided above
+    return Expr((((Min(value, bound),), 1),))
+
+
 def divide_exact(numerator: SymDim, denominator: SymDim) -> SymDim | None:
     """``numerator / denominator`` when a monomial denominator divides every term exactly
     (a Reshape's -1: the element count over the other dims); None when not provable."""
@@ -257,6 +295,9 @@ def _monomial_bounds(m: Monomial) -> tuple[int, int | None]:
     for atom in m:
         if isinstance(atom, Symbol):
             a_lo, a_hi = atom.lower, atom.upper
+        elif isinstance(atom, Min):
+            n_lo, n_hi = bounds(atom.operand)
+            a_lo, a_hi = min(n_lo, atom.bound), atom.bound if n_hi is None else min(n_hi, atom.bound)
         else:
             n_lo, n_hi = bounds(atom.numerator)
             a_lo, a_hi = n_lo // atom.divisor, None if n_hi is None else n_hi // atom.divisor

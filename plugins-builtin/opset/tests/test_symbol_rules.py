@@ -16,6 +16,7 @@ from irconv_opset import (
     Divide,
     Equal,
     Gather,
+    GatherElements,
     MatMul,
     Maximum,
     Minimum,
@@ -214,3 +215,23 @@ def test_dims_of_inputs_with_one_name_are_one_symbol():
     (batch, length), (mask_batch, total), (other_batch, _) = (symbolic_shape(p) for p in (ids, mask, other))
     assert batch == mask_batch and length != total
     assert other_batch not in (batch, length, total)
+
+
+def test_a_slice_to_a_dim_of_a_longer_table_is_the_minimum_and_broadcasts_to_the_dim():
+    """BERT's ``position_ids[:, :seq]`` of a ``[1, 512]`` buffer, its embeddings added to the
+    tokens': the sum keeps the tokens' sequence symbol, and GatherElements the indices' dims."""
+    b = GraphBuilder()
+    tokens = b.parameter("tokens", (None, None, 8))
+    table = b.const(np.arange(512, dtype=np.int64)[None])
+    positions = b.op(
+        Slice(), table, b.const(np.array([0], np.int64)), _shape_piece(b, tokens, 1),
+        b.const(np.array([1], np.int64)), b.const(np.array([1], np.int64)),
+    )
+    picked = b.op(GatherElements(), table, positions)
+    embedded = b.op(Gather(), b.const(np.ones((512, 8), np.float32)), picked, b.const(np.int64(0)))
+    total = b.op(Add(), tokens, embedded)
+    infer_graph(b.graph)
+    seq = symbolic_shape(tokens)[1]
+    assert str(symbolic_shape(positions)[1]) == f"min({seq}, 512)"
+    assert symbolic_shape(picked) == symbolic_shape(positions)
+    assert symbolic_shape(total)[:2] == symbolic_shape(tokens)[:2]

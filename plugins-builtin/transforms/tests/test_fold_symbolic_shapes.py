@@ -11,7 +11,21 @@ import numpy as np
 from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
-from irconv_opset import Broadcast, Concat, Gather, MatMul, Maximum, ReLU, Reshape, ShapeOf, Transpose
+from irconv_opset import (
+    Broadcast,
+    Concat,
+    Gather,
+    MatMul,
+    Maximum,
+    Pad,
+    ReduceProd,
+    ReLU,
+    Reshape,
+    ShapeOf,
+    Slice,
+    Subtract,
+    Transpose,
+)
 from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
 
 RNG = np.random.default_rng(0)
@@ -217,3 +231,46 @@ def test_a_merge_of_moved_dims_gets_minus_one_for_the_one_dim_it_cannot_copy(tmp
     assert _targets(graph, "Reshape") == [([0, 4, -1, 4], True)]
     for batch, steps in (2, 3), (1, 1), (0, 3), (2, 0), (0, 0):
         _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((batch, 2, 2, steps, 4)).astype(np.float32)})
+
+
+def test_a_pad_by_computed_zeros_and_a_slice_of_the_whole_tensor_are_removed(tmp_path: Path) -> None:
+    """ONNX GatherElements' lowering pads the indices by ``data - indices`` extents and cuts
+    the result back to the indices' shape: for indices as large as the data, nothing."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 4))
+    y = b.op(MatMul(), x, b.const(RNG.standard_normal((4, 4)).astype(np.float32)))
+    other = b.op(MatMul(), x, b.const(RNG.standard_normal((4, 4)).astype(np.float32)))
+    zeros, ones = b.const(_i64(0, 0, 0)), b.const(_i64(1, 1, 1))
+    missing = b.op(Subtract(), b.op(ShapeOf(), other), b.op(ShapeOf(), y))
+    padded = b.op(Pad(), y, zeros, missing)
+    b.result(b.op(ReLU(), b.op(Slice(), padded, zeros, b.op(ShapeOf(), y), ones)), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    types = _types(graph)
+    assert types["Pad"] == 0 and types["Slice"] == 0
+    _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((2, 3, 4)).astype(np.float32)})
+
+
+def test_a_slice_from_one_stays() -> None:
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None, 4))
+    shape = b.op(ShapeOf(), x)
+    b.result(b.op(Slice(), x, b.const(_i64(1, 0, 0)), shape, b.const(_i64(1, 1, 1))), "y")
+    graph = b.graph
+    run_transform(graph, FoldSymbolicShapes())
+    assert _types(graph)["Slice"] == 1
+
+
+def test_a_flatten_to_rows_of_one_gets_a_constant_target(tmp_path: Path) -> None:
+    """``Flatten(axis=2)`` of a ``[b, s]`` mask: ``[b * s, -1]`` is ``[-1, 1]``, with the -1
+    given to the dim the symbols cannot copy and the static dim spelled out."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, None))
+    rows = b.op(ReduceProd(keep_dims=True), b.op(ShapeOf(), x), b.const(_i64(0)))
+    b.result(b.op(Reshape(), x, b.op(Concat(axis=0), rows, b.const(_i64(-1)))), "y")
+    graph = b.graph
+    before = emit_ir(graph, tmp_path / "before.xml")
+    assert run_transform(graph, FoldSymbolicShapes()) is True
+    assert _targets(graph, "Reshape") == [([-1, 1], True)]
+    _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})

@@ -12,7 +12,7 @@ from irconv import Graph, convert_model
 from irconv.testing import GraphBuilder, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import Add, Concat, Multiply, ReLU, Reshape, ShapeOf
-from irconv_transforms._fusion import FUSIONS
+from irconv_transforms._fusion import FUSIONS, LATE_FUSIONS
 from irconv_transforms.attention_mask_as_bias import AttentionMaskAsBias
 from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
 
@@ -69,7 +69,8 @@ def test_it_runs_after_every_fusion_of_the_plugin(installed_host) -> None:
     # Both run after every fusion FUSIONS lists; the mask's bias must still be merged.
     last = (MergeCommonSubexpressions.id, AttentionMaskAsBias.id)
     fusions = [tid for tid in plan if tid.startswith("fuse.") and tid not in last]
-    assert sorted(fusions) == sorted(FUSIONS)  # FUSIONS lists every other fusion of the plugin
+    # FUSIONS and LATE_FUSIONS list every other fusion of the plugin
+    assert sorted(fusions) == sorted((*FUSIONS, *LATE_FUSIONS))
     assert plan.index(MergeCommonSubexpressions.id) > max(plan.index(tid) for tid in (*fusions, AttentionMaskAsBias.id))
 
 

@@ -21,7 +21,20 @@ from typing import TYPE_CHECKING
 from irconv.graph.meta import MetaKey
 from irconv.ops.traits import Trait
 from irconv.types import MaybeShape
-from irconv.types_symbols import Expr, FloorDiv, Symbol, SymDim, SymShape, bounds, floor_divide, sym, value_of
+from irconv.types_symbols import (
+    Expr,
+    FloorDiv,
+    Min,
+    Symbol,
+    SymDim,
+    SymShape,
+    bounds,
+    floor_divide,
+    inner,
+    minimum,
+    sym,
+    value_of,
+)
 
 if TYPE_CHECKING:
     from irconv.graph import Graph, Node
@@ -73,15 +86,16 @@ class SymbolEqualities:
                     changed |= root != atom
                     term = term * Expr((((root,), 1),))
                 else:
-                    numerator = self.canonical(atom.numerator)
-                    changed |= numerator != atom.numerator
-                    term = term * (floor_divide(numerator, atom.divisor) if numerator != atom.numerator else _atom(atom))
+                    operand = self.canonical(inner(atom))
+                    changed |= operand != inner(atom)
+                    term = term * (_rebuilt(atom, operand) if operand != inner(atom) else Expr((((atom,), 1),)))
             total = total + term
         return total if changed else dim
 
 
-def _atom(atom: FloorDiv) -> Expr:
-    return Expr((((atom,), 1),))
+def _rebuilt(atom: FloorDiv | Min, operand: SymDim) -> SymDim:
+    """``atom`` of another operand."""
+    return floor_divide(operand, atom.divisor) if isinstance(atom, FloorDiv) else minimum(operand, atom.bound)
 
 
 SYMBOLIC_INPUTS: MetaKey[bool] = MetaKey(
@@ -286,10 +300,22 @@ def broadcast_symbol_dim(a: SymDim | None, b: SymDim | None) -> SymDim | None:
         return a
     if isinstance(b, int) and not isinstance(a, int):
         return b
+    if _at_most(a, b):
+        return b
+    if _at_most(b, a):
+        return a
     low_a, low_b = _lower(a), _lower(b)
     if low_a > 1 and low_b > 1:  # neither can be 1: they are equal at run time
         return a
     return None
+
+
+def _at_most(small: SymDim, large: SymDim) -> bool:
+    """``small`` is ``min(large, k)``: broadcasting the two gives ``large`` (equal when
+    ``large <= k``; else ``small`` is ``k`` and they broadcast only if ``k`` is 1, or not at
+    all)."""
+    atom = small.as_atom() if isinstance(small, Expr) else None
+    return isinstance(atom, Min) and atom.operand == large
 
 
 def _lower(dim: SymDim) -> int:

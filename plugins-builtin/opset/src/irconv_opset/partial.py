@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -193,6 +193,8 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
         return _selected(node, depth)
     if kind == "Broadcast" and getattr(node.op, "mode", "") in ("numpy", "bidirectional"):
         return _broadcast_symbolic(node, depth)
+    if kind in _REDUCTIONS:
+        return _reduced(node, depth)
     if kind in _ARITHMETIC and getattr(node.op, "auto_broadcast", "numpy") == "numpy":
         a = symbolic_value(node.in_port(0).get_source(), depth + 1)
         b = symbolic_value(node.in_port(1).get_source(), depth + 1)
@@ -200,6 +202,27 @@ def symbolic_value(port: OutPort | None, depth: int = 0) -> np.ndarray | None:
             return None
         return _elementwise(_ARITHMETIC[kind], a, b)
     return None
+
+
+#: Reductions of a shape vector to one element (``ReduceProd(shape[:k])``: a flatten's rows).
+_REDUCTIONS: dict[str, Callable[[Any, Any], Any]] = {"ReduceProd": lambda a, b: a * b, "ReduceSum": lambda a, b: a + b}
+
+
+def _reduced(node: Node, depth: int) -> np.ndarray | None:
+    """A reduction of a whole 1-D shape value (axis 0), when every element is known."""
+    vector = symbolic_value(node.in_port(0).get_source(), depth + 1)
+    axes = node.in_port(1).data.value if node.has_input(1) else None
+    if vector is None or vector.ndim != 1 or axes is None or [int(a) for a in np.asarray(axes).reshape(-1)] not in ([0], [-1]):
+        return None
+    from irconv.types_symbols import Expr
+
+    if any(not isinstance(v, (int, Expr)) for v in vector):
+        return None
+    combine = _REDUCTIONS[node.op.type]
+    total: object = 1 if node.op.type == "ReduceProd" else 0
+    for v in vector:
+        total = combine(total, v)
+    return _objects([total]) if getattr(node.op, "keep_dims", False) else _objects([total]).reshape(())
 
 
 def symbolic_elements(port: OutPort | None) -> list[object] | None:
@@ -260,10 +283,25 @@ def _selected(node: Node, depth: int) -> np.ndarray | None:
     return out
 
 
+def symbolic_condition(port: OutPort | None) -> np.ndarray | None:
+    """A boolean tensor as True/False/None (undecided) per element, as far as symbols decide
+    it (see ``_condition``); None when nothing is known."""
+    return _condition(port, 0)
+
+
+#: Boolean ops over decided elements (None: undecided).
+_LOGICAL = {
+    "LogicalAnd": lambda a, b: False if a is False or b is False else (True if a is True and b is True else None),
+    "LogicalOr": lambda a, b: True if a is True or b is True else (False if a is False and b is False else None),
+    "LogicalXor": lambda a, b: None if a is None or b is None else a is not b,
+}
+
+
 def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
-    """A boolean tensor as True/False/None (undecided) per element: a constant, or Equal of
-    symbolic values (equal expressions are equal; a sum of dims with positive coefficients
-    is never a negative constant)."""
+    """A boolean tensor as True/False/None (undecided) per element: a constant, Equal or
+    NotEqual of symbolic values (equal expressions are equal; a sum of dims with positive
+    coefficients is never a negative constant), and LogicalNot/And/Or/Xor, boolean Converts
+    and the ops that move elements (Squeeze, Reshape, ...) of such conditions."""
     if port is None or depth > MAX_DEPTH:
         return None
     data = port.data
@@ -272,13 +310,52 @@ def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
         flat[:] = [bool(v) for v in data.value.reshape(-1)]
         return flat.reshape(data.value.shape)
     node = port.node
-    if node.op.type != "Equal" or getattr(node.op, "auto_broadcast", "numpy") != "numpy":
+    kind = node.op.type
+    if not node.op.is_opset_op or port.idx != 0:
+        return None
+    if kind in ("LogicalNot", "Convert") and node.num_inputs() >= 1:
+        source = node.in_port(0).get_source()
+        if kind == "Convert" and (source is None or source.data.element_type != data.element_type):
+            return None  # only a boolean's copy (ONNX Cast to bool of a bool)
+        inner = _condition(source, depth + 1)
+        if inner is None or kind == "Convert":
+            return inner
+        return _unary(lambda c: None if c is None else not c, inner)
+    if kind in _MOVERS:
+        return _moved(port, depth, _condition)
+    if getattr(node.op, "auto_broadcast", "numpy") != "numpy":
+        return None
+    if kind in _LOGICAL:
+        a, b = (_condition(node.in_port(i).get_source(), depth + 1) for i in (0, 1))
+        return None if a is None or b is None else _elementwise_any(_LOGICAL[kind], a, b)
+    if kind not in ("Equal", "NotEqual"):
         return None
     a = symbolic_value(node.in_port(0).get_source(), depth + 1)
     b = symbolic_value(node.in_port(1).get_source(), depth + 1)
     if a is None or b is None:
         return None
-    return _elementwise(_equal, a, b)
+    equal = _elementwise(_equal, a, b)
+    if equal is None or kind == "Equal":
+        return equal
+    return _unary(lambda c: None if c is None else not c, equal)
+
+
+def _unary(kernel: Callable[[object], object], a: np.ndarray) -> np.ndarray:
+    result = np.frompyfunc(kernel, 1, 1)(a)
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
+
+
+def _elementwise_any(kernel: Callable[[object, object], object], a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``kernel`` over two object arrays of decided elements (True/False/None), broadcast."""
+    try:
+        result = np.frompyfunc(kernel, 2, 1)(a, b)
+    except ValueError:
+        return None
+    out = np.empty(np.shape(result), dtype=object)
+    out[...] = result
+    return out
 
 
 def _equal(a: object, b: object) -> object:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from irconv.graph.symbolic import broadcast_symbols, input_symbols, unify
-from irconv.types_symbols import Expr, SymDim, divide_exact, floor_divide, product
+from irconv.types_symbols import Expr, SymDim, divide_exact, floor_divide, minimum, product
 
 from irconv_opset.partial import symbolic_elements
 from irconv_opset.shapes import in_value, normalize_axes, normalize_axis
@@ -161,8 +161,7 @@ def broadcast(node: Node, mode: str) -> Answer:
     if data is None:
         return [None]
     if mode == "bidirectional":
-        out = broadcast_symbols(data, target)
-        return [_with_own_dims(node, data, out)]
+        return [_with_own_dims(node, data, broadcast_symbols(data, target))]
     padded = (1,) * (len(target) - len(data)) + tuple(data)
     out: list[SymDim | None] = []
     for t, d in zip(target, padded, strict=False):
@@ -248,18 +247,52 @@ def variadic_split(node: Node) -> Answer:
 
 def slice_(node: Node) -> Answer:
     """Slice-8: axes it does not slice keep their dims; an axis sliced from 0 to the end by 1
-    keeps its dim too; any other sliced axis is left to ``infer`` (static) or a fresh symbol."""
+    keeps its dim too; one sliced from 0 by 1 to a stop that is not negative has
+    ``min(stop, dim)`` elements (``position_ids[:, :seq]`` of a 512-long buffer) when one of
+    the two is a constant; any other sliced axis is left to ``infer`` (static) or a fresh
+    symbol."""
     data = input_symbols(node, 0)
-    start, stop, step = (_ints(node, i) for i in (1, 2, 3))
+    start, step = _ints(node, 1), _ints(node, 3)
+    stop = symbolic_elements(node.in_port(2).get_source()) if node.has_input(2) else None
     count = _len_of(node, 1)
     axes = _ints(node, 4) if node.has_input(4) else (None if count is None else list(range(count)))
     if data is None or axes is None:
         return [None]
     out: list[SymDim | None] = list(data)
     for i, axis in enumerate(normalize_axes(axes, len(data))):
-        whole = start is not None and stop is not None and step is not None
-        if not (whole and start[i] == 0 and stop[i] >= _TO_END and step[i] == 1):  # type: ignore[index]
+        if start is None or stop is None or step is None or start[i] != 0 or step[i] != 1:
             out[axis] = None
+        else:
+            out[axis] = _prefix(data[axis], _dim(stop[i]))
+    return [tuple(out)]
+
+
+def _prefix(dim: SymDim, stop: SymDim | None) -> SymDim | None:
+    """The length of ``x[:stop]`` along a dim ``dim`` long (None when not provable)."""
+    if stop is None:
+        return None
+    if isinstance(stop, int):
+        if stop >= _TO_END:
+            return dim
+        return None if stop < 0 else minimum(dim, stop)
+    if stop == dim:
+        return dim
+    if any(c < 0 for _, c in stop.terms):
+        return None  # may be negative: counted from the end
+    return minimum(stop, dim) if isinstance(dim, int) else None
+
+
+def pad(node: Node) -> Answer:
+    """Pad: each dim grows by its begin and end pads (known as shape values: ``data - indices``
+    extents of a computed padding)."""
+    data = input_symbols(node, 0)
+    begin, end = (symbolic_elements(node.in_port(i).get_source()) for i in (1, 2))
+    if data is None or begin is None or end is None or not len(data) == len(begin) == len(end):
+        return [None]
+    out: list[SymDim | None] = []
+    for d, b, e in zip(data, begin, end, strict=True):
+        before, after = _dim(b), _dim(e)
+        out.append(None if before is None or after is None else d + before + after)
     return [tuple(out)]
 
 

@@ -51,11 +51,16 @@ FUSIONS = (
     "fuse.linear_backward",
     "fuse.linear_forward",
     "fuse.merge_linear_chains",
+    "fuse.negative_into_subtract",
     "fuse.pad",
     "fuse.reshape_chain",
     "fuse.resnet_stride",
     "fuse.transpose_matmul_weights",
+    "fuse.transpose_through_reshapes",
 )
+#: Fusions that run after ``fold.symbolic_shapes`` and the LLM plugin's attention fusion,
+#: whose patterns need the ops these remove (a Transpose as ``K^T``).
+LATE_FUSIONS = ("fuse.transpose_into_matmul",)
 
 
 def fusing_enabled(ctx: TransformContext) -> bool:

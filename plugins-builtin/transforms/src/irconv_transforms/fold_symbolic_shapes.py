@@ -10,7 +10,8 @@ tensor (``irconv_opset.partial.symbolic_value``) this transform
   the same places, the same element type) at that first computation, so one ShapeOf serves
   each symbol source and ``fuse.merge_common_subexpressions`` then merges what is left;
 - removes a Reshape, Broadcast or Tile whose output has its data input's symbolic shape
-  (a broadcast to the shape the tensor already has);
+  (a broadcast to the shape the tensor already has), and so a Pad by zeros and a Slice
+  from 0 by 1 (computed pads and bounds that the symbols prove zero and whole);
 - gives a Reshape or Broadcast whose target is computed at run time a constant target that
   the op resolves to the same shape, where the symbols allow one: a Reshape keeps a data
   dim by a 0 (``special_zero``), a bidirectional Broadcast by a 1 (``view(b, s, -1, 16)``
@@ -40,6 +41,10 @@ from irconv_transforms._fusion import AFTER_LAYOUT, FUSIONS
 
 #: Ops that return their data input unchanged when the output shape equals the input's.
 _NO_OP_WHEN_SAME_SHAPE = frozenset({"Reshape", "Broadcast", "Tile"})
+#: Ops that do so when, besides, the inputs at these ports are all this value: a Pad by zeros
+#: (a 1-before-1-after crop and pad keeps the shape too, not the data), a Slice from 0 by 1
+#: (of the same length, so to the end).
+_NO_OP_WHEN_ZERO: dict[str, dict[int, int]] = {"Pad": {1: 0, 2: 0}, "Slice": {1: 0, 3: 1}}
 
 
 class FoldSymbolicShapes(Transform):
@@ -112,7 +117,8 @@ def _fold(graph: Graph, node: Node, port: OutPort, value: np.ndarray) -> None:
 
 
 def _drop_no_op(node: Node) -> bool:
-    if node.op.type not in _NO_OP_WHEN_SAME_SHAPE or not node.has_input(0):
+    kind = node.op.type
+    if kind not in _NO_OP_WHEN_SAME_SHAPE and kind not in _NO_OP_WHEN_ZERO or not node.has_input(0):
         return False
     source = node.in_port(0).get_source()
     out = node.out_port(0)
@@ -121,7 +127,18 @@ def _drop_no_op(node: Node) -> bool:
     before, after = symbolic_shape(source), symbolic_shape(out)
     if before is None or after is None or before != after:
         return False
+    if kind in _NO_OP_WHEN_ZERO and not _all_inputs(node, _NO_OP_WHEN_ZERO[kind]):
+        return False
     out.get_connection().set_source(source)
+    return True
+
+
+def _all_inputs(node: Node, wanted: dict[int, int]) -> bool:
+    """Every element of input ``i`` is ``wanted[i]``, by the symbols (a computed pad of 0)."""
+    for idx, value in wanted.items():
+        elements = symbolic_value(node.in_port(idx).get_source()) if node.has_input(idx) else None
+        if elements is None or any(not isinstance(e, int) or e != value for e in elements.reshape(-1)):
+            return False
     return True
 
 
@@ -154,7 +171,8 @@ def _constant_target(graph: Graph, node: Node) -> bool:
 def _reshape_target(node: Node, data: tuple[object, ...], out: tuple[object, ...]) -> list[int] | None:
     """Per output dim: 0 where it is the data's dim at the same index, its value where static,
     -1 where the op's target says -1 or, when it says none, for the one dim that is neither
-    (the element count decides it); None when that does not cover every dim."""
+    (the element count decides it; a -1 whose dim is static gives way to that one, spelled
+    as its value); None when that does not cover every dim."""
     pattern = symbolic_value(node.in_port(1).get_source())
     if pattern is None or pattern.ndim != 1 or len(pattern) != len(out):
         return None
@@ -173,6 +191,10 @@ def _reshape_target(node: Node, data: tuple[object, ...], out: tuple[object, ...
             target.append(dim)
         else:
             target.append(None)
+    if target.count(None) == 1 and -1 in target:  # the -1's dim is static: spell it, -1 the other
+        minus = target.index(-1)
+        if isinstance(out[minus], int) and out[minus] > 0:  # type: ignore[operator]
+            target[minus] = out[minus]  # type: ignore[call-overload]
     if target.count(None) == 1 and -1 not in target:
         target[target.index(None)] = -1
     return None if None in target else target  # type: ignore[return-value]  # ints only here
@@ -185,7 +207,7 @@ def _broadcast_target(data: tuple[object, ...], out: tuple[object, ...]) -> list
     padded = (1,) * (len(out) - len(data)) + tuple(data)
     target: list[int] = []
     for before, after in zip(padded, out, strict=True):
-        if after == before or isinstance(after, int) and value_of(before) == after:
+        if after == before or isinstance(after, int) and isinstance(before, (int, Expr)) and value_of(before) == after:
             target.append(1)  # the data's dim (a static one too: the IR stays reshapeable)
         elif isinstance(after, int):
             target.append(after)

@@ -2,25 +2,38 @@
 
 from __future__ import annotations
 
-from irconv import Match, Rewriter, any_, op
+from irconv import Match, Node, Pat, Rewriter, any_, const, op
 from irconv_opset import Clamp, Maximum, Minimum, ReLU
 
-from irconv_transforms._fusion import Fusion, float_const, keeps_shape, uniform
+from irconv_transforms._fusion import Fusion, keeps_shape, uniform
 
 _X = any_("x")
+#: Clamp's bounds are f64 attributes: integer bounds beyond this would not be exact.
+_EXACT_INTEGERS = 2**53
+
+
+def number_const(bind: str) -> Pat:
+    """A floating or integer constant (``clamp`` of positions and bucket indices is integer)."""
+
+    def numeric(node: Node) -> bool:
+        value = node.out_port(0).constant(shape_derived=False)
+        return value is not None and value.dtype.kind in "fiu"
+
+    return const(bind, where=numeric)
 
 
 class FuseClamp(Fusion):
     """``min(max(x, lo), hi)``, ``max(min(x, hi), lo)`` (lo <= hi) and ``min(relu(x), hi)``
-    (hi >= 0), with scalar floating constants -> Clamp(x, lo, hi)."""
+    (hi >= 0), with scalar floating or integer constants -> Clamp(x, lo, hi) (for integers
+    the IR's Clamp clips to ``ceil(lo)``, ``floor(hi)``: the integer bounds themselves)."""
 
     id = "fuse.clamp"
     pattern = (
-        op(Minimum, op(Maximum, _X, float_const("lo"), commutative=True, single_use=True), float_const("hi"),
+        op(Minimum, op(Maximum, _X, number_const("lo"), commutative=True, single_use=True), number_const("hi"),
            bind="root", commutative=True),
-        op(Maximum, op(Minimum, _X, float_const("hi"), commutative=True, single_use=True), float_const("lo"),
+        op(Maximum, op(Minimum, _X, number_const("hi"), commutative=True, single_use=True), number_const("lo"),
            bind="root", commutative=True),
-        op(Minimum, op(ReLU, _X, single_use=True), float_const("hi"), bind="root", commutative=True),
+        op(Minimum, op(ReLU, _X, single_use=True), number_const("hi"), bind="root", commutative=True),
     )
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
@@ -32,6 +45,8 @@ class FuseClamp(Fusion):
                 continue
             value = match.constant(name)
             if value is None or not keeps_shape(value, x):
+                return False
+            if value.dtype.kind in "iu" and abs(int(value.reshape(-1)[0])) > _EXACT_INTEGERS:
                 return False
             bounds.append(uniform(value))
         lo, hi = bounds

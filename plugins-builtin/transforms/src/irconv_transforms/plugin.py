@@ -22,6 +22,7 @@ def declare_options() -> Sequence[Option[Any]]:
 def middle_transform() -> list[Transform]:
     from irconv_transforms.attention_mask_as_bias import AttentionMaskAsBias
     from irconv_transforms.decompose_batch_norm import DecomposeBatchNorm
+    from irconv_transforms.fold_decided_if import FoldDecidedIf
     from irconv_transforms.fold_symbolic_shapes import FoldSymbolicShapes
     from irconv_transforms.fuse_clamp import FuseClamp
     from irconv_transforms.fuse_flatten_reshape import FuseFlattenReshape
@@ -35,18 +36,22 @@ def middle_transform() -> list[Transform]:
     from irconv_transforms.fuse_linear_forward import FuseLinearForward
     from irconv_transforms.fuse_mish import FuseMish
     from irconv_transforms.fuse_mvn import FuseMvn
+    from irconv_transforms.fuse_negative_into_subtract import FuseNegativeIntoSubtract
     from irconv_transforms.fuse_normalize_l2 import FuseNormalizeL2
     from irconv_transforms.fuse_pad import FusePad
     from irconv_transforms.fuse_reshape_chain import FuseReshapeChain
     from irconv_transforms.fuse_scaled_dot_product_attention import FuseScaledDotProductAttention
     from irconv_transforms.fuse_softplus import FuseSoftPlus
     from irconv_transforms.fuse_swish import FuseSwish
+    from irconv_transforms.fuse_transpose_into_matmul import FuseTransposeIntoMatMul
+    from irconv_transforms.fuse_transpose_through_reshapes import FuseTransposeThroughReshapes
     from irconv_transforms.merge_common_subexpressions import MergeCommonSubexpressions
     from irconv_transforms.merge_linear_chains import MergeLinearChains
     from irconv_transforms.optimize_resnet_strides import OptimizeResnetStrides
     from irconv_transforms.transpose_matmul_weights import TransposeMatMulWeights
 
     return [
+        FoldDecidedIf(),
         FuseClamp(),
         FuseSoftPlus(),
         FuseMish(),
@@ -57,6 +62,7 @@ def middle_transform() -> list[Transform]:
         FuseGeluTanh(),
         FuseLeakyRelu(),
         FuseNormalizeL2(),
+        FuseNegativeIntoSubtract(),
         FuseMvn(),
         FuseScaledDotProductAttention(),
         DecomposeBatchNorm(),
@@ -69,7 +75,9 @@ def middle_transform() -> list[Transform]:
         TransposeMatMulWeights(),
         FuseFlattenReshape(),
         FuseReshapeChain(),
+        FuseTransposeThroughReshapes(),
         FoldSymbolicShapes(),
+        FuseTransposeIntoMatMul(),
         AttentionMaskAsBias(),
         MergeCommonSubexpressions(),
     ]

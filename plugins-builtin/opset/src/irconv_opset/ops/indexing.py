@@ -192,6 +192,9 @@ class GatherElements(Op):
         require_integer(node, 1, "indices")
         set_output(node, 0, in_shape(node, 1), in_type(node, 0))
 
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.same_as_input(node, 1)  # the indices' shape
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         data, indices = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
         axis = normalize_axis(self.axis, data.ndim)
@@ -210,6 +213,9 @@ class _LikeData:
         require_integer(node, 1, "indices")
         require_same_type(node, 0, 2, "updates")
         set_output(node, 0, in_shape(node, 0), in_type(node, 0))
+
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.same_as_input(node, 0)
 
 
 @dataclass(eq=False)

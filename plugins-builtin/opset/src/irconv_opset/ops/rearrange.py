@@ -276,6 +276,9 @@ class Pad(Op):
             out = tuple(None if d is None else d + int(b[i]) + int(e[i]) for i, d in enumerate(shape))
         set_output(node, 0, out, in_type(node, 0))
 
+    def infer_symbols(self, node: Node) -> symbol_rules.Answer:
+        return symbol_rules.pad(node)
+
     def evaluate(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         x = np.asarray(inputs[0])
         begin, end = (np.asarray(v).reshape(-1).astype(int) for v in inputs[1:3])

@@ -56,6 +56,7 @@ from irconv_opset import (
     VariadicSplit,
 )
 from irconv_opset.build import rank_of, shape_of
+from irconv_opset.partial import symbolic_elements
 
 from irconv_onnx.extractors._common import UNSQUEEZE_DYNAMIC_AXES_OPS, node_inputs, unsqueeze_dynamic_axes
 from irconv_onnx.extractors._optional import HANDLED, computed, constant, with_defaults
@@ -224,11 +225,13 @@ def _expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
 @extractor("onnx", "Tile", versions=(6, None),
            produces=[Tile, Broadcast, ShapeOf, Convert, Concat, Unsqueeze, Reshape, Multiply])
 def _tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Tile; with run-time repeats (which the CPU plugin gets wrong) a Broadcast instead:
-    ``[d0, d1, ...]`` viewed as ``[1, d0, 1, d1, ...]``, broadcast to ``[r0, d0, r1, d1, ...]``
-    and merged back to ``[r0 * d0, r1 * d1, ...]``."""
+    """Tile; with run-time repeats (the CPU plugin's Tile gives wrong values when three axes
+    or more repeat) a Broadcast instead: ``[d0, d1, ...]`` viewed as ``[1, d0, 1, d1, ...]``,
+    broadcast to ``[r0, d0, r1, d1, ...]`` and merged back to ``[r0 * d0, r1 * d1, ...]``.
+    Run-time repeats known to repeat one axis at most (``repeat(b, 1, 1)``: the other
+    repeats are 1 by the symbols) stay a Tile."""
     rank = ctx.input_rank(0)
-    if ctx.input_value(1) is not None or rank is None:
+    if ctx.input_value(1) is not None or rank is None or _repeats_one_axis(ctx.input(1)):
         return [ctx.op(Tile(), *node_inputs(ctx))]
     shape = shape_of(ctx, ctx.input(0))
     repeats = ctx.op(Convert(destination_type=ElementType.i64), ctx.input(1), suffix="repeats")
@@ -242,6 +245,12 @@ def _tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
                     suffix="spread")
     copies = ctx.op(Broadcast(), spread, interleave(repeats, "copies_shape"), suffix="copies")
     return [ctx.op(Reshape(special_zero=False), copies, ctx.op(Multiply(), repeats, shape, suffix="tiled_shape"))]
+
+
+def _repeats_one_axis(repeats: OutPort) -> bool:
+    """Whether every element of the run-time ``repeats`` but one at most is known to be 1."""
+    elements = symbolic_elements(repeats)
+    return elements is not None and sum(1 for e in elements if not (isinstance(e, int) and e == 1)) <= 1
 
 
 _PAD_MODES = ("constant", "reflect", "edge")

@@ -15,9 +15,8 @@ from irconv.frontend import aliases
 from irconv.graph import Node, OutPort
 from irconv.ops import Result
 from irconv_opset import If, Loop
+from irconv_opset.inline import inline_graph
 from irconv_opset.ops.control_flow import BackEdge, BodyInput, BodyOutput
-
-from irconv_tf.subgraph import inline_graph
 
 
 def _while(node: Node, ctx: ExtractContext) -> list[OutPort]:

@@ -1,4 +1,5 @@
-"""Copying an extracted body graph into another graph (a While condition used twice)."""
+"""Copying a body graph into another graph: a TF While condition used twice, the chosen
+branch of an If whose condition is decided."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ from irconv.graph import Graph, OutPort
 from irconv.ops import Const, Parameter, Result
 
 
-def inline_graph(source: Graph, target: Graph, inputs: Sequence[OutPort], prefix: str) -> list[OutPort]:
-    """Copy ``source`` into ``target`` with its Parameters (in order) replaced by ``inputs``.
+def inline_graph(source: Graph, target: Graph, inputs: Sequence[OutPort | None], prefix: str) -> list[OutPort]:
+    """Copy ``source`` into ``target`` with its Parameters (in order) replaced by ``inputs``
+    (None for a parameter nothing in ``source`` reads).
 
     Returns the ports that feed ``source``'s Results, in order.
     """
     ports: dict[tuple[int, int], OutPort] = {}
     for parameter, port in zip(source.parameters(), inputs, strict=True):
-        ports[(parameter.id, 0)] = port
+        if port is not None:
+            ports[(parameter.id, 0)] = port
     for node in source.topological_order():
         if isinstance(node.op, (Parameter, Result)):
             continue
