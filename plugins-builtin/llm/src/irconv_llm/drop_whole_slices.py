@@ -15,7 +15,7 @@ def _whole(item: object, length: int | None) -> bool:
         return True  # an axis the Slice does not list
     if not isinstance(item, slice) or item.step != 1:
         return False
-    start, stop = item.start, item.stop
+    start, stop = int(item.start), int(item.stop)
     if length is None:
         return start == 0 and stop >= OPEN_END
     return (start == 0 or start <= -length) and stop >= length
