@@ -122,6 +122,20 @@ def as_f32(weights: Weights) -> np.ndarray:
     return np.ascontiguousarray(narrow_float.widen(weights), np.float32)
 
 
+def as_f32_into(weights: Weights, out: np.ndarray) -> np.ndarray:
+    """``as_f32(weights)`` written into ``out`` (f32, ``weights``' shape): no temporary when
+    ``weights`` is f32, f16 or bf16, or an f32 product of them; returns ``out``."""
+    if isinstance(weights, DeferredProduct):
+        if weights.dtype != np.float32:  # a product rounded to a narrower type: as materialized
+            np.copyto(out, as_f32(weights))
+            return out
+        return weights.compute_into(out)
+    if narrow_float.is_narrow_float_array(weights):
+        return narrow_float.to_float32(weights, out=out)
+    np.copyto(out, weights, casting="same_kind")
+    return out
+
+
 def mapped_base(weights: Weights) -> np.ndarray:
     """The array whose memory ``weights`` reads (to prefetch or release its pages)."""
     return weights.base if isinstance(weights, DeferredProduct) else weights
@@ -194,25 +208,43 @@ def _block_params(
     importance: np.ndarray | None,
     refine: bool,
 ) -> BlockParams:
-    """The scale among the narrowed ranges with the smallest (weighted) squared error, per group."""
+    """The scale among the narrowed ranges with the smallest (weighted) squared error, per
+    group (data-free: ``range_search``, the same choice in fewer passes)."""
+    if importance is None and not refine:
+        from irconv_transforms.weight_compression.range_search import search_rows
+
+        return search_rows(weights, start, stop, scheme, scale_dtype)
     groups = scheme.groups(weights.shape[1])
     block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
-    scale = np.empty((stop - start, groups, 1), np.float32)
-    zero_point = None if scheme.symmetric else np.empty((stop - start, groups, 1), np.int16)
-    best_error = np.full((stop - start, groups, 1), np.inf)
-    for narrowing in _narrowings(scheme):
-        block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
-        group_error = squared_error(block, block_scale, block_zero, scheme, importance)
-        better = ~(group_error >= best_error)  # a NaN group takes some scale all the same
-        np.copyto(scale, block_scale, where=better)
-        if zero_point is not None and block_zero is not None:
-            np.copyto(zero_point, block_zero, where=better)
-        np.minimum(group_error, best_error, out=best_error)
+    scale, zero_point, best_error = narrowed_search(block, scheme, scale_dtype, importance)
     if refine:
         from irconv_transforms.weight_compression.scale_estimation import refine_scales
 
         scale, zero_point, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
     return BlockParams(scale, zero_point, best_error)
+
+
+def narrowed_search(
+    block: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type, importance: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Per group of ``block`` ``[rows, groups, g]``, the scale (and zero point) among the
+    narrowed ranges with the smallest (weighted) squared error, and that error (f64): the
+    first such range on a tie."""
+    shape = (*block.shape[:2], 1)
+    scale = np.empty(shape, np.float32)
+    zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
+    best_error = np.full(shape, np.inf)
+    bounds = group_bounds(block, scheme)
+    for index, narrowing in enumerate(narrowings(scheme)):
+        block_scale, block_zero = narrowed_scale(bounds, scheme, narrowing, scale_dtype)
+        group_error = squared_error(block, block_scale, block_zero, scheme, importance)
+        # the first range's scale to start with, then any better one (a NaN error counts as better)
+        better = ~(group_error >= best_error) | (index == 0)
+        np.copyto(scale, block_scale, where=better)
+        if zero_point is not None and block_zero is not None:
+            np.copyto(zero_point, block_zero, where=better)
+        np.minimum(group_error, best_error, out=best_error)
+    return scale, zero_point, best_error
 
 
 def squared_error(
@@ -236,7 +268,7 @@ def squared_error(
     return error
 
 
-def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
+def narrowings(scheme: Scheme) -> list[tuple[float, float]]:
     """The (low, high) shares of a group's range tried: 4-bit symmetric ranges narrowed
     alike, asymmetric ones at either end."""
     shares = SHRINKS if scheme.bits == 4 else SHRINKS_8BIT
@@ -245,16 +277,25 @@ def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
     return [(low, high) for low in shares for high in shares]
 
 
-def _range_scale(
-    block: np.ndarray, scheme: Scheme, narrowing: tuple[float, float], scale_dtype: np.dtype | type
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Scales (and zero points) mapping each group's range, narrowed to ``narrowing``'s shares
-    at its low and high ends, onto the levels."""
+def group_bounds(block: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of ``block`` ``[rows, groups, g]``, the ends of its range (``[rows, groups,
+    1]``): symmetric, the value of largest magnitude (the first one, sign included) twice;
+    asymmetric, the smallest and the largest value."""
     if scheme.symmetric:
         extreme = np.take_along_axis(block, np.abs(block).argmax(-1)[..., None], -1)
-        return stored_scale(extreme * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
-    low = block.min(-1, keepdims=True) * np.float32(narrowing[0])
-    high = block.max(-1, keepdims=True) * np.float32(narrowing[1])
+        return extreme, extreme
+    return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
+
+
+def narrowed_scale(
+    bounds: tuple[np.ndarray, np.ndarray], scheme: Scheme, narrowing: tuple[float, float], scale_dtype: np.dtype | type
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scales (and zero points) mapping each group's range (``group_bounds``), narrowed to
+    ``narrowing``'s shares at its low and high ends, onto the levels."""
+    if scheme.symmetric:
+        return stored_scale(bounds[0] * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
+    low = bounds[0] * np.float32(narrowing[0])
+    high = bounds[1] * np.float32(narrowing[1])
     scale = stored_scale((high - low) / np.float32(scheme.high), scale_dtype)
     return scale, np.clip(np.rint(-low / scale), 0, scheme.high).astype(np.int16)
 

@@ -1,0 +1,149 @@
+"""The data-free range search (``quantize.narrowed_search``) in fewer passes over the weights.
+
+``narrowed_search`` tries each narrowed range of every group in turn: the levels under
+that range's scale, their squared errors, the errors summed in f64 and compared with the
+best so far. Each range costs a sweep of NumPy passes over the block, and each pass
+allocates a block-sized temporary. Here a block of rows is cut into chunks that stay in a
+core's cache, each widened once into a buffer kept for the block; the ends of each
+group's range are found once for all the ranges; and each range's squared errors (the
+same f32 values) are summed by one ``einsum`` in f32, without a squared array.
+
+An f32 sum of ``n`` non-negative terms (products rounded or fused) is within a relative
+``(n + 1) * 2**-24`` of their exact sum, as is the f64 sum of the rounded squares within
+``2**-24``. A group whose best range's estimate is below every other range's by more
+than twice that bound takes that range, which is the one ``narrowed_search`` takes; the
+few groups where two estimates come closer (ties, a group of zeros, non-finite values)
+are searched again by ``narrowed_search`` itself. The scales and zero points are the same
+bit for bit; a group's error is the f32 estimate, within that relative bound of the f64
+sum (sums longer than ``SPAN`` values are split into parts of ``SPAN`` or fewer whose f32
+sums are added in f64, so the bound stays that of ``SPAN`` terms).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irconv_transforms.weight_compression.quantize import (
+    BlockParams,
+    Scheme,
+    Weights,
+    as_f32_into,
+    narrowed_scale,
+    narrowed_search,
+    narrowings,
+    rows_of,
+)
+
+#: Values per chunk: its f32 values and work array (512 KiB each) stay in a core's cache,
+#: and NumPy's per-call cost stays small next to the chunk's work.
+CHUNK_VALUES = 1 << 17
+#: Longest run of values summed in f32 (longer groups are summed in parts).
+SPAN = 256
+#: How far below the next estimate the best one must be, in units of the sum's bound.
+MARGIN = 2.0
+
+
+def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_dtype: np.dtype | type) -> BlockParams:
+    """``narrowed_search`` over rows ``start:stop`` of ``weights`` ``[rows, cols]``."""
+    rows, cols = stop - start, weights.shape[1]
+    groups = scheme.groups(cols)
+    size = cols // groups
+    shape = (rows, groups, 1)
+    scale = np.empty(shape, np.float32)
+    zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
+    error = np.empty(shape, np.float64)
+    step = max(1, CHUNK_VALUES // max(cols, 1))
+    values = np.empty(min(rows, step) * cols, np.float32)
+    work = np.empty_like(values)
+    for first in range(0, rows, step):
+        last = min(rows, first + step)
+        count = (last - first) * cols
+        block = as_f32_into(rows_of(weights, start + first, start + last), values[:count].reshape(last - first, cols))
+        chunk = _search(block.reshape(-1, size), work[:count].reshape(-1, size), scheme, scale_dtype)
+        scale[first:last] = chunk.scale.reshape(last - first, groups, 1)
+        if zero_point is not None and chunk.zero_point is not None:
+            zero_point[first:last] = chunk.zero_point.reshape(last - first, groups, 1)
+        error[first:last] = chunk.error.reshape(last - first, groups, 1)
+    return BlockParams(scale, zero_point, error)
+
+
+def _search(block: np.ndarray, work: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type) -> BlockParams:
+    """The choice of ``narrowed_search`` for the groups ``block`` ``[groups, g]`` (f32;
+    ``work`` a scratch array of its shape); results shaped ``[groups, 1]``."""
+    count, size = block.shape
+    tried = narrowings(scheme)
+    bounds = _bounds(block, work, scheme)
+    estimates = np.empty((len(tried), count), np.float32)
+    scales = np.empty((len(tried), count, 1), np.float32)
+    zeros = None if scheme.symmetric else np.empty((len(tried), count, 1), np.int16)
+    span = _span(size)
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
+        for index, narrowing in enumerate(tried):
+            scale, zero = narrowed_scale(bounds, scheme, narrowing, scale_dtype)  # type: ignore[arg-type]
+            scales[index] = scale
+            if zeros is not None and zero is not None:
+                zeros[index] = zero
+            _level_errors(block, scale, zero, scheme, work)
+            _square_sums(work, span, estimates[index])
+        best = estimates.argmin(0)
+        picked = np.arange(count)
+        lowest = estimates[best, picked]
+        bound = np.float32(MARGIN * (span + 1) * 2.0**-24)
+        tiny = np.float32(size * 2.0**-140)  # products and sums that underflow
+        close = estimates - lowest <= bound * (estimates + lowest) + tiny
+    unsure = np.flatnonzero((close.sum(0) != 1) | ~np.isfinite(estimates).all(0))
+    scale = scales[best, picked]
+    zero_point = None if zeros is None else zeros[best, picked]
+    error = lowest.astype(np.float64)[:, None]
+    if unsure.size:
+        again = narrowed_search(block[unsure][:, None, :], scheme, scale_dtype)
+        scale[unsure] = again[0][:, 0]
+        if zero_point is not None and again[1] is not None:
+            zero_point[unsure] = again[1][:, 0]
+        error[unsure] = again[2][:, 0]
+    return BlockParams(scale, zero_point, error)
+
+
+def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
+    """``quantize.group_bounds`` of ``block`` ``[groups, g]`` (``work``: scratch), shaped
+    ``[groups, 1]``."""
+    if scheme.symmetric:
+        np.abs(block, out=work)
+        extreme = np.take_along_axis(block, work.argmax(-1)[:, None], -1)
+        return extreme, extreme
+    return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
+
+
+def _level_errors(
+    block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme, out: np.ndarray
+) -> None:
+    """``dequantized - block`` into ``out``: the f32 values ``quantize.squared_error`` squares."""
+    np.divide(block, scale, out=out)
+    np.rint(out, out=out)
+    if zero_point is not None:
+        out += zero_point
+    np.clip(out, scheme.low, scheme.high, out=out)
+    if zero_point is not None:
+        out -= zero_point
+    out *= scale
+    out -= block
+
+
+def _span(size: int) -> int:
+    """Values summed in f32 at a time: all of a group's, or the largest divisor of its size
+    up to ``SPAN`` (the whole group when it has none above a sixteenth of that)."""
+    if size <= SPAN:
+        return size
+    divisor = next(d for d in range(SPAN, 0, -1) if size % d == 0)
+    return divisor if divisor >= SPAN // 16 else size
+
+
+def _square_sums(errors: np.ndarray, span: int, out: np.ndarray) -> None:
+    """Per row of ``errors`` ``[groups, g]``, the sum of its squares (f32, into ``out``)."""
+    count, size = errors.shape
+    if span == size:
+        np.einsum("ij,ij->i", errors, errors, out=out)
+        return
+    parts = errors.reshape(count, size // span, span)
+    partial = np.einsum("ijk,ijk->ij", parts, parts)
+    out[:] = partial.sum(-1, dtype=np.float64)
