@@ -38,6 +38,9 @@ SHRINKS = (1.0, 0.95, 0.9, 0.85, 0.8)
 SHRINKS_8BIT = (1.0, 0.995)
 #: Weight values read per block of rows (a few MiB of f32).
 ROWS_BLOCK_VALUES = 1 << 20
+#: Values a block is worked on at a time: its f32 values and a work array (512 KiB each)
+#: stay in a core's cache, and NumPy's per-call cost stays small next to the work.
+CHUNK_VALUES = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -313,9 +316,13 @@ def stored_scale(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     return stored.astype(np.float32, copy=False)
 
 
-def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
-    """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers)."""
-    levels: np.ndarray = np.rint(block / scale)
+def quantize_block(
+    block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers), into ``out``
+    (which may be ``block``) when given."""
+    levels: np.ndarray = np.divide(block, scale, out=out)
+    np.rint(levels, out=levels)
     if zero_point is not None:
         levels += zero_point
     np.clip(levels, scheme.low, scheme.high, out=levels)
@@ -359,11 +366,20 @@ class DeferredQuantized:
         return self.size * self.dtype.itemsize
 
     def compute_into(self, out: np.ndarray) -> np.ndarray:
-        rows = self.weights.shape[0]
-        block = as_f32(self.weights).reshape(rows, self.params.groups, -1)
-        levels = quantize_block(block, self.params.scale, self.params.zero_point, self.params.scheme)
-        target = out[out.dtype.names[0]] if out.dtype.names else out
-        np.copyto(target, levels.reshape(target.shape), casting="unsafe")
+        """The levels written into ``out`` (C order, ``shape`` and ``dtype``), a chunk of rows
+        at a time through one f32 buffer."""
+        rows, cols = self.weights.shape
+        params = self.params
+        target = (out[out.dtype.names[0]] if out.dtype.names else out).reshape(rows, params.groups, -1)
+        step = max(1, CHUNK_VALUES // max(cols, 1))
+        values = np.empty(min(rows, step) * cols, np.float32)
+        for first in range(0, rows, step):
+            last = min(rows, first + step)
+            block = values[: (last - first) * cols].reshape(last - first, params.groups, -1)
+            as_f32_into(rows_of(self.weights, first, last), block.reshape(last - first, cols))
+            zero_point = None if params.zero_point is None else params.zero_point[first:last]
+            quantize_block(block, params.scale[first:last], zero_point, params.scheme, out=block)
+            np.copyto(target[first:last], block, casting="unsafe")
         return out
 
     def materialize(self) -> np.ndarray:

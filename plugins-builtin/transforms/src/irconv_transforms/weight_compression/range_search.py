@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from irconv_transforms.weight_compression.quantize import (
+    CHUNK_VALUES,
     BlockParams,
     Scheme,
     Weights,
@@ -34,9 +35,6 @@ from irconv_transforms.weight_compression.quantize import (
     rows_of,
 )
 
-#: Values per chunk: its f32 values and work array (512 KiB each) stay in a core's cache,
-#: and NumPy's per-call cost stays small next to the chunk's work.
-CHUNK_VALUES = 1 << 17
 #: Longest run of values summed in f32 (longer groups are summed in parts).
 SPAN = 256
 #: How far below the next estimate the best one must be, in units of the sum's bound.
