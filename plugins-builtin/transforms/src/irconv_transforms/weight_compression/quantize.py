@@ -237,9 +237,9 @@ def narrowed_search(
     scale = np.empty(shape, np.float32)
     zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
     best_error = np.full(shape, np.inf)
-    bounds = group_bounds(block, scheme)
-    for index, narrowing in enumerate(narrowings(scheme)):
-        block_scale, block_zero = narrowed_scale(bounds, scheme, narrowing, scale_dtype)
+    scales, zeros = narrowed_scales(group_bounds(block, scheme), scheme, scale_dtype)
+    for index, block_scale in enumerate(scales):
+        block_zero = None if zeros is None else zeros[index]
         group_error = squared_error(block, block_scale, block_zero, scheme, importance)
         # the first range's scale to start with, then any better one (a NaN error counts as better)
         better = ~(group_error >= best_error) | (index == 0)
@@ -290,15 +290,16 @@ def group_bounds(block: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndar
     return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
 
 
-def narrowed_scale(
-    bounds: tuple[np.ndarray, np.ndarray], scheme: Scheme, narrowing: tuple[float, float], scale_dtype: np.dtype | type
+def narrowed_scales(
+    bounds: tuple[np.ndarray, np.ndarray], scheme: Scheme, scale_dtype: np.dtype | type
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Scales (and zero points) mapping each group's range (``group_bounds``), narrowed to
-    ``narrowing``'s shares at its low and high ends, onto the levels."""
+    """Scales (and zero points) mapping each group's range (``group_bounds``), narrowed at
+    its low and high ends to each of ``narrowings``' shares (the first axis), onto the levels."""
+    shares = np.array(narrowings(scheme), np.float32).reshape(-1, 2, *(1,) * bounds[0].ndim)
     if scheme.symmetric:
-        return stored_scale(bounds[0] * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
-    low = bounds[0] * np.float32(narrowing[0])
-    high = bounds[1] * np.float32(narrowing[1])
+        return stored_scale(bounds[0] * shares[:, 0] / np.float32(scheme.low), scale_dtype), None
+    low = bounds[0] * shares[:, 0]
+    high = bounds[1] * shares[:, 1]
     scale = stored_scale((high - low) / np.float32(scheme.high), scale_dtype)
     return scale, np.clip(np.rint(-low / scale), 0, scheme.high).astype(np.int16)
 

@@ -29,9 +29,8 @@ from irconv_transforms.weight_compression.quantize import (
     Scheme,
     Weights,
     as_f32_into,
-    narrowed_scale,
+    narrowed_scales,
     narrowed_search,
-    narrowings,
     rows_of,
 )
 
@@ -51,13 +50,12 @@ def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_d
     zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
     error = np.empty(shape, np.float64)
     step = max(1, CHUNK_VALUES // max(cols, 1))
-    values = np.empty(min(rows, step) * cols, np.float32)
-    work = np.empty_like(values)
+    buffers = [np.empty(min(rows, step) * cols, np.float32) for _ in range(3)]
     for first in range(0, rows, step):
         last = min(rows, first + step)
-        count = (last - first) * cols
-        block = as_f32_into(rows_of(weights, start + first, start + last), values[:count].reshape(last - first, cols))
-        chunk = _search(block.reshape(-1, size), work[:count].reshape(-1, size), scheme, scale_dtype)
+        values, ratios, offsets = (buffer[: (last - first) * cols].reshape(-1, size) for buffer in buffers)
+        as_f32_into(rows_of(weights, start + first, start + last), values.reshape(last - first, cols))
+        chunk = _search(values, ratios, offsets, scheme, scale_dtype)
         scale[first:last] = chunk.scale.reshape(last - first, groups, 1)
         if zero_point is not None and chunk.zero_point is not None:
             zero_point[first:last] = chunk.zero_point.reshape(last - first, groups, 1)
@@ -65,30 +63,25 @@ def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_d
     return BlockParams(scale, zero_point, error)
 
 
-def _search(block: np.ndarray, work: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type) -> BlockParams:
+def _search(
+    block: np.ndarray, ratios: np.ndarray, offsets: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type
+) -> BlockParams:
     """The choice of ``narrowed_search`` for the groups ``block`` ``[groups, g]`` (f32;
-    ``work`` a scratch array of its shape); results shaped ``[groups, 1]``."""
+    ``ratios`` and ``offsets``: scratch arrays of its shape); results shaped ``[groups, 1]``."""
     count, size = block.shape
-    tried = narrowings(scheme)
-    bounds = _bounds(block, work, scheme)
-    estimates = np.empty((len(tried), count), np.float32)
-    scales = np.empty((len(tried), count, 1), np.float32)
-    zeros = None if scheme.symmetric else np.empty((len(tried), count, 1), np.int16)
     span = _span(size)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
-        for index, narrowing in enumerate(tried):
-            scale, zero = narrowed_scale(bounds, scheme, narrowing, scale_dtype)  # type: ignore[arg-type]
-            scales[index] = scale
-            if zeros is not None and zero is not None:
-                zeros[index] = zero
-            _level_errors(block, scale, zero, scheme, work)
-            _square_sums(work, span, estimates[index])
+        scales, zeros = narrowed_scales(_bounds(block, offsets, scheme), scheme, scale_dtype)
+        sums = np.empty(scales.shape[:2], np.float32)
+        for index, scale in enumerate(scales):
+            _level_offsets(block, scale, None if zeros is None else zeros[index], scheme, ratios, offsets)
+            _square_sums(offsets, span, sums[index])
+        estimates = sums * np.square(scales[..., 0])
+        margins = _margins(estimates, scales[..., 0], span, size, scheme)
         best = estimates.argmin(0)
         picked = np.arange(count)
         lowest = estimates[best, picked]
-        bound = np.float32(MARGIN * (span + 1) * 2.0**-24)
-        tiny = np.float32(size * 2.0**-140)  # products and sums that underflow
-        close = estimates - lowest <= bound * (estimates + lowest) + tiny
+        close = estimates - lowest <= margins + margins[best, picked]
     unsure = np.flatnonzero((close.sum(0) != 1) | ~np.isfinite(estimates).all(0))
     scale = scales[best, picked]
     zero_point = None if zeros is None else zeros[best, picked]
@@ -112,19 +105,37 @@ def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.nda
     return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
 
 
-def _level_errors(
-    block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme, out: np.ndarray
+def _level_offsets(
+    block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme, ratios: np.ndarray, out: np.ndarray
 ) -> None:
-    """``dequantized - block`` into ``out``: the f32 values ``quantize.squared_error`` squares."""
-    np.divide(block, scale, out=out)
-    np.rint(out, out=out)
+    """Per value of ``block``, its level (less the zero point) minus ``block / scale``, into
+    ``out``: ``quantize.squared_error``'s error divided by the scale."""
+    np.divide(block, scale, out=ratios)
+    np.rint(ratios, out=out)
     if zero_point is not None:
         out += zero_point
     np.clip(out, scheme.low, scheme.high, out=out)
     if zero_point is not None:
         out -= zero_point
-    out *= scale
-    out -= block
+    out -= ratios
+
+
+def _margins(estimates: np.ndarray, scales: np.ndarray, span: int, size: int, scheme: Scheme) -> np.ndarray:
+    """How far each estimate may be from the f64 sum ``narrowed_search`` computes, with
+    ``MARGIN`` to spare.
+
+    With ``u = 2**-24``, ``D`` the exact sum of squared errors and ``a = |scale| * 2**bits``
+    (no value's dequantized magnitude is larger): the quotients, differences and products
+    rounded on either side move each value's error by at most ``u * (a + 2 |d|)``, its
+    square by ``4u d**2 + 2u a |d|``; the f32 sum adds ``(span + 1) u D``, the f64 one next
+    to nothing. Summed with ``sum |d| <= sqrt(size D)``: at most
+    ``(span + 8) u D + 4 u a sqrt(size D)``, and ``D`` is the estimate to far better than
+    ``MARGIN``. Values and sums that underflow add at most ``size * 2**-140``."""
+    unit = 2.0**-24
+    relative = np.float32(MARGIN * (span + 8) * unit)
+    absolute = np.float32(MARGIN * 4 * unit * (1 << scheme.bits)) * np.abs(scales) * np.sqrt(np.float32(size) * estimates)
+    margins: np.ndarray = relative * estimates + absolute + np.float32(size * 2.0**-140)
+    return margins
 
 
 def _span(size: int) -> int:
