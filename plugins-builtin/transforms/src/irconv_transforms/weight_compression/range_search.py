@@ -45,36 +45,54 @@ def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_d
     rows, cols = stop - start, weights.shape[1]
     groups = scheme.groups(cols)
     size = cols // groups
-    shape = (rows, groups, 1)
-    scale = np.empty(shape, np.float32)
-    zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
-    error = np.empty(shape, np.float64)
+    scale = np.empty(rows * groups, np.float32)
+    zero_point = None if scheme.symmetric else np.empty(rows * groups, np.int16)
+    error = np.empty(rows * groups, np.float64)
     step = max(1, CHUNK_VALUES // max(cols, 1))
     buffers = [np.empty(min(rows, step) * cols, np.float32) for _ in range(3)]
+    unsure: list[np.ndarray] = []  # flat indices of the groups the estimates cannot decide
+    unsure_values: list[np.ndarray] = []
     for first in range(0, rows, step):
         last = min(rows, first + step)
         values, ratios, offsets = (buffer[: (last - first) * cols].reshape(-1, size) for buffer in buffers)
         as_f32_into(rows_of(weights, start + first, start + last), values.reshape(last - first, cols))
-        chunk = _search(values, ratios, offsets, scheme, scale_dtype)
-        scale[first:last] = chunk.scale.reshape(last - first, groups, 1)
-        if zero_point is not None and chunk.zero_point is not None:
-            zero_point[first:last] = chunk.zero_point.reshape(last - first, groups, 1)
-        error[first:last] = chunk.error.reshape(last - first, groups, 1)
-    return BlockParams(scale, zero_point, error)
+        at = slice(first * groups, last * groups)
+        undecided = _search(values, ratios, offsets, scheme, scale_dtype, scale[at], None if zero_point is None else zero_point[at], error[at])
+        if undecided.size:
+            unsure.append(undecided + first * groups)
+            unsure_values.append(values[undecided])
+    if unsure:  # searched again all at once: the exact search costs a few dozen NumPy calls
+        at = np.concatenate(unsure)
+        again = narrowed_search(np.concatenate(unsure_values)[:, None, :], scheme, scale_dtype)
+        scale[at] = again[0].reshape(-1)
+        if zero_point is not None and again[1] is not None:
+            zero_point[at] = again[1].reshape(-1)
+        error[at] = again[2].reshape(-1)
+    shape = (rows, groups, 1)
+    return BlockParams(scale.reshape(shape), None if zero_point is None else zero_point.reshape(shape), error.reshape(shape))
 
 
 def _search(
-    block: np.ndarray, ratios: np.ndarray, offsets: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type
-) -> BlockParams:
+    block: np.ndarray,
+    ratios: np.ndarray,
+    offsets: np.ndarray,
+    scheme: Scheme,
+    scale_dtype: np.dtype | type,
+    scale: np.ndarray,
+    zero_point: np.ndarray | None,
+    error: np.ndarray,
+) -> np.ndarray:
     """The choice of ``narrowed_search`` for the groups ``block`` ``[groups, g]`` (f32;
-    ``ratios`` and ``offsets``: scratch arrays of its shape); results shaped ``[groups, 1]``."""
+    ``ratios`` and ``offsets``: scratch arrays of its shape) written into ``scale``,
+    ``zero_point`` and ``error`` (``[groups]``); returns the indices of the groups whose
+    estimates come too close to tell (their results are to be computed again)."""
     count, size = block.shape
     span = _span(size)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         scales, zeros = narrowed_scales(_bounds(block, offsets, scheme), scheme, scale_dtype)
         sums = np.empty(scales.shape[:2], np.float32)
-        for index, scale in enumerate(scales):
-            _level_offsets(block, scale, None if zeros is None else zeros[index], scheme, ratios, offsets)
+        for index, candidate in enumerate(scales):
+            _level_offsets(block, candidate, None if zeros is None else zeros[index], scheme, ratios, offsets)
             _square_sums(offsets, span, sums[index])
         estimates = sums * np.square(scales[..., 0])
         margins = _margins(estimates, scales[..., 0], span, size, scheme)
@@ -82,17 +100,11 @@ def _search(
         picked = np.arange(count)
         lowest = estimates[best, picked]
         close = estimates - lowest <= margins + margins[best, picked]
-    unsure = np.flatnonzero((close.sum(0) != 1) | ~np.isfinite(estimates).all(0))
-    scale = scales[best, picked]
-    zero_point = None if zeros is None else zeros[best, picked]
-    error = lowest.astype(np.float64)[:, None]
-    if unsure.size:
-        again = narrowed_search(block[unsure][:, None, :], scheme, scale_dtype)
-        scale[unsure] = again[0][:, 0]
-        if zero_point is not None and again[1] is not None:
-            zero_point[unsure] = again[1][:, 0]
-        error[unsure] = again[2][:, 0]
-    return BlockParams(scale, zero_point, error)
+    scale[:] = scales[best, picked, 0]
+    if zero_point is not None and zeros is not None:
+        zero_point[:] = zeros[best, picked, 0]
+    error[:] = lowest
+    return np.flatnonzero((close.sum(0) != 1) | ~np.isfinite(estimates).all(0))
 
 
 def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
