@@ -49,6 +49,13 @@ class DeferredProduct:
         return cls.of(base, np.ones((), result), result, result)
 
     @property
+    def is_widening(self) -> bool:
+        """Whether the product is ``base`` itself read as a wider type (a factor of one
+        everywhere: ``widened``), which needs no multiplication."""
+        factor = self.factor
+        return factor.size > 0 and not any(factor.strides) and bool(factor.flat[0] == 1) and self.compute == self.dtype
+
+    @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self.base.shape)
 

@@ -114,7 +114,11 @@ def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.nda
         np.abs(block, out=work)
         extreme = np.take_along_axis(block, work.argmax(-1)[:, None], -1)
         return extreme, extreme
-    return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
+    # argmin and argmax are several times faster than min and max along short rows; the
+    # value found is the same (a zero may come with the other sign, which changes no scale
+    # but a group of zeros', and such a group is searched again: its ranges tie)
+    low = np.take_along_axis(block, block.argmin(-1)[:, None], -1)
+    return low, np.take_along_axis(block, block.argmax(-1)[:, None], -1)
 
 
 def _level_offsets(
