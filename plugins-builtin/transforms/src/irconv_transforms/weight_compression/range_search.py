@@ -96,15 +96,18 @@ def _search(
             _square_sums(offsets, span, sums[index])
         estimates = sums * np.square(scales[..., 0])
         margins = _margins(estimates, scales[..., 0], span, size, scheme)
-        best = estimates.argmin(0)
-        picked = np.arange(count)
-        lowest = estimates[best, picked]
-        close = estimates - lowest <= margins + margins[best, picked]
-    scale[:] = scales[best, picked, 0]
+        # Each range's f64 error lies within its estimate +- its margin. A group where no
+        # other range's interval reaches below the lowest upper end has one best range: the
+        # one whose estimate is lowest (a NaN compares false and leaves the group unsure).
+        upper = estimates + margins
+        lower = np.subtract(estimates, margins, out=margins)
+        reaching = lower <= np.minimum.reduce(upper, axis=0)
+        best = estimates.argmin(0)[None]
+    scale[:] = np.take_along_axis(scales[..., 0], best, 0)[0]
     if zero_point is not None and zeros is not None:
-        zero_point[:] = zeros[best, picked, 0]
-    error[:] = lowest
-    return np.flatnonzero((close.sum(0) != 1) | ~np.isfinite(estimates).all(0))
+        zero_point[:] = np.take_along_axis(zeros[..., 0], best, 0)[0]
+    error[:] = np.take_along_axis(estimates, best, 0)[0]
+    return np.flatnonzero((np.count_nonzero(reaching, axis=0) != 1) | ~np.isfinite(estimates).all(0))
 
 
 def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
