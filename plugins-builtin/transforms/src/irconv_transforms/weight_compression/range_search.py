@@ -8,15 +8,17 @@ core's cache, each widened once into a buffer kept for the block; the ends of ea
 group's range are found once for all the ranges; and each range's squared errors (the
 same f32 values) are summed by one ``einsum`` in f32, without a squared array.
 
-An f32 sum of ``n`` non-negative terms (products rounded or fused) is within a relative
-``(n + 1) * 2**-24`` of their exact sum, as is the f64 sum of the rounded squares within
-``2**-24``. A group whose best range's estimate is below every other range's by more
-than twice that bound takes that range, which is the one ``narrowed_search`` takes; the
-few groups where two estimates come closer (ties, a group of zeros, non-finite values)
-are searched again by ``narrowed_search`` itself. The scales and zero points are the same
-bit for bit; a group's error is the f32 estimate, within that relative bound of the f64
-sum (sums longer than ``SPAN`` values are split into parts of ``SPAN`` or fewer whose f32
-sums are added in f64, so the bound stays that of ``SPAN`` terms).
+Each range's errors are taken in level units (``q - w / s``, squared and summed, times
+``s**2``: no multiplication back by the scale over the block), and an f32 sum of ``n``
+non-negative terms is within a relative ``n * 2**-24`` of the exact one: every estimate
+lies within a margin (``_margins``, about ``3e-5`` of it for groups of 128) of the f64 sum
+``narrowed_search`` computes from the same levels. A group where one range's estimate is
+below every other's by more than their margins takes that range, which is the one
+``narrowed_search`` takes; the few groups where two estimates come closer (about one in
+a thousand: ties, a group of zeros, non-finite values) are searched again by
+``narrowed_search`` itself. The scales and zero points are the same bit for bit; a
+group's error is its estimate (sums longer than ``SPAN`` values are split into parts of
+``SPAN`` or fewer, added in f64, so the bound stays that of ``SPAN`` terms).
 """
 
 from __future__ import annotations
@@ -143,17 +145,20 @@ def _margins(estimates: np.ndarray, scales: np.ndarray, span: int, size: int, sc
     """How far each estimate may be from the f64 sum ``narrowed_search`` computes, with
     ``MARGIN`` to spare.
 
-    With ``u = 2**-24``, ``D`` the exact sum of squared errors and ``a = |scale| * 2**bits``
-    (no value's dequantized magnitude is larger): the quotients, differences and products
-    rounded on either side move each value's error by at most ``u * (a + 2 |d|)``, its
-    square by ``4u d**2 + 2u a |d|``; the f32 sum adds ``(span + 1) u D``, the f64 one next
-    to nothing. Summed with ``sum |d| <= sqrt(size D)``: at most
-    ``(span + 8) u D + 4 u a sqrt(size D)``, and ``D`` is the estimate to far better than
-    ``MARGIN``. Values and sums that underflow add at most ``size * 2**-140``."""
+    Both sides take the same levels ``q`` (``rint(w / s)``, clipped). With ``u = 2**-24``,
+    ``d = q s - w`` and ``a = |s| * 2**bits`` (no level times the scale is larger):
+    ``narrowed_search`` computes ``q s - w`` within ``u (a + |d|)`` and its square within
+    ``3u d**2 + 2u a |d|``; here ``q - w / s`` times ``s`` is within ``u (a + 2 |d|)``, its
+    square within ``4u d**2 + 2u a |d|``, and the f32 sum of a span, the product by
+    ``s**2`` and the f64 sum add ``(span + 3) u`` of the sum. In all at most
+    ``(span + 10) u D + 4u a sqrt(size D)`` for ``D = sum d**2`` (``sum |d| <= sqrt(size D)``),
+    and ``D`` is the estimate to far better than ``MARGIN``. Squares that underflow (a value
+    far below its step) add at most ``size * (1 + s**2) * 2**-150`` on either side."""
     unit = 2.0**-24
-    relative = np.float32(MARGIN * (span + 8) * unit)
+    relative = np.float32(MARGIN * (span + 10) * unit)
     absolute = np.float32(MARGIN * 4 * unit * (1 << scheme.bits)) * np.abs(scales) * np.sqrt(np.float32(size) * estimates)
-    margins: np.ndarray = relative * estimates + absolute + np.float32(size * 2.0**-140)
+    underflow = np.float32(MARGIN * size * 2.0**-148) * (1 + np.square(scales))
+    margins: np.ndarray = relative * estimates + absolute + underflow
     return margins
 
 
