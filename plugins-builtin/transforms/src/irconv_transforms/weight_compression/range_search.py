@@ -2,23 +2,22 @@
 
 ``narrowed_search`` tries each narrowed range of every group in turn: the levels under
 that range's scale, their squared errors, the errors summed in f64 and compared with the
-best so far. Each range costs a sweep of NumPy passes over the block, and each pass
-allocates a block-sized temporary. Here a block of rows is cut into chunks that stay in a
-core's cache, each widened once into a buffer kept for the block; the ends of each
-group's range are found once for all the ranges; and each range's squared errors (the
-same f32 values) are summed by one ``einsum`` in f32, without a squared array.
+best so far: about eight NumPy passes over the block per range, each allocating a
+block-sized temporary. Here a block of rows is cut into chunks that stay in a core's
+cache, each widened once into buffers kept for the block; the ends of each group's range
+are found once for all the ranges; and each range costs four passes and one ``einsum``:
+the errors are taken in level units (``q - w / s``, with the same levels ``q``), squared
+and summed in f32 by the ``einsum``, and multiplied by ``s**2`` per group.
 
-Each range's errors are taken in level units (``q - w / s``, squared and summed, times
-``s**2``: no multiplication back by the scale over the block), and an f32 sum of ``n``
-non-negative terms is within a relative ``n * 2**-24`` of the exact one: every estimate
-lies within a margin (``_margins``, about ``3e-5`` of it for groups of 128) of the f64 sum
-``narrowed_search`` computes from the same levels. A group where one range's estimate is
-below every other's by more than their margins takes that range, which is the one
-``narrowed_search`` takes; the few groups where two estimates come closer (about one in
-a thousand: ties, a group of zeros, non-finite values) are searched again by
-``narrowed_search`` itself. The scales and zero points are the same bit for bit; a
-group's error is its estimate (sums longer than ``SPAN`` values are split into parts of
-``SPAN`` or fewer, added in f64, so the bound stays that of ``SPAN`` terms).
+That estimate lies within a margin (``_margins``: about 2e-5 of it for groups of 128)
+of the f64 sum ``narrowed_search`` computes. A group where one range's estimate is below
+every other's by more than their margins takes that range, which is the one
+``narrowed_search`` takes; the few groups where two estimates come closer (about one in a
+thousand on random weights: near ties, a group of zeros, non-finite values) are searched
+again by ``narrowed_search`` itself, once per block. The scales and zero points are the
+same bit for bit; a group's error is its estimate (sums longer than ``SPAN`` values are
+split into parts of ``SPAN`` or fewer, added in f64, so the bound stays that of ``SPAN``
+terms).
 """
 
 from __future__ import annotations
@@ -58,8 +57,9 @@ def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_d
         last = min(rows, first + step)
         values, ratios, offsets = (buffer[: (last - first) * cols].reshape(-1, size) for buffer in buffers)
         as_f32_into(rows_of(weights, start + first, start + last), values.reshape(last - first, cols))
-        at = slice(first * groups, last * groups)
-        undecided = _search(values, ratios, offsets, scheme, scale_dtype, scale[at], None if zero_point is None else zero_point[at], error[at])
+        part = slice(first * groups, last * groups)
+        zeros = None if zero_point is None else zero_point[part]
+        undecided = _search(values, ratios, offsets, scheme, scale_dtype, scale[part], zeros, error[part])
         if undecided.size:
             unsure.append(undecided + first * groups)
             unsure_values.append(values[undecided])
