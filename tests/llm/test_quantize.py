@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
-from irconv_transforms.weight_compression.quantize import DeferredQuantized, Scheme, quantization
+from irconv_transforms.weight_compression.quantize import DeferredQuantized, Scheme, narrowed_search, quantization
 
 
 def test_symmetric_4bit_maps_the_largest_magnitude_to_the_lowest_level() -> None:
@@ -48,3 +49,42 @@ def test_a_rescaling_left_uncomputed_quantizes_like_its_product() -> None:
         np.testing.assert_array_equal(lazy.scale, eager.scale)
         blocks = [block.materialize() for block in DeferredQuantized(deferred.T, lazy).blocks(1000)]
         np.testing.assert_array_equal(np.concatenate(blocks), DeferredQuantized(product.T, eager).materialize())
+
+
+def _awkward_weights() -> np.ndarray:
+    """Normal values with groups made to tie: zeros, -0.0, equal and opposite extremes,
+    values on the level grid, a NaN, an infinity, subnormal and huge values."""
+    rng = np.random.default_rng(3)
+    weights = rng.standard_normal((64, 256)).astype(np.float32) * 0.02
+    weights[1] = 0.0
+    weights[2, :128] = -0.0
+    weights[3, 0], weights[3, 1] = 0.5, -0.5
+    weights[4] = rng.integers(-8, 8, 256) * np.float32(0.125)
+    weights[5, 7] = np.nan
+    weights[6, 200] = np.inf
+    weights[7] *= np.float32(1e-36)
+    weights[8] *= np.float32(1e36)
+    weights[9, 128:] = 1.0
+    return weights
+
+
+@pytest.mark.parametrize(
+    "scheme",
+    [Scheme(4, True, 128), Scheme(4, False, 128), Scheme(4, True, 32), Scheme(8, False), Scheme(8, True), Scheme(4, True)],
+    ids=lambda s: f"{s.describe()}-g{s.group}",
+)
+@pytest.mark.parametrize("scale_dtype", [np.float16, np.float32])
+def test_the_fused_range_search_chooses_what_the_exact_one_does(scheme: Scheme, scale_dtype: type) -> None:
+    """``quantization`` (``range_search``: f32 error estimates, exact search where they are too
+    close) against ``narrowed_search`` (every range's f64 error): the same scales bit for bit,
+    errors within the estimates' bound."""
+    weights = _awkward_weights()
+    with np.errstate(all="ignore"):
+        fast = quantization(weights, scheme, scale_dtype)
+        scale, zero_point, error = narrowed_search(weights.reshape(64, scheme.groups(256), -1), scheme, scale_dtype)
+    np.testing.assert_array_equal(fast.scale.view(np.uint32), scale.view(np.uint32))
+    if zero_point is not None:
+        np.testing.assert_array_equal(fast.zero_point, zero_point)
+    finite = np.isfinite(error).reshape(64, -1).all(-1)  # the rows whose errors are numbers
+    rows = quantization(weights[finite], scheme, scale_dtype)
+    assert rows.squared_error == pytest.approx(float(error[finite].sum()), rel=1e-4)

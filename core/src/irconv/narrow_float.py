@@ -166,17 +166,23 @@ def is_narrow_float_array(array: Any) -> bool:
     return isinstance(array, np.ndarray) and element_type_of(array) is not None
 
 
-def to_float32(array: np.ndarray, element_type: ElementType | None = None) -> np.ndarray:
-    """Exact float32 values of a narrow float array (or of bit patterns with ``element_type``)."""
+def to_float32(array: np.ndarray, element_type: ElementType | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """Exact float32 values of a narrow float array (or of bit patterns with ``element_type``),
+    written into ``out`` (float32, the same shape, any layout) when given."""
     element_type = element_type or element_type_of(array)
     if element_type is None:
         raise ValueError(f"dtype {np.asarray(array).dtype} is not a narrow float")
     _check(element_type)
     codes = bits(array)
-    if element_type is ElementType.bf16:  # float32's upper half
-        return (codes.astype(np.uint32) << 16).view(np.float32)
+    if element_type is ElementType.bf16:  # float32's upper half: one pass, no temporary
+        target = np.empty(codes.shape, np.float32) if out is None else out
+        np.left_shift(codes, 16, out=target.view(np.uint32), dtype=np.uint32)
+        return target
     decoded: np.ndarray = _decode_table(element_type)[codes]  # NumPy types fancy indexing as Any
-    return decoded
+    if out is None:
+        return decoded
+    np.copyto(out, decoded)
+    return out
 
 
 def widen(array: Any) -> Any:

@@ -49,6 +49,13 @@ class DeferredProduct:
         return cls.of(base, np.ones((), result), result, result)
 
     @property
+    def is_widening(self) -> bool:
+        """Whether the product is ``base`` itself read as a wider type (a factor of one
+        everywhere: ``widened``), which needs no multiplication."""
+        factor = self.factor
+        return factor.size > 0 and not any(factor.strides) and bool(factor.flat[0] == 1) and self.compute == self.dtype
+
+    @property
     def shape(self) -> tuple[int, ...]:
         return tuple(self.base.shape)
 
@@ -82,8 +89,14 @@ class DeferredProduct:
         """
         base = self.base
         if is_narrow_float_array(base):
-            # NumPy cannot compute with irconv's bf16/f8 bit patterns: widened exactly first
-            # (the emitter computes one block at a time, so this is a block-sized temporary).
+            # NumPy cannot compute with irconv's bf16/f8 bit patterns: widened exactly first,
+            # straight into ``out`` when the product is computed in f32 there anyway, else
+            # into a block-sized temporary (the emitter computes one block at a time).
+            if out.dtype == self.compute == np.float32 and _memory_order(out) == _memory_order(base):
+                to_float32(base, out=out)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    np.multiply(out, self.factor, out=out)
+                return out
             base = to_float32(base)
         with np.errstate(invalid="ignore", over="ignore"):
             # NumPy casts to ``compute`` through small buffers: no full-size temporary.

@@ -14,8 +14,10 @@ Each group also tries ranges narrowed at either end to ``SHRINKS`` (4 bits; ``SH
 with 8 bits) of the full one and keeps the scale with the smallest squared error: clipping
 a rare extreme value buys a finer step for all the others. The runtime computes
 ``(q - zero_point) * scale``. Scales and zero points are computed in one pass over the
-weights, a block of rows at a time; the quantized values themselves are a
-``DeferredQuantized``, computed block by block by the ``.bin`` writer's threads.
+weights, a block of rows at a time (``narrowed_search`` defines the choice; without
+activation statistics ``range_search`` makes the same one in fewer passes); the quantized
+values themselves are a ``DeferredQuantized``, computed block by block by the ``.bin``
+writer's threads.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ SHRINKS = (1.0, 0.95, 0.9, 0.85, 0.8)
 SHRINKS_8BIT = (1.0, 0.995)
 #: Weight values read per block of rows (a few MiB of f32).
 ROWS_BLOCK_VALUES = 1 << 20
+#: Values a block is worked on at a time: its f32 values and a work array (512 KiB each)
+#: stay in a core's cache, and NumPy's per-call cost stays small next to the work.
+CHUNK_VALUES = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,8 @@ class Quantization:
     """Per (row, group) scales ``[rows, groups, 1]`` and, asymmetric, zero points (same shape,
     held as ``int16`` levels); ``squared_error``: ``sum((w - dequantized)**2)``;
     ``worst_row_error``: the largest mean of ``(w - dequantized)**2`` over one row (output
-    channel)."""
+    channel). Data-free, the errors are ``range_search``'s estimates (within about 2e-5 of
+    the sums)."""
 
     scheme: Scheme
     scale: np.ndarray
@@ -120,6 +126,22 @@ def as_f32(weights: Weights) -> np.ndarray:
     # One contiguous copy: a block of a transposed view ([in, out] weights) is strided, and
     # every range tried would walk those strides again (several times slower).
     return np.ascontiguousarray(narrow_float.widen(weights), np.float32)
+
+
+def as_f32_into(weights: Weights, out: np.ndarray) -> np.ndarray:
+    """``as_f32(weights)`` written into ``out`` (f32, ``weights``' shape): no temporary when
+    ``weights`` is f32, f16 or bf16, or an f32 product of them; returns ``out``."""
+    if isinstance(weights, DeferredProduct):
+        if weights.is_widening and weights.dtype == np.float32 and narrow_float.is_narrow_float_array(weights.base):
+            return narrow_float.to_float32(weights.base, out=out)  # bf16 read as f32: exact, no product
+        if weights.dtype != np.float32:  # a product rounded to a narrower type: as materialized
+            np.copyto(out, as_f32(weights))
+            return out
+        return weights.compute_into(out)
+    if narrow_float.is_narrow_float_array(weights):
+        return narrow_float.to_float32(weights, out=out)
+    np.copyto(out, weights, casting="same_kind")
+    return out
 
 
 def mapped_base(weights: Weights) -> np.ndarray:
@@ -194,25 +216,43 @@ def _block_params(
     importance: np.ndarray | None,
     refine: bool,
 ) -> BlockParams:
-    """The scale among the narrowed ranges with the smallest (weighted) squared error, per group."""
+    """The scale among the narrowed ranges with the smallest (weighted) squared error, per
+    group (data-free: ``range_search``, the same choice in fewer passes)."""
+    if importance is None and not refine:
+        from irconv_transforms.weight_compression.range_search import search_rows
+
+        return search_rows(weights, start, stop, scheme, scale_dtype)
     groups = scheme.groups(weights.shape[1])
     block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
-    scale = np.empty((stop - start, groups, 1), np.float32)
-    zero_point = None if scheme.symmetric else np.empty((stop - start, groups, 1), np.int16)
-    best_error = np.full((stop - start, groups, 1), np.inf)
-    for narrowing in _narrowings(scheme):
-        block_scale, block_zero = _range_scale(block, scheme, narrowing, scale_dtype)
-        group_error = squared_error(block, block_scale, block_zero, scheme, importance)
-        better = ~(group_error >= best_error)  # a NaN group takes some scale all the same
-        np.copyto(scale, block_scale, where=better)
-        if zero_point is not None and block_zero is not None:
-            np.copyto(zero_point, block_zero, where=better)
-        np.minimum(group_error, best_error, out=best_error)
+    scale, zero_point, best_error = narrowed_search(block, scheme, scale_dtype, importance)
     if refine:
         from irconv_transforms.weight_compression.scale_estimation import refine_scales
 
         scale, zero_point, best_error = refine_scales(block, scale, zero_point, best_error, scheme, scale_dtype, importance)
     return BlockParams(scale, zero_point, best_error)
+
+
+def narrowed_search(
+    block: np.ndarray, scheme: Scheme, scale_dtype: np.dtype | type, importance: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Per group of ``block`` ``[rows, groups, g]``, the scale (and zero point) among the
+    narrowed ranges with the smallest (weighted) squared error, and that error (f64): the
+    first such range on a tie."""
+    shape = (*block.shape[:2], 1)
+    scale = np.empty(shape, np.float32)
+    zero_point = None if scheme.symmetric else np.empty(shape, np.int16)
+    best_error = np.full(shape, np.inf)
+    scales, zeros = narrowed_scales(group_bounds(block, scheme), scheme, scale_dtype)
+    for index, block_scale in enumerate(scales):
+        block_zero = None if zeros is None else zeros[index]
+        group_error = squared_error(block, block_scale, block_zero, scheme, importance)
+        # the first range's scale to start with, then any better one (a NaN error counts as better)
+        better = ~(group_error >= best_error) | (index == 0)
+        np.copyto(scale, block_scale, where=better)
+        if zero_point is not None and block_zero is not None:
+            np.copyto(zero_point, block_zero, where=better)
+        np.minimum(group_error, best_error, out=best_error)
+    return scale, zero_point, best_error
 
 
 def squared_error(
@@ -236,7 +276,7 @@ def squared_error(
     return error
 
 
-def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
+def narrowings(scheme: Scheme) -> list[tuple[float, float]]:
     """The (low, high) shares of a group's range tried: 4-bit symmetric ranges narrowed
     alike, asymmetric ones at either end."""
     shares = SHRINKS if scheme.bits == 4 else SHRINKS_8BIT
@@ -245,16 +285,26 @@ def _narrowings(scheme: Scheme) -> list[tuple[float, float]]:
     return [(low, high) for low in shares for high in shares]
 
 
-def _range_scale(
-    block: np.ndarray, scheme: Scheme, narrowing: tuple[float, float], scale_dtype: np.dtype | type
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Scales (and zero points) mapping each group's range, narrowed to ``narrowing``'s shares
-    at its low and high ends, onto the levels."""
+def group_bounds(block: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of ``block`` ``[rows, groups, g]``, the ends of its range (``[rows, groups,
+    1]``): symmetric, the value of largest magnitude (the first one, sign included) twice;
+    asymmetric, the smallest and the largest value."""
     if scheme.symmetric:
         extreme = np.take_along_axis(block, np.abs(block).argmax(-1)[..., None], -1)
-        return stored_scale(extreme * np.float32(narrowing[0]) / np.float32(scheme.low), scale_dtype), None
-    low = block.min(-1, keepdims=True) * np.float32(narrowing[0])
-    high = block.max(-1, keepdims=True) * np.float32(narrowing[1])
+        return extreme, extreme
+    return block.min(-1, keepdims=True), block.max(-1, keepdims=True)
+
+
+def narrowed_scales(
+    bounds: tuple[np.ndarray, np.ndarray], scheme: Scheme, scale_dtype: np.dtype | type
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scales (and zero points) mapping each group's range (``group_bounds``), narrowed at
+    its low and high ends to each of ``narrowings``' shares (the first axis), onto the levels."""
+    shares = np.array(narrowings(scheme), np.float32).reshape(-1, 2, *(1,) * bounds[0].ndim)
+    if scheme.symmetric:
+        return stored_scale(bounds[0] * shares[:, 0] / np.float32(scheme.low), scale_dtype), None
+    low = bounds[0] * shares[:, 0]
+    high = bounds[1] * shares[:, 1]
     scale = stored_scale((high - low) / np.float32(scheme.high), scale_dtype)
     return scale, np.clip(np.rint(-low / scale), 0, scheme.high).astype(np.int16)
 
@@ -272,9 +322,13 @@ def stored_scale(scale: np.ndarray, dtype: np.dtype | type) -> np.ndarray:
     return stored.astype(np.float32, copy=False)
 
 
-def quantize_block(block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme) -> np.ndarray:
-    """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers)."""
-    levels: np.ndarray = np.rint(block / scale)
+def quantize_block(
+    block: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None, scheme: Scheme, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Levels of ``block`` ``[rows, groups, g]`` (f32 results holding integers), into ``out``
+    (which may be ``block``) when given."""
+    levels: np.ndarray = np.divide(block, scale, out=out)
+    np.rint(levels, out=levels)
     if zero_point is not None:
         levels += zero_point
     np.clip(levels, scheme.low, scheme.high, out=levels)
@@ -318,11 +372,20 @@ class DeferredQuantized:
         return self.size * self.dtype.itemsize
 
     def compute_into(self, out: np.ndarray) -> np.ndarray:
-        rows = self.weights.shape[0]
-        block = as_f32(self.weights).reshape(rows, self.params.groups, -1)
-        levels = quantize_block(block, self.params.scale, self.params.zero_point, self.params.scheme)
-        target = out[out.dtype.names[0]] if out.dtype.names else out
-        np.copyto(target, levels.reshape(target.shape), casting="unsafe")
+        """The levels written into ``out`` (C order, ``shape`` and ``dtype``), a chunk of rows
+        at a time through one f32 buffer."""
+        rows, cols = self.weights.shape
+        params = self.params
+        target = (out[out.dtype.names[0]] if out.dtype.names else out).reshape(rows, params.groups, -1)
+        step = max(1, CHUNK_VALUES // max(cols, 1))
+        values = np.empty(min(rows, step) * cols, np.float32)
+        for first in range(0, rows, step):
+            last = min(rows, first + step)
+            block = values[: (last - first) * cols].reshape(last - first, params.groups, -1)
+            as_f32_into(rows_of(self.weights, first, last), block.reshape(last - first, cols))
+            zero_point = None if params.zero_point is None else params.zero_point[first:last]
+            quantize_block(block, params.scale[first:last], zero_point, params.scheme, out=block)
+            np.copyto(target[first:last], block, casting="unsafe")
         return out
 
     def materialize(self) -> np.ndarray:
