@@ -122,6 +122,21 @@ def test_genai_generates_transformers_tokens(family: str, made: Any, converted: 
     assert list(result.tokens[0]) == _reference(model, tokenizer, [PROMPTS[0]], num_beams=2)[0]
 
 
+@pytest.mark.parametrize("backend", [{"ATTENTION_BACKEND": "SDPA"}, {}], ids=["stateful", "default"])
+def test_a_one_token_prompt_generates_transformers_tokens(backend: dict[str, str], made: Any, converted: Any) -> None:
+    """The inputs take a prompt of any length: torch.export traced lengths of at least 2 and
+    derived a mask at least 4 long, which the stateful backend refused for shorter prompts."""
+    import openvino_genai
+
+    _, model, tokenizer = made("llama")
+    pipe = openvino_genai.LLMPipeline(str(converted("llama")), "CPU", **EXACT, **backend)
+    for prompt in ("The", "a b"):
+        encoded = tokenizer(prompt, return_tensors="pt")
+        assert encoded.input_ids.shape[1] < 4
+        result = pipe.generate(_tokenized(encoded.input_ids, encoded.attention_mask), _config())
+        assert list(result.tokens[0]) == _reference(model, tokenizer, [prompt])[0], prompt
+
+
 def test_genai_tokenizer_reads_text(made: Any, converted: Any) -> None:
     """The folder's own tokenizer and detokenizer (openvino-tokenizers) take and give text."""
     import openvino_genai

@@ -44,6 +44,7 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     graph = load_object(program, ctx)
     graph.name = path.name
     attach_weights(graph, program, model, aliases, checkpoint)
+    _any_size_inputs(graph)
     _name_outputs(graph, task)
     if task == TEXT_GENERATION_WITH_PAST:
         graph.meta[MAKE_STATEFUL] = True
@@ -53,6 +54,17 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
 
 def _companions(source: Path, task: str, folder: Path, ctx: Any) -> None:
     write_companions(source, folder, ctx, detokenizer=task != FEATURE_EXTRACTION)
+
+
+def _any_size_inputs(graph: Graph) -> None:
+    """The inputs' dynamic dims without lower bounds. torch.export traces each dynamic dim as
+    at least 2 and derives bounds from that (the attention mask at least past + new = 4 long),
+    but the folder's model takes any batch and any prompt, a single token included."""
+    from dataclasses import replace
+
+    for node in graph.parameters():
+        if getattr(node.op, "bounds", None) is not None:
+            node.op = replace(node.op, bounds=None)
 
 
 def _name_outputs(graph: Graph, task: str) -> None:
