@@ -189,3 +189,29 @@ def test_dims_torch_proved_equal_across_inputs_share_a_symbol(tmp_path: Path) ->
     compiled = compile_ir(emit_ir(graph, tmp_path / "model.xml"))
     for rows in (1, 5):
         _agree(module, compiled, (torch.randn(rows, 2), torch.randn(rows, 4)))
+
+
+class ExpandedToAnotherBatch(nn.Module):
+    """``table.expand(x.shape[0], -1, 1) @ x``: the rotary frequencies' expand of transformers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("table", torch.arange(1.0, 9.0)[None, :, None])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.table.expand(x.shape[0], -1, 1) @ x
+
+
+def test_an_expand_to_a_computed_size_keeps_that_dim(tmp_path: Path) -> None:
+    """Only the literal -1 is raised to 1 in the computed target: the expanded batch is x's
+    batch in shape inference, and an empty batch stays empty (a floor of 1 made it 1)."""
+    from irconv.graph.symbolic import symbolic_shape
+
+    module = ExpandedToAnotherBatch()
+    graph = irconv.convert_model(module, example_input=(torch.randn(3, 1, 5),))
+    expand = next(node for node in graph.nodes() if node.type == "Broadcast")
+    x = next(node for node in graph.parameters())
+    assert symbolic_shape(expand.out_port(0))[0] == symbolic_shape(x.out_port(0))[0]
+    compiled = compile_ir(emit_ir(graph, tmp_path / "model.xml"))
+    for batch in (0, 1, 4):
+        _agree(module, compiled, (torch.randn(batch, 1, 5),))

@@ -36,6 +36,9 @@ class FxNode:
     layouts: Mapping[str, Layout] = field(default_factory=dict)
     #: the rank of each tensor output as torch traced it (None for a non-tensor output)
     output_ranks: tuple[int | None, ...] = ()
+    #: argument name -> its elements, for a ``SymInt[]`` argument that became one input:
+    #: the literal integers, None where an element is computed (``[s0, -1, 1]``)
+    list_literals: Mapping[str, tuple[int | None, ...]] = field(default_factory=dict)
 
 
 class FxAttributes:

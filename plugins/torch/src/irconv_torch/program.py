@@ -176,6 +176,7 @@ class _Reader:
         slots: dict[str, InputSlots] = {}
         attributes: dict[str, Any] = {}
         layouts: dict[str, Layout] = {}
+        literals: dict[str, tuple[int | None, ...]] = {}
         for arg_name, value, is_tensor_list in _arguments(fx):
             if _is_node(value):
                 slots[arg_name] = len(inputs)
@@ -189,13 +190,14 @@ class _Reader:
                 else:
                     slots[arg_name] = len(inputs)
                     inputs.append(self._list_construct(fx, arg_name, value))
+                    literals[arg_name] = tuple(v if isinstance(v, int) else None for v in value)
             elif isinstance(value, (list, tuple)) and is_tensor_list:
                 slots[arg_name] = tuple(None for _ in value)
             else:
                 attributes[arg_name] = _plain(value)
         outputs = _output_types(fx)
         in_place = in_place_as_value(fx)
-        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs, layouts, _output_ranks(fx))
+        info = FxNode(fx.name, in_place or op_name(fx.target), slots, outputs, layouts, _output_ranks(fx), literals)
         source = SourceOp(framework=FRAMEWORK, op_type=info.target, opset_version=self.version,
                           n_outputs=len(outputs), source=info, attributes=FxAttributes(attributes))
         node = self.graph.add_node(source, self.names.get(fx.name, fx.name), inputs)

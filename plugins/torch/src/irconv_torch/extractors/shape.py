@@ -155,12 +155,18 @@ def _squeezed(ctx: ExtractContext, rank: int, listed: list[int]) -> list[OutPort
 
 
 def expand(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``-1`` keeps a dimension: bidirectional broadcasting to 1 there does the same."""
+    """``-1`` keeps a dimension: bidirectional broadcasting to 1 there does the same. In a
+    size computed at run time the -1s are the literal elements (a computed one is a dim,
+    never negative): only they are raised to 1, so the target's other elements stay the dims
+    they are, which shape inference can follow."""
     size = ints_or_port(ctx, "size")
     if isinstance(size, list):
         target = i64(ctx, [1 if s == -1 else s for s in size], suffix="size")
     else:
-        target = ctx.op(Maximum(), cast(ctx, size, ElementType.i64, "size_i64"), i64(ctx, 1), suffix="size")
+        literals = ctx.source_as(FxNode).list_literals.get("size")
+        lowest = np.iinfo(np.int64).min
+        floor = [1 if v == -1 else lowest for v in literals] if literals is not None else 1
+        target = ctx.op(Maximum(), cast(ctx, size, ElementType.i64, "size_i64"), i64(ctx, floor), suffix="size")
     return [ctx.op(Broadcast(mode="bidirectional"), _self(ctx), target, suffix="op")]
 
 
