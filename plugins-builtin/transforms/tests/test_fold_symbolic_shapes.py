@@ -12,6 +12,7 @@ from irconv import Graph
 from irconv.testing import GraphBuilder, run_transform
 from irconv.testing.runtime import emit_ir, run_ir
 from irconv_opset import (
+    Add,
     Broadcast,
     Concat,
     Gather,
@@ -264,3 +265,42 @@ def test_a_flatten_to_rows_of_one_gets_a_constant_target(tmp_path: Path) -> None
     assert run_transform(graph, FoldSymbolicShapes()) is True
     assert _targets(graph, "Reshape") == [([-1, 1], True)]
     _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
+
+
+def _expanded_into(reader: str, table_shape: tuple[int, ...]) -> Graph:
+    """``table.expand(x.size(0), ...)`` read by a MatMul with x (``table @ x``) or an Add
+    (``table + x``): the reader broadcasts over x's batch either way."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 1, 5) if reader == "MatMul" else (None, 8, 1))
+    table = b.const(RNG.standard_normal(table_shape).astype(np.float32))
+    batch = b.op(Gather(), b.op(ShapeOf(), x), b.const(_i64(0)), b.const(np.int64(0)))
+    target = b.op(Concat(axis=0), batch, b.const(_i64(*table_shape[-2:])))
+    expanded = b.op(Broadcast(mode="bidirectional"), table, target)
+    b.result(b.op(MatMul() if reader == "MatMul" else Add(), expanded, x), "y")
+    return b.graph
+
+
+def test_a_broadcast_its_reader_does_itself_is_removed(tmp_path: Path) -> None:
+    for reader, table_shape in (("MatMul", (1, 8, 1)), ("Add", (1, 8, 1)), ("MatMul", (8, 1))):
+        graph = _expanded_into(reader, table_shape)
+        before = emit_ir(graph, tmp_path / "before.xml")
+        assert run_transform(graph, FoldSymbolicShapes()) is True
+        assert _types(graph)["Broadcast"] == 0, (reader, table_shape)
+        shape = (3, 1, 5) if reader == "MatMul" else (3, 8, 1)
+        _same_in_openvino(before, graph, tmp_path, {"x": RNG.standard_normal(shape).astype(np.float32)})
+
+
+def test_a_broadcast_that_gives_its_reader_a_bigger_shape_stays() -> None:
+    """[8] expanded to [b, 8] and added to a [8]: without the broadcast the sum is [8]; and a
+    MatMul whose matrix dims the broadcast grows."""
+    b = GraphBuilder()
+    x = b.parameter("x", (None, 8))
+    row = b.const(RNG.standard_normal(8).astype(np.float32))
+    grown = b.op(Broadcast(mode="bidirectional"), row, b.op(ShapeOf(), x))
+    b.result(b.op(Add(), grown, row), "sum")
+    column = b.const(RNG.standard_normal((1, 1)).astype(np.float32))
+    tall = b.op(Broadcast(mode="bidirectional"), column, b.op(ShapeOf(), x))  # [b, 8]
+    b.result(b.op(MatMul(transpose_a=True), tall, x), "product")
+    graph = b.graph
+    run_transform(graph, FoldSymbolicShapes())
+    assert _types(graph)["Broadcast"] == 2

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 from irconv import Graph, Node, TransformContext
 from irconv.graph import OutPort
-from irconv.graph.symbolic import symbolic_shape
+from irconv.graph.symbolic import broadcast_symbols, symbolic_shape
 from irconv.ops import Const, Parameter, Result
 from irconv.ops.traits import Trait
 from irconv.plugins import Transform
@@ -66,7 +66,7 @@ class FoldSymbolicShapes(Transform):
                 changed = True
             if not _computes(node):
                 continue
-            if _drop_no_op(node):
+            if _drop_no_op(node) or _drop_absorbed_broadcast(node):
                 changed = True
                 continue
             port = node.out_port(0)
@@ -132,6 +132,46 @@ def _drop_no_op(node: Node) -> bool:
         return False
     out.get_connection().set_source(source)
     return True
+
+
+def _drop_absorbed_broadcast(node: Node) -> bool:
+    """A Broadcast whose every reader broadcasts that input itself to the same result: an
+    elementwise op of NumPy broadcasting, or a MatMul over batch dims only (the rotary
+    frequencies' ``expand(batch, -1, 1) @ positions``); each reader then reads the data."""
+    if node.op.type != "Broadcast" or getattr(node.op, "mode", None) not in ("numpy", "bidirectional"):
+        return False
+    source = node.in_port(0).get_source()
+    out = node.out_port(0)
+    if source is None or source.data.element_type is not out.data.element_type:
+        return False
+    data, expanded = symbolic_shape(source), symbolic_shape(out)
+    readers = out.get_destinations()
+    if data is None or expanded is None or not readers or len({r.node for r in readers}) != len(readers):
+        return False  # (a reader of it at two inputs would see neither broadcast)
+    if not all(_absorbs(reader.node, reader.idx, data, expanded) for reader in readers):
+        return False
+    out.get_connection().set_source(source)
+    return True
+
+
+def _absorbs(reader: Node, idx: int, data: tuple[object, ...], expanded: tuple[object, ...]) -> bool:
+    """Whether ``reader`` gives the same output shape with ``data`` at input ``idx`` instead
+    of its broadcast to ``expanded``."""
+    shapes = [symbolic_shape(reader.in_port(i).get_source()) if reader.has_input(i) else None
+              for i in range(reader.num_inputs())]
+    result = symbolic_shape(reader.out_port(0)) if reader.num_outputs() == 1 else None
+    if result is None or any(shape is None for shape in shapes):
+        return False
+    if reader.op.type == "MatMul" and reader.op.is_opset_op:
+        if len(data) < 2 or any(len(shape) < 2 for shape in shapes) or data[-2:] != expanded[-2:]:  # type: ignore[arg-type]
+            return False  # only batch dims may come from the broadcast
+        batch = [shape[:-2] for shape in shapes]  # type: ignore[index]
+        batch[idx] = data[:-2]
+        return broadcast_symbols(*batch) == tuple(result[:-2])
+    if getattr(reader.op, "auto_broadcast", None) != "numpy" or not reader.op.has(Trait.ELEMENTWISE):
+        return False
+    shapes[idx] = data
+    return broadcast_symbols(*shapes) == tuple(result)  # type: ignore[arg-type]
 
 
 def _all_inputs(node: Node, wanted: dict[int, int]) -> bool:
