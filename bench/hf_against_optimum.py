@@ -137,24 +137,27 @@ def convert_pairs(folder: Path, work: Path, fmt: str, size: str, rounds: int) ->
     return runs
 
 
-def paged_attention_count(core: Any, xml: Path) -> int:
+def paged_attention(core: Any, xml: Path) -> tuple[int, int]:
     """PagedAttention ops after OpenVINO's SDPA-to-PagedAttention rewrite (0 when it refuses
-    the model): GenAI's LLMPipeline runs its PagedAttention backend only on a model so rewritten."""
+    the model: GenAI's LLMPipeline runs its PagedAttention backend only on a model so
+    rewritten), and the nodes of the model the CPU plugin compiles from the rewritten one
+    (what that backend runs per step; 0 when there is none)."""
+    from irconv.runtime import compile_for_comparison
     from openvino._offline_transformations import paged_attention_transformation
 
     model = core.read_model(str(xml))
     try:
         paged_attention_transformation(model)
     except RuntimeError:
-        return 0
-    return sum(op.get_type_name() == "PagedAttentionExtension" for op in model.get_ops())
+        return 0, 0
+    count = sum(op.get_type_name() == "PagedAttentionExtension" for op in model.get_ops())
+    return count, len(compile_for_comparison(model, core=core).get_runtime_model().get_ops()) if count else 0
 
 
 def histogram(xml: Path) -> dict[str, Any]:
     """Op counts of the IR, of its PagedAttention rewrite and of the model OpenVINO's CPU plugin
     compiles from it."""
     import openvino
-
     from irconv.runtime import compile_for_comparison
 
     core = openvino.Core()
@@ -162,10 +165,11 @@ def histogram(xml: Path) -> dict[str, Any]:
     types = collections.Counter(op.get_type_name() for op in model.get_ops())
     compiled = compile_for_comparison(model, core=core).get_runtime_model()
     runtime = collections.Counter(op.get_rt_info()["layerType"].astype(str) for op in compiled.get_ops())
+    paged, paged_runtime = paged_attention(core, xml)
     return {"ops": len(model.get_ops()), "sdpa": types["ScaledDotProductAttention"], "state": types["ReadValue"],
-            "paged": paged_attention_count(core, xml), "matmul": types["MatMul"],
+            "paged": paged, "matmul": types["MatMul"],
             "runtime ops": len(compiled.get_ops()), "runtime sdpa": runtime["ScaledDotProductAttention"],
-            "runtime fc": runtime["FullyConnected"]}
+            "runtime fc": runtime["FullyConnected"], "paged runtime ops": paged_runtime}
 
 
 @dataclass
@@ -219,7 +223,7 @@ def print_conversion_table(rows: list[tuple[str, str, float, dict[str, list[Run]
 
 
 def print_ir_table(rows: list[tuple[str, str, dict[str, dict[str, Any]]]]) -> None:
-    keys = ["ops", "sdpa", "state", "paged", "matmul", "runtime ops", "runtime sdpa", "runtime fc"]
+    keys = ["ops", "sdpa", "state", "paged", "matmul", "runtime ops", "runtime sdpa", "runtime fc", "paged runtime ops"]
     print("\n| model | format | tool | " + " | ".join(keys) + " |")
     print("|---|---|---|" + "---:|" * len(keys))
     for case, fmt, tools in rows:
