@@ -19,13 +19,18 @@ from irconv import (
 )
 
 
-def _swaps_last_two_axes(node: Node) -> bool:
+def _permutation(node: Node) -> list[int] | None:
+    """A Transpose's constant order, normalised (None when not a constant permutation)."""
     perm = node.in_port(1).get_source()
     value = perm.constant(shape_derived=False) if perm is not None else None
     if value is None or value.ndim != 1 or value.size < 2:
-        return False
-    rank = value.size
-    return [int(v) % rank for v in value] == [*range(rank - 2), rank - 1, rank - 2]
+        return None
+    order = [int(v) % value.size for v in value]
+    return order if sorted(order) == list(range(value.size)) else None
+
+
+def _is_permutation(node: Node) -> bool:
+    return _permutation(node) is not None
 
 
 def _scalar(bind: str) -> Pat:
@@ -46,7 +51,7 @@ def _patterns() -> tuple[Pat, ...]:
     keys_t = (
         op(
             Multiply,
-            op(Transpose, any_("k"), single_use=True, where=_swaps_last_two_axes),
+            op(Transpose, any_("k"), single_use=True, where=_is_permutation, bind="k_t"),
             _scalar("k_scale"),
             commutative=True,
             single_use=True,
@@ -55,7 +60,8 @@ def _patterns() -> tuple[Pat, ...]:
             Transpose,
             op(Multiply, any_("k"), _scalar("k_scale"), commutative=True, single_use=True),
             single_use=True,
-            where=_swaps_last_two_axes,
+            where=_is_permutation,
+            bind="k_t",
         ),
     )
     found = []
@@ -71,8 +77,10 @@ def _patterns() -> tuple[Pat, ...]:
 
 class FuseSplitScaleAttention(PatternRewrite):
     """``MatMul(P, V)`` with ``P = SoftMax(MatMul(Q * a, Kᵀ * b) [+ mask])`` over the last
-    axis, optionally ``Select(IsNaN(P), 0, P)``, Kᵀ a Transpose of K's last two axes (before
-    or after its scaling) -> ScaledDotProductAttention(Q, K, V, mask, a * b).
+    axis, optionally ``Select(IsNaN(P), 0, P)``, Kᵀ a Transpose of K (before or after its
+    scaling) -> ScaledDotProductAttention(Q, K, V, mask, a * b). K is the Transpose's input
+    when it swaps the last two axes, else that input transposed to Kᵀ's order with its last
+    two axes swapped (an exporter's ``k.view(b, s, h, d).permute(0, 2, 3, 1)``).
 
     This is PyTorch's ONNX form of ``scaled_dot_product_attention`` (the scale split as
     ``sqrt(scale)`` on each side for range, NaN rows of fully masked queries zeroed). As one
@@ -89,7 +97,7 @@ class FuseSplitScaleAttention(PatternRewrite):
         return rewrite_greedily(graph, [self], frozen=ctx.is_frozen) > 0
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import ScaledDotProductAttention, SoftMax, SoftMax_v1
+        from irconv_opset import ScaledDotProductAttention, SoftMax, SoftMax_v1, Transpose
 
         q, k, v, root = match.port("q"), match.port("k"), match.port("v"), match["root"]
         shapes = [port.data.shape for port in (q, k, v)]
@@ -109,6 +117,11 @@ class FuseSplitScaleAttention(PatternRewrite):
         mask: OutPort = match.port("mask") if "mask" in match.ports else rw.const(np.zeros((), dtype.numpy), like=root)
         if mask.data.shape is not None and len(mask.data.shape) > rank:
             return False
+        order = _permutation(match["k_t"])
+        assert order is not None  # the pattern's condition
+        keys_order = [*order[:-2], order[-1], order[-2]]
+        if keys_order != list(range(rank)):
+            k = rw.op(Transpose(), k, rw.const(np.array(keys_order, np.int64), like=root), like=root)
         scale_port = rw.const(np.asarray(scale, dtype.numpy), like=root)
         fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
         rw.replace(root, fused)
