@@ -3,14 +3,16 @@
 gives the same bytes.
 
 The matrices are seeded random f32 ``[rows, cols]`` (a Llama-7B layer's shapes by default:
-four 4096x4096 attention projections and three 11008x4096 MLP ones, 202 M values); the work
-timed is what ``compress.weights`` does: each matrix's scales (the range narrowing
+four 4096x4096 attention projections and three 11008x4096 MLP ones, 202 M values; with
+``--bf16`` held in bf16 and read as f32 block by block, as a Hugging Face checkpoint's are);
+the work timed is what ``compress.weights`` does: each matrix's scales (the range narrowing
 search, and with ``--refine`` the activation-weighted one with scale estimation), then its
-levels (the ``.bin`` writer's work). CPU time over wall time shows how many cores the run
-had; the load average, how many other processes wanted them.
+levels packed as the ``.bin`` writer packs them. CPU time over wall time shows how many cores
+the run had; the load average, how many other processes wanted them; CPU ns a value, what
+the work costs.
 
     python bench/llm_compress_threads.py [--scale 1.0] [--threads 1 2] [--format int4-asym]
-        [--group 128] [--refine]
+        [--group 128] [--refine] [--bf16]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import hashlib
 import os
 import time
+from functools import partial
 
 import numpy as np
 
@@ -44,10 +47,20 @@ def compress(matrices: list[np.ndarray], scheme: object, importance: list[np.nda
         if params.zero_point is not None:
             digest.update(params.zero_point.tobytes())
         blocks = list(DeferredQuantized(matrix, params).blocks(1 << 20))
-        levels = run_in_order([block.materialize for block in blocks], threads)
-        for level in levels:
+        for level in run_in_order([partial(_packed, block) for block in blocks], threads):
             digest.update(level.tobytes())
     return digest.hexdigest()[:16]
+
+
+def _packed(block: object) -> np.ndarray:
+    """A block's levels as the ``.bin`` holds them (4-bit values two a byte)."""
+    from irconv_ir.blobs import storage
+
+    levels = block.materialize()  # type: ignore[attr-defined]
+    encoding = storage(levels.dtype)
+    out = np.empty(encoding.items(levels.size), encoding.dtype)
+    encoding.encode(levels, out)
+    return out
 
 
 def main() -> None:
@@ -60,17 +73,26 @@ def main() -> None:
     parser.add_argument("--format", default="int4-asym")
     parser.add_argument("--group", type=int, default=128)
     parser.add_argument("--refine", action="store_true", help="activation-weighted, with scale estimation")
+    parser.add_argument("--bf16", action="store_true", help="weights held in bf16, read as f32 block by block")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     shapes = [(max(1, int(rows * args.scale)), cols) for rows, cols in SHAPES]
     matrices = [rng.standard_normal(shape, np.float32) * 0.02 for shape in shapes]
+    if args.bf16:
+        from irconv.narrow_float import from_float
+        from irconv.ops.deferred import DeferredProduct
+        from irconv.types import ElementType
+
+        f32 = np.dtype(np.float32)
+        matrices = [DeferredProduct.widened(from_float(m, ElementType.bf16), f32) for m in matrices]  # type: ignore[misc]
     importance = [rng.gamma(1.0, 1.0, shape[1]).astype(np.float32) for shape in shapes] if args.refine else None
     scheme = primary_scheme(args.format, args.group)
     values = sum(m.size for m in matrices)
     print(f"{len(matrices)} matrices, {values / 1e6:.0f} M values, {args.format} group {args.group}"
-          f"{', activation-weighted + scale estimation' if args.refine else ''}; {available_cores()} cores available\n")  # fmt: skip
-    print("| threads | wall s | speedup | CPU s | CPU / wall | load average | digest |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
+          f"{', activation-weighted + scale estimation' if args.refine else ''}{', bf16' if args.bf16 else ''}; "
+          f"{available_cores()} cores available\n")  # fmt: skip
+    print("| threads | wall s | speedup | CPU s | CPU / wall | CPU ns a value | load average | digest |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---|")
     first = None
     for threads in args.threads:
         start, cpu = time.perf_counter(), time.process_time()
@@ -79,7 +101,8 @@ def main() -> None:
         first = first or seconds
         load = os.getloadavg()[0]
         print(
-            f"| {threads} | {seconds:.2f} | {first / seconds:.2f}x | {cpu:.2f} | {cpu / seconds:.2f} | {load:.1f} | {digest} |",
+            f"| {threads} | {seconds:.2f} | {first / seconds:.2f}x | {cpu:.2f} | {cpu / seconds:.2f} "
+            f"| {cpu / values * 1e9:.1f} | {load:.1f} | {digest} |",
             flush=True,
         )
 

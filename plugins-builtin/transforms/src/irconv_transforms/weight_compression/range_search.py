@@ -42,60 +42,30 @@ MARGIN = 2.0
 
 
 def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_dtype: np.dtype | type) -> BlockParams:
-    """``narrowed_search`` over rows ``start:stop`` of ``weights`` ``[rows, cols]``."""
+    """``narrowed_search`` over rows ``start:stop`` of ``weights`` ``[rows, cols]``.
+
+    The rows are widened at once; each range's errors are computed a chunk of groups at a
+    time (the chunk's values and two work arrays stay in cache); the per-group steps
+    (bounds, scales, the choice) are made once for the block, so that NumPy's cost per
+    call stays small next to the work."""
     rows, cols = stop - start, weights.shape[1]
-    groups = scheme.groups(cols)
-    size = cols // groups
-    scale = np.empty(rows * groups, np.float32)
-    zero_point = None if scheme.symmetric else np.empty(rows * groups, np.int16)
-    error = np.empty(rows * groups, np.float64)
-    step = max(1, CHUNK_VALUES // max(cols, 1))
-    buffers = [np.empty(min(rows, step) * cols, np.float32) for _ in range(3)]
-    unsure: list[np.ndarray] = []  # flat indices of the groups the estimates cannot decide
-    unsure_values: list[np.ndarray] = []
-    for first in range(0, rows, step):
-        last = min(rows, first + step)
-        values, ratios, offsets = (buffer[: (last - first) * cols].reshape(-1, size) for buffer in buffers)
-        as_f32_into(rows_of(weights, start + first, start + last), values.reshape(last - first, cols))
-        part = slice(first * groups, last * groups)
-        zeros = None if zero_point is None else zero_point[part]
-        undecided = _search(values, ratios, offsets, scheme, scale_dtype, scale[part], zeros, error[part])
-        if undecided.size:
-            unsure.append(undecided + first * groups)
-            unsure_values.append(values[undecided])
-    if unsure:  # searched again all at once: the exact search costs a few dozen NumPy calls
-        at = np.concatenate(unsure)
-        again = narrowed_search(np.concatenate(unsure_values)[:, None, :], scheme, scale_dtype)
-        scale[at] = again[0].reshape(-1)
-        if zero_point is not None and again[1] is not None:
-            zero_point[at] = again[1].reshape(-1)
-        error[at] = again[2].reshape(-1)
-    shape = (rows, groups, 1)
-    return BlockParams(scale.reshape(shape), None if zero_point is None else zero_point.reshape(shape), error.reshape(shape))
-
-
-def _search(
-    block: np.ndarray,
-    ratios: np.ndarray,
-    offsets: np.ndarray,
-    scheme: Scheme,
-    scale_dtype: np.dtype | type,
-    scale: np.ndarray,
-    zero_point: np.ndarray | None,
-    error: np.ndarray,
-) -> np.ndarray:
-    """The choice of ``narrowed_search`` for the groups ``block`` ``[groups, g]`` (f32;
-    ``ratios`` and ``offsets``: scratch arrays of its shape) written into ``scale``,
-    ``zero_point`` and ``error`` (``[groups]``); returns the indices of the groups whose
-    estimates come too close to tell (their results are to be computed again)."""
-    count, size = block.shape
+    size = cols // scheme.groups(cols)
+    values = as_f32_into(rows_of(weights, start, stop), np.empty((rows, cols), np.float32)).reshape(-1, size)
+    count = len(values)
+    step = max(1, CHUNK_VALUES // size)
+    ratios, offsets = (np.empty((min(count, step), size), np.float32) for _ in range(2))
     span = _span(size)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
-        scales, zeros = narrowed_scales(_bounds(block, offsets, scheme), scheme, scale_dtype)
+        scales, zeros = narrowed_scales(_bounds(values, offsets, scheme, step), scheme, scale_dtype)
         sums = np.empty(scales.shape[:2], np.float32)
-        for index, candidate in enumerate(scales):
-            _level_offsets(block, candidate, None if zeros is None else zeros[index], scheme, ratios, offsets)
-            _square_sums(offsets, span, sums[index])
+        for first in range(0, count, step):
+            part = slice(first, first + step)
+            block = values[part]
+            chunk = len(block)
+            for index in range(len(scales)):
+                zero = None if zeros is None else zeros[index, part]
+                _level_offsets(block, scales[index, part], zero, scheme, ratios[:chunk], offsets[:chunk])
+                _square_sums(offsets[:chunk], span, sums[index, part])
         estimates = sums * np.square(scales[..., 0])
         margins = _margins(estimates, scales[..., 0], span, size, scheme)
         # Each range's f64 error lies within its estimate +- its margin. A group where no
@@ -105,25 +75,36 @@ def _search(
         lower = np.subtract(estimates, margins, out=margins)
         reaching = lower <= np.minimum.reduce(upper, axis=0)
         best = estimates.argmin(0)[None]
-    scale[:] = np.take_along_axis(scales[..., 0], best, 0)[0]
-    if zero_point is not None and zeros is not None:
-        zero_point[:] = np.take_along_axis(zeros[..., 0], best, 0)[0]
-    error[:] = np.take_along_axis(estimates, best, 0)[0]
-    return np.flatnonzero((np.count_nonzero(reaching, axis=0) != 1) | ~np.isfinite(estimates).all(0))
+    scale = np.take_along_axis(scales[..., 0], best, 0)[0]
+    zero_point = None if zeros is None else np.take_along_axis(zeros[..., 0], best, 0)[0]
+    error = np.take_along_axis(estimates, best, 0)[0].astype(np.float64)
+    unsure = np.flatnonzero((np.count_nonzero(reaching, axis=0) != 1) | ~np.isfinite(estimates).all(0))
+    if unsure.size:  # searched again by the exact search (a few dozen NumPy calls for them all)
+        again = narrowed_search(values[unsure][:, None, :], scheme, scale_dtype)
+        scale[unsure] = again[0].reshape(-1)
+        if zero_point is not None and again[1] is not None:
+            zero_point[unsure] = again[1].reshape(-1)
+        error[unsure] = again[2].reshape(-1)
+    shape = (rows, -1, 1)
+    return BlockParams(scale.reshape(shape), None if zero_point is None else zero_point.reshape(shape), error.reshape(shape))
 
 
-def _bounds(block: np.ndarray, work: np.ndarray, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
-    """``quantize.group_bounds`` of ``block`` ``[groups, g]`` (``work``: scratch), shaped
-    ``[groups, 1]``."""
+def _bounds(values: np.ndarray, work: np.ndarray, scheme: Scheme, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """``quantize.group_bounds`` of ``values`` ``[groups, g]``, shaped ``[groups, 1]``
+    (``work``: scratch for ``step`` groups)."""
     if scheme.symmetric:
-        np.abs(block, out=work)
-        extreme = np.take_along_axis(block, work.argmax(-1)[:, None], -1)
+        where = np.empty((len(values), 1), np.intp)
+        for first in range(0, len(values), step):
+            block = values[first : first + step]
+            magnitude = np.abs(block, out=work[: len(block)])
+            where[first : first + step, 0] = magnitude.argmax(-1)
+        extreme = np.take_along_axis(values, where, -1)
         return extreme, extreme
     # argmin and argmax are several times faster than min and max along short rows; the
     # value found is the same (a zero may come with the other sign, which changes no scale
     # but a group of zeros', and such a group is searched again: its ranges tie)
-    low = np.take_along_axis(block, block.argmin(-1)[:, None], -1)
-    return low, np.take_along_axis(block, block.argmax(-1)[:, None], -1)
+    low = np.take_along_axis(values, values.argmin(-1)[:, None], -1)
+    return low, np.take_along_axis(values, values.argmax(-1)[:, None], -1)
 
 
 def _level_offsets(
