@@ -33,7 +33,7 @@ from irconv.graph.symbolic import broadcast_symbols, symbolic_shape
 from irconv.ops import Const, Parameter, Result
 from irconv.ops.traits import Trait
 from irconv.plugins import Transform
-from irconv.types_symbols import Expr, value_of
+from irconv.types_symbols import Expr, SymShape, value_of
 from irconv_opset.partial import symbolic_value
 
 from irconv_transforms._fusion import AFTER_LAYOUT, FUSIONS
@@ -154,24 +154,25 @@ def _drop_absorbed_broadcast(node: Node) -> bool:
     return True
 
 
-def _absorbs(reader: Node, idx: int, data: tuple[object, ...], expanded: tuple[object, ...]) -> bool:
+def _absorbs(reader: Node, idx: int, data: SymShape, expanded: SymShape) -> bool:
     """Whether ``reader`` gives the same output shape with ``data`` at input ``idx`` instead
     of its broadcast to ``expanded``."""
-    shapes = [symbolic_shape(reader.in_port(i).get_source()) if reader.has_input(i) else None
-              for i in range(reader.num_inputs())]
+    shapes: list[SymShape] = []
+    for i in range(reader.num_inputs()):
+        shape = symbolic_shape(reader.in_port(i).get_source()) if reader.has_input(i) else None
+        if shape is None:
+            return False
+        shapes.append(data if i == idx else shape)
     result = symbolic_shape(reader.out_port(0)) if reader.num_outputs() == 1 else None
-    if result is None or any(shape is None for shape in shapes):
+    if result is None:
         return False
     if reader.op.type == "MatMul" and reader.op.is_opset_op:
-        if len(data) < 2 or any(len(shape) < 2 for shape in shapes) or data[-2:] != expanded[-2:]:  # type: ignore[arg-type]
+        if any(len(shape) < 2 for shape in shapes) or data[-2:] != expanded[-2:]:
             return False  # only batch dims may come from the broadcast
-        batch = [shape[:-2] for shape in shapes]  # type: ignore[index]
-        batch[idx] = data[:-2]
-        return broadcast_symbols(*batch) == tuple(result[:-2])
+        return broadcast_symbols(*(shape[:-2] for shape in shapes)) == tuple(result[:-2])
     if getattr(reader.op, "auto_broadcast", None) != "numpy" or not reader.op.has(Trait.ELEMENTWISE):
         return False
-    shapes[idx] = data
-    return broadcast_symbols(*shapes) == tuple(result)  # type: ignore[arg-type]
+    return broadcast_symbols(*shapes) == tuple(result)
 
 
 def _all_inputs(node: Node, wanted: dict[int, int]) -> bool:
