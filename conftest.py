@@ -7,6 +7,7 @@ oneDNN is off because its Conv2D/Conv3D/DepthwiseConv2dNative kernels return the
 shape for an empty batch (TF 2.21), which would make TensorFlow a wrong reference.
 """
 
+import contextlib
 import os
 
 import pytest
@@ -59,6 +60,24 @@ class CrashedTestRerun:
             reporter.write_line(line, yellow=True, bold=True)
 
 
+def _commands_to_a_dead_worker_are_dropped() -> None:
+    """A command the controller sends to a worker that has just died (xdist's work stealing
+    asks the busiest worker for tests, which may be the one crashing) raised OSError out of
+    the run loop, an INTERNALERROR that ended the whole run. xdist handles the worker's death
+    when it sees it go down: its tests go back to the queue and an unanswered steal request
+    is forgotten (``remove_node``), so the lost command needs nothing else."""
+    from xdist.workermanage import WorkerController
+
+    send = WorkerController.sendcommand
+
+    def sendcommand(self: WorkerController, name: str, **kwargs: object) -> None:
+        with contextlib.suppress(OSError):  # the pipe to the worker is gone (xdist's own shutdown does so)
+            send(self, name, **kwargs)
+
+    WorkerController.sendcommand = sendcommand  # type: ignore[method-assign]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(CrashedTestRerun(config), "irconv-crashed-test-rerun")
+        _commands_to_a_dead_worker_are_dropped()

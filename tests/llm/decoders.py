@@ -143,9 +143,16 @@ def traceable_masks() -> Iterator[None]:
     Under ``torch.jit.trace`` (the TorchScript-based exporter) ``inputs_embeds.shape[1]`` is a
     0-d tensor, which transformers 5.5 mistakes for the deprecated ``cache_position`` argument
     and indexes (``IndexError``). The wrapper passes it the ``cache_position`` it expects,
-    ``arange(q_offset, q_offset + q_length)``, as optimum's exporter does."""
+    ``arange(q_offset, q_offset + q_length)``, as optimum's exporter does. transformers 5.6
+    dropped that reading (its deprecation said so) and takes the length as it is."""
     import torch
+    import transformers
+    from packaging.version import Version
     from transformers import masking_utils
+
+    if Version(transformers.__version__).release >= (5, 6):
+        yield
+        return
 
     mapping = masking_utils.AttentionMaskInterface._global_mapping
     original = mapping["sdpa"]
