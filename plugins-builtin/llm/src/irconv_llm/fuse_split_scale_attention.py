@@ -97,7 +97,8 @@ class FuseSplitScaleAttention(PatternRewrite):
         return rewrite_greedily(graph, [self], frozen=ctx.is_frozen) > 0
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
-        from irconv_opset import ScaledDotProductAttention, SoftMax, SoftMax_v1, Transpose
+        from irconv_opset import ScaledDotProductAttention, SoftMax, SoftMax_v1
+        from irconv_transforms.fuse_scaled_dot_product_attention import keys_of_transpose
 
         q, k, v, root = match.port("q"), match.port("k"), match.port("v"), match["root"]
         shapes = [port.data.shape for port in (q, k, v)]
@@ -119,9 +120,7 @@ class FuseSplitScaleAttention(PatternRewrite):
             return False
         order = _permutation(match["k_t"])
         assert order is not None  # the pattern's condition
-        keys_order = [*order[:-2], order[-1], order[-2]]
-        if keys_order != list(range(rank)):
-            k = rw.op(Transpose(), k, rw.const(np.array(keys_order, np.int64), like=root), like=root)
+        k = keys_of_transpose(rw, k, order, root)
         scale_port = rw.const(np.asarray(scale, dtype.numpy), like=root)
         fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
         rw.replace(root, fused)

@@ -117,20 +117,27 @@ def _fold(graph: Graph, node: Node, port: OutPort, value: np.ndarray) -> None:
     port.get_connection().set_source(const.out_port(0))
 
 
-def _drop_no_op(node: Node) -> bool:
-    kind = node.op.type
-    if kind not in _NO_OP_WHEN_SAME_SHAPE and kind not in _NO_OP_WHEN_ZERO or not node.has_input(0):
-        return False
-    source = node.in_port(0).get_source()
+def _data_and_shapes(node: Node) -> tuple[OutPort, SymShape, SymShape] | None:
+    """The node's data input (input 0), its symbolic shape and the output's, when the output
+    has the data's type (so that its readers could read the data instead)."""
+    source = node.in_port(0).get_source() if node.has_input(0) else None
     out = node.out_port(0)
     if source is None or source.data.element_type is not out.data.element_type:
-        return False
+        return None
     before, after = symbolic_shape(source), symbolic_shape(out)
-    if before is None or after is None or before != after:
+    return None if before is None or after is None else (source, before, after)
+
+
+def _drop_no_op(node: Node) -> bool:
+    kind = node.op.type
+    if kind not in _NO_OP_WHEN_SAME_SHAPE and kind not in _NO_OP_WHEN_ZERO:
+        return False
+    found = _data_and_shapes(node)
+    if found is None or found[1] != found[2]:
         return False
     if kind in _NO_OP_WHEN_ZERO and not _all_inputs(node, _NO_OP_WHEN_ZERO[kind]):
         return False
-    out.get_connection().set_source(source)
+    node.out_port(0).get_connection().set_source(found[0])
     return True
 
 
@@ -140,14 +147,12 @@ def _drop_absorbed_broadcast(node: Node) -> bool:
     frequencies' ``expand(batch, -1, 1) @ positions``); each reader then reads the data."""
     if node.op.type != "Broadcast" or getattr(node.op, "mode", None) not in ("numpy", "bidirectional"):
         return False
-    source = node.in_port(0).get_source()
+    found = _data_and_shapes(node)
     out = node.out_port(0)
-    if source is None or source.data.element_type is not out.data.element_type:
-        return False
-    data, expanded = symbolic_shape(source), symbolic_shape(out)
     readers = out.get_destinations()
-    if data is None or expanded is None or not readers or len({r.node for r in readers}) != len(readers):
+    if found is None or not readers or len({r.node for r in readers}) != len(readers):
         return False  # (a reader of it at two inputs would see neither broadcast)
+    source, data, expanded = found
     if not all(_absorbs(reader.node, reader.idx, data, expanded) for reader in readers):
         return False
     out.get_connection().set_source(source)

@@ -87,16 +87,19 @@ class FuseScaledDotProductAttention(Fusion):
 
 
 def _keys(rw: Rewriter, kt: OutPort, rank: int, like: Node) -> OutPort:
-    """K from K^T: the input of a Transpose (its permutation composed with a swap of the last
-    two axes, dropped when that is the identity), or K^T transposed back."""
-    swap = [*range(rank - 2), rank - 1, rank - 2]
-    source, perm = kt, swap
+    """K from K^T: the input of a Transpose (see ``keys_of_transpose``), or K^T transposed back."""
     if isinstance(kt.node.op, Transpose) and len(kt.get_destinations()) == 1 and kt.node.has_input(1):
         value = kt.node.in_port(1).constant(shape_derived=False)
         inner = kt.node.in_port(0).get_source()
         if value is not None and value.size == rank and inner is not None:
-            composed = [int(value.reshape(-1)[i]) % rank for i in swap]
-            source, perm = inner, composed
-    if perm == list(range(rank)):
+            return keys_of_transpose(rw, inner, [int(v) % rank for v in value.reshape(-1)], like)
+    return keys_of_transpose(rw, kt, list(range(rank)), like)
+
+
+def keys_of_transpose(rw: Rewriter, source: OutPort, perm: list[int], like: Node) -> OutPort:
+    """K where ``Transpose(source, perm)`` is K^T: ``source`` transposed by ``perm`` with its
+    last two entries swapped, or ``source`` itself when that order is the identity."""
+    order = [*perm[:-2], perm[-1], perm[-2]]
+    if order == list(range(len(order))):
         return source
-    return rw.op(Transpose(), source, rw.const(np.array(perm, np.int64), like=like), like=like)
+    return rw.op(Transpose(), source, rw.const(np.array(order, np.int64), like=like), like=like)
