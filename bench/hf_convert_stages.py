@@ -46,14 +46,20 @@ from irconv_llm.huggingface.trace import empty_model, export_decoder
 cls = model_class(Checkpoint.open(__import__("pathlib").Path(sys.argv[1])).config, TEXT_GENERATION_WITH_PAST, sys.argv[1])
 export_decoder(empty_model(cls, config), TEXT_GENERATION_WITH_PAST)
 """
+#: Each stage ends as ``irconv convert`` does (``irconv.cli.main.exit_without_teardown``):
+#: without the interpreter's teardown of torch's modules, which would add seconds to the floor.
+_EXIT = """
+import os
+os._exit(0)
+"""
 
 STAGES = ("imports", "imports + trace", "irconv", "optimum")
 
 
 def commands(folder: Path, out: Path, fmt: str, size: str) -> dict[str, list[str]]:
     return {
-        "imports": [sys.executable, "-c", _IMPORTS, str(folder)],
-        "imports + trace": [sys.executable, "-c", _TRACE, str(folder)],
+        "imports": [sys.executable, "-c", _IMPORTS + _EXIT, str(folder)],
+        "imports + trace": [sys.executable, "-c", _TRACE + _EXIT, str(folder)],
         "irconv": irconv_command(folder, out / "irconv", fmt, size),
         "optimum": optimum_command(folder, out / "optimum", fmt, size),
     }

@@ -151,3 +151,19 @@ def test_quantized_activations_and_float_modules_on_quantized_tensors_match(tmp_
         with torch.no_grad():
             expected = model(x).numpy()
         np.testing.assert_allclose(compiled([x.numpy()])[compiled.output(0)], expected, atol=1e-6)
+
+
+def test_the_program_records_no_stack_traces_and_the_setting_is_restored() -> None:
+    import torch.fx.config
+    from irconv_torch.export import export_module
+
+    class Small(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(x) * 2
+
+    program = export_module(Small(), (torch.randn(2, 3),))
+    computed = [n for n in program.graph.nodes if n.op == "call_function"]
+    assert computed and all(not n.meta.get("stack_trace") for n in computed)
+    assert torch.fx.config.do_not_emit_stack_traces is False
+    plain = torch.export.export(Small(), (torch.randn(2, 3),))  # torch's own default records them
+    assert any(n.meta.get("stack_trace") for n in plain.graph.nodes if n.op == "call_function")

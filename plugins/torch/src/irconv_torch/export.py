@@ -3,8 +3,9 @@ decomposition of the ops irconv has no extractor for (the others stay whole)."""
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from irconv.errors import UserError
@@ -112,12 +113,10 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
     ``torch.export.draft_export``, which takes the branch the example input takes, as
     tracing does; ``note`` tells the user the IR holds that branch only. A ``Dim`` the
     program does not allow is one line naming it (``irconv_torch.constraints``)."""
-    import torch
-
     from irconv_torch.constraints import constraint_violation_line, dim_places, is_constraint_violation
 
     try:
-        return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=False)
+        return _traced(module, args, kwargs, dynamic_shapes, strict=False)
     except Exception as non_strict:
         if _is_data_dependent(non_strict):
             program = _draft_export(module, args, kwargs, dynamic_shapes)
@@ -126,7 +125,7 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
                      "they were taken as for the example input, and the IR holds those branches only")
                 return program
         try:
-            return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=True)
+            return _traced(module, args, kwargs, dynamic_shapes, strict=True)
         except Exception:
             if is_constraint_violation(non_strict):
                 places = dim_places(dynamic_shapes, _parameter_names(module))
@@ -134,6 +133,28 @@ def _export(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_
                                 f"{constraint_violation_line(non_strict, places)}") from non_strict
             raise UserError(f"torch.export could not trace {type(module).__name__}: "
                             f"{type(non_strict).__name__}: {_first_line(non_strict)}") from non_strict
+
+
+def _traced(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], dynamic_shapes: Any, *, strict: bool) -> Any:
+    import torch
+
+    with without_stack_traces():
+        return torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict)
+
+
+@contextlib.contextmanager
+def without_stack_traces() -> Iterator[None]:
+    """Tracing that does not record each node's Python stack (``node.meta["stack_trace"]``),
+    which irconv never reads: extracting and symbolizing a traceback per node is about a
+    fifth of ``torch.export``'s time on a transformers decoder."""
+    import torch.fx.config
+
+    recorded = torch.fx.config.do_not_emit_stack_traces
+    torch.fx.config.do_not_emit_stack_traces = True
+    try:
+        yield
+    finally:
+        torch.fx.config.do_not_emit_stack_traces = recorded
 
 
 def _eager_quantized_as_float(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any],

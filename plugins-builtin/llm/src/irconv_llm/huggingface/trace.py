@@ -163,11 +163,16 @@ def _export_without_grad(module: Any, inputs: dict[str, Any], dynamic: dict[str,
     frequencies under ``torch.no_grad()``: traced with gradients on, that switch is a
     ``wrap_with_set_grad_enabled`` sub-graph, which irconv-torch inlines by re-tracing the whole
     program through ``run_decompositions`` (as long again as the export). With gradients off
-    already the switch changes nothing and is not recorded."""
+    already the switch changes nothing and is not recorded.
+
+    The fake-tensor cache is off: every layer's cache tensors have shapes of their own
+    symbols, so its entries are made for one layer and missed by the next (a quarter of the
+    export's time on a 22-layer Llama, 10.6 s -> 8.1 s)."""
     import torch
+    import torch._dynamo.config
     from irconv_torch.export import export_module
 
-    with torch.no_grad():
+    with torch.no_grad(), torch._dynamo.config.patch(fake_tensor_cache_enabled=False):
         return export_module(module.eval(), inputs, dynamic)
 
 
