@@ -65,10 +65,11 @@ def tokenizer(folder: Path) -> Any:
 
 
 def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float32", max_shard_size: str | None = None,
-               **overrides: Any) -> Any:
+               vary_constants: bool = False, **overrides: Any) -> Any:
     """A tiny random ``family`` model saved into ``folder`` (with the tokenizer), in ``dtype``
     (its weights rounded to it in the model returned too), in shards of at most
-    ``max_shard_size`` if given; the model, in f32."""
+    ``max_shard_size`` if given, with the parameters transformers initialises to one value
+    varied when ``vary_constants`` (``_vary_constant_parameters``); the model, in f32."""
     import torch
     import transformers
 
@@ -79,8 +80,22 @@ def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float3
         model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").eval()
     except ValueError:  # no sdpa implementation in this family (Gemma 2)
         model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="eager").eval()
+    if vary_constants:
+        _vary_constant_parameters(model)
     model.generation_config.do_sample = False
     shards = {} if max_shard_size is None else {"max_shard_size": max_shard_size}
     model.to(getattr(torch, dtype)).save_pretrained(str(folder), **shards)
     tokenizer(folder)
     return model.float()
+
+
+def _vary_constant_parameters(model: Any) -> None:
+    """Every parameter transformers initialises to one value (norm scales of 1, biases of 0)
+    varied around it, as training leaves them: a scale of exactly 1 would let a converter
+    drop the Multiply it stands in, and never exercise what folds it into the next weights."""
+    import torch
+
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.numel() > 1 and bool((parameter == parameter.flatten()[0]).all()):
+                parameter.add_(torch.empty_like(parameter).uniform_(-0.2, 0.2))

@@ -3,7 +3,9 @@ from the memory-mapped safetensors, widened to f32 as they are read) compressed 
 int4 (int4 in the slow run): the IR's logits follow transformers' on the same tokens.
 
 The tests' other checkpoints are f32 and so small that every weight is read whole; here each
-MLP matrix is 2 MiB of bf16, past the size from which irconv defers reading a weight."""
+MLP matrix is 2 MiB of bf16, past the size from which irconv defers reading a weight. The norm
+scales are varied away from transformers' initial ones, as in a trained checkpoint: the final
+norm's scale is then folded into the head's deferred weights (``fuse.linear_forward``)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ TOLERANCE = {"int8": 0.1, "int4-sym": 0.4}
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     folder = tmp_path_factory.mktemp("bf16-llama")
-    return folder, checkpoint("llama", folder, dtype="bfloat16", **SIZES)
+    return folder, checkpoint("llama", folder, dtype="bfloat16", vary_constants=True, **SIZES)
 
 
 @pytest.mark.parametrize("weight_format", ["int8", pytest.param("int4-sym", marks=pytest.mark.slow)])
@@ -46,3 +48,45 @@ def test_streamed_bf16_weights_compress_to_the_models_values(weight_format: str,
     got = request.get_tensor("logits").data[0]
     error = float(np.linalg.norm(got - expected) / np.linalg.norm(expected))
     assert error < TOLERANCE[weight_format], f"{weight_format}: relative logits error {error:.3f}"
+
+
+def _held_in_memory(graph: Any) -> list[str]:
+    """The constants of ``graph`` of at least ``DEFER_MIN_BYTES`` whose values (or, deferred,
+    the values their product reads) sit in the process's memory rather than in a read-only
+    view of a file mapping."""
+    import mmap
+
+    from irconv.ops import Const, DeferredConst
+    from irconv.ops.deferred import DEFER_MIN_BYTES
+
+    def mapped(array: np.ndarray) -> bool:
+        base: object = array
+        while isinstance(base, np.ndarray):
+            base = base.base
+        return isinstance(base, mmap.mmap) and not array.flags.writeable
+
+    held = []
+    for node in graph:
+        op = node.op
+        if not isinstance(op, Const) or op.stored.nbytes < DEFER_MIN_BYTES:
+            continue
+        stored = op.pending.base if isinstance(op, DeferredConst) and op.pending is not None else op.value
+        if not mapped(stored):
+            held.append(f"{node.name} ({stored.nbytes >> 20} MiB)")
+    return held
+
+
+@pytest.mark.parametrize("weight_format", [None, "int8"])
+def test_no_weight_matrix_is_read_into_memory(weight_format: str | None, tmp_path: Path) -> None:
+    """The converted graph's large weights are still views of the memory-mapped safetensors
+    (what lets a checkpoint larger than the memory convert): the final norm's scale folded
+    into the untied head (``fuse.linear_forward``) keeps the head a product over its mapped
+    bf16 values instead of widening it to f32 in memory."""
+    from irconv import convert_model
+
+    folder = tmp_path / "checkpoint"
+    checkpoint("llama", folder, dtype="bfloat16", vocab_size=4096, tie_word_embeddings=False, vary_constants=True,
+               **SIZES)
+    options = {} if weight_format is None else {"weight_format": weight_format}
+    graph = convert_model(str(folder), **options)
+    assert _held_in_memory(graph) == []

@@ -83,7 +83,9 @@ def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
     return None
 
 
-def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarray | DeferredProduct | None:
+def scaled(
+    node: Node, w: np.ndarray | DeferredProduct | None, vector: np.ndarray, side: str
+) -> np.ndarray | DeferredProduct | None:
     """Weights with their ``side`` channels multiplied by ``vector`` (one value per channel,
     or a single value), rounded once to the weights' type.
 
@@ -91,9 +93,13 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     exactly representable in the weights' type a product computed in that type (f32 for
     f32 weights) is already the once-rounded exact result: no float64 copies of large
     weights. Otherwise the product is taken in float64 (exact for f32) and rounded.
-    Large weights get a ``DeferredProduct``: the emitter computes it while writing."""
-    view = _view(node, w, side)
-    if view is None:
+    Large weights get a ``DeferredProduct``: the emitter computes it while writing. Weights
+    read as a wider type (``DeferredProduct.widened``: a bf16 checkpoint's, memory-mapped)
+    stay a product over the stored values: the wider copy is never made."""
+    if isinstance(w, DeferredProduct) and not w.is_widening:
+        w = w.materialize()  # a product of a product would round twice
+    view = None if w is None else _view(node, w, side)
+    if w is None or view is None:
         return None
     if vector.size == 1:
         factor = np.asarray(vector).reshape(())
@@ -104,7 +110,8 @@ def scaled(node: Node, w: np.ndarray, vector: np.ndarray, side: str) -> np.ndarr
     narrow = factor.astype(w.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         exact = np.array_equal(narrow.astype(factor.dtype), factor, equal_nan=True) and w.dtype.itemsize <= 4
-    product = DeferredProduct.of(w, narrow, w.dtype) if exact else DeferredProduct.of(w, factor, np.float64)
+    base = w.base if isinstance(w, DeferredProduct) else w
+    product = DeferredProduct.of(base, narrow, w.dtype, w.dtype) if exact else DeferredProduct.of(base, factor, np.float64, w.dtype)
     return product if w.nbytes >= DEFER_MIN_BYTES else product.materialize()
 
 

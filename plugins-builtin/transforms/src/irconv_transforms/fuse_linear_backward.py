@@ -28,7 +28,7 @@ class FuseLinearBackward(Fusion):
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         producer, mul = match["producer"], match["mul"]
-        w, c = _weights.weights(producer), match.constant("c")
+        w, c = _weights.stored_weights(producer), match.constant("c")  # scaled, not read
         shape = producer.out_port(0).data.shape
         axis = _weights.output_axis(producer)
         if w is None or c is None or shape is None or axis is None:

@@ -37,7 +37,7 @@ class FuseLinearForward(Fusion):
 
     def rewrite(self, match: Match, rw: Rewriter) -> bool:
         consumer, linear = match["consumer"], match["linear"]
-        w, c = _weights.weights(consumer), match.constant("c")
+        w, c = _weights.stored_weights(consumer), match.constant("c")  # read only to sum a bias
         shape = match.port("x").data.shape
         if w is None or c is None or shape is None or len(shape) < 2 or linear.out_port(0).data.shape != shape:
             return False
@@ -59,7 +59,8 @@ class FuseLinearForward(Fusion):
             return False
         if isinstance(match.port("x").node.op, _weights.WEIGHTED):
             return False  # already the bias of its producer: moving it gains nothing
-        bias = _bias_of(consumer, w, vector)
+        dense = _weights.weights(consumer)
+        bias = None if dense is None else _bias_of(consumer, dense, vector)
         if bias is None:
             return False
         rw.set_input(consumer.in_port(0), match.port("x"))
