@@ -59,13 +59,15 @@ EXACT = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 SETTINGS = {"f32": EXACT, "default": {}}
 
 #: Sizes: the tests' tiny checkpoints, one of a few hundred MB in bf16 (as checkpoints are
-#: published) where reading, converting and compressing weights outweighs the imports, and one
-#: of 1.1 B parameters (TinyLlama-1.1B's published shape, 2.1 GiB in bf16), the smallest size
-#: LLMs are deployed at.
+#: published) where reading, converting and compressing weights outweighs the imports, one of
+#: 1.1 B parameters (TinyLlama-1.1B's published shape, 2.1 GiB in bf16) and one of 3.2 B
+#: (Llama-3.2-3B's, 6.0 GiB), the sizes small LLMs are deployed at.
 _MEDIUM_LLAMA_LIKE = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8, num_attention_heads=16,
                           num_key_value_heads=8, vocab_size=32000, initializer_range=0.02)
 _LARGE_LLAMA_LIKE = dict(hidden_size=2048, intermediate_size=5632, num_hidden_layers=22, num_attention_heads=32,
                          num_key_value_heads=4, vocab_size=32000, initializer_range=0.02)
+_XL_LLAMA_LIKE = dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28, num_attention_heads=24,
+                      num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True, initializer_range=0.02)
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "tiny": {},
     "medium": {
@@ -73,10 +75,11 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "gpt2": dict(n_embd=1024, n_layer=8, n_head=16, vocab_size=32000, initializer_range=0.02),
     },
     "large": {"llama": _LARGE_LLAMA_LIKE, "qwen2": _LARGE_LLAMA_LIKE},
+    "xl": {"llama": _XL_LLAMA_LIKE},
 }
-DTYPES = {"tiny": "float32", "medium": "bfloat16", "large": "bfloat16"}
+DTYPES = {"tiny": "float32", "medium": "bfloat16", "large": "bfloat16", "xl": "bfloat16"}
 #: 4-bit group size: 128 as usual, 32 where the hidden size (64) is less.
-GROUPS = {"tiny": 32, "medium": 128, "large": 128}
+GROUPS = {"tiny": 32, "medium": 128, "large": 128, "xl": 128}
 #: Weight format -> (optimum-cli's options, irconv's options); {group} is GROUPS' size.
 FORMATS: dict[str, tuple[list[str], list[str]]] = {
     "fp16": (["--weight-format", "fp16"], []),

@@ -94,8 +94,9 @@ class DeferredProduct:
             # into a block-sized temporary (the emitter computes one block at a time).
             if out.dtype == self.compute == np.float32 and _memory_order(out) == _memory_order(base):
                 to_float32(base, out=out)
-                with np.errstate(invalid="ignore", over="ignore"):
-                    np.multiply(out, self.factor, out=out)
+                if not self.is_widening:  # a factor of one everywhere changes nothing
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        np.multiply(out, self.factor, out=out)
                 return out
             base = to_float32(base)
         with np.errstate(invalid="ignore", over="ignore"):

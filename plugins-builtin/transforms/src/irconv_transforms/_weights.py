@@ -64,7 +64,7 @@ def output_axis(node: Node) -> int | None:
     return 1
 
 
-def _view(node: Node, w: np.ndarray, side: str) -> tuple[int, ...] | None:
+def _view(node: Node, w: np.ndarray | DeferredProduct, side: str) -> tuple[int, ...] | None:
     """The shape a per-channel vector takes to scale the weights' ``side`` ("out"/"in") channels."""
     op, rank = node.op, w.ndim
     ones = (1,) * (rank - 2)
