@@ -65,11 +65,11 @@ def tokenizer(folder: Path) -> Any:
 
 
 def checkpoint(family: str, folder: Path, *, seed: int = 0, dtype: str = "float32", max_shard_size: str | None = None,
-               vary_constants: bool = False, **overrides: Any) -> Any:
+               vary_constants: bool = True, **overrides: Any) -> Any:
     """A tiny random ``family`` model saved into ``folder`` (with the tokenizer), in ``dtype``
     (its weights rounded to it in the model returned too), in shards of at most
     ``max_shard_size`` if given, with the parameters transformers initialises to one value
-    varied when ``vary_constants`` (``_vary_constant_parameters``); the model, in f32."""
+    varied unless ``vary_constants`` is false (``_vary_constant_parameters``); the model, in f32."""
     import torch
     import transformers
 

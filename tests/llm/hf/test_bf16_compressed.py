@@ -28,7 +28,7 @@ TOLERANCE = {"int8": 0.1, "int4-sym": 0.4}
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     folder = tmp_path_factory.mktemp("bf16-llama")
-    return folder, checkpoint("llama", folder, dtype="bfloat16", vary_constants=True, **SIZES)
+    return folder, checkpoint("llama", folder, dtype="bfloat16", **SIZES)
 
 
 @pytest.mark.parametrize("weight_format", ["int8", pytest.param("int4-sym", marks=pytest.mark.slow)])
@@ -85,8 +85,7 @@ def test_no_weight_matrix_is_read_into_memory(weight_format: str | None, tmp_pat
     from irconv import convert_model
 
     folder = tmp_path / "checkpoint"
-    checkpoint("llama", folder, dtype="bfloat16", vocab_size=4096, tie_word_embeddings=False, vary_constants=True,
-               **SIZES)
+    checkpoint("llama", folder, dtype="bfloat16", vocab_size=4096, tie_word_embeddings=False, **SIZES)
     options = {} if weight_format is None else {"weight_format": weight_format}
     graph = convert_model(str(folder), **options)
     assert _held_in_memory(graph) == []
