@@ -90,11 +90,13 @@ class DeferredProduct:
         base = self.base
         if is_narrow_float_array(base):
             # NumPy cannot compute with irconv's bf16/f8 bit patterns: widened exactly first,
-            # straight into ``out`` when the product is computed in f32 there anyway, else
-            # into a block-sized temporary (the emitter computes one block at a time).
-            if out.dtype == self.compute == np.float32 and _memory_order(out) == _memory_order(base):
+            # straight into ``out`` when the product is computed in f32 there anyway (in any
+            # layout when there is nothing to multiply), else into a block-sized temporary
+            # (the emitter computes one block at a time).
+            widening = self.is_widening
+            if out.dtype == self.compute == np.float32 and (widening or _memory_order(out) == _memory_order(base)):
                 to_float32(base, out=out)
-                if not self.is_widening:  # a factor of one everywhere changes nothing
+                if not widening:
                     with np.errstate(invalid="ignore", over="ignore"):
                         np.multiply(out, self.factor, out=out)
                 return out

@@ -256,13 +256,7 @@ def _elementwise(kernel: object, a: np.ndarray, b: np.ndarray) -> np.ndarray | N
         except (ArithmeticError, ValueError):
             return None
 
-    try:
-        result = np.frompyfunc(apply, 2, 1)(a, b)
-    except ValueError:  # shapes that do not broadcast
-        return None
-    out = np.empty(np.shape(result), dtype=object)
-    out[...] = result
-    return out
+    return _elementwise_any(apply, a, b)
 
 
 def _selected(node: Node, depth: int) -> np.ndarray | None:
@@ -275,12 +269,9 @@ def _selected(node: Node, depth: int) -> np.ndarray | None:
         return None
     pick = np.frompyfunc(lambda c, x, y: x if c is True else y if c is False else None, 3, 1)
     try:
-        result = pick(condition, then, other)
-    except ValueError:
+        return _object_array(pick(condition, then, other))
+    except ValueError:  # shapes that do not broadcast
         return None
-    out = np.empty(np.shape(result), dtype=object)
-    out[...] = result
-    return out
 
 
 def symbolic_condition(port: OutPort | None) -> np.ndarray | None:
@@ -318,9 +309,7 @@ def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
         if kind == "Convert" and (source is None or source.data.element_type != data.element_type):
             return None  # only a boolean's copy (ONNX Cast to bool of a bool)
         inner = _condition(source, depth + 1)
-        if inner is None or kind == "Convert":
-            return inner
-        return _unary(lambda c: None if c is None else not c, inner)
+        return inner if inner is None or kind == "Convert" else _negated(inner)
     if kind in _MOVERS:
         return _moved(port, depth, _condition)
     if getattr(node.op, "auto_broadcast", "numpy") != "numpy":
@@ -335,24 +324,24 @@ def _condition(port: OutPort | None, depth: int) -> np.ndarray | None:
     if a is None or b is None:
         return None
     equal = _elementwise(_equal, a, b)
-    if equal is None or kind == "Equal":
-        return equal
-    return _unary(lambda c: None if c is None else not c, equal)
+    return equal if equal is None or kind == "Equal" else _negated(equal)
 
 
-def _unary(kernel: Callable[[object], object], a: np.ndarray) -> np.ndarray:
-    result = np.frompyfunc(kernel, 1, 1)(a)
-    out = np.empty(np.shape(result), dtype=object)
-    out[...] = result
-    return out
+def _negated(condition: np.ndarray) -> np.ndarray:
+    """A decided condition's negation, element by element (undecided stays undecided)."""
+    return _object_array(np.frompyfunc(lambda c: None if c is None else not c, 1, 1)(condition))
 
 
 def _elementwise_any(kernel: Callable[[object, object], object], a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """``kernel`` over two object arrays of decided elements (True/False/None), broadcast."""
+    """``kernel`` over two object arrays, broadcast (None when their shapes do not broadcast)."""
     try:
-        result = np.frompyfunc(kernel, 2, 1)(a, b)
-    except ValueError:
+        return _object_array(np.frompyfunc(kernel, 2, 1)(a, b))
+    except ValueError:  # shapes that do not broadcast
         return None
+
+
+def _object_array(result: Any) -> np.ndarray:
+    """``np.frompyfunc``'s result as an object array (it returns a bare object for 0-d inputs)."""
     out = np.empty(np.shape(result), dtype=object)
     out[...] = result
     return out

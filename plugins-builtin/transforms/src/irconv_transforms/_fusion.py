@@ -95,6 +95,16 @@ def float_const(bind: str | None = None) -> Pat:
     return const(bind, where=lambda n: is_float(n.out_port(0).constant(shape_derived=False)))
 
 
+def number_const(bind: str | None = None) -> Pat:
+    """A floating-point or integer constant (``clamp`` of positions and bucket indices is integer)."""
+
+    def numeric(node: Node) -> bool:
+        value = node.out_port(0).constant(shape_derived=False)
+        return value is not None and value.dtype.kind in "fiu"
+
+    return const(bind, where=numeric)
+
+
 def scalar(value: float, rtol: float = 1e-4, atol: float = 1e-6) -> Pat:
     """A floating constant whose every element is ``value``."""
 

@@ -60,4 +60,3 @@ def _inline(graph: Graph, node: Node) -> bool:
         if port.get_destinations() or port.data.names:
             port.get_connection().set_source(outputs[item.result])
     return True
-

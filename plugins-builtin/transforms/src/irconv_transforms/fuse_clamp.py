@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from irconv import Match, Node, Pat, Rewriter, any_, const, op
+from irconv import Match, Rewriter, any_, op
 from irconv_opset import Clamp, Maximum, Minimum, ReLU
 
-from irconv_transforms._fusion import Fusion, keeps_shape, uniform
+from irconv_transforms._fusion import Fusion, keeps_shape, number_const, uniform
 
 _X = any_("x")
 #: Clamp's bounds are f64 attributes: integer bounds beyond this would not be exact.
 _EXACT_INTEGERS = 2**53
-
-
-def number_const(bind: str) -> Pat:
-    """A floating or integer constant (``clamp`` of positions and bucket indices is integer)."""
-
-    def numeric(node: Node) -> bool:
-        value = node.out_port(0).constant(shape_derived=False)
-        return value is not None and value.dtype.kind in "fiu"
-
-    return const(bind, where=numeric)
 
 
 class FuseClamp(Fusion):

@@ -73,4 +73,3 @@ def _same(dims: Sequence[SymDim], others: Sequence[SymDim]) -> bool:
     return len(dims) == len(others) and all(
         a == b or value_of(a) is not None and value_of(a) == value_of(b) for a, b in zip(dims, others, strict=True)
     )
-

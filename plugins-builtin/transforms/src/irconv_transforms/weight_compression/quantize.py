@@ -134,8 +134,6 @@ def as_f32_into(weights: Weights, out: np.ndarray) -> np.ndarray:
     """``as_f32(weights)`` written into ``out`` (f32, ``weights``' shape): no temporary when
     ``weights`` is f32, f16 or bf16, or an f32 product of them; returns ``out``."""
     if isinstance(weights, DeferredProduct):
-        if weights.is_widening and weights.dtype == np.float32 and narrow_float.is_narrow_float_array(weights.base):
-            return narrow_float.to_float32(weights.base, out=out)  # bf16 read as f32: exact, no product
         if weights.dtype != np.float32:  # a product rounded to a narrower type: as materialized
             np.copyto(out, as_f32(weights))
             return out
