@@ -47,6 +47,20 @@ def stored_weights(node: Node) -> np.ndarray | DeferredProduct | None:
     return weights(node)
 
 
+def shared(node: Node) -> bool:
+    """Whether the weights ``node`` reads (input 1, through a decompression Convert) are
+    also read by another op: rewriting them for ``node`` would store them twice (a tied
+    embedding and language-model head)."""
+    source = node.in_port(1).get_source() if node.has_input(1) else None
+    while source is not None:
+        if len(source.get_destinations()) > 1:
+            return True
+        if not isinstance(source.node.op, Convert):
+            return False
+        source = source.node.in_port(0).get_source()
+    return False
+
+
 def _as_weights(node: Node, value: _Weights | None) -> _Weights | None:
     """``value`` if it can be the op's weights: floating, and 2-D for a MatMul."""
     if value is None or value.dtype.kind != "f":

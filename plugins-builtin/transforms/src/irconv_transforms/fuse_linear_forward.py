@@ -25,7 +25,8 @@ class FuseLinearForward(Fusion):
       see zeros, not b, at the borders, so there it must not fire.
 
     C is Convolution, GroupConvolution or MatMul (x as its first input, no ``transpose_a``);
-    the Multiply also fuses into ConvolutionBackpropData. The Multiply/Add must feed only C.
+    the Multiply also fuses into ConvolutionBackpropData. The Multiply/Add must feed only C,
+    and the Multiply's C must be the only reader of W (a tied embedding and head share it).
     """
 
     id = "fuse.linear_forward"
@@ -49,6 +50,8 @@ class FuseLinearForward(Fusion):
         if vector is None:
             return False
         if isinstance(linear.op, Multiply):
+            if _weights.shared(consumer):
+                return False  # the scaled copy would be stored beside the original
             new = _weights.scaled(consumer, w, vector, "in")
             if new is None:
                 return False

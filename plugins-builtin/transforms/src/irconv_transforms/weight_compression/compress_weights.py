@@ -109,8 +109,13 @@ class CompressWeights(Transform):
         plan = list(zip(sites, quantize_sites(requests, compressed, threads), strict=True))
         rw = Rewriter(graph)
         with rw.batch():
+            restored: dict[tuple[int, bool, int], OutPort] = {}
             for site, params in plan:
-                _compress(rw, site, params)
+                key = (site.weight.id, site.rows_first, id(params))
+                if key in restored:  # a tied embedding and head: one compressed copy read by both
+                    _feed(rw, site, restored[key])
+                else:
+                    restored[key] = _compress(rw, site, params)
         counts: dict[str, int] = {}
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
@@ -133,7 +138,25 @@ class _Request:
 def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> list[Quantization]:
     """Each request's quantization, computed block by block on ``threads`` threads; a
     site's mapped pages are released once its last block is done. ``compressed``: the
-    IR's float constants are written as f16 (so are the scales)."""
+    IR's float constants are written as f16 (so are the scales). Requests for the same
+    weights read the same way (a tied embedding and head) share one ``Quantization``."""
+    first: dict[tuple[object, ...], int] = {}
+    for index, request in enumerate(requests):
+        first.setdefault(_same_result(request), index)
+    unique = [requests[index] for index in sorted(set(first.values()))]
+    computed = dict(zip((_same_result(r) for r in unique), _quantize_each(unique, compressed, threads), strict=True))
+    return [computed[_same_result(request)] for request in requests]
+
+
+def _same_result(request: _Request) -> tuple[object, ...]:
+    """What a request's quantization depends on: the weights, their orientation, the scheme,
+    the activation statistics (by identity) and the refit."""
+    site = request.site
+    return (site.weight.id, site.rows_first, request.scheme, id(request.stats), request.refine)
+
+
+def _quantize_each(requests: list[_Request], compressed: bool, threads: int) -> list[Quantization]:
+    """``quantize_sites`` of requests for distinct weights."""
     jobs: list[Callable[[], BlockParams]] = []
     spans = []
     for request in requests:
@@ -210,7 +233,9 @@ def _four_bit_share(
     return [candidates[index] for index in chosen]
 
 
-def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
+def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> OutPort:
+    """``site``'s consumer reads its weights restored from ``params``' levels; the restored
+    ``[rows, cols]`` weights."""
     from irconv_opset import Convert, Multiply, Reshape, Subtract
 
     weights = site.value
@@ -234,6 +259,7 @@ def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> None:
         shape = rw.const(np.array([rows, cols], np.int64), like=like)
         restored = rw.op(Reshape(special_zero=False), restored, shape, name=f"{name}/ungrouped")
     _feed(rw, site, restored)
+    return restored
 
 
 def _feed(rw: Rewriter, site: WeightSite, weights: OutPort) -> None:
