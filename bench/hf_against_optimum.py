@@ -163,8 +163,8 @@ def paged_attention(core: Any, xml: Path) -> tuple[int, int]:
 
 
 def histogram(xml: Path) -> dict[str, Any]:
-    """Op counts of the IR, of its PagedAttention rewrite and of the model OpenVINO's CPU plugin
-    compiles from it."""
+    """The size of the IR's weights, its op counts, those of its PagedAttention rewrite and
+    those of the model OpenVINO's CPU plugin compiles from it."""
     import openvino
     from irconv.runtime import compile_for_comparison
 
@@ -174,7 +174,7 @@ def histogram(xml: Path) -> dict[str, Any]:
     compiled = compile_for_comparison(model, core=core).get_runtime_model()
     runtime = collections.Counter(op.get_rt_info()["layerType"].astype(str) for op in compiled.get_ops())
     paged, paged_runtime = paged_attention(core, xml)
-    return {"ops": len(model.get_ops()), "sdpa": types["ScaledDotProductAttention"], "state": types["ReadValue"],
+    return {"bin MiB": round(xml.with_suffix(".bin").stat().st_size / MIB), "ops": len(model.get_ops()), "sdpa": types["ScaledDotProductAttention"], "state": types["ReadValue"],
             "paged": paged, "matmul": types["MatMul"],
             "runtime ops": len(compiled.get_ops()), "runtime sdpa": runtime["ScaledDotProductAttention"],
             "runtime fc": runtime["FullyConnected"], "paged runtime ops": paged_runtime}
@@ -231,7 +231,7 @@ def print_conversion_table(rows: list[tuple[str, str, float, dict[str, list[Run]
 
 
 def print_ir_table(rows: list[tuple[str, str, dict[str, dict[str, Any]]]]) -> None:
-    keys = ["ops", "sdpa", "state", "paged", "matmul", "runtime ops", "runtime sdpa", "runtime fc", "paged runtime ops"]
+    keys = ["bin MiB", "ops", "sdpa", "state", "paged", "matmul", "runtime ops", "runtime sdpa", "runtime fc", "paged runtime ops"]
     print("\n| model | format | tool | " + " | ".join(keys) + " |")
     print("|---|---|---|" + "---:|" * len(keys))
     for case, fmt, tools in rows:
