@@ -1,4 +1,4 @@
-"""Folders of grouped-KV and sliding-window checkpoints rewritten by OpenVINO's
+"""Folders of grouped-KV, sliding-window and ALiBi (Bloom) checkpoints rewritten by OpenVINO's
 SDPA-to-PagedAttention transformation (what GenAI's default backend runs on CPU): every
 attention becomes PagedAttention with its layer's window, and GenAI's PagedAttention backend
 generates transformers' greedy tokens from a prompt longer than the window."""
@@ -18,12 +18,15 @@ from hf_checkpoints import checkpoint
 WINDOW = 4
 PROMPT = "The quick brown fox jumps over the lazy dog. Hello world!"  # 40 tokens, ten windows
 NEW_TOKENS = 16
-#: family, its overrides (two layers, four query heads sharing two KV heads), each layer's window (0: none).
-CASES = [
-    ("llama", {}, [0, 0]),
-    ("qwen2", dict(sliding_window=WINDOW, use_sliding_window=True, max_window_layers=1), [0, WINDOW]),
-    ("gemma3", dict(sliding_window=WINDOW, layer_types=["sliding_attention", "full_attention"]), [WINDOW, 0]),
-]
+#: id: family, its overrides (two layers, four query heads sharing two KV heads), each layer's window (0: none).
+CASES = {
+    "llama": ("llama", {}, [0, 0]),
+    "qwen2": ("qwen2", dict(sliding_window=WINDOW, use_sliding_window=True, max_window_layers=1), [0, WINDOW]),
+    "gemma3": ("gemma3", dict(sliding_window=WINDOW, layer_types=["sliding_attention", "full_attention"]), [WINDOW, 0]),
+    # attention on heads folded into the batch, its ALiBi bias the slopes PagedAttention takes
+    "bloom": ("bloom", {}, [0, 0]),
+    "bloom-12-heads": ("bloom", dict(hidden_size=96, n_head=12), [0, 0]),  # slopes not all powers of two
+}
 
 
 def _windows(xml: Path) -> list[int]:
@@ -41,7 +44,7 @@ def _windows(xml: Path) -> list[int]:
             for node in attention]  # input 10: sliding_window
 
 
-@pytest.mark.parametrize(("family", "overrides", "windows"), CASES, ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(("family", "overrides", "windows"), CASES.values(), ids=CASES.keys())
 def test_paged_attention_backend_generates_transformers_tokens(family: str, overrides: dict[str, Any],
                                                                windows: list[int], tmp_path: Path) -> None:
     import openvino

@@ -39,12 +39,13 @@ def load_model() -> list[Loader]:
 def middle_transform() -> list[Transform]:
     from irconv_llm.drop_empty_concat_operands import DropEmptyConcatOperands
     from irconv_llm.drop_whole_slices import DropWholeSlices
+    from irconv_llm.fuse_folded_heads_attention import FuseFoldedHeadsAttention
     from irconv_llm.fuse_split_scale_attention import FuseSplitScaleAttention
     from irconv_llm.gather_as_vector import GatherAsVector
     from irconv_llm.index_by_ranges_as_slice import IndexByRangesAsSlice
     from irconv_llm.rotate_half_form import RotateHalfForm
 
-    return [DropEmptyConcatOperands(), DropWholeSlices(), FuseSplitScaleAttention(), GatherAsVector(),
+    return [DropEmptyConcatOperands(), DropWholeSlices(), FuseFoldedHeadsAttention(), FuseSplitScaleAttention(), GatherAsVector(),
             IndexByRangesAsSlice(), RotateHalfForm()]
 
 
