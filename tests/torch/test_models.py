@@ -218,3 +218,19 @@ def test_lstm_with_a_dynamic_batch(tmp_path: Path) -> None:
     batch = torch.export.Dim("batch", min=1, max=16)
     check_module(model, torch.randn(2, 5, 8), tmp_path, runs=[torch.randn(7, 5, 8)],
                  dynamic_shapes=({0: batch},), rtol=1e-4, atol=1e-5)
+
+
+class AddedBatchProducts(nn.Module):
+    """``torch.baddbmm`` with the scalings Bloom's attention uses, and with ``beta=0``,
+    where torch does not read ``input`` (its NaNs stay out of the result)."""
+
+    def forward(self, bias: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        scaled = torch.baddbmm(bias, a, b, beta=1.0, alpha=0.25)
+        weighted = torch.baddbmm(bias, a, b, beta=0.5, alpha=2.0)
+        unread = torch.baddbmm(torch.full_like(bias, float("nan")), a, b, beta=0.0)
+        return scaled + weighted + unread
+
+
+def test_baddbmm(tmp_path: Path) -> None:
+    inputs = (torch.randn(6, 1, 7), torch.randn(6, 5, 8), torch.randn(6, 8, 7))
+    check_module(AddedBatchProducts(), inputs, tmp_path, rtol=1e-4, atol=1e-5)

@@ -238,19 +238,34 @@ def matmul(node: Node, ctx: ExtractContext) -> list[OutPort]:
 mms = aliases("torch", ["aten.mm.default", "aten.bmm.default"], mm, versions=TORCH_2_5, produces=[MatMul, Convert])
 
 
-@extractor("torch", "aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add, Multiply, Convert])
-def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """``beta * self + alpha * mat1 @ mat2`` (beta, alpha 1 as in every decomposed Linear)."""
+def _added_product(ctx: ExtractContext, first: str, second: str) -> list[OutPort]:
+    """``beta * self + alpha * <first> @ <second>``; with ``beta`` 0, ``self`` is not read
+    (torch's rule: its NaNs do not reach the result)."""
     element_type = out_type(ctx)
-    product = ctx.op(MatMul(), cast(ctx, tensor(ctx, "mat1"), element_type, "a"),
-                     cast(ctx, tensor(ctx, "mat2"), element_type, "b"), suffix="op")
+    product = ctx.op(MatMul(), cast(ctx, tensor(ctx, first), element_type, "a"),
+                     cast(ctx, tensor(ctx, second), element_type, "b"), suffix="op")
     alpha, beta = ctx.attrs.float("alpha", 1.0), ctx.attrs.float("beta", 1.0)
     if alpha != 1.0:
         product = ctx.op(Multiply(), product, typed(ctx, alpha, element_type, "alpha"), suffix="alpha_scaled")
+    if beta == 0.0:
+        return [product]
     bias = cast(ctx, tensor(ctx, "self"), element_type, "bias_convert")
     if beta != 1.0:
         bias = ctx.op(Multiply(), bias, typed(ctx, beta, element_type, "beta"), suffix="beta_scaled")
     return [ctx.op(Add(), product, bias, suffix="add_bias")]
+
+
+@extractor("torch", "aten.addmm.default", versions=TORCH_2_5, produces=[MatMul, Add, Multiply, Convert])
+def addmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``beta * self + alpha * mat1 @ mat2`` (beta, alpha 1 as in every decomposed Linear)."""
+    return _added_product(ctx, "mat1", "mat2")
+
+
+@extractor("torch", "aten.baddbmm.default", versions=TORCH_2_5, produces=[MatMul, Add, Multiply, Convert])
+def baddbmm(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """``beta * self + alpha * batch1 @ batch2`` over a batch of matrices (Bloom's attention
+    scores with their ALiBi bias)."""
+    return _added_product(ctx, "batch1", "batch2")
 
 
 @extractor("torch", "aten.embedding.default", versions=TORCH_2_5, produces=[Gather])
