@@ -76,16 +76,23 @@ def _held_in_memory(graph: Any) -> list[str]:
     return held
 
 
+#: A LayerNorm family (its shift is summed through the next weights into a bias) beside Llama's
+#: RMSNorm, in the sizes of ``SIZES``.
+NORM_FAMILIES = {"llama": SIZES, "gpt_neox": dict(hidden_size=256, intermediate_size=4096, num_attention_heads=4)}
+
+
+@pytest.mark.parametrize("family", NORM_FAMILIES)
 @pytest.mark.parametrize("weight_format", [None, "int8"])
-def test_no_weight_matrix_is_read_into_memory(weight_format: str | None, tmp_path: Path) -> None:
+def test_no_weight_matrix_is_read_into_memory(weight_format: str | None, family: str, tmp_path: Path) -> None:
     """The converted graph's large weights are still views of the memory-mapped safetensors
     (what lets a checkpoint larger than the memory convert): the final norm's scale folded
     into the untied head (``fuse.linear_forward``) keeps the head a product over its mapped
-    bf16 values instead of widening it to f32 in memory."""
+    bf16 values instead of widening it to f32 in memory, and a LayerNorm's shift moved into
+    the next MatMul's bias is summed through its weights a block at a time."""
     from irconv import convert_model
 
     folder = tmp_path / "checkpoint"
-    checkpoint("llama", folder, dtype="bfloat16", vocab_size=4096, tie_word_embeddings=False, **SIZES)
+    checkpoint(family, folder, dtype="bfloat16", vocab_size=4096, tie_word_embeddings=False, **NORM_FAMILIES[family])
     options = {} if weight_format is None else {"weight_format": weight_format}
     graph = convert_model(str(folder), **options)
     assert _held_in_memory(graph) == []

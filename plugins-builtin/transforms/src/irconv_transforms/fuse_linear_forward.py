@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from irconv import Const, Match, Node, Pat, Rewriter, any_, op
+from irconv import Const, Match, Node, Pat, Rewriter, any_, narrow_float, op
+from irconv.ops import DeferredProduct
 from irconv_opset import Add, Convolution, GroupConvolution, MatMul, Multiply
 
 from irconv_transforms import _weights
 from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy_broadcast
+
+#: Weight values widened to float64 at a time to sum a bias (512 KiB).
+_BLOCK_VALUES = 1 << 16
 
 
 def _linear(kind: type[Add | Multiply]) -> Pat:
@@ -62,8 +66,7 @@ class FuseLinearForward(Fusion):
             return False
         if isinstance(match.port("x").node.op, _weights.WEIGHTED):
             return False  # already the bias of its producer: moving it gains nothing
-        dense = _weights.weights(consumer)
-        bias = None if dense is None else _bias_of(consumer, dense, vector)
+        bias = _bias_of(consumer, w, vector)  # read a block at a time, w itself left as it is
         if bias is None:
             return False
         rw.set_input(consumer.in_port(0), match.port("x"))
@@ -80,13 +83,15 @@ class FuseLinearForward(Fusion):
         return True
 
 
-def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+def _bias_of(consumer: Node, w: np.ndarray | DeferredProduct, b: np.ndarray) -> np.ndarray | None:
     """C(b) for a per-input-channel constant b, shaped to add onto C's output."""
     rank = len(consumer.out_port(0).data.shape or ())
     if isinstance(consumer.op, MatMul):
         transpose_b = consumer.op.transpose_b
         k = w.shape[1] if transpose_b else w.shape[0]
-        return _times_vector(w.T if transpose_b else w, np.broadcast_to(b.astype(np.float64), (k,)))
+        return _times_vector(w, np.broadcast_to(b.astype(np.float64), (k,)), transpose_b)
+    if isinstance(w, DeferredProduct):
+        w = w.materialize()  # convolution weights: small
     w64 = w.astype(np.float64)
     spatial = (1,) * (w.ndim - 2)
     if isinstance(consumer.op, Convolution):
@@ -99,16 +104,21 @@ def _bias_of(consumer: Node, w: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return np.asarray(per_out).reshape((1, -1) + (1,) * (rank - 2))
 
 
-def _times_vector(w: np.ndarray, b: np.ndarray, rows: int = 32) -> np.ndarray:
-    """``b @ w`` for a [K, N] matrix, accumulated in float64 a block of rows at a time
-    through one reused float64 buffer (a few MiB, it stays in cache): the weights of a
-    large model are never copied whole into float64, nor is fresh memory taken per block."""
-    total = np.zeros(w.shape[1], np.float64)
-    buffer = np.empty((min(rows, w.shape[0]), w.shape[1]), np.float64)
+def _times_vector(w: np.ndarray | DeferredProduct, b: np.ndarray, transpose_b: bool) -> np.ndarray:
+    """``b @ w`` for weights ``w`` ``[K, N]`` (``w.T`` with ``transpose_b``: ``w`` is
+    ``[N, K]``), accumulated in float64 a block of stored rows at a time: the weights of a
+    large model, memory-mapped or a rescaling not computed yet, are never held whole, nor
+    copied whole into float64."""
+    rows = max(1, _BLOCK_VALUES // max(1, w.shape[1]))
+    total = np.zeros(w.shape[0] if transpose_b else w.shape[1], np.float64)
     for start in range(0, w.shape[0], rows):
-        block = buffer[: min(rows, w.shape[0] - start)]
-        np.copyto(block, w[start : start + rows])
-        total += b[start : start + rows] @ block
+        part = w.part(slice(start, start + rows)) if isinstance(w, DeferredProduct) else w[start : start + rows]
+        block = narrow_float.widen(part.materialize() if isinstance(part, DeferredProduct) else part)
+        block = np.asarray(block, np.float64)
+        if transpose_b:
+            total[start : start + len(block)] = block @ b
+        else:
+            total += b[start : start + len(block)] @ block
     return total
 
 
