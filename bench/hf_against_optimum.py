@@ -73,6 +73,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "medium": {
         "llama": _MEDIUM_LLAMA_LIKE, "qwen2": _MEDIUM_LLAMA_LIKE, "phi3": _MEDIUM_LLAMA_LIKE,
         "gpt2": dict(n_embd=1024, n_layer=8, n_head=16, vocab_size=32000, initializer_range=0.02),
+        "bloom": dict(hidden_size=1024, n_layer=8, n_head=16, vocab_size=32000, initializer_range=0.02),
     },
     "large": {"llama": _LARGE_LLAMA_LIKE, "qwen2": _LARGE_LLAMA_LIKE},
     "xl": {"llama": _XL_LLAMA_LIKE},
