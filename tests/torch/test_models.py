@@ -234,3 +234,15 @@ class AddedBatchProducts(nn.Module):
 def test_baddbmm(tmp_path: Path) -> None:
     inputs = (torch.randn(6, 1, 7), torch.randn(6, 5, 8), torch.randn(6, 8, 7))
     check_module(AddedBatchProducts(), inputs, tmp_path, rtol=1e-4, atol=1e-5)
+
+
+class RepeatsAndReversals(nn.Module):
+    """``repeat_interleave`` by a constant along an axis and flattened (what a mixture-of-
+    experts layer does to its tokens), and ``Tensor.T`` of a 3-D tensor (every dim reversed)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return x.repeat_interleave(2, dim=0), x.repeat_interleave(3, dim=-1), x.repeat_interleave(2), x.T
+
+
+def test_repeat_interleave_and_numpy_transpose(tmp_path: Path) -> None:
+    check_module(RepeatsAndReversals(), torch.randn(2, 3, 4), tmp_path, rtol=0, atol=0)

@@ -110,6 +110,10 @@ def t(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Transpose(), _self(ctx), i64(ctx, order, suffix="order"), suffix="op")]
 
 
+#: ``Tensor.T`` (every dim reversed, any rank: Falcon's ALiBi slopes) reads as ``t``.
+numpy_transposes = aliases("torch", ["aten.numpy_T.default"], t, versions=TORCH_2_5, produces=[Transpose])
+
+
 @extractor("torch", "aten.unsqueeze.default", versions=TORCH_2_5, produces=[Unsqueeze])
 def unsqueeze(node: Node, ctx: ExtractContext) -> list[OutPort]:
     axis = normalize_axis(ctx, ctx.attrs.int("dim"), require_rank(ctx, 0) + 1)
@@ -350,6 +354,31 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     if len(repeats) > rank:
         data = ctx.op(Unsqueeze(), data, i64(ctx, list(range(len(repeats) - rank))), suffix="lifted")
     return [ctx.op(Tile(), data, i64(ctx, repeats, suffix="repeats"), suffix="op")]
+
+
+@extractor("torch", "aten.repeat_interleave.self_int", versions=TORCH_2_5,
+           produces=[Reshape, Unsqueeze, Tile, Concat, ShapeOf, Slice, Convert])
+def repeat_interleave(node: Node, ctx: ExtractContext) -> list[OutPort]:
+    """Each element ``repeats`` times in a row along ``dim`` (of the flattened tensor when
+    there is none): a new axis after ``dim`` tiled ``repeats`` times, merged back into it
+    (mixture-of-experts layers repeat each token once per chosen expert)."""
+    data = _self(ctx)
+    dim = ctx.attrs.get("dim")
+    if dim is None:
+        data, rank, axis = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1]), suffix="flat"), 1, 0
+    else:
+        rank = require_rank(ctx, 0)
+        axis = normalize_axis(ctx, int(dim), rank)
+    repeats = as_i64_port(ctx, int_or_port(ctx, "repeats"), "repeats")
+    times = ctx.op(Concat(axis=0), i64(ctx, [1] * (axis + 1)), ctx.op(Reshape(special_zero=False), repeats, i64(ctx, [1]),
+                                                                    suffix="repeats_vector"),
+                   i64(ctx, [1] * (rank - axis - 1)), suffix="times")
+    tiled = ctx.op(Tile(), ctx.op(Unsqueeze(), data, i64(ctx, [axis + 1]), suffix="lifted"), times, suffix="tiled")
+    shape = shape_of(ctx, data)
+    head = ctx.op(Slice(), shape, i64(ctx, [0]), i64(ctx, [axis]), i64(ctx, [1]), suffix="head")
+    tail = ctx.op(Slice(), shape, i64(ctx, [axis + 1]), i64(ctx, [_INT64_MAX]), i64(ctx, [1]), suffix="tail")
+    target = ctx.op(Concat(axis=0), head, i64(ctx, [-1]), tail, suffix="target")
+    return [ctx.op(Reshape(special_zero=False), tiled, target, suffix="op")]
 
 
 @extractor("torch", "aten.flip.default", versions=TORCH_2_5, produces=[Slice])
