@@ -31,16 +31,18 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     from irconv_torch.load import load_object
     from transformers import AutoConfig
 
+    from irconv_llm.huggingface import dense_experts
     from irconv_llm.huggingface.trace import empty_model, export_decoder, export_encoder, parameter_aliases
     from irconv_llm.huggingface.weights import attach_weights
 
     config = AutoConfig.from_pretrained(str(path), local_files_only=True)
-    model = empty_model(cls, config)
-    aliases = parameter_aliases(model)
-    if task == FEATURE_EXTRACTION:
-        program = export_encoder(model)
-    else:
-        program, _ = export_decoder(model, task)
+    with dense_experts.registered():  # mixture-of-experts layers as every expert on every token
+        model = empty_model(cls, config)
+        aliases = parameter_aliases(model)
+        if task == FEATURE_EXTRACTION:
+            program = export_encoder(model)
+        else:
+            program, _ = export_decoder(model, task)
     graph = load_object(program, ctx)
     graph.name = path.name
     attach_weights(graph, program, model, aliases, checkpoint)

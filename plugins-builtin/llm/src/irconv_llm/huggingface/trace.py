@@ -64,12 +64,15 @@ def empty_model(model_class: Any, config: Any) -> Any:
 
 
 def _experts(config: Any) -> dict[str, str]:
-    """Mixture-of-experts layers computed for every token by gathered expert weights
-    (transformers' ``batched_mm``): the default loop visits only the experts the example
-    input routes to, a branch on tensor values that a trace cannot keep."""
+    """Mixture-of-experts layers computed as every expert on every token
+    (``dense_experts``; build and trace under ``dense_experts.registered()``): the default
+    loop visits only the experts the example input routes to, a branch on tensor values that
+    a trace cannot keep."""
+    from irconv_llm.huggingface.dense_experts import IMPLEMENTATION
+
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     experts = [getattr(text, n, None) for n in ("num_local_experts", "num_experts", "n_routed_experts")]
-    return {"experts_implementation": "batched_mm"} if any(experts) else {}
+    return {"experts_implementation": IMPLEMENTATION} if any(experts) else {}
 
 
 def parameter_aliases(model: Any) -> dict[str, list[str]]:
