@@ -184,7 +184,8 @@ def _activation_statistics(graph: Graph, sites: list[WeightSite]) -> dict[int, I
     """The measured statistics of each MatMul site's input, by consumer node id (none
     without ``ACTIVATION_STATISTICS``)."""
     by_port: dict[OutPort, InputStatistics] = graph.meta.get(ACTIVATION_STATISTICS) or {}
-    return {site.consumer.id: by_port[data_input(site)] for site in sites if not site.embedding and data_input(site) in by_port}
+    return {site.consumer.id: by_port[data_input(site)] for site in sites
+            if not site.embedding and not site.stacked and data_input(site) in by_port}
 
 
 def _choose_schemes(
@@ -255,9 +256,9 @@ def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> OutPort:
     scale = params.scale if grouped else params.scale[:, :, 0]
     scale_port = rw.const(scale, element_type.numpy, name=f"{name}/scale")
     restored = rw.op(Multiply(), restored, scale_port, name=f"{name}/scaled")
-    if grouped:
-        shape = rw.const(np.array([rows, cols], np.int64), like=like)
-        restored = rw.op(Reshape(special_zero=False), restored, shape, name=f"{name}/ungrouped")
+    if grouped or site.stacked:
+        target = rw.const(np.array(site.matrix_shape, np.int64), like=like)
+        restored = rw.op(Reshape(special_zero=False), restored, target, name=f"{name}/ungrouped")
     _feed(rw, site, restored)
     return restored
 
