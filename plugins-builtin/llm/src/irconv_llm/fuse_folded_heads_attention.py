@@ -14,11 +14,12 @@ from irconv import (
     Rewriter,
     TransformContext,
     any_,
-    const,
     op,
     rewrite_greedily,
 )
 from irconv.graph.symbolic import symbolic_shape
+
+from irconv_llm._scalars import scalar_const, scalar_value
 
 #: A mask fill at or below this is unchanged by adding an attention bias in f32 (its
 #: spacing, about 1e23, is far above any bias), so where it masks, bias + fill is fill.
@@ -30,14 +31,6 @@ def _swaps_last_two(node: Node) -> bool:
     order = node.in_port(1).get_source()
     value = None if order is None else order.constant(shape_derived=False)
     return value is not None and [int(v) % 3 for v in value.reshape(-1)] == [0, 2, 1]
-
-
-def _scalar(bind: str) -> Pat:
-    def is_scalar(node: Node) -> bool:
-        value = node.out_port(0).constant(shape_derived=False)
-        return value is not None and value.dtype.kind == "f" and value.size == 1
-
-    return const(bind, where=is_scalar)
 
 
 def _patterns() -> tuple[Pat, ...]:
@@ -55,7 +48,7 @@ def _patterns() -> tuple[Pat, ...]:
         op(MatMul, any_("q"), any_("k"), bind="qk", single_use=True, where=keys_transposed),
         op(MatMul, any_("q"), keys, bind="qk", single_use=True, where=plain),
     ):
-        for scaled in (op(Multiply, raw, _scalar("scale"), commutative=True, single_use=True), raw):
+        for scaled in (op(Multiply, raw, scalar_const("scale"), commutative=True, single_use=True), raw):
             for biased in (op(Add, scaled, any_("bias"), commutative=True, single_use=True), scaled):
                 unfolded = op(Reshape, biased, any_(), bind="unfold", single_use=True)
                 for masked in (op(Add, unfolded, any_("mask"), commutative=True, single_use=True), unfolded):
@@ -112,7 +105,7 @@ class FuseFoldedHeadsAttention(PatternRewrite):
         dtype = q.data.element_type
         if not dtype.is_float:
             return False
-        scale = 1.0 if "scale" not in match.ports else _value(match.port("scale"))
+        scale = 1.0 if "scale" not in match.ports else scalar_value(match.port("scale"))
         if not _fits_mask(match):
             return False
         mask = _mask(rw, match, count, root)
@@ -239,9 +232,3 @@ def _shape_with(rw: Rewriter, port: OutPort, lead: list[int], start: int, like: 
         like=like,
     )
     return rw.op(Concat(axis=0), rw.const(np.array(lead, np.int64), like=like), tail, like=like)
-
-
-def _value(port: OutPort) -> float:
-    value = port.constant(shape_derived=False)
-    assert value is not None
-    return float(np.asarray(value).reshape(-1)[0])

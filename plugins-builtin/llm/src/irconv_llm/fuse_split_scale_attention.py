@@ -13,10 +13,11 @@ from irconv import (
     Rewriter,
     TransformContext,
     any_,
-    const,
     op,
     rewrite_greedily,
 )
+
+from irconv_llm._scalars import scalar_const, scalar_value
 
 
 def _permutation(node: Node) -> list[int] | None:
@@ -33,32 +34,24 @@ def _is_permutation(node: Node) -> bool:
     return _permutation(node) is not None
 
 
-def _scalar(bind: str) -> Pat:
-    def is_scalar(node: Node) -> bool:
-        value = node.out_port(0).constant(shape_derived=False)
-        return value is not None and value.dtype.kind == "f" and value.size == 1
-
-    return const(bind, where=is_scalar)
-
-
 def _patterns() -> tuple[Pat, ...]:
     from irconv_opset import Add, IsNaN, MatMul, Multiply, Select, SoftMax, SoftMax_v1, Transpose
 
     def plain(node: Node) -> bool:
         return isinstance(node.op, MatMul) and not node.op.transpose_a and not node.op.transpose_b
 
-    query = op(Multiply, any_("q"), _scalar("q_scale"), commutative=True, single_use=True)
+    query = op(Multiply, any_("q"), scalar_const("q_scale"), commutative=True, single_use=True)
     keys_t = (
         op(
             Multiply,
             op(Transpose, any_("k"), single_use=True, where=_is_permutation, bind="k_t"),
-            _scalar("k_scale"),
+            scalar_const("k_scale"),
             commutative=True,
             single_use=True,
         ),
         op(
             Transpose,
-            op(Multiply, any_("k"), _scalar("k_scale"), commutative=True, single_use=True),
+            op(Multiply, any_("k"), scalar_const("k_scale"), commutative=True, single_use=True),
             single_use=True,
             where=_is_permutation,
             bind="k_t",
@@ -69,7 +62,7 @@ def _patterns() -> tuple[Pat, ...]:
         scores = op(MatMul, query, k_t, single_use=True, where=plain)
         for masked in (op(Add, scores, any_("mask"), single_use=True), scores):
             softmax = op((SoftMax, SoftMax_v1), masked, bind="softmax")
-            nan_free = op(Select, op(IsNaN, softmax, single_use=True), _scalar("zero"), softmax, single_use=True)
+            nan_free = op(Select, op(IsNaN, softmax, single_use=True), scalar_const("zero"), softmax, single_use=True)
             for weights in (nan_free, softmax):
                 found.append(op(MatMul, weights, any_("v"), bind="root", where=plain))
     return tuple(found)
@@ -109,12 +102,12 @@ class FuseSplitScaleAttention(PatternRewrite):
         softmax = match["softmax"].op
         if rank < 3 or not isinstance(softmax, (SoftMax, SoftMax_v1)) or softmax.axis % rank != rank - 1:
             return False
-        if "zero" in match.nodes and float(_value(match.port("zero"))) != 0.0:
+        if "zero" in match.nodes and float(scalar_value(match.port("zero"))) != 0.0:
             return False
         dtype = q.data.element_type
         if not dtype.is_float:
             return False
-        scale = float(_value(match.port("q_scale"))) * float(_value(match.port("k_scale")))
+        scale = float(scalar_value(match.port("q_scale"))) * float(scalar_value(match.port("k_scale")))
         mask: OutPort = match.port("mask") if "mask" in match.ports else rw.const(np.zeros((), dtype.numpy), like=root)
         if mask.data.shape is not None and len(mask.data.shape) > rank:
             return False
@@ -125,9 +118,3 @@ class FuseSplitScaleAttention(PatternRewrite):
         fused = rw.op(ScaledDotProductAttention(causal=False), q, k, v, mask, scale_port, like=root)
         rw.replace(root, fused)
         return True
-
-
-def _value(port: OutPort) -> float:
-    value = port.constant(shape_derived=False)
-    assert value is not None
-    return float(np.asarray(value).reshape(-1)[0])
