@@ -236,27 +236,28 @@ def _four_bit_share(
 
 def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> OutPort:
     """``site``'s consumer reads its weights restored from ``params``' levels; the restored
-    ``[rows, cols]`` weights."""
+    weights (``site.matrix_shape``). Stacked expert matrices keep their leading axis on the
+    levels, scales and zero points (``[E, rows, ...]``), the form OpenVINO's CPU plugin
+    decompresses inside its fully connected layer."""
     from irconv_opset import Convert, Multiply, Reshape, Subtract
 
     weights = site.value
-    rows, cols = weights.shape
     element_type = site.weight.out_port(0).data.element_type
     name = site.weight.name
     like = site.weight
-    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params)), name=f"{name}/quantized")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
+    stack = site.matrix_shape[0] if site.stacked else 1
+    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params, stack)), name=f"{name}/quantized")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
     restored = rw.op(Convert(destination_type=element_type), levels, name=f"{name}/to_float")
     grouped = params.groups > 1  # else one scale per row: [rows, 1], like the weights' rank
+    per_row = (*site.matrix_shape[:-1], params.groups, 1) if grouped else (*site.matrix_shape[:-1], 1)
     if params.zero_point is not None:
-        zero_point = params.zero_point if grouped else params.zero_point[:, :, 0]
-        zero = HeldValue(levels_as(zero_point, params.scheme.element_type))
+        zero = HeldValue(levels_as(params.zero_point.reshape(per_row), params.scheme.element_type))
         zero_port = rw.op(DeferredConst(pending=zero), name=f"{name}/zero_point")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
         zero_float = rw.op(Convert(destination_type=element_type), zero_port, name=f"{name}/zero_point/to_float")
         restored = rw.op(Subtract(), restored, zero_float, name=f"{name}/shifted")
-    scale = params.scale if grouped else params.scale[:, :, 0]
-    scale_port = rw.const(scale, element_type.numpy, name=f"{name}/scale")
+    scale_port = rw.const(params.scale.reshape(per_row), element_type.numpy, name=f"{name}/scale")
     restored = rw.op(Multiply(), restored, scale_port, name=f"{name}/scaled")
-    if grouped or site.stacked:
+    if grouped:
         target = rw.const(np.array(site.matrix_shape, np.int64), like=like)
         restored = rw.op(Reshape(special_zero=False), restored, target, name=f"{name}/ungrouped")
     _feed(rw, site, restored)

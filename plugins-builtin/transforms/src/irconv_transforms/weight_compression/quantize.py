@@ -340,10 +340,13 @@ class DeferredQuantized:
     """The quantized values of ``weights`` ``[rows, cols]`` (any layout, maybe a rescaling
     not computed yet), shaped ``[rows, groups, cols // groups]`` (``[rows, cols]`` with one
     scale per row), computed when asked: by the ``.bin`` writer a block of rows at a time
-    (see ``irconv_ir.blobs.Deferred``)."""
+    (see ``irconv_ir.blobs.Deferred``). With ``stack`` matrices (the rows of experts'
+    stacked weights), ``rows`` is shaped ``[stack, rows / stack]``: the same values in the
+    same order."""
 
     weights: Weights
     params: Quantization
+    stack: int = 1
 
     @property
     def base(self) -> np.ndarray:
@@ -353,7 +356,8 @@ class DeferredQuantized:
     def shape(self) -> tuple[int, ...]:
         rows, cols = self.weights.shape
         groups = self.params.groups
-        return (rows, cols) if groups == 1 else (rows, groups, cols // groups)
+        lead = (rows,) if self.stack == 1 else (self.stack, rows // self.stack)
+        return (*lead, cols) if groups == 1 else (*lead, groups, cols // groups)
 
     @property
     def dtype(self) -> np.dtype:
