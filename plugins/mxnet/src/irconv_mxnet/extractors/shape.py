@@ -27,6 +27,7 @@ from irconv_opset import (
     Unsqueeze,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.repeat import REPEAT_ELEMENTS_OPS, repeat_elements
 
 from irconv_mxnet.extractors.reshape import ReshapeError, fold_static, plan_reshape
 
@@ -242,26 +243,10 @@ def tile(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Tile(), ctx.input(0), i64(ctx, ctx.attrs.ints("reps"), "repeats"))]
 
 
-@extractor("mxnet", "repeat", produces=[Reshape, Unsqueeze, Tile])
+@extractor("mxnet", "repeat", produces=list(REPEAT_ELEMENTS_OPS))
 def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     """Each element ``repeats`` times along ``axis`` (flattened when no axis)."""
-    times = ctx.attrs.int("repeats")
-    axis = ctx.attrs.int("axis", None)
-    x = ctx.input(0)
-    if axis is None:
-        x = ctx.op(Reshape(special_zero=False), x, i64(ctx, [-1], "flat"), suffix="flatten")
-        axis = 0
-    shape = x.data.shape
-    if shape is None or any(d is None for d in shape):
-        raise ConversionError(f"{ctx.where()}: repeat needs a static input shape, got {shape}")
-    axis = normalize_axis(ctx, axis, len(shape))
-    expanded = ctx.op(Unsqueeze(), x, i64(ctx, [axis + 1], "axis"), suffix="expand")
-    reps = [1] * (len(shape) + 1)
-    reps[axis + 1] = times
-    tiled = ctx.op(Tile(), expanded, i64(ctx, reps, "repeats"), suffix="tile")
-    target = [int(d) for d in shape if d is not None]
-    target[axis] *= times
-    return [ctx.op(Reshape(special_zero=False), tiled, i64(ctx, target, "shape"))]
+    return [repeat_elements(ctx, ctx.input(0), ctx.attrs.int("repeats"), ctx.attrs.int("axis", None))]
 
 
 @extractor("mxnet", "broadcast_to", produces=[Broadcast])

@@ -31,6 +31,7 @@ from irconv_opset import (
     VariadicSplit,
 )
 from irconv_opset.build import shape_of
+from irconv_opset.lowering.repeat import REPEAT_ELEMENTS_OPS, repeat_elements
 
 from irconv_torch.attributes import FxNode
 from irconv_torch.extractors._args import (
@@ -356,29 +357,15 @@ def repeat(node: Node, ctx: ExtractContext) -> list[OutPort]:
     return [ctx.op(Tile(), data, i64(ctx, repeats, suffix="repeats"), suffix="op")]
 
 
-@extractor("torch", "aten.repeat_interleave.self_int", versions=TORCH_2_5,
-           produces=[Reshape, Unsqueeze, Tile, Concat, ShapeOf, Slice, Convert])
+@extractor("torch", "aten.repeat_interleave.self_int", versions=TORCH_2_5, produces=[*REPEAT_ELEMENTS_OPS, Convert])
 def repeat_interleave(node: Node, ctx: ExtractContext) -> list[OutPort]:
-    """Each element ``repeats`` times in a row along ``dim`` (of the flattened tensor when
-    there is none): a new axis after ``dim`` tiled ``repeats`` times, merged back into it
-    (mixture-of-experts layers repeat each token once per chosen expert)."""
-    data = _self(ctx)
+    """Each element ``repeats`` times in a row along ``dim`` (mixture-of-experts layers repeat
+    each token once per chosen expert)."""
+    repeats = int_or_port(ctx, "repeats")
+    if isinstance(repeats, OutPort):
+        repeats = cast(ctx, repeats, ElementType.i64, suffix="repeats_i64")
     dim = ctx.attrs.get("dim")
-    if dim is None:
-        data, rank, axis = ctx.op(Reshape(special_zero=False), data, i64(ctx, [-1]), suffix="flat"), 1, 0
-    else:
-        rank = require_rank(ctx, 0)
-        axis = normalize_axis(ctx, int(dim), rank)
-    repeats = as_i64_port(ctx, int_or_port(ctx, "repeats"), "repeats")
-    times = ctx.op(Concat(axis=0), i64(ctx, [1] * (axis + 1)), ctx.op(Reshape(special_zero=False), repeats, i64(ctx, [1]),
-                                                                    suffix="repeats_vector"),
-                   i64(ctx, [1] * (rank - axis - 1)), suffix="times")
-    tiled = ctx.op(Tile(), ctx.op(Unsqueeze(), data, i64(ctx, [axis + 1]), suffix="lifted"), times, suffix="tiled")
-    shape = shape_of(ctx, data)
-    head = ctx.op(Slice(), shape, i64(ctx, [0]), i64(ctx, [axis]), i64(ctx, [1]), suffix="head")
-    tail = ctx.op(Slice(), shape, i64(ctx, [axis + 1]), i64(ctx, [_INT64_MAX]), i64(ctx, [1]), suffix="tail")
-    target = ctx.op(Concat(axis=0), head, i64(ctx, [-1]), tail, suffix="target")
-    return [ctx.op(Reshape(special_zero=False), tiled, target, suffix="op")]
+    return [repeat_elements(ctx, _self(ctx), repeats, None if dim is None else int(dim))]
 
 
 @extractor("torch", "aten.flip.default", versions=TORCH_2_5, produces=[Slice])
