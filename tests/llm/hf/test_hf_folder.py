@@ -21,6 +21,7 @@ pytest.importorskip("openvino_genai")
 pytest.importorskip("openvino_tokenizers")
 
 from hf_checkpoints import FAMILIES, checkpoint
+from ir_logits import prefill_logits, relative_error
 from irconv.runtime import COMPARISON_PRECISION, compile_for_comparison
 
 NEW_TOKENS = 24
@@ -153,20 +154,13 @@ def _teacher_forced(xml: Path, model: Any, tokens: list[int], prompt_length: int
     the text's, and the relative error ``||IR - transformers|| / ||transformers||`` of the logits."""
     import torch
 
-    compiled = compile_for_comparison(xml)
-    request = compiled.create_infer_request()
     ids = np.array([tokens], np.int64)
-    n = ids.shape[1]
-    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(n)[None],
-             "beam_idx": np.zeros(1, np.int32)}
-    names = {name for port in compiled.inputs for name in port.get_names()}
-    request.infer({name: value for name, value in feeds.items() if name in names})  # Bloom has no position_ids
-    logits = request.get_tensor("logits").data[0]
+    logits = prefill_logits(xml, ids)
     with torch.no_grad():
         expected = model(torch.from_numpy(ids)).logits.numpy()[0]
     chosen = np.argmax(logits, axis=-1)
-    agreement = float(np.mean(chosen[prompt_length - 1 : n - 1] == ids[0, prompt_length:]))
-    return agreement, float(np.linalg.norm(logits - expected) / np.linalg.norm(expected))
+    agreement = float(np.mean(chosen[prompt_length - 1 : ids.shape[1] - 1] == ids[0, prompt_length:]))
+    return agreement, relative_error(logits, expected)
 
 
 @pytest.mark.slow
