@@ -109,7 +109,10 @@ def scaled(
     weights. Otherwise the product is taken in float64 (exact for f32) and rounded.
     Large weights get a ``DeferredProduct``: the emitter computes it while writing. Weights
     read as a wider type (``DeferredProduct.widened``: a bf16 checkpoint's, memory-mapped)
-    stay a product over the stored values: the wider copy is never made."""
+    stay a product over the stored values: the wider copy is never made. None when another
+    op reads ``node``'s weights too (``shared``): the scaled copy would be stored beside them."""
+    if shared(node):
+        return None
     if isinstance(w, DeferredProduct) and not w.is_widening:
         w = w.materialize()  # a product of a product would round twice
     view = None if w is None else _view(node, w, side)

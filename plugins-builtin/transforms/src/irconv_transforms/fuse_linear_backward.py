@@ -12,8 +12,8 @@ from irconv_transforms._fusion import Fusion, channel_vector, float_const, numpy
 class FuseLinearBackward(Fusion):
     """``P(x, W) * c -> P(x, W')``, ``W'`` = W with each output channel o scaled by c[o]:
     P is Convolution, GroupConvolution, (Group)ConvolutionBackpropData or MatMul with
-    constant weights that no other op reads, P's output read only by this Multiply; c is a scalar or varies only along the
-    output's channel axis (1, or the last for MatMul)."""
+    constant weights that no other op reads, P's output read only by this Multiply; c is a
+    scalar or varies only along the output's channel axis (1, or the last for MatMul)."""
 
     id = "fuse.linear_backward"
     run_after = (*Fusion.run_after, "fuse.merge_linear_chains")
@@ -31,8 +31,8 @@ class FuseLinearBackward(Fusion):
         w, c = _weights.stored_weights(producer), match.constant("c")  # scaled, not read
         shape = producer.out_port(0).data.shape
         axis = _weights.output_axis(producer)
-        if w is None or c is None or shape is None or axis is None or _weights.shared(producer):
-            return False  # shared weights: the scaled copy would be stored beside the original
+        if w is None or c is None or shape is None or axis is None:
+            return False
         vector = channel_vector(c, shape, axis)
         if vector is None:
             return False

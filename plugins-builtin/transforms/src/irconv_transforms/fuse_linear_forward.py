@@ -54,8 +54,6 @@ class FuseLinearForward(Fusion):
         if vector is None:
             return False
         if isinstance(linear.op, Multiply):
-            if _weights.shared(consumer):
-                return False  # the scaled copy would be stored beside the original
             new = _weights.scaled(consumer, w, vector, "in")
             if new is None:
                 return False
