@@ -7,6 +7,7 @@ import pytest
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
 from irconv_transforms.weight_compression.quantize import DeferredQuantized, Scheme, narrowed_search, quantization
+from irconv_transforms.weight_compression.range_kernel import compiled_offset_sums
 
 
 def test_symmetric_4bit_maps_the_largest_magnitude_to_the_lowest_level() -> None:
@@ -74,17 +75,20 @@ def _awkward_weights() -> np.ndarray:
     ids=lambda s: f"{s.describe()}-g{s.group}",
 )
 @pytest.mark.parametrize("scale_dtype", [np.float16, np.float32])
-def test_the_fused_range_search_chooses_what_the_exact_one_does(scheme: Scheme, scale_dtype: type) -> None:
-    """``quantization`` (``range_search``: f32 error estimates, exact search where they are too
-    close) against ``narrowed_search`` (every range's f64 error): the same scales bit for bit,
-    errors within the estimates' bound."""
+@pytest.mark.parametrize("loop", ["numpy", "compiled"])
+def test_the_fused_range_search_chooses_what_the_exact_one_does(scheme: Scheme, scale_dtype: type, loop: str) -> None:
+    """``quantization`` (``range_search``: error estimates from NumPy's passes or the compiled
+    loop, exact search where they are too close) against ``narrowed_search`` (every range's
+    f64 error): the same scales bit for bit, errors within the estimates' bound."""
     weights = _awkward_weights()
+    offset_sums = compiled_offset_sums() if loop == "compiled" else None
+    assert loop == "numpy" or offset_sums is not None, "numba is a dependency of irconv-transforms"
     with np.errstate(all="ignore"):
-        fast = quantization(weights, scheme, scale_dtype)
+        fast = quantization(weights, scheme, scale_dtype, offset_sums=offset_sums)
         scale, zero_point, error = narrowed_search(weights.reshape(64, scheme.groups(256), -1), scheme, scale_dtype)
     np.testing.assert_array_equal(fast.scale.view(np.uint32), scale.view(np.uint32))
     if zero_point is not None:
         np.testing.assert_array_equal(fast.zero_point, zero_point)
     finite = np.isfinite(error).reshape(64, -1).all(-1)  # the rows whose errors are numbers
-    rows = quantization(weights[finite], scheme, scale_dtype)
+    rows = quantization(weights[finite], scheme, scale_dtype, offset_sums=offset_sums)
     assert rows.squared_error == pytest.approx(float(error[finite].sum()), rel=1e-4)

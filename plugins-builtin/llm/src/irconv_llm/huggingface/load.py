@@ -29,9 +29,11 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     cls = model_class(checkpoint.config, task, str(path))
 
     from irconv_torch.load import load_object
+    from irconv_transforms.weight_compression.early import EARLY_QUANTIZATIONS
     from transformers import AutoConfig
 
     from irconv_llm.huggingface import dense_experts
+    from irconv_llm.huggingface.early_quantization import start_early_quantization
     from irconv_llm.huggingface.trace import empty_model, export_decoder, export_encoder, parameter_aliases
     from irconv_llm.huggingface.weights import attach_weights
 
@@ -39,11 +41,19 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     with dense_experts.registered():  # mixture-of-experts layers as every expert on every token
         model = empty_model(cls, config)
         aliases = parameter_aliases(model)
-        if task == FEATURE_EXTRACTION:
-            program = export_encoder(model)
-        else:
-            program, _ = export_decoder(model, task)
+        early = start_early_quantization(model, aliases, checkpoint, ctx)  # on another core, while tracing
+        try:
+            if task == FEATURE_EXTRACTION:
+                program = export_encoder(model)
+            else:
+                program, _ = export_decoder(model, task)
+        except BaseException:
+            if early is not None:
+                early.stop()
+            raise
     graph = load_object(program, ctx)
+    if early is not None:
+        graph.meta[EARLY_QUANTIZATIONS] = early
     graph.name = path.name
     attach_weights(graph, program, model, aliases, checkpoint)
     _any_size_inputs(graph)

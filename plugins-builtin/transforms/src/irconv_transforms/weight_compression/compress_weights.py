@@ -15,6 +15,7 @@ from irconv.ops.deferred import HeldValue
 from irconv.types import ElementType
 
 from irconv_transforms.weight_compression.apply_awq import apply_awq
+from irconv_transforms.weight_compression.early import EARLY_QUANTIZATIONS, EarlyQuantizations
 from irconv_transforms.weight_compression.group_fallback import note_group_fallback
 from irconv_transforms.weight_compression.mixed_precision import (
     activation_sensitivity,
@@ -40,6 +41,7 @@ from irconv_transforms.weight_compression.quantize import (
     mapped_base,
     quantization_jobs,
 )
+from irconv_transforms.weight_compression.range_kernel import offset_sums_for
 from irconv_transforms.weight_compression.statistics import ACTIVATION_STATISTICS, InputStatistics
 from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input, last_projection, weight_sites
 
@@ -106,7 +108,10 @@ class CompressWeights(Transform):
             placed = ", ".join(f"{n} into {where}" for where, n in sorted(awq.placed.items())) or "none"
             ctx.note(f"--dataset: AWQ scaled the inputs of 4-bit layers: {placed}")
         requests = [_Request(site, schemes[site.consumer.id], stats.get(site.consumer.id), refine) for site in sites]
-        plan = list(zip(sites, quantize_sites(requests, compressed, threads), strict=True))
+        early: EarlyQuantizations | None = graph.meta.pop(EARLY_QUANTIZATIONS, None)
+        plan = list(zip(sites, quantize_sites(requests, compressed, threads, early), strict=True))
+        if early is not None:
+            early.stop()
         rw = Rewriter(graph)
         with rw.batch():
             restored: dict[tuple[int, bool, int], OutPort] = {}
@@ -119,7 +124,8 @@ class CompressWeights(Transform):
         counts: dict[str, int] = {}
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
-        ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items())))
+        ctx.note("compressed weights: " + ", ".join(f"{n} layer(s) {kind}" for kind, n in sorted(counts.items()))
+                 + ("" if early is None else f" ({early.taken} of {early.started} quantized while the model loaded)"))
         note_group_fallback(plan, ctx)
         return True
 
@@ -135,17 +141,33 @@ class _Request:
     refine: bool
 
 
-def quantize_sites(requests: list[_Request], compressed: bool, threads: int) -> list[Quantization]:
-    """Each request's quantization, computed block by block on ``threads`` threads; a
-    site's mapped pages are released once its last block is done. ``compressed``: the
-    IR's float constants are written as f16 (so are the scales). Requests for the same
-    weights read the same way (a tied embedding and head) share one ``Quantization``."""
+def quantize_sites(
+    requests: list[_Request], compressed: bool, threads: int, early: EarlyQuantizations | None = None
+) -> list[Quantization]:
+    """Each request's quantization, computed block by block on ``threads`` threads (or
+    taken from ``early``, where it was computed while the model loaded); a site's mapped
+    pages are released once its last block is done. ``compressed``: the IR's float
+    constants are written as f16 (so are the scales). Requests for the same weights read
+    the same way (a tied embedding and head) share one ``Quantization``."""
     first: dict[tuple[object, ...], int] = {}
     for index, request in enumerate(requests):
         first.setdefault(_same_result(request), index)
     unique = [requests[index] for index in sorted(set(first.values()))]
-    computed = dict(zip((_same_result(r) for r in unique), _quantize_each(unique, compressed, threads), strict=True))
+    taken = {id(r): _taken_early(r, compressed, early) for r in unique}
+    rest = [r for r in unique if taken[id(r)] is None]
+    computed = dict(zip((_same_result(r) for r in rest), _quantize_each(rest, compressed, threads), strict=True))
+    for request in unique:
+        early_result = taken[id(request)]
+        if early_result is not None:
+            computed[_same_result(request)] = early_result
     return [computed[_same_result(request)] for request in requests]
+
+
+def _taken_early(request: _Request, compressed: bool, early: EarlyQuantizations | None) -> Quantization | None:
+    """``request``'s data-free quantization computed while the model loaded, if it was."""
+    if early is None or request.stats is not None or request.refine or request.site.stacked:
+        return None
+    return early.take(request.site.value, request.scheme, _scale_dtype(request.site, compressed))
 
 
 def _same_result(request: _Request) -> tuple[object, ...]:
@@ -159,10 +181,12 @@ def _quantize_each(requests: list[_Request], compressed: bool, threads: int) -> 
     """``quantize_sites`` of requests for distinct weights."""
     jobs: list[Callable[[], BlockParams]] = []
     spans = []
+    offset_sums = offset_sums_for(sum(r.site.value.size for r in requests if r.stats is None and not r.refine))
     for request in requests:
         importance = None if request.stats is None else request.stats.mean_square
         refine = request.refine and request.scheme.bits == 4
-        made = quantization_jobs(request.site.value, request.scheme, _scale_dtype(request.site, compressed), importance, refine)
+        scale_dtype = _scale_dtype(request.site, compressed)
+        made = quantization_jobs(request.site.value, request.scheme, scale_dtype, importance, refine, offset_sums)
         jobs += made
         spans.append(len(made))
     results = run_in_order(jobs, threads)
@@ -176,7 +200,12 @@ def _quantize_each(requests: list[_Request], compressed: bool, threads: int) -> 
 
 def _scale_dtype(site: WeightSite, compressed: bool) -> np.dtype:
     """The precision ``site``'s scales are stored in: levels are chosen to fit it."""
-    float_type = site.weight.out_port(0).data.element_type
+    return scale_dtype_for(site.weight.out_port(0).data.element_type, compressed)
+
+
+def scale_dtype_for(float_type: ElementType, compressed: bool) -> np.dtype:
+    """The precision the scales of weights of ``float_type`` are stored in (``compressed``:
+    the IR's f32 constants are written as f16)."""
     return np.dtype(np.float16) if compressed and float_type is ElementType.f32 else float_type.numpy
 
 

@@ -31,6 +31,8 @@ from irconv import narrow_float
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
 
+from irconv_transforms.weight_compression.range_kernel import OffsetSums
+
 #: A weight matrix: an array (often a view of a memory map) or a rescaling not computed yet.
 Weights = np.ndarray | DeferredProduct
 
@@ -155,6 +157,7 @@ def quantization(
     scale_dtype: np.dtype | type = np.float32,
     importance: np.ndarray | None = None,
     refine: bool = False,
+    offset_sums: OffsetSums | None = None,
 ) -> Quantization:
     """Scales (and zero points) of ``weights`` ``[rows, cols]`` under ``scheme``, one block
     of rows at a time (``weights`` may be a strided view of a memory map).
@@ -164,9 +167,10 @@ def quantization(
     levels then fit the scale the runtime will use. ``importance`` (``[cols]``, the mean
     squared activation of each input channel) weights each channel's squared error, so the
     range narrowing (and, with ``refine``, ``scale_estimation.refine``) minimises the error
-    of the layer's outputs rather than of its weights."""
+    of the layer's outputs rather than of its weights. ``offset_sums``: the range search's
+    compiled loop (``range_kernel``), or None for NumPy's passes."""
     rows, cols = weights.shape
-    jobs = quantization_jobs(weights, scheme, scale_dtype, importance, refine)
+    jobs = quantization_jobs(weights, scheme, scale_dtype, importance, refine, offset_sums)
     return assemble(scheme, rows, cols, [job() for job in jobs])
 
 
@@ -185,14 +189,16 @@ def quantization_jobs(
     scale_dtype: np.dtype | type = np.float32,
     importance: np.ndarray | None = None,
     refine: bool = False,
+    offset_sums: OffsetSums | None = None,
 ) -> list[Callable[[], BlockParams]]:
     """``quantization``'s work cut into independent blocks of rows, to run in any order or
-    on any thread (NumPy releases the GIL); ``assemble`` joins their results in order."""
+    on any thread (NumPy and the compiled ``offset_sums`` release the GIL); ``assemble``
+    joins their results in order."""
     rows, cols = weights.shape
     groups = scheme.groups(cols)
     weight = None if importance is None else np.asarray(importance, np.float32).reshape(1, groups, -1)
     return [
-        partial(_block_params, weights, start, stop, scheme, scale_dtype, weight, refine)
+        partial(_block_params, weights, start, stop, scheme, scale_dtype, weight, refine, offset_sums)
         for start, stop in row_ranges(rows, cols)
     ]
 
@@ -215,13 +221,14 @@ def _block_params(
     scale_dtype: np.dtype | type,
     importance: np.ndarray | None,
     refine: bool,
+    offset_sums: OffsetSums | None,
 ) -> BlockParams:
     """The scale among the narrowed ranges with the smallest (weighted) squared error, per
     group (data-free: ``range_search``, the same choice in fewer passes)."""
     if importance is None and not refine:
         from irconv_transforms.weight_compression.range_search import search_rows
 
-        return search_rows(weights, start, stop, scheme, scale_dtype)
+        return search_rows(weights, start, stop, scheme, scale_dtype, offset_sums)
     groups = scheme.groups(weights.shape[1])
     block = as_f32(rows_of(weights, start, stop)).reshape(stop - start, groups, -1)
     scale, zero_point, best_error = narrowed_search(block, scheme, scale_dtype, importance)

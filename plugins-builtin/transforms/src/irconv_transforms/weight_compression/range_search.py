@@ -34,6 +34,7 @@ from irconv_transforms.weight_compression.quantize import (
     narrowed_search,
     rows_of,
 )
+from irconv_transforms.weight_compression.range_kernel import OffsetSums
 
 #: Longest run of values summed in f32 (longer groups are summed in parts).
 SPAN = 256
@@ -41,13 +42,21 @@ SPAN = 256
 MARGIN = 2.0
 
 
-def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_dtype: np.dtype | type) -> BlockParams:
+def search_rows(
+    weights: Weights,
+    start: int,
+    stop: int,
+    scheme: Scheme,
+    scale_dtype: np.dtype | type,
+    offset_sums: OffsetSums | None = None,
+) -> BlockParams:
     """``narrowed_search`` over rows ``start:stop`` of ``weights`` ``[rows, cols]``.
 
     The rows are widened at once; each range's errors are computed a chunk of groups at a
-    time (the chunk's values and two work arrays stay in cache); the per-group steps
-    (bounds, scales, the choice) are made once for the block, so that NumPy's cost per
-    call stays small next to the work."""
+    time (the chunk's values and two work arrays stay in cache), or by ``offset_sums`` (the
+    compiled loop) for the whole block; the per-group steps (bounds, scales, the choice)
+    are made once for the block, so that NumPy's cost per call stays small next to the
+    work."""
     rows, cols = stop - start, weights.shape[1]
     size = cols // scheme.groups(cols)
     values = as_f32_into(rows_of(weights, start, stop), np.empty((rows, cols), np.float32)).reshape(-1, size)
@@ -58,7 +67,10 @@ def search_rows(weights: Weights, start: int, stop: int, scheme: Scheme, scale_d
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         scales, zeros = narrowed_scales(_bounds(values, offsets, scheme, step), scheme, scale_dtype)
         sums = np.empty(scales.shape[:2], np.float32)
-        for first in range(0, count, step):
+        if offset_sums is not None:
+            shifts = np.zeros(sums.shape, np.float32) if zeros is None else zeros[..., 0].astype(np.float32)
+            offset_sums(values, np.ascontiguousarray(scales[..., 0]), shifts, scheme.low, scheme.high, span, sums)
+        for first in range(0, count if offset_sums is None else 0, step):
             part = slice(first, first + step)
             block = values[part]
             chunk = len(block)

@@ -1,0 +1,165 @@
+"""Quantizations computed while the model is still being loaded.
+
+A loader that knows its weight matrices before it has a graph (irconv-llm's Hugging Face
+loader: the model's linear layers and embeddings, memory-mapped from their files, known
+before ``torch.export`` traces the model on one core for seconds to minutes) starts their
+data-free quantization here, under the schemes ``compress.weights`` is expected to choose,
+in a worker process (``early_worker``) that maps the same files. A thread would not do: the
+trace holds the GIL almost always, and a thread that gives it up for each NumPy call waits
+a switch interval to get it back. The graph keeps the ``EarlyQuantizations`` in its meta;
+``compress.weights`` stops the worker (the matrix under way is finished) and takes a
+quantization where a site reads the same matrix (the same memory, layout and type, or that
+array read as a wider type) under the same scheme and scale precision. Anything else (a
+matrix not reached, a weight a fusion rescaled, a site given another scheme, a worker that
+failed) is computed as without them: the result never depends on what was computed early.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+from irconv import MetaKey
+from irconv.ops.deferred import DeferredProduct
+from irconv.types import ElementType
+
+from irconv_transforms.weight_compression.quantize import Quantization, Scheme, Weights
+
+#: What the worker is sent to stop after the matrix under way.
+STOP = b"stop\n"
+
+
+@dataclass(frozen=True)
+class MappedMatrix:
+    """A ``[rows, cols]`` matrix as a file holds it: ``element_type`` values, row by row,
+    from byte ``offset``; ``read_as``: the wider float type it is read as, if any."""
+
+    file: Path
+    offset: int
+    shape: tuple[int, int]
+    element_type: ElementType
+    read_as: ElementType | None = None
+
+    def weights(self, mapped: np.ndarray) -> Weights:
+        """The matrix read from ``mapped``, the file's bytes mapped."""
+        count = self.shape[0] * self.shape[1]
+        size = count * self.element_type.numpy.itemsize
+        array = mapped[self.offset : self.offset + size].view(self.element_type.numpy).reshape(self.shape)
+        return array if self.read_as is None else DeferredProduct.widened(array, self.read_as.numpy)
+
+
+@dataclass(frozen=True)
+class EarlyJob:
+    """A matrix to quantize under ``scheme``, scales rounded to ``scale_dtype``."""
+
+    matrix: MappedMatrix
+    scheme: Scheme
+    scale_dtype: str
+
+
+@dataclass
+class EarlyQuantizations:
+    """The worker's quantizations, by the matrix they read and how."""
+
+    _worker: subprocess.Popen[bytes] | None
+    _keys: dict[Hashable, int]
+    _matrices: list[Weights] = field(repr=False)  # referenced: their memory is not reused
+    _results: dict[int, Quantization] = field(default_factory=dict, repr=False)
+    _reader: threading.Thread | None = field(default=None, repr=False)
+    #: How many quantizations ``take`` gave.
+    taken: int = 0
+
+    @classmethod
+    def start(cls, matrices: list[tuple[Weights, MappedMatrix, Scheme]], scale_dtype: np.dtype) -> EarlyQuantizations:
+        """Each matrix (``weights``: as the graph reads it; the ``MappedMatrix`` it is)
+        quantized under its scheme, one after another in a worker process."""
+        keys: dict[Hashable, int] = {}
+        jobs: list[EarlyJob] = []
+        kept: list[Weights] = []
+        for weights, mapped, scheme in matrices:
+            key = _key(weights, scheme, scale_dtype)
+            if key is not None and key not in keys:
+                keys[key] = len(jobs)
+                jobs.append(EarlyJob(mapped, scheme, np.dtype(scale_dtype).str))
+                kept.append(weights)
+        command = [sys.executable, "-m", "irconv_transforms.weight_compression.early_worker"]
+        try:
+            worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            return cls(None, {}, [])
+        early = cls(worker, keys, kept)
+        assert worker.stdin is not None and worker.stdout is not None
+        early._reader = threading.Thread(target=early._read, args=(worker.stdout,), daemon=True)
+        early._reader.start()
+        try:
+            message = pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL)
+            worker.stdin.write(len(message).to_bytes(8, "little") + message)
+            worker.stdin.flush()
+        except OSError:  # the worker failed at once: nothing is computed early
+            early.stop()
+        return early
+
+    @property
+    def started(self) -> int:
+        return len(self._keys)
+
+    def take(self, weights: Weights, scheme: Scheme, scale_dtype: np.dtype) -> Quantization | None:
+        """The quantization of ``weights`` under ``scheme`` the worker computed, or None. The
+        first call stops the worker and waits for the matrix under way."""
+        self.stop()
+        key = _key(weights, scheme, scale_dtype)
+        result = None if key is None or key not in self._keys else self._results.get(self._keys[key])
+        self.taken += result is not None
+        return result
+
+    def stop(self) -> None:
+        """Stop the worker after the matrix under way, and wait for its results."""
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        try:
+            assert worker.stdin is not None
+            worker.stdin.write(STOP)
+            worker.stdin.close()
+        except OSError:
+            pass  # it has ended already
+        if self._reader is not None:
+            self._reader.join()
+        worker.wait()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        """The worker's ``(index, Quantization)`` results as they come, until it ends."""
+        try:
+            while True:
+                index, quantized = pickle.load(stream)
+                self._results[index] = quantized
+        except (EOFError, OSError, pickle.UnpicklingError):
+            return
+
+
+#: The quantizations a loader started, for ``compress.weights`` (which removes them).
+EARLY_QUANTIZATIONS: MetaKey[EarlyQuantizations] = MetaKey(
+    "compress.early_quantizations", EarlyQuantizations, doc="data-free quantizations started while the model loaded"
+)
+
+
+def _key(weights: Weights, scheme: Scheme, scale_dtype: np.dtype) -> Hashable | None:
+    """What a quantization of ``weights`` depends on: the matrix's memory, layout and type
+    (and the type it is read as), the scheme and the scales' precision; None for a matrix
+    computed from others (a rescaling), whose values its memory does not tell."""
+    if isinstance(weights, DeferredProduct):
+        if not weights.is_widening:
+            return None
+        return ("widened", _array_key(weights.base), weights.dtype.str, scheme, np.dtype(scale_dtype).str)
+    return ("array", _array_key(weights), scheme, np.dtype(scale_dtype).str)
+
+
+def _array_key(array: np.ndarray) -> Hashable:
+    return (array.__array_interface__["data"][0], array.shape, array.strides, array.dtype.str)

@@ -1,0 +1,58 @@
+"""The worker process of ``early``: quantizes the matrices it is sent, one at a time.
+
+Reads a pickled list of ``EarlyJob`` on stdin (its length first, 8 bytes little-endian, so
+that nothing after it is read ahead), then quantizes them in order, writing each
+result as a pickled ``(index, Quantization)`` on stdout, until the list ends or ``STOP``
+arrives on stdin (checked between matrices). Each file is mapped once; a matrix's pages
+are released once it is done.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+from irconv.mapped_pages import release_mapped_pages
+
+from irconv_transforms.weight_compression.early import EarlyJob
+from irconv_transforms.weight_compression.quantize import mapped_base, quantization
+from irconv_transforms.weight_compression.range_kernel import offset_sums_for
+
+
+def main(commands: int, results: BinaryIO) -> None:
+    jobs: list[EarlyJob] = pickle.loads(_read_exactly(commands, int.from_bytes(_read_exactly(commands, 8), "little")))
+    offset_sums = offset_sums_for(sum(job.matrix.shape[0] * job.matrix.shape[1] for job in jobs if job.scheme.bits == 4))
+    maps: dict[Path, np.memmap] = {}
+    for index, job in enumerate(jobs):
+        if select.select([commands], [], [], 0)[0]:  # STOP, or the parent closed the pipe
+            return
+        file = job.matrix.file
+        mapped = maps.get(file)
+        if mapped is None:
+            mapped = maps[file] = np.memmap(file, dtype=np.uint8, mode="r")
+        weights = job.matrix.weights(mapped)
+        with np.errstate(all="ignore"):
+            quantized = quantization(weights, job.scheme, np.dtype(job.scale_dtype), offset_sums=offset_sums)
+        release_mapped_pages(mapped_base(weights))
+        pickle.dump((index, quantized), results, protocol=pickle.HIGHEST_PROTOCOL)
+        results.flush()
+
+
+def _read_exactly(descriptor: int, count: int) -> bytes:
+    parts = []
+    while count:
+        part = os.read(descriptor, count)
+        if not part:
+            raise EOFError("the parent closed the pipe")
+        parts.append(part)
+        count -= len(part)
+    return b"".join(parts)
+
+
+if __name__ == "__main__":
+    main(sys.stdin.fileno(), sys.stdout.buffer)
