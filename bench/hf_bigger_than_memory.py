@@ -14,9 +14,12 @@ tokenizer. Then it
 3. with ``--run``, loads the folder with OpenVINO GenAI's LLMPipeline and generates two tokens;
 4. counts the compressed matrices of the first two layers that hold only zeros (none should).
 
-Every file it made is deleted at the end, also when a step fails:
+With ``--compare TREE`` the checkpoint is also converted by the irconv sources of another
+checkout (an earlier commit: its ``*/src`` folders first on ``PYTHONPATH``), in turns with
+this one, a row each. Every file it made is deleted at the end, also when a step fails:
 
     python bench/hf_bigger_than_memory.py [--dir /tmp/hf-bigger] [--times 1.05] [--layers N] [--run]
+        [--compare TREE]
 """
 
 from __future__ import annotations
@@ -129,10 +132,22 @@ def read_once(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-def convert(folder: Path, out: Path) -> tuple[float, float, float]:
-    """``irconv convert DIR -o OUT/ --weight-format int4-sym``: (seconds, CPU seconds, peak RSS bytes)."""
-    return run_measured([sys.executable, "-m", "irconv", "convert", str(folder), "-o", f"{out}/",
-                         "--weight-format", "int4-sym"])
+def convert(folder: Path, out: Path, tree: Path | None = None) -> tuple[float, float, float]:
+    """``irconv convert DIR -o OUT/ --weight-format int4-sym`` (by ``tree``'s sources when
+    given): (seconds, CPU seconds, peak RSS bytes)."""
+    command = [sys.executable, "-m", "irconv", "convert", str(folder), "-o", f"{out}/", "--weight-format", "int4-sym"]
+    if tree is None:
+        return run_measured(command)
+    sources = [str(p) for p in sorted(tree.glob("*/src")) + sorted(tree.glob("*/*/src")) if ".tox" not in p.parts]
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(sources + ([previous] if previous else []))
+    try:
+        return run_measured(command)
+    finally:
+        if previous is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = previous
 
 
 def zero_matrices(out: Path, layers: int = 2) -> str:
@@ -168,6 +183,7 @@ def main() -> None:
     parser.add_argument("--times", type=float, default=1.05, help="bf16 weights as a multiple of the RAM")
     parser.add_argument("--layers", type=int, help="layers (instead of --times)")
     parser.add_argument("--run", action="store_true", help="generate two tokens with OpenVINO GenAI")
+    parser.add_argument("--compare", type=Path, help="another checkout whose sources convert it too")
     args = parser.parse_args()
     layers = args.layers or layers_for(int(args.times * ram_bytes()))
     folder, out = args.dir / "checkpoint", args.dir / "openvino"
@@ -176,6 +192,10 @@ def main() -> None:
         size = write_checkpoint(folder, layers)
         print(f"wrote {layers} layers, {size / GIB:.2f} GiB of bf16 safetensors in {time.perf_counter() - start:.0f} s",
               flush=True)
+        compared = None
+        if args.compare is not None:  # the other tree first, then this one (the page cache as cold for both)
+            compared = convert(folder, out, args.compare.resolve())
+            shutil.rmtree(out)
         seconds, cpu, peak = convert(folder, out)
         bin_size = (out / "openvino_model.bin").stat().st_size
         read_s = read_once(folder)
@@ -183,12 +203,14 @@ def main() -> None:
         floor = read_s + write_s
         tokens = generate(out) if args.run else "(not run)"
         zeros = zero_matrices(out)
-        print("| bf16 GiB | x RAM | layers | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB "
+        print("| sources | bf16 GiB | x RAM | layers | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB "
               "| read once s | write .bin once s | convert / I/O floor | all-zero matrices | generated |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-        print(f"| {size / GIB:.1f} | {size / ram_bytes():.2f} | {layers} | {bin_size / GIB:.2f} | {seconds:.0f} "
-              f"| {cpu:.0f} | {peak / (1 << 20):.0f} | {read_s:.0f} | {write_s:.0f} | {seconds / floor:.1f} "
-              f"| {zeros} | {tokens!r} |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        rows = [("this tree", (seconds, cpu, peak))] + ([(str(args.compare), compared)] if compared else [])
+        for name, (took, cpu_s, rss) in rows:
+            print(f"| {name} | {size / GIB:.1f} | {size / ram_bytes():.2f} | {layers} | {bin_size / GIB:.2f} | {took:.0f} "
+                  f"| {cpu_s:.0f} | {rss / (1 << 20):.0f} | {read_s:.0f} | {write_s:.0f} | {took / floor:.1f} "
+                  f"| {zeros} | {tokens!r} |")
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
 

@@ -110,8 +110,6 @@ class CompressWeights(Transform):
         requests = [_Request(site, schemes[site.consumer.id], stats.get(site.consumer.id), refine) for site in sites]
         early: EarlyQuantizations | None = graph.meta.pop(EARLY_QUANTIZATIONS, None)
         plan = list(zip(sites, quantize_sites(requests, compressed, threads, early), strict=True))
-        if early is not None:
-            early.stop()
         rw = Rewriter(graph)
         with rw.batch():
             restored: dict[tuple[int, bool, int], OutPort] = {}
@@ -153,21 +151,42 @@ def quantize_sites(
     for index, request in enumerate(requests):
         first.setdefault(_same_result(request), index)
     unique = [requests[index] for index in sorted(set(first.values()))]
-    taken = {id(r): _taken_early(r, compressed, early) for r in unique}
-    rest = [r for r in unique if taken[id(r)] is None]
-    computed = dict(zip((_same_result(r) for r in rest), _quantize_each(rest, compressed, threads), strict=True))
-    for request in unique:
-        early_result = taken[id(request)]
-        if early_result is not None:
-            computed[_same_result(request)] = early_result
+    computed = dict(zip((_same_result(r) for r in unique), _quantize_with(unique, compressed, threads, early), strict=True))
     return [computed[_same_result(request)] for request in requests]
 
 
-def _taken_early(request: _Request, compressed: bool, early: EarlyQuantizations | None) -> Quantization | None:
-    """``request``'s data-free quantization computed while the model loaded, if it was."""
-    if early is None or request.stats is not None or request.refine or request.site.stacked:
+def _quantize_with(
+    requests: list[_Request], compressed: bool, threads: int, early: EarlyQuantizations | None
+) -> list[Quantization]:
+    """``_quantize_each``, taking what ``early``'s worker computed: the worker keeps its share
+    of the matrices it has not done yet while this process computes the others on its other
+    threads, then the results are joined (the worker's where it had one, else computed here)."""
+    if early is None:
+        return _quantize_each(requests, compressed, threads)
+    jobs = {id(r): _early_job(r, compressed, early) for r in requests}
+    ours = sum(r.site.value.size for r in requests if jobs[id(r)] is None)
+    coming, working = early.hand_over(sorted({j for j in jobs.values() if j is not None}), ours, threads)
+    mine = [r for r in requests if jobs[id(r)] not in coming]
+    own = dict(zip(map(id, mine), _quantize_each(mine, compressed, max(1, threads - 1) if working else threads), strict=True))
+    done = early.finish()
+    results = {}
+    for request in requests:
+        job = jobs[id(request)]
+        if id(request) in own:
+            results[id(request)] = own[id(request)]
+        elif job in done:
+            results[id(request)] = done[job]
+            early.taken += 1
+    missed = [r for r in requests if id(r) not in results]  # the worker failed
+    results.update(zip(map(id, missed), _quantize_each(missed, compressed, threads), strict=True))
+    return [results[id(request)] for request in requests]
+
+
+def _early_job(request: _Request, compressed: bool, early: EarlyQuantizations) -> int | None:
+    """The worker's job for ``request``'s data-free quantization, if it has one."""
+    if request.stats is not None or request.refine or request.site.stacked:
         return None
-    return early.take(request.site.value, request.scheme, _scale_dtype(request.site, compressed))
+    return early.index(request.site.value, request.scheme, _scale_dtype(request.site, compressed))
 
 
 def _same_result(request: _Request) -> tuple[object, ...]:

@@ -6,12 +6,14 @@ before ``torch.export`` traces the model on one core for seconds to minutes) sta
 data-free quantization here, under the schemes ``compress.weights`` is expected to choose,
 in a worker process (``early_worker``) that maps the same files. A thread would not do: the
 trace holds the GIL almost always, and a thread that gives it up for each NumPy call waits
-a switch interval to get it back. The graph keeps the ``EarlyQuantizations`` in its meta;
-``compress.weights`` stops the worker (the matrix under way is finished) and takes a
-quantization where a site reads the same matrix (the same memory, layout and type, or that
-array read as a wider type) under the same scheme and scale precision. Anything else (a
-matrix not reached, a weight a fusion rescaled, a site given another scheme, a worker that
-failed) is computed as without them: the result never depends on what was computed early.
+a switch interval to get it back. The graph keeps the ``EarlyQuantizations`` in its meta.
+``compress.weights`` takes a quantization where a site reads the same matrix (the same
+memory, layout and type, or that array read as a wider type) under the same scheme and
+scale precision; of the matrices not done yet it leaves the worker the one under way and its
+share of the rest, computes the others on its remaining threads meanwhile, then waits for
+the worker. Anything else (a weight a fusion rescaled, a site given another scheme, a
+worker that failed) is computed as without them: the result never depends on what was
+computed early.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from irconv_transforms.weight_compression.quantize import Quantization, Scheme, 
 
 #: What the worker is sent to stop after the matrix under way.
 STOP = b"stop\n"
+#: What starts the line that leaves the worker only the listed jobs of those still to come.
+KEEP = b"keep"
 
 
 @dataclass(frozen=True)
@@ -72,8 +76,9 @@ class EarlyQuantizations:
     _keys: dict[Hashable, int]
     _matrices: list[Weights] = field(repr=False)  # referenced: their memory is not reused
     _results: dict[int, Quantization] = field(default_factory=dict, repr=False)
+    _under_way: int | None = None
     _reader: threading.Thread | None = field(default=None, repr=False)
-    #: How many quantizations ``take`` gave.
+    #: How many of the worker's quantizations were used.
     taken: int = 0
 
     @classmethod
@@ -98,48 +103,79 @@ class EarlyQuantizations:
         assert worker.stdin is not None and worker.stdout is not None
         early._reader = threading.Thread(target=early._read, args=(worker.stdout,), daemon=True)
         early._reader.start()
-        try:
-            message = pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL)
-            worker.stdin.write(len(message).to_bytes(8, "little") + message)
-            worker.stdin.flush()
-        except OSError:  # the worker failed at once: nothing is computed early
-            early.stop()
+        message = pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL)
+        early._send(len(message).to_bytes(8, "little") + message)
         return early
 
     @property
     def started(self) -> int:
         return len(self._keys)
 
-    def take(self, weights: Weights, scheme: Scheme, scale_dtype: np.dtype) -> Quantization | None:
-        """The quantization of ``weights`` under ``scheme`` the worker computed, or None. The
-        first call stops the worker and waits for the matrix under way."""
-        self.stop()
+    def index(self, weights: Weights, scheme: Scheme, scale_dtype: np.dtype) -> int | None:
+        """The worker's job that quantizes ``weights`` under ``scheme``, if there is one."""
         key = _key(weights, scheme, scale_dtype)
-        result = None if key is None or key not in self._keys else self._results.get(self._keys[key])
-        self.taken += result is not None
-        return result
+        return None if key is None else self._keys.get(key)
+
+    def hand_over(self, needed: list[int], other_values: int, cores: int) -> tuple[set[int], bool]:
+        """Of the ``needed`` jobs, those whose results are to come from the worker (done, and
+        those it is left: the one under way and the next ones, up to its share of what
+        remains for ``cores`` cores; ``other_values``: weight values the caller computes
+        besides), and whether it still works on some. The worker is told to skip the others,
+        which the caller computes."""
+        done = {i for i in needed if i in self._results}
+        if self._worker is None or self._worker.poll() is not None:
+            return done, False
+        under_way = self._under_way
+        left = [i for i in needed if i not in done]
+        kept = {under_way} if under_way is not None and under_way in left else set()
+        coming = [i for i in left if under_way is None or i > under_way]
+        budget = (other_values + sum(self._matrices[i].size for i in coming)) / max(cores, 1)
+        for index in coming:
+            if budget <= 0:
+                break
+            kept.add(index)
+            budget -= self._matrices[index].size
+        self._send(KEEP + b" " + b" ".join(str(i).encode() for i in sorted(kept)) + b"\n")
+        return done | kept, bool(kept)
+
+    def finish(self) -> dict[int, Quantization]:
+        """The worker's results, once it has ended (told to stop after the matrix under way)."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._send(STOP, worker)
+            try:
+                assert worker.stdin is not None
+                worker.stdin.close()
+            except OSError:
+                pass  # it has ended already
+            if self._reader is not None:
+                self._reader.join()
+            worker.wait()
+        return self._results
 
     def stop(self) -> None:
-        """Stop the worker after the matrix under way, and wait for its results."""
-        worker, self._worker = self._worker, None
-        if worker is None:
-            return
+        """End the worker (its results are kept)."""
+        self.finish()
+
+    def _send(self, message: bytes, worker: subprocess.Popen[bytes] | None = None) -> None:
+        worker = worker or self._worker
         try:
-            assert worker.stdin is not None
-            worker.stdin.write(STOP)
-            worker.stdin.close()
-        except OSError:
-            pass  # it has ended already
-        if self._reader is not None:
-            self._reader.join()
-        worker.wait()
+            assert worker is not None and worker.stdin is not None
+            worker.stdin.write(message)
+            worker.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the worker has ended: what it did not compute is computed by the caller
 
     def _read(self, stream: IO[bytes]) -> None:
-        """The worker's ``(index, Quantization)`` results as they come, until it ends."""
+        """The worker's messages as they come, until it ends: ``(index, None)`` when it starts
+        a job, ``(index, Quantization)`` when it is done."""
         try:
             while True:
                 index, quantized = pickle.load(stream)
-                self._results[index] = quantized
+                if quantized is None:
+                    self._under_way = index
+                else:
+                    self._results[index] = quantized
         except (EOFError, OSError, pickle.UnpicklingError):
             return
 

@@ -1,10 +1,11 @@
 """The worker process of ``early``: quantizes the matrices it is sent, one at a time.
 
 Reads a pickled list of ``EarlyJob`` on stdin (its length first, 8 bytes little-endian, so
-that nothing after it is read ahead), then quantizes them in order, writing each
-result as a pickled ``(index, Quantization)`` on stdout, until the list ends or ``STOP``
-arrives on stdin (checked between matrices). Each file is mapped once; a matrix's pages
-are released once it is done.
+that nothing after it is read ahead), then quantizes them in order, writing pickled
+``(index, None)`` on stdout when it starts one and ``(index, Quantization)`` when it is done.
+Between matrices it reads the lines that have arrived on stdin: ``STOP`` ends it, ``KEEP``
+and a list of indices leaves it only those of the jobs still to come. Each file is mapped
+once; a matrix's pages are released once it is done.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import BinaryIO
 import numpy as np
 from irconv.mapped_pages import release_mapped_pages
 
-from irconv_transforms.weight_compression.early import EarlyJob
+from irconv_transforms.weight_compression.early import KEEP, STOP, EarlyJob
 from irconv_transforms.weight_compression.quantize import mapped_base, quantization
 from irconv_transforms.weight_compression.range_kernel import offset_sums_for
 
@@ -28,9 +29,24 @@ def main(commands: int, results: BinaryIO) -> None:
     jobs: list[EarlyJob] = pickle.loads(_read_exactly(commands, int.from_bytes(_read_exactly(commands, 8), "little")))
     offset_sums = offset_sums_for(sum(job.matrix.shape[0] * job.matrix.shape[1] for job in jobs if job.scheme.bits == 4))
     maps: dict[Path, np.memmap] = {}
+    kept: set[int] | None = None
+    pending = b""
     for index, job in enumerate(jobs):
-        if select.select([commands], [], [], 0)[0]:  # STOP, or the parent closed the pipe
-            return
+        while select.select([commands], [], [], 0)[0]:
+            arrived = os.read(commands, 1 << 16)
+            if not arrived:  # the parent closed the pipe
+                return
+            pending += arrived
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if line == STOP.strip():
+                    return
+                if line.startswith(KEEP):
+                    kept = {int(word) for word in line[len(KEEP) :].split()}
+        if kept is not None and index not in kept:
+            continue
+        pickle.dump((index, None), results, protocol=pickle.HIGHEST_PROTOCOL)
+        results.flush()
         file = job.matrix.file
         mapped = maps.get(file)
         if mapped is None:
