@@ -7,7 +7,7 @@ import pytest
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
 from irconv_transforms.weight_compression.quantize import DeferredQuantized, Scheme, narrowed_search, quantization
-from irconv_transforms.weight_compression.range_kernel import compiled_offset_sums
+from irconv_transforms.weight_compression.range_kernel import compiled_levels_into, compiled_offset_sums
 
 
 def test_symmetric_4bit_maps_the_largest_magnitude_to_the_lowest_level() -> None:
@@ -92,3 +92,25 @@ def test_the_fused_range_search_chooses_what_the_exact_one_does(scheme: Scheme, 
     finite = np.isfinite(error).reshape(64, -1).all(-1)  # the rows whose errors are numbers
     rows = quantization(weights[finite], scheme, scale_dtype, offset_sums=offset_sums)
     assert rows.squared_error == pytest.approx(float(error[finite].sum()), rel=1e-4)
+
+
+@pytest.mark.parametrize(
+    "scheme",
+    [Scheme(4, True, 128), Scheme(4, False, 32), Scheme(8, False), Scheme(8, True)],
+    ids=lambda s: f"{s.describe()}-g{s.group}",
+)
+def test_the_compiled_levels_are_numpys(scheme: Scheme) -> None:
+    """The writer's levels from the compiled loop (``range_kernel.compiled_levels_into``) and
+    from NumPy's passes: the same integers, NaN and infinite weights included, a block at a
+    time and on a transposed view."""
+    levels_into = compiled_levels_into()
+    assert levels_into is not None, "numba is a dependency of irconv-transforms"
+    weights = _awkward_weights()
+    for matrix in (weights, np.ascontiguousarray(weights.T).T):
+        with np.errstate(all="ignore"):
+            params = quantization(matrix, scheme, np.float16)
+            numpy_levels = DeferredQuantized(matrix, params).materialize()
+            compiled = DeferredQuantized(matrix, params, levels_into=levels_into)
+            np.testing.assert_array_equal(compiled.materialize(), numpy_levels)
+            blocks = [block.materialize() for block in compiled.blocks(1000)]
+        np.testing.assert_array_equal(np.concatenate(blocks), numpy_levels)

@@ -38,24 +38,25 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
     from irconv_llm.huggingface.weights import attach_weights
 
     config = AutoConfig.from_pretrained(str(path), local_files_only=True)
-    with dense_experts.registered():  # mixture-of-experts layers as every expert on every token
-        model = empty_model(cls, config)
-        aliases = parameter_aliases(model)
-        early = start_early_quantization(model, aliases, checkpoint, ctx)  # on another core, while tracing
-        try:
+    early = None
+    try:
+        with dense_experts.registered():  # mixture-of-experts layers as every expert on every token
+            model = empty_model(cls, config)
+            aliases = parameter_aliases(model)
+            early = start_early_quantization(model, aliases, checkpoint, ctx)  # on another core, while tracing
             if task == FEATURE_EXTRACTION:
                 program = export_encoder(model)
             else:
                 program, _ = export_decoder(model, task)
-        except BaseException:
-            if early is not None:
-                early.stop()
-            raise
-    graph = load_object(program, ctx)
+        graph = load_object(program, ctx)
+        attach_weights(graph, program, model, aliases, checkpoint)
+    except BaseException:
+        if early is not None:
+            early.stop()
+        raise
     if early is not None:
         graph.meta[EARLY_QUANTIZATIONS] = early
     graph.name = path.name
-    attach_weights(graph, program, model, aliases, checkpoint)
     _any_size_inputs(graph)
     _name_outputs(graph, task)
     if task == TEXT_GENERATION_WITH_PAST:

@@ -54,3 +54,28 @@ def _pairwise_sum(values: np.ndarray) -> np.float32:  # pragma: no cover - compi
     for j in range(length):
         total += values[j]
     return total
+
+
+@njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)  # type: ignore[untyped-decorator]
+def levels_into(
+    values: np.ndarray, scales: np.ndarray, zero_points: np.ndarray, low: float, high: float, out: np.ndarray
+) -> None:  # pragma: no cover - compiled; checked against quantize_block by tests/llm/test_quantize.py
+    """``out[r, k, j] = clip(rint(v / s) + z, low, high)`` for ``v = values[r, k, j]``, ``s =
+    scales[r, k, 0]`` and ``z = zero_points[r, k, 0]`` (``values`` ``[rows, groups, g]`` f32;
+    ``zero_points`` empty when symmetric), in ``out``'s integer type: ``quantize_block`` and
+    the cast in one pass. A NaN value's level is 0, as NumPy's cast gives it."""
+    rows, groups, size = values.shape
+    lowest, highest = np.float32(low), np.float32(high)
+    shifted = zero_points.size > 0
+    for row in range(rows):
+        for group in range(groups):
+            scale = scales[row, group, 0]
+            zero = zero_points[row, group, 0] if shifted else np.float32(0.0)
+            chunk = values[row, group]
+            target = out[row, group]
+            for j in range(size):
+                level = np.rint(chunk[j] / scale)
+                if level != level:
+                    target[j] = 0
+                else:
+                    target[j] = min(max(level + zero, lowest), highest)

@@ -41,7 +41,7 @@ from irconv_transforms.weight_compression.quantize import (
     mapped_base,
     quantization_jobs,
 )
-from irconv_transforms.weight_compression.range_kernel import offset_sums_for
+from irconv_transforms.weight_compression.range_kernel import LevelsInto, levels_into_for, offset_sums_for
 from irconv_transforms.weight_compression.statistics import ACTIVATION_STATISTICS, InputStatistics
 from irconv_transforms.weight_compression.weight_sites import WeightSite, data_input, last_projection, weight_sites
 
@@ -110,6 +110,7 @@ class CompressWeights(Transform):
         requests = [_Request(site, schemes[site.consumer.id], stats.get(site.consumer.id), refine) for site in sites]
         early: EarlyQuantizations | None = graph.meta.pop(EARLY_QUANTIZATIONS, None)
         plan = list(zip(sites, quantize_sites(requests, compressed, threads, early), strict=True))
+        levels_into = levels_into_for(sum(site.value.size for site in sites))
         rw = Rewriter(graph)
         with rw.batch():
             restored: dict[tuple[int, bool, int], OutPort] = {}
@@ -118,7 +119,7 @@ class CompressWeights(Transform):
                 if key in restored:  # a tied embedding and head: one compressed copy read by both
                     _feed(rw, site, restored[key])
                 else:
-                    restored[key] = _compress(rw, site, params)
+                    restored[key] = _compress(rw, site, params, levels_into)
         counts: dict[str, int] = {}
         for _, params in plan:
             counts[params.scheme.describe()] = counts.get(params.scheme.describe(), 0) + 1
@@ -282,11 +283,12 @@ def _four_bit_share(
     return [candidates[index] for index in chosen]
 
 
-def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> OutPort:
-    """``site``'s consumer reads its weights restored from ``params``' levels; the restored
-    weights (``site.matrix_shape``). Stacked expert matrices keep their leading axis on the
-    levels, scales and zero points (``[E, rows, ...]``), the form OpenVINO's CPU plugin
-    decompresses inside its fully connected layer."""
+def _compress(rw: Rewriter, site: WeightSite, params: Quantization, levels_into: LevelsInto | None) -> OutPort:
+    """``site``'s consumer reads its weights restored from ``params``' levels (computed by
+    ``levels_into`` when the writer reads them, if given); the restored weights
+    (``site.matrix_shape``). Stacked expert matrices keep their leading axis on the levels,
+    scales and zero points (``[E, rows, ...]``), the form OpenVINO's CPU plugin decompresses
+    inside its fully connected layer."""
     from irconv_opset import Convert, Multiply, Reshape, Subtract
 
     weights = site.value
@@ -294,7 +296,7 @@ def _compress(rw: Rewriter, site: WeightSite, params: Quantization) -> OutPort:
     name = site.weight.name
     like = site.weight
     stack = site.matrix_shape[0] if site.stacked else 1
-    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params, stack)), name=f"{name}/quantized")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
+    levels = rw.op(DeferredConst(pending=DeferredQuantized(weights, params, stack, levels_into)), name=f"{name}/quantized")  # type: ignore[arg-type]  # core types pending as DeferredProduct only
     restored = rw.op(Convert(destination_type=element_type), levels, name=f"{name}/to_float")
     grouped = params.groups > 1  # else one scale per row: [rows, 1], like the weights' rank
     per_row = (*site.matrix_shape[:-1], params.groups, 1) if grouped else (*site.matrix_shape[:-1], 1)

@@ -94,6 +94,8 @@ class EarlyQuantizations:
                 keys[key] = len(jobs)
                 jobs.append(EarlyJob(mapped, scheme, np.dtype(scale_dtype).str))
                 kept.append(weights)
+        if not sys.executable or getattr(sys, "frozen", False):  # no interpreter to start a worker with
+            return cls(None, {}, [])
         command = [sys.executable, "-m", "irconv_transforms.weight_compression.early_worker"]
         try:
             worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

@@ -31,7 +31,7 @@ from irconv import narrow_float
 from irconv.ops.deferred import DeferredProduct
 from irconv.types import ElementType
 
-from irconv_transforms.weight_compression.range_kernel import OffsetSums
+from irconv_transforms.weight_compression.range_kernel import LevelsInto, OffsetSums
 
 #: A weight matrix: an array (often a view of a memory map) or a rescaling not computed yet.
 Weights = np.ndarray | DeferredProduct
@@ -47,6 +47,8 @@ ROWS_BLOCK_VALUES = 1 << 20
 #: between two threads' calls, stay small next to the work (2**17 gave two threads 1.6x
 #: one thread's speed, 2**19 1.7x, with the same speed on one).
 CHUNK_VALUES = 1 << 19
+#: The zero points the compiled levels' loop is given for a symmetric scheme.
+_NO_ZERO_POINTS = np.empty((0, 0, 0), np.float32)
 
 
 @dataclass(frozen=True)
@@ -349,11 +351,13 @@ class DeferredQuantized:
     scale per row), computed when asked: by the ``.bin`` writer a block of rows at a time
     (see ``irconv_ir.blobs.Deferred``). With ``stack`` matrices (the rows of experts'
     stacked weights), ``rows`` is shaped ``[stack, rows / stack]``: the same values in the
-    same order."""
+    same order. ``levels_into``: the compiled loop that computes the levels (the same ones),
+    or None for NumPy's passes."""
 
     weights: Weights
     params: Quantization
     stack: int = 1
+    levels_into: LevelsInto | None = None
 
     @property
     def base(self) -> np.ndarray:
@@ -395,6 +399,11 @@ class DeferredQuantized:
             block = values[: (last - first) * cols].reshape(last - first, params.groups, -1)
             as_f32_into(rows_of(self.weights, first, last), block.reshape(last - first, cols))
             zero_point = None if params.zero_point is None else params.zero_point[first:last]
+            if self.levels_into is not None:
+                zeros = _NO_ZERO_POINTS if zero_point is None else zero_point.astype(np.float32)
+                self.levels_into(block, params.scale[first:last], zeros, params.scheme.low, params.scheme.high,
+                                 target[first:last])
+                continue
             quantize_block(block, params.scale[first:last], zero_point, params.scheme, out=block)
             np.copyto(target[first:last], block, casting="unsafe")
         return out
@@ -418,7 +427,7 @@ class DeferredQuantized:
                 None if params.zero_point is None else params.zero_point[start:stop],
                 params.squared_error,
             )
-            yield DeferredQuantized(rows_of(self.weights, start, stop), part)
+            yield DeferredQuantized(rows_of(self.weights, start, stop), part, levels_into=self.levels_into)
 
 
 def levels_as(values: np.ndarray, element_type: ElementType) -> np.ndarray:
