@@ -10,7 +10,9 @@ tokenizer. Then it
 1. times reading the shards once and writing the IR's ``.bin`` bytes once (page cache
    dropped for each shard first, written data synced): the floor any conversion pays;
 2. runs ``irconv convert DIR -o OUT/ --weight-format int4-sym`` as its own process: wall and
-   CPU time and peak RSS (``os.wait4``'s ``ru_maxrss``);
+   CPU time (``os.wait4``, its worker process included) and peak RSS: the largest of the
+   process's and its worker's (``os.wait4``'s ``ru_maxrss``) and the peak of their sum
+   (sampled every 0.1 s from ``/proc``);
 3. with ``--run``, loads the folder with OpenVINO GenAI's LLMPipeline and generates two tokens;
 4. counts the compressed matrices of the first two layers that hold only zeros (none should).
 
@@ -35,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_bigger_than_memory import drop_cache, ram_bytes, run_measured, write_once  # noqa: E402
+from llm_bigger_than_memory import drop_cache, ram_bytes, write_once  # noqa: E402
 
 GIB = 1 << 30
 HIDDEN, HEADS, KV_HEADS, MLP, VOCAB = 4096, 32, 8, 14336, 32000
@@ -132,9 +134,58 @@ def read_once(folder: Path) -> float:
     return time.perf_counter() - start
 
 
-def convert(folder: Path, out: Path, tree: Path | None = None) -> tuple[float, float, float]:
+def run_measured(command: list[str]) -> tuple[float, float, float, float]:
+    """``command`` in its own process: (seconds, CPU seconds, the largest peak RSS of it and
+    its child processes, the peak of their summed RSS, sampled), in bytes."""
+    import subprocess
+    import threading
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    summed = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            summed[0] = max(summed[0], sum(_rss(pid) for pid in _tree(process.pid)))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    done.set()
+    sampler.join()
+    seconds = time.perf_counter() - start
+    if status:
+        raise SystemExit(f"the conversion failed (status {status}): {' '.join(command)}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, summed[0]
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (from ``/proc``; none once they have ended)."""
+    found, index = [pid], 0
+    while index < len(found):
+        try:
+            for task in Path(f"/proc/{found[index]}/task").iterdir():
+                found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+        index += 1
+    return found
+
+
+def _rss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def convert(folder: Path, out: Path, tree: Path | None = None) -> tuple[float, float, float, float]:
     """``irconv convert DIR -o OUT/ --weight-format int4-sym`` (by ``tree``'s sources when
-    given): (seconds, CPU seconds, peak RSS bytes)."""
+    given): ``run_measured``'s figures."""
     command = [sys.executable, "-m", "irconv", "convert", str(folder), "-o", f"{out}/", "--weight-format", "int4-sym"]
     if tree is None:
         return run_measured(command)
@@ -196,7 +247,7 @@ def main() -> None:
         if args.compare is not None:  # the other tree first, then this one (the page cache as cold for both)
             compared = convert(folder, out, args.compare.resolve())
             shutil.rmtree(out)
-        seconds, cpu, peak = convert(folder, out)
+        seconds, cpu, peak, summed = convert(folder, out)
         bin_size = (out / "openvino_model.bin").stat().st_size
         read_s = read_once(folder)
         write_s = write_once(args.dir / "write-once.tmp", bin_size)
@@ -204,13 +255,14 @@ def main() -> None:
         tokens = generate(out) if args.run else "(not run)"
         zeros = zero_matrices(out)
         print("| sources | bf16 GiB | x RAM | layers | int4 .bin GiB | convert s | convert CPU s | peak RSS MiB "
-              "| read once s | write .bin once s | convert / I/O floor | all-zero matrices | generated |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-        rows = [("this tree", (seconds, cpu, peak))] + ([(str(args.compare), compared)] if compared else [])
-        for name, (took, cpu_s, rss) in rows:
+              "| peak summed RSS MiB | read once s | write .bin once s | convert / I/O floor | all-zero matrices "
+              "| generated |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        rows = [("this tree", (seconds, cpu, peak, summed))] + ([(str(args.compare), compared)] if compared else [])
+        for name, (took, cpu_s, rss, total) in rows:
             print(f"| {name} | {size / GIB:.1f} | {size / ram_bytes():.2f} | {layers} | {bin_size / GIB:.2f} | {took:.0f} "
-                  f"| {cpu_s:.0f} | {rss / (1 << 20):.0f} | {read_s:.0f} | {write_s:.0f} | {took / floor:.1f} "
-                  f"| {zeros} | {tokens!r} |")
+                  f"| {cpu_s:.0f} | {rss / (1 << 20):.0f} | {total / (1 << 20):.0f} | {read_s:.0f} | {write_s:.0f} "
+                  f"| {took / floor:.1f} | {zeros} | {tokens!r} |")
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
 

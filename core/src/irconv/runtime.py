@@ -77,3 +77,21 @@ def runtime_reason(exc: BaseException) -> str:
     of the source locations each re-throwing frame adds (``Exception from src/...``)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip() and not line.startswith("Exception from")]
     return lines[-1] if lines else type(exc).__name__
+
+
+def rounds_to_bf16() -> bool:
+    """Whether OpenVINO's CPU plugin on this machine rounds values it converts to bf16.
+
+    On a CPU without bf16 arithmetic (its ``OPTIMIZATION_CAPABILITIES`` lack ``BF16``) the
+    plugin runs bf16 tensors as f32: a Convert of computed values to bf16 and back changes
+    nothing, so a model that rounds an intermediate value to bf16 computes it unrounded
+    there (constants are rounded when the IR is written, on any machine). Measured on a
+    value bf16 cannot hold."""
+    import numpy as np
+    import openvino as ov
+
+    value = ov.opset13.parameter([1], ov.Type.f32)
+    round_trip = ov.opset13.convert(ov.opset13.convert(value, "bf16"), "f32")
+    compiled = ov.Core().compile_model(ov.Model([round_trip], [value]), "CPU", dict(COMPARISON_PRECISION))
+    unrounded = np.array([1 + 2.0**-12], np.float32)
+    return bool(compiled([unrounded])[0][0] != unrounded[0])
