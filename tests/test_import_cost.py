@@ -245,7 +245,7 @@ def bf16_onnx_model():  # type: ignore[no-untyped-def]
     from onnx import TensorProto, helper
 
     def bf16(name: str, values: np.ndarray):  # type: ignore[no-untyped-def]
-        codes = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # truncated: exact in bf16
+        codes = _bf16_codes(values)
         return helper.make_tensor(name, TensorProto.BFLOAT16, values.shape, codes.tobytes(), raw=True)
 
     nodes = [
@@ -335,6 +335,11 @@ def test_bf16_models_match_their_framework(fmt: str, tmp_path: Path, request: py
     np.testing.assert_allclose(got, expected, rtol=2**-7, atol=1e-6)
 
 
+def _bf16_codes(values: np.ndarray) -> np.ndarray:
+    """The bf16 bit patterns of ``values`` truncated (exact in bf16), as ``bf16_onnx_model`` stores them."""
+    return (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
 def _bf16_truncated(values: np.ndarray) -> np.ndarray:
-    """``values`` cut to bf16 as ``bf16_onnx_model`` stores them, as f32."""
-    return ((values.astype(np.float32).view(np.uint32) >> 16) << 16).astype(np.uint32).view(np.float32)
+    """``values`` truncated to bf16 (``_bf16_codes``), as f32."""
+    return (_bf16_codes(values).astype(np.uint32) << 16).view(np.float32)

@@ -52,7 +52,7 @@ def load_folder(path: Path, ctx: LoadContext) -> Graph:
         attach_weights(graph, program, model, aliases, checkpoint)
     except BaseException:
         if early is not None:
-            early.stop()
+            early.finish()  # the worker ends; its results are dropped
         raise
     if early is not None:
         graph.meta[EARLY_QUANTIZATIONS] = early

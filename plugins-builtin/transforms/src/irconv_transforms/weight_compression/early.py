@@ -85,6 +85,8 @@ class EarlyQuantizations:
     def start(cls, matrices: list[tuple[Weights, MappedMatrix, Scheme]], scale_dtype: np.dtype) -> EarlyQuantizations:
         """Each matrix (``weights``: as the graph reads it; the ``MappedMatrix`` it is)
         quantized under its scheme, one after another in a worker process."""
+        if not sys.executable or getattr(sys, "frozen", False):  # no interpreter to start a worker with
+            return cls(None, {}, [])
         keys: dict[Hashable, int] = {}
         jobs: list[EarlyJob] = []
         kept: list[Weights] = []
@@ -94,8 +96,6 @@ class EarlyQuantizations:
                 keys[key] = len(jobs)
                 jobs.append(EarlyJob(mapped, scheme, np.dtype(scale_dtype).str))
                 kept.append(weights)
-        if not sys.executable or getattr(sys, "frozen", False):  # no interpreter to start a worker with
-            return cls(None, {}, [])
         command = [sys.executable, "-m", "irconv_transforms.weight_compression.early_worker"]
         try:
             worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -154,10 +154,6 @@ class EarlyQuantizations:
                 self._reader.join()
             worker.wait()
         return self._results
-
-    def stop(self) -> None:
-        """End the worker (its results are kept)."""
-        self.finish()
 
     def _send(self, message: bytes, worker: subprocess.Popen[bytes] | None = None) -> None:
         worker = worker or self._worker

@@ -27,7 +27,7 @@ from irconv_transforms.weight_compression.range_kernel import OffsetSums, offset
 
 def main(commands: int, results: BinaryIO) -> None:
     jobs: list[EarlyJob] = pickle.loads(_read_exactly(commands, int.from_bytes(_read_exactly(commands, 8), "little")))
-    offset_sums = offset_sums_for(sum(job.matrix.shape[0] * job.matrix.shape[1] for job in jobs if job.scheme.bits == 4))
+    offset_sums = offset_sums_for(sum(job.matrix.shape[0] * job.matrix.shape[1] for job in jobs))
     maps: dict[Path, np.memmap] = {}
     control = _Control(commands)
     for index, job in enumerate(jobs):

@@ -1,6 +1,6 @@
 """Whether compression's inner loops run compiled (numba) or as NumPy passes.
 
-Two loops (``_compiled_sums``): the range search's (each range's level offsets, squared and
+Two loops (``_compiled_loops``): the range search's (each range's level offsets, squared and
 summed per group) and the levels' (``quantize_block`` and the cast to the stored integer
 type). Compiled, each value is read once where NumPy makes four or five passes: the search
 takes about 2-3 ns a weight for the five 4-bit ranges on one core, against 5-6 ns for
@@ -43,13 +43,13 @@ def levels_into_for(values: int) -> LevelsInto | None:
 
 
 def compiled_offset_sums() -> OffsetSums | None:
-    """``_compiled_sums.level_offset_sums``, or None without numba."""
+    """``_compiled_loops.level_offset_sums``, or None without numba."""
     module = _compiled()
     return None if module is None else module.level_offset_sums
 
 
 def compiled_levels_into() -> LevelsInto | None:
-    """``_compiled_sums.levels_into``, or None without numba."""
+    """``_compiled_loops.levels_into``, or None without numba."""
     module = _compiled()
     return None if module is None else module.levels_into
 
@@ -58,6 +58,6 @@ def compiled_levels_into() -> LevelsInto | None:
 def _compiled() -> ModuleType | None:
     """The compiled loops' module, or None without numba (imported once)."""
     try:
-        return importlib.import_module("irconv_transforms.weight_compression._compiled_sums")
+        return importlib.import_module("irconv_transforms.weight_compression._compiled_loops")
     except ImportError:
         return None

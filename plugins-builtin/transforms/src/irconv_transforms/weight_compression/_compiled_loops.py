@@ -1,12 +1,13 @@
-"""The range search's inner loop compiled with numba (imported only by ``range_kernel``).
+"""Compression's inner loops compiled with numba (imported only by ``range_kernel``).
 
-One pass over a block's values per range: each value's level under the range's scale (and
+``level_offset_sums``, the range search's: one pass over a block's values per range: each value's level under the range's scale (and
 zero point), the offset of that level from ``value / scale``, squared and summed per group.
 The same arithmetic as ``range_search._level_offsets`` (IEEE division, rounding half to
 even, f32 offsets; no fast-math flags, under which a reciprocal or a reordered offset
 would change them) and, as ``range_search._square_sums``, f32 sums of at most ``span``
 squares added in f64; only the order of each f32 sum differs (pairwise: the margins hold
-for any order).
+for any order). ``levels_into``, the ``.bin`` writer's: ``quantize_block`` and the cast to
+the stored integer type in one pass.
 """
 
 from __future__ import annotations
